@@ -1,0 +1,25 @@
+import type { Message, Usage } from '../llm/messages.js';
+import type { ProviderErrorKind } from '../llm/errors.js';
+import type { StopReason } from '../llm/provider.js';
+import type { ToolOutput } from '../tools/types.js';
+
+export type TurnEndReason = 'end_turn' | 'max_steps' | 'aborted' | 'error' | 'refusal' | 'max_tokens';
+
+/** Events the agent loop emits; the TUI and print mode render them. */
+export type AgentEvent =
+  | { type: 'turn_start'; turnId: string }
+  /** A model call begins (step counts calls in this turn, attempt counts retries of this call). */
+  | { type: 'request_start'; step: number; attempt: number }
+  | { type: 'text_delta'; text: string }
+  /** The model started writing a tool call (input still streaming). */
+  | { type: 'tool_call_streaming'; id: string; name: string }
+  /** A message became part of the history (and is persisted): user, assistant, tool results, meta. */
+  | { type: 'message'; message: Message }
+  | { type: 'tool_start'; id: string; name: string; input: unknown; summary: string }
+  | { type: 'tool_end'; id: string; name: string; output: ToolOutput; durationMs: number; status: 'done' | 'error' | 'denied' | 'interrupted' }
+  | { type: 'usage'; usage: Usage; model: string; stopReason: StopReason }
+  | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; kind: ProviderErrorKind; message: string }
+  /** The reply hit max_tokens and the agent asked the model to go on. */
+  | { type: 'continuation'; count: number; max: number }
+  | { type: 'error'; kind: ProviderErrorKind | 'tool' | 'internal'; message: string }
+  | { type: 'turn_end'; reason: TurnEndReason; steps: number; usage: Usage; text: string };

@@ -1,0 +1,205 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ProviderName } from '../llm/provider.js';
+import { inferProvider, resolveModel, type ResolvedModel, type UserModelEntry } from './models.js';
+import {
+  BashSchema,
+  CompactionSchema,
+  FileConfigSchema,
+  PermissionsSchema,
+  RecallSchema,
+  RetrySchema,
+  type FileConfig,
+  type PermissionMode,
+} from './schema.js';
+import type { z } from 'zod';
+
+/** A problem with configuration or flags: the CLI prints it and exits 2. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface Config {
+  cwd: string;
+  provider: ProviderName;
+  model: ResolvedModel;
+  /** Explicit base URL (config or flag); the SDKs' own *_BASE_URL variables apply otherwise. */
+  baseURL?: string;
+  /** Environment variable to read the key from, if the config names one. */
+  apiKeyEnv?: string;
+  maxOutputTokens: number;
+  maxSteps: number;
+  userModels: Record<string, UserModelEntry>;
+  permissions: z.infer<typeof PermissionsSchema>;
+  compaction: z.infer<typeof CompactionSchema>;
+  bash: z.infer<typeof BashSchema>;
+  recall: z.infer<typeof RecallSchema>;
+  retry: z.infer<typeof RetrySchema>;
+  dbPath: string;
+  /** Files that were read, in order of increasing precedence. */
+  sources: string[];
+  /** Things the user should see (unknown model, ...). */
+  warnings: string[];
+}
+
+export interface ConfigFlags {
+  provider?: string;
+  model?: string;
+  baseURL?: string;
+  db?: string;
+  permissionMode?: string;
+  maxSteps?: number;
+}
+
+export interface LoadOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  flags: ConfigFlags;
+  /** Home directory (tests point it elsewhere). */
+  home?: string;
+}
+
+export const DEFAULT_MAX_STEPS = 50;
+const DEFAULT_OUTPUT_CAP = 32_000;
+const DEFAULT_MODELS: Record<ProviderName, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-5' };
+
+export function loadConfig(opts: LoadOptions): Config {
+  const home = opts.home ?? homedir();
+  const files = [join(home, '.agentrc'), join(opts.cwd, '.agentrc')];
+  const unique = files.filter((f, i) => files.indexOf(f) === i);
+  const sources: string[] = [];
+  let merged: FileConfig = {};
+  for (const file of unique) {
+    const parsed = readConfigFile(file);
+    if (parsed) {
+      sources.push(file);
+      merged = mergeConfig(merged, parsed);
+    }
+  }
+  return resolveConfig(merged, sources, opts);
+}
+
+/** Reads and validates one .agentrc; undefined when the file does not exist. */
+export function readConfigFile(file: string): FileConfig | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(`${file}: cannot read the file (${(e as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  const result = FileConfigSchema.safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const field = issueField(issue);
+    throw new ConfigError(`${file}: ${field ? `field "${field}": ` : ''}${issueMessage(issue)}`);
+  }
+  return result.data;
+}
+
+function issueField(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') path.push(...issue.keys);
+  return path.join('.');
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return 'unknown key (see .agentrc.example for the keys)';
+  return issue.message;
+}
+
+function mergeConfig(base: FileConfig, over: FileConfig): FileConfig {
+  return {
+    ...base,
+    ...over,
+    models: { ...base.models, ...over.models },
+    permissions: { ...base.permissions, ...over.permissions },
+    compaction: { ...base.compaction, ...over.compaction },
+    bash: { ...base.bash, ...over.bash },
+    recall: { ...base.recall, ...over.recall },
+    retry: { ...base.retry, ...over.retry },
+  };
+}
+
+function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): Config {
+  const { flags, env } = opts;
+  const warnings: string[] = [];
+
+  const flagProvider = flags.provider;
+  if (flagProvider !== undefined && flagProvider !== 'anthropic' && flagProvider !== 'openai') {
+    throw new ConfigError(`--provider: "${flagProvider}" is not a provider (use anthropic or openai)`);
+  }
+  const permissionMode = flags.permissionMode;
+  if (permissionMode !== undefined && !['ask', 'allow', 'deny'].includes(permissionMode)) {
+    throw new ConfigError(`--permission-mode: "${permissionMode}" is not a mode (use ask, allow or deny)`);
+  }
+  if (flags.baseURL !== undefined && !URL.canParse(flags.baseURL)) {
+    throw new ConfigError(`--base-url: "${flags.baseURL}" is not a URL`);
+  }
+
+  const userModels: Record<string, UserModelEntry> = file.models ?? {};
+  const explicitProvider = (flagProvider as ProviderName | undefined) ?? file.provider;
+  const modelName = flags.model ?? file.model;
+  let provider: ProviderName;
+  let model: string;
+  if (modelName) {
+    model = modelName;
+    const inferred = userModels[modelName]?.provider ?? inferProvider(modelName);
+    if (explicitProvider) provider = explicitProvider;
+    else if (inferred) provider = inferred;
+    else if (flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL) provider = 'openai';
+    else {
+      throw new ConfigError(
+        `--model: cannot tell which provider serves "${modelName}"; pass --provider anthropic|openai, or set "provider" in .agentrc`,
+      );
+    }
+  } else {
+    provider = explicitProvider ?? (env.ANTHROPIC_API_KEY || !env.OPENAI_API_KEY ? 'anthropic' : 'openai');
+    model = DEFAULT_MODELS[provider];
+  }
+
+  const resolved = resolveModel(model, userModels);
+  if (resolved.source === 'default') {
+    warnings.push(
+      `Unknown model "${model}": assuming a ${resolved.contextWindow.toLocaleString('en-US')}-token context window and ${resolved.maxOutputTokens.toLocaleString('en-US')} output tokens. ` +
+        `Describe it under "models" in .agentrc to set its real limits.`,
+    );
+  }
+
+  const maxOutputTokens = Math.min(file.maxOutputTokens ?? Math.min(resolved.maxOutputTokens, DEFAULT_OUTPUT_CAP), resolved.maxOutputTokens);
+  const permissions = PermissionsSchema.parse({ ...file.permissions, ...(permissionMode ? { mode: permissionMode as PermissionMode } : {}) });
+
+  const dbPath = resolve(opts.cwd, flags.db ?? env.AGENT_DB ?? file.db ?? defaultDbPath(env, opts.home ?? homedir()));
+  const baseURL = flags.baseURL ?? file.baseURL;
+
+  return {
+    cwd: opts.cwd,
+    provider,
+    model: resolved,
+    ...(baseURL ? { baseURL } : {}),
+    ...(file.apiKeyEnv ? { apiKeyEnv: file.apiKeyEnv } : {}),
+    maxOutputTokens,
+    maxSteps: flags.maxSteps ?? file.maxSteps ?? DEFAULT_MAX_STEPS,
+    userModels,
+    permissions,
+    compaction: CompactionSchema.parse(file.compaction ?? {}),
+    bash: BashSchema.parse(file.bash ?? {}),
+    recall: RecallSchema.parse(file.recall ?? {}),
+    retry: RetrySchema.parse(file.retry ?? {}),
+    dbPath,
+    sources,
+    warnings,
+  };
+}
+
+export function defaultDbPath(env: NodeJS.ProcessEnv, home: string): string {
+  const dataHome = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share');
+  return join(dataHome, 'agent', 'agent.db');
+}

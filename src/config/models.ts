@@ -1,0 +1,93 @@
+import type { ProviderName } from '../llm/provider.js';
+
+export interface ModelLimits {
+  contextWindow: number;
+  maxOutputTokens: number;
+}
+
+export interface ModelInfo extends ModelLimits {
+  provider: ProviderName;
+}
+
+/**
+ * Known models. Dated snapshots ("claude-sonnet-4-5-20250929", "gpt-4o-2024-08-06") resolve
+ * to their family entry through the longest matching prefix.
+ */
+export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = {
+  // Anthropic
+  'claude-opus-4-8': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-opus-4-7': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-opus-4-6': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-opus-4-5': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-opus-4-1': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 32_000 },
+  'claude-opus-4': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 32_000 },
+  'claude-sonnet-4-6': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-sonnet-4-5': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-sonnet-4': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-haiku-4-5': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-3-7-sonnet': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  'claude-3-5-haiku': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 8_192 },
+  // OpenAI
+  'gpt-5.4': { provider: 'openai', contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'gpt-5.2': { provider: 'openai', contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'gpt-5.1': { provider: 'openai', contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'gpt-5': { provider: 'openai', contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'gpt-5-mini': { provider: 'openai', contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'gpt-5-nano': { provider: 'openai', contextWindow: 400_000, maxOutputTokens: 128_000 },
+  'gpt-4.1': { provider: 'openai', contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  'gpt-4.1-mini': { provider: 'openai', contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  'gpt-4.1-nano': { provider: 'openai', contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  'gpt-4o': { provider: 'openai', contextWindow: 128_000, maxOutputTokens: 16_384 },
+  'gpt-4o-mini': { provider: 'openai', contextWindow: 128_000, maxOutputTokens: 16_384 },
+  o3: { provider: 'openai', contextWindow: 200_000, maxOutputTokens: 100_000 },
+  'o3-mini': { provider: 'openai', contextWindow: 200_000, maxOutputTokens: 100_000 },
+  'o4-mini': { provider: 'openai', contextWindow: 200_000, maxOutputTokens: 100_000 },
+};
+
+/** Limits used for a model nobody described; stated in the warning shown to the user. */
+export const UNKNOWN_MODEL_LIMITS: ModelLimits = { contextWindow: 32_768, maxOutputTokens: 4_096 };
+
+export interface ResolvedModel extends ModelLimits {
+  name: string;
+  provider?: ProviderName;
+  /** Where the limits came from. */
+  source: 'config' | 'builtin' | 'default';
+}
+
+export interface UserModelEntry {
+  contextWindow: number;
+  maxOutputTokens: number;
+  provider?: ProviderName | undefined;
+}
+
+/** Looks a model up: the config's `models` first (exact name), then the built-in table by longest prefix. */
+export function resolveModel(name: string, userModels: Readonly<Record<string, UserModelEntry>> = {}): ResolvedModel {
+  const user = userModels[name];
+  if (user) {
+    return { name, contextWindow: user.contextWindow, maxOutputTokens: user.maxOutputTokens, source: 'config', ...(user.provider ? { provider: user.provider } : {}) };
+  }
+  const key = longestPrefix(name, Object.keys(BUILTIN_MODELS));
+  if (key) {
+    const m = BUILTIN_MODELS[key]!;
+    return { name, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, provider: m.provider, source: 'builtin' };
+  }
+  return { name, ...UNKNOWN_MODEL_LIMITS, source: 'default' };
+}
+
+function longestPrefix(name: string, keys: string[]): string | undefined {
+  let best: string | undefined;
+  for (const k of keys) {
+    // a prefix must end at a boundary: "gpt-4o-2024" matches "gpt-4o", "gpt-4or" does not
+    if (name === k || (name.startsWith(k) && /[-_:@.]/.test(name.charAt(k.length)))) {
+      if (!best || k.length > best.length) best = k;
+    }
+  }
+  return best;
+}
+
+/** Infers the provider from a model's name alone. */
+export function inferProvider(model: string): ProviderName | undefined {
+  if (/^claude-/i.test(model)) return 'anthropic';
+  if (/^(gpt-|chatgpt-|o\d(-|$)|codex-)/i.test(model)) return 'openai';
+  return undefined;
+}

@@ -1,0 +1,117 @@
+// The provider-neutral message model. Adapters translate it to and from SDK types;
+// everything else in the program speaks only this.
+
+export type Role = 'user' | 'assistant';
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** Set on a tool result whose content micro compaction replaced with a placeholder. */
+export interface ClearedMark {
+  /** Id of the archived original (tool output archive), usable with Recall. */
+  archiveId: string;
+  /** Token count of the original content. */
+  originalTokens: number;
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  toolUseId: string;
+  content: string;
+  isError: boolean;
+  cleared?: ClearedMark;
+}
+
+export interface ImageBlock {
+  type: 'image';
+  mediaType: string;
+  /** base64 */
+  data: string;
+}
+
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
+
+/**
+ * normal: said by the person or the model.
+ * checkpoint: a compaction summary standing in for archived messages (role user).
+ * meta: injected by the agent itself, e.g. "continue where you stopped" (role user).
+ */
+export type MessageKind = 'normal' | 'checkpoint' | 'meta';
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface Message {
+  id: string;
+  role: Role;
+  blocks: Block[];
+  kind: MessageKind;
+  /** Pinned messages survive compaction verbatim. */
+  pinned?: boolean;
+  /** epoch milliseconds */
+  createdAt: number;
+  /** For assistant messages: what the provider reported for the request that produced it. */
+  usage?: Usage;
+  /** For assistant messages: the model that produced it. */
+  model?: string;
+  /** The reply was cut short (Esc, or a stream that could not be finished). */
+  interrupted?: boolean;
+}
+
+export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+/** Everything the provider counted as input for a request (Anthropic splits cache reads/writes out). */
+export const totalInputTokens = (u: Usage): number => u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+
+export function newId(prefix = 'm'): string {
+  // time-ordered prefix keeps ids roughly sortable; random suffix keeps them unique
+  const t = Date.now().toString(36).padStart(9, '0');
+  const r = Math.random().toString(36).slice(2, 10).padEnd(8, '0');
+  return `${prefix}_${t}${r}`;
+}
+
+export function textOf(msg: Message): string {
+  return msg.blocks
+    .filter((b): b is TextBlock => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
+}
+
+export const toolUses = (msg: Message): ToolUseBlock[] =>
+  msg.blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+
+export const toolResults = (msg: Message): ToolResultBlock[] =>
+  msg.blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result');
+
+/** A user message made only of tool results: the second half of a tool pair, not a human turn. */
+export const isToolResultMessage = (msg: Message): boolean =>
+  msg.role === 'user' && msg.blocks.length > 0 && msg.blocks.every((b) => b.type === 'tool_result');
+
+/** A user turn a person (or the agent on their behalf) started: where a history may be cut. */
+export const isUserTurnStart = (msg: Message): boolean => msg.role === 'user' && !isToolResultMessage(msg);
+
+export function userMessage(text: string, kind: MessageKind = 'normal'): Message {
+  return { id: newId(), role: 'user', blocks: [{ type: 'text', text }], kind, createdAt: Date.now() };
+}

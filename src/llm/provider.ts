@@ -1,0 +1,56 @@
+import { ProviderError } from './errors.js';
+import type { Block, Message, Usage } from './messages.js';
+
+export type ProviderName = 'anthropic' | 'openai';
+
+/** A JSON Schema object as sent to the providers (type: 'object' at the top). */
+export type JsonSchema = { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: readonly Message[];
+  tools: readonly ToolSpec[];
+  maxTokens: number;
+  temperature?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Why the model stopped. `context_window`: the provider stopped because the context
+ * window filled (Anthropic `model_context_window_exceeded`).
+ */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'context_window' | 'other';
+
+export type StreamEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'tool_use_start'; id: string; name: string }
+  | { type: 'tool_input_delta'; id: string; partialJson: string }
+  /** Always the last event of a successful stream. */
+  | { type: 'done'; blocks: Block[]; stopReason: StopReason; usage: Usage; model: string };
+
+export interface Provider {
+  readonly name: ProviderName;
+  /**
+   * Streams one model response. Throws ProviderError (never an SDK error) on failure,
+   * including a stream that ends before the response is complete (kind 'stream_cut').
+   * Does not retry: the agent loop owns retries so that it can report them.
+   */
+  stream(req: ModelRequest): AsyncIterable<StreamEvent>;
+}
+
+export type DoneEvent = Extract<StreamEvent, { type: 'done' }>;
+
+/** Collects a stream into its final `done` event (used by the summarizer). */
+export async function completeStream(provider: Provider, req: ModelRequest): Promise<DoneEvent> {
+  for await (const ev of provider.stream(req)) {
+    if (ev.type === 'done') return ev;
+  }
+  throw new ProviderError({ kind: 'stream_cut', provider: provider.name, message: 'the response stream ended without a final message' });
+}

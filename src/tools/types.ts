@@ -1,0 +1,59 @@
+import type { JsonSchema, ToolSpec } from '../llm/provider.js';
+
+/** What a tool hands back to the model. */
+export interface ToolOutput {
+  content: string;
+  isError: boolean;
+}
+
+/** Read access to the compaction archive, for the Recall tool (the session provides it). */
+export interface RecallSource {
+  search(query: string, opts: { limit: number; offset: number }): RecallHit[];
+  /** Full text of one archived message or cleared tool output, or undefined if unknown. */
+  get(id: string): { id: string; label: string; text: string } | undefined;
+}
+
+export interface RecallHit {
+  /** Id to pass to Recall `id` (an archived message id or a tool output archive id). */
+  id: string;
+  /** What it was: "user message", "Bash output `npm test`", ... */
+  label: string;
+  snippet: string;
+  /** Session the hit belongs to (differs from the current one only when cross-session recall is on). */
+  sessionId: string;
+  createdAt: number;
+}
+
+export interface ToolContext {
+  cwd: string;
+  signal: AbortSignal;
+  /** Present when the session has an archive to search. */
+  recall?: RecallSource;
+}
+
+/** Thrown by Tool.parse when the model sent input that does not fit the schema. */
+export class ToolInputError extends Error {
+  override readonly name = 'ToolInputError';
+}
+
+export interface Tool<I = unknown> {
+  readonly name: string;
+  /** Tells the model what the tool does and when to use it. */
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  /** Read-only tools may run in parallel and need no approval. */
+  readonly readOnly: boolean;
+  /** Micro compaction may clear this tool's old results. */
+  readonly compactable: boolean;
+  /** Validates raw model input; throws ToolInputError naming the bad field. */
+  parse(input: unknown): I;
+  /** The key argument, for UI rows and placeholders (a path, a command, a pattern). */
+  summarize(input: I): string;
+  /** Runs the tool. Expected failures come back as { isError: true }, never as throws. */
+  run(input: I, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** A tool of any input type (method parameters are bivariant, so every Tool<I> fits). */
+export type AnyTool = Tool<unknown>;
+
+export const toolSpec = (t: AnyTool): ToolSpec => ({ name: t.name, description: t.description, inputSchema: t.inputSchema });
