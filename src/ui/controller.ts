@@ -1,0 +1,98 @@
+// The contract between the Ink app and the live session. The app holds no business
+// logic: it renders what the controller tells it and forwards what the person does.
+import type { AgentEvent } from '../agent/events.js';
+import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
+import type { Message, Usage } from '../llm/messages.js';
+import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
+
+export type GaugeState = 'ok' | 'warning' | 'compact-soon' | 'blocking';
+
+export interface ContextUsageView {
+  /** Estimated tokens the next request will carry. */
+  tokens: number;
+  contextWindow: number;
+  effectiveWindow: number;
+  /** Percent of the effective window left (0–100). */
+  percentLeft: number;
+  state: GaugeState;
+  /** Percent of the effective window used at which auto compaction fires. */
+  autoCompactAtPercent: number;
+  autoCompactEnabled: boolean;
+  /** The circuit breaker's, the exhausted state's or the thrash guard's message, when one applies. */
+  notice?: string;
+}
+
+export interface SessionView {
+  id: string;
+  title: string | null;
+  model: string;
+  provider: string;
+  cwd: string;
+}
+
+export interface SessionListItem {
+  id: string;
+  title: string | null;
+  cwd: string;
+  updatedAt: number;
+  messageCount: number;
+  contextTokens: number | null;
+}
+
+export interface CommandInfo {
+  name: string;
+  /** e.g. "[focus: …]" */
+  args?: string;
+  description: string;
+}
+
+export interface ContextBreakdownRow {
+  label: string;
+  tokens: number;
+}
+
+export interface CostRow {
+  model: string;
+  usage: Usage;
+  /** undefined when the model has no known price */
+  usd?: number;
+}
+
+export type CommandOutput =
+  | { kind: 'text'; text: string }
+  | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }
+  | { kind: 'cost'; rows: CostRow[]; totalUsd?: number }
+  | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
+  | { kind: 'help'; commands: CommandInfo[] }
+  | { kind: 'picker'; sessions: SessionListItem[] };
+
+export type UiEvent =
+  | AgentEvent
+  | CompactionEvent
+  | { type: 'context'; usage: ContextUsageView }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  | { type: 'approval'; request: ApprovalRequest; respond: (d: ApprovalDecision) => void }
+  | { type: 'command_output'; command: string; output: CommandOutput }
+  /** A new or resumed session: the app resets its transcript to these messages. */
+  | { type: 'session'; session: SessionView; transcript: Message[]; compactions: CompactionRecord[] }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'exit' };
+
+export interface UiController {
+  session(): SessionView;
+  /** Messages to show at start (a resumed session's visible history). */
+  initialTranscript(): Message[];
+  subscribe(listener: (ev: UiEvent) => void): () => void;
+  /** A prompt or a slash command ("/compact focus: …"). */
+  submit(text: string): void;
+  /** Interrupts the running turn or compaction; false when nothing was running. */
+  interrupt(): boolean;
+  commands(): CommandInfo[];
+  /** Prompts typed before, across sessions, oldest first. */
+  promptHistory(): string[];
+  /** Opens another session (from the picker). */
+  resume(sessionId: string): Promise<void>;
+  contextUsage(): ContextUsageView;
+  /** Ends the program cleanly (flushes, closes the database). */
+  exit(): Promise<void>;
+}
