@@ -1,0 +1,346 @@
+import { isProviderError, ProviderError } from '../llm/errors.js';
+import {
+  addUsage,
+  emptyUsage,
+  newId,
+  textOf,
+  toolUses,
+  type Message,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type Usage,
+} from '../llm/messages.js';
+import type { DoneEvent, ModelRequest, Provider } from '../llm/provider.js';
+import { toolSpec, ToolInputError, type AnyTool, type RecallSource, type ToolOutput } from '../tools/types.js';
+import type { AgentEvent, TurnEndReason } from './events.js';
+import { retryDelayMs, sleep, type RetryPolicy } from './retry.js';
+
+/**
+ * What the loop needs from the live session. The session owns the history, persists it
+ * and compacts it; the loop only drives model calls and tools.
+ */
+export interface LoopHost {
+  /** The visible history as it stands now. */
+  history(): readonly Message[];
+  /** Adds a completed message to the history (the session persists it before returning). */
+  append(msg: Message): void;
+  /** The system prompt for the next call (it may change after a compaction). */
+  systemPrompt(): string;
+  /** Runs before every model call: the compaction tiers. May replace the history. */
+  beforeModelCall(signal: AbortSignal): Promise<void>;
+  /** The provider rejected the prompt as too long; true when the history was compacted and the call should be retried. */
+  recoverFromOverflow(err: ProviderError, attempt: number, signal: AbortSignal): Promise<boolean>;
+  /** A response completed: the session anchors its token count and checks for silent truncation. */
+  afterResponse(req: ModelRequest, done: DoneEvent): void;
+}
+
+export type Authorization = { ok: true } | { ok: false; message: string };
+
+/** Decides whether a tool call may run, asking the person when the policy says so. */
+export interface PermissionGate {
+  authorize(call: { tool: AnyTool; input: unknown; summary: string; toolUseId: string }, signal: AbortSignal): Promise<Authorization>;
+}
+
+export interface LoopOptions {
+  provider: Provider;
+  model: string;
+  maxTokens: number;
+  tools: readonly AnyTool[];
+  gate: PermissionGate;
+  maxSteps: number;
+  retry: RetryPolicy;
+  /** Replies stopping at max_tokens that are told to continue, per turn. */
+  maxOutputRecoveries: number;
+  cwd: string;
+  recall?: RecallSource;
+  /** Injected for tests: waits between retries. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface TurnResult {
+  reason: TurnEndReason;
+  steps: number;
+  usage: Usage;
+  /** The assistant's text over the whole turn. */
+  text: string;
+}
+
+export const CONTINUE_PROMPT =
+  'Your previous reply was cut off because it reached the output token limit. Continue exactly where you stopped — mid-sentence or mid-code if that is where it ended — without repeating anything or apologising. If you were about to call a tool, call it now.';
+
+const INTERRUPTED_RESULT = 'The user interrupted this tool call before it finished; it did not complete.';
+
+/**
+ * Runs one turn: the user's message, then model calls and tool runs until the model ends
+ * its turn, the step budget runs out, an error stops it or the signal aborts it.
+ * Every completed message goes through host.append as soon as it is complete, so a crash
+ * loses at most the message in flight.
+ */
+export async function runTurn(
+  host: LoopHost,
+  opts: LoopOptions,
+  userMessage: Message,
+  signal: AbortSignal,
+  emit: (ev: AgentEvent) => void,
+): Promise<TurnResult> {
+  const turnId = newId('turn');
+  let usage = emptyUsage();
+  let text = '';
+  let steps = 0;
+  let continuations = 0;
+  const wait = opts.sleep ?? sleep;
+  const toolsByName = new Map(opts.tools.map((t) => [t.name, t]));
+  const specs = opts.tools.map(toolSpec);
+
+  const end = (reason: TurnEndReason): TurnResult => {
+    emit({ type: 'turn_end', reason, steps, usage, text });
+    return { reason, steps, usage, text };
+  };
+  const appendMessage = (msg: Message): void => {
+    host.append(msg);
+    emit({ type: 'message', message: msg });
+  };
+
+  emit({ type: 'turn_start', turnId });
+  appendMessage(userMessage);
+
+  while (steps < opts.maxSteps) {
+    if (signal.aborted) return end('aborted');
+    steps++;
+    try {
+      await host.beforeModelCall(signal);
+    } catch (e) {
+      if (signal.aborted) return end('aborted');
+      emit({ type: 'error', kind: 'internal', message: `compaction before the model call failed: ${errorText(e)}` });
+      return end('error');
+    }
+
+    const call = await callModel(host, opts, specs, steps, signal, emit, wait);
+    if (call.kind === 'aborted') {
+      if (call.partialText.trim()) {
+        const partial: Message = {
+          id: newId(),
+          role: 'assistant',
+          blocks: [{ type: 'text', text: call.partialText }],
+          kind: 'normal',
+          createdAt: Date.now(),
+          model: opts.model,
+          interrupted: true,
+        };
+        text += call.partialText;
+        appendMessage(partial);
+      }
+      return end('aborted');
+    }
+    if (call.kind === 'failed') {
+      emit({ type: 'error', kind: call.error.kind, message: call.error.message });
+      return end('error');
+    }
+
+    const done = call.done;
+    usage = addUsage(usage, done.usage);
+    emit({ type: 'usage', usage: done.usage, model: done.model, stopReason: done.stopReason });
+
+    const blocks = done.blocks.filter((b) => !(b.type === 'text' && b.text === ''));
+    if (blocks.length > 0) {
+      const assistant: Message = {
+        id: newId(),
+        role: 'assistant',
+        blocks,
+        kind: 'normal',
+        createdAt: Date.now(),
+        usage: done.usage,
+        model: done.model,
+      };
+      text += textOf(assistant);
+      appendMessage(assistant);
+
+      const uses = toolUses(assistant);
+      if (uses.length > 0) {
+        const results = await runTools(uses, toolsByName, opts, signal, emit);
+        appendMessage({ id: newId(), role: 'user', blocks: results, kind: 'normal', createdAt: Date.now() });
+        if (signal.aborted) return end('aborted');
+        continue;
+      }
+    }
+
+    if (done.stopReason === 'max_tokens' || done.stopReason === 'context_window') {
+      if (continuations >= opts.maxOutputRecoveries || blocks.length === 0) return end('max_tokens');
+      continuations++;
+      emit({ type: 'continuation', count: continuations, max: opts.maxOutputRecoveries });
+      appendMessage({ id: newId(), role: 'user', blocks: [{ type: 'text', text: CONTINUE_PROMPT }], kind: 'meta', createdAt: Date.now() });
+      continue;
+    }
+    return end(done.stopReason === 'refusal' ? 'refusal' : 'end_turn');
+  }
+  emit({
+    type: 'error',
+    kind: 'internal',
+    message: `stopped after ${opts.maxSteps} model calls in one turn (maxSteps); send another message to let it go on`,
+  });
+  return end('max_steps');
+}
+
+type CallOutcome =
+  | { kind: 'done'; done: DoneEvent }
+  | { kind: 'aborted'; partialText: string }
+  | { kind: 'failed'; error: ProviderError };
+
+/** One model call with retries for transient failures and reactive compaction for overflow. */
+async function callModel(
+  host: LoopHost,
+  opts: LoopOptions,
+  specs: ModelRequest['tools'],
+  step: number,
+  signal: AbortSignal,
+  emit: (ev: AgentEvent) => void,
+  wait: (ms: number, signal: AbortSignal) => Promise<void>,
+): Promise<CallOutcome> {
+  let attempt = 0;
+  let overflowAttempts = 0;
+  for (;;) {
+    attempt++;
+    emit({ type: 'request_start', step, attempt });
+    const req: ModelRequest = {
+      model: opts.model,
+      system: host.systemPrompt(),
+      messages: [...host.history()],
+      tools: specs,
+      maxTokens: opts.maxTokens,
+      signal,
+    };
+    let partialText = '';
+    try {
+      for await (const ev of opts.provider.stream(req)) {
+        switch (ev.type) {
+          case 'text_delta':
+            partialText += ev.text;
+            emit({ type: 'text_delta', text: ev.text });
+            break;
+          case 'tool_use_start':
+            emit({ type: 'tool_call_streaming', id: ev.id, name: ev.name });
+            break;
+          case 'tool_input_delta':
+            break;
+          case 'done':
+            host.afterResponse(req, ev);
+            return { kind: 'done', done: ev };
+        }
+      }
+      throw new ProviderError({ kind: 'stream_cut', provider: opts.provider.name, message: 'the response stream ended before the reply was complete' });
+    } catch (e) {
+      if (signal.aborted) return { kind: 'aborted', partialText };
+      const err = isProviderError(e)
+        ? e
+        : new ProviderError({ kind: 'connection', provider: opts.provider.name, message: errorText(e), cause: e });
+      if (err.kind === 'aborted') return { kind: 'aborted', partialText };
+      if (err.kind === 'context_overflow') {
+        overflowAttempts++;
+        let recovered = false;
+        try {
+          recovered = await host.recoverFromOverflow(err, overflowAttempts, signal);
+        } catch (recoverErr) {
+          if (signal.aborted) return { kind: 'aborted', partialText: '' };
+          emit({ type: 'error', kind: 'internal', message: `compaction after "prompt too long" failed: ${errorText(recoverErr)}` });
+        }
+        if (recovered) {
+          attempt = 0;
+          continue;
+        }
+        return { kind: 'failed', error: err };
+      }
+      if (err.retryable && attempt < opts.retry.maxAttempts) {
+        const delayMs = retryDelayMs(err, attempt, opts.retry);
+        emit({ type: 'retry', attempt: attempt + 1, maxAttempts: opts.retry.maxAttempts, delayMs, kind: err.kind, message: err.message });
+        try {
+          await wait(delayMs, signal);
+        } catch {
+          return { kind: 'aborted', partialText: '' };
+        }
+        continue;
+      }
+      return { kind: 'failed', error: err };
+    }
+  }
+}
+
+/** Runs the requested tools: consecutive read-only calls in parallel, the rest one by one, results in call order. */
+async function runTools(
+  uses: ToolUseBlock[],
+  toolsByName: Map<string, AnyTool>,
+  opts: LoopOptions,
+  signal: AbortSignal,
+  emit: (ev: AgentEvent) => void,
+): Promise<ToolResultBlock[]> {
+  const results: ToolResultBlock[] = new Array<ToolResultBlock>(uses.length);
+  let i = 0;
+  while (i < uses.length) {
+    const batch: number[] = [i];
+    if (toolsByName.get(uses[i]!.name)?.readOnly) {
+      while (i + batch.length < uses.length && toolsByName.get(uses[i + batch.length]!.name)?.readOnly) batch.push(i + batch.length);
+    }
+    await Promise.all(
+      batch.map(async (idx) => {
+        results[idx] = await runOneTool(uses[idx]!, toolsByName, opts, signal, emit);
+      }),
+    );
+    i += batch.length;
+  }
+  return results;
+}
+
+async function runOneTool(
+  use: ToolUseBlock,
+  toolsByName: Map<string, AnyTool>,
+  opts: LoopOptions,
+  signal: AbortSignal,
+  emit: (ev: AgentEvent) => void,
+): Promise<ToolResultBlock> {
+  const started = Date.now();
+  const tool = toolsByName.get(use.name);
+  let summary = '';
+  const finish = (output: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted'): ToolResultBlock => {
+    emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
+    return { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError };
+  };
+
+  if (!tool) {
+    emit({ type: 'tool_start', id: use.id, name: use.name, input: use.input, summary });
+    const names = [...toolsByName.keys()].join(', ');
+    return finish({ content: `Unknown tool "${use.name}". Available tools: ${names}.`, isError: true }, 'error');
+  }
+  let input: unknown;
+  try {
+    input = tool.parse(use.input);
+    summary = tool.summarize(input);
+  } catch (e) {
+    emit({ type: 'tool_start', id: use.id, name: use.name, input: use.input, summary });
+    const why = e instanceof ToolInputError ? e.message : errorText(e);
+    return finish({ content: `Invalid input for ${tool.name}: ${why}`, isError: true }, 'error');
+  }
+  emit({ type: 'tool_start', id: use.id, name: use.name, input, summary });
+  if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
+
+  let auth: Authorization;
+  try {
+    auth = await opts.gate.authorize({ tool, input, summary, toolUseId: use.id }, signal);
+  } catch (e) {
+    if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
+    auth = { ok: false, message: `Permission check failed: ${errorText(e)}` };
+  }
+  if (!auth.ok) return finish({ content: auth.message, isError: true }, 'denied');
+
+  try {
+    const output = await tool.run(input, { cwd: opts.cwd, signal, ...(opts.recall ? { recall: opts.recall } : {}) });
+    if (signal.aborted) return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
+    return finish(output, output.isError ? 'error' : 'done');
+  } catch (e) {
+    if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
+    return finish({ content: `${tool.name} failed: ${errorText(e)}`, isError: true }, 'error');
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+

@@ -1,0 +1,38 @@
+import type { ProviderError } from '../llm/errors.js';
+
+export interface RetryPolicy {
+  /** Attempts per model call, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+/**
+ * Delay before retry number `attempt` (1 = the first retry). The server's retry-after wins
+ * (capped by maxDelayMs so a bogus header cannot stall the session for an hour); otherwise
+ * exponential backoff with up to 25% jitter downwards so that clients do not retry in step.
+ */
+export function retryDelayMs(err: ProviderError, attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  if (err.retryAfterMs !== undefined && err.retryAfterMs >= 0) return Math.min(err.retryAfterMs, policy.maxDelayMs);
+  const exp = Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
+  return Math.round(exp * (1 - random() * 0.25));
+}
+
+/** Resolves after ms, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason ?? new Error('aborted'));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

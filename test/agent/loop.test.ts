@@ -1,0 +1,282 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/agent/events.js';
+import { CONTINUE_PROMPT, runTurn, type LoopHost, type LoopOptions, type PermissionGate } from '../../src/agent/loop.js';
+import { ProviderError } from '../../src/llm/errors.js';
+import { emptyUsage, userMessage, type Block, type Message } from '../../src/llm/messages.js';
+import type { ModelRequest, Provider, StopReason, StreamEvent } from '../../src/llm/provider.js';
+import { historyProblems } from '../../src/llm/validate.js';
+import type { Tool } from '../../src/tools/types.js';
+
+// The loop is tested against our own neutral Provider interface (the SDKs are exercised
+// end to end against the fake server elsewhere).
+type Step = { blocks: Block[]; stop?: StopReason; cutAfterDeltas?: number } | ProviderError | ((req: ModelRequest) => Step);
+
+class ScriptedProvider implements Provider {
+  readonly name = 'anthropic' as const;
+  requests: ModelRequest[] = [];
+  constructor(private steps: Step[]) {}
+  async *stream(req: ModelRequest): AsyncIterable<StreamEvent> {
+    this.requests.push({ ...req, messages: [...req.messages] });
+    let step = this.steps.shift();
+    if (typeof step === 'function') step = step(req);
+    if (!step) throw new Error('script exhausted');
+    if (step instanceof ProviderError) throw step;
+    let deltas = 0;
+    for (const b of step.blocks) {
+      if (b.type === 'text') {
+        for (const piece of b.text.match(/.{1,4}/gs) ?? []) {
+          if (step.cutAfterDeltas !== undefined && deltas >= step.cutAfterDeltas) {
+            throw new ProviderError({ kind: 'stream_cut', provider: 'anthropic', message: 'socket hang up' });
+          }
+          deltas++;
+          await Promise.resolve();
+          if (req.signal?.aborted) throw new ProviderError({ kind: 'aborted', provider: 'anthropic', message: 'aborted' });
+          yield { type: 'text_delta', text: piece };
+        }
+      } else if (b.type === 'tool_use') {
+        yield { type: 'tool_use_start', id: b.id, name: b.name };
+      }
+    }
+    const hasTool = step.blocks.some((b) => b.type === 'tool_use');
+    yield { type: 'done', blocks: step.blocks, stopReason: step.stop ?? (hasTool ? 'tool_use' : 'end_turn'), usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 }, model: req.model };
+  }
+}
+
+class MemoryHost implements LoopHost {
+  messages: Message[] = [];
+  overflowCalls = 0;
+  compactOnOverflow = true;
+  history(): readonly Message[] {
+    return this.messages;
+  }
+  append(msg: Message): void {
+    this.messages.push(msg);
+  }
+  systemPrompt(): string {
+    return 'system';
+  }
+  async beforeModelCall(): Promise<void> {}
+  async recoverFromOverflow(): Promise<boolean> {
+    this.overflowCalls++;
+    return this.compactOnOverflow;
+  }
+  afterResponse(): void {}
+}
+
+const echoTool = (name: string, readOnly: boolean, log: string[], delayMs = 5): Tool<{ v: string }> => ({
+  name,
+  description: `${name} tool.`,
+  inputSchema: { type: 'object', properties: { v: { type: 'string' } } },
+  readOnly,
+  compactable: true,
+  parse: (input) => {
+    const v = (input as { v?: unknown }).v;
+    if (typeof v !== 'string') throw new Error('v must be a string');
+    return { v };
+  },
+  summarize: (i) => i.v,
+  run: async (i, ctx) => {
+    log.push(`start ${name} ${i.v}`);
+    await new Promise((r) => setTimeout(r, delayMs));
+    log.push(`end ${name} ${i.v}`);
+    if (ctx.signal.aborted) return { content: 'stopped', isError: true };
+    return { content: `${name}:${i.v}`, isError: false };
+  },
+});
+
+const allowAll: PermissionGate = { authorize: async () => ({ ok: true }) };
+
+function options(provider: Provider, extra: Partial<LoopOptions> = {}): LoopOptions {
+  return {
+    provider,
+    model: 'claude-test',
+    maxTokens: 1000,
+    tools: [],
+    gate: allowAll,
+    maxSteps: 10,
+    retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+    maxOutputRecoveries: 3,
+    cwd: '/tmp',
+    sleep: async () => {},
+    ...extra,
+  };
+}
+
+const text = (t: string): Block => ({ type: 'text', text: t });
+const use = (id: string, name: string, v: string): Block => ({ type: 'tool_use', id, name, input: { v } });
+
+async function run(provider: Provider, host: MemoryHost, extra: Partial<LoopOptions> = {}, signal = new AbortController().signal) {
+  const events: AgentEvent[] = [];
+  const result = await runTurn(host, options(provider, extra), userMessage('hello'), signal, (e) => events.push(e));
+  return { result, events };
+}
+
+describe('agent loop', () => {
+  it('streams a text reply and ends the turn', async () => {
+    const host = new MemoryHost();
+    const { result, events } = await run(new ScriptedProvider([{ blocks: [text('Hi there, friend')] }]), host);
+    expect(result.reason).toBe('end_turn');
+    expect(result.text).toBe('Hi there, friend');
+    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('')).toBe('Hi there, friend');
+    expect(host.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(events.at(-1)).toMatchObject({ type: 'turn_end', reason: 'end_turn', steps: 1 });
+  });
+
+  it('runs tools, feeds results back in call order, and keeps the history valid', async () => {
+    const log: string[] = [];
+    const host = new MemoryHost();
+    const provider = new ScriptedProvider([
+      { blocks: [text('Looking.'), use('t1', 'Read', 'a'), use('t2', 'Read', 'b'), use('t3', 'Run', 'c')] },
+      { blocks: [text('Done.')] },
+    ]);
+    const { result } = await run(provider, host, { tools: [echoTool('Read', true, log, 20), echoTool('Run', false, log)] });
+    expect(result.reason).toBe('end_turn');
+    expect(historyProblems(host.messages)).toEqual([]);
+    const results = host.messages[2]!.blocks;
+    expect(results.map((b) => (b.type === 'tool_result' ? [b.toolUseId, b.content] : null))).toEqual([
+      ['t1', 'Read:a'],
+      ['t2', 'Read:b'],
+      ['t3', 'Run:c'],
+    ]);
+    // the two read-only calls overlapped; the Bash-like call ran after both
+    expect(log.slice(0, 2)).toEqual(['start Read a', 'start Read b']);
+    expect(log.indexOf('start Run c')).toBeGreaterThan(log.indexOf('end Read b'));
+    // the second request carried the tool results
+    expect(provider.requests[1]!.messages).toHaveLength(3);
+  });
+
+  it('turns unknown tools, bad input and denied calls into error results', async () => {
+    const host = new MemoryHost();
+    const log: string[] = [];
+    const deny: PermissionGate = { authorize: async ({ tool }) => (tool.name === 'Run' ? { ok: false, message: 'The user denied this command.' } : { ok: true }) };
+    const provider = new ScriptedProvider([
+      { blocks: [use('t1', 'Nope', 'x'), { type: 'tool_use', id: 't2', name: 'Read', input: { v: 3 } }, use('t3', 'Run', 'rm')] },
+      { blocks: [text('ok')] },
+    ]);
+    const { events } = await run(provider, host, { tools: [echoTool('Read', true, log), echoTool('Run', false, log)], gate: deny });
+    const ends = events.filter((e) => e.type === 'tool_end');
+    expect(ends.map((e) => (e.type === 'tool_end' ? e.status : ''))).toEqual(['error', 'error', 'denied']);
+    const results = host.messages[2]!.blocks;
+    expect(results[0]).toMatchObject({ isError: true, content: expect.stringContaining('Unknown tool "Nope"') });
+    expect(results[1]).toMatchObject({ isError: true, content: expect.stringContaining('v must be a string') });
+    expect(results[2]).toMatchObject({ isError: true, content: 'The user denied this command.' });
+    expect(log).toEqual([]);
+    expect(historyProblems(host.messages)).toEqual([]);
+  });
+
+  it('retries transient errors with events and does not keep half a message from a cut stream', async () => {
+    const host = new MemoryHost();
+    const provider = new ScriptedProvider([
+      new ProviderError({ kind: 'overloaded', provider: 'anthropic', message: 'Overloaded', status: 529 }),
+      { blocks: [text('partial words that never finish')], cutAfterDeltas: 2 },
+      { blocks: [text('complete answer')] },
+    ]);
+    const { result, events } = await run(provider, host);
+    expect(result.reason).toBe('end_turn');
+    const retries = events.filter((e) => e.type === 'retry');
+    expect(retries.map((e) => (e.type === 'retry' ? [e.kind, e.attempt] : null))).toEqual([
+      ['overloaded', 2],
+      ['stream_cut', 3],
+    ]);
+    expect(host.messages.map((m) => m.blocks)).toEqual([[text('hello')], [text('complete answer')]]);
+  });
+
+  it('respects retry-after and gives up after maxAttempts', async () => {
+    const host = new MemoryHost();
+    const delays: number[] = [];
+    const err = () => new ProviderError({ kind: 'rate_limit', provider: 'anthropic', message: 'rate limited', status: 429, retryAfterMs: 1234 });
+    const { result, events } = await run(new ScriptedProvider([err(), err(), err()]), host, {
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+      retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 60_000 },
+    });
+    expect(result.reason).toBe('error');
+    expect(delays).toEqual([1234, 1234]);
+    expect(events.at(-2)).toMatchObject({ type: 'error', kind: 'rate_limit' });
+  });
+
+  it('does not retry auth errors', async () => {
+    const host = new MemoryHost();
+    const provider = new ScriptedProvider([new ProviderError({ kind: 'auth', provider: 'anthropic', message: 'invalid x-api-key', status: 401 })]);
+    const { result, events } = await run(provider, host);
+    expect(result.reason).toBe('error');
+    expect(events.some((e) => e.type === 'retry')).toBe(false);
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it('asks the host to compact on overflow and retries, a bounded number of times', async () => {
+    const host = new MemoryHost();
+    const overflow = () => new ProviderError({ kind: 'context_overflow', provider: 'anthropic', message: 'prompt is too long: 210000 tokens > 200000 maximum', status: 400 });
+    const ok = await run(new ScriptedProvider([overflow(), { blocks: [text('fits now')] }]), host);
+    expect(ok.result.reason).toBe('end_turn');
+    expect(host.overflowCalls).toBe(1);
+
+    const host2 = new MemoryHost();
+    host2.compactOnOverflow = false;
+    const failed = await run(new ScriptedProvider([overflow()]), host2);
+    expect(failed.result.reason).toBe('error');
+    expect(failed.events.find((e) => e.type === 'error')).toMatchObject({ kind: 'context_overflow' });
+  });
+
+  it('continues a reply cut at max_tokens with a meta message, at most maxOutputRecoveries times', async () => {
+    const host = new MemoryHost();
+    const cut = { blocks: [text('part')], stop: 'max_tokens' as const };
+    const provider = new ScriptedProvider([cut, cut, { blocks: [text('end')] }]);
+    const { result, events } = await run(provider, host);
+    expect(result.reason).toBe('end_turn');
+    expect(events.filter((e) => e.type === 'continuation')).toHaveLength(2);
+    const metas = host.messages.filter((m) => m.kind === 'meta');
+    expect(metas).toHaveLength(2);
+    expect(metas[0]!.blocks).toEqual([text(CONTINUE_PROMPT)]);
+
+    const host2 = new MemoryHost();
+    const many = await run(new ScriptedProvider([cut, cut, cut, cut, cut]), host2, { maxOutputRecoveries: 3 });
+    expect(many.result.reason).toBe('max_tokens');
+    expect(host2.messages.filter((m) => m.kind === 'meta')).toHaveLength(3);
+  });
+
+  it('stops after maxSteps', async () => {
+    const host = new MemoryHost();
+    const log: string[] = [];
+    const loopStep = (): Step => ({ blocks: [use(`t${Math.random()}`, 'Read', 'x')] });
+    const { result } = await run(new ScriptedProvider([loopStep(), loopStep(), loopStep()]), host, { tools: [echoTool('Read', true, log, 0)], maxSteps: 3 });
+    expect(result.reason).toBe('max_steps');
+    expect(result.steps).toBe(3);
+    expect(historyProblems(host.messages)).toEqual([]);
+  });
+
+  it('keeps the partial reply marked interrupted when aborted mid-stream', async () => {
+    const host = new MemoryHost();
+    const ac = new AbortController();
+    const provider = new ScriptedProvider([{ blocks: [text('a long reply that will be interrupted')] }]);
+    const events: AgentEvent[] = [];
+    const result = await runTurn(host, options(provider), userMessage('hi'), ac.signal, (e) => {
+      events.push(e);
+      if (e.type === 'text_delta' && events.filter((x) => x.type === 'text_delta').length === 3) ac.abort();
+    });
+    expect(result.reason).toBe('aborted');
+    const last = host.messages.at(-1)!;
+    expect(last.role).toBe('assistant');
+    expect(last.interrupted).toBe(true);
+    expect(last.blocks).toEqual([text('a long reply')]);
+  });
+
+  it('closes running tool calls with interrupted results when aborted during tools', async () => {
+    const host = new MemoryHost();
+    const ac = new AbortController();
+    const log: string[] = [];
+    const provider = new ScriptedProvider([{ blocks: [use('t1', 'Run', 'a'), use('t2', 'Run', 'b')] }]);
+    const events: AgentEvent[] = [];
+    const result = await runTurn(host, options(provider, { tools: [echoTool('Run', false, log, 30)] }), userMessage('hi'), ac.signal, (e) => {
+      events.push(e);
+      if (e.type === 'tool_start' && e.id === 't1') setTimeout(() => ac.abort(), 5);
+    });
+    expect(result.reason).toBe('aborted');
+    expect(historyProblems(host.messages)).toEqual([]);
+    const results = host.messages.at(-1)!.blocks;
+    expect(results).toHaveLength(2);
+    expect(results.every((b) => b.type === 'tool_result' && b.isError)).toBe(true);
+    expect(log).not.toContain('start Run b');
+  });
+});
