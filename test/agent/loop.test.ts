@@ -9,7 +9,8 @@ import type { Tool } from '../../src/tools/types.js';
 
 // The loop is tested against our own neutral Provider interface (the SDKs are exercised
 // end to end against the fake server elsewhere).
-type Step = { blocks: Block[]; stop?: StopReason; cutAfterDeltas?: number } | ProviderError | ((req: ModelRequest) => Step);
+type Reply = { blocks: Block[]; stop?: StopReason; cutAfterDeltas?: number } | ProviderError;
+type Step = Reply | ((req: ModelRequest) => Reply);
 
 class ScriptedProvider implements Provider {
   readonly name = 'anthropic' as const;
@@ -17,8 +18,8 @@ class ScriptedProvider implements Provider {
   constructor(private steps: Step[]) {}
   async *stream(req: ModelRequest): AsyncIterable<StreamEvent> {
     this.requests.push({ ...req, messages: [...req.messages] });
-    let step = this.steps.shift();
-    if (typeof step === 'function') step = step(req);
+    const next = this.steps.shift();
+    const step = typeof next === 'function' ? next(req) : next;
     if (!step) throw new Error('script exhausted');
     if (step instanceof ProviderError) throw step;
     let deltas = 0;

@@ -1,0 +1,115 @@
+import { dirname, join } from 'node:path';
+import { CliError, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { createTokenCounter } from './compaction/tokens.js';
+import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
+import { MissingKeyError, resolveCredentials } from './config/credentials.js';
+import { createProvider } from './llm/factory.js';
+import type { Provider } from './llm/provider.js';
+import { debug, enableDebugLog, registerSecret } from './log.js';
+import { PromptHistory } from './session/promptHistory.js';
+import { Session } from './session/session.js';
+import { openStore, type SessionInfo, type Store } from './store/index.js';
+import type { Approver } from './tools/permissions.js';
+import { createTools } from './tools/registry.js';
+
+// Turns flags, config files and the environment into a ready Session (shared by print
+// mode and the TUI).
+
+export interface Runtime {
+  config: Config;
+  store: Store;
+  session: Session;
+  promptHistory: PromptHistory;
+  /** Opens another stored session (or a new one) with the same store and settings. */
+  openSession(resume?: SessionInfo): Promise<Session>;
+  close(): void;
+}
+
+export function flagsOf(opts: GlobalOptions): ConfigFlags {
+  return {
+    ...(opts.provider ? { provider: opts.provider } : {}),
+    ...(opts.model ? { model: opts.model } : {}),
+    ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+    ...(opts.db ? { db: opts.db } : {}),
+    ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
+    ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
+  };
+}
+
+export function configFor(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Config {
+  return loadConfig({ cwd: process.cwd(), env, flags: flagsOf(opts) });
+}
+
+export function openStoreFor(config: Config): Store {
+  return openStore(config.dbPath);
+}
+
+/** Which stored session --resume <id> / --continue name; undefined for a new session. */
+export function findSessionToResume(store: Store, config: Config, opts: GlobalOptions): SessionInfo | undefined {
+  if (typeof opts.resume === 'string') {
+    const info = store.getSession(opts.resume);
+    if (!info) throw new CliError(`--resume: no session with id "${opts.resume}" in ${config.dbPath} (list them with \`agent sessions\`)`, EXIT_USAGE);
+    return info;
+  }
+  if (opts.continue) {
+    const info = store.latestSession(config.cwd);
+    if (!info) throw new CliError(`--continue: no earlier session in ${config.cwd} (start one with \`agent\`)`, EXIT_USAGE);
+    return info;
+  }
+  return undefined;
+}
+
+export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env): Provider {
+  let creds;
+  try {
+    creds = resolveCredentials(config, env);
+  } catch (e) {
+    if (e instanceof MissingKeyError) throw new CliError(e.message, EXIT_USAGE);
+    throw e;
+  }
+  registerSecret(creds.apiKey);
+  return createProvider({ provider: config.provider, apiKey: creds.apiKey, ...(creds.baseURL ? { baseURL: creds.baseURL } : {}) });
+}
+
+export async function createRuntime(opts: GlobalOptions, approver?: Approver, env: NodeJS.ProcessEnv = process.env): Promise<{ runtime: Runtime; resumed: boolean }> {
+  let config = configFor(opts, env);
+  if (opts.debug) enableDebugLog(typeof opts.debug === 'string' ? opts.debug : join(dirname(config.dbPath), 'agent-debug.log'));
+  const store = openStoreFor(config);
+  try {
+    const resume = findSessionToResume(store, config, opts);
+    // a resumed session keeps its own provider and model unless the flags say otherwise
+    if (resume && !opts.model && !opts.provider) {
+      config = loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: resume.model, provider: resume.provider } });
+    }
+    const provider = providerFor(config, env);
+    const counter = await createTokenCounter();
+    const tools = createTools({ bash: config.bash });
+    const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
+    const openSession = async (info?: SessionInfo): Promise<Session> => {
+      let cfg = config;
+      let prov = provider;
+      if (info && (info.model !== config.model.name || info.provider !== config.provider)) {
+        cfg = loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
+        prov = providerFor(cfg, env);
+      }
+      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c) => providerFor(c, env) }, info);
+    };
+    const session = await openSession(resume);
+    debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });
+    const runtime: Runtime = {
+      config,
+      store,
+      session,
+      promptHistory,
+      openSession,
+      close: () => {
+        runtime.session.close();
+        store.close();
+      },
+    };
+    return { runtime, resumed: resume !== undefined };
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+}

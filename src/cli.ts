@@ -1,0 +1,164 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+
+// The entry point. Only commander is imported eagerly: `--version` and `--help` must stay
+// fast, so config, the SDKs, ink and the tokenizer load inside the actions that need them.
+
+export const EXIT_OK = 0;
+export const EXIT_RUNTIME = 1;
+export const EXIT_USAGE = 2;
+
+/** An error the CLI reports without a stack trace, with its exit code. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_RUNTIME,
+  ) {
+    super(message);
+  }
+}
+
+export interface GlobalOptions {
+  print?: string | boolean;
+  outputFormat: 'text' | 'json' | 'stream-json';
+  model?: string;
+  provider?: string;
+  baseUrl?: string;
+  resume?: string | boolean;
+  continue?: boolean;
+  db?: string;
+  permissionMode?: string;
+  maxSteps?: number;
+  debug?: string | boolean;
+}
+
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive whole number');
+  return n;
+}
+
+function buildProgram(run: (task: () => Promise<number>) => void): Command {
+  const program = new Command('agent')
+    .description('A terminal coding agent whose long sessions never fall apart.')
+    .version(version(), '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show this help')
+    .argument('[prompt...]', 'a first prompt (interactive) or the prompt of --print')
+    .option('-p, --print [prompt]', 'run one turn without the TUI and print the answer (the prompt may also come on stdin)')
+    .addOption(new Option('--output-format <format>', 'print-mode output').choices(['text', 'json', 'stream-json']).default('text'))
+    .option('-m, --model <name>', 'model to use (the provider is inferred from the name when not given)')
+    .addOption(new Option('--provider <name>', 'provider').choices(['anthropic', 'openai']))
+    .option('--base-url <url>', 'API base URL (an OpenAI-compatible server: http://host:port/v1)')
+    .option('-r, --resume [id]', 'resume a session by id (or pick one when no id is given)')
+    .option('-c, --continue', 'continue the latest session of this directory')
+    .option('--db <path>', 'database file (default $XDG_DATA_HOME/agent/agent.db; also AGENT_DB)')
+    .addOption(new Option('--permission-mode <mode>', 'ask before Bash, allow everything, or deny what needs approval').choices(['ask', 'allow', 'deny']))
+    .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
+    .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database)')
+    .showSuggestionAfterError()
+    .action((promptWords: string[], opts: GlobalOptions) => {
+      run(async () => {
+        if (opts.print !== undefined && opts.print !== false) {
+          const { runPrint } = await import('./print.js');
+          return runPrint(opts, promptWords);
+        }
+        const { runInteractive } = await import('./interactive.js');
+        return runInteractive(opts, promptWords);
+      });
+    });
+
+  const sessions = program
+    .command('sessions')
+    .description('list, show, export, search and remove stored sessions')
+    .option('--db <path>', 'database file')
+    .option('--cwd <dir>', 'only sessions of this directory')
+    .option('-n, --limit <n>', 'how many to list', positiveInt, 50)
+    .action((opts: { db?: string; cwd?: string; limit: number }) => {
+      run(async () => (await import('./sessionsCommand.js')).listSessionsCommand({ ...program.opts<GlobalOptions>(), ...opts }));
+    });
+  sessions
+    .command('show <id>')
+    .description('print a session transcript')
+    .option('--archived', 'include what compaction archived, marked as such')
+    .option('--db <path>', 'database file')
+    .action((id: string, opts: { archived?: boolean; db?: string }) => {
+      run(async () => (await import('./sessionsCommand.js')).showSessionCommand(id, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
+    });
+  sessions
+    .command('export <id>')
+    .description('export a session (archived messages included)')
+    .addOption(new Option('--format <format>', 'md or jsonl').choices(['md', 'jsonl']).default('md'))
+    .option('--db <path>', 'database file')
+    .action((id: string, opts: { format: 'md' | 'jsonl'; db?: string }) => {
+      run(async () => (await import('./sessionsCommand.js')).exportSessionCommand(id, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
+    });
+  sessions
+    .command('rm <id>')
+    .description('delete a session and everything it archived')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--db <path>', 'database file')
+    .action((id: string, opts: { yes?: boolean; db?: string }) => {
+      run(async () => (await import('./sessionsCommand.js')).removeSessionCommand(id, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
+    });
+  sessions
+    .command('search <query...>')
+    .description('full-text search over what compaction archived, across sessions')
+    .option('--session <id>', 'only this session')
+    .option('-n, --limit <n>', 'how many hits', positiveInt, 20)
+    .option('--db <path>', 'database file')
+    .action((query: string[], opts: { session?: string; limit: number; db?: string }) => {
+      run(async () => (await import('./sessionsCommand.js')).searchSessionsCommand(query.join(' '), { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
+    });
+  return program;
+}
+
+/** Runs the CLI; resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let task: (() => Promise<number>) | undefined;
+  const program = buildProgram((t) => {
+    task = t;
+  });
+  program.exitOverride();
+  program.commands.forEach((c) => {
+    c.exitOverride();
+    c.commands.forEach((s) => s.exitOverride());
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help and version end with exit code 0; everything else commander rejects is a usage error
+      return e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    throw e;
+  }
+  if (!task) return EXIT_OK;
+  try {
+    return await task();
+  } catch (e) {
+    return reportFatal(e);
+  }
+}
+
+async function reportFatal(e: unknown): Promise<number> {
+  const { redact } = await import('./log.js');
+  const { ConfigError } = await import('./config/config.js');
+  if (e instanceof CliError) {
+    process.stderr.write(`agent: ${redact(e.message)}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof ConfigError) {
+    process.stderr.write(`agent: ${redact(e.message)}\n`);
+    return EXIT_USAGE;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  process.stderr.write(`agent: ${redact(err.message)}\n`);
+  if (process.env.AGENT_DEBUG_STACK) process.stderr.write(`${redact(err.stack ?? '')}\n`);
+  return EXIT_RUNTIME;
+}

@@ -1,0 +1,39 @@
+import type { CommandOutput } from '../ui/controller.js';
+
+const n = (v: number): string => v.toLocaleString('en-US');
+
+/** Plain-text rendering of a command's output, for print mode and logs. */
+export function formatCommandOutput(out: CommandOutput): string {
+  switch (out.kind) {
+    case 'text':
+      return out.text;
+    case 'context': {
+      const width = Math.max(...out.rows.map((r) => r.label.length));
+      const lines = out.rows.map((r) => `${r.label.padEnd(width)}  ${n(r.tokens).padStart(9)}  ${percent(r.tokens, out.effectiveWindow)}`);
+      return [`Context window ${n(out.contextWindow)} tokens (effective ${n(out.effectiveWindow)})`, ...lines].join('\n');
+    }
+    case 'cost': {
+      if (out.rows.length === 0) return 'No model calls yet.';
+      const lines = out.rows.map(
+        (r) =>
+          `${r.model}: ${n(r.usage.inputTokens)} in, ${n(r.usage.outputTokens)} out` +
+          (r.usage.cacheReadTokens || r.usage.cacheWriteTokens ? `, ${n(r.usage.cacheReadTokens)} cache read, ${n(r.usage.cacheWriteTokens)} cache write` : '') +
+          (r.usd !== undefined ? ` ≈ $${r.usd.toFixed(4)}` : ' (no price known)'),
+      );
+      if (out.totalUsd !== undefined) lines.push(`Total ≈ $${out.totalUsd.toFixed(4)}`);
+      return lines.join('\n');
+    }
+    case 'permissions': {
+      const rules = out.rules.length ? out.rules.map((r) => `  ${r.rule} (${r.source})`) : ['  none'];
+      return [`Permission mode: ${out.mode}`, 'Allowed without asking:', ...rules].join('\n');
+    }
+    case 'help':
+      return out.commands.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''} — ${c.description}`).join('\n');
+    case 'picker':
+      return out.sessions.map((s) => `${s.id}  ${new Date(s.updatedAt).toISOString()}  ${s.title ?? '(untitled)'}  ${s.cwd}`).join('\n');
+  }
+}
+
+function percent(part: number, whole: number): string {
+  return whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '';
+}

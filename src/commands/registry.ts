@@ -1,0 +1,187 @@
+import type { Session } from '../session/session.js';
+import type { CommandInfo, CommandOutput, SessionListItem } from '../ui/controller.js';
+
+/** What a command may do beyond the session: the interactive app provides these; print mode does not. */
+export interface AppActions {
+  clear(): Promise<void>;
+  resume(id: string): Promise<void>;
+  listSessions(): SessionListItem[];
+  exit(): Promise<void>;
+}
+
+export interface CommandContext {
+  session: Session;
+  app?: AppActions;
+}
+
+export interface SlashCommand extends CommandInfo {
+  /** Returns what to show; undefined when the command shows nothing itself. */
+  run(ctx: CommandContext, args: string): Promise<CommandOutput | undefined>;
+}
+
+/** A command the person got wrong: the message is shown as-is. */
+export class CommandError extends Error {
+  override readonly name = 'CommandError';
+}
+
+const text = (t: string): CommandOutput => ({ kind: 'text', text: t });
+
+function needApp(ctx: CommandContext, name: string): AppActions {
+  if (!ctx.app) throw new CommandError(`/${name} only works in the interactive app`);
+  return ctx.app;
+}
+
+/** "/compact focus: keep the schema", "/compact keep the schema" and "/compact" */
+export function parseFocus(args: string): string | undefined {
+  const focus = args.replace(/^\s*focus\s*:\s*/i, '').trim();
+  return focus === '' ? undefined : focus;
+}
+
+export const COMMANDS: readonly SlashCommand[] = [
+  {
+    name: 'compact',
+    args: '[focus: …]',
+    description: 'summarize older messages now; the focus text steers what the summary keeps',
+    run: async ({ session }, args) => {
+      const record = await session.compact(parseFocus(args));
+      return record.status === 'applied' ? undefined : text(`Compaction ${record.status === 'ineffective' ? 'not applied' : 'failed'}: ${record.reason ?? 'unknown reason'}. Nothing was changed.`);
+    },
+  },
+  {
+    name: 'context',
+    description: 'show what fills the context window',
+    run: async ({ session }) => session.contextBreakdown(),
+  },
+  {
+    name: 'cost',
+    description: 'tokens in and out per model, with an estimate in dollars',
+    run: async ({ session }) => session.costRows(),
+  },
+  {
+    name: 'model',
+    args: '[name]',
+    description: 'show or switch the model',
+    run: async ({ session }, args) => {
+      const name = args.trim();
+      if (!name) {
+        const c = session.currentConfig;
+        return text(`Model: ${c.model.name} (${c.provider}, ${c.model.contextWindow.toLocaleString('en-US')}-token window, ${c.maxOutputTokens.toLocaleString('en-US')} output tokens per reply)`);
+      }
+      return text(session.setModel(name));
+    },
+  },
+  {
+    name: 'permissions',
+    description: 'list the permission mode, configured rules and choices remembered this session',
+    run: async ({ session }) => session.permissionRules(),
+  },
+  {
+    name: 'history',
+    args: '<query> | open <id>',
+    description: 'search what compaction archived in this session, or open one archived item',
+    run: async ({ session }, args) => historyCommand(session, args),
+  },
+  {
+    name: 'clear',
+    description: 'start a new session (the current one stays resumable)',
+    run: async (ctx) => {
+      await needApp(ctx, 'clear').clear();
+      return undefined;
+    },
+  },
+  {
+    name: 'resume',
+    args: '[id]',
+    description: 'pick a stored session to continue',
+    run: async (ctx, args) => {
+      const app = needApp(ctx, 'resume');
+      const id = args.trim();
+      if (id) {
+        await app.resume(id);
+        return undefined;
+      }
+      return { kind: 'picker', sessions: app.listSessions() };
+    },
+  },
+  {
+    name: 'help',
+    description: 'list commands and keys',
+    run: async () => ({ kind: 'help', commands: COMMANDS.map(({ name, args, description }) => ({ name, description, ...(args ? { args } : {}) })) }),
+  },
+  {
+    name: 'exit',
+    description: 'leave agent (the session stays resumable)',
+    run: async (ctx) => {
+      await needApp(ctx, 'exit').exit();
+      return undefined;
+    },
+  },
+];
+
+const PAGE = 10;
+
+async function historyCommand(session: Session, args: string): Promise<CommandOutput> {
+  const recall = session.recallSource();
+  const open = /^open\s+(\S+)/.exec(args.trim());
+  if (open) {
+    const item = recall.get(open[1]!);
+    if (!item) throw new CommandError(`nothing archived has the id ${open[1]}`);
+    return text(`${item.label} (${item.id})\n\n${item.text}`);
+  }
+  const pageMatch = /\s+page\s+(\d+)\s*$/i.exec(args);
+  const page = pageMatch ? Math.max(1, Number(pageMatch[1])) : 1;
+  const query = (pageMatch ? args.slice(0, pageMatch.index) : args).trim();
+  if (!query) throw new CommandError('usage: /history <words to search> [page N], or /history open <id>');
+  const hits = recall.search(query, { limit: PAGE + 1, offset: (page - 1) * PAGE });
+  if (hits.length === 0) return text(page === 1 ? `Nothing archived matches "${query}".` : `No more results for "${query}".`);
+  const lines = hits.slice(0, PAGE).map((h, i) => `${(page - 1) * PAGE + i + 1}. ${h.label} — ${h.id}\n   ${h.snippet.replace(/\s+/g, ' ')}`);
+  if (hits.length > PAGE) lines.push(`More: /history ${query} page ${page + 1}`);
+  lines.push('Open one: /history open <id>');
+  return text(lines.join('\n'));
+}
+
+export function parseSlash(input: string): { name: string; args: string } | undefined {
+  const m = /^\/([a-z][\w-]*)(?:\s+([\s\S]*))?$/i.exec(input.trim());
+  if (!m) return undefined;
+  return { name: m[1]!.toLowerCase(), args: m[2] ?? '' };
+}
+
+export function findCommand(name: string): SlashCommand | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
+
+/** The closest command name, for "unknown command" messages. */
+export function suggestCommand(name: string): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const c of COMMANDS) {
+    const d = c.name.startsWith(name) ? 0 : editDistance(name, c.name);
+    if (!best || d < best.d) best = { name: c.name, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(name.length / 2)) ? best.name : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** Runs a slash command line; unknown commands get a suggestion. */
+export async function runSlash(ctx: CommandContext, input: string): Promise<CommandOutput | undefined> {
+  const parsed = parseSlash(input);
+  if (!parsed) throw new CommandError(`not a command: ${input}`);
+  const cmd = findCommand(parsed.name);
+  if (!cmd) {
+    const s = suggestCommand(parsed.name);
+    throw new CommandError(`unknown command /${parsed.name}${s ? ` — did you mean /${s}?` : ''} (see /help)`);
+  }
+  return cmd.run(ctx, parsed.args);
+}

@@ -1,0 +1,123 @@
+import { createRuntime } from './bootstrap.js';
+import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { CommandError, runSlash } from './commands/registry.js';
+import { formatCommandOutput } from './commands/format.js';
+import { emptyUsage, addUsage, textOf, type Usage } from './llm/messages.js';
+import { redact } from './log.js';
+import type { SessionEvent } from './session/session.js';
+
+// Non-interactive mode: one turn (or one slash command), printed as text, one JSON result,
+// or a stream of JSON events, one per line. Nobody can approve tools here, so what needs
+// approval is refused unless the config or flags allow it.
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function promptOf(opts: GlobalOptions, words: string[]): Promise<string> {
+  const given = [typeof opts.print === 'string' ? opts.print : '', ...words].filter(Boolean).join(' ').trim();
+  if (given) return given;
+  if (!process.stdin.isTTY) return (await readStdin()).trim();
+  return '';
+}
+
+const writeLine = (obj: unknown): void => {
+  process.stdout.write(`${redact(JSON.stringify(obj))}\n`);
+};
+
+export async function runPrint(opts: GlobalOptions, words: string[]): Promise<number> {
+  const prompt = await promptOf(opts, words);
+  if (!prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
+  const started = Date.now();
+  const format = opts.outputFormat;
+  const { runtime } = await createRuntime(opts);
+  const { session, config } = runtime;
+  for (const w of config.warnings) process.stderr.write(`agent: warning: ${w}\n`);
+
+  let answer: string[] = [];
+  let errorText: string | undefined;
+  let compactions = 0;
+  let usage: Usage = emptyUsage();
+  session.on((e: SessionEvent) => {
+    if (format === 'stream-json') writeLine(e);
+    switch (e.type) {
+      case 'message':
+        if (e.message.role === 'assistant') answer.push(textOf(e.message));
+        else if (e.message.kind === 'normal') answer = [];
+        break;
+      case 'usage':
+        usage = addUsage(usage, e.usage);
+        break;
+      case 'error':
+        errorText = e.message;
+        if (format !== 'stream-json') process.stderr.write(`agent: ${redact(e.message)}\n`);
+        break;
+      case 'notice':
+        if (format !== 'stream-json') process.stderr.write(`agent: ${e.level === 'info' ? '' : `${e.level}: `}${redact(e.text)}\n`);
+        break;
+      case 'retry':
+        if (format !== 'stream-json') process.stderr.write(`agent: ${redact(e.message)} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})\n`);
+        break;
+      case 'compaction_end':
+        if (e.record.status === 'applied') compactions++;
+        if (format !== 'stream-json' && e.record.trigger !== 'micro') {
+          process.stderr.write(`agent: compaction (${e.record.trigger}) ${e.record.status}: ${e.record.tokensBefore} → ${e.record.tokensAfter} tokens${e.record.reason ? ` (${e.record.reason})` : ''}\n`);
+        }
+        break;
+      default:
+        break;
+    }
+  });
+
+  const onSigint = (): void => {
+    if (!session.interrupt()) process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    if (prompt.startsWith('/')) {
+      let output;
+      try {
+        output = await runSlash({ session }, prompt);
+      } catch (e) {
+        if (e instanceof CommandError) throw new CliError(e.message, EXIT_USAGE);
+        throw e;
+      }
+      const textOut = output ? formatCommandOutput(output) : '';
+      if (format === 'text') {
+        if (textOut) process.stdout.write(`${textOut}\n`);
+      } else {
+        writeLine({ type: 'result', sessionId: session.id, command: prompt, output: output ?? null, result: textOut, isError: false, compactions, durationMs: Date.now() - started });
+      }
+      return EXIT_OK;
+    }
+
+    const result = await session.prompt(prompt);
+    const finalText = answer.join('').trim();
+    const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps';
+    if (format === 'text') {
+      if (finalText) process.stdout.write(`${finalText}\n`);
+    } else {
+      writeLine({
+        type: 'result',
+        sessionId: session.id,
+        result: finalText,
+        isError,
+        stopReason: result.reason,
+        ...(errorText ? { error: errorText } : {}),
+        turns: 1,
+        steps: result.steps,
+        usage: result.usage,
+        compactions,
+        model: session.currentConfig.model.name,
+        provider: session.currentConfig.provider,
+        durationMs: Date.now() - started,
+      });
+    }
+    return isError ? EXIT_RUNTIME : EXIT_OK;
+  } finally {
+    process.off('SIGINT', onSigint);
+    runtime.close();
+  }
+}

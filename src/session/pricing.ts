@@ -1,0 +1,47 @@
+import type { Usage } from '../llm/messages.js';
+
+/** USD per million tokens: input, output, cache read, cache write. Prefix-matched like the model table. */
+interface Price {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+const PRICES: Record<string, Price> = {
+  'claude-opus-4-8': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+  'claude-opus-4-7': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+  'claude-opus-4-6': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+  'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+  'claude-opus-4-1': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
+  'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
+  'claude-sonnet-4': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+  'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 },
+  'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 },
+  'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 },
+  'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005, cacheWrite: 0 },
+  'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4, cacheRead: 0.025, cacheWrite: 0 },
+  'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 0 },
+  'gpt-4o-mini': { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0 },
+  o3: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 },
+  'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275, cacheWrite: 0 },
+};
+
+function priceFor(model: string): Price | undefined {
+  let best: string | undefined;
+  for (const k of Object.keys(PRICES)) {
+    if ((model === k || (model.startsWith(k) && /[-_:@.]/.test(model.charAt(k.length)))) && (!best || k.length > best.length)) best = k;
+  }
+  return best ? PRICES[best] : undefined;
+}
+
+/** Estimated cost in USD, or undefined for a model without a known price (local models). */
+export function estimateCostUsd(model: string, u: Usage): number | undefined {
+  const p = priceFor(model);
+  if (!p) return undefined;
+  return (u.inputTokens * p.input + u.outputTokens * p.output + u.cacheReadTokens * p.cacheRead + u.cacheWriteTokens * p.cacheWrite) / 1_000_000;
+}

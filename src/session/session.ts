@@ -1,0 +1,468 @@
+import type { AgentEvent } from '../agent/events.js';
+import { runTurn, type Authorization, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
+import { buildSystemPrompt, readAgentsMd } from '../agent/systemPrompt.js';
+import { CompactionEngine, type CompactionOutcome } from '../compaction/engine.js';
+import type { TokenCounter } from '../compaction/tokens.js';
+import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
+import type { Config } from '../config/config.js';
+import { resolveModel } from '../config/models.js';
+import type { ProviderError } from '../llm/errors.js';
+import { addUsage, emptyUsage, newId, totalInputTokens, userMessage, type Message, type Usage } from '../llm/messages.js';
+import type { Provider, ToolSpec } from '../llm/provider.js';
+import { debug } from '../log.js';
+import type { SessionInfo, Store } from '../store/index.js';
+import { PermissionPolicy } from '../tools/permissions.js';
+import type { Approver } from '../tools/permissions.js';
+import { toolSpec, type AnyTool, type RecallSource } from '../tools/types.js';
+import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../ui/controller.js';
+import { contextBreakdown } from './breakdown.js';
+import { estimateCostUsd } from './pricing.js';
+import { repairInterruptedToolCalls } from './repair.js';
+
+export type SessionEvent =
+  | AgentEvent
+  | CompactionEvent
+  | { type: 'context'; usage: ContextUsageView }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string };
+
+export interface SessionDeps {
+  config: Config;
+  store: Store;
+  provider: Provider;
+  tools: readonly AnyTool[];
+  counter: TokenCounter;
+  /** Asks the person before a tool that needs approval; absent in print mode (such calls are refused). */
+  approver?: Approver;
+  /** Creates a provider for another provider family (used by /model). */
+  providerFor?: (config: Config) => Provider;
+}
+
+/** What is saved in the session row's meta so a resumed session keeps its state. */
+interface SessionMeta {
+  compaction?: unknown;
+  cost?: Record<string, Usage>;
+  permissions?: unknown;
+}
+
+/**
+ * One live session: the visible history, its persistence, the compaction tiers around
+ * every model call, and permissions. The TUI and print mode drive it; it drives the loop.
+ */
+export class Session {
+  readonly id: string;
+  private config: Config;
+  private provider: Provider;
+  private history: Message[];
+  private engine: CompactionEngine;
+  private readonly policy: PermissionPolicy;
+  private system: string;
+  private readonly toolSpecs: ToolSpec[];
+  private readonly listeners = new Set<(e: SessionEvent) => void>();
+  private running: AbortController | undefined;
+  private stored: boolean;
+  private title: string | null;
+  /** Messages whose write failed (disk full, read-only): kept in memory, retried on the next write. */
+  private unsaved: Array<{ msg: Message; tokens: number }> = [];
+  private cost: Record<string, Usage>;
+  private reactiveThisTurn = 0;
+
+  private constructor(
+    private readonly deps: SessionDeps,
+    info: SessionInfo | undefined,
+    history: Message[],
+  ) {
+    this.config = deps.config;
+    this.provider = deps.provider;
+    this.id = info?.id ?? newId('s');
+    this.stored = info !== undefined;
+    this.title = info?.title ?? null;
+    this.history = history;
+    const meta = (info?.meta ?? {}) as SessionMeta;
+    this.cost = meta.cost ?? {};
+    this.policy = new PermissionPolicy(this.config.permissions, meta.permissions);
+    this.toolSpecs = deps.tools.map(toolSpec);
+    this.system = this.buildSystem();
+    this.engine = this.createEngine(meta.compaction);
+  }
+
+  /** A new session (stored on its first message), or a stored one resumed where it stood. */
+  static open(deps: SessionDeps, resume?: SessionInfo): Session {
+    if (!resume) return new Session(deps, undefined, []);
+    const visible = deps.store.loadVisible(resume.id);
+    const session = new Session(deps, resume, visible);
+    const repair = repairInterruptedToolCalls(visible);
+    if (repair) {
+      session.persist(repair);
+      session.history.push(repair);
+      debug('closed interrupted tool calls on resume', { session: resume.id, message: repair.id });
+    }
+    return session;
+  }
+
+  on(listener: (e: SessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(e: SessionEvent): void {
+    for (const l of this.listeners) l(e);
+  }
+
+  private notice(level: 'info' | 'warning' | 'error', text: string): void {
+    debug(`notice ${level}: ${text}`);
+    this.emit({ type: 'notice', level, text });
+  }
+
+  messages(): readonly Message[] {
+    return this.history;
+  }
+
+  view(): SessionView {
+    return { id: this.id, title: this.title, model: this.config.model.name, provider: this.config.provider, cwd: this.config.cwd };
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  get currentConfig(): Config {
+    return this.config;
+  }
+
+  /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
+  async prompt(text: string): Promise<TurnResult> {
+    const ac = this.begin();
+    this.reactiveThisTurn = 0;
+    try {
+      const result = await runTurn(this.loopHost(), this.loopOptions(), userMessage(text), ac.signal, (e) => this.onAgentEvent(e));
+      if (result.reason !== 'aborted') this.engine.turnCompleted();
+      return result;
+    } finally {
+      this.end();
+    }
+  }
+
+  /** Manual compaction (/compact [focus]). */
+  async compact(focus?: string): Promise<CompactionRecord> {
+    const ac = this.begin();
+    try {
+      const outcome = await this.engine.manual(this.ctx(), focus, ac.signal, (e) => this.emit(e));
+      this.applyOutcome(outcome);
+      return outcome.record;
+    } finally {
+      this.end();
+    }
+  }
+
+  /** Interrupts the running turn or compaction; false when nothing runs. */
+  interrupt(): boolean {
+    if (!this.running) return false;
+    this.running.abort(new Error('interrupted by the user'));
+    return true;
+  }
+
+  private begin(): AbortController {
+    if (this.running) throw new Error('the session is busy: wait for the current turn, or interrupt it first');
+    const ac = new AbortController();
+    this.running = ac;
+    return ac;
+  }
+
+  private end(): void {
+    this.running = undefined;
+    this.saveMeta();
+    this.emit({ type: 'context', usage: this.contextUsage() });
+  }
+
+  contextUsage(): ContextUsageView {
+    return this.engine.usage(this.ctx());
+  }
+
+  contextBreakdown(): CommandOutput {
+    return contextBreakdown(this.deps.counter, this.system, this.toolSpecs, this.history, this.contextUsage());
+  }
+
+  costRows(): CommandOutput {
+    const rows: CostRow[] = Object.entries(this.cost).map(([model, usage]) => {
+      const usd = estimateCostUsd(model, usage);
+      return usd === undefined ? { model, usage } : { model, usage, usd };
+    });
+    const priced = rows.filter((r) => r.usd !== undefined);
+    return priced.length > 0 ? { kind: 'cost', rows, totalUsd: priced.reduce((s, r) => s + (r.usd ?? 0), 0) } : { kind: 'cost', rows };
+  }
+
+  permissionRules(): CommandOutput {
+    return { kind: 'permissions', mode: this.config.permissions.mode, rules: this.policy.rules() };
+  }
+
+  /** Switches the model for the following turns (/model). */
+  setModel(name: string): string {
+    const resolved = resolveModel(name, this.config.userModels);
+    const provider = resolved.provider ?? this.config.provider;
+    if (provider !== this.config.provider) {
+      if (!this.deps.providerFor) throw new Error(`cannot switch from ${this.config.provider} to ${provider} in this session`);
+      const next = { ...this.config, provider, model: resolved };
+      this.provider = this.deps.providerFor(next);
+      this.config = next;
+    } else {
+      this.config = { ...this.config, model: resolved };
+    }
+    this.config.maxOutputTokens = Math.min(resolved.maxOutputTokens, 32_000);
+    this.engine = this.createEngine(this.engine.state());
+    this.system = this.buildSystem();
+    if (this.stored) this.safeStore(() => this.deps.store.updateSession(this.id, { model: resolved.name, provider }));
+    this.emit({ type: 'context', usage: this.contextUsage() });
+    return resolved.source === 'default'
+      ? `Switched to ${resolved.name} (unknown model: assuming a ${resolved.contextWindow.toLocaleString('en-US')}-token window; describe it under "models" in .agentrc).`
+      : `Switched to ${resolved.name} (${provider}, ${resolved.contextWindow.toLocaleString('en-US')}-token window).`;
+  }
+
+  /** The session's archive, for the Recall tool and /history. */
+  recallSource(): RecallSource {
+    const store = this.deps.store;
+    const scope = (): { sessionId?: string } => (this.config.recall.crossSession ? {} : { sessionId: this.id });
+    return {
+      search: (query, opts) =>
+        store.searchArchive(query, { ...scope(), limit: opts.limit, offset: opts.offset }).map((h) => ({
+          id: h.id,
+          label: h.label,
+          snippet: h.snippet,
+          sessionId: h.sessionId,
+          createdAt: h.createdAt,
+        })),
+      get: (id) => {
+        const found = store.getArchived(id, scope());
+        return found ? { id: found.id, label: found.label, text: found.text } : undefined;
+      },
+    };
+  }
+
+  // ---- the loop's host -------------------------------------------------------------
+
+  private loopHost(): LoopHost {
+    return {
+      history: () => this.history,
+      append: (msg) => this.append(msg),
+      systemPrompt: () => this.system,
+      beforeModelCall: async (signal) => {
+        const outcomes = await this.engine.beforeCall(this.ctx(), signal, (e) => this.emit(e));
+        for (const o of outcomes) this.applyOutcome(o);
+      },
+      recoverFromOverflow: async (err, attempt, signal) => this.recoverFromOverflow(err, attempt, signal),
+      afterResponse: (req, done) => {
+        const check = this.engine.observeResponse({ system: req.system, tools: req.tools, messages: req.messages }, totalInputTokens(done.usage));
+        if (check.silentOverflow) this.notice('warning', check.silentOverflow);
+      },
+    };
+  }
+
+  private loopOptions(): LoopOptions {
+    return {
+      provider: this.provider,
+      model: this.config.model.name,
+      maxTokens: this.config.maxOutputTokens,
+      tools: this.deps.tools,
+      gate: { authorize: (call, signal) => this.authorize(call, signal) },
+      maxSteps: this.config.maxSteps,
+      retry: this.config.retry,
+      maxOutputRecoveries: this.config.compaction.maxOutputRecoveries,
+      cwd: this.config.cwd,
+      recall: this.recallSource(),
+    };
+  }
+
+  private onAgentEvent(e: AgentEvent): void {
+    if (e.type === 'usage') {
+      this.cost[e.model] = addUsage(this.cost[e.model] ?? emptyUsage(), e.usage);
+    }
+    this.emit(e);
+    if (e.type === 'message') this.emit({ type: 'context', usage: this.contextUsage() });
+  }
+
+  private async recoverFromOverflow(err: ProviderError, attempt: number, signal: AbortSignal): Promise<boolean> {
+    this.reactiveThisTurn++;
+    const max = this.config.compaction.maxReactiveAttempts;
+    if (this.reactiveThisTurn > max) {
+      this.notice(
+        'error',
+        `The provider still says the prompt is too long after ${max} compaction${max === 1 ? '' : 's'} this turn. ` +
+          `Try /compact with a focus, /clear for a fresh session, or a model with a larger context window.`,
+      );
+      return false;
+    }
+    const outcome = await this.engine.reactive(this.ctx(), err.overflow, attempt, signal, (e) => this.emit(e));
+    return this.applyOutcome(outcome);
+  }
+
+  private async authorize(call: { tool: AnyTool; input: unknown; summary: string; toolUseId: string }, signal: AbortSignal): Promise<Authorization> {
+    const { tool, input, summary, toolUseId } = call;
+    const decision = this.policy.decide(tool, input);
+    if (decision === 'allow') return { ok: true };
+    if (decision === 'deny') {
+      return { ok: false, message: `${tool.name} is not allowed here (permissions mode "deny"); the call was not run. Do not retry it; find another way or ask the user.` };
+    }
+    if (!this.deps.approver) {
+      return {
+        ok: false,
+        message:
+          `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ` +
+          `The user can allow it with --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc.`,
+      };
+    }
+    const answer = await this.deps.approver(
+      { toolName: tool.name, toolUseId, input, summary, ...(tool.name === 'Bash' ? { suggestedPrefix: this.policy.suggestPrefix(summary) } : {}) },
+      signal,
+    );
+    this.policy.remember(tool, answer);
+    if (answer.kind === 'deny') {
+      return { ok: false, message: `The user denied this ${tool.name} call${answer.note ? ` and said: ${answer.note}` : '.'}` };
+    }
+    return { ok: true };
+  }
+
+  // ---- history, persistence ----------------------------------------------------------
+
+  private ctx(): { system: string; tools: readonly ToolSpec[]; history: readonly Message[] } {
+    return { system: this.system, tools: this.toolSpecs, history: this.history };
+  }
+
+  private append(msg: Message): void {
+    this.history.push(msg);
+    this.persist(msg);
+  }
+
+  private persist(msg: Message): void {
+    const tokens = this.deps.counter.countMessage(msg);
+    this.unsaved.push({ msg, tokens });
+    this.flush();
+  }
+
+  /** Writes what is pending, in order. A failure keeps it in memory and tells the person once per failure streak. */
+  private flush(): boolean {
+    if (this.unsaved.length === 0) return true;
+    const hadFailed = this.unsaved.length > 1;
+    try {
+      this.ensureStored();
+      while (this.unsaved.length > 0) {
+        const next = this.unsaved[0]!;
+        this.deps.store.appendMessage(this.id, next.msg, next.tokens);
+        this.unsaved.shift();
+        if (this.title === null && next.msg.role === 'user' && next.msg.kind === 'normal') this.title = this.deps.store.getSession(this.id)?.title ?? null;
+      }
+      if (hadFailed) this.notice('info', 'The database accepts writes again; every pending message is saved.');
+      return true;
+    } catch (e) {
+      if (!hadFailed) {
+        this.notice(
+          'error',
+          `Could not save to ${this.config.dbPath}: ${(e as Error).message}. The session goes on in memory and saving is retried with every message; nothing has been lost yet, but it will be if you quit before the disk recovers.`,
+        );
+      }
+      return false;
+    }
+  }
+
+  private ensureStored(): void {
+    if (this.stored) return;
+    this.deps.store.createSession({
+      id: this.id,
+      cwd: this.config.cwd,
+      provider: this.config.provider,
+      model: this.config.model.name,
+      meta: this.meta(),
+    });
+    this.stored = true;
+  }
+
+  private meta(): Record<string, unknown> {
+    return { compaction: this.engine.state(), cost: this.cost, permissions: this.policy.sessionState() };
+  }
+
+  private saveMeta(): void {
+    if (!this.stored) return;
+    this.safeStore(() => this.deps.store.updateSession(this.id, { meta: this.meta(), contextTokens: this.contextUsage().tokens }));
+  }
+
+  private safeStore(write: () => void): void {
+    try {
+      write();
+    } catch (e) {
+      debug('store write failed', { error: (e as Error).message });
+    }
+  }
+
+  /** Applies a successful compaction (store first, in one transaction, then memory); records failures. */
+  private applyOutcome(outcome: CompactionOutcome): boolean {
+    const { record, change } = outcome;
+    if (!change) {
+      if (this.stored) this.safeStore(() => this.deps.store.recordCompactionFailure(this.id, record));
+      return false;
+    }
+    if (!this.flush()) {
+      this.notice('error', 'The compaction was not applied because the database cannot be written; the session is unchanged.');
+      return false;
+    }
+    try {
+      this.ensureStored();
+      this.deps.store.applyCompaction(this.id, change);
+    } catch (e) {
+      this.notice('error', `The compaction could not be saved (${(e as Error).message}); it was not applied and the session is unchanged.`);
+      return false;
+    }
+    this.history = [...change.messages];
+    this.engine.applied(change);
+    if (record.trigger !== 'micro') this.system = this.buildSystem();
+    this.saveMeta();
+    this.emit({ type: 'context', usage: this.contextUsage() });
+    return true;
+  }
+
+  private buildSystem(): string {
+    const agentsMd = readAgentsMd(this.config.cwd);
+    return buildSystemPrompt({
+      cwd: this.config.cwd,
+      platform: `${process.platform} (${process.arch})`,
+      date: new Date(),
+      model: this.config.model.name,
+      tools: this.toolSpecs,
+      ...(agentsMd ? { agentsMd } : {}),
+    });
+  }
+
+  private createEngine(state: unknown): CompactionEngine {
+    const summarizerModel = this.config.compaction.model ?? this.config.model.name;
+    const summarizerLimits = resolveModel(summarizerModel, this.config.userModels);
+    return new CompactionEngine(
+      {
+        config: this.config.compaction,
+        limits: this.config.model,
+        summarizer: { provider: this.provider, model: summarizerModel, limits: summarizerLimits },
+        counter: this.deps.counter,
+        compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
+        readFile: (path) => readForRestore(this.config.cwd, path),
+      },
+      state,
+    );
+  }
+
+  close(): void {
+    this.interrupt();
+    this.flush();
+    this.saveMeta();
+  }
+}
+
+async function readForRestore(cwd: string, path: string): Promise<string | undefined> {
+  const { readFile, stat } = await import('node:fs/promises');
+  const { resolve } = await import('node:path');
+  const full = resolve(cwd, path);
+  try {
+    const s = await stat(full);
+    if (!s.isFile() || s.size > 2_000_000) return undefined;
+    const buf = await readFile(full);
+    if (buf.subarray(0, 8000).includes(0)) return undefined;
+    return buf.toString('utf8');
+  } catch {
+    return undefined;
+  }
+}

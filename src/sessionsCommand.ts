@@ -1,0 +1,138 @@
+import { createInterface } from 'node:readline/promises';
+import { configFor, openStoreFor } from './bootstrap.js';
+import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import type { Message } from './llm/messages.js';
+import type { SessionInfo, Store } from './store/index.js';
+
+// `agent sessions …`: list, show, export, search and remove stored sessions.
+
+type Opts = GlobalOptions & { db?: string };
+
+function withStore<T>(opts: Opts, fn: (store: Store) => T): T {
+  const config = configFor(opts);
+  const store = openStoreFor(config);
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+function requireSession(store: Store, id: string): SessionInfo {
+  const info = store.getSession(id);
+  if (!info) throw new CliError(`no session with id "${id}" (list them with \`agent sessions\`)`, EXIT_USAGE);
+  return info;
+}
+
+const out = (s: string): void => {
+  process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+};
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86_400)}d ago`;
+}
+
+export async function listSessionsCommand(opts: Opts & { cwd?: string; limit: number }): Promise<number> {
+  return withStore(opts, (store) => {
+    const sessions = store.listSessions({ ...(opts.cwd ? { cwd: opts.cwd } : {}), limit: opts.limit });
+    if (sessions.length === 0) {
+      out('No sessions yet. Start one with `agent`.');
+      return EXIT_OK;
+    }
+    out(['ID', 'UPDATED', 'MESSAGES', 'COMPACTIONS', 'CWD', 'TITLE'].join('\t'));
+    for (const s of sessions) {
+      out([s.id, age(s.updatedAt), String(s.messageCount), String(s.compactionCount), s.cwd, s.title ?? '(untitled)'].join('\t'));
+    }
+    return EXIT_OK;
+  });
+}
+
+function renderMessage(m: Message, archivedBy: string | null): string {
+  const who = m.kind === 'checkpoint' ? 'checkpoint' : m.kind === 'meta' ? 'agent' : m.role;
+  const mark = archivedBy ? ` [archived by compaction ${archivedBy}]` : '';
+  const body = m.blocks
+    .map((b) => {
+      switch (b.type) {
+        case 'text':
+          return b.text;
+        case 'tool_use':
+          return `→ ${b.name} ${JSON.stringify(b.input)}`;
+        case 'tool_result':
+          return `← ${b.isError ? 'error: ' : ''}${b.content}`;
+        case 'image':
+          return `[image ${b.mediaType}]`;
+      }
+    })
+    .join('\n');
+  return `## ${who}${m.interrupted ? ' (interrupted)' : ''}${mark} — ${new Date(m.createdAt).toISOString()}\n\n${body}\n`;
+}
+
+export async function showSessionCommand(id: string, opts: Opts & { archived?: boolean }): Promise<number> {
+  return withStore(opts, (store) => {
+    const info = requireSession(store, id);
+    out(`# ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}\n`);
+    const rows = store.loadTranscript(info.id, { includeArchived: opts.archived === true });
+    for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy));
+    const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
+    if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
+    return EXIT_OK;
+  });
+}
+
+export async function exportSessionCommand(id: string, opts: Opts & { format: 'md' | 'jsonl' }): Promise<number> {
+  return withStore(opts, (store) => {
+    const info = requireSession(store, id);
+    const rows = store.loadTranscript(info.id, { includeArchived: true });
+    if (opts.format === 'jsonl') {
+      out(JSON.stringify({ type: 'session', id: info.id, cwd: info.cwd, title: info.title, provider: info.provider, model: info.model, createdAt: info.createdAt }));
+      for (const { message, archivedBy } of rows) out(JSON.stringify({ type: 'message', archivedBy, ...message }));
+      for (const c of store.listCompactions(info.id)) out(JSON.stringify({ type: 'compaction', ...c }));
+      return EXIT_OK;
+    }
+    out(`# ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}\n`);
+    for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy));
+    return EXIT_OK;
+  });
+}
+
+export async function removeSessionCommand(id: string, opts: Opts & { yes?: boolean }): Promise<number> {
+  const config = configFor(opts);
+  const store = openStoreFor(config);
+  try {
+    const info = requireSession(store, id);
+    if (!opts.yes) {
+      if (!process.stdin.isTTY) throw new CliError('refusing to delete without confirmation: add --yes', EXIT_USAGE);
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      const answer = await rl.question(`Delete session ${info.id} "${info.title ?? '(untitled)'}" (${info.messageCount} messages)? [y/N] `);
+      rl.close();
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        out('Kept.');
+        return EXIT_RUNTIME;
+      }
+    }
+    store.deleteSession(info.id);
+    out(`Deleted session ${info.id}.`);
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+export async function searchSessionsCommand(query: string, opts: Opts & { session?: string; limit: number }): Promise<number> {
+  return withStore(opts, (store) => {
+    const sessionId = opts.session ? requireSession(store, opts.session).id : undefined;
+    const hits = store.searchArchive(query, { ...(sessionId ? { sessionId } : {}), limit: opts.limit, offset: 0 });
+    if (hits.length === 0) {
+      out(`Nothing archived matches "${query}".`);
+      return EXIT_OK;
+    }
+    for (const h of hits) {
+      out(`${h.sessionId}  ${h.id}  ${h.label}\n    ${h.snippet.replace(/\s+/g, ' ')}`);
+    }
+    return EXIT_OK;
+  });
+}
