@@ -1,0 +1,196 @@
+// Rows ↔ neutral types. Only the fields the types declare are written: whatever else an
+// object happens to carry (a client, a key) never reaches the database.
+import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
+import type { Block, Message, MessageKind, Role, Usage } from '../llm/messages.js';
+import { DecodeError, InvalidInputError } from './errors.js';
+
+export interface MessageRow {
+  id: string;
+  role: string;
+  kind: string;
+  pinned: number | null;
+  blocks: string;
+  tokens: number | null;
+  usage: string | null;
+  model: string | null;
+  interrupted: number | null;
+  created_at: number;
+}
+
+/** Bind parameters for the message columns (named to match the SQL). */
+export interface MessageParams {
+  id: string;
+  role: Role;
+  kind: MessageKind;
+  pinned: number | null;
+  blocks: string;
+  tokens: number | null;
+  usage: string | null;
+  model: string | null;
+  interrupted: number | null;
+  created_at: number;
+}
+
+const ROLES: readonly string[] = ['user', 'assistant'];
+const KINDS: readonly string[] = ['normal', 'checkpoint', 'meta'];
+const TRIGGERS: readonly string[] = ['micro', 'auto', 'reactive', 'manual'];
+const STATUSES: readonly string[] = ['applied', 'failed', 'ineffective'];
+const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 'none'];
+
+const flag = (v: boolean | undefined): number | null => (v === undefined ? null : v ? 1 : 0);
+
+function cleanBlock(b: Block, msgId: string): Block {
+  switch (b.type) {
+    case 'text':
+      return { type: 'text', text: String(b.text) };
+    case 'tool_use':
+      return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
+    case 'tool_result': {
+      const out: Block = { type: 'tool_result', toolUseId: b.toolUseId, content: String(b.content), isError: b.isError === true };
+      if (b.cleared) out.cleared = { archiveId: b.cleared.archiveId, originalTokens: b.cleared.originalTokens };
+      return out;
+    }
+    case 'image':
+      return { type: 'image', mediaType: b.mediaType, data: b.data };
+    default:
+      throw new InvalidInputError(`message ${msgId} holds a block of unknown type ${JSON.stringify((b as { type?: unknown }).type)}`);
+  }
+}
+
+export function cleanUsage(u: Usage): Usage {
+  return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheReadTokens: u.cacheReadTokens, cacheWriteTokens: u.cacheWriteTokens };
+}
+
+function checkTokens(tokens: number | null, what: string): number | null {
+  if (tokens === null) return null;
+  if (!Number.isInteger(tokens) || tokens < 0) throw new InvalidInputError(`token count of ${what} must be a non-negative integer, got ${tokens}`);
+  return tokens;
+}
+
+export function encodeMessage(m: Message, tokens: number | null): MessageParams {
+  if (typeof m.id !== 'string' || m.id === '') throw new InvalidInputError('a message needs a non-empty id');
+  if (!ROLES.includes(m.role)) throw new InvalidInputError(`message ${m.id} has unknown role ${JSON.stringify(m.role)}`);
+  if (!KINDS.includes(m.kind)) throw new InvalidInputError(`message ${m.id} has unknown kind ${JSON.stringify(m.kind)}`);
+  if (!Array.isArray(m.blocks)) throw new InvalidInputError(`message ${m.id} has no blocks array`);
+  if (!Number.isFinite(m.createdAt)) throw new InvalidInputError(`message ${m.id} has no valid createdAt`);
+  return {
+    id: m.id,
+    role: m.role,
+    kind: m.kind,
+    pinned: flag(m.pinned),
+    blocks: JSON.stringify(m.blocks.map((b) => cleanBlock(b, m.id))),
+    tokens: checkTokens(tokens, `message ${m.id}`),
+    usage: m.usage ? JSON.stringify(cleanUsage(m.usage)) : null,
+    model: m.model ?? null,
+    interrupted: flag(m.interrupted),
+    created_at: m.createdAt,
+  };
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DecodeError(`${what} holds unreadable JSON`);
+  }
+}
+
+export function decodeMessage(r: MessageRow): Message {
+  const blocks = parseJson(r.blocks, `message ${r.id}`);
+  if (!Array.isArray(blocks)) throw new DecodeError(`message ${r.id} has no blocks array`);
+  const msg: Message = {
+    id: r.id,
+    role: r.role as Role,
+    blocks: blocks as Block[],
+    kind: r.kind as MessageKind,
+    createdAt: r.created_at,
+  };
+  if (r.pinned !== null) msg.pinned = r.pinned === 1;
+  if (r.usage !== null) msg.usage = parseJson(r.usage, `usage of message ${r.id}`) as Usage;
+  if (r.model !== null) msg.model = r.model;
+  if (r.interrupted !== null) msg.interrupted = r.interrupted === 1;
+  return msg;
+}
+
+export interface CompactionRow {
+  id: string;
+  trigger: string;
+  focus: string | null;
+  status: string;
+  reason: string | null;
+  tokens_before: number;
+  tokens_after: number;
+  archived_count: number;
+  preserved_count: number;
+  summary_tokens: number;
+  summary: string | null;
+  method: string | null;
+  duration_ms: number;
+  model: string;
+  usage: string;
+  created_at: number;
+}
+
+export function encodeCompaction(r: CompactionRecord): CompactionRow {
+  if (typeof r.id !== 'string' || r.id === '') throw new InvalidInputError('a compaction record needs a non-empty id');
+  if (!TRIGGERS.includes(r.trigger)) throw new InvalidInputError(`compaction ${r.id} has unknown trigger ${JSON.stringify(r.trigger)}`);
+  if (!STATUSES.includes(r.status)) throw new InvalidInputError(`compaction ${r.id} has unknown status ${JSON.stringify(r.status)}`);
+  if (r.method !== undefined && !METHODS.includes(r.method)) throw new InvalidInputError(`compaction ${r.id} has unknown method ${JSON.stringify(r.method)}`);
+  return {
+    id: r.id,
+    trigger: r.trigger,
+    focus: r.focus ?? null,
+    status: r.status,
+    reason: r.reason ?? null,
+    tokens_before: r.tokensBefore,
+    tokens_after: r.tokensAfter,
+    archived_count: r.archivedCount,
+    preserved_count: r.preservedCount,
+    summary_tokens: r.summaryTokens,
+    summary: r.summary ?? null,
+    method: r.method ?? null,
+    duration_ms: r.durationMs,
+    model: r.model,
+    usage: JSON.stringify(cleanUsage(r.usage)),
+    created_at: r.createdAt,
+  };
+}
+
+export function decodeCompaction(r: CompactionRow): CompactionRecord {
+  const rec: CompactionRecord = {
+    id: r.id,
+    trigger: r.trigger as CompactionTrigger,
+    status: r.status as CompactionRecord['status'],
+    tokensBefore: r.tokens_before,
+    tokensAfter: r.tokens_after,
+    archivedCount: r.archived_count,
+    preservedCount: r.preserved_count,
+    summaryTokens: r.summary_tokens,
+    durationMs: r.duration_ms,
+    model: r.model,
+    usage: parseJson(r.usage, `usage of compaction ${r.id}`) as Usage,
+    createdAt: r.created_at,
+  };
+  if (r.focus !== null) rec.focus = r.focus;
+  if (r.reason !== null) rec.reason = r.reason;
+  if (r.summary !== null) rec.summary = r.summary;
+  if (r.method !== null) rec.method = r.method as NonNullable<CompactionRecord['method']>;
+  return rec;
+}
+
+export function encodeMeta(meta: Record<string, unknown>, sessionId: string): string {
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    throw new InvalidInputError(`meta of session ${sessionId} must be a plain object`);
+  }
+  try {
+    return JSON.stringify(meta);
+  } catch (e) {
+    throw new InvalidInputError(`meta of session ${sessionId} is not JSON-serializable (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+export function decodeMeta(text: string, sessionId: string): Record<string, unknown> {
+  const v = parseJson(text, `meta of session ${sessionId}`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new DecodeError(`meta of session ${sessionId} is not an object`);
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,18 @@
+// The only module of the program that touches SQLite (better-sqlite3).
+export { openStore } from './open.js';
+export { StoreError, isStoreError, type StoreErrorKind } from './errors.js';
+export { SCHEMA_VERSION } from './migrations.js';
+export type {
+  ArchivedItem,
+  ArchiveHit,
+  ArchiveKind,
+  NewSession,
+  OpenStoreOptions,
+  SearchOptions,
+  SessionInfo,
+  SessionPatch,
+  Store,
+  TokenCounter,
+  TranscriptEntry,
+  VisibleEntry,
+} from './types.js';

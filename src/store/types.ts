@@ -1,0 +1,138 @@
+import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
+import type { Message } from '../llm/messages.js';
+
+export interface OpenStoreOptions {
+  /** How long a write waits for another process's lock before failing with kind 'locked'. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Open an existing database for reading only: nothing is created, migrated or written. */
+  readonly?: boolean;
+  /** Cap on the database size (SQLite max_page_count); growing past it fails with kind 'disk_full'. */
+  maxSizeBytes?: number;
+}
+
+export interface SessionInfo {
+  id: string;
+  cwd: string;
+  /** From the first normal user prompt unless set explicitly. */
+  title: string | null;
+  provider: string;
+  model: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Free-form JSON the session layer keeps (compaction cadence, breaker, calibration...). */
+  meta: Record<string, unknown>;
+  /** Every message row of the session, visible or archived. */
+  messageCount: number;
+  visibleCount: number;
+  /** Applied compactions (failed and ineffective attempts are not counted). */
+  compactionCount: number;
+  /** Last context size the session layer reported through updateSession. */
+  contextTokens: number | null;
+}
+
+export interface NewSession {
+  id: string;
+  cwd: string;
+  provider: string;
+  model: string;
+  title?: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface SessionPatch {
+  title?: string | null;
+  provider?: string;
+  model?: string;
+  /** Replaces the whole meta object. */
+  meta?: Record<string, unknown>;
+  contextTokens?: number | null;
+}
+
+export interface TranscriptEntry {
+  message: Message;
+  /** Id of the compaction that archived the message, null while it is visible. */
+  archivedBy: string | null;
+}
+
+export interface VisibleEntry {
+  message: Message;
+  /** Token count stored with the message (null when the writer gave none). */
+  tokens: number | null;
+}
+
+export type ArchiveKind = 'message' | 'tool_output';
+
+export interface ArchiveHit {
+  /** Archived message id or tool output archive id: pass it to getArchived. */
+  id: string;
+  kind: ArchiveKind;
+  /** "user message", "tool result of Bash `npm test`", "Bash output `npm test` (cleared)"... */
+  label: string;
+  /** Matching excerpt; matched terms are wrapped in « ». */
+  snippet: string;
+  sessionId: string;
+  /** When the archived content was first produced (epoch ms). */
+  createdAt: number;
+  /** FTS5 bm25 score: lower is more relevant (hits come best first). 0 for the LIKE scan. */
+  rank: number;
+}
+
+export interface ArchivedItem {
+  id: string;
+  kind: ArchiveKind;
+  label: string;
+  /** Full text: an archived message rendered as text, or a cleared tool output's original content. */
+  text: string;
+  sessionId: string;
+  createdAt: number;
+}
+
+export interface SearchOptions {
+  /** Restrict to one session; omitted = every session in the database. */
+  sessionId?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Token counts for messages a compaction adds or rewrites; omitted → stored as unknown (null). */
+export type TokenCounter = (message: Message) => number;
+
+export interface Store {
+  /** Absolute path of the database file (':memory:' for an in-memory store). */
+  readonly file: string;
+  readonly readonly: boolean;
+
+  createSession(s: NewSession): SessionInfo;
+  updateSession(id: string, patch: SessionPatch): void;
+  /** Exact id or a unique id prefix (like git). An ambiguous prefix throws StoreError 'not_found'. */
+  getSession(idOrPrefix: string): SessionInfo | undefined;
+  /** The most recently touched session (optionally of one working directory). */
+  latestSession(cwd?: string): SessionInfo | undefined;
+  /** Most recently touched first. */
+  listSessions(opts?: { cwd?: string; limit?: number }): SessionInfo[];
+  /** Removes the session and everything of it (messages, compactions, archive, search index). */
+  deleteSession(id: string): void;
+
+  /** Appends one finished message; committed when this returns. Sets the title from the first prompt. */
+  appendMessage(sessionId: string, msg: Message, tokens: number | null): void;
+  /** The visible history in order (what the model sees). */
+  loadVisible(sessionId: string): Message[];
+  loadVisibleEntries(sessionId: string): VisibleEntry[];
+  /** Every message in insertion order, with the compaction that archived it. */
+  loadTranscript(sessionId: string, opts: { includeArchived: boolean }): TranscriptEntry[];
+
+  /** Applies a successful compaction in one transaction: all of it or nothing. */
+  applyCompaction(sessionId: string, change: CompactionChange, tokens?: TokenCounter): void;
+  /** Stores a failed or ineffective attempt (the record only). */
+  recordCompactionFailure(sessionId: string, record: CompactionRecord): void;
+  /** Every compaction attempt of the session, oldest first. */
+  listCompactions(sessionId: string): CompactionRecord[];
+
+  /** Full-text search (FTS5, bm25) over archived messages and cleared tool outputs. */
+  searchArchive(query: string, opts: SearchOptions): ArchiveHit[];
+  /** The same search by a plain LIKE scan (kept for the benchmark comparison). */
+  likeScanArchive(query: string, opts: SearchOptions): ArchiveHit[];
+  getArchived(id: string, opts?: { sessionId?: string }): ArchivedItem | undefined;
+
+  close(): void;
+}
