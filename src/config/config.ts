@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ProviderName } from '../llm/provider.js';
+import { stripJsonComments } from './jsonc.js';
 import { inferProvider, resolveModel, type ResolvedModel, type UserModelEntry } from './models.js';
 import {
   BashSchema,
@@ -69,19 +70,27 @@ export function loadConfig(opts: LoadOptions): Config {
   const files = [join(home, '.agentrc'), join(opts.cwd, '.agentrc')];
   const unique = files.filter((f, i) => files.indexOf(f) === i);
   const sources: string[] = [];
-  let merged: FileConfig = {};
+  // Each file is validated on its own (so errors name it); the raw objects are merged, so a
+  // default filled in by the working directory's file never hides a value set at home.
+  let merged: Record<string, unknown> = {};
   for (const file of unique) {
-    const parsed = readConfigFile(file);
-    if (parsed) {
+    const raw = readRawConfig(file);
+    if (raw) {
+      validateConfig(file, raw);
       sources.push(file);
-      merged = mergeConfig(merged, parsed);
+      merged = mergeRaw(merged, raw);
     }
   }
-  return resolveConfig(merged, sources, opts);
+  return resolveConfig(FileConfigSchema.parse(merged), sources, opts);
 }
 
 /** Reads and validates one .agentrc; undefined when the file does not exist. */
 export function readConfigFile(file: string): FileConfig | undefined {
+  const raw = readRawConfig(file);
+  return raw === undefined ? undefined : validateConfig(file, raw);
+}
+
+function readRawConfig(file: string): Record<string, unknown> | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -91,17 +100,34 @@ export function readConfigFile(file: string): FileConfig | undefined {
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(stripJsonComments(text));
   } catch (e) {
     throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
   }
-  const result = FileConfigSchema.safeParse(json);
+  if (!isObject(json)) throw new ConfigError(`${file}: must hold a JSON object ({ ... })`);
+  return json;
+}
+
+function validateConfig(file: string, raw: unknown): FileConfig {
+  const result = FileConfigSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const field = issueField(issue);
     throw new ConfigError(`${file}: ${field ? `field "${field}": ` : ''}${issueMessage(issue)}`);
   }
   return result.data;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Later keys win; nested objects (models, permissions, compaction, ...) merge key by key. */
+function mergeRaw(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const prev = out[k];
+    out[k] = isObject(prev) && isObject(v) ? { ...prev, ...v } : v;
+  }
+  return out;
 }
 
 function issueField(issue: z.core.$ZodIssue): string {
@@ -113,19 +139,6 @@ function issueField(issue: z.core.$ZodIssue): string {
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return 'unknown key (see .agentrc.example for the keys)';
   return issue.message;
-}
-
-function mergeConfig(base: FileConfig, over: FileConfig): FileConfig {
-  return {
-    ...base,
-    ...over,
-    models: { ...base.models, ...over.models },
-    permissions: { ...base.permissions, ...over.permissions },
-    compaction: { ...base.compaction, ...over.compaction },
-    bash: { ...base.bash, ...over.bash },
-    recall: { ...base.recall, ...over.recall },
-    retry: { ...base.retry, ...over.retry },
-  };
 }
 
 function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): Config {

@@ -1,0 +1,158 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, readConfigFile } from '../../src/config/config.js';
+import { MissingKeyError, resolveCredentials } from '../../src/config/credentials.js';
+import { stripJsonComments } from '../../src/config/jsonc.js';
+import { inferProvider, resolveModel } from '../../src/config/models.js';
+
+function dirs(): { home: string; cwd: string } {
+  const root = mkdtempSync(join(tmpdir(), 'agent-config-'));
+  const home = join(root, 'home');
+  const cwd = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(cwd);
+  return { home, cwd };
+}
+
+const load = (d: { home: string; cwd: string }, flags = {}, env: NodeJS.ProcessEnv = {}) => loadConfig({ cwd: d.cwd, home: d.home, env, flags });
+
+describe('config loading', () => {
+  it('uses defaults when no file exists', () => {
+    const d = dirs();
+    const c = load(d, {}, { ANTHROPIC_API_KEY: 'x' });
+    expect(c.provider).toBe('anthropic');
+    expect(c.model.name).toBe('claude-sonnet-4-5');
+    expect(c.permissions.mode).toBe('ask');
+    expect(c.compaction.autoBufferTokens).toBe(13_000);
+    expect(c.dbPath).toBe(join(d.home, '.local', 'share', 'agent', 'agent.db'));
+    expect(c.sources).toEqual([]);
+    expect(c.warnings).toEqual([]);
+  });
+
+  it('lets the working directory win over home, and flags over both', () => {
+    const d = dirs();
+    writeFileSync(join(d.home, '.agentrc'), JSON.stringify({ model: 'gpt-4o', compaction: { tailTurns: 7, cooldownTurns: 9 }, permissions: { allowBash: ['ls'] } }));
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'claude-haiku-4-5', compaction: { tailTurns: 2 } }));
+    const c = load(d);
+    expect(c.model.name).toBe('claude-haiku-4-5');
+    expect(c.provider).toBe('anthropic');
+    expect(c.compaction.tailTurns).toBe(2);
+    expect(c.compaction.cooldownTurns).toBe(9);
+    expect(c.permissions.allowBash).toEqual(['ls']);
+    expect(c.sources).toEqual([join(d.home, '.agentrc'), join(d.cwd, '.agentrc')]);
+    const flagged = load(d, { model: 'gpt-4o', permissionMode: 'allow' });
+    expect(flagged.model.name).toBe('gpt-4o');
+    expect(flagged.provider).toBe('openai');
+    expect(flagged.permissions.mode).toBe('allow');
+  });
+
+  it('names the file and the field for a wrong value, and exits as a usage error', () => {
+    const d = dirs();
+    const file = join(d.cwd, '.agentrc');
+    writeFileSync(file, JSON.stringify({ compaction: { tailTurns: -1 } }));
+    expect(() => load(d)).toThrow(ConfigError);
+    expect(() => load(d)).toThrow(`${file}: field "compaction.tailTurns"`);
+    writeFileSync(file, JSON.stringify({ permissions: { mode: 'sometimes' } }));
+    expect(() => load(d)).toThrow(/field "permissions\.mode"/);
+    writeFileSync(file, JSON.stringify({ modle: 'x' }));
+    expect(() => load(d)).toThrow(/field "modle": unknown key/);
+    writeFileSync(file, JSON.stringify({ models: { m: { contextWindow: 'big', maxOutputTokens: 1 } } }));
+    expect(() => load(d)).toThrow(/field "models\.m\.contextWindow"/);
+  });
+
+  it('names the file for malformed JSON', () => {
+    const d = dirs();
+    const file = join(d.home, '.agentrc');
+    writeFileSync(file, '{ "model": "gpt-4o", }');
+    expect(() => load(d)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON`));
+  });
+
+  it('rejects bad flags with the flag named', () => {
+    const d = dirs();
+    expect(() => load(d, { provider: 'google' })).toThrow(/--provider: "google"/);
+    expect(() => load(d, { permissionMode: 'yolo' })).toThrow(/--permission-mode/);
+    expect(() => load(d, { baseURL: 'not a url' })).toThrow(/--base-url/);
+    expect(() => load(d, { model: 'mystery-model' })).toThrow(/--model: cannot tell which provider serves "mystery-model"/);
+  });
+
+  it('runs an unknown model with stated default limits and a warning', () => {
+    const d = dirs();
+    const c = load(d, { model: 'llama3.1:8b', baseURL: 'http://localhost:11434/v1' });
+    expect(c.provider).toBe('openai');
+    expect(c.model).toMatchObject({ contextWindow: 32_768, maxOutputTokens: 4_096, source: 'default' });
+    expect(c.warnings[0]).toMatch(/Unknown model "llama3\.1:8b": assuming a 32,768-token context window/);
+  });
+
+  it('takes model limits and provider from the models map', () => {
+    const d = dirs();
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'tiny', models: { tiny: { contextWindow: 8192, maxOutputTokens: 1024, provider: 'openai' } } }));
+    const c = load(d);
+    expect(c.provider).toBe('openai');
+    expect(c.model).toMatchObject({ name: 'tiny', contextWindow: 8192, maxOutputTokens: 1024, source: 'config' });
+    expect(c.maxOutputTokens).toBe(1024);
+    expect(c.warnings).toEqual([]);
+  });
+
+  it('resolves the database path: flag, then AGENT_DB, then the file, then XDG_DATA_HOME', () => {
+    const d = dirs();
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ db: 'from-file.db' }));
+    expect(load(d, { db: '/tmp/flag.db' }, { AGENT_DB: '/tmp/env.db' }).dbPath).toBe('/tmp/flag.db');
+    expect(load(d, {}, { AGENT_DB: '/tmp/env.db' }).dbPath).toBe('/tmp/env.db');
+    expect(load(d).dbPath).toBe(join(d.cwd, 'from-file.db'));
+    const d2 = dirs();
+    expect(load(d2, {}, { XDG_DATA_HOME: '/data' }).dbPath).toBe('/data/agent/agent.db');
+  });
+
+  it('picks OpenAI by default when only its key is set', () => {
+    const d = dirs();
+    const c = load(d, {}, { OPENAI_API_KEY: 'sk-x' });
+    expect(c.provider).toBe('openai');
+    expect(c.model.name).toBe('gpt-5');
+  });
+
+  it('accepts the documented .agentrc.example as-is', () => {
+    const parsed = readConfigFile(join(__dirname, '..', '..', '.agentrc.example'));
+    expect(parsed?.permissions?.mode).toBe('ask');
+    expect(parsed?.compaction?.autoBufferTokens).toBe(13_000);
+  });
+});
+
+describe('JSON comments', () => {
+  it('strips comments but not comment-like text inside strings', () => {
+    const text = '{\n // note\n "a": "http://x//y", /* block\n comment */ "b": "/* no */"\n}';
+    expect(JSON.parse(stripJsonComments(text))).toEqual({ a: 'http://x//y', b: '/* no */' });
+  });
+});
+
+describe('models', () => {
+  it('matches dated snapshots by prefix at a boundary', () => {
+    expect(resolveModel('claude-sonnet-4-5-20250929')).toMatchObject({ source: 'builtin', provider: 'anthropic', contextWindow: 200_000 });
+    expect(resolveModel('gpt-4o-mini-2024-07-18')).toMatchObject({ maxOutputTokens: 16_384, source: 'builtin' });
+    expect(resolveModel('gpt-4omega').source).toBe('default');
+  });
+
+  it('infers providers from names', () => {
+    expect(inferProvider('claude-opus-4-1')).toBe('anthropic');
+    expect(inferProvider('gpt-5-mini')).toBe('openai');
+    expect(inferProvider('o4-mini')).toBe('openai');
+    expect(inferProvider('qwen2.5')).toBeUndefined();
+  });
+});
+
+describe('credentials', () => {
+  it('names the variable to set when the key is missing', () => {
+    expect(() => resolveCredentials({ provider: 'anthropic' }, {})).toThrow(MissingKeyError);
+    expect(() => resolveCredentials({ provider: 'anthropic' }, {})).toThrow(/set ANTHROPIC_API_KEY/);
+    expect(() => resolveCredentials({ provider: 'openai' }, {})).toThrow(/set OPENAI_API_KEY/);
+    expect(() => resolveCredentials({ provider: 'anthropic', apiKeyEnv: 'TEAM_KEY' }, {})).toThrow(/set TEAM_KEY/);
+  });
+
+  it('reads the key and lets local OpenAI-compatible servers go keyless', () => {
+    expect(resolveCredentials({ provider: 'anthropic' }, { ANTHROPIC_API_KEY: 'k1' })).toEqual({ apiKey: 'k1', keyVar: 'ANTHROPIC_API_KEY' });
+    expect(resolveCredentials({ provider: 'openai', baseURL: 'http://localhost:11434/v1' }, {}).apiKey).toBe('no-key-needed');
+    expect(resolveCredentials({ provider: 'openai' }, { OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1' }).baseURL).toBe('http://127.0.0.1:8080/v1');
+    expect(() => resolveCredentials({ provider: 'openai', baseURL: 'https://api.openai.com/v1' }, {})).toThrow(/OPENAI_API_KEY/);
+  });
+});
