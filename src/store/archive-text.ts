@@ -3,7 +3,7 @@
 import type { ClearedOutput } from '../compaction/types.js';
 import { isToolResultMessage, type Message, type ToolUseBlock } from '../llm/messages.js';
 
-const KEY_ARGS = ['command', 'path', 'file_path', 'pattern', 'query', 'id', 'url'];
+const KEY_ARGS = ['command', 'pattern', 'query', 'path', 'file_path', 'url', 'id'];
 const MAX_ARG_CHARS = 60;
 
 function oneLine(s: string, max: number): string {

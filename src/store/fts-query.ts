@@ -21,7 +21,7 @@ interface Term {
 function splitTerms(input: string): Term[] {
   const terms: Term[] = [];
   // "a quoted phrase" | bare-word (a trailing * asks for a prefix match)
-  const re = /"([^"]*)"?|(\S+)/g;
+  const re = /"([^"]*)"?|([^\s"]+)/g;
   for (let m = re.exec(input); m !== null; m = re.exec(input)) {
     const phrase = m[1];
     if (phrase !== undefined) {
@@ -29,7 +29,7 @@ function splitTerms(input: string): Term[] {
     } else {
       const word = m[2] ?? '';
       const prefix = word.length > 1 && word.endsWith('*');
-      terms.push({ text: (prefix ? word.slice(0, -1) : word).replace(/"/g, ''), prefix });
+      terms.push({ text: prefix ? word.slice(0, -1) : word, prefix });
     }
   }
   return terms.filter((t) => WORDISH.test(t.text)).slice(0, MAX_TERMS);
