@@ -26,6 +26,8 @@ export interface OverflowInfo {
   promptTokens?: number;
   /** The limit it exceeded. */
   limit?: number;
+  /** Output tokens the request asked for, when the provider counted them in promptTokens. */
+  requestedOutputTokens?: number;
 }
 
 export class ProviderError extends Error {
