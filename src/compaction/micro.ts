@@ -1,0 +1,161 @@
+import { newId, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
+import type { TokenCounter } from './tokens.js';
+import type { ClearedOutput } from './types.js';
+
+/** Names a tool call by its key argument (the Tool's own `summarize`, when the session has it). */
+export type DescribeToolUse = (name: string, input: Record<string, unknown>) => string;
+
+const KEY_FIELDS = ['command', 'path', 'file_path', 'pattern', 'query', 'id', 'url'];
+const MAX_KEY_CHARS = 80;
+
+/** The key argument of a tool call: its command, path, pattern, ... on one short line. */
+export const toolKeyArgument: DescribeToolUse = (_name, input) => {
+  for (const key of KEY_FIELDS) {
+    const v = input[key];
+    if (typeof v === 'string' && v.trim() !== '') return oneLine(v);
+  }
+  const json = JSON.stringify(input);
+  return json === '{}' ? '' : oneLine(json);
+};
+
+export function oneLine(text: string, max = MAX_KEY_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Results smaller than this are not worth a placeholder. */
+export const MIN_CLEAR_TOKENS = 64;
+
+export interface MicroOptions {
+  /** Tools whose old results may be cleared (FileRead, Bash, Grep, Glob, Recall, ...). */
+  compactableTools: readonly string[];
+  /** The most recent compactable results stay intact. */
+  keepRecent: number;
+  describe?: DescribeToolUse;
+}
+
+export interface MicroCandidate {
+  messageIndex: number;
+  blockIndex: number;
+  toolUseId: string;
+  toolName: string;
+  /** The call's key argument. */
+  summary: string;
+  /** Tokens of the result's content. */
+  tokens: number;
+}
+
+interface CallInfo {
+  name: string;
+  input: Record<string, unknown>;
+  messageIndex: number;
+}
+
+/**
+ * Old results of compactable tools to clear: every compactable result except the keepRecent
+ * most recent ones, those the model has not seen yet (after the last assistant message: the
+ * current step), pinned pairs, results already cleared, and results too small to matter.
+ */
+export function selectMicro(history: readonly Message[], opts: MicroOptions, counter: TokenCounter): MicroCandidate[] {
+  const compactable = new Set(opts.compactableTools);
+  const describe = opts.describe ?? toolKeyArgument;
+  const calls = new Map<string, CallInfo>();
+  let lastAssistant = -1;
+  const found: Array<{ messageIndex: number; blockIndex: number; block: ToolResultBlock; call: CallInfo }> = [];
+  for (let i = 0; i < history.length; i++) {
+    const msg = history[i]!;
+    if (msg.role === 'assistant') {
+      lastAssistant = i;
+      for (const b of msg.blocks) if (b.type === 'tool_use') calls.set(b.id, { name: b.name, input: b.input, messageIndex: i });
+      continue;
+    }
+    msg.blocks.forEach((b, j) => {
+      if (b.type !== 'tool_result') return;
+      const call = calls.get(b.toolUseId);
+      if (call && compactable.has(call.name)) found.push({ messageIndex: i, blockIndex: j, block: b, call });
+    });
+  }
+  const older = found.slice(0, Math.max(0, found.length - opts.keepRecent));
+  const out: MicroCandidate[] = [];
+  for (const f of older) {
+    if (f.messageIndex > lastAssistant) continue; // the current step: the model has not seen it yet
+    if (f.block.cleared) continue;
+    if (history[f.messageIndex]!.pinned || history[f.call.messageIndex]!.pinned) continue;
+    const tokens = counter.countText(f.block.content);
+    if (tokens < MIN_CLEAR_TOKENS) continue;
+    out.push({
+      messageIndex: f.messageIndex,
+      blockIndex: f.blockIndex,
+      toolUseId: f.block.toolUseId,
+      toolName: f.call.name,
+      summary: describe(f.call.name, f.call.input),
+      tokens,
+    });
+  }
+  return out;
+}
+
+/** What replaces a cleared output: what it was, its size, and how to get it back. */
+export function clearedPlaceholder(toolName: string, summary: string, tokens: number, archiveId: string): string {
+  const what = summary ? `${toolName} output for \`${summary}\`` : `${toolName} output`;
+  return `[${what} cleared to save context (${tokens.toLocaleString('en-US')} tokens) — Recall id ${archiveId}]`;
+}
+
+export interface MicroResult {
+  /** The history with the cleared blocks (unchanged messages are the same objects). */
+  messages: Message[];
+  /** New versions of the messages whose blocks changed (same ids). */
+  replaced: Message[];
+  cleared: ClearedOutput[];
+  /** Uncalibrated tokens saved. */
+  savedRaw: number;
+}
+
+/** Replaces the candidates' contents with placeholders; the input history is left untouched. */
+export function applyMicro(
+  history: readonly Message[],
+  candidates: readonly MicroCandidate[],
+  counter: TokenCounter,
+  archiveId: () => string = () => newId('tx'),
+): MicroResult {
+  const byMessage = new Map<number, MicroCandidate[]>();
+  for (const c of candidates) {
+    const list = byMessage.get(c.messageIndex) ?? [];
+    list.push(c);
+    byMessage.set(c.messageIndex, list);
+  }
+  const messages = history.slice();
+  const replaced: Message[] = [];
+  const cleared: ClearedOutput[] = [];
+  let savedRaw = 0;
+  for (const [index, list] of byMessage) {
+    const original = history[index]!;
+    const blocks: Block[] = original.blocks.slice();
+    for (const c of list) {
+      const block = blocks[c.blockIndex];
+      if (!block || block.type !== 'tool_result') continue;
+      const id = archiveId();
+      const next: ToolResultBlock = {
+        ...block,
+        content: clearedPlaceholder(c.toolName, c.summary, c.tokens, id),
+        cleared: { archiveId: id, originalTokens: c.tokens },
+      };
+      blocks[c.blockIndex] = next;
+      savedRaw += counter.countBlock(block) - counter.countBlock(next);
+      cleared.push({
+        archiveId: id,
+        messageId: original.id,
+        toolUseId: block.toolUseId,
+        toolName: c.toolName,
+        summary: c.summary,
+        content: block.content,
+        isError: block.isError,
+        tokens: c.tokens,
+      });
+    }
+    const updated: Message = { ...original, blocks };
+    messages[index] = updated;
+    replaced.push(updated);
+  }
+  return { messages, replaced, cleared, savedRaw };
+}

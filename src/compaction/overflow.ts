@@ -1,0 +1,83 @@
+import type { OverflowInfo } from '../llm/errors.js';
+import type { Thresholds } from './budget.js';
+import { fmt } from './guards.js';
+
+/** Share of the provider's limit the compacted request may use: the margin absorbs estimate error. */
+const TARGET_SHARE = 0.85;
+
+export interface ReactiveSizing {
+  overflow: OverflowInfo | undefined;
+  /** Our calibrated estimate of the request that overflowed. */
+  estimatedTokens: number;
+  thresholds: Thresholds;
+  /** What the compacted context holds besides the tail: system, tools, checkpoint, pinned. */
+  fixedTokens: number;
+  /** The normal tail budget (the ceiling). */
+  tailTokens: number;
+  /** 1 for the first reactive attempt of a turn. */
+  attempt: number;
+}
+
+/**
+ * The tail budget that closes the gap the provider reported, with a 15% margin. The provider's
+ * figures are converted to our estimates' scale (promptTokens ÷ our estimate), so a tokenizer
+ * mismatch does not leave the retry too big. Without figures, the normal budget is halved per
+ * attempt; with them, each further attempt halves the computed budget.
+ */
+export function reactiveTailBudget(s: ReactiveSizing): number {
+  const { overflow, thresholds: t } = s;
+  const attempt = Math.max(1, Math.floor(s.attempt));
+  const prompt = overflow?.promptTokens;
+  const limit = overflow?.limit;
+  const scale = prompt && prompt > 0 && s.estimatedTokens > 0 ? Math.min(4, Math.max(0.5, prompt / s.estimatedTokens)) : 1;
+  let target: number;
+  let shrink: number;
+  if (limit && limit > 0) {
+    target = Math.min(t.auto, (limit * TARGET_SHARE) / scale);
+    shrink = 0.5 ** (attempt - 1);
+  } else if (prompt && prompt > 0) {
+    target = Math.min(t.auto, (t.effective * TARGET_SHARE) / scale);
+    shrink = 0.5 ** (attempt - 1);
+  } else {
+    target = t.auto * TARGET_SHARE;
+    shrink = 0.5 ** attempt;
+  }
+  const budget = Math.floor((target - s.fixedTokens) * shrink);
+  return Math.max(0, Math.min(s.tailTokens, budget));
+}
+
+export interface SilentOverflow {
+  /** What happened, for the user and the logs. */
+  message: string;
+  /** Figures to hand to reactive compaction. */
+  overflow: OverflowInfo;
+}
+
+/** Below this estimate a low report is not alarming (fixed per-request costs dominate). */
+const LARGE_REQUEST_TOKENS = 4_000;
+/** A report under this share of a large estimate means the server dropped part of the prompt. */
+const TRUNCATION_SHARE = 0.6;
+
+/**
+ * Servers such as Ollama truncate an over-long prompt instead of failing. A reply whose
+ * reported input exceeds the window, or falls far below a large estimate of what was sent,
+ * is treated as an overflow.
+ */
+export function detectSilentOverflow(a: { reported: number; estimated: number; contextWindow: number }): SilentOverflow | undefined {
+  if (a.reported > a.contextWindow) {
+    return {
+      message: `the server reported ${fmt(a.reported)} input tokens, more than the model's ${fmt(a.contextWindow)}-token window`,
+      overflow: { promptTokens: a.reported, limit: a.contextWindow },
+    };
+  }
+  const large = Math.max(LARGE_REQUEST_TOKENS, a.contextWindow * 0.25);
+  if (a.estimated >= large && a.reported > 0 && a.reported < a.estimated * TRUNCATION_SHARE) {
+    return {
+      message:
+        `the server counted ${fmt(a.reported)} input tokens for a request estimated at ${fmt(a.estimated)}: ` +
+        'it probably dropped the start of the conversation (a server-side context limit such as Ollama num_ctx)',
+      overflow: { promptTokens: a.estimated, limit: a.reported },
+    };
+  }
+  return undefined;
+}

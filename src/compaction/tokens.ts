@@ -1,0 +1,116 @@
+import type { Block, Message } from '../llm/messages.js';
+import type { ToolSpec } from '../llm/provider.js';
+
+/** Counts the tokens of a string. */
+export type CountFn = (text: string) => number;
+
+/** Fixed cost of an image: providers bill images by size, never by their base64 length. */
+export const IMAGE_TOKENS = 1_600;
+/** Framing the providers add around each message (role markers, separators). */
+export const MESSAGE_OVERHEAD = 4;
+/** Framing around a tool call (its id, the name and argument wrappers). */
+export const TOOL_USE_OVERHEAD = 8;
+/** Framing around a tool result (tool_use_id, is_error). */
+export const TOOL_RESULT_OVERHEAD = 6;
+/** Framing around each tool definition. */
+export const TOOL_SPEC_OVERHEAD = 8;
+
+let loaded: CountFn | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads gpt-tokenizer (o200k_base). Its import costs ~170 ms, so it happens once, lazily,
+ * on the paths that need counts; counting is synchronous afterwards.
+ */
+export function loadTokenizer(): Promise<void> {
+  loading ??= import('gpt-tokenizer/encoding/o200k_base').then((mod) => {
+    // Text from files and tool outputs may contain "<|endoftext|>" and friends: count them as text.
+    const opts = { disallowedSpecial: new Set<string>() };
+    loaded = (text: string) => mod.countTokens(text, opts);
+  });
+  return loading;
+}
+
+export const tokenizerLoaded = (): boolean => loaded !== undefined;
+
+function tokenizerCount(text: string): number {
+  if (!loaded) throw new Error('the tokenizer is not loaded: await loadTokenizer() first');
+  return loaded(text);
+}
+
+/**
+ * Token estimates for text, messages and tool schemas. Message counts are memoized per
+ * message object (messages are immutable once complete), so a turn only pays for what is new.
+ */
+export class TokenCounter {
+  private readonly count: CountFn;
+  private readonly messages = new WeakMap<Message, number>();
+  private readonly specs = new WeakMap<ToolSpec, number>();
+  private lastSystem: { text: string; tokens: number } | undefined;
+
+  /** `count` replaces the tokenizer (tests, benchmarks); by default gpt-tokenizer, which must be loaded. */
+  constructor(count?: CountFn) {
+    this.count = count ?? tokenizerCount;
+  }
+
+  countText(text: string): number {
+    return text.length === 0 ? 0 : this.count(text);
+  }
+
+  /** Memoized: the same message object is tokenized once. */
+  countMessage(msg: Message): number {
+    const cached = this.messages.get(msg);
+    if (cached !== undefined) return cached;
+    let total = MESSAGE_OVERHEAD;
+    for (const block of msg.blocks) total += this.countBlock(block);
+    this.messages.set(msg, total);
+    return total;
+  }
+
+  countMessages(msgs: readonly Message[]): number {
+    let total = 0;
+    for (const m of msgs) total += this.countMessage(m);
+    return total;
+  }
+
+  countBlock(block: Block): number {
+    switch (block.type) {
+      case 'text':
+        return this.countText(block.text);
+      case 'tool_use':
+        return TOOL_USE_OVERHEAD + this.countText(block.name) + this.countText(JSON.stringify(block.input));
+      case 'tool_result':
+        return TOOL_RESULT_OVERHEAD + this.countText(block.content);
+      case 'image':
+        return IMAGE_TOKENS;
+    }
+  }
+
+  /** The system prompt (the last one is remembered: it rarely changes). */
+  countSystem(system: string): number {
+    if (this.lastSystem?.text === system) return this.lastSystem.tokens;
+    const tokens = this.countText(system);
+    this.lastSystem = { text: system, tokens };
+    return tokens;
+  }
+
+  /** Tool definitions as sent to the provider; memoized per spec object. */
+  countToolSpecs(tools: readonly ToolSpec[]): number {
+    let total = 0;
+    for (const t of tools) {
+      let n = this.specs.get(t);
+      if (n === undefined) {
+        n = TOOL_SPEC_OVERHEAD + this.countText(t.name) + this.countText(t.description) + this.countText(JSON.stringify(t.inputSchema));
+        this.specs.set(t, n);
+      }
+      total += n;
+    }
+    return total;
+  }
+}
+
+/** Creates a counter backed by gpt-tokenizer, loading it first. */
+export async function createTokenCounter(): Promise<TokenCounter> {
+  await loadTokenizer();
+  return new TokenCounter();
+}
