@@ -61,6 +61,9 @@ export function toStoreError(err: unknown, ctx: Context): StoreError {
     if (code === 'SQLITE_FULL') {
       return new StoreError('disk_full', file, `Could not ${action}: the disk holding ${file} is full (or its size cap was reached); nothing was written.`, err);
     }
+    if (code === 'SQLITE_READONLY_DIRECTORY') {
+      return new StoreError('readonly', file, `Could not ${action}: the directory of ${file} is not writable, and SQLite needs to create ${file}-shm (and -wal) beside it; fix the directory's permissions.`, err);
+    }
     if (code.startsWith('SQLITE_READONLY')) {
       return new StoreError('readonly', file, `Could not ${action}: the database ${file} is read-only (${err.message}); nothing was written.`, err);
     }

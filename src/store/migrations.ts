@@ -207,7 +207,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
 }
 
 /** A version 0 file that already has tables is someone else's database: leave it alone. */
-function refuseForeignDatabase(db: Database.Database): void {
+export function refuseForeignDatabase(db: Database.Database): void {
   const names = db
     .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
     .pluck()

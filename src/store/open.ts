@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InvalidInputError, StoreError, toStoreError } from './errors.js';
-import { migrate, NewerSchemaError, readVersion, SCHEMA_VERSION } from './migrations.js';
+import { migrate, NewerSchemaError, readVersion, refuseForeignDatabase, SCHEMA_VERSION } from './migrations.js';
 import { SqliteStore } from './store.js';
 import type { OpenStoreOptions, Store } from './types.js';
 
@@ -133,6 +133,7 @@ function configure(db: Database.Database, file: string, readonly: boolean, busyT
   const version = readVersion(db);
   if (version > SCHEMA_VERSION) throw new NewerSchemaError(version, SCHEMA_VERSION);
   db.prepare('SELECT count(*) FROM sqlite_master').get();
+  if (version === 0) refuseForeignDatabase(db);
   if (readonly) {
     if (version < SCHEMA_VERSION) {
       throw new StoreError(
@@ -151,5 +152,6 @@ function configure(db: Database.Database, file: string, readonly: boolean, busyT
     const pageSize = Number(db.pragma('page_size', { simple: true }));
     db.pragma(`max_page_count = ${Math.max(1, Math.floor(maxSizeBytes / pageSize))}`);
   }
-  migrate(db);
+  // Only an outdated database needs the write lock; a current one opens beside a busy writer.
+  if (version < SCHEMA_VERSION) migrate(db);
 }
