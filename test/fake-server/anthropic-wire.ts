@@ -1,0 +1,272 @@
+import type { Block } from '../../src/llm/messages.js';
+import { countPrompt, type CountableTool } from './tokens.js';
+import type { MessageReply, RequestView, StopName } from './types.js';
+
+// The Anthropic Messages API as the fake server speaks it: request validation with the
+// real service's 400 texts, and the SSE frames of a streamed reply.
+
+export type Parsed = { ok: true; view: RequestView; tools: CountableTool[] } | { ok: false; message: string };
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface AnthropicParseOptions {
+  tokenMultiplier: number;
+  allowConsecutiveRoles: boolean;
+  /** count_tokens takes no max_tokens. */
+  requireMaxTokens: boolean;
+}
+
+/** Validates a /v1/messages (or count_tokens) body as the real API does and builds the neutral view. */
+export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions): Parsed {
+  const fail = (message: string): Parsed => ({ ok: false, message });
+  if (!isObj(body)) return fail('There was an issue with the request body: it must be a JSON object');
+  if (body.model === undefined) return fail('model: Field required');
+  if (typeof body.model !== 'string') return fail('model: Input should be a valid string');
+  if (opts.requireMaxTokens) {
+    if (body.max_tokens === undefined) return fail('max_tokens: Field required');
+    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) return fail('max_tokens: Input should be a valid integer');
+    if (body.max_tokens < 1) return fail('max_tokens: Input should be greater than or equal to 1');
+  }
+  if (body.messages === undefined) return fail('messages: Field required');
+  if (!Array.isArray(body.messages)) return fail('messages: Input should be a valid list');
+  if (body.messages.length === 0) return fail('messages: at least one message is required');
+
+  let system = '';
+  if (typeof body.system === 'string') system = body.system;
+  else if (Array.isArray(body.system)) {
+    const parts: string[] = [];
+    for (const [i, b] of body.system.entries()) {
+      if (!isObj(b) || b.type !== 'text' || typeof b.text !== 'string') return fail(`system.${i}: Input should be a valid text block`);
+      parts.push(b.text);
+    }
+    system = parts.join('\n');
+  } else if (body.system !== undefined) return fail('system: Input should be a valid string');
+
+  const tools: CountableTool[] = [];
+  if (body.tools !== undefined) {
+    if (!Array.isArray(body.tools)) return fail('tools: Input should be a valid list');
+    const names = new Set<string>();
+    for (const [i, t] of body.tools.entries()) {
+      if (!isObj(t)) return fail(`tools.${i}: Input should be a valid dictionary`);
+      if (typeof t.name !== 'string') return fail(`tools.${i}.custom.name: Field required`);
+      if (!/^[a-zA-Z0-9_-]{1,128}$/.test(t.name)) return fail(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
+      if (t.input_schema === undefined) return fail(`tools.${i}.custom.input_schema: Field required`);
+      if (!isObj(t.input_schema)) return fail(`tools.${i}.custom.input_schema: Input should be a valid dictionary`);
+      if (t.input_schema.type === undefined) return fail(`tools.${i}.custom.input_schema.type: Field required`);
+      if (t.input_schema.type !== 'object') return fail(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
+      if (names.has(t.name)) return fail('tools: Tool names must be unique.');
+      names.add(t.name);
+      tools.push({ name: t.name, description: typeof t.description === 'string' ? t.description : '', schema: t.input_schema });
+    }
+  }
+
+  const messages: RequestView['messages'] = [];
+  for (const [i, m] of body.messages.entries()) {
+    if (!isObj(m)) return fail(`messages.${i}: Input should be a valid dictionary`);
+    if (m.role !== 'user' && m.role !== 'assistant') return fail(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    const isFinalAssistant = m.role === 'assistant' && i === body.messages.length - 1;
+    const blocks: Block[] = [];
+    if (typeof m.content === 'string') {
+      if (m.content.length === 0 && !isFinalAssistant) return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+      if (m.content.length > 0) blocks.push({ type: 'text', text: m.content });
+    } else if (Array.isArray(m.content)) {
+      if (m.content.length === 0 && !isFinalAssistant) return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+      for (const [j, b] of m.content.entries()) {
+        const where = `messages.${i}.content.${j}`;
+        if (!isObj(b)) return fail(`${where}: Input should be a valid dictionary`);
+        switch (b.type) {
+          case 'text':
+            if (typeof b.text !== 'string') return fail(`${where}.text.text: Field required`);
+            if (b.text.length === 0) return fail('messages: text content blocks must be non-empty');
+            if (b.text.trim().length === 0) return fail('messages: text content blocks must contain non-whitespace text');
+            blocks.push({ type: 'text', text: b.text });
+            break;
+          case 'image': {
+            const src = b.source;
+            if (!isObj(src) || src.type !== 'base64' || typeof src.data !== 'string' || typeof src.media_type !== 'string')
+              return fail(`${where}.image.source: Input tag does not match any of the expected tags: 'base64', 'url', 'file'`);
+            if (!['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(src.media_type))
+              return fail(`${where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+            blocks.push({ type: 'image', mediaType: src.media_type, data: src.data });
+            break;
+          }
+          case 'tool_use':
+            if (m.role !== 'assistant') return fail(`${where}: tool_use blocks are only allowed in assistant messages`);
+            if (typeof b.id !== 'string') return fail(`${where}.tool_use.id: Field required`);
+            if (typeof b.name !== 'string') return fail(`${where}.tool_use.name: Field required`);
+            if (!isObj(b.input)) return fail(`${where}.tool_use.input: Input should be a valid dictionary`);
+            blocks.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
+            break;
+          case 'tool_result': {
+            if (m.role !== 'user') return fail(`${where}: tool_result blocks are only allowed in user messages`);
+            if (typeof b.tool_use_id !== 'string') return fail(`${where}.tool_result.tool_use_id: Field required`);
+            let content = '';
+            if (typeof b.content === 'string') content = b.content;
+            else if (Array.isArray(b.content)) content = b.content.map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : '')).join('\n');
+            else if (b.content !== undefined) return fail(`${where}.tool_result.content: Input should be a valid string or list`);
+            blocks.push({ type: 'tool_result', toolUseId: b.tool_use_id, content, isError: b.is_error === true });
+            break;
+          }
+          default:
+            return fail(`${where}: Input tag '${String(b.type)}' found using 'type' does not match any of the expected tags`);
+        }
+      }
+    } else return fail(`messages.${i}.content: Field required`);
+    messages.push({ role: m.role, blocks });
+  }
+
+  if (messages[0]!.role !== 'user') return fail('messages: first message must use the "user" role');
+  if (!opts.allowConsecutiveRoles) {
+    for (let i = 1; i < messages.length; i++) {
+      if (messages[i]!.role === messages[i - 1]!.role)
+        return fail(`messages: roles must alternate between "user" and "assistant", but found multiple "${messages[i]!.role}" roles in a row`);
+    }
+  }
+  const pairing = checkToolPairing(messages);
+  if (pairing) return fail(pairing);
+
+  const view: RequestView = {
+    model: body.model,
+    system,
+    messages,
+    toolNames: tools.map((t) => t.name),
+    stream: body.stream === true,
+    includeUsage: false,
+    promptTokens: countPrompt(system, messages, tools, opts.tokenMultiplier),
+  };
+  if (typeof body.max_tokens === 'number') view.maxTokens = body.max_tokens;
+  if (typeof body.temperature === 'number') view.temperature = body.temperature;
+  return { ok: true, view, tools };
+}
+
+/** Every tool_use answered by a leading tool_result in the very next message, and every tool_result answering the message before. */
+function checkToolPairing(messages: RequestView['messages']): string | undefined {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role === 'assistant') {
+      const ids = m.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+      if (ids.length === 0) continue;
+      const next = messages[i + 1];
+      // only the leading run of tool_result blocks counts as "immediately after"
+      const answered = new Set<string>();
+      if (next && next.role === 'user') {
+        for (const b of next.blocks) {
+          if (b.type !== 'tool_result') break;
+          answered.add(b.toolUseId);
+        }
+      }
+      const missing = ids.filter((id) => !answered.has(id));
+      if (missing.length > 0)
+        return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    } else {
+      const prev = i > 0 ? messages[i - 1] : undefined;
+      const asked = new Set(prev && prev.role === 'assistant' ? prev.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : []);
+      for (const [j, b] of m.blocks.entries()) {
+        if (b.type === 'tool_result' && !asked.has(b.toolUseId))
+          return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${b.toolUseId}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+      }
+    }
+  }
+  return undefined;
+}
+
+export const anthropicFrame = (type: string, obj: Record<string, unknown> = {}): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...obj })}\n\n`;
+
+export function chunk(text: string, size: number): string[] {
+  const out: string[] = [];
+  const n = Math.max(1, size);
+  for (let i = 0; i < text.length; i += n) out.push(text.slice(i, i + n));
+  return out;
+}
+
+export interface ReplyFigures {
+  messageId: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  stop: StopName;
+  toolIds: string[];
+  toolJson: string[];
+}
+
+/** The SSE frames of a streamed Messages reply, in order. */
+export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] {
+  const frames: string[] = [];
+  frames.push(
+    anthropicFrame('message_start', {
+      message: {
+        id: f.messageId,
+        type: 'message',
+        role: 'assistant',
+        model: f.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: f.inputTokens,
+          cache_creation_input_tokens: f.cacheWriteTokens,
+          cache_read_input_tokens: f.cacheReadTokens,
+          output_tokens: 1,
+        },
+      },
+    }),
+  );
+  if (reply.pings) frames.push(anthropicFrame('ping'));
+  let index = 0;
+  if (reply.text !== undefined && reply.text.length > 0) {
+    frames.push(anthropicFrame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+    for (const piece of chunk(reply.text, reply.chunkSize ?? 6)) {
+      frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
+      if (reply.pings) frames.push(anthropicFrame('ping'));
+    }
+    frames.push(anthropicFrame('content_block_stop', { index }));
+    index++;
+  }
+  for (const [k, call] of (reply.toolCalls ?? []).entries()) {
+    frames.push(anthropicFrame('content_block_start', { index, content_block: { type: 'tool_use', id: f.toolIds[k], name: call.name, input: {} } }));
+    frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
+    for (const piece of chunk(f.toolJson[k] ?? '', reply.jsonChunkSize ?? 7)) {
+      frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
+    }
+    frames.push(anthropicFrame('content_block_stop', { index }));
+    index++;
+  }
+  frames.push(anthropicFrame('message_delta', { delta: { stop_reason: f.stop, stop_sequence: null }, usage: { output_tokens: f.outputTokens } }));
+  frames.push(anthropicFrame('message_stop'));
+  return frames;
+}
+
+/** The non-streaming Message body of the same reply. */
+export function anthropicMessage(reply: MessageReply, f: ReplyFigures): unknown {
+  const content: unknown[] = [];
+  if (reply.text) content.push({ type: 'text', text: reply.text });
+  for (const [k, call] of (reply.toolCalls ?? []).entries()) {
+    let input: unknown = {};
+    try {
+      input = JSON.parse(f.toolJson[k] ?? '{}');
+    } catch {
+      input = {};
+    }
+    content.push({ type: 'tool_use', id: f.toolIds[k], name: call.name, input });
+  }
+  return {
+    id: f.messageId,
+    type: 'message',
+    role: 'assistant',
+    model: f.model,
+    content,
+    stop_reason: f.stop,
+    stop_sequence: null,
+    usage: {
+      input_tokens: f.inputTokens,
+      output_tokens: f.outputTokens,
+      cache_creation_input_tokens: f.cacheWriteTokens,
+      cache_read_input_tokens: f.cacheReadTokens,
+    },
+  };
+}
+
+export const anthropicInStreamError = (message: string): string =>
+  anthropicFrame('error', { error: { type: 'overloaded_error', message } });

@@ -1,0 +1,534 @@
+/**
+ * A fake Anthropic Messages + OpenAI Chat Completions server for tests and benchmarks.
+ * Zero dependencies beyond node:http (and gpt-tokenizer to count prompts); the real SDKs
+ * talk to it over HTTP without knowing it is fake.
+ *
+ *   const server = await startFakeServer({ contextWindow: 8_000 });
+ *   new Anthropic({ apiKey, baseURL: server.anthropicBaseURL });   // no /v1
+ *   new OpenAI({ apiKey, baseURL: server.openaiBaseURL });         // ends in /v1
+ *   server.enqueue({ text: 'Hello' }, { toolCalls: [{ name: 'Read', input: { path: 'a' } }] });
+ *   server.respondWith((req) => (req.view.system.includes('summar') ? { text: '## Goal…' } : undefined));
+ *   server.requests[0].view  // system, messages (neutral blocks), toolNames, maxTokens, promptTokens…
+ *   await server.close();
+ *
+ * Routes: POST /v1/messages, POST /v1/messages/count_tokens (Anthropic: x-api-key or
+ * Authorization: Bearer, any anthropic-version), POST /v1/chat/completions (OpenAI and
+ * OpenAI-compatible local servers: Bearer), GET /health.
+ *
+ * Each request is validated as the real service does (real 400 texts). Then, in order:
+ * 1. the prompt is counted (gpt-tokenizer × tokenMultiplier); over the model's window the
+ *    request gets the real overflow error of the configured flavor (the reply queue is not
+ *    consumed), or with 'ollama_silent' is "truncated" (usage capped at the window);
+ * 2. the reply is the responder's, else the next queued one, else `fallback`, else a 400
+ *    "fake server: no reply scripted".
+ * Replies: text (streamed in deltas), tool calls (JSON streamed in fragments, Ollama-style
+ * whole chunks), a stop reason, usage overrides, injected errors with the real bodies and
+ * headers, and stream faults (socket dropped, stalled, in-stream error) after N frames.
+ *
+ * Bounded: request bodies over maxBodyBytes get 413, stalls end after maxStallMs, the
+ * request log keeps maxRecorded entries, and idleShutdownMs closes a forgotten server.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolveModel } from '../../src/config/models.js';
+import { anthropicFrames, anthropicInStreamError, anthropicMessage, parseAnthropicRequest, type ReplyFigures } from './anthropic-wire.js';
+import {
+  anthropicBody,
+  anthropicError,
+  anthropicInvalid,
+  inputAndMaxTokensText,
+  openaiBody,
+  openaiError,
+  openaiInvalid,
+  openaiOverflow,
+  promptTooLongText,
+  type ErrorFigures,
+  type WireError,
+} from './errors.js';
+import { openaiCompletion, openaiFrames, openaiInStreamError, parseOpenAIRequest, type ChunkFigures } from './openai-wire.js';
+import { countText } from './tokens.js';
+import type { ErrorReply, MessageReply, OverflowFlavor, RecordedRequest, Reply, RequestView, Responder, StopName, WireProvider } from './types.js';
+
+export type * from './types.js';
+
+export interface FakeServerOptions {
+  host?: string;
+  /** 0 (default): a random free port. */
+  port?: number;
+  /** Context window: one number for every model, or per model name ('*' for the rest). Default 1,000,000. */
+  contextWindow?: number | Record<string, number>;
+  /** How the OpenAI route answers an over-long prompt. Default 'openai'. The Anthropic route always answers as Anthropic. */
+  overflow?: OverflowFlavor;
+  /** Anthropic route: refuse prompt + max_tokens over the window ("input length and `max_tokens` exceed context limit"). Default false (newer models accept and stop with model_context_window_exceeded). */
+  anthropicCountsMaxTokens?: boolean;
+  /** Multiplies the server's token count, so the provider can count differently from the client. Default 1. */
+  tokenMultiplier?: number;
+  /** When set, any other key gets a 401. */
+  apiKey?: string;
+  /** Per-model output caps checked against max_tokens; default the built-in model table's; false disables. */
+  outputCaps?: Record<string, number> | false;
+  /** When set, other models get a 404. */
+  knownModels?: string[];
+  /** Anthropic route: accept consecutive same-role messages. Default false. */
+  allowConsecutiveRoles?: boolean;
+  /** OpenAI route: refuse max_tokens for o-series / gpt-5 models as api.openai.com does. Default false. */
+  rejectMaxTokensForReasoningModels?: boolean;
+  responder?: Responder;
+  replies?: Reply[];
+  /** Reply used when the responder and the queue have nothing. */
+  fallback?: Reply;
+  /** A stalled stream is dropped after this long. Default 30,000. */
+  maxStallMs?: number;
+  /** Default 32 MiB. */
+  maxBodyBytes?: number;
+  /** Default 10,000. */
+  maxRecorded?: number;
+  /** Close the server after this long without a request. Default 0 (never). */
+  idleShutdownMs?: number;
+}
+
+type Settings = Required<Omit<FakeServerOptions, 'responder' | 'replies' | 'fallback' | 'knownModels' | 'apiKey' | 'host' | 'port'>> &
+  Pick<FakeServerOptions, 'fallback' | 'knownModels' | 'apiKey'>;
+
+export interface FakeServer {
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  readonly port: number;
+  /** For the Anthropic SDK (no /v1). */
+  readonly anthropicBaseURL: string;
+  /** For the OpenAI SDK (ends in /v1). */
+  readonly openaiBaseURL: string;
+  /** Every request received, in order. */
+  readonly requests: RecordedRequest[];
+  /** Live settings: change the window, flavor, multiplier... between requests. */
+  readonly settings: Settings;
+  enqueue(...replies: Reply[]): void;
+  respondWith(responder: Responder | undefined): void;
+  pendingReplies(): number;
+  lastRequest(): RecordedRequest | undefined;
+  /** Forgets the recorded requests and the queued replies; request numbering restarts at 1. */
+  clear(): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_WINDOW = 1_000_000;
+
+export async function startFakeServer(opts: FakeServerOptions = {}): Promise<FakeServer> {
+  const settings: Settings = {
+    contextWindow: opts.contextWindow ?? DEFAULT_WINDOW,
+    overflow: opts.overflow ?? 'openai',
+    anthropicCountsMaxTokens: opts.anthropicCountsMaxTokens ?? false,
+    tokenMultiplier: opts.tokenMultiplier ?? 1,
+    outputCaps: opts.outputCaps ?? {},
+    allowConsecutiveRoles: opts.allowConsecutiveRoles ?? false,
+    rejectMaxTokensForReasoningModels: opts.rejectMaxTokensForReasoningModels ?? false,
+    maxStallMs: opts.maxStallMs ?? 30_000,
+    maxBodyBytes: opts.maxBodyBytes ?? 32 * 1024 * 1024,
+    maxRecorded: opts.maxRecorded ?? 10_000,
+    idleShutdownMs: opts.idleShutdownMs ?? 0,
+    ...(opts.fallback ? { fallback: opts.fallback } : {}),
+    ...(opts.knownModels ? { knownModels: opts.knownModels } : {}),
+    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+  };
+  const queue: Reply[] = [...(opts.replies ?? [])];
+  let responder = opts.responder;
+  const requests: RecordedRequest[] = [];
+  let seq = 0;
+  const stallTimers = new Set<NodeJS.Timeout>();
+  let idleTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const windowFor = (model: string): number => {
+    const w = settings.contextWindow;
+    if (typeof w === 'number') return w;
+    return w[model] ?? w['*'] ?? DEFAULT_WINDOW;
+  };
+  const outputCapFor = (model: string): number | undefined => {
+    if (settings.outputCaps === false) return undefined;
+    const own = settings.outputCaps[model];
+    if (own !== undefined) return own;
+    const known = resolveModel(model);
+    return known.source === 'builtin' ? known.maxOutputTokens : undefined;
+  };
+
+  const nextReply = (rec: RecordedRequest & { view: RequestView }): Reply =>
+    responder?.(rec) ??
+    queue.shift() ??
+    settings.fallback ?? { type: 'error', error: 'invalid_request', message: `fake server: no reply scripted for request #${rec.seq}` };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: `fake server failure: ${(e as Error).message}`, type: 'server_error', param: null, code: null } });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    touchIdle();
+    const path = (req.url ?? '/').split('?')[0]!;
+    const provider: WireProvider | 'unknown' = path.startsWith('/v1/messages') ? 'anthropic' : path === '/v1/chat/completions' ? 'openai' : 'unknown';
+    const rec: RecordedRequest = { seq: ++seq, provider, method: req.method ?? 'GET', path, headers: flatHeaders(req), body: undefined };
+    requests.push(rec);
+    if (requests.length > settings.maxRecorded) requests.splice(0, requests.length - settings.maxRecorded);
+    const requestId = `req_fake_${rec.seq}`;
+    res.setHeader(provider === 'anthropic' ? 'request-id' : 'x-request-id', requestId);
+
+    if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { ok: true });
+
+    const raw = await readBody(req, settings.maxBodyBytes);
+    if (raw === undefined) {
+      rec.response = { status: 413, kind: 'error' };
+      res.setHeader('connection', 'close');
+      return provider === 'anthropic'
+        ? sendJson(res, 413, anthropicBody('request_too_large', 'Request exceeds the maximum allowed number of bytes. The maximum request size is 32 MB for standard API endpoints.', requestId))
+        : sendJson(res, 413, openaiBody('Request exceeds the maximum allowed number of bytes.', 'invalid_request_error'));
+    }
+    try {
+      rec.body = raw.length > 0 ? JSON.parse(raw) : undefined;
+    } catch {
+      rec.body = undefined;
+    }
+
+    if (provider === 'unknown' || req.method !== 'POST') {
+      return sendError(res, rec, { status: 404, headers: {}, body: openaiBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error') });
+    }
+    if (provider === 'anthropic') return handleAnthropic(req, res, rec, requestId, path.endsWith('/count_tokens'));
+    return handleOpenAI(req, res, rec);
+  }
+
+  async function handleAnthropic(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, requestId: string, countOnly: boolean): Promise<void> {
+    const withId = (e: WireError): WireError => {
+      const body = e.body as { error?: unknown };
+      return { ...e, body: typeof body === 'object' && body !== null ? { ...body, request_id: requestId } : body };
+    };
+    const key = headerValue(req, 'x-api-key') ?? bearer(req);
+    if (!key) return sendError(res, rec, withId({ status: 401, headers: {}, body: anthropicBody('authentication_error', 'x-api-key header is required') }));
+    if (settings.apiKey !== undefined && key !== settings.apiKey)
+      return sendError(res, rec, withId({ status: 401, headers: {}, body: anthropicBody('authentication_error', 'invalid x-api-key') }));
+    if (!headerValue(req, 'anthropic-version')) return sendError(res, rec, withId(anthropicInvalid('anthropic-version: header is required')));
+
+    const parsed = parseAnthropicRequest(rec.body, {
+      tokenMultiplier: settings.tokenMultiplier,
+      allowConsecutiveRoles: settings.allowConsecutiveRoles,
+      requireMaxTokens: !countOnly,
+    });
+    if (!parsed.ok) return sendError(res, rec, withId(anthropicInvalid(parsed.message)));
+    const view = parsed.view;
+    rec.view = view;
+    if (settings.knownModels && !settings.knownModels.includes(view.model))
+      return sendError(res, rec, withId({ status: 404, headers: {}, body: anthropicBody('not_found_error', `model: ${view.model}`) }));
+    if (countOnly) {
+      rec.response = { status: 200, kind: 'json' };
+      return sendJson(res, 200, { input_tokens: view.promptTokens });
+    }
+    const cap = outputCapFor(view.model);
+    if (cap !== undefined && view.maxTokens !== undefined && view.maxTokens > cap)
+      return sendError(res, rec, withId(anthropicInvalid(`max_tokens: ${view.maxTokens} > ${cap}, which is the maximum allowed number of output tokens for ${view.model}`)));
+
+    const window = windowFor(view.model);
+    const fig: ErrorFigures = { model: view.model, promptTokens: view.promptTokens, limit: window, maxTokens: view.maxTokens ?? 0, apiKey: key };
+    if (view.promptTokens > window) return sendError(res, rec, withId(anthropicInvalid(promptTooLongText(fig))));
+    if (settings.anthropicCountsMaxTokens && view.promptTokens + fig.maxTokens > window)
+      return sendError(res, rec, withId(anthropicInvalid(inputAndMaxTokensText(fig))));
+
+    const reply = nextReply(rec as RecordedRequest & { view: RequestView });
+    if (reply.type === 'error') return sendError(res, rec, withId(anthropicError(reply, scriptedFigures(reply, fig))));
+
+    const calls = reply.toolCalls ?? [];
+    const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
+    const f: ReplyFigures = {
+      messageId: `msg_fake_${rec.seq}`,
+      model: reply.model ?? view.model,
+      ...inputFigures(reply, view.promptTokens),
+      outputTokens: outputTokens(reply, toolJson),
+      stop: stopOf(reply),
+      toolIds: calls.map((c, k) => c.id ?? `toolu_fake_${rec.seq}_${k}`),
+      toolJson,
+    };
+    if (!view.stream) {
+      rec.response = { status: 200, kind: 'json' };
+      return sendJson(res, 200, anthropicMessage(reply, f));
+    }
+    return streamFrames(res, rec, anthropicFrames(reply, f), reply, anthropicInStreamError(reply.cut?.message ?? 'Overloaded'));
+  }
+
+  async function handleOpenAI(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): Promise<void> {
+    const key = bearer(req);
+    if (!key)
+      return sendError(res, rec, {
+        status: 401,
+        headers: {},
+        body: openaiBody(
+          "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.",
+          'invalid_request_error',
+        ),
+      });
+    if (settings.apiKey !== undefined && key !== settings.apiKey)
+      return sendError(res, rec, openaiError({ type: 'error', error: 'auth' }, settings.overflow, { model: '', promptTokens: 0, limit: 0, maxTokens: 0, apiKey: key }));
+
+    const parsed = parseOpenAIRequest(rec.body, {
+      tokenMultiplier: settings.tokenMultiplier,
+      rejectMaxTokensForReasoningModels: settings.rejectMaxTokensForReasoningModels,
+    });
+    if (!parsed.ok) return sendError(res, rec, openaiInvalid(parsed.message, parsed.param, parsed.code));
+    const view = parsed.view;
+    rec.view = view;
+    if (settings.knownModels && !settings.knownModels.includes(view.model))
+      return sendError(res, rec, openaiError({ type: 'error', error: 'not_found' }, settings.overflow, { model: view.model, promptTokens: 0, limit: 0, maxTokens: 0 }));
+    const cap = settings.overflow === 'openai' ? outputCapFor(view.model) : undefined;
+    if (cap !== undefined && view.maxTokens !== undefined && view.maxTokens > cap)
+      return sendError(
+        res,
+        rec,
+        openaiInvalid(`max_tokens is too large: ${view.maxTokens}. This model supports at most ${cap} completion tokens, whereas you provided ${view.maxTokens}.`, view.maxTokensField ?? 'max_tokens'),
+      );
+
+    const window = windowFor(view.model);
+    const flavor = settings.overflow;
+    const fig: ErrorFigures = { model: view.model, promptTokens: view.promptTokens, limit: window, maxTokens: view.maxTokens ?? 0, apiKey: key };
+    let reportedPrompt = view.promptTokens;
+    const countsOutput = flavor === 'openai' || flavor === 'vllm' || flavor === 'vllm_flat';
+    const over = view.promptTokens > window || (countsOutput && view.promptTokens + fig.maxTokens > window);
+    if (over) {
+      const err = openaiOverflow(flavor, fig);
+      if (err) return sendError(res, rec, err);
+      if (view.promptTokens > window) {
+        view.truncated = true;
+        reportedPrompt = window;
+      }
+    }
+
+    const reply = nextReply(rec as RecordedRequest & { view: RequestView });
+    if (reply.type === 'error') return sendError(res, rec, openaiError(reply, flavor, scriptedFigures(reply, fig)));
+
+    const calls = reply.toolCalls ?? [];
+    const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
+    const inputs = inputFigures(reply, reportedPrompt);
+    const f: ChunkFigures = {
+      completionId: `chatcmpl-fake${rec.seq}`,
+      created: Math.floor(Date.now() / 1000),
+      model: reply.model ?? view.model,
+      promptTokens: reply.usage?.inputTokens !== undefined ? inputs.inputTokens + inputs.cacheReadTokens : reportedPrompt,
+      cachedTokens: inputs.cacheReadTokens,
+      completionTokens: outputTokens(reply, toolJson),
+      finishReason: reply.finishReason ?? finishOf(stopOf(reply)),
+      toolIds: calls.map((c, k) => (reply.omitToolCallIds ? undefined : (c.id ?? `call_fake_${rec.seq}_${k}`))),
+      toolJson,
+      includeUsage: view.includeUsage,
+    };
+    if (!view.stream) {
+      rec.response = { status: 200, kind: 'json' };
+      return sendJson(res, 200, openaiCompletion(reply, f));
+    }
+    return streamFrames(res, rec, openaiFrames(reply, f), reply, openaiInStreamError(reply.cut?.message ?? 'The server had an error while processing your request. Sorry about that!'));
+  }
+
+  function scriptedFigures(reply: ErrorReply, fig: ErrorFigures): ErrorFigures {
+    const limit = reply.limit ?? (fig.limit >= DEFAULT_WINDOW ? 200_000 : fig.limit);
+    return {
+      ...fig,
+      limit,
+      promptTokens: reply.promptTokens ?? Math.max(fig.promptTokens, limit + 1_000),
+      maxTokens: reply.maxTokens ?? fig.maxTokens,
+    };
+  }
+
+  async function streamFrames(res: ServerResponse, rec: RecordedRequest, frames: string[], reply: MessageReply, errorFrame: string): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    rec.response = { status: 200, kind: 'stream' };
+    const cut = reply.cut;
+    const limit = cut ? Math.min(cut.afterFrames, frames.length) : frames.length;
+    for (let i = 0; i < limit; i++) {
+      if (res.destroyed || closed) return;
+      await write(res, frames[i]!);
+      if (reply.frameDelayMs) await sleep(reply.frameDelayMs);
+    }
+    if (res.destroyed || closed) return;
+    if (!cut) {
+      res.end();
+      return;
+    }
+    switch (cut.how) {
+      case 'error':
+        await write(res, errorFrame);
+        res.end();
+        return;
+      case 'drop':
+        rec.response = { status: 200, kind: 'dropped' };
+        res.socket?.destroy();
+        return;
+      case 'stall': {
+        const timer = setTimeout(() => {
+          stallTimers.delete(timer);
+          res.socket?.destroy();
+        }, settings.maxStallMs);
+        stallTimers.add(timer);
+        res.on('close', () => {
+          clearTimeout(timer);
+          stallTimers.delete(timer);
+        });
+        return;
+      }
+    }
+  }
+
+  function sendError(res: ServerResponse, rec: RecordedRequest, e: WireError): void {
+    const body = e.body as { error?: { message?: unknown } | string; message?: unknown };
+    const message = typeof body.error === 'string' ? body.error : typeof body.error?.message === 'string' ? body.error.message : typeof body.message === 'string' ? body.message : undefined;
+    rec.response = { status: e.status, kind: 'error', ...(message !== undefined ? { errorMessage: message } : {}) };
+    for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+    sendJson(res, e.status, e.body);
+  }
+
+  function touchIdle(): void {
+    if (settings.idleShutdownMs <= 0) return;
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => void close(), settings.idleShutdownMs);
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    if (idleTimer) clearTimeout(idleTimer);
+    for (const t of stallTimers) clearTimeout(t);
+    stallTimers.clear();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  touchIdle();
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `http://${host}:${addr.port}`;
+
+  return {
+    url,
+    port: addr.port,
+    anthropicBaseURL: url,
+    openaiBaseURL: `${url}/v1`,
+    requests,
+    settings,
+    enqueue: (...replies) => void queue.push(...replies),
+    respondWith: (r) => {
+      responder = r;
+    },
+    pendingReplies: () => queue.length,
+    lastRequest: () => requests[requests.length - 1],
+    clear: () => {
+      requests.length = 0;
+      queue.length = 0;
+      seq = 0;
+    },
+    close,
+  };
+}
+
+function inputFigures(reply: MessageReply, promptTokens: number): { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
+  const cacheReadTokens = reply.usage?.cacheReadTokens ?? 0;
+  const cacheWriteTokens = reply.usage?.cacheWriteTokens ?? 0;
+  return { inputTokens: reply.usage?.inputTokens ?? Math.max(0, promptTokens - cacheReadTokens - cacheWriteTokens), cacheReadTokens, cacheWriteTokens };
+}
+
+function outputTokens(reply: MessageReply, toolJson: string[]): number {
+  if (reply.usage?.outputTokens !== undefined) return reply.usage.outputTokens;
+  return Math.max(1, countText(reply.text ?? '') + toolJson.reduce((n, j) => n + countText(j), 0));
+}
+
+const stopOf = (reply: MessageReply): StopName => reply.stop ?? ((reply.toolCalls ?? []).length > 0 ? 'tool_use' : 'end_turn');
+
+function finishOf(stop: StopName): string {
+  switch (stop) {
+    case 'tool_use':
+      return 'tool_calls';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return 'stop';
+  }
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const m = /^Bearer\s+(.+)$/i.exec(headerValue(req, 'authorization') ?? '');
+  return m?.[1];
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) over = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function write(res: ServerResponse, frame: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve();
+    res.write(frame, () => resolve());
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The text of the last user message that is not only tool results. */
+export function lastUserText(view: RequestView): string | undefined {
+  for (let i = view.messages.length - 1; i >= 0; i--) {
+    const m = view.messages[i]!;
+    if (m.role !== 'user') continue;
+    const texts = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : []));
+    if (texts.length > 0) return texts.join('\n');
+  }
+  return undefined;
+}
+
+/** The tool results of the last message, if it holds any. */
+export function lastToolResults(view: RequestView): { toolUseId: string; content: string; isError: boolean }[] {
+  const out: { toolUseId: string; content: string; isError: boolean }[] = [];
+  // OpenAI sends one tool message per result: collect the trailing run
+  for (let i = view.messages.length - 1; i >= 0; i--) {
+    const m = view.messages[i]!;
+    if (m.role !== 'user') break;
+    const results = m.blocks.flatMap((b) => (b.type === 'tool_result' ? [b] : []));
+    if (results.length === 0) {
+      if (out.length > 0) break;
+      continue;
+    }
+    out.unshift(...results.map((r) => ({ toolUseId: r.toolUseId, content: r.content, isError: r.isError })));
+  }
+  return out;
+}

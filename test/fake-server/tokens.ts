@@ -1,0 +1,46 @@
+import { countTokens } from 'gpt-tokenizer';
+import type { Block } from '../../src/llm/messages.js';
+
+/** What an image counts for (the real services size it from its pixels; the fake cannot). */
+export const IMAGE_TOKENS = 1_000;
+/** Framing overhead per message, as chat formats add role markers. */
+export const MESSAGE_OVERHEAD = 4;
+
+const ENCODE = { disallowedSpecial: new Set<string>() };
+
+export const countText = (text: string): number => (text.length === 0 ? 0 : countTokens(text, ENCODE));
+
+function countBlock(b: Block): number {
+  switch (b.type) {
+    case 'text':
+      return countText(b.text);
+    case 'tool_use':
+      return countText(b.name) + countText(JSON.stringify(b.input));
+    case 'tool_result':
+      return countText(b.content) + 2;
+    case 'image':
+      return IMAGE_TOKENS;
+  }
+}
+
+export interface CountableTool {
+  name: string;
+  description?: string;
+  schema: unknown;
+}
+
+/** The server's count of a prompt: system + messages + tool schemas, times the multiplier, rounded up. */
+export function countPrompt(
+  system: string,
+  messages: readonly { blocks: readonly Block[] }[],
+  tools: readonly CountableTool[],
+  multiplier: number,
+): number {
+  let n = countText(system);
+  for (const m of messages) {
+    n += MESSAGE_OVERHEAD;
+    for (const b of m.blocks) n += countBlock(b);
+  }
+  for (const t of tools) n += countText(t.name) + countText(t.description ?? '') + countText(JSON.stringify(t.schema ?? {}));
+  return Math.ceil(n * multiplier);
+}

@@ -1,0 +1,157 @@
+import type { Block } from '../../src/llm/messages.js';
+
+export type WireProvider = 'anthropic' | 'openai';
+
+/**
+ * How a prompt over the context window is answered. On the Anthropic route only
+ * 'anthropic' applies; on the OpenAI route every other value does.
+ * ollama_silent: 200 OK, the prompt is "truncated" and usage.prompt_tokens capped at the window.
+ */
+export type OverflowFlavor =
+  | 'anthropic'
+  | 'openai'
+  | 'llamacpp'
+  | 'vllm'
+  | 'vllm_flat'
+  | 'lmstudio'
+  | 'lmstudio_old'
+  | 'ollama_error'
+  | 'ollama_silent';
+
+/** Anthropic stop_reason names; on the OpenAI route they map to finish_reason (end_turn→stop, tool_use→tool_calls, max_tokens→length, refusal→content_filter). */
+export type StopName = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'pause_turn' | 'model_context_window_exceeded';
+
+export interface ToolCallReply {
+  /** Generated when absent (toolu_… / call_…). */
+  id?: string;
+  name: string;
+  input?: Record<string, unknown>;
+  /** Raw JSON text streamed instead of JSON.stringify(input), e.g. JSON cut off by max_tokens. */
+  json?: string;
+}
+
+export interface UsageReply {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** Breaks a streamed reply after `afterFrames` SSE frames. */
+export interface StreamCut {
+  afterFrames: number;
+  /** drop: the socket is destroyed; stall: nothing more is sent (until the client gives up or maxStallMs); error: an in-stream error frame (Anthropic overloaded_error, OpenAI server_error), then the end. */
+  how: 'drop' | 'stall' | 'error';
+  /** Message of the in-stream error frame. */
+  message?: string;
+}
+
+export interface MessageReply {
+  type?: 'message';
+  /** Streamed in several deltas (see chunkSize). */
+  text?: string;
+  toolCalls?: ToolCallReply[];
+  /** Default: tool_use when there are tool calls, else end_turn. */
+  stop?: StopName;
+  /** OpenAI route: a raw finish_reason overriding the mapping of `stop`. */
+  finishReason?: string;
+  /** Overrides of the reported usage; input defaults to the server's count, output to the count of the reply. */
+  usage?: UsageReply;
+  /** Model name reported; default the requested one. */
+  model?: string;
+  /** Characters per text delta (default 6). */
+  chunkSize?: number;
+  /** Characters per tool-input JSON fragment (default 7). */
+  jsonChunkSize?: number;
+  /** OpenAI route, Ollama's stream shape: role on every delta, each tool call whole in one chunk, fp_ollama. */
+  style?: 'ollama';
+  /** OpenAI route: tool calls come without ids (some local servers). */
+  omitToolCallIds?: boolean;
+  /** OpenAI route: never send the usage chunk even when include_usage was asked (servers that ignore stream_options). */
+  omitUsage?: boolean;
+  /** Anthropic route: ping frames between content frames. */
+  pings?: boolean;
+  /** Milliseconds between frames (default 0). */
+  frameDelayMs?: number;
+  cut?: StreamCut;
+}
+
+export type InjectedError =
+  /** The route's overflow error (flavor from `flavor` or the server's option), with the server's token figures unless given. */
+  | 'overflow'
+  /** Anthropic: 400 "input length and `max_tokens` exceed context limit: IN + MAX > LIMIT". */
+  | 'overflow_max_tokens'
+  /** Anthropic 413 request_too_large. */
+  | 'request_too_large'
+  /** 400 invalid_request_error with `message`. */
+  | 'invalid_request'
+  | 'auth'
+  | 'permission'
+  | 'not_found'
+  | 'rate_limit'
+  /** OpenAI 429 insufficient_quota; Anthropic 400 credit balance too low. */
+  | 'quota'
+  | 'server'
+  /** Anthropic 529 overloaded_error; OpenAI 503. */
+  | 'overloaded';
+
+export interface ErrorReply {
+  type: 'error';
+  error: InjectedError;
+  flavor?: OverflowFlavor;
+  /** Replaces the default message text. */
+  message?: string;
+  /** retry-after header value (seconds or an HTTP date). */
+  retryAfter?: string | number;
+  /** retry-after-ms header value. */
+  retryAfterMs?: number;
+  /** Figures for overflow texts (default: the server's count and the model's window). */
+  promptTokens?: number;
+  limit?: number;
+  /** Requested output used by the max_tokens wordings (default: the request's). */
+  maxTokens?: number;
+  /** x-should-retry header. */
+  shouldRetry?: boolean;
+}
+
+export type Reply = MessageReply | ErrorReply;
+
+/** What the fake server understood of a request, whatever the provider. */
+export interface RequestView {
+  model: string;
+  /** System text (Anthropic `system`; OpenAI system/developer messages joined). */
+  system: string;
+  /** Messages in wire order as neutral blocks (an OpenAI tool message becomes a user message holding one tool_result). */
+  messages: { role: 'user' | 'assistant'; blocks: Block[] }[];
+  toolNames: string[];
+  /** max_tokens / max_completion_tokens as sent. */
+  maxTokens?: number;
+  /** Which OpenAI field carried the limit. */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  stream: boolean;
+  /** OpenAI stream_options.include_usage. */
+  includeUsage: boolean;
+  temperature?: number;
+  /** The server's token count of the prompt (gpt-tokenizer × tokenMultiplier). */
+  promptTokens: number;
+  /** ollama_silent: the prompt exceeded the window and was "truncated". */
+  truncated?: boolean;
+}
+
+export interface RecordedRequest {
+  /** 1-based, in arrival order. */
+  seq: number;
+  provider: WireProvider | 'unknown';
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** Parsed JSON body (undefined when absent or not JSON). */
+  body: unknown;
+  /** Set when the request was well-formed enough to be understood. */
+  view?: RequestView;
+  /** How the server answered. */
+  response?: { status: number; kind: 'stream' | 'json' | 'error' | 'dropped'; errorMessage?: string };
+}
+
+/** A dynamic reply; return undefined to fall through to the queue. */
+export type Responder = (req: RecordedRequest & { view: RequestView }) => Reply | undefined;
