@@ -68,6 +68,8 @@ export const LOAD_VISIBLE_SQL = `SELECT ${MESSAGE_COLS} FROM messages WHERE sess
 export class SqliteStore implements Store {
   private readonly indexer: ArchiveIndexer;
   private readonly stmts;
+  /** Statements whose SQL depends on the call (search shapes, update patches), prepared once each. */
+  private readonly dynamic = new Map<string, Database.Statement<[Record<string, unknown>], unknown>>();
 
   constructor(
     private readonly db: Database.Database,
@@ -185,7 +187,7 @@ export class SqliteStore implements Store {
         set('context_tokens', t);
       }
       sets.push('updated_at = @now', 'touched = @touched');
-      const { changes } = this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(params);
+      const { changes } = this.prepared(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(params);
       if (changes === 0) throw this.noSession(id);
     });
   }
@@ -317,14 +319,12 @@ export class SqliteStore implements Store {
       const params = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
       // All terms when some row has them all; otherwise any term, ranked by bm25.
       let match = q.all;
-      if (q.all !== q.any && this.db.prepare(`SELECT 1 ${from} LIMIT 1`).get(this.bind({ ...params, match })) === undefined) match = q.any;
-      return this.db
-        .prepare<[Record<string, unknown>], HitRow>(
-          `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, ${SNIPPET} AS snippet, bm25(archive_fts) AS rank
-           ${from} ORDER BY rank, i.rid LIMIT @limit OFFSET @offset`,
-        )
-        .all(this.bind({ ...params, match }))
-        .map(toHit);
+      if (q.all !== q.any && this.prepared(`SELECT 1 ${from} LIMIT 1`).get(this.bind({ ...params, match })) === undefined) match = q.any;
+      const rows = this.prepared(
+        `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, ${SNIPPET} AS snippet, bm25(archive_fts) AS rank
+         ${from} ORDER BY rank, i.rid LIMIT @limit OFFSET @offset`,
+      ).all(this.bind({ ...params, match })) as HitRow[];
+      return rows.map(toHit);
     });
   }
 
@@ -335,13 +335,11 @@ export class SqliteStore implements Store {
       if (opts.sessionId !== undefined) likes.push('i.session_id = @session');
       const params: Record<string, unknown> = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
       q.terms.forEach((t, i) => (params[`t${i}`] = `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
-      const rows = this.db
-        .prepare<[Record<string, unknown>], Omit<HitRow, 'snippet' | 'rank'> & { body: string }>(
-          `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, f.body
-           FROM archive_index i JOIN archive_fts f ON f.rowid = i.rid
-           WHERE ${likes.join(' AND ')} ORDER BY i.created_at DESC, i.rid DESC LIMIT @limit OFFSET @offset`,
-        )
-        .all(this.bind(params));
+      const rows = this.prepared(
+        `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, f.body
+         FROM archive_index i JOIN archive_fts f ON f.rowid = i.rid
+         WHERE ${likes.join(' AND ')} ORDER BY i.created_at DESC, i.rid DESC LIMIT @limit OFFSET @offset`,
+      ).all(this.bind(params)) as Array<Omit<HitRow, 'snippet' | 'rank'> & { body: string }>;
       return rows.map((r) => toHit({ ...r, snippet: likeSnippet(r.body, q.terms), rank: 0 }));
     });
   }
@@ -431,6 +429,15 @@ export class SqliteStore implements Store {
     const q = toFtsQuery(query);
     if (!q) throw new InvalidInputError('the search query is empty: give one or more words to look for');
     return q;
+  }
+
+  private prepared(sql: string): Database.Statement<[Record<string, unknown>], unknown> {
+    let stmt = this.dynamic.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare<[Record<string, unknown>], unknown>(sql);
+      this.dynamic.set(sql, stmt);
+    }
+    return stmt;
   }
 
   /** Named parameters minus the undefined ones (better-sqlite3 refuses undefined values). */
