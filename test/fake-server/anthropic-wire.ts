@@ -194,6 +194,10 @@ export interface ReplyFigures {
 /** The SSE frames of a streamed Messages reply, in order. */
 export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] {
   const frames: string[] = [];
+  const pings = reply.pings === true ? 1 : typeof reply.pings === 'number' ? reply.pings : 0;
+  const ping = (): void => {
+    for (let i = 0; i < pings; i++) frames.push(anthropicFrame('ping'));
+  };
   frames.push(
     anthropicFrame('message_start', {
       message: {
@@ -213,13 +217,13 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
       },
     }),
   );
-  if (reply.pings) frames.push(anthropicFrame('ping'));
+  ping();
   let index = 0;
   if (reply.text !== undefined && reply.text.length > 0) {
     frames.push(anthropicFrame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     for (const piece of chunk(reply.text, reply.chunkSize ?? 6)) {
       frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
-      if (reply.pings) frames.push(anthropicFrame('ping'));
+      ping();
     }
     frames.push(anthropicFrame('content_block_stop', { index }));
     index++;

@@ -353,6 +353,9 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
         await write(res, errorFrame);
         res.end();
         return;
+      case 'end':
+        res.end();
+        return;
       case 'drop':
         rec.response = { status: 200, kind: 'dropped' };
         res.socket?.destroy();

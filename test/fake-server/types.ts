@@ -40,8 +40,12 @@ export interface UsageReply {
 /** Breaks a streamed reply after `afterFrames` SSE frames. */
 export interface StreamCut {
   afterFrames: number;
-  /** drop: the socket is destroyed; stall: nothing more is sent (until the client gives up or maxStallMs); error: an in-stream error frame (Anthropic overloaded_error, OpenAI server_error), then the end. */
-  how: 'drop' | 'stall' | 'error';
+  /**
+   * drop: the socket is destroyed; end: the response ends cleanly, the reply unfinished;
+   * stall: nothing more is sent (until the client gives up or maxStallMs); error: an
+   * in-stream error frame (Anthropic overloaded_error, OpenAI server_error), then the end.
+   */
+  how: 'drop' | 'end' | 'stall' | 'error';
   /** Message of the in-stream error frame. */
   message?: string;
 }
@@ -69,8 +73,8 @@ export interface MessageReply {
   omitToolCallIds?: boolean;
   /** OpenAI route: never send the usage chunk even when include_usage was asked (servers that ignore stream_options). */
   omitUsage?: boolean;
-  /** Anthropic route: ping frames between content frames. */
-  pings?: boolean;
+  /** Anthropic route: ping frames after message_start and after each text delta (true: one, N: N each time). */
+  pings?: boolean | number;
   /** Milliseconds between frames (default 0). */
   frameDelayMs?: number;
   cut?: StreamCut;

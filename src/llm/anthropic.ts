@@ -1,0 +1,254 @@
+import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+  StopReason as AnthropicStopReason,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import { ProviderError } from './errors.js';
+import type { Block, Message, Usage } from './messages.js';
+import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
+import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
+import { toProviderError, type SdkFailure } from './sdk-errors.js';
+import { RequestTap } from './transport.js';
+
+// The Anthropic Messages API adapter: neutral messages → Messages params, the SDK's raw
+// stream → StreamEvents, SDK errors → ProviderError.
+
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+
+function toBlockParam(b: Block): ContentBlockParam[] {
+  switch (b.type) {
+    case 'text':
+      // the API refuses empty and whitespace-only text blocks
+      return b.text.trim().length > 0 ? [{ type: 'text', text: b.text }] : [];
+    case 'tool_use':
+      return [{ type: 'tool_use', id: b.id, name: b.name, input: b.input }];
+    case 'tool_result':
+      return [{ type: 'tool_result', tool_use_id: b.toolUseId, ...(b.content.length > 0 ? { content: b.content } : {}), ...(b.isError ? { is_error: true } : {}) }];
+    case 'image':
+      return IMAGE_TYPES.has(b.mediaType)
+        ? [{ type: 'image', source: { type: 'base64', media_type: b.mediaType as ImageMediaType, data: b.data } }]
+        : [{ type: 'text', text: `[image omitted: ${b.mediaType} is not a supported image type]` }];
+  }
+}
+
+/**
+ * Neutral history → Messages API messages. Consecutive same-role messages merge into one
+ * (a checkpoint, a pinned message and a user turn arrive as three user messages); in a user
+ * message tool_result blocks go first, as the API requires; checkpoint and meta messages are
+ * plain user text already. A message left empty gets a short placeholder, since the API
+ * refuses empty content.
+ */
+export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
+  const merged: { role: 'user' | 'assistant'; content: ContentBlockParam[] }[] = [];
+  for (const m of messages) {
+    const content = m.blocks.flatMap(toBlockParam);
+    const last = merged[merged.length - 1];
+    if (last && last.role === m.role) last.content.push(...content);
+    else merged.push({ role: m.role, content });
+  }
+  return merged.map((m) => {
+    let content = m.content;
+    if (m.role === 'user') {
+      const results = content.filter((b) => b.type === 'tool_result');
+      if (results.length > 0) content = [...results, ...content.filter((b) => b.type !== 'tool_result')];
+    }
+    if (content.length === 0) content = [{ type: 'text', text: m.role === 'user' ? '(empty message)' : '(no content)' }];
+    return { role: m.role, content };
+  });
+}
+
+export function toAnthropicParams(req: ModelRequest): MessageCreateParamsStreaming {
+  const tools: Tool[] = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+  return {
+    model: req.model,
+    max_tokens: req.maxTokens,
+    messages: toAnthropicMessages(req.messages),
+    stream: true,
+    ...(req.system.length > 0 ? { system: req.system } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+  };
+}
+
+export function mapAnthropicStop(reason: AnthropicStopReason | string | null | undefined): StopReason {
+  switch (reason) {
+    case 'end_turn':
+      return 'end_turn';
+    case 'tool_use':
+      return 'tool_use';
+    case 'max_tokens':
+      return 'max_tokens';
+    case 'stop_sequence':
+      return 'stop_sequence';
+    case 'refusal':
+      return 'refusal';
+    case 'model_context_window_exceeded':
+      return 'context_window';
+    default:
+      return 'other';
+  }
+}
+
+export function describeAnthropicError(err: unknown): SdkFailure {
+  if (err instanceof APIUserAbortError) return { category: 'abort' };
+  if (err instanceof APIConnectionTimeoutError) return { category: 'timeout' };
+  if (err instanceof APIConnectionError) return { category: 'connection', message: err.message, cause: (err as { cause?: unknown }).cause };
+  if (err instanceof APIError) return { category: 'api', status: err.status, headers: err.headers, body: err.error, message: err.message };
+  if (err instanceof Error && err.name === 'AbortError') return { category: 'abort' };
+  return { category: 'other', error: err };
+}
+
+type BlockState =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; id: string; name: string; json: string; closed: boolean }
+  | { kind: 'ignored' };
+
+export class AnthropicProvider implements Provider {
+  readonly name = 'anthropic' as const;
+
+  constructor(private readonly opts: AdapterOptions) {}
+
+  private client(tap: RequestTap): Anthropic {
+    return new Anthropic({
+      apiKey: this.opts.apiKey,
+      ...(this.opts.baseURL !== undefined ? { baseURL: this.opts.baseURL } : {}),
+      ...(this.opts.timeoutMs !== undefined ? { timeout: this.opts.timeoutMs } : {}),
+      maxRetries: 0,
+      fetch: tap.fetch,
+      logger: sdkLogger(this.opts),
+    });
+  }
+
+  async *stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
+    const tap = new RequestTap(this.opts.idleTimeoutMs, req.signal);
+    const client = this.client(tap);
+    let started = false;
+    try {
+      if (req.signal?.aborted) throw new APIUserAbortError();
+      const params = toAnthropicParams(req);
+      // the SDK console.warns about deprecated models; route that to onWarning instead of the terminal
+      const stream = await withWarningsTo(this.opts.onWarning, () => client.messages.create(params, { signal: tap.signal }));
+      started = true;
+      tap.arm();
+
+      const blocks = new Map<number, BlockState>();
+      let model = req.model;
+      const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      let stopRaw: string | null = null;
+      let sawStart = false;
+      let sawStop = false;
+
+      for await (const ev of stream as AsyncIterable<RawMessageStreamEvent>) {
+        switch (ev.type) {
+          case 'message_start': {
+            sawStart = true;
+            model = ev.message.model || model;
+            const u = ev.message.usage;
+            usage.inputTokens = u.input_tokens ?? 0;
+            usage.outputTokens = u.output_tokens ?? 0;
+            usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
+            usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0;
+            break;
+          }
+          case 'content_block_start': {
+            const cb = ev.content_block;
+            if (cb.type === 'text') {
+              blocks.set(ev.index, { kind: 'text', text: cb.text ?? '' });
+              if (cb.text) yield { type: 'text_delta', text: cb.text };
+            } else if (cb.type === 'tool_use') {
+              blocks.set(ev.index, { kind: 'tool', id: cb.id, name: cb.name, json: '', closed: false });
+              yield { type: 'tool_use_start', id: cb.id, name: cb.name };
+            } else blocks.set(ev.index, { kind: 'ignored' });
+            break;
+          }
+          case 'content_block_delta': {
+            const st = blocks.get(ev.index);
+            const d = ev.delta;
+            if (st?.kind === 'text' && d.type === 'text_delta') {
+              st.text += d.text;
+              if (d.text) yield { type: 'text_delta', text: d.text };
+            } else if (st?.kind === 'tool' && d.type === 'input_json_delta') {
+              st.json += d.partial_json;
+              if (d.partial_json) yield { type: 'tool_input_delta', id: st.id, partialJson: d.partial_json };
+            }
+            break;
+          }
+          case 'content_block_stop': {
+            const st = blocks.get(ev.index);
+            if (st?.kind === 'tool') st.closed = true;
+            break;
+          }
+          case 'message_delta': {
+            stopRaw = ev.delta.stop_reason ?? stopRaw;
+            const u = ev.usage;
+            if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
+            if (typeof u.input_tokens === 'number') usage.inputTokens = u.input_tokens;
+            if (typeof u.cache_read_input_tokens === 'number') usage.cacheReadTokens = u.cache_read_input_tokens;
+            if (typeof u.cache_creation_input_tokens === 'number') usage.cacheWriteTokens = u.cache_creation_input_tokens;
+            break;
+          }
+          case 'message_stop':
+            sawStop = true;
+            break;
+        }
+      }
+      if (tap.stalledAfterMs !== undefined || req.signal?.aborted) throw new APIUserAbortError();
+      if (!sawStart || !sawStop) {
+        throw new ProviderError({
+          kind: 'stream_cut',
+          provider: 'anthropic',
+          message: sawStart ? 'the response stream ended before the message was complete' : 'the response stream ended without a message',
+        });
+      }
+
+      const stopReason = mapAnthropicStop(stopRaw);
+      const final: Block[] = [];
+      for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
+        const st = blocks.get(index)!;
+        if (st.kind === 'text' && st.text.length > 0) final.push({ type: 'text', text: st.text });
+        if (st.kind === 'tool') {
+          const input = finalToolInput(st.json, !st.closed || stopReason === 'max_tokens');
+          // a tool call cut off by max_tokens is dropped: its input is not valid JSON
+          if (input) final.push({ type: 'tool_use', id: st.id, name: st.name, input });
+        }
+      }
+      yield { type: 'done', blocks: final, stopReason, usage, model };
+    } catch (e) {
+      if (e instanceof ProviderError) throw e;
+      throw toProviderError(describeAnthropicError(e), {
+        provider: 'anthropic',
+        model: req.model,
+        apiKey: this.opts.apiKey,
+        apiKeyEnv: this.opts.apiKeyEnv ?? 'ANTHROPIC_API_KEY',
+        baseURL: client.baseURL,
+        signal: req.signal,
+        streamStarted: started,
+        ...(tap.stalledAfterMs !== undefined ? { stalledAfterMs: tap.stalledAfterMs } : {}),
+        rawBody: tap.errorBody,
+      });
+    } finally {
+      tap.dispose();
+    }
+  }
+}
+
+/** Runs `fn` with console.warn captured (the SDK's deprecation notices), forwarding to onWarning. */
+async function withWarningsTo<T>(onWarning: ((message: string) => void) | undefined, fn: () => Promise<T>): Promise<T> {
+  const original = console.warn;
+  const captured: string[] = [];
+  console.warn = (...args: unknown[]) => void captured.push(args.map(String).join(' '));
+  let pending: Promise<T>;
+  try {
+    // create() warns synchronously before it returns its promise
+    pending = fn();
+  } finally {
+    console.warn = original;
+  }
+  for (const w of captured) onWarning?.(w);
+  return pending;
+}
