@@ -1,0 +1,154 @@
+import { execa } from 'execa';
+import { z } from 'zod';
+import { fmtDuration, fmtInt } from './format.js';
+import { parseInput, toInputSchema } from './inputSchema.js';
+import { defaultShell, killGroup, trackGroup } from './shell.js';
+import { TerminalText } from './terminalText.js';
+import { HeadTailBuffer } from './truncate.js';
+import type { Tool, ToolContext, ToolOutput } from './types.js';
+
+export interface BashOptions {
+  /** Timeout when the model names none (ms). */
+  timeoutMs: number;
+  /** Longest timeout the model may ask for (ms); longer requests are reduced to it. */
+  maxTimeoutMs: number;
+  /** Output beyond this many characters keeps its head and tail with a marker between. */
+  maxOutputChars: number;
+  /** Shell to run commands with (default: bash from PATH, else /bin/sh). */
+  shell?: string;
+  /** After SIGTERM, how long a killed command gets before SIGKILL (ms). Default 1000. */
+  killGraceMs?: number;
+  /** After the shell exits, how long to wait for output still in the pipe (ms). Default 250. */
+  drainMs?: number;
+}
+
+const BashInputSchema = z.object({
+  command: z.string().min(1).describe('The shell command to run (bash syntax).'),
+  timeout: z.number().int().positive().optional().describe('Timeout in milliseconds.'),
+  description: z.string().optional().describe('A few words saying what the command does, shown to the user (e.g. "Run the unit tests").'),
+});
+export type BashInput = z.infer<typeof BashInputSchema>;
+
+export function createBashTool(opts: BashOptions): Tool<BashInput> {
+  const inputSchema = toInputSchema(BashInputSchema);
+  return {
+    name: 'Bash',
+    description: [
+      'Runs a shell command (bash -c) in the working directory and returns what it printed, stdout and stderr interleaved as in a terminal, colour codes removed.',
+      'Use it for git, builds, tests, package managers and running programs. To read files use FileRead, to search contents use Grep, to find files use Glob: they are faster and their output is better suited.',
+      'Each call starts a fresh shell in the working directory: `cd` and variables do not carry over to the next call (chain with `&&` instead).',
+      'stdin is closed and there is no terminal, so interactive programs cannot prompt: pass flags such as --yes / -y / --no-edit, and avoid editors and pagers.',
+      `Commands time out after ${fmtDuration(opts.timeoutMs)} unless you pass timeout (in ms, at most ${fmtDuration(opts.maxTimeoutMs)}); on timeout the command and everything it started are killed.`,
+      `Output longer than ${fmtInt(opts.maxOutputChars)} characters keeps its beginning and end with a marker saying how much was cut; filter noisy output (e.g. | tail -50, | grep) when only part matters.`,
+      'A non-zero exit code is reported with the output. To leave a server running, start it in the background with its output redirected to a file (`cmd > log 2>&1 &`).',
+    ].join(' '),
+    inputSchema,
+    readOnly: false,
+    compactable: true,
+    parse(input) {
+      const parsed = parseInput('Bash', BashInputSchema, inputSchema, input);
+      if (parsed.timeout !== undefined && parsed.timeout > opts.maxTimeoutMs) parsed.timeout = opts.maxTimeoutMs;
+      return parsed;
+    },
+    summarize: (input) => input.command,
+    run: (input, ctx) => runCommand(input, ctx, opts),
+  };
+}
+
+type StopReason = 'timeout' | 'interrupted';
+
+async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions): Promise<ToolOutput> {
+  if (ctx.signal.aborted) return { content: 'Command interrupted before it started.', isError: true };
+  const timeoutMs = Math.min(input.timeout ?? opts.timeoutMs, opts.maxTimeoutMs);
+  const grace = opts.killGraceMs ?? 1000;
+  const shell = opts.shell ?? defaultShell();
+
+  // The outer shell only redirects stderr into stdout and execs the real one, so both
+  // streams share one pipe (exact interleaving) and the command text runs unchanged.
+  const sub = execa(shell, ['-c', 'exec "$0" -c "$1" 2>&1', shell, input.command], {
+    cwd: ctx.cwd,
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    reject: false,
+    // own session and process group: no controlling terminal (nothing can prompt on
+    // /dev/tty), and the whole tree can be killed at once
+    detached: true,
+    cleanup: false,
+    env: { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', PAGER: 'cat' },
+  });
+  const result = sub.then(
+    (r) => r,
+    (e: unknown) => e,
+  );
+
+  const buffer = new HeadTailBuffer(opts.maxOutputChars);
+  const cleaner = new TerminalText();
+  const decoder = new TextDecoder('utf-8');
+  const stream = sub.all;
+  let ended = false;
+  const streamEnded = new Promise<void>((resolve) => {
+    if (!stream) return resolve();
+    stream.on('data', (chunk: Buffer | string) => {
+      buffer.push(cleaner.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
+    });
+    stream.once('end', () => resolve());
+    stream.once('close', () => resolve());
+    stream.once('error', () => resolve());
+  }).then(() => {
+    ended = true;
+  });
+
+  const pid = sub.pid;
+  const untrack = pid !== undefined ? trackGroup(pid) : () => undefined;
+  let stopReason: StopReason | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = (why: StopReason): void => {
+    if (stopReason || pid === undefined) return;
+    stopReason = why;
+    killGroup(pid, 'SIGTERM');
+    killTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), grace);
+  };
+  const timer = setTimeout(() => stop('timeout'), timeoutMs);
+  const onAbort = (): void => stop('interrupted');
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: unknown }>((resolve) => {
+    sub.once('exit', (code, signal) => resolve({ code, signal }));
+    sub.once('error', (error) => resolve({ code: null, signal: null, error }));
+  });
+  clearTimeout(timer);
+  ctx.signal.removeEventListener('abort', onAbort);
+  if (stopReason && pid !== undefined) {
+    // the shell is gone; whatever it started that ignored SIGTERM goes now
+    killGroup(pid, 'SIGKILL');
+  }
+  clearTimeout(killTimer);
+  untrack();
+
+  // Output still in the pipe arrives right after exit; a background process that keeps
+  // the pipe open must not hold the result back.
+  if (!ended) await Promise.race([streamEnded, new Promise((r) => setTimeout(r, opts.drainMs ?? 250))]);
+  stream?.destroy();
+  sub.stdout?.destroy();
+  sub.stderr?.destroy();
+  void result;
+
+  buffer.push(cleaner.push(decoder.decode()));
+  buffer.push(cleaner.flush());
+  const body = buffer.result().text.replace(/\s+$/, '');
+
+  if (exit.error !== undefined) {
+    const msg = exit.error instanceof Error ? exit.error.message : String(exit.error);
+    return { content: `Could not run the command: ${msg}`, isError: true };
+  }
+  if (stopReason === 'timeout') {
+    return { content: `Command timed out after ${fmtDuration(timeoutMs)}${body ? `; partial output:\n${body}` : ', with no output.'}`, isError: true };
+  }
+  if (stopReason === 'interrupted') {
+    return { content: `Command interrupted${body ? `; partial output:\n${body}` : ', with no output.'}`, isError: true };
+  }
+  if (exit.signal) return { content: `${body ? `${body}\n\n` : ''}Killed by signal ${exit.signal}`, isError: true };
+  if (exit.code !== 0) return { content: `${body ? `${body}\n\n` : ''}Exit code ${exit.code ?? 'unknown'}`, isError: true };
+  return { content: body || '(no output)', isError: false };
+}

@@ -1,0 +1,172 @@
+import { open, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { describeBinary, readHead, sniff } from './binary.js';
+import { fmtBytes, fmtInt } from './format.js';
+import { describeFsError, errnoCode, similarNames } from './fsErrors.js';
+import { parseInput, toInputSchema } from './inputSchema.js';
+import { displayPath, resolvePath } from './paths.js';
+import { truncateLine } from './truncate.js';
+import type { Tool, ToolContext, ToolOutput } from './types.js';
+
+export interface FileReadOptions {
+  /** Lines per read when the model gives no limit. */
+  maxLines?: number;
+  /** Characters of output per read (line numbers included). */
+  maxChars?: number;
+  /** Longer lines are cut. */
+  maxLineChars?: number;
+}
+
+const DEFAULTS = { maxLines: 2000, maxChars: 100_000, maxLineChars: 2000 };
+
+const FileReadInput = z.object({
+  path: z.string().min(1).describe('Path of the file, relative to the working directory or absolute.'),
+  offset: z.number().int().min(1).optional().describe('First line to read (1-based). Default 1.'),
+  limit: z.number().int().min(1).optional().describe('Number of lines to read. Default 2000.'),
+});
+export type FileReadInput = z.infer<typeof FileReadInput>;
+
+const CHUNK = 64 * 1024;
+
+export function createFileReadTool(options: FileReadOptions = {}): Tool<FileReadInput> {
+  const o = { ...DEFAULTS, ...options };
+  const inputSchema = toInputSchema(FileReadInput);
+  return {
+    name: 'FileRead',
+    description: [
+      'Reads a text file and returns its lines numbered like `cat -n` (right-aligned line number, a tab, the line).',
+      'Use it to look at source files, configs and logs before changing or explaining them; prefer it to `cat`/`head`/`tail` in Bash.',
+      `By default it reads up to ${fmtInt(o.maxLines)} lines from the start, and at most about ${fmtBytes(o.maxChars)} of output; lines longer than ${fmtInt(o.maxLineChars)} characters are cut.`,
+      'When a file is longer, the output ends with the total line count and the offset to pass to read on; use offset and limit to read a specific part of a large file.',
+      'Binary files (images, archives, executables) are refused. For a directory, use Glob; to find where something is, use Grep.',
+    ].join(' '),
+    inputSchema,
+    readOnly: true,
+    compactable: true,
+    parse: (input) => parseInput('FileRead', FileReadInput, inputSchema, input),
+    summarize: (input) => input.path + (input.offset !== undefined || input.limit !== undefined ? ` (from line ${input.offset ?? 1}${input.limit !== undefined ? `, ${input.limit} lines` : ''})` : ''),
+    run: (input, ctx) => readFileLines(input, ctx, o),
+  };
+}
+
+const fail = (content: string): ToolOutput => ({ content, isError: true });
+
+async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof DEFAULTS): Promise<ToolOutput> {
+  const abs = resolvePath(ctx.cwd, input.path);
+  const shown = displayPath(ctx.cwd, abs);
+  if (ctx.signal.aborted) return fail('Interrupted before the file was read.');
+
+  let size: number;
+  try {
+    const st = await stat(abs);
+    if (st.isDirectory()) {
+      const p = shown === '.' ? '' : `${shown}/`;
+      return fail(`${shown} is a directory, not a file. To list its files use Glob with pattern "${p}*" (or "${p}**/*" for everything below it).`);
+    }
+    if (!st.isFile()) return fail(`${shown} is not a regular file (a device, socket or pipe); FileRead only reads files.`);
+    size = st.size;
+  } catch (e) {
+    let msg = describeFsError(e, shown);
+    if (errnoCode(e) === 'ENOENT') {
+      const similar = await similarNames(abs);
+      if (similar.length > 0) msg += `. Did you mean: ${similar.map((n) => displayPath(ctx.cwd, join(abs, '..', n))).join(', ')}?`;
+    }
+    return fail(msg);
+  }
+  if (size === 0) return { content: `${shown} is empty (0 bytes).`, isError: false };
+
+  try {
+    const s = sniff(await readHead(abs));
+    if (s.binary) return fail(`${shown} is ${describeBinary(s)} of ${fmtBytes(size)}; FileRead only reads text files.`);
+  } catch (e) {
+    return fail(describeFsError(e, shown));
+  }
+
+  const start = input.offset ?? 1;
+  const limit = input.limit ?? o.maxLines;
+  const out: string[] = [];
+  let outChars = 0;
+  let lastShown = start - 1;
+  let cappedByChars = false;
+  let longLines = 0;
+
+  const maxLineBytes = o.maxLineChars * 4 + 4;
+  let parts: Buffer[] = [];
+  let partBytes = 0;
+  let lineBytes = 0;
+  let lineNo = 1;
+  let pendingLine = false; // bytes seen since the last newline
+
+  const collecting = (): boolean => lineNo >= start && lineNo < start + limit && !cappedByChars;
+  const finishLine = (): void => {
+    if (!collecting()) return;
+    let text = Buffer.concat(parts).toString('utf8');
+    if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    const cut =
+      lineBytes > partBytes
+        ? { text: `${text.slice(0, o.maxLineChars)}… [line cut; ${fmtBytes(lineBytes)} in all]`, truncated: true }
+        : truncateLine(text, o.maxLineChars);
+    const row = `${String(lineNo).padStart(6)}\t${cut.text}`;
+    if (out.length > 0 && outChars + row.length + 1 > o.maxChars) {
+      cappedByChars = true;
+      return;
+    }
+    if (cut.truncated) longLines++;
+    out.push(row);
+    outChars += row.length + 1;
+    lastShown = lineNo;
+  };
+
+  let fh;
+  try {
+    fh = await open(abs, 'r');
+  } catch (e) {
+    return fail(describeFsError(e, shown));
+  }
+  try {
+    const buf = Buffer.alloc(CHUNK);
+    for (;;) {
+      if (ctx.signal.aborted) return fail(`Interrupted while reading ${shown}.`);
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      let pos = 0;
+      while (pos < bytesRead) {
+        const nl = buf.indexOf(10, pos);
+        const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
+        if (end > pos) pendingLine = true;
+        lineBytes += end - pos;
+        if (collecting() && partBytes < maxLineBytes) {
+          const take = Math.min(end - pos, maxLineBytes - partBytes);
+          parts.push(Buffer.from(buf.subarray(pos, pos + take)));
+          partBytes += take;
+        }
+        if (end === bytesRead) break;
+        finishLine();
+        parts = [];
+        partBytes = 0;
+        lineBytes = 0;
+        pendingLine = false;
+        lineNo++;
+        pos = nl + 1;
+      }
+    }
+  } catch (e) {
+    return fail(describeFsError(e, shown));
+  } finally {
+    await fh.close();
+  }
+  // a last line without a trailing newline
+  if (pendingLine) finishLine();
+  const total = pendingLine ? lineNo : lineNo - 1;
+
+  if (start > total) return fail(`${shown} has ${fmtInt(total)} lines; offset=${fmtInt(start)} is past the end.`);
+  const notes: string[] = [];
+  if (longLines > 0) notes.push(`(${fmtInt(longLines)} line${longLines === 1 ? '' : 's'} longer than ${fmtInt(o.maxLineChars)} characters ${longLines === 1 ? 'was' : 'were'} cut.)`);
+  if (lastShown < total) {
+    const why = cappedByChars ? ` (output capped at ${fmtBytes(o.maxChars)})` : '';
+    notes.push(`… file has ${fmtInt(total)} lines; showing ${fmtInt(start)}-${fmtInt(lastShown)}${why}. Read more with offset=${lastShown + 1}.`);
+  }
+  return { content: out.join('\n') + (notes.length > 0 ? `\n\n${notes.join('\n')}` : ''), isError: false };
+}

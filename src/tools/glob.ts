@@ -1,0 +1,95 @@
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { fmtInt, plural } from './format.js';
+import { describeFsError } from './fsErrors.js';
+import { GitignoreRules, listFiles } from './gitignore.js';
+import { splitGlob } from './globPattern.js';
+import { parseInput, toInputSchema } from './inputSchema.js';
+import { displayPath, resolvePath } from './paths.js';
+import type { Tool, ToolContext, ToolOutput } from './types.js';
+
+export interface GlobOptions {
+  /** Most paths returned (default 100). */
+  maxResults?: number;
+}
+
+const GlobInputSchema = z.object({
+  pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json".'),
+  path: z.string().min(1).optional().describe('Directory to search in, relative to the working directory or absolute. Default: the working directory.'),
+});
+export type GlobInput = z.infer<typeof GlobInputSchema>;
+
+export function createGlobTool(options: GlobOptions = {}): Tool<GlobInput> {
+  const maxResults = options.maxResults ?? 100;
+  const inputSchema = toInputSchema(GlobInputSchema);
+  return {
+    name: 'Glob',
+    description: [
+      'Finds files by name pattern and returns their paths (relative to the working directory), most recently modified first.',
+      'Patterns are globs: `*` matches within one directory level, `**` across levels, `{a,b}` alternatives, `[abc]` one character; "*.ts" matches only at the top of `path`, "**/*.ts" at any depth.',
+      'Files ignored by .gitignore and the .git directory are left out; hidden files are included; only files are listed, not directories.',
+      `At most ${fmtInt(maxResults)} paths are returned; the output says how many more matched. To search file contents, use Grep.`,
+    ].join(' '),
+    inputSchema,
+    readOnly: true,
+    compactable: true,
+    parse: (input) => parseInput('Glob', GlobInputSchema, inputSchema, input),
+    summarize: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
+    run: (input, ctx) => runGlob(input, ctx, maxResults),
+  };
+}
+
+async function runGlob(input: GlobInput, ctx: ToolContext, maxResults: number): Promise<ToolOutput> {
+  const root = resolvePath(ctx.cwd, input.path ?? '.');
+  const shownRoot = displayPath(ctx.cwd, root);
+  try {
+    const st = await stat(root);
+    if (!st.isDirectory()) return { content: `${shownRoot} is a file, not a directory; path must be a directory to search in.`, isError: true };
+  } catch (e) {
+    return { content: describeFsError(e, shownRoot), isError: true };
+  }
+  const { base, rest } = splitGlob(root, input.pattern);
+  let files: string[];
+  try {
+    const rules = await GitignoreRules.forSearch(base, ctx.cwd);
+    files = await listFiles({ root: base, patterns: [rest], rules, signal: ctx.signal });
+  } catch (e) {
+    return { content: `Glob failed for "${input.pattern}": ${e instanceof Error ? e.message : String(e)}`, isError: true };
+  }
+  if (ctx.signal.aborted) return { content: 'Glob interrupted.', isError: true };
+
+  if (files.length === 0) {
+    let hint = '';
+    const named = resolvePath(root, input.pattern);
+    const isDir = await stat(named).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (isDir) hint = ` "${input.pattern}" is a directory; Glob lists files, so use "${input.pattern.replace(/\/+$/, '')}/**/*" to see what it holds.`;
+    return { content: `No files match "${input.pattern}" in ${shownRoot === '.' ? 'the working directory' : shownRoot}.${hint}`, isError: false };
+  }
+
+  const sorted = await sortByMtime(files);
+  const shown = sorted.slice(0, maxResults).map((f) => displayPath(ctx.cwd, f));
+  let content = shown.join('\n');
+  if (sorted.length > maxResults) {
+    content += `\n\n(${plural(sorted.length, 'file')} match; showing the ${fmtInt(maxResults)} most recently modified, ${fmtInt(sorted.length - maxResults)} more not shown. Narrow the pattern or the path to see them.)`;
+  }
+  return { content, isError: false };
+}
+
+/** Newest first; equal times by path. Files that vanished meanwhile sort last. */
+export async function sortByMtime(files: string[]): Promise<string[]> {
+  const times = await Promise.all(
+    files.map((f) =>
+      stat(f).then(
+        (s) => s.mtimeMs,
+        () => -Infinity,
+      ),
+    ),
+  );
+  return files
+    .map((f, i) => ({ f, t: times[i] ?? -Infinity }))
+    .sort((a, b) => b.t - a.t || (a.f < b.f ? -1 : a.f > b.f ? 1 : 0))
+    .map((x) => x.f);
+}

@@ -1,0 +1,53 @@
+// Tool input schemas: one zod object per tool gives both the JSON schema sent to the
+// model and the validation of what the model sends back.
+import { z } from 'zod';
+import type { JsonSchema } from '../llm/provider.js';
+import { ToolInputError } from './types.js';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** zod → JSON schema, without `$schema` and without the ±2^53 bounds zod adds to integers. */
+export function toInputSchema(schema: z.ZodObject): JsonSchema {
+  const cleaned = clean(z.toJSONSchema(schema, { io: 'input' }));
+  if (!isRecord(cleaned) || cleaned['type'] !== 'object') throw new Error('a tool input schema must be an object schema');
+  return cleaned as JsonSchema;
+}
+
+function clean(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(clean);
+  if (!isRecord(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$schema') continue;
+    if ((k === 'minimum' || k === 'maximum') && typeof v === 'number' && Math.abs(v) >= Number.MAX_SAFE_INTEGER) continue;
+    out[k] = clean(v);
+  }
+  return out;
+}
+
+/**
+ * Validates raw model input. Models sometimes send numbers and booleans as strings
+ * ("10", "true"); those are converted where the schema expects a number or a boolean.
+ * Throws ToolInputError naming the bad field.
+ */
+export function parseInput<S extends z.ZodObject>(toolName: string, schema: S, jsonSchema: JsonSchema, input: unknown): z.infer<S> {
+  if (!isRecord(input)) throw new ToolInputError(`${toolName}: the input must be a JSON object`);
+  const coerced: Record<string, unknown> = { ...input };
+  const props = jsonSchema.properties ?? {};
+  for (const [key, value] of Object.entries(coerced)) {
+    const prop = props[key];
+    if (typeof value !== 'string' || !isRecord(prop)) continue;
+    const type = prop['type'];
+    if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value.trim())) coerced[key] = Number(value.trim());
+    else if (type === 'boolean' && (value === 'true' || value === 'false')) coerced[key] = value === 'true';
+  }
+  const result = schema.safeParse(coerced);
+  if (result.success) return result.data;
+  const messages = result.error.issues.map((issue) => {
+    const field = issue.path.map(String).join('.');
+    if (field === '') return issue.message;
+    if (issue.code === 'invalid_type' && coerced[field] === undefined) return `missing required field "${field}"`;
+    return `"${field}": ${issue.message} (got ${JSON.stringify(coerced[issue.path[0] as string]) ?? 'undefined'})`;
+  });
+  throw new ToolInputError(`${toolName}: invalid input: ${messages.join('; ')}`);
+}

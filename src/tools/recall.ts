@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { fmtInt, plural } from './format.js';
+import { parseInput, toInputSchema } from './inputSchema.js';
+import { truncateLine } from './truncate.js';
+import { ToolInputError, type RecallHit, type Tool, type ToolContext, type ToolOutput } from './types.js';
+
+export interface RecallOptions {
+  /** Hits per search page (default 10). */
+  pageSize?: number;
+  /** Lines per page of an item (default 500)... */
+  pageLines?: number;
+  /** ...and characters (default 30,000). */
+  pageChars?: number;
+}
+
+const RecallInputSchema = z.object({
+  query: z.string().min(1).optional().describe('Words to search for in the archive (full-text search). Give either query or id.'),
+  id: z.string().min(1).optional().describe('Id of one archived item (from a search hit or from a cleared tool result) to read in full.'),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.'),
+  limit: z.number().int().min(1).max(2000).optional().describe('With query: hits per page (default 10, at most 50). With id: lines per page (default 500).'),
+});
+export type RecallInput = z.infer<typeof RecallInputSchema>;
+
+const SNIPPET_CHARS = 300;
+
+export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput> {
+  const o = { pageSize: 10, pageLines: 500, pageChars: 30_000, ...options };
+  const inputSchema = toInputSchema(RecallInputSchema);
+  return {
+    name: 'Recall',
+    description: [
+      'Searches what was archived from this conversation: older messages that a compaction replaced with a summary, and old tool outputs that were cleared to free context. Nothing is lost; it is only out of view.',
+      'Use it when the summary mentions something you now need verbatim (an exact error message, code or a file you read earlier, a command\'s output, the user\'s exact words), or when a tool result was replaced by a short placeholder that names a Recall id.',
+      'With query: full-text search, ranked hits each with an id, what it was (label) and a snippet; page with offset.',
+      'With id: the full text of that item, paged by lines (offset = first line, limit = lines); the output says how to get the next page.',
+    ].join(' '),
+    inputSchema,
+    readOnly: true,
+    compactable: true,
+    parse(input) {
+      const parsed = parseInput('Recall', RecallInputSchema, inputSchema, input);
+      if (parsed.query === undefined && parsed.id === undefined) throw new ToolInputError('Recall: give "query" (to search) or "id" (to read one item)');
+      if (parsed.query !== undefined && parsed.id !== undefined) throw new ToolInputError('Recall: give either "query" or "id", not both');
+      return parsed;
+    },
+    summarize: (input) => (input.id !== undefined ? `id ${input.id}` : `"${input.query ?? ''}"`),
+    run: async (input, ctx) => runRecall(input, ctx, o),
+  };
+}
+
+const fail = (content: string): ToolOutput => ({ content, isError: true });
+
+async function runRecall(input: RecallInput, ctx: ToolContext, o: Required<RecallOptions>): Promise<ToolOutput> {
+  const source = ctx.recall;
+  if (!source) return fail('Nothing has been archived in this session yet: no compaction has happened, so the whole conversation is still in view.');
+  try {
+    if (input.id !== undefined) return readItem(source.get(input.id), input, o);
+    return search(source.search.bind(source), input.query ?? '', input, o);
+  } catch (e) {
+    return fail(`Recall failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function search(run: (q: string, opts: { limit: number; offset: number }) => RecallHit[], query: string, input: RecallInput, o: Required<RecallOptions>): ToolOutput {
+  const limit = Math.min(input.limit ?? o.pageSize, 50);
+  const offset = input.offset ?? 0;
+  // one extra hit tells whether there is a next page
+  const hits = run(query, { limit: limit + 1, offset });
+  const more = hits.length > limit;
+  const page = hits.slice(0, limit);
+  if (page.length === 0) {
+    return {
+      content: offset > 0 ? `No more hits for "${query}" after the first ${fmtInt(offset)}.` : `No archived messages or tool outputs match "${query}". Try other or fewer words.`,
+      isError: false,
+    };
+  }
+  const mixedSessions = new Set(page.map((h) => h.sessionId)).size > 1;
+  const rows = page.map((h, i) => {
+    const when = new Date(h.createdAt).toISOString().slice(0, 16).replace('T', ' ');
+    const snippet = h.snippet.replace(/\s+/g, ' ').trim();
+    const cut = snippet.length > SNIPPET_CHARS ? `${snippet.slice(0, SNIPPET_CHARS)}…` : snippet;
+    return `${offset + i + 1}. id: ${h.id} — ${h.label} · ${when} UTC${mixedSessions ? ` · session ${h.sessionId}` : ''}\n   ${cut}`;
+  });
+  const range = `${offset + 1}-${offset + page.length}`;
+  const next = more ? ` More hits: Recall with query=${JSON.stringify(query)}, offset=${offset + page.length}.` : '';
+  return { content: `Archive hits ${range} for "${query}" (read one in full with Recall id=…):\n\n${rows.join('\n\n')}${next ? `\n\n${next.trim()}` : ''}`, isError: false };
+}
+
+function readItem(item: { id: string; label: string; text: string } | undefined, input: RecallInput, o: Required<RecallOptions>): ToolOutput {
+  const id = input.id ?? '';
+  if (!item) return fail(`No archived item with id "${id}". Ids come from Recall search hits and from placeholders of cleared tool outputs; search with query to find one.`);
+  if (item.text === '') return { content: `${item.label} (id ${item.id}) is empty.`, isError: false };
+  const lines = item.text.split('\n');
+  const total = lines.length;
+  const start = Math.max(1, input.offset ?? 1);
+  if (start > total) return fail(`${item.label} (id ${item.id}) has ${plural(total, 'line')}; offset=${start} is past the end.`);
+  const limit = input.limit ?? o.pageLines;
+  const out: string[] = [];
+  let chars = 0;
+  let last = start - 1;
+  for (let n = start; n <= total && n < start + limit; n++) {
+    const line = truncateLine(lines[n - 1]!, o.pageChars).text;
+    if (out.length > 0 && chars + line.length + 1 > o.pageChars) break;
+    out.push(line);
+    chars += line.length + 1;
+    last = n;
+  }
+  const whole = start === 1 && last === total;
+  const header = whole ? `${item.label} (id ${item.id}):` : `${item.label} (id ${item.id}), lines ${fmtInt(start)}-${fmtInt(last)} of ${fmtInt(total)}:`;
+  const footer = last < total ? `\n\n… ${plural(total - last, 'more line')}. Read on with Recall id=${JSON.stringify(item.id)}, offset=${last + 1}.` : '';
+  return { content: `${header}\n${out.join('\n')}${footer}`, isError: false };
+}

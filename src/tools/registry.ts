@@ -1,0 +1,60 @@
+import type { ToolSpec } from '../llm/provider.js';
+import { redact } from '../log.js';
+import { createBashTool, type BashOptions } from './bash.js';
+import { createFileReadTool, type FileReadOptions } from './fileRead.js';
+import { createGlobTool, type GlobOptions } from './glob.js';
+import { createGrepTool, type GrepOptions } from './grep.js';
+import { createRecallTool, type RecallOptions } from './recall.js';
+import { toolSpec, type AnyTool, type Tool } from './types.js';
+
+export interface ToolsOptions {
+  /** From the config's `bash` section. */
+  bash: BashOptions;
+  grep?: GrepOptions;
+  fileRead?: FileReadOptions;
+  glob?: GlobOptions;
+  recall?: RecallOptions;
+  /**
+   * Applied to every tool output before it reaches the model (and so the transcript and
+   * the database). Default: log.ts's redact, which removes registered API keys and
+   * key-shaped strings, e.g. from the output of `env`.
+   */
+  redact?: (text: string) => string;
+}
+
+/** The five tools: FileRead, Bash, Grep, Glob, Recall. */
+export function createTools(opts: ToolsOptions): AnyTool[] {
+  const clean = opts.redact ?? redact;
+  const tools: AnyTool[] = [
+    createFileReadTool(opts.fileRead),
+    createBashTool(opts.bash),
+    createGrepTool(opts.grep),
+    createGlobTool(opts.glob),
+    createRecallTool(opts.recall),
+  ];
+  return tools.map((t) => withRedaction(t, clean));
+}
+
+function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<I> {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    readOnly: tool.readOnly,
+    compactable: tool.compactable,
+    parse: (input) => tool.parse(input),
+    summarize: (input) => tool.summarize(input),
+    run: async (input, ctx) => {
+      const out = await tool.run(input, ctx);
+      return { content: clean(out.content), isError: out.isError };
+    },
+  };
+}
+
+export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | undefined {
+  return tools.find((t) => t.name === name);
+}
+
+export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
+  return tools.map(toolSpec);
+}
