@@ -1,0 +1,219 @@
+// The interactive app: the transcript (printed once through <Static>), the live region, the prompt
+// or an overlay (permission prompt, session picker) and the status line. It holds no business
+// logic: it renders what the UiController reports and forwards what the person does.
+import { memo, useCallback, useEffect, useRef, useState } from 'react';
+import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
+import type { Key } from 'ink';
+import { approvalKey } from './approval.js';
+import { ApprovalPrompt } from './components/ApprovalPrompt.js';
+import { ItemView } from './components/ItemView.js';
+import { LiveRegion } from './components/LiveRegion.js';
+import { PromptView } from './components/PromptView.js';
+import { SessionPicker } from './components/SessionPicker.js';
+import { StatusLine } from './components/StatusLine.js';
+import { TerminalSizeContext, useTerminalSizeSource } from './components/terminal-size.js';
+import type { UiController } from './controller.js';
+import { pickerKey } from './picker.js';
+import { PromptModel } from './prompt-model.js';
+import { useStore } from './store.js';
+import type { Hint } from './ui-store.js';
+import { isWorking, UiStore } from './ui-store.js';
+import type { Theme } from './theme.js';
+import { colorTheme, detectColor, plainTheme, ThemeContext, useTheme } from './theme.js';
+
+/** A second Ctrl-C within this window exits. */
+export const CTRL_C_EXIT_MS = 2000;
+// Clear screen and scrollback, cursor home: another session's transcript is about to be printed.
+const CLEAR_SCREEN = '\u001b[2J\u001b[3J\u001b[H';
+
+export interface AppProps {
+  controller: UiController;
+  /** Open the session picker at start (`agent --resume` without an id): submits "/resume". */
+  openPicker?: boolean;
+  theme?: Theme;
+}
+
+export function App({ controller, openPicker = false, theme = colorTheme }: AppProps) {
+  const app = useApp();
+  const { write } = useStdout();
+  const size = useTerminalSizeSource();
+  const [store] = useState(() => new UiStore(controller));
+  const [prompt] = useState(
+    () => new PromptModel({ history: controller.promptHistory(), commands: () => controller.commands(), onSubmit: (text) => store.submit(text) }),
+  );
+  const transcript = useStore(store.transcript);
+  const approvals = useStore(store.approvals);
+  const picker = useStore(store.picker);
+  const status = useStore(store.status);
+  const hint = useStore(store.hint);
+
+  const exiting = useRef(false);
+  const exit = useCallback(() => {
+    if (exiting.current) return;
+    exiting.current = true;
+    controller.exit().then(
+      () => app.exit(),
+      (err: unknown) => app.exit(err instanceof Error ? err : new Error(String(err))),
+    );
+  }, [app, controller]);
+
+  useEffect(() => {
+    store.onExit = () => app.exit();
+    store.onSessionReset = () => write(CLEAR_SCREEN);
+    const unsubscribe = controller.subscribe((ev) => store.handle(ev));
+    if (openPicker) controller.submit('/resume');
+    return () => {
+      unsubscribe();
+      store.dispose();
+    };
+    // Mounted once: the controller and the stores live as long as the app.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const lastCtrlC = useRef(0);
+  const onKey = useCallback(
+    (input: string, key: Key) => {
+      if (key.ctrl && input === 'c') {
+        const now = Date.now();
+        if (now - lastCtrlC.current < CTRL_C_EXIT_MS) return exit();
+        lastCtrlC.current = now;
+        store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
+        if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
+        if (store.picker.get()) return store.picker.set(null);
+        if (!prompt.isEmpty()) return prompt.clear();
+        if (isWorking(store.live.get())) controller.interrupt();
+        return;
+      }
+      const approval = store.approvals.get()[0];
+      if (approval) {
+        const r = approvalKey(approval, input, key);
+        return r.decision ? store.respondToApproval(r.decision) : store.updateApproval(r.view);
+      }
+      const pick = store.picker.get();
+      if (pick) {
+        const r = pickerKey(pick, input, key);
+        if (!r.action) return store.picker.set(r.state);
+        store.picker.set(null);
+        if (r.action.kind === 'resume') {
+          controller.resume(r.action.id).catch((err: unknown) => {
+            store.append({ kind: 'notice', id: `resume-${Date.now()}`, level: 'error', text: `Could not resume the session: ${err instanceof Error ? err.message : String(err)}` });
+          });
+        }
+        return;
+      }
+      if (key.escape) {
+        if (isWorking(store.live.get())) {
+          const queued = store.takeQueued();
+          controller.interrupt();
+          if (queued.length > 0) prompt.restore(queued.join('\n\n'));
+          return;
+        }
+        prompt.dismissCompletion();
+        return;
+      }
+      if (key.ctrl && input === 'o') {
+        store.expandLastTool();
+        return;
+      }
+      prompt.handleKey(input, key);
+    },
+    [store, prompt, controller, exit],
+  );
+  useInput(onKey);
+
+  const approval = approvals[0];
+  return (
+    <ThemeContext.Provider value={theme}>
+      <TerminalSizeContext.Provider value={size}>
+        <Box flexDirection="column" width={size.columns}>
+          <Static key={transcript.epoch} items={transcript.items}>
+            {(item) => <ItemView key={item.id} item={item} />}
+          </Static>
+          <MemoLiveRegion store={store} />
+          <Box marginTop={1} flexDirection="column">
+            {approval ? (
+              <ApprovalPrompt view={approval} pending={approvals.length} />
+            ) : picker ? (
+              <SessionPicker state={picker} currentId={status.session.id} />
+            ) : (
+              <MemoPromptView model={prompt} />
+            )}
+          </Box>
+          <HintLine hint={hint} />
+          <StatusLine session={status.session} usage={status.usage} />
+        </Box>
+      </TerminalSizeContext.Provider>
+    </ThemeContext.Provider>
+  );
+}
+
+const MemoLiveRegion = memo(LiveRegion);
+const MemoPromptView = memo(PromptView);
+
+function HintLine({ hint }: { hint: Hint }) {
+  const theme = useTheme();
+  if (!hint) {
+    return (
+      <Text color={theme.muted} dimColor wrap="truncate-end">
+        /help commands & keys · enter send · ctrl+j new line · esc interrupt · ctrl+c ×2 exit
+      </Text>
+    );
+  }
+  return (
+    <Text color={hint.level === 'warning' ? theme.warning : theme.info} wrap="truncate-end">
+      {hint.text}
+    </Text>
+  );
+}
+
+export interface RunTuiOptions {
+  /** Open the session picker at start (`agent --resume` without an id). */
+  openPicker?: boolean;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+  /** Default: NO_COLOR, FORCE_COLOR and what the terminal supports. */
+  color?: boolean;
+}
+
+/** Shows the cursor and leaves raw mode, whatever state the app died in. */
+export function restoreTerminal(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): void {
+  try {
+    if (stdin.isTTY && stdin.isRaw) stdin.setRawMode(false);
+  } catch {
+    // the stream is already closed
+  }
+  try {
+    if (stdout.isTTY && !stdout.destroyed) stdout.write('\u001b[?25h');
+  } catch {
+    // the stream is already closed
+  }
+}
+
+/**
+ * Renders the interactive app and resolves when it exits (Ctrl-C twice, an 'exit' event, or
+ * /exit through the controller). Rejects with the error if rendering crashed; the terminal is
+ * restored in every case, also when the process dies.
+ */
+export async function runTui(controller: UiController, opts: RunTuiOptions = {}): Promise<void> {
+  const stdin = opts.stdin ?? process.stdin;
+  const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
+  if (!stdin.isTTY) throw new Error('the interactive UI needs a terminal on stdin (use -p for non-interactive mode)');
+  const color = opts.color ?? detectColor({ env: process.env, isTTY: stdout.isTTY, hasColors: stdout.hasColors?.bind(stdout) });
+  const restore = (): void => restoreTerminal(stdin, stdout);
+  process.once('exit', restore);
+  const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={color ? colorTheme : plainTheme} />, {
+    stdin,
+    stdout,
+    stderr,
+    exitOnCtrlC: false,
+    patchConsole: true,
+  });
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    process.off('exit', restore);
+    restore();
+  }
+}

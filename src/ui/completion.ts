@@ -1,0 +1,61 @@
+// Slash-command completion against the registry's commands.
+import type { CommandInfo } from './controller.js';
+
+/** A command's name without the leading slash (the registry may store it either way). */
+export const bareName = (c: CommandInfo): string => c.name.replace(/^\//, '');
+
+/** The "/word" being typed: the text starts with "/" and the cursor is still inside the first word. */
+export function commandWord(text: string, cursor: number): string | null {
+  if (!text.startsWith('/')) return null;
+  const before = text.slice(0, cursor);
+  if (/\s/.test(before)) return null;
+  const m = /^\/\S*/.exec(text);
+  return m ? m[0] : null;
+}
+
+export function matchCommands(word: string, commands: readonly CommandInfo[]): CommandInfo[] {
+  const typed = word.slice(1).toLowerCase();
+  return commands.filter((c) => bareName(c).toLowerCase().startsWith(typed)).sort((a, b) => bareName(a).localeCompare(bareName(b)));
+}
+
+export function commonPrefix(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  let p = names[0]!;
+  for (const n of names) {
+    let i = 0;
+    while (i < p.length && i < n.length && p[i]!.toLowerCase() === n[i]!.toLowerCase()) i++;
+    p = p.slice(0, i);
+  }
+  return p;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** The closest command name to a mistyped one, when it is close enough to be a likely typo. */
+export function suggestCommand(word: string, commands: readonly CommandInfo[]): CommandInfo | undefined {
+  const typed = word.replace(/^\//, '').toLowerCase();
+  if (typed === '') return undefined;
+  let best: CommandInfo | undefined;
+  let bestD = Infinity;
+  for (const c of commands) {
+    const d = editDistance(typed, bareName(c).toLowerCase());
+    if (d < bestD) {
+      best = c;
+      bestD = d;
+    }
+  }
+  const limit = Math.max(1, Math.floor(typed.length / 3));
+  return bestD <= limit ? best : undefined;
+}

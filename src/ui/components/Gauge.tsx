@@ -1,0 +1,43 @@
+import { Text } from 'ink';
+import type { ContextUsageView } from '../controller.js';
+import { useTheme } from '../theme.js';
+
+const CELLS = 10;
+
+/** "▰▰▰▱▱▱▱▱▱▱" for the share of the effective window in use. */
+export function gaugeBar(percentLeft: number, cells = CELLS): string {
+  const used = Math.min(100, Math.max(0, 100 - percentLeft));
+  const filled = Math.round((used / 100) * cells);
+  return '█'.repeat(filled) + '░'.repeat(cells - filled);
+}
+
+/** The words after the percentage: what the state means for the person. */
+export function gaugeLabel(u: ContextUsageView): string {
+  const left = `${Math.max(0, Math.round(u.percentLeft))}% context left`;
+  switch (u.state) {
+    case 'ok':
+      return left;
+    case 'warning':
+      return u.autoCompactEnabled ? `${left} · auto-compact at ${Math.round(u.autoCompactAtPercent)}%` : `${left} · auto-compact off`;
+    case 'compact-soon':
+      return u.autoCompactEnabled ? `${left} · compacting soon` : `${left} · /compact soon`;
+    case 'blocking':
+      return `${left} · context full — compaction needed`;
+  }
+}
+
+/** The token gauge: a bar and "N% context left", coloured by state. */
+export function Gauge({ usage }: { usage: ContextUsageView }) {
+  const theme = useTheme();
+  const color = theme.gauge[usage.state];
+  const strong = usage.state === 'compact-soon' || usage.state === 'blocking';
+  return (
+    <Text wrap="truncate-end">
+      <Text color={color}>{gaugeBar(usage.percentLeft)}</Text>
+      <Text color={color} bold={strong}>
+        {' '}
+        {gaugeLabel(usage)}
+      </Text>
+    </Text>
+  );
+}

@@ -1,0 +1,128 @@
+import { useEffect, useState } from 'react';
+import { Box, Text } from 'ink';
+import { estimateTokens, formatElapsed, formatTokens } from '../format.js';
+import { streamTail } from '../live-text.js';
+import { oneLine } from '../sanitize.js';
+import { useStore } from '../store.js';
+import { useTheme } from '../theme.js';
+import type { LiveState, UiStore } from '../ui-store.js';
+import { isWorking } from '../ui-store.js';
+import { COMPACTING_LABEL } from './CompactionReceipt.js';
+import { useTerminalSize } from './terminal-size.js';
+import { ToolHeader } from './ToolRow.js';
+
+export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const TICK_MS = 120;
+
+/** The current time, refreshed every tick while active (drives the spinner and the elapsed time). */
+function useTicker(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    setNow(Date.now());
+    const t = setInterval(() => setNow(Date.now()), TICK_MS);
+    return () => clearInterval(t);
+  }, [active]);
+  return now;
+}
+
+const frameAt = (now: number): string => SPINNER[Math.floor(now / TICK_MS) % SPINNER.length]!;
+
+/** Rows the live region may give the streaming reply, leaving room for the prompt and status line. */
+export const streamRows = (terminalRows: number): number => Math.max(3, terminalRows - 12);
+
+/** What is happening now: the streaming reply, running tools, compaction progress, the spinner. */
+export function LiveRegion({ store }: { store: UiStore }) {
+  const live = useStore(store.live);
+  const waitingForApproval = useStore(store.approvals).length > 0;
+  const theme = useTheme();
+  const now = useTicker(isWorking(live));
+  const frame = frameAt(now);
+  return (
+    <Box flexDirection="column">
+      <StreamingText store={store} />
+      {live.writingTools.map((t) => (
+        <Box key={t.id} marginTop={1}>
+          <Text color={theme.muted}>
+            {frame} {oneLine(t.name)} <Text dimColor>(writing the call…)</Text>
+          </Text>
+        </Box>
+      ))}
+      {live.running.map((t) => (
+        <Box key={t.id} marginTop={1}>
+          <ToolHeader name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
+        </Box>
+      ))}
+      {isWorking(live) ? <ActivityLine store={store} live={live} now={now} frame={frame} waitingForApproval={waitingForApproval} /> : null}
+      {live.queued.map((q, i) => (
+        <Text key={i} color={theme.muted} wrap="truncate-end">
+          ⏵ queued: {oneLine(q)}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function StreamingText({ store }: { store: UiStore }) {
+  const { text } = useStore(store.stream);
+  const { columns, rows } = useTerminalSize();
+  const theme = useTheme();
+  if (text.trim() === '') return null;
+  const tail = streamTail(text, columns - 2, streamRows(rows));
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      {tail.clipped ? <Text color={theme.muted}>  ⋮</Text> : null}
+      <Box flexDirection="row">
+        <Box flexShrink={0}>
+          <Text color={theme.accent}>● </Text>
+        </Box>
+        <Box flexShrink={1}>
+          <Text>{tail.text}</Text>
+        </Box>
+      </Box>
+    </Box>
+  );
+}
+
+interface ActivityProps {
+  store: UiStore;
+  live: LiveState;
+  now: number;
+  frame: string;
+  waitingForApproval: boolean;
+}
+
+/** "⠋ Thinking… (12s · ↓ 1.2k tokens · esc to interrupt)" */
+function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityProps) {
+  const theme = useTheme();
+  const { chars, text } = useStore(store.stream);
+  let label: string;
+  let startedAt = live.turn?.startedAt ?? now;
+  if (live.compaction) {
+    const c = live.compaction;
+    label = `${COMPACTING_LABEL[c.trigger]}${c.tokensBefore > 0 ? ` ${formatTokens(c.tokensBefore)} tokens` : ''}${c.stage ? ` · ${oneLine(c.stage)}` : ''}`;
+    startedAt = c.startedAt;
+  } else if (live.retry && now < live.retry.until) {
+    label = `${live.retry.text} in ${formatElapsed(live.retry.until - now + 999)}`;
+  } else if (waitingForApproval) {
+    label = 'Waiting for your answer';
+  } else if (live.running.length > 0) {
+    label = 'Running';
+  } else if (text.trim() !== '') {
+    label = 'Writing';
+  } else {
+    label = 'Thinking';
+  }
+  const tokens = (live.turn?.outputTokens ?? 0) + estimateTokens(chars);
+  const details = [formatElapsed(now - startedAt)];
+  if (live.turn && tokens > 0) details.push(`↓ ${formatTokens(tokens)} tokens`);
+  details.push('esc to interrupt');
+  return (
+    <Box marginTop={1}>
+      <Text wrap="truncate-end">
+        <Text color={theme.accent}>{frame}</Text> <Text color={live.compaction ? theme.info : undefined}>{label}…</Text>{' '}
+        <Text color={theme.muted}>({details.join(' · ')})</Text>
+      </Text>
+    </Box>
+  );
+}

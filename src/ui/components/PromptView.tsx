@@ -1,0 +1,104 @@
+import { Box, Text } from 'ink';
+import { bareName } from '../completion.js';
+import type { CompletionView, PromptModel } from '../prompt-model.js';
+import { sanitize } from '../sanitize.js';
+import { useStore } from '../store.js';
+import { useTheme } from '../theme.js';
+
+/** Lines of a long prompt shown at once, around the cursor. */
+export const PROMPT_MAX_LINES = 10;
+const COMPLETION_MAX_ROWS = 8;
+
+const PLACEHOLDER = 'Ask for a change, or type / for commands';
+
+/** The input box: the text with its cursor, and the slash-command completions under it. */
+export function PromptView({ model }: { model: PromptModel }) {
+  const { text, cursor, completion } = useStore(model.store);
+  const theme = useTheme();
+  const lines = text.split('\n');
+  const before = text.slice(0, cursor);
+  const cursorLine = before.split('\n').length - 1;
+  const col = cursor - (before.lastIndexOf('\n') + 1);
+  let first = 0;
+  if (lines.length > PROMPT_MAX_LINES) {
+    first = Math.max(0, Math.min(cursorLine - Math.floor(PROMPT_MAX_LINES / 2), lines.length - PROMPT_MAX_LINES));
+  }
+  const shown = lines.slice(first, first + PROMPT_MAX_LINES);
+  const below = lines.length - first - shown.length;
+  return (
+    <Box flexDirection="column">
+      <Box flexDirection="column" borderStyle="round" borderColor={theme.muted} borderDimColor={!theme.color}>
+        {first > 0 ? <Text color={theme.muted}>  ↑ {first} more lines</Text> : null}
+        {shown.map((line, i) => {
+          const n = first + i;
+          const prefix = n === 0 ? '❯ ' : '  ';
+          if (n !== cursorLine) {
+            return (
+              <Text key={n}>
+                <Text color={theme.accent}>{prefix}</Text>
+                {line}
+              </Text>
+            );
+          }
+          const at = [...line.slice(col)][0] ?? '';
+          return (
+            <Text key={n}>
+              <Text color={theme.accent}>{prefix}</Text>
+              {line.slice(0, col)}
+              <Text inverse>{at === '' ? ' ' : at}</Text>
+              {line.slice(col + at.length)}
+              {text === '' ? <Text color={theme.muted}>{PLACEHOLDER}</Text> : null}
+            </Text>
+          );
+        })}
+        {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
+      </Box>
+      {completion ? <Completions completion={completion} /> : null}
+    </Box>
+  );
+}
+
+function Completions({ completion }: { completion: CompletionView }) {
+  const theme = useTheme();
+  const { matches, index, word, suggestion } = completion;
+  if (matches.length === 0) {
+    if (word.length <= 1) return null;
+    return (
+      <Box paddingLeft={2}>
+        <Text color={theme.warning}>
+          Unknown command {sanitize(word)}
+          {suggestion ? ` — did you mean /${bareName(suggestion)}?` : ' — /help lists the commands'}
+        </Text>
+      </Box>
+    );
+  }
+  const start = index >= COMPLETION_MAX_ROWS ? index - COMPLETION_MAX_ROWS + 1 : 0;
+  const rows = matches.slice(start, start + COMPLETION_MAX_ROWS);
+  const labels = rows.map((c) => `/${bareName(c)}${c.args ? ` ${c.args}` : ''}`);
+  const width = Math.max(...labels.map((l) => l.length));
+  const more = matches.length - start - rows.length;
+  return (
+    <Box flexDirection="column" paddingLeft={1}>
+      {rows.map((c, i) => {
+        const selected = start + i === index;
+        return (
+          <Box key={c.name} flexDirection="row">
+            <Box flexShrink={0}>
+              <Text color={selected ? theme.accent : undefined} bold={selected} inverse={selected && !theme.color}>
+                {selected ? '▸ ' : '  '}
+                {labels[i]!.padEnd(width)}
+              </Text>
+            </Box>
+            <Box flexShrink={1}>
+              <Text color={theme.muted} wrap="truncate-end">
+                {'  '}
+                {sanitize(c.description)}
+              </Text>
+            </Box>
+          </Box>
+        );
+      })}
+      {more > 0 ? <Text color={theme.muted}>  … {more} more (Tab cycles)</Text> : null}
+    </Box>
+  );
+}

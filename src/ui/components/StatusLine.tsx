@@ -1,0 +1,36 @@
+import { homedir } from 'node:os';
+import { Box, Text } from 'ink';
+import type { ContextUsageView, SessionView } from '../controller.js';
+import { shortId, shortenPath } from '../format.js';
+import { sanitize } from '../sanitize.js';
+import { useTheme } from '../theme.js';
+import { Gauge } from './Gauge.js';
+import { useTerminalSize } from './terminal-size.js';
+
+export interface StatusLineProps {
+  session: SessionView;
+  usage: ContextUsageView;
+  home?: string;
+}
+
+/** model · cwd · session id, then the gauge; the breaker / exhausted / thrash notice on its own line. */
+export function StatusLine({ session, usage, home = homedir() }: StatusLineProps) {
+  const theme = useTheme();
+  const { columns } = useTerminalSize();
+  const cwd = shortenPath(session.cwd, home, Math.max(12, Math.floor(columns / 4)));
+  return (
+    <Box flexDirection="column">
+      <Box flexDirection="row" flexWrap="wrap" columnGap={2}>
+        <Text wrap="truncate-end" color={theme.muted}>
+          {sanitize(session.model)} · {cwd} · {shortId(session.id)}
+        </Text>
+        <Gauge usage={usage} />
+      </Box>
+      {usage.notice ? (
+        <Text color={theme.warning} wrap="wrap">
+          ⚠ {sanitize(usage.notice)}
+        </Text>
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,15 @@
+// The key bindings, as /help lists them under the registry's commands.
+export const KEY_BINDINGS: ReadonlyArray<readonly [keys: string, action: string]> = [
+  ['Enter', 'send the prompt (typed while the agent works, it is queued)'],
+  ['Alt+Enter · Ctrl+J · \\ then Enter', 'new line'],
+  ['↑ ↓', 'earlier / later prompts (in a multi-line prompt: move between lines)'],
+  ['← → · Home End · Ctrl+A Ctrl+E', 'move the cursor (Alt+← → or Alt+B/F: by word)'],
+  ['Ctrl+U · Ctrl+K · Ctrl+W · Ctrl+D', 'delete to line start · to line end · the word before · the character under the cursor'],
+  ['Tab', 'complete a /command (again: cycle through the matches)'],
+  ['Esc', 'interrupt the running turn (the partial reply stays, marked interrupted)'],
+  ['Ctrl+O', 'print the full output of the last tool call'],
+  ['Ctrl+C', 'clear the prompt, or interrupt; twice within 2 s: exit'],
+  ['Permission prompt', 'Enter: allow once · 1–3 or ↑↓: choose · with Deny selected, type a note for the model · Esc: deny'],
+  ['Session picker', '↑↓: choose · type to filter · Enter: resume · Esc: close'],
+  ['Long pastes', 'shown as [pasted text #n · N lines], sent in full'],
+];

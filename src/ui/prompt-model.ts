@@ -1,0 +1,263 @@
+// The prompt: editing keys, history, pasted text and slash-command completion. Plain state with a
+// store, so the App routes keys here and only the prompt's view re-renders on a keystroke.
+import type { Key } from 'ink';
+import { bareName, commandWord, commonPrefix, matchCommands, suggestCommand } from './completion.js';
+import type { CommandInfo } from './controller.js';
+import type { EditState } from './prompt-editor.js';
+import * as ed from './prompt-editor.js';
+import { Store } from './store.js';
+
+export interface CompletionView {
+  /** The "/word" typed so far. */
+  word: string;
+  matches: CommandInfo[];
+  /** The match Tab put into the prompt while cycling, or -1. */
+  index: number;
+  /** For a word that matches nothing: the command it was probably meant to be. */
+  suggestion?: CommandInfo;
+}
+
+export interface PromptState extends EditState {
+  completion: CompletionView | null;
+}
+
+export interface PromptModelOptions {
+  /** Earlier prompts, oldest first. */
+  history: readonly string[];
+  commands: () => readonly CommandInfo[];
+  onSubmit: (text: string) => void;
+}
+
+/** Pastes longer than this (lines or characters) are shown as a placeholder and expanded on submit. */
+export const PASTE_MAX_INLINE_LINES = 8;
+export const PASTE_MAX_INLINE_CHARS = 1000;
+
+// Residue of an escape sequence Ink did not recognise ("[200~", "[1;5P"): never text to insert.
+const UNPARSED_SEQUENCE = /^\[[\d;?]*[~A-Za-z]$/;
+
+export class PromptModel {
+  readonly store = new Store<PromptState>({ text: '', cursor: 0, completion: null });
+  private readonly history: string[];
+  /** Position while browsing history with Up/Down; null while editing the draft. */
+  private historyIndex: number | null = null;
+  private draft = '';
+  /** Placeholder label → pasted text. */
+  private readonly pastes = new Map<string, string>();
+  private pasteCount = 0;
+  private lastPasteLabel: string | null = null;
+  private cycling = false;
+
+  constructor(private readonly opts: PromptModelOptions) {
+    this.history = [...opts.history];
+  }
+
+  get state(): PromptState {
+    return this.store.get();
+  }
+
+  isEmpty(): boolean {
+    return this.state.text === '';
+  }
+
+  clear(): void {
+    this.historyIndex = null;
+    this.cycling = false;
+    this.store.set({ text: '', cursor: 0, completion: null });
+  }
+
+  /** Puts text back in front of what is being typed (prompts that were queued when the turn was interrupted). */
+  restore(text: string): void {
+    const current = this.state.text;
+    const joined = current === '' ? text : `${text}\n${current}`;
+    this.historyIndex = null;
+    this.store.set({ text: joined, cursor: joined.length, completion: null });
+  }
+
+  /** Hides the completion list; false when none was shown. */
+  dismissCompletion(): boolean {
+    if (!this.state.completion) return false;
+    this.cycling = false;
+    this.store.set({ ...this.state, completion: null });
+    return true;
+  }
+
+  handleKey(input: string, key: Key): void {
+    const s = this.state;
+    if (key.tab) return this.complete(key.shift ? -1 : 1);
+    this.cycling = false;
+    if (key.return) {
+      if (key.meta) return this.edit(ed.insert(s, '\n'));
+      if (s.cursor > 0 && s.text[s.cursor - 1] === '\\') return this.edit(ed.insert(ed.backspace(s), '\n'));
+      return this.submit();
+    }
+    if (input === '\n' && !key.ctrl && !key.meta) return this.edit(ed.insert(s, '\n'));
+    if (key.upArrow) return this.move(ed.lineUp(s) ?? this.historyStep(-1));
+    if (key.downArrow) return this.move(ed.lineDown(s) ?? this.historyStep(1));
+    if (key.leftArrow) return this.move(key.ctrl || key.meta ? ed.wordLeft(s) : ed.left(s));
+    if (key.rightArrow) return this.move(key.ctrl || key.meta ? ed.wordRight(s) : ed.right(s));
+    if (key.home) return this.move(ed.home(s));
+    if (key.end) return this.move(ed.end(s));
+    if (key.backspace || key.delete) return this.edit(key.meta ? ed.deleteWordBefore(s) : ed.backspace(s));
+    if (key.ctrl) {
+      switch (input) {
+        case 'a':
+          return this.move(ed.home(s));
+        case 'e':
+          return this.move(ed.end(s));
+        case 'b':
+          return this.move(ed.left(s));
+        case 'f':
+          return this.move(ed.right(s));
+        case 'd':
+          return this.edit(ed.deleteForward(s));
+        case 'u':
+          return this.edit(ed.killToLineStart(s));
+        case 'k':
+          return this.edit(ed.killToLineEnd(s));
+        case 'w':
+          return this.edit(ed.deleteWordBefore(s));
+        default:
+          return;
+      }
+    }
+    if (key.meta) {
+      if (input === 'b') return this.move(ed.wordLeft(s));
+      if (input === 'f') return this.move(ed.wordRight(s));
+      return;
+    }
+    if (key.escape || input === '' || UNPARSED_SEQUENCE.test(input)) return;
+    if (input.length > 1 || /[\r\n]/.test(input)) return this.paste(input);
+    if (/[\x00-\x1f\x7f]/.test(input)) return;
+    this.edit(ed.insert(s, input));
+  }
+
+  /** Inserts pasted text: whole, with its line breaks; long pastes as a placeholder. */
+  paste(raw: string): void {
+    const text = cleanPaste(raw);
+    if (text === '') return;
+    const s = this.state;
+    const last = this.lastPasteLabel;
+    // A paste larger than one read arrives in several chunks: they join the placeholder before the cursor.
+    if (last && s.text.slice(s.cursor - last.length, s.cursor) === last) {
+      const content = (this.pastes.get(last) ?? '') + text;
+      const label = this.pasteLabel(content);
+      this.pastes.delete(last);
+      this.pastes.set(label, content);
+      this.lastPasteLabel = label;
+      const start = s.cursor - last.length;
+      return this.edit({ text: s.text.slice(0, start) + label + s.text.slice(s.cursor), cursor: start + label.length });
+    }
+    const lines = text.split('\n').length;
+    if (lines > PASTE_MAX_INLINE_LINES || text.length > PASTE_MAX_INLINE_CHARS) {
+      this.pasteCount++;
+      const label = this.pasteLabel(text);
+      this.pastes.set(label, text);
+      this.lastPasteLabel = label;
+      return this.edit(ed.insert(s, label));
+    }
+    this.edit(ed.insert(s, text.replace(/\t/g, '    ')));
+  }
+
+  private pasteLabel(content: string): string {
+    const lines = content.replace(/\n$/, '').split('\n').length;
+    const size = lines > 1 ? `${lines.toLocaleString('en-US')} lines` : `${content.length.toLocaleString('en-US')} chars`;
+    return `[pasted text #${this.pasteCount} · ${size}]`;
+  }
+
+  /** The prompt's text with every paste placeholder replaced by what was pasted. */
+  expanded(text = this.state.text): string {
+    let out = text;
+    for (const [label, content] of this.pastes) out = out.split(label).join(content);
+    return out;
+  }
+
+  submit(): void {
+    const text = this.expanded();
+    if (text.trim() === '') return;
+    if (this.history[this.history.length - 1] !== text) this.history.push(text);
+    this.historyIndex = null;
+    this.draft = '';
+    this.lastPasteLabel = null;
+    this.store.set({ text: '', cursor: 0, completion: null });
+    this.opts.onSubmit(text);
+  }
+
+  private historyStep(dir: -1 | 1): EditState | null {
+    if (this.history.length === 0) return null;
+    if (this.historyIndex === null) {
+      if (dir === 1) return null;
+      this.draft = this.state.text;
+      this.historyIndex = this.history.length - 1;
+    } else {
+      const next = this.historyIndex + dir;
+      if (next < 0) return null;
+      if (next >= this.history.length) {
+        this.historyIndex = null;
+        return { text: this.draft, cursor: this.draft.length };
+      }
+      this.historyIndex = next;
+    }
+    const entry = this.history[this.historyIndex] ?? '';
+    return { text: entry, cursor: entry.length };
+  }
+
+  private complete(dir: -1 | 1): void {
+    const s = this.state;
+    const c = s.completion ?? this.completionFor(s.text, s.cursor);
+    if (!c || c.matches.length === 0) return;
+    const names = c.matches.map(bareName);
+    if (c.matches.length === 1) {
+      this.cycling = false;
+      return this.edit(fillWord(s.text, c.word, `/${names[0]!} `));
+    }
+    if (!this.cycling) {
+      const lcp = commonPrefix(names);
+      if (lcp.length > c.word.length - 1) return this.edit(fillWord(s.text, c.word, `/${lcp}`));
+    }
+    this.cycling = true;
+    const index = c.index === -1 ? (dir === 1 ? 0 : names.length - 1) : (c.index + dir + names.length) % names.length;
+    const filled = fillWord(s.text, `/${c.index === -1 ? c.word.slice(1) : names[c.index]!}`, `/${names[index]!}`);
+    this.store.set({ ...filled, completion: { ...c, index } });
+  }
+
+  private completionFor(text: string, cursor: number): CompletionView | null {
+    const word = commandWord(text, cursor);
+    if (word === null) return null;
+    const commands = this.opts.commands();
+    const matches = matchCommands(word, commands);
+    if (matches.length > 0) return { word, matches, index: -1 };
+    const suggestion = word.length > 1 ? suggestCommand(word, commands) : undefined;
+    return suggestion ? { word, matches: [], index: -1, suggestion } : { word, matches: [], index: -1 };
+  }
+
+  private edit(next: EditState): void {
+    this.historyIndex = null;
+    this.set(next);
+  }
+
+  private move(next: EditState | null): void {
+    if (next) this.set(next);
+  }
+
+  private set(next: EditState): void {
+    const prev = this.state;
+    if (next.text === prev.text && next.cursor === prev.cursor) return;
+    const completion = next.text === prev.text && !prev.completion ? null : this.completionFor(next.text, next.cursor);
+    this.store.set({ text: next.text, cursor: next.cursor, completion });
+  }
+}
+
+function fillWord(text: string, word: string, replacement: string): EditState {
+  const rest = text.slice(word.length);
+  const t = replacement + (replacement.endsWith(' ') ? rest.replace(/^ /, '') : rest);
+  return { text: t, cursor: replacement.length };
+}
+
+/** Pasted text keeps its line breaks and tabs; terminal line endings become "\n", escapes and controls go. */
+export function cleanPaste(raw: string): string {
+  return raw
+    .replace(/\r\n?/g, '\n')
+    .replace(/\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]/g, '')
+    .replace(/\x1b[\x20-\x2f]*[\x30-\x7e]?/g, '')
+    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+}

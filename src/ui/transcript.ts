@@ -1,0 +1,134 @@
+// The finished things the transcript shows. Each item is rendered once (through <Static>) and
+// never changes afterwards, so everything it needs is captured when it is created.
+import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
+import type { Message, ToolResultBlock } from '../llm/messages.js';
+import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
+import type { CommandOutput } from './controller.js';
+
+export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted';
+
+export type TranscriptItem =
+  | { kind: 'user'; id: string; text: string }
+  | { kind: 'assistant'; id: string; text: string; interrupted: boolean }
+  | {
+      kind: 'tool';
+      id: string;
+      toolUseId: string;
+      name: string;
+      summary: string;
+      status: Exclude<ToolStatus, 'running'>;
+      durationMs?: number;
+      output: string;
+      /** Tokens of an output that compaction cleared (its content is now a placeholder). */
+      clearedTokens?: number;
+    }
+  | { kind: 'tool_output'; id: string; name: string; summary: string; output: string }
+  | { kind: 'checkpoint'; id: string; text: string }
+  | { kind: 'meta'; id: string; text: string }
+  | { kind: 'compaction'; id: string; record: CompactionRecord }
+  | { kind: 'compaction_skipped'; id: string; trigger: CompactionTrigger; reason: string }
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string }
+  | { kind: 'error'; id: string; text: string }
+  | { kind: 'retry'; id: string; text: string }
+  | { kind: 'command'; id: string; command: string; output: Exclude<CommandOutput, { kind: 'picker' }> }
+  | { kind: 'approval_detail'; id: string; toolName: string; summary: string };
+
+export type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
+
+let counter = 0;
+/** Keys for React: unique within the process. */
+export const itemId = (): string => `i${(counter++).toString(36)}`;
+
+/**
+ * Turns a stored history (a resumed session) into transcript items. Tool calls become rows
+ * whose status comes from their results; the result messages themselves are not shown.
+ * Compaction records are interleaved by time.
+ */
+export function messagesToItems(messages: readonly Message[], compactions: readonly CompactionRecord[] = []): TranscriptItem[] {
+  const results = new Map<string, ToolResultBlock>();
+  for (const m of messages) {
+    if (m.role !== 'user') continue;
+    for (const b of m.blocks) if (b.type === 'tool_result') results.set(b.toolUseId, b);
+  }
+  const records = [...compactions].sort((a, b) => a.createdAt - b.createdAt);
+  let r = 0;
+  const items: TranscriptItem[] = [];
+  for (const m of messages) {
+    while (r < records.length && records[r]!.createdAt <= m.createdAt) {
+      items.push({ kind: 'compaction', id: itemId(), record: records[r]! });
+      r++;
+    }
+    items.push(...messageItems(m, results));
+  }
+  for (; r < records.length; r++) items.push({ kind: 'compaction', id: itemId(), record: records[r]! });
+  return items;
+}
+
+function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>): TranscriptItem[] {
+  if (m.role === 'user') {
+    if (isToolResultMessage(m)) return [];
+    const text = userText(m);
+    if (m.kind === 'checkpoint') return [{ kind: 'checkpoint', id: itemId(), text }];
+    if (m.kind === 'meta') return [{ kind: 'meta', id: itemId(), text }];
+    return text.trim() === '' ? [] : [{ kind: 'user', id: itemId(), text }];
+  }
+  const out: TranscriptItem[] = [];
+  const text = textOf(m);
+  if (text.trim() !== '' || m.interrupted) out.push({ kind: 'assistant', id: itemId(), text, interrupted: m.interrupted === true });
+  for (const use of toolUses(m)) {
+    const result = results.get(use.id);
+    const item: ToolItem = {
+      kind: 'tool',
+      id: itemId(),
+      toolUseId: use.id,
+      name: use.name,
+      summary: keyArgument(use.input),
+      status: result === undefined ? 'interrupted' : result.isError ? 'error' : 'done',
+      output: result?.content ?? '',
+    };
+    if (result?.cleared) item.clearedTokens = result.cleared.originalTokens;
+    out.push(item);
+  }
+  return out;
+}
+
+function userText(m: Message): string {
+  const parts: string[] = [];
+  for (const b of m.blocks) {
+    if (b.type === 'text') parts.push(b.text);
+    else if (b.type === 'image') parts.push(`[image ${b.mediaType}]`);
+  }
+  return parts.join('\n');
+}
+
+const KEY_FIELDS = ['command', 'file_path', 'path', 'pattern', 'query', 'id', 'url'];
+
+/**
+ * The argument a tool row shows when the tool's own summary is not at hand (a resumed history
+ * carries only the raw input): the first well-known field, else the first short string.
+ */
+export function keyArgument(input: unknown): string {
+  if (typeof input !== 'object' || input === null) return '';
+  const rec = input as Record<string, unknown>;
+  for (const k of KEY_FIELDS) {
+    const v = rec[k];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  for (const v of Object.values(rec)) if (typeof v === 'string' && v !== '') return v;
+  return '';
+}
+
+export interface Preview {
+  /** The first meaningful line. */
+  line: string;
+  /** Lines not shown. */
+  more: number;
+}
+
+/** The first non-blank line of a (sanitized) output and how many lines follow it. */
+export function previewOf(output: string): Preview {
+  const lines = output.replace(/\s+$/, '').split('\n');
+  const first = lines.findIndex((l) => l.trim() !== '');
+  if (first === -1) return { line: '', more: 0 };
+  return { line: lines[first]!.trim(), more: lines.length - first - 1 };
+}

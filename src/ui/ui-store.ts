@@ -1,0 +1,348 @@
+// Turns the controller's events into what the screen shows. Finished things are appended to the
+// transcript (rendered once); the rest is live state, split into small stores so that a streamed
+// chunk touches only the streaming view.
+import type { CompactionTrigger } from '../compaction/types.js';
+import type { ProviderErrorKind } from '../llm/errors.js';
+import type { Message } from '../llm/messages.js';
+import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
+import type { ApprovalDecision } from '../tools/permissions.js';
+import type { PendingApproval } from './approval.js';
+import { newApprovalView, type ApprovalView } from './approval.js';
+import type { ContextUsageView, SessionView, UiController, UiEvent } from './controller.js';
+import { formatElapsed, plural } from './format.js';
+import type { PickerState } from './picker.js';
+import { newPicker } from './picker.js';
+import { Store } from './store.js';
+import type { ToolItem, TranscriptItem } from './transcript.js';
+import { itemId, keyArgument, messagesToItems } from './transcript.js';
+
+export interface TranscriptState {
+  /** Bumped when a session is opened: the transcript starts over. */
+  epoch: number;
+  /** Append-only within an epoch; replaced (never mutated) on each append. */
+  items: TranscriptItem[];
+}
+
+export interface RunningTool {
+  id: string;
+  name: string;
+  summary: string;
+  startedAt: number;
+}
+
+export interface LiveState {
+  busy: boolean;
+  turn: { startedAt: number; outputTokens: number } | null;
+  /** Tool calls the model is still writing. */
+  writingTools: Array<{ id: string; name: string }>;
+  running: RunningTool[];
+  compaction: { trigger: CompactionTrigger; focus?: string; tokensBefore: number; stage?: string; startedAt: number } | null;
+  retry: { text: string; until: number } | null;
+  /** Prompts typed while the agent worked, sent together when it is free. */
+  queued: string[];
+}
+
+export interface StreamState {
+  /** The reply being streamed (raw: sanitized when shown). */
+  text: string;
+  /** Characters streamed by the current model call, for the token estimate. */
+  chars: number;
+}
+
+export interface StatusState {
+  session: SessionView;
+  usage: ContextUsageView;
+}
+
+/** Transient one-line message under the prompt ("Press Ctrl-C again to exit"). */
+export type Hint = { text: string; level: 'info' | 'warning' } | null;
+
+const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
+  rate_limit: 'Rate limited',
+  overloaded: 'Overloaded',
+  server: 'Server error',
+  connection: 'Connection failed',
+  stream_cut: 'Response stream cut off',
+};
+
+export const retryText = (ev: Extract<UiEvent, { type: 'retry' }>): string =>
+  `${RETRY_LABEL[ev.kind] ?? 'Request failed'} — retrying in ${formatElapsed(ev.delayMs + 999)} (${ev.attempt}/${ev.maxAttempts})`;
+
+const emptyLive = (): LiveState => ({ busy: false, turn: null, writingTools: [], running: [], compaction: null, retry: null, queued: [] });
+
+export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null || l.compaction !== null;
+
+export class UiStore {
+  readonly transcript: Store<TranscriptState>;
+  readonly live = new Store<LiveState>(emptyLive());
+  readonly stream = new Store<StreamState>({ text: '', chars: 0 });
+  readonly status: Store<StatusState>;
+  readonly approvals = new Store<ApprovalView[]>([]);
+  readonly picker = new Store<PickerState | null>(null);
+  readonly hint = new Store<Hint>(null);
+  /** Called when the controller says the program is ending. */
+  onExit: () => void = () => {};
+  /** Called before the transcript is replaced by another session's (the App clears the screen). */
+  onSessionReset: () => void = () => {};
+
+  /** tool_use id → name and key argument, from assistant messages, for rows whose tool_start never came. */
+  private readonly toolInputs = new Map<string, { name: string; summary: string }>();
+  /** The last finished tool row, for Ctrl-O. */
+  private lastTool: ToolItem | null = null;
+  private expandedToolId: string | null = null;
+  private turnShowedInterrupt = false;
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
+    this.transcript = new Store<TranscriptState>({ epoch: 0, items: messagesToItems(controller.initialTranscript()) });
+    this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
+  }
+
+  append(...items: TranscriptItem[]): void {
+    if (items.length === 0) return;
+    const t = this.transcript.get();
+    this.transcript.set({ epoch: t.epoch, items: [...t.items, ...items] });
+  }
+
+  private patchLive(patch: Partial<LiveState>): void {
+    const before = this.live.get();
+    const next = { ...before, ...patch };
+    this.live.set(next);
+    if (isWorking(before) && !isWorking(next) && next.queued.length > 0) this.scheduleQueueFlush();
+  }
+
+  handle(ev: UiEvent): void {
+    switch (ev.type) {
+      case 'turn_start':
+        this.turnShowedInterrupt = false;
+        this.stream.set({ text: '', chars: 0 });
+        return this.patchLive({ turn: { startedAt: this.now(), outputTokens: 0 }, retry: null });
+      case 'request_start':
+        // A retried call starts its reply over.
+        this.stream.set({ text: '', chars: 0 });
+        return this.patchLive({ retry: null, writingTools: [] });
+      case 'text_delta': {
+        const s = this.stream.get();
+        return this.stream.set({ text: s.text + ev.text, chars: s.chars + ev.text.length });
+      }
+      case 'tool_call_streaming':
+        return this.patchLive({ writingTools: [...this.live.get().writingTools, { id: ev.id, name: ev.name }] });
+      case 'message':
+        return this.onMessage(ev.message);
+      case 'tool_start': {
+        const l = this.live.get();
+        const summary = ev.summary || keyArgument(ev.input);
+        this.toolInputs.set(ev.id, { name: ev.name, summary });
+        return this.patchLive({
+          writingTools: l.writingTools.filter((t) => t.id !== ev.id),
+          running: [...l.running.filter((t) => t.id !== ev.id), { id: ev.id, name: ev.name, summary, startedAt: this.now() }],
+        });
+      }
+      case 'tool_end': {
+        const l = this.live.get();
+        const known = l.running.find((t) => t.id === ev.id) ?? this.toolInputs.get(ev.id);
+        const item: ToolItem = {
+          kind: 'tool',
+          id: itemId(),
+          toolUseId: ev.id,
+          name: ev.name,
+          summary: known?.summary ?? '',
+          status: ev.status,
+          durationMs: ev.durationMs,
+          output: ev.output.content,
+        };
+        if (ev.status === 'interrupted') this.turnShowedInterrupt = true;
+        this.lastTool = item;
+        this.toolInputs.delete(ev.id);
+        this.append(item);
+        return this.patchLive({ running: l.running.filter((t) => t.id !== ev.id) });
+      }
+      case 'usage': {
+        const turn = this.live.get().turn;
+        this.stream.set({ ...this.stream.get(), chars: 0 });
+        if (turn) this.patchLive({ turn: { ...turn, outputTokens: turn.outputTokens + ev.usage.outputTokens } });
+        return;
+      }
+      case 'retry': {
+        const text = retryText(ev);
+        this.append({ kind: 'retry', id: itemId(), text });
+        return this.patchLive({ retry: { text: `${RETRY_LABEL[ev.kind] ?? 'Request failed'} — retrying`, until: this.now() + ev.delayMs } });
+      }
+      case 'continuation':
+        return this.append({ kind: 'meta', id: itemId(), text: `The reply hit the output limit — asking the model to continue (${ev.count}/${ev.max})` });
+      case 'error':
+        return this.append({ kind: 'error', id: itemId(), text: ev.message });
+      case 'turn_end':
+        return this.onTurnEnd(ev.reason, ev.steps);
+      case 'compaction_start': {
+        const c: NonNullable<LiveState['compaction']> = { trigger: ev.trigger, tokensBefore: ev.tokensBefore, startedAt: this.now() };
+        if (ev.focus !== undefined) c.focus = ev.focus;
+        return this.patchLive({ compaction: c });
+      }
+      case 'compaction_progress': {
+        const c = this.live.get().compaction;
+        const base = c ?? { trigger: ev.trigger, tokensBefore: 0, startedAt: this.now() };
+        return this.patchLive({ compaction: { ...base, stage: ev.stage } });
+      }
+      case 'compaction_end':
+        this.append({ kind: 'compaction', id: itemId(), record: ev.record });
+        return this.patchLive({ compaction: null });
+      case 'compaction_skipped':
+        // Routine skips of automatic compaction (cooldown, breaker) would flood the transcript;
+        // the gauge's notice covers them. A skipped manual or reactive compaction is news.
+        if (ev.trigger === 'manual' || ev.trigger === 'reactive') {
+          this.append({ kind: 'compaction_skipped', id: itemId(), trigger: ev.trigger, reason: ev.reason });
+        }
+        if (this.live.get().compaction?.trigger === ev.trigger) this.patchLive({ compaction: null });
+        return;
+      case 'context':
+        return this.status.set({ ...this.status.get(), usage: ev.usage });
+      case 'notice':
+        return this.append({ kind: 'notice', id: itemId(), level: ev.level, text: ev.text });
+      case 'approval': {
+        const view = newApprovalView({ request: ev.request, respond: ev.respond });
+        if (view.detailAbove) this.append({ kind: 'approval_detail', id: itemId(), toolName: ev.request.toolName, summary: ev.request.summary });
+        return this.approvals.set([...this.approvals.get(), view]);
+      }
+      case 'command_output':
+        if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions));
+        return this.append({ kind: 'command', id: itemId(), command: ev.command, output: ev.output });
+      case 'session':
+        return this.openSession(ev);
+      case 'busy':
+        return this.patchLive({ busy: ev.busy });
+      case 'exit':
+        return this.onExit();
+    }
+  }
+
+  private onMessage(m: Message): void {
+    if (m.role === 'assistant') {
+      for (const use of toolUses(m)) this.toolInputs.set(use.id, { name: use.name, summary: keyArgument(use.input) });
+      const text = textOf(m);
+      this.stream.set({ text: '', chars: this.stream.get().chars });
+      if (m.interrupted) this.turnShowedInterrupt = true;
+      if (text.trim() !== '' || m.interrupted) this.append({ kind: 'assistant', id: itemId(), text, interrupted: m.interrupted === true });
+      return this.patchLive({ writingTools: [] });
+    }
+    if (isToolResultMessage(m) || m.kind === 'meta') return;
+    this.append(...messagesToItems([m]));
+  }
+
+  private onTurnEnd(reason: string, steps: number): void {
+    const l = this.live.get();
+    const items: TranscriptItem[] = [];
+    const leftover = this.stream.get().text;
+    const aborted = reason === 'aborted';
+    if (leftover.trim() !== '') {
+      items.push({ kind: 'assistant', id: itemId(), text: leftover, interrupted: true });
+      this.turnShowedInterrupt = true;
+    }
+    for (const t of l.running) {
+      const item: ToolItem = { kind: 'tool', id: itemId(), toolUseId: t.id, name: t.name, summary: t.summary, status: 'interrupted', durationMs: this.now() - t.startedAt, output: '' };
+      items.push(item);
+      this.turnShowedInterrupt = true;
+    }
+    if (aborted && !this.turnShowedInterrupt) items.push({ kind: 'notice', id: itemId(), level: 'info', text: 'Interrupted' });
+    if (reason === 'max_steps') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: `Stopped after ${plural(steps, 'step')} (the step limit for one turn)` });
+    if (reason === 'refusal') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The model declined to answer' });
+    if (reason === 'max_tokens') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply stopped at the output limit' });
+    this.append(...items);
+    this.stream.set({ text: '', chars: 0 });
+    // The session gave up on any approval still waiting: its turn is over.
+    if (this.approvals.get().length > 0) this.approvals.set([]);
+    this.patchLive({ turn: null, running: [], writingTools: [], retry: null });
+  }
+
+  private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {
+    const t = this.transcript.get();
+    this.toolInputs.clear();
+    this.lastTool = null;
+    this.expandedToolId = null;
+    this.picker.set(null);
+    this.approvals.set([]);
+    this.stream.set({ text: '', chars: 0 });
+    this.live.set({ ...emptyLive(), busy: this.live.get().busy });
+    this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
+    this.onSessionReset();
+    this.transcript.set({ epoch: t.epoch + 1, items: messagesToItems(ev.transcript, ev.compactions) });
+  }
+
+  /** Ctrl-O: prints the full output of the last finished tool below the transcript. */
+  expandLastTool(): boolean {
+    const t = this.lastTool;
+    if (!t) {
+      this.flashHint('No tool output to expand yet', 'info');
+      return false;
+    }
+    if (this.expandedToolId === t.id) {
+      this.flashHint('That output is already shown in full above', 'info');
+      return false;
+    }
+    this.expandedToolId = t.id;
+    this.append({ kind: 'tool_output', id: itemId(), name: t.name, summary: t.summary, output: t.output });
+    return true;
+  }
+
+  respondToApproval(decision: ApprovalDecision): void {
+    const [head, ...rest] = this.approvals.get();
+    if (!head) return;
+    this.approvals.set(rest);
+    head.respond(decision);
+  }
+
+  updateApproval(view: ApprovalView): void {
+    const [, ...rest] = this.approvals.get();
+    this.approvals.set([view, ...rest]);
+  }
+
+  /** Sends a prompt now, or queues it while the agent works (slash commands always go at once). */
+  submit(text: string): void {
+    const l = this.live.get();
+    if (isWorking(l) && !text.trimStart().startsWith('/')) {
+      this.patchLive({ queued: [...l.queued, text] });
+      return;
+    }
+    this.controller.submit(text);
+  }
+
+  private scheduleQueueFlush(): void {
+    if (this.flushTimer) return;
+    // Out of the event handler that ended the work: submitting from inside it would re-enter the session.
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      const l = this.live.get();
+      if (l.queued.length === 0 || isWorking(l)) return;
+      this.live.set({ ...l, queued: [] });
+      this.controller.submit(l.queued.join('\n\n'));
+    }, 0);
+  }
+
+  /** Takes the queued prompts back (Esc: the person interrupted, so they should not fire on their own). */
+  takeQueued(): string[] {
+    const q = this.live.get().queued;
+    if (q.length > 0) this.live.set({ ...this.live.get(), queued: [] });
+    return q;
+  }
+
+  private hintTimer: ReturnType<typeof setTimeout> | null = null;
+
+  flashHint(text: string, level: 'info' | 'warning', ms = 2000): void {
+    if (this.hintTimer) clearTimeout(this.hintTimer);
+    this.hint.set({ text, level });
+    this.hintTimer = setTimeout(() => {
+      this.hintTimer = null;
+      this.hint.set(null);
+    }, ms);
+  }
+
+  /** Stops timers (the app is unmounting). */
+  dispose(): void {
+    if (this.hintTimer) clearTimeout(this.hintTimer);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.hintTimer = null;
+    this.flushTimer = null;
+  }
+}
+
+export type { PendingApproval };
