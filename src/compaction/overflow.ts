@@ -19,16 +19,18 @@ export interface ReactiveSizing {
 }
 
 /**
- * The tail budget that closes the gap the provider reported, with a 15% margin. The provider's
- * figures are converted to our estimates' scale (promptTokens ÷ our estimate), so a tokenizer
- * mismatch does not leave the retry too big. Without figures, the normal budget is halved per
- * attempt; with them, each further attempt halves the computed budget.
+ * The tail budget that closes the gap the provider reported, with a 15% margin (a requested
+ * output the provider counted in is taken off both figures). The provider's figures are converted to our estimates' scale (promptTokens ÷ our estimate), so a tokenizer
+ * mismatch does not leave the retry too big. Each further attempt halves the budget; without
+ * figures even the first attempt keeps only half of it.
  */
 export function reactiveTailBudget(s: ReactiveSizing): number {
   const { overflow, thresholds: t } = s;
   const attempt = Math.max(1, Math.floor(s.attempt));
-  const prompt = overflow?.promptTokens;
-  const limit = overflow?.limit;
+  // when the provider counted the requested output in, the input's share is what must shrink
+  const output = overflow?.requestedOutputTokens ?? 0;
+  const prompt = overflow?.promptTokens !== undefined ? overflow.promptTokens - output : undefined;
+  const limit = overflow?.limit !== undefined ? overflow.limit - output : undefined;
   const scale = prompt && prompt > 0 && s.estimatedTokens > 0 ? Math.min(4, Math.max(0.5, prompt / s.estimatedTokens)) : 1;
   let target: number;
   let shrink: number;
@@ -42,8 +44,7 @@ export function reactiveTailBudget(s: ReactiveSizing): number {
     target = t.auto * TARGET_SHARE;
     shrink = 0.5 ** attempt;
   }
-  const budget = Math.floor((target - s.fixedTokens) * shrink);
-  return Math.max(0, Math.min(s.tailTokens, budget));
+  return Math.max(0, Math.floor(Math.min(s.tailTokens, target - s.fixedTokens) * shrink));
 }
 
 export interface SilentOverflow {

@@ -1,0 +1,517 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CompactionEngine, type EngineDeps, type Outcome } from '../../src/compaction/engine.js';
+import { THRASH_LIMIT } from '../../src/compaction/guards.js';
+import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
+import { OMITTED_OUTPUT } from '../../src/compaction/transcript.js';
+import type { CompactionConfig } from '../../src/config/schema.js';
+import type { CompactionEvent } from '../../src/compaction/types.js';
+import { textOf, type Message } from '../../src/llm/messages.js';
+import { historyProblems } from '../../src/llm/validate.js';
+import { assistant, cfg, overflowError, ScriptedProvider, serverError, step, SUMMARY, tokensText, user, type Reply } from './helpers.js';
+
+let counter: TokenCounter;
+beforeAll(async () => {
+  await loadTokenizer();
+  counter = new TokenCounter();
+});
+
+const COMPACTABLE = ['FileRead', 'Bash', 'Grep', 'Glob', 'Recall'];
+/** effective 90,000; micro 70,000; auto 77,000; blocking 87,000 */
+const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
+const SUMMARIZER_LIMITS = { contextWindow: 400_000, maxOutputTokens: 32_000 };
+
+function makeEngine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, extra: Partial<EngineDeps> = {}, state?: unknown): CompactionEngine {
+  return new CompactionEngine(
+    { config: cfg(over), limits: LIMITS, model: 'test-model', summarizer: { provider, model: 'sum-model', limits: SUMMARIZER_LIMITS }, counter, compactableTools: COMPACTABLE, ...extra },
+    state,
+  );
+}
+
+const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
+const summaryProvider = (text = SUMMARY, delayMs = 0): ScriptedProvider => new ScriptedProvider(() => ({ text }), delayMs);
+
+/** Turns of talk: each answer ~answerTokens, no tool output (micro cannot help). */
+function talk(turns: number, answerTokens: number): Message[] {
+  const h: Message[] = [];
+  for (let i = 0; i < turns; i++) h.push(user(`question ${i}: explain part ${i}`), assistant(tokensText(answerTokens, `a${i}`)));
+  return h;
+}
+
+/** Talk until the engine's estimate reaches `tokens` (each turn adds ~2,700). */
+function talkTo(e: CompactionEngine, tokens: number): Message[] {
+  const h: Message[] = [];
+  for (let i = 0; e.tokens(ctx(h)) < tokens; i++) h.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
+  return h;
+}
+
+/** Tool-heavy turns: each a Bash step with ~outputTokens of output. */
+function toolWork(steps: number, outputTokens: number): Message[] {
+  const h: Message[] = [user('run everything')];
+  for (let i = 0; i < steps; i++) h.push(...step('Bash', { command: `job ${i}` }, tokensText(outputTokens, `o${i}`)));
+  h.push(assistant('all done'));
+  return h;
+}
+
+function collect(): { events: CompactionEvent[]; emit: (e: CompactionEvent) => void } {
+  const events: CompactionEvent[] = [];
+  return { events, emit: (e) => events.push(e) };
+}
+
+const signal = (): AbortSignal => new AbortController().signal;
+
+function applyAll(engine: CompactionEngine, history: Message[], outcomes: Outcome[]): Message[] {
+  let h = history;
+  for (const o of outcomes) {
+    if (!o.change) continue;
+    h = o.change.messages;
+    engine.applied(o.change);
+  }
+  return h;
+}
+
+describe('beforeCall', () => {
+  it('does nothing below the micro threshold', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const { events, emit } = collect();
+    expect(await e.beforeCall(ctx(talk(5, 500)), signal(), emit)).toEqual([]);
+    expect(p.requests).toHaveLength(0);
+    expect(events).toEqual([]);
+  });
+
+  it('micro: clears old tool outputs without the LLM when that suffices', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const h = toolWork(40, 2_000);
+    const before = structuredClone(h);
+    const tokens = e.tokens(ctx(h));
+    expect(tokens).toBeGreaterThan(e.thresholds().auto);
+    const { events, emit } = collect();
+    const outcomes = await e.beforeCall(ctx(h), signal(), emit);
+    expect(outcomes).toHaveLength(1);
+    const [o] = outcomes;
+    expect(o!.record).toMatchObject({ trigger: 'micro', status: 'applied', archivedCount: 35, method: 'none' });
+    expect(o!.record.tokensAfter).toBeLessThan(e.thresholds().auto);
+    expect(o!.change!.cleared).toHaveLength(35);
+    expect(o!.change!.replaced).toHaveLength(35);
+    expect(p.requests).toHaveLength(0);
+    expect(h).toEqual(before);
+    expect(events.map((x) => x.type)).toEqual(['compaction_start', 'compaction_end']);
+    const next = applyAll(e, h, outcomes);
+    expect(historyProblems(next)).toEqual([]);
+    // the accounting re-anchors on the applied change
+    expect(e.tokens(ctx(next))).toBe(o!.record.tokensAfter);
+    expect(Math.abs(o!.record.tokensAfter - counter.countMessages(next) - counter.countSystem('You are a test agent.'))).toBeLessThan(5);
+  });
+
+  it('auto: summarizes the head, keeps the tail, and shrinks the context', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const h = talk(40, 2_200);
+    const { events, emit } = collect();
+    const outcomes = await e.beforeCall(ctx(h), signal(), emit);
+    expect(outcomes.map((o) => o.record.trigger)).toEqual(['auto']);
+    const { record, change } = outcomes[0]!;
+    expect(record).toMatchObject({ status: 'applied', method: 'single', model: 'sum-model', summary: SUMMARY });
+    expect(record.tokensAfter).toBeLessThan(e.thresholds().auto);
+    expect(change!.messages[0]!.kind).toBe('checkpoint');
+    expect(textOf(change!.messages[0]!)).toContain(SUMMARY);
+    expect(change!.added[0]).toBe(change!.messages[0]);
+    expect(change!.archivedIds.length + record.preservedCount).toBe(h.length);
+    // the tail is the end of the history, unchanged
+    const tail = change!.messages.slice(1);
+    expect(tail).toEqual(h.slice(h.length - tail.length));
+    expect(historyProblems(change!.messages)).toEqual([]);
+    expect(events.map((x) => x.type)).toContain('compaction_progress');
+    expect(events.at(-1)).toEqual({ type: 'compaction_end', record });
+    expect(p.requests[0]!.maxTokens).toBe(8_000);
+    expect(p.requests[0]!.tools).toEqual([]);
+  });
+
+  it('auto after micro when clearing is not enough', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const h = [...talk(30, 2_500), ...toolWork(12, 2_000)];
+    const outcomes = await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(outcomes.map((o) => o.record.trigger)).toEqual(['micro', 'auto']);
+    // the auto change builds on the micro one
+    const microIds = new Set(outcomes[0]!.change!.messages.map((m) => m.id));
+    expect(outcomes[1]!.change!.archivedIds.every((id) => microIds.has(id))).toBe(true);
+    expect(historyProblems(applyAll(e, h, outcomes))).toEqual([]);
+  });
+});
+
+describe('guards', () => {
+  it('the breaker opens after maxFailures failed auto compactions; reactive still works and closes it', async () => {
+    let fail = true;
+    const p = new ScriptedProvider(() => (fail ? serverError() : { text: SUMMARY }));
+    const e = makeEngine(p);
+    const h = talk(40, 2_200);
+    const before = structuredClone(h);
+    const { events, emit } = collect();
+    for (let i = 0; i < 3; i++) {
+      const [o] = await e.beforeCall(ctx(h), signal(), emit);
+      expect(o!.record.status).toBe('failed');
+      expect(o!.change).toBeUndefined();
+      expect(o!.record.reason).toMatch(/overloaded/);
+    }
+    expect(e.state()).toMatchObject({ consecutiveFailures: 3, breakerOpen: true });
+    const skipped = events.filter((x) => x.type === 'compaction_skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({ trigger: 'auto', reason: expect.stringMatching(/failed 3 times in a row/) });
+    expect(e.usage(ctx(h))).toMatchObject({ autoCompactEnabled: false, notice: expect.stringMatching(/paused/) });
+    const requests = p.requests.length;
+    expect(await e.beforeCall(ctx(h), signal(), emit)).toEqual([]);
+    expect(p.requests.length).toBe(requests);
+    expect(events.filter((x) => x.type === 'compaction_skipped')).toHaveLength(1); // told once
+    expect(h).toEqual(before);
+    fail = false;
+    const r = await e.reactive(ctx(h), { promptTokens: 120_000, limit: 100_000 }, 1, signal(), emit);
+    expect(r.record).toMatchObject({ trigger: 'reactive', status: 'applied' });
+    expect(e.state()).toMatchObject({ consecutiveFailures: 0, breakerOpen: false });
+  });
+
+  it('a cancelled compaction is not a failure', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const ac = new AbortController();
+    ac.abort();
+    const [o] = await e.beforeCall(ctx(talk(40, 2_200)), ac.signal, collect().emit);
+    expect(o!.record).toMatchObject({ status: 'failed', reason: 'cancelled' });
+    expect(e.state().consecutiveFailures).toBe(0);
+  });
+
+  it('cooldown holds auto compaction back for cooldownTurns turns, unless the context is blocking', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p, { cooldownTurns: 2 });
+    const first = await e.beforeCall(ctx(talk(40, 2_200)), signal(), collect().emit);
+    expect(first[0]!.record.status).toBe('applied');
+    const h2 = talkTo(e, e.thresholds().auto + 1_000); // above auto, below blocking
+    const t2 = e.tokens(ctx(h2));
+    expect(t2).toBeGreaterThanOrEqual(e.thresholds().auto);
+    expect(t2).toBeLessThan(e.thresholds().blocking);
+    const { events, emit } = collect();
+    expect(await e.beforeCall(ctx(h2), signal(), emit)).toEqual([]);
+    expect(events).toEqual([{ type: 'compaction_skipped', trigger: 'auto', reason: 'cooldown after the last compaction (2 more turns)' }]);
+    e.turnCompleted();
+    expect(await e.beforeCall(ctx(h2), signal(), emit)).toEqual([]);
+    e.turnCompleted();
+    expect((await e.beforeCall(ctx(h2), signal(), emit))[0]!.record.status).toBe('applied');
+    // in cooldown again, but at the blocking threshold compaction goes ahead
+    const h3 = talk(42, 2_200);
+    expect(e.tokens(ctx(h3))).toBeGreaterThanOrEqual(e.thresholds().blocking);
+    expect((await e.beforeCall(ctx(h3), signal(), emit))[0]!.record.status).toBe('applied');
+  });
+
+  it('thrash: three compactions in a row without progress stop auto compaction until a turn completes', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p, { maxReactiveAttempts: 10 });
+    for (let i = 1; i <= THRASH_LIMIT; i++) {
+      const r = await e.reactive(ctx(talk(40, 2_200)), undefined, i, signal(), collect().emit);
+      expect(r.record.status).toBe('applied');
+    }
+    expect(e.state().thrashStopped).toBe(true);
+    const { events, emit } = collect();
+    expect(await e.beforeCall(ctx(talk(40, 2_200)), signal(), emit)).toEqual([]);
+    expect(events).toEqual([{ type: 'compaction_skipped', trigger: 'auto', reason: expect.stringMatching(/3 times in a row without the model making progress/) }]);
+    e.turnCompleted();
+    expect(e.state()).toMatchObject({ thrashStopped: false, compactionsWithoutProgress: 0 });
+  });
+
+  it('a model response between compactions is progress: no thrash', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p, { maxReactiveAttempts: 10 });
+    for (let i = 1; i <= 4; i++) {
+      await e.reactive(ctx(talk(40, 2_200)), undefined, 1, signal(), collect().emit);
+      e.observeResponse({ system: '', tools: [], messages: [user('x')] }, 10);
+    }
+    expect(e.state().thrashStopped).toBe(false);
+  });
+
+  it('exhausted: when compaction cannot get under the threshold, auto stops and the user is told once', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const pinned = user(tokensText(80_000, 'pin'), { pinned: true });
+    const h = [pinned, assistant('noted'), ...talk(10, 1_500)];
+    const [o] = await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(o!.record.status).toBe('applied'); // it did shrink...
+    expect(o!.record.tokensAfter).toBeGreaterThanOrEqual(e.thresholds().auto); // ...but not enough
+    expect(o!.change!.messages).toContain(pinned);
+    const next = applyAll(e, h, [o!]);
+    const { events, emit } = collect();
+    await e.beforeCall(ctx([...next, user('more')]), signal(), emit);
+    await e.beforeCall(ctx([...next, user('more'), assistant('ok')]), signal(), emit);
+    const skipped = events.filter((x) => x.type === 'compaction_skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({ reason: expect.stringMatching(/\/clear/) });
+    expect(p.requests).toHaveLength(1);
+    // the context shrinks by other means (e.g. /clear): the state lifts
+    await e.beforeCall(ctx([user('fresh start')]), signal(), emit);
+    expect(e.state().exhausted).toBe(false);
+  });
+
+  it('the guard state survives a JSON round trip (a resumed session keeps its cadence)', async () => {
+    const p = new ScriptedProvider(() => serverError());
+    const e = makeEngine(p, { maxFailures: 2 });
+    await e.beforeCall(ctx(talk(40, 2_200)), signal(), collect().emit);
+    await e.beforeCall(ctx(talk(40, 2_200)), signal(), collect().emit);
+    e.observeResponse({ system: 'sys', tools: [], messages: talk(3, 1_000) }, 4_000);
+    const stored = JSON.parse(JSON.stringify(e.state())) as unknown;
+    const resumed = makeEngine(summaryProvider(), { maxFailures: 2 }, {}, stored);
+    expect(resumed.state()).toEqual(e.state());
+    expect(resumed.usage(ctx(talk(40, 2_200))).autoCompactEnabled).toBe(false);
+    expect(resumed.ratio()).toBe(e.ratio());
+  });
+});
+
+describe('summary validation', () => {
+  const failWith = async (reply: Reply): Promise<Outcome> => {
+    const e = makeEngine(new ScriptedProvider(() => reply));
+    const h = talk(40, 2_200);
+    const before = structuredClone(h);
+    const [o] = await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(h).toEqual(before);
+    return o!;
+  };
+
+  it('an empty summary is a failure', async () => {
+    const o = await failWith({ text: '   ' });
+    expect(o.record).toMatchObject({ status: 'failed', reason: expect.stringMatching(/empty summary/) });
+    expect(o.change).toBeUndefined();
+  });
+
+  it('a summary cut off at max_tokens is a failure', async () => {
+    const o = await failWith({ text: '## Goal\n- half a summ', stopReason: 'max_tokens' });
+    expect(o.record).toMatchObject({ status: 'failed', reason: expect.stringMatching(/cut off at its 8,000-token limit/) });
+  });
+
+  it('a compaction that would not shrink the context is not applied', async () => {
+    const e = makeEngine(summaryProvider(tokensText(6_000, 'huge')));
+    const h = talk(4, 300);
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(h), undefined, signal(), emit);
+    expect(o.record).toMatchObject({ status: 'ineffective', reason: expect.stringMatching(/would not be smaller/) });
+    expect(o.change).toBeUndefined();
+    expect(events.at(-1)).toEqual({ type: 'compaction_end', record: o.record });
+  });
+
+  it('nothing to compact in a single turn', async () => {
+    const e = makeEngine(summaryProvider());
+    const o = await e.manual(ctx([user('hi'), assistant('hello')]), undefined, signal(), collect().emit);
+    expect(o.record).toMatchObject({ status: 'ineffective', reason: expect.stringMatching(/nothing to compact/) });
+  });
+});
+
+describe('summarizer fallbacks', () => {
+  it('on a context overflow it retries without tool outputs, middle-out', async () => {
+    const p = new ScriptedProvider((_req, i) => (i === 0 ? overflowError() : { text: SUMMARY }));
+    const e = makeEngine(p);
+    const h = [...toolWork(10, 500), ...talk(40, 2_200)];
+    const o = await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(o.record).toMatchObject({ status: 'applied', method: 'trimmed' });
+    expect(p.prompt(0)).not.toContain(OMITTED_OUTPUT);
+    expect(p.prompt(1).split(OMITTED_OUTPUT).length - 1).toBe(1); // 10% of 10 outputs
+  });
+
+  it('falls through 10%, 20%, 50%, 100% to a metadata-only checkpoint, and the session goes on', async () => {
+    const p = new ScriptedProvider(() => overflowError());
+    const e = makeEngine(p);
+    const h = [...toolWork(10, 500), ...talk(40, 2_200)];
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(h), undefined, signal(), emit);
+    expect(o.record).toMatchObject({ status: 'applied', method: 'metadata' });
+    expect(o.record.summary).toMatch(/built without a summarizer/);
+    expect(o.record.summary).toContain('`job 3`');
+    const omitted = p.requests.map((_, i) => p.prompt(i).split(OMITTED_OUTPUT).length - 1);
+    expect(omitted).toEqual([0, 1, 2, 5, 10]);
+    const stages = events.flatMap((x) => (x.type === 'compaction_progress' ? [x.stage] : []));
+    expect(stages.filter((s) => /retrying without/.test(s))).toHaveLength(4);
+    expect(historyProblems(o.change!.messages)).toEqual([]);
+  });
+
+  it('a failure other than an overflow fails the compaction', async () => {
+    const e = makeEngine(new ScriptedProvider(() => serverError()));
+    const o = await e.manual(ctx(talk(40, 2_200)), undefined, signal(), collect().emit);
+    expect(o.record.status).toBe('failed');
+  });
+
+  it('chunks a head larger than the summarizer budget, with bounded concurrency, then consolidates', async () => {
+    const p = new ScriptedProvider((req) => ({ text: textOf(req.messages[0]!).includes('<partial_summary') ? SUMMARY : `## Goal\n- partial ${Math.random()}` }), 5);
+    const e = makeEngine(p, { summaryInputTokens: 8_000, chunkConcurrency: 2 });
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(talk(40, 2_200)), undefined, signal(), emit);
+    expect(o.record).toMatchObject({ status: 'applied', method: 'chunked', summary: SUMMARY });
+    const chunks = p.requests.filter((r) => /part \d+ of \d+/.test(textOf(r.messages[0]!)));
+    expect(chunks.length).toBeGreaterThanOrEqual(8);
+    expect(p.maxInFlight).toBe(2);
+    expect(textOf(p.requests.at(-1)!.messages[0]!)).toContain('<partial_summary part="1">');
+    expect(o.record.usage.outputTokens).toBe(50 * p.requests.length);
+    expect(events.some((x) => x.type === 'compaction_progress' && /summarized part 3 of/.test(x.stage))).toBe(true);
+    // no request exceeded the budget (prompt text included, with some slack for framing)
+    for (const r of p.requests) expect(counter.countText(textOf(r.messages[0]!))).toBeLessThan(8_000 + 2_500);
+  });
+
+  it('concurrency is a bound, not a fixed figure', async () => {
+    const p = new ScriptedProvider(() => ({ text: SUMMARY }), 5);
+    const e = makeEngine(p, { summaryInputTokens: 8_000, chunkConcurrency: 3 });
+    await e.manual(ctx(talk(40, 2_200)), undefined, signal(), collect().emit);
+    expect(p.maxInFlight).toBe(3);
+  });
+
+  it('the verification pass amends the draft', async () => {
+    const p = new ScriptedProvider((_r, i) => ({ text: i === 0 ? SUMMARY : `${SUMMARY}\n- also: fix src/auth.ts` }));
+    const e = makeEngine(p, { verify: true });
+    const o = await e.manual(ctx(talk(40, 2_200)), undefined, signal(), collect().emit);
+    expect(p.requests).toHaveLength(2);
+    expect(p.prompt(1)).toContain(`<draft_checkpoint>\n${SUMMARY}\n</draft_checkpoint>`);
+    expect(o.record.summary).toContain('fix src/auth.ts');
+  });
+
+  it('a failed verification keeps the draft', async () => {
+    const p = new ScriptedProvider((_r, i) => (i === 0 ? { text: SUMMARY } : { text: '' }));
+    const e = makeEngine(p, { verify: true });
+    const o = await e.manual(ctx(talk(40, 2_200)), undefined, signal(), collect().emit);
+    expect(o.record).toMatchObject({ status: 'applied', summary: SUMMARY });
+  });
+});
+
+describe('manual and reactive', () => {
+  it('the focus text reaches the summary request and the record', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(talk(6, 300)), '  keep the auth refactor details ', signal(), emit);
+    expect(o.record).toMatchObject({ status: 'applied', trigger: 'manual', focus: 'keep the auth refactor details' });
+    expect(p.prompt(0)).toContain('<focus_instructions>\nkeep the auth refactor details\n</focus_instructions>');
+    expect(events[0]).toMatchObject({ type: 'compaction_start', trigger: 'manual', focus: 'keep the auth refactor details' });
+  });
+
+  it('a previous checkpoint is updated, not summarized again', async () => {
+    const p = new ScriptedProvider((_r, i) => ({ text: i === 0 ? SUMMARY : '## Goal\n- v2' }));
+    const e = makeEngine(p);
+    const first = await e.manual(ctx(talk(6, 300)), undefined, signal(), collect().emit);
+    const h = [...first.change!.messages, ...talk(6, 300)];
+    const second = await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(second.record.status).toBe('applied');
+    expect(p.prompt(1)).toContain(`<previous_checkpoint>\n${SUMMARY.trim()}\n</previous_checkpoint>`);
+    expect(p.prompt(1)).not.toContain('Context checkpoint — compaction');
+    expect(second.change!.archivedIds).toContain(first.change!.messages[0]!.id);
+  });
+
+  it('reactive sizes the tail from the overflow figures', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p, { tailTurns: 50, tailTokens: 100_000 });
+    const h = talk(40, 2_200);
+    const estimate = e.tokens(ctx(h));
+    const loose = await makeEngine(summaryProvider(), { tailTurns: 50, tailTokens: 100_000 }).reactive(ctx(h), { promptTokens: estimate + 1_000, limit: estimate }, 1, signal(), collect().emit);
+    const tight = await e.reactive(ctx(h), { promptTokens: Math.round(estimate * 3.5), limit: 90_000 }, 1, signal(), collect().emit);
+    expect(loose.record.status).toBe('applied');
+    expect(tight.record.status).toBe('applied');
+    expect(tight.record.tokensAfter).toBeLessThan(loose.record.tokensAfter - 3_000);
+    // the provider counts 3.5 times our estimate: the retry must fit 90,000 of its tokens
+    expect(tight.record.tokensAfter * 3.5).toBeLessThan(90_000);
+  });
+
+  it('reactive runs with auto compaction disabled, and stops with advice past maxReactiveAttempts', async () => {
+    const e = makeEngine(summaryProvider(), { auto: false, maxReactiveAttempts: 2 });
+    const h = talk(40, 2_200);
+    expect(await e.beforeCall(ctx(h), signal(), collect().emit)).toEqual([]);
+    expect((await e.reactive(ctx(h), undefined, 1, signal(), collect().emit)).record.status).toBe('applied');
+    const { events, emit } = collect();
+    const o = await e.reactive(ctx(h), undefined, 3, signal(), emit);
+    expect(o.record).toMatchObject({ status: 'failed', reason: expect.stringMatching(/after 2 compactions.*\/clear/s) });
+    expect(events).toEqual([{ type: 'compaction_skipped', trigger: 'reactive', reason: o.record.reason }]);
+  });
+});
+
+describe('restoration', () => {
+  it('re-reads the most recently read files within budget and quotes the person’s requests verbatim', async () => {
+    const reads: string[] = [];
+    const files: Record<string, string> = { 'a.ts': 'export const a = 1;', 'b.ts': tokensText(20_000, 'bbb'), 'c.ts': 'export const c = 3;' };
+    const e = makeEngine(summaryProvider(), { restoreFiles: 2, restoreFileTokens: 1_000, restoreTokens: 5_000 }, {
+      readFile: async (path) => {
+        reads.push(path);
+        return files[path];
+      },
+    });
+    const h = [
+      user('Please refactor a.ts, b.ts and c.ts — keep the public API EXACTLY as is.'),
+      ...step('FileRead', { path: 'a.ts' }, 'old a'),
+      ...step('FileRead', { path: 'b.ts' }, 'old b'),
+      ...step('FileRead', { path: 'c.ts' }, 'old c'),
+      assistant(tokensText(30_000, 'x')),
+      ...talk(3, 200),
+    ];
+    const o = await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(o.record.status).toBe('applied');
+    expect(reads).toEqual(['c.ts', 'b.ts']);
+    const cp = o.change!.messages[0]!;
+    const text = textOf(cp);
+    expect(text).toContain('> Please refactor a.ts, b.ts and c.ts — keep the public API EXACTLY as is.');
+    expect(text).toContain('### c.ts\n```\nexport const c = 3;\n```');
+    expect(text).toContain('### b.ts');
+    expect(text).not.toContain('### a.ts');
+    expect(text).toMatch(/characters omitted/); // b.ts cut to its per-file budget
+    const restored = cp.blocks.slice(1).map((b) => (b.type === 'text' ? b.text : '')).join('');
+    expect(counter.countText(restored)).toBeLessThanOrEqual(5_000 + 10);
+  });
+
+  it('skips files whose read is still visible in the tail, and does not restore after reactive compaction', async () => {
+    const reads: string[] = [];
+    const e = makeEngine(summaryProvider(), {}, { readFile: async (p) => (reads.push(p), 'content') });
+    const h = [user('q'), ...step('FileRead', { path: 'x.ts' }, 'x'), assistant(tokensText(5_000, 'y')), ...talk(2, 100), user('again'), ...step('FileRead', { path: 'x.ts' }, 'x'), assistant('ok')];
+    await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(reads).toEqual([]);
+    await e.reactive(ctx(h), undefined, 1, signal(), collect().emit);
+    expect(reads).toEqual([]);
+  });
+});
+
+describe('token accounting', () => {
+  it('anchors on the reported figure and estimates only what was appended since', () => {
+    const calls: string[] = [];
+    const spyCounter = new TokenCounter((t) => (calls.push(t), Math.ceil(t.length / 4)));
+    const e = new CompactionEngine({ config: cfg(), limits: LIMITS, model: 'm', summarizer: { provider: summaryProvider(), model: 's', limits: SUMMARIZER_LIMITS }, counter: spyCounter, compactableTools: COMPACTABLE });
+    const h = talk(200, 50);
+    e.observeResponse({ system: 'sys', tools: [], messages: h }, 12_345);
+    const reply = assistant('a fresh reply of some length');
+    const after = [...h, reply];
+    calls.length = 0;
+    const tokens = e.tokens({ system: 'sys', tools: [], history: after });
+    expect(calls).toEqual(['a fresh reply of some length']); // only the new message was tokenized
+    expect(tokens).toBe(12_345 + Math.round(e.ratio() * spyCounter.countMessage(reply)));
+  });
+
+  it('calibration converges on the provider’s count', () => {
+    const e = makeEngine(summaryProvider());
+    const h = talk(10, 300);
+    const raw = counter.countMessages(h) + counter.countSystem('s');
+    for (let i = 0; i < 25; i++) e.observeResponse({ system: 's', tools: [], messages: h }, Math.round(raw * 1.25));
+    expect(e.ratio()).toBeCloseTo(1.25, 2);
+    // estimates of new messages are scaled by it
+    const extra = user(tokensText(1_000, 'new'));
+    const anchored = e.tokens({ system: 's', tools: [], history: [...h, extra] });
+    expect(anchored).toBe(Math.round(raw * 1.25) + Math.round(e.ratio() * counter.countMessage(extra)));
+  });
+
+  it('a silent overflow (a server that truncated) is reported and does not calibrate', () => {
+    const e = new CompactionEngine({ config: cfg(), limits: { contextWindow: 32_768, maxOutputTokens: 4_096 }, model: 'local', summarizer: { provider: summaryProvider(), model: 's', limits: SUMMARIZER_LIMITS }, counter, compactableTools: COMPACTABLE });
+    const h = talk(10, 1_200);
+    const obs = e.observeResponse({ system: 's', tools: [], messages: h }, 2_048);
+    expect(obs.silentOverflow).toMatch(/dropped the start of the conversation/);
+    expect(obs.overflow).toEqual({ promptTokens: obs.estimated, limit: 2_048 });
+    expect(e.ratio()).toBe(1);
+    expect(e.state().anchor).toBeUndefined();
+    expect(e.observeResponse({ system: 's', tools: [], messages: h }, 40_000).silentOverflow).toMatch(/more than the model's 32,768-token window/);
+  });
+
+  it('usage(): the gauge figures, with a notice when a guard stopped auto compaction', () => {
+    const e = makeEngine(summaryProvider());
+    const u = e.usage(ctx(talk(2, 100)));
+    expect(u).toMatchObject({ contextWindow: 100_000, effectiveWindow: 90_000, state: 'ok', autoCompactEnabled: true, autoCompactAtPercent: 86 });
+    expect(u.notice).toBeUndefined();
+    const e2 = makeEngine(summaryProvider());
+    expect(e2.usage(ctx(talkTo(e2, e2.thresholds().auto))).state).toBe('compact-soon');
+    expect(makeEngine(summaryProvider()).usage(ctx(talk(40, 2_200))).state).toBe('blocking');
+  });
+});

@@ -1,0 +1,108 @@
+import type { CompactionConfig } from '../../src/config/schema.js';
+import { CompactionSchema } from '../../src/config/schema.js';
+import { ProviderError } from '../../src/llm/errors.js';
+import { emptyUsage, textOf, type Block, type Message, type Usage } from '../../src/llm/messages.js';
+import type { ModelRequest, Provider, StopReason, StreamEvent } from '../../src/llm/provider.js';
+
+let seq = 0;
+export const mid = (p = 'm'): string => `${p}${++seq}`;
+
+export const cfg = (over: Partial<CompactionConfig> = {}): CompactionConfig => CompactionSchema.parse(over);
+
+export function user(text: string, extra: Partial<Message> = {}): Message {
+  return { id: mid(), role: 'user', kind: 'normal', blocks: [{ type: 'text', text }], createdAt: 0, ...extra };
+}
+
+export function assistant(text: string, calls: Array<{ id: string; name: string; input?: Record<string, unknown> }> = [], extra: Partial<Message> = {}): Message {
+  const blocks: Block[] = [];
+  if (text) blocks.push({ type: 'text', text });
+  for (const c of calls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input ?? {} });
+  return { id: mid(), role: 'assistant', kind: 'normal', blocks, createdAt: 0, ...extra };
+}
+
+export function results(rs: Array<{ id: string; content: string; isError?: boolean }>, extra: Partial<Message> = {}): Message {
+  return {
+    id: mid(),
+    role: 'user',
+    kind: 'normal',
+    blocks: rs.map((r) => ({ type: 'tool_result' as const, toolUseId: r.id, content: r.content, isError: r.isError ?? false })),
+    createdAt: 0,
+    ...extra,
+  };
+}
+
+/** A step: an assistant calling one tool and its result. */
+export function step(name: string, input: Record<string, unknown>, output: string): [Message, Message] {
+  const id = mid('t');
+  return [assistant('', [{ id, name, input }]), results([{ id, content: output }])];
+}
+
+/** Roughly n tokens of varied text (o200k: ~1 token per short word). */
+export function words(n: number, salt = ''): string {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(`w${(i * 7919 + salt.length) % 1000}${salt}`);
+  return out.join(' ');
+}
+
+export type Reply = { text: string; stopReason?: StopReason; usage?: Partial<Usage> } | Error;
+
+/**
+ * Our own Provider implementation for engine tests: answers each request with `respond`,
+ * records the requests, and measures how many were in flight at once.
+ */
+export class ScriptedProvider implements Provider {
+  readonly name = 'anthropic' as const;
+  readonly requests: ModelRequest[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  constructor(
+    private readonly respond: (req: ModelRequest, index: number) => Reply | Promise<Reply>,
+    private readonly delayMs = 0,
+  ) {}
+
+  async *stream(req: ModelRequest): AsyncIterable<StreamEvent> {
+    const index = this.requests.length;
+    this.requests.push(req);
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+      else await Promise.resolve();
+      const reply = await this.respond(req, index);
+      if (reply instanceof Error) throw reply;
+      yield { type: 'text_delta', text: reply.text };
+      yield {
+        type: 'done',
+        blocks: reply.text ? [{ type: 'text', text: reply.text }] : [],
+        stopReason: reply.stopReason ?? 'end_turn',
+        usage: { ...emptyUsage(), inputTokens: 100, outputTokens: 50, ...reply.usage },
+        model: req.model,
+      };
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  /** The prompt text of request i. */
+  prompt(i: number): string {
+    const m = this.requests[i]?.messages[0];
+    return m ? textOf(m) : '';
+  }
+}
+
+export const overflowError = (): ProviderError =>
+  new ProviderError({ kind: 'context_overflow', provider: 'anthropic', message: 'prompt is too long: 300000 tokens > 200000 maximum', overflow: { promptTokens: 300_000, limit: 200_000 } });
+
+export const serverError = (): ProviderError => new ProviderError({ kind: 'overloaded', provider: 'anthropic', message: 'Overloaded', status: 529 });
+
+export const SUMMARY = [
+  '## Goal',
+  '- finish the task',
+  '## User Preferences and Constraints',
+  '(none)',
+  '## Next Steps',
+  '- continue',
+].join('\n');
+
+/** About n tokens of text (3 tokens per salted word). */
+export const tokensText = (n: number, salt = 's'): string => words(Math.max(1, Math.round(n / 3)), salt || 's');

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { IMAGE_TOKENS, loadTokenizer, MESSAGE_OVERHEAD, TokenCounter, tokenizerLoaded } from '../../src/compaction/tokens.js';
+import type { Message } from '../../src/llm/messages.js';
+import type { ToolSpec } from '../../src/llm/provider.js';
+import { assistant, user } from './helpers.js';
+
+describe('tokenizer loading', () => {
+  // runs first in this file: the module is fresh (vitest isolates test files)
+  it('refuses to count before loadTokenizer, then counts with o200k', async () => {
+    expect(tokenizerLoaded()).toBe(false);
+    expect(() => new TokenCounter().countText('hello')).toThrow(/loadTokenizer/);
+    await loadTokenizer();
+    expect(tokenizerLoaded()).toBe(true);
+    const c = new TokenCounter();
+    expect(c.countText('hello world')).toBe(2);
+    expect(c.countText('')).toBe(0);
+  });
+
+  it('counts special-token text as plain text instead of throwing', async () => {
+    await loadTokenizer();
+    const c = new TokenCounter();
+    expect(c.countText('a <|endoftext|> b')).toBeGreaterThan(3);
+  });
+});
+
+describe('TokenCounter', () => {
+  const spy = (): { calls: string[]; counter: TokenCounter } => {
+    const calls: string[] = [];
+    const counter = new TokenCounter((t) => {
+      calls.push(t);
+      return t.length;
+    });
+    return { calls, counter };
+  };
+
+  it('memoizes per message object', () => {
+    const { calls, counter } = spy();
+    const m = user('abcdef');
+    expect(counter.countMessage(m)).toBe(6 + MESSAGE_OVERHEAD);
+    expect(counter.countMessage(m)).toBe(6 + MESSAGE_OVERHEAD);
+    expect(calls).toEqual(['abcdef']);
+    // an equal but distinct object (e.g. a replaced message) is counted afresh
+    counter.countMessage({ ...m, blocks: [...m.blocks] });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('counts an image as a fixed estimate, never by its base64 length', () => {
+    const { counter } = spy();
+    const img: Message = { id: 'i', role: 'user', kind: 'normal', createdAt: 0, blocks: [{ type: 'image', mediaType: 'image/png', data: 'A'.repeat(2_000_000) }] };
+    expect(counter.countMessage(img)).toBe(IMAGE_TOKENS + MESSAGE_OVERHEAD);
+  });
+
+  it('counts tool calls with their input and tool results with their content', () => {
+    const { counter } = spy();
+    const small = counter.countMessage(assistant('', [{ id: 't', name: 'Bash', input: { command: 'ls' } }]));
+    const big = counter.countMessage(assistant('', [{ id: 't', name: 'Bash', input: { command: 'ls -la /a/very/long/path/indeed' } }]));
+    expect(big - small).toBe('ls -la /a/very/long/path/indeed'.length - 'ls'.length);
+  });
+
+  it('counts tool schemas (memoized per spec) and the system prompt', () => {
+    const { calls, counter } = spy();
+    const spec: ToolSpec = { name: 'Grep', description: 'search files', inputSchema: { type: 'object', properties: { pattern: { type: 'string' } } } };
+    const n = counter.countToolSpecs([spec]);
+    expect(n).toBeGreaterThan('search files'.length);
+    const before = calls.length;
+    expect(counter.countToolSpecs([spec, spec])).toBe(2 * n);
+    expect(calls.length).toBe(before);
+    expect(counter.countSystem('you are an agent')).toBe(16);
+    counter.countSystem('you are an agent');
+    expect(calls.filter((c) => c === 'you are an agent')).toHaveLength(1);
+  });
+});
