@@ -194,7 +194,7 @@ function usageOf(f: ChunkFigures): unknown {
 
 /** The SSE frames of a streamed chat completion, ending with data: [DONE]. */
 export function openaiFrames(reply: MessageReply, f: ChunkFigures): string[] {
-  const ollama = reply.style === 'ollama';
+  const ollama = reply.style === 'ollama' || reply.style === 'ollama_legacy';
   const base = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => ({
     id: f.completionId,
     object: 'chat.completion.chunk',
@@ -208,20 +208,16 @@ export function openaiFrames(reply: MessageReply, f: ChunkFigures): string[] {
   if (!ollama) frames.push(openaiFrame(base({ role: 'assistant', content: '', refusal: null })));
   for (const piece of chunk(reply.text ?? '', reply.chunkSize ?? 6)) frames.push(openaiFrame(base({ content: piece })));
   const calls = reply.toolCalls ?? [];
-  if (ollama && calls.length > 0) {
-    frames.push(
-      openaiFrame(
-        base({
-          content: '',
-          tool_calls: calls.map((c, k) => ({
-            ...(f.toolIds[k] !== undefined ? { id: f.toolIds[k] } : {}),
-            index: k,
-            type: 'function',
-            function: { name: c.name, arguments: f.toolJson[k] ?? '' },
-          })),
-        }),
-      ),
-    );
+  const whole = (c: { name: string }, k: number, index: number): Record<string, unknown> => ({
+    ...(f.toolIds[k] !== undefined ? { id: f.toolIds[k] } : {}),
+    index,
+    type: 'function',
+    function: { name: c.name, arguments: f.toolJson[k] ?? '' },
+  });
+  if (reply.style === 'ollama_legacy') {
+    for (const [k, c] of calls.entries()) frames.push(openaiFrame(base({ content: '', tool_calls: [whole(c, k, 0)] })));
+  } else if (ollama && calls.length > 0) {
+    frames.push(openaiFrame(base({ content: '', tool_calls: calls.map((c, k) => whole(c, k, k)) })));
   } else {
     for (const [k, c] of calls.entries()) {
       const first: Record<string, unknown> = { index: k, type: 'function', function: { name: c.name, arguments: '' } };

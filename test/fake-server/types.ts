@@ -67,8 +67,11 @@ export interface MessageReply {
   chunkSize?: number;
   /** Characters per tool-input JSON fragment (default 7). */
   jsonChunkSize?: number;
-  /** OpenAI route, Ollama's stream shape: role on every delta, each tool call whole in one chunk, fp_ollama. */
-  style?: 'ollama';
+  /**
+   * OpenAI route, Ollama's stream shape: role on every delta, tool calls whole, fp_ollama.
+   * ollama: all calls in one chunk (index 0, 1, ...); ollama_legacy: one chunk per call, every one at index 0 (older builds).
+   */
+  style?: 'ollama' | 'ollama_legacy';
   /** OpenAI route: tool calls come without ids (some local servers). */
   omitToolCallIds?: boolean;
   /** OpenAI route: never send the usage chunk even when include_usage was asked (servers that ignore stream_options). */
