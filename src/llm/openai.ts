@@ -172,6 +172,7 @@ export class OpenAIProvider implements Provider {
       let model = req.model;
       let finish: string | null = null;
       let usage: Usage | undefined;
+      let refused = false;
       // slot per call; `byIndex` maps the wire index to the current slot of that index
       const calls: CallState[] = [];
       const byIndex = new Map<number, CallState>();
@@ -193,6 +194,12 @@ export class OpenAIProvider implements Provider {
         if (typeof delta.content === 'string' && delta.content.length > 0) {
           text += delta.content;
           yield { type: 'text_delta', text: delta.content };
+        }
+        // a refusal comes as its own text; it is what the model said, so it stays visible
+        if (typeof delta.refusal === 'string' && delta.refusal.length > 0) {
+          refused = true;
+          text += delta.refusal;
+          yield { type: 'text_delta', text: delta.refusal };
         }
         for (const tc of delta.tool_calls ?? []) {
           const index = tc.index ?? 0;
@@ -229,7 +236,7 @@ export class OpenAIProvider implements Provider {
         });
       }
 
-      let stopReason = mapFinishReason(finish);
+      let stopReason = refused ? 'refusal' : mapFinishReason(finish);
       const blocks: Block[] = [];
       if (text.length > 0) blocks.push({ type: 'text', text });
       for (const c of calls) {

@@ -207,6 +207,7 @@ export function openaiFrames(reply: MessageReply, f: ChunkFigures): string[] {
   const frames: string[] = [];
   if (!ollama) frames.push(openaiFrame(base({ role: 'assistant', content: '', refusal: null })));
   for (const piece of chunk(reply.text ?? '', reply.chunkSize ?? 6)) frames.push(openaiFrame(base({ content: piece })));
+  for (const piece of chunk(reply.refusal ?? '', reply.chunkSize ?? 6)) frames.push(openaiFrame(base({ refusal: piece })));
   const calls = reply.toolCalls ?? [];
   const whole = (c: { name: string }, k: number, index: number): Record<string, unknown> => ({
     ...(f.toolIds[k] !== undefined ? { id: f.toolIds[k] } : {}),
@@ -258,8 +259,8 @@ export function openaiCompletion(reply: MessageReply, f: ChunkFigures): unknown 
         index: 0,
         message: {
           role: 'assistant',
-          content: reply.text ?? (calls.length > 0 ? null : ''),
-          refusal: null,
+          content: reply.text ?? (calls.length > 0 || reply.refusal ? null : ''),
+          refusal: reply.refusal ?? null,
           ...(calls.length > 0
             ? { tool_calls: calls.map((c, k) => ({ id: f.toolIds[k] ?? `call_${k}`, type: 'function', function: { name: c.name, arguments: f.toolJson[k] ?? '' } })) }
             : {}),

@@ -55,6 +55,8 @@ export interface MessageReply {
   /** Streamed in several deltas (see chunkSize). */
   text?: string;
   toolCalls?: ToolCallReply[];
+  /** OpenAI route: a refusal streamed in delta.refusal (after any text). */
+  refusal?: string;
   /** Default: tool_use when there are tool calls, else end_turn. */
   stop?: StopName;
   /** OpenAI route: a raw finish_reason overriding the mapping of `stop`. */

@@ -104,6 +104,13 @@ describe('streaming', () => {
     expect(cut.done!.stopReason).toBe('max_tokens');
   });
 
+  it('a refusal is shown as text and stops as refusal', async () => {
+    server.enqueue({ refusal: "I can't help with that." });
+    const r = await run(provider, oreq());
+    expect(textOfEvents(r.events)).toBe("I can't help with that.");
+    expect(r.done).toMatchObject({ blocks: [text("I can't help with that.")], stopReason: 'refusal' });
+  });
+
   it('a server that ignores include_usage gives zero usage rather than failing', async () => {
     server.enqueue({ text: 'no usage', omitUsage: true });
     const r = await run(provider, oreq());
