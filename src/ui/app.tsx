@@ -1,7 +1,7 @@
 // The interactive app: the transcript (printed once through <Static>), the live region, the prompt
 // or an overlay (permission prompt, session picker) and the status line. It holds no business
 // logic: it renders what the UiController reports and forwards what the person does.
-import { memo, useCallback, useEffect, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
 import type { Key } from 'ink';
 import { approvalKey } from './approval.js';
@@ -121,12 +121,13 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   );
   useInput(onKey);
 
+  const staticStyle = useMemo(() => ({ width: size.columns }), [size.columns]);
   const approval = approvals[0];
   return (
     <ThemeContext.Provider value={theme}>
       <TerminalSizeContext.Provider value={size}>
         <Box flexDirection="column" width={size.columns}>
-          <Static key={transcript.epoch} items={transcript.items}>
+          <Static key={transcript.epoch} items={transcript.items} style={staticStyle}>
             {(item) => <ItemView key={item.id} item={item} />}
           </Static>
           <MemoLiveRegion store={store} />
@@ -174,6 +175,11 @@ export interface RunTuiOptions {
   stderr?: NodeJS.WriteStream;
   /** Default: NO_COLOR, FORCE_COLOR and what the terminal supports. */
   color?: boolean;
+  /**
+   * Route stray console output above the live region instead of through it (default true; the
+   * program's own logging goes to its log file, never to the screen).
+   */
+  patchConsole?: boolean;
 }
 
 /** Shows the cursor and leaves raw mode, whatever state the app died in. */
@@ -208,7 +214,7 @@ export async function runTui(controller: UiController, opts: RunTuiOptions = {})
     stdout,
     stderr,
     exitOnCtrlC: false,
-    patchConsole: true,
+    patchConsole: opts.patchConsole ?? true,
   });
   try {
     await instance.waitUntilExit();

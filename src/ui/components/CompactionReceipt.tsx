@@ -40,10 +40,17 @@ export function CompactionReceipt({ record }: { record: CompactionRecord }) {
   const note = ok && record.method ? METHOD_NOTE[record.method] : undefined;
   return (
     <Box flexDirection="column">
-      <Text wrap="wrap">
-        <Text color={color}>{ok ? '✻' : record.status === 'failed' ? '✗' : '⚠'}</Text> <Text color={color}>{receiptText(record)}</Text>
-        <Text color={theme.muted}> ({trigger})</Text>
-      </Text>
+      <Box flexDirection="row">
+        <Box flexShrink={0}>
+          <Text color={color}>{ok ? '✻' : record.status === 'failed' ? '✗' : '⚠'} </Text>
+        </Box>
+        <Box flexShrink={1}>
+          <Text wrap="wrap">
+            <Text color={color}>{receiptText(record)}</Text>
+            <Text color={theme.muted}> ({trigger})</Text>
+          </Text>
+        </Box>
+      </Box>
       {note ? (
         <Box paddingLeft={2}>
           <Text color={theme.muted}>{note}</Text>

@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup } from 'ink-testing-library';
+import type { CompactionRecord } from '../../src/compaction/types.js';
+import { emptyUsage } from '../../src/llm/messages.js';
+import { receiptText } from '../../src/ui/components/CompactionReceipt.js';
+import { FakeController, msg, renderApp, text, waitFor } from './helpers.js';
+
+afterEach(() => cleanup());
+
+const record = (over: Partial<CompactionRecord> = {}): CompactionRecord => ({
+  id: 'c1',
+  trigger: 'auto',
+  status: 'applied',
+  tokensBefore: 171_200,
+  tokensAfter: 19_800,
+  archivedCount: 143,
+  preservedCount: 12,
+  summaryTokens: 2_100,
+  durationMs: 6_100,
+  model: 'claude-haiku-4-5',
+  usage: emptyUsage(),
+  createdAt: 1_700_000_000_000,
+  ...over,
+});
+
+describe('compaction receipts', () => {
+  it('applied', () => {
+    expect(receiptText(record())).toBe('Compacted 171.2k → 19.8k tokens · archived 143 messages · kept 12 · 6.1s');
+  });
+
+  it('micro', () => {
+    expect(receiptText(record({ trigger: 'micro', archivedCount: 6, tokensAfter: 150_000, durationMs: 40 }))).toBe(
+      'Cleared 6 old tool outputs · 171.2k → 150.0k tokens · 40ms',
+    );
+  });
+
+  it('failed: the reason and that nothing changed', () => {
+    expect(receiptText(record({ status: 'failed', reason: 'summarizer: 529 overloaded' }))).toBe(
+      'Compaction failed: summarizer: 529 overloaded — nothing was changed',
+    );
+  });
+
+  it('ineffective: not applied, said so', () => {
+    expect(receiptText(record({ status: 'ineffective', reason: 'the summary was larger than what it replaced' }))).toBe(
+      'Compaction would not shrink the context (the summary was larger than what it replaced) — nothing was changed',
+    );
+  });
+});
+
+describe('compaction in the app', () => {
+  it('shows the kind and stage while it runs, then the receipt', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'compaction_start', trigger: 'manual', focus: 'the parser', tokensBefore: 171_200 });
+    await app.waitForText('Compacting 171.2k tokens…');
+    c.emit({ type: 'compaction_progress', trigger: 'manual', stage: 'summarizing chunk 2 of 3' });
+    await app.waitForText('Compacting 171.2k tokens · summarizing chunk 2 of 3…');
+    c.emit({ type: 'compaction_end', record: record({ trigger: 'manual', focus: 'the parser', method: 'chunked' }) });
+    await app.waitForText('✻ Compacted 171.2k → 19.8k tokens · archived 143 messages · kept 12 · 6.1s');
+    expect(app.frame().replace(/\s+/g, ' ')).toContain('6.1s (manual, focus: the parser)');
+    expect(app.frame()).toContain('summarized in chunks');
+    await waitFor(() => !app.frame().includes('Compacting'), app.frame);
+  });
+
+  it('labels each trigger', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'compaction_start', trigger: 'reactive', tokensBefore: 210_000 });
+    await app.waitForText('Context overflow — compacting 210.0k tokens');
+    c.emit({ type: 'compaction_end', record: record({ trigger: 'reactive' }) }, { type: 'compaction_start', trigger: 'micro', tokensBefore: 100_000 });
+    await app.waitForText('Clearing old tool outputs 100.0k tokens');
+    c.emit({ type: 'compaction_end', record: record({ trigger: 'micro' }) }, { type: 'compaction_start', trigger: 'auto', tokensBefore: 100_000 });
+    await app.waitForText('Auto-compacting 100.0k tokens');
+  });
+
+  it('a failure says why and that nothing was changed', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'compaction_start', trigger: 'auto', tokensBefore: 171_200 });
+    c.emit({ type: 'compaction_end', record: record({ status: 'failed', reason: 'the summarizer hit its context limit' }) });
+    await app.waitForText('✗ Compaction failed: the summarizer hit its context limit — nothing was changed (auto)');
+  });
+
+  it('a skipped manual compaction is reported, a skipped automatic one is not', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'compaction_skipped', trigger: 'auto', reason: 'cooldown' }, { type: 'compaction_skipped', trigger: 'manual', reason: 'nothing to compact yet' });
+    await app.waitForText('Compaction (manual) skipped: nothing to compact yet');
+    expect(app.frame()).not.toContain('cooldown');
+  });
+
+  it('a checkpoint in a resumed history shows as such, with the receipt', async () => {
+    const c = new FakeController();
+    const checkpoint = msg('user', [text('# Checkpoint\n\nGoal: ship the parser\nDone: tokenizer\nNext: tests\nline\nline\nline\nline')], { kind: 'checkpoint', createdAt: 1_700_000_000_500 });
+    c.transcript = [checkpoint, msg('user', [text('continue')], { createdAt: 1_700_000_001_000 })];
+    const app = renderApp(c);
+    await app.waitForText('⎔ Checkpoint — the conversation above this point was summarized');
+    expect(app.frame()).toContain('Goal: ship the parser');
+    expect(app.frame()).toContain('… 3 more lines in the summary');
+    c.emit({ type: 'session', session: c.view, transcript: c.transcript, compactions: [record({ createdAt: 1_700_000_000_400 })] });
+    await app.waitForText('✻ Compacted');
+    const f = app.frame();
+    const last = f.lastIndexOf('✻ Compacted');
+    expect(last).toBeLessThan(f.lastIndexOf('⎔ Checkpoint'));
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { runTui } from '../../src/ui/app.js';
+import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './helpers.js';
+
+function streams() {
+  const stdin = new FakeStdin();
+  const stdout = new SizedStdout(80, 24);
+  const stderr = new SizedStdout(80, 24);
+  const io = {
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stderr: stderr as unknown as NodeJS.WriteStream,
+    patchConsole: false,
+  };
+  return { stdin, stdout, io };
+}
+
+describe('runTui', () => {
+  it('renders, resolves when the app exits, and leaves the terminal as it found it', async () => {
+    const c = new FakeController();
+    const { stdin, stdout, io } = streams();
+    const done = runTui(c, { ...io, color: false });
+    await waitFor(() => stdout.frames.join('').includes('context left'));
+    expect(stdin.isRaw).toBe(true);
+    // Ctrl-C twice: the controller is asked to exit, then the app ends.
+    stdin.write('\u0003');
+    await tick(5);
+    stdin.write('\u0003');
+    await done;
+    expect(c.exits).toBe(1);
+    expect(stdin.isRaw).toBe(false);
+    expect(stdout.frames.join('')).toContain('\u001b[?25h');
+    expect(c.subscribers).toBe(0);
+  });
+
+  it('without colour writes no colour codes', async () => {
+    const c = new FakeController();
+    const { stdout, io } = streams();
+    const done = runTui(c, { ...io, color: false });
+    await waitFor(() => stdout.frames.join('').includes('context left'));
+    c.emit({ type: 'exit' });
+    await done;
+    expect(stdout.frames.join('')).not.toMatch(/\u001b\[(?:3[0-7]|9[0-7]|38;[25];[\d;]+)m/);
+  });
+
+  it('rejects when rendering crashes, and still restores the terminal', async () => {
+    const c = new FakeController();
+    c.contextUsage = () => {
+      throw new Error('session store is gone');
+    };
+    const { stdin, stdout, io } = streams();
+    await expect(runTui(c, { ...io, color: false })).rejects.toThrow('session store is gone');
+    expect(stdin.isRaw).toBe(false);
+    expect(stdout.frames.join('')).toContain('\u001b[?25h');
+  });
+
+  it('refuses to start without a terminal on stdin', async () => {
+    const { stdin, io } = streams();
+    stdin.isTTY = false;
+    await expect(runTui(new FakeController(), io)).rejects.toThrow(/needs a terminal/);
+  });
+});
