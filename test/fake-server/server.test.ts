@@ -123,8 +123,8 @@ describe('Anthropic route with the real SDK', () => {
     expect((await send({ model: 'm', max_tokens: 5, messages: [user('a')], tools: [{ name: 't', input_schema: { type: 'array' } }] })).message).toBe(
       "tools.0.custom.input_schema.type: Input should be 'object'",
     );
-    expect((await send({ model: 'claude-sonnet-4-5', max_tokens: 100_000, messages: [user('a')], stream: true })).message).toBe(
-      'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5',
+    expect((await send({ model: 'claude-opus-4-8', max_tokens: 100_000, messages: [user('a')], stream: true })).message).toBe(
+      'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-opus-4-8',
     );
     // nothing was consumed from the queue by invalid requests
     expect(server.requests.every((r) => r.response?.status === 400)).toBe(true);

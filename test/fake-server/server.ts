@@ -176,6 +176,10 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { ok: true });
 
     const raw = await readBody(req, settings.maxBodyBytes);
+    if (raw === null) {
+      rec.response = { status: 0, kind: 'dropped' };
+      return;
+    }
     if (raw === undefined) {
       rec.response = { status: 413, kind: 'error' };
       res.setHeader('connection', 'close');
@@ -478,18 +482,26 @@ function bearer(req: IncomingMessage): string | undefined {
   return m?.[1];
 }
 
-function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
+/** The body as text; undefined when over `max`; null when the client went away before sending it all. */
+function readBody(req: IncomingMessage, max: number): Promise<string | undefined | null> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
+    let ended = false;
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > max) over = true;
       else chunks.push(c);
     });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    req.on('end', () => {
+      ended = true;
+      resolve(over ? undefined : Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('close', () => {
+      if (!ended) resolve(null);
+    });
+    req.on('error', () => resolve(null));
   });
 }
 

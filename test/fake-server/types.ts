@@ -158,7 +158,7 @@ export interface RecordedRequest {
   body: unknown;
   /** Set when the request was well-formed enough to be understood. */
   view?: RequestView;
-  /** How the server answered. */
+  /** How the server answered (status 0, dropped: the client went away before its body arrived). */
   response?: { status: number; kind: 'stream' | 'json' | 'error' | 'dropped'; errorMessage?: string };
 }
 
