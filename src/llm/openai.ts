@@ -146,6 +146,7 @@ export class OpenAIProvider implements Provider {
 
   constructor(private readonly opts: AdapterOptions) {}
 
+  /** One client per request, so that its fetch wrapper belongs to that request (constructing one costs ~0.03 ms). */
   private client(tap: RequestTap): OpenAI {
     return new OpenAI({
       apiKey: this.opts.apiKey,

@@ -135,11 +135,13 @@ describe('requests', () => {
     const warnings: string[] = [];
     const spy = vi.spyOn(console, 'warn');
     const p = createProvider({ provider: 'anthropic', apiKey: KEY, baseURL: server.anthropicBaseURL, onWarning: (w) => warnings.push(w) });
-    server.enqueue({ text: 'ok' });
+    server.enqueue({ text: 'ok' }, { text: 'again' });
+    await run(p, request({ model: 'claude-sonnet-4-5' }));
     await run(p, request({ model: 'claude-sonnet-4-5' }));
     expect(spy).not.toHaveBeenCalled();
     spy.mockRestore();
-    expect(warnings.join('\n')).toContain("The model 'claude-sonnet-4-5' is deprecated");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("The model 'claude-sonnet-4-5' is deprecated");
   });
 
   it('uses ANTHROPIC_BASE_URL when no baseURL is given', async () => {
