@@ -372,15 +372,11 @@ export class CompactionEngine {
     const tokensOf = (m: Message): number => ratio * counter.countMessage(m);
     const history = ctx.history;
     progress('choosing what to keep');
-    let split = selectSplit(history, { tailTurns: this.cfg.tailTurns, tailTokens: run.tailBudget ?? budgets.tailTokens }, tokensOf);
-    let head = partitionHead(history.slice(0, split.index));
+    const split = selectSplit(history, { tailTurns: this.cfg.tailTurns, tailTokens: run.tailBudget ?? budgets.tailTokens }, tokensOf);
+    const head = partitionHead(history.slice(0, split.index));
     if (head.summarize.length === 0) {
-      // everything fits the tail: keep only the current turn or step
-      split = selectSplit(history, { tailTurns: 0, tailTokens: 0 }, tokensOf);
-      head = partitionHead(history.slice(0, split.index));
-    }
-    if (head.summarize.length === 0) {
-      return finish({ status: 'ineffective', reason: 'nothing to compact: only the current turn and pinned messages are left', tokensAfter: run.tokensBefore, method: 'none' });
+      const reason = 'nothing to compact: what came before the kept recent turns is only the checkpoint and pinned messages';
+      return finish({ status: 'ineffective', reason: split.index === 0 ? 'nothing to compact yet: the conversation fits in the kept recent turns' : reason, tokensAfter: run.tokensBefore, method: 'none' });
     }
     const tail = history.slice(split.index);
 
