@@ -48,9 +48,9 @@ async function runGlob(input: GlobInput, ctx: ToolContext, maxResults: number): 
   } catch (e) {
     return { content: describeFsError(e, shownRoot), isError: true };
   }
-  const { base, rest } = splitGlob(root, input.pattern);
   let files: string[];
   try {
+    const { base, rest } = splitGlob(root, input.pattern);
     const rules = await GitignoreRules.forSearch(base, ctx.cwd);
     files = await listFiles({ root: base, patterns: [rest], rules, signal: ctx.signal });
   } catch (e) {

@@ -11,7 +11,8 @@ export function splitGlob(root: string, pattern: string): { base: string; rest: 
   const segments = pattern.split('/').filter((s, i) => s !== '' || i === 0);
   let i = 0;
   // a segment with brace or group syntax may belong to a pattern spanning several segments
-  while (i < segments.length - 1 && !fg.isDynamicPattern(segments[i]!) && !/[{}()[\]!\\]/.test(segments[i]!)) i++;
+  const isStatic = (seg: string): boolean => seg === '' || (!fg.isDynamicPattern(seg) && !/[{}()[\]!\\]/.test(seg));
+  while (i < segments.length - 1 && isStatic(segments[i]!)) i++;
   const staticPart = segments.slice(0, i).join('/');
   const base = abs ? resolve('/', staticPart === '' ? '/' : staticPart) : join(root, staticPart);
   return { base: resolve(base), rest: segments.slice(i).join('/') };

@@ -22,6 +22,18 @@ export class TerminalText {
   /** Takes the next decoded chunk, returns the cleaned text that is final so far. */
   push(chunk: string): string {
     let text = this.pending + chunk;
+    if (!text.includes('\x1b') && !text.includes('\r')) {
+      // plain text, the common case: pass on whole lines, hold the unfinished one
+      const nl = text.lastIndexOf('\n');
+      let rest = text.slice(nl + 1);
+      let out = text.slice(0, nl + 1);
+      if (rest.length > MAX_PENDING) {
+        out += rest;
+        rest = '';
+      }
+      this.pending = rest;
+      return out;
+    }
     let hold = '';
     const esc = text.lastIndexOf('\x1b');
     if (esc !== -1 && text.length - esc < MAX_ESCAPE) {

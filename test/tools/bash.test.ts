@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createBashTool } from '../../src/tools/bash.js';
+import type { AnyTool } from '../../src/tools/types.js';
+import { call, ctx, tree } from './helpers.js';
+
+const bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }) as AnyTool;
+
+/** Whether a process still runs (a zombie waiting to be reaped counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+const readPids = (file: string): number[] =>
+  readFileSync(file, 'utf8')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
+
+describe('Bash', () => {
+  it('interleaves stdout and stderr in the order they were written', async () => {
+    const out = await call(bash, { command: 'echo a; echo b >&2; echo c; echo d >&2; echo e' }, ctx(tree()));
+    expect(out).toEqual({ content: 'a\nb\nc\nd\ne', isError: false });
+  });
+
+  it('runs in cwd, through bash, and says when there is no output', async () => {
+    const root = tree({ 'marker.txt': 'x' });
+    expect((await call(bash, { command: 'ls; echo ${BASH_VERSION:+bash}' }, ctx(root))).content).toBe('marker.txt\nbash');
+    expect(await call(bash, { command: 'true' }, ctx(root))).toEqual({ content: '(no output)', isError: false });
+  });
+
+  it('reports a non-zero exit code with the output', async () => {
+    const out = await call(bash, { command: 'echo building; echo "error: bad" >&2; exit 3' }, ctx(tree()));
+    expect(out).toEqual({ content: 'building\nerror: bad\n\nExit code 3', isError: true });
+  });
+
+  it('reports death by signal', async () => {
+    const out = await call(bash, { command: 'echo before; kill -9 $$' }, ctx(tree()));
+    expect(out).toEqual({ content: 'before\n\nKilled by signal SIGKILL', isError: true });
+  });
+
+  it('strips ANSI codes and reduces carriage-return redraws to what stays on screen', async () => {
+    const out = await call(bash, { command: String.raw`printf '\033[1;31mred\033[0m plain\n10%%\r50%%\r100%%\nwin\r\nend'` }, ctx(tree()));
+    expect(out.content).toBe('red plain\n100%\nwin\nend');
+  });
+
+  it('does not wait for stdin', async () => {
+    const out = await call(bash, { command: 'read -r line; echo "read:[$line] rc=$?"; cat; echo done' }, ctx(tree()));
+    expect(out.content).toBe('read:[] rc=1\ndone');
+  }, 10_000);
+
+  it('has no terminal to prompt on', async () => {
+    const out = await call(bash, { command: 'exec 3</dev/tty && echo has-tty || echo no-tty' }, ctx(tree()));
+    expect(out.content).toContain('no-tty');
+  }, 10_000);
+
+  it('kills the command and its children (even those ignoring SIGTERM) on timeout', async () => {
+    const root = tree();
+    const pids = join(root, 'pids');
+    const command = `sleep 30 & echo $! >> ${pids}; bash -c 'trap "" TERM; sleep 30 & echo $! >> ${pids}; wait' & echo $! >> ${pids}; echo started; sleep 30`;
+    const out = await call(bash, { command, timeout: 700 }, ctx(root));
+    expect(out.isError).toBe(true);
+    expect(out.content).toBe('Command timed out after 700ms; partial output:\nstarted');
+    const children = readPids(pids);
+    expect(children).toHaveLength(3);
+    for (const pid of children) expect(alive(pid), `pid ${pid}`).toBe(false);
+  }, 15_000);
+
+  it('is interrupted through the abort signal, killing the tree', async () => {
+    const root = tree();
+    const pids = join(root, 'pids');
+    const ac = new AbortController();
+    const running = call(bash, { command: `sleep 30 & echo $! > ${pids}; echo working; sleep 30` }, ctx(root, { signal: ac.signal }));
+    setTimeout(() => ac.abort(), 300);
+    const out = await running;
+    expect(out).toEqual({ content: 'Command interrupted; partial output:\nworking', isError: true });
+    for (const pid of readPids(pids)) expect(alive(pid)).toBe(false);
+  }, 15_000);
+
+  it('does not start when already cancelled', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const root = tree();
+    const out = await call(bash, { command: `touch ${join(root, 'ran')}` }, ctx(root, { signal: ac.signal }));
+    expect(out.isError).toBe(true);
+    expect(() => readFileSync(join(root, 'ran'))).toThrow();
+  });
+
+  it('returns when the shell exits even if a background process keeps the pipe open', async () => {
+    const out = await call(bash, { command: 'sleep 30 & echo $!; echo started' }, ctx(tree()));
+    const [pid, second] = out.content.split('\n');
+    expect(second).toBe('started');
+    expect(alive(Number(pid))).toBe(true);
+    process.kill(Number(pid), 'SIGKILL');
+  }, 10_000);
+
+  it('caps flooding output to head + tail with an exact account of what was cut', async () => {
+    const small = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 1000 }) as AnyTool;
+    const out = await call(small, { command: 'seq 1 200000' }, ctx(tree()));
+    expect(out.isError).toBe(false);
+    expect(out.content.length).toBeLessThan(1100);
+    expect(out.content.startsWith('1\n2\n3\n')).toBe(true);
+    expect(out.content.endsWith('199999\n200000')).toBe(true);
+    const m = /… \[([\d,]+) characters \(([\d,]+) lines\) cut from the middle of the output\] …/.exec(out.content);
+    expect(m).not.toBeNull();
+    const total = Array.from({ length: 200_000 }, (_, i) => `${i + 1}\n`).join('').length;
+    const kept = out.content.length - (m![0].length + 1); // the marker has a line of its own
+    // shown + cut = everything printed, less the final newline that is trimmed
+    expect(Number(m![1]!.replace(/,/g, '')) + kept).toBe(total - 1);
+  }, 15_000);
+
+  it('keeps memory bounded while a command floods (100 MB of output)', async () => {
+    const before = process.memoryUsage().heapUsed;
+    const out = await call(bash, { command: 'yes | head -c 100000000' }, ctx(tree()));
+    const grown = process.memoryUsage().heapUsed - before;
+    expect(out.content.length).toBeLessThan(31_000);
+    expect(out.content).toContain('cut from the middle');
+    expect(grown).toBeLessThan(60 * 1024 * 1024);
+  }, 30_000);
+
+  it('reduces a timeout above the maximum to the maximum', () => {
+    expect(bash.parse({ command: 'x', timeout: 10_000_000 })).toEqual({ command: 'x', timeout: 60_000 });
+    expect(() => bash.parse({ command: '' })).toThrow(/"command"/);
+    expect(() => bash.parse({ command: 'x', timeout: -1 })).toThrow(/"timeout"/);
+  });
+
+  it('reports a working directory that does not exist', async () => {
+    const out = await call(bash, { command: 'echo hi' }, ctx('/nonexistent/dir/for/agent/tests'));
+    expect(out.isError).toBe(true);
+    expect(out.content).toMatch(/^Could not run the command: /);
+  });
+
+  it('summarizes as the full command and is not read-only', () => {
+    expect(bash.summarize(bash.parse({ command: 'npm test -- --run' }))).toBe('npm test -- --run');
+    expect(bash.readOnly).toBe(false);
+    expect(bash.compactable).toBe(true);
+  });
+});

@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach } from 'vitest';
+import type { AnyTool, ToolContext, ToolOutput } from '../../src/tools/types.js';
+
+const made: string[] = [];
+
+afterEach(() => {
+  while (made.length > 0) rmSync(made.pop()!, { recursive: true, force: true });
+});
+
+/** A temporary directory holding the given files (removed after the test). */
+export function tree(files: Record<string, string | Buffer> = {}): string {
+  const root = mkdtempSync(join(tmpdir(), 'agent-tools-'));
+  made.push(root);
+  write(root, files);
+  return root;
+}
+
+export function write(root: string, files: Record<string, string | Buffer>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(root, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+  }
+}
+
+/** Sets a file's modification time (seconds ago). */
+export function age(root: string, rel: string, secondsAgo: number): void {
+  const t = Date.now() / 1000 - secondsAgo;
+  utimesSync(join(root, rel), t, t);
+}
+
+export function ctx(cwd: string, extra: Partial<ToolContext> = {}): ToolContext {
+  return { cwd, signal: new AbortController().signal, ...extra };
+}
+
+/** Parses raw input the way the agent loop does, then runs. */
+export function call(tool: AnyTool, input: unknown, context: ToolContext): Promise<ToolOutput> {
+  return tool.run(tool.parse(input), context);
+}

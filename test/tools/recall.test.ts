@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { createRecallTool } from '../../src/tools/recall.js';
+import { ToolInputError, type AnyTool, type RecallHit, type RecallSource } from '../../src/tools/types.js';
+import { call, ctx } from './helpers.js';
+
+interface Item {
+  id: string;
+  label: string;
+  text: string;
+  sessionId?: string;
+  createdAt?: number;
+}
+
+/** A small in-memory archive: hits ranked by how many query words the text contains. */
+class MemoryArchive implements RecallSource {
+  readonly searches: Array<{ query: string; limit: number; offset: number }> = [];
+  constructor(private readonly items: Item[]) {}
+  search(query: string, opts: { limit: number; offset: number }): RecallHit[] {
+    this.searches.push({ query, ...opts });
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    return this.items
+      .map((it) => ({ it, score: words.filter((w) => it.text.toLowerCase().includes(w)).length }))
+      .filter((x) => x.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(opts.offset, opts.offset + opts.limit)
+      .map(({ it }) => ({ id: it.id, label: it.label, snippet: it.text.slice(0, 80), sessionId: it.sessionId ?? 's1', createdAt: it.createdAt ?? Date.UTC(2025, 0, 2, 3, 4) }));
+  }
+  get(id: string) {
+    const it = this.items.find((x) => x.id === id);
+    return it && { id: it.id, label: it.label, text: it.text };
+  }
+}
+
+const recall = createRecallTool({ pageSize: 2, pageLines: 3 }) as AnyTool;
+
+const archive = () =>
+  new MemoryArchive([
+    { id: 'm1', label: 'user message', text: 'Please fix the flaky login test in auth.spec.ts' },
+    { id: 't7', label: 'Bash output `npm test`', text: 'FAIL auth.spec.ts\n  login test: expected 200, got 500\nline 3\nline 4\nline 5\nline 6\nline 7' },
+    { id: 'm3', label: 'assistant message', text: 'The login handler throws when the session cookie is missing' },
+    { id: 'm4', label: 'user message', text: 'also keep the login page accessible' },
+  ]);
+
+describe('Recall', () => {
+  it('says clearly when there is no archive', async () => {
+    const out = await call(recall, { query: 'login' }, ctx('/'));
+    expect(out.isError).toBe(true);
+    expect(out.content).toMatch(/^Nothing has been archived in this session yet/);
+  });
+
+  it('searches with ranked hits, ids, labels, snippets, and pages with offset', async () => {
+    const a = archive();
+    const first = await call(recall, { query: 'login test' }, ctx('/', { recall: a }));
+    expect(first.isError).toBe(false);
+    expect(first.content).toBe(
+      [
+        'Archive hits 1-2 for "login test" (read one in full with Recall id=…):',
+        '',
+        '1. id: m1 — user message · 2025-01-02 03:04 UTC',
+        '   Please fix the flaky login test in auth.spec.ts',
+        '',
+        '2. id: t7 — Bash output `npm test` · 2025-01-02 03:04 UTC',
+        '   FAIL auth.spec.ts login test: expected 200, got 500 line 3 line 4 line 5 line',
+        '',
+        'More hits: Recall with query="login test", offset=2.',
+      ].join('\n'),
+    );
+    // one more than the page is asked for, to know whether a next page exists
+    expect(a.searches[0]).toEqual({ query: 'login test', limit: 3, offset: 0 });
+    const second = await call(recall, { query: 'login test', offset: 2 }, ctx('/', { recall: a }));
+    expect(second.content).toContain('Archive hits 3-4 for "login test"');
+    expect(second.content).toContain('3. id: m3');
+    expect(second.content).not.toContain('More hits');
+    const past = await call(recall, { query: 'login test', offset: 4 }, ctx('/', { recall: a }));
+    expect(past).toEqual({ content: 'No more hits for "login test" after the first 4.', isError: false });
+  });
+
+  it('says when nothing matches', async () => {
+    expect(await call(recall, { query: 'kubernetes' }, ctx('/', { recall: archive() }))).toEqual({
+      content: 'No archived messages or tool outputs match "kubernetes". Try other or fewer words.',
+      isError: false,
+    });
+  });
+
+  it('names the session only when hits come from several', async () => {
+    const a = new MemoryArchive([
+      { id: 'x1', label: 'user message', text: 'deploy script', sessionId: 'sA' },
+      { id: 'x2', label: 'user message', text: 'deploy notes', sessionId: 'sB' },
+    ]);
+    const out = await call(recall, { query: 'deploy' }, ctx('/', { recall: a }));
+    expect(out.content).toContain('· session sA');
+    expect(out.content).toContain('· session sB');
+  });
+
+  it('reads one item in full, paged by lines, saying how to read on', async () => {
+    const a = archive();
+    const small = await call(recall, { id: 'm1' }, ctx('/', { recall: a }));
+    expect(small).toEqual({ content: 'user message (id m1):\nPlease fix the flaky login test in auth.spec.ts', isError: false });
+    const page1 = await call(recall, { id: 't7' }, ctx('/', { recall: a }));
+    expect(page1.content).toBe(
+      'Bash output `npm test` (id t7), lines 1-3 of 7:\nFAIL auth.spec.ts\n  login test: expected 200, got 500\nline 3\n\n… 4 more lines. Read on with Recall id="t7", offset=4.',
+    );
+    const page2 = await call(recall, { id: 't7', offset: 4, limit: 10 }, ctx('/', { recall: a }));
+    expect(page2.content).toBe('Bash output `npm test` (id t7), lines 4-7 of 7:\nline 4\nline 5\nline 6\nline 7');
+    expect((await call(recall, { id: 't7', offset: 9 }, ctx('/', { recall: a }))).isError).toBe(true);
+  });
+
+  it('caps a page by characters too', async () => {
+    const big = new MemoryArchive([{ id: 'big', label: 'FileRead output', text: Array.from({ length: 100 }, () => 'x'.repeat(100)).join('\n') }]);
+    const tool = createRecallTool({ pageChars: 1000 }) as AnyTool;
+    const out = await call(tool, { id: 'big' }, ctx('/', { recall: big }));
+    expect(out.content).toContain('lines 1-9 of 100');
+    expect(out.content).toContain('offset=10.');
+  });
+
+  it('reports an unknown id and a failing archive as errors, not throws', async () => {
+    const a = archive();
+    const unknown = await call(recall, { id: 'nope' }, ctx('/', { recall: a }));
+    expect(unknown.isError).toBe(true);
+    expect(unknown.content).toMatch(/^No archived item with id "nope"/);
+    const broken: RecallSource = {
+      search: () => {
+        throw new Error('fts5: syntax error near "("');
+      },
+      get: () => undefined,
+    };
+    expect(await call(recall, { query: '(' }, ctx('/', { recall: broken }))).toEqual({ content: 'Recall failed: fts5: syntax error near "("', isError: true });
+  });
+
+  it('needs exactly one of query and id', () => {
+    expect(() => recall.parse({})).toThrow(ToolInputError);
+    expect(() => recall.parse({ query: 'a', id: 'b' })).toThrow(/either "query" or "id"/);
+    expect(() => recall.parse({ query: '' })).toThrow(/"query"/);
+    expect(recall.readOnly).toBe(true);
+    expect(recall.compactable).toBe(true);
+  });
+});
