@@ -37,7 +37,7 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
     description: [
       'Reads a text file and returns its lines numbered like `cat -n` (right-aligned line number, a tab, the line).',
       'Use it to look at source files, configs and logs before changing or explaining them; prefer it to `cat`/`head`/`tail` in Bash.',
-      `By default it reads up to ${fmtInt(o.maxLines)} lines from the start, and at most about ${fmtBytes(o.maxChars)} of output; lines longer than ${fmtInt(o.maxLineChars)} characters are cut.`,
+      `By default it reads up to ${fmtInt(o.maxLines)} lines from the start, and at most ${fmtInt(o.maxChars)} characters of output; lines longer than ${fmtInt(o.maxLineChars)} characters are cut.`,
       'When a file is longer, the output ends with the total line count and the offset to pass to read on; use offset and limit to read a specific part of a large file.',
       'Binary files (images, archives, executables) are refused. For a directory, use Glob; to find where something is, use Grep.',
     ].join(' '),
@@ -74,7 +74,6 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
     }
     return fail(msg);
   }
-  if (size === 0) return { content: `${shown} is empty (0 bytes).`, isError: false };
 
   try {
     const s = sniff(await readHead(abs));
@@ -160,12 +159,14 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   // a last line without a trailing newline
   if (pendingLine) finishLine();
   const total = pendingLine ? lineNo : lineNo - 1;
+  // (files in /proc report size 0 but have content, so emptiness is known only now)
+  if (total === 0) return { content: `${shown} is empty (0 bytes).`, isError: false };
 
   if (start > total) return fail(`${shown} has ${fmtInt(total)} lines; offset=${fmtInt(start)} is past the end.`);
   const notes: string[] = [];
   if (longLines > 0) notes.push(`(${fmtInt(longLines)} line${longLines === 1 ? '' : 's'} longer than ${fmtInt(o.maxLineChars)} characters ${longLines === 1 ? 'was' : 'were'} cut.)`);
   if (lastShown < total) {
-    const why = cappedByChars ? ` (output capped at ${fmtBytes(o.maxChars)})` : '';
+    const why = cappedByChars ? ` (output capped at ${fmtInt(o.maxChars)} characters)` : '';
     notes.push(`… file has ${fmtInt(total)} lines; showing ${fmtInt(start)}-${fmtInt(lastShown)}${why}. Read more with offset=${lastShown + 1}.`);
   }
   return { content: out.join('\n') + (notes.length > 0 ? `\n\n${notes.join('\n')}` : ''), isError: false };

@@ -16,10 +16,9 @@ export function fmtBytes(n: number): string {
   return `${v >= 100 ? Math.round(v) : Math.round(v * 10) / 10} ${units[i]}`;
 }
 
-/** 120000 → "120s", 1500 → "1.5s", 250 → "250ms", 600000 → "10min" */
+/** 120000 → "120s", 1500 → "1.5s", 250 → "250ms" */
 export function fmtDuration(ms: number): string {
   if (ms < 1000) return `${ms}ms`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}min`;
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : Math.round(s * 10) / 10}s`;
 }

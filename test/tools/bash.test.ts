@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBashTool } from '../../src/tools/bash.js';
@@ -15,6 +15,10 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+async function waitFor(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 20));
 }
 
 const readPids = (file: string): number[] =>
@@ -64,9 +68,9 @@ describe('Bash', () => {
     const root = tree();
     const pids = join(root, 'pids');
     const command = `sleep 30 & echo $! >> ${pids}; bash -c 'trap "" TERM; sleep 30 & echo $! >> ${pids}; wait' & echo $! >> ${pids}; echo started; sleep 30`;
-    const out = await call(bash, { command, timeout: 700 }, ctx(root));
+    const out = await call(bash, { command, timeout: 1500 }, ctx(root));
     expect(out.isError).toBe(true);
-    expect(out.content).toBe('Command timed out after 700ms; partial output:\nstarted');
+    expect(out.content).toBe('Command timed out after 1.5s; partial output:\nstarted');
     const children = readPids(pids);
     expect(children).toHaveLength(3);
     for (const pid of children) expect(alive(pid), `pid ${pid}`).toBe(false);
@@ -76,8 +80,9 @@ describe('Bash', () => {
     const root = tree();
     const pids = join(root, 'pids');
     const ac = new AbortController();
-    const running = call(bash, { command: `sleep 30 & echo $! > ${pids}; echo working; sleep 30` }, ctx(root, { signal: ac.signal }));
-    setTimeout(() => ac.abort(), 300);
+    const running = call(bash, { command: `echo working; sleep 30 & echo $! > ${pids}; sleep 30` }, ctx(root, { signal: ac.signal }));
+    await waitFor(() => existsSync(pids) && readFileSync(pids, 'utf8').endsWith('\n'));
+    ac.abort();
     const out = await running;
     expect(out).toEqual({ content: 'Command interrupted; partial output:\nworking', isError: true });
     for (const pid of readPids(pids)) expect(alive(pid)).toBe(false);
@@ -128,6 +133,11 @@ describe('Bash', () => {
     expect(bash.parse({ command: 'x', timeout: 10_000_000 })).toEqual({ command: 'x', timeout: 60_000 });
     expect(() => bash.parse({ command: '' })).toThrow(/"command"/);
     expect(() => bash.parse({ command: 'x', timeout: -1 })).toThrow(/"timeout"/);
+  });
+
+  it('runs with sh when told to', async () => {
+    const sh = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, shell: '/bin/sh' }) as AnyTool;
+    expect(await call(sh, { command: 'echo out; echo err >&2; exit 2' }, ctx(tree()))).toEqual({ content: 'out\nerr\n\nExit code 2', isError: true });
   });
 
   it('reports a working directory that does not exist', async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -124,5 +125,19 @@ describe('FileRead', () => {
     const out = await call(tool, { path: 'a.txt' }, ctx(root, { signal: ac.signal }));
     expect(out.isError).toBe(true);
     expect(out.content).toMatch(/Interrupted/);
+  });
+});
+
+describe('FileRead on special files', () => {
+  it.runIf(process.platform === 'linux')('reads files that report size 0 but have content (/proc)', async () => {
+    const out = await call(tool, { path: '/proc/self/status' }, ctx('/'));
+    expect(out.isError).toBe(false);
+    expect(out.content).toMatch(/^\s+1\tName:/);
+  });
+
+  it('refuses a FIFO instead of blocking on it', async () => {
+    const root = tree();
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    expect(await call(tool, { path: 'pipe' }, ctx(root))).toEqual({ content: 'pipe is not a regular file (a device, socket or pipe); FileRead only reads files.', isError: true });
   });
 });

@@ -40,7 +40,7 @@ describe('tool registry', () => {
   it('puts the configured Bash limits in the description', () => {
     const bash = toolByName(createTools({ bash: { timeoutMs: 45_000, maxTimeoutMs: 300_000, maxOutputChars: 12_000 } }), 'Bash')!;
     expect(bash.description).toContain('after 45s');
-    expect(bash.description).toContain('at most 5min');
+    expect(bash.description).toContain('at most 300s');
     expect(bash.description).toContain('12,000 characters');
   });
 

@@ -118,7 +118,7 @@ describe('format', () => {
     expect(fmtBytes(12)).toBe('12 B');
     expect(fmtBytes(1536)).toBe('1.5 KB');
     expect(fmtBytes(10 * 1024 * 1024)).toBe('10 MB');
-    expect(fmtDuration(120_000)).toBe('2min');
+    expect(fmtDuration(120_000)).toBe('120s');
     expect(fmtDuration(90_000)).toBe('90s');
     expect(fmtDuration(1500)).toBe('1.5s');
     expect(fmtDuration(700)).toBe('700ms');
