@@ -1,5 +1,5 @@
 import { newId, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
-import type { TokenCounter } from './tokens.js';
+import { TOOL_RESULT_OVERHEAD, type TokenCounter } from './tokens.js';
 import type { ClearedOutput } from './types.js';
 
 /** Names a tool call by its key argument (the Tool's own `summarize`, when the session has it). */
@@ -81,7 +81,7 @@ export function selectMicro(history: readonly Message[], opts: MicroOptions, cou
     if (f.messageIndex > lastAssistant) continue; // the current step: the model has not seen it yet
     if (f.block.cleared) continue;
     if (history[f.messageIndex]!.pinned || history[f.call.messageIndex]!.pinned) continue;
-    const tokens = counter.countText(f.block.content);
+    const tokens = counter.countBlock(f.block) - TOOL_RESULT_OVERHEAD;
     if (tokens < MIN_CLEAR_TOKENS) continue;
     out.push({
       messageIndex: f.messageIndex,

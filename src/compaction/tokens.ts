@@ -39,12 +39,13 @@ function tokenizerCount(text: string): number {
 }
 
 /**
- * Token estimates for text, messages and tool schemas. Message counts are memoized per
- * message object (messages are immutable once complete), so a turn only pays for what is new.
+ * Token estimates for text, messages and tool schemas. Counts are memoized per message and
+ * per block object (both are immutable once complete), so a turn only pays for what is new.
  */
 export class TokenCounter {
   private readonly count: CountFn;
   private readonly messages = new WeakMap<Message, number>();
+  private readonly blocks = new WeakMap<Block, number>();
   private readonly specs = new WeakMap<ToolSpec, number>();
   private lastSystem: { text: string; tokens: number } | undefined;
 
@@ -73,17 +74,27 @@ export class TokenCounter {
     return total;
   }
 
+  /** Memoized per block object (a replaced message keeps its unchanged blocks). */
   countBlock(block: Block): number {
+    const cached = this.blocks.get(block);
+    if (cached !== undefined) return cached;
+    let n: number;
     switch (block.type) {
       case 'text':
-        return this.countText(block.text);
+        n = this.countText(block.text);
+        break;
       case 'tool_use':
-        return TOOL_USE_OVERHEAD + this.countText(block.name) + this.countText(JSON.stringify(block.input));
+        n = TOOL_USE_OVERHEAD + this.countText(block.name) + this.countText(JSON.stringify(block.input));
+        break;
       case 'tool_result':
-        return TOOL_RESULT_OVERHEAD + this.countText(block.content);
+        n = TOOL_RESULT_OVERHEAD + this.countText(block.content);
+        break;
       case 'image':
-        return IMAGE_TOKENS;
+        n = IMAGE_TOKENS;
+        break;
     }
+    this.blocks.set(block, n);
+    return n;
   }
 
   /** The system prompt (the last one is remembered: it rarely changes). */

@@ -33,15 +33,18 @@ describe('TokenCounter', () => {
     return { calls, counter };
   };
 
-  it('memoizes per message object', () => {
+  it('memoizes per message and per block object', () => {
     const { calls, counter } = spy();
     const m = user('abcdef');
     expect(counter.countMessage(m)).toBe(6 + MESSAGE_OVERHEAD);
     expect(counter.countMessage(m)).toBe(6 + MESSAGE_OVERHEAD);
     expect(calls).toEqual(['abcdef']);
-    // an equal but distinct object (e.g. a replaced message) is counted afresh
-    counter.countMessage({ ...m, blocks: [...m.blocks] });
-    expect(calls).toHaveLength(2);
+    // a replaced message (micro compaction) tokenizes only its new blocks
+    const replaced: Message = { ...m, blocks: [...m.blocks, { type: 'text', text: 'xyz' }] };
+    expect(counter.countMessage(replaced)).toBe(9 + MESSAGE_OVERHEAD);
+    expect(calls).toEqual(['abcdef', 'xyz']);
+    counter.countMessage({ ...m, blocks: [{ type: 'text', text: 'abcdef' }] });
+    expect(calls).toEqual(['abcdef', 'xyz', 'abcdef']);
   });
 
   it('counts an image as a fixed estimate, never by its base64 length', () => {
