@@ -24,7 +24,7 @@ export interface BashOptions {
 
 const BashInputSchema = z.object({
   command: z.string().min(1).describe('The shell command to run (bash syntax).'),
-  timeout: z.number().int().positive().optional().describe('Timeout in milliseconds.'),
+  timeout: z.number().int().min(1).optional().describe('Timeout in milliseconds.'),
   description: z.string().optional().describe('A few words saying what the command does, shown to the user (e.g. "Run the unit tests").'),
 });
 export type BashInput = z.infer<typeof BashInputSchema>;
