@@ -22,7 +22,7 @@ import {
   type CompactionState,
 } from './guards.js';
 import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement, type RequestParts } from './meter.js';
-import { applyMicro, selectMicro, type DescribeToolUse } from './micro.js';
+import { applyMicro, selectMicro, type DescribeToolUse, type MicroResult } from './micro.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { buildRestoration, type ReadFile, type Restoration } from './restore.js';
 import { partitionHead, selectSplit } from './split.js';
@@ -68,6 +68,11 @@ export interface ResponseObservation {
   silentOverflow?: string;
   /** Figures to pass to reactive() when silentOverflow is set. */
   overflow?: OverflowInfo;
+}
+
+interface MicroPlan {
+  result: MicroResult;
+  tokensAfter: number;
 }
 
 interface Pending {
@@ -141,37 +146,28 @@ export class CompactionEngine {
   }
 
   /**
-   * Before every model call: micro compaction above its threshold, then auto compaction if the
-   * context is still at or above the auto threshold and the guards allow it. Apply the outcomes'
-   * changes in order (the second builds on the first).
+   * Before every model call. Above the micro threshold, old tool outputs are cleared; when that
+   * would not bring the context under the auto threshold (and the guards allow), auto compaction
+   * runs instead, so the summary is written from the full outputs, and clearing remains the
+   * fallback should the summary fail. Apply the outcomes' changes in order.
    */
   async beforeCall(ctx: CompactionContext, signal: AbortSignal, emit: Emit): Promise<Outcome[]> {
     const measured = this.measureCtx(ctx);
-    let tokens = measured.tokens;
+    const tokens = measured.tokens;
     if (this.st.exhausted && tokens < this.ladder.auto) clearExhausted(this.st);
-    if (!this.cfg.auto || ctx.history.length === 0) return [];
-    const outcomes: Outcome[] = [];
-    let current: CompactionContext = ctx;
-    let currentMeasure = measured;
-    if (tokens >= this.ladder.micro) {
-      const micro = this.micro(ctx, measured, emit);
-      if (micro?.change) {
-        outcomes.push(micro);
-        current = { ...ctx, history: micro.change.messages };
-        tokens = micro.record.tokensAfter;
-        currentMeasure = { ...measured, tokens, anchor: undefined };
-      }
-    }
-    if (tokens < this.ladder.auto) return outcomes;
-    const decision = autoDecision(this.st, this.cfg, tokens, this.ladder);
+    if (!this.cfg.auto || ctx.history.length === 0 || tokens < this.ladder.micro) return [];
+    const micro = this.planMicro(ctx, measured);
+    const afterMicro = micro ? micro.tokensAfter : tokens;
+    if (afterMicro < this.ladder.auto) return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
+    const decision = autoDecision(this.st, this.cfg, afterMicro, this.ladder);
     if (!decision.run) {
       if (decision.announce) {
         emit({ type: 'compaction_skipped', trigger: 'auto', reason: decision.reason });
         markTold(this.st);
       }
-      return outcomes;
+      return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
     }
-    const outcome = await this.llmCompact({ trigger: 'auto', ctx: current, measured: currentMeasure, tokensBefore: tokens, restore: true, signal, emit });
+    const outcome = await this.llmCompact({ trigger: 'auto', ctx, measured, tokensBefore: tokens, restore: true, signal, emit });
     const { record } = outcome;
     if (record.status === 'applied') {
       recordSuccess(this.st);
@@ -188,8 +184,8 @@ export class CompactionEngine {
         this.st.breakerTold = true;
       }
     }
-    outcomes.push(outcome);
-    return outcomes;
+    if (outcome.change || !micro || record.reason === CANCELLED) return [outcome];
+    return [outcome, this.commitMicro(ctx, measured, micro, emit)];
   }
 
   /**
@@ -319,8 +315,8 @@ export class CompactionEngine {
     else clearExhausted(this.st);
   }
 
-  /** Clears old compactable tool outputs; undefined when there is nothing worth clearing. */
-  private micro(ctx: CompactionContext, measured: Measurement, emit: Emit): Outcome | undefined {
+  /** Which old tool outputs micro compaction would clear, and the context after; undefined when none. */
+  private planMicro(ctx: CompactionContext, measured: Measurement): MicroPlan | undefined {
     const { counter } = this.deps;
     const candidates = selectMicro(
       ctx.history,
@@ -328,23 +324,23 @@ export class CompactionEngine {
       counter,
     );
     if (candidates.length === 0) return undefined;
+    const result = applyMicro(ctx.history, candidates, counter);
+    if (result.savedRaw <= 0) return undefined;
+    return { result, tokensAfter: Math.max(0, Math.round(measured.tokens - this.ratio() * result.savedRaw)) };
+  }
+
+  private commitMicro(ctx: CompactionContext, measured: Measurement, plan: MicroPlan, emit: Emit): Outcome {
+    const { result } = plan;
     const started = this.now();
     emit({ type: 'compaction_start', trigger: 'micro', tokensBefore: measured.tokens });
-    const result = applyMicro(ctx.history, candidates, counter);
-    const tokensAfter = Math.max(0, Math.round(measured.tokens - this.ratio() * result.savedRaw));
-    const base = {
+    const record = this.bareRecord('micro', measured.tokens, started, {
+      status: 'applied',
+      tokensAfter: plan.tokensAfter,
       archivedCount: result.cleared.length,
       preservedCount: ctx.history.length,
-      summaryTokens: 0,
-      method: 'none' as const,
-    };
-    if (result.savedRaw <= 0) {
-      const record = this.bareRecord('micro', measured.tokens, started, { ...base, status: 'ineffective', reason: 'clearing would not shrink the context', tokensAfter: measured.tokens });
-      emit({ type: 'compaction_end', record });
-      return { record };
-    }
-    const record = this.bareRecord('micro', measured.tokens, started, { ...base, status: 'applied', tokensAfter });
-    const rawBefore = rawMessagesOf(counter, ctx.history, this.st.anchor);
+      method: 'none',
+    });
+    const rawBefore = rawMessagesOf(this.deps.counter, ctx.history, this.st.anchor);
     this.pending.set(record.id, { rawMessages: rawBefore - result.savedRaw, systemRaw: measured.systemRaw, toolsRaw: measured.toolsRaw });
     delete this.st.anchor;
     emit({ type: 'compaction_end', record });

@@ -128,15 +128,26 @@ describe('beforeCall', () => {
     expect(p.requests[0]!.tools).toEqual([]);
   });
 
-  it('auto after micro when clearing is not enough', async () => {
+  it('when clearing would not be enough, auto compaction runs instead and summarizes the full outputs', async () => {
     const p = summaryProvider();
     const e = makeEngine(p);
-    const h = [...talk(30, 2_500), ...toolWork(12, 2_000)];
+    const h = [...toolWork(12, 2_000), ...talk(30, 2_500)];
     const outcomes = await e.beforeCall(ctx(h), signal(), collect().emit);
-    expect(outcomes.map((o) => o.record.trigger)).toEqual(['micro', 'auto']);
-    // the auto change builds on the micro one
-    const microIds = new Set(outcomes[0]!.change!.messages.map((m) => m.id));
-    expect(outcomes[1]!.change!.archivedIds.every((id) => microIds.has(id))).toBe(true);
+    expect(outcomes.map((o) => o.record.trigger)).toEqual(['auto']);
+    expect(p.prompt(0)).toContain(tokensText(2_000, 'o3').slice(0, 200));
+    expect(p.prompt(0)).not.toMatch(/cleared to save context/);
+    expect(historyProblems(applyAll(e, h, outcomes))).toEqual([]);
+  });
+
+  it('when the summary fails, clearing old outputs is the fallback', async () => {
+    const e = makeEngine(new ScriptedProvider(() => serverError()));
+    const h = [...toolWork(12, 2_000), ...talk(30, 2_500)];
+    const outcomes = await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(outcomes.map((o) => [o.record.trigger, o.record.status])).toEqual([
+      ['auto', 'failed'],
+      ['micro', 'applied'],
+    ]);
+    expect(outcomes[1]!.change!.cleared).toHaveLength(7);
     expect(historyProblems(applyAll(e, h, outcomes))).toEqual([]);
   });
 });
