@@ -68,8 +68,23 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
     throw e;
   }
   registerSecret(creds.apiKey);
-  return createProvider({ provider: config.provider, apiKey: creds.apiKey, ...(creds.baseURL ? { baseURL: creds.baseURL } : {}) });
+  return createProvider({
+    provider: config.provider,
+    apiKey: creds.apiKey,
+    ...(creds.baseURL ? { baseURL: creds.baseURL } : {}),
+    ...(creds.keyVar ? { apiKeyEnv: creds.keyVar } : {}),
+    onWarning: (message) => providerWarnings.emit(message),
+  });
 }
+
+/** SDK warnings (e.g. a deprecated model) go to whoever shows notices: the session forwards them. */
+export const providerWarnings = {
+  listener: undefined as ((message: string) => void) | undefined,
+  emit(message: string): void {
+    debug(`provider warning: ${message}`);
+    this.listener?.(message);
+  },
+};
 
 export async function createRuntime(opts: GlobalOptions, approver?: Approver, env: NodeJS.ProcessEnv = process.env): Promise<{ runtime: Runtime; resumed: boolean }> {
   let config = configFor(opts, env);

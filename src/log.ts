@@ -13,6 +13,13 @@ export function registerSecret(value: string | undefined): void {
 
 const KEY_PATTERNS = [/sk-ant-[A-Za-z0-9_-]{8,}/g, /\bsk-[A-Za-z0-9_-]{16,}/g, /(authorization["']?\s*[:=]\s*["']?bearer\s+)[^\s"',]+/gi, /(x-api-key["']?\s*[:=]\s*["']?)[^\s"',]+/gi];
 
+/** Replaces the registered secrets (exact values only, so ordinary text is never mangled). */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  return out;
+}
+
 /** Removes registered secrets and anything shaped like an API key or auth header. */
 export function redact(text: string): string {
   let out = text;

@@ -22,8 +22,8 @@ import { retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 export interface LoopHost {
   /** The visible history as it stands now. */
   history(): readonly Message[];
-  /** Adds a completed message to the history (the session persists it before returning). */
-  append(msg: Message): void;
+  /** Adds a completed message to the history (the session persists it before returning) and returns it as stored. */
+  append(msg: Message): Message;
   /** The system prompt for the next call (it may change after a compaction). */
   systemPrompt(): string;
   /** Runs before every model call: the compaction tiers. May replace the history. */
@@ -96,9 +96,10 @@ export async function runTurn(
     emit({ type: 'turn_end', reason, steps, usage, text });
     return { reason, steps, usage, text };
   };
-  const appendMessage = (msg: Message): void => {
-    host.append(msg);
-    emit({ type: 'message', message: msg });
+  const appendMessage = (msg: Message): Message => {
+    const stored = host.append(msg);
+    emit({ type: 'message', message: stored });
+    return stored;
   };
 
   emit({ type: 'turn_start', turnId });
@@ -127,8 +128,7 @@ export async function runTurn(
           model: opts.model,
           interrupted: true,
         };
-        text += call.partialText;
-        appendMessage(partial);
+        text += textOf(appendMessage(partial));
       }
       return end('aborted');
     }
@@ -152,10 +152,10 @@ export async function runTurn(
         usage: done.usage,
         model: done.model,
       };
-      text += textOf(assistant);
-      appendMessage(assistant);
+      const stored = appendMessage(assistant);
+      text += textOf(stored);
 
-      const uses = toolUses(assistant);
+      const uses = toolUses(stored);
       if (uses.length > 0) {
         const results = await runTools(uses, toolsByName, opts, signal, emit);
         appendMessage({ id: newId(), role: 'user', blocks: results, kind: 'normal', createdAt: Date.now() });

@@ -63,7 +63,7 @@ export interface LoadOptions {
 
 export const DEFAULT_MAX_STEPS = 50;
 const DEFAULT_OUTPUT_CAP = 32_000;
-const DEFAULT_MODELS: Record<ProviderName, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-5' };
+const DEFAULT_MODELS: Record<ProviderName, string> = { anthropic: 'claude-sonnet-5-5', openai: 'gpt-5' };
 
 export function loadConfig(opts: LoadOptions): Config {
   const home = opts.home ?? homedir();

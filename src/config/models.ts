@@ -14,7 +14,19 @@ export interface ModelInfo extends ModelLimits {
  * to their family entry through the longest matching prefix.
  */
 export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = {
-  // Anthropic
+  // Anthropic: the Claude 5 family runs a native 1M window
+  'claude-fable-5-2': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-fable-5-1': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-fable-5': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-mythos-5-2': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-mythos-5-1': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-mythos-5': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-opus-5-5': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-opus-5': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-sonnet-5-5': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-sonnet-5': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  'claude-haiku-5-5': { provider: 'anthropic', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  // Anthropic: Claude 4.x (200K unless the 1M beta is enabled, which this tool does not do)
   'claude-opus-4-8': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
   'claude-opus-4-7': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },
   'claude-opus-4-6': { provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000 },

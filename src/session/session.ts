@@ -9,7 +9,7 @@ import { resolveModel } from '../config/models.js';
 import type { ProviderError } from '../llm/errors.js';
 import { addUsage, emptyUsage, newId, totalInputTokens, userMessage, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
-import { debug } from '../log.js';
+import { debug, redactSecrets } from '../log.js';
 import type { SessionInfo, Store } from '../store/index.js';
 import { PermissionPolicy } from '../tools/permissions.js';
 import type { Approver } from '../tools/permissions.js';
@@ -108,7 +108,7 @@ export class Session {
     for (const l of this.listeners) l(e);
   }
 
-  private notice(level: 'info' | 'warning' | 'error', text: string): void {
+  notice(level: 'info' | 'warning' | 'error', text: string): void {
     debug(`notice ${level}: ${text}`);
     this.emit({ type: 'notice', level, text });
   }
@@ -272,6 +272,7 @@ export class Session {
   }
 
   private onAgentEvent(e: AgentEvent): void {
+    if (e.type === 'text_delta') e = { ...e, text: redactSecrets(e.text) };
     if (e.type === 'usage') {
       this.cost[e.model] = addUsage(this.cost[e.model] ?? emptyUsage(), e.usage);
     }
@@ -326,9 +327,11 @@ export class Session {
     return { system: this.system, tools: this.toolSpecs, history: this.history };
   }
 
-  private append(msg: Message): void {
+  private append(raw: Message): Message {
+    const msg = withoutSecrets(raw);
     this.history.push(msg);
     this.persist(msg);
+    return msg;
   }
 
   private persist(msg: Message): void {
@@ -404,7 +407,7 @@ export class Session {
     }
     try {
       this.ensureStored();
-      this.deps.store.applyCompaction(this.id, change);
+      this.deps.store.applyCompaction(this.id, change, (m) => this.deps.counter.countMessage(m));
     } catch (e) {
       this.notice('error', `The compaction could not be saved (${(e as Error).message}); it was not applied and the session is unchanged.`);
       return false;
@@ -450,6 +453,13 @@ export class Session {
     this.flush();
     this.saveMeta();
   }
+}
+
+/** The API key in use never enters the history (and so neither the database nor later requests), even if typed or echoed. */
+function withoutSecrets(msg: Message): Message {
+  const json = JSON.stringify(msg.blocks);
+  const clean = redactSecrets(json);
+  return clean === json ? msg : { ...msg, blocks: JSON.parse(clean) as Message['blocks'] };
 }
 
 async function readForRestore(cwd: string, path: string): Promise<string | undefined> {

@@ -50,8 +50,9 @@ class MemoryHost implements LoopHost {
   history(): readonly Message[] {
     return this.messages;
   }
-  append(msg: Message): void {
+  append(msg: Message): Message {
     this.messages.push(msg);
+    return msg;
   }
   systemPrompt(): string {
     return 'system';

@@ -23,7 +23,7 @@ describe('config loading', () => {
     const d = dirs();
     const c = load(d, {}, { ANTHROPIC_API_KEY: 'x' });
     expect(c.provider).toBe('anthropic');
-    expect(c.model.name).toBe('claude-sonnet-4-5');
+    expect(c.model.name).toBe('claude-sonnet-5-5');
     expect(c.permissions.mode).toBe('ask');
     expect(c.compaction.autoBufferTokens).toBe(13_000);
     expect(c.dbPath).toBe(join(d.home, '.local', 'share', 'agent', 'agent.db'));
@@ -129,6 +129,7 @@ describe('JSON comments', () => {
 describe('models', () => {
   it('matches dated snapshots by prefix at a boundary', () => {
     expect(resolveModel('claude-sonnet-4-5-20250929')).toMatchObject({ source: 'builtin', provider: 'anthropic', contextWindow: 200_000 });
+    expect(resolveModel('claude-sonnet-5-5')).toMatchObject({ contextWindow: 1_000_000, maxOutputTokens: 128_000 });
     expect(resolveModel('gpt-4o-mini-2024-07-18')).toMatchObject({ maxOutputTokens: 16_384, source: 'builtin' });
     expect(resolveModel('gpt-4omega').source).toBe('default');
   });

@@ -1,0 +1,237 @@
+import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
+import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { COMMANDS, CommandError, runSlash, type AppActions } from './commands/registry.js';
+import { debug } from './log.js';
+import type { Session } from './session/session.js';
+import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
+import type { CommandInfo, ContextUsageView, SessionListItem, SessionView, UiController, UiEvent } from './ui/controller.js';
+
+// The interactive app: the UiController the Ink app renders, implemented over the live
+// session. Business logic stays in the session and the command registry.
+
+/** Lets the session ask the person: an 'approval' event out, the decision back. */
+class ApprovalBridge {
+  emit: (e: UiEvent) => void = () => {};
+  readonly approver: Approver = (request: ApprovalRequest, signal: AbortSignal) =>
+    new Promise<ApprovalDecision>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason ?? new Error('interrupted'));
+        return;
+      }
+      let settled = false;
+      const onAbort = (): void => {
+        if (settled) return;
+        settled = true;
+        reject(signal.reason ?? new Error('interrupted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.emit({
+        type: 'approval',
+        request,
+        respond: (d) => {
+          if (settled) return;
+          settled = true;
+          signal.removeEventListener('abort', onAbort);
+          resolve(d);
+        },
+      });
+    });
+}
+
+export class SessionController implements UiController {
+  private readonly listeners = new Set<(e: UiEvent) => void>();
+  private unsubscribe: () => void = () => {};
+  private queue: string[] = [];
+  private working = false;
+  private closed = false;
+
+  constructor(
+    private readonly runtime: Runtime,
+    approvals: ApprovalBridge,
+  ) {
+    approvals.emit = (e) => this.emit(e);
+    this.attach(runtime.session);
+    providerWarnings.listener = (message) => this.emit({ type: 'notice', level: 'warning', text: message });
+  }
+
+  private get current(): Session {
+    return this.runtime.session;
+  }
+
+  private attach(session: Session): void {
+    this.unsubscribe();
+    this.unsubscribe = session.on((e) => this.emit(e));
+  }
+
+  /** Events sent before the app subscribed (start-up warnings, a first prompt) wait here. */
+  private early: UiEvent[] = [];
+
+  private emit(e: UiEvent): void {
+    if (this.listeners.size === 0) {
+      this.early.push(e);
+      return;
+    }
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        debug('ui listener failed', { error: (err as Error).message });
+      }
+    }
+  }
+
+  session(): SessionView {
+    return this.current.view();
+  }
+
+  initialTranscript() {
+    return [...this.current.messages()];
+  }
+
+  subscribe(listener: (ev: UiEvent) => void): () => void {
+    this.listeners.add(listener);
+    const early = this.early;
+    this.early = [];
+    for (const e of early) this.emit(e);
+    return () => this.listeners.delete(listener);
+  }
+
+  submit(text: string): void {
+    const input = text.trim();
+    if (!input) return;
+    this.runtime.promptHistory.add(input);
+    this.queue.push(input);
+    if (this.queue.length > 1 || this.working) {
+      this.emit({ type: 'notice', level: 'info', text: `Queued: it runs when the current turn ends (${this.queue.length} waiting).` });
+    }
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.working) return;
+    this.working = true;
+    this.emit({ type: 'busy', busy: true });
+    try {
+      for (let next = this.queue.shift(); next !== undefined && !this.closed; next = this.queue.shift()) {
+        await this.runOne(next);
+      }
+    } finally {
+      this.working = false;
+      if (!this.closed) this.emit({ type: 'busy', busy: false });
+    }
+  }
+
+  private async runOne(input: string): Promise<void> {
+    try {
+      if (input.startsWith('/')) {
+        const output = await runSlash({ session: this.current, app: this.actions() }, input);
+        if (output) this.emit({ type: 'command_output', command: input, output });
+        return;
+      }
+      await this.current.prompt(input);
+    } catch (e) {
+      const message = e instanceof CommandError ? e.message : `${(e as Error).message}`;
+      this.emit({ type: 'notice', level: 'error', text: message });
+    }
+  }
+
+  private actions(): AppActions {
+    return {
+      clear: async () => {
+        await this.switchTo(await this.runtime.openSession());
+      },
+      resume: (id) => this.resume(id),
+      listSessions: () => this.listSessions(),
+      exit: () => this.exit(),
+    };
+  }
+
+  private listSessions(): SessionListItem[] {
+    return this.runtime.store.listSessions({ limit: 200 }).map((s) => ({
+      id: s.id,
+      title: s.title,
+      cwd: s.cwd,
+      updatedAt: s.updatedAt,
+      messageCount: s.messageCount,
+      contextTokens: s.contextTokens,
+    }));
+  }
+
+  private async switchTo(next: Session): Promise<void> {
+    const previous = this.current;
+    previous.close();
+    this.runtime.session = next;
+    this.attach(next);
+    const compactions = next.id === previous.id ? [] : this.safeCompactions(next.id);
+    this.emit({ type: 'session', session: next.view(), transcript: [...next.messages()], compactions });
+    this.emit({ type: 'context', usage: next.contextUsage() });
+  }
+
+  private safeCompactions(id: string) {
+    try {
+      return this.runtime.store.listCompactions(id);
+    } catch {
+      return [];
+    }
+  }
+
+  notify(level: 'info' | 'warning' | 'error', text: string): void {
+    this.emit({ type: 'notice', level, text });
+  }
+
+  interrupt(): boolean {
+    const dropped = this.queue.length;
+    this.queue = [];
+    const interrupted = this.current.interrupt();
+    if (dropped > 0) this.emit({ type: 'notice', level: 'info', text: `Dropped ${dropped} queued prompt${dropped === 1 ? '' : 's'}.` });
+    return interrupted || dropped > 0;
+  }
+
+  commands(): CommandInfo[] {
+    return COMMANDS.map(({ name, args, description }) => ({ name, description, ...(args ? { args } : {}) }));
+  }
+
+  promptHistory(): string[] {
+    return this.runtime.promptHistory.all();
+  }
+
+  async resume(sessionId: string): Promise<void> {
+    if (this.current.busy) throw new CommandError('wait for the current turn to end (or press Esc) before switching sessions');
+    const info = this.runtime.store.getSession(sessionId);
+    if (!info) throw new CommandError(`no session with id "${sessionId}"`);
+    await this.switchTo(await this.runtime.openSession(info));
+  }
+
+  contextUsage(): ContextUsageView {
+    return this.current.contextUsage();
+  }
+
+  async exit(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = [];
+    this.unsubscribe();
+    providerWarnings.listener = undefined;
+    this.runtime.close();
+    this.emit({ type: 'exit' });
+  }
+}
+
+export async function runInteractive(opts: GlobalOptions, words: string[]): Promise<number> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new CliError('the interactive app needs a terminal; for scripts and pipes use `agent -p "<prompt>"`', EXIT_USAGE);
+  }
+  const approvals = new ApprovalBridge();
+  const { runtime } = await createRuntime(opts, approvals.approver);
+  const controller = new SessionController(runtime, approvals);
+  const { runTui } = await import('./ui/app.js');
+  for (const w of runtime.config.warnings) controller.notify('warning', w);
+  const first = words.join(' ').trim();
+  if (first) controller.submit(first);
+  try {
+    await runTui(controller, { openPicker: opts.resume === true });
+  } finally {
+    await controller.exit();
+  }
+  return EXIT_OK;
+}

@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { FakeServer } from '../fake-server/server.js';
+
+// Runs the built CLI (bin/agent.js → dist/) as a child process against the fake provider
+// server, in a private workspace: its own HOME, database and project directory.
+
+export const AGENT_BIN = resolve(__dirname, '..', '..', 'bin', 'agent.js');
+
+export type ProviderKind = 'anthropic' | 'openai';
+
+export const MODEL: Record<ProviderKind, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-4o' };
+export const KEY: Record<ProviderKind, string> = {
+  anthropic: 'sk-ant-e2e-SECRET-anthropic-0123456789',
+  openai: 'sk-e2e-SECRET-openai-0123456789abcdef',
+};
+
+export interface Workspace {
+  root: string;
+  /** The project directory (cwd of the agent). */
+  dir: string;
+  home: string;
+  db: string;
+}
+
+/** A fresh workspace; `rc` becomes the project's .agentrc (fast retries by default). */
+export function workspace(rc: Record<string, unknown> = {}): Workspace {
+  const root = mkdtempSync(join(tmpdir(), 'agent-e2e-'));
+  const dir = join(root, 'project');
+  const home = join(root, 'home');
+  mkdirSync(dir);
+  mkdirSync(home);
+  writeFileSync(join(dir, '.agentrc'), JSON.stringify({ retry: { baseDelayMs: 5, maxDelayMs: 50 }, ...rc }));
+  return { root, dir, home, db: join(root, 'data', 'agent.db') };
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  ws: Workspace;
+  server?: FakeServer;
+  provider?: ProviderKind;
+  /** Extra or overriding environment; undefined values remove a variable. */
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  timeoutMs?: number;
+  /** Called once the child is spawned (e.g. to kill it at some point). */
+  onSpawn?: (child: import('node:child_process').ChildProcess) => void;
+}
+
+export function agentEnv(opts: Pick<RunOptions, 'ws' | 'server' | 'provider' | 'env'>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(ANTHROPIC_|OPENAI_|AGENT_|XDG_)/.test(k)) continue;
+    env[k] = v;
+  }
+  env.HOME = opts.ws.home;
+  env.AGENT_DB = opts.ws.db;
+  env.NO_COLOR = '1';
+  const provider = opts.provider ?? 'anthropic';
+  if (opts.server) {
+    if (provider === 'anthropic') {
+      env.ANTHROPIC_API_KEY = KEY.anthropic;
+      env.ANTHROPIC_BASE_URL = opts.server.anthropicBaseURL;
+    } else {
+      env.OPENAI_API_KEY = KEY.openai;
+      env.OPENAI_BASE_URL = opts.server.openaiBaseURL;
+    }
+  }
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** Runs `agent <args>`; the model flag for the provider is added unless args name one. */
+export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
+  const provider = opts.provider ?? 'anthropic';
+  const fullArgs = args.includes('--model') || args[0] === 'sessions' ? args : [...args, '--model', MODEL[provider]];
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [AGENT_BIN, ...fullArgs], {
+      cwd: opts.ws.dir,
+      env: agentEnv(opts),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`agent ${fullArgs.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    if (opts.stdin !== undefined) child.stdin.end(opts.stdin);
+    else child.stdin.end();
+    opts.onSpawn?.(child);
+  });
+}
+
+/** The JSON result line of --output-format json. */
+export function jsonResult(run: RunResult): Record<string, unknown> {
+  const line = run.stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    throw new Error(`not a JSON result: ${run.stdout}\nstderr: ${run.stderr}`);
+  }
+}
