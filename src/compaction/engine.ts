@@ -156,7 +156,10 @@ export class CompactionEngine {
     const tokens = measured.tokens;
     if (this.st.exhausted && tokens < this.ladder.auto) clearExhausted(this.st);
     if (!this.cfg.auto || ctx.history.length === 0 || tokens < this.ladder.micro) return [];
-    const micro = this.planMicro(ctx, measured);
+    // below the auto threshold, clear in batches (at least microKeepRecent outputs at once), so the
+    // provider's cached prompt prefix changes every few steps rather than at every step
+    const batch = tokens >= this.ladder.auto ? 1 : Math.max(1, this.cfg.microKeepRecent);
+    const micro = this.planMicro(ctx, measured, batch);
     const afterMicro = micro ? micro.tokensAfter : tokens;
     if (afterMicro < this.ladder.auto) return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
     const decision = autoDecision(this.st, this.cfg, afterMicro, this.ladder);
@@ -316,14 +319,14 @@ export class CompactionEngine {
   }
 
   /** Which old tool outputs micro compaction would clear, and the context after; undefined when none. */
-  private planMicro(ctx: CompactionContext, measured: Measurement): MicroPlan | undefined {
+  private planMicro(ctx: CompactionContext, measured: Measurement, minBatch: number): MicroPlan | undefined {
     const { counter } = this.deps;
     const candidates = selectMicro(
       ctx.history,
       { compactableTools: this.deps.compactableTools, keepRecent: this.cfg.microKeepRecent, ...(this.deps.describeToolUse ? { describe: this.deps.describeToolUse } : {}) },
       counter,
     );
-    if (candidates.length === 0) return undefined;
+    if (candidates.length < minBatch) return undefined;
     const result = applyMicro(ctx.history, candidates, counter);
     if (result.savedRaw <= 0) return undefined;
     return { result, tokensAfter: Math.max(0, Math.round(measured.tokens - this.ratio() * result.savedRaw)) };

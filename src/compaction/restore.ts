@@ -83,6 +83,26 @@ const quote = (text: string): string =>
     .map((l) => (l ? `> ${l}` : '>'))
     .join('\n');
 
+/** The requests a checkpoint message quoted in its restored context, oldest first, unquoted. */
+export function quotedRequests(checkpoint: Message): string[] {
+  for (const b of checkpoint.blocks) {
+    if (b.type !== 'text') continue;
+    const at = b.text.indexOf(`${REQUESTS_HEADER}\n\n`);
+    if (at < 0) continue;
+    const body = b.text.slice(at + REQUESTS_HEADER.length + 2);
+    return body
+      .split('\n\n')
+      .filter((chunk) => chunk.startsWith('>'))
+      .map((chunk) =>
+        chunk
+          .split('\n')
+          .map((l) => (l === '>' ? '' : l.startsWith('> ') ? l.slice(2) : l))
+          .join('\n'),
+      );
+  }
+  return [];
+}
+
 /**
  * What the model was working with, brought back after an auto or manual compaction: the
  * person's latest requests from the archived part, verbatim (so no instruction is lost to
@@ -93,18 +113,23 @@ export async function buildRestoration(archived: readonly Message[], tail: reado
   const result: Restoration = { restoredPaths: [], requestCount: 0, tokens: 0 };
   if (opts.budget <= 0) return result;
 
-  const requests = archived.filter((m) => isTurnStart(m) && textOf(m).trim()).slice(-MAX_REQUESTS);
+  // requests quoted by an archived checkpoint come first: a long turn keeps its request through many compactions
+  const requests: Array<{ text: string; id?: string }> = [];
+  for (const m of archived) {
+    if (m.kind === 'checkpoint') requests.push(...quotedRequests(m).map((text) => ({ text })));
+    else if (isTurnStart(m) && textOf(m).trim()) requests.push({ text: textOf(m).trim(), id: m.id });
+  }
+  const latest = requests.slice(-MAX_REQUESTS);
   let requestBudget = Math.floor(opts.budget * REQUEST_SHARE) - count(REQUESTS_HEADER) - 4;
   const quoted: string[] = [];
-  for (let i = requests.length - 1; i >= 0 && requestBudget > 0; i--) {
-    const m = requests[i]!;
-    const full = textOf(m).trim();
-    let block = quote(full);
+  for (let i = latest.length - 1; i >= 0 && requestBudget > 0; i--) {
+    const r = latest[i]!;
+    let block = quote(r.text);
     if (count(block) > requestBudget) {
       // quoting adds a marker per line: leave it room
-      const cut = truncateToTokens(full, Math.floor((requestBudget - 40) * 0.8), count);
+      const cut = truncateToTokens(r.text, Math.floor((requestBudget - 40) * 0.8), count);
       if (!cut) break;
-      block = quote(`${cut}\n[message shortened here — Recall id ${m.id} has it in full]`);
+      block = quote(`${cut}\n[message shortened here${r.id ? ` — Recall id ${r.id} has it in full` : ''}]`);
       if (count(block) > requestBudget) break;
     }
     requestBudget -= count(block);

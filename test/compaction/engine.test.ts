@@ -7,7 +7,7 @@ import type { CompactionConfig } from '../../src/config/schema.js';
 import type { CompactionEvent } from '../../src/compaction/types.js';
 import { textOf, type Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
-import { assistant, cfg, overflowError, ScriptedProvider, serverError, step, SUMMARY, tokensText, user, type Reply } from './helpers.js';
+import { assistant, cfg, overflowError, results, ScriptedProvider, serverError, step, SUMMARY, tokensText, user, type Reply } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -126,6 +126,20 @@ describe('beforeCall', () => {
     expect(events.at(-1)).toEqual({ type: 'compaction_end', record });
     expect(p.requests[0]!.maxTokens).toBe(8_000);
     expect(p.requests[0]!.tools).toEqual([]);
+  });
+
+  it('below the auto threshold, micro clears in batches of at least microKeepRecent outputs', async () => {
+    const e = makeEngine(summaryProvider(), { microKeepRecent: 5 });
+    const base = talkTo(e, e.thresholds().micro + 500);
+    const few = [...base, ...toolWork(8, 300)]; // 3 clearable outputs
+    const enough = [...base, ...toolWork(10, 300)]; // 5 clearable outputs
+    for (const h of [few, enough]) {
+      expect(e.tokens(ctx(h))).toBeGreaterThanOrEqual(e.thresholds().micro);
+      expect(e.tokens(ctx(h))).toBeLessThan(e.thresholds().auto);
+    }
+    expect(await e.beforeCall(ctx(few), signal(), collect().emit)).toEqual([]);
+    const [o] = await e.beforeCall(ctx(enough), signal(), collect().emit);
+    expect(o!.record).toMatchObject({ trigger: 'micro', archivedCount: 5 });
   });
 
   it('when clearing would not be enough, auto compaction runs instead and summarizes the full outputs', async () => {
@@ -524,5 +538,38 @@ describe('token accounting', () => {
     const e2 = makeEngine(summaryProvider());
     expect(e2.usage(ctx(talkTo(e2, e2.thresholds().auto))).state).toBe('compact-soon');
     expect(makeEngine(summaryProvider()).usage(ctx(talk(40, 2_200))).state).toBe('blocking');
+  });
+});
+
+describe('a long session, simulated', () => {
+  it('one autonomous turn of 150 steps stays inside the window, valid, with the request kept verbatim', async () => {
+    const request = 'Migrate every module to the new logger API; keep the old exports as deprecated aliases.';
+    const p = new ScriptedProvider((req) => ({ text: `${SUMMARY}\n- covered ${textOf(req.messages[0]!).length} chars` }));
+    const e = makeEngine(p);
+    let history: Message[] = [user(request)];
+    const seenTokens: number[] = [];
+    const triggers: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      const outcomes = await e.beforeCall(ctx(history), signal(), () => {});
+      for (const o of outcomes) triggers.push(`${o.record.trigger}:${o.record.status}`);
+      history = applyAll(e, history, outcomes);
+      expect(historyProblems(history)).toEqual([]);
+      const before = e.tokens(ctx(history));
+      seenTokens.push(before);
+      expect(before).toBeLessThan(e.thresholds().effective);
+      // the request is visible: in the tail, or quoted verbatim in the checkpoint
+      expect(history.some((m) => textOf(m).includes(request))).toBe(true);
+      // the model answers with a tool call; the provider counts 10% more than the tokenizer
+      const raw = counter.countMessages(history) + counter.countSystem('You are a test agent.');
+      e.observeResponse({ system: 'You are a test agent.', tools: [], messages: history }, Math.round(raw * 1.1));
+      const tool = i % 4 === 0 ? 'FileRead' : 'Bash';
+      const id = `long${i}`;
+      const input = tool === 'FileRead' ? { path: `src/m${i}.ts` } : { command: `npm test -- ${i}` };
+      history = [...history, assistant(tokensText(500, `r${i}`), [{ id, name: tool, input }]), results([{ id, content: tokensText(1_500 + (i % 5) * 400, `s${i}`) }])];
+    }
+    expect(triggers.filter((t) => t === 'micro:applied').length).toBeGreaterThan(3);
+    expect(triggers.filter((t) => t === 'auto:applied').length).toBeGreaterThan(0);
+    expect(triggers.every((t) => t.endsWith(':applied'))).toBe(true);
+    expect(e.ratio()).toBeCloseTo(1.1, 1);
   });
 });
