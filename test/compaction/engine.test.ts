@@ -573,3 +573,31 @@ describe('a long session, simulated', () => {
     expect(e.ratio()).toBeCloseTo(1.1, 1);
   });
 });
+
+describe('a small local model, simulated', () => {
+  it('an 8K window: 40 turns stay inside the window with every compaction applied', async () => {
+    const small = { contextWindow: 8_192, maxOutputTokens: 2_048 };
+    const p = new ScriptedProvider((req) => {
+      expect(req.maxTokens).toBeLessThanOrEqual(2_048);
+      return { text: SUMMARY };
+    });
+    const e = new CompactionEngine({ config: cfg(), limits: small, model: 'llama', summarizer: { provider: p, model: 'llama', limits: small }, counter, compactableTools: COMPACTABLE });
+    const t = e.thresholds();
+    expect(0 < t.micro && t.micro <= t.auto && t.auto < t.blocking && t.blocking < t.effective).toBe(true);
+    let history: Message[] = [];
+    const statuses: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      history = [...history, user(`turn ${i}: ${tokensText(90, `q${i}`)}`)];
+      const outcomes = await e.beforeCall(ctx(history), signal(), () => {});
+      statuses.push(...outcomes.map((o) => `${o.record.trigger}:${o.record.status}`));
+      history = applyAll(e, history, outcomes);
+      expect(e.tokens(ctx(history))).toBeLessThan(t.effective);
+      history = [...history, ...step('Bash', { command: `make ${i}` }, tokensText(600, `b${i}`)), assistant(tokensText(200, `f${i}`))];
+      e.turnCompleted();
+    }
+    expect(historyProblems(history)).toEqual([]);
+    expect(statuses.filter((s) => s === 'auto:applied').length).toBeGreaterThan(3);
+    expect(statuses.every((s) => s.endsWith(':applied'))).toBe(true);
+    expect(e.state()).toMatchObject({ exhausted: false, breakerOpen: false, thrashStopped: false });
+  });
+});
