@@ -2,7 +2,7 @@ import { createRuntime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import { CommandError, runSlash } from './commands/registry.js';
 import { formatCommandOutput } from './commands/format.js';
-import { emptyUsage, addUsage, textOf, type Usage } from './llm/messages.js';
+import { textOf } from './llm/messages.js';
 import { redact } from './log.js';
 import type { SessionEvent } from './session/session.js';
 
@@ -39,16 +39,14 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   let answer: string[] = [];
   let errorText: string | undefined;
   let compactions = 0;
-  let usage: Usage = emptyUsage();
+  let manualFailed: string | undefined;
+  let receipt = '';
   session.on((e: SessionEvent) => {
     if (format === 'stream-json') writeLine(e);
     switch (e.type) {
       case 'message':
         if (e.message.role === 'assistant') answer.push(textOf(e.message));
         else if (e.message.kind === 'normal') answer = [];
-        break;
-      case 'usage':
-        usage = addUsage(usage, e.usage);
         break;
       case 'error':
         errorText = e.message;
@@ -62,7 +60,12 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         break;
       case 'compaction_end':
         if (e.record.status === 'applied') compactions++;
-        if (format !== 'stream-json' && e.record.trigger !== 'micro') {
+        else if (e.record.trigger === 'manual') manualFailed = e.record.reason ?? e.record.status;
+        if (e.record.trigger === 'manual' && e.record.status === 'applied') {
+          const r = e.record;
+          receipt = `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s`;
+        }
+        if (format !== 'stream-json' && e.record.trigger !== 'micro' && e.record.trigger !== 'manual') {
           process.stderr.write(`agent: compaction (${e.record.trigger}) ${e.record.status}: ${e.record.tokensBefore} → ${e.record.tokensAfter} tokens${e.record.reason ? ` (${e.record.reason})` : ''}\n`);
         }
         break;
@@ -84,13 +87,13 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         if (e instanceof CommandError) throw new CliError(e.message, EXIT_USAGE);
         throw e;
       }
-      const textOut = output ? formatCommandOutput(output) : '';
+      const textOut = output ? formatCommandOutput(output) : receipt;
       if (format === 'text') {
         if (textOut) process.stdout.write(`${textOut}\n`);
       } else {
-        writeLine({ type: 'result', sessionId: session.id, command: prompt, output: output ?? null, result: textOut, isError: false, compactions, durationMs: Date.now() - started });
+        writeLine({ type: 'result', sessionId: session.id, command: prompt, output: output ?? null, result: textOut, isError: manualFailed !== undefined, compactions, durationMs: Date.now() - started });
       }
-      return EXIT_OK;
+      return manualFailed === undefined ? EXIT_OK : EXIT_RUNTIME;
     }
 
     const result = await session.prompt(prompt);
