@@ -9,7 +9,8 @@ export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted'
 
 export type TranscriptItem =
   | { kind: 'user'; id: string; text: string }
-  | { kind: 'assistant'; id: string; text: string; interrupted: boolean }
+  /** `continued`: a later block of a reply whose beginning was printed while it streamed. */
+  | { kind: 'assistant'; id: string; text: string; interrupted: boolean; continued?: boolean }
   | {
       kind: 'tool';
       id: string;

@@ -13,6 +13,7 @@ import { formatElapsed, plural } from './format.js';
 import type { PickerState } from './picker.js';
 import { newPicker } from './picker.js';
 import { Store } from './store.js';
+import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
 import { itemId, keyArgument, messagesToItems } from './transcript.js';
 
@@ -45,9 +46,13 @@ export interface LiveState {
 export interface StreamState {
   /** The reply being streamed (raw: sanitized when shown). */
   text: string;
+  /** How much of `text` has been printed into the transcript already (finished Markdown blocks). */
+  committed: number;
   /** Characters streamed by the current model call, for the token estimate. */
   chars: number;
 }
+
+const emptyStream = (): StreamState => ({ text: '', committed: 0, chars: 0 });
 
 export interface StatusState {
   session: SessionView;
@@ -75,7 +80,7 @@ export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null ||
 export class UiStore {
   readonly transcript: Store<TranscriptState>;
   readonly live = new Store<LiveState>(emptyLive());
-  readonly stream = new Store<StreamState>({ text: '', chars: 0 });
+  readonly stream = new Store<StreamState>(emptyStream());
   readonly status: Store<StatusState>;
   readonly approvals = new Store<ApprovalView[]>([]);
   readonly picker = new Store<PickerState | null>(null);
@@ -91,6 +96,7 @@ export class UiStore {
   private lastTool: ToolItem | null = null;
   private expandedToolId: string | null = null;
   private turnShowedInterrupt = false;
+  private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
@@ -115,16 +121,17 @@ export class UiStore {
     switch (ev.type) {
       case 'turn_start':
         this.turnShowedInterrupt = false;
-        this.stream.set({ text: '', chars: 0 });
+        this.resetStream();
         return this.patchLive({ turn: { startedAt: this.now(), outputTokens: 0 }, retry: null });
       case 'request_start':
-        // A retried call starts its reply over.
-        this.stream.set({ text: '', chars: 0 });
+        // A retried call starts its reply over; what was printed of the failed one stays, so say so.
+        if (ev.attempt > 1 && this.stream.get().committed > 0) {
+          this.append({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply above was cut off; the model starts over' });
+        }
+        this.resetStream();
         return this.patchLive({ retry: null, writingTools: [] });
-      case 'text_delta': {
-        const s = this.stream.get();
-        return this.stream.set({ text: s.text + ev.text, chars: s.chars + ev.text.length });
-      }
+      case 'text_delta':
+        return this.onTextDelta(ev.text);
       case 'tool_call_streaming':
         return this.patchLive({ writingTools: [...this.live.get().writingTools, { id: ev.id, name: ev.name }] });
       case 'message':
@@ -159,7 +166,7 @@ export class UiStore {
       }
       case 'usage': {
         const turn = this.live.get().turn;
-        this.stream.set({ ...this.stream.get(), chars: 0 });
+        if (this.stream.get().chars > 0) this.stream.set({ ...this.stream.get(), chars: 0 });
         if (turn) this.patchLive({ turn: { ...turn, outputTokens: turn.outputTokens + ev.usage.outputTokens } });
         return;
       }
@@ -216,13 +223,36 @@ export class UiStore {
     }
   }
 
+  private onTextDelta(delta: string): void {
+    const s = this.stream.get();
+    const text = s.text + delta;
+    const safe = this.splitter.feed(text);
+    let committed = s.committed;
+    if (safe > committed) {
+      this.append({ kind: 'assistant', id: itemId(), text: text.slice(committed, safe), interrupted: false, continued: committed > 0 });
+      committed = safe;
+    }
+    this.stream.set({ text, committed, chars: s.chars + delta.length });
+  }
+
+  private resetStream(chars = 0): void {
+    this.splitter = new BlockSplitter();
+    const s = this.stream.get();
+    if (s.text !== '' || s.committed !== 0 || s.chars !== chars) this.stream.set({ ...emptyStream(), chars });
+  }
+
   private onMessage(m: Message): void {
     if (m.role === 'assistant') {
       for (const use of toolUses(m)) this.toolInputs.set(use.id, { name: use.name, summary: keyArgument(use.input) });
-      const text = textOf(m);
-      this.stream.set({ text: '', chars: this.stream.get().chars });
+      const full = textOf(m);
+      const s = this.stream.get();
+      // Blocks already printed while streaming are not printed again.
+      const printed = s.text.slice(0, s.committed);
+      const continued = s.committed > 0 && full.startsWith(printed);
+      const rest = continued ? full.slice(s.committed) : full;
+      this.resetStream(s.chars);
       if (m.interrupted) this.turnShowedInterrupt = true;
-      if (text.trim() !== '' || m.interrupted) this.append({ kind: 'assistant', id: itemId(), text, interrupted: m.interrupted === true });
+      if (rest.trim() !== '' || m.interrupted) this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: m.interrupted === true, continued });
       return this.patchLive({ writingTools: [] });
     }
     if (isToolResultMessage(m) || m.kind === 'meta') return;
@@ -232,10 +262,11 @@ export class UiStore {
   private onTurnEnd(reason: string, steps: number): void {
     const l = this.live.get();
     const items: TranscriptItem[] = [];
-    const leftover = this.stream.get().text;
+    const s = this.stream.get();
+    const leftover = s.text.slice(s.committed);
     const aborted = reason === 'aborted';
-    if (leftover.trim() !== '') {
-      items.push({ kind: 'assistant', id: itemId(), text: leftover, interrupted: true });
+    if (leftover.trim() !== '' || s.committed > 0) {
+      items.push({ kind: 'assistant', id: itemId(), text: leftover, interrupted: true, continued: s.committed > 0 });
       this.turnShowedInterrupt = true;
     }
     for (const t of l.running) {
@@ -248,7 +279,7 @@ export class UiStore {
     if (reason === 'refusal') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The model declined to answer' });
     if (reason === 'max_tokens') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply stopped at the output limit' });
     this.append(...items);
-    this.stream.set({ text: '', chars: 0 });
+    this.resetStream();
     // The session gave up on any approval still waiting: its turn is over.
     if (this.approvals.get().length > 0) this.approvals.set([]);
     this.patchLive({ turn: null, running: [], writingTools: [], retry: null });
@@ -261,7 +292,7 @@ export class UiStore {
     this.expandedToolId = null;
     this.picker.set(null);
     this.approvals.set([]);
-    this.stream.set({ text: '', chars: 0 });
+    this.resetStream();
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
     this.onSessionReset();

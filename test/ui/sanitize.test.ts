@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { oneLine, sanitize } from '../../src/ui/sanitize.js';
-import { streamTail } from '../../src/ui/live-text.js';
+import { streamTail, wrapRows } from '../../src/ui/live-text.js';
 
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
@@ -56,34 +56,39 @@ describe('the streaming tail', () => {
   it('keeps only the last rows, marks that something is above', () => {
     const text = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n');
     const t = streamTail(text, 40, 5);
-    expect(t.text.split('\n')).toEqual(['line 95', 'line 96', 'line 97', 'line 98', 'line 99']);
+    expect(t.rows).toEqual(['line 95', 'line 96', 'line 97', 'line 98', 'line 99']);
     expect(t.clipped).toBe(true);
   });
 
-  it('counts wrapped rows of long lines', () => {
+  it('wraps long lines into rows, at spaces where it can', () => {
+    expect(wrapRows('aaaa bbbb cccc', 9)).toEqual(['aaaa bbbb', 'cccc']);
+    expect(wrapRows('aaaa bbbb cccc', 8)).toEqual(['aaaa', 'bbbb', 'cccc']);
+    expect(wrapRows('x'.repeat(25), 10)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
     const t = streamTail(`short\n${'x'.repeat(100)}`, 40, 3);
-    expect(t.text).toBe('x'.repeat(100));
-    const u = streamTail(`short\n${'x'.repeat(200)}`, 40, 3);
-    expect(u.text).toBe('x'.repeat(120));
-    expect(u.clipped).toBe(true);
+    expect(t.rows).toEqual(['x'.repeat(40), 'x'.repeat(40), 'x'.repeat(20)]);
+    expect(t.clipped).toBe(true);
+    const u = streamTail(`short\n${'x'.repeat(80)}`, 40, 3);
+    expect(u).toEqual({ rows: ['short', 'x'.repeat(40), 'x'.repeat(40)], clipped: false });
   });
 
   it('shows short text whole', () => {
-    expect(streamTail('a\nb', 40, 5)).toEqual({ text: 'a\nb', clipped: false });
+    expect(streamTail('a\nb', 40, 5)).toEqual({ rows: ['a', 'b'], clipped: false });
   });
 
   it('sanitizes, and never starts inside a cut escape sequence', () => {
     const text = `${'z'.repeat(500)}\u001b[31m${'y'.repeat(10)}\nend \u001b]0;t\u0007ok`;
     const t = streamTail(text, 40, 3);
-    expect(t.text).toBe('end ok');
-    expect(t.text).not.toMatch(CONTROL);
+    expect(t.rows).toEqual(['end ok']);
   });
 
   it('looks at a bounded window, not the whole reply', () => {
-    // 2 MB of reply: the tail is computed from the last rows × columns characters.
-    const huge = 'word '.repeat(400_000) + '\nthe end';
-    const t = streamTail(huge, 80, 10);
-    expect(t.text.endsWith('the end')).toBe(true);
-    expect(t.text.length).toBeLessThanOrEqual(80 * 10 + 10);
+    const huge = 'word '.repeat(400_000);
+    const t = streamTail(`${huge}\nthe end`, 80, 10);
+    // The long line is cut by the window: only whole lines are shown.
+    expect(t).toEqual({ rows: ['the end'], clipped: true });
+    const u = streamTail(huge, 80, 10);
+    expect(u.rows).toHaveLength(10);
+    expect(u.clipped).toBe(true);
+    expect(u.rows.every((r) => r.length <= 80)).toBe(true);
   });
 });

@@ -118,3 +118,14 @@ describe('expanding the last tool output (Ctrl-O)', () => {
     expect(app.frame()).toContain('■ Bash sleep 100 · interrupted');
   });
 });
+
+describe('a transcript item that cannot be rendered', () => {
+  it('shows a line in its place and the app goes on', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'tool_end', id: 'bad', name: 'Bash', output: { content: 42 as unknown as string, isError: false }, durationMs: 1, status: 'done' });
+    await app.waitForText('This item could not be shown');
+    c.emit({ type: 'notice', level: 'info', text: 'still alive' });
+    await app.waitForText('still alive');
+  });
+});

@@ -6,6 +6,7 @@ import { useTheme } from '../theme.js';
 import type { TranscriptItem } from '../transcript.js';
 import { CommandOutputView } from './CommandOutputView.js';
 import { CompactionReceipt } from './CompactionReceipt.js';
+import { ItemErrorBoundary } from './ItemErrorBoundary.js';
 import { useTerminalSize } from './terminal-size.js';
 import { ToolOutputView, ToolRow } from './ToolRow.js';
 
@@ -27,7 +28,9 @@ export const ItemView = memo(function ItemView({ item }: { item: TranscriptItem 
   renders++;
   return (
     <Box flexDirection="column" marginTop={1}>
-      <ItemBody item={item} />
+      <ItemErrorBoundary>
+        <ItemBody item={item} />
+      </ItemErrorBoundary>
     </Box>
   );
 });
@@ -38,7 +41,7 @@ function ItemBody({ item }: { item: TranscriptItem }) {
     case 'user':
       return <UserMessage text={item.text} />;
     case 'assistant':
-      return <AssistantMessage text={item.text} interrupted={item.interrupted} />;
+      return <AssistantMessage text={item.text} interrupted={item.interrupted} continued={item.continued === true} />;
     case 'tool':
       return <ToolRow item={item} />;
     case 'tool_output':
@@ -104,19 +107,23 @@ function UserMessage({ text }: { text: string }) {
   );
 }
 
-export function AssistantMessage({ text, interrupted }: { text: string; interrupted: boolean }) {
+/** A reply (or, `continued`, a later block of one) as Markdown; an interrupted one says so. */
+export function AssistantMessage({ text, interrupted, continued = false }: { text: string; interrupted: boolean; continued?: boolean }) {
   const theme = useTheme();
   const { columns } = useTerminalSize();
   const rendered = useMemo(() => renderMarkdown(text, { width: columns - 3, color: theme.color }), [text, columns, theme.color]);
+  if (continued && rendered === '' && !interrupted) return null;
   return (
     <Box flexDirection="column">
       <Box flexDirection="row">
         <Box flexShrink={0}>
-          <Text color={theme.accent}>● </Text>
+          <Text color={theme.accent}>{continued ? '  ' : '● '}</Text>
         </Box>
-        <Box flexShrink={1}>
-          <Text>{rendered === '' ? ' ' : rendered}</Text>
-        </Box>
+        {rendered !== '' || !continued ? (
+          <Box flexShrink={1}>
+            <Text>{rendered === '' ? ' ' : rendered}</Text>
+          </Box>
+        ) : null}
       </Box>
       {interrupted ? (
         <Box paddingLeft={2}>

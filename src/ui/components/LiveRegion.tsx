@@ -28,8 +28,11 @@ function useTicker(active: boolean): number {
 
 const frameAt = (now: number): string => SPINNER[Math.floor(now / TICK_MS) % SPINNER.length]!;
 
-/** Rows the live region may give the streaming reply, leaving room for the prompt and status line. */
-export const streamRows = (terminalRows: number): number => Math.max(3, terminalRows - 12);
+/**
+ * Rows the live region gives the block being streamed (a long code block, say), leaving room
+ * for the rest: every frame costs in proportion to the live region's area.
+ */
+export const streamRows = (terminalRows: number): number => Math.max(3, Math.min(terminalRows - 12, 16));
 
 /** What is happening now: the streaming reply, running tools, compaction progress, the spinner. */
 export function LiveRegion({ store }: { store: UiStore }) {
@@ -63,21 +66,25 @@ export function LiveRegion({ store }: { store: UiStore }) {
   );
 }
 
+/** The block of the reply still being written (finished blocks are already in the transcript). */
 function StreamingText({ store }: { store: UiStore }) {
-  const { text } = useStore(store.stream);
+  const { text, committed } = useStore(store.stream);
   const { columns, rows } = useTerminalSize();
   const theme = useTheme();
-  if (text.trim() === '') return null;
-  const tail = streamTail(text, columns - 2, streamRows(rows));
+  const block = text.slice(committed);
+  if (block.trim() === '') return null;
+  const tail = streamTail(block, columns - 2, streamRows(rows));
   return (
     <Box flexDirection="column" marginTop={1}>
       {tail.clipped ? <Text color={theme.muted}>  ⋮</Text> : null}
       <Box flexDirection="row">
         <Box flexShrink={0}>
-          <Text color={theme.accent}>● </Text>
+          <Text color={theme.accent}>{committed > 0 ? '  ' : '● '}</Text>
         </Box>
-        <Box flexShrink={1}>
-          <Text>{tail.text}</Text>
+        <Box flexShrink={1} flexDirection="column">
+          {tail.rows.map((row, i) => (
+            <Text key={i}>{row === '' ? ' ' : row}</Text>
+          ))}
         </Box>
       </Box>
     </Box>
@@ -95,7 +102,7 @@ interface ActivityProps {
 /** "⠋ Thinking… (12s · ↓ 1.2k tokens · esc to interrupt)" */
 function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityProps) {
   const theme = useTheme();
-  const { chars, text } = useStore(store.stream);
+  const { chars, text, committed } = useStore(store.stream);
   let label: string;
   let startedAt = live.turn?.startedAt ?? now;
   if (live.compaction) {
@@ -108,7 +115,7 @@ function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityP
     label = 'Waiting for your answer';
   } else if (live.running.length > 0) {
     label = 'Running';
-  } else if (text.trim() !== '') {
+  } else if (committed > 0 || text.trim() !== '') {
     label = 'Writing';
   } else {
     label = 'Thinking';

@@ -1,0 +1,23 @@
+// The interactive UI's public surface: runTui for the CLI, the App and its parts for tests.
+export { App, CTRL_C_EXIT_MS, restoreTerminal, runTui } from './app.js';
+export type { AppProps, RunTuiOptions } from './app.js';
+export type * from './controller.js';
+export { ApprovalPrompt } from './components/ApprovalPrompt.js';
+export { CommandOutputView, ContextBreakdown, CostTable, HelpList, PermissionsList } from './components/CommandOutputView.js';
+export { CompactionReceipt, receiptText } from './components/CompactionReceipt.js';
+export { Gauge, gaugeBar, gaugeLabel } from './components/Gauge.js';
+export { AssistantMessage, ItemView, itemRenderCount } from './components/ItemView.js';
+export { LiveRegion } from './components/LiveRegion.js';
+export { PromptView } from './components/PromptView.js';
+export { SessionPicker } from './components/SessionPicker.js';
+export { StatusLine } from './components/StatusLine.js';
+export { ToolOutputView, ToolRow } from './components/ToolRow.js';
+export { KEY_BINDINGS } from './keys-help.js';
+export { renderMarkdown } from './markdown.js';
+export { PromptModel } from './prompt-model.js';
+export { oneLine, sanitize } from './sanitize.js';
+export { colorTheme, detectColor, plainTheme, ThemeContext } from './theme.js';
+export type { Theme } from './theme.js';
+export { messagesToItems } from './transcript.js';
+export type { TranscriptItem } from './transcript.js';
+export { UiStore } from './ui-store.js';
