@@ -130,7 +130,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
           <Static key={transcript.epoch} items={transcript.items} style={staticStyle}>
             {(item) => <ItemView key={item.id} item={item} />}
           </Static>
-          <MemoLiveRegion store={store} />
+          <MemoLiveRegion store={store} prompt={prompt} />
           <Box marginTop={1} flexDirection="column">
             {approval ? (
               <ApprovalPrompt view={approval} pending={approvals.length} />

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import stripAnsi from 'strip-ansi';
-import { FakeController, msg, renderAppSized, text, usage, waitFor } from './helpers.js';
+import { liveToolRows, promptMaxLines, promptViewport, streamRowsFor } from '../../src/ui/layout-budget.js';
+import { FakeController, KEYS, msg, renderAppSized, text, usage, waitFor } from './helpers.js';
 
 let unmount: (() => void) | undefined;
 afterEach(() => unmount?.());
@@ -59,5 +60,37 @@ describe('narrow terminals and resizing', () => {
     expect(f).toContain('⋮');
     // The whole live region fits the terminal, so Ink never has to repaint the screen.
     expect(f.split('\n').length).toBeLessThan(20);
+  });
+
+  it('the live region stays shorter than the terminal when everything happens at once', async () => {
+    const c = new FakeController();
+    const app = renderAppSized(c, 80, 24);
+    unmount = app.unmount;
+    await app.waitForText('context left');
+    c.emit({ type: 'turn_start', turnId: 't' }, { type: 'text_delta', text: Array.from({ length: 100 }, (_, i) => `code line ${i}`).join('\n') });
+    for (let i = 0; i < 8; i++) c.emit({ type: 'tool_start', id: `t${i}`, name: 'FileRead', input: {}, summary: `src/file${i}.ts` });
+    for (let i = 0; i < 12; i++) await app.press(`line ${i}`, KEYS.ctrlJ);
+    await app.waitForText(/and \d+ more/);
+    expect(app.frame()).toContain('code line 99');
+    expect(app.frame().split('\n').length).toBeLessThan(24);
+  });
+});
+
+describe('the live region budget', () => {
+  it('a long prompt shows a window around the cursor, markers included', () => {
+    expect(promptViewport(5, 4, 10)).toEqual({ first: 0, count: 5, above: 0, below: 0 });
+    expect(promptViewport(30, 0, 10)).toEqual({ first: 0, count: 8, above: 0, below: 22 });
+    expect(promptViewport(30, 29, 10)).toEqual({ first: 22, count: 8, above: 22, below: 0 });
+    expect(promptViewport(30, 15, 10)).toEqual({ first: 11, count: 8, above: 11, below: 11 });
+  });
+
+  it('shares fewer rows on a short terminal', () => {
+    expect(promptMaxLines(60)).toBe(10);
+    expect(promptMaxLines(24)).toBe(4);
+    expect(liveToolRows(60)).toBe(5);
+    expect(liveToolRows(24)).toBe(2);
+    expect(streamRowsFor(60, 4)).toBe(16);
+    expect(streamRowsFor(24, 6)).toBe(4);
+    expect(streamRowsFor(10, 0)).toBe(2);
   });
 });

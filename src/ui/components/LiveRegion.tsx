@@ -1,7 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
 import { estimateTokens, formatElapsed, formatTokens } from '../format.js';
+import { liveToolRows, promptRows, queuedRows, streamRowsFor } from '../layout-budget.js';
 import { streamTail } from '../live-text.js';
+import type { PromptModel } from '../prompt-model.js';
 import { oneLine } from '../sanitize.js';
 import { useStore } from '../store.js';
 import { useTheme } from '../theme.js';
@@ -28,36 +30,41 @@ function useTicker(active: boolean): number {
 
 const frameAt = (now: number): string => SPINNER[Math.floor(now / TICK_MS) % SPINNER.length]!;
 
-/**
- * Rows the live region gives the block being streamed (a long code block, say), leaving room
- * for the rest: every frame costs in proportion to the live region's area.
- */
-export const streamRows = (terminalRows: number): number => Math.max(3, Math.min(terminalRows - 12, 16));
-
 /** What is happening now: the streaming reply, running tools, compaction progress, the spinner. */
-export function LiveRegion({ store }: { store: UiStore }) {
+export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptModel }) {
   const live = useStore(store.live);
   const waitingForApproval = useStore(store.approvals).length > 0;
+  const { rows } = useTerminalSize();
+  // Re-renders only when the prompt's height changes, not on every keystroke.
+  const promptHeight = useSyncExternalStore(prompt.store.subscribe, () => promptRows(prompt.store.get(), rows));
   const theme = useTheme();
   const now = useTicker(isWorking(live));
   const frame = frameAt(now);
+  const toolRows = liveToolRows(rows);
+  const writing = live.writingTools.slice(0, toolRows);
+  const running = live.running.slice(0, Math.max(0, toolRows - writing.length));
+  const hiddenTools = live.writingTools.length - writing.length + live.running.length - running.length;
+  const queued = live.queued.slice(-queuedRows);
+  const used = promptHeight + writing.length + running.length + queued.length;
   return (
     <Box flexDirection="column">
-      <StreamingText store={store} />
-      {live.writingTools.map((t) => (
-        <Box key={t.id} marginTop={1}>
-          <Text color={theme.muted}>
-            {frame} {oneLine(t.name)} <Text dimColor>(writing the call…)</Text>
-          </Text>
+      <StreamingText store={store} rows={streamRowsFor(rows, used)} />
+      {writing.length + running.length > 0 ? (
+        <Box flexDirection="column" marginTop={1}>
+          {writing.map((t) => (
+            <Text key={t.id} color={theme.muted}>
+              {frame} {oneLine(t.name)} <Text dimColor>(writing the call…)</Text>
+            </Text>
+          ))}
+          {running.map((t) => (
+            <ToolHeader key={t.id} name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
+          ))}
+          {hiddenTools > 0 ? <Text color={theme.muted}>  … and {hiddenTools} more</Text> : null}
         </Box>
-      ))}
-      {live.running.map((t) => (
-        <Box key={t.id} marginTop={1}>
-          <ToolHeader name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
-        </Box>
-      ))}
+      ) : null}
       {isWorking(live) ? <ActivityLine store={store} live={live} now={now} frame={frame} waitingForApproval={waitingForApproval} /> : null}
-      {live.queued.map((q, i) => (
+      {live.queued.length > queued.length ? <Text color={theme.muted}>⏵ {live.queued.length - queued.length} more queued</Text> : null}
+      {queued.map((q, i) => (
         <Text key={i} color={theme.muted} wrap="truncate-end">
           ⏵ queued: {oneLine(q)}
         </Text>
@@ -67,13 +74,13 @@ export function LiveRegion({ store }: { store: UiStore }) {
 }
 
 /** The block of the reply still being written (finished blocks are already in the transcript). */
-function StreamingText({ store }: { store: UiStore }) {
+function StreamingText({ store, rows }: { store: UiStore; rows: number }) {
   const { text, committed } = useStore(store.stream);
-  const { columns, rows } = useTerminalSize();
+  const { columns } = useTerminalSize();
   const theme = useTheme();
   const block = text.slice(committed);
   if (block.trim() === '') return null;
-  const tail = streamTail(block, columns - 2, streamRows(rows));
+  const tail = streamTail(block, columns - 2, rows);
   return (
     <Box flexDirection="column" marginTop={1}>
       {tail.clipped ? <Text color={theme.muted}>  ⋮</Text> : null}

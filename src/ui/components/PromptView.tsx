@@ -1,13 +1,11 @@
 import { Box, Text } from 'ink';
 import { bareName } from '../completion.js';
+import { completionMaxRows, promptMaxLines, promptViewport } from '../layout-budget.js';
 import type { CompletionView, PromptModel } from '../prompt-model.js';
 import { sanitize } from '../sanitize.js';
 import { useStore } from '../store.js';
 import { useTheme } from '../theme.js';
-
-/** Lines of a long prompt shown at once, around the cursor. */
-export const PROMPT_MAX_LINES = 10;
-const COMPLETION_MAX_ROWS = 8;
+import { useTerminalSize } from './terminal-size.js';
 
 const PLACEHOLDER = 'Ask for a change, or type / for commands';
 
@@ -15,16 +13,13 @@ const PLACEHOLDER = 'Ask for a change, or type / for commands';
 export function PromptView({ model }: { model: PromptModel }) {
   const { text, cursor, completion } = useStore(model.store);
   const theme = useTheme();
+  const { rows } = useTerminalSize();
   const lines = text.split('\n');
   const before = text.slice(0, cursor);
   const cursorLine = before.split('\n').length - 1;
   const col = cursor - (before.lastIndexOf('\n') + 1);
-  let first = 0;
-  if (lines.length > PROMPT_MAX_LINES) {
-    first = Math.max(0, Math.min(cursorLine - Math.floor(PROMPT_MAX_LINES / 2), lines.length - PROMPT_MAX_LINES));
-  }
-  const shown = lines.slice(first, first + PROMPT_MAX_LINES);
-  const below = lines.length - first - shown.length;
+  const { first, count, below } = promptViewport(lines.length, cursorLine, promptMaxLines(rows));
+  const shown = lines.slice(first, first + count);
   return (
     <Box flexDirection="column">
       <Box flexDirection="column" borderStyle="round" borderColor={theme.muted} borderDimColor={!theme.color}>
@@ -53,12 +48,12 @@ export function PromptView({ model }: { model: PromptModel }) {
         })}
         {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
       </Box>
-      {completion ? <Completions completion={completion} /> : null}
+      {completion ? <Completions completion={completion} maxRows={completionMaxRows(rows)} /> : null}
     </Box>
   );
 }
 
-function Completions({ completion }: { completion: CompletionView }) {
+function Completions({ completion, maxRows }: { completion: CompletionView; maxRows: number }) {
   const theme = useTheme();
   const { matches, index, word, suggestion } = completion;
   if (matches.length === 0) {
@@ -72,8 +67,8 @@ function Completions({ completion }: { completion: CompletionView }) {
       </Box>
     );
   }
-  const start = index >= COMPLETION_MAX_ROWS ? index - COMPLETION_MAX_ROWS + 1 : 0;
-  const rows = matches.slice(start, start + COMPLETION_MAX_ROWS);
+  const start = index >= maxRows ? index - maxRows + 1 : 0;
+  const rows = matches.slice(start, start + maxRows);
   const labels = rows.map((c) => `/${bareName(c)}${c.args ? ` ${c.args}` : ''}`);
   const width = Math.max(...labels.map((l) => l.length));
   const more = matches.length - start - rows.length;
