@@ -1,9 +1,15 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 // Ink's chalk decides its colour level when it is imported: force colour so that the colour
 // codes can be asserted (the NO_COLOR case renders with the plain theme and must have none).
-vi.hoisted(() => {
+const previous = vi.hoisted(() => {
+  const before = process.env['FORCE_COLOR'];
   process.env['FORCE_COLOR'] = '1';
+  return before;
+});
+afterAll(() => {
+  if (previous === undefined) delete process.env['FORCE_COLOR'];
+  else process.env['FORCE_COLOR'] = previous;
 });
 
 import { render } from 'ink-testing-library';
