@@ -70,11 +70,3 @@ export function formatUsd(usd: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
-
-/** Cuts a single line to width, ending with an ellipsis when it was longer. */
-export function truncate(line: string, width: number): string {
-  if (width <= 0) return '';
-  const chars = [...line];
-  if (chars.length <= width) return line;
-  return `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
-}

@@ -6,7 +6,6 @@ import type { ProviderErrorKind } from '../llm/errors.js';
 import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
-import type { PendingApproval } from './approval.js';
 import { newApprovalView, type ApprovalView } from './approval.js';
 import type { ContextUsageView, SessionView, UiController, UiEvent } from './controller.js';
 import { formatElapsed, plural } from './format.js';
@@ -376,4 +375,3 @@ export class UiStore {
   }
 }
 
-export type { PendingApproval };
