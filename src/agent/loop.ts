@@ -26,8 +26,12 @@ export interface LoopHost {
   append(msg: Message): Message;
   /** The system prompt for the next call (it may change after a compaction). */
   systemPrompt(): string;
+  /** Output tokens a reply may use (it may shrink when the provider reveals a smaller window). */
+  maxOutputTokens(): number;
   /** Runs before every model call: the compaction tiers. May replace the history. */
   beforeModelCall(signal: AbortSignal): Promise<void>;
+  /** Every "too long" error passes here first (the session learns the provider's real window from it). */
+  noteOverflow(err: ProviderError): void;
   /** The provider rejected the prompt as too long; true when the history was compacted and the call should be retried. */
   recoverFromOverflow(err: ProviderError, attempt: number, signal: AbortSignal): Promise<boolean>;
   /** A response completed: the session anchors its token count and checks for silent truncation. */
@@ -44,7 +48,6 @@ export interface PermissionGate {
 export interface LoopOptions {
   provider: Provider;
   model: string;
-  maxTokens: number;
   tools: readonly AnyTool[];
   gate: PermissionGate;
   maxSteps: number;
@@ -198,6 +201,8 @@ async function callModel(
 ): Promise<CallOutcome> {
   let attempt = 0;
   let overflowAttempts = 0;
+  /** Set when the provider said prompt + max output is over its window while the prompt alone fits. */
+  let outputCap: number | undefined;
   for (;;) {
     attempt++;
     emit({ type: 'request_start', step, attempt });
@@ -206,7 +211,7 @@ async function callModel(
       system: host.systemPrompt(),
       messages: [...host.history()],
       tools: specs,
-      maxTokens: opts.maxTokens,
+      maxTokens: Math.min(host.maxOutputTokens(), outputCap ?? Infinity),
       signal,
     };
     let partialText = '';
@@ -235,6 +240,12 @@ async function callModel(
         : new ProviderError({ kind: 'connection', provider: opts.provider.name, message: errorText(e), cause: e });
       if (err.kind === 'aborted') return { kind: 'aborted', partialText };
       if (err.kind === 'context_overflow') {
+        host.noteOverflow(err);
+        const room = outputRoom(err, req.maxTokens);
+        if (room !== undefined) {
+          outputCap = room;
+          continue;
+        }
         overflowAttempts++;
         let recovered = false;
         try {
@@ -262,6 +273,22 @@ async function callModel(
       return { kind: 'failed', error: err };
     }
   }
+}
+
+/** Output tokens below this are not worth a reply: compact instead. */
+const MIN_OUTPUT_ROOM = 1_024;
+const OUTPUT_MARGIN = 64;
+
+/**
+ * When a provider counts the requested output into its window ("you requested N tokens (P in
+ * the messages, O in the completion)", Anthropic's "input length and `max_tokens` exceed
+ * context limit") and the prompt alone fits, a smaller max_tokens is the fix, not compaction.
+ */
+function outputRoom(err: ProviderError, requested: number): number | undefined {
+  const o = err.overflow;
+  if (o?.limit === undefined || o.promptTokens === undefined || o.requestedOutputTokens === undefined) return undefined;
+  const room = o.limit - (o.promptTokens - o.requestedOutputTokens) - OUTPUT_MARGIN;
+  return room >= MIN_OUTPUT_ROOM && room < requested ? room : undefined;
 }
 
 /** Runs the requested tools: consecutive read-only calls in parallel, the rest one by one, results in call order. */

@@ -76,7 +76,14 @@ interface Run {
   job: SummaryJob;
   usage: Usage;
   requests: number;
+  /** The summarizer's window: the table's, until an overflow error states the real limit. */
+  window: number;
+  /** The summary's max output tokens, shrunk with the window when a small one shows up. */
+  maxTokens: number;
 }
+
+/** A summary may use at most this share of a window learned from an overflow error. */
+const SMALL_WINDOW_OUTPUT_SHARE = 0.25;
 
 /**
  * Writes checkpoints with the summarizer model: in one request when the head fits its input
@@ -92,7 +99,7 @@ export class Summarizer {
   ) {}
 
   async summarize(job: SummaryJob): Promise<SummaryResult> {
-    const run: Run = { job, usage: emptyUsage(), requests: 0 };
+    const run: Run = { job, usage: emptyUsage(), requests: 0, window: this.model.limits.contextWindow, maxTokens: job.maxTokens };
     let text: string | undefined;
     let method: SummaryMethod = 'single';
     try {
@@ -101,6 +108,7 @@ export class Summarizer {
       method = r.chunked ? 'chunked' : 'single';
     } catch (e) {
       if (!isOverflow(e)) throw this.failure(e, job.signal);
+      this.learnWindow(run, e);
     }
     for (const step of TRIM_LADDER) {
       if (text !== undefined) break;
@@ -110,6 +118,7 @@ export class Summarizer {
         method = 'trimmed';
       } catch (e) {
         if (!isOverflow(e)) throw this.failure(e, job.signal);
+        this.learnWindow(run, e);
       }
     }
     if (text === undefined) {
@@ -131,11 +140,22 @@ export class Summarizer {
     return { text, method, usage: run.usage, requests: run.requests, verified };
   }
 
+  /**
+   * An overflow error that states the provider's real limit (smaller than the model table
+   * says: a local server, a proxy) shrinks this run's window, and the summary's output with it,
+   * so the retries are sized to what the provider accepts rather than merely trimmed.
+   */
+  private learnWindow(run: Run, e: unknown): void {
+    const limit = isProviderError(e) ? e.overflow?.limit : undefined;
+    if (limit === undefined || limit <= 0 || limit >= run.window) return;
+    run.window = limit;
+    run.maxTokens = Math.min(run.maxTokens, Math.max(256, Math.floor(limit * SMALL_WINDOW_OUTPUT_SHARE)));
+  }
+
   /** History tokens a request may carry besides its prompt (`overhead` tokens). */
-  inputBudget(job: Pick<SummaryJob, 'maxTokens' | 'inputTokens'>, overhead: number): number {
-    const window = this.model.limits.contextWindow;
-    const derived = Math.floor((window - job.maxTokens) * WINDOW_SHARE) - overhead - this.counter.countText(SUMMARIZER_SYSTEM);
-    const budget = job.inputTokens > 0 ? Math.min(job.inputTokens, derived) : derived;
+  inputBudget(run: Pick<Run, 'window' | 'maxTokens'> & { job: Pick<SummaryJob, 'inputTokens'> }, overhead: number): number {
+    const derived = Math.floor((run.window - run.maxTokens) * WINDOW_SHARE) - overhead - this.counter.countText(SUMMARIZER_SYSTEM);
+    const budget = run.job.inputTokens > 0 ? Math.min(run.job.inputTokens, derived) : derived;
     return Math.max(MIN_INPUT_TOKENS, budget);
   }
 
@@ -147,8 +167,8 @@ export class Summarizer {
 
   private async once(run: Run, messages: readonly Message[], scale: number): Promise<{ text: string; chunked: boolean }> {
     const { job } = run;
-    const base = { previous: job.previous, focus: job.focus, maxTokens: job.maxTokens };
-    const singleBudget = Math.floor(this.inputBudget(job, this.counter.countText(buildSummaryPrompt({ ...base, transcript: '' }))) * scale);
+    const base = { previous: job.previous, focus: job.focus, maxTokens: run.maxTokens };
+    const singleBudget = Math.floor(this.inputBudget(run, this.counter.countText(buildSummaryPrompt({ ...base, transcript: '' }))) * scale);
     const parts = renderTranscript(messages, this.renderOptions(singleBudget, job.describe));
     const sizes = parts.map((p) => this.counter.countText(p) + 1);
     const total = sizes.reduce((a, b) => a + b, 0);
@@ -156,13 +176,13 @@ export class Summarizer {
       job.progress('summarizing');
       return { text: await this.request(run, buildSummaryPrompt({ ...base, transcript: parts.join('\n') })), chunked: false };
     }
-    const chunkOverhead = this.counter.countText(buildChunkPrompt({ transcript: '', part: 99, parts: 99, focus: job.focus, maxTokens: job.maxTokens }));
-    const chunkBudget = Math.floor(this.inputBudget(job, chunkOverhead) * scale);
+    const chunkOverhead = this.counter.countText(buildChunkPrompt({ transcript: '', part: 99, parts: 99, focus: job.focus, maxTokens: run.maxTokens }));
+    const chunkBudget = Math.floor(this.inputBudget(run, chunkOverhead) * scale);
     const chunks = this.pack(parts, sizes, chunkBudget);
     let done = 0;
     job.progress(`summarizing in ${chunks.length} parts`);
     const partials = await mapLimit(chunks, job.concurrency, async (chunk, i) => {
-      const text = await this.request(run, buildChunkPrompt({ transcript: chunk, part: i + 1, parts: chunks.length, focus: job.focus, maxTokens: job.maxTokens }));
+      const text = await this.request(run, buildChunkPrompt({ transcript: chunk, part: i + 1, parts: chunks.length, focus: job.focus, maxTokens: run.maxTokens }));
       done += 1;
       job.progress(`summarized part ${done} of ${chunks.length}`);
       return text;
@@ -198,11 +218,11 @@ export class Summarizer {
   /** Merges partials; when they do not fit one request, merges groups first (each round shrinks the list). */
   private async consolidate(run: Run, partials: readonly string[], scale: number): Promise<string> {
     const { job } = run;
-    const overhead = this.counter.countText(buildConsolidationPrompt({ partials: [], previous: job.previous, focus: job.focus, maxTokens: job.maxTokens }));
-    const budget = Math.floor(this.inputBudget(job, overhead) * scale);
+    const overhead = this.counter.countText(buildConsolidationPrompt({ partials: [], previous: job.previous, focus: job.focus, maxTokens: run.maxTokens }));
+    const budget = Math.floor(this.inputBudget(run, overhead) * scale);
     const sizes = partials.map((p) => this.counter.countText(p) + 16);
     if (sizes.reduce((a, b) => a + b, 0) <= budget) {
-      return this.request(run, buildConsolidationPrompt({ partials, previous: job.previous, focus: job.focus, maxTokens: job.maxTokens }));
+      return this.request(run, buildConsolidationPrompt({ partials, previous: job.previous, focus: job.focus, maxTokens: run.maxTokens }));
     }
     const groups: string[][] = [];
     let used = 0;
@@ -220,21 +240,21 @@ export class Summarizer {
       // no two partials fit together: cut each down so that all fit the final request
       const share = Math.max(64, Math.floor(budget / partials.length) - 16);
       const cut = partials.map((p) => truncateToTokens(p, share, (t) => this.counter.countText(t)));
-      return this.request(run, buildConsolidationPrompt({ partials: cut, previous: job.previous, focus: job.focus, maxTokens: job.maxTokens }));
+      return this.request(run, buildConsolidationPrompt({ partials: cut, previous: job.previous, focus: job.focus, maxTokens: run.maxTokens }));
     }
     const merged = await mapLimit(groups, job.concurrency, (g) =>
-      g.length === 1 ? Promise.resolve(g[0]!) : this.request(run, buildConsolidationPrompt({ partials: g, focus: job.focus, maxTokens: job.maxTokens })),
+      g.length === 1 ? Promise.resolve(g[0]!) : this.request(run, buildConsolidationPrompt({ partials: g, focus: job.focus, maxTokens: run.maxTokens })),
     );
     return this.consolidate(run, merged, scale);
   }
 
   private async verify(run: Run, draft: string): Promise<string> {
     const { job } = run;
-    const overhead = this.counter.countText(buildVerificationPrompt({ transcript: '', draft, focus: job.focus, maxTokens: job.maxTokens }));
-    const budget = this.inputBudget(job, overhead);
+    const overhead = this.counter.countText(buildVerificationPrompt({ transcript: '', draft, focus: job.focus, maxTokens: run.maxTokens }));
+    const budget = this.inputBudget(run, overhead);
     const transcript = renderTranscript(job.messages, this.renderOptions(budget, job.describe)).join('\n');
     const fitted = truncateToTokens(transcript, budget, (t) => this.counter.countText(t));
-    return this.request(run, buildVerificationPrompt({ transcript: fitted, draft, focus: job.focus, maxTokens: job.maxTokens }));
+    return this.request(run, buildVerificationPrompt({ transcript: fitted, draft, focus: job.focus, maxTokens: run.maxTokens }));
   }
 
   /** One summarizer request; a cut-off, refused or empty answer is a failure. */
@@ -247,7 +267,7 @@ export class Summarizer {
       system: SUMMARIZER_SYSTEM,
       messages: [userMessage(prompt)],
       tools: [],
-      maxTokens: job.maxTokens,
+      maxTokens: run.maxTokens,
       signal: job.signal,
     });
     run.usage = addUsage(run.usage, done.usage);
@@ -259,7 +279,7 @@ export class Summarizer {
     if (done.stopReason === 'context_window') {
       throw new ProviderError({ kind: 'context_overflow', provider: provider.name, message: 'the summarizer ran out of context window' });
     }
-    if (done.stopReason === 'max_tokens') throw new SummaryFailure(`the summary was cut off at its ${job.maxTokens.toLocaleString('en-US')}-token limit`);
+    if (done.stopReason === 'max_tokens') throw new SummaryFailure(`the summary was cut off at its ${run.maxTokens.toLocaleString('en-US')}-token limit`);
     if (done.stopReason === 'refusal') throw new SummaryFailure('the summarizer refused to write the summary');
     if (!text) throw new SummaryFailure('the summarizer returned an empty summary');
     return text;

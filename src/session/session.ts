@@ -6,7 +6,7 @@ import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import type { Config } from '../config/config.js';
 import { resolveModel } from '../config/models.js';
-import type { ProviderError } from '../llm/errors.js';
+import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { addUsage, emptyUsage, newId, totalInputTokens, userMessage, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
 import { debug, redactSecrets } from '../log.js';
@@ -18,6 +18,9 @@ import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../u
 import { contextBreakdown } from './breakdown.js';
 import { estimateCostUsd } from './pricing.js';
 import { repairInterruptedToolCalls } from './repair.js';
+
+/** Replies shorter than this are not useful; a learned small window still leaves this much. */
+const MIN_REPLY_TOKENS = 1_024;
 
 export type SessionEvent =
   | AgentEvent
@@ -65,6 +68,8 @@ export class Session {
   private unsaved: Array<{ msg: Message; tokens: number }> = [];
   private cost: Record<string, Usage>;
   private reactiveThisTurn = 0;
+  /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
+  private silentOverflow: OverflowInfo | undefined;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -217,6 +222,25 @@ export class Session {
       : `Switched to ${resolved.name} (${provider}, ${resolved.contextWindow.toLocaleString('en-US')}-token window).`;
   }
 
+  /**
+   * The provider stated a window smaller than the model table or .agentrc says (a local server
+   * started with a small context, a proxy): believe it for the rest of the session, so the
+   * gauge and the compaction thresholds follow the real limit.
+   */
+  private adoptProviderWindow(limit: number | undefined): void {
+    const model = this.config.model;
+    if (limit === undefined || limit <= 0 || limit >= model.contextWindow) return;
+    const maxOutput = Math.min(this.config.maxOutputTokens, Math.max(MIN_REPLY_TOKENS, Math.floor(limit / 4)));
+    this.config = { ...this.config, model: { ...model, contextWindow: limit }, maxOutputTokens: maxOutput };
+    this.engine = this.createEngine(this.engine.state());
+    this.notice(
+      'warning',
+      `The provider says ${model.name} has a ${limit.toLocaleString('en-US')}-token context window (configured: ${model.contextWindow.toLocaleString('en-US')}). ` +
+        `Using ${limit.toLocaleString('en-US')} for this session, replies up to ${maxOutput.toLocaleString('en-US')} tokens. ` +
+        `Set models["${model.name}"].contextWindow in .agentrc to make it permanent.`,
+    );
+  }
+
   /** The session's archive, for the Recall tool and /history. */
   recallSource(): RecallSource {
     const store = this.deps.store;
@@ -244,14 +268,24 @@ export class Session {
       history: () => this.history,
       append: (msg) => this.append(msg),
       systemPrompt: () => this.system,
+      maxOutputTokens: () => this.config.maxOutputTokens,
       beforeModelCall: async (signal) => {
+        const overflow = this.silentOverflow;
+        if (overflow) {
+          this.silentOverflow = undefined;
+          this.applyOutcome(await this.engine.reactive(this.ctx(), overflow, 1, signal, (e) => this.emit(e)));
+        }
         const outcomes = await this.engine.beforeCall(this.ctx(), signal, (e) => this.emit(e));
         for (const o of outcomes) this.applyOutcome(o);
       },
+      noteOverflow: (err) => this.adoptProviderWindow(err.overflow?.limit),
       recoverFromOverflow: async (err, attempt, signal) => this.recoverFromOverflow(err, attempt, signal),
       afterResponse: (req, done) => {
         const check = this.engine.observeResponse({ system: req.system, tools: req.tools, messages: req.messages }, totalInputTokens(done.usage));
-        if (check.silentOverflow) this.notice('warning', check.silentOverflow);
+        if (check.silentOverflow) {
+          this.notice('warning', check.silentOverflow);
+          if (check.overflow) this.silentOverflow = check.overflow;
+        }
       },
     };
   }
@@ -260,7 +294,6 @@ export class Session {
     return {
       provider: this.provider,
       model: this.config.model.name,
-      maxTokens: this.config.maxOutputTokens,
       tools: this.deps.tools,
       gate: { authorize: (call, signal) => this.authorize(call, signal) },
       maxSteps: this.config.maxSteps,
@@ -442,10 +475,22 @@ export class Session {
         summarizer: { provider: this.provider, model: summarizerModel, limits: summarizerLimits },
         counter: this.deps.counter,
         compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
+        describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.config.cwd, path),
       },
       state,
     );
+  }
+
+  /** The tool's own key argument (a command, a path), for placeholders and archive labels. */
+  private describeToolUse(name: string, input: Record<string, unknown>): string {
+    const tool = this.deps.tools.find((t) => t.name === name);
+    if (!tool) return '';
+    try {
+      return tool.summarize(tool.parse(input));
+    } catch {
+      return '';
+    }
   }
 
   close(): void {

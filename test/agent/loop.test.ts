@@ -57,7 +57,15 @@ class MemoryHost implements LoopHost {
   systemPrompt(): string {
     return 'system';
   }
+  maxOutput = 1000;
+  maxOutputTokens(): number {
+    return this.maxOutput;
+  }
   async beforeModelCall(): Promise<void> {}
+  overflowNotes = 0;
+  noteOverflow(): void {
+    this.overflowNotes++;
+  }
   async recoverFromOverflow(): Promise<boolean> {
     this.overflowCalls++;
     return this.compactOnOverflow;
@@ -92,7 +100,6 @@ function options(provider: Provider, extra: Partial<LoopOptions> = {}): LoopOpti
   return {
     provider,
     model: 'claude-test',
-    maxTokens: 1000,
     tools: [],
     gate: allowAll,
     maxSteps: 10,
@@ -219,6 +226,35 @@ describe('agent loop', () => {
     const failed = await run(new ScriptedProvider([overflow()]), host2);
     expect(failed.result.reason).toBe('error');
     expect(failed.events.find((e) => e.type === 'error')).toMatchObject({ kind: 'context_overflow' });
+  });
+
+  it('lowers max_tokens instead of compacting when only the requested output overflows', async () => {
+    const host = new MemoryHost();
+    host.maxOutput = 3_000;
+    const provider = new ScriptedProvider([
+      new ProviderError({
+        kind: 'context_overflow',
+        provider: 'openai',
+        status: 400,
+        message: 'you requested 9000 tokens (6000 in the messages, 3000 in the completion)',
+        overflow: { promptTokens: 9_000, limit: 8_000, requestedOutputTokens: 3_000 },
+      }),
+      { blocks: [text('fits')] },
+    ]);
+    const { result } = await run(provider, host);
+    expect(result.reason).toBe('end_turn');
+    expect(host.overflowCalls).toBe(0);
+    expect(host.overflowNotes).toBe(1);
+    expect(provider.requests.map((r) => r.maxTokens)).toEqual([3_000, 8_000 - 6_000 - 64]);
+    const p2 = new ScriptedProvider([
+      new ProviderError({ kind: 'context_overflow', provider: 'openai', status: 400, message: 'x', overflow: { promptTokens: 7_500, limit: 7_000, requestedOutputTokens: 1_000 } }),
+      { blocks: [text('fits')] },
+    ]);
+    // prompt 6,500 alone fits a 7,000 window but leaves under 1,024 for output: compact instead
+    const host2 = new MemoryHost();
+    host2.maxOutput = 1_000;
+    await run(p2, host2);
+    expect(host2.overflowCalls).toBe(1);
   });
 
   it('continues a reply cut at max_tokens with a meta message, at most maxOutputRecoveries times', async () => {

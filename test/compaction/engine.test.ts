@@ -5,6 +5,7 @@ import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import { OMITTED_OUTPUT } from '../../src/compaction/transcript.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import type { CompactionEvent } from '../../src/compaction/types.js';
+import { ProviderError } from '../../src/llm/errors.js';
 import { textOf, type Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
 import { assistant, cfg, overflowError, results, ScriptedProvider, serverError, step, SUMMARY, tokensText, user, type Reply } from './helpers.js';
@@ -339,7 +340,8 @@ describe('summarizer fallbacks', () => {
   });
 
   it('falls through 10%, 20%, 50%, 100% to a metadata-only checkpoint, and the session goes on', async () => {
-    const p = new ScriptedProvider(() => overflowError());
+    // an overflow that states no figures (e.g. LM Studio's older wording): nothing to learn the window from
+    const p = new ScriptedProvider(() => new ProviderError({ kind: 'context_overflow', provider: 'openai', status: 400, message: 'context overflow', overflow: {} }));
     const e = makeEngine(p);
     const h = [...toolWork(10, 500), ...talk(40, 2_200)];
     const { events, emit } = collect();
@@ -352,6 +354,24 @@ describe('summarizer fallbacks', () => {
     const stages = events.flatMap((x) => (x.type === 'compaction_progress' ? [x.stage] : []));
     expect(stages.filter((s) => /retrying without/.test(s))).toHaveLength(4);
     expect(historyProblems(o.change!.messages)).toEqual([]);
+  });
+
+  it('sizes its retries to the limit an overflow error states, chunking instead of giving up', async () => {
+    // the table says 400K, the provider really holds 6,000 tokens (prompt and summary output together)
+    const counter = new TokenCounter();
+    const p = new ScriptedProvider((req) => {
+      const size = counter.countText(req.system) + counter.countText(textOf(req.messages[0]!)) + req.maxTokens;
+      if (size > 6_000) {
+        return new ProviderError({ kind: 'context_overflow', provider: 'openai', status: 400, message: `maximum context length is 6000 tokens; you requested ${size}`, overflow: { promptTokens: size, limit: 6_000 } });
+      }
+      return { text: SUMMARY };
+    });
+    const e = makeEngine(p);
+    const o = await e.manual(ctx(talk(12, 1_500)), undefined, signal(), collect().emit);
+    expect(o.record).toMatchObject({ status: 'applied' });
+    expect(o.record.method).not.toBe('metadata');
+    const accepted = p.requests.slice(1);
+    expect(accepted.every((r) => r.maxTokens <= 1_500)).toBe(true);
   });
 
   it('a failure other than an overflow fails the compaction', async () => {
