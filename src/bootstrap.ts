@@ -103,7 +103,8 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
       let prov = provider;
-      if (info && (info.model !== config.model.name || info.provider !== config.provider)) {
+      // a stored session keeps its own model unless this run named one
+      if (info && !opts.model && !opts.provider && (info.model !== config.model.name || info.provider !== config.provider)) {
         cfg = loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
         prov = providerFor(cfg, env);
       }

@@ -1,6 +1,6 @@
 import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
-import { COMMANDS, CommandError, runSlash, type AppActions } from './commands/registry.js';
+import { COMMANDS, CommandError, findCommand, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
@@ -100,10 +100,13 @@ export class SessionController implements UiController {
     const input = text.trim();
     if (!input) return;
     this.runtime.promptHistory.add(input);
-    this.queue.push(input);
-    if (this.queue.length > 1 || this.working) {
-      this.emit({ type: 'notice', level: 'info', text: `Queued: it runs when the current turn ends (${this.queue.length} waiting).` });
+    const slash = input.startsWith('/') ? parseSlash(input) : undefined;
+    if (slash && findCommand(slash.name)?.whileBusy) {
+      void this.runOne(input);
+      return;
     }
+    // the app holds prompts typed while it works; what still arrives mid-turn waits here, in order
+    this.queue.push(input);
     void this.drain();
   }
 

@@ -2,6 +2,7 @@ import { createRuntime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import { CommandError, runSlash } from './commands/registry.js';
 import { formatCommandOutput } from './commands/format.js';
+import type { CompactionRecord } from './compaction/types.js';
 import { textOf } from './llm/messages.js';
 import { redact } from './log.js';
 import type { SessionEvent } from './session/session.js';
@@ -21,6 +22,11 @@ async function promptOf(opts: GlobalOptions, words: string[]): Promise<string> {
   if (given) return given;
   if (!process.stdin.isTTY) return (await readStdin()).trim();
   return '';
+}
+
+function receiptLine(r: CompactionRecord): string {
+  if (r.status !== 'applied') return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
+  return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s`;
 }
 
 const writeLine = (obj: unknown): void => {
@@ -61,10 +67,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       case 'compaction_end':
         if (e.record.status === 'applied') compactions++;
         else if (e.record.trigger === 'manual') manualFailed = e.record.reason ?? e.record.status;
-        if (e.record.trigger === 'manual' && e.record.status === 'applied') {
-          const r = e.record;
-          receipt = `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s`;
-        }
+        if (e.record.trigger === 'manual') receipt = receiptLine(e.record);
         if (format !== 'stream-json' && e.record.trigger !== 'micro' && e.record.trigger !== 'manual') {
           process.stderr.write(`agent: compaction (${e.record.trigger}) ${e.record.status}: ${e.record.tokensBefore} → ${e.record.tokensAfter} tokens${e.record.reason ? ` (${e.record.reason})` : ''}\n`);
         }

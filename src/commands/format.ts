@@ -8,8 +8,10 @@ export function formatCommandOutput(out: CommandOutput): string {
     case 'text':
       return out.text;
     case 'context': {
-      const width = Math.max(...out.rows.map((r) => r.label.length));
-      const lines = out.rows.map((r) => `${r.label.padEnd(width)}  ${n(r.tokens).padStart(9)}  ${percent(r.tokens, out.effectiveWindow)}`);
+      const used = out.rows.reduce((sum, r) => sum + r.tokens, 0);
+      const rows = [...out.rows, { label: 'Free', tokens: Math.max(0, out.effectiveWindow - used) }];
+      const width = Math.max(...rows.map((r) => r.label.length));
+      const lines = rows.map((r) => `${r.label.padEnd(width)}  ${n(r.tokens).padStart(9)}  ${percent(r.tokens, out.effectiveWindow)}`);
       return [`Context window ${n(out.contextWindow)} tokens (effective ${n(out.effectiveWindow)})`, ...lines].join('\n');
     }
     case 'cost': {

@@ -15,6 +15,8 @@ export interface CommandContext {
 }
 
 export interface SlashCommand extends CommandInfo {
+  /** Read-only commands answer at once, even while a turn runs; the others wait their turn. */
+  whileBusy?: boolean;
   /** Returns what to show; undefined when the command shows nothing itself. */
   run(ctx: CommandContext, args: string): Promise<CommandOutput | undefined>;
 }
@@ -42,18 +44,21 @@ export const COMMANDS: readonly SlashCommand[] = [
     name: 'compact',
     args: '[focus: …]',
     description: 'summarize older messages now; the focus text steers what the summary keeps',
+    // the outcome reaches the person through the compaction events (receipt or reason)
     run: async ({ session }, args) => {
-      const record = await session.compact(parseFocus(args));
-      return record.status === 'applied' ? undefined : text(`Compaction ${record.status === 'ineffective' ? 'not applied' : 'failed'}: ${record.reason ?? 'unknown reason'}. Nothing was changed.`);
+      await session.compact(parseFocus(args));
+      return undefined;
     },
   },
   {
     name: 'context',
+    whileBusy: true,
     description: 'show what fills the context window',
     run: async ({ session }) => session.contextBreakdown(),
   },
   {
     name: 'cost',
+    whileBusy: true,
     description: 'tokens in and out per model, with an estimate in dollars',
     run: async ({ session }) => session.costRows(),
   },
@@ -72,11 +77,13 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'permissions',
+    whileBusy: true,
     description: 'list the permission mode, configured rules and choices remembered this session',
     run: async ({ session }) => session.permissionRules(),
   },
   {
     name: 'history',
+    whileBusy: true,
     args: '<query> | open <id>',
     description: 'search what compaction archived in this session, or open one archived item',
     run: async ({ session }, args) => historyCommand(session, args),
@@ -105,11 +112,13 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'help',
+    whileBusy: true,
     description: 'list commands and keys',
     run: async () => ({ kind: 'help', commands: COMMANDS.map(({ name, args, description }) => ({ name, description, ...(args ? { args } : {}) })) }),
   },
   {
     name: 'exit',
+    whileBusy: true,
     description: 'leave agent (the session stays resumable)',
     run: async (ctx) => {
       await needApp(ctx, 'exit').exit();

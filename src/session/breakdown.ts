@@ -3,7 +3,7 @@ import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
 import type { CommandOutput, ContextBreakdownRow, ContextUsageView } from '../ui/controller.js';
 
-/** /context: where the window goes — system prompt, tool schemas, checkpoint, conversation, tool outputs, free space. */
+/** /context: where the window goes — system prompt, tool schemas, checkpoint, conversation, tool outputs (free space is the rest). */
 export function contextBreakdown(
   counter: TokenCounter,
   system: string,
@@ -27,7 +27,5 @@ export function contextBreakdown(
     { label: 'Messages', tokens: conversation },
     { label: 'Tool outputs', tokens: toolOutputs },
   ];
-  const used = rows.reduce((s, r) => s + r.tokens, 0);
-  rows.push({ label: 'Free', tokens: Math.max(0, usage.effectiveWindow - Math.max(used, usage.tokens)) });
   return { kind: 'context', rows, contextWindow: usage.contextWindow, effectiveWindow: usage.effectiveWindow };
 }

@@ -126,6 +126,13 @@ export class PromptModel {
       return;
     }
     if (key.escape || input === '' || UNPARSED_SEQUENCE.test(input)) return;
+    // Keys typed faster than one read (or sent by tmux send-keys) arrive as one chunk: a single
+    // line ending in Enter is typing, not a paste, so it submits as a shell would.
+    const typedLine = /^([^\r\n]+)\r$/.exec(input);
+    if (typedLine) {
+      this.edit(ed.insert(s, typedLine[1]!.replace(/[\x00-\x1f\x7f]/g, '')));
+      return this.submit();
+    }
     if (input.length > 1 || /[\r\n]/.test(input)) return this.paste(input);
     if (/[\x00-\x1f\x7f]/.test(input)) return;
     this.edit(ed.insert(s, input));

@@ -135,6 +135,18 @@ describe('prompt editing', () => {
     expect(sent).toEqual([`why? ${big} thanks`]);
   });
 
+  it('a single line arriving with its Enter in one chunk (fast typing, tmux send-keys) is submitted', () => {
+    const { m, sent, type } = model();
+    type('run ');
+    m.handleKey('the tests\r', k({}));
+    expect(sent).toEqual(['run the tests']);
+    expect(m.state.text).toBe('');
+    // two lines in one chunk remain a paste
+    m.handleKey('one\rtwo\r', k({}));
+    expect(sent).toHaveLength(1);
+    expect(m.state.text).toBe('one\ntwo\n');
+  });
+
   it('escape sequences in pasted text are dropped', () => {
     const { m } = model();
     m.handleKey('a\u001b[31mred\u001b[0m\u0007b', k({}));

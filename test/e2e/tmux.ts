@@ -1,0 +1,67 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+
+// Drives a program in a real terminal: tmux runs it, send-keys types, capture-pane reads the
+// screen. Each instance uses its own tmux server socket, so tests never touch each other.
+
+export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+let counter = 0;
+
+export class Tmux {
+  private readonly socket = `agent-e2e-${process.pid}-${++counter}`;
+  private readonly target = 'main';
+
+  constructor(opts: { command: string[]; cwd: string; env: NodeJS.ProcessEnv; width?: number; height?: number }) {
+    const envArgs = Object.entries(opts.env).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
+    // the shell prints the exit code after the program, where the screen can be read
+    const command = ['sh', '-c', '"$0" "$@"; echo "[exited with $?]"', ...opts.command];
+    this.tmux(['new-session', '-d', '-s', this.target, '-x', String(opts.width ?? 100), '-y', String(opts.height ?? 30), '-c', opts.cwd, ...envArgs, ...command]);
+    // keep the pane after the shell exits too, so its last screen can still be read
+    this.tmux(['set-option', '-t', this.target, 'remain-on-exit', 'on']);
+  }
+
+  private tmux(args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  }
+
+  /** Types text literally (no key-name interpretation). */
+  type(text: string): void {
+    this.tmux(['send-keys', '-t', this.target, '-l', text]);
+  }
+
+  /** Sends named keys: Enter, Escape, C-c, Up, ... */
+  keys(...names: string[]): void {
+    this.tmux(['send-keys', '-t', this.target, ...names]);
+  }
+
+  /** The visible screen plus scrollback. */
+  screen(history = 500): string {
+    return this.tmux(['capture-pane', '-p', '-t', this.target, '-S', `-${history}`]);
+  }
+
+  /** Waits until the screen matches; throws with the screen when it does not in time. */
+  async waitFor(pattern: RegExp | string, timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = this.screen();
+      if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${last}`);
+  }
+
+  /** Waits for the program to exit and returns its exit code. */
+  async waitForExit(timeoutMs = 10_000): Promise<number> {
+    const screen = await this.waitFor(/\[exited with (\d+)\]/, timeoutMs);
+    return Number(/\[exited with (\d+)\]/.exec(screen)![1]);
+  }
+
+  kill(): void {
+    try {
+      this.tmux(['kill-server']);
+    } catch {
+      // already gone
+    }
+  }
+}

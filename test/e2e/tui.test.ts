@@ -1,0 +1,125 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeServer, type FakeServer, type RequestView } from '../fake-server/server.js';
+import { AGENT_BIN, agentEnv, runAgent, workspace } from './harness.js';
+import { hasTmux, Tmux } from './tmux.js';
+
+// The interactive app in a real terminal (tmux): type, approve a Bash call, watch it stream,
+// compact with a focus, interrupt with Esc, exit with Ctrl-C twice, and find it all again
+// with --continue.
+
+const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints');
+const LONG = 'This earlier answer explains the project layout in some detail so there is history to compact. '.repeat(30);
+
+let server: FakeServer;
+let term: Tmux | undefined;
+beforeAll(async () => {
+  server = await startFakeServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+});
+
+describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
+  it('runs a whole session: prompt, approve, stream, compact, interrupt, exit, continue', async () => {
+    const ws = workspace();
+    // some history first (print mode), so that /compact has something to summarize
+    for (let i = 0; i < 4; i++) {
+      server.enqueue({ text: `Earlier answer ${i}. ${LONG}` });
+      const r = await runAgent(['-p', `earlier question ${i}`, ...(i ? ['--continue'] : [])], { ws, server });
+      expect(r.code).toBe(0);
+    }
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nGreet from bash.\n## Next Steps\nKeep going.' } : undefined));
+
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    const open = (args: string[]): Tmux => new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', ...args], cwd: ws.dir, env });
+
+    term = open(['--continue']);
+    await term.waitFor('Ask for a change');
+    // the resumed transcript is on screen
+    await term.waitFor('earlier question 3');
+
+    // a prompt, a Bash call that asks first, then a streamed Markdown answer
+    server.enqueue(
+      { text: 'I will greet.', toolCalls: [{ name: 'Bash', input: { command: 'echo hello-from-bash | tee greeting.txt' } }] },
+      { text: 'The command printed **hello-from-bash**.\n\n- first point\n- second point', chunkSize: 4, frameDelayMs: 20 },
+    );
+    term.type('please greet from bash');
+    term.keys('Enter');
+    await term.waitFor('wants to run');
+    expect(term.screen()).toContain('echo hello-from-bash | tee greeting.txt');
+    expect(existsSync(join(ws.dir, 'greeting.txt'))).toBe(false);
+    term.keys('Enter'); // allow once
+    await term.waitFor(/The command printed hello-from-bash\./);
+    await term.waitFor('second point');
+    expect(readFileSync(join(ws.dir, 'greeting.txt'), 'utf8')).toBe('hello-from-bash\n');
+    expect(term.screen()).toMatch(/✓ Bash echo hello-from-bash/);
+
+    // /compact with a focus: the focus reaches the summarizer and the receipt shows
+    term.type('/compact focus: keep the greeting');
+    term.keys('Enter');
+    await term.waitFor(/Compacted [\d.]+k? → [\d.]+k? tokens · archived \d+ messages · kept \d+/);
+    const summaries = server.requests.filter((q) => q.view && isSummarizer(q.view));
+    expect(summaries).toHaveLength(1);
+    expect(JSON.stringify(summaries[0]!.view!.messages)).toContain('keep the greeting');
+
+    // Esc mid-stream: the partial reply stays, marked interrupted
+    server.enqueue({ text: `Once upon a time ${'there was a very long story that goes on and on. '.repeat(60)}`, chunkSize: 8, frameDelayMs: 40 });
+    term.type('tell me a long story');
+    term.keys('Enter');
+    await term.waitFor('Once upon a time');
+    term.keys('Escape');
+    await term.waitFor(/interrupted/i);
+    await term.waitFor('Ask for a change');
+
+    // the session goes on after the interruption
+    server.enqueue({ text: 'Still here after the interruption.' });
+    term.type('are you there?');
+    term.keys('Enter');
+    await term.waitFor('Still here after the interruption.');
+    expect(term.screen()).toMatch(/context left/);
+
+    // Ctrl-C twice exits cleanly
+    term.keys('C-c');
+    await new Promise((r) => setTimeout(r, 200));
+    term.keys('C-c');
+    expect(await term.waitForExit()).toBe(0);
+    term.kill();
+
+    // --continue finds the transcript again: checkpoint first, then the tail
+    term = open(['--continue']);
+    await term.waitFor('Still here after the interruption.');
+    const screen = term.screen();
+    expect(screen).toMatch(/Greet from bash\.|checkpoint/i);
+    expect(screen).toContain('tell me a long story');
+    term.keys('C-c');
+    await new Promise((r) => setTimeout(r, 200));
+    term.keys('C-c');
+    expect(await term.waitForExit()).toBe(0);
+  }, 120_000);
+
+  it('opens the session picker for --resume without an id', async () => {
+    const ws = workspace();
+    server.respondWith(undefined);
+    server.enqueue({ text: 'first session answer' });
+    expect((await runAgent(['-p', 'a question about zebras'], { ws, server })).code).toBe(0);
+    server.enqueue({ text: 'second session answer' });
+    expect((await runAgent(['-p', 'a question about lions'], { ws, server })).code).toBe(0);
+
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--resume'], cwd: ws.dir, env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' } });
+    await term.waitFor('a question about lions');
+    await term.waitFor('a question about zebras');
+    term.keys('Down');
+    term.keys('Enter');
+    await term.waitFor('first session answer');
+    term.keys('C-c');
+    await new Promise((r) => setTimeout(r, 200));
+    term.keys('C-c');
+    expect(await term.waitForExit()).toBe(0);
+  }, 60_000);
+});
