@@ -51,6 +51,19 @@ export const COMMANDS: readonly SlashCommand[] = [
     },
   },
   {
+    name: 'pin',
+    args: '[text]',
+    description: 'keep a note (or your last request) verbatim through every compaction',
+    run: async ({ session }, args) => {
+      try {
+        session.pin(args);
+      } catch (e) {
+        throw new CommandError((e as Error).message);
+      }
+      return text('Pinned: it stays in the context verbatim, whatever is compacted.');
+    },
+  },
+  {
     name: 'context',
     whileBusy: true,
     description: 'show what fills the context window',

@@ -250,7 +250,10 @@ export class CompactionEngine {
     const rawMessages = rawMessagesOf(counter, sent.messages, this.st.anchor);
     const raw = systemRaw + toolsRaw + rawMessages;
     const estimated = Math.round(this.ratio() * raw);
-    const silent = detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow });
+    // the last reported anchor (kept in the saved state) is the previous response of this conversation
+    const a = this.st.anchor;
+    const previous = a?.source === 'reported' ? { reported: a.tokens, estimated: Math.round(this.ratio() * (a.systemRaw + a.toolsRaw + a.rawMessages)) } : undefined;
+    const silent = detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
     if (silent) {
       delete this.st.anchor;
       return { estimated, ratio: this.ratio(), silentOverflow: silent.message, overflow: silent.overflow };

@@ -56,6 +56,8 @@ export interface SilentOverflow {
 
 /** Below this estimate a low report is not alarming (fixed per-request costs dominate). */
 const LARGE_REQUEST_TOKENS = 4_000;
+/** Growth of the estimate between two responses that a server's count must follow. */
+const STALL_GROWTH_TOKENS = 500;
 /** A report under this share of a large estimate means the server dropped part of the prompt. */
 const TRUNCATION_SHARE = 0.6;
 
@@ -64,11 +66,27 @@ const TRUNCATION_SHARE = 0.6;
  * reported input exceeds the window, or falls far below a large estimate of what was sent,
  * is treated as an overflow.
  */
-export function detectSilentOverflow(a: { reported: number; estimated: number; contextWindow: number }): SilentOverflow | undefined {
+export function detectSilentOverflow(a: {
+  reported: number;
+  estimated: number;
+  contextWindow: number;
+  /** The previous response of the same, growing conversation. */
+  previous?: { reported: number; estimated: number } | undefined;
+}): SilentOverflow | undefined {
   if (a.reported > a.contextWindow) {
     return {
       message: `the server reported ${fmt(a.reported)} input tokens, more than the model's ${fmt(a.contextWindow)}-token window`,
       overflow: { promptTokens: a.reported, limit: a.contextWindow },
+    };
+  }
+  // A prompt that grew while the server's count did not: the server keeps only what fits its window.
+  const p = a.previous;
+  if (p && a.reported > 0 && a.estimated - p.estimated >= STALL_GROWTH_TOKENS && a.reported <= p.reported && a.estimated > a.reported) {
+    return {
+      message:
+        `the server counted ${fmt(a.reported)} input tokens again although the conversation grew by about ${fmt(a.estimated - p.estimated)} tokens: ` +
+        'it is probably truncating the prompt at its own context limit (such as Ollama num_ctx)',
+      overflow: { promptTokens: a.estimated, limit: a.reported },
     };
   }
   const large = Math.max(LARGE_REQUEST_TOKENS, a.contextWindow * 0.25);

@@ -19,6 +19,8 @@ import { contextBreakdown } from './breakdown.js';
 import { estimateCostUsd } from './pricing.js';
 import { repairInterruptedToolCalls } from './repair.js';
 
+export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
+
 /** Replies shorter than this are not useful; a learned small window still leaves this much. */
 const MIN_REPLY_TOKENS = 1_024;
 
@@ -45,6 +47,10 @@ interface SessionMeta {
   compaction?: unknown;
   cost?: Record<string, Usage>;
   permissions?: unknown;
+  /** A window the provider revealed (an overflow error, a silent truncation), smaller than configured. */
+  providerWindow?: { model: string; tokens: number };
+  /** A silent overflow seen after the last reply of a turn: compact before the next request. */
+  pendingOverflow?: OverflowInfo;
 }
 
 /**
@@ -70,6 +76,7 @@ export class Session {
   private reactiveThisTurn = 0;
   /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
   private silentOverflow: OverflowInfo | undefined;
+  private providerWindow: { model: string; tokens: number } | undefined;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -88,6 +95,8 @@ export class Session {
     this.toolSpecs = deps.tools.map(toolSpec);
     this.system = this.buildSystem();
     this.engine = this.createEngine(meta.compaction);
+    if (meta.pendingOverflow) this.silentOverflow = meta.pendingOverflow;
+    if (meta.providerWindow?.model === this.config.model.name) this.adoptProviderWindow(meta.providerWindow.tokens, true);
   }
 
   /** A new session (stored on its first message), or a stored one resumed where it stood. */
@@ -151,12 +160,40 @@ export class Session {
   async compact(focus?: string): Promise<CompactionRecord> {
     const ac = this.begin();
     try {
-      const outcome = await this.engine.manual(this.ctx(), focus, ac.signal, (e) => this.emit(e));
-      this.applyOutcome(outcome);
-      return outcome.record;
+      const [record] = await this.compaction((emit) => this.engine.manual(this.ctx(), focus, ac.signal, emit));
+      return record!;
     } finally {
       this.end();
     }
+  }
+
+  /**
+   * Pins a note (or, without text, the person's last request) into the history: pinned
+   * messages survive every compaction verbatim.
+   */
+  pin(text?: string): Message {
+    if (this.running) throw new Error('wait for the current turn to end before pinning');
+    const note = text?.trim() || this.lastPrompt();
+    if (!note) throw new Error('nothing to pin yet: give the text, e.g. /pin always run the linter before committing');
+    const msg = this.append({
+      id: newId(),
+      role: 'user',
+      kind: 'normal',
+      pinned: true,
+      createdAt: Date.now(),
+      blocks: [{ type: 'text', text: `${PIN_HEADER}\n${note}` }],
+    });
+    this.emit({ type: 'message', message: msg });
+    this.emit({ type: 'context', usage: this.contextUsage() });
+    return msg;
+  }
+
+  private lastPrompt(): string | undefined {
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const m = this.history[i]!;
+      if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text')) return m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    }
+    return undefined;
   }
 
   /** Interrupts the running turn or compaction; false when nothing runs. */
@@ -227,12 +264,14 @@ export class Session {
    * started with a small context, a proxy): believe it for the rest of the session, so the
    * gauge and the compaction thresholds follow the real limit.
    */
-  private adoptProviderWindow(limit: number | undefined): void {
+  private adoptProviderWindow(limit: number | undefined, resumed = false): void {
     const model = this.config.model;
     if (limit === undefined || limit <= 0 || limit >= model.contextWindow) return;
     const maxOutput = Math.min(this.config.maxOutputTokens, Math.max(MIN_REPLY_TOKENS, Math.floor(limit / 4)));
     this.config = { ...this.config, model: { ...model, contextWindow: limit }, maxOutputTokens: maxOutput };
+    this.providerWindow = { model: model.name, tokens: limit };
     this.engine = this.createEngine(this.engine.state());
+    if (resumed) return;
     this.notice(
       'warning',
       `The provider says ${model.name} has a ${limit.toLocaleString('en-US')}-token context window (configured: ${model.contextWindow.toLocaleString('en-US')}). ` +
@@ -273,18 +312,20 @@ export class Session {
         const overflow = this.silentOverflow;
         if (overflow) {
           this.silentOverflow = undefined;
-          this.applyOutcome(await this.engine.reactive(this.ctx(), overflow, 1, signal, (e) => this.emit(e)));
+          await this.compaction((emit) => this.engine.reactive(this.ctx(), overflow, 1, signal, emit));
         }
-        const outcomes = await this.engine.beforeCall(this.ctx(), signal, (e) => this.emit(e));
-        for (const o of outcomes) this.applyOutcome(o);
+        await this.compaction((emit) => this.engine.beforeCall(this.ctx(), signal, emit));
       },
       noteOverflow: (err) => this.adoptProviderWindow(err.overflow?.limit),
       recoverFromOverflow: async (err, attempt, signal) => this.recoverFromOverflow(err, attempt, signal),
       afterResponse: (req, done) => {
         const check = this.engine.observeResponse({ system: req.system, tools: req.tools, messages: req.messages }, totalInputTokens(done.usage));
         if (check.silentOverflow) {
-          this.notice('warning', check.silentOverflow);
-          if (check.overflow) this.silentOverflow = check.overflow;
+          this.notice('warning', `Context overflow: ${check.silentOverflow}. The conversation will be compacted before the next request.`);
+          if (check.overflow) {
+            this.silentOverflow = check.overflow;
+            this.adoptProviderWindow(check.overflow.limit);
+          }
         }
       },
     };
@@ -324,8 +365,8 @@ export class Session {
       );
       return false;
     }
-    const outcome = await this.engine.reactive(this.ctx(), err.overflow, attempt, signal, (e) => this.emit(e));
-    return this.applyOutcome(outcome);
+    const [record] = await this.compaction((emit) => this.engine.reactive(this.ctx(), err.overflow, attempt, signal, emit));
+    return record?.status === 'applied';
   }
 
   private async authorize(call: { tool: AnyTool; input: unknown; summary: string; toolUseId: string }, signal: AbortSignal): Promise<Authorization> {
@@ -411,7 +452,13 @@ export class Session {
   }
 
   private meta(): Record<string, unknown> {
-    return { compaction: this.engine.state(), cost: this.cost, permissions: this.policy.sessionState() };
+    return {
+      compaction: this.engine.state(),
+      cost: this.cost,
+      permissions: this.policy.sessionState(),
+      ...(this.providerWindow ? { providerWindow: this.providerWindow } : {}),
+      ...(this.silentOverflow ? { pendingOverflow: this.silentOverflow } : {}),
+    };
   }
 
   private saveMeta(): void {
@@ -427,30 +474,49 @@ export class Session {
     }
   }
 
-  /** Applies a successful compaction (store first, in one transaction, then memory); records failures. */
-  private applyOutcome(outcome: CompactionOutcome): boolean {
+  /**
+   * Runs one engine call and applies its outcomes. The engine's compaction_end events are
+   * held back until the outcome is applied (store first, in one transaction, then memory), so
+   * a compaction the database refused is reported as failed, never as a receipt.
+   */
+  private async compaction(run: (emit: (e: CompactionEvent) => void) => Promise<CompactionOutcome | CompactionOutcome[]>): Promise<CompactionRecord[]> {
+    const result = await run((e) => {
+      if (e.type !== 'compaction_end') this.emit(e);
+    });
+    const outcomes = Array.isArray(result) ? result : [result];
+    return outcomes.map((o) => {
+      const record = this.applyOutcome(o);
+      this.emit({ type: 'compaction_end', record });
+      return record;
+    });
+  }
+
+  /** Applies a successful compaction, or records a failed one; returns the record as it ended. */
+  private applyOutcome(outcome: CompactionOutcome): CompactionRecord {
     const { record, change } = outcome;
     if (!change) {
       if (this.stored) this.safeStore(() => this.deps.store.recordCompactionFailure(this.id, record));
-      return false;
+      return record;
     }
-    if (!this.flush()) {
-      this.notice('error', 'The compaction was not applied because the database cannot be written; the session is unchanged.');
-      return false;
-    }
+    const refuse = (why: string): CompactionRecord => {
+      const failed: CompactionRecord = { ...record, status: 'failed', reason: `${why}; nothing was changed` };
+      delete failed.summary;
+      this.safeStore(() => this.deps.store.recordCompactionFailure(this.id, failed));
+      return failed;
+    };
+    if (!this.flush()) return refuse('the database cannot be written');
     try {
       this.ensureStored();
       this.deps.store.applyCompaction(this.id, change, (m) => this.deps.counter.countMessage(m));
     } catch (e) {
-      this.notice('error', `The compaction could not be saved (${(e as Error).message}); it was not applied and the session is unchanged.`);
-      return false;
+      return refuse(`it could not be saved (${(e as Error).message})`);
     }
     this.history = [...change.messages];
     this.engine.applied(change);
     if (record.trigger !== 'micro') this.system = this.buildSystem();
     this.saveMeta();
     this.emit({ type: 'context', usage: this.contextUsage() });
-    return true;
+    return record;
   }
 
   private buildSystem(): string {

@@ -53,6 +53,16 @@ describe('detectSilentOverflow', () => {
     expect(s?.message).toMatch(/dropped the start/);
   });
 
+  it('a count that stops growing while the prompt grows (truncation at a window smaller than configured)', () => {
+    const previous = { reported: 6_000, estimated: 6_100 };
+    const s = detectSilentOverflow({ reported: 6_000, estimated: 7_400, contextWindow: 32_768, previous });
+    expect(s?.overflow).toEqual({ promptTokens: 7_400, limit: 6_000 });
+    expect(s?.message).toMatch(/counted 6,000 input tokens again/);
+    // a growing count, or a prompt that barely grew, is fine
+    expect(detectSilentOverflow({ reported: 7_300, estimated: 7_400, contextWindow: 32_768, previous })).toBeUndefined();
+    expect(detectSilentOverflow({ reported: 6_000, estimated: 6_300, contextWindow: 32_768, previous })).toBeUndefined();
+  });
+
   it('no alarm for small requests, normal tokenizer drift, or a matching report', () => {
     expect(detectSilentOverflow({ reported: 500, estimated: 2_000, contextWindow: 32_768 })).toBeUndefined();
     expect(detectSilentOverflow({ reported: 80_000, estimated: 100_000, contextWindow: 200_000 })).toBeUndefined();

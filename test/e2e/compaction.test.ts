@@ -177,3 +177,34 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('compaction with %s', (prov
     expect(next.evs.at(-1)).toMatchObject({ result: 'still here', isError: false });
   });
 });
+
+describe('silent truncation by an OpenAI-compatible server (Ollama)', () => {
+  it('notices a server that truncates instead of failing, tells the user, adopts its window and compacts', async () => {
+    const model = 'llama-local';
+    // the person believes the model has 32K; the server (num_ctx) keeps 6,000 and says nothing
+    const ws = workspace({ models: { [model]: { contextWindow: 32_768, maxOutputTokens: 2_048, provider: 'openai' } } });
+    server.settings.contextWindow = { [model]: 6_000 };
+    server.settings.overflow = 'ollama_silent';
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY } : undefined));
+    const notices: string[] = [];
+    let compacted: CompactionRecord[] = [];
+    try {
+      for (let t = 0; t < 8; t++) {
+        server.enqueue({ text: `answer ${t}. ${LONG.repeat(3)}` });
+        const r = await turn(ws, 'openai', `question ${t}`, t === 0, model);
+        expect(r.code).toBe(0);
+        notices.push(...r.evs.filter((e) => e.type === 'notice').map((e) => e.text ?? ''));
+        compacted = compacted.concat(records(r.evs).filter((c) => c.status === 'applied'));
+      }
+    } finally {
+      server.settings.overflow = 'openai';
+    }
+    expect(notices.join('\n')).toMatch(/truncating the prompt|dropped the start/);
+    expect(notices.join('\n')).toMatch(/6,000-token context window/);
+    expect(compacted.length).toBeGreaterThan(0);
+    // after adapting, requests fit the server's real window again
+    const last = server.requests.filter((q) => q.view && !isSummarizer(q.view)).at(-1)!;
+    expect(last.view!.truncated ?? false).toBe(false);
+    expect(last.view!.promptTokens).toBeLessThanOrEqual(6_000);
+  });
+});

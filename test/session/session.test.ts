@@ -1,0 +1,125 @@
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTokenCounter } from '../../src/compaction/tokens.js';
+import type { TokenCounter } from '../../src/compaction/tokens.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { textOf } from '../../src/llm/messages.js';
+import type { ModelRequest } from '../../src/llm/provider.js';
+import { historyProblems } from '../../src/llm/validate.js';
+import { PIN_HEADER, Session, type SessionEvent } from '../../src/session/session.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { createTools } from '../../src/tools/registry.js';
+import { ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+
+// The session over a real store and real tools, driven by our own scripted Provider (the
+// SDK paths are covered end to end elsewhere).
+
+let counter: TokenCounter;
+beforeAll(async () => {
+  counter = await createTokenCounter();
+});
+
+const LONG = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+
+function setup(over: Record<string, unknown> = {}, rc: Partial<Config> = {}): { config: Config; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-session-'));
+  const config = { ...loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } }), ...rc, ...over };
+  return { config, dir };
+}
+
+function open(config: Config, store: Store, provider: ScriptedProvider, resume?: Parameters<typeof Session.open>[1]): { session: Session; events: SessionEvent[] } {
+  const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), counter }, resume);
+  const events: SessionEvent[] = [];
+  session.on((e) => events.push(e));
+  return { session, events };
+}
+
+/** What a real provider would report as input for the request. */
+const inputOf = (req: ModelRequest): number => counter.countText(req.system) + counter.countToolSpecs(req.tools) + counter.countMessages(req.messages);
+
+const answering = (): ScriptedProvider =>
+  new ScriptedProvider((req) => (req.system.includes('context checkpoints') ? { text: SUMMARY } : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } }));
+
+describe('session', () => {
+  it('keeps a pinned note verbatim through a compaction, and across resume', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    const { session } = open(config, store, answering());
+    await session.prompt('always use tabs, never spaces');
+    session.pin();
+    for (let i = 0; i < 5; i++) await session.prompt(`task ${i}`);
+    const record = await session.compact();
+    expect(record.reason ?? record.status).toBe('applied');
+    const pinned = session.messages().filter((m) => m.pinned);
+    expect(pinned).toHaveLength(1);
+    expect(textOf(pinned[0]!)).toBe(`${PIN_HEADER}\nalways use tabs, never spaces`);
+    expect(historyProblems(session.messages())).toEqual([]);
+    session.close();
+
+    const info = store.getSession(session.id)!;
+    const { session: again } = open(config, store, answering(), info);
+    expect(again.messages().map((m) => m.id)).toEqual(session.messages().map((m) => m.id));
+    expect(again.messages().some((m) => m.pinned && textOf(m).includes('never spaces'))).toBe(true);
+    store.close();
+  });
+
+  it('goes on in memory when the database is full, tells the person once, and loses nothing it already saved', async () => {
+    const { config } = setup();
+    let store = openStore(config.dbPath);
+    const first = open(config, store, answering());
+    await first.session.prompt('first prompt');
+    first.session.close();
+    store.close();
+    // reopen the same file capped at its current size: the next pages cannot be allocated
+    store = openStore(config.dbPath, { maxSizeBytes: statSync(config.dbPath).size });
+    const { session, events } = open(config, store, answering(), store.getSession(first.session.id)!);
+    for (let i = 0; i < 3; i++) {
+      const r = await session.prompt(`prompt ${i} ${LONG}`);
+      expect(r.reason).toBe('end_turn');
+    }
+    const errors = events.filter((e) => e.type === 'notice' && e.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ text: expect.stringContaining(config.dbPath) });
+    expect(errors[0]).toMatchObject({ text: expect.stringMatching(/in memory/) });
+    // memory has everything; the database still has what was saved before
+    expect(session.messages().filter((m) => m.role === 'user')).toHaveLength(4);
+    expect(store.loadVisible(session.id).length).toBeGreaterThanOrEqual(2);
+    // a compaction is not applied while pending messages cannot be written
+    const record = await session.compact();
+    expect(record).toMatchObject({ status: 'failed', reason: expect.stringContaining('the database cannot be written') });
+    expect(events.filter((e) => e.type === 'compaction_end').map((e) => (e.type === 'compaction_end' ? e.record.status : ''))).toEqual(['failed']);
+    expect(session.messages().some((m) => m.kind === 'checkpoint')).toBe(false);
+    store.close();
+  });
+
+  it('scopes recall to the session unless crossSession is set', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    const a = open(config, store, answering()).session;
+    await a.prompt('the secret is OSPREY');
+    for (let i = 0; i < 4; i++) await a.prompt(`more ${i}`);
+    expect((await a.compact()).status).toBe('applied');
+    const b = open(config, store, answering()).session;
+    await b.prompt('hello');
+    expect(b.recallSource().search('OSPREY', { limit: 5, offset: 0 })).toEqual([]);
+    expect(a.recallSource().search('OSPREY', { limit: 5, offset: 0 }).length).toBeGreaterThan(0);
+    const wide = open({ ...config, recall: { crossSession: true } }, store, answering()).session;
+    const hits = wide.recallSource().search('OSPREY', { limit: 5, offset: 0 });
+    expect(hits[0]?.sessionId).toBe(a.id);
+    store.close();
+  });
+
+  it('switches models within a provider and refuses to pin mid-turn', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    const { session } = open(config, store, answering());
+    expect(session.setModel('claude-haiku-4-5')).toMatch(/Switched to claude-haiku-4-5 \(anthropic, 200,000-token window\)/);
+    expect(session.currentConfig.model.name).toBe('claude-haiku-4-5');
+    const running = session.prompt('hi');
+    expect(() => session.pin('x')).toThrow(/wait for the current turn/);
+    await running;
+    store.close();
+  });
+});
