@@ -55,6 +55,17 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     if (provider === 'openai') expect(view.includeUsage).toBe(true);
   });
 
+  it('tells the model where it is and includes AGENTS.md', async () => {
+    writeFileSync(join(ws.dir, 'AGENTS.md'), '# House rules\nRun `make check` before saying you are done.\n');
+    server.enqueue({ text: 'ok' });
+    expect((await run(['-p', 'hi'])).code).toBe(0);
+    const system = server.requests[0]!.view!.system;
+    expect(system).toContain('Run `make check` before saying you are done.');
+    expect(system).toContain(`Platform: ${process.platform}`);
+    expect(system).toMatch(/Today's date: \d{4}-\d{2}-\d{2}/);
+    for (const tool of ['FileRead', 'Bash', 'Grep', 'Glob', 'Recall']) expect(system).toContain(`- ${tool}:`);
+  });
+
   it('round-trips FileRead', async () => {
     server.enqueue({ text: 'Reading.', toolCalls: [{ name: 'FileRead', input: { path: 'notes.txt' } }] }, { text: 'The word is pineapple.' });
     const r = await run(['-p', 'what is the secret word?']);

@@ -1,0 +1,27 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+// `npm run bench [-- name...]`: runs the benchmarks one after another, each in its own
+// process so that one's heap does not weigh on the next. Every figure that matters is a
+// ratio measured within one run; absolute times depend on the machine.
+
+const BENCHES: Record<string, string> = {
+  startup: 'start-up of the CLI vs node -e 0',
+  compaction: 'token accounting (incremental vs full recount, growth with length), micro and split selection',
+  store: 'resume with 100,000 archived messages vs 200, append throughput, FTS vs LIKE search',
+  ui: 'render cost per streamed chunk and keystroke with 20 / 200 / 2,000 prior messages',
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = wanted.filter((w) => !(w in BENCHES));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
+  process.exit(2);
+}
+let failed = false;
+for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHES)) {
+  console.log(`\n== ${name}: ${BENCHES[name]}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, `${name}.ts`)], { stdio: 'inherit' });
+  if (r.status !== 0) failed = true;
+}
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startFakeServer } from '../test/fake-server/server.js';
+
+// Cold start of the CLI, as ratios to `node -e 0` measured in the same run: `agent --version`
+// (commander only) and one print-mode round trip against the fake provider server (config,
+// store, SDK, tokenizer, one streamed reply).
+
+const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
+
+export interface StartupFigures {
+  runs: number;
+  nodeMs: number;
+  versionMs: number;
+  printMs: number;
+  versionRatio: number;
+  printRatio: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** Wall time of one child process (async: the fake server lives in this process and must keep answering). */
+function timeRun(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'], ...(cwd ? { cwd } : {}) });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (code !== 0) reject(new Error(`${args.join(' ')} failed (${code}): ${stderr}`));
+      else resolvePromise(ms);
+    });
+  });
+}
+
+export async function benchStartup(opts: { runs?: number } = {}): Promise<StartupFigures> {
+  const runs = opts.runs ?? 15;
+  const server = await startFakeServer({ fallback: { text: 'pong' } });
+  const root = mkdtempSync(join(tmpdir(), 'agent-bench-startup-'));
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(project);
+  writeFileSync(join(project, '.agentrc'), '{}');
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    AGENT_DB: join(root, 'agent.db'),
+    ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789',
+    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+  };
+  try {
+    const node: number[] = [];
+    const version: number[] = [];
+    const print: number[] = [];
+    // interleaved, so that machine load drifts affect all three alike
+    for (let i = 0; i < runs; i++) {
+      node.push(await timeRun(['-e', '0'], env));
+      version.push(await timeRun([BIN, '--version'], env));
+      print.push(await timeRun([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project));
+    }
+    const nodeMs = median(node);
+    const versionMs = median(version);
+    const printMs = median(print);
+    return { runs, nodeMs, versionMs, printMs, versionRatio: versionMs / nodeMs, printRatio: printMs / nodeMs };
+  } finally {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export function formatStartup(f: StartupFigures): string {
+  const ms = (n: number): string => `${n.toFixed(0)} ms`;
+  return [
+    `start-up (median of ${f.runs} interleaved runs):`,
+    `  node -e 0                     ${ms(f.nodeMs)}`,
+    `  agent --version               ${ms(f.versionMs)}  → ${f.versionRatio.toFixed(2)}× node`,
+    `  agent -p (one round trip)     ${ms(f.printMs)}  → ${f.printRatio.toFixed(2)}× node`,
+  ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchStartup()
+    .then((f) => console.log(formatStartup(f)))
+    .catch((e: unknown) => {
+      console.error(e);
+      process.exitCode = 1;
+    });
+}
