@@ -11,7 +11,7 @@ import { ProviderError } from './errors.js';
 import type { Block, Message, Usage } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
-import { toProviderError, type SdkFailure } from './sdk-errors.js';
+import { describeSdkError, toProviderError, type SdkFailure } from './sdk-errors.js';
 import { RequestTap } from './transport.js';
 
 // The Anthropic Messages API adapter: neutral messages → Messages params, the SDK's raw
@@ -95,12 +95,7 @@ export function mapAnthropicStop(reason: AnthropicStopReason | string | null | u
 }
 
 export function describeAnthropicError(err: unknown): SdkFailure {
-  if (err instanceof APIUserAbortError) return { category: 'abort' };
-  if (err instanceof APIConnectionTimeoutError) return { category: 'timeout' };
-  if (err instanceof APIConnectionError) return { category: 'connection', message: err.message, cause: (err as { cause?: unknown }).cause };
-  if (err instanceof APIError) return { category: 'api', status: err.status, headers: err.headers, body: err.error, message: err.message };
-  if (err instanceof Error && err.name === 'AbortError') return { category: 'abort' };
-  return { category: 'other', error: err };
+  return describeSdkError(err, { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError });
 }
 
 type BlockState =

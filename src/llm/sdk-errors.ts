@@ -162,6 +162,29 @@ function networkReason(e: unknown): string | undefined {
 const authHint = (ctx: FailureContext): string => `check ${ctx.apiKeyEnv} (the API key for ${ctx.provider})`;
 
 /** Turns an SDK failure into the ProviderError the rest of the program understands. */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/** The error classes every Stainless SDK exports (the Anthropic and OpenAI ones are distinct classes). */
+export interface SdkErrorClasses {
+  APIUserAbortError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIError: ErrorClass;
+}
+
+/** Sorts an error thrown by an SDK into an SdkFailure, using that SDK's own classes. */
+export function describeSdkError(err: unknown, sdk: SdkErrorClasses): SdkFailure {
+  if (err instanceof sdk.APIUserAbortError) return { category: 'abort' };
+  if (err instanceof sdk.APIConnectionTimeoutError) return { category: 'timeout' };
+  if (err instanceof sdk.APIConnectionError) return { category: 'connection', message: err.message, cause: err.cause };
+  if (err instanceof sdk.APIError) {
+    const api = err as Error & { status?: number; headers?: HeadersLike; error?: unknown };
+    return { category: 'api', status: api.status, headers: api.headers, body: api.error, message: api.message };
+  }
+  if (err instanceof Error && err.name === 'AbortError') return { category: 'abort' };
+  return { category: 'other', error: err };
+}
+
 export function toProviderError(failure: SdkFailure, ctx: FailureContext): ProviderError {
   const make = (
     kind: ProviderErrorKind,

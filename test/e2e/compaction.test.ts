@@ -1,28 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CompactionRecord } from '../../src/compaction/types.js';
-import { startFakeServer, type FakeServer, type Reply, type RequestView } from '../fake-server/server.js';
-import { runAgent, workspace, type ProviderKind, type Workspace } from './harness.js';
+import type { Reply } from '../fake-server/server.js';
+import { runAgent, workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
 
 // Compaction end to end: the built CLI, the real SDKs, the fake server enforcing a small
 // context window with the real overflow errors.
 
-let server: FakeServer;
-beforeAll(async () => {
-  server = await startFakeServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.clear();
-  server.respondWith(undefined);
-  server.settings.contextWindow = 1_000_000;
-});
+const server = useFakeServer();
 
 const SUMMARY = '## Goal\nRead the big files.\n## Next Steps\nKeep reading.';
-const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints');
 const LONG = 'This answer goes on at some length about the files and what they contain. '.repeat(30);
 
 interface StreamEvent {

@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer, type Reply, type RequestView } from '../fake-server/server.js';
-import { jsonResult, runAgent, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { Reply } from '../fake-server/server.js';
+import { jsonResult, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
 
 // Crash safety: a print-mode session is killed with SIGKILL at many points; each time the
 // next `--continue` must resume with a history the provider accepts (the fake server
 // validates tool pairs as the real APIs do) and with every completed message still there.
 
-let server: FakeServer;
-beforeAll(async () => {
-  server = await startFakeServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.clear();
-  server.respondWith(undefined);
-});
+const server = useFakeServer();
 
 const LONG = 'This turn talks at length about the project so that there is something worth summarizing. '.repeat(30);
-const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints');
 
 interface Event {
   type: string;

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { FakeServer } from '../fake-server/server.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startFakeServer, type FakeServer, type RequestView } from '../fake-server/server.js';
 
 // Runs the built CLI (bin/agent.js → dist/) as a child process against the fake provider
 // server, in a private workspace: its own HOME, database and project directory.
@@ -119,3 +120,34 @@ export function jsonResult(run: RunResult): Record<string, unknown> {
     throw new Error(`not a JSON result: ${run.stdout}\nstderr: ${run.stderr}`);
   }
 }
+
+/**
+ * One fake provider server for a test file, started before its tests, closed after them and
+ * reset (requests, queue, responder, window, overflow flavor) before each test.
+ */
+export function useFakeServer(): FakeServer {
+  let current: FakeServer | undefined;
+  beforeAll(async () => {
+    current = await startFakeServer();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  beforeEach(() => {
+    if (!current) return;
+    current.clear();
+    current.respondWith(undefined);
+    current.settings.contextWindow = 1_000_000;
+    current.settings.overflow = 'openai';
+  });
+  return new Proxy({} as FakeServer, {
+    get(_target, prop) {
+      if (!current) throw new Error('the fake server is used before it started');
+      const value: unknown = Reflect.get(current, prop, current);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(current) : value;
+    },
+  });
+}
+
+/** A request of the compaction summarizer (its system prompt says so), as opposed to a turn of the agent. */
+export const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints');

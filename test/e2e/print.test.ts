@@ -1,23 +1,12 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer } from '../fake-server/server.js';
-import { jsonResult, KEY, runAgent, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { jsonResult, KEY, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
 
 // Print mode end to end: the built CLI as a child process, the real SDKs over HTTP, the
 // fake provider server on the other side. Every case runs for both providers.
 
-let server: FakeServer;
-beforeAll(async () => {
-  server = await startFakeServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.clear();
-  server.respondWith(undefined);
-});
+const server = useFakeServer();
 
 /** OpenAI tool messages carry no error flag: the adapter marks failures in the text. */
 const failed = (r: { content: string; isError: boolean } | undefined, provider: ProviderKind): boolean =>

@@ -1,27 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/llm/messages.js';
-import { startFakeServer, type FakeServer, type RecordedRequest, type RequestView } from '../fake-server/server.js';
-import { jsonResult, runAgent, workspace, type ProviderKind } from './harness.js';
+import type { RecordedRequest } from '../fake-server/server.js';
+import { jsonResult, runAgent, workspace, type ProviderKind, useFakeServer, isSummarizer } from './harness.js';
 
 // After compaction, a detail the summary left out is found again: by the model through the
 // Recall tool (both providers), and by the person through `agent sessions search` and /history.
 
-let server: FakeServer;
-beforeAll(async () => {
-  server = await startFakeServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.clear();
-  server.respondWith(undefined);
-  server.settings.contextWindow = 1_000_000;
-});
+const server = useFakeServer();
 
-const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints');
 const FACT = 'the launch code is ZEBRA-4471';
 const LONG = 'Padding prose that describes unrelated parts of the project at length. '.repeat(40);
 

@@ -1,27 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer, type RequestView } from '../fake-server/server.js';
-import { jsonResult, runAgent, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { jsonResult, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
 
 // Persistence end to end: what one process stored, the next one continues exactly.
 
-let server: FakeServer;
-beforeAll(async () => {
-  server = await startFakeServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.clear();
-  server.respondWith(undefined);
-});
+const server = useFakeServer();
 
 /** A reply long enough that summarizing it saves space. */
 const LONG = 'The details of this answer go on at length about line counting and many other things. '.repeat(40);
 
-const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints');
 
 describe.each<ProviderKind>(['anthropic', 'openai'])('resume with %s', (provider) => {
   let ws: Workspace;

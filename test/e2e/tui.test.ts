@@ -1,25 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer, type RequestView } from '../fake-server/server.js';
-import { AGENT_BIN, agentEnv, runAgent, workspace } from './harness.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, isSummarizer } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
 
 // The interactive app in a real terminal (tmux): type, approve a Bash call, watch it stream,
 // compact with a focus, interrupt with Esc, exit with Ctrl-C twice, and find it all again
 // with --continue.
 
-const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints');
 const LONG = 'This earlier answer explains the project layout in some detail so there is history to compact. '.repeat(30);
 
-let server: FakeServer;
+const server = useFakeServer();
 let term: Tmux | undefined;
-beforeAll(async () => {
-  server = await startFakeServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 afterEach(() => {
   term?.kill();
   term = undefined;
