@@ -34,6 +34,9 @@ const writeLine = (obj: unknown): void => {
 };
 
 export async function runPrint(opts: GlobalOptions, words: string[]): Promise<number> {
+  if (opts.resume === true) {
+    throw new CliError('--resume needs a session id in print mode (the picker needs the interactive app): use --resume <id>, --continue, or `agent sessions` to find one', EXIT_USAGE);
+  }
   const prompt = await promptOf(opts, words);
   if (!prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
   const started = Date.now();

@@ -186,6 +186,12 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     );
   }
 
+  const summarizer = file.compaction?.model;
+  const summarizerProvider = summarizer ? (userModels[summarizer]?.provider ?? inferProvider(summarizer)) : undefined;
+  if (summarizer && summarizerProvider && summarizerProvider !== provider) {
+    warnings.push(`compaction.model "${summarizer}" is an ${summarizerProvider} model, but this session talks to ${provider}: summaries are requested from ${provider} under that name. Pick a ${provider} model for compaction.model.`);
+  }
+
   const maxOutputTokens = Math.min(file.maxOutputTokens ?? Math.min(resolved.maxOutputTokens, DEFAULT_OUTPUT_CAP), resolved.maxOutputTokens);
   const permissions = PermissionsSchema.parse({ ...file.permissions, ...(permissionMode ? { mode: permissionMode as PermissionMode } : {}) });
 

@@ -85,6 +85,12 @@ describe('config loading', () => {
     expect(c.warnings[0]).toMatch(/Unknown model "llama3\.1:8b": assuming a 32,768-token context window/);
   });
 
+  it('warns when the summarizer model belongs to another provider', () => {
+    const d = dirs();
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'gpt-4o', compaction: { model: 'claude-haiku-4-5' } }));
+    expect(load(d).warnings.join('\n')).toMatch(/compaction.model "claude-haiku-4-5" is an anthropic model, but this session talks to openai/);
+  });
+
   it('takes model limits and provider from the models map', () => {
     const d = dirs();
     writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'tiny', models: { tiny: { contextWindow: 8192, maxOutputTokens: 1024, provider: 'openai' } } }));

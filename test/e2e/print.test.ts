@@ -248,6 +248,13 @@ describe('print mode: configuration errors', () => {
     expect(r.stderr).toContain('--output-format');
   });
 
+  it('asks for an id when --resume has none in print mode', async () => {
+    const ws = workspace();
+    const r = await runAgent(['-p', 'hi', '--resume'], { ws, server });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--resume needs a session id in print mode');
+  });
+
   it('says when there is no prompt', async () => {
     const ws = workspace();
     const r = await runAgent(['-p'], { ws, server, stdin: '' });
