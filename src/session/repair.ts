@@ -1,4 +1,4 @@
-import { newId, toolResults, toolUses, type Message } from '../llm/messages.js';
+import { newId, toolUses, type Message } from '../llm/messages.js';
 
 export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended (crash or kill) before this tool call finished; it may or may not have had effects. Check before retrying.';
 
@@ -21,9 +21,3 @@ export function repairInterruptedToolCalls(history: readonly Message[]): Message
     blocks: open.map((u) => ({ type: 'tool_result' as const, toolUseId: u.id, content: INTERRUPTED_TOOL_RESULT, isError: true })),
   };
 }
-
-/** True when the assistant message's tool calls all have results in `next`. */
-export const isAnswered = (assistant: Message, next: Message | undefined): boolean => {
-  const ids = new Set(next ? toolResults(next).map((r) => r.toolUseId) : []);
-  return toolUses(assistant).every((u) => ids.has(u.id));
-};
