@@ -67,6 +67,9 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       case 'retry':
         if (format !== 'stream-json') process.stderr.write(`agent: ${redact(e.message)} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})\n`);
         break;
+      case 'compaction_skipped':
+        if (format !== 'stream-json' && e.trigger !== 'auto') process.stderr.write(`agent: compaction (${e.trigger}) skipped: ${redact(e.reason)}\n`);
+        break;
       case 'compaction_end':
         if (e.record.status === 'applied') compactions++;
         else if (e.record.trigger === 'manual') manualFailed = e.record.reason ?? e.record.status;

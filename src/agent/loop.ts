@@ -32,8 +32,8 @@ export interface LoopHost {
   beforeModelCall(signal: AbortSignal): Promise<void>;
   /** Every "too long" error passes here first (the session learns the provider's real window from it). */
   noteOverflow(err: ProviderError): void;
-  /** The provider rejected the prompt as too long; true when the history was compacted and the call should be retried. */
-  recoverFromOverflow(err: ProviderError, attempt: number, signal: AbortSignal): Promise<boolean>;
+  /** The provider rejected the prompt as too long; true when the history was compacted and the call should be retried (the host bounds the attempts). */
+  recoverFromOverflow(err: ProviderError, signal: AbortSignal): Promise<boolean>;
   /** A response completed: the session anchors its token count and checks for silent truncation. */
   afterResponse(req: ModelRequest, done: DoneEvent): void;
 }
@@ -200,7 +200,6 @@ async function callModel(
   wait: (ms: number, signal: AbortSignal) => Promise<void>,
 ): Promise<CallOutcome> {
   let attempt = 0;
-  let overflowAttempts = 0;
   /** Set when the provider said prompt + max output is over its window while the prompt alone fits. */
   let outputCap: number | undefined;
   for (;;) {
@@ -246,10 +245,9 @@ async function callModel(
           outputCap = room;
           continue;
         }
-        overflowAttempts++;
         let recovered = false;
         try {
-          recovered = await host.recoverFromOverflow(err, overflowAttempts, signal);
+          recovered = await host.recoverFromOverflow(err, signal);
         } catch (recoverErr) {
           if (signal.aborted) return { kind: 'aborted', partialText: '' };
           emit({ type: 'error', kind: 'internal', message: `compaction after "prompt too long" failed: ${errorText(recoverErr)}` });

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ProviderName } from '../llm/provider.js';
 import { stripJsonComments } from './jsonc.js';
-import { inferProvider, resolveModel, type ResolvedModel, type UserModelEntry } from './models.js';
+import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
 import {
   BashSchema,
   CompactionSchema,
@@ -30,6 +30,8 @@ export interface Config {
   /** Environment variable to read the key from, if the config names one. */
   apiKeyEnv?: string;
   maxOutputTokens: number;
+  /** maxOutputTokens as .agentrc set it (absent: the model's own, capped), kept for /model switches. */
+  maxOutputSetting?: number;
   maxSteps: number;
   userModels: Record<string, UserModelEntry>;
   permissions: z.infer<typeof PermissionsSchema>;
@@ -192,7 +194,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     warnings.push(`compaction.model "${summarizer}" is an ${summarizerProvider} model, but this session talks to ${provider}: summaries are requested from ${provider} under that name. Pick a ${provider} model for compaction.model.`);
   }
 
-  const maxOutputTokens = Math.min(file.maxOutputTokens ?? Math.min(resolved.maxOutputTokens, DEFAULT_OUTPUT_CAP), resolved.maxOutputTokens);
+  const maxOutputTokens = outputTokensFor(resolved, file.maxOutputTokens);
   const permissions = PermissionsSchema.parse({ ...file.permissions, ...(permissionMode ? { mode: permissionMode as PermissionMode } : {}) });
 
   const dbPath = resolve(opts.cwd, flags.db ?? env.AGENT_DB ?? file.db ?? defaultDbPath(env, opts.home ?? homedir()));
@@ -205,6 +207,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     ...(baseURL ? { baseURL } : {}),
     ...(file.apiKeyEnv ? { apiKeyEnv: file.apiKeyEnv } : {}),
     maxOutputTokens,
+    ...(file.maxOutputTokens !== undefined ? { maxOutputSetting: file.maxOutputTokens } : {}),
     maxSteps: flags.maxSteps ?? file.maxSteps ?? DEFAULT_MAX_STEPS,
     userModels,
     permissions,
@@ -216,6 +219,17 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     sources,
     warnings,
   };
+}
+
+/** Tokens a reply may use: the configured figure, else the model's max output capped, never above the model's max. */
+function outputTokensFor(model: ModelLimits, setting: number | undefined): number {
+  return Math.min(setting ?? Math.min(model.maxOutputTokens, DEFAULT_OUTPUT_CAP), model.maxOutputTokens);
+}
+
+/** The same config with another model (/model): limits, provider and reply size resolved as at start-up. */
+export function withModel(config: Config, name: string): Config {
+  const model = resolveModel(name, config.userModels);
+  return { ...config, provider: model.provider ?? config.provider, model, maxOutputTokens: outputTokensFor(model, config.maxOutputSetting) };
 }
 
 export function defaultDbPath(env: NodeJS.ProcessEnv, home: string): string {

@@ -4,10 +4,10 @@ import { buildSystemPrompt, readAgentsMd } from '../agent/systemPrompt.js';
 import { CompactionEngine, type CompactionOutcome } from '../compaction/engine.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
-import type { Config } from '../config/config.js';
+import { withModel, type Config } from '../config/config.js';
 import { resolveModel } from '../config/models.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
-import { addUsage, emptyUsage, newId, totalInputTokens, userMessage, type Message, type Usage } from '../llm/messages.js';
+import { addUsage, emptyUsage, newId, textOf, totalInputTokens, userMessage, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
 import { debug, redactSecrets } from '../log.js';
 import type { SessionInfo, Store } from '../store/index.js';
@@ -72,6 +72,8 @@ export class Session {
   private title: string | null;
   /** Messages whose write failed (disk full, read-only): kept in memory, retried on the next write. */
   private unsaved: Array<{ msg: Message; tokens: number }> = [];
+  /** The last write failed: the person has been told, and is told again when writes recover. */
+  private saveFailing = false;
   private cost: Record<string, Usage>;
   private reactiveThisTurn = 0;
   /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
@@ -106,8 +108,7 @@ export class Session {
     const session = new Session(deps, resume, visible);
     const repair = repairInterruptedToolCalls(visible);
     if (repair) {
-      session.persist(repair);
-      session.history.push(repair);
+      session.append(repair);
       debug('closed interrupted tool calls on resume', { session: resume.id, message: repair.id });
     }
     return session;
@@ -191,7 +192,7 @@ export class Session {
   private lastPrompt(): string | undefined {
     for (let i = this.history.length - 1; i >= 0; i--) {
       const m = this.history[i]!;
-      if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text')) return m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text')) return textOf(m);
     }
     return undefined;
   }
@@ -239,24 +240,20 @@ export class Session {
 
   /** Switches the model for the following turns (/model). */
   setModel(name: string): string {
-    const resolved = resolveModel(name, this.config.userModels);
-    const provider = resolved.provider ?? this.config.provider;
+    const next = withModel(this.config, name);
+    const { model, provider } = next;
     if (provider !== this.config.provider) {
       if (!this.deps.providerFor) throw new Error(`cannot switch from ${this.config.provider} to ${provider} in this session`);
-      const next = { ...this.config, provider, model: resolved };
       this.provider = this.deps.providerFor(next);
-      this.config = next;
-    } else {
-      this.config = { ...this.config, model: resolved };
     }
-    this.config.maxOutputTokens = Math.min(resolved.maxOutputTokens, 32_000);
+    this.config = next;
     this.engine = this.createEngine(this.engine.state());
     this.system = this.buildSystem();
-    if (this.stored) this.safeStore(() => this.deps.store.updateSession(this.id, { model: resolved.name, provider }));
+    if (this.stored) this.safeStore(() => this.deps.store.updateSession(this.id, { model: model.name, provider }));
     this.emit({ type: 'context', usage: this.contextUsage() });
-    return resolved.source === 'default'
-      ? `Switched to ${resolved.name} (unknown model: assuming a ${resolved.contextWindow.toLocaleString('en-US')}-token window; describe it under "models" in .agentrc).`
-      : `Switched to ${resolved.name} (${provider}, ${resolved.contextWindow.toLocaleString('en-US')}-token window).`;
+    return model.source === 'default'
+      ? `Switched to ${model.name} (unknown model: assuming a ${model.contextWindow.toLocaleString('en-US')}-token window; describe it under "models" in .agentrc).`
+      : `Switched to ${model.name} (${provider}, ${model.contextWindow.toLocaleString('en-US')}-token window).`;
   }
 
   /**
@@ -317,7 +314,7 @@ export class Session {
         await this.compaction((emit) => this.engine.beforeCall(this.ctx(), signal, emit));
       },
       noteOverflow: (err) => this.adoptProviderWindow(err.overflow?.limit),
-      recoverFromOverflow: async (err, attempt, signal) => this.recoverFromOverflow(err, attempt, signal),
+      recoverFromOverflow: async (err, signal) => this.recoverFromOverflow(err, signal),
       afterResponse: (req, done) => {
         const check = this.engine.observeResponse({ system: req.system, tools: req.tools, messages: req.messages }, totalInputTokens(done.usage));
         if (check.silentOverflow) {
@@ -354,17 +351,9 @@ export class Session {
     if (e.type === 'message') this.emit({ type: 'context', usage: this.contextUsage() });
   }
 
-  private async recoverFromOverflow(err: ProviderError, attempt: number, signal: AbortSignal): Promise<boolean> {
-    this.reactiveThisTurn++;
-    const max = this.config.compaction.maxReactiveAttempts;
-    if (this.reactiveThisTurn > max) {
-      this.notice(
-        'error',
-        `The provider still says the prompt is too long after ${max} compaction${max === 1 ? '' : 's'} this turn. ` +
-          `Try /compact with a focus, /clear for a fresh session, or a model with a larger context window.`,
-      );
-      return false;
-    }
+  /** Reactive compaction; the engine counts the attempts of this turn against maxReactiveAttempts. */
+  private async recoverFromOverflow(err: ProviderError, signal: AbortSignal): Promise<boolean> {
+    const attempt = ++this.reactiveThisTurn;
     const [record] = await this.compaction((emit) => this.engine.reactive(this.ctx(), err.overflow, attempt, signal, emit));
     return record?.status === 'applied';
   }
@@ -417,7 +406,6 @@ export class Session {
   /** Writes what is pending, in order. A failure keeps it in memory and tells the person once per failure streak. */
   private flush(): boolean {
     if (this.unsaved.length === 0) return true;
-    const hadFailed = this.unsaved.length > 1;
     try {
       this.ensureStored();
       while (this.unsaved.length > 0) {
@@ -426,10 +414,12 @@ export class Session {
         this.unsaved.shift();
         if (this.title === null && next.msg.role === 'user' && next.msg.kind === 'normal') this.title = this.deps.store.getSession(this.id)?.title ?? null;
       }
-      if (hadFailed) this.notice('info', 'The database accepts writes again; every pending message is saved.');
+      if (this.saveFailing) this.notice('info', 'The database accepts writes again; every pending message is saved.');
+      this.saveFailing = false;
       return true;
     } catch (e) {
-      if (!hadFailed) {
+      if (!this.saveFailing) {
+        this.saveFailing = true;
         this.notice(
           'error',
           `Could not save to ${this.config.dbPath}: ${(e as Error).message}. The session goes on in memory and saving is retried with every message; nothing has been lost yet, but it will be if you quit before the disk recovers.`,
@@ -480,13 +470,15 @@ export class Session {
    * a compaction the database refused is reported as failed, never as a receipt.
    */
   private async compaction(run: (emit: (e: CompactionEvent) => void) => Promise<CompactionOutcome | CompactionOutcome[]>): Promise<CompactionRecord[]> {
+    const ended = new Set<string>();
     const result = await run((e) => {
-      if (e.type !== 'compaction_end') this.emit(e);
+      if (e.type === 'compaction_end') ended.add(e.record.id);
+      else this.emit(e);
     });
     const outcomes = Array.isArray(result) ? result : [result];
     return outcomes.map((o) => {
       const record = this.applyOutcome(o);
-      this.emit({ type: 'compaction_end', record });
+      if (ended.has(o.record.id)) this.emit({ type: 'compaction_end', record });
       return record;
     });
   }
