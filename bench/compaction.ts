@@ -14,6 +14,7 @@ import { loadTokenizer, TokenCounter } from '../src/compaction/tokens.js';
 import { CompactionSchema } from '../src/config/schema.js';
 import type { Message } from '../src/llm/messages.js';
 import type { Provider, ToolSpec } from '../src/llm/provider.js';
+import { rng } from './rng.js';
 
 export interface CompactionBenchOptions {
   /** History sizes (messages) for the scaling and selection figures. */
@@ -59,17 +60,6 @@ export interface CompactionBenchResult {
 }
 
 // ---- synthetic sessions ------------------------------------------------------------------
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ter', 'an', 'sol', 'vex', 'ru', 'pin', 'dor', 'el', 'quo', 'zan', 'fi', 'gra', 'hun'];
 const CODE = ['const', 'return', 'import', 'export', 'function', '=>', '{', '}', '(', ')', ';', 'await', 'if', 'test', 'expect'];

@@ -9,20 +9,9 @@ import { pathToFileURL } from 'node:url';
 import type { CompactionChange } from '../src/compaction/types.js';
 import type { Message } from '../src/llm/messages.js';
 import { openStore, type Store } from '../src/store/index.js';
+import { rng } from './rng.js';
 
 // ---- synthetic conversation -----------------------------------------------------------------
-
-/** Deterministic PRNG (mulberry32) so every run indexes the same text. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ter', 'an', 'sol', 'vex', 'ru', 'pin', 'dor', 'el', 'quo', 'zan', 'fi', 'gra', 'hun'];
 const TECH = ['parser', 'test', 'failing', 'build', 'error', 'module', 'import', 'config', 'cache', 'token', 'stream', 'retry', 'session', 'index'];

@@ -17,19 +17,8 @@ export interface MessageRow {
   created_at: number;
 }
 
-/** Bind parameters for the message columns (named to match the SQL). */
-export interface MessageParams {
-  id: string;
-  role: Role;
-  kind: MessageKind;
-  pinned: number | null;
-  blocks: string;
-  tokens: number | null;
-  usage: string | null;
-  model: string | null;
-  interrupted: number | null;
-  created_at: number;
-}
+/** Bind parameters for the message columns (named to match the SQL): a row whose role and kind are known good. */
+export type MessageParams = Omit<MessageRow, 'role' | 'kind'> & { role: Role; kind: MessageKind };
 
 const ROLES: readonly string[] = ['user', 'assistant'];
 const KINDS: readonly string[] = ['normal', 'checkpoint', 'meta'];
