@@ -2,6 +2,7 @@ import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import { COMMANDS, CommandError, findCommand, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
+import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
 import type { CommandInfo, ContextUsageView, SessionListItem, SessionView, UiController, UiEvent } from './ui/controller.js';
@@ -227,7 +228,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   const approvals = new ApprovalBridge();
   const { runtime } = await createRuntime(opts, approvals.approver);
   const controller = new SessionController(runtime, approvals);
-  const { runTui } = await import('./ui/app.js');
+  const { runTui } = await loadTui();
   for (const w of runtime.config.warnings) controller.notify('warning', w);
   const first = words.join(' ').trim();
   if (first) controller.submit(first);

@@ -28,7 +28,8 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     }
     server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nGreet from bash.\n## Next Steps\nKeep going.' } : undefined));
 
-    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    // CI set, as on a CI machine: the app must still draw its live region in a real terminal
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color', CI: 'true' };
     const open = (args: string[]): Tmux => new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', ...args], cwd: ws.dir, env });
 
     term = open(['--continue']);
@@ -103,7 +104,7 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     server.enqueue({ text: 'second session answer' });
     expect((await runAgent(['-p', 'a question about lions'], { ws, server })).code).toBe(0);
 
-    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--resume'], cwd: ws.dir, env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' } });
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--resume'], cwd: ws.dir, env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color', CI: 'true' } });
     await term.waitFor('a question about lions');
     await term.waitFor('a question about zebras');
     term.keys('Down');

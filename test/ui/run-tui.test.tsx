@@ -1,6 +1,26 @@
-import { describe, expect, it } from 'vitest';
-import { runTui } from '../../src/ui/app.js';
-import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadTui } from '../../src/ui/load.js';
+import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './fakes.js';
+
+// Nothing here imports Ink statically: loadTui loads it the way the agent does, and it is
+// loaded with CI set, as on a CI machine, where Ink left alone shows only the final frame.
+let runTui: Awaited<ReturnType<typeof loadTui>>['runTui'];
+beforeAll(async () => {
+  const before = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  process.env.CI = 'true';
+  process.env.CONTINUOUS_INTEGRATION = '1';
+  try {
+    ({ runTui } = await loadTui());
+    // put back at once: the commands the model runs still see the person's environment
+    expect(process.env.CI).toBe('true');
+    expect(process.env.CONTINUOUS_INTEGRATION).toBe('1');
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+});
 
 function streams() {
   const stdin = new FakeStdin();
