@@ -13,6 +13,7 @@ import { App } from '../src/ui/app.js';
 import { itemRenderCount } from '../src/ui/components/ItemView.js';
 import type { CommandInfo, ContextUsageView, SessionView, UiController, UiEvent } from '../src/ui/controller.js';
 import { plainTheme } from '../src/ui/theme.js';
+import { FakeStdin } from '../test/ui/fakes.js';
 
 export interface UiBenchOptions {
   /** Messages already in the transcript, one app per size. */
@@ -48,29 +49,6 @@ class NullStdout extends EventEmitter {
     this.lastWriteAt = performance.now();
     return true;
   };
-}
-
-class BenchStdin extends EventEmitter {
-  readonly isTTY = true;
-  isRaw = false;
-  private data: string | null = null;
-  write(data: string): void {
-    this.data = data;
-    this.emit('readable');
-  }
-  read(): string | null {
-    const d = this.data;
-    this.data = null;
-    return d;
-  }
-  setEncoding(): void {}
-  setRawMode(on: boolean): void {
-    this.isRaw = on;
-  }
-  resume(): void {}
-  pause(): void {}
-  ref(): void {}
-  unref(): void {}
 }
 
 class BenchController implements UiController {
@@ -136,7 +114,7 @@ export function syntheticHistory(n: number): Message[] {
 interface Mounted {
   size: number;
   controller: BenchController;
-  stdin: BenchStdin;
+  stdin: FakeStdin;
   stdout: NullStdout;
   startupMs: number;
   unmount: () => void;
@@ -148,7 +126,7 @@ const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
 async function mount(size: number): Promise<Mounted> {
   const controller = new BenchController(syntheticHistory(size));
   const stdout = new NullStdout();
-  const stdin = new BenchStdin();
+  const stdin = new FakeStdin();
   const t0 = performance.now();
   const instance = render(createElement(App, { controller, theme: plainTheme }), {
     stdout: stdout as unknown as NodeJS.WriteStream,
