@@ -13,7 +13,7 @@ import {
 import type { DoneEvent, ModelRequest, Provider } from '../llm/provider.js';
 import { toolSpec, ToolInputError, type AnyTool, type RecallSource, type ToolOutput } from '../tools/types.js';
 import type { AgentEvent, TurnEndReason } from './events.js';
-import { retryDelayMs, sleep, type RetryPolicy } from './retry.js';
+import { retryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
 
 /**
  * What the loop needs from the live session. The session owns the history, persists it

@@ -1,7 +1,8 @@
 import type { ModelLimits } from '../config/models.js';
 import { isProviderError, ProviderError } from '../llm/errors.js';
 import { addUsage, emptyUsage, userMessage, type Message, type Usage } from '../llm/messages.js';
-import { completeStream, type Provider } from '../llm/provider.js';
+import { completeStream, type DoneEvent, type Provider } from '../llm/provider.js';
+import { retryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
 import { metadataSummary } from './metadata.js';
 import type { DescribeToolUse } from './micro.js';
 import { mapLimit } from './pool.js';
@@ -14,6 +15,8 @@ export interface SummarizerModel {
   provider: Provider;
   model: string;
   limits: ModelLimits;
+  /** Retries of rate limits, overload, 5xx and dropped streams, as for the session's own calls; none when absent. */
+  retry?: RetryPolicy | undefined;
 }
 
 export interface SummaryJob {
@@ -262,14 +265,16 @@ export class Summarizer {
     const { job } = run;
     if (job.signal.aborted) throw new SummaryFailure('cancelled', true);
     const provider = this.model.provider;
-    const done = await completeStream(provider, {
-      model: this.model.model,
-      system: SUMMARIZER_SYSTEM,
-      messages: [userMessage(prompt)],
-      tools: [],
-      maxTokens: run.maxTokens,
-      signal: job.signal,
-    });
+    const done = await this.withRetries(job, () =>
+      completeStream(provider, {
+        model: this.model.model,
+        system: SUMMARIZER_SYSTEM,
+        messages: [userMessage(prompt)],
+        tools: [],
+        maxTokens: run.maxTokens,
+        signal: job.signal,
+      }),
+    );
     run.usage = addUsage(run.usage, done.usage);
     run.requests += 1;
     const text = done.blocks
@@ -283,6 +288,24 @@ export class Summarizer {
     if (done.stopReason === 'refusal') throw new SummaryFailure('the summarizer refused to write the summary');
     if (!text) throw new SummaryFailure('the summarizer returned an empty summary');
     return text;
+  }
+
+  /**
+   * A transient failure (rate limit, overload, 5xx, a dropped stream) is retried with the
+   * session's backoff, so one 529 does not cost a compaction and a strike on the breaker.
+   */
+  private async withRetries(job: SummaryJob, call: () => Promise<DoneEvent>): Promise<DoneEvent> {
+    const policy = this.model.retry;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (e) {
+        if (!policy || !isProviderError(e) || !e.retryable || attempt >= policy.maxAttempts || job.signal.aborted) throw e;
+        const delayMs = retryDelayMs(e, attempt, policy);
+        job.progress(`the summarizer's request failed (${e.kind}): retrying in ${(delayMs / 1000).toFixed(1)}s (${attempt + 1}/${policy.maxAttempts})`);
+        await sleep(delayMs, job.signal);
+      }
+    }
   }
 
   private failure(e: unknown, signal: AbortSignal): SummaryFailure {

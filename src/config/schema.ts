@@ -96,7 +96,7 @@ export const RecallSchema = z
 
 export const RetrySchema = z
   .object({
-    /** Attempts per model call for rate limits, overload, 5xx and dropped streams. */
+    /** Attempts per model call (summarizer requests too) for rate limits, overload, 5xx and dropped streams. */
     maxAttempts: positiveInt.default(5),
     baseDelayMs: nonNegativeInt.default(1_000),
     maxDelayMs: nonNegativeInt.default(30_000),

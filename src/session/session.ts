@@ -530,7 +530,7 @@ export class Session {
       {
         config: this.config.compaction,
         limits: this.config.model,
-        summarizer: { provider: this.provider, model: summarizerModel, limits: summarizerLimits },
+        summarizer: { provider: this.provider, model: summarizerModel, limits: summarizerLimits, retry: this.config.retry },
         counter: this.deps.counter,
         compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
         describeToolUse: (name, input) => this.describeToolUse(name, input),

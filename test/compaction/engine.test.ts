@@ -380,6 +380,50 @@ describe('summarizer fallbacks', () => {
     expect(o.record.status).toBe('failed');
   });
 
+  it('retries a transient failure (overload, 5xx) with the session\'s backoff, and says so', async () => {
+    const overloaded = (): ProviderError => new ProviderError({ kind: 'overloaded', provider: 'anthropic', status: 529, message: 'Overloaded' });
+    const p = new ScriptedProvider((_req, i) => (i < 2 ? (i === 0 ? overloaded() : serverError()) : { text: SUMMARY }));
+    const retry = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
+    const e = makeEngine(p, {}, { summarizer: { provider: p, model: 'sum-model', limits: SUMMARIZER_LIMITS, retry } });
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(talk(40, 2_200)), undefined, signal(), emit);
+    expect(o.record.status).toBe('applied');
+    expect(p.requests).toHaveLength(3);
+    const stages = events.flatMap((x) => (x.type === 'compaction_progress' ? [x.stage] : []));
+    expect(stages.filter((s) => /retrying in/.test(s))).toEqual([
+      expect.stringMatching(/failed \(overloaded\): retrying in 0\.0s \(2\/3\)/),
+      expect.stringMatching(/retrying in .* \(3\/3\)/),
+    ]);
+  });
+
+  it('gives up after maxAttempts, and never retries what retrying cannot fix', async () => {
+    const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 };
+    const down = new ScriptedProvider(() => serverError());
+    const o1 = await makeEngine(down, {}, { summarizer: { provider: down, model: 's', limits: SUMMARIZER_LIMITS, retry } }).manual(ctx(talk(40, 2_200)), undefined, signal(), collect().emit);
+    expect(o1.record.status).toBe('failed');
+    expect(down.requests).toHaveLength(2);
+    const invalid = new ScriptedProvider(() => new ProviderError({ kind: 'bad_request', provider: 'anthropic', status: 400, message: 'bad request' }));
+    const o2 = await makeEngine(invalid, {}, { summarizer: { provider: invalid, model: 's', limits: SUMMARIZER_LIMITS, retry } }).manual(ctx(talk(40, 2_200)), undefined, signal(), collect().emit);
+    expect(o2.record).toMatchObject({ status: 'failed', reason: expect.stringContaining('bad request') });
+    expect(invalid.requests).toHaveLength(1);
+  });
+
+  it('an interrupt while waiting to retry cancels the compaction at once', async () => {
+    const p = new ScriptedProvider(() => new ProviderError({ kind: 'rate_limit', provider: 'anthropic', status: 429, message: 'slow down', retryAfterMs: 60_000 }));
+    const e = makeEngine(p, {}, { summarizer: { provider: p, model: 's', limits: SUMMARIZER_LIMITS, retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 60_000 } } });
+    const ac = new AbortController();
+    const { events, emit } = collect();
+    const running = e.manual(ctx(talk(40, 2_200)), undefined, ac.signal, (ev) => {
+      emit(ev);
+      if (ev.type === 'compaction_progress' && /retrying in 60\.0s/.test(ev.stage)) ac.abort();
+    });
+    const o = await running;
+    expect(o.record).toMatchObject({ status: 'failed', reason: 'cancelled' });
+    expect(e.state().consecutiveFailures).toBe(0);
+    expect(p.requests).toHaveLength(1);
+    expect(events.some((x) => x.type === 'compaction_progress' && /retrying in 60\.0s \(2\/5\)/.test(x.stage))).toBe(true);
+  });
+
   it('chunks a head larger than the summarizer budget, with bounded concurrency, then consolidates', async () => {
     const p = new ScriptedProvider((req) => ({ text: textOf(req.messages[0]!).includes('<partial_summary') ? SUMMARY : `## Goal\n- partial ${Math.random()}` }), 5);
     const e = makeEngine(p, { summaryInputTokens: 8_000, chunkConcurrency: 2 });

@@ -113,6 +113,24 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('compaction with %s', (prov
     expect(records(r.evs)).toMatchObject([{ trigger: 'manual', status: 'applied', focus: 'keep the database schema decisions' }]);
   });
 
+  it('retries an overloaded summarizer instead of failing the compaction', async () => {
+    const ws = workspace();
+    let summaries = 0;
+    server.respondWith((req) => (isSummarizer(req.view) ? (summaries++ === 0 ? { type: 'error', error: 'overloaded' } : { text: SUMMARY }) : undefined));
+    const model = provider === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o';
+    for (let t = 0; t < 4; t++) {
+      server.enqueue({ text: `answer ${t}. ${LONG}` });
+      expect((await turn(ws, provider, `question ${t}`, t === 0, model)).code).toBe(0);
+    }
+    const r = await turn(ws, provider, '/compact', false, model);
+    expect(r.code).toBe(0);
+    expect(records(r.evs)).toMatchObject([{ trigger: 'manual', status: 'applied' }]);
+    const statuses = server.requests.filter((q) => q.view && isSummarizer(q.view)).map((q) => q.response?.status);
+    expect(statuses).toEqual([provider === 'anthropic' ? 529 : 503, 200]);
+    const stages = r.evs.filter((e) => e.type === 'compaction_progress').map((e) => (e as { stage?: string }).stage ?? '');
+    expect(stages.some((s) => /summarizer's request failed \(overloaded\): retrying in/.test(s))).toBe(true);
+  });
+
   it('trips the circuit breaker after three failed auto compactions and stops trying', async () => {
     // big buffers (scaled to 40% of the window) bring auto compaction early: three failures and two more turns fit before the window fills
     const model = 'breaker-64k';
