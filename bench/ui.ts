@@ -11,7 +11,7 @@ import { render } from 'ink';
 import type { Message } from '../src/llm/messages.js';
 import { App } from '../src/ui/app.js';
 import { itemRenderCount } from '../src/ui/components/ItemView.js';
-import type { CommandInfo, ContextUsageView, SessionView, UiController, UiEvent } from '../src/ui/controller.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, UiController, UiEvent } from '../src/ui/controller.js';
 import { plainTheme } from '../src/ui/theme.js';
 import { FakeStdin } from '../test/ui/fakes.js';
 
@@ -79,6 +79,9 @@ class BenchController implements UiController {
   async resume(): Promise<void> {}
   contextUsage(): ContextUsageView {
     return { tokens: 90_000, contextWindow: 200_000, effectiveWindow: 180_000, percentLeft: 50, state: 'ok', autoCompactAtPercent: 92, autoCompactEnabled: true };
+  }
+  searchArchive(query: string, page: number): HistoryPage {
+    return { query, page, pageSize: 10, hits: [], hasMore: false };
   }
   async exit(): Promise<void> {}
   emit(ev: UiEvent): void {

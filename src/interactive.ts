@@ -1,11 +1,11 @@
 import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
-import { COMMANDS, CommandError, findCommand, parseSlash, runSlash, type AppActions } from './commands/registry.js';
+import { COMMANDS, CommandError, findCommand, historyPage, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
-import type { CommandInfo, ContextUsageView, SessionListItem, SessionView, UiController, UiEvent } from './ui/controller.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, UiController, UiEvent } from './ui/controller.js';
 
 // The interactive app: the UiController the Ink app renders, implemented over the live
 // session. Business logic stays in the session and the command registry.
@@ -137,6 +137,10 @@ export class SessionController implements UiController {
       const message = e instanceof CommandError ? e.message : `${(e as Error).message}`;
       this.emit({ type: 'notice', level: 'error', text: message });
     }
+  }
+
+  searchArchive(query: string, page: number): HistoryPage {
+    return historyPage(this.current, query, page);
   }
 
   private actions(): AppActions {

@@ -31,6 +31,13 @@ export function formatCommandOutput(out: CommandOutput): string {
     }
     case 'help':
       return out.commands.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''} — ${c.description}`).join('\n');
+    case 'history': {
+      const { query, page, pageSize, hits, hasMore } = out.result;
+      const lines = hits.map((h, i) => `${(page - 1) * pageSize + i + 1}. ${h.label} — ${h.id}\n   ${h.snippet.replace(/\s+/g, ' ')}`);
+      if (hasMore) lines.push(`More: /history ${query} page ${page + 1}`);
+      lines.push('Open one: /history open <id>');
+      return lines.join('\n');
+    }
     case 'picker':
       return out.sessions.map((s) => `${s.id}  ${new Date(s.updatedAt).toISOString()}  ${s.title ?? '(untitled)'}  ${s.cwd}`).join('\n');
   }

@@ -1,5 +1,5 @@
 import type { Session } from '../session/session.js';
-import type { CommandInfo, CommandOutput, SessionListItem } from '../ui/controller.js';
+import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../ui/controller.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -140,13 +140,10 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
 ];
 
-const PAGE = 10;
-
 async function historyCommand(session: Session, args: string): Promise<CommandOutput> {
-  const recall = session.recallSource();
   const open = /^open\s+(\S+)/.exec(args.trim());
   if (open) {
-    const item = recall.get(open[1]!);
+    const item = session.recallSource().get(open[1]!);
     if (!item) throw new CommandError(`nothing archived has the id ${open[1]}`);
     return text(`${item.label} (${item.id})\n\n${item.text}`);
   }
@@ -154,12 +151,23 @@ async function historyCommand(session: Session, args: string): Promise<CommandOu
   const page = pageMatch ? Math.max(1, Number(pageMatch[1])) : 1;
   const query = (pageMatch ? args.slice(0, pageMatch.index) : args).trim();
   if (!query) throw new CommandError('usage: /history <words to search> [page N], or /history open <id>');
-  const hits = recall.search(query, { limit: PAGE + 1, offset: (page - 1) * PAGE });
-  if (hits.length === 0) return text(page === 1 ? `Nothing archived matches "${query}".` : `No more results for "${query}".`);
-  const lines = hits.slice(0, PAGE).map((h, i) => `${(page - 1) * PAGE + i + 1}. ${h.label} — ${h.id}\n   ${h.snippet.replace(/\s+/g, ' ')}`);
-  if (hits.length > PAGE) lines.push(`More: /history ${query} page ${page + 1}`);
-  lines.push('Open one: /history open <id>');
-  return text(lines.join('\n'));
+  const result = historyPage(session, query, page);
+  if (result.hits.length === 0) return text(page === 1 ? `Nothing archived matches "${query}".` : `No more results for "${query}".`);
+  return { kind: 'history', result };
+}
+
+const HISTORY_PAGE = 10;
+
+/** One page of the session's archive search (the Recall tool's scope), for /history. */
+export function historyPage(session: Session, query: string, page: number): HistoryPage {
+  const hits = session.recallSource().search(query, { limit: HISTORY_PAGE + 1, offset: (page - 1) * HISTORY_PAGE });
+  return {
+    query,
+    page,
+    pageSize: HISTORY_PAGE,
+    hits: hits.slice(0, HISTORY_PAGE).map(({ id, label, snippet, createdAt }) => ({ id, label, snippet, createdAt })),
+    hasMore: hits.length > HISTORY_PAGE,
+  };
 }
 
 export function parseSlash(input: string): { name: string; args: string } | undefined {

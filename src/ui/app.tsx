@@ -1,5 +1,5 @@
 // The interactive app: the transcript (printed once through <Static>), the live region, the prompt
-// or an overlay (permission prompt, session picker) and the status line. It holds no business
+// or an overlay (permission prompt, session picker, /history browser) and the status line. It holds no business
 // logic: it renders what the UiController reports and forwards what the person does.
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
@@ -9,10 +9,12 @@ import { ApprovalPrompt } from './components/ApprovalPrompt.js';
 import { ItemView } from './components/ItemView.js';
 import { LiveRegion } from './components/LiveRegion.js';
 import { PromptView } from './components/PromptView.js';
+import { HistoryBrowser } from './components/HistoryBrowser.js';
 import { SessionPicker } from './components/SessionPicker.js';
 import { StatusLine } from './components/StatusLine.js';
 import { TerminalSizeContext, useTerminalSizeSource } from './components/terminal-size.js';
 import type { UiController } from './controller.js';
+import { historyKey, turnedPage } from './history-browser.js';
 import { pickerKey } from './picker.js';
 import { PromptModel } from './prompt-model.js';
 import { useStore } from './store.js';
@@ -44,6 +46,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   const transcript = useStore(store.transcript);
   const approvals = useStore(store.approvals);
   const picker = useStore(store.picker);
+  const history = useStore(store.history);
   const status = useStore(store.status);
   const hint = useStore(store.hint);
 
@@ -80,6 +83,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
         store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
         if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
         if (store.picker.get()) return store.picker.set(null);
+        if (store.history.get()) return store.history.set(null);
         if (!prompt.isEmpty()) return prompt.clear();
         if (isWorking(store.live.get())) controller.interrupt();
         return;
@@ -99,6 +103,24 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
             store.append({ kind: 'notice', id: `resume-${Date.now()}`, level: 'error', text: `Could not resume the session: ${err instanceof Error ? err.message : String(err)}` });
           });
         }
+        return;
+      }
+      const browsing = store.history.get();
+      if (browsing) {
+        const r = historyKey(browsing, input, key);
+        if (!r.action) return store.history.set(r.state);
+        if (r.action.kind === 'page') {
+          const back = r.action.page < browsing.result.page;
+          try {
+            const page = controller.searchArchive(browsing.result.query, r.action.page);
+            if (page.hits.length > 0) store.history.set(turnedPage(page, back && key.upArrow ? 'last' : 'first'));
+          } catch (err) {
+            store.flashHint(`Could not search the archive: ${err instanceof Error ? err.message : String(err)}`, 'warning', 4000);
+          }
+          return;
+        }
+        store.history.set(null);
+        if (r.action.kind === 'open') controller.submit(`/history open ${r.action.id}`);
         return;
       }
       if (key.escape) {
@@ -136,6 +158,8 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
               <ApprovalPrompt view={approval} pending={approvals.length} />
             ) : picker ? (
               <SessionPicker state={picker} currentId={status.session.id} />
+            ) : history ? (
+              <HistoryBrowser state={history} />
             ) : (
               <MemoPromptView model={prompt} />
             )}

@@ -58,13 +58,34 @@ export interface CostRow {
   usd?: number;
 }
 
+/** One archived item found by /history. */
+export interface HistoryHit {
+  id: string;
+  /** What it was: "user message", "Bash output `npm test`", ... */
+  label: string;
+  snippet: string;
+  createdAt: number;
+}
+
+/** One page of /history results. */
+export interface HistoryPage {
+  query: string;
+  /** 1-based. */
+  page: number;
+  /** Results per page. */
+  pageSize: number;
+  hits: HistoryHit[];
+  hasMore: boolean;
+}
+
 export type CommandOutput =
   | { kind: 'text'; text: string }
   | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }
   | { kind: 'cost'; rows: CostRow[]; totalUsd?: number }
   | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
   | { kind: 'help'; commands: CommandInfo[] }
-  | { kind: 'picker'; sessions: SessionListItem[] };
+  | { kind: 'picker'; sessions: SessionListItem[] }
+  | { kind: 'history'; result: HistoryPage };
 
 export type UiEvent =
   | AgentEvent
@@ -93,6 +114,8 @@ export interface UiController {
   /** Opens another session (from the picker). */
   resume(sessionId: string): Promise<void>;
   contextUsage(): ContextUsageView;
+  /** A page of /history results (the archive browser turning pages). */
+  searchArchive(query: string, page: number): HistoryPage;
   /** Ends the program cleanly (flushes, closes the database). */
   exit(): Promise<void>;
 }

@@ -9,6 +9,8 @@ import type { ApprovalDecision } from '../tools/permissions.js';
 import { newApprovalView, type ApprovalView } from './approval.js';
 import type { ContextUsageView, SessionView, UiController, UiEvent } from './controller.js';
 import { formatElapsed, plural } from './format.js';
+import type { HistoryBrowserState } from './history-browser.js';
+import { newHistoryBrowser } from './history-browser.js';
 import type { PickerState } from './picker.js';
 import { newPicker } from './picker.js';
 import { Store } from './store.js';
@@ -83,6 +85,8 @@ export class UiStore {
   readonly status: Store<StatusState>;
   readonly approvals = new Store<ApprovalView[]>([]);
   readonly picker = new Store<PickerState | null>(null);
+  /** The /history browser, open over the prompt. */
+  readonly history = new Store<HistoryBrowserState | null>(null);
   readonly hint = new Store<Hint>(null);
   /** Called when the controller says the program is ending. */
   onExit: () => void = () => {};
@@ -212,6 +216,7 @@ export class UiStore {
       }
       case 'command_output':
         if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions));
+        if (ev.output.kind === 'history') return this.history.set(newHistoryBrowser(ev.output.result));
         return this.append({ kind: 'command', id: itemId(), command: ev.command, output: ev.output });
       case 'session':
         return this.openSession(ev);
@@ -290,6 +295,7 @@ export class UiStore {
     this.lastTool = null;
     this.expandedToolId = null;
     this.picker.set(null);
+    this.history.set(null);
     this.approvals.set([]);
     this.resetStream();
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });

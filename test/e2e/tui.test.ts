@@ -96,6 +96,32 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     expect(await term.waitForExit()).toBe(0);
   }, 120_000);
 
+  it('browses what compaction archived with /history and opens an item', async () => {
+    const ws = workspace();
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nTalk.\n## Next Steps\nGo on.' } : undefined));
+    for (let i = 0; i < 4; i++) {
+      server.enqueue({ text: `Answer ${i}: ${i === 0 ? 'the walrus-0 detail lives in config/secrets.toml. ' : ''}${LONG}` });
+      expect((await runAgent(['-p', `question ${i}`, ...(i ? ['--continue'] : [])], { ws, server })).code).toBe(0);
+    }
+    expect((await runAgent(['-p', '/compact', '--continue'], { ws, server })).code).toBe(0);
+
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--continue'], cwd: ws.dir, env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color', CI: 'true' } });
+    await term.waitFor('Ask for a change');
+    term.type('/history walrus');
+    term.keys('Enter');
+    await term.waitFor('Archive: “walrus”');
+    expect(term.screen()).toMatch(/❯ 1\. assistant message/);
+    term.keys('Enter');
+    // the whole archived message, below the command that opened it
+    await term.waitFor('the walrus-0 detail lives in config/secrets.toml.');
+    await term.waitFor('Ask for a change');
+    expect(term.screen()).not.toContain('Archive: “walrus”');
+    term.keys('C-c');
+    await new Promise((r) => setTimeout(r, 200));
+    term.keys('C-c');
+    expect(await term.waitForExit()).toBe(0);
+  }, 60_000);
+
   it('opens the session picker for --resume without an id', async () => {
     const ws = workspace();
     server.respondWith(undefined);

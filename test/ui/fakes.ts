@@ -2,7 +2,7 @@
 // Kept apart from helpers.tsx so a test can load Ink itself (see src/ui/load.ts).
 import { EventEmitter } from 'node:events';
 import type { Message } from '../../src/llm/messages.js';
-import type { CommandInfo, ContextUsageView, SessionView, UiController, UiEvent } from '../../src/ui/controller.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, UiController, UiEvent } from '../../src/ui/controller.js';
 
 export const usage = (over: Partial<ContextUsageView> = {}): ContextUsageView => ({
   tokens: 40_000,
@@ -40,6 +40,9 @@ export class FakeController implements UiController {
   interrupts = 0;
   exits = 0;
   interruptResult = true;
+  /** What searchArchive answers; the searches asked are recorded. */
+  archive: (query: string, page: number) => HistoryPage = (query, page) => ({ query, page, pageSize: 10, hits: [], hasMore: false });
+  readonly searches: Array<[string, number]> = [];
   private readonly listeners = new Set<(ev: UiEvent) => void>();
 
   constructor(
@@ -78,6 +81,10 @@ export class FakeController implements UiController {
   }
   contextUsage(): ContextUsageView {
     return this.usageView;
+  }
+  searchArchive(query: string, page: number): HistoryPage {
+    this.searches.push([query, page]);
+    return this.archive(query, page);
   }
   async exit(): Promise<void> {
     this.exits++;
