@@ -1,17 +1,5 @@
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// Ink's chalk decides its colour level when it is imported: force colour so that the colour
-// codes can be asserted (the NO_COLOR case renders with the plain theme and must have none).
-const previous = vi.hoisted(() => {
-  const before = process.env['FORCE_COLOR'];
-  process.env['FORCE_COLOR'] = '1';
-  return before;
-});
-afterAll(() => {
-  if (previous === undefined) delete process.env['FORCE_COLOR'];
-  else process.env['FORCE_COLOR'] = previous;
-});
-
+import './force-color.js';
+import { describe, expect, it } from 'vitest';
 import { render } from 'ink-testing-library';
 import stripAnsi from 'strip-ansi';
 import { Gauge, gaugeBar, gaugeLabel } from '../../src/ui/components/Gauge.js';

@@ -1,17 +1,5 @@
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-
-// Ink's chalk decides its colour level when it is imported: force colour so that the emphasis
-// of the matched words can be seen in the frame.
-const previous = vi.hoisted(() => {
-  const before = process.env['FORCE_COLOR'];
-  process.env['FORCE_COLOR'] = '1';
-  return before;
-});
-afterAll(() => {
-  if (previous === undefined) delete process.env['FORCE_COLOR'];
-  else process.env['FORCE_COLOR'] = previous;
-});
-
+import './force-color.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import type { HistoryHit, HistoryPage } from '../../src/ui/controller.js';
 import { FakeController, KEYS, renderAppSized, waitFor } from './helpers.js';
