@@ -59,12 +59,13 @@ export function findSessionToResume(store: Store, config: Config, opts: GlobalOp
   return undefined;
 }
 
-export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env): Provider {
+/** A provider for the config's family; `purpose` names the setting that asked for it, for a missing key. */
+export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env, purpose?: string): Provider {
   let creds;
   try {
     creds = resolveCredentials(config, env);
   } catch (e) {
-    if (e instanceof MissingKeyError) throw new CliError(e.message, EXIT_USAGE);
+    if (e instanceof MissingKeyError) throw new CliError(purpose ? `${purpose} is served by ${config.provider}, and there is ${e.message}` : e.message, EXIT_USAGE);
     throw e;
   }
   registerSecret(creds.apiKey);
@@ -108,7 +109,7 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
         cfg = loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
         prov = providerFor(cfg, env);
       }
-      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c) => providerFor(c, env) }, info);
+      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose) }, info);
     };
     const session = await openSession(resume);
     debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });

@@ -188,12 +188,6 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     );
   }
 
-  const summarizer = file.compaction?.model;
-  const summarizerProvider = summarizer ? (userModels[summarizer]?.provider ?? inferProvider(summarizer)) : undefined;
-  if (summarizer && summarizerProvider && summarizerProvider !== provider) {
-    warnings.push(`compaction.model "${summarizer}" is an ${summarizerProvider} model, but this session talks to ${provider}: summaries are requested from ${provider} under that name. Pick a ${provider} model for compaction.model.`);
-  }
-
   const maxOutputTokens = outputTokensFor(resolved, file.maxOutputTokens);
   const permissions = PermissionsSchema.parse({ ...file.permissions, ...(permissionMode ? { mode: permissionMode as PermissionMode } : {}) });
 
@@ -226,10 +220,18 @@ function outputTokensFor(model: ModelLimits, setting: number | undefined): numbe
   return Math.min(setting ?? Math.min(model.maxOutputTokens, DEFAULT_OUTPUT_CAP), model.maxOutputTokens);
 }
 
-/** The same config with another model (/model): limits, provider and reply size resolved as at start-up. */
+/**
+ * The same config with another model (/model, compaction.model): limits, provider and reply size
+ * resolved as at start-up. A model of the other provider family drops the base URL and key
+ * variable, which were set for the first one; that family's own environment variables apply.
+ */
 export function withModel(config: Config, name: string): Config {
   const model = resolveModel(name, config.userModels);
-  return { ...config, provider: model.provider ?? config.provider, model, maxOutputTokens: outputTokensFor(model, config.maxOutputSetting) };
+  const provider = model.provider ?? config.provider;
+  const next: Config = { ...config, provider, model, maxOutputTokens: outputTokensFor(model, config.maxOutputSetting) };
+  if (provider === config.provider) return next;
+  const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, ...rest } = next;
+  return rest;
 }
 
 export function defaultDbPath(env: NodeJS.ProcessEnv, home: string): string {

@@ -5,7 +5,6 @@ import { CompactionEngine, type CompactionOutcome } from '../compaction/engine.j
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import { withModel, type Config } from '../config/config.js';
-import { resolveModel } from '../config/models.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { addUsage, emptyUsage, newId, textOf, totalInputTokens, userMessage, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
@@ -38,8 +37,8 @@ export interface SessionDeps {
   counter: TokenCounter;
   /** Asks the person before a tool that needs approval; absent in print mode (such calls are refused). */
   approver?: Approver;
-  /** Creates a provider for another provider family (used by /model). */
-  providerFor?: (config: Config) => Provider;
+  /** Creates a provider for another provider family (/model, a compaction.model of the other family); `purpose` names who asked. */
+  providerFor?: (config: Config, purpose?: string) => Provider;
 }
 
 /** What is saved in the session row's meta so a resumed session keeps its state. */
@@ -242,12 +241,12 @@ export class Session {
   setModel(name: string): string {
     const next = withModel(this.config, name);
     const { model, provider } = next;
-    if (provider !== this.config.provider) {
-      if (!this.deps.providerFor) throw new Error(`cannot switch from ${this.config.provider} to ${provider} in this session`);
-      this.provider = this.deps.providerFor(next);
-    }
+    // everything that can fail (a missing key) before anything changes
+    const nextProvider = provider === this.config.provider ? this.provider : this.otherProvider(next, `/model ${model.name}`);
+    const engine = this.createEngine(this.engine.state(), next, nextProvider);
+    this.provider = nextProvider;
     this.config = next;
-    this.engine = this.createEngine(this.engine.state());
+    this.engine = engine;
     this.system = this.buildSystem();
     if (this.stored) this.safeStore(() => this.deps.store.updateSession(this.id, { model: model.name, provider }));
     this.emit({ type: 'context', usage: this.contextUsage() });
@@ -523,14 +522,19 @@ export class Session {
     });
   }
 
-  private createEngine(state: unknown): CompactionEngine {
-    const summarizerModel = this.config.compaction.model ?? this.config.model.name;
-    const summarizerLimits = resolveModel(summarizerModel, this.config.userModels);
+  /**
+   * The summarizer is compaction.model (default the session's model). A model of the other
+   * provider family (a cheap OpenAI model summarizing a Claude session, say) gets its own provider.
+   */
+  private createEngine(state: unknown, config = this.config, provider = this.provider): CompactionEngine {
+    const summarizerModel = config.compaction.model ?? config.model.name;
+    const summarizerConfig = withModel(config, summarizerModel);
+    const summarizerProvider = summarizerConfig.provider === config.provider ? provider : this.otherProvider(summarizerConfig, `compaction.model "${summarizerModel}"`);
     return new CompactionEngine(
       {
-        config: this.config.compaction,
-        limits: this.config.model,
-        summarizer: { provider: this.provider, model: summarizerModel, limits: summarizerLimits, retry: this.config.retry },
+        config: config.compaction,
+        limits: config.model,
+        summarizer: { provider: summarizerProvider, model: summarizerModel, limits: summarizerConfig.model, retry: config.retry },
         counter: this.deps.counter,
         compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
         describeToolUse: (name, input) => this.describeToolUse(name, input),
@@ -538,6 +542,11 @@ export class Session {
       },
       state,
     );
+  }
+
+  private otherProvider(config: Config, purpose: string): Provider {
+    if (!this.deps.providerFor) throw new Error(`${purpose}: cannot reach ${config.provider} from this session`);
+    return this.deps.providerFor(config, purpose);
   }
 
   /** The tool's own key argument (a command, a path), for placeholders and archive labels. */

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, readConfigFile } from '../../src/config/config.js';
+import { ConfigError, loadConfig, readConfigFile, withModel } from '../../src/config/config.js';
 import { MissingKeyError, resolveCredentials } from '../../src/config/credentials.js';
 import { stripJsonComments } from '../../src/config/jsonc.js';
 import { inferProvider, resolveModel } from '../../src/config/models.js';
@@ -85,10 +85,17 @@ describe('config loading', () => {
     expect(c.warnings[0]).toMatch(/Unknown model "llama3\.1:8b": assuming a 32,768-token context window/);
   });
 
-  it('warns when the summarizer model belongs to another provider', () => {
+  it('a model of the other provider family does not inherit the first family\'s base URL or key variable', () => {
     const d = dirs();
-    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'gpt-4o', compaction: { model: 'claude-haiku-4-5' } }));
-    expect(load(d).warnings.join('\n')).toMatch(/compaction.model "claude-haiku-4-5" is an anthropic model, but this session talks to openai/);
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'qwen3-coder', provider: 'openai', baseURL: 'http://localhost:8080/v1', apiKeyEnv: 'LOCAL_KEY', compaction: { model: 'claude-haiku-4-5' } }));
+    const c = load(d);
+    expect(c.warnings.join('\n')).not.toMatch(/compaction/);
+    const haiku = withModel(c, 'claude-haiku-4-5');
+    expect(haiku).toMatchObject({ provider: 'anthropic', model: { name: 'claude-haiku-4-5', contextWindow: 200_000 } });
+    expect(haiku.baseURL).toBeUndefined();
+    expect(haiku.apiKeyEnv).toBeUndefined();
+    // the same family keeps them: another model on the same local server
+    expect(withModel(c, 'llama3.1:8b')).toMatchObject({ provider: 'openai', baseURL: 'http://localhost:8080/v1', apiKeyEnv: 'LOCAL_KEY' });
   });
 
   it('takes model limits and provider from the models map', () => {

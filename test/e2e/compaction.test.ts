@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionRecord } from '../../src/compaction/types.js';
 import type { Reply } from '../fake-server/server.js';
-import { runAgent, workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
+import { KEY, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
 
 // Compaction end to end: the built CLI, the real SDKs, the fake server enforcing a small
 // context window with the real overflow errors.
@@ -129,6 +129,35 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('compaction with %s', (prov
     expect(statuses).toEqual([provider === 'anthropic' ? 529 : 503, 200]);
     const stages = r.evs.filter((e) => e.type === 'compaction_progress').map((e) => (e as { stage?: string }).stage ?? '');
     expect(stages.some((s) => /summarizer's request failed \(overloaded\): retrying in/.test(s))).toBe(true);
+  });
+
+  it('summarizes with a compaction.model of the other provider, with that provider\'s key', async () => {
+    const other: ProviderKind = provider === 'anthropic' ? 'openai' : 'anthropic';
+    const summarizerModel = other === 'openai' ? 'gpt-4o-mini' : 'claude-haiku-4-5';
+    const ws = workspace({ compaction: { model: summarizerModel } });
+    const otherEnv =
+      other === 'openai'
+        ? { OPENAI_API_KEY: KEY.openai, OPENAI_BASE_URL: server.openaiBaseURL }
+        : { ANTHROPIC_API_KEY: KEY.anthropic, ANTHROPIC_BASE_URL: server.anthropicBaseURL };
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY } : undefined));
+    const model = provider === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o';
+    for (let t = 0; t < 4; t++) {
+      server.enqueue({ text: `answer ${t}. ${LONG}` });
+      const r = await runAgent(['-p', `question ${t}`, '--model', model, ...(t ? ['--continue'] : [])], { ws, server, provider, env: otherEnv });
+      expect(r.code).toBe(0);
+    }
+    const r = await runAgent(['-p', '/compact', '--output-format', 'stream-json', '--model', model, '--continue'], { ws, server, provider, env: otherEnv });
+    expect(r.code).toBe(0);
+    expect(records(events(r.stdout))).toMatchObject([{ trigger: 'manual', status: 'applied', model: summarizerModel }]);
+    const summaries = server.requests.filter((q) => q.view && isSummarizer(q.view));
+    expect(summaries.map((q) => [q.provider, q.view!.model])).toEqual([[other, summarizerModel]]);
+    expect(server.requests.filter((q) => q.view && !isSummarizer(q.view)).every((q) => q.provider === provider)).toBe(true);
+
+    // without that provider's key the session does not start, and says which setting needs it
+    const keyVar = other === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
+    const missing = await runAgent(['-p', 'more', '--model', model, '--continue'], { ws, server, provider });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`compaction.model "${summarizerModel}" is served by ${other}, and there is no API key for ${other}: set ${keyVar}`);
   });
 
   it('trips the circuit breaker after three failed auto compactions and stops trying', async () => {
