@@ -36,6 +36,8 @@ export interface AccountingFigures {
   incrementalMsPerTurn: number;
   memoizedResumMsPerTurn: number;
   fullRecountMsPerTurn: number;
+  /** Resume: a fresh counter seeded with the counts stored with the rows, then the whole sum. */
+  resumeFromStoredMs: number;
   /** fullRecount ÷ incremental */
   speedupVsFull: number;
   /** memoizedResum ÷ incremental */
@@ -218,6 +220,18 @@ export async function runCompactionBench(opts: CompactionBenchOptions = {}): Pro
     fullTimes.push(performance.now() - t0);
   }
   const full = median(fullTimes);
+  // resume: the counts saved with each row seed a fresh counter instead of the tokenizer
+  const stored = p.history.map((m) => p.counter.countMessage(m));
+  const resumeTimes: number[] = [];
+  for (let i = 0; i < fullRecounts; i++) {
+    const t0 = performance.now();
+    const c = new TokenCounter();
+    p.history.forEach((m, j) => c.prime(m, stored[j]!));
+    c.countSystem(SYSTEM);
+    c.countToolSpecs(TOOLS);
+    c.countMessages(p.history);
+    resumeTimes.push(performance.now() - t0);
+  }
   const accounting: AccountingFigures = {
     messages: accountingSize,
     tokens: p.tokens,
@@ -225,6 +239,7 @@ export async function runCompactionBench(opts: CompactionBenchOptions = {}): Pro
     incrementalMsPerTurn: incremental,
     memoizedResumMsPerTurn: resum,
     fullRecountMsPerTurn: full,
+    resumeFromStoredMs: median(resumeTimes),
     speedupVsFull: full / incremental,
     speedupVsResum: resum / incremental,
   };
@@ -261,6 +276,7 @@ export function formatCompactionBench(r: CompactionBenchResult): string {
     `  memoized re-sum, no anchor         ${ms(a.memoizedResumMsPerTurn)}   (${a.speedupVsResum.toFixed(2)}× the incremental cost)`,
     `  full recount                       ${ms(a.fullRecountMsPerTurn)}   (${Math.round(a.speedupVsFull).toLocaleString('en-US')}× the incremental cost)`,
     `  first count (once per session)     ${ms(a.firstCountMs)}`,
+    `  first count on resume, from the counts stored with the rows  ${ms(a.resumeFromStoredMs)}   (tokenizing them again: ${ms(a.fullRecountMsPerTurn)})`,
     '',
     'Per-turn accounting and selection by history size (ratio against the smallest):',
     '  messages     tokens   per turn   ratio   (no anchor)   micro select   split select',

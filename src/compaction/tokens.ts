@@ -68,6 +68,15 @@ export class TokenCounter {
     return total;
   }
 
+  /**
+   * Seeds the memo with a count stored earlier (a resumed session's rows), so that resuming does
+   * not tokenize the whole visible history again. The anchor on the provider's reported figure
+   * corrects any drift at the first response.
+   */
+  prime(msg: Message, tokens: number): void {
+    if (!this.messages.has(msg)) this.messages.set(msg, tokens);
+  }
+
   countMessages(msgs: readonly Message[]): number {
     let total = 0;
     for (const m of msgs) total += this.countMessage(m);

@@ -103,7 +103,9 @@ export class Session {
   /** A new session (stored on its first message), or a stored one resumed where it stood. */
   static open(deps: SessionDeps, resume?: SessionInfo): Session {
     if (!resume) return new Session(deps, undefined, []);
-    const visible = deps.store.loadVisible(resume.id);
+    const entries = deps.store.loadVisibleEntries(resume.id);
+    for (const e of entries) if (e.tokens !== null) deps.counter.prime(e.message, e.tokens);
+    const visible = entries.map((e) => e.message);
     const session = new Session(deps, resume, visible);
     const repair = repairInterruptedToolCalls(visible);
     if (repair) {

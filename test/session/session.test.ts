@@ -2,8 +2,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTokenCounter } from '../../src/compaction/tokens.js';
-import type { TokenCounter } from '../../src/compaction/tokens.js';
+import { createTokenCounter, TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { textOf } from '../../src/llm/messages.js';
 import type { ModelRequest } from '../../src/llm/provider.js';
@@ -62,6 +61,29 @@ describe('session', () => {
     const { session: again } = open(config, store, answering(), info);
     expect(again.messages().map((m) => m.id)).toEqual(session.messages().map((m) => m.id));
     expect(again.messages().some((m) => m.pinned && textOf(m).includes('never spaces'))).toBe(true);
+    store.close();
+  });
+
+  it('resumes without tokenizing the stored history again: the counts saved with the rows are used', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    const { session } = open(config, store, answering());
+    for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
+    const before = session.contextUsage().tokens;
+    session.close();
+
+    // a fresh counter that records every text it is asked to tokenize
+    const seen: string[] = [];
+    const spy = new TokenCounter((text) => {
+      seen.push(text);
+      return counter.countText(text);
+    });
+    const again = Session.open({ config, store, provider: answering(), tools: createTools({ bash: config.bash }), counter: spy }, store.getSession(session.id)!);
+    expect(again.contextUsage().tokens).toBe(before);
+    // the system prompt and tool schemas are counted; none of the stored answers is
+    expect(seen.some((t) => t.includes('A long answer about the code base'))).toBe(false);
+    expect(seen.some((t) => t.includes('task 0'))).toBe(false);
+    again.close();
     store.close();
   });
 
