@@ -318,7 +318,7 @@ export async function benchSearch(opts: { archived?: number; runs?: number; fixt
 async function main(): Promise<void> {
   const fmt = (n: number, d = 2) => n.toLocaleString('en-US', { maximumFractionDigits: d });
   const append = await benchAppend();
-  console.log(`append: ${fmt(append.messages)} messages in ${fmt(append.seconds)} s → ${fmt(append.messagesPerSecond, 0)} messages/s (avg ${fmt(append.avgMessageBytes, 0)} B each, WAL, one commit per message)`);
+  console.log(`append: ${fmt(append.messages)} messages in ${fmt(append.seconds)} s → ${fmt(append.messagesPerSecond, 0)} messages/s (avg ${fmt(append.avgMessageBytes, 0)} B each, WAL, synchronous=FULL: one commit and fsync per message)`);
   const fixture = buildArchiveFixture();
   try {
     console.log(`fixture: ${fmt(fixture.archived)} archived + ${fixture.tail} visible messages, ${fmt(fixture.bigFileMiB, 1)} MiB, built in ${fmt(fixture.buildSeconds, 1)} s`);
