@@ -530,7 +530,8 @@ export class Session {
    */
   private createEngine(state: unknown, config = this.config, provider = this.provider): CompactionEngine {
     const summarizerModel = config.compaction.model ?? config.model.name;
-    const summarizerConfig = withModel(config, summarizerModel);
+    // the session's own model keeps the limits this session learned (a window the provider stated)
+    const summarizerConfig = summarizerModel === config.model.name ? config : withModel(config, summarizerModel);
     const summarizerProvider = summarizerConfig.provider === config.provider ? provider : this.otherProvider(summarizerConfig, `compaction.model "${summarizerModel}"`);
     return new CompactionEngine(
       {

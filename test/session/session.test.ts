@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter, TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
+import { ProviderError } from '../../src/llm/errors.js';
 import { textOf } from '../../src/llm/messages.js';
 import type { ModelRequest } from '../../src/llm/provider.js';
 import { historyProblems } from '../../src/llm/validate.js';
@@ -84,6 +85,36 @@ describe('session', () => {
     expect(seen.some((t) => t.includes('A long answer about the code base'))).toBe(false);
     expect(seen.some((t) => t.includes('task 0'))).toBe(false);
     again.close();
+    store.close();
+  });
+
+  it('once the provider states a smaller window, summaries are sized to it at once (no overflowing summary request)', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    let limit = 1_000_000;
+    let summaryOverflows = 0;
+    const tooLong = (n: number): ProviderError =>
+      new ProviderError({ kind: 'context_overflow', provider: 'anthropic', status: 400, message: `prompt is too long: ${n} tokens > ${limit} maximum`, overflow: { promptTokens: n, limit } });
+    const provider = new ScriptedProvider((req) => {
+      const n = inputOf(req);
+      if (req.system.includes('context checkpoints')) {
+        if (n + req.maxTokens > limit) {
+          summaryOverflows++;
+          return tooLong(n + req.maxTokens);
+        }
+        return { text: SUMMARY };
+      }
+      return n > limit ? tooLong(n) : { text: `answer. ${LONG.repeat(6)}`, usage: { inputTokens: n } };
+    });
+    const { session } = open(config, store, provider);
+    for (let i = 0; i < 8; i++) await session.prompt(`task ${i}`);
+    expect(session.contextUsage().tokens).toBeGreaterThan(25_000);
+    limit = 20_000; // the server turns out to hold far less than the model table says
+    const r = await session.prompt('one more task');
+    expect(r.reason).toBe('end_turn');
+    expect(session.contextUsage().contextWindow).toBe(20_000);
+    expect(summaryOverflows).toBe(0);
+    session.close();
     store.close();
   });
 
