@@ -13,7 +13,7 @@ import {
 import type { DoneEvent, ModelRequest, Provider } from '../llm/provider.js';
 import { toolSpec, ToolInputError, type AnyTool, type RecallSource, type ToolOutput } from '../tools/types.js';
 import type { AgentEvent, TurnEndReason } from './events.js';
-import { retryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
+import { nextRetryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
 
 /**
  * What the loop needs from the live session. The session owns the history, persists it
@@ -258,8 +258,8 @@ async function callModel(
         }
         return { kind: 'failed', error: err };
       }
-      if (err.retryable && attempt < opts.retry.maxAttempts) {
-        const delayMs = retryDelayMs(err, attempt, opts.retry);
+      const delayMs = nextRetryDelayMs(err, attempt, opts.retry);
+      if (delayMs !== undefined) {
         emit({ type: 'retry', attempt: attempt + 1, maxAttempts: opts.retry.maxAttempts, delayMs, kind: err.kind, message: err.message });
         try {
           await wait(delayMs, signal);

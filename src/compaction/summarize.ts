@@ -2,7 +2,7 @@ import type { ModelLimits } from '../config/models.js';
 import { isProviderError, ProviderError } from '../llm/errors.js';
 import { addUsage, emptyUsage, userMessage, type Message, type Usage } from '../llm/messages.js';
 import { completeStream, type DoneEvent, type Provider } from '../llm/provider.js';
-import { retryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
+import { nextRetryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
 import { metadataSummary } from './metadata.js';
 import type { DescribeToolUse } from './micro.js';
 import { mapLimit } from './pool.js';
@@ -300,8 +300,9 @@ export class Summarizer {
       try {
         return await call();
       } catch (e) {
-        if (!policy || !isProviderError(e) || !e.retryable || attempt >= policy.maxAttempts || job.signal.aborted) throw e;
-        const delayMs = retryDelayMs(e, attempt, policy);
+        if (!policy || !isProviderError(e) || job.signal.aborted) throw e;
+        const delayMs = nextRetryDelayMs(e, attempt, policy);
+        if (delayMs === undefined) throw e;
         job.progress(`the summarizer's request failed (${e.kind}): retrying in ${(delayMs / 1000).toFixed(1)}s (${attempt + 1}/${policy.maxAttempts})`);
         await sleep(delayMs, job.signal);
       }

@@ -1,4 +1,4 @@
-import type { ProviderError } from '../llm/errors.js';
+import type { ProviderError } from './errors.js';
 
 export interface RetryPolicy {
   /** Attempts per model call, the first included. */
@@ -12,10 +12,18 @@ export interface RetryPolicy {
  * (capped by maxDelayMs so a bogus header cannot stall the session for an hour); otherwise
  * exponential backoff with up to 25% jitter downwards so that clients do not retry in step.
  */
-export function retryDelayMs(err: ProviderError, attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+function retryDelayMs(err: ProviderError, attempt: number, policy: RetryPolicy): number {
   if (err.retryAfterMs !== undefined && err.retryAfterMs >= 0) return Math.min(err.retryAfterMs, policy.maxDelayMs);
   const exp = Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
-  return Math.round(exp * (1 - random() * 0.25));
+  return Math.round(exp * (1 - Math.random() * 0.25));
+}
+
+/**
+ * The wait before retrying after `err` failed attempt number `attempt` (1-based), or undefined
+ * when it is not retried: the error is not transient, or the attempts are spent.
+ */
+export function nextRetryDelayMs(err: ProviderError, attempt: number, policy: RetryPolicy): number | undefined {
+  return err.retryable && attempt < policy.maxAttempts ? retryDelayMs(err, attempt, policy) : undefined;
 }
 
 /** Resolves after ms, or rejects with the signal's reason when it aborts first. */
