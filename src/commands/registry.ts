@@ -1,5 +1,6 @@
 import type { Session } from '../session/session.js';
 import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../ui/controller.js';
+import { editDistance } from '../editDistance.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -188,20 +189,6 @@ export function suggestCommand(name: string): string | undefined {
     if (!best || d < best.d) best = { name: c.name, d };
   }
   return best && best.d <= Math.max(2, Math.floor(name.length / 2)) ? best.name : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
 }
 
 /** Runs a slash command line; unknown commands get a suggestion. */

@@ -1,5 +1,6 @@
 // Slash-command completion against the registry's commands.
 import type { CommandInfo } from './controller.js';
+import { editDistance } from '../editDistance.js';
 
 /** A command's name without the leading slash (the registry may store it either way). */
 export const bareName = (c: CommandInfo): string => c.name.replace(/^\//, '');
@@ -27,20 +28,6 @@ export function commonPrefix(names: readonly string[]): string {
     p = p.slice(0, i);
   }
   return p;
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!;
-      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length]!;
 }
 
 /** The closest command name to a mistyped one, when it is close enough to be a likely typo. */
