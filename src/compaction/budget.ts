@@ -47,7 +47,7 @@ export function thresholds(limits: ModelLimits, cfg: CompactionConfig): Threshol
 
 export type GaugeState = 'ok' | 'warning' | 'compact-soon' | 'blocking';
 
-/** What the gauge renders (structurally a ContextUsageView of src/ui/controller.ts). */
+/** What the gauge renders (src/ui/controller.ts's ContextUsageView is this without thresholds). */
 export interface ContextUsage {
   /** Estimated tokens the next request will carry. */
   tokens: number;
@@ -59,6 +59,7 @@ export interface ContextUsage {
   /** Percent of the effective window used at which auto compaction fires. */
   autoCompactAtPercent: number;
   autoCompactEnabled: boolean;
+  /** The circuit breaker's, the exhausted state's or the thrash guard's message, when one applies. */
   notice?: string;
   thresholds: Thresholds;
 }

@@ -1,26 +1,15 @@
 // The contract between the Ink app and the live session. The app holds no business
 // logic: it renders what the controller tells it and forwards what the person does.
 import type { AgentEvent } from '../agent/events.js';
+import type { ContextUsage } from '../compaction/budget.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import type { Message, Usage } from '../llm/messages.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 
-export type GaugeState = 'ok' | 'warning' | 'compact-soon' | 'blocking';
+export type { GaugeState } from '../compaction/budget.js';
 
-export interface ContextUsageView {
-  /** Estimated tokens the next request will carry. */
-  tokens: number;
-  contextWindow: number;
-  effectiveWindow: number;
-  /** Percent of the effective window left (0–100). */
-  percentLeft: number;
-  state: GaugeState;
-  /** Percent of the effective window used at which auto compaction fires. */
-  autoCompactAtPercent: number;
-  autoCompactEnabled: boolean;
-  /** The circuit breaker's, the exhausted state's or the thrash guard's message, when one applies. */
-  notice?: string;
-}
+/** What the gauge renders: the engine's figures without its thresholds. */
+export type ContextUsageView = Omit<ContextUsage, 'thresholds'>;
 
 export interface SessionView {
   id: string;
