@@ -8,7 +8,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ProviderError } from './errors.js';
-import type { Block, Message, Usage } from './messages.js';
+import { emptyUsage, type Block, type Message } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
 import { describeSdkError, toProviderError, type SdkFailure } from './sdk-errors.js';
@@ -142,7 +142,7 @@ export class AnthropicProvider implements Provider {
 
       const blocks = new Map<number, BlockState>();
       let model = req.model;
-      const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      const usage = emptyUsage();
       let stopRaw: string | null = null;
       let sawStart = false;
       let sawStop = false;

@@ -9,7 +9,7 @@ import type {
 } from 'openai/resources/chat/completions/completions';
 import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
 import { ProviderError } from './errors.js';
-import type { Block, Message, Usage } from './messages.js';
+import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 import { describeSdkError, toProviderError, type SdkFailure } from './sdk-errors.js';
 import { RequestTap } from './transport.js';
@@ -242,7 +242,7 @@ export class OpenAIProvider implements Provider {
       }
       // some servers finish with "stop" although they sent tool calls
       if (stopReason === 'end_turn' && blocks.some((b) => b.type === 'tool_use')) stopReason = 'tool_use';
-      yield { type: 'done', blocks, stopReason, usage: usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, model };
+      yield { type: 'done', blocks, stopReason, usage: usage ?? emptyUsage(), model };
     } catch (e) {
       if (e instanceof ProviderError) throw e;
       throw toProviderError(describeOpenAIError(e), {

@@ -13,6 +13,13 @@ const num = (s: string | undefined): number | undefined => {
 
 type Parser = (text: string) => OverflowInfo | undefined;
 
+/** A text that states the input and the requested output separately: the gap counts both. */
+const inputPlusOutput = (input: string | undefined, output: string | undefined, limit: string | undefined): OverflowInfo => {
+  const i = num(input);
+  const o = num(output);
+  return { promptTokens: i !== undefined && o !== undefined ? i + o : undefined, limit: num(limit), requestedOutputTokens: o };
+};
+
 /** Anthropic: "prompt is too long: 200251 tokens > 200000 maximum". */
 export const parseAnthropicPromptTooLong: Parser = (text) => {
   const m = /prompt is too long:\s*([\d,]+)\s*tokens\s*>\s*([\d,]+)\s*maximum/i.exec(text);
@@ -22,14 +29,7 @@ export const parseAnthropicPromptTooLong: Parser = (text) => {
 /** Anthropic: "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, ...". */
 export const parseAnthropicInputAndMaxTokens: Parser = (text) => {
   const m = /input length and `?max_tokens`? exceed context limit:\s*([\d,]+)\s*\+\s*([\d,]+)\s*>\s*([\d,]+)/i.exec(text);
-  if (!m) return undefined;
-  const input = num(m[1]);
-  const output = num(m[2]);
-  return {
-    promptTokens: input !== undefined && output !== undefined ? input + output : undefined,
-    limit: num(m[3]),
-    requestedOutputTokens: output,
-  };
+  return m ? inputPlusOutput(m[1], m[2], m[3]) : undefined;
 };
 
 /** OpenAI: "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens. ..." */
@@ -77,14 +77,7 @@ export const parseVllmMaxTokensTooLarge: Parser = (text) => {
     /'max_tokens' or 'max_completion_tokens' is too large:\s*([\d,]+)\.?\s*This model's maximum context length is\s*([\d,]+)\s*tokens and your request has\s*([\d,]+)\s*input tokens/i.exec(
       text,
     );
-  if (!m) return undefined;
-  const output = num(m[1]);
-  const input = num(m[3]);
-  return {
-    promptTokens: input !== undefined && output !== undefined ? input + output : undefined,
-    limit: num(m[2]),
-    requestedOutputTokens: output,
-  };
+  return m ? inputPlusOutput(m[3], m[1], m[2]) : undefined;
 };
 
 /** llama.cpp: "request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it". */
