@@ -11,7 +11,7 @@ import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
-import { describeSdkError, toProviderError, type SdkFailure } from './sdk-errors.js';
+import { describeSdkError, requestFailure, type SdkFailure } from './sdk-errors.js';
 import { RequestTap } from './transport.js';
 
 // The Anthropic Messages API adapter: neutral messages → Messages params, the SDK's raw
@@ -223,18 +223,12 @@ export class AnthropicProvider implements Provider {
       }
       yield { type: 'done', blocks: final, stopReason, usage, model };
     } catch (e) {
-      if (e instanceof ProviderError) throw e;
-      throw toProviderError(describeAnthropicError(e), {
-        provider: 'anthropic',
-        model: req.model,
-        apiKey: this.opts.apiKey,
-        apiKeyEnv: this.opts.apiKeyEnv ?? 'ANTHROPIC_API_KEY',
-        baseURL: client.baseURL,
-        signal: req.signal,
-        streamStarted: started,
-        ...(tap.stalledAfterMs !== undefined ? { stalledAfterMs: tap.stalledAfterMs } : {}),
-        rawBody: tap.errorBody,
-      });
+      throw requestFailure(
+        e,
+        describeAnthropicError,
+        { provider: 'anthropic', model: req.model, apiKey: this.opts.apiKey, apiKeyEnv: this.opts.apiKeyEnv ?? 'ANTHROPIC_API_KEY', baseURL: client.baseURL, signal: req.signal, streamStarted: started },
+        tap,
+      );
     } finally {
       tap.dispose();
     }

@@ -11,7 +11,7 @@ import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
-import { describeSdkError, toProviderError, type SdkFailure } from './sdk-errors.js';
+import { describeSdkError, requestFailure, type SdkFailure } from './sdk-errors.js';
 import { RequestTap } from './transport.js';
 
 // The OpenAI Chat Completions adapter (also for Ollama, llama.cpp, vLLM and LM Studio
@@ -244,18 +244,12 @@ export class OpenAIProvider implements Provider {
       if (stopReason === 'end_turn' && blocks.some((b) => b.type === 'tool_use')) stopReason = 'tool_use';
       yield { type: 'done', blocks, stopReason, usage: usage ?? emptyUsage(), model };
     } catch (e) {
-      if (e instanceof ProviderError) throw e;
-      throw toProviderError(describeOpenAIError(e), {
-        provider: 'openai',
-        model: req.model,
-        apiKey: this.opts.apiKey,
-        apiKeyEnv: this.opts.apiKeyEnv ?? 'OPENAI_API_KEY',
-        baseURL: client.baseURL,
-        signal: req.signal,
-        streamStarted: started,
-        ...(tap.stalledAfterMs !== undefined ? { stalledAfterMs: tap.stalledAfterMs } : {}),
-        rawBody: tap.errorBody,
-      });
+      throw requestFailure(
+        e,
+        describeOpenAIError,
+        { provider: 'openai', model: req.model, apiKey: this.opts.apiKey, apiKeyEnv: this.opts.apiKeyEnv ?? 'OPENAI_API_KEY', baseURL: client.baseURL, signal: req.signal, streamStarted: started },
+        tap,
+      );
     } finally {
       tap.dispose();
     }

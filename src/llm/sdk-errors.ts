@@ -1,6 +1,7 @@
 import { ProviderError, type OverflowInfo, type ProviderErrorKind } from './errors.js';
 import { parseOverflow } from './overflow.js';
 import type { ProviderName } from './provider.js';
+import type { RequestTap } from './transport.js';
 
 // Maps what went wrong in an SDK call to a ProviderError. The adapters classify the SDK
 // error with instanceof (they import the SDK) into an SdkFailure; everything here is pure.
@@ -183,6 +184,25 @@ export function describeSdkError(err: unknown, sdk: SdkErrorClasses): SdkFailure
   }
   if (err instanceof Error && err.name === 'AbortError') return { category: 'abort' };
   return { category: 'other', error: err };
+}
+
+/**
+ * What an adapter throws when a request fails: a ProviderError raised inside passes through;
+ * anything else is described with the adapter's SDK classes and the tap's evidence (a stalled
+ * stream, the raw error body).
+ */
+export function requestFailure(
+  e: unknown,
+  describe: (e: unknown) => SdkFailure,
+  ctx: Omit<FailureContext, 'stalledAfterMs' | 'rawBody'>,
+  tap: Pick<RequestTap, 'stalledAfterMs' | 'errorBody'>,
+): ProviderError {
+  if (e instanceof ProviderError) return e;
+  return toProviderError(describe(e), {
+    ...ctx,
+    ...(tap.stalledAfterMs !== undefined ? { stalledAfterMs: tap.stalledAfterMs } : {}),
+    rawBody: tap.errorBody,
+  });
 }
 
 export function toProviderError(failure: SdkFailure, ctx: FailureContext): ProviderError {
