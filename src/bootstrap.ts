@@ -92,11 +92,12 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
   if (opts.debug) enableDebugLog(typeof opts.debug === 'string' ? opts.debug : join(dirname(config.dbPath), 'agent-debug.log'));
   const store = openStoreFor(config);
   try {
+    // a stored session keeps its own provider and model unless this run's flags name one
+    const keepsOwnModel = (info: SessionInfo | undefined, current: Config): info is SessionInfo =>
+      info !== undefined && !opts.model && !opts.provider && (info.model !== current.model.name || info.provider !== current.provider);
+    const ownConfig = (info: SessionInfo): Config => loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
     const resume = findSessionToResume(store, config, opts);
-    // a resumed session keeps its own provider and model unless the flags say otherwise
-    if (resume && !opts.model && !opts.provider) {
-      config = loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: resume.model, provider: resume.provider } });
-    }
+    if (keepsOwnModel(resume, config)) config = ownConfig(resume);
     const provider = providerFor(config, env);
     const counter = await createTokenCounter();
     const tools = createTools({ bash: config.bash });
@@ -104,9 +105,8 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
       let prov = provider;
-      // a stored session keeps its own model unless this run named one
-      if (info && !opts.model && !opts.provider && (info.model !== config.model.name || info.provider !== config.provider)) {
-        cfg = loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
+      if (keepsOwnModel(info, config)) {
+        cfg = ownConfig(info);
         prov = providerFor(cfg, env);
       }
       return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose) }, info);
