@@ -196,7 +196,7 @@ export interface ResumeFigures {
   visibleMessagesBig: number;
   visibleMessagesSmall: number;
   runs: number;
-  /** Median of openStore + loadVisible + close, in ms. */
+  /** Median of openStore + loadVisibleEntries (what Session.open reads) + close, in ms. */
   bigMedianMs: number;
   smallMedianMs: number;
   /** big ÷ small: close to 1 when resume cost follows the visible history only. */
@@ -210,7 +210,7 @@ export async function benchResume(opts: { archived?: number; tail?: number; runs
     const resume = (file: string): { ms: number; visible: number } => {
       const t0 = performance.now();
       const store = openStore(file);
-      const visible = store.loadVisible(f.sessionId).length;
+      const visible = store.loadVisibleEntries(f.sessionId).length;
       store.close();
       return { ms: performance.now() - t0, visible };
     };
