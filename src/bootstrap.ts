@@ -6,6 +6,8 @@ import { MissingKeyError, resolveCredentials } from './config/credentials.js';
 import { createProvider } from './llm/factory.js';
 import type { Provider } from './llm/provider.js';
 import { debug, enableDebugLog, registerSecret } from './log.js';
+import { newId } from './llm/messages.js';
+import { SessionInUseError } from './session/lease.js';
 import { PromptHistory } from './session/promptHistory.js';
 import { Session } from './session/session.js';
 import { openStore, type SessionInfo, type Store } from './store/index.js';
@@ -59,6 +61,17 @@ export function findSessionToResume(store: Store, config: Config, opts: GlobalOp
   return undefined;
 }
 
+/** --fork: a copy of the stored session under a new id, which this process then continues. */
+export function forkSession(store: Store, from: SessionInfo, cwd: string): SessionInfo {
+  return store.forkSession(from.id, {
+    id: newId('s'),
+    cwd,
+    provider: from.provider,
+    model: from.model,
+    ...(from.title ? { title: `${from.title} (fork)` } : {}),
+  });
+}
+
 /** A provider for the config's family; `purpose` names the setting that asked for it, for a missing key. */
 export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env, purpose?: string): Provider {
   let creds;
@@ -96,7 +109,8 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
     const keepsOwnModel = (info: SessionInfo | undefined, current: Config): info is SessionInfo =>
       info !== undefined && !opts.model && !opts.provider && (info.model !== current.model.name || info.provider !== current.provider);
     const ownConfig = (info: SessionInfo): Config => loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
-    const resume = findSessionToResume(store, config, opts);
+    const found = findSessionToResume(store, config, opts);
+    const resume = found && opts.fork ? forkSession(store, found, config.cwd) : found;
     if (keepsOwnModel(resume, config)) config = ownConfig(resume);
     const provider = providerFor(config, env);
     const counter = await createTokenCounter();
@@ -111,7 +125,14 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
       }
       return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose) }, info);
     };
-    const session = await openSession(resume);
+    let session: Session;
+    try {
+      session = await openSession(resume);
+    } catch (e) {
+      if (e instanceof SessionInUseError) throw new CliError(e.message, EXIT_USAGE);
+      throw e;
+    }
+    if (found && resume && found.id !== resume.id) session.loadNotes.unshift(`Forked session ${found.id} into ${resume.id}; this process continues the copy.`);
     debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });
     const runtime: Runtime = {
       config,

@@ -27,6 +27,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   resume?: string | boolean;
   continue?: boolean;
+  fork?: boolean;
+  addDir?: string[];
   db?: string;
   permissionMode?: string;
   maxSteps?: number;
@@ -44,6 +46,10 @@ function positiveInt(value: string): number {
   return n;
 }
 
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function buildProgram(run: (task: () => Promise<number>) => void): Command {
   const program = new Command('agent')
     .description('A terminal coding agent whose long sessions never fall apart.')
@@ -57,6 +63,8 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('--base-url <url>', 'API base URL (an OpenAI-compatible server: http://host:port/v1)')
     .option('-r, --resume [id]', 'resume a session by id (or pick one when no id is given)')
     .option('-c, --continue', 'continue the latest session of this directory')
+    .option('--fork', 'with --resume <id> or --continue: continue a copy of the session under a new id (e.g. while another agent writes it)')
+    .option('--add-dir <dir>', 'let FileRead, Grep and Glob read this directory too without asking (repeatable)', collect, [])
     .option('--db <path>', 'database file (default $XDG_DATA_HOME/agent/agent.db; also AGENT_DB)')
     .addOption(new Option('--permission-mode <mode>', 'ask before Bash, allow everything, or deny what needs approval').choices(['ask', 'allow', 'deny']))
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
@@ -64,6 +72,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .showSuggestionAfterError()
     .action((promptWords: string[], opts: GlobalOptions) => {
       run(async () => {
+        checkSessionFlags(opts);
         if (opts.print !== undefined && opts.print !== false) {
           const { runPrint } = await import('./print.js');
           return runPrint(opts, promptWords);
@@ -116,6 +125,16 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       run(async () => (await import('./sessionsCommand.js')).searchSessionsCommand(query.join(' '), { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
     });
   return program;
+}
+
+/** Flags that contradict each other are a usage error before anything is opened. */
+function checkSessionFlags(opts: GlobalOptions): void {
+  if (opts.resume !== undefined && opts.resume !== false && opts.continue) {
+    throw new CliError('--resume and --continue both name the session to open: give one of them', EXIT_USAGE);
+  }
+  if (opts.fork && typeof opts.resume !== 'string' && !opts.continue) {
+    throw new CliError('--fork copies a stored session: use it with --resume <id> or --continue', EXIT_USAGE);
+  }
 }
 
 /** Runs the CLI; resolves to the process exit code. */

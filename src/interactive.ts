@@ -234,6 +234,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   const controller = new SessionController(runtime, approvals);
   const { runTui } = await loadTui();
   for (const w of runtime.config.warnings) controller.notify('warning', w);
+  for (const note of runtime.session.loadNotes) controller.notify('info', note);
   const first = words.join(' ').trim();
   if (first) controller.submit(first);
   try {

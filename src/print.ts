@@ -44,6 +44,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   const { runtime } = await createRuntime(opts);
   const { session, config } = runtime;
   for (const w of config.warnings) process.stderr.write(`agent: warning: ${w}\n`);
+  for (const note of session.loadNotes) process.stderr.write(`agent: ${redact(note)}\n`);
 
   let answer: string[] = [];
   let errorText: string | undefined;

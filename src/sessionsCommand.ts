@@ -1,7 +1,9 @@
+import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { configFor, openStoreFor } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import type { Message } from './llm/messages.js';
+import { isStaleLease } from './session/lease.js';
 import type { SessionInfo, Store } from './store/index.js';
 
 // `agent sessions …`: list, show, export, search and remove stored sessions.
@@ -22,6 +24,14 @@ function requireSession(store: Store, id: string): SessionInfo {
   const info = store.getSession(id);
   if (!info) throw new CliError(`no session with id "${id}" (list them with \`agent sessions\`)`, EXIT_USAGE);
   return info;
+}
+
+/** A session a live process is writing is not deleted under it. */
+function refuseIfInUse(store: Store, id: string): void {
+  const holder = store.getLease(id);
+  if (holder && !isStaleLease(holder)) {
+    throw new CliError(`session ${id} is in use by pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}: not deleted (end that agent first)`, EXIT_USAGE);
+  }
 }
 
 const out = (s: string): void => {
@@ -104,6 +114,7 @@ export async function removeSessionCommand(id: string, opts: Opts & { yes?: bool
   const store = openStoreFor(config);
   try {
     const info = requireSession(store, id);
+    refuseIfInUse(store, info.id);
     if (!opts.yes) {
       if (!process.stdin.isTTY) throw new CliError('refusing to delete without confirmation: add --yes', EXIT_USAGE);
       const rl = createInterface({ input: process.stdin, output: process.stderr });
@@ -114,6 +125,7 @@ export async function removeSessionCommand(id: string, opts: Opts & { yes?: bool
         return EXIT_RUNTIME;
       }
     }
+    refuseIfInUse(store, info.id);
     store.deleteSession(info.id);
     out(`Deleted session ${info.id}.`);
     return EXIT_OK;

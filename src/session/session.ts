@@ -16,7 +16,8 @@ import { toolSpec, type AnyTool, type RecallSource } from '../tools/types.js';
 import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../ui/controller.js';
 import { contextBreakdown } from './breakdown.js';
 import { estimateCostUsd } from './pricing.js';
-import { repairInterruptedToolCalls } from './repair.js';
+import { SessionLease } from './lease.js';
+import { endsUnanswered, repairHistory, unansweredReply } from './repair.js';
 
 export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
 
@@ -78,6 +79,10 @@ export class Session {
   /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
   private silentOverflow: OverflowInfo | undefined;
   private providerWindow: { model: string; tokens: number } | undefined;
+  /** This process's write lease on the session (taken when it is resumed or first stored). */
+  private lease: SessionLease | undefined;
+  /** What opening the session had to fix in the stored history, for the person to read. */
+  loadNotes: string[] = [];
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -103,16 +108,37 @@ export class Session {
   /** A new session (stored on its first message), or a stored one resumed where it stood. */
   static open(deps: SessionDeps, resume?: SessionInfo): Session {
     if (!resume) return new Session(deps, undefined, []);
-    const entries = deps.store.loadVisibleEntries(resume.id);
-    for (const e of entries) if (e.tokens !== null) deps.counter.prime(e.message, e.tokens);
-    const visible = entries.map((e) => e.message);
-    const session = new Session(deps, resume, visible);
-    const repair = repairInterruptedToolCalls(visible);
-    if (repair) {
-      session.append(repair);
-      debug('closed interrupted tool calls on resume', { session: resume.id, message: repair.id });
+    // one writer per session: throws SessionInUseError while another live process writes it
+    let session: Session | undefined;
+    const lease = SessionLease.acquire(deps.store, resume.id, () => session?.leaseLost());
+    try {
+      const entries = deps.store.loadVisibleEntries(resume.id);
+      for (const e of entries) if (e.tokens !== null) deps.counter.prime(e.message, e.tokens);
+      let visible = entries.map((e) => e.message);
+      // a history the provider would refuse (a crash, two writers, an old database) is repaired first
+      const repair = repairHistory(visible);
+      if (repair) {
+        const clean = { messages: repair.messages.map(withoutSecrets), added: repair.added.map(withoutSecrets), replaced: repair.replaced.map(withoutSecrets) };
+        deps.store.rewriteVisible(resume.id, clean, (m) => deps.counter.countMessage(m));
+        visible = clean.messages;
+        debug('repaired the stored history on load', { session: resume.id, notes: repair.notes });
+      }
+      session = new Session(deps, resume, visible);
+      session.lease = lease;
+      if (repair) session.loadNotes = [`Repaired the stored history of session ${resume.id}: ${repair.notes.join('; ')}.`];
+      return session;
+    } catch (e) {
+      lease.release();
+      throw e;
     }
-    return session;
+  }
+
+  /** Another process took the lease over (this one was silent too long): stop writing, say so. */
+  private leaseLost(): void {
+    this.notice(
+      'error',
+      `Another agent process took over session ${this.id} (this one was unresponsive too long). Nothing more is saved here; quit and resume it, or start a new session.`,
+    );
   }
 
   on(listener: (e: SessionEvent) => void): () => void {
@@ -149,6 +175,12 @@ export class Session {
   async prompt(text: string): Promise<TurnResult> {
     const ac = this.begin();
     this.reactiveThisTurn = 0;
+    if (endsUnanswered(this.history)) {
+      // the last prompt got no reply: mark it, so it is not merged into this one
+      const marker = this.append(unansweredReply());
+      this.emit({ type: 'message', message: marker });
+      this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
+    }
     try {
       const result = await runTurn(this.loopHost(), this.loopOptions(), userMessage(text), ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.engine.turnCompleted();
@@ -407,6 +439,7 @@ export class Session {
   /** Writes what is pending, in order. A failure keeps it in memory and tells the person once per failure streak. */
   private flush(): boolean {
     if (this.unsaved.length === 0) return true;
+    if (this.lease?.lost) return false;
     try {
       this.ensureStored();
       while (this.unsaved.length > 0) {
@@ -440,6 +473,7 @@ export class Session {
       meta: this.meta(),
     });
     this.stored = true;
+    this.lease = SessionLease.acquire(this.deps.store, this.id, () => this.leaseLost());
   }
 
   private meta(): Record<string, unknown> {
@@ -453,7 +487,7 @@ export class Session {
   }
 
   private saveMeta(): void {
-    if (!this.stored) return;
+    if (!this.stored || this.lease?.lost) return;
     this.safeStore(() => this.deps.store.updateSession(this.id, { meta: this.meta(), contextTokens: this.contextUsage().tokens }));
   }
 
@@ -567,6 +601,7 @@ export class Session {
     this.interrupt();
     this.flush();
     this.saveMeta();
+    this.lease?.release();
   }
 }
 

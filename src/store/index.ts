@@ -6,6 +6,9 @@ export type {
   ArchivedItem,
   ArchiveHit,
   ArchiveKind,
+  LeaseHolder,
+  LeaseOwner,
+  LeaseResult,
   NewSession,
   OpenStoreOptions,
   SearchOptions,
@@ -15,4 +18,5 @@ export type {
   TokenCounter,
   TranscriptEntry,
   VisibleEntry,
+  VisibleRewrite,
 } from './types.js';

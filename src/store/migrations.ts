@@ -170,7 +170,26 @@ function backfillSearchIndex(db: Database.Database): void {
   }
 }
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search];
+const v3Leases: Migration = {
+  version: 3,
+  description: 'session leases: which process writes a session',
+  up(db) {
+    db.exec(`
+      -- one row per session being written: the writer's random token, pid and host, and a
+      -- heartbeat it renews; a row whose process is gone (or whose heartbeat expired) is stale
+      CREATE TABLE session_leases (
+        session_id TEXT PRIMARY KEY NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        token TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        acquired_at INTEGER NOT NULL,
+        heartbeat_at INTEGER NOT NULL
+      );
+    `);
+  },
+};
+
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

@@ -16,10 +16,14 @@ import {
 import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { toFtsQuery } from './fts-query.js';
 import { ArchiveIndexer } from './search-index.js';
+import { SessionWrites } from './sessionWrites.js';
 import type {
   ArchivedItem,
   ArchiveHit,
   ArchiveKind,
+  LeaseHolder,
+  LeaseOwner,
+  LeaseResult,
   NewSession,
   SearchOptions,
   SessionInfo,
@@ -28,6 +32,7 @@ import type {
   TokenCounter,
   TranscriptEntry,
   VisibleEntry,
+  VisibleRewrite,
 } from './types.js';
 
 interface SessionRow {
@@ -67,6 +72,7 @@ export const LOAD_VISIBLE_SQL = `SELECT ${MESSAGE_COLS} FROM messages WHERE sess
 
 export class SqliteStore implements Store {
   private readonly indexer: ArchiveIndexer;
+  private readonly sessionWrites: SessionWrites;
   private readonly stmts;
   /** Statements whose SQL depends on the call (search shapes, update patches), prepared once each. */
   private readonly dynamic = new Map<string, Database.Statement<[Record<string, unknown>], unknown>>();
@@ -78,6 +84,7 @@ export class SqliteStore implements Store {
     private readonly busyTimeoutMs: number,
   ) {
     this.indexer = new ArchiveIndexer(db);
+    this.sessionWrites = new SessionWrites(db);
     this.stmts = {
       session: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
       sessionsByPrefix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 3`),
@@ -226,6 +233,44 @@ export class SqliteStore implements Store {
   deleteSession(id: string): void {
     this.write('delete a session', () => {
       if (this.stmts.deleteSession.run(id).changes === 0) throw this.noSession(id);
+    });
+  }
+
+  forkSession(fromId: string, to: NewSession): SessionInfo {
+    return this.write('fork a session', () => {
+      this.requireSession(fromId);
+      if (this.stmts.session.get(to.id)) throw new InvalidInputError(`session ${to.id} already exists`);
+      this.sessionWrites.fork(fromId, to, this.stmts.nextTouch.get()!);
+      return this.sessionInfo(this.stmts.session.get(to.id)!);
+    });
+  }
+
+  acquireLease(sessionId: string, owner: LeaseOwner, stale: (holder: LeaseHolder) => boolean): LeaseResult {
+    return this.write('take the session lease', () => {
+      this.requireSession(sessionId);
+      return this.sessionWrites.acquire(sessionId, owner, stale);
+    });
+  }
+
+  renewLease(sessionId: string, token: string): boolean {
+    return this.write('renew the session lease', () => this.sessionWrites.renew(sessionId, token));
+  }
+
+  releaseLease(sessionId: string, token: string): void {
+    this.write('release the session lease', () => this.sessionWrites.release(sessionId, token));
+  }
+
+  getLease(sessionId: string): LeaseHolder | undefined {
+    return this.read('read the session lease', () => this.sessionWrites.leaseOf(sessionId));
+  }
+
+  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens?: TokenCounter): void {
+    this.write('repair the visible history', () => {
+      this.requireSession(sessionId);
+      const { added, visible } = this.sessionWrites.rewriteVisible(sessionId, change, tokens);
+      this.db
+        .prepare('UPDATE sessions SET message_count = message_count + ?, visible_count = ?, updated_at = ?, touched = ? WHERE id = ?')
+        .run(added, visible, Date.now(), this.stmts.nextTouch.get(), sessionId);
     });
   }
 

@@ -60,6 +60,29 @@ export interface VisibleEntry {
   tokens: number | null;
 }
 
+/** The process that writes a session. */
+export interface LeaseOwner {
+  /** Random per Session object: a process may reopen a session it holds (TUI /resume). */
+  token: string;
+  pid: number;
+  host: string;
+}
+
+export interface LeaseHolder extends LeaseOwner {
+  acquiredAt: number;
+  /** Renewed while the writer lives. */
+  heartbeatAt: number;
+}
+
+export type LeaseResult = { acquired: true; tookOver?: LeaseHolder } | { acquired: false; holder: LeaseHolder };
+
+/** A new visible history for a repair: the old messages (some with new blocks) and inserted ones. */
+export interface VisibleRewrite {
+  messages: readonly Message[];
+  added: readonly Message[];
+  replaced: readonly Message[];
+}
+
 export type ArchiveKind = 'message' | 'tool_output';
 
 export interface ArchiveHit {
@@ -112,6 +135,17 @@ export interface Store {
   listSessions(opts?: { cwd?: string; limit?: number }): SessionInfo[];
   /** Removes the session and everything of it (messages, compactions, archive, search index). */
   deleteSession(id: string): void;
+  /** A full copy of session `fromId` (messages, archive, compactions, meta) under `to.id`. */
+  forkSession(fromId: string, to: NewSession): SessionInfo;
+
+  /** Takes the session's write lease unless a live writer holds it (`stale` judges the holder). */
+  acquireLease(sessionId: string, owner: LeaseOwner, stale: (holder: LeaseHolder) => boolean): LeaseResult;
+  /** Renews the heartbeat; false when the lease is no longer this owner's. */
+  renewLease(sessionId: string, token: string): boolean;
+  releaseLease(sessionId: string, token: string): void;
+  getLease(sessionId: string): LeaseHolder | undefined;
+  /** Replaces the visible history (a repair): nothing visible is dropped, new messages are inserted. */
+  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens?: TokenCounter): void;
 
   /** Appends one finished message; committed when this returns. Sets the title from the first prompt. */
   appendMessage(sessionId: string, msg: Message, tokens: number | null): void;

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import type { Message } from '../../src/llm/messages.js';
 import { openStore, StoreError, type Store } from '../../src/store/index.js';
 import { assistant, autoChange, microChange, tempDir, toolPair, user } from './helpers.js';
@@ -73,6 +74,18 @@ function seedStore(path: string): Message[] {
   return msgs;
 }
 
+/** The root page number of the messages table, read from a copy of the file. */
+function messagesRootPage(bytes: Buffer): number {
+  const copy = join(tmp.dir, 'copy.db');
+  writeFileSync(copy, bytes);
+  const db = new Database(copy, { readonly: true });
+  try {
+    return db.prepare<[], number>("SELECT rootpage FROM sqlite_master WHERE name = 'messages'").pluck().get()!;
+  } finally {
+    db.close();
+  }
+}
+
 function catchStore(fn: () => unknown): StoreError {
   try {
     fn();
@@ -137,8 +150,10 @@ describe('corrupt files', () => {
     expect(catchStore(() => openStore(file)).kind).toBe('corrupt');
     expect(readFileSync(file).equals(damaged)).toBe(true);
 
-    // damage past the schema pages: opening works, reading the damaged rows reports it
-    const tailDamaged = Buffer.concat([good.subarray(0, good.length - 8192), Buffer.alloc(8192, 0x5a)]);
+    // damage past the schema pages (the messages table's own page): opening works, reading the damaged rows reports it
+    const page = 4096;
+    const at = (messagesRootPage(good) - 1) * page;
+    const tailDamaged = Buffer.concat([good.subarray(0, at), Buffer.alloc(page, 0x5a), good.subarray(at + page)]);
     writeFileSync(file, tailDamaged);
     let kind: string | undefined;
     try {
