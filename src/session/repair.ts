@@ -67,14 +67,16 @@ export function repairHistory(history: readonly Message[]): HistoryRepair | unde
   let orphanResults = 0;
   let unansweredPrompts = 0;
   let pending: string[] = [];
+  /** The message before was a prompt as stored (a result turned into text is not one). */
+  let prevPrompt = false;
   const insert = (m: Message): void => {
     out.push(m);
     added.push(m);
   };
 
   for (const m of history) {
-    const prev = out.at(-1);
     if (m.role === 'assistant') {
+      prevPrompt = false;
       if (pending.length > 0) {
         unansweredCalls += pending.length;
         insert(interruptedResults(pending));
@@ -88,7 +90,7 @@ export function repairHistory(history: readonly Message[]): HistoryRepair | unde
     if (missing.length > 0) {
       unansweredCalls += missing.length;
       insert(interruptedResults(missing));
-    } else if (prev && isPrompt(prev) && isPrompt(m)) {
+    } else if (prevPrompt && isPrompt(m)) {
       unansweredPrompts++;
       insert(unansweredReply());
     }
@@ -108,6 +110,7 @@ export function repairHistory(history: readonly Message[]): HistoryRepair | unde
     if (changed) replaced.push(kept);
     out.push(kept);
     pending = [];
+    prevPrompt = isPrompt(m);
   }
   if (pending.length > 0) {
     unansweredCalls += pending.length;

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { toolUses, type Message } from '../../src/llm/messages.js';
+import { openStore } from '../../src/store/index.js';
+import { jsonResult, runAgent, workspace, useFakeServer, type RunResult, type Workspace } from './harness.js';
+
+// One writer per session, with real processes: two `agent -p … --resume <id>` at once against
+// the fake server; --fork; `sessions rm` of a session in use; a dead writer's lease taken over.
+
+const server = useFakeServer();
+
+async function until(cond: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A stored session with one finished turn; returns its id. */
+async function firstTurn(ws: Workspace): Promise<string> {
+  server.enqueue({ text: 'Ready.' });
+  const r = await runAgent(['-p', 'get ready', '--output-format', 'json'], { ws, server });
+  expect(r.code, r.stderr).toBe(0);
+  return String(jsonResult(r).sessionId);
+}
+
+function stored(ws: Workspace, id: string): Message[] {
+  const store = openStore(ws.db);
+  try {
+    return store.loadVisible(id);
+  } finally {
+    store.close();
+  }
+}
+
+/** Starts a turn whose Bash call sleeps, so the process holds the session for a while. */
+function slowTurn(ws: Workspace, id: string, onSpawn?: (c: ChildProcess) => void): Promise<RunResult> {
+  server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'sleep 1.5; echo slept' } }] }, { text: 'Slept well.' });
+  return runAgent(['-p', 'sleep a bit', '--resume', id, '--permission-mode', 'allow', '--output-format', 'json'], {
+    ws,
+    server,
+    timeoutMs: 30_000,
+    ...(onSpawn ? { onSpawn } : {}),
+  });
+}
+
+describe('session lease with real processes', () => {
+  it('a second writer of the same session is refused (exit 2, naming the pid); --fork continues a copy', async () => {
+    const ws = workspace();
+    const id = await firstTurn(ws);
+    let firstPid = 0;
+    const first = slowTurn(ws, id, (c) => (firstPid = c.pid!));
+    await until(() => server.requests.length >= 2, 'the first process to call the model');
+
+    const second = await runAgent(['-p', 'me too', '--resume', id, '--permission-mode', 'allow'], { ws, server });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`session ${id} is in use by pid ${firstPid}`);
+    expect(second.stderr).toContain('--fork');
+
+    const rm = await runAgent(['sessions', 'rm', id, '--yes'], { ws });
+    expect(rm.code).toBe(2);
+    expect(rm.stderr).toContain(`session ${id} is in use by pid ${firstPid}`);
+
+    server.enqueue({ text: 'Answered in the fork.' });
+    const fork = await runAgent(['-p', 'work on a copy', '--resume', id, '--fork', '--output-format', 'json'], { ws, server });
+    expect(fork.code, fork.stderr).toBe(0);
+    const forkId = String(jsonResult(fork).sessionId);
+    expect(forkId).not.toBe(id);
+    expect(fork.stderr).toContain(`Forked session ${id} into ${forkId}`);
+
+    const done = await first;
+    expect(done.code, done.stderr).toBe(0);
+    expect(jsonResult(done).result).toBe('Slept well.');
+    // the original holds exactly its own turns, in order; the fork has the copy plus its own
+    const history = stored(ws, id);
+    const texts = history.map((m) => (m.role === 'user' && m.blocks[0]?.type === 'text' ? m.blocks[0].text : m.role));
+    expect(texts).toEqual(['get ready', 'assistant', 'sleep a bit', 'assistant', 'user', 'assistant']);
+    expect(stored(ws, forkId).some((m) => m.blocks.some((b) => b.type === 'text' && b.text === 'Answered in the fork.'))).toBe(true);
+
+    // once the writer is gone the session can be removed
+    const rmAfter = await runAgent(['sessions', 'rm', id, '--yes'], { ws });
+    expect(rmAfter.code, rmAfter.stderr).toBe(0);
+  });
+
+  it('two writers started at once: exactly one runs, the history stays valid for every later turn', async () => {
+    const ws = workspace();
+    const id = await firstTurn(ws);
+    for (let round = 0; round < 3; round++) {
+      server.respondWith((req) =>
+        req.view.messages.at(-1)?.blocks.some((b) => b.type === 'tool_result') ? { text: `done ${round}` } : { toolCalls: [{ name: 'Bash', input: { command: 'sleep 0.3; echo hi' } }] },
+      );
+      const runs = await Promise.all(
+        ['left', 'right'].map((who) => runAgent(['-p', `${who} ${round}`, '--resume', id, '--permission-mode', 'allow', '--output-format', 'json'], { ws, server, timeoutMs: 30_000 })),
+      );
+      const codes = runs.map((r) => r.code).sort();
+      expect(codes, runs.map((r) => r.stderr).join('\n')).toEqual([0, 2]);
+      const refused = runs.find((r) => r.code === 2)!;
+      expect(refused.stderr).toMatch(/is in use by pid \d+/);
+    }
+    // every request the server received was valid (it answers 400 to a broken history as the API does)
+    for (const req of server.requests) expect(req.response?.status, JSON.stringify(req.response)).toBe(200);
+    const history = stored(ws, id);
+    history.forEach((m, i) => {
+      if (m.role === 'assistant' && toolUses(m).length > 0) expect(history[i + 1]?.role).toBe('user');
+      if (m.role === 'assistant') expect(history[i - 1]?.role).toBe('user');
+    });
+  });
+
+  it('the lease of a killed writer is taken over, and the interrupted call is repaired and reported', async () => {
+    const ws = workspace();
+    const id = await firstTurn(ws);
+    let child: ChildProcess | undefined;
+    const killed = slowTurn(ws, id, (c) => (child = c));
+    await until(() => server.requests.length >= 2, 'the first process to call the model');
+    // the Bash call is running: kill the writer without letting it clean up
+    await new Promise((r) => setTimeout(r, 300));
+    child!.kill('SIGKILL');
+    expect((await killed).signal).toBe('SIGKILL');
+
+    server.clear();
+    server.enqueue({ text: 'Back again.' });
+    const resumed = await runAgent(['-p', 'carry on', '--resume', id, '--output-format', 'json'], { ws, server });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`Repaired the stored history of session ${id}: 1 tool call without a result closed as interrupted`);
+    expect(server.requests[0]!.response?.status).toBe(200);
+  });
+});
