@@ -3,6 +3,7 @@ import { CliError, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import { createTokenCounter } from './compaction/tokens.js';
 import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
 import { MissingKeyError, resolveCredentials } from './config/credentials.js';
+import { hiddenFromShell, secretVars } from './config/secrets.js';
 import { createProvider } from './llm/factory.js';
 import type { Provider } from './llm/provider.js';
 import { debug, enableDebugLog, registerSecret } from './log.js';
@@ -103,6 +104,8 @@ export const providerWarnings = {
 export async function createRuntime(opts: GlobalOptions, approver?: Approver, env: NodeJS.ProcessEnv = process.env): Promise<{ runtime: Runtime; resumed: boolean }> {
   let config = configFor(opts, env);
   if (opts.debug) enableDebugLog(typeof opts.debug === 'string' ? opts.debug : join(dirname(config.dbPath), 'agent-debug.log'));
+  // every key this process can see is redacted, whatever provider the session uses
+  for (const name of secretVars(config, env)) registerSecret(env[name]?.trim());
   const store = openStoreFor(config);
   try {
     // a stored session keeps its own provider and model unless this run's flags name one
@@ -114,7 +117,8 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
     if (keepsOwnModel(resume, config)) config = ownConfig(resume);
     const provider = providerFor(config, env);
     const counter = await createTokenCounter();
-    const tools = createTools({ bash: config.bash });
+    const hidden = new Set(hiddenFromShell(config, env));
+    const tools = createTools({ bash: { ...config.bash, hideEnv: (name) => hidden.has(name) } });
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;

@@ -1,31 +1,40 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { KEY_SHAPES, secretForms } from './secretForms.js';
 
 // Debug logging goes to a file (never the screen: it would corrupt the TUI) and every
 // line passes through redact(), so API keys cannot reach the log.
 
 const secrets = new Set<string>();
+/** Every form of every registered secret, longest first. */
+let forms: string[] = [];
 
-/** Registers a secret value (an API key) that must never be written anywhere. */
+/** Registers a secret value (an API key) that must never be written anywhere, nor its reversed, base64 or hex forms. */
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 8) secrets.add(value);
+  if (!value || value.length < 8 || secrets.has(value)) return;
+  secrets.add(value);
+  forms = [...new Set([...forms, ...secretForms(value)])].sort((a, b) => b.length - a.length);
 }
 
-const KEY_PATTERNS = [/sk-ant-[A-Za-z0-9_-]{8,}/g, /\bsk-[A-Za-z0-9_-]{16,}/g, /(authorization["']?\s*[:=]\s*["']?bearer\s+)[^\s"',]+/gi, /(x-api-key["']?\s*[:=]\s*["']?)[^\s"',]+/gi];
+const HEADER_PATTERNS = [/(authorization["']?\s*[:=]\s*["']?bearer\s+)[^\s"',]+/gi, /(x-api-key["']?\s*[:=]\s*["']?)[^\s"',]+/gi];
 
-/** Replaces the registered secrets (exact values only, so ordinary text is never mangled). */
+function removeForms(text: string): string {
+  let out = text;
+  for (const f of forms) if (out.includes(f)) out = out.split(f).join('[redacted]');
+  return out;
+}
+
+const replaceAll = (text: string, patterns: readonly RegExp[]): string =>
+  patterns.reduce((out, re) => out.replace(re, (m, prefix: unknown) => (typeof prefix === 'string' ? `${prefix}[redacted]` : '[redacted]')), text);
+
+/** Removes the registered secrets (every form) and provider-key shapes: what enters the history, so neither the database nor later requests carry a key. */
 export function redactSecrets(text: string): string {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
-  return out;
+  return replaceAll(removeForms(text), KEY_SHAPES);
 }
 
-/** Removes registered secrets and anything shaped like an API key or auth header. */
+/** Removes registered secrets, anything shaped like an API key, and auth headers (logs, tool output, errors). */
 export function redact(text: string): string {
-  let out = text;
-  for (const s of secrets) out = out.split(s).join('[redacted]');
-  for (const re of KEY_PATTERNS) out = out.replace(re, (m, prefix: unknown) => (typeof prefix === 'string' ? `${prefix}[redacted]` : '[redacted]'));
-  return out;
+  return replaceAll(removeForms(text), [...KEY_SHAPES, ...HEADER_PATTERNS]);
 }
 
 let logFile: string | undefined;

@@ -77,6 +77,8 @@ export const ModelEntrySchema = z
   })
   .strict();
 
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'must be an environment variable name, or a prefix ending in *');
+
 export const BashSchema = z
   .object({
     /** Default timeout of a command, in milliseconds (the model may ask for another, up to maxTimeoutMs). */
@@ -84,6 +86,10 @@ export const BashSchema = z
     maxTimeoutMs: positiveInt.default(600_000),
     /** Output beyond this many characters keeps its head and tail with a marker between. */
     maxOutputChars: positiveInt.default(30_000),
+    /** Variables commands still see although they hold keys (e.g. ["OPENAI_API_KEY"] for a script that calls the API); "PREFIX_*" allowed. */
+    passEnv: z.array(envName).default([]),
+    /** More variables to hide from commands and redact (e.g. ["GITHUB_TOKEN", "AWS_*"]); provider key variables are hidden anyway. */
+    stripEnv: z.array(envName).default([]),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { execa } from 'execa';
 import { z } from 'zod';
+import { PROVIDER_KEY_VARS } from '../config/secrets.js';
 import { fmtDuration, fmtInt } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { defaultShell, killGroup, trackGroup } from './shell.js';
@@ -20,6 +21,17 @@ export interface BashOptions {
   killGraceMs?: number;
   /** After the shell exits, how long to wait for output still in the pipe (ms). Default 250. */
   drainMs?: number;
+  /** Variables commands must not see (API keys). Default: every provider key variable. */
+  hideEnv?: (name: string) => boolean;
+}
+
+const hideProviderKeys = (name: string): boolean => PROVIDER_KEY_VARS.includes(name);
+
+/** The environment a command runs with: this process's, minus the hidden variables. */
+function commandEnv(hide: (name: string) => boolean): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !hide(k)) env[k] = v;
+  return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', PAGER: 'cat' };
 }
 
 const BashInputSchema = z.object({
@@ -75,7 +87,9 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     // /dev/tty), and the whole tree can be killed at once
     detached: true,
     cleanup: false,
-    env: { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', PAGER: 'cat' },
+    // the keys this process holds are not the command's business (nor the model's)
+    env: commandEnv(opts.hideEnv ?? hideProviderKeys),
+    extendEnv: false,
   });
   const result = sub.then(
     (r) => r,
