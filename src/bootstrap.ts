@@ -36,6 +36,7 @@ export function flagsOf(opts: GlobalOptions): ConfigFlags {
     ...(opts.db ? { db: opts.db } : {}),
     ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
+    ...(opts.addDir && opts.addDir.length > 0 ? { addDirs: opts.addDir } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ProviderName } from '../llm/provider.js';
@@ -53,6 +53,8 @@ export interface ConfigFlags {
   db?: string;
   permissionMode?: string;
   maxSteps?: number;
+  /** --add-dir: more directories the read-only tools may read without asking. */
+  addDirs?: string[];
 }
 
 export interface LoadOptions {
@@ -189,7 +191,12 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   }
 
   const maxOutputTokens = outputTokensFor(resolved, file.maxOutputTokens);
-  const permissions = PermissionsSchema.parse({ ...file.permissions, ...(permissionMode ? { mode: permissionMode as PermissionMode } : {}) });
+  const addDirs = (flags.addDirs ?? []).map((d) => checkAddDir(opts.cwd, d));
+  const permissions = PermissionsSchema.parse({
+    ...file.permissions,
+    ...(permissionMode ? { mode: permissionMode as PermissionMode } : {}),
+    readPaths: [...(file.permissions?.readPaths ?? []), ...addDirs],
+  });
 
   const dbPath = resolve(opts.cwd, flags.db ?? env.AGENT_DB ?? file.db ?? defaultDbPath(env, opts.home ?? homedir()));
   const baseURL = flags.baseURL ?? file.baseURL;
@@ -213,6 +220,19 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     sources,
     warnings,
   };
+}
+
+/** An --add-dir directory, absolute; one that is not there is a usage error. */
+function checkAddDir(cwd: string, dir: string): string {
+  const abs = resolve(cwd, dir.startsWith('~/') ? join(homedir(), dir.slice(2)) : dir);
+  let isDir = false;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    throw new ConfigError(`--add-dir: ${dir} does not exist`);
+  }
+  if (!isDir) throw new ConfigError(`--add-dir: ${dir} is not a directory`);
+  return abs;
 }
 
 /** Tokens a reply may use: the configured figure, else the model's max output capped, never above the model's max. */

@@ -17,6 +17,8 @@ export const PermissionsSchema = z
     allowTools: z.array(z.string().min(1)).default([]),
     /** Bash command prefixes that run without asking, e.g. ["npm test", "git status"]. */
     allowBash: z.array(z.string().min(1)).default([]),
+    /** Directories (or files) outside the working directory that FileRead, Grep and Glob may read without asking; also --add-dir. */
+    readPaths: z.array(z.string().min(1)).default([]),
   })
   .strict();
 export type PermissionsConfig = z.infer<typeof PermissionsSchema>;

@@ -12,6 +12,7 @@ import { debug, redactSecrets } from '../log.js';
 import type { SessionInfo, Store } from '../store/index.js';
 import { PermissionPolicy } from '../tools/permissions.js';
 import type { Approver } from '../tools/permissions.js';
+import { ReadBoundary } from '../tools/readBoundary.js';
 import { toolSpec, type AnyTool, type RecallSource } from '../tools/types.js';
 import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../ui/controller.js';
 import { contextBreakdown } from './breakdown.js';
@@ -64,6 +65,8 @@ export class Session {
   private history: Message[];
   private engine: CompactionEngine;
   private readonly policy: PermissionPolicy;
+  /** Where FileRead, Grep and Glob may read without asking. */
+  private readonly readBoundary: ReadBoundary;
   private system: string;
   private readonly toolSpecs: ToolSpec[];
   private readonly listeners = new Set<(e: SessionEvent) => void>();
@@ -98,6 +101,7 @@ export class Session {
     const meta = (info?.meta ?? {}) as SessionMeta;
     this.cost = meta.cost ?? {};
     this.policy = new PermissionPolicy(this.config.permissions, meta.permissions);
+    this.readBoundary = new ReadBoundary({ cwd: this.config.cwd, readPaths: this.config.permissions.readPaths });
     this.toolSpecs = deps.tools.map(toolSpec);
     this.system = this.buildSystem();
     this.engine = this.createEngine(meta.compaction);
@@ -393,6 +397,10 @@ export class Session {
 
   private async authorize(call: { tool: AnyTool; input: unknown; summary: string; toolUseId: string }, signal: AbortSignal): Promise<Authorization> {
     const { tool, input, summary, toolUseId } = call;
+    if (tool.readOnly) {
+      const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.config.permissions.mode, this.deps.approver, signal);
+      if (read) return read;
+    }
     const decision = this.policy.decide(tool, input);
     if (decision === 'allow') return { ok: true };
     if (decision === 'deny') {

@@ -7,7 +7,7 @@ const bash = { name: 'Bash', readOnly: false };
 const fileRead = { name: 'FileRead', readOnly: true };
 const writeTool = { name: 'Write', readOnly: false };
 const policy = (cfg: Partial<{ mode: 'ask' | 'allow' | 'deny'; allowTools: string[]; allowBash: string[] }> = {}, saved?: unknown) =>
-  new PermissionPolicy({ mode: 'ask', allowTools: [], allowBash: [], ...cfg }, saved);
+  new PermissionPolicy({ mode: 'ask', allowTools: [], allowBash: [], readPaths: [], ...cfg }, saved);
 const decideBash = (p: PermissionPolicy, command: string) => p.decide(bash, { command });
 
 describe('PermissionPolicy.decide', () => {
