@@ -89,6 +89,9 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
     apiKey: creds.apiKey,
     ...(creds.baseURL ? { baseURL: creds.baseURL } : {}),
     ...(creds.keyVar ? { apiKeyEnv: creds.keyVar } : {}),
+    connectTimeoutMs: config.timeouts.connectMs,
+    firstByteTimeoutMs: config.timeouts.firstByteMs,
+    idleTimeoutMs: config.timeouts.idleMs,
     onWarning: (message) => providerWarnings.emit(message),
   });
 }

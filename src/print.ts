@@ -68,6 +68,12 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       case 'retry':
         if (format !== 'stream-json') process.stderr.write(`agent: ${redact(e.message)} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})\n`);
         break;
+      case 'waiting':
+        // within seconds, then every half minute: enough to know it is not hung, not a flood
+        if (format !== 'stream-json' && (e.seconds === 5 || e.seconds % 30 === 0)) {
+          process.stderr.write(`agent: ${e.stalled ? 'no data' : 'no response yet'} from ${session.currentConfig.provider}, ${e.seconds} s… (timeouts in .agentrc)\n`);
+        }
+        break;
       case 'compaction_skipped':
         if (format !== 'stream-json' && e.trigger !== 'auto') process.stderr.write(`agent: compaction (${e.trigger}) skipped: ${redact(e.reason)}\n`);
         break;

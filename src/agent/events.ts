@@ -19,6 +19,8 @@ export type AgentEvent =
   | { type: 'tool_end'; id: string; name: string; output: ToolOutput; durationMs: number; status: 'done' | 'error' | 'denied' | 'interrupted' }
   | { type: 'usage'; usage: Usage; model: string; stopReason: StopReason }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; kind: ProviderErrorKind; message: string }
+  /** Nothing has come back for `seconds` (stalled: the reply had begun and went silent). */
+  | { type: 'waiting'; seconds: number; attempt: number; stalled: boolean }
   /** The reply hit max_tokens and the agent asked the model to go on. */
   | { type: 'continuation'; count: number; max: number }
   | { type: 'error'; kind: ProviderErrorKind | 'tool' | 'internal'; message: string }

@@ -52,6 +52,10 @@ export interface LoopOptions {
   gate: PermissionGate;
   maxSteps: number;
   retry: RetryPolicy;
+  /** No new attempt of a model call starts after this long since its first attempt (timeouts.totalMs). */
+  giveUpAfterMs?: number;
+  /** Silence (no reply data) after which a `waiting` event is emitted, and again every this long. Default 5 s. */
+  waitNoticeMs?: number;
   /** Replies stopping at max_tokens that are told to continue, per turn. */
   maxOutputRecoveries: number;
   cwd: string;
@@ -202,9 +206,36 @@ async function callModel(
   let attempt = 0;
   /** Set when the provider said prompt + max output is over its window while the prompt alone fits. */
   let outputCap: number | undefined;
+  const firstStarted = Date.now();
+  /** The error of the last attempt, stating how long the call was tried. */
+  const gaveUp = (err: ProviderError, why = ''): CallOutcome => {
+    if (attempt === 1 && !why) return { kind: 'failed', error: err };
+    const secs = Math.round((Date.now() - firstStarted) / 1000);
+    const message = `${err.message} — gave up after ${attempt} attempt${attempt === 1 ? '' : 's'} over ${secs} s${why}`;
+    return { kind: 'failed', error: new ProviderError({ kind: err.kind, provider: err.provider, message, ...(err.status !== undefined ? { status: err.status } : {}) }) };
+  };
   for (;;) {
     attempt++;
     emit({ type: 'request_start', step, attempt });
+    // tell the person within seconds when nothing comes back, and keep telling
+    const tick = opts.waitNoticeMs ?? 5_000;
+    let silentTicks = 0;
+    let heard = false;
+    let dataSinceTick = false;
+    const ticker = setInterval(() => {
+      if (dataSinceTick) {
+        dataSinceTick = false;
+        silentTicks = 0;
+        return;
+      }
+      silentTicks++;
+      emit({ type: 'waiting', seconds: Math.round((silentTicks * tick) / 1000), attempt, stalled: heard });
+    }, tick);
+    ticker.unref?.();
+    const heardNow = (): void => {
+      heard = true;
+      dataSinceTick = true;
+    };
     const req: ModelRequest = {
       model: opts.model,
       system: host.systemPrompt(),
@@ -216,6 +247,7 @@ async function callModel(
     let partialText = '';
     try {
       for await (const ev of opts.provider.stream(req)) {
+        heardNow();
         switch (ev.type) {
           case 'text_delta':
             partialText += ev.text;
@@ -227,6 +259,9 @@ async function callModel(
           case 'tool_input_delta':
             break;
           case 'done':
+            if (isEmptyReply(ev)) {
+              throw new ProviderError({ kind: 'server', provider: opts.provider.name, message: 'the model sent an empty reply (no text and no tool call)' });
+            }
             host.afterResponse(req, ev);
             return { kind: 'done', done: ev };
         }
@@ -259,6 +294,9 @@ async function callModel(
         return { kind: 'failed', error: err };
       }
       const delayMs = nextRetryDelayMs(err, attempt, opts.retry);
+      if (delayMs !== undefined && opts.giveUpAfterMs !== undefined && Date.now() + delayMs - firstStarted >= opts.giveUpAfterMs) {
+        return gaveUp(err, ` (no new attempt after ${Math.round(opts.giveUpAfterMs / 1000)} s: timeouts.totalMs)`);
+      }
       if (delayMs !== undefined) {
         emit({ type: 'retry', attempt: attempt + 1, maxAttempts: opts.retry.maxAttempts, delayMs, kind: err.kind, message: err.message });
         try {
@@ -268,9 +306,17 @@ async function callModel(
         }
         continue;
       }
-      return { kind: 'failed', error: err };
+      return err.retryable ? gaveUp(err) : { kind: 'failed', error: err };
+    } finally {
+      clearInterval(ticker);
     }
   }
+}
+
+/** A finished reply with nothing in it (no text, no tool call) that is not a cut-off or a refusal: a failed attempt, retried. */
+function isEmptyReply(done: DoneEvent): boolean {
+  if (done.stopReason === 'max_tokens' || done.stopReason === 'context_window' || done.stopReason === 'refusal') return false;
+  return !done.blocks.some((b) => b.type === 'tool_use' || (b.type === 'text' && b.text.trim() !== ''));
 }
 
 /** Output tokens below this are not worth a reply: compact instead. */

@@ -11,6 +11,7 @@ import {
   PermissionsSchema,
   RecallSchema,
   RetrySchema,
+  TimeoutsSchema,
   type FileConfig,
   type PermissionMode,
 } from './schema.js';
@@ -39,6 +40,7 @@ export interface Config {
   bash: z.infer<typeof BashSchema>;
   recall: z.infer<typeof RecallSchema>;
   retry: z.infer<typeof RetrySchema>;
+  timeouts: z.infer<typeof TimeoutsSchema>;
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
@@ -216,6 +218,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     bash: BashSchema.parse(file.bash ?? {}),
     recall: RecallSchema.parse(file.recall ?? {}),
     retry: RetrySchema.parse(file.retry ?? {}),
+    timeouts: TimeoutsSchema.parse(file.timeouts ?? {}),
     dbPath,
     sources,
     warnings,

@@ -111,6 +111,19 @@ export const RetrySchema = z
   })
   .strict();
 
+export const TimeoutsSchema = z
+  .object({
+    /** Connecting to the provider (TCP and TLS), per attempt. */
+    connectMs: positiveInt.default(10_000),
+    /** From sending a request until the response begins, per attempt. */
+    firstByteMs: positiveInt.default(120_000),
+    /** Longest silence between two chunks of a streamed reply. */
+    idleMs: positiveInt.default(120_000),
+    /** No new attempt of a model call starts after this long since its first one. */
+    totalMs: positiveInt.default(300_000),
+  })
+  .strict();
+
 export const FileConfigSchema = z
   .object({
     $schema: z.string().optional(),
@@ -130,6 +143,7 @@ export const FileConfigSchema = z
     bash: BashSchema.partial().strict().optional(),
     recall: RecallSchema.partial().strict().optional(),
     retry: RetrySchema.partial().strict().optional(),
+    timeouts: TimeoutsSchema.partial().strict().optional(),
     /** Database path (also --db and AGENT_DB). */
     db: z.string().min(1).optional(),
   })

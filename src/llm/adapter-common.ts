@@ -8,6 +8,10 @@ export interface AdapterOptions {
   timeoutMs?: number | undefined;
   /** A response stream silent for this long is abandoned (stream_cut). */
   idleTimeoutMs: number;
+  /** Connecting to the server, per request (see transport.ts). */
+  connectTimeoutMs?: number | undefined;
+  /** From sending the request until the response begins. */
+  firstByteTimeoutMs?: number | undefined;
   /** Variable named in authentication errors. */
   apiKeyEnv?: string | undefined;
   /** SDK warnings (deprecated model notices, log lines) that would otherwise go to the terminal. */

@@ -13,6 +13,10 @@ export interface ProviderOptions {
   timeoutMs?: number | undefined;
   /** A response stream silent for this long is abandoned as stream_cut. Default 5 minutes (reasoning models can think silently for long). */
   idleTimeoutMs?: number | undefined;
+  /** Connecting to the server. Default: no separate limit. */
+  connectTimeoutMs?: number | undefined;
+  /** From sending the request until the response begins. Default: the SDK's timeout. */
+  firstByteTimeoutMs?: number | undefined;
   /** Variable named in authentication errors; default ANTHROPIC_API_KEY / OPENAI_API_KEY. */
   apiKeyEnv?: string | undefined;
   /** SDK warnings (e.g. "model X is deprecated") that would otherwise be printed to the terminal. */
@@ -35,6 +39,8 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
     baseURL: opts.baseURL ? opts.baseURL : undefined,
     timeoutMs: opts.timeoutMs,
     idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    connectTimeoutMs: opts.connectTimeoutMs,
+    firstByteTimeoutMs: opts.firstByteTimeoutMs,
     apiKeyEnv: opts.apiKeyEnv,
     onWarning: opts.onWarning,
     tokenField: opts.tokenField,

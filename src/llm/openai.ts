@@ -154,7 +154,7 @@ export class OpenAIProvider implements Provider {
   }
 
   async *stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
-    const tap = new RequestTap(this.opts.idleTimeoutMs, req.signal);
+    const tap = new RequestTap(this.opts, req.signal);
     const client = this.client(tap);
     let started = false;
     try {

@@ -1,7 +1,7 @@
 import { ProviderError, type OverflowInfo, type ProviderErrorKind } from './errors.js';
 import { parseOverflow } from './overflow.js';
 import type { ProviderName } from './provider.js';
-import type { RequestTap } from './transport.js';
+import type { RequestTap, TimeoutStage } from './transport.js';
 
 // Maps what went wrong in an SDK call to a ProviderError. The adapters classify the SDK
 // error with instanceof (they import the SDK) into an SdkFailure; everything here is pure.
@@ -41,6 +41,8 @@ export interface FailureContext {
   streamStarted: boolean;
   /** Set when the adapter itself gave up on a silent stream. */
   stalledAfterMs?: number;
+  /** Which wait it gave up on (default: the stream's silence). */
+  stalledStage?: TimeoutStage;
   /** The raw body of an error response, captured below the SDK (it drops bodies it cannot read). */
   rawBody?: string | undefined;
 }
@@ -194,13 +196,14 @@ export function describeSdkError(err: unknown, sdk: SdkErrorClasses): SdkFailure
 export function requestFailure(
   e: unknown,
   describe: (e: unknown) => SdkFailure,
-  ctx: Omit<FailureContext, 'stalledAfterMs' | 'rawBody'>,
-  tap: Pick<RequestTap, 'stalledAfterMs' | 'errorBody'>,
+  ctx: Omit<FailureContext, 'stalledAfterMs' | 'stalledStage' | 'rawBody'>,
+  tap: Pick<RequestTap, 'stalledAfterMs' | 'errorBody'> & { stalledStage?: TimeoutStage | undefined },
 ): ProviderError {
   if (e instanceof ProviderError) return e;
   return toProviderError(describe(e), {
     ...ctx,
     ...(tap.stalledAfterMs !== undefined ? { stalledAfterMs: tap.stalledAfterMs } : {}),
+    ...(tap.stalledStage !== undefined ? { stalledStage: tap.stalledStage } : {}),
     rawBody: tap.errorBody,
   });
 }
@@ -223,8 +226,12 @@ export function toProviderError(failure: SdkFailure, ctx: FailureContext): Provi
     });
 
   if (ctx.signal?.aborted) return make('aborted', 'the request was cancelled');
-  if (ctx.stalledAfterMs !== undefined)
-    return make('stream_cut', `the response stream stalled: no data for ${Math.round(ctx.stalledAfterMs / 1000)} s`);
+  if (ctx.stalledAfterMs !== undefined) {
+    const secs = `${Math.round(ctx.stalledAfterMs / 100) / 10} s`;
+    if (ctx.stalledStage === 'connect') return make('connection', `could not connect to ${host(ctx.baseURL)} within ${secs} (timeouts.connectMs)`);
+    if (ctx.stalledStage === 'first_byte') return make('connection', `no response from ${host(ctx.baseURL)} within ${secs} of sending the request (timeouts.firstByteMs)`);
+    return make('stream_cut', `the response stream stalled: no data for ${secs} (timeouts.idleMs)`);
+  }
 
   switch (failure.category) {
     case 'abort':

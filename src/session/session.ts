@@ -373,6 +373,7 @@ export class Session {
       gate: { authorize: (call, signal) => this.authorize(call, signal) },
       maxSteps: this.config.maxSteps,
       retry: this.config.retry,
+      giveUpAfterMs: this.config.timeouts.totalMs,
       maxOutputRecoveries: this.config.compaction.maxOutputRecoveries,
       cwd: this.config.cwd,
       recall: this.recallSource(),

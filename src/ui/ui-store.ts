@@ -40,6 +40,8 @@ export interface LiveState {
   running: RunningTool[];
   compaction: { trigger: CompactionTrigger; focus?: string; tokensBefore: number; stage?: string; startedAt: number } | null;
   retry: { text: string; until: number } | null;
+  /** "No response yet, 30 s": the provider has sent nothing for a while. */
+  waiting: string | null;
   /** Prompts typed while the agent worked, sent together when it is free. */
   queued: string[];
 }
@@ -74,7 +76,11 @@ const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
 export const retryText = (ev: Extract<UiEvent, { type: 'retry' }>): string =>
   `${RETRY_LABEL[ev.kind] ?? 'Request failed'} — retrying in ${formatElapsed(ev.delayMs + 999)} (${ev.attempt}/${ev.maxAttempts})`;
 
-const emptyLive = (): LiveState => ({ busy: false, turn: null, writingTools: [], running: [], compaction: null, retry: null, queued: [] });
+/** "No response yet, 30 s" before the reply begins, "No data for 30 s" once it went silent. */
+export const waitingText = (ev: Extract<UiEvent, { type: 'waiting' }>): string =>
+  `${ev.stalled ? 'No data for' : 'No response yet,'} ${ev.seconds} s${ev.attempt > 1 ? ` (attempt ${ev.attempt})` : ''}`;
+
+const emptyLive = (): LiveState => ({ busy: false, turn: null, writingTools: [], running: [], compaction: null, retry: null, waiting: null, queued: [] });
 
 export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null || l.compaction !== null;
 
@@ -132,11 +138,14 @@ export class UiStore {
           this.append({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply above was cut off; the model starts over' });
         }
         this.resetStream();
-        return this.patchLive({ retry: null, writingTools: [] });
+        return this.patchLive({ retry: null, waiting: null, writingTools: [] });
       case 'text_delta':
+        if (this.live.get().waiting) this.patchLive({ waiting: null });
         return this.onTextDelta(ev.text);
+      case 'waiting':
+        return this.patchLive({ waiting: waitingText(ev) });
       case 'tool_call_streaming':
-        return this.patchLive({ writingTools: [...this.live.get().writingTools, { id: ev.id, name: ev.name }] });
+        return this.patchLive({ waiting: null, writingTools: [...this.live.get().writingTools, { id: ev.id, name: ev.name }] });
       case 'message':
         return this.onMessage(ev.message);
       case 'tool_start': {
@@ -286,7 +295,7 @@ export class UiStore {
     this.resetStream();
     // The session gave up on any approval still waiting: its turn is over.
     if (this.approvals.get().length > 0) this.approvals.set([]);
-    this.patchLive({ turn: null, running: [], writingTools: [], retry: null });
+    this.patchLive({ turn: null, running: [], writingTools: [], retry: null, waiting: null });
   }
 
   private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {

@@ -129,6 +129,10 @@ describe('config loading', () => {
     const parsed = readConfigFile(join(__dirname, '..', '..', '.agentrc.example'));
     expect(parsed?.permissions?.mode).toBe('ask');
     expect(parsed?.compaction?.autoBufferTokens).toBe(13_000);
+    expect(parsed?.bash?.passEnv).toEqual([]);
+    expect(parsed?.bash?.stripEnv).toEqual(['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY']);
+    expect(parsed?.permissions?.readPaths).toEqual(['~/src/shared-lib']);
+    expect(parsed?.timeouts).toEqual({ connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, totalMs: 300_000 });
   });
 });
 

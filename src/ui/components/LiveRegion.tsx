@@ -118,6 +118,8 @@ function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityP
     startedAt = c.startedAt;
   } else if (live.retry && now < live.retry.until) {
     label = `${live.retry.text} in ${formatElapsed(live.retry.until - now + 999)}`;
+  } else if (live.waiting && live.running.length === 0) {
+    label = live.waiting;
   } else if (waitingForApproval) {
     label = 'Waiting for your answer';
   } else if (live.running.length > 0) {
