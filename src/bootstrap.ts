@@ -6,7 +6,7 @@ import { MissingKeyError, resolveCredentials } from './config/credentials.js';
 import { hiddenFromShell, secretVars } from './config/secrets.js';
 import { createProvider } from './llm/factory.js';
 import type { Provider } from './llm/provider.js';
-import { debug, enableDebugLog, registerSecret } from './log.js';
+import { debug, DebugLogError, enableDebugLog, registerSecret } from './log.js';
 import { newId } from './llm/messages.js';
 import { SessionInUseError } from './session/lease.js';
 import { PromptHistory } from './session/promptHistory.js';
@@ -107,7 +107,14 @@ export const providerWarnings = {
 
 export async function createRuntime(opts: GlobalOptions, approver?: Approver, env: NodeJS.ProcessEnv = process.env): Promise<{ runtime: Runtime; resumed: boolean }> {
   let config = configFor(opts, env);
-  if (opts.debug) enableDebugLog(typeof opts.debug === 'string' ? opts.debug : join(dirname(config.dbPath), 'agent-debug.log'));
+  if (opts.debug) {
+    try {
+      enableDebugLog(typeof opts.debug === 'string' ? opts.debug : join(dirname(config.dbPath), 'agent-debug.log'));
+    } catch (e) {
+      if (e instanceof DebugLogError) throw new CliError(e.message, EXIT_USAGE);
+      throw e;
+    }
+  }
   // every key this process can see is redacted, whatever provider the session uses
   for (const name of secretVars(config, env)) registerSecret(env[name]?.trim());
   const store = openStoreFor(config);

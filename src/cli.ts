@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
+import { editDistance } from './editDistance.js';
 
 // The entry point. Only commander is imported eagerly: `--version` and `--help` must stay
 // fast, so config, the SDKs, ink and the tokenizer load inside the actions that need them.
@@ -88,8 +89,12 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('--db <path>', 'database file')
     .option('--cwd <dir>', 'only sessions of this directory')
     .option('-n, --limit <n>', 'how many to list', positiveInt, 50)
-    .action((opts: { db?: string; cwd?: string; limit: number }) => {
-      run(async () => (await import('./sessionsCommand.js')).listSessionsCommand({ ...program.opts<GlobalOptions>(), ...opts }));
+    .argument('[list]', 'list the sessions (what `agent sessions` does without a subcommand)')
+    .action((sub: string | undefined, opts: { db?: string; cwd?: string; limit: number }) => {
+      run(async () => {
+        if (sub !== undefined && sub !== 'list') throw new CliError(unknownSubcommand(sub), EXIT_USAGE);
+        return (await import('./sessionsCommand.js')).listSessionsCommand({ ...program.opts<GlobalOptions>(), ...opts });
+      });
     });
   sessions
     .command('show <id>')
@@ -127,6 +132,13 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
   return program;
 }
 
+const SESSIONS_SUBCOMMANDS = ['list', 'show', 'export', 'search', 'rm'];
+
+function unknownSubcommand(word: string): string {
+  const close = SESSIONS_SUBCOMMANDS.filter((c) => editDistance(word, c) <= 2);
+  return `unknown subcommand "sessions ${word}"${close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : ''}; the subcommands are ${SESSIONS_SUBCOMMANDS.join(', ')}`;
+}
+
 /** Flags that contradict each other are a usage error before anything is opened. */
 function checkSessionFlags(opts: GlobalOptions): void {
   if (opts.resume !== undefined && opts.resume !== false && opts.continue) {
@@ -137,8 +149,21 @@ function checkSessionFlags(opts: GlobalOptions): void {
   }
 }
 
+/**
+ * A reader that stops early (`agent sessions show … | head`) closes the pipe: that is the
+ * reader's choice, not an error, so the program ends quietly instead of with a stack trace.
+ */
+export function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void = (c) => process.exit(c)): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') exit(EXIT_OK);
+    else throw e;
+  });
+}
+
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  exitQuietlyOnClosedPipe(process.stdout);
+  exitQuietlyOnClosedPipe(process.stderr);
   let task: (() => Promise<number>) | undefined;
   const program = buildProgram((t) => {
     task = t;

@@ -1,5 +1,5 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { KEY_SHAPES, secretForms } from './secretForms.js';
 
 // Debug logging goes to a file (never the screen: it would corrupt the TUI) and every
@@ -39,8 +39,43 @@ export function redact(text: string): string {
 
 let logFile: string | undefined;
 
+/** The debug log cannot be written; the message names the path and the reason. */
+export class DebugLogError extends Error {
+  override readonly name = 'DebugLogError';
+}
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EISDIR: 'it is a directory',
+  ENOSPC: 'no space left on the device',
+};
+
+/** Creates the log's missing directories (0700) one by one and opens the file for appending: fails at once, never loops. */
+function prepareLogFile(path: string): void {
+  if (existsSync(path) && statSync(path).isDirectory()) throw Object.assign(new Error('it is a directory'), { code: 'EISDIR' });
+  const missing: string[] = [];
+  let dir = dirname(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) {
+    missing.unshift(dir);
+    dir = dirname(dir);
+  }
+  if (!statSync(dir).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR' });
+  for (const d of missing) mkdirSync(d, { mode: 0o700 });
+  closeSync(openSync(path, 'a', 0o600));
+}
+
+/** Starts the debug log; throws DebugLogError ("cannot write debug log <path>: <reason>") when it cannot be written. */
 export function enableDebugLog(file: string): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    prepareLogFile(resolve(file));
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new DebugLogError(`cannot write debug log ${file}: ${(err.code && REASONS[err.code]) ?? err.message}`);
+  }
   logFile = file;
   debug(`--- agent started (pid ${process.pid})`);
 }
