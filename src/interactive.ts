@@ -173,6 +173,7 @@ export class SessionController implements UiController {
     const compactions = next.id === previous.id ? [] : this.safeCompactions(next.id);
     this.emit({ type: 'session', session: next.view(), transcript: [...next.messages()], compactions });
     this.emit({ type: 'context', usage: next.contextUsage() });
+    if (next.id !== previous.id) for (const note of next.loadNotes) this.emit({ type: 'notice', level: 'info', text: note });
   }
 
   private safeCompactions(id: string) {
