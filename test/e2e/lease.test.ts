@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { toolUses, type Message } from '../../src/llm/messages.js';
 import { openStore } from '../../src/store/index.js';
 import { jsonResult, runAgent, workspace, useFakeServer, type RunResult, type Workspace } from './harness.js';
@@ -25,6 +27,8 @@ async function firstTurn(ws: Workspace): Promise<string> {
   return String(jsonResult(r).sessionId);
 }
 
+const release = (ws: Workspace): void => writeFileSync(join(ws.dir, 'go'), '');
+
 function stored(ws: Workspace, id: string): Message[] {
   const store = openStore(ws.db);
   try {
@@ -34,9 +38,10 @@ function stored(ws: Workspace, id: string): Message[] {
   }
 }
 
-/** Starts a turn whose Bash call sleeps, so the process holds the session for a while. */
+/** Starts a turn whose Bash call waits until release(ws) (at most 20 s), so the process holds the session until then. */
 function slowTurn(ws: Workspace, id: string, onSpawn?: (c: ChildProcess) => void): Promise<RunResult> {
-  server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'sleep 1.5; echo slept' } }] }, { text: 'Slept well.' });
+  const command = 'for i in $(seq 1 400); do [ -e go ] && break; sleep 0.05; done; echo slept';
+  server.enqueue({ toolCalls: [{ name: 'Bash', input: { command } }] }, { text: 'Slept well.' });
   return runAgent(['-p', 'sleep a bit', '--resume', id, '--permission-mode', 'allow', '--output-format', 'json'], {
     ws,
     server,
@@ -62,13 +67,17 @@ describe('session lease with real processes', () => {
     expect(rm.code).toBe(2);
     expect(rm.stderr).toContain(`session ${id} is in use by pid ${firstPid}`);
 
-    server.enqueue({ text: 'Answered in the fork.' });
+    // the first process's reply is still queued: the fork is answered by its prompt
+    server.respondWith((req) =>
+      req.view.messages.some((m) => m.blocks.some((b) => b.type === 'text' && b.text === 'work on a copy')) ? { text: 'Answered in the fork.' } : undefined,
+    );
     const fork = await runAgent(['-p', 'work on a copy', '--resume', id, '--fork', '--output-format', 'json'], { ws, server });
     expect(fork.code, fork.stderr).toBe(0);
     const forkId = String(jsonResult(fork).sessionId);
     expect(forkId).not.toBe(id);
     expect(fork.stderr).toContain(`Forked session ${id} into ${forkId}`);
 
+    release(ws);
     const done = await first;
     expect(done.code, done.stderr).toBe(0);
     expect(jsonResult(done).result).toBe('Slept well.');
@@ -86,17 +95,22 @@ describe('session lease with real processes', () => {
   it('two writers started at once: exactly one runs, the history stays valid for every later turn', async () => {
     const ws = workspace();
     const id = await firstTurn(ws);
+    const waitForGo = 'for i in $(seq 1 400); do [ -e go ] && break; sleep 0.05; done; echo hi';
     for (let round = 0; round < 3; round++) {
+      rmSync(join(ws.dir, 'go'), { force: true });
       server.respondWith((req) =>
-        req.view.messages.at(-1)?.blocks.some((b) => b.type === 'tool_result') ? { text: `done ${round}` } : { toolCalls: [{ name: 'Bash', input: { command: 'sleep 0.3; echo hi' } }] },
+        req.view.messages.at(-1)?.blocks.some((b) => b.type === 'tool_result') ? { text: `done ${round}` } : { toolCalls: [{ name: 'Bash', input: { command: waitForGo } }] },
       );
-      const runs = await Promise.all(
-        ['left', 'right'].map((who) => runAgent(['-p', `${who} ${round}`, '--resume', id, '--permission-mode', 'allow', '--output-format', 'json'], { ws, server, timeoutMs: 30_000 })),
+      // the winner holds the session until the loser has been refused, whatever the machine's load
+      const runs = ['left', 'right'].map((who) =>
+        runAgent(['-p', `${who} ${round}`, '--resume', id, '--permission-mode', 'allow', '--output-format', 'json'], { ws, server, timeoutMs: 30_000 }),
       );
-      const codes = runs.map((r) => r.code).sort();
-      expect(codes, runs.map((r) => r.stderr).join('\n')).toEqual([0, 2]);
-      const refused = runs.find((r) => r.code === 2)!;
+      const refused = await Promise.race(runs);
+      expect(refused.code, refused.stderr).toBe(2);
       expect(refused.stderr).toMatch(/is in use by pid \d+/);
+      release(ws);
+      const codes = (await Promise.all(runs)).map((r) => r.code).sort();
+      expect(codes).toEqual([0, 2]);
     }
     // every request the server received was valid (it answers 400 to a broken history as the API does)
     for (const req of server.requests) expect(req.response?.status, JSON.stringify(req.response)).toBe(200);
@@ -117,6 +131,7 @@ describe('session lease with real processes', () => {
     await new Promise((r) => setTimeout(r, 300));
     child!.kill('SIGKILL');
     expect((await killed).signal).toBe('SIGKILL');
+    release(ws); // the orphaned command ends too
 
     server.clear();
     server.enqueue({ text: 'Back again.' });

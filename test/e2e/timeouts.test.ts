@@ -1,5 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSilentServer, type SilentServer } from '../fake-server/silent.js';
 import { UNANSWERED_PROMPT_REPLY } from '../../src/session/repair.js';
 import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
 
@@ -10,24 +10,13 @@ import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
 
 const server = useFakeServer();
 
-/** Accepts connections and reads the request, never answers. */
-let silent: Server;
-const sockets = new Set<Socket>();
+let silent: SilentServer;
 let silentURL = '';
 beforeAll(async () => {
-  silent = createServer((s) => {
-    sockets.add(s);
-    s.on('data', () => undefined);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  const addr = silent.address() as { port: number };
-  silentURL = `http://127.0.0.1:${addr.port}`;
+  silent = await startSilentServer();
+  silentURL = silent.url;
 });
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise((r) => silent.close(r));
-});
+afterAll(() => silent.close());
 
 describe('timeouts', () => {
   it('a server that never answers: a status within seconds, then the first-byte timeout, stated with its setting', async () => {

@@ -1,27 +1,18 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSilentServer, type SilentServer } from '../fake-server/silent.js';
 import { createProvider } from '../../src/llm/factory.js';
 import { KEY, request, run } from './helpers.js';
 
 // Each stage of a request has its own timeout: connecting (a TLS handshake that never
 // completes), the response beginning (a server that reads the request and says nothing).
 
-let silent: Server;
-const sockets = new Set<Socket>();
+let silent: SilentServer;
 let port = 0;
 beforeAll(async () => {
-  silent = createServer((s) => {
-    sockets.add(s);
-    s.on('data', () => undefined);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  port = (silent.address() as { port: number }).port;
+  silent = await startSilentServer();
+  port = silent.port;
 });
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise((r) => silent.close(r));
-});
+afterAll(() => silent.close());
 
 describe.each(['anthropic', 'openai'] as const)('%s request stages', (provider) => {
   const base = (scheme: string): string => `${scheme}://127.0.0.1:${port}${provider === 'openai' ? '/v1' : ''}`;
