@@ -74,6 +74,7 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
     apiKey: creds.apiKey,
     ...(creds.baseURL ? { baseURL: creds.baseURL } : {}),
     ...(creds.keyVar ? { apiKeyEnv: creds.keyVar } : {}),
+    cache: config.cache,
     onWarning: (message) => providerWarnings.emit(message),
   });
 }

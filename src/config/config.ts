@@ -6,6 +6,7 @@ import { stripJsonComments } from './jsonc.js';
 import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
 import {
   BashSchema,
+  CacheSchema,
   CompactionSchema,
   FileConfigSchema,
   PermissionsSchema,
@@ -39,6 +40,7 @@ export interface Config {
   bash: z.infer<typeof BashSchema>;
   recall: z.infer<typeof RecallSchema>;
   retry: z.infer<typeof RetrySchema>;
+  cache: z.infer<typeof CacheSchema>;
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
@@ -209,6 +211,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     bash: BashSchema.parse(file.bash ?? {}),
     recall: RecallSchema.parse(file.recall ?? {}),
     retry: RetrySchema.parse(file.retry ?? {}),
+    cache: CacheSchema.parse(file.cache ?? {}),
     dbPath,
     sources,
     warnings,

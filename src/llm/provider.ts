@@ -20,6 +20,8 @@ export interface ModelRequest {
   maxTokens: number;
   temperature?: number;
   signal?: AbortSignal;
+  /** The session id: OpenAI's prompt_cache_key, where the server is OpenAI's (see cache.ts). */
+  cacheKey?: string;
 }
 
 /**

@@ -340,6 +340,7 @@ export class Session {
       maxOutputRecoveries: this.config.compaction.maxOutputRecoveries,
       cwd: this.config.cwd,
       recall: this.recallSource(),
+      cacheKey: this.id,
     };
   }
 

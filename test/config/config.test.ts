@@ -129,6 +129,16 @@ describe('config loading', () => {
     const parsed = readConfigFile(join(__dirname, '..', '..', '.agentrc.example'));
     expect(parsed?.permissions?.mode).toBe('ask');
     expect(parsed?.compaction?.autoBufferTokens).toBe(13_000);
+    expect(parsed?.cache).toEqual({ enabled: true, ttl: '5m', promptCacheKey: 'auto' });
+  });
+
+  it('caches prompts by default, and takes the switch and the TTL from .agentrc', () => {
+    const d = dirs();
+    expect(load(d, {}, { ANTHROPIC_API_KEY: 'x' }).cache).toEqual({ enabled: true, ttl: '5m', promptCacheKey: 'auto' });
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ cache: { enabled: false, ttl: '1h' } }));
+    expect(load(d, {}, { ANTHROPIC_API_KEY: 'x' }).cache).toMatchObject({ enabled: false, ttl: '1h' });
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ cache: { ttl: '10m' } }));
+    expect(() => load(d)).toThrow(/field "cache\.ttl"/);
   });
 });
 
