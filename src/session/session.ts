@@ -15,6 +15,7 @@ import type { Approver } from '../tools/permissions.js';
 import { toolSpec, type AnyTool, type RecallSource } from '../tools/types.js';
 import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../ui/controller.js';
 import { contextBreakdown } from './breakdown.js';
+import { dateNoteFor } from './dateNote.js';
 import { estimateCostUsd } from './pricing.js';
 import { repairInterruptedToolCalls } from './repair.js';
 
@@ -150,6 +151,8 @@ export class Session {
     const ac = this.begin();
     this.reactiveThisTurn = 0;
     try {
+      const note = dateNoteFor(this.history);
+      if (note) this.append(note);
       const result = await runTurn(this.loopHost(), this.loopOptions(), userMessage(text), ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.engine.turnCompleted();
       return result;
@@ -518,7 +521,6 @@ export class Session {
     return buildSystemPrompt({
       cwd: this.config.cwd,
       platform: `${process.platform} (${process.arch})`,
-      date: new Date(),
       model: this.config.model.name,
       tools: this.toolSpecs,
       ...(agentsMd ? { agentsMd } : {}),
