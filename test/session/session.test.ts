@@ -137,7 +137,7 @@ describe('session', () => {
     expect(errors[0]).toMatchObject({ text: expect.stringContaining(config.dbPath) });
     expect(errors[0]).toMatchObject({ text: expect.stringMatching(/in memory/) });
     // memory has everything; the database still has what was saved before
-    expect(session.messages().filter((m) => m.role === 'user')).toHaveLength(4);
+    expect(session.messages().filter((m) => m.role === 'user' && m.kind === 'normal')).toHaveLength(4);
     expect(store.loadVisible(session.id).length).toBeGreaterThanOrEqual(2);
     // a compaction is not applied while pending messages cannot be written
     const record = await session.compact();
