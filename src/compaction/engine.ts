@@ -47,6 +47,8 @@ export interface EngineDeps {
   describeToolUse?: DescribeToolUse;
   readFile?: ReadFile;
   now?: () => number;
+  /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
+  silentOverflowDetection?: boolean;
 }
 
 export type CompactionContext = RequestParts;
@@ -253,7 +255,8 @@ export class CompactionEngine {
     // the last reported anchor (kept in the saved state) is the previous response of this conversation
     const a = this.st.anchor;
     const previous = a?.source === 'reported' ? { reported: a.tokens, estimated: Math.round(this.ratio() * (a.systemRaw + a.toolsRaw + a.rawMessages)) } : undefined;
-    const silent = detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
+    const silent =
+      this.deps.silentOverflowDetection === false ? undefined : detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
     if (silent) {
       delete this.st.anchor;
       return { estimated, ratio: this.ratio(), silentOverflow: silent.message, overflow: silent.overflow };

@@ -29,6 +29,15 @@ export function isOpenAIHost(baseURL: string | undefined): boolean {
   }
 }
 
+/**
+ * Only OpenAI-compatible servers (Ollama, llama.cpp, …) may truncate an over-long prompt
+ * silently instead of refusing it. Anthropic and OpenAI proper refuse, so a low count from
+ * them is tokenizer drift to calibrate, never a sign of a smaller window.
+ */
+export function mayTruncateSilently(provider: { name: 'anthropic' | 'openai'; baseURL?: string | undefined }): boolean {
+  return provider.name === 'openai' && !isOpenAIHost(provider.baseURL);
+}
+
 /** Whether a request to this server carries prompt_cache_key. */
 export function sendsPromptCacheKey(cache: CacheSettings, baseURL: string | undefined): boolean {
   if (!cache.enabled || cache.promptCacheKey === false) return false;

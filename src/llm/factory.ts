@@ -51,6 +51,7 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
         : import('./openai.js').then((m) => new m.OpenAIProvider(adapterOpts)));
   return {
     name: opts.provider,
+    baseURL: adapterOpts.baseURL,
     preload: async () => {
       await load();
     },

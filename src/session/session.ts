@@ -8,6 +8,7 @@ import { withModel, type Config } from '../config/config.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { addUsage, emptyUsage, newId, textOf, totalInputTokens, userMessage, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
+import { mayTruncateSilently } from '../llm/cache.js';
 import { debug, redactSecrets } from '../log.js';
 import type { SessionInfo, Store } from '../store/index.js';
 import { PermissionPolicy } from '../tools/permissions.js';
@@ -545,6 +546,7 @@ export class Session {
         compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
         describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.config.cwd, path),
+        silentOverflowDetection: mayTruncateSilently(provider),
       },
       state,
     );

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { mayTruncateSilently } from '../../src/llm/cache.js';
 import { CompactionEngine, type EngineDeps, type Outcome } from '../../src/compaction/engine.js';
 import { THRASH_LIMIT } from '../../src/compaction/guards.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
@@ -592,6 +593,29 @@ describe('token accounting', () => {
     expect(e.ratio()).toBe(1);
     expect(e.state().anchor).toBeUndefined();
     expect(e.observeResponse({ system: 's', tools: [], messages: h }, 40_000).silentOverflow).toMatch(/more than the model's 32,768-token window/);
+  });
+
+  it('for Anthropic and OpenAI proper a low count recalibrates and never shrinks the window', () => {
+    const e = new CompactionEngine({
+      config: cfg(),
+      limits: { contextWindow: 200_000, maxOutputTokens: 4_096 },
+      model: 'claude',
+      summarizer: { provider: summaryProvider(), model: 's', limits: SUMMARIZER_LIMITS },
+      counter,
+      compactableTools: COMPACTABLE,
+      silentOverflowDetection: false,
+    });
+    const h = talk(40, 1_200);
+    const obs = e.observeResponse({ system: 's', tools: [], messages: h }, 27_000);
+    expect(obs.silentOverflow).toBeUndefined();
+    expect(obs.overflow).toBeUndefined();
+    expect(e.ratio()).toBeLessThan(1);
+    expect(e.thresholds().contextWindow).toBe(200_000);
+    expect(e.state().anchor).toMatchObject({ tokens: 27_000, source: 'reported' });
+    expect(mayTruncateSilently({ name: 'anthropic', baseURL: 'http://127.0.0.1:1234' })).toBe(false);
+    expect(mayTruncateSilently({ name: 'openai' })).toBe(false);
+    expect(mayTruncateSilently({ name: 'openai', baseURL: 'https://api.openai.com/v1' })).toBe(false);
+    expect(mayTruncateSilently({ name: 'openai', baseURL: 'http://localhost:11434/v1' })).toBe(true);
   });
 
   it('usage(): the gauge figures, with a notice when a guard stopped auto compaction', () => {
