@@ -47,6 +47,11 @@ export interface EngineDeps {
   describeToolUse?: DescribeToolUse;
   readFile?: ReadFile;
   now?: () => number;
+  /**
+   * Set when the summarizer is the session's own model and prompt caching is on: the summary is
+   * asked of the session's request as it stands (inPlace.ts), so it reads the prompt cache.
+   */
+  inPlaceSummary?: { cacheKey?: string | undefined } | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }
@@ -398,6 +403,11 @@ export class CompactionEngine {
         signal,
         progress,
         describe: this.deps.describeToolUse,
+        // a reactive compaction follows "prompt too long": the request as it stands cannot be sent
+        shared:
+          this.deps.inPlaceSummary && trigger !== 'reactive'
+            ? { system: ctx.system, tools: ctx.tools, history, keptFrom: split.index, tokens: measured.tokens, cacheKey: this.deps.inPlaceSummary.cacheKey }
+            : undefined,
       });
     } catch (e) {
       const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));

@@ -482,6 +482,8 @@ export class Session {
       else this.emit(e);
     });
     const outcomes = Array.isArray(result) ? result : [result];
+    // what the summarizer consumed is billed like any request: /cost counts it
+    for (const { record } of outcomes) if (record.model && totalInputTokens(record.usage) + record.usage.outputTokens > 0) this.cost[record.model] = addUsage(this.cost[record.model] ?? emptyUsage(), record.usage);
     return outcomes.map((o) => {
       const record = this.applyOutcome(o);
       if (ended.has(o.record.id)) this.emit({ type: 'compaction_end', record });
@@ -547,6 +549,7 @@ export class Session {
         describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.config.cwd, path),
         silentOverflowDetection: mayTruncateSilently(provider),
+        inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.id } : undefined,
       },
       state,
     );
