@@ -23,6 +23,7 @@ import {
 } from './guards.js';
 import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement, type RequestParts } from './meter.js';
 import { applyMicro, selectMicro, type DescribeToolUse, type MicroResult } from './micro.js';
+import { microWorthIt, type MicroPolicy } from './microPolicy.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { buildRestoration, type ReadFile, type Restoration } from './restore.js';
 import { partitionHead, selectSplit } from './split.js';
@@ -52,6 +53,10 @@ export interface EngineDeps {
    * asked of the session's request as it stands (inPlace.ts), so it reads the prompt cache.
    */
   inPlaceSummary?: { cacheKey?: string | undefined } | undefined;
+  /** Prompt caching is on with entries living this long: micro compaction minds the cache (microPolicy.ts). */
+  cacheTtlMs?: number | undefined;
+  /** 'every-call' clears whenever something is clearable (for comparison in the benchmark). */
+  microPolicy?: MicroPolicy | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }
@@ -163,10 +168,9 @@ export class CompactionEngine {
     const tokens = measured.tokens;
     if (this.st.exhausted && tokens < this.ladder.auto) clearExhausted(this.st);
     if (!this.cfg.auto || ctx.history.length === 0 || tokens < this.ladder.micro) return [];
-    // below the auto threshold, clear in batches (at least microKeepRecent outputs at once), so the
-    // provider's cached prompt prefix changes every few steps rather than at every step
-    const batch = tokens >= this.ladder.auto ? 1 : Math.max(1, this.cfg.microKeepRecent);
-    const micro = this.planMicro(ctx, measured, batch);
+    // clearing rewrites the cached prompt from the first cleared output on: microPolicy.ts says when it is worth it
+    let micro = this.planMicro(ctx, measured, 1);
+    if (micro && !this.microWorth(micro, tokens)) micro = undefined;
     const afterMicro = micro ? micro.tokensAfter : tokens;
     if (afterMicro < this.ladder.auto) return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
     const decision = autoDecision(this.st, this.cfg, afterMicro, this.ladder);
@@ -267,6 +271,7 @@ export class CompactionEngine {
       return { estimated, ratio: this.ratio(), silentOverflow: silent.message, overflow: silent.overflow };
     }
     recordProgress(this.st);
+    this.st.lastResponseAt = this.now();
     if (reportedInputTokens > 0 && raw >= MIN_CALIBRATION_TOKENS) {
       this.st.calibration[this.model] = updateCalibration(this.st.calibration[this.model], reportedInputTokens / raw);
     }
@@ -327,6 +332,20 @@ export class CompactionEngine {
   private settleExhausted(tokensAfter: number): void {
     if (tokensAfter >= this.ladder.auto) recordExhausted(this.st, tokensAfter);
     else clearExhausted(this.st);
+  }
+
+  private microWorth(plan: MicroPlan, tokens: number): boolean {
+    return microWorthIt({
+      tokens,
+      auto: this.ladder.auto,
+      savedTokens: tokens - plan.tokensAfter,
+      cleared: plan.result.cleared.length,
+      keepRecent: this.cfg.microKeepRecent,
+      cacheTtlMs: this.deps.cacheTtlMs,
+      lastResponseAt: this.st.lastResponseAt,
+      now: this.now(),
+      policy: this.deps.microPolicy,
+    });
   }
 
   /** Which old tool outputs micro compaction would clear, and the context after; undefined when none. */

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type Authorization, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import { buildSystemPrompt, readAgentsMd } from '../agent/systemPrompt.js';
-import { CompactionEngine, type CompactionOutcome } from '../compaction/engine.js';
+import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../compaction/engine.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import { withModel, type Config } from '../config/config.js';
@@ -22,6 +22,9 @@ import { repairInterruptedToolCalls } from './repair.js';
 
 export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
 
+/** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
+const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
+
 /** Replies shorter than this are not useful; a learned small window still leaves this much. */
 const MIN_REPLY_TOKENS = 1_024;
 
@@ -41,6 +44,8 @@ export interface SessionDeps {
   approver?: Approver;
   /** Creates a provider for another provider family (/model, a compaction.model of the other family); `purpose` names who asked. */
   providerFor?: (config: Config, purpose?: string) => Provider;
+  /** Engine settings for tests and benchmarks: its clock, the micro compaction policy. */
+  engine?: Pick<EngineDeps, 'now' | 'microPolicy'>;
 }
 
 /** What is saved in the session row's meta so a resumed session keeps its state. */
@@ -550,6 +555,8 @@ export class Session {
         readFile: (path) => readForRestore(this.config.cwd, path),
         silentOverflowDetection: mayTruncateSilently(provider),
         inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.id } : undefined,
+        cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
+        ...this.deps.engine,
       },
       state,
     );
