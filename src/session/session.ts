@@ -17,7 +17,7 @@ import { toolSpec, type AnyTool, type RecallSource } from '../tools/types.js';
 import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../ui/controller.js';
 import { contextBreakdown } from './breakdown.js';
 import { dateNoteFor } from './dateNote.js';
-import { estimateCostUsd } from './pricing.js';
+import { costBreakdown } from './pricing.js';
 import { repairInterruptedToolCalls } from './repair.js';
 
 export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
@@ -237,8 +237,10 @@ export class Session {
 
   costRows(): CommandOutput {
     const rows: CostRow[] = Object.entries(this.cost).map(([model, usage]) => {
-      const usd = estimateCostUsd(model, usage);
-      return usd === undefined ? { model, usage } : { model, usage, usd };
+      const cost = costBreakdown(model, usage);
+      return cost === undefined
+        ? { model, usage }
+        : { model, usage, usd: cost.total, cost: { input: cost.input, output: cost.output, cacheRead: cost.cacheRead, cacheWrite: cost.cacheWrite } };
     });
     const priced = rows.filter((r) => r.usd !== undefined);
     return priced.length > 0 ? { kind: 'cost', rows, totalUsd: priced.reduce((s, r) => s + (r.usd ?? 0), 0) } : { kind: 'cost', rows };
