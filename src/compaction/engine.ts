@@ -169,17 +169,19 @@ export class CompactionEngine {
     if (this.st.exhausted && tokens < this.ladder.auto) clearExhausted(this.st);
     if (!this.cfg.auto || ctx.history.length === 0 || tokens < this.ladder.micro) return [];
     // clearing rewrites the cached prompt from the first cleared output on: microPolicy.ts says when it is worth it
-    let micro = this.planMicro(ctx, measured, 1);
-    if (micro && !this.microWorth(micro, tokens)) micro = undefined;
+    // `plan` is what could be cleared; `micro` that, when worth it now; a plan not worth it still
+    // serves as the fallback when auto compaction cannot run or fails
+    const plan = this.planMicro(ctx, measured, 1);
+    const micro = plan && this.microWorth(plan, tokens) ? plan : undefined;
     const afterMicro = micro ? micro.tokensAfter : tokens;
     if (afterMicro < this.ladder.auto) return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
-    const decision = autoDecision(this.st, this.cfg, afterMicro, this.ladder);
+    const decision = autoDecision(this.st, this.cfg, plan ? plan.tokensAfter : tokens, this.ladder);
     if (!decision.run) {
       if (decision.announce) {
         emit({ type: 'compaction_skipped', trigger: 'auto', reason: decision.reason });
         markTold(this.st);
       }
-      return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
+      return plan ? [this.commitMicro(ctx, measured, plan, emit)] : [];
     }
     const outcome = await this.llmCompact({ trigger: 'auto', ctx, measured, tokensBefore: tokens, restore: true, signal, emit });
     const { record } = outcome;
@@ -198,8 +200,8 @@ export class CompactionEngine {
         this.st.breakerTold = true;
       }
     }
-    if (outcome.change || !micro || record.reason === CANCELLED) return [outcome];
-    return [outcome, this.commitMicro(ctx, measured, micro, emit)];
+    if (outcome.change || !plan || record.reason === CANCELLED) return [outcome];
+    return [outcome, this.commitMicro(ctx, measured, plan, emit)];
   }
 
   /**

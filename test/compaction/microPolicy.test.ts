@@ -24,8 +24,10 @@ describe('micro compaction and the prompt cache', () => {
     expect(microWorthIt({ ...base, cacheTtlMs: 3_600_000, now: base.lastResponseAt! + 300_000 })).toBe(false);
   });
 
-  it('clears anything at the auto threshold, batches of keepRecent without caching, everything under every-call', () => {
-    expect(microWorthIt({ ...base, tokens: 150_000 })).toBe(true);
+  it('keeps the warm rule at the auto threshold; without caching clears anything there, or batches of keepRecent; every-call clears everything', () => {
+    expect(microWorthIt({ ...base, tokens: 150_000 })).toBe(false);
+    expect(microWorthIt({ ...base, tokens: 150_000, savedTokens: 50_000 })).toBe(true);
+    expect(microWorthIt({ ...base, tokens: 150_000, cacheTtlMs: undefined })).toBe(true);
     expect(microWorthIt({ ...base, cacheTtlMs: undefined })).toBe(false);
     expect(microWorthIt({ ...base, cacheTtlMs: undefined, cleared: 5 })).toBe(true);
     expect(microWorthIt({ ...base, policy: 'every-call' })).toBe(true);
