@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionRecord } from '../../src/compaction/types.js';
 import type { RecordedRequest } from '../fake-server/server.js';
-import { isSummarizer, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { isSummarizer, jsonResult, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
 
 // Prompt caching end to end: the built CLI, the real SDKs, the fake server simulating both
 // providers' caches from their documented rules. Every turn is a separate `-p --continue`
@@ -92,6 +92,32 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('prompt caching with %s', (
     expect(s.usage!.cacheReadTokens / total(s)).toBeGreaterThan(0.8);
     console.log(`[caching e2e] ${provider}: summary request read ${((s.usage!.cacheReadTokens / total(s)) * 100).toFixed(1)}% from cache`);
   }, 120_000);
+});
+
+describe('cost with caching', () => {
+  it('-p --output-format json and /cost show cache reads and writes and price them', async () => {
+    const ws = workspace();
+    const json = async (prompt: string, first: boolean): Promise<Record<string, unknown>> => {
+      const r = await runAgent(['-p', prompt, '--output-format', 'json', ...(first ? [] : ['--continue'])], { ws, server, provider: 'anthropic' });
+      expect(r.code).toBe(0);
+      return jsonResult(r);
+    };
+    server.enqueue({ text: 'first answer' }, { text: 'second answer' });
+    const one = await json('hello', true);
+    expect(one.usage).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: expect.any(Number) });
+    expect((one.usage as { cacheWriteTokens: number }).cacheWriteTokens).toBeGreaterThan(1_000);
+    const two = await json('and again', false);
+    const usage = two.usage as { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+    expect(usage.cacheReadTokens).toBe((one.usage as { cacheWriteTokens: number }).cacheWriteTokens);
+    // claude-sonnet-4-5: $3 per million input, reads at 0.1×, writes at 1.25×
+    const cost = two.cost as { input: number; cacheRead: number; cacheWrite: number };
+    expect(cost.cacheRead).toBeCloseTo((usage.cacheReadTokens * 0.3) / 1e6, 9);
+    expect(cost.cacheWrite).toBeCloseTo((usage.cacheWriteTokens * 3.75) / 1e6, 9);
+    expect(two.costUsd).toBeGreaterThan(0);
+    const r = await runAgent(['-p', '/cost', '--continue'], { ws, server, provider: 'anthropic' });
+    expect(r.stdout).toMatch(/cache read, [\d,]+ cache write/);
+    expect(r.stdout).toMatch(/cache read \$\d\.\d{4}, cache write \$\d\.\d{4}/);
+  }, 60_000);
 });
 
 describe.each<ProviderKind>(['anthropic', 'openai'])('accounting with caching on and off (%s)', (provider) => {

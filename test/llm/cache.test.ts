@@ -1,9 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProvider } from '../../src/llm/factory.js';
+import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 import { toAnthropicParams } from '../../src/llm/anthropic.js';
 import { isOpenAIHost, messageBreakpoints, sendsPromptCacheKey, type CacheSettings } from '../../src/llm/cache.js';
 import { toOpenAIParams } from '../../src/llm/openai.js';
 import type { Block } from '../../src/llm/messages.js';
-import { msg, READ_TOOL, text } from './helpers.js';
+import { KEY, msg, READ_TOOL, request, run, text } from './helpers.js';
 
 // Where the cache hints go: Anthropic breakpoints, OpenAI's prompt_cache_key.
 
@@ -83,5 +85,46 @@ describe('OpenAI prompt_cache_key', () => {
     const req = { model: 'gpt-x', system: 's', messages: [msg('user', [text('hi')])], tools: [], maxTokens: 10 };
     expect(toOpenAIParams(req, 'max_tokens', 's_123')).toMatchObject({ prompt_cache_key: 's_123' });
     expect(toOpenAIParams(req, 'max_tokens')).not.toHaveProperty('prompt_cache_key');
+  });
+});
+
+describe('through the real SDKs against the fake caches', () => {
+  let server: FakeServer;
+  beforeAll(async () => {
+    server = await startFakeServer();
+  });
+  afterAll(() => server.close());
+
+  it('Anthropic: the request after a reply with 15 parallel tool calls reads what the previous one wrote', async () => {
+    const provider = createProvider({ provider: 'anthropic', apiKey: KEY, baseURL: server.anthropicBaseURL, idleTimeoutMs: 2_000 });
+    const system = `You are an agent. ${'Follow the house rules carefully. '.repeat(200)}`;
+    const first = [msg('user', [text('read everything')])];
+    server.enqueue({ text: 'ok' }, { text: 'done' });
+    await run(provider, { ...request(), system, messages: first });
+    const ids = Array.from({ length: 15 }, (_, i) => `t${i}`);
+    const second = [...first, msg('assistant', ids.map(use)), msg('user', ids.map(result))];
+    const r = await run(provider, { ...request(), system, messages: second });
+    const wrote = server.requests[0]!.usage!;
+    expect(wrote.cacheWriteTokens).toBe(server.requests[0]!.view!.promptTokens);
+    expect(r.done!.usage.cacheReadTokens).toBe(server.requests[0]!.view!.promptTokens);
+    expect(r.done!.usage.inputTokens + r.done!.usage.cacheReadTokens + r.done!.usage.cacheWriteTokens).toBe(server.requests[1]!.view!.promptTokens);
+  });
+
+  it('OpenAI: a strict OpenAI-compatible server keeps working (no prompt_cache_key), OpenAI itself or a configured proxy gets it', async () => {
+    Object.assign(server.settings, { overflow: 'vllm', rejectUnknownFields: true });
+    try {
+      const local = createProvider({ provider: 'openai', apiKey: KEY, baseURL: server.openaiBaseURL, idleTimeoutMs: 2_000 });
+      server.enqueue({ text: 'fine' });
+      const r = await run(local, { ...request(), model: 'gpt-4o', cacheKey: 's_local' });
+      expect(r.done?.blocks).toEqual([{ type: 'text', text: 'fine' }]);
+      expect(server.lastRequest()!.body).not.toHaveProperty('prompt_cache_key');
+      server.settings.overflow = 'openai';
+      const proxy = createProvider({ provider: 'openai', apiKey: KEY, baseURL: server.openaiBaseURL, idleTimeoutMs: 2_000, cache: { ...ON, promptCacheKey: true } });
+      server.enqueue({ text: 'fine' });
+      await run(proxy, { ...request(), model: 'gpt-4o', cacheKey: 's_proxy' });
+      expect(server.lastRequest()!.body).toMatchObject({ prompt_cache_key: 's_proxy' });
+    } finally {
+      Object.assign(server.settings, { overflow: 'openai', rejectUnknownFields: false });
+    }
   });
 });
