@@ -1,4 +1,4 @@
-import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
+import type { Message } from '../llm/messages.js';
 import type { DoneEvent, ModelRequest, ToolSpec } from '../llm/provider.js';
 import { buildInPlaceSummaryPrompt } from './prompt.js';
 import type { TokenCounter } from './tokens.js';
@@ -70,7 +70,4 @@ export function inPlaceAnswer(done: DoneEvent): { text: string } | { problem: st
   if (!text) return { problem: 'the summary came back empty' };
   return { text };
 }
-
-/** Share of the summary request's input that the provider read from its cache. */
-export const cacheShare = (u: Usage): number => (totalInputTokens(u) > 0 ? u.cacheReadTokens / totalInputTokens(u) : 0);
 

@@ -3,7 +3,6 @@ import type {
   CacheControlEphemeral,
   ContentBlockParam,
   MessageCreateParamsStreaming,
-  MessageParam,
   RawMessageStreamEvent,
   StopReason as AnthropicStopReason,
   TextBlockParam,
