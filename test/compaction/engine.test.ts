@@ -144,6 +144,30 @@ describe('beforeCall', () => {
     expect(o!.record).toMatchObject({ trigger: 'micro', archivedCount: 5 });
   });
 
+  it('with a warm prompt cache, a clear too small to last gives way to auto compaction; a cold cache or a failed summary clears', async () => {
+    let now = 1_000_000;
+    const warm = (provider: ScriptedProvider) => makeEngine(provider, {}, { cacheTtlMs: 300_000, now: () => now });
+    // over the auto threshold by a little, with ~2 small clearable outputs: clearing would just put it under
+    const base = [...toolWork(8, 600), ...talk(1, 10)];
+    const probe = warm(summaryProvider());
+    let h = base;
+    for (let i = 0; probe.tokens(ctx(h)) < probe.thresholds().auto + 200; i++) h = [...h, user(`q ${i}`), assistant(tokensText(1_500, `w${i}`))];
+    const e = warm(summaryProvider());
+    e.observeResponse({ system: 'You are a test agent.', tools: [], messages: h.slice(0, -2) }, e.tokens(ctx(h.slice(0, -2))));
+    const outcomes = await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(outcomes.map((o) => o.record.trigger)).toEqual(['auto']);
+    // the same history once the cache has gone cold: clearing is free, micro suffices
+    const cold = warm(summaryProvider());
+    cold.observeResponse({ system: 'You are a test agent.', tools: [], messages: h.slice(0, -2) }, cold.tokens(ctx(h.slice(0, -2))));
+    now += 300_000;
+    expect((await cold.beforeCall(ctx(h), signal(), collect().emit)).map((o) => o.record.trigger)).toEqual(['micro']);
+    // warm, and the summary fails: whatever is clearable is cleared all the same
+    now = 1_000_000;
+    const failing = makeEngine(new ScriptedProvider(() => serverError()), {}, { cacheTtlMs: 300_000, now: () => now });
+    failing.observeResponse({ system: 'You are a test agent.', tools: [], messages: h.slice(0, -2) }, failing.tokens(ctx(h.slice(0, -2))));
+    expect((await failing.beforeCall(ctx(h), signal(), collect().emit)).map((o) => `${o.record.trigger}:${o.record.status}`)).toEqual(['auto:failed', 'micro:applied']);
+  });
+
   it('when clearing would not be enough, auto compaction runs instead and summarizes the full outputs', async () => {
     const p = summaryProvider();
     const e = makeEngine(p);
