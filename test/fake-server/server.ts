@@ -21,6 +21,10 @@
  *    consumed), or with 'ollama_silent' is "truncated" (usage capped at the window);
  * 2. the reply is the responder's, else the next queued one, else `fallback`, else a 400
  *    "fake server: no reply scripted".
+ * Usage is reported as the services do, from simulated prompt caches (cache.ts): Anthropic
+ * from the request's cache_control breakpoints (input_tokens is only the uncached part),
+ * OpenAI automatically in 128-token steps (cached_tokens); `server.promptCache.advance(ms)`
+ * moves their clock past a TTL, and a reply's scripted usage figures win.
  * Replies: text (streamed in deltas), tool calls (JSON streamed in fragments, Ollama-style
  * whole chunks), a stop reason, usage overrides, injected errors with the real bodies and
  * headers, and stream faults (socket dropped, stalled, in-stream error) after N frames.
