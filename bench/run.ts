@@ -10,6 +10,7 @@ const BENCHES: Record<string, string> = {
   compaction: 'token accounting (incremental vs full recount, growth with length), micro and split selection',
   store: 'resume with 100,000 archived messages vs 200, append throughput, FTS vs LIKE search',
   ui: 'render cost per streamed chunk and keystroke with 20 / 200 / 2,000 prior messages',
+  caching: 'billed input of a 40-turn session with caching on vs off, and cache-aware micro compaction vs clearing at every call',
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -92,6 +92,7 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
     connectTimeoutMs: config.timeouts.connectMs,
     firstByteTimeoutMs: config.timeouts.firstByteMs,
     idleTimeoutMs: config.timeouts.idleMs,
+    cache: config.cache,
     onWarning: (message) => providerWarnings.emit(message),
   });
 }

@@ -3,7 +3,8 @@ import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from 
 import { CommandError, runSlash } from './commands/registry.js';
 import { formatCommandOutput } from './commands/format.js';
 import type { CompactionRecord } from './compaction/types.js';
-import { textOf } from './llm/messages.js';
+import { textOf, type Usage } from './llm/messages.js';
+import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';
 import type { SessionEvent } from './session/session.js';
 
@@ -27,6 +28,12 @@ async function promptOf(opts: GlobalOptions, words: string[]): Promise<string> {
 function receiptLine(r: CompactionRecord): string {
   if (r.status !== 'applied') return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
   return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s`;
+}
+
+/** The turn's estimated cost, cache reads and writes priced apart (absent for a model without a known price). */
+function costFields(model: string, usage: Usage): { costUsd?: number; cost?: CostBreakdown } {
+  const cost = costBreakdown(model, usage);
+  return cost ? { costUsd: cost.total, cost } : {};
 }
 
 const writeLine = (obj: unknown): void => {
@@ -128,6 +135,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         turns: 1,
         steps: result.steps,
         usage: result.usage,
+        ...costFields(session.currentConfig.model.name, result.usage),
         compactions,
         model: session.currentConfig.model.name,
         provider: session.currentConfig.provider,

@@ -60,6 +60,8 @@ export interface LoopOptions {
   maxOutputRecoveries: number;
   cwd: string;
   recall?: RecallSource;
+  /** Sent as the requests' cacheKey (OpenAI prompt_cache_key): the session id. */
+  cacheKey?: string;
   /** Injected for tests: waits between retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -243,6 +245,7 @@ async function callModel(
       tools: specs,
       maxTokens: Math.min(host.maxOutputTokens(), outputCap ?? Infinity),
       signal,
+      ...(opts.cacheKey !== undefined ? { cacheKey: opts.cacheKey } : {}),
     };
     let partialText = '';
     try {

@@ -8,7 +8,6 @@ const AGENTS_MD_MAX_CHARS = 40_000;
 export interface SystemPromptInput {
   cwd: string;
   platform: string;
-  date: Date;
   model: string;
   tools: readonly ToolSpec[];
   /** Contents of AGENTS.md in the working directory, if any. */
@@ -26,6 +25,10 @@ export function readAgentsMd(cwd: string): string | undefined {
   }
 }
 
+/**
+ * The system prompt holds only what stays the same for the whole session (it heads the cached
+ * prefix of every request); volatile facts such as the date go into the history (dateNote.ts).
+ */
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const toolLines = input.tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');
   const parts = [
@@ -33,7 +36,6 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     `# Environment
 - Working directory: ${input.cwd}
 - Platform: ${input.platform}
-- Today's date: ${input.date.toISOString().slice(0, 10)}
 - Model: ${input.model}`,
     `# Tools
 ${toolLines}

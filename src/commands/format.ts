@@ -19,7 +19,10 @@ export function formatCommandOutput(out: CommandOutput): string {
       const lines = out.rows.map(
         (r) =>
           `${r.model}: ${n(r.usage.inputTokens)} in, ${n(r.usage.outputTokens)} out` +
-          (r.usage.cacheReadTokens || r.usage.cacheWriteTokens ? `, ${n(r.usage.cacheReadTokens)} cache read, ${n(r.usage.cacheWriteTokens)} cache write` : '') +
+          (r.usage.cacheReadTokens || r.usage.cacheWriteTokens
+            ? `, ${n(r.usage.cacheReadTokens)} cache read, ${n(r.usage.cacheWriteTokens)} cache write${r.usage.cacheWrite1hTokens ? ` (${n(r.usage.cacheWrite1hTokens)} for 1h)` : ''}`
+            : '') +
+          (r.cost ? ` [input $${r.cost.input.toFixed(4)}, output $${r.cost.output.toFixed(4)}, cache read $${r.cost.cacheRead.toFixed(4)}, cache write $${r.cost.cacheWrite.toFixed(4)}]` : '') +
           (r.usd !== undefined ? ` ≈ $${r.usd.toFixed(4)}` : ' (no price known)'),
       );
       if (out.totalUsd !== undefined) lines.push(`Total ≈ $${out.totalUsd.toFixed(4)}`);

@@ -23,6 +23,7 @@ import {
 } from './guards.js';
 import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement, type RequestParts } from './meter.js';
 import { applyMicro, selectMicro, type DescribeToolUse, type MicroResult } from './micro.js';
+import { microWorthIt, type MicroPolicy } from './microPolicy.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { buildRestoration, type ReadFile, type Restoration } from './restore.js';
 import { partitionHead, selectSplit } from './split.js';
@@ -47,6 +48,17 @@ export interface EngineDeps {
   describeToolUse?: DescribeToolUse;
   readFile?: ReadFile;
   now?: () => number;
+  /**
+   * Set when the summarizer is the session's own model and prompt caching is on: the summary is
+   * asked of the session's request as it stands (inPlace.ts), so it reads the prompt cache.
+   */
+  inPlaceSummary?: { cacheKey?: string | undefined } | undefined;
+  /** Prompt caching is on with entries living this long: micro compaction minds the cache (microPolicy.ts). */
+  cacheTtlMs?: number | undefined;
+  /** 'every-call' clears whenever something is clearable (for comparison in the benchmark). */
+  microPolicy?: MicroPolicy | undefined;
+  /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
+  silentOverflowDetection?: boolean;
 }
 
 export type CompactionContext = RequestParts;
@@ -156,19 +168,20 @@ export class CompactionEngine {
     const tokens = measured.tokens;
     if (this.st.exhausted && tokens < this.ladder.auto) clearExhausted(this.st);
     if (!this.cfg.auto || ctx.history.length === 0 || tokens < this.ladder.micro) return [];
-    // below the auto threshold, clear in batches (at least microKeepRecent outputs at once), so the
-    // provider's cached prompt prefix changes every few steps rather than at every step
-    const batch = tokens >= this.ladder.auto ? 1 : Math.max(1, this.cfg.microKeepRecent);
-    const micro = this.planMicro(ctx, measured, batch);
+    // clearing rewrites the cached prompt from the first cleared output on: microPolicy.ts says when it is worth it
+    // `plan` is what could be cleared; `micro` that, when worth it now; a plan not worth it still
+    // serves as the fallback when auto compaction cannot run or fails
+    const plan = this.planMicro(ctx, measured, 1);
+    const micro = plan && this.microWorth(plan, tokens) ? plan : undefined;
     const afterMicro = micro ? micro.tokensAfter : tokens;
     if (afterMicro < this.ladder.auto) return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
-    const decision = autoDecision(this.st, this.cfg, afterMicro, this.ladder);
+    const decision = autoDecision(this.st, this.cfg, plan ? plan.tokensAfter : tokens, this.ladder);
     if (!decision.run) {
       if (decision.announce) {
         emit({ type: 'compaction_skipped', trigger: 'auto', reason: decision.reason });
         markTold(this.st);
       }
-      return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
+      return plan ? [this.commitMicro(ctx, measured, plan, emit)] : [];
     }
     const outcome = await this.llmCompact({ trigger: 'auto', ctx, measured, tokensBefore: tokens, restore: true, signal, emit });
     const { record } = outcome;
@@ -187,8 +200,8 @@ export class CompactionEngine {
         this.st.breakerTold = true;
       }
     }
-    if (outcome.change || !micro || record.reason === CANCELLED) return [outcome];
-    return [outcome, this.commitMicro(ctx, measured, micro, emit)];
+    if (outcome.change || !plan || record.reason === CANCELLED) return [outcome];
+    return [outcome, this.commitMicro(ctx, measured, plan, emit)];
   }
 
   /**
@@ -253,12 +266,14 @@ export class CompactionEngine {
     // the last reported anchor (kept in the saved state) is the previous response of this conversation
     const a = this.st.anchor;
     const previous = a?.source === 'reported' ? { reported: a.tokens, estimated: Math.round(this.ratio() * (a.systemRaw + a.toolsRaw + a.rawMessages)) } : undefined;
-    const silent = detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
+    const silent =
+      this.deps.silentOverflowDetection === false ? undefined : detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
     if (silent) {
       delete this.st.anchor;
       return { estimated, ratio: this.ratio(), silentOverflow: silent.message, overflow: silent.overflow };
     }
     recordProgress(this.st);
+    this.st.lastResponseAt = this.now();
     if (reportedInputTokens > 0 && raw >= MIN_CALIBRATION_TOKENS) {
       this.st.calibration[this.model] = updateCalibration(this.st.calibration[this.model], reportedInputTokens / raw);
     }
@@ -319,6 +334,20 @@ export class CompactionEngine {
   private settleExhausted(tokensAfter: number): void {
     if (tokensAfter >= this.ladder.auto) recordExhausted(this.st, tokensAfter);
     else clearExhausted(this.st);
+  }
+
+  private microWorth(plan: MicroPlan, tokens: number): boolean {
+    return microWorthIt({
+      tokens,
+      auto: this.ladder.auto,
+      savedTokens: tokens - plan.tokensAfter,
+      cleared: plan.result.cleared.length,
+      keepRecent: this.cfg.microKeepRecent,
+      cacheTtlMs: this.deps.cacheTtlMs,
+      lastResponseAt: this.st.lastResponseAt,
+      now: this.now(),
+      policy: this.deps.microPolicy,
+    });
   }
 
   /** Which old tool outputs micro compaction would clear, and the context after; undefined when none. */
@@ -395,6 +424,11 @@ export class CompactionEngine {
         signal,
         progress,
         describe: this.deps.describeToolUse,
+        // a reactive compaction follows "prompt too long": the request as it stands cannot be sent
+        shared:
+          this.deps.inPlaceSummary && trigger !== 'reactive'
+            ? { system: ctx.system, tools: ctx.tools, history, keptFrom: split.index, tokens: measured.tokens, cacheKey: this.deps.inPlaceSummary.cacheKey }
+            : undefined,
       });
     } catch (e) {
       const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));

@@ -50,6 +50,8 @@ export interface CompactionState {
   thrashTold: boolean;
   calibration: Record<string, Calibration>;
   anchor?: Anchor;
+  /** When the last model response arrived (epoch ms): whether the provider's prompt cache is still warm. */
+  lastResponseAt?: number;
 }
 
 /** Compactions in a row with no progress between them that stop auto compaction. */
@@ -88,6 +90,7 @@ export function normalizeState(raw: unknown): CompactionState {
   s.compactionsWithoutProgress = Math.floor(num(raw.compactionsWithoutProgress, 0));
   s.thrashStopped = bool(raw.thrashStopped);
   s.thrashTold = bool(raw.thrashTold);
+  if (typeof raw.lastResponseAt === 'number' && Number.isFinite(raw.lastResponseAt)) s.lastResponseAt = raw.lastResponseAt;
   if (isRecord(raw.calibration)) {
     for (const [model, c] of Object.entries(raw.calibration)) {
       if (isRecord(c) && typeof c.ratio === 'number' && c.ratio > 0 && Number.isFinite(c.ratio)) {

@@ -3,6 +3,7 @@ import { isProviderError, ProviderError } from '../llm/errors.js';
 import { addUsage, emptyUsage, userMessage, type Message, type Usage } from '../llm/messages.js';
 import { completeStream, type DoneEvent, type Provider } from '../llm/provider.js';
 import { nextRetryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
+import { inPlaceAnswer, inPlaceRequest, type SharedPrefix } from './inPlace.js';
 import { metadataSummary } from './metadata.js';
 import type { DescribeToolUse } from './micro.js';
 import { mapLimit } from './pool.js';
@@ -36,6 +37,8 @@ export interface SummaryJob {
   signal: AbortSignal;
   progress: (stage: string) => void;
   describe?: DescribeToolUse | undefined;
+  /** The session's request as it stands: when given, the summary is first asked in place, reading the prompt cache (inPlace.ts). */
+  shared?: SharedPrefix | undefined;
 }
 
 export type SummaryMethod = 'single' | 'chunked' | 'trimmed' | 'metadata';
@@ -103,15 +106,17 @@ export class Summarizer {
 
   async summarize(job: SummaryJob): Promise<SummaryResult> {
     const run: Run = { job, usage: emptyUsage(), requests: 0, window: this.model.limits.contextWindow, maxTokens: job.maxTokens };
-    let text: string | undefined;
+    let text: string | undefined = job.shared ? await this.inPlace(run, job.shared) : undefined;
     let method: SummaryMethod = 'single';
-    try {
-      const r = await this.once(run, job.messages, 1);
-      text = r.text;
-      method = r.chunked ? 'chunked' : 'single';
-    } catch (e) {
-      if (!isOverflow(e)) throw this.failure(e, job.signal);
-      this.learnWindow(run, e);
+    if (text === undefined) {
+      try {
+        const r = await this.once(run, job.messages, 1);
+        text = r.text;
+        method = r.chunked ? 'chunked' : 'single';
+      } catch (e) {
+        if (!isOverflow(e)) throw this.failure(e, job.signal);
+        this.learnWindow(run, e);
+      }
     }
     for (const step of TRIM_LADDER) {
       if (text !== undefined) break;
@@ -141,6 +146,36 @@ export class Summarizer {
       }
     }
     return { text, method, usage: run.usage, requests: run.requests, verified };
+  }
+
+  /**
+   * The summary asked of the session's own request (system, tools, history) plus an
+   * instruction, so the provider reads it from its cache. Undefined when it does not fit, the
+   * provider says it is too long, or the reply is no summary (a tool call, cut off, empty):
+   * the transcript path takes over.
+   */
+  private async inPlace(run: Run, shared: SharedPrefix): Promise<string | undefined> {
+    const { job } = run;
+    const req = inPlaceRequest(shared, { model: this.model.model, maxTokens: run.maxTokens, window: run.window, focus: job.focus, signal: job.signal }, this.counter, (t) => userMessage(t, 'meta'));
+    if (!req) return undefined;
+    job.progress('summarizing');
+    let done: DoneEvent;
+    try {
+      done = await this.withRetries(job, () => completeStream(this.model.provider, req));
+    } catch (e) {
+      if (!isOverflow(e)) throw this.failure(e, job.signal);
+      this.learnWindow(run, e);
+      job.progress('the conversation is too long to summarize as it stands: summarizing a transcript of it');
+      return undefined;
+    }
+    run.usage = addUsage(run.usage, done.usage);
+    run.requests += 1;
+    const answer = inPlaceAnswer(done);
+    if ('problem' in answer) {
+      job.progress(`${answer.problem}: summarizing a transcript instead`);
+      return undefined;
+    }
+    return answer.text;
   }
 
   /**

@@ -6,6 +6,7 @@ import { stripJsonComments } from './jsonc.js';
 import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
 import {
   BashSchema,
+  CacheSchema,
   CompactionSchema,
   FileConfigSchema,
   PermissionsSchema,
@@ -41,6 +42,7 @@ export interface Config {
   recall: z.infer<typeof RecallSchema>;
   retry: z.infer<typeof RetrySchema>;
   timeouts: z.infer<typeof TimeoutsSchema>;
+  cache: z.infer<typeof CacheSchema>;
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
@@ -219,6 +221,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     recall: RecallSchema.parse(file.recall ?? {}),
     retry: RetrySchema.parse(file.retry ?? {}),
     timeouts: TimeoutsSchema.parse(file.timeouts ?? {}),
+    cache: CacheSchema.parse(file.cache ?? {}),
     dbPath,
     sources,
     warnings,

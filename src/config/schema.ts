@@ -123,6 +123,17 @@ export const TimeoutsSchema = z
     totalMs: positiveInt.default(300_000),
   })
   .strict();
+export const CacheSchema = z
+  .object({
+    /** Prompt caching: Anthropic cache_control breakpoints, OpenAI's prompt_cache_key. Off: requests carry no caching hints. */
+    enabled: z.boolean().default(true),
+    /** How long an Anthropic cache entry lives without a hit: "5m" (writes cost 1.25× input) or "1h" (2×, for sessions that idle). */
+    ttl: z.enum(['5m', '1h']).default('5m'),
+    /** Send OpenAI's prompt_cache_key (the session id): "auto" only to api.openai.com; true also to a proxy of it; false never. */
+    promptCacheKey: z.union([z.literal('auto'), z.boolean()]).default('auto'),
+  })
+  .strict();
+export type CacheConfig = z.infer<typeof CacheSchema>;
 
 export const FileConfigSchema = z
   .object({
@@ -144,6 +155,7 @@ export const FileConfigSchema = z
     recall: RecallSchema.partial().strict().optional(),
     retry: RetrySchema.partial().strict().optional(),
     timeouts: TimeoutsSchema.partial().strict().optional(),
+    cache: CacheSchema.partial().strict().optional(),
     /** Database path (also --db and AGENT_DB). */
     db: z.string().min(1).optional(),
   })

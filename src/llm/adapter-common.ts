@@ -1,5 +1,7 @@
 // What both adapters share (no SDK imports here).
 
+import type { CacheSettings } from './cache.js';
+
 export interface AdapterOptions {
   apiKey: string;
   /** Explicit base URL; when absent the SDK reads ANTHROPIC_BASE_URL / OPENAI_BASE_URL itself. */
@@ -18,6 +20,8 @@ export interface AdapterOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** OpenAI: force the output-limit field; default max_completion_tokens for api.openai.com, max_tokens elsewhere. */
   tokenField?: 'max_tokens' | 'max_completion_tokens' | undefined;
+  /** Prompt caching (default: on, 5m TTL, prompt_cache_key only to api.openai.com). */
+  cache?: CacheSettings | undefined;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,14 +1,18 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type {
+  CacheControlEphemeral,
   ContentBlockParam,
   MessageCreateParamsStreaming,
-  MessageParam,
   RawMessageStreamEvent,
   StopReason as AnthropicStopReason,
+  TextBlockParam,
   Tool,
+  Usage as AnthropicUsage,
+  MessageDeltaUsage,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ProviderError } from './errors.js';
-import { emptyUsage, type Block, type Message } from './messages.js';
+import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
+import { DEFAULT_CACHE, messageBreakpoints, type CacheSettings } from './cache.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
 import { describeSdkError, requestFailure, type SdkFailure } from './sdk-errors.js';
@@ -43,8 +47,10 @@ function toBlockParam(b: Block): ContentBlockParam[] {
  * plain user text already. A message left empty gets a short placeholder, since the API
  * refuses empty content.
  */
-export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
-  const merged: { role: 'user' | 'assistant'; content: ContentBlockParam[] }[] = [];
+type WireMessage = { role: 'user' | 'assistant'; content: ContentBlockParam[] };
+
+export function toAnthropicMessages(messages: readonly Message[]): WireMessage[] {
+  const merged: WireMessage[] = [];
   for (const m of messages) {
     const content = m.blocks.flatMap(toBlockParam);
     const last = merged[merged.length - 1];
@@ -62,14 +68,36 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
   });
 }
 
-export function toAnthropicParams(req: ModelRequest): MessageCreateParamsStreaming {
-  const tools: Tool[] = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+/**
+ * Cache breakpoints (when caching is on): one after the tools and system prompt (on the system
+ * block, or the last tool without one), and on the messages messageBreakpoints picks. The
+ * markers do not take part in the cached prefix, so moving them never breaks a hit.
+ */
+function withBreakpoints(tools: Tool[], messages: WireMessage[], system: string, cache: CacheSettings): { tools: Tool[]; messages: WireMessage[]; system?: TextBlockParam[] } {
+  const mark: CacheControlEphemeral = cache.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const marked = new Set(messageBreakpoints(messages.map((m) => m.role)));
+  const outMessages = messages.map((m, i) => {
+    if (!marked.has(i) || m.content.length === 0) return m;
+    const content = [...m.content];
+    content[content.length - 1] = { ...content[content.length - 1]!, cache_control: mark } as ContentBlockParam;
+    return { ...m, content };
+  });
+  if (system.length > 0) return { tools, messages: outMessages, system: [{ type: 'text', text: system, cache_control: mark }] };
+  const outTools = tools.map((t, i) => (i === tools.length - 1 ? { ...t, cache_control: mark } : t));
+  return { tools: outTools, messages: outMessages };
+}
+
+export function toAnthropicParams(req: ModelRequest, cache: CacheSettings = DEFAULT_CACHE): MessageCreateParamsStreaming {
+  let tools: Tool[] = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+  let messages = toAnthropicMessages(req.messages);
+  let system: string | TextBlockParam[] | undefined = req.system.length > 0 ? req.system : undefined;
+  if (cache.enabled) ({ tools, messages, system } = withBreakpoints(tools, messages, req.system, cache));
   return {
     model: req.model,
     max_tokens: req.maxTokens,
-    messages: toAnthropicMessages(req.messages),
+    messages,
     stream: true,
-    ...(req.system.length > 0 ? { system: req.system } : {}),
+    ...(system !== undefined ? { system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
   };
@@ -134,7 +162,7 @@ export class AnthropicProvider implements Provider {
     let started = false;
     try {
       if (req.signal?.aborted) throw new APIUserAbortError();
-      const params = toAnthropicParams(req);
+      const params = toAnthropicParams(req, this.opts.cache);
       // the SDK console.warns about deprecated models; route that to onWarning instead of the terminal
       const stream = await withWarningsTo(this.warn, () => client.messages.create(params, { signal: tap.signal }));
       started = true;
@@ -155,8 +183,7 @@ export class AnthropicProvider implements Provider {
             const u = ev.message.usage;
             usage.inputTokens = u.input_tokens ?? 0;
             usage.outputTokens = u.output_tokens ?? 0;
-            usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
-            usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0;
+            readCacheUsage(usage, u);
             break;
           }
           case 'content_block_start': {
@@ -192,8 +219,7 @@ export class AnthropicProvider implements Provider {
             const u = ev.usage;
             if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
             if (typeof u.input_tokens === 'number') usage.inputTokens = u.input_tokens;
-            if (typeof u.cache_read_input_tokens === 'number') usage.cacheReadTokens = u.cache_read_input_tokens;
-            if (typeof u.cache_creation_input_tokens === 'number') usage.cacheWriteTokens = u.cache_creation_input_tokens;
+            readCacheUsage(usage, u);
             break;
           }
           case 'message_stop':
@@ -233,6 +259,17 @@ export class AnthropicProvider implements Provider {
       tap.dispose();
     }
   }
+}
+
+/**
+ * Cache figures of a usage object (message_start, or a cumulative message_delta): reads, writes,
+ * and the part of the writes made with the 1h TTL (priced 2× instead of 1.25×).
+ */
+function readCacheUsage(usage: Usage, u: Partial<Pick<AnthropicUsage, 'cache_read_input_tokens' | 'cache_creation_input_tokens' | 'cache_creation'>> | MessageDeltaUsage): void {
+  if (typeof u.cache_read_input_tokens === 'number') usage.cacheReadTokens = u.cache_read_input_tokens;
+  if (typeof u.cache_creation_input_tokens === 'number') usage.cacheWriteTokens = u.cache_creation_input_tokens;
+  const oneHour = 'cache_creation' in u ? u.cache_creation?.ephemeral_1h_input_tokens : undefined;
+  if (typeof oneHour === 'number' && oneHour > 0) usage.cacheWrite1hTokens = oneHour;
 }
 
 /** Runs `fn` with console.warn captured (the SDK's deprecation notices), forwarding to onWarning. */

@@ -1,4 +1,5 @@
 import type { AdapterOptions } from './adapter-common.js';
+import type { CacheSettings } from './cache.js';
 import type { ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
 
 // Builds a Provider without loading any SDK: the chosen adapter (and its SDK) is imported on
@@ -23,6 +24,8 @@ export interface ProviderOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** OpenAI: force max_tokens or max_completion_tokens (default: by host, see tokenFieldFor). */
   tokenField?: 'max_tokens' | 'max_completion_tokens' | undefined;
+  /** Prompt caching; default on with a 5m TTL. */
+  cache?: CacheSettings | undefined;
 }
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -44,6 +47,7 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
     apiKeyEnv: opts.apiKeyEnv,
     onWarning: opts.onWarning,
     tokenField: opts.tokenField,
+    cache: opts.cache,
   };
   let loaded: Promise<Provider> | undefined;
   const load = (): Promise<Provider> =>
@@ -53,6 +57,7 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
         : import('./openai.js').then((m) => new m.OpenAIProvider(adapterOpts)));
   return {
     name: opts.provider,
+    baseURL: adapterOpts.baseURL,
     preload: async () => {
       await load();
     },

@@ -52,6 +52,8 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** The part of cacheWriteTokens written with Anthropic's 1h TTL (priced higher); absent when none. */
+  cacheWrite1hTokens?: number;
 }
 
 export interface Message {
@@ -74,11 +76,13 @@ export interface Message {
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
 export function addUsage(a: Usage, b: Usage): Usage {
+  const oneHour = (a.cacheWrite1hTokens ?? 0) + (b.cacheWrite1hTokens ?? 0);
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    ...(oneHour > 0 ? { cacheWrite1hTokens: oneHour } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions/completions';
 import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
+import { DEFAULT_CACHE, sendsPromptCacheKey } from './cache.js';
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
@@ -82,7 +83,11 @@ export function tokenFieldFor(baseURL: string): 'max_tokens' | 'max_completion_t
   }
 }
 
-export function toOpenAIParams(req: ModelRequest, tokenField: 'max_tokens' | 'max_completion_tokens'): ChatCompletionCreateParamsStreaming {
+/**
+ * `promptCacheKey`: the prompt_cache_key to send (the session id), only where the server is
+ * OpenAI's: OpenAI-compatible servers may refuse a field they do not know.
+ */
+export function toOpenAIParams(req: ModelRequest, tokenField: 'max_tokens' | 'max_completion_tokens', promptCacheKey?: string): ChatCompletionCreateParamsStreaming {
   const tools: ChatCompletionTool[] = req.tools.map((t) => ({
     type: 'function',
     function: { name: t.name, description: t.description, parameters: t.inputSchema },
@@ -95,6 +100,7 @@ export function toOpenAIParams(req: ModelRequest, tokenField: 'max_tokens' | 'ma
     ...(tokenField === 'max_completion_tokens' ? { max_completion_tokens: req.maxTokens } : { max_tokens: req.maxTokens }),
     ...(tools.length > 0 ? { tools } : {}),
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    ...(promptCacheKey !== undefined ? { prompt_cache_key: promptCacheKey } : {}),
   };
 }
 
@@ -159,7 +165,8 @@ export class OpenAIProvider implements Provider {
     let started = false;
     try {
       if (req.signal?.aborted) throw new APIUserAbortError();
-      const params = toOpenAIParams(req, this.opts.tokenField ?? tokenFieldFor(client.baseURL));
+      const cacheKey = req.cacheKey !== undefined && sendsPromptCacheKey(this.opts.cache ?? DEFAULT_CACHE, client.baseURL) ? req.cacheKey : undefined;
+      const params = toOpenAIParams(req, this.opts.tokenField ?? tokenFieldFor(client.baseURL), cacheKey);
       const stream = await client.chat.completions.create(params, { signal: tap.signal });
       started = true;
       tap.arm();

@@ -20,6 +20,8 @@ export interface ModelRequest {
   maxTokens: number;
   temperature?: number;
   signal?: AbortSignal;
+  /** The session id: OpenAI's prompt_cache_key, where the server is OpenAI's (see cache.ts). */
+  cacheKey?: string;
 }
 
 /**
@@ -37,6 +39,8 @@ export type StreamEvent =
 
 export interface Provider {
   readonly name: ProviderName;
+  /** The server's base URL when one was given (flag, config or *_BASE_URL); undefined: the SDK's default, the provider's own API. */
+  readonly baseURL?: string | undefined;
   /**
    * Streams one model response. Throws ProviderError (never an SDK error) on failure,
    * including a stream that ends before the response is complete (kind 'stream_cut').

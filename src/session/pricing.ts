@@ -46,9 +46,34 @@ function priceFor(model: string): Price | undefined {
   return best ? PRICES[best] : undefined;
 }
 
-/** Estimated cost in USD, or undefined for a model without a known price (local models). */
-export function estimateCostUsd(model: string, u: Usage): number | undefined {
+/** What each part of the usage cost, in USD. */
+export interface CostBreakdown {
+  input: number;
+  output: number;
+  cacheRead: number;
+  /** Cache writes: 5m entries at the write price (1.25× input), 1h entries at 2× input. */
+  cacheWrite: number;
+  total: number;
+}
+
+/** The cost of a usage by part, or undefined for a model without a known price (local models). */
+export function costBreakdown(model: string, u: Usage): CostBreakdown | undefined {
   const p = priceFor(model);
   if (!p) return undefined;
-  return (u.inputTokens * p.input + u.outputTokens * p.output + u.cacheReadTokens * p.cacheRead + u.cacheWriteTokens * p.cacheWrite) / 1_000_000;
+  const oneHour = Math.min(u.cacheWrite1hTokens ?? 0, u.cacheWriteTokens);
+  const parts = {
+    input: (u.inputTokens * p.input) / 1_000_000,
+    output: (u.outputTokens * p.output) / 1_000_000,
+    cacheRead: (u.cacheReadTokens * p.cacheRead) / 1_000_000,
+    cacheWrite: ((u.cacheWriteTokens - oneHour) * p.cacheWrite + oneHour * p.input * ONE_HOUR_WRITE) / 1_000_000,
+  };
+  return { ...parts, total: parts.input + parts.output + parts.cacheRead + parts.cacheWrite };
+}
+
+/** 1h cache writes cost twice the input price. */
+const ONE_HOUR_WRITE = 2;
+
+/** Estimated cost in USD, or undefined for a model without a known price (local models). */
+export function estimateCostUsd(model: string, u: Usage): number | undefined {
+  return costBreakdown(model, u)?.total;
 }

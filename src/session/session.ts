@@ -1,13 +1,14 @@
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type Authorization, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import { buildSystemPrompt, readAgentsMd } from '../agent/systemPrompt.js';
-import { CompactionEngine, type CompactionOutcome } from '../compaction/engine.js';
+import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../compaction/engine.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import { withModel, type Config } from '../config/config.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { addUsage, emptyUsage, newId, textOf, totalInputTokens, userMessage, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
+import { mayTruncateSilently } from '../llm/cache.js';
 import { debug, redactSecrets } from '../log.js';
 import type { SessionInfo, Store } from '../store/index.js';
 import { PermissionPolicy } from '../tools/permissions.js';
@@ -16,11 +17,15 @@ import { ReadBoundary } from '../tools/readBoundary.js';
 import { toolSpec, type AnyTool, type RecallSource } from '../tools/types.js';
 import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../ui/controller.js';
 import { contextBreakdown } from './breakdown.js';
-import { estimateCostUsd } from './pricing.js';
+import { dateNoteFor } from './dateNote.js';
+import { costBreakdown } from './pricing.js';
 import { SessionLease } from './lease.js';
 import { endsUnanswered, repairHistory, unansweredReply } from './repair.js';
 
 export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
+
+/** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
+const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
 
 /** Replies shorter than this are not useful; a learned small window still leaves this much. */
 const MIN_REPLY_TOKENS = 1_024;
@@ -41,6 +46,8 @@ export interface SessionDeps {
   approver?: Approver;
   /** Creates a provider for another provider family (/model, a compaction.model of the other family); `purpose` names who asked. */
   providerFor?: (config: Config, purpose?: string) => Provider;
+  /** Engine settings for tests and benchmarks: its clock, the micro compaction policy. */
+  engine?: Pick<EngineDeps, 'now' | 'microPolicy'>;
 }
 
 /** What is saved in the session row's meta so a resumed session keeps its state. */
@@ -186,6 +193,8 @@ export class Session {
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     }
     try {
+      const note = dateNoteFor(this.history);
+      if (note) this.append(note);
       const result = await runTurn(this.loopHost(), this.loopOptions(), userMessage(text), ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.engine.turnCompleted();
       return result;
@@ -264,8 +273,10 @@ export class Session {
 
   costRows(): CommandOutput {
     const rows: CostRow[] = Object.entries(this.cost).map(([model, usage]) => {
-      const usd = estimateCostUsd(model, usage);
-      return usd === undefined ? { model, usage } : { model, usage, usd };
+      const cost = costBreakdown(model, usage);
+      return cost === undefined
+        ? { model, usage }
+        : { model, usage, usd: cost.total, cost: { input: cost.input, output: cost.output, cacheRead: cost.cacheRead, cacheWrite: cost.cacheWrite } };
     });
     const priced = rows.filter((r) => r.usd !== undefined);
     return priced.length > 0 ? { kind: 'cost', rows, totalUsd: priced.reduce((s, r) => s + (r.usd ?? 0), 0) } : { kind: 'cost', rows };
@@ -377,6 +388,7 @@ export class Session {
       maxOutputRecoveries: this.config.compaction.maxOutputRecoveries,
       cwd: this.config.cwd,
       recall: this.recallSource(),
+      cacheKey: this.id,
     };
   }
 
@@ -520,6 +532,8 @@ export class Session {
       else this.emit(e);
     });
     const outcomes = Array.isArray(result) ? result : [result];
+    // what the summarizer consumed is billed like any request: /cost counts it
+    for (const { record } of outcomes) if (record.model && totalInputTokens(record.usage) + record.usage.outputTokens > 0) this.cost[record.model] = addUsage(this.cost[record.model] ?? emptyUsage(), record.usage);
     return outcomes.map((o) => {
       const record = this.applyOutcome(o);
       if (ended.has(o.record.id)) this.emit({ type: 'compaction_end', record });
@@ -560,7 +574,6 @@ export class Session {
     return buildSystemPrompt({
       cwd: this.config.cwd,
       platform: `${process.platform} (${process.arch})`,
-      date: new Date(),
       model: this.config.model.name,
       tools: this.toolSpecs,
       ...(agentsMd ? { agentsMd } : {}),
@@ -585,6 +598,10 @@ export class Session {
         compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
         describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.config.cwd, path),
+        silentOverflowDetection: mayTruncateSilently(provider),
+        inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.id } : undefined,
+        cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
+        ...this.deps.engine,
       },
       state,
     );

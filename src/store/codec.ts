@@ -47,7 +47,13 @@ function cleanBlock(b: Block, msgId: string): Block {
 }
 
 export function cleanUsage(u: Usage): Usage {
-  return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheReadTokens: u.cacheReadTokens, cacheWriteTokens: u.cacheWriteTokens };
+  return {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cacheReadTokens: u.cacheReadTokens,
+    cacheWriteTokens: u.cacheWriteTokens,
+    ...(u.cacheWrite1hTokens ? { cacheWrite1hTokens: u.cacheWrite1hTokens } : {}),
+  };
 }
 
 function checkTokens(tokens: number | null, what: string): number | null {

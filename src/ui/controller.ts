@@ -45,6 +45,8 @@ export interface CostRow {
   usage: Usage;
   /** undefined when the model has no known price */
   usd?: number;
+  /** usd by part: cache reads and writes are priced apart from plain input */
+  cost?: { input: number; output: number; cacheRead: number; cacheWrite: number };
 }
 
 /** One archived item found by /history. */

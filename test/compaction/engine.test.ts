@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { mayTruncateSilently } from '../../src/llm/cache.js';
 import { CompactionEngine, type EngineDeps, type Outcome } from '../../src/compaction/engine.js';
 import { THRASH_LIMIT } from '../../src/compaction/guards.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
@@ -141,6 +142,30 @@ describe('beforeCall', () => {
     expect(await e.beforeCall(ctx(few), signal(), collect().emit)).toEqual([]);
     const [o] = await e.beforeCall(ctx(enough), signal(), collect().emit);
     expect(o!.record).toMatchObject({ trigger: 'micro', archivedCount: 5 });
+  });
+
+  it('with a warm prompt cache, a clear too small to last gives way to auto compaction; a cold cache or a failed summary clears', async () => {
+    let now = 1_000_000;
+    const warm = (provider: ScriptedProvider) => makeEngine(provider, {}, { cacheTtlMs: 300_000, now: () => now });
+    // over the auto threshold by a little, with ~2 small clearable outputs: clearing would just put it under
+    const base = [...toolWork(8, 600), ...talk(1, 10)];
+    const probe = warm(summaryProvider());
+    let h = base;
+    for (let i = 0; probe.tokens(ctx(h)) < probe.thresholds().auto + 200; i++) h = [...h, user(`q ${i}`), assistant(tokensText(1_500, `w${i}`))];
+    const e = warm(summaryProvider());
+    e.observeResponse({ system: 'You are a test agent.', tools: [], messages: h.slice(0, -2) }, e.tokens(ctx(h.slice(0, -2))));
+    const outcomes = await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(outcomes.map((o) => o.record.trigger)).toEqual(['auto']);
+    // the same history once the cache has gone cold: clearing is free, micro suffices
+    const cold = warm(summaryProvider());
+    cold.observeResponse({ system: 'You are a test agent.', tools: [], messages: h.slice(0, -2) }, cold.tokens(ctx(h.slice(0, -2))));
+    now += 300_000;
+    expect((await cold.beforeCall(ctx(h), signal(), collect().emit)).map((o) => o.record.trigger)).toEqual(['micro']);
+    // warm, and the summary fails: whatever is clearable is cleared all the same
+    now = 1_000_000;
+    const failing = makeEngine(new ScriptedProvider(() => serverError()), {}, { cacheTtlMs: 300_000, now: () => now });
+    failing.observeResponse({ system: 'You are a test agent.', tools: [], messages: h.slice(0, -2) }, failing.tokens(ctx(h.slice(0, -2))));
+    expect((await failing.beforeCall(ctx(h), signal(), collect().emit)).map((o) => `${o.record.trigger}:${o.record.status}`)).toEqual(['auto:failed', 'micro:applied']);
   });
 
   it('when clearing would not be enough, auto compaction runs instead and summarizes the full outputs', async () => {
@@ -592,6 +617,29 @@ describe('token accounting', () => {
     expect(e.ratio()).toBe(1);
     expect(e.state().anchor).toBeUndefined();
     expect(e.observeResponse({ system: 's', tools: [], messages: h }, 40_000).silentOverflow).toMatch(/more than the model's 32,768-token window/);
+  });
+
+  it('for Anthropic and OpenAI proper a low count recalibrates and never shrinks the window', () => {
+    const e = new CompactionEngine({
+      config: cfg(),
+      limits: { contextWindow: 200_000, maxOutputTokens: 4_096 },
+      model: 'claude',
+      summarizer: { provider: summaryProvider(), model: 's', limits: SUMMARIZER_LIMITS },
+      counter,
+      compactableTools: COMPACTABLE,
+      silentOverflowDetection: false,
+    });
+    const h = talk(40, 1_200);
+    const obs = e.observeResponse({ system: 's', tools: [], messages: h }, 27_000);
+    expect(obs.silentOverflow).toBeUndefined();
+    expect(obs.overflow).toBeUndefined();
+    expect(e.ratio()).toBeLessThan(1);
+    expect(e.thresholds().contextWindow).toBe(200_000);
+    expect(e.state().anchor).toMatchObject({ tokens: 27_000, source: 'reported' });
+    expect(mayTruncateSilently({ name: 'anthropic', baseURL: 'http://127.0.0.1:1234' })).toBe(false);
+    expect(mayTruncateSilently({ name: 'openai' })).toBe(false);
+    expect(mayTruncateSilently({ name: 'openai', baseURL: 'https://api.openai.com/v1' })).toBe(false);
+    expect(mayTruncateSilently({ name: 'openai', baseURL: 'http://localhost:11434/v1' })).toBe(true);
   });
 
   it('usage(): the gauge figures, with a notice when a guard stopped auto compaction', () => {

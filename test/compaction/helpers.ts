@@ -1,8 +1,15 @@
+import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import { CompactionSchema } from '../../src/config/schema.js';
 import { ProviderError } from '../../src/llm/errors.js';
 import { emptyUsage, textOf, type Block, type Message, type Usage } from '../../src/llm/messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../../src/llm/provider.js';
+
+/** A summarizer request: the transcript path (its own system prompt) or the in-place one (the session's request plus the compaction instruction). */
+export function isSummaryRequest(req: ModelRequest): boolean {
+  const last = req.messages[req.messages.length - 1];
+  return req.system.includes('context checkpoints') || (last !== undefined && textOf(last).startsWith(IN_PLACE_MARKER));
+}
 
 let seq = 0;
 export const mid = (p = 'm'): string => `${p}${++seq}`;

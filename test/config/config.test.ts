@@ -133,6 +133,16 @@ describe('config loading', () => {
     expect(parsed?.bash?.stripEnv).toEqual(['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY']);
     expect(parsed?.permissions?.readPaths).toEqual(['~/src/shared-lib']);
     expect(parsed?.timeouts).toEqual({ connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, totalMs: 300_000 });
+    expect(parsed?.cache).toEqual({ enabled: true, ttl: '5m', promptCacheKey: 'auto' });
+  });
+
+  it('caches prompts by default, and takes the switch and the TTL from .agentrc', () => {
+    const d = dirs();
+    expect(load(d, {}, { ANTHROPIC_API_KEY: 'x' }).cache).toEqual({ enabled: true, ttl: '5m', promptCacheKey: 'auto' });
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ cache: { enabled: false, ttl: '1h' } }));
+    expect(load(d, {}, { ANTHROPIC_API_KEY: 'x' }).cache).toMatchObject({ enabled: false, ttl: '1h' });
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ cache: { ttl: '10m' } }));
+    expect(() => load(d)).toThrow(/field "cache\.ttl"/);
   });
 });
 

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { startFakeServer, type FakeServer, type RequestView } from '../fake-server/server.js';
+import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
+import { lastUserText, startFakeServer, type FakeServer, type RequestView } from '../fake-server/server.js';
 
 // Runs the built CLI (bin/agent.js → dist/) as a child process against the fake provider
 // server, in a private workspace: its own HOME, database and project directory.
@@ -149,5 +150,9 @@ export function useFakeServer(): FakeServer {
   });
 }
 
-/** A request of the compaction summarizer (its system prompt says so), as opposed to a turn of the agent. */
-export const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints');
+/**
+ * A request of the compaction summarizer, as opposed to a turn of the agent: the transcript
+ * path's system prompt says so, the in-place summary (the session's own request plus an
+ * instruction, for the prompt cache) ends with the compaction request.
+ */
+export const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints') || (lastUserText(v)?.includes(IN_PLACE_MARKER) ?? false);

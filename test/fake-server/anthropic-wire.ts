@@ -1,11 +1,34 @@
 import type { Block } from '../../src/llm/messages.js';
-import { countPrompt, type CountableTool } from './tokens.js';
+import { keyOf, type Segment } from './cache.js';
+import { countBlock, countPrompt, countText, countTool, MESSAGE_OVERHEAD, type CountableTool } from './tokens.js';
 import type { MessageReply, RequestView, StopName } from './types.js';
 
 // The Anthropic Messages API as the fake server speaks it: request validation with the
 // real service's 400 texts, and the SSE frames of a streamed reply.
 
-export type Parsed = { ok: true; view: RequestView; tools: CountableTool[] } | { ok: false; message: string };
+/** segments: the prompt's blocks in cache order (tools, system, messages) with their breakpoints. */
+export type Parsed = { ok: true; view: RequestView; tools: CountableTool[]; segments: Segment[] } | { ok: false; message: string };
+
+const MAX_CACHE_BREAKPOINTS = 4;
+
+/** A block's cache_control as the API validates it: its TTL, nothing, or the error text. */
+function cacheControlOf(v: Record<string, unknown>, where: string): { ttl?: '5m' | '1h'; error?: string } {
+  const cc = v.cache_control;
+  if (cc === undefined || cc === null) return {};
+  if (!isObj(cc) || cc.type !== 'ephemeral') return { error: `${where}.cache_control: Input tag '${isObj(cc) ? String(cc.type) : typeof cc}' found using 'type' does not match any of the expected tags: 'ephemeral'` };
+  if (cc.ttl !== undefined && cc.ttl !== '5m' && cc.ttl !== '1h') return { error: `${where}.cache_control.ephemeral.ttl: Input should be '5m' or '1h'` };
+  return { ttl: cc.ttl === '1h' ? '1h' : '5m' };
+}
+
+/** The rules across all breakpoints: at most 4, and no 1h entry after a 5m one. */
+function checkBreakpoints(segments: readonly Segment[]): string | undefined {
+  const marks = segments.flatMap((s) => (s.breakpoint ? [s.breakpoint] : []));
+  if (marks.length > MAX_CACHE_BREAKPOINTS) return `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${marks.length}.`;
+  const firstShort = marks.indexOf('5m');
+  if (firstShort >= 0 && marks.lastIndexOf('1h') > firstShort)
+    return "A 'ttl'='1h' cache_control block must not come after a 'ttl'='5m' cache_control block. Note that blocks are processed in the following order: `tools`, `system`, `messages`.";
+  return undefined;
+}
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -31,13 +54,21 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
   if (!Array.isArray(body.messages)) return fail('messages: Input should be a valid list');
   if (body.messages.length === 0) return fail('messages: at least one message is required');
 
+  const toolSegments: Segment[] = [];
+  const systemSegments: Segment[] = [];
+  const messageSegments: Segment[] = [];
   let system = '';
-  if (typeof body.system === 'string') system = body.system;
-  else if (Array.isArray(body.system)) {
+  if (typeof body.system === 'string') {
+    system = body.system;
+    systemSegments.push({ key: keyOf({ system }), tokens: countText(system) });
+  } else if (Array.isArray(body.system)) {
     const parts: string[] = [];
     for (const [i, b] of body.system.entries()) {
       if (!isObj(b) || b.type !== 'text' || typeof b.text !== 'string') return fail(`system.${i}: Input should be a valid text block`);
+      const cc = cacheControlOf(b, `system.${i}`);
+      if (cc.error) return fail(cc.error);
       parts.push(b.text);
+      systemSegments.push({ key: keyOf({ system: b }), tokens: countText(b.text), ...(cc.ttl ? { breakpoint: cc.ttl } : {}) });
     }
     system = parts.join('\n');
   } else if (body.system !== undefined) return fail('system: Input should be a valid string');
@@ -56,7 +87,11 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
       if (t.input_schema.type !== 'object') return fail(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
       if (names.has(t.name)) return fail('tools: Tool names must be unique.');
       names.add(t.name);
-      tools.push({ name: t.name, description: typeof t.description === 'string' ? t.description : '', schema: t.input_schema });
+      const cc = cacheControlOf(t, `tools.${i}.custom`);
+      if (cc.error) return fail(cc.error);
+      const tool = { name: t.name, description: typeof t.description === 'string' ? t.description : '', schema: t.input_schema };
+      tools.push(tool);
+      toolSegments.push({ key: keyOf({ tool: t }), tokens: countTool(tool), ...(cc.ttl ? { breakpoint: cc.ttl } : {}) });
     }
   }
 
@@ -66,14 +101,22 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
     if (m.role !== 'user' && m.role !== 'assistant') return fail(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     const isFinalAssistant = m.role === 'assistant' && i === body.messages.length - 1;
     const blocks: Block[] = [];
+    /** Each raw block as it enters the cached prefix, with its breakpoint. */
+    const marks: Array<{ raw: unknown; ttl?: '5m' | '1h' }> = [];
     if (typeof m.content === 'string') {
       if (m.content.length === 0 && !isFinalAssistant) return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
-      if (m.content.length > 0) blocks.push({ type: 'text', text: m.content });
+      if (m.content.length > 0) {
+        blocks.push({ type: 'text', text: m.content });
+        marks.push({ raw: { type: 'text', text: m.content } });
+      }
     } else if (Array.isArray(m.content)) {
       if (m.content.length === 0 && !isFinalAssistant) return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
       for (const [j, b] of m.content.entries()) {
         const where = `messages.${i}.content.${j}`;
         if (!isObj(b)) return fail(`${where}: Input should be a valid dictionary`);
+        const cc = cacheControlOf(b, `${where}.${String(b.type)}`);
+        if (cc.error) return fail(cc.error);
+        marks.push({ raw: b, ...(cc.ttl ? { ttl: cc.ttl } : {}) });
         switch (b.type) {
           case 'text':
             if (typeof b.text !== 'string') return fail(`${where}.text.text: Field required`);
@@ -113,7 +156,14 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
       }
     } else return fail(`messages.${i}.content: Field required`);
     messages.push({ role: m.role, blocks });
+    blocks.forEach((b, j) => {
+      const mark = marks[j];
+      messageSegments.push({ key: keyOf({ role: m.role, first: j === 0, block: mark?.raw }), tokens: countBlock(b) + (j === 0 ? MESSAGE_OVERHEAD : 0), ...(mark?.ttl ? { breakpoint: mark.ttl } : {}) });
+    });
   }
+  const segments = [...toolSegments, ...systemSegments, ...messageSegments];
+  const breakpointError = checkBreakpoints(segments);
+  if (breakpointError) return fail(breakpointError);
 
   if (messages[0]!.role !== 'user') return fail('messages: first message must use the "user" role');
   if (!opts.allowConsecutiveRoles) {
@@ -136,7 +186,7 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
   };
   if (typeof body.max_tokens === 'number') view.maxTokens = body.max_tokens;
   if (typeof body.temperature === 'number') view.temperature = body.temperature;
-  return { ok: true, view, tools };
+  return { ok: true, view, tools, segments };
 }
 
 /** Every tool_use answered by a leading tool_result in the very next message, and every tool_result answering the message before. */
@@ -186,6 +236,7 @@ export interface ReplyFigures {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
   stop: StopName;
   toolIds: string[];
   toolJson: string[];
@@ -212,6 +263,7 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
           input_tokens: f.inputTokens,
           cache_creation_input_tokens: f.cacheWriteTokens,
           cache_read_input_tokens: f.cacheReadTokens,
+          cache_creation: cacheCreation(f),
           output_tokens: 1,
         },
       },
@@ -268,9 +320,15 @@ export function anthropicMessage(reply: MessageReply, f: ReplyFigures): unknown 
       output_tokens: f.outputTokens,
       cache_creation_input_tokens: f.cacheWriteTokens,
       cache_read_input_tokens: f.cacheReadTokens,
+      cache_creation: cacheCreation(f),
     },
   };
 }
+
+const cacheCreation = (f: ReplyFigures): { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number } => ({
+  ephemeral_5m_input_tokens: f.cacheWriteTokens - f.cacheWrite1hTokens,
+  ephemeral_1h_input_tokens: f.cacheWrite1hTokens,
+});
 
 export const anthropicInStreamError = (message: string): string =>
   anthropicFrame('error', { error: { type: 'overloaded_error', message } });

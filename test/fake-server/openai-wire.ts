@@ -1,14 +1,16 @@
 import type { Block } from '../../src/llm/messages.js';
 import { chunk } from './anthropic-wire.js';
-import { countPrompt, type CountableTool } from './tokens.js';
+import { keyOf, type Segment } from './cache.js';
+import { countBlock, countPrompt, countText, countTool, MESSAGE_OVERHEAD, type CountableTool } from './tokens.js';
 import type { MessageReply, RequestView } from './types.js';
 
 // OpenAI Chat Completions as the fake server speaks it (also standing in for llama.cpp,
 // vLLM, LM Studio and Ollama): request validation with OpenAI's 400 texts, and the
 // chunks of a streamed reply.
 
+/** segments: the prompt in cache order (tools, then each message), for the prompt-cache simulation. */
 export type Parsed =
-  | { ok: true; view: RequestView; tools: CountableTool[] }
+  | { ok: true; view: RequestView; tools: CountableTool[]; segments: Segment[]; promptCacheKey?: string }
   | { ok: false; message: string; param: string | null; code: string | null };
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -164,7 +166,16 @@ export function parseOpenAIRequest(body: unknown, opts: OpenAIParseOptions): Par
     view.maxTokensField = 'max_tokens';
   }
   if (typeof body.temperature === 'number') view.temperature = body.temperature;
-  return { ok: true, view, tools };
+  if (body.prompt_cache_key !== undefined && body.prompt_cache_key !== null && typeof body.prompt_cache_key !== 'string')
+    return fail("Invalid type for 'prompt_cache_key': expected a string.", 'prompt_cache_key', 'invalid_type');
+  const segments: Segment[] = tools.map((t, i) => ({ key: keyOf({ tool: (body.tools as unknown[])[i] }), tokens: countTool(t) }));
+  let k = 0;
+  for (const m of body.messages as Record<string, unknown>[]) {
+    const isSystem = m.role === 'system' || m.role === 'developer';
+    const tokens = isSystem ? countText(contentText(m.content) ?? '') : MESSAGE_OVERHEAD + (messages[k++]?.blocks ?? []).reduce((n, b) => n + countBlock(b), 0);
+    segments.push({ key: keyOf(m), tokens });
+  }
+  return { ok: true, view, tools, segments, ...(typeof body.prompt_cache_key === 'string' ? { promptCacheKey: body.prompt_cache_key } : {}) };
 }
 
 export interface ChunkFigures {

@@ -21,6 +21,10 @@
  *    consumed), or with 'ollama_silent' is "truncated" (usage capped at the window);
  * 2. the reply is the responder's, else the next queued one, else `fallback`, else a 400
  *    "fake server: no reply scripted".
+ * Usage is reported as the services do, from simulated prompt caches (cache.ts): Anthropic
+ * from the request's cache_control breakpoints (input_tokens is only the uncached part),
+ * OpenAI automatically in 128-token steps (cached_tokens); `server.promptCache.advance(ms)`
+ * moves their clock past a TTL, and a reply's scripted usage figures win.
  * Replies: text (streamed in deltas), tool calls (JSON streamed in fragments, Ollama-style
  * whole chunks), a stop reason, usage overrides, injected errors with the real bodies and
  * headers, and stream faults (socket dropped, stalled, in-stream error) after N frames.
@@ -46,6 +50,7 @@ import {
   type WireError,
 } from './errors.js';
 import { openaiCompletion, openaiFrames, openaiInStreamError, parseOpenAIRequest, type ChunkFigures } from './openai-wire.js';
+import { PromptCacheSim, type AnthropicCacheUsage } from './cache.js';
 import { countText } from './tokens.js';
 import type { ErrorReply, MessageReply, OverflowFlavor, RecordedRequest, Reply, RequestView, Responder, StopName, WireProvider } from './types.js';
 
@@ -85,6 +90,14 @@ export interface FakeServerOptions {
   maxRecorded?: number;
   /** Close the server after this long without a request. Default 0 (never). */
   idleShutdownMs?: number;
+  /**
+   * Simulate the providers' prompt caches (see cache.ts) and report usage as the services do:
+   * Anthropic from the request's cache_control breakpoints, OpenAI (flavor 'openai' only)
+   * automatically. Scripted usage figures win. Default true.
+   */
+  promptCache?: boolean;
+  /** OpenAI route: refuse request fields the server does not know, as strict OpenAI-compatible servers do (vLLM's "Extra inputs are not permitted"). Default false. */
+  rejectUnknownFields?: boolean;
 }
 
 type Settings = Required<Omit<FakeServerOptions, 'responder' | 'replies' | 'fallback' | 'knownModels' | 'apiKey' | 'host' | 'port'>> &
@@ -106,7 +119,9 @@ export interface FakeServer {
   respondWith(responder: Responder | undefined): void;
   pendingReplies(): number;
   lastRequest(): RecordedRequest | undefined;
-  /** Forgets the recorded requests and the queued replies; request numbering restarts at 1. */
+  /** The simulated prompt caches (advance its clock to expire entries). */
+  readonly promptCache: PromptCacheSim;
+  /** Forgets the recorded requests, the queued replies and the prompt caches; request numbering restarts at 1. */
   clear(): void;
   close(): Promise<void>;
 }
@@ -126,6 +141,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     maxBodyBytes: opts.maxBodyBytes ?? 32 * 1024 * 1024,
     maxRecorded: opts.maxRecorded ?? 10_000,
     idleShutdownMs: opts.idleShutdownMs ?? 0,
+    promptCache: opts.promptCache ?? true,
+    rejectUnknownFields: opts.rejectUnknownFields ?? false,
     ...(opts.fallback ? { fallback: opts.fallback } : {}),
     ...(opts.knownModels ? { knownModels: opts.knownModels } : {}),
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
@@ -133,6 +150,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const queue: Reply[] = [...(opts.replies ?? [])];
   let responder = opts.responder;
   const requests: RecordedRequest[] = [];
+  const promptCache = new PromptCacheSim();
   let seq = 0;
   const stallTimers = new Set<NodeJS.Timeout>();
   let idleTimer: NodeJS.Timeout | undefined;
@@ -240,15 +258,18 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
 
     const calls = reply.toolCalls ?? [];
     const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
+    const cached = settings.promptCache ? promptCache.anthropic(view.model, parsed.segments, settings.tokenMultiplier, view.promptTokens) : undefined;
+    const inputs = inputFigures(reply, view.promptTokens, cached);
     const f: ReplyFigures = {
       messageId: `msg_fake_${rec.seq}`,
       model: reply.model ?? view.model,
-      ...inputFigures(reply, view.promptTokens),
+      ...inputs,
       outputTokens: outputTokens(reply, toolJson),
       stop: stopOf(reply),
       toolIds: calls.map((c, k) => c.id ?? `toolu_fake_${rec.seq}_${k}`),
       toolJson,
     };
+    rec.usage = { inputTokens: f.inputTokens, cacheReadTokens: f.cacheReadTokens, cacheWriteTokens: f.cacheWriteTokens, outputTokens: f.outputTokens };
     if (!view.stream) {
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, anthropicMessage(reply, f));
@@ -270,6 +291,10 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     if (settings.apiKey !== undefined && key !== settings.apiKey)
       return sendError(res, rec, openaiError({ type: 'error', error: 'auth' }, settings.overflow, { model: '', promptTokens: 0, limit: 0, maxTokens: 0, apiKey: key }));
 
+    if (settings.rejectUnknownFields) {
+      const extra = unknownOpenAIField(rec.body, settings.overflow === 'openai');
+      if (extra) return sendError(res, rec, { status: 400, headers: {}, body: { object: 'error', message: `[{'type': 'extra_forbidden', 'loc': ('body', '${extra}'), 'msg': 'Extra inputs are not permitted', 'input': ...}]`, type: 'BadRequestError', param: null, code: 400 } });
+    }
     const parsed = parseOpenAIRequest(rec.body, {
       tokenMultiplier: settings.tokenMultiplier,
       rejectMaxTokensForReasoningModels: settings.rejectMaxTokensForReasoningModels,
@@ -307,7 +332,9 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
 
     const calls = reply.toolCalls ?? [];
     const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
-    const inputs = inputFigures(reply, reportedPrompt);
+    const simulate = settings.promptCache && flavor === 'openai' && !view.truncated;
+    const cachedTokens = simulate ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, reportedPrompt) : 0;
+    const inputs = inputFigures(reply, reportedPrompt, simulate ? { inputTokens: reportedPrompt - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 } : undefined);
     const f: ChunkFigures = {
       completionId: `chatcmpl-fake${rec.seq}`,
       created: Math.floor(Date.now() / 1000),
@@ -320,6 +347,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       toolJson,
       includeUsage: view.includeUsage,
     };
+    rec.usage = { inputTokens: f.promptTokens - f.cachedTokens, cacheReadTokens: f.cachedTokens, cacheWriteTokens: 0, outputTokens: f.completionTokens };
     if (!view.stream) {
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, openaiCompletion(reply, f));
@@ -424,6 +452,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     openaiBaseURL: `${url}/v1`,
     requests,
     settings,
+    promptCache,
     enqueue: (...replies) => void queue.push(...replies),
     respondWith: (r) => {
       responder = r;
@@ -434,15 +463,28 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       requests.length = 0;
       queue.length = 0;
       seq = 0;
+      promptCache.clear();
     },
     close,
   };
 }
 
-function inputFigures(reply: MessageReply, promptTokens: number): { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } {
-  const cacheReadTokens = reply.usage?.cacheReadTokens ?? 0;
-  const cacheWriteTokens = reply.usage?.cacheWriteTokens ?? 0;
-  return { inputTokens: reply.usage?.inputTokens ?? Math.max(0, promptTokens - cacheReadTokens - cacheWriteTokens), cacheReadTokens, cacheWriteTokens };
+/** The input side of the reported usage: scripted figures when the reply gives any, else the cache simulation's, else all uncached. */
+function inputFigures(reply: MessageReply, promptTokens: number, cached: AnthropicCacheUsage | undefined): AnthropicCacheUsage {
+  const u = reply.usage;
+  const scripted = u !== undefined && (u.inputTokens !== undefined || u.cacheReadTokens !== undefined || u.cacheWriteTokens !== undefined);
+  if (!scripted && cached) return cached;
+  const cacheReadTokens = u?.cacheReadTokens ?? 0;
+  const cacheWriteTokens = u?.cacheWriteTokens ?? 0;
+  return { inputTokens: u?.inputTokens ?? Math.max(0, promptTokens - cacheReadTokens - cacheWriteTokens), cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens: 0 };
+}
+
+const OPENAI_FIELDS = new Set(['model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'temperature', 'top_p', 'stop', 'n', 'seed', 'user', 'response_format', 'parallel_tool_calls']);
+
+/** The first top-level field a strict OpenAI-compatible server would refuse; prompt_cache_key is OpenAI's own. */
+function unknownOpenAIField(body: unknown, isOpenAI: boolean): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  return Object.keys(body).find((k) => !OPENAI_FIELDS.has(k) && !(isOpenAI && (k === 'prompt_cache_key' || k === 'prompt_cache_retention')));
 }
 
 function outputTokens(reply: MessageReply, toolJson: string[]): number {

@@ -10,7 +10,7 @@ const ENCODE = { disallowedSpecial: new Set<string>() };
 
 export const countText = (text: string): number => (text.length === 0 ? 0 : countTokens(text, ENCODE));
 
-function countBlock(b: Block): number {
+export function countBlock(b: Block): number {
   switch (b.type) {
     case 'text':
       return countText(b.text);
@@ -30,6 +30,9 @@ export interface CountableTool {
 }
 
 /** The server's count of a prompt: system + messages + tool schemas, times the multiplier, rounded up. */
+/** What one tool definition counts for. */
+export const countTool = (t: CountableTool): number => countText(t.name) + countText(t.description ?? '') + countText(JSON.stringify(t.schema ?? {}));
+
 export function countPrompt(
   system: string,
   messages: readonly { blocks: readonly Block[] }[],
@@ -41,6 +44,6 @@ export function countPrompt(
     n += MESSAGE_OVERHEAD;
     for (const b of m.blocks) n += countBlock(b);
   }
-  for (const t of tools) n += countText(t.name) + countText(t.description ?? '') + countText(JSON.stringify(t.schema ?? {}));
+  for (const t of tools) n += countTool(t);
   return Math.ceil(n * multiplier);
 }

@@ -158,6 +158,8 @@ export interface RecordedRequest {
   body: unknown;
   /** Set when the request was well-formed enough to be understood. */
   view?: RequestView;
+  /** The usage the server reported for a successful reply (input excludes cache reads and writes, as Anthropic reports it). */
+  usage?: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number };
   /** How the server answered (status 0, dropped: the client went away before its body arrived). */
   response?: { status: number; kind: 'stream' | 'json' | 'error' | 'dropped'; errorMessage?: string };
 }

@@ -59,7 +59,7 @@ describe('Anthropic conversion', () => {
       messages: [msg('user', [text('hi')])],
       tools: [{ name: 'Read', description: 'reads', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }],
       maxTokens: 123,
-    });
+    }, { enabled: false, ttl: '5m', promptCacheKey: 'auto' });
     expect(p).toMatchObject({ model: 'claude-x', max_tokens: 123, stream: true, system: 'You are an agent.' });
     expect(p.tools).toEqual([{ name: 'Read', description: 'reads', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }]);
     expect(toAnthropicParams({ model: 'm', system: '', messages: [msg('user', [text('x')])], tools: [], maxTokens: 1 })).not.toHaveProperty('system');

@@ -11,7 +11,7 @@ import { historyProblems } from '../../src/llm/validate.js';
 import { PIN_HEADER, Session, type SessionEvent } from '../../src/session/session.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
-import { ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
 
 // The session over a real store and real tools, driven by our own scripted Provider (the
 // SDK paths are covered end to end elsewhere).
@@ -40,7 +40,7 @@ function open(config: Config, store: Store, provider: ScriptedProvider, resume?:
 const inputOf = (req: ModelRequest): number => counter.countText(req.system) + counter.countToolSpecs(req.tools) + counter.countMessages(req.messages);
 
 const answering = (): ScriptedProvider =>
-  new ScriptedProvider((req) => (req.system.includes('context checkpoints') ? { text: SUMMARY } : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } }));
+  new ScriptedProvider((req) => (isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } }));
 
 describe('session', () => {
   it('keeps a pinned note verbatim through a compaction, and across resume', async () => {
@@ -97,7 +97,7 @@ describe('session', () => {
       new ProviderError({ kind: 'context_overflow', provider: 'anthropic', status: 400, message: `prompt is too long: ${n} tokens > ${limit} maximum`, overflow: { promptTokens: n, limit } });
     const provider = new ScriptedProvider((req) => {
       const n = inputOf(req);
-      if (req.system.includes('context checkpoints')) {
+      if (isSummaryRequest(req)) {
         if (n + req.maxTokens > limit) {
           summaryOverflows++;
           return tooLong(n + req.maxTokens);
@@ -137,7 +137,7 @@ describe('session', () => {
     expect(errors[0]).toMatchObject({ text: expect.stringContaining(config.dbPath) });
     expect(errors[0]).toMatchObject({ text: expect.stringMatching(/in memory/) });
     // memory has everything; the database still has what was saved before
-    expect(session.messages().filter((m) => m.role === 'user')).toHaveLength(4);
+    expect(session.messages().filter((m) => m.role === 'user' && m.kind === 'normal')).toHaveLength(4);
     expect(store.loadVisible(session.id).length).toBeGreaterThanOrEqual(2);
     // a compaction is not applied while pending messages cannot be written
     const record = await session.compact();
