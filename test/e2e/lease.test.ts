@@ -82,7 +82,8 @@ describe('session lease with real processes', () => {
     expect(done.code, done.stderr).toBe(0);
     expect(jsonResult(done).result).toBe('Slept well.');
     // the original holds exactly its own turns, in order; the fork has the copy plus its own
-    const history = stored(ws, id);
+    // the agent's own notes (today's date) are not turns
+    const history = stored(ws, id).filter((m) => m.kind !== 'meta');
     const texts = history.map((m) => (m.role === 'user' && m.blocks[0]?.type === 'text' ? m.blocks[0].text : m.role));
     expect(texts).toEqual(['get ready', 'assistant', 'sleep a bit', 'assistant', 'user', 'assistant']);
     expect(stored(ws, forkId).some((m) => m.blocks.some((b) => b.type === 'text' && b.text === 'Answered in the fork.'))).toBe(true);
