@@ -1,6 +1,6 @@
 import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
-import { COMMANDS, CommandError, findCommand, historyPage, parseSlash, runSlash, type AppActions } from './commands/registry.js';
+import { COMMANDS, CommandError, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
@@ -101,7 +101,7 @@ export class SessionController implements UiController {
     const input = text.trim();
     if (!input) return;
     this.runtime.promptHistory.add(input);
-    const slash = input.startsWith('/') ? parseSlash(input) : undefined;
+    const slash = isCommandLine(input) ? parseSlash(input) : undefined;
     if (slash && findCommand(slash.name)?.whileBusy) {
       void this.runOne(input);
       return;
@@ -127,7 +127,7 @@ export class SessionController implements UiController {
 
   private async runOne(input: string): Promise<void> {
     try {
-      if (input.startsWith('/')) {
+      if (isCommandLine(input)) {
         const output = await runSlash({ session: this.current, app: this.actions() }, input);
         if (output) this.emit({ type: 'command_output', command: input, output });
         return;

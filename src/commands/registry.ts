@@ -139,6 +139,15 @@ export const COMMANDS: readonly SlashCommand[] = [
       return undefined;
     },
   },
+  {
+    name: 'quit',
+    whileBusy: true,
+    description: 'the same as /exit',
+    run: async (ctx) => {
+      await needApp(ctx, 'quit').exit();
+      return undefined;
+    },
+  },
 ];
 
 async function historyCommand(session: Session, args: string): Promise<CommandOutput> {
@@ -179,6 +188,16 @@ export function parseSlash(input: string): { name: string; args: string } | unde
 
 export function findCommand(name: string): SlashCommand | undefined {
   return COMMANDS.find((c) => c.name === name);
+}
+
+/**
+ * Whether a line is meant as a slash command: "/word" naming a command or close to one. A
+ * prompt that starts with a path ("/etc/hosts is it fine?", "/usr/bin is missing") is a prompt.
+ */
+export function isCommandLine(input: string): boolean {
+  const parsed = parseSlash(input);
+  if (!parsed) return false;
+  return findCommand(parsed.name) !== undefined || suggestCommand(parsed.name) !== undefined;
 }
 
 /** The closest command name, for "unknown command" messages. */

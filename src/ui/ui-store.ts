@@ -7,6 +7,7 @@ import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
 import { newApprovalView, type ApprovalView } from './approval.js';
+import { isCommandText } from './completion.js';
 import type { ContextUsageView, SessionView, UiController, UiEvent } from './controller.js';
 import { formatElapsed, plural } from './format.js';
 import type { HistoryBrowserState } from './history-browser.js';
@@ -335,7 +336,7 @@ export class UiStore {
   /** Sends a prompt now, or queues it while the agent works (slash commands always go at once). */
   submit(text: string): void {
     const l = this.live.get();
-    if (isWorking(l) && !text.trimStart().startsWith('/')) {
+    if (isWorking(l) && !isCommandText(text, this.controller.commands())) {
       this.patchLive({ queued: [...l.queued, text] });
       return;
     }

@@ -1,0 +1,27 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup } from 'ink-testing-library';
+import { FakeController, KEYS, renderApp, tick } from './helpers.js';
+
+// The conventions and defect fixes of issue #14, as the person meets them in the app.
+
+afterEach(() => cleanup());
+
+const type = (s: string): string[] => s.split('');
+
+describe('a prompt that starts with a path', () => {
+  it('is queued as a prompt while the agent works, not sent as a command; a real command still goes at once', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.waitForText('context left');
+    c.emit({ type: 'busy', busy: true });
+    await app.waitForText('esc to interrupt');
+    await app.press(...type('/etc/hosts is it fine?'));
+    expect(app.frame()).not.toContain('Unknown command');
+    await app.press(KEYS.enter);
+    expect(c.submitted).toEqual([]);
+    await app.waitForText('queued: /etc/hosts is it fine?');
+    await app.press(...type('/cost'), KEYS.enter);
+    expect(c.submitted).toEqual(['/cost']);
+    await tick(1);
+  });
+});
