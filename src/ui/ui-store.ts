@@ -207,7 +207,8 @@ export class UiStore {
         if (this.live.get().compaction?.trigger === ev.trigger) this.patchLive({ compaction: null });
         return;
       case 'context':
-        return this.status.set({ ...this.status.get(), usage: ev.usage });
+        // a /model switch (or a title given by the first prompt) shows up with the next count
+        return this.status.set({ session: this.freshSessionView(), usage: ev.usage });
       case 'notice':
         return this.append({ kind: 'notice', id: itemId(), level: ev.level, text: ev.text });
       case 'approval': {
@@ -303,6 +304,13 @@ export class UiStore {
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
     this.onSessionReset();
     this.transcript.set({ epoch: t.epoch + 1, items: messagesToItems(ev.transcript, ev.compactions) });
+  }
+
+  /** The controller's view of the session, or the current one when nothing in it changed. */
+  private freshSessionView(): SessionView {
+    const now = this.controller.session();
+    const cur = this.status.get().session;
+    return now.id === cur.id && now.model === cur.model && now.provider === cur.provider && now.title === cur.title && now.cwd === cur.cwd ? cur : now;
   }
 
   /** Ctrl-O: prints the full output of the last finished tool below the transcript. */

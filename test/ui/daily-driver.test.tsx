@@ -25,3 +25,15 @@ describe('a prompt that starts with a path', () => {
     await tick(1);
   });
 });
+
+describe('the footer', () => {
+  it('shows the new model after /model switches', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.waitForText('claude-sonnet-4-5');
+    c.view = { ...c.view, model: 'gpt-4o', provider: 'openai' };
+    c.emit({ type: 'command_output', command: '/model gpt-4o', output: { kind: 'text', text: 'Switched to gpt-4o' } }, { type: 'context', usage: c.usageView });
+    await app.waitForText('gpt-4o ·');
+    expect(app.frame()).not.toContain('claude-sonnet-4-5 ·');
+  });
+});
