@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { configFor, openStoreFor } from './bootstrap.js';
+import { configFor, lookUpSession, openStoreFor } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import type { Message } from './llm/messages.js';
 import type { SessionInfo, Store } from './store/index.js';
@@ -19,7 +19,7 @@ function withStore<T>(opts: Opts, fn: (store: Store) => T): T {
 }
 
 function requireSession(store: Store, id: string): SessionInfo {
-  const info = store.getSession(id);
+  const info = lookUpSession(store, id, 'agent sessions');
   if (!info) throw new CliError(`no session with id "${id}" (list them with \`agent sessions\`)`, EXIT_USAGE);
   return info;
 }

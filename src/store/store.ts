@@ -81,6 +81,8 @@ export class SqliteStore implements Store {
     this.stmts = {
       session: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
       sessionsByPrefix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 3`),
+      // the footer shows an id's last characters (the random part): they name a session too
+      sessionsBySuffix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE substr(id, -length(?)) = ? ORDER BY id LIMIT 3`),
       latest: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions ORDER BY touched DESC LIMIT 1`),
       latestIn: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE cwd = ? ORDER BY touched DESC LIMIT 1`),
       list: db.prepare<[number], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions ORDER BY touched DESC LIMIT ?`),
@@ -197,11 +199,13 @@ export class SqliteStore implements Store {
       if (idOrPrefix === '') return undefined;
       const exact = this.stmts.session.get(idOrPrefix);
       if (exact) return this.sessionInfo(exact);
-      const matches = this.stmts.sessionsByPrefix.all(idOrPrefix, `${idOrPrefix}\u{10FFFF}`);
+      let matches = this.stmts.sessionsByPrefix.all(idOrPrefix, `${idOrPrefix}\u{10FFFF}`);
+      if (matches.length === 0 && !idOrPrefix.includes('_')) matches = this.stmts.sessionsByPrefix.all(`s_${idOrPrefix}`, `s_${idOrPrefix}\u{10FFFF}`);
+      if (matches.length === 0 && idOrPrefix.length >= 4) matches = this.stmts.sessionsBySuffix.all(idOrPrefix, idOrPrefix);
       if (matches.length === 0) return undefined;
       if (matches.length > 1) {
         const shown = matches.slice(0, 2).map((m) => m.id).join(', ');
-        throw new StoreError('not_found', this.file, `The session id prefix "${idOrPrefix}" is ambiguous: it matches ${shown}${matches.length > 2 ? ' and more' : ''}. Give more characters.`);
+        throw new StoreError('not_found', this.file, `The short session id "${idOrPrefix}" is ambiguous: it matches ${shown}${matches.length > 2 ? ' and more' : ''}. Give more characters.`);
       }
       return this.sessionInfo(matches[0]!);
     });

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
+
+// Issue #14 in print mode and the sessions command: the built CLI against the fake server.
+
+const server = useFakeServer();
+
+describe('daily-driver conventions in print mode', () => {
+  it('sends a prompt that starts with a path to the model instead of refusing it as a command', async () => {
+    const ws = workspace();
+    server.enqueue({ text: 'It looks fine.' });
+    const r = await runAgent(['-p', '/etc/hosts is it fine?'], { ws, server });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('It looks fine.\n');
+    expect(JSON.stringify(server.requests[0]!.view!.messages)).toContain('/etc/hosts is it fine?');
+  });
+
+  it('accepts the short id the footer shows for --resume and agent sessions, and says when a prefix is ambiguous', async () => {
+    const ws = workspace();
+    server.enqueue({ text: 'first' }, { text: 'second' }, { text: 'again' });
+    const a = jsonResult(await runAgent(['-p', 'one', '--output-format', 'json'], { ws, server }));
+    jsonResult(await runAgent(['-p', 'two', '--output-format', 'json'], { ws, server }));
+    const id = a.sessionId as string;
+    const short = id.slice(-8);
+    const show = await runAgent(['sessions', 'show', short], { ws });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(`session ${id}`);
+    const resumed = jsonResult(await runAgent(['-p', 'three', '--resume', short, '--output-format', 'json'], { ws, server }));
+    expect(resumed.sessionId).toBe(id);
+    const ambiguous = await runAgent(['sessions', 'show', 's_'], { ws });
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/ambiguous/);
+  });
+});
