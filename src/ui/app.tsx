@@ -21,12 +21,14 @@ import { useStore } from './store.js';
 import type { Hint } from './ui-store.js';
 import { isWorking, UiStore } from './ui-store.js';
 import type { Theme } from './theme.js';
-import { colorTheme, detectColor, plainTheme, ThemeContext, useTheme } from './theme.js';
+import { colorTheme, detectColor, dumbTheme, plainTheme, ThemeContext, useTheme } from './theme.js';
 
 /** A second Ctrl-C within this window exits. */
 export const CTRL_C_EXIT_MS = 2000;
 // Clear screen and scrollback, cursor home: another session's transcript is about to be printed.
 const CLEAR_SCREEN = '\u001b[2J\u001b[3J\u001b[H';
+/** A resize is redrawn once the size stops changing for this long (dragging a window sends many). */
+export const RESIZE_SETTLE_MS = 150;
 
 export interface AppProps {
   controller: UiController;
@@ -73,12 +75,35 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
+  // Ctrl-L, and a resize (the terminal re-wraps what is on screen, leaving copies of the
+  // prompt box Ink cannot erase): clear the screen and print the transcript again.
+  const redraw = useCallback(() => {
+    write(CLEAR_SCREEN);
+    store.redraw();
+  }, [store, write]);
+  const firstSize = useRef(true);
+  useEffect(() => {
+    if (firstSize.current) {
+      firstSize.current = false;
+      return;
+    }
+    const t = setTimeout(redraw, RESIZE_SETTLE_MS);
+    return () => clearTimeout(t);
+  }, [size.columns, size.rows, redraw]);
+
   const lastCtrlC = useRef(0);
   const onKey = useCallback(
     (input: string, key: Key) => {
       if (key.ctrl && input === 'c') {
         const now = Date.now();
         if (now - lastCtrlC.current < CTRL_C_EXIT_MS) return exit();
+        // interrupting running work is all a Ctrl-C does then: it does not arm the exit
+        if (isWorking(store.live.get()) && store.picker.get() === null && store.history.get() === null && prompt.isEmpty()) {
+          lastCtrlC.current = 0;
+          if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
+          controller.interrupt();
+          return;
+        }
         lastCtrlC.current = now;
         store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
         if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
@@ -137,9 +162,12 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
         store.expandLastTool();
         return;
       }
+      if (key.ctrl && input === 'l') return redraw();
+      // Ctrl-D on an empty prompt leaves, as in a shell (with text it deletes under the cursor)
+      if (key.ctrl && input === 'd' && prompt.isEmpty()) return exit();
       prompt.handleKey(input, key);
     },
-    [store, prompt, controller, exit],
+    [store, prompt, controller, exit, redraw],
   );
   useInput(onKey);
 
@@ -199,6 +227,8 @@ export interface RunTuiOptions {
   stderr?: NodeJS.WriteStream;
   /** Default: NO_COLOR, FORCE_COLOR and what the terminal supports. */
   color?: boolean;
+  /** No boxes and no spinner; default: TERM=dumb. */
+  dumb?: boolean;
   /**
    * Route stray console output above the live region instead of through it (default true; the
    * program's own logging goes to its log file, never to the screen).
@@ -233,7 +263,9 @@ export async function runTui(controller: UiController, opts: RunTuiOptions = {})
   const color = opts.color ?? detectColor({ env: process.env, isTTY: stdout.isTTY, hasColors: stdout.hasColors?.bind(stdout) });
   const restore = (): void => restoreTerminal(stdin, stdout);
   process.once('exit', restore);
-  const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={color ? colorTheme : plainTheme} />, {
+  const dumb = opts.dumb ?? process.env['TERM'] === 'dumb';
+  const theme = dumb ? dumbTheme : color ? colorTheme : plainTheme;
+  const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={theme} />, {
     stdin,
     stdout,
     stderr,

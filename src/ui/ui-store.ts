@@ -306,6 +306,12 @@ export class UiStore {
     this.transcript.set({ epoch: t.epoch + 1, items: messagesToItems(ev.transcript, ev.compactions) });
   }
 
+  /** Prints the whole transcript again (the App has cleared the screen: Ctrl-L, a resize). */
+  redraw(): void {
+    const t = this.transcript.get();
+    this.transcript.set({ epoch: t.epoch + 1, items: t.items });
+  }
+
   /** The controller's view of the session, or the current one when nothing in it changed. */
   private freshSessionView(): SessionView {
     const now = this.controller.session();

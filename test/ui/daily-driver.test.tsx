@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import { FakeController, KEYS, renderApp, tick } from './helpers.js';
+import { dumbTheme } from '../../src/ui/theme.js';
+import { SPINNER } from '../../src/ui/components/LiveRegion.js';
+import { FakeController, KEYS, msg, renderApp, renderAppSized, text, tick, waitFor } from './helpers.js';
 
 // The conventions and defect fixes of issue #14, as the person meets them in the app.
 
@@ -35,5 +37,84 @@ describe('the footer', () => {
     c.emit({ type: 'command_output', command: '/model gpt-4o', output: { kind: 'text', text: 'Switched to gpt-4o' } }, { type: 'context', usage: c.usageView });
     await app.waitForText('gpt-4o ·');
     expect(app.frame()).not.toContain('claude-sonnet-4-5 ·');
+  });
+});
+
+describe('keys people expect', () => {
+  it('Ctrl+C during a running tool interrupts it without arming exit', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'busy', busy: true }, { type: 'turn_start', turnId: 't' }, { type: 'tool_start', id: 'x', name: 'Bash', input: {}, summary: 'sleep 100' });
+    await app.waitForText('Bash sleep 100');
+    await app.press(KEYS.ctrl('c'));
+    expect(c.interrupts).toBe(1);
+    expect(app.frame()).not.toContain('Press Ctrl-C again to exit');
+    // the tool takes a moment to stop: a second Ctrl+C interrupts again, and does not exit
+    await app.press(KEYS.ctrl('c'));
+    await tick(20);
+    expect(c.interrupts).toBe(2);
+    expect(c.exits).toBe(0);
+    c.emit({ type: 'turn_end', reason: 'aborted', steps: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: '' }, { type: 'busy', busy: false });
+    await waitFor(() => !app.frame().includes('esc to interrupt'), app.frame);
+    // idle again: Ctrl+C arms, a second one exits
+    await app.press(KEYS.ctrl('c'));
+    await app.waitForText('Press Ctrl-C again to exit');
+    await app.press(KEYS.ctrl('c'));
+    await waitFor(() => c.exits === 1, app.frame);
+  });
+
+  it('Ctrl+D on an empty prompt exits; with text it deletes under the cursor', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.press('a', 'b', KEYS.left, KEYS.ctrl('d'));
+    await app.waitForText('❯ a');
+    expect(c.exits).toBe(0);
+    await app.press(KEYS.ctrl('u'), KEYS.ctrl('d'));
+    await waitFor(() => c.exits === 1, app.frame);
+  });
+
+  it('Ctrl+L clears the screen and prints the transcript again', async () => {
+    const c = new FakeController();
+    c.transcript = [msg('user', [text('an earlier question')]), msg('assistant', [text('an earlier answer')])];
+    const app = renderApp(c);
+    await app.waitForText('an earlier answer');
+    await app.press(KEYS.ctrl('l'));
+    await waitFor(() => app.stdout.frames.some((f) => f.startsWith('\u001b[2J')), app.frame);
+    const frames = app.stdout.frames;
+    const cleared = frames.findIndex((f) => f.startsWith('\u001b[2J'));
+    await waitFor(() => app.stdout.frames.slice(cleared + 1).some((f) => f.includes('an earlier answer')), app.frame);
+  });
+});
+
+describe('resizing', () => {
+  it('clears the screen once the size settles and redraws everything, so no copy of the prompt box is left', async () => {
+    const c = new FakeController();
+    c.transcript = [msg('user', [text('before the resize')])];
+    const app = renderAppSized(c, 100, 30);
+    await app.waitForText('before the resize');
+    const start = app.sized.frames.length;
+    app.sized.resize(70);
+    await tick(5);
+    app.sized.resize(50);
+    await waitFor(() => app.sized.frames.slice(start).some((f) => f.includes('\u001b[2J')), app.frame);
+    const clears = app.sized.frames.slice(start).filter((f) => f.includes('\u001b[2J'));
+    expect(clears).toHaveLength(1); // one redraw for the whole drag
+    await waitFor(() => app.frame().includes('before the resize') && app.frame().includes('Ask for a change'), app.frame);
+    app.unmount();
+  });
+});
+
+describe('a dumb terminal', () => {
+  it('draws no box borders and no spinner', async () => {
+    const c = new FakeController();
+    const app = renderApp(c, { theme: dumbTheme });
+    await app.waitForText('Ask for a change');
+    c.emit({ type: 'busy', busy: true }, { type: 'turn_start', turnId: 't' });
+    await app.waitForText('Thinking');
+    await tick(300);
+    const f = app.frame();
+    expect(f).not.toMatch(/[╭╮╰╯│─]/);
+    for (const s of SPINNER) expect(f).not.toContain(s);
+    expect(f).toContain('* Thinking');
   });
 });

@@ -17,14 +17,14 @@ export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', 
 const TICK_MS = 120;
 
 /** The current time, refreshed every tick while active (drives the spinner and the elapsed time). */
-function useTicker(active: boolean): number {
+function useTicker(active: boolean, ms = TICK_MS): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;
     setNow(Date.now());
-    const t = setInterval(() => setNow(Date.now()), TICK_MS);
+    const t = setInterval(() => setNow(Date.now()), ms);
     return () => clearInterval(t);
-  }, [active]);
+  }, [active, ms]);
   return now;
 }
 
@@ -38,8 +38,9 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
   // Re-renders only when the prompt's height changes, not on every keystroke.
   const promptHeight = useSyncExternalStore(prompt.store.subscribe, () => promptRows(prompt.store.get(), rows));
   const theme = useTheme();
-  const now = useTicker(isWorking(live));
-  const frame = frameAt(now);
+  // a dumb terminal gets no animation: a still marker, and the elapsed time once a second
+  const now = useTicker(isWorking(live), theme.dumb ? 1000 : TICK_MS);
+  const frame = theme.dumb ? '*' : frameAt(now);
   const toolRows = liveToolRows(rows);
   const writing = live.writingTools.slice(0, toolRows);
   const running = live.running.slice(0, Math.max(0, toolRows - writing.length));

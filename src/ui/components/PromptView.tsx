@@ -4,7 +4,7 @@ import { completionMaxRows, promptMaxLines, promptViewport } from '../layout-bud
 import type { CompletionView, PromptModel } from '../prompt-model.js';
 import { sanitize } from '../sanitize.js';
 import { useStore } from '../store.js';
-import { useTheme } from '../theme.js';
+import { boxBorder, useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
 const PLACEHOLDER = 'Ask for a change, or type / for commands';
@@ -22,7 +22,7 @@ export function PromptView({ model }: { model: PromptModel }) {
   const shown = lines.slice(first, first + count);
   return (
     <Box flexDirection="column">
-      <Box flexDirection="column" borderStyle="round" borderColor={theme.muted} borderDimColor={!theme.color}>
+      <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.muted} borderDimColor={!theme.color}>
         {first > 0 ? <Text color={theme.muted}>  ↑ {first} more lines</Text> : null}
         {shown.map((line, i) => {
           const n = first + i;
