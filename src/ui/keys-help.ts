@@ -6,6 +6,7 @@ export const KEY_BINDINGS: ReadonlyArray<readonly [keys: string, action: string]
   ['← → · Home End · Ctrl+A Ctrl+E', 'move the cursor (Alt+← → or Alt+B/F: by word)'],
   ['Ctrl+U · Ctrl+K · Ctrl+W · Ctrl+D', 'delete to line start · to line end · the word before · the character under the cursor'],
   ['Tab', 'complete a /command (again: cycle through the matches)'],
+  ['/ menu', '↑↓: choose a command · Enter: run it (one that needs an argument is filled in) · Esc: close'],
   ['Esc', 'interrupt the running turn (the partial reply stays, marked interrupted)'],
   ['Ctrl+O', 'print the full output of the last tool call'],
   ['Ctrl+C', 'clear the prompt, or interrupt the running work; twice within 2 s (when nothing runs): exit'],

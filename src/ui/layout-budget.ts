@@ -15,7 +15,7 @@ const share = (rows: number, fraction: number): number => Math.floor(Math.max(0,
 
 /** Prompt lines shown at once (including the "↑ n more lines" markers of a long prompt). */
 export const promptMaxLines = (rows: number): number => Math.max(3, Math.min(10, share(rows, 0.4)));
-export const completionMaxRows = (rows: number): number => Math.max(2, Math.min(8, share(rows, 0.3)));
+export const completionMaxRows = (rows: number): number => Math.max(4, Math.min(8, share(rows, 0.3)));
 /** Running tools (and tool calls being written) listed one per row; the rest are counted. */
 export const liveToolRows = (rows: number): number => Math.max(1, Math.min(5, share(rows, 0.25)));
 export const queuedRows = 3;

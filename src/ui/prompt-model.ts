@@ -11,7 +11,7 @@ export interface CompletionView {
   /** The "/word" typed so far. */
   word: string;
   matches: CommandInfo[];
-  /** The match Tab put into the prompt while cycling, or -1. */
+  /** The highlighted match (↑↓ move it, Tab cycling puts it into the prompt); -1: the first, nothing chosen yet. */
   index: number;
   /** For a word that matches nothing: the command it was probably meant to be. */
   suggestion?: CommandInfo;
@@ -46,6 +46,8 @@ export class PromptModel {
   private pasteCount = 0;
   private lastPasteLabel: string | null = null;
   private cycling = false;
+  /** The menu's highlight was moved with the arrows (and is not in the text yet). */
+  private picked = false;
 
   constructor(private readonly opts: PromptModelOptions) {
     this.history = [...opts.history];
@@ -85,9 +87,12 @@ export class PromptModel {
     const s = this.state;
     if (key.tab) return this.complete(key.shift ? -1 : 1);
     this.cycling = false;
+    const menu = s.completion && s.completion.matches.length > 0 ? s.completion : null;
+    if (menu && (key.upArrow || key.downArrow)) return this.highlight(menu, key.upArrow ? -1 : 1);
     if (key.return) {
       if (key.meta) return this.edit(ed.insert(s, '\n'));
       if (s.cursor > 0 && s.text[s.cursor - 1] === '\\') return this.edit(ed.insert(ed.backspace(s), '\n'));
+      if (menu) return this.takeHighlighted(menu);
       return this.submit();
     }
     if (input === '\n' && !key.ctrl && !key.meta) return this.edit(ed.insert(s, '\n'));
@@ -208,22 +213,46 @@ export class PromptModel {
     return { text: entry, cursor: entry.length };
   }
 
+  /** ↑↓ in the command menu: moves the highlight, the text stays as typed. */
+  private highlight(c: CompletionView, dir: -1 | 1): void {
+    const n = c.matches.length;
+    const from = c.index === -1 ? 0 : c.index;
+    this.picked = true;
+    this.store.set({ ...this.state, completion: { ...c, index: (from + dir + n) % n } });
+  }
+
+  /** Enter in the command menu: the highlighted command runs (one that needs an argument is filled in, waiting for it). */
+  private takeHighlighted(c: CompletionView): void {
+    const chosen = c.matches[Math.max(0, c.index)]!;
+    const name = `/${bareName(chosen)}`;
+    this.picked = false;
+    if (chosen.args?.startsWith('<')) return this.edit(fillWord(this.state.text, `${name} `));
+    const filled = fillWord(this.state.text, name);
+    this.store.set({ ...filled, completion: null });
+    this.submit();
+  }
+
   private complete(dir: -1 | 1): void {
     const s = this.state;
     const c = s.completion ?? this.completionFor(s.text, s.cursor);
     if (!c || c.matches.length === 0) return;
     const names = c.matches.map(bareName);
+    if (this.picked && c.index !== -1) {
+      // the person chose with the arrows: Tab takes that one
+      this.picked = false;
+      return this.edit(fillWord(s.text, `/${names[c.index]!} `));
+    }
     if (c.matches.length === 1) {
       this.cycling = false;
-      return this.edit(fillWord(s.text, c.word, `/${names[0]!} `));
+      return this.edit(fillWord(s.text, `/${names[0]!} `));
     }
     if (!this.cycling) {
       const lcp = commonPrefix(names);
-      if (lcp.length > c.word.length - 1) return this.edit(fillWord(s.text, c.word, `/${lcp}`));
+      if (lcp.length > c.word.length - 1) return this.edit(fillWord(s.text, `/${lcp}`));
     }
     this.cycling = true;
     const index = c.index === -1 ? (dir === 1 ? 0 : names.length - 1) : (c.index + dir + names.length) % names.length;
-    const filled = fillWord(s.text, `/${c.index === -1 ? c.word.slice(1) : names[c.index]!}`, `/${names[index]!}`);
+    const filled = fillWord(s.text, `/${names[index]!}`);
     this.store.set({ ...filled, completion: { ...c, index } });
   }
 
@@ -239,6 +268,7 @@ export class PromptModel {
 
   private edit(next: EditState): void {
     this.historyIndex = null;
+    this.picked = false;
     this.set(next);
   }
 
@@ -254,8 +284,9 @@ export class PromptModel {
   }
 }
 
-function fillWord(text: string, word: string, replacement: string): EditState {
-  const rest = text.slice(word.length);
+/** Replaces the command word at the start of the text ("/co" → "/compact"). */
+function fillWord(text: string, replacement: string): EditState {
+  const rest = text.replace(/^\/\S*/, '');
   const t = replacement + (replacement.endsWith(' ') ? rest.replace(/^ /, '') : rest);
   return { text: t, cursor: replacement.length };
 }

@@ -118,3 +118,35 @@ describe('a dumb terminal', () => {
     expect(f).toContain('* Thinking');
   });
 });
+
+describe('the slash-command menu', () => {
+  it('/co lists every match; ↑↓ move the highlight and Enter runs the highlighted command', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.press(...type('/co'));
+    await app.waitForText('/cost');
+    for (const name of ['/compact', '/context', '/cost']) expect(app.frame()).toContain(name);
+    expect(app.frame()).not.toContain('more (');
+    expect(app.frame()).toContain('▸ /compact');
+    await app.press(KEYS.down, KEYS.down);
+    await app.waitForText('▸ /cost');
+    expect(app.frame()).toContain('❯ /co'); // the text stays as typed while choosing
+    await app.press(KEYS.up);
+    await app.waitForText('▸ /context');
+    await app.press(KEYS.enter);
+    await waitFor(() => c.submitted.length === 1, app.frame);
+    expect(c.submitted).toEqual(['/context']);
+  });
+
+  it('Enter on a command that needs an argument fills it in and waits', async () => {
+    const c = new FakeController();
+    c.commandList = [...c.commandList, { name: 'history', args: '<query> | open <id>', description: 'search the archive' }];
+    const app = renderApp(c);
+    await app.press(...type('/hi'), KEYS.enter);
+    await app.waitForText('❯ /history');
+    expect(c.submitted).toEqual([]);
+    await app.press(...type('walrus'), KEYS.enter);
+    await waitFor(() => c.submitted.length === 1, app.frame);
+    expect(c.submitted).toEqual(['/history walrus']);
+  });
+});

@@ -68,6 +68,7 @@ function Completions({ completion, maxRows }: { completion: CompletionView; maxR
     );
   }
   const start = index >= maxRows ? index - maxRows + 1 : 0;
+  const highlighted = Math.max(0, index);
   const rows = matches.slice(start, start + maxRows);
   const labels = rows.map((c) => `/${bareName(c)}${c.args ? ` ${c.args}` : ''}`);
   const width = Math.max(...labels.map((l) => l.length));
@@ -75,7 +76,7 @@ function Completions({ completion, maxRows }: { completion: CompletionView; maxR
   return (
     <Box flexDirection="column" paddingLeft={1}>
       {rows.map((c, i) => {
-        const selected = start + i === index;
+        const selected = start + i === highlighted;
         return (
           <Box key={c.name} flexDirection="row">
             <Box flexShrink={0}>
@@ -93,7 +94,7 @@ function Completions({ completion, maxRows }: { completion: CompletionView; maxR
           </Box>
         );
       })}
-      {more > 0 ? <Text color={theme.muted}>  … {more} more (Tab cycles)</Text> : null}
+      {more > 0 ? <Text color={theme.muted}>  … {more} more (↑↓ to choose)</Text> : null}
     </Box>
   );
 }
