@@ -132,6 +132,12 @@ export class SessionController implements UiController {
         if (output) this.emit({ type: 'command_output', command: input, output });
         return;
       }
+      if (input.startsWith('!')) {
+        const command = input.slice(1).trim();
+        if (!command) throw new CommandError('type a shell command after ! (for example: !git status)');
+        await this.current.shell(command);
+        return;
+      }
       await this.current.prompt(input);
     } catch (e) {
       const message = e instanceof CommandError ? e.message : `${(e as Error).message}`;

@@ -17,6 +17,7 @@ import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../u
 import { contextBreakdown } from './breakdown.js';
 import { estimateCostUsd } from './pricing.js';
 import { repairInterruptedToolCalls } from './repair.js';
+import { parseShellNote, runShellNote } from './shellNote.js';
 
 export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
 
@@ -190,10 +191,23 @@ export class Session {
     return msg;
   }
 
+  /** `!command`: runs it in the shell now and keeps the output as a note for the model's next turn (see shellNote.ts). */
+  async shell(command: string): Promise<Message> {
+    const ac = this.begin();
+    try {
+      const note = await runShellNote(this.deps.tools, command, this.config.cwd, ac.signal, (e) => this.emit(e));
+      const msg = this.append(note);
+      this.emit({ type: 'message', message: msg });
+      return msg;
+    } finally {
+      this.end();
+    }
+  }
+
   private lastPrompt(): string | undefined {
     for (let i = this.history.length - 1; i >= 0; i--) {
       const m = this.history[i]!;
-      if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text')) return textOf(m);
+      if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text') && !parseShellNote(textOf(m))) return textOf(m);
     }
     return undefined;
   }

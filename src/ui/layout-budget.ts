@@ -56,5 +56,6 @@ export function promptRows(state: PromptState, rows: number): number {
     if (c.matches.length === 0) completion = c.word.length > 1 ? 1 : 0;
     else completion = Math.min(c.matches.length, completionMaxRows(rows)) + (c.matches.length > completionMaxRows(rows) ? 1 : 0);
   }
-  return box + completion;
+  const shellHint = !c && state.text.startsWith('!') ? 1 : 0;
+  return box + completion + shellHint;
 }

@@ -3,6 +3,7 @@
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
 import type { Message, ToolResultBlock } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
+import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
 import type { CommandOutput } from './controller.js';
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted';
@@ -69,6 +70,8 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
   if (m.role === 'user') {
     if (isToolResultMessage(m)) return [];
     const text = userText(m);
+    const shell = m.kind === 'normal' ? parseShellNote(text) : undefined;
+    if (shell) return [shellItem(m.id, shell)];
     if (m.kind === 'checkpoint') return [{ kind: 'checkpoint', id: itemId(), text }];
     if (m.kind === 'meta') return [{ kind: 'meta', id: itemId(), text }];
     return text.trim() === '' ? [] : [{ kind: 'user', id: itemId(), text }];
@@ -92,6 +95,14 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
   }
   return out;
 }
+
+/** A `!command` the person ran, shown as the tool row it was when it ran. */
+function shellItem(messageId: string, n: ShellNote): ToolItem {
+  return { kind: 'tool', id: itemId(), toolUseId: messageId, name: SHELL_ROW_NAME, summary: n.command, status: n.isError ? 'error' : 'done', output: n.output };
+}
+
+/** True for the note a `!command` leaves in the history (the live app showed it as a row already). */
+export const isShellNote = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && parseShellNote(userText(m)) !== undefined;
 
 function userText(m: Message): string {
   const parts: string[] = [];

@@ -17,7 +17,7 @@ import { newPicker } from './picker.js';
 import { Store } from './store.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
-import { itemId, keyArgument, messagesToItems } from './transcript.js';
+import { isShellNote, itemId, keyArgument, messagesToItems } from './transcript.js';
 
 export interface TranscriptState {
   /** Bumped when a session is opened: the transcript starts over. */
@@ -261,7 +261,7 @@ export class UiStore {
       if (rest.trim() !== '' || m.interrupted) this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: m.interrupted === true, continued });
       return this.patchLive({ writingTools: [] });
     }
-    if (isToolResultMessage(m) || m.kind === 'meta') return;
+    if (isToolResultMessage(m) || m.kind === 'meta' || isShellNote(m)) return;
     this.append(...messagesToItems([m]));
   }
 

@@ -9,6 +9,7 @@ import { Session, type SessionEvent } from '../../src/session/session.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
 import { ScriptedProvider } from '../compaction/helpers.js';
+import { messagesToItems } from '../../src/ui/transcript.js';
 
 // Issue #14 at the session: /context and the gauge agree, and what the TUI conventions store.
 
@@ -46,6 +47,34 @@ describe('/context and the gauge', () => {
     expect(sum).toBe(usage.tokens);
     expect(out.effectiveWindow).toBe(usage.effectiveWindow);
     session.close();
+    store.close();
+  });
+});
+
+describe('! shell mode', () => {
+  it('runs the command without a model call or approval, shows it as a row and keeps a note the model reads next turn', async () => {
+    const { config, dir, store } = setup();
+    const provider = new ScriptedProvider(() => ({ text: 'I see the file list.' }));
+    const { session, events } = open(config, store, provider);
+    await session.shell('echo shell-output-42 && exit 3');
+    expect(provider.requests).toHaveLength(0);
+    const start = events.find((e) => e.type === 'tool_start');
+    const end = events.find((e) => e.type === 'tool_end');
+    expect(start).toMatchObject({ name: 'Shell', summary: 'echo shell-output-42 && exit 3' });
+    expect(end).toMatchObject({ status: 'error' });
+    await session.prompt('what did it print?');
+    const sent = JSON.stringify(provider.requests[0]!.messages);
+    expect(sent).toContain('shell-output-42');
+    expect(sent).toContain('$ echo shell-output-42');
+    session.close();
+    // stored: a resumed session has the note, and the transcript shows it as a Shell row
+    const info = store.getSession(session.id)!;
+    expect(info.title).toBe('$ echo shell-output-42 && exit 3');
+    const again = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), counter }, info);
+    const items = messagesToItems(again.messages());
+    expect(items[0]).toMatchObject({ kind: 'tool', name: 'Shell', summary: 'echo shell-output-42 && exit 3', status: 'error' });
+    expect((items[0] as { output: string }).output).toContain('shell-output-42');
+    expect(dir).toBeTruthy();
     store.close();
   });
 });

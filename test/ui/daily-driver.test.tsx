@@ -150,3 +150,23 @@ describe('the slash-command menu', () => {
     expect(c.submitted).toEqual(['/history walrus']);
   });
 });
+
+describe('! shell mode in the prompt', () => {
+  it('says it is shell mode, sends the line, and shows the run as a Shell row without echoing the note', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.press(...type('!git status'));
+    await app.waitForText('shell mode');
+    await app.press(KEYS.enter);
+    expect(c.submitted).toEqual(['!git status']);
+    c.emit({ type: 'busy', busy: true }, { type: 'tool_start', id: 'sh1', name: 'Shell', input: {}, summary: 'git status' });
+    await app.waitForText('Shell git status');
+    c.emit(
+      { type: 'tool_end', id: 'sh1', name: 'Shell', output: { content: 'On branch main', isError: false }, durationMs: 40, status: 'done' },
+      { type: 'message', message: msg('user', [text('[The user ran a shell command in the terminal (not a request to you); command and output for reference]\n$ git status\n<output>\nOn branch main\n</output>')]) },
+      { type: 'busy', busy: false },
+    );
+    await app.waitForText('⎿ On branch main');
+    expect(app.frame()).not.toContain('The user ran a shell command');
+  });
+});

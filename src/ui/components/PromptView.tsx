@@ -20,9 +20,10 @@ export function PromptView({ model }: { model: PromptModel }) {
   const col = cursor - (before.lastIndexOf('\n') + 1);
   const { first, count, below } = promptViewport(lines.length, cursorLine, promptMaxLines(rows));
   const shown = lines.slice(first, first + count);
+  const shellMode = text.startsWith('!');
   return (
     <Box flexDirection="column">
-      <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.muted} borderDimColor={!theme.color}>
+      <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={shellMode ? theme.warning : theme.muted} borderDimColor={!theme.color}>
         {first > 0 ? <Text color={theme.muted}>  ↑ {first} more lines</Text> : null}
         {shown.map((line, i) => {
           const n = first + i;
@@ -49,6 +50,11 @@ export function PromptView({ model }: { model: PromptModel }) {
         {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
       </Box>
       {completion ? <Completions completion={completion} maxRows={completionMaxRows(rows)} /> : null}
+      {shellMode && !completion ? (
+        <Text color={theme.warning} wrap="truncate-end">
+          {'  '}! shell mode: runs in your shell now, no approval; the output goes to the model as context
+        </Text>
+      ) : null}
     </Box>
   );
 }
