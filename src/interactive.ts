@@ -2,6 +2,7 @@ import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import { COMMANDS, CommandError, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
+import { FileIndex } from './session/fileIndex.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
@@ -218,6 +219,13 @@ export class SessionController implements UiController {
 
   contextUsage(): ContextUsageView {
     return this.current.contextUsage();
+  }
+
+  private files: FileIndex | undefined;
+
+  completePath(query: string): Promise<string[]> {
+    this.files ??= new FileIndex(this.runtime.config.cwd);
+    return this.files.complete(query);
   }
 
   async exit(): Promise<void> {

@@ -17,6 +17,7 @@ import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../u
 import { contextBreakdown } from './breakdown.js';
 import { estimateCostUsd } from './pricing.js';
 import { repairInterruptedToolCalls } from './repair.js';
+import { attachMentions } from './mentions.js';
 import { parseShellNote, runShellNote } from './shellNote.js';
 
 export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
@@ -151,12 +152,21 @@ export class Session {
     const ac = this.begin();
     this.reactiveThisTurn = 0;
     try {
-      const result = await runTurn(this.loopHost(), this.loopOptions(), userMessage(text), ac.signal, (e) => this.onAgentEvent(e));
+      const result = await runTurn(this.loopHost(), this.loopOptions(), await this.withAttachments(text, ac.signal), ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.engine.turnCompleted();
       return result;
     } finally {
       this.end();
     }
+  }
+
+  /** The prompt's message, with the files and directories it @mentions attached (mentions.ts). */
+  private async withAttachments(text: string, signal: AbortSignal): Promise<Message> {
+    const msg = userMessage(text);
+    if (!text.includes('@')) return msg;
+    const { blocks, problems } = await attachMentions(text, this.deps.tools, this.config.cwd, signal);
+    for (const p of problems) this.notice('warning', p);
+    return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
   }
 
   /** Manual compaction (/compact [focus]). */

@@ -43,7 +43,13 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   const size = useTerminalSizeSource();
   const [store] = useState(() => new UiStore(controller));
   const [prompt] = useState(
-    () => new PromptModel({ history: controller.promptHistory(), commands: () => controller.commands(), onSubmit: (text) => store.submit(text) }),
+    () =>
+      new PromptModel({
+        history: controller.promptHistory(),
+        commands: () => controller.commands(),
+        onSubmit: (text) => store.submit(text),
+        ...(controller.completePath ? { completePath: (q: string) => controller.completePath!(q) } : {}),
+      }),
   );
   const transcript = useStore(store.transcript);
   const approvals = useStore(store.approvals);

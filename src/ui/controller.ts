@@ -105,6 +105,8 @@ export interface UiController {
   contextUsage(): ContextUsageView;
   /** A page of /history results (the archive browser turning pages). */
   searchArchive(query: string, page: number): HistoryPage;
+  /** Paths of the working directory for what follows an "@" in the prompt (fuzzy, .gitignore respected). */
+  completePath?(query: string): Promise<string[]>;
   /** Ends the program cleanly (flushes, closes the database). */
   exit(): Promise<void>;
 }

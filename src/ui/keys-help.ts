@@ -14,6 +14,7 @@ export const KEY_BINDINGS: ReadonlyArray<readonly [keys: string, action: string]
   ['Ctrl+L', 'clear the screen and redraw the transcript'],
   ['Permission prompt', 'Enter: allow once · 1–3 or ↑↓: choose · with Deny selected, type a note for the model · Esc: deny'],
   ['Session picker', '↑↓: choose · type to filter · Enter: resume · Esc: close'],
+  ['@path', 'attach a file (@dir/ attaches a listing); after @, the matching paths are listed: ↑↓ choose, Tab or Enter take one'],
   ['! at the start', 'shell mode: !git status runs in your shell at once (no approval); the output goes to the model as context'],
   ['Long pastes', 'shown as [pasted text #n · N lines], sent in full'],
 ];

@@ -57,5 +57,7 @@ export function promptRows(state: PromptState, rows: number): number {
     else completion = Math.min(c.matches.length, completionMaxRows(rows)) + (c.matches.length > completionMaxRows(rows) ? 1 : 0);
   }
   const shellHint = !c && state.text.startsWith('!') ? 1 : 0;
-  return box + completion + shellHint;
+  const m = state.mention;
+  const mention = m && m.matches.length > 0 ? Math.min(m.matches.length, completionMaxRows(rows)) + (m.matches.length > completionMaxRows(rows) ? 1 : 0) : 0;
+  return box + completion + shellHint + mention;
 }

@@ -5,6 +5,7 @@ import { bareName, commandWord, commonPrefix, matchCommands, suggestCommand } fr
 import type { CommandInfo } from './controller.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
+import { fillMention, mentionAt, type MentionView } from './mention-completion.js';
 import { Store } from './store.js';
 
 export interface CompletionView {
@@ -19,6 +20,8 @@ export interface CompletionView {
 
 export interface PromptState extends EditState {
   completion: CompletionView | null;
+  /** `@path` completion, when the cursor ends an @word and paths match. */
+  mention?: MentionView | null;
 }
 
 export interface PromptModelOptions {
@@ -26,6 +29,8 @@ export interface PromptModelOptions {
   history: readonly string[];
   commands: () => readonly CommandInfo[];
   onSubmit: (text: string) => void;
+  /** Paths for what follows an "@" (absent: no @ completion). */
+  completePath?: (query: string) => Promise<string[]>;
 }
 
 /** Pastes longer than this (lines or characters) are shown as a placeholder and expanded on submit. */
@@ -48,6 +53,8 @@ export class PromptModel {
   private cycling = false;
   /** The menu's highlight was moved with the arrows (and is not in the text yet). */
   private picked = false;
+  /** Numbers the @path look-ups, so only the latest one is shown. */
+  private mentionAsk = 0;
 
   constructor(private readonly opts: PromptModelOptions) {
     this.history = [...opts.history];
@@ -77,14 +84,17 @@ export class PromptModel {
 
   /** Hides the completion list; false when none was shown. */
   dismissCompletion(): boolean {
-    if (!this.state.completion) return false;
+    if (!this.state.completion && !this.state.mention) return false;
     this.cycling = false;
-    this.store.set({ ...this.state, completion: null });
+    this.mentionAsk++;
+    this.store.set({ ...this.state, completion: null, mention: null });
     return true;
   }
 
   handleKey(input: string, key: Key): void {
     const s = this.state;
+    const mention = s.mention && s.mention.matches.length > 0 ? s.mention : null;
+    if (mention && (key.tab || key.upArrow || key.downArrow || (key.return && !key.meta))) return this.mentionKey(mention, key);
     if (key.tab) return this.complete(key.shift ? -1 : 1);
     this.cycling = false;
     const menu = s.completion && s.completion.matches.length > 0 ? s.completion : null;
@@ -213,6 +223,38 @@ export class PromptModel {
     return { text: entry, cursor: entry.length };
   }
 
+  /** Keys while @path matches are listed: ↑↓ choose, Tab takes the highlighted path, Enter too (or sends when it is already complete). */
+  private mentionKey(m: MentionView, key: Key): void {
+    if (key.upArrow || key.downArrow) {
+      const n = m.matches.length;
+      return this.store.set({ ...this.state, mention: { ...m, index: (m.index + (key.upArrow ? -1 : 1) + n) % n } });
+    }
+    const chosen = m.matches[m.index]!;
+    // the matches may be for a shorter word than the one typed now: fill the word as it stands
+    const at = mentionAt(this.state.text, this.state.cursor) ?? m;
+    if (key.return && chosen === at.query) return this.submit();
+    this.edit(fillMention(this.state, at, chosen));
+  }
+
+  /** Asks for the paths matching the @word at the cursor; they are shown if the word is still there when they come. */
+  private lookUpMention(next: EditState): void {
+    const at = this.opts.completePath ? mentionAt(next.text, next.cursor) : null;
+    if (!at) {
+      if (this.state.mention) this.store.set({ ...this.state, mention: null });
+      return;
+    }
+    const ask = ++this.mentionAsk;
+    this.opts.completePath!(at.query).then(
+      (matches) => {
+        if (ask !== this.mentionAsk) return;
+        const now = mentionAt(this.state.text, this.state.cursor);
+        if (!now || now.start !== at.start || now.query !== at.query) return;
+        this.store.set({ ...this.state, mention: matches.length > 0 ? { ...at, matches, index: 0 } : null });
+      },
+      () => undefined,
+    );
+  }
+
   /** ↑↓ in the command menu: moves the highlight, the text stays as typed. */
   private highlight(c: CompletionView, dir: -1 | 1): void {
     const n = c.matches.length;
@@ -280,7 +322,9 @@ export class PromptModel {
     const prev = this.state;
     if (next.text === prev.text && next.cursor === prev.cursor) return;
     const completion = next.text === prev.text && !prev.completion ? null : this.completionFor(next.text, next.cursor);
-    this.store.set({ text: next.text, cursor: next.cursor, completion });
+    const mention = prev.mention && mentionAt(next.text, next.cursor)?.start === prev.mention.start ? prev.mention : null;
+    this.store.set({ text: next.text, cursor: next.cursor, completion, mention });
+    this.lookUpMention(next);
   }
 }
 

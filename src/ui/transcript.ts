@@ -3,13 +3,15 @@
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
 import type { Message, ToolResultBlock } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
+import { attachmentLabel } from '../session/mentions.js';
 import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
 import type { CommandOutput } from './controller.js';
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted';
 
 export type TranscriptItem =
-  | { kind: 'user'; id: string; text: string }
+  /** `attachments`: what @mentions attached ("src/cli.ts: read with FileRead"). */
+  | { kind: 'user'; id: string; text: string; attachments?: string[] }
   /** `continued`: a later block of a reply whose beginning was printed while it streamed. */
   | { kind: 'assistant'; id: string; text: string; interrupted: boolean; continued?: boolean }
   | {
@@ -74,7 +76,9 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
     if (shell) return [shellItem(m.id, shell)];
     if (m.kind === 'checkpoint') return [{ kind: 'checkpoint', id: itemId(), text }];
     if (m.kind === 'meta') return [{ kind: 'meta', id: itemId(), text }];
-    return text.trim() === '' ? [] : [{ kind: 'user', id: itemId(), text }];
+    const attachments = m.blocks.flatMap((b) => (b.type === 'text' ? (attachmentLabel(b.text) ?? []) : []));
+    if (text.trim() === '') return [];
+    return [attachments.length > 0 ? { kind: 'user', id: itemId(), text, attachments } : { kind: 'user', id: itemId(), text }];
   }
   const out: TranscriptItem[] = [];
   const text = textOf(m);
@@ -107,7 +111,7 @@ export const isShellNote = (m: Message): boolean => m.role === 'user' && m.kind 
 function userText(m: Message): string {
   const parts: string[] = [];
   for (const b of m.blocks) {
-    if (b.type === 'text') parts.push(b.text);
+    if (b.type === 'text' && attachmentLabel(b.text) === undefined) parts.push(b.text);
     else if (b.type === 'image') parts.push(`[image ${b.mediaType}]`);
   }
   return parts.join('\n');

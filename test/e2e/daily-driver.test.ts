@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
 
@@ -14,6 +16,17 @@ describe('daily-driver conventions in print mode', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('It looks fine.\n');
     expect(JSON.stringify(server.requests[0]!.view!.messages)).toContain('/etc/hosts is it fine?');
+  });
+
+  it('attaches an @mentioned file to the prompt the model receives', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, 'plan.md'), '# Plan\nship the walrus feature on Friday\n');
+    server.enqueue({ text: 'Friday.' });
+    const r = await runAgent(['-p', 'when do we ship? see @plan.md'], { ws, server });
+    expect(r.code).toBe(0);
+    const sent = JSON.stringify(server.requests[0]!.view!.messages);
+    expect(sent).toContain('ship the walrus feature on Friday');
+    expect(sent).toContain('when do we ship? see @plan.md');
   });
 
   it('accepts the short id the footer shows for --resume and agent sessions, and says when a prefix is ambiguous', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,23 @@ describe('! shell mode', () => {
     expect(items[0]).toMatchObject({ kind: 'tool', name: 'Shell', summary: 'echo shell-output-42 && exit 3', status: 'error' });
     expect((items[0] as { output: string }).output).toContain('shell-output-42');
     expect(dir).toBeTruthy();
+    store.close();
+  });
+});
+
+describe('@ mentions in a prompt', () => {
+  it('attach the file to the message the model gets; the transcript shows the prompt and an attached line', async () => {
+    const { config, dir, store } = setup();
+    writeFileSync(join(dir, 'notes.md'), 'the launch code is 0000\n');
+    const provider = new ScriptedProvider(() => ({ text: 'Read it.' }));
+    const { session, events } = open(config, store, provider);
+    await session.prompt('summarize @notes.md please');
+    const sent = JSON.stringify(provider.requests[0]!.messages);
+    expect(sent).toContain('the launch code is 0000');
+    const user = events.find((e) => e.type === 'message' && e.message.role === 'user');
+    const items = messagesToItems(user && user.type === 'message' ? [user.message] : []);
+    expect(items).toEqual([expect.objectContaining({ kind: 'user', text: 'summarize @notes.md please', attachments: ['notes.md: read with FileRead'] })]);
+    session.close();
     store.close();
   });
 });

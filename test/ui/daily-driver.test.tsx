@@ -170,3 +170,34 @@ describe('! shell mode in the prompt', () => {
     expect(app.frame()).not.toContain('The user ran a shell command');
   });
 });
+
+describe('@ file mentions in the prompt', () => {
+  it('lists matching paths after @, ↑↓ choose, Tab takes one, a directory goes on completing, Enter sends', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.press(...type('explain @src'));
+    await app.waitForText('▸ @src/');
+    expect(app.frame()).toContain('@src/cli.ts');
+    await app.press(KEYS.down);
+    await app.waitForText('▸ @src/cli.ts');
+    await app.press(KEYS.tab);
+    await app.waitForText('❯ explain @src/cli.ts');
+    await waitFor(() => !app.frame().includes('▸ @'), app.frame);
+    await app.press(...type('and @app'));
+    await app.waitForText('▸ @src/ui/app.tsx');
+    await app.press(KEYS.enter); // takes the highlighted path, does not send yet
+    await app.waitForText('@src/ui/app.tsx');
+    expect(c.submitted).toEqual([]);
+    await app.press(KEYS.enter);
+    await waitFor(() => c.submitted.length === 1, app.frame);
+    expect(c.submitted.map((t) => t.trim())).toEqual(['explain @src/cli.ts and @src/ui/app.tsx']);
+  });
+
+  it('shows what a message attached', async () => {
+    const c = new FakeController();
+    c.transcript = [msg('user', [text('explain @src/cli.ts'), text('[Attached by the user with @src/cli.ts: read with FileRead]\n     1\tconst x = 1;')])];
+    const app = renderApp(c);
+    await app.waitForText('⎿ attached @src/cli.ts: read with FileRead');
+    expect(app.frame()).not.toContain('const x = 1');
+  });
+});

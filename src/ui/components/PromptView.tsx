@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { bareName } from '../completion.js';
 import { completionMaxRows, promptMaxLines, promptViewport } from '../layout-budget.js';
+import type { MentionView } from '../mention-completion.js';
 import type { CompletionView, PromptModel } from '../prompt-model.js';
 import { sanitize } from '../sanitize.js';
 import { useStore } from '../store.js';
@@ -11,7 +12,7 @@ const PLACEHOLDER = 'Ask for a change, or type / for commands';
 
 /** The input box: the text with its cursor, and the slash-command completions under it. */
 export function PromptView({ model }: { model: PromptModel }) {
-  const { text, cursor, completion } = useStore(model.store);
+  const { text, cursor, completion, mention } = useStore(model.store);
   const theme = useTheme();
   const { rows } = useTerminalSize();
   const lines = text.split('\n');
@@ -50,6 +51,7 @@ export function PromptView({ model }: { model: PromptModel }) {
         {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
       </Box>
       {completion ? <Completions completion={completion} maxRows={completionMaxRows(rows)} /> : null}
+      {mention && mention.matches.length > 0 ? <PathMatches view={mention} maxRows={completionMaxRows(rows)} /> : null}
       {shellMode && !completion ? (
         <Text color={theme.warning} wrap="truncate-end">
           {'  '}! shell mode: runs in your shell now, no approval; the output goes to the model as context
@@ -101,6 +103,27 @@ function Completions({ completion, maxRows }: { completion: CompletionView; maxR
         );
       })}
       {more > 0 ? <Text color={theme.muted}>  … {more} more (↑↓ to choose)</Text> : null}
+    </Box>
+  );
+}
+
+/** The paths matching an @word: the highlighted one is taken with Tab or Enter. */
+function PathMatches({ view, maxRows }: { view: MentionView; maxRows: number }) {
+  const theme = useTheme();
+  const start = view.index >= maxRows ? view.index - maxRows + 1 : 0;
+  const rows = view.matches.slice(start, start + maxRows);
+  const more = view.matches.length - start - rows.length;
+  return (
+    <Box flexDirection="column" paddingLeft={1}>
+      {rows.map((p, i) => {
+        const selected = start + i === view.index;
+        return (
+          <Text key={p} color={selected ? theme.accent : undefined} bold={selected} inverse={selected && !theme.color} wrap="truncate-end">
+            {selected ? '▸ ' : '  '}@{sanitize(p)}
+          </Text>
+        );
+      })}
+      {more > 0 ? <Text color={theme.muted}>  … {more} more (↑↓ to choose, Tab to take)</Text> : null}
     </Box>
   );
 }
