@@ -1,6 +1,8 @@
 import type { Session } from '../session/session.js';
 import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../ui/controller.js';
 import { editDistance } from '../editDistance.js';
+import { configHome } from '../agent/instructions.js';
+import { initPrompt, memoryText } from './instructionsText.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -87,6 +89,20 @@ export const COMMANDS: readonly SlashCommand[] = [
         return text(`Model: ${c.model.name} (${c.provider}, ${c.model.contextWindow.toLocaleString('en-US')}-token window, ${c.maxOutputTokens.toLocaleString('en-US')} output tokens per reply)`);
       }
       return text(session.setModel(name));
+    },
+  },
+  {
+    name: 'memory',
+    whileBusy: true,
+    description: 'list the instruction files in force (AGENTS.md / CLAUDE.md, personal and project)',
+    run: async ({ session }) => text(memoryText(session.instructionFiles(), configHome())),
+  },
+  {
+    name: 'init',
+    description: 'ask the model to study the repository and draft an AGENTS.md for it',
+    run: async ({ session }) => {
+      await session.prompt(initPrompt(session.currentConfig.cwd));
+      return undefined;
     },
   },
   {

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type Authorization, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
-import { buildSystemPrompt, readAgentsMd } from '../agent/systemPrompt.js';
+import { loadInstructions, renderInstructions, type InstructionFile } from '../agent/instructions.js';
+import { buildSystemPrompt } from '../agent/systemPrompt.js';
 import { CompactionEngine, type CompactionOutcome } from '../compaction/engine.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
@@ -80,6 +81,8 @@ export class Session {
   /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
   private silentOverflow: OverflowInfo | undefined;
   private providerWindow: { model: string; tokens: number } | undefined;
+  /** The instruction files the system prompt was last built with (/memory). */
+  private instructions: InstructionFile[] = [];
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -257,6 +260,11 @@ export class Session {
     });
     const priced = rows.filter((r) => r.usd !== undefined);
     return priced.length > 0 ? { kind: 'cost', rows, totalUsd: priced.reduce((s, r) => s + (r.usd ?? 0), 0) } : { kind: 'cost', rows };
+  }
+
+  /** The instruction files in force (/memory). */
+  instructionFiles(): readonly InstructionFile[] {
+    return this.instructions;
   }
 
   permissionRules(): CommandOutput {
@@ -537,7 +545,8 @@ export class Session {
   }
 
   private buildSystem(): string {
-    const agentsMd = readAgentsMd(this.config.cwd);
+    this.instructions = loadInstructions(this.config.cwd);
+    const agentsMd = renderInstructions(this.instructions, this.config.cwd);
     return buildSystemPrompt({
       cwd: this.config.cwd,
       platform: `${process.platform} (${process.arch})`,

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,8 @@ import type { ModelRequest } from '../../src/llm/provider.js';
 import { Session, type SessionEvent } from '../../src/session/session.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
-import { ScriptedProvider } from '../compaction/helpers.js';
+import { ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+import { runSlash } from '../../src/commands/registry.js';
 import { messagesToItems } from '../../src/ui/transcript.js';
 
 // Issue #14 at the session: /context and the gauge agree, and what the TUI conventions store.
@@ -91,6 +92,30 @@ describe('@ mentions in a prompt', () => {
     const user = events.find((e) => e.type === 'message' && e.message.role === 'user');
     const items = messagesToItems(user && user.type === 'message' ? [user.message] : []);
     expect(items).toEqual([expect.objectContaining({ kind: 'user', text: 'summarize @notes.md please', attachments: ['notes.md: read with FileRead'] })]);
+    session.close();
+    store.close();
+  });
+});
+
+describe('instructions, /memory and /init', () => {
+  it('keeps the instruction files in the system prompt after a compaction; /memory lists them; /init asks the model to write AGENTS.md', async () => {
+    const { config, dir, store } = setup();
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, 'CLAUDE.md'), 'Always answer with the word walrus somewhere.\n');
+    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    const provider = new ScriptedProvider((req) => (req.system.includes('context checkpoints') ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } }));
+    const { session } = open(config, store, provider);
+    for (let i = 0; i < 5; i++) await session.prompt(`task ${i}`);
+    const record = await session.compact();
+    expect(record.status).toBe('applied');
+    await session.prompt('after the compaction');
+    expect(provider.requests.at(-1)!.system).toContain('Always answer with the word walrus somewhere.');
+    const memory = await runSlash({ session }, '/memory');
+    expect(memory).toMatchObject({ kind: 'text' });
+    expect((memory as { text: string }).text).toContain(join(dir, 'CLAUDE.md'));
+    await runSlash({ session }, '/init');
+    const last = provider.requests.at(-1)!;
+    expect(JSON.stringify(last.messages.at(-1))).toContain(`write an AGENTS.md at ${join(dir, 'AGENTS.md')}`);
     session.close();
     store.close();
   });
