@@ -39,6 +39,13 @@ export function formatCommandOutput(out: CommandOutput): string {
       lines.push('Open one: /history open <id>');
       return lines.join('\n');
     }
+    case 'models':
+      return out.models
+        .map((m) => {
+          const price = m.inputUsdPerM !== undefined ? `$${m.inputUsdPerM}/$${m.outputUsdPerM} per M in/out` : 'no price known';
+          return `${m.name === out.current ? '*' : ' '} ${m.name}  ${m.provider}  ${n(m.contextWindow)}-token window  ${price}${m.source === 'config' ? '  (.agentrc)' : ''}`;
+        })
+        .join('\n');
     case 'picker':
       return out.sessions.map((s) => `${s.id}  ${new Date(s.updatedAt).toISOString()}  ${s.title ?? '(untitled)'}  ${s.cwd}`).join('\n');
   }

@@ -3,6 +3,7 @@ import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '.
 import { editDistance } from '../editDistance.js';
 import { configHome } from '../agent/instructions.js';
 import { initPrompt, memoryText } from './instructionsText.js';
+import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -81,12 +82,16 @@ export const COMMANDS: readonly SlashCommand[] = [
   {
     name: 'model',
     args: '[name]',
-    description: 'show or switch the model',
+    description: 'switch the model (without a name: pick from the known ones, with window and price)',
     run: async ({ session }, args) => {
       const name = args.trim();
-      if (!name) {
-        const c = session.currentConfig;
-        return text(`Model: ${c.model.name} (${c.provider}, ${c.model.contextWindow.toLocaleString('en-US')}-token window, ${c.maxOutputTokens.toLocaleString('en-US')} output tokens per reply)`);
+      const c = session.currentConfig;
+      if (!name) return { kind: 'models', models: modelChoices(c), current: c.model.name };
+      if (!isKnownModel(c, name)) {
+        const near = suggestModels(name, modelChoices(c));
+        throw new CommandError(
+          `unknown model "${name}"${near.length > 0 ? ` — did you mean ${near.join(', ')}?` : ''} /model lists the known ones; describe another under "models" in .agentrc (or use --base-url for a local server).`,
+        );
       }
       return text(session.setModel(name));
     },

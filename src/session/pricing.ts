@@ -52,3 +52,9 @@ export function estimateCostUsd(model: string, u: Usage): number | undefined {
   if (!p) return undefined;
   return (u.inputTokens * p.input + u.outputTokens * p.output + u.cacheReadTokens * p.cacheRead + u.cacheWriteTokens * p.cacheWrite) / 1_000_000;
 }
+
+/** USD per million input and output tokens, for the /model picker; undefined without a known price. */
+export function pricePerMillion(model: string): { input: number; output: number } | undefined {
+  const p = priceFor(model);
+  return p ? { input: p.input, output: p.output } : undefined;
+}

@@ -11,11 +11,13 @@ import { LiveRegion } from './components/LiveRegion.js';
 import { PromptView } from './components/PromptView.js';
 import { HistoryBrowser } from './components/HistoryBrowser.js';
 import { SessionPicker } from './components/SessionPicker.js';
+import { ModelPicker } from './components/ModelPicker.js';
 import { StatusLine } from './components/StatusLine.js';
 import { TerminalSizeContext, useTerminalSizeSource } from './components/terminal-size.js';
 import type { UiController } from './controller.js';
 import { historyKey, turnedPage } from './history-browser.js';
 import { pickerKey } from './picker.js';
+import { modelPickerKey } from './model-picker.js';
 import { PromptModel } from './prompt-model.js';
 import { useStore } from './store.js';
 import type { Hint } from './ui-store.js';
@@ -54,6 +56,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   const transcript = useStore(store.transcript);
   const approvals = useStore(store.approvals);
   const picker = useStore(store.picker);
+  const models = useStore(store.models);
   const history = useStore(store.history);
   const status = useStore(store.status);
   const hint = useStore(store.hint);
@@ -104,7 +107,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
         const now = Date.now();
         if (now - lastCtrlC.current < CTRL_C_EXIT_MS) return exit();
         // interrupting running work is all a Ctrl-C does then: it does not arm the exit
-        if (isWorking(store.live.get()) && store.picker.get() === null && store.history.get() === null && prompt.isEmpty()) {
+        if (isWorking(store.live.get()) && store.picker.get() === null && store.models.get() === null && store.history.get() === null && prompt.isEmpty()) {
           lastCtrlC.current = 0;
           if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
           controller.interrupt();
@@ -114,6 +117,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
         store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
         if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
         if (store.picker.get()) return store.picker.set(null);
+        if (store.models.get()) return store.models.set(null);
         if (store.history.get()) return store.history.set(null);
         if (!prompt.isEmpty()) return prompt.clear();
         if (isWorking(store.live.get())) controller.interrupt();
@@ -134,6 +138,14 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
             store.append({ kind: 'notice', id: `resume-${Date.now()}`, level: 'error', text: `Could not resume the session: ${err instanceof Error ? err.message : String(err)}` });
           });
         }
+        return;
+      }
+      const models = store.models.get();
+      if (models) {
+        const r = modelPickerKey(models, input, key);
+        if (!r.action) return store.models.set(r.state);
+        store.models.set(null);
+        if (r.action.kind === 'choose') controller.submit(`/model ${r.action.name}`);
         return;
       }
       const browsing = store.history.get();
@@ -192,6 +204,8 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
               <ApprovalPrompt view={approval} pending={approvals.length} />
             ) : picker ? (
               <SessionPicker state={picker} currentId={status.session.id} />
+            ) : models ? (
+              <ModelPicker state={models} />
             ) : history ? (
               <HistoryBrowser state={history} />
             ) : (

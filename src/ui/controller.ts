@@ -67,6 +67,18 @@ export interface HistoryPage {
   hasMore: boolean;
 }
 
+/** One model the /model picker offers. */
+export interface ModelChoice {
+  name: string;
+  provider: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** Where it is described: the .agentrc's `models`, or the built-in table. */
+  source: 'config' | 'builtin';
+  inputUsdPerM?: number;
+  outputUsdPerM?: number;
+}
+
 export type CommandOutput =
   | { kind: 'text'; text: string }
   | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }
@@ -74,6 +86,8 @@ export type CommandOutput =
   | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
   | { kind: 'help'; commands: CommandInfo[] }
   | { kind: 'picker'; sessions: SessionListItem[] }
+  /** /model without a name: the picker (print mode lists them). */
+  | { kind: 'models'; models: ModelChoice[]; current: string }
   | { kind: 'history'; result: HistoryPage };
 
 export type UiEvent =

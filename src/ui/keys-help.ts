@@ -13,6 +13,7 @@ export const KEY_BINDINGS: ReadonlyArray<readonly [keys: string, action: string]
   ['Ctrl+D', 'on an empty prompt: exit'],
   ['Ctrl+L', 'clear the screen and redraw the transcript'],
   ['Permission prompt', 'Enter: allow once · 1–3 or ↑↓: choose · with Deny selected, type a note for the model · Esc: deny'],
+  ['Model picker (/model)', '↑↓: choose · type to filter · Enter: switch · Esc: close'],
   ['Session picker', '↑↓: choose · type to filter · Enter: resume · Esc: close'],
   ['@path', 'attach a file (@dir/ attaches a listing); after @, the matching paths are listed: ↑↓ choose, Tab or Enter take one'],
   ['! at the start', 'shell mode: !git status runs in your shell at once (no approval); the output goes to the model as context'],

@@ -34,7 +34,7 @@ export type TranscriptItem =
   | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string }
   | { kind: 'error'; id: string; text: string }
   | { kind: 'retry'; id: string; text: string }
-  | { kind: 'command'; id: string; command: string; output: Exclude<CommandOutput, { kind: 'picker' }> }
+  | { kind: 'command'; id: string; command: string; output: Exclude<CommandOutput, { kind: 'picker' | 'models' }> }
   | { kind: 'approval_detail'; id: string; toolName: string; summary: string };
 
 export type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;

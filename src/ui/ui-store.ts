@@ -14,6 +14,7 @@ import type { HistoryBrowserState } from './history-browser.js';
 import { newHistoryBrowser } from './history-browser.js';
 import type { PickerState } from './picker.js';
 import { newPicker } from './picker.js';
+import { newModelPicker, type ModelPickerState } from './model-picker.js';
 import { Store } from './store.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
@@ -86,6 +87,8 @@ export class UiStore {
   readonly status: Store<StatusState>;
   readonly approvals = new Store<ApprovalView[]>([]);
   readonly picker = new Store<PickerState | null>(null);
+  /** The /model picker, open over the prompt. */
+  readonly models = new Store<ModelPickerState | null>(null);
   /** The /history browser, open over the prompt. */
   readonly history = new Store<HistoryBrowserState | null>(null);
   readonly hint = new Store<Hint>(null);
@@ -218,6 +221,7 @@ export class UiStore {
       }
       case 'command_output':
         if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions));
+        if (ev.output.kind === 'models') return this.models.set(newModelPicker(ev.output.models, ev.output.current));
         if (ev.output.kind === 'history') return this.history.set(newHistoryBrowser(ev.output.result));
         return this.append({ kind: 'command', id: itemId(), command: ev.command, output: ev.output });
       case 'session':
@@ -297,6 +301,7 @@ export class UiStore {
     this.lastTool = null;
     this.expandedToolId = null;
     this.picker.set(null);
+    this.models.set(null);
     this.history.set(null);
     this.approvals.set([]);
     this.resetStream();

@@ -120,3 +120,28 @@ describe('instructions, /memory and /init', () => {
     store.close();
   });
 });
+
+describe('/model', () => {
+  it('without a name offers the known models with window and price, the .agentrc ones first', async () => {
+    const { config, store } = setup();
+    const cfg: Config = { ...config, userModels: { 'qwen-local': { contextWindow: 32_768, maxOutputTokens: 4_096, provider: 'openai' } } };
+    const { session } = open(cfg, store, new ScriptedProvider(() => ({ text: 'ok' })));
+    const out = await runSlash({ session }, '/model');
+    if (out?.kind !== 'models') throw new Error(`not a model list: ${JSON.stringify(out)}`);
+    expect(out.current).toBe('claude-sonnet-4-5');
+    expect(out.models[0]).toMatchObject({ name: 'qwen-local', source: 'config', contextWindow: 32_768 });
+    expect(out.models.find((m) => m.name === 'claude-sonnet-4-5')).toMatchObject({ contextWindow: 200_000, inputUsdPerM: 3, outputUsdPerM: 15 });
+    store.close();
+  });
+
+  it('refuses an unknown name with suggestions instead of switching; a custom base URL may name its own models', async () => {
+    const { config, store } = setup();
+    const { session } = open(config, store, new ScriptedProvider(() => ({ text: 'ok' })));
+    await expect(runSlash({ session }, '/model claude-sonet-4-5')).rejects.toThrow(/unknown model "claude-sonet-4-5" — did you mean claude-sonnet-4-5/);
+    await expect(runSlash({ session }, '/model sonnet')).rejects.toThrow(/did you mean claude-sonnet/);
+    expect(session.view().model).toBe('claude-sonnet-4-5');
+    const local = open({ ...config, baseURL: 'http://localhost:11434/v1' }, store, new ScriptedProvider(() => ({ text: 'ok' }))).session;
+    await expect(runSlash({ session: local }, '/model claude-local-thing')).resolves.toMatchObject({ kind: 'text' });
+    store.close();
+  });
+});

@@ -201,3 +201,37 @@ describe('@ file mentions in the prompt', () => {
     expect(app.frame()).not.toContain('const x = 1');
   });
 });
+
+describe('the /model picker', () => {
+  const models = [
+    { name: 'claude-sonnet-4-5', provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000, source: 'builtin' as const, inputUsdPerM: 3, outputUsdPerM: 15 },
+    { name: 'gpt-4o', provider: 'openai', contextWindow: 128_000, maxOutputTokens: 16_384, source: 'builtin' as const, inputUsdPerM: 2.5, outputUsdPerM: 10 },
+    { name: 'qwen-local', provider: 'openai', contextWindow: 32_768, maxOutputTokens: 4_096, source: 'config' as const },
+  ];
+
+  it('shows window and price, filters as you type, and Enter switches', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'command_output', command: '/model', output: { kind: 'models', models, current: 'claude-sonnet-4-5' } });
+    await app.waitForText('Switch model');
+    expect(app.frame()).toMatch(/❯ claude-sonnet-4-5 +anthropic +200\.0k window +\$3 \/ \$15 per M in\/out · current/);
+    expect(app.frame()).toMatch(/qwen-local +openai +32\.8k window +price unknown · \.agentrc/);
+    await app.press(...type('gpt'));
+    await app.waitForText('filter: gpt');
+    expect(app.frame()).not.toContain('qwen-local');
+    await app.press(KEYS.enter);
+    await waitFor(() => c.submitted.length === 1, app.frame);
+    expect(c.submitted).toEqual(['/model gpt-4o']);
+    await app.waitForText('Ask for a change');
+  });
+
+  it('Esc closes it without switching', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'command_output', command: '/model', output: { kind: 'models', models, current: 'gpt-4o' } });
+    await app.waitForText('❯ gpt-4o');
+    await app.press(KEYS.esc);
+    await app.waitForText('Ask for a change');
+    expect(c.submitted).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@ import { sanitize } from '../sanitize.js';
 import { useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
-type ShownOutput = Exclude<CommandOutput, { kind: 'picker' }>;
+type ShownOutput = Exclude<CommandOutput, { kind: 'picker' | 'models' }>;
 
 /** What a slash command answered: text, the /context breakdown, /cost, /permissions or /help. */
 export function CommandOutputView({ command, output }: { command: string; output: ShownOutput }) {
