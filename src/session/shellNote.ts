@@ -39,7 +39,7 @@ export async function runShellNote(tools: readonly AnyTool[], command: string, c
   const id = newId('sh');
   const started = Date.now();
   emit({ type: 'tool_start', id, name: SHELL_ROW_NAME, input, summary: command });
-  const out = await bash.run(input, { cwd, signal });
+  const out = await bash.run(input, { cwd, signal, onProgress: (text) => emit({ type: 'tool_progress', id, text }) });
   const status = signal.aborted ? 'interrupted' : out.isError ? 'error' : 'done';
   emit({ type: 'tool_end', id, name: SHELL_ROW_NAME, output: out, durationMs: Date.now() - started, status });
   return {

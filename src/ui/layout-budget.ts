@@ -19,6 +19,9 @@ export const completionMaxRows = (rows: number): number => Math.max(4, Math.min(
 /** Running tools (and tool calls being written) listed one per row; the rest are counted. */
 export const liveToolRows = (rows: number): number => Math.max(1, Math.min(5, share(rows, 0.25)));
 export const queuedRows = 3;
+/** Lines of live output under each running tool (fewer when several run at once). */
+export const liveOutputRows = (rows: number, runningTools: number): number =>
+  runningTools === 0 ? 0 : Math.max(1, Math.min(5, Math.floor(share(rows, 0.3) / runningTools)));
 
 /** Rows for the block being streamed, given the rows the other live parts use now. */
 export const streamRowsFor = (rows: number, used: number): number => Math.max(2, Math.min(16, rows - CHROME_ROWS - used));

@@ -25,6 +25,8 @@ export type TranscriptItem =
       output: string;
       /** Tokens of an output that compaction cleared (its content is now a placeholder). */
       clearedTokens?: number;
+      /** Everything the tool printed, when the model's copy (`output`) was cut: Ctrl-O shows it. */
+      fullOutput?: string;
     }
   | { kind: 'tool_output'; id: string; name: string; summary: string; output: string }
   | { kind: 'checkpoint'; id: string; text: string }

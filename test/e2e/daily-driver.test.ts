@@ -29,6 +29,21 @@ describe('daily-driver conventions in print mode', () => {
     expect(sent).toContain('when do we ship? see @plan.md');
   });
 
+  it('reports Bash output while it runs (stream-json tool_progress), the result unchanged', async () => {
+    const ws = workspace();
+    server.enqueue({ text: 'Running.', toolCalls: [{ name: 'Bash', input: { command: 'echo live-one; sleep 0.3; echo live-two' } }] }, { text: 'Done.' });
+    const r = await runAgent(['-p', 'run it', '--permission-mode', 'allow', '--output-format', 'stream-json'], { ws, server });
+    expect(r.code).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string; output?: { content: string } });
+    const progress = events.filter((e) => e.type === 'tool_progress').map((e) => e.text).join('');
+    expect(progress).toContain('live-one');
+    expect(progress).toContain('live-two');
+    const end = events.find((e) => e.type === 'tool_end');
+    expect(end?.output?.content).toBe('live-one\nlive-two');
+    // progress comes before the end of the tool
+    expect(events.findIndex((e) => e.type === 'tool_progress')).toBeLessThan(events.findIndex((e) => e.type === 'tool_end'));
+  });
+
   it('accepts the short id the footer shows for --resume and agent sessions, and says when a prefix is ambiguous', async () => {
     const ws = workspace();
     server.enqueue({ text: 'first' }, { text: 'second' }, { text: 'again' });

@@ -235,3 +235,25 @@ describe('the /model picker', () => {
     expect(c.submitted).toEqual([]);
   });
 });
+
+describe('live Bash output', () => {
+  it('streams the last lines into the running row (bounded), then the row says the model got a cut copy and Ctrl+O shows all', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'busy', busy: true }, { type: 'turn_start', turnId: 't' }, { type: 'tool_start', id: 'b1', name: 'Bash', input: {}, summary: 'npm test' });
+    await app.waitForText('Bash npm test');
+    const lines = Array.from({ length: 30 }, (_, i) => `test line ${i + 1}`);
+    c.emit({ type: 'tool_progress', id: 'b1', text: `${lines.slice(0, 3).join('\n')}\n` });
+    await app.waitForText('test line 3');
+    c.emit({ type: 'tool_progress', id: 'b1', text: `${lines.slice(3).join('\n')}\n` });
+    await app.waitForText('test line 30');
+    expect(app.frame()).not.toContain('test line 20\n'); // only the last few lines are live
+    expect(app.frame().split('\n').filter((l) => l.includes('test line')).length).toBeLessThanOrEqual(5);
+    const modelCopy = `test line 1\n… [400 characters (26 lines) cut from the middle of the output] …\ntest line 30`;
+    c.emit({ type: 'tool_end', id: 'b1', name: 'Bash', output: { content: modelCopy, isError: false }, durationMs: 900, status: 'done' });
+    await app.waitForText('model got a cut copy (26 lines left out) · ctrl+o shows all');
+    await app.press(KEYS.ctrl('o'));
+    await app.waitForText('— full output');
+    await app.waitForText('test line 17');
+  });
+});

@@ -1,7 +1,7 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
 import { estimateTokens, formatElapsed, formatTokens } from '../format.js';
-import { liveToolRows, promptRows, queuedRows, streamRowsFor } from '../layout-budget.js';
+import { liveOutputRows, liveToolRows, promptRows, queuedRows, streamRowsFor } from '../layout-budget.js';
 import { streamTail } from '../live-text.js';
 import type { PromptModel } from '../prompt-model.js';
 import { oneLine } from '../sanitize.js';
@@ -46,7 +46,10 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
   const running = live.running.slice(0, Math.max(0, toolRows - writing.length));
   const hiddenTools = live.writingTools.length - writing.length + live.running.length - running.length;
   const queued = live.queued.slice(-queuedRows);
-  const used = promptHeight + writing.length + running.length + queued.length;
+  const tails = useStore(store.toolTails);
+  const outputRows = liveOutputRows(rows, running.length);
+  const shownTails = running.map((t) => (tails[t.id] ?? []).slice(-outputRows));
+  const used = promptHeight + writing.length + running.length + queued.length + shownTails.reduce((n, t) => n + t.length, 0);
   return (
     <Box flexDirection="column">
       <StreamingText store={store} rows={streamRowsFor(rows, used)} />
@@ -57,8 +60,17 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
               {frame} {oneLine(t.name)} <Text dimColor>(writing the call…)</Text>
             </Text>
           ))}
-          {running.map((t) => (
-            <ToolHeader key={t.id} name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
+          {running.map((t, i) => (
+            <Box key={t.id} flexDirection="column">
+              <ToolHeader name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
+              {shownTails[i]!.map((line, j) => (
+                <Text key={j} color={theme.muted} dimColor wrap="truncate-end">
+                  {'  '}
+                  {j === 0 ? '⎿ ' : '  '}
+                  {line === '' ? ' ' : line}
+                </Text>
+              ))}
+            </Box>
           ))}
           {hiddenTools > 0 ? <Text color={theme.muted}>  … and {hiddenTools} more</Text> : null}
         </Box>
