@@ -56,15 +56,31 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'pin',
-    args: '[text]',
-    description: 'keep a note (or your last request) verbatim through every compaction',
+    args: '[text] | list',
+    description: 'keep a note (or your last request) verbatim through every compaction; /pin list shows the pins',
     run: async ({ session }, args) => {
+      if (args.trim().toLowerCase() === 'list') return text(pinList(session.pins()));
       try {
         session.pin(args);
       } catch (e) {
         throw new CommandError((e as Error).message);
       }
       return text('Pinned: it stays in the context verbatim, whatever is compacted.');
+    },
+  },
+  {
+    name: 'unpin',
+    args: '<n>',
+    description: 'stop keeping pin n (from /pin list) verbatim; it is compacted like the rest',
+    run: async ({ session }, args) => {
+      const n = Number(args.trim());
+      if (!Number.isInteger(n) || n < 1) throw new CommandError('usage: /unpin <n>, with n from /pin list');
+      try {
+        const note = session.unpin(n);
+        return text(`Unpinned: ${note.split('\n')[0]}`);
+      } catch (e) {
+        throw new CommandError((e as Error).message);
+      }
     },
   },
   {
@@ -170,6 +186,11 @@ export const COMMANDS: readonly SlashCommand[] = [
     },
   },
 ];
+
+function pinList(pins: ReadonlyArray<{ text: string }>): string {
+  if (pins.length === 0) return 'Nothing is pinned. /pin <text> keeps a note verbatim through every compaction.';
+  return ['Pinned (kept verbatim through every compaction; /unpin <n> to drop one):', ...pins.map((p, i) => `  ${i + 1}. ${p.text.replace(/\s+/g, ' ').slice(0, 200)}`)].join('\n');
+}
 
 async function historyCommand(session: Session, args: string): Promise<CommandOutput> {
   const open = /^open\s+(\S+)/.exec(args.trim());

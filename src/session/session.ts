@@ -217,6 +217,27 @@ export class Session {
     }
   }
 
+  /** The pinned notes, oldest first (/pin list). */
+  pins(): Array<{ id: string; text: string }> {
+    return this.history.filter((m) => m.pinned).map((m) => ({ id: m.id, text: textOf(m).replace(`${PIN_HEADER}\n`, '') }));
+  }
+
+  /** Unpins the nth pinned note (1-based, /pin list's numbering): it stays in the history and is compacted like the rest. */
+  unpin(n: number): string {
+    if (this.running) throw new Error('wait for the current turn to end before unpinning');
+    const pins = this.pins();
+    const target = pins[n - 1];
+    if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
+    if (!this.flush()) throw new Error('the database cannot be written, so the pin was kept');
+    this.deps.store.setPinned(this.id, target.id, false);
+    this.history = this.history.map((m) => {
+      if (m.id !== target.id) return m;
+      const { pinned: _pinned, ...rest } = m;
+      return rest;
+    });
+    return target.text;
+  }
+
   private lastPrompt(): string | undefined {
     for (let i = this.history.length - 1; i >= 0; i--) {
       const m = this.history[i]!;

@@ -123,6 +123,7 @@ export class SqliteStore implements Store {
         `UPDATE messages SET role = @role, kind = @kind, pinned = @pinned, blocks = @blocks, tokens = @tokens, usage = @usage,
            model = @model, interrupted = @interrupted WHERE session_id = @session_id AND id = @id AND archived_by IS NULL`,
       ),
+      setPinned: db.prepare<[number | null, string, string]>('UPDATE messages SET pinned = ? WHERE session_id = ? AND id = ? AND archived_by IS NULL'),
       archiveMessage: db.prepare<[string, string, string]>('UPDATE messages SET archived_by = ?, pos = NULL WHERE session_id = ? AND id = ?'),
       setPos: db.prepare<[number, string, string]>('UPDATE messages SET pos = ? WHERE session_id = ? AND id = ?'),
       hasArchivedOutput: db.prepare<[string, string], number>('SELECT 1 FROM tool_output_archive WHERE session_id = ? AND id = ?').pluck(),
@@ -242,6 +243,12 @@ export class SqliteStore implements Store {
       if (this.stmts.hasMessage.get(sessionId, msg.id)) throw new InvalidInputError(`message ${msg.id} is already stored in session ${sessionId}`);
       this.insertMessage(sessionId, params, this.stmts.nextPos.get(sessionId)!);
       this.stmts.afterAppend.run({ id: sessionId, title: titleFrom(msg), now: Date.now(), touched: this.stmts.nextTouch.get() });
+    });
+  }
+
+  setPinned(sessionId: string, messageId: string, pinned: boolean): void {
+    this.write('unpin a message', () => {
+      if (this.stmts.setPinned.run(pinned ? 1 : null, sessionId, messageId).changes === 0) throw new StoreError('not_found', this.file, `no visible message ${messageId} in session ${sessionId}`);
     });
   }
 

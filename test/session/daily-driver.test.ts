@@ -145,3 +145,23 @@ describe('/model', () => {
     store.close();
   });
 });
+
+describe('/pin list and /unpin', () => {
+  it('lists the pins and unpins one, in memory and in the store', async () => {
+    const { config, store } = setup();
+    const { session } = open(config, store, new ScriptedProvider(() => ({ text: 'ok' })));
+    await session.prompt('hello');
+    await runSlash({ session }, '/pin always use tabs');
+    await runSlash({ session }, '/pin run the linter before committing');
+    const list = await runSlash({ session }, '/pin list');
+    expect((list as { text: string }).text).toMatch(/1\. always use tabs\n {2}2\. run the linter before committing/);
+    const un = await runSlash({ session }, '/unpin 1');
+    expect((un as { text: string }).text).toBe('Unpinned: always use tabs');
+    expect(session.pins().map((p) => p.text)).toEqual(['run the linter before committing']);
+    await expect(runSlash({ session }, '/unpin 5')).rejects.toThrow(/there is no pin 5/);
+    session.close();
+    const again = Session.open({ config, store, provider: new ScriptedProvider(() => ({ text: 'ok' })), tools: createTools({ bash: config.bash }), counter }, store.getSession(session.id)!);
+    expect(again.pins().map((p) => p.text)).toEqual(['run the linter before committing']);
+    store.close();
+  });
+});
