@@ -53,7 +53,7 @@ export class SessionController implements UiController {
   ) {
     approvals.emit = (e) => this.emit(e);
     this.attach(runtime.session);
-    providerWarnings.listener = (message) => this.emit({ type: 'notice', level: 'warning', text: message });
+    providerWarnings.listener = (message) => this.emit({ type: 'provider_notice', text: message });
   }
 
   private get current(): Session {

@@ -233,7 +233,7 @@ function HintLine({ hint }: { hint: Hint }) {
     );
   }
   return (
-    <Text color={hint.level === 'warning' ? theme.warning : theme.info} wrap="truncate-end">
+    <Text color={hint.level === 'warning' ? theme.warning : hint.level === 'notice' ? theme.muted : theme.info} dimColor={hint.level === 'notice'} wrap="truncate-end">
       {hint.text}
     </Text>
   );

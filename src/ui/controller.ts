@@ -95,6 +95,8 @@ export type UiEvent =
   | CompactionEvent
   | { type: 'context'; usage: ContextUsageView }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  /** An SDK's notice (a deprecated model): shown once, dimmed, under the prompt, not in the transcript. */
+  | { type: 'provider_notice'; text: string }
   | { type: 'approval'; request: ApprovalRequest; respond: (d: ApprovalDecision) => void }
   | { type: 'command_output'; command: string; output: CommandOutput }
   /** A new or resumed session: the app resets its transcript to these messages. */

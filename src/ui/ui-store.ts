@@ -63,8 +63,11 @@ export interface StatusState {
   usage: ContextUsageView;
 }
 
-/** Transient one-line message under the prompt ("Press Ctrl-C again to exit"). */
-export type Hint = { text: string; level: 'info' | 'warning' } | null;
+/** Transient one-line message under the prompt ("Press Ctrl-C again to exit"); a notice is dimmed. */
+export type Hint = { text: string; level: 'info' | 'warning' | 'notice' } | null;
+
+/** How long an SDK notice stays under the prompt. */
+export const PROVIDER_NOTICE_MS = 30_000;
 
 const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
   rate_limit: 'Rate limited',
@@ -112,6 +115,7 @@ export class UiStore {
   private lastTool: ToolItem | null = null;
   private expandedToolId: string | null = null;
   private turnShowedInterrupt = false;
+  private readonly providerNotices = new Set<string>();
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -230,6 +234,13 @@ export class UiStore {
         return this.status.set({ session: this.freshSessionView(), usage: ev.usage });
       case 'notice':
         return this.append({ kind: 'notice', id: itemId(), level: ev.level, text: ev.text });
+      case 'provider_notice': {
+        // once per text for the whole run, first line only (the rest is a link to the docs; the debug log has it all)
+        const line = ev.text.split('\n')[0]!.trim();
+        if (this.providerNotices.has(line)) return;
+        this.providerNotices.add(line);
+        return this.flashHint(`ⓘ ${line}`, 'notice', PROVIDER_NOTICE_MS);
+      }
       case 'approval': {
         const view = newApprovalView({ request: ev.request, respond: ev.respond });
         if (view.detailAbove) this.append({ kind: 'approval_detail', id: itemId(), toolName: ev.request.toolName, summary: ev.request.summary });
@@ -403,7 +414,7 @@ export class UiStore {
 
   private hintTimer: ReturnType<typeof setTimeout> | null = null;
 
-  flashHint(text: string, level: 'info' | 'warning', ms = 2000): void {
+  flashHint(text: string, level: NonNullable<Hint>['level'], ms = 2000): void {
     if (this.hintTimer) clearTimeout(this.hintTimer);
     this.hint.set({ text, level });
     this.hintTimer = setTimeout(() => {

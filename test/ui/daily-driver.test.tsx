@@ -257,3 +257,20 @@ describe('live Bash output', () => {
     await app.waitForText('test line 17');
   });
 });
+
+describe("the SDK's model-deprecation warning", () => {
+  it('is shown once, dimmed, under the prompt, and never printed into the transcript', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.waitForText('Ask for a change');
+    const warning = "The model 'claude-3-5-haiku' is deprecated and will reach end-of-life on 2026-01-01\nPlease migrate to a newer model. Visit https://docs.anthropic.com for more information.";
+    c.emit({ type: 'provider_notice', text: warning });
+    await app.waitForText("ⓘ The model 'claude-3-5-haiku' is deprecated");
+    expect(app.frame()).not.toContain('Please migrate');
+    // a second request warns again: nothing new is shown, and nothing went into the transcript
+    c.emit({ type: 'provider_notice', text: warning }, { type: 'notice', level: 'info', text: 'marker notice' });
+    await app.waitForText('marker notice');
+    expect(app.frame().split('deprecated').length - 1).toBe(1);
+    expect(app.frame()).not.toContain('⚠');
+  });
+});
