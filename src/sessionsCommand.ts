@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { configFor, lookUpSession, openStoreFor } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import type { Message } from './llm/messages.js';
+import { sessionMarkdown } from './markdownExport.js';
 import type { SessionInfo, Store } from './store/index.js';
 
 // `agent sessions …`: list, show, export, search and remove stored sessions.
@@ -93,8 +94,7 @@ export async function exportSessionCommand(id: string, opts: Opts & { format: 'm
       for (const c of store.listCompactions(info.id)) out(JSON.stringify({ type: 'compaction', ...c }));
       return EXIT_OK;
     }
-    out(`# ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}\n`);
-    for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy));
+    process.stdout.write(sessionMarkdown(info, rows));
     return EXIT_OK;
   });
 }
