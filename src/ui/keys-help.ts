@@ -3,6 +3,7 @@ export const KEY_BINDINGS: ReadonlyArray<readonly [keys: string, action: string]
   ['Enter', 'send the prompt (typed while the agent works, it is queued)'],
   ['Alt+Enter · Ctrl+J · \\ then Enter', 'new line'],
   ['↑ ↓', 'earlier / later prompts (in a multi-line prompt: move between lines)'],
+  ['Ctrl+R', 'search earlier prompts: type to narrow, Ctrl+R again for older, Enter sends, Esc cancels, other keys edit the match'],
   ['← → · Home End · Ctrl+A Ctrl+E', 'move the cursor (Alt+← → or Alt+B/F: by word)'],
   ['Ctrl+U · Ctrl+K · Ctrl+W · Ctrl+D', 'delete to line start · to line end · the word before · the character under the cursor'],
   ['Tab', 'complete a /command (again: cycle through the matches)'],

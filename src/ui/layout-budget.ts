@@ -62,5 +62,5 @@ export function promptRows(state: PromptState, rows: number): number {
   const shellHint = !c && state.text.startsWith('!') ? 1 : 0;
   const m = state.mention;
   const mention = m && m.matches.length > 0 ? Math.min(m.matches.length, completionMaxRows(rows)) + (m.matches.length > completionMaxRows(rows) ? 1 : 0) : 0;
-  return box + completion + shellHint + mention;
+  return box + completion + shellHint + mention + (state.search ? 1 : 0);
 }

@@ -22,6 +22,14 @@ export interface PromptState extends EditState {
   completion: CompletionView | null;
   /** `@path` completion, when the cursor ends an @word and paths match. */
   mention?: MentionView | null;
+  /** Ctrl+R: searching earlier prompts; the text shows the match. */
+  search?: HistorySearch | null;
+}
+
+export interface HistorySearch {
+  query: string;
+  /** Index of the shown match in the history; -1 when nothing matches. */
+  index: number;
 }
 
 export interface PromptModelOptions {
@@ -53,6 +61,8 @@ export class PromptModel {
   private cycling = false;
   /** The menu's highlight was moved with the arrows (and is not in the text yet). */
   private picked = false;
+  /** What was typed before Ctrl+R, put back when the search is cancelled. */
+  private searchDraft = '';
   /** Numbers the @path look-ups, so only the latest one is shown. */
   private mentionAsk = 0;
 
@@ -84,6 +94,10 @@ export class PromptModel {
 
   /** Hides the completion list; false when none was shown. */
   dismissCompletion(): boolean {
+    if (this.state.search) {
+      this.store.set({ text: this.searchDraft, cursor: this.searchDraft.length, completion: null, search: null });
+      return true;
+    }
     if (!this.state.completion && !this.state.mention) return false;
     this.cycling = false;
     this.mentionAsk++;
@@ -92,6 +106,13 @@ export class PromptModel {
   }
 
   handleKey(input: string, key: Key): void {
+    if (this.state.search) {
+      if (this.searchKey(input, key)) return;
+    } else if (key.ctrl && input === 'r') {
+      this.searchDraft = this.state.text;
+      this.store.set({ ...this.state, completion: null, mention: null, search: { query: '', index: -1 } });
+      return;
+    }
     const s = this.state;
     const mention = s.mention && s.mention.matches.length > 0 ? s.mention : null;
     if (mention && (key.tab || key.upArrow || key.downArrow || (key.return && !key.meta))) return this.mentionKey(mention, key);
@@ -221,6 +242,49 @@ export class PromptModel {
     }
     const entry = this.history[this.historyIndex] ?? '';
     return { text: entry, cursor: entry.length };
+  }
+
+  /**
+   * Keys during a Ctrl+R search: typing narrows, Ctrl+R goes to an older match, Enter sends the
+   * match, Esc or Ctrl+G puts the draft back; any other key takes the match into the prompt and
+   * then does what it does (false: not handled here).
+   */
+  private searchKey(input: string, key: Key): boolean {
+    const search = this.state.search!;
+    if (key.escape || (key.ctrl && input === 'g')) {
+      this.store.set({ text: this.searchDraft, cursor: this.searchDraft.length, completion: null, search: null });
+      return true;
+    }
+    if (key.ctrl && input === 'r') return this.findMatch(search.query, search.index === -1 ? this.history.length - 1 : search.index - 1, search);
+    if (key.backspace || key.delete) return this.findMatch([...search.query].slice(0, -1).join(''), this.history.length - 1, search);
+    if (key.return) {
+      const found = search.index === -1 ? '' : this.history[search.index]!;
+      this.store.set({ text: found, cursor: found.length, completion: null, search: null });
+      if (found !== '') this.submit();
+      return true;
+    }
+    if (!key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && input !== '' && !/[\x00-\x1f\x7f]/.test(input)) {
+      return this.findMatch(search.query + input, search.index === -1 ? this.history.length - 1 : search.index, search);
+    }
+    // leave the search with the match in the prompt, then handle the key as usual
+    this.store.set({ ...this.state, search: null });
+    return false;
+  }
+
+  /** The newest prompt at or before `from` that contains the query (the match stays put when there is none). */
+  private findMatch(query: string, from: number, current: HistorySearch): true {
+    const q = query.toLowerCase();
+    for (let i = Math.min(from, this.history.length - 1); i >= 0; i--) {
+      const entry = this.history[i]!;
+      const at = entry.toLowerCase().indexOf(q);
+      if (q !== '' && at !== -1) {
+        this.store.set({ text: entry, cursor: at, completion: null, search: { query, index: i } });
+        return true;
+      }
+    }
+    const keep = q === '' ? -1 : current.query === query ? current.index : -1;
+    this.store.set({ ...this.state, text: keep === -1 ? '' : this.state.text, cursor: keep === -1 ? 0 : this.state.cursor, search: { query, index: keep } });
+    return true;
   }
 
   /** Keys while @path matches are listed: ↑↓ choose, Tab takes the highlighted path, Enter too (or sends when it is already complete). */

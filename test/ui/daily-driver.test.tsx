@@ -274,3 +274,33 @@ describe("the SDK's model-deprecation warning", () => {
     expect(app.frame()).not.toContain('⚠');
   });
 });
+
+describe('Ctrl+R', () => {
+  it('searches earlier prompts: type to narrow, Ctrl+R for an older match, Enter sends it; Esc puts the draft back', async () => {
+    const c = new FakeController(undefined, [], ['run the tests', 'deploy to staging', 'run the linter', 'explain the parser']);
+    const app = renderApp(c);
+    await app.press(...type('draft'));
+    await app.press(KEYS.ctrl('r'));
+    await app.waitForText('search earlier prompts:');
+    await app.press(...type('run'));
+    await app.waitForText('❯ run the linter');
+    await app.press(KEYS.ctrl('r'));
+    await app.waitForText('❯ run the tests');
+    await app.press(KEYS.esc);
+    await app.waitForText('❯ draft');
+    expect(app.frame()).not.toContain('search earlier prompts');
+    await app.press(KEYS.ctrl('u'), KEYS.ctrl('r'), ...type('stag'));
+    await app.waitForText('❯ deploy to staging');
+    await app.press(KEYS.enter);
+    await waitFor(() => c.submitted.length === 1, app.frame);
+    expect(c.submitted).toEqual(['deploy to staging']);
+  });
+
+  it('another key takes the match into the prompt for editing', async () => {
+    const c = new FakeController(undefined, [], ['run the tests']);
+    const app = renderApp(c);
+    await app.press(KEYS.ctrl('r'), ...type('tests'), KEYS.ctrl('e'), ...type(' again'));
+    await app.waitForText('❯ run the tests again');
+    expect(app.frame()).not.toContain('search earlier prompts');
+  });
+});

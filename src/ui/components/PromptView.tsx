@@ -12,7 +12,7 @@ const PLACEHOLDER = 'Ask for a change, or type / for commands';
 
 /** The input box: the text with its cursor, and the slash-command completions under it. */
 export function PromptView({ model }: { model: PromptModel }) {
-  const { text, cursor, completion, mention } = useStore(model.store);
+  const { text, cursor, completion, mention, search } = useStore(model.store);
   const theme = useTheme();
   const { rows } = useTerminalSize();
   const lines = text.split('\n');
@@ -50,6 +50,12 @@ export function PromptView({ model }: { model: PromptModel }) {
         })}
         {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
       </Box>
+      {search ? (
+        <Text color={theme.accent} wrap="truncate-end">
+          {'  '}search earlier prompts: {sanitize(search.query)}
+          <Text color={theme.muted}>{search.query !== '' && search.index === -1 ? ' — no match' : ''} · ctrl+r older · enter send · esc cancel</Text>
+        </Text>
+      ) : null}
       {completion ? <Completions completion={completion} maxRows={completionMaxRows(rows)} /> : null}
       {mention && mention.matches.length > 0 ? <PathMatches view={mention} maxRows={completionMaxRows(rows)} /> : null}
       {shellMode && !completion ? (
