@@ -167,25 +167,22 @@ export const COMMANDS: readonly SlashCommand[] = [
     description: 'list commands and keys',
     run: async () => ({ kind: 'help', commands: COMMANDS.map(({ name, args, description }) => ({ name, description, ...(args ? { args } : {}) })) }),
   },
-  {
-    name: 'exit',
-    whileBusy: true,
-    description: 'leave agent (the session stays resumable)',
-    run: async (ctx) => {
-      await needApp(ctx, 'exit').exit();
-      return undefined;
-    },
-  },
-  {
-    name: 'quit',
-    whileBusy: true,
-    description: 'the same as /exit',
-    run: async (ctx) => {
-      await needApp(ctx, 'quit').exit();
-      return undefined;
-    },
-  },
+  leave('exit', 'leave agent (the session stays resumable)'),
+  leave('quit', 'the same as /exit'),
 ];
+
+/** /exit and its alias /quit. */
+function leave(name: string, description: string): SlashCommand {
+  return {
+    name,
+    whileBusy: true,
+    description,
+    run: async (ctx) => {
+      await needApp(ctx, name).exit();
+      return undefined;
+    },
+  };
+}
 
 function pinList(pins: ReadonlyArray<{ text: string }>): string {
   if (pins.length === 0) return 'Nothing is pinned. /pin <text> keeps a note verbatim through every compaction.';
