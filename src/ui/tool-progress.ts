@@ -1,6 +1,7 @@
 // Output of running tools as it streams in: the last lines for the live view, and the whole
 // text (bounded) so Ctrl-O can show everything when the model only got the head and tail.
 import { sanitize } from './sanitize.js';
+import { Store } from './store.js';
 
 /** More streamed output than this keeps its beginning and end only. */
 export const FULL_OUTPUT_MAX_CHARS = 4_000_000;
@@ -62,4 +63,49 @@ const CUT_MARKER = /… \[([\d,]+) characters \(([\d,]+) lines\) cut from the mi
 export function cutForModel(output: string): { chars: string; lines: string } | undefined {
   const m = CUT_MARKER.exec(output);
   return m ? { chars: m[1]!, lines: m[2]! } : undefined;
+}
+
+/** Lines of a running tool's output shown live under its row. */
+export const LIVE_OUTPUT_LINES = 5;
+const TAIL_REFRESH_MS = 100;
+
+/**
+ * The live view of running tools' output: `tails` (tool id → last lines) is refreshed at most
+ * every TAIL_REFRESH_MS, so a chatty command does not re-render the live region per chunk.
+ */
+export class LiveToolOutput {
+  readonly tails = new Store<Record<string, string[]>>({});
+  private readonly progress = new ToolProgress();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  push(id: string, text: string): void {
+    this.progress.push(id, text);
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const tails: Record<string, string[]> = {};
+      for (const tool of this.progress.ids()) tails[tool] = this.progress.tail(tool, LIVE_OUTPUT_LINES);
+      this.tails.set(tails);
+    }, TAIL_REFRESH_MS);
+  }
+
+  /** The tool ended: everything it streamed (see ToolProgress.take), its live lines gone. */
+  take(id: string): string | undefined {
+    const tails = this.tails.get();
+    if (id in tails) {
+      const { [id]: _gone, ...rest } = tails;
+      this.tails.set(rest);
+    }
+    return this.progress.take(id);
+  }
+
+  clear(): void {
+    this.progress.clear();
+    if (Object.keys(this.tails.get()).length > 0) this.tails.set({});
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
 }

@@ -16,7 +16,7 @@ import type { PickerState } from './picker.js';
 import { newPicker } from './picker.js';
 import { newModelPicker, type ModelPickerState } from './model-picker.js';
 import { Store } from './store.js';
-import { cutForModel, ToolProgress } from './tool-progress.js';
+import { cutForModel, LiveToolOutput } from './tool-progress.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
 import { isShellNote, itemId, keyArgument, messagesToItems } from './transcript.js';
@@ -82,10 +82,6 @@ export const retryText = (ev: Extract<UiEvent, { type: 'retry' }>): string =>
 
 const emptyLive = (): LiveState => ({ busy: false, turn: null, writingTools: [], running: [], compaction: null, retry: null, queued: [] });
 
-/** Lines of a running tool's output shown live under its row. */
-export const LIVE_OUTPUT_LINES = 5;
-const TAIL_REFRESH_MS = 100;
-
 export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null || l.compaction !== null;
 
 export class UiStore {
@@ -101,9 +97,8 @@ export class UiStore {
   readonly history = new Store<HistoryBrowserState | null>(null);
   readonly hint = new Store<Hint>(null);
   /** The last lines of each running tool's output (tool id → lines), refreshed a few times a second. */
-  readonly toolTails = new Store<Record<string, string[]>>({});
-  private readonly progress = new ToolProgress();
-  private tailTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly liveOutput = new LiveToolOutput();
+  readonly toolTails = this.liveOutput.tails;
   /** Called when the controller says the program is ending. */
   onExit: () => void = () => {};
   /** Called before the transcript is replaced by another session's (the App clears the screen). */
@@ -166,12 +161,10 @@ export class UiStore {
         });
       }
       case 'tool_progress':
-        this.progress.push(ev.id, ev.text);
-        return this.scheduleTails();
+        return this.liveOutput.push(ev.id, ev.text);
       case 'tool_end': {
         const l = this.live.get();
-        const streamed = this.progress.take(ev.id);
-        this.dropTail(ev.id);
+        const streamed = this.liveOutput.take(ev.id);
         const known = l.running.find((t) => t.id === ev.id) ?? this.toolInputs.get(ev.id);
         const item: ToolItem = {
           kind: 'tool',
@@ -320,8 +313,7 @@ export class UiStore {
     // The session gave up on any approval still waiting: its turn is over.
     if (this.approvals.get().length > 0) this.approvals.set([]);
     this.patchLive({ turn: null, running: [], writingTools: [], retry: null });
-    this.progress.clear();
-    if (Object.keys(this.toolTails.get()).length > 0) this.toolTails.set({});
+    this.liveOutput.clear();
   }
 
   private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {
@@ -335,8 +327,7 @@ export class UiStore {
     this.approvals.set([]);
     this.resetStream();
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });
-    this.progress.clear();
-    this.toolTails.set({});
+    this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
     this.onSessionReset();
     this.transcript.set({ epoch: t.epoch + 1, items: messagesToItems(ev.transcript, ev.compactions) });
@@ -423,28 +414,9 @@ export class UiStore {
     }, ms);
   }
 
-  /** Refreshes the live output tails at most every TAIL_REFRESH_MS (a chatty command must not re-render per chunk). */
-  private scheduleTails(): void {
-    if (this.tailTimer) return;
-    this.tailTimer = setTimeout(() => {
-      this.tailTimer = null;
-      const tails: Record<string, string[]> = {};
-      for (const id of this.progress.ids()) tails[id] = this.progress.tail(id, LIVE_OUTPUT_LINES);
-      this.toolTails.set(tails);
-    }, TAIL_REFRESH_MS);
-  }
-
-  private dropTail(id: string): void {
-    const tails = this.toolTails.get();
-    if (!(id in tails)) return;
-    const { [id]: _gone, ...rest } = tails;
-    this.toolTails.set(rest);
-  }
-
   /** Stops timers (the app is unmounting). */
   dispose(): void {
-    if (this.tailTimer) clearTimeout(this.tailTimer);
-    this.tailTimer = null;
+    this.liveOutput.dispose();
     if (this.hintTimer) clearTimeout(this.hintTimer);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.hintTimer = null;
