@@ -392,7 +392,7 @@ export class UiStore {
       const l = this.live.get();
       if (l.queued.length === 0 || isWorking(l)) return;
       this.live.set({ ...l, queued: [] });
-      this.controller.submit(l.queued.join('\n\n'));
+      for (const batch of queuedBatches(l.queued)) this.controller.submit(batch);
     }, 0);
   }
 
@@ -424,3 +424,19 @@ export class UiStore {
   }
 }
 
+/** Queued prompts go as one message; a queued `!command` runs on its own, in its place. */
+export function queuedBatches(queued: readonly string[]): string[] {
+  const out: string[] = [];
+  let prompts: string[] = [];
+  for (const q of queued) {
+    if (!q.trimStart().startsWith('!')) {
+      prompts.push(q);
+      continue;
+    }
+    if (prompts.length > 0) out.push(prompts.join('\n\n'));
+    prompts = [];
+    out.push(q);
+  }
+  if (prompts.length > 0) out.push(prompts.join('\n\n'));
+  return out;
+}

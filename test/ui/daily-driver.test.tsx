@@ -304,3 +304,19 @@ describe('Ctrl+R', () => {
     expect(app.frame()).not.toContain('search earlier prompts');
   });
 });
+
+describe('queued ! commands', () => {
+  it('run on their own, in their place, not joined with the queued prompts', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'busy', busy: true });
+    await app.waitForText('esc to interrupt');
+    await app.press(...type('first question'), KEYS.enter);
+    await app.press(...type('!git status'), KEYS.enter);
+    await app.press(...type('second question'), KEYS.enter);
+    await app.waitForText('queued: second question');
+    c.emit({ type: 'busy', busy: false });
+    await waitFor(() => c.submitted.length === 3, app.frame);
+    expect(c.submitted).toEqual(['first question', '!git status', 'second question']);
+  });
+});
