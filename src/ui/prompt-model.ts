@@ -329,6 +329,8 @@ export class PromptModel {
 
   /** Enter in the command menu: the highlighted command runs (one that needs an argument is filled in, waiting for it). */
   private takeHighlighted(c: CompletionView): void {
+    // a lone "/" chose nothing yet: Enter must not run whichever command sorts first (/clear)
+    if (c.word === '/' && c.index === -1) return;
     const chosen = c.matches[Math.max(0, c.index)]!;
     const name = `/${bareName(chosen)}`;
     this.picked = false;
