@@ -138,6 +138,20 @@ describe('the slash-command menu', () => {
     expect(c.submitted).toEqual(['/context']);
   });
 
+  it('a lone / with Enter runs nothing (the first entry would be /clear)', async () => {
+    const c = new FakeController();
+    c.commandList = [{ name: 'clear', description: 'start a new session' }, ...c.commandList];
+    const app = renderApp(c);
+    await app.press('/');
+    await app.waitForText('/clear');
+    await app.press(KEYS.enter);
+    await tick(20);
+    expect(c.submitted).toEqual([]);
+    await app.press(KEYS.down, KEYS.enter);
+    await waitFor(() => c.submitted.length === 1, app.frame);
+    expect(c.submitted).toEqual(['/compact']);
+  });
+
   it('Enter on a command that needs an argument fills it in and waits', async () => {
     const c = new FakeController();
     c.commandList = [...c.commandList, { name: 'history', args: '<query> | open <id>', description: 'search the archive' }];
