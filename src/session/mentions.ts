@@ -20,6 +20,8 @@ export interface Attachments {
   blocks: TextBlock[];
   /** What was attached, as typed ("src/cli.ts", "src/"). */
   attached: string[];
+  /** Absolute paths of the files read (not directories): what a read tracker should count as read. */
+  readPaths: string[];
   /** Mentions that name a file but could not be attached, with the reason (shown to the person). */
   problems: string[];
 }
@@ -43,7 +45,7 @@ export const attachmentLabel = (block: string): string | undefined =>
  * address, a decorator, a handle); one that names a file FileRead refuses is reported.
  */
 export async function attachMentions(text: string, tools: readonly AnyTool[], cwd: string, signal: AbortSignal): Promise<Attachments> {
-  const result: Attachments = { blocks: [], attached: [], problems: [] };
+  const result: Attachments = { blocks: [], attached: [], readPaths: [], problems: [] };
   const fileRead = tools.find((t) => t.name === 'FileRead');
   for (const word of findMentions(text)) {
     if (result.attached.length >= MAX_ATTACHMENTS) {
@@ -72,6 +74,7 @@ export async function attachMentions(text: string, tools: readonly AnyTool[], cw
     }
     result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: read with FileRead]\n${out.content}` });
     result.attached.push(word);
+    result.readPaths.push(abs);
   }
   return result;
 }

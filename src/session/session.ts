@@ -167,6 +167,7 @@ export class Session {
   private async withAttachments(text: string, signal: AbortSignal): Promise<Message> {
     const msg = userMessage(text);
     if (!text.includes('@')) return msg;
+    // the files went through FileRead's run; `readPaths` of the result lists them for a read tracker
     const { blocks, problems } = await attachMentions(text, this.deps.tools, this.config.cwd, signal);
     for (const p of problems) this.notice('warning', p);
     return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;

@@ -33,6 +33,7 @@ describe('@ mentions', () => {
     const ac = new AbortController();
     const r = await attachMentions('see @src/cli.ts and @./ and @logo.png and @decorator', tools, dir, ac.signal);
     expect(r.attached).toEqual(['src/cli.ts', './']);
+    expect(r.readPaths).toEqual([join(dir, 'src', 'cli.ts')]);
     expect(r.blocks[0]!.text).toContain('     1\texport const cli = 1;');
     expect(r.blocks[1]!.text).toContain('src/');
     expect(r.blocks[1]!.text).not.toContain('node_modules');
