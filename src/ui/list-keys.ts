@@ -7,15 +7,19 @@ export interface FilteredList {
   selected: number;
 }
 
-export type ListKeyResult<S> = { state: S; action?: 'choose' | 'close' };
+/** The next state; `chosen` when Enter took the selected item, `close` when Esc closed the list. */
+export type ListKeyResult<S, T> = { state: S; chosen?: T; close?: true };
 
 const PAGE = 10;
 
-export function filteredListKey<S extends FilteredList>(state: S, visibleCount: number, input: string, key: Key): ListKeyResult<S> {
-  const last = Math.max(0, visibleCount - 1);
-  const move = (selected: number): ListKeyResult<S> => ({ state: { ...state, selected: Math.min(last, Math.max(0, selected)) } });
-  if (key.escape) return { state, action: 'close' };
-  if (key.return) return visibleCount > 0 ? { state, action: 'choose' } : { state };
+export function filteredListKey<S extends FilteredList, T>(state: S, visible: readonly T[], input: string, key: Key): ListKeyResult<S, T> {
+  const last = Math.max(0, visible.length - 1);
+  const move = (selected: number): ListKeyResult<S, T> => ({ state: { ...state, selected: Math.min(last, Math.max(0, selected)) } });
+  if (key.escape) return { state, close: true };
+  if (key.return) {
+    const chosen = visible[state.selected];
+    return chosen === undefined ? { state } : { state, chosen };
+  }
   if (key.upArrow) return move(state.selected - 1);
   if (key.downArrow) return move(state.selected + 1);
   if (key.pageUp) return move(state.selected - PAGE);

@@ -27,9 +27,7 @@ export type ModelPickerAction = { kind: 'choose'; name: string } | { kind: 'clos
 
 /** ↑↓ PageUp/PageDown move, typing filters, Enter switches to the selected model, Esc closes. */
 export function modelPickerKey(state: ModelPickerState, input: string, key: Key): { state: ModelPickerState; action?: ModelPickerAction } {
-  const visible = visibleModels(state);
-  const r = filteredListKey(state, visible.length, input, key);
-  if (r.action === 'close') return { state, action: { kind: 'close' } };
-  const chosen = r.action === 'choose' ? visible[state.selected] : undefined;
-  return chosen ? { state, action: { kind: 'choose', name: chosen.name } } : { state: r.state };
+  const r = filteredListKey(state, visibleModels(state), input, key);
+  if (r.close) return { state, action: { kind: 'close' } };
+  return r.chosen ? { state, action: { kind: 'choose', name: r.chosen.name } } : { state: r.state };
 }

@@ -29,9 +29,7 @@ export type PickerAction = { kind: 'resume'; id: string } | { kind: 'close' };
 
 /** Arrows, PageUp/PageDown, Home/End move; Enter resumes the selected session; Esc closes; typing filters. */
 export function pickerKey(state: PickerState, input: string, key: Key): { state: PickerState; action?: PickerAction } {
-  const visible = visibleSessions(state);
-  const r = filteredListKey(state, visible.length, input, key);
-  if (r.action === 'close') return { state, action: { kind: 'close' } };
-  const chosen = r.action === 'choose' ? visible[state.selected] : undefined;
-  return chosen ? { state, action: { kind: 'resume', id: chosen.id } } : { state: r.state };
+  const r = filteredListKey(state, visibleSessions(state), input, key);
+  if (r.close) return { state, action: { kind: 'close' } };
+  return r.chosen ? { state, action: { kind: 'resume', id: r.chosen.id } } : { state: r.state };
 }
