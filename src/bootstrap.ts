@@ -11,7 +11,7 @@ import { newId } from './llm/messages.js';
 import { SessionInUseError } from './session/lease.js';
 import { PromptHistory } from './session/promptHistory.js';
 import { Session } from './session/session.js';
-import { openStore, type SessionInfo, type Store } from './store/index.js';
+import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
 import type { Approver } from './tools/permissions.js';
 import { createTools } from './tools/registry.js';
 
@@ -48,10 +48,20 @@ export function openStoreFor(config: Config): Store {
   return openStore(config.dbPath);
 }
 
+/** A session by id, unique prefix or the short id the footer shows; an ambiguous one is a usage error that says so. */
+export function lookUpSession(store: Store, id: string, what: string): SessionInfo | undefined {
+  try {
+    return store.getSession(id);
+  } catch (e) {
+    if (isStoreError(e) && e.kind === 'not_found') throw new CliError(`${what}: ${e.message}`, EXIT_USAGE);
+    throw e;
+  }
+}
+
 /** Which stored session --resume <id> / --continue name; undefined for a new session. */
 export function findSessionToResume(store: Store, config: Config, opts: GlobalOptions): SessionInfo | undefined {
   if (typeof opts.resume === 'string') {
-    const info = store.getSession(opts.resume);
+    const info = lookUpSession(store, opts.resume, '--resume');
     if (!info) throw new CliError(`--resume: no session with id "${opts.resume}" in ${config.dbPath} (list them with \`agent sessions\`)`, EXIT_USAGE);
     return info;
   }

@@ -1,7 +1,8 @@
 import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
-import { COMMANDS, CommandError, findCommand, historyPage, parseSlash, runSlash, type AppActions } from './commands/registry.js';
+import { COMMANDS, CommandError, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
+import { FileIndex } from './session/fileIndex.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
@@ -52,7 +53,7 @@ export class SessionController implements UiController {
   ) {
     approvals.emit = (e) => this.emit(e);
     this.attach(runtime.session);
-    providerWarnings.listener = (message) => this.emit({ type: 'notice', level: 'warning', text: message });
+    providerWarnings.listener = (message) => this.emit({ type: 'provider_notice', text: message });
   }
 
   private get current(): Session {
@@ -101,7 +102,7 @@ export class SessionController implements UiController {
     const input = text.trim();
     if (!input) return;
     this.runtime.promptHistory.add(input);
-    const slash = input.startsWith('/') ? parseSlash(input) : undefined;
+    const slash = isCommandLine(input) ? parseSlash(input) : undefined;
     if (slash && findCommand(slash.name)?.whileBusy) {
       void this.runOne(input);
       return;
@@ -127,9 +128,15 @@ export class SessionController implements UiController {
 
   private async runOne(input: string): Promise<void> {
     try {
-      if (input.startsWith('/')) {
+      if (isCommandLine(input)) {
         const output = await runSlash({ session: this.current, app: this.actions() }, input);
         if (output) this.emit({ type: 'command_output', command: input, output });
+        return;
+      }
+      if (input.startsWith('!')) {
+        const command = input.slice(1).trim();
+        if (!command) throw new CommandError('type a shell command after ! (for example: !git status)');
+        await this.current.shell(command);
         return;
       }
       await this.current.prompt(input);
@@ -213,6 +220,13 @@ export class SessionController implements UiController {
 
   contextUsage(): ContextUsageView {
     return this.current.contextUsage();
+  }
+
+  private files: FileIndex | undefined;
+
+  completePath(query: string): Promise<string[]> {
+    this.files ??= new FileIndex(this.runtime.config.cwd);
+    return this.files.complete(query);
   }
 
   async exit(): Promise<void> {

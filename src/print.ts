@@ -1,6 +1,6 @@
 import { createRuntime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
-import { CommandError, runSlash } from './commands/registry.js';
+import { CommandError, isCommandLine, runSlash } from './commands/registry.js';
 import { formatCommandOutput } from './commands/format.js';
 import type { CompactionRecord } from './compaction/types.js';
 import { textOf, type Usage } from './llm/messages.js';
@@ -102,7 +102,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   };
   process.on('SIGINT', onSigint);
   try {
-    if (prompt.startsWith('/')) {
+    if (isCommandLine(prompt)) {
       let output;
       try {
         output = await runSlash({ session }, prompt);

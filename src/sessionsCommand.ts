@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
-import { configFor, openStoreFor } from './bootstrap.js';
+import { configFor, lookUpSession, openStoreFor } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
 import type { Message } from './llm/messages.js';
+import { sessionMarkdown } from './markdownExport.js';
 import { isStaleLease } from './session/lease.js';
 import type { SessionInfo, Store } from './store/index.js';
 
@@ -21,7 +22,7 @@ function withStore<T>(opts: Opts, fn: (store: Store) => T): T {
 }
 
 function requireSession(store: Store, id: string): SessionInfo {
-  const info = store.getSession(id);
+  const info = lookUpSession(store, id, 'agent sessions');
   if (!info) throw new CliError(`no session with id "${id}" (list them with \`agent sessions\`)`, EXIT_USAGE);
   return info;
 }
@@ -103,8 +104,7 @@ export async function exportSessionCommand(id: string, opts: Opts & { format: 'm
       for (const c of store.listCompactions(info.id)) out(JSON.stringify({ type: 'compaction', ...c }));
       return EXIT_OK;
     }
-    out(`# ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}\n`);
-    for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy));
+    process.stdout.write(sessionMarkdown(info, rows));
     return EXIT_OK;
   });
 }

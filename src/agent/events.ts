@@ -16,6 +16,8 @@ export type AgentEvent =
   /** A message became part of the history (and is persisted): user, assistant, tool results, meta. */
   | { type: 'message'; message: Message }
   | { type: 'tool_start'; id: string; name: string; input: unknown; summary: string }
+  /** Output of a running tool as it is produced (Bash); the tool_end output is what the model gets. */
+  | { type: 'tool_progress'; id: string; text: string }
   | { type: 'tool_end'; id: string; name: string; output: ToolOutput; durationMs: number; status: 'done' | 'error' | 'denied' | 'interrupted' }
   | { type: 'usage'; usage: Usage; model: string; stopReason: StopReason }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; kind: ProviderErrorKind; message: string }

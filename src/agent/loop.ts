@@ -405,7 +405,8 @@ async function runOneTool(
   if (!auth.ok) return finish({ content: auth.message, isError: true }, 'denied');
 
   try {
-    const output = await tool.run(input, { cwd: opts.cwd, signal, ...(opts.recall ? { recall: opts.recall } : {}) });
+    const onProgress = (text: string): void => emit({ type: 'tool_progress', id: use.id, text });
+    const output = await tool.run(input, { cwd: opts.cwd, signal, onProgress, ...(opts.recall ? { recall: opts.recall } : {}) });
     if (signal.aborted) return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
     return finish(output, output.isError ? 'error' : 'done');
   } catch (e) {

@@ -12,7 +12,8 @@ export function formatCommandOutput(out: CommandOutput): string {
       const rows = [...out.rows, { label: 'Free', tokens: Math.max(0, out.effectiveWindow - used) }];
       const width = Math.max(...rows.map((r) => r.label.length));
       const lines = rows.map((r) => `${r.label.padEnd(width)}  ${n(r.tokens).padStart(9)}  ${percent(r.tokens, out.effectiveWindow)}`);
-      return [`Context window ${n(out.contextWindow)} tokens (effective ${n(out.effectiveWindow)})`, ...lines].join('\n');
+      const left = out.effectiveWindow > 0 ? Math.min(100, Math.max(0, Math.round(((out.effectiveWindow - used) / out.effectiveWindow) * 100))) : 0;
+      return [`${left}% context left · ${n(used)} of ${n(out.effectiveWindow)} tokens in use · window ${n(out.contextWindow)}`, ...lines].join('\n');
     }
     case 'cost': {
       if (out.rows.length === 0) return 'No model calls yet.';
@@ -41,6 +42,13 @@ export function formatCommandOutput(out: CommandOutput): string {
       lines.push('Open one: /history open <id>');
       return lines.join('\n');
     }
+    case 'models':
+      return out.models
+        .map((m) => {
+          const price = m.inputUsdPerM !== undefined ? `$${m.inputUsdPerM}/$${m.outputUsdPerM} per M in/out` : 'no price known';
+          return `${m.name === out.current ? '*' : ' '} ${m.name}  ${m.provider}  ${n(m.contextWindow)}-token window  ${price}${m.source === 'config' ? '  (.agentrc)' : ''}`;
+        })
+        .join('\n');
     case 'picker':
       return out.sessions.map((s) => `${s.id}  ${new Date(s.updatedAt).toISOString()}  ${s.title ?? '(untitled)'}  ${s.cwd}`).join('\n');
   }

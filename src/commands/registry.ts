@@ -1,6 +1,9 @@
 import type { Session } from '../session/session.js';
 import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../ui/controller.js';
 import { editDistance } from '../editDistance.js';
+import { configHome } from '../agent/instructions.js';
+import { initPrompt, memoryText } from './instructionsText.js';
+import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -53,15 +56,31 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'pin',
-    args: '[text]',
-    description: 'keep a note (or your last request) verbatim through every compaction',
+    args: '[text] | list',
+    description: 'keep a note (or your last request) verbatim through every compaction; /pin list shows the pins',
     run: async ({ session }, args) => {
+      if (args.trim().toLowerCase() === 'list') return text(pinList(session.pins()));
       try {
         session.pin(args);
       } catch (e) {
         throw new CommandError((e as Error).message);
       }
       return text('Pinned: it stays in the context verbatim, whatever is compacted.');
+    },
+  },
+  {
+    name: 'unpin',
+    args: '<n>',
+    description: 'stop keeping pin n (from /pin list) verbatim; it is compacted like the rest',
+    run: async ({ session }, args) => {
+      const n = Number(args.trim());
+      if (!Number.isInteger(n) || n < 1) throw new CommandError('usage: /unpin <n>, with n from /pin list');
+      try {
+        const note = session.unpin(n);
+        return text(`Unpinned: ${note.split('\n')[0]}`);
+      } catch (e) {
+        throw new CommandError((e as Error).message);
+      }
     },
   },
   {
@@ -79,14 +98,32 @@ export const COMMANDS: readonly SlashCommand[] = [
   {
     name: 'model',
     args: '[name]',
-    description: 'show or switch the model',
+    description: 'switch the model (without a name: pick from the known ones, with window and price)',
     run: async ({ session }, args) => {
       const name = args.trim();
-      if (!name) {
-        const c = session.currentConfig;
-        return text(`Model: ${c.model.name} (${c.provider}, ${c.model.contextWindow.toLocaleString('en-US')}-token window, ${c.maxOutputTokens.toLocaleString('en-US')} output tokens per reply)`);
+      const c = session.currentConfig;
+      if (!name) return { kind: 'models', models: modelChoices(c), current: c.model.name };
+      if (!isKnownModel(c, name)) {
+        const near = suggestModels(name, modelChoices(c));
+        throw new CommandError(
+          `unknown model "${name}"${near.length > 0 ? ` — did you mean ${near.join(', ')}?` : ''} /model lists the known ones; describe another under "models" in .agentrc (or use --base-url for a local server).`,
+        );
       }
       return text(session.setModel(name));
+    },
+  },
+  {
+    name: 'memory',
+    whileBusy: true,
+    description: 'list the instruction files in force (AGENTS.md / CLAUDE.md, personal and project)',
+    run: async ({ session }) => text(memoryText(session.instructionFiles(), configHome())),
+  },
+  {
+    name: 'init',
+    description: 'ask the model to study the repository and draft an AGENTS.md for it',
+    run: async ({ session }) => {
+      await session.prompt(initPrompt(session.currentConfig.cwd));
+      return undefined;
     },
   },
   {
@@ -130,16 +167,27 @@ export const COMMANDS: readonly SlashCommand[] = [
     description: 'list commands and keys',
     run: async () => ({ kind: 'help', commands: COMMANDS.map(({ name, args, description }) => ({ name, description, ...(args ? { args } : {}) })) }),
   },
-  {
-    name: 'exit',
+  leave('exit', 'leave agent (the session stays resumable)'),
+  leave('quit', 'the same as /exit'),
+];
+
+/** /exit and its alias /quit. */
+function leave(name: string, description: string): SlashCommand {
+  return {
+    name,
     whileBusy: true,
-    description: 'leave agent (the session stays resumable)',
+    description,
     run: async (ctx) => {
-      await needApp(ctx, 'exit').exit();
+      await needApp(ctx, name).exit();
       return undefined;
     },
-  },
-];
+  };
+}
+
+function pinList(pins: ReadonlyArray<{ text: string }>): string {
+  if (pins.length === 0) return 'Nothing is pinned. /pin <text> keeps a note verbatim through every compaction.';
+  return ['Pinned (kept verbatim through every compaction; /unpin <n> to drop one):', ...pins.map((p, i) => `  ${i + 1}. ${p.text.replace(/\s+/g, ' ').slice(0, 200)}`)].join('\n');
+}
 
 async function historyCommand(session: Session, args: string): Promise<CommandOutput> {
   const open = /^open\s+(\S+)/.exec(args.trim());
@@ -179,6 +227,16 @@ export function parseSlash(input: string): { name: string; args: string } | unde
 
 export function findCommand(name: string): SlashCommand | undefined {
   return COMMANDS.find((c) => c.name === name);
+}
+
+/**
+ * Whether a line is meant as a slash command: "/word" naming a command or close to one. A
+ * prompt that starts with a path ("/etc/hosts is it fine?", "/usr/bin is missing") is a prompt.
+ */
+export function isCommandLine(input: string): boolean {
+  const parsed = parseSlash(input);
+  if (!parsed) return false;
+  return findCommand(parsed.name) !== undefined || suggestCommand(parsed.name) !== undefined;
 }
 
 /** The closest command name, for "unknown command" messages. */

@@ -27,5 +27,20 @@ export function contextBreakdown(
     { label: 'Messages', tokens: conversation },
     { label: 'Tool outputs', tokens: toolOutputs },
   ];
-  return { kind: 'context', rows, contextWindow: usage.contextWindow, effectiveWindow: usage.effectiveWindow };
+  return { kind: 'context', rows: calibrated(rows, usage.tokens), contextWindow: usage.contextWindow, effectiveWindow: usage.effectiveWindow };
+}
+
+/**
+ * The rows scaled to the gauge's count (anchored on the provider's reported input, calibrated
+ * per model), so /context and the gauge show one number; the raw tokenizer count only splits it.
+ */
+function calibrated(rows: ContextBreakdownRow[], total: number): ContextBreakdownRow[] {
+  const raw = rows.reduce((sum, r) => sum + r.tokens, 0);
+  if (raw <= 0 || total <= 0 || raw === total) return rows;
+  const scaled = rows.map((r) => ({ ...r, tokens: Math.round((r.tokens * total) / raw) }));
+  // rounding may leave the sum a few tokens off: the largest row absorbs it
+  const drift = total - scaled.reduce((sum, r) => sum + r.tokens, 0);
+  const largest = scaled.reduce((best, r, i) => (r.tokens > scaled[best]!.tokens ? i : best), 0);
+  scaled[largest]!.tokens += drift;
+  return scaled;
 }

@@ -77,3 +77,9 @@ const ONE_HOUR_WRITE = 2;
 export function estimateCostUsd(model: string, u: Usage): number | undefined {
   return costBreakdown(model, u)?.total;
 }
+
+/** USD per million input and output tokens, for the /model picker; undefined without a known price. */
+export function pricePerMillion(model: string): { input: number; output: number } | undefined {
+  const p = priceFor(model);
+  return p ? { input: p.input, output: p.output } : undefined;
+}

@@ -1,4 +1,7 @@
 import { newId, toolUses, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
+import { SHELL_NOTE_HEADER } from './shellNote.js';
+
+const isShellNote = (text: string): boolean => text.startsWith(SHELL_NOTE_HEADER);
 
 export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended (crash or kill) before this tool call finished; it may or may not have had effects. Check before retrying.';
 
@@ -33,9 +36,14 @@ export function unansweredReply(): Message {
   return { id: newId(), role: 'assistant', kind: 'normal', createdAt: Date.now(), interrupted: true, blocks: [{ type: 'text', text: UNANSWERED_PROMPT_REPLY }] };
 }
 
-/** A person's request (not a tool result, pin, checkpoint or agent note). */
+/** A person's request (not a tool result, pin, checkpoint, agent note or `!command` note, none of which expects a reply). */
 export const isPrompt = (m: Message): boolean =>
-  m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.length > 0 && m.blocks.every((b) => b.type === 'text' || b.type === 'image');
+  m.role === 'user' &&
+  m.kind === 'normal' &&
+  !m.pinned &&
+  m.blocks.length > 0 &&
+  m.blocks.every((b) => b.type === 'text' || b.type === 'image') &&
+  !(m.blocks[0]?.type === 'text' && isShellNote(m.blocks[0].text));
 
 /** True when the history ends with a prompt the model never answered. */
 export const endsUnanswered = (history: readonly Message[]): boolean => {

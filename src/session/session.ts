@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type Authorization, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
-import { buildSystemPrompt, readAgentsMd } from '../agent/systemPrompt.js';
+import { loadInstructions, renderInstructions, type InstructionFile } from '../agent/instructions.js';
+import { buildSystemPrompt } from '../agent/systemPrompt.js';
 import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../compaction/engine.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
@@ -21,6 +22,8 @@ import { dateNoteFor } from './dateNote.js';
 import { costBreakdown } from './pricing.js';
 import { SessionLease } from './lease.js';
 import { endsUnanswered, repairHistory, unansweredReply } from './repair.js';
+import { attachMentions } from './mentions.js';
+import { parseShellNote, runShellNote } from './shellNote.js';
 
 export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
 
@@ -93,6 +96,8 @@ export class Session {
   private lease: SessionLease | undefined;
   /** What opening the session had to fix in the stored history, for the person to read. */
   loadNotes: string[] = [];
+  /** The instruction files the system prompt was last built with (/memory). */
+  private instructions: InstructionFile[] = [];
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -195,12 +200,22 @@ export class Session {
     try {
       const note = dateNoteFor(this.history);
       if (note) this.append(note);
-      const result = await runTurn(this.loopHost(), this.loopOptions(), userMessage(text), ac.signal, (e) => this.onAgentEvent(e));
+      const result = await runTurn(this.loopHost(), this.loopOptions(), await this.withAttachments(text, ac.signal), ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.engine.turnCompleted();
       return result;
     } finally {
       this.end();
     }
+  }
+
+  /** The prompt's message, with the files and directories it @mentions attached (mentions.ts). */
+  private async withAttachments(text: string, signal: AbortSignal): Promise<Message> {
+    const msg = userMessage(text);
+    if (!text.includes('@')) return msg;
+    // the files went through FileRead's run; `readPaths` of the result lists them for a read tracker
+    const { blocks, problems } = await attachMentions(text, this.deps.tools, this.config.cwd, signal);
+    for (const p of problems) this.notice('warning', p);
+    return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
   }
 
   /** Manual compaction (/compact [focus]). */
@@ -235,10 +250,44 @@ export class Session {
     return msg;
   }
 
+  /** `!command`: runs it in the shell now and keeps the output as a note for the model's next turn (see shellNote.ts). */
+  async shell(command: string): Promise<Message> {
+    const ac = this.begin();
+    try {
+      const note = await runShellNote(this.deps.tools, command, this.config.cwd, ac.signal, (e) => this.emit(e));
+      const msg = this.append(note);
+      this.emit({ type: 'message', message: msg });
+      return msg;
+    } finally {
+      this.end();
+    }
+  }
+
+  /** The pinned notes, oldest first (/pin list). */
+  pins(): Array<{ id: string; text: string }> {
+    return this.history.filter((m) => m.pinned).map((m) => ({ id: m.id, text: textOf(m).replace(`${PIN_HEADER}\n`, '') }));
+  }
+
+  /** Unpins the nth pinned note (1-based, /pin list's numbering): it stays in the history and is compacted like the rest. */
+  unpin(n: number): string {
+    if (this.running) throw new Error('wait for the current turn to end before unpinning');
+    const pins = this.pins();
+    const target = pins[n - 1];
+    if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
+    if (!this.flush()) throw new Error('the database cannot be written, so the pin was kept');
+    this.deps.store.setPinned(this.id, target.id, false);
+    this.history = this.history.map((m) => {
+      if (m.id !== target.id) return m;
+      const { pinned: _pinned, ...rest } = m;
+      return rest;
+    });
+    return target.text;
+  }
+
   private lastPrompt(): string | undefined {
     for (let i = this.history.length - 1; i >= 0; i--) {
       const m = this.history[i]!;
-      if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text')) return textOf(m);
+      if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text') && !parseShellNote(textOf(m))) return textOf(m);
     }
     return undefined;
   }
@@ -280,6 +329,11 @@ export class Session {
     });
     const priced = rows.filter((r) => r.usd !== undefined);
     return priced.length > 0 ? { kind: 'cost', rows, totalUsd: priced.reduce((s, r) => s + (r.usd ?? 0), 0) } : { kind: 'cost', rows };
+  }
+
+  /** The instruction files in force (/memory). */
+  instructionFiles(): readonly InstructionFile[] {
+    return this.instructions;
   }
 
   permissionRules(): CommandOutput {
@@ -570,7 +624,8 @@ export class Session {
   }
 
   private buildSystem(): string {
-    const agentsMd = readAgentsMd(this.config.cwd);
+    this.instructions = loadInstructions(this.config.cwd);
+    const agentsMd = renderInstructions(this.instructions, this.config.cwd);
     return buildSystemPrompt({
       cwd: this.config.cwd,
       platform: `${process.platform} (${process.arch})`,

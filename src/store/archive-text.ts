@@ -85,7 +85,8 @@ const TITLE_CHARS = 80;
 export function titleFrom(msg: Message): string | null {
   if (msg.role !== 'user' || msg.kind !== 'normal' || isToolResultMessage(msg)) return null;
   const text = msg.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
-  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  // a bracketed header line (a pinned note's, a shell note's) says nothing about the session
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '' && !/^\[.*\]$/.test(l));
   if (!line) return null;
   const flat = line.replace(/\s+/g, ' ');
   if (flat.length <= TITLE_CHARS) return flat;

@@ -88,6 +88,8 @@ export class SqliteStore implements Store {
     this.stmts = {
       session: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
       sessionsByPrefix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 3`),
+      // the footer shows an id's last characters (the random part): they name a session too
+      sessionsBySuffix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE substr(id, -length(?)) = ? ORDER BY id LIMIT 3`),
       latest: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions ORDER BY touched DESC LIMIT 1`),
       latestIn: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE cwd = ? ORDER BY touched DESC LIMIT 1`),
       list: db.prepare<[number], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions ORDER BY touched DESC LIMIT ?`),
@@ -128,6 +130,7 @@ export class SqliteStore implements Store {
         `UPDATE messages SET role = @role, kind = @kind, pinned = @pinned, blocks = @blocks, tokens = @tokens, usage = @usage,
            model = @model, interrupted = @interrupted WHERE session_id = @session_id AND id = @id AND archived_by IS NULL`,
       ),
+      setPinned: db.prepare<[number | null, string, string]>('UPDATE messages SET pinned = ? WHERE session_id = ? AND id = ? AND archived_by IS NULL'),
       archiveMessage: db.prepare<[string, string, string]>('UPDATE messages SET archived_by = ?, pos = NULL WHERE session_id = ? AND id = ?'),
       setPos: db.prepare<[number, string, string]>('UPDATE messages SET pos = ? WHERE session_id = ? AND id = ?'),
       hasArchivedOutput: db.prepare<[string, string], number>('SELECT 1 FROM tool_output_archive WHERE session_id = ? AND id = ?').pluck(),
@@ -204,11 +207,13 @@ export class SqliteStore implements Store {
       if (idOrPrefix === '') return undefined;
       const exact = this.stmts.session.get(idOrPrefix);
       if (exact) return this.sessionInfo(exact);
-      const matches = this.stmts.sessionsByPrefix.all(idOrPrefix, `${idOrPrefix}\u{10FFFF}`);
+      let matches = this.stmts.sessionsByPrefix.all(idOrPrefix, `${idOrPrefix}\u{10FFFF}`);
+      if (matches.length === 0 && !idOrPrefix.includes('_')) matches = this.stmts.sessionsByPrefix.all(`s_${idOrPrefix}`, `s_${idOrPrefix}\u{10FFFF}`);
+      if (matches.length === 0 && idOrPrefix.length >= 4) matches = this.stmts.sessionsBySuffix.all(idOrPrefix, idOrPrefix);
       if (matches.length === 0) return undefined;
       if (matches.length > 1) {
         const shown = matches.slice(0, 2).map((m) => m.id).join(', ');
-        throw new StoreError('not_found', this.file, `The session id prefix "${idOrPrefix}" is ambiguous: it matches ${shown}${matches.length > 2 ? ' and more' : ''}. Give more characters.`);
+        throw new StoreError('not_found', this.file, `The short session id "${idOrPrefix}" is ambiguous: it matches ${shown}${matches.length > 2 ? ' and more' : ''}. Give more characters.`);
       }
       return this.sessionInfo(matches[0]!);
     });
@@ -283,6 +288,12 @@ export class SqliteStore implements Store {
       if (this.stmts.hasMessage.get(sessionId, msg.id)) throw new InvalidInputError(`message ${msg.id} is already stored in session ${sessionId}`);
       this.insertMessage(sessionId, params, this.stmts.nextPos.get(sessionId)!);
       this.stmts.afterAppend.run({ id: sessionId, title: titleFrom(msg), now: Date.now(), touched: this.stmts.nextTouch.get() });
+    });
+  }
+
+  setPinned(sessionId: string, messageId: string, pinned: boolean): void {
+    this.write('unpin a message', () => {
+      if (this.stmts.setPinned.run(pinned ? 1 : null, sessionId, messageId).changes === 0) throw new StoreError('not_found', this.file, `no visible message ${messageId} in session ${sessionId}`);
     });
   }
 

@@ -149,6 +149,8 @@ export interface Store {
 
   /** Appends one finished message; committed when this returns. Sets the title from the first prompt. */
   appendMessage(sessionId: string, msg: Message, tokens: number | null): void;
+  /** Pins or unpins a visible message (/pin, /unpin). */
+  setPinned(sessionId: string, messageId: string, pinned: boolean): void;
   /** The visible history in order (what the model sees). */
   loadVisible(sessionId: string): Message[];
   loadVisibleEntries(sessionId: string): VisibleEntry[];

@@ -104,7 +104,9 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
   const streamEnded = new Promise<void>((resolve) => {
     if (!stream) return resolve();
     stream.on('data', (chunk: Buffer | string) => {
-      buffer.push(cleaner.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
+      const text = cleaner.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      buffer.push(text);
+      if (text !== '') ctx.onProgress?.(text);
     });
     stream.once('end', () => resolve());
     stream.once('close', () => resolve());

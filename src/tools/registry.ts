@@ -45,7 +45,9 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
     parse: (input) => tool.parse(input),
     summarize: (input) => tool.summarize(input),
     run: async (input, ctx) => {
-      const out = await tool.run(input, ctx);
+      // live output is cleaned too: it reaches the screen (and stream-json) as it is produced
+      const progress = ctx.onProgress;
+      const out = await tool.run(input, progress ? { ...ctx, onProgress: (text) => progress(clean(text)) } : ctx);
       return { content: clean(out.content), isError: out.isError };
     },
   };

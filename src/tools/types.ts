@@ -29,6 +29,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Present when the session has an archive to search. */
   recall?: RecallSource;
+  /** Output as it is produced (Bash), for a live view; what the model gets is the returned result. */
+  onProgress?: (text: string) => void;
 }
 
 /** Thrown by Tool.parse when the model sent input that does not fit the schema. */

@@ -11,22 +11,26 @@ import { LiveRegion } from './components/LiveRegion.js';
 import { PromptView } from './components/PromptView.js';
 import { HistoryBrowser } from './components/HistoryBrowser.js';
 import { SessionPicker } from './components/SessionPicker.js';
+import { ModelPicker } from './components/ModelPicker.js';
 import { StatusLine } from './components/StatusLine.js';
 import { TerminalSizeContext, useTerminalSizeSource } from './components/terminal-size.js';
 import type { UiController } from './controller.js';
 import { historyKey, turnedPage } from './history-browser.js';
 import { pickerKey } from './picker.js';
+import { modelPickerKey } from './model-picker.js';
 import { PromptModel } from './prompt-model.js';
 import { useStore } from './store.js';
 import type { Hint } from './ui-store.js';
 import { isWorking, UiStore } from './ui-store.js';
 import type { Theme } from './theme.js';
-import { colorTheme, detectColor, plainTheme, ThemeContext, useTheme } from './theme.js';
+import { colorTheme, detectColor, dumbTheme, plainTheme, ThemeContext, useTheme } from './theme.js';
 
 /** A second Ctrl-C within this window exits. */
 export const CTRL_C_EXIT_MS = 2000;
 // Clear screen and scrollback, cursor home: another session's transcript is about to be printed.
 const CLEAR_SCREEN = '\u001b[2J\u001b[3J\u001b[H';
+/** A resize is redrawn once the size stops changing for this long (dragging a window sends many). */
+export const RESIZE_SETTLE_MS = 150;
 
 export interface AppProps {
   controller: UiController;
@@ -41,11 +45,18 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   const size = useTerminalSizeSource();
   const [store] = useState(() => new UiStore(controller));
   const [prompt] = useState(
-    () => new PromptModel({ history: controller.promptHistory(), commands: () => controller.commands(), onSubmit: (text) => store.submit(text) }),
+    () =>
+      new PromptModel({
+        history: controller.promptHistory(),
+        commands: () => controller.commands(),
+        onSubmit: (text) => store.submit(text),
+        ...(controller.completePath ? { completePath: (q: string) => controller.completePath!(q) } : {}),
+      }),
   );
   const transcript = useStore(store.transcript);
   const approvals = useStore(store.approvals);
   const picker = useStore(store.picker);
+  const models = useStore(store.models);
   const history = useStore(store.history);
   const status = useStore(store.status);
   const hint = useStore(store.hint);
@@ -73,16 +84,40 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
+  // Ctrl-L, and a resize (the terminal re-wraps what is on screen, leaving copies of the
+  // prompt box Ink cannot erase): clear the screen and print the transcript again.
+  const redraw = useCallback(() => {
+    write(CLEAR_SCREEN);
+    store.redraw();
+  }, [store, write]);
+  const firstSize = useRef(true);
+  useEffect(() => {
+    if (firstSize.current) {
+      firstSize.current = false;
+      return;
+    }
+    const t = setTimeout(redraw, RESIZE_SETTLE_MS);
+    return () => clearTimeout(t);
+  }, [size.columns, size.rows, redraw]);
+
   const lastCtrlC = useRef(0);
   const onKey = useCallback(
     (input: string, key: Key) => {
       if (key.ctrl && input === 'c') {
         const now = Date.now();
         if (now - lastCtrlC.current < CTRL_C_EXIT_MS) return exit();
+        // interrupting running work is all a Ctrl-C does then: it does not arm the exit
+        if (isWorking(store.live.get()) && store.picker.get() === null && store.models.get() === null && store.history.get() === null && prompt.isEmpty()) {
+          lastCtrlC.current = 0;
+          if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
+          controller.interrupt();
+          return;
+        }
         lastCtrlC.current = now;
         store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
         if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
         if (store.picker.get()) return store.picker.set(null);
+        if (store.models.get()) return store.models.set(null);
         if (store.history.get()) return store.history.set(null);
         if (!prompt.isEmpty()) return prompt.clear();
         if (isWorking(store.live.get())) controller.interrupt();
@@ -103,6 +138,14 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
             store.append({ kind: 'notice', id: `resume-${Date.now()}`, level: 'error', text: `Could not resume the session: ${err instanceof Error ? err.message : String(err)}` });
           });
         }
+        return;
+      }
+      const models = store.models.get();
+      if (models) {
+        const r = modelPickerKey(models, input, key);
+        if (!r.action) return store.models.set(r.state);
+        store.models.set(null);
+        if (r.action.kind === 'choose') controller.submit(`/model ${r.action.name}`);
         return;
       }
       const browsing = store.history.get();
@@ -137,9 +180,12 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
         store.expandLastTool();
         return;
       }
+      if (key.ctrl && input === 'l') return redraw();
+      // Ctrl-D on an empty prompt leaves, as in a shell (with text it deletes under the cursor)
+      if (key.ctrl && input === 'd' && prompt.isEmpty()) return exit();
       prompt.handleKey(input, key);
     },
-    [store, prompt, controller, exit],
+    [store, prompt, controller, exit, redraw],
   );
   useInput(onKey);
 
@@ -158,6 +204,8 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
               <ApprovalPrompt view={approval} pending={approvals.length} />
             ) : picker ? (
               <SessionPicker state={picker} currentId={status.session.id} />
+            ) : models ? (
+              <ModelPicker state={models} />
             ) : history ? (
               <HistoryBrowser state={history} />
             ) : (
@@ -185,7 +233,7 @@ function HintLine({ hint }: { hint: Hint }) {
     );
   }
   return (
-    <Text color={hint.level === 'warning' ? theme.warning : theme.info} wrap="truncate-end">
+    <Text color={hint.level === 'warning' ? theme.warning : hint.level === 'notice' ? theme.muted : theme.info} dimColor={hint.level === 'notice'} wrap="truncate-end">
       {hint.text}
     </Text>
   );
@@ -199,6 +247,8 @@ export interface RunTuiOptions {
   stderr?: NodeJS.WriteStream;
   /** Default: NO_COLOR, FORCE_COLOR and what the terminal supports. */
   color?: boolean;
+  /** No boxes and no spinner; default: TERM=dumb. */
+  dumb?: boolean;
   /**
    * Route stray console output above the live region instead of through it (default true; the
    * program's own logging goes to its log file, never to the screen).
@@ -233,7 +283,9 @@ export async function runTui(controller: UiController, opts: RunTuiOptions = {})
   const color = opts.color ?? detectColor({ env: process.env, isTTY: stdout.isTTY, hasColors: stdout.hasColors?.bind(stdout) });
   const restore = (): void => restoreTerminal(stdin, stdout);
   process.once('exit', restore);
-  const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={color ? colorTheme : plainTheme} />, {
+  const dumb = opts.dumb ?? process.env['TERM'] === 'dumb';
+  const theme = dumb ? dumbTheme : color ? colorTheme : plainTheme;
+  const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={theme} />, {
     stdin,
     stdout,
     stderr,

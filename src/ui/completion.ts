@@ -5,13 +5,22 @@ import { editDistance } from '../editDistance.js';
 /** A command's name without the leading slash (the registry may store it either way). */
 export const bareName = (c: CommandInfo): string => c.name.replace(/^\//, '');
 
-/** The "/word" being typed: the text starts with "/" and the cursor is still inside the first word. */
+/** The "/word" being typed: the text starts with "/" and the cursor is still inside the first word (a path such as /etc/hosts is no command word). */
 export function commandWord(text: string, cursor: number): string | null {
   if (!text.startsWith('/')) return null;
   const before = text.slice(0, cursor);
   if (/\s/.test(before)) return null;
   const m = /^\/\S*/.exec(text);
-  return m ? m[0] : null;
+  if (!m || !/^\/[\w-]*$/.test(m[0])) return null;
+  return m[0];
+}
+
+/** Whether a submitted line is a slash command: "/word" naming a command or close to one; "/etc/hosts is it fine?" is a prompt. */
+export function isCommandText(text: string, commands: readonly CommandInfo[]): boolean {
+  const m = /^\/([a-z][\w-]*)(?:\s|$)/i.exec(text.trim());
+  if (!m) return false;
+  const word = `/${m[1]!.toLowerCase()}`;
+  return commands.some((c) => bareName(c) === word.slice(1)) || matchCommands(word, commands).length > 0 || suggestCommand(word, commands) !== undefined;
 }
 
 export function matchCommands(word: string, commands: readonly CommandInfo[]): CommandInfo[] {

@@ -69,6 +69,18 @@ export interface HistoryPage {
   hasMore: boolean;
 }
 
+/** One model the /model picker offers. */
+export interface ModelChoice {
+  name: string;
+  provider: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** Where it is described: the .agentrc's `models`, or the built-in table. */
+  source: 'config' | 'builtin';
+  inputUsdPerM?: number;
+  outputUsdPerM?: number;
+}
+
 export type CommandOutput =
   | { kind: 'text'; text: string }
   | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }
@@ -76,6 +88,8 @@ export type CommandOutput =
   | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
   | { kind: 'help'; commands: CommandInfo[] }
   | { kind: 'picker'; sessions: SessionListItem[] }
+  /** /model without a name: the picker (print mode lists them). */
+  | { kind: 'models'; models: ModelChoice[]; current: string }
   | { kind: 'history'; result: HistoryPage };
 
 export type UiEvent =
@@ -83,6 +97,8 @@ export type UiEvent =
   | CompactionEvent
   | { type: 'context'; usage: ContextUsageView }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  /** An SDK's notice (a deprecated model): shown once, dimmed, under the prompt, not in the transcript. */
+  | { type: 'provider_notice'; text: string }
   | { type: 'approval'; request: ApprovalRequest; respond: (d: ApprovalDecision) => void }
   | { type: 'command_output'; command: string; output: CommandOutput }
   /** A new or resumed session: the app resets its transcript to these messages. */
@@ -107,6 +123,8 @@ export interface UiController {
   contextUsage(): ContextUsageView;
   /** A page of /history results (the archive browser turning pages). */
   searchArchive(query: string, page: number): HistoryPage;
+  /** Paths of the working directory for what follows an "@" in the prompt (fuzzy, .gitignore respected). */
+  completePath?(query: string): Promise<string[]>;
   /** Ends the program cleanly (flushes, closes the database). */
   exit(): Promise<void>;
 }

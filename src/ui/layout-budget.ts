@@ -15,10 +15,13 @@ const share = (rows: number, fraction: number): number => Math.floor(Math.max(0,
 
 /** Prompt lines shown at once (including the "↑ n more lines" markers of a long prompt). */
 export const promptMaxLines = (rows: number): number => Math.max(3, Math.min(10, share(rows, 0.4)));
-export const completionMaxRows = (rows: number): number => Math.max(2, Math.min(8, share(rows, 0.3)));
+export const completionMaxRows = (rows: number): number => Math.max(4, Math.min(8, share(rows, 0.3)));
 /** Running tools (and tool calls being written) listed one per row; the rest are counted. */
 export const liveToolRows = (rows: number): number => Math.max(1, Math.min(5, share(rows, 0.25)));
 export const queuedRows = 3;
+/** Lines of live output under each running tool (fewer when several run at once). */
+export const liveOutputRows = (rows: number, runningTools: number): number =>
+  runningTools === 0 ? 0 : Math.max(1, Math.min(5, Math.floor(share(rows, 0.3) / runningTools)));
 
 /** Rows for the block being streamed, given the rows the other live parts use now. */
 export const streamRowsFor = (rows: number, used: number): number => Math.max(2, Math.min(16, rows - CHROME_ROWS - used));
@@ -56,5 +59,8 @@ export function promptRows(state: PromptState, rows: number): number {
     if (c.matches.length === 0) completion = c.word.length > 1 ? 1 : 0;
     else completion = Math.min(c.matches.length, completionMaxRows(rows)) + (c.matches.length > completionMaxRows(rows) ? 1 : 0);
   }
-  return box + completion;
+  const shellHint = !c && state.text.startsWith('!') ? 1 : 0;
+  const m = state.mention;
+  const mention = m && m.matches.length > 0 ? Math.min(m.matches.length, completionMaxRows(rows)) + (m.matches.length > completionMaxRows(rows) ? 1 : 0) : 0;
+  return box + completion + shellHint + mention + (state.search ? 1 : 0);
 }

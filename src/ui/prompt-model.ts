@@ -5,13 +5,14 @@ import { bareName, commandWord, commonPrefix, matchCommands, suggestCommand } fr
 import type { CommandInfo } from './controller.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
+import { fillMention, mentionAt, type MentionView } from './mention-completion.js';
 import { Store } from './store.js';
 
 export interface CompletionView {
   /** The "/word" typed so far. */
   word: string;
   matches: CommandInfo[];
-  /** The match Tab put into the prompt while cycling, or -1. */
+  /** The highlighted match (↑↓ move it, Tab cycling puts it into the prompt); -1: the first, nothing chosen yet. */
   index: number;
   /** For a word that matches nothing: the command it was probably meant to be. */
   suggestion?: CommandInfo;
@@ -19,6 +20,16 @@ export interface CompletionView {
 
 export interface PromptState extends EditState {
   completion: CompletionView | null;
+  /** `@path` completion, when the cursor ends an @word and paths match. */
+  mention?: MentionView | null;
+  /** Ctrl+R: searching earlier prompts; the text shows the match. */
+  search?: HistorySearch | null;
+}
+
+export interface HistorySearch {
+  query: string;
+  /** Index of the shown match in the history; -1 when nothing matches. */
+  index: number;
 }
 
 export interface PromptModelOptions {
@@ -26,6 +37,8 @@ export interface PromptModelOptions {
   history: readonly string[];
   commands: () => readonly CommandInfo[];
   onSubmit: (text: string) => void;
+  /** Paths for what follows an "@" (absent: no @ completion). */
+  completePath?: (query: string) => Promise<string[]>;
 }
 
 /** Pastes longer than this (lines or characters) are shown as a placeholder and expanded on submit. */
@@ -46,6 +59,12 @@ export class PromptModel {
   private pasteCount = 0;
   private lastPasteLabel: string | null = null;
   private cycling = false;
+  /** The menu's highlight was moved with the arrows (and is not in the text yet). */
+  private picked = false;
+  /** What was typed before Ctrl+R, put back when the search is cancelled. */
+  private searchDraft = '';
+  /** Numbers the @path look-ups, so only the latest one is shown. */
+  private mentionAsk = 0;
 
   constructor(private readonly opts: PromptModelOptions) {
     this.history = [...opts.history];
@@ -75,19 +94,36 @@ export class PromptModel {
 
   /** Hides the completion list; false when none was shown. */
   dismissCompletion(): boolean {
-    if (!this.state.completion) return false;
+    if (this.state.search) {
+      this.store.set({ text: this.searchDraft, cursor: this.searchDraft.length, completion: null, search: null });
+      return true;
+    }
+    if (!this.state.completion && !this.state.mention) return false;
     this.cycling = false;
-    this.store.set({ ...this.state, completion: null });
+    this.mentionAsk++;
+    this.store.set({ ...this.state, completion: null, mention: null });
     return true;
   }
 
   handleKey(input: string, key: Key): void {
+    if (this.state.search) {
+      if (this.searchKey(input, key)) return;
+    } else if (key.ctrl && input === 'r') {
+      this.searchDraft = this.state.text;
+      this.store.set({ ...this.state, completion: null, mention: null, search: { query: '', index: -1 } });
+      return;
+    }
     const s = this.state;
+    const mention = s.mention && s.mention.matches.length > 0 ? s.mention : null;
+    if (mention && (key.tab || key.upArrow || key.downArrow || (key.return && !key.meta))) return this.mentionKey(mention, key);
     if (key.tab) return this.complete(key.shift ? -1 : 1);
     this.cycling = false;
+    const menu = s.completion && s.completion.matches.length > 0 ? s.completion : null;
+    if (menu && (key.upArrow || key.downArrow)) return this.highlight(menu, key.upArrow ? -1 : 1);
     if (key.return) {
       if (key.meta) return this.edit(ed.insert(s, '\n'));
       if (s.cursor > 0 && s.text[s.cursor - 1] === '\\') return this.edit(ed.insert(ed.backspace(s), '\n'));
+      if (menu) return this.takeHighlighted(menu);
       return this.submit();
     }
     if (input === '\n' && !key.ctrl && !key.meta) return this.edit(ed.insert(s, '\n'));
@@ -208,22 +244,123 @@ export class PromptModel {
     return { text: entry, cursor: entry.length };
   }
 
+  /**
+   * Keys during a Ctrl+R search: typing narrows, Ctrl+R goes to an older match, Enter sends the
+   * match, Esc or Ctrl+G puts the draft back; any other key takes the match into the prompt and
+   * then does what it does (false: not handled here).
+   */
+  private searchKey(input: string, key: Key): boolean {
+    const search = this.state.search!;
+    if (key.escape || (key.ctrl && input === 'g')) {
+      this.store.set({ text: this.searchDraft, cursor: this.searchDraft.length, completion: null, search: null });
+      return true;
+    }
+    if (key.ctrl && input === 'r') return this.findMatch(search.query, search.index === -1 ? this.history.length - 1 : search.index - 1, search);
+    if (key.backspace || key.delete) return this.findMatch([...search.query].slice(0, -1).join(''), this.history.length - 1, search);
+    if (key.return) {
+      const found = search.index === -1 ? '' : this.history[search.index]!;
+      this.store.set({ text: found, cursor: found.length, completion: null, search: null });
+      if (found !== '') this.submit();
+      return true;
+    }
+    if (!key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && input !== '' && !/[\x00-\x1f\x7f]/.test(input)) {
+      return this.findMatch(search.query + input, search.index === -1 ? this.history.length - 1 : search.index, search);
+    }
+    // leave the search with the match in the prompt, then handle the key as usual
+    this.store.set({ ...this.state, search: null });
+    return false;
+  }
+
+  /** The newest prompt at or before `from` that contains the query (the match stays put when there is none). */
+  private findMatch(query: string, from: number, current: HistorySearch): true {
+    const q = query.toLowerCase();
+    for (let i = Math.min(from, this.history.length - 1); i >= 0; i--) {
+      const entry = this.history[i]!;
+      const at = entry.toLowerCase().indexOf(q);
+      if (q !== '' && at !== -1) {
+        this.store.set({ text: entry, cursor: at, completion: null, search: { query, index: i } });
+        return true;
+      }
+    }
+    const keep = q === '' ? -1 : current.query === query ? current.index : -1;
+    this.store.set({ ...this.state, text: keep === -1 ? '' : this.state.text, cursor: keep === -1 ? 0 : this.state.cursor, search: { query, index: keep } });
+    return true;
+  }
+
+  /** Keys while @path matches are listed: ↑↓ choose, Tab takes the highlighted path, Enter too (or sends when it is already complete). */
+  private mentionKey(m: MentionView, key: Key): void {
+    if (key.upArrow || key.downArrow) {
+      const n = m.matches.length;
+      return this.store.set({ ...this.state, mention: { ...m, index: (m.index + (key.upArrow ? -1 : 1) + n) % n } });
+    }
+    const chosen = m.matches[m.index]!;
+    // the matches may be for a shorter word than the one typed now: fill the word as it stands
+    const at = mentionAt(this.state.text, this.state.cursor) ?? m;
+    if (key.return && chosen === at.query) return this.submit();
+    this.edit(fillMention(this.state, at, chosen));
+  }
+
+  /** Asks for the paths matching the @word at the cursor; they are shown if the word is still there when they come. */
+  private lookUpMention(next: EditState): void {
+    const at = this.opts.completePath ? mentionAt(next.text, next.cursor) : null;
+    if (!at) {
+      if (this.state.mention) this.store.set({ ...this.state, mention: null });
+      return;
+    }
+    const ask = ++this.mentionAsk;
+    this.opts.completePath!(at.query).then(
+      (matches) => {
+        if (ask !== this.mentionAsk) return;
+        const now = mentionAt(this.state.text, this.state.cursor);
+        if (!now || now.start !== at.start || now.query !== at.query) return;
+        this.store.set({ ...this.state, mention: matches.length > 0 ? { ...at, matches, index: 0 } : null });
+      },
+      () => undefined,
+    );
+  }
+
+  /** ↑↓ in the command menu: moves the highlight, the text stays as typed. */
+  private highlight(c: CompletionView, dir: -1 | 1): void {
+    const n = c.matches.length;
+    const from = c.index === -1 ? 0 : c.index;
+    this.picked = true;
+    this.store.set({ ...this.state, completion: { ...c, index: (from + dir + n) % n } });
+  }
+
+  /** Enter in the command menu: the highlighted command runs (one that needs an argument is filled in, waiting for it). */
+  private takeHighlighted(c: CompletionView): void {
+    // a lone "/" chose nothing yet: Enter must not run whichever command sorts first (/clear)
+    if (c.word === '/' && c.index === -1) return;
+    const chosen = c.matches[Math.max(0, c.index)]!;
+    const name = `/${bareName(chosen)}`;
+    this.picked = false;
+    if (chosen.args?.startsWith('<')) return this.edit(fillWord(this.state.text, `${name} `));
+    const filled = fillWord(this.state.text, name);
+    this.store.set({ ...filled, completion: null });
+    this.submit();
+  }
+
   private complete(dir: -1 | 1): void {
     const s = this.state;
     const c = s.completion ?? this.completionFor(s.text, s.cursor);
     if (!c || c.matches.length === 0) return;
     const names = c.matches.map(bareName);
+    if (this.picked && c.index !== -1) {
+      // the person chose with the arrows: Tab takes that one
+      this.picked = false;
+      return this.edit(fillWord(s.text, `/${names[c.index]!} `));
+    }
     if (c.matches.length === 1) {
       this.cycling = false;
-      return this.edit(fillWord(s.text, c.word, `/${names[0]!} `));
+      return this.edit(fillWord(s.text, `/${names[0]!} `));
     }
     if (!this.cycling) {
       const lcp = commonPrefix(names);
-      if (lcp.length > c.word.length - 1) return this.edit(fillWord(s.text, c.word, `/${lcp}`));
+      if (lcp.length > c.word.length - 1) return this.edit(fillWord(s.text, `/${lcp}`));
     }
     this.cycling = true;
     const index = c.index === -1 ? (dir === 1 ? 0 : names.length - 1) : (c.index + dir + names.length) % names.length;
-    const filled = fillWord(s.text, `/${c.index === -1 ? c.word.slice(1) : names[c.index]!}`, `/${names[index]!}`);
+    const filled = fillWord(s.text, `/${names[index]!}`);
     this.store.set({ ...filled, completion: { ...c, index } });
   }
 
@@ -239,6 +376,7 @@ export class PromptModel {
 
   private edit(next: EditState): void {
     this.historyIndex = null;
+    this.picked = false;
     this.set(next);
   }
 
@@ -250,12 +388,15 @@ export class PromptModel {
     const prev = this.state;
     if (next.text === prev.text && next.cursor === prev.cursor) return;
     const completion = next.text === prev.text && !prev.completion ? null : this.completionFor(next.text, next.cursor);
-    this.store.set({ text: next.text, cursor: next.cursor, completion });
+    const mention = prev.mention && mentionAt(next.text, next.cursor)?.start === prev.mention.start ? prev.mention : null;
+    this.store.set({ text: next.text, cursor: next.cursor, completion, mention });
+    this.lookUpMention(next);
   }
 }
 
-function fillWord(text: string, word: string, replacement: string): EditState {
-  const rest = text.slice(word.length);
+/** Replaces the command word at the start of the text ("/co" → "/compact"). */
+function fillWord(text: string, replacement: string): EditState {
+  const rest = text.replace(/^\/\S*/, '');
   const t = replacement + (replacement.endsWith(' ') ? rest.replace(/^ /, '') : rest);
   return { text: t, cursor: replacement.length };
 }

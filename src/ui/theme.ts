@@ -17,6 +17,8 @@ export interface Theme {
   info: string | undefined;
   muted: string | undefined;
   gauge: Record<GaugeState, string | undefined>;
+  /** A dumb terminal (TERM=dumb): no box borders, no spinner animation. */
+  dumb?: boolean;
 }
 
 export const colorTheme: Theme = {
@@ -46,6 +48,12 @@ export const plainTheme: Theme = {
   muted: undefined,
   gauge: { ok: undefined, warning: undefined, 'compact-soon': undefined, blocking: undefined },
 };
+
+/** TERM=dumb: no colour, no boxes, no spinner. */
+export const dumbTheme: Theme = { ...plainTheme, dumb: true };
+
+/** The border style of a box, none on a dumb terminal. */
+export const boxBorder = (theme: Theme): 'round' | undefined => (theme.dumb ? undefined : 'round');
 
 export interface ColorProbe {
   env: Record<string, string | undefined>;

@@ -3,12 +3,15 @@
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
 import type { Message, ToolResultBlock } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
+import { attachmentLabel } from '../session/mentions.js';
+import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
 import type { CommandOutput } from './controller.js';
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted';
 
 export type TranscriptItem =
-  | { kind: 'user'; id: string; text: string }
+  /** `attachments`: what @mentions attached ("src/cli.ts: read with FileRead"). */
+  | { kind: 'user'; id: string; text: string; attachments?: string[] }
   /** `continued`: a later block of a reply whose beginning was printed while it streamed. */
   | { kind: 'assistant'; id: string; text: string; interrupted: boolean; continued?: boolean }
   | {
@@ -22,6 +25,8 @@ export type TranscriptItem =
       output: string;
       /** Tokens of an output that compaction cleared (its content is now a placeholder). */
       clearedTokens?: number;
+      /** Everything the tool printed, when the model's copy (`output`) was cut: Ctrl-O shows it. */
+      fullOutput?: string;
     }
   | { kind: 'tool_output'; id: string; name: string; summary: string; output: string }
   | { kind: 'checkpoint'; id: string; text: string }
@@ -31,7 +36,7 @@ export type TranscriptItem =
   | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string }
   | { kind: 'error'; id: string; text: string }
   | { kind: 'retry'; id: string; text: string }
-  | { kind: 'command'; id: string; command: string; output: Exclude<CommandOutput, { kind: 'picker' }> }
+  | { kind: 'command'; id: string; command: string; output: Exclude<CommandOutput, { kind: 'picker' | 'models' }> }
   | { kind: 'approval_detail'; id: string; toolName: string; summary: string };
 
 export type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
@@ -69,9 +74,13 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
   if (m.role === 'user') {
     if (isToolResultMessage(m)) return [];
     const text = userText(m);
+    const shell = m.kind === 'normal' ? parseShellNote(text) : undefined;
+    if (shell) return [shellItem(m.id, shell)];
     if (m.kind === 'checkpoint') return [{ kind: 'checkpoint', id: itemId(), text }];
     if (m.kind === 'meta') return [{ kind: 'meta', id: itemId(), text }];
-    return text.trim() === '' ? [] : [{ kind: 'user', id: itemId(), text }];
+    const attachments = m.blocks.flatMap((b) => (b.type === 'text' ? (attachmentLabel(b.text) ?? []) : []));
+    if (text.trim() === '') return [];
+    return [attachments.length > 0 ? { kind: 'user', id: itemId(), text, attachments } : { kind: 'user', id: itemId(), text }];
   }
   const out: TranscriptItem[] = [];
   const text = textOf(m);
@@ -93,10 +102,18 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
   return out;
 }
 
+/** A `!command` the person ran, shown as the tool row it was when it ran. */
+function shellItem(messageId: string, n: ShellNote): ToolItem {
+  return { kind: 'tool', id: itemId(), toolUseId: messageId, name: SHELL_ROW_NAME, summary: n.command, status: n.isError ? 'error' : 'done', output: n.output };
+}
+
+/** True for the note a `!command` leaves in the history (the live app showed it as a row already). */
+export const isShellNote = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && parseShellNote(userText(m)) !== undefined;
+
 function userText(m: Message): string {
   const parts: string[] = [];
   for (const b of m.blocks) {
-    if (b.type === 'text') parts.push(b.text);
+    if (b.type === 'text' && attachmentLabel(b.text) === undefined) parts.push(b.text);
     else if (b.type === 'image') parts.push(`[image ${b.mediaType}]`);
   }
   return parts.join('\n');

@@ -7,16 +7,19 @@ import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
 import { newApprovalView, type ApprovalView } from './approval.js';
+import { isCommandText } from './completion.js';
 import type { ContextUsageView, SessionView, UiController, UiEvent } from './controller.js';
 import { formatElapsed, plural } from './format.js';
 import type { HistoryBrowserState } from './history-browser.js';
 import { newHistoryBrowser } from './history-browser.js';
 import type { PickerState } from './picker.js';
 import { newPicker } from './picker.js';
+import { newModelPicker, type ModelPickerState } from './model-picker.js';
 import { Store } from './store.js';
+import { cutForModel, LiveToolOutput } from './tool-progress.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
-import { itemId, keyArgument, messagesToItems } from './transcript.js';
+import { isShellNote, itemId, keyArgument, messagesToItems } from './transcript.js';
 
 export interface TranscriptState {
   /** Bumped when a session is opened: the transcript starts over. */
@@ -62,8 +65,11 @@ export interface StatusState {
   usage: ContextUsageView;
 }
 
-/** Transient one-line message under the prompt ("Press Ctrl-C again to exit"). */
-export type Hint = { text: string; level: 'info' | 'warning' } | null;
+/** Transient one-line message under the prompt ("Press Ctrl-C again to exit"); a notice is dimmed. */
+export type Hint = { text: string; level: 'info' | 'warning' | 'notice' } | null;
+
+/** How long an SDK notice stays under the prompt. */
+export const PROVIDER_NOTICE_MS = 30_000;
 
 const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
   rate_limit: 'Rate limited',
@@ -91,9 +97,14 @@ export class UiStore {
   readonly status: Store<StatusState>;
   readonly approvals = new Store<ApprovalView[]>([]);
   readonly picker = new Store<PickerState | null>(null);
+  /** The /model picker, open over the prompt. */
+  readonly models = new Store<ModelPickerState | null>(null);
   /** The /history browser, open over the prompt. */
   readonly history = new Store<HistoryBrowserState | null>(null);
   readonly hint = new Store<Hint>(null);
+  /** The last lines of each running tool's output (tool id → lines), refreshed a few times a second. */
+  private readonly liveOutput = new LiveToolOutput();
+  readonly toolTails = this.liveOutput.tails;
   /** Called when the controller says the program is ending. */
   onExit: () => void = () => {};
   /** Called before the transcript is replaced by another session's (the App clears the screen). */
@@ -105,6 +116,7 @@ export class UiStore {
   private lastTool: ToolItem | null = null;
   private expandedToolId: string | null = null;
   private turnShowedInterrupt = false;
+  private readonly providerNotices = new Set<string>();
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -157,8 +169,11 @@ export class UiStore {
           running: [...l.running.filter((t) => t.id !== ev.id), { id: ev.id, name: ev.name, summary, startedAt: this.now() }],
         });
       }
+      case 'tool_progress':
+        return this.liveOutput.push(ev.id, ev.text);
       case 'tool_end': {
         const l = this.live.get();
+        const streamed = this.liveOutput.take(ev.id);
         const known = l.running.find((t) => t.id === ev.id) ?? this.toolInputs.get(ev.id);
         const item: ToolItem = {
           kind: 'tool',
@@ -170,6 +185,8 @@ export class UiStore {
           durationMs: ev.durationMs,
           output: ev.output.content,
         };
+        // the model got the head and tail only: keep all of it for Ctrl-O
+        if (streamed !== undefined && cutForModel(ev.output.content)) item.fullOutput = streamed;
         if (ev.status === 'interrupted') this.turnShowedInterrupt = true;
         this.lastTool = item;
         this.toolInputs.delete(ev.id);
@@ -215,9 +232,17 @@ export class UiStore {
         if (this.live.get().compaction?.trigger === ev.trigger) this.patchLive({ compaction: null });
         return;
       case 'context':
-        return this.status.set({ ...this.status.get(), usage: ev.usage });
+        // a /model switch (or a title given by the first prompt) shows up with the next count
+        return this.status.set({ session: this.freshSessionView(), usage: ev.usage });
       case 'notice':
         return this.append({ kind: 'notice', id: itemId(), level: ev.level, text: ev.text });
+      case 'provider_notice': {
+        // once per text for the whole run, first line only (the rest is a link to the docs; the debug log has it all)
+        const line = ev.text.split('\n')[0]!.trim();
+        if (this.providerNotices.has(line)) return;
+        this.providerNotices.add(line);
+        return this.flashHint(`ⓘ ${line}`, 'notice', PROVIDER_NOTICE_MS);
+      }
       case 'approval': {
         const view = newApprovalView({ request: ev.request, respond: ev.respond });
         if (view.detailAbove) this.append({ kind: 'approval_detail', id: itemId(), toolName: ev.request.toolName, summary: ev.request.summary });
@@ -225,6 +250,7 @@ export class UiStore {
       }
       case 'command_output':
         if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions));
+        if (ev.output.kind === 'models') return this.models.set(newModelPicker(ev.output.models, ev.output.current));
         if (ev.output.kind === 'history') return this.history.set(newHistoryBrowser(ev.output.result));
         return this.append({ kind: 'command', id: itemId(), command: ev.command, output: ev.output });
       case 'session':
@@ -268,7 +294,7 @@ export class UiStore {
       if (rest.trim() !== '' || m.interrupted) this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: m.interrupted === true, continued });
       return this.patchLive({ writingTools: [] });
     }
-    if (isToolResultMessage(m) || m.kind === 'meta') return;
+    if (isToolResultMessage(m) || m.kind === 'meta' || isShellNote(m)) return;
     this.append(...messagesToItems([m]));
   }
 
@@ -296,6 +322,7 @@ export class UiStore {
     // The session gave up on any approval still waiting: its turn is over.
     if (this.approvals.get().length > 0) this.approvals.set([]);
     this.patchLive({ turn: null, running: [], writingTools: [], retry: null, waiting: null });
+    this.liveOutput.clear();
   }
 
   private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {
@@ -304,13 +331,28 @@ export class UiStore {
     this.lastTool = null;
     this.expandedToolId = null;
     this.picker.set(null);
+    this.models.set(null);
     this.history.set(null);
     this.approvals.set([]);
     this.resetStream();
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });
+    this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
     this.onSessionReset();
     this.transcript.set({ epoch: t.epoch + 1, items: messagesToItems(ev.transcript, ev.compactions) });
+  }
+
+  /** Prints the whole transcript again (the App has cleared the screen: Ctrl-L, a resize). */
+  redraw(): void {
+    const t = this.transcript.get();
+    this.transcript.set({ epoch: t.epoch + 1, items: t.items });
+  }
+
+  /** The controller's view of the session, or the current one when nothing in it changed. */
+  private freshSessionView(): SessionView {
+    const now = this.controller.session();
+    const cur = this.status.get().session;
+    return now.id === cur.id && now.model === cur.model && now.provider === cur.provider && now.title === cur.title && now.cwd === cur.cwd ? cur : now;
   }
 
   /** Ctrl-O: prints the full output of the last finished tool below the transcript. */
@@ -325,7 +367,7 @@ export class UiStore {
       return false;
     }
     this.expandedToolId = t.id;
-    this.append({ kind: 'tool_output', id: itemId(), name: t.name, summary: t.summary, output: t.output });
+    this.append({ kind: 'tool_output', id: itemId(), name: t.name, summary: t.summary, output: t.fullOutput ?? t.output });
     return true;
   }
 
@@ -344,7 +386,7 @@ export class UiStore {
   /** Sends a prompt now, or queues it while the agent works (slash commands always go at once). */
   submit(text: string): void {
     const l = this.live.get();
-    if (isWorking(l) && !text.trimStart().startsWith('/')) {
+    if (isWorking(l) && !isCommandText(text, this.controller.commands())) {
       this.patchLive({ queued: [...l.queued, text] });
       return;
     }
@@ -359,7 +401,7 @@ export class UiStore {
       const l = this.live.get();
       if (l.queued.length === 0 || isWorking(l)) return;
       this.live.set({ ...l, queued: [] });
-      this.controller.submit(l.queued.join('\n\n'));
+      for (const batch of queuedBatches(l.queued)) this.controller.submit(batch);
     }, 0);
   }
 
@@ -372,7 +414,7 @@ export class UiStore {
 
   private hintTimer: ReturnType<typeof setTimeout> | null = null;
 
-  flashHint(text: string, level: 'info' | 'warning', ms = 2000): void {
+  flashHint(text: string, level: NonNullable<Hint>['level'], ms = 2000): void {
     if (this.hintTimer) clearTimeout(this.hintTimer);
     this.hint.set({ text, level });
     this.hintTimer = setTimeout(() => {
@@ -383,6 +425,7 @@ export class UiStore {
 
   /** Stops timers (the app is unmounting). */
   dispose(): void {
+    this.liveOutput.dispose();
     if (this.hintTimer) clearTimeout(this.hintTimer);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.hintTimer = null;
@@ -390,3 +433,19 @@ export class UiStore {
   }
 }
 
+/** Queued prompts go as one message; a queued `!command` runs on its own, in its place. */
+export function queuedBatches(queued: readonly string[]): string[] {
+  const out: string[] = [];
+  let prompts: string[] = [];
+  for (const q of queued) {
+    if (!q.trimStart().startsWith('!')) {
+      prompts.push(q);
+      continue;
+    }
+    if (prompts.length > 0) out.push(prompts.join('\n\n'));
+    prompts = [];
+    out.push(q);
+  }
+  if (prompts.length > 0) out.push(prompts.join('\n\n'));
+  return out;
+}

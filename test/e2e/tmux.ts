@@ -34,6 +34,11 @@ export class Tmux {
     this.tmux(['send-keys', '-t', this.target, ...names]);
   }
 
+  /** Resizes the window (the program gets SIGWINCH). */
+  resize(width: number, height: number): void {
+    this.tmux(['resize-window', '-t', this.target, '-x', String(width), '-y', String(height)]);
+  }
+
   /** The visible screen plus scrollback. */
   screen(history = 500): string {
     return this.tmux(['capture-pane', '-p', '-t', this.target, '-S', `-${history}`]);

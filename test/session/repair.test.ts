@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolUses, type Message } from '../../src/llm/messages.js';
+import { shellNoteText } from '../../src/session/shellNote.js';
 import { endsUnanswered, INTERRUPTED_TOOL_RESULT, repairHistory, UNANSWERED_PROMPT_REPLY } from '../../src/session/repair.js';
 
 // The repair that runs when a stored session is loaded: whatever left the history invalid
@@ -83,5 +84,11 @@ describe('repairHistory', () => {
     expect(endsUnanswered([prompt('a')])).toBe(true);
     expect(endsUnanswered([prompt('a'), reply('b')])).toBe(false);
     expect(endsUnanswered([call('x'), result('x')])).toBe(false);
+  });
+
+  it('does not take a `!command` note for an unanswered prompt: it expects no reply', () => {
+    const note = prompt(shellNoteText({ command: 'ls', output: 'a.txt', isError: false }));
+    expect(endsUnanswered([prompt('a'), reply('b'), note])).toBe(false);
+    expect(repairHistory([prompt('a'), reply('b'), note, prompt('c')])).toBeUndefined();
   });
 });

@@ -176,6 +176,16 @@ describe('sessions', () => {
     expect(err.message).toContain('7f3b0000');
   });
 
+  it('finds a session by the short id the footer shows (its last characters), and without the s_ prefix', () => {
+    newSession('s_mi0abc12xk4q9z7w');
+    newSession('s_mi0abd99pp3v2a1b');
+    expect(store.getSession('xk4q9z7w')!.id).toBe('s_mi0abc12xk4q9z7w');
+    expect(store.getSession('mi0abd')!.id).toBe('s_mi0abd99pp3v2a1b');
+    expect(store.getSession('9z7')).toBeUndefined(); // too short to be a suffix
+    newSession('s_mi0abe00zz4q9z7w');
+    expectStoreError(() => store.getSession('4q9z7w'), 'not_found', /ambiguous/);
+  });
+
   it('lists sessions most recently touched first, by directory, and finds the latest', () => {
     newSession('a', '/one');
     newSession('b', '/two');

@@ -32,7 +32,7 @@ describe('command outputs', () => {
       contextWindow: 200_000,
       effectiveWindow: 180_000,
     });
-    expect(f).toContain('90.0k of 180.0k tokens used (50.0%) · window 200.0k');
+    expect(f).toContain('50% context left · 90.0k of 180.0k tokens in use · window 200.0k');
     expect(f).toMatch(/Messages\s+█{9}░{11}\s+81\.0k\s+45\.0%/);
     expect(f).toMatch(/System prompt\s+░{20}\s+3\.0k\s+1\.7%/);
     expect(f).toMatch(/Free space\s+█{10}░{10}\s+90\.0k\s+50\.0%/);

@@ -86,6 +86,11 @@ export class FakeController implements UiController {
     this.searches.push([query, page]);
     return this.archive(query, page);
   }
+  /** What completePath answers (the files of the "working directory"). */
+  files: string[] = ['src/', 'src/cli.ts', 'src/ui/app.tsx', 'README.md'];
+  async completePath(query: string): Promise<string[]> {
+    return this.files.filter((f) => f.includes(query));
+  }
   async exit(): Promise<void> {
     this.exits++;
   }

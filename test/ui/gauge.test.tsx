@@ -32,7 +32,7 @@ describe('the token gauge', () => {
 
   it('warning: yellow, and says where auto compaction fires', () => {
     const { raw, text } = renderGauge('warning', 18);
-    expect(text).toContain('18% context left · auto-compact at 92%');
+    expect(text).toContain('18% context left · auto-compact at 8% left');
     expect(text.startsWith('████████')).toBe(true);
     expect(fgCodes(raw)).toContain('33'); // yellow
     expect(fgCodes(raw)).not.toContain('32');

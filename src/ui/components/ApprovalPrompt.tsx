@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import type { ApprovalView } from '../approval.js';
 import { approvalOptions } from '../approval.js';
 import { sanitize } from '../sanitize.js';
-import { useTheme } from '../theme.js';
+import { boxBorder, useTheme } from '../theme.js';
 
 /** "Bash wants to run …": the command in full, then allow once / allow for the session / deny (with a note). */
 export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending: number }) {
@@ -13,7 +13,7 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
   const detailAbove = view.detailAbove;
   const shown = detailAbove ? lines.slice(0, 3).join('\n') : command;
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor={theme.warning} paddingX={1}>
+    <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.warning} paddingX={1}>
       <Text bold color={theme.warning}>
         {sanitize(view.request.toolName)} wants to run{pending > 1 ? ` (1 of ${pending})` : ''}
       </Text>

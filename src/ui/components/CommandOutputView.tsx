@@ -7,7 +7,7 @@ import { sanitize } from '../sanitize.js';
 import { useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
-type ShownOutput = Exclude<CommandOutput, { kind: 'picker' }>;
+type ShownOutput = Exclude<CommandOutput, { kind: 'picker' | 'models' }>;
 
 /** What a slash command answered: text, the /context breakdown, /cost, /permissions or /help. */
 export function CommandOutputView({ command, output }: { command: string; output: ShownOutput }) {
@@ -44,6 +44,9 @@ function bar(fraction: number): string {
   return '█'.repeat(n) + '░'.repeat(BAR - n);
 }
 
+/** Rounded as the gauge rounds it, so both say the same. */
+export const percentLeft = (used: number, effective: number): number => (effective > 0 ? Math.min(100, Math.max(0, Math.round(((effective - used) / effective) * 100))) : 0);
+
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '—');
 
 export function ContextBreakdown({ rows, contextWindow, effectiveWindow }: { rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }) {
@@ -60,7 +63,7 @@ export function ContextBreakdown({ rows, contextWindow, effectiveWindow }: { row
   return (
     <Box flexDirection="column">
       <Text>
-        {formatTokens(used)} of {formatTokens(effectiveWindow)} tokens used ({pct(used, effectiveWindow)}) · window {formatTokens(contextWindow)}
+        {percentLeft(used, effectiveWindow)}% context left · {formatTokens(used)} of {formatTokens(effectiveWindow)} tokens in use · window {formatTokens(contextWindow)}
       </Text>
       {all.map((r) => (
         <Text key={r.label} wrap="truncate-end">

@@ -18,7 +18,8 @@ export function gaugeLabel(u: ContextUsageView): string {
     case 'ok':
       return left;
     case 'warning':
-      return u.autoCompactEnabled ? `${left} · auto-compact at ${Math.round(u.autoCompactAtPercent)}%` : `${left} · auto-compact off`;
+      // one meaning throughout: how much is left (auto compaction fires when this much is left)
+      return u.autoCompactEnabled ? `${left} · auto-compact at ${Math.max(0, 100 - Math.round(u.autoCompactAtPercent))}% left` : `${left} · auto-compact off`;
     case 'compact-soon':
       return u.autoCompactEnabled ? `${left} · compacting soon` : `${left} · /compact soon`;
     case 'blocking':

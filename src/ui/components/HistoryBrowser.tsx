@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import { formatAge } from '../format.js';
 import type { HistoryBrowserState } from '../history-browser.js';
 import { oneLine } from '../sanitize.js';
-import { useTheme } from '../theme.js';
+import { boxBorder, useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
 export interface HistoryBrowserProps {
@@ -43,7 +43,7 @@ export function HistoryBrowser({ state, now = Date.now() }: HistoryBrowserProps)
   const first = (result.page - 1) * result.pageSize;
   const paging = [result.page > 1 ? '← previous page' : '', result.hasMore ? '→ next page' : ''].filter(Boolean).join(' · ');
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor={theme.accent} paddingX={1}>
+    <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.accent} paddingX={1}>
       <Text bold wrap="truncate-end">
         Archive: “{oneLine(result.query)}”{' '}
         <Text color={theme.muted} bold={false}>

@@ -39,7 +39,7 @@ function ItemBody({ item }: { item: TranscriptItem }) {
   const theme = useTheme();
   switch (item.kind) {
     case 'user':
-      return <UserMessage text={item.text} />;
+      return <UserMessage text={item.text} attachments={item.attachments} />;
     case 'assistant':
       return <AssistantMessage text={item.text} interrupted={item.interrupted} continued={item.continued === true} />;
     case 'tool':
@@ -89,7 +89,7 @@ function ItemBody({ item }: { item: TranscriptItem }) {
   }
 }
 
-function UserMessage({ text }: { text: string }) {
+function UserMessage({ text, attachments }: { text: string; attachments?: string[] | undefined }) {
   const theme = useTheme();
   const { shown, hidden } = useMemo(() => clip(sanitize(text).replace(/\s+$/, ''), USER_MAX_LINES), [text]);
   return (
@@ -102,6 +102,11 @@ function UserMessage({ text }: { text: string }) {
       <Box flexDirection="column" flexShrink={1}>
         <Text color={theme.user}>{shown}</Text>
         {hidden > 0 ? <Text color={theme.muted}>… {hidden} more lines</Text> : null}
+        {attachments?.map((a) => (
+          <Text key={a} color={theme.muted} wrap="truncate-end">
+            ⎿ attached @{oneLine(a)}
+          </Text>
+        ))}
       </Box>
     </Box>
   );

@@ -1,7 +1,7 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
 import { estimateTokens, formatElapsed, formatTokens } from '../format.js';
-import { liveToolRows, promptRows, queuedRows, streamRowsFor } from '../layout-budget.js';
+import { liveOutputRows, liveToolRows, promptRows, queuedRows, streamRowsFor } from '../layout-budget.js';
 import { streamTail } from '../live-text.js';
 import type { PromptModel } from '../prompt-model.js';
 import { oneLine } from '../sanitize.js';
@@ -17,14 +17,14 @@ export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', 
 const TICK_MS = 120;
 
 /** The current time, refreshed every tick while active (drives the spinner and the elapsed time). */
-function useTicker(active: boolean): number {
+function useTicker(active: boolean, ms = TICK_MS): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;
     setNow(Date.now());
-    const t = setInterval(() => setNow(Date.now()), TICK_MS);
+    const t = setInterval(() => setNow(Date.now()), ms);
     return () => clearInterval(t);
-  }, [active]);
+  }, [active, ms]);
   return now;
 }
 
@@ -38,14 +38,18 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
   // Re-renders only when the prompt's height changes, not on every keystroke.
   const promptHeight = useSyncExternalStore(prompt.store.subscribe, () => promptRows(prompt.store.get(), rows));
   const theme = useTheme();
-  const now = useTicker(isWorking(live));
-  const frame = frameAt(now);
+  // a dumb terminal gets no animation: a still marker, and the elapsed time once a second
+  const now = useTicker(isWorking(live), theme.dumb ? 1000 : TICK_MS);
+  const frame = theme.dumb ? '*' : frameAt(now);
   const toolRows = liveToolRows(rows);
   const writing = live.writingTools.slice(0, toolRows);
   const running = live.running.slice(0, Math.max(0, toolRows - writing.length));
   const hiddenTools = live.writingTools.length - writing.length + live.running.length - running.length;
   const queued = live.queued.slice(-queuedRows);
-  const used = promptHeight + writing.length + running.length + queued.length;
+  const tails = useStore(store.toolTails);
+  const outputRows = liveOutputRows(rows, running.length);
+  const shownTails = running.map((t) => (tails[t.id] ?? []).slice(-outputRows));
+  const used = promptHeight + writing.length + running.length + queued.length + shownTails.reduce((n, t) => n + t.length, 0);
   return (
     <Box flexDirection="column">
       <StreamingText store={store} rows={streamRowsFor(rows, used)} />
@@ -56,8 +60,17 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
               {frame} {oneLine(t.name)} <Text dimColor>(writing the call…)</Text>
             </Text>
           ))}
-          {running.map((t) => (
-            <ToolHeader key={t.id} name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
+          {running.map((t, i) => (
+            <Box key={t.id} flexDirection="column">
+              <ToolHeader name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
+              {shownTails[i]!.map((line, j) => (
+                <Text key={j} color={theme.muted} dimColor wrap="truncate-end">
+                  {'  '}
+                  {j === 0 ? '⎿ ' : '  '}
+                  {line === '' ? ' ' : line}
+                </Text>
+              ))}
+            </Box>
           ))}
           {hiddenTools > 0 ? <Text color={theme.muted}>  … and {hiddenTools} more</Text> : null}
         </Box>

@@ -1,17 +1,18 @@
 import { Box, Text } from 'ink';
 import { bareName } from '../completion.js';
 import { completionMaxRows, promptMaxLines, promptViewport } from '../layout-budget.js';
+import type { MentionView } from '../mention-completion.js';
 import type { CompletionView, PromptModel } from '../prompt-model.js';
 import { sanitize } from '../sanitize.js';
 import { useStore } from '../store.js';
-import { useTheme } from '../theme.js';
+import { boxBorder, useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
 const PLACEHOLDER = 'Ask for a change, or type / for commands';
 
 /** The input box: the text with its cursor, and the slash-command completions under it. */
 export function PromptView({ model }: { model: PromptModel }) {
-  const { text, cursor, completion } = useStore(model.store);
+  const { text, cursor, completion, mention, search } = useStore(model.store);
   const theme = useTheme();
   const { rows } = useTerminalSize();
   const lines = text.split('\n');
@@ -20,9 +21,10 @@ export function PromptView({ model }: { model: PromptModel }) {
   const col = cursor - (before.lastIndexOf('\n') + 1);
   const { first, count, below } = promptViewport(lines.length, cursorLine, promptMaxLines(rows));
   const shown = lines.slice(first, first + count);
+  const shellMode = text.startsWith('!');
   return (
     <Box flexDirection="column">
-      <Box flexDirection="column" borderStyle="round" borderColor={theme.muted} borderDimColor={!theme.color}>
+      <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={shellMode ? theme.warning : theme.muted} borderDimColor={!theme.color}>
         {first > 0 ? <Text color={theme.muted}>  ↑ {first} more lines</Text> : null}
         {shown.map((line, i) => {
           const n = first + i;
@@ -48,7 +50,19 @@ export function PromptView({ model }: { model: PromptModel }) {
         })}
         {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
       </Box>
+      {search ? (
+        <Text color={theme.accent} wrap="truncate-end">
+          {'  '}search earlier prompts: {sanitize(search.query)}
+          <Text color={theme.muted}>{search.query !== '' && search.index === -1 ? ' — no match' : ''} · ctrl+r older · enter send · esc cancel</Text>
+        </Text>
+      ) : null}
       {completion ? <Completions completion={completion} maxRows={completionMaxRows(rows)} /> : null}
+      {mention && mention.matches.length > 0 ? <PathMatches view={mention} maxRows={completionMaxRows(rows)} /> : null}
+      {shellMode && !completion ? (
+        <Text color={theme.warning} wrap="truncate-end">
+          {'  '}! shell mode: runs in your shell now, no approval; the output goes to the model as context
+        </Text>
+      ) : null}
     </Box>
   );
 }
@@ -68,6 +82,7 @@ function Completions({ completion, maxRows }: { completion: CompletionView; maxR
     );
   }
   const start = index >= maxRows ? index - maxRows + 1 : 0;
+  const highlighted = Math.max(0, index);
   const rows = matches.slice(start, start + maxRows);
   const labels = rows.map((c) => `/${bareName(c)}${c.args ? ` ${c.args}` : ''}`);
   const width = Math.max(...labels.map((l) => l.length));
@@ -75,7 +90,7 @@ function Completions({ completion, maxRows }: { completion: CompletionView; maxR
   return (
     <Box flexDirection="column" paddingLeft={1}>
       {rows.map((c, i) => {
-        const selected = start + i === index;
+        const selected = start + i === highlighted;
         return (
           <Box key={c.name} flexDirection="row">
             <Box flexShrink={0}>
@@ -93,7 +108,28 @@ function Completions({ completion, maxRows }: { completion: CompletionView; maxR
           </Box>
         );
       })}
-      {more > 0 ? <Text color={theme.muted}>  … {more} more (Tab cycles)</Text> : null}
+      {more > 0 ? <Text color={theme.muted}>  … {more} more (↑↓ to choose)</Text> : null}
+    </Box>
+  );
+}
+
+/** The paths matching an @word: the highlighted one is taken with Tab or Enter. */
+function PathMatches({ view, maxRows }: { view: MentionView; maxRows: number }) {
+  const theme = useTheme();
+  const start = view.index >= maxRows ? view.index - maxRows + 1 : 0;
+  const rows = view.matches.slice(start, start + maxRows);
+  const more = view.matches.length - start - rows.length;
+  return (
+    <Box flexDirection="column" paddingLeft={1}>
+      {rows.map((p, i) => {
+        const selected = start + i === view.index;
+        return (
+          <Text key={p} color={selected ? theme.accent : undefined} bold={selected} inverse={selected && !theme.color} wrap="truncate-end">
+            {selected ? '▸ ' : '  '}@{sanitize(p)}
+          </Text>
+        );
+      })}
+      {more > 0 ? <Text color={theme.muted}>  … {more} more (↑↓ to choose, Tab to take)</Text> : null}
     </Box>
   );
 }

@@ -3,7 +3,7 @@ import { formatAge, formatTokens, shortId, shortenPath } from '../format.js';
 import type { PickerState } from '../picker.js';
 import { visibleSessions } from '../picker.js';
 import { oneLine } from '../sanitize.js';
-import { useTheme } from '../theme.js';
+import { boxBorder, useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
 
@@ -26,7 +26,7 @@ export function SessionPicker({ state, currentId, now = Date.now(), home }: Sess
   const rows = visible.slice(start, start + maxRows);
   const cwdWidth = Math.max(10, Math.floor(columns / 4));
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor={theme.accent} paddingX={1}>
+    <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.accent} paddingX={1}>
       <Text bold>
         Resume a session{' '}
         <Text color={theme.muted} bold={false}>

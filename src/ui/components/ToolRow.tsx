@@ -6,6 +6,7 @@ import type { Theme } from '../theme.js';
 import { useTheme } from '../theme.js';
 import type { ToolItem, ToolStatus } from '../transcript.js';
 import { previewOf } from '../transcript.js';
+import { cutForModel } from '../tool-progress.js';
 
 const ICON: Record<ToolStatus, string> = { running: '…', done: '✓', error: '✗', denied: '⊘', interrupted: '■' };
 
@@ -70,6 +71,7 @@ export function ToolRow({ item }: { item: ToolItem }) {
   if (item.clearedTokens !== undefined) line = `output cleared by compaction (${formatTokens(item.clearedTokens)} tokens archived)`;
   else if (line === '') line = item.status === 'interrupted' ? 'stopped before it finished' : '(no output)';
   const more = item.clearedTokens === undefined && preview.more > 0 ? ` (+${preview.more} ${preview.more === 1 ? 'line' : 'lines'})` : '';
+  const cut = item.clearedTokens === undefined ? cutForModel(item.output) : undefined;
   return (
     <Box flexDirection="column">
       <ToolHeader name={item.name} summary={item.summary} status={item.status} {...(right ? { right } : {})} />
@@ -90,12 +92,19 @@ export function ToolRow({ item }: { item: ToolItem }) {
           </Box>
         ) : null}
       </Box>
+      {cut ? (
+        <Box paddingLeft={4}>
+          <Text color={theme.warning} wrap="truncate-end">
+            model got a cut copy ({cut.lines} lines left out) · ctrl+o shows {item.fullOutput ? 'all' : 'what it got'}
+          </Text>
+        </Box>
+      ) : null}
     </Box>
   );
 }
 
 /** Ctrl-O: the whole output of a tool, printed into the transcript. */
-export const EXPANDED_MAX_LINES = 400;
+export const EXPANDED_MAX_LINES = 2000;
 
 export function ToolOutputView({ name, summary, output }: { name: string; summary: string; output: string }) {
   const theme = useTheme();

@@ -1,0 +1,103 @@
+// `agent sessions export <id> --format md`: the whole session as one Markdown document. Every
+// message in the order it happened, archived ones in their place (marked) with the checkpoint
+// that replaced them right after; tool calls and outputs fenced; tool results under their
+// call's message rather than headed as the user's; headings inside messages nested below the
+// message's own heading.
+import type { Message } from './llm/messages.js';
+import type { SessionInfo, TranscriptEntry } from './store/index.js';
+
+const CHECKPOINT_ID = /^\[Context checkpoint — compaction (\S+)\]/;
+
+/** A fence longer than any run of backticks in the text, so the text cannot close it. */
+export function fenced(text: string, lang = ''): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${lang}\n${text.replace(/\n$/, '')}\n${fence}`;
+}
+
+/** Pushes Markdown headings down `by` levels (outside code fences), so they sit under the message's heading. */
+export function nestHeadings(text: string, by: number): string {
+  let fence: string | null = null;
+  return text
+    .split('\n')
+    .map((line) => {
+      const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+      if (f) {
+        if (fence === null) fence = f[1]!;
+        else if (f[1]!.startsWith(fence[0]!) && f[1]!.length >= fence.length) fence = null;
+        return line;
+      }
+      if (fence !== null) return line;
+      const h = /^(#{1,6})(\s)/.exec(line);
+      return h ? `${'#'.repeat(Math.min(6, h[1]!.length + by))}${line.slice(h[1]!.length)}` : line;
+    })
+    .join('\n');
+}
+
+/** Archived messages in their place: each checkpoint moves to just after the last message its compaction archived. */
+export function inPlace(entries: readonly TranscriptEntry[]): TranscriptEntry[] {
+  const out = entries.filter((e) => e.message.kind !== 'checkpoint');
+  const checkpoints = entries.filter((e) => e.message.kind === 'checkpoint');
+  for (const c of checkpoints) {
+    const text = c.message.blocks[0]?.type === 'text' ? c.message.blocks[0].text : '';
+    const compaction = CHECKPOINT_ID.exec(text)?.[1];
+    let at = -1;
+    if (compaction) for (let i = 0; i < out.length; i++) if (out[i]!.archivedBy === compaction) at = i;
+    // an earlier checkpoint archived by this compaction counts too, so search again after inserting
+    if (at === -1) at = out.findIndex((e) => e.message.createdAt > c.message.createdAt) - 1;
+    out.splice(at === -2 ? out.length : at + 1, 0, c);
+  }
+  return out;
+}
+
+const when = (ms: number): string => new Date(ms).toISOString();
+
+function heading(m: Message, archivedBy: string | null, toolResults: boolean): string {
+  const who = toolResults ? 'Tool results' : m.kind === 'checkpoint' ? 'Checkpoint' : m.kind === 'meta' ? 'Agent note' : m.role === 'user' ? 'User' : 'Assistant';
+  const marks = [m.pinned ? 'pinned' : '', m.interrupted ? 'interrupted' : '', archivedBy ? `archived by compaction ${archivedBy}` : ''].filter(Boolean);
+  return `${toolResults ? '###' : '##'} ${who}${marks.length > 0 ? ` (${marks.join(', ')})` : ''} — ${when(m.createdAt)}`;
+}
+
+function body(m: Message, toolNames: ReadonlyMap<string, string>): string {
+  const parts: string[] = [];
+  for (const b of m.blocks) {
+    switch (b.type) {
+      case 'text':
+        if (b.text.trim() !== '') parts.push(nestHeadings(b.text.trim(), 2));
+        break;
+      case 'tool_use':
+        parts.push(`**Tool call** \`${b.name}\` (${b.id})\n\n${fenced(JSON.stringify(b.input, null, 2), 'json')}`);
+        break;
+      case 'tool_result': {
+        const name = toolNames.get(b.toolUseId) ?? 'tool';
+        const state = b.isError ? ', error' : b.cleared ? `, cleared by compaction; Recall id ${b.cleared.archiveId}` : '';
+        parts.push(`**${name} result** (${b.toolUseId}${state})\n\n${fenced(b.content)}`);
+        break;
+      }
+      case 'image':
+        parts.push(`[image ${b.mediaType}]`);
+        break;
+    }
+  }
+  return parts.join('\n\n');
+}
+
+export function sessionMarkdown(info: SessionInfo, entries: readonly TranscriptEntry[]): string {
+  const toolNames = new Map<string, string>();
+  for (const { message } of entries) for (const b of message.blocks) if (b.type === 'tool_use') toolNames.set(b.id, b.name);
+  const out: string[] = [`# ${info.title ?? '(untitled)'}`, `session ${info.id} · ${info.provider}/${info.model} · ${info.cwd}`];
+  for (const { message, archivedBy } of inPlace(entries)) {
+    const results = message.role === 'user' && message.blocks.length > 0 && message.blocks.every((b) => b.type === 'tool_result');
+    const text = body(message, toolNames);
+    out.push(archivedBy ? `${heading(message, archivedBy, results)}\n\n${quote(text)}` : `${heading(message, archivedBy, results)}\n\n${text}`);
+  }
+  return `${out.join('\n\n').replace(/\s+$/, '')}\n`;
+}
+
+/** Archived messages are quoted, so they read as out of the model's view. */
+function quote(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => (l === '' ? '>' : `> ${l}`))
+    .join('\n');
+}

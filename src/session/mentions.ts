@@ -1,0 +1,96 @@
+// `@path` in a prompt: the file is attached to the message, read through the FileRead tool
+// (its size limits, binary refusal and error messages), and `@dir/` attaches a listing.
+// The attachment goes through the registered FileRead tool's `run`, the same code path as a
+// FileRead call of the model, so whatever tracks reads there (the per-session read tracker
+// that lets a later edit through) counts an attached file as read.
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TextBlock } from '../llm/messages.js';
+import { GitignoreRules } from '../tools/gitignore.js';
+import { displayPath, resolvePath } from '../tools/paths.js';
+import type { AnyTool } from '../tools/types.js';
+
+/** Starts every attachment block; the transcript shows such a block as one "attached" line. */
+export const ATTACHMENT_HEADER = '[Attached by the user with @';
+/** More mentions than this in one prompt are not attached (each can be a large file). */
+export const MAX_ATTACHMENTS = 10;
+const MAX_LISTING = 200;
+
+export interface Attachments {
+  blocks: TextBlock[];
+  /** What was attached, as typed ("src/cli.ts", "src/"). */
+  attached: string[];
+  /** Absolute paths of the files read (not directories): what a read tracker should count as read. */
+  readPaths: string[];
+  /** Mentions that name a file but could not be attached, with the reason (shown to the person). */
+  problems: string[];
+}
+
+/** The `@word`s of a prompt: at the start or after a blank, trailing punctuation not included. */
+export function findMentions(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\s)@([^\s@]+)/g)) {
+    const word = m[1]!.replace(/[,;:!?)\]}'"]+$/, '').replace(/\.$/, '');
+    if (word !== '' && !out.includes(word)) out.push(word);
+  }
+  return out;
+}
+
+/** The header line of one attachment block. */
+export const attachmentLabel = (block: string): string | undefined =>
+  block.startsWith(ATTACHMENT_HEADER) ? block.slice(ATTACHMENT_HEADER.length, block.indexOf('\n') === -1 ? undefined : block.indexOf('\n')).replace(/\]$/, '') : undefined;
+
+/**
+ * Reads what the prompt mentions. A word that names nothing on disk is left alone (an e-mail
+ * address, a decorator, a handle); one that names a file FileRead refuses is reported.
+ */
+export async function attachMentions(text: string, tools: readonly AnyTool[], cwd: string, signal: AbortSignal): Promise<Attachments> {
+  const result: Attachments = { blocks: [], attached: [], readPaths: [], problems: [] };
+  const fileRead = tools.find((t) => t.name === 'FileRead');
+  for (const word of findMentions(text)) {
+    if (result.attached.length >= MAX_ATTACHMENTS) {
+      result.problems.push(`@${word}: not attached, at most ${MAX_ATTACHMENTS} files per message`);
+      continue;
+    }
+    const abs = resolvePath(cwd, word);
+    const kind = await stat(abs).then(
+      (s) => (s.isDirectory() ? 'dir' : 'file'),
+      () => undefined,
+    );
+    if (!kind) continue;
+    if (kind === 'dir') {
+      result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: directory listing]\n${await listing(abs, cwd)}` });
+      result.attached.push(word);
+      continue;
+    }
+    if (!fileRead) {
+      result.problems.push(`@${word}: not attached, this session has no FileRead tool`);
+      continue;
+    }
+    const out = await fileRead.run(fileRead.parse({ path: word }), { cwd, signal });
+    if (out.isError) {
+      result.problems.push(`@${word}: not attached: ${out.content}`);
+      continue;
+    }
+    result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: read with FileRead]\n${out.content}` });
+    result.attached.push(word);
+    result.readPaths.push(abs);
+  }
+  return result;
+}
+
+/** The entries of a directory (directories with a trailing /), .gitignore'd ones left out. */
+async function listing(abs: string, cwd: string): Promise<string> {
+  const rules = await GitignoreRules.forSearch(abs, cwd);
+  const entries = await readdir(abs, { withFileTypes: true });
+  const kept: string[] = [];
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (e.name === '.git') continue;
+    const path = join(abs, e.name);
+    if (await rules.isIgnored(path, e.isDirectory())) continue;
+    kept.push(`${displayPath(cwd, path)}${e.isDirectory() ? '/' : ''}`);
+  }
+  const shown = kept.slice(0, MAX_LISTING);
+  if (kept.length > shown.length) shown.push(`… and ${kept.length - shown.length} more`);
+  return shown.length > 0 ? shown.join('\n') : '(empty directory)';
+}

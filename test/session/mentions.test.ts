@@ -1,0 +1,63 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileIndex, fuzzyScore } from '../../src/session/fileIndex.js';
+import { attachMentions, findMentions } from '../../src/session/mentions.js';
+import { createTools } from '../../src/tools/registry.js';
+import { fillMention, mentionAt } from '../../src/ui/mention-completion.js';
+
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-mentions-'));
+  mkdirSync(join(dir, '.git'));
+  mkdirSync(join(dir, 'src', 'ui'), { recursive: true });
+  mkdirSync(join(dir, 'node_modules', 'lib'), { recursive: true });
+  writeFileSync(join(dir, '.gitignore'), 'node_modules/\n*.log\n');
+  writeFileSync(join(dir, 'src', 'cli.ts'), 'export const cli = 1;\n');
+  writeFileSync(join(dir, 'src', 'ui', 'app.tsx'), 'export const App = 2;\n');
+  writeFileSync(join(dir, 'node_modules', 'lib', 'index.js'), 'ignored\n');
+  writeFileSync(join(dir, 'debug.log'), 'ignored\n');
+  writeFileSync(join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]));
+  return dir;
+}
+
+const tools = createTools({ bash: { timeoutMs: 10_000, maxTimeoutMs: 10_000, maxOutputChars: 10_000 } });
+
+describe('@ mentions', () => {
+  it('finds the @words of a prompt, punctuation and e-mail addresses left out', () => {
+    expect(findMentions('look at @src/cli.ts, and @src/ui/. mail me@example.com @')).toEqual(['src/cli.ts', 'src/ui/']);
+  });
+
+  it('attaches a file through FileRead, lists a directory without ignored entries, refuses a binary file and leaves unknown words alone', async () => {
+    const dir = project();
+    const ac = new AbortController();
+    const r = await attachMentions('see @src/cli.ts and @./ and @logo.png and @decorator', tools, dir, ac.signal);
+    expect(r.attached).toEqual(['src/cli.ts', './']);
+    expect(r.readPaths).toEqual([join(dir, 'src', 'cli.ts')]);
+    expect(r.blocks[0]!.text).toContain('     1\texport const cli = 1;');
+    expect(r.blocks[1]!.text).toContain('src/');
+    expect(r.blocks[1]!.text).not.toContain('node_modules');
+    expect(r.blocks[1]!.text).not.toContain('debug.log');
+    expect(r.problems).toHaveLength(1);
+    expect(r.problems[0]).toMatch(/@logo\.png: not attached: .*PNG/);
+  });
+
+  it('completes paths fuzzily from an index that respects .gitignore; dir/ lists the directory', async () => {
+    const dir = project();
+    const index = new FileIndex(dir);
+    expect(await index.complete('')).toEqual(['src/', '.gitignore', 'logo.png']);
+    expect((await index.complete('app'))[0]).toBe('src/ui/app.tsx');
+    expect((await index.complete('suiap'))[0]).toBe('src/ui/app.tsx');
+    expect(await index.complete('src/')).toEqual(['src/ui/', 'src/cli.ts']);
+    expect(await index.complete('index')).toEqual([]);
+    expect(fuzzyScore('src/cli.ts', 'src')).toBeLessThan(fuzzyScore('a/src/cli.ts', 'src')!);
+  });
+
+  it('fills the chosen path in place of the @word', () => {
+    const at = mentionAt('read @sr please', 8)!;
+    expect(at).toEqual({ start: 5, query: 'sr' });
+    expect(fillMention({ text: 'read @sr please', cursor: 8 }, at, 'src/cli.ts')).toEqual({ text: 'read @src/cli.ts please', cursor: 17 });
+    expect(fillMention({ text: 'read @sr', cursor: 8 }, at, 'src/')).toEqual({ text: 'read @src/', cursor: 10 });
+    expect(mentionAt('me@example', 10)).toBeNull();
+  });
+});
