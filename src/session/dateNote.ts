@@ -10,6 +10,9 @@ const PREFIX = "Context from the agent (not typed by the user): today's date is 
 
 export const dateText = (now: Date): string => `${PREFIX}${now.toISOString().slice(0, 10)}.`;
 
+/** True for the text of a date note (the transcript does not show them: the person knows the date). */
+export const isDateNote = (text: string): boolean => text.startsWith(PREFIX);
+
 /** The note to add before the next turn, or undefined when the latest note already says today. */
 export function dateNoteFor(history: readonly Message[], now: Date = new Date()): Message | undefined {
   const text = dateText(now);

@@ -3,6 +3,7 @@
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
 import type { Message, ToolResultBlock } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
+import { isDateNote } from '../session/dateNote.js';
 import { attachmentLabel } from '../session/mentions.js';
 import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
 import type { CommandOutput } from './controller.js';
@@ -77,7 +78,7 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
     const shell = m.kind === 'normal' ? parseShellNote(text) : undefined;
     if (shell) return [shellItem(m.id, shell)];
     if (m.kind === 'checkpoint') return [{ kind: 'checkpoint', id: itemId(), text }];
-    if (m.kind === 'meta') return [{ kind: 'meta', id: itemId(), text }];
+    if (m.kind === 'meta') return isDateNote(text) ? [] : [{ kind: 'meta', id: itemId(), text }];
     const attachments = m.blocks.flatMap((b) => (b.type === 'text' ? (attachmentLabel(b.text) ?? []) : []));
     if (text.trim() === '') return [];
     return [attachments.length > 0 ? { kind: 'user', id: itemId(), text, attachments } : { kind: 'user', id: itemId(), text }];

@@ -129,3 +129,13 @@ describe('a transcript item that cannot be rendered', () => {
     await app.waitForText('still alive');
   });
 });
+
+describe('agent notes in a resumed transcript', () => {
+  it('hides the date note (the model needs it, the person does not) and shows other notes', async () => {
+    const { messagesToItems } = await import('../../src/ui/transcript.js');
+    const { dateText } = await import('../../src/session/dateNote.js');
+    const note = (t: string) => ({ id: t, role: 'user' as const, kind: 'meta' as const, createdAt: 1, blocks: [{ type: 'text' as const, text: t }] });
+    const items = messagesToItems([note(dateText(new Date('2026-11-26T10:00:00Z'))), note('Files restored after compaction: a.ts')]);
+    expect(items).toEqual([expect.objectContaining({ kind: 'meta', text: 'Files restored after compaction: a.ts' })]);
+  });
+});
