@@ -58,7 +58,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('-r, --resume [id]', 'resume a session by id (or pick one when no id is given)')
     .option('-c, --continue', 'continue the latest session of this directory')
     .option('--db <path>', 'database file (default $XDG_DATA_HOME/agent/agent.db; also AGENT_DB)')
-    .addOption(new Option('--permission-mode <mode>', 'ask before Bash, allow everything, or deny what needs approval').choices(['ask', 'allow', 'deny']))
+    .addOption(new Option('--permission-mode <mode>', 'ask before Bash and edits, accept edits (Bash still asks), allow everything, or deny what needs approval').choices(['ask', 'acceptEdits', 'allow', 'deny']))
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
     .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database)')
     .showSuggestionAfterError()

@@ -1,4 +1,5 @@
 import type { CommandOutput } from '../ui/controller.js';
+import { formatRewindTargets } from './rewind.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 
@@ -38,6 +39,8 @@ export function formatCommandOutput(out: CommandOutput): string {
       lines.push('Open one: /history open <id>');
       return lines.join('\n');
     }
+    case 'rewind':
+      return formatRewindTargets(out.targets);
     case 'picker':
       return out.sessions.map((s) => `${s.id}  ${new Date(s.updatedAt).toISOString()}  ${s.title ?? '(untitled)'}  ${s.cwd}`).join('\n');
   }

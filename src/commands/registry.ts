@@ -1,6 +1,7 @@
 import type { Session } from '../session/session.js';
 import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../ui/controller.js';
 import { editDistance } from '../editDistance.js';
+import { rewindCommand } from './rewind.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -101,6 +102,18 @@ export const COMMANDS: readonly SlashCommand[] = [
     args: '<query> | open <id>',
     description: 'search what compaction archived in this session, or open one archived item',
     run: async ({ session }, args) => historyCommand(session, args),
+  },
+  {
+    name: 'rewind',
+    args: '[turn code|conversation|both]',
+    description: 'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both',
+    run: async ({ session }, args) => {
+      try {
+        return await rewindCommand(session, args);
+      } catch (e) {
+        throw new CommandError((e as Error).message);
+      }
+    },
   },
   {
     name: 'clear',

@@ -301,6 +301,11 @@ export class CompactionEngine {
     };
   }
 
+  /** The history was replaced outside compaction (a /rewind): the next count starts from estimates. */
+  historyReplaced(): void {
+    delete this.st.anchor;
+  }
+
   /** A user turn finished: the cooldown counts down, a thrash stop lifts. */
   turnCompleted(): void {
     recordTurn(this.st);

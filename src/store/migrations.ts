@@ -6,6 +6,7 @@ import { collectToolCalls } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import { ArchiveIndexer } from './search-index.js';
+import { v3Snapshots } from './snapshots.js';
 
 export interface Migration {
   version: number;
@@ -170,7 +171,7 @@ function backfillSearchIndex(db: Database.Database): void {
   }
 }
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search];
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Snapshots];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

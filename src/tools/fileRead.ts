@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -58,8 +59,10 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   if (ctx.signal.aborted) return fail('Interrupted before the file was read.');
 
   let size: number;
+  let seen: Stats;
   try {
     const st = await stat(abs);
+    seen = st;
     if (st.isDirectory()) {
       const p = shown === '.' ? '' : `${shown}/`;
       return fail(`${shown} is a directory, not a file. To list its files use Glob with pattern "${p}*" (or "${p}**/*" for everything below it).`);
@@ -158,6 +161,8 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   }
   // a last line without a trailing newline
   if (pendingLine) finishLine();
+  // the version the model has now seen: Edit and Write check against it
+  ctx.files?.record(abs, seen);
   const total = pendingLine ? lineNo : lineNo - 1;
   // (files in /proc report size 0 but have content, so emptiness is known only now)
   if (total === 0) return { content: `${shown} is empty (0 bytes).`, isError: false };

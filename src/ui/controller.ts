@@ -17,6 +17,8 @@ export interface SessionView {
   model: string;
   provider: string;
   cwd: string;
+  /** ask | acceptEdits | allow | deny: shown in the footer, cycled with Shift+Tab. */
+  permissionMode?: string;
 }
 
 export interface SessionListItem {
@@ -74,7 +76,20 @@ export type CommandOutput =
   | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
   | { kind: 'help'; commands: CommandInfo[] }
   | { kind: 'picker'; sessions: SessionListItem[] }
-  | { kind: 'history'; result: HistoryPage };
+  | { kind: 'history'; result: HistoryPage }
+  | { kind: 'rewind'; targets: RewindTargetView[] };
+
+/** One earlier turn in the /rewind picker. */
+export interface RewindTargetView {
+  index: number;
+  turnId: string;
+  text: string;
+  createdAt: number;
+  /** False once compacted: only its code can be restored. */
+  inConversation: boolean;
+  /** Files Edit/Write changed in this turn or later. */
+  files: string[];
+}
 
 export type UiEvent =
   | AgentEvent
@@ -83,6 +98,11 @@ export type UiEvent =
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
   | { type: 'approval'; request: ApprovalRequest; respond: (d: ApprovalDecision) => void }
   | { type: 'command_output'; command: string; output: CommandOutput }
+  | { type: 'permission_mode'; mode: string }
+  /** Handled by the controller (it sends 'session' with the new history); the app ignores it. */
+  | { type: 'history_reset' }
+  /** Text to put back into the prompt (the request of a turn the conversation was rewound past). */
+  | { type: 'prefill'; text: string }
   /** A new or resumed session: the app resets its transcript to these messages. */
   | { type: 'session'; session: SessionView; transcript: Message[]; compactions: CompactionRecord[] }
   | { type: 'busy'; busy: boolean }
@@ -105,6 +125,8 @@ export interface UiController {
   contextUsage(): ContextUsageView;
   /** A page of /history results (the archive browser turning pages). */
   searchArchive(query: string, page: number): HistoryPage;
+  /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */
+  cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */
   exit(): Promise<void>;
 }

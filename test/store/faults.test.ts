@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -137,8 +138,14 @@ describe('corrupt files', () => {
     expect(catchStore(() => openStore(file)).kind).toBe('corrupt');
     expect(readFileSync(file).equals(damaged)).toBe(true);
 
-    // damage past the schema pages: opening works, reading the damaged rows reports it
-    const tailDamaged = Buffer.concat([good.subarray(0, good.length - 8192), Buffer.alloc(8192, 0x5a)]);
+    // damage past the schema pages (the pages of the messages table and its indexes): opening works, reading the damaged rows reports it
+    writeFileSync(file, good);
+    const probe = new Database(file, { readonly: true });
+    const pageSize = Number(probe.pragma('page_size', { simple: true }));
+    const roots = probe.prepare<[], number>("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'messages' AND rootpage > 0").pluck().all();
+    probe.close();
+    const tailDamaged = Buffer.from(good);
+    for (const page of roots) tailDamaged.fill(0x5a, (page - 1) * pageSize, page * pageSize);
     writeFileSync(file, tailDamaged);
     let kind: string | undefined;
     try {

@@ -119,7 +119,7 @@ describe('schema migrations', () => {
     writeVersion1Database(file);
     const db = new Database(file);
     const v3: Migration = {
-      version: 3,
+      version: MIGRATIONS.length + 1,
       description: 'a step that fails half-way',
       up(d) {
         d.exec('ALTER TABLE sessions ADD COLUMN pinned_note TEXT');
@@ -133,10 +133,11 @@ describe('schema migrations', () => {
     const cols = (db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
     expect(cols).not.toContain('pinned_note');
 
-    const v3ok: Migration = { version: 3, description: 'adds a column', up: (d) => d.exec('ALTER TABLE sessions ADD COLUMN pinned_note TEXT') };
-    expect(migrate(db, [...MIGRATIONS, v3ok])).toEqual({ from: 1, to: 3 });
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
-    expect(migrate(db, [...MIGRATIONS, v3ok])).toEqual({ from: 3, to: 3 });
+    const next = MIGRATIONS.length + 1;
+    const v3ok: Migration = { version: next, description: 'adds a column', up: (d) => d.exec('ALTER TABLE sessions ADD COLUMN pinned_note TEXT') };
+    expect(migrate(db, [...MIGRATIONS, v3ok])).toEqual({ from: 1, to: next });
+    expect(db.pragma('user_version', { simple: true })).toBe(next);
+    expect(migrate(db, [...MIGRATIONS, v3ok])).toEqual({ from: next, to: next });
     db.close();
   });
 

@@ -168,14 +168,19 @@ describe('PermissionPolicy.suggestPrefix', () => {
     expect(p.suggestPrefix('sudo apt install x')).toBe('sudo apt install x');
     expect(p.suggestPrefix('rm -rf "my dir"')).toBe("rm -rf 'my dir'");
   });
-  it('suggests from the first command of a compound or unsafe line', () => {
-    expect(p.suggestPrefix('git log --oneline | head')).toBe('git log');
-    expect(p.suggestPrefix('echo $(date)')).toBe('echo');
+  it('suggests nothing for a line that is not one simple command (only "allow once" is offered)', () => {
+    expect(p.suggestPrefix('git log --oneline | head')).toBeUndefined();
+    expect(p.suggestPrefix('echo $(date)')).toBeUndefined();
+    expect(p.suggestPrefix('for f in *.ts; do echo $f; done')).toBeUndefined();
+    expect(p.suggestPrefix('while true; do sleep 1; done')).toBeUndefined();
+    expect(p.suggestPrefix('if [ -f a ]; then cat a; fi')).toBeUndefined();
+    expect(p.suggestPrefix('X=1 npm test')).toBeUndefined();
+    expect(p.suggestPrefix('cat a > b')).toBeUndefined();
   });
   it('suggests prefixes that allow the command they came from', () => {
     for (const command of ['git commit -m "a b"', 'python3 -c "print(1)"', 'node x.js', 'ls', 'npm run test:unit']) {
       const q = policy();
-      q.remember(bash, { kind: 'allow_prefix', prefix: p.suggestPrefix(command) });
+      q.remember(bash, { kind: 'allow_prefix', prefix: p.suggestPrefix(command)! });
       expect(decideBash(q, command), command).toBe('allow');
     }
   });
