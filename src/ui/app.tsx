@@ -5,7 +5,9 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
 import type { Key } from 'ink';
 import { approvalKey } from './approval.js';
-import { ApprovalPrompt } from './components/ApprovalPrompt.js';
+import { ApprovalPrompt, diffRowsFor } from './components/ApprovalPrompt.js';
+import { RewindPicker } from './components/RewindPicker.js';
+import { rewindKey } from './rewind-picker.js';
 import { ItemView } from './components/ItemView.js';
 import { LiveRegion } from './components/LiveRegion.js';
 import { PromptView } from './components/PromptView.js';
@@ -46,6 +48,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   const transcript = useStore(store.transcript);
   const approvals = useStore(store.approvals);
   const picker = useStore(store.picker);
+  const rewind = useStore(store.rewind);
   const history = useStore(store.history);
   const status = useStore(store.status);
   const hint = useStore(store.hint);
@@ -81,8 +84,9 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
         if (now - lastCtrlC.current < CTRL_C_EXIT_MS) return exit();
         lastCtrlC.current = now;
         store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
-        if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
+        if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny', stop: true });
         if (store.picker.get()) return store.picker.set(null);
+        if (store.rewind.get()) return store.rewind.set(null);
         if (store.history.get()) return store.history.set(null);
         if (!prompt.isEmpty()) return prompt.clear();
         if (isWorking(store.live.get())) controller.interrupt();
@@ -90,8 +94,20 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
       }
       const approval = store.approvals.get()[0];
       if (approval) {
-        const r = approvalKey(approval, input, key);
+        const r = approvalKey(approval, input, key, diffRowsFor(size.rows));
         return r.decision ? store.respondToApproval(r.decision) : store.updateApproval(r.view);
+      }
+      const rewinding = store.rewind.get();
+      if (rewinding) {
+        const r = rewindKey(rewinding, input, key);
+        if (!r.action) return store.rewind.set(r.state);
+        store.rewind.set(null);
+        if (r.action.kind === 'rewind') {
+          controller.submit(`/rewind ${r.action.target.index} ${r.action.what}`);
+          // the request of a turn the conversation went back past comes back into the prompt, to edit and resend
+          if (r.action.what !== 'code' && prompt.isEmpty()) prompt.restore(r.action.target.text);
+        }
+        return;
       }
       const pick = store.picker.get();
       if (pick) {
@@ -137,9 +153,14 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
         store.expandLastTool();
         return;
       }
+      // Shift+Tab cycles the permission mode (while no completion menu takes it)
+      if (key.tab && key.shift && !prompt.store.get().completion) {
+        controller.cyclePermissionMode();
+        return;
+      }
       prompt.handleKey(input, key);
     },
-    [store, prompt, controller, exit],
+    [store, prompt, controller, exit, size.rows],
   );
   useInput(onKey);
 
@@ -158,6 +179,8 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
               <ApprovalPrompt view={approval} pending={approvals.length} />
             ) : picker ? (
               <SessionPicker state={picker} currentId={status.session.id} />
+            ) : rewind ? (
+              <RewindPicker state={rewind} />
             ) : history ? (
               <HistoryBrowser state={history} />
             ) : (

@@ -101,8 +101,6 @@ export type UiEvent =
   | { type: 'permission_mode'; mode: string }
   /** Handled by the controller (it sends 'session' with the new history); the app ignores it. */
   | { type: 'history_reset' }
-  /** Text to put back into the prompt (the request of a turn the conversation was rewound past). */
-  | { type: 'prefill'; text: string }
   /** A new or resumed session: the app resets its transcript to these messages. */
   | { type: 'session'; session: SessionView; transcript: Message[]; compactions: CompactionRecord[] }
   | { type: 'busy'; busy: boolean }

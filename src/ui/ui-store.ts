@@ -13,6 +13,7 @@ import type { HistoryBrowserState } from './history-browser.js';
 import { newHistoryBrowser } from './history-browser.js';
 import type { PickerState } from './picker.js';
 import { newPicker } from './picker.js';
+import { newRewindPicker, type RewindPickerState } from './rewind-picker.js';
 import { Store } from './store.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
@@ -85,6 +86,8 @@ export class UiStore {
   readonly status: Store<StatusState>;
   readonly approvals = new Store<ApprovalView[]>([]);
   readonly picker = new Store<PickerState | null>(null);
+  /** The /rewind picker, open over the prompt. */
+  readonly rewind = new Store<RewindPickerState | null>(null);
   /** The /history browser, open over the prompt. */
   readonly history = new Store<HistoryBrowserState | null>(null);
   readonly hint = new Store<Hint>(null);
@@ -217,11 +220,16 @@ export class UiStore {
       case 'command_output':
         if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions));
         if (ev.output.kind === 'history') return this.history.set(newHistoryBrowser(ev.output.result));
+        if (ev.output.kind === 'rewind') return this.rewind.set(newRewindPicker(ev.output.targets));
         return this.append({ kind: 'command', id: itemId(), command: ev.command, output: ev.output });
       case 'session':
         return this.openSession(ev);
       case 'busy':
         return this.patchLive({ busy: ev.busy });
+      case 'permission_mode':
+        return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
+      case 'history_reset':
+        return;
       case 'exit':
         return this.onExit();
     }
@@ -282,6 +290,7 @@ export class UiStore {
     if (reason === 'max_steps') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: `Stopped after ${plural(steps, 'step')} (the step limit for one turn)` });
     if (reason === 'refusal') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The model declined to answer' });
     if (reason === 'max_tokens') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply stopped at the output limit' });
+    if (reason === 'stopped') items.push({ kind: 'notice', id: itemId(), level: 'info', text: 'Stopped: you denied the call and ended the turn' });
     this.append(...items);
     this.resetStream();
     // The session gave up on any approval still waiting: its turn is over.
@@ -295,6 +304,7 @@ export class UiStore {
     this.lastTool = null;
     this.expandedToolId = null;
     this.picker.set(null);
+    this.rewind.set(null);
     this.history.set(null);
     this.approvals.set([]);
     this.resetStream();
@@ -324,6 +334,12 @@ export class UiStore {
     const [head, ...rest] = this.approvals.get();
     if (!head) return;
     this.approvals.set(rest);
+    // the tool's clock starts now: the wait for the answer is not its running time
+    const l = this.live.get();
+    const id = head.request.toolUseId;
+    if (decision.kind !== 'deny' && l.running.some((t) => t.id === id)) {
+      this.patchLive({ running: l.running.map((t) => (t.id === id ? { ...t, startedAt: this.now() } : t)) });
+    }
     head.respond(decision);
   }
 
