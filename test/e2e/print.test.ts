@@ -40,7 +40,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     const view = server.requests[0]!.view!;
     expect(view.stream).toBe(true);
     expect(view.system).toContain(`Working directory: ${ws.dir}`);
-    expect(view.toolNames).toEqual(['FileRead', 'Bash', 'Grep', 'Glob', 'Recall']);
+    expect(view.toolNames).toEqual(['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall']);
     if (provider === 'openai') expect(view.includeUsage).toBe(true);
   });
 
@@ -52,7 +52,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     expect(system).toContain('Run `make check` before saying you are done.');
     expect(system).toContain(`Platform: ${process.platform}`);
     expect(system).toMatch(/Today's date: \d{4}-\d{2}-\d{2}/);
-    for (const tool of ['FileRead', 'Bash', 'Grep', 'Glob', 'Recall']) expect(system).toContain(`- ${tool}:`);
+    for (const tool of ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall']) expect(system).toContain(`- ${tool}:`);
   });
 
   it('round-trips FileRead', async () => {

@@ -215,3 +215,32 @@ describe('bashAllowedByPrefixes', () => {
     expect(bashAllowedByPrefixes(';', [['ls']])).toBe(false);
   });
 });
+
+describe('PermissionPolicy for edit tools', () => {
+  const editTool = { name: 'Edit', readOnly: false, editsFiles: true };
+  const inside = { abs: '/repo/src/a.ts', cwd: '/repo' };
+  const outside = { abs: '/etc/hosts', cwd: '/repo' };
+  it('asks in ask mode, runs in acceptEdits and allow, is refused in deny', () => {
+    expect(policy({ mode: 'ask' }).decide(editTool, {}, inside)).toBe('ask');
+    expect(new PermissionPolicy({ mode: 'acceptEdits', allowTools: [], allowBash: [] }).decide(editTool, {}, inside)).toBe('allow');
+    expect(policy({ mode: 'allow' }).decide(editTool, {}, inside)).toBe('allow');
+    expect(policy({ mode: 'deny' }).decide(editTool, {}, inside)).toBe('deny');
+  });
+  it('acceptEdits still asks for Bash', () => {
+    expect(decideBash(new PermissionPolicy({ mode: 'acceptEdits', allowTools: [], allowBash: [] }), 'ls')).toBe('ask');
+  });
+  it('a path outside the working directory asks in every mode but allow (and deny)', () => {
+    expect(new PermissionPolicy({ mode: 'acceptEdits', allowTools: [], allowBash: [] }).decide(editTool, {}, outside)).toBe('ask');
+    expect(policy({ allowTools: ['Edit'] }).decide(editTool, {}, outside)).toBe('ask');
+    expect(policy({ mode: 'allow' }).decide(editTool, {}, outside)).toBe('allow');
+    expect(policy({ mode: 'deny' }).decide(editTool, {}, outside)).toBe('deny');
+  });
+  it('"accept edits for the session" switches ask to acceptEdits; Shift+Tab cycles ask → acceptEdits → deny (allow only when started in it)', () => {
+    const p = policy();
+    p.remember(editTool, { kind: 'accept_edits' });
+    expect(p.mode).toBe('acceptEdits');
+    expect(p.decide(editTool, {}, inside)).toBe('allow');
+    expect(policy().cycleModes()).toEqual(['ask', 'acceptEdits', 'deny']);
+    expect(policy({ mode: 'allow' }).cycleModes()).toEqual(['ask', 'acceptEdits', 'allow', 'deny']);
+  });
+});
