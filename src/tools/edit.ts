@@ -101,23 +101,27 @@ export function notFound(shown: string, text: string, needle: string): string {
   return `${base} ${how[0]!.toUpperCase()}${how.slice(1)} starts at line ${start + 1}:\n${excerpt}\nCopy old_string exactly from the file (tabs, spaces and line breaks included), without the line numbers.`;
 }
 
-/** The line sharing the most character trigrams with `want` (linear in the file's size). */
+/** The line holding most of `want`'s character trigrams, the closest in length on a tie (linear in the file's size). */
 function closestLine(lines: string[], want: string): { index: number; score: number } | undefined {
   const grams = trigrams(want);
   if (grams.size === 0) {
     const i = lines.findIndex((l) => squash(l).includes(want));
     return i === -1 ? undefined : { index: i, score: 1 };
   }
-  let best: { index: number; score: number } | undefined;
+  let best: { index: number; score: number; gap: number } | undefined;
   for (let i = 0; i < lines.length; i++) {
     const l = squash(lines[i]!);
     if (l.length < 2) continue;
-    let common = 0;
-    for (let j = 0; j + 3 <= l.length; j++) if (grams.has(l.slice(j, j + 3))) common++;
-    const score = common / Math.max(grams.size, l.length - 2);
-    if (!best || score > best.score) best = { index: i, score };
+    const seen = new Set<string>();
+    for (let j = 0; j + 3 <= l.length; j++) {
+      const g = l.slice(j, j + 3);
+      if (grams.has(g)) seen.add(g);
+    }
+    const score = seen.size / grams.size;
+    const gap = Math.abs(l.length - want.length);
+    if (!best || score > best.score || (score === best.score && gap < best.gap)) best = { index: i, score, gap };
   }
-  return best && best.score >= 0.3 ? best : undefined;
+  return best && best.score >= 0.5 ? { index: best.index, score: best.score } : undefined;
 }
 
 function trigrams(s: string): Set<string> {

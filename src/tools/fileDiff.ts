@@ -23,31 +23,55 @@ export interface FileDiff {
 
 const CONTEXT = 3;
 
-/** Lines of `text`, each with its \n except a last line without one. */
-function linesOf(text: string): string[] {
-  if (text === '') return [];
-  const parts = text.split('\n');
-  const out = parts.map((l) => `${l}\n`);
-  if (parts[parts.length - 1] === '') out.pop();
-  else out[out.length - 1] = parts[parts.length - 1]!;
-  return out;
+/** Index just after the n-th newline before `at` (going back n lines from the line start at `at`), or 0. */
+function backLines(text: string, at: number, n: number): number {
+  let i = at;
+  for (let k = 0; k < n && i > 0; k++) i = text.lastIndexOf('\n', i - 2) + 1;
+  return i;
+}
+
+/** Index just after the n-th newline at or after `at`, or the end. */
+function forwardLines(text: string, at: number, n: number): number {
+  let i = at;
+  for (let k = 0; k < n && i < text.length; k++) {
+    const nl = text.indexOf('\n', i);
+    i = nl === -1 ? text.length : nl + 1;
+  }
+  return i;
+}
+
+function countLines(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /**
- * The hunks turning `before` into `after`. The common head and tail are cut off first, so the
- * diff algorithm sees only the changed middle (an edit of a large file stays linear).
+ * The hunks turning `before` into `after`. The common head and tail are found by comparing
+ * characters and cut off (keeping the context lines), so the diff algorithm sees only the
+ * changed middle: an edit of a large file stays linear and allocates little.
  */
 export function computeDiff(path: string, before: string | undefined, after: string): FileDiff {
-  const a = linesOf(before ?? '');
-  const b = linesOf(after);
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const from = Math.max(0, head - CONTEXT);
-  const aMid = a.slice(from, a.length - Math.max(0, tail - CONTEXT));
-  const bMid = b.slice(from, b.length - Math.max(0, tail - CONTEXT));
-  const patch = structuredPatch('a', 'b', aMid.join(''), bMid.join(''), '', '', { context: CONTEXT });
+  const a = before ?? '';
+  const b = after;
+  const max = Math.min(a.length, b.length);
+  let p = 0;
+  while (p < max && a.charCodeAt(p) === b.charCodeAt(p)) p++;
+  // the first changed line starts after the last newline of the common prefix
+  const headEnd = p === 0 ? 0 : a.lastIndexOf('\n', p - 1) + 1;
+  let sfx = 0;
+  while (sfx < max - headEnd && a.charCodeAt(a.length - 1 - sfx) === b.charCodeAt(b.length - 1 - sfx)) sfx++;
+  // the common tail starts at a line start: just after a newline inside the common suffix
+  let tail = sfx;
+  if (tail > 0 && a.length - tail > 0 && a.charCodeAt(a.length - tail - 1) !== 10) {
+    const nl = a.indexOf('\n', a.length - tail);
+    tail = nl === -1 ? 0 : a.length - nl - 1;
+  }
+  const from = backLines(a, headEnd, CONTEXT);
+  const skipped = countLines(a, from);
+  const aEnd = forwardLines(a, a.length - tail, CONTEXT);
+  const bEnd = b.length - (a.length - aEnd);
+  const patch = structuredPatch('a', 'b', a.slice(from, aEnd), b.slice(from, bEnd), '', '', { context: CONTEXT });
   let added = 0;
   let removed = 0;
   const hunks: DiffHunk[] = patch.hunks.map((h) => {
@@ -57,9 +81,9 @@ export function computeDiff(path: string, before: string | undefined, after: str
     }
     return {
       // unified-diff convention: an empty side names the line before it
-      oldStart: h.oldStart + from - (h.oldLines === 0 ? 1 : 0),
+      oldStart: h.oldStart + skipped - (h.oldLines === 0 ? 1 : 0),
       oldLines: h.oldLines,
-      newStart: h.newStart + from - (h.newLines === 0 ? 1 : 0),
+      newStart: h.newStart + skipped - (h.newLines === 0 ? 1 : 0),
       newLines: h.newLines,
       lines: h.lines,
     };
