@@ -87,9 +87,12 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Edit, Write and /rewind wi
     server.enqueue({ text: 'Nothing else to do.' });
     expect((await run(['-p', 'anything else?', '--continue'])).code).toBe(0);
 
-    const show = await run(['sessions', 'show', 'latest'.replace('latest', (await run(['sessions'])).stdout.match(/s_\w+/)![0])]);
+    const id = (await run(['sessions'])).stdout.match(/s_\w+/)![0];
+    const show = await run(['sessions', 'show', id]);
     expect(show.stdout).toContain('+export const port = 4000;');
     expect(show.stdout).toContain('+port is 4000');
+    const exported = await run(['sessions', 'export', id, '--format', 'md']);
+    expect(exported.stdout).toMatch(/@@ -1,2 \+1,2 @@\n-export const port = 3000;\n\+export const port = 4000;/);
 
     const compact = await run(['-p', '/compact', '--continue']);
     expect(compact.code, compact.stdout + compact.stderr).toBe(0);
@@ -119,6 +122,8 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Edit, Write and /rewind wi
     // nothing was deleted: the rewound request is still searchable
     const found = await run(['sessions', 'search', 'anything else']);
     expect(found.stdout).toMatch(/«?anything»? «?else»?/);
+    const archived = await run(['sessions', 'show', id, '--archived']);
+    expect(archived.stdout).toMatch(/## user \[archived by rewind rw_\w+\].*\n\nanything else\?/);
     allAccepted();
   });
 
