@@ -4,23 +4,15 @@ import { dirname } from 'node:path';
 import { isToolResultMessage, textOf, type Message } from '../llm/messages.js';
 import type { FileSnapshot, Store } from '../store/index.js';
 import { displayPath } from '../tools/paths.js';
+import type { RewindTargetView } from '../ui/controller.js';
 
 /** Ids of rewinds (their archived_by) start with this. */
 export const REWIND_ID_PREFIX = 'rw';
 
 export type RewindWhat = 'code' | 'conversation' | 'both';
 
-export interface RewindTarget {
-  /** 1-based, oldest first: what `/rewind <n>` takes. */
-  index: number;
-  turnId: string;
-  text: string;
-  createdAt: number;
-  /** Still in the visible conversation (a compacted turn can only have its code restored). */
-  inConversation: boolean;
-  /** Files (as shown) that Edit or Write changed in this turn or later: what a code rewind restores. */
-  files: string[];
-}
+/** One of the person's turns: a /rewind destination (1-based index, oldest first; files changed in it or later). */
+export type RewindTarget = RewindTargetView;
 
 export interface RestoredFile {
   path: string;

@@ -1,8 +1,7 @@
 // The /rewind picker's state and keys: choose an earlier turn, then what to restore.
 import type { Key } from 'ink';
+import type { RewindWhat } from '../session/rewind.js';
 import type { RewindTargetView } from './controller.js';
-
-export type RewindWhat = 'code' | 'conversation' | 'both';
 
 export interface RewindPickerState {
   targets: RewindTargetView[];

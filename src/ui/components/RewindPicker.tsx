@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { BASH_CAVEAT } from '../../commands/rewind.js';
 import { formatAge } from '../format.js';
 import { oneLine } from '../sanitize.js';
 import { useTheme } from '../theme.js';
@@ -6,7 +7,6 @@ import type { RewindPickerState } from '../rewind-picker.js';
 import { rewindChoices } from '../rewind-picker.js';
 import { useTerminalSize } from './terminal-size.js';
 
-export const BASH_CAVEAT = 'Only changes made by Edit and Write are restored: what Bash commands did cannot be rewound.';
 
 /** /rewind: the person's earlier turns (newest at the bottom), then code / conversation / both. */
 export function RewindPicker({ state, now = Date.now() }: { state: RewindPickerState; now?: number }) {
