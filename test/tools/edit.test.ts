@@ -104,8 +104,9 @@ describe('Edit', () => {
   it('keeps UTF-16LE with its BOM, and refuses bytes that are not valid UTF-8', async () => {
     const u16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('héllo\nworld\n', 'utf16le')]);
     const root = tree({ 'u16.txt': u16, 'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) });
-    const c = ctx(root, { files: new FileTracker() });
-    for (const f of ['u16.txt', 'latin1.txt']) c.files!.record(join(root, f), statSync(join(root, f)));
+    const c = await session(root, 'u16.txt', 'latin1.txt');
+    // FileRead decodes the UTF-16 file for the model
+    expect((await call(read, { path: 'u16.txt' }, c)).content).toBe('     1\théllo\n     2\tworld');
     expect((await call(edit, { path: 'u16.txt', old_string: 'world', new_string: 'wörld' }, c)).isError).toBe(false);
     expect(bytes(root, 'u16.txt')).toEqual(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('héllo\nwörld\n', 'utf16le')]));
     const l1 = await call(edit, { path: 'latin1.txt', old_string: 'caf', new_string: 'tea' }, c);
