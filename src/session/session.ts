@@ -296,6 +296,8 @@ export class Session {
       const at = this.history.findIndex((m) => m.id === target.turnId);
       archived = this.deps.store.rewindConversation(this.id, { id: newId(REWIND_ID_PREFIX), turnId: target.turnId, createdAt: Date.now() }).length;
       this.history = this.history.slice(0, at);
+      // what the model read may have left the conversation with the rewound turns: it reads again before editing
+      this.files.clear();
       this.engine.historyReplaced();
       this.saveMeta();
       this.emit({ type: 'history_reset' });

@@ -39,4 +39,9 @@ export class FileTracker {
   forget(abs: string): void {
     this.seen.delete(abs);
   }
+
+  /** Forgets every file (the conversation that saw them was rewound). */
+  clear(): void {
+    this.seen.clear();
+  }
 }
