@@ -37,7 +37,7 @@ export function preview(text: string, max: number): string {
 export function formatRewindTargets(targets: readonly RewindTargetView[]): string {
   const lines = targets.map((t) => {
     const files = t.files.length > 0 ? ` — ${t.files.length} file${t.files.length === 1 ? '' : 's'} changed since: ${t.files.slice(0, 5).join(', ')}${t.files.length > 5 ? ', …' : ''}` : '';
-    return `${String(t.index).padStart(3)}. ${new Date(t.createdAt).toISOString().slice(0, 16).replace('T', ' ')} ${preview(t.text, 70)}${t.inConversation ? '' : ' (compacted: code only)'}${files}`;
+    return `${String(t.index).padStart(3)}. ${new Date(t.createdAt).toISOString().slice(0, 16).replace('T', ' ')} ${preview(t.text, 70)}${t.inConversation ? '' : ` (${t.gone ?? 'compacted'}: code only)`}${files}`;
   });
   return [...lines, '', REWIND_USAGE, BASH_CAVEAT].join('\n');
 }

@@ -26,14 +26,18 @@ const isPersonTurn = (m: Message): boolean => m.role === 'user' && m.kind === 'n
 export function rewindTargets(store: Store, sessionId: string, visible: readonly Message[], cwd: string, stored: boolean): RewindTarget[] {
   const inView = new Set(visible.map((m) => m.id));
   const entries = stored ? store.loadTranscript(sessionId, { includeArchived: true }) : visible.map((message) => ({ message, archivedBy: null }));
-  const turns = entries.filter((e) => isPersonTurn(e.message) && !(e.archivedBy ?? '').startsWith(`${REWIND_ID_PREFIX}_`)).map((e) => e.message);
+  // turns an earlier rewind took out of the conversation stay listed: their code can still be restored
+  const rewound = new Set(entries.filter((e) => (e.archivedBy ?? '').startsWith(`${REWIND_ID_PREFIX}_`)).map((e) => e.message.id));
+  const turns = entries.filter((e) => isPersonTurn(e.message)).map((e) => e.message);
   const order = new Map(entries.map((e, i) => [e.message.id, i]));
   const changed = stored ? store.snapshotTurns(sessionId).map((t) => ({ at: order.get(t.turnId) ?? -1, paths: t.paths })) : [];
   return turns.map((m, i) => {
     const at = order.get(m.id) ?? 0;
     const files = new Set<string>();
     for (const c of changed) if (c.at >= at) for (const p of c.paths) files.add(displayPath(cwd, p));
-    return { index: i + 1, turnId: m.id, text: textOf(m).trim(), createdAt: m.createdAt, inConversation: inView.has(m.id), files: [...files] };
+    const inConversation = inView.has(m.id);
+    const gone = inConversation ? undefined : rewound.has(m.id) ? ('rewound' as const) : ('compacted' as const);
+    return { index: i + 1, turnId: m.id, text: textOf(m).trim(), createdAt: m.createdAt, inConversation, ...(gone ? { gone } : {}), files: [...files] };
   });
 }
 

@@ -282,7 +282,8 @@ export class Session {
     const target = findTarget(this.rewindTargets(), ref);
     if (!target) throw new Error(`no turn "${ref}" to rewind to: give its number from /rewind`);
     if (what !== 'code' && !target.inConversation) {
-      throw new Error(`turn ${target.index} was compacted into a summary, so the conversation cannot go back to it; its code can be restored with /rewind ${target.index} code`);
+      const why = target.gone === 'rewound' ? 'was taken out of the conversation by an earlier rewind' : 'was compacted into a summary';
+      throw new Error(`turn ${target.index} ${why}, so the conversation cannot go back to it; its code can be restored with /rewind ${target.index} code`);
     }
     let files: RestoredFile[] = [];
     if (what !== 'conversation') {

@@ -85,8 +85,10 @@ export interface RewindTargetView {
   turnId: string;
   text: string;
   createdAt: number;
-  /** False once compacted: only its code can be restored. */
+  /** False once compacted or rewound: only its code can be restored. */
   inConversation: boolean;
+  /** Why it left the conversation: 'compacted' into a summary, or 'rewound' by an earlier /rewind. */
+  gone?: 'compacted' | 'rewound';
   /** Files Edit/Write changed in this turn or later. */
   files: string[];
 }

@@ -21,7 +21,7 @@ export interface RewindChoice {
 }
 
 export function rewindChoices(t: RewindTargetView): RewindChoice[] {
-  const noConversation = t.inConversation ? undefined : 'this turn was compacted into a summary';
+  const noConversation = t.inConversation ? undefined : t.gone === 'rewound' ? 'an earlier rewind took this turn out of the conversation' : 'this turn was compacted into a summary';
   const noCode = t.files.length === 0 ? 'no file was changed by Edit or Write since then' : undefined;
   return [
     { label: 'Code and conversation', what: 'both', ...(noConversation ? { disabled: noConversation } : {}) },

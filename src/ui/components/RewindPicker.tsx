@@ -31,7 +31,7 @@ export function RewindPicker({ state, now = Date.now() }: { state: RewindPickerS
             <Text color={theme.muted}>
               {' '}
               ({formatAge(t.createdAt, now)}{files}
-              {t.inConversation ? '' : ' · compacted'})
+              {t.inConversation ? '' : ` · ${t.gone ?? 'compacted'}: code only`})
             </Text>
           </Text>
         );
