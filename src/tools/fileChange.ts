@@ -55,11 +55,12 @@ export async function loadForChange(path: string, ctx: ToolContext, opts: { must
   } catch (e) {
     return no(`${describeFsError(e, shown)}; the file was not changed.`);
   }
+  // what no read could fix comes first: a binary file would otherwise be "read it first" forever
+  const decoded = decodeText(bytes);
+  if (!decoded.ok) return no(`${shown} ${decoded.why}; ${opts.tool} only changes text files. The file was not changed.`);
   const freshness = ctx.files?.check(abs, st, bytes) ?? { kind: 'unread' as const };
   if (freshness.kind === 'unread') return no(`${shown} has not been read in this session: read it first with FileRead, then ${opts.tool === 'Write' ? 'write' : 'edit'} it. The file was not changed.`);
   if (freshness.kind === 'stale') return no(`${shown} changed on disk since you read it (by the user, a formatter or a command): read it again with FileRead before changing it. The file was not changed.`);
-  const decoded = decodeText(bytes);
-  if (!decoded.ok) return no(`${shown} ${decoded.why}; ${opts.tool} only changes text files. The file was not changed.`);
   return { ok: true, file: { abs, shown, existing: { bytes, text: decoded.decoded.text, format: decoded.decoded.format, stat: st } } };
 }
 

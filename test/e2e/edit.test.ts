@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isSummarizer, MODEL, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
@@ -56,6 +56,46 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Edit, Write and /rewind wi
     expect(failed(notFound, provider)).toBe(true);
     expect(notFound.content).toContain('closest match starts at line 1');
     expect(file('app.ts')).toBe('export const port = 3000;\r\nexport const host = "localhost";\r\n');
+    allAccepted();
+  });
+
+  it('refuses every bad edit with a message the model can act on, the files untouched; keeps a BOM; refuses a stale file', async () => {
+    writeFileSync(join(ws.dir, 'dup.txt'), 'same\nother\nsame\n');
+    writeFileSync(join(ws.dir, 'bom.txt'), '\ufeffhello\nworld\n');
+    writeFileSync(join(ws.dir, 'pic.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]));
+    mkdirSync(join(ws.dir, 'adir'));
+    const steps: Array<[string, Record<string, unknown>]> = [
+      ['FileRead', { path: 'dup.txt' }],
+      ['Edit', { path: 'dup.txt', old_string: 'same', new_string: 'diff' }],
+      ['Edit', { path: 'dup.txt', old_string: 'other', new_string: 'other' }],
+      ['Edit', { path: 'adir', old_string: 'a', new_string: 'b' }],
+      ['Edit', { path: 'pic.png', old_string: 'a', new_string: 'b' }],
+      ['Edit', { path: 'missing.txt', old_string: 'a', new_string: 'b' }],
+      ['Write', { path: 'bom.txt', content: 'x' }],
+      ['FileRead', { path: 'bom.txt' }],
+      ['Edit', { path: 'bom.txt', old_string: 'world', new_string: 'there' }],
+      ['FileRead', { path: 'app.ts' }],
+      ['Bash', { command: 'echo "// touched" >> app.ts' }],
+      ['Edit', { path: 'app.ts', old_string: '3000', new_string: '4000' }],
+    ];
+    server.enqueue(...steps.map(([name, input]) => ({ toolCalls: [{ name, input }] })), { text: 'done' });
+    const r = await run(['-p', 'try things', '--permission-mode', 'allow']);
+    expect(r.code, r.stderr).toBe(0);
+    const results = toolResultsIn(steps.length + 1);
+    const at = (i: number) => results[i]!;
+    expect(at(1).content).toContain('old_string occurs 2 times in dup.txt (at lines 1, 3)');
+    expect(at(2).content).toContain('old_string and new_string are the same');
+    expect(at(3).content).toContain('adir is a directory');
+    expect(at(4).content).toContain('is a binary file (PNG image)');
+    expect(at(5).content).toContain('missing.txt does not exist');
+    expect(at(6).content).toContain('bom.txt has not been read in this session: read it first');
+    for (const i of [1, 2, 3, 4, 5, 6]) expect(failed(at(i), provider), `result ${i}`).toBe(true);
+    expect(at(8).content).toMatch(/^Edited bom\.txt \(\+1 −1\)/);
+    expect(readFileSync(join(ws.dir, 'bom.txt'))).toEqual(Buffer.from('\ufeffhello\nthere\n', 'utf8'));
+    expect(at(11).content).toContain('changed on disk since you read it');
+    expect(failed(at(11), provider)).toBe(true);
+    expect(file('dup.txt')).toBe('same\nother\nsame\n');
+    expect(file('app.ts')).toContain('3000');
     allAccepted();
   });
 
