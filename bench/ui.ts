@@ -83,6 +83,7 @@ class BenchController implements UiController {
   searchArchive(query: string, page: number): HistoryPage {
     return { query, page, pageSize: 10, hits: [], hasMore: false };
   }
+  cyclePermissionMode(): void {}
   async exit(): Promise<void> {}
   emit(ev: UiEvent): void {
     this.listener?.(ev);

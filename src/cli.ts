@@ -67,7 +67,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('--fork', 'with --resume <id> or --continue: continue a copy of the session under a new id (e.g. while another agent writes it)')
     .option('--add-dir <dir>', 'let FileRead, Grep and Glob read this directory too without asking (repeatable)', collect, [])
     .option('--db <path>', 'database file (default $XDG_DATA_HOME/agent/agent.db; also AGENT_DB)')
-    .addOption(new Option('--permission-mode <mode>', 'ask before Bash, allow everything, or deny what needs approval').choices(['ask', 'allow', 'deny']))
+    .addOption(new Option('--permission-mode <mode>', 'ask before Bash and edits, accept edits (Bash still asks), allow everything, or deny what needs approval').choices(['ask', 'acceptEdits', 'allow', 'deny']))
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
     .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database)')
     .showSuggestionAfterError()

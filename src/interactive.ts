@@ -62,7 +62,15 @@ export class SessionController implements UiController {
 
   private attach(session: Session): void {
     this.unsubscribe();
-    this.unsubscribe = session.on((e) => this.emit(e));
+    this.unsubscribe = session.on((e) => {
+      if (e.type !== 'history_reset') return this.emit(e);
+      // a /rewind of the conversation: the app redraws the transcript from the shortened history
+      this.emit({ type: 'session', session: session.view(), transcript: [...session.messages()], compactions: this.safeCompactions(session.id) });
+    });
+  }
+
+  cyclePermissionMode(): void {
+    this.current.setPermissionMode('next');
   }
 
   /** Events sent before the app subscribed (start-up warnings, a first prompt) wait here. */

@@ -64,7 +64,7 @@ export async function listSessionsCommand(opts: Opts & { cwd?: string; limit: nu
 
 function renderMessage(m: Message, archivedBy: string | null): string {
   const who = m.kind === 'checkpoint' ? 'checkpoint' : m.kind === 'meta' ? 'agent' : m.role;
-  const mark = archivedBy ? ` [archived by compaction ${archivedBy}]` : '';
+  const mark = archivedBy ? ` [archived by ${archivedBy.startsWith('rw_') ? 'rewind' : 'compaction'} ${archivedBy}]` : '';
   const body = m.blocks
     .map((b) => {
       switch (b.type) {

@@ -11,7 +11,9 @@ import {
   type Usage,
 } from '../llm/messages.js';
 import type { DoneEvent, ModelRequest, Provider } from '../llm/provider.js';
-import { toolSpec, ToolInputError, type AnyTool, type RecallSource, type ToolOutput } from '../tools/types.js';
+import type { FileDiff } from '../tools/fileDiff.js';
+import type { FileTracker } from '../tools/fileTracker.js';
+import { toolSpec, ToolInputError, type AnyTool, type RecallSource, type ToolContext, type ToolOutput } from '../tools/types.js';
 import type { AgentEvent, TurnEndReason } from './events.js';
 import { nextRetryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
 
@@ -38,11 +40,23 @@ export interface LoopHost {
   afterResponse(req: ModelRequest, done: DoneEvent): void;
 }
 
-export type Authorization = { ok: true } | { ok: false; message: string };
+/** `stop`: the person denied the call and ended the turn; the model is not called again. */
+export type Authorization = { ok: true } | { ok: false; message: string; stop?: boolean };
+
+export interface GateCall {
+  tool: AnyTool;
+  input: unknown;
+  summary: string;
+  toolUseId: string;
+  /** For a tool that edits files: the change it would make (from its preview). */
+  diff?: FileDiff;
+  /** For a tool that edits files: the absolute path it changes. */
+  abs?: string;
+}
 
 /** Decides whether a tool call may run, asking the person when the policy says so. */
 export interface PermissionGate {
-  authorize(call: { tool: AnyTool; input: unknown; summary: string; toolUseId: string }, signal: AbortSignal): Promise<Authorization>;
+  authorize(call: GateCall, signal: AbortSignal): Promise<Authorization>;
 }
 
 export interface LoopOptions {
@@ -62,6 +76,9 @@ export interface LoopOptions {
   recall?: RecallSource;
   /** Sent as the requests' cacheKey (OpenAI prompt_cache_key): the session id. */
   cacheKey?: string;
+  /** The session's record of files read and written, and its snapshot hook (see ToolContext). */
+  files?: FileTracker;
+  beforeFileChange?: ToolContext['beforeFileChange'];
   /** Injected for tests: waits between retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -78,6 +95,7 @@ export const CONTINUE_PROMPT =
   'Your previous reply was cut off because it reached the output token limit. Continue exactly where you stopped — mid-sentence or mid-code if that is where it ended — without repeating anything or apologising. If you were about to call a tool, call it now.';
 
 const INTERRUPTED_RESULT = 'The user interrupted this tool call before it finished; it did not complete.';
+const STOPPED_RESULT = 'Not run: the user denied an earlier call in this step and stopped the turn.';
 
 /**
  * Runs one turn: the user's message, then model calls and tool runs until the model ends
@@ -166,9 +184,10 @@ export async function runTurn(
 
       const uses = toolUses(stored);
       if (uses.length > 0) {
-        const results = await runTools(uses, toolsByName, opts, signal, emit);
+        const { results, stopped } = await runTools(uses, toolsByName, opts, signal, emit);
         appendMessage({ id: newId(), role: 'user', blocks: results, kind: 'normal', createdAt: Date.now() });
         if (signal.aborted) return end('aborted');
+        if (stopped) return end('stopped');
         continue;
       }
     }
@@ -345,22 +364,33 @@ async function runTools(
   opts: LoopOptions,
   signal: AbortSignal,
   emit: (ev: AgentEvent) => void,
-): Promise<ToolResultBlock[]> {
+): Promise<{ results: ToolResultBlock[]; stopped: boolean }> {
   const results: ToolResultBlock[] = new Array<ToolResultBlock>(uses.length);
+  let stopped = false;
   let i = 0;
   while (i < uses.length) {
+    if (stopped) {
+      // every tool_use still gets its result, so the next request is well formed
+      const use = uses[i]!;
+      emit({ type: 'tool_end', id: use.id, name: use.name, output: { content: STOPPED_RESULT, isError: true }, durationMs: 0, status: 'denied' });
+      results[i] = { type: 'tool_result', toolUseId: use.id, content: STOPPED_RESULT, isError: true };
+      i++;
+      continue;
+    }
     const batch: number[] = [i];
     if (toolsByName.get(uses[i]!.name)?.readOnly) {
       while (i + batch.length < uses.length && toolsByName.get(uses[i + batch.length]!.name)?.readOnly) batch.push(i + batch.length);
     }
     await Promise.all(
       batch.map(async (idx) => {
-        results[idx] = await runOneTool(uses[idx]!, toolsByName, opts, signal, emit);
+        const r = await runOneTool(uses[idx]!, toolsByName, opts, signal, emit);
+        results[idx] = r.result;
+        if (r.stop) stopped = true;
       }),
     );
     i += batch.length;
   }
-  return results;
+  return { results, stopped };
 }
 
 async function runOneTool(
@@ -369,13 +399,22 @@ async function runOneTool(
   opts: LoopOptions,
   signal: AbortSignal,
   emit: (ev: AgentEvent) => void,
-): Promise<ToolResultBlock> {
-  const started = Date.now();
+): Promise<{ result: ToolResultBlock; stop?: boolean }> {
+  // reset once approved: the time shown is the tool's, not the wait for the person
+  let started = Date.now();
   const tool = toolsByName.get(use.name);
   let summary = '';
-  const finish = (output: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted'): ToolResultBlock => {
+  const finish = (output: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
-    return { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError };
+    return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError }, ...(stop ? { stop } : {}) };
+  };
+  const ctx: ToolContext = {
+    cwd: opts.cwd,
+    signal,
+    onProgress: (text: string): void => emit({ type: 'tool_progress', id: use.id, text }),
+    ...(opts.recall ? { recall: opts.recall } : {}),
+    ...(opts.files ? { files: opts.files } : {}),
+    ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
   };
 
   if (!tool) {
@@ -395,18 +434,31 @@ async function runOneTool(
   emit({ type: 'tool_start', id: use.id, name: use.name, input, summary });
   if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
 
+  const call: GateCall = { tool, input, summary, toolUseId: use.id };
+  if (tool.preview) {
+    // an edit that cannot apply (not read, stale, not found) is refused before anyone is asked
+    try {
+      const p = await tool.preview(input, ctx);
+      if (!p.ok) return finish(p.output, 'error');
+      call.diff = p.change.diff;
+      call.abs = p.change.file.abs;
+    } catch (e) {
+      return finish({ content: `${tool.name} failed: ${errorText(e)}`, isError: true }, 'error');
+    }
+  }
+
   let auth: Authorization;
   try {
-    auth = await opts.gate.authorize({ tool, input, summary, toolUseId: use.id }, signal);
+    auth = await opts.gate.authorize(call, signal);
   } catch (e) {
     if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
     auth = { ok: false, message: `Permission check failed: ${errorText(e)}` };
   }
-  if (!auth.ok) return finish({ content: auth.message, isError: true }, 'denied');
+  if (!auth.ok) return finish({ content: auth.message, isError: true }, 'denied', auth.stop === true);
+  started = Date.now();
 
   try {
-    const onProgress = (text: string): void => emit({ type: 'tool_progress', id: use.id, text });
-    const output = await tool.run(input, { cwd: opts.cwd, signal, onProgress, ...(opts.recall ? { recall: opts.recall } : {}) });
+    const output = await tool.run(input, ctx);
     if (signal.aborted) return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
     return finish(output, output.isError ? 'error' : 'done');
   } catch (e) {

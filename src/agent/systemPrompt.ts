@@ -24,7 +24,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     `# Tools
 ${toolLines}
 
-Use tools to look rather than guess: read files before describing them, search before claiming something does not exist, run commands to check results. Paths may be relative to the working directory. Prefer Grep and Glob over Bash for searching. Read-only tools may be called several at once. Bash commands may need the user's approval; if a call is denied, respect the decision and adapt.`,
+Use tools to look rather than guess: read files before describing them, search before claiming something does not exist, run commands to check results. Paths may be relative to the working directory. Prefer Grep and Glob over Bash for searching. Read-only tools may be called several at once. Bash commands may need the user's approval; if a call is denied, respect the decision and adapt.
+
+Changing files: read a file with FileRead before editing it, prefer Edit over Write for existing files (Write is for new files or complete rewrites), and never edit files through Bash (no sed -i, echo >, cat <<EOF). Edits may need the user's approval, which shows them the diff.`,
     `# Long sessions
 This session may be compacted: older messages can be replaced by a checkpoint summary and old tool outputs cleared to save context. Nothing is lost — the Recall tool searches and opens everything that was archived. When a checkpoint or a cleared-output placeholder mentions something you need in detail, recall it instead of guessing.`,
     `# Style

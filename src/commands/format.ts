@@ -1,4 +1,5 @@
 import type { CommandOutput } from '../ui/controller.js';
+import { formatRewindTargets } from './rewind.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 
@@ -49,6 +50,8 @@ export function formatCommandOutput(out: CommandOutput): string {
           return `${m.name === out.current ? '*' : ' '} ${m.name}  ${m.provider}  ${n(m.contextWindow)}-token window  ${price}${m.source === 'config' ? '  (.agentrc)' : ''}`;
         })
         .join('\n');
+    case 'rewind':
+      return formatRewindTargets(out.targets);
     case 'picker':
       return out.sessions.map((s) => `${s.id}  ${new Date(s.updatedAt).toISOString()}  ${s.title ?? '(untitled)'}  ${s.cwd}`).join('\n');
   }

@@ -4,6 +4,7 @@ import { editDistance } from '../editDistance.js';
 import { configHome } from '../agent/instructions.js';
 import { initPrompt, memoryText } from './instructionsText.js';
 import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
+import { rewindCommand } from './rewind.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -138,6 +139,18 @@ export const COMMANDS: readonly SlashCommand[] = [
     args: '<query> | open <id>',
     description: 'search what compaction archived in this session, or open one archived item',
     run: async ({ session }, args) => historyCommand(session, args),
+  },
+  {
+    name: 'rewind',
+    args: '[turn code|conversation|both]',
+    description: 'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both',
+    run: async ({ session }, args) => {
+      try {
+        return await rewindCommand(session, args);
+      } catch (e) {
+        throw new CommandError((e as Error).message);
+      }
+    },
   },
   {
     name: 'clear',

@@ -28,6 +28,7 @@ import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { buildRestoration, type ReadFile, type Restoration } from './restore.js';
 import { partitionHead, selectSplit } from './split.js';
 import { Summarizer, SummaryFailure, type SummarizerModel, type SummaryResult } from './summarize.js';
+import { FILE_EDIT_TOOLS } from './modified.js';
 import type { TokenCounter } from './tokens.js';
 import type { CompactionChange, CompactionEvent, CompactionRecord, CompactionTrigger } from './types.js';
 
@@ -42,7 +43,7 @@ export interface EngineDeps {
   counter: TokenCounter;
   /** Tools whose old results micro compaction may clear. */
   compactableTools: readonly string[];
-  /** Tools whose `path` input is a file read (restored after compaction); default ["FileRead"]. */
+  /** Tools whose `path` input is a file read or edited (restored after compaction); default FileRead, Edit, Write. */
   fileReadTools?: readonly string[];
   /** Key argument of a tool call for placeholders (the Tool's `summarize`); default: command / path / pattern / query. */
   describeToolUse?: DescribeToolUse;
@@ -316,6 +317,11 @@ export class CompactionEngine {
     };
   }
 
+  /** The history was replaced outside compaction (a /rewind): the next count starts from estimates. */
+  historyReplaced(): void {
+    delete this.st.anchor;
+  }
+
   /** A user turn finished: the cooldown counts down, a thrash stop lifts. */
   turnCompleted(): void {
     recordTurn(this.st);
@@ -445,7 +451,7 @@ export class CompactionEngine {
           budget: budgets.restoreTokens,
           fileBudget: budgets.restoreFileTokens,
           maxFiles: this.cfg.restoreFiles,
-          fileReadTools: this.deps.fileReadTools ?? ['FileRead'],
+          fileReadTools: this.deps.fileReadTools ?? ['FileRead', ...FILE_EDIT_TOOLS],
           readFile: this.deps.readFile,
           signal,
         },

@@ -1,5 +1,6 @@
 import { textOf, type Message } from '../llm/messages.js';
 import { oneLine } from './micro.js';
+import { modifiedFiles } from './modified.js';
 import { isTurnStart } from './split.js';
 import { truncateMiddle } from './text.js';
 
@@ -51,6 +52,7 @@ export function metadataSummary(messages: readonly Message[], previous?: string)
       if (typeof b.input.command === 'string' && b.input.command) commands.push({ id: b.id, command: b.input.command });
     }
   }
+  const modified = modifiedFiles(messages);
   const tools = [...toolCounts].map(([name, n]) => `${name} ×${n}`).join(', ');
   const fileLines = [...files].slice(-MAX_LIST).map(([p, t]) => `- \`${p}\` (${[...t].join(', ')})`);
   const commandLines = commands.slice(-MAX_LIST).map((c) => `- \`${oneLine(c.command, 200)}\`${failed.has(c.id) ? ' — failed' : ''}`);
@@ -63,6 +65,9 @@ export function metadataSummary(messages: readonly Message[], previous?: string)
   parts.push(
     '## Archived Conversation',
     `- ${messages.length} messages: ${requests} from the person, ${replies} from the assistant${tools ? `; tool calls: ${tools}` : ''}`,
+    '',
+    '## Files Modified (Edit, Write)',
+    ...(modified.length ? modified.slice(-MAX_LIST).map((p) => `- \`${p}\``) : ['(none)']),
     '',
     '## Files Touched',
     ...(fileLines.length ? fileLines : ['(none)']),

@@ -64,6 +64,13 @@ export interface SummaryPromptInput {
   previous?: string | undefined;
   focus?: string | undefined;
   maxTokens: number;
+  /** Files Edit/Write changed in the summarized part: the checkpoint must name them. */
+  modifiedFiles?: readonly string[] | undefined;
+}
+
+function modifiedSection(files: readonly string[] | undefined): string {
+  if (!files || files.length === 0) return '';
+  return `\nFiles modified (by Edit or Write) in this part of the conversation — name every one under Completed Work or Files and Symbols, with what changed:\n${files.map((f) => `- ${escapeDelimiters(f)}`).join('\n')}\n`;
 }
 
 /** The single-request prompt: a new checkpoint, or the update of the previous one. */
@@ -77,7 +84,7 @@ export function buildSummaryPrompt(p: SummaryPromptInput): string {
         `<previous_checkpoint>\n${escapeDelimiters(p.previous.trim())}\n</previous_checkpoint>`,
       ].join('\n')
     : 'Write a checkpoint of the conversation in the transcript below.';
-  return [intro, focusSection(p.focus), structure(p.maxTokens), '', transcriptBlock(p.transcript), '', 'Now write the checkpoint.'].join('\n');
+  return [intro, focusSection(p.focus), modifiedSection(p.modifiedFiles), structure(p.maxTokens), '', transcriptBlock(p.transcript), '', 'Now write the checkpoint.'].join('\n');
 }
 
 /** One part of a head too long for one request. */

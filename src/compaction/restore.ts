@@ -34,7 +34,7 @@ const MAX_REQUESTS = 3;
 const REQUESTS_HEADER =
   '## Recent requests of the person (verbatim)\nThe latest messages the person wrote in the archived part of the conversation, quoted exactly, oldest first:';
 const FILES_HEADER =
-  '## Files re-read after compaction\nFiles read before the compaction, read again just now (their current contents; a long file keeps its start and end):';
+  '## Files re-read after compaction\nFiles read or edited before the compaction, read again just now (their current contents; a long file keeps its start and end):';
 /** Not worth a file section below this many tokens. */
 const MIN_FILE_TOKENS = 100;
 

@@ -5,6 +5,7 @@ import { completeStream, type DoneEvent, type Provider } from '../llm/provider.j
 import { nextRetryDelayMs, sleep, type RetryPolicy } from '../llm/retry.js';
 import { inPlaceAnswer, inPlaceRequest, type SharedPrefix } from './inPlace.js';
 import { metadataSummary } from './metadata.js';
+import { modifiedFiles } from './modified.js';
 import type { DescribeToolUse } from './micro.js';
 import { mapLimit } from './pool.js';
 import { buildChunkPrompt, buildConsolidationPrompt, buildSummaryPrompt, buildVerificationPrompt, SUMMARIZER_SYSTEM } from './prompt.js';
@@ -205,7 +206,7 @@ export class Summarizer {
 
   private async once(run: Run, messages: readonly Message[], scale: number): Promise<{ text: string; chunked: boolean }> {
     const { job } = run;
-    const base = { previous: job.previous, focus: job.focus, maxTokens: run.maxTokens };
+    const base = { previous: job.previous, focus: job.focus, maxTokens: run.maxTokens, modifiedFiles: modifiedFiles(messages) };
     const singleBudget = Math.floor(this.inputBudget(run, this.counter.countText(buildSummaryPrompt({ ...base, transcript: '' }))) * scale);
     const parts = renderTranscript(messages, this.renderOptions(singleBudget, job.describe));
     const sizes = parts.map((p) => this.counter.countText(p) + 1);

@@ -158,8 +158,8 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     throw new ConfigError(`--provider: "${flagProvider}" is not a provider (use anthropic or openai)`);
   }
   const permissionMode = flags.permissionMode;
-  if (permissionMode !== undefined && !['ask', 'allow', 'deny'].includes(permissionMode)) {
-    throw new ConfigError(`--permission-mode: "${permissionMode}" is not a mode (use ask, allow or deny)`);
+  if (permissionMode !== undefined && !['ask', 'acceptEdits', 'allow', 'deny'].includes(permissionMode)) {
+    throw new ConfigError(`--permission-mode: "${permissionMode}" is not a mode (use ask, acceptEdits, allow or deny)`);
   }
   if (flags.baseURL !== undefined && !URL.canParse(flags.baseURL)) {
     throw new ConfigError(`--base-url: "${flags.baseURL}" is not a URL`);

@@ -6,12 +6,12 @@ import { z } from 'zod';
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 
-export const PermissionModeSchema = z.enum(['ask', 'allow', 'deny']);
+export const PermissionModeSchema = z.enum(['ask', 'acceptEdits', 'allow', 'deny']);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
 export const PermissionsSchema = z
   .object({
-    /** ask: Bash (and any tool not allowed below) asks first; allow: everything runs; deny: refuse what needs approval. */
+    /** ask: Bash, Edit and Write (and any tool not allowed below) ask first; acceptEdits: edits inside the working directory run, Bash asks; allow: everything runs; deny: refuse what needs approval. */
     mode: PermissionModeSchema.default('ask'),
     /** Tools that run without asking, e.g. ["Bash"] to trust every command. */
     allowTools: z.array(z.string().min(1)).default([]),

@@ -6,6 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TextBlock } from '../llm/messages.js';
+import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
 import type { AnyTool } from '../tools/types.js';
@@ -44,7 +45,7 @@ export const attachmentLabel = (block: string): string | undefined =>
  * Reads what the prompt mentions. A word that names nothing on disk is left alone (an e-mail
  * address, a decorator, a handle); one that names a file FileRead refuses is reported.
  */
-export async function attachMentions(text: string, tools: readonly AnyTool[], cwd: string, signal: AbortSignal): Promise<Attachments> {
+export async function attachMentions(text: string, tools: readonly AnyTool[], cwd: string, signal: AbortSignal, files?: FileTracker): Promise<Attachments> {
   const result: Attachments = { blocks: [], attached: [], readPaths: [], problems: [] };
   const fileRead = tools.find((t) => t.name === 'FileRead');
   for (const word of findMentions(text)) {
@@ -67,7 +68,7 @@ export async function attachMentions(text: string, tools: readonly AnyTool[], cw
       result.problems.push(`@${word}: not attached, this session has no FileRead tool`);
       continue;
     }
-    const out = await fileRead.run(fileRead.parse({ path: word }), { cwd, signal });
+    const out = await fileRead.run(fileRead.parse({ path: word }), { cwd, signal, ...(files ? { files } : {}) });
     if (out.isError) {
       result.problems.push(`@${word}: not attached: ${out.content}`);
       continue;

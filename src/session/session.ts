@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../agent/events.js';
-import { runTurn, type Authorization, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
+import { runTurn, type Authorization, type GateCall, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import { loadInstructions, renderInstructions, type InstructionFile } from '../agent/instructions.js';
 import { buildSystemPrompt } from '../agent/systemPrompt.js';
 import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../compaction/engine.js';
@@ -12,10 +12,14 @@ import type { Provider, ToolSpec } from '../llm/provider.js';
 import { mayTruncateSilently } from '../llm/cache.js';
 import { debug, redactSecrets } from '../log.js';
 import type { SessionInfo, Store } from '../store/index.js';
+import { FileTracker } from '../tools/fileTracker.js';
+import { isInside } from '../tools/paths.js';
 import { PermissionPolicy } from '../tools/permissions.js';
 import type { Approver } from '../tools/permissions.js';
 import { ReadBoundary } from '../tools/readBoundary.js';
 import { toolSpec, type AnyTool, type RecallSource } from '../tools/types.js';
+import type { PermissionMode } from '../config/schema.js';
+import { findTarget, restoreSnapshots, REWIND_ID_PREFIX, rewindTargets, type RestoredFile, type RewindTarget, type RewindWhat } from './rewind.js';
 import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../ui/controller.js';
 import { contextBreakdown } from './breakdown.js';
 import { dateNoteFor } from './dateNote.js';
@@ -37,7 +41,11 @@ export type SessionEvent =
   | AgentEvent
   | CompactionEvent
   | { type: 'context'; usage: ContextUsageView }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string };
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  /** The permission mode changed (Shift+Tab, "accept edits for the session"). */
+  | { type: 'permission_mode'; mode: PermissionMode }
+  /** The visible history was replaced (a /rewind of the conversation): redraw it from messages(). */
+  | { type: 'history_reset' };
 
 export interface SessionDeps {
   config: Config;
@@ -98,6 +106,12 @@ export class Session {
   loadNotes: string[] = [];
   /** The instruction files the system prompt was last built with (/memory). */
   private instructions: InstructionFile[] = [];
+  /** What the model read and wrote in this session, for the edit tools' checks. */
+  private readonly files = new FileTracker();
+  /** The user message that started the running turn: file snapshots belong to it. */
+  private turnId: string | undefined;
+  /** Files already snapshotted in the running turn. */
+  private readonly snapshotted = new Set<string>();
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -176,7 +190,7 @@ export class Session {
   }
 
   view(): SessionView {
-    return { id: this.id, title: this.title, model: this.config.model.name, provider: this.config.provider, cwd: this.config.cwd };
+    return { id: this.id, title: this.title, model: this.config.model.name, provider: this.config.provider, cwd: this.config.cwd, permissionMode: this.policy.mode };
   }
 
   get busy(): boolean {
@@ -197,10 +211,14 @@ export class Session {
       this.emit({ type: 'message', message: marker });
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     }
+    this.snapshotted.clear();
     try {
       const note = dateNoteFor(this.history);
       if (note) this.append(note);
-      const result = await runTurn(this.loopHost(), this.loopOptions(), await this.withAttachments(text, ac.signal), ac.signal, (e) => this.onAgentEvent(e));
+      const msg = await this.withAttachments(text, ac.signal);
+      // file snapshots taken in this turn belong to the person's message that started it
+      this.turnId = msg.id;
+      const result = await runTurn(this.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.engine.turnCompleted();
       return result;
     } finally {
@@ -212,8 +230,8 @@ export class Session {
   private async withAttachments(text: string, signal: AbortSignal): Promise<Message> {
     const msg = userMessage(text);
     if (!text.includes('@')) return msg;
-    // the files went through FileRead's run; `readPaths` of the result lists them for a read tracker
-    const { blocks, problems } = await attachMentions(text, this.deps.tools, this.config.cwd, signal);
+    // the files go through FileRead's run with the session's tracker: an @mentioned file counts as read for Edit
+    const { blocks, problems } = await attachMentions(text, this.deps.tools, this.config.cwd, signal, this.files);
     for (const p of problems) this.notice('warning', p);
     return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
   }
@@ -337,7 +355,67 @@ export class Session {
   }
 
   permissionRules(): CommandOutput {
-    return { kind: 'permissions', mode: this.config.permissions.mode, rules: this.policy.rules() };
+    return { kind: 'permissions', mode: this.policy.mode, rules: this.policy.rules() };
+  }
+
+  /** Sets the permission mode for the rest of the session (Shift+Tab cycles with next: true). */
+  setPermissionMode(mode: PermissionMode | 'next'): PermissionMode {
+    const modes = this.policy.cycleModes();
+    const next = mode === 'next' ? modes[(modes.indexOf(this.policy.mode) + 1) % modes.length]! : mode;
+    this.policy.setMode(next);
+    this.emit({ type: 'permission_mode', mode: next });
+    return next;
+  }
+
+  // ---- /rewind -----------------------------------------------------------------------
+
+  /** The person's turns, oldest first, with the files a rewind to each would restore. */
+  rewindTargets(): RewindTarget[] {
+    this.flush();
+    return rewindTargets(this.deps.store, this.id, this.history, this.config.cwd, this.stored);
+  }
+
+  /**
+   * Goes back to before a turn: its files as they were before it (code), and/or the
+   * conversation without it and what followed (archived, still searchable).
+   */
+  async rewind(ref: string, what: RewindWhat): Promise<{ target: RewindTarget; files: RestoredFile[]; archived: number }> {
+    if (this.running) throw new Error('wait for the current turn to end (or press Esc) before rewinding');
+    const target = findTarget(this.rewindTargets(), ref);
+    if (!target) throw new Error(`no turn "${ref}" to rewind to: give its number from /rewind`);
+    if (what !== 'code' && !target.inConversation) {
+      const why = target.gone === 'rewound' ? 'was taken out of the conversation by an earlier rewind' : 'was compacted into a summary';
+      throw new Error(`turn ${target.index} ${why}, so the conversation cannot go back to it; its code can be restored with /rewind ${target.index} code`);
+    }
+    let files: RestoredFile[] = [];
+    if (what !== 'conversation') {
+      const snapshots = this.deps.store.snapshotsSince(this.id, target.turnId);
+      files = await restoreSnapshots(snapshots, this.config.cwd);
+      // the model must read them again before changing them
+      for (const s of snapshots) this.files.forget(s.path);
+    }
+    let archived = 0;
+    if (what !== 'code') {
+      const at = this.history.findIndex((m) => m.id === target.turnId);
+      archived = this.deps.store.rewindConversation(this.id, { id: newId(REWIND_ID_PREFIX), turnId: target.turnId, createdAt: Date.now() }).length;
+      this.history = this.history.slice(0, at);
+      // what the model read may have left the conversation with the rewound turns: it reads again before editing
+      this.files.clear();
+      this.engine.historyReplaced();
+      this.saveMeta();
+      this.emit({ type: 'history_reset' });
+      this.emit({ type: 'context', usage: this.contextUsage() });
+    }
+    return { target, files, archived };
+  }
+
+  /** Stores a file's prior state before its first change in the running turn. */
+  private async snapshot(abs: string, prior: Buffer | undefined, mode: number | undefined): Promise<void> {
+    const turnId = this.turnId;
+    if (!turnId || this.snapshotted.has(abs)) return;
+    if (!this.flush()) throw new Error('the database cannot be written, so the change could not be snapshotted for /rewind');
+    this.deps.store.saveSnapshot(this.id, { turnId, path: abs, content: prior ?? null, mode: mode ?? null });
+    this.snapshotted.add(abs);
   }
 
   /** Switches the model for the following turns (/model). */
@@ -443,6 +521,8 @@ export class Session {
       cwd: this.config.cwd,
       recall: this.recallSource(),
       cacheKey: this.id,
+      files: this.files,
+      beforeFileChange: (abs, prior, mode) => this.snapshot(abs, prior, mode),
     };
   }
 
@@ -462,32 +542,49 @@ export class Session {
     return record?.status === 'applied';
   }
 
-  private async authorize(call: { tool: AnyTool; input: unknown; summary: string; toolUseId: string }, signal: AbortSignal): Promise<Authorization> {
+  private async authorize(call: GateCall, signal: AbortSignal): Promise<Authorization> {
     const { tool, input, summary, toolUseId } = call;
     if (tool.readOnly) {
-      const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.config.permissions.mode, this.deps.approver, signal);
+      const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.policy.mode, this.deps.approver, signal);
       if (read) return read;
     }
-    const decision = this.policy.decide(tool, input);
+    const cwd = this.config.cwd;
+    const file = call.abs !== undefined ? { abs: call.abs, cwd } : undefined;
+    const outside = file !== undefined && !isInside(cwd, file.abs);
+    const decision = this.policy.decide(tool, input, file);
     if (decision === 'allow') return { ok: true };
     if (decision === 'deny') {
       return { ok: false, message: `${tool.name} is not allowed here (permissions mode "deny"); the call was not run. Do not retry it; find another way or ask the user.` };
     }
     if (!this.deps.approver) {
-      return {
-        ok: false,
-        message:
-          `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ` +
-          `The user can allow it with --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc.`,
-      };
+      const how = tool.editsFiles
+        ? outside
+          ? `${summary} is outside the working directory, and such edits run without asking only with --permission-mode allow`
+          : 'The user can allow edits with --permission-mode acceptEdits (or allow)'
+        : 'The user can allow it with --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc';
+      return { ok: false, message: `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ${how}.` };
     }
+    const prefix = tool.name === 'Bash' ? this.policy.suggestPrefix(summary) : undefined;
     const answer = await this.deps.approver(
-      { toolName: tool.name, toolUseId, input, summary, ...(tool.name === 'Bash' ? { suggestedPrefix: this.policy.suggestPrefix(summary) } : {}) },
+      {
+        toolName: tool.name,
+        toolUseId,
+        input,
+        summary,
+        ...(prefix ? { suggestedPrefix: prefix } : {}),
+        ...(tool.name === 'Bash' && !prefix ? { onceOnly: true } : {}),
+        ...(call.diff ? { diff: call.diff } : {}),
+        ...(outside ? { outsideCwd: true } : {}),
+      },
       signal,
     );
+    const before = this.policy.mode;
     this.policy.remember(tool, answer);
+    if (this.policy.mode !== before) this.emit({ type: 'permission_mode', mode: this.policy.mode });
     if (answer.kind === 'deny') {
-      return { ok: false, message: `The user denied this ${tool.name} call${answer.note ? ` and said: ${answer.note}` : '.'}` };
+      const said = answer.note ? ` and said: ${answer.note}` : '';
+      if (answer.stop) return { ok: false, stop: true, message: `The user denied this ${tool.name} call${said}, and stopped the turn: wait for their next message.` };
+      return { ok: false, message: `The user denied this ${tool.name} call${said || '.'}` };
     }
     return { ok: true };
   }

@@ -5,6 +5,10 @@ export { SCHEMA_VERSION } from './migrations.js';
 export type {
   ArchivedItem,
   ArchiveHit,
+  FileSnapshot,
+  NewSnapshot,
+  RewindRecord,
+  SnapshotTurn,
   ArchiveKind,
   LeaseHolder,
   LeaseOwner,

@@ -6,6 +6,7 @@ import { collectToolCalls } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import { ArchiveIndexer } from './search-index.js';
+import { v4Snapshots } from './snapshots.js';
 
 export interface Migration {
   version: number;
@@ -189,7 +190,7 @@ const v3Leases: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases];
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

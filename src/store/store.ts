@@ -17,6 +17,7 @@ import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { toFtsQuery } from './fts-query.js';
 import { ArchiveIndexer } from './search-index.js';
 import { SessionWrites } from './sessionWrites.js';
+import { REWIND_TRIGGER, SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
 import type {
   ArchivedItem,
   ArchiveHit,
@@ -73,6 +74,7 @@ export const LOAD_VISIBLE_SQL = `SELECT ${MESSAGE_COLS} FROM messages WHERE sess
 export class SqliteStore implements Store {
   private readonly indexer: ArchiveIndexer;
   private readonly sessionWrites: SessionWrites;
+  private readonly snapshots: SnapshotTables;
   private readonly stmts;
   /** Statements whose SQL depends on the call (search shapes, update patches), prepared once each. */
   private readonly dynamic = new Map<string, Database.Statement<[Record<string, unknown>], unknown>>();
@@ -85,6 +87,7 @@ export class SqliteStore implements Store {
   ) {
     this.indexer = new ArchiveIndexer(db);
     this.sessionWrites = new SessionWrites(db);
+    this.snapshots = new SnapshotTables(db);
     this.stmts = {
       session: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
       sessionsByPrefix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 3`),
@@ -125,7 +128,9 @@ export class SqliteStore implements Store {
          VALUES (@session_id, @id, @trigger, @focus, @status, @reason, @tokens_before, @tokens_after, @archived_count, @preserved_count,
                  @summary_tokens, @summary, @method, @duration_ms, @model, @usage, @created_at)`,
       ),
-      compactions: db.prepare<[string], CompactionRow>(`SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? ORDER BY seq`),
+      compactions: db.prepare<[string], CompactionRow>(
+        `SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? AND trigger <> '${REWIND_TRIGGER}' ORDER BY seq`,
+      ),
       replaceMessage: db.prepare(
         `UPDATE messages SET role = @role, kind = @kind, pinned = @pinned, blocks = @blocks, tokens = @tokens, usage = @usage,
            model = @model, interrupted = @interrupted WHERE session_id = @session_id AND id = @id AND archived_by IS NULL`,
@@ -362,6 +367,30 @@ export class SqliteStore implements Store {
     return this.read('list compactions', () => {
       this.requireSession(sessionId);
       return this.stmts.compactions.all(sessionId).map(decodeCompaction);
+    });
+  }
+
+  // --- snapshots and rewinds ----------------------------------------------------------------
+
+  saveSnapshot(sessionId: string, snapshot: NewSnapshot): boolean {
+    return this.write('store a file snapshot', () => {
+      this.requireSession(sessionId);
+      return this.snapshots.save(sessionId, snapshot);
+    });
+  }
+
+  snapshotsSince(sessionId: string, turnId: string): FileSnapshot[] {
+    return this.read('read file snapshots', () => this.snapshots.since(sessionId, turnId));
+  }
+
+  snapshotTurns(sessionId: string): SnapshotTurn[] {
+    return this.read('list file snapshots', () => this.snapshots.turns(sessionId));
+  }
+
+  rewindConversation(sessionId: string, rewind: RewindRecord): string[] {
+    return this.write('rewind the conversation', () => {
+      this.requireSession(sessionId);
+      return this.snapshots.rewind(sessionId, rewind);
     });
   }
 

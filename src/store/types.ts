@@ -1,5 +1,8 @@
 import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
 import type { Message } from '../llm/messages.js';
+import type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
+
+export type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
 
 export interface OpenStoreOptions {
   /** How long a write waits for another process's lock before failing with kind 'locked'. Default 5000. */
@@ -169,6 +172,15 @@ export interface Store {
   /** The same search by a plain LIKE scan (kept for the benchmark comparison). */
   likeScanArchive(query: string, opts: SearchOptions): ArchiveHit[];
   getArchived(id: string, opts?: { sessionId?: string }): ArchivedItem | undefined;
+
+  /** Stores a file's state before its first change in a turn; false when the turn already has one of that path. */
+  saveSnapshot(sessionId: string, snapshot: NewSnapshot): boolean;
+  /** For each file changed at or after the turn (by message order), its state before the first of those changes. */
+  snapshotsSince(sessionId: string, turnId: string): FileSnapshot[];
+  /** Turns that changed files, in order, with the paths. */
+  snapshotTurns(sessionId: string): SnapshotTurn[];
+  /** Archives the turn's message and everything visible after it (searchable, like compacted messages); returns their ids. */
+  rewindConversation(sessionId: string, rewind: RewindRecord): string[];
 
   close(): void;
 }

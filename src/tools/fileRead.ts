@@ -1,4 +1,5 @@
-import { open, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeBinary, readHead, sniff } from './binary.js';
@@ -6,6 +7,7 @@ import { fmtBytes, fmtInt } from './format.js';
 import { describeFsError, errnoCode, similarNames } from './fsErrors.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { displayPath, resolvePath } from './paths.js';
+import { decodeText } from './textFile.js';
 import { truncateLine } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 
@@ -58,8 +60,10 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   if (ctx.signal.aborted) return fail('Interrupted before the file was read.');
 
   let size: number;
+  let seen: Stats;
   try {
     const st = await stat(abs);
+    seen = st;
     if (st.isDirectory()) {
       const p = shown === '.' ? '' : `${shown}/`;
       return fail(`${shown} is a directory, not a file. To list its files use Glob with pattern "${p}*" (or "${p}**/*" for everything below it).`);
@@ -76,7 +80,13 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   }
 
   try {
-    const s = sniff(await readHead(abs));
+    const head = await readHead(abs);
+    if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) {
+      const out = await readUtf16(abs, shown, size, input, o);
+      if (!out.isError) ctx.files?.record(abs, seen);
+      return out;
+    }
+    const s = sniff(head);
     if (s.binary) return fail(`${shown} is ${describeBinary(s)} of ${fmtBytes(size)}; FileRead only reads text files.`);
   } catch (e) {
     return fail(describeFsError(e, shown));
@@ -158,8 +168,26 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   }
   // a last line without a trailing newline
   if (pendingLine) finishLine();
+  // the version the model has now seen: Edit and Write check against it
+  ctx.files?.record(abs, seen);
   const total = pendingLine ? lineNo : lineNo - 1;
   // (files in /proc report size 0 but have content, so emptiness is known only now)
+  return readResult({ shown, out, total, start, lastShown, cappedByChars, longLines }, o);
+}
+
+interface ReadState {
+  shown: string;
+  out: string[];
+  total: number;
+  start: number;
+  lastShown: number;
+  cappedByChars: boolean;
+  longLines: number;
+}
+
+/** The numbered lines and the notes under them (cut lines, where to read on). */
+function readResult(r: ReadState, o: typeof DEFAULTS): ToolOutput {
+  const { shown, out, total, start, lastShown, cappedByChars, longLines } = r;
   if (total === 0) return { content: `${shown} is empty (0 bytes).`, isError: false };
 
   if (start > total) return fail(`${shown} has ${fmtInt(total)} lines; offset=${fmtInt(start)} is past the end.`);
@@ -170,4 +198,33 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
     notes.push(`… file has ${fmtInt(total)} lines; showing ${fmtInt(start)}-${fmtInt(lastShown)}${why}. Read more with offset=${lastShown + 1}.`);
   }
   return { content: out.join('\n') + (notes.length > 0 ? `\n\n${notes.join('\n')}` : ''), isError: false };
+}
+
+/** Files in UTF-16 (with a byte order mark) are decoded whole, up to this size. */
+const MAX_UTF16_BYTES = 16 * 1024 * 1024;
+
+/** A UTF-16 file (FileRead's byte reader speaks UTF-8): decoded whole, numbered the same way. */
+async function readUtf16(abs: string, shown: string, size: number, input: FileReadInput, o: typeof DEFAULTS): Promise<ToolOutput> {
+  if (size > MAX_UTF16_BYTES) return fail(`${shown} is a UTF-16 file of ${fmtBytes(size)}; FileRead decodes UTF-16 files up to ${fmtBytes(MAX_UTF16_BYTES)}.`);
+  const decoded = decodeText(await readFile(abs));
+  if (!decoded.ok) return fail(`${shown} ${decoded.why}.`);
+  const lines = decoded.decoded.text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const start = input.offset ?? 1;
+  const limit = input.limit ?? o.maxLines;
+  const r: ReadState = { shown, out: [], total: lines.length, start, lastShown: start - 1, cappedByChars: false, longLines: 0 };
+  let chars = 0;
+  for (let n = start; n < start + limit && n <= lines.length; n++) {
+    const cut = truncateLine(lines[n - 1]!, o.maxLineChars);
+    const row = `${String(n).padStart(6)}\t${cut.text}`;
+    if (r.out.length > 0 && chars + row.length + 1 > o.maxChars) {
+      r.cappedByChars = true;
+      break;
+    }
+    if (cut.truncated) r.longLines++;
+    r.out.push(row);
+    chars += row.length + 1;
+    r.lastShown = n;
+  }
+  return readResult(r, o);
 }

@@ -1,5 +1,7 @@
 // Approval types shared with the UI, and the permission policy.
 import type { PermissionMode, PermissionsConfig } from '../config/schema.js';
+import type { FileDiff } from './fileDiff.js';
+import { isInside } from './paths.js';
 import { joinWords, splitCommand } from './shellWords.js';
 
 export interface ApprovalRequest {
@@ -8,15 +10,24 @@ export interface ApprovalRequest {
   input: unknown;
   /** The key argument shown to the person (for Bash: the full command). */
   summary: string;
-  /** For Bash: the prefix "allow this command prefix for the session" would remember. */
+  /** For Bash: the prefix "allow this command prefix for the session" would remember (only for a simple command). */
   suggestedPrefix?: string;
+  /** For Bash: the command is not a simple one (a loop, a pipeline, a substitution): only "allow once" is offered. */
+  onceOnly?: boolean;
+  /** For Edit and Write: the change, shown as a diff. */
+  diff?: FileDiff;
+  /** For Edit and Write: the file is outside the working directory (it always asks). */
+  outsideCwd?: boolean;
 }
 
 export type ApprovalDecision =
   | { kind: 'allow_once' }
   | { kind: 'allow_prefix'; prefix: string }
   | { kind: 'allow_tool' }
-  | { kind: 'deny'; note?: string };
+  /** Apply, and let edits run without asking for the rest of the session (mode acceptEdits). */
+  | { kind: 'accept_edits' }
+  /** `stop`: deny and end the turn (the model does not carry on). */
+  | { kind: 'deny'; note?: string; stop?: boolean };
 
 /** Asks the person; the TUI renders it. Print mode has none: what needs approval is refused. */
 export type Approver = (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
@@ -38,6 +49,19 @@ export interface PermissionSessionState {
 }
 
 const BASH = 'Bash';
+
+/** Words that open or continue a shell compound command: a prefix of them means nothing. */
+const SHELL_KEYWORDS = new Set(['for', 'while', 'until', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'select', 'function', '{', '}', '(', ')', '[[', ']]', '!', 'coproc']);
+
+/** The words of a simple command (one command, no keywords, no assignments, nothing the splitter refuses), else undefined. */
+export function simpleCommandWords(command: string): string[] | undefined {
+  const split = splitCommand(command);
+  if (!split.ok || split.parts.length !== 1) return undefined;
+  const words = split.parts[0]!;
+  const first = words[0];
+  if (first === undefined || SHELL_KEYWORDS.has(first) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(first)) return undefined;
+  return words;
+}
 
 /** Commands whose second word is a subcommand worth naming in a prefix (git status, cargo test). */
 const SUBCOMMAND_TOOLS = new Set([
@@ -81,6 +105,7 @@ export function bashAllowedByPrefixes(command: string, prefixes: string[][]): bo
 export class PermissionPolicy {
   private readonly sessionTools = new Set<string>();
   private readonly sessionPrefixes: string[] = [];
+  private currentMode: PermissionMode;
 
   constructor(
     private readonly config: PermissionsConfig,
@@ -89,26 +114,49 @@ export class PermissionPolicy {
     const state = readState(saved);
     for (const t of state.tools) this.sessionTools.add(t);
     for (const p of state.bashPrefixes) if (prefixWords(p)) this.sessionPrefixes.push(p);
+    this.currentMode = config.mode;
   }
 
   get mode(): PermissionMode {
-    return this.config.mode;
+    return this.currentMode;
   }
 
-  decide(tool: { name: string; readOnly: boolean }, input: unknown): PermissionDecision {
-    if (tool.readOnly || this.config.mode === 'allow') return 'allow';
+  /** Shift+Tab in the TUI, or "accept edits for the session" in the approval prompt. */
+  setMode(mode: PermissionMode): void {
+    this.currentMode = mode;
+  }
+
+  /** The modes Shift+Tab cycles through: allow only when the session was started in it. */
+  cycleModes(): PermissionMode[] {
+    return this.config.mode === 'allow' ? ['ask', 'acceptEdits', 'allow', 'deny'] : ['ask', 'acceptEdits', 'deny'];
+  }
+
+  /**
+   * `file`: for a tool that edits files, the absolute path and the working directory. Edits
+   * run without asking in acceptEdits and allow; a path outside the working directory asks in
+   * every mode but allow.
+   */
+  decide(tool: { name: string; readOnly: boolean; editsFiles?: boolean }, input: unknown, file?: { abs: string; cwd: string }): PermissionDecision {
+    const mode = this.currentMode;
+    if (tool.readOnly || mode === 'allow') return 'allow';
+    if (tool.editsFiles) {
+      if (file && !isInside(file.cwd, file.abs)) return mode === 'deny' ? 'deny' : 'ask';
+      if (mode === 'acceptEdits' || this.config.allowTools.includes(tool.name) || this.sessionTools.has(tool.name)) return 'allow';
+      return mode === 'deny' ? 'deny' : 'ask';
+    }
     if (this.config.allowTools.includes(tool.name) || this.sessionTools.has(tool.name)) return 'allow';
     if (tool.name === BASH) {
       const command = typeof input === 'object' && input !== null && 'command' in input && typeof input.command === 'string' ? input.command : undefined;
       if (command !== undefined && bashAllowedByPrefixes(command, this.prefixes())) return 'allow';
     }
-    return this.config.mode === 'deny' ? 'deny' : 'ask';
+    return mode === 'deny' ? 'deny' : 'ask';
   }
 
   /** Records an answer: "allow this prefix" / "allow this tool" last for the session. */
   remember(tool: { name: string } | string, decision: ApprovalDecision): void {
     const name = typeof tool === 'string' ? tool : tool.name;
     if (decision.kind === 'allow_tool') this.sessionTools.add(name);
+    else if (decision.kind === 'accept_edits' && (this.currentMode === 'ask' || this.currentMode === 'deny')) this.currentMode = 'acceptEdits';
     else if (decision.kind === 'allow_prefix' && name === BASH && prefixWords(decision.prefix) && !this.sessionPrefixes.includes(decision.prefix.trim())) {
       this.sessionPrefixes.push(decision.prefix.trim());
     }
@@ -119,11 +167,10 @@ export class PermissionPolicy {
    * subcommands (git status, cargo test; three for npm run build), the whole command for
    * interpreters and wrappers (python x.py, sudo …), else the first word.
    */
-  suggestPrefix(command: string): string {
-    const split = splitCommand(command);
-    const words = split.ok ? (split.parts[0] ?? []) : leadingPlainWords(command);
-    const first = words[0];
-    if (first === undefined) return command.trim();
+  suggestPrefix(command: string): string | undefined {
+    const words = simpleCommandWords(command);
+    const first = words?.[0];
+    if (words === undefined || first === undefined) return undefined;
     let n = 1;
     if (WRAPPERS.has(first)) n = words.length;
     else if (SUBCOMMAND_TOOLS.has(first) && words[1] !== undefined && !words[1].startsWith('-')) {
@@ -162,12 +209,3 @@ function readState(saved: unknown): PermissionSessionState {
   return { tools: strings(s['tools']), bashPrefixes: strings(s['bashPrefixes']) };
 }
 
-/** For a command the splitter refuses: its first plain words, for a suggestion only. */
-function leadingPlainWords(command: string): string[] {
-  const words: string[] = [];
-  for (const w of command.trim().split(/\s+/)) {
-    if (!/^[\w@%+=:,./-]+$/.test(w)) break;
-    words.push(w);
-  }
-  return words;
-}

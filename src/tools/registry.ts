@@ -1,11 +1,13 @@
 import type { ToolSpec } from '../llm/provider.js';
 import { redact } from '../log.js';
 import { createBashTool, type BashOptions } from './bash.js';
+import { createEditTool } from './edit.js';
 import { createFileReadTool, type FileReadOptions } from './fileRead.js';
 import { createGlobTool, type GlobOptions } from './glob.js';
 import { createGrepTool, type GrepOptions } from './grep.js';
 import { createRecallTool, type RecallOptions } from './recall.js';
 import { toolSpec, type AnyTool, type Tool } from './types.js';
+import { createWriteTool } from './write.js';
 
 export interface ToolsOptions {
   /** From the config's `bash` section. */
@@ -22,11 +24,13 @@ export interface ToolsOptions {
   redact?: (text: string) => string;
 }
 
-/** The five tools: FileRead, Bash, Grep, Glob, Recall. */
+/** The seven tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall. */
 export function createTools(opts: ToolsOptions): AnyTool[] {
   const clean = opts.redact ?? redact;
   const tools: AnyTool[] = [
     createFileReadTool(opts.fileRead),
+    createEditTool(),
+    createWriteTool(),
     createBashTool(opts.bash),
     createGrepTool(opts.grep),
     createGlobTool(opts.glob),
@@ -44,6 +48,9 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
     compactable: tool.compactable,
     parse: (input) => tool.parse(input),
     summarize: (input) => tool.summarize(input),
+    ...(tool.editsFiles ? { editsFiles: true } : {}),
+    ...(tool.pathOf ? { pathOf: tool.pathOf.bind(tool) } : {}),
+    ...(tool.preview ? { preview: tool.preview.bind(tool) } : {}),
     run: async (input, ctx) => {
       // live output is cleaned too: it reaches the screen (and stream-json) as it is produced
       const progress = ctx.onProgress;

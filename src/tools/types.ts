@@ -1,4 +1,6 @@
 import type { JsonSchema, ToolSpec } from '../llm/provider.js';
+import type { FileDiff } from './fileDiff.js';
+import type { FileTracker } from './fileTracker.js';
 
 /** What a tool hands back to the model. */
 export interface ToolOutput {
@@ -31,7 +33,14 @@ export interface ToolContext {
   recall?: RecallSource;
   /** Output as it is produced (Bash), for a live view; what the model gets is the returned result. */
   onProgress?: (text: string) => void;
+  /** The session's record of what the model read and wrote (FileRead records; Edit and Write check). */
+  files?: FileTracker;
+  /** Runs before a tool changes a file, with its prior bytes (undefined: it did not exist) and mode: the session snapshots it. */
+  beforeFileChange?: (abs: string, prior: Buffer | undefined, mode: number | undefined) => Promise<void> | void;
 }
+
+/** What an edit tool would change (shown in the approval prompt before it runs), or why it is refused. */
+export type Preview = { ok: true; change: { file: { abs: string }; diff: FileDiff } } | { ok: false; output: ToolOutput };
 
 /** Thrown by Tool.parse when the model sent input that does not fit the schema. */
 export class ToolInputError extends Error {
@@ -51,6 +60,12 @@ export interface Tool<I = unknown> {
   parse(input: unknown): I;
   /** The key argument, for UI rows and placeholders (a path, a command, a pattern). */
   summarize(input: I): string;
+  /** Edit tools: the permission mode acceptEdits lets them run, and they are previewed before approval. */
+  readonly editsFiles?: boolean;
+  /** Edit tools: the path the input names (as given). */
+  pathOf?(input: I): string;
+  /** Edit tools: the change the call would make, or why it is refused (nothing is written). */
+  preview?(input: I, ctx: ToolContext): Promise<Preview>;
   /** Runs the tool. Expected failures come back as { isError: true }, never as throws. */
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;
 }

@@ -5,7 +5,9 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
 import type { Key } from 'ink';
 import { approvalKey } from './approval.js';
-import { ApprovalPrompt } from './components/ApprovalPrompt.js';
+import { ApprovalPrompt, diffRowsFor } from './components/ApprovalPrompt.js';
+import { RewindPicker } from './components/RewindPicker.js';
+import { rewindKey } from './rewind-picker.js';
 import { ItemView } from './components/ItemView.js';
 import { LiveRegion } from './components/LiveRegion.js';
 import { PromptView } from './components/PromptView.js';
@@ -57,6 +59,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   const approvals = useStore(store.approvals);
   const picker = useStore(store.picker);
   const models = useStore(store.models);
+  const rewind = useStore(store.rewind);
   const history = useStore(store.history);
   const status = useStore(store.status);
   const hint = useStore(store.hint);
@@ -107,17 +110,18 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
         const now = Date.now();
         if (now - lastCtrlC.current < CTRL_C_EXIT_MS) return exit();
         // interrupting running work is all a Ctrl-C does then: it does not arm the exit
-        if (isWorking(store.live.get()) && store.picker.get() === null && store.models.get() === null && store.history.get() === null && prompt.isEmpty()) {
+        if (isWorking(store.live.get()) && store.picker.get() === null && store.models.get() === null && store.rewind.get() === null && store.history.get() === null && prompt.isEmpty()) {
           lastCtrlC.current = 0;
-          if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
+          if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny', stop: true });
           controller.interrupt();
           return;
         }
         lastCtrlC.current = now;
         store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
-        if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny' });
+        if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny', stop: true });
         if (store.picker.get()) return store.picker.set(null);
         if (store.models.get()) return store.models.set(null);
+        if (store.rewind.get()) return store.rewind.set(null);
         if (store.history.get()) return store.history.set(null);
         if (!prompt.isEmpty()) return prompt.clear();
         if (isWorking(store.live.get())) controller.interrupt();
@@ -125,8 +129,20 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
       }
       const approval = store.approvals.get()[0];
       if (approval) {
-        const r = approvalKey(approval, input, key);
+        const r = approvalKey(approval, input, key, diffRowsFor(size.rows));
         return r.decision ? store.respondToApproval(r.decision) : store.updateApproval(r.view);
+      }
+      const rewinding = store.rewind.get();
+      if (rewinding) {
+        const r = rewindKey(rewinding, input, key);
+        if (!r.action) return store.rewind.set(r.state);
+        store.rewind.set(null);
+        if (r.action.kind === 'rewind') {
+          controller.submit(`/rewind ${r.action.target.index} ${r.action.what}`);
+          // the request of a turn the conversation went back past comes back into the prompt, to edit and resend
+          if (r.action.what !== 'code' && prompt.isEmpty()) prompt.restore(r.action.target.text);
+        }
+        return;
       }
       const pick = store.picker.get();
       if (pick) {
@@ -183,9 +199,14 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
       if (key.ctrl && input === 'l') return redraw();
       // Ctrl-D on an empty prompt leaves, as in a shell (with text it deletes under the cursor)
       if (key.ctrl && input === 'd' && prompt.isEmpty()) return exit();
+      // Shift+Tab cycles the permission mode (while no completion menu takes it)
+      if (key.tab && key.shift && !prompt.store.get().completion) {
+        controller.cyclePermissionMode();
+        return;
+      }
       prompt.handleKey(input, key);
     },
-    [store, prompt, controller, exit, redraw],
+    [store, prompt, controller, exit, redraw, size.rows],
   );
   useInput(onKey);
 
@@ -206,6 +227,8 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
               <SessionPicker state={picker} currentId={status.session.id} />
             ) : models ? (
               <ModelPicker state={models} />
+            ) : rewind ? (
+              <RewindPicker state={rewind} />
             ) : history ? (
               <HistoryBrowser state={history} />
             ) : (

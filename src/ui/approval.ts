@@ -1,6 +1,7 @@
 // The permission prompt's state and keys, apart from its rendering.
 import type { Key } from 'ink';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
+import { numberedLines, type NumberedDiffLine } from '../tools/fileDiff.js';
 
 export interface PendingApproval {
   request: ApprovalRequest;
@@ -10,10 +11,14 @@ export interface PendingApproval {
 export interface ApprovalView extends PendingApproval {
   /** Index into approvalOptions(request). */
   selected: number;
-  /** The note sent with a denial, typed while "deny" is selected. */
+  /** The note sent with a denial, typed while a "deny" option is selected. */
   note: string;
   /** The command was too long for the prompt box and was printed in full into the transcript. */
   detailAbove: boolean;
+  /** First diff row shown (the diff scrolls when it is taller than the screen allows). */
+  scroll: number;
+  /** The diff as numbered rows (computed once). */
+  diffRows: NumberedDiffLine[];
 }
 
 /** Commands longer than this (lines) are printed in full into the transcript and previewed in the prompt. */
@@ -22,31 +27,47 @@ export const LONG_COMMAND_LINES = 12;
 export const isLongCommand = (summary: string): boolean => summary.split('\n').length > LONG_COMMAND_LINES;
 
 export interface ApprovalOption {
-  kind: 'once' | 'session' | 'deny';
+  kind: 'once' | 'session' | 'accept_edits' | 'deny' | 'stop';
   label: string;
 }
 
+/**
+ * Allow once; a session-wide allowance where one means something (a prefix for a simple
+ * command, "accept edits" for an edit inside the working directory, the tool otherwise);
+ * deny (the model carries on, told why); deny and stop the turn.
+ */
 export function approvalOptions(req: ApprovalRequest): ApprovalOption[] {
-  const session = req.suggestedPrefix
-    ? `Allow commands starting with \`${req.suggestedPrefix}\` for this session`
-    : `Allow ${req.toolName} for this session`;
-  return [
-    { kind: 'once', label: 'Allow once' },
-    { kind: 'session', label: session },
-    { kind: 'deny', label: 'Deny' },
-  ];
+  const options: ApprovalOption[] = [{ kind: 'once', label: req.diff ? 'Apply once' : 'Allow once' }];
+  if (req.diff) {
+    if (!req.outsideCwd) options.push({ kind: 'accept_edits', label: 'Apply, and accept edits for the rest of the session' });
+  } else if (req.suggestedPrefix) {
+    options.push({ kind: 'session', label: `Allow commands starting with \`${req.suggestedPrefix}\` for this session` });
+  } else if (!req.onceOnly) {
+    options.push({ kind: 'session', label: `Allow ${req.toolName} for this session` });
+  }
+  options.push({ kind: 'deny', label: 'Deny, and tell the model why' });
+  options.push({ kind: 'stop', label: 'Deny, and stop the turn' });
+  return options;
 }
 
-export const newApprovalView = (p: PendingApproval): ApprovalView => ({ ...p, selected: 0, note: '', detailAbove: isLongCommand(p.request.summary) });
+export const newApprovalView = (p: PendingApproval): ApprovalView => ({
+  ...p,
+  selected: 0,
+  note: '',
+  detailAbove: !p.request.diff && isLongCommand(p.request.summary),
+  scroll: 0,
+  diffRows: p.request.diff ? numberedLines(p.request.diff) : [],
+});
 
 function decisionFor(view: ApprovalView, kind: ApprovalOption['kind']): ApprovalDecision {
   if (kind === 'once') return { kind: 'allow_once' };
+  if (kind === 'accept_edits') return { kind: 'accept_edits' };
   if (kind === 'session') {
     const prefix = view.request.suggestedPrefix;
     return prefix ? { kind: 'allow_prefix', prefix } : { kind: 'allow_tool' };
   }
   const note = view.note.trim();
-  return note ? { kind: 'deny', note } : { kind: 'deny' };
+  return { kind: 'deny', ...(note ? { note } : {}), ...(kind === 'stop' ? { stop: true } : {}) };
 }
 
 export interface ApprovalKeyResult {
@@ -55,32 +76,39 @@ export interface ApprovalKeyResult {
 }
 
 /**
- * Up/Down move, Enter takes the selected option (the first, "allow once", by default), 1–3 take
- * an option directly, Esc denies. With "deny" selected, typing writes the note to the model.
+ * Up/Down move, Enter takes the selected option (the first, "allow once", by default), 1–4 take
+ * an option directly, Esc denies and stops the turn. With a "deny" option selected, typing
+ * writes the note to the model. PgUp/PgDn (or Shift+↑↓) scroll a long diff; `diffRows` is how
+ * many rows of it the screen shows.
  */
-export function approvalKey(view: ApprovalView, input: string, key: Key): ApprovalKeyResult {
+export function approvalKey(view: ApprovalView, input: string, key: Key, diffRows = 20): ApprovalKeyResult {
   const options = approvalOptions(view.request);
   const current = options[view.selected];
-  const onDeny = current?.kind === 'deny';
+  const onDeny = current?.kind === 'deny' || current?.kind === 'stop';
   if (key.return) return { view, decision: decisionFor(view, current?.kind ?? 'once') };
-  if (key.escape) return { view, decision: decisionFor(view, 'deny') };
+  if (key.escape) return { view, decision: decisionFor(view, 'stop') };
+  const maxScroll = Math.max(0, view.diffRows.length - diffRows);
+  const scrollBy = (n: number): ApprovalKeyResult => ({ view: { ...view, scroll: Math.min(maxScroll, Math.max(0, view.scroll + n)) } });
+  if (key.pageDown || (key.shift && key.downArrow)) return scrollBy(key.pageDown ? diffRows - 1 : 1);
+  if (key.pageUp || (key.shift && key.upArrow)) return scrollBy(key.pageUp ? -(diffRows - 1) : -1);
   if (key.upArrow) return { view: { ...view, selected: (view.selected + options.length - 1) % options.length } };
   if (key.downArrow || key.tab) return { view: { ...view, selected: (view.selected + 1) % options.length } };
+  const digit = /^[1-9]$/.test(input);
   if (onDeny) {
     if (key.backspace || key.delete) return { view: { ...view, note: [...view.note].slice(0, -1).join('') } };
     if (key.ctrl && input === 'u') return { view: { ...view, note: '' } };
-    if (!key.ctrl && !key.meta && input !== '') {
+    // a digit picks another option until a note is begun; after that it is part of the note
+    if (!key.ctrl && !key.meta && input !== '' && !(digit && view.note === '')) {
       const typed = input.replace(/[\r\n]+/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
       return { view: { ...view, note: view.note + typed } };
     }
-    return { view };
   }
-  if (!key.ctrl && !key.meta && /^[1-9]$/.test(input)) {
+  if (!key.ctrl && !key.meta && digit) {
     const n = Number(input) - 1;
     const opt = options[n];
     if (!opt) return { view };
-    // Choosing "deny" by number selects it so that a note can still be typed.
-    if (opt.kind === 'deny') return { view: { ...view, selected: n } };
+    // Choosing a denial by number selects it so that a note can still be typed.
+    if (opt.kind === 'deny' || opt.kind === 'stop') return { view: { ...view, selected: n } };
     return { view: { ...view, selected: n }, decision: decisionFor(view, opt.kind) };
   }
   return { view };

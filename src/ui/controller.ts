@@ -17,6 +17,8 @@ export interface SessionView {
   model: string;
   provider: string;
   cwd: string;
+  /** ask | acceptEdits | allow | deny: shown in the footer, cycled with Shift+Tab. */
+  permissionMode?: string;
 }
 
 export interface SessionListItem {
@@ -90,7 +92,22 @@ export type CommandOutput =
   | { kind: 'picker'; sessions: SessionListItem[] }
   /** /model without a name: the picker (print mode lists them). */
   | { kind: 'models'; models: ModelChoice[]; current: string }
-  | { kind: 'history'; result: HistoryPage };
+  | { kind: 'history'; result: HistoryPage }
+  | { kind: 'rewind'; targets: RewindTargetView[] };
+
+/** One earlier turn in the /rewind picker. */
+export interface RewindTargetView {
+  index: number;
+  turnId: string;
+  text: string;
+  createdAt: number;
+  /** False once compacted or rewound: only its code can be restored. */
+  inConversation: boolean;
+  /** Why it left the conversation: 'compacted' into a summary, or 'rewound' by an earlier /rewind. */
+  gone?: 'compacted' | 'rewound';
+  /** Files Edit/Write changed in this turn or later. */
+  files: string[];
+}
 
 export type UiEvent =
   | AgentEvent
@@ -101,6 +118,9 @@ export type UiEvent =
   | { type: 'provider_notice'; text: string }
   | { type: 'approval'; request: ApprovalRequest; respond: (d: ApprovalDecision) => void }
   | { type: 'command_output'; command: string; output: CommandOutput }
+  | { type: 'permission_mode'; mode: string }
+  /** Handled by the controller (it sends 'session' with the new history); the app ignores it. */
+  | { type: 'history_reset' }
   /** A new or resumed session: the app resets its transcript to these messages. */
   | { type: 'session'; session: SessionView; transcript: Message[]; compactions: CompactionRecord[] }
   | { type: 'busy'; busy: boolean }
@@ -125,6 +145,8 @@ export interface UiController {
   searchArchive(query: string, page: number): HistoryPage;
   /** Paths of the working directory for what follows an "@" in the prompt (fuzzy, .gitignore respected). */
   completePath?(query: string): Promise<string[]>;
+  /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */
+  cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */
   exit(): Promise<void>;
 }

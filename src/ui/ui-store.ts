@@ -15,6 +15,7 @@ import { newHistoryBrowser } from './history-browser.js';
 import type { PickerState } from './picker.js';
 import { newPicker } from './picker.js';
 import { newModelPicker, type ModelPickerState } from './model-picker.js';
+import { newRewindPicker, type RewindPickerState } from './rewind-picker.js';
 import { Store } from './store.js';
 import { cutForModel, LiveToolOutput } from './tool-progress.js';
 import { BlockSplitter } from './stream-blocks.js';
@@ -99,6 +100,8 @@ export class UiStore {
   readonly picker = new Store<PickerState | null>(null);
   /** The /model picker, open over the prompt. */
   readonly models = new Store<ModelPickerState | null>(null);
+  /** The /rewind picker, open over the prompt. */
+  readonly rewind = new Store<RewindPickerState | null>(null);
   /** The /history browser, open over the prompt. */
   readonly history = new Store<HistoryBrowserState | null>(null);
   readonly hint = new Store<Hint>(null);
@@ -252,11 +255,16 @@ export class UiStore {
         if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions));
         if (ev.output.kind === 'models') return this.models.set(newModelPicker(ev.output.models, ev.output.current));
         if (ev.output.kind === 'history') return this.history.set(newHistoryBrowser(ev.output.result));
+        if (ev.output.kind === 'rewind') return this.rewind.set(newRewindPicker(ev.output.targets));
         return this.append({ kind: 'command', id: itemId(), command: ev.command, output: ev.output });
       case 'session':
         return this.openSession(ev);
       case 'busy':
         return this.patchLive({ busy: ev.busy });
+      case 'permission_mode':
+        return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
+      case 'history_reset':
+        return;
       case 'exit':
         return this.onExit();
     }
@@ -317,6 +325,7 @@ export class UiStore {
     if (reason === 'max_steps') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: `Stopped after ${plural(steps, 'step')} (the step limit for one turn)` });
     if (reason === 'refusal') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The model declined to answer' });
     if (reason === 'max_tokens') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply stopped at the output limit' });
+    if (reason === 'stopped') items.push({ kind: 'notice', id: itemId(), level: 'info', text: 'Stopped: you denied the call and ended the turn' });
     this.append(...items);
     this.resetStream();
     // The session gave up on any approval still waiting: its turn is over.
@@ -332,6 +341,7 @@ export class UiStore {
     this.expandedToolId = null;
     this.picker.set(null);
     this.models.set(null);
+    this.rewind.set(null);
     this.history.set(null);
     this.approvals.set([]);
     this.resetStream();
@@ -375,6 +385,12 @@ export class UiStore {
     const [head, ...rest] = this.approvals.get();
     if (!head) return;
     this.approvals.set(rest);
+    // the tool's clock starts now: the wait for the answer is not its running time
+    const l = this.live.get();
+    const id = head.request.toolUseId;
+    if (decision.kind !== 'deny' && l.running.some((t) => t.id === id)) {
+      this.patchLive({ running: l.running.map((t) => (t.id === id ? { ...t, startedAt: this.now() } : t)) });
+    }
     head.respond(decision);
   }
 

@@ -154,6 +154,56 @@ describe('agent loop', () => {
     expect(provider.requests[1]!.messages).toHaveLength(3);
   });
 
+  it('"deny and stop" ends the turn after the results are stored: every call gets a result, the model is not called again', async () => {
+    const log: string[] = [];
+    const host = new MemoryHost();
+    const provider = new ScriptedProvider([{ blocks: [use('t1', 'Run', 'a'), use('t2', 'Run', 'b')] }, { blocks: [text('never')] }]);
+    const gate: PermissionGate = { authorize: async () => ({ ok: false, stop: true, message: 'The user denied this Run call, and stopped the turn.' }) };
+    const { result, events } = await run(provider, host, { tools: [echoTool('Run', false, log)], gate });
+    expect(result.reason).toBe('stopped');
+    expect(provider.requests).toHaveLength(1);
+    expect(log).toEqual([]);
+    const results = host.messages.at(-1)!.blocks;
+    expect(results).toMatchObject([
+      { type: 'tool_result', toolUseId: 't1', isError: true, content: expect.stringContaining('stopped the turn') },
+      { type: 'tool_result', toolUseId: 't2', isError: true, content: expect.stringContaining('Not run') },
+    ]);
+    expect(historyProblems(host.messages)).toEqual([]);
+    expect(events.filter((e) => e.type === 'tool_end').map((e) => (e.type === 'tool_end' ? e.status : ''))).toEqual(['denied', 'denied']);
+  });
+
+  it("a tool's duration does not include the wait for approval", async () => {
+    const host = new MemoryHost();
+    const provider = new ScriptedProvider([{ blocks: [use('t1', 'Run', 'a')] }, { blocks: [text('ok')] }]);
+    const slowAnswer: PermissionGate = { authorize: () => new Promise((r) => setTimeout(() => r({ ok: true }), 300)) };
+    const { events } = await run(provider, host, { tools: [echoTool('Run', false, [], 5)], gate: slowAnswer });
+    const end = events.find((e) => e.type === 'tool_end');
+    expect(end?.type === 'tool_end' && end.durationMs).toBeLessThan(250);
+  });
+
+  it('an edit tool is previewed before the gate: a refused preview never asks, a good one hands its diff to the gate', async () => {
+    const host = new MemoryHost();
+    const asked: Array<{ abs?: string; added?: number }> = [];
+    const gate: PermissionGate = {
+      authorize: async (call) => {
+        asked.push({ ...(call.abs ? { abs: call.abs } : {}), ...(call.diff ? { added: call.diff.added } : {}) });
+        return { ok: true };
+      },
+    };
+    const editLike: Tool<{ v: string }> = {
+      ...echoTool('Edit', false, []),
+      editsFiles: true,
+      preview: async (i) =>
+        i.v === 'bad'
+          ? { ok: false, output: { content: 'old_string was not found', isError: true } }
+          : { ok: true, change: { file: { abs: '/tmp/x' }, diff: { path: 'x', created: false, added: 2, removed: 1, hunks: [] } } },
+    };
+    const provider = new ScriptedProvider([{ blocks: [use('t1', 'Edit', 'bad'), use('t2', 'Edit', 'good')] }, { blocks: [text('ok')] }]);
+    await run(provider, host, { tools: [editLike], gate });
+    expect(asked).toEqual([{ abs: '/tmp/x', added: 2 }]);
+    expect(host.messages.at(-2)!.blocks[0]).toMatchObject({ isError: true, content: 'old_string was not found' });
+  });
+
   it('turns unknown tools, bad input and denied calls into error results', async () => {
     const host = new MemoryHost();
     const log: string[] = [];

@@ -48,6 +48,16 @@ describe('config loading', () => {
     expect(flagged.permissions.mode).toBe('allow');
   });
 
+  it('takes the acceptEdits mode from .agentrc and from --permission-mode', () => {
+    const d = dirs();
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ permissions: { mode: 'acceptEdits' } }));
+    expect(load(d).permissions.mode).toBe('acceptEdits');
+    expect(load(d, { permissionMode: 'ask' }).permissions.mode).toBe('ask');
+    writeFileSync(join(d.cwd, '.agentrc'), '{}');
+    expect(load(d, { permissionMode: 'acceptEdits' }).permissions.mode).toBe('acceptEdits');
+    expect(() => load(d, { permissionMode: 'acceptedits' })).toThrow(/use ask, acceptEdits, allow or deny/);
+  });
+
   it('names the file and the field for a wrong value, and exits as a usage error', () => {
     const d = dirs();
     const file = join(d.cwd, '.agentrc');

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import type { Message } from '../../src/llm/messages.js';
 import { openStore, StoreError, type Store } from '../../src/store/index.js';
 import { assistant, autoChange, microChange, tempDir, toolPair, user } from './helpers.js';
@@ -74,18 +74,6 @@ function seedStore(path: string): Message[] {
   return msgs;
 }
 
-/** The root page number of the messages table, read from a copy of the file. */
-function messagesRootPage(bytes: Buffer): number {
-  const copy = join(tmp.dir, 'copy.db');
-  writeFileSync(copy, bytes);
-  const db = new Database(copy, { readonly: true });
-  try {
-    return db.prepare<[], number>("SELECT rootpage FROM sqlite_master WHERE name = 'messages'").pluck().get()!;
-  } finally {
-    db.close();
-  }
-}
-
 function catchStore(fn: () => unknown): StoreError {
   try {
     fn();
@@ -150,10 +138,14 @@ describe('corrupt files', () => {
     expect(catchStore(() => openStore(file)).kind).toBe('corrupt');
     expect(readFileSync(file).equals(damaged)).toBe(true);
 
-    // damage past the schema pages (the messages table's own page): opening works, reading the damaged rows reports it
-    const page = 4096;
-    const at = (messagesRootPage(good) - 1) * page;
-    const tailDamaged = Buffer.concat([good.subarray(0, at), Buffer.alloc(page, 0x5a), good.subarray(at + page)]);
+    // damage past the schema pages (the pages of the messages table and its indexes): opening works, reading the damaged rows reports it
+    writeFileSync(file, good);
+    const probe = new Database(file, { readonly: true });
+    const pageSize = Number(probe.pragma('page_size', { simple: true }));
+    const roots = probe.prepare<[], number>("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'messages' AND rootpage > 0").pluck().all();
+    probe.close();
+    const tailDamaged = Buffer.from(good);
+    for (const page of roots) tailDamaged.fill(0x5a, (page - 1) * pageSize, page * pageSize);
     writeFileSync(file, tailDamaged);
     let kind: string | undefined;
     try {

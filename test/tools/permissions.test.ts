@@ -168,14 +168,19 @@ describe('PermissionPolicy.suggestPrefix', () => {
     expect(p.suggestPrefix('sudo apt install x')).toBe('sudo apt install x');
     expect(p.suggestPrefix('rm -rf "my dir"')).toBe("rm -rf 'my dir'");
   });
-  it('suggests from the first command of a compound or unsafe line', () => {
-    expect(p.suggestPrefix('git log --oneline | head')).toBe('git log');
-    expect(p.suggestPrefix('echo $(date)')).toBe('echo');
+  it('suggests nothing for a line that is not one simple command (only "allow once" is offered)', () => {
+    expect(p.suggestPrefix('git log --oneline | head')).toBeUndefined();
+    expect(p.suggestPrefix('echo $(date)')).toBeUndefined();
+    expect(p.suggestPrefix('for f in *.ts; do echo $f; done')).toBeUndefined();
+    expect(p.suggestPrefix('while true; do sleep 1; done')).toBeUndefined();
+    expect(p.suggestPrefix('if [ -f a ]; then cat a; fi')).toBeUndefined();
+    expect(p.suggestPrefix('X=1 npm test')).toBeUndefined();
+    expect(p.suggestPrefix('cat a > b')).toBeUndefined();
   });
   it('suggests prefixes that allow the command they came from', () => {
     for (const command of ['git commit -m "a b"', 'python3 -c "print(1)"', 'node x.js', 'ls', 'npm run test:unit']) {
       const q = policy();
-      q.remember(bash, { kind: 'allow_prefix', prefix: p.suggestPrefix(command) });
+      q.remember(bash, { kind: 'allow_prefix', prefix: p.suggestPrefix(command)! });
       expect(decideBash(q, command), command).toBe('allow');
     }
   });
@@ -208,5 +213,34 @@ describe('bashAllowedByPrefixes', () => {
   it('needs at least one command', () => {
     expect(bashAllowedByPrefixes('', [['ls']])).toBe(false);
     expect(bashAllowedByPrefixes(';', [['ls']])).toBe(false);
+  });
+});
+
+describe('PermissionPolicy for edit tools', () => {
+  const editTool = { name: 'Edit', readOnly: false, editsFiles: true };
+  const inside = { abs: '/repo/src/a.ts', cwd: '/repo' };
+  const outside = { abs: '/etc/hosts', cwd: '/repo' };
+  it('asks in ask mode, runs in acceptEdits and allow, is refused in deny', () => {
+    expect(policy({ mode: 'ask' }).decide(editTool, {}, inside)).toBe('ask');
+    expect(new PermissionPolicy({ mode: 'acceptEdits', allowTools: [], allowBash: [], readPaths: [] }).decide(editTool, {}, inside)).toBe('allow');
+    expect(policy({ mode: 'allow' }).decide(editTool, {}, inside)).toBe('allow');
+    expect(policy({ mode: 'deny' }).decide(editTool, {}, inside)).toBe('deny');
+  });
+  it('acceptEdits still asks for Bash', () => {
+    expect(decideBash(new PermissionPolicy({ mode: 'acceptEdits', allowTools: [], allowBash: [], readPaths: [] }), 'ls')).toBe('ask');
+  });
+  it('a path outside the working directory asks in every mode but allow (and deny)', () => {
+    expect(new PermissionPolicy({ mode: 'acceptEdits', allowTools: [], allowBash: [], readPaths: [] }).decide(editTool, {}, outside)).toBe('ask');
+    expect(policy({ allowTools: ['Edit'] }).decide(editTool, {}, outside)).toBe('ask');
+    expect(policy({ mode: 'allow' }).decide(editTool, {}, outside)).toBe('allow');
+    expect(policy({ mode: 'deny' }).decide(editTool, {}, outside)).toBe('deny');
+  });
+  it('"accept edits for the session" switches ask to acceptEdits; Shift+Tab cycles ask → acceptEdits → deny (allow only when started in it)', () => {
+    const p = policy();
+    p.remember(editTool, { kind: 'accept_edits' });
+    expect(p.mode).toBe('acceptEdits');
+    expect(p.decide(editTool, {}, inside)).toBe('allow');
+    expect(policy().cycleModes()).toEqual(['ask', 'acceptEdits', 'deny']);
+    expect(policy({ mode: 'allow' }).cycleModes()).toEqual(['ask', 'acceptEdits', 'allow', 'deny']);
   });
 });

@@ -6,23 +6,27 @@ import { call, ctx, tree } from './helpers.js';
 const bashOpts = { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 };
 
 describe('tool registry', () => {
-  it('creates the five tools with their traits', () => {
+  it('creates the seven tools with their traits', () => {
     const tools = createTools({ bash: bashOpts });
     expect(tools.map((t) => [t.name, t.readOnly, t.compactable])).toEqual([
       ['FileRead', true, true],
+      ['Edit', false, true],
+      ['Write', false, true],
       ['Bash', false, true],
       ['Grep', true, true],
       ['Glob', true, true],
       ['Recall', true, true],
     ]);
     expect(toolByName(tools, 'Grep')?.name).toBe('Grep');
-    expect(toolByName(tools, 'Edit')).toBeUndefined();
+    expect(toolByName(tools, 'Edit')?.editsFiles).toBe(true);
+    expect(toolByName(tools, 'Write')?.preview).toBeTypeOf('function');
+    expect(toolByName(tools, 'NotebookEdit')).toBeUndefined();
   });
 
   it('gives providers clean JSON schemas', () => {
     const specs = toolSpecs(createTools({ bash: bashOpts }));
     const required = Object.fromEntries(specs.map((s) => [s.name, s.inputSchema.required ?? []]));
-    expect(required).toEqual({ FileRead: ['path'], Bash: ['command'], Grep: ['pattern'], Glob: ['pattern'], Recall: [] });
+    expect(required).toEqual({ FileRead: ['path'], Edit: ['path', 'old_string', 'new_string'], Write: ['path', 'content'], Bash: ['command'], Grep: ['pattern'], Glob: ['pattern'], Recall: [] });
     for (const s of specs) {
       expect(s.inputSchema.type).toBe('object');
       const json = JSON.stringify(s.inputSchema);

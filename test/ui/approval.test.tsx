@@ -24,14 +24,15 @@ async function ask(req: ApprovalRequest) {
 }
 
 describe('the permission prompt', () => {
-  it('shows the command in full and the three options; Enter allows once', async () => {
+  it('shows the command in full and the four options; Enter allows once', async () => {
     const { app, decisions } = await ask(bash('npm test -- --reporter=verbose', 'npm test'));
     const f = app.frame();
     expect(f).toContain('Bash wants to run');
     expect(f).toContain('npm test -- --reporter=verbose');
     expect(f).toContain('❯ 1. Allow once');
     expect(f).toContain('2. Allow commands starting with `npm test` for this session');
-    expect(f).toContain('3. Deny');
+    expect(f).toContain('3. Deny, and tell the model why');
+    expect(f).toContain('4. Deny, and stop the turn');
     // The prompt box is gone while the question is open.
     expect(f).not.toContain('Ask for a change');
     await app.press(KEYS.enter);
@@ -55,27 +56,43 @@ describe('the permission prompt', () => {
   it('deny takes a note typed inline, and keys do not reach the prompt meanwhile', async () => {
     const { app, decisions } = await ask(bash('rm -rf build', 'rm'));
     await app.press('3');
-    await app.waitForText('note to the model:');
-    await app.press(...'use make clean'.split(''), KEYS.backspace, 'N');
-    await app.waitForText('note to the model: use make cleaN');
+    await app.waitForText('note:');
+    await app.press(...'use make clean 2'.split(''), KEYS.backspace, KEYS.backspace, 'N');
+    await app.waitForText('note: use make cleanN');
     await app.press(KEYS.enter);
-    expect(decisions).toEqual([{ kind: 'deny', note: 'use make cleaN' }]);
+    expect(decisions).toEqual([{ kind: 'deny', note: 'use make cleanN' }]);
     await app.waitForText('Ask for a change');
     // Nothing typed during the question landed in the prompt.
     expect(app.frame()).not.toMatch(/❯ .*clea/);
   });
 
-  it('Esc denies without a note', async () => {
+  it('Esc denies and stops the turn', async () => {
     const { app, decisions } = await ask(bash('curl example.com'));
     await app.press(KEYS.up, KEYS.esc);
     await waitFor(() => decisions.length === 1, app.frame);
-    expect(decisions).toEqual([{ kind: 'deny' }]);
+    expect(decisions).toEqual([{ kind: 'deny', stop: true }]);
   });
 
-  it('Ctrl-C denies too', async () => {
+  it('"Deny, and stop the turn" takes a note too', async () => {
+    const { app, decisions } = await ask(bash('curl example.com'));
+    await app.press('4', ...'not now'.split(''), KEYS.enter);
+    expect(decisions).toEqual([{ kind: 'deny', note: 'not now', stop: true }]);
+  });
+
+  it('Ctrl-C denies and stops too', async () => {
     const { app, decisions } = await ask(bash('curl example.com'));
     await app.press(KEYS.ctrl('c'));
-    expect(decisions).toEqual([{ kind: 'deny' }]);
+    expect(decisions).toEqual([{ kind: 'deny', stop: true }]);
+  });
+
+  it('a command that is not a simple one (a loop) is offered only "allow once", no prefix', async () => {
+    const { app, decisions } = await ask({ ...bash('for f in *.ts; do wc -l $f; done'), onceOnly: true });
+    const f = app.frame();
+    expect(f).not.toContain('starting with');
+    expect(f).not.toContain('for this session');
+    expect(f).toContain('2. Deny, and tell the model why');
+    await app.press('1');
+    expect(decisions).toEqual([{ kind: 'allow_once' }]);
   });
 
   it('queued questions are asked one after the other', async () => {

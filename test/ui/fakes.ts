@@ -39,6 +39,8 @@ export class FakeController implements UiController {
   readonly resumed: string[] = [];
   interrupts = 0;
   exits = 0;
+  /** Shift+Tab presses (the fake answers with a permission_mode event, as the session does). */
+  modeCycles = 0;
   interruptResult = true;
   /** What searchArchive answers; the searches asked are recorded. */
   archive: (query: string, page: number) => HistoryPage = (query, page) => ({ query, page, pageSize: 10, hits: [], hasMore: false });
@@ -90,6 +92,13 @@ export class FakeController implements UiController {
   files: string[] = ['src/', 'src/cli.ts', 'src/ui/app.tsx', 'README.md'];
   async completePath(query: string): Promise<string[]> {
     return this.files.filter((f) => f.includes(query));
+  }
+  cyclePermissionMode(): void {
+    this.modeCycles++;
+    const modes = ['ask', 'acceptEdits', 'deny'];
+    const next = modes[(modes.indexOf(this.view.permissionMode ?? 'ask') + 1) % modes.length]!;
+    this.view = { ...this.view, permissionMode: next };
+    this.emit({ type: 'permission_mode', mode: next });
   }
   async exit(): Promise<void> {
     this.exits++;

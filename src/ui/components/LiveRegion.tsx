@@ -33,7 +33,10 @@ const frameAt = (now: number): string => SPINNER[Math.floor(now / TICK_MS) % SPI
 /** What is happening now: the streaming reply, running tools, compaction progress, the spinner. */
 export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptModel }) {
   const live = useStore(store.live);
-  const waitingForApproval = useStore(store.approvals).length > 0;
+  const approvals = useStore(store.approvals);
+  const waitingForApproval = approvals.length > 0;
+  // a tool waiting for the person's answer is not running yet: no spinner, no clock (one spinner shows, on the activity line)
+  const awaiting = new Set(approvals.map((a) => a.request.toolUseId));
   const { rows } = useTerminalSize();
   // Re-renders only when the prompt's height changes, not on every keystroke.
   const promptHeight = useSyncExternalStore(prompt.store.subscribe, () => promptRows(prompt.store.get(), rows));
@@ -60,18 +63,22 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
               {frame} {oneLine(t.name)} <Text dimColor>(writing the call…)</Text>
             </Text>
           ))}
-          {running.map((t, i) => (
-            <Box key={t.id} flexDirection="column">
-              <ToolHeader name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
-              {shownTails[i]!.map((line, j) => (
-                <Text key={j} color={theme.muted} dimColor wrap="truncate-end">
-                  {'  '}
-                  {j === 0 ? '⎿ ' : '  '}
-                  {line === '' ? ' ' : line}
-                </Text>
-              ))}
-            </Box>
-          ))}
+          {running.map((t, i) =>
+            awaiting.has(t.id) ? (
+              <ToolHeader key={t.id} name={t.name} summary={t.summary} status="running" icon="?" right="waiting for your answer" />
+            ) : (
+              <Box key={t.id} flexDirection="column">
+                <ToolHeader name={t.name} summary={t.summary} status="running" icon={frame} right={formatElapsed(now - t.startedAt)} />
+                {shownTails[i]!.map((line, j) => (
+                  <Text key={j} color={theme.muted} dimColor wrap="truncate-end">
+                    {'  '}
+                    {j === 0 ? '⎿ ' : '  '}
+                    {line === '' ? ' ' : line}
+                  </Text>
+                ))}
+              </Box>
+            ),
+          )}
           {hiddenTools > 0 ? <Text color={theme.muted}>  … and {hiddenTools} more</Text> : null}
         </Box>
       ) : null}

@@ -5,6 +5,7 @@ import { shortId, shortenPath } from '../format.js';
 import { sanitize } from '../sanitize.js';
 import { useTheme } from '../theme.js';
 import { Gauge } from './Gauge.js';
+import { PermissionModeBadge } from './PermissionMode.js';
 import { useTerminalSize } from './terminal-size.js';
 
 export interface StatusLineProps {
@@ -25,6 +26,7 @@ export function StatusLine({ session, usage, home = homedir() }: StatusLineProps
           {sanitize(session.model)} · {cwd} · {shortId(session.id)}
         </Text>
         <Gauge usage={usage} />
+        <PermissionModeBadge mode={session.permissionMode} />
       </Box>
       {usage.notice ? (
         <Text color={theme.warning} wrap="wrap">

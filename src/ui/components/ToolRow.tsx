@@ -7,6 +7,20 @@ import { useTheme } from '../theme.js';
 import type { ToolItem, ToolStatus } from '../transcript.js';
 import { previewOf } from '../transcript.js';
 import { cutForModel } from '../tool-progress.js';
+import { numberedLines, parseUnified, type FileDiff } from '../../tools/fileDiff.js';
+import { DiffView } from './DiffView.js';
+
+/** Diff rows an applied edit shows in the transcript; Ctrl-O shows the rest. */
+export const EDIT_PREVIEW_ROWS = 8;
+
+/** The diff an Edit/Write result carries, with the counts from its first line ("Edited a.ts (+2 −1)…") when the diff was cut. */
+export function editDiffOf(item: Pick<ToolItem, 'status' | 'output' | 'clearedTokens'>): FileDiff | undefined {
+  if (item.status !== 'done' || item.clearedTokens !== undefined) return undefined;
+  const diff = parseUnified(item.output);
+  if (!diff) return undefined;
+  const m = /\(\+(\d+) −(\d+)\)/.exec(item.output.split('\n', 1)[0] ?? '');
+  return m ? { ...diff, added: Number(m[1]), removed: Number(m[2]) } : diff;
+}
 
 const ICON: Record<ToolStatus, string> = { running: '…', done: '✓', error: '✗', denied: '⊘', interrupted: '■' };
 
@@ -64,6 +78,36 @@ export function ToolHeader({ name, summary, status, icon, right }: ToolHeaderPro
 
 /** A finished tool call: the header and a one-line preview of the result (Ctrl-O shows it all). */
 export function ToolRow({ item }: { item: ToolItem }) {
+  const diff = useMemo(() => editDiffOf(item), [item]);
+  if (diff) return <EditRow item={item} diff={diff} />;
+  return <PlainToolRow item={item} />;
+}
+
+/** An applied edit: `path +N −M` and the start of its diff. */
+function EditRow({ item, diff }: { item: ToolItem; diff: FileDiff }) {
+  const theme = useTheme();
+  const rows = useMemo(() => numberedLines(diff), [diff]);
+  const right = item.durationMs !== undefined ? formatDuration(item.durationMs) : undefined;
+  const more = rows.length - EDIT_PREVIEW_ROWS;
+  return (
+    <Box flexDirection="column">
+      <ToolHeader name={item.name} summary={item.summary} status={item.status} {...(right ? { right } : {})} />
+      <Box paddingLeft={2} flexDirection="column">
+        <Text wrap="truncate-end">
+          <Text color={theme.muted}>⎿ </Text>
+          {sanitize(diff.path)} <Text color={theme.success}>+{diff.added}</Text> <Text color={theme.error}>−{diff.removed}</Text>
+          {diff.created ? <Text color={theme.muted}> (new file)</Text> : null}
+        </Text>
+        <Box paddingLeft={2} flexDirection="column">
+          <DiffView rows={rows} max={EDIT_PREVIEW_ROWS} />
+          {more > 0 ? <Text color={theme.muted}>… {more} more diff lines (ctrl+o to expand)</Text> : null}
+        </Box>
+      </Box>
+    </Box>
+  );
+}
+
+function PlainToolRow({ item }: { item: ToolItem }) {
   const theme = useTheme();
   const preview = useMemo(() => previewOf(sanitize(item.output)), [item.output]);
   const right = item.durationMs !== undefined ? formatDuration(item.durationMs) : undefined;
@@ -108,6 +152,10 @@ export const EXPANDED_MAX_LINES = 2000;
 
 export function ToolOutputView({ name, summary, output }: { name: string; summary: string; output: string }) {
   const theme = useTheme();
+  const diffRows = useMemo(() => {
+    const d = parseUnified(output);
+    return d ? numberedLines(d).slice(0, EXPANDED_MAX_LINES) : undefined;
+  }, [output]);
   const { head, tail, hidden } = useMemo(() => {
     const lines = sanitize(output).replace(/\s+$/, '').split('\n');
     if (lines.length <= EXPANDED_MAX_LINES) return { head: lines.join('\n'), tail: '', hidden: 0 };
@@ -125,7 +173,13 @@ export function ToolOutputView({ name, summary, output }: { name: string; summar
         </Text>{' '}
         {oneLine(summary)} <Text color={theme.muted}>— full output</Text>
       </Text>
-      <Box paddingLeft={2} flexDirection="column">
+      {diffRows ? (
+        <Box paddingLeft={2} flexDirection="column">
+          <Text>{sanitize(output.split('\n', 1)[0] ?? '')}</Text>
+          <DiffView rows={diffRows} />
+        </Box>
+      ) : null}
+      <Box paddingLeft={2} flexDirection="column" display={diffRows ? 'none' : 'flex'}>
         <Text>{head === '' ? '(no output)' : head}</Text>
         {hidden > 0 ? <Text color={theme.muted}>… {hidden} lines not shown …</Text> : null}
         {hidden > 0 ? <Text>{tail}</Text> : null}

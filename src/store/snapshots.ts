@@ -1,0 +1,168 @@
+// File snapshots for /rewind, and the archiving of rewound messages. Before a tool first
+// changes a file in a turn, the file's bytes (or its absence) are stored with the turn; a
+// rewind restores the earliest snapshot of each file taken at or after the chosen turn.
+import type Database from 'better-sqlite3';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { collectToolCalls } from './archive-text.js';
+import { decodeMessage, type MessageRow } from './codec.js';
+import { InvalidInputError } from './errors.js';
+import type { Migration } from './migrations.js';
+import { ArchiveIndexer } from './search-index.js';
+
+export const v4Snapshots: Migration = {
+  version: 4,
+  description: 'file snapshots for /rewind',
+  up(db) {
+    db.exec(`
+      -- turn_id: the user message that started the turn. content: raw-deflated bytes, NULL when the file did not exist.
+      CREATE TABLE file_snapshots (
+        rid INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        turn_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        existed INTEGER NOT NULL,
+        content BLOB,
+        size INTEGER,
+        mode INTEGER,
+        created_at INTEGER NOT NULL,
+        UNIQUE (session_id, turn_id, path),
+        FOREIGN KEY (session_id, turn_id) REFERENCES messages (session_id, id)
+      );
+    `);
+  },
+};
+
+/** Rewinds are stored as compaction rows of this trigger (messages.archived_by points at them); lists of compactions leave them out. */
+export const REWIND_TRIGGER = 'rewind';
+
+export interface NewSnapshot {
+  turnId: string;
+  /** Absolute path. */
+  path: string;
+  /** The bytes before the change; null when the file did not exist. */
+  content: Uint8Array | null;
+  mode: number | null;
+}
+
+export interface FileSnapshot {
+  turnId: string;
+  path: string;
+  content: Buffer | null;
+  mode: number | null;
+  createdAt: number;
+}
+
+export interface SnapshotTurn {
+  turnId: string;
+  paths: string[];
+}
+
+export interface RewindRecord {
+  id: string;
+  /** The user message the conversation goes back to (it and what follows are archived). */
+  turnId: string;
+  createdAt: number;
+}
+
+interface SnapshotRow {
+  turn_id: string;
+  path: string;
+  existed: number;
+  content: Buffer | null;
+  mode: number | null;
+  created_at: number;
+}
+
+export class SnapshotTables {
+  private readonly stmts;
+  private readonly indexer: ArchiveIndexer;
+
+  constructor(db: Database.Database) {
+    this.indexer = new ArchiveIndexer(db);
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT OR IGNORE INTO file_snapshots (session_id, turn_id, path, existed, content, size, mode, created_at)
+         VALUES (@session_id, @turn_id, @path, @existed, @content, @size, @mode, @created_at)`,
+      ),
+      since: db.prepare<[string, string, string], SnapshotRow>(
+        `SELECT s.turn_id, s.path, s.existed, s.content, s.mode, s.created_at FROM file_snapshots s
+         JOIN messages m ON m.session_id = s.session_id AND m.id = s.turn_id
+         WHERE s.session_id = ? AND m.seq >= (SELECT seq FROM messages WHERE session_id = ? AND id = ?)
+         ORDER BY m.seq, s.rid`,
+      ),
+      turns: db.prepare<[string], { turn_id: string; path: string }>(
+        `SELECT s.turn_id, s.path FROM file_snapshots s JOIN messages m ON m.session_id = s.session_id AND m.id = s.turn_id
+         WHERE s.session_id = ? ORDER BY m.seq, s.rid`,
+      ),
+      turnPos: db.prepare<[string, string], { pos: number | null; archived_by: string | null }>('SELECT pos, archived_by FROM messages WHERE session_id = ? AND id = ?'),
+      visibleFrom: db.prepare<[string, number], MessageRow & { id: string }>(
+        `SELECT id, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at FROM messages
+         WHERE session_id = ? AND archived_by IS NULL AND pos >= ? ORDER BY pos, rid`,
+      ),
+      insertRewind: db.prepare(
+        `INSERT INTO compactions (session_id, id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count,
+           summary_tokens, summary, method, duration_ms, model, usage, created_at)
+         VALUES (@session_id, @id, '${REWIND_TRIGGER}', NULL, 'applied', @reason, 0, 0, @archived, 0, 0, NULL, 'rewind', 0, '', '{}', @created_at)`,
+      ),
+      archive: db.prepare<[string, string, string]>('UPDATE messages SET archived_by = ?, pos = NULL WHERE session_id = ? AND id = ?'),
+      afterRewind: db.prepare(
+        `UPDATE sessions SET visible_count = (SELECT COUNT(*) FROM messages WHERE session_id = @id AND archived_by IS NULL), updated_at = @now,
+           touched = (SELECT COALESCE(MAX(touched), 0) + 1 FROM sessions) WHERE id = @id`,
+      ),
+    };
+  }
+
+  /** Stores a snapshot unless the turn already has one of the path; true when stored. */
+  save(sessionId: string, s: NewSnapshot): boolean {
+    const { changes } = this.stmts.insert.run({
+      session_id: sessionId,
+      turn_id: s.turnId,
+      path: s.path,
+      existed: s.content === null ? 0 : 1,
+      content: s.content === null ? null : deflateRawSync(s.content),
+      size: s.content === null ? null : s.content.length,
+      mode: s.mode,
+      created_at: Date.now(),
+    });
+    return changes > 0;
+  }
+
+  /** For each file changed at or after the turn, its state before the first of those changes. */
+  since(sessionId: string, turnId: string): FileSnapshot[] {
+    const seen = new Set<string>();
+    const out: FileSnapshot[] = [];
+    for (const r of this.stmts.since.all(sessionId, sessionId, turnId)) {
+      if (seen.has(r.path)) continue;
+      seen.add(r.path);
+      out.push({ turnId: r.turn_id, path: r.path, content: r.existed ? inflateRawSync(r.content ?? Buffer.alloc(0)) : null, mode: r.mode, createdAt: r.created_at });
+    }
+    return out;
+  }
+
+  turns(sessionId: string): SnapshotTurn[] {
+    const byTurn = new Map<string, string[]>();
+    for (const r of this.stmts.turns.all(sessionId)) {
+      const list = byTurn.get(r.turn_id) ?? [];
+      list.push(r.path);
+      byTurn.set(r.turn_id, list);
+    }
+    return [...byTurn].map(([turnId, paths]) => ({ turnId, paths }));
+  }
+
+  /** Archives the turn's message and every visible message after it (indexed for search); returns their ids. */
+  rewind(sessionId: string, r: RewindRecord): string[] {
+    const at = this.stmts.turnPos.get(sessionId, r.turnId);
+    if (!at) throw new InvalidInputError(`message ${r.turnId} is not in session ${sessionId}`);
+    if (at.archived_by !== null || at.pos === null) throw new InvalidInputError(`message ${r.turnId} is no longer in the visible history`);
+    const rows = this.stmts.visibleFrom.all(sessionId, at.pos);
+    const messages = rows.map(decodeMessage);
+    this.stmts.insertRewind.run({ session_id: sessionId, id: r.id, reason: `rewound to ${r.turnId}`, archived: rows.length, created_at: r.createdAt });
+    const calls = collectToolCalls(messages);
+    for (const m of messages) {
+      this.stmts.archive.run(r.id, sessionId, m.id);
+      this.indexer.message(sessionId, m, calls);
+    }
+    this.stmts.afterRewind.run({ id: sessionId, now: Date.now() });
+    return messages.map((m) => m.id);
+  }
+}

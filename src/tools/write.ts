@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { commit, loadForChange, plan, statOf } from './fileChange.js';
+import type { Planned } from './edit.js';
+import { parseInput, toInputSchema } from './inputSchema.js';
+import type { Tool, ToolContext } from './types.js';
+
+const WriteInput = z.object({
+  path: z.string().min(1).describe('Path of the file, relative to the working directory or absolute. Missing parent directories are created.'),
+  content: z.string().describe('The whole new content of the file.'),
+});
+export type WriteInput = z.infer<typeof WriteInput>;
+
+export function createWriteTool(): Tool<WriteInput> {
+  const inputSchema = toInputSchema(WriteInput);
+  return {
+    name: 'Write',
+    description: [
+      'Creates a file with the given content, or replaces the whole content of an existing one (parent directories are created).',
+      'Overwriting an existing file requires having read it with FileRead in this session, and is refused if it changed since.',
+      'For a change to part of an existing file use Edit instead. An overwritten file keeps its line endings, encoding and permissions.',
+    ].join(' '),
+    inputSchema,
+    readOnly: false,
+    compactable: true,
+    editsFiles: true,
+    parse: (input) => parseInput('Write', WriteInput, inputSchema, input),
+    summarize: (input) => input.path,
+    pathOf: (input) => input.path,
+    preview: async (input, ctx) => planWrite(input, ctx),
+    run: async (input, ctx) => {
+      const p = await planWrite(input, ctx);
+      return p.ok ? commit(p.change, ctx) : p.output;
+    },
+  };
+}
+
+export async function planWrite(input: WriteInput, ctx: ToolContext): Promise<Planned> {
+  const loaded = await loadForChange(input.path, ctx, { mustExist: false, tool: 'Write' });
+  if (!loaded.ok) return loaded;
+  const existed = loaded.file.existing !== undefined;
+  // an existing file keeps its own line endings; a new one gets exactly what was given
+  const after = existed ? input.content.replace(/\r\n/g, '\n') : input.content;
+  return { ok: true, change: plan(loaded.file, after, (d) => (existed ? `Wrote ${d.path} (${statOf(d)})` : `Created ${d.path} (${statOf(d)})`)) };
+}

@@ -1,0 +1,66 @@
+import { Box, Text } from 'ink';
+import { BASH_CAVEAT } from '../../commands/rewind.js';
+import { formatAge } from '../format.js';
+import { oneLine } from '../sanitize.js';
+import { boxBorder, useTheme } from '../theme.js';
+import type { RewindPickerState } from '../rewind-picker.js';
+import { rewindChoices } from '../rewind-picker.js';
+import { useTerminalSize } from './terminal-size.js';
+
+
+/** /rewind: the person's earlier turns (newest at the bottom), then code / conversation / both. */
+export function RewindPicker({ state, now = Date.now() }: { state: RewindPickerState; now?: number }) {
+  const theme = useTheme();
+  const { rows } = useTerminalSize();
+  const max = Math.max(3, rows - 12);
+  const start = Math.max(0, Math.min(state.selected - Math.floor(max / 2), state.targets.length - max));
+  const shown = state.targets.slice(start, start + max);
+  const target = state.targets[state.selected];
+  return (
+    <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.accent} paddingX={1}>
+      <Text bold color={theme.accent}>
+        Rewind to before which turn?
+      </Text>
+      {shown.map((t) => {
+        const selected = t.index - 1 === state.selected;
+        const files = t.files.length > 0 ? ` · ${t.files.length} file${t.files.length === 1 ? '' : 's'} changed since` : '';
+        return (
+          <Text key={t.turnId} color={selected ? theme.accent : undefined} bold={selected} wrap="truncate-end">
+            {selected ? '❯ ' : '  '}
+            {t.index}. {oneLine(t.text)}
+            <Text color={theme.muted}>
+              {' '}
+              ({formatAge(t.createdAt, now)}{files}
+              {t.inConversation ? '' : ` · ${t.gone ?? 'compacted'}: code only`})
+            </Text>
+          </Text>
+        );
+      })}
+      {state.choosing && target ? (
+        <Box flexDirection="column" marginTop={1}>
+          <Text bold>Restore:</Text>
+          {rewindChoices(target).map((c, i) => {
+            const selected = i === state.choosing!.what;
+            return (
+              <Text key={c.what} color={c.disabled ? theme.muted : selected ? theme.accent : undefined} bold={selected} wrap="truncate-end">
+                {selected ? '❯ ' : '  '}
+                {i + 1}. {c.label}
+                {c.disabled ? ` — not available: ${c.disabled}` : ''}
+              </Text>
+            );
+          })}
+          {target.files.length > 0 ? (
+            <Text color={theme.muted} wrap="truncate-end">
+              Files restored by a code rewind: {target.files.slice(0, 6).join(', ')}
+              {target.files.length > 6 ? ', …' : ''}
+            </Text>
+          ) : null}
+        </Box>
+      ) : null}
+      <Text color={theme.warning} wrap="wrap">
+        ⚠ {BASH_CAVEAT}
+      </Text>
+      <Text color={theme.muted}>{state.choosing ? 'enter: rewind · ↑↓ or 1–3: select · esc: back' : 'enter: choose · ↑↓: select · esc: cancel'}</Text>
+    </Box>
+  );
+}
