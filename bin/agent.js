@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled CLI lives in dist/ (built by `npm install` through `prepare`).
+// Thin launcher: the bundled CLI lives in dist/ (built by `npm install` through `prepare`).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -8,5 +8,7 @@ if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write('agent: dist/cli.js is missing; run `npm install` (or `npm run build`) in the agent checkout first.\n');
   process.exit(1);
 }
+// Stack traces point at src/ through the bundle's source maps.
+process.setSourceMapsEnabled(true);
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv);

@@ -1,12 +1,29 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AGENT_BIN, workspace } from './harness.js';
 
 // Start-up stays light: the paths that do not need ink, the SDKs, the tokenizer or SQLite
-// must not load them. A module-resolve hook in the child lists every package it loads.
+// must not load them. A module-resolve hook in the child lists every file it loads: packages
+// outside the bundle (better-sqlite3) directly, and the bundle's chunks through the build's
+// metafile, which names the packages each chunk holds.
+
+const ROOT = resolve(__dirname, '..', '..');
+
+/** The packages bundled into each output file of dist/, by its path relative to the checkout. */
+function packagesByChunk(): Map<string, Set<string>> {
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const byChunk = new Map<string, Set<string>>();
+  for (const [file, out] of Object.entries(meta.outputs)) byChunk.set(file, new Set(Object.keys(out.inputs).flatMap((i) => packageOf(i) ?? [])));
+  return byChunk;
+}
+
+function packageOf(path: string): string | undefined {
+  return /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
+}
 
 const HEAVY = ['ink', 'react', '@anthropic-ai/sdk', 'openai', 'gpt-tokenizer', 'better-sqlite3', 'marked', 'zod'];
 
@@ -17,13 +34,21 @@ function packagesLoaded(args: string[], env: NodeJS.ProcessEnv = process.env, cw
     hook,
     `import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
-      "export async function resolve(s, c, n) { const r = await n(s, c); const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(r.url); if (m) process.stderr.write('PKG ' + m[1] + '\\n'); return r; }",
+      "export async function resolve(s, c, n) { const r = await n(s, c); if (r.url.startsWith('file:')) process.stderr.write('LOAD ' + r.url + '\\n'); return r; }",
     )}));
 `,
   );
   const r = spawnSync(process.execPath, ['--import', hook, AGENT_BIN, ...args], { encoding: 'utf8', env, ...(cwd ? { cwd } : {}) });
-  const packages = new Set(r.stderr.split('\n').flatMap((l) => (l.startsWith('PKG ') ? [l.slice(4)] : [])));
-  return { packages, status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('PKG ')).join('\n') };
+  const byChunk = packagesByChunk();
+  const packages = new Set<string>();
+  for (const line of r.stderr.split('\n')) {
+    if (!line.startsWith('LOAD ')) continue;
+    const file = relative(ROOT, fileURLToPath(line.slice(5)));
+    const direct = packageOf(file);
+    if (direct) packages.add(direct);
+    else for (const p of byChunk.get(file) ?? []) packages.add(p);
+  }
+  return { packages, status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('LOAD ')).join('\n') };
 }
 
 describe('start-up', () => {
