@@ -9,6 +9,6 @@ if (!existsSync(fileURLToPath(entry))) {
   process.exit(1);
 }
 // Stack traces point at src/ through the bundle's source maps.
-process.setSourceMapsEnabled(true);
+//process.setSourceMapsEnabled(true);
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv);

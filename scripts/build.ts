@@ -49,6 +49,8 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     sourcesContent: false,
     metafile: true,
     legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: opts.quiet ? 'error' : 'warning',
   });
   // which chunk holds which modules: tests use it to check what each path loads

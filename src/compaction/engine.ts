@@ -19,9 +19,10 @@ import {
   recordProgress,
   recordSuccess,
   recordTurn,
+  type Anchor,
   type CompactionState,
 } from './guards.js';
-import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement, type RequestParts } from './meter.js';
+import { anchorMatches, measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement, type RequestParts } from './meter.js';
 import { applyMicro, selectMicro, type DescribeToolUse, type MicroResult } from './micro.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { buildRestoration, type ReadFile, type Restoration } from './restore.js';
@@ -94,6 +95,9 @@ interface LlmRun {
   emit: Emit;
 }
 
+/** Bytes a token averages in prose and code, for the gauge's figure before the tokenizer loads. */
+const ROUGH_BYTES_PER_TOKEN = 4;
+
 /**
  * The compaction engine of one session: token accounting (anchored, calibrated), the threshold
  * ladder, the tiers (micro, auto, reactive, manual) and their guards. It never mutates what it
@@ -109,6 +113,8 @@ export class CompactionEngine {
   private readonly model: string;
   private st: CompactionState;
   private readonly pending = new Map<string, Pending>();
+  /** The provider's count of the last request, while exact counts are not needed (see observeResponse). */
+  private lastReported: Pick<Anchor, 'count' | 'firstId' | 'lastId' | 'tokens'> | undefined;
 
   constructor(deps: EngineDeps, state?: CompactionState | unknown) {
     this.deps = deps;
@@ -140,7 +146,7 @@ export class CompactionEngine {
   }
 
   usage(ctx: CompactionContext): ContextUsage {
-    const tokens = this.measureCtx(ctx).tokens;
+    const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : this.roughTokens(ctx);
     const stopped = this.st.breakerOpen || this.st.exhausted || this.st.thrashStopped;
     return contextUsage(tokens, this.ladder, { autoCompactEnabled: this.cfg.auto && !stopped, notice: guardNotice(this.st, this.cfg, this.ladder) });
   }
@@ -152,6 +158,14 @@ export class CompactionEngine {
    * fallback should the summary fail. Apply the outcomes' changes in order.
    */
   async beforeCall(ctx: CompactionContext, signal: AbortSignal, emit: Emit): Promise<Outcome[]> {
+    if (!this.deps.counter.ready) {
+      // an upper bound below the micro threshold settles it: measuring would find nothing to do
+      if (this.ratio() * this.deps.counter.boundRequest(ctx.system, ctx.tools, ctx.history) < this.ladder.micro) {
+        if (this.st.exhausted) clearExhausted(this.st);
+        return [];
+      }
+      await this.deps.counter.load();
+    }
     const measured = this.measureCtx(ctx);
     const tokens = measured.tokens;
     if (this.st.exhausted && tokens < this.ladder.auto) clearExhausted(this.st);
@@ -197,6 +211,7 @@ export class CompactionEngine {
    * attempt counts from 1 within a turn, and past maxReactiveAttempts it fails with advice.
    */
   async reactive(ctx: CompactionContext, overflow: OverflowInfo | undefined, attempt: number, signal: AbortSignal, emit: Emit): Promise<Outcome> {
+    await this.deps.counter.load();
     const measured = this.measureCtx(ctx);
     if (attempt > this.cfg.maxReactiveAttempts) {
       const n = this.cfg.maxReactiveAttempts;
@@ -228,6 +243,7 @@ export class CompactionEngine {
 
   /** /compact [focus]: compacts now, whatever the thresholds and guards; the focus steers the summary. */
   async manual(ctx: CompactionContext, focus: string | undefined, signal: AbortSignal, emit: Emit): Promise<Outcome> {
+    await this.deps.counter.load();
     const measured = this.measureCtx(ctx);
     const f = focus?.trim() ? focus.trim() : undefined;
     const outcome = await this.llmCompact({ trigger: 'manual', ctx, measured, tokensBefore: measured.tokens, focus: f, restore: true, signal, emit });
@@ -245,6 +261,16 @@ export class CompactionEngine {
    */
   observeResponse(sent: { system: string; tools: readonly ToolSpec[]; messages: readonly Message[] }, reportedInputTokens: number): ResponseObservation {
     const { counter } = this.deps;
+    if (!counter.ready) {
+      // beforeCall found the request far below every threshold: nothing can have overflowed, and
+      // calibration waits for exact counts (the anchor is rebuilt from them when they are needed)
+      recordProgress(this.st);
+      delete this.st.anchor;
+      const first = sent.messages[0];
+      const last = sent.messages[sent.messages.length - 1];
+      this.lastReported = first && last && reportedInputTokens > 0 ? { count: sent.messages.length, firstId: first.id, lastId: last.id, tokens: reportedInputTokens } : undefined;
+      return { estimated: reportedInputTokens, ratio: this.ratio() };
+    }
     const systemRaw = counter.countSystem(sent.system);
     const toolsRaw = counter.countToolSpecs(sent.tools);
     const rawMessages = rawMessagesOf(counter, sent.messages, this.st.anchor);
@@ -304,6 +330,17 @@ export class CompactionEngine {
   /** A user turn finished: the cooldown counts down, a thrash stop lifts. */
   turnCompleted(): void {
     recordTurn(this.st);
+  }
+
+  /**
+   * The gauge's figure before the tokenizer is needed: the provider's count of the last request
+   * plus ~4 bytes a token for what came after it, or ~4 bytes a token for everything.
+   */
+  private roughTokens(ctx: CompactionContext): number {
+    const { counter } = this.deps;
+    const r = this.lastReported;
+    if (r && anchorMatches(r, ctx.history)) return Math.round(r.tokens + this.ratio() * counter.boundMessages(ctx.history, ROUGH_BYTES_PER_TOKEN, r.count));
+    return Math.round(this.ratio() * counter.boundRequest(ctx.system, ctx.tools, ctx.history, ROUGH_BYTES_PER_TOKEN));
   }
 
   private measureCtx(ctx: CompactionContext): Measurement {
