@@ -27,6 +27,9 @@ import { colorTheme, detectColor, plainTheme, ThemeContext, useTheme } from './t
 export const CTRL_C_EXIT_MS = 2000;
 // Clear screen and scrollback, cursor home: another session's transcript is about to be printed.
 const CLEAR_SCREEN = '\u001b[2J\u001b[3J\u001b[H';
+// Clear the screen only: the deferred older items of a long transcript are about to be printed
+// before what is on screen, and the person's earlier shell output stays in the scrollback.
+const CLEAR_VISIBLE = '\u001b[2J\u001b[H';
 
 export interface AppProps {
   controller: UiController;
@@ -39,7 +42,11 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   const app = useApp();
   const { write } = useStdout();
   const size = useTerminalSizeSource();
-  const [store] = useState(() => new UiStore(controller));
+  const [store] = useState(() => {
+    const s = new UiStore(controller);
+    s.showNewestFirst(size);
+    return s;
+  });
   const [prompt] = useState(
     () => new PromptModel({ history: controller.promptHistory(), commands: () => controller.commands(), onSubmit: (text) => store.submit(text) }),
   );
@@ -63,6 +70,7 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   useEffect(() => {
     store.onExit = () => app.exit();
     store.onSessionReset = () => write(CLEAR_SCREEN);
+    store.onReprint = () => write(CLEAR_VISIBLE);
     const unsubscribe = controller.subscribe((ev) => store.handle(ev));
     if (openPicker) controller.submit('/resume');
     return () => {

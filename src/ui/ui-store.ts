@@ -17,6 +17,7 @@ import { Store } from './store.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
 import { itemId, keyArgument, messagesToItems } from './transcript.js';
+import { DeferredItems, type ScreenSize } from './screenful.js';
 
 export interface TranscriptState {
   /** Bumped when a session is opened: the transcript starts over. */
@@ -92,6 +93,8 @@ export class UiStore {
   onExit: () => void = () => {};
   /** Called before the transcript is replaced by another session's (the App clears the screen). */
   onSessionReset: () => void = () => {};
+  /** Called before the transcript is printed again from its start (the App clears the screen, not the scrollback). */
+  onReprint: () => void = () => {};
 
   /** tool_use id → name and key argument, from assistant messages, for rows whose tool_start never came. */
   private readonly toolInputs = new Map<string, { name: string; summary: string }>();
@@ -101,10 +104,28 @@ export class UiStore {
   private turnShowedInterrupt = false;
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Older transcript items not printed on the first frame yet: reprinted in order right after it. */
+  private readonly deferred = new DeferredItems((older) => {
+    const t = this.transcript.get();
+    this.onReprint();
+    this.transcript.set({ epoch: t.epoch + 1, items: [...older, ...t.items] });
+  });
 
   constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
     this.transcript = new Store<TranscriptState>({ epoch: 0, items: messagesToItems(controller.initialTranscript()) });
     this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
+  }
+
+  /** A long transcript prints its newest screenful first (now, and when another session opens). */
+  showNewestFirst(screen: ScreenSize): void {
+    this.deferred.screen = screen;
+    const t = this.transcript.get();
+    this.transcript.set({ epoch: t.epoch, items: this.deferred.split(t.items) });
+  }
+
+  /** Prints the deferred older items now. */
+  backfill(): void {
+    this.deferred.flush();
   }
 
   append(...items: TranscriptItem[]): void {
@@ -301,7 +322,7 @@ export class UiStore {
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
     this.onSessionReset();
-    this.transcript.set({ epoch: t.epoch + 1, items: messagesToItems(ev.transcript, ev.compactions) });
+    this.transcript.set({ epoch: t.epoch + 1, items: this.deferred.split(messagesToItems(ev.transcript, ev.compactions)) });
   }
 
   /** Ctrl-O: prints the full output of the last finished tool below the transcript. */
@@ -374,6 +395,7 @@ export class UiStore {
 
   /** Stops timers (the app is unmounting). */
   dispose(): void {
+    this.deferred.dispose();
     if (this.hintTimer) clearTimeout(this.hintTimer);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.hintTimer = null;
