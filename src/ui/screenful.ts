@@ -1,13 +1,17 @@
 // A resumed session's transcript can hold thousands of items, and printing them all through
 // <Static> before the first frame made opening it several times slower than a new session. The
 // first frame prints the newest screenful; the older items follow once the app is on screen
-// (UiStore.backfill reprints the whole transcript in order, so the scrollback holds all of it).
+// (UiStore reprints the transcript in order, so the scrollback holds it). The reprint stops at
+// what a terminal's scrollback keeps anyway (BACKFILL_ROWS): printing more would only cost time.
 import type { TranscriptItem } from './transcript.js';
 
 export interface ScreenSize {
   rows: number;
   columns: number;
 }
+
+/** Rows of transcript the reprint fills at most (tmux keeps 2,000 lines of history by default). */
+export const BACKFILL_ROWS = 2_000;
 
 /** Rows a text takes at this width (wrapped lines), capped: only "more than a screen" matters. */
 function textRows(text: string, columns: number, cap: number): number {
@@ -56,34 +60,51 @@ export function newestScreenfulStart(items: readonly TranscriptItem[], size: Scr
   return older < size.rows ? 0 : start;
 }
 
+/** Index of the oldest item the reprint includes: the items before `end` that fill `rows`. */
+function backfillStart(items: readonly TranscriptItem[], end: number, size: ScreenSize, rows: number): number {
+  let used = 0;
+  let i = end;
+  while (i > 0 && used < rows) {
+    i--;
+    used += estimatedRows(items[i]!, size);
+  }
+  return used > rows ? i + 1 : i;
+}
+
 /** Holds the older items of a transcript whose newest screenful was printed first, until they print. */
 export class DeferredItems {
   private older: TranscriptItem[] = [];
+  private omitted = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   screen: ScreenSize | null = null;
 
-  /** `print` gets the older items (right after the current frame) to print before the rest. */
-  constructor(private readonly print: (older: TranscriptItem[]) => void) {}
+  /**
+   * `print` gets the older items (right after the current frame) to print before the rest, and
+   * how many items older still are left out (beyond what a scrollback keeps).
+   */
+  constructor(private readonly print: (older: TranscriptItem[], omitted: number) => void) {}
 
   /** The items to print now; the older ones are scheduled. Cancels what an earlier split deferred. */
   split(items: TranscriptItem[]): TranscriptItem[] {
     this.dispose();
     const start = this.screen ? newestScreenfulStart(items, this.screen) : 0;
-    if (start === 0) return items;
-    this.older = items.slice(0, start);
+    if (start === 0 || !this.screen) return items;
+    this.omitted = backfillStart(items, start, this.screen, BACKFILL_ROWS);
+    this.older = items.slice(this.omitted, start);
     this.timer = setTimeout(() => this.flush(), 0);
     return items.slice(start);
   }
 
   flush(): void {
-    const older = this.older;
+    const { older, omitted } = this;
     this.dispose();
-    if (older.length > 0) this.print(older);
+    if (older.length > 0 || omitted > 0) this.print(older, omitted);
   }
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.older = [];
+    this.omitted = 0;
   }
 }

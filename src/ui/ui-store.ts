@@ -105,10 +105,12 @@ export class UiStore {
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   /** Older transcript items not printed on the first frame yet: reprinted in order right after it. */
-  private readonly deferred = new DeferredItems((older) => {
+  private readonly deferred = new DeferredItems((older, omitted) => {
     const t = this.transcript.get();
+    const text = `${omitted.toLocaleString('en-US')} earlier item${omitted === 1 ? '' : 's'} not shown: \`agent sessions show ${this.status.get().session.id}\` prints the whole session.`;
+    const head: TranscriptItem[] = omitted > 0 ? [{ kind: 'notice', id: itemId(), level: 'info', text }] : [];
     this.onReprint();
-    this.transcript.set({ epoch: t.epoch + 1, items: [...older, ...t.items] });
+    this.transcript.set({ epoch: t.epoch + 1, items: [...head, ...older, ...t.items] });
   });
 
   constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {

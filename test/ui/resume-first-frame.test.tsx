@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/llm/messages.js';
-import { newestScreenfulStart } from '../../src/ui/screenful.js';
+import { BACKFILL_ROWS, DeferredItems, estimatedRows, newestScreenfulStart } from '../../src/ui/screenful.js';
+import type { TranscriptItem } from '../../src/ui/transcript.js';
 import { messagesToItems } from '../../src/ui/transcript.js';
 import { FakeController, msg, renderAppSized, text, tick } from './helpers.js';
 
@@ -54,5 +55,24 @@ describe('resuming a long session', () => {
     expect(start).toBeGreaterThan(0);
     expect(items.length - start).toBeGreaterThanOrEqual(12);
     expect(items.length - start).toBeLessThan(30);
+  });
+
+  it('reprints no more than a scrollback keeps, and says how many older items are left out', () => {
+    const items = messagesToItems(conversation(3_000));
+    const screen = { rows: 24, columns: 80 };
+    let printed: { older: TranscriptItem[]; omitted: number } | undefined;
+    const deferred = new DeferredItems((older, omitted) => (printed = { older, omitted }));
+    deferred.screen = screen;
+    const first = deferred.split(items);
+    deferred.flush();
+    expect(printed).toBeDefined();
+    const { older, omitted } = printed!;
+    expect(omitted).toBeGreaterThan(0);
+    expect(omitted + older.length + first.length).toBe(items.length);
+    const rows = older.reduce((n, it) => n + estimatedRows(it, screen), 0);
+    expect(rows).toBeLessThanOrEqual(BACKFILL_ROWS);
+    expect(rows).toBeGreaterThan(BACKFILL_ROWS - 10);
+    // the reprint ends where the first frame begins
+    expect(items.indexOf(older[older.length - 1]!) + 1).toBe(items.indexOf(first[0]!));
   });
 });
