@@ -9,8 +9,8 @@ if (!existsSync(fileURLToPath(entry))) {
   process.exit(1);
 }
 // Stack traces point at src/ through the bundle's source maps. Reading the maps costs start-up
-// time, so they are on where stacks are shown: AGENT_DEBUG_STACK=1, --debug, or
-// `node --enable-source-maps bin/agent.js`.
-if (process.env.AGENT_DEBUG_STACK || process.argv.some((a) => a === '--debug' || a.startsWith('--debug='))) process.setSourceMapsEnabled(true);
+// time, so they are on where stacks are shown: AGENT_DEBUG_STACK=1 (or run
+// `node --enable-source-maps bin/agent.js`).
+if (process.env.AGENT_DEBUG_STACK) process.setSourceMapsEnabled(true);
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv);

@@ -116,4 +116,14 @@ describe('start-up', () => {
     // nothing but the native SQLite binding is loaded from node_modules: the rest is bundled
     expect(new Set(r.unbundled.map(packageOf))).toEqual(new Set(['better-sqlite3']));
   });
+
+  it('with AGENT_DEBUG_STACK a failure prints its stack mapped to src/ through the source maps', async () => {
+    const ws = workspace();
+    const notADir = join(ws.root, 'a-file');
+    writeFileSync(notADir, '');
+    const r = await packagesLoaded(['sessions', '--db', join(notADir, 'agent.db')], { ...process.env, HOME: ws.home, AGENT_DEBUG_STACK: '1' }, ws.dir);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/at \S+ \(.*src\/store\/open\.ts:\d+:\d+\)/);
+    expect(r.stderr).not.toContain('dist/chunks');
+  });
 });
