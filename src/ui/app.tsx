@@ -8,6 +8,7 @@ import { approvalKey } from './approval.js';
 import { ApprovalPrompt } from './components/ApprovalPrompt.js';
 import { ItemView } from './components/ItemView.js';
 import { LiveRegion } from './components/LiveRegion.js';
+import { loadMarkdown, markdownShownPlain } from './markdown-lazy.js';
 import { PromptView } from './components/PromptView.js';
 import { HistoryBrowser } from './components/HistoryBrowser.js';
 import { SessionPicker } from './components/SessionPicker.js';
@@ -73,7 +74,13 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
     store.onReprint = () => write(CLEAR_VISIBLE);
     const unsubscribe = controller.subscribe((ev) => store.handle(ev));
     if (openPicker) controller.submit('/resume');
+    // after the first frame: the Markdown renderer, then what the first frame left out or showed plain
+    let mounted = true;
+    void loadMarkdown()
+      .catch(() => undefined)
+      .then(() => mounted && store.backfill(markdownShownPlain()));
     return () => {
+      mounted = false;
       unsubscribe();
       store.dispose();
     };

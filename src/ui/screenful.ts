@@ -3,7 +3,7 @@
 // first frame prints the newest screenful; the older items follow once the app is on screen
 // (UiStore reprints the transcript in order, so the scrollback holds it). The reprint stops at
 // what a terminal's scrollback keeps anyway (BACKFILL_ROWS): printing more would only cost time.
-import type { TranscriptItem } from './transcript.js';
+import { itemId, type TranscriptItem } from './transcript.js';
 
 export interface ScreenSize {
   rows: number;
@@ -84,21 +84,27 @@ export class DeferredItems {
    */
   constructor(private readonly print: (older: TranscriptItem[], omitted: number) => void) {}
 
-  /** The items to print now; the older ones are scheduled. Cancels what an earlier split deferred. */
-  split(items: TranscriptItem[]): TranscriptItem[] {
+  /**
+   * The items to print now; the older ones are printed right after the frame, or, without
+   * `schedule`, when flush() is called. Cancels what an earlier split deferred.
+   */
+  split(items: TranscriptItem[], schedule = true): TranscriptItem[] {
     this.dispose();
     const start = this.screen ? newestScreenfulStart(items, this.screen) : 0;
     if (start === 0 || !this.screen) return items;
     this.omitted = backfillStart(items, start, this.screen, BACKFILL_ROWS);
     this.older = items.slice(this.omitted, start);
-    this.timer = setTimeout(() => this.flush(), 0);
+    if (schedule) this.timer = setTimeout(() => this.flush(), 0);
     return items.slice(start);
   }
 
-  flush(): void {
+  /** Prints what is deferred; false when nothing was. */
+  flush(): boolean {
     const { older, omitted } = this;
     this.dispose();
-    if (older.length > 0 || omitted > 0) this.print(older, omitted);
+    if (older.length === 0 && omitted === 0) return false;
+    this.print(older, omitted);
+    return true;
   }
 
   dispose(): void {
@@ -107,4 +113,10 @@ export class DeferredItems {
     this.older = [];
     this.omitted = 0;
   }
+}
+
+/** The line a reprint starts with when items older than BACKFILL_ROWS are left out. */
+export function omittedNotice(omitted: number, sessionId: string): TranscriptItem {
+  const text = `${omitted.toLocaleString('en-US')} earlier item${omitted === 1 ? '' : 's'} not shown: \`agent sessions show ${sessionId}\` prints the whole session.`;
+  return { kind: 'notice', id: itemId(), level: 'info', text };
 }

@@ -17,7 +17,7 @@ import { Store } from './store.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
 import { itemId, keyArgument, messagesToItems } from './transcript.js';
-import { DeferredItems, type ScreenSize } from './screenful.js';
+import { DeferredItems, omittedNotice, type ScreenSize } from './screenful.js';
 
 export interface TranscriptState {
   /** Bumped when a session is opened: the transcript starts over. */
@@ -104,30 +104,32 @@ export class UiStore {
   private turnShowedInterrupt = false;
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Older transcript items not printed on the first frame yet: reprinted in order right after it. */
-  private readonly deferred = new DeferredItems((older, omitted) => {
-    const t = this.transcript.get();
-    const text = `${omitted.toLocaleString('en-US')} earlier item${omitted === 1 ? '' : 's'} not shown: \`agent sessions show ${this.status.get().session.id}\` prints the whole session.`;
-    const head: TranscriptItem[] = omitted > 0 ? [{ kind: 'notice', id: itemId(), level: 'info', text }] : [];
-    this.onReprint();
-    this.transcript.set({ epoch: t.epoch + 1, items: [...head, ...older, ...t.items] });
-  });
+  /** Older transcript items the first frame left out (screenful.ts). */
+  private readonly deferred = new DeferredItems((older, omitted) => this.reprint(older, omitted));
 
   constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
     this.transcript = new Store<TranscriptState>({ epoch: 0, items: messagesToItems(controller.initialTranscript()) });
     this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
   }
 
-  /** A long transcript prints its newest screenful first (now, and when another session opens). */
+  /** A long transcript prints its newest screenful first; the rest at backfill() (or at once for another session). */
   showNewestFirst(screen: ScreenSize): void {
     this.deferred.screen = screen;
     const t = this.transcript.get();
-    this.transcript.set({ epoch: t.epoch, items: this.deferred.split(t.items) });
+    this.transcript.set({ epoch: t.epoch, items: this.deferred.split(t.items, false) });
   }
 
-  /** Prints the deferred older items now. */
-  backfill(): void {
-    this.deferred.flush();
+  /** Prints the deferred older items now; with `always`, prints the transcript again even without any. */
+  backfill(always = false): void {
+    if (!this.deferred.flush() && always) this.reprint([], 0);
+  }
+
+  /** Prints the transcript again from its start, `older` items first (and a line for `omitted` ones). */
+  private reprint(older: TranscriptItem[], omitted: number): void {
+    const t = this.transcript.get();
+    const head = omitted > 0 ? [omittedNotice(omitted, this.status.get().session.id)] : [];
+    this.onReprint();
+    this.transcript.set({ epoch: t.epoch + 1, items: [...head, ...older, ...t.items] });
   }
 
   append(...items: TranscriptItem[]): void {
