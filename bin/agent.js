@@ -1,7 +1,14 @@
 #!/usr/bin/env node
 // Thin launcher: the bundled CLI lives in dist/ (built by `npm install` through `prepare`).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+// `agent --version` alone answers here, as fast as node starts: nothing else to load.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.exit(0);
+}
 
 const entry = new URL('../dist/cli.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {

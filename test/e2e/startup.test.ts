@@ -31,6 +31,8 @@ interface Loaded {
   packages: Set<string>;
   /** Files loaded from node_modules outside the bundle (relative to the checkout). */
   unbundled: string[];
+  /** Every file loaded, relative to the checkout. */
+  loaded: string[];
   status: number | null;
   stdout: string;
   stderr: string;
@@ -60,25 +62,35 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
   const byChunk = packagesByChunk();
   const packages = new Set<string>();
   const unbundled: string[] = [];
+  const loaded: string[] = [];
   for (const line of r.stderr.split('\n')) {
     if (!line.startsWith('LOAD ')) continue;
     const file = relative(ROOT, fileURLToPath(line.slice(5)));
+    loaded.push(file);
     const direct = packageOf(file);
     if (direct) {
       packages.add(direct);
       unbundled.push(file);
     } else for (const p of byChunk.get(file) ?? []) packages.add(p);
   }
-  return { packages, unbundled, status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('LOAD ')).join('\n') };
+  return { packages, unbundled, loaded, status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('LOAD ')).join('\n') };
 }
 
 const server = useFakeServer();
 
 describe('start-up', () => {
-  it('--version loads commander only', async () => {
+  it('--version loads nothing: the launcher answers it', async () => {
     const r = await packagesLoaded(['--version']);
     expect(r.status).toBe(0);
-    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    expect([...r.packages]).toEqual([]);
+    expect(r.loaded).toEqual(['bin/agent.js']);
+  });
+
+  it('--version among other arguments goes through commander alone, with the same answer', async () => {
+    const r = await packagesLoaded(['--model', 'x', '--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
     expect([...r.packages]).toEqual(['commander']);
   });
 
