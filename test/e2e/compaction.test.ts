@@ -184,7 +184,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('compaction with %s', (prov
     expect(notices.join('\n')).toMatch(/circuit breaker|stopped|failed 3 times/i);
     // no summarizer request after the breaker opened
     expect(server.requests.filter((q) => q.view && isSummarizer(q.view)).length).toBe(summarizerCallsAfterBreaker);
-  });
+  }, 120_000); // eleven runs of the CLI, on a loaded 2-core machine
 
   it('falls back down the chain to a metadata-only checkpoint when every summary request overflows', async () => {
     const ws = workspace();
