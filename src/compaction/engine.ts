@@ -19,16 +19,16 @@ import {
   recordProgress,
   recordSuccess,
   recordTurn,
-  type Anchor,
   type CompactionState,
 } from './guards.js';
-import { anchorMatches, measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement, type RequestParts } from './meter.js';
+import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement, type RequestParts } from './meter.js';
 import { applyMicro, selectMicro, type DescribeToolUse, type MicroResult } from './micro.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { buildRestoration, type ReadFile, type Restoration } from './restore.js';
 import { partitionHead, selectSplit } from './split.js';
 import { Summarizer, SummaryFailure, type SummarizerModel, type SummaryResult } from './summarize.js';
 import type { TokenCounter } from './tokens.js';
+import { needsExactCounts, observeUncounted, roughTokens, type Reported } from './uncounted.js';
 import type { CompactionChange, CompactionEvent, CompactionRecord, CompactionTrigger } from './types.js';
 
 export interface EngineDeps {
@@ -95,9 +95,6 @@ interface LlmRun {
   emit: Emit;
 }
 
-/** Bytes a token averages in prose and code, for the gauge's figure before the tokenizer loads. */
-const ROUGH_BYTES_PER_TOKEN = 4;
-
 /**
  * The compaction engine of one session: token accounting (anchored, calibrated), the threshold
  * ladder, the tiers (micro, auto, reactive, manual) and their guards. It never mutates what it
@@ -114,7 +111,7 @@ export class CompactionEngine {
   private st: CompactionState;
   private readonly pending = new Map<string, Pending>();
   /** The provider's count of the last request, while exact counts are not needed (see observeResponse). */
-  private lastReported: Pick<Anchor, 'count' | 'firstId' | 'lastId' | 'tokens'> | undefined;
+  private lastReported: Reported | undefined;
 
   constructor(deps: EngineDeps, state?: CompactionState | unknown) {
     this.deps = deps;
@@ -146,7 +143,7 @@ export class CompactionEngine {
   }
 
   usage(ctx: CompactionContext): ContextUsage {
-    const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : this.roughTokens(ctx);
+    const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : roughTokens(this.deps.counter, ctx, this.lastReported, this.ratio());
     const stopped = this.st.breakerOpen || this.st.exhausted || this.st.thrashStopped;
     return contextUsage(tokens, this.ladder, { autoCompactEnabled: this.cfg.auto && !stopped, notice: guardNotice(this.st, this.cfg, this.ladder) });
   }
@@ -159,8 +156,8 @@ export class CompactionEngine {
    */
   async beforeCall(ctx: CompactionContext, signal: AbortSignal, emit: Emit): Promise<Outcome[]> {
     if (!this.deps.counter.ready) {
-      // an upper bound below the micro threshold settles it: measuring would find nothing to do
-      if (this.ratio() * this.deps.counter.boundRequest(ctx.system, ctx.tools, ctx.history) < this.ladder.micro) {
+      // an upper bound below every threshold settles it: measuring would find nothing to do
+      if (!needsExactCounts(this.deps.counter, ctx, this.ladder, this.ratio())) {
         if (this.st.exhausted) clearExhausted(this.st);
         return [];
       }
@@ -262,13 +259,11 @@ export class CompactionEngine {
   observeResponse(sent: { system: string; tools: readonly ToolSpec[]; messages: readonly Message[] }, reportedInputTokens: number): ResponseObservation {
     const { counter } = this.deps;
     if (!counter.ready) {
-      // beforeCall found the request far below every threshold: nothing can have overflowed, and
-      // calibration waits for exact counts (the anchor is rebuilt from them when they are needed)
-      recordProgress(this.st);
+      const seen = observeUncounted(counter, sent.messages, reportedInputTokens, this.lastReported, this.ladder.contextWindow);
+      this.lastReported = seen.reported;
       delete this.st.anchor;
-      const first = sent.messages[0];
-      const last = sent.messages[sent.messages.length - 1];
-      this.lastReported = first && last && reportedInputTokens > 0 ? { count: sent.messages.length, firstId: first.id, lastId: last.id, tokens: reportedInputTokens } : undefined;
+      if (seen.silent) return { estimated: seen.estimated, ratio: this.ratio(), silentOverflow: seen.silent.message, overflow: seen.silent.overflow };
+      recordProgress(this.st);
       return { estimated: reportedInputTokens, ratio: this.ratio() };
     }
     const systemRaw = counter.countSystem(sent.system);
@@ -330,17 +325,6 @@ export class CompactionEngine {
   /** A user turn finished: the cooldown counts down, a thrash stop lifts. */
   turnCompleted(): void {
     recordTurn(this.st);
-  }
-
-  /**
-   * The gauge's figure before the tokenizer is needed: the provider's count of the last request
-   * plus ~4 bytes a token for what came after it, or ~4 bytes a token for everything.
-   */
-  private roughTokens(ctx: CompactionContext): number {
-    const { counter } = this.deps;
-    const r = this.lastReported;
-    if (r && anchorMatches(r, ctx.history)) return Math.round(r.tokens + this.ratio() * counter.boundMessages(ctx.history, ROUGH_BYTES_PER_TOKEN, r.count));
-    return Math.round(this.ratio() * counter.boundRequest(ctx.system, ctx.tools, ctx.history, ROUGH_BYTES_PER_TOKEN));
   }
 
   private measureCtx(ctx: CompactionContext): Measurement {

@@ -41,6 +41,23 @@ describe('counting only when it matters', () => {
     expect(counter.ready).toBe(false);
   });
 
+  it('still catches a truncating server without the tokenizer: a count that stops growing, or one above the window', () => {
+    const e = makeEngine(counter);
+    const history = [user('hello'), assistant('Hi.'), user('read the notes')];
+    expect(e.observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 2_000).silentOverflow).toBeUndefined();
+    // the conversation grew by ~1,500 tokens while the server's count stayed where it was
+    const grown = [...history, assistant(tokensText(1_500, 'notes')), user('and now?')];
+    const stalled = e.observeResponse({ system: ctx(grown).system, tools: TOOLS, messages: grown }, 2_000);
+    expect(stalled.silentOverflow).toMatch(/truncating the prompt/);
+    expect(stalled.overflow?.limit).toBe(2_000);
+    // a reply that grew with the conversation is fine
+    const f = makeEngine(counter);
+    f.observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 2_000);
+    expect(f.observeResponse({ system: ctx(grown).system, tools: TOOLS, messages: grown }, 3_600).silentOverflow).toBeUndefined();
+    expect(makeEngine(counter).observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 100_001).silentOverflow).toMatch(/more than the model's/);
+    expect(tokenizerLoaded()).toBe(false);
+  });
+
   it('loads the tokenizer and measures exactly once the byte bound reaches the micro threshold', async () => {
     const long: Message[] = [user('run the jobs')];
     for (let i = 0; counter.boundMessages(long) < 75_000; i++) long.push(...step('Bash', { command: `job ${i}` }, tokensText(3_000, `o${i}`)));
