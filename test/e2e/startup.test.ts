@@ -84,7 +84,7 @@ describe('start-up', () => {
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
     expect([...r.packages]).toEqual([]);
-    expect(r.loaded).toEqual(['bin/agent.js']);
+    expect(r.loaded.filter((f) => f !== 'bin/agent.js')).toEqual([]);
   });
 
   it('--version among other arguments goes through commander alone, with the same answer', async () => {
