@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most of the suite's time is end-to-end tests waiting on the CLI processes they spawn and
+    // on the fake server, not computing: vitest's default (cores - 1) ran the files one at a time
+    // on a 2-core machine. Three files at once keep two cores busy.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     globalSetup: ['test/globalSetup.ts'],
   },
 });

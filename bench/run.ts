@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 
 const BENCHES: Record<string, string> = {
   startup: 'start-up of the CLI vs node -e 0',
+  firstframe: 'first interactive frame in a pty, new session and a resumed 2,000-message one',
   compaction: 'token accounting (incremental vs full recount, growth with length), micro and split selection',
   store: 'resume with 100,000 archived messages vs 200, append throughput, FTS vs LIKE search',
   ui: 'render cost per streamed chunk and keystroke with 20 / 200 / 2,000 prior messages',

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,7 +7,7 @@ import { startFakeServer } from '../test/fake-server/server.js';
 
 // Cold start of the CLI, as ratios to `node -e 0` measured in the same run: `agent --version`
 // (commander only) and one print-mode round trip against the fake provider server (config,
-// store, SDK, tokenizer, one streamed reply).
+// store, SDK, one streamed reply), and the peak RSS of that round trip (GNU time's %M).
 
 const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
 
@@ -18,7 +18,28 @@ export interface StartupFigures {
   printMs: number;
   versionRatio: number;
   printRatio: number;
+  /** Median peak resident set of `agent -p`, in MiB; undefined without /usr/bin/time. */
+  printPeakRssMiB: number | undefined;
 }
+
+const GNU_TIME = '/usr/bin/time';
+
+/** Peak RSS of one child in KiB, through GNU time (run asynchronously: the fake server must answer). */
+function peakRss(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(GNU_TIME, ['-f', 'PEAK_RSS_KB %M', process.execPath, ...args], { env, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const m = /PEAK_RSS_KB (\d+)/.exec(stderr);
+      if (code !== 0 || !m) reject(new Error(`${args.join(' ')} failed (${code}): ${stderr}`));
+      else resolvePromise(Number(m[1]));
+    });
+  });
+}
+
+const hasGnuTime = (): boolean => existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true']).status === 0;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -67,10 +88,13 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
       version.push(await timeRun([BIN, '--version'], env));
       print.push(await timeRun([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project));
     }
+    const rss: number[] = [];
+    if (hasGnuTime()) for (let i = 0; i < 5; i++) rss.push(await peakRss([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project));
     const nodeMs = median(node);
     const versionMs = median(version);
     const printMs = median(print);
-    return { runs, nodeMs, versionMs, printMs, versionRatio: versionMs / nodeMs, printRatio: printMs / nodeMs };
+    const printPeakRssMiB = rss.length > 0 ? median(rss) / 1024 : undefined;
+    return { runs, nodeMs, versionMs, printMs, versionRatio: versionMs / nodeMs, printRatio: printMs / nodeMs, printPeakRssMiB };
   } finally {
     await server.close();
     rmSync(root, { recursive: true, force: true });
@@ -84,6 +108,7 @@ export function formatStartup(f: StartupFigures): string {
     `  node -e 0                     ${ms(f.nodeMs)}`,
     `  agent --version               ${ms(f.versionMs)}  → ${f.versionRatio.toFixed(2)}× node`,
     `  agent -p (one round trip)     ${ms(f.printMs)}  → ${f.printRatio.toFixed(2)}× node`,
+    `  agent -p peak RSS             ${f.printPeakRssMiB === undefined ? 'n/a (no GNU time)' : `${f.printPeakRssMiB.toFixed(0)} MiB`}`,
   ].join('\n');
 }
 

@@ -11,6 +11,7 @@ import { render } from 'ink';
 import type { Message } from '../src/llm/messages.js';
 import { App } from '../src/ui/app.js';
 import { itemRenderCount } from '../src/ui/components/ItemView.js';
+import { loadMarkdown } from '../src/ui/markdown-lazy.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, UiController, UiEvent } from '../src/ui/controller.js';
 import { plainTheme } from '../src/ui/theme.js';
 import { FakeStdin } from '../test/ui/fakes.js';
@@ -197,6 +198,8 @@ export async function runUiBench(opts: UiBenchOptions = {}): Promise<UiBenchRow[
   const updates = opts.updates ?? 150;
   const rounds = opts.rounds ?? 5;
   const apps: Mounted[] = [];
+  // the app loads its Markdown renderer after the first frame; rendering costs are measured with it in
+  await loadMarkdown();
   for (const size of sizes) apps.push(await mount(size));
   try {
     // Warm-up: JIT, Markdown instances, the streaming text reaching its displayed maximum.

@@ -1,12 +1,29 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled CLI lives in dist/ (built by `npm install` through `prepare`).
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// Thin launcher: the bundled CLI lives in dist/ (built by `npm install` through `prepare`).
+// CommonJS (bin/package.json): Node starts a CommonJS entry faster than an ES module one.
+'use strict';
+const { existsSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
 
-const entry = new URL('../dist/cli.js', import.meta.url);
-if (!existsSync(fileURLToPath(entry))) {
+// `agent --version` alone answers here, as fast as node starts: nothing else to load.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+  process.exit(0);
+}
+
+const entry = join(__dirname, '..', 'dist', 'cli.js');
+if (!existsSync(entry)) {
   process.stderr.write('agent: dist/cli.js is missing; run `npm install` (or `npm run build`) in the agent checkout first.\n');
   process.exit(1);
 }
-const { main } = await import(entry.href);
-process.exitCode = await main(process.argv);
+// Stack traces point at src/ through the bundle's source maps. Reading the maps costs start-up
+// time, so they are on where stacks are shown: AGENT_DEBUG_STACK=1 (or run
+// `node --enable-source-maps bin/agent.js`).
+if (process.env.AGENT_DEBUG_STACK) process.setSourceMapsEnabled(true);
+import(pathToFileURL(entry).href)
+  .then(({ main }) => main(process.argv))
+  .then((code) => {
+    process.exitCode = code;
+  });

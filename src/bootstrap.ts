@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { CliError, EXIT_USAGE, type GlobalOptions } from './cli.js';
-import { createTokenCounter } from './compaction/tokens.js';
+import { TokenCounter } from './compaction/tokens.js';
 import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
 import { MissingKeyError, resolveCredentials } from './config/credentials.js';
 import { hiddenFromShell, secretVars } from './config/secrets.js';
@@ -138,7 +138,8 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
     const resume = found && opts.fork ? forkSession(store, found, config.cwd) : found;
     if (keepsOwnModel(resume, config)) config = ownConfig(resume);
     const provider = providerFor(config, env);
-    const counter = await createTokenCounter();
+    // the tokenizer loads only once a request could come near a compaction threshold
+    const counter = new TokenCounter();
     const hidden = new Set(hiddenFromShell(config, env));
     const tools = createTools({ bash: { ...config.bash, hideEnv: (name) => hidden.has(name) } });
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));

@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { readFileSync } from 'node:fs';
+import pkg from '../package.json' with { type: 'json' };
 import { editDistance } from './editDistance.js';
 
 // The entry point. Only commander is imported eagerly: `--version` and `--help` must stay
@@ -37,7 +37,7 @@ export interface GlobalOptions {
 }
 
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  // inlined by the bundler: no file to find at run time
   return pkg.version;
 }
 

@@ -30,6 +30,7 @@ import { partitionHead, selectSplit } from './split.js';
 import { Summarizer, SummaryFailure, type SummarizerModel, type SummaryResult } from './summarize.js';
 import { FILE_EDIT_TOOLS } from './modified.js';
 import type { TokenCounter } from './tokens.js';
+import { needsExactCounts, observeUncounted, roughTokens, type Reported } from './uncounted.js';
 import type { CompactionChange, CompactionEvent, CompactionRecord, CompactionTrigger } from './types.js';
 
 export interface EngineDeps {
@@ -122,6 +123,8 @@ export class CompactionEngine {
   private readonly model: string;
   private st: CompactionState;
   private readonly pending = new Map<string, Pending>();
+  /** The provider's count of the last request, while exact counts are not needed (see observeResponse). */
+  private lastReported: Reported | undefined;
 
   constructor(deps: EngineDeps, state?: CompactionState | unknown) {
     this.deps = deps;
@@ -153,7 +156,7 @@ export class CompactionEngine {
   }
 
   usage(ctx: CompactionContext): ContextUsage {
-    const tokens = this.measureCtx(ctx).tokens;
+    const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : roughTokens(this.deps.counter, ctx, this.lastReported, this.ratio());
     const stopped = this.st.breakerOpen || this.st.exhausted || this.st.thrashStopped;
     return contextUsage(tokens, this.ladder, { autoCompactEnabled: this.cfg.auto && !stopped, notice: guardNotice(this.st, this.cfg, this.ladder) });
   }
@@ -165,6 +168,14 @@ export class CompactionEngine {
    * fallback should the summary fail. Apply the outcomes' changes in order.
    */
   async beforeCall(ctx: CompactionContext, signal: AbortSignal, emit: Emit): Promise<Outcome[]> {
+    if (!this.deps.counter.ready) {
+      // an upper bound below every threshold settles it: measuring would find nothing to do
+      if (!needsExactCounts(this.deps.counter, ctx, this.ladder, this.ratio())) {
+        if (this.st.exhausted) clearExhausted(this.st);
+        return [];
+      }
+      await this.deps.counter.load();
+    }
     const measured = this.measureCtx(ctx);
     const tokens = measured.tokens;
     if (this.st.exhausted && tokens < this.ladder.auto) clearExhausted(this.st);
@@ -211,6 +222,7 @@ export class CompactionEngine {
    * attempt counts from 1 within a turn, and past maxReactiveAttempts it fails with advice.
    */
   async reactive(ctx: CompactionContext, overflow: OverflowInfo | undefined, attempt: number, signal: AbortSignal, emit: Emit): Promise<Outcome> {
+    await this.deps.counter.load();
     const measured = this.measureCtx(ctx);
     if (attempt > this.cfg.maxReactiveAttempts) {
       const n = this.cfg.maxReactiveAttempts;
@@ -242,6 +254,7 @@ export class CompactionEngine {
 
   /** /compact [focus]: compacts now, whatever the thresholds and guards; the focus steers the summary. */
   async manual(ctx: CompactionContext, focus: string | undefined, signal: AbortSignal, emit: Emit): Promise<Outcome> {
+    await this.deps.counter.load();
     const measured = this.measureCtx(ctx);
     const f = focus?.trim() ? focus.trim() : undefined;
     const outcome = await this.llmCompact({ trigger: 'manual', ctx, measured, tokensBefore: measured.tokens, focus: f, restore: true, signal, emit });
@@ -259,6 +272,14 @@ export class CompactionEngine {
    */
   observeResponse(sent: { system: string; tools: readonly ToolSpec[]; messages: readonly Message[] }, reportedInputTokens: number): ResponseObservation {
     const { counter } = this.deps;
+    if (!counter.ready) {
+      const seen = observeUncounted(counter, sent.messages, reportedInputTokens, this.lastReported, this.ladder.contextWindow);
+      this.lastReported = seen.reported;
+      delete this.st.anchor;
+      if (seen.silent) return { estimated: seen.estimated, ratio: this.ratio(), silentOverflow: seen.silent.message, overflow: seen.silent.overflow };
+      recordProgress(this.st);
+      return { estimated: reportedInputTokens, ratio: this.ratio() };
+    }
     const systemRaw = counter.countSystem(sent.system);
     const toolsRaw = counter.countToolSpecs(sent.tools);
     const rawMessages = rawMessagesOf(counter, sent.messages, this.st.anchor);

@@ -22,7 +22,7 @@ export interface Measurement {
 }
 
 /** The anchor still describes a prefix of this history (same first message, same message at its end). */
-export function anchorMatches(anchor: Anchor | undefined, history: readonly Message[]): anchor is Anchor {
+export function anchorMatches<A extends Pick<Anchor, 'count' | 'firstId' | 'lastId'>>(anchor: A | undefined, history: readonly Message[]): anchor is A {
   if (!anchor || anchor.count <= 0 || history.length < anchor.count) return false;
   return history[0]!.id === anchor.firstId && history[anchor.count - 1]!.id === anchor.lastId;
 }

@@ -66,6 +66,9 @@ const TRUNCATION_SHARE = 0.6;
  * reported input exceeds the window, or falls far below a large estimate of what was sent,
  * is treated as an overflow.
  */
+/** From this size on, a reply counted far below the estimate means the server dropped the start. */
+export const largeRequestTokens = (contextWindow: number): number => Math.max(LARGE_REQUEST_TOKENS, contextWindow * 0.25);
+
 export function detectSilentOverflow(a: {
   reported: number;
   estimated: number;
@@ -89,7 +92,7 @@ export function detectSilentOverflow(a: {
       overflow: { promptTokens: a.estimated, limit: a.reported },
     };
   }
-  const large = Math.max(LARGE_REQUEST_TOKENS, a.contextWindow * 0.25);
+  const large = largeRequestTokens(a.contextWindow);
   if (a.estimated >= large && a.reported > 0 && a.reported < a.estimated * TRUNCATION_SHARE) {
     return {
       message:

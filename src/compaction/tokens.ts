@@ -14,6 +14,8 @@ export const TOOL_USE_OVERHEAD = 8;
 export const TOOL_RESULT_OVERHEAD = 6;
 /** Framing around each tool definition. */
 export const TOOL_SPEC_OVERHEAD = 8;
+/** Framing a request adds beyond its parts, for the upper bound (role markers, the tools wrapper). */
+export const REQUEST_OVERHEAD = 64;
 
 let loaded: CountFn | undefined;
 let loading: Promise<void> | undefined;
@@ -38,20 +40,82 @@ function tokenizerCount(text: string): number {
   return loaded(text);
 }
 
+/** UTF-8 length: no token of a byte-level BPE (any provider's) is shorter than one byte. */
+const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+function bytesEstimate(msg: Message, bytesPerToken: number): number {
+  const rough = (text: string): number => Math.ceil(bytesOf(text) / bytesPerToken);
+  let total = MESSAGE_OVERHEAD;
+  for (const b of msg.blocks) {
+    if (b.type === 'text') total += rough(b.text);
+    else if (b.type === 'tool_use') total += TOOL_USE_OVERHEAD + rough(b.name) + rough(JSON.stringify(b.input));
+    else if (b.type === 'tool_result') total += TOOL_RESULT_OVERHEAD + rough(b.content);
+    else total += IMAGE_TOKENS;
+  }
+  return total;
+}
+
 /**
  * Token estimates for text, messages and tool schemas. Counts are memoized per message and
  * per block object (both are immutable once complete), so a turn only pays for what is new.
+ *
+ * Exact counts need the tokenizer (~150 ms to load), which most short sessions never need:
+ * until it is loaded (`ready`), callers use `bound*`, a cheap upper bound (bytes, or a count
+ * already known), and load it (`load()`) only once that bound comes near a threshold.
  */
 export class TokenCounter {
   private readonly count: CountFn;
+  private readonly custom: boolean;
   private readonly messages = new WeakMap<Message, number>();
   private readonly blocks = new WeakMap<Block, number>();
   private readonly specs = new WeakMap<ToolSpec, number>();
+  private readonly bounds = new WeakMap<Message, number>();
   private lastSystem: { text: string; tokens: number } | undefined;
 
-  /** `count` replaces the tokenizer (tests, benchmarks); by default gpt-tokenizer, which must be loaded. */
+  /** `count` replaces the tokenizer (tests, benchmarks); by default gpt-tokenizer, loaded by `load()`. */
   constructor(count?: CountFn) {
     this.count = count ?? tokenizerCount;
+    this.custom = count !== undefined;
+  }
+
+  /** Exact counts are available (the tokenizer is loaded, or a count function was given). */
+  get ready(): boolean {
+    return this.custom || tokenizerLoaded();
+  }
+
+  /** Loads the tokenizer if counts need it; resolves at once when already ready. */
+  load(): Promise<void> {
+    return this.ready ? Promise.resolve() : loadTokenizer();
+  }
+
+  /** Upper bound of a message's tokens: its known count, else its bytes plus framing. */
+  boundMessage(msg: Message): number {
+    const known = this.messages.get(msg) ?? this.bounds.get(msg);
+    if (known !== undefined) return known;
+    const total = bytesEstimate(msg, 1);
+    this.bounds.set(msg, total);
+    return total;
+  }
+
+  /**
+   * Tokens of a whole request without the tokenizer: counts already known, else bytes divided
+   * by `bytesPerToken`. With 1 (the default) it is an upper bound; with ~4, a rough estimate.
+   */
+  boundRequest(system: string, tools: readonly ToolSpec[], history: readonly Message[], bytesPerToken = 1): number {
+    const rough = (text: string): number => Math.ceil(bytesOf(text) / bytesPerToken);
+    let total = REQUEST_OVERHEAD + (this.lastSystem?.text === system ? this.lastSystem.tokens : rough(system));
+    for (const t of tools) total += this.specs.get(t) ?? TOOL_SPEC_OVERHEAD + rough(t.name) + rough(t.description) + rough(JSON.stringify(t.inputSchema));
+    return total + this.boundMessages(history, bytesPerToken);
+  }
+
+  /** The messages' part of boundRequest, from index `from` on. */
+  boundMessages(history: readonly Message[], bytesPerToken = 1, from = 0): number {
+    let total = 0;
+    for (let i = from; i < history.length; i++) {
+      const m = history[i]!;
+      total += bytesPerToken === 1 ? this.boundMessage(m) : (this.messages.get(m) ?? bytesEstimate(m, bytesPerToken));
+    }
+    return total;
   }
 
   countText(text: string): number {

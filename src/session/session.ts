@@ -92,7 +92,7 @@ export class Session {
   private stored: boolean;
   private title: string | null;
   /** Messages whose write failed (disk full, read-only): kept in memory, retried on the next write. */
-  private unsaved: Array<{ msg: Message; tokens: number }> = [];
+  private unsaved: Array<{ msg: Message; tokens: number | null }> = [];
   /** The last write failed: the person has been told, and is told again when writes recover. */
   private saveFailing = false;
   private cost: Record<string, Usage>;
@@ -334,7 +334,8 @@ export class Session {
     return this.engine.usage(this.ctx());
   }
 
-  contextBreakdown(): CommandOutput {
+  async contextBreakdown(): Promise<CommandOutput> {
+    await this.deps.counter.load();
     return contextBreakdown(this.deps.counter, this.system, this.toolSpecs, this.history, this.contextUsage());
   }
 
@@ -603,7 +604,8 @@ export class Session {
   }
 
   private persist(msg: Message): void {
-    const tokens = this.deps.counter.countMessage(msg);
+    // without the tokenizer loaded the count is left for later (a resume counts it when needed)
+    const tokens = this.deps.counter.ready ? this.deps.counter.countMessage(msg) : null;
     this.unsaved.push({ msg, tokens });
     this.flush();
   }

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { z } from 'zod';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
 import { fmtDuration, fmtInt } from './format.js';
@@ -70,6 +69,8 @@ export function createBashTool(opts: BashOptions): Tool<BashInput> {
 type StopReason = 'timeout' | 'interrupted';
 
 async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions): Promise<ToolOutput> {
+  // loaded on the first command, not with the tool list: most start-ups never run one
+  const { execa } = await import('execa');
   if (ctx.signal.aborted) return { content: 'Command interrupted before it started.', isError: true };
   const timeoutMs = Math.min(input.timeout ?? opts.timeoutMs, opts.maxTimeoutMs);
   const grace = opts.killGraceMs ?? 1000;

@@ -4,7 +4,7 @@
 import { readdir as fsReaddir, lstatSync, type Dirent } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import fg from 'fast-glob';
+import type fg from 'fast-glob';
 import ignore, { type Ignore } from 'ignore';
 import { isInside, toSlash } from './paths.js';
 
@@ -157,6 +157,7 @@ export interface ListOptions {
  * excludes and minus .git/. Dotfiles included; symbolic links are not followed.
  */
 export async function listFiles(o: ListOptions): Promise<string[]> {
+  const { default: fg } = await import('fast-glob');
   const stream = fg.stream(o.patterns, {
     cwd: o.root,
     absolute: true,

@@ -50,7 +50,7 @@ async function runGlob(input: GlobInput, ctx: ToolContext, maxResults: number): 
   }
   let files: string[];
   try {
-    const { base, rest } = splitGlob(root, input.pattern);
+    const { base, rest } = await splitGlob(root, input.pattern);
     const rules = await GitignoreRules.forSearch(base, ctx.cwd);
     files = await listFiles({ root: base, patterns: [rest], rules, signal: ctx.signal });
   } catch (e) {

@@ -1,12 +1,13 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import fg from 'fast-glob';
 
 /**
  * Splits a glob into the directory its static leading segments name and the rest, so
  * "../lib/**\/*.ts" or "/abs/dir/*.js" walk from that directory: `base` is absolute,
  * `rest` relative to it.
  */
-export function splitGlob(root: string, pattern: string): { base: string; rest: string } {
+export async function splitGlob(root: string, pattern: string): Promise<{ base: string; rest: string }> {
+  // fast-glob (with micromatch) loads when a glob runs, not with the tool list
+  const { default: fg } = await import('fast-glob');
   const abs = isAbsolute(pattern);
   const segments = pattern.split('/').filter((s, i) => s !== '' || i === 0);
   let i = 0;

@@ -3,7 +3,6 @@
 // binary and large files skipped) are set by flags, the glob filter runs here.
 import { relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { execa } from 'execa';
 import { toSlash } from './paths.js';
 import type { DirTarget } from './grepJs.js';
 import { HitCollector, type FileHit, type GrepQuery } from './grepTypes.js';
@@ -38,6 +37,7 @@ export async function grepDirRg(rgPath: string, rustPattern: string, q: GrepQuer
   else args.push('--json', ...(q.contextLines > 0 ? ['--context', String(q.contextLines)] : []));
   args.push('--regexp', rustPattern, '--', '.');
 
+  const { execa } = await import('execa');
   const sub = execa(rgPath, args, { cwd: target.dir, stdin: 'ignore', stderr: 'ignore', buffer: false, reject: false, cancelSignal: signal });
   const keep = (p: string): { abs: string; ok: boolean } => {
     const abs = resolve(target.dir, p);

@@ -10,6 +10,7 @@ import { RewindPicker } from './components/RewindPicker.js';
 import { rewindKey } from './rewind-picker.js';
 import { ItemView } from './components/ItemView.js';
 import { LiveRegion } from './components/LiveRegion.js';
+import { loadMarkdown, markdownShownPlain } from './markdown-lazy.js';
 import { PromptView } from './components/PromptView.js';
 import { HistoryBrowser } from './components/HistoryBrowser.js';
 import { SessionPicker } from './components/SessionPicker.js';
@@ -33,6 +34,9 @@ export const CTRL_C_EXIT_MS = 2000;
 const CLEAR_SCREEN = '\u001b[2J\u001b[3J\u001b[H';
 /** A resize is redrawn once the size stops changing for this long (dragging a window sends many). */
 export const RESIZE_SETTLE_MS = 150;
+// Clear the screen only: the deferred older items of a long transcript are about to be printed
+// before what is on screen, and the person's earlier shell output stays in the scrollback.
+const CLEAR_VISIBLE = '\u001b[2J\u001b[H';
 
 export interface AppProps {
   controller: UiController;
@@ -45,7 +49,11 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   const app = useApp();
   const { write } = useStdout();
   const size = useTerminalSizeSource();
-  const [store] = useState(() => new UiStore(controller));
+  const [store] = useState(() => {
+    const s = new UiStore(controller);
+    s.showNewestFirst(size);
+    return s;
+  });
   const [prompt] = useState(
     () =>
       new PromptModel({
@@ -77,9 +85,16 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   useEffect(() => {
     store.onExit = () => app.exit();
     store.onSessionReset = () => write(CLEAR_SCREEN);
+    store.onReprint = () => write(CLEAR_VISIBLE);
     const unsubscribe = controller.subscribe((ev) => store.handle(ev));
     if (openPicker) controller.submit('/resume');
+    // after the first frame: the Markdown renderer, then what the first frame left out or showed plain
+    let mounted = true;
+    void loadMarkdown()
+      .catch(() => undefined)
+      .then(() => mounted && store.backfill(markdownShownPlain()));
     return () => {
+      mounted = false;
       unsubscribe();
       store.dispose();
     };

@@ -21,6 +21,7 @@ import { cutForModel, LiveToolOutput } from './tool-progress.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
 import { isShellNote, itemId, keyArgument, messagesToItems } from './transcript.js';
+import { DeferredItems, omittedNotice, type ScreenSize } from './screenful.js';
 
 export interface TranscriptState {
   /** Bumped when a session is opened: the transcript starts over. */
@@ -112,6 +113,8 @@ export class UiStore {
   onExit: () => void = () => {};
   /** Called before the transcript is replaced by another session's (the App clears the screen). */
   onSessionReset: () => void = () => {};
+  /** Called before the transcript is printed again from its start (the App clears the screen, not the scrollback). */
+  onReprint: () => void = () => {};
 
   /** tool_use id → name and key argument, from assistant messages, for rows whose tool_start never came. */
   private readonly toolInputs = new Map<string, { name: string; summary: string }>();
@@ -122,10 +125,32 @@ export class UiStore {
   private readonly providerNotices = new Set<string>();
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Older transcript items the first frame left out (screenful.ts). */
+  private readonly deferred = new DeferredItems((older, omitted) => this.reprint(older, omitted));
 
   constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
     this.transcript = new Store<TranscriptState>({ epoch: 0, items: messagesToItems(controller.initialTranscript()) });
     this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
+  }
+
+  /** A long transcript prints its newest screenful first; the rest at backfill() (or at once for another session). */
+  showNewestFirst(screen: ScreenSize): void {
+    this.deferred.screen = screen;
+    const t = this.transcript.get();
+    this.transcript.set({ epoch: t.epoch, items: this.deferred.split(t.items, false) });
+  }
+
+  /** Prints the deferred older items now; with `always`, prints the transcript again even without any. */
+  backfill(always = false): void {
+    if (!this.deferred.flush() && always) this.reprint([], 0);
+  }
+
+  /** Prints the transcript again from its start, `older` items first (and a line for `omitted` ones). */
+  private reprint(older: TranscriptItem[], omitted: number): void {
+    const t = this.transcript.get();
+    const head = omitted > 0 ? [omittedNotice(omitted, this.status.get().session.id)] : [];
+    this.onReprint();
+    this.transcript.set({ epoch: t.epoch + 1, items: [...head, ...older, ...t.items] });
   }
 
   append(...items: TranscriptItem[]): void {
@@ -349,7 +374,7 @@ export class UiStore {
     this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
     this.onSessionReset();
-    this.transcript.set({ epoch: t.epoch + 1, items: messagesToItems(ev.transcript, ev.compactions) });
+    this.transcript.set({ epoch: t.epoch + 1, items: this.deferred.split(messagesToItems(ev.transcript, ev.compactions)) });
   }
 
   /** Prints the whole transcript again (the App has cleared the screen: Ctrl-L, a resize). */
@@ -442,6 +467,7 @@ export class UiStore {
   /** Stops timers (the app is unmounting). */
   dispose(): void {
     this.liveOutput.dispose();
+    this.deferred.dispose();
     if (this.hintTimer) clearTimeout(this.hintTimer);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.hintTimer = null;

@@ -1,59 +1,141 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AGENT_BIN, workspace } from './harness.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
 
 // Start-up stays light: the paths that do not need ink, the SDKs, the tokenizer or SQLite
-// must not load them. A module-resolve hook in the child lists every package it loads.
+// must not load them. A module-resolve hook in the child lists every file it loads: packages
+// outside the bundle (better-sqlite3) directly, and the bundle's chunks through the build's
+// metafile, which names the packages each chunk holds.
+
+const ROOT = resolve(__dirname, '..', '..');
+
+/** The packages bundled into each output file of dist/, by its path relative to the checkout. */
+function packagesByChunk(): Map<string, Set<string>> {
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const byChunk = new Map<string, Set<string>>();
+  for (const [file, out] of Object.entries(meta.outputs)) byChunk.set(file, new Set(Object.keys(out.inputs).flatMap((i) => packageOf(i) ?? [])));
+  return byChunk;
+}
+
+function packageOf(path: string): string | undefined {
+  return /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
+}
 
 const HEAVY = ['ink', 'react', '@anthropic-ai/sdk', 'openai', 'gpt-tokenizer', 'better-sqlite3', 'marked', 'zod'];
 
-function packagesLoaded(args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): { packages: Set<string>; status: number | null; stdout: string; stderr: string } {
+interface Loaded {
+  packages: Set<string>;
+  /** Files loaded from node_modules outside the bundle (relative to the checkout). */
+  unbundled: string[];
+  /** Every file loaded, relative to the checkout. */
+  loaded: string[];
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with the hook (asynchronously: the fake server in this process must answer). */
+async function packagesLoaded(args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): Promise<Loaded> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-startup-'));
   const hook = join(dir, 'hook.mjs');
   writeFileSync(
     hook,
     `import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
-      "export async function resolve(s, c, n) { const r = await n(s, c); const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(r.url); if (m) process.stderr.write('PKG ' + m[1] + '\\n'); return r; }",
+      "export async function resolve(s, c, n) { const r = await n(s, c); if (r.url.startsWith('file:')) process.stderr.write('LOAD ' + r.url + '\\n'); return r; }",
     )}));
 `,
   );
-  const r = spawnSync(process.execPath, ['--import', hook, AGENT_BIN, ...args], { encoding: 'utf8', env, ...(cwd ? { cwd } : {}) });
-  const packages = new Set(r.stderr.split('\n').flatMap((l) => (l.startsWith('PKG ') ? [l.slice(4)] : [])));
-  return { packages, status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('PKG ')).join('\n') };
+  const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
+    const child = spawn(process.execPath, ['--import', hook, AGENT_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+  const byChunk = packagesByChunk();
+  const packages = new Set<string>();
+  const unbundled: string[] = [];
+  const loaded: string[] = [];
+  for (const line of r.stderr.split('\n')) {
+    if (!line.startsWith('LOAD ')) continue;
+    const file = relative(ROOT, fileURLToPath(line.slice(5)));
+    loaded.push(file);
+    const direct = packageOf(file);
+    if (direct) {
+      packages.add(direct);
+      unbundled.push(file);
+    } else for (const p of byChunk.get(file) ?? []) packages.add(p);
+  }
+  return { packages, unbundled, loaded, status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('LOAD ')).join('\n') };
 }
 
+const server = useFakeServer();
+
 describe('start-up', () => {
-  it('--version loads commander only', () => {
-    const r = packagesLoaded(['--version']);
+  it('--version loads nothing: the launcher answers it', async () => {
+    const r = await packagesLoaded(['--version']);
     expect(r.status).toBe(0);
-    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    expect([...r.packages]).toEqual([]);
+    expect(r.loaded.filter((f) => f !== 'bin/agent.js')).toEqual([]);
+  });
+
+  it('--version among other arguments goes through commander alone, with the same answer', async () => {
+    const r = await packagesLoaded(['--model', 'x', '--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
     expect([...r.packages]).toEqual(['commander']);
   });
 
-  it('--help loads commander only', () => {
-    const r = packagesLoaded(['--help']);
+  it('--help loads commander only', async () => {
+    const r = await packagesLoaded(['--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Usage: agent');
     expect([...r.packages]).toEqual(['commander']);
   });
 
-  it('`agent sessions` loads the store but neither ink, the SDKs nor the tokenizer', () => {
+  it('`agent sessions` loads the store but neither ink, the SDKs nor the tokenizer', async () => {
     const ws = workspace();
-    const r = packagesLoaded(['sessions'], { ...process.env, HOME: ws.home, AGENT_DB: ws.db }, ws.dir);
+    const r = await packagesLoaded(['sessions'], { ...process.env, HOME: ws.home, AGENT_DB: ws.db }, ws.dir);
     expect(r.status, r.stderr).toBe(0);
     expect(r.packages.has('better-sqlite3')).toBe(true);
     for (const heavy of ['ink', 'react', '@anthropic-ai/sdk', 'openai', 'gpt-tokenizer']) expect(r.packages.has(heavy), heavy).toBe(false);
   });
 
-  it('a configuration error is reported before any heavy module loads', () => {
+  it('a configuration error is reported before any heavy module loads', async () => {
     const ws = workspace({ compaction: { auto: 'yes' } });
-    const r = packagesLoaded(['-p', 'hi'], { ...process.env, HOME: ws.home, AGENT_DB: ws.db }, ws.dir);
+    const r = await packagesLoaded(['-p', 'hi'], { ...process.env, HOME: ws.home, AGENT_DB: ws.db }, ws.dir);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('field "compaction.auto"');
     for (const heavy of HEAVY.filter((p) => p !== 'zod' && p !== 'better-sqlite3')) expect(r.packages.has(heavy), heavy).toBe(false);
+  });
+
+  it('a short `agent -p` round trip runs from the bundle and loads its SDK, but neither the TUI, the tokenizer nor execa', async () => {
+    server.enqueue({ text: 'pong' });
+    const ws = workspace();
+    const r = await packagesLoaded(['-p', 'hi'], agentEnv({ ws, server }), ws.dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('pong');
+    expect(r.packages.has('@anthropic-ai/sdk')).toBe(true);
+    for (const heavy of ['ink', 'react', 'marked', 'gpt-tokenizer', 'execa', 'openai']) expect(r.packages.has(heavy), heavy).toBe(false);
+    // nothing but the native SQLite binding is loaded from node_modules: the rest is bundled
+    expect(new Set(r.unbundled.map(packageOf))).toEqual(new Set(['better-sqlite3']));
+  });
+
+  it('with AGENT_DEBUG_STACK a failure prints its stack mapped to src/ through the source maps', async () => {
+    const ws = workspace();
+    const notADir = join(ws.root, 'a-file');
+    writeFileSync(notADir, '');
+    const r = await packagesLoaded(['sessions', '--db', join(notADir, 'agent.db')], { ...process.env, HOME: ws.home, AGENT_DEBUG_STACK: '1' }, ws.dir);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/at \S+ \(.*src\/store\/open\.ts:\d+:\d+\)/);
+    expect(r.stderr).not.toContain('dist/chunks');
   });
 });

@@ -42,7 +42,7 @@ describe('/context and the gauge', () => {
     const { session } = open(config, store, provider);
     for (let i = 0; i < 3; i++) await session.prompt(`question number ${i} about the code`);
     const usage = session.contextUsage();
-    const out = session.contextBreakdown();
+    const out = await session.contextBreakdown();
     if (out.kind !== 'context') throw new Error('not a breakdown');
     const sum = out.rows.reduce((s, r) => s + r.tokens, 0);
     expect(sum).toBe(usage.tokens);

@@ -79,12 +79,12 @@ describe('Glob', () => {
 });
 
 describe('glob patterns', () => {
-  it('splits off the static directory part', () => {
-    expect(splitGlob('/r', 'src/**/*.ts')).toEqual({ base: '/r/src', rest: '**/*.ts' });
-    expect(splitGlob('/r/a', '../lib/*.js')).toEqual({ base: '/r/lib', rest: '*.js' });
-    expect(splitGlob('/r', '/abs/dir/*.js')).toEqual({ base: '/abs/dir', rest: '*.js' });
-    expect(splitGlob('/r', '{src/a,test/b}/*.ts')).toEqual({ base: '/r', rest: '{src/a,test/b}/*.ts' });
-    expect(splitGlob('/r', 'file.txt')).toEqual({ base: '/r', rest: 'file.txt' });
+  it('splits off the static directory part', async () => {
+    expect(await splitGlob('/r', 'src/**/*.ts')).toEqual({ base: '/r/src', rest: '**/*.ts' });
+    expect(await splitGlob('/r/a', '../lib/*.js')).toEqual({ base: '/r/lib', rest: '*.js' });
+    expect(await splitGlob('/r', '/abs/dir/*.js')).toEqual({ base: '/abs/dir', rest: '*.js' });
+    expect(await splitGlob('/r', '{src/a,test/b}/*.ts')).toEqual({ base: '/r', rest: '{src/a,test/b}/*.ts' });
+    expect(await splitGlob('/r', 'file.txt')).toEqual({ base: '/r', rest: 'file.txt' });
   });
 
   it('expands braces', () => {

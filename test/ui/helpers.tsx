@@ -4,9 +4,14 @@ import { render as inkRender } from 'ink';
 import { render } from 'ink-testing-library';
 import stripAnsi from 'strip-ansi';
 import { App } from '../../src/ui/app.js';
+import { loadMarkdown } from '../../src/ui/markdown-lazy.js';
 import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './fakes.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { Theme } from '../../src/ui/theme.js';
+
+// The app loads its Markdown renderer after the first frame; these tests look at the steady
+// state, so it is loaded up front (test/ui/markdown-lazy.test.tsx covers the first frame).
+await loadMarkdown();
 
 export { COMMANDS, FakeController, FakeStdin, SizedStdout, session, tick, usage, waitFor } from './fakes.js';
 

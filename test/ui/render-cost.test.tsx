@@ -16,6 +16,8 @@ describe('per-update work does not depend on the transcript', () => {
     c.transcript = history(200);
     const app = renderApp(c);
     await app.waitForText('answer 199');
+    // the newest screenful is printed first, the older items right after: wait for all of them
+    await app.waitForText(/question 0\n/);
     const printed = itemRenderCount();
 
     await app.press(...'typing a prompt'.split(''), KEYS.left, KEYS.backspace, KEYS.up, KEYS.down);

@@ -1,6 +1,6 @@
 import { memo, useMemo } from 'react';
 import { Box, Text } from 'ink';
-import { renderMarkdown } from '../markdown.js';
+import { renderMarkdownWhenLoaded } from '../markdown-lazy.js';
 import { oneLine, sanitize } from '../sanitize.js';
 import { useTheme } from '../theme.js';
 import type { TranscriptItem } from '../transcript.js';
@@ -116,7 +116,7 @@ function UserMessage({ text, attachments }: { text: string; attachments?: string
 export function AssistantMessage({ text, interrupted, continued = false }: { text: string; interrupted: boolean; continued?: boolean }) {
   const theme = useTheme();
   const { columns } = useTerminalSize();
-  const rendered = useMemo(() => renderMarkdown(text, { width: columns - 3, color: theme.color }), [text, columns, theme.color]);
+  const rendered = useMemo(() => renderMarkdownWhenLoaded(text, { width: columns - 3, color: theme.color }), [text, columns, theme.color]);
   if (continued && rendered === '' && !interrupted) return null;
   return (
     <Box flexDirection="column">

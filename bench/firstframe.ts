@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildArchiveFixture } from './store.js';
+
+// First interactive frame of the TUI in a real pseudo-terminal (util-linux `script`): from the
+// spawn until the prompt's hint line is on screen, for a new session and for a resumed one of
+// 2,000 messages, as ratios to `node -e 0` and to each other, measured in one run.
+
+const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
+/** The hint line under the prompt: drawn by the first frame of the interactive app. */
+const READY = '/help commands';
+
+export interface FirstFrameFigures {
+  runs: number;
+  resumedMessages: number;
+  nodeMs: number;
+  freshMs: number;
+  resumedMs: number;
+  freshRatio: number;
+  resumedRatio: number;
+  resumedVsFresh: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Wall time until `ready` appears on the pty (the child is killed then), or until exit without it. */
+function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined): Promise<number> {
+  return new Promise((done, fail) => {
+    const shell = `stty rows 40 cols 120; exec ${command.map(quote).join(' ')}`;
+    const t0 = process.hrtime.bigint();
+    const child = spawn('script', ['-qfec', shell, '/dev/null'], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    let finished = false;
+    const finish = (err?: Error): void => {
+      if (finished) return;
+      finished = true;
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      if (err) fail(err);
+      else done(ms);
+    };
+    const timer = setTimeout(() => finish(new Error(`no "${ready}" within 30 s; screen:\n${out.slice(-2000)}`)), 30_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (ready !== undefined && out.includes(ready)) {
+        clearTimeout(timer);
+        finish();
+      }
+    });
+    child.on('error', (e) => finish(e));
+    child.on('close', () => {
+      clearTimeout(timer);
+      finish(ready === undefined ? undefined : new Error(`exited before "${ready}"; screen:\n${out.slice(-2000)}`));
+    });
+  });
+}
+
+export async function benchFirstFrame(opts: { runs?: number; resumed?: number } = {}): Promise<FirstFrameFigures> {
+  const runs = opts.runs ?? 9;
+  const resumedMessages = opts.resumed ?? 2_000;
+  const fixture = buildArchiveFixture({ archived: 0, tail: resumedMessages });
+  const root = mkdtempSync(join(tmpdir(), 'agent-bench-frame-'));
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(project);
+  writeFileSync(join(project, '.agentrc'), '{}');
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TERM: 'xterm-256color', ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' };
+  const model = ['--model', 'claude-sonnet-4-6'];
+  try {
+    const node: number[] = [];
+    const fresh: number[] = [];
+    const resumed: number[] = [];
+    // interleaved, so that machine load drifts affect all three alike
+    for (let i = 0; i < runs; i++) {
+      node.push(await timeToScreen([process.execPath, '-e', '0'], base, project, undefined));
+      fresh.push(await timeToScreen([process.execPath, BIN, ...model], { ...base, AGENT_DB: join(root, 'fresh.db') }, project, READY));
+      resumed.push(await timeToScreen([process.execPath, BIN, '--resume', fixture.sessionId, ...model], { ...base, AGENT_DB: fixture.smallFile }, project, READY));
+    }
+    const nodeMs = median(node);
+    const freshMs = median(fresh);
+    const resumedMs = median(resumed);
+    return { runs, resumedMessages, nodeMs, freshMs, resumedMs, freshRatio: freshMs / nodeMs, resumedRatio: resumedMs / nodeMs, resumedVsFresh: resumedMs / freshMs };
+  } finally {
+    fixture.cleanup();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export function formatFirstFrame(f: FirstFrameFigures): string {
+  const ms = (n: number): string => `${n.toFixed(0)} ms`;
+  return [
+    `first interactive frame in a pty (median of ${f.runs} interleaved runs; node -e 0 through the same pty):`,
+    `  node -e 0                          ${ms(f.nodeMs)}`,
+    `  agent, new session                 ${ms(f.freshMs)}  → ${f.freshRatio.toFixed(2)}× node`,
+    `  agent --resume (${f.resumedMessages.toLocaleString('en-US')} messages)    ${ms(f.resumedMs)}  → ${f.resumedRatio.toFixed(2)}× node, ${f.resumedVsFresh.toFixed(2)}× the new session`,
+  ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchFirstFrame()
+    .then((f) => console.log(formatFirstFrame(f)))
+    .catch((e: unknown) => {
+      console.error(e);
+      process.exitCode = 1;
+    });
+}

@@ -1,0 +1,86 @@
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { rmSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+// Bundles src/ into dist/ with esbuild: one entry (src/cli.ts, commander only) and chunks that
+// follow the import graph. Every `await import()` in src/ starts a chunk (print mode, the TUI,
+// each SDK adapter, the tokenizer, ...), and code shared by several lands in shared chunks, so a
+// path loads only what it runs, from a handful of files. No file list: new modules are picked
+// up through their imports. Type checking stays with tsc (`npm run typecheck`).
+
+const ROOT = resolve(import.meta.dirname, '..');
+export const DIST = resolve(ROOT, 'dist');
+
+/** Ink imports react-devtools-core only when DEV=true; it is not installed, so it resolves to a stub that says so. */
+const devtoolsStub: Plugin = {
+  name: 'react-devtools-core-stub',
+  setup(b) {
+    b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+      contents: 'export default { initialize() {}, connectToDevTools() { process.stderr.write("agent: React devtools are not bundled\\n"); } };',
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * zod re-exports its ~60 message locales (half its size) as `z.locales`; the CLI configures none
+ * (zod's default is English), so the locale index resolves to English alone.
+ */
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      return { path: resolve(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafile> {
+  rmSync(DIST, { recursive: true, force: true });
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: { cli: 'src/cli.ts' },
+    outdir: DIST,
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // native addon: loaded from node_modules at run time
+    external: ['better-sqlite3'],
+    plugins: [devtoolsStub, zodEnglishOnly],
+    // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own
+    banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module';\nconst require = __agentCreateRequire(import.meta.url);" },
+    define: { 'process.env.NODE_ENV': '"production"' },
+    // stack traces map back to src/ (bin/agent.js turns source maps on); the sources are in the
+    // checkout, so the maps need not carry them
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: opts.quiet ? 'error' : 'warning',
+  });
+  // which chunk holds which modules: tests use it to check what each path loads
+  writeFileSync(resolve(DIST, 'meta.json'), JSON.stringify(result.metafile));
+  return result.metafile;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const t0 = performance.now();
+  const meta = await buildDist();
+  const outputs = Object.entries(meta.outputs).filter(([f]) => f.endsWith('.js'));
+  const kb = outputs.reduce((n, [, o]) => n + o.bytes, 0) / 1024;
+  console.log(`built dist/: ${outputs.length} files, ${kb.toFixed(0)} KiB in ${(performance.now() - t0).toFixed(0)} ms`);
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { CompactionEngine } from '../../src/compaction/engine.js';
+import { TokenCounter, tokenizerLoaded } from '../../src/compaction/tokens.js';
+import type { Message } from '../../src/llm/messages.js';
+import type { ToolSpec } from '../../src/llm/provider.js';
+import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './helpers.js';
+
+// The tokenizer loads only when a request could come near a threshold: until then a byte
+// bound decides, and the gauge shows a rough figure. This file must be the only one in its
+// process to touch the tokenizer (vitest isolates test files), and its tests run in order.
+
+/** effective 90,000; micro 70,000; auto 77,000 */
+const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
+const TOOLS: ToolSpec[] = [{ name: 'Bash', description: 'Runs a shell command.', inputSchema: { type: 'object', properties: { command: { type: 'string' } } } }];
+const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent. '.repeat(50), tools: TOOLS, history });
+
+function makeEngine(counter: TokenCounter): CompactionEngine {
+  const provider = new ScriptedProvider(() => ({ text: 'summary' }));
+  return new CompactionEngine({ config: cfg(), limits: LIMITS, model: 'test-model', summarizer: { provider, model: 'sum-model', limits: LIMITS }, counter, compactableTools: ['Bash'] });
+}
+
+const noEmit = (): void => {};
+
+describe('counting only when it matters', () => {
+  const counter = new TokenCounter();
+  const engine = makeEngine(counter);
+  const short = [user('hi there'), assistant('Hello! How can I help?'), user('list the files')];
+
+  it('a short conversation goes through beforeCall, observeResponse and the gauge without the tokenizer', async () => {
+    expect(counter.ready).toBe(false);
+    expect(await engine.beforeCall(ctx(short), new AbortController().signal, noEmit)).toEqual([]);
+    const rough = engine.usage(ctx(short)).tokens;
+    expect(rough).toBeGreaterThan(0);
+    expect(rough).toBeLessThan(counter.boundRequest(ctx(short).system, TOOLS, short));
+    // the provider's figure for the request carries the gauge from then on
+    engine.observeResponse({ system: ctx(short).system, tools: TOOLS, messages: short }, 4_321);
+    const next = [...short, assistant('a.txt b.txt')];
+    expect(engine.usage(ctx(next)).tokens).toBeGreaterThan(4_321);
+    expect(engine.usage(ctx(next)).tokens).toBeLessThan(4_400);
+    expect(tokenizerLoaded()).toBe(false);
+    expect(counter.ready).toBe(false);
+  });
+
+  it('still catches a truncating server without the tokenizer: a count that stops growing, or one above the window', () => {
+    const e = makeEngine(counter);
+    const history = [user('hello'), assistant('Hi.'), user('read the notes')];
+    expect(e.observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 2_000).silentOverflow).toBeUndefined();
+    // the conversation grew by ~1,500 tokens while the server's count stayed where it was
+    const grown = [...history, assistant(tokensText(1_500, 'notes')), user('and now?')];
+    const stalled = e.observeResponse({ system: ctx(grown).system, tools: TOOLS, messages: grown }, 2_000);
+    expect(stalled.silentOverflow).toMatch(/truncating the prompt/);
+    expect(stalled.overflow?.limit).toBe(2_000);
+    // a reply that grew with the conversation is fine
+    const f = makeEngine(counter);
+    f.observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 2_000);
+    expect(f.observeResponse({ system: ctx(grown).system, tools: TOOLS, messages: grown }, 3_600).silentOverflow).toBeUndefined();
+    expect(makeEngine(counter).observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 100_001).silentOverflow).toMatch(/more than the model's/);
+    expect(tokenizerLoaded()).toBe(false);
+  });
+
+  it('loads the tokenizer and measures exactly once the byte bound reaches the micro threshold', async () => {
+    const long: Message[] = [user('run the jobs')];
+    for (let i = 0; counter.boundMessages(long) < 75_000; i++) long.push(...step('Bash', { command: `job ${i}` }, tokensText(3_000, `o${i}`)));
+    long.push(assistant('done'));
+    await engine.beforeCall(ctx(long), new AbortController().signal, noEmit);
+    expect(tokenizerLoaded()).toBe(true);
+    expect(counter.ready).toBe(true);
+    expect(engine.usage(ctx(long)).tokens).toBe(engine.tokens(ctx(long)));
+  });
+
+  it('the byte bound never falls below the exact count', () => {
+    const samples: Message[] = [
+      user('plain ascii words and some more words'),
+      user('émojis 🎉🎉 and ünïcödé, 中文字符, العربية'),
+      assistant('calling', [{ id: 't1', name: 'Bash', input: { command: 'ls -la && echo "done"' } }]),
+      ...step('Bash', { command: 'cat x' }, 'a'.repeat(5_000)),
+    ];
+    const fresh = new TokenCounter();
+    for (const m of samples) expect(fresh.boundMessage(m)).toBeGreaterThanOrEqual(fresh.countMessage(m));
+    const system = ctx([]).system;
+    const exact = fresh.countSystem(system) + fresh.countToolSpecs(TOOLS) + fresh.countMessages(samples);
+    expect(new TokenCounter().boundRequest(system, TOOLS, samples)).toBeGreaterThanOrEqual(exact);
+  });
+});
