@@ -149,7 +149,8 @@ export class Session {
       const repair = repairHistory(visible);
       if (repair) {
         const clean = { messages: repair.messages.map(withoutSecrets), added: repair.added.map(withoutSecrets), replaced: repair.replaced.map(withoutSecrets) };
-        deps.store.rewriteVisible(resume.id, clean, (m) => deps.counter.countMessage(m));
+        // counts only once the tokenizer is loaded (it loads lazily); null counts are filled in when needed
+        deps.store.rewriteVisible(resume.id, clean, deps.counter.ready ? (m) => deps.counter.countMessage(m) : undefined);
         visible = clean.messages;
         debug('repaired the stored history on load', { session: resume.id, notes: repair.notes });
       }
