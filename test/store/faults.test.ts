@@ -214,7 +214,9 @@ describe('locks and several processes', () => {
       while (!done || mine < 50) {
         store.appendMessage('s', mine % 2 ? assistant(`p${mine}`) : user(`p${mine}`), 1);
         mine++;
-        await new Promise((r) => setImmediate(r));
+        // a writer that never pauses would starve the children's busy waits on a loaded 2-core
+        // machine (each commit fsyncs); a real session writes a message at a time, with pauses
+        await new Promise((r) => setTimeout(r, 2));
       }
       const [la, lb] = await Promise.all([a.exited, b.exited]);
       expect(la).toEqual([{ ok: true, appended: 400 }]);
