@@ -1,25 +1,10 @@
 import { newId, toolUses, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
-import { SHELL_NOTE_HEADER } from './shellNote.js';
-
-const isShellNote = (text: string): boolean => text.startsWith(SHELL_NOTE_HEADER);
+import { isShellNote } from './shellNote.js';
 
 export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended (crash or kill) before this tool call finished; it may or may not have had effects. Check before retrying.';
 
 /** What stands between a prompt that got no reply and the next one, so neither the model nor the person reads them as one. */
 export const UNANSWERED_PROMPT_REPLY = '[No reply: the turn for the message above ended before the model answered (an error, an interruption or a crash). It was not answered; the next message is a new request.]';
-
-/**
- * A crash or kill between an assistant's tool_use and its results leaves the history
- * invalid for the provider. Returns the message that closes those calls with an
- * "interrupted" result, or undefined when nothing is open at the end of the history.
- */
-export function repairInterruptedToolCalls(history: readonly Message[]): Message | undefined {
-  const last = history.at(-1);
-  if (!last || last.role !== 'assistant') return undefined;
-  const open = toolUses(last);
-  if (open.length === 0) return undefined;
-  return interruptedResults(open.map((u) => u.id));
-}
 
 function interruptedResults(ids: readonly string[]): Message {
   return {
@@ -43,7 +28,7 @@ export const isPrompt = (m: Message): boolean =>
   !m.pinned &&
   m.blocks.length > 0 &&
   m.blocks.every((b) => b.type === 'text' || b.type === 'image') &&
-  !(m.blocks[0]?.type === 'text' && isShellNote(m.blocks[0].text));
+  !isShellNote(m);
 
 /** True when the history ends with a prompt the model never answered. */
 export const endsUnanswered = (history: readonly Message[]): boolean => {

@@ -28,6 +28,12 @@ export function parseShellNote(text: string): ShellNote | undefined {
   return { command: m[1]!, isError: m[2] !== undefined, output: m[3]! };
 }
 
+/** True for the note a `!command` left in the history (one text block written by shellNoteText). */
+export const isShellNote = (m: Message): boolean => {
+  const only = m.blocks.length === 1 ? m.blocks[0] : undefined;
+  return m.role === 'user' && m.kind === 'normal' && only?.type === 'text' && parseShellNote(only.text) !== undefined;
+};
+
 /**
  * Runs the command with the Bash tool (its timeout, output limits, secret redaction and
  * interruption) and returns the note to append. tool_start / tool_end events show it as a row.

@@ -108,9 +108,6 @@ function shellItem(messageId: string, n: ShellNote): ToolItem {
   return { kind: 'tool', id: itemId(), toolUseId: messageId, name: SHELL_ROW_NAME, summary: n.command, status: n.isError ? 'error' : 'done', output: n.output };
 }
 
-/** True for the note a `!command` leaves in the history (the live app showed it as a row already). */
-export const isShellNote = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && parseShellNote(userText(m)) !== undefined;
-
 function userText(m: Message): string {
   const parts: string[] = [];
   for (const b of m.blocks) {

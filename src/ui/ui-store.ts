@@ -20,7 +20,8 @@ import { Store } from './store.js';
 import { cutForModel, LiveToolOutput } from './tool-progress.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
-import { isShellNote, itemId, keyArgument, messagesToItems } from './transcript.js';
+import { isShellNote } from '../session/shellNote.js';
+import { itemId, keyArgument, messagesToItems } from './transcript.js';
 import { DeferredItems, omittedNotice, type ScreenSize } from './screenful.js';
 
 export interface TranscriptState {
