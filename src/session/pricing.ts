@@ -73,11 +73,6 @@ export function costBreakdown(model: string, u: Usage): CostBreakdown | undefine
 /** 1h cache writes cost twice the input price. */
 const ONE_HOUR_WRITE = 2;
 
-/** Estimated cost in USD, or undefined for a model without a known price (local models). */
-export function estimateCostUsd(model: string, u: Usage): number | undefined {
-  return costBreakdown(model, u)?.total;
-}
-
 /** USD per million input and output tokens, for the /model picker; undefined without a known price. */
 export function pricePerMillion(model: string): { input: number; output: number } | undefined {
   const p = priceFor(model);

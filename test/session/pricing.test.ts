@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costBreakdown, estimateCostUsd } from '../../src/session/pricing.js';
+import { costBreakdown } from '../../src/session/pricing.js';
 
 const M = 1_000_000;
 
@@ -15,6 +15,6 @@ describe('pricing with the prompt cache', () => {
   it('prices OpenAI cached input at the model’s own cached rate, and knows no price for local models', () => {
     expect(costBreakdown('gpt-4o', { inputTokens: 0, outputTokens: 0, cacheReadTokens: M, cacheWriteTokens: 0 })!.cacheRead).toBeCloseTo(1.25);
     expect(costBreakdown('gpt-5', { inputTokens: 0, outputTokens: 0, cacheReadTokens: M, cacheWriteTokens: 0 })!.cacheRead).toBeCloseTo(0.125);
-    expect(estimateCostUsd('qwen2.5-coder:7b', { inputTokens: M, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })).toBeUndefined();
+    expect(costBreakdown('qwen2.5-coder:7b', { inputTokens: M, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })).toBeUndefined();
   });
 });
