@@ -17,6 +17,14 @@ export interface MessageRow {
   created_at: number;
 }
 
+/**
+ * The message columns as shown: the blocks, pinned flag and token count a later record set
+ * (shown_*: the cache of the derived history, derive.ts), else those the message was stored with.
+ */
+export const MESSAGE_COLS =
+  'id, role, kind, COALESCE(shown_pinned, pinned) AS pinned, COALESCE(shown_blocks, blocks) AS blocks, ' +
+  'CASE WHEN shown_blocks IS NULL THEN tokens ELSE shown_tokens END AS tokens, usage, model, interrupted, created_at';
+
 /** Bind parameters for the message columns (named to match the SQL): a row whose role and kind are known good. */
 export type MessageParams = Omit<MessageRow, 'role' | 'kind'> & { role: Role; kind: MessageKind };
 

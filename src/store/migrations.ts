@@ -6,6 +6,7 @@ import { collectToolCalls } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import { ArchiveIndexer } from './search-index.js';
+import { v5History } from './historyLog.js';
 import { v4Snapshots } from './snapshots.js';
 
 export interface Migration {
@@ -190,7 +191,7 @@ const v3Leases: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots];
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

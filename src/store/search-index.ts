@@ -10,13 +10,14 @@ export class ArchiveIndexer {
   private readonly insertText: Database.Statement<[number | bigint, string]>;
 
   constructor(db: Database.Database) {
-    this.insertIndex = db.prepare('INSERT INTO archive_index (session_id, kind, ref_id, label, created_at) VALUES (?, ?, ?, ?, ?)');
+    // a message archived again (after a revert brought it back) keeps its first index entry
+    this.insertIndex = db.prepare('INSERT INTO archive_index (session_id, kind, ref_id, label, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
     this.insertText = db.prepare('INSERT INTO archive_fts (rowid, body) VALUES (?, ?)');
   }
 
   message(sessionId: string, msg: Message, calls: ToolCalls): void {
-    const { lastInsertRowid } = this.insertIndex.run(sessionId, 'message', msg.id, messageLabel(msg, calls), msg.createdAt);
-    this.insertText.run(lastInsertRowid, messageText(msg, calls));
+    const { lastInsertRowid, changes } = this.insertIndex.run(sessionId, 'message', msg.id, messageLabel(msg, calls), msg.createdAt);
+    if (changes > 0) this.insertText.run(lastInsertRowid, messageText(msg, calls));
   }
 
   clearedOutput(sessionId: string, c: ClearedOutput, createdAt: number): void {

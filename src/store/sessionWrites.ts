@@ -1,11 +1,8 @@
 // Writes that concern a whole session rather than one message: the writer's lease, a fork
-// (a full copy under a new id) and the rewrite of the visible history that a repair needs.
+// (a full copy under a new id).
 // SqliteStore runs each of these inside its IMMEDIATE write transaction.
 import type Database from 'better-sqlite3';
-import type { Message } from '../llm/messages.js';
-import { encodeMessage } from './codec.js';
-import { InvalidInputError } from './errors.js';
-import type { LeaseHolder, LeaseOwner, LeaseResult, NewSession, TokenCounter, VisibleRewrite } from './types.js';
+import type { LeaseHolder, LeaseOwner, LeaseResult, NewSession } from './types.js';
 
 interface LeaseRow {
   token: string;
@@ -74,7 +71,8 @@ export class SessionWrites {
       'compactions',
       'id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count, summary_tokens, summary, method, duration_ms, model, usage, created_at',
     );
-    copy('messages', 'id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, archived_by');
+    copy('messages', 'id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, archived_by, added_by, shown_blocks, shown_pinned, shown_tokens');
+    copy('history_records', 'id, kind, after_seq, body, created_at');
     copy('tool_output_archive', 'id, message_id, tool_use_id, tool_name, summary, content, is_error, tokens, compaction_id, created_at');
     const index = this.db
       .prepare<[string], { kind: string; ref_id: string; label: string; created_at: number; body: string }>(
@@ -84,38 +82,5 @@ export class SessionWrites {
     const insertIndex = this.db.prepare('INSERT INTO archive_index (session_id, kind, ref_id, label, created_at) VALUES (?, ?, ?, ?, ?)');
     const insertText = this.db.prepare('INSERT INTO archive_fts (rowid, body) VALUES (?, ?)');
     for (const r of index) insertText.run(insertIndex.run(to.id, r.kind, r.ref_id, r.label, r.created_at).lastInsertRowid, r.body);
-  }
-
-  /**
-   * Replaces the visible history with `change.messages`: every visible message stays (some with
-   * new blocks, `replaced`), new ones (`added`) are inserted where they belong. Nothing is lost.
-   */
-  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens: TokenCounter | undefined): { added: number; visible: number } {
-    const visible = new Set(this.db.prepare<[string], string>('SELECT id FROM messages WHERE session_id = ? AND archived_by IS NULL').pluck().all(sessionId));
-    const next = new Set(change.messages.map((m) => m.id));
-    if (next.size !== change.messages.length) throw new InvalidInputError('the rewritten history lists a message twice');
-    for (const id of visible) if (!next.has(id)) throw new InvalidInputError(`message ${id} would leave the visible history`);
-    const added = new Set(change.added.map((m) => m.id));
-    for (const m of change.messages) if (!visible.has(m.id) && !added.has(m.id)) throw new InvalidInputError(`message ${m.id} is neither visible nor added`);
-    for (const m of change.replaced) if (!visible.has(m.id)) throw new InvalidInputError(`replaced message ${m.id} is not in the visible history`);
-    const count = (m: Message): number | null => (tokens ? tokens(m) : null);
-    const replace = this.db.prepare(
-      `UPDATE messages SET blocks = @blocks, tokens = @tokens WHERE session_id = @session_id AND id = @id AND archived_by IS NULL`,
-    );
-    for (const m of change.replaced) {
-      const p = encodeMessage(m, count(m));
-      replace.run({ session_id: sessionId, id: p.id, blocks: p.blocks, tokens: p.tokens });
-    }
-    const nextSeq = this.db.prepare<[string], number>('SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?').pluck();
-    const insert = this.db.prepare(
-      `INSERT INTO messages (session_id, id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at)
-       VALUES (@session_id, @id, @seq, @pos, @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at)`,
-    );
-    const setPos = this.db.prepare<[number, string, string]>('UPDATE messages SET pos = ? WHERE session_id = ? AND id = ?');
-    change.messages.forEach((m, pos) => {
-      if (added.has(m.id)) insert.run({ session_id: sessionId, seq: nextSeq.get(sessionId), pos, ...encodeMessage(m, count(m)) });
-      else setPos.run(pos, sessionId, m.id);
-    });
-    return { added: change.added.length, visible: change.messages.length };
   }
 }

@@ -4,8 +4,9 @@
 import type Database from 'better-sqlite3';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { collectToolCalls } from './archive-text.js';
-import { decodeMessage, type MessageRow } from './codec.js';
+import { decodeMessage, MESSAGE_COLS, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
+import type { HistoryLog } from './historyLog.js';
 import type { Migration } from './migrations.js';
 import { ArchiveIndexer } from './search-index.js';
 
@@ -77,7 +78,10 @@ export class SnapshotTables {
   private readonly stmts;
   private readonly indexer: ArchiveIndexer;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly log: HistoryLog,
+  ) {
     this.indexer = new ArchiveIndexer(db);
     this.stmts = {
       insert: db.prepare(
@@ -96,8 +100,7 @@ export class SnapshotTables {
       ),
       turnPos: db.prepare<[string, string], { pos: number | null; archived_by: string | null }>('SELECT pos, archived_by FROM messages WHERE session_id = ? AND id = ?'),
       visibleFrom: db.prepare<[string, number], MessageRow & { id: string }>(
-        `SELECT id, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at FROM messages
-         WHERE session_id = ? AND archived_by IS NULL AND pos >= ? ORDER BY pos, rid`,
+        `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by IS NULL AND pos >= ? ORDER BY pos, rid`,
       ),
       insertRewind: db.prepare(
         `INSERT INTO compactions (session_id, id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count,
@@ -162,6 +165,7 @@ export class SnapshotTables {
       this.stmts.archive.run(r.id, sessionId, m.id);
       this.indexer.message(sessionId, m, calls);
     }
+    this.log.append(sessionId, { id: r.id, kind: 'rewind', body: { cut: r.turnId }, createdAt: r.createdAt });
     this.stmts.afterRewind.run({ id: sessionId, now: Date.now() });
     return messages.map((m) => m.id);
   }

@@ -86,6 +86,23 @@ export interface VisibleRewrite {
   replaced: readonly Message[];
 }
 
+/** Undo a compaction (and every one after it), or bring back only some of what it hid. */
+export interface RevertRequest {
+  /** The revert record's id (also the archive mark of the checkpoints it takes out of view). */
+  id: string;
+  /** The compaction undone. */
+  target: string;
+  /** Partial revert: only these messages the target hid come back (placed before the view). */
+  restore?: readonly string[];
+  createdAt: number;
+}
+
+export interface CompactionInEffect {
+  record: CompactionRecord;
+  /** Messages it keeps out of view. */
+  hidden: number;
+}
+
 export type ArchiveKind = 'message' | 'tool_output';
 
 export interface ArchiveHit {
@@ -162,6 +179,14 @@ export interface Store {
 
   /** Applies a successful compaction in one transaction: all of it or nothing. */
   applyCompaction(sessionId: string, change: CompactionChange, tokens?: TokenCounter): void;
+  /** Compactions a revert can undo (their effect stands), oldest first. */
+  compactionsInEffect(sessionId: string): CompactionInEffect[];
+  /** The visible history a revert would give, nothing stored (tokens null where the blocks differ from the stored ones). */
+  previewRevert(sessionId: string, req: RevertRequest): VisibleEntry[];
+  /** Appends a revert record: the messages the compaction hid come back into view (all, or those listed). */
+  revertCompaction(sessionId: string, req: RevertRequest): void;
+  /** The visible ids derived from the log by replaying it (what the cached view must equal). */
+  deriveVisibleIds(sessionId: string): string[];
   /** Stores a failed or ineffective attempt (the record only). */
   recordCompactionFailure(sessionId: string, record: CompactionRecord): void;
   /** Every compaction attempt of the session, oldest first. */

@@ -77,7 +77,7 @@ function rawCounts(path: string): RawCounts {
  */
 function checkNothingLost(path: string, sessionId: string, everStored: ReadonlyMap<string, Message>, originals: ReadonlyMap<string, string>): void {
   const db = new Database(path, { readonly: true });
-  const rows = db.prepare('SELECT id, blocks, archived_by, pos FROM messages WHERE session_id = ?').all(sessionId) as Array<{
+  const rows = db.prepare('SELECT id, COALESCE(shown_blocks, blocks) AS blocks, archived_by, pos FROM messages WHERE session_id = ?').all(sessionId) as Array<{
     id: string;
     blocks: string;
     archived_by: string | null;

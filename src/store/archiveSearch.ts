@@ -1,0 +1,119 @@
+// Full-text search over the archive (FTS5, bm25) and the LIKE scan kept for comparison.
+import type Database from 'better-sqlite3';
+import { InvalidInputError } from './errors.js';
+import { toFtsQuery } from './fts-query.js';
+import { bindDefined, StatementCache } from './statementCache.js';
+import type { ArchivedItem, ArchiveHit, ArchiveKind, SearchOptions } from './types.js';
+
+interface HitRow {
+  id: string;
+  kind: ArchiveKind;
+  label: string;
+  session_id: string;
+  created_at: number;
+  snippet: string;
+  rank: number;
+}
+
+interface RefRow {
+  rid: number;
+  kind: ArchiveKind;
+  session_id: string;
+  label: string;
+  created_at: number;
+}
+
+const SNIPPET = "snippet(archive_fts, 0, '«', '»', '…', 24)";
+const MAX_PAGE = 1_000;
+
+export class ArchiveSearch {
+  private readonly statements: StatementCache;
+  private readonly archivedRef: Database.Statement<[string], RefRow>;
+  private readonly archivedRefIn: Database.Statement<[string, string], RefRow>;
+  private readonly ftsBody: Database.Statement<[number], string>;
+  private readonly outputContent: Database.Statement<[string, string], string>;
+
+  constructor(db: Database.Database) {
+    this.statements = new StatementCache(db);
+    this.archivedRef = db.prepare('SELECT rid, kind, session_id, label, created_at FROM archive_index WHERE ref_id = ? ORDER BY rid DESC LIMIT 1');
+    this.archivedRefIn = db.prepare('SELECT rid, kind, session_id, label, created_at FROM archive_index WHERE ref_id = ? AND session_id = ? ORDER BY rid DESC LIMIT 1');
+    this.ftsBody = db.prepare<[number], string>('SELECT body FROM archive_fts WHERE rowid = ?').pluck();
+    this.outputContent = db.prepare<[string, string], string>('SELECT content FROM tool_output_archive WHERE session_id = ? AND id = ?').pluck();
+  }
+
+  search(query: string, opts: SearchOptions): ArchiveHit[] {
+    const q = this.parseQuery(query, opts);
+    const where = opts.sessionId === undefined ? '' : 'AND i.session_id = @session';
+    const from = `FROM archive_fts JOIN archive_index i ON i.rid = archive_fts.rowid WHERE archive_fts MATCH @match ${where}`;
+    const params = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
+    // All terms when some row has them all; otherwise any term, ranked by bm25.
+    let match = q.all;
+    if (q.all !== q.any && this.statements.prepared(`SELECT 1 ${from} LIMIT 1`).get(bindDefined({ ...params, match })) === undefined) match = q.any;
+    const rows = this.statements.prepared(
+      `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, ${SNIPPET} AS snippet, bm25(archive_fts) AS rank
+       ${from} ORDER BY rank, i.rid LIMIT @limit OFFSET @offset`,
+    ).all(bindDefined({ ...params, match })) as HitRow[];
+    return rows.map(toHit);
+  }
+
+  likeScan(query: string, opts: SearchOptions): ArchiveHit[] {
+    const q = this.parseQuery(query, opts);
+    const likes = q.terms.map((_, i) => `f.body LIKE @t${i} ESCAPE '\\'`);
+    if (opts.sessionId !== undefined) likes.push('i.session_id = @session');
+    const params: Record<string, unknown> = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
+    q.terms.forEach((t, i) => (params[`t${i}`] = `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+    const rows = this.statements.prepared(
+      `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, f.body
+       FROM archive_index i JOIN archive_fts f ON f.rowid = i.rid
+       WHERE ${likes.join(' AND ')} ORDER BY i.created_at DESC, i.rid DESC LIMIT @limit OFFSET @offset`,
+    ).all(bindDefined(params)) as Array<Omit<HitRow, 'snippet' | 'rank'> & { body: string }>;
+    return rows.map((r) => toHit({ ...r, snippet: likeSnippet(r.body, q.terms), rank: 0 }));
+  }
+
+  get(id: string, opts: { sessionId?: string } = {}): ArchivedItem | undefined {
+    const ref = opts.sessionId === undefined ? this.archivedRef.get(id) : this.archivedRefIn.get(id, opts.sessionId);
+    if (!ref) return undefined;
+    const text = ref.kind === 'tool_output' ? this.outputContent.get(ref.session_id, id) : this.ftsBody.get(ref.rid);
+    if (text === undefined) return undefined;
+    return { id, kind: ref.kind, label: ref.label, text, sessionId: ref.session_id, createdAt: ref.created_at };
+  }
+
+  private parseQuery(query: string, opts: SearchOptions) {
+    for (const k of ['limit', 'offset'] as const) {
+      const v = opts[k];
+      if (!Number.isInteger(v) || v < 0 || (k === 'limit' && (v < 1 || v > MAX_PAGE))) {
+        throw new InvalidInputError(`${k} must be an integer ${k === 'limit' ? `from 1 to ${MAX_PAGE}` : '≥ 0'}, got ${v}`);
+      }
+    }
+    const q = toFtsQuery(query);
+    if (!q) throw new InvalidInputError('the search query is empty: give one or more words to look for');
+    return q;
+  }
+}
+
+const toHit = (r: HitRow): ArchiveHit => ({
+  id: r.id,
+  kind: r.kind,
+  label: r.label,
+  snippet: r.snippet,
+  sessionId: r.session_id,
+  createdAt: r.created_at,
+  rank: r.rank,
+});
+
+/** A window of text around the first term found, with the terms marked like FTS5 snippets. */
+function likeSnippet(body: string, terms: readonly string[], radius = 80): string {
+  const lower = body.toLowerCase();
+  let at = -1;
+  for (const t of terms) {
+    const i = lower.indexOf(t.toLowerCase());
+    if (i !== -1 && (at === -1 || i < at)) at = i;
+  }
+  const start = Math.max(0, at - radius);
+  const end = Math.min(body.length, (at === -1 ? 0 : at) + radius * 2);
+  let s = body.slice(start, end);
+  for (const t of terms) {
+    s = s.replace(new RegExp(t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), (m) => `«${m}»`);
+  }
+  return `${start > 0 ? '…' : ''}${s}${end < body.length ? '…' : ''}`;
+}

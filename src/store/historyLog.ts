@@ -1,0 +1,143 @@
+// The session's log of history records (schema v5) and the cache of what it derives. A
+// message row is written once; compactions, rewinds, repairs, pins and reverts are appended
+// here, ordered among the messages by `after_seq`. The derived view (derive.ts) is cached in
+// the message rows' pos, archived_by and shown_* columns; refresh() rewrites that cache from
+// a derivation, and a database from before v5 gets a baseline record holding its visible order.
+import type Database from 'better-sqlite3';
+
+import { DecodeError } from './errors.js';
+import type { Migration } from './migrations.js';
+import type { Derived, LogEntry, RecordBody, RecordKind } from './derive.js';
+
+export const v5History: Migration = {
+  version: 5,
+  description: 'append-only history: records of compactions, rewinds, repairs, pins and reverts',
+  up(db) {
+    db.exec(`
+      -- after_seq: the record comes after the session's message of that seq (and after earlier records)
+      CREATE TABLE history_records (
+        rid INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('compaction', 'rewind', 'repair', 'pin', 'revert', 'baseline')),
+        after_seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (session_id, id)
+      );
+      CREATE INDEX history_records_by_session ON history_records (session_id, rid);
+      -- added_by: the record that added the message (checkpoint, bridge, repair); it is shown only through that record
+      ALTER TABLE messages ADD COLUMN added_by TEXT;
+      -- the cache of the derived history besides pos and archived_by: NULL = as stored
+      ALTER TABLE messages ADD COLUMN shown_blocks TEXT;
+      ALTER TABLE messages ADD COLUMN shown_pinned INTEGER;
+      ALTER TABLE messages ADD COLUMN shown_tokens INTEGER;
+    `);
+    // what an older version left is the starting point: its visible order, as a baseline
+    // (blocks it rewrote in place stay as they are; its compactions cannot be reverted)
+    const sessions = db.prepare<[], { id: string; last: number | null; created_at: number }>(
+      'SELECT s.id, (SELECT MAX(seq) FROM messages m WHERE m.session_id = s.id) AS last, s.updated_at AS created_at FROM sessions s',
+    );
+    const visible = db.prepare<[string], string>('SELECT id FROM messages WHERE session_id = ? AND archived_by IS NULL ORDER BY pos, rid').pluck();
+    const insert = db.prepare("INSERT INTO history_records (session_id, id, kind, after_seq, body, created_at) VALUES (?, ?, 'baseline', ?, ?, ?)");
+    for (const s of sessions.all()) {
+      if (s.last === null) continue;
+      insert.run(s.id, `b_${s.id}`, s.last, JSON.stringify({ view: visible.all(s.id) }), s.created_at);
+    }
+  },
+};
+
+export interface NewRecord {
+  id: string;
+  kind: RecordKind;
+  body: RecordBody;
+  createdAt: number;
+}
+
+interface CacheRow {
+  id: string;
+  pos: number | null;
+  archived_by: string | null;
+  shown_blocks: string | null;
+  shown_pinned: number | null;
+}
+
+export class HistoryLog {
+  private readonly stmts;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT INTO history_records (session_id, id, kind, after_seq, body, created_at)
+         VALUES (@session_id, @id, @kind, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = @session_id), @body, @created_at)`,
+      ),
+      messages: db.prepare<[string], { id: string; seq: number; added_by: string | null }>('SELECT id, seq, added_by FROM messages WHERE session_id = ? ORDER BY seq'),
+      records: db.prepare<[string], { id: string; kind: RecordKind; after_seq: number; body: string }>(
+        'SELECT id, kind, after_seq, body FROM history_records WHERE session_id = ? ORDER BY rid',
+      ),
+      kindOf: db.prepare<[string, string], RecordKind>('SELECT kind FROM history_records WHERE session_id = ? AND id = ?').pluck(),
+      cache: db.prepare<[string], CacheRow>('SELECT id, pos, archived_by, shown_blocks, shown_pinned FROM messages WHERE session_id = ?'),
+      setCache: db.prepare(
+        `UPDATE messages SET pos = @pos, archived_by = @archived_by, shown_blocks = @shown_blocks, shown_pinned = @shown_pinned,
+           shown_tokens = CASE WHEN @shown_blocks IS NULL THEN NULL WHEN @shown_blocks IS shown_blocks THEN shown_tokens ELSE NULL END
+         WHERE session_id = @session_id AND id = @id`,
+      ),
+    };
+  }
+
+  append(sessionId: string, r: NewRecord): void {
+    this.stmts.insert.run({ session_id: sessionId, id: r.id, kind: r.kind, body: JSON.stringify(r.body), created_at: r.createdAt });
+  }
+
+  kindOf(sessionId: string, id: string): RecordKind | undefined {
+    return this.stmts.kindOf.get(sessionId, id);
+  }
+
+  /** The session's messages and records in log order. */
+  load(sessionId: string): LogEntry[] {
+    const messages = this.stmts.messages.all(sessionId);
+    const records = this.stmts.records.all(sessionId);
+    const log: LogEntry[] = [];
+    let r = 0;
+    for (const m of messages) {
+      while (r < records.length && records[r]!.after_seq < m.seq) log.push(recordEntry(records[r++]!, sessionId));
+      log.push({ type: 'message', id: m.id, addedBy: m.added_by });
+    }
+    while (r < records.length) log.push(recordEntry(records[r++]!, sessionId));
+    return log;
+  }
+
+  /**
+   * Rewrites the cached view of the session from a derivation; returns the ids whose archive
+   * state changed to archived (for the search index). Messages a baseline hid keep the
+   * compaction that archived them before v5.
+   */
+  refresh(sessionId: string, d: Derived, isBaseline: (recordId: string) => boolean): string[] {
+    const pos = new Map(d.view.map((id, i) => [id, i]));
+    const newlyArchived: string[] = [];
+    for (const row of this.stmts.cache.all(sessionId)) {
+      const p = pos.get(row.id) ?? null;
+      const hider = d.hiddenBy.get(row.id);
+      const archivedBy = p !== null ? null : hider === undefined || isBaseline(hider) ? (row.archived_by ?? hider ?? null) : hider;
+      const revised = d.revised.get(row.id);
+      const shownBlocks = revised ? JSON.stringify(revised.blocks) : null;
+      const pinned = d.pinned.get(row.id);
+      const shownPinned = pinned === undefined ? null : pinned ? 1 : 0;
+      if (p === row.pos && archivedBy === row.archived_by && shownBlocks === row.shown_blocks && shownPinned === row.shown_pinned) continue;
+      if (archivedBy !== null && row.archived_by === null) newlyArchived.push(row.id);
+      this.stmts.setCache.run({ session_id: sessionId, id: row.id, pos: p, archived_by: archivedBy, shown_blocks: shownBlocks, shown_pinned: shownPinned });
+    }
+    return newlyArchived;
+  }
+}
+
+function recordEntry(r: { id: string; kind: RecordKind; body: string }, sessionId: string): LogEntry {
+  let body: RecordBody;
+  try {
+    body = JSON.parse(r.body) as RecordBody;
+  } catch {
+    throw new DecodeError(`history record ${r.id} of session ${sessionId} holds malformed JSON`);
+  }
+  return { type: 'record', id: r.id, kind: r.kind, body };
+}
+
