@@ -5,6 +5,8 @@ import { configHome } from '../agent/instructions.js';
 import { initPrompt, memoryText } from './instructionsText.js';
 import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
 import { rewindCommand } from './rewind.js';
+import { uncompactCommand } from './uncompact.js';
+import { contextView, costView, permissionsView } from './views.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -88,13 +90,13 @@ export const COMMANDS: readonly SlashCommand[] = [
     name: 'context',
     whileBusy: true,
     description: 'show what fills the context window',
-    run: async ({ session }) => session.contextBreakdown(),
+    run: async ({ session }) => contextView(session),
   },
   {
     name: 'cost',
     whileBusy: true,
     description: 'tokens in and out per model, with an estimate in dollars',
-    run: async ({ session }) => session.costRows(),
+    run: async ({ session }) => costView(session),
   },
   {
     name: 'model',
@@ -131,7 +133,7 @@ export const COMMANDS: readonly SlashCommand[] = [
     name: 'permissions',
     whileBusy: true,
     description: 'list the permission mode, configured rules and choices remembered this session',
-    run: async ({ session }) => session.permissionRules(),
+    run: async ({ session }) => permissionsView(session),
   },
   {
     name: 'history',
@@ -139,6 +141,18 @@ export const COMMANDS: readonly SlashCommand[] = [
     args: '<query> | open <id>',
     description: 'search what compaction archived in this session, or open one archived item',
     run: async ({ session }, args) => historyCommand(session, args),
+  },
+  {
+    name: 'uncompact',
+    args: '[list | n [newest count]]',
+    description: 'undo the last compaction (or compaction n): what it archived comes back into the context, if it fits',
+    run: async ({ session }, args) => {
+      try {
+        return await uncompactCommand(session, args);
+      } catch (e) {
+        throw new CommandError((e as Error).message);
+      }
+    },
   },
   {
     name: 'rewind',

@@ -66,10 +66,15 @@ export interface EngineDeps {
 export type CompactionContext = RequestParts;
 export type Emit = (event: CompactionEvent) => void;
 
-/** One compaction attempt; `change` is present iff record.status === 'applied'. */
+/**
+ * One compaction attempt, planned and not yet committed: `change` is present iff
+ * record.status === 'applied'. The session commits it (or records the failure) and then
+ * emits its compaction_end; `skipped` attempts were announced by compaction_skipped instead.
+ */
 export interface Outcome {
   record: CompactionRecord;
   change?: CompactionChange;
+  skipped?: true;
 }
 export type CompactionOutcome = Outcome;
 
@@ -87,12 +92,6 @@ export interface ResponseObservation {
 interface MicroPlan {
   result: MicroResult;
   tokensAfter: number;
-}
-
-interface Pending {
-  rawMessages: number;
-  systemRaw: number;
-  toolsRaw: number;
 }
 
 interface LlmRun {
@@ -122,7 +121,6 @@ export class CompactionEngine {
   private readonly now: () => number;
   private readonly model: string;
   private st: CompactionState;
-  private readonly pending = new Map<string, Pending>();
   /** The provider's count of the last request, while exact counts are not needed (see observeResponse). */
   private lastReported: Reported | undefined;
 
@@ -230,7 +228,7 @@ export class CompactionEngine {
         `the prompt is still too long after ${n} compaction${n === 1 ? '' : 's'} in this turn. ` +
         'Use /clear to start a fresh conversation (the archive keeps everything), or switch to a model with a larger context window.';
       emit({ type: 'compaction_skipped', trigger: 'reactive', reason });
-      return { record: this.bareRecord('reactive', measured.tokens, this.now(), { status: 'failed', reason }) };
+      return { record: this.bareRecord('reactive', measured.tokens, this.now(), { status: 'failed', reason }), skipped: true };
     }
     const fixedRaw = measured.systemRaw + measured.toolsRaw;
     const budgets = this.budgets(fixedRaw);
@@ -316,13 +314,15 @@ export class CompactionEngine {
     return { estimated, ratio: this.ratio() };
   }
 
-  /** The session applied this change: the accounting re-anchors on the compacted history. */
-  applied(change: CompactionChange): void {
-    const p = this.pending.get(change.record.id);
-    this.pending.delete(change.record.id);
+  /**
+   * The session committed this change: the accounting re-anchors on the history as committed
+   * (its estimate, until the next response reports the real figure).
+   */
+  committed(change: CompactionChange, sent: { system: string; tools: readonly ToolSpec[] }): void {
+    const { counter } = this.deps;
     const first = change.messages[0];
     const last = change.messages[change.messages.length - 1];
-    if (!p || !first || !last) {
+    if (!first || !last || !counter.ready) {
       delete this.st.anchor;
       return;
     }
@@ -330,9 +330,9 @@ export class CompactionEngine {
       count: change.messages.length,
       firstId: first.id,
       lastId: last.id,
-      rawMessages: p.rawMessages,
-      systemRaw: p.systemRaw,
-      toolsRaw: p.toolsRaw,
+      rawMessages: counter.countMessages(change.messages),
+      systemRaw: counter.countSystem(sent.system),
+      toolsRaw: counter.countToolSpecs(sent.tools),
       tokens: change.record.tokensAfter,
       source: 'estimate',
     };
@@ -402,10 +402,7 @@ export class CompactionEngine {
       preservedCount: ctx.history.length,
       method: 'none',
     });
-    const rawBefore = rawMessagesOf(this.deps.counter, ctx.history, this.st.anchor);
-    this.pending.set(record.id, { rawMessages: rawBefore - result.savedRaw, systemRaw: measured.systemRaw, toolsRaw: measured.toolsRaw });
     delete this.st.anchor;
-    emit({ type: 'compaction_end', record });
     return { record, change: { record, messages: result.messages, archivedIds: [], added: [], replaced: result.replaced, cleared: result.cleared } };
   }
 
@@ -417,11 +414,9 @@ export class CompactionEngine {
     const id = newId('c');
     const progress = (stage: string): void => emit({ type: 'compaction_progress', trigger, stage });
     emit({ type: 'compaction_start', trigger, ...(run.focus ? { focus: run.focus } : {}), tokensBefore: run.tokensBefore });
-    const finish = (fields: Partial<CompactionRecord> & Pick<CompactionRecord, 'status'>, usage: Usage = emptyUsage()): Outcome => {
-      const record = this.bareRecord(trigger, run.tokensBefore, started, { ...fields, id, usage, model: this.deps.summarizer.model, ...(run.focus ? { focus: run.focus } : {}) });
-      emit({ type: 'compaction_end', record });
-      return { record };
-    };
+    const finish = (fields: Partial<CompactionRecord> & Pick<CompactionRecord, 'status'>, usage: Usage = emptyUsage()): Outcome => ({
+      record: this.bareRecord(trigger, run.tokensBefore, started, { ...fields, id, usage, model: this.deps.summarizer.model, ...(run.focus ? { focus: run.focus } : {}) }),
+    });
     if (signal.aborted) return finish({ status: 'failed', reason: CANCELLED });
 
     const fixedRaw = measured.systemRaw + measured.toolsRaw;
@@ -508,9 +503,7 @@ export class CompactionEngine {
       model: this.deps.summarizer.model,
       ...(run.focus ? { focus: run.focus } : {}),
     });
-    this.pending.set(id, { rawMessages: rawAfter, systemRaw: measured.systemRaw, toolsRaw: measured.toolsRaw });
     delete this.st.anchor;
-    emit({ type: 'compaction_end', record });
     return {
       record,
       change: { record, messages, archivedIds: head.archived.map((m) => m.id), added: [checkpoint, ...bridges], replaced: [], cleared: [] },

@@ -10,6 +10,8 @@ export type {
   RewindRecord,
   SnapshotTurn,
   ArchiveKind,
+  CompactionInEffect,
+  RevertRequest,
   LeaseHolder,
   LeaseOwner,
   LeaseResult,

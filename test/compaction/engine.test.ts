@@ -22,8 +22,30 @@ const COMPACTABLE = ['FileRead', 'Bash', 'Grep', 'Glob', 'Recall'];
 const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
 const SUMMARIZER_LIMITS = { contextWindow: 400_000, maxOutputTokens: 32_000 };
 
+/**
+ * The engine plans; the session commits and then announces each attempt with compaction_end
+ * (session/contextControl.ts). This stands in for that last step, so the tests read the events
+ * a person sees.
+ */
+class AnnouncingEngine extends CompactionEngine {
+  override async beforeCall(...a: Parameters<CompactionEngine['beforeCall']>): Promise<Outcome[]> {
+    return announce(await super.beforeCall(...a), a[2]);
+  }
+  override async reactive(...a: Parameters<CompactionEngine['reactive']>): Promise<Outcome> {
+    return announce([await super.reactive(...a)], a[4])[0]!;
+  }
+  override async manual(...a: Parameters<CompactionEngine['manual']>): Promise<Outcome> {
+    return announce([await super.manual(...a)], a[3])[0]!;
+  }
+}
+
+function announce(outcomes: Outcome[], emit: (e: CompactionEvent) => void): Outcome[] {
+  for (const o of outcomes) if (!o.skipped) emit({ type: 'compaction_end', record: o.record });
+  return outcomes;
+}
+
 function makeEngine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, extra: Partial<EngineDeps> = {}, state?: unknown): CompactionEngine {
-  return new CompactionEngine(
+  return new AnnouncingEngine(
     { config: cfg(over), limits: LIMITS, model: 'test-model', summarizer: { provider, model: 'sum-model', limits: SUMMARIZER_LIMITS }, counter, compactableTools: COMPACTABLE, ...extra },
     state,
   );
@@ -66,7 +88,7 @@ function applyAll(engine: CompactionEngine, history: Message[], outcomes: Outcom
   for (const o of outcomes) {
     if (!o.change) continue;
     h = o.change.messages;
-    engine.applied(o.change);
+    engine.committed(o.change, ctx(h));
   }
   return h;
 }

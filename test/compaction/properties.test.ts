@@ -188,7 +188,7 @@ describe('properties over random histories', () => {
           applied++;
           checkChange(h, first);
           checkTail(h, first, config);
-          e.applied(first.change);
+          e.committed(first.change, ctx(first.change.messages));
           next = first.change.messages;
         } else {
           expect(first.record.status).not.toBe('applied');
@@ -231,7 +231,7 @@ describe('properties over random histories', () => {
           if (o.record.trigger === 'auto') checkTail(current, o, config);
           for (const id of o.change.archivedIds) archived.add(id);
           current = o.change.messages;
-          e.applied(o.change);
+          e.committed(o.change, ctx(o.change.messages));
         }
         const visible = new Set(current.map((m) => m.id));
         for (const m of h) expect(visible.has(m.id) || archived.has(m.id)).toBe(true);

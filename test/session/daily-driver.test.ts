@@ -10,6 +10,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
 import { ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
 import { runSlash } from '../../src/commands/registry.js';
+import { contextView } from '../../src/commands/views.js';
 import { messagesToItems } from '../../src/ui/transcript.js';
 
 // Issue #14 at the session: /context and the gauge agree, and what the TUI conventions store.
@@ -42,7 +43,7 @@ describe('/context and the gauge', () => {
     const { session } = open(config, store, provider);
     for (let i = 0; i < 3; i++) await session.prompt(`question number ${i} about the code`);
     const usage = session.contextUsage();
-    const out = await session.contextBreakdown();
+    const out = await contextView(session);
     if (out.kind !== 'context') throw new Error('not a breakdown');
     const sum = out.rows.reduce((s, r) => s + r.tokens, 0);
     expect(sum).toBe(usage.tokens);

@@ -1,0 +1,305 @@
+// The context controller: what the next request carries and keeping it within the window.
+// It owns the compaction engine, the system prompt, the provider's real window and the
+// silent-overflow latch, and it is the one commit path for compactions: the engine plans,
+// the session log commits once, the engine re-anchors on what was committed, and only then
+// is the attempt announced (compaction_end).
+import type { LoopHost } from '../agent/loop.js';
+import { loadInstructions, renderInstructions, type InstructionFile } from '../agent/instructions.js';
+import { buildSystemPrompt } from '../agent/systemPrompt.js';
+import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../compaction/engine.js';
+import type { TokenCounter } from '../compaction/tokens.js';
+import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
+import { withModel, type Config } from '../config/config.js';
+import { mayTruncateSilently } from '../llm/cache.js';
+import type { OverflowInfo, ProviderError } from '../llm/errors.js';
+import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
+import type { Provider, ToolSpec } from '../llm/provider.js';
+import { toolSpec, type AnyTool } from '../tools/types.js';
+import type { ContextUsageView } from '../ui/controller.js';
+import { readForRestore } from './restoreRead.js';
+import type { SessionLog } from './sessionLog.js';
+import type { SessionState } from './state.js';
+
+/** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
+const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
+
+/** Replies shorter than this are not useful; a learned small window still leaves this much. */
+const MIN_REPLY_TOKENS = 1_024;
+
+export interface ContextDeps {
+  sessionId: string;
+  log: SessionLog;
+  tools: readonly AnyTool[];
+  counter: TokenCounter;
+  /** Creates a provider for another provider family (/model, a compaction.model of the other family); `purpose` names who asked. */
+  providerFor?: ((config: Config, purpose?: string) => Provider) | undefined;
+  /** Engine settings for tests and benchmarks: its clock, the micro compaction policy. */
+  engine?: Pick<EngineDeps, 'now' | 'microPolicy'> | undefined;
+  emit: (e: CompactionEvent | { type: 'context'; usage: ContextUsageView }) => void;
+  notice: (level: 'info' | 'warning' | 'error', text: string) => void;
+  /** What a summarizer consumed is billed like any request (/cost). */
+  bill: (model: string, usage: Usage) => void;
+  saveState: () => void;
+}
+
+export class ContextControl {
+  private cfg: Config;
+  private prov: Provider;
+  private engine: CompactionEngine;
+  private system: string;
+  private instructions: InstructionFile[] = [];
+  private readonly toolSpecs: ToolSpec[];
+  private reactiveThisTurn = 0;
+  /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
+  private silentOverflow: OverflowInfo | undefined;
+  private providerWindow: { model: string; tokens: number } | undefined;
+
+  constructor(
+    private readonly deps: ContextDeps,
+    config: Config,
+    provider: Provider,
+    state: SessionState,
+  ) {
+    this.cfg = config;
+    this.prov = provider;
+    this.toolSpecs = deps.tools.map(toolSpec);
+    this.system = this.buildSystem();
+    this.engine = this.createEngine(state.compaction);
+    if (state.pendingOverflow) this.silentOverflow = state.pendingOverflow;
+    if (state.providerWindow?.model === this.cfg.model.name) this.adoptProviderWindow(state.providerWindow.tokens, true);
+  }
+
+  get config(): Config {
+    return this.cfg;
+  }
+
+  get provider(): Provider {
+    return this.prov;
+  }
+
+  get systemPrompt(): string {
+    return this.system;
+  }
+
+  get tools(): readonly ToolSpec[] {
+    return this.toolSpecs;
+  }
+
+  /** The instruction files the system prompt was last built with (/memory). */
+  instructionFiles(): readonly InstructionFile[] {
+    return this.instructions;
+  }
+
+  /** What this controller keeps in the session's saved state. */
+  state(): Pick<SessionState, 'compaction' | 'providerWindow' | 'pendingOverflow'> {
+    return {
+      compaction: this.engine.state(),
+      ...(this.providerWindow ? { providerWindow: this.providerWindow } : {}),
+      ...(this.silentOverflow ? { pendingOverflow: this.silentOverflow } : {}),
+    };
+  }
+
+  usage(): ContextUsageView {
+    return this.engine.usage(this.ctx());
+  }
+
+  /** The auto-compaction threshold and the window, for /uncompact's fit check. */
+  limits(): { auto: number; contextWindow: number } {
+    const t = this.engine.thresholds();
+    return { auto: t.auto, contextWindow: t.contextWindow };
+  }
+
+  /** Tokens the next request would carry with this history instead of the current one (the tokenizer is loaded first). */
+  async tokensWith(history: readonly Message[]): Promise<number> {
+    await this.deps.counter.load();
+    return this.engine.tokens({ system: this.system, tools: this.toolSpecs, history });
+  }
+
+  startTurn(): void {
+    this.reactiveThisTurn = 0;
+  }
+
+  turnCompleted(): void {
+    this.engine.turnCompleted();
+  }
+
+  /** The history was replaced outside compaction (a rewind, a revert): the next count starts from estimates. */
+  historyReplaced(): void {
+    this.engine.historyReplaced();
+  }
+
+  /** /compact [focus]. */
+  async manual(focus: string | undefined, signal: AbortSignal): Promise<CompactionRecord> {
+    const [record] = await this.compaction((emit) => this.engine.manual(this.ctx(), focus, signal, emit));
+    return record!;
+  }
+
+  /** The loop's hooks around each model call. */
+  loopHooks(): Pick<LoopHost, 'beforeModelCall' | 'noteOverflow' | 'recoverFromOverflow' | 'afterResponse'> {
+    return {
+      beforeModelCall: async (signal) => {
+        const overflow = this.silentOverflow;
+        if (overflow) {
+          this.silentOverflow = undefined;
+          await this.compaction((emit) => this.engine.reactive(this.ctx(), overflow, 1, signal, emit));
+        }
+        await this.compaction((emit) => this.engine.beforeCall(this.ctx(), signal, emit));
+      },
+      noteOverflow: (err) => this.adoptProviderWindow(err.overflow?.limit),
+      recoverFromOverflow: async (err, signal) => this.recoverFromOverflow(err, signal),
+      afterResponse: (req, done) => {
+        const check = this.engine.observeResponse({ system: req.system, tools: req.tools, messages: req.messages }, totalInputTokens(done.usage));
+        if (check.silentOverflow) {
+          this.deps.notice('warning', `Context overflow: ${check.silentOverflow}. The conversation will be compacted before the next request.`);
+          if (check.overflow) {
+            this.silentOverflow = check.overflow;
+            this.adoptProviderWindow(check.overflow.limit);
+          }
+        }
+      },
+    };
+  }
+
+  /** Switches the model for the following turns (/model); returns what to tell the person. */
+  setModel(name: string): string {
+    const next = withModel(this.cfg, name);
+    const { model, provider } = next;
+    // everything that can fail (a missing key) before anything changes
+    const nextProvider = provider === this.cfg.provider ? this.prov : this.otherProvider(next, `/model ${model.name}`);
+    const engine = this.createEngine(this.engine.state(), next, nextProvider);
+    this.prov = nextProvider;
+    this.cfg = next;
+    this.engine = engine;
+    this.system = this.buildSystem();
+    this.deps.log.setModel(model.name, provider);
+    this.deps.emit({ type: 'context', usage: this.usage() });
+    return model.source === 'default'
+      ? `Switched to ${model.name} (unknown model: assuming a ${model.contextWindow.toLocaleString('en-US')}-token window; describe it under "models" in .agentrc).`
+      : `Switched to ${model.name} (${provider}, ${model.contextWindow.toLocaleString('en-US')}-token window).`;
+  }
+
+  // ---- the commit path ---------------------------------------------------------------
+
+  /**
+   * Runs one engine call and commits each attempt it returns, in order: an applied change goes
+   * to the log (store first, then memory) and the engine re-anchors on it; a change the
+   * database refuses ends as a failed attempt. Each attempt is announced once, after that.
+   */
+  private async compaction(run: (emit: (e: CompactionEvent) => void) => Promise<CompactionOutcome | CompactionOutcome[]>): Promise<CompactionRecord[]> {
+    const result = await run((e) => this.deps.emit(e));
+    const outcomes = Array.isArray(result) ? result : [result];
+    return outcomes.map((o) => {
+      if (o.record.model && totalInputTokens(o.record.usage) + o.record.usage.outputTokens > 0) this.deps.bill(o.record.model, o.record.usage);
+      const record = this.commit(o);
+      if (!o.skipped) this.deps.emit({ type: 'compaction_end', record });
+      return record;
+    });
+  }
+
+  private commit(outcome: CompactionOutcome): CompactionRecord {
+    const { record, change } = outcome;
+    if (!change) {
+      this.deps.log.recordFailure(record);
+      return record;
+    }
+    const refused = this.deps.log.commitCompaction(change);
+    if (refused !== undefined) {
+      const failed: CompactionRecord = { ...record, status: 'failed', reason: `${refused}; nothing was changed` };
+      delete failed.summary;
+      this.deps.log.recordFailure(failed);
+      return failed;
+    }
+    if (record.trigger !== 'micro') this.system = this.buildSystem();
+    this.engine.committed(change, { system: this.system, tools: this.toolSpecs });
+    this.deps.saveState();
+    this.deps.emit({ type: 'context', usage: this.usage() });
+    return record;
+  }
+
+  /** Reactive compaction; the engine counts the attempts of this turn against maxReactiveAttempts. */
+  private async recoverFromOverflow(err: ProviderError, signal: AbortSignal): Promise<boolean> {
+    const attempt = ++this.reactiveThisTurn;
+    const [record] = await this.compaction((emit) => this.engine.reactive(this.ctx(), err.overflow, attempt, signal, emit));
+    return record?.status === 'applied';
+  }
+
+  private ctx(): { system: string; tools: readonly ToolSpec[]; history: readonly Message[] } {
+    return { system: this.system, tools: this.toolSpecs, history: this.deps.log.messages() };
+  }
+
+  private buildSystem(): string {
+    this.instructions = loadInstructions(this.cfg.cwd);
+    const agentsMd = renderInstructions(this.instructions, this.cfg.cwd);
+    return buildSystemPrompt({
+      cwd: this.cfg.cwd,
+      platform: `${process.platform} (${process.arch})`,
+      model: this.cfg.model.name,
+      tools: this.toolSpecs,
+      ...(agentsMd ? { agentsMd } : {}),
+    });
+  }
+
+  /**
+   * The summarizer is compaction.model (default the session's model). A model of the other
+   * provider family (a cheap OpenAI model summarizing a Claude session, say) gets its own provider.
+   */
+  private createEngine(state: unknown, config = this.cfg, provider = this.prov): CompactionEngine {
+    const summarizerModel = config.compaction.model ?? config.model.name;
+    // the session's own model keeps the limits this session learned (a window the provider stated)
+    const summarizerConfig = summarizerModel === config.model.name ? config : withModel(config, summarizerModel);
+    const summarizerProvider = summarizerConfig.provider === config.provider ? provider : this.otherProvider(summarizerConfig, `compaction.model "${summarizerModel}"`);
+    return new CompactionEngine(
+      {
+        config: config.compaction,
+        limits: config.model,
+        summarizer: { provider: summarizerProvider, model: summarizerModel, limits: summarizerConfig.model, retry: config.retry },
+        counter: this.deps.counter,
+        compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
+        describeToolUse: (name, input) => this.describeToolUse(name, input),
+        readFile: (path) => readForRestore(this.cfg.cwd, path),
+        silentOverflowDetection: mayTruncateSilently(provider),
+        inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId } : undefined,
+        cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
+        ...this.deps.engine,
+      },
+      state,
+    );
+  }
+
+  private otherProvider(config: Config, purpose: string): Provider {
+    if (!this.deps.providerFor) throw new Error(`${purpose}: cannot reach ${config.provider} from this session`);
+    return this.deps.providerFor(config, purpose);
+  }
+
+  /** The tool's own key argument (a command, a path), for placeholders and archive labels. */
+  private describeToolUse(name: string, input: Record<string, unknown>): string {
+    const tool = this.deps.tools.find((t) => t.name === name);
+    if (!tool) return '';
+    try {
+      return tool.summarize(tool.parse(input));
+    } catch {
+      return '';
+    }
+  }
+
+  /**
+   * The provider stated a window smaller than the model table or .agentrc says (a local server
+   * started with a small context, a proxy): believe it for the rest of the session, so the
+   * gauge and the compaction thresholds follow the real limit.
+   */
+  private adoptProviderWindow(limit: number | undefined, resumed = false): void {
+    const model = this.cfg.model;
+    if (limit === undefined || limit <= 0 || limit >= model.contextWindow) return;
+    const maxOutput = Math.min(this.cfg.maxOutputTokens, Math.max(MIN_REPLY_TOKENS, Math.floor(limit / 4)));
+    this.cfg = { ...this.cfg, model: { ...model, contextWindow: limit }, maxOutputTokens: maxOutput };
+    this.providerWindow = { model: model.name, tokens: limit };
+    this.engine = this.createEngine(this.engine.state());
+    if (resumed) return;
+    this.deps.notice(
+      'warning',
+      `The provider says ${model.name} has a ${limit.toLocaleString('en-US')}-token context window (configured: ${model.contextWindow.toLocaleString('en-US')}). ` +
+        `Using ${limit.toLocaleString('en-US')} for this session, replies up to ${maxOutput.toLocaleString('en-US')} tokens. ` +
+        `Set models["${model.name}"].contextWindow in .agentrc to make it permanent.`,
+    );
+  }
+}

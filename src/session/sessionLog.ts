@@ -1,0 +1,229 @@
+// The session's history and its persistence: the visible messages in memory, every append
+// written through to the store (a failed write is kept and retried, the person told once per
+// failure streak), the write lease, the saved state, and every change the store derives a
+// new visible history from (compactions, reverts, rewinds, unpins) committed in one place.
+import type { TokenCounter } from '../compaction/tokens.js';
+import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
+import type { Message } from '../llm/messages.js';
+import { debug, redactSecrets } from '../log.js';
+import type { NewSession, RevertRequest, SessionInfo, Store, VisibleEntry } from '../store/index.js';
+import { SessionLease } from './lease.js';
+import { repairHistory } from './repair.js';
+
+type Notice = (level: 'info' | 'warning' | 'error', text: string) => void;
+
+export interface LogDeps {
+  store: Store;
+  counter: TokenCounter;
+  dbPath: string;
+  notice: Notice;
+  /** The row a new session is stored with on its first message (its model and state as they are then). */
+  describe: () => NewSession;
+}
+
+export class SessionLog {
+  private history: Message[];
+  private stored: boolean;
+  private title: string | null;
+  /** Messages whose write failed (disk full, read-only): kept in memory, retried on the next write. */
+  private unsaved: Array<{ msg: Message; tokens: number | null }> = [];
+  /** The last write failed: the person has been told, and is told again when writes recover. */
+  private saveFailing = false;
+  /** This process's write lease on the session (taken when it is resumed or first stored). */
+  private lease: SessionLease | undefined;
+
+  private constructor(
+    readonly id: string,
+    private readonly deps: LogDeps,
+    info: SessionInfo | undefined,
+    history: Message[],
+  ) {
+    this.stored = info !== undefined;
+    this.title = info?.title ?? null;
+    this.history = history;
+  }
+
+  static create(id: string, deps: LogDeps): SessionLog {
+    return new SessionLog(id, deps, undefined, []);
+  }
+
+  /**
+   * A stored session, leased to this process (SessionInUseError while another live process
+   * writes it), its history repaired first if the provider would refuse it. `notes` say what
+   * the repair fixed.
+   */
+  static resume(info: SessionInfo, deps: LogDeps): { log: SessionLog; notes: string[] } {
+    let log: SessionLog | undefined;
+    const lease = SessionLease.acquire(deps.store, info.id, () => log?.leaseLost());
+    try {
+      const entries = deps.store.loadVisibleEntries(info.id);
+      let visible = primed(entries, deps.counter);
+      // a history the provider would refuse (a crash, two writers, an old database) is repaired first
+      const repair = repairHistory(visible);
+      if (repair) {
+        const clean = { messages: repair.messages.map(withoutSecrets), added: repair.added.map(withoutSecrets), replaced: repair.replaced.map(withoutSecrets) };
+        // counts only once the tokenizer is loaded (it loads lazily); null counts are filled in when needed
+        deps.store.rewriteVisible(info.id, clean, deps.counter.ready ? (m) => deps.counter.countMessage(m) : undefined);
+        visible = clean.messages;
+        debug('repaired the stored history on load', { session: info.id, notes: repair.notes });
+      }
+      log = new SessionLog(info.id, deps, info, visible);
+      log.lease = lease;
+      return { log, notes: repair ? [`Repaired the stored history of session ${info.id}: ${repair.notes.join('; ')}.`] : [] };
+    } catch (e) {
+      lease.release();
+      throw e;
+    }
+  }
+
+  messages(): Message[] {
+    return this.history;
+  }
+
+  get isStored(): boolean {
+    return this.stored;
+  }
+
+  get sessionTitle(): string | null {
+    return this.title;
+  }
+
+  /** Appends a message (secrets removed) and writes it through. */
+  append(raw: Message): Message {
+    const msg = withoutSecrets(raw);
+    this.history.push(msg);
+    // without the tokenizer loaded the count is left for later (a resume counts it when needed)
+    this.unsaved.push({ msg, tokens: this.deps.counter.ready ? this.deps.counter.countMessage(msg) : null });
+    this.flush();
+    return msg;
+  }
+
+  /** Writes what is pending, in order. A failure keeps it in memory and tells the person once per failure streak. */
+  flush(): boolean {
+    if (this.unsaved.length === 0) return true;
+    if (this.lease?.lost) return false;
+    try {
+      this.ensureStored();
+      while (this.unsaved.length > 0) {
+        const next = this.unsaved[0]!;
+        this.deps.store.appendMessage(this.id, next.msg, next.tokens);
+        this.unsaved.shift();
+        if (this.title === null && next.msg.role === 'user' && next.msg.kind === 'normal') this.title = this.deps.store.getSession(this.id)?.title ?? null;
+      }
+      if (this.saveFailing) this.deps.notice('info', 'The database accepts writes again; every pending message is saved.');
+      this.saveFailing = false;
+      return true;
+    } catch (e) {
+      if (!this.saveFailing) {
+        this.saveFailing = true;
+        this.deps.notice(
+          'error',
+          `Could not save to ${this.deps.dbPath}: ${(e as Error).message}. The session goes on in memory and saving is retried with every message; nothing has been lost yet, but it will be if you quit before the disk recovers.`,
+        );
+      }
+      return false;
+    }
+  }
+
+  ensureStored(): void {
+    if (this.stored) return;
+    this.deps.store.createSession(this.deps.describe());
+    this.stored = true;
+    this.lease = SessionLease.acquire(this.deps.store, this.id, () => this.leaseLost());
+  }
+
+  /** Saves the state and the context size (best effort: the next save retries). */
+  saveState(meta: Record<string, unknown>, contextTokens: number): void {
+    if (!this.stored || this.lease?.lost) return;
+    this.safely(() => this.deps.store.updateSession(this.id, { meta, contextTokens }));
+  }
+
+  setModel(model: string, provider: string): void {
+    if (this.stored) this.safely(() => this.deps.store.updateSession(this.id, { model, provider }));
+  }
+
+  // ---- changes the store derives a new history from ------------------------------------
+
+  /** Commits a compaction: the store first, in one transaction, then memory. Returns why it could not, or undefined. */
+  commitCompaction(change: CompactionChange): string | undefined {
+    if (!this.flush()) return 'the database cannot be written';
+    try {
+      this.ensureStored();
+      this.deps.store.applyCompaction(this.id, change, (m) => this.deps.counter.countMessage(m));
+    } catch (e) {
+      return `it could not be saved (${(e as Error).message})`;
+    }
+    this.history = [...change.messages];
+    return undefined;
+  }
+
+  /** A failed or ineffective attempt: only the record is kept. */
+  recordFailure(record: CompactionRecord): void {
+    if (this.stored) this.safely(() => this.deps.store.recordCompactionFailure(this.id, record));
+  }
+
+  /** Undoes a compaction (or brings back part of what it hid): the visible history is read back from the store. */
+  revert(req: RevertRequest): void {
+    this.requireWritable('nothing was reverted');
+    this.deps.store.revertCompaction(this.id, req);
+    this.history = primed(this.deps.store.loadVisibleEntries(this.id), this.deps.counter);
+  }
+
+  /** Takes the turn starting at `turnId` and everything after it out of the conversation; returns how many messages left. */
+  rewind(turnId: string, id: string): number {
+    this.requireWritable('the conversation was not rewound');
+    const archived = this.deps.store.rewindConversation(this.id, { id, turnId, createdAt: Date.now() }).length;
+    const at = this.history.findIndex((m) => m.id === turnId);
+    this.history = this.history.slice(0, at);
+    return archived;
+  }
+
+  unpin(messageId: string): void {
+    this.requireWritable('the pin was kept');
+    this.deps.store.setPinned(this.id, messageId, false);
+    this.history = this.history.map((m) => {
+      if (m.id !== messageId) return m;
+      const { pinned: _pinned, ...rest } = m;
+      return rest;
+    });
+  }
+
+  close(): void {
+    this.lease?.release();
+  }
+
+  /** Before a change of the history: what is pending is written first (`refused` ends "…, so <refused>"). */
+  private requireWritable(refused: string): void {
+    if (!this.flush()) throw new Error(`the database cannot be written, so ${refused}`);
+    if (this.lease?.lost) throw new Error(`another process took this session over, so ${refused}`);
+  }
+
+  /** Another process took the lease over (this one was silent too long): stop writing, say so. */
+  private leaseLost(): void {
+    this.deps.notice(
+      'error',
+      `Another agent process took over session ${this.id} (this one was unresponsive too long). Nothing more is saved here; quit and resume it, or start a new session.`,
+    );
+  }
+
+  private safely(write: () => void): void {
+    try {
+      write();
+    } catch (e) {
+      debug('store write failed', { error: (e as Error).message });
+    }
+  }
+}
+
+/** The messages of stored entries, their stored counts handed to the counter. */
+function primed(entries: readonly VisibleEntry[], counter: TokenCounter): Message[] {
+  for (const e of entries) if (e.tokens !== null) counter.prime(e.message, e.tokens);
+  return entries.map((e) => e.message);
+}
+
+/** The API key in use never enters the history (and so neither the database nor later requests), even if typed or echoed. */
+export function withoutSecrets(msg: Message): Message {
+  const json = JSON.stringify(msg.blocks);
+  const clean = redactSecrets(json);
+  return clean === json ? msg : { ...msg, blocks: JSON.parse(clean) as Message['blocks'] };
+}

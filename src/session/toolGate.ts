@@ -1,0 +1,86 @@
+// The tool gate: whether a tool call runs (the read boundary, then the permission policy,
+// then the person), and the words the model reads when it does not.
+import type { Authorization, GateCall } from '../agent/loop.js';
+import type { Config } from '../config/config.js';
+import type { PermissionMode } from '../config/schema.js';
+import { isInside } from '../tools/paths.js';
+import { PermissionPolicy, type Approver } from '../tools/permissions.js';
+import { ReadBoundary } from '../tools/readBoundary.js';
+
+export class ToolGate {
+  readonly policy: PermissionPolicy;
+  /** Where FileRead, Grep and Glob may read without asking. */
+  private readonly readBoundary: ReadBoundary;
+
+  constructor(
+    private readonly config: () => Config,
+    savedApprovals: unknown,
+    private readonly approver: Approver | undefined,
+    /** The mode changed (an answer "accept edits for the session", Shift+Tab). */
+    private readonly modeChanged: (mode: PermissionMode) => void,
+  ) {
+    const c = config();
+    this.policy = new PermissionPolicy(c.permissions, savedApprovals);
+    this.readBoundary = new ReadBoundary({ cwd: c.cwd, readPaths: c.permissions.readPaths });
+  }
+
+  get mode(): PermissionMode {
+    return this.policy.mode;
+  }
+
+  /** Sets the permission mode for the rest of the session ('next' cycles, as Shift+Tab does). */
+  setMode(mode: PermissionMode | 'next'): PermissionMode {
+    const modes = this.policy.cycleModes();
+    const next = mode === 'next' ? modes[(modes.indexOf(this.policy.mode) + 1) % modes.length]! : mode;
+    this.policy.setMode(next);
+    this.modeChanged(next);
+    return next;
+  }
+
+  async authorize(call: GateCall, signal: AbortSignal): Promise<Authorization> {
+    const { tool, input, summary, toolUseId } = call;
+    if (tool.readOnly) {
+      const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.policy.mode, this.approver, signal);
+      if (read) return read;
+    }
+    const cwd = this.config().cwd;
+    const file = call.abs !== undefined ? { abs: call.abs, cwd } : undefined;
+    const outside = file !== undefined && !isInside(cwd, file.abs);
+    const decision = this.policy.decide(tool, input, file);
+    if (decision === 'allow') return { ok: true };
+    if (decision === 'deny') {
+      return { ok: false, message: `${tool.name} is not allowed here (permissions mode "deny"); the call was not run. Do not retry it; find another way or ask the user.` };
+    }
+    if (!this.approver) {
+      const how = tool.editsFiles
+        ? outside
+          ? `${summary} is outside the working directory, and such edits run without asking only with --permission-mode allow`
+          : 'The user can allow edits with --permission-mode acceptEdits (or allow)'
+        : 'The user can allow it with --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc';
+      return { ok: false, message: `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ${how}.` };
+    }
+    const prefix = tool.name === 'Bash' ? this.policy.suggestPrefix(summary) : undefined;
+    const answer = await this.approver(
+      {
+        toolName: tool.name,
+        toolUseId,
+        input,
+        summary,
+        ...(prefix ? { suggestedPrefix: prefix } : {}),
+        ...(tool.name === 'Bash' && !prefix ? { onceOnly: true } : {}),
+        ...(call.diff ? { diff: call.diff } : {}),
+        ...(outside ? { outsideCwd: true } : {}),
+      },
+      signal,
+    );
+    const before = this.policy.mode;
+    this.policy.remember(tool, answer);
+    if (this.policy.mode !== before) this.modeChanged(this.policy.mode);
+    if (answer.kind === 'deny') {
+      const said = answer.note ? ` and said: ${answer.note}` : '';
+      if (answer.stop) return { ok: false, stop: true, message: `The user denied this ${tool.name} call${said}, and stopped the turn: wait for their next message.` };
+      return { ok: false, message: `The user denied this ${tool.name} call${said || '.'}` };
+    }
+    return { ok: true };
+  }
+}

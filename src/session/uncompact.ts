@@ -1,0 +1,121 @@
+// /uncompact: undo a compaction by appending a revert record (store/derive.ts). The messages
+// it archived come back into view when they fit under the auto-compaction threshold (else the
+// next request would compact them away again); when they do not, the largest newest part that
+// fits is offered instead.
+import { isToolResultMessage, type Message } from '../llm/messages.js';
+import { historyProblems } from '../llm/validate.js';
+import type { CompactionInEffect, RevertRequest, Store } from '../store/index.js';
+
+export interface UncompactTarget {
+  /** 1-based, oldest first. */
+  index: number;
+  id: string;
+  trigger: string;
+  createdAt: number;
+  /** Messages it keeps out of view. */
+  hidden: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export interface UncompactDeps {
+  store: Store;
+  sessionId: string;
+  /** The visible history now. */
+  current: readonly Message[];
+  /** Tokens the next request would carry with this history. */
+  tokensWith: (history: readonly Message[]) => Promise<number>;
+  limits: { auto: number; contextWindow: number };
+  newId: () => string;
+}
+
+export type UncompactPlan =
+  | { ok: true; req: RevertRequest; target: UncompactTarget; restored: number; tokens: number; alsoUndone: number }
+  | { ok: false; message: string };
+
+export function uncompactTargets(inEffect: readonly CompactionInEffect[]): UncompactTarget[] {
+  return inEffect.map((c, i) => ({
+    index: i + 1,
+    id: c.record.id,
+    trigger: c.record.trigger,
+    createdAt: c.record.createdAt,
+    hidden: c.hidden,
+    tokensBefore: c.record.tokensBefore,
+    tokensAfter: c.record.tokensAfter,
+  }));
+}
+
+/** A target by its number or its id (a unique prefix will do). */
+export function findUncompactTarget(targets: readonly UncompactTarget[], ref: string | undefined): UncompactTarget | undefined {
+  if (ref === undefined) return targets.at(-1);
+  if (/^\d+$/.test(ref)) return targets[Number(ref) - 1];
+  const matches = targets.filter((t) => t.id.startsWith(ref));
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+const fmt = (n: number): string => n.toLocaleString('en-US');
+const isTurnStart = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && !isToolResultMessage(m);
+
+/**
+ * What undoing `target` would do: the whole revert when it fits; with `newest`, only the
+ * newest `newest` archived messages (from a turn start on, so the history stays valid).
+ */
+export async function planUncompact(deps: UncompactDeps, targets: readonly UncompactTarget[], target: UncompactTarget, newest?: number): Promise<UncompactPlan> {
+  const { auto, contextWindow } = deps.limits;
+  const later = targets.filter((t) => t.index > target.index).length;
+  const hidden = deps.store
+    .loadTranscript(deps.sessionId, { includeArchived: true })
+    .filter((e) => e.archivedBy === target.id)
+    .map((e) => e.message);
+  if (newest === undefined) {
+    const req: RevertRequest = { id: deps.newId(), target: target.id, createdAt: Date.now() };
+    const after = deps.store.previewRevert(deps.sessionId, req).map((e) => e.message);
+    const tokens = await deps.tokensWith(after);
+    if (tokens < auto) return { ok: true, req, target, restored: after.length - deps.current.length, tokens, alsoUndone: later };
+    const part = await largestPart(deps, hidden);
+    const lines = [
+      `Undoing compaction ${target.index} (${target.id}) would bring the context to ${fmt(tokens)} tokens, ${fmt(tokens - auto)} more than the auto-compaction threshold (${fmt(auto)} of a ${fmt(contextWindow)}-token window), so it would be compacted again at once. Nothing was changed.`,
+    ];
+    lines.push(
+      part
+        ? `/uncompact ${target.index} newest ${part.count} brings back the newest ${part.count} of its ${hidden.length} archived messages (${fmt(part.tokens)} tokens in all).`
+        : 'Not even its newest turn fits; /history and Recall still find everything it archived.',
+    );
+    return { ok: false, message: lines.join('\n') };
+  }
+  const restore = validSuffix(hidden, newest, deps.current);
+  if (!restore) return { ok: false, message: `No valid part of the newest ${newest} archived messages of compaction ${target.index} starts a turn; give a larger number.` };
+  const tokens = await deps.tokensWith([...restore, ...deps.current]);
+  if (tokens >= auto) {
+    return { ok: false, message: `The newest ${restore.length} archived messages would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(auto)}); give a smaller number. Nothing was changed.` };
+  }
+  const req: RevertRequest = { id: deps.newId(), target: target.id, restore: restore.map((m) => m.id), createdAt: Date.now() };
+  return { ok: true, req, target, restored: restore.length, tokens, alsoUndone: 0 };
+}
+
+/** The newest archived messages, at most `count` (fewer to start at a turn), that keep the history valid before `current`. */
+function validSuffix(hidden: readonly Message[], count: number, current: readonly Message[]): Message[] | undefined {
+  for (let start = Math.max(0, hidden.length - count); start < hidden.length; start++) {
+    const part = hidden.slice(start);
+    if (isTurnStart(part[0]!) && historyProblems([...part, ...current]).length === 0) return part;
+  }
+  return undefined;
+}
+
+/** The largest newest part of the archived messages that fits under the threshold (binary search over turn starts). */
+async function largestPart(deps: UncompactDeps, hidden: readonly Message[]): Promise<{ count: number; tokens: number } | undefined> {
+  const starts = hidden.map((m, i) => (isTurnStart(m) && historyProblems([...hidden.slice(i), ...deps.current]).length === 0 ? i : -1)).filter((i) => i >= 0);
+  let lo = 0;
+  let hi = starts.length - 1;
+  let best: { count: number; tokens: number } | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const part = hidden.slice(starts[mid]!);
+    const tokens = await deps.tokensWith([...part, ...deps.current]);
+    if (tokens < deps.limits.auto) {
+      best = { count: part.length, tokens };
+      hi = mid - 1;
+    } else lo = mid + 1;
+  }
+  return best;
+}
