@@ -1,7 +1,9 @@
 // /rewind: the turns a person can go back to, and putting files back as they were.
 import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { isToolResultMessage, textOf, type Message } from '../llm/messages.js';
+import { isToolResultMessage, newId, textOf, type Message } from '../llm/messages.js';
+import type { FileTracker } from '../tools/fileTracker.js';
+import type { SessionLog } from './sessionLog.js';
 import type { FileSnapshot, Store } from '../store/index.js';
 import { displayPath } from '../tools/paths.js';
 import type { RewindTargetView } from '../ui/controller.js';
@@ -13,6 +15,13 @@ export type RewindWhat = 'code' | 'conversation' | 'both';
 
 /** One of the person's turns: a /rewind destination (1-based index, oldest first; files changed in it or later). */
 export type RewindTarget = RewindTargetView;
+
+export interface RewindResult {
+  target: RewindTarget;
+  files: RestoredFile[];
+  /** Messages taken out of the conversation. */
+  archived: number;
+}
 
 export interface RestoredFile {
   path: string;
@@ -39,6 +48,35 @@ export function rewindTargets(store: Store, sessionId: string, visible: readonly
     const gone = inConversation ? undefined : rewound.has(m.id) ? ('rewound' as const) : ('compacted' as const);
     return { index: i + 1, turnId: m.id, text: textOf(m).trim(), createdAt: m.createdAt, inConversation, ...(gone ? { gone } : {}), files: [...files] };
   });
+}
+
+/** Does a /rewind: files back from their snapshots (code), the turn and what followed out of the conversation (a rewind record). */
+export async function rewindTo(
+  s: { store: Store; sessionId: string; cwd: string; files: FileTracker; log: SessionLog },
+  targets: readonly RewindTarget[],
+  ref: string,
+  what: RewindWhat,
+): Promise<RewindResult> {
+  const target = findTarget(targets, ref);
+  if (!target) throw new Error(`no turn "${ref}" to rewind to: give its number from /rewind`);
+  if (what !== 'code' && !target.inConversation) {
+    const why = target.gone === 'rewound' ? 'was taken out of the conversation by an earlier rewind' : 'was compacted into a summary';
+    throw new Error(`turn ${target.index} ${why}, so the conversation cannot go back to it; its code can be restored with /rewind ${target.index} code`);
+  }
+  let files: RestoredFile[] = [];
+  if (what !== 'conversation') {
+    const snapshots = s.store.snapshotsSince(s.sessionId, target.turnId);
+    files = await restoreSnapshots(snapshots, s.cwd);
+    // the model must read them again before changing them
+    for (const snap of snapshots) s.files.forget(snap.path);
+  }
+  let archived = 0;
+  if (what !== 'code') {
+    archived = s.log.rewind(target.turnId, newId(REWIND_ID_PREFIX));
+    // what the model read may have left the conversation with the rewound turns: it reads again before editing
+    s.files.clear();
+  }
+  return { target, files, archived };
 }
 
 /** Finds a target by its number or its message id (a unique prefix will do). */

@@ -6,7 +6,7 @@ import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
-import { addUsage, emptyUsage, newId, textOf, userMessage, type Message, type Usage } from '../llm/messages.js';
+import { addUsage, emptyUsage, newId, userMessage, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
 import { debug, redactSecrets } from '../log.js';
 import type { SessionInfo, Store } from '../store/index.js';
@@ -17,15 +17,17 @@ import type { ContextUsageView, SessionView } from '../ui/controller.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
 import { attachMentions } from './mentions.js';
+import { archiveRecall } from './recall.js';
+import { lastPrompt, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
-import { findTarget, restoreSnapshots, REWIND_ID_PREFIX, rewindTargets, type RestoredFile, type RewindTarget, type RewindWhat } from './rewind.js';
+import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
-import { parseShellNote, runShellNote } from './shellNote.js';
+import { runShellNote } from './shellNote.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
-import { findUncompactTarget, planUncompact, uncompactTargets, type UncompactPlan, type UncompactTarget } from './uncompact.js';
+import { planFor, uncompactTargets, type UncompactPlan, type UncompactTarget } from './uncompact.js';
 
-export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
+export { PIN_HEADER };
 
 export type SessionEvent =
   | AgentEvent
@@ -197,9 +199,7 @@ export class Session {
    */
   pin(text?: string): Message {
     if (this.running) throw new Error('wait for the current turn to end before pinning');
-    const note = text?.trim() || this.lastPrompt();
-    if (!note) throw new Error('nothing to pin yet: give the text, e.g. /pin always run the linter before committing');
-    const msg = this.log.append({ id: newId(), role: 'user', kind: 'normal', pinned: true, createdAt: Date.now(), blocks: [{ type: 'text', text: `${PIN_HEADER}\n${note}` }] });
+    const msg = this.log.append(pinNote(text?.trim() || lastPrompt(this.log.messages())));
     this.emit({ type: 'message', message: msg });
     this.emit({ type: 'context', usage: this.contextUsage() });
     return msg;
@@ -220,10 +220,7 @@ export class Session {
 
   /** The pinned notes, oldest first (/pin list). */
   pins(): Array<{ id: string; text: string }> {
-    return this.log
-      .messages()
-      .filter((m) => m.pinned)
-      .map((m) => ({ id: m.id, text: textOf(m).replace(`${PIN_HEADER}\n`, '') }));
+    return pinsOf(this.log.messages());
   }
 
   /** Unpins the nth pinned note (1-based, /pin list's numbering): it stays in the history and is compacted like the rest. */
@@ -234,15 +231,6 @@ export class Session {
     if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
     this.log.unpin(target.id);
     return target.text;
-  }
-
-  private lastPrompt(): string | undefined {
-    const history = this.log.messages();
-    for (let i = history.length - 1; i >= 0; i--) {
-      const m = history[i]!;
-      if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text') && !parseShellNote(textOf(m))) return textOf(m);
-    }
-    return undefined;
   }
 
   /** Interrupts the running turn or compaction; false when nothing runs. */
@@ -316,29 +304,11 @@ export class Session {
    * Goes back to before a turn: its files as they were before it (code), and/or the
    * conversation without it and what followed (archived, still searchable).
    */
-  async rewind(ref: string, what: RewindWhat): Promise<{ target: RewindTarget; files: RestoredFile[]; archived: number }> {
+  async rewind(ref: string, what: RewindWhat): Promise<RewindResult> {
     if (this.running) throw new Error('wait for the current turn to end (or press Esc) before rewinding');
-    const target = findTarget(this.rewindTargets(), ref);
-    if (!target) throw new Error(`no turn "${ref}" to rewind to: give its number from /rewind`);
-    if (what !== 'code' && !target.inConversation) {
-      const why = target.gone === 'rewound' ? 'was taken out of the conversation by an earlier rewind' : 'was compacted into a summary';
-      throw new Error(`turn ${target.index} ${why}, so the conversation cannot go back to it; its code can be restored with /rewind ${target.index} code`);
-    }
-    let files: RestoredFile[] = [];
-    if (what !== 'conversation') {
-      const snapshots = this.deps.store.snapshotsSince(this.id, target.turnId);
-      files = await restoreSnapshots(snapshots, this.context.config.cwd);
-      // the model must read them again before changing them
-      for (const s of snapshots) this.files.forget(s.path);
-    }
-    let archived = 0;
-    if (what !== 'code') {
-      archived = this.log.rewind(target.turnId, newId(REWIND_ID_PREFIX));
-      // what the model read may have left the conversation with the rewound turns: it reads again before editing
-      this.files.clear();
-      this.historyReplaced();
-    }
-    return { target, files, archived };
+    const done = await rewindTo({ store: this.deps.store, sessionId: this.id, cwd: this.context.config.cwd, files: this.files, log: this.log }, this.rewindTargets(), ref, what);
+    if (what !== 'code') this.historyReplaced();
+    return done;
   }
 
   /** Compactions /uncompact can undo, oldest first. */
@@ -353,21 +323,10 @@ export class Session {
    */
   async uncompact(ref?: string, newest?: number): Promise<UncompactPlan> {
     if (this.running) throw new Error('wait for the current turn to end (or press Esc) before undoing a compaction');
-    const targets = this.uncompactTargets();
-    if (targets.length === 0) return { ok: false, message: 'Nothing to undo: no compaction of this session is in effect (compactions made before this version cannot be undone).' };
-    const target = findUncompactTarget(targets, ref);
-    if (!target) throw new Error(`no compaction "${ref}" to undo: /uncompact list shows them`);
-    const plan = await planUncompact(
-      {
-        store: this.deps.store,
-        sessionId: this.id,
-        current: this.log.messages(),
-        tokensWith: (h) => this.context.tokensWith(h),
-        limits: this.context.limits(),
-        newId: () => newId('rv'),
-      },
-      targets,
-      target,
+    const plan = await planFor(
+      { store: this.deps.store, sessionId: this.id, current: this.log.messages(), tokensWith: (h) => this.context.tokensWith(h), limits: this.context.limits() },
+      this.uncompactTargets(),
+      ref,
       newest,
     );
     if (!plan.ok) return plan;
@@ -395,22 +354,7 @@ export class Session {
 
   /** The session's archive, for the Recall tool and /history. */
   recallSource(): RecallSource {
-    const store = this.deps.store;
-    const scope = (): { sessionId?: string } => (this.context.config.recall.crossSession ? {} : { sessionId: this.id });
-    return {
-      search: (query, opts) =>
-        store.searchArchive(query, { ...scope(), limit: opts.limit, offset: opts.offset }).map((h) => ({
-          id: h.id,
-          label: h.label,
-          snippet: h.snippet,
-          sessionId: h.sessionId,
-          createdAt: h.createdAt,
-        })),
-      get: (id) => {
-        const found = store.getArchived(id, scope());
-        return found ? { id: found.id, label: found.label, text: found.text } : undefined;
-      },
-    };
+    return archiveRecall(this.deps.store, this.id, () => this.context.config.recall.crossSession);
   }
 
   // ---- the loop's host -------------------------------------------------------------

@@ -2,7 +2,7 @@
 // it archived come back into view when they fit under the auto-compaction threshold (else the
 // next request would compact them away again); when they do not, the largest newest part that
 // fits is offered instead.
-import { isToolResultMessage, type Message } from '../llm/messages.js';
+import { isToolResultMessage, newId, type Message } from '../llm/messages.js';
 import { historyProblems } from '../llm/validate.js';
 import type { CompactionInEffect, RevertRequest, Store } from '../store/index.js';
 
@@ -26,7 +26,6 @@ export interface UncompactDeps {
   /** Tokens the next request would carry with this history. */
   tokensWith: (history: readonly Message[]) => Promise<number>;
   limits: { auto: number; contextWindow: number };
-  newId: () => string;
 }
 
 export type UncompactPlan =
@@ -53,6 +52,14 @@ export function findUncompactTarget(targets: readonly UncompactTarget[], ref: st
   return matches.length === 1 ? matches[0] : undefined;
 }
 
+/** The plan for `/uncompact [ref] [newest n]`: the last compaction when no ref is given. */
+export async function planFor(deps: UncompactDeps, targets: readonly UncompactTarget[], ref: string | undefined, newest: number | undefined): Promise<UncompactPlan> {
+  if (targets.length === 0) return { ok: false, message: 'Nothing to undo: no compaction of this session is in effect (compactions made before this version cannot be undone).' };
+  const target = findUncompactTarget(targets, ref);
+  if (!target) throw new Error(`no compaction "${ref}" to undo: /uncompact list shows them`);
+  return planUncompact(deps, targets, target, newest);
+}
+
 const fmt = (n: number): string => n.toLocaleString('en-US');
 const isTurnStart = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && !isToolResultMessage(m);
 
@@ -68,7 +75,7 @@ export async function planUncompact(deps: UncompactDeps, targets: readonly Uncom
     .filter((e) => e.archivedBy === target.id)
     .map((e) => e.message);
   if (newest === undefined) {
-    const req: RevertRequest = { id: deps.newId(), target: target.id, createdAt: Date.now() };
+    const req: RevertRequest = { id: newId('rv'), target: target.id, createdAt: Date.now() };
     const after = deps.store.previewRevert(deps.sessionId, req).map((e) => e.message);
     const tokens = await deps.tokensWith(after);
     if (tokens < auto) return { ok: true, req, target, restored: after.length - deps.current.length, tokens, alsoUndone: later };
@@ -89,7 +96,7 @@ export async function planUncompact(deps: UncompactDeps, targets: readonly Uncom
   if (tokens >= auto) {
     return { ok: false, message: `The newest ${restore.length} archived messages would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(auto)}); give a smaller number. Nothing was changed.` };
   }
-  const req: RevertRequest = { id: deps.newId(), target: target.id, restore: restore.map((m) => m.id), createdAt: Date.now() };
+  const req: RevertRequest = { id: newId('rv'), target: target.id, restore: restore.map((m) => m.id), createdAt: Date.now() };
   return { ok: true, req, target, restored: restore.length, tokens, alsoUndone: 0 };
 }
 

@@ -65,7 +65,7 @@ interface CacheRow {
 export class HistoryLog {
   private readonly stmts;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     this.stmts = {
       insert: db.prepare(
         `INSERT INTO history_records (session_id, id, kind, after_seq, body, created_at)

@@ -23,7 +23,7 @@ export class HistoryWrites {
   private readonly indexer: ArchiveIndexer;
   private readonly stmts;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     this.log = new HistoryLog(db);
     this.indexer = new ArchiveIndexer(db);
     this.stmts = {
