@@ -124,88 +124,119 @@ export function normalizeState(raw: unknown): CompactionState {
   return s;
 }
 
-export type AutoDecision = { run: true } | { run: false; reason: string; announce: boolean };
-
 /**
- * Whether auto compaction may run now. `announce` is true when the reason should be shown
- * (long-lived stops are told once; a cooldown is told each time it holds compaction back).
+ * The guards of automatic compaction as one small state machine over the saved state: the
+ * breaker (failures in a row), the cooldown after a compaction, the thrash stop (compactions
+ * in a row without progress) and exhaustion (compaction cannot get under the threshold). It
+ * also owns whether the person was told: a standing stop is told once, a cooldown each time it
+ * holds compaction back.
  */
-export function autoDecision(state: CompactionState, cfg: CompactionConfig, tokens: number, t: Thresholds): AutoDecision {
-  if (!cfg.auto) return { run: false, reason: 'automatic compaction is disabled', announce: false };
-  if (state.breakerOpen) return { run: false, reason: breakerMessage(state, cfg), announce: !state.breakerTold };
-  if (state.thrashStopped) return { run: false, reason: thrashMessage(), announce: !state.thrashTold };
-  if (state.exhausted) return { run: false, reason: exhaustedMessage(state, t), announce: !state.exhaustedTold };
-  if (state.cooldownTurnsLeft > 0 && tokens < t.blocking) {
-    const n = state.cooldownTurnsLeft;
-    return { run: false, reason: `cooldown after the last compaction (${n} more turn${n === 1 ? '' : 's'})`, announce: true };
+export class Guards {
+  constructor(
+    private readonly st: CompactionState,
+    private readonly cfg: CompactionConfig,
+    private readonly t: Thresholds,
+  ) {}
+
+  /** Whether auto compaction may run now at `tokens`; `tell` is what to announce (already marked told). */
+  mayRunAuto(tokens: number): { run: true } | { run: false; tell?: string } {
+    const st = this.st;
+    if (!this.cfg.auto) return { run: false };
+    if (st.breakerOpen) return this.once('breakerTold', breakerMessage(st, this.cfg));
+    if (st.thrashStopped) return this.once('thrashTold', thrashMessage());
+    if (st.exhausted) return this.once('exhaustedTold', exhaustedMessage(st, this.t));
+    if (st.cooldownTurnsLeft > 0 && tokens < this.t.blocking) {
+      const n = st.cooldownTurnsLeft;
+      return { run: false, tell: `cooldown after the last compaction (${n} more turn${n === 1 ? '' : 's'})` };
+    }
+    return { run: true };
   }
-  return { run: true };
-}
 
-/** Marks the reason of a decision as told. */
-export function markTold(state: CompactionState): void {
-  if (state.breakerOpen) state.breakerTold = true;
-  else if (state.thrashStopped) state.thrashTold = true;
-  else if (state.exhausted) state.exhaustedTold = true;
-}
-
-/** The standing notice for the gauge, if a guard has stopped auto compaction. */
-export function guardNotice(state: CompactionState, cfg: CompactionConfig, t: Thresholds): string | undefined {
-  if (state.breakerOpen) return breakerMessage(state, cfg);
-  if (state.thrashStopped) return thrashMessage();
-  if (state.exhausted) return exhaustedMessage(state, t);
-  return undefined;
-}
-
-export function recordAutoFailure(state: CompactionState, cfg: CompactionConfig, reason: string): void {
-  state.consecutiveFailures += 1;
-  state.lastFailure = reason;
-  if (state.consecutiveFailures >= cfg.maxFailures && !state.breakerOpen) {
-    state.breakerOpen = true;
-    state.breakerTold = false;
+  /** A guard has stopped auto compaction (the gauge says so). */
+  stopped(): boolean {
+    return this.st.breakerOpen || this.st.exhausted || this.st.thrashStopped;
   }
-}
 
-/** Any successful LLM compaction proves the summarizer works: the breaker closes. */
-export function recordSuccess(state: CompactionState): void {
-  state.consecutiveFailures = 0;
-  state.breakerOpen = false;
-  state.breakerTold = false;
-  delete state.lastFailure;
-}
-
-export function recordExhausted(state: CompactionState, tokens: number): void {
-  if (!state.exhausted) state.exhaustedTold = false;
-  state.exhausted = true;
-  state.exhaustedTokens = tokens;
-}
-
-export function clearExhausted(state: CompactionState): void {
-  state.exhausted = false;
-  state.exhaustedTold = false;
-  delete state.exhaustedTokens;
-}
-
-/** An automatic (auto or reactive) compaction was applied. */
-export function recordCompactionApplied(state: CompactionState): void {
-  state.compactionsWithoutProgress += 1;
-  if (state.compactionsWithoutProgress >= THRASH_LIMIT && !state.thrashStopped) {
-    state.thrashStopped = true;
-    state.thrashTold = false;
+  /** The standing notice for the gauge, if a guard has stopped auto compaction. */
+  notice(): string | undefined {
+    if (this.st.breakerOpen) return breakerMessage(this.st, this.cfg);
+    if (this.st.thrashStopped) return thrashMessage();
+    if (this.st.exhausted) return exhaustedMessage(this.st, this.t);
+    return undefined;
   }
-}
 
-/** The model answered: compactions are no longer "in a row". */
-export function recordProgress(state: CompactionState): void {
-  state.compactionsWithoutProgress = 0;
-}
+  /** The context was measured: under the auto threshold, exhaustion is over. */
+  measured(tokens: number): void {
+    if (this.st.exhausted && tokens < this.t.auto) this.clearExhausted();
+  }
 
-/** A user turn finished: cooldown counts down; a thrash stop lifts. */
-export function recordTurn(state: CompactionState): void {
-  if (state.cooldownTurnsLeft > 0) state.cooldownTurnsLeft -= 1;
-  state.compactionsWithoutProgress = 0;
-  state.thrashStopped = false;
-  state.thrashTold = false;
+  /** An LLM compaction was applied; `automatic` for auto and reactive (they count toward the thrash stop), `cooldown` for auto. */
+  applied(tokensAfter: number, opts: { automatic: boolean; cooldown: boolean }): void {
+    const st = this.st;
+    // any successful LLM compaction proves the summarizer works: the breaker closes
+    st.consecutiveFailures = 0;
+    st.breakerOpen = false;
+    st.breakerTold = false;
+    delete st.lastFailure;
+    if (opts.cooldown) st.cooldownTurnsLeft = this.cfg.cooldownTurns;
+    if (opts.automatic) {
+      st.compactionsWithoutProgress += 1;
+      if (st.compactionsWithoutProgress >= THRASH_LIMIT && !st.thrashStopped) {
+        st.thrashStopped = true;
+        st.thrashTold = false;
+      }
+    }
+    if (tokensAfter >= this.t.auto) this.exhaust(tokensAfter);
+    else this.clearExhausted();
+  }
+
+  /** The compaction would not have made the context smaller. */
+  ineffective(tokens: number): void {
+    this.exhaust(tokens);
+  }
+
+  /** An auto compaction failed; returns what to announce when that opened the breaker (marked told). */
+  autoFailed(reason: string): string | undefined {
+    const st = this.st;
+    st.consecutiveFailures += 1;
+    st.lastFailure = reason;
+    if (st.consecutiveFailures < this.cfg.maxFailures || st.breakerOpen) return undefined;
+    st.breakerOpen = true;
+    st.breakerTold = true;
+    return breakerMessage(st, this.cfg);
+  }
+
+  /** The model answered: compactions are no longer "in a row". */
+  progressed(): void {
+    this.st.compactionsWithoutProgress = 0;
+  }
+
+  /** A user turn finished: cooldown counts down; a thrash stop lifts. */
+  turnEnded(): void {
+    const st = this.st;
+    if (st.cooldownTurnsLeft > 0) st.cooldownTurnsLeft -= 1;
+    st.compactionsWithoutProgress = 0;
+    st.thrashStopped = false;
+    st.thrashTold = false;
+  }
+
+  private once(flag: 'breakerTold' | 'thrashTold' | 'exhaustedTold', message: string): { run: false; tell?: string } {
+    if (this.st[flag]) return { run: false };
+    this.st[flag] = true;
+    return { run: false, tell: message };
+  }
+
+  private exhaust(tokens: number): void {
+    if (!this.st.exhausted) this.st.exhaustedTold = false;
+    this.st.exhausted = true;
+    this.st.exhaustedTokens = tokens;
+  }
+
+  private clearExhausted(): void {
+    this.st.exhausted = false;
+    this.st.exhaustedTold = false;
+    delete this.st.exhaustedTokens;
+  }
 }
 
 export function breakerMessage(state: CompactionState, cfg: CompactionConfig): string {

@@ -1,0 +1,142 @@
+// The LLM tiers' plan (auto, reactive, manual): choose the tail to keep, summarize the head,
+// restore recent requests and files, and assemble the compacted history. Nothing is committed
+// here: the outcome goes back through the engine to the session.
+import { historyProblems } from '../llm/validate.js';
+import type { Message, Usage } from '../llm/messages.js';
+import { emptyUsage, newId } from '../llm/messages.js';
+import type { compactionBudgets } from './budget.js';
+import { assembleHistory, buildCheckpointMessage, checkpointSummary } from './checkpoint.js';
+import type { CompactionContext, EngineDeps } from './engineDeps.js';
+import type { Measurement } from './meter.js';
+import { FILE_EDIT_TOOLS } from './modified.js';
+import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
+import { buildRestoration, type Restoration } from './restore.js';
+import { partitionHead, selectSplit } from './split.js';
+import { SummaryFailure, type Summarizer, type SummaryResult } from './summarize.js';
+import type { CompactionRecord, CompactionTrigger } from './types.js';
+
+export interface HeadDeps {
+  deps: EngineDeps;
+  summarizer: Summarizer;
+  now: () => number;
+  /** The session model's calibration ratio. */
+  ratio: number;
+  budgets: (fixedRaw: number) => ReturnType<typeof compactionBudgets>;
+}
+
+export interface LlmRun {
+  trigger: Exclude<CompactionTrigger, 'micro'>;
+  ctx: CompactionContext;
+  measured: Measurement;
+  tokensBefore: number;
+  focus?: string | undefined;
+  /** Tail budget overriding the configured one (reactive). */
+  tailBudget?: number;
+  restore: boolean;
+  signal: AbortSignal;
+  emit: Emit;
+}
+
+
+/** Summarizes the head and keeps the tail (auto, reactive, manual): the plan of an LLM compaction, nothing committed. */
+export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> {
+  const { trigger, ctx, measured, signal, emit } = run;
+  const { counter } = d.deps;
+  const started = d.now();
+  const id = newId('c');
+  const progress = (stage: string): void => emit({ type: 'compaction_progress', trigger, stage });
+  emit({ type: 'compaction_start', trigger, ...(run.focus ? { focus: run.focus } : {}), tokensBefore: run.tokensBefore });
+  const finish = (fields: Partial<CompactionRecord> & Pick<CompactionRecord, 'status'>, usage: Usage = emptyUsage()): Outcome => ({
+    record: bareRecord(d.now(), trigger, run.tokensBefore, started, { ...fields, id, usage, model: d.deps.summarizer.model, ...(run.focus ? { focus: run.focus } : {}) }),
+  });
+  if (signal.aborted) return finish({ status: 'failed', reason: CANCELLED });
+
+  const fixedRaw = measured.systemRaw + measured.toolsRaw;
+  const budgets = d.budgets(fixedRaw);
+  const ratio = d.ratio;
+  const tokensOf = (m: Message): number => ratio * counter.countMessage(m);
+  const history = ctx.history;
+  progress('choosing what to keep');
+  const split = selectSplit(history, { tailTurns: d.deps.config.tailTurns, tailTokens: run.tailBudget ?? budgets.tailTokens }, tokensOf);
+  const head = partitionHead(history.slice(0, split.index));
+  if (head.summarize.length === 0) {
+    const reason = 'nothing to compact: what came before the kept recent turns is only the checkpoint and pinned messages';
+    return finish({ status: 'ineffective', reason: split.index === 0 ? 'nothing to compact yet: the conversation fits in the kept recent turns' : reason, tokensAfter: run.tokensBefore, method: 'none' });
+  }
+  const tail = history.slice(split.index);
+
+  let summary: SummaryResult;
+  try {
+    summary = await d.summarizer.summarize({
+      messages: head.summarize,
+      previous: head.previous ? checkpointSummary(head.previous) : undefined,
+      focus: run.focus,
+      maxTokens: budgets.summaryMaxTokens,
+      inputTokens: d.deps.config.summaryInputTokens,
+      concurrency: d.deps.config.chunkConcurrency,
+      verify: d.deps.config.verify,
+      signal,
+      progress,
+      describe: d.deps.describeToolUse,
+      // a reactive compaction follows "prompt too long": the request as it stands cannot be sent
+      shared:
+        d.deps.inPlaceSummary && trigger !== 'reactive'
+          ? { system: ctx.system, tools: ctx.tools, history, keptFrom: split.index, tokens: measured.tokens, cacheKey: d.deps.inPlaceSummary.cacheKey }
+          : undefined,
+    });
+  } catch (e) {
+    const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));
+    return finish({ status: 'failed', reason: f.aborted ? CANCELLED : f.message, tokensAfter: run.tokensBefore });
+  }
+
+  let restoration: Restoration | undefined;
+  if (run.restore) {
+    progress('restoring recent requests and files');
+    restoration = await buildRestoration(
+      head.archived,
+      tail,
+      {
+        budget: budgets.restoreTokens,
+        fileBudget: budgets.restoreFileTokens,
+        maxFiles: d.deps.config.restoreFiles,
+        fileReadTools: d.deps.fileReadTools ?? ['FileRead', ...FILE_EDIT_TOOLS],
+        readFile: d.deps.readFile,
+        signal,
+      },
+      counter,
+    );
+  }
+  if (signal.aborted) return finish({ status: 'failed', reason: CANCELLED, tokensAfter: run.tokensBefore }, summary.usage);
+
+  const checkpoint = buildCheckpointMessage({ compactionId: id, summary: summary.text, archivedCount: head.archived.length, restoration, createdAt: d.now() });
+  const { messages, bridges } = assembleHistory(checkpoint, head.pinnedUnits, tail, d.now());
+  const problems = historyProblems(messages);
+  if (problems.length > 0) {
+    return finish({ status: 'failed', reason: `the compacted history would be invalid (${problems[0]})`, tokensAfter: run.tokensBefore }, summary.usage);
+  }
+  const rawAfter = counter.countMessages(messages);
+  const tokensAfter = Math.round(ratio * (fixedRaw + rawAfter));
+  const fields = {
+    tokensAfter,
+    archivedCount: head.archived.length,
+    preservedCount: head.pinnedUnits.reduce((n, u) => n + u.length, 0) + tail.length,
+    summaryTokens: counter.countText(summary.text),
+    summary: summary.text,
+    method: summary.method,
+  };
+  if (tokensAfter >= run.tokensBefore) {
+    return finish({ ...fields, status: 'ineffective', reason: 'the compacted context would not be smaller than the current one' }, summary.usage);
+  }
+  const record = bareRecord(d.now(), trigger, run.tokensBefore, started, {
+    ...fields,
+    id,
+    status: 'applied',
+    usage: summary.usage,
+    model: d.deps.summarizer.model,
+    ...(run.focus ? { focus: run.focus } : {}),
+  });
+  return {
+    record,
+    change: { record, messages, archivedIds: head.archived.map((m) => m.id), added: [checkpoint, ...bridges], replaced: [], cleared: [] },
+  };
+}
