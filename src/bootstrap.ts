@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
-import { CliError, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { CliError, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
 import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
 import { MissingKeyError, resolveCredentials } from './config/credentials.js';

@@ -1,40 +1,11 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
+import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import { editDistance } from './editDistance.js';
 
 // The entry point. Only commander is imported eagerly: `--version` and `--help` must stay
 // fast, so config, the SDKs, ink and the tokenizer load inside the actions that need them.
-
-export const EXIT_OK = 0;
-export const EXIT_RUNTIME = 1;
-export const EXIT_USAGE = 2;
-
-/** An error the CLI reports without a stack trace, with its exit code. */
-export class CliError extends Error {
-  override readonly name = 'CliError';
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT_RUNTIME,
-  ) {
-    super(message);
-  }
-}
-
-export interface GlobalOptions {
-  print?: string | boolean;
-  outputFormat: 'text' | 'json' | 'stream-json';
-  model?: string;
-  provider?: string;
-  baseUrl?: string;
-  resume?: string | boolean;
-  continue?: boolean;
-  fork?: boolean;
-  addDir?: string[];
-  db?: string;
-  permissionMode?: string;
-  maxSteps?: number;
-  debug?: string | boolean;
-}
 
 export function version(): string {
   // inlined by the bundler: no file to find at run time

@@ -1,5 +1,6 @@
 import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
-import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { CliError, EXIT_OK, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import { COMMANDS, CommandError, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import { FileIndex } from './session/fileIndex.js';

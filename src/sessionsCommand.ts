@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { configFor, lookUpSession, openStoreFor } from './bootstrap.js';
-import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import type { Message } from './llm/messages.js';
 import { sessionMarkdown } from './markdownExport.js';
 import { isStaleLease } from './session/lease.js';
