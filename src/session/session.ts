@@ -20,7 +20,7 @@ import { ReadBoundary } from '../tools/readBoundary.js';
 import { toolSpec, type AnyTool, type RecallSource } from '../tools/types.js';
 import type { PermissionMode } from '../config/schema.js';
 import { findTarget, restoreSnapshots, REWIND_ID_PREFIX, rewindTargets, type RestoredFile, type RewindTarget, type RewindWhat } from './rewind.js';
-import type { CommandOutput, ContextUsageView, CostRow, SessionView } from '../ui/controller.js';
+import type { CommandOutput, ContextUsageView, CostRow, SessionView } from './protocol.js';
 import { contextBreakdown } from './breakdown.js';
 import { dateNoteFor } from './dateNote.js';
 import { costBreakdown } from './pricing.js';
