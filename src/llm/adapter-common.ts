@@ -50,7 +50,7 @@ export function finalToolInput(json: string, maybeTruncated: boolean): Record<st
 type LogFn = (message: string, ...rest: unknown[]) => void;
 
 /** An SDK logger that routes warnings and errors to onWarning and drops the rest. */
-export function sdkLogger(opts: Pick<AdapterOptions, 'onWarning' | 'apiKey'>): { error: LogFn; warn: LogFn; info: LogFn; debug: LogFn } {
+function sdkLogger(opts: Pick<AdapterOptions, 'onWarning' | 'apiKey'>): { error: LogFn; warn: LogFn; info: LogFn; debug: LogFn } {
   const forward: LogFn = (message) => {
     if (!opts.onWarning) return;
     const text = opts.apiKey.length >= 4 ? message.split(opts.apiKey).join('[redacted]') : message;
@@ -61,7 +61,7 @@ export function sdkLogger(opts: Pick<AdapterOptions, 'onWarning' | 'apiKey'>): {
 }
 
 /** onWarning that passes each distinct SDK notice on once per provider, not on every request. */
-export function onceEach(onWarning: ((message: string) => void) | undefined): (message: string) => void {
+function onceEach(onWarning: ((message: string) => void) | undefined): (message: string) => void {
   const warned = new Set<string>();
   return (message) => {
     if (warned.has(message)) return;
@@ -74,7 +74,7 @@ export function onceEach(onWarning: ((message: string) => void) | undefined): (m
  * The options both SDK clients take, for one request: no SDK retries (retry.ts decides), the
  * request's own fetch wrapper, and the SDK's log lines routed to `warn`.
  */
-export function clientOptions(opts: AdapterOptions, tap: RequestTap, warn: (message: string) => void) {
+function clientOptions(opts: AdapterOptions, tap: RequestTap, warn: (message: string) => void) {
   return {
     apiKey: opts.apiKey,
     ...(opts.baseURL !== undefined ? { baseURL: opts.baseURL } : {}),
@@ -102,10 +102,11 @@ export async function withWarningsTo<T>(onWarning: (message: string) => void, fn
 }
 
 /** How an adapter plugs its SDK into runRequest. */
-export interface AdapterSpec<C extends { baseURL: string }> {
+interface AdapterSpec<C extends { baseURL: string }> {
   provider: 'anthropic' | 'openai';
   /** The key variable named in authentication errors when the options name none. */
   keyEnv: string;
+  /** One client per request, so that its fetch wrapper belongs to that request (constructing one costs under 0.1 ms). */
   client: (tap: RequestTap) => C;
   describe: (err: unknown) => SdkFailure;
   /** The SDK's abort error: thrown when the caller or the idle timer stopped the request. */
@@ -127,7 +128,7 @@ export interface RequestContext<C> {
  * its own, an early abort, every failure turned into a ProviderError with the tap's timings and
  * raw error body, and the tap disposed at the end.
  */
-export async function* runRequest<C extends { baseURL: string }>(
+async function* runRequest<C extends { baseURL: string }>(
   opts: AdapterOptions,
   req: ModelRequest,
   spec: AdapterSpec<C>,
@@ -159,4 +160,27 @@ export async function* runRequest<C extends { baseURL: string }>(
   } finally {
     tap.dispose();
   }
+}
+
+/**
+ * An SDK adapter: the provider's options, each distinct SDK notice passed on once (not on every
+ * request), and every request run in runRequest's frame. Subclasses turn one request into events.
+ */
+export abstract class SdkAdapter<C extends { baseURL: string }> {
+  protected readonly warn: (message: string) => void;
+  private readonly spec: AdapterSpec<C>;
+
+  constructor(
+    protected readonly opts: AdapterOptions,
+    sdk: Omit<AdapterSpec<C>, 'client'> & { client: (options: ReturnType<typeof clientOptions>) => C },
+  ) {
+    this.warn = onceEach(opts.onWarning);
+    this.spec = { ...sdk, client: (tap) => sdk.client(clientOptions(opts, tap, this.warn)) };
+  }
+
+  stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
+    return runRequest(this.opts, req, this.spec, (ctx) => this.events(req, ctx));
+  }
+
+  protected abstract events(req: ModelRequest, ctx: RequestContext<C>): AsyncGenerator<StreamEvent>;
 }

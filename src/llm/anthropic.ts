@@ -14,7 +14,7 @@ import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import { DEFAULT_CACHE, messageBreakpoints, type CacheSettings } from './cache.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
-import { clientOptions, finalToolInput, onceEach, runRequest, withWarningsTo, type AdapterOptions, type AdapterSpec, type RequestContext } from './adapter-common.js';
+import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { describeSdkError, type SdkFailure } from './sdk-errors.js';
 
 // The Anthropic Messages API adapter: neutral messages → Messages params, the SDK's raw
@@ -130,30 +130,14 @@ type BlockState =
   | { kind: 'tool'; id: string; name: string; json: string; closed: boolean }
   | { kind: 'ignored' };
 
-export class AnthropicProvider implements Provider {
+export class AnthropicProvider extends SdkAdapter<Anthropic> implements Provider {
   readonly name = 'anthropic' as const;
 
-  /** Each distinct SDK notice is passed on once, not on every request. */
-  private readonly warn: (message: string) => void;
-  private readonly spec: AdapterSpec<Anthropic>;
-
-  constructor(private readonly opts: AdapterOptions) {
-    this.warn = onceEach(opts.onWarning);
-    this.spec = {
-      provider: 'anthropic',
-      keyEnv: 'ANTHROPIC_API_KEY',
-      // one client per request, so that its fetch wrapper belongs to that request (constructing one costs ~0.05 ms)
-      client: (tap) => new Anthropic(clientOptions(opts, tap, this.warn)),
-      describe: describeAnthropicError,
-      aborted: () => new APIUserAbortError(),
-    };
+  constructor(opts: AdapterOptions) {
+    super(opts, { provider: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', client: (options) => new Anthropic(options), describe: describeAnthropicError, aborted: () => new APIUserAbortError() });
   }
 
-  stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
-    return runRequest(this.opts, req, this.spec, (ctx) => this.events(req, ctx));
-  }
-
-  private async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<Anthropic>): AsyncGenerator<StreamEvent> {
+  protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<Anthropic>): AsyncGenerator<StreamEvent> {
     const params = toAnthropicParams(req, this.opts.cache);
     // the SDK console.warns about deprecated models; route that to onWarning instead of the terminal
     const stream = await withWarningsTo(this.warn, () => client.messages.create(params, { signal }));

@@ -7,7 +7,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions/completions';
-import { clientOptions, finalToolInput, onceEach, runRequest, withWarningsTo, type AdapterOptions, type AdapterSpec, type RequestContext } from './adapter-common.js';
+import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { DEFAULT_CACHE, sendsPromptCacheKey } from './cache.js';
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
@@ -141,30 +141,14 @@ function isJsonObject(text: string): boolean {
 
 const generatedId = (): string => `call_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
-export class OpenAIProvider implements Provider {
+export class OpenAIProvider extends SdkAdapter<OpenAI> implements Provider {
   readonly name = 'openai' as const;
 
-  /** Each distinct SDK notice is passed on once, not on every request. */
-  private readonly warn: (message: string) => void;
-  private readonly spec: AdapterSpec<OpenAI>;
-
-  constructor(private readonly opts: AdapterOptions) {
-    this.warn = onceEach(opts.onWarning);
-    this.spec = {
-      provider: 'openai',
-      keyEnv: 'OPENAI_API_KEY',
-      // one client per request, so that its fetch wrapper belongs to that request (constructing one costs ~0.03 ms)
-      client: (tap) => new OpenAI(clientOptions(opts, tap, this.warn)),
-      describe: describeOpenAIError,
-      aborted: () => new APIUserAbortError(),
-    };
+  constructor(opts: AdapterOptions) {
+    super(opts, { provider: 'openai', keyEnv: 'OPENAI_API_KEY', client: (options) => new OpenAI(options), describe: describeOpenAIError, aborted: () => new APIUserAbortError() });
   }
 
-  stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
-    return runRequest(this.opts, req, this.spec, (ctx) => this.events(req, ctx));
-  }
-
-  private async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<OpenAI>): AsyncGenerator<StreamEvent> {
+  protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<OpenAI>): AsyncGenerator<StreamEvent> {
     const cacheKey = req.cacheKey !== undefined && sendsPromptCacheKey(this.opts.cache ?? DEFAULT_CACHE, client.baseURL) ? req.cacheKey : undefined;
     const params = toOpenAIParams(req, this.opts.tokenField ?? tokenFieldFor(client.baseURL), cacheKey);
     const stream = await withWarningsTo(this.warn, () => client.chat.completions.create(params, { signal }));
