@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
-import { CliError, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { CliError, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
 import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
 import { MissingKeyError, resolveCredentials } from './config/credentials.js';
@@ -84,8 +85,11 @@ export function forkSession(store: Store, from: SessionInfo, cwd: string): Sessi
   });
 }
 
-/** A provider for the config's family; `purpose` names the setting that asked for it, for a missing key. */
-export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env, purpose?: string): Provider {
+/**
+ * A provider for the config's family; `purpose` names the setting that asked for it, for a missing key.
+ * SDK warnings (e.g. a deprecated model) go to the debug log and to `onWarning`, the caller's notices.
+ */
+export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env, purpose?: string, onWarning?: (message: string) => void): Provider {
   let creds;
   try {
     creds = resolveCredentials(config, env);
@@ -103,20 +107,21 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
     firstByteTimeoutMs: config.timeouts.firstByteMs,
     idleTimeoutMs: config.timeouts.idleMs,
     cache: config.cache,
-    onWarning: (message) => providerWarnings.emit(message),
+    onWarning: (message) => {
+      debug(`provider warning: ${message}`);
+      onWarning?.(message);
+    },
   });
 }
 
-/** SDK warnings (e.g. a deprecated model) go to whoever shows notices: the session forwards them. */
-export const providerWarnings = {
-  listener: undefined as ((message: string) => void) | undefined,
-  emit(message: string): void {
-    debug(`provider warning: ${message}`);
-    this.listener?.(message);
-  },
-};
+/** What the front end lends the runtime: who approves tools, who shows the providers' warnings. */
+export interface RuntimeHost {
+  approver?: Approver;
+  onProviderWarning?: (message: string) => void;
+}
 
-export async function createRuntime(opts: GlobalOptions, approver?: Approver, env: NodeJS.ProcessEnv = process.env): Promise<{ runtime: Runtime; resumed: boolean }> {
+export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {}, env: NodeJS.ProcessEnv = process.env): Promise<{ runtime: Runtime; resumed: boolean }> {
+  const { approver, onProviderWarning } = host;
   let config = configFor(opts, env);
   if (opts.debug) {
     try {
@@ -137,7 +142,7 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
     const found = findSessionToResume(store, config, opts);
     const resume = found && opts.fork ? forkSession(store, found, config.cwd) : found;
     if (keepsOwnModel(resume, config)) config = ownConfig(resume);
-    const provider = providerFor(config, env);
+    const provider = providerFor(config, env, undefined, onProviderWarning);
     // the tokenizer loads only once a request could come near a compaction threshold
     const counter = new TokenCounter();
     const hidden = new Set(hiddenFromShell(config, env));
@@ -148,9 +153,9 @@ export async function createRuntime(opts: GlobalOptions, approver?: Approver, en
       let prov = provider;
       if (keepsOwnModel(info, config)) {
         cfg = ownConfig(info);
-        prov = providerFor(cfg, env);
+        prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
-      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose) }, info);
+      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) }, info);
     };
     let session: Session;
     try {

@@ -1,40 +1,11 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
+import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import { editDistance } from './editDistance.js';
 
 // The entry point. Only commander is imported eagerly: `--version` and `--help` must stay
 // fast, so config, the SDKs, ink and the tokenizer load inside the actions that need them.
-
-export const EXIT_OK = 0;
-export const EXIT_RUNTIME = 1;
-export const EXIT_USAGE = 2;
-
-/** An error the CLI reports without a stack trace, with its exit code. */
-export class CliError extends Error {
-  override readonly name = 'CliError';
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT_RUNTIME,
-  ) {
-    super(message);
-  }
-}
-
-export interface GlobalOptions {
-  print?: string | boolean;
-  outputFormat: 'text' | 'json' | 'stream-json';
-  model?: string;
-  provider?: string;
-  baseUrl?: string;
-  resume?: string | boolean;
-  continue?: boolean;
-  fork?: boolean;
-  addDir?: string[];
-  db?: string;
-  permissionMode?: string;
-  maxSteps?: number;
-  debug?: string | boolean;
-}
 
 export function version(): string {
   // inlined by the bundler: no file to find at run time
@@ -83,53 +54,50 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       });
     });
 
-  const sessions = program
-    .command('sessions')
-    .description('list, show, export, search and remove stored sessions')
-    .option('--db <path>', 'database file')
+  const sessions = withSessionsOptions(program.command('sessions').description('list, show, export, search and remove stored sessions'))
     .option('--cwd <dir>', 'only sessions of this directory')
     .option('-n, --limit <n>', 'how many to list', positiveInt, 50)
-    .argument('[list]', 'list the sessions (what `agent sessions` does without a subcommand)')
-    .action((sub: string | undefined, opts: { db?: string; cwd?: string; limit: number }) => {
-      run(async () => {
-        if (sub !== undefined && sub !== 'list') throw new CliError(unknownSubcommand(sub), EXIT_USAGE);
-        return (await import('./sessionsCommand.js')).listSessionsCommand({ ...program.opts<GlobalOptions>(), ...opts });
-      });
+    .argument('[list]', 'list the sessions (what `agent sessions` does without a subcommand)');
+  sessions.action((sub: string | undefined, opts: { db?: string; cwd?: string; limit: number }) => {
+    run(async () => {
+      if (sub !== undefined && sub !== 'list') throw new CliError(unknownSubcommand(sub), EXIT_USAGE);
+      return (await import('./sessionsCommand.js')).listSessionsCommand({ ...program.opts<GlobalOptions>(), ...opts });
     });
-  sessions
-    .command('show <id>')
-    .description('print a session transcript')
-    .option('--archived', 'include what compaction archived, marked as such')
-    .option('--db <path>', 'database file')
-    .action((id: string, opts: { archived?: boolean; db?: string }) => {
-      run(async () => (await import('./sessionsCommand.js')).showSessionCommand(id, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
+  });
+  /** A subcommand of `sessions`: the shared flags, and its options merged over the global and `sessions` ones. */
+  const subcommand = <O extends object>(spec: string, description: string, configure: (c: Command) => Command, call: (m: SessionsModule, args: string[], opts: GlobalOptions & O) => Promise<number>): void => {
+    withSessionsOptions(configure(sessions.command(spec).description(description))).action((...args: unknown[]) => {
+      const opts = args[args.length - 2] as O;
+      const positional = args.slice(0, -2).map((a) => (Array.isArray(a) ? a.join(' ') : String(a)));
+      run(async () => call(await import('./sessionsCommand.js'), positional, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
     });
-  sessions
-    .command('export <id>')
-    .description('export a session (archived messages included)')
-    .addOption(new Option('--format <format>', 'md or jsonl').choices(['md', 'jsonl']).default('md'))
-    .option('--db <path>', 'database file')
-    .action((id: string, opts: { format: 'md' | 'jsonl'; db?: string }) => {
-      run(async () => (await import('./sessionsCommand.js')).exportSessionCommand(id, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
-    });
-  sessions
-    .command('rm <id>')
-    .description('delete a session and everything it archived')
-    .option('-y, --yes', 'do not ask for confirmation')
-    .option('--db <path>', 'database file')
-    .action((id: string, opts: { yes?: boolean; db?: string }) => {
-      run(async () => (await import('./sessionsCommand.js')).removeSessionCommand(id, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
-    });
-  sessions
-    .command('search <query...>')
-    .description('full-text search over what compaction archived, across sessions')
-    .option('--session <id>', 'only this session')
-    .option('-n, --limit <n>', 'how many hits', positiveInt, 20)
-    .option('--db <path>', 'database file')
-    .action((query: string[], opts: { session?: string; limit: number; db?: string }) => {
-      run(async () => (await import('./sessionsCommand.js')).searchSessionsCommand(query.join(' '), { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
-    });
+  };
+  subcommand<{ archived?: boolean }>('show <id>', 'print a session transcript', (c) => c.option('--archived', 'include what compaction archived, marked as such'), (m, [id], opts) =>
+    m.showSessionCommand(id!, opts),
+  );
+  subcommand<{ format: 'md' | 'jsonl' }>(
+    'export <id>',
+    'export a session (archived messages included)',
+    (c) => c.addOption(new Option('--format <format>', 'md or jsonl').choices(['md', 'jsonl']).default('md')),
+    (m, [id], opts) => m.exportSessionCommand(id!, opts),
+  );
+  subcommand<{ yes?: boolean }>('rm <id>', 'delete a session and everything it archived', (c) => c.option('-y, --yes', 'do not ask for confirmation'), (m, [id], opts) =>
+    m.removeSessionCommand(id!, opts),
+  );
+  subcommand<{ session?: string; limit: number }>(
+    'search <query...>',
+    'full-text search over what compaction archived, across sessions',
+    (c) => c.option('--session <id>', 'only this session').option('-n, --limit <n>', 'how many hits', positiveInt, 20),
+    (m, [query], opts) => m.searchSessionsCommand(query!, opts),
+  );
   return program;
+}
+
+type SessionsModule = typeof import('./sessionsCommand.js');
+
+/** The flags `agent sessions` and each of its subcommands take (one definition). */
+function withSessionsOptions(c: Command): Command {
+  return c.option('--db <path>', 'database file');
 }
 
 const SESSIONS_SUBCOMMANDS = ['list', 'show', 'export', 'search', 'rm'];

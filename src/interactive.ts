@@ -1,5 +1,6 @@
-import { createRuntime, providerWarnings, type Runtime } from './bootstrap.js';
-import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { createRuntime, type Runtime } from './bootstrap.js';
+import { CliError, EXIT_OK, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import { COMMANDS, CommandError, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import { FileIndex } from './session/fileIndex.js';
@@ -11,9 +12,14 @@ import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, Sessi
 // The interactive app: the UiController the Ink app renders, implemented over the live
 // session. Business logic stays in the session and the command registry.
 
-/** Lets the session ask the person: an 'approval' event out, the decision back. */
+/**
+ * Lets the session reach the person: an 'approval' event out and the decision back, and the
+ * providers' warnings as notices while a controller shows them.
+ */
 class ApprovalBridge {
   emit: (e: UiEvent) => void = () => {};
+  notices: ((message: string) => void) | undefined;
+  readonly onProviderWarning = (message: string): void => this.notices?.(message);
   readonly approver: Approver = (request: ApprovalRequest, signal: AbortSignal) =>
     new Promise<ApprovalDecision>((resolve, reject) => {
       if (signal.aborted) {
@@ -49,11 +55,11 @@ export class SessionController implements UiController {
 
   constructor(
     private readonly runtime: Runtime,
-    approvals: ApprovalBridge,
+    private readonly approvals: ApprovalBridge,
   ) {
     approvals.emit = (e) => this.emit(e);
+    approvals.notices = (message) => this.emit({ type: 'provider_notice', text: message });
     this.attach(runtime.session);
-    providerWarnings.listener = (message) => this.emit({ type: 'provider_notice', text: message });
   }
 
   private get current(): Session {
@@ -242,7 +248,7 @@ export class SessionController implements UiController {
     this.closed = true;
     this.queue = [];
     this.unsubscribe();
-    providerWarnings.listener = undefined;
+    this.approvals.notices = undefined;
     this.runtime.close();
     this.emit({ type: 'exit' });
   }
@@ -253,7 +259,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
     throw new CliError('the interactive app needs a terminal; for scripts and pipes use `agent -p "<prompt>"`', EXIT_USAGE);
   }
   const approvals = new ApprovalBridge();
-  const { runtime } = await createRuntime(opts, approvals.approver);
+  const { runtime } = await createRuntime(opts, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning });
   const controller = new SessionController(runtime, approvals);
   const { runTui } = await loadTui();
   for (const w of runtime.config.warnings) controller.notify('warning', w);

@@ -4,6 +4,7 @@
 // call's message rather than headed as the user's; headings inside messages nested below the
 // message's own heading.
 import type { Message } from './llm/messages.js';
+import { collectToolCalls, messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import type { SessionInfo, TranscriptEntry } from './store/index.js';
 
 const CHECKPOINT_ID = /^\[Context checkpoint — compaction (\S+)\]/;
@@ -52,44 +53,31 @@ export function inPlace(entries: readonly TranscriptEntry[]): TranscriptEntry[] 
 
 const when = (ms: number): string => new Date(ms).toISOString();
 
-function heading(m: Message, archivedBy: string | null, toolResults: boolean): string {
-  const who = toolResults ? 'Tool results' : m.kind === 'checkpoint' ? 'Checkpoint' : m.kind === 'meta' ? 'Agent note' : m.role === 'user' ? 'User' : 'Assistant';
+const WHO = { tool_results: 'Tool results', checkpoint: 'Checkpoint', meta: 'Agent note', user: 'User', assistant: 'Assistant' } as const;
+
+function heading(m: Message, archivedBy: string | null): string {
+  const speaker = speakerOf(m);
   const marks = [m.pinned ? 'pinned' : '', m.interrupted ? 'interrupted' : '', archivedBy ? `archived by compaction ${archivedBy}` : ''].filter(Boolean);
-  return `${toolResults ? '###' : '##'} ${who}${marks.length > 0 ? ` (${marks.join(', ')})` : ''} — ${when(m.createdAt)}`;
+  return `${speaker === 'tool_results' ? '###' : '##'} ${WHO[speaker]}${marks.length > 0 ? ` (${marks.join(', ')})` : ''} — ${when(m.createdAt)}`;
 }
 
-function body(m: Message, toolNames: ReadonlyMap<string, string>): string {
-  const parts: string[] = [];
-  for (const b of m.blocks) {
-    switch (b.type) {
-      case 'text':
-        if (b.text.trim() !== '') parts.push(nestHeadings(b.text.trim(), 2));
-        break;
-      case 'tool_use':
-        parts.push(`**Tool call** \`${b.name}\` (${b.id})\n\n${fenced(JSON.stringify(b.input, null, 2), 'json')}`);
-        break;
-      case 'tool_result': {
-        const name = toolNames.get(b.toolUseId) ?? 'tool';
-        const state = b.isError ? ', error' : b.cleared ? `, cleared by compaction; Recall id ${b.cleared.archiveId}` : '';
-        parts.push(`**${name} result** (${b.toolUseId}${state})\n\n${fenced(b.content)}`);
-        break;
-      }
-      case 'image':
-        parts.push(`[image ${b.mediaType}]`);
-        break;
-    }
-  }
-  return parts.join('\n\n');
-}
+/** Texts with their headings nested under the message's, tool calls and outputs fenced. */
+const MARKDOWN_STYLE: TextStyle = {
+  separator: '\n\n',
+  text: (text) => (text.trim() === '' ? null : nestHeadings(text.trim(), 2)),
+  toolUse: (b) => `**Tool call** \`${b.name}\` (${b.id})\n\n${fenced(JSON.stringify(b.input, null, 2), 'json')}`,
+  toolResult: (b, call) => {
+    const state = b.isError ? ', error' : b.cleared ? `, cleared by compaction; Recall id ${b.cleared.archiveId}` : '';
+    return `**${call?.name ?? 'tool'} result** (${b.toolUseId}${state})\n\n${fenced(b.content)}`;
+  },
+};
 
 export function sessionMarkdown(info: SessionInfo, entries: readonly TranscriptEntry[]): string {
-  const toolNames = new Map<string, string>();
-  for (const { message } of entries) for (const b of message.blocks) if (b.type === 'tool_use') toolNames.set(b.id, b.name);
+  const calls = collectToolCalls(entries.map((e) => e.message));
   const out: string[] = [`# ${info.title ?? '(untitled)'}`, `session ${info.id} · ${info.provider}/${info.model} · ${info.cwd}`];
   for (const { message, archivedBy } of inPlace(entries)) {
-    const results = message.role === 'user' && message.blocks.length > 0 && message.blocks.every((b) => b.type === 'tool_result');
-    const text = body(message, toolNames);
-    out.push(archivedBy ? `${heading(message, archivedBy, results)}\n\n${quote(text)}` : `${heading(message, archivedBy, results)}\n\n${text}`);
+    const text = messageText(message, MARKDOWN_STYLE, calls);
+    out.push(archivedBy ? `${heading(message, archivedBy)}\n\n${quote(text)}` : `${heading(message, archivedBy)}\n\n${text}`);
   }
   return `${out.join('\n\n').replace(/\s+$/, '')}\n`;
 }

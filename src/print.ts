@@ -1,5 +1,6 @@
 import { createRuntime } from './bootstrap.js';
-import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import { CommandError, isCommandLine, runSlash } from './commands/registry.js';
 import { formatCommandOutput } from './commands/format.js';
 import type { CompactionRecord } from './compaction/types.js';

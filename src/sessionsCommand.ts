@@ -1,8 +1,10 @@
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { configFor, lookUpSession, openStoreFor } from './bootstrap.js';
-import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, type GlobalOptions } from './cli.js';
+import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
+import type { GlobalOptions } from './cliOptions.js';
 import type { Message } from './llm/messages.js';
+import { messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import { sessionMarkdown } from './markdownExport.js';
 import { isStaleLease } from './session/lease.js';
 import type { SessionInfo, Store } from './store/index.js';
@@ -62,24 +64,18 @@ export async function listSessionsCommand(opts: Opts & { cwd?: string; limit: nu
   });
 }
 
+const WHO = { checkpoint: 'checkpoint', meta: 'agent', tool_results: 'user', user: 'user', assistant: 'assistant' } as const;
+
+/** `sessions show`: calls as `→ name input`, results as `← output`. */
+const SHOW_STYLE: TextStyle = {
+  separator: '\n',
+  toolUse: (b) => `→ ${b.name} ${JSON.stringify(b.input)}`,
+  toolResult: (b) => `← ${b.isError ? 'error: ' : ''}${b.content}`,
+};
+
 function renderMessage(m: Message, archivedBy: string | null): string {
-  const who = m.kind === 'checkpoint' ? 'checkpoint' : m.kind === 'meta' ? 'agent' : m.role;
   const mark = archivedBy ? ` [archived by ${archivedBy.startsWith('rw_') ? 'rewind' : 'compaction'} ${archivedBy}]` : '';
-  const body = m.blocks
-    .map((b) => {
-      switch (b.type) {
-        case 'text':
-          return b.text;
-        case 'tool_use':
-          return `→ ${b.name} ${JSON.stringify(b.input)}`;
-        case 'tool_result':
-          return `← ${b.isError ? 'error: ' : ''}${b.content}`;
-        case 'image':
-          return `[image ${b.mediaType}]`;
-      }
-    })
-    .join('\n');
-  return `## ${who}${m.interrupted ? ' (interrupted)' : ''}${mark} — ${new Date(m.createdAt).toISOString()}\n\n${body}\n`;
+  return `## ${WHO[speakerOf(m)]}${m.interrupted ? ' (interrupted)' : ''}${mark} — ${new Date(m.createdAt).toISOString()}\n\n${messageText(m, SHOW_STYLE)}\n`;
 }
 
 export async function showSessionCommand(id: string, opts: Opts & { archived?: boolean }): Promise<number> {

@@ -1,7 +1,7 @@
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
-import type { CommandOutput, ContextBreakdownRow, ContextUsageView } from '../ui/controller.js';
+import type { CommandOutput, ContextBreakdownRow, ContextUsageView } from '../session/protocol.js';
 
 /** /context: where the window goes — system prompt, tool schemas, checkpoint, conversation, tool outputs (free space is the rest). */
 export function contextBreakdown(

@@ -1,4 +1,4 @@
-import type { CommandOutput } from '../ui/controller.js';
+import type { CommandOutput } from '../session/protocol.js';
 import { formatRewindTargets } from './rewind.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');

@@ -1,5 +1,5 @@
 import type { Session } from '../session/session.js';
-import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../ui/controller.js';
+import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../session/protocol.js';
 import { editDistance } from '../editDistance.js';
 import { configHome } from '../agent/instructions.js';
 import { initPrompt, memoryText } from './instructionsText.js';

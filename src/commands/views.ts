@@ -1,7 +1,7 @@
 // What /context, /cost and /permissions show, built from the session's figures.
 import type { Session } from '../session/session.js';
 import { costBreakdown } from '../session/pricing.js';
-import type { CommandOutput, CostRow } from '../ui/controller.js';
+import type { CommandOutput, CostRow } from '../session/protocol.js';
 import { contextBreakdown } from './contextBreakdown.js';
 
 /** /context: where the window goes (the tokenizer is loaded for it). */

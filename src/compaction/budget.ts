@@ -47,7 +47,7 @@ export function thresholds(limits: ModelLimits, cfg: CompactionConfig): Threshol
 
 export type GaugeState = 'ok' | 'warning' | 'compact-soon' | 'blocking';
 
-/** What the gauge renders (src/ui/controller.ts's ContextUsageView is this without thresholds). */
+/** What the gauge renders (session/protocol.ts's ContextUsageView is this without thresholds). */
 export interface ContextUsage {
   /** Estimated tokens the next request will carry. */
   tokens: number;

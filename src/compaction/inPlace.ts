@@ -1,4 +1,5 @@
 import type { Message } from '../llm/messages.js';
+import { messageText, type TextStyle } from '../llm/messageText.js';
 import type { DoneEvent, ModelRequest, ToolSpec } from '../llm/provider.js';
 import { buildInPlaceSummaryPrompt } from './prompt.js';
 import type { TokenCounter } from './tokens.js';
@@ -25,15 +26,17 @@ export interface SharedPrefix {
 /** Share of the window the request (its input and the summary's output) may fill. */
 const WINDOW_SHARE = 0.9;
 const QUOTE_CHARS = 200;
+const QUOTE_STYLE: TextStyle = {
+  separator: ' ',
+  toolUse: (b) => `[tool call ${b.name}]`,
+  toolResult: (b) => `[tool result] ${b.content}`,
+  image: () => '',
+};
 
 /** Where the kept part starts, quoted (its first text), so the model can tell the two parts apart. */
 function quoteOf(m: Message | undefined): string | undefined {
   if (!m) return undefined;
-  const text = m.blocks
-    .map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? `[tool result] ${b.content}` : b.type === 'tool_use' ? `[tool call ${b.name}]` : ''))
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const text = messageText(m, QUOTE_STYLE).replace(/\s+/g, ' ').trim();
   return text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS)}…` : text || `[${m.role} message]`;
 }
 

@@ -1,4 +1,5 @@
-import type { Block, Message, ToolResultBlock } from '../llm/messages.js';
+import type { Message, ToolResultBlock } from '../llm/messages.js';
+import { collectToolCalls, messageText, speakerOf, type TextStyle, type ToolCalls } from '../llm/messageText.js';
 import { toolKeyArgument, type DescribeToolUse } from './micro.js';
 import { truncateMiddle } from './text.js';
 
@@ -21,50 +22,37 @@ export interface RenderOptions {
 /** Default caps, lowered for a small summarizer budget by summarize.ts. */
 export const DEFAULT_RENDER: RenderOptions = { toolOutputChars: 6_000, textChars: 24_000 };
 
-/** Tool names by tool_use id, so results can be labelled with the tool that produced them. */
-export function toolNames(messages: readonly Message[]): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const m of messages) for (const b of m.blocks) if (b.type === 'tool_use') names.set(b.id, b.name);
-  return names;
-}
+const LABELS = { checkpoint: 'earlier checkpoint', meta: 'agent note', tool_results: 'tool results', user: 'user', assistant: 'assistant' } as const;
 
-function label(m: Message): string {
-  if (m.kind === 'checkpoint') return 'earlier checkpoint';
-  if (m.kind === 'meta') return 'agent note';
-  if (m.role === 'user' && m.blocks.length > 0 && m.blocks.every((b) => b.type === 'tool_result')) return 'tool results';
-  return m.role;
-}
-
-function renderBlock(b: Block, names: ReadonlyMap<string, string>, opts: RenderOptions): string {
-  switch (b.type) {
-    case 'text':
-      return truncateMiddle(b.text, opts.textChars);
-    case 'image':
-      return `[image (${b.mediaType}) omitted]`;
-    case 'tool_use': {
+/** How the summarizer reads history: long texts and outputs cut in the middle, every call and result by id. */
+function transcriptStyle(opts: RenderOptions): TextStyle {
+  return {
+    separator: '\n',
+    text: (text) => truncateMiddle(text, opts.textChars),
+    image: (b) => `[image (${b.mediaType}) omitted]`,
+    toolUse: (b) => {
       const key = (opts.describe ?? toolKeyArgument)(b.name, b.input);
       const input = truncateMiddle(JSON.stringify(b.input), opts.toolOutputChars);
       return `[tool call ${b.name}${key ? ` \`${key}\`` : ''} id=${b.id}] input: ${input}`;
-    }
-    case 'tool_result': {
-      const name = names.get(b.toolUseId) ?? 'tool';
+    },
+    toolResult: (b, call) => {
       const status = b.isError ? ' (error)' : b.cleared ? ' (cleared earlier)' : '';
-      return `[result of ${name} id=${b.toolUseId}${status}]\n${truncateMiddle(b.content, opts.toolOutputChars)}`;
-    }
-  }
+      return `[result of ${call?.name ?? 'tool'} id=${b.toolUseId}${status}]\n${truncateMiddle(b.content, opts.toolOutputChars)}`;
+    },
+  };
 }
 
 /** One message as transcript text; `position` is its number in the transcript. */
-export function renderMessage(m: Message, position: number, names: ReadonlyMap<string, string>, opts: RenderOptions): string {
-  const body = m.blocks.map((b) => renderBlock(b, names, opts)).join('\n');
+export function renderMessage(m: Message, position: number, calls: ToolCalls, opts: RenderOptions): string {
+  const body = messageText(m, transcriptStyle(opts), calls);
   const pinned = m.pinned ? ' · pinned' : '';
-  return escapeDelimiters(`--- message ${position} · ${label(m)}${pinned} ---\n${body}`);
+  return escapeDelimiters(`--- message ${position} · ${LABELS[speakerOf(m)]}${pinned} ---\n${body}`);
 }
 
 /** Each message rendered separately (chunking packs them). */
 export function renderTranscript(messages: readonly Message[], opts: RenderOptions, firstPosition = 1): string[] {
-  const names = toolNames(messages);
-  return messages.map((m, i) => renderMessage(m, firstPosition + i, names, opts));
+  const calls = collectToolCalls(messages);
+  return messages.map((m, i) => renderMessage(m, firstPosition + i, calls, opts));
 }
 
 export const OMITTED_OUTPUT = '[tool output omitted so that the transcript fits the summarizer]';

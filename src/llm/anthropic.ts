@@ -14,9 +14,8 @@ import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import { DEFAULT_CACHE, messageBreakpoints, type CacheSettings } from './cache.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
-import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
-import { describeSdkError, requestFailure, type SdkFailure } from './sdk-errors.js';
-import { RequestTap } from './transport.js';
+import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
+import { describeSdkError, type SdkFailure } from './sdk-errors.js';
 
 // The Anthropic Messages API adapter: neutral messages → Messages params, the SDK's raw
 // stream → StreamEvents, SDK errors → ProviderError.
@@ -131,133 +130,99 @@ type BlockState =
   | { kind: 'tool'; id: string; name: string; json: string; closed: boolean }
   | { kind: 'ignored' };
 
-export class AnthropicProvider implements Provider {
+export class AnthropicProvider extends SdkAdapter<Anthropic> implements Provider {
   readonly name = 'anthropic' as const;
 
-  /** Each distinct SDK notice is passed on once, not on every request. */
-  private readonly warned = new Set<string>();
-  private readonly warn = (message: string): void => {
-    if (this.warned.has(message)) return;
-    this.warned.add(message);
-    this.opts.onWarning?.(message);
-  };
-
-  constructor(private readonly opts: AdapterOptions) {}
-
-  /** One client per request, so that its fetch wrapper belongs to that request (constructing one costs ~0.05 ms). */
-  private client(tap: RequestTap): Anthropic {
-    return new Anthropic({
-      apiKey: this.opts.apiKey,
-      ...(this.opts.baseURL !== undefined ? { baseURL: this.opts.baseURL } : {}),
-      ...(this.opts.timeoutMs !== undefined ? { timeout: this.opts.timeoutMs } : {}),
-      maxRetries: 0,
-      fetch: tap.fetch,
-      logger: sdkLogger({ apiKey: this.opts.apiKey, onWarning: this.warn }),
-    });
+  constructor(opts: AdapterOptions) {
+    super(opts, { provider: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', client: (options) => new Anthropic(options), describe: describeAnthropicError, aborted: () => new APIUserAbortError() });
   }
 
-  async *stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
-    const tap = new RequestTap(this.opts, req.signal);
-    const client = this.client(tap);
-    let started = false;
-    try {
-      if (req.signal?.aborted) throw new APIUserAbortError();
-      const params = toAnthropicParams(req, this.opts.cache);
-      // the SDK console.warns about deprecated models; route that to onWarning instead of the terminal
-      const stream = await withWarningsTo(this.warn, () => client.messages.create(params, { signal: tap.signal }));
-      started = true;
-      tap.arm();
+  protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<Anthropic>): AsyncGenerator<StreamEvent> {
+    const params = toAnthropicParams(req, this.opts.cache);
+    // the SDK console.warns about deprecated models; route that to onWarning instead of the terminal
+    const stream = await withWarningsTo(this.warn, () => client.messages.create(params, { signal }));
+    begin();
 
-      const blocks = new Map<number, BlockState>();
-      let model = req.model;
-      const usage = emptyUsage();
-      let stopRaw: string | null = null;
-      let sawStart = false;
-      let sawStop = false;
+    const blocks = new Map<number, BlockState>();
+    let model = req.model;
+    const usage = emptyUsage();
+    let stopRaw: string | null = null;
+    let sawStart = false;
+    let sawStop = false;
 
-      for await (const ev of stream as AsyncIterable<RawMessageStreamEvent>) {
-        switch (ev.type) {
-          case 'message_start': {
-            sawStart = true;
-            model = ev.message.model || model;
-            const u = ev.message.usage;
-            usage.inputTokens = u.input_tokens ?? 0;
-            usage.outputTokens = u.output_tokens ?? 0;
-            readCacheUsage(usage, u);
-            break;
-          }
-          case 'content_block_start': {
-            const cb = ev.content_block;
-            if (cb.type === 'text') {
-              blocks.set(ev.index, { kind: 'text', text: cb.text ?? '' });
-              if (cb.text) yield { type: 'text_delta', text: cb.text };
-            } else if (cb.type === 'tool_use') {
-              blocks.set(ev.index, { kind: 'tool', id: cb.id, name: cb.name, json: '', closed: false });
-              yield { type: 'tool_use_start', id: cb.id, name: cb.name };
-            } else blocks.set(ev.index, { kind: 'ignored' });
-            break;
-          }
-          case 'content_block_delta': {
-            const st = blocks.get(ev.index);
-            const d = ev.delta;
-            if (st?.kind === 'text' && d.type === 'text_delta') {
-              st.text += d.text;
-              if (d.text) yield { type: 'text_delta', text: d.text };
-            } else if (st?.kind === 'tool' && d.type === 'input_json_delta') {
-              st.json += d.partial_json;
-              if (d.partial_json) yield { type: 'tool_input_delta', id: st.id, partialJson: d.partial_json };
-            }
-            break;
-          }
-          case 'content_block_stop': {
-            const st = blocks.get(ev.index);
-            if (st?.kind === 'tool') st.closed = true;
-            break;
-          }
-          case 'message_delta': {
-            stopRaw = ev.delta.stop_reason ?? stopRaw;
-            const u = ev.usage;
-            if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
-            if (typeof u.input_tokens === 'number') usage.inputTokens = u.input_tokens;
-            readCacheUsage(usage, u);
-            break;
-          }
-          case 'message_stop':
-            sawStop = true;
-            break;
+    for await (const ev of stream as AsyncIterable<RawMessageStreamEvent>) {
+      switch (ev.type) {
+        case 'message_start': {
+          sawStart = true;
+          model = ev.message.model || model;
+          const u = ev.message.usage;
+          usage.inputTokens = u.input_tokens ?? 0;
+          usage.outputTokens = u.output_tokens ?? 0;
+          readCacheUsage(usage, u);
+          break;
         }
-      }
-      if (tap.stalledAfterMs !== undefined || req.signal?.aborted) throw new APIUserAbortError();
-      if (!sawStart || !sawStop) {
-        throw new ProviderError({
-          kind: 'stream_cut',
-          provider: 'anthropic',
-          message: sawStart ? 'the response stream ended before the message was complete' : 'the response stream ended without a message',
-        });
-      }
-
-      const stopReason = mapAnthropicStop(stopRaw);
-      const final: Block[] = [];
-      for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
-        const st = blocks.get(index)!;
-        if (st.kind === 'text' && st.text.length > 0) final.push({ type: 'text', text: st.text });
-        if (st.kind === 'tool') {
-          const input = finalToolInput(st.json, !st.closed || stopReason === 'max_tokens');
-          // a tool call cut off by max_tokens is dropped: its input is not valid JSON
-          if (input) final.push({ type: 'tool_use', id: st.id, name: st.name, input });
+        case 'content_block_start': {
+          const cb = ev.content_block;
+          if (cb.type === 'text') {
+            blocks.set(ev.index, { kind: 'text', text: cb.text ?? '' });
+            if (cb.text) yield { type: 'text_delta', text: cb.text };
+          } else if (cb.type === 'tool_use') {
+            blocks.set(ev.index, { kind: 'tool', id: cb.id, name: cb.name, json: '', closed: false });
+            yield { type: 'tool_use_start', id: cb.id, name: cb.name };
+          } else blocks.set(ev.index, { kind: 'ignored' });
+          break;
         }
+        case 'content_block_delta': {
+          const st = blocks.get(ev.index);
+          const d = ev.delta;
+          if (st?.kind === 'text' && d.type === 'text_delta') {
+            st.text += d.text;
+            if (d.text) yield { type: 'text_delta', text: d.text };
+          } else if (st?.kind === 'tool' && d.type === 'input_json_delta') {
+            st.json += d.partial_json;
+            if (d.partial_json) yield { type: 'tool_input_delta', id: st.id, partialJson: d.partial_json };
+          }
+          break;
+        }
+        case 'content_block_stop': {
+          const st = blocks.get(ev.index);
+          if (st?.kind === 'tool') st.closed = true;
+          break;
+        }
+        case 'message_delta': {
+          stopRaw = ev.delta.stop_reason ?? stopRaw;
+          const u = ev.usage;
+          if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
+          if (typeof u.input_tokens === 'number') usage.inputTokens = u.input_tokens;
+          readCacheUsage(usage, u);
+          break;
+        }
+        case 'message_stop':
+          sawStop = true;
+          break;
       }
-      yield { type: 'done', blocks: final, stopReason, usage, model };
-    } catch (e) {
-      throw requestFailure(
-        e,
-        describeAnthropicError,
-        { provider: 'anthropic', model: req.model, apiKey: this.opts.apiKey, apiKeyEnv: this.opts.apiKeyEnv ?? 'ANTHROPIC_API_KEY', baseURL: client.baseURL, signal: req.signal, streamStarted: started },
-        tap,
-      );
-    } finally {
-      tap.dispose();
     }
+    checkStopped();
+    if (!sawStart || !sawStop) {
+      throw new ProviderError({
+        kind: 'stream_cut',
+        provider: 'anthropic',
+        message: sawStart ? 'the response stream ended before the message was complete' : 'the response stream ended without a message',
+      });
+    }
+
+    const stopReason = mapAnthropicStop(stopRaw);
+    const final: Block[] = [];
+    for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
+      const st = blocks.get(index)!;
+      if (st.kind === 'text' && st.text.length > 0) final.push({ type: 'text', text: st.text });
+      if (st.kind === 'tool') {
+        const input = finalToolInput(st.json, !st.closed || stopReason === 'max_tokens');
+        // a tool call cut off by max_tokens is dropped: its input is not valid JSON
+        if (input) final.push({ type: 'tool_use', id: st.id, name: st.name, input });
+      }
+    }
+    yield { type: 'done', blocks: final, stopReason, usage, model };
   }
 }
 
@@ -270,20 +235,4 @@ function readCacheUsage(usage: Usage, u: Partial<Pick<AnthropicUsage, 'cache_rea
   if (typeof u.cache_creation_input_tokens === 'number') usage.cacheWriteTokens = u.cache_creation_input_tokens;
   const oneHour = 'cache_creation' in u ? u.cache_creation?.ephemeral_1h_input_tokens : undefined;
   if (typeof oneHour === 'number' && oneHour > 0) usage.cacheWrite1hTokens = oneHour;
-}
-
-/** Runs `fn` with console.warn captured (the SDK's deprecation notices), forwarding to onWarning. */
-async function withWarningsTo<T>(onWarning: (message: string) => void, fn: () => Promise<T>): Promise<T> {
-  const original = console.warn;
-  const captured: string[] = [];
-  console.warn = (...args: unknown[]) => void captured.push(args.map(String).join(' '));
-  let pending: Promise<T>;
-  try {
-    // create() warns synchronously before it returns its promise
-    pending = fn();
-  } finally {
-    console.warn = original;
-  }
-  for (const w of captured) onWarning(w);
-  return pending;
 }

@@ -1,4 +1,4 @@
-import type { ProviderName } from './provider.js';
+import type { ProviderName } from './providerName.js';
 
 /**
  * context_overflow: the prompt does not fit the model's window (reactive compaction).

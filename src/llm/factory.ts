@@ -1,31 +1,14 @@
 import type { AdapterOptions } from './adapter-common.js';
-import type { CacheSettings } from './cache.js';
 import type { ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
 
 // Builds a Provider without loading any SDK: the chosen adapter (and its SDK) is imported on
 // the first request, so paths like `agent --version` never pay for them.
 
-export interface ProviderOptions {
+/** What createProvider takes: the adapters' options, with the provider's name and a default idle timeout. */
+export interface ProviderOptions extends Omit<AdapterOptions, 'idleTimeoutMs'> {
   provider: ProviderName;
-  apiKey: string;
-  /** Explicit base URL (OpenAI-compatible servers: ends in /v1). Absent or empty: the SDK's default, or its ANTHROPIC_BASE_URL / OPENAI_BASE_URL variable. */
-  baseURL?: string | undefined;
-  /** Timeout until the response starts. Default: the SDK's (10 minutes). */
-  timeoutMs?: number | undefined;
   /** A response stream silent for this long is abandoned as stream_cut. Default 5 minutes (reasoning models can think silently for long). */
   idleTimeoutMs?: number | undefined;
-  /** Connecting to the server. Default: no separate limit. */
-  connectTimeoutMs?: number | undefined;
-  /** From sending the request until the response begins. Default: the SDK's timeout. */
-  firstByteTimeoutMs?: number | undefined;
-  /** Variable named in authentication errors; default ANTHROPIC_API_KEY / OPENAI_API_KEY. */
-  apiKeyEnv?: string | undefined;
-  /** SDK warnings (e.g. "model X is deprecated") that would otherwise be printed to the terminal. */
-  onWarning?: ((message: string) => void) | undefined;
-  /** OpenAI: force max_tokens or max_completion_tokens (default: by host, see tokenFieldFor). */
-  tokenField?: 'max_tokens' | 'max_completion_tokens' | undefined;
-  /** Prompt caching; default on with a 5m TTL. */
-  cache?: CacheSettings | undefined;
 }
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;

@@ -7,13 +7,12 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions/completions';
-import { finalToolInput, sdkLogger, type AdapterOptions } from './adapter-common.js';
+import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { DEFAULT_CACHE, sendsPromptCacheKey } from './cache.js';
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
-import { describeSdkError, requestFailure, type SdkFailure } from './sdk-errors.js';
-import { RequestTap } from './transport.js';
+import { describeSdkError, type SdkFailure } from './sdk-errors.js';
 
 // The OpenAI Chat Completions adapter (also for Ollama, llama.cpp, vLLM and LM Studio
 // through their OpenAI-compatible endpoints).
@@ -142,123 +141,97 @@ function isJsonObject(text: string): boolean {
 
 const generatedId = (): string => `call_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
-export class OpenAIProvider implements Provider {
+export class OpenAIProvider extends SdkAdapter<OpenAI> implements Provider {
   readonly name = 'openai' as const;
 
-  constructor(private readonly opts: AdapterOptions) {}
-
-  /** One client per request, so that its fetch wrapper belongs to that request (constructing one costs ~0.03 ms). */
-  private client(tap: RequestTap): OpenAI {
-    return new OpenAI({
-      apiKey: this.opts.apiKey,
-      ...(this.opts.baseURL !== undefined ? { baseURL: this.opts.baseURL } : {}),
-      ...(this.opts.timeoutMs !== undefined ? { timeout: this.opts.timeoutMs } : {}),
-      maxRetries: 0,
-      fetch: tap.fetch,
-      logger: sdkLogger(this.opts),
-    });
+  constructor(opts: AdapterOptions) {
+    super(opts, { provider: 'openai', keyEnv: 'OPENAI_API_KEY', client: (options) => new OpenAI(options), describe: describeOpenAIError, aborted: () => new APIUserAbortError() });
   }
 
-  async *stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
-    const tap = new RequestTap(this.opts, req.signal);
-    const client = this.client(tap);
-    let started = false;
-    try {
-      if (req.signal?.aborted) throw new APIUserAbortError();
-      const cacheKey = req.cacheKey !== undefined && sendsPromptCacheKey(this.opts.cache ?? DEFAULT_CACHE, client.baseURL) ? req.cacheKey : undefined;
-      const params = toOpenAIParams(req, this.opts.tokenField ?? tokenFieldFor(client.baseURL), cacheKey);
-      const stream = await client.chat.completions.create(params, { signal: tap.signal });
-      started = true;
-      tap.arm();
+  protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<OpenAI>): AsyncGenerator<StreamEvent> {
+    const cacheKey = req.cacheKey !== undefined && sendsPromptCacheKey(this.opts.cache ?? DEFAULT_CACHE, client.baseURL) ? req.cacheKey : undefined;
+    const params = toOpenAIParams(req, this.opts.tokenField ?? tokenFieldFor(client.baseURL), cacheKey);
+    const stream = await withWarningsTo(this.warn, () => client.chat.completions.create(params, { signal }));
+    begin();
 
-      let text = '';
-      let model = req.model;
-      let finish: string | null = null;
-      let usage: Usage | undefined;
-      let refused = false;
-      // slot per call; `byIndex` maps the wire index to the current slot of that index
-      const calls: CallState[] = [];
-      const byIndex = new Map<number, CallState>();
+    let text = '';
+    let model = req.model;
+    let finish: string | null = null;
+    let usage: Usage | undefined;
+    let refused = false;
+    // slot per call; `byIndex` maps the wire index to the current slot of that index
+    const calls: CallState[] = [];
+    const byIndex = new Map<number, CallState>();
 
-      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-        if (chunk.model) model = chunk.model;
-        if (chunk.usage) {
-          const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
-          usage = {
-            inputTokens: Math.max(0, (chunk.usage.prompt_tokens ?? 0) - cached),
-            outputTokens: chunk.usage.completion_tokens ?? 0,
-            cacheReadTokens: cached,
-            cacheWriteTokens: 0,
-          };
-        }
-        const choice = chunk.choices?.[0];
-        if (!choice) continue;
-        const delta = choice.delta ?? {};
-        if (typeof delta.content === 'string' && delta.content.length > 0) {
-          text += delta.content;
-          yield { type: 'text_delta', text: delta.content };
-        }
-        // a refusal comes as its own text; it is what the model said, so it stays visible
-        if (typeof delta.refusal === 'string' && delta.refusal.length > 0) {
-          refused = true;
-          text += delta.refusal;
-          yield { type: 'text_delta', text: delta.refusal };
-        }
-        for (const tc of delta.tool_calls ?? []) {
-          const index = tc.index ?? 0;
-          let st = byIndex.get(index);
-          // Ollama sends each call whole, possibly under the same index: a new id, or a new
-          // name after complete arguments, means a new call
-          const newId = typeof tc.id === 'string' && tc.id !== '' && st !== undefined && st.name !== '' && tc.id !== st.id;
-          const newName = !!tc.function?.name && st !== undefined && st.name !== '' && isJsonObject(st.args);
-          if (!st || newId || newName) {
-            st = { id: tc.id || generatedId(), name: '', args: '', announced: false };
-            calls.push(st);
-            byIndex.set(index, st);
-          }
-          if (tc.function?.name && st.name === '') st.name = tc.function.name;
-          if (!st.announced && st.name !== '') {
-            st.announced = true;
-            yield { type: 'tool_use_start', id: st.id, name: st.name };
-            if (st.args.length > 0) yield { type: 'tool_input_delta', id: st.id, partialJson: st.args };
-          }
-          const piece = tc.function?.arguments ?? '';
-          if (piece.length > 0) {
-            st.args += piece;
-            if (st.announced) yield { type: 'tool_input_delta', id: st.id, partialJson: piece };
-          }
-        }
-        if (choice.finish_reason) finish = choice.finish_reason;
+    for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+      if (chunk.model) model = chunk.model;
+      if (chunk.usage) {
+        const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+        usage = {
+          inputTokens: Math.max(0, (chunk.usage.prompt_tokens ?? 0) - cached),
+          outputTokens: chunk.usage.completion_tokens ?? 0,
+          cacheReadTokens: cached,
+          cacheWriteTokens: 0,
+        };
       }
-      if (tap.stalledAfterMs !== undefined || req.signal?.aborted) throw new APIUserAbortError();
-      if (finish === null) {
-        throw new ProviderError({
-          kind: 'stream_cut',
-          provider: 'openai',
-          message: started && (text.length > 0 || calls.length > 0) ? 'the response stream ended before the reply was complete' : 'the response stream ended without a reply',
-        });
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === 'string' && delta.content.length > 0) {
+        text += delta.content;
+        yield { type: 'text_delta', text: delta.content };
       }
-
-      let stopReason = refused ? 'refusal' : mapFinishReason(finish);
-      const blocks: Block[] = [];
-      if (text.length > 0) blocks.push({ type: 'text', text });
-      for (const c of calls) {
-        if (c.name === '') continue;
-        const input = finalToolInput(c.args, stopReason === 'max_tokens');
-        if (input) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input });
+      // a refusal comes as its own text; it is what the model said, so it stays visible
+      if (typeof delta.refusal === 'string' && delta.refusal.length > 0) {
+        refused = true;
+        text += delta.refusal;
+        yield { type: 'text_delta', text: delta.refusal };
       }
-      // some servers finish with "stop" although they sent tool calls
-      if (stopReason === 'end_turn' && blocks.some((b) => b.type === 'tool_use')) stopReason = 'tool_use';
-      yield { type: 'done', blocks, stopReason, usage: usage ?? emptyUsage(), model };
-    } catch (e) {
-      throw requestFailure(
-        e,
-        describeOpenAIError,
-        { provider: 'openai', model: req.model, apiKey: this.opts.apiKey, apiKeyEnv: this.opts.apiKeyEnv ?? 'OPENAI_API_KEY', baseURL: client.baseURL, signal: req.signal, streamStarted: started },
-        tap,
-      );
-    } finally {
-      tap.dispose();
+      for (const tc of delta.tool_calls ?? []) {
+        const index = tc.index ?? 0;
+        let st = byIndex.get(index);
+        // Ollama sends each call whole, possibly under the same index: a new id, or a new
+        // name after complete arguments, means a new call
+        const newId = typeof tc.id === 'string' && tc.id !== '' && st !== undefined && st.name !== '' && tc.id !== st.id;
+        const newName = !!tc.function?.name && st !== undefined && st.name !== '' && isJsonObject(st.args);
+        if (!st || newId || newName) {
+          st = { id: tc.id || generatedId(), name: '', args: '', announced: false };
+          calls.push(st);
+          byIndex.set(index, st);
+        }
+        if (tc.function?.name && st.name === '') st.name = tc.function.name;
+        if (!st.announced && st.name !== '') {
+          st.announced = true;
+          yield { type: 'tool_use_start', id: st.id, name: st.name };
+          if (st.args.length > 0) yield { type: 'tool_input_delta', id: st.id, partialJson: st.args };
+        }
+        const piece = tc.function?.arguments ?? '';
+        if (piece.length > 0) {
+          st.args += piece;
+          if (st.announced) yield { type: 'tool_input_delta', id: st.id, partialJson: piece };
+        }
+      }
+      if (choice.finish_reason) finish = choice.finish_reason;
     }
+    checkStopped();
+    if (finish === null) {
+      throw new ProviderError({
+        kind: 'stream_cut',
+        provider: 'openai',
+        message: text.length > 0 || calls.length > 0 ? 'the response stream ended before the reply was complete' : 'the response stream ended without a reply',
+      });
+    }
+
+    let stopReason = refused ? 'refusal' : mapFinishReason(finish);
+    const blocks: Block[] = [];
+    if (text.length > 0) blocks.push({ type: 'text', text });
+    for (const c of calls) {
+      if (c.name === '') continue;
+      const input = finalToolInput(c.args, stopReason === 'max_tokens');
+      if (input) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input });
+    }
+    // some servers finish with "stop" although they sent tool calls
+    if (stopReason === 'end_turn' && blocks.some((b) => b.type === 'tool_use')) stopReason = 'tool_use';
+    yield { type: 'done', blocks, stopReason, usage: usage ?? emptyUsage(), model };
   }
 }

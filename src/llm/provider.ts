@@ -1,7 +1,8 @@
 import { ProviderError } from './errors.js';
 import type { Block, Message, Usage } from './messages.js';
+import type { ProviderName } from './providerName.js';
 
-export type ProviderName = 'anthropic' | 'openai';
+export type { ProviderName } from './providerName.js';
 
 /** A JSON Schema object as sent to the providers (type: 'object' at the top). */
 export type JsonSchema = { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };

@@ -39,5 +39,3 @@ export function historyProblems(messages: readonly Message[]): string[] {
   }
   return problems;
 }
-
-export const isValidHistory = (messages: readonly Message[]): boolean => historyProblems(messages).length === 0;

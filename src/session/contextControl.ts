@@ -15,7 +15,7 @@ import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
 import { toolSpec, type AnyTool } from '../tools/types.js';
-import type { ContextUsageView } from '../ui/controller.js';
+import type { ContextUsageView } from './protocol.js';
 import { readForRestore } from './restoreRead.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionState } from './state.js';

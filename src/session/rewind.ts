@@ -6,7 +6,7 @@ import type { FileTracker } from '../tools/fileTracker.js';
 import type { SessionLog } from './sessionLog.js';
 import type { FileSnapshot, Store } from '../store/index.js';
 import { displayPath } from '../tools/paths.js';
-import type { RewindTargetView } from '../ui/controller.js';
+import type { RewindTargetView } from './protocol.js';
 
 /** Ids of rewinds (their archived_by) start with this. */
 export const REWIND_ID_PREFIX = 'rw';

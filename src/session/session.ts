@@ -3,7 +3,7 @@ import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../ag
 import type { InstructionFile } from '../agent/instructions.js';
 import type { EngineDeps } from '../compaction/engine.js';
 import type { TokenCounter } from '../compaction/tokens.js';
-import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
+import type { CompactionRecord } from '../compaction/types.js';
 import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, userMessage, type Message, type Usage } from '../llm/messages.js';
@@ -13,7 +13,7 @@ import type { SessionInfo, Store } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import type { Approver, PermissionPolicy } from '../tools/permissions.js';
 import type { AnyTool, RecallSource } from '../tools/types.js';
-import type { ContextUsageView, SessionView } from '../ui/controller.js';
+import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
 import { attachMentions } from './mentions.js';
@@ -25,19 +25,12 @@ import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
+import { TurnSnapshots } from './turnSnapshots.js';
 import { planFor, uncompactTargets, type UncompactPlan, type UncompactTarget } from './uncompact.js';
 
 export { PIN_HEADER };
 
-export type SessionEvent =
-  | AgentEvent
-  | CompactionEvent
-  | { type: 'context'; usage: ContextUsageView }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
-  /** The permission mode changed (Shift+Tab, "accept edits for the session"). */
-  | { type: 'permission_mode'; mode: PermissionMode }
-  /** The visible history was replaced (a /rewind, an /uncompact): redraw it from messages(). */
-  | { type: 'history_reset' };
+export type { SessionEvent } from './protocol.js';
 
 export interface SessionDeps {
   config: Config;
@@ -70,10 +63,7 @@ export class Session {
   loadNotes: string[] = [];
   /** What the model read and wrote in this session, for the edit tools' checks. */
   private readonly files = new FileTracker();
-  /** The user message that started the running turn: file snapshots belong to it. */
-  private turnId: string | undefined;
-  /** Files already snapshotted in the running turn. */
-  private readonly snapshotted = new Set<string>();
+  private readonly snapshots: TurnSnapshots;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -86,6 +76,7 @@ export class Session {
     const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
     const opened = openLog({ store: deps.store, counter: deps.counter, dbPath: deps.config.dbPath, notice, describe: () => this.describe() });
     this.log = opened.log;
+    this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
     this.context = new ContextControl(
       {
@@ -158,13 +149,13 @@ export class Session {
       this.emit({ type: 'message', message: marker });
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     }
-    this.snapshotted.clear();
+    this.snapshots.reset();
     try {
       const note = dateNoteFor(this.log.messages());
       if (note) this.log.append(note);
       const msg = await this.withAttachments(text, ac.signal);
       // file snapshots taken in this turn belong to the person's message that started it
-      this.turnId = msg.id;
+      this.snapshots.startedBy(msg.id);
       const result = await runTurn(this.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.context.turnCompleted();
       return result;
@@ -343,15 +334,6 @@ export class Session {
     this.emit({ type: 'context', usage: this.contextUsage() });
   }
 
-  /** Stores a file's prior state before its first change in the running turn. */
-  private async snapshot(abs: string, prior: Buffer | undefined, mode: number | undefined): Promise<void> {
-    const turnId = this.turnId;
-    if (!turnId || this.snapshotted.has(abs)) return;
-    if (!this.log.flush()) throw new Error('the database cannot be written, so the change could not be snapshotted for /rewind');
-    this.deps.store.saveSnapshot(this.id, { turnId, path: abs, content: prior ?? null, mode: mode ?? null });
-    this.snapshotted.add(abs);
-  }
-
   /** The session's archive, for the Recall tool and /history. */
   recallSource(): RecallSource {
     return archiveRecall(this.deps.store, this.id, () => this.context.config.recall.crossSession);
@@ -384,7 +366,7 @@ export class Session {
       recall: this.recallSource(),
       cacheKey: this.id,
       files: this.files,
-      beforeFileChange: (abs, prior, mode) => this.snapshot(abs, prior, mode),
+      beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
     };
   }
 

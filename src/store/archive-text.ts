@@ -1,7 +1,10 @@
 // How archived content reads as text: for the search index, for getArchived, and the short
 // labels shown with search hits.
 import type { ClearedOutput } from '../compaction/types.js';
-import { isToolResultMessage, type Message, type ToolUseBlock } from '../llm/messages.js';
+import { isToolResultMessage, type Message } from '../llm/messages.js';
+import { messageText as renderText, speakerOf, type TextStyle, type ToolCalls } from '../llm/messageText.js';
+
+export { collectToolCalls, type ToolCalls } from '../llm/messageText.js';
 
 const KEY_ARGS = ['command', 'pattern', 'query', 'path', 'file_path', 'url', 'id'];
 const MAX_ARG_CHARS = 60;
@@ -25,22 +28,11 @@ export function keyArgument(input: Record<string, unknown>): string {
 
 const describeCall = (name: string, arg: string): string => (arg ? `${name} \`${arg}\`` : name);
 
-/** Tool calls by id, so that a tool result can be described by the call it answers. */
-export type ToolCalls = ReadonlyMap<string, Pick<ToolUseBlock, 'name' | 'input'>>;
-
-export function collectToolCalls(messages: Iterable<Message>): Map<string, Pick<ToolUseBlock, 'name' | 'input'>> {
-  const calls = new Map<string, Pick<ToolUseBlock, 'name' | 'input'>>();
-  for (const m of messages) {
-    for (const b of m.blocks) if (b.type === 'tool_use') calls.set(b.id, { name: b.name, input: b.input });
-  }
-  return calls;
-}
+const LABELS = { checkpoint: 'compaction summary', meta: 'agent note', assistant: 'assistant message', user: 'user message' } as const;
 
 export function messageLabel(msg: Message, calls: ToolCalls): string {
-  if (msg.kind === 'checkpoint') return 'compaction summary';
-  if (msg.kind === 'meta') return 'agent note';
-  if (msg.role === 'assistant') return 'assistant message';
-  if (!isToolResultMessage(msg)) return 'user message';
+  const speaker = speakerOf(msg);
+  if (speaker !== 'tool_results') return LABELS[speaker];
   const described = msg.blocks.flatMap((b) => {
     if (b.type !== 'tool_result') return [];
     const call = calls.get(b.toolUseId);
@@ -50,25 +42,18 @@ export function messageLabel(msg: Message, calls: ToolCalls): string {
   return described.length > 1 ? `tool results of ${first} and ${described.length - 1} more` : `tool result of ${first}`;
 }
 
+/** How archived messages read: tool calls with their input, results headed by the call they answer. */
+const ARCHIVE_STYLE: TextStyle = {
+  separator: '\n\n',
+  toolUse: (b) => `[tool call ${b.name}] ${JSON.stringify(b.input)}`,
+  toolResult: (b, call) => {
+    const head = call ? describeCall(call.name, keyArgument(call.input)) : b.toolUseId;
+    return `[${b.isError ? 'tool error' : 'tool result'} of ${head}]\n${b.content}`;
+  },
+};
+
 /** A message as plain text: what is indexed and what getArchived returns. */
-export function messageText(msg: Message, calls: ToolCalls): string {
-  const parts = msg.blocks.map((b) => {
-    switch (b.type) {
-      case 'text':
-        return b.text;
-      case 'tool_use':
-        return `[tool call ${b.name}] ${JSON.stringify(b.input)}`;
-      case 'tool_result': {
-        const call = calls.get(b.toolUseId);
-        const head = call ? describeCall(call.name, keyArgument(call.input)) : b.toolUseId;
-        return `[${b.isError ? 'tool error' : 'tool result'} of ${head}]\n${b.content}`;
-      }
-      case 'image':
-        return `[image ${b.mediaType}]`;
-    }
-  });
-  return parts.join('\n\n');
-}
+export const messageText = (msg: Message, calls: ToolCalls): string => renderText(msg, ARCHIVE_STYLE, calls);
 
 export function clearedLabel(c: Pick<ClearedOutput, 'toolName' | 'summary'>): string {
   const arg = oneLine(c.summary, MAX_ARG_CHARS);

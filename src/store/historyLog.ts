@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 
 import { DecodeError } from './errors.js';
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 import type { Derived, LogEntry, RecordBody, RecordKind } from './derive.js';
 
 export const v5History: Migration = {

@@ -5,15 +5,12 @@ import type { ClearedOutput } from '../compaction/types.js';
 import { collectToolCalls } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
+import type { Migration } from './migration.js';
 import { ArchiveIndexer } from './search-index.js';
 import { v5History } from './historyLog.js';
 import { v4Snapshots } from './snapshots.js';
 
-export interface Migration {
-  version: number;
-  description: string;
-  up(db: Database.Database): void;
-}
+export type { Migration } from './migration.js';
 
 const v1Core: Migration = {
   version: 1,

@@ -7,7 +7,7 @@ import { collectToolCalls } from './archive-text.js';
 import { decodeMessage, MESSAGE_COLS, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import type { HistoryLog } from './historyLog.js';
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 import { ArchiveIndexer } from './search-index.js';
 
 export const v4Snapshots: Migration = {

@@ -75,11 +75,6 @@ export function encodeText(text: string, format: TextFormat): Buffer {
 
 export const DEFAULT_FORMAT: TextFormat = { encoding: 'utf8', bom: false, eol: '\n' };
 
-export function describeFormat(f: TextFormat): string {
-  const enc = f.encoding === 'utf8' ? 'UTF-8' : f.encoding === 'utf16le' ? 'UTF-16LE' : 'UTF-16BE';
-  return `${enc}${f.bom ? ' with BOM' : ''}, ${f.eol === '\r\n' ? 'CRLF' : 'LF'} line endings`;
-}
-
 function swap16(buf: Buffer): Buffer {
   const out = Buffer.from(buf);
   out.swap16();

@@ -23,8 +23,9 @@ import { pickerKey } from './picker.js';
 import { modelPickerKey } from './model-picker.js';
 import { PromptModel } from './prompt-model.js';
 import { useStore } from './store.js';
-import type { Hint } from './ui-store.js';
-import { isWorking, UiStore } from './ui-store.js';
+import type { Hint } from './live-state.js';
+import { isWorking } from './live-state.js';
+import { UiStore } from './ui-store.js';
 import type { Theme } from './theme.js';
 import { colorTheme, detectColor, dumbTheme, plainTheme, ThemeContext, useTheme } from './theme.js';
 

@@ -6,6 +6,8 @@ import type { CommandInfo } from './controller.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 import { fillMention, mentionAt, type MentionView } from './mention-completion.js';
+import { PastedTexts } from './prompt-paste.js';
+import { PromptHistoryCursor } from './prompt-history-cursor.js';
 import { Store } from './store.js';
 
 export interface CompletionView {
@@ -41,23 +43,13 @@ export interface PromptModelOptions {
   completePath?: (query: string) => Promise<string[]>;
 }
 
-/** Pastes longer than this (lines or characters) are shown as a placeholder and expanded on submit. */
-export const PASTE_MAX_INLINE_LINES = 8;
-export const PASTE_MAX_INLINE_CHARS = 1000;
-
 // Residue of an escape sequence Ink did not recognise ("[200~", "[1;5P"): never text to insert.
 const UNPARSED_SEQUENCE = /^\[[\d;?]*[~A-Za-z]$/;
 
 export class PromptModel {
   readonly store = new Store<PromptState>({ text: '', cursor: 0, completion: null });
-  private readonly history: string[];
-  /** Position while browsing history with Up/Down; null while editing the draft. */
-  private historyIndex: number | null = null;
-  private draft = '';
-  /** Placeholder label → pasted text. */
-  private readonly pastes = new Map<string, string>();
-  private pasteCount = 0;
-  private lastPasteLabel: string | null = null;
+  private readonly history: PromptHistoryCursor;
+  private readonly pastes = new PastedTexts();
   private cycling = false;
   /** The menu's highlight was moved with the arrows (and is not in the text yet). */
   private picked = false;
@@ -67,7 +59,7 @@ export class PromptModel {
   private mentionAsk = 0;
 
   constructor(private readonly opts: PromptModelOptions) {
-    this.history = [...opts.history];
+    this.history = new PromptHistoryCursor(opts.history);
   }
 
   get state(): PromptState {
@@ -79,7 +71,7 @@ export class PromptModel {
   }
 
   clear(): void {
-    this.historyIndex = null;
+    this.history.reset();
     this.cycling = false;
     this.store.set({ text: '', cursor: 0, completion: null });
   }
@@ -88,7 +80,7 @@ export class PromptModel {
   restore(text: string): void {
     const current = this.state.text;
     const joined = current === '' ? text : `${text}\n${current}`;
-    this.historyIndex = null;
+    this.history.reset();
     this.store.set({ text: joined, cursor: joined.length, completion: null });
   }
 
@@ -127,8 +119,8 @@ export class PromptModel {
       return this.submit();
     }
     if (input === '\n' && !key.ctrl && !key.meta) return this.edit(ed.insert(s, '\n'));
-    if (key.upArrow) return this.move(ed.lineUp(s) ?? this.historyStep(-1));
-    if (key.downArrow) return this.move(ed.lineDown(s) ?? this.historyStep(1));
+    if (key.upArrow) return this.move(ed.lineUp(s) ?? this.history.step(-1, s.text));
+    if (key.downArrow) return this.move(ed.lineDown(s) ?? this.history.step(1, s.text));
     if (key.leftArrow) return this.move(key.ctrl || key.meta ? ed.wordLeft(s) : ed.left(s));
     if (key.rightArrow) return this.move(key.ctrl || key.meta ? ed.wordRight(s) : ed.right(s));
     if (key.home) return this.move(ed.home(s));
@@ -176,72 +168,22 @@ export class PromptModel {
 
   /** Inserts pasted text: whole, with its line breaks; long pastes as a placeholder. */
   paste(raw: string): void {
-    const text = cleanPaste(raw);
-    if (text === '') return;
-    const s = this.state;
-    const last = this.lastPasteLabel;
-    // A paste larger than one read arrives in several chunks: they join the placeholder before the cursor.
-    if (last && s.text.slice(s.cursor - last.length, s.cursor) === last) {
-      const content = (this.pastes.get(last) ?? '') + text;
-      const label = this.pasteLabel(content);
-      this.pastes.delete(last);
-      this.pastes.set(label, content);
-      this.lastPasteLabel = label;
-      const start = s.cursor - last.length;
-      return this.edit({ text: s.text.slice(0, start) + label + s.text.slice(s.cursor), cursor: start + label.length });
-    }
-    const lines = text.split('\n').length;
-    if (lines > PASTE_MAX_INLINE_LINES || text.length > PASTE_MAX_INLINE_CHARS) {
-      this.pasteCount++;
-      const label = this.pasteLabel(text);
-      this.pastes.set(label, text);
-      this.lastPasteLabel = label;
-      return this.edit(ed.insert(s, label));
-    }
-    this.edit(ed.insert(s, text.replace(/\t/g, '    ')));
-  }
-
-  private pasteLabel(content: string): string {
-    const lines = content.replace(/\n$/, '').split('\n').length;
-    const size = lines > 1 ? `${lines.toLocaleString('en-US')} lines` : `${content.length.toLocaleString('en-US')} chars`;
-    return `[pasted text #${this.pasteCount} · ${size}]`;
+    const next = this.pastes.insert(raw, this.state);
+    if (next) this.edit(next);
   }
 
   /** The prompt's text with every paste placeholder replaced by what was pasted. */
   expanded(text = this.state.text): string {
-    let out = text;
-    for (const [label, content] of this.pastes) out = out.split(label).join(content);
-    return out;
+    return this.pastes.expand(text);
   }
 
   submit(): void {
     const text = this.expanded();
     if (text.trim() === '') return;
-    if (this.history[this.history.length - 1] !== text) this.history.push(text);
-    this.historyIndex = null;
-    this.draft = '';
-    this.lastPasteLabel = null;
+    this.history.push(text);
+    this.pastes.sent();
     this.store.set({ text: '', cursor: 0, completion: null });
     this.opts.onSubmit(text);
-  }
-
-  private historyStep(dir: -1 | 1): EditState | null {
-    if (this.history.length === 0) return null;
-    if (this.historyIndex === null) {
-      if (dir === 1) return null;
-      this.draft = this.state.text;
-      this.historyIndex = this.history.length - 1;
-    } else {
-      const next = this.historyIndex + dir;
-      if (next < 0) return null;
-      if (next >= this.history.length) {
-        this.historyIndex = null;
-        return { text: this.draft, cursor: this.draft.length };
-      }
-      this.historyIndex = next;
-    }
-    const entry = this.history[this.historyIndex] ?? '';
-    return { text: entry, cursor: entry.length };
   }
 
   /**
@@ -255,16 +197,16 @@ export class PromptModel {
       this.store.set({ text: this.searchDraft, cursor: this.searchDraft.length, completion: null, search: null });
       return true;
     }
-    if (key.ctrl && input === 'r') return this.findMatch(search.query, search.index === -1 ? this.history.length - 1 : search.index - 1, search);
-    if (key.backspace || key.delete) return this.findMatch([...search.query].slice(0, -1).join(''), this.history.length - 1, search);
+    if (key.ctrl && input === 'r') return this.findMatch(search.query, search.index === -1 ? this.history.entries.length - 1 : search.index - 1, search);
+    if (key.backspace || key.delete) return this.findMatch([...search.query].slice(0, -1).join(''), this.history.entries.length - 1, search);
     if (key.return) {
-      const found = search.index === -1 ? '' : this.history[search.index]!;
+      const found = search.index === -1 ? '' : this.history.entries[search.index]!;
       this.store.set({ text: found, cursor: found.length, completion: null, search: null });
       if (found !== '') this.submit();
       return true;
     }
     if (!key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && input !== '' && !/[\x00-\x1f\x7f]/.test(input)) {
-      return this.findMatch(search.query + input, search.index === -1 ? this.history.length - 1 : search.index, search);
+      return this.findMatch(search.query + input, search.index === -1 ? this.history.entries.length - 1 : search.index, search);
     }
     // leave the search with the match in the prompt, then handle the key as usual
     this.store.set({ ...this.state, search: null });
@@ -274,8 +216,8 @@ export class PromptModel {
   /** The newest prompt at or before `from` that contains the query (the match stays put when there is none). */
   private findMatch(query: string, from: number, current: HistorySearch): true {
     const q = query.toLowerCase();
-    for (let i = Math.min(from, this.history.length - 1); i >= 0; i--) {
-      const entry = this.history[i]!;
+    for (let i = Math.min(from, this.history.entries.length - 1); i >= 0; i--) {
+      const entry = this.history.entries[i]!;
       const at = entry.toLowerCase().indexOf(q);
       if (q !== '' && at !== -1) {
         this.store.set({ text: entry, cursor: at, completion: null, search: { query, index: i } });
@@ -375,7 +317,7 @@ export class PromptModel {
   }
 
   private edit(next: EditState): void {
-    this.historyIndex = null;
+    this.history.reset();
     this.picked = false;
     this.set(next);
   }
@@ -399,13 +341,4 @@ function fillWord(text: string, replacement: string): EditState {
   const rest = text.replace(/^\/\S*/, '');
   const t = replacement + (replacement.endsWith(' ') ? rest.replace(/^ /, '') : rest);
   return { text: t, cursor: replacement.length };
-}
-
-/** Pasted text keeps its line breaks and tabs; terminal line endings become "\n", escapes and controls go. */
-export function cleanPaste(raw: string): string {
-  return raw
-    .replace(/\r\n?/g, '\n')
-    .replace(/\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]/g, '')
-    .replace(/\x1b[\x20-\x2f]*[\x30-\x7e]?/g, '')
-    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
 }

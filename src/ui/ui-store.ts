@@ -1,15 +1,16 @@
 // Turns the controller's events into what the screen shows. Finished things are appended to the
 // transcript (rendered once); the rest is live state, split into small stores so that a streamed
 // chunk touches only the streaming view.
-import type { CompactionTrigger } from '../compaction/types.js';
-import type { ProviderErrorKind } from '../llm/errors.js';
 import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
 import { newApprovalView, type ApprovalView } from './approval.js';
 import { isCommandText } from './completion.js';
-import type { ContextUsageView, SessionView, UiController, UiEvent } from './controller.js';
-import { formatElapsed, plural } from './format.js';
+import type { SessionView, UiController, UiEvent } from './controller.js';
+import { emptyLive, emptyStream, isWorking, type Hint, type LiveState, type StatusState, type StreamState, type TranscriptState } from './live-state.js';
+import { queuedBatches } from './prompt-queue.js';
+import { RETRY_LABEL, retryText, waitingText } from './status-text.js';
+import { turnEndItems } from './turn-end.js';
 import type { HistoryBrowserState } from './history-browser.js';
 import { newHistoryBrowser } from './history-browser.js';
 import type { PickerState } from './picker.js';
@@ -24,74 +25,8 @@ import { isShellNote } from '../session/shellNote.js';
 import { itemId, keyArgument, messagesToItems } from './transcript.js';
 import { DeferredItems, omittedNotice, type ScreenSize } from './screenful.js';
 
-export interface TranscriptState {
-  /** Bumped when a session is opened: the transcript starts over. */
-  epoch: number;
-  /** Append-only within an epoch; replaced (never mutated) on each append. */
-  items: TranscriptItem[];
-}
-
-export interface RunningTool {
-  id: string;
-  name: string;
-  summary: string;
-  startedAt: number;
-}
-
-export interface LiveState {
-  busy: boolean;
-  turn: { startedAt: number; outputTokens: number } | null;
-  /** Tool calls the model is still writing. */
-  writingTools: Array<{ id: string; name: string }>;
-  running: RunningTool[];
-  compaction: { trigger: CompactionTrigger; focus?: string; tokensBefore: number; stage?: string; startedAt: number } | null;
-  retry: { text: string; until: number } | null;
-  /** "No response yet, 30 s": the provider has sent nothing for a while. */
-  waiting: string | null;
-  /** Prompts typed while the agent worked, sent together when it is free. */
-  queued: string[];
-}
-
-export interface StreamState {
-  /** The reply being streamed (raw: sanitized when shown). */
-  text: string;
-  /** How much of `text` has been printed into the transcript already (finished Markdown blocks). */
-  committed: number;
-  /** Characters streamed by the current model call, for the token estimate. */
-  chars: number;
-}
-
-const emptyStream = (): StreamState => ({ text: '', committed: 0, chars: 0 });
-
-export interface StatusState {
-  session: SessionView;
-  usage: ContextUsageView;
-}
-
-/** Transient one-line message under the prompt ("Press Ctrl-C again to exit"); a notice is dimmed. */
-export type Hint = { text: string; level: 'info' | 'warning' | 'notice' } | null;
-
 /** How long an SDK notice stays under the prompt. */
 export const PROVIDER_NOTICE_MS = 30_000;
-
-const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
-  rate_limit: 'Rate limited',
-  overloaded: 'Overloaded',
-  server: 'Server error',
-  connection: 'Connection failed',
-  stream_cut: 'Response stream cut off',
-};
-
-export const retryText = (ev: Extract<UiEvent, { type: 'retry' }>): string =>
-  `${RETRY_LABEL[ev.kind] ?? 'Request failed'} — retrying in ${formatElapsed(ev.delayMs + 999)} (${ev.attempt}/${ev.maxAttempts})`;
-
-/** "No response yet, 30 s" before the reply begins, "No data for 30 s" once it went silent. */
-export const waitingText = (ev: Extract<UiEvent, { type: 'waiting' }>): string =>
-  `${ev.stalled ? 'No data for' : 'No response yet,'} ${ev.seconds} s${ev.attempt > 1 ? ` (attempt ${ev.attempt})` : ''}`;
-
-const emptyLive = (): LiveState => ({ busy: false, turn: null, writingTools: [], running: [], compaction: null, retry: null, waiting: null, queued: [] });
-
-export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null || l.compaction !== null;
 
 export class UiStore {
   readonly transcript: Store<TranscriptState>;
@@ -333,25 +268,8 @@ export class UiStore {
   }
 
   private onTurnEnd(reason: string, steps: number): void {
-    const l = this.live.get();
-    const items: TranscriptItem[] = [];
-    const s = this.stream.get();
-    const leftover = s.text.slice(s.committed);
-    const aborted = reason === 'aborted';
-    if (leftover.trim() !== '' || s.committed > 0) {
-      items.push({ kind: 'assistant', id: itemId(), text: leftover, interrupted: true, continued: s.committed > 0 });
-      this.turnShowedInterrupt = true;
-    }
-    for (const t of l.running) {
-      const item: ToolItem = { kind: 'tool', id: itemId(), toolUseId: t.id, name: t.name, summary: t.summary, status: 'interrupted', durationMs: this.now() - t.startedAt, output: '' };
-      items.push(item);
-      this.turnShowedInterrupt = true;
-    }
-    if (aborted && !this.turnShowedInterrupt) items.push({ kind: 'notice', id: itemId(), level: 'info', text: 'Interrupted' });
-    if (reason === 'max_steps') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: `Stopped after ${plural(steps, 'step')} (the step limit for one turn)` });
-    if (reason === 'refusal') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The model declined to answer' });
-    if (reason === 'max_tokens') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply stopped at the output limit' });
-    if (reason === 'stopped') items.push({ kind: 'notice', id: itemId(), level: 'info', text: 'Stopped: you denied the call and ended the turn' });
+    const { items, showedInterrupt } = turnEndItems({ reason, steps, stream: this.stream.get(), running: this.live.get().running, now: this.now(), showedInterrupt: this.turnShowedInterrupt });
+    this.turnShowedInterrupt = showedInterrupt;
     this.append(...items);
     this.resetStream();
     // The session gave up on any approval still waiting: its turn is over.
@@ -474,21 +392,4 @@ export class UiStore {
     this.hintTimer = null;
     this.flushTimer = null;
   }
-}
-
-/** Queued prompts go as one message; a queued `!command` runs on its own, in its place. */
-export function queuedBatches(queued: readonly string[]): string[] {
-  const out: string[] = [];
-  let prompts: string[] = [];
-  for (const q of queued) {
-    if (!q.trimStart().startsWith('!')) {
-      prompts.push(q);
-      continue;
-    }
-    if (prompts.length > 0) out.push(prompts.join('\n\n'));
-    prompts = [];
-    out.push(q);
-  }
-  if (prompts.length > 0) out.push(prompts.join('\n\n'));
-  return out;
 }

@@ -1,0 +1,84 @@
+// What the loop asks of the session that runs it: the host (history, persistence, compaction
+// around each call), the permission gate, and the turn's options and result.
+import type { ProviderError } from '../llm/errors.js';
+import type { Message, Usage } from '../llm/messages.js';
+import type { DoneEvent, ModelRequest, Provider } from '../llm/provider.js';
+import type { RetryPolicy } from '../llm/retry.js';
+import type { FileDiff } from '../tools/fileDiff.js';
+import type { FileTracker } from '../tools/fileTracker.js';
+import type { AnyTool, RecallSource, ToolContext } from '../tools/types.js';
+import type { TurnEndReason } from './events.js';
+
+/**
+ * What the loop needs from the live session. The session owns the history, persists it
+ * and compacts it; the loop only drives model calls and tools.
+ */
+export interface LoopHost {
+  /** The visible history as it stands now. */
+  history(): readonly Message[];
+  /** Adds a completed message to the history (the session persists it before returning) and returns it as stored. */
+  append(msg: Message): Message;
+  /** The system prompt for the next call (it may change after a compaction). */
+  systemPrompt(): string;
+  /** Output tokens a reply may use (it may shrink when the provider reveals a smaller window). */
+  maxOutputTokens(): number;
+  /** Runs before every model call: the compaction tiers. May replace the history. */
+  beforeModelCall(signal: AbortSignal): Promise<void>;
+  /** Every "too long" error passes here first (the session learns the provider's real window from it). */
+  noteOverflow(err: ProviderError): void;
+  /** The provider rejected the prompt as too long; true when the history was compacted and the call should be retried (the host bounds the attempts). */
+  recoverFromOverflow(err: ProviderError, signal: AbortSignal): Promise<boolean>;
+  /** A response completed: the session anchors its token count and checks for silent truncation. */
+  afterResponse(req: ModelRequest, done: DoneEvent): void;
+}
+
+/** `stop`: the person denied the call and ended the turn; the model is not called again. */
+export type Authorization = { ok: true } | { ok: false; message: string; stop?: boolean };
+
+export interface GateCall {
+  tool: AnyTool;
+  input: unknown;
+  summary: string;
+  toolUseId: string;
+  /** For a tool that edits files: the change it would make (from its preview). */
+  diff?: FileDiff;
+  /** For a tool that edits files: the absolute path it changes. */
+  abs?: string;
+}
+
+/** Decides whether a tool call may run, asking the person when the policy says so. */
+export interface PermissionGate {
+  authorize(call: GateCall, signal: AbortSignal): Promise<Authorization>;
+}
+
+export interface LoopOptions {
+  provider: Provider;
+  model: string;
+  tools: readonly AnyTool[];
+  gate: PermissionGate;
+  maxSteps: number;
+  retry: RetryPolicy;
+  /** No new attempt of a model call starts after this long since its first attempt (timeouts.totalMs). */
+  giveUpAfterMs?: number;
+  /** Silence (no reply data) after which a `waiting` event is emitted, and again every this long. Default 5 s. */
+  waitNoticeMs?: number;
+  /** Replies stopping at max_tokens that are told to continue, per turn. */
+  maxOutputRecoveries: number;
+  cwd: string;
+  recall?: RecallSource;
+  /** Sent as the requests' cacheKey (OpenAI prompt_cache_key): the session id. */
+  cacheKey?: string;
+  /** The session's record of files read and written, and its snapshot hook (see ToolContext). */
+  files?: FileTracker;
+  beforeFileChange?: ToolContext['beforeFileChange'];
+  /** Injected for tests: waits between retries. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface TurnResult {
+  reason: TurnEndReason;
+  steps: number;
+  usage: Usage;
+  /** The assistant's text over the whole turn. */
+  text: string;
+}

@@ -1,0 +1,120 @@
+// The tool half of a step: each requested call parsed, previewed, authorized and run, with
+// exactly one result per call whatever happens.
+import type { ToolResultBlock, ToolUseBlock } from '../llm/messages.js';
+import { ToolInputError, type AnyTool, type ToolContext, type ToolOutput } from '../tools/types.js';
+import { errorText } from './errorText.js';
+import type { AgentEvent } from './events.js';
+import type { Authorization, GateCall, LoopOptions } from './host.js';
+
+const INTERRUPTED_RESULT = 'The user interrupted this tool call before it finished; it did not complete.';
+const STOPPED_RESULT = 'Not run: the user denied an earlier call in this step and stopped the turn.';
+
+/** Runs the requested tools: consecutive read-only calls in parallel, the rest one by one, results in call order. */
+export async function runTools(
+  uses: ToolUseBlock[],
+  toolsByName: Map<string, AnyTool>,
+  opts: LoopOptions,
+  signal: AbortSignal,
+  emit: (ev: AgentEvent) => void,
+): Promise<{ results: ToolResultBlock[]; stopped: boolean }> {
+  const results: ToolResultBlock[] = new Array<ToolResultBlock>(uses.length);
+  let stopped = false;
+  let i = 0;
+  while (i < uses.length) {
+    if (stopped) {
+      // every tool_use still gets its result, so the next request is well formed
+      const use = uses[i]!;
+      emit({ type: 'tool_end', id: use.id, name: use.name, output: { content: STOPPED_RESULT, isError: true }, durationMs: 0, status: 'denied' });
+      results[i] = { type: 'tool_result', toolUseId: use.id, content: STOPPED_RESULT, isError: true };
+      i++;
+      continue;
+    }
+    const batch: number[] = [i];
+    if (toolsByName.get(uses[i]!.name)?.readOnly) {
+      while (i + batch.length < uses.length && toolsByName.get(uses[i + batch.length]!.name)?.readOnly) batch.push(i + batch.length);
+    }
+    await Promise.all(
+      batch.map(async (idx) => {
+        const r = await runOneTool(uses[idx]!, toolsByName, opts, signal, emit);
+        results[idx] = r.result;
+        if (r.stop) stopped = true;
+      }),
+    );
+    i += batch.length;
+  }
+  return { results, stopped };
+}
+
+async function runOneTool(
+  use: ToolUseBlock,
+  toolsByName: Map<string, AnyTool>,
+  opts: LoopOptions,
+  signal: AbortSignal,
+  emit: (ev: AgentEvent) => void,
+): Promise<{ result: ToolResultBlock; stop?: boolean }> {
+  // reset once approved: the time shown is the tool's, not the wait for the person
+  let started = Date.now();
+  const tool = toolsByName.get(use.name);
+  let summary = '';
+  const finish = (output: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
+    emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
+    return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError }, ...(stop ? { stop } : {}) };
+  };
+  const ctx: ToolContext = {
+    cwd: opts.cwd,
+    signal,
+    onProgress: (text: string): void => emit({ type: 'tool_progress', id: use.id, text }),
+    ...(opts.recall ? { recall: opts.recall } : {}),
+    ...(opts.files ? { files: opts.files } : {}),
+    ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
+  };
+
+  if (!tool) {
+    emit({ type: 'tool_start', id: use.id, name: use.name, input: use.input, summary });
+    const names = [...toolsByName.keys()].join(', ');
+    return finish({ content: `Unknown tool "${use.name}". Available tools: ${names}.`, isError: true }, 'error');
+  }
+  let input: unknown;
+  try {
+    input = tool.parse(use.input);
+    summary = tool.summarize(input);
+  } catch (e) {
+    emit({ type: 'tool_start', id: use.id, name: use.name, input: use.input, summary });
+    const why = e instanceof ToolInputError ? e.message : errorText(e);
+    return finish({ content: `Invalid input for ${tool.name}: ${why}`, isError: true }, 'error');
+  }
+  emit({ type: 'tool_start', id: use.id, name: use.name, input, summary });
+  if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
+
+  const call: GateCall = { tool, input, summary, toolUseId: use.id };
+  if (tool.preview) {
+    // an edit that cannot apply (not read, stale, not found) is refused before anyone is asked
+    try {
+      const p = await tool.preview(input, ctx);
+      if (!p.ok) return finish(p.output, 'error');
+      call.diff = p.change.diff;
+      call.abs = p.change.file.abs;
+    } catch (e) {
+      return finish({ content: `${tool.name} failed: ${errorText(e)}`, isError: true }, 'error');
+    }
+  }
+
+  let auth: Authorization;
+  try {
+    auth = await opts.gate.authorize(call, signal);
+  } catch (e) {
+    if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
+    auth = { ok: false, message: `Permission check failed: ${errorText(e)}` };
+  }
+  if (!auth.ok) return finish({ content: auth.message, isError: true }, 'denied', auth.stop === true);
+  started = Date.now();
+
+  try {
+    const output = await tool.run(input, ctx);
+    if (signal.aborted) return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
+    return finish(output, output.isError ? 'error' : 'done');
+  } catch (e) {
+    if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
+    return finish({ content: `${tool.name} failed: ${errorText(e)}`, isError: true }, 'error');
+  }
+}

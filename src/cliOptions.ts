@@ -1,0 +1,16 @@
+/** The options of the top-level `agent` command, as commander parses them (see cli.ts). */
+export interface GlobalOptions {
+  print?: string | boolean;
+  outputFormat: 'text' | 'json' | 'stream-json';
+  model?: string;
+  provider?: string;
+  baseUrl?: string;
+  resume?: string | boolean;
+  continue?: boolean;
+  fork?: boolean;
+  addDir?: string[];
+  db?: string;
+  permissionMode?: string;
+  maxSteps?: number;
+  debug?: string | boolean;
+}

@@ -1,0 +1,120 @@
+// What the session offers the front ends (the TUI's controller, print mode, the slash
+// commands): the views and command outputs they render. Types only; the session and the
+// commands build them, ui/ and print.ts show them.
+import type { AgentEvent } from '../agent/events.js';
+import type { ContextUsage } from '../compaction/budget.js';
+import type { CompactionEvent } from '../compaction/types.js';
+import type { PermissionMode } from '../config/schema.js';
+import type { Usage } from '../llm/messages.js';
+
+/** What the gauge renders: the engine's figures without its thresholds. */
+export type ContextUsageView = Omit<ContextUsage, 'thresholds'>;
+
+export interface SessionView {
+  id: string;
+  title: string | null;
+  model: string;
+  provider: string;
+  cwd: string;
+  /** ask | acceptEdits | allow | deny: shown in the footer, cycled with Shift+Tab. */
+  permissionMode?: string;
+}
+
+export interface SessionListItem {
+  id: string;
+  title: string | null;
+  cwd: string;
+  updatedAt: number;
+  messageCount: number;
+  contextTokens: number | null;
+}
+
+export interface CommandInfo {
+  name: string;
+  /** e.g. "[focus: …]" */
+  args?: string;
+  description: string;
+}
+
+export interface ContextBreakdownRow {
+  label: string;
+  tokens: number;
+}
+
+export interface CostRow {
+  model: string;
+  usage: Usage;
+  /** undefined when the model has no known price */
+  usd?: number;
+  /** usd by part: cache reads and writes are priced apart from plain input */
+  cost?: { input: number; output: number; cacheRead: number; cacheWrite: number };
+}
+
+/** One archived item found by /history. */
+export interface HistoryHit {
+  id: string;
+  /** What it was: "user message", "Bash output `npm test`", ... */
+  label: string;
+  snippet: string;
+  createdAt: number;
+}
+
+/** One page of /history results. */
+export interface HistoryPage {
+  query: string;
+  /** 1-based. */
+  page: number;
+  /** Results per page. */
+  pageSize: number;
+  hits: HistoryHit[];
+  hasMore: boolean;
+}
+
+/** One model the /model picker offers. */
+export interface ModelChoice {
+  name: string;
+  provider: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** Where it is described: the .agentrc's `models`, or the built-in table. */
+  source: 'config' | 'builtin';
+  inputUsdPerM?: number;
+  outputUsdPerM?: number;
+}
+
+export type CommandOutput =
+  | { kind: 'text'; text: string }
+  | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }
+  | { kind: 'cost'; rows: CostRow[]; totalUsd?: number }
+  | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
+  | { kind: 'help'; commands: CommandInfo[] }
+  | { kind: 'picker'; sessions: SessionListItem[] }
+  /** /model without a name: the picker (print mode lists them). */
+  | { kind: 'models'; models: ModelChoice[]; current: string }
+  | { kind: 'history'; result: HistoryPage }
+  | { kind: 'rewind'; targets: RewindTargetView[] };
+
+/** One earlier turn in the /rewind picker. */
+export interface RewindTargetView {
+  index: number;
+  turnId: string;
+  text: string;
+  createdAt: number;
+  /** False once compacted or rewound: only its code can be restored. */
+  inConversation: boolean;
+  /** Why it left the conversation: 'compacted' into a summary, or 'rewound' by an earlier /rewind. */
+  gone?: 'compacted' | 'rewound';
+  /** Files Edit/Write changed in this turn or later. */
+  files: string[];
+}
+
+/** What a live session tells its listeners (the TUI's controller, print mode's stream). */
+export type SessionEvent =
+  | AgentEvent
+  | CompactionEvent
+  | { type: 'context'; usage: ContextUsageView }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  /** The permission mode changed (Shift+Tab, "accept edits for the session"). */
+  | { type: 'permission_mode'; mode: PermissionMode }
+  /** The visible history was replaced (a /rewind, an /uncompact): redraw it from messages(). */
+  | { type: 'history_reset' };

@@ -1,0 +1,19 @@
+// The one-line texts the live region shows for a retry and for a provider that has gone quiet.
+import type { ProviderErrorKind } from '../llm/errors.js';
+import type { UiEvent } from './controller.js';
+import { formatElapsed } from './format.js';
+
+export const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
+  rate_limit: 'Rate limited',
+  overloaded: 'Overloaded',
+  server: 'Server error',
+  connection: 'Connection failed',
+  stream_cut: 'Response stream cut off',
+};
+
+export const retryText = (ev: Extract<UiEvent, { type: 'retry' }>): string =>
+  `${RETRY_LABEL[ev.kind] ?? 'Request failed'} — retrying in ${formatElapsed(ev.delayMs + 999)} (${ev.attempt}/${ev.maxAttempts})`;
+
+/** "No response yet, 30 s" before the reply begins, "No data for 30 s" once it went silent. */
+export const waitingText = (ev: Extract<UiEvent, { type: 'waiting' }>): string =>
+  `${ev.stalled ? 'No data for' : 'No response yet,'} ${ev.seconds} s${ev.attempt > 1 ? ` (attempt ${ev.attempt})` : ''}`;

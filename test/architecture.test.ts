@@ -1,0 +1,113 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } from './architecture/importGraph.js';
+
+// docs/DESIGN.md's layer rules and "no import cycle", checked on the import graph of src/
+// (static imports and re-exports, `import()` of a string literal, type-only imports too).
+
+/**
+ * Breaks of the rules that are known and owned elsewhere, each with what removes it. A new
+ * break fails the test; an exception that no longer occurs is harmless, and is deleted here
+ * with the change that removes it.
+ */
+const KNOWN_LAYER_EXCEPTIONS: Array<{ from: string; to: string; why: string }> = [];
+
+const KNOWN_CYCLES: Array<{ files: string[]; why: string }> = [];
+
+const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
+const isKnownCycle = (files: string[]): boolean => KNOWN_CYCLES.some((k) => k.files.join('\n') === files.join('\n'));
+
+describe('the import graph of src/', () => {
+  const graph = loadGraph(resolve(import.meta.dirname, '..'));
+
+  it('is read whole: static, dynamic and type-only imports, packages and files', () => {
+    expect(graph).toContainEqual({ from: 'src/llm/anthropic.ts', to: '@anthropic-ai/sdk', typeOnly: false, dynamic: false });
+    expect(graph).toContainEqual({ from: 'src/cli.ts', to: 'src/print.ts', typeOnly: false, dynamic: true });
+    expect(graph).toContainEqual({ from: 'src/store/open.ts', to: 'better-sqlite3', typeOnly: false, dynamic: false });
+    expect(graph.some((e) => e.typeOnly && e.to === 'src/session/protocol.ts')).toBe(true);
+  });
+
+  it('keeps the layer rules of docs/DESIGN.md', () => {
+    const breaks = layerViolations(graph).filter((v) => !isKnownBreak(v.edge));
+    expect(breaks.map((v) => `${v.edge.from} → ${v.edge.to}: ${v.rule}`)).toEqual([]);
+  });
+
+  it('has no import cycle, type-only imports included', () => {
+    const cycles = importCycles(graph, { includeTypeOnly: true }).filter((c) => !isKnownCycle(c));
+    expect(cycles).toEqual([]);
+  });
+
+  it('has no import cycle at run time, not even a known one', () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+});
+
+describe('the checks themselves', () => {
+  const edge = (from: string, to: string, over: Partial<ImportEdge> = {}): ImportEdge => ({ from, to, typeOnly: false, dynamic: false, ...over });
+
+  it('report every kind of layer break, type-only imports too', () => {
+    const fake = [
+      edge('src/llm/anthropic.ts', '@anthropic-ai/sdk'),
+      edge('src/llm/openai.ts', 'openai'),
+      edge('src/store/open.ts', 'better-sqlite3'),
+      edge('src/ui/app.tsx', 'ink'),
+      edge('src/tools/bash.ts', 'openai'),
+      edge('src/session/session.ts', 'better-sqlite3'),
+      edge('src/agent/loop.ts', 'ink'),
+      edge('src/compaction/engine.ts', 'src/store/store.ts', { typeOnly: true }),
+      edge('src/session/session.ts', 'src/ui/controller.ts', { typeOnly: true }),
+      edge('src/tools/recall.ts', 'src/store/index.ts'),
+    ];
+    expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
+      'src/tools/bash.ts → openai',
+      'src/session/session.ts → better-sqlite3',
+      'src/agent/loop.ts → ink',
+      'src/compaction/engine.ts → src/store/store.ts',
+      'src/session/session.ts → src/ui/controller.ts',
+      'src/tools/recall.ts → src/store/index.ts',
+    ]);
+  });
+
+  it('find cycles through dynamic imports, and type-only ones only when asked', () => {
+    const fake = [
+      edge('src/cli.ts', 'src/print.ts', { dynamic: true }),
+      edge('src/print.ts', 'src/bootstrap.ts'),
+      edge('src/bootstrap.ts', 'src/cli.ts'),
+      edge('src/a.ts', 'src/b.ts'),
+      edge('src/b.ts', 'src/a.ts', { typeOnly: true }),
+      edge('src/self.ts', 'src/self.ts'),
+      edge('src/x.ts', 'src/y.ts'),
+      edge('src/x.ts', 'ink'),
+    ];
+    expect(importCycles(fake)).toEqual([['src/bootstrap.ts', 'src/cli.ts', 'src/print.ts'], ['src/self.ts']]);
+    expect(importCycles(fake, { includeTypeOnly: true })).toEqual([['src/a.ts', 'src/b.ts'], ['src/bootstrap.ts', 'src/cli.ts', 'src/print.ts'], ['src/self.ts']]);
+  });
+
+  it('read each form of import and tell type-only ones apart', () => {
+    const text = [
+      "import a from 'pkg-a';",
+      "import type { B } from './b.js';",
+      "import { type C, type D } from './c.js';",
+      "import { type E, f } from './e.js';",
+      "import './side-effect.js';",
+      "export { g } from './g.js';",
+      "export type { H } from './h.js';",
+      "export * from './star.js';",
+      "type M = typeof import('./m.js');",
+      "const lazy = () => import('./lazy.js');",
+      'const notLiteral = (p: string) => import(p);',
+    ].join('\n');
+    expect(importsOf('x.ts', text)).toEqual([
+      { spec: 'pkg-a', typeOnly: false, dynamic: false },
+      { spec: './b.js', typeOnly: true, dynamic: false },
+      { spec: './c.js', typeOnly: true, dynamic: false },
+      { spec: './e.js', typeOnly: false, dynamic: false },
+      { spec: './side-effect.js', typeOnly: false, dynamic: false },
+      { spec: './g.js', typeOnly: false, dynamic: false },
+      { spec: './h.js', typeOnly: true, dynamic: false },
+      { spec: './star.js', typeOnly: false, dynamic: false },
+      { spec: './m.js', typeOnly: true, dynamic: true },
+      { spec: './lazy.js', typeOnly: false, dynamic: true },
+    ]);
+  });
+});

@@ -1,0 +1,178 @@
+// The import graph of src/ and the layer rules of docs/DESIGN.md, as data and pure checks, so
+// that test/architecture.test.ts can run them on the real tree and on made-up graphs.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+
+export interface ImportEdge {
+  /** The importing file, relative to the repository with '/' separators: "src/cli.ts". */
+  from: string;
+  /** A file under src/ ("src/llm/messages.ts") or a package name ("ink", "@anthropic-ai/sdk"). */
+  to: string;
+  /** `import type`, `export type`, all-type named imports, or `typeof import()`: gone at run time. */
+  typeOnly: boolean;
+  /** `import()` of a string literal. */
+  dynamic: boolean;
+}
+
+const isRelative = (spec: string): boolean => spec.startsWith('./') || spec.startsWith('../');
+
+/** "@scope/name/sub" → "@scope/name", "name/sub" → "name", "node:fs" stays. */
+export function packageOf(spec: string): string {
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/** The import specifiers of one file, with how they are imported. */
+export function importsOf(fileName: string, text: string): Array<{ spec: string; typeOnly: boolean; dynamic: boolean }> {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: Array<{ spec: string; typeOnly: boolean; dynamic: boolean }> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      // `import { type A, type B } from` leaves nothing at run time either (verbatimModuleSyntax keeps a bare `import {} from`, though)
+      const allTypes = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      found.push({ spec: node.moduleSpecifier.text, typeOnly: allTypes, dynamic: false });
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
+      const allTypes = node.isTypeOnly || (named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly));
+      found.push({ spec: node.moduleSpecifier.text, typeOnly: allTypes, dynamic: false });
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments;
+      if (arg && ts.isStringLiteralLike(arg)) found.push({ spec: arg.text, typeOnly: false, dynamic: true });
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push({ spec: node.argument.literal.text, typeOnly: true, dynamic: true });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const posix = (p: string): string => p.split(sep).join('/');
+
+/** Every import of every file under `root`/src; relative imports resolved to the .ts/.tsx file they name. */
+export function loadGraph(root: string): ImportEdge[] {
+  const files = sourceFiles(join(root, 'src'));
+  const known = new Set(files.map((f) => posix(relative(root, f))));
+  const edges: ImportEdge[] = [];
+  for (const file of files) {
+    const from = posix(relative(root, file));
+    for (const { spec, typeOnly, dynamic } of importsOf(file, readFileSync(file, 'utf8'))) {
+      if (!isRelative(spec)) {
+        edges.push({ from, to: packageOf(spec), typeOnly, dynamic });
+        continue;
+      }
+      const target = posix(relative(root, resolve(dirname(file), spec)));
+      const candidates = [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target];
+      const to = candidates.find((c) => known.has(c));
+      // a relative import of a non-source file (package.json) is no edge between modules
+      if (to) edges.push({ from, to, typeOnly, dynamic });
+      else if (!target.startsWith('src/')) continue;
+      else throw new Error(`${from}: cannot resolve import "${spec}"`);
+    }
+  }
+  return edges;
+}
+
+export interface Rule {
+  /** What the rule says, as DESIGN.md says it. */
+  name: string;
+  /** True when the edge breaks the rule. */
+  forbids: (e: ImportEdge) => boolean;
+}
+
+const under = (dir: string) => (file: string): boolean => file.startsWith(`${dir}/`);
+const isSdk = (to: string): boolean => to === '@anthropic-ai/sdk' || to === 'openai';
+const isUi = (to: string): boolean => to === 'ink' || to === 'react' || to === 'ink-testing-library' || under('src/ui')(to);
+
+/** The layer rules of docs/DESIGN.md ("Layers"), each checked on every edge, type-only ones included. */
+export const LAYER_RULES: Rule[] = [
+  {
+    name: 'only src/llm/anthropic.ts and src/llm/openai.ts import the SDKs',
+    forbids: (e) => isSdk(e.to) && e.from !== 'src/llm/anthropic.ts' && e.from !== 'src/llm/openai.ts',
+  },
+  { name: 'only src/store/ imports better-sqlite3', forbids: (e) => e.to === 'better-sqlite3' && !under('src/store')(e.from) },
+  {
+    name: 'the loop (src/agent/) and compaction (src/compaction/) know no UI (ink, react, src/ui/) and no SQL (better-sqlite3, src/store/)',
+    forbids: (e) =>
+      (under('src/agent')(e.from) || under('src/compaction')(e.from)) && (isUi(e.to) || e.to === 'better-sqlite3' || under('src/store')(e.to)),
+  },
+  { name: 'the session (src/session/) imports nothing from src/ui/ (its views live in session/protocol.ts)', forbids: (e) => under('src/session')(e.from) && isUi(e.to) },
+  { name: 'the tools (src/tools/) and the providers (src/llm/) know no UI and no store', forbids: (e) => (under('src/tools')(e.from) || under('src/llm')(e.from)) && (isUi(e.to) || under('src/store')(e.to) || e.to === 'better-sqlite3') },
+];
+
+export interface Violation {
+  rule: string;
+  edge: ImportEdge;
+}
+
+export function layerViolations(edges: readonly ImportEdge[], rules: readonly Rule[] = LAYER_RULES): Violation[] {
+  return rules.flatMap((rule) => edges.filter((e) => rule.forbids(e)).map((edge) => ({ rule: rule.name, edge })));
+}
+
+/**
+ * The import cycles among src/ files: each strongly connected component of more than one file
+ * (or a file importing itself), files sorted. `typeOnly` edges are left out unless asked for.
+ */
+export function importCycles(edges: readonly ImportEdge[], opts: { includeTypeOnly?: boolean } = {}): string[][] {
+  const next = new Map<string, string[]>();
+  for (const e of edges) {
+    if (!e.to.startsWith('src/') || (e.typeOnly && !opts.includeTypeOnly)) continue;
+    next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+    if (!next.has(e.to)) next.set(e.to, []);
+  }
+  // Tarjan's strongly connected components, iterative so a deep graph cannot overflow the stack
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  let counter = 0;
+  for (const start of [...next.keys()].sort()) {
+    if (index.has(start)) continue;
+    const work: Array<{ node: string; i: number }> = [{ node: start, i: 0 }];
+    index.set(start, counter);
+    low.set(start, counter++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const top = work[work.length - 1]!;
+      const targets = next.get(top.node)!;
+      if (top.i < targets.length) {
+        const to = targets[top.i++]!;
+        if (!index.has(to)) {
+          index.set(to, counter);
+          low.set(to, counter++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, i: 0 });
+        } else if (onStack.has(to)) low.set(top.node, Math.min(low.get(top.node)!, index.get(to)!));
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(top.node)!));
+      if (low.get(top.node) === index.get(top.node)) {
+        const component: string[] = [];
+        let n: string;
+        do {
+          n = stack.pop()!;
+          onStack.delete(n);
+          component.push(n);
+        } while (n !== top.node);
+        if (component.length > 1 || targets.includes(top.node)) cycles.push(component.sort());
+      }
+    }
+  }
+  return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
