@@ -3,10 +3,11 @@ import type { CompactionChange, CompactionRecord } from '../compaction/types.js'
 import type { Message } from '../llm/messages.js';
 import { ArchiveSearch } from './archiveSearch.js';
 import { titleFrom } from './archive-text.js';
-import { decodeMessage, decodeMeta, encodeMessage, encodeMeta, MESSAGE_COLS, type MessageParams, type MessageRow } from './codec.js';
+import { decodeMessage, encodeMessage, encodeMeta, MESSAGE_COLS, type MessageParams, type MessageRow } from './codec.js';
 import { deriveHistory } from './derive.js';
 import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { HistoryWrites } from './historyWrites.js';
+import { SESSION_COLS, sessionInfo, type SessionRow } from './sessionRow.js';
 import { SessionWrites } from './sessionWrites.js';
 import { SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
 import { StatementCache } from './statementCache.js';
@@ -28,23 +29,6 @@ import type {
   VisibleEntry,
   VisibleRewrite,
 } from './types.js';
-
-interface SessionRow {
-  id: string;
-  cwd: string;
-  title: string | null;
-  provider: string;
-  model: string;
-  created_at: number;
-  updated_at: number;
-  meta: string;
-  message_count: number;
-  visible_count: number;
-  compaction_count: number;
-  context_tokens: number | null;
-}
-
-const SESSION_COLS = 'id, cwd, title, provider, model, created_at, updated_at, meta, message_count, visible_count, compaction_count, context_tokens';
 
 /** SQL of the resume query, exported so a test can check its plan uses the partial index. */
 export const LOAD_VISIBLE_SQL = `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by IS NULL ORDER BY pos, rid`;
@@ -126,7 +110,7 @@ export class SqliteStore implements Store {
         touched: this.stmts.nextTouch.get(),
         meta: encodeMeta(s.meta ?? {}, s.id),
       });
-      return this.sessionInfo(this.stmts.session.get(s.id)!);
+      return sessionInfo(this.stmts.session.get(s.id)!);
     });
   }
 
@@ -161,7 +145,7 @@ export class SqliteStore implements Store {
     return this.read('look up a session', () => {
       if (idOrPrefix === '') return undefined;
       const exact = this.stmts.session.get(idOrPrefix);
-      if (exact) return this.sessionInfo(exact);
+      if (exact) return sessionInfo(exact);
       let matches = this.stmts.sessionsByPrefix.all(idOrPrefix, `${idOrPrefix}\u{10FFFF}`);
       if (matches.length === 0 && !idOrPrefix.includes('_')) matches = this.stmts.sessionsByPrefix.all(`s_${idOrPrefix}`, `s_${idOrPrefix}\u{10FFFF}`);
       if (matches.length === 0 && idOrPrefix.length >= 4) matches = this.stmts.sessionsBySuffix.all(idOrPrefix, idOrPrefix);
@@ -170,14 +154,14 @@ export class SqliteStore implements Store {
         const shown = matches.slice(0, 2).map((m) => m.id).join(', ');
         throw new StoreError('not_found', this.file, `The short session id "${idOrPrefix}" is ambiguous: it matches ${shown}${matches.length > 2 ? ' and more' : ''}. Give more characters.`);
       }
-      return this.sessionInfo(matches[0]!);
+      return sessionInfo(matches[0]!);
     });
   }
 
   latestSession(cwd?: string): SessionInfo | undefined {
     return this.read('find the latest session', () => {
       const row = cwd === undefined ? this.stmts.latest.get() : this.stmts.latestIn.get(cwd);
-      return row ? this.sessionInfo(row) : undefined;
+      return row ? sessionInfo(row) : undefined;
     });
   }
 
@@ -186,7 +170,7 @@ export class SqliteStore implements Store {
       const limit = opts.limit ?? -1; // SQLite: a negative LIMIT means none
       if (opts.limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new InvalidInputError(`limit must be a non-negative integer, got ${opts.limit}`);
       const rows = opts.cwd === undefined ? this.stmts.list.all(limit) : this.stmts.listIn.all(opts.cwd, limit);
-      return rows.map((r) => this.sessionInfo(r));
+      return rows.map((r) => sessionInfo(r));
     });
   }
 
@@ -201,7 +185,7 @@ export class SqliteStore implements Store {
       this.requireSession(fromId);
       if (this.stmts.session.get(to.id)) throw new InvalidInputError(`session ${to.id} already exists`);
       this.sessionWrites.fork(fromId, to, this.stmts.nextTouch.get()!);
-      return this.sessionInfo(this.stmts.session.get(to.id)!);
+      return sessionInfo(this.stmts.session.get(to.id)!);
     });
   }
 
@@ -381,23 +365,6 @@ export class SqliteStore implements Store {
 
   private noSession(id: string): StoreError {
     return new StoreError('not_found', this.file, `There is no session ${id} in ${this.file}.`);
-  }
-
-  private sessionInfo(r: SessionRow): SessionInfo {
-    return {
-      id: r.id,
-      cwd: r.cwd,
-      title: r.title,
-      provider: r.provider,
-      model: r.model,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      meta: decodeMeta(r.meta, r.id),
-      messageCount: r.message_count,
-      visibleCount: r.visible_count,
-      compactionCount: r.compaction_count,
-      contextTokens: r.context_tokens,
-    };
   }
 
   private read<T>(action: string, fn: () => T): T {
