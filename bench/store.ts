@@ -1,7 +1,7 @@
 // Store benchmarks: figures measured in one run, no pass/fail.
 //   npx tsx bench/store.ts            prints all three
 // The functions are exported for the bench runner; each cleans up its temp files.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -234,6 +234,32 @@ export async function benchResume(opts: { archived?: number; tail?: number; runs
   });
 }
 
+// ---- 1b. undo a compaction -------------------------------------------------------------------
+
+/** What /uncompact costs on the huge session: the replay of its whole log, the preview, the revert itself (on a copy). */
+function benchUndo(f: ArchiveFixture): { logEntries: number; deriveMs: number; previewMs: number; revertMs: number; visibleAfter: number } {
+  const copy = join(f.dir, 'undo.db');
+  copyFileSync(f.bigFile, copy);
+  const store = openStore(copy);
+  try {
+    let t0 = performance.now();
+    store.deriveVisibleIds(f.sessionId);
+    const deriveMs = performance.now() - t0;
+    const last = store.compactionsInEffect(f.sessionId).at(-1)!;
+    const req = { id: 'rv_bench', target: last.record.id, createdAt: Date.now() };
+    t0 = performance.now();
+    store.previewRevert(f.sessionId, req);
+    const previewMs = performance.now() - t0;
+    t0 = performance.now();
+    store.revertCompaction(f.sessionId, req);
+    const revertMs = performance.now() - t0;
+    const info = store.getSession(f.sessionId)!;
+    return { logEntries: info.messageCount + info.compactionCount + 1, deriveMs, previewMs, revertMs, visibleAfter: info.visibleCount };
+  } finally {
+    store.close();
+  }
+}
+
 // ---- 2. append ------------------------------------------------------------------------------
 
 export interface AppendFigures {
@@ -325,6 +351,10 @@ async function main(): Promise<void> {
     const resume = await benchResume({ fixture });
     console.log(
       `resume: ${fmt(resume.bigMedianMs)} ms with ${fmt(resume.archivedMessages)} archived (${resume.visibleMessagesBig} visible) vs ${fmt(resume.smallMedianMs)} ms with only ${resume.visibleMessagesSmall} → ratio ${fmt(resume.ratio)} (median of ${resume.runs})`,
+    );
+    const undo = benchUndo(fixture);
+    console.log(
+      `undo a compaction of that session (/uncompact): replaying its log of ${fmt(undo.logEntries)} entries ${fmt(undo.deriveMs)} ms, the preview ${fmt(undo.previewMs)} ms, the revert (record + cache) ${fmt(undo.revertMs)} ms; ${fmt(undo.visibleAfter)} visible after`,
     );
     const search = await benchSearch({ fixture });
     console.log(`search over ${fmt(search.archivedMessages)} archived messages, ${search.queries.length} queries (${search.queries.map((q) => JSON.stringify(q)).join(', ')}):`);

@@ -99,14 +99,15 @@ describe('/uncompact when the archived messages do not fit', () => {
   }, 180_000);
 });
 
-describe.skipIf(!hasTmux)('/uncompact in the TUI', () => {
+for (const provider of ['anthropic', 'openai'] as const) {
+  describe.skipIf(!hasTmux)(`/uncompact in the TUI (${provider})`, () => {
   it('undoes the compaction of a resumed session and shows the archived turns again', async () => {
     const ws = workspace();
-    await compactedSession(ws, 'anthropic');
+    await compactedSession(ws, provider);
     const term = new Tmux({
-      command: [process.execPath, AGENT_BIN, '--model', MODEL.anthropic, '--continue'],
+      command: [process.execPath, AGENT_BIN, '--model', MODEL[provider], '--continue'],
       cwd: ws.dir,
-      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color', CI: 'true' },
+      env: { ...agentEnv({ ws, server, provider }), TERM: 'xterm-256color', CI: 'true' },
     });
     try {
       await term.waitFor('Ask for a change');
@@ -130,3 +131,4 @@ describe.skipIf(!hasTmux)('/uncompact in the TUI', () => {
     }
   }, 90_000);
 });
+}
