@@ -6,6 +6,7 @@
 import type { Message } from './llm/messages.js';
 import { collectToolCalls, messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import type { SessionInfo, TranscriptEntry } from './store/index.js';
+import { archiveCause } from './session/recordIds.js';
 
 const CHECKPOINT_ID = /^\[Context checkpoint — compaction (\S+)\]/;
 
@@ -57,7 +58,7 @@ const WHO = { tool_results: 'Tool results', checkpoint: 'Checkpoint', meta: 'Age
 
 function heading(m: Message, archivedBy: string | null): string {
   const speaker = speakerOf(m);
-  const marks = [m.pinned ? 'pinned' : '', m.interrupted ? 'interrupted' : '', archivedBy ? `archived by compaction ${archivedBy}` : ''].filter(Boolean);
+  const marks = [m.pinned ? 'pinned' : '', m.interrupted ? 'interrupted' : '', archivedBy ? `archived by ${archiveCause(archivedBy)} ${archivedBy}` : ''].filter(Boolean);
   return `${speaker === 'tool_results' ? '###' : '##'} ${WHO[speaker]}${marks.length > 0 ? ` (${marks.join(', ')})` : ''} — ${when(m.createdAt)}`;
 }
 

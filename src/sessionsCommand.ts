@@ -8,6 +8,7 @@ import { messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import { sessionMarkdown } from './markdownExport.js';
 import { isStaleLease } from './session/lease.js';
 import type { SessionInfo, Store } from './store/index.js';
+import { archiveCause } from './session/recordIds.js';
 
 // `agent sessions …`: list, show, export, search and remove stored sessions.
 
@@ -74,7 +75,7 @@ const SHOW_STYLE: TextStyle = {
 };
 
 function renderMessage(m: Message, archivedBy: string | null): string {
-  const mark = archivedBy ? ` [archived by ${archivedBy.startsWith('rw_') ? 'rewind' : 'compaction'} ${archivedBy}]` : '';
+  const mark = archivedBy ? ` [archived by ${archiveCause(archivedBy)} ${archivedBy}]` : '';
   return `## ${WHO[speakerOf(m)]}${m.interrupted ? ' (interrupted)' : ''}${mark} — ${new Date(m.createdAt).toISOString()}\n\n${messageText(m, SHOW_STYLE)}\n`;
 }
 

@@ -7,9 +7,7 @@ import type { SessionLog } from './sessionLog.js';
 import type { FileSnapshot, Store } from '../store/index.js';
 import { displayPath } from '../tools/paths.js';
 import type { RewindTargetView } from './protocol.js';
-
-/** Ids of rewinds (their archived_by) start with this. */
-export const REWIND_ID_PREFIX = 'rw';
+import { REWIND_ID_PREFIX } from './recordIds.js';
 
 export type RewindWhat = 'code' | 'conversation' | 'both';
 

@@ -5,6 +5,7 @@
 import { isToolResultMessage, newId, type Message } from '../llm/messages.js';
 import { historyProblems } from '../llm/validate.js';
 import type { CompactionInEffect, RevertRequest, Store } from '../store/index.js';
+import { REVERT_ID_PREFIX } from './recordIds.js';
 
 export interface UncompactTarget {
   /** 1-based, oldest first. */
@@ -75,7 +76,7 @@ export async function planUncompact(deps: UncompactDeps, targets: readonly Uncom
     .filter((e) => e.archivedBy === target.id)
     .map((e) => e.message);
   if (newest === undefined) {
-    const req: RevertRequest = { id: newId('rv'), target: target.id, createdAt: Date.now() };
+    const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: target.id, createdAt: Date.now() };
     const after = deps.store.previewRevert(deps.sessionId, req).map((e) => e.message);
     const tokens = await deps.tokensWith(after);
     if (tokens < auto) return { ok: true, req, target, restored: after.length - deps.current.length, tokens, alsoUndone: later };
@@ -96,7 +97,7 @@ export async function planUncompact(deps: UncompactDeps, targets: readonly Uncom
   if (tokens >= auto) {
     return { ok: false, message: `The newest ${restore.length} archived messages would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(auto)}); give a smaller number. Nothing was changed.` };
   }
-  const req: RevertRequest = { id: newId('rv'), target: target.id, restore: restore.map((m) => m.id), createdAt: Date.now() };
+  const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: target.id, restore: restore.map((m) => m.id), createdAt: Date.now() };
   return { ok: true, req, target, restored: restore.length, tokens, alsoUndone: 0 };
 }
 

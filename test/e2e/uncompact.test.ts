@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lastUserText, type RequestView } from '../fake-server/server.js';
-import { AGENT_BIN, agentEnv, isSummarizer, MODEL, runAgent, workspace, useFakeServer, type ProviderKind, type Workspace } from './harness.js';
+import { AGENT_BIN, agentEnv, isSummarizer, jsonResult, MODEL, runAgent, workspace, useFakeServer, type ProviderKind, type Workspace } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
 
 // /uncompact end to end: a session compacted in one process is resumed in another, and the
@@ -44,7 +44,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
       expect(undo.stdout).toMatch(/Undid compaction 1: \d+ more messages in view, the context is now [\d,]+ tokens/);
 
       server.enqueue({ text: 'I remember animal-0' });
-      const next = await runAgent(['-p', 'and now?', '--continue'], { ws, server, provider });
+      const next = await runAgent(['-p', 'and now?', '--continue', '--output-format', 'json'], { ws, server, provider });
       expect(next.code, next.stderr).toBe(0);
       const sent = turnText(lastTurn());
       expect(sent).toContain('Answer 0 about animal-0');
@@ -54,6 +54,10 @@ for (const provider of ['anthropic', 'openai'] as const) {
       // nothing left to undo
       const again = await runAgent(['-p', '/uncompact', '--continue'], { ws, server, provider });
       expect(again.stdout).toContain('Nothing to undo');
+      // the summary left the context but not the database: the transcript says what took it out
+      const id = String(jsonResult(next).sessionId);
+      const show = await runAgent(['sessions', 'show', id, '--archived'], { ws });
+      expect(show.stdout).toMatch(/## checkpoint \[archived by \/uncompact rv_\S+\]/);
     }, 90_000);
   });
 }
