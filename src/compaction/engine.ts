@@ -80,7 +80,12 @@ export class CompactionEngine {
 
   /** Tokens the next request would carry: the anchor plus what is new, calibrated. */
   tokens(ctx: CompactionContext): number {
-    return this.measureCtx(ctx).tokens;
+    return measure(this.deps.counter, ctx, this.st.anchor, this.ratio()).tokens;
+  }
+
+  /** Tokens a request of another history would carry (a what-if: the accounting's anchor is left as it is). */
+  tokensIf(ctx: CompactionContext): number {
+    return measure(this.deps.counter, ctx, this.st.anchor, this.ratio()).tokens;
   }
 
   usage(ctx: CompactionContext): ContextUsage {

@@ -112,7 +112,7 @@ export class ContextControl {
   /** Tokens the next request would carry with this history instead of the current one (the tokenizer is loaded first). */
   async tokensWith(history: readonly Message[]): Promise<number> {
     await this.deps.counter.load();
-    return this.engine.tokens({ system: this.system, tools: this.toolSpecs, history });
+    return this.engine.tokensIf({ system: this.system, tools: this.toolSpecs, history });
   }
 
   startTurn(): void {

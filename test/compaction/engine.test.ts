@@ -604,6 +604,18 @@ describe('restoration', () => {
 });
 
 describe('token accounting', () => {
+  it('measures another history (what /uncompact would bring back) without moving the anchor of the real one', () => {
+    const e = makeEngine(summaryProvider());
+    const h = talk(6, 400);
+    e.observeResponse({ system: 'You are a test agent.', tools: [], messages: h }, 12_345);
+    const real = e.tokens(ctx(h));
+    expect(real).toBe(12_345);
+    const other = e.tokensIf(ctx([...talk(3, 900), ...h]));
+    expect(other).toBeGreaterThan(0);
+    expect(other).not.toBe(real);
+    expect(e.tokens(ctx(h))).toBe(real);
+  });
+
   it('anchors on the reported figure and estimates only what was appended since', () => {
     const calls: string[] = [];
     const spyCounter = new TokenCounter((t) => (calls.push(t), Math.ceil(t.length / 4)));
