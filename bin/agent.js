@@ -22,8 +22,18 @@ if (!existsSync(entry)) {
 // time, so they are on where stacks are shown: AGENT_DEBUG_STACK=1 (or run
 // `node --enable-source-maps bin/agent.js`).
 if (process.env.AGENT_DEBUG_STACK) process.setSourceMapsEnabled(true);
+/** Calls `done` once what was written to `stream` is handed to the OS (writes to a pipe are asynchronous). */
+function flushed(stream, done) {
+  if (stream.destroyed || stream.writableEnded) return done();
+  stream.write('', () => done());
+}
+
 import(pathToFileURL(entry).href)
   .then(({ main }) => main(process.argv))
   .then((code) => {
     process.exitCode = code;
+    // The command is done and the database closed: leave now. Waiting for the event loop to empty
+    // would wait for the provider's idle keep-alive socket, which Node's fetch keeps referenced
+    // for tens of milliseconds after the last reply. Standard output and error are flushed first.
+    flushed(process.stdout, () => flushed(process.stderr, () => process.exit(code)));
   });

@@ -43,6 +43,22 @@ const zodEnglishOnly: Plugin = {
   },
 };
 
+/**
+ * Ink wraps text with wrap-ansi, which pins string-width 7; Ink itself (and widest-line,
+ * cli-truncate) use string-width 8, whose answers are the same but which returns plain ASCII
+ * at once instead of segmenting every string into graphemes. Laying out a resumed session's
+ * first screenful spent most of its time there, so wrap-ansi gets Ink's copy too.
+ */
+const oneStringWidth: Plugin = {
+  name: 'one-string-width',
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]wrap-ansi[\\/]/.test(args.importer)) return undefined;
+      return { path: resolve(ROOT, 'node_modules', 'string-width', 'index.js') };
+    });
+  },
+};
+
 export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafile> {
   rmSync(DIST, { recursive: true, force: true });
   const result = await build({
@@ -58,7 +74,7 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     target: 'node20',
     // native addon: loaded from node_modules at run time
     external: ['better-sqlite3'],
-    plugins: [devtoolsStub, zodEnglishOnly],
+    plugins: [devtoolsStub, zodEnglishOnly, oneStringWidth],
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own
     banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module';\nconst require = __agentCreateRequire(import.meta.url);" },
     define: { 'process.env.NODE_ENV': '"production"' },
