@@ -44,18 +44,27 @@ const zodEnglishOnly: Plugin = {
 };
 
 /**
- * Ink wraps text with wrap-ansi, which pins string-width 7; Ink itself (and widest-line,
- * cli-truncate) use string-width 8, whose answers are the same but which returns plain ASCII
- * at once instead of segmenting every string into graphemes. Laying out a resumed session's
- * first screenful spent most of its time there, so wrap-ansi gets Ink's copy too.
+ * Ink measures text with string-width (its own copy, 8, and wrap-ansi's 7). Both go through
+ * src/ui/stringWidth.ts, which answers printable ASCII at once and asks string-width 8 for the
+ * rest: the same widths, without segmenting every line that holds an icon into graphemes, where
+ * laying out a resumed session's first screenful spent most of its time.
  */
-const oneStringWidth: Plugin = {
-  name: 'one-string-width',
+const fastStringWidth: Plugin = {
+  name: 'fast-string-width',
   setup(b) {
     b.onResolve({ filter: /^string-width$/ }, (args) => {
-      if (!/[\\/]node_modules[\\/]wrap-ansi[\\/]/.test(args.importer)) return undefined;
-      return { path: resolve(ROOT, 'node_modules', 'string-width', 'index.js') };
+      if (!/[\\/]node_modules[\\/](ink|wrap-ansi|widest-line|cli-truncate)[\\/]/.test(args.importer)) return undefined;
+      return { path: 'string-width', namespace: 'fast-string-width' };
     });
+    b.onLoad({ filter: /.*/, namespace: 'fast-string-width' }, () => ({
+      contents: [
+        `import stringWidth from ${JSON.stringify(resolve(ROOT, 'node_modules', 'string-width', 'index.js'))};`,
+        `import { withAsciiFastPath } from ${JSON.stringify(resolve(ROOT, 'src', 'ui', 'stringWidth.ts'))};`,
+        'export default withAsciiFastPath(stringWidth);',
+      ].join('\n'),
+      loader: 'ts',
+      resolveDir: ROOT,
+    }));
   },
 };
 
@@ -74,7 +83,7 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     target: 'node20',
     // native addon: loaded from node_modules at run time
     external: ['better-sqlite3'],
-    plugins: [devtoolsStub, zodEnglishOnly, oneStringWidth],
+    plugins: [devtoolsStub, zodEnglishOnly, fastStringWidth],
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own
     banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module';\nconst require = __agentCreateRequire(import.meta.url);" },
     define: { 'process.env.NODE_ENV': '"production"' },
