@@ -2,9 +2,9 @@
 // segmenting it into graphemes and testing each against emoji and East Asian width tables,
 // unless the whole string is printable ASCII. One icon (✓, ⎿, ❯) in a line sent the whole line
 // down that path: the reprint of a resumed 2,000-message transcript after its first frame spent
-// ~300 ms there. The build (scripts/build.ts) hands Ink this wrapper in place of string-width: runs of
-// printable ASCII count one column a character, and string-width measures the rest, so the
-// answer is string-width's own.
+// ~190 ms there. The build (scripts/build.ts) hands Ink this wrapper in place of string-width:
+// runs of printable ASCII count one column a character, and string-width measures the rest, so
+// the answer is string-width's own.
 
 import stripAnsi from 'strip-ansi';
 
