@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,6 +31,38 @@ function median(xs: number[]): number {
 
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** The direct children of a process (Linux /proc); none where that is not available. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Resolves once every pid has exited (at most 5 s). */
+async function untilGone(pids: number[]): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+}
+
 /** Wall time until `ready` appears on the pty (the child is killed then), or until exit without it. */
 function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined): Promise<number> {
   return new Promise((done, fail) => {
@@ -43,13 +75,16 @@ function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, re
       if (finished) return;
       finished = true;
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      // the command runs in the pty's own session, outside script's process group: it is
+      // killed by pid and waited for, or the next resume would find its session lease still held
+      const inPty = childrenOf(child.pid!);
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
         // already gone
       }
-      if (err) fail(err);
-      else done(ms);
+      for (const pid of inPty) kill(pid);
+      void untilGone(inPty).then(() => (err ? fail(err) : done(ms)));
     };
     const timer = setTimeout(() => finish(new Error(`no "${ready}" within 30 s; screen:\n${out.slice(-2000)}`)), 30_000);
     child.stdout.on('data', (d: Buffer) => {

@@ -22,8 +22,19 @@ if (!existsSync(entry)) {
 // time, so they are on where stacks are shown: AGENT_DEBUG_STACK=1 (or run
 // `node --enable-source-maps bin/agent.js`).
 if (process.env.AGENT_DEBUG_STACK) process.setSourceMapsEnabled(true);
+/** Calls `done` once what was written to `stream` is handed to the OS (writes to a pipe are asynchronous). */
+function flushed(stream, done) {
+  if (stream.destroyed || stream.writableEnded) return done();
+  stream.write('', () => done());
+}
+
 import(pathToFileURL(entry).href)
   .then(({ main }) => main(process.argv))
   .then((code) => {
     process.exitCode = code;
+    // The command is done and the database closed: leave now. Letting the event loop run dry
+    // after a request kept the process alive 50-90 ms longer (Node's fetch tearing down its idle
+    // keep-alive connection; measured with the provider in another process). Standard output
+    // and error are flushed first.
+    flushed(process.stdout, () => flushed(process.stderr, () => process.exit(code)));
   });

@@ -43,6 +43,31 @@ const zodEnglishOnly: Plugin = {
   },
 };
 
+/**
+ * Ink measures text with string-width (its own copy, 8, and wrap-ansi's 7). Both go through
+ * src/ui/stringWidth.ts, which answers printable ASCII at once and asks string-width 8 for the
+ * rest: the same widths, without segmenting every line that holds an icon into graphemes (the
+ * reprint of a resumed 2,000-message transcript after its first frame spent ~190 ms there).
+ */
+const fastStringWidth: Plugin = {
+  name: 'fast-string-width',
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/](ink|wrap-ansi|widest-line|cli-truncate)[\\/]/.test(args.importer)) return undefined;
+      return { path: 'string-width', namespace: 'fast-string-width' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'fast-string-width' }, () => ({
+      contents: [
+        `import stringWidth from ${JSON.stringify(resolve(ROOT, 'node_modules', 'string-width', 'index.js'))};`,
+        `import { withAsciiFastPath } from ${JSON.stringify(resolve(ROOT, 'src', 'ui', 'stringWidth.ts'))};`,
+        'export default withAsciiFastPath(stringWidth);',
+      ].join('\n'),
+      loader: 'ts',
+      resolveDir: ROOT,
+    }));
+  },
+};
+
 export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafile> {
   rmSync(DIST, { recursive: true, force: true });
   const result = await build({
@@ -58,7 +83,7 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     target: 'node20',
     // native addon: loaded from node_modules at run time
     external: ['better-sqlite3'],
-    plugins: [devtoolsStub, zodEnglishOnly],
+    plugins: [devtoolsStub, zodEnglishOnly, fastStringWidth],
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own
     banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module';\nconst require = __agentCreateRequire(import.meta.url);" },
     define: { 'process.env.NODE_ENV': '"production"' },
