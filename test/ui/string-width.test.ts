@@ -17,6 +17,8 @@ const PIECES = [
   '\u200b', // zero-width space
   '\u0600', // Arabic number sign: a prepended mark
   '·', '…', '✓', '✗', '❯', '⎿', '─', '█', '░', 'ℹ', '⚠',
+  '—', 'é', '°', '€', '→', '±', 'Ⅻ', '\u00ad', '\u2028', '\u0e33', '\uff9e', '\u0e01', '\u231a', '\u2614', '\u00a0', // lone between ASCII: measured alone
+
   '漢', '한', '\u1100', '\u1161', 'ｱ', 'Ａ',
   '👍', '🏽', '👨‍👩‍👧', '🇫', '🇷', '❤',
   '\u001b[31m', '\u001b[39m', '\u001b[1m', '\u009b32m',
@@ -48,10 +50,13 @@ describe('string width with the ASCII fast path', () => {
     expect(asked).toEqual([]);
     expect(fast('\u001b[32m✓\u001b[39m Bash npm test')).toBe(15);
     expect(fast('\u001b[32m✓\u001b[39m Bash npm run build')).toBe(20);
-    // the icon with the ASCII character after it, once
-    expect(asked).toEqual(['✓ ']);
+    // a plain icon between ASCII characters is its East Asian width: string-width is not asked
+    expect(asked).toEqual([]);
     expect(fast('key 1\ufe0f\u20e3 pressed')).toBe(stringWidth('key 1\ufe0f\u20e3 pressed'));
-    expect(asked[1]).toBe('1\ufe0f\u20e3 ');
+    expect(asked).toEqual(['1\ufe0f\u20e3 ']);
+    // an emoji is asked alone, once
+    expect(fast('time \u231a now, \u231a later')).toBe(stringWidth('time \u231a now, \u231a later'));
+    expect(asked).toEqual(['1\ufe0f\u20e3 ', '\u231a']);
   });
 
   it('empty and non-string input is zero wide, as in string-width', () => {
