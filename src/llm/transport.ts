@@ -134,14 +134,21 @@ export class RequestTap {
     }
     if (!res.body) return res;
     const touch = (): void => this.touch();
-    const watched = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          touch();
-          controller.enqueue(chunk);
-        },
-      }),
-    );
+    // a plain pull source, not pipeThrough(): piping releases its reader when the body ends, and
+    // Node builds that "released" error lazily in a new vm context, ~7 ms on every first request
+    const reader = res.body.getReader();
+    const watched = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        touch();
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
     return new Response(watched, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
