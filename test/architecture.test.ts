@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } from './architecture/importGraph.js';
@@ -13,6 +14,9 @@ import { importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } 
 const KNOWN_LAYER_EXCEPTIONS: Array<{ from: string; to: string; why: string }> = [];
 
 const KNOWN_CYCLES: Array<{ files: string[]; why: string }> = [];
+
+/** DESIGN's "no file in src/ over ~400 lines", with the tilde's room. */
+const MAX_LINES = 420;
 
 const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
 const isKnownCycle = (files: string[]): boolean => KNOWN_CYCLES.some((k) => k.files.join('\n') === files.join('\n'));
@@ -39,6 +43,14 @@ describe('the import graph of src/', () => {
 
   it('has no import cycle at run time, not even a known one', () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+
+  it('keeps every file small enough to read whole (about 400 lines at most)', () => {
+    const root = resolve(import.meta.dirname, '..');
+    const files = [...new Set(graph.map((e) => e.from))];
+    expect(files.length).toBeGreaterThan(100);
+    const long = files.map((f) => ({ f, lines: readFileSync(resolve(root, f), 'utf8').split('\n').length })).filter((x) => x.lines > MAX_LINES);
+    expect(long).toEqual([]);
   });
 });
 
