@@ -1,0 +1,116 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runSlash } from '../../src/commands/registry.js';
+import { createTokenCounter, TokenCounter } from '../../src/compaction/tokens.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { textOf } from '../../src/llm/messages.js';
+import type { ModelRequest } from '../../src/llm/provider.js';
+import { historyProblems } from '../../src/llm/validate.js';
+import { Session, type SessionEvent } from '../../src/session/session.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { createTools } from '../../src/tools/registry.js';
+import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+
+// /uncompact over the session: which compaction, what comes back, what is refused and why,
+// and that a refused undo changes nothing (history, gauge) while an applied one survives a resume.
+
+let counter: TokenCounter;
+beforeAll(async () => {
+  counter = await createTokenCounter();
+});
+
+const LONG = 'An answer about the code base with details worth summarizing later on. '.repeat(30);
+const inputOf = (req: ModelRequest): number => counter.countText(req.system) + counter.countToolSpecs(req.tools) + counter.countMessages(req.messages);
+const answering = (long = LONG): ScriptedProvider =>
+  new ScriptedProvider((req) => (isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } }));
+
+function setup(window?: number): { config: Config; store: Store } {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-uncompact-'));
+  const base = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+  const config: Config = window ? { ...base, model: { ...base.model, contextWindow: window, maxOutputTokens: 1_000 }, maxOutputTokens: 1_000, compaction: { ...base.compaction, auto: false } } : base;
+  return { config, store: openStore(config.dbPath) };
+}
+
+function open(config: Config, store: Store, resume?: Parameters<typeof Session.open>[1], long = LONG): { session: Session; events: SessionEvent[] } {
+  const session = Session.open({ config, store, provider: answering(long), tools: createTools({ bash: config.bash }), counter }, resume);
+  const events: SessionEvent[] = [];
+  session.on((e) => events.push(e));
+  return { session, events };
+}
+
+const texts = (s: Session): string[] => s.messages().map((m) => textOf(m));
+const says = async (session: Session, line: string): Promise<string> => {
+  const out = await runSlash({ session }, line);
+  if (out?.kind !== 'text') throw new Error(`no text from ${line}`);
+  return out.text;
+};
+
+describe('/uncompact', () => {
+  it('undoes a chosen compaction with every one after it; the history is valid and stays so after a resume', async () => {
+    const { config, store } = setup();
+    const { session, events } = open(config, store);
+    for (let i = 0; i < 4; i++) await session.prompt(`first part ${i}`);
+    await session.compact();
+    for (let i = 0; i < 4; i++) await session.prompt(`second part ${i}`);
+    await session.compact();
+    expect(texts(session).some((t) => t === 'first part 0')).toBe(false);
+    expect(await says(session, '/uncompact list')).toMatch(/ 1\. .* manual .*\n +2\. .* manual /);
+
+    const done = await says(session, '/uncompact 1');
+    expect(done).toMatch(/^Undid compaction 1 \(and the compaction after it\): \d+ more messages in view/);
+    expect(events.some((e) => e.type === 'history_reset')).toBe(true);
+    const after = texts(session);
+    for (const t of ['first part 0', 'first part 3', 'second part 0', 'second part 3']) expect(after).toContain(t);
+    expect(session.messages().some((m) => m.kind === 'checkpoint')).toBe(false);
+    expect(historyProblems(session.messages())).toEqual([]);
+    expect(await says(session, '/uncompact')).toContain('Nothing to undo');
+
+    // the next turn sends what came back, and a resume reads the same history
+    await session.prompt('and now?');
+    const sent = session.messages();
+    session.close();
+    const again = open(config, store, store.getSession(session.id)).session;
+    expect(again.messages().map((m) => m.id)).toEqual(sent.map((m) => m.id));
+    again.close();
+    store.close();
+  });
+
+  it('refuses what would not fit under the auto threshold, changing nothing, and offers the newest part that does', async () => {
+    const { config, store } = setup(16_000);
+    // ~1,300 tokens an answer: nine turns are more than the ~10K auto threshold of a 16K window
+    const { session } = open(config, store, undefined, LONG.repeat(4));
+    for (let i = 0; i < 9; i++) await session.prompt(`question ${i}`);
+    await session.compact();
+    const before = session.messages().map((m) => m.id);
+    const gauge = session.contextUsage().tokens;
+    const refused = await says(session, '/uncompact');
+    expect(refused).toMatch(/more than the auto-compaction threshold .* Nothing was changed\./s);
+    expect(session.messages().map((m) => m.id)).toEqual(before);
+    expect(session.contextUsage().tokens).toBe(gauge);
+    const n = Number(/\/uncompact 1 newest (\d+)/.exec(refused)![1]);
+    const part = await says(session, `/uncompact 1 newest ${n}`);
+    expect(part).toMatch(/^Brought back the newest \d+ messages compacted by compaction 1/);
+    expect(session.messages().length).toBeGreaterThan(before.length);
+    expect(session.messages()[0]!.role).toBe('user');
+    expect(historyProblems(session.messages())).toEqual([]);
+    expect(session.contextUsage().tokens).toBeLessThan(session.contextUsage().effectiveWindow);
+    // a part too large for the window is refused too
+    expect(await says(session, '/uncompact 1 newest 500')).toMatch(/over the auto-compaction threshold .*give a smaller number/s);
+    session.close();
+    store.close();
+  });
+
+  it('answers usage errors and a busy session plainly', async () => {
+    const { config, store } = setup();
+    const { session } = open(config, store);
+    expect(await says(session, '/uncompact')).toContain('Nothing to undo');
+    await expect(runSlash({ session }, '/uncompact 1 oldest 3')).rejects.toThrow(/usage: \/uncompact/);
+    for (let i = 0; i < 5; i++) await session.prompt(`turn ${i}`);
+    expect((await session.compact()).status).toBe('applied');
+    await expect(runSlash({ session }, '/uncompact 7')).rejects.toThrow(/no compaction "7" to undo/);
+    session.close();
+    store.close();
+  });
+});
