@@ -4,13 +4,21 @@ import type { RewindWhat } from '../session/rewind.js';
 import type { CommandOutput, RewindTargetView } from '../session/protocol.js';
 
 export const BASH_CAVEAT = 'Only changes made by Edit and Write are restored: what Bash commands did (files they wrote, installs, commits) cannot be rewound.';
-export const REWIND_USAGE = 'usage: /rewind <turn number> code|conversation|both (/rewind alone lists the turns)';
+export const REWIND_USAGE = 'usage: /rewind <turn number> code|conversation|both (/rewind alone lists the turns; /rewind undo takes back the last conversation rewind)';
 
 const WHAT = new Set<RewindWhat>(['code', 'conversation', 'both']);
 
 /** "/rewind" → the list (the app opens a picker); "/rewind 3 code" → does it. */
 export async function rewindCommand(session: Session, args: string): Promise<CommandOutput> {
   const [ref, what, ...rest] = args.trim().split(/\s+/).filter(Boolean);
+  if (ref?.toLowerCase() === 'undo' && what === undefined) {
+    const plan = await session.undoRewind();
+    if (!plan.ok) return { kind: 'text', text: plan.message };
+    return {
+      kind: 'text',
+      text: `Undid the last rewind: ${plan.restored} message${plan.restored === 1 ? '' : 's'} back in the conversation, the context is now ${plan.tokens.toLocaleString('en-US')} tokens. Files stay as they are now (a code rewind is not taken back).`,
+    };
+  }
   if (ref === undefined) {
     const targets = session.rewindTargets();
     if (targets.length === 0) return { kind: 'text', text: 'Nothing to rewind yet: no earlier turn in this session.' };

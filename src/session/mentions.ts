@@ -5,7 +5,7 @@
 // that lets a later edit through) counts an attached file as read.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TextBlock } from '../llm/messages.js';
+import { userMessage, type Message, type TextBlock } from '../llm/messages.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
@@ -94,4 +94,19 @@ async function listing(abs: string, cwd: string): Promise<string> {
   const shown = kept.slice(0, MAX_LISTING);
   if (kept.length > shown.length) shown.push(`… and ${kept.length - shown.length} more`);
   return shown.length > 0 ? shown.join('\n') : '(empty directory)';
+}
+
+/**
+ * The message of a prompt, with the files and directories it @mentions attached. The files go
+ * through FileRead's run with the session's tracker: an @mentioned file counts as read for Edit.
+ */
+export async function promptMessage(
+  text: string,
+  s: { tools: readonly AnyTool[]; cwd: string; files: FileTracker; signal: AbortSignal; warn: (problem: string) => void },
+): Promise<Message> {
+  const msg = userMessage(text);
+  if (!text.includes('@')) return msg;
+  const { blocks, problems } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files);
+  for (const p of problems) s.warn(p);
+  return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
 }

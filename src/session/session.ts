@@ -6,17 +6,17 @@ import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionRecord } from '../compaction/types.js';
 import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
-import { addUsage, emptyUsage, newId, userMessage, type Message, type Usage } from '../llm/messages.js';
+import { addUsage, emptyUsage, newId, type Message, type Usage } from '../llm/messages.js';
 import type { Provider, ToolSpec } from '../llm/provider.js';
 import { debug, redactSecrets } from '../log.js';
-import type { SessionInfo, Store } from '../store/index.js';
+import type { NewSession, SessionInfo, Store } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import type { Approver, PermissionPolicy } from '../tools/permissions.js';
 import type { AnyTool, RecallSource } from '../tools/types.js';
 import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
-import { attachMentions } from './mentions.js';
+import { promptMessage } from './mentions.js';
 import { archiveRecall } from './recall.js';
 import { lastPrompt, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
@@ -26,7 +26,7 @@ import { runShellNote } from './shellNote.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
-import { planFor, uncompactTargets, type UncompactPlan, type UncompactTarget } from './uncompact.js';
+import { planFor, planRewindUndo, uncompactTargets, type RewindUndoPlan, type UncompactPlan, type UncompactTarget } from './uncompact.js';
 
 export { PIN_HEADER };
 
@@ -153,7 +153,7 @@ export class Session {
     try {
       const note = dateNoteFor(this.log.messages());
       if (note) this.log.append(note);
-      const msg = await this.withAttachments(text, ac.signal);
+      const msg = await promptMessage(text, { tools: this.deps.tools, cwd: this.context.config.cwd, files: this.files, signal: ac.signal, warn: (p) => this.notice('warning', p) });
       // file snapshots taken in this turn belong to the person's message that started it
       this.snapshots.startedBy(msg.id);
       const result = await runTurn(this.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
@@ -162,16 +162,6 @@ export class Session {
     } finally {
       this.end();
     }
-  }
-
-  /** The prompt's message, with the files and directories it @mentions attached (mentions.ts). */
-  private async withAttachments(text: string, signal: AbortSignal): Promise<Message> {
-    const msg = userMessage(text);
-    if (!text.includes('@')) return msg;
-    // the files go through FileRead's run with the session's tracker: an @mentioned file counts as read for Edit
-    const { blocks, problems } = await attachMentions(text, this.deps.tools, this.context.config.cwd, signal, this.files);
-    for (const p of problems) this.notice('warning', p);
-    return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
   }
 
   /** Manual compaction (/compact [focus]). */
@@ -314,12 +304,23 @@ export class Session {
    */
   async uncompact(ref?: string, newest?: number): Promise<UncompactPlan> {
     if (this.running) throw new Error('wait for the current turn to end (or press Esc) before undoing a compaction');
-    const plan = await planFor(
-      { store: this.deps.store, sessionId: this.id, current: this.log.messages(), tokensWith: (h) => this.context.tokensWith(h), limits: this.context.limits() },
-      this.uncompactTargets(),
-      ref,
-      newest,
-    );
+    const plan = await planFor(this.planDeps(), this.uncompactTargets(), ref, newest);
+    return this.revertBy(plan);
+  }
+
+  /** `/rewind undo`: the last conversation rewind undone by the same kind of record as /uncompact (files are not touched). */
+  async undoRewind(): Promise<RewindUndoPlan> {
+    if (this.running) throw new Error('wait for the current turn to end (or press Esc) before undoing a rewind');
+    this.log.flush();
+    const rewinds = this.log.isStored ? this.deps.store.rewindsInEffect(this.id) : [];
+    return this.revertBy(await planRewindUndo(this.planDeps(), rewinds));
+  }
+
+  private planDeps(): Parameters<typeof planFor>[0] {
+    return { store: this.deps.store, sessionId: this.id, current: this.log.messages(), tokensWith: (h) => this.context.tokensWith(h), limits: this.context.limits() };
+  }
+
+  private revertBy<P extends UncompactPlan | RewindUndoPlan>(plan: P): P {
     if (!plan.ok) return plan;
     this.log.revert(plan.req);
     this.historyReplaced();
@@ -388,7 +389,7 @@ export class Session {
   }
 
   /** The row a new session is stored with on its first message. */
-  private describe(): { id: string; cwd: string; provider: string; model: string; meta: Record<string, unknown> } {
+  private describe(): NewSession {
     const c = this.context.config;
     return { id: this.id, cwd: c.cwd, provider: c.provider, model: c.model.name, meta: stateMeta(this.state()) };
   }

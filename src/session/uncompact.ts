@@ -4,7 +4,7 @@
 // fits is offered instead.
 import { isToolResultMessage, newId, type Message } from '../llm/messages.js';
 import { historyProblems } from '../llm/validate.js';
-import type { CompactionInEffect, RevertRequest, Store } from '../store/index.js';
+import type { CompactionInEffect, RevertRequest, RewindInEffect, Store } from '../store/index.js';
 import { REVERT_ID_PREFIX } from './recordIds.js';
 
 export interface UncompactTarget {
@@ -126,4 +126,24 @@ async function largestPart(deps: UncompactDeps, hidden: readonly Message[]): Pro
     } else lo = mid + 1;
   }
   return best;
+}
+
+export type RewindUndoPlan = { ok: true; req: RevertRequest; restored: number; tokens: number } | { ok: false; message: string };
+
+/** `/rewind undo`: the last conversation rewind undone (its messages back after what came before it), when that fits. */
+export async function planRewindUndo(deps: UncompactDeps, rewinds: readonly RewindInEffect[]): Promise<RewindUndoPlan> {
+  const last = rewinds.at(-1);
+  if (!last) return { ok: false, message: 'Nothing to undo: no conversation rewind of this session is in effect.' };
+  const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: last.id, createdAt: Date.now() };
+  const after = deps.store.previewRevert(deps.sessionId, req).map((e) => e.message);
+  const problems = historyProblems(after);
+  if (problems.length > 0) return { ok: false, message: `Undoing the last rewind would leave a history the provider refuses (${problems[0]}); nothing was changed.` };
+  const tokens = await deps.tokensWith(after);
+  if (tokens >= deps.limits.auto) {
+    return {
+      ok: false,
+      message: `Undoing the last rewind would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(deps.limits.auto)}). Nothing was changed; /history still finds what it took out.`,
+    };
+  }
+  return { ok: true, req, restored: after.length - deps.current.length, tokens };
 }

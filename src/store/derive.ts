@@ -25,7 +25,7 @@ export interface RecordBody {
   cut?: string;
   /** pin: pinned flags set from here on. */
   pins?: Array<{ id: string; pinned: boolean }>;
-  /** revert: the compaction undone, together with every compaction after it. */
+  /** revert: the compaction (or conversation rewind) undone, together with every compaction after it. */
   target?: string;
   /** partial revert: only these messages that the target hid come back, before the view. */
   restore?: string[];
@@ -47,6 +47,8 @@ export interface Derived {
   hiddenBy: Map<string, string>;
   /** Compactions in effect (a revert can undo them), oldest first. */
   compactions: string[];
+  /** Conversation rewinds in effect (a revert can undo them too), oldest first. */
+  rewinds: string[];
 }
 
 /** Thrown for a log no writer could have produced (a revert of a record that is not in effect, say). */
@@ -54,19 +56,56 @@ export class LogError extends Error {
   override readonly name = 'LogError';
 }
 
-/** Replays the log; the store caches the result, tests check the cache against it. */
+/**
+ * Replays the log; the store caches the result, tests check the cache against it. Full reverts
+ * are settled first (undoneBy): the replay then skips every record they undid, as if it had
+ * never been appended, so whatever happened after it (messages, pins, other rewinds, repairs,
+ * other reverts) keeps its effect.
+ */
 export function deriveHistory(log: readonly LogEntry[]): Derived {
-  return replay(log, log.length);
-}
-
-function replay(log: readonly LogEntry[], end: number): Derived {
-  const st: Derived = { view: [], revised: new Map(), pinned: new Map(), hiddenBy: new Map(), compactions: [] };
-  for (let i = 0; i < end; i++) apply(st, log, i);
+  const undoneBy = settleReverts(log);
+  const st: Derived = { view: [], revised: new Map(), pinned: new Map(), hiddenBy: new Map(), compactions: [], rewinds: [] };
+  for (const e of log) {
+    if (e.type === 'record' && undoneBy.has(e.id)) continue;
+    // a part brought back from a compaction that a later revert undid whole: nothing left to do
+    if (e.type === 'record' && e.kind === 'revert' && e.body.restore && undoneBy.has(e.body.target ?? '')) continue;
+    apply(st, e);
+  }
+  // what an undone record added (a checkpoint, a bridge) is out of view because of the revert
+  for (const [id, by] of st.hiddenBy) {
+    const revert = undoneBy.get(by);
+    if (revert !== undefined) st.hiddenBy.set(id, revert);
+  }
   return st;
 }
 
-function apply(st: Derived, log: readonly LogEntry[], i: number): void {
-  const e = log[i]!;
+/**
+ * Which records each full revert undid: its target (a compaction or conversation rewind still
+ * in effect at the revert) and every compaction between the target and the revert.
+ */
+function settleReverts(log: readonly LogEntry[]): Map<string, string> {
+  const undoneBy = new Map<string, string>();
+  const at = new Map<string, number>();
+  log.forEach((e, i) => {
+    if (e.type !== 'record') return;
+    at.set(e.id, i);
+    if (e.kind !== 'revert' || e.body.restore) return;
+    const target = e.body.target;
+    const x = target === undefined ? undefined : at.get(target);
+    const t = x === undefined ? undefined : log[x];
+    if (x === undefined || t?.type !== 'record' || (t.kind !== 'compaction' && t.kind !== 'rewind') || undoneBy.has(t.id)) {
+      throw new LogError(`revert ${e.id} names ${target ?? 'no record'}, which is not a compaction or rewind in effect`);
+    }
+    undoneBy.set(t.id, e.id);
+    for (let j = x + 1; j < i; j++) {
+      const f = log[j]!;
+      if (f.type === 'record' && f.kind === 'compaction' && !undoneBy.has(f.id)) undoneBy.set(f.id, e.id);
+    }
+  });
+  return undoneBy;
+}
+
+function apply(st: Derived, e: LogEntry): void {
   if (e.type === 'message') {
     if (e.addedBy === null) st.view.push(e.id);
     else if (!st.view.includes(e.id)) st.hiddenBy.set(e.id, e.addedBy); // until its record shows it
@@ -82,6 +121,7 @@ function apply(st: Derived, log: readonly LogEntry[], i: number): void {
       return;
     case 'rewind':
       if (b.cut !== undefined) cut(st, b.cut, e.id);
+      st.rewinds.push(e.id);
       return;
     case 'repair':
       insert(st, b.inserts ?? []);
@@ -91,7 +131,8 @@ function apply(st: Derived, log: readonly LogEntry[], i: number): void {
       for (const p of b.pins ?? []) st.pinned.set(p.id, p.pinned);
       return;
     case 'revert':
-      revert(st, log, i);
+      // a full revert did its work in settleReverts; a partial one edits the view here
+      if (b.restore) restorePart(st, e.id, b.target, b.restore);
       return;
   }
 }
@@ -125,30 +166,11 @@ function revise(st: Derived, revisions: readonly Revision[] | undefined, by: str
   for (const r of revisions ?? []) st.revised.set(r.id, { blocks: r.blocks, by });
 }
 
-/**
- * Undoes the target compaction and every compaction after it: the state before the target,
- * then what happened since that was not a compaction (messages, pins, rewinds, repairs)
- * replayed on it. A partial revert only brings back the listed messages the target hid.
- */
-function revert(st: Derived, log: readonly LogEntry[], i: number): void {
-  const e = log[i] as Extract<LogEntry, { type: 'record' }>;
-  const target = e.body.target;
-  if (target === undefined || !st.compactions.includes(target)) throw new LogError(`revert ${e.id} names ${target ?? 'no record'}, which is not a compaction in effect`);
-  if (e.body.restore) {
-    const back = e.body.restore.filter((id) => st.hiddenBy.get(id) === target && !st.view.includes(id));
-    for (const id of back) st.hiddenBy.delete(id);
-    st.view = [...back, ...st.view];
-    return;
-  }
-  const x = log.findIndex((f) => f.type === 'record' && f.id === target);
-  const next = replay(log, x);
-  for (let j = x + 1; j < i; j++) {
-    const f = log[j]!;
-    if (f.type === 'message' ? f.addedBy === null : f.kind === 'pin' || f.kind === 'rewind' || f.kind === 'repair') apply(next, log, j);
-  }
-  // what leaves the view (the undone compactions' checkpoints) is hidden by the revert
-  const shown = new Set(next.view);
-  for (const id of st.view) if (!shown.has(id)) next.hiddenBy.set(id, e.id);
-  for (const id of st.hiddenBy.keys()) if (!shown.has(id) && !next.hiddenBy.has(id)) next.hiddenBy.set(id, e.id);
-  Object.assign(st, next);
+/** A partial revert: the listed messages the target compaction hid come back, before the view. */
+function restorePart(st: Derived, id: string, target: string | undefined, restore: readonly string[]): void {
+  if (target === undefined || !st.compactions.includes(target)) throw new LogError(`revert ${id} restores part of ${target ?? 'no record'}, which is not a compaction in effect`);
+  const shown = new Set(st.view);
+  const back = restore.filter((m) => st.hiddenBy.get(m) === target && !shown.has(m));
+  for (const m of back) st.hiddenBy.delete(m);
+  st.view = [...back, ...st.view];
 }

@@ -11,7 +11,7 @@ import { deriveHistory, LogError, type Derived, type LogEntry, type RecordBody }
 import { InvalidInputError } from './errors.js';
 import { HistoryLog } from './historyLog.js';
 import { ArchiveIndexer } from './search-index.js';
-import type { CompactionInEffect, RevertRequest, TokenCounter, VisibleEntry, VisibleRewrite } from './types.js';
+import type { CompactionInEffect, RevertRequest, RewindInEffect, TokenCounter, VisibleEntry, VisibleRewrite } from './types.js';
 
 const COMPACTION_COLS =
   'id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count, summary_tokens, summary, method, duration_ms, model, usage, created_at';
@@ -115,6 +115,16 @@ export class HistoryWrites {
     return d.compactions.map((id) => ({ record: decodeCompaction(this.stmts.compaction.get(sessionId, id)!), hidden: hidden.get(id) ?? 0 }));
   }
 
+  /** Conversation rewinds whose effect stands, oldest first: the turn each cut at and how many messages it keeps out. */
+  rewindsInEffect(sessionId: string): RewindInEffect[] {
+    const log = this.log.load(sessionId);
+    const d = deriveHistory(log);
+    const hidden = new Map<string, number>();
+    for (const by of d.hiddenBy.values()) hidden.set(by, (hidden.get(by) ?? 0) + 1);
+    const records = new Map(log.flatMap((e) => (e.type === 'record' && e.kind === 'rewind' ? [[e.id, e.body.cut ?? ''] as const] : [])));
+    return d.rewinds.map((id) => ({ id, turnId: records.get(id) ?? '', hidden: hidden.get(id) ?? 0 }));
+  }
+
   // --- reverts ------------------------------------------------------------------------------
 
   /** The visible history a revert would give, without storing anything. */
@@ -143,7 +153,7 @@ export class HistoryWrites {
     try {
       return deriveHistory(log);
     } catch (e) {
-      if (e instanceof LogError) throw new InvalidInputError(`cannot revert ${req.target}: it is not a compaction in effect in session ${sessionId}`);
+      if (e instanceof LogError) throw new InvalidInputError(`cannot revert ${req.target}: it is not a compaction or rewind in effect in session ${sessionId}`);
       throw e;
     }
   }

@@ -12,6 +12,7 @@ export type {
   ArchiveKind,
   CompactionInEffect,
   RevertRequest,
+  RewindInEffect,
   LeaseHolder,
   LeaseOwner,
   LeaseResult,

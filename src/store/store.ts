@@ -20,6 +20,7 @@ import type {
   LeaseResult,
   NewSession,
   RevertRequest,
+  RewindInEffect,
   SearchOptions,
   SessionInfo,
   SessionPatch,
@@ -296,6 +297,13 @@ export class SqliteStore implements Store {
       this.requireSession(sessionId);
       const visible = this.history.revert(sessionId, req);
       this.afterHistoryChange(sessionId, 0, visible, 0);
+    });
+  }
+
+  rewindsInEffect(sessionId: string): RewindInEffect[] {
+    return this.read('list the rewinds in effect', () => {
+      this.requireSession(sessionId);
+      return this.history.rewindsInEffect(sessionId);
     });
   }
 

@@ -86,15 +86,23 @@ export interface VisibleRewrite {
   replaced: readonly Message[];
 }
 
-/** Undo a compaction (and every one after it), or bring back only some of what it hid. */
+/** Undo a compaction or a conversation rewind (and every compaction after it), or bring back only some of what a compaction hid. */
 export interface RevertRequest {
   /** The revert record's id (also the archive mark of the checkpoints it takes out of view). */
   id: string;
-  /** The compaction undone. */
+  /** The compaction or conversation rewind undone (with every compaction after it). */
   target: string;
   /** Partial revert: only these messages the target hid come back (placed before the view). */
   restore?: readonly string[];
   createdAt: number;
+}
+
+export interface RewindInEffect {
+  id: string;
+  /** The person's message the conversation went back to (it and what followed left the view). */
+  turnId: string;
+  /** Messages it keeps out of view. */
+  hidden: number;
 }
 
 export interface CompactionInEffect {
@@ -183,8 +191,10 @@ export interface Store {
   compactionsInEffect(sessionId: string): CompactionInEffect[];
   /** The visible history a revert would give, nothing stored (tokens null where the blocks differ from the stored ones). */
   previewRevert(sessionId: string, req: RevertRequest): VisibleEntry[];
-  /** Appends a revert record: the messages the compaction hid come back into view (all, or those listed). */
+  /** Appends a revert record: the messages the compaction (or rewind) hid come back into view (all, or those listed). */
   revertCompaction(sessionId: string, req: RevertRequest): void;
+  /** Conversation rewinds a revert can undo, oldest first. */
+  rewindsInEffect(sessionId: string): RewindInEffect[];
   /** The visible ids derived from the log by replaying it (what the cached view must equal). */
   deriveVisibleIds(sessionId: string): string[];
   /** Stores a failed or ineffective attempt (the record only). */

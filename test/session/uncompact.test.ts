@@ -102,6 +102,26 @@ describe('/uncompact', () => {
     store.close();
   });
 
+  it('/rewind undo takes back the last conversation rewind through the same kind of record', async () => {
+    const { config, store } = setup();
+    const { session } = open(config, store);
+    for (let i = 0; i < 4; i++) await session.prompt(`step ${i}`);
+    const all = session.messages().map((m) => m.id);
+    expect(await says(session, '/rewind 3 conversation')).toContain('Rewound to before turn 3');
+    expect(texts(session)).not.toContain('step 2');
+    await session.prompt('a new direction');
+    const undone = await says(session, '/rewind undo');
+    expect(undone).toMatch(/^Undid the last rewind: \d+ messages back in the conversation, the context is now [\d,]+ tokens\. Files stay as they are now/);
+    // the rewound turns are back where they were, what came after the rewind stays after them
+    const ids = session.messages().map((m) => m.id);
+    expect(ids.slice(0, all.length)).toEqual(all);
+    expect(texts(session).at(-2)).toBe('a new direction');
+    expect(historyProblems(session.messages())).toEqual([]);
+    expect(await says(session, '/rewind undo')).toContain('Nothing to undo');
+    session.close();
+    store.close();
+  });
+
   it('answers usage errors and a busy session plainly', async () => {
     const { config, store } = setup();
     const { session } = open(config, store);

@@ -82,6 +82,27 @@ describe('deriveHistory', () => {
     expect(() => deriveHistory([...base, { type: 'record', id: 'r9', kind: 'revert', body: { target: 'nope' } }])).toThrow(LogError);
   });
 
+  it('a revert of a conversation rewind brings the cut turns back after what came before them, later rewinds still apply', () => {
+    const base: LogEntry[] = [
+      msg('u1'),
+      msg('a1'),
+      msg('u2'),
+      msg('a2'),
+      { type: 'record', id: 'rw1', kind: 'rewind', body: { cut: 'u2' } },
+      msg('u3'),
+      msg('a3'),
+      msg('u4'),
+      { type: 'record', id: 'rw2', kind: 'rewind', body: { cut: 'u4' } },
+    ];
+    expect(deriveHistory(base).rewinds).toEqual(['rw1', 'rw2']);
+    const d = deriveHistory([...base, { type: 'record', id: 'r1', kind: 'revert', body: { target: 'rw1' } }]);
+    expect(d.view).toEqual(['u1', 'a1', 'u2', 'a2', 'u3', 'a3']);
+    expect(d.hiddenBy.get('u4')).toBe('rw2');
+    expect(d.rewinds).toEqual(['rw2']);
+    // a rewind is undone whole: no partial revert of it
+    expect(() => deriveHistory([...base, { type: 'record', id: 'r2', kind: 'revert', body: { target: 'rw2', restore: ['u4'] } }])).toThrow(LogError);
+  });
+
   it('a partial revert brings back only the listed messages the target hid, before the view', () => {
     const d = deriveHistory([
       msg('u1'),
@@ -104,6 +125,7 @@ type Op =
   | { kind: 'auto'; keep: number }
   | { kind: 'revert'; pick: number; partial: number }
   | { kind: 'rewind'; pick: number }
+  | { kind: 'unrewind'; pick: number }
   | { kind: 'unpin' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -112,6 +134,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('auto' as const), keep: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('revert' as const), pick: fc.nat(), partial: fc.integer({ min: 0, max: 6 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rewind' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('unrewind' as const), pick: fc.nat() }) },
   fc.record({ kind: fc.constant('unpin' as const) }),
 );
 
@@ -127,10 +150,11 @@ function partialRestore(hidden: readonly Message[], view: readonly Message[], n:
 }
 
 describe('the store keeps the derived history', () => {
-  it('over random appends, compactions, clears, reverts, rewinds and unpins: the cache equals the log replayed, the history is valid, nothing is lost', () => {
+  it('over random appends, compactions, clears, reverts, rewinds, undone rewinds and unpins: the cache equals the log replayed, the history is valid, nothing is lost', () => {
     let run = 0;
+    let unrewinds = 0;
     fc.assert(
-      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), (ops) => {
+      fc.property(fc.array(op, { minLength: 8, maxLength: 40, size: 'max' }), (ops) => {
         const s = `prop${run++}`;
         store.createSession({ id: s, cwd: '/', provider: 'p', model: 'm' });
         const everStored = new Set<string>();
@@ -149,6 +173,17 @@ describe('the store keeps the derived history', () => {
             if (!change) continue;
             store.applyCompaction(s, change);
             for (const m of change.added) everStored.add(m.id);
+          } else if (o.kind === 'unrewind') {
+            // undo a conversation rewind: what it cut comes back unless a later rewind cut it again
+            const rewinds = store.rewindsInEffect(s);
+            const target = rewinds[o.pick % Math.max(1, rewinds.length)];
+            if (!target) continue;
+            unrewinds++;
+            const cut = store.loadTranscript(s, { includeArchived: true }).filter((e) => e.archivedBy === target.id);
+            store.revertCompaction(s, { id: uid('rv'), target: target.id, createdAt: 1 });
+            const after = new Set(ids(store.loadVisible(s)));
+            for (const m of visible) if (m.kind === 'normal') expect(after.has(m.id), `${m.id} stays visible`).toBe(true);
+            for (const e of cut) expect(after.has(e.message.id) || wasCut(s, e.message.id), `${e.message.id} is back`).toBe(true);
           } else if (o.kind === 'revert') {
             const inEffect = store.compactionsInEffect(s).filter((c) => c.record.trigger !== 'micro' || o.partial === 0);
             const target = inEffect[o.pick % Math.max(1, inEffect.length)];
@@ -198,6 +233,8 @@ describe('the store keeps the derived history', () => {
       }),
       { numRuns: 80, seed: 20261126 },
     );
+    // the runs undid rewinds, not only compactions
+    expect(unrewinds).toBeGreaterThan(20);
   });
 });
 
