@@ -1,9 +1,8 @@
 // The contract between the Ink app and the live session. The app holds no business
 // logic: it renders what the controller tells it and forwards what the person does.
-import type { AgentEvent } from '../agent/events.js';
-import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
+import type { CompactionRecord } from '../compaction/types.js';
 import type { Message } from '../llm/messages.js';
-import type { CommandInfo, CommandOutput, ContextUsageView, HistoryPage, SessionView } from '../session/protocol.js';
+import type { CommandInfo, CommandOutput, ContextUsageView, HistoryPage, SessionEvent, SessionView } from '../session/protocol.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 
 export type { GaugeState } from '../compaction/budget.js';
@@ -22,19 +21,14 @@ export type {
   SessionView,
 } from '../session/protocol.js';
 
+/** What the app renders: everything the live session says, and what the controller adds. */
 export type UiEvent =
-  | AgentEvent
-  | CompactionEvent
-  | { type: 'context'; usage: ContextUsageView }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  | SessionEvent
   /** An SDK's notice (a deprecated model): shown once, dimmed, under the prompt, not in the transcript. */
   | { type: 'provider_notice'; text: string }
   | { type: 'approval'; request: ApprovalRequest; respond: (d: ApprovalDecision) => void }
   | { type: 'command_output'; command: string; output: CommandOutput }
-  | { type: 'permission_mode'; mode: string }
-  /** Handled by the controller (it sends 'session' with the new history); the app ignores it. */
-  | { type: 'history_reset' }
-  /** A new or resumed session: the app resets its transcript to these messages. */
+  /** A new or resumed session: the app resets its transcript to these messages (history_reset is the controller's to turn into this). */
   | { type: 'session'; session: SessionView; transcript: Message[]; compactions: CompactionRecord[] }
   | { type: 'busy'; busy: boolean }
   | { type: 'exit' };

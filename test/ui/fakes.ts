@@ -2,6 +2,7 @@
 // Kept apart from helpers.tsx so a test can load Ink itself (see src/ui/load.ts).
 import { EventEmitter } from 'node:events';
 import type { Message } from '../../src/llm/messages.js';
+import type { PermissionMode } from '../../src/config/schema.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, UiController, UiEvent } from '../../src/ui/controller.js';
 
 export const usage = (over: Partial<ContextUsageView> = {}): ContextUsageView => ({
@@ -95,8 +96,8 @@ export class FakeController implements UiController {
   }
   cyclePermissionMode(): void {
     this.modeCycles++;
-    const modes = ['ask', 'acceptEdits', 'deny'];
-    const next = modes[(modes.indexOf(this.view.permissionMode ?? 'ask') + 1) % modes.length]!;
+    const modes: PermissionMode[] = ['ask', 'acceptEdits', 'deny'];
+    const next = modes[(modes.indexOf((this.view.permissionMode ?? 'ask') as PermissionMode) + 1) % modes.length]!;
     this.view = { ...this.view, permissionMode: next };
     this.emit({ type: 'permission_mode', mode: next });
   }
