@@ -156,8 +156,8 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'rewind',
-    args: '[turn code|conversation|both]',
-    description: 'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both',
+    args: '[turn code|conversation|both | undo]',
+    description: 'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both; undo takes back the last conversation rewind',
     run: async ({ session }, args) => {
       try {
         return await rewindCommand(session, args);
