@@ -71,10 +71,7 @@ const isTurnStart = (m: Message): boolean => m.role === 'user' && m.kind === 'no
 export async function planUncompact(deps: UncompactDeps, targets: readonly UncompactTarget[], target: UncompactTarget, newest?: number): Promise<UncompactPlan> {
   const { auto, contextWindow } = deps.limits;
   const later = targets.filter((t) => t.index > target.index).length;
-  const hidden = deps.store
-    .loadTranscript(deps.sessionId, { includeArchived: true })
-    .filter((e) => e.archivedBy === target.id)
-    .map((e) => e.message);
+  const hidden = deps.store.loadArchivedBy(deps.sessionId, target.id);
   if (newest === undefined) {
     const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: target.id, createdAt: Date.now() };
     const after = deps.store.previewRevert(deps.sessionId, req).map((e) => e.message);

@@ -112,13 +112,13 @@ export class HistoryLog {
    * state changed to archived (for the search index). Messages a baseline hid keep the
    * compaction that archived them before v5.
    */
-  refresh(sessionId: string, d: Derived, isBaseline: (recordId: string) => boolean): string[] {
+  refresh(sessionId: string, d: Derived, baselines: ReadonlySet<string>): string[] {
     const pos = new Map(d.view.map((id, i) => [id, i]));
     const newlyArchived: string[] = [];
     for (const row of this.stmts.cache.all(sessionId)) {
       const p = pos.get(row.id) ?? null;
       const hider = d.hiddenBy.get(row.id);
-      const archivedBy = p !== null ? null : hider === undefined || isBaseline(hider) ? (row.archived_by ?? hider ?? null) : hider;
+      const archivedBy = p !== null ? null : hider === undefined || baselines.has(hider) ? (row.archived_by ?? hider ?? null) : hider;
       const revised = d.revised.get(row.id);
       const shownBlocks = revised ? JSON.stringify(revised.blocks) : null;
       const pinned = d.pinned.get(row.id);

@@ -30,6 +30,7 @@ export class HistoryWrites {
       visibleIds: db.prepare<[string], string>('SELECT id FROM messages WHERE session_id = ? AND archived_by IS NULL ORDER BY pos, rid').pluck(),
       hasMessage: db.prepare<[string, string], number>('SELECT 1 FROM messages WHERE session_id = ? AND id = ?').pluck(),
       message: db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND id = ?`),
+      archivedBy: db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by = ? ORDER BY seq`),
       stored: db.prepare<[string, string], MessageRow>(
         'SELECT id, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at FROM messages WHERE session_id = ? AND id = ?',
       ),
@@ -109,49 +110,60 @@ export class HistoryWrites {
 
   /** Compactions whose effect stands (a revert can undo them), oldest first, with how many messages each keeps out of view. */
   compactionsInEffect(sessionId: string): CompactionInEffect[] {
-    const d = deriveHistory(this.log.load(sessionId));
-    const hidden = new Map<string, number>();
-    for (const by of d.hiddenBy.values()) hidden.set(by, (hidden.get(by) ?? 0) + 1);
-    return d.compactions.map((id) => ({ record: decodeCompaction(this.stmts.compaction.get(sessionId, id)!), hidden: hidden.get(id) ?? 0 }));
+    const { derived, hidden } = this.inEffect(sessionId);
+    return derived.compactions.map((id) => ({ record: decodeCompaction(this.stmts.compaction.get(sessionId, id)!), hidden: hidden(id) }));
   }
 
   /** Conversation rewinds whose effect stands, oldest first: the turn each cut at and how many messages it keeps out. */
   rewindsInEffect(sessionId: string): RewindInEffect[] {
+    const { log, derived, hidden } = this.inEffect(sessionId);
+    const cuts = new Map(log.flatMap((e) => (e.type === 'record' && e.kind === 'rewind' ? [[e.id, e.body.cut ?? ''] as const] : [])));
+    return derived.rewinds.map((id) => ({ id, turnId: cuts.get(id) ?? '', hidden: hidden(id) }));
+  }
+
+  /** The messages a record keeps out of view, in the order they were appended. */
+  hiddenBy(sessionId: string, recordId: string): Message[] {
+    return this.stmts.archivedBy.all(sessionId, recordId).map(decodeMessage);
+  }
+
+  /** The session's log, what it derives, and how many messages each record keeps out of view. */
+  private inEffect(sessionId: string): { log: LogEntry[]; derived: Derived; hidden: (recordId: string) => number } {
     const log = this.log.load(sessionId);
-    const d = deriveHistory(log);
-    const hidden = new Map<string, number>();
-    for (const by of d.hiddenBy.values()) hidden.set(by, (hidden.get(by) ?? 0) + 1);
-    const records = new Map(log.flatMap((e) => (e.type === 'record' && e.kind === 'rewind' ? [[e.id, e.body.cut ?? ''] as const] : [])));
-    return d.rewinds.map((id) => ({ id, turnId: records.get(id) ?? '', hidden: hidden.get(id) ?? 0 }));
+    const derived = deriveHistory(log);
+    const counts = new Map<string, number>();
+    for (const by of derived.hiddenBy.values()) counts.set(by, (counts.get(by) ?? 0) + 1);
+    return { log, derived, hidden: (id) => counts.get(id) ?? 0 };
   }
 
   // --- reverts ------------------------------------------------------------------------------
 
   /** The visible history a revert would give, without storing anything. */
   previewRevert(sessionId: string, req: RevertRequest): VisibleEntry[] {
-    const d = this.deriveWith(sessionId, req);
-    return d.view.map((id) => this.shownEntry(sessionId, id, d));
+    const { derived } = this.deriveWith(sessionId, req);
+    return derived.view.map((id) => this.shownEntry(sessionId, id, derived));
   }
 
   /** Appends a revert record and brings the cache to what it derives; returns the new visible count. */
   revert(sessionId: string, req: RevertRequest): number {
-    const d = this.deriveWith(sessionId, req);
+    const { log, derived: d } = this.deriveWith(sessionId, req);
     const shown = new Set(d.view);
     const undone = this.stmts.visibleIds.all(sessionId).filter((id) => !shown.has(id));
     this.stmts.marker.run({ session_id: sessionId, id: req.id, trigger: 'revert', reason: `reverted ${req.target}`, archived: undone.length, created_at: req.createdAt });
     this.log.append(sessionId, { id: req.id, kind: 'revert', body: revertBody(req), createdAt: req.createdAt });
-    const archived = this.log.refresh(sessionId, d, (by) => by.startsWith('b_') && this.log.kindOf(sessionId, by) === 'baseline');
+    const baselines = new Set(log.flatMap((e) => (e.type === 'record' && e.kind === 'baseline' ? [e.id] : [])));
+    const archived = this.log.refresh(sessionId, d, baselines);
     const messages = archived.map((id) => decodeMessage(this.stmts.message.get(sessionId, id)!));
     const calls = collectToolCalls(messages);
     for (const m of messages) this.indexer.message(sessionId, m, calls);
     return d.view.length;
   }
 
-  private deriveWith(sessionId: string, req: RevertRequest): Derived {
+  /** The log with the revert appended, and what it derives. */
+  private deriveWith(sessionId: string, req: RevertRequest): { log: LogEntry[]; derived: Derived } {
     if (this.stmts.hasMessage.get(sessionId, req.id) || this.log.kindOf(sessionId, req.id)) throw new InvalidInputError(`record ${req.id} already exists`);
     const log: LogEntry[] = [...this.log.load(sessionId), { type: 'record', id: req.id, kind: 'revert', body: revertBody(req) }];
     try {
-      return deriveHistory(log);
+      return { log, derived: deriveHistory(log) };
     } catch (e) {
       if (e instanceof LogError) throw new InvalidInputError(`cannot revert ${req.target}: it is not a compaction or rewind in effect in session ${sessionId}`);
       throw e;

@@ -300,6 +300,10 @@ export class SqliteStore implements Store {
     });
   }
 
+  loadArchivedBy(sessionId: string, recordId: string): Message[] {
+    return this.read('load what a compaction archived', () => this.history.hiddenBy(sessionId, recordId));
+  }
+
   rewindsInEffect(sessionId: string): RewindInEffect[] {
     return this.read('list the rewinds in effect', () => {
       this.requireSession(sessionId);

@@ -193,6 +193,8 @@ export interface Store {
   previewRevert(sessionId: string, req: RevertRequest): VisibleEntry[];
   /** Appends a revert record: the messages the compaction (or rewind) hid come back into view (all, or those listed). */
   revertCompaction(sessionId: string, req: RevertRequest): void;
+  /** The messages a compaction (or rewind) keeps out of view, oldest first. */
+  loadArchivedBy(sessionId: string, recordId: string): Message[];
   /** Conversation rewinds a revert can undo, oldest first. */
   rewindsInEffect(sessionId: string): RewindInEffect[];
   /** The visible ids derived from the log by replaying it (what the cached view must equal). */
