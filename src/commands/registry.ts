@@ -35,6 +35,15 @@ export class CommandError extends Error {
 
 const text = (t: string): CommandOutput => ({ kind: 'text', text: t });
 
+/** Runs what the session is asked; its refusal ("nothing is pinned", "no turn 9") is shown as the command's message. */
+async function asCommand<T>(work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw new CommandError((e as Error).message);
+  }
+}
+
 function needApp(ctx: CommandContext, name: string): AppActions {
   if (!ctx.app) throw new CommandError(`/${name} only works in the interactive app`);
   return ctx.app;
@@ -63,11 +72,7 @@ export const COMMANDS: readonly SlashCommand[] = [
     description: 'keep a note (or your last request) verbatim through every compaction; /pin list shows the pins',
     run: async ({ session }, args) => {
       if (args.trim().toLowerCase() === 'list') return text(pinList(session.pins()));
-      try {
-        session.pin(args);
-      } catch (e) {
-        throw new CommandError((e as Error).message);
-      }
+      await asCommand(() => session.pin(args));
       return text('Pinned: it stays in the context verbatim, whatever is compacted.');
     },
   },
@@ -78,12 +83,8 @@ export const COMMANDS: readonly SlashCommand[] = [
     run: async ({ session }, args) => {
       const n = Number(args.trim());
       if (!Number.isInteger(n) || n < 1) throw new CommandError('usage: /unpin <n>, with n from /pin list');
-      try {
-        const note = session.unpin(n);
-        return text(`Unpinned: ${note.split('\n')[0]}`);
-      } catch (e) {
-        throw new CommandError((e as Error).message);
-      }
+      const note = await asCommand(() => session.unpin(n));
+      return text(`Unpinned: ${note.split('\n')[0]}`);
     },
   },
   {
@@ -146,25 +147,13 @@ export const COMMANDS: readonly SlashCommand[] = [
     name: 'uncompact',
     args: '[list | n [newest count]]',
     description: 'undo the last compaction (or compaction n): what it archived comes back into the context, if it fits',
-    run: async ({ session }, args) => {
-      try {
-        return await uncompactCommand(session, args);
-      } catch (e) {
-        throw new CommandError((e as Error).message);
-      }
-    },
+    run: async ({ session }, args) => asCommand(() => uncompactCommand(session, args)),
   },
   {
     name: 'rewind',
     args: '[turn code|conversation|both | undo]',
     description: 'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both; undo takes back the last conversation rewind',
-    run: async ({ session }, args) => {
-      try {
-        return await rewindCommand(session, args);
-      } catch (e) {
-        throw new CommandError((e as Error).message);
-      }
-    },
+    run: async ({ session }, args) => asCommand(() => rewindCommand(session, args)),
   },
   {
     name: 'clear',

@@ -7,7 +7,7 @@ import type { SessionLog } from './sessionLog.js';
 import type { FileSnapshot, Store } from '../store/index.js';
 import { displayPath } from '../tools/paths.js';
 import type { RewindTargetView } from './protocol.js';
-import { REWIND_ID_PREFIX } from './recordIds.js';
+import { archiveCause, REWIND_ID_PREFIX } from './recordIds.js';
 
 export type RewindWhat = 'code' | 'conversation' | 'both';
 
@@ -34,7 +34,7 @@ export function rewindTargets(store: Store, sessionId: string, visible: readonly
   const inView = new Set(visible.map((m) => m.id));
   const entries = stored ? store.loadTranscript(sessionId, { includeArchived: true }) : visible.map((message) => ({ message, archivedBy: null }));
   // turns an earlier rewind took out of the conversation stay listed: their code can still be restored
-  const rewound = new Set(entries.filter((e) => (e.archivedBy ?? '').startsWith(`${REWIND_ID_PREFIX}_`)).map((e) => e.message.id));
+  const rewound = new Set(entries.filter((e) => e.archivedBy !== null && archiveCause(e.archivedBy) === 'rewind').map((e) => e.message.id));
   const turns = entries.filter((e) => isPersonTurn(e.message)).map((e) => e.message);
   const order = new Map(entries.map((e, i) => [e.message.id, i]));
   const changed = stored ? store.snapshotTurns(sessionId).map((t) => ({ at: order.get(t.turnId) ?? -1, paths: t.paths })) : [];
