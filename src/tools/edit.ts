@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { commit, fail, loadForChange, plan, statOf, type PlannedChange } from './fileChange.js';
+import { fail, fileChangeTool, loadForChange, plan, statOf, type Planned } from './fileChange.js';
 import { fmtInt } from './format.js';
-import { parseInput, toInputSchema } from './inputSchema.js';
-import type { Tool, ToolContext, ToolOutput } from './types.js';
+import type { Tool, ToolContext } from './types.js';
 
 const EditInput = z.object({
   path: z.string().min(1).describe('Path of the file to change, relative to the working directory or absolute.'),
@@ -12,31 +11,18 @@ const EditInput = z.object({
 });
 export type EditInput = z.infer<typeof EditInput>;
 
-export type Planned = { ok: true; change: PlannedChange } | { ok: false; output: ToolOutput };
-
 export function createEditTool(): Tool<EditInput> {
-  const inputSchema = toInputSchema(EditInput);
-  return {
-    name: 'Edit',
-    description: [
+  return fileChangeTool(
+    'Edit',
+    [
       'Replaces exact text in one file: old_string must appear exactly once (or set replace_all), and becomes new_string.',
       'Read the file with FileRead first in this session; an edit of a file you have not read, or that changed since you read it, is refused.',
       'Copy old_string exactly from the file, indentation included, without the line-number prefix FileRead shows; include a few lines around the change so it is unique.',
       "The file's line endings, encoding, byte order mark, permissions and final newline are kept. Prefer Edit to Write for changing existing files, and never edit files through Bash (sed, echo >, heredocs).",
     ].join(' '),
-    inputSchema,
-    readOnly: false,
-    compactable: true,
-    editsFiles: true,
-    parse: (input) => parseInput('Edit', EditInput, inputSchema, input),
-    summarize: (input) => input.path,
-    pathOf: (input) => input.path,
-    preview: async (input, ctx) => planEdit(input, ctx),
-    run: async (input, ctx) => {
-      const p = await planEdit(input, ctx);
-      return p.ok ? commit(p.change, ctx) : p.output;
-    },
-  };
+    EditInput,
+    planEdit,
+  );
 }
 
 /** What the edit would do, or why it is refused (the file untouched either way). */

@@ -10,7 +10,9 @@ import { fmtBytes } from './format.js';
 import { describeFsError, errnoCode, similarNames } from './fsErrors.js';
 import { displayPath, isInside, resolvePath } from './paths.js';
 import { decodeText, DEFAULT_FORMAT, encodeText, type TextFormat } from './textFile.js';
-import type { ToolContext, ToolOutput } from './types.js';
+import type { z } from 'zod';
+import { parseInput, toInputSchema } from './inputSchema.js';
+import type { Tool, ToolContext, ToolOutput } from './types.js';
 
 /** Files larger than this are not edited as text (FileRead pages through them; an edit needs them whole). */
 export const MAX_EDIT_BYTES = 64 * 1024 * 1024;
@@ -115,3 +117,34 @@ function resultText(change: PlannedChange): string {
 export const statOf = (d: FileDiff): string => diffStat(d).slice(d.path.length + 1);
 
 export const outsideCwd = (ctx: { cwd: string }, abs: string): boolean => !isInside(ctx.cwd, abs);
+
+export type Planned = { ok: true; change: PlannedChange } | { ok: false; output: ToolOutput };
+
+/**
+ * A tool that changes one file (Edit, Write): its preview is the plan (the diff the approval
+ * shows, or the refusal), and its run plans again and writes only if the plan still holds.
+ */
+export function fileChangeTool<S extends z.ZodObject<{ path: z.ZodString }>>(
+  name: string,
+  description: string,
+  schema: S,
+  planChange: (input: z.infer<S>, ctx: ToolContext) => Promise<Planned>,
+): Tool<z.infer<S>> {
+  const inputSchema = toInputSchema(schema);
+  return {
+    name,
+    description,
+    inputSchema,
+    readOnly: false,
+    compactable: true,
+    editsFiles: true,
+    parse: (input) => parseInput(name, schema, inputSchema, input),
+    summarize: (input) => input.path,
+    pathOf: (input) => input.path,
+    preview: async (input, ctx) => planChange(input, ctx),
+    run: async (input, ctx) => {
+      const p = await planChange(input, ctx);
+      return p.ok ? commit(p.change, ctx) : p.output;
+    },
+  };
+}

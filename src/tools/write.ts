@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { commit, loadForChange, plan, statOf } from './fileChange.js';
-import type { Planned } from './edit.js';
-import { parseInput, toInputSchema } from './inputSchema.js';
+import { fileChangeTool, loadForChange, plan, statOf, type Planned } from './fileChange.js';
 import type { Tool, ToolContext } from './types.js';
 
 const WriteInput = z.object({
@@ -11,27 +9,16 @@ const WriteInput = z.object({
 export type WriteInput = z.infer<typeof WriteInput>;
 
 export function createWriteTool(): Tool<WriteInput> {
-  const inputSchema = toInputSchema(WriteInput);
-  return {
-    name: 'Write',
-    description: [
+  return fileChangeTool(
+    'Write',
+    [
       'Creates a file with the given content, or replaces the whole content of an existing one (parent directories are created).',
       'Overwriting an existing file requires having read it with FileRead in this session, and is refused if it changed since.',
       'For a change to part of an existing file use Edit instead. An overwritten file keeps its line endings, encoding and permissions.',
     ].join(' '),
-    inputSchema,
-    readOnly: false,
-    compactable: true,
-    editsFiles: true,
-    parse: (input) => parseInput('Write', WriteInput, inputSchema, input),
-    summarize: (input) => input.path,
-    pathOf: (input) => input.path,
-    preview: async (input, ctx) => planWrite(input, ctx),
-    run: async (input, ctx) => {
-      const p = await planWrite(input, ctx);
-      return p.ok ? commit(p.change, ctx) : p.output;
-    },
-  };
+    WriteInput,
+    planWrite,
+  );
 }
 
 export async function planWrite(input: WriteInput, ctx: ToolContext): Promise<Planned> {
