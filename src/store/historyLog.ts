@@ -47,6 +47,13 @@ export const v5History: Migration = {
   },
 };
 
+/**
+ * Records that hide messages but are not compactions get a marker row in `compactions` of their
+ * own trigger (messages.archived_by references that table); lists of compactions leave them out.
+ */
+export type MarkerTrigger = 'rewind' | 'revert' | 'repair';
+export const MARKER_TRIGGERS: readonly MarkerTrigger[] = ['rewind', 'revert', 'repair'];
+
 export interface NewRecord {
   id: string;
   kind: RecordKind;
@@ -75,6 +82,11 @@ export class HistoryLog {
       records: db.prepare<[string], { id: string; kind: RecordKind; after_seq: number; body: string }>(
         'SELECT id, kind, after_seq, body FROM history_records WHERE session_id = ? ORDER BY rid',
       ),
+      marker: db.prepare(
+        `INSERT INTO compactions (session_id, id, trigger, status, reason, tokens_before, tokens_after, archived_count, preserved_count,
+           summary_tokens, method, duration_ms, model, usage, created_at)
+         VALUES (@session_id, @id, @trigger, 'applied', @reason, 0, 0, @archived, 0, 0, @trigger, 0, '', '{}', @created_at)`,
+      ),
       kindOf: db.prepare<[string, string], RecordKind>('SELECT kind FROM history_records WHERE session_id = ? AND id = ?').pluck(),
       cache: db.prepare<[string], CacheRow>('SELECT id, pos, archived_by, shown_blocks, shown_pinned FROM messages WHERE session_id = ?'),
       setCache: db.prepare(
@@ -87,6 +99,11 @@ export class HistoryLog {
 
   append(sessionId: string, r: NewRecord): void {
     this.stmts.insert.run({ session_id: sessionId, id: r.id, kind: r.kind, body: JSON.stringify(r.body), created_at: r.createdAt });
+  }
+
+  /** The marker row of a rewind, revert or repair record (see MarkerTrigger). */
+  marker(sessionId: string, m: { id: string; trigger: MarkerTrigger; reason: string; archived: number; createdAt: number }): void {
+    this.stmts.marker.run({ session_id: sessionId, id: m.id, trigger: m.trigger, reason: m.reason, archived: m.archived, created_at: m.createdAt });
   }
 
   kindOf(sessionId: string, id: string): RecordKind | undefined {

@@ -9,14 +9,13 @@ import { collectToolCalls } from './archive-text.js';
 import { decodeCompaction, decodeMessage, encodeCompaction, encodeMessage, MESSAGE_COLS, type CompactionRow, type MessageParams, type MessageRow } from './codec.js';
 import { deriveHistory, LogError, type Derived, type LogEntry, type RecordBody } from './derive.js';
 import { InvalidInputError } from './errors.js';
-import { HistoryLog } from './historyLog.js';
+import { HistoryLog, MARKER_TRIGGERS } from './historyLog.js';
 import { ArchiveIndexer } from './search-index.js';
 import type { CompactionInEffect, RevertRequest, RewindInEffect, TokenCounter, VisibleEntry, VisibleRewrite } from './types.js';
 
 const COMPACTION_COLS =
   'id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count, summary_tokens, summary, method, duration_ms, model, usage, created_at';
-/** Records that hide messages have a compactions row (messages.archived_by points at it); lists of compactions leave these out. */
-const NOT_COMPACTIONS = "('rewind', 'revert', 'repair')";
+const NOT_COMPACTIONS = `(${MARKER_TRIGGERS.map((t) => `'${t}'`).join(', ')})`;
 
 export class HistoryWrites {
   readonly log: HistoryLog;
@@ -43,11 +42,6 @@ export class HistoryWrites {
         `INSERT INTO compactions (session_id, ${COMPACTION_COLS})
          VALUES (@session_id, @id, @trigger, @focus, @status, @reason, @tokens_before, @tokens_after, @archived_count, @preserved_count,
                  @summary_tokens, @summary, @method, @duration_ms, @model, @usage, @created_at)`,
-      ),
-      marker: db.prepare(
-        `INSERT INTO compactions (session_id, id, trigger, status, reason, tokens_before, tokens_after, archived_count, preserved_count,
-           summary_tokens, method, duration_ms, model, usage, created_at)
-         VALUES (@session_id, @id, @trigger, 'applied', @reason, 0, 0, @archived, 0, 0, @trigger, 0, '', '{}', @created_at)`,
       ),
       compaction: db.prepare<[string, string], CompactionRow>(`SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? AND id = ?`),
       compactions: db.prepare<[string], CompactionRow>(`SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? AND trigger NOT IN ${NOT_COMPACTIONS} ORDER BY seq`),
@@ -148,7 +142,7 @@ export class HistoryWrites {
     const { log, derived: d } = this.deriveWith(sessionId, req);
     const shown = new Set(d.view);
     const undone = this.stmts.visibleIds.all(sessionId).filter((id) => !shown.has(id));
-    this.stmts.marker.run({ session_id: sessionId, id: req.id, trigger: 'revert', reason: `reverted ${req.target}`, archived: undone.length, created_at: req.createdAt });
+    this.log.marker(sessionId, { id: req.id, trigger: 'revert', reason: `reverted ${req.target}`, archived: undone.length, createdAt: req.createdAt });
     this.log.append(sessionId, { id: req.id, kind: 'revert', body: revertBody(req), createdAt: req.createdAt });
     const baselines = new Set(log.flatMap((e) => (e.type === 'record' && e.kind === 'baseline' ? [e.id] : [])));
     const archived = this.log.refresh(sessionId, d, baselines);
@@ -203,7 +197,7 @@ export class HistoryWrites {
     const id = newId('rp');
     const now = Date.now();
     const count = (m: Message): number | null => (tokens ? tokens(m) : null);
-    this.stmts.marker.run({ session_id: sessionId, id, trigger: 'repair', reason: 'repaired on load', archived: 0, created_at: now });
+    this.log.marker(sessionId, { id, trigger: 'repair', reason: 'repaired on load', archived: 0, createdAt: now });
     for (const m of change.added) this.insertAdded(sessionId, encodeMessage(m, count(m)), id);
     const replaced = change.replaced.map((m) => encodeMessage(m, count(m)));
     this.showRevisions(sessionId, replaced);

@@ -33,8 +33,6 @@ export const v4Snapshots: Migration = {
   },
 };
 
-/** Rewinds are stored as compaction rows of this trigger (messages.archived_by points at them); lists of compactions leave them out. */
-export const REWIND_TRIGGER = 'rewind';
 
 export interface NewSnapshot {
   turnId: string;
@@ -102,11 +100,6 @@ export class SnapshotTables {
       visibleFrom: db.prepare<[string, number], MessageRow & { id: string }>(
         `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by IS NULL AND pos >= ? ORDER BY pos, rid`,
       ),
-      insertRewind: db.prepare(
-        `INSERT INTO compactions (session_id, id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count,
-           summary_tokens, summary, method, duration_ms, model, usage, created_at)
-         VALUES (@session_id, @id, '${REWIND_TRIGGER}', NULL, 'applied', @reason, 0, 0, @archived, 0, 0, NULL, 'rewind', 0, '', '{}', @created_at)`,
-      ),
       archive: db.prepare<[string, string, string]>('UPDATE messages SET archived_by = ?, pos = NULL WHERE session_id = ? AND id = ?'),
       afterRewind: db.prepare(
         `UPDATE sessions SET visible_count = (SELECT COUNT(*) FROM messages WHERE session_id = @id AND archived_by IS NULL), updated_at = @now,
@@ -159,7 +152,7 @@ export class SnapshotTables {
     if (at.archived_by !== null || at.pos === null) throw new InvalidInputError(`message ${r.turnId} is no longer in the visible history`);
     const rows = this.stmts.visibleFrom.all(sessionId, at.pos);
     const messages = rows.map(decodeMessage);
-    this.stmts.insertRewind.run({ session_id: sessionId, id: r.id, reason: `rewound to ${r.turnId}`, archived: rows.length, created_at: r.createdAt });
+    this.log.marker(sessionId, { id: r.id, trigger: 'rewind', reason: `rewound to ${r.turnId}`, archived: rows.length, createdAt: r.createdAt });
     const calls = collectToolCalls(messages);
     for (const m of messages) {
       this.stmts.archive.run(r.id, sessionId, m.id);
