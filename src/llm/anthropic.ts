@@ -1,4 +1,6 @@
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/error';
+import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type {
   CacheControlEphemeral,
   ContentBlockParam,
@@ -125,19 +127,28 @@ export function describeAnthropicError(err: unknown): SdkFailure {
   return describeSdkError(err, { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError });
 }
 
+/**
+ * The SDK's client with the one resource the adapter calls. `Anthropic` attaches every resource
+ * of the API (beta, files, skills, organization, ...): ~370 KB of code that each start compiled
+ * for one `messages.create`.
+ */
+class MessagesClient extends BaseAnthropic {
+  readonly messages = new Messages(this);
+}
+
 type BlockState =
   | { kind: 'text'; text: string }
   | { kind: 'tool'; id: string; name: string; json: string; closed: boolean }
   | { kind: 'ignored' };
 
-export class AnthropicProvider extends SdkAdapter<Anthropic> implements Provider {
+export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Provider {
   readonly name = 'anthropic' as const;
 
   constructor(opts: AdapterOptions) {
-    super(opts, { provider: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', client: (options) => new Anthropic(options), describe: describeAnthropicError, aborted: () => new APIUserAbortError() });
+    super(opts, { provider: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', client: (options) => new MessagesClient(options), describe: describeAnthropicError, aborted: () => new APIUserAbortError() });
   }
 
-  protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<Anthropic>): AsyncGenerator<StreamEvent> {
+  protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<MessagesClient>): AsyncGenerator<StreamEvent> {
     const params = toAnthropicParams(req, this.opts.cache);
     // the SDK console.warns about deprecated models; route that to onWarning instead of the terminal
     const stream = await withWarningsTo(this.warn, () => client.messages.create(params, { signal }));
