@@ -80,7 +80,8 @@ function clientOptions(opts: AdapterOptions, tap: RequestTap, warn: (message: st
     ...(opts.baseURL !== undefined ? { baseURL: opts.baseURL } : {}),
     ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
     maxRetries: 0,
-    fetch: tap.fetch,
+    // the SDKs read the part of a Response that HttpResponse has (see httpFetch.ts)
+    fetch: tap.fetch as unknown as typeof fetch,
     logger: sdkLogger({ apiKey: opts.apiKey, onWarning: warn }),
   };
 }

@@ -4,9 +4,7 @@
 // waiting for the response to begin, and the silence between chunks of the stream (the SDKs'
 // own timeout covers the whole wait for headers, and they swallow ping frames, so only the
 // bytes tell whether the server is still there).
-import { subscribe } from 'node:diagnostics_channel';
-
-type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+import { createFetch, type HttpRequestInit, type HttpResponse } from './httpFetch.js';
 
 export type TimeoutStage = 'connect' | 'first_byte' | 'idle';
 
@@ -17,29 +15,6 @@ export interface TapTimeouts {
   firstByteTimeoutMs?: number | undefined;
   /** Silence between chunks of the response body. */
   idleTimeoutMs: number;
-}
-
-// Node's fetch (undici) reports on this channel when it has connected and written a request's
-// headers: the end of the connect stage. Requests waiting for it, per origin, oldest first.
-const sending = new Map<string, Array<() => void>>();
-let listening = false;
-
-function listenForSentRequests(): void {
-  if (listening) return;
-  listening = true;
-  subscribe('undici:client:sendHeaders', (message) => {
-    const origin = (message as { request?: { origin?: unknown } }).request?.origin;
-    if (typeof origin !== 'string') return;
-    sending.get(origin)?.shift()?.();
-  });
-}
-
-function originOf(input: string | URL | Request): string | undefined {
-  try {
-    return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;
-  } catch {
-    return undefined;
-  }
 }
 
 export class RequestTap {
@@ -56,11 +31,7 @@ export class RequestTap {
   private timer: NodeJS.Timeout | undefined;
   private armed = false;
 
-  constructor(
-    timeouts: TapTimeouts | number,
-    userSignal: AbortSignal | undefined,
-    private readonly baseFetch: FetchFn = globalThis.fetch,
-  ) {
+  constructor(timeouts: TapTimeouts | number, userSignal: AbortSignal | undefined) {
     this.timeouts = typeof timeouts === 'number' ? { idleTimeoutMs: timeouts } : timeouts;
     this.signal = userSignal ? AbortSignal.any([userSignal, this.watch.signal]) : this.watch.signal;
   }
@@ -97,58 +68,24 @@ export class RequestTap {
     this.timer = undefined;
   }
 
-  readonly fetch: FetchFn = async (input, init) => {
+  private readonly http = createFetch({
+    // connected, TLS done, request written: the connect stage is over
+    sent: () => this.stage('first_byte', this.timeouts.firstByteTimeoutMs),
+    data: () => this.touch(),
+  });
+
+  /** The fetch handed to the SDK client: every stage timed, the body of an error response kept. */
+  readonly fetch = async (input: string | URL | { url: string }, init?: HttpRequestInit): Promise<HttpResponse> => {
     const { connectTimeoutMs, firstByteTimeoutMs } = this.timeouts;
-    // the connect stage can only be told apart with Node's own fetch (see the channel above)
-    const origin = connectTimeoutMs !== undefined && this.baseFetch === globalThis.fetch ? originOf(input) : undefined;
-    let sent: (() => void) | undefined;
-    if (origin) {
-      listenForSentRequests();
-      sent = () => this.stage('first_byte', firstByteTimeoutMs);
-      const queue = sending.get(origin) ?? [];
-      queue.push(sent);
-      sending.set(origin, queue);
-      this.stage('connect', connectTimeoutMs);
-    } else {
-      this.stage('first_byte', firstByteTimeoutMs === undefined ? undefined : firstByteTimeoutMs + (connectTimeoutMs ?? 0));
-    }
-    let res: Response;
+    if (connectTimeoutMs !== undefined) this.stage('connect', connectTimeoutMs);
+    else this.stage('first_byte', firstByteTimeoutMs);
+    let res: HttpResponse;
     try {
-      res = await this.baseFetch(input, init);
+      res = await this.http(input, init);
     } finally {
-      if (origin && sent) {
-        const queue = sending.get(origin);
-        const i = queue?.indexOf(sent) ?? -1;
-        if (queue && i >= 0) queue.splice(i, 1);
-        if (queue?.length === 0) sending.delete(origin);
-      }
       this.stage('first_byte', undefined);
     }
-    if (!res.ok) {
-      try {
-        this.errorBody = await res.clone().text();
-      } catch {
-        this.errorBody = undefined;
-      }
-      return res;
-    }
-    if (!res.body) return res;
-    const touch = (): void => this.touch();
-    // a plain pull source, not pipeThrough(): piping releases its reader when the body ends, and
-    // Node builds that "released" error lazily in a new vm context, ~7 ms on every first request
-    const reader = res.body.getReader();
-    const watched = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.close();
-          return;
-        }
-        touch();
-        controller.enqueue(value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    });
-    return new Response(watched, { status: res.status, statusText: res.statusText, headers: res.headers });
+    if (!res.ok) this.errorBody = await res.text().catch(() => undefined);
+    return res;
   };
 }

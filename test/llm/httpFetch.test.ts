@@ -1,0 +1,172 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGzip, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFetch } from '../../src/llm/httpFetch.js';
+import { HttpHeaders } from '../../src/llm/httpHeaders.js';
+
+// The fetch under both SDKs (node:http): what the SDKs rely on of a Response, stage hooks,
+// aborts at each stage, redirects, decoding, keep-alive, and network errors shaped as Node's
+// fetch shapes them.
+
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
+let server: Server;
+let base = '';
+const routes = new Map<string, Handler>();
+const sockets = new Set<unknown>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      const h = routes.get(new URL(req.url ?? '/', 'http://x').pathname);
+      if (h) h(req, body, res);
+      else res.writeHead(404).end('no route');
+    });
+  });
+  server.on('connection', (s) => sockets.add(s));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((r) => server.close(() => r()));
+});
+
+const route = (path: string, h: Handler): void => void routes.set(path, h);
+
+describe('createFetch', () => {
+  it('sends method, headers and body, and reads status, headers and body like a Response', async () => {
+    route('/echo', (req, body, res) => {
+      res.writeHead(201, 'Made', [['Content-Type', 'application/json'], ['X-Multi', 'a'], ['X-Multi', 'b']]);
+      res.end(JSON.stringify({ method: req.method, auth: req.headers['authorization'], len: req.headers['content-length'], body }));
+    });
+    const fetch = createFetch();
+    const res = await fetch(`${base}/echo`, { method: 'post', headers: new HttpHeaders({ Authorization: 'Bearer k' }), body: 'héllo' });
+    expect([res.ok, res.status, res.statusText, res.url]).toEqual([true, 201, 'Made', `${base}/echo`]);
+    expect(res.headers.get('CONTENT-TYPE')).toBe('application/json');
+    expect(res.headers.get('x-multi')).toBe('a, b');
+    expect(await res.json()).toEqual({ method: 'POST', auth: 'Bearer k', len: String(Buffer.byteLength('héllo')), body: 'héllo' });
+    // read again (the tap keeps an error body; the SDK then reads it too)
+    expect(JSON.parse(await res.text()).body).toBe('héllo');
+  });
+
+  it('streams the body chunk by chunk, reporting each, after reporting the request sent', async () => {
+    route('/stream', (_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('one\n');
+      setTimeout(() => res.write('two\n'), 20);
+      setTimeout(() => res.end('three\n'), 40);
+    });
+    const seen: string[] = [];
+    const fetch = createFetch({ sent: () => seen.push('sent'), data: () => seen.push('data') });
+    const res = await fetch(`${base}/stream`, { method: 'POST', body: '{}' });
+    expect(seen).toEqual(['sent']);
+    const chunks: string[] = [];
+    for await (const c of res.body) chunks.push(Buffer.from(c).toString());
+    expect(chunks).toEqual(['one\n', 'two\n', 'three\n']);
+    expect(seen).toEqual(['sent', 'data', 'data', 'data']);
+  });
+
+  it('an abort before the response rejects with an AbortError', async () => {
+    route('/never', () => {});
+    const ac = new AbortController();
+    const p = createFetch()(`${base}/never`, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 30);
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(createFetch()(`${base}/never`, { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('an abort while the body streams ends the body with an AbortError', async () => {
+    route('/slow', (_req, _body, res) => {
+      res.writeHead(200);
+      res.write('first');
+    });
+    const ac = new AbortController();
+    const res = await createFetch()(`${base}/slow`, { signal: ac.signal });
+    const it = res.body[Symbol.asyncIterator]();
+    expect(Buffer.from((await it.next()).value as Uint8Array).toString()).toBe('first');
+    setTimeout(() => ac.abort(), 20);
+    await expect(it.next()).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('stopping early closes the connection instead of reading on, a decoded body too', async () => {
+    route('/endless', (_req, _body, res) => {
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      const gz = createGzip();
+      gz.pipe(res);
+      const t = setInterval(() => {
+        gz.write('x'.repeat(100));
+        gz.flush();
+      }, 5);
+      res.on('close', () => {
+        clearInterval(t);
+        endlessClosed = true;
+      });
+    });
+    let endlessClosed = false;
+    const res = await createFetch()(`${base}/endless`);
+    for await (const _ of res.body) break;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(endlessClosed).toBe(true);
+  });
+
+  it('reuses a kept-alive connection for the next request', async () => {
+    route('/small', (_req, _body, res) => res.end('ok'));
+    const fetch = createFetch();
+    expect(await (await fetch(`${base}/small`)).text()).toBe('ok');
+    const before = sockets.size;
+    expect(await (await fetch(`${base}/small`)).text()).toBe('ok');
+    expect(sockets.size).toBe(before);
+  });
+
+  it('follows redirects: 307 keeps the method and body, 303 turns into a GET, other origins lose the key', async () => {
+    route('/r307', (_req, _body, res) => res.writeHead(307, { location: '/echo2' }).end());
+    route('/r303', (_req, _body, res) => res.writeHead(303, { location: `${base}/echo2` }).end());
+    route('/echo2', (req, body, res) => res.end(`${req.method} ${body} ${req.headers['authorization'] ?? '-'}`));
+    const fetch = createFetch();
+    expect(await (await fetch(`${base}/r307`, { method: 'POST', body: 'B', headers: { authorization: 'k' } })).text()).toBe('POST B k');
+    expect(await (await fetch(`${base}/r303`, { method: 'POST', body: 'B' })).text()).toBe('GET  -');
+    const other = base.replace('127.0.0.1', 'localhost');
+    route('/away', (_req, _body, res) => res.writeHead(302, { location: `${other}/echo2` }).end());
+    expect(await (await fetch(`${base}/away`, { headers: { authorization: 'k' } })).text()).toBe('GET  -');
+    route('/loop', (_req, _body, res) => res.writeHead(302, { location: '/loop' }).end());
+    await expect(fetch(`${base}/loop`)).rejects.toThrow(/more than 10 redirects/);
+  });
+
+  it('decodes a gzip body', async () => {
+    route('/gz', (_req, _body, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('packed')));
+    expect(await (await createFetch()(`${base}/gz`)).text()).toBe('packed');
+  });
+
+  it('a refused connection fails as Node fetch does: TypeError("fetch failed") caused by the socket error', async () => {
+    const e = await createFetch()('http://127.0.0.1:9/x').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(TypeError);
+    expect((e as Error).message).toBe('fetch failed');
+    expect(((e as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  });
+
+  it('refuses what it cannot send, naming it', async () => {
+    await expect(createFetch()('ftp://127.0.0.1/x')).rejects.toThrow(/unsupported protocol "ftp:"/);
+    await expect(createFetch()(`${base}/echo`, { method: 'POST', body: 42 })).rejects.toThrow(/request body must be/);
+  });
+});
+
+describe('HttpHeaders', () => {
+  it('keeps names case-insensitively, combines repeats, iterates sorted by name', () => {
+    const h = new HttpHeaders([['B', '2'], ['a', '1']]);
+    h.append('b', '3');
+    expect([...h]).toEqual([['a', '1'], ['b', '2, 3']]);
+    h.set('B', ' 4 ');
+    h.delete('A');
+    expect([...h.entries()]).toEqual([['b', '4']]);
+    expect(h.has('b') && !h.has('a')).toBe(true);
+    expect(new HttpHeaders(h).get('b')).toBe('4');
+  });
+
+  it('refuses bad names and values with line breaks', () => {
+    expect(() => new HttpHeaders({ 'bad name': 'x' })).toThrow(/"bad name" is not a valid header name/);
+    expect(() => new HttpHeaders({ ok: 'a\r\nInjected: 1' })).toThrow(/line break/);
+  });
+});
