@@ -2,7 +2,6 @@
 // the rules (.gitignore from the ignore root, hidden files searched, .git skipped,
 // binary and large files skipped) are set by flags, the glob filter runs here.
 import { relative, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { toSlash } from './paths.js';
 import type { DirTarget } from './grepJs.js';
 import { HitCollector, type FileHit, type GrepQuery } from './grepTypes.js';
@@ -49,6 +48,8 @@ export async function grepDirRg(rgPath: string, rustPattern: string, q: GrepQuer
 
   if (q.mode === 'lines') {
     let current: { abs: string; ok: boolean; c: HitCollector } | undefined;
+    // node:readline is loaded here, with execa, not on every start (~2 ms)
+    const { createInterface } = await import('node:readline');
     const rl = createInterface({ input: stdout, crlfDelay: Infinity });
     for await (const line of rl) {
       if (line === '') continue;

@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createGzip, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +155,24 @@ describe('createFetch', () => {
   it('refuses what it cannot send, naming it', async () => {
     await expect(createFetch()('ftp://127.0.0.1/x')).rejects.toThrow(/unsupported protocol "ftp:"/);
     await expect(createFetch()(`${base}/echo`, { method: 'POST', body: 42 })).rejects.toThrow(/request body must be/);
+  });
+});
+
+describe('createFetch over https', () => {
+  it('verifies the server certificate: a self-signed one fails with the TLS error as cause', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    const tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('secret'));
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    try {
+      const e = await createFetch()(`https://127.0.0.1:${(tls.address() as AddressInfo).port}/`).catch((err: unknown) => err);
+      expect((e as Error).message).toBe('fetch failed');
+      expect(((e as Error).cause as NodeJS.ErrnoException).code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+    } finally {
+      tls.closeAllConnections();
+      await new Promise<void>((r) => tls.close(() => r()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
