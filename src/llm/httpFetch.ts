@@ -119,7 +119,8 @@ async function send(url: URL, method: string, headers: HttpHeaders, body: Body, 
     req.once('finish', () => {
       if (!response) hooks.sent?.();
     });
-    req.once('error', (e) => {
+    // `on`, not `once`: a request destroyed twice (an abort after a failure) emits twice
+    req.on('error', (e) => {
       release();
       // as Node's fetch does: the network error is the cause of a "fetch failed"
       reject(new TypeError('fetch failed', { cause: e }));

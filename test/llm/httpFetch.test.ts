@@ -96,6 +96,17 @@ describe('createFetch', () => {
     await expect(it.next()).rejects.toMatchObject({ name: 'AbortError' });
   });
 
+  it('a connection dropped before the body is read fails the read, not the process', async () => {
+    route('/drop', (_req, _body, res) => {
+      res.writeHead(200);
+      res.write('part');
+      setTimeout(() => res.destroy(), 10);
+    });
+    const res = await createFetch()(`${base}/drop`);
+    await new Promise((r) => setTimeout(r, 60));
+    await expect(res.text()).rejects.toThrow(/aborted/);
+  });
+
   it('stopping early closes the connection instead of reading on, a decoded body too', async () => {
     route('/endless', (_req, _body, res) => {
       res.writeHead(200, { 'content-encoding': 'gzip' });
