@@ -1,6 +1,6 @@
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 // Bundles src/ into dist/ with esbuild: one entry (src/cli.ts, commander only) and chunks that
@@ -20,25 +20,6 @@ const devtoolsStub: Plugin = {
     b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
       contents: 'export default { initialize() {}, connectToDevTools() { process.stderr.write("agent: React devtools are not bundled\\n"); } };',
       loader: 'js',
-    }));
-  },
-};
-
-/**
- * zod re-exports its ~60 message locales (half its size) as `z.locales`; the CLI configures none
- * (zod's default is English), so the locale index resolves to English alone.
- */
-const zodEnglishOnly: Plugin = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
-      return { path: resolve(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      loader: 'js',
-      resolveDir: dirname(args.path),
     }));
   },
 };
@@ -83,7 +64,7 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     target: 'node20',
     // native addon: loaded from node_modules at run time
     external: ['better-sqlite3'],
-    plugins: [devtoolsStub, zodEnglishOnly, fastStringWidth],
+    plugins: [devtoolsStub, fastStringWidth],
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own
     banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module';\nconst require = __agentCreateRequire(import.meta.url);" },
     define: { 'process.env.NODE_ENV': '"production"' },

@@ -16,7 +16,7 @@ import {
   type FileConfig,
   type PermissionMode,
 } from './schema.js';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 
 /** A problem with configuration or flags: the CLI prints it and exits 2. */
 export class ConfigError extends Error {

@@ -1,163 +1,149 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../zodEnglish.js';
 
 // The .agentrc schema. Every key is optional in a file; defaults live here so that the
 // rest of the program reads one fully populated Config. .agentrc.example documents each key.
+// zod/mini's functional API (z.optional(x), z._default(x, v), x.check(...)), imported as a
+// namespace so the bundle keeps only what is used: every start-up validates .agentrc, and
+// classic zod was ~3× the code to compile (docs/DESIGN.md).
 
-const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().nonnegative();
+const positiveInt = z.int().check(z.positive());
+const nonNegativeInt = z.int().check(z.nonnegative());
 
 export const PermissionModeSchema = z.enum(['ask', 'acceptEdits', 'allow', 'deny']);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
-export const PermissionsSchema = z
-  .object({
-    /** ask: Bash, Edit and Write (and any tool not allowed below) ask first; acceptEdits: edits inside the working directory run, Bash asks; allow: everything runs; deny: refuse what needs approval. */
-    mode: PermissionModeSchema.default('ask'),
-    /** Tools that run without asking, e.g. ["Bash"] to trust every command. */
-    allowTools: z.array(z.string().min(1)).default([]),
-    /** Bash command prefixes that run without asking, e.g. ["npm test", "git status"]. */
-    allowBash: z.array(z.string().min(1)).default([]),
-    /** Directories (or files) outside the working directory that FileRead, Grep and Glob may read without asking; also --add-dir. */
-    readPaths: z.array(z.string().min(1)).default([]),
-  })
-  .strict();
+export const PermissionsSchema = z.strictObject({
+  /** ask: Bash, Edit and Write (and any tool not allowed below) ask first; acceptEdits: edits inside the working directory run, Bash asks; allow: everything runs; deny: refuse what needs approval. */
+  mode: z._default(PermissionModeSchema, 'ask'),
+  /** Tools that run without asking, e.g. ["Bash"] to trust every command. */
+  allowTools: z._default(z.array(z.string().check(z.minLength(1))), []),
+  /** Bash command prefixes that run without asking, e.g. ["npm test", "git status"]. */
+  allowBash: z._default(z.array(z.string().check(z.minLength(1))), []),
+  /** Directories (or files) outside the working directory that FileRead, Grep and Glob may read without asking; also --add-dir. */
+  readPaths: z._default(z.array(z.string().check(z.minLength(1))), []),
+});
 export type PermissionsConfig = z.infer<typeof PermissionsSchema>;
 
-export const CompactionSchema = z
-  .object({
-    /** Automatic compaction (micro + auto). Manual and reactive compaction always work. */
-    auto: z.boolean().default(true),
-    /** Cap on the output reserve subtracted from the window: effective = window − min(maxOutput, this). */
-    reserveTokens: nonNegativeInt.default(20_000),
-    /** Auto compaction fires at effective − this. */
-    autoBufferTokens: nonNegativeInt.default(13_000),
-    /** The gauge turns to "warning" at effective − this. */
-    warningBufferTokens: nonNegativeInt.default(20_000),
-    /** Requests are blocked (compaction forced first) at effective − this. */
-    blockingBufferTokens: nonNegativeInt.default(3_000),
-    /** Micro compaction (clearing old tool outputs) starts at effective − this. */
-    microBufferTokens: nonNegativeInt.default(20_000),
-    /** Micro compaction keeps this many most recent compactable tool results intact. */
-    microKeepRecent: nonNegativeInt.default(5),
-    /** Auto/manual compaction keeps at most this many recent user turns verbatim... */
-    tailTurns: nonNegativeInt.default(3),
-    /** ...within this many tokens. */
-    tailTokens: nonNegativeInt.default(20_000),
-    /** Most tokens the summary may take (the summarizer's max output). */
-    summaryMaxTokens: positiveInt.default(8_000),
-    /** Most tokens of history sent to the summarizer in one request; more is chunked. 0 = derive from the summarizer's window. */
-    summaryInputTokens: nonNegativeInt.default(0),
-    /** Parallel summarizer requests when the head is chunked. */
-    chunkConcurrency: positiveInt.default(2),
-    /** Model that writes summaries; default the session's model. */
-    model: z.string().min(1).optional(),
-    /** Second pass that checks the draft summary for missing details. */
-    verify: z.boolean().default(false),
-    /** Turns after a successful auto compaction during which auto compaction does not fire again. */
-    cooldownTurns: nonNegativeInt.default(2),
-    /** Consecutive failed auto compactions that trip the circuit breaker. */
-    maxFailures: positiveInt.default(3),
-    /** Reactive compaction attempts per turn after "prompt is too long". */
-    maxReactiveAttempts: nonNegativeInt.default(2),
-    /** After compaction, re-read up to this many recently read files... */
-    restoreFiles: nonNegativeInt.default(5),
-    /** ...each capped at this many tokens... */
-    restoreFileTokens: nonNegativeInt.default(5_000),
-    /** ...all restored context (files, AGENTS.md, recent requests) within this many tokens. */
-    restoreTokens: nonNegativeInt.default(20_000),
-    /** Calls in a turn that stop at max_tokens and are told to continue, at most. */
-    maxOutputRecoveries: nonNegativeInt.default(3),
-  })
-  .strict();
+export const CompactionSchema = z.strictObject({
+  /** Automatic compaction (micro + auto). Manual and reactive compaction always work. */
+  auto: z._default(z.boolean(), true),
+  /** Cap on the output reserve subtracted from the window: effective = window − min(maxOutput, this). */
+  reserveTokens: z._default(nonNegativeInt, 20_000),
+  /** Auto compaction fires at effective − this. */
+  autoBufferTokens: z._default(nonNegativeInt, 13_000),
+  /** The gauge turns to "warning" at effective − this. */
+  warningBufferTokens: z._default(nonNegativeInt, 20_000),
+  /** Requests are blocked (compaction forced first) at effective − this. */
+  blockingBufferTokens: z._default(nonNegativeInt, 3_000),
+  /** Micro compaction (clearing old tool outputs) starts at effective − this. */
+  microBufferTokens: z._default(nonNegativeInt, 20_000),
+  /** Micro compaction keeps this many most recent compactable tool results intact. */
+  microKeepRecent: z._default(nonNegativeInt, 5),
+  /** Auto/manual compaction keeps at most this many recent user turns verbatim... */
+  tailTurns: z._default(nonNegativeInt, 3),
+  /** ...within this many tokens. */
+  tailTokens: z._default(nonNegativeInt, 20_000),
+  /** Most tokens the summary may take (the summarizer's max output). */
+  summaryMaxTokens: z._default(positiveInt, 8_000),
+  /** Most tokens of history sent to the summarizer in one request; more is chunked. 0 = derive from the summarizer's window. */
+  summaryInputTokens: z._default(nonNegativeInt, 0),
+  /** Parallel summarizer requests when the head is chunked. */
+  chunkConcurrency: z._default(positiveInt, 2),
+  /** Model that writes summaries; default the session's model. */
+  model: z.optional(z.string().check(z.minLength(1))),
+  /** Second pass that checks the draft summary for missing details. */
+  verify: z._default(z.boolean(), false),
+  /** Turns after a successful auto compaction during which auto compaction does not fire again. */
+  cooldownTurns: z._default(nonNegativeInt, 2),
+  /** Consecutive failed auto compactions that trip the circuit breaker. */
+  maxFailures: z._default(positiveInt, 3),
+  /** Reactive compaction attempts per turn after "prompt is too long". */
+  maxReactiveAttempts: z._default(nonNegativeInt, 2),
+  /** After compaction, re-read up to this many recently read files... */
+  restoreFiles: z._default(nonNegativeInt, 5),
+  /** ...each capped at this many tokens... */
+  restoreFileTokens: z._default(nonNegativeInt, 5_000),
+  /** ...all restored context (files, AGENTS.md, recent requests) within this many tokens. */
+  restoreTokens: z._default(nonNegativeInt, 20_000),
+  /** Calls in a turn that stop at max_tokens and are told to continue, at most. */
+  maxOutputRecoveries: z._default(nonNegativeInt, 3),
+});
 export type CompactionConfig = z.infer<typeof CompactionSchema>;
 
-export const ModelEntrySchema = z
-  .object({
-    contextWindow: positiveInt,
-    maxOutputTokens: positiveInt,
-    provider: z.enum(['anthropic', 'openai']).optional(),
-  })
-  .strict();
+export const ModelEntrySchema = z.strictObject({
+  contextWindow: positiveInt,
+  maxOutputTokens: positiveInt,
+  provider: z.optional(z.enum(['anthropic', 'openai'])),
+});
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'must be an environment variable name, or a prefix ending in *');
+const envName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'must be an environment variable name, or a prefix ending in *'));
 
-export const BashSchema = z
-  .object({
-    /** Default timeout of a command, in milliseconds (the model may ask for another, up to maxTimeoutMs). */
-    timeoutMs: positiveInt.default(120_000),
-    maxTimeoutMs: positiveInt.default(600_000),
-    /** Output beyond this many characters keeps its head and tail with a marker between. */
-    maxOutputChars: positiveInt.default(30_000),
-    /** Variables commands still see although they hold keys (e.g. ["OPENAI_API_KEY"] for a script that calls the API); "PREFIX_*" allowed. */
-    passEnv: z.array(envName).default([]),
-    /** More variables to hide from commands and redact (e.g. ["GITHUB_TOKEN", "AWS_*"]); provider key variables are hidden anyway. */
-    stripEnv: z.array(envName).default([]),
-  })
-  .strict();
+export const BashSchema = z.strictObject({
+  /** Default timeout of a command, in milliseconds (the model may ask for another, up to maxTimeoutMs). */
+  timeoutMs: z._default(positiveInt, 120_000),
+  maxTimeoutMs: z._default(positiveInt, 600_000),
+  /** Output beyond this many characters keeps its head and tail with a marker between. */
+  maxOutputChars: z._default(positiveInt, 30_000),
+  /** Variables commands still see although they hold keys (e.g. ["OPENAI_API_KEY"] for a script that calls the API); "PREFIX_*" allowed. */
+  passEnv: z._default(z.array(envName), []),
+  /** More variables to hide from commands and redact (e.g. ["GITHUB_TOKEN", "AWS_*"]); provider key variables are hidden anyway. */
+  stripEnv: z._default(z.array(envName), []),
+});
 
-export const RecallSchema = z
-  .object({
-    /** Let the model's Recall tool search other sessions' archives too. */
-    crossSession: z.boolean().default(false),
-  })
-  .strict();
+export const RecallSchema = z.strictObject({
+  /** Let the model's Recall tool search other sessions' archives too. */
+  crossSession: z._default(z.boolean(), false),
+});
 
-export const RetrySchema = z
-  .object({
-    /** Attempts per model call (summarizer requests too) for rate limits, overload, 5xx and dropped streams. */
-    maxAttempts: positiveInt.default(5),
-    baseDelayMs: nonNegativeInt.default(1_000),
-    maxDelayMs: nonNegativeInt.default(30_000),
-  })
-  .strict();
+export const RetrySchema = z.strictObject({
+  /** Attempts per model call (summarizer requests too) for rate limits, overload, 5xx and dropped streams. */
+  maxAttempts: z._default(positiveInt, 5),
+  baseDelayMs: z._default(nonNegativeInt, 1_000),
+  maxDelayMs: z._default(nonNegativeInt, 30_000),
+});
 
-export const TimeoutsSchema = z
-  .object({
-    /** Connecting to the provider (TCP and TLS), per attempt. */
-    connectMs: positiveInt.default(10_000),
-    /** From sending a request until the response begins, per attempt. */
-    firstByteMs: positiveInt.default(120_000),
-    /** Longest silence between two chunks of a streamed reply. */
-    idleMs: positiveInt.default(120_000),
-    /** No new attempt of a model call starts after this long since its first one. */
-    totalMs: positiveInt.default(300_000),
-  })
-  .strict();
-export const CacheSchema = z
-  .object({
-    /** Prompt caching: Anthropic cache_control breakpoints, OpenAI's prompt_cache_key. Off: requests carry no caching hints. */
-    enabled: z.boolean().default(true),
-    /** How long an Anthropic cache entry lives without a hit: "5m" (writes cost 1.25× input) or "1h" (2×, for sessions that idle). */
-    ttl: z.enum(['5m', '1h']).default('5m'),
-    /** Send OpenAI's prompt_cache_key (the session id): "auto" only to api.openai.com; true also to a proxy of it; false never. */
-    promptCacheKey: z.union([z.literal('auto'), z.boolean()]).default('auto'),
-  })
-  .strict();
+export const TimeoutsSchema = z.strictObject({
+  /** Connecting to the provider (TCP and TLS), per attempt. */
+  connectMs: z._default(positiveInt, 10_000),
+  /** From sending a request until the response begins, per attempt. */
+  firstByteMs: z._default(positiveInt, 120_000),
+  /** Longest silence between two chunks of a streamed reply. */
+  idleMs: z._default(positiveInt, 120_000),
+  /** No new attempt of a model call starts after this long since its first one. */
+  totalMs: z._default(positiveInt, 300_000),
+});
+export const CacheSchema = z.strictObject({
+  /** Prompt caching: Anthropic cache_control breakpoints, OpenAI's prompt_cache_key. Off: requests carry no caching hints. */
+  enabled: z._default(z.boolean(), true),
+  /** How long an Anthropic cache entry lives without a hit: "5m" (writes cost 1.25× input) or "1h" (2×, for sessions that idle). */
+  ttl: z._default(z.enum(['5m', '1h']), '5m'),
+  /** Send OpenAI's prompt_cache_key (the session id): "auto" only to api.openai.com; true also to a proxy of it; false never. */
+  promptCacheKey: z._default(z.union([z.literal('auto'), z.boolean()]), 'auto'),
+});
 export type CacheConfig = z.infer<typeof CacheSchema>;
 
-export const FileConfigSchema = z
-  .object({
-    $schema: z.string().optional(),
-    provider: z.enum(['anthropic', 'openai']).optional(),
-    model: z.string().min(1).optional(),
-    /** Base URL of the provider's API (for OpenAI-compatible servers, it ends in /v1). */
-    baseURL: z.url().optional(),
-    /** Name of the environment variable that holds the API key (keys never go in this file). */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
-    /** Tokens a single reply may use; default the model's max output, capped at 32,000. */
-    maxOutputTokens: positiveInt.optional(),
-    /** Steps (model calls) per turn before the agent stops and reports. */
-    maxSteps: positiveInt.optional(),
-    models: z.record(z.string().min(1), ModelEntrySchema).optional(),
-    permissions: PermissionsSchema.partial().strict().optional(),
-    compaction: CompactionSchema.partial().strict().optional(),
-    bash: BashSchema.partial().strict().optional(),
-    recall: RecallSchema.partial().strict().optional(),
-    retry: RetrySchema.partial().strict().optional(),
-    timeouts: TimeoutsSchema.partial().strict().optional(),
-    cache: CacheSchema.partial().strict().optional(),
-    /** Database path (also --db and AGENT_DB). */
-    db: z.string().min(1).optional(),
-  })
-  .strict();
+export const FileConfigSchema = z.strictObject({
+  $schema: z.optional(z.string()),
+  provider: z.optional(z.enum(['anthropic', 'openai'])),
+  model: z.optional(z.string().check(z.minLength(1))),
+  /** Base URL of the provider's API (for OpenAI-compatible servers, it ends in /v1). */
+  baseURL: z.optional(z.url()),
+  /** Name of the environment variable that holds the API key (keys never go in this file). */
+  apiKeyEnv: z.optional(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))),
+  /** Tokens a single reply may use; default the model's max output, capped at 32,000. */
+  maxOutputTokens: z.optional(positiveInt),
+  /** Steps (model calls) per turn before the agent stops and reports. */
+  maxSteps: z.optional(positiveInt),
+  models: z.optional(z.record(z.string().check(z.minLength(1)), ModelEntrySchema)),
+  permissions: z.optional(z.partial(PermissionsSchema)),
+  compaction: z.optional(z.partial(CompactionSchema)),
+  bash: z.optional(z.partial(BashSchema)),
+  recall: z.optional(z.partial(RecallSchema)),
+  retry: z.optional(z.partial(RetrySchema)),
+  timeouts: z.optional(z.partial(TimeoutsSchema)),
+  cache: z.optional(z.partial(CacheSchema)),
+  /** Database path (also --db and AGENT_DB). */
+  db: z.optional(z.string().check(z.minLength(1))),
+});
 export type FileConfig = z.infer<typeof FileConfigSchema>;

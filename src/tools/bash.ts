@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
 import { fmtDuration, fmtInt } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
@@ -34,9 +34,9 @@ function commandEnv(hide: (name: string) => boolean): Record<string, string> {
 }
 
 const BashInputSchema = z.object({
-  command: z.string().min(1).describe('The shell command to run (bash syntax).'),
-  timeout: z.number().int().min(1).optional().describe('Timeout in milliseconds.'),
-  description: z.string().optional().describe('A few words saying what the command does, shown to the user (e.g. "Run the unit tests").'),
+  command: z.string().check(z.minLength(1), z.describe('The shell command to run (bash syntax).')),
+  timeout: z.optional(z.int().check(z.minimum(1))).check(z.describe('Timeout in milliseconds.')),
+  description: z.optional(z.string()).check(z.describe('A few words saying what the command does, shown to the user (e.g. "Run the unit tests").')),
 });
 export type BashInput = z.infer<typeof BashInputSchema>;
 

@@ -1,13 +1,13 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { fail, fileChangeTool, loadForChange, plan, statOf, type Planned } from './fileChange.js';
 import { fmtInt } from './format.js';
 import type { Tool, ToolContext } from './types.js';
 
 const EditInput = z.object({
-  path: z.string().min(1).describe('Path of the file to change, relative to the working directory or absolute.'),
-  old_string: z.string().describe('The exact text to replace, as it is in the file (without FileRead line numbers), with enough surrounding lines to be unique.'),
-  new_string: z.string().describe('The text to put in its place (must differ from old_string).'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring old_string to be unique. Default false.'),
+  path: z.string().check(z.minLength(1), z.describe('Path of the file to change, relative to the working directory or absolute.')),
+  old_string: z.string().check(z.describe('The exact text to replace, as it is in the file (without FileRead line numbers), with enough surrounding lines to be unique.')),
+  new_string: z.string().check(z.describe('The text to put in its place (must differ from old_string).')),
+  replace_all: z.optional(z.boolean()).check(z.describe('Replace every occurrence instead of requiring old_string to be unique. Default false.')),
 });
 export type EditInput = z.infer<typeof EditInput>;
 

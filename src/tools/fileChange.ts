@@ -10,7 +10,7 @@ import { fmtBytes } from './format.js';
 import { describeFsError, errnoCode, similarNames } from './fsErrors.js';
 import { displayPath, isInside, resolvePath } from './paths.js';
 import { decodeText, DEFAULT_FORMAT, encodeText, type TextFormat } from './textFile.js';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 
@@ -124,7 +124,7 @@ export type Planned = { ok: true; change: PlannedChange } | { ok: false; output:
  * A tool that changes one file (Edit, Write): its preview is the plan (the diff the approval
  * shows, or the refusal), and its run plans again and writes only if the plan still holds.
  */
-export function fileChangeTool<S extends z.ZodObject<{ path: z.ZodString }>>(
+export function fileChangeTool<S extends z.ZodMiniObject<{ path: z.ZodMiniString }>>(
   name: string,
   description: string,
   schema: S,

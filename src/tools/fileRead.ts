@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { describeBinary, readHead, sniff } from './binary.js';
 import { fmtBytes, fmtInt } from './format.js';
 import { describeFsError, errnoCode, similarNames } from './fsErrors.js';
@@ -23,9 +23,9 @@ export interface FileReadOptions {
 const DEFAULTS = { maxLines: 2000, maxChars: 100_000, maxLineChars: 2000 };
 
 const FileReadInput = z.object({
-  path: z.string().min(1).describe('Path of the file, relative to the working directory or absolute.'),
-  offset: z.number().int().min(1).optional().describe('First line to read (1-based). Default 1.'),
-  limit: z.number().int().min(1).optional().describe('Number of lines to read. Default 2000.'),
+  path: z.string().check(z.minLength(1), z.describe('Path of the file, relative to the working directory or absolute.')),
+  offset: z.optional(z.int().check(z.minimum(1))).check(z.describe('First line to read (1-based). Default 1.')),
+  limit: z.optional(z.int().check(z.minimum(1))).check(z.describe('Number of lines to read. Default 2000.')),
 });
 export type FileReadInput = z.infer<typeof FileReadInput>;
 

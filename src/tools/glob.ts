@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { fmtInt, plural } from './format.js';
 import { describeFsError } from './fsErrors.js';
 import { GitignoreRules, listFiles } from './gitignore.js';
@@ -14,8 +14,8 @@ export interface GlobOptions {
 }
 
 const GlobInputSchema = z.object({
-  pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json".'),
-  path: z.string().min(1).optional().describe('Directory to search in, relative to the working directory or absolute. Default: the working directory.'),
+  pattern: z.string().check(z.minLength(1), z.describe('Glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json".')),
+  path: z.optional(z.string().check(z.minLength(1))).check(z.describe('Directory to search in, relative to the working directory or absolute. Default: the working directory.')),
 });
 export type GlobInput = z.infer<typeof GlobInputSchema>;
 

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import ignore from 'ignore';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { describeBinary, readHead, sniff } from './binary.js';
 import { fmtBytes, fmtInt, plural } from './format.js';
 import { describeFsError } from './fsErrors.js';
@@ -31,16 +31,13 @@ export interface GrepOptions {
 const MAX_LINE_CHARS = 500;
 
 const GrepInputSchema = z.object({
-  pattern: z.string().min(1).describe('Regular expression, JavaScript syntax (e.g. "function\\s+load", "TODO|FIXME"). Escape ( [ { . * + ? | \\ to match them literally.'),
-  path: z.string().min(1).optional().describe('File or directory to search, relative to the working directory or absolute. Default: the working directory.'),
-  glob: z.string().min(1).optional().describe('Only search files matching this glob: "*.ts" (any depth), "*.{ts,tsx}", "src/**/*.test.ts" (relative to path).'),
-  ignoreCase: z.boolean().optional().describe('Case-insensitive search. Default false.'),
-  outputMode: z
-    .enum(['files', 'lines', 'count'])
-    .optional()
-    .describe('"files" (default): paths of matching files, most recently modified first. "lines": matching lines as path:line:text. "count": path:number of matching lines.'),
-  contextLines: z.number().int().min(0).max(20).optional().describe('With outputMode "lines": lines of context shown before and after each match.'),
-  maxResults: z.number().int().min(1).max(2000).optional().describe('Most files (files, count) or matching lines (lines) returned. Default 100.'),
+  pattern: z.string().check(z.minLength(1), z.describe('Regular expression, JavaScript syntax (e.g. "function\\s+load", "TODO|FIXME"). Escape ( [ { . * + ? | \\ to match them literally.')),
+  path: z.optional(z.string().check(z.minLength(1))).check(z.describe('File or directory to search, relative to the working directory or absolute. Default: the working directory.')),
+  glob: z.optional(z.string().check(z.minLength(1))).check(z.describe('Only search files matching this glob: "*.ts" (any depth), "*.{ts,tsx}", "src/**/*.test.ts" (relative to path).')),
+  ignoreCase: z.optional(z.boolean()).check(z.describe('Case-insensitive search. Default false.')),
+  outputMode: z.optional(z.enum(['files', 'lines', 'count'])).check(z.describe('"files" (default): paths of matching files, most recently modified first. "lines": matching lines as path:line:text. "count": path:number of matching lines.')),
+  contextLines: z.optional(z.int().check(z.minimum(0), z.maximum(20))).check(z.describe('With outputMode "lines": lines of context shown before and after each match.')),
+  maxResults: z.optional(z.int().check(z.minimum(1), z.maximum(2000))).check(z.describe('Most files (files, count) or matching lines (lines) returned. Default 100.')),
 });
 export type GrepInput = z.infer<typeof GrepInputSchema>;
 

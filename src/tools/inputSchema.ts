@@ -1,13 +1,16 @@
 // Tool input schemas: one zod object per tool gives both the JSON schema sent to the
-// model and the validation of what the model sends back.
-import { z } from 'zod';
+// model and the validation of what the model sends back. zod/mini's functional API
+// (z.optional(x), x.check(z.minLength(1), z.describe('...'))), imported as a namespace
+// (`import * as z`) so the bundle keeps only what the schemas use (docs/DESIGN.md).
+import * as z from 'zod/mini';
+import '../zodEnglish.js';
 import type { JsonSchema } from '../llm/provider.js';
 import { ToolInputError } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** zod → JSON schema, without `$schema` and without the ±2^53 bounds zod adds to integers. */
-export function toInputSchema(schema: z.ZodObject): JsonSchema {
+export function toInputSchema(schema: z.ZodMiniObject): JsonSchema {
   const cleaned = clean(z.toJSONSchema(schema, { io: 'input' }));
   if (!isRecord(cleaned) || cleaned['type'] !== 'object') throw new Error('a tool input schema must be an object schema');
   return cleaned as JsonSchema;
@@ -30,7 +33,7 @@ function clean(node: unknown): unknown {
  * ("10", "true"); those are converted where the schema expects a number or a boolean.
  * Throws ToolInputError naming the bad field.
  */
-export function parseInput<S extends z.ZodObject>(toolName: string, schema: S, jsonSchema: JsonSchema, input: unknown): z.infer<S> {
+export function parseInput<S extends z.ZodMiniObject>(toolName: string, schema: S, jsonSchema: JsonSchema, input: unknown): z.infer<S> {
   if (!isRecord(input)) throw new ToolInputError(`${toolName}: the input must be a JSON object`);
   const coerced: Record<string, unknown> = { ...input };
   const props = jsonSchema.properties ?? {};

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { fmtInt, plural } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { truncateLine } from './truncate.js';
@@ -14,15 +14,10 @@ export interface RecallOptions {
 }
 
 const RecallInputSchema = z.object({
-  query: z.string().min(1).optional().describe('Words to search for in the archive (full-text search). Give either query or id.'),
-  id: z.string().min(1).optional().describe('Id of one archived item (from a search hit or from a cleared tool result) to read in full.'),
-  offset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.'),
-  limit: z.number().int().min(1).max(2000).optional().describe('With query: hits per page (default 10, at most 50). With id: lines per page (default 500).'),
+  query: z.optional(z.string().check(z.minLength(1))).check(z.describe('Words to search for in the archive (full-text search). Give either query or id.')),
+  id: z.optional(z.string().check(z.minLength(1))).check(z.describe('Id of one archived item (from a search hit or from a cleared tool result) to read in full.')),
+  offset: z.optional(z.int().check(z.minimum(0))).check(z.describe('With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.')),
+  limit: z.optional(z.int().check(z.minimum(1), z.maximum(2000))).check(z.describe('With query: hits per page (default 10, at most 50). With id: lines per page (default 500).')),
 });
 export type RecallInput = z.infer<typeof RecallInputSchema>;
 

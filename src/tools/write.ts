@@ -1,10 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { fileChangeTool, loadForChange, plan, statOf, type Planned } from './fileChange.js';
 import type { Tool, ToolContext } from './types.js';
 
 const WriteInput = z.object({
-  path: z.string().min(1).describe('Path of the file, relative to the working directory or absolute. Missing parent directories are created.'),
-  content: z.string().describe('The whole new content of the file.'),
+  path: z.string().check(z.minLength(1), z.describe('Path of the file, relative to the working directory or absolute. Missing parent directories are created.')),
+  content: z.string().check(z.describe('The whole new content of the file.')),
 });
 export type WriteInput = z.infer<typeof WriteInput>;
 

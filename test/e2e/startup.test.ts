@@ -129,6 +129,17 @@ describe('start-up', () => {
     expect(new Set(r.unbundled.map(packageOf))).toEqual(new Set(['better-sqlite3']));
   });
 
+  it('bundles zod as zod/mini, only what the schemas use, with English messages alone', () => {
+    // every -p compiles the chunk that validates .agentrc: classic zod was ~290 KB of it
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
+    const zodFiles = Object.values(meta.outputs).flatMap((o) => Object.entries(o.inputs).filter(([i, v]) => i.includes('node_modules/zod/') && v.bytesInOutput > 0).map(([i]) => i));
+    expect(zodFiles).toContain('node_modules/zod/v4/mini/schemas.js');
+    expect(zodFiles.filter((f) => f.includes('/zod/v4/classic/'))).toEqual([]);
+    expect(zodFiles.filter((f) => f.includes('/locales/'))).toEqual(['node_modules/zod/v4/locales/en.js']);
+    // zod's JIT compiler is not used by the schemas: a namespace object (`import { z }`) would drag it in
+    expect(zodFiles.filter((f) => f.endsWith('/core/compile.js'))).toEqual([]);
+  });
+
   it('with AGENT_DEBUG_STACK a failure prints its stack mapped to src/ through the source maps', async () => {
     const ws = workspace();
     const notADir = join(ws.root, 'a-file');
