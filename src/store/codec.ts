@@ -17,6 +17,17 @@ export interface MessageRow {
   created_at: number;
 }
 
+/** A message row as an array, in MESSAGE_COLS order (statements in raw mode). */
+export type MessageTuple = [string, string, string, number | null, string, number | null, string | null, string | null, number | null, number];
+
+/**
+ * A row from an array: loading a resumed session's history in raw mode and naming the columns
+ * here takes half the time of letting the driver build each row object (~2 ms of 2,000 rows).
+ */
+export function messageRowOf(t: MessageTuple): MessageRow {
+  return { id: t[0], role: t[1], kind: t[2], pinned: t[3], blocks: t[4], tokens: t[5], usage: t[6], model: t[7], interrupted: t[8], created_at: t[9] };
+}
+
 /**
  * The message columns as shown: the blocks, pinned flag and token count a later record set
  * (shown_*: the cache of the derived history, derive.ts), else those the message was stored with.

@@ -3,7 +3,7 @@ import type { CompactionChange, CompactionRecord } from '../compaction/types.js'
 import type { Message } from '../llm/messages.js';
 import { ArchiveSearch } from './archiveSearch.js';
 import { titleFrom } from './archive-text.js';
-import { decodeMessage, encodeMessage, encodeMeta, MESSAGE_COLS, type MessageParams, type MessageRow } from './codec.js';
+import { decodeMessage, encodeMessage, encodeMeta, MESSAGE_COLS, messageRowOf, type MessageParams, type MessageRow, type MessageTuple } from './codec.js';
 import { deriveHistory } from './derive.js';
 import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { HistoryWrites } from './historyWrites.js';
@@ -83,7 +83,7 @@ export class SqliteStore implements Store {
         `UPDATE sessions SET message_count = message_count + @added, visible_count = @visible, compaction_count = compaction_count + @compactions,
            updated_at = @now, touched = @touched WHERE id = @id`,
       ),
-      visible: db.prepare<[string], MessageRow>(LOAD_VISIBLE_SQL),
+      visible: db.prepare<[string], MessageTuple>(LOAD_VISIBLE_SQL).raw(true),
       transcript: db.prepare<[string], MessageRow & { archived_by: string | null }>(
         `SELECT ${MESSAGE_COLS}, archived_by FROM messages WHERE session_id = ? ORDER BY seq`,
       ),
@@ -242,7 +242,10 @@ export class SqliteStore implements Store {
   loadVisibleEntries(sessionId: string): VisibleEntry[] {
     return this.read('load the visible history', () => {
       this.requireSession(sessionId);
-      return this.stmts.visible.all(sessionId).map((r) => ({ message: decodeMessage(r), tokens: r.tokens }));
+      return this.stmts.visible.all(sessionId).map((t) => {
+        const r = messageRowOf(t);
+        return { message: decodeMessage(r), tokens: r.tokens };
+      });
     });
   }
 

@@ -10,6 +10,9 @@ export interface ScreenSize {
   columns: number;
 }
 
+/** Rows the app itself takes under the transcript: the prompt box, its hint line and the gauge. */
+export const PROMPT_AREA_ROWS = 5;
+
 /** Rows of transcript the reprint fills at most (tmux keeps 2,000 lines of history by default). */
 export const BACKFILL_ROWS = 2_000;
 
@@ -45,13 +48,15 @@ export function estimatedRows(item: TranscriptItem, size: ScreenSize): number {
 }
 
 /**
- * Where the newest screenful starts: the index of the first item to print on the first frame,
- * 0 when everything fits in about two screens (nothing worth deferring).
+ * Where the newest screenful starts: the index of the first item to print on the first frame
+ * (enough to fill the rows above the prompt), 0 when everything fits in about two screens
+ * (nothing worth deferring).
  */
 export function newestScreenfulStart(items: readonly TranscriptItem[], size: ScreenSize): number {
+  const visible = Math.max(1, size.rows - PROMPT_AREA_ROWS);
   let rows = 0;
   let start = items.length;
-  while (start > 0 && rows < size.rows) {
+  while (start > 0 && rows < visible) {
     start--;
     rows += estimatedRows(items[start]!, size);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/llm/messages.js';
-import { BACKFILL_ROWS, DeferredItems, estimatedRows, newestScreenfulStart } from '../../src/ui/screenful.js';
+import { BACKFILL_ROWS, DeferredItems, estimatedRows, newestScreenfulStart, PROMPT_AREA_ROWS } from '../../src/ui/screenful.js';
 import type { TranscriptItem } from '../../src/ui/transcript.js';
 import { messagesToItems } from '../../src/ui/transcript.js';
 import { FakeController, msg, renderAppSized, text, tick } from './helpers.js';
@@ -49,12 +49,15 @@ describe('resuming a long session', () => {
     r.unmount();
   });
 
-  it('the newest screenful fills the screen', () => {
+  it('the newest screenful fills the rows above the prompt, and not one item more', () => {
     const items = messagesToItems(conversation(300));
-    const start = newestScreenfulStart(items, { rows: 24, columns: 80 });
+    const screen = { rows: 24, columns: 80 };
+    const start = newestScreenfulStart(items, screen);
     expect(start).toBeGreaterThan(0);
-    expect(items.length - start).toBeGreaterThanOrEqual(12);
-    expect(items.length - start).toBeLessThan(30);
+    const rowsOf = (its: TranscriptItem[]): number => its.reduce((n, it) => n + estimatedRows(it, screen), 0);
+    const shown = items.slice(start);
+    expect(rowsOf(shown)).toBeGreaterThanOrEqual(screen.rows - PROMPT_AREA_ROWS);
+    expect(rowsOf(shown.slice(1))).toBeLessThan(screen.rows - PROMPT_AREA_ROWS);
   });
 
   it('reprints no more than a scrollback keeps, and says how many older items are left out', () => {
