@@ -64,7 +64,7 @@ async function untilGone(pids: number[]): Promise<void> {
 }
 
 /** Wall time until `ready` appears on the pty (the child is killed then), or until exit without it. */
-function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined): Promise<number> {
+export function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined): Promise<number> {
   return new Promise((done, fail) => {
     const shell = `stty rows 40 cols 120; exec ${command.map(quote).join(' ')}`;
     const t0 = process.hrtime.bigint();

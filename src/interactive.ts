@@ -258,10 +258,12 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new CliError('the interactive app needs a terminal; for scripts and pipes use `agent -p "<prompt>"`', EXIT_USAGE);
   }
+  // The app's code loads before the session opens: compiling it (and the layout engine's
+  // WebAssembly, in the background) with a small heap is faster than with a resumed history in it.
+  const { runTui } = await loadTui();
   const approvals = new ApprovalBridge();
   const { runtime } = await createRuntime(opts, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning });
   const controller = new SessionController(runtime, approvals);
-  const { runTui } = await loadTui();
   for (const w of runtime.config.warnings) controller.notify('warning', w);
   for (const note of runtime.session.loadNotes) controller.notify('info', note);
   const first = words.join(' ').trim();
