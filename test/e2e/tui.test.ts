@@ -137,7 +137,8 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     term.keys('Enter');
     await term.waitFor('first session answer');
     term.keys('C-c');
-    await new Promise((r) => setTimeout(r, 200));
+    // the first Ctrl-C arms the exit (a loaded machine may take a moment to show it)
+    await term.waitFor('Press Ctrl-C again to exit');
     term.keys('C-c');
     expect(await term.waitForExit()).toBe(0);
   }, 60_000);
