@@ -8,6 +8,10 @@ import { startFakeServer } from '../test/fake-server/server.js';
 // Cold start of the CLI, as ratios to `node -e 0` measured in the same run: `agent --version`
 // (commander only) and one print-mode round trip against the fake provider server (config,
 // store, SDK, one streamed reply), and the peak RSS of that round trip (GNU time's %M).
+// With AGENT_BENCH_PEER set to a Claude Code executable (`npm install @anthropic-ai/claude-code`,
+// then node_modules/@anthropic-ai/claude-code-linux-x64/claude), its `-p` round trip through the
+// same fake server is timed in the same interleaved runs. Its request is ~25K tokens of system
+// prompt and tools to our ~2K, which the fake server also reads and counts.
 
 const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
 
@@ -20,6 +24,8 @@ export interface StartupFigures {
   printRatio: number;
   /** Median peak resident set of `agent -p`, in MiB; undefined without /usr/bin/time. */
   printPeakRssMiB: number | undefined;
+  /** Claude Code's `-p` round trip (AGENT_BENCH_PEER), when given. */
+  peerMs?: number;
 }
 
 const GNU_TIME = '/usr/bin/time';
@@ -47,10 +53,10 @@ function median(xs: number[]): number {
 }
 
 /** Wall time of one child process (async: the fake server lives in this process and must keep answering). */
-function timeRun(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<number> {
+function timeRun(args: string[], env: NodeJS.ProcessEnv, cwd?: string, command: string = process.execPath): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'], ...(cwd ? { cwd } : {}) });
+    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'], ...(cwd ? { cwd } : {}) });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
@@ -82,11 +88,14 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
     const node: number[] = [];
     const version: number[] = [];
     const print: number[] = [];
+    const peer: number[] = [];
+    const peerBin = process.env.AGENT_BENCH_PEER;
     // interleaved, so that machine load drifts affect all three alike
     for (let i = 0; i < runs; i++) {
       node.push(await timeRun(['-e', '0'], env));
       version.push(await timeRun([BIN, '--version'], env));
       print.push(await timeRun([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project));
+      if (peerBin) peer.push(await timeRun(['-p', 'ping', '--model', 'claude-sonnet-4-6'], { ...env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' }, project, peerBin));
     }
     const rss: number[] = [];
     if (hasGnuTime()) for (let i = 0; i < 5; i++) rss.push(await peakRss([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project));
@@ -94,7 +103,9 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
     const versionMs = median(version);
     const printMs = median(print);
     const printPeakRssMiB = rss.length > 0 ? median(rss) / 1024 : undefined;
-    return { runs, nodeMs, versionMs, printMs, versionRatio: versionMs / nodeMs, printRatio: printMs / nodeMs, printPeakRssMiB };
+    const figures: StartupFigures = { runs, nodeMs, versionMs, printMs, versionRatio: versionMs / nodeMs, printRatio: printMs / nodeMs, printPeakRssMiB };
+    if (peer.length > 0) figures.peerMs = median(peer);
+    return figures;
   } finally {
     await server.close();
     rmSync(root, { recursive: true, force: true });
@@ -109,6 +120,9 @@ export function formatStartup(f: StartupFigures): string {
     `  agent --version               ${ms(f.versionMs)}  → ${f.versionRatio.toFixed(2)}× node`,
     `  agent -p (one round trip)     ${ms(f.printMs)}  → ${f.printRatio.toFixed(2)}× node`,
     `  agent -p peak RSS             ${f.printPeakRssMiB === undefined ? 'n/a (no GNU time)' : `${f.printPeakRssMiB.toFixed(0)} MiB`}`,
+    ...(f.peerMs === undefined
+      ? []
+      : [`  claude -p (AGENT_BENCH_PEER)  ${ms(f.peerMs)}  → agent -p takes ${(f.printMs / f.peerMs).toFixed(2)}× Claude Code's time`]),
   ].join('\n');
 }
 
