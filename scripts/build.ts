@@ -1,5 +1,5 @@
 import { build, type Metafile, type Plugin } from 'esbuild';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -49,6 +49,23 @@ const fastStringWidth: Plugin = {
   },
 };
 
+/**
+ * yoga-layout (Ink's layout engine) reads its WebAssembly from a base64 data: URL, through fetch()
+ * whenever a global fetch exists. In Node that loads undici, ~20 ms of every first frame, to
+ * decode a string. Its own synchronous decoder (atob) answers instead.
+ */
+const YOGA_FETCH_TEST = '"function"!=typeof fetch?Promise.resolve().then(function(){return wa()})';
+const yogaWithoutFetch: Plugin = {
+  name: 'yoga-without-fetch',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(YOGA_FETCH_TEST)) throw new Error(`${args.path}: its fetch test was not found; yoga-layout changed, update yogaWithoutFetch in scripts/build.ts`);
+      return { contents: source.replace(YOGA_FETCH_TEST, '!0?Promise.resolve().then(function(){return wa()})'), loader: 'js' };
+    });
+  },
+};
+
 export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafile> {
   rmSync(DIST, { recursive: true, force: true });
   const result = await build({
@@ -64,7 +81,7 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     target: 'node20',
     // native addon: loaded from node_modules at run time
     external: ['better-sqlite3'],
-    plugins: [devtoolsStub, fastStringWidth],
+    plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch],
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own
     banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module';\nconst require = __agentCreateRequire(import.meta.url);" },
     define: { 'process.env.NODE_ENV': '"production"' },

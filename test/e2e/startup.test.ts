@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
 
@@ -138,6 +138,24 @@ describe('start-up', () => {
     expect(zodFiles.filter((f) => f.includes('/locales/'))).toEqual(['node_modules/zod/v4/locales/en.js']);
     // zod's JIT compiler is not used by the schemas: a namespace object (`import { z }`) would drag it in
     expect(zodFiles.filter((f) => f.endsWith('/core/compile.js'))).toEqual([]);
+  });
+
+  it("the TUI's layout engine loads its WebAssembly without Node's fetch (undici stays unloaded)", async () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+    const app = Object.keys(meta.outputs).find((f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes('node_modules/yoga-layout/')));
+    expect(app).toBeDefined();
+    const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, app!)).href)}).then(() => console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici')))))`;
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', fail);
+      child.on('close', (status) => done({ status, stdout, stderr }));
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim())).toEqual([]);
   });
 
   it('with AGENT_DEBUG_STACK a failure prints its stack mapped to src/ through the source maps', async () => {
