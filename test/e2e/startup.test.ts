@@ -9,7 +9,9 @@ import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
 // Start-up stays light: the paths that do not need ink, the SDKs, the tokenizer or SQLite
 // must not load them. A module-resolve hook in the child lists every file it loads: packages
 // outside the bundle (better-sqlite3) directly, and the bundle's chunks through the build's
-// metafile, which names the packages each chunk holds.
+// metafile, which names the packages each chunk holds. The hook runs on Node's hooks thread and
+// writes synchronously: an asynchronous write from there could be lost when the CLI exits right
+// after its last import.
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -46,7 +48,7 @@ async function packagesLoaded(args: string[], env: NodeJS.ProcessEnv = process.e
     hook,
     `import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
-      "export async function resolve(s, c, n) { const r = await n(s, c); if (r.url.startsWith('file:')) process.stderr.write('LOAD ' + r.url + '\\n'); return r; }",
+      "import { writeSync } from 'node:fs'; export async function resolve(s, c, n) { const r = await n(s, c); if (r.url.startsWith('file:')) writeSync(2, 'LOAD ' + r.url + '\\n'); return r; }",
     )}));
 `,
   );
