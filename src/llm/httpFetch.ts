@@ -28,17 +28,31 @@ export interface HttpRequestInit {
 
 const MAX_REDIRECTS = 10;
 
-let httpAgent: HttpAgent | undefined;
-let httpsAgent: HttpsAgentType | undefined;
-let httpsModule: typeof import('node:https') | undefined;
+/**
+ * How long an idle kept-alive connection is kept for reuse (Node's fetch keeps one 4 s). Longer
+ * risks reusing one a server or a NAT has dropped without a word: the next request would then
+ * wait out its first-byte timeout instead of connecting again.
+ */
+export const IDLE_SOCKET_MS = 4_000;
 
-/** node:https (and TLS with it) is loaded on the first https request, not before. */
-async function agentFor(url: URL): Promise<{ request: typeof httpRequest; agent: HttpAgent }> {
-  if (url.protocol === 'http:') return { request: httpRequest, agent: (httpAgent ??= new HttpAgent({ keepAlive: true })) };
-  if (url.protocol !== 'https:') throw new TypeError(`fetch failed: unsupported protocol "${url.protocol}" in ${url.href}`);
-  httpsModule ??= await import('node:https');
-  return { request: httpsModule.request, agent: (httpsAgent ??= new httpsModule.Agent({ keepAlive: true })) };
+/** Keep-alive connection pools, one per protocol, shared by every fetch with the same idle time. */
+class Pools {
+  private http: HttpAgent | undefined;
+  private https: HttpsAgentType | undefined;
+  constructor(private readonly idleMs: number) {}
+
+  /** node:https (and TLS with it) is loaded on the first https request, not before. */
+  async for(url: URL): Promise<{ request: typeof httpRequest; agent: HttpAgent }> {
+    // `timeout` closes a pooled connection once it has been idle that long (an active one is only told)
+    if (url.protocol === 'http:') return { request: httpRequest, agent: (this.http ??= new HttpAgent({ keepAlive: true, timeout: this.idleMs })) };
+    if (url.protocol !== 'https:') throw new TypeError(`fetch failed: unsupported protocol "${url.protocol}" in ${url.href}`);
+    httpsModule ??= await import('node:https');
+    return { request: httpsModule.request, agent: (this.https ??= new httpsModule.Agent({ keepAlive: true, timeout: this.idleMs })) };
+  }
 }
+
+let httpsModule: typeof import('node:https') | undefined;
+const sharedPools = new Pools(IDLE_SOCKET_MS);
 
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
@@ -68,8 +82,9 @@ async function writeBody(req: ClientRequest, body: Body): Promise<void> {
   req.end();
 }
 
-/** Fetch over node:http(s), reporting the request's stages to `hooks`. */
-export function createFetch(hooks: FetchHooks = {}) {
+/** Fetch over node:http(s), reporting the request's stages to `hooks`. `idleSocketMs` (tests) gives it pools of its own. */
+export function createFetch(hooks: FetchHooks = {}, opts: { idleSocketMs?: number } = {}) {
+  const pools = opts.idleSocketMs === undefined ? sharedPools : new Pools(opts.idleSocketMs);
   return async function fetch(input: string | URL | { url: string }, init: HttpRequestInit = {}): Promise<HttpResponse> {
     let url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     let method = (init.method ?? 'GET').toUpperCase();
@@ -77,7 +92,7 @@ export function createFetch(hooks: FetchHooks = {}) {
     const headers = new HttpHeaders(init.headers);
     const signal = init.signal ?? undefined;
     for (let hop = 0; ; hop++) {
-      const res = await send(url, method, headers, body, signal, hooks);
+      const res = await send(pools, url, method, headers, body, signal, hooks);
       const location = res.headers.get('location');
       if (!isRedirect(res.status) || location === null) return res;
       res.discard();
@@ -98,9 +113,9 @@ export function createFetch(hooks: FetchHooks = {}) {
 
 const isRedirect = (status: number): boolean => status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 
-async function send(url: URL, method: string, headers: HttpHeaders, body: Body, signal: AbortSignal | undefined, hooks: FetchHooks): Promise<HttpResponse> {
+async function send(pools: Pools, url: URL, method: string, headers: HttpHeaders, body: Body, signal: AbortSignal | undefined, hooks: FetchHooks): Promise<HttpResponse> {
   if (signal?.aborted) throw abortError(signal);
-  const { request, agent } = await agentFor(url);
+  const { request, agent } = await pools.for(url);
   const outgoing: RequestOptions['headers'] = {};
   headers.forEach((value, name) => (outgoing[name] = value));
   if (typeof body === 'string') outgoing['content-length'] ??= String(Buffer.byteLength(body));

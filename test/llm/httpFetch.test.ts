@@ -137,6 +137,25 @@ describe('createFetch', () => {
     expect(sockets.size).toBe(before);
   });
 
+  it('closes a kept-alive connection once it has been idle for the idle time, but never an active one', async () => {
+    const closed: string[] = [];
+    route('/idle', (req, _body, res) => {
+      req.socket.once('close', () => closed.push('idle'));
+      res.end('ok');
+    });
+    route('/quiet', (_req, _body, res) => {
+      // silent for longer than the idle time before it answers
+      setTimeout(() => res.end('late'), 250);
+    });
+    const fetch = createFetch({}, { idleSocketMs: 100 });
+    // an active request outlives the idle time
+    expect(await (await fetch(`${base}/quiet`)).text()).toBe('late');
+    expect(await (await fetch(`${base}/idle`)).text()).toBe('ok');
+    expect(closed).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(closed).toEqual(['idle']);
+  });
+
   it('follows redirects: 307 keeps the method and body, 303 turns into a GET, other origins lose the key', async () => {
     route('/r307', (_req, _body, res) => res.writeHead(307, { location: '/echo2' }).end());
     route('/r303', (_req, _body, res) => res.writeHead(303, { location: `${base}/echo2` }).end());
