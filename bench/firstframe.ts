@@ -103,7 +103,7 @@ export function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: str
 }
 
 export async function benchFirstFrame(opts: { runs?: number; resumed?: number } = {}): Promise<FirstFrameFigures> {
-  const runs = opts.runs ?? 9;
+  const runs = opts.runs ?? 15;
   const resumedMessages = opts.resumed ?? 2_000;
   const fixture = buildArchiveFixture({ archived: 0, tail: resumedMessages });
   const root = mkdtempSync(join(tmpdir(), 'agent-bench-frame-'));
