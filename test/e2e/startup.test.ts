@@ -40,6 +40,19 @@ interface Loaded {
   stderr: string;
 }
 
+/** Runs node with these arguments (asynchronously: the fake server in this process must answer). */
+function runNode(args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
 /** Runs the CLI with the hook (asynchronously: the fake server in this process must answer). */
 async function packagesLoaded(args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): Promise<Loaded> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-startup-'));
@@ -52,15 +65,7 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
     )}));
 `,
   );
-  const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, ['--import', hook, AGENT_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', fail);
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
+  const r = await runNode(['--import', hook, AGENT_BIN, ...args], env, cwd);
   const byChunk = packagesByChunk();
   const packages = new Set<string>();
   const unbundled: string[] = [];
@@ -147,15 +152,7 @@ describe('start-up', () => {
     const app = Object.keys(meta.outputs).find((f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes('node_modules/yoga-layout/')));
     expect(app).toBeDefined();
     const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, app!)).href)}).then(() => console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici')))))`;
-    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
-      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', fail);
-      child.on('close', (status) => done({ status, stdout, stderr }));
-    });
+    const r = await runNode(['-e', script]);
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.trim())).toEqual([]);
   });
