@@ -94,7 +94,10 @@ export function createFetch(hooks: FetchHooks = {}, opts: { idleSocketMs?: numbe
     for (let hop = 0; ; hop++) {
       const res = await send(pools, url, method, headers, body, signal, hooks);
       const location = res.headers.get('location');
-      if (!isRedirect(res.status) || location === null) return res;
+      if (!isRedirect(res.status) || location === null) {
+        res.redirected = hop > 0;
+        return res;
+      }
       res.discard();
       if (hop >= MAX_REDIRECTS) throw new TypeError(`fetch failed: more than ${MAX_REDIRECTS} redirects from ${url.href}`);
       if (typeof body === 'object' && !(body instanceof Uint8Array)) throw new TypeError(`fetch failed: a streamed request body cannot follow the redirect from ${url.href}`);
@@ -172,7 +175,8 @@ export class HttpResponse {
   readonly statusText: string;
   readonly url: string;
   readonly headers: HttpHeaders;
-  readonly redirected = false;
+  /** Set when redirects were followed to reach this response. */
+  redirected = false;
   /** The body's chunks, each reported to hooks.data. */
   readonly body: AsyncGenerator<Uint8Array, void, undefined>;
   private used = false;

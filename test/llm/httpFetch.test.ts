@@ -161,7 +161,8 @@ describe('createFetch', () => {
     route('/r303', (_req, _body, res) => res.writeHead(303, { location: `${base}/echo2` }).end());
     route('/echo2', (req, body, res) => res.end(`${req.method} ${body} ${req.headers['authorization'] ?? '-'}`));
     const fetch = createFetch();
-    expect(await (await fetch(`${base}/r307`, { method: 'POST', body: 'B', headers: { authorization: 'k' } })).text()).toBe('POST B k');
+    const moved = await fetch(`${base}/r307`, { method: 'POST', body: 'B', headers: { authorization: 'k' } });
+    expect([await moved.text(), moved.url, moved.redirected]).toEqual(['POST B k', `${base}/echo2`, true]);
     expect(await (await fetch(`${base}/r303`, { method: 'POST', body: 'B' })).text()).toBe('GET  -');
     const other = base.replace('127.0.0.1', 'localhost');
     route('/away', (_req, _body, res) => res.writeHead(302, { location: `${other}/echo2` }).end());
