@@ -119,9 +119,7 @@ function readRawConfig(file: string): Record<string, unknown> | undefined {
 function validateConfig(file: string, raw: unknown): FileConfig {
   const result = FileConfigSchema.safeParse(raw);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const field = issueField(issue);
-    throw new ConfigError(`${file}: ${field ? `field "${field}": ` : ''}${issueMessage(issue)}`);
+    throw new ConfigError(`${file}: ${describeIssue(result.error.issues[0]!)}`);
   }
   return result.data;
 }
@@ -138,15 +136,27 @@ function mergeRaw(base: Record<string, unknown>, over: Record<string, unknown>):
   return out;
 }
 
-function issueField(issue: z.core.$ZodIssue): string {
+/** The field(s) an issue is about and what is wrong; each unknown key is named on its own. */
+function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path.map(String);
-  if (issue.code === 'unrecognized_keys') path.push(...issue.keys);
-  return path.join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const fields = issue.keys.map((k) => `"${[...path, k].join('.')}"`);
+    const one = fields.length === 1;
+    return `${one ? 'field' : 'fields'} ${fields.join(', ')}: unknown key${one ? '' : 's'} (see .agentrc.example for the keys)`;
+  }
+  if (issue.code === 'invalid_key') {
+    // a record's key (a model name under "models"): the path ends in the key itself
+    const key = path.pop() ?? '';
+    return `field "${path.join('.')}": the key ${JSON.stringify(key)} is not valid (${issue.issues[0]?.message ?? issue.message})`;
+  }
+  return `${path.length > 0 ? `field "${path.join('.')}": ` : ''}${messageOf(issue)}`;
 }
 
-function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return 'unknown key (see .agentrc.example for the keys)';
-  return issue.message;
+/** zod's message; for a value that matches none of a union's forms, what each form expected. */
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.message;
+  const expected = issue.errors.map((alt) => (alt[0]?.message ?? '').replace(/^Invalid input: /, '')).filter((m) => m !== '');
+  return expected.length > 0 ? `Invalid input: ${expected.join(' or ')}` : issue.message;
 }
 
 function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): Config {
