@@ -38,11 +38,8 @@ const fastStringWidth: Plugin = {
       return { path: 'string-width', namespace: 'fast-string-width' };
     });
     b.onLoad({ filter: /.*/, namespace: 'fast-string-width' }, () => ({
-      contents: [
-        `import stringWidth from ${JSON.stringify(resolve(ROOT, 'node_modules', 'string-width', 'index.js'))};`,
-        `import { withAsciiFastPath } from ${JSON.stringify(resolve(ROOT, 'src', 'ui', 'stringWidth.ts'))};`,
-        'export default withAsciiFastPath(stringWidth);',
-      ].join('\n'),
+      // the app's own measure (item-text.ts) is the same instance, so the two share what they cache
+      contents: `export { terminalWidth as default } from ${JSON.stringify(resolve(ROOT, 'src', 'ui', 'stringWidth.ts'))};`,
       loader: 'ts',
       resolveDir: ROOT,
     }));

@@ -4,10 +4,11 @@
 // down that path: the reprint of a resumed 2,000-message transcript after its first frame spent
 // ~190 ms there, and string-width's first call compiles its emoji patterns (~14 ms), which a
 // resumed transcript's first frame paid and a new session's did not. The build
-// (scripts/build.ts) hands Ink this wrapper in place of string-width: "simple" characters are
+// (scripts/build.ts) hands Ink this wrapper (terminalWidth) in place of string-width: "simple" characters are
 // counted directly and string-width measures the rest, so the answer is string-width's own.
 
 import { eastAsianWidth } from 'get-east-asian-width';
+import stringWidth from 'string-width';
 import stripAnsi from 'strip-ansi';
 
 export interface WidthOptions {
@@ -103,3 +104,6 @@ export function withAsciiFastPath(measure: MeasureWidth): MeasureWidth {
     return width;
   };
 }
+
+/** Terminal columns a string takes (escape codes take none): the measure Ink and the transcript's text share. */
+export const terminalWidth: MeasureWidth = withAsciiFastPath(stringWidth);

@@ -10,11 +10,19 @@ import { useTheme } from '../theme.js';
 import type { LiveState } from '../live-state.js';
 import type { UiStore } from '../ui-store.js';
 import { isWorking } from '../live-state.js';
-import { COMPACTING_LABEL } from './CompactionReceipt.js';
+import type { CompactionTrigger } from '../../compaction/types.js';
 import { useTerminalSize } from './terminal-size.js';
 import { ToolHeader } from './ToolRow.js';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** What the live region says while a compaction of this kind runs. */
+export const COMPACTING_LABEL: Record<CompactionTrigger, string> = {
+  micro: 'Clearing old tool outputs',
+  auto: 'Auto-compacting',
+  reactive: 'Context overflow — compacting',
+  manual: 'Compacting',
+};
+
 const TICK_MS = 120;
 
 /** The current time, refreshed every tick while active (drives the spinner and the elapsed time). */
