@@ -44,15 +44,23 @@ export interface AppProps {
   /** Open the session picker at start (`agent --resume` without an id): submits "/resume". */
   openPicker?: boolean;
   theme?: Theme;
+  /**
+   * Writes to the terminal ahead of Ink: the transcript the first frame shows is printed through
+   * it as text before that frame (UiStore.printAhead). Without it <Static> prints everything (the
+   * tests' debug-mode frames hold only what Ink itself printed).
+   */
+  printAhead?: (text: string) => void;
 }
 
-export function App({ controller, openPicker = false, theme = colorTheme }: AppProps) {
+export function App({ controller, openPicker = false, theme = colorTheme, printAhead }: AppProps) {
   const app = useApp();
   const { write } = useStdout();
   const size = useTerminalSizeSource();
   const [store] = useState(() => {
     const s = new UiStore(controller);
     s.showNewestFirst(size);
+    // Ink has drawn nothing yet, so this text lands above its first frame, where <Static> would have put it
+    if (printAhead) s.printAhead(printAhead, size.columns, theme);
     return s;
   });
   const [prompt] = useState(
@@ -227,12 +235,13 @@ export function App({ controller, openPicker = false, theme = colorTheme }: AppP
   useInput(onKey);
 
   const staticStyle = useMemo(() => ({ width: size.columns }), [size.columns]);
+  const unprinted = useMemo(() => (transcript.printed ? transcript.items.slice(transcript.printed) : transcript.items), [transcript]);
   const approval = approvals[0];
   return (
     <ThemeContext.Provider value={theme}>
       <TerminalSizeContext.Provider value={size}>
         <Box flexDirection="column" width={size.columns}>
-          <Static key={transcript.epoch} items={transcript.items} style={staticStyle}>
+          <Static key={transcript.epoch} items={unprinted} style={staticStyle}>
             {(item) => <ItemView key={item.id} item={item} />}
           </Static>
           <MemoLiveRegion store={store} prompt={prompt} />
@@ -324,7 +333,9 @@ export async function runTui(controller: UiController, opts: RunTuiOptions = {})
   process.once('exit', restore);
   const dumb = opts.dumb ?? process.env['TERM'] === 'dumb';
   const theme = dumb ? dumbTheme : color ? colorTheme : plainTheme;
-  const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={theme} />, {
+  // a screen reader gets Ink's own rendering of the transcript, not text laid out for the eye
+  const printAhead = process.env['INK_SCREEN_READER'] === 'true' ? undefined : (text: string): void => void stdout.write(text);
+  const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={theme} {...(printAhead ? { printAhead } : {})} />, {
     stdin,
     stdout,
     stderr,

@@ -9,6 +9,11 @@ export interface TranscriptState {
   epoch: number;
   /** Append-only within an epoch; replaced (never mutated) on each append. */
   items: TranscriptItem[];
+  /**
+   * How many items at the start of `items` are already on the terminal: printed as text before
+   * the app's first frame (UiStore.printAhead), so <Static> prints only those after them.
+   */
+  printed?: number;
 }
 
 export interface RunningTool {

@@ -24,6 +24,8 @@ import type { ToolItem, TranscriptItem } from './transcript.js';
 import { isShellNote } from '../session/shellNote.js';
 import { itemId, keyArgument, messagesToItems } from './transcript.js';
 import { DeferredItems, omittedNotice, type ScreenSize } from './screenful.js';
+import { printedText } from './item-text.js';
+import type { Theme } from './theme.js';
 
 /** How long an SDK notice stays under the prompt. */
 export const PROVIDER_NOTICE_MS = 30_000;
@@ -76,6 +78,27 @@ export class UiStore {
     this.transcript.set({ epoch: t.epoch, items: this.deferred.split(t.items, false) });
   }
 
+  /**
+   * Prints the transcript as text now, before the app's first frame, and marks it printed so that
+   * <Static> does not print it again: Ink's layout of a resumed session's newest screenful took
+   * longer than the rest of the first frame. False, printing nothing, when an item has no text
+   * form or cannot be drawn (<Static> prints them all then, an item's error included).
+   */
+  printAhead(print: (text: string) => void, columns: number, theme: Theme): boolean {
+    const t = this.transcript.get();
+    if (t.items.length === 0 || (t.printed ?? 0) > 0) return false;
+    let text: string | undefined;
+    try {
+      text = printedText(t.items, columns, theme);
+    } catch {
+      return false;
+    }
+    if (text === undefined) return false;
+    print(text);
+    this.transcript.set({ ...t, printed: t.items.length });
+    return true;
+  }
+
   /** Prints the deferred older items now; with `always`, prints the transcript again even without any. */
   backfill(always = false): void {
     if (!this.deferred.flush() && always) this.reprint([], 0);
@@ -92,7 +115,7 @@ export class UiStore {
   append(...items: TranscriptItem[]): void {
     if (items.length === 0) return;
     const t = this.transcript.get();
-    this.transcript.set({ epoch: t.epoch, items: [...t.items, ...items] });
+    this.transcript.set({ ...t, items: [...t.items, ...items] });
   }
 
   private patchLive(patch: Partial<LiveState>): void {

@@ -3,6 +3,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, isSummarizer } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { openStore } from '../../src/store/index.js';
+import type { Message } from '../../src/llm/messages.js';
 
 // The interactive app in a real terminal (tmux): type, approve a Bash call, watch it stream,
 // compact with a focus, interrupt with Esc, exit with Ctrl-C twice, and find it all again
@@ -121,6 +125,45 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     term.keys('C-c');
     expect(await term.waitForExit()).toBe(0);
   }, 60_000);
+
+  it('opens a long resumed session on its newest screenful, right above the prompt, then fills the scrollback in order', async () => {
+    const ws = workspace();
+    mkdirSync(dirname(ws.db), { recursive: true });
+    const store = openStore(ws.db);
+    store.createSession({ id: 'long-session', cwd: ws.dir, provider: 'anthropic', model: 'claude-sonnet-4-6' });
+    let at = 1_700_000_000_000;
+    const message = (role: 'user' | 'assistant', text: string): Message => ({ id: `m${at}`, role, kind: 'normal', createdAt: (at += 1000), blocks: [{ type: 'text', text }] });
+    for (let i = 0; i < 100; i++) {
+      store.appendMessage('long-session', message('user', `question ${i} about the parser`), 10);
+      store.appendMessage('long-session', message('assistant', `answer ${i}: the parser handles case ${i}.`), 12);
+    }
+    store.close();
+
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--resume', 'long-session'], cwd: ws.dir, env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' }, width: 100, height: 30 });
+    await term.waitFor('Ask for a change');
+    // the newest exchange sits right above the prompt box, each line once
+    const visible = term.screen(0).split('\n');
+    const box = visible.findIndex((l) => l.includes('╭'));
+    expect(visible.slice(Math.max(0, box - 4), box).join('\n')).toMatch(/question 99 about the parser\n\n● answer 99: the parser handles case 99\.\n\s*$/);
+    // after the first frame the transcript is printed again from its start (a terminal that keeps
+    // a cleared screen in its scrollback, as tmux does, keeps the first screenful above it): in
+    // order, each item once, the prompt after the newest
+    await term.waitFor('question 0 about the parser');
+    const all = term.screen(1_000);
+    const at0 = all.indexOf('question 0 about the parser');
+    const at50 = all.indexOf('answer 50: the parser', at0);
+    const at99 = all.indexOf('answer 99: the parser', at50);
+    expect(at0).toBeGreaterThan(-1);
+    expect(at50).toBeGreaterThan(at0);
+    expect(at99).toBeGreaterThan(at50);
+    expect(all.indexOf('answer 99: the parser', at99 + 1)).toBe(-1);
+    expect(all.indexOf('question 0 about the parser', at0 + 1)).toBe(-1);
+    expect(all.indexOf('Ask for a change')).toBeGreaterThan(at99);
+    term.keys('C-c');
+    await term.waitFor('Press Ctrl-C again to exit');
+    term.keys('C-c');
+    expect(await term.waitForExit()).toBe(0);
+  });
 
   it('opens the session picker for --resume without an id', async () => {
     const ws = workspace();
