@@ -12,6 +12,8 @@ import { buildArchiveFixture } from './store.js';
 const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
 /** The hint line under the prompt: drawn by the first frame of the interactive app. */
 const READY = '/help commands';
+/** The line a resumed 2,000-message session's reprint starts with (more items than it prints). */
+const REPRINT_STARTS = 'earlier items not shown';
 
 export interface FirstFrameFigures {
   runs: number;
@@ -22,6 +24,8 @@ export interface FirstFrameFigures {
   freshRatio: number;
   resumedRatio: number;
   resumedVsFresh: number;
+  /** From a resumed session's first frame until it has printed its older items (it takes no keys meanwhile). */
+  reprintMs: number;
 }
 
 function median(xs: number[]): number {
@@ -64,17 +68,29 @@ async function untilGone(pids: number[]): Promise<void> {
 }
 
 /** Wall time until `ready` appears on the pty (the child is killed then), or until exit without it. */
-export function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined): Promise<number> {
+export async function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined): Promise<number> {
+  return (await screenTimes(command, env, cwd, ready)).ready;
+}
+
+/**
+ * timeToScreen's `ready`; with `then`, the child runs on until `ready` appears again after `then`,
+ * and `settled` is that time (a resumed session reprints its older items after the first frame,
+ * and takes no keys while it does: `then` is a line the reprint starts with).
+ */
+export function screenTimes(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined, then?: string): Promise<{ ready: number; settled: number }> {
   return new Promise((done, fail) => {
     const shell = `stty rows 40 cols 120; exec ${command.map(quote).join(' ')}`;
     const t0 = process.hrtime.bigint();
     const child = spawn('script', ['-qfec', shell, '/dev/null'], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let out = '';
     let finished = false;
+    let readyMs = 0;
+    let settledMs = 0;
+    const now = (): number => Number(process.hrtime.bigint() - t0) / 1e6;
     const finish = (err?: Error): void => {
       if (finished) return;
       finished = true;
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const ms = readyMs || now();
       // the command runs in the pty's own session, outside script's process group: it is
       // killed by pid and waited for, or the next resume would find its session lease still held
       const inPty = childrenOf(child.pid!);
@@ -84,12 +100,22 @@ export function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: str
         // already gone
       }
       for (const pid of inPty) kill(pid);
-      void untilGone(inPty).then(() => (err ? fail(err) : done(ms)));
+      void untilGone(inPty).then(() => (err ? fail(err) : done({ ready: ms, settled: settledMs || ms })));
     };
     const timer = setTimeout(() => finish(new Error(`no "${ready}" within 30 s; screen:\n${out.slice(-2000)}`)), 30_000);
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
-      if (ready !== undefined && out.includes(ready)) {
+      if (ready === undefined) return;
+      if (readyMs === 0 && out.includes(ready)) {
+        readyMs = now();
+        if (then === undefined) {
+          clearTimeout(timer);
+          finish();
+        }
+      }
+      const at = then === undefined ? -1 : out.indexOf(then);
+      if (readyMs > 0 && at >= 0 && out.includes(ready, at)) {
+        settledMs = now();
         clearTimeout(timer);
         finish();
       }
@@ -118,16 +144,29 @@ export async function benchFirstFrame(opts: { runs?: number; resumed?: number } 
     const node: number[] = [];
     const fresh: number[] = [];
     const resumed: number[] = [];
+    const reprinted: number[] = [];
     // interleaved, so that machine load drifts affect all three alike
     for (let i = 0; i < runs; i++) {
       node.push(await timeToScreen([process.execPath, '-e', '0'], base, project, undefined));
       fresh.push(await timeToScreen([process.execPath, BIN, ...model], { ...base, AGENT_DB: join(root, 'fresh.db') }, project, READY));
-      resumed.push(await timeToScreen([process.execPath, BIN, '--resume', fixture.sessionId, ...model], { ...base, AGENT_DB: fixture.smallFile }, project, READY));
+      const r = await screenTimes([process.execPath, BIN, '--resume', fixture.sessionId, ...model], { ...base, AGENT_DB: fixture.smallFile }, project, READY, REPRINT_STARTS);
+      resumed.push(r.ready);
+      reprinted.push(r.settled - r.ready);
     }
     const nodeMs = median(node);
     const freshMs = median(fresh);
     const resumedMs = median(resumed);
-    return { runs, resumedMessages, nodeMs, freshMs, resumedMs, freshRatio: freshMs / nodeMs, resumedRatio: resumedMs / nodeMs, resumedVsFresh: resumedMs / freshMs };
+    return {
+      runs,
+      resumedMessages,
+      nodeMs,
+      freshMs,
+      resumedMs,
+      freshRatio: freshMs / nodeMs,
+      resumedRatio: resumedMs / nodeMs,
+      resumedVsFresh: resumedMs / freshMs,
+      reprintMs: median(reprinted),
+    };
   } finally {
     fixture.cleanup();
     rmSync(root, { recursive: true, force: true });
@@ -141,6 +180,7 @@ export function formatFirstFrame(f: FirstFrameFigures): string {
     `  node -e 0                          ${ms(f.nodeMs)}`,
     `  agent, new session                 ${ms(f.freshMs)}  → ${f.freshRatio.toFixed(2)}× node`,
     `  agent --resume (${f.resumedMessages.toLocaleString('en-US')} messages)    ${ms(f.resumedMs)}  → ${f.resumedRatio.toFixed(2)}× node, ${f.resumedVsFresh.toFixed(2)}× the new session`,
+    `  its older items reprinted          ${ms(f.reprintMs)} after its first frame`,
   ].join('\n');
 }
 

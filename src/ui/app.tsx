@@ -93,8 +93,8 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
 
   useEffect(() => {
     store.onExit = () => app.exit();
-    store.onSessionReset = () => write(CLEAR_SCREEN);
-    store.onReprint = () => write(CLEAR_VISIBLE);
+    store.onSessionReset = (text) => write(CLEAR_SCREEN + text);
+    store.onReprint = (text) => write(CLEAR_VISIBLE + text);
     const unsubscribe = controller.subscribe((ev) => store.handle(ev));
     if (openPicker) controller.submit('/resume');
     // after the first frame: the Markdown renderer, then what the first frame left out or showed plain
@@ -114,9 +114,9 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
   // Ctrl-L, and a resize (the terminal re-wraps what is on screen, leaving copies of the
   // prompt box Ink cannot erase): clear the screen and print the transcript again.
   const redraw = useCallback(() => {
-    write(CLEAR_SCREEN);
-    store.redraw();
-  }, [store, write]);
+    if (store.textLayout) store.textLayout = { ...store.textLayout, columns: size.columns };
+    store.redraw((text) => write(CLEAR_SCREEN + text));
+  }, [store, write, size.columns]);
   const firstSize = useRef(true);
   useEffect(() => {
     if (firstSize.current) {

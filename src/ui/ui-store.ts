@@ -49,10 +49,19 @@ export class UiStore {
   readonly toolTails = this.liveOutput.tails;
   /** Called when the controller says the program is ending. */
   onExit: () => void = () => {};
-  /** Called before the transcript is replaced by another session's (the App clears the screen). */
-  onSessionReset: () => void = () => {};
-  /** Called before the transcript is printed again from its start (the App clears the screen, not the scrollback). */
-  onReprint: () => void = () => {};
+  /**
+   * Called when the transcript is replaced by another session's (the App clears the screen), with
+   * the transcript as text to print after that ('' when <Static> prints it).
+   */
+  onSessionReset: (text: string) => void = () => {};
+  /** Called when the transcript is printed again from its start (the App clears the screen, not the scrollback), with it as text as above. */
+  onReprint: (text: string) => void = () => {};
+
+  /**
+   * The width and theme the transcript is printed at as text when it starts over (see
+   * printAhead); null: <Static> prints it. The App keeps the width current.
+   */
+  textLayout: { columns: number; theme: Theme } | null = null;
 
   /** tool_use id → name and key argument, from assistant messages, for rows whose tool_start never came. */
   private readonly toolInputs = new Map<string, { name: string; summary: string }>();
@@ -81,22 +90,40 @@ export class UiStore {
   /**
    * Prints the transcript as text now, before the app's first frame, and marks it printed so that
    * <Static> does not print it again: Ink's layout of a resumed session's newest screenful took
-   * longer than the rest of the first frame. False, printing nothing, when an item has no text
-   * form or cannot be drawn (<Static> prints them all then, an item's error included).
+   * longer than the rest of the first frame. From then on the transcript is printed again as text
+   * too (a reprint, a redraw, another session) at `textLayout`. False, printing nothing, when an
+   * item has no text form or cannot be drawn (<Static> prints them all then, an item's error included).
    */
   printAhead(print: (text: string) => void, columns: number, theme: Theme): boolean {
+    this.textLayout = { columns, theme };
     const t = this.transcript.get();
-    if (t.items.length === 0 || (t.printed ?? 0) > 0) return false;
-    let text: string | undefined;
-    try {
-      text = printedText(t.items, columns, theme);
-    } catch {
-      return false;
-    }
+    if ((t.printed ?? 0) > 0) return false;
+    const text = this.asText(t.items);
     if (text === undefined) return false;
     print(text);
     this.transcript.set({ ...t, printed: t.items.length });
     return true;
+  }
+
+  /** The items as the text <Static> would print; undefined without a text layout, or when one has no text form or fails to draw. */
+  private asText(items: readonly TranscriptItem[]): string | undefined {
+    if (!this.textLayout || items.length === 0) return undefined;
+    try {
+      return printedText(items, this.textLayout.columns, this.textLayout.theme);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Starts the transcript over with `items`: `print` gets them as text (marked printed, so that
+   * <Static> skips them), or '' when <Static> is to print them.
+   */
+  private startOver(items: TranscriptItem[], print: (text: string) => void): void {
+    const t = this.transcript.get();
+    const text = this.asText(items);
+    print(text ?? '');
+    this.transcript.set(text === undefined ? { epoch: t.epoch + 1, items } : { epoch: t.epoch + 1, items, printed: items.length });
   }
 
   /** Prints the deferred older items now; with `always`, prints the transcript again even without any. */
@@ -108,8 +135,7 @@ export class UiStore {
   private reprint(older: TranscriptItem[], omitted: number): void {
     const t = this.transcript.get();
     const head = omitted > 0 ? [omittedNotice(omitted, this.status.get().session.id)] : [];
-    this.onReprint();
-    this.transcript.set({ epoch: t.epoch + 1, items: [...head, ...older, ...t.items] });
+    this.startOver([...head, ...older, ...t.items], (text) => this.onReprint(text));
   }
 
   append(...items: TranscriptItem[]): void {
@@ -302,7 +328,6 @@ export class UiStore {
   }
 
   private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {
-    const t = this.transcript.get();
     this.toolInputs.clear();
     this.lastTool = null;
     this.expandedToolId = null;
@@ -315,14 +340,12 @@ export class UiStore {
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });
     this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
-    this.onSessionReset();
-    this.transcript.set({ epoch: t.epoch + 1, items: this.deferred.split(messagesToItems(ev.transcript, ev.compactions)) });
+    this.startOver(this.deferred.split(messagesToItems(ev.transcript, ev.compactions)), (text) => this.onSessionReset(text));
   }
 
-  /** Prints the whole transcript again (the App has cleared the screen: Ctrl-L, a resize). */
-  redraw(): void {
-    const t = this.transcript.get();
-    this.transcript.set({ epoch: t.epoch + 1, items: t.items });
+  /** Prints the whole transcript again; `clear` gets the text to print after clearing the screen (Ctrl-L, a resize). */
+  redraw(clear: (text: string) => void): void {
+    this.startOver(this.transcript.get().items, clear);
   }
 
   /** The controller's view of the session, or the current one when nothing in it changed. */

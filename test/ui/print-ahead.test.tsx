@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { styledCharsFromTokens, tokenize } from '@alcalzone/ansi-tokenize';
 import stripAnsi from 'strip-ansi';
 import { Box, Static } from 'ink';
-import { App } from '../../src/ui/app.js';
+import { App, RESIZE_SETTLE_MS } from '../../src/ui/app.js';
 import { ItemView } from '../../src/ui/components/ItemView.js';
 import { TerminalSizeContext } from '../../src/ui/components/terminal-size.js';
 import { printedText } from '../../src/ui/item-text.js';
@@ -16,6 +16,9 @@ import { FakeController, msg, renderSized, text, tick } from './helpers.js';
 // A resumed session's newest screenful goes to the terminal as text before Ink's first frame
 // (UiStore.printAhead), instead of through Ink's layout of <Static>. What the terminal shows must
 // be what <Static> would have printed, and nothing may be printed twice.
+
+const CLEAR_VISIBLE = '\u001b[2J\u001b[H';
+const CLEAR_SCREEN = '\u001b[2J\u001b[3J\u001b[H';
 
 const EDIT = 'Edited src/a.ts (+1 −1): replaced 1 occurrence\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,2 +1,2 @@\n-old line\n+new line\n keep';
 
@@ -105,24 +108,47 @@ describe('the first frame prints the transcript ahead of Ink', () => {
     expect(store.transcript.get().printed).toBeUndefined();
   });
 
-  it('items that come later are printed by <Static>, once; the reprint after the first frame holds them all in order', async () => {
+  it('prints the older items as text after the first frame, in order and once; items that come later go through <Static>', async () => {
     const printed: string[] = [];
     const controller = new FakeController(undefined, history(40));
     const r = renderSized(<App controller={controller} theme={colorTheme} printAhead={(t) => void printed.push(t)} />, 80, 24);
     await tick(5);
+    expect(printed).toHaveLength(1);
+    // the reprint: the screen cleared (not the scrollback), then the whole transcript as text
+    const reprints = r.stdout.frames.filter((f) => f.startsWith(CLEAR_VISIBLE));
+    expect(reprints).toHaveLength(1);
+    const reprint = stripAnsi(reprints[0]!);
+    const oldest = reprint.search(/question number 0$/m);
+    const middle = reprint.indexOf('answer number 20', oldest);
+    const newest = reprint.indexOf('answer number 39', middle);
+    expect(oldest).toBeGreaterThan(-1);
+    expect(middle).toBeGreaterThan(oldest);
+    expect(newest).toBeGreaterThan(middle);
+    expect(reprint.indexOf('answer number 39', newest + 1)).toBe(-1);
     controller.emit({ type: 'notice', level: 'info', text: 'a later notice' });
     await tick(5);
-    expect(printed).toHaveLength(1);
-    // debug mode writes the whole static output each frame: the last frame holds the reprint
+    // debug mode writes everything <Static> printed in each frame: the notice alone
     const last = stripAnsi(r.stdout.frames[r.stdout.frames.length - 1]!);
-    const oldest = last.search(/question number 0$/m);
-    const newest = last.indexOf('answer number 39');
-    expect(oldest).toBeGreaterThan(-1);
-    expect(newest).toBeGreaterThan(oldest);
-    expect(last.indexOf('answer number 39', newest + 1)).toBe(-1);
-    const notice = last.indexOf('a later notice');
-    expect(notice).toBeGreaterThan(newest);
-    expect(last.indexOf('a later notice', notice + 1)).toBe(-1);
+    expect(last).toContain('a later notice');
+    expect(last).not.toContain('answer number 39');
+    r.unmount();
+  });
+
+  it('a resize prints the transcript again as text at the new width', async () => {
+    const r = renderSized(<App controller={new FakeController(undefined, history(40))} theme={plainTheme} printAhead={() => undefined} />, 80, 24);
+    await tick(5);
+    const before = r.stdout.frames.length;
+    r.stdout.resize(50);
+    await tick(RESIZE_SETTLE_MS + 50);
+    const redraws = r.stdout.frames.slice(before).filter((f) => f.startsWith(CLEAR_SCREEN));
+    expect(redraws).toHaveLength(1);
+    const text = stripAnsi(redraws[0]!);
+    expect(text).toMatch(/question number 0$/m);
+    expect(text).toContain('answer number 39');
+    // "with words that wrap" three times does not fit in 50 columns: wrapped at 48, beside the marker
+    const lines = text.split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(50);
+    expect(lines.map((l) => l.trimEnd())).toContain('❯ question number 3 with words that wrap with');
     r.unmount();
   });
 });
