@@ -194,18 +194,24 @@ function receiptLines(record: CompactionRecord, columns: number, theme: Theme): 
 }
 
 /**
- * What <Static> prints for these items (each after a blank line, as ItemView's top margin
- * puts it), or undefined when one of them is drawn by a component.
+ * What <Static> prints for the first `count` of these items (each after a blank line, as
+ * ItemView's top margin puts it): all of them, or those before the first one drawn by a
+ * component or failing to draw (<Static> prints that one and the rest, an error line for it).
  */
-export function printedText(items: readonly TranscriptItem[], columns: number, theme: Theme): string | undefined {
+export function printedText(items: readonly TranscriptItem[], columns: number, theme: Theme): { text: string; count: number } {
   const parts: string[] = [];
   for (const item of items) {
-    const lines = itemLines(item, columns, theme);
-    if (lines === undefined) return undefined;
+    let lines: string[] | null | undefined;
+    try {
+      lines = itemLines(item, columns, theme);
+    } catch {
+      lines = undefined;
+    }
+    if (lines === undefined) break;
     // each item starts with its margin's blank row; one that shows nothing is that row alone
     parts.push(lines === null ? '' : `\n${lines.join('\n')}`);
   }
-  return `${parts.join('\n')}\n`;
+  return { text: parts.length === 0 ? '' : `${parts.join('\n')}\n`, count: parts.length };
 }
 
 /**

@@ -91,39 +91,34 @@ export class UiStore {
    * Prints the transcript as text now, before the app's first frame, and marks it printed so that
    * <Static> does not print it again: Ink's layout of a resumed session's newest screenful took
    * longer than the rest of the first frame. From then on the transcript is printed again as text
-   * too (a reprint, a redraw, another session) at `textLayout`. False, printing nothing, when an
-   * item has no text form or cannot be drawn (<Static> prints them all then, an item's error included).
+   * too (a reprint, a redraw, another session) at `textLayout`. Items from the first one with no
+   * text form on are left to <Static>. False when nothing was printed.
    */
   printAhead(print: (text: string) => void, columns: number, theme: Theme): boolean {
     this.textLayout = { columns, theme };
     const t = this.transcript.get();
     if ((t.printed ?? 0) > 0) return false;
-    const text = this.asText(t.items);
-    if (text === undefined) return false;
+    const { text, count } = this.asText(t.items);
+    if (count === 0) return false;
     print(text);
-    this.transcript.set({ ...t, printed: t.items.length });
+    this.transcript.set({ ...t, printed: count });
     return true;
   }
 
-  /** The items as the text <Static> would print; undefined without a text layout, or when one has no text form or fails to draw. */
-  private asText(items: readonly TranscriptItem[]): string | undefined {
-    if (!this.textLayout || items.length === 0) return undefined;
-    try {
-      return printedText(items, this.textLayout.columns, this.textLayout.theme);
-    } catch {
-      return undefined;
-    }
+  /** The leading items as the text <Static> would print, and how many (none without a text layout). */
+  private asText(items: readonly TranscriptItem[]): { text: string; count: number } {
+    return this.textLayout ? printedText(items, this.textLayout.columns, this.textLayout.theme) : { text: '', count: 0 };
   }
 
   /**
-   * Starts the transcript over with `items`: `print` gets them as text (marked printed, so that
-   * <Static> skips them), or '' when <Static> is to print them.
+   * Starts the transcript over with `items`: `print` gets the leading ones as text (marked
+   * printed, so that <Static> prints only the rest), '' when <Static> is to print them all.
    */
   private startOver(items: TranscriptItem[], print: (text: string) => void): void {
     const t = this.transcript.get();
-    const text = this.asText(items);
-    print(text ?? '');
-    this.transcript.set(text === undefined ? { epoch: t.epoch + 1, items } : { epoch: t.epoch + 1, items, printed: items.length });
+    const { text, count } = this.asText(items);
+    print(text);
+    this.transcript.set(count === 0 ? { epoch: t.epoch + 1, items } : { epoch: t.epoch + 1, items, printed: count });
   }
 
   /** Prints the deferred older items now; with `always`, prints the transcript again even without any. */

@@ -10,6 +10,7 @@ import { printedText } from '../../src/ui/item-text.js';
 import { colorTheme, plainTheme, ThemeContext, type Theme } from '../../src/ui/theme.js';
 import { UiStore } from '../../src/ui/ui-store.js';
 import type { Message } from '../../src/llm/messages.js';
+import type { TranscriptItem } from '../../src/ui/transcript.js';
 import { ITEM_CORPUS } from './item-corpus.js';
 import { FakeController, msg, renderSized, text, tick } from './helpers.js';
 
@@ -94,18 +95,30 @@ describe('the first frame prints the transcript ahead of Ink', () => {
       );
       const ink = r.stdout.frames[0]!;
       r.unmount();
-      expect(normalized(printedText(items, columns, colorTheme)!)).toBe(normalized(ink));
+      const { text, count } = printedText(items, columns, colorTheme);
+      expect(count).toBe(items.length);
+      expect(normalized(text)).toBe(normalized(ink));
     }
   });
 
-  it('an item drawn by a component (a command output) leaves the whole first screenful to <Static>', () => {
+  it('an item drawn by a component (a command output) and those after it are left to <Static>, under the text printed ahead', () => {
+    const printed: string[] = [];
     const controller = new FakeController(undefined, history(3));
     const store = new UiStore(controller);
-    store.append(ITEM_CORPUS['command']!);
-    const printed: string[] = [];
-    expect(store.printAhead((t) => void printed.push(t), 80, colorTheme)).toBe(false);
-    expect(printed).toEqual([]);
-    expect(store.transcript.get().printed).toBeUndefined();
+    const before = store.transcript.get().items.length;
+    store.append(ITEM_CORPUS['command']!, ITEM_CORPUS['notice info']!);
+    expect(store.printAhead((t) => void printed.push(t), 80, colorTheme)).toBe(true);
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).toContain('answer number 2');
+    expect(printed[0]).not.toContain('Cost so far');
+    expect(store.transcript.get().printed).toBe(before);
+  });
+
+  it('an item that fails to draw is left to <Static> (which shows its error line), with those after it', () => {
+    const items = [ITEM_CORPUS['user short']!, { kind: 'user', id: 'bad', text: undefined } as unknown as TranscriptItem, ITEM_CORPUS['notice info']!];
+    const { text, count } = printedText(items, 80, colorTheme);
+    expect(count).toBe(1);
+    expect(stripAnsi(text)).toBe('\n❯ fix the failing test\n');
   });
 
   it('prints the older items as text after the first frame, in order and once; items that come later go through <Static>', async () => {
