@@ -46,7 +46,7 @@ export interface AppProps {
   theme?: Theme;
   /**
    * Writes to the terminal ahead of Ink: the transcript the first frame shows is printed through
-   * it as text before that frame (UiStore.printAhead). Without it <Static> prints everything (the
+   * it as text before that frame (TranscriptPrinter.printAhead). Without it <Static> prints everything (the
    * tests' debug-mode frames hold only what Ink itself printed).
    */
   printAhead?: (text: string) => void;
@@ -58,9 +58,9 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
   const size = useTerminalSizeSource();
   const [store] = useState(() => {
     const s = new UiStore(controller);
-    s.showNewestFirst(size);
+    s.printer.showNewestFirst(size);
     // Ink has drawn nothing yet, so this text lands above its first frame, where <Static> would have put it
-    if (printAhead) s.printAhead(printAhead, size.columns, theme);
+    if (printAhead) s.printer.printAhead(printAhead, size.columns, theme);
     return s;
   });
   const [prompt] = useState(
@@ -93,15 +93,15 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
 
   useEffect(() => {
     store.onExit = () => app.exit();
-    store.onSessionReset = (text) => write(CLEAR_SCREEN + text);
-    store.onReprint = (text) => write(CLEAR_VISIBLE + text);
+    store.printer.onSessionReset = (text) => write(CLEAR_SCREEN + text);
+    store.printer.onReprint = (text) => write(CLEAR_VISIBLE + text);
     const unsubscribe = controller.subscribe((ev) => store.handle(ev));
     if (openPicker) controller.submit('/resume');
     // after the first frame: the Markdown renderer, then what the first frame left out or showed plain
     let mounted = true;
     void loadMarkdown()
       .catch(() => undefined)
-      .then(() => mounted && store.backfill(markdownShownPlain()));
+      .then(() => mounted && store.printer.backfill(markdownShownPlain()));
     return () => {
       mounted = false;
       unsubscribe();
@@ -114,8 +114,8 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
   // Ctrl-L, and a resize (the terminal re-wraps what is on screen, leaving copies of the
   // prompt box Ink cannot erase): clear the screen and print the transcript again.
   const redraw = useCallback(() => {
-    if (store.textLayout) store.textLayout = { ...store.textLayout, columns: size.columns };
-    store.redraw((text) => write(CLEAR_SCREEN + text));
+    if (store.printer.textLayout) store.printer.textLayout = { ...store.printer.textLayout, columns: size.columns };
+    store.printer.redraw((text) => write(CLEAR_SCREEN + text));
   }, [store, write, size.columns]);
   const firstSize = useRef(true);
   useEffect(() => {

@@ -11,7 +11,7 @@ export interface TranscriptState {
   items: TranscriptItem[];
   /**
    * How many items at the start of `items` are already on the terminal: printed as text before
-   * the app's first frame (UiStore.printAhead), so <Static> prints only those after them.
+   * the app's first frame (TranscriptPrinter.printAhead), so <Static> prints only those after them.
    */
   printed?: number;
 }

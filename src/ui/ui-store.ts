@@ -23,14 +23,14 @@ import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
 import { isShellNote } from '../session/shellNote.js';
 import { itemId, keyArgument, messagesToItems } from './transcript.js';
-import { DeferredItems, omittedNotice, type ScreenSize } from './screenful.js';
-import { printedText } from './item-text.js';
-import type { Theme } from './theme.js';
+import { TranscriptPrinter } from './transcript-printer.js';
 
 /** How long an SDK notice stays under the prompt. */
 export const PROVIDER_NOTICE_MS = 30_000;
 
 export class UiStore {
+  /** The transcript: what it holds, and how it reaches the terminal. */
+  readonly printer: TranscriptPrinter;
   readonly transcript: Store<TranscriptState>;
   readonly live = new Store<LiveState>(emptyLive());
   readonly stream = new Store<StreamState>(emptyStream());
@@ -49,20 +49,6 @@ export class UiStore {
   readonly toolTails = this.liveOutput.tails;
   /** Called when the controller says the program is ending. */
   onExit: () => void = () => {};
-  /**
-   * Called when the transcript is replaced by another session's (the App clears the screen), with
-   * the transcript as text to print after that ('' when <Static> prints it).
-   */
-  onSessionReset: (text: string) => void = () => {};
-  /** Called when the transcript is printed again from its start (the App clears the screen, not the scrollback), with it as text as above. */
-  onReprint: (text: string) => void = () => {};
-
-  /**
-   * The width and theme the transcript is printed at as text when it starts over (see
-   * printAhead); null: <Static> prints it. The App keeps the width current.
-   */
-  textLayout: { columns: number; theme: Theme } | null = null;
-
   /** tool_use id → name and key argument, from assistant messages, for rows whose tool_start never came. */
   private readonly toolInputs = new Map<string, { name: string; summary: string }>();
   /** The last finished tool row, for Ctrl-O. */
@@ -72,71 +58,14 @@ export class UiStore {
   private readonly providerNotices = new Set<string>();
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Older transcript items the first frame left out (screenful.ts). */
-  private readonly deferred = new DeferredItems((older, omitted) => this.reprint(older, omitted));
-
   constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
-    this.transcript = new Store<TranscriptState>({ epoch: 0, items: messagesToItems(controller.initialTranscript()) });
+    this.printer = new TranscriptPrinter(messagesToItems(controller.initialTranscript()), () => this.status.get().session.id);
+    this.transcript = this.printer.state;
     this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
   }
 
-  /** A long transcript prints its newest screenful first; the rest at backfill() (or at once for another session). */
-  showNewestFirst(screen: ScreenSize): void {
-    this.deferred.screen = screen;
-    const t = this.transcript.get();
-    this.transcript.set({ epoch: t.epoch, items: this.deferred.split(t.items, false) });
-  }
-
-  /**
-   * Prints the transcript as text now, before the app's first frame, and marks it printed so that
-   * <Static> does not print it again: Ink's layout of a resumed session's newest screenful took
-   * longer than the rest of the first frame. From then on the transcript is printed again as text
-   * too (a reprint, a redraw, another session) at `textLayout`. Items from the first one with no
-   * text form on are left to <Static>. False when nothing was printed.
-   */
-  printAhead(print: (text: string) => void, columns: number, theme: Theme): boolean {
-    this.textLayout = { columns, theme };
-    const t = this.transcript.get();
-    if ((t.printed ?? 0) > 0) return false;
-    const { text, count } = this.asText(t.items);
-    if (count === 0) return false;
-    print(text);
-    this.transcript.set({ ...t, printed: count });
-    return true;
-  }
-
-  /** The leading items as the text <Static> would print, and how many (none without a text layout). */
-  private asText(items: readonly TranscriptItem[]): { text: string; count: number } {
-    return this.textLayout ? printedText(items, this.textLayout.columns, this.textLayout.theme) : { text: '', count: 0 };
-  }
-
-  /**
-   * Starts the transcript over with `items`: `print` gets the leading ones as text (marked
-   * printed, so that <Static> prints only the rest), '' when <Static> is to print them all.
-   */
-  private startOver(items: TranscriptItem[], print: (text: string) => void): void {
-    const t = this.transcript.get();
-    const { text, count } = this.asText(items);
-    print(text);
-    this.transcript.set(count === 0 ? { epoch: t.epoch + 1, items } : { epoch: t.epoch + 1, items, printed: count });
-  }
-
-  /** Prints the deferred older items now; with `always`, prints the transcript again even without any. */
-  backfill(always = false): void {
-    if (!this.deferred.flush() && always) this.reprint([], 0);
-  }
-
-  /** Prints the transcript again from its start, `older` items first (and a line for `omitted` ones). */
-  private reprint(older: TranscriptItem[], omitted: number): void {
-    const t = this.transcript.get();
-    const head = omitted > 0 ? [omittedNotice(omitted, this.status.get().session.id)] : [];
-    this.startOver([...head, ...older, ...t.items], (text) => this.onReprint(text));
-  }
-
   append(...items: TranscriptItem[]): void {
-    if (items.length === 0) return;
-    const t = this.transcript.get();
-    this.transcript.set({ ...t, items: [...t.items, ...items] });
+    this.printer.append(...items);
   }
 
   private patchLive(patch: Partial<LiveState>): void {
@@ -335,12 +264,7 @@ export class UiStore {
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });
     this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
-    this.startOver(this.deferred.split(messagesToItems(ev.transcript, ev.compactions)), (text) => this.onSessionReset(text));
-  }
-
-  /** Prints the whole transcript again; `clear` gets the text to print after clearing the screen (Ctrl-L, a resize). */
-  redraw(clear: (text: string) => void): void {
-    this.startOver(this.transcript.get().items, clear);
+    this.printer.openSession(messagesToItems(ev.transcript, ev.compactions));
   }
 
   /** The controller's view of the session, or the current one when nothing in it changed. */
@@ -427,7 +351,7 @@ export class UiStore {
   /** Stops timers (the app is unmounting). */
   dispose(): void {
     this.liveOutput.dispose();
-    this.deferred.dispose();
+    this.printer.dispose();
     if (this.hintTimer) clearTimeout(this.hintTimer);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.hintTimer = null;

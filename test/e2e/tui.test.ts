@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, isSummarizer } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
+import { expectInOrder } from '../support/inOrder.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openStore } from '../../src/store/index.js';
@@ -150,15 +151,9 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     // order, each item once, the prompt after the newest
     await term.waitFor('question 0 about the parser');
     const all = term.screen(1_000);
-    const at0 = all.indexOf('question 0 about the parser');
-    const at50 = all.indexOf('answer 50: the parser', at0);
-    const at99 = all.indexOf('answer 99: the parser', at50);
-    expect(at0).toBeGreaterThan(-1);
-    expect(at50).toBeGreaterThan(at0);
-    expect(at99).toBeGreaterThan(at50);
-    expect(all.indexOf('answer 99: the parser', at99 + 1)).toBe(-1);
-    expect(all.indexOf('question 0 about the parser', at0 + 1)).toBe(-1);
-    expect(all.indexOf('Ask for a change')).toBeGreaterThan(at99);
+    const [at0, , at99] = expectInOrder(all, ['question 0 about the parser', 'answer 50: the parser', 'answer 99: the parser', 'Ask for a change']);
+    expect(all.indexOf('answer 99: the parser', at99! + 1)).toBe(-1);
+    expect(all.indexOf('question 0 about the parser', at0! + 1)).toBe(-1);
     term.keys('C-c');
     await term.waitFor('Press Ctrl-C again to exit');
     term.keys('C-c');

@@ -13,9 +13,10 @@ import type { Message } from '../../src/llm/messages.js';
 import type { TranscriptItem } from '../../src/ui/transcript.js';
 import { ITEM_CORPUS } from './item-corpus.js';
 import { FakeController, msg, renderSized, text, tick } from './helpers.js';
+import { expectInOrder } from '../support/inOrder.js';
 
 // A resumed session's newest screenful goes to the terminal as text before Ink's first frame
-// (UiStore.printAhead), instead of through Ink's layout of <Static>. What the terminal shows must
+// (TranscriptPrinter.printAhead), instead of through Ink's layout of <Static>. What the terminal shows must
 // be what <Static> would have printed, and nothing may be printed twice.
 
 const CLEAR_VISIBLE = '\u001b[2J\u001b[H';
@@ -107,7 +108,7 @@ describe('the first frame prints the transcript ahead of Ink', () => {
     const store = new UiStore(controller);
     const before = store.transcript.get().items.length;
     store.append(ITEM_CORPUS['command']!, ITEM_CORPUS['notice info']!);
-    expect(store.printAhead((t) => void printed.push(t), 80, colorTheme)).toBe(true);
+    expect(store.printer.printAhead((t) => void printed.push(t), 80, colorTheme)).toBe(true);
     expect(printed).toHaveLength(1);
     expect(printed[0]).toContain('answer number 2');
     expect(printed[0]).not.toContain('Cost so far');
@@ -131,13 +132,8 @@ describe('the first frame prints the transcript ahead of Ink', () => {
     const reprints = r.stdout.frames.filter((f) => f.startsWith(CLEAR_VISIBLE));
     expect(reprints).toHaveLength(1);
     const reprint = stripAnsi(reprints[0]!);
-    const oldest = reprint.search(/question number 0$/m);
-    const middle = reprint.indexOf('answer number 20', oldest);
-    const newest = reprint.indexOf('answer number 39', middle);
-    expect(oldest).toBeGreaterThan(-1);
-    expect(middle).toBeGreaterThan(oldest);
-    expect(newest).toBeGreaterThan(middle);
-    expect(reprint.indexOf('answer number 39', newest + 1)).toBe(-1);
+    const [, , newest] = expectInOrder(reprint, [/question number 0$/m, 'answer number 20', 'answer number 39']);
+    expect(reprint.indexOf('answer number 39', newest! + 1)).toBe(-1);
     controller.emit({ type: 'notice', level: 'info', text: 'a later notice' });
     await tick(5);
     // debug mode writes everything <Static> printed in each frame: the notice alone

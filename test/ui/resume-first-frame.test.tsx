@@ -4,6 +4,7 @@ import { BACKFILL_ROWS, DeferredItems, estimatedRows, newestScreenfulStart, PROM
 import type { TranscriptItem } from '../../src/ui/transcript.js';
 import { messagesToItems } from '../../src/ui/transcript.js';
 import { FakeController, msg, renderAppSized, text, tick } from './helpers.js';
+import { expectInOrder } from '../support/inOrder.js';
 
 // A resumed long session prints its newest screenful on the first frame and the older items
 // right after, in order, so the scrollback ends up holding the whole transcript.
@@ -30,12 +31,7 @@ describe('resuming a long session', () => {
     expect(reprint).not.toContain('\u001b[3J');
     // debug mode writes the whole static output each frame: the last frame holds the reprint
     const last = r.sized.frames[r.sized.frames.length - 1]!;
-    const oldest = last.indexOf('question number 0\n');
-    const middle = last.indexOf('answer number 150', oldest);
-    const newest = last.indexOf('answer number 299', middle);
-    expect(oldest).toBeGreaterThan(-1);
-    expect(middle).toBeGreaterThan(oldest);
-    expect(newest).toBeGreaterThan(middle);
+    expectInOrder(last, ['question number 0\n', 'answer number 150', 'answer number 299']);
     r.unmount();
   });
 
