@@ -3,7 +3,7 @@
 // lets a resumed session's newest screenful reach the terminal as fast as a new session's prompt.
 // The look is pinned byte for byte by test/ui/item-look.test.tsx.
 import type { CompactionRecord } from '../compaction/types.js';
-import { numberedLines, type FileDiff, type NumberedDiffLine } from '../tools/fileDiff.js';
+import { numberedLines, parseUnified, type FileDiff, type NumberedDiffLine } from '../tools/fileDiff.js';
 import { formatDuration, formatTokens, plural } from './format.js';
 import { renderMarkdownWhenLoaded } from './markdown-lazy.js';
 import { oneLine, sanitize } from './sanitize.js';
@@ -12,7 +12,6 @@ import type { Theme } from './theme.js';
 import { cutForModel } from './tool-progress.js';
 import type { ToolItem, ToolStatus, TranscriptItem } from './transcript.js';
 import { previewOf } from './transcript.js';
-import { parseUnified } from '../tools/fileDiff.js';
 
 const USER_MAX_LINES = 30;
 const CHECKPOINT_PREVIEW_LINES = 6;
@@ -154,6 +153,28 @@ function editLines(diff: FileDiff, width: number, theme: Theme): string[] {
   return [...block(counts + created, width, {}, 'truncate'), ...indented(preview, 2)];
 }
 
+/** Ctrl-O: the whole output of a tool, printed into the transcript (the middle cut beyond this many lines). */
+export const EXPANDED_MAX_LINES = 2000;
+
+function toolOutputLines(name: string, summary: string, output: string, columns: number, theme: Theme): string[] {
+  const title = `${paint(sanitize(name), { bold: true, color: theme.tool })} ${oneLine(summary)} ${paint('— full output', { color: theme.muted })}`;
+  const header = block(title, columns, {}, 'truncate');
+  const diff = parseUnified(output);
+  if (diff) {
+    const rows = numberedLines(diff).slice(0, EXPANDED_MAX_LINES);
+    return [...header, ...indented([...block(sanitize(output.split('\n', 1)[0] ?? ''), columns - 2), ...diffLines(rows, columns - 2, theme)], 2)];
+  }
+  const lines = sanitize(output).replace(/\s+$/, '').split('\n');
+  const hidden = Math.max(0, lines.length - EXPANDED_MAX_LINES);
+  const head = hidden > 0 ? lines.slice(0, EXPANDED_MAX_LINES / 2).join('\n') : lines.join('\n');
+  const body = block(head === '' ? '(no output)' : head, columns - 2);
+  if (hidden > 0) {
+    body.push(...block(`… ${hidden} lines not shown …`, columns - 2, { color: theme.muted }));
+    body.push(...block(lines.slice(lines.length - EXPANDED_MAX_LINES / 2).join('\n'), columns - 2));
+  }
+  return [...header, ...indented(body, 2)];
+}
+
 function checkpointLines(text: string, columns: number, theme: Theme): string[] {
   const { shown, hidden } = clip(sanitize(text).trim(), CHECKPOINT_PREVIEW_LINES);
   const summary = [
@@ -196,7 +217,7 @@ function receiptLines(record: CompactionRecord, columns: number, theme: Theme): 
 /**
  * What <Static> prints for the first `count` of these items (each after a blank line, as
  * ItemView's top margin puts it): all of them, or those before the first one drawn by a
- * component or failing to draw (<Static> prints that one and the rest, an error line for it).
+ * component (a command's output) or failing to draw (<Static> prints that one and the rest, an error line for it).
  */
 export function printedText(items: readonly TranscriptItem[], columns: number, theme: Theme): { text: string; count: number } {
   const parts: string[] = [];
@@ -216,8 +237,7 @@ export function printedText(items: readonly TranscriptItem[], columns: number, t
 
 /**
  * The lines a finished item shows at this width; null when it shows nothing (an empty later
- * block of a reply), undefined for the kinds drawn by components (a command's output, a
- * tool's full output).
+ * block of a reply), undefined for the kind drawn by a component (a command's output).
  */
 export function itemLines(item: TranscriptItem, columns: number, theme: Theme): string[] | null | undefined {
   switch (item.kind) {
@@ -247,6 +267,7 @@ export function itemLines(item: TranscriptItem, columns: number, theme: Theme): 
     case 'approval_detail':
       return [...block(`${sanitize(item.toolName)} asks to run:`, columns, { color: theme.warning }), ...indented(block(sanitize(item.summary), columns - 2), 2)];
     case 'tool_output':
+      return toolOutputLines(item.name, item.summary, item.output, columns, theme);
     case 'command':
       return undefined;
   }

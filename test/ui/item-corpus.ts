@@ -100,6 +100,7 @@ export const ITEM_CORPUS: Record<string, TranscriptItem> = {
   'tool_output': { kind: 'tool_output', id: 'o1', name: 'Bash', summary: 'npm test', output: `${words(30)}\nsecond line\n` },
   'tool_output diff': { kind: 'tool_output', id: 'o2', name: 'Edit', summary: 'src/a.ts', output: EDIT },
   'tool_output empty': { kind: 'tool_output', id: 'o3', name: 'Bash', summary: 'true', output: '' },
+  'tool_output over 2000 lines': { kind: 'tool_output', id: 'o4', name: 'Bash', summary: 'seq 2500', output: Array.from({ length: 2500 }, (_, i) => `row ${i + 1}`).join('\n') },
   checkpoint: { kind: 'checkpoint', id: 'k1', text: Array.from({ length: 9 }, (_, i) => `point ${i}: ${words(8, i)}`).join('\n') },
   'checkpoint short': { kind: 'checkpoint', id: 'k2', text: '  just this  ' },
   meta: { kind: 'meta', id: 'm1', text: `Resumed session\nwith ${words(40)}` },

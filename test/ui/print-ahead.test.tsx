@@ -80,7 +80,7 @@ describe('the first frame prints the transcript ahead of Ink', () => {
   }
 
   it('every kind with a text form prints as <Static> prints it, at any width', () => {
-    const items = Object.values(ITEM_CORPUS).filter((i) => i.kind !== 'tool_output' && i.kind !== 'command');
+    const items = Object.values(ITEM_CORPUS).filter((i) => i.kind !== 'command');
     for (const columns of [24, 60, 120]) {
       const r = renderSized(
         <ThemeContext.Provider value={colorTheme}>

@@ -6,7 +6,6 @@ import type { TranscriptItem } from '../transcript.js';
 import { CommandOutputView } from './CommandOutputView.js';
 import { ItemErrorBoundary } from './ItemErrorBoundary.js';
 import { useTerminalSize } from './terminal-size.js';
-import { ToolOutputView } from './ToolRow.js';
 
 let renders = 0;
 /** How many transcript items have been rendered so far (the render-cost tests and the benchmark read it). */
@@ -24,11 +23,10 @@ export const ItemView = memo(function ItemView({ item }: { item: TranscriptItem 
   );
 });
 
-/** Most kinds are lines of styled text (item-text.ts); a command's output and a tool's full output are laid out by components. */
+/** Every kind but a command's output (laid out by a component) is lines of styled text (item-text.ts). */
 function ItemBody({ item }: { item: TranscriptItem }) {
   const theme = useTheme();
   const { columns } = useTerminalSize();
-  if (item.kind === 'tool_output') return <ToolOutputView name={item.name} summary={item.summary} output={item.output} />;
   if (item.kind === 'command') return <CommandOutputView command={item.command} output={item.output} />;
   const lines = itemLines(item, columns, theme);
   return lines ? <Text>{lines.join('\n')}</Text> : null;
