@@ -7,7 +7,8 @@ import { numberedLines, parseUnified, type FileDiff, type NumberedDiffLine } fro
 import { formatDuration, formatTokens, plural } from './format.js';
 import { renderMarkdownWhenLoaded } from './markdown-lazy.js';
 import { oneLine, sanitize } from './sanitize.js';
-import { besideMarker, fit, indented, paint, painted, widest, type Style } from './text-layout.js';
+import { besideMarker, block, fit, indented, paint, widest, type Style } from './text-layout.js';
+import { commandLines } from './command-text.js';
 import type { Theme } from './theme.js';
 import { cutForModel } from './tool-progress.js';
 import type { ToolItem, ToolStatus, TranscriptItem } from './transcript.js';
@@ -39,10 +40,6 @@ function clip(text: string, max: number): { shown: string; hidden: number } {
   if (lines.length <= max) return { shown: text, hidden: 0 };
   return { shown: lines.slice(0, max).join('\n'), hidden: lines.length - max };
 }
-
-/** A text in a box `width` wide: wrapped (or cut), then given its own style line by line. */
-const block = (text: string, width: number, style: Style = {}, mode: 'wrap' | 'truncate' = 'wrap'): string[] =>
-  text === '' ? [] : painted(fit(text, width, mode), style);
 
 export interface ToolHeaderParts {
   name: string;
@@ -216,19 +213,18 @@ function receiptLines(record: CompactionRecord, columns: number, theme: Theme): 
 
 /**
  * What <Static> prints for the first `count` of these items (each after a blank line, as
- * ItemView's top margin puts it): all of them, or those before the first one drawn by a
- * component (a command's output) or failing to draw (<Static> prints that one and the rest, an error line for it).
+ * ItemView's top margin puts it): all of them, or those before the first one that fails to
+ * draw (<Static> prints that one and the rest, an error line for it).
  */
 export function printedText(items: readonly TranscriptItem[], columns: number, theme: Theme): { text: string; count: number } {
   const parts: string[] = [];
   for (const item of items) {
-    let lines: string[] | null | undefined;
+    let lines: string[] | null;
     try {
       lines = itemLines(item, columns, theme);
     } catch {
-      lines = undefined;
+      break;
     }
-    if (lines === undefined) break;
     // each item starts with its margin's blank row; one that shows nothing is that row alone
     parts.push(lines === null ? '' : `\n${lines.join('\n')}`);
   }
@@ -237,9 +233,9 @@ export function printedText(items: readonly TranscriptItem[], columns: number, t
 
 /**
  * The lines a finished item shows at this width; null when it shows nothing (an empty later
- * block of a reply), undefined for the kind drawn by a component (a command's output).
+ * block of a reply).
  */
-export function itemLines(item: TranscriptItem, columns: number, theme: Theme): string[] | null | undefined {
+export function itemLines(item: TranscriptItem, columns: number, theme: Theme): string[] | null {
   switch (item.kind) {
     case 'user':
       return userLines(item, columns, theme);
@@ -269,6 +265,6 @@ export function itemLines(item: TranscriptItem, columns: number, theme: Theme): 
     case 'tool_output':
       return toolOutputLines(item.name, item.summary, item.output, columns, theme);
     case 'command':
-      return undefined;
+      return commandLines(item.command, item.output, columns, theme);
   }
 }

@@ -52,6 +52,10 @@ export function fit(text: string, width: number, mode: 'wrap' | 'truncate' = 'wr
 /** Lines styled one by one (as Ink applies a <Text>'s own style after wrapping it). */
 export const painted = (lines: string[], style: Style): string[] => lines.map((l) => paint(l, style));
 
+/** A text in a box `width` wide: wrapped (or cut), then given its own style line by line; no lines for ''. */
+export const block = (text: string, width: number, style: Style = {}, mode: 'wrap' | 'truncate' = 'wrap'): string[] =>
+  text === '' ? [] : painted(fit(text, width, mode), style);
+
 /** Every line moved right by `n` columns (a box's left padding). */
 export const indented = (lines: string[], n: number): string[] => lines.map((l) => ' '.repeat(n) + l);
 
@@ -63,4 +67,13 @@ export function besideMarker(marker: string, lines: string[]): string[] {
   if (lines.length === 0) return [marker];
   const pad = ' '.repeat(terminalWidth(marker));
   return lines.map((l, i) => (i === 0 ? marker : pad) + l);
+}
+
+/** Two columns: the left one `leftWidth` wide (its lines padded to it), the right one after it. */
+export function sideBySide(left: string[], leftWidth: number, right: string[]): string[] {
+  const rows = Math.max(left.length, right.length);
+  return Array.from({ length: rows }, (_, i) => {
+    const l = left[i] ?? '';
+    return l + ' '.repeat(Math.max(0, leftWidth - terminalWidth(l))) + (right[i] ?? '');
+  });
 }

@@ -117,4 +117,60 @@ export const ITEM_CORPUS: Record<string, TranscriptItem> = {
   retry: { kind: 'retry', id: 'r1', text: 'overloaded; retrying in 2s (attempt 2 of 5)' },
   'approval detail': { kind: 'approval_detail', id: 'ad1', toolName: 'Bash', summary: `npm run ${words(30)}` },
   command: { kind: 'command', id: 'cmd1', command: '/cost', output: { kind: 'text', text: `Cost so far: $0.12\n${words(20)}` } },
+  'command without slash': { kind: 'command', id: 'cmd2', command: 'note', output: { kind: 'text', text: 'a\u001b[31mb\tc' } },
+  'command context': {
+    kind: 'command',
+    id: 'cmd3',
+    command: '/context',
+    output: {
+      kind: 'context',
+      rows: [
+        { label: 'System prompt', tokens: 3_200 },
+        { label: 'Tools', tokens: 11_500 },
+        { label: `Messages ${words(3)}`, tokens: 96_000 },
+      ],
+      contextWindow: 200_000,
+      effectiveWindow: 180_000,
+    },
+  },
+  'command context, no window': { kind: 'command', id: 'cmd4', command: '/context', output: { kind: 'context', rows: [{ label: 'Messages', tokens: 10 }], contextWindow: 0, effectiveWindow: 0 } },
+  'command cost': {
+    kind: 'command',
+    id: 'cmd5',
+    command: '/cost',
+    output: {
+      kind: 'cost',
+      rows: [
+        { model: 'claude-sonnet-4-6', usage: { inputTokens: 120_000, outputTokens: 8_000, cacheReadTokens: 900_000, cacheWriteTokens: 40_000 }, usd: 1.234 },
+        { model: 'local-llama', usage: { inputTokens: 5_000, outputTokens: 700, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+      ],
+    },
+  },
+  'command cost, total': {
+    kind: 'command',
+    id: 'cmd6',
+    command: '/cost',
+    output: { kind: 'cost', rows: [{ model: 'gpt-5', usage: { inputTokens: 1_000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0.02 }], totalUsd: 0.02 },
+  },
+  'command cost, none': { kind: 'command', id: 'cmd7', command: '/cost', output: { kind: 'cost', rows: [] } },
+  'command permissions': {
+    kind: 'command',
+    id: 'cmd8',
+    command: '/permissions',
+    output: { kind: 'permissions', mode: 'ask', rules: [{ source: 'config', rule: 'Bash(npm test:*)' }, { source: 'session', rule: `Bash(${words(20)})` }] },
+  },
+  'command permissions, none': { kind: 'command', id: 'cmd9', command: '/permissions', output: { kind: 'permissions', mode: 'acceptEdits', rules: [] } },
+  'command help': {
+    kind: 'command',
+    id: 'cmd10',
+    command: '/help',
+    output: {
+      kind: 'help',
+      commands: [
+        { name: 'resume', args: '[id]', description: 'Open another session' },
+        { name: 'compact', args: '[focus…]', description: `Summarize the conversation to free context: ${words(25)}` },
+        { name: 'cost', description: 'Show token usage and cost' },
+      ],
+    },
+  },
 };

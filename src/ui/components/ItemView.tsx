@@ -3,7 +3,6 @@ import { Box, Text } from 'ink';
 import { itemLines } from '../item-text.js';
 import { useTheme } from '../theme.js';
 import type { TranscriptItem } from '../transcript.js';
-import { CommandOutputView } from './CommandOutputView.js';
 import { ItemErrorBoundary } from './ItemErrorBoundary.js';
 import { useTerminalSize } from './terminal-size.js';
 
@@ -23,11 +22,10 @@ export const ItemView = memo(function ItemView({ item }: { item: TranscriptItem 
   );
 });
 
-/** Every kind but a command's output (laid out by a component) is lines of styled text (item-text.ts). */
+/** Lines of styled text (item-text.ts); an item that fails to draw shows ItemErrorBoundary's line instead. */
 function ItemBody({ item }: { item: TranscriptItem }) {
   const theme = useTheme();
   const { columns } = useTerminalSize();
-  if (item.kind === 'command') return <CommandOutputView command={item.command} output={item.output} />;
   const lines = itemLines(item, columns, theme);
   return lines ? <Text>{lines.join('\n')}</Text> : null;
 }

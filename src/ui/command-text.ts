@@ -1,0 +1,116 @@
+// What a slash command answered, as lines of styled text for the transcript: its text, the
+// /context breakdown, /cost, /permissions or /help (see item-text.ts for the other items).
+import type { CommandOutput, ContextBreakdownRow, CostRow } from './controller.js';
+import { bareName } from './completion.js';
+import { formatTokens, formatUsd } from './format.js';
+import { KEY_BINDINGS } from './keys-help.js';
+import { sanitize } from './sanitize.js';
+import { block, indented, paint, sideBySide } from './text-layout.js';
+import type { Theme } from './theme.js';
+
+export type ShownOutput = Exclude<CommandOutput, { kind: 'picker' | 'models' }>;
+
+/** The command as typed, then its output indented under it. */
+export function commandLines(command: string, output: ShownOutput, columns: number, theme: Theme): string[] {
+  const title = block(sanitize(command.startsWith('/') ? command : `/${command}`), columns, { color: theme.muted });
+  return [...title, ...indented(outputLines(output, columns - 2, theme), 2)];
+}
+
+function outputLines(output: ShownOutput, width: number, theme: Theme): string[] {
+  switch (output.kind) {
+    case 'text':
+      return block(sanitize(output.text), width);
+    case 'context':
+      return contextLines(output.rows, output.contextWindow, output.effectiveWindow, width, theme);
+    case 'cost':
+      return costLines(output.rows, output.totalUsd, width, theme);
+    case 'permissions':
+      return permissionLines(output.rules, output.mode, width, theme);
+    case 'help':
+      return helpLines(output.commands, width, theme);
+    case 'history':
+    case 'rewind':
+      // shown in their own browsers over the prompt, never printed
+      return [];
+  }
+}
+
+const BAR = 20;
+
+function bar(fraction: number): string {
+  const n = Math.min(BAR, Math.max(0, Math.round(fraction * BAR)));
+  return '█'.repeat(n) + '░'.repeat(BAR - n);
+}
+
+/** Rounded as the gauge rounds it, so both say the same. */
+const percentLeft = (used: number, effective: number): number => (effective > 0 ? Math.min(100, Math.max(0, Math.round(((effective - used) / effective) * 100))) : 0);
+
+const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '—');
+
+function contextLines(rows: ContextBreakdownRow[], contextWindow: number, effectiveWindow: number, width: number, theme: Theme): string[] {
+  const used = rows.reduce((sum, r) => sum + r.tokens, 0);
+  const free = Math.max(0, effectiveWindow - used);
+  const reserve = Math.max(0, contextWindow - effectiveWindow);
+  const all: Array<{ label: string; tokens: number; color: string | undefined }> = [
+    ...rows.map((r) => ({ label: sanitize(r.label), tokens: r.tokens, color: theme.accent })),
+    { label: 'Free space', tokens: free, color: theme.success },
+  ];
+  if (reserve > 0) all.push({ label: 'Reserved for the reply', tokens: reserve, color: theme.muted });
+  const labelWidth = Math.max(...all.map((r) => r.label.length));
+  const summary = `${percentLeft(used, effectiveWindow)}% context left · ${formatTokens(used)} of ${formatTokens(effectiveWindow)} tokens in use · window ${formatTokens(contextWindow)}`;
+  return [
+    ...block(summary, width),
+    ...all.flatMap((r) => {
+      const gauge = paint(bar(effectiveWindow > 0 ? r.tokens / effectiveWindow : 0), { color: r.color });
+      return block(`${r.label.padEnd(labelWidth)} ${gauge} ${formatTokens(r.tokens).padStart(7)} ${pct(r.tokens, effectiveWindow).padStart(6)}`, width, {}, 'truncate');
+    }),
+  ];
+}
+
+function costLines(rows: CostRow[], totalUsd: number | undefined, width: number, theme: Theme): string[] {
+  if (rows.length === 0) return block('No model calls yet.', width);
+  const header = ['Model', 'Input', 'Output', 'Cache read', 'Cache write', 'Cost'];
+  const body = rows.map((r) => [
+    sanitize(r.model),
+    formatTokens(r.usage.inputTokens),
+    formatTokens(r.usage.outputTokens),
+    formatTokens(r.usage.cacheReadTokens),
+    formatTokens(r.usage.cacheWriteTokens),
+    r.usd === undefined ? 'n/a' : formatUsd(r.usd),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [
+    ...block(line(header), width, { bold: true }),
+    ...body.flatMap((cells) => block(line(cells), width)),
+    ...block(`Total: ${totalUsd === undefined ? 'n/a (no price known for a model)' : formatUsd(totalUsd)}`, width, { color: theme.accent }),
+  ];
+}
+
+function permissionLines(rules: Array<{ source: 'config' | 'session'; rule: string }>, mode: string, width: number, theme: Theme): string[] {
+  const list =
+    rules.length === 0
+      ? block('No allow rules yet: commands that need approval will ask.', width, { color: theme.muted })
+      : rules.flatMap((r) => block(`${paint(r.source.padEnd(7), { color: r.source === 'session' ? theme.accent : theme.muted })} ${sanitize(r.rule)}`, width));
+  return [...block(`Mode: ${paint(sanitize(mode), { bold: true })}`, width), ...list];
+}
+
+/** A name and its description side by side, or stacked when the width is too narrow for both. */
+function twoColumn(left: string, right: string, leftWidth: number, color: string | undefined, width: number): string[] {
+  if (leftWidth + 24 > width) return [...block(left, width, { color }), ...indented(block(right, width - 2), 2)];
+  return sideBySide(block(left, leftWidth + 2, { color }), leftWidth + 2, block(right, width - leftWidth - 2));
+}
+
+function helpLines(commands: Array<{ name: string; args?: string; description: string }>, width: number, theme: Theme): string[] {
+  const sorted = [...commands].sort((a, b) => bareName(a).localeCompare(bareName(b)));
+  const names = sorted.map((c) => `/${bareName(c)}${c.args ? ` ${c.args}` : ''}`);
+  const nameWidth = Math.max(0, ...names.map((n) => n.length));
+  const keyWidth = Math.max(...KEY_BINDINGS.map(([k]) => k.length));
+  return [
+    ...block('Commands', width, { bold: true }),
+    ...sorted.flatMap((c, i) => twoColumn(sanitize(names[i]!), sanitize(c.description), nameWidth, theme.accent, width)),
+    ' ',
+    ...block('Keys', width, { bold: true }),
+    ...KEY_BINDINGS.flatMap(([k, action]) => twoColumn(k, action, keyWidth, theme.accent, width)),
+  ];
+}
