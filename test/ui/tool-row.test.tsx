@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import stripAnsi from 'strip-ansi';
-import { ToolRow } from '../../src/ui/components/ToolRow.js';
+import { ItemView } from '../../src/ui/components/ItemView.js';
 import type { ToolItem } from '../../src/ui/transcript.js';
 import { FakeController, KEYS, msg, renderApp, text } from './helpers.js';
 
@@ -20,8 +20,9 @@ const item = (over: Partial<ToolItem> = {}): ToolItem => ({
 });
 
 function show(i: ToolItem): string {
-  const r = render(<ToolRow item={i} />);
-  const out = stripAnsi(r.lastFrame() ?? '');
+  const r = render(<ItemView item={i} />);
+  // the item's top margin dropped
+  const out = stripAnsi(r.lastFrame() ?? '').replace(/^\n/, '');
   r.unmount();
   return out;
 }
@@ -62,7 +63,7 @@ describe('tool rows', () => {
 
   it('escape codes in the output never reach the screen', () => {
     const evil = '\u001b[2J\u001b[H\u001b]0;pwned\u0007\u001b]52;c;ZXZpbA==\u0007\u001b[31mred\u001b[0m \u009b31m8bit\u0007bell';
-    const r = render(<ToolRow item={item({ summary: 'cat \u001b[1Afile', output: evil })} />);
+    const r = render(<ItemView item={item({ summary: 'cat \u001b[1Afile', output: evil })} />);
     const raw = r.lastFrame() ?? '';
     r.unmount();
     expect(raw).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);

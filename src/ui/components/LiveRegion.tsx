@@ -12,7 +12,7 @@ import type { UiStore } from '../ui-store.js';
 import { isWorking } from '../live-state.js';
 import type { CompactionTrigger } from '../../compaction/types.js';
 import { useTerminalSize } from './terminal-size.js';
-import { ToolHeader } from './ToolRow.js';
+import { ToolHeader } from './ToolHeader.js';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /** What the live region says while a compaction of this kind runs. */
