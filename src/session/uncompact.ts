@@ -71,12 +71,14 @@ const isTurnStart = (m: Message): boolean => m.role === 'user' && m.kind === 'no
 export async function planUncompact(deps: UncompactDeps, targets: readonly UncompactTarget[], target: UncompactTarget, newest?: number): Promise<UncompactPlan> {
   const { auto, contextWindow } = deps.limits;
   const later = targets.filter((t) => t.index > target.index).length;
-  const hidden = deps.store.loadArchivedBy(deps.sessionId, target.id);
+  // what the target archived is read only to offer or take a part of it
+  const archived = (): Message[] => deps.store.loadArchivedBy(deps.sessionId, target.id);
   if (newest === undefined) {
     const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: target.id, createdAt: Date.now() };
     const after = deps.store.previewRevert(deps.sessionId, req).map((e) => e.message);
     const tokens = await deps.tokensWith(after);
     if (tokens < auto) return { ok: true, req, target, restored: after.length - deps.current.length, tokens, alsoUndone: later };
+    const hidden = archived();
     const part = await largestPart(deps, hidden);
     const lines = [
       `Undoing compaction ${target.index} (${target.id}) would bring the context to ${fmt(tokens)} tokens, ${fmt(tokens - auto)} more than the auto-compaction threshold (${fmt(auto)} of a ${fmt(contextWindow)}-token window), so it would be compacted again at once. Nothing was changed.`,
@@ -88,7 +90,7 @@ export async function planUncompact(deps: UncompactDeps, targets: readonly Uncom
     );
     return { ok: false, message: lines.join('\n') };
   }
-  const restore = validSuffix(hidden, newest, deps.current);
+  const restore = validSuffix(archived(), newest, deps.current);
   if (!restore) return { ok: false, message: `No valid part of the newest ${newest} archived messages of compaction ${target.index} starts a turn; give a larger number.` };
   const tokens = await deps.tokensWith([...restore, ...deps.current]);
   if (tokens >= auto) {
