@@ -9,6 +9,7 @@ import '../zodEnglish.js';
 
 const positiveInt = z.int().check(z.positive());
 const nonNegativeInt = z.int().check(z.nonnegative());
+const nonEmptyString = z.string().check(z.minLength(1));
 
 export const PermissionModeSchema = z.enum(['ask', 'acceptEdits', 'allow', 'deny']);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
@@ -17,11 +18,11 @@ export const PermissionsSchema = z.strictObject({
   /** ask: Bash, Edit and Write (and any tool not allowed below) ask first; acceptEdits: edits inside the working directory run, Bash asks; allow: everything runs; deny: refuse what needs approval. */
   mode: z._default(PermissionModeSchema, 'ask'),
   /** Tools that run without asking, e.g. ["Bash"] to trust every command. */
-  allowTools: z._default(z.array(z.string().check(z.minLength(1))), []),
+  allowTools: z._default(z.array(nonEmptyString), []),
   /** Bash command prefixes that run without asking, e.g. ["npm test", "git status"]. */
-  allowBash: z._default(z.array(z.string().check(z.minLength(1))), []),
+  allowBash: z._default(z.array(nonEmptyString), []),
   /** Directories (or files) outside the working directory that FileRead, Grep and Glob may read without asking; also --add-dir. */
-  readPaths: z._default(z.array(z.string().check(z.minLength(1))), []),
+  readPaths: z._default(z.array(nonEmptyString), []),
 });
 export type PermissionsConfig = z.infer<typeof PermissionsSchema>;
 
@@ -51,7 +52,7 @@ export const CompactionSchema = z.strictObject({
   /** Parallel summarizer requests when the head is chunked. */
   chunkConcurrency: z._default(positiveInt, 2),
   /** Model that writes summaries; default the session's model. */
-  model: z.optional(z.string().check(z.minLength(1))),
+  model: z.optional(nonEmptyString),
   /** Second pass that checks the draft summary for missing details. */
   verify: z._default(z.boolean(), false),
   /** Turns after a successful auto compaction during which auto compaction does not fire again. */
@@ -126,7 +127,7 @@ export type CacheConfig = z.infer<typeof CacheSchema>;
 export const FileConfigSchema = z.strictObject({
   $schema: z.optional(z.string()),
   provider: z.optional(z.enum(['anthropic', 'openai'])),
-  model: z.optional(z.string().check(z.minLength(1))),
+  model: z.optional(nonEmptyString),
   /** Base URL of the provider's API (for OpenAI-compatible servers, it ends in /v1). */
   baseURL: z.optional(z.url()),
   /** Name of the environment variable that holds the API key (keys never go in this file). */
@@ -135,7 +136,7 @@ export const FileConfigSchema = z.strictObject({
   maxOutputTokens: z.optional(positiveInt),
   /** Steps (model calls) per turn before the agent stops and reports. */
   maxSteps: z.optional(positiveInt),
-  models: z.optional(z.record(z.string().check(z.minLength(1)), ModelEntrySchema)),
+  models: z.optional(z.record(nonEmptyString, ModelEntrySchema)),
   permissions: z.optional(z.partial(PermissionsSchema)),
   compaction: z.optional(z.partial(CompactionSchema)),
   bash: z.optional(z.partial(BashSchema)),
@@ -144,6 +145,6 @@ export const FileConfigSchema = z.strictObject({
   timeouts: z.optional(z.partial(TimeoutsSchema)),
   cache: z.optional(z.partial(CacheSchema)),
   /** Database path (also --db and AGENT_DB). */
-  db: z.optional(z.string().check(z.minLength(1))),
+  db: z.optional(nonEmptyString),
 });
 export type FileConfig = z.infer<typeof FileConfigSchema>;

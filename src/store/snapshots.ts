@@ -33,7 +33,6 @@ export const v4Snapshots: Migration = {
   },
 };
 
-
 export interface NewSnapshot {
   turnId: string;
   /** Absolute path. */

@@ -8,7 +8,7 @@ import { sanitize } from './sanitize.js';
 import { block, indented, paint, sideBySide } from './text-layout.js';
 import type { Theme } from './theme.js';
 
-export type ShownOutput = Exclude<CommandOutput, { kind: 'picker' | 'models' }>;
+type ShownOutput = Exclude<CommandOutput, { kind: 'picker' | 'models' }>;
 
 /** The command as typed, then its output indented under it. */
 export function commandLines(command: string, output: ShownOutput, columns: number, theme: Theme): string[] {

@@ -17,11 +17,11 @@ import { previewOf } from './transcript.js';
 const USER_MAX_LINES = 30;
 const CHECKPOINT_PREVIEW_LINES = 6;
 /** Diff rows an applied edit shows in the transcript; Ctrl-O shows the rest. */
-export const EDIT_PREVIEW_ROWS = 8;
+const EDIT_PREVIEW_ROWS = 8;
 
 const ICON: Record<ToolStatus, string> = { running: '…', done: '✓', error: '✗', denied: '⊘', interrupted: '■' };
 
-export function statusColor(status: ToolStatus, theme: Theme): string | undefined {
+function statusColor(status: ToolStatus, theme: Theme): string | undefined {
   switch (status) {
     case 'running':
       return theme.accent;
@@ -64,7 +64,7 @@ export function toolHeaderLine({ name, summary, status, icon, right }: ToolHeade
 }
 
 /** The diff an Edit/Write result carries, with the counts from its first line ("Edited a.ts (+2 −1)…") when the diff was cut. */
-export function editDiffOf(item: Pick<ToolItem, 'status' | 'output' | 'clearedTokens'>): FileDiff | undefined {
+function editDiffOf(item: Pick<ToolItem, 'status' | 'output' | 'clearedTokens'>): FileDiff | undefined {
   if (item.status !== 'done' || item.clearedTokens !== undefined) return undefined;
   const diff = parseUnified(item.output);
   if (!diff) return undefined;
@@ -87,7 +87,7 @@ export function diffRowSpec(r: NumberedDiffLine, numberWidth: number, theme: The
 export const diffNumberWidth = (rows: readonly NumberedDiffLine[]): number => String(rows.reduce((m, r) => Math.max(m, r.oldNo ?? 0, r.newNo ?? 0), 0)).length;
 
 /** Rows of a diff, each cut to the width. */
-export function diffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme, from = 0, max = rows.length): string[] {
+function diffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme, from = 0, max = rows.length): string[] {
   const numberWidth = diffNumberWidth(rows);
   return rows.slice(from, from + max).flatMap((r) => {
     const { text, style } = diffRowSpec(r, numberWidth, theme);
@@ -107,7 +107,7 @@ function userLines(item: Extract<TranscriptItem, { kind: 'user' }>, columns: num
 }
 
 /** A reply (or, `continued`, a later block of one) as Markdown; an interrupted one says so. Null: nothing to show. */
-export function assistantLines(text: string, interrupted: boolean, continued: boolean, columns: number, theme: Theme): string[] | null {
+function assistantLines(text: string, interrupted: boolean, continued: boolean, columns: number, theme: Theme): string[] | null {
   const rendered = renderMarkdownWhenLoaded(text, { width: columns - 3, color: theme.color });
   if (continued && rendered === '' && !interrupted) return null;
   const body = rendered !== '' || !continued ? block(rendered === '' ? ' ' : rendered, columns - 2) : [];
@@ -151,7 +151,7 @@ function editLines(diff: FileDiff, width: number, theme: Theme): string[] {
 }
 
 /** Ctrl-O: the whole output of a tool, printed into the transcript (the middle cut beyond this many lines). */
-export const EXPANDED_MAX_LINES = 2000;
+const EXPANDED_MAX_LINES = 2000;
 
 function toolOutputLines(name: string, summary: string, output: string, columns: number, theme: Theme): string[] {
   const title = `${paint(sanitize(name), { bold: true, color: theme.tool })} ${oneLine(summary)} ${paint('— full output', { color: theme.muted })}`;

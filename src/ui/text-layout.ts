@@ -50,7 +50,7 @@ export function fit(text: string, width: number, mode: 'wrap' | 'truncate' = 'wr
 }
 
 /** Lines styled one by one (as Ink applies a <Text>'s own style after wrapping it). */
-export const painted = (lines: string[], style: Style): string[] => lines.map((l) => paint(l, style));
+const painted = (lines: string[], style: Style): string[] => lines.map((l) => paint(l, style));
 
 /** A text in a box `width` wide: wrapped (or cut), then given its own style line by line; no lines for ''. */
 export const block = (text: string, width: number, style: Style = {}, mode: 'wrap' | 'truncate' = 'wrap'): string[] =>
