@@ -1,4 +1,4 @@
-import type { Block, Message } from '../llm/messages.js';
+import type { Block, Message, ProviderStateBlock } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
 
 /** Counts the tokens of a string. */
@@ -40,6 +40,13 @@ function tokenizerCount(text: string): number {
   return loaded(text);
 }
 
+/** What a thinking or reasoning block puts in front of the model, as text to count. */
+function providerStateText(b: ProviderStateBlock): string {
+  if (b.type === 'thinking') return b.thinking;
+  if (b.type === 'redacted_thinking') return b.data;
+  return b.summary.join('\n') + (b.encryptedContent ?? '');
+}
+
 /** UTF-8 length: no token of a byte-level BPE (any provider's) is shorter than one byte. */
 const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -50,7 +57,8 @@ function bytesEstimate(msg: Message, bytesPerToken: number): number {
     if (b.type === 'text') total += rough(b.text);
     else if (b.type === 'tool_use') total += TOOL_USE_OVERHEAD + rough(b.name) + rough(JSON.stringify(b.input));
     else if (b.type === 'tool_result') total += TOOL_RESULT_OVERHEAD + rough(b.content);
-    else total += IMAGE_TOKENS;
+    else if (b.type === 'image') total += IMAGE_TOKENS;
+    else total += rough(providerStateText(b));
   }
   return total;
 }
@@ -164,6 +172,11 @@ export class TokenCounter {
         break;
       case 'image':
         n = IMAGE_TOKENS;
+        break;
+      case 'thinking':
+      case 'redacted_thinking':
+      case 'reasoning':
+        n = this.countText(providerStateText(block));
         break;
     }
     this.blocks.set(block, n);

@@ -38,6 +38,13 @@ function toBlockParam(b: Block): ContentBlockParam[] {
       return IMAGE_TYPES.has(b.mediaType)
         ? [{ type: 'image', source: { type: 'base64', media_type: b.mediaType as ImageMediaType, data: b.data } }]
         : [{ type: 'text', text: `[image omitted: ${b.mediaType} is not a supported image type]` }];
+    case 'thinking':
+      return [{ type: 'thinking', thinking: b.thinking, signature: b.signature }];
+    case 'redacted_thinking':
+      return [{ type: 'redacted_thinking', data: b.data }];
+    case 'reasoning':
+      // OpenAI's reasoning: Anthropic cannot read it
+      return [];
   }
 }
 

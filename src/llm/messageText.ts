@@ -64,6 +64,11 @@ export function messageText(m: Message, style: TextStyle, calls: ToolCalls = NO_
       case 'image':
         parts.push((style.image ?? imageLabel)(b));
         break;
+      case 'thinking':
+      case 'redacted_thinking':
+      case 'reasoning':
+        // Provider state: never part of a transcript, a summary or the archive's text.
+        break;
     }
   }
   return parts.join(style.separator);

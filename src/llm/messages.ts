@@ -38,7 +38,40 @@ export interface ImageBlock {
   data: string;
 }
 
-export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
+/**
+ * Anthropic extended thinking, kept verbatim: the signature binds it to what came before it,
+ * so it is sent back unchanged or not at all (never to another provider).
+ */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Anthropic thinking the provider encrypted whole (`data`); sent back unchanged, Anthropic only. */
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+/**
+ * An OpenAI Responses reasoning item, kept verbatim: `encryptedContent` is what lets a stateless
+ * (store: false) request carry it back; `summary` is the readable part. OpenAI only.
+ */
+export interface ReasoningBlock {
+  type: 'reasoning';
+  id: string;
+  summary: string[];
+  encryptedContent?: string;
+}
+
+/** Blocks only their own provider can read back: never sent to the other one, never summarized. */
+export type ProviderStateBlock = ThinkingBlock | RedactedThinkingBlock | ReasoningBlock;
+
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ProviderStateBlock;
+
+export const isProviderStateBlock = (b: Block): b is ProviderStateBlock =>
+  b.type === 'thinking' || b.type === 'redacted_thinking' || b.type === 'reasoning';
 
 /**
  * normal: said by the person or the model.
@@ -54,6 +87,8 @@ export interface Usage {
   cacheWriteTokens: number;
   /** The part of cacheWriteTokens written with Anthropic's 1h TTL (priced higher); absent when none. */
   cacheWrite1hTokens?: number;
+  /** The part of outputTokens spent thinking (Anthropic thinking, OpenAI reasoning); absent when none. */
+  thinkingTokens?: number;
 }
 
 export interface Message {
@@ -77,12 +112,14 @@ export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cache
 
 export function addUsage(a: Usage, b: Usage): Usage {
   const oneHour = (a.cacheWrite1hTokens ?? 0) + (b.cacheWrite1hTokens ?? 0);
+  const thinking = (a.thinkingTokens ?? 0) + (b.thinkingTokens ?? 0);
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
     ...(oneHour > 0 ? { cacheWrite1hTokens: oneHour } : {}),
+    ...(thinking > 0 ? { thinkingTokens: thinking } : {}),
   };
 }
 

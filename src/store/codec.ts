@@ -47,6 +47,11 @@ const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 
 
 const flag = (v: boolean | undefined): number | null => (v === undefined ? null : v ? 1 : 0);
 
+function stringField(v: unknown, field: string, msgId: string): string {
+  if (typeof v !== 'string') throw new InvalidInputError(`message ${msgId} holds a block whose ${field} is not a string`);
+  return v;
+}
+
 function cleanBlock(b: Block, msgId: string): Block {
   switch (b.type) {
     case 'text':
@@ -60,6 +65,17 @@ function cleanBlock(b: Block, msgId: string): Block {
     }
     case 'image':
       return { type: 'image', mediaType: b.mediaType, data: b.data };
+    case 'thinking':
+      // kept byte for byte: the signature binds the block to what came before it
+      return { type: 'thinking', thinking: stringField(b.thinking, 'thinking', msgId), signature: stringField(b.signature, 'signature', msgId) };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: stringField(b.data, 'data', msgId) };
+    case 'reasoning': {
+      if (!Array.isArray(b.summary)) throw new InvalidInputError(`message ${msgId} holds a reasoning block without a summary array`);
+      const out: Block = { type: 'reasoning', id: stringField(b.id, 'id', msgId), summary: b.summary.map((x) => stringField(x, 'summary', msgId)) };
+      if (b.encryptedContent !== undefined) out.encryptedContent = stringField(b.encryptedContent, 'encryptedContent', msgId);
+      return out;
+    }
     default:
       throw new InvalidInputError(`message ${msgId} holds a block of unknown type ${JSON.stringify((b as { type?: unknown }).type)}`);
   }
@@ -72,6 +88,7 @@ export function cleanUsage(u: Usage): Usage {
     cacheReadTokens: u.cacheReadTokens,
     cacheWriteTokens: u.cacheWriteTokens,
     ...(u.cacheWrite1hTokens ? { cacheWrite1hTokens: u.cacheWrite1hTokens } : {}),
+    ...(u.thinkingTokens ? { thinkingTokens: u.thinkingTokens } : {}),
   };
 }
 

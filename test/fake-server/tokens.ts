@@ -20,6 +20,12 @@ export function countBlock(b: Block): number {
       return countText(b.content) + 2;
     case 'image':
       return IMAGE_TOKENS;
+    case 'thinking':
+      return countText(b.thinking);
+    case 'redacted_thinking':
+      return countText(b.data);
+    case 'reasoning':
+      return countText(b.summary.join('\n'));
   }
 }
 

@@ -93,11 +93,28 @@ describe('messages round trip', () => {
     store.appendMessage('s1', m, 1);
     expectStoreError(() => store.appendMessage('s1', m, 1), 'invalid', /already stored/);
     expectStoreError(() => store.appendMessage('nope', user('x'), 1), 'not_found', /no session nope/);
-    const bad = { ...user('x'), blocks: [{ type: 'thinking', text: 'hm' }] } as unknown as Message;
-    expectStoreError(() => store.appendMessage('s1', bad, 1), 'invalid', /unknown type "thinking"/);
+    const bad = { ...user('x'), blocks: [{ type: 'musing', text: 'hm' }] } as unknown as Message;
+    expectStoreError(() => store.appendMessage('s1', bad, 1), 'invalid', /unknown type "musing"/);
+    const unsigned = { ...user('x'), role: 'assistant', blocks: [{ type: 'thinking', thinking: 'hm' }] } as unknown as Message;
+    expectStoreError(() => store.appendMessage('s1', unsigned, 1), 'invalid', /signature is not a string/);
     expectStoreError(() => store.appendMessage('s1', user('x'), -3), 'invalid', /non-negative integer/);
     expect(store.loadVisible('s1').map((x) => x.id)).toEqual([m.id]);
     expect(store.getSession('s1')!.messageCount).toBe(1);
+  });
+
+  it('keeps thinking, redacted thinking and reasoning blocks verbatim', () => {
+    newSession('s1');
+    const m: Message = {
+      ...assistant('answer'),
+      blocks: [
+        { type: 'thinking', thinking: 'let me see\n', signature: 'sig+/=' },
+        { type: 'redacted_thinking', data: 'Enc0ded' },
+        { type: 'reasoning', id: 'rs_1', summary: ['one', 'two'], encryptedContent: 'gAAA' },
+        { type: 'text', text: 'answer' },
+      ],
+    };
+    store.appendMessage('s1', m, 5);
+    expect(store.loadVisible('s1')[0]!.blocks).toEqual(m.blocks);
   });
 
   it('orders appended messages after the compacted history (pos), while seq stays append-only', () => {
