@@ -69,14 +69,28 @@ describe('the checks themselves', () => {
       edge('src/compaction/engine.ts', 'src/store/store.ts', { typeOnly: true }),
       edge('src/session/session.ts', 'src/ui/controller.ts', { typeOnly: true }),
       edge('src/tools/recall.ts', 'src/store/index.ts'),
+      edge('src/llm/responses.ts', 'openai'),
+      edge('src/mcp/client.ts', '@modelcontextprotocol/sdk/client/index.js'),
+      edge('src/tools/mcpTool.ts', '@modelcontextprotocol/sdk/types.js', { typeOnly: true }),
+      edge('src/hooks/run.ts', 'src/store/store.ts'),
+      edge('src/agents/task.ts', 'ink'),
+      edge('src/mcp/servers.ts', 'better-sqlite3'),
+      edge('src/trust/projectTrust.ts', 'src/config/config.ts'),
+      edge('src/trust/projectTrust.ts', 'src/session/session.ts', { typeOnly: true }),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
+      'src/tools/mcpTool.ts → @modelcontextprotocol/sdk/types.js',
       'src/session/session.ts → better-sqlite3',
+      'src/mcp/servers.ts → better-sqlite3',
       'src/agent/loop.ts → ink',
       'src/compaction/engine.ts → src/store/store.ts',
       'src/session/session.ts → src/ui/controller.ts',
       'src/tools/recall.ts → src/store/index.ts',
+      'src/hooks/run.ts → src/store/store.ts',
+      'src/agents/task.ts → ink',
+      'src/mcp/servers.ts → better-sqlite3',
+      'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });
 

@@ -93,14 +93,18 @@ export interface Rule {
 
 const under = (dir: string) => (file: string): boolean => file.startsWith(`${dir}/`);
 const isSdk = (to: string): boolean => to === '@anthropic-ai/sdk' || to === 'openai';
+const isMcpSdk = (to: string): boolean => to.startsWith('@modelcontextprotocol/');
+const SDK_ADAPTERS = new Set(['src/llm/anthropic.ts', 'src/llm/openai.ts', 'src/llm/responses.ts']);
+const isSql = (to: string): boolean => to === 'better-sqlite3' || under('src/store')(to);
 const isUi = (to: string): boolean => to === 'ink' || to === 'react' || to === 'ink-testing-library' || under('src/ui')(to);
 
 /** The layer rules of docs/DESIGN.md ("Layers"), each checked on every edge, type-only ones included. */
 export const LAYER_RULES: Rule[] = [
   {
-    name: 'only src/llm/anthropic.ts and src/llm/openai.ts import the SDKs',
-    forbids: (e) => isSdk(e.to) && e.from !== 'src/llm/anthropic.ts' && e.from !== 'src/llm/openai.ts',
+    name: 'only the adapters (src/llm/anthropic.ts, openai.ts, responses.ts) import the SDKs',
+    forbids: (e) => isSdk(e.to) && !SDK_ADAPTERS.has(e.from),
   },
+  { name: 'only src/mcp/ imports the MCP SDK', forbids: (e) => isMcpSdk(e.to) && !under('src/mcp')(e.from) },
   { name: 'only src/store/ imports better-sqlite3', forbids: (e) => e.to === 'better-sqlite3' && !under('src/store')(e.from) },
   {
     name: 'the loop (src/agent/) and compaction (src/compaction/) know no UI (ink, react, src/ui/) and no SQL (better-sqlite3, src/store/)',
@@ -109,6 +113,14 @@ export const LAYER_RULES: Rule[] = [
   },
   { name: 'the session (src/session/) imports nothing from src/ui/ (its views live in session/protocol.ts)', forbids: (e) => under('src/session')(e.from) && isUi(e.to) },
   { name: 'the tools (src/tools/) and the providers (src/llm/) know no UI and no store', forbids: (e) => (under('src/tools')(e.from) || under('src/llm')(e.from)) && (isUi(e.to) || under('src/store')(e.to) || e.to === 'better-sqlite3') },
+  {
+    name: 'the new rooms (src/mcp/, src/agents/, src/hooks/, src/trust/) know no UI and no SQL: they reach the store through the session layer',
+    forbids: (e) => ['src/mcp', 'src/agents', 'src/hooks', 'src/trust'].some((room) => under(room)(e.from)) && (isUi(e.to) || isSql(e.to)),
+  },
+  {
+    name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
+    forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
+  },
 ];
 
 export interface Violation {
