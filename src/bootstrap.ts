@@ -103,6 +103,7 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
     apiKey: creds.apiKey,
     ...(creds.baseURL ? { baseURL: creds.baseURL } : {}),
     ...(creds.keyVar ? { apiKeyEnv: creds.keyVar } : {}),
+    ...(config.api ? { api: config.api } : {}),
     connectTimeoutMs: config.timeouts.connectMs,
     firstByteTimeoutMs: config.timeouts.firstByteMs,
     idleTimeoutMs: config.timeouts.idleMs,

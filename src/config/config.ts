@@ -31,6 +31,8 @@ export interface Config {
   baseURL?: string;
   /** Environment variable to read the key from, if the config names one. */
   apiKeyEnv?: string;
+  /** OpenAI: which API to speak, as .agentrc set it; absent: Responses for api.openai.com, Chat Completions elsewhere. */
+  api?: 'responses' | 'chat';
   maxOutputTokens: number;
   /** maxOutputTokens as .agentrc set it (absent: the model's own, capped), kept for /model switches. */
   maxOutputSetting?: number;
@@ -221,6 +223,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     model: resolved,
     ...(baseURL ? { baseURL } : {}),
     ...(file.apiKeyEnv ? { apiKeyEnv: file.apiKeyEnv } : {}),
+    ...(file.api ? { api: file.api } : {}),
     maxOutputTokens,
     ...(file.maxOutputTokens !== undefined ? { maxOutputSetting: file.maxOutputTokens } : {}),
     maxSteps: flags.maxSteps ?? file.maxSteps ?? DEFAULT_MAX_STEPS,
@@ -258,15 +261,15 @@ function outputTokensFor(model: ModelLimits, setting: number | undefined): numbe
 
 /**
  * The same config with another model (/model, compaction.model): limits, provider and reply size
- * resolved as at start-up. A model of the other provider family drops the base URL and key
- * variable, which were set for the first one; that family's own environment variables apply.
+ * resolved as at start-up. A model of the other provider family drops the base URL, key
+ * variable and API choice, which were set for the first one; that family's own environment variables apply.
  */
 export function withModel(config: Config, name: string): Config {
   const model = resolveModel(name, config.userModels);
   const provider = model.provider ?? config.provider;
   const next: Config = { ...config, provider, model, maxOutputTokens: outputTokensFor(model, config.maxOutputSetting) };
   if (provider === config.provider) return next;
-  const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, ...rest } = next;
+  const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, api: _api, ...rest } = next;
   return rest;
 }
 

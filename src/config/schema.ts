@@ -130,6 +130,8 @@ export const FileConfigSchema = z.strictObject({
   model: z.optional(nonEmptyString),
   /** Base URL of the provider's API (for OpenAI-compatible servers, it ends in /v1). */
   baseURL: z.optional(z.url()),
+  /** OpenAI only: "responses" (the Responses API, default for api.openai.com) or "chat" (Chat Completions, default for any other base URL). */
+  api: z.optional(z.enum(['responses', 'chat'])),
   /** Name of the environment variable that holds the API key (keys never go in this file). */
   apiKeyEnv: z.optional(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))),
   /** Tokens a single reply may use; default the model's max output, capped at 32,000. */

@@ -6,6 +6,8 @@ export type Role = 'user' | 'assistant';
 export interface TextBlock {
   type: 'text';
   text: string;
+  /** OpenAI Responses: the assistant message's phase, resent as it came (newer models read it). */
+  phase?: 'commentary' | 'final_answer';
 }
 
 export interface ToolUseBlock {

@@ -54,8 +54,11 @@ function stringField(v: unknown, field: string, msgId: string): string {
 
 function cleanBlock(b: Block, msgId: string): Block {
   switch (b.type) {
-    case 'text':
-      return { type: 'text', text: String(b.text) };
+    case 'text': {
+      const out: Block = { type: 'text', text: String(b.text) };
+      if (b.phase === 'commentary' || b.phase === 'final_answer') out.phase = b.phase;
+      return out;
+    }
     case 'tool_use':
       return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
     case 'tool_result': {
