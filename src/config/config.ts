@@ -261,15 +261,15 @@ function outputTokensFor(model: ModelLimits, setting: number | undefined): numbe
 
 /**
  * The same config with another model (/model, compaction.model): limits, provider and reply size
- * resolved as at start-up. A model of the other provider family drops the base URL, key
- * variable and API choice, which were set for the first one; that family's own environment variables apply.
+ * resolved as at start-up. A model of the other provider family drops the base URL and key
+ * variable, which were set for the first one (`api` stays: it only applies to OpenAI); that family's own environment variables apply.
  */
 export function withModel(config: Config, name: string): Config {
   const model = resolveModel(name, config.userModels);
   const provider = model.provider ?? config.provider;
   const next: Config = { ...config, provider, model, maxOutputTokens: outputTokensFor(model, config.maxOutputSetting) };
   if (provider === config.provider) return next;
-  const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, api: _api, ...rest } = next;
+  const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, ...rest } = next;
   return rest;
 }
 

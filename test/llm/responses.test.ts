@@ -74,7 +74,7 @@ describe('the stream', () => {
     expect(r.events.filter((e) => e.type === 'text_delta').length).toBeGreaterThan(1);
     const [reasoning, reply] = r.done!.blocks;
     expect(reasoning).toMatchObject({ type: 'reasoning', id: 'rs_fake_1_0', summary: ['Planning the read.'] });
-    expect(reasoning!.type === 'reasoning' && reasoning.encryptedContent).toEqual(expect.any(String));
+    expect(reasoning?.type === 'reasoning' && reasoning.encryptedContent).toEqual(expect.any(String));
     expect(reply).toEqual({ type: 'text', text: 'Done reading.', phase: 'final_answer' });
     expect(r.done!.usage.thinkingTokens).toBe(50);
     expect(r.done!.stopReason).toBe('end_turn');
