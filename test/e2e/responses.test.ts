@@ -58,6 +58,9 @@ describe('OpenAI Responses API', () => {
     const share = reqs.reduce((n, q) => n + q.usage!.cacheReadTokens, 0) / reqs.reduce((n, q) => n + total(q), 0);
     expect(share).toBeGreaterThanOrEqual(0.9);
     console.log(`[responses e2e] ${reqs.length} requests, ${(share * 100).toFixed(1)}% of input read from cache`);
+    // the reasoning tokens the server reported reach /cost
+    const cost = await runAgent(['-p', '/cost', '--continue', '--model', MODEL], { ws, server, provider: 'openai' });
+    expect(cost.stdout).toMatch(/gpt-5\.4: [\d,]+ in, [\d,]+ out \([\d,]+ reasoning\)/);
   }, 300_000);
 
   it('recovers from a context_length_exceeded stream error by compacting (16K window, the config claiming 64K)', async () => {
