@@ -51,6 +51,11 @@ export const CompactionSchema = z.strictObject({
   summaryInputTokens: z._default(nonNegativeInt, 0),
   /** Parallel summarizer requests when the head is chunked. */
   chunkConcurrency: z._default(positiveInt, 2),
+  /**
+   * Who writes checkpoints: "own" (this agent's summarizer, a readable summary) or "provider"
+   * (OpenAI models on the Responses API: responses.compact's encrypted compaction item).
+   */
+  engine: z._default(z.enum(['own', 'provider']), 'own'),
   /** Model that writes summaries; default the session's model. */
   model: z.optional(nonEmptyString),
   /** Second pass that checks the draft summary for missing details. */

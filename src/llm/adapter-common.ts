@@ -183,5 +183,16 @@ export abstract class SdkAdapter<C extends { baseURL: string }> {
     return runRequest(this.opts, req, this.spec, (ctx) => this.events(req, ctx));
   }
 
+  /** One request that is not a streamed reply, in the same frame (timeouts, errors as ProviderError). */
+  protected async once<T>(req: ModelRequest, call: (ctx: RequestContext<C>) => Promise<T>): Promise<T> {
+    let out: { value: T } | undefined;
+    for await (const _ of runRequest(this.opts, req, this.spec, async function* (ctx) {
+      // no idle timer: the first-byte timeout covers the wait for a non-streamed answer
+      out = { value: await call(ctx) };
+    }));
+    if (!out) throw new Error('the request ended without a result');
+    return out.value;
+  }
+
   protected abstract events(req: ModelRequest, ctx: RequestContext<C>): AsyncGenerator<StreamEvent>;
 }

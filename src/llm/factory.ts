@@ -1,6 +1,6 @@
 import type { AdapterOptions } from './adapter-common.js';
 import { openaiApiFor, type OpenAIApi } from './openaiApi.js';
-import type { ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
+import type { CompactRequest, CompactResult, ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
 
 // Builds a Provider without loading any SDK: the chosen adapter (and its SDK) is imported on
 // the first request, so paths like `agent --version` never pay for them.
@@ -58,5 +58,14 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
       const provider = await load();
       yield* provider.stream(req);
     },
+    ...(api === 'responses'
+      ? {
+          compact: async (req: CompactRequest): Promise<CompactResult> => {
+            const provider = await load();
+            if (!provider.compact) throw new Error('this provider cannot compact');
+            return provider.compact(req);
+          },
+        }
+      : {}),
   };
 }

@@ -65,6 +65,11 @@ export interface ReasoningBlock {
   id: string;
   summary: string[];
   encryptedContent?: string;
+  /**
+   * 'compaction': not reasoning but an OpenAI compaction item (responses.compact's encrypted
+   * summary of earlier items), replayed as such; same rules: verbatim, OpenAI only.
+   */
+  item?: 'compaction';
 }
 
 /** Blocks only their own provider can read back: never sent to the other one, never summarized. */

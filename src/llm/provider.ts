@@ -1,5 +1,5 @@
 import { ProviderError } from './errors.js';
-import type { Block, Message, Usage } from './messages.js';
+import type { Block, Message, ReasoningBlock, Usage } from './messages.js';
 import type { ProviderName } from './providerName.js';
 
 export type { ProviderName } from './providerName.js';
@@ -40,6 +40,21 @@ export type StreamEvent =
   /** Always the last event of a successful stream. */
   | { type: 'done'; blocks: Block[]; stopReason: StopReason; usage: Usage; model: string };
 
+/** A request to compact history on the provider's side (OpenAI responses.compact). */
+export interface CompactRequest {
+  model: string;
+  system: string;
+  messages: readonly Message[];
+  signal?: AbortSignal;
+  cacheKey?: string;
+}
+
+export interface CompactResult {
+  /** The encrypted compaction item, to replay in later requests in place of what it summarizes. */
+  block: ReasoningBlock & { item: 'compaction' };
+  usage: Usage;
+}
+
 export interface Provider {
   readonly name: ProviderName;
   /** The server's base URL when one was given (flag, config or *_BASE_URL); undefined: the SDK's default, the provider's own API. */
@@ -50,6 +65,8 @@ export interface Provider {
    * Does not retry: the agent loop owns retries so that it can report them.
    */
   stream(req: ModelRequest): AsyncIterable<StreamEvent>;
+  /** Present where the provider can compact history itself (OpenAI's Responses API); throws ProviderError. */
+  compact?(req: CompactRequest): Promise<CompactResult>;
 }
 
 export type DoneEvent = Extract<StreamEvent, { type: 'done' }>;

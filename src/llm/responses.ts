@@ -16,7 +16,7 @@ import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type TextBlock, type Usage } from './messages.js';
 import { describeOpenAIError } from './openai.js';
 import { allowsStrict, isReasoningModel } from './openaiApi.js';
-import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
+import type { CompactRequest, CompactResult, ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 
 // The OpenAI Responses API adapter, used statelessly (store: false) as Codex does: the whole
 // history goes in `input` each time, reasoning items come back with their encrypted content and
@@ -58,6 +58,9 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
       }
       const content = userContent(m.blocks);
       if (content.length > 0) out.push({ type: 'message', role: 'user', content });
+      for (const b of m.blocks) {
+        if (b.type === 'reasoning' && b.item === 'compaction' && b.encryptedContent !== undefined) out.push({ type: 'compaction', id: b.id, encrypted_content: b.encryptedContent });
+      }
       continue;
     }
     let held: ResponseInputItem[] = [];
@@ -66,7 +69,10 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
       held = [];
     };
     for (const b of m.blocks) {
-      if (b.type === 'reasoning') {
+      if (b.type === 'reasoning' && b.item === 'compaction') {
+        // a checkpoint's compaction item: what it summarizes is no longer in the input
+        if (b.encryptedContent !== undefined) out.push({ type: 'compaction', id: b.id, encrypted_content: b.encryptedContent });
+      } else if (b.type === 'reasoning') {
         if (reasoning && b.encryptedContent !== undefined)
           held.push({ type: 'reasoning', id: b.id, summary: b.summary.map((text) => ({ type: 'summary_text' as const, text })), encrypted_content: b.encryptedContent });
       } else if (b.type === 'text') {
@@ -161,6 +167,28 @@ export class ResponsesProvider extends SdkAdapter<OpenAI> implements Provider {
 
   constructor(opts: AdapterOptions) {
     super(opts, { provider: 'openai', keyEnv: 'OPENAI_API_KEY', client: (options) => new OpenAI(options), describe: describeOpenAIError, aborted: () => new OpenAI.APIUserAbortError() });
+  }
+
+  /** OpenAI's own compaction (responses.compact): the history in, one encrypted compaction item out. */
+  async compact(req: CompactRequest): Promise<CompactResult> {
+    const cache = this.opts.cache ?? DEFAULT_CACHE;
+    const frame: ModelRequest = { model: req.model, system: req.system, messages: req.messages, tools: [], maxTokens: 0, ...(req.signal ? { signal: req.signal } : {}) };
+    const r = await this.once(frame, ({ client, signal }) =>
+      withWarningsTo(this.warn, () =>
+        client.responses.compact(
+          {
+            model: req.model,
+            input: toResponsesInput(req.messages, req.model),
+            ...(req.system.length > 0 ? { instructions: req.system } : {}),
+            ...(req.cacheKey !== undefined && cache.enabled && cache.promptCacheKey !== false ? { prompt_cache_key: req.cacheKey } : {}),
+          },
+          { signal },
+        ),
+      ),
+    );
+    const item = r.output.find((o) => o.type === 'compaction');
+    if (!item) throw new ProviderError({ kind: 'server', provider: 'openai', message: 'the compaction response held no compaction item' });
+    return { block: { type: 'reasoning', id: item.id, summary: [], encryptedContent: item.encrypted_content, item: 'compaction' }, usage: usageOf(r.usage) };
   }
 
   protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<OpenAI>): AsyncGenerator<StreamEvent> {

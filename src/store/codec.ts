@@ -43,7 +43,7 @@ const ROLES: readonly string[] = ['user', 'assistant'];
 const KINDS: readonly string[] = ['normal', 'checkpoint', 'meta'];
 const TRIGGERS: readonly string[] = ['micro', 'auto', 'reactive', 'manual'];
 const STATUSES: readonly string[] = ['applied', 'failed', 'ineffective'];
-const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 'none'];
+const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 'none', 'provider'];
 
 const flag = (v: boolean | undefined): number | null => (v === undefined ? null : v ? 1 : 0);
 
@@ -77,6 +77,7 @@ function cleanBlock(b: Block, msgId: string): Block {
       if (!Array.isArray(b.summary)) throw new InvalidInputError(`message ${msgId} holds a reasoning block without a summary array`);
       const out: Block = { type: 'reasoning', id: stringField(b.id, 'id', msgId), summary: b.summary.map((x) => stringField(x, 'summary', msgId)) };
       if (b.encryptedContent !== undefined) out.encryptedContent = stringField(b.encryptedContent, 'encryptedContent', msgId);
+      if (b.item === 'compaction') out.item = 'compaction';
       return out;
     }
     default:

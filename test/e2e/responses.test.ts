@@ -96,6 +96,34 @@ describe('OpenAI Responses API', () => {
     expect(input(last).filter((it) => it.type === 'reasoning').map((it) => it.id)).toEqual(['rs_fake_1_0', 'rs_fake_2_0']);
   }, 120_000);
 
+  it('compaction.engine "provider": /compact stores OpenAI\'s encrypted compaction item, later requests replay it, /uncompact brings the originals back', async () => {
+    const ws = workspace(rc({ compaction: { engine: 'provider', tailTurns: 1 } }));
+    files(ws, 3);
+    for (let t = 0; t < 3; t++) {
+      server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] }, { text: `mod${t} read.` });
+      await turn(ws, `read mod${t}.ts`, t === 0 ? [] : ['--continue']);
+    }
+    const compacted = await turn(ws, '/compact');
+    expect(records(compacted)).toMatchObject([{ status: 'applied', method: 'provider', model: MODEL }]);
+    const compactCall = server.requests.at(-1)!;
+    expect(compactCall.path).toBe('/v1/responses/compact');
+    server.enqueue({ text: 'Still here.' });
+    await turn(ws, 'what did you read?');
+    const after = input(server.requests.at(-1)!);
+    expect(server.requests.at(-1)!.response?.status).toBe(200);
+    expect(after.filter((it) => it.type === 'compaction')).toHaveLength(1);
+    // the archived turns are not sent again: only the kept tail's reasoning items remain
+    expect(after.filter((it) => it.type === 'function_call').length).toBeLessThan(3);
+    const undo = await runAgent(['-p', '/uncompact', '--continue', '--model', MODEL], { ws, server, provider: 'openai' });
+    expect(undo.code).toBe(0);
+    server.enqueue({ text: 'All back.' });
+    await turn(ws, 'and now?');
+    const restored = input(server.requests.at(-1)!);
+    expect(server.requests.at(-1)!.response?.status).toBe(200);
+    expect(restored.some((it) => it.type === 'compaction')).toBe(false);
+    expect(restored.filter((it) => it.type === 'function_call')).toHaveLength(3);
+  }, 120_000);
+
   it('switching between gpt-5.4 and claude-sonnet-5-5 mid-session gives valid requests both ways, each provider seeing only its own state', async () => {
     const ws = workspace(rc());
     server.enqueue({ toolCalls: [{ name: 'Glob', input: { pattern: '*.ts' } }] }, { text: 'No files.' });

@@ -29,6 +29,18 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 /** The encrypted content the fake issues for a reasoning item: only it can read it back. */
 export const sealReasoning = (id: string, model: string): string => Buffer.from(JSON.stringify({ fake: 'reasoning', id, model })).toString('base64');
 
+/** The encrypted content of a compaction item: it stands for `tokens` tokens of context. */
+export const sealCompaction = (id: string, tokens: number): string => Buffer.from(JSON.stringify({ fake: 'compaction', id, tokens })).toString('base64');
+
+function openedCompaction(encrypted: string, id: string): number | undefined {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(encrypted, 'base64').toString('utf8'));
+    return isObj(v) && v.fake === 'compaction' && v.id === id && typeof v.tokens === 'number' ? v.tokens : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function opened(encrypted: string, id: string): boolean {
   try {
     const v: unknown = JSON.parse(Buffer.from(encrypted, 'base64').toString('utf8'));
@@ -102,6 +114,7 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
   const replayedReasoning: ResponsesRequest['replayedReasoning'] = [];
   const calls = new Set<string>();
   const answered = new Set<string>();
+  let compactionTokens = 0;
   const add = (role: 'user' | 'assistant', blocks: Block[]): void => {
     itemBlocks.push(blocks);
     const last = messages.at(-1);
@@ -162,6 +175,14 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
         add('assistant', [{ type: 'reasoning', id, summary, ...(enc !== undefined ? { encryptedContent: enc } : {}) }]);
         break;
       }
+      case 'compaction': {
+        const id = typeof it.id === 'string' ? it.id : '';
+        const tokens = typeof it.encrypted_content === 'string' ? openedCompaction(it.encrypted_content, id) : undefined;
+        if (tokens === undefined) return fail(`The encrypted content for item ${id} could not be verified.`, 'input', 'invalid_encrypted_content');
+        compactionTokens += tokens;
+        add('user', [{ type: 'reasoning', id, summary: [], encryptedContent: it.encrypted_content as string, item: 'compaction' }]);
+        break;
+      }
       default:
         return fail(`Invalid value: '${String(type)}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning', 'compaction', and others.`, `input[${i}].type`, 'invalid_value');
     }
@@ -177,7 +198,7 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
     toolNames: tools.map((t) => t.name),
     stream: body.stream === true,
     includeUsage: true,
-    promptTokens: countPrompt(system, messages, tools, tokenMultiplier),
+    promptTokens: countPrompt(system, messages, tools, tokenMultiplier) + compactionTokens,
   };
   if (typeof body.max_output_tokens === 'number') view.maxTokens = body.max_output_tokens;
   if (typeof body.temperature === 'number') view.temperature = body.temperature;
@@ -186,7 +207,10 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
   // cache order: tools, instructions, then each input item
   const segments: Segment[] = tools.map((t, i) => ({ key: keyOf({ tool: (body.tools as unknown[])[i] }), tokens: countTool(t) }));
   segments.push({ key: keyOf({ instructions: body.instructions ?? '' }), tokens: countText(typeof body.instructions === 'string' ? body.instructions : '') });
-  for (const [i, it] of items.entries()) segments.push({ key: keyOf(it), tokens: MESSAGE_OVERHEAD + (itemBlocks[i] ?? []).reduce((n, b) => n + countBlock(b), 0) });
+  for (const [i, it] of items.entries()) {
+    const sealed = it.type === 'compaction' && typeof it.encrypted_content === 'string' ? (openedCompaction(it.encrypted_content, String(it.id)) ?? 0) : 0;
+    segments.push({ key: keyOf(it), tokens: MESSAGE_OVERHEAD + sealed + (itemBlocks[i] ?? []).reduce((n, b) => n + countBlock(b), 0) });
+  }
   const reasoning = isObj(body.reasoning) ? body.reasoning : undefined;
   return {
     ok: true,

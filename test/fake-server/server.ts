@@ -53,6 +53,7 @@ import {
 import { openaiCompletion, openaiFrames, openaiInStreamError, parseOpenAIRequest, type ChunkFigures } from './openai-wire.js';
 import { PromptCacheSim, type AnthropicCacheUsage } from './cache.js';
 import { CONTEXT_WINDOW_TEXT, DEFAULT_REASONING_SUMMARY, responseObject, responsesErrorFrame, responsesFrames, type ResponseFigures } from './responses-frames.js';
+import { compactedResponse, compactionSize } from './responses-compact.js';
 import { parseResponsesRequest } from './responses-wire.js';
 import { countText } from './tokens.js';
 import type { ErrorReply, MessageReply, OverflowFlavor, RecordedRequest, Reply, RequestView, Responder, StopName, WireProvider } from './types.js';
@@ -187,7 +188,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     touchIdle();
     const path = (req.url ?? '/').split('?')[0]!;
-    const responses = path === '/v1/responses' || path === '/v1/responses/input_tokens';
+    const responses = path === '/v1/responses' || path === '/v1/responses/input_tokens' || path === '/v1/responses/compact';
     const provider: WireProvider | 'unknown' = path.startsWith('/v1/messages') ? 'anthropic' : path === '/v1/chat/completions' || responses ? 'openai' : 'unknown';
     const rec: RecordedRequest = { seq: ++seq, provider, method: req.method ?? 'GET', path, headers: flatHeaders(req), body: undefined };
     requests.push(rec);
@@ -219,7 +220,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       return sendError(res, rec, { status: 404, headers: {}, body: openaiBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error') });
     }
     if (provider === 'anthropic') return handleAnthropic(req, res, rec, requestId, path.endsWith('/count_tokens'));
-    if (responses) return handleResponses(req, res, rec, path.endsWith('/input_tokens'));
+    if (responses) return handleResponses(req, res, rec, path.endsWith('/input_tokens') ? 'count' : path.endsWith('/compact') ? 'compact' : 'respond');
     return handleOpenAI(req, res, rec);
   }
 
@@ -360,7 +361,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     return streamFrames(res, rec, openaiFrames(reply, f), reply, openaiInStreamError(reply.cut?.message ?? 'The server had an error while processing your request. Sorry about that!'));
   }
 
-  async function handleResponses(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, countOnly: boolean): Promise<void> {
+  async function handleResponses(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, action: 'respond' | 'count' | 'compact'): Promise<void> {
     const key = bearer(req);
     if (!key) return sendError(res, rec, { status: 401, headers: {}, body: openaiBody("You didn't provide an API key.", 'invalid_request_error') });
     if (settings.apiKey !== undefined && key !== settings.apiKey)
@@ -371,11 +372,18 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     rec.view = view;
     if (settings.knownModels && !settings.knownModels.includes(view.model))
       return sendError(res, rec, openaiError({ type: 'error', error: 'not_found' }, 'openai', { model: view.model, promptTokens: 0, limit: 0, maxTokens: 0 }));
-    if (countOnly) {
+    if (action === 'count') {
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, { object: 'response.input_tokens', input_tokens: view.promptTokens });
     }
     const fig: ErrorFigures = { model: view.model, promptTokens: view.promptTokens, limit: windowFor(view.model), maxTokens: view.maxTokens ?? 0, apiKey: key };
+    if (action === 'compact') {
+      if (view.promptTokens > fig.limit) return sendError(res, rec, openaiInvalid(CONTEXT_WINDOW_TEXT, 'input', 'context_length_exceeded'));
+      const cached = settings.promptCache ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, view.promptTokens) : 0;
+      rec.usage = { inputTokens: view.promptTokens - cached, cacheReadTokens: cached, cacheWriteTokens: 0, outputTokens: compactionSize(view.promptTokens) };
+      rec.response = { status: 200, kind: 'json' };
+      return sendJson(res, 200, compactedResponse(rec.seq, view, rec.body, cached));
+    }
     // over the window: a 400 when not streaming, else an `error` event in a 200 stream
     if (view.promptTokens > fig.limit) {
       if (!view.stream) return sendError(res, rec, openaiInvalid(CONTEXT_WINDOW_TEXT, 'input', 'context_length_exceeded'));
