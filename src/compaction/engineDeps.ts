@@ -45,6 +45,11 @@ export interface EngineDeps {
    * into an encrypted item the checkpoint carries; the summarizer stays the fallback.
    */
   providerCompaction?: ProviderCompaction | undefined;
+  /**
+   * The provider's exact count of a request (OpenAI responses.inputTokens.count), asked only when
+   * the estimate lands near the auto threshold, once per history (see CompactionEngine.beforeCall).
+   */
+  countExact?: ((parts: CompactionContext, signal: AbortSignal) => Promise<number>) | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }

@@ -65,6 +65,11 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
             if (!provider.compact) throw new Error('this provider cannot compact');
             return provider.compact(req);
           },
+          countInputTokens: async (req: Omit<ModelRequest, 'maxTokens'>): Promise<number> => {
+            const provider = await load();
+            if (!provider.countInputTokens) throw new Error('this provider cannot count tokens');
+            return provider.countInputTokens(req);
+          },
         }
       : {}),
   };

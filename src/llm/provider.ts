@@ -65,6 +65,8 @@ export interface Provider {
    * Does not retry: the agent loop owns retries so that it can report them.
    */
   stream(req: ModelRequest): AsyncIterable<StreamEvent>;
+  /** Present where the provider counts a request's input exactly without running it (OpenAI's Responses API); throws ProviderError. */
+  countInputTokens?(req: Omit<ModelRequest, 'maxTokens'>): Promise<number>;
   /** Present where the provider can compact history itself (OpenAI's Responses API); throws ProviderError. */
   compact?(req: CompactRequest): Promise<CompactResult>;
 }

@@ -169,6 +169,24 @@ export class ResponsesProvider extends SdkAdapter<OpenAI> implements Provider {
     super(opts, { provider: 'openai', keyEnv: 'OPENAI_API_KEY', client: (options) => new OpenAI(options), describe: describeOpenAIError, aborted: () => new OpenAI.APIUserAbortError() });
   }
 
+  /** The exact input tokens of a request (responses.inputTokens.count): no reply, nothing billed. */
+  async countInputTokens(req: Omit<ModelRequest, 'maxTokens'>): Promise<number> {
+    const p = toResponsesParams({ ...req, maxTokens: 0 });
+    const r = await this.once({ ...req, maxTokens: 0 }, ({ client, signal }) =>
+      client.responses.inputTokens.count(
+        {
+          model: p.model,
+          input: p.input,
+          ...(p.instructions ? { instructions: p.instructions } : {}),
+          ...(p.tools ? { tools: p.tools, parallel_tool_calls: true } : {}),
+          ...(p.reasoning ? { reasoning: p.reasoning } : {}),
+        },
+        { signal },
+      ),
+    );
+    return r.input_tokens;
+  }
+
   /** OpenAI's own compaction (responses.compact): the history in, one encrypted compaction item out. */
   async compact(req: CompactRequest): Promise<CompactResult> {
     const cache = this.opts.cache ?? DEFAULT_CACHE;

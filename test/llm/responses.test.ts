@@ -157,3 +157,28 @@ describe('history', () => {
     expect((body(1).input as Record<string, unknown>[]).some((i) => i.type === 'reasoning')).toBe(false);
   });
 });
+
+describe('counting and compaction', () => {
+  it('counts a request exactly at /v1/responses/input_tokens, as the server counts it when answering', async () => {
+    const req = rreq();
+    const n = await provider.countInputTokens!(req);
+    server.enqueue({ text: 'ok' });
+    await run(provider, req);
+    expect(server.requests[0]!.path).toBe('/v1/responses/input_tokens');
+    expect(n).toBe(server.requests[1]!.view!.promptTokens);
+  });
+
+  it('compacts at /v1/responses/compact into one encrypted item that later requests replay and the server accepts', async () => {
+    server.enqueue({ toolCalls: [{ id: 'call_1', name: 'Read', input: { path: 'a' } }] });
+    const first = await run(provider, rreq());
+    const history: Message[] = [msg('user', [text('Hello')]), msg('assistant', first.done!.blocks), msg('user', [{ type: 'tool_result', toolUseId: 'call_1', content: 'A', isError: false }])];
+    const r = await provider.compact!({ model: 'gpt-5.4', system: 'sys', messages: history });
+    expect(server.requests[1]!.path).toBe('/v1/responses/compact');
+    expect(r.block).toMatchObject({ type: 'reasoning', item: 'compaction', id: 'cmp_fake_2', encryptedContent: expect.any(String) });
+    expect(r.usage.inputTokens + r.usage.cacheReadTokens).toBe(server.requests[1]!.view!.promptTokens);
+    server.enqueue({ text: 'ok' });
+    const next = await run(provider, rreq({ messages: [msg('user', [text('[checkpoint]'), r.block]), msg('user', [text('go on')])] }));
+    expect(next.error).toBeUndefined();
+    expect((body(2).input as Record<string, unknown>[]).map((i) => i.type)).toEqual(['message', 'compaction', 'message']);
+  });
+});
