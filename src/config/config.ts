@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { openaiApiFor } from '../llm/openaiApi.js';
 import type { ProviderName } from '../llm/provider.js';
 import { stripJsonComments } from './jsonc.js';
 import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
@@ -203,6 +204,13 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     warnings.push(
       `Unknown model "${model}": assuming a ${resolved.contextWindow.toLocaleString('en-US')}-token context window and ${resolved.maxOutputTokens.toLocaleString('en-US')} output tokens. ` +
         `Describe it under "models" in .agentrc to set its real limits.`,
+    );
+  }
+
+  const compactionEngine = file.compaction?.engine;
+  if (compactionEngine === 'provider' && (provider !== 'openai' || openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) !== 'responses')) {
+    warnings.push(
+      `compaction.engine "provider" applies to OpenAI models on the Responses API (api.openai.com, or "api": "responses"); ${model} compacts with the agent's own summarizer.`,
     );
   }
 
