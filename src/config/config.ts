@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { openaiApiFor } from '../llm/openaiApi.js';
+import { openaiApiFor, type ReasoningEffort } from '../llm/openaiApi.js';
 import type { ProviderName } from '../llm/provider.js';
 import { stripJsonComments } from './jsonc.js';
 import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
@@ -34,6 +34,8 @@ export interface Config {
   apiKeyEnv?: string;
   /** OpenAI: which API to speak, as .agentrc set it; absent: Responses for api.openai.com, Chat Completions elsewhere. */
   api?: 'responses' | 'chat';
+  /** OpenAI reasoning models on the Responses API: reasoning.effort, as .agentrc set it (absent: "medium"). */
+  reasoningEffort?: ReasoningEffort;
   maxOutputTokens: number;
   /** maxOutputTokens as .agentrc set it (absent: the model's own, capped), kept for /model switches. */
   maxOutputSetting?: number;
@@ -232,6 +234,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     ...(baseURL ? { baseURL } : {}),
     ...(file.apiKeyEnv ? { apiKeyEnv: file.apiKeyEnv } : {}),
     ...(file.api ? { api: file.api } : {}),
+    ...(file.reasoningEffort ? { reasoningEffort: file.reasoningEffort } : {}),
     maxOutputTokens,
     ...(file.maxOutputTokens !== undefined ? { maxOutputSetting: file.maxOutputTokens } : {}),
     maxSteps: flags.maxSteps ?? file.maxSteps ?? DEFAULT_MAX_STEPS,

@@ -137,6 +137,8 @@ export const FileConfigSchema = z.strictObject({
   baseURL: z.optional(z.url()),
   /** OpenAI only: "responses" (the Responses API, default for api.openai.com) or "chat" (Chat Completions, default for any other base URL). */
   api: z.optional(z.enum(['responses', 'chat'])),
+  /** OpenAI reasoning models on the Responses API: how hard they think (sent as reasoning.effort; default "medium"). */
+  reasoningEffort: z.optional(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
   /** Name of the environment variable that holds the API key (keys never go in this file). */
   apiKeyEnv: z.optional(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))),
   /** Tokens a single reply may use; default the model's max output, capped at 32,000. */

@@ -23,6 +23,8 @@ export interface AdapterOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** OpenAI: force the output-limit field; default max_completion_tokens for api.openai.com, max_tokens elsewhere. */
   tokenField?: 'max_tokens' | 'max_completion_tokens' | undefined;
+  /** OpenAI Responses, reasoning models: reasoning.effort (default medium). */
+  reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | undefined;
   /** Prompt caching (default: on, 5m TTL, prompt_cache_key only to api.openai.com). */
   cache?: CacheSettings | undefined;
 }

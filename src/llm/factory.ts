@@ -36,6 +36,7 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
     onWarning: opts.onWarning,
     tokenField: opts.tokenField,
     cache: opts.cache,
+    reasoningEffort: opts.reasoningEffort,
   };
   // without a base URL the SDK reads OPENAI_BASE_URL itself: decide on the URL it will use
   const api = opts.provider === 'openai' ? openaiApiFor(adapterOpts.baseURL ?? (process.env.OPENAI_BASE_URL || undefined), opts.api) : undefined;

@@ -5,6 +5,11 @@ import { isOpenAIHost } from './cache.js';
 
 export type OpenAIApi = 'responses' | 'chat';
 
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+/** Sent unless .agentrc says otherwise: newer gpt-5 models default to no reasoning at all, which an agent's tool loop is the worse for. */
+export const DEFAULT_REASONING_EFFORT: ReasoningEffort = 'medium';
+
 /**
  * The API for an OpenAI-family server: `api` as configured wins; otherwise OpenAI's own API
  * (no base URL, or api.openai.com) gets Responses and any other server (Ollama, llama.cpp,

@@ -15,7 +15,7 @@ import { DEFAULT_CACHE } from './cache.js';
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type TextBlock, type Usage } from './messages.js';
 import { describeOpenAIError } from './openai.js';
-import { allowsStrict, isReasoningModel } from './openaiApi.js';
+import { allowsStrict, DEFAULT_REASONING_EFFORT, isReasoningModel, type ReasoningEffort } from './openaiApi.js';
 import type { CompactRequest, CompactResult, ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 
 // The OpenAI Responses API adapter, used statelessly (store: false) as Codex does: the whole
@@ -86,7 +86,7 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
 }
 
 /** `promptCacheKey`: the session id, sent unless caching hints are off (a server that speaks Responses knows the field). */
-export function toResponsesParams(req: ModelRequest, promptCacheKey?: string): ResponseCreateParamsStreaming {
+export function toResponsesParams(req: ModelRequest, promptCacheKey?: string, effort: ReasoningEffort = DEFAULT_REASONING_EFFORT): ResponseCreateParamsStreaming {
   const reasoning = isReasoningModel(req.model);
   const tools: FunctionTool[] = req.tools.map((t) => ({
     type: 'function',
@@ -103,7 +103,7 @@ export function toResponsesParams(req: ModelRequest, promptCacheKey?: string): R
     input: toResponsesInput(req.messages, req.model),
     max_output_tokens: req.maxTokens,
     ...(tools.length > 0 ? { tools, tool_choice: 'auto' as const, parallel_tool_calls: true } : {}),
-    ...(reasoning ? { reasoning: { summary: 'auto' as const }, include: ['reasoning.encrypted_content' as const] } : {}),
+    ...(reasoning ? { reasoning: { effort, summary: 'auto' as const }, include: ['reasoning.encrypted_content' as const] } : {}),
     // reasoning models refuse temperature
     ...(req.temperature !== undefined && !reasoning ? { temperature: req.temperature } : {}),
     ...(promptCacheKey !== undefined ? { prompt_cache_key: promptCacheKey } : {}),
@@ -171,7 +171,7 @@ export class ResponsesProvider extends SdkAdapter<OpenAI> implements Provider {
 
   /** The exact input tokens of a request (responses.inputTokens.count): no reply, nothing billed. */
   async countInputTokens(req: Omit<ModelRequest, 'maxTokens'>): Promise<number> {
-    const p = toResponsesParams({ ...req, maxTokens: 0 });
+    const p = toResponsesParams({ ...req, maxTokens: 0 }, undefined, this.opts.reasoningEffort);
     const r = await this.once({ ...req, maxTokens: 0 }, ({ client, signal }) =>
       client.responses.inputTokens.count(
         {
@@ -212,7 +212,7 @@ export class ResponsesProvider extends SdkAdapter<OpenAI> implements Provider {
   protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<OpenAI>): AsyncGenerator<StreamEvent> {
     const cache = this.opts.cache ?? DEFAULT_CACHE;
     const cacheKey = req.cacheKey !== undefined && cache.enabled && cache.promptCacheKey !== false ? req.cacheKey : undefined;
-    const params = toResponsesParams(req, cacheKey);
+    const params = toResponsesParams(req, cacheKey, this.opts.reasoningEffort);
     const stream = await withWarningsTo(this.warn, () => client.responses.create(params, { signal }));
     begin();
 

@@ -43,6 +43,10 @@ describe('config loading', () => {
     expect(load(d).warnings.join('\n')).toMatch(/compaction\.engine "provider" applies to OpenAI models on the Responses API/);
     writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'claude-sonnet-5-5', compaction: { engine: 'provider' } }));
     expect(load(d).warnings.join('\n')).toMatch(/claude-sonnet-5-5 compacts with the agent's own summarizer/);
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'gpt-5.4', reasoningEffort: 'high' }));
+    expect(load(d).reasoningEffort).toBe('high');
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ reasoningEffort: 'extreme' }));
+    expect(() => load(d)).toThrow(/reasoningEffort/);
     writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ api: 'graphql' }));
     expect(() => load(d)).toThrow(/api/);
   });

@@ -17,6 +17,8 @@ export interface ResponsesRequest {
   includeEncrypted: boolean;
   /** reasoning.summary was asked for: reasoning items carry a summary. */
   wantsSummary: boolean;
+  /** reasoning.effort as sent; 'none': the model does not reason (no reasoning item). */
+  effort?: string;
   reasoningModel: boolean;
   /** The reasoning items the request replayed (id and encrypted content), in order. */
   replayedReasoning: { id: string; encrypted: string }[];
@@ -219,6 +221,7 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
     segments,
     includeEncrypted,
     wantsSummary: reasoning !== undefined && reasoning.summary !== undefined && reasoning.summary !== null,
+    ...(reasoning !== undefined && typeof reasoning.effort === 'string' ? { effort: reasoning.effort } : {}),
     reasoningModel,
     replayedReasoning,
     ...(typeof body.prompt_cache_key === 'string' ? { promptCacheKey: body.prompt_cache_key } : {}),

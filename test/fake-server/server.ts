@@ -399,7 +399,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
     const cachedTokens = settings.promptCache ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, view.promptTokens) : 0;
     const inputs = inputFigures(reply, view.promptTokens, settings.promptCache ? { inputTokens: view.promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 } : undefined);
-    const reasoning = parsed.reasoningModel && reply.reasoning !== false;
+    const reasoning = parsed.reasoningModel && parsed.effort !== 'none' && reply.reasoning !== false;
     const summary = reasoning && parsed.wantsSummary ? (typeof reply.reasoning === 'string' ? reply.reasoning : DEFAULT_REASONING_SUMMARY) : undefined;
     const reasoningTokens = reasoning ? (reply.reasoningTokens ?? 4 * countText(typeof reply.reasoning === 'string' ? reply.reasoning : DEFAULT_REASONING_SUMMARY)) : 0;
     const f: ResponseFigures = {

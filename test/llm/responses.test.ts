@@ -48,7 +48,7 @@ describe('requests', () => {
       max_output_tokens: 1000,
       parallel_tool_calls: true,
       prompt_cache_key: 's_1',
-      reasoning: { summary: 'auto' },
+      reasoning: { effort: 'medium', summary: 'auto' },
       include: ['reasoning.encrypted_content'],
       tools: [{ type: 'function', name: 'Read', strict: false }],
       input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello' }] }],
@@ -63,6 +63,14 @@ describe('requests', () => {
     expect(body().reasoning).toBeUndefined();
     expect(body().temperature).toBe(0.2);
   });
+});
+
+it('sends the configured reasoning effort; with "none" the model returns no reasoning item', async () => {
+  const none = createProvider({ provider: 'openai', apiKey: KEY, baseURL: server.openaiBaseURL, api: 'responses', reasoningEffort: 'none' });
+  server.enqueue({ text: 'Hi.' });
+  const r = await run(none, rreq());
+  expect(body().reasoning).toEqual({ effort: 'none', summary: 'auto' });
+  expect(r.done!.blocks.map((b) => b.type)).toEqual(['text']);
 });
 
 describe('the stream', () => {
