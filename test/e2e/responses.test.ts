@@ -81,6 +81,18 @@ describe('OpenAI Responses API', () => {
     expect(server.requests.at(-1)!.response?.status).toBe(200);
   }, 300_000);
 
+  it('an incomplete response (max_output_tokens) is continued by the max-output recovery with a valid request', async () => {
+    const ws = workspace(rc());
+    server.enqueue({ text: 'The first half of a long answer', stop: 'max_tokens' }, { text: ' and its second half.' });
+    const evs = await turn(ws, 'explain at length', []);
+    expect(evs.at(-1)).toMatchObject({ type: 'result', isError: false });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.response?.status).toBe(200);
+    const input2 = JSON.stringify(server.requests[1]!.body);
+    expect(input2).toContain('The first half of a long answer');
+    expect(input2).toContain('rs_fake_1_0');
+  }, 60_000);
+
   it('--resume --fork of a Responses session replays the original reasoning and is accepted', async () => {
     const ws = workspace(rc());
     files(ws, 1);
