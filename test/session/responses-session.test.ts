@@ -11,10 +11,10 @@ import { createTools } from '../../src/tools/registry.js';
 import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
 import { lastUserText, startFakeServer, type FakeServer } from '../fake-server/server.js';
 
-// A live Responses session (in-process, real SDKs, the fake): /model between an OpenAI model on
-// the Responses API and Claude (the
-// TUI's path: Session.setModel builds the other family's provider): every request valid, each
-// provider shown only its own reasoning or thinking, OpenAI's reasoning carried across the switch.
+// A live Responses session (in-process, real SDKs, the fake). /model between an OpenAI model on
+// the Responses API and Claude (the TUI's path: Session.setModel builds the other family's
+// provider): every request valid, each provider shown only its own reasoning or thinking, OpenAI's
+// reasoning carried across the switch. Pins, /compact, /uncompact and /rewind: every request valid.
 
 let server: FakeServer;
 let dir: string;
