@@ -121,6 +121,15 @@ describe('the stream', () => {
     expect(err.message).toMatch(/exceeds the context window/);
   });
 
+  it('the fake\'s other directives: an injected 429 is a rate limit, a dropped or unfinished stream a stream_cut', async () => {
+    server.enqueue({ type: 'error', error: 'rate_limit', retryAfter: 2 });
+    expect(await failure(provider, rreq())).toMatchObject({ kind: 'rate_limit', retryAfterMs: 2_000 });
+    server.enqueue({ text: 'Hello there, this is long', cut: { afterFrames: 5, how: 'drop' } });
+    expect((await failure(provider, rreq())).kind).toBe('stream_cut');
+    server.enqueue({ text: 'Hello there, this is long', cut: { afterFrames: 5, how: 'end' } });
+    expect((await failure(provider, rreq())).kind).toBe('stream_cut');
+  });
+
   it('an in-stream server error is a retryable server error', async () => {
     server.enqueue({ text: 'Hello there, this is long', cut: { afterFrames: 4, how: 'error', message: 'boom' } });
     const err = await failure(provider, rreq());
