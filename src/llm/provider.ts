@@ -33,7 +33,7 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence
 
 export type StreamEvent =
   | { type: 'text_delta'; text: string }
-  /** Readable reasoning as it streams (Anthropic thinking, OpenAI reasoning summaries): shown, never sent back as text. */
+  /** Readable thinking as it streams (Anthropic thinking, OpenAI reasoning summaries). */
   | { type: 'thinking_delta'; text: string }
   | { type: 'tool_use_start'; id: string; name: string }
   | { type: 'tool_input_delta'; id: string; partialJson: string }
