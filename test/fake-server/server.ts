@@ -13,8 +13,8 @@
  *
  * Routes: POST /v1/messages, POST /v1/messages/count_tokens (Anthropic: x-api-key or
  * Authorization: Bearer, any anthropic-version), POST /v1/chat/completions (OpenAI and
- * OpenAI-compatible local servers: Bearer), POST /v1/responses and /v1/responses/input_tokens
- * (OpenAI's Responses API, used statelessly: see responses-wire.ts), GET /health.
+ * OpenAI-compatible local servers: Bearer), POST /v1/responses, /v1/responses/input_tokens and
+ * /v1/responses/compact (OpenAI's Responses API, used statelessly: see responses-wire.ts), GET /health.
  *
  * Each request is validated as the real service does (real 400 texts). Then, in order:
  * 1. the prompt is counted (gpt-tokenizer × tokenMultiplier); over the model's window the
@@ -188,8 +188,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     touchIdle();
     const path = (req.url ?? '/').split('?')[0]!;
-    const responses = path === '/v1/responses' || path === '/v1/responses/input_tokens' || path === '/v1/responses/compact';
-    const provider: WireProvider | 'unknown' = path.startsWith('/v1/messages') ? 'anthropic' : path === '/v1/chat/completions' || responses ? 'openai' : 'unknown';
+    const provider: WireProvider | 'unknown' = path.startsWith('/v1/messages') ? 'anthropic' : path === '/v1/chat/completions' ? 'openai' : 'unknown';
     const rec: RecordedRequest = { seq: ++seq, provider, method: req.method ?? 'GET', path, headers: flatHeaders(req), body: undefined };
     requests.push(rec);
     if (requests.length > settings.maxRecorded) requests.splice(0, requests.length - settings.maxRecorded);
@@ -216,11 +215,15 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       rec.body = undefined;
     }
 
+    const responses = RESPONSES_ROUTES[path];
+    if (responses && req.method === 'POST') {
+      rec.provider = 'openai';
+      return handleResponses(req, res, rec, responses);
+    }
     if (provider === 'unknown' || req.method !== 'POST') {
       return sendError(res, rec, { status: 404, headers: {}, body: openaiBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error') });
     }
     if (provider === 'anthropic') return handleAnthropic(req, res, rec, requestId, path.endsWith('/count_tokens'));
-    if (responses) return handleResponses(req, res, rec, path.endsWith('/input_tokens') ? 'count' : path.endsWith('/compact') ? 'compact' : 'respond');
     return handleOpenAI(req, res, rec);
   }
 
@@ -541,6 +544,13 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     close,
   };
 }
+
+/** The Responses API's routes and what each does. */
+const RESPONSES_ROUTES: Record<string, 'respond' | 'count' | 'compact' | undefined> = {
+  '/v1/responses': 'respond',
+  '/v1/responses/input_tokens': 'count',
+  '/v1/responses/compact': 'compact',
+};
 
 /** The input side of the reported usage: scripted figures when the reply gives any, else the cache simulation's, else all uncached. */
 function inputFigures(reply: MessageReply, promptTokens: number, cached: AnthropicCacheUsage | undefined): AnthropicCacheUsage {
