@@ -13,7 +13,7 @@ import type {
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { DEFAULT_CACHE } from './cache.js';
 import { ProviderError } from './errors.js';
-import { emptyUsage, type Block, type Message, type TextBlock, type Usage } from './messages.js';
+import { emptyUsage, type Block, type Message, type ReasoningBlock, type TextBlock, type Usage } from './messages.js';
 import { describeOpenAIError } from './openai.js';
 import { allowsStrict, DEFAULT_REASONING_EFFORT, isReasoningModel, type ReasoningEffort } from './openaiApi.js';
 import type { CompactRequest, CompactResult, ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
@@ -34,6 +34,9 @@ function userContent(blocks: readonly Block[]): ResponseInputContent[] {
   }
   return parts;
 }
+
+/** An OpenAI compaction item (the encrypted summary of what it replaced), as received. */
+const compactionItem = (b: ReasoningBlock): ResponseInputItem[] => (b.encryptedContent !== undefined ? [{ type: 'compaction', id: b.id, encrypted_content: b.encryptedContent }] : []);
 
 function assistantText(b: TextBlock): EasyInputMessage {
   return { type: 'message', role: 'assistant', content: b.text, ...(b.phase ? { phase: b.phase } : {}) };
@@ -58,9 +61,8 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
       }
       const content = userContent(m.blocks);
       if (content.length > 0) out.push({ type: 'message', role: 'user', content });
-      for (const b of m.blocks) {
-        if (b.type === 'reasoning' && b.item === 'compaction' && b.encryptedContent !== undefined) out.push({ type: 'compaction', id: b.id, encrypted_content: b.encryptedContent });
-      }
+      // a checkpoint's compaction item follows its text, as responses.compact returns them
+      for (const b of m.blocks) if (b.type === 'reasoning' && b.item === 'compaction') out.push(...compactionItem(b));
       continue;
     }
     let held: ResponseInputItem[] = [];
@@ -70,8 +72,7 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
     };
     for (const b of m.blocks) {
       if (b.type === 'reasoning' && b.item === 'compaction') {
-        // a checkpoint's compaction item: what it summarizes is no longer in the input
-        if (b.encryptedContent !== undefined) out.push({ type: 'compaction', id: b.id, encrypted_content: b.encryptedContent });
+        out.push(...compactionItem(b));
       } else if (b.type === 'reasoning') {
         if (reasoning && b.encryptedContent !== undefined)
           held.push({ type: 'reasoning', id: b.id, summary: b.summary.map((text) => ({ type: 'summary_text' as const, text })), encrypted_content: b.encryptedContent });
