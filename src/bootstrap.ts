@@ -103,6 +103,8 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
     apiKey: creds.apiKey,
     ...(creds.baseURL ? { baseURL: creds.baseURL } : {}),
     ...(creds.keyVar ? { apiKeyEnv: creds.keyVar } : {}),
+    ...(config.api ? { api: config.api } : {}),
+    ...(config.reasoningEffort ? { reasoningEffort: config.reasoningEffort } : {}),
     connectTimeoutMs: config.timeouts.connectMs,
     firstByteTimeoutMs: config.timeouts.firstByteMs,
     idleTimeoutMs: config.timeouts.idleMs,

@@ -30,6 +30,9 @@ export interface ResponseObservation {
   overflow?: OverflowInfo;
 }
 
+/** Share of the window around the auto threshold within which an exact count is worth one call. */
+const EXACT_BAND = 0.03;
+
 interface MicroPlan {
   result: MicroResult;
   tokensAfter: number;
@@ -50,6 +53,8 @@ export class CompactionEngine {
   private readonly model: string;
   private st: CompactionState;
   private readonly guards: Guards;
+  /** The history (length:last id) an exact count was last asked for. */
+  private exactFor: string | undefined;
   /** The provider's count of the last request, while exact counts are not needed (see observeResponse). */
   private lastReported: Reported | undefined;
 
@@ -108,7 +113,7 @@ export class CompactionEngine {
       }
       await this.deps.counter.load();
     }
-    const measured = this.measureCtx(ctx);
+    const measured = await this.exactNearThreshold(ctx, this.measureCtx(ctx), signal);
     const tokens = measured.tokens;
     this.guards.measured(tokens);
     if (!this.cfg.auto || ctx.history.length === 0 || tokens < this.ladder.micro) return [];
@@ -261,6 +266,31 @@ export class CompactionEngine {
   /** A user turn finished: the cooldown counts down, a thrash stop lifts. */
   turnCompleted(): void {
     this.guards.turnEnded();
+  }
+
+  /**
+   * Where the provider counts exactly and the estimate sits within EXACT_BAND of the auto
+   * threshold (where an estimate's error decides whether to compact), one count call replaces
+   * the estimate: at most once per history, and not when the provider's own figure for a prefix
+   * anchors it and what was added since is small.
+   */
+  private async exactNearThreshold(ctx: CompactionContext, m: Measurement, signal: AbortSignal): Promise<Measurement> {
+    const count = this.deps.countExact;
+    const last = ctx.history.at(-1);
+    if (!count || !last || !this.cfg.auto) return m;
+    const band = Math.max(1_000, Math.round(EXACT_BAND * this.ladder.contextWindow));
+    if (Math.abs(m.tokens - this.ladder.auto) > band) return m;
+    const key = `${ctx.history.length}:${last.id}`;
+    // anchored on the provider's figure, only the new part is estimated: too little to be off by much
+    const anchor = m.anchor;
+    if (this.exactFor === key || (anchor?.source === 'reported' && m.tokens - anchor.tokens < band)) return m;
+    this.exactFor = key;
+    try {
+      const exact = await count(ctx, signal);
+      return exact > 0 ? { ...m, tokens: exact } : m;
+    } catch {
+      return m; // an estimate is still an answer
+    }
   }
 
   private measureCtx(ctx: CompactionContext): Measurement {

@@ -6,6 +6,13 @@ import type { RequestParts } from './meter.js';
 import type { ReadFile } from './restore.js';
 import type { SummarizerModel } from './summarize.js';
 import type { TokenCounter } from './tokens.js';
+import type { Message, ReasoningBlock, Usage } from '../llm/messages.js';
+
+export interface ProviderCompaction {
+  /** The model that compacts (the session's). */
+  model: string;
+  compact(messages: readonly Message[], signal: AbortSignal): Promise<{ block: ReasoningBlock; usage: Usage }>;
+}
 
 export interface EngineDeps {
   config: CompactionConfig;
@@ -33,6 +40,16 @@ export interface EngineDeps {
   cacheTtlMs?: number | undefined;
   /** 'every-call' clears whenever something is clearable (for comparison in the benchmark). */
   microPolicy?: MicroPolicy | undefined;
+  /**
+   * compaction.engine "provider": the provider compacts the head itself (OpenAI responses.compact)
+   * into an encrypted item the checkpoint carries; the summarizer stays the fallback.
+   */
+  providerCompaction?: ProviderCompaction | undefined;
+  /**
+   * The provider's exact count of a request (OpenAI responses.inputTokens.count), asked only when
+   * the estimate lands near the auto threshold, once per history (see CompactionEngine.beforeCall).
+   */
+  countExact?: ((parts: CompactionContext, signal: AbortSignal) => Promise<number>) | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }

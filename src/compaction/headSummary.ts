@@ -2,11 +2,11 @@
 // restore recent requests and files, and assemble the compacted history. Nothing is committed
 // here: the outcome goes back through the engine to the session.
 import { historyProblems } from '../llm/validate.js';
-import type { Message, Usage } from '../llm/messages.js';
+import type { Block, Message, Usage } from '../llm/messages.js';
 import { emptyUsage, newId } from '../llm/messages.js';
 import type { compactionBudgets } from './budget.js';
 import { assembleHistory, buildCheckpointMessage, checkpointSummary } from './checkpoint.js';
-import type { CompactionContext, EngineDeps } from './engineDeps.js';
+import type { CompactionContext, EngineDeps, ProviderCompaction } from './engineDeps.js';
 import type { Measurement } from './meter.js';
 import { FILE_EDIT_TOOLS } from './modified.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
@@ -66,7 +66,9 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   const tail = history.slice(split.index);
 
   let summary: SummaryResult;
-  try {
+  const provided = d.deps.providerCompaction ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress) : undefined;
+  if (provided) summary = provided.summary;
+  else try {
     summary = await d.summarizer.summarize({
       messages: head.summarize,
       previous: head.previous ? checkpointSummary(head.previous) : undefined,
@@ -109,6 +111,8 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   if (signal.aborted) return finish({ status: 'failed', reason: CANCELLED, tokensAfter: run.tokensBefore }, summary.usage);
 
   const checkpoint = buildCheckpointMessage({ compactionId: id, summary: summary.text, archivedCount: head.archived.length, restoration, createdAt: d.now() });
+  // the encrypted item goes right after the checkpoint's text, as responses.compact returns it
+  if (provided) checkpoint.blocks.splice(1, 0, provided.block);
   const { messages, bridges } = assembleHistory(checkpoint, head.pinnedUnits, tail, d.now());
   const problems = historyProblems(messages);
   if (problems.length > 0) {
@@ -132,11 +136,33 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     id,
     status: 'applied',
     usage: summary.usage,
-    model: d.deps.summarizer.model,
+    model: provided ? d.deps.providerCompaction!.model : d.deps.summarizer.model,
     ...(run.focus ? { focus: run.focus } : {}),
   });
   return {
     record,
     change: { record, messages, archivedIds: head.archived.map((m) => m.id), added: [checkpoint, ...bridges], replaced: [], cleared: [] },
   };
+}
+
+/** What a checkpoint says where OpenAI's encrypted compaction item holds the summary. */
+export const PROVIDER_SUMMARY_TEXT =
+  'The summary of the archived messages is the encrypted compaction item that follows (written by OpenAI; only OpenAI models can read it). The archived messages themselves are searchable with Recall.';
+
+/** OpenAI's own compaction of the head; undefined when it failed (the agent's summarizer then writes the checkpoint). */
+async function providerSummary(
+  pc: ProviderCompaction,
+  messages: readonly Message[],
+  signal: AbortSignal,
+  progress: (stage: string) => void,
+): Promise<{ summary: SummaryResult; block: Block } | undefined> {
+  progress('compacting with the provider');
+  try {
+    const r = await pc.compact(messages, signal);
+    return { summary: { text: PROVIDER_SUMMARY_TEXT, method: 'provider', usage: r.usage, requests: 1, verified: false }, block: r.block };
+  } catch {
+    if (signal.aborted) return undefined;
+    progress('the provider could not compact: writing the summary instead');
+    return undefined;
+  }
 }

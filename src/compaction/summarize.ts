@@ -42,7 +42,7 @@ export interface SummaryJob {
   shared?: SharedPrefix | undefined;
 }
 
-export type SummaryMethod = 'single' | 'chunked' | 'trimmed' | 'metadata';
+export type SummaryMethod = 'single' | 'chunked' | 'trimmed' | 'metadata' | 'provider';
 
 export interface SummaryResult {
   text: string;

@@ -21,7 +21,8 @@ export interface CompactionRecord {
   /** The checkpoint text (absent for micro and for failures). */
   summary?: string;
   /** How the summary was made: one call, chunked, after dropping tool outputs, or metadata only. */
-  method?: 'single' | 'chunked' | 'trimmed' | 'metadata' | 'none';
+  /** provider: OpenAI's responses.compact wrote an encrypted compaction item instead of a readable summary. */
+  method?: 'single' | 'chunked' | 'trimmed' | 'metadata' | 'none' | 'provider';
   durationMs: number;
   model: string;
   /** Tokens the summarizer consumed. */

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { openaiApiFor, type ReasoningEffort } from '../llm/openaiApi.js';
 import type { ProviderName } from '../llm/provider.js';
 import { stripJsonComments } from './jsonc.js';
 import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
@@ -31,6 +32,10 @@ export interface Config {
   baseURL?: string;
   /** Environment variable to read the key from, if the config names one. */
   apiKeyEnv?: string;
+  /** OpenAI: which API to speak, as .agentrc set it; absent: Responses for api.openai.com, Chat Completions elsewhere. */
+  api?: 'responses' | 'chat';
+  /** OpenAI reasoning models on the Responses API: reasoning.effort, as .agentrc set it (absent: "medium"). */
+  reasoningEffort?: ReasoningEffort;
   maxOutputTokens: number;
   /** maxOutputTokens as .agentrc set it (absent: the model's own, capped), kept for /model switches. */
   maxOutputSetting?: number;
@@ -204,6 +209,13 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     );
   }
 
+  const compactionEngine = file.compaction?.engine;
+  if (compactionEngine === 'provider' && (provider !== 'openai' || openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) !== 'responses')) {
+    warnings.push(
+      `compaction.engine "provider" applies to OpenAI models on the Responses API (api.openai.com, or "api": "responses"); ${model} compacts with the agent's own summarizer.`,
+    );
+  }
+
   const maxOutputTokens = outputTokensFor(resolved, file.maxOutputTokens);
   const addDirs = (flags.addDirs ?? []).map((d) => checkAddDir(opts.cwd, d));
   const permissions = PermissionsSchema.parse({
@@ -221,6 +233,8 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     model: resolved,
     ...(baseURL ? { baseURL } : {}),
     ...(file.apiKeyEnv ? { apiKeyEnv: file.apiKeyEnv } : {}),
+    ...(file.api ? { api: file.api } : {}),
+    ...(file.reasoningEffort ? { reasoningEffort: file.reasoningEffort } : {}),
     maxOutputTokens,
     ...(file.maxOutputTokens !== undefined ? { maxOutputSetting: file.maxOutputTokens } : {}),
     maxSteps: flags.maxSteps ?? file.maxSteps ?? DEFAULT_MAX_STEPS,
@@ -259,7 +273,7 @@ function outputTokensFor(model: ModelLimits, setting: number | undefined): numbe
 /**
  * The same config with another model (/model, compaction.model): limits, provider and reply size
  * resolved as at start-up. A model of the other provider family drops the base URL and key
- * variable, which were set for the first one; that family's own environment variables apply.
+ * variable, which were set for the first one (`api` stays: it only applies to OpenAI); that family's own environment variables apply.
  */
 export function withModel(config: Config, name: string): Config {
   const model = resolveModel(name, config.userModels);

@@ -51,6 +51,11 @@ export const CompactionSchema = z.strictObject({
   summaryInputTokens: z._default(nonNegativeInt, 0),
   /** Parallel summarizer requests when the head is chunked. */
   chunkConcurrency: z._default(positiveInt, 2),
+  /**
+   * Who writes checkpoints: "own" (this agent's summarizer, a readable summary) or "provider"
+   * (OpenAI models on the Responses API: responses.compact's encrypted compaction item).
+   */
+  engine: z._default(z.enum(['own', 'provider']), 'own'),
   /** Model that writes summaries; default the session's model. */
   model: z.optional(nonEmptyString),
   /** Second pass that checks the draft summary for missing details. */
@@ -130,6 +135,10 @@ export const FileConfigSchema = z.strictObject({
   model: z.optional(nonEmptyString),
   /** Base URL of the provider's API (for OpenAI-compatible servers, it ends in /v1). */
   baseURL: z.optional(z.url()),
+  /** OpenAI only: "responses" (the Responses API, default for api.openai.com) or "chat" (Chat Completions, default for any other base URL). */
+  api: z.optional(z.enum(['responses', 'chat'])),
+  /** OpenAI reasoning models on the Responses API: how hard they think (sent as reasoning.effort; default "medium"). */
+  reasoningEffort: z.optional(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
   /** Name of the environment variable that holds the API key (keys never go in this file). */
   apiKeyEnv: z.optional(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))),
   /** Tokens a single reply may use; default the model's max output, capped at 32,000. */

@@ -23,6 +23,8 @@ export interface AdapterOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** OpenAI: force the output-limit field; default max_completion_tokens for api.openai.com, max_tokens elsewhere. */
   tokenField?: 'max_tokens' | 'max_completion_tokens' | undefined;
+  /** OpenAI Responses, reasoning models: reasoning.effort (default medium). */
+  reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | undefined;
   /** Prompt caching (default: on, 5m TTL, prompt_cache_key only to api.openai.com). */
   cache?: CacheSettings | undefined;
 }
@@ -181,6 +183,17 @@ export abstract class SdkAdapter<C extends { baseURL: string }> {
 
   stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
     return runRequest(this.opts, req, this.spec, (ctx) => this.events(req, ctx));
+  }
+
+  /** One request that is not a streamed reply, in the same frame (timeouts, errors as ProviderError). */
+  protected async once<T>(req: ModelRequest, call: (ctx: RequestContext<C>) => Promise<T>): Promise<T> {
+    let out: { value: T } | undefined;
+    for await (const _ of runRequest(this.opts, req, this.spec, async function* (ctx) {
+      // no idle timer: the first-byte timeout covers the wait for a non-streamed answer
+      out = { value: await call(ctx) };
+    }));
+    if (!out) throw new Error('the request ended without a result');
+    return out.value;
   }
 
   protected abstract events(req: ModelRequest, ctx: RequestContext<C>): AsyncGenerator<StreamEvent>;

@@ -1,5 +1,6 @@
 import type { AdapterOptions } from './adapter-common.js';
-import type { ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
+import { openaiApiFor, type OpenAIApi } from './openaiApi.js';
+import type { CompactRequest, CompactResult, ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
 
 // Builds a Provider without loading any SDK: the chosen adapter (and its SDK) is imported on
 // the first request, so paths like `agent --version` never pay for them.
@@ -9,11 +10,15 @@ export interface ProviderOptions extends Omit<AdapterOptions, 'idleTimeoutMs'> {
   provider: ProviderName;
   /** A response stream silent for this long is abandoned as stream_cut. Default 5 minutes (reasoning models can think silently for long). */
   idleTimeoutMs?: number | undefined;
+  /** OpenAI: the API to speak (.agentrc `api`); absent: Responses for OpenAI's own API, Chat Completions for any other server. */
+  api?: OpenAIApi | undefined;
 }
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 export interface LazyProvider extends Provider {
+  /** OpenAI: which API its requests go to (undefined for Anthropic). */
+  readonly api: OpenAIApi | undefined;
   /** Loads the adapter and its SDK now (e.g. while the user types the first prompt). */
   preload(): Promise<void>;
 }
@@ -31,15 +36,21 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
     onWarning: opts.onWarning,
     tokenField: opts.tokenField,
     cache: opts.cache,
+    reasoningEffort: opts.reasoningEffort,
   };
+  // without a base URL the SDK reads OPENAI_BASE_URL itself: decide on the URL it will use
+  const api = opts.provider === 'openai' ? openaiApiFor(adapterOpts.baseURL ?? (process.env.OPENAI_BASE_URL || undefined), opts.api) : undefined;
   let loaded: Promise<Provider> | undefined;
   const load = (): Promise<Provider> =>
     (loaded ??=
       opts.provider === 'anthropic'
         ? import('./anthropic.js').then((m) => new m.AnthropicProvider(adapterOpts))
-        : import('./openai.js').then((m) => new m.OpenAIProvider(adapterOpts)));
+        : api === 'responses'
+          ? import('./responses.js').then((m) => new m.ResponsesProvider(adapterOpts))
+          : import('./openai.js').then((m) => new m.OpenAIProvider(adapterOpts)));
   return {
     name: opts.provider,
+    api,
     baseURL: adapterOpts.baseURL,
     preload: async () => {
       await load();
@@ -48,5 +59,19 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
       const provider = await load();
       yield* provider.stream(req);
     },
+    ...(api === 'responses'
+      ? {
+          compact: async (req: CompactRequest): Promise<CompactResult> => {
+            const provider = await load();
+            if (!provider.compact) throw new Error('this provider cannot compact');
+            return provider.compact(req);
+          },
+          countInputTokens: async (req: Omit<ModelRequest, 'maxTokens'>): Promise<number> => {
+            const provider = await load();
+            if (!provider.countInputTokens) throw new Error('this provider cannot count tokens');
+            return provider.countInputTokens(req);
+          },
+        }
+      : {}),
   };
 }

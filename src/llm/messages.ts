@@ -6,6 +6,8 @@ export type Role = 'user' | 'assistant';
 export interface TextBlock {
   type: 'text';
   text: string;
+  /** OpenAI Responses: the assistant message's phase, resent as it came (newer models read it). */
+  phase?: 'commentary' | 'final_answer';
 }
 
 export interface ToolUseBlock {
@@ -63,6 +65,11 @@ export interface ReasoningBlock {
   id: string;
   summary: string[];
   encryptedContent?: string;
+  /**
+   * 'compaction': not reasoning but an OpenAI compaction item (responses.compact's encrypted
+   * summary of earlier items), replayed as such; same rules: verbatim, OpenAI only.
+   */
+  item?: 'compaction';
 }
 
 /** Blocks only their own provider can read back: never sent to the other one, never summarized. */

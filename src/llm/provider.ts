@@ -1,5 +1,5 @@
 import { ProviderError } from './errors.js';
-import type { Block, Message, Usage } from './messages.js';
+import type { Block, Message, ReasoningBlock, Usage } from './messages.js';
 import type { ProviderName } from './providerName.js';
 
 export type { ProviderName } from './providerName.js';
@@ -33,10 +33,27 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence
 
 export type StreamEvent =
   | { type: 'text_delta'; text: string }
+  /** Readable thinking as it streams (Anthropic thinking, OpenAI reasoning summaries). */
+  | { type: 'thinking_delta'; text: string }
   | { type: 'tool_use_start'; id: string; name: string }
   | { type: 'tool_input_delta'; id: string; partialJson: string }
   /** Always the last event of a successful stream. */
   | { type: 'done'; blocks: Block[]; stopReason: StopReason; usage: Usage; model: string };
+
+/** A request to compact history on the provider's side (OpenAI responses.compact). */
+export interface CompactRequest {
+  model: string;
+  system: string;
+  messages: readonly Message[];
+  signal?: AbortSignal;
+  cacheKey?: string;
+}
+
+export interface CompactResult {
+  /** The encrypted compaction item, to replay in later requests in place of what it summarizes. */
+  block: ReasoningBlock & { item: 'compaction' };
+  usage: Usage;
+}
 
 export interface Provider {
   readonly name: ProviderName;
@@ -48,6 +65,10 @@ export interface Provider {
    * Does not retry: the agent loop owns retries so that it can report them.
    */
   stream(req: ModelRequest): AsyncIterable<StreamEvent>;
+  /** Present where the provider counts a request's input exactly without running it (OpenAI's Responses API); throws ProviderError. */
+  countInputTokens?(req: Omit<ModelRequest, 'maxTokens'>): Promise<number>;
+  /** Present where the provider can compact history itself (OpenAI's Responses API); throws ProviderError. */
+  compact?(req: CompactRequest): Promise<CompactResult>;
 }
 
 export type DoneEvent = Extract<StreamEvent, { type: 'done' }>;

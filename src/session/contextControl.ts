@@ -7,6 +7,7 @@ import type { LoopHost } from '../agent/loop.js';
 import { loadInstructions, renderInstructions, type InstructionFile } from '../agent/instructions.js';
 import { buildSystemPrompt } from '../agent/systemPrompt.js';
 import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../compaction/engine.js';
+import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import { withModel, type Config } from '../config/config.js';
@@ -260,6 +261,8 @@ export class ContextControl {
         silentOverflowDetection: mayTruncateSilently(provider),
         inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId } : undefined,
         cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
+        providerCompaction: config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
+        countExact: provider.countInputTokens ? exactCounter(provider, config.model.name) : undefined,
         ...this.deps.engine,
       },
       state,
@@ -302,4 +305,21 @@ export class ContextControl {
         `Set models["${model.name}"].contextWindow in .agentrc to make it permanent.`,
     );
   }
+}
+
+/** compaction.engine "provider" where the provider can compact (OpenAI's Responses API); elsewhere the agent's own summarizer. */
+function providerCompaction(provider: Provider, model: string, cacheKey: string, system: () => string): ProviderCompaction | undefined {
+  const compact = provider.compact?.bind(provider);
+  if (!compact) return undefined;
+  return {
+    model,
+    // the session's instructions, so the compaction request reads the prompt cache of the session's own
+    compact: async (messages, signal) => compact({ model, system: system(), messages, signal, cacheKey }),
+  };
+}
+
+/** The provider's exact count of the next request (tools as the loop sends them). */
+function exactCounter(provider: Provider, model: string): (parts: CompactionContext, signal: AbortSignal) => Promise<number> {
+  const count = provider.countInputTokens!.bind(provider);
+  return (parts, signal) => count({ model, system: parts.system, tools: parts.tools, messages: parts.history, signal });
 }

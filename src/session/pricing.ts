@@ -1,6 +1,9 @@
 import type { Usage } from '../llm/messages.js';
 
-/** USD per million tokens: input, output, cache read, cache write. Prefix-matched like the model table. */
+/**
+ * USD per million tokens: input, output, cache read, cache write. Prefix-matched like the model table.
+ * OpenAI bills the tokens its Responses API reports as cache writes as ordinary input.
+ */
 interface Price {
   input: number;
   output: number;
@@ -26,16 +29,16 @@ const PRICES: Record<string, Price> = {
   'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
   'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 },
-  'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 },
-  'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 },
-  'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005, cacheWrite: 0 },
-  'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 },
-  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0 },
-  'gpt-4.1-nano': { input: 0.1, output: 0.4, cacheRead: 0.025, cacheWrite: 0 },
-  'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 0 },
-  'gpt-4o-mini': { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0 },
-  o3: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 },
-  'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275, cacheWrite: 0 },
+  'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 },
+  'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0.25 },
+  'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005, cacheWrite: 0.05 },
+  'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0.4 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4, cacheRead: 0.025, cacheWrite: 0.1 },
+  'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 2.5 },
+  'gpt-4o-mini': { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0.15 },
+  o3: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2 },
+  'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275, cacheWrite: 1.1 },
 };
 
 function priceFor(model: string): Price | undefined {

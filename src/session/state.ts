@@ -26,7 +26,7 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isF
 
 function readUsage(v: unknown): Usage | undefined {
   if (!isRecord(v)) return undefined;
-  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens } = v;
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, thinkingTokens } = v;
   if (![inputTokens, outputTokens].every(isCount)) return undefined;
   return {
     inputTokens: inputTokens as number,
@@ -34,6 +34,7 @@ function readUsage(v: unknown): Usage | undefined {
     cacheReadTokens: isCount(cacheReadTokens) ? cacheReadTokens : 0,
     cacheWriteTokens: isCount(cacheWriteTokens) ? cacheWriteTokens : 0,
     ...(isCount(cacheWrite1hTokens) && cacheWrite1hTokens > 0 ? { cacheWrite1hTokens } : {}),
+    ...(isCount(thinkingTokens) && thinkingTokens > 0 ? { thinkingTokens } : {}),
   };
 }
 

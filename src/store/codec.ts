@@ -43,7 +43,7 @@ const ROLES: readonly string[] = ['user', 'assistant'];
 const KINDS: readonly string[] = ['normal', 'checkpoint', 'meta'];
 const TRIGGERS: readonly string[] = ['micro', 'auto', 'reactive', 'manual'];
 const STATUSES: readonly string[] = ['applied', 'failed', 'ineffective'];
-const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 'none'];
+const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 'none', 'provider'];
 
 const flag = (v: boolean | undefined): number | null => (v === undefined ? null : v ? 1 : 0);
 
@@ -54,8 +54,11 @@ function stringField(v: unknown, field: string, msgId: string): string {
 
 function cleanBlock(b: Block, msgId: string): Block {
   switch (b.type) {
-    case 'text':
-      return { type: 'text', text: String(b.text) };
+    case 'text': {
+      const out: Block = { type: 'text', text: String(b.text) };
+      if (b.phase === 'commentary' || b.phase === 'final_answer') out.phase = b.phase;
+      return out;
+    }
     case 'tool_use':
       return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
     case 'tool_result': {
@@ -74,6 +77,7 @@ function cleanBlock(b: Block, msgId: string): Block {
       if (!Array.isArray(b.summary)) throw new InvalidInputError(`message ${msgId} holds a reasoning block without a summary array`);
       const out: Block = { type: 'reasoning', id: stringField(b.id, 'id', msgId), summary: b.summary.map((x) => stringField(x, 'summary', msgId)) };
       if (b.encryptedContent !== undefined) out.encryptedContent = stringField(b.encryptedContent, 'encryptedContent', msgId);
+      if (b.item === 'compaction') out.item = 'compaction';
       return out;
     }
     default:

@@ -31,6 +31,26 @@ describe('config loading', () => {
     expect(c.warnings).toEqual([]);
   });
 
+  it('reads api, and warns when compaction.engine "provider" cannot apply (not OpenAI, or not the Responses API)', () => {
+    const d = dirs();
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'gpt-5.4', api: 'responses', baseURL: 'http://localhost:9/v1', compaction: { engine: 'provider' } }));
+    const c = load(d);
+    expect(c.api).toBe('responses');
+    expect(c.compaction.engine).toBe('provider');
+    expect(c.warnings).toEqual([]);
+    expect(withModel(c, 'claude-sonnet-5-5').api).toBe('responses');
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'gpt-5.4', baseURL: 'http://localhost:9/v1', compaction: { engine: 'provider' } }));
+    expect(load(d).warnings.join('\n')).toMatch(/compaction\.engine "provider" applies to OpenAI models on the Responses API/);
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'claude-sonnet-5-5', compaction: { engine: 'provider' } }));
+    expect(load(d).warnings.join('\n')).toMatch(/claude-sonnet-5-5 compacts with the agent's own summarizer/);
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'gpt-5.4', reasoningEffort: 'high' }));
+    expect(load(d).reasoningEffort).toBe('high');
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ reasoningEffort: 'extreme' }));
+    expect(() => load(d)).toThrow(/reasoningEffort/);
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ api: 'graphql' }));
+    expect(() => load(d)).toThrow(/api/);
+  });
+
   it('lets the working directory win over home, and flags over both', () => {
     const d = dirs();
     writeFileSync(join(d.home, '.agentrc'), JSON.stringify({ model: 'gpt-4o', compaction: { tailTurns: 7, cooldownTurns: 9 }, permissions: { allowBash: ['ls'] } }));

@@ -81,6 +81,7 @@ describe('.agentrc schema', () => {
         summaryMaxTokens: 8_000,
         summaryInputTokens: 0,
         chunkConcurrency: 2,
+        engine: 'own',
         verify: false,
         cooldownTurns: 2,
         maxFailures: 3,

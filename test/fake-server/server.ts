@@ -13,7 +13,8 @@
  *
  * Routes: POST /v1/messages, POST /v1/messages/count_tokens (Anthropic: x-api-key or
  * Authorization: Bearer, any anthropic-version), POST /v1/chat/completions (OpenAI and
- * OpenAI-compatible local servers: Bearer), GET /health.
+ * OpenAI-compatible local servers: Bearer), POST /v1/responses, /v1/responses/input_tokens and
+ * /v1/responses/compact (OpenAI's Responses API, used statelessly: see responses-wire.ts), GET /health.
  *
  * Each request is validated as the real service does (real 400 texts). Then, in order:
  * 1. the prompt is counted (gpt-tokenizer × tokenMultiplier); over the model's window the
@@ -51,6 +52,9 @@ import {
 } from './errors.js';
 import { openaiCompletion, openaiFrames, openaiInStreamError, parseOpenAIRequest, type ChunkFigures } from './openai-wire.js';
 import { PromptCacheSim, type AnthropicCacheUsage } from './cache.js';
+import { CONTEXT_WINDOW_TEXT, DEFAULT_REASONING_SUMMARY, responseObject, responsesErrorFrame, responsesFrames, type ResponseFigures } from './responses-frames.js';
+import { compactedResponse, compactionSize } from './responses-compact.js';
+import { parseResponsesRequest } from './responses-wire.js';
 import { countText } from './tokens.js';
 import type { ErrorReply, MessageReply, OverflowFlavor, RecordedRequest, Reply, RequestView, Responder, StopName, WireProvider } from './types.js';
 
@@ -211,6 +215,11 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       rec.body = undefined;
     }
 
+    const responses = RESPONSES_ROUTES[path];
+    if (responses && req.method === 'POST') {
+      rec.provider = 'openai';
+      return handleResponses(req, res, rec, responses);
+    }
     if (provider === 'unknown' || req.method !== 'POST') {
       return sendError(res, rec, { status: 404, headers: {}, body: openaiBody(`Invalid URL (${req.method} ${path})`, 'invalid_request_error') });
     }
@@ -355,6 +364,73 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     return streamFrames(res, rec, openaiFrames(reply, f), reply, openaiInStreamError(reply.cut?.message ?? 'The server had an error while processing your request. Sorry about that!'));
   }
 
+  async function handleResponses(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, action: 'respond' | 'count' | 'compact'): Promise<void> {
+    const key = bearer(req);
+    if (!key) return sendError(res, rec, { status: 401, headers: {}, body: openaiBody("You didn't provide an API key.", 'invalid_request_error') });
+    if (settings.apiKey !== undefined && key !== settings.apiKey)
+      return sendError(res, rec, openaiError({ type: 'error', error: 'auth' }, 'openai', { model: '', promptTokens: 0, limit: 0, maxTokens: 0, apiKey: key }));
+    const parsed = parseResponsesRequest(rec.body, settings.tokenMultiplier);
+    if (!parsed.ok) return sendError(res, rec, openaiInvalid(parsed.message, parsed.param, parsed.code));
+    const view = parsed.view;
+    rec.view = view;
+    if (settings.knownModels && !settings.knownModels.includes(view.model))
+      return sendError(res, rec, openaiError({ type: 'error', error: 'not_found' }, 'openai', { model: view.model, promptTokens: 0, limit: 0, maxTokens: 0 }));
+    if (action === 'count') {
+      rec.response = { status: 200, kind: 'json' };
+      return sendJson(res, 200, { object: 'response.input_tokens', input_tokens: view.promptTokens });
+    }
+    const fig: ErrorFigures = { model: view.model, promptTokens: view.promptTokens, limit: windowFor(view.model), maxTokens: view.maxTokens ?? 0, apiKey: key };
+    if (action === 'compact') {
+      if (view.promptTokens > fig.limit) return sendError(res, rec, openaiInvalid(CONTEXT_WINDOW_TEXT, 'input', 'context_length_exceeded'));
+      const cached = settings.promptCache ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, view.promptTokens) : 0;
+      rec.usage = { inputTokens: view.promptTokens - cached, cacheReadTokens: cached, cacheWriteTokens: 0, outputTokens: compactionSize(view.promptTokens) };
+      rec.response = { status: 200, kind: 'json' };
+      return sendJson(res, 200, compactedResponse(rec.seq, view, rec.body, cached));
+    }
+    // over the window: a 400 when not streaming, else an `error` event in a 200 stream
+    if (view.promptTokens > fig.limit) {
+      if (!view.stream) return sendError(res, rec, openaiInvalid(CONTEXT_WINDOW_TEXT, 'input', 'context_length_exceeded'));
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      rec.response = { status: 200, kind: 'error', errorMessage: CONTEXT_WINDOW_TEXT };
+      res.end(responsesErrorFrame('invalid_request_error', 'context_length_exceeded', CONTEXT_WINDOW_TEXT, 'input'));
+      return;
+    }
+    const reply = nextReply(rec as RecordedRequest & { view: RequestView });
+    if (reply.type === 'error') return sendError(res, rec, openaiError(reply, 'openai', scriptedFigures(reply, fig)));
+
+    const calls = reply.toolCalls ?? [];
+    const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
+    const cachedTokens = settings.promptCache ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, view.promptTokens) : 0;
+    const inputs = inputFigures(reply, view.promptTokens, settings.promptCache ? { inputTokens: view.promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 } : undefined);
+    const reasoning = parsed.reasoningModel && parsed.effort !== 'none' && reply.reasoning !== false;
+    const summary = reasoning && parsed.wantsSummary ? (typeof reply.reasoning === 'string' ? reply.reasoning : DEFAULT_REASONING_SUMMARY) : undefined;
+    const reasoningTokens = reasoning ? (reply.reasoningTokens ?? 4 * countText(typeof reply.reasoning === 'string' ? reply.reasoning : DEFAULT_REASONING_SUMMARY)) : 0;
+    const f: ResponseFigures = {
+      responseId: `resp_fake_${rec.seq}`,
+      seq: rec.seq,
+      created: Math.floor(Date.now() / 1000),
+      model: reply.model ?? view.model,
+      inputTokens: inputs.inputTokens + inputs.cacheReadTokens + inputs.cacheWriteTokens,
+      cachedTokens: inputs.cacheReadTokens,
+      cacheWriteTokens: inputs.cacheWriteTokens,
+      outputTokens: outputTokens(reply, toolJson) + (reply.usage?.outputTokens !== undefined ? 0 : reasoningTokens),
+      reasoningTokens,
+      reasoning,
+      summary,
+      includeEncrypted: parsed.includeEncrypted,
+      toolIds: calls.map((c, k) => c.id ?? `call_fake_${rec.seq}_${k}`),
+      toolJson,
+      maxOutputTokens: view.maxTokens,
+    };
+    rec.usage = { inputTokens: inputs.inputTokens, cacheReadTokens: inputs.cacheReadTokens, cacheWriteTokens: inputs.cacheWriteTokens, outputTokens: f.outputTokens };
+    if (!view.stream) {
+      rec.response = { status: 200, kind: 'json' };
+      return sendJson(res, 200, responseObject(reply, f));
+    }
+    const message = reply.cut?.message ?? 'The server had an error while processing your request. Sorry about that!';
+    return streamFrames(res, rec, responsesFrames(reply, f), reply, responsesErrorFrame('server_error', 'server_error', message));
+  }
+
   function scriptedFigures(reply: ErrorReply, fig: ErrorFigures): ErrorFigures {
     const limit = reply.limit ?? (fig.limit >= DEFAULT_WINDOW ? 200_000 : fig.limit);
     return {
@@ -468,6 +544,13 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     close,
   };
 }
+
+/** The Responses API's routes and what each does. */
+const RESPONSES_ROUTES: Record<string, 'respond' | 'count' | 'compact' | undefined> = {
+  '/v1/responses': 'respond',
+  '/v1/responses/input_tokens': 'count',
+  '/v1/responses/compact': 'compact',
+};
 
 /** The input side of the reported usage: scripted figures when the reply gives any, else the cache simulation's, else all uncached. */
 function inputFigures(reply: MessageReply, promptTokens: number, cached: AnthropicCacheUsage | undefined): AnthropicCacheUsage {

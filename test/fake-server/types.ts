@@ -78,6 +78,15 @@ export interface MessageReply {
   omitToolCallIds?: boolean;
   /** OpenAI route: never send the usage chunk even when include_usage was asked (servers that ignore stream_options). */
   omitUsage?: boolean;
+  /**
+   * Responses route, reasoning models: the reasoning summary of the reply's reasoning item
+   * (default a short one; false: no reasoning item). Sent only when the request asked for a summary.
+   */
+  reasoning?: string | false;
+  /** Responses route: reasoning tokens reported (part of the output tokens; default from the summary). */
+  reasoningTokens?: number;
+  /** Responses route: the phase of the assistant message. */
+  phase?: 'commentary' | 'final_answer';
   /** Anthropic route: ping frames after message_start and after each text delta (true: one, N: N each time). */
   pings?: boolean | number;
   /** Milliseconds between frames (default 0). */

@@ -54,6 +54,20 @@ describe('command outputs', () => {
     expect(f).toContain('Total: $0.51');
   });
 
+  it('cost: a reasoning column when a model reported reasoning tokens', async () => {
+    const f = await show('/cost', {
+      kind: 'cost',
+      rows: [
+        { model: 'gpt-5.4', usage: { inputTokens: 2_000, outputTokens: 3_000, cacheReadTokens: 40_000, cacheWriteTokens: 0, thinkingTokens: 2_500 }, usd: 0.04 },
+        { model: 'claude-sonnet-5-5', usage: { inputTokens: 1_000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0.01 },
+      ],
+      totalUsd: 0.05,
+    });
+    expect(f).toMatch(/Model\s+Input\s+Output\s+Reasoning\s+Cache read\s+Cache write\s+Cost/);
+    expect(f).toMatch(/gpt-5\.4\s+2\.0k\s+3\.0k\s+2\.5k\s+40\.0k\s+0\s+\$0\.04/);
+    expect(f).toMatch(/claude-sonnet-5-5\s+1\.0k\s+200\s+0\s+0\s+0\s+\$0\.01/);
+  });
+
   it('cost with no calls yet', async () => {
     expect(await show('/cost', { kind: 'cost', rows: [] })).toContain('No model calls yet.');
   });
