@@ -1,7 +1,9 @@
 import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
 import type { Message } from '../llm/messages.js';
+import type { ParentLink } from './childSessions.js';
 import type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
 
+export type { ParentLink } from './childSessions.js';
 export type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
 
 export interface OpenStoreOptions {
@@ -31,6 +33,8 @@ export interface SessionInfo {
   compactionCount: number;
   /** Last context size the session layer reported through updateSession. */
   contextTokens: number | null;
+  /** A child session (sub-agent): who started it. */
+  parent?: ParentLink;
 }
 
 export interface NewSession {
@@ -40,6 +44,8 @@ export interface NewSession {
   model: string;
   title?: string;
   meta?: Record<string, unknown>;
+  /** A child session (sub-agent): who started it. */
+  parent?: ParentLink;
 }
 
 export interface SessionPatch {
@@ -141,6 +147,8 @@ export interface ArchivedItem {
 export interface SearchOptions {
   /** Restrict to one session; omitted = every session in the database. */
   sessionId?: string;
+  /** With sessionId: its child sessions (sub-agents) too. */
+  withChildren?: boolean;
   limit: number;
   offset: number;
 }
@@ -161,6 +169,10 @@ export interface Store {
   latestSession(cwd?: string): SessionInfo | undefined;
   /** Most recently touched first. */
   listSessions(opts?: { cwd?: string; limit?: number }): SessionInfo[];
+  /** The child sessions (sub-agents) a session started, oldest first. */
+  childSessions(parentId: string): SessionInfo[];
+  /** A child session ended: its transcript enters the search index (Recall, sessions search). */
+  indexChildTranscript(childId: string): void;
   /** Removes the session and everything of it (messages, compactions, archive, search index). */
   deleteSession(id: string): void;
   /** A full copy of session `fromId` (messages, archive, compactions, meta) under `to.id`. */
