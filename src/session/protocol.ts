@@ -2,6 +2,7 @@
 // commands): the views and command outputs they render. Types only; the session and the
 // commands build them, ui/ and print.ts show them.
 import type { AgentEvent } from '../agent/events.js';
+import type { ChildState } from '../agents/childState.js';
 import type { ContextUsage } from '../compaction/budget.js';
 import type { CompactionEvent } from '../compaction/types.js';
 import type { PermissionMode } from '../config/schema.js';
@@ -117,4 +118,6 @@ export type SessionEvent =
   /** The permission mode changed (Shift+Tab, "accept edits for the session"). */
   | { type: 'permission_mode'; mode: PermissionMode }
   /** The visible history was replaced (a /rewind, an /uncompact): redraw it from messages(). */
-  | { type: 'history_reset' };
+  | { type: 'history_reset' }
+  /** A sub-agent (a Task call's child session) changed: queued, running, its tools and tokens, how it ended. */
+  | { type: 'child'; state: ChildState };

@@ -1,0 +1,242 @@
+// The session side of sub-agents: runs each Task call's child as an ordinary session (its own
+// history, gauge and compaction, persisted through the same log and linked to this one), at
+// most agents.parallel at once, its approvals asked through this session's approver one at a
+// time and labelled with the child, its limits (steps, tokens) enforced, and every way it can
+// end turned into an outcome: a child never throws into its parent.
+import { childToolNames, type AgentCatalog } from '../agents/agents.js';
+import { nextChildState, queuedChild, type ChildState, type ChildUpdate } from '../agents/childState.js';
+import type { ChildOutcome, ChildRequest, SubagentHost } from '../agents/host.js';
+import type { TurnResult } from '../agent/loop.js';
+import { withModel, type Config } from '../config/config.js';
+import type { PermissionMode } from '../config/schema.js';
+import { emptyUsage, textOf, totalInputTokens, type Message, type Usage } from '../llm/messages.js';
+import type { ParentLink } from '../store/index.js';
+import type { Approver } from '../tools/permissions.js';
+import type { AnyTool } from '../tools/types.js';
+import type { Provider } from '../llm/provider.js';
+import type { SessionEvent } from './protocol.js';
+import type { SessionDeps } from './session.js';
+
+/** Claude Code's model aliases in agent files. */
+const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet-4-5', opus: 'claude-opus-4-1', haiku: 'claude-haiku-4-5' };
+
+/** What a child session is opened with. */
+export interface ChildSpec {
+  config: Config;
+  tools: readonly AnyTool[];
+  /** The agent's system prompt. */
+  role: string;
+  /** The child session's title: "agent: description". */
+  title: string;
+  parent: ParentLink;
+  depth: number;
+  approver?: Approver;
+  /** The parent's session approvals (allowed prefixes, tools), so the child does not ask again. */
+  permissions: unknown;
+}
+
+/** The child session as the runner drives it (a Session). */
+export interface ChildSession {
+  readonly id: string;
+  on(listener: (e: SessionEvent) => void): () => void;
+  prompt(text: string): Promise<TurnResult>;
+  messages(): readonly Message[];
+  interrupt(): boolean;
+  close(): void;
+}
+
+export interface SubagentDeps {
+  catalog: AgentCatalog;
+  /** The parent's config and permission state as they stand when a child starts. */
+  config: () => Config;
+  permissionMode: () => PermissionMode;
+  permissions: () => unknown;
+  parentId: string;
+  /** The person's message that started the parent's current turn. */
+  turnId: () => string;
+  /** This session's depth (0 for a top-level session). */
+  depth: number;
+  tools: readonly AnyTool[];
+  approver?: Approver;
+  open: (spec: ChildSpec) => ChildSession;
+  /** A child ended: its transcript goes into the search index. */
+  ended: (childId: string) => void;
+  bill: (model: string, usage: Usage) => void;
+  /** Each child's state as it changes (/cost's lines, the UI's rows). */
+  changed: (state: ChildState) => void;
+}
+
+export class Subagents implements SubagentHost {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** Approvals go to the person one at a time. */
+  private approvals: Promise<unknown> = Promise.resolve();
+  /** Every child this session ran, by Task call. */
+  readonly states = new Map<string, ChildState>();
+
+  constructor(private readonly deps: SubagentDeps) {}
+
+  get catalog(): AgentCatalog {
+    return this.deps.catalog;
+  }
+
+  get reportChars(): number {
+    return this.deps.config().agents.reportChars;
+  }
+
+  async run(req: ChildRequest, signal: AbortSignal, onUpdate: (state: ChildState) => void): Promise<ChildOutcome> {
+    let state = queuedChild(req.toolUseId, req.agent, req.description, Date.now());
+    const update = (u: ChildUpdate): void => {
+      state = nextChildState(state, u);
+      this.changed(state, onUpdate);
+    };
+    this.changed(state, onUpdate);
+    const fail = (reason: 'provider' | 'limit' | 'cancelled' | 'internal', message: string, partial = ''): ChildOutcome => {
+      update({ type: 'ended', status: reason === 'cancelled' ? 'cancelled' : 'failed', at: Date.now(), error: message });
+      return { ok: false, reason, message, partial, state };
+    };
+    if (!(await this.slot(signal))) return fail('cancelled', 'cancelled before it started');
+    try {
+      return await this.runChild(req, signal, update, fail, () => state);
+    } catch (e) {
+      return fail('internal', e instanceof Error ? e.message : String(e));
+    } finally {
+      this.release();
+    }
+  }
+
+  private async runChild(
+    req: ChildRequest,
+    signal: AbortSignal,
+    update: (u: ChildUpdate) => void,
+    fail: (reason: 'provider' | 'limit' | 'cancelled' | 'internal', message: string, partial?: string) => ChildOutcome,
+    current: () => ChildState,
+  ): Promise<ChildOutcome> {
+    const parent = this.deps.config();
+    const agent = req.agent;
+    let config: Config = { ...parent, maxSteps: agent.maxSteps ?? parent.agents.maxSteps, permissions: { ...parent.permissions, mode: this.deps.permissionMode() } };
+    if (agent.model) config = withModel(config, MODEL_ALIASES[agent.model] ?? agent.model);
+    const depth = this.deps.depth + 1;
+    const names = childToolNames(agent, this.deps.tools.map((t) => t.name), depth, parent.agents.maxDepth);
+    const label = `${agent.name}: ${req.description}`;
+    const child = this.deps.open({
+      config,
+      tools: this.deps.tools.filter((t) => names.includes(t.name)),
+      role: agent.prompt,
+      title: label,
+      parent: { id: this.deps.parentId, turn: this.deps.turnId(), toolUseId: req.toolUseId, agent: agent.name },
+      depth,
+      permissions: this.deps.permissions(),
+      ...(this.deps.approver ? { approver: this.labelled(this.deps.approver, label) } : {}),
+    });
+    update({ type: 'started', sessionId: child.id, model: config.model.name, at: Date.now() });
+    let providerError = '';
+    let overLimit = '';
+    const off = child.on((e) => {
+      if (e.type === 'tool_start') update({ type: 'tool', line: `${e.name} ${e.summary}`.trim() });
+      else if (e.type === 'error') providerError = e.message;
+      else if (e.type === 'usage') {
+        this.deps.bill(e.model, e.usage);
+        update({ type: 'tokens', tokens: totalInputTokens(e.usage) + e.usage.outputTokens });
+        if (current().tokens > parent.agents.maxTokens && !overLimit) {
+          overLimit = `it used ${current().tokens.toLocaleString('en-US')} tokens, over agents.maxTokens (${parent.agents.maxTokens.toLocaleString('en-US')})`;
+          child.interrupt();
+        }
+      } else if (e.type === 'compaction_end' && e.record.usage) this.deps.bill(e.record.model, e.record.usage);
+    });
+    const cancel = (): void => void child.interrupt();
+    signal.addEventListener('abort', cancel, { once: true });
+    let result: TurnResult;
+    try {
+      result = signal.aborted ? { reason: 'aborted', steps: 0, usage: emptyUsage(), text: '' } : await child.prompt(req.prompt);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+      off();
+      child.close();
+      try {
+        this.deps.ended(child.id);
+      } catch {
+        // the report matters more than its search entry
+      }
+    }
+    const report = lastReply(child.messages());
+    if (overLimit) return fail('limit', `stopped: ${overLimit}`, report);
+    switch (result.reason) {
+      case 'end_turn':
+      case 'max_tokens':
+        update({ type: 'ended', status: 'done', at: Date.now() });
+        return { ok: true, report, state: current() };
+      case 'aborted':
+        return fail('cancelled', signal.aborted ? 'the user interrupted it' : 'it was interrupted', report);
+      case 'max_steps':
+        return fail('limit', `it made ${result.steps} model calls, its limit (maxSteps)`, report);
+      case 'error':
+        return fail('provider', providerError || 'the model call failed', report);
+      case 'refusal':
+        return fail('provider', 'the model refused the task', report);
+      case 'stopped':
+        return fail('cancelled', 'the user denied a tool call and stopped it', report);
+    }
+  }
+
+  private changed(state: ChildState, onUpdate: (state: ChildState) => void): void {
+    this.states.set(state.toolUseId, state);
+    onUpdate(state);
+    this.deps.changed(state);
+  }
+
+  /** Asks through the parent's approver, one request at a time, each labelled with the child. */
+  private labelled(approver: Approver, label: string): Approver {
+    return (req, signal) => {
+      const asked = this.approvals.then(() => (signal.aborted ? Promise.reject(signal.reason) : approver({ ...req, agent: label }, signal)));
+      this.approvals = asked.catch(() => undefined);
+      return asked;
+    };
+  }
+
+  private async slot(signal: AbortSignal): Promise<boolean> {
+    if (this.running < this.deps.config().agents.parallel) {
+      this.running++;
+      return true;
+    }
+    return new Promise((resolve) => {
+      const go = (): void => {
+        signal.removeEventListener('abort', drop);
+        this.running++;
+        resolve(true);
+      };
+      const drop = (): void => {
+        const i = this.waiting.indexOf(go);
+        if (i >= 0) this.waiting.splice(i, 1);
+        resolve(false);
+      };
+      signal.addEventListener('abort', drop, { once: true });
+      this.waiting.push(go);
+    });
+  }
+
+  private release(): void {
+    this.running--;
+    this.waiting.shift()?.();
+  }
+}
+
+/** The child's report: its last assistant message's text. */
+function lastReply(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'assistant' && m.kind === 'normal') {
+      const t = textOf(m).trim();
+      if (t) return t;
+    }
+  }
+  return '';
+}
+
+/** A child session's deps: the parent's, with the child's config, tools, labelled approver and role; its own provider when its model is of another family. */
+export function childDeps(parent: SessionDeps, spec: ChildSpec, provider: Provider, config: Config): SessionDeps {
+  const same = spec.config.provider === config.provider;
+  const own = same ? provider : (parent.providerFor?.(spec.config, `the agent model "${spec.config.model.name}"`) ?? provider);
+  const { approver: _parents, ...rest } = parent;
+  return { ...rest, config: spec.config, provider: own, tools: spec.tools, ...(spec.approver ? { approver: spec.approver } : {}), child: spec };
+}

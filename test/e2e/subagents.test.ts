@@ -1,0 +1,74 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Block } from '../../src/llm/messages.js';
+import type { RecordedRequest } from '../fake-server/server.js';
+import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
+
+// Sub-agents end to end, driven by the fake's directives: the parent's prompt makes the model
+// call Task three times in one reply; each child follows the directives in its own prompt.
+
+const server = useFakeServer();
+
+const blocksOf = (q: RecordedRequest | undefined): Block[] => (q?.view?.messages ?? []).flatMap((m) => m.blocks);
+const results = (q: RecordedRequest | undefined): Array<{ content: string; isError: boolean }> =>
+  blocksOf(q).flatMap((b) => (b.type === 'tool_result' ? [{ content: b.content, isError: b.isError === true }] : []));
+const task = (description: string, prompt: string): string => `@task ${JSON.stringify({ description, prompt })}`;
+
+describe('sub-agents (Task)', () => {
+  it('runs three children in parallel; the parent gets their reports and none of their tool outputs; children are stored, shown and searchable', async () => {
+    const ws = workspace();
+    for (const n of ['alpha', 'beta', 'gamma']) writeFileSync(join(ws.dir, `${n}.txt`), `${n} file: the secret word of ${n} is ${n.toUpperCase()}-CONTENT-${n.length}\n`);
+    const prompt = ['alpha', 'beta', 'gamma'].map((n) => task(`look at ${n}`, `@read ${n}.txt\n@grep secret\n@report REPORT-${n}: found it`)).join('\n') + '\n@report parent done';
+    const r = await runAgent(['-p', prompt, '--output-format', 'json'], { ws, server, provider: 'anthropic' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonResult(r).result).toBe('parent done');
+
+    // the parent's second request holds the three reports, none of the children's file contents
+    const parentCalls = server.requests.filter((q) => q.view?.toolNames.includes('Task'));
+    expect(parentCalls).toHaveLength(2);
+    const last = parentCalls[1]!;
+    const reports = results(last);
+    expect(reports.map((x) => x.content.split('\n')[0])).toEqual(['REPORT-alpha: found it', 'REPORT-beta: found it', 'REPORT-gamma: found it']);
+    expect(JSON.stringify(last.body)).not.toMatch(/CONTENT-/);
+    // each child made its tool calls: a request carrying its FileRead output
+    const childCalls = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task'));
+    for (const n of ['alpha', 'beta', 'gamma']) expect(childCalls.some((q) => results(q).some((x) => x.content.includes(`${n.toUpperCase()}-CONTENT`)))).toBe(true);
+    // children get the read-only tools and no Task (nesting depth 1)
+    expect(childCalls[0]!.view!.toolNames).toEqual(['FileRead', 'Bash', 'Grep', 'Glob', 'Recall']);
+    // the three children ran at once: each child's first request came before any child's second
+    const firsts = childCalls.filter((q) => results(q).length === 0).map((q) => q.seq);
+    const seconds = childCalls.filter((q) => results(q).length > 0).map((q) => q.seq);
+    expect(Math.max(...firsts)).toBeLessThan(Math.min(...seconds));
+    // children of one agent share the cached prefix: the same system prompt and tools, byte for byte
+    const prefix = (q: RecordedRequest): string => JSON.stringify([(q.body as Record<string, unknown>)['system'], (q.body as Record<string, unknown>)['tools']]);
+    expect(new Set(childCalls.map(prefix)).size).toBe(1);
+
+    const sessionId = String(jsonResult(r).sessionId);
+    const show = await runAgent(['sessions', 'show', sessionId], { ws, server });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/explore: look at alpha/);
+    expect(show.stdout).toMatch(/explore: look at gamma/);
+    const withChildren = await runAgent(['sessions', 'show', sessionId, '--children'], { ws, server });
+    expect(withChildren.stdout).toContain('GAMMA-CONTENT');
+    const list = await runAgent(['sessions', 'list'], { ws, server });
+    expect(list.stdout.match(/^s_|\bs_[a-z0-9]+/gm)?.length ?? 0).toBeLessThanOrEqual(1 + 0);
+    const search = await runAgent(['sessions', 'search', 'BETA-CONTENT-4'], { ws, server });
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout.replace(/[«»]/g, '')).toContain('BETA-CONTENT-4');
+  });
+
+  it('gives the parent an error result when a child fails, and the parent carries on', async () => {
+    const ws = workspace();
+    const prompt = `${task('fails', '@fail the child model broke')}\n${task('works', '@report fine')}\n@report parent survived`;
+    const r = await runAgent(['-p', prompt, '--output-format', 'json'], { ws, server, provider: 'anthropic' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonResult(r).result).toBe('parent survived');
+    const last = server.requests.filter((q) => q.view?.toolNames.includes('Task')).at(-1);
+    const [failed, ok] = results(last);
+    expect(failed!.isError).toBe(true);
+    expect(failed!.content).toMatch(/did not finish \(a provider error\).*the child model broke/s);
+    expect(ok!.isError).toBe(false);
+    expect(ok!.content).toMatch(/^fine/);
+  });
+});
