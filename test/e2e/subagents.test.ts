@@ -52,10 +52,14 @@ describe('sub-agents (Task)', () => {
     const withChildren = await runAgent(['sessions', 'show', sessionId, '--children'], { ws, server });
     expect(withChildren.stdout).toContain('GAMMA-CONTENT');
     const list = await runAgent(['sessions', 'list'], { ws, server });
-    expect(list.stdout.match(/^s_|\bs_[a-z0-9]+/gm)?.length ?? 0).toBeLessThanOrEqual(1 + 0);
-    const search = await runAgent(['sessions', 'search', 'BETA-CONTENT-4'], { ws, server });
-    expect(search.code, search.stderr).toBe(0);
-    expect(search.stdout.replace(/[«»]/g, '')).toContain('BETA-CONTENT-4');
+    // the list shows the parent only (its children are under it)
+    expect(list.stdout.trim().split('\n').slice(1).map((l) => l.split('\t')[0])).toEqual([sessionId]);
+    // search finds a child's text, across sessions and within the parent's
+    for (const scope of [[], ['--session', sessionId]]) {
+      const search = await runAgent(['sessions', 'search', 'BETA-CONTENT-4', ...scope], { ws, server });
+      expect(search.code, search.stderr).toBe(0);
+      expect(search.stdout.replace(/[«»]/g, '')).toContain('BETA-CONTENT-4');
+    }
   });
 
   it('gives the parent an error result when a child fails, and the parent carries on', async () => {
