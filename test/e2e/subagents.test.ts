@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/llm/messages.js';
 import type { RecordedRequest } from '../fake-server/server.js';
-import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
+import { isSummarizer, jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
 
 // Sub-agents end to end, driven by the fake's directives: the parent's prompt makes the model
 // call Task three times in one reply; each child follows the directives in its own prompt.
@@ -74,5 +74,32 @@ describe('sub-agents (Task)', () => {
     expect(failed!.content).toMatch(/did not finish \(a provider error\).*the child model broke/s);
     expect(ok!.isError).toBe(false);
     expect(ok!.content).toMatch(/^fine/);
+  });
+
+  it("runs a custom agent on its own model; a child that reaches its own compaction finishes and reports", async () => {
+    const model = 'tiny-reader';
+    const ws = workspace({ models: { [model]: { contextWindow: 8192, maxOutputTokens: 1024, provider: 'anthropic' } } });
+    server.settings.contextWindow = { [model]: 8192, '*': 1_000_000 };
+    mkdirSync(join(ws.dir, '.agent', 'agents'), { recursive: true });
+    writeFileSync(join(ws.dir, '.agent', 'agents', 'reader.md'), `---\nname: reader\ndescription: Reads big files.\ntools: Read, Glob\nmodel: ${model}\n---\nYou read files for another agent and report on them.\n`);
+    const para = 'The module keeps its state in a table of records, each record naming its owner and its age.\n';
+    for (let i = 1; i <= 5; i++) writeFileSync(join(ws.dir, `big${i}.md`), `# Part ${i}\n\n${para.repeat(40)}\n`);
+    const summary = '## Goal\nRead the five big files and report.\n## Next Steps\nReport.\n@report CHILD-REPORT: five parts read';
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: summary } : undefined));
+    const steps = [1, 2, 3, 4, 5].map((i) => `@read big${i}.md`).join('\n@then\n');
+    const prompt = `@task ${JSON.stringify({ description: 'read the parts', prompt: `${steps}\n@report CHILD-REPORT: five parts read`, agent: 'reader' })}\n@report parent done`;
+    const r = await runAgent(['-p', prompt, '--output-format', 'json'], { ws, server, provider: 'anthropic' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonResult(r).result).toBe('parent done');
+    const childCalls = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task') && !isSummarizer(q.view));
+    // the agent's model and tools, its body as the system prompt
+    expect(new Set(childCalls.map((q) => q.view!.model))).toEqual(new Set([model]));
+    expect(childCalls[0]!.view!.toolNames).toEqual(['FileRead', 'Glob']);
+    expect(childCalls[0]!.view!.system).toMatch(/^You read files for another agent/);
+    // the child compacted (a summarizer request on its model) and still reported
+    expect(server.requests.some((q) => q.view && isSummarizer(q.view) && q.view.model === model)).toBe(true);
+    const parentLast = server.requests.filter((q) => q.view?.toolNames.includes('Task')).at(-1)!;
+    expect(results(parentLast)[0]!.content).toMatch(/^CHILD-REPORT: five parts read/);
+    expect(results(parentLast)[0]!.isError).toBe(false);
   });
 });
