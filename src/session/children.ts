@@ -10,7 +10,8 @@ import type { TurnResult } from '../agent/loop.js';
 import { withModel, type Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
 import { emptyUsage, textOf, totalInputTokens, type Message, type Usage } from '../llm/messages.js';
-import type { ParentLink } from '../store/index.js';
+import type { ParentLink, Store } from '../store/index.js';
+import { readState } from './state.js';
 import type { Approver } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
 import type { Provider } from '../llm/provider.js';
@@ -239,4 +240,16 @@ export function childDeps(parent: SessionDeps, spec: ChildSpec, provider: Provid
   const own = same ? provider : (parent.providerFor?.(spec.config, `the agent model "${spec.config.model.name}"`) ?? provider);
   const { approver: _parents, ...rest } = parent;
   return { ...rest, config: spec.config, provider: own, tools: spec.tools, ...(spec.approver ? { approver: spec.approver } : {}), child: spec };
+}
+
+export interface ChildCost {
+  id: string;
+  /** "agent: description". */
+  label: string;
+  cost: Record<string, Usage>;
+}
+
+/** What each child session of a session used, from the children's own saved state (so a resumed parent has them too). */
+export function childCosts(store: Store, parentId: string): ChildCost[] {
+  return store.childSessions(parentId).map((c) => ({ id: c.id, label: c.title ?? c.parent?.agent ?? 'agent', cost: readState(c.meta, c.id).cost }));
 }

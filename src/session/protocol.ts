@@ -42,6 +42,23 @@ export interface ContextBreakdownRow {
   tokens: number;
 }
 
+/** One sub-agent's line in /cost (its usage is in the model rows too). */
+export interface ChildCostRow {
+  id: string;
+  label: string;
+  tokens: number;
+  usd?: number;
+}
+
+export interface AgentRow {
+  name: string;
+  description: string;
+  source: string;
+  file?: string;
+  model?: string;
+  tools: string[];
+}
+
 export interface CostRow {
   model: string;
   usage: Usage;
@@ -86,7 +103,9 @@ export interface ModelChoice {
 export type CommandOutput =
   | { kind: 'text'; text: string }
   | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }
-  | { kind: 'cost'; rows: CostRow[]; totalUsd?: number }
+  | { kind: 'cost'; rows: CostRow[]; totalUsd?: number; children?: ChildCostRow[] }
+  /** /agents: the agents the Task tool offers, and files that were skipped. */
+  | { kind: 'agents'; agents: AgentRow[]; warnings: string[] }
   | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
   | { kind: 'help'; commands: CommandInfo[] }
   | { kind: 'picker'; sessions: SessionListItem[] }

@@ -22,7 +22,7 @@ import { archiveRecall } from './recall.js';
 import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
-import { childDeps, Subagents, type ChildSpec } from './children.js';
+import { childCosts, childDeps, Subagents, type ChildCost, type ChildSpec } from './children.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { readState, stateMeta, type SessionState } from './state.js';
@@ -31,7 +31,6 @@ import { TurnSnapshots } from './turnSnapshots.js';
 import { planFor, planRewindUndo, uncompactTargets, type RewindUndoPlan, type UncompactPlan, type UncompactTarget } from './uncompact.js';
 
 export { PIN_HEADER };
-
 export type { SessionEvent } from './protocol.js';
 
 export interface SessionDeps {
@@ -253,9 +252,9 @@ export class Session {
     return { counter: this.deps.counter, system: this.context.systemPrompt, tools: [...this.context.tools], history: this.log.messages(), usage: this.contextUsage() };
   }
 
-  /** What each sub-agent of this session used (/cost's lines; already counted in usageByModel). */
-  childCosts(): Array<{ id: string; label: string; cost: Record<string, Usage> }> {
-    return this.log.isStored ? this.deps.store.childSessions(this.id).map((c) => ({ id: c.id, label: c.title ?? c.parent?.agent ?? 'agent', cost: readState(c.meta, c.id).cost })) : [];
+  /** The agents the Task tool offers (/agents), and what each sub-agent of this session used (/cost's lines; in usageByModel too). */
+  subagentInfo(): { catalog: AgentCatalog | undefined; costs: ChildCost[] } {
+    return { catalog: this.deps.agents, costs: this.log.isStored ? childCosts(this.deps.store, this.id) : [] };
   }
 
   /** Usage by model, summaries included (/cost). */

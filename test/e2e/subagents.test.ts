@@ -101,5 +101,27 @@ describe('sub-agents (Task)', () => {
     const parentLast = server.requests.filter((q) => q.view?.toolNames.includes('Task')).at(-1)!;
     expect(results(parentLast)[0]!.content).toMatch(/^CHILD-REPORT: five parts read/);
     expect(results(parentLast)[0]!.isError).toBe(false);
+
+    // /cost on the resumed parent: a line for the child, on its model
+    const cost = await runAgent(['-p', '/cost', '--continue'], { ws, server, provider: 'anthropic' });
+    expect(cost.code, cost.stderr).toBe(0);
+    expect(cost.stdout).toMatch(/tiny-reader/);
+    expect(cost.stdout).toMatch(/sub-agent reader: read the parts \(s_[a-z0-9]+\): [\d,]+ tokens/);
+  });
+
+  it('/agents lists the built-in and the agent files; a bad file is a warning naming it and the field, not a failure', async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.dir, '.claude', 'agents'), { recursive: true });
+    writeFileSync(join(ws.dir, '.claude', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews a diff.\ntools: Read, Grep, Glob, Bash(git diff:*), Telepathy\n---\nReview the change.\n');
+    writeFileSync(join(ws.dir, '.claude', 'agents', 'broken.md'), '---\nname: broken\ndescription: [unclosed\n---\nBody.\n');
+    writeFileSync(join(ws.dir, '.claude', 'agents', 'steps.md'), '---\nname: steps\ndescription: x\nmaxTurns: many\n---\nBody.\n');
+    const r = await runAgent(['-p', '/agents'], { ws, server, provider: 'anthropic' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^explore \(builtin\) · model inherited · tools FileRead, Grep, Glob, Recall, Bash/m);
+    expect(r.stdout).toMatch(/^reviewer \(.*reviewer\.md\) · model inherited · tools FileRead, Grep, Glob, Bash$/m);
+    expect(r.stdout).toMatch(/reviewer\.md: field "tools": unknown tool "Telepathy" ignored/);
+    expect(r.stdout).toMatch(/broken\.md: the frontmatter is not valid YAML.*the agent is skipped/);
+    expect(r.stdout).toMatch(/steps\.md: field "maxTurns" must be a positive whole number \(got "many"\); the agent is skipped/);
+    expect(r.stdout).not.toMatch(/^broken /m);
   });
 });
