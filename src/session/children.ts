@@ -16,7 +16,6 @@ import type { Approver } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
 import type { Provider } from '../llm/provider.js';
 import type { SessionEvent } from './protocol.js';
-import type { SessionDeps } from './session.js';
 
 /** Claude Code's model aliases in agent files. */
 const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet-4-5', opus: 'claude-opus-4-1', haiku: 'claude-haiku-4-5' };
@@ -235,7 +234,12 @@ function lastReply(messages: readonly Message[]): string {
 }
 
 /** A child session's deps: the parent's, with the child's config, tools, labelled approver and role; its own provider when its model is of another family. */
-export function childDeps(parent: SessionDeps, spec: ChildSpec, provider: Provider, config: Config): SessionDeps {
+export function childDeps<D extends { approver?: Approver; providerFor?: ((config: Config, purpose?: string) => Provider) | undefined }>(
+  parent: D,
+  spec: ChildSpec,
+  provider: Provider,
+  config: Config,
+): Omit<D, 'approver'> & { config: Config; provider: Provider; tools: readonly AnyTool[]; approver?: Approver; child: ChildSpec } {
   const same = spec.config.provider === config.provider;
   const own = same ? provider : (parent.providerFor?.(spec.config, `the agent model "${spec.config.model.name}"`) ?? provider);
   const { approver: _parents, ...rest } = parent;

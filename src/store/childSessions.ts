@@ -9,7 +9,7 @@ import { decodeMessage, MESSAGE_COLS, type MessageRow } from './codec.js';
 import type { Migration } from './migration.js';
 import { ArchiveIndexer } from './search-index.js';
 import { SESSION_COLS, sessionInfo, type SessionRow } from './sessionRow.js';
-import type { SessionInfo } from './types.js';
+import type { ParentLink, SessionInfo } from './types.js';
 
 export const v6ChildSessions: Migration = {
   version: 6,
@@ -24,18 +24,6 @@ export const v6ChildSessions: Migration = {
     `);
   },
 };
-
-/** How a child session is linked to the session that started it. */
-export interface ParentLink {
-  /** The parent session's id. */
-  id: string;
-  /** The message id of the person's prompt that started the parent's turn. */
-  turn: string;
-  /** The Task call's tool_use id in the parent. */
-  toolUseId: string;
-  /** The agent that ran (explore, or a custom agent's name). */
-  agent: string;
-}
 
 export class ChildSessions {
   private readonly children: Database.Statement<[string], SessionRow>;

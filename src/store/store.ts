@@ -37,7 +37,6 @@ export const LOAD_VISIBLE_SQL = `SELECT ${MESSAGE_COLS} FROM messages WHERE sess
 
 export class SqliteStore implements Store {
   private readonly sessionWrites: SessionWrites;
-  private readonly children: ChildSessions;
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
   private readonly search: ArchiveSearch;
@@ -51,7 +50,6 @@ export class SqliteStore implements Store {
     private readonly busyTimeoutMs: number,
   ) {
     this.sessionWrites = new SessionWrites(db);
-    this.children = new ChildSessions(db);
     this.history = new HistoryWrites(db);
     this.snapshots = new SnapshotTables(db, this.history.log);
     this.search = new ArchiveSearch(db);
@@ -179,12 +177,12 @@ export class SqliteStore implements Store {
     });
   }
 
+  // child sessions are rare reads and one write per child: their statements are prepared when used
   childSessions(parentId: string): SessionInfo[] {
-    return this.read('list child sessions', () => this.children.childrenOf(parentId));
+    return this.read('list child sessions', () => new ChildSessions(this.db).childrenOf(parentId));
   }
-
   indexChildTranscript(childId: string): void {
-    this.write('index a child session', () => this.children.indexTranscript(childId));
+    this.write('index a child session', () => new ChildSessions(this.db).indexTranscript(childId));
   }
 
   deleteSession(id: string): void {

@@ -1,9 +1,7 @@
 import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
 import type { Message } from '../llm/messages.js';
-import type { ParentLink } from './childSessions.js';
 import type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
 
-export type { ParentLink } from './childSessions.js';
 export type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
 
 export interface OpenStoreOptions {
@@ -35,6 +33,18 @@ export interface SessionInfo {
   contextTokens: number | null;
   /** A child session (sub-agent): who started it. */
   parent?: ParentLink;
+}
+
+/** How a child session is linked to the session that started it. */
+export interface ParentLink {
+  /** The parent session's id. */
+  id: string;
+  /** The message id of the person's prompt that started the parent's turn. */
+  turn: string;
+  /** The Task call's tool_use id in the parent. */
+  toolUseId: string;
+  /** The agent that ran (explore, or a custom agent's name). */
+  agent: string;
 }
 
 export interface NewSession {
