@@ -48,12 +48,13 @@ export function nextChildState(s: ChildState, u: ChildUpdate): ChildState {
   }
 }
 
-/** One line for a live row or a progress line: "explore · Find the parser · 3 tools · 12.4k tokens · 8s". */
-export function childLine(s: ChildState, now: number): string {
-  const secs = Math.max(0, Math.round(((s.endedAt ?? now) - s.startedAt) / 1000));
+/** The live line under a Task row: "3 tools · 12.4k tokens · claude-haiku-4-5 · FileRead src/a.ts" ("waiting for a slot" while queued). */
+export function progressLine(s: ChildState): string {
+  if (s.status === 'queued') return 'waiting for a slot (agents.parallel)';
   const tokens = s.tokens >= 1000 ? `${(s.tokens / 1000).toFixed(1)}k` : String(s.tokens);
-  const parts = [s.agent, s.description, `${s.toolCalls} tool${s.toolCalls === 1 ? '' : 's'}`, `${tokens} tokens`, `${secs}s`];
-  if (s.status === 'queued') parts.push('waiting for a slot');
-  if (s.status !== 'running' && s.status !== 'queued') parts.push(s.status);
+  const parts = [`${s.toolCalls} tool${s.toolCalls === 1 ? '' : 's'}`, `${tokens} tokens`];
+  if (s.model) parts.push(s.model);
+  if (s.status !== 'running') parts.push(s.status);
+  else if (s.lastTool) parts.push(s.lastTool.split('\n')[0]!);
   return parts.join(' · ');
 }

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { parseInput, toInputSchema } from '../tools/inputSchema.js';
 import { ToolInputError, type Tool, type ToolContext, type ToolOutput } from '../tools/types.js';
 import type { AgentCatalog } from './agents.js';
-import { childLine, type ChildState } from './childState.js';
+import { progressLine, type ChildState } from './childState.js';
 import type { ChildOutcome } from './host.js';
 import { capReport } from './report.js';
 
@@ -55,8 +55,9 @@ async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog
   const agent = catalog.get(input.agent);
   if (!agent) return { content: `Task: there is no agent "${input.agent ?? ''}".`, isError: true };
   let shown = '';
+  // the live row under the Task header: tools used, tokens, the latest call (the header has the clock)
   const onUpdate = (s: ChildState): void => {
-    const line = childLine(s, Date.now()) + (s.lastTool ? `\n  ${s.lastTool}` : '');
+    const line = progressLine(s);
     if (line !== shown) ctx.onProgress?.(`${line}\n`);
     shown = line;
   };

@@ -10,7 +10,8 @@ import type { TurnResult } from '../agent/loop.js';
 import { withModel, type Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
 import { emptyUsage, textOf, totalInputTokens, type Message, type Usage } from '../llm/messages.js';
-import type { ParentLink, Store } from '../store/index.js';
+import type { ParentLink, SessionInfo, Store } from '../store/index.js';
+import { collectToolCalls, messageText, speakerOf, type TextStyle } from '../llm/messageText.js';
 import { readState } from './state.js';
 import type { Approver } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
@@ -253,7 +254,33 @@ export interface ChildCost {
   cost: Record<string, Usage>;
 }
 
-/** What each child session of a session used, from the children's own saved state (so a resumed parent has them too). */
-export function childCosts(store: Store, parentId: string): ChildCost[] {
-  return store.childSessions(parentId).map((c) => ({ id: c.id, label: c.title ?? c.parent?.agent ?? 'agent', cost: readState(c.meta, c.id).cost }));
+/** What the front ends show of a session's sub-agents. */
+export interface SubagentInfo {
+  catalog: AgentCatalog | undefined;
+  costs: ChildCost[];
+  /** A child's whole transcript as text (undefined: not a child of this session). */
+  transcript(childId: string): string | undefined;
 }
+
+export function subagentInfo(catalog: AgentCatalog | undefined, store: Store, parentId: string, stored: boolean): SubagentInfo {
+  const children = (): SessionInfo[] => (stored ? store.childSessions(parentId) : []);
+  return {
+    catalog,
+    // what each child used, from the children's own saved state (so a resumed parent has them too)
+    costs: children().map((c) => ({ id: c.id, label: c.title ?? c.parent?.agent ?? 'agent', cost: readState(c.meta, c.id).cost })),
+    transcript: (childId) => {
+      const child = children().find((c) => c.id === childId);
+      if (!child) return undefined;
+      const rows = store.loadTranscript(child.id, { includeArchived: true }).map((r) => r.message);
+      const calls = collectToolCalls(rows);
+      const body = rows.map((m) => `── ${speakerOf(m)}\n${messageText(m, TRANSCRIPT_STYLE, calls)}`).join('\n\n');
+      return `${child.title ?? child.id} · session ${child.id} · ${child.model}\n\n${body}`;
+    },
+  };
+}
+
+const TRANSCRIPT_STYLE: TextStyle = {
+  separator: '\n',
+  toolUse: (b) => `→ ${b.name} ${JSON.stringify(b.input)}`,
+  toolResult: (b) => `← ${b.isError ? 'error: ' : ''}${b.content}`,
+};

@@ -22,7 +22,7 @@ import { archiveRecall } from './recall.js';
 import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
-import { childCosts, childDeps, Subagents, type ChildCost, type ChildSpec } from './children.js';
+import { childDeps, subagentInfo, Subagents, type ChildSpec, type SubagentInfo } from './children.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { readState, stateMeta, type SessionState } from './state.js';
@@ -252,9 +252,9 @@ export class Session {
     return { counter: this.deps.counter, system: this.context.systemPrompt, tools: [...this.context.tools], history: this.log.messages(), usage: this.contextUsage() };
   }
 
-  /** The agents the Task tool offers (/agents), and what each sub-agent of this session used (/cost's lines; in usageByModel too). */
-  subagentInfo(): { catalog: AgentCatalog | undefined; costs: ChildCost[] } {
-    return { catalog: this.deps.agents, costs: this.log.isStored ? childCosts(this.deps.store, this.id) : [] };
+  /** The agents the Task tool offers (/agents), what each sub-agent used (/cost; in usageByModel too), a child's transcript (Ctrl+O). */
+  subagentInfo(): SubagentInfo {
+    return subagentInfo(this.deps.agents, this.deps.store, this.id, this.log.isStored);
   }
 
   /** Usage by model, summaries included (/cost). */

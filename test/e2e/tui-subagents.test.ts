@@ -1,0 +1,62 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
+import { hasTmux, Tmux } from './tmux.js';
+
+// Sub-agents in a real terminal (tmux): the prompt attaches a plan file whose directives make
+// the fake model call Task twice; the children run slowly enough to watch their live rows, one
+// child's Bash call asks in the main prompt (labelled with the child) and is answered, and
+// Ctrl+O on the finished Task rows prints each child's transcript.
+
+const server = useFakeServer();
+let term: Tmux | undefined;
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+});
+
+const task = (description: string, prompt: string): string => `@task ${JSON.stringify({ description, prompt })}`;
+
+describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
+  it('shows live child rows, asks a child’s approval in the main prompt, and Ctrl+O prints a child’s transcript', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, 'notes.md'), 'the notes say NOTES-LINE-77\n');
+    writeFileSync(
+      join(ws.dir, 'plan.txt'),
+      [
+        task('run the check', '@slow 60\n@bash echo child-bash-ok\n@report REPORT-CHECK done'),
+        task('read the notes', '@slow 60\n@glob *.md\n@then\n@read notes.md\n@report REPORT-NOTES done'),
+        '@report both children reported',
+      ].join('\n') + '\n',
+    );
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
+    await term.waitFor('Ask for a change');
+    term.type('follow @plan.txt');
+    await term.waitFor('▸ @plan.txt');
+    term.keys('Tab');
+    term.keys('Enter');
+
+    // live rows: both Task calls running, with the child's tokens and model under each
+    await term.waitFor(/Task explore: run the check/);
+    await term.waitFor(/Task explore: read the notes/);
+    await term.waitFor(/\d+ tools? · [\d.]+k? tokens · claude-sonnet-4-6/);
+
+    // the child's Bash call asks in the main prompt, labelled with the child
+    await term.waitFor('sub-agent explore: run the check asks:');
+    expect(term.screen()).toContain('echo child-bash-ok');
+    term.keys('Enter'); // allow once
+    await term.waitFor('both children reported');
+    await term.waitFor(/✓ Task explore: run the check/);
+    await term.waitFor(/✓ Task explore: read the notes/);
+
+    // Ctrl+O: the newest Task row's child transcript; again: the other child's
+    term.keys('C-o');
+    await term.waitFor("the sub-agent's transcript");
+    await term.waitFor('NOTES-LINE-77');
+    term.keys('C-o');
+    await term.waitFor('child-bash-ok');
+    expect(term.screen()).toMatch(/→ Bash \{"command":"echo child-bash-ok"\}/);
+  });
+});
