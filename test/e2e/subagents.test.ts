@@ -60,6 +60,11 @@ describe('sub-agents (Task)', () => {
       expect(search.code, search.stderr).toBe(0);
       expect(search.stdout.replace(/[«»]/g, '')).toContain('BETA-CONTENT-4');
     }
+    // the parent's Recall finds what a child read (its tool output never entered the parent)
+    server.clear();
+    const recall = await runAgent(['-p', '@recall GAMMA-CONTENT\n@report recalled', '--continue'], { ws, server, provider: 'anthropic' });
+    expect(recall.code, recall.stderr).toBe(0);
+    expect(results(server.requests.at(-1)).at(-1)!.content.replace(/[«»]/g, '')).toContain('GAMMA-CONTENT-5');
   });
 
   it('gives the parent an error result when a child fails, and the parent carries on', async () => {
