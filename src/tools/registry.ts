@@ -28,7 +28,7 @@ export interface ToolsOptions {
   redact?: (text: string) => string;
 }
 
-/** The seven tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall. */
+/** The seven tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall; and Task when agents are given. */
 export function createTools(opts: ToolsOptions): AnyTool[] {
   const clean = opts.redact ?? redact;
   const tools: AnyTool[] = [
