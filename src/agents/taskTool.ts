@@ -44,7 +44,8 @@ export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
       }
       return parsed;
     },
-    summarize: (input) => `${input.agent ?? 'explore'}: ${input.description}`,
+    // as the transcript's keyArgument shows a stored call: the agent only when one is named
+    summarize: (input) => (input.agent ? `${input.agent}: ${input.description}` : input.description),
     run: (input, ctx) => runTask(input, ctx, catalog),
   };
 }

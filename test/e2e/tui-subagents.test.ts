@@ -39,8 +39,8 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     term.keys('Enter');
 
     // live rows: both Task calls running, with the child's tokens and model under each
-    await term.waitFor(/Task explore: run the check/);
-    await term.waitFor(/Task explore: read the notes/);
+    await term.waitFor(/Task run the check/);
+    await term.waitFor(/Task read the notes/);
     await term.waitFor(/\d+ tools? · [\d.]+k? tokens · claude-sonnet-4-6/);
 
     // the child's Bash call asks in the main prompt, labelled with the child
@@ -48,8 +48,8 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     expect(term.screen()).toContain('echo child-bash-ok');
     term.keys('Enter'); // allow once
     await term.waitFor('both children reported');
-    await term.waitFor(/✓ Task explore: run the check/);
-    await term.waitFor(/✓ Task explore: read the notes/);
+    await term.waitFor(/✓ Task run the check/);
+    await term.waitFor(/✓ Task read the notes/);
 
     // Ctrl+O: the newest Task row's child transcript; again: the other child's
     term.keys('C-o');
@@ -58,5 +58,17 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     term.keys('C-o');
     await term.waitFor('child-bash-ok');
     expect(term.screen()).toMatch(/→ Bash \{"command":"echo child-bash-ok"\}/);
+
+    // resumed: the Task rows come back collapsed (header and the report's first line), and
+    // Ctrl+O still prints a child's transcript
+    term.keys('C-d');
+    expect(await term.waitForExit()).toBe(0);
+    term.kill();
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--continue'], cwd: ws.dir, env });
+    await term.waitFor('Ask for a change');
+    await term.waitFor(/✓ Task read the notes[^\n]*\n\s*⎿ REPORT-NOTES done \(\+\d+ lines\)/);
+    expect(term.screen()).not.toContain('NOTES-LINE-77');
+    term.keys('C-o');
+    await term.waitFor('NOTES-LINE-77');
   });
 });

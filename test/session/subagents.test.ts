@@ -113,4 +113,22 @@ describe('sub-agents in a session', () => {
     session.close();
     store.close();
   });
+
+  it('nests to agents.maxDepth: a child may start a grandchild at depth 2, and the grandchild gets no Task tool', async () => {
+    const { config, store } = setup({ agents: { maxDepth: 2 } });
+    const { session } = open(config, store);
+    const grandchild = task('deepest', '@glob *.none\n@report GRAND-REPORT');
+    const r = await session.prompt(`${task('middle', `${grandchild}\n@report MIDDLE-REPORT`)}\n@report TOP`);
+    expect(r.text).toBe('TOP');
+    const tools = server.requests.map((q) => q.view!.toolNames.includes('Task'));
+    // parent, child (with Task), grandchild (without), grandchild, child, parent
+    expect(tools).toEqual([true, true, false, false, true, true]);
+    const middle = store.childSessions(session.id);
+    expect(middle.map((c) => c.title)).toEqual(['explore: middle']);
+    expect(store.childSessions(middle[0]!.id).map((c) => c.title)).toEqual(['explore: deepest']);
+    const childResult = JSON.stringify(server.requests[4]!.view!.messages.at(-1));
+    expect(childResult).toContain('GRAND-REPORT');
+    session.close();
+    store.close();
+  });
 });
