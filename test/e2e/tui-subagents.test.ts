@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
+import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
 
 // Sub-agents in a real terminal (tmux): the prompt attaches a plan file whose directives make
@@ -70,5 +70,36 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     expect(term.screen()).not.toContain('NOTES-LINE-77');
     term.keys('C-o');
     await term.waitFor('NOTES-LINE-77');
+  });
+
+  it('Esc cancels all three running children cleanly: each row ends interrupted, the prompt comes back, the children are stored', async () => {
+    const ws = workspace();
+    const slowChild = (n: string): string => task(`slow ${n}`, `@slow 250\n@glob *.txt\n@then\n@glob *.md\n@then\n@glob *.ts\n@report never ${n}`);
+    writeFileSync(join(ws.dir, 'plan.txt'), `${['one', 'two', 'three'].map(slowChild).join('\n')}\n@report not reached\n`);
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
+    await term.waitFor('Ask for a change');
+    term.type('follow @plan.txt');
+    await term.waitFor('▸ @plan.txt');
+    term.keys('Tab');
+    term.keys('Enter');
+    await term.waitFor(/Task slow one[\s\S]*Task slow two[\s\S]*Task slow three/);
+    await term.waitFor(/\d+ tools? · [\d.]+k? tokens/);
+    term.keys('Escape');
+    await term.waitFor(/interrupted/i);
+    await term.waitFor('Ask for a change');
+    const screen = await term.waitFor(/Task slow three[^\n]*\n[^\n]*interrupted/);
+    for (const n of ['one', 'two', 'three']) expect(screen).toMatch(new RegExp(`Task slow ${n}[^\\n]*\\n[^\\n]*interrupted`));
+    expect(screen).not.toContain('not reached');
+    // no child is left running: nothing more reaches the server once the turn has ended
+    const after = server.requests.length;
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(server.requests.length).toBe(after);
+    term.keys('C-d');
+    expect(await term.waitForExit()).toBe(0);
+    const list = await runAgent(['sessions', 'list'], { ws, server });
+    const id = list.stdout.trim().split('\n')[1]!.split('\t')[0]!;
+    const show = await runAgent(['sessions', 'show', id], { ws, server });
+    expect(show.stdout).toMatch(/Sub-agents \(3\)/);
   });
 });
