@@ -378,7 +378,8 @@ export class Session {
       maxOutputRecoveries: config.compaction.maxOutputRecoveries,
       cwd: config.cwd,
       recall: this.recallSource(),
-      cacheKey: this.id,
+      // children of one agent share a cache key (OpenAI routes by it), as they share the prefix
+      cacheKey: this.deps.child ? `${this.deps.child.parent.id}:${this.deps.child.parent.agent}` : this.id,
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
       ...(this.subagents ? { subagents: this.subagents } : {}),

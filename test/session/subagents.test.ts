@@ -131,4 +131,23 @@ describe('sub-agents in a session', () => {
     session.close();
     store.close();
   });
+
+  it("children of one agent share a prompt cache key (OpenAI routes by it), apart from the parent's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-sub-'));
+    writeFileSync(join(dir, '.agentrc'), JSON.stringify({ cache: { promptCacheKey: true } }));
+    const config = loadConfig({ cwd: dir, home: dir, env: { OPENAI_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'gpt-4o', baseURL: server.openaiBaseURL } });
+    const store = openStore(config.dbPath);
+    const agents = new AgentCatalog([]);
+    const provider = createProvider({ provider: 'openai', apiKey: 'k', baseURL: server.openaiBaseURL, cache: config.cache });
+    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash, agents }), agents, counter });
+    const r = await session.prompt(`${task('one', '@report a')}\n${task('two', '@report b')}\n@report done`);
+    expect(r.text).toBe('done');
+    const keyOf = (q: (typeof server.requests)[number]): unknown => (q.body as Record<string, unknown>)['prompt_cache_key'];
+    const parentKeys = new Set(server.requests.filter((q) => q.view?.toolNames.includes('Task')).map(keyOf));
+    const childKeys = new Set(server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task')).map(keyOf));
+    expect(parentKeys).toEqual(new Set([session.id]));
+    expect(childKeys).toEqual(new Set([`${session.id}:explore`]));
+    session.close();
+    store.close();
+  });
 });
