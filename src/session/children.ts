@@ -8,12 +8,11 @@ import { nextChildState, queuedChild, type ChildState, type ChildUpdate } from '
 import type { ChildOutcome, ChildRequest, SubagentHost } from '../agents/host.js';
 import type { TurnResult } from '../agent/loop.js';
 import { withModel, type Config } from '../config/config.js';
-import type { PermissionMode } from '../config/schema.js';
 import { emptyUsage, textOf, totalInputTokens, type Message, type Usage } from '../llm/messages.js';
 import type { ParentLink, SessionInfo, Store } from '../store/index.js';
 import { collectToolCalls, messageText, speakerOf, type TextStyle } from '../llm/messageText.js';
 import { readState } from './state.js';
-import type { Approver } from '../tools/permissions.js';
+import type { ApprovalDecision, Approver, PermissionPolicy } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
 import type { Provider } from '../llm/provider.js';
 import type { SessionEvent } from './protocol.js';
@@ -48,10 +47,10 @@ export interface ChildSession {
 
 export interface SubagentDeps {
   catalog: AgentCatalog;
-  /** The parent's config and permission state as they stand when a child starts. */
+  /** The parent's config as it stands when a child starts. */
   config: () => Config;
-  permissionMode: () => PermissionMode;
-  permissions: () => unknown;
+  /** The parent's permission policy: its mode and session approvals pass to each child, and what the person allows for the session in a child's prompt comes back to it. */
+  policy: () => PermissionPolicy;
   parentId: string;
   /** The person's message that started the parent's current turn. */
   turnId: () => string;
@@ -115,7 +114,7 @@ export class Subagents implements SubagentHost {
   ): Promise<ChildOutcome> {
     const parent = this.deps.config();
     const agent = req.agent;
-    let config: Config = { ...parent, maxSteps: agent.maxSteps ?? parent.agents.maxSteps, permissions: { ...parent.permissions, mode: this.deps.permissionMode() } };
+    let config: Config = { ...parent, maxSteps: agent.maxSteps ?? parent.agents.maxSteps, permissions: { ...parent.permissions, mode: this.deps.policy().mode } };
     if (agent.model) config = withModel(config, MODEL_ALIASES[agent.model] ?? agent.model);
     const depth = this.deps.depth + 1;
     const names = childToolNames(agent, this.deps.tools.map((t) => t.name), depth, parent.agents.maxDepth);
@@ -127,7 +126,7 @@ export class Subagents implements SubagentHost {
       title: label,
       parent: { id: this.deps.parentId, turn: this.deps.turnId(), toolUseId: req.toolUseId, agent: agent.name },
       depth,
-      permissions: this.deps.permissions(),
+      permissions: this.deps.policy().sessionState(),
       ...(this.deps.approver ? { approver: this.labelled(this.deps.approver, label) } : {}),
     });
     update({ type: 'started', sessionId: child.id, model: config.model.name, at: Date.now() });
@@ -176,7 +175,7 @@ export class Subagents implements SubagentHost {
       case 'refusal':
         return fail('provider', 'the model refused the task', report);
       case 'stopped':
-        return fail('cancelled', 'the user denied a tool call and stopped it', report);
+        return fail('cancelled', 'the user denied one of its tool calls and stopped it; do not start it again, wait for their next message', report);
     }
   }
 
@@ -186,10 +185,22 @@ export class Subagents implements SubagentHost {
     this.deps.changed(state);
   }
 
-  /** Asks through the parent's approver, one request at a time, each labelled with the child. */
+  /**
+   * Asks through the parent's approver, one request at a time, each labelled with the child. An
+   * answer for the session (a Bash prefix, a tool) is kept in the parent's policy, so neither the
+   * parent nor another child asks for it again; a call such an answer already covers is not asked.
+   */
   private labelled(approver: Approver, label: string): Approver {
     return (req, signal) => {
-      const asked = this.approvals.then(() => (signal.aborted ? Promise.reject(signal.reason) : approver({ ...req, agent: label }, signal)));
+      const asked = this.approvals.then(async (): Promise<ApprovalDecision> => {
+        if (signal.aborted) throw signal.reason;
+        const policy = this.deps.policy();
+        const tool = this.deps.tools.find((t) => t.name === req.toolName);
+        if (tool && !req.diff && policy.decide(tool, req.input) === 'allow') return { kind: 'allow_once' };
+        const answer = await approver({ ...req, agent: label }, signal);
+        if (answer.kind === 'allow_prefix' || answer.kind === 'allow_tool') policy.remember(req.toolName, answer);
+        return answer;
+      });
       this.approvals = asked.catch(() => undefined);
       return asked;
     };

@@ -104,7 +104,7 @@ export class Session {
     this.gate = new ToolGate(() => this.context.config, state.permissions, deps.approver, (mode) => this.emit({ type: 'permission_mode', mode }));
     this.subagents = deps.agents && deps.tools.some((t) => t.name === 'Task') ? new Subagents({
       catalog: deps.agents, parentId: id, depth: deps.child?.depth ?? 0, tools: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}), changed: (s) => this.emit({ type: 'child', state: s }),
-      config: () => this.context.config, permissionMode: () => this.gate.mode, permissions: () => this.gate.policy.sessionState(), turnId: () => this.snapshots.turn ?? '', bill: (model, usage) => this.bill(model, usage),
+      config: () => this.context.config, policy: () => this.gate.policy, turnId: () => this.snapshots.turn ?? '', bill: (model, usage) => this.bill(model, usage),
       open: (spec) => Session.open(childDeps(deps, spec, this.context.provider, this.context.config)), ended: (childId) => void (this.log.flush() && this.log.isStored && deps.store.indexChildTranscript(childId)) }) : undefined;
   }
 

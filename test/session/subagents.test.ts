@@ -150,4 +150,23 @@ describe('sub-agents in a session', () => {
     session.close();
     store.close();
   });
+
+  it('keeps an answer for the session given in a child’s prompt: another child and the parent do not ask again', async () => {
+    const { config, store } = setup();
+    const asked: ApprovalRequest[] = [];
+    const approver: Approver = async (req) => {
+      asked.push(req);
+      return req.suggestedPrefix ? { kind: 'allow_prefix', prefix: req.suggestedPrefix } : { kind: 'allow_once' };
+    };
+    const { session } = open(config, store, approver);
+    const r = await session.prompt(`${task('first', '@bash echo one-1\n@report r1')}\n${task('second', '@bash echo two-2\n@report r2')}\n@then\n@bash echo three-3\n@report all`);
+    expect(r.text).toBe('all');
+    expect(asked.map((a) => a.summary)).toHaveLength(1);
+    expect(asked[0]!.suggestedPrefix).toBe('echo');
+    expect(session.permissions().rules).toContainEqual({ source: 'session', rule: expect.stringContaining('echo') });
+    const outputs = server.requests.flatMap((q) => q.view!.messages.at(-1)!.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.content] : [])));
+    for (const word of ['one-1', 'two-2', 'three-3']) expect(outputs.some((o) => o.includes(word))).toBe(true);
+    session.close();
+    store.close();
+  });
 });
