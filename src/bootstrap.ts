@@ -149,7 +149,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     const hidden = new Set(hiddenFromShell(config, env));
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
-    const agents = loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
+    const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
     const tools = createTools({ bash, agents });
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {

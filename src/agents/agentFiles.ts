@@ -6,7 +6,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { parseToolList } from '../tools/toolNames.js';
 import { AgentCatalog, type AgentDefinition, type AgentSource } from './agents.js';
 
@@ -20,8 +19,21 @@ export interface AgentDirs {
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
 
-/** Every agent in force for a working directory: the built-in, then the files; warnings name each bad file. */
-export function loadAgents(dirs: AgentDirs, knownTools: readonly string[]): AgentCatalog {
+type ParseYaml = (text: string) => unknown;
+
+/** yaml's parse, whether the bundle hands the package over as ESM or as CommonJS (under default). */
+async function loadYaml(): Promise<ParseYaml> {
+  const mod: { parse?: ParseYaml; default?: { parse?: ParseYaml } } = await import('yaml');
+  const parse = mod.parse ?? mod.default?.parse;
+  if (!parse) throw new Error('the yaml package has no parse function');
+  return parse;
+}
+
+/**
+ * Every agent in force for a working directory: the built-in, then the files; warnings name each
+ * bad file. The YAML parser is loaded only when there is an agent file (start-up pays nothing otherwise).
+ */
+export async function loadAgents(dirs: AgentDirs, knownTools: readonly string[]): Promise<AgentCatalog> {
   const home = dirs.home ?? homedir();
   const configDir = dirs.configDir ?? join(process.env['XDG_CONFIG_HOME'] || join(home, '.config'), 'agent');
   const sources: Array<[string, AgentSource]> = [
@@ -32,6 +44,7 @@ export function loadAgents(dirs: AgentDirs, knownTools: readonly string[]): Agen
   ];
   const defs: AgentDefinition[] = [];
   const warnings: string[] = [];
+  let parseYaml: ParseYaml | undefined;
   for (const [dir, source] of sources) {
     let names: string[];
     try {
@@ -48,7 +61,8 @@ export function loadAgents(dirs: AgentDirs, knownTools: readonly string[]): Agen
         warnings.push(`${file}: could not be read (${(e as Error).message}); the agent is skipped`);
         continue;
       }
-      const r = parseAgentFile(text, file, source, knownTools);
+      parseYaml ??= await loadYaml();
+      const r = parseAgentFile(text, file, source, knownTools, parseYaml);
       warnings.push(...r.warnings);
       if (r.agent) defs.push(r.agent);
     }
@@ -57,7 +71,7 @@ export function loadAgents(dirs: AgentDirs, knownTools: readonly string[]): Agen
 }
 
 /** One agent file: the agent, or warnings saying why it was skipped (and which fields were ignored). */
-export function parseAgentFile(text: string, file: string, source: AgentSource, knownTools: readonly string[]): { agent?: AgentDefinition; warnings: string[] } {
+export function parseAgentFile(text: string, file: string, source: AgentSource, knownTools: readonly string[], parseYaml: ParseYaml): { agent?: AgentDefinition; warnings: string[] } {
   const warnings: string[] = [];
   const skip = (why: string): { warnings: string[] } => ({ warnings: [...warnings, `${file}: ${why}; the agent is skipped`] });
   const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);

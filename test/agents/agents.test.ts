@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { loadAgents, parseAgentFile } from '../../src/agents/agentFiles.js';
 import { childToolNames, EXPLORE_AGENT } from '../../src/agents/agents.js';
 import { nextChildState, progressLine, queuedChild } from '../../src/agents/childState.js';
@@ -12,10 +13,10 @@ const ALL = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Tas
 
 describe('agent files', () => {
   it("read Claude Code's frontmatter: tools by its names (comma list or YAML list), model, effort, maxTurns", () => {
-    const r = parseAgentFile('---\nname: rev\ndescription: Reviews.\ntools: Read, MultiEdit, Edit, Bash(git diff:*)\nmodel: haiku\neffort: high\nmaxTurns: 7\n---\nBe strict.\n', 'rev.md', 'claude-project', KNOWN);
+    const r = parseAgentFile('---\nname: rev\ndescription: Reviews.\ntools: Read, MultiEdit, Edit, Bash(git diff:*)\nmodel: haiku\neffort: high\nmaxTurns: 7\n---\nBe strict.\n', 'rev.md', 'claude-project', KNOWN, parseYaml);
     expect(r.warnings).toEqual([]);
     expect(r.agent).toMatchObject({ name: 'rev', description: 'Reviews.', prompt: 'Be strict.', tools: ['FileRead', 'Edit', 'Bash'], model: 'haiku', effort: 'high', maxSteps: 7 });
-    const list = parseAgentFile('---\nname: l\ndescription: d\ntools:\n  - Grep\n  - LS\nmodel: inherit\n---\nBody', 'l.md', 'project', KNOWN);
+    const list = parseAgentFile('---\nname: l\ndescription: d\ntools:\n  - Grep\n  - LS\nmodel: inherit\n---\nBody', 'l.md', 'project', KNOWN, parseYaml);
     expect(list.agent).toMatchObject({ tools: ['Grep', 'Glob'] });
     expect(list.agent?.model).toBeUndefined();
   });
@@ -31,17 +32,17 @@ describe('agent files', () => {
       ['---\nname: a\ndescription: d\ntools: 5\n---\nB', /x\.md: field "tools" must be/],
     ];
     for (const [text, why] of cases) {
-      const r = parseAgentFile(text, 'x.md', 'project', KNOWN);
+      const r = parseAgentFile(text, 'x.md', 'project', KNOWN, parseYaml);
       expect(r.agent, text).toBeUndefined();
       expect(r.warnings.join('\n'), text).toMatch(why);
       expect(r.warnings.join('\n')).toMatch(/the agent is skipped/);
     }
-    const partly = parseAgentFile('---\nname: a\ndescription: d\ntools: Read, Teleport\n---\nB', 'x.md', 'project', KNOWN);
+    const partly = parseAgentFile('---\nname: a\ndescription: d\ntools: Read, Teleport\n---\nB', 'x.md', 'project', KNOWN, parseYaml);
     expect(partly.agent?.tools).toEqual(['FileRead']);
     expect(partly.warnings).toEqual([expect.stringMatching(/x\.md: field "tools": unknown tool "Teleport" ignored/)]);
   });
 
-  it('come from the personal and project directories; a project file wins over a personal one of the same name; the built-in is always there', () => {
+  it('come from the personal and project directories; a project file wins over a personal one of the same name; the built-in is always there', async () => {
     const home = mkdtempSync(join(tmpdir(), 'agents-home-'));
     const cwd = mkdtempSync(join(tmpdir(), 'agents-cwd-'));
     const put = (dir: string, name: string, description: string): void => {
@@ -52,7 +53,7 @@ describe('agent files', () => {
     put(join(home, '.claude', 'agents'), 'tests', 'personal tests');
     put(join(cwd, '.claude', 'agents'), 'docs', 'claude project docs');
     put(join(cwd, '.agent', 'agents'), 'docs', 'project docs');
-    const catalog = loadAgents({ cwd, home, configDir: join(home, '.config', 'agent') }, KNOWN);
+    const catalog = await loadAgents({ cwd, home, configDir: join(home, '.config', 'agent') }, KNOWN);
     expect(catalog.list().map((a) => `${a.name}=${a.description}`)).toEqual(['explore=' + EXPLORE_AGENT.description, 'tests=personal tests', 'docs=project docs']);
     expect(catalog.get(undefined)).toBe(EXPLORE_AGENT);
     expect(catalog.warnings).toEqual([]);
