@@ -169,4 +169,29 @@ describe('sub-agents in a session', () => {
     session.close();
     store.close();
   });
+
+  it('runs at most agents.parallel children at once; the others wait for a slot', async () => {
+    const { config, store } = setup({ agents: { parallel: 2 } });
+    const { session, events } = open(config, store);
+    const r = await session.prompt(`${['a', 'b', 'c'].map((n) => task(`t${n}`, `@slow 20\n@glob *.${n}\n@report ${n}`)).join('\n')}\n@report done`);
+    expect(r.text).toBe('done');
+    let running = 0;
+    let most = 0;
+    const seen = new Map<string, string>();
+    for (const e of events) {
+      if (e.type !== 'child') continue;
+      const before = seen.get(e.state.toolUseId);
+      if (before === e.state.status) continue;
+      seen.set(e.state.toolUseId, e.state.status);
+      if (e.state.status === 'running') most = Math.max(most, ++running);
+      else if (before === 'running') running--;
+    }
+    expect(most).toBe(2);
+    // the third started only once one of the first two had finished
+    const at = (pred: (st: { status: string; description: string }) => boolean): number => events.findIndex((e) => e.type === 'child' && pred(e.state));
+    expect(at((st) => st.status === 'running' && st.description === 'tc')).toBeGreaterThan(at((st) => st.status === 'done'));
+    expect([...seen.values()]).toEqual(['done', 'done', 'done']);
+    session.close();
+    store.close();
+  });
 });
