@@ -19,6 +19,7 @@ describe('sub-agents (Task)', () => {
   it('runs three children in parallel; the parent gets their reports and none of their tool outputs; children are stored, shown and searchable', async () => {
     const ws = workspace();
     for (const n of ['alpha', 'beta', 'gamma']) writeFileSync(join(ws.dir, `${n}.txt`), `${n} file: the secret word of ${n} is ${n.toUpperCase()}-CONTENT-${n.length}\n`);
+    writeFileSync(join(ws.dir, 'AGENTS.md'), 'Project rule: PROJECT-RULE-99.\n');
     const prompt = ['alpha', 'beta', 'gamma'].map((n) => task(`look at ${n}`, `@read ${n}.txt\n@grep secret\n@report REPORT-${n}: found it`)).join('\n') + '\n@report parent done';
     const r = await runAgent(['-p', prompt, '--output-format', 'json'], { ws, server, provider: 'anthropic' });
     expect(r.code, r.stderr).toBe(0);
@@ -34,6 +35,9 @@ describe('sub-agents (Task)', () => {
     // each child made its tool calls: a request carrying its FileRead output
     const childCalls = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task'));
     for (const n of ['alpha', 'beta', 'gamma']) expect(childCalls.some((q) => results(q).some((x) => x.content.includes(`${n.toUpperCase()}-CONTENT`)))).toBe(true);
+    // children work under the instruction files too, after their agent's own prompt
+    expect(childCalls[0]!.view!.system).toContain('PROJECT-RULE-99');
+    expect(childCalls[0]!.view!.system).toMatch(/^You are a sub-agent/);
     // children get the read-only tools and no Task (nesting depth 1)
     expect(childCalls[0]!.view!.toolNames).toEqual(['FileRead', 'Bash', 'Grep', 'Glob', 'Recall']);
     // the three children ran at once: each child's first request came before any child's second
