@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer } from './harness.js';
+import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
 
 // Sub-agents in a real terminal (tmux): the prompt attaches a plan file whose directives make
@@ -18,85 +18,83 @@ afterEach(() => {
 
 const task = (description: string, prompt: string): string => `@task ${JSON.stringify({ description, prompt })}`;
 
+/** Starts the TUI and sends a prompt attaching plan.txt, whose lines are the fake model's directives. */
+async function followPlan(ws: Workspace, plan: string[]): Promise<{ env: NodeJS.ProcessEnv; t: Tmux }> {
+  writeFileSync(join(ws.dir, 'plan.txt'), `${plan.join('\n')}\n`);
+  const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+  const t = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
+  term = t;
+  await t.waitFor('Ask for a change');
+  t.type('follow @plan.txt');
+  await t.waitFor('▸ @plan.txt');
+  t.keys('Tab');
+  t.keys('Enter');
+  return { env, t };
+}
+
 describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
   it('shows live child rows, asks a child’s approval in the main prompt, and Ctrl+O prints a child’s transcript', async () => {
     const ws = workspace();
     writeFileSync(join(ws.dir, 'notes.md'), 'the notes say NOTES-LINE-77\n');
-    writeFileSync(
-      join(ws.dir, 'plan.txt'),
-      [
-        task('run the check', '@slow 60\n@bash echo child-bash-ok\n@report REPORT-CHECK done'),
-        task('read the notes', '@slow 60\n@glob *.md\n@then\n@read notes.md\n@report REPORT-NOTES done'),
-        '@report both children reported',
-      ].join('\n') + '\n',
-    );
-    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
-    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
-    await term.waitFor('Ask for a change');
-    term.type('follow @plan.txt');
-    await term.waitFor('▸ @plan.txt');
-    term.keys('Tab');
-    term.keys('Enter');
+    const { env, t: started } = await followPlan(ws, [
+      task('run the check', '@slow 60\n@bash echo child-bash-ok\n@report REPORT-CHECK done'),
+      task('read the notes', '@slow 60\n@glob *.md\n@then\n@read notes.md\n@report REPORT-NOTES done'),
+      '@report both children reported',
+    ]);
+    let t = started;
 
     // live rows: both Task calls running, with the child's tokens and model under each
-    await term.waitFor(/Task run the check/);
-    await term.waitFor(/Task read the notes/);
-    await term.waitFor(/\d+ tools? · [\d.]+k? tokens · claude-sonnet-4-6/);
+    await t.waitFor(/Task run the check/);
+    await t.waitFor(/Task read the notes/);
+    await t.waitFor(/\d+ tools? · [\d.]+k? tokens · claude-sonnet-4-6/);
 
     // the child's Bash call asks in the main prompt, labelled with the child
-    await term.waitFor('sub-agent explore: run the check asks:');
-    expect(term.screen()).toContain('echo child-bash-ok');
-    term.keys('Enter'); // allow once
-    await term.waitFor('both children reported');
-    await term.waitFor(/✓ Task run the check/);
-    await term.waitFor(/✓ Task read the notes/);
+    await t.waitFor('sub-agent explore: run the check asks:');
+    expect(t.screen()).toContain('echo child-bash-ok');
+    t.keys('Enter'); // allow once
+    await t.waitFor('both children reported');
+    await t.waitFor(/✓ Task run the check/);
+    await t.waitFor(/✓ Task read the notes/);
 
     // Ctrl+O: the newest Task row's child transcript; again: the other child's
-    term.keys('C-o');
-    await term.waitFor("the sub-agent's transcript");
-    await term.waitFor('NOTES-LINE-77');
-    term.keys('C-o');
-    await term.waitFor('child-bash-ok');
-    expect(term.screen()).toMatch(/→ Bash \{"command":"echo child-bash-ok"\}/);
+    t.keys('C-o');
+    await t.waitFor("the sub-agent's transcript");
+    await t.waitFor('NOTES-LINE-77');
+    t.keys('C-o');
+    await t.waitFor('child-bash-ok');
+    expect(t.screen()).toMatch(/→ Bash \{"command":"echo child-bash-ok"\}/);
 
     // resumed: the Task rows come back collapsed (header and the report's first line), and
     // Ctrl+O still prints a child's transcript
-    term.keys('C-d');
-    expect(await term.waitForExit()).toBe(0);
-    term.kill();
-    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--continue'], cwd: ws.dir, env });
-    await term.waitFor('Ask for a change');
-    await term.waitFor(/✓ Task read the notes[^\n]*\n\s*⎿ REPORT-NOTES done \(\+\d+ lines\)/);
-    expect(term.screen()).not.toContain('NOTES-LINE-77');
-    term.keys('C-o');
-    await term.waitFor('NOTES-LINE-77');
+    t.keys('C-d');
+    expect(await t.waitForExit()).toBe(0);
+    t.kill();
+    t = term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--continue'], cwd: ws.dir, env });
+    await t.waitFor('Ask for a change');
+    await t.waitFor(/✓ Task read the notes[^\n]*\n\s*⎿ REPORT-NOTES done \(\+\d+ lines\)/);
+    expect(t.screen()).not.toContain('NOTES-LINE-77');
+    t.keys('C-o');
+    await t.waitFor('NOTES-LINE-77');
   });
 
   it('Esc cancels all three running children cleanly: each row ends interrupted, the prompt comes back, the children are stored', async () => {
     const ws = workspace();
     const slowChild = (n: string): string => task(`slow ${n}`, `@slow 250\n@glob *.txt\n@then\n@glob *.md\n@then\n@glob *.ts\n@report never ${n}`);
-    writeFileSync(join(ws.dir, 'plan.txt'), `${['one', 'two', 'three'].map(slowChild).join('\n')}\n@report not reached\n`);
-    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
-    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
-    await term.waitFor('Ask for a change');
-    term.type('follow @plan.txt');
-    await term.waitFor('▸ @plan.txt');
-    term.keys('Tab');
-    term.keys('Enter');
-    await term.waitFor(/Task slow one[\s\S]*Task slow two[\s\S]*Task slow three/);
-    await term.waitFor(/\d+ tools? · [\d.]+k? tokens/);
-    term.keys('Escape');
-    await term.waitFor(/interrupted/i);
-    await term.waitFor('Ask for a change');
-    const screen = await term.waitFor(/Task slow three[^\n]*\n[^\n]*interrupted/);
+    const { t } = await followPlan(ws, [...['one', 'two', 'three'].map(slowChild), '@report not reached']);
+    await t.waitFor(/Task slow one[\s\S]*Task slow two[\s\S]*Task slow three/);
+    await t.waitFor(/\d+ tools? · [\d.]+k? tokens/);
+    t.keys('Escape');
+    await t.waitFor(/interrupted/i);
+    await t.waitFor('Ask for a change');
+    const screen = await t.waitFor(/Task slow three[^\n]*\n[^\n]*interrupted/);
     for (const n of ['one', 'two', 'three']) expect(screen).toMatch(new RegExp(`Task slow ${n}[^\\n]*\\n[^\\n]*interrupted`));
     expect(screen).not.toContain('not reached');
     // no child is left running: nothing more reaches the server once the turn has ended
     const after = server.requests.length;
     await new Promise((r) => setTimeout(r, 1_000));
     expect(server.requests.length).toBe(after);
-    term.keys('C-d');
-    expect(await term.waitForExit()).toBe(0);
+    t.keys('C-d');
+    expect(await t.waitForExit()).toBe(0);
     const list = await runAgent(['sessions', 'list'], { ws, server });
     const id = list.stdout.trim().split('\n')[1]!.split('\t')[0]!;
     const show = await runAgent(['sessions', 'show', id], { ws, server });
