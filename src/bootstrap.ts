@@ -15,6 +15,7 @@ import { Session } from './session/session.js';
 import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
 import type { Approver } from './tools/permissions.js';
 import { createTools } from './tools/registry.js';
+import { loadAgents } from './agents/agentFiles.js';
 
 // Turns flags, config files and the environment into a ready Session (shared by print
 // mode and the TUI).
@@ -148,7 +149,10 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     // the tokenizer loads only once a request could come near a compaction threshold
     const counter = new TokenCounter();
     const hidden = new Set(hiddenFromShell(config, env));
-    const tools = createTools({ bash: { ...config.bash, hideEnv: (name) => hidden.has(name) } });
+    const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
+    // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
+    const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
+    const tools = createTools({ bash, agents });
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
@@ -157,7 +161,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
         cfg = ownConfig(info);
         prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
-      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) }, info);
+      return Session.open({ config: cfg, store, provider: prov, tools, agents, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) }, info);
     };
     let session: Session;
     try {
@@ -166,6 +170,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
       if (e instanceof SessionInUseError) throw new CliError(e.message, EXIT_USAGE);
       throw e;
     }
+    for (const w of agents.warnings) session.loadNotes.push(`Agent file ${w}`);
     if (found && resume && found.id !== resume.id) session.loadNotes.unshift(`Forked session ${found.id} into ${resume.id}; this process continues the copy.`);
     debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });
     const runtime: Runtime = {

@@ -72,7 +72,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       run(async () => call(await import('./sessionsCommand.js'), positional, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
     });
   };
-  subcommand<{ archived?: boolean }>('show <id>', 'print a session transcript', (c) => c.option('--archived', 'include what compaction archived, marked as such'), (m, [id], opts) =>
+  subcommand<{ archived?: boolean; children?: boolean }>('show <id>', 'print a session transcript', (c) => c.option('--archived', 'include what compaction archived, marked as such').option('--children', "print its sub-agents' transcripts too"), (m, [id], opts) =>
     m.showSessionCommand(id!, opts),
   );
   subcommand<{ format: 'md' | 'jsonl' }>(
@@ -87,7 +87,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
   subcommand<{ session?: string; limit: number }>(
     'search <query...>',
     'full-text search over what compaction archived, across sessions',
-    (c) => c.option('--session <id>', 'only this session').option('-n, --limit <n>', 'how many hits', positiveInt, 20),
+    (c) => c.option('--session <id>', 'only this session (and its sub-agents)').option('-n, --limit <n>', 'how many hits', positiveInt, 20),
     (m, [query], opts) => m.searchSessionsCommand(query!, opts),
   );
   return program;

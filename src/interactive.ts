@@ -160,6 +160,10 @@ export class SessionController implements UiController {
     }
   }
 
+  childTranscript(childSessionId: string): string | undefined {
+    return this.current.subagentInfo().transcript(childSessionId);
+  }
+
   searchArchive(query: string, page: number): HistoryPage {
     return historyPage(this.current, query, page);
   }

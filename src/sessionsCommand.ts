@@ -79,16 +79,31 @@ function renderMessage(m: Message, archivedBy: string | null): string {
   return `## ${WHO[speakerOf(m)]}${m.interrupted ? ' (interrupted)' : ''}${mark} — ${new Date(m.createdAt).toISOString()}\n\n${messageText(m, SHOW_STYLE)}\n`;
 }
 
-export async function showSessionCommand(id: string, opts: Opts & { archived?: boolean }): Promise<number> {
+export async function showSessionCommand(id: string, opts: Opts & { archived?: boolean; children?: boolean }): Promise<number> {
   return withStore(opts, (store) => {
-    const info = requireSession(store, id);
-    out(`# ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}\n`);
-    const rows = store.loadTranscript(info.id, { includeArchived: opts.archived === true });
-    for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy));
-    const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
-    if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
+    showSession(store, requireSession(store, id), opts, '#');
     return EXIT_OK;
   });
+}
+
+/** One session's transcript, then its sub-agents: listed, or (--children) each printed the same way one heading level down. */
+function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean; children?: boolean }, heading: string): void {
+  const link = info.parent ? ` · sub-agent ${info.parent.agent} of session ${info.parent.id} (Task call ${info.parent.toolUseId})` : '';
+  out(`${heading} ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}${link}\n`);
+  const rows = store.loadTranscript(info.id, { includeArchived: opts.archived === true });
+  for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy));
+  const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
+  if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
+  const children = store.childSessions(info.id);
+  if (children.length === 0) return;
+  out(`${heading}# Sub-agents (${children.length})\n`);
+  for (const c of children) out(`- ${c.id}  ${c.title ?? c.parent?.agent ?? ''}  ${c.model} · ${c.messageCount} message${c.messageCount === 1 ? '' : 's'}`);
+  if (!opts.children) {
+    out(`\n(add --children to print their transcripts, or \`agent sessions show <id>\` one of them)`);
+    return;
+  }
+  out('');
+  for (const c of children) showSession(store, c, opts, `${heading}#`);
 }
 
 export async function exportSessionCommand(id: string, opts: Opts & { format: 'md' | 'jsonl' }): Promise<number> {
@@ -134,7 +149,7 @@ export async function removeSessionCommand(id: string, opts: Opts & { yes?: bool
 export async function searchSessionsCommand(query: string, opts: Opts & { session?: string; limit: number }): Promise<number> {
   return withStore(opts, (store) => {
     const sessionId = opts.session ? requireSession(store, opts.session).id : undefined;
-    const hits = store.searchArchive(query, { ...(sessionId ? { sessionId } : {}), limit: opts.limit, offset: 0 });
+    const hits = store.searchArchive(query, { ...(sessionId ? { sessionId, withChildren: true } : {}), limit: opts.limit, offset: 0 });
     if (hits.length === 0) {
       out(`Nothing archived matches "${query}".`);
       return EXIT_OK;

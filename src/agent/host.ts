@@ -71,6 +71,8 @@ export interface LoopOptions {
   /** The session's record of files read and written, and its snapshot hook (see ToolContext). */
   files?: FileTracker;
   beforeFileChange?: ToolContext['beforeFileChange'];
+  /** Runs the Task tool's sub-agents. */
+  subagents?: ToolContext['subagents'];
   /** Injected for tests: waits between retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }

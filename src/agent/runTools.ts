@@ -63,10 +63,12 @@ async function runOneTool(
   const ctx: ToolContext = {
     cwd: opts.cwd,
     signal,
+    toolUseId: use.id,
     onProgress: (text: string): void => emit({ type: 'tool_progress', id: use.id, text }),
     ...(opts.recall ? { recall: opts.recall } : {}),
     ...(opts.files ? { files: opts.files } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
+    ...(opts.subagents ? { subagents: opts.subagents } : {}),
   };
 
   if (!tool) {

@@ -7,6 +7,8 @@ export interface SystemPromptInput {
   tools: readonly ToolSpec[];
   /** The instruction files in force (instructions.ts: AGENTS.md / CLAUDE.md hierarchy, personal file), rendered. */
   agentsMd?: string;
+  /** A sub-agent's own system prompt (its agent file's body): it replaces the opening paragraph. */
+  role?: string;
 }
 
 /**
@@ -16,7 +18,8 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const toolLines = input.tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');
   const parts = [
-    `You are agent, a coding assistant working in the user's terminal. You help with software engineering tasks: reading and explaining code, finding bugs, running commands and tests, and planning changes.`,
+    input.role?.trim() ||
+      `You are agent, a coding assistant working in the user's terminal. You help with software engineering tasks: reading and explaining code, finding bugs, running commands and tests, and planning changes.`,
     `# Environment
 - Working directory: ${input.cwd}
 - Platform: ${input.platform}

@@ -28,6 +28,7 @@ export function formatCommandOutput(out: CommandOutput): string {
           (r.usd !== undefined ? ` ≈ $${r.usd.toFixed(4)}` : ' (no price known)'),
       );
       if (out.totalUsd !== undefined) lines.push(`Total ≈ $${out.totalUsd.toFixed(4)}`);
+      for (const c of out.children ?? []) lines.push(`  sub-agent ${c.label} (${c.id}): ${n(c.tokens)} tokens${c.usd !== undefined ? ` ≈ $${c.usd.toFixed(4)}` : ''}`);
       return lines.join('\n');
     }
     case 'permissions': {
@@ -52,6 +53,8 @@ export function formatCommandOutput(out: CommandOutput): string {
         .join('\n');
     case 'rewind':
       return formatRewindTargets(out.targets);
+    case 'agents':
+      return agentsText(out.agents, out.warnings);
     case 'picker':
       return out.sessions.map((s) => `${s.id}  ${new Date(s.updatedAt).toISOString()}  ${s.title ?? '(untitled)'}  ${s.cwd}`).join('\n');
   }
@@ -59,4 +62,13 @@ export function formatCommandOutput(out: CommandOutput): string {
 
 function percent(part: number, whole: number): string {
   return whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '';
+}
+
+/** /agents as text: each agent with where it comes from, its model and tools; then skipped files. */
+export function agentsText(agents: ReadonlyArray<{ name: string; description: string; source: string; file?: string; model?: string; tools: string[] }>, warnings: readonly string[]): string {
+  if (agents.length === 0) return 'No Task tool in this session.';
+  const lines = agents.map((a) => `${a.name} (${a.file ?? a.source}) · model ${a.model ?? 'inherited'} · tools ${a.tools.join(', ')}\n  ${a.description}`);
+  if (warnings.length > 0) lines.push('Skipped or partly read:', ...warnings.map((w) => `  ${w}`));
+  lines.push('Agent files: .agent/agents/*.md, .claude/agents/*.md (project), ~/.config/agent/agents/*.md, ~/.claude/agents/*.md (personal).');
+  return lines.join('\n');
 }

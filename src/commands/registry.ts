@@ -6,7 +6,7 @@ import { initPrompt, memoryText } from './instructionsText.js';
 import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
 import { rewindCommand } from './rewind.js';
 import { uncompactCommand } from './uncompact.js';
-import { contextView, costView, permissionsView } from './views.js';
+import { agentsView, contextView, costView, permissionsView } from './views.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -98,6 +98,12 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'tokens in and out per model, with an estimate in dollars',
     run: async ({ session }) => costView(session),
+  },
+  {
+    name: 'agents',
+    whileBusy: true,
+    description: 'list the sub-agents the Task tool can start (built-in and from agent files)',
+    run: async ({ session }) => agentsView(session),
   },
   {
     name: 'model',

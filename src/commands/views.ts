@@ -1,7 +1,8 @@
 // What /context, /cost and /permissions show, built from the session's figures.
 import type { Session } from '../session/session.js';
 import { costBreakdown } from '../session/pricing.js';
-import type { CommandOutput, CostRow } from '../session/protocol.js';
+import { READ_ONLY_TOOLS } from '../agents/agents.js';
+import type { AgentRow, ChildCostRow, CommandOutput, CostRow } from '../session/protocol.js';
 import { contextBreakdown } from './contextBreakdown.js';
 
 /** /context: where the window goes (the tokenizer is loaded for it). */
@@ -19,7 +20,30 @@ export function costView(session: Session): CommandOutput {
       : { model, usage, usd: cost.total, cost: { input: cost.input, output: cost.output, cacheRead: cost.cacheRead, cacheWrite: cost.cacheWrite } };
   });
   const priced = rows.filter((r) => r.usd !== undefined);
-  return priced.length > 0 ? { kind: 'cost', rows, totalUsd: priced.reduce((s, r) => s + (r.usd ?? 0), 0) } : { kind: 'cost', rows };
+  const children = session.subagentInfo().costs.map((c): ChildCostRow => {
+    const models = Object.entries(c.cost);
+    const tokens = models.reduce((s, [, u]) => s + u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens, 0);
+    const usd = models.map(([m, u]) => costBreakdown(m, u)?.total);
+    return usd.every((x) => x !== undefined) && usd.length > 0 ? { id: c.id, label: c.label, tokens, usd: usd.reduce((s, x) => s + (x ?? 0), 0) } : { id: c.id, label: c.label, tokens };
+  });
+  const more = children.length > 0 ? { children } : {};
+  return priced.length > 0 ? { kind: 'cost', rows, totalUsd: priced.reduce((s, r) => s + (r.usd ?? 0), 0), ...more } : { kind: 'cost', rows, ...more };
+}
+
+/** /agents: the agents in force, where each comes from, its model and tools. */
+export function agentsView(session: Session): CommandOutput {
+  const catalog = session.subagentInfo().catalog;
+  if (!catalog) return { kind: 'agents', agents: [], warnings: [] };
+  const tools = [...READ_ONLY_TOOLS];
+  const agents = catalog.list().map((a): AgentRow => ({
+    name: a.name,
+    description: a.description,
+    source: a.source,
+    ...(a.file ? { file: a.file } : {}),
+    ...(a.model ? { model: a.model } : {}),
+    tools: [...(a.tools ?? tools)],
+  }));
+  return { kind: 'agents', agents, warnings: [...catalog.warnings] };
 }
 
 /** /permissions: the mode, the configured rules and the choices remembered this session. */

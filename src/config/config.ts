@@ -8,6 +8,7 @@ import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type
 import {
   BashSchema,
   CacheSchema,
+  AgentsSchema,
   CompactionSchema,
   FileConfigSchema,
   PermissionsSchema,
@@ -48,6 +49,7 @@ export interface Config {
   retry: z.infer<typeof RetrySchema>;
   timeouts: z.infer<typeof TimeoutsSchema>;
   cache: z.infer<typeof CacheSchema>;
+  agents: z.infer<typeof AgentsSchema>;
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
@@ -246,6 +248,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     retry: RetrySchema.parse(file.retry ?? {}),
     timeouts: TimeoutsSchema.parse(file.timeouts ?? {}),
     cache: CacheSchema.parse(file.cache ?? {}),
+    agents: AgentsSchema.parse(file.agents ?? {}),
     dbPath,
     sources,
     warnings,

@@ -128,6 +128,19 @@ export const CacheSchema = z.strictObject({
   promptCacheKey: z._default(z.union([z.literal('auto'), z.boolean()]), 'auto'),
 });
 export type CacheConfig = z.infer<typeof CacheSchema>;
+export const AgentsSchema = z.strictObject({
+  /** Task calls of one reply that run at once; the rest wait for a free slot. */
+  parallel: z._default(positiveInt, 4),
+  /** How deep sub-agents may nest: 1 = the session's children get no Task tool. */
+  maxDepth: z._default(positiveInt, 1),
+  /** Model calls per child (an agent file's maxSteps overrides it). */
+  maxSteps: z._default(positiveInt, 40),
+  /** Tokens a child may use (input + output over all its calls) before it is stopped. */
+  maxTokens: z._default(positiveInt, 2_000_000),
+  /** A child's report longer than this (characters) reaches the parent cut, with the child's transcript named. */
+  reportChars: z._default(positiveInt, 40_000),
+});
+export type AgentsConfig = z.infer<typeof AgentsSchema>;
 
 export const FileConfigSchema = z.strictObject({
   $schema: z.optional(z.string()),
@@ -153,6 +166,7 @@ export const FileConfigSchema = z.strictObject({
   retry: z.optional(z.partial(RetrySchema)),
   timeouts: z.optional(z.partial(TimeoutsSchema)),
   cache: z.optional(z.partial(CacheSchema)),
+  agents: z.optional(z.partial(AgentsSchema)),
   /** Database path (also --db and AGENT_DB). */
   db: z.optional(nonEmptyString),
 });

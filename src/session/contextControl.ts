@@ -41,6 +41,8 @@ export interface ContextDeps {
   /** What a summarizer consumed is billed like any request (/cost). */
   bill: (model: string, usage: Usage) => void;
   saveState: () => void;
+  /** A child session's role: its agent's system prompt, in place of the main one's opening. */
+  role?: string;
 }
 
 export class ContextControl {
@@ -237,6 +239,7 @@ export class ContextControl {
       model: this.cfg.model.name,
       tools: this.toolSpecs,
       ...(agentsMd ? { agentsMd } : {}),
+      ...(this.deps.role ? { role: this.deps.role } : {}),
     });
   }
 

@@ -23,3 +23,10 @@ export function lastPrompt(history: readonly Message[]): string | undefined {
   }
   return undefined;
 }
+
+/** The nth pinned note (1-based, /pin list's numbering); an error saying what there is when there is none. */
+export function nthPin(pins: Array<{ id: string; text: string }>, n: number): { id: string; text: string } {
+  const target = pins[n - 1];
+  if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
+  return target;
+}

@@ -2,6 +2,7 @@
 // commands): the views and command outputs they render. Types only; the session and the
 // commands build them, ui/ and print.ts show them.
 import type { AgentEvent } from '../agent/events.js';
+import type { ChildState } from '../agents/childState.js';
 import type { ContextUsage } from '../compaction/budget.js';
 import type { CompactionEvent } from '../compaction/types.js';
 import type { PermissionMode } from '../config/schema.js';
@@ -39,6 +40,23 @@ export interface CommandInfo {
 export interface ContextBreakdownRow {
   label: string;
   tokens: number;
+}
+
+/** One sub-agent's line in /cost (its usage is in the model rows too). */
+export interface ChildCostRow {
+  id: string;
+  label: string;
+  tokens: number;
+  usd?: number;
+}
+
+export interface AgentRow {
+  name: string;
+  description: string;
+  source: string;
+  file?: string;
+  model?: string;
+  tools: string[];
 }
 
 export interface CostRow {
@@ -85,7 +103,9 @@ export interface ModelChoice {
 export type CommandOutput =
   | { kind: 'text'; text: string }
   | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }
-  | { kind: 'cost'; rows: CostRow[]; totalUsd?: number }
+  | { kind: 'cost'; rows: CostRow[]; totalUsd?: number; children?: ChildCostRow[] }
+  /** /agents: the agents the Task tool offers, and files that were skipped. */
+  | { kind: 'agents'; agents: AgentRow[]; warnings: string[] }
   | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
   | { kind: 'help'; commands: CommandInfo[] }
   | { kind: 'picker'; sessions: SessionListItem[] }
@@ -117,4 +137,6 @@ export type SessionEvent =
   /** The permission mode changed (Shift+Tab, "accept edits for the session"). */
   | { type: 'permission_mode'; mode: PermissionMode }
   /** The visible history was replaced (a /rewind, an /uncompact): redraw it from messages(). */
-  | { type: 'history_reset' };
+  | { type: 'history_reset' }
+  /** A sub-agent (a Task call's child session) changed: queued, running, its tools and tokens, how it ended. */
+  | { type: 'child'; state: ChildState };

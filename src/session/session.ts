@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../agent/events.js';
+import type { AgentCatalog } from '../agents/agents.js';
 import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
 import type { EngineDeps } from '../compaction/engine.js';
@@ -18,9 +19,10 @@ import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
 import { promptMessage } from './mentions.js';
 import { archiveRecall } from './recall.js';
-import { lastPrompt, PIN_HEADER, pinNote, pinsOf } from './pins.js';
+import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
+import { childDeps, subagentInfo, Subagents, type ChildSpec, type SubagentInfo } from './children.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { readState, stateMeta, type SessionState } from './state.js';
@@ -29,7 +31,6 @@ import { TurnSnapshots } from './turnSnapshots.js';
 import { planFor, planRewindUndo, uncompactTargets, type RewindUndoPlan, type UncompactPlan, type UncompactTarget } from './uncompact.js';
 
 export { PIN_HEADER };
-
 export type { SessionEvent } from './protocol.js';
 
 export interface SessionDeps {
@@ -44,6 +45,9 @@ export interface SessionDeps {
   providerFor?: (config: Config, purpose?: string) => Provider;
   /** Engine settings for tests and benchmarks: its clock, the micro compaction policy. */
   engine?: Pick<EngineDeps, 'now' | 'microPolicy'>;
+  /** The agents the Task tool runs (with a Task tool among `tools`); `child`: set for a sub-agent's session. */
+  agents?: AgentCatalog;
+  child?: Pick<ChildSpec, 'role' | 'parent' | 'depth' | 'permissions' | 'title'>;
 }
 
 /**
@@ -64,6 +68,7 @@ export class Session {
   /** What the model read and wrote in this session, for the edit tools' checks. */
   private readonly files = new FileTracker();
   private readonly snapshots: TurnSnapshots;
+  private readonly subagents: Subagents | undefined;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -90,19 +95,24 @@ export class Session {
         notice,
         bill: (model, usage) => this.bill(model, usage),
         saveState: () => this.saveState(),
+        ...(deps.child ? { role: deps.child.role } : {}),
       },
       deps.config,
       deps.provider,
       state,
     );
     this.gate = new ToolGate(() => this.context.config, state.permissions, deps.approver, (mode) => this.emit({ type: 'permission_mode', mode }));
+    this.subagents = deps.agents && deps.tools.some((t) => t.name === 'Task') ? new Subagents({
+      catalog: deps.agents, parentId: id, depth: deps.child?.depth ?? 0, tools: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}), changed: (s) => this.emit({ type: 'child', state: s }),
+      config: () => this.context.config, policy: () => this.gate.policy, turnId: () => this.snapshots.turn ?? '', bill: (model, usage) => this.bill(model, usage),
+      open: (spec) => Session.open(childDeps(deps, spec, this.context.provider, this.context.config)), ended: (childId) => void (this.log.flush() && this.log.isStored && deps.store.indexChildTranscript(childId)) }) : undefined;
   }
 
   /** A new session (stored on its first message), or a stored one resumed where it stood. */
   static open(deps: SessionDeps, resume?: SessionInfo): Session {
     if (!resume) {
       const id = newId('s');
-      return new Session(deps, id, readState({}, id), (logDeps) => ({ log: SessionLog.create(id, logDeps), notes: [] }));
+      return new Session(deps, id, readState(deps.child ? { permissions: deps.child.permissions } : {}, id), (logDeps) => ({ log: SessionLog.create(id, logDeps), notes: [] }));
     }
     // one writer per session: throws SessionInUseError while another live process writes it
     return new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
@@ -207,9 +217,7 @@ export class Session {
   /** Unpins the nth pinned note (1-based, /pin list's numbering): it stays in the history and is compacted like the rest. */
   unpin(n: number): string {
     if (this.running) throw new Error('wait for the current turn to end before unpinning');
-    const pins = this.pins();
-    const target = pins[n - 1];
-    if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
+    const target = nthPin(this.pins(), n);
     this.log.unpin(target.id);
     return target.text;
   }
@@ -242,6 +250,11 @@ export class Session {
   async contextParts(): Promise<{ counter: TokenCounter; system: string; tools: ToolSpec[]; history: readonly Message[]; usage: ContextUsageView }> {
     await this.deps.counter.load();
     return { counter: this.deps.counter, system: this.context.systemPrompt, tools: [...this.context.tools], history: this.log.messages(), usage: this.contextUsage() };
+  }
+
+  /** The agents the Task tool offers (/agents), what each sub-agent used (/cost; in usageByModel too), a child's transcript (Ctrl+O). */
+  subagentInfo(): SubagentInfo {
+    return subagentInfo(this.deps.agents, this.deps.store, this.id, this.log.isStored);
   }
 
   /** Usage by model, summaries included (/cost). */
@@ -365,9 +378,11 @@ export class Session {
       maxOutputRecoveries: config.compaction.maxOutputRecoveries,
       cwd: config.cwd,
       recall: this.recallSource(),
-      cacheKey: this.id,
+      // children of one agent share a cache key (OpenAI routes by it), as they share the prefix
+      cacheKey: this.deps.child ? `${this.deps.child.parent.id}:${this.deps.child.parent.agent}` : this.id,
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
+      ...(this.subagents ? { subagents: this.subagents } : {}),
     };
   }
 
@@ -391,7 +406,7 @@ export class Session {
   /** The row a new session is stored with on its first message. */
   private describe(): NewSession {
     const c = this.context.config;
-    return { id: this.id, cwd: c.cwd, provider: c.provider, model: c.model.name, meta: stateMeta(this.state()) };
+    return { id: this.id, cwd: c.cwd, provider: c.provider, model: c.model.name, meta: stateMeta(this.state()), ...(this.deps.child ? { parent: this.deps.child.parent, title: this.deps.child.title } : {}) };
   }
 
   close(): void {

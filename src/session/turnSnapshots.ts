@@ -27,6 +27,11 @@ export class TurnSnapshots {
     this.turnId = turnId;
   }
 
+  /** The user message that started the running turn (a child session links to it). */
+  get turn(): string | undefined {
+    return this.turnId;
+  }
+
   /** Stores a file's prior state before its first change in the running turn. */
   async before(abs: string, prior: Buffer | undefined, mode: number | undefined): Promise<void> {
     const turnId = this.turnId;

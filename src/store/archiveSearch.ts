@@ -43,7 +43,7 @@ export class ArchiveSearch {
 
   search(query: string, opts: SearchOptions): ArchiveHit[] {
     const q = this.parseQuery(query, opts);
-    const where = opts.sessionId === undefined ? '' : 'AND i.session_id = @session';
+    const where = opts.sessionId === undefined ? '' : opts.withChildren ? 'AND i.session_id IN (SELECT @session UNION ALL SELECT id FROM sessions WHERE parent_id = @session)' : 'AND i.session_id = @session';
     const from = `FROM archive_fts JOIN archive_index i ON i.rid = archive_fts.rowid WHERE archive_fts MATCH @match ${where}`;
     const params = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
     // All terms when some row has them all; otherwise any term, ranked by bm25.

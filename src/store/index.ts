@@ -17,6 +17,7 @@ export type {
   LeaseOwner,
   LeaseResult,
   NewSession,
+  ParentLink,
   OpenStoreOptions,
   SearchOptions,
   SessionInfo,

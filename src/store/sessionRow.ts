@@ -14,9 +14,13 @@ export interface SessionRow {
   visible_count: number;
   compaction_count: number;
   context_tokens: number | null;
+  parent_id: string | null;
+  parent_turn: string | null;
+  parent_tool_use: string | null;
+  agent: string | null;
 }
 
-export const SESSION_COLS = 'id, cwd, title, provider, model, created_at, updated_at, meta, message_count, visible_count, compaction_count, context_tokens';
+export const SESSION_COLS = 'id, cwd, title, provider, model, created_at, updated_at, meta, message_count, visible_count, compaction_count, context_tokens, parent_id, parent_turn, parent_tool_use, agent';
 
 export function sessionInfo(r: SessionRow): SessionInfo {
   return {
@@ -32,5 +36,6 @@ export function sessionInfo(r: SessionRow): SessionInfo {
     visibleCount: r.visible_count,
     compactionCount: r.compaction_count,
     contextTokens: r.context_tokens,
+    ...(r.parent_id !== null ? { parent: { id: r.parent_id, turn: r.parent_turn ?? '', toolUseId: r.parent_tool_use ?? '', agent: r.agent ?? '' } } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
 import type { Message } from '../llm/messages.js';
 import { ArchiveSearch } from './archiveSearch.js';
+import { ChildSessions, parentParams } from './childSessions.js';
 import { titleFrom } from './archive-text.js';
 import { decodeMessage, encodeMessage, encodeMeta, MESSAGE_COLS, messageRowOf, type MessageParams, type MessageRow, type MessageTuple } from './codec.js';
 import { deriveHistory } from './derive.js';
@@ -58,14 +59,14 @@ export class SqliteStore implements Store {
       sessionsByPrefix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 3`),
       // the footer shows an id's last characters (the random part): they name a session too
       sessionsBySuffix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE substr(id, -length(?)) = ? ORDER BY id LIMIT 3`),
-      latest: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions ORDER BY touched DESC LIMIT 1`),
-      latestIn: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE cwd = ? ORDER BY touched DESC LIMIT 1`),
-      list: db.prepare<[number], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions ORDER BY touched DESC LIMIT ?`),
-      listIn: db.prepare<[string, number], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE cwd = ? ORDER BY touched DESC LIMIT ?`),
+      latest: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE parent_id IS NULL ORDER BY touched DESC LIMIT 1`),
+      latestIn: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE cwd = ? AND parent_id IS NULL ORDER BY touched DESC LIMIT 1`),
+      list: db.prepare<[number], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE parent_id IS NULL ORDER BY touched DESC LIMIT ?`),
+      listIn: db.prepare<[string, number], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE cwd = ? AND parent_id IS NULL ORDER BY touched DESC LIMIT ?`),
       nextTouch: db.prepare<[], number>('SELECT COALESCE(MAX(touched), 0) + 1 FROM sessions').pluck(),
       insertSession: db.prepare(
-        `INSERT INTO sessions (id, cwd, title, provider, model, created_at, updated_at, touched, meta)
-         VALUES (@id, @cwd, @title, @provider, @model, @now, @now, @touched, @meta)`,
+        `INSERT INTO sessions (id, cwd, title, provider, model, created_at, updated_at, touched, meta, parent_id, parent_turn, parent_tool_use, agent)
+         VALUES (@id, @cwd, @title, @provider, @model, @now, @now, @touched, @meta, @parent_id, @parent_turn, @parent_tool_use, @agent)`,
       ),
       deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE id = ?'),
       hasMessage: db.prepare<[string, string], number>('SELECT 1 FROM messages WHERE session_id = ? AND id = ?').pluck(),
@@ -110,6 +111,7 @@ export class SqliteStore implements Store {
         now: Date.now(),
         touched: this.stmts.nextTouch.get(),
         meta: encodeMeta(s.meta ?? {}, s.id),
+        ...parentParams(s.parent),
       });
       return sessionInfo(this.stmts.session.get(s.id)!);
     });
@@ -173,6 +175,14 @@ export class SqliteStore implements Store {
       const rows = opts.cwd === undefined ? this.stmts.list.all(limit) : this.stmts.listIn.all(opts.cwd, limit);
       return rows.map((r) => sessionInfo(r));
     });
+  }
+
+  // child sessions are rare reads and one write per child: their statements are prepared when used
+  childSessions(parentId: string): SessionInfo[] {
+    return this.read('list child sessions', () => new ChildSessions(this.db).childrenOf(parentId));
+  }
+  indexChildTranscript(childId: string): void {
+    this.write('index a child session', () => new ChildSessions(this.db).indexTranscript(childId));
   }
 
   deleteSession(id: string): void {

@@ -31,6 +31,20 @@ export interface SessionInfo {
   compactionCount: number;
   /** Last context size the session layer reported through updateSession. */
   contextTokens: number | null;
+  /** A child session (sub-agent): who started it. */
+  parent?: ParentLink;
+}
+
+/** How a child session is linked to the session that started it. */
+export interface ParentLink {
+  /** The parent session's id. */
+  id: string;
+  /** The message id of the person's prompt that started the parent's turn. */
+  turn: string;
+  /** The Task call's tool_use id in the parent. */
+  toolUseId: string;
+  /** The agent that ran (explore, or a custom agent's name). */
+  agent: string;
 }
 
 export interface NewSession {
@@ -40,6 +54,8 @@ export interface NewSession {
   model: string;
   title?: string;
   meta?: Record<string, unknown>;
+  /** A child session (sub-agent): who started it. */
+  parent?: ParentLink;
 }
 
 export interface SessionPatch {
@@ -141,6 +157,8 @@ export interface ArchivedItem {
 export interface SearchOptions {
   /** Restrict to one session; omitted = every session in the database. */
   sessionId?: string;
+  /** With sessionId: its child sessions (sub-agents) too. */
+  withChildren?: boolean;
   limit: number;
   offset: number;
 }
@@ -161,6 +179,10 @@ export interface Store {
   latestSession(cwd?: string): SessionInfo | undefined;
   /** Most recently touched first. */
   listSessions(opts?: { cwd?: string; limit?: number }): SessionInfo[];
+  /** The child sessions (sub-agents) a session started, oldest first. */
+  childSessions(parentId: string): SessionInfo[];
+  /** A child session ended: its transcript enters the search index (Recall, sessions search). */
+  indexChildTranscript(childId: string): void;
   /** Removes the session and everything of it (messages, compactions, archive, search index). */
   deleteSession(id: string): void;
   /** A full copy of session `fromId` (messages, archive, compactions, meta) under `to.id`. */

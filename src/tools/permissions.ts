@@ -18,6 +18,8 @@ export interface ApprovalRequest {
   diff?: FileDiff;
   /** For Edit and Write: the file is outside the working directory (it always asks). */
   outsideCwd?: boolean;
+  /** Asked for a sub-agent: which one and its task ("explore: Find the parser"). */
+  agent?: string;
 }
 
 export type ApprovalDecision =

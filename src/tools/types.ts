@@ -1,3 +1,4 @@
+import type { SubagentHost } from '../agents/host.js';
 import type { JsonSchema, ToolSpec } from '../llm/provider.js';
 import type { FileDiff } from './fileDiff.js';
 import type { FileTracker } from './fileTracker.js';
@@ -29,6 +30,10 @@ export interface RecallHit {
 export interface ToolContext {
   cwd: string;
   signal: AbortSignal;
+  /** The call's tool_use id. */
+  toolUseId?: string;
+  /** Runs sub-agents for the Task tool (absent where nesting is not allowed). */
+  subagents?: SubagentHost;
   /** Present when the session has an archive to search. */
   recall?: RecallSource;
   /** Output as it is produced (Bash), for a live view; what the model gets is the returned result. */

@@ -1,5 +1,6 @@
 // What a slash command answered, as lines of styled text for the transcript: its text, the
 // /context breakdown, /cost, /permissions or /help (see item-text.ts for the other items).
+import { agentsText } from '../commands/format.js';
 import type { CommandOutput, ContextBreakdownRow, CostRow } from './controller.js';
 import { bareName } from './completion.js';
 import { formatTokens, formatUsd } from './format.js';
@@ -23,7 +24,9 @@ function outputLines(output: ShownOutput, width: number, theme: Theme): string[]
     case 'context':
       return contextLines(output.rows, output.contextWindow, output.effectiveWindow, width, theme);
     case 'cost':
-      return costLines(output.rows, output.totalUsd, width, theme);
+      return [...costLines(output.rows, output.totalUsd, width, theme), ...(output.children ?? []).flatMap((c) => block(`  sub-agent ${sanitize(c.label)} (${c.id}): ${formatTokens(c.tokens)} tokens${c.usd !== undefined ? ` · ${formatUsd(c.usd)}` : ''}`, width, { color: theme.muted }))];
+    case 'agents':
+      return block(sanitize(agentsText(output.agents, output.warnings)), width);
     case 'permissions':
       return permissionLines(output.rules, output.mode, width, theme);
     case 'help':

@@ -52,6 +52,8 @@ export interface UiController {
   searchArchive(query: string, page: number): HistoryPage;
   /** Paths of the working directory for what follows an "@" in the prompt (fuzzy, .gitignore respected). */
   completePath?(query: string): Promise<string[]>;
+  /** A sub-agent's whole transcript as text (Ctrl+O on a Task row); undefined when it is not this session's child. */
+  childTranscript?(childSessionId: string): string | undefined;
   /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */
   cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */

@@ -126,6 +126,8 @@ const KEY_FIELDS = ['command', 'file_path', 'path', 'pattern', 'query', 'id', 'u
 export function keyArgument(input: unknown): string {
   if (typeof input !== 'object' || input === null) return '';
   const rec = input as Record<string, unknown>;
+  // a Task call: its description, and its agent when one is named (as the tool summarizes it)
+  if (typeof rec['description'] === 'string' && typeof rec['prompt'] === 'string') return typeof rec['agent'] === 'string' ? `${rec['agent']}: ${rec['description']}` : rec['description'];
   for (const k of KEY_FIELDS) {
     const v = rec[k];
     if (typeof v === 'string' && v !== '') return v;

@@ -1,6 +1,7 @@
 // Turns the controller's events into what the screen shows. Finished things are appended to the
 // transcript (rendered once); the rest is live state, split into small stores so that a streamed
 // chunk touches only the streaming view.
+import { ChildRows } from './child-rows.js';
 import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
@@ -53,13 +54,16 @@ export class UiStore {
   private readonly toolInputs = new Map<string, { name: string; summary: string }>();
   /** The last finished tool row, for Ctrl-O. */
   private lastTool: ToolItem | null = null;
+  private readonly childRows = new ChildRows();
   private expandedToolId: string | null = null;
   private turnShowedInterrupt = false;
   private readonly providerNotices = new Set<string>();
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
-    this.printer = new TranscriptPrinter(messagesToItems(controller.initialTranscript()), () => this.status.get().session.id);
+    const items = messagesToItems(controller.initialTranscript());
+    this.childRows.reset(items);
+    this.printer = new TranscriptPrinter(items, () => this.status.get().session.id);
     this.transcript = this.printer.state;
     this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
   }
@@ -126,10 +130,14 @@ export class UiStore {
         if (streamed !== undefined && cutForModel(ev.output.content)) item.fullOutput = streamed;
         if (ev.status === 'interrupted') this.turnShowedInterrupt = true;
         this.lastTool = item;
+        this.childRows.finished(item);
         this.toolInputs.delete(ev.id);
         this.append(item);
         return this.patchLive({ running: l.running.filter((t) => t.id !== ev.id) });
       }
+      case 'child':
+        if (ev.state.sessionId !== undefined) this.childRows.started(ev.state.toolUseId, ev.state.sessionId);
+        return;
       case 'usage': {
         const turn = this.live.get().turn;
         if (this.stream.get().chars > 0) this.stream.set({ ...this.stream.get(), chars: 0 });
@@ -264,7 +272,9 @@ export class UiStore {
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });
     this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
-    this.printer.openSession(messagesToItems(ev.transcript, ev.compactions));
+    const items = messagesToItems(ev.transcript, ev.compactions);
+    this.childRows.reset(items);
+    this.printer.openSession(items);
   }
 
   /** The controller's view of the session, or the current one when nothing in it changed. */
@@ -277,6 +287,13 @@ export class UiStore {
   /** Ctrl-O: prints the full output of the last finished tool below the transcript. */
   expandLastTool(): boolean {
     const t = this.lastTool;
+    // a sub-agent's row: its child's whole transcript (again: the previous child's)
+    const row = !t || t.name === 'Task' ? this.childRows.next() : undefined;
+    const text = row ? this.controller.childTranscript?.(row.childId) : undefined;
+    if (row && text !== undefined) {
+      this.append({ kind: 'tool_output', id: itemId(), name: 'Task', summary: `${row.item.summary} — the sub-agent's transcript`, output: text });
+      return true;
+    }
     if (!t) {
       this.flashHint('No tool output to expand yet', 'info');
       return false;

@@ -131,7 +131,7 @@ describe('start-up', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('pong');
     expect(r.packages.has('@anthropic-ai/sdk')).toBe(true);
-    for (const heavy of ['ink', 'react', 'marked', 'gpt-tokenizer', 'execa', 'openai']) expect(r.packages.has(heavy), heavy).toBe(false);
+    for (const heavy of ['ink', 'react', 'marked', 'gpt-tokenizer', 'execa', 'openai', 'yaml']) expect(r.packages.has(heavy), heavy).toBe(false);
     // nothing but the native SQLite binding is loaded from node_modules: the rest is bundled
     expect(new Set(r.unbundled.map(packageOf))).toEqual(new Set(['better-sqlite3']));
   });

@@ -21,6 +21,8 @@
  *     "fallback": <Reply>
  *   }
  * Rules are tried before the queue; the first matching rule with uses left answers.
+ * Without a rule or a queued reply, a prompt's @-directives script the model (directives.ts:
+ * @task {json}, @read, @bash, @then, @report, @fail, @slow), sub-agents' prompts included.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

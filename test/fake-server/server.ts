@@ -33,6 +33,7 @@
  * Bounded: request bodies over maxBodyBytes get 413, stalls end after maxStallMs, the
  * request log keeps maxRecorded entries, and idleShutdownMs closes a forgotten server.
  */
+import { directiveReply } from './directives.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveModel } from '../../src/config/models.js';
@@ -176,6 +177,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const nextReply = (rec: RecordedRequest & { view: RequestView }): Reply =>
     responder?.(rec) ??
     queue.shift() ??
+    directiveReply(rec.view) ??
     settings.fallback ?? { type: 'error', error: 'invalid_request', message: `fake server: no reply scripted for request #${rec.seq}` };
 
   const server = createServer((req, res) => {

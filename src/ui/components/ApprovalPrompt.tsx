@@ -25,6 +25,11 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
   const of = pending > 1 ? ` (1 of ${pending})` : '';
   return (
     <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.warning} paddingX={1}>
+      {req.agent ? (
+        <Text color={theme.accent} wrap="truncate-end">
+          sub-agent {sanitize(req.agent)} asks:
+        </Text>
+      ) : null}
       {diff ? <EditHeader view={view} of={of} /> : <CommandHeader view={view} of={of} />}
       {diff ? <DiffBody view={view} max={diffRowsFor(rows)} /> : null}
       <Box flexDirection="column" marginTop={1}>

@@ -1,0 +1,81 @@
+// The Task tool: the model hands a task to a sub-agent and gets back its report alone.
+import * as z from 'zod/mini';
+import { parseInput, toInputSchema } from '../tools/inputSchema.js';
+import { ToolInputError, type Tool, type ToolContext, type ToolOutput } from '../tools/types.js';
+import type { AgentCatalog } from './agents.js';
+import { progressLine, type ChildState } from './childState.js';
+import type { ChildOutcome } from './host.js';
+import { capReport } from './report.js';
+
+const TaskInputSchema = z.object({
+  description: z.string().check(z.minLength(1), z.describe('A short (3-6 words) label for the task, shown to the user.')),
+  prompt: z
+    .string()
+    .check(
+      z.minLength(1),
+      z.describe('The task for the sub-agent, complete and self-contained: it sees nothing of this conversation. Say what to find or do and what the report should contain.'),
+    ),
+  agent: z.optional(z.string().check(z.minLength(1))).check(z.describe('Which agent runs it (default "explore").')),
+});
+export type TaskInput = z.infer<typeof TaskInputSchema>;
+
+/** The Task tool for the agents in `catalog` (listed in its description, which heads the cached prefix: same catalog, same bytes). */
+export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
+  const inputSchema = toInputSchema(TaskInputSchema);
+  const agents = catalog
+    .list()
+    .map((a) => `- ${a.name}: ${a.description.replace(/\s+/g, ' ').trim()}`)
+    .join('\n');
+  return {
+    name: 'Task',
+    description: [
+      'Hands a task to a sub-agent that starts with a fresh context, works with its own tools, and returns only its final report: none of its file reads or command outputs enter this conversation. Use it for exploration and research that would otherwise fill your context (reading many files, broad searches), and for independent parts of a job.',
+      'Several Task calls in one reply run in parallel. The sub-agent knows nothing of this conversation: write a complete prompt. Its report is for you; tell the user what matters in it.',
+      `Agents:\n${agents}`,
+    ].join('\n\n'),
+    inputSchema,
+    // needs no approval of its own (the child's tools ask), and several run at once
+    readOnly: true,
+    compactable: false,
+    parse(input) {
+      const parsed = parseInput('Task', TaskInputSchema, inputSchema, input);
+      if (parsed.agent !== undefined && catalog.get(parsed.agent) === undefined) {
+        throw new ToolInputError(`Task: there is no agent "${parsed.agent}"; the agents are ${catalog.list().map((a) => a.name).join(', ')}`);
+      }
+      return parsed;
+    },
+    // as the transcript's keyArgument shows a stored call: the agent only when one is named
+    summarize: (input) => (input.agent ? `${input.agent}: ${input.description}` : input.description),
+    run: (input, ctx) => runTask(input, ctx, catalog),
+  };
+}
+
+async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog): Promise<ToolOutput> {
+  const host = ctx.subagents;
+  if (!host) return { content: 'Task is not available here: sub-agents cannot start more sub-agents at this depth (agents.maxDepth).', isError: true };
+  const agent = catalog.get(input.agent);
+  if (!agent) return { content: `Task: there is no agent "${input.agent ?? ''}".`, isError: true };
+  let shown = '';
+  // the live row under the Task header: tools used, tokens, the latest call (the header has the clock)
+  const onUpdate = (s: ChildState): void => {
+    const line = progressLine(s);
+    if (line !== shown) ctx.onProgress?.(`${line}\n`);
+    shown = line;
+  };
+  const outcome = await host.run({ agent, description: input.description, prompt: input.prompt, toolUseId: ctx.toolUseId ?? '' }, ctx.signal, onUpdate);
+  return resultOf(outcome, host.reportChars);
+}
+
+/** What the parent reads: the report and a handle to the child's transcript; a failure as an error result with what the child had said. */
+export function resultOf(outcome: ChildOutcome, reportChars: number): ToolOutput {
+  const s = outcome.state;
+  const id = s.sessionId ?? '(not started)';
+  const handle = `[${s.agent} agent · child session ${id} · ${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'} · ${s.tokens.toLocaleString('en-US')} tokens. Its full transcript: Recall, or \`agent sessions show ${id}\`.]`;
+  if (outcome.ok) {
+    const report = outcome.report.trim() || '(The sub-agent ended without a report.)';
+    return { content: `${capReport(report, reportChars, id)}\n\n${handle}`, isError: false };
+  }
+  const why = { provider: 'a provider error', limit: 'a limit', cancelled: 'cancellation', internal: 'an internal error' }[outcome.reason];
+  const partial = outcome.partial.trim() ? `\nWhat it had written before it stopped:\n${capReport(outcome.partial.trim(), reportChars, id)}` : '';
+  return { content: `The sub-agent did not finish (${why}): ${outcome.message}${partial}\n\n${handle}`, isError: true };
+}

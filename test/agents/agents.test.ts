@@ -1,0 +1,88 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { loadAgents, parseAgentFile } from '../../src/agents/agentFiles.js';
+import { childToolNames, EXPLORE_AGENT } from '../../src/agents/agents.js';
+import { nextChildState, progressLine, queuedChild } from '../../src/agents/childState.js';
+import { capReport } from '../../src/agents/report.js';
+
+const KNOWN = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task'];
+const ALL = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task'];
+
+describe('agent files', () => {
+  it("read Claude Code's frontmatter: tools by its names (comma list or YAML list), model, effort, maxTurns", () => {
+    const r = parseAgentFile('---\nname: rev\ndescription: Reviews.\ntools: Read, MultiEdit, Edit, Bash(git diff:*)\nmodel: haiku\neffort: high\nmaxTurns: 7\n---\nBe strict.\n', 'rev.md', 'claude-project', KNOWN, parseYaml);
+    expect(r.warnings).toEqual([]);
+    expect(r.agent).toMatchObject({ name: 'rev', description: 'Reviews.', prompt: 'Be strict.', tools: ['FileRead', 'Edit', 'Bash'], model: 'haiku', effort: 'high', maxSteps: 7 });
+    const list = parseAgentFile('---\nname: l\ndescription: d\ntools:\n  - Grep\n  - LS\nmodel: inherit\n---\nBody', 'l.md', 'project', KNOWN, parseYaml);
+    expect(list.agent).toMatchObject({ tools: ['Grep', 'Glob'] });
+    expect(list.agent?.model).toBeUndefined();
+  });
+
+  it('skip a bad file with a warning naming it and the field, and keep a file whose unknown tools are only ignored', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['no frontmatter here', /x\.md: no frontmatter/],
+      ['---\nname: a\ndescription: [oops\n---\nB', /x\.md: the frontmatter is not valid YAML/],
+      ['---\nname: a b\ndescription: d\n---\nB', /x\.md: field "name" must be a word/],
+      ['---\nname: a\n---\nB', /x\.md: field "description" is missing/],
+      ['---\nname: a\ndescription: d\n---\n', /x\.md: the body .* is empty/],
+      ['---\nname: a\ndescription: d\nmaxSteps: 0\n---\nB', /x\.md: field "maxSteps" must be a positive whole number \(got 0\)/],
+      ['---\nname: a\ndescription: d\ntools: 5\n---\nB', /x\.md: field "tools" must be/],
+    ];
+    for (const [text, why] of cases) {
+      const r = parseAgentFile(text, 'x.md', 'project', KNOWN, parseYaml);
+      expect(r.agent, text).toBeUndefined();
+      expect(r.warnings.join('\n'), text).toMatch(why);
+      expect(r.warnings.join('\n')).toMatch(/the agent is skipped/);
+    }
+    const partly = parseAgentFile('---\nname: a\ndescription: d\ntools: Read, Teleport\n---\nB', 'x.md', 'project', KNOWN, parseYaml);
+    expect(partly.agent?.tools).toEqual(['FileRead']);
+    expect(partly.warnings).toEqual([expect.stringMatching(/x\.md: field "tools": unknown tool "Teleport" ignored/)]);
+  });
+
+  it('come from the personal and project directories; a project file wins over a personal one of the same name; the built-in is always there', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agents-home-'));
+    const cwd = mkdtempSync(join(tmpdir(), 'agents-cwd-'));
+    const put = (dir: string, name: string, description: string): void => {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${name}.md`), `---\nname: ${name}\ndescription: ${description}\n---\nBody of ${description}.\n`);
+    };
+    put(join(home, '.config', 'agent', 'agents'), 'docs', 'personal docs');
+    put(join(home, '.claude', 'agents'), 'tests', 'personal tests');
+    put(join(cwd, '.claude', 'agents'), 'docs', 'claude project docs');
+    put(join(cwd, '.agent', 'agents'), 'docs', 'project docs');
+    const catalog = await loadAgents({ cwd, home, configDir: join(home, '.config', 'agent') }, KNOWN);
+    expect(catalog.list().map((a) => `${a.name}=${a.description}`)).toEqual(['explore=' + EXPLORE_AGENT.description, 'tests=personal tests', 'docs=project docs']);
+    expect(catalog.get(undefined)).toBe(EXPLORE_AGENT);
+    expect(catalog.warnings).toEqual([]);
+  });
+});
+
+describe('a child', () => {
+  it('gets the read-only tools by default, its agent’s list otherwise, and Task only below the nesting limit', () => {
+    expect(childToolNames(EXPLORE_AGENT, ALL, 1, 1)).toEqual(['FileRead', 'Bash', 'Grep', 'Glob', 'Recall']);
+    expect(childToolNames(EXPLORE_AGENT, ALL, 1, 2)).toEqual(['FileRead', 'Bash', 'Grep', 'Glob', 'Recall', 'Task']);
+    expect(childToolNames({ ...EXPLORE_AGENT, tools: ['Edit', 'FileRead', 'Task'] }, ALL, 1, 1)).toEqual(['FileRead', 'Edit']);
+  });
+
+  it('is data through its life: queued, running with tools and tokens, ended', () => {
+    let s = queuedChild('t1', EXPLORE_AGENT, 'find it', 0);
+    expect(progressLine(s)).toBe('waiting for a slot (agents.parallel)');
+    s = nextChildState(s, { type: 'started', sessionId: 's_1', model: 'm', at: 10 });
+    s = nextChildState(s, { type: 'tool', line: 'Grep foo' });
+    s = nextChildState(s, { type: 'tokens', tokens: 1500 });
+    expect(progressLine(s)).toBe('1 tool · 1.5k tokens · m · Grep foo');
+    s = nextChildState(s, { type: 'ended', status: 'failed', at: 20, error: 'x' });
+    expect(s).toMatchObject({ status: 'failed', error: 'x', endedAt: 20, toolCalls: 1 });
+    expect(JSON.parse(JSON.stringify(s))).toEqual(s);
+  });
+
+  it("'s report is cut only past the limit, keeping its head and naming the child", () => {
+    expect(capReport('short', 10, 's_1')).toBe('short');
+    const cut = capReport('a'.repeat(25), 10, 's_9');
+    expect(cut.startsWith('a'.repeat(10) + '\n[… report cut: 15 more characters')).toBe(true);
+    expect(cut).toContain('agent sessions show s_9');
+  });
+});

@@ -1,0 +1,103 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
+import { hasTmux, Tmux } from './tmux.js';
+
+// Sub-agents in a real terminal (tmux): the prompt attaches a plan file whose directives make
+// the fake model call Task twice; the children run slowly enough to watch their live rows, one
+// child's Bash call asks in the main prompt (labelled with the child) and is answered, and
+// Ctrl+O on the finished Task rows prints each child's transcript.
+
+const server = useFakeServer();
+let term: Tmux | undefined;
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+});
+
+const task = (description: string, prompt: string): string => `@task ${JSON.stringify({ description, prompt })}`;
+
+/** Starts the TUI and sends a prompt attaching plan.txt, whose lines are the fake model's directives. */
+async function followPlan(ws: Workspace, plan: string[]): Promise<{ env: NodeJS.ProcessEnv; t: Tmux }> {
+  writeFileSync(join(ws.dir, 'plan.txt'), `${plan.join('\n')}\n`);
+  const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+  const t = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
+  term = t;
+  await t.waitFor('Ask for a change');
+  t.type('follow @plan.txt');
+  await t.waitFor('▸ @plan.txt');
+  t.keys('Tab');
+  t.keys('Enter');
+  return { env, t };
+}
+
+describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
+  it('shows live child rows, asks a child’s approval in the main prompt, and Ctrl+O prints a child’s transcript', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, 'notes.md'), 'the notes say NOTES-LINE-77\n');
+    const { env, t: started } = await followPlan(ws, [
+      task('run the check', '@slow 60\n@bash echo child-bash-ok\n@report REPORT-CHECK done'),
+      task('read the notes', '@slow 60\n@glob *.md\n@then\n@read notes.md\n@report REPORT-NOTES done'),
+      '@report both children reported',
+    ]);
+    let t = started;
+
+    // live rows: both Task calls running, with the child's tokens and model under each
+    await t.waitFor(/Task run the check/);
+    await t.waitFor(/Task read the notes/);
+    await t.waitFor(/\d+ tools? · [\d.]+k? tokens · claude-sonnet-4-6/);
+
+    // the child's Bash call asks in the main prompt, labelled with the child
+    await t.waitFor('sub-agent explore: run the check asks:');
+    expect(t.screen()).toContain('echo child-bash-ok');
+    t.keys('Enter'); // allow once
+    await t.waitFor('both children reported');
+    await t.waitFor(/✓ Task run the check/);
+    await t.waitFor(/✓ Task read the notes/);
+
+    // Ctrl+O: the newest Task row's child transcript; again: the other child's
+    t.keys('C-o');
+    await t.waitFor("the sub-agent's transcript");
+    await t.waitFor('NOTES-LINE-77');
+    t.keys('C-o');
+    await t.waitFor('child-bash-ok');
+    expect(t.screen()).toMatch(/→ Bash \{"command":"echo child-bash-ok"\}/);
+
+    // resumed: the Task rows come back collapsed (header and the report's first line), and
+    // Ctrl+O still prints a child's transcript
+    t.keys('C-d');
+    expect(await t.waitForExit()).toBe(0);
+    t.kill();
+    t = term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--continue'], cwd: ws.dir, env });
+    await t.waitFor('Ask for a change');
+    await t.waitFor(/✓ Task read the notes[^\n]*\n\s*⎿ REPORT-NOTES done \(\+\d+ lines\)/);
+    expect(t.screen()).not.toContain('NOTES-LINE-77');
+    t.keys('C-o');
+    await t.waitFor('NOTES-LINE-77');
+  });
+
+  it('Esc cancels all three running children cleanly: each row ends interrupted, the prompt comes back, the children are stored', async () => {
+    const ws = workspace();
+    const slowChild = (n: string): string => task(`slow ${n}`, `@slow 250\n@glob *.txt\n@then\n@glob *.md\n@then\n@glob *.ts\n@report never ${n}`);
+    const { t } = await followPlan(ws, [...['one', 'two', 'three'].map(slowChild), '@report not reached']);
+    await t.waitFor(/Task slow one[\s\S]*Task slow two[\s\S]*Task slow three/);
+    await t.waitFor(/\d+ tools? · [\d.]+k? tokens/);
+    t.keys('Escape');
+    await t.waitFor(/interrupted/i);
+    await t.waitFor('Ask for a change');
+    const screen = await t.waitFor(/Task slow three[^\n]*\n[^\n]*interrupted/);
+    for (const n of ['one', 'two', 'three']) expect(screen).toMatch(new RegExp(`Task slow ${n}[^\\n]*\\n[^\\n]*interrupted`));
+    expect(screen).not.toContain('not reached');
+    // no child is left running: nothing more reaches the server once the turn has ended
+    const after = server.requests.length;
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(server.requests.length).toBe(after);
+    t.keys('C-d');
+    expect(await t.waitForExit()).toBe(0);
+    const list = await runAgent(['sessions', 'list'], { ws, server });
+    const id = list.stdout.trim().split('\n')[1]!.split('\t')[0]!;
+    const show = await runAgent(['sessions', 'show', id], { ws, server });
+    expect(show.stdout).toMatch(/Sub-agents \(3\)/);
+  });
+});
