@@ -38,6 +38,8 @@ export function flagsOf(opts: GlobalOptions): ConfigFlags {
     ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.addDir && opts.addDir.length > 0 ? { addDirs: opts.addDir } : {}),
+    ...(opts.allowedTools && opts.allowedTools.length > 0 ? { allowedTools: opts.allowedTools.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '') } : {}),
+    ...(opts.mcpTrust ? { mcpTrust: true } : {}),
   };
 }
 

@@ -54,7 +54,7 @@ async function runOneTool(
 ): Promise<{ result: ToolResultBlock; stop?: boolean }> {
   // reset once approved: the time shown is the tool's, not the wait for the person
   let started = Date.now();
-  const tool = toolsByName.get(use.name);
+  let tool = toolsByName.get(use.name);
   let summary = '';
   const finish = (output: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
@@ -77,6 +77,8 @@ async function runOneTool(
   let input: unknown;
   try {
     input = tool.parse(use.input);
+    const target = tool.delegate?.(input);
+    if (target) ({ tool, input } = target);
     summary = tool.summarize(input);
   } catch (e) {
     emit({ type: 'tool_start', id: use.id, name: use.name, input: use.input, summary });

@@ -66,6 +66,11 @@ export interface Tool<I = unknown> {
   pathOf?(input: I): string;
   /** Edit tools: the change the call would make, or why it is refused (nothing is written). */
   preview?(input: I, ctx: ToolContext): Promise<Preview>;
+  /**
+   * A dispatching tool (McpCall): the tool a call really runs and its parsed input. The loop
+   * authorizes, shows and runs that tool instead, so permissions apply to the real one.
+   */
+  delegate?(input: I): { tool: AnyTool; input: unknown };
   /** Runs the tool. Expected failures come back as { isError: true }, never as throws. */
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;
 }
