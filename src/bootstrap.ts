@@ -14,7 +14,10 @@ import { PromptHistory } from './session/promptHistory.js';
 import { Session } from './session/session.js';
 import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
 import type { Approver } from './tools/permissions.js';
-import { createTools } from './tools/registry.js';
+import { createTools, registerTools } from './tools/registry.js';
+import { McpManager } from './mcp/manager.js';
+import { mcpServers } from './mcp/config.js';
+import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 
 // Turns flags, config files and the environment into a ready Session (shared by print
 // mode and the TUI).
@@ -26,6 +29,9 @@ export interface Runtime {
   promptHistory: PromptHistory;
   /** Opens another stored session (or a new one) with the same store and settings. */
   openSession(resume?: SessionInfo): Promise<Session>;
+  /** The MCP servers of this run (undefined when none are configured). */
+  mcp: McpManager | undefined;
+  /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
   close(): void;
 }
 
@@ -149,6 +155,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     const counter = new TokenCounter();
     const hidden = new Set(hiddenFromShell(config, env));
     const tools = createTools({ bash: { ...config.bash, hideEnv: (name) => hidden.has(name) } });
+    const mcp = mcpFor(config, env, counter, new Set(secretVars(config, env)));
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
@@ -157,7 +164,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
         cfg = ownConfig(info);
         prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
-      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) }, info);
+      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), ...(mcp ? { extraTools: () => mcp.toolSet(), mcp } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) }, info);
     };
     let session: Session;
     try {
@@ -174,6 +181,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
       session,
       promptHistory,
       openSession,
+      mcp,
       close: () => {
         runtime.session.close();
         store.close();
@@ -184,4 +192,23 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     store.close();
     throw e;
   }
+}
+
+/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none). */
+function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
+  const isSecret = (name: string): boolean => secrets.has(name);
+  const entries = mcpServers(config, env, isSecret);
+  if (entries.length === 0) return undefined;
+  return new McpManager({
+    entries,
+    config: config.mcp,
+    env,
+    isSecret,
+    trust: new ProjectTrust(trustFilePath(env)),
+    projectDir: config.cwd,
+    contextWindow: config.model.contextWindow,
+    countSpecs: (specs) => counter.countToolSpecs(specs),
+    prepareCount: () => counter.load(),
+    register: (t) => registerTools(t),
+  });
 }

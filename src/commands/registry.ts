@@ -7,6 +7,7 @@ import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
 import { rewindCommand } from './rewind.js';
 import { uncompactCommand } from './uncompact.js';
 import { contextView, costView, permissionsView } from './views.js';
+import { mcpCommand } from './mcp.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -115,6 +116,13 @@ export const COMMANDS: readonly SlashCommand[] = [
       }
       return text(session.setModel(name));
     },
+  },
+  {
+    name: 'mcp',
+    args: '[reconnect|disable|enable|approve <name>]',
+    whileBusy: true,
+    description: 'MCP servers: state, tools, what their definitions cost, errors; reconnect, disable or approve one',
+    run: async ({ session }, args) => text(await asCommand(() => mcpCommand(session.mcp, args))),
   },
   {
     name: 'memory',

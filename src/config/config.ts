@@ -96,6 +96,11 @@ export function loadConfig(opts: LoadOptions): Config {
     if (raw) {
       const valid = validateConfig(file, raw);
       for (const name of Object.keys(valid.mcpServers ?? {})) mcpFiles.set(name, file);
+      // a repository may not vouch for its own servers: mcp.trustProject counts only in the person's home file
+      if (file !== files[0] && valid.mcp?.trustProject !== undefined) {
+        const { trustProject: _ignored, ...rest } = valid.mcp;
+        raw.mcp = rest;
+      }
       sources.push(file);
       merged = mergeRaw(merged, raw);
     }

@@ -7,6 +7,7 @@
 
 import { Client, SSEClientTransport, StreamableHTTPClientTransport, type CallToolResult, type Tool as SdkTool, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import * as z from 'zod/mini';
 import type { McpLaunch } from './config.js';
 
 export type McpTool = SdkTool;
@@ -20,6 +21,9 @@ export interface ConnectionEvents {
 }
 
 const CLIENT_INFO = { name: 'agent', version: '0.1.0' };
+/** A server whose cursor never ends is cut off here. */
+const MAX_PAGES = 100;
+const LenientToolList = z.object({ tools: z.array(z.looseObject({ name: z.string() })), nextCursor: z.optional(z.string()) });
 /** Lines of a stdio server's stderr kept to explain a failure. */
 const STDERR_LINES = 20;
 
@@ -58,7 +62,7 @@ export class McpConnection {
       await client.connect(transport, { signal });
       if (transport instanceof StdioClientTransport) this.pid = transport.pid ?? undefined;
       this.instructions = client.getInstructions();
-      this.tools = (await client.listTools(undefined, { signal })).tools;
+      this.tools = await this.listAll(client, signal);
     } catch (e) {
       const why = this.stderrTail.length > 0 ? `${errText(e)}; its stderr said: ${this.stderrTail.slice(-3).join(' | ')}` : errText(e);
       await this.close();
@@ -84,18 +88,36 @@ export class McpConnection {
     const client = this.client;
     if (!client) return;
     try {
-      this.tools = (await client.listTools()).tools;
+      this.tools = await this.listAll(client);
       this.events.toolsChanged(this.tools);
     } catch {
       // the next list_changed or a reconnect tries again
     }
   }
 
+  /**
+   * Every page of tools/list. Read leniently (each tool only needs a name): the SDK's own
+   * listTools refuses the whole list when one tool's schema is wrong, and one bad tool must not
+   * take a server's other tools away (tools.ts skips it with a warning).
+   */
+  private async listAll(client: Client, signal?: AbortSignal): Promise<McpTool[]> {
+    const out: McpTool[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const page = await client.request({ method: 'tools/list', ...(cursor ? { params: { cursor } } : {}) }, LenientToolList, signal ? { signal } : {});
+      for (const t of page.tools) out.push(t as unknown as McpTool);
+      cursor = page.nextCursor;
+      if (!cursor) return out;
+    }
+    throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
+  }
+
   /** Calls a tool; throws on a protocol error, a timeout (message says so) or an abort. */
   async call(name: string, args: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<McpCallResult> {
     const client = this.client;
     if (!client) throw new Error('not connected');
-    return client.callTool({ name, arguments: args }, { timeout: timeoutMs, signal });
+    const toolDefinition = this.tools.find((t) => t.name === name);
+    return client.callTool({ name, arguments: args }, { timeout: timeoutMs, signal, ...(toolDefinition ? { toolDefinition } : {}) });
   }
 
   private exitText(): string {

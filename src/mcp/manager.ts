@@ -55,6 +55,8 @@ export interface McpManagerDeps {
   contextWindow: number;
   /** Tokens of tool definitions as sent. */
   countSpecs: (specs: readonly ToolSpec[]) => number;
+  /** Makes countSpecs exact (loads the tokenizer); awaited before a server's tools are adopted. */
+  prepareCount?: () => Promise<void>;
   /** Registers tools as the built-in ones are (tools/registry.ts), so results take the same path. */
   register: (tools: readonly AnyTool[]) => AnyTool[];
   /** Loads the SDK side; tests may pass their own. */
@@ -217,6 +219,7 @@ export class McpManager implements ToolRunner {
           await conn.close();
           return;
         }
+        await this.deps.prepareCount?.();
         s.conn = conn;
         s.state = 'connected';
         this.adopt(s, conn.tools);

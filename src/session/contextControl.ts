@@ -42,13 +42,20 @@ export interface ContextDeps {
   saveState: () => void;
 }
 
+/** Tools that come and go with the session (MCP), and the system prompt section about them. */
+export interface ExtraTools {
+  tools: readonly AnyTool[];
+  system: string;
+}
+
 export class ContextControl {
   private cfg: Config;
   private prov: Provider;
   private engine: CompactionEngine;
   private system: string;
   private instructions: InstructionFile[] = [];
-  private readonly toolSpecs: ToolSpec[];
+  private toolSpecs: ToolSpec[];
+  private extra: ExtraTools = { tools: [], system: '' };
   private reactiveThisTurn = 0;
   /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
   private silentOverflow: OverflowInfo | undefined;
@@ -83,6 +90,23 @@ export class ContextControl {
 
   get tools(): readonly ToolSpec[] {
     return this.toolSpecs;
+  }
+
+  /** The built-in tools and the extra ones in force (MCP). */
+  get allTools(): readonly AnyTool[] {
+    return this.extra.tools.length === 0 ? this.deps.tools : [...this.deps.tools, ...this.extra.tools];
+  }
+
+  /**
+   * Takes the extra tools (MCP) for the next turn; the definitions and system prompt change only
+   * when they did (the same object: nothing is rebuilt, the cached prefix holds).
+   */
+  setExtraTools(extra: ExtraTools): void {
+    if (extra === this.extra || (extra.tools === this.extra.tools && extra.system === this.extra.system)) return;
+    this.extra = extra;
+    this.toolSpecs = this.allTools.map(toolSpec);
+    this.system = this.buildSystem();
+    this.deps.emit({ type: 'context', usage: this.usage() });
   }
 
   /** The instruction files the system prompt was last built with (/memory). */
@@ -234,9 +258,9 @@ export class ContextControl {
       cwd: this.cfg.cwd,
       platform: `${process.platform} (${process.arch})`,
       model: this.cfg.model.name,
-      tools: this.toolSpecs,
+      tools: this.deps.tools.map(toolSpec),
       ...(agentsMd ? { agentsMd } : {}),
-    });
+    }) + (this.extra.system ? `\n\n${this.extra.system}` : '');
   }
 
   /**
@@ -273,7 +297,7 @@ export class ContextControl {
 
   /** The tool's own key argument (a command, a path), for placeholders and archive labels. */
   private describeToolUse(name: string, input: Record<string, unknown>): string {
-    const tool = this.deps.tools.find((t) => t.name === name);
+    const tool = this.allTools.find((t) => t.name === name);
     if (!tool) return '';
     try {
       return tool.summarize(tool.parse(input));

@@ -13,6 +13,8 @@ import type { NewSession, SessionInfo, Store } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import type { Approver, PermissionPolicy } from '../tools/permissions.js';
 import type { AnyTool, RecallSource } from '../tools/types.js';
+import type { ExtraTools } from './contextControl.js';
+import type { McpManager } from '../mcp/manager.js';
 import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
@@ -44,6 +46,10 @@ export interface SessionDeps {
   providerFor?: (config: Config, purpose?: string) => Provider;
   /** Engine settings for tests and benchmarks: its clock, the micro compaction policy. */
   engine?: Pick<EngineDeps, 'now' | 'microPolicy'>;
+  /** Tools that come and go (MCP servers'), with their system prompt section: read at the start of each turn. */
+  extraTools?: () => ExtraTools;
+  /** The MCP servers, for /mcp. */
+  mcp?: McpManager;
 }
 
 /**
@@ -108,6 +114,11 @@ export class Session {
     return new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
   }
 
+  /** The MCP servers of this run (undefined when none are configured). */
+  get mcp(): McpManager | undefined {
+    return this.deps.mcp;
+  }
+
   on(listener: (e: SessionEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -143,6 +154,7 @@ export class Session {
   async prompt(text: string): Promise<TurnResult> {
     const ac = this.begin();
     this.context.startTurn();
+    if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
     if (endsUnanswered(this.log.messages())) {
       // the last prompt got no reply: mark it, so it is not merged into this one
       const marker = this.log.append(unansweredReply());
@@ -357,7 +369,7 @@ export class Session {
     return {
       provider: this.context.provider,
       model: config.model.name,
-      tools: this.deps.tools,
+      tools: this.context.allTools,
       gate: { authorize: (call, signal) => this.gate.authorize(call, signal) },
       maxSteps: config.maxSteps,
       retry: config.retry,

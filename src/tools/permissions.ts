@@ -18,6 +18,8 @@ export interface ApprovalRequest {
   diff?: FileDiff;
   /** For Edit and Write: the file is outside the working directory (it always asks). */
   outsideCwd?: boolean;
+  /** Not a tool call: a project's MCP server asks to start (summary: what it runs). */
+  mcpServer?: { file: string; changed: boolean };
 }
 
 export type ApprovalDecision =
