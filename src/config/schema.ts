@@ -149,7 +149,7 @@ export const McpSchema = z.strictObject({
   startupMs: z._default(nonNegativeInt, 10_000),
   /** A tool call that has not answered after this long ends as an error result (Esc cancels sooner). */
   toolTimeoutMs: z._default(positiveInt, 60_000),
-  /** When all MCP tool definitions would cost more tokens than this, send names and one-line descriptions and load schemas on demand; 0: 10% of the context window. */
+  /** When all MCP tool definitions would cost more tokens than this, send names and one-line descriptions and load schemas on demand; 0: 10% of the context window, at most 20,000. */
   deferAboveTokens: z._default(nonNegativeInt, 0),
   /** Most characters of one MCP result the model gets (a server's maxResultChars overrides). */
   maxResultChars: z._default(positiveInt, 40_000),

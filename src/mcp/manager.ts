@@ -75,6 +75,7 @@ interface Server {
   abort?: AbortController;
 }
 
+const DEFAULT_DEFER_CAP = 20_000;
 const EMPTY: McpToolSet = { tools: [], system: '', deferred: false, fullTokens: 0, sentTokens: 0 };
 
 export class McpManager implements ToolRunner {
@@ -102,7 +103,10 @@ export class McpManager implements ToolRunner {
 
   /** Starts every server that may run; returns at once. */
   start(): void {
-    for (const s of this.servers.values()) if (s.state === 'connecting') this.connect(s);
+    for (const s of this.servers.values()) {
+      if (s.state === 'connecting') this.connect(s);
+      else if (s.entry.error) this.onNotice('error', `${s.entry.error.startsWith('MCP server') ? '' : `MCP server "${s.entry.name}": `}${s.entry.error}; it was not started`);
+    }
   }
 
   on(listener: () => void): () => void {
@@ -271,9 +275,13 @@ export class McpManager implements ToolRunner {
     }));
   }
 
-  /** The threshold above which definitions are deferred: mcp.deferAboveTokens, or 10% of the window. */
+  /**
+   * The threshold above which definitions are deferred: mcp.deferAboveTokens, else 10% of the
+   * window but at most 20,000 (definitions ride on every request, while deferring costs one
+   * extra request per tool the model loads; see docs/DESIGN.md for the figures).
+   */
   deferThreshold(): number {
-    return this.deps.config.deferAboveTokens > 0 ? this.deps.config.deferAboveTokens : Math.floor(this.deps.contextWindow / 10);
+    return this.deps.config.deferAboveTokens > 0 ? this.deps.config.deferAboveTokens : Math.min(DEFAULT_DEFER_CAP, Math.floor(this.deps.contextWindow / 10));
   }
 
   /** What the model gets now; the same object (byte-identical definitions) until a server's tools change. */

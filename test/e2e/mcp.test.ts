@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { jsonResult, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
+
+// MCP end to end in print mode: the built CLI reads .mcp.json, starts a real stdio server
+// (@modelcontextprotocol/server-everything) and connects to a real streamable-HTTP one, the
+// fake model calls their tools, and the results reach the next request. Then the failures,
+// with the test tree's failing server: crash, timeout, 10 MB, invalid schema, missing ${VAR},
+// an unapproved project server; and 300 tools, deferred and still callable.
+
+const server = useFakeServer();
+const EVERYTHING = resolve(__dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const FAILING = resolve(__dirname, '..', 'mcp', 'failing-server.mjs');
+
+let http: ChildProcess | undefined;
+let httpUrl = '';
+
+async function freePort(): Promise<number> {
+  return new Promise((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  http = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  httpUrl = `http://127.0.0.1:${port}/mcp`;
+  await new Promise<void>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error('server-everything (streamableHttp) did not start')), 15_000);
+    const onData = (d: Buffer): void => {
+      if (/listening|running|port/i.test(d.toString())) {
+        clearTimeout(timer);
+        res();
+      }
+    };
+    http!.stdout!.on('data', onData);
+    http!.stderr!.on('data', onData);
+  });
+}, 20_000);
+
+afterAll(() => {
+  http?.kill('SIGKILL');
+});
+
+/** The tool_result contents of request n (1-based). */
+const resultsIn = (n: number): { content: string; isError: boolean }[] =>
+  (server.requests[n - 1]?.view?.messages ?? []).flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_result' ? [{ content: b.content, isError: b.isError }] : [])));
+
+describe('MCP servers in print mode', () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace();
+  });
+  const mcpJson = (servers: Record<string, unknown>): void => writeFileSync(join(ws.dir, '.mcp.json'), JSON.stringify({ mcpServers: servers }));
+  const run = (args: string[], env: Record<string, string | undefined> = {}) => runAgent(args, { ws, server, env, timeoutMs: 40_000 });
+
+  it('calls tools of a real stdio server and a real streamable-HTTP server from .mcp.json; results reach the next request; no key reaches the server', async () => {
+    mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] }, web: { type: 'http', url: '${WEB_URL}' } });
+    server.enqueue(
+      { toolCalls: [{ name: 'mcp__local__echo', input: { message: 'hello stdio' } }, { name: 'mcp__local__get-env', input: {} }] },
+      { toolCalls: [{ name: 'mcp__web__get-sum', input: { a: 2, b: 40 } }] },
+      { text: 'done' },
+    );
+    const r = await run(['-p', 'use the tools', '--mcp-trust', '--allowed-tools', 'mcp__local,mcp__web__*', '--output-format', 'json'], { WEB_URL: httpUrl });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonResult(r).result).toBe('done');
+    const first = server.requests[0]!.view!;
+    expect(first.toolNames).toContain('mcp__local__echo');
+    expect(first.toolNames).toContain('mcp__web__get-sum');
+    expect(first.system).toContain('# MCP servers');
+    const second = resultsIn(2);
+    expect(second[0]).toEqual({ content: 'Echo: hello stdio', isError: false });
+    expect(second[1]!.content).toContain('"PATH"');
+    expect(second[1]!.content).not.toContain('ANTHROPIC');
+    expect(second[1]!.content).not.toContain('sk-ant');
+    expect(resultsIn(3).at(-1)!.content).toContain('42');
+  }, 60_000);
+
+  it('skips an unapproved project server with a note, and refuses unallowed MCP tools in -p', async () => {
+    mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] } });
+    server.enqueue({ text: 'no tools' });
+    const r = await run(['-p', 'hi']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('MCP server "local" from');
+    expect(r.stderr).toContain('--mcp-trust');
+    expect(server.requests[0]!.view!.toolNames.some((n) => n.startsWith('mcp__'))).toBe(false);
+
+    server.clear();
+    server.enqueue({ toolCalls: [{ name: 'mcp__local__echo', input: { message: 'x' } }] }, { text: 'ok' });
+    const denied = await run(['-p', 'hi', '--mcp-trust']);
+    expect(denied.code).toBe(0);
+    expect(resultsIn(2)[0]!.content).toContain('--allowed-tools "mcp__local__echo"');
+  }, 60_000);
+
+  it('reports a missing ${VAR}, an invalid schema, a crash, a timeout and a 10 MB result, and the session goes on', async () => {
+    mcpJson({
+      f: { command: 'node', args: [FAILING], toolTimeoutMs: 1500 },
+      needsvar: { command: 'node', args: ['${MISSING_MCP_VAR}'] },
+    });
+    server.enqueue(
+      { toolCalls: [{ name: 'mcp__f__big', input: {} }] },
+      { toolCalls: [{ name: 'mcp__f__hang', input: {} }] },
+      { toolCalls: [{ name: 'mcp__f__crash', input: {} }] },
+      { toolCalls: [{ name: 'mcp__f__echo', input: { text: 'after the crash' } }] },
+      { text: 'survived' },
+    );
+    const r = await run(['-p', 'break things', '--mcp-trust', '--allowed-tools', 'mcp__f__*', '--output-format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonResult(r).result).toBe('survived');
+    expect(r.stderr).toContain('MCP server "needsvar"');
+    expect(r.stderr).toContain('MISSING_MCP_VAR is not set');
+    expect(r.stderr).toContain('tool "bad_schema" skipped');
+    expect(server.requests[0]!.view!.toolNames).not.toContain('mcp__f__bad_schema');
+    const big = resultsIn(2).at(-1)!;
+    expect(big.content.length).toBeLessThan(50_000);
+    expect(big.content).toContain('capped at 40,000 characters');
+    expect(resultsIn(3).at(-1)!.content).toContain('timed out after 1.5s');
+    expect(resultsIn(4).at(-1)!.content).toMatch(/stopped during the call|crashing on purpose/);
+    expect(resultsIn(5).at(-1)).toEqual({ content: 'echo: {"text":"after the crash"}', isError: false });
+  }, 60_000);
+
+  it('300 tools: a catalog instead of the definitions (<= 15%), any tool callable through McpCall, definitions byte-stable across requests', async () => {
+    mcpJson({ many: { command: 'node', args: [FAILING], env: { TOOLS: '300', PAGE: '70' } } });
+    server.enqueue(
+      { toolCalls: [{ name: 'McpSchemas', input: { tools: ['mcp__many__tool_287'] } }] },
+      { toolCalls: [{ name: 'McpCall', input: { tool: 'mcp__many__tool_287', arguments: { query: 'widgets' } } }] },
+      { text: 'found' },
+    );
+    const r = await run(['-p', 'find widgets', '--mcp-trust', '--allowed-tools', 'mcp__many__*', '--output-format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const first = server.requests[0]!;
+    expect(first.view!.toolNames).toEqual(['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'McpSchemas', 'McpCall']);
+    const body = (n: number): string => JSON.stringify((server.requests[n]!.body as { tools: unknown }).tools);
+    expect(body(1)).toBe(body(0));
+    expect(body(2)).toBe(body(0));
+    expect(resultsIn(2).at(-1)!.content).toContain('"input_schema"');
+    expect(resultsIn(3).at(-1)).toEqual({ content: 'tool_287: {"query":"widgets"}', isError: false });
+
+    // what /mcp reports: the definitions sent cost at most 15% of the full ones
+    const list = await run(['-p', '/mcp', '--mcp-trust']);
+    const m = /([\d,]+) tokens in full.*: ([\d,]+) sent instead/.exec(list.stdout);
+    expect(m, list.stdout).not.toBeNull();
+    const [full, sent] = [Number(m![1]!.replace(/,/g, '')), Number(m![2]!.replace(/,/g, ''))];
+    expect(full).toBeGreaterThan(30_000);
+    expect(sent / full).toBeLessThanOrEqual(0.15);
+  }, 60_000);
+});
