@@ -270,7 +270,9 @@ export function suggestCommand(name: string): string | undefined {
     const d = c.name.startsWith(name) ? 0 : editDistance(name, c.name);
     if (!best || d < best.d) best = { name: c.name, d };
   }
-  return best && best.d <= Math.max(2, Math.floor(name.length / 2)) ? best.name : undefined;
+  // a three-letter word is two edits from many others (/tmp and /mcp): short names allow one
+  const allowed = name.length <= 3 ? 1 : Math.max(2, Math.floor(name.length / 2));
+  return best && best.d <= allowed ? best.name : undefined;
 }
 
 /** Runs a slash command line; unknown commands get a suggestion. */
