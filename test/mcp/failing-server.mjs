@@ -3,12 +3,16 @@
 //   MODE_DELAY_MS  wait this long before answering initialize (a slow start)
 //   TOOLS          how many generated tools to list (realistic schemas), default 3
 //   PAGE           tools per tools/list page (pagination), default 100
+//   STUBBORN=1     ignore the end of stdin and SIGTERM (only SIGKILL stops it)
 // Tools: crash (the process exits mid-call), hang (never answers), big (10 MB of text),
-// echo (returns its input), bad_schema (listed with an invalid input schema), tool_<n>.
+// echo (returns its input), bad_schema (listed with an invalid input schema), env (variable
+// names it sees; readOnlyHint), grow (adds 50 tools and sends tools/list_changed), tool_<n>.
 import { createInterface } from 'node:readline';
 
 const delay = Number(process.env.MODE_DELAY_MS ?? 0);
-const count = Number(process.env.TOOLS ?? 3);
+let count = Number(process.env.TOOLS ?? 3);
+const stubborn = process.env.STUBBORN === '1';
+if (stubborn) process.on('SIGTERM', () => {});
 const page = Number(process.env.PAGE ?? 100);
 
 const send = (msg) => process.stdout.write(`${JSON.stringify(msg)}\n`);
@@ -21,6 +25,7 @@ function tools() {
     { name: 'hang', description: 'Never answers.', inputSchema: obj({}) },
     { name: 'big', description: 'Returns 10 MB of text.', inputSchema: obj({}) },
     { name: 'bad_schema', description: 'Its schema is not an object schema.', inputSchema: { type: 'string' } },
+    { name: 'grow', description: 'Adds 50 tools and says so with tools/list_changed.', inputSchema: obj({}) },
     { name: 'env', description: 'Returns the environment variable names the server sees.', inputSchema: obj({}), annotations: { readOnlyHint: true } },
   ];
   for (let i = 0; i < count; i++) {
@@ -42,7 +47,10 @@ function tools() {
 }
 
 const rl = createInterface({ input: process.stdin });
-rl.on('close', () => process.exit(0));
+rl.on('close', () => {
+  if (stubborn) setInterval(() => {}, 1000);
+  else process.exit(0);
+});
 rl.on('line', async (line) => {
   let msg;
   try {
@@ -70,6 +78,11 @@ rl.on('line', async (line) => {
         process.exit(3);
       }
       if (name === 'hang') return;
+      if (name === 'grow') {
+        count += 50;
+        reply({ content: [{ type: 'text', text: `now ${count} generated tools` }] });
+        return send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      }
       if (name === 'big') return reply({ content: [{ type: 'text', text: 'x'.repeat(10 * 1024 * 1024 - 200) }] });
       if (name === 'env') return reply({ content: [{ type: 'text', text: Object.keys(process.env).sort().join(',') }] });
       return reply({ content: [{ type: 'text', text: `${name}: ${JSON.stringify(args)}` }] });
