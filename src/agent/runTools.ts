@@ -58,7 +58,8 @@ async function runOneTool(
   let summary = '';
   const finish = (output: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
-    return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError }, ...(stop ? { stop } : {}) };
+    const images = output.images && output.images.length > 0 ? { images: output.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })) } : {};
+    return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError, ...images }, ...(stop ? { stop } : {}) };
   };
   const ctx: ToolContext = {
     cwd: opts.cwd,

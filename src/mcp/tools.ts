@@ -99,6 +99,10 @@ function mcpTool(server: string, t: McpTool, name: string, runner: ToolRunner, a
 
 const capDescription = (d: string): string => (d.length > MAX_DESCRIPTION_CHARS ? `${d.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : d);
 
+/** The image types both providers read, and Anthropic's limit per image (base64 of 5 MB). */
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+const MAX_IMAGE_BASE64 = Math.ceil((5 * 1024 * 1024 * 4) / 3);
+
 const kb = (base64: string): string => `${Math.max(1, Math.round((base64.length * 3) / 4 / 1024))} KB`;
 
 /**
@@ -109,9 +113,13 @@ const kb = (base64: string): string => `${Math.max(1, Math.round((base64.length 
  */
 export function resultText(server: string, tool: string, r: McpCallResult, maxChars: number): ToolOutput {
   const parts: string[] = [];
+  const images: { mediaType: string; data: string }[] = [];
   for (const c of r.content ?? []) {
     if (c.type === 'text') parts.push(c.text);
-    else if (c.type === 'image') parts.push(`[image ${c.mimeType}, ${kb(c.data)}: not shown to the model]`);
+    else if (c.type === 'image' && IMAGE_TYPES.has(c.mimeType) && c.data.length <= MAX_IMAGE_BASE64) {
+      images.push({ mediaType: c.mimeType, data: c.data });
+      parts.push(`[image ${c.mimeType}, ${kb(c.data)}]`);
+    } else if (c.type === 'image') parts.push(`[image ${c.mimeType}, ${kb(c.data)}: not shown to the model (${IMAGE_TYPES.has(c.mimeType) ? 'over 5 MB' : 'a type the providers do not read'})]`);
     else if (c.type === 'audio') parts.push(`[audio ${c.mimeType}, ${kb(c.data)}: not shown to the model]`);
     else if (c.type === 'resource_link') parts.push(`[resource link] ${c.name}: ${c.uri}${c.mimeType ? ` (${c.mimeType})` : ''}${c.description ? ` — ${c.description}` : ''}`);
     else if (c.type === 'resource') {
@@ -129,7 +137,7 @@ export function resultText(server: string, tool: string, r: McpCallResult, maxCh
     const cut = text.length - maxChars;
     text = `${text.slice(0, maxChars)}\n[… ${cut.toLocaleString('en-US')} more characters cut: results of MCP server "${server}" are capped at ${maxChars.toLocaleString('en-US')} characters (mcp.maxResultChars, or its own maxResultChars). Ask the tool for less, e.g. a narrower query or a page.]`;
   }
-  return { content: text, isError: r.isError === true };
+  return { content: text, isError: r.isError === true, ...(images.length > 0 ? { images } : {}) };
 }
 
 function safeEqualJson(text: string, value: unknown): boolean {

@@ -6,6 +6,8 @@ import type { FileTracker } from './fileTracker.js';
 export interface ToolOutput {
   content: string;
   isError: boolean;
+  /** Images for the model (an MCP tool's image content); `content` says they are there. */
+  images?: { mediaType: string; data: string }[];
 }
 
 /** Read access to the compaction archive, for the Recall tool (the session provides it). */

@@ -64,7 +64,7 @@ describe('MCP servers in print mode', () => {
     mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] }, web: { type: 'http', url: '${WEB_URL}' } });
     server.enqueue(
       { toolCalls: [{ name: 'mcp__local__echo', input: { message: 'hello stdio' } }, { name: 'mcp__local__get-env', input: {} }] },
-      { toolCalls: [{ name: 'mcp__web__get-sum', input: { a: 2, b: 40 } }] },
+      { toolCalls: [{ name: 'mcp__web__get-sum', input: { a: 2, b: 40 } }, { name: 'mcp__local__get-tiny-image', input: {} }] },
       { text: 'done' },
     );
     const r = await run(['-p', 'use the tools', '--mcp-trust', '--allowed-tools', 'mcp__local,mcp__web__*', '--output-format', 'json'], { WEB_URL: httpUrl });
@@ -79,7 +79,21 @@ describe('MCP servers in print mode', () => {
     expect(second[1]!.content).toContain('"PATH"');
     expect(second[1]!.content).not.toContain('ANTHROPIC');
     expect(second[1]!.content).not.toContain('sk-ant');
-    expect(resultsIn(3).at(-1)!.content).toContain('42');
+    const third = server.requests[2]!.view!.messages.at(-1)!.blocks;
+    expect(third[0]).toMatchObject({ type: 'tool_result', isError: false });
+    expect((third[0] as { content: string }).content).toContain('42');
+    // the image reaches Anthropic inside the tool's result
+    expect(third[1]).toMatchObject({ type: 'tool_result', images: [{ type: 'image', mediaType: 'image/png' }] });
+  }, 60_000);
+
+  it('OpenAI: a tool\'s image follows the tool messages in a user message', async () => {
+    mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] } });
+    server.enqueue({ toolCalls: [{ name: 'mcp__local__get-tiny-image', input: {} }] }, { text: 'seen' });
+    const r = await runAgent(['-p', 'look', '--mcp-trust', '--allowed-tools', 'mcp__local'], { ws, server, provider: 'openai', timeoutMs: 40_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const msgs = server.requests[1]!.view!.messages;
+    expect(msgs.at(-2)!.blocks[0]).toMatchObject({ type: 'tool_result' });
+    expect(msgs.at(-1)!.blocks).toEqual([expect.objectContaining({ type: 'image', mediaType: 'image/png' })]);
   }, 60_000);
 
   it('skips an unapproved project server with a note, and refuses unallowed MCP tools in -p', async () => {
@@ -100,17 +114,18 @@ describe('MCP servers in print mode', () => {
 
   it('reports a missing ${VAR}, an invalid schema, a crash, a timeout and a 10 MB result, and the session goes on', async () => {
     mcpJson({
-      f: { command: 'node', args: [FAILING], toolTimeoutMs: 1500 },
+      f: { command: 'node', args: [FAILING] },
+      stuck: { command: 'node', args: [FAILING], toolTimeoutMs: 1500 },
       needsvar: { command: 'node', args: ['${MISSING_MCP_VAR}'] },
     });
     server.enqueue(
       { toolCalls: [{ name: 'mcp__f__big', input: {} }] },
-      { toolCalls: [{ name: 'mcp__f__hang', input: {} }] },
+      { toolCalls: [{ name: 'mcp__stuck__hang', input: {} }] },
       { toolCalls: [{ name: 'mcp__f__crash', input: {} }] },
       { toolCalls: [{ name: 'mcp__f__echo', input: { text: 'after the crash' } }] },
       { text: 'survived' },
     );
-    const r = await run(['-p', 'break things', '--mcp-trust', '--allowed-tools', 'mcp__f__*', '--output-format', 'json']);
+    const r = await run(['-p', 'break things', '--mcp-trust', '--allowed-tools', 'mcp__f__*,mcp__stuck', '--output-format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(jsonResult(r).result).toBe('survived');
     expect(r.stderr).toContain('MCP server "needsvar"');
