@@ -157,6 +157,18 @@ describe('MCP servers in print mode', () => {
     expect(resultsIn(2).at(-1)!.content).toContain('"input_schema"');
     expect(resultsIn(3).at(-1)).toEqual({ content: 'tool_287: {"query":"widgets"}', isError: false });
 
+    // the cache hit share of the later requests is what it is without MCP (the same three-step turn with built-in tools)
+    const share = (from: number): number[] =>
+      server.requests.slice(from, from + 3).slice(1).map((q) => q.usage!.cacheReadTokens / (q.usage!.inputTokens + q.usage!.cacheReadTokens + q.usage!.cacheWriteTokens));
+    const withMcp = share(0);
+    const before = server.requests.length;
+    const plain = workspace();
+    server.enqueue({ toolCalls: [{ name: 'Glob', input: { pattern: '*.json' } }] }, { toolCalls: [{ name: 'Glob', input: { pattern: '*.ts' } }] }, { text: 'found' });
+    expect((await runAgent(['-p', 'find widgets'], { ws: plain, server, timeoutMs: 40_000 })).code).toBe(0);
+    const without = share(before);
+    if (process.env.MCP_SHOW) console.log({ withMcp, without });
+    for (const [i, s] of withMcp.entries()) expect(s).toBeGreaterThanOrEqual(without[i]! - 0.02);
+
     // what /mcp reports: the definitions sent cost at most 15% of the full ones
     const list = await run(['-p', '/mcp', '--mcp-trust']);
     const m = /([\d,]+) tokens in full.*: ([\d,]+) sent instead/.exec(list.stdout);
