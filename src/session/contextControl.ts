@@ -56,6 +56,8 @@ export class ContextControl {
   private instructions: InstructionFile[] = [];
   private toolSpecs: ToolSpec[];
   private extra: ExtraTools = { tools: [], system: '' };
+  /** Names of tools whose old results micro compaction may clear: the built-in ones, and every extra one seen (the engine reads this list). */
+  private readonly compactable: string[] = [];
   private reactiveThisTurn = 0;
   /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
   private silentOverflow: OverflowInfo | undefined;
@@ -70,6 +72,7 @@ export class ContextControl {
     this.cfg = config;
     this.prov = provider;
     this.toolSpecs = deps.tools.map(toolSpec);
+    this.compactable.push(...deps.tools.filter((t) => t.compactable).map((t) => t.name));
     this.system = this.buildSystem();
     this.engine = this.createEngine(state.compaction);
     if (state.pendingOverflow) this.silentOverflow = state.pendingOverflow;
@@ -104,6 +107,7 @@ export class ContextControl {
   setExtraTools(extra: ExtraTools): void {
     if (extra === this.extra || (extra.tools === this.extra.tools && extra.system === this.extra.system)) return;
     this.extra = extra;
+    for (const t of extra.tools) if (t.compactable && !this.compactable.includes(t.name)) this.compactable.push(t.name);
     this.toolSpecs = this.allTools.map(toolSpec);
     this.system = this.buildSystem();
     this.deps.emit({ type: 'context', usage: this.usage() });
@@ -278,7 +282,7 @@ export class ContextControl {
         limits: config.model,
         summarizer: { provider: summarizerProvider, model: summarizerModel, limits: summarizerConfig.model, retry: config.retry },
         counter: this.deps.counter,
-        compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
+        compactableTools: this.compactable,
         describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.cfg.cwd, path),
         silentOverflowDetection: mayTruncateSilently(provider),
