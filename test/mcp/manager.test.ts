@@ -131,3 +131,32 @@ describe('McpManager with real servers', () => {
     expect(set.system).toContain('McpSchemas');
   });
 });
+
+describe('McpManager over SSE (old servers)', () => {
+  it('connects to server-everything over SSE and calls a tool', async () => {
+    const { spawn } = await import('node:child_process');
+    const { createServer } = await import('node:net');
+    const port = await new Promise<number>((res) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => res(p));
+      });
+    });
+    const everything = resolve(__dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+    const child = spawn(process.execPath, [everything, 'sse'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await new Promise<void>((res) => {
+        const on = (d: Buffer): void => void (/listening|running|port/i.test(d.toString()) && res());
+        child.stdout!.on('data', on);
+        child.stderr!.on('data', on);
+      });
+      const { m } = manager({ old: { type: 'sse', url: `http://127.0.0.1:${port}/sse` } }, { trustProject: true });
+      m.start();
+      await m.ready(10_000);
+      expect(m.views()[0]).toMatchObject({ state: 'connected', transport: 'sse' });
+      expect(await m.call('old', 'echo', { message: 'over sse' }, signal())).toEqual({ content: 'Echo: over sse', isError: false });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
+});
