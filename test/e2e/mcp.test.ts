@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jsonResult, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
+import { EVERYTHING, startEverything, type HttpServer } from '../mcp/everything.js';
 
 // MCP end to end in print mode: the built CLI reads .mcp.json, starts a real stdio server
 // (@modelcontextprotocol/server-everything) and connects to a real streamable-HTTP one, the
@@ -12,40 +11,19 @@ import { jsonResult, runAgent, workspace, useFakeServer, type Workspace } from '
 // an unapproved project server; and 300 tools, deferred and still callable.
 
 const server = useFakeServer();
-const EVERYTHING = resolve(__dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const FAILING = resolve(__dirname, '..', 'mcp', 'failing-server.mjs');
 
-let http: ChildProcess | undefined;
+let web: HttpServer | undefined;
 let httpUrl = '';
 
-async function freePort(): Promise<number> {
-  return new Promise((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 beforeAll(async () => {
-  const port = await freePort();
-  http = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  httpUrl = `http://127.0.0.1:${port}/mcp`;
-  await new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error('server-everything (streamableHttp) did not start')), 15_000);
-    const onData = (d: Buffer): void => {
-      if (/listening|running|port/i.test(d.toString())) {
-        clearTimeout(timer);
-        res();
-      }
-    };
-    http!.stdout!.on('data', onData);
-    http!.stderr!.on('data', onData);
-  });
+  web = await startEverything('streamableHttp');
+  httpUrl = web.url;
 }, 20_000);
 
 afterAll(() => {
-  http?.kill('SIGKILL');
+  web?.stop();
 });
 
 /** The tool_result contents of request n (1-based). */

@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
+import { EVERYTHING, startEverything, type HttpServer } from '../mcp/everything.js';
 
 // MCP in a real terminal (tmux): the project's .mcp.json servers (a real stdio server and a real
 // streamable-HTTP one) are put to the person in the approval prompt, the footer shows their
@@ -12,35 +11,17 @@ import { hasTmux, Tmux } from './tmux.js';
 // the next request, /mcp lists them, and Esc cancels a call that hangs.
 
 const server = useFakeServer();
-const EVERYTHING = resolve(__dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const FAILING = resolve(__dirname, '..', 'mcp', 'failing-server.mjs');
 let term: Tmux | undefined;
-let http: ChildProcess | undefined;
+let web: HttpServer | undefined;
 let httpUrl = '';
 
 beforeAll(async () => {
-  const port = await new Promise<number>((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => res(p));
-    });
-  });
-  http = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  httpUrl = `http://127.0.0.1:${port}/mcp`;
-  await new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error('server-everything (streamableHttp) did not start')), 15_000);
-    const onData = (d: Buffer): void => {
-      if (/listening|running|port/i.test(d.toString())) {
-        clearTimeout(timer);
-        res();
-      }
-    };
-    http!.stdout!.on('data', onData);
-    http!.stderr!.on('data', onData);
-  });
+  web = await startEverything('streamableHttp');
+  httpUrl = web.url;
 }, 20_000);
 afterAll(() => {
-  http?.kill('SIGKILL');
+  web?.stop();
 });
 afterEach(() => {
   term?.kill();

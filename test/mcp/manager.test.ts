@@ -7,6 +7,7 @@ import { mcpServers } from '../../src/mcp/config.js';
 import { McpManager } from '../../src/mcp/manager.js';
 import { ProjectTrust } from '../../src/trust/projectTrust.js';
 import type { McpServerFileEntry } from '../../src/config/schema.js';
+import { startEverything } from './everything.js';
 
 // The manager against real processes: the test tree's failing server (pagination,
 // list_changed, crash and restart, timeout, a server that ignores SIGTERM) and the reference
@@ -134,29 +135,15 @@ describe('McpManager with real servers', () => {
 
 describe('McpManager over SSE (old servers)', () => {
   it('connects to server-everything over SSE and calls a tool', async () => {
-    const { spawn } = await import('node:child_process');
-    const { createServer } = await import('node:net');
-    const port = await new Promise<number>((res) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => res(p));
-      });
-    });
-    const everything = resolve(__dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-    const child = spawn(process.execPath, [everything, 'sse'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const old = await startEverything('sse');
     try {
-      await new Promise<void>((res) => {
-        const on = (d: Buffer): void => void (/listening|running|port/i.test(d.toString()) && res());
-        child.stdout!.on('data', on);
-        child.stderr!.on('data', on);
-      });
-      const { m } = manager({ old: { type: 'sse', url: `http://127.0.0.1:${port}/sse` } }, { trustProject: true });
+      const { m } = manager({ old: { type: 'sse', url: old.url } }, { trustProject: true });
       m.start();
       await m.ready(10_000);
       expect(m.views()[0]).toMatchObject({ state: 'connected', transport: 'sse' });
       expect(await m.call('old', 'echo', { message: 'over sse' }, signal())).toEqual({ content: 'Echo: over sse', isError: false });
     } finally {
-      child.kill('SIGKILL');
+      old.stop();
     }
   }, 30_000);
 });
