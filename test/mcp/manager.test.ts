@@ -133,6 +133,19 @@ describe('McpManager with real servers', () => {
   });
 });
 
+describe('server instructions', () => {
+  it('go into the system section, capped at mcp.instructionsChars', async () => {
+    const { EVERYTHING } = await import('./everything.js');
+    const { m } = manager({ ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { trustProject: true, instructionsChars: 200 });
+    m.start();
+    await m.ready(10_000);
+    const system = m.toolSet().system;
+    expect(system).toContain('## ev\n');
+    expect(system).toContain('(cut at 200 characters)');
+    expect(system.length).toBeLessThan(800);
+  }, 20_000);
+});
+
 describe('McpManager over SSE (old servers)', () => {
   it('connects to server-everything over SSE and calls a tool', async () => {
     const old = await startEverything('sse');
