@@ -125,11 +125,19 @@ export class McpConnection {
     return tail ? `the connection closed; its stderr said: ${tail}` : 'the connection closed';
   }
 
-  /** Ends the connection; a stdio server that does not exit is killed (within about a second). */
-  async close(): Promise<void> {
+  private closed: Promise<void> | undefined;
+
+  /** Ends the connection; a stdio server that does not exit is killed (within about a second). Every caller waits for the same end. */
+  close(): Promise<void> {
+    this.closed ??= this.end();
+    return this.closed;
+  }
+
+  private async end(): Promise<void> {
     this.closing = true;
     const transport = this.transport;
-    const pid = this.pid;
+    // a server still starting has a pid too (the handshake may be what it is stuck in)
+    const pid = this.pid ?? (transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined);
     this.client = undefined;
     this.transport = undefined;
     if (!transport) return;

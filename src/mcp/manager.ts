@@ -60,7 +60,7 @@ export interface McpManagerDeps {
   /** Registers tools as the built-in ones are (tools/registry.ts), so results take the same path. */
   register: (tools: readonly AnyTool[]) => AnyTool[];
   /** Loads the SDK side; tests may pass their own. */
-  connect?: (entry: McpServerEntry, env: Record<string, string> | undefined, events: import('./connection.js').ConnectionEvents) => Promise<McpConnection>;
+  connect?: (entry: McpServerEntry, env: Record<string, string> | undefined, events: import('./connection.js').ConnectionEvents, signal: AbortSignal) => Promise<McpConnection>;
 }
 
 interface Server {
@@ -192,7 +192,9 @@ export class McpManager implements ToolRunner {
     s.abort?.abort();
     const conn = s.conn;
     s.conn = undefined;
-    await conn?.close();
+    // a server still connecting is closed by the abort: wait for that too (bounded)
+    const starting = s.connecting;
+    await Promise.all([conn?.close(), starting ? Promise.race([starting, new Promise((r) => setTimeout(r, 2_000).unref())]) : undefined]);
   }
 
   private connect(s: Server): void {
@@ -218,7 +220,7 @@ export class McpManager implements ToolRunner {
             this.onNotice('error', `MCP server "${s.entry.name}" ${s.error}`);
             this.changed();
           },
-        });
+        }, abort.signal);
         if (abort.signal.aborted || this.closed) {
           await conn.close();
           return;
@@ -363,11 +365,17 @@ export function describeLaunch(entry: McpServerEntry): string {
   return `${[l.command, ...l.args].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}${l.cwd ? ` in ${l.cwd}` : ''}`;
 }
 
-async function defaultConnect(entry: McpServerEntry, env: Record<string, string> | undefined, events: import('./connection.js').ConnectionEvents): Promise<McpConnection> {
+async function defaultConnect(entry: McpServerEntry, env: Record<string, string> | undefined, events: import('./connection.js').ConnectionEvents, signal: AbortSignal): Promise<McpConnection> {
   const { McpConnection } = await import('./connection.js');
   const launch = entry.launch!;
   const conn = new McpConnection(launch.type === 'stdio' ? { ...launch, env: env ?? {} } : launch, events);
-  const ac = new AbortController();
-  await conn.connect(ac.signal);
+  // closing while it connects (exit, /mcp disable) ends the process at once, not when it answers
+  const onAbort = (): void => void conn.close();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await conn.connect(signal);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
   return conn;
 }

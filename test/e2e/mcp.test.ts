@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -89,6 +90,21 @@ describe('MCP servers in print mode', () => {
     expect(denied.code).toBe(0);
     expect(resultsIn(2)[0]!.content).toContain('--allowed-tools "mcp__local__echo"');
   }, 60_000);
+
+  it('-p waits at most mcp.startupMs for a slow server, goes on without it, and leaves no server behind', async () => {
+    writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ mcp: { startupMs: 300 } }));
+    mcpJson({ slow: { command: 'node', args: [FAILING, ws.root], env: { MODE_DELAY_MS: '8000', STUBBORN: '1' } } });
+    server.enqueue({ text: 'answered without it' });
+    const t0 = Date.now();
+    const r = await run(['-p', 'hi', '--mcp-trust']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('answered without it\n');
+    expect(r.stderr).toContain('MCP server "slow" is still connecting after 300 ms (mcp.startupMs)');
+    expect(Date.now() - t0).toBeLessThan(6_000);
+    // the server (which ignores SIGTERM) is gone when the agent has exited
+    const ps = spawnSync('ps', ['-eo', 'args']).stdout.toString();
+    expect(ps.split('\n').filter((l) => l.includes('failing-server') && l.includes(ws.root))).toEqual([]);
+  }, 30_000);
 
   it('reports a missing ${VAR}, an invalid schema, a crash, a timeout and a 10 MB result, and the session goes on', async () => {
     mcpJson({
