@@ -267,7 +267,7 @@ export class McpManager implements ToolRunner {
     return [...this.servers.values()].map((s) => ({
       name: s.entry.name,
       file: s.entry.file,
-      transport: s.entry.launch?.type ?? '?',
+      transport: s.entry.launch?.type ?? writtenTransport(s.entry.written),
       state: s.state,
       tools: s.tools.length,
       tokens: s.tokens,
@@ -354,6 +354,14 @@ function abortPromise(signal: AbortSignal): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
+}
+
+/** The transport an entry that could not be read names (for /mcp). */
+function writtenTransport(written: unknown): McpServerView['transport'] {
+  const w = (written ?? {}) as { type?: unknown; url?: unknown; command?: unknown };
+  if (w.type === 'sse') return 'sse';
+  if (w.type === 'http' || w.type === 'streamable-http' || (w.url !== undefined && w.command === undefined)) return 'http';
+  return w.command !== undefined ? 'stdio' : '?';
 }
 
 /** What a server would run, for the approval prompt. */

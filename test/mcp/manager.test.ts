@@ -133,6 +133,34 @@ describe('McpManager with real servers', () => {
   });
 });
 
+describe('/mcp', () => {
+  it('lists state, tools and tokens; disable takes the tools away, enable and reconnect bring them back', async () => {
+    const { mcpCommand, mcpStatus } = await import('../../src/commands/mcp.js');
+    const { m } = manager({ f: { command: process.execPath, args: [FAILING] }, broken: { command: process.execPath, args: ['${NOT_SET_ANYWHERE}'] } }, { trustProject: true });
+    m.start();
+    await m.ready(10_000);
+    const list = mcpCommand(m, '');
+    expect(list).toMatch(/f\s+stdio\s+connected\s+9 tools, [\d,]+ tokens/);
+    expect(list).toMatch(/broken\s+stdio\s+failed/);
+    expect(list).toContain('NOT_SET_ANYWHERE is not set');
+    expect(mcpStatus(m)).toBe('MCP 1✓ · 1 failed');
+    mcpCommand(m, 'disable f');
+    expect(m.toolSet().tools).toEqual([]);
+    expect(mcpStatus(m)).toBe('MCP 0✓ · 1 failed');
+    mcpCommand(m, 'enable f');
+    await m.ready(10_000);
+    expect(m.toolSet().tools.length).toBe(9);
+    expect(mcpCommand(m, 'reconnect f')).toContain('Reconnecting');
+    const f = (): string | undefined => m.views().find((v) => v.name === 'f')?.state;
+    expect(f()).toBe('connected');
+    await until(() => f() === 'connecting');
+    await until(() => f() === 'connected');
+    expect(f()).toBe('connected');
+    expect(m.toolSet().tools.length).toBe(9);
+    expect(() => mcpCommand(m, 'reconnect nosuch')).toThrow('the servers are broken, f');
+  }, 20_000);
+});
+
 describe('server instructions', () => {
   it('go into the system section, capped at mcp.instructionsChars', async () => {
     const { EVERYTHING } = await import('./everything.js');
