@@ -16,7 +16,7 @@ import { isStoreError, openStore, type SessionInfo, type Store } from './store/i
 import type { Approver } from './tools/permissions.js';
 import { createTools, registerTools } from './tools/registry.js';
 import { McpManager } from './mcp/manager.js';
-import { mcpServers } from './mcp/config.js';
+import { mcpServers, passedVars } from './mcp/config.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 
 // Turns flags, config files and the environment into a ready Session (shared by print
@@ -199,6 +199,7 @@ function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, s
   const isSecret = (name: string): boolean => secrets.has(name);
   const entries = mcpServers(config, env, isSecret);
   if (entries.length === 0) return undefined;
+  for (const e of entries) for (const name of passedVars(e)) registerSecret(env[name]?.trim());
   return new McpManager({
     entries,
     config: config.mcp,

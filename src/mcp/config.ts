@@ -133,6 +133,16 @@ export function expandVars(value: string, env: NodeJS.ProcessEnv, isSecret: Secr
   });
 }
 
+/**
+ * The variables an entry passes to its server through env or headers (tokens, typically): their
+ * values are redacted from what the server returns, as the provider keys are.
+ */
+export function passedVars(e: McpServerEntry): string[] {
+  const w = (e.written ?? {}) as { env?: Record<string, string>; headers?: Record<string, string> };
+  const values = [...Object.values(w.env ?? {}), ...Object.values(w.headers ?? {})];
+  return [...new Set(values.flatMap((v) => [...v.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!)))];
+}
+
 /** What the trust fingerprint covers: the entry as written (a rotated token in ${VAR} does not ask again; an edited command does). */
 export const trustedPart = (e: McpServerEntry): unknown => e.written ?? { error: e.error };
 

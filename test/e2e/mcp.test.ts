@@ -40,13 +40,13 @@ describe('MCP servers in print mode', () => {
   const run = (args: string[], env: Record<string, string | undefined> = {}) => runAgent(args, { ws, server, env, timeoutMs: 40_000 });
 
   it('calls tools of a real stdio server and a real streamable-HTTP server from .mcp.json; results reach the next request; no key reaches the server', async () => {
-    mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] }, web: { type: 'http', url: '${WEB_URL}' } });
+    mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'], env: { SERVICE_TOKEN: '${MY_SERVICE_TOKEN}' } }, web: { type: 'http', url: '${WEB_URL}' } });
     server.enqueue(
       { toolCalls: [{ name: 'mcp__local__echo', input: { message: 'hello stdio' } }, { name: 'mcp__local__get-env', input: {} }] },
       { toolCalls: [{ name: 'mcp__web__get-sum', input: { a: 2, b: 40 } }, { name: 'mcp__local__get-tiny-image', input: {} }] },
       { text: 'done' },
     );
-    const r = await run(['-p', 'use the tools', '--mcp-trust', '--allowed-tools', 'mcp__local,mcp__web__*', '--output-format', 'json'], { WEB_URL: httpUrl });
+    const r = await run(['-p', 'use the tools', '--mcp-trust', '--allowed-tools', 'mcp__local,mcp__web__*', '--output-format', 'json'], { WEB_URL: httpUrl, MY_SERVICE_TOKEN: 'tok-e2e-0123456789-secret' });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonResult(r).result).toBe('done');
     const first = server.requests[0]!.view!;
@@ -58,6 +58,9 @@ describe('MCP servers in print mode', () => {
     expect(second[1]!.content).toContain('"PATH"');
     expect(second[1]!.content).not.toContain('ANTHROPIC');
     expect(second[1]!.content).not.toContain('sk-ant');
+    // the server got the token its entry passes, and the model never sees it (redacted like a key)
+    expect(second[1]!.content).toContain('"SERVICE_TOKEN"');
+    expect(second[1]!.content).not.toContain('tok-e2e-0123456789-secret');
     const third = server.requests[2]!.view!.messages.at(-1)!.blocks;
     expect(third[0]).toMatchObject({ type: 'tool_result', isError: false });
     expect((third[0] as { content: string }).content).toContain('42');
