@@ -157,3 +157,20 @@ export function serverEnv(launchEnv: Record<string, string>, env: NodeJS.Process
   }
   return { ...out, ...launchEnv };
 }
+
+/** The transport an entry that could not be read names (for /mcp). */
+export function writtenTransport(written: unknown): 'stdio' | 'http' | 'sse' | '?' {
+  const w = (written ?? {}) as { type?: unknown; url?: unknown; command?: unknown };
+  if (w.type === 'sse') return 'sse';
+  if (w.type === 'http' || w.type === 'streamable-http' || (w.url !== undefined && w.command === undefined)) return 'http';
+  return w.command !== undefined ? 'stdio' : '?';
+}
+
+/** What a server would run, for the approval prompt. */
+export function describeLaunch(entry: McpServerEntry): string {
+  const l = entry.launch;
+  if (!l) return entry.error ?? '?';
+  if (l.type !== 'stdio') return `${l.type} ${l.url}`;
+  const env = Object.keys(l.env);
+  return `${[l.command, ...l.args].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}${l.cwd ? ` in ${l.cwd}` : ''}`;
+}

@@ -14,7 +14,7 @@ import type { ToolSpec } from '../llm/provider.js';
 import type { McpConfig } from '../config/schema.js';
 import { fingerprintOf, type ProjectTrust, type TrustSubject } from '../trust/projectTrust.js';
 import { toolSpec, type AnyTool, type ToolOutput } from '../tools/types.js';
-import { serverEnv, trustedPart, type McpServerEntry, type SecretTest } from './config.js';
+import { describeLaunch, serverEnv, trustedPart, writtenTransport, type McpServerEntry, type SecretTest } from './config.js';
 import type { McpConnection, McpTool } from './connection.js';
 import { CALL_TOOL, deferredTools, SCHEMAS_TOOL } from './deferred.js';
 import { buildTools, resultText, type ToolRunner } from './tools.js';
@@ -354,23 +354,6 @@ function abortPromise(signal: AbortSignal): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
-}
-
-/** The transport an entry that could not be read names (for /mcp). */
-function writtenTransport(written: unknown): McpServerView['transport'] {
-  const w = (written ?? {}) as { type?: unknown; url?: unknown; command?: unknown };
-  if (w.type === 'sse') return 'sse';
-  if (w.type === 'http' || w.type === 'streamable-http' || (w.url !== undefined && w.command === undefined)) return 'http';
-  return w.command !== undefined ? 'stdio' : '?';
-}
-
-/** What a server would run, for the approval prompt. */
-export function describeLaunch(entry: McpServerEntry): string {
-  const l = entry.launch;
-  if (!l) return entry.error ?? '?';
-  if (l.type !== 'stdio') return `${l.type} ${l.url}`;
-  const env = Object.keys(l.env);
-  return `${[l.command, ...l.args].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}${l.cwd ? ` in ${l.cwd}` : ''}`;
 }
 
 async function defaultConnect(entry: McpServerEntry, env: Record<string, string> | undefined, events: import('./connection.js').ConnectionEvents, signal: AbortSignal): Promise<McpConnection> {
