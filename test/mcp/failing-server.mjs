@@ -84,7 +84,7 @@ rl.on('line', async (line) => {
         return send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
       }
       if (name === 'big') return reply({ content: [{ type: 'text', text: 'x'.repeat(10 * 1024 * 1024 - 200) }] });
-      if (name === 'env') return reply({ content: [{ type: 'text', text: Object.keys(process.env).sort().join(',') }] });
+      if (name === 'env') return reply({ content: [{ type: 'text', text: `pid ${process.pid}: ${Object.keys(process.env).sort().join(',')}` }] });
       return reply({ content: [{ type: 'text', text: `${name}: ${JSON.stringify(args)}` }] });
     }
     case 'ping':

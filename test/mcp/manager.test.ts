@@ -98,9 +98,14 @@ describe('McpManager with real servers', () => {
     await m.ready(10_000);
     const env = await m.call('s', 'env', {}, signal());
     expect(env.content).not.toContain('ANTHROPIC');
+    const pid = Number(/^pid (\d+)/.exec(env.content)![1]);
     const t0 = Date.now();
     await m.close();
     expect(Date.now() - t0).toBeLessThan(2_500);
+    // gone (a zombie of an exited child counts as gone: signal 0 still reaches it, so ask ps)
+    const { spawnSync } = await import('node:child_process');
+    await until(() => !spawnSync('ps', ['-o', 'stat=', '-p', String(pid)]).stdout.toString().trim().replace(/^Z.*/, ''), 1_000);
+    expect(spawnSync('ps', ['-o', 'stat=', '-p', String(pid)]).stdout.toString().trim().replace(/^Z.*/, '')).toBe('');
   });
 
   it('a second reference server: filesystem, its readOnlyHint tools run without asking only with mcp.allowReadOnly', async () => {
