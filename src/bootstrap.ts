@@ -14,8 +14,11 @@ import { PromptHistory } from './session/promptHistory.js';
 import { Session } from './session/session.js';
 import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
 import type { Approver } from './tools/permissions.js';
-import { createTools } from './tools/registry.js';
+import { createTools, registerTools } from './tools/registry.js';
 import { loadAgents } from './agents/agentFiles.js';
+import { McpManager } from './mcp/manager.js';
+import { mcpServers, passedVars } from './mcp/config.js';
+import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 
 // Turns flags, config files and the environment into a ready Session (shared by print
 // mode and the TUI).
@@ -27,6 +30,9 @@ export interface Runtime {
   promptHistory: PromptHistory;
   /** Opens another stored session (or a new one) with the same store and settings. */
   openSession(resume?: SessionInfo): Promise<Session>;
+  /** The MCP servers of this run (undefined when none are configured). */
+  mcp: McpManager | undefined;
+  /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
   close(): void;
 }
 
@@ -39,6 +45,8 @@ export function flagsOf(opts: GlobalOptions): ConfigFlags {
     ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.addDir && opts.addDir.length > 0 ? { addDirs: opts.addDir } : {}),
+    ...(opts.allowedTools && opts.allowedTools.length > 0 ? { allowedTools: opts.allowedTools.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '') } : {}),
+    ...(opts.mcpTrust ? { mcpTrust: true } : {}),
   };
 }
 
@@ -153,6 +161,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
     const tools = createTools({ bash, agents });
+    const mcp = mcpFor(config, env, counter, new Set(secretVars(config, env)));
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
@@ -161,7 +170,10 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
         cfg = ownConfig(info);
         prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
-      return Session.open({ config: cfg, store, provider: prov, tools, agents, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) }, info);
+      return Session.open(
+        { config: cfg, store, provider: prov, tools, agents, counter, ...(approver ? { approver } : {}), ...(mcp ? { extraTools: () => mcp.toolSet(), mcp } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) },
+        info,
+      );
     };
     let session: Session;
     try {
@@ -179,6 +191,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
       session,
       promptHistory,
       openSession,
+      mcp,
       close: () => {
         runtime.session.close();
         store.close();
@@ -189,4 +202,24 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     store.close();
     throw e;
   }
+}
+
+/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none). */
+function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
+  const isSecret = (name: string): boolean => secrets.has(name);
+  const entries = mcpServers(config, env, isSecret);
+  if (entries.length === 0) return undefined;
+  for (const e of entries) for (const name of passedVars(e)) registerSecret(env[name]?.trim());
+  return new McpManager({
+    entries,
+    config: config.mcp,
+    env,
+    isSecret,
+    trust: new ProjectTrust(trustFilePath(env)),
+    projectDir: config.cwd,
+    contextWindow: config.model.contextWindow,
+    countSpecs: (specs) => counter.countToolSpecs(specs),
+    prepareCount: () => counter.load(),
+    register: (t) => registerTools(t),
+  });
 }

@@ -40,6 +40,8 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('--db <path>', 'database file (default $XDG_DATA_HOME/agent/agent.db; also AGENT_DB)')
     .addOption(new Option('--permission-mode <mode>', 'ask before Bash and edits, accept edits (Bash still asks), allow everything, or deny what needs approval').choices(['ask', 'acceptEdits', 'allow', 'deny']))
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
+    .option('--allowed-tools <tools>', 'tools that run without asking, comma-separated (e.g. "Bash,mcp__github__*"; repeatable)', collect, [])
+    .option('--mcp-trust', "run the project's MCP servers (.mcp.json) without asking")
     .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database)')
     .showSuggestionAfterError()
     .action((promptWords: string[], opts: GlobalOptions) => {

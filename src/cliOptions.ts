@@ -12,5 +12,7 @@ export interface GlobalOptions {
   db?: string;
   permissionMode?: string;
   maxSteps?: number;
+  allowedTools?: string[];
+  mcpTrust?: boolean;
   debug?: string | boolean;
 }

@@ -3,6 +3,7 @@ import { CliError, EXIT_OK, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { COMMANDS, CommandError, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
+import { mcpStatus } from './commands/mcp.js';
 import { FileIndex } from './session/fileIndex.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
@@ -97,7 +98,46 @@ export class SessionController implements UiController {
   }
 
   session(): SessionView {
-    return this.current.view();
+    const mcp = mcpStatus(this.runtime.mcp);
+    return mcp ? { ...this.current.view(), mcp } : this.current.view();
+  }
+
+  /**
+   * Starts the MCP servers once the app is on screen (the first frame never waits for them):
+   * their state goes to the footer, their notices to the transcript, and a project server not
+   * yet approved is put to the person in the approval prompt.
+   */
+  startMcp(): void {
+    const mcp = this.runtime.mcp;
+    if (!mcp || this.closed) return;
+    mcp.onNotice = (level, text) => this.notify(level, text);
+    mcp.on(() => {
+      if (!this.closed) this.emit({ type: 'mcp_status', text: mcpStatus(mcp) ?? '' });
+    });
+    mcp.start();
+    this.emit({ type: 'mcp_status', text: mcpStatus(mcp) ?? '' });
+    void this.askMcpApprovals(mcp);
+  }
+
+  private async askMcpApprovals(mcp: NonNullable<Runtime['mcp']>): Promise<void> {
+    for (const s of mcp.awaitingApproval()) {
+      if (this.closed) return;
+      const request: ApprovalRequest = {
+        toolName: `MCP server "${s.name}"`,
+        toolUseId: `mcp-approval-${s.name}`,
+        input: {},
+        summary: s.runs,
+        mcpServer: { file: s.file, changed: s.changed },
+      };
+      try {
+        const d = await this.approvals.approver(request, new AbortController().signal);
+        if (d.kind === 'allow_tool') mcp.approve(s.name, true);
+        else if (d.kind === 'allow_once') mcp.approve(s.name, false);
+        else mcp.decline(s.name);
+      } catch {
+        mcp.decline(s.name);
+      }
+    }
   }
 
   initialTranscript() {
@@ -254,6 +294,7 @@ export class SessionController implements UiController {
     this.unsubscribe();
     this.approvals.notices = undefined;
     this.runtime.close();
+    await this.runtime.mcp?.close();
     this.emit({ type: 'exit' });
   }
 }
@@ -272,6 +313,8 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   for (const note of runtime.session.loadNotes) controller.notify('info', note);
   const first = words.join(' ').trim();
   if (first) controller.submit(first);
+  // runTui draws the first frame before it waits; the servers start right after it
+  setImmediate(() => controller.startMcp());
   try {
     await runTui(controller, { openPicker: opts.resume === true });
   } finally {

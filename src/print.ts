@@ -53,6 +53,21 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   const { session, config } = runtime;
   for (const w of config.warnings) process.stderr.write(`agent: warning: ${w}\n`);
   for (const note of session.loadNotes) process.stderr.write(`agent: ${redact(note)}\n`);
+  const mcp = runtime.mcp;
+  if (mcp) {
+    mcp.onNotice = (level, text) => {
+      if (format !== 'stream-json') process.stderr.write(`agent: ${level === 'info' ? '' : `${level}: `}${redact(text)}\n`);
+    };
+    for (const s of mcp.awaitingApproval()) {
+      process.stderr.write(
+        `agent: MCP server "${s.name}" from ${s.file} was not started: a project's servers run only once approved (${s.changed ? 'its entry changed since you approved it' : 'not approved yet'}). ` +
+          `Approve it in the interactive app, or pass --mcp-trust (or set mcp.trustProject in your own ~/.agentrc). It would run: ${redact(s.runs)}\n`,
+      );
+    }
+    mcp.start();
+    await mcp.ready(config.mcp.startupMs);
+    for (const v of mcp.views()) if (v.state === 'connecting') process.stderr.write(`agent: MCP server "${v.name}" is still connecting after ${config.mcp.startupMs} ms (mcp.startupMs); going on without it\n`);
+  }
 
   let answer: string[] = [];
   let errorText: string | undefined;
@@ -147,5 +162,6 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   } finally {
     process.off('SIGINT', onSigint);
     runtime.close();
+    await runtime.mcp?.close();
   }
 }

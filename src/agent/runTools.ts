@@ -54,11 +54,12 @@ async function runOneTool(
 ): Promise<{ result: ToolResultBlock; stop?: boolean }> {
   // reset once approved: the time shown is the tool's, not the wait for the person
   let started = Date.now();
-  const tool = toolsByName.get(use.name);
+  let tool = toolsByName.get(use.name);
   let summary = '';
   const finish = (output: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
-    return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError }, ...(stop ? { stop } : {}) };
+    const images = output.images && output.images.length > 0 ? { images: output.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })) } : {};
+    return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError, ...images }, ...(stop ? { stop } : {}) };
   };
   const ctx: ToolContext = {
     cwd: opts.cwd,
@@ -79,6 +80,8 @@ async function runOneTool(
   let input: unknown;
   try {
     input = tool.parse(use.input);
+    const target = tool.delegate?.(input);
+    if (target) ({ tool, input } = target);
     summary = tool.summarize(input);
   } catch (e) {
     emit({ type: 'tool_start', id: use.id, name: use.name, input: use.input, summary });

@@ -7,6 +7,7 @@ import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
 import { rewindCommand } from './rewind.js';
 import { uncompactCommand } from './uncompact.js';
 import { agentsView, contextView, costView, permissionsView } from './views.js';
+import { mcpCommand } from './mcp.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -121,6 +122,13 @@ export const COMMANDS: readonly SlashCommand[] = [
       }
       return text(session.setModel(name));
     },
+  },
+  {
+    name: 'mcp',
+    args: '[reconnect|disable|enable|approve <name>]',
+    whileBusy: true,
+    description: 'MCP servers: state, tools, what their definitions cost, errors; reconnect, disable or approve one',
+    run: async ({ session }, args) => text(await asCommand(() => mcpCommand(session.mcp, args))),
   },
   {
     name: 'memory',
@@ -268,7 +276,9 @@ export function suggestCommand(name: string): string | undefined {
     const d = c.name.startsWith(name) ? 0 : editDistance(name, c.name);
     if (!best || d < best.d) best = { name: c.name, d };
   }
-  return best && best.d <= Math.max(2, Math.floor(name.length / 2)) ? best.name : undefined;
+  // a three-letter word is two edits from many others (/tmp and /mcp): short names allow one
+  const allowed = name.length <= 3 ? 1 : Math.max(2, Math.floor(name.length / 2));
+  return best && best.d <= allowed ? best.name : undefined;
 }
 
 /** Runs a slash command line; unknown commands get a suggestion. */

@@ -135,8 +135,9 @@ export function applyMicro(
       const block = blocks[c.blockIndex];
       if (!block || block.type !== 'tool_result') continue;
       const id = archiveId();
+      const { images: _images, ...kept } = block;
       const next: ToolResultBlock = {
-        ...block,
+        ...kept,
         content: clearedPlaceholder(c.toolName, c.summary, c.tokens, id),
         cleared: { archiveId: id, originalTokens: c.tokens },
       };

@@ -56,7 +56,7 @@ function bytesEstimate(msg: Message, bytesPerToken: number): number {
   for (const b of msg.blocks) {
     if (b.type === 'text') total += rough(b.text);
     else if (b.type === 'tool_use') total += TOOL_USE_OVERHEAD + rough(b.name) + rough(JSON.stringify(b.input));
-    else if (b.type === 'tool_result') total += TOOL_RESULT_OVERHEAD + rough(b.content);
+    else if (b.type === 'tool_result') total += TOOL_RESULT_OVERHEAD + rough(b.content) + (b.images?.length ?? 0) * IMAGE_TOKENS;
     else if (b.type === 'image') total += IMAGE_TOKENS;
     else total += rough(providerStateText(b));
   }
@@ -168,7 +168,7 @@ export class TokenCounter {
         n = TOOL_USE_OVERHEAD + this.countText(block.name) + this.countText(JSON.stringify(block.input));
         break;
       case 'tool_result':
-        n = TOOL_RESULT_OVERHEAD + this.countText(block.content);
+        n = TOOL_RESULT_OVERHEAD + this.countText(block.content) + (block.images?.length ?? 0) * IMAGE_TOKENS;
         break;
       case 'image':
         n = IMAGE_TOKENS;

@@ -11,11 +11,13 @@ import {
   AgentsSchema,
   CompactionSchema,
   FileConfigSchema,
+  McpSchema,
   PermissionsSchema,
   RecallSchema,
   RetrySchema,
   TimeoutsSchema,
   type FileConfig,
+  type McpServerFileEntry,
   type PermissionMode,
 } from './schema.js';
 import type { z } from 'zod/mini';
@@ -50,6 +52,9 @@ export interface Config {
   timeouts: z.infer<typeof TimeoutsSchema>;
   cache: z.infer<typeof CacheSchema>;
   agents: z.infer<typeof AgentsSchema>;
+  mcp: z.infer<typeof McpSchema>;
+  /** MCP servers from .agentrc files (home, then project), each with the file it came from. */
+  mcpServers: { name: string; file: string; entry: McpServerFileEntry }[];
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
@@ -64,6 +69,10 @@ export interface ConfigFlags {
   db?: string;
   permissionMode?: string;
   maxSteps?: number;
+  /** --allowed-tools: more tools (or patterns like mcp__github__*) that run without asking. */
+  allowedTools?: string[];
+  /** --mcp-trust: run a project's MCP servers without asking. */
+  mcpTrust?: boolean;
   /** --add-dir: more directories the read-only tools may read without asking. */
   addDirs?: string[];
 }
@@ -88,15 +97,25 @@ export function loadConfig(opts: LoadOptions): Config {
   // Each file is validated on its own (so errors name it); the raw objects are merged, so a
   // default filled in by the working directory's file never hides a value set at home.
   let merged: Record<string, unknown> = {};
+  const mcpFiles = new Map<string, string>();
   for (const file of unique) {
     const raw = readRawConfig(file);
     if (raw) {
-      validateConfig(file, raw);
+      const valid = validateConfig(file, raw);
+      for (const name of Object.keys(valid.mcpServers ?? {})) mcpFiles.set(name, file);
+      // a repository may not vouch for its own servers: mcp.trustProject counts only in the person's home file
+      if (file !== files[0] && valid.mcp?.trustProject !== undefined) {
+        const { trustProject: _ignored, ...rest } = valid.mcp;
+        raw.mcp = rest;
+      }
       sources.push(file);
       merged = mergeRaw(merged, raw);
     }
   }
-  return resolveConfig(FileConfigSchema.parse(merged), sources, opts);
+  const file = FileConfigSchema.parse(merged);
+  const config = resolveConfig(file, sources, opts);
+  config.mcpServers = Object.entries(file.mcpServers ?? {}).map(([name, entry]) => ({ name, file: mcpFiles.get(name) ?? '.agentrc', entry }));
+  return config;
 }
 
 /** Reads and validates one .agentrc; undefined when the file does not exist. */
@@ -222,6 +241,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   const addDirs = (flags.addDirs ?? []).map((d) => checkAddDir(opts.cwd, d));
   const permissions = PermissionsSchema.parse({
     ...file.permissions,
+    ...(flags.allowedTools && flags.allowedTools.length > 0 ? { allowTools: [...(file.permissions?.allowTools ?? []), ...flags.allowedTools] } : {}),
     ...(permissionMode ? { mode: permissionMode as PermissionMode } : {}),
     readPaths: [...(file.permissions?.readPaths ?? []), ...addDirs],
   });
@@ -249,6 +269,8 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     timeouts: TimeoutsSchema.parse(file.timeouts ?? {}),
     cache: CacheSchema.parse(file.cache ?? {}),
     agents: AgentsSchema.parse(file.agents ?? {}),
+    mcp: McpSchema.parse({ ...file.mcp, ...(flags.mcpTrust ? { trustProject: true } : {}) }),
+    mcpServers: [],
     dbPath,
     sources,
     warnings,

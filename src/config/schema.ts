@@ -142,6 +142,44 @@ export const AgentsSchema = z.strictObject({
 });
 export type AgentsConfig = z.infer<typeof AgentsSchema>;
 
+/** One MCP server, in Claude Code's .mcp.json form: a command (stdio) or a URL (type http or sse). */
+export const McpServerSchema = z.object({
+  /** stdio (default when `command` is given), http (streamable HTTP) or sse (old servers). */
+  type: z.optional(z.enum(['stdio', 'http', 'sse', 'streamable-http'])),
+  command: z.optional(nonEmptyString),
+  args: z.optional(z.array(z.string())),
+  /** Added to the server's minimal environment (HOME, PATH, ...); ${VAR} and ${VAR:-default} are expanded. */
+  env: z.optional(z.record(z.string(), z.string())),
+  cwd: z.optional(nonEmptyString),
+  url: z.optional(nonEmptyString),
+  headers: z.optional(z.record(z.string(), z.string())),
+  /** Off: listed by /mcp, not started. */
+  disabled: z.optional(z.boolean()),
+  /** Per-call timeout for this server's tools (default mcp.toolTimeoutMs). */
+  toolTimeoutMs: z.optional(positiveInt),
+  /** Most characters of one result from this server (default mcp.maxResultChars). */
+  maxResultChars: z.optional(positiveInt),
+});
+export type McpServerFileEntry = z.infer<typeof McpServerSchema>;
+
+export const McpSchema = z.strictObject({
+  /** Print mode waits at most this long for servers to connect before the first request (the TUI never waits). */
+  startupMs: z._default(nonNegativeInt, 10_000),
+  /** A tool call that has not answered after this long ends as an error result (Esc cancels sooner). */
+  toolTimeoutMs: z._default(positiveInt, 60_000),
+  /** When all MCP tool definitions would cost more tokens than this, send names and one-line descriptions and load schemas on demand; 0: 10% of the context window, at most 20,000. */
+  deferAboveTokens: z._default(nonNegativeInt, 0),
+  /** Most characters of one MCP result the model gets (a server's maxResultChars overrides). */
+  maxResultChars: z._default(positiveInt, 40_000),
+  /** Most characters of a server's instructions put in the system prompt. */
+  instructionsChars: z._default(nonNegativeInt, 2_000),
+  /** Run the servers of a project's .mcp.json (and project .agentrc) without asking (also --mcp-trust). */
+  trustProject: z._default(z.boolean(), false),
+  /** MCP tools that say they only read (readOnlyHint) run without asking. */
+  allowReadOnly: z._default(z.boolean(), false),
+});
+export type McpConfig = z.infer<typeof McpSchema>;
+
 export const FileConfigSchema = z.strictObject({
   $schema: z.optional(z.string()),
   provider: z.optional(z.enum(['anthropic', 'openai'])),
@@ -167,6 +205,9 @@ export const FileConfigSchema = z.strictObject({
   timeouts: z.optional(z.partial(TimeoutsSchema)),
   cache: z.optional(z.partial(CacheSchema)),
   agents: z.optional(z.partial(AgentsSchema)),
+  /** MCP servers by name (as in Claude Code's .mcp.json); home and project files merge by name. */
+  mcpServers: z.optional(z.record(nonEmptyString, McpServerSchema)),
+  mcp: z.optional(z.partial(McpSchema)),
   /** Database path (also --db and AGENT_DB). */
   db: z.optional(nonEmptyString),
 });

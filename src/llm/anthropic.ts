@@ -32,8 +32,15 @@ function toBlockParam(b: Block): ContentBlockParam[] {
       return b.text.trim().length > 0 ? [{ type: 'text', text: b.text }] : [];
     case 'tool_use':
       return [{ type: 'tool_use', id: b.id, name: b.name, input: b.input }];
-    case 'tool_result':
-      return [{ type: 'tool_result', tool_use_id: b.toolUseId, ...(b.content.length > 0 ? { content: b.content } : {}), ...(b.isError ? { is_error: true } : {}) }];
+    case 'tool_result': {
+      // a tool's images go inside its result, after its text
+      const images = (b.images ?? []).filter((i) => IMAGE_TYPES.has(i.mediaType));
+      const content =
+        images.length > 0
+          ? [...(b.content.trim().length > 0 ? [{ type: 'text' as const, text: b.content }] : []), ...images.map((i) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: i.mediaType as ImageMediaType, data: i.data } }))]
+          : b.content;
+      return [{ type: 'tool_result', tool_use_id: b.toolUseId, ...(content.length > 0 ? { content } : {}), ...(b.isError ? { is_error: true } : {}) }];
+    }
     case 'image':
       return IMAGE_TYPES.has(b.mediaType)
         ? [{ type: 'image', source: { type: 'base64', media_type: b.mediaType as ImageMediaType, data: b.data } }]

@@ -31,6 +31,8 @@ export interface ToolResultBlock {
   content: string;
   isError: boolean;
   cleared?: ClearedMark;
+  /** Images the tool returned (an MCP tool's image content), sent to the providers that take them. */
+  images?: ImageBlock[];
 }
 
 export interface ImageBlock {

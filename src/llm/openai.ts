@@ -66,6 +66,8 @@ export function toOpenAIMessages(system: string, messages: readonly Message[]): 
     }
     for (const b of m.blocks) {
       if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.toolUseId, content: toolContent(b.content, b.isError) });
+      // a tool message holds text only: a tool's images follow in the user message after the tool messages
+      if (b.type === 'tool_result' && b.images) pendingUser.push(...userParts(b.images));
     }
     pendingUser.push(...userParts(m.blocks));
   }

@@ -45,13 +45,22 @@ export interface ContextDeps {
   role?: string;
 }
 
+/** Tools that come and go with the session (MCP), and the system prompt section about them. */
+export interface ExtraTools {
+  tools: readonly AnyTool[];
+  system: string;
+}
+
 export class ContextControl {
   private cfg: Config;
   private prov: Provider;
   private engine: CompactionEngine;
   private system: string;
   private instructions: InstructionFile[] = [];
-  private readonly toolSpecs: ToolSpec[];
+  private toolSpecs: ToolSpec[];
+  private extra: ExtraTools = { tools: [], system: '' };
+  /** Names of tools whose old results micro compaction may clear: the built-in ones, and every extra one seen (the engine reads this list). */
+  private readonly compactable: string[] = [];
   private reactiveThisTurn = 0;
   /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
   private silentOverflow: OverflowInfo | undefined;
@@ -66,6 +75,7 @@ export class ContextControl {
     this.cfg = config;
     this.prov = provider;
     this.toolSpecs = deps.tools.map(toolSpec);
+    this.compactable.push(...deps.tools.filter((t) => t.compactable).map((t) => t.name));
     this.system = this.buildSystem();
     this.engine = this.createEngine(state.compaction);
     if (state.pendingOverflow) this.silentOverflow = state.pendingOverflow;
@@ -86,6 +96,24 @@ export class ContextControl {
 
   get tools(): readonly ToolSpec[] {
     return this.toolSpecs;
+  }
+
+  /** The built-in tools and the extra ones in force (MCP). */
+  get allTools(): readonly AnyTool[] {
+    return this.extra.tools.length === 0 ? this.deps.tools : [...this.deps.tools, ...this.extra.tools];
+  }
+
+  /**
+   * Takes the extra tools (MCP) for the next turn; the definitions and system prompt change only
+   * when they did (the same object: nothing is rebuilt, the cached prefix holds).
+   */
+  setExtraTools(extra: ExtraTools): void {
+    if (extra === this.extra || (extra.tools === this.extra.tools && extra.system === this.extra.system)) return;
+    this.extra = extra;
+    for (const t of extra.tools) if (t.compactable && !this.compactable.includes(t.name)) this.compactable.push(t.name);
+    this.toolSpecs = this.allTools.map(toolSpec);
+    this.system = this.buildSystem();
+    this.deps.emit({ type: 'context', usage: this.usage() });
   }
 
   /** The instruction files the system prompt was last built with (/memory). */
@@ -237,10 +265,10 @@ export class ContextControl {
       cwd: this.cfg.cwd,
       platform: `${process.platform} (${process.arch})`,
       model: this.cfg.model.name,
-      tools: this.toolSpecs,
+      tools: this.deps.tools.map(toolSpec),
       ...(agentsMd ? { agentsMd } : {}),
       ...(this.deps.role ? { role: this.deps.role } : {}),
-    });
+    }) + (this.extra.system ? `\n\n${this.extra.system}` : '');
   }
 
   /**
@@ -258,7 +286,7 @@ export class ContextControl {
         limits: config.model,
         summarizer: { provider: summarizerProvider, model: summarizerModel, limits: summarizerConfig.model, retry: config.retry },
         counter: this.deps.counter,
-        compactableTools: this.deps.tools.filter((t) => t.compactable).map((t) => t.name),
+        compactableTools: this.compactable,
         describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.cfg.cwd, path),
         silentOverflowDetection: mayTruncateSilently(provider),
@@ -279,7 +307,7 @@ export class ContextControl {
 
   /** The tool's own key argument (a command, a path), for placeholders and archive labels. */
   private describeToolUse(name: string, input: Record<string, unknown>): string {
-    const tool = this.deps.tools.find((t) => t.name === name);
+    const tool = this.allTools.find((t) => t.name === name);
     if (!tool) return '';
     try {
       return tool.summarize(tool.parse(input));

@@ -19,6 +19,8 @@ export interface SessionView {
   cwd: string;
   /** ask | acceptEdits | allow | deny: shown in the footer, cycled with Shift+Tab. */
   permissionMode?: string;
+  /** The MCP servers' state for the footer ("MCP 2✓ · 1 connecting"); absent without servers. */
+  mcp?: string;
 }
 
 export interface SessionListItem {

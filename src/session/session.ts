@@ -1,19 +1,19 @@
 import type { AgentEvent } from '../agent/events.js';
-import type { AgentCatalog } from '../agents/agents.js';
 import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
-import type { EngineDeps } from '../compaction/engine.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionRecord } from '../compaction/types.js';
 import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, type Message, type Usage } from '../llm/messages.js';
-import type { Provider, ToolSpec } from '../llm/provider.js';
+import type { ToolSpec } from '../llm/provider.js';
 import { debug, redactSecrets } from '../log.js';
-import type { NewSession, SessionInfo, Store } from '../store/index.js';
+import type { NewSession, SessionInfo } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
-import type { Approver, PermissionPolicy } from '../tools/permissions.js';
-import type { AnyTool, RecallSource } from '../tools/types.js';
+import type { PermissionPolicy } from '../tools/permissions.js';
+import type { RecallSource } from '../tools/types.js';
+import type { McpManager } from '../mcp/manager.js';
+import type { SessionDeps } from './sessionDeps.js';
 import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
@@ -22,7 +22,7 @@ import { archiveRecall } from './recall.js';
 import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
-import { childDeps, subagentInfo, Subagents, type ChildSpec, type SubagentInfo } from './children.js';
+import { childDeps, subagentInfo, Subagents, type SubagentInfo } from './children.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { readState, stateMeta, type SessionState } from './state.js';
@@ -32,23 +32,8 @@ import { planFor, planRewindUndo, uncompactTargets, type RewindUndoPlan, type Un
 
 export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
+export type { SessionDeps } from './sessionDeps.js';
 
-export interface SessionDeps {
-  config: Config;
-  store: Store;
-  provider: Provider;
-  tools: readonly AnyTool[];
-  counter: TokenCounter;
-  /** Asks the person before a tool that needs approval; absent in print mode (such calls are refused). */
-  approver?: Approver;
-  /** Creates a provider for another provider family (/model, a compaction.model of the other family); `purpose` names who asked. */
-  providerFor?: (config: Config, purpose?: string) => Provider;
-  /** Engine settings for tests and benchmarks: its clock, the micro compaction policy. */
-  engine?: Pick<EngineDeps, 'now' | 'microPolicy'>;
-  /** The agents the Task tool runs (with a Task tool among `tools`); `child`: set for a sub-agent's session. */
-  agents?: AgentCatalog;
-  child?: Pick<ChildSpec, 'role' | 'parent' | 'depth' | 'permissions' | 'title'>;
-}
 
 /**
  * One live session. It drives the loop for the TUI and print mode and composes the parts
@@ -118,6 +103,11 @@ export class Session {
     return new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
   }
 
+  /** The MCP servers of this run (undefined when none are configured). */
+  get mcp(): McpManager | undefined {
+    return this.deps.mcp;
+  }
+
   on(listener: (e: SessionEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -153,6 +143,7 @@ export class Session {
   async prompt(text: string): Promise<TurnResult> {
     const ac = this.begin();
     this.context.startTurn();
+    if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
     if (endsUnanswered(this.log.messages())) {
       // the last prompt got no reply: mark it, so it is not merged into this one
       const marker = this.log.append(unansweredReply());
@@ -370,7 +361,7 @@ export class Session {
     return {
       provider: this.context.provider,
       model: config.model.name,
-      tools: this.deps.tools,
+      tools: this.context.allTools,
       gate: { authorize: (call, signal) => this.gate.authorize(call, signal) },
       maxSteps: config.maxSteps,
       retry: config.retry,

@@ -64,6 +64,9 @@ function cleanBlock(b: Block, msgId: string): Block {
     case 'tool_result': {
       const out: Block = { type: 'tool_result', toolUseId: b.toolUseId, content: String(b.content), isError: b.isError === true };
       if (b.cleared) out.cleared = { archiveId: b.cleared.archiveId, originalTokens: b.cleared.originalTokens };
+      if (Array.isArray(b.images) && b.images.length > 0) {
+        out.images = b.images.map((i) => ({ type: 'image', mediaType: stringField(i.mediaType, 'mediaType', msgId), data: stringField(i.data, 'data', msgId) }));
+      }
       return out;
     }
     case 'image':

@@ -20,6 +20,8 @@ export interface ApprovalRequest {
   outsideCwd?: boolean;
   /** Asked for a sub-agent: which one and its task ("explore: Find the parser"). */
   agent?: string;
+  /** Not a tool call: a project's MCP server asks to start (summary: what it runs). */
+  mcpServer?: { file: string; changed: boolean };
 }
 
 export type ApprovalDecision =
@@ -143,10 +145,10 @@ export class PermissionPolicy {
     if (tool.readOnly || mode === 'allow') return 'allow';
     if (tool.editsFiles) {
       if (file && !isInside(file.cwd, file.abs)) return mode === 'deny' ? 'deny' : 'ask';
-      if (mode === 'acceptEdits' || this.config.allowTools.includes(tool.name) || this.sessionTools.has(tool.name)) return 'allow';
+      if (mode === 'acceptEdits' || toolAllowedBy(this.config.allowTools, tool.name) || this.sessionTools.has(tool.name)) return 'allow';
       return mode === 'deny' ? 'deny' : 'ask';
     }
-    if (this.config.allowTools.includes(tool.name) || this.sessionTools.has(tool.name)) return 'allow';
+    if (toolAllowedBy(this.config.allowTools, tool.name) || this.sessionTools.has(tool.name)) return 'allow';
     if (tool.name === BASH) {
       const command = typeof input === 'object' && input !== null && 'command' in input && typeof input.command === 'string' ? input.command : undefined;
       if (command !== undefined && bashAllowedByPrefixes(command, this.prefixes())) return 'allow';
@@ -202,6 +204,20 @@ export class PermissionPolicy {
     }
     return out;
   }
+}
+
+/**
+ * Whether a configured list allows a tool: its name, a pattern with `*` (mcp__github__*), or an
+ * MCP server's prefix alone (mcp__github), as Claude Code reads it.
+ */
+export function toolAllowedBy(list: readonly string[], name: string): boolean {
+  return list.some((p) => {
+    if (p === name) return true;
+    if (p.startsWith('mcp__') && !p.includes('*') && p.split('__').length === 2) return name.startsWith(`${p}__`);
+    if (!p.includes('*')) return false;
+    const re = new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    return re.test(name);
+  });
 }
 
 function readState(saved: unknown): PermissionSessionState {

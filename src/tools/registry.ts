@@ -56,13 +56,22 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
     ...(tool.editsFiles ? { editsFiles: true } : {}),
     ...(tool.pathOf ? { pathOf: tool.pathOf.bind(tool) } : {}),
     ...(tool.preview ? { preview: tool.preview.bind(tool) } : {}),
+    ...(tool.delegate ? { delegate: tool.delegate.bind(tool) } : {}),
     run: async (input, ctx) => {
       // live output is cleaned too: it reaches the screen (and stream-json) as it is produced
       const progress = ctx.onProgress;
       const out = await tool.run(input, progress ? { ...ctx, onProgress: (text) => progress(clean(text)) } : ctx);
-      return { content: clean(out.content), isError: out.isError };
+      return { content: clean(out.content), isError: out.isError, ...(out.images && out.images.length > 0 ? { images: out.images } : {}) };
     },
   };
+}
+
+/**
+ * Tools that come and go with the session (MCP servers' tools): registered as the built-in ones
+ * are, so their results take the same path (redaction, and whatever else every output gets).
+ */
+export function registerTools(tools: readonly AnyTool[], clean: (text: string) => string = redact): AnyTool[] {
+  return tools.map((t) => withRedaction(t, clean));
 }
 
 export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | undefined {

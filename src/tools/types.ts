@@ -7,6 +7,8 @@ import type { FileTracker } from './fileTracker.js';
 export interface ToolOutput {
   content: string;
   isError: boolean;
+  /** Images for the model (an MCP tool's image content); `content` says they are there. */
+  images?: { mediaType: string; data: string }[];
 }
 
 /** Read access to the compaction archive, for the Recall tool (the session provides it). */
@@ -71,6 +73,11 @@ export interface Tool<I = unknown> {
   pathOf?(input: I): string;
   /** Edit tools: the change the call would make, or why it is refused (nothing is written). */
   preview?(input: I, ctx: ToolContext): Promise<Preview>;
+  /**
+   * A dispatching tool (McpCall): the tool a call really runs and its parsed input. The loop
+   * authorizes, shows and runs that tool instead, so permissions apply to the real one.
+   */
+  delegate?(input: I): { tool: AnyTool; input: unknown };
   /** Runs the tool. Expected failures come back as { isError: true }, never as throws. */
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;
 }

@@ -37,6 +37,13 @@ export interface ApprovalOption {
  * deny (the model carries on, told why); deny and stop the turn.
  */
 export function approvalOptions(req: ApprovalRequest): ApprovalOption[] {
+  if (req.mcpServer) {
+    return [
+      { kind: 'session', label: `Run it, and remember for this project${req.mcpServer.changed ? ' (its entry changed since you approved it)' : ''}` },
+      { kind: 'once', label: 'Run it for this session only' },
+      { kind: 'deny', label: `Do not run it (from ${req.mcpServer.file})` },
+    ];
+  }
   const options: ApprovalOption[] = [{ kind: 'once', label: req.diff ? 'Apply once' : 'Allow once' }];
   if (req.diff) {
     if (!req.outsideCwd) options.push({ kind: 'accept_edits', label: 'Apply, and accept edits for the rest of the session' });

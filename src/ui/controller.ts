@@ -31,6 +31,8 @@ export type UiEvent =
   /** A new or resumed session: the app resets its transcript to these messages (history_reset is the controller's to turn into this). */
   | { type: 'session'; session: SessionView; transcript: Message[]; compactions: CompactionRecord[] }
   | { type: 'busy'; busy: boolean }
+  /** The MCP servers' state changed: the footer's word on them ('' when there are none). */
+  | { type: 'mcp_status'; text: string }
   | { type: 'exit' };
 
 export interface UiController {

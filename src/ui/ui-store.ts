@@ -203,6 +203,10 @@ export class UiStore {
         return this.openSession(ev);
       case 'busy':
         return this.patchLive({ busy: ev.busy });
+      case 'mcp_status': {
+        const { mcp: _old, ...session } = this.status.get().session;
+        return this.status.set({ ...this.status.get(), session: ev.text ? { ...session, mcp: ev.text } : session });
+      }
       case 'permission_mode':
         return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
       case 'history_reset':

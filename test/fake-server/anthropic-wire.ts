@@ -144,10 +144,19 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
             if (m.role !== 'user') return fail(`${where}: tool_result blocks are only allowed in user messages`);
             if (typeof b.tool_use_id !== 'string') return fail(`${where}.tool_result.tool_use_id: Field required`);
             let content = '';
+            const images: { type: 'image'; mediaType: string; data: string }[] = [];
             if (typeof b.content === 'string') content = b.content;
-            else if (Array.isArray(b.content)) content = b.content.map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : '')).join('\n');
-            else if (b.content !== undefined) return fail(`${where}.tool_result.content: Input should be a valid string or list`);
-            blocks.push({ type: 'tool_result', toolUseId: b.tool_use_id, content, isError: b.is_error === true });
+            else if (Array.isArray(b.content)) {
+              content = b.content.map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : '')).filter((t) => t !== '').join('\n');
+              for (const [k, c] of b.content.entries()) {
+                if (!isObj(c) || c.type !== 'image') continue;
+                const src = c.source;
+                if (!isObj(src) || src.type !== 'base64' || typeof src.data !== 'string' || typeof src.media_type !== 'string' || !['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(src.media_type))
+                  return fail(`${where}.tool_result.content.${k}.image.source: Input tag does not match any of the expected tags: 'base64', 'url', 'file'`);
+                images.push({ type: 'image', mediaType: src.media_type, data: src.data });
+              }
+            } else if (b.content !== undefined) return fail(`${where}.tool_result.content: Input should be a valid string or list`);
+            blocks.push({ type: 'tool_result', toolUseId: b.tool_use_id, content, isError: b.is_error === true, ...(images.length > 0 ? { images } : {}) });
             break;
           }
           default:

@@ -27,6 +27,7 @@ export function StatusLine({ session, usage, home = homedir() }: StatusLineProps
         </Text>
         <Gauge usage={usage} />
         <PermissionModeBadge mode={session.permissionMode} />
+        {session.mcp ? <Text color={theme.muted}>{sanitize(session.mcp)}</Text> : null}
       </Box>
       {usage.notice ? (
         <Text color={theme.warning} wrap="wrap">

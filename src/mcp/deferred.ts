@@ -1,0 +1,89 @@
+// Context economy: when the definitions of all MCP tools would cost more than a threshold, the
+// model gets instead a catalog (each tool's name and one line of its description) and two
+// tools: McpSchemas loads the full definitions of the tools it picks, McpCall calls one by
+// name. The catalog is built only from the tool list, sorted, so the definitions stay byte for
+// byte the same across turns and the provider's cached prefix holds; the schemas the model
+// loads land in the history, after the cached prefix, not in the tool list.
+
+import { ToolInputError, type AnyTool } from '../tools/types.js';
+
+export const SCHEMAS_TOOL = 'McpSchemas';
+export const CALL_TOOL = 'McpCall';
+/** One catalog line's description at most. */
+const LINE_CHARS = 90;
+
+/** The first sentence (or line) of a description, capped. */
+export function oneLine(description: string): string {
+  const line = (description.split('\n').find((l) => l.trim() !== '') ?? '').trim();
+  const m = /^(.*?[.!?])(\s|$)/.exec(line);
+  const first = (m ? m[1] : line) ?? '';
+  return first.length > LINE_CHARS ? `${first.slice(0, LINE_CHARS - 1)}…` : first;
+}
+
+/** The catalog: tool names grouped by server prefix, each with its one line. */
+export function catalog(tools: readonly AnyTool[]): string {
+  return tools.map((t) => `${t.name}: ${oneLine(t.description)}`).join('\n');
+}
+
+const definition = (t: AnyTool): string => JSON.stringify({ name: t.name, description: t.description, input_schema: t.inputSchema });
+
+/** The two tools that stand for `tools` (all MCP tools, sorted by name). */
+export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const schemas: AnyTool = {
+    name: SCHEMAS_TOOL,
+    description:
+      `Loads the full definitions (description and input schema) of MCP tools, so that you can call them with ${CALL_TOOL}. ` +
+      `Their definitions are not sent up front to save context. Load only the tools you need, several at once if useful. The tools:\n${catalog(tools)}`,
+    inputSchema: {
+      type: 'object',
+      properties: { tools: { type: 'array', items: { type: 'string' }, description: 'Names of tools from the list, e.g. ["mcp__github__create_issue"]' } },
+      required: ['tools'],
+    },
+    readOnly: true,
+    compactable: true,
+    parse: (input) => {
+      const names = (input as { tools?: unknown } | null)?.tools;
+      if (!Array.isArray(names) || names.some((n) => typeof n !== 'string') || names.length === 0) throw new ToolInputError('"tools" must be a non-empty list of tool names');
+      return names as string[];
+    },
+    summarize: (names) => (names as string[]).join(', '),
+    run: async (names) => {
+      const list = names as string[];
+      const found = list.filter((n) => byName.has(n)).map((n) => definition(byName.get(n)!));
+      const missing = list.filter((n) => !byName.has(n));
+      const parts = [...found];
+      if (missing.length > 0) parts.push(`Unknown: ${missing.join(', ')}. The MCP tools are: ${[...byName.keys()].join(', ')}`);
+      return { content: parts.join('\n'), isError: found.length === 0 };
+    },
+  };
+  const call: AnyTool = {
+    name: CALL_TOOL,
+    description: `Calls an MCP tool by name with its arguments. Load its definition with ${SCHEMAS_TOOL} first, to know the arguments it takes.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        tool: { type: 'string', description: 'The tool name, e.g. mcp__github__create_issue' },
+        arguments: { type: 'object', description: "The tool's arguments, as its input schema says" },
+      },
+      required: ['tool'],
+    },
+    readOnly: false,
+    compactable: true,
+    parse: (input) => {
+      const i = (input ?? {}) as { tool?: unknown; arguments?: unknown };
+      if (typeof i.tool !== 'string' || i.tool === '') throw new ToolInputError('"tool" must be the name of an MCP tool');
+      if (i.arguments !== undefined && (typeof i.arguments !== 'object' || i.arguments === null || Array.isArray(i.arguments))) throw new ToolInputError('"arguments" must be an object');
+      if (!byName.has(i.tool)) throw new ToolInputError(`no MCP tool is named "${i.tool}"; the MCP tools are: ${[...byName.keys()].join(', ')}`);
+      return { tool: i.tool, arguments: (i.arguments ?? {}) as Record<string, unknown> };
+    },
+    summarize: (input) => (input as { tool: string }).tool,
+    delegate: (input) => {
+      const i = input as { tool: string; arguments: Record<string, unknown> };
+      const target = byName.get(i.tool)!;
+      return { tool: target, input: target.parse(i.arguments) };
+    },
+    run: async () => ({ content: `${CALL_TOOL} runs through the tool it names`, isError: true }),
+  };
+  return [schemas, call];
+}
