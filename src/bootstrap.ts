@@ -15,6 +15,14 @@ import { Session } from './session/session.js';
 import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
 import type { Approver } from './tools/permissions.js';
 import { createTools } from './tools/registry.js';
+import { hookEnv, Hooks } from './hooks/hooks.js';
+import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
+
+/** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
+async function askHooksApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
+  const answer = await approver({ toolName: 'Hooks', toolUseId: 'hooks-approval', input: {}, summary: question, onceOnly: true }, signal);
+  return answer.kind !== 'deny';
+}
 
 // Turns flags, config files and the environment into a ready Session (shared by print
 // mode and the TUI).
@@ -147,6 +155,23 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     const counter = new TokenCounter();
     const hidden = new Set(hiddenFromShell(config, env));
     const tools = createTools({ bash: { ...config.bash, hideEnv: (name) => hidden.has(name) } });
+    // hooks never see a key, not even one bash.passEnv lets Bash see
+    const secrets = new Set(secretVars(config, env));
+    let reportHook: (level: 'info' | 'warning', text: string) => void = (level, text) => process.stderr.write(`agent: ${level === 'warning' ? 'warning: ' : ''}${text}\n`);
+    const hooksFor = (sessionId: string): Hooks | undefined =>
+      config.hookSources && config.hookSources.length > 0
+        ? new Hooks({
+            sources: config.hookSources,
+            sessionId,
+            cwd: config.cwd,
+            env: hookEnv(env, (name) => secrets.has(name)),
+            toolNames: tools.map((t) => t.name),
+            trust: new ProjectTrust(trustFilePath(env)),
+            trustProject: opts.hooksTrust === true,
+            ...(approver ? { askApproval: (question: string, signal: AbortSignal) => askHooksApproval(approver, question, signal) } : {}),
+            report: (level, text) => reportHook(level, text),
+          })
+        : undefined;
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
@@ -155,7 +180,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
         cfg = ownConfig(info);
         prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
-      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) }, info);
+      return Session.open({ config: cfg, store, provider: prov, tools, counter, ...(approver ? { approver } : {}), hooks: hooksFor, providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) }, info);
     };
     let session: Session;
     try {
@@ -164,6 +189,7 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
       if (e instanceof SessionInUseError) throw new CliError(e.message, EXIT_USAGE);
       throw e;
     }
+    reportHook = (level, text) => runtime.session.notice(level, text);
     if (found && resume && found.id !== resume.id) session.loadNotes.unshift(`Forked session ${found.id} into ${resume.id}; this process continues the copy.`);
     debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });
     const runtime: Runtime = {

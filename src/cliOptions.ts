@@ -13,4 +13,6 @@ export interface GlobalOptions {
   permissionMode?: string;
   maxSteps?: number;
   debug?: string | boolean;
+  /** Print mode: run a project's .agentrc hooks without an approval. */
+  hooksTrust?: boolean;
 }

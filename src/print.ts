@@ -122,7 +122,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
 
     const result = await session.prompt(prompt);
     const finalText = answer.join('').trim();
-    const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps';
+    const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
     if (format === 'text') {
       if (finalText) process.stdout.write(`${finalText}\n`);
     } else {

@@ -33,6 +33,8 @@ export interface EngineDeps {
   cacheTtlMs?: number | undefined;
   /** 'every-call' clears whenever something is clearable (for comparison in the benchmark). */
   microPolicy?: MicroPolicy | undefined;
+  /** The instructions every summary request of a compaction gets, given the person's focus (compaction.instructions, PreCompact hooks); default the focus alone. */
+  instructions?: ((trigger: 'auto' | 'reactive' | 'manual', focus: string | undefined, signal: AbortSignal) => Promise<string | undefined>) | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }

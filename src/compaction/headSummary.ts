@@ -67,10 +67,11 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
 
   let summary: SummaryResult;
   try {
+    const instructions = d.deps.instructions ? await d.deps.instructions(trigger, run.focus, signal) : run.focus;
     summary = await d.summarizer.summarize({
       messages: head.summarize,
       previous: head.previous ? checkpointSummary(head.previous) : undefined,
-      focus: run.focus,
+      focus: instructions,
       maxTokens: budgets.summaryMaxTokens,
       inputTokens: d.deps.config.summaryInputTokens,
       concurrency: d.deps.config.chunkConcurrency,

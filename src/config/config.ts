@@ -14,6 +14,7 @@ import {
   RetrySchema,
   TimeoutsSchema,
   type FileConfig,
+  type HooksConfig,
   type PermissionMode,
 } from './schema.js';
 import type { z } from 'zod/mini';
@@ -46,8 +47,20 @@ export interface Config {
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
+  /** Each file's hooks apart (a project's need the person's approval; home's do not). */
+  hookSources?: HookSource[];
   /** Things the user should see (unknown model, ...). */
   warnings: string[];
+}
+
+/** The hooks one .agentrc holds. */
+export interface HookSource {
+  file: string;
+  /** 'user': ~/.agentrc; 'project': the working directory's .agentrc. */
+  scope: 'user' | 'project';
+  /** The directory whose file it is. */
+  dir: string;
+  hooks: HooksConfig;
 }
 
 export interface ConfigFlags {
@@ -81,15 +94,18 @@ export function loadConfig(opts: LoadOptions): Config {
   // Each file is validated on its own (so errors name it); the raw objects are merged, so a
   // default filled in by the working directory's file never hides a value set at home.
   let merged: Record<string, unknown> = {};
+  const hookSources: HookSource[] = [];
   for (const file of unique) {
     const raw = readRawConfig(file);
     if (raw) {
-      validateConfig(file, raw);
+      const valid = validateConfig(file, raw);
       sources.push(file);
       merged = mergeRaw(merged, raw);
+      const dir = file === unique[0] ? home : opts.cwd;
+      if (valid.hooks && Object.values(valid.hooks).some((l) => l !== undefined && l.length > 0)) hookSources.push({ file, scope: file === unique[0] ? 'user' : 'project', dir, hooks: valid.hooks });
     }
   }
-  return resolveConfig(FileConfigSchema.parse(merged), sources, opts);
+  return { ...resolveConfig(FileConfigSchema.parse(merged), sources, opts), hookSources };
 }
 
 /** Reads and validates one .agentrc; undefined when the file does not exist. */

@@ -69,6 +69,8 @@ export const CompactionSchema = z.strictObject({
   restoreTokens: z._default(nonNegativeInt, 20_000),
   /** Calls in a turn that stop at max_tokens and are told to continue, at most. */
   maxOutputRecoveries: z._default(nonNegativeInt, 3),
+  /** Standing instructions for every summary (what to keep, what to stress), merged with /compact focus: and PreCompact hooks' output. */
+  instructions: z.optional(nonEmptyString),
 });
 export type CompactionConfig = z.infer<typeof CompactionSchema>;
 
@@ -124,6 +126,32 @@ export const CacheSchema = z.strictObject({
 });
 export type CacheConfig = z.infer<typeof CacheSchema>;
 
+/** The events a hook can run on (Claude Code's names). */
+export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'PostCompact', 'Stop', 'Notification'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+export const HookCommandSchema = z.strictObject({
+  /** Which calls it runs for: a tool name (Claude Code's names too), names joined by |, a regular expression, or "*" (PreToolUse, PostToolUse); a source, trigger or notification type for the other events. Absent: all. */
+  matcher: z.optional(z.string()),
+  /** A shell command; it gets the event as JSON on stdin. */
+  command: nonEmptyString,
+  /** Killed (with everything it started) after this long; default 60 000. */
+  timeoutMs: z.optional(positiveInt),
+});
+export type HookCommand = z.infer<typeof HookCommandSchema>;
+
+export const HooksSchema = z.strictObject({
+  SessionStart: z.optional(z.array(HookCommandSchema)),
+  UserPromptSubmit: z.optional(z.array(HookCommandSchema)),
+  PreToolUse: z.optional(z.array(HookCommandSchema)),
+  PostToolUse: z.optional(z.array(HookCommandSchema)),
+  PreCompact: z.optional(z.array(HookCommandSchema)),
+  PostCompact: z.optional(z.array(HookCommandSchema)),
+  Stop: z.optional(z.array(HookCommandSchema)),
+  Notification: z.optional(z.array(HookCommandSchema)),
+});
+export type HooksConfig = z.infer<typeof HooksSchema>;
+
 export const FileConfigSchema = z.strictObject({
   $schema: z.optional(z.string()),
   provider: z.optional(z.enum(['anthropic', 'openai'])),
@@ -146,5 +174,7 @@ export const FileConfigSchema = z.strictObject({
   cache: z.optional(z.partial(CacheSchema)),
   /** Database path (also --db and AGENT_DB). */
   db: z.optional(nonEmptyString),
+  /** Shell commands run on the agent's events (see src/hooks/hooks.ts); a project's run only once the person approves them. */
+  hooks: z.optional(HooksSchema),
 });
 export type FileConfig = z.infer<typeof FileConfigSchema>;

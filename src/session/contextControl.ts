@@ -40,6 +40,10 @@ export interface ContextDeps {
   /** What a summarizer consumed is billed like any request (/cost). */
   bill: (model: string, usage: Usage) => void;
   saveState: () => void;
+  /** What every summary request is told beyond its prompt (compaction.instructions, PreCompact hooks, the focus). */
+  summaryInstructions?: EngineDeps['instructions'];
+  /** After each LLM compaction attempt is committed (PostCompact hooks). */
+  compacted?: (record: CompactionRecord) => Promise<void>;
 }
 
 export class ContextControl {
@@ -188,12 +192,14 @@ export class ContextControl {
   private async compaction(run: (emit: (e: CompactionEvent) => void) => Promise<CompactionOutcome | CompactionOutcome[]>): Promise<CompactionRecord[]> {
     const result = await run((e) => this.deps.emit(e));
     const outcomes = Array.isArray(result) ? result : [result];
-    return outcomes.map((o) => {
+    const records = outcomes.map((o) => {
       if (o.record.model && totalInputTokens(o.record.usage) + o.record.usage.outputTokens > 0) this.deps.bill(o.record.model, o.record.usage);
       const record = this.commit(o);
       if (!o.skipped) this.deps.emit({ type: 'compaction_end', record });
       return record;
     });
+    if (this.deps.compacted) for (const r of records) if (r.trigger !== 'micro') await this.deps.compacted(r);
+    return records;
   }
 
   private commit(outcome: CompactionOutcome): CompactionRecord {
@@ -260,6 +266,7 @@ export class ContextControl {
         silentOverflowDetection: mayTruncateSilently(provider),
         inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId } : undefined,
         cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
+        ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
         ...this.deps.engine,
       },
       state,

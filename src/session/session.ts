@@ -23,6 +23,8 @@ import { endsUnanswered, unansweredReply } from './repair.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
+import { SessionHooks } from './sessionHooks.js';
+import type { Hooks } from '../hooks/hooks.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
@@ -44,6 +46,8 @@ export interface SessionDeps {
   providerFor?: (config: Config, purpose?: string) => Provider;
   /** Engine settings for tests and benchmarks: its clock, the micro compaction policy. */
   engine?: Pick<EngineDeps, 'now' | 'microPolicy'>;
+  /** The person's hooks for a session of this id (src/hooks); absent: none run. */
+  hooks?: (sessionId: string) => Hooks | undefined;
 }
 
 /**
@@ -64,6 +68,7 @@ export class Session {
   /** What the model read and wrote in this session, for the edit tools' checks. */
   private readonly files = new FileTracker();
   private readonly snapshots: TurnSnapshots;
+  private readonly hookPoints: SessionHooks;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -78,6 +83,7 @@ export class Session {
     this.log = opened.log;
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
+    this.hookPoints = new SessionHooks(deps.hooks?.(id), this.log.messages().length > 0 ? 'resume' : 'startup');
     this.context = new ContextControl(
       {
         sessionId: id,
@@ -90,12 +96,21 @@ export class Session {
         notice,
         bill: (model, usage) => this.bill(model, usage),
         saveState: () => this.saveState(),
+        summaryInstructions: (trigger, focus, signal) => this.hookPoints.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
+        compacted: (record) => this.hookPoints.afterCompaction(record),
       },
       deps.config,
       deps.provider,
       state,
     );
-    this.gate = new ToolGate(() => this.context.config, state.permissions, deps.approver, (mode) => this.emit({ type: 'permission_mode', mode }));
+    const ask = deps.approver;
+    const approver: Approver | undefined = ask
+      ? (req, signal) => {
+          this.hookPoints.notify('permission_prompt', `agent needs your permission to use ${req.toolName}: ${req.summary}`);
+          return ask(req, signal);
+        }
+      : undefined;
+    this.gate = new ToolGate(() => this.context.config, state.permissions, approver, (mode) => this.emit({ type: 'permission_mode', mode }));
   }
 
   /** A new session (stored on its first message), or a stored one resumed where it stood. */
@@ -153,7 +168,13 @@ export class Session {
     try {
       const note = dateNoteFor(this.log.messages());
       if (note) this.log.append(note);
-      const msg = await promptMessage(text, { tools: this.deps.tools, cwd: this.context.config.cwd, files: this.files, signal: ac.signal, warn: (p) => this.notice('warning', p) });
+      const hooked = await this.hookPoints.beforePrompt(text, ac.signal);
+      if (hooked.block !== undefined) {
+        this.notice('warning', `A UserPromptSubmit hook blocked this prompt; it was not sent: ${hooked.block}`);
+        return { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' };
+      }
+      const typed = await promptMessage(text, { tools: this.deps.tools, cwd: this.context.config.cwd, files: this.files, signal: ac.signal, warn: (p) => this.notice('warning', p) });
+      const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
       // file snapshots taken in this turn belong to the person's message that started it
       this.snapshots.startedBy(msg.id);
       const result = await runTurn(this.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
@@ -212,6 +233,11 @@ export class Session {
     if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
     this.log.unpin(target.id);
     return target.text;
+  }
+
+  /** The person has left the prompt idle: Notification hooks hear of it. */
+  notifyIdle(): void {
+    this.hookPoints.notify('idle_prompt', 'agent is waiting for your input');
   }
 
   /** Interrupts the running turn or compaction; false when nothing runs. */
@@ -354,6 +380,7 @@ export class Session {
 
   private loopOptions(): LoopOptions {
     const config = this.context.config;
+    const hooks = this.hookPoints.loopHooks();
     return {
       provider: this.context.provider,
       model: config.model.name,
@@ -368,6 +395,7 @@ export class Session {
       cacheKey: this.id,
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
+      ...(hooks ? { hooks } : {}),
     };
   }
 
