@@ -23,8 +23,7 @@ import { endsUnanswered, unansweredReply } from './repair.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
-import { SessionHooks } from './sessionHooks.js';
-import type { Hooks } from '../hooks/hooks.js';
+import { SessionHooks, type Hooks } from './sessionHooks.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
@@ -103,14 +102,7 @@ export class Session {
       deps.provider,
       state,
     );
-    const ask = deps.approver;
-    const approver: Approver | undefined = ask
-      ? (req, signal) => {
-          this.hookPoints.notify('permission_prompt', `agent needs your permission to use ${req.toolName}: ${req.summary}`);
-          return ask(req, signal);
-        }
-      : undefined;
-    this.gate = new ToolGate(() => this.context.config, state.permissions, approver, (mode) => this.emit({ type: 'permission_mode', mode }));
+    this.gate = new ToolGate(() => this.context.config, state.permissions, this.hookPoints.notifying(deps.approver), (mode) => this.emit({ type: 'permission_mode', mode }));
   }
 
   /** A new session (stored on its first message), or a stored one resumed where it stood. */
@@ -169,10 +161,7 @@ export class Session {
       const note = dateNoteFor(this.log.messages());
       if (note) this.log.append(note);
       const hooked = await this.hookPoints.beforePrompt(text, ac.signal);
-      if (hooked.block !== undefined) {
-        this.notice('warning', `A UserPromptSubmit hook blocked this prompt; it was not sent: ${hooked.block}`);
-        return { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' };
-      }
+      if (hooked.block !== undefined) return this.hookPoints.blocked(hooked.block, (t) => this.notice('warning', t));
       const typed = await promptMessage(text, { tools: this.deps.tools, cwd: this.context.config.cwd, files: this.files, signal: ac.signal, warn: (p) => this.notice('warning', p) });
       const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
       // file snapshots taken in this turn belong to the person's message that started it
@@ -236,9 +225,7 @@ export class Session {
   }
 
   /** The person has left the prompt idle: Notification hooks hear of it. */
-  notifyIdle(): void {
-    this.hookPoints.notify('idle_prompt', 'agent is waiting for your input');
-  }
+  notifyIdle = (): void => this.hookPoints.notify('idle_prompt', 'agent is waiting for your input');
 
   /** Interrupts the running turn or compaction; false when nothing runs. */
   interrupt(): boolean {

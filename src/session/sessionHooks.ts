@@ -3,10 +3,13 @@
 // UserPromptSubmit add context to the prompt's message or block it; PreToolUse, PostToolUse
 // and Stop reach the loop as LoopHooks; PreCompact joins the summary instructions, PostCompact
 // gets the receipt; Notification fires when the agent waits for the person.
-import type { LoopHooks } from '../agent/host.js';
+import type { LoopHooks, TurnResult } from '../agent/host.js';
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
-import type { TextBlock } from '../llm/messages.js';
+import { emptyUsage, type TextBlock } from '../llm/messages.js';
 import { MAX_STOP_CONTINUATIONS, type Hooks } from '../hooks/hooks.js';
+
+export type { Hooks };
+import type { Approver } from '../tools/permissions.js';
 
 /** Starts a block of hook output in the prompt's message. */
 export const hookContextHeader = (event: string): string => `[Context from a ${event} hook]`;
@@ -33,6 +36,12 @@ export class SessionHooks {
     if (submit.block !== undefined) return { block: submit.block, blocks: [] };
     for (const c of submit.context) blocks.push({ type: 'text', text: `${hookContextHeader('UserPromptSubmit')}\n${c}` });
     return { blocks };
+  }
+
+  /** The result of a prompt a UserPromptSubmit hook blocked (no turn ran); the person reads why. */
+  blocked(reason: string, warn: (text: string) => void): TurnResult {
+    warn(`A UserPromptSubmit hook blocked this prompt; it was not sent: ${reason}`);
+    return { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' };
   }
 
   loopHooks(): LoopHooks | undefined {
@@ -76,6 +85,15 @@ export class SessionHooks {
     if (!this.hooks || record.trigger === 'micro') return;
     const { id, trigger, status, reason, tokensBefore, tokensAfter, archivedCount, preservedCount, durationMs, summary } = record;
     await this.hooks.run('PostCompact', trigger === 'manual' ? 'manual' : 'auto', { trigger, compaction: { id, trigger, status, reason, tokensBefore, tokensAfter, archivedCount, preservedCount, durationMs, summary } });
+  }
+
+  /** The approver, telling Notification hooks each time it asks the person. */
+  notifying(ask: Approver | undefined): Approver | undefined {
+    if (!ask) return undefined;
+    return (req, signal) => {
+      this.notify('permission_prompt', `agent needs your permission to use ${req.toolName}: ${req.summary}`);
+      return ask(req, signal);
+    };
   }
 
   /** Notification: the agent waits for the person (an approval, or idle at the prompt). Not awaited by anyone. */
