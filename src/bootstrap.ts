@@ -16,6 +16,8 @@ import { isStoreError, openStore, type SessionInfo, type Store } from './store/i
 import type { Approver } from './tools/permissions.js';
 import { createTools } from './tools/registry.js';
 import { hookEnv, Hooks } from './hooks/hooks.js';
+import { commandDirs, loadCustomCommands, type CustomCommand } from './commands/custom.js';
+import { COMMANDS } from './commands/registry.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 
 /** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
@@ -32,6 +34,10 @@ export interface Runtime {
   store: Store;
   session: Session;
   promptHistory: PromptHistory;
+  /** Custom slash commands (.agent/commands, .claude/commands, ~/.config/agent/commands). */
+  commands: CustomCommand[];
+  /** The tools' names (for custom commands' allowed-tools). */
+  toolNames: string[];
   /** Opens another stored session (or a new one) with the same store and settings. */
   openSession(resume?: SessionInfo): Promise<Session>;
   close(): void;
@@ -192,11 +198,15 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     reportHook = (level, text) => runtime.session.notice(level, text);
     if (found && resume && found.id !== resume.id) session.loadNotes.unshift(`Forked session ${found.id} into ${resume.id}; this process continues the copy.`);
     debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });
+    const loaded = await loadCustomCommands(commandDirs(config.cwd, env), COMMANDS.map((c) => c.name));
+    config.warnings.push(...loaded.warnings);
     const runtime: Runtime = {
       config,
       store,
       session,
       promptHistory,
+      commands: loaded.commands,
+      toolNames: tools.map((t) => t.name),
       openSession,
       close: () => {
         runtime.session.close();

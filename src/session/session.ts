@@ -24,6 +24,7 @@ import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type Rew
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { SessionHooks, type Hooks } from './sessionHooks.js';
+import { gatedShell, type TurnScope } from './turnScope.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
@@ -67,7 +68,8 @@ export class Session {
   /** What the model read and wrote in this session, for the edit tools' checks. */
   private readonly files = new FileTracker();
   private readonly snapshots: TurnSnapshots;
-  private readonly hookPoints: SessionHooks;
+  /** Where hooks fire (the app tells Notification hooks when the prompt idles). */
+  readonly hookPoints: SessionHooks;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -147,7 +149,7 @@ export class Session {
   }
 
   /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
-  async prompt(text: string): Promise<TurnResult> {
+  async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
     this.context.startTurn();
     if (endsUnanswered(this.log.messages())) {
@@ -158,10 +160,12 @@ export class Session {
     }
     this.snapshots.reset();
     try {
-      const note = dateNoteFor(this.log.messages());
-      if (note) this.log.append(note);
+      this.gate.turnAllow = scope.allow ?? [];
+      const text = scope.expand ? await scope.expand((c) => gatedShell(this.deps.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e))) : asked;
       const hooked = await this.hookPoints.beforePrompt(text, ac.signal);
       if (hooked.block !== undefined) return this.hookPoints.blocked(hooked.block, (t) => this.notice('warning', t));
+      const note = dateNoteFor(this.log.messages());
+      if (note) this.log.append(note);
       const typed = await promptMessage(text, { tools: this.deps.tools, cwd: this.context.config.cwd, files: this.files, signal: ac.signal, warn: (p) => this.notice('warning', p) });
       const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
       // file snapshots taken in this turn belong to the person's message that started it
@@ -170,6 +174,7 @@ export class Session {
       if (result.reason !== 'aborted') this.context.turnCompleted();
       return result;
     } finally {
+      this.gate.turnAllow = [];
       this.end();
     }
   }
@@ -223,9 +228,6 @@ export class Session {
     this.log.unpin(target.id);
     return target.text;
   }
-
-  /** The person has left the prompt idle: Notification hooks hear of it. */
-  notifyIdle = (): void => this.hookPoints.notify('idle_prompt', 'agent is waiting for your input');
 
   /** Interrupts the running turn or compaction; false when nothing runs. */
   interrupt(): boolean {
