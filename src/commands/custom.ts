@@ -57,7 +57,9 @@ const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 async function parseFile(file: string, text: string): Promise<{ meta: Record<string, unknown>; body: string }> {
   const m = FRONTMATTER.exec(text);
   if (!m) return { meta: {}, body: text };
-  const { parse } = await import('yaml');
+  // the bundle may hand the package over as its CommonJS namespace
+  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+  const parse = typeof mod.parse === 'function' ? mod.parse : mod.default!.parse;
   let meta: unknown;
   try {
     meta = parse(m[1]!);
