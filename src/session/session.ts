@@ -68,7 +68,6 @@ export class Session {
   /** What the model read and wrote in this session, for the edit tools' checks. */
   private readonly files = new FileTracker();
   private readonly snapshots: TurnSnapshots;
-  /** Where hooks fire (the app tells Notification hooks when the prompt idles). */
   readonly hookPoints: SessionHooks;
 
   private constructor(
@@ -369,7 +368,6 @@ export class Session {
 
   private loopOptions(): LoopOptions {
     const config = this.context.config;
-    const hooks = this.hookPoints.loopHooks();
     return {
       provider: this.context.provider,
       model: config.model.name,
@@ -384,7 +382,7 @@ export class Session {
       cacheKey: this.id,
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
-      ...(hooks ? { hooks } : {}),
+      ...this.hookPoints.loopOption(),
     };
   }
 

@@ -44,6 +44,12 @@ export class SessionHooks {
     return { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' };
   }
 
+  /** The loop's `hooks` option, when a tool or Stop hook is configured. */
+  loopOption(): { hooks?: LoopHooks } {
+    const hooks = this.loopHooks();
+    return hooks ? { hooks } : {};
+  }
+
   loopHooks(): LoopHooks | undefined {
     const hooks = this.hooks;
     if (!hooks || !(hooks.has('PreToolUse') || hooks.has('PostToolUse') || hooks.has('Stop'))) return undefined;

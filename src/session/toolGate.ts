@@ -7,7 +7,7 @@ import { isInside } from '../tools/paths.js';
 import { PermissionPolicy, type Approver } from '../tools/permissions.js';
 import { ReadBoundary } from '../tools/readBoundary.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
-import { turnAllows } from './turnScope.js';
+import { turnAllows } from './turnAllow.js';
 
 export class ToolGate {
   readonly policy: PermissionPolicy;

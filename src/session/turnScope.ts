@@ -3,7 +3,6 @@
 // (its !`command`s run through the permission gate once the turn began).
 import { newId } from '../llm/messages.js';
 import type { AgentEvent } from '../agent/events.js';
-import { bashAllowedByPrefixes, prefixWords } from '../tools/permissions.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
 import type { AnyTool } from '../tools/types.js';
 import type { ToolGate } from './toolGate.js';
@@ -19,22 +18,6 @@ export interface TurnScope {
 /** A !`command` the gate refused: the prompt is not sent. */
 export class InlineCommandRefused extends Error {
   override readonly name = 'InlineCommandRefused';
-}
-
-/**
- * Whether the turn's entries allow a call: an entry without a rule allows the tool; a Bash rule
- * is a command prefix (`git add:*`, `npm test`), matched as permissions.allowBash is. Rules of
- * other tools (`Read(src/**)`) grant nothing: the call asks as usual.
- */
-export function turnAllows(entries: readonly ToolSpecEntry[], tool: string, input: unknown): boolean {
-  return entries.some((e) => {
-    if (e.tool !== tool) return false;
-    if (e.rule === undefined) return true;
-    if (tool !== 'Bash') return false;
-    const command = (input as { command?: unknown } | null)?.command;
-    const prefix = prefixWords(e.rule.replace(/\*$/, '').replace(/:$/, ''));
-    return typeof command === 'string' && prefix !== undefined && bashAllowedByPrefixes(command, [prefix]);
-  });
 }
 
 /** Runs a custom command's !`command` with the Bash tool, once the gate allows it (asking the person, or refused in print mode). */
