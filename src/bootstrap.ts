@@ -22,7 +22,7 @@ import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 
 /** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
 async function askHooksApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
-  const answer = await approver({ toolName: 'Hooks', toolUseId: 'hooks-approval', input: {}, summary: question, onceOnly: true }, signal);
+  const answer = await approver({ toolName: 'Hooks', toolUseId: 'hooks-approval', input: {}, summary: question, onceOnly: true, allowLabel: 'Run them, and remember for this project (asked again if they change)' }, signal);
   return answer.kind !== 'deny';
 }
 

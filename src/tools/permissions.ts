@@ -18,6 +18,8 @@ export interface ApprovalRequest {
   diff?: FileDiff;
   /** For Edit and Write: the file is outside the working directory (it always asks). */
   outsideCwd?: boolean;
+  /** The first option's words when "Allow once" would mislead (a project's hooks: the answer is remembered for the project). */
+  allowLabel?: string;
 }
 
 export type ApprovalDecision =

@@ -37,7 +37,7 @@ export interface ApprovalOption {
  * deny (the model carries on, told why); deny and stop the turn.
  */
 export function approvalOptions(req: ApprovalRequest): ApprovalOption[] {
-  const options: ApprovalOption[] = [{ kind: 'once', label: req.diff ? 'Apply once' : 'Allow once' }];
+  const options: ApprovalOption[] = [{ kind: 'once', label: req.allowLabel ?? (req.diff ? 'Apply once' : 'Allow once') }];
   if (req.diff) {
     if (!req.outsideCwd) options.push({ kind: 'accept_edits', label: 'Apply, and accept edits for the rest of the session' });
   } else if (req.suggestedPrefix) {

@@ -45,6 +45,7 @@ describe.skipIf(!hasTmux)('custom commands and hooks in the TUI', () => {
     // the project's hooks ask first
     await term.waitFor('has hooks');
     expect(existsSync(log)).toBe(false);
+    expect(term.screen()).toContain('Run them, and remember for this project');
     term.keys('Enter'); // allow
     await term.waitFor('It sets the port.');
     const sent = JSON.stringify(server.requests[0]?.view?.messages ?? []);
