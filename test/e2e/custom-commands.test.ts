@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { jsonResult, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
 
 // Custom slash commands end to end in print mode: a Claude Code command file used unchanged.
 
@@ -71,6 +71,17 @@ describe('custom commands in print mode', () => {
     const path = await runAgent(['-p', '/etc/hosts is it fine?'], { ws, server });
     expect(path.code, path.stderr).toBe(0);
     expect(path.stdout.trim()).toBe('hosts ok');
+  });
+
+  it("serves the command's turn with its frontmatter model; the session's model stays for the next turn", async () => {
+    const ws = workspace();
+    command(ws, '.agent/commands/quick.md', '---\nmodel: claude-haiku-4-5\n---\nQuick answer: $ARGUMENTS\n');
+    server.enqueue({ text: 'fast' });
+    const r = await runAgent(['-p', '/quick what is 2+2', '--output-format', 'json'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests[0]?.view?.model).toBe('claude-haiku-4-5');
+    // after the turn the session is back on its own model (the result names the session's model then)
+    expect(jsonResult(r)['model']).toBe('claude-sonnet-4-5');
   });
 
   it('/help lists custom commands with their description and source', async () => {
