@@ -103,6 +103,11 @@ export class Hooks {
     return ok;
   }
 
+  /** Settles now whether the project's hooks run (the TUI asks at the first prompt, not in the middle of another question). */
+  async prepare(signal: AbortSignal): Promise<void> {
+    for (const source of this.deps.sources) if (source.scope === 'project') await this.projectAllowed(source, signal);
+  }
+
   private async armed(event: HookEventName, subject: string, signal: AbortSignal): Promise<Armed[]> {
     const out: Armed[] = [];
     for (const source of this.deps.sources) {

@@ -27,6 +27,7 @@ export class SessionHooks {
   async beforePrompt(prompt: string, signal: AbortSignal): Promise<{ block?: string; blocks: TextBlock[] }> {
     const blocks: TextBlock[] = [];
     if (!this.hooks) return { blocks };
+    await this.hooks.prepare(signal);
     if (!this.started) {
       this.started = true;
       const start = await this.hooks.run('SessionStart', this.source, { source: this.source }, signal);
