@@ -9,6 +9,7 @@ import {
   CacheSchema,
   CompactionSchema,
   FileConfigSchema,
+  flattenHooks,
   PermissionsSchema,
   RecallSchema,
   RetrySchema,
@@ -102,7 +103,8 @@ export function loadConfig(opts: LoadOptions): Config {
       sources.push(file);
       merged = mergeRaw(merged, raw);
       const dir = file === unique[0] ? home : opts.cwd;
-      if (valid.hooks && Object.values(valid.hooks).some((l) => l !== undefined && l.length > 0)) hookSources.push({ file, scope: file === unique[0] ? 'user' : 'project', dir, hooks: valid.hooks });
+      const hooks = valid.hooks ? flattenHooks(valid.hooks) : {};
+      if (Object.values(hooks).some((l) => l.length > 0)) hookSources.push({ file, scope: file === unique[0] ? 'user' : 'project', dir, hooks });
     }
   }
   return { ...resolveConfig(FileConfigSchema.parse(merged), sources, opts), hookSources };

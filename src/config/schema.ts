@@ -140,17 +140,39 @@ export const HookCommandSchema = z.strictObject({
 });
 export type HookCommand = z.infer<typeof HookCommandSchema>;
 
-export const HooksSchema = z.strictObject({
-  SessionStart: z.optional(z.array(HookCommandSchema)),
-  UserPromptSubmit: z.optional(z.array(HookCommandSchema)),
-  PreToolUse: z.optional(z.array(HookCommandSchema)),
-  PostToolUse: z.optional(z.array(HookCommandSchema)),
-  PreCompact: z.optional(z.array(HookCommandSchema)),
-  PostCompact: z.optional(z.array(HookCommandSchema)),
-  Stop: z.optional(z.array(HookCommandSchema)),
-  Notification: z.optional(z.array(HookCommandSchema)),
+/** Claude Code's settings.json shape, accepted as it is: { matcher?, hooks: [{ type: "command", command, timeout? (seconds) }] }. */
+export const ClaudeHookGroupSchema = z.strictObject({
+  matcher: z.optional(z.string()),
+  hooks: z.array(z.strictObject({ type: z.literal('command'), command: nonEmptyString, timeout: z.optional(z.number().check(z.positive())) })),
 });
-export type HooksConfig = z.infer<typeof HooksSchema>;
+
+const hookList = z.optional(z.array(z.union([HookCommandSchema, ClaudeHookGroupSchema])));
+export const HooksSchema = z.strictObject({
+  SessionStart: hookList,
+  UserPromptSubmit: hookList,
+  PreToolUse: hookList,
+  PostToolUse: hookList,
+  PreCompact: hookList,
+  PostCompact: hookList,
+  Stop: hookList,
+  Notification: hookList,
+});
+export type HooksFileConfig = z.infer<typeof HooksSchema>;
+/** Each event's hooks, one command each (Claude Code's groups flattened). */
+export type HooksConfig = Partial<Record<HookEventName, HookCommand[]>>;
+
+/** The file's hooks with Claude Code's groups flattened into one entry per command. */
+export function flattenHooks(file: HooksFileConfig): HooksConfig {
+  const out: HooksConfig = {};
+  for (const event of HOOK_EVENTS) {
+    const list = file[event];
+    if (!list) continue;
+    out[event] = list.flatMap((e): HookCommand[] =>
+      'hooks' in e ? e.hooks.map((h) => ({ ...(e.matcher !== undefined ? { matcher: e.matcher } : {}), command: h.command, ...(h.timeout !== undefined ? { timeoutMs: Math.round(h.timeout * 1000) } : {}) })) : [e],
+    );
+  }
+  return out;
+}
 
 export const FileConfigSchema = z.strictObject({
   $schema: z.optional(z.string()),
