@@ -66,4 +66,22 @@ describe.skipIf(!hasTmux)('custom commands and hooks in the TUI', () => {
     term.keys('Enter');
     await term.waitFor('done');
   }, 60_000);
+
+  it("runs none of a project's hooks when the person says no, and the prompt still goes", async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ hooks: { UserPromptSubmit: [{ command: `touch ${join(ws.dir, 'ran')}; echo SHOULD-NOT-APPEAR` }] } }));
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color', XDG_CONFIG_HOME: join(ws.home, '.config') };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
+    await term.waitFor('Ask for a change');
+    server.enqueue({ text: 'Answered without hooks.' });
+    term.type('hello');
+    term.keys('Enter');
+    await term.waitFor('has hooks');
+    term.keys('Escape');
+    await term.waitFor('Answered without hooks.');
+    expect(term.screen()).toContain('do not run in this session');
+    expect(existsSync(join(ws.dir, 'ran'))).toBe(false);
+    expect(JSON.stringify(server.requests[0]?.view?.messages ?? [])).not.toContain('SHOULD-NOT-APPEAR');
+    expect(existsSync(join(ws.home, '.config', 'agent', 'trust.json'))).toBe(false);
+  }, 60_000);
 });
