@@ -41,7 +41,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .addOption(new Option('--permission-mode <mode>', 'ask before Bash and edits, accept edits (Bash still asks), allow everything, or deny what needs approval').choices(['ask', 'acceptEdits', 'allow', 'deny']))
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
     .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database)')
-    .option('--hooks-trust', "print mode: run the hooks in this project's .agentrc without an approval (home's ~/.agentrc hooks always run)")
+    .option('--hooks-trust', "run the hooks in this project's .agentrc without asking (print mode cannot ask; ~/.agentrc hooks always run)")
     .showSuggestionAfterError()
     .action((promptWords: string[], opts: GlobalOptions) => {
       run(async () => {

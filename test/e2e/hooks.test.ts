@@ -71,6 +71,18 @@ describe('hooks in print mode', () => {
     expect(env).not.toContain(KEY.anthropic);
   }, 60_000);
 
+  it('a Stop hook that always says go on sends the model back at most 3 times (exit 2, stderr as the reason)', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ hooks: { Stop: [{ command: script(ws, 'nag.sh', 'cat >> stops.jsonl; echo >> stops.jsonl; echo "keep going" >&2; exit 2') }] } }));
+    server.enqueue({ text: 'one' }, { text: 'two' }, { text: 'three' }, { text: 'four' }, { text: 'five' });
+    const r = await runAgent(['-p', 'work', '--hooks-trust'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests.length).toBe(4);
+    expect(requestText(4)).toContain('keep going');
+    const stops = read(ws, 'stops.jsonl').trim().split('\n').map((l) => JSON.parse(l) as { stop_hook_active: boolean });
+    expect(stops.map((s) => s.stop_hook_active)).toEqual([false, true, true]);
+  });
+
   it('a UserPromptSubmit hook that exits 2 blocks the prompt: nothing is sent, the person reads the reason', async () => {
     const ws = workspace();
     writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ hooks: { UserPromptSubmit: [{ command: script(ws, 'no.sh', 'echo "no deploys on Fridays" >&2; exit 2') }] } }));
