@@ -98,8 +98,13 @@ export class Hooks {
     } catch {
       ok = false;
     }
-    if (ok) this.deps.trust.approve(subject);
-    else this.deps.report('info', `The hooks in ${source.file} do not run in this session.`);
+    if (ok) {
+      try {
+        this.deps.trust.approve(subject);
+      } catch (e) {
+        this.deps.report('warning', `the approval could not be saved, so you will be asked again next time: ${(e as Error).message}`);
+      }
+    } else this.deps.report('info', `The hooks in ${source.file} do not run in this session.`);
     return ok;
   }
 
