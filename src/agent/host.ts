@@ -81,7 +81,7 @@ export interface LoopOptions {
 export interface LoopHooks {
   /** Before a call is authorized: `block` refuses it (the reason is the model's tool result), `allow` skips asking. */
   beforeTool(call: { name: string; input: unknown; toolUseId: string }, signal: AbortSignal): Promise<{ block?: string; allow?: boolean }>;
-  /** After a call ran: a note for the model, appended to the tool's result. */
+  /** After a call succeeded: a note for the model, appended to the tool's result. */
   afterTool(call: { name: string; input: unknown; toolUseId: string }, output: ToolOutput, signal: AbortSignal): Promise<string | undefined>;
   /** The model ended its turn: a reason to go on (the model reads it), or undefined to stop. `count`: how often it went on already. */
   onStop(text: string, count: number, signal: AbortSignal): Promise<string | undefined>;

@@ -117,7 +117,8 @@ async function runOneTool(
   try {
     const output = await tool.run(input, ctx);
     if (signal.aborted) return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
-    const note = opts.hooks ? await opts.hooks.afterTool(hookCall, output, signal) : undefined;
+    // as Claude Code: PostToolUse hooks hear of calls that succeeded
+    const note = opts.hooks && !output.isError ? await opts.hooks.afterTool(hookCall, output, signal) : undefined;
     const noted = note ? { ...output, content: `${output.content}\n\n[Note from a PostToolUse hook]\n${note}` } : output;
     return finish(noted, output.isError ? 'error' : 'done');
   } catch (e) {
