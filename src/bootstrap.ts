@@ -19,6 +19,15 @@ import { loadAgents } from './agents/agentFiles.js';
 import { McpManager } from './mcp/manager.js';
 import { mcpServers, passedVars } from './mcp/config.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
+import { hookEnv, Hooks } from './hooks/hooks.js';
+import { commandDirs, loadCustomCommands, type CustomCommand } from './commands/custom.js';
+import { COMMANDS } from './commands/registry.js';
+
+/** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
+async function askHooksApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
+  const answer = await approver({ toolName: 'Hooks', toolUseId: 'hooks-approval', input: {}, summary: question, onceOnly: true, allowLabel: 'Run them, and remember for this project (asked again if they change)' }, signal);
+  return answer.kind !== 'deny';
+}
 
 // Turns flags, config files and the environment into a ready Session (shared by print
 // mode and the TUI).
@@ -28,6 +37,10 @@ export interface Runtime {
   store: Store;
   session: Session;
   promptHistory: PromptHistory;
+  /** Custom slash commands (.agent/commands, .claude/commands, ~/.config/agent/commands). */
+  commands: CustomCommand[];
+  /** The tools' names (for custom commands' allowed-tools). */
+  toolNames: string[];
   /** Opens another stored session (or a new one) with the same store and settings. */
   openSession(resume?: SessionInfo): Promise<Session>;
   /** The MCP servers of this run (undefined when none are configured). */
@@ -161,7 +174,24 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
     const tools = createTools({ bash, agents });
-    const mcp = mcpFor(config, env, counter, new Set(secretVars(config, env)));
+    // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
+    const secrets = new Set(secretVars(config, env));
+    const mcp = mcpFor(config, env, counter, secrets);
+    let reportHook: (level: 'info' | 'warning', text: string) => void = (level, text) => process.stderr.write(`agent: ${level === 'warning' ? 'warning: ' : ''}${text}\n`);
+    const hooksFor = (sessionId: string): Hooks | undefined =>
+      config.hookSources && config.hookSources.length > 0
+        ? new Hooks({
+            sources: config.hookSources,
+            sessionId,
+            cwd: config.cwd,
+            env: hookEnv(env, (name) => secrets.has(name)),
+            toolNames: tools.map((t) => t.name),
+            trust: new ProjectTrust(trustFilePath(env)),
+            trustProject: opts.hooksTrust === true,
+            ...(approver ? { askApproval: (question: string, signal: AbortSignal) => askHooksApproval(approver, question, signal) } : {}),
+            report: (level, text) => reportHook(level, text),
+          })
+        : undefined;
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
@@ -171,7 +201,18 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
         prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
       return Session.open(
-        { config: cfg, store, provider: prov, tools, agents, counter, ...(approver ? { approver } : {}), ...(mcp ? { extraTools: () => mcp.toolSet(), mcp } : {}), providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning) },
+        {
+          config: cfg,
+          store,
+          provider: prov,
+          tools,
+          agents,
+          counter,
+          ...(approver ? { approver } : {}),
+          ...(mcp ? { extraTools: () => mcp.toolSet(), mcp } : {}),
+          hooks: hooksFor,
+          providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning),
+        },
         info,
       );
     };
@@ -183,13 +224,18 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
       throw e;
     }
     for (const w of agents.warnings) session.loadNotes.push(`Agent file ${w}`);
+    reportHook = (level, text) => runtime.session.notice(level, text);
     if (found && resume && found.id !== resume.id) session.loadNotes.unshift(`Forked session ${found.id} into ${resume.id}; this process continues the copy.`);
     debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });
+    const loaded = await loadCustomCommands(commandDirs(config.cwd, env), COMMANDS.map((c) => c.name));
+    config.warnings.push(...loaded.warnings);
     const runtime: Runtime = {
       config,
       store,
       session,
       promptHistory,
+      commands: loaded.commands,
+      toolNames: tools.map((t) => t.name),
       openSession,
       mcp,
       close: () => {

@@ -43,6 +43,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('--allowed-tools <tools>', 'tools that run without asking, comma-separated (e.g. "Bash,mcp__github__*"; repeatable)', collect, [])
     .option('--mcp-trust', "run the project's MCP servers (.mcp.json) without asking")
     .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database)')
+    .option('--hooks-trust', "run the hooks in this project's .agentrc without asking (print mode cannot ask; ~/.agentrc hooks always run)")
     .showSuggestionAfterError()
     .action((promptWords: string[], opts: GlobalOptions) => {
       run(async () => {

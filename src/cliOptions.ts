@@ -15,4 +15,6 @@ export interface GlobalOptions {
   allowedTools?: string[];
   mcpTrust?: boolean;
   debug?: string | boolean;
+  /** Print mode: run a project's .agentrc hooks without an approval. */
+  hooksTrust?: boolean;
 }

@@ -1,7 +1,7 @@
 import { createRuntime, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
-import { COMMANDS, CommandError, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
+import { CommandError, commandInfos, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import { mcpStatus } from './commands/mcp.js';
 import { FileIndex } from './session/fileIndex.js';
@@ -46,6 +46,9 @@ class ApprovalBridge {
       });
     });
 }
+
+/** How long the prompt waits after a turn before Notification hooks hear that the agent is idle. */
+const IDLE_NOTICE_MS = 60_000;
 
 export class SessionController implements UiController {
   private readonly listeners = new Set<(e: UiEvent) => void>();
@@ -156,7 +159,7 @@ export class SessionController implements UiController {
     const input = text.trim();
     if (!input) return;
     this.runtime.promptHistory.add(input);
-    const slash = isCommandLine(input) ? parseSlash(input) : undefined;
+    const slash = isCommandLine(input, this.runtime.commands) ? parseSlash(input) : undefined;
     if (slash && findCommand(slash.name)?.whileBusy) {
       void this.runOne(input);
       return;
@@ -177,13 +180,14 @@ export class SessionController implements UiController {
     } finally {
       this.working = false;
       if (!this.closed) this.emit({ type: 'busy', busy: false });
+      this.armIdleNotice();
     }
   }
 
   private async runOne(input: string): Promise<void> {
     try {
-      if (isCommandLine(input)) {
-        const output = await runSlash({ session: this.current, app: this.actions() }, input);
+      if (isCommandLine(input, this.runtime.commands)) {
+        const output = await runSlash({ session: this.current, app: this.actions(), custom: this.runtime.commands, toolNames: this.runtime.toolNames }, input);
         if (output) this.emit({ type: 'command_output', command: input, output });
         return;
       }
@@ -202,6 +206,19 @@ export class SessionController implements UiController {
 
   childTranscript(childSessionId: string): string | undefined {
     return this.current.subagentInfo().transcript(childSessionId);
+  }
+
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  /** Notification hooks hear when the prompt has waited for the person this long after a turn (as Claude Code's idle_prompt). */
+  private armIdleNotice(): void {
+    clearTimeout(this.idleTimer);
+    if (this.closed) return;
+    const session = this.current;
+    this.idleTimer = setTimeout(() => {
+      if (!this.working && !this.closed && session === this.current) session.hookPoints.notify('idle_prompt', 'agent is waiting for your input');
+    }, IDLE_NOTICE_MS);
+    this.idleTimer.unref();
   }
 
   searchArchive(query: string, page: number): HistoryPage {
@@ -262,7 +279,7 @@ export class SessionController implements UiController {
   }
 
   commands(): CommandInfo[] {
-    return COMMANDS.map(({ name, args, description }) => ({ name, description, ...(args ? { args } : {}) }));
+    return commandInfos(this.runtime.commands);
   }
 
   promptHistory(): string[] {
@@ -290,6 +307,7 @@ export class SessionController implements UiController {
   async exit(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.idleTimer);
     this.queue = [];
     this.unsubscribe();
     this.approvals.notices = undefined;

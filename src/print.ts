@@ -1,7 +1,8 @@
 import { createRuntime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
-import { CommandError, isCommandLine, runSlash } from './commands/registry.js';
+import { CommandError, findCustom, isCommandLine, runSlash } from './commands/registry.js';
+import { CustomCommandError, runCustom } from './commands/customRun.js';
 import { formatCommandOutput } from './commands/format.js';
 import type { CompactionRecord } from './compaction/types.js';
 import { textOf, type Usage } from './llm/messages.js';
@@ -118,10 +119,11 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   };
   process.on('SIGINT', onSigint);
   try {
-    if (isCommandLine(prompt)) {
+    const custom = findCustom(prompt, runtime.commands);
+    if (!custom && isCommandLine(prompt, runtime.commands)) {
       let output;
       try {
-        output = await runSlash({ session }, prompt);
+        output = await runSlash({ session, custom: runtime.commands, toolNames: runtime.toolNames }, prompt);
       } catch (e) {
         if (e instanceof CommandError) throw new CliError(e.message, EXIT_USAGE);
         throw e;
@@ -135,9 +137,15 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       return manualFailed === undefined ? EXIT_OK : EXIT_RUNTIME;
     }
 
-    const result = await session.prompt(prompt);
+    let result;
+    try {
+      result = custom ? await runCustom(session, custom.cmd, custom.args, runtime.toolNames) : await session.prompt(prompt);
+    } catch (e) {
+      if (e instanceof CustomCommandError) throw new CliError(e.message, EXIT_USAGE);
+      throw e;
+    }
     const finalText = answer.join('').trim();
-    const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps';
+    const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
     if (format === 'text') {
       if (finalText) process.stdout.write(`${finalText}\n`);
     } else {

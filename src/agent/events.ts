@@ -3,8 +3,8 @@ import type { ProviderErrorKind } from '../llm/errors.js';
 import type { StopReason } from '../llm/provider.js';
 import type { ToolOutput } from '../tools/types.js';
 
-/** stopped: the person denied a tool call and chose to stop the turn there. */
-export type TurnEndReason = 'end_turn' | 'max_steps' | 'aborted' | 'error' | 'refusal' | 'max_tokens' | 'stopped';
+/** stopped: the person denied a tool call and chose to stop the turn there; blocked: a UserPromptSubmit hook refused the prompt (no turn ran). */
+export type TurnEndReason = 'end_turn' | 'max_steps' | 'aborted' | 'error' | 'refusal' | 'max_tokens' | 'stopped' | 'blocked';
 
 /** Events the agent loop emits; the TUI and print mode render them. */
 export type AgentEvent =

@@ -6,7 +6,7 @@ import type { DoneEvent, ModelRequest, Provider } from '../llm/provider.js';
 import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
 import type { FileTracker } from '../tools/fileTracker.js';
-import type { AnyTool, RecallSource, ToolContext } from '../tools/types.js';
+import type { AnyTool, RecallSource, ToolContext, ToolOutput } from '../tools/types.js';
 import type { TurnEndReason } from './events.js';
 
 /**
@@ -73,8 +73,20 @@ export interface LoopOptions {
   beforeFileChange?: ToolContext['beforeFileChange'];
   /** Runs the Task tool's sub-agents. */
   subagents?: ToolContext['subagents'];
+  /** The person's hooks around tool calls and the turn's end (the session adapts src/hooks). */
+  hooks?: LoopHooks;
   /** Injected for tests: waits between retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** What the loop asks of hooks; each never throws (a failing hook is reported by whoever runs it). */
+export interface LoopHooks {
+  /** Before a call is authorized: `block` refuses it (the reason is the model's tool result), `allow` skips asking. */
+  beforeTool(call: { name: string; input: unknown; toolUseId: string }, signal: AbortSignal): Promise<{ block?: string; allow?: boolean }>;
+  /** After a call succeeded: a note for the model, appended to the tool's result. */
+  afterTool(call: { name: string; input: unknown; toolUseId: string }, output: ToolOutput, signal: AbortSignal): Promise<string | undefined>;
+  /** The model ended its turn: a reason to go on (the model reads it), or undefined to stop. `count`: how often it went on already. */
+  onStop(text: string, count: number, signal: AbortSignal): Promise<string | undefined>;
 }
 
 export interface TurnResult {

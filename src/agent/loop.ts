@@ -30,6 +30,7 @@ export async function runTurn(
   let text = '';
   let steps = 0;
   let continuations = 0;
+  let stopContinuations = 0;
   const wait = opts.sleep ?? sleep;
   const toolsByName = new Map(opts.tools.map((t) => [t.name, t]));
   const specs = opts.tools.map(toolSpec);
@@ -113,6 +114,15 @@ export async function runTurn(
       emit({ type: 'continuation', count: continuations, max: opts.maxOutputRecoveries });
       appendMessage({ id: newId(), role: 'user', blocks: [{ type: 'text', text: CONTINUE_PROMPT }], kind: 'meta', createdAt: Date.now() });
       continue;
+    }
+    if (done.stopReason !== 'refusal' && opts.hooks) {
+      const goOn = await opts.hooks.onStop(text, stopContinuations, signal);
+      if (signal.aborted) return end('aborted');
+      if (goOn !== undefined) {
+        stopContinuations++;
+        appendMessage({ id: newId(), role: 'user', blocks: [{ type: 'text', text: `[A Stop hook asks you to go on]\n${goOn}` }], kind: 'meta', createdAt: Date.now() });
+        continue;
+      }
     }
     return end(done.stopReason === 'refusal' ? 'refusal' : 'end_turn');
   }

@@ -104,9 +104,14 @@ async function runOneTool(
     }
   }
 
+  const hookCall = { name: tool.name, input, toolUseId: use.id };
+  const pre = opts.hooks ? await opts.hooks.beforeTool(hookCall, signal) : {};
+  if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
+  if (pre.block !== undefined) return finish({ content: `A PreToolUse hook blocked this call; it was not run. The hook said: ${pre.block}`, isError: true }, 'denied');
+
   let auth: Authorization;
   try {
-    auth = await opts.gate.authorize(call, signal);
+    auth = pre.allow ? { ok: true } : await opts.gate.authorize(call, signal);
   } catch (e) {
     if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
     auth = { ok: false, message: `Permission check failed: ${errorText(e)}` };
@@ -117,7 +122,10 @@ async function runOneTool(
   try {
     const output = await tool.run(input, ctx);
     if (signal.aborted) return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
-    return finish(output, output.isError ? 'error' : 'done');
+    // as Claude Code: PostToolUse hooks hear of calls that succeeded
+    const note = opts.hooks && !output.isError ? await opts.hooks.afterTool(hookCall, output, signal) : undefined;
+    const noted = note ? { ...output, content: `${output.content}\n\n[Note from a PostToolUse hook]\n${note}` } : output;
+    return finish(noted, output.isError ? 'error' : 'done');
   } catch (e) {
     if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
     return finish({ content: `${tool.name} failed: ${errorText(e)}`, isError: true }, 'error');

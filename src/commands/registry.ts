@@ -1,6 +1,9 @@
 import type { Session } from '../session/session.js';
 import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../session/protocol.js';
+import { existsSync } from 'node:fs';
 import { editDistance } from '../editDistance.js';
+import type { CustomCommand } from './custom.js';
+import { runCustom } from './customRun.js';
 import { configHome } from '../agent/instructions.js';
 import { initPrompt, memoryText } from './instructionsText.js';
 import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
@@ -20,6 +23,10 @@ export interface AppActions {
 export interface CommandContext {
   session: Session;
   app?: AppActions;
+  /** The person's and the project's custom commands (custom.ts). */
+  custom?: readonly CustomCommand[];
+  /** The session's tool names, for a custom command's allowed-tools. */
+  toolNames?: readonly string[];
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -195,7 +202,7 @@ export const COMMANDS: readonly SlashCommand[] = [
     name: 'help',
     whileBusy: true,
     description: 'list commands and keys',
-    run: async () => ({ kind: 'help', commands: COMMANDS.map(({ name, args, description }) => ({ name, description, ...(args ? { args } : {}) })) }),
+    run: async (ctx) => ({ kind: 'help', commands: commandInfos(ctx.custom) }),
   },
   leave('exit', 'leave agent (the session stays resumable)'),
   leave('quit', 'the same as /exit'),
@@ -249,8 +256,22 @@ export function historyPage(session: Session, query: string, page: number): Hist
   };
 }
 
+/** What the slash menu and /help list: the built-ins, then the custom commands with where each comes from. */
+export function commandInfos(custom: readonly CustomCommand[] = []): CommandInfo[] {
+  const info = ({ name, args, description }: CommandInfo): CommandInfo => ({ name, description, ...(args ? { args } : {}) });
+  return [...COMMANDS.map(info), ...custom.map((c) => info({ ...c, description: `${c.description ? `${c.description} ` : ''}(${c.source})` }))];
+}
+
+/** A custom command named by the line, with its arguments. */
+export function findCustom(input: string, custom: readonly CustomCommand[] = []): { cmd: CustomCommand; args: string } | undefined {
+  const parsed = parseSlash(input);
+  if (!parsed || findCommand(parsed.name)) return undefined;
+  const cmd = custom.find((c) => c.name === parsed.name);
+  return cmd ? { cmd, args: parsed.args } : undefined;
+}
+
 export function parseSlash(input: string): { name: string; args: string } | undefined {
-  const m = /^\/([a-z][\w-]*)(?:\s+([\s\S]*))?$/i.exec(input.trim());
+  const m = /^\/([a-z][\w:-]*)(?:\s+([\s\S]*))?$/i.exec(input.trim());
   if (!m) return undefined;
   return { name: m[1]!.toLowerCase(), args: m[2] ?? '' };
 }
@@ -263,16 +284,18 @@ export function findCommand(name: string): SlashCommand | undefined {
  * Whether a line is meant as a slash command: "/word" naming a command or close to one. A
  * prompt that starts with a path ("/etc/hosts is it fine?", "/usr/bin is missing") is a prompt.
  */
-export function isCommandLine(input: string): boolean {
+export function isCommandLine(input: string, custom: readonly CustomCommand[] = []): boolean {
   const parsed = parseSlash(input);
   if (!parsed) return false;
-  return findCommand(parsed.name) !== undefined || suggestCommand(parsed.name) !== undefined;
+  if (findCommand(parsed.name) !== undefined || custom.some((c) => c.name === parsed.name) || suggestCommand(parsed.name, custom) !== undefined) return true;
+  // a lone "/word" naming no command: an unknown command, unless it names a path ("/tmp")
+  return parsed.args.trim() === '' && !existsSync(input.trim());
 }
 
 /** The closest command name, for "unknown command" messages. */
-export function suggestCommand(name: string): string | undefined {
+export function suggestCommand(name: string, custom: readonly CustomCommand[] = []): string | undefined {
   let best: { name: string; d: number } | undefined;
-  for (const c of COMMANDS) {
+  for (const c of [...COMMANDS, ...custom]) {
     const d = c.name.startsWith(name) ? 0 : editDistance(name, c.name);
     if (!best || d < best.d) best = { name: c.name, d };
   }
@@ -286,8 +309,13 @@ export async function runSlash(ctx: CommandContext, input: string): Promise<Comm
   const parsed = parseSlash(input);
   if (!parsed) throw new CommandError(`not a command: ${input}`);
   const cmd = findCommand(parsed.name);
+  const custom = findCustom(input, ctx.custom);
+  if (!cmd && custom) {
+    await asCommand(() => runCustom(ctx.session, custom.cmd, custom.args, ctx.toolNames ?? []));
+    return undefined;
+  }
   if (!cmd) {
-    const s = suggestCommand(parsed.name);
+    const s = suggestCommand(parsed.name, ctx.custom);
     throw new CommandError(`unknown command /${parsed.name}${s ? ` — did you mean /${s}?` : ''} (see /help)`);
   }
   return cmd.run(ctx, parsed.args);

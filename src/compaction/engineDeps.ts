@@ -50,6 +50,8 @@ export interface EngineDeps {
    * the estimate lands near the auto threshold, once per history (see CompactionEngine.beforeCall).
    */
   countExact?: ((parts: CompactionContext, signal: AbortSignal) => Promise<number>) | undefined;
+  /** The instructions every summary request of a compaction gets, given the person's focus (compaction.instructions, PreCompact hooks); default the focus alone. */
+  instructions?: ((trigger: 'auto' | 'reactive' | 'manual', focus: string | undefined, signal: AbortSignal) => Promise<string | undefined>) | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }

@@ -69,10 +69,11 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   const provided = d.deps.providerCompaction ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress) : undefined;
   if (provided) summary = provided.summary;
   else try {
+    const instructions = d.deps.instructions ? await d.deps.instructions(trigger, run.focus, signal) : run.focus;
     summary = await d.summarizer.summarize({
       messages: head.summarize,
       previous: head.previous ? checkpointSummary(head.previous) : undefined,
-      focus: run.focus,
+      focus: instructions,
       maxTokens: budgets.summaryMaxTokens,
       inputTokens: d.deps.config.summaryInputTokens,
       concurrency: d.deps.config.chunkConcurrency,

@@ -12,12 +12,14 @@ import {
   CompactionSchema,
   FileConfigSchema,
   McpSchema,
+  flattenHooks,
   PermissionsSchema,
   RecallSchema,
   RetrySchema,
   TimeoutsSchema,
   type FileConfig,
   type McpServerFileEntry,
+  type HooksConfig,
   type PermissionMode,
 } from './schema.js';
 import type { z } from 'zod/mini';
@@ -58,8 +60,20 @@ export interface Config {
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
+  /** Each file's hooks apart (a project's need the person's approval; home's do not). */
+  hookSources?: HookSource[];
   /** Things the user should see (unknown model, ...). */
   warnings: string[];
+}
+
+/** The hooks one .agentrc holds. */
+export interface HookSource {
+  file: string;
+  /** 'user': ~/.agentrc; 'project': the working directory's .agentrc. */
+  scope: 'user' | 'project';
+  /** The directory whose file it is. */
+  dir: string;
+  hooks: HooksConfig;
 }
 
 export interface ConfigFlags {
@@ -98,6 +112,7 @@ export function loadConfig(opts: LoadOptions): Config {
   // default filled in by the working directory's file never hides a value set at home.
   let merged: Record<string, unknown> = {};
   const mcpFiles = new Map<string, string>();
+  const hookSources: HookSource[] = [];
   for (const file of unique) {
     const raw = readRawConfig(file);
     if (raw) {
@@ -110,10 +125,13 @@ export function loadConfig(opts: LoadOptions): Config {
       }
       sources.push(file);
       merged = mergeRaw(merged, raw);
+      const dir = file === unique[0] ? home : opts.cwd;
+      const hooks = valid.hooks ? flattenHooks(valid.hooks) : {};
+      if (Object.values(hooks).some((l) => l.length > 0)) hookSources.push({ file, scope: file === unique[0] ? 'user' : 'project', dir, hooks });
     }
   }
   const file = FileConfigSchema.parse(merged);
-  const config = resolveConfig(file, sources, opts);
+  const config: Config = { ...resolveConfig(file, sources, opts), hookSources };
   config.mcpServers = Object.entries(file.mcpServers ?? {}).map(([name, entry]) => ({ name, file: mcpFiles.get(name) ?? '.agentrc', entry }));
   return config;
 }

@@ -74,6 +74,8 @@ export const CompactionSchema = z.strictObject({
   restoreTokens: z._default(nonNegativeInt, 20_000),
   /** Calls in a turn that stop at max_tokens and are told to continue, at most. */
   maxOutputRecoveries: z._default(nonNegativeInt, 3),
+  /** Standing instructions for every summary (what to keep, what to stress), merged with /compact focus: and PreCompact hooks' output. */
+  instructions: z.optional(nonEmptyString),
 });
 export type CompactionConfig = z.infer<typeof CompactionSchema>;
 
@@ -180,6 +182,54 @@ export const McpSchema = z.strictObject({
 });
 export type McpConfig = z.infer<typeof McpSchema>;
 
+/** The events a hook can run on (Claude Code's names). */
+export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'PostCompact', 'Stop', 'Notification'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+export const HookCommandSchema = z.strictObject({
+  /** Which calls it runs for: a tool name (Claude Code's names too), names joined by |, a regular expression, or "*" (PreToolUse, PostToolUse); a source, trigger or notification type for the other events. Absent: all. */
+  matcher: z.optional(z.string()),
+  /** A shell command; it gets the event as JSON on stdin. */
+  command: nonEmptyString,
+  /** Killed (with everything it started) after this long; default 60 000. */
+  timeoutMs: z.optional(positiveInt),
+});
+export type HookCommand = z.infer<typeof HookCommandSchema>;
+
+/** Claude Code's settings.json shape, accepted as it is: { matcher?, hooks: [{ type: "command", command, timeout? (seconds) }] }. */
+export const ClaudeHookGroupSchema = z.strictObject({
+  matcher: z.optional(z.string()),
+  hooks: z.array(z.strictObject({ type: z.literal('command'), command: nonEmptyString, timeout: z.optional(z.number().check(z.positive())) })),
+});
+
+const hookList = z.optional(z.array(z.union([HookCommandSchema, ClaudeHookGroupSchema])));
+export const HooksSchema = z.strictObject({
+  SessionStart: hookList,
+  UserPromptSubmit: hookList,
+  PreToolUse: hookList,
+  PostToolUse: hookList,
+  PreCompact: hookList,
+  PostCompact: hookList,
+  Stop: hookList,
+  Notification: hookList,
+});
+export type HooksFileConfig = z.infer<typeof HooksSchema>;
+/** Each event's hooks, one command each (Claude Code's groups flattened). */
+export type HooksConfig = Partial<Record<HookEventName, HookCommand[]>>;
+
+/** The file's hooks with Claude Code's groups flattened into one entry per command. */
+export function flattenHooks(file: HooksFileConfig): HooksConfig {
+  const out: HooksConfig = {};
+  for (const event of HOOK_EVENTS) {
+    const list = file[event];
+    if (!list) continue;
+    out[event] = list.flatMap((e): HookCommand[] =>
+      'hooks' in e ? e.hooks.map((h) => ({ ...(e.matcher !== undefined ? { matcher: e.matcher } : {}), command: h.command, ...(h.timeout !== undefined ? { timeoutMs: Math.round(h.timeout * 1000) } : {}) })) : [e],
+    );
+  }
+  return out;
+}
+
 export const FileConfigSchema = z.strictObject({
   $schema: z.optional(z.string()),
   provider: z.optional(z.enum(['anthropic', 'openai'])),
@@ -210,5 +260,7 @@ export const FileConfigSchema = z.strictObject({
   mcp: z.optional(z.partial(McpSchema)),
   /** Database path (also --db and AGENT_DB). */
   db: z.optional(nonEmptyString),
+  /** Shell commands run on the agent's events (see src/hooks/hooks.ts); a project's run only once the person approves them. */
+  hooks: z.optional(HooksSchema),
 });
 export type FileConfig = z.infer<typeof FileConfigSchema>;

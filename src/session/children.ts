@@ -176,6 +176,8 @@ export class Subagents implements SubagentHost {
         return fail('provider', 'the model refused the task', report);
       case 'stopped':
         return fail('cancelled', 'the user denied one of its tool calls and stopped it; do not start it again, wait for their next message', report);
+      case 'blocked':
+        return fail('cancelled', "a UserPromptSubmit hook refused the sub-agent's prompt", report);
     }
   }
 

@@ -43,6 +43,10 @@ export interface ContextDeps {
   saveState: () => void;
   /** A child session's role: its agent's system prompt, in place of the main one's opening. */
   role?: string;
+  /** What every summary request is told beyond its prompt (compaction.instructions, PreCompact hooks, the focus). */
+  summaryInstructions?: EngineDeps['instructions'];
+  /** After each LLM compaction attempt is committed (PostCompact hooks). */
+  compacted?: (record: CompactionRecord) => Promise<void>;
 }
 
 /** Tools that come and go with the session (MCP), and the system prompt section about them. */
@@ -219,12 +223,14 @@ export class ContextControl {
   private async compaction(run: (emit: (e: CompactionEvent) => void) => Promise<CompactionOutcome | CompactionOutcome[]>): Promise<CompactionRecord[]> {
     const result = await run((e) => this.deps.emit(e));
     const outcomes = Array.isArray(result) ? result : [result];
-    return outcomes.map((o) => {
+    const records = outcomes.map((o) => {
       if (o.record.model && totalInputTokens(o.record.usage) + o.record.usage.outputTokens > 0) this.deps.bill(o.record.model, o.record.usage);
       const record = this.commit(o);
       if (!o.skipped) this.deps.emit({ type: 'compaction_end', record });
       return record;
     });
+    if (this.deps.compacted) for (const r of records) if (r.trigger !== 'micro') await this.deps.compacted(r);
+    return records;
   }
 
   private commit(outcome: CompactionOutcome): CompactionRecord {
@@ -294,6 +300,7 @@ export class ContextControl {
         cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
         providerCompaction: config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
         countExact: provider.countInputTokens ? exactCounter(provider, config.model.name) : undefined,
+        ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
         ...this.deps.engine,
       },
       state,

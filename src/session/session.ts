@@ -25,6 +25,8 @@ import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type Rew
 import { childDeps, subagentInfo, Subagents, type SubagentInfo } from './children.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
+import { SessionHooks } from './sessionHooks.js';
+import { gatedShell, type TurnScope } from './turnScope.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
@@ -54,6 +56,7 @@ export class Session {
   private readonly files = new FileTracker();
   private readonly snapshots: TurnSnapshots;
   private readonly subagents: Subagents | undefined;
+  readonly hookPoints: SessionHooks;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -68,6 +71,7 @@ export class Session {
     this.log = opened.log;
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
+    this.hookPoints = new SessionHooks(deps.hooks?.(id), this.log.messages().length > 0 ? 'resume' : 'startup');
     this.context = new ContextControl(
       {
         sessionId: id,
@@ -81,12 +85,14 @@ export class Session {
         bill: (model, usage) => this.bill(model, usage),
         saveState: () => this.saveState(),
         ...(deps.child ? { role: deps.child.role } : {}),
+        summaryInstructions: (trigger, focus, signal) => this.hookPoints.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
+        compacted: (record) => this.hookPoints.afterCompaction(record),
       },
       deps.config,
       deps.provider,
       state,
     );
-    this.gate = new ToolGate(() => this.context.config, state.permissions, deps.approver, (mode) => this.emit({ type: 'permission_mode', mode }));
+    this.gate = new ToolGate(() => this.context.config, state.permissions, this.hookPoints.notifying(deps.approver), (mode) => this.emit({ type: 'permission_mode', mode }));
     this.subagents = deps.agents && deps.tools.some((t) => t.name === 'Task') ? new Subagents({
       catalog: deps.agents, parentId: id, depth: deps.child?.depth ?? 0, tools: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}), changed: (s) => this.emit({ type: 'child', state: s }),
       config: () => this.context.config, policy: () => this.gate.policy, turnId: () => this.snapshots.turn ?? '', bill: (model, usage) => this.bill(model, usage),
@@ -140,7 +146,7 @@ export class Session {
   }
 
   /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
-  async prompt(text: string): Promise<TurnResult> {
+  async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
     this.context.startTurn();
     if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
@@ -152,15 +158,21 @@ export class Session {
     }
     this.snapshots.reset();
     try {
+      this.gate.turnAllow = scope.allow ?? [];
+      const text = scope.expand ? await scope.expand((c) => gatedShell(this.deps.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e))) : asked;
+      const hooked = await this.hookPoints.beforePrompt(text, ac.signal);
+      if (hooked.block !== undefined) return this.hookPoints.blocked(hooked.block, (t) => this.notice('warning', t));
       const note = dateNoteFor(this.log.messages());
       if (note) this.log.append(note);
-      const msg = await promptMessage(text, { tools: this.deps.tools, cwd: this.context.config.cwd, files: this.files, signal: ac.signal, warn: (p) => this.notice('warning', p) });
+      const typed = await promptMessage(text, { tools: this.deps.tools, cwd: this.context.config.cwd, files: this.files, signal: ac.signal, warn: (p) => this.notice('warning', p) });
+      const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
       // file snapshots taken in this turn belong to the person's message that started it
       this.snapshots.startedBy(msg.id);
       const result = await runTurn(this.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.context.turnCompleted();
       return result;
     } finally {
+      this.gate.turnAllow = [];
       this.end();
     }
   }
@@ -374,6 +386,7 @@ export class Session {
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
       ...(this.subagents ? { subagents: this.subagents } : {}),
+      ...this.hookPoints.loopOption(),
     };
   }
 

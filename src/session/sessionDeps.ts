@@ -9,6 +9,7 @@ import type { Approver } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
 import type { ChildSpec } from './children.js';
 import type { ExtraTools } from './contextControl.js';
+import type { Hooks } from './sessionHooks.js';
 
 /** What a Session is built from: the front end's runtime (bootstrap.ts) or a parent session for a sub-agent. */
 export interface SessionDeps {
@@ -30,4 +31,6 @@ export interface SessionDeps {
   extraTools?: () => ExtraTools;
   /** The MCP servers, for /mcp. */
   mcp?: McpManager;
+  /** The person's hooks for a session of this id (src/hooks); absent: none run. */
+  hooks?: (sessionId: string) => Hooks | undefined;
 }

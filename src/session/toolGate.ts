@@ -6,11 +6,15 @@ import type { PermissionMode } from '../config/schema.js';
 import { isInside } from '../tools/paths.js';
 import { PermissionPolicy, type Approver } from '../tools/permissions.js';
 import { ReadBoundary } from '../tools/readBoundary.js';
+import type { ToolSpecEntry } from '../tools/toolNames.js';
+import { turnAllows } from './turnAllow.js';
 
 export class ToolGate {
   readonly policy: PermissionPolicy;
   /** Where FileRead, Grep and Glob may read without asking. */
   private readonly readBoundary: ReadBoundary;
+  /** What runs without asking in the current turn only (a custom command's allowed-tools). */
+  turnAllow: readonly ToolSpecEntry[] = [];
 
   constructor(
     private readonly config: () => Config,
@@ -43,6 +47,7 @@ export class ToolGate {
       const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.policy.mode, this.approver, signal);
       if (read) return read;
     }
+    if (turnAllows(this.turnAllow, tool.name, input)) return { ok: true };
     const cwd = this.config().cwd;
     const file = call.abs !== undefined ? { abs: call.abs, cwd } : undefined;
     const outside = file !== undefined && !isInside(cwd, file.abs);

@@ -22,6 +22,8 @@ export interface ApprovalRequest {
   agent?: string;
   /** Not a tool call: a project's MCP server asks to start (summary: what it runs). */
   mcpServer?: { file: string; changed: boolean };
+  /** The first option's words when "Allow once" would mislead (a project's hooks: the answer is remembered for the project). */
+  allowLabel?: string;
 }
 
 export type ApprovalDecision =

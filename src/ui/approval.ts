@@ -44,7 +44,7 @@ export function approvalOptions(req: ApprovalRequest): ApprovalOption[] {
       { kind: 'deny', label: `Do not run it (from ${req.mcpServer.file})` },
     ];
   }
-  const options: ApprovalOption[] = [{ kind: 'once', label: req.diff ? 'Apply once' : 'Allow once' }];
+  const options: ApprovalOption[] = [{ kind: 'once', label: req.allowLabel ?? (req.diff ? 'Apply once' : 'Allow once') }];
   if (req.diff) {
     if (!req.outsideCwd) options.push({ kind: 'accept_edits', label: 'Apply, and accept edits for the rest of the session' });
   } else if (req.suggestedPrefix) {

@@ -11,13 +11,13 @@ export function commandWord(text: string, cursor: number): string | null {
   const before = text.slice(0, cursor);
   if (/\s/.test(before)) return null;
   const m = /^\/\S*/.exec(text);
-  if (!m || !/^\/[\w-]*$/.test(m[0])) return null;
+  if (!m || !/^\/[\w:-]*$/.test(m[0])) return null;
   return m[0];
 }
 
 /** Whether a submitted line is a slash command: "/word" naming a command or close to one; "/etc/hosts is it fine?" is a prompt. */
 export function isCommandText(text: string, commands: readonly CommandInfo[]): boolean {
-  const m = /^\/([a-z][\w-]*)(?:\s|$)/i.exec(text.trim());
+  const m = /^\/([a-z][\w:-]*)(?:\s|$)/i.exec(text.trim());
   if (!m) return false;
   const word = `/${m[1]!.toLowerCase()}`;
   return commands.some((c) => bareName(c) === word.slice(1)) || matchCommands(word, commands).length > 0 || suggestCommand(word, commands) !== undefined;

@@ -1,0 +1,71 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inlineShell, loadCustomCommands, splitArgs, substituteArgs } from '../../src/commands/custom.js';
+import { isCommandLine } from '../../src/commands/registry.js';
+import { turnAllows } from '../../src/session/turnAllow.js';
+import { parseToolList } from '../../src/tools/toolNames.js';
+
+describe('custom command bodies', () => {
+  it('number arguments from $1 as a shell does; $ARGUMENTS is all of them; missing ones are empty', () => {
+    expect(splitArgs(`src/x.ts "two words" 'single q'`)).toEqual(['src/x.ts', 'two words', 'single q']);
+    expect(substituteArgs('Fix $1 then $2; all: $ARGUMENTS; none: [$3]', 'a.ts "b c"')).toBe('Fix a.ts then b c; all: a.ts "b c"; none: []');
+    expect(substituteArgs('Review the code.', 'src/x.ts')).toBe('Review the code.\n\nARGUMENTS: src/x.ts');
+    expect(substituteArgs('Review the code.\n', '')).toBe('Review the code.\n');
+  });
+
+  it('inline each !`command` with what running it returned, in order', async () => {
+    const ran: string[] = [];
+    const out = await inlineShell('a !`git status` b !`ls -1`', async (c) => (ran.push(c), `<${c}>`));
+    expect(out).toBe('a <git status> b <ls -1>');
+    expect(ran).toEqual(['git status', 'ls -1']);
+  });
+
+  it('allowed-tools: Bash(git add:*) allows git add only; a bare tool allows it all; other rules grant nothing', () => {
+    const { entries } = parseToolList('Bash(git add:*), Read, Edit(src/**)', ['FileRead', 'Edit', 'Bash']);
+    expect(turnAllows(entries, 'Bash', { command: 'git add src/x.ts' })).toBe(true);
+    expect(turnAllows(entries, 'Bash', { command: 'git add . && rm -rf /' })).toBe(false);
+    expect(turnAllows(entries, 'Bash', { command: 'git push' })).toBe(false);
+    expect(turnAllows(entries, 'FileRead', { path: '/x' })).toBe(true);
+    expect(turnAllows(entries, 'Edit', { path: 'src/a.ts' })).toBe(false);
+  });
+});
+
+describe('loading command files', () => {
+  it('names by path (a folder is a namespace), reads frontmatter, reports clashes and bad files, and the first directory wins', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cmds-'));
+    const a = join(root, 'a');
+    const b = join(root, 'b');
+    mkdirSync(join(a, 'frontend'), { recursive: true });
+    mkdirSync(b, { recursive: true });
+    writeFileSync(join(a, 'frontend', 'review.md'), '---\ndescription: Review UI\nargument-hint: <component>\nmodel: claude-haiku-4-5\nallowed-tools:\n  - Read\n  - Bash(git diff:*)\n---\nReview $1\n');
+    writeFileSync(join(a, 'plain.md'), 'First line is the description\nmore\n');
+    writeFileSync(join(a, 'help.md'), 'clash\n');
+    writeFileSync(join(a, 'broken.md'), '---\ndescription: [unclosed\n---\nbody\n');
+    writeFileSync(join(b, 'plain.md'), 'the user one loses\n');
+    const loaded = await loadCustomCommands(
+      [
+        { dir: a, source: 'project' },
+        { dir: b, source: 'user' },
+        { dir: join(root, 'missing'), source: 'user' },
+      ],
+      ['help', 'compact'],
+    );
+    expect(loaded.commands.map((c) => c.name).sort()).toEqual(['frontend:review', 'plain']);
+    expect(loaded.commands.find((c) => c.name === 'frontend:review')).toMatchObject({ description: 'Review UI', args: '<component>', model: 'claude-haiku-4-5', allowedTools: ['Read', 'Bash(git diff:*)'] });
+    expect(loaded.commands.find((c) => c.name === 'plain')).toMatchObject({ description: 'First line is the description', source: expect.stringContaining('project') });
+    expect(loaded.warnings.join('\n')).toContain('help.md: /help is a built-in command, which wins');
+    expect(loaded.warnings.join('\n')).toMatch(/broken\.md: the frontmatter is not valid YAML/);
+  });
+});
+
+describe('what is a command line', () => {
+  it('a lone /word naming nothing and no path is an unknown command; a path or a sentence stays a prompt', () => {
+    expect(isCommandLine('/zzqx')).toBe(true);
+    expect(isCommandLine('/tmp')).toBe(false);
+    expect(isCommandLine('/etc/hosts is it fine?')).toBe(false);
+    expect(isCommandLine('/zzqx is a word I made up')).toBe(false);
+    expect(isCommandLine('/frontend:review x', [{ name: 'frontend:review', description: '', body: '', file: '', source: '' }])).toBe(true);
+  });
+});
