@@ -21,7 +21,8 @@ import { promptMessage } from './mentions.js';
 import { archiveRecall } from './recall.js';
 import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
-import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
+import type { RewindResult, RewindTarget, RewindWhat } from './rewind.js';
+import { HistoryEdits } from './historyEdits.js';
 import { childDeps, subagentInfo, Subagents, type SubagentInfo } from './children.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
@@ -30,7 +31,7 @@ import { gatedShell, type TurnScope } from './turnScope.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
-import { planFor, planRewindUndo, uncompactTargets, type RewindUndoPlan, type UncompactPlan, type UncompactTarget } from './uncompact.js';
+import type { RewindUndoPlan, UncompactPlan, UncompactTarget } from './uncompact.js';
 
 export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
@@ -54,6 +55,8 @@ export class Session {
   loadNotes: string[] = [];
   /** What the model read and wrote in this session, for the edit tools' checks. */
   private readonly files = new FileTracker();
+  /** /rewind and /uncompact (see the section below). */
+  private readonly edits: HistoryEdits;
   private readonly snapshots: TurnSnapshots;
   private readonly subagents: Subagents | undefined;
   readonly hookPoints: SessionHooks;
@@ -92,6 +95,7 @@ export class Session {
       deps.provider,
       state,
     );
+    this.edits = new HistoryEdits({ store: deps.store, sessionId: id, log: this.log, context: this.context, files: this.files, busy: () => this.running !== undefined, replaced: () => this.historyReplaced() });
     this.gate = new ToolGate(() => this.context.config, state.permissions, this.hookPoints.notifying(deps.approver), (mode) => this.emit({ type: 'permission_mode', mode }));
     this.subagents = deps.agents && deps.tools.some((t) => t.name === 'Task') ? new Subagents({
       catalog: deps.agents, parentId: id, depth: deps.child?.depth ?? 0, tools: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}), changed: (s) => this.emit({ type: 'child', state: s }),
@@ -291,56 +295,24 @@ export class Session {
 
   // ---- /rewind and /uncompact: appended records the store derives the history from ------
 
-  /** The person's turns, oldest first, with the files a rewind to each would restore. */
   rewindTargets(): RewindTarget[] {
-    this.log.flush();
-    return rewindTargets(this.deps.store, this.id, this.log.messages(), this.context.config.cwd, this.log.isStored);
+    return this.edits.rewindTargets();
   }
 
-  /**
-   * Goes back to before a turn: its files as they were before it (code), and/or the
-   * conversation without it and what followed (archived, still searchable).
-   */
-  async rewind(ref: string, what: RewindWhat): Promise<RewindResult> {
-    if (this.running) throw new Error('wait for the current turn to end (or press Esc) before rewinding');
-    const done = await rewindTo({ store: this.deps.store, sessionId: this.id, cwd: this.context.config.cwd, files: this.files, log: this.log }, this.rewindTargets(), ref, what);
-    if (what !== 'code') this.historyReplaced();
-    return done;
+  rewind(ref: string, what: RewindWhat): Promise<RewindResult> {
+    return this.edits.rewind(ref, what);
   }
 
-  /** Compactions /uncompact can undo, oldest first. */
   uncompactTargets(): UncompactTarget[] {
-    this.log.flush();
-    return this.log.isStored ? uncompactTargets(this.deps.store.compactionsInEffect(this.id)) : [];
+    return this.edits.uncompactTargets();
   }
 
-  /**
-   * Undoes a compaction (the last one, or the one named), with every compaction after it, when
-   * what it archived fits; `newest` brings back only that many of its newest archived messages.
-   */
-  async uncompact(ref?: string, newest?: number): Promise<UncompactPlan> {
-    if (this.running) throw new Error('wait for the current turn to end (or press Esc) before undoing a compaction');
-    const plan = await planFor(this.planDeps(), this.uncompactTargets(), ref, newest);
-    return this.revertBy(plan);
+  uncompact(ref?: string, newest?: number): Promise<UncompactPlan> {
+    return this.edits.uncompact(ref, newest);
   }
 
-  /** `/rewind undo`: the last conversation rewind undone by the same kind of record as /uncompact (files are not touched). */
-  async undoRewind(): Promise<RewindUndoPlan> {
-    if (this.running) throw new Error('wait for the current turn to end (or press Esc) before undoing a rewind');
-    this.log.flush();
-    const rewinds = this.log.isStored ? this.deps.store.rewindsInEffect(this.id) : [];
-    return this.revertBy(await planRewindUndo(this.planDeps(), rewinds));
-  }
-
-  private planDeps(): Parameters<typeof planFor>[0] {
-    return { store: this.deps.store, sessionId: this.id, current: this.log.messages(), tokensWith: (h) => this.context.tokensWith(h), limits: this.context.limits() };
-  }
-
-  private revertBy<P extends UncompactPlan | RewindUndoPlan>(plan: P): P {
-    if (!plan.ok) return plan;
-    this.log.revert(plan.req);
-    this.historyReplaced();
-    return plan;
+  undoRewind(): Promise<RewindUndoPlan> {
+    return this.edits.undoRewind();
   }
 
   /** After a rewind or a revert: accounting restarts from estimates, the UI redraws. */

@@ -1,0 +1,79 @@
+// /rewind and /uncompact for one session: each change is a record appended to the store's
+// history log, which the visible history is derived from (store/derive.ts); this class plans
+// it (uncompact.ts, rewind.ts), appends it through the session's log and tells the session that
+// its history was replaced. It never runs while a turn does.
+
+import type { Store } from '../store/index.js';
+import type { FileTracker } from '../tools/fileTracker.js';
+import type { ContextControl } from './contextControl.js';
+import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
+import type { SessionLog } from './sessionLog.js';
+import { planFor, planRewindUndo, uncompactTargets, type RewindUndoPlan, type UncompactPlan, type UncompactTarget } from './uncompact.js';
+
+export interface HistoryEditsDeps {
+  store: Store;
+  sessionId: string;
+  log: SessionLog;
+  context: ContextControl;
+  files: FileTracker;
+  /** A turn is running: nothing may be rewritten under it. */
+  busy: () => boolean;
+  /** After a rewind or a revert: accounting restarts from estimates, the UI redraws. */
+  replaced: () => void;
+}
+
+export class HistoryEdits {
+  constructor(private readonly d: HistoryEditsDeps) {}
+
+  /** The person's turns, oldest first, with the files a rewind to each would restore. */
+  rewindTargets(): RewindTarget[] {
+    this.d.log.flush();
+    return rewindTargets(this.d.store, this.d.sessionId, this.d.log.messages(), this.d.context.config.cwd, this.d.log.isStored);
+  }
+
+  /**
+   * Goes back to before a turn: its files as they were before it (code), and/or the
+   * conversation without it and what followed (archived, still searchable).
+   */
+  async rewind(ref: string, what: RewindWhat): Promise<RewindResult> {
+    if (this.d.busy()) throw new Error('wait for the current turn to end (or press Esc) before rewinding');
+    const done = await rewindTo({ store: this.d.store, sessionId: this.d.sessionId, cwd: this.d.context.config.cwd, files: this.d.files, log: this.d.log }, this.rewindTargets(), ref, what);
+    if (what !== 'code') this.d.replaced();
+    return done;
+  }
+
+  /** Compactions /uncompact can undo, oldest first. */
+  uncompactTargets(): UncompactTarget[] {
+    this.d.log.flush();
+    return this.d.log.isStored ? uncompactTargets(this.d.store.compactionsInEffect(this.d.sessionId)) : [];
+  }
+
+  /**
+   * Undoes a compaction (the last one, or the one named), with every compaction after it, when
+   * what it archived fits; `newest` brings back only that many of its newest archived messages.
+   */
+  async uncompact(ref?: string, newest?: number): Promise<UncompactPlan> {
+    if (this.d.busy()) throw new Error('wait for the current turn to end (or press Esc) before undoing a compaction');
+    const plan = await planFor(this.planDeps(), this.uncompactTargets(), ref, newest);
+    return this.revertBy(plan);
+  }
+
+  /** `/rewind undo`: the last conversation rewind undone by the same kind of record as /uncompact (files are not touched). */
+  async undoRewind(): Promise<RewindUndoPlan> {
+    if (this.d.busy()) throw new Error('wait for the current turn to end (or press Esc) before undoing a rewind');
+    this.d.log.flush();
+    const rewinds = this.d.log.isStored ? this.d.store.rewindsInEffect(this.d.sessionId) : [];
+    return this.revertBy(await planRewindUndo(this.planDeps(), rewinds));
+  }
+
+  private planDeps(): Parameters<typeof planFor>[0] {
+    return { store: this.d.store, sessionId: this.d.sessionId, current: this.d.log.messages(), tokensWith: (h) => this.d.context.tokensWith(h), limits: this.d.context.limits() };
+  }
+
+  private revertBy<P extends UncompactPlan | RewindUndoPlan>(plan: P): P {
+    if (!plan.ok) return plan;
+    this.d.log.revert(plan.req);
+    this.d.replaced();
+    return plan;
+  }
+}
