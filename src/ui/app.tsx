@@ -22,6 +22,7 @@ import { historyKey, turnedPage } from './history-browser.js';
 import { pickerKey } from './picker.js';
 import { modelPickerKey } from './model-picker.js';
 import { PromptModel } from './prompt-model.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './prompt-paste.js';
 import { useStore } from './store.js';
 import type { Hint } from './live-state.js';
 import { isWorking } from './live-state.js';
@@ -312,7 +313,7 @@ export function restoreTerminal(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteSt
     // the stream is already closed
   }
   try {
-    if (stdout.isTTY && !stdout.destroyed) stdout.write('\u001b[?25h');
+    if (stdout.isTTY && !stdout.destroyed) stdout.write(BRACKETED_PASTE_OFF + '\u001b[?25h');
   } catch {
     // the stream is already closed
   }
@@ -342,6 +343,8 @@ export async function runTui(controller: UiController, opts: RunTuiOptions = {})
     exitOnCtrlC: false,
     patchConsole: opts.patchConsole ?? true,
   });
+  // the terminal marks where each paste starts and ends, so a paste is never mistaken for typing
+  if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
   try {
     await instance.waitUntilExit();
   } finally {

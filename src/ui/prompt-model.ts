@@ -6,7 +6,7 @@ import type { CommandInfo } from './controller.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 import { fillMention, mentionAt, type MentionView } from './mention-completion.js';
-import { PastedTexts } from './prompt-paste.js';
+import { PASTE_END, PASTE_START, PastedTexts } from './prompt-paste.js';
 import { PromptHistoryCursor } from './prompt-history-cursor.js';
 import { Store } from './store.js';
 
@@ -41,6 +41,8 @@ export interface PromptModelOptions {
   onSubmit: (text: string) => void;
   /** Paths for what follows an "@" (absent: no @ completion). */
   completePath?: (query: string) => Promise<string[]>;
+  /** The clock that tells chunks of one paste from later input where the terminal does not mark pastes (tests). */
+  now?: () => number;
 }
 
 // Residue of an escape sequence Ink did not recognise ("[200~", "[1;5P"): never text to insert.
@@ -49,7 +51,7 @@ const UNPARSED_SEQUENCE = /^\[[\d;?]*[~A-Za-z]$/;
 export class PromptModel {
   readonly store = new Store<PromptState>({ text: '', cursor: 0, completion: null });
   private readonly history: PromptHistoryCursor;
-  private readonly pastes = new PastedTexts();
+  private readonly pastes: PastedTexts;
   private cycling = false;
   /** The menu's highlight was moved with the arrows (and is not in the text yet). */
   private picked = false;
@@ -60,6 +62,7 @@ export class PromptModel {
 
   constructor(private readonly opts: PromptModelOptions) {
     this.history = new PromptHistoryCursor(opts.history);
+    this.pastes = new PastedTexts(opts.now);
   }
 
   get state(): PromptState {
@@ -98,6 +101,15 @@ export class PromptModel {
   }
 
   handleKey(input: string, key: Key): void {
+    // the terminal marks a paste: everything up to its end mark is pasted text, keys included
+    if (input === PASTE_START) return this.pastes.begin();
+    if (this.pastes.pasting) {
+      if (input !== PASTE_END) return this.pastes.add(key.return ? '\r' : key.tab ? '\t' : input);
+      const next = this.pastes.end(this.state);
+      if (next) this.edit(next);
+      return;
+    }
+    if (input === PASTE_END) return;
     if (this.state.search) {
       if (this.searchKey(input, key)) return;
     } else if (key.ctrl && input === 'r') {

@@ -1,5 +1,7 @@
 // Pasted text in the prompt: inserted whole with its line breaks; a long paste shows as a
-// placeholder ("[pasted text #1 · 40 lines]") and is expanded when the prompt is sent.
+// placeholder ("[pasted text #1 · 40 lines]") and is expanded when the prompt is sent. The terminal
+// marks where a paste starts and ends (bracketed paste); where it does not, chunks that arrive
+// within PASTE_JOIN_MS of each other count as one paste.
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 
@@ -7,19 +9,65 @@ import * as ed from './prompt-editor.js';
 export const PASTE_MAX_INLINE_LINES = 8;
 export const PASTE_MAX_INLINE_CHARS = 1000;
 
+/** Without bracketed paste, a chunk this soon after a placeholder's last one continues that paste. */
+export const PASTE_JOIN_MS = 40;
+
+/** Turns the terminal's bracketed paste mode on (the prompt is told where each paste starts and ends) and off. */
+export const BRACKETED_PASTE_ON = '\u001b[?2004h';
+export const BRACKETED_PASTE_OFF = '\u001b[?2004l';
+
+/** What Ink passes on for the terminal's paste start and end marks (ESC [200~ and ESC [201~, the ESC stripped). */
+export const PASTE_START = '[200~';
+export const PASTE_END = '[201~';
+
 export class PastedTexts {
   /** Placeholder label → pasted text. */
   private readonly texts = new Map<string, string>();
   private count = 0;
   private lastLabel: string | null = null;
+  private lastAt = 0;
+  /** The terminal marks pastes: chunks are never joined by timing. */
+  private bracketed = false;
+  /** Between the terminal's paste start and end marks: what arrived so far. */
+  private open: string | null = null;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get pasting(): boolean {
+    return this.open !== null;
+  }
+
+  /** The terminal's paste start mark. */
+  begin(): void {
+    this.bracketed = true;
+    this.open = '';
+  }
+
+  /** A chunk of the paste under way. */
+  add(chunk: string): void {
+    this.open = (this.open ?? '') + chunk;
+  }
+
+  /** The terminal's paste end mark: the prompt after inserting the whole paste (null: nothing to insert). */
+  end(s: EditState): EditState | null {
+    const raw = this.open ?? '';
+    this.open = null;
+    this.lastLabel = null;
+    return this.insert(raw, s);
+  }
 
   /** The prompt after pasting `raw` at the cursor; null when nothing is left to paste. */
   insert(raw: string, s: EditState): EditState | null {
     const text = cleanPaste(raw);
     if (text === '') return null;
     const last = this.lastLabel;
-    // A paste larger than one read arrives in several chunks: they join the placeholder before the cursor.
-    if (last && s.text.slice(s.cursor - last.length, s.cursor) === last) {
+    const at = this.now();
+    const soon = at - this.lastAt <= PASTE_JOIN_MS;
+    this.lastAt = at;
+    // Without paste marks, a paste larger than one read arrives in several chunks, back to back:
+    // they join the placeholder before the cursor. Anything later (a second paste, IME text,
+    // fast typing) is text of its own.
+    if (!this.bracketed && soon && last && s.text.slice(s.cursor - last.length, s.cursor) === last) {
       const content = (this.texts.get(last) ?? '') + text;
       const label = this.label(content);
       this.texts.delete(last);
@@ -36,6 +84,7 @@ export class PastedTexts {
       this.lastLabel = label;
       return ed.insert(s, label);
     }
+    this.lastLabel = null;
     return ed.insert(s, text.replace(/\t/g, '    '));
   }
 
