@@ -182,6 +182,7 @@ export class PromptModel {
   paste(raw: string): void {
     const next = this.pastes.insert(raw, this.state);
     if (next) this.edit(next);
+    this.pastes.stamp();
   }
 
   /** The prompt's text with every paste placeholder replaced by what was pasted. */
@@ -331,11 +332,40 @@ export class PromptModel {
   private edit(next: EditState): void {
     this.history.reset();
     this.picked = false;
-    this.set(next);
+    this.set(this.wholeChips(next));
   }
 
   private move(next: EditState | null): void {
-    if (next) this.set(next);
+    if (next) this.set(this.offChips(next));
+  }
+
+  /**
+   * A deletion that cuts into a paste placeholder takes the whole placeholder (every deletion
+   * leaves the cursor where the removed text began).
+   */
+  private wholeChips(next: EditState): EditState {
+    const prev = this.state;
+    const removed = prev.text.length - next.text.length;
+    if (removed <= 0) return next;
+    let from = next.cursor;
+    let to = from + removed;
+    if (prev.text.slice(0, from) + prev.text.slice(to) !== next.text) return next;
+    for (const c of this.pastes.chips(prev.text)) {
+      if (c.start < to && c.end > from) {
+        from = Math.min(from, c.start);
+        to = Math.max(to, c.end);
+      }
+    }
+    return { text: prev.text.slice(0, from) + prev.text.slice(to), cursor: from };
+  }
+
+  /** The cursor never rests inside a placeholder: moving into one jumps over it. */
+  private offChips(next: EditState): EditState {
+    const prev = this.state;
+    const c = this.pastes.chips(next.text).find((chip) => chip.start < next.cursor && next.cursor < chip.end);
+    if (!c) return next;
+    if (next.text !== prev.text) return { ...next, cursor: next.cursor - c.start < c.end - next.cursor ? c.start : c.end };
+    return { ...next, cursor: next.cursor < prev.cursor ? c.start : c.end };
   }
 
   private set(next: EditState): void {

@@ -1,5 +1,6 @@
 // Pasted text in the prompt: inserted whole with its line breaks; a long paste shows as a
-// placeholder ("[pasted text #1 · 40 lines]") and is expanded when the prompt is sent. The terminal
+// placeholder ("[pasted text #1 · 40 lines]"), one atomic chip in the text (PromptModel keeps the
+// cursor off its inside and deletes it whole), expanded when the prompt is sent. The terminal
 // marks where a paste starts and ends (bracketed paste); where it does not, chunks that arrive
 // within PASTE_JOIN_MS of each other count as one paste.
 import type { EditState } from './prompt-editor.js';
@@ -9,8 +10,12 @@ import * as ed from './prompt-editor.js';
 export const PASTE_MAX_INLINE_LINES = 8;
 export const PASTE_MAX_INLINE_CHARS = 1000;
 
-/** Without bracketed paste, a chunk this soon after a placeholder's last one continues that paste. */
-export const PASTE_JOIN_MS = 40;
+/**
+ * Without bracketed paste, a chunk this soon after a placeholder's last one was taken in continues
+ * that paste: the terminal sends a long paste in reads back to back, while a person who sees the
+ * placeholder and types, commits IME text or pastes again takes longer.
+ */
+export const PASTE_JOIN_MS = 100;
 
 /** Turns the terminal's bracketed paste mode on (the prompt is told where each paste starts and ends) and off. */
 export const BRACKETED_PASTE_ON = '\u001b[?2004h';
@@ -19,6 +24,12 @@ export const BRACKETED_PASTE_OFF = '\u001b[?2004l';
 /** What Ink passes on for the terminal's paste start and end marks (ESC [200~ and ESC [201~, the ESC stripped). */
 export const PASTE_START = '[200~';
 export const PASTE_END = '[201~';
+
+/** Where a placeholder lies in the prompt's text: [start, end). */
+export interface Chip {
+  start: number;
+  end: number;
+}
 
 export class PastedTexts {
   /** Placeholder label → pasted text. */
@@ -61,9 +72,8 @@ export class PastedTexts {
     const text = cleanPaste(raw);
     if (text === '') return null;
     const last = this.lastLabel;
-    const at = this.now();
-    const soon = at - this.lastAt <= PASTE_JOIN_MS;
-    this.lastAt = at;
+    const soon = this.now() - this.lastAt <= PASTE_JOIN_MS;
+    this.lastAt = Number.NEGATIVE_INFINITY;
     // Without paste marks, a paste larger than one read arrives in several chunks, back to back:
     // they join the placeholder before the cursor. Anything later (a second paste, IME text,
     // fast typing) is text of its own.
@@ -86,6 +96,20 @@ export class PastedTexts {
     }
     this.lastLabel = null;
     return ed.insert(s, text.replace(/\t/g, '    '));
+  }
+
+  /** The paste was taken in (and drawn): the time a next chunk must come within to continue it starts now. */
+  stamp(): void {
+    this.lastAt = this.now();
+  }
+
+  /** Where the placeholders in `text` are, in order. */
+  chips(text: string): Chip[] {
+    const out: Chip[] = [];
+    for (const label of this.texts.keys()) {
+      for (let i = text.indexOf(label); i !== -1; i = text.indexOf(label, i + label.length)) out.push({ start: i, end: i + label.length });
+    }
+    return out.sort((a, b) => a.start - b.start);
   }
 
   private label(content: string): string {

@@ -35,4 +35,29 @@ describe.skipIf(!hasTmux)('pasting in a real terminal', () => {
     const sent = lastUserText(server.requests[0]!.view!) ?? '';
     expect(sent.slice(sent.indexOf('q: '))).toBe(`q: ${lines(400, 'a')}\n${lines(30, 'b')}中文输入 and a short one`);
   });
+
+  it('a placeholder is one chip: Backspace deletes it whole, Left skips it and typing goes beside it', async () => {
+    const ws = workspace();
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5'], cwd: ws.dir, env, width: 120, height: 30 });
+    await term.waitFor('Ask for a change');
+    term.type('q: ');
+    term.paste(lines(400, 'a'));
+    await term.waitFor('q: [pasted text #1 · 400 lines]');
+    term.keys('Left');
+    term.type('<');
+    await term.waitFor('q: <[pasted text #1 · 400 lines]');
+    term.paste(lines(9, 'b'));
+    await term.waitFor('q: <[pasted text #2 · 9 lines][pasted text #1 · 400 lines]');
+    term.keys('BSpace');
+    await term.waitFor(/q: <\[pasted text #1 · 400 lines\] *│/);
+    term.keys('End', 'BSpace');
+    await term.waitFor(/q: < *│/);
+    server.enqueue({ text: 'Nothing pasted.' });
+    term.type('x');
+    term.keys('Enter');
+    await term.waitFor('Nothing pasted.');
+    const sent = lastUserText(server.requests[0]!.view!) ?? '';
+    expect(sent.slice(sent.indexOf('q: '))).toBe('q: <x');
+  });
 });

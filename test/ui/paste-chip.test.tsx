@@ -31,6 +31,71 @@ function model() {
 
 const lines = (n: number, tag = 'l'): string => Array.from({ length: n }, (_, i) => `${tag}${i + 1}`).join('\n');
 
+describe('a paste placeholder is one chip', () => {
+  const LABEL = '[pasted text #1 · 400 lines]';
+  const setup = () => {
+    const t = model();
+    t.type('q: ');
+    t.m.handleKey(lines(400), k());
+    t.type(' ok');
+    expect(t.m.state.text).toBe(`q: ${LABEL} ok`);
+    return t;
+  };
+
+  it('Backspace at its end deletes it whole, and the paste is not sent', () => {
+    const { m, sent, type } = setup();
+    for (let i = 0; i < 3; i++) m.handleKey('', k({ backspace: true }));
+    m.handleKey('', k({ backspace: true }));
+    expect(m.state.text).toBe('q: ');
+    type('again');
+    m.handleKey('\r', k({ return: true }));
+    expect(sent).toEqual(['q: again']);
+  });
+
+  it('the arrows skip it, and typing beside it never edits its label', () => {
+    const { m, sent, type } = setup();
+    for (let i = 0; i < 4; i++) m.handleKey('', k({ leftArrow: true }));
+    expect(m.state.cursor).toBe(3);
+    type('<');
+    m.handleKey('', k({ rightArrow: true }));
+    expect(m.state.cursor).toBe(4 + LABEL.length);
+    type('>');
+    expect(m.state.text).toBe(`q: <${LABEL}> ok`);
+    m.handleKey('\r', k({ return: true }));
+    expect(sent).toEqual([`q: <${lines(400)}> ok`]);
+  });
+
+  it('Delete before it, Ctrl+W and Alt+Backspace after it remove it whole', () => {
+    const a = setup();
+    a.m.handleKey('a', k({ ctrl: true }));
+    for (let i = 0; i < 3; i++) a.m.handleKey('', k({ rightArrow: true }));
+    a.m.handleKey('d', k({ ctrl: true }));
+    expect(a.m.state.text).toBe('q:  ok');
+    const b = setup();
+    for (let i = 0; i < 3; i++) b.m.handleKey('', k({ backspace: true }));
+    b.m.handleKey('w', k({ ctrl: true }));
+    expect(b.m.state.text).toBe('q: ');
+    const c = setup();
+    for (let i = 0; i < 3; i++) c.m.handleKey('', k({ backspace: true }));
+    c.m.handleKey('', k({ backspace: true, meta: true }));
+    expect(c.m.state.text).toBe('q: ');
+  });
+
+  it('through the terminal: Backspace, then Enter, sends no half label', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.press('q', ':', ' ', `\u001b[200~${lines(400).replace(/\n/g, '\r')}\u001b[201~`);
+    await app.waitForText(`q: ${LABEL}`);
+    // Left jumps before the chip, Right after it, Backspace takes it whole
+    await app.press(KEYS.left, 'x', KEYS.right, KEYS.backspace);
+    await waitFor(() => /❯ q: x *│/.test(app.frame()), app.frame);
+    expect(app.frame()).not.toContain('pasted text');
+    await app.press(KEYS.backspace, 'y', KEYS.enter);
+    await waitFor(() => c.submitted.length === 1, app.frame);
+    expect(c.submitted).toEqual(['q: y']);
+  });
+});
+
 describe('text after a paste placeholder (no paste marks from the terminal)', () => {
   it('chunks of one paste, back to back, join; IME text and a second short paste later stay separate and are sent', () => {
     const { m, sent, later } = model();
