@@ -5,7 +5,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
 import type { Key } from 'ink';
 import { approvalKey } from './approval.js';
-import { ApprovalPrompt, diffRowsFor } from './components/ApprovalPrompt.js';
+import { ApprovalPrompt, diffLinesFor, diffRowsFor } from './components/ApprovalPrompt.js';
 import { RewindPicker } from './components/RewindPicker.js';
 import { rewindKey } from './rewind-picker.js';
 import { ItemView } from './components/ItemView.js';
@@ -154,7 +154,9 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
       }
       const approval = store.approvals.get()[0];
       if (approval) {
-        const r = approvalKey(approval, input, key, diffRowsFor(size.rows));
+        // Ctrl-O: the whole diff printed above the prompt, to read before answering
+        if (key.ctrl && input === 'o' && approval.request.diff) return store.showApprovalDiff(approval);
+        const r = approvalKey(approval, input, key, diffRowsFor(size.rows), approval.request.diff ? diffLinesFor(approval, size.columns, theme).length : 0);
         return r.decision ? store.respondToApproval(r.decision) : store.updateApproval(r.view);
       }
       const rewinding = store.rewind.get();
@@ -231,7 +233,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
       }
       prompt.handleKey(input, key);
     },
-    [store, prompt, controller, exit, redraw, size.rows],
+    [store, prompt, controller, exit, redraw, size.rows, size.columns, theme],
   );
   useInput(onKey);
 

@@ -79,16 +79,19 @@ export interface ApprovalKeyResult {
  * Up/Down move, Enter takes the selected option (the first, "allow once", by default), 1–4 take
  * an option directly, Esc denies and stops the turn. With a "deny" option selected, typing
  * writes the note to the model. PgUp/PgDn (or Shift+↑↓) scroll a long diff; `diffRows` is how
- * many rows of it the screen shows.
+ * many rows of it the screen shows, `diffLines` how many screen lines the whole diff takes (its
+ * long lines wrapped; default: one each). Home/End go to its first and last lines.
  */
-export function approvalKey(view: ApprovalView, input: string, key: Key, diffRows = 20): ApprovalKeyResult {
+export function approvalKey(view: ApprovalView, input: string, key: Key, diffRows = 20, diffLines = view.diffRows.length): ApprovalKeyResult {
   const options = approvalOptions(view.request);
   const current = options[view.selected];
   const onDeny = current?.kind === 'deny' || current?.kind === 'stop';
   if (key.return) return { view, decision: decisionFor(view, current?.kind ?? 'once') };
   if (key.escape) return { view, decision: decisionFor(view, 'stop') };
-  const maxScroll = Math.max(0, view.diffRows.length - diffRows);
+  const maxScroll = Math.max(0, diffLines - diffRows);
   const scrollBy = (n: number): ApprovalKeyResult => ({ view: { ...view, scroll: Math.min(maxScroll, Math.max(0, view.scroll + n)) } });
+  if (key.home) return { view: { ...view, scroll: 0 } };
+  if (key.end) return { view: { ...view, scroll: maxScroll } };
   if (key.pageDown || (key.shift && key.downArrow)) return scrollBy(key.pageDown ? diffRows - 1 : 1);
   if (key.pageUp || (key.shift && key.upArrow)) return scrollBy(key.pageUp ? -(diffRows - 1) : -1);
   if (key.upArrow) return { view: { ...view, selected: (view.selected + options.length - 1) % options.length } };

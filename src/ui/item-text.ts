@@ -86,13 +86,30 @@ export function diffRowSpec(r: NumberedDiffLine, numberWidth: number, theme: The
 /** Columns the line numbers of these diff rows take. */
 export const diffNumberWidth = (rows: readonly NumberedDiffLine[]): number => String(rows.reduce((m, r) => Math.max(m, r.oldNo ?? 0, r.newNo ?? 0), 0)).length;
 
-/** Rows of a diff, each cut to the width. */
-function diffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme, from = 0, max = rows.length): string[] {
+/** Rows of a diff, each cut to the width (or wrapped under its text, the line numbers left clear). */
+function diffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme, from = 0, max = rows.length, mode: 'wrap' | 'truncate' = 'truncate'): string[] {
   const numberWidth = diffNumberWidth(rows);
   return rows.slice(from, from + max).flatMap((r) => {
+    if (mode === 'wrap') return wrappedDiffRow(r, numberWidth, width, theme);
     const { text, style } = diffRowSpec(r, numberWidth, theme);
     return block(text, width, style, 'truncate');
   });
+}
+
+/** A diff row wrapped to the width: the continuation lines start under the row's text. */
+function wrappedDiffRow(r: NumberedDiffLine, numberWidth: number, width: number, theme: Theme): string[] {
+  const { text, style } = diffRowSpec(r, numberWidth, theme);
+  if (r.kind === 'hunk' || r.kind === 'note' || widest(text) <= width) return block(text, width, style);
+  const indent = numberWidth * 2 + 4;
+  const color = r.kind === 'add' ? theme.success : r.kind === 'remove' ? theme.error : undefined;
+  const body = fit(sanitize(r.text.replace(/\t/g, '  ')), Math.max(1, width - indent));
+  const head = diffRowSpec({ ...r, text: body[0] ?? '' }, numberWidth, theme).text;
+  return [head, ...body.slice(1).map((l) => ' '.repeat(indent) + paint(l, { color, dim: r.kind === 'context' }))];
+}
+
+/** The diff's rows as screen lines `width` wide, long lines wrapped (the approval prompt shows all of what is approved). */
+export function wrappedDiffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme): string[] {
+  return diffLines(rows, width, theme, 0, rows.length, 'wrap');
 }
 
 function userLines(item: Extract<TranscriptItem, { kind: 'user' }>, columns: number, theme: Theme): string[] {
@@ -159,7 +176,7 @@ function toolOutputLines(name: string, summary: string, output: string, columns:
   const diff = parseUnified(output);
   if (diff) {
     const rows = numberedLines(diff).slice(0, EXPANDED_MAX_LINES);
-    return [...header, ...indented([...block(sanitize(output.split('\n', 1)[0] ?? ''), columns - 2), ...diffLines(rows, columns - 2, theme)], 2)];
+    return [...header, ...indented([...block(sanitize(output.split('\n', 1)[0] ?? ''), columns - 2), ...diffLines(rows, columns - 2, theme, 0, rows.length, 'wrap')], 2)];
   }
   const lines = sanitize(output).replace(/\s+$/, '').split('\n');
   const hidden = Math.max(0, lines.length - EXPANDED_MAX_LINES);

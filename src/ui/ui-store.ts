@@ -4,6 +4,7 @@
 import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
+import { diffStat, formatUnified } from '../tools/fileDiff.js';
 import { newApprovalView, type ApprovalView } from './approval.js';
 import { isCommandText } from './completion.js';
 import type { SessionView, UiController, UiEvent } from './controller.js';
@@ -288,6 +289,16 @@ export class UiStore {
     this.expandedToolId = t.id;
     this.append({ kind: 'tool_output', id: itemId(), name: t.name, summary: t.summary, output: t.fullOutput ?? t.output });
     return true;
+  }
+
+  /** Ctrl-O at an edit's approval prompt: its whole diff, printed above the prompt (once). */
+  showApprovalDiff(view: ApprovalView): void {
+    const diff = view.request.diff;
+    if (!diff) return;
+    if (this.expandedToolId === view.request.toolUseId) return this.flashHint('The whole diff is printed above', 'info');
+    this.expandedToolId = view.request.toolUseId;
+    const output = `Proposed, not applied yet: ${diffStat(diff)}\n${formatUnified(diff)}`;
+    this.append({ kind: 'tool_output', id: itemId(), name: view.request.toolName, summary: diff.path, output });
   }
 
   respondToApproval(decision: ApprovalDecision): void {
