@@ -11,6 +11,7 @@ import { besideMarker, block, fit, indented, paint, widest, type Style } from '.
 import { commandLines } from './command-text.js';
 import type { Theme } from './theme.js';
 import { cutForModel } from './tool-progress.js';
+import { SHELL_ROW_NAME } from '../session/shellNote.js';
 import type { ToolItem, ToolStatus, TranscriptItem } from './transcript.js';
 import { previewOf } from './transcript.js';
 
@@ -138,6 +139,7 @@ function toolLines(item: ToolItem, columns: number, theme: Theme): string[] {
   const header = toolHeaderLine({ name: item.name, summary: item.summary, status: item.status, right }, columns, theme);
   const diff = editDiffOf(item);
   if (diff) return [header, ...indented(editLines(diff, columns - 2, theme), 2)];
+  if (item.name === SHELL_ROW_NAME && item.clearedTokens === undefined && item.output.trim() !== '') return [header, ...shellOutputLines(item, columns, theme)];
   const preview = previewOf(sanitize(item.output));
   let line = preview.line;
   if (item.clearedTokens !== undefined) line = `output cleared by compaction (${formatTokens(item.clearedTokens)} tokens archived)`;
@@ -152,6 +154,20 @@ function toolLines(item: ToolItem, columns: number, theme: Theme): string[] {
     lines.push(...indented(block(note, columns - 4, { color: theme.warning }, 'truncate'), 4));
   }
   return lines;
+}
+
+/** A `!command`'s output lines shown under its row: about a screenful of a small terminal. */
+export const SHELL_SHOWN_LINES = 18;
+
+/** What the person's own command printed: up to SHELL_SHOWN_LINES lines, then how to see the rest. */
+function shellOutputLines(item: ToolItem, columns: number, theme: Theme): string[] {
+  const all = sanitize(item.output).replace(/\s+$/, '').split('\n');
+  const hidden = all.length > SHELL_SHOWN_LINES ? all.length - (SHELL_SHOWN_LINES - 1) : 0;
+  const shown = hidden > 0 ? all.slice(0, SHELL_SHOWN_LINES - 1) : all;
+  const style: Style = item.status === 'error' ? { color: theme.error } : {};
+  const body = shown.flatMap((l) => block(l === '' ? ' ' : l, columns - 4, style, 'truncate'));
+  if (hidden > 0) body.push(...block(`… +${hidden} ${hidden === 1 ? 'line' : 'lines'} (ctrl+o to expand)`, columns - 4, { color: theme.muted }));
+  return besideMarker(`  ${paint('⎿ ', { color: theme.muted })}`, body);
 }
 
 /** An applied edit under its header: `path +N −M` and the start of its diff. */
