@@ -141,8 +141,10 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
           controller.interrupt();
           return;
         }
-        lastCtrlC.current = now;
-        store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
+        // the hint says what the next press does: while work runs it interrupts, it never exits
+        const working = isWorking(store.live.get());
+        lastCtrlC.current = working ? 0 : now;
+        store.flashHint(working ? 'Press Ctrl-C again to interrupt' : 'Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
         if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny', stop: true });
         if (store.picker.get()) return store.picker.set(null);
         if (store.models.get()) return store.models.set(null);
