@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
@@ -59,5 +59,32 @@ describe.skipIf(!hasTmux)('the edit approval diff in a real terminal', () => {
     expect(term.screen()).toContain('Edit wants to change main.ts');
     term.keys('Enter');
     await term.waitFor('Done.');
+  });
+
+  it('text typed at the approval prompt, Enter included, neither applies nor denies the edit', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, 'a.ts'), 'export const a = 1;\n');
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5'], cwd: ws.dir, env, width: 100, height: 30 });
+    await term.waitFor('Ask for a change');
+    server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: 'a.ts' } }] },
+      { toolCalls: [{ name: 'Edit', input: { path: 'a.ts', old_string: 'a = 1', new_string: 'a = 2' } }] },
+      { text: 'Changed.' },
+    );
+    term.type('change a');
+    term.keys('Enter');
+    await term.waitFor('Apply once');
+    // the person thought the prompt had focus: a message and its Enter (one chunk when typed fast)
+    term.type('and then run the tests\r');
+    await term.waitFor('Typed text is not an answer');
+    term.keys('Enter');
+    await term.waitFor(/^(?![\s\S]*Typed text is not an answer)[\s\S]*enter: choose/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(readFileSync(join(ws.dir, 'a.ts'), 'utf8')).toBe('export const a = 1;\n');
+    expect(term.screen()).toContain('Apply once');
+    term.keys('Enter');
+    await term.waitFor('Changed.');
+    expect(readFileSync(join(ws.dir, 'a.ts'), 'utf8')).toBe('export const a = 2;\n');
   });
 });

@@ -71,6 +71,11 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
           );
         })}
       </Box>
+      {view.stray !== '' ? (
+        <Text color={theme.warning}>
+          Typed text is not an answer and was ignored: “{sanitize(view.stray).slice(-40)}” · Enter dismisses this · to send a note, select 3 and type
+        </Text>
+      ) : null}
       <Text color={theme.muted}>
         enter: choose · ↑↓ or 1–{options.length}: select · esc: deny and stop
         {diff && diffLinesFor(view, columns, theme).length > diffRowsFor(rows) ? ' · pgup/pgdn, home/end: scroll the diff' : ''}
