@@ -26,6 +26,8 @@ export interface PromptState extends EditState {
   mention?: MentionView | null;
   /** Ctrl+R: searching earlier prompts; the text shows the match. */
   search?: HistorySearch | null;
+  /** A one-line note under the prompt until the next key ("/" and Enter: how to choose a command). */
+  note?: string | null;
 }
 
 export interface HistorySearch {
@@ -190,6 +192,14 @@ export class PromptModel {
     return this.pastes.expand(text);
   }
 
+  /** "usage: /history <query> | open <id>" while the text is a command that needs an argument and has none yet. */
+  usage(text: string): string | null {
+    const m = /^\/([\w-]+)\s*$/.exec(text);
+    if (!m) return null;
+    const cmd = this.opts.commands().find((c) => bareName(c) === m[1]);
+    return cmd?.args?.startsWith('<') ? `usage: /${bareName(cmd)} ${cmd.args} — type it, then Enter` : null;
+  }
+
   submit(): void {
     const text = this.expanded();
     if (text.trim() === '') return;
@@ -285,7 +295,7 @@ export class PromptModel {
   /** Enter in the command menu: the highlighted command runs (one that needs an argument is filled in, waiting for it). */
   private takeHighlighted(c: CompletionView): void {
     // a lone "/" chose nothing yet: Enter must not run whichever command sorts first (/clear)
-    if (c.word === '/' && c.index === -1) return;
+    if (c.word === '/' && c.index === -1) return this.store.set({ ...this.state, note: 'Choose a command: ↑↓ then Enter, or type its name · /help lists every command and key' });
     const chosen = c.matches[Math.max(0, c.index)]!;
     const name = `/${bareName(chosen)}`;
     this.picked = false;

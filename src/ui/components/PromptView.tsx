@@ -12,7 +12,7 @@ const PLACEHOLDER = 'Ask for a change, or type / for commands';
 
 /** The input box: the text with its cursor, and the slash-command completions under it. */
 export function PromptView({ model }: { model: PromptModel }) {
-  const { text, cursor, completion, mention, search } = useStore(model.store);
+  const { text, cursor, completion, mention, search, note } = useStore(model.store);
   const theme = useTheme();
   const { rows } = useTerminalSize();
   const lines = text.split('\n');
@@ -58,6 +58,18 @@ export function PromptView({ model }: { model: PromptModel }) {
       ) : null}
       {completion ? <Completions completion={completion} maxRows={completionMaxRows(rows)} /> : null}
       {mention && mention.matches.length > 0 ? <PathMatches view={mention} maxRows={completionMaxRows(rows)} /> : null}
+      {note ? (
+        <Text color={theme.info} wrap="truncate-end">
+          {'  '}
+          {note}
+        </Text>
+      ) : null}
+      {!completion?.matches.length && model.usage(text) ? (
+        <Text color={theme.info} wrap="truncate-end">
+          {'  '}
+          {model.usage(text)}
+        </Text>
+      ) : null}
       {shellMode && !completion ? (
         <Text color={theme.warning} wrap="truncate-end">
           {'  '}! shell mode: runs in your shell now, no approval; the output goes to the model as context
