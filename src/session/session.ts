@@ -178,6 +178,11 @@ export class Session {
    * Pins a note (or, without text, the person's last request) into the history: pinned
    * messages survive every compaction verbatim.
    */
+  /** Names the session when it has no title yet (/init names it "/init", not the long instruction it sends). */
+  titleIfUntitled(title: string): void {
+    this.log.titleIfUntitled(title);
+  }
+
   pin(text?: string): Message {
     if (this.running) throw new Error('wait for the current turn to end before pinning');
     const msg = this.log.append(pinNote(text?.trim() || lastPrompt(this.log.messages())));
