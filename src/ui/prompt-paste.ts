@@ -39,6 +39,8 @@ export class PastedTexts {
   private lastAt = 0;
   /** The terminal marks pastes: chunks are never joined by timing. */
   private bracketed = false;
+  /** The last chunk ended with a carriage return (its line feed may open the next chunk). */
+  private endedWithCR = false;
   /** Between the terminal's paste start and end marks: what arrived so far. */
   private open: string | null = null;
 
@@ -69,15 +71,17 @@ export class PastedTexts {
 
   /** The prompt after pasting `raw` at the cursor; null when nothing is left to paste. */
   insert(raw: string, s: EditState): EditState | null {
-    const text = cleanPaste(raw);
-    if (text === '') return null;
     const last = this.lastLabel;
-    const soon = this.now() - this.lastAt <= PASTE_JOIN_MS;
+    const joins = !this.bracketed && this.now() - this.lastAt <= PASTE_JOIN_MS && last !== null && s.text.slice(s.cursor - last.length, s.cursor) === last;
+    // a CRLF cut between two chunks of one paste is one line break, not two
+    const text = cleanPaste(joins && this.endedWithCR && raw.startsWith('\n') ? raw.slice(1) : raw);
+    this.endedWithCR = raw.endsWith('\r');
+    if (text === '') return null;
     this.lastAt = Number.NEGATIVE_INFINITY;
     // Without paste marks, a paste larger than one read arrives in several chunks, back to back:
     // they join the placeholder before the cursor. Anything later (a second paste, IME text,
     // fast typing) is text of its own.
-    if (!this.bracketed && soon && last && s.text.slice(s.cursor - last.length, s.cursor) === last) {
+    if (joins) {
       const content = (this.texts.get(last) ?? '') + text;
       const label = this.label(content);
       this.texts.delete(last);
@@ -86,7 +90,7 @@ export class PastedTexts {
       const start = s.cursor - last.length;
       return { text: s.text.slice(0, start) + label + s.text.slice(s.cursor), cursor: start + label.length };
     }
-    const lines = text.split('\n').length;
+    const lines = lineCount(text);
     if (lines > PASTE_MAX_INLINE_LINES || text.length > PASTE_MAX_INLINE_CHARS) {
       this.count++;
       const label = this.label(text);
@@ -113,7 +117,7 @@ export class PastedTexts {
   }
 
   private label(content: string): string {
-    const lines = content.replace(/\n$/, '').split('\n').length;
+    const lines = lineCount(content);
     const size = lines > 1 ? `${lines.toLocaleString('en-US')} lines` : `${content.length.toLocaleString('en-US')} chars`;
     return `[pasted text #${this.count} · ${size}]`;
   }
@@ -130,6 +134,9 @@ export class PastedTexts {
     this.lastLabel = null;
   }
 }
+
+/** Lines of a text; the newline that ends the last one starts no line of its own. */
+const lineCount = (text: string): number => (text === '' ? 0 : text.replace(/\n$/, '').split('\n').length);
 
 /** Pasted text keeps its line breaks and tabs; terminal line endings become "\n", escapes and controls go. */
 export function cleanPaste(raw: string): string {

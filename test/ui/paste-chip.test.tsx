@@ -162,3 +162,24 @@ describe('bracketed paste', () => {
     expect(c.submitted[0]).toBe(`${lines(40, 'p')}中文输入${lines(9, 'q')}`);
   });
 });
+
+describe('paste line counts', () => {
+  it('a CRLF cut between two chunks is one line break: 400 lines are labelled 400', () => {
+    const { m, later } = model();
+    const crlf = Array.from({ length: 400 }, (_, i) => `row ${i + 1}\r\n`).join('');
+    const cut = crlf.indexOf('\n', 3000);
+    m.handleKey(crlf.slice(0, cut), k());
+    later(3);
+    m.handleKey(crlf.slice(cut), k());
+    expect(m.state.text).toBe('[pasted text #1 · 400 lines]');
+  });
+
+  it('the newline after the last line starts no line: 8 lines and their newline stay inline, 9 make a placeholder of 9', () => {
+    const a = model();
+    a.m.handleKey(`${lines(8)}\n`, k());
+    expect(a.m.state.text).toBe(`${lines(8)}\n`);
+    const b = model();
+    b.m.handleKey(`${lines(9)}\n`, k());
+    expect(b.m.state.text).toBe('[pasted text #1 · 9 lines]');
+  });
+});
