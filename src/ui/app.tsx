@@ -213,9 +213,12 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
       }
       if (key.escape) {
         if (isWorking(store.live.get())) {
+          // before any reply the prompt comes back into the input, to edit and send again
+          const unanswered = store.unansweredPrompt();
           const queued = store.takeQueued();
           controller.interrupt();
-          if (queued.length > 0) prompt.restore(queued.join('\n\n'));
+          const back = [...(unanswered !== null && prompt.isEmpty() ? [unanswered] : []), ...queued];
+          if (back.length > 0) prompt.restore(back.join('\n\n'));
           return;
         }
         prompt.dismissCompletion();

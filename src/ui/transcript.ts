@@ -6,6 +6,7 @@ import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import { isDateNote } from '../session/dateNote.js';
 import { attachmentLabel } from '../session/mentions.js';
 import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
+import { UNANSWERED_PROMPT_REPLY } from '../session/repair.js';
 import type { CommandOutput } from './controller.js';
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted';
@@ -83,6 +84,8 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
     if (text.trim() === '') return [];
     return [attachments.length > 0 ? { kind: 'user', id: itemId(), text, attachments } : { kind: 'user', id: itemId(), text }];
   }
+  const none = noReplyItem(m);
+  if (none) return [none];
   const out: TranscriptItem[] = [];
   const text = textOf(m);
   if (text.trim() !== '' || m.interrupted) out.push({ kind: 'assistant', id: itemId(), text, interrupted: m.interrupted === true });
@@ -101,6 +104,17 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
     out.push(item);
   }
   return out;
+}
+
+/**
+ * An assistant message that holds no reply (a turn interrupted before the model wrote anything,
+ * or the marker left for an unanswered prompt) is no model reply: it is shown as a notice.
+ */
+export function noReplyItem(m: Message): TranscriptItem | null {
+  if (m.role !== 'assistant' || !m.interrupted || toolUses(m).length > 0) return null;
+  const text = textOf(m).trim();
+  if (text !== '' && text !== UNANSWERED_PROMPT_REPLY) return null;
+  return { kind: 'notice', id: itemId(), level: 'info', text: 'Interrupted before the model replied' };
 }
 
 /** A `!command` the person ran, shown as the tool row it was when it ran. */
