@@ -97,13 +97,32 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
       toolUseId: use.id,
       name: use.name,
       summary: keyArgument(use.input),
-      status: result === undefined ? 'interrupted' : result.isError ? 'error' : 'done',
+      status: result === undefined ? 'interrupted' : result.isError ? (denial(result.content) ? 'denied' : 'error') : 'done',
       output: result?.content ?? '',
     };
     if (result?.cleared) item.clearedTokens = result.cleared.originalTokens;
     out.push(item);
   }
+  // the person denied a call and ended the turn there: the line the turn ended with, as it was shown
+  if (toolUses(m).some((u) => denial(results.get(u.id)?.content ?? '') === 'stop')) {
+    out.push({ kind: 'notice', id: itemId(), level: 'info', text: STOPPED_NOTICE });
+  }
   return out;
+}
+
+/** The line a turn the person stopped at a denial ends with (turn-end.ts shows it live). */
+export const STOPPED_NOTICE = 'Stopped: you denied the call and ended the turn';
+
+/**
+ * Whether a stored tool result says the call was denied (by the person, the "deny" mode or for
+ * want of anyone to approve), and whether the person also stopped the turn there. The texts are
+ * those session/toolGate.ts and agent/runTools.ts write.
+ */
+function denial(content: string): 'denied' | 'stop' | null {
+  if (/^The user denied this \S+ call.*, and stopped the turn: wait for their next message\.$/s.test(content)) return 'stop';
+  if (/^The user denied this \S+ call/.test(content) || content.startsWith('Not run: the user denied an earlier call')) return 'denied';
+  if (/^\S+ is not allowed here \(permissions mode "deny"\)/.test(content) || /^\S+ needs the user's approval, and nobody can approve/.test(content)) return 'denied';
+  return null;
 }
 
 /**
