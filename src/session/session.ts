@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
+import { otherDirectoryNote } from './cwdNote.js';
 import type { EngineDeps } from '../compaction/engine.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionRecord } from '../compaction/types.js';
@@ -105,7 +106,10 @@ export class Session {
       return new Session(deps, id, readState({}, id), (logDeps) => ({ log: SessionLog.create(id, logDeps), notes: [] }));
     }
     // one writer per session: throws SessionInUseError while another live process writes it
-    return new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
+    const session = new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
+    const moved = otherDirectoryNote(resume.id, resume.cwd, deps.config.cwd);
+    if (moved) session.loadNotes.push(moved);
+    return session;
   }
 
   on(listener: (e: SessionEvent) => void): () => void {
