@@ -154,6 +154,8 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
         if (isWorking(store.live.get())) controller.interrupt();
         return;
       }
+      // a paste begun in the prompt ends there, whatever opened over it meanwhile
+      if (prompt.pasting) return prompt.handleKey(input, key);
       const approval = store.approvals.get()[0];
       if (approval) {
         // Ctrl-O: the whole diff printed above the prompt, to read before answering

@@ -71,6 +71,11 @@ export class PromptModel {
     return this.store.get();
   }
 
+  /** Between the terminal's paste marks: every key up to the end mark belongs to the paste. */
+  get pasting(): boolean {
+    return this.pastes.pasting;
+  }
+
   isEmpty(): boolean {
     return this.state.text === '';
   }

@@ -183,3 +183,18 @@ describe('paste line counts', () => {
     expect(b.m.state.text).toBe('[pasted text #1 · 9 lines]');
   });
 });
+
+describe('a paste under way when an approval opens', () => {
+  it('ends in the prompt, and typing afterwards is not swallowed by it', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.press('\u001b[200~', lines(20, 'x').replace(/\n/g, '\r'));
+    c.emit({ type: 'turn_start', turnId: 't' }, { type: 'approval', request: { toolName: 'Bash', toolUseId: 'b1', input: {}, summary: 'ls', onceOnly: true }, respond: () => undefined });
+    await app.waitForText('Bash wants to run');
+    await app.press(lines(5, 'y').replace(/\n/g, '\r'), '\u001b[201~');
+    c.emit({ type: 'turn_end', reason: 'stopped', steps: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: '' });
+    await app.waitForText('[pasted text #1 · 24 lines]');
+    await app.press('!', '?');
+    await app.waitForText('[pasted text #1 · 24 lines]!?');
+  });
+});
