@@ -333,10 +333,15 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   if (first) controller.submit(first);
   // runTui draws the first frame before it waits; the servers start right after it
   setImmediate(() => controller.startMcp());
+  let resumable: string | undefined;
   try {
     await runTui(controller, { openPicker: opts.resume === true });
   } finally {
+    // the session the app ended in (a /resume or /clear may have changed it), when it holds anything
+    resumable = controller.initialTranscript().length > 0 ? controller.session().id : undefined;
     await controller.exit();
   }
+  // as Codex does: where the conversation went and how to come back to it
+  if (resumable) process.stdout.write(`Session ${resumable} saved. To continue it: agent --resume ${resumable}\n`);
   return EXIT_OK;
 }

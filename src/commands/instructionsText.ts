@@ -9,7 +9,9 @@ export function memoryText(files: readonly InstructionFile[], personalDir: strin
     return `No instruction files are loaded. Put project instructions in AGENTS.md (or CLAUDE.md) in the repository, personal ones in ${personal}; /init drafts an AGENTS.md for this repository.`;
   }
   const lines = files.map((f) => {
-    const size = `${f.text.split('\n').length.toLocaleString('en-US')} lines`;
+    // a file's last line ends with a newline: that newline starts no line of its own
+    const n = f.text === '' ? 0 : f.text.replace(/\n$/, '').split('\n').length;
+    const size = `${n.toLocaleString('en-US')} ${n === 1 ? 'line' : 'lines'}`;
     return `  ${f.path} (${f.scope}, ${size}${f.truncated ? ', cut to fit' : ''})`;
   });
   return [`Instruction files in force (in the system prompt, so they survive compaction; nearer files win):`, ...lines].join('\n');

@@ -147,6 +147,7 @@ export const COMMANDS: readonly SlashCommand[] = [
     name: 'init',
     description: 'ask the model to study the repository and draft an AGENTS.md for it',
     run: async ({ session }) => {
+      session.titleIfUntitled('/init');
       await session.prompt(initPrompt(session.currentConfig.cwd));
       return undefined;
     },

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
+import { otherDirectoryNote } from './cwdNote.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionRecord } from '../compaction/types.js';
 import type { Config } from '../config/config.js';
@@ -110,7 +111,10 @@ export class Session {
       return new Session(deps, id, readState(deps.child ? { permissions: deps.child.permissions } : {}, id), (logDeps) => ({ log: SessionLog.create(id, logDeps), notes: [] }));
     }
     // one writer per session: throws SessionInUseError while another live process writes it
-    return new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
+    const session = new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
+    const moved = otherDirectoryNote(resume.id, resume.cwd, deps.config.cwd);
+    if (moved) session.loadNotes.push(moved);
+    return session;
   }
 
   /** The MCP servers of this run (undefined when none are configured). */
@@ -195,6 +199,11 @@ export class Session {
    * Pins a note (or, without text, the person's last request) into the history: pinned
    * messages survive every compaction verbatim.
    */
+  /** Names the session when it has no title yet (/init names it "/init", not the long instruction it sends). */
+  titleIfUntitled(title: string): void {
+    this.log.titleIfUntitled(title);
+  }
+
   pin(text?: string): Message {
     if (this.running) throw new Error('wait for the current turn to end before pinning');
     const msg = this.log.append(pinNote(text?.trim() || lastPrompt(this.log.messages())));

@@ -138,6 +138,16 @@ export class SessionLog {
     this.safely(() => this.deps.store.updateSession(this.id, { meta, contextTokens }));
   }
 
+  /** Names a session that has no title yet (a command's prompt: "/init", not the instruction it sends). */
+  titleIfUntitled(title: string): void {
+    if (this.title !== null) return;
+    this.safely(() => {
+      this.ensureStored();
+      this.deps.store.updateSession(this.id, { title });
+      this.title = title;
+    });
+  }
+
   setModel(model: string, provider: string): void {
     if (this.stored) this.safely(() => this.deps.store.updateSession(this.id, { model, provider }));
   }

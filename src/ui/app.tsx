@@ -5,7 +5,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
 import type { Key } from 'ink';
 import { approvalKey } from './approval.js';
-import { ApprovalPrompt, diffRowsFor } from './components/ApprovalPrompt.js';
+import { ApprovalPrompt, diffLinesFor, diffRowsFor } from './components/ApprovalPrompt.js';
 import { RewindPicker } from './components/RewindPicker.js';
 import { rewindKey } from './rewind-picker.js';
 import { ItemView } from './components/ItemView.js';
@@ -22,6 +22,7 @@ import { historyKey, turnedPage } from './history-browser.js';
 import { pickerKey } from './picker.js';
 import { modelPickerKey } from './model-picker.js';
 import { PromptModel } from './prompt-model.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './prompt-paste.js';
 import { useStore } from './store.js';
 import type { Hint } from './live-state.js';
 import { isWorking } from './live-state.js';
@@ -140,8 +141,10 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
           controller.interrupt();
           return;
         }
-        lastCtrlC.current = now;
-        store.flashHint('Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
+        // the hint says what the next press does: while work runs it interrupts, it never exits
+        const working = isWorking(store.live.get());
+        lastCtrlC.current = working ? 0 : now;
+        store.flashHint(working ? 'Press Ctrl-C again to interrupt' : 'Press Ctrl-C again to exit', 'warning', CTRL_C_EXIT_MS);
         if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny', stop: true });
         if (store.picker.get()) return store.picker.set(null);
         if (store.models.get()) return store.models.set(null);
@@ -151,9 +154,13 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
         if (isWorking(store.live.get())) controller.interrupt();
         return;
       }
+      // a paste begun in the prompt ends there, whatever opened over it meanwhile
+      if (prompt.pasting) return prompt.handleKey(input, key);
       const approval = store.approvals.get()[0];
       if (approval) {
-        const r = approvalKey(approval, input, key, diffRowsFor(size.rows));
+        // Ctrl-O: the whole diff printed above the prompt, to read before answering
+        if (key.ctrl && input === 'o' && approval.request.diff) return store.showApprovalDiff(approval);
+        const r = approvalKey(approval, input, key, diffRowsFor(size.rows), approval.request.diff ? diffLinesFor(approval, size.columns, theme).length : 0);
         return r.decision ? store.respondToApproval(r.decision) : store.updateApproval(r.view);
       }
       const rewinding = store.rewind.get();
@@ -208,9 +215,12 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
       }
       if (key.escape) {
         if (isWorking(store.live.get())) {
+          // before any reply the prompt comes back into the input, to edit and send again
+          const unanswered = store.unansweredPrompt();
           const queued = store.takeQueued();
           controller.interrupt();
-          if (queued.length > 0) prompt.restore(queued.join('\n\n'));
+          const back = [...(unanswered !== null && prompt.isEmpty() ? [unanswered] : []), ...queued];
+          if (back.length > 0) prompt.restore(back.join('\n\n'));
           return;
         }
         prompt.dismissCompletion();
@@ -230,7 +240,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
       }
       prompt.handleKey(input, key);
     },
-    [store, prompt, controller, exit, redraw, size.rows],
+    [store, prompt, controller, exit, redraw, size.rows, size.columns, theme],
   );
   useInput(onKey);
 
@@ -312,7 +322,7 @@ export function restoreTerminal(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteSt
     // the stream is already closed
   }
   try {
-    if (stdout.isTTY && !stdout.destroyed) stdout.write('\u001b[?25h');
+    if (stdout.isTTY && !stdout.destroyed) stdout.write(BRACKETED_PASTE_OFF + '\u001b[?25h');
   } catch {
     // the stream is already closed
   }
@@ -342,6 +352,8 @@ export async function runTui(controller: UiController, opts: RunTuiOptions = {})
     exitOnCtrlC: false,
     patchConsole: opts.patchConsole ?? true,
   });
+  // the terminal marks where each paste starts and ends, so a paste is never mistaken for typing
+  if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
   try {
     await instance.waitUntilExit();
   } finally {

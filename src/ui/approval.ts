@@ -13,6 +13,11 @@ export interface ApprovalView extends PendingApproval {
   selected: number;
   /** The note sent with a denial, typed while a "deny" option is selected. */
   note: string;
+  /**
+   * Text typed while no deny option was selected: not an answer. It is shown as ignored, and the
+   * next Enter only dismisses it (the person may have meant it for the prompt).
+   */
+  stray: string;
   /** The command was too long for the prompt box and was printed in full into the transcript. */
   detailAbove: boolean;
   /** First diff row shown (the diff scrolls when it is taller than the screen allows). */
@@ -61,6 +66,7 @@ export const newApprovalView = (p: PendingApproval): ApprovalView => ({
   ...p,
   selected: 0,
   note: '',
+  stray: '',
   detailAbove: !p.request.diff && isLongCommand(p.request.summary),
   scroll: 0,
   diffRows: p.request.diff ? numberedLines(p.request.diff) : [],
@@ -86,16 +92,22 @@ export interface ApprovalKeyResult {
  * Up/Down move, Enter takes the selected option (the first, "allow once", by default), 1–4 take
  * an option directly, Esc denies and stops the turn. With a "deny" option selected, typing
  * writes the note to the model. PgUp/PgDn (or Shift+↑↓) scroll a long diff; `diffRows` is how
- * many rows of it the screen shows.
+ * many rows of it the screen shows, `diffLines` how many screen lines the whole diff takes (its
+ * long lines wrapped; default: one each). Home/End go to its first and last lines.
  */
-export function approvalKey(view: ApprovalView, input: string, key: Key, diffRows = 20): ApprovalKeyResult {
+export function approvalKey(view: ApprovalView, input: string, key: Key, diffRows = 20, diffLines = view.diffRows.length): ApprovalKeyResult {
   const options = approvalOptions(view.request);
   const current = options[view.selected];
   const onDeny = current?.kind === 'deny' || current?.kind === 'stop';
-  if (key.return) return { view, decision: decisionFor(view, current?.kind ?? 'once') };
+  if (key.return) {
+    if (view.stray !== '') return { view: { ...view, stray: '' } };
+    return { view, decision: decisionFor(view, current?.kind ?? 'once') };
+  }
   if (key.escape) return { view, decision: decisionFor(view, 'stop') };
-  const maxScroll = Math.max(0, view.diffRows.length - diffRows);
+  const maxScroll = Math.max(0, diffLines - diffRows);
   const scrollBy = (n: number): ApprovalKeyResult => ({ view: { ...view, scroll: Math.min(maxScroll, Math.max(0, view.scroll + n)) } });
+  if (key.home) return { view: { ...view, scroll: 0 } };
+  if (key.end) return { view: { ...view, scroll: maxScroll } };
   if (key.pageDown || (key.shift && key.downArrow)) return scrollBy(key.pageDown ? diffRows - 1 : 1);
   if (key.pageUp || (key.shift && key.upArrow)) return scrollBy(key.pageUp ? -(diffRows - 1) : -1);
   if (key.upArrow) return { view: { ...view, selected: (view.selected + options.length - 1) % options.length } };
@@ -109,6 +121,10 @@ export function approvalKey(view: ApprovalView, input: string, key: Key, diffRow
       const typed = input.replace(/[\r\n]+/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
       return { view: { ...view, note: view.note + typed } };
     }
+  }
+  if (!key.ctrl && !key.meta && !digit && input !== '' && !/^\[[\d;?]*[~A-Za-z]$/.test(input)) {
+    const typed = input.replace(/[\r\n]+/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
+    if (typed !== '') return { view: { ...view, stray: view.stray + typed } };
   }
   if (!key.ctrl && !key.meta && digit) {
     const n = Number(input) - 1;

@@ -40,15 +40,32 @@ function outputLines(output: ShownOutput, width: number, theme: Theme): string[]
 
 const BAR = 20;
 
-function bar(fraction: number): string {
-  const n = Math.min(BAR, Math.max(0, Math.round(fraction * BAR)));
-  return '█'.repeat(n) + '░'.repeat(BAR - n);
+function bar(fraction: number, size: number): string {
+  const n = Math.min(size, Math.max(0, Math.round(fraction * size)));
+  return '█'.repeat(n) + '░'.repeat(size - n);
 }
 
 /** Rounded as the gauge rounds it, so both say the same. */
 const percentLeft = (used: number, effective: number): number => (effective > 0 ? Math.min(100, Math.max(0, Math.round(((effective - used) / effective) * 100))) : 0);
 
-const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '—');
+/**
+ * Each part's share of the whole, in tenths of a percent that add up to exactly 100.0% (the
+ * largest remainders get the tenths rounding dropped).
+ */
+function shares(parts: number[]): string[] {
+  const whole = parts.reduce((a, b) => a + b, 0);
+  if (whole <= 0) return parts.map(() => '—');
+  const exact = parts.map((p) => (p / whole) * 1000);
+  const tenths = exact.map(Math.floor);
+  let left = 1000 - tenths.reduce((a, b) => a + b, 0);
+  const order = exact.map((e, i) => ({ i, rest: e - Math.floor(e) })).sort((a, b) => b.rest - a.rest);
+  for (const { i } of order) {
+    if (left <= 0) break;
+    tenths[i]!++;
+    left--;
+  }
+  return tenths.map((t) => `${(t / 10).toFixed(1)}%`);
+}
 
 function contextLines(rows: ContextBreakdownRow[], contextWindow: number, effectiveWindow: number, width: number, theme: Theme): string[] {
   const used = rows.reduce((sum, r) => sum + r.tokens, 0);
@@ -59,13 +76,21 @@ function contextLines(rows: ContextBreakdownRow[], contextWindow: number, effect
     { label: 'Free space', tokens: free, color: theme.success },
   ];
   if (reserve > 0) all.push({ label: 'Reserved for the reply', tokens: reserve, color: theme.muted });
-  const labelWidth = Math.max(...all.map((r) => r.label.length));
+  // shares of the whole window: the rows, the free space and the reserve make 100%
+  const whole = contextWindow > 0 ? all.reduce((sum, r) => sum + r.tokens, 0) : 0;
+  const percents = whole > 0 ? shares(all.map((r) => r.tokens)) : all.map(() => '—');
+  // a narrow terminal shortens the bar (then drops it, then cuts the label): the numbers always show
+  const numbers = 7 + 1 + 6;
+  const labelWidth = Math.min(Math.max(...all.map((r) => r.label.length)), Math.max(6, width - numbers - 1));
+  const room = width - labelWidth - numbers - 2;
+  const barSize = room >= 6 ? Math.min(BAR, room) : 0;
   const summary = `${percentLeft(used, effectiveWindow)}% context left · ${formatTokens(used)} of ${formatTokens(effectiveWindow)} tokens in use · window ${formatTokens(contextWindow)}`;
   return [
     ...block(summary, width),
-    ...all.flatMap((r) => {
-      const gauge = paint(bar(effectiveWindow > 0 ? r.tokens / effectiveWindow : 0), { color: r.color });
-      return block(`${r.label.padEnd(labelWidth)} ${gauge} ${formatTokens(r.tokens).padStart(7)} ${pct(r.tokens, effectiveWindow).padStart(6)}`, width, {}, 'truncate');
+    ...all.flatMap((r, i) => {
+      const label = r.label.length > labelWidth ? `${r.label.slice(0, labelWidth - 1)}…` : r.label.padEnd(labelWidth);
+      const gauge = barSize > 0 ? ` ${paint(bar(whole > 0 ? r.tokens / whole : 0, barSize), { color: r.color })}` : '';
+      return block(`${label}${gauge} ${formatTokens(r.tokens).padStart(7)} ${percents[i]!.padStart(6)}`, width, {}, 'truncate');
     }),
   ];
 }

@@ -11,6 +11,7 @@ import { besideMarker, block, fit, indented, paint, widest, type Style } from '.
 import { commandLines } from './command-text.js';
 import type { Theme } from './theme.js';
 import { cutForModel } from './tool-progress.js';
+import { SHELL_ROW_NAME } from '../session/shellNote.js';
 import type { ToolItem, ToolStatus, TranscriptItem } from './transcript.js';
 import { previewOf } from './transcript.js';
 
@@ -86,13 +87,30 @@ export function diffRowSpec(r: NumberedDiffLine, numberWidth: number, theme: The
 /** Columns the line numbers of these diff rows take. */
 export const diffNumberWidth = (rows: readonly NumberedDiffLine[]): number => String(rows.reduce((m, r) => Math.max(m, r.oldNo ?? 0, r.newNo ?? 0), 0)).length;
 
-/** Rows of a diff, each cut to the width. */
-function diffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme, from = 0, max = rows.length): string[] {
+/** Rows of a diff, each cut to the width (or wrapped under its text, the line numbers left clear). */
+function diffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme, from = 0, max = rows.length, mode: 'wrap' | 'truncate' = 'truncate'): string[] {
   const numberWidth = diffNumberWidth(rows);
   return rows.slice(from, from + max).flatMap((r) => {
+    if (mode === 'wrap') return wrappedDiffRow(r, numberWidth, width, theme);
     const { text, style } = diffRowSpec(r, numberWidth, theme);
     return block(text, width, style, 'truncate');
   });
+}
+
+/** A diff row wrapped to the width: the continuation lines start under the row's text. */
+function wrappedDiffRow(r: NumberedDiffLine, numberWidth: number, width: number, theme: Theme): string[] {
+  const { text, style } = diffRowSpec(r, numberWidth, theme);
+  if (r.kind === 'hunk' || r.kind === 'note' || widest(text) <= width) return block(text, width, style);
+  const indent = numberWidth * 2 + 4;
+  const color = r.kind === 'add' ? theme.success : r.kind === 'remove' ? theme.error : undefined;
+  const body = fit(sanitize(r.text.replace(/\t/g, '  ')), Math.max(1, width - indent));
+  const head = diffRowSpec({ ...r, text: body[0] ?? '' }, numberWidth, theme).text;
+  return [head, ...body.slice(1).map((l) => ' '.repeat(indent) + paint(l, { color, dim: r.kind === 'context' }))];
+}
+
+/** The diff's rows as screen lines `width` wide, long lines wrapped (the approval prompt shows all of what is approved). */
+export function wrappedDiffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme): string[] {
+  return diffLines(rows, width, theme, 0, rows.length, 'wrap');
 }
 
 function userLines(item: Extract<TranscriptItem, { kind: 'user' }>, columns: number, theme: Theme): string[] {
@@ -121,6 +139,7 @@ function toolLines(item: ToolItem, columns: number, theme: Theme): string[] {
   const header = toolHeaderLine({ name: item.name, summary: item.summary, status: item.status, right }, columns, theme);
   const diff = editDiffOf(item);
   if (diff) return [header, ...indented(editLines(diff, columns - 2, theme), 2)];
+  if (item.name === SHELL_ROW_NAME && item.clearedTokens === undefined && item.output.trim() !== '') return [header, ...shellOutputLines(item, columns, theme)];
   const preview = previewOf(sanitize(item.output));
   let line = preview.line;
   if (item.clearedTokens !== undefined) line = `output cleared by compaction (${formatTokens(item.clearedTokens)} tokens archived)`;
@@ -135,6 +154,20 @@ function toolLines(item: ToolItem, columns: number, theme: Theme): string[] {
     lines.push(...indented(block(note, columns - 4, { color: theme.warning }, 'truncate'), 4));
   }
   return lines;
+}
+
+/** A `!command`'s output lines shown under its row: about a screenful of a small terminal. */
+export const SHELL_SHOWN_LINES = 18;
+
+/** What the person's own command printed: up to SHELL_SHOWN_LINES lines, then how to see the rest. */
+function shellOutputLines(item: ToolItem, columns: number, theme: Theme): string[] {
+  const all = sanitize(item.output).replace(/\s+$/, '').split('\n');
+  const hidden = all.length > SHELL_SHOWN_LINES ? all.length - (SHELL_SHOWN_LINES - 1) : 0;
+  const shown = hidden > 0 ? all.slice(0, SHELL_SHOWN_LINES - 1) : all;
+  const style: Style = item.status === 'error' ? { color: theme.error } : {};
+  const body = shown.flatMap((l) => block(l === '' ? ' ' : l, columns - 4, style, 'truncate'));
+  if (hidden > 0) body.push(...block(`… +${hidden} ${hidden === 1 ? 'line' : 'lines'} (ctrl+o to expand)`, columns - 4, { color: theme.muted }));
+  return besideMarker(`  ${paint('⎿ ', { color: theme.muted })}`, body);
 }
 
 /** An applied edit under its header: `path +N −M` and the start of its diff. */
@@ -159,7 +192,7 @@ function toolOutputLines(name: string, summary: string, output: string, columns:
   const diff = parseUnified(output);
   if (diff) {
     const rows = numberedLines(diff).slice(0, EXPANDED_MAX_LINES);
-    return [...header, ...indented([...block(sanitize(output.split('\n', 1)[0] ?? ''), columns - 2), ...diffLines(rows, columns - 2, theme)], 2)];
+    return [...header, ...indented([...block(sanitize(output.split('\n', 1)[0] ?? ''), columns - 2), ...diffLines(rows, columns - 2, theme, 0, rows.length, 'wrap')], 2)];
   }
   const lines = sanitize(output).replace(/\s+$/, '').split('\n');
   const hidden = Math.max(0, lines.length - EXPANDED_MAX_LINES);

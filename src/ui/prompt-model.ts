@@ -6,7 +6,7 @@ import type { CommandInfo } from './controller.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 import { fillMention, mentionAt, type MentionView } from './mention-completion.js';
-import { PastedTexts } from './prompt-paste.js';
+import { PASTE_END, PASTE_START, PastedTexts } from './prompt-paste.js';
 import { PromptHistoryCursor } from './prompt-history-cursor.js';
 import { Store } from './store.js';
 
@@ -26,6 +26,8 @@ export interface PromptState extends EditState {
   mention?: MentionView | null;
   /** Ctrl+R: searching earlier prompts; the text shows the match. */
   search?: HistorySearch | null;
+  /** A one-line note under the prompt until the next key ("/" and Enter: how to choose a command). */
+  note?: string | null;
 }
 
 export interface HistorySearch {
@@ -41,6 +43,8 @@ export interface PromptModelOptions {
   onSubmit: (text: string) => void;
   /** Paths for what follows an "@" (absent: no @ completion). */
   completePath?: (query: string) => Promise<string[]>;
+  /** The clock that tells chunks of one paste from later input where the terminal does not mark pastes (tests). */
+  now?: () => number;
 }
 
 // Residue of an escape sequence Ink did not recognise ("[200~", "[1;5P"): never text to insert.
@@ -49,7 +53,7 @@ const UNPARSED_SEQUENCE = /^\[[\d;?]*[~A-Za-z]$/;
 export class PromptModel {
   readonly store = new Store<PromptState>({ text: '', cursor: 0, completion: null });
   private readonly history: PromptHistoryCursor;
-  private readonly pastes = new PastedTexts();
+  private readonly pastes: PastedTexts;
   private cycling = false;
   /** The menu's highlight was moved with the arrows (and is not in the text yet). */
   private picked = false;
@@ -60,10 +64,16 @@ export class PromptModel {
 
   constructor(private readonly opts: PromptModelOptions) {
     this.history = new PromptHistoryCursor(opts.history);
+    this.pastes = new PastedTexts(opts.now);
   }
 
   get state(): PromptState {
     return this.store.get();
+  }
+
+  /** Between the terminal's paste marks: every key up to the end mark belongs to the paste. */
+  get pasting(): boolean {
+    return this.pastes.pasting;
   }
 
   isEmpty(): boolean {
@@ -98,6 +108,15 @@ export class PromptModel {
   }
 
   handleKey(input: string, key: Key): void {
+    // the terminal marks a paste: everything up to its end mark is pasted text, keys included
+    if (input === PASTE_START) return this.pastes.begin();
+    if (this.pastes.pasting) {
+      if (input !== PASTE_END) return this.pastes.add(key.return ? '\r' : key.tab ? '\t' : input);
+      const next = this.pastes.end(this.state);
+      if (next) this.edit(next);
+      return;
+    }
+    if (input === PASTE_END) return;
     if (this.state.search) {
       if (this.searchKey(input, key)) return;
     } else if (key.ctrl && input === 'r') {
@@ -170,11 +189,20 @@ export class PromptModel {
   paste(raw: string): void {
     const next = this.pastes.insert(raw, this.state);
     if (next) this.edit(next);
+    this.pastes.stamp();
   }
 
   /** The prompt's text with every paste placeholder replaced by what was pasted. */
   expanded(text = this.state.text): string {
     return this.pastes.expand(text);
+  }
+
+  /** "usage: /history <query> | open <id>" while the text is a command that needs an argument and has none yet. */
+  usage(text: string): string | null {
+    const m = /^\/([\w-]+)\s*$/.exec(text);
+    if (!m) return null;
+    const cmd = this.opts.commands().find((c) => bareName(c) === m[1]);
+    return cmd?.args?.startsWith('<') ? `usage: /${bareName(cmd)} ${cmd.args} — type it, then Enter` : null;
   }
 
   submit(): void {
@@ -272,7 +300,7 @@ export class PromptModel {
   /** Enter in the command menu: the highlighted command runs (one that needs an argument is filled in, waiting for it). */
   private takeHighlighted(c: CompletionView): void {
     // a lone "/" chose nothing yet: Enter must not run whichever command sorts first (/clear)
-    if (c.word === '/' && c.index === -1) return;
+    if (c.word === '/' && c.index === -1) return this.store.set({ ...this.state, note: 'Choose a command: ↑↓ then Enter, or type its name · /help lists every command and key' });
     const chosen = c.matches[Math.max(0, c.index)]!;
     const name = `/${bareName(chosen)}`;
     this.picked = false;
@@ -319,11 +347,40 @@ export class PromptModel {
   private edit(next: EditState): void {
     this.history.reset();
     this.picked = false;
-    this.set(next);
+    this.set(this.wholeChips(next));
   }
 
   private move(next: EditState | null): void {
-    if (next) this.set(next);
+    if (next) this.set(this.offChips(next));
+  }
+
+  /**
+   * A deletion that cuts into a paste placeholder takes the whole placeholder (every deletion
+   * leaves the cursor where the removed text began).
+   */
+  private wholeChips(next: EditState): EditState {
+    const prev = this.state;
+    const removed = prev.text.length - next.text.length;
+    if (removed <= 0) return next;
+    let from = next.cursor;
+    let to = from + removed;
+    if (prev.text.slice(0, from) + prev.text.slice(to) !== next.text) return next;
+    for (const c of this.pastes.chips(prev.text)) {
+      if (c.start < to && c.end > from) {
+        from = Math.min(from, c.start);
+        to = Math.max(to, c.end);
+      }
+    }
+    return { text: prev.text.slice(0, from) + prev.text.slice(to), cursor: from };
+  }
+
+  /** The cursor never rests inside a placeholder: moving into one jumps over it. */
+  private offChips(next: EditState): EditState {
+    const prev = this.state;
+    const c = this.pastes.chips(next.text).find((chip) => chip.start < next.cursor && next.cursor < chip.end);
+    if (!c) return next;
+    if (next.text !== prev.text) return { ...next, cursor: next.cursor - c.start < c.end - next.cursor ? c.start : c.end };
+    return { ...next, cursor: next.cursor < prev.cursor ? c.start : c.end };
   }
 
   private set(next: EditState): void {

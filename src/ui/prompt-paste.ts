@@ -1,5 +1,8 @@
 // Pasted text in the prompt: inserted whole with its line breaks; a long paste shows as a
-// placeholder ("[pasted text #1 · 40 lines]") and is expanded when the prompt is sent.
+// placeholder ("[pasted text #1 · 40 lines]"), one atomic chip in the text (PromptModel keeps the
+// cursor off its inside and deletes it whole), expanded when the prompt is sent. The terminal
+// marks where a paste starts and ends (bracketed paste); where it does not, chunks that arrive
+// within PASTE_JOIN_MS of each other count as one paste.
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 
@@ -7,19 +10,78 @@ import * as ed from './prompt-editor.js';
 export const PASTE_MAX_INLINE_LINES = 8;
 export const PASTE_MAX_INLINE_CHARS = 1000;
 
+/**
+ * Without bracketed paste, a chunk this soon after a placeholder's last one was taken in continues
+ * that paste: the terminal sends a long paste in reads back to back, while a person who sees the
+ * placeholder and types, commits IME text or pastes again takes longer.
+ */
+export const PASTE_JOIN_MS = 100;
+
+/** Turns the terminal's bracketed paste mode on (the prompt is told where each paste starts and ends) and off. */
+export const BRACKETED_PASTE_ON = '\u001b[?2004h';
+export const BRACKETED_PASTE_OFF = '\u001b[?2004l';
+
+/** What Ink passes on for the terminal's paste start and end marks (ESC [200~ and ESC [201~, the ESC stripped). */
+export const PASTE_START = '[200~';
+export const PASTE_END = '[201~';
+
+/** Where a placeholder lies in the prompt's text: [start, end). */
+export interface Chip {
+  start: number;
+  end: number;
+}
+
 export class PastedTexts {
   /** Placeholder label → pasted text. */
   private readonly texts = new Map<string, string>();
   private count = 0;
   private lastLabel: string | null = null;
+  private lastAt = 0;
+  /** The terminal marks pastes: chunks are never joined by timing. */
+  private bracketed = false;
+  /** The last chunk ended with a carriage return (its line feed may open the next chunk). */
+  private endedWithCR = false;
+  /** Between the terminal's paste start and end marks: what arrived so far. */
+  private open: string | null = null;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get pasting(): boolean {
+    return this.open !== null;
+  }
+
+  /** The terminal's paste start mark. */
+  begin(): void {
+    this.bracketed = true;
+    this.open = '';
+  }
+
+  /** A chunk of the paste under way. */
+  add(chunk: string): void {
+    this.open = (this.open ?? '') + chunk;
+  }
+
+  /** The terminal's paste end mark: the prompt after inserting the whole paste (null: nothing to insert). */
+  end(s: EditState): EditState | null {
+    const raw = this.open ?? '';
+    this.open = null;
+    this.lastLabel = null;
+    return this.insert(raw, s);
+  }
 
   /** The prompt after pasting `raw` at the cursor; null when nothing is left to paste. */
   insert(raw: string, s: EditState): EditState | null {
-    const text = cleanPaste(raw);
-    if (text === '') return null;
     const last = this.lastLabel;
-    // A paste larger than one read arrives in several chunks: they join the placeholder before the cursor.
-    if (last && s.text.slice(s.cursor - last.length, s.cursor) === last) {
+    const joins = !this.bracketed && this.now() - this.lastAt <= PASTE_JOIN_MS && last !== null && s.text.slice(s.cursor - last.length, s.cursor) === last;
+    // a CRLF cut between two chunks of one paste is one line break, not two
+    const text = cleanPaste(joins && this.endedWithCR && raw.startsWith('\n') ? raw.slice(1) : raw);
+    this.endedWithCR = raw.endsWith('\r');
+    if (text === '') return null;
+    this.lastAt = Number.NEGATIVE_INFINITY;
+    // Without paste marks, a paste larger than one read arrives in several chunks, back to back:
+    // they join the placeholder before the cursor. Anything later (a second paste, IME text,
+    // fast typing) is text of its own.
+    if (joins) {
       const content = (this.texts.get(last) ?? '') + text;
       const label = this.label(content);
       this.texts.delete(last);
@@ -28,7 +90,7 @@ export class PastedTexts {
       const start = s.cursor - last.length;
       return { text: s.text.slice(0, start) + label + s.text.slice(s.cursor), cursor: start + label.length };
     }
-    const lines = text.split('\n').length;
+    const lines = lineCount(text);
     if (lines > PASTE_MAX_INLINE_LINES || text.length > PASTE_MAX_INLINE_CHARS) {
       this.count++;
       const label = this.label(text);
@@ -36,11 +98,26 @@ export class PastedTexts {
       this.lastLabel = label;
       return ed.insert(s, label);
     }
+    this.lastLabel = null;
     return ed.insert(s, text.replace(/\t/g, '    '));
   }
 
+  /** The paste was taken in (and drawn): the time a next chunk must come within to continue it starts now. */
+  stamp(): void {
+    this.lastAt = this.now();
+  }
+
+  /** Where the placeholders in `text` are, in order. */
+  chips(text: string): Chip[] {
+    const out: Chip[] = [];
+    for (const label of this.texts.keys()) {
+      for (let i = text.indexOf(label); i !== -1; i = text.indexOf(label, i + label.length)) out.push({ start: i, end: i + label.length });
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+
   private label(content: string): string {
-    const lines = content.replace(/\n$/, '').split('\n').length;
+    const lines = lineCount(content);
     const size = lines > 1 ? `${lines.toLocaleString('en-US')} lines` : `${content.length.toLocaleString('en-US')} chars`;
     return `[pasted text #${this.count} · ${size}]`;
   }
@@ -57,6 +134,9 @@ export class PastedTexts {
     this.lastLabel = null;
   }
 }
+
+/** Lines of a text; the newline that ends the last one starts no line of its own. */
+const lineCount = (text: string): number => (text === '' ? 0 : text.replace(/\n$/, '').split('\n').length);
 
 /** Pasted text keeps its line breaks and tabs; terminal line endings become "\n", escapes and controls go. */
 export function cleanPaste(raw: string): string {

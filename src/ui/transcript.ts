@@ -6,6 +6,7 @@ import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import { isDateNote } from '../session/dateNote.js';
 import { attachmentLabel } from '../session/mentions.js';
 import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
+import { UNANSWERED_PROMPT_REPLY } from '../session/repair.js';
 import type { CommandOutput } from './controller.js';
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted';
@@ -83,6 +84,8 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
     if (text.trim() === '') return [];
     return [attachments.length > 0 ? { kind: 'user', id: itemId(), text, attachments } : { kind: 'user', id: itemId(), text }];
   }
+  const none = noReplyItem(m);
+  if (none) return [none];
   const out: TranscriptItem[] = [];
   const text = textOf(m);
   if (text.trim() !== '' || m.interrupted) out.push({ kind: 'assistant', id: itemId(), text, interrupted: m.interrupted === true });
@@ -94,13 +97,43 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
       toolUseId: use.id,
       name: use.name,
       summary: keyArgument(use.input),
-      status: result === undefined ? 'interrupted' : result.isError ? 'error' : 'done',
+      status: result === undefined ? 'interrupted' : result.isError ? (denial(result.content) ? 'denied' : 'error') : 'done',
       output: result?.content ?? '',
     };
     if (result?.cleared) item.clearedTokens = result.cleared.originalTokens;
     out.push(item);
   }
+  // the person denied a call and ended the turn there: the line the turn ended with, as it was shown
+  if (toolUses(m).some((u) => denial(results.get(u.id)?.content ?? '') === 'stop')) {
+    out.push({ kind: 'notice', id: itemId(), level: 'info', text: STOPPED_NOTICE });
+  }
   return out;
+}
+
+/** The line a turn the person stopped at a denial ends with (turn-end.ts shows it live). */
+export const STOPPED_NOTICE = 'Stopped: you denied the call and ended the turn';
+
+/**
+ * Whether a stored tool result says the call was denied (by the person, the "deny" mode or for
+ * want of anyone to approve), and whether the person also stopped the turn there. The texts are
+ * those session/toolGate.ts and agent/runTools.ts write.
+ */
+function denial(content: string): 'denied' | 'stop' | null {
+  if (/^The user denied this \S+ call.*, and stopped the turn: wait for their next message\.$/s.test(content)) return 'stop';
+  if (/^The user denied this \S+ call/.test(content) || content.startsWith('Not run: the user denied an earlier call')) return 'denied';
+  if (/^\S+ is not allowed here \(permissions mode "deny"\)/.test(content) || /^\S+ needs the user's approval, and nobody can approve/.test(content)) return 'denied';
+  return null;
+}
+
+/**
+ * An assistant message that holds no reply (a turn interrupted before the model wrote anything,
+ * or the marker left for an unanswered prompt) is no model reply: it is shown as a notice.
+ */
+export function noReplyItem(m: Message): TranscriptItem | null {
+  if (m.role !== 'assistant' || !m.interrupted || toolUses(m).length > 0) return null;
+  const text = textOf(m).trim();
+  if (text !== '' && text !== UNANSWERED_PROMPT_REPLY) return null;
+  return { kind: 'notice', id: itemId(), level: 'info', text: 'Interrupted before the model replied' };
 }
 
 /** A `!command` the person ran, shown as the tool row it was when it ran. */

@@ -2,7 +2,7 @@
 // and a line for an ending the person should know about (stopped, refused, a limit reached).
 import { plural } from './format.js';
 import type { RunningTool, StreamState } from './live-state.js';
-import { itemId, type ToolItem, type TranscriptItem } from './transcript.js';
+import { itemId, STOPPED_NOTICE, type ToolItem, type TranscriptItem } from './transcript.js';
 
 export interface TurnEnd {
   reason: string;
@@ -33,6 +33,6 @@ export function turnEndItems(end: TurnEnd): { items: TranscriptItem[]; showedInt
   if (reason === 'max_steps') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: `Stopped after ${plural(steps, 'step')} (the step limit for one turn)` });
   if (reason === 'refusal') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The model declined to answer' });
   if (reason === 'max_tokens') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply stopped at the output limit' });
-  if (reason === 'stopped') items.push({ kind: 'notice', id: itemId(), level: 'info', text: 'Stopped: you denied the call and ended the turn' });
+  if (reason === 'stopped') items.push({ kind: 'notice', id: itemId(), level: 'info', text: STOPPED_NOTICE });
   return { items, showedInterrupt };
 }

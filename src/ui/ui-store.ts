@@ -5,6 +5,7 @@ import { ChildRows } from './child-rows.js';
 import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
+import { diffStat, formatUnified } from '../tools/fileDiff.js';
 import { newApprovalView, type ApprovalView } from './approval.js';
 import { isCommandText } from './completion.js';
 import type { SessionView, UiController, UiEvent } from './controller.js';
@@ -23,7 +24,7 @@ import { cutForModel, LiveToolOutput } from './tool-progress.js';
 import { BlockSplitter } from './stream-blocks.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
 import { isShellNote } from '../session/shellNote.js';
-import { itemId, keyArgument, messagesToItems } from './transcript.js';
+import { itemId, keyArgument, messagesToItems, noReplyItem } from './transcript.js';
 import { TranscriptPrinter } from './transcript-printer.js';
 
 /** How long an SDK notice stays under the prompt. */
@@ -57,6 +58,10 @@ export class UiStore {
   private readonly childRows = new ChildRows();
   private expandedToolId: string | null = null;
   private turnShowedInterrupt = false;
+  /** The running turn has shown something of the model's (text, a tool call, a question). */
+  private turnShowedOutput = false;
+  /** The prompt the running turn answers (null for a command). */
+  private turnPrompt: string | null = null;
   private readonly providerNotices = new Set<string>();
   private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
@@ -83,6 +88,7 @@ export class UiStore {
     switch (ev.type) {
       case 'turn_start':
         this.turnShowedInterrupt = false;
+        this.turnShowedOutput = false;
         this.resetStream();
         return this.patchLive({ turn: { startedAt: this.now(), outputTokens: 0 }, retry: null });
       case 'request_start':
@@ -93,15 +99,18 @@ export class UiStore {
         this.resetStream();
         return this.patchLive({ retry: null, waiting: null, writingTools: [] });
       case 'text_delta':
+        this.turnShowedOutput = true;
         if (this.live.get().waiting) this.patchLive({ waiting: null });
         return this.onTextDelta(ev.text);
       case 'waiting':
         return this.patchLive({ waiting: waitingText(ev) });
       case 'tool_call_streaming':
+        this.turnShowedOutput = true;
         return this.patchLive({ waiting: null, writingTools: [...this.live.get().writingTools, { id: ev.id, name: ev.name }] });
       case 'message':
         return this.onMessage(ev.message);
       case 'tool_start': {
+        this.turnShowedOutput = true;
         const l = this.live.get();
         const summary = ev.summary || keyArgument(ev.input);
         this.toolInputs.set(ev.id, { name: ev.name, summary });
@@ -245,7 +254,9 @@ export class UiStore {
       const rest = continued ? full.slice(s.committed) : full;
       this.resetStream(s.chars);
       if (m.interrupted) this.turnShowedInterrupt = true;
-      if (rest.trim() !== '' || m.interrupted) this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: m.interrupted === true, continued });
+      const none = continued ? null : noReplyItem(m);
+      if (none) this.append(none);
+      else if (rest.trim() !== '' || m.interrupted) this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: m.interrupted === true, continued });
       return this.patchLive({ writingTools: [] });
     }
     if (isToolResultMessage(m) || m.kind === 'meta' || isShellNote(m)) return;
@@ -311,6 +322,16 @@ export class UiStore {
     return true;
   }
 
+  /** Ctrl-O at an edit's approval prompt: its whole diff, printed above the prompt (once). */
+  showApprovalDiff(view: ApprovalView): void {
+    const diff = view.request.diff;
+    if (!diff) return;
+    if (this.expandedToolId === view.request.toolUseId) return this.flashHint('The whole diff is printed above', 'info');
+    this.expandedToolId = view.request.toolUseId;
+    const output = `Proposed, not applied yet: ${diffStat(diff)}\n${formatUnified(diff)}`;
+    this.append({ kind: 'tool_output', id: itemId(), name: view.request.toolName, summary: diff.path, output });
+  }
+
   respondToApproval(decision: ApprovalDecision): void {
     const [head, ...rest] = this.approvals.get();
     if (!head) return;
@@ -336,6 +357,7 @@ export class UiStore {
       this.patchLive({ queued: [...l.queued, text] });
       return;
     }
+    this.turnPrompt = isCommandText(text, this.controller.commands()) ? null : text;
     this.controller.submit(text);
   }
 
@@ -352,6 +374,11 @@ export class UiStore {
   }
 
   /** Takes the queued prompts back (Esc: the person interrupted, so they should not fire on their own). */
+  /** Esc before any reply: the running turn's prompt, to put back in the input (null once the model showed something). */
+  unansweredPrompt(): string | null {
+    return isWorking(this.live.get()) && !this.turnShowedOutput && this.stream.get().text === '' ? this.turnPrompt : null;
+  }
+
   takeQueued(): string[] {
     const q = this.live.get().queued;
     if (q.length > 0) this.live.set({ ...this.live.get(), queued: [] });

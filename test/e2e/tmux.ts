@@ -29,6 +29,12 @@ export class Tmux {
     this.tmux(['send-keys', '-t', this.target, '-l', text]);
   }
 
+  /** Pastes text as a terminal does (bracketed, when the program asked for it; line breaks sent as CR). */
+  paste(text: string): void {
+    execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', 'load-buffer', '-b', 'paste', '-'], { input: text });
+    this.tmux(['paste-buffer', '-p', '-d', '-b', 'paste', '-t', this.target]);
+  }
+
   /** Sends named keys: Enter, Escape, C-c, Up, ... */
   keys(...names: string[]): void {
     this.tmux(['send-keys', '-t', this.target, ...names]);

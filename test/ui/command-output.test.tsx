@@ -33,10 +33,11 @@ describe('command outputs', () => {
       effectiveWindow: 180_000,
     });
     expect(f).toContain('50% context left · 90.0k of 180.0k tokens in use · window 200.0k');
-    expect(f).toMatch(/Messages\s+█{9}░{11}\s+81\.0k\s+45\.0%/);
-    expect(f).toMatch(/System prompt\s+░{20}\s+3\.0k\s+1\.7%/);
-    expect(f).toMatch(/Free space\s+█{10}░{10}\s+90\.0k\s+50\.0%/);
-    expect(f).toContain('Reserved for the reply');
+    // shares of the whole 200k window: the rows, the free space and the reserve make 100%
+    expect(f).toMatch(/Messages\s+█{8}░{12}\s+81\.0k\s+40\.5%/);
+    expect(f).toMatch(/System prompt\s+░{20}\s+3\.0k\s+1\.5%/);
+    expect(f).toMatch(/Free space\s+█{9}░{11}\s+90\.0k\s+45\.0%/);
+    expect(f).toMatch(/Reserved for the reply\s+█{2}░{18}\s+20\.0k\s+10\.0%/);
   });
 
   it('cost: a table per model and the total', async () => {

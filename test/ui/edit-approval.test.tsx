@@ -63,7 +63,7 @@ describe('the approval prompt for an edit', () => {
     expect(app.frame()).toContain('+ row 1');
     expect(app.frame()).not.toContain('+ row 40');
     expect(app.frame()).toMatch(/↓ \d+ more lines/);
-    expect(app.frame()).toContain('pgup/pgdn: scroll the diff');
+    expect(app.frame()).toContain('pgup/pgdn, home/end: scroll the diff');
     await app.press('\u001b[6~');
     await app.waitForText('↑');
     expect(app.frame()).not.toContain('+ row 1\n');

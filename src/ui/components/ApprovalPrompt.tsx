@@ -3,7 +3,8 @@ import type { ApprovalView } from '../approval.js';
 import { approvalOptions } from '../approval.js';
 import { sanitize } from '../sanitize.js';
 import { boxBorder, useTheme } from '../theme.js';
-import { DiffView } from './DiffView.js';
+import { wrappedDiffLines } from '../item-text.js';
+import type { Theme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
 /** Rows the approval box needs besides the diff (title, stat, options, help, borders). */
@@ -12,13 +13,37 @@ const CHROME_ROWS = 14;
 /** How many diff rows fit on a screen of `rows` rows. */
 export const diffRowsFor = (rows: number): number => Math.max(4, rows - CHROME_ROWS);
 
+const wrapped = new WeakMap<object, { columns: number; theme: Theme; lines: string[] }>();
+
+/** The prompt's diff as screen lines for a terminal `columns` wide: long lines wrap, nothing approved is hidden. */
+export function diffLinesFor(view: ApprovalView, columns: number, theme: Theme): string[] {
+  const hit = wrapped.get(view.diffRows);
+  if (hit && hit.columns === columns && hit.theme === theme) return hit.lines;
+  // the box's border and padding take four columns
+  const lines = wrappedDiffLines(view.diffRows, Math.max(8, columns - 4), theme);
+  wrapped.set(view.diffRows, { columns, theme, lines });
+  return lines;
+}
+
+/** For a Write: what the whole new content is, before its diff. */
+function writeSummary(view: ApprovalView): string | null {
+  const input = view.request.input as { content?: unknown } | null;
+  if (view.request.toolName !== 'Write' || typeof input?.content !== 'string') return null;
+  const content = input.content;
+  const lines = content === '' ? 0 : content.replace(/\n$/, '').split('\n').length;
+  const bytes = Buffer.byteLength(content);
+  const size = bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const what = view.request.diff?.created ? 'New file' : 'Replaces the whole file with';
+  return `${what}: ${lines.toLocaleString('en-US')} ${lines === 1 ? 'line' : 'lines'}, ${size}`;
+}
+
 /**
  * "Bash wants to run …" with the command in full, or "Edit wants to change path" with the diff
  * (scrollable when it is taller than the screen); then the options.
  */
 export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending: number }) {
   const theme = useTheme();
-  const { rows } = useTerminalSize();
+  const { rows, columns } = useTerminalSize();
   const options = approvalOptions(view.request);
   const req = view.request;
   const diff = req.diff;
@@ -31,7 +56,7 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
         </Text>
       ) : null}
       {diff ? <EditHeader view={view} of={of} /> : <CommandHeader view={view} of={of} />}
-      {diff ? <DiffBody view={view} max={diffRowsFor(rows)} /> : null}
+      {diff ? <DiffBody lines={diffLinesFor(view, columns, theme)} scroll={view.scroll} max={diffRowsFor(rows)} /> : null}
       <Box flexDirection="column" marginTop={1}>
         {options.map((o, i) => {
           const selected = i === view.selected;
@@ -51,8 +76,15 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
           );
         })}
       </Box>
+      {view.stray !== '' ? (
+        <Text color={theme.warning}>
+          Typed text is not an answer and was ignored: “{sanitize(view.stray).slice(-40)}” · Enter dismisses this · to send a note, select 3 and type
+        </Text>
+      ) : null}
       <Text color={theme.muted}>
-        enter: choose · ↑↓ or 1–{options.length}: select · esc: deny and stop{diff && view.diffRows.length > diffRowsFor(rows) ? ' · pgup/pgdn: scroll the diff' : ''}
+        enter: choose · ↑↓ or 1–{options.length}: select · esc: deny and stop
+        {diff && diffLinesFor(view, columns, theme).length > diffRowsFor(rows) ? ' · pgup/pgdn, home/end: scroll the diff' : ''}
+        {diff ? ' · ctrl+o: print the whole diff above' : ''}
       </Text>
     </Box>
   );
@@ -79,6 +111,7 @@ function CommandHeader({ view, of }: { view: ApprovalView; of: string }) {
 function EditHeader({ view, of }: { view: ApprovalView; of: string }) {
   const theme = useTheme();
   const d = view.request.diff!;
+  const summary = writeSummary(view);
   return (
     <>
       <Text bold color={theme.warning} wrap="truncate-end">
@@ -89,19 +122,24 @@ function EditHeader({ view, of }: { view: ApprovalView; of: string }) {
         <Text color={theme.success}>+{d.added}</Text> <Text color={theme.error}>−{d.removed}</Text>
         {view.request.outsideCwd ? <Text color={theme.warning}> · outside the working directory</Text> : null}
       </Text>
+      {summary ? <Text color={theme.info}>{summary}</Text> : null}
     </>
   );
 }
 
-function DiffBody({ view, max }: { view: ApprovalView; max: number }) {
+function DiffBody({ lines, scroll, max }: { lines: string[]; scroll: number; max: number }) {
   const theme = useTheme();
-  const total = view.diffRows.length;
-  const from = Math.min(view.scroll, Math.max(0, total - max));
+  const total = lines.length;
+  const from = Math.min(scroll, Math.max(0, total - max));
   const below = total - from - max;
   return (
     <Box flexDirection="column" marginTop={1}>
       {from > 0 ? <Text color={theme.muted}>  ↑ {from} more lines</Text> : null}
-      <DiffView rows={view.diffRows} from={from} max={max} />
+      {lines.slice(from, from + max).map((l, i) => (
+        <Text key={from + i} wrap="truncate-end">
+          {l}
+        </Text>
+      ))}
       {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
     </Box>
   );

@@ -10,9 +10,15 @@ import { useTerminalSize } from './terminal-size.js';
 
 const PLACEHOLDER = 'Ask for a change, or type / for commands';
 
+// Emoji skin-tone modifiers: terminals disagree on their width (tmux and xterm draw 👍🏽 four
+// columns wide, most others two, string-width says two), and a wrong guess pushes the box's right
+// border onto the next line. The box shows the emoji without its tone; the text keeps it.
+const SKIN_TONE = /[\u{1F3FB}-\u{1F3FF}]/gu;
+const shown = (text: string): string => text.replace(SKIN_TONE, '');
+
 /** The input box: the text with its cursor, and the slash-command completions under it. */
 export function PromptView({ model }: { model: PromptModel }) {
-  const { text, cursor, completion, mention, search } = useStore(model.store);
+  const { text, cursor, completion, mention, search, note } = useStore(model.store);
   const theme = useTheme();
   const { rows } = useTerminalSize();
   const lines = text.split('\n');
@@ -20,20 +26,20 @@ export function PromptView({ model }: { model: PromptModel }) {
   const cursorLine = before.split('\n').length - 1;
   const col = cursor - (before.lastIndexOf('\n') + 1);
   const { first, count, below } = promptViewport(lines.length, cursorLine, promptMaxLines(rows));
-  const shown = lines.slice(first, first + count);
+  const visible = lines.slice(first, first + count);
   const shellMode = text.startsWith('!');
   return (
     <Box flexDirection="column">
       <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={shellMode ? theme.warning : theme.muted} borderDimColor={!theme.color}>
         {first > 0 ? <Text color={theme.muted}>  ↑ {first} more lines</Text> : null}
-        {shown.map((line, i) => {
+        {visible.map((line, i) => {
           const n = first + i;
           const prefix = n === 0 ? '❯ ' : '  ';
           if (n !== cursorLine) {
             return (
               <Text key={n}>
                 <Text color={theme.accent}>{prefix}</Text>
-                {line}
+                {shown(line)}
               </Text>
             );
           }
@@ -41,9 +47,9 @@ export function PromptView({ model }: { model: PromptModel }) {
           return (
             <Text key={n}>
               <Text color={theme.accent}>{prefix}</Text>
-              {line.slice(0, col)}
-              <Text inverse>{at === '' ? ' ' : at}</Text>
-              {line.slice(col + at.length)}
+              {shown(line.slice(0, col))}
+              <Text inverse>{at === '' ? ' ' : shown(at) || ' '}</Text>
+              {shown(line.slice(col + at.length))}
               {text === '' ? <Text color={theme.muted}>{PLACEHOLDER}</Text> : null}
             </Text>
           );
@@ -58,6 +64,18 @@ export function PromptView({ model }: { model: PromptModel }) {
       ) : null}
       {completion ? <Completions completion={completion} maxRows={completionMaxRows(rows)} /> : null}
       {mention && mention.matches.length > 0 ? <PathMatches view={mention} maxRows={completionMaxRows(rows)} /> : null}
+      {note ? (
+        <Text color={theme.info} wrap="truncate-end">
+          {'  '}
+          {note}
+        </Text>
+      ) : null}
+      {!completion?.matches.length && model.usage(text) ? (
+        <Text color={theme.info} wrap="truncate-end">
+          {'  '}
+          {model.usage(text)}
+        </Text>
+      ) : null}
       {shellMode && !completion ? (
         <Text color={theme.warning} wrap="truncate-end">
           {'  '}! shell mode: runs in your shell now, no approval; the output goes to the model as context

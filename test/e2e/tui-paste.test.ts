@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
+import { lastUserText } from '../fake-server/server.js';
+import { hasTmux, Tmux } from './tmux.js';
+
+// Pasting into the prompt in a real terminal (issue 26): tmux pastes as terminals do, bracketed
+// once the program asks for it. What follows a placeholder is shown and sent as typed.
+
+const server = useFakeServer();
+let term: Tmux | undefined;
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+});
+
+const lines = (n: number, tag: string): string => Array.from({ length: n }, (_, i) => `${tag}${i + 1}`).join('\n');
+
+describe.skipIf(!hasTmux)('pasting in a real terminal', () => {
+  it('two large pastes stay two placeholders, and IME text and a short paste after them are shown and sent', async () => {
+    const ws = workspace();
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5'], cwd: ws.dir, env, width: 120, height: 30 });
+    await term.waitFor('Ask for a change');
+    term.type('q: ');
+    term.paste(`${lines(400, 'a')}\n`);
+    await term.waitFor('[pasted text #1 · 400 lines]');
+    term.paste(lines(30, 'b'));
+    await term.waitFor('[pasted text #2 · 30 lines]');
+    term.type('中文输入');
+    term.paste(' and a short one');
+    await term.waitFor('q: [pasted text #1 · 400 lines][pasted text #2 · 30 lines]中文输入 and a short one');
+    server.enqueue({ text: 'Got all of it.' });
+    term.keys('Enter');
+    await term.waitFor('Got all of it.');
+    const sent = lastUserText(server.requests[0]!.view!) ?? '';
+    expect(sent.slice(sent.indexOf('q: '))).toBe(`q: ${lines(400, 'a')}\n${lines(30, 'b')}中文输入 and a short one`);
+  });
+
+  it('a placeholder is one chip: Backspace deletes it whole, Left skips it and typing goes beside it', async () => {
+    const ws = workspace();
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5'], cwd: ws.dir, env, width: 120, height: 30 });
+    await term.waitFor('Ask for a change');
+    term.type('q: ');
+    term.paste(lines(400, 'a'));
+    await term.waitFor('q: [pasted text #1 · 400 lines]');
+    term.keys('Left');
+    term.type('<');
+    await term.waitFor('q: <[pasted text #1 · 400 lines]');
+    term.paste(lines(9, 'b'));
+    await term.waitFor('q: <[pasted text #2 · 9 lines][pasted text #1 · 400 lines]');
+    term.keys('BSpace');
+    await term.waitFor(/q: <\[pasted text #1 · 400 lines\] *│/);
+    term.keys('End', 'BSpace');
+    await term.waitFor(/q: < *│/);
+    server.enqueue({ text: 'Nothing pasted.' });
+    term.type('x');
+    term.keys('Enter');
+    await term.waitFor('Nothing pasted.');
+    const sent = lastUserText(server.requests[0]!.view!) ?? '';
+    expect(sent.slice(sent.indexOf('q: '))).toBe('q: <x');
+  });
+});

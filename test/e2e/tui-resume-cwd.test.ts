@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_BIN, agentEnv, jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
+import { hasTmux, Tmux } from './tmux.js';
+
+// Resuming a session from another directory (issue 26): the app says where the session was
+// started, that its tools now run here, and how to go back (the session's directory is stored).
+
+const server = useFakeServer();
+let term: Tmux | undefined;
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+});
+
+describe.skipIf(!hasTmux)('resuming from another directory', () => {
+  it('says so, with the command that works in the session\'s own directory; from its own directory nothing is said', async () => {
+    const ws = workspace();
+    server.enqueue({ text: 'Started here.' });
+    const first = await runAgent(['-p', 'start here', '--output-format', 'json'], { ws, server });
+    expect(first.code).toBe(0);
+    const id = String(jsonResult(first)['sessionId']);
+    const elsewhere = join(ws.root, 'elsewhere');
+    mkdirSync(elsewhere);
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--resume', id], cwd: elsewhere, env, width: 160, height: 30 });
+    await term.waitFor('Started here.');
+    await term.waitFor('This session was started in');
+    await new Promise((r) => setTimeout(r, 300));
+    // the notice wraps: read it with its line breaks taken out
+    const said = term.screen().replace(/\s*\n\s*/g, ' ');
+    expect(said).toContain(`This session was started in ${ws.dir}; its tools now run in ${elsewhere}.`);
+    expect(said).toContain(`To work there again, exit and run: cd ${ws.dir} && agent --resume ${id}`);
+    term.keys('C-d');
+    expect(await term.waitForExit()).toBe(0);
+    term.kill();
+
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--resume', id], cwd: ws.dir, env, width: 160, height: 30 });
+    await term.waitFor('Started here.');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(term.screen()).not.toContain('This session was started in');
+  });
+});
