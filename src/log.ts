@@ -13,7 +13,8 @@ let forms: string[] = [];
 export function registerSecret(value: string | undefined): void {
   if (!value || value.length < 8 || secrets.has(value)) return;
   secrets.add(value);
-  forms = [...new Set([...forms, ...secretForms(value)])].sort((a, b) => b.length - a.length);
+  // the value itself always (a short password is still a secret); its derived forms once long enough to be unlike ordinary text
+  forms = [...new Set([...forms, value, ...secretForms(value)])].sort((a, b) => b.length - a.length);
 }
 
 const HEADER_PATTERNS = [/(authorization["']?\s*[:=]\s*["']?bearer\s+)[^\s"',]+/gi, /(x-api-key["']?\s*[:=]\s*["']?)[^\s"',]+/gi];
