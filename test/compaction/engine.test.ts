@@ -558,6 +558,14 @@ describe('manual and reactive', () => {
     expect(o.record).toMatchObject({ status: 'failed', reason: expect.stringMatching(/after 2 compactions.*\/clear/s) });
     expect(events).toEqual([{ type: 'compaction_skipped', trigger: 'reactive', reason: o.record.reason }]);
   });
+
+  it('reactive compaction still runs at exactly maxReactiveAttempts, and stops at one more', async () => {
+    const e = makeEngine(summaryProvider(), { maxReactiveAttempts: 3 });
+    const h = talk(40, 2_200);
+    expect((await e.reactive(ctx(h), undefined, 3, signal(), collect().emit)).record.status).toBe('applied');
+    const o = await e.reactive(ctx(h), undefined, 4, signal(), collect().emit);
+    expect(o).toMatchObject({ skipped: true, record: { status: 'failed', reason: expect.stringContaining('after 3 compactions') } });
+  });
 });
 
 describe('restoration', () => {
