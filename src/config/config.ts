@@ -3,7 +3,8 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ProviderName } from '../llm/provider.js';
 import { stripJsonComments } from './jsonc.js';
-import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
+import { editDistance } from '../editDistance.js';
+import { BUILTIN_MODELS, inferProvider, lookalikeOf, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
 import {
   BashSchema,
   CacheSchema,
@@ -197,6 +198,18 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   }
 
   const resolved = resolveModel(model, userModels);
+  const baseURLSet = (flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL) !== undefined;
+  const lookalike = resolved.source === 'default' && !baseURLSet ? lookalikeOf(model) : undefined;
+  if (lookalike !== undefined) {
+    const near = Object.keys(BUILTIN_MODELS)
+      .filter((k) => k.startsWith(lookalike))
+      .sort((a, b) => editDistance(model, a) - editDistance(model, b))
+      .slice(0, 3);
+    throw new ConfigError(
+      `${flags.model !== undefined ? '--model' : 'field "model" (.agentrc)'}: unknown model "${model}" — did you mean ${near.join(', ')}? ` +
+        `Only a dated snapshot (${lookalike}-YYYYMMDD) extends a known name; describe another model under "models" in .agentrc, or use --base-url for a local server.`,
+    );
+  }
   if (resolved.source === 'default') {
     warnings.push(
       `Unknown model "${model}": assuming a ${resolved.contextWindow.toLocaleString('en-US')}-token context window and ${resolved.maxOutputTokens.toLocaleString('en-US')} output tokens. ` +
