@@ -2,7 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ProviderName } from '../llm/provider.js';
-import { stripJsonComments } from './jsonc.js';
+import { parseJsonc, positionOf } from './jsonc.js';
+import type { Node as JsonNode } from 'jsonc-parser';
 import { editDistance } from '../editDistance.js';
 import { BUILTIN_MODELS, inferProvider, lookalikeOf, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
 import {
@@ -83,11 +84,11 @@ export function loadConfig(opts: LoadOptions): Config {
   // default filled in by the working directory's file never hides a value set at home.
   let merged: Record<string, unknown> = {};
   for (const file of unique) {
-    const raw = readRawConfig(file);
-    if (raw) {
-      validateConfig(file, raw);
+    const read = readRawConfig(file);
+    if (read) {
+      validateConfig(file, read.json, read);
       sources.push(file);
-      merged = mergeRaw(merged, raw);
+      merged = mergeRaw(merged, read.json);
     }
   }
   return resolveConfig(FileConfigSchema.parse(merged), sources, opts);
@@ -95,11 +96,17 @@ export function loadConfig(opts: LoadOptions): Config {
 
 /** Reads and validates one .agentrc; undefined when the file does not exist. */
 export function readConfigFile(file: string): FileConfig | undefined {
-  const raw = readRawConfig(file);
-  return raw === undefined ? undefined : validateConfig(file, raw);
+  const read = readRawConfig(file);
+  return read === undefined ? undefined : validateConfig(file, read.json, read);
 }
 
-function readRawConfig(file: string): Record<string, unknown> | undefined {
+interface RawConfig {
+  json: Record<string, unknown>;
+  text: string;
+  tree: JsonNode | undefined;
+}
+
+function readRawConfig(file: string): RawConfig | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -107,20 +114,28 @@ function readRawConfig(file: string): Record<string, unknown> | undefined {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigError(`${file}: cannot read the file (${(e as Error).message})`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(stripJsonComments(text));
-  } catch (e) {
-    throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
+  // JSONC as editors read it: comments, trailing commas, and an empty file (no settings)
+  const parsed = parseJsonc(text);
+  if (!parsed.ok) {
+    throw new ConfigError(`${file}: not valid JSON at ${parsed.problem}`);
   }
+  const json = parsed.value;
   if (!isObject(json)) throw new ConfigError(`${file}: must hold a JSON object ({ ... })`);
-  return json;
+  return { json, text, tree: parsed.tree };
 }
 
-function validateConfig(file: string, raw: unknown): FileConfig {
+/** Validates one file's settings; every problem is reported (with its line and column when the text is known), not only the first. */
+function validateConfig(file: string, raw: unknown, source?: Pick<RawConfig, 'text' | 'tree'>): FileConfig {
   const result = FileConfigSchema.safeParse(raw);
   if (!result.success) {
-    throw new ConfigError(`${file}: ${describeIssue(result.error.issues[0]!)}`);
+    const problems = result.error.issues.map((issue) => {
+      // an unknown key is found at the key itself, not at the object holding it
+      const path = [...issue.path, ...(issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [issue.keys[0]] : [])];
+      const at = source ? positionOf(source.text, source.tree, path.map((k) => (typeof k === 'number' ? k : String(k)))) : undefined;
+      return `${at ? `line ${at.line}, column ${at.column}: ` : ''}${describeIssue(issue)}`;
+    });
+    if (problems.length === 1) throw new ConfigError(`${file}: ${problems[0]!}`);
+    throw new ConfigError(`${file}: ${problems.length} problems:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
   return result.data;
 }
