@@ -18,6 +18,8 @@ export interface ApprovalRequest {
   diff?: FileDiff;
   /** For Edit and Write: the file is outside the working directory (it always asks). */
   outsideCwd?: boolean;
+  /** For a read outside the project: the directory "for this session" covers (shown in the choice). */
+  sessionScope?: string;
 }
 
 export type ApprovalDecision =
