@@ -359,7 +359,7 @@ describe('summary validation', () => {
   });
 
   it('a compaction that would not shrink the context is not applied', async () => {
-    const e = makeEngine(summaryProvider(tokensText(6_000, 'huge')));
+    const e = makeEngine(summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`));
     const h = talk(4, 300);
     const { events, emit } = collect();
     const o = await e.manual(ctx(h), undefined, signal(), emit);
