@@ -59,6 +59,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   let compactions = 0;
   let manualFailed: string | undefined;
   let receipt = '';
+  let refused: string | undefined;
   session.on((e: SessionEvent) => {
     if (format === 'stream-json') writeLine(e);
     switch (e.type) {
@@ -81,6 +82,9 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         if (format !== 'stream-json' && (e.seconds === 5 || e.seconds % 30 === 0)) {
           process.stderr.write(`agent: ${e.stalled ? 'no data' : 'no response yet'} from ${session.currentConfig.provider}, ${e.seconds} s… (timeouts in .agentrc)\n`);
         }
+        break;
+      case 'prompt_refused':
+        refused = e.message;
         break;
       case 'compaction_skipped':
         if (format !== 'stream-json' && e.trigger !== 'auto') process.stderr.write(`agent: compaction (${e.trigger}) skipped: ${redact(e.reason)}\n`);
@@ -121,6 +125,8 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     }
 
     const result = await session.prompt(prompt);
+    // too large for the window: a usage error, nothing was stored or sent
+    if (refused !== undefined) throw new CliError(refused, EXIT_USAGE);
     const finalText = answer.join('').trim();
     const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps';
     if (format === 'text') {

@@ -134,6 +134,25 @@ export class ContextControl {
     return record!;
   }
 
+  /**
+   * Whether a prompt can be sent at all: beside it, a request always carries the system prompt,
+   * the tool schemas and the pinned messages, and no compaction can shrink those or the prompt
+   * (it is kept verbatim). When they do not fit the window's input share, the figures; else
+   * undefined.
+   */
+  async promptTooLarge(msg: Message): Promise<{ promptTokens: number; fixedTokens: number; limit: number } | undefined> {
+    const { counter } = this.deps;
+    const limit = this.engine.thresholds().effective;
+    const pinned = this.deps.log.messages().filter((m) => m.pinned);
+    // the cheap upper bound settles almost every prompt without loading the tokenizer
+    if (counter.boundRequest(this.system, this.toolSpecs, [...pinned, msg]) <= limit) return undefined;
+    await counter.load();
+    const ratio = this.engine.ratio();
+    const promptTokens = Math.round(ratio * counter.countMessage(msg));
+    const fixedTokens = Math.round(ratio * (counter.countText(this.system) + counter.countToolSpecs(this.toolSpecs) + counter.countMessages(pinned)));
+    return promptTokens + fixedTokens > limit ? { promptTokens, fixedTokens, limit } : undefined;
+  }
+
   /** The loop's hooks around each model call. */
   loopHooks(): Pick<LoopHost, 'beforeModelCall' | 'noteOverflow' | 'recoverFromOverflow' | 'afterResponse'> {
     return {

@@ -117,4 +117,6 @@ export type SessionEvent =
   /** The permission mode changed (Shift+Tab, "accept edits for the session"). */
   | { type: 'permission_mode'; mode: PermissionMode }
   /** The visible history was replaced (a /rewind, an /uncompact): redraw it from messages(). */
-  | { type: 'history_reset' };
+  | { type: 'history_reset' }
+  /** A prompt was not sent (larger than the window allows): nothing was stored; `text` goes back to the person's input. */
+  | { type: 'prompt_refused'; text: string; message: string };

@@ -17,6 +17,7 @@ import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js'
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
 import { promptMessage } from './mentions.js';
+import { oversizedPrompt } from './promptSize.js';
 import { archiveRecall } from './recall.js';
 import { lastPrompt, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
@@ -142,6 +143,19 @@ export class Session {
   /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
   async prompt(text: string): Promise<TurnResult> {
     const ac = this.begin();
+    // refused before anything is stored or sent; the text goes back to the person
+    let refused: string | undefined;
+    try {
+      refused = await oversizedPrompt(this.context, this.deps.tools, text, ac.signal);
+    } catch (e) {
+      this.end();
+      throw e;
+    }
+    if (refused) {
+      this.end();
+      this.emit({ type: 'prompt_refused', text, message: refused });
+      return { reason: 'error', steps: 0, usage: emptyUsage(), text: '' };
+    }
     this.context.startTurn();
     if (endsUnanswered(this.log.messages())) {
       // the last prompt got no reply: mark it, so it is not merged into this one

@@ -199,6 +199,10 @@ export class UiStore {
         return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
       case 'history_reset':
         return;
+      case 'prompt_refused':
+        // the text goes back into the prompt, to shorten or to save as a file
+        this.append({ kind: 'notice', id: itemId(), level: 'error', text: ev.message });
+        return this.onPromptReturned(ev.text);
       case 'exit':
         return this.onExit();
     }
@@ -307,6 +311,9 @@ export class UiStore {
     const [, ...rest] = this.approvals.get();
     this.approvals.set([view, ...rest]);
   }
+
+  /** Gives a prompt the session did not send back to the person's input (the app sets it). */
+  onPromptReturned: (text: string) => void = () => undefined;
 
   /** Sends a prompt now, or queues it while the agent works (slash commands always go at once). */
   submit(text: string): void {
