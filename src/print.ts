@@ -80,7 +80,11 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       case 'waiting':
         // within seconds, then every half minute: enough to know it is not hung, not a flood
         if (format !== 'stream-json' && (e.seconds === 5 || e.seconds % 30 === 0)) {
-          process.stderr.write(`agent: ${e.stalled ? 'no data' : 'no response yet'} from ${session.currentConfig.provider}, ${e.seconds} s… (timeouts in .agentrc)\n`);
+          process.stderr.write(
+            e.cannotConnect !== undefined
+              ? `agent: cannot connect to ${session.currentConfig.provider} (${redact(e.cannotConnect)}), ${e.seconds} s… (retrying)\n`
+              : `agent: ${e.stalled ? 'no data' : 'no response yet'} from ${session.currentConfig.provider}, ${e.seconds} s… (timeouts in .agentrc)\n`,
+          );
         }
         break;
       case 'prompt_refused':

@@ -26,6 +26,8 @@ export async function callModel(
   /** Set when the provider said prompt + max output is over its window while the prompt alone fits. */
   let outputCap: number | undefined;
   const firstStarted = Date.now();
+  /** The last attempt could not reach the provider (connection refused, DNS…): the waiting notices say so, not "no response yet". */
+  let cannotConnect: string | undefined;
   /** The error of the last attempt, stating how long the call was tried. */
   const gaveUp = (err: ProviderError, why = ''): CallOutcome => {
     if (attempt === 1 && !why) return { kind: 'failed', error: err };
@@ -48,11 +50,12 @@ export async function callModel(
         return;
       }
       silentTicks++;
-      emit({ type: 'waiting', seconds: Math.round((silentTicks * tick) / 1000), attempt, stalled: heard });
+      emit({ type: 'waiting', seconds: Math.round((silentTicks * tick) / 1000), attempt, stalled: heard, ...(cannotConnect !== undefined && !heard ? { cannotConnect } : {}) });
     }, tick);
     ticker.unref?.();
     const heardNow = (): void => {
       heard = true;
+      cannotConnect = undefined;
       dataSinceTick = true;
     };
     const req: ModelRequest = {
@@ -93,6 +96,7 @@ export async function callModel(
         ? e
         : new ProviderError({ kind: 'connection', provider: opts.provider.name, message: errorText(e), cause: e });
       if (err.kind === 'aborted') return { kind: 'aborted', partialText };
+      if (err.kind === 'connection' && !heard) cannotConnect = err.message;
       if (err.kind === 'context_overflow') {
         host.noteOverflow(err);
         const room = outputRoom(err, req.maxTokens);
