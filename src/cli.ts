@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { handleClosedStdout } from './closedPipe.js';
 import pkg from '../package.json' with { type: 'json' };
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
@@ -123,8 +124,10 @@ function checkSessionFlags(opts: GlobalOptions): void {
  */
 export function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void = (c) => process.exit(c)): void {
   stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') exit(EXIT_OK);
-    else throw e;
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+    // print mode ends its turn first (closedPipe.ts); it exits when the turn is over
+    if (stream === process.stdout && handleClosedStdout()) return;
+    exit(EXIT_OK);
   });
 }
 

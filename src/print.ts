@@ -1,4 +1,5 @@
 import { createRuntime } from './bootstrap.js';
+import { onClosedStdout } from './closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { CommandError, isCommandLine, runSlash } from './commands/registry.js';
@@ -37,8 +38,11 @@ function costFields(model: string, usage: Usage): { costUsd?: number; cost?: Cos
   return cost ? { costUsd: cost.total, cost } : {};
 }
 
+/** Set once the reader closed stdout (`| head -1`): nothing more is written there. */
+let stdoutClosed = false;
+
 const writeLine = (obj: unknown): void => {
-  process.stdout.write(`${redact(JSON.stringify(obj))}\n`);
+  if (!stdoutClosed) process.stdout.write(`${redact(JSON.stringify(obj))}\n`);
 };
 
 export async function runPrint(opts: GlobalOptions, words: string[]): Promise<number> {
@@ -128,7 +132,17 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       return manualFailed === undefined ? EXIT_OK : EXIT_RUNTIME;
     }
 
+    // a reader that goes away mid-turn (`| head -1`) ends the turn; the prompt is marked as unanswered, not left dangling
+    onClosedStdout(() => {
+      stdoutClosed = true;
+      session.interrupt();
+    });
     const result = await session.prompt(prompt);
+    onClosedStdout(undefined);
+    if (stdoutClosed) {
+      session.markUnanswered();
+      return EXIT_OK;
+    }
     // too large for the window: a usage error, nothing was stored or sent
     if (refused !== undefined) throw new CliError(refused, EXIT_USAGE);
     const finalText = answer.join('').trim();

@@ -144,13 +144,7 @@ export class Session {
   async prompt(text: string): Promise<TurnResult> {
     const ac = this.begin();
     // refused before anything is stored or sent; the text goes back to the person
-    let refused: string | undefined;
-    try {
-      refused = await oversizedPrompt(this.context, this.deps.tools, text, ac.signal);
-    } catch (e) {
-      this.end();
-      throw e;
-    }
+    const refused = await oversizedPrompt(this.context, this.deps.tools, text, ac.signal).catch((e: unknown) => (this.end(), Promise.reject(e)));
     if (refused) {
       this.end();
       this.emit({ type: 'prompt_refused', text, message: refused });
@@ -176,6 +170,11 @@ export class Session {
     } finally {
       this.end();
     }
+  }
+
+  /** Marks a prompt left without a reply (a -p run whose reader went away mid-turn), as the next prompt would. */
+  markUnanswered(): void {
+    if (endsUnanswered(this.log.messages())) this.emit({ type: 'message', message: this.log.append(unansweredReply()) });
   }
 
   /** Manual compaction (/compact [focus]). */
