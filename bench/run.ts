@@ -13,6 +13,7 @@ const BENCHES: Record<string, string> = {
   ui: 'render cost per streamed chunk and keystroke with 20 / 200 / 2,000 prior messages',
   caching: 'billed input of a 40-turn session with caching on vs off, and cache-aware micro compaction vs clearing at every call',
   edit: 'Edit on 0.5 / 1 / 5 MB files and on 100 vs 1,000 small files; snapshot database growth for 200 edits of a 100 KB file',
+  grep: 'Grep on a generated 6,000-file / ~60 MB tree: packaged ripgrep (the default) vs rg on PATH vs the JavaScript search',
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
