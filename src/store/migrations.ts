@@ -6,7 +6,7 @@ import { collectToolCalls } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import type { Migration } from './migration.js';
-import { ArchiveIndexer } from './search-index.js';
+import { ArchiveIndexer, v6MessageIndex } from './search-index.js';
 import { v5History } from './historyLog.js';
 import { v4Snapshots } from './snapshots.js';
 
@@ -188,7 +188,7 @@ const v3Leases: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History];
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6MessageIndex];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

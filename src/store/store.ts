@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
 import type { Message } from '../llm/messages.js';
+import { ArchiveIndexer } from './search-index.js';
 import { ArchiveSearch } from './archiveSearch.js';
 import { titleFrom } from './archive-text.js';
 import { decodeMessage, encodeMessage, encodeMeta, MESSAGE_COLS, messageRowOf, type MessageParams, type MessageRow, type MessageTuple } from './codec.js';
@@ -39,6 +40,7 @@ export class SqliteStore implements Store {
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
   private readonly search: ArchiveSearch;
+  private readonly index: ArchiveIndexer;
   private readonly statements: StatementCache;
   private readonly stmts;
 
@@ -52,6 +54,7 @@ export class SqliteStore implements Store {
     this.history = new HistoryWrites(db);
     this.snapshots = new SnapshotTables(db, this.history.log);
     this.search = new ArchiveSearch(db);
+    this.index = new ArchiveIndexer(db);
     this.statements = new StatementCache(db);
     this.stmts = {
       session: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
@@ -225,6 +228,7 @@ export class SqliteStore implements Store {
       this.requireSession(sessionId);
       if (this.stmts.hasMessage.get(sessionId, msg.id)) throw new InvalidInputError(`message ${msg.id} is already stored in session ${sessionId}`);
       this.insertMessage(sessionId, params, this.stmts.nextPos.get(sessionId)!);
+      this.index.appended(sessionId, msg);
       this.stmts.afterAppend.run({ id: sessionId, title: titleFrom(msg), now: Date.now(), touched: this.stmts.nextTouch.get() });
     });
   }
