@@ -52,6 +52,8 @@ export interface UiController {
   searchArchive(query: string, page: number): HistoryPage;
   /** Paths of the working directory for what follows an "@" in the prompt (fuzzy, .gitignore respected). */
   completePath?(query: string): Promise<string[]>;
+  /** Ids of the sessions whose messages match the words (the session picker filters by content too). */
+  searchSessions?(query: string): string[];
   /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */
   cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */

@@ -186,7 +186,7 @@ export class UiStore {
         return this.approvals.set([...this.approvals.get(), view]);
       }
       case 'command_output':
-        if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions));
+        if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions, this.controller.searchSessions?.bind(this.controller)));
         if (ev.output.kind === 'models') return this.models.set(newModelPicker(ev.output.models, ev.output.current));
         if (ev.output.kind === 'history') return this.history.set(newHistoryBrowser(ev.output.result));
         if (ev.output.kind === 'rewind') return this.rewind.set(newRewindPicker(ev.output.targets));
