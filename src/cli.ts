@@ -41,7 +41,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('--db <path>', 'database file (default $XDG_DATA_HOME/agent/agent.db; also AGENT_DB)')
     .addOption(new Option('--permission-mode <mode>', 'ask before Bash and edits, accept edits (Bash still asks), allow everything, or deny what needs approval').choices(['ask', 'acceptEdits', 'allow', 'deny']))
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
-    .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database)')
+    .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database); --debug=full (or full:<file>) logs message and tool contents too')
     .showSuggestionAfterError()
     .action((promptWords: string[], opts: GlobalOptions) => {
       run(async () => {

@@ -10,6 +10,7 @@ import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../co
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import { withModel, type Config } from '../config/config.js';
+import { debug, debugEnabled } from '../log.js';
 import { mayTruncateSilently } from '../llm/cache.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
@@ -161,6 +162,11 @@ export class ContextControl {
         if (overflow) {
           this.silentOverflow = undefined;
           await this.compaction((emit) => this.engine.reactive(this.ctx(), overflow, 1, signal, emit));
+        }
+        if (debugEnabled()) {
+          // the compaction decision's inputs: where the next request stands against the thresholds
+          const t = this.engine.thresholds();
+          debug('context before call', { tokens: this.usage().tokens, micro: t.micro, auto: t.auto, blocking: t.blocking, effective: t.effective });
         }
         await this.compaction((emit) => this.engine.beforeCall(this.ctx(), signal, emit));
       },

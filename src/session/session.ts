@@ -16,6 +16,7 @@ import type { AnyTool, RecallSource } from '../tools/types.js';
 import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
+import { logSessionEvent } from './debugEvents.js';
 import { promptMessage } from './mentions.js';
 import { oversizedPrompt } from './promptSize.js';
 import { archiveRecall } from './recall.js';
@@ -115,6 +116,7 @@ export class Session {
   }
 
   private emit(e: SessionEvent): void {
+    logSessionEvent(e);
     for (const l of this.listeners) l(e);
   }
 
