@@ -77,7 +77,10 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     platform: 'node',
     target: 'node20',
     // native addon: loaded from node_modules at run time
-    external: ['better-sqlite3'],
+    // @vscode/ripgrep finds its platform package's binary from its own location: it must stay in node_modules
+    external: ['better-sqlite3', '@vscode/ripgrep'],
+    // jsonc-parser's "main" is a UMD build whose dynamic require()s esbuild cannot follow: bundle its ESM build
+    alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
     plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch],
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own
     banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module';\nconst require = __agentCreateRequire(import.meta.url);" },

@@ -149,7 +149,11 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
   let config = configFor(opts, env);
   if (opts.debug) {
     try {
-      enableDebugLog(typeof opts.debug === 'string' ? opts.debug : join(dirname(config.dbPath), 'agent-debug.log'));
+      // --debug [file]; --debug=full (or full:<file>) logs message and tool contents too
+      const value = typeof opts.debug === 'string' ? opts.debug : '';
+      const full = value === 'full' || value.startsWith('full:');
+      const file = full ? value.slice(5) : value;
+      enableDebugLog(file || join(dirname(config.dbPath), 'agent-debug.log'), { full });
     } catch (e) {
       if (e instanceof DebugLogError) throw new CliError(e.message, EXIT_USAGE);
       throw e;

@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { handleClosedStdout } from './closedPipe.js';
 import pkg from '../package.json' with { type: 'json' };
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
@@ -42,7 +43,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
     .option('--allowed-tools <tools>', 'tools that run without asking, comma-separated (e.g. "Bash,mcp__github__*"; repeatable)', collect, [])
     .option('--mcp-trust', "run the project's MCP servers (.mcp.json) without asking")
-    .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database)')
+    .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database); --debug=full (or full:<file>) logs message and tool contents too')
     .option('--hooks-trust', "run the hooks in this project's .agentrc without asking (print mode cannot ask; ~/.agentrc hooks always run)")
     .showSuggestionAfterError()
     .action((promptWords: string[], opts: GlobalOptions) => {
@@ -126,8 +127,10 @@ function checkSessionFlags(opts: GlobalOptions): void {
  */
 export function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void = (c) => process.exit(c)): void {
   stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') exit(EXIT_OK);
-    else throw e;
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+    // print mode ends its turn first (closedPipe.ts); it exits when the turn is over
+    if (stream === process.stdout && handleClosedStdout()) return;
+    exit(EXIT_OK);
   });
 }
 

@@ -225,6 +225,15 @@ export class SessionController implements UiController {
     return historyPage(this.current, query, page);
   }
 
+  /** Ids of the sessions with a message (or a cleared output) matching `query`: the --resume picker's content filter. */
+  searchSessions(query: string): string[] {
+    try {
+      return [...new Set(this.runtime.store.searchArchive(query, { limit: 1000, offset: 0 }).map((h) => h.sessionId))];
+    } catch {
+      return []; // nothing searchable in what was typed (only punctuation)
+    }
+  }
+
   private actions(): AppActions {
     return {
       clear: async () => {

@@ -13,7 +13,8 @@ let forms: string[] = [];
 export function registerSecret(value: string | undefined): void {
   if (!value || value.length < 8 || secrets.has(value)) return;
   secrets.add(value);
-  forms = [...new Set([...forms, ...secretForms(value)])].sort((a, b) => b.length - a.length);
+  // the value itself always (a short password is still a secret); its derived forms once long enough to be unlike ordinary text
+  forms = [...new Set([...forms, value, ...secretForms(value)])].sort((a, b) => b.length - a.length);
 }
 
 const HEADER_PATTERNS = [/(authorization["']?\s*[:=]\s*["']?bearer\s+)[^\s"',]+/gi, /(x-api-key["']?\s*[:=]\s*["']?)[^\s"',]+/gi];
@@ -38,6 +39,14 @@ export function redact(text: string): string {
 }
 
 let logFile: string | undefined;
+/** --debug=full: message and tool contents go to the log too (still redacted); by default only figures, names and errors. */
+let fullContent = false;
+
+/** Whether a debug log is being written (callers skip building what it would not write). */
+export const debugEnabled = (): boolean => logFile !== undefined;
+
+/** Whether contents may be logged (--debug=full). */
+export const debugFull = (): boolean => logFile !== undefined && fullContent;
 
 /** The debug log cannot be written; the message names the path and the reason. */
 export class DebugLogError extends Error {
@@ -69,7 +78,8 @@ function prepareLogFile(path: string): void {
 }
 
 /** Starts the debug log; throws DebugLogError ("cannot write debug log <path>: <reason>") when it cannot be written. */
-export function enableDebugLog(file: string): void {
+export function enableDebugLog(file: string, opts: { full?: boolean } = {}): void {
+  fullContent = opts.full === true;
   try {
     prepareLogFile(resolve(file));
   } catch (e) {

@@ -1,4 +1,5 @@
 import { createRuntime } from './bootstrap.js';
+import { onClosedStdout } from './closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { CommandError, findCustom, isCommandLine, runSlash } from './commands/registry.js';
@@ -38,8 +39,11 @@ function costFields(model: string, usage: Usage): { costUsd?: number; cost?: Cos
   return cost ? { costUsd: cost.total, cost } : {};
 }
 
+/** Set once the reader closed stdout (`| head -1`): nothing more is written there. */
+let stdoutClosed = false;
+
 const writeLine = (obj: unknown): void => {
-  process.stdout.write(`${redact(JSON.stringify(obj))}\n`);
+  if (!stdoutClosed) process.stdout.write(`${redact(JSON.stringify(obj))}\n`);
 };
 
 export async function runPrint(opts: GlobalOptions, words: string[]): Promise<number> {
@@ -75,6 +79,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   let compactions = 0;
   let manualFailed: string | undefined;
   let receipt = '';
+  let refused: string | undefined;
   session.on((e: SessionEvent) => {
     if (format === 'stream-json') writeLine(e);
     switch (e.type) {
@@ -95,8 +100,15 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       case 'waiting':
         // within seconds, then every half minute: enough to know it is not hung, not a flood
         if (format !== 'stream-json' && (e.seconds === 5 || e.seconds % 30 === 0)) {
-          process.stderr.write(`agent: ${e.stalled ? 'no data' : 'no response yet'} from ${session.currentConfig.provider}, ${e.seconds} s… (timeouts in .agentrc)\n`);
+          process.stderr.write(
+            e.cannotConnect !== undefined
+              ? `agent: cannot connect to ${session.currentConfig.provider} (${redact(e.cannotConnect)}), ${e.seconds} s… (retrying)\n`
+              : `agent: ${e.stalled ? 'no data' : 'no response yet'} from ${session.currentConfig.provider}, ${e.seconds} s… (timeouts in .agentrc)\n`,
+          );
         }
+        break;
+      case 'prompt_refused':
+        refused = e.message;
         break;
       case 'compaction_skipped':
         if (format !== 'stream-json' && e.trigger !== 'auto') process.stderr.write(`agent: compaction (${e.trigger}) skipped: ${redact(e.reason)}\n`);
@@ -137,6 +149,11 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       return manualFailed === undefined ? EXIT_OK : EXIT_RUNTIME;
     }
 
+    // a reader that goes away mid-turn (`| head -1`) ends the turn; the prompt is marked as unanswered, not left dangling
+    onClosedStdout(() => {
+      stdoutClosed = true;
+      session.interrupt();
+    });
     let result;
     try {
       result = custom ? await runCustom(session, custom.cmd, custom.args, runtime.toolNames) : await session.prompt(prompt);
@@ -144,6 +161,13 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       if (e instanceof CustomCommandError) throw new CliError(e.message, EXIT_USAGE);
       throw e;
     }
+    onClosedStdout(undefined);
+    if (stdoutClosed) {
+      session.markUnanswered();
+      return EXIT_OK;
+    }
+    // too large for the window: a usage error, nothing was stored or sent
+    if (refused !== undefined) throw new CliError(refused, EXIT_USAGE);
     const finalText = answer.join('').trim();
     const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
     if (format === 'text') {

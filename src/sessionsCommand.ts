@@ -151,11 +151,11 @@ export async function searchSessionsCommand(query: string, opts: Opts & { sessio
     const sessionId = opts.session ? requireSession(store, opts.session).id : undefined;
     const hits = store.searchArchive(query, { ...(sessionId ? { sessionId, withChildren: true } : {}), limit: opts.limit, offset: 0 });
     if (hits.length === 0) {
-      out(`Nothing archived matches "${query}".`);
+      out(`Nothing matches "${query}".`);
       return EXIT_OK;
     }
     for (const h of hits) {
-      out(`${h.sessionId}  ${h.id}  ${h.label}\n    ${h.snippet.replace(/\s+/g, ' ')}`);
+      out(`${h.sessionId}  ${h.id}  ${h.label}${h.archived ? '  [archived]' : ''}\n    ${h.snippet.replace(/\s+/g, ' ')}`);
     }
     return EXIT_OK;
   });

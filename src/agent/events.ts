@@ -22,8 +22,8 @@ export type AgentEvent =
   | { type: 'tool_end'; id: string; name: string; output: ToolOutput; durationMs: number; status: 'done' | 'error' | 'denied' | 'interrupted' }
   | { type: 'usage'; usage: Usage; model: string; stopReason: StopReason }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; kind: ProviderErrorKind; message: string }
-  /** Nothing has come back for `seconds` (stalled: the reply had begun and went silent). */
-  | { type: 'waiting'; seconds: number; attempt: number; stalled: boolean }
+  /** Nothing has come back for `seconds` (stalled: the reply had begun and went silent; cannotConnect: the last attempt could not reach the provider, why). */
+  | { type: 'waiting'; seconds: number; attempt: number; stalled: boolean; cannotConnect?: string }
   /** The reply hit max_tokens and the agent asked the model to go on. */
   | { type: 'continuation'; count: number; max: number }
   | { type: 'error'; kind: ProviderErrorKind | 'tool' | 'internal'; message: string }

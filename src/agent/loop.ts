@@ -28,6 +28,13 @@ export async function runTurn(
   const turnId = newId('turn');
   let usage = emptyUsage();
   let text = '';
+  /** The last step was cut at max_tokens: the next one goes on mid-sentence, so its text joins without a break. */
+  let continuing = false;
+  /** Each step's text is a paragraph of its own in the turn's text (steps used to run together: "Let me check.Done."). */
+  const addText = (t: string): void => {
+    if (t === '') return;
+    text = text === '' || continuing ? text + t : `${text}\n\n${t}`;
+  };
   let steps = 0;
   let continuations = 0;
   let stopContinuations = 0;
@@ -71,7 +78,7 @@ export async function runTurn(
           model: opts.model,
           interrupted: true,
         };
-        text += textOf(appendMessage(partial));
+        addText(textOf(appendMessage(partial)));
       }
       return end('aborted');
     }
@@ -96,7 +103,8 @@ export async function runTurn(
         model: done.model,
       };
       const stored = appendMessage(assistant);
-      text += textOf(stored);
+      addText(textOf(stored));
+      continuing = false;
 
       const uses = toolUses(stored);
       if (uses.length > 0) {
@@ -111,6 +119,7 @@ export async function runTurn(
     if (done.stopReason === 'max_tokens' || done.stopReason === 'context_window') {
       if (continuations >= opts.maxOutputRecoveries || blocks.length === 0) return end('max_tokens');
       continuations++;
+      continuing = true;
       emit({ type: 'continuation', count: continuations, max: opts.maxOutputRecoveries });
       appendMessage({ id: newId(), role: 'user', blocks: [{ type: 'text', text: CONTINUE_PROMPT }], kind: 'meta', createdAt: Date.now() });
       continue;

@@ -3,6 +3,7 @@
 import { isProviderError, ProviderError } from '../llm/errors.js';
 import type { DoneEvent, ModelRequest } from '../llm/provider.js';
 import { nextRetryDelayMs } from '../llm/retry.js';
+import { debug, debugEnabled, debugFull } from '../log.js';
 import { errorText } from './errorText.js';
 import type { AgentEvent } from './events.js';
 import type { LoopHost, LoopOptions } from './host.js';
@@ -26,6 +27,8 @@ export async function callModel(
   /** Set when the provider said prompt + max output is over its window while the prompt alone fits. */
   let outputCap: number | undefined;
   const firstStarted = Date.now();
+  /** The last attempt could not reach the provider (connection refused, DNS…): the waiting notices say so, not "no response yet". */
+  let cannotConnect: string | undefined;
   /** The error of the last attempt, stating how long the call was tried. */
   const gaveUp = (err: ProviderError, why = ''): CallOutcome => {
     if (attempt === 1 && !why) return { kind: 'failed', error: err };
@@ -48,11 +51,12 @@ export async function callModel(
         return;
       }
       silentTicks++;
-      emit({ type: 'waiting', seconds: Math.round((silentTicks * tick) / 1000), attempt, stalled: heard });
+      emit({ type: 'waiting', seconds: Math.round((silentTicks * tick) / 1000), attempt, stalled: heard, ...(cannotConnect !== undefined && !heard ? { cannotConnect } : {}) });
     }, tick);
     ticker.unref?.();
     const heardNow = (): void => {
       heard = true;
+      cannotConnect = undefined;
       dataSinceTick = true;
     };
     const req: ModelRequest = {
@@ -65,6 +69,8 @@ export async function callModel(
       ...(opts.cacheKey !== undefined ? { cacheKey: opts.cacheKey } : {}),
     };
     let partialText = '';
+    const sentAt = Date.now();
+    if (debugEnabled()) debug('request', requestFigures(req, step, attempt));
     try {
       for await (const ev of opts.provider.stream(req)) {
         heardNow();
@@ -83,6 +89,7 @@ export async function callModel(
               throw new ProviderError({ kind: 'server', provider: opts.provider.name, message: 'the model sent an empty reply (no text and no tool call)' });
             }
             host.afterResponse(req, ev);
+            debug('response', { model: ev.model, ms: Date.now() - sentAt, stopReason: ev.stopReason, usage: ev.usage, ...(debugFull() ? { blocks: JSON.stringify(ev.blocks).slice(0, 4_000) } : {}) });
             return { kind: 'done', done: ev };
         }
       }
@@ -92,7 +99,9 @@ export async function callModel(
       const err = isProviderError(e)
         ? e
         : new ProviderError({ kind: 'connection', provider: opts.provider.name, message: errorText(e), cause: e });
+      debug('request failed', { ms: Date.now() - sentAt, kind: err.kind, ...(err.status !== undefined ? { status: err.status } : {}), ...(err.requestId ? { requestId: err.requestId } : {}), message: err.message });
       if (err.kind === 'aborted') return { kind: 'aborted', partialText };
+      if (err.kind === 'connection' && !heard) cannotConnect = err.message;
       if (err.kind === 'context_overflow') {
         host.noteOverflow(err);
         const room = outputRoom(err, req.maxTokens);
@@ -153,4 +162,22 @@ function outputRoom(err: ProviderError, requested: number): number | undefined {
   if (o?.limit === undefined || o.promptTokens === undefined || o.requestedOutputTokens === undefined) return undefined;
   const room = o.limit - (o.promptTokens - o.requestedOutputTokens) - OUTPUT_MARGIN;
   return room >= MIN_OUTPUT_ROOM && room < requested ? room : undefined;
+}
+
+/** What --debug logs of a request: its model and sizes (contents only with --debug=full). */
+function requestFigures(req: ModelRequest, step: number, attempt: number): Record<string, unknown> {
+  const chars = req.messages.reduce((n, m) => n + JSON.stringify(m.blocks).length, 0);
+  const last = req.messages.at(-1);
+  return {
+    model: req.model,
+    step,
+    attempt,
+    messages: req.messages.length,
+    messageChars: chars,
+    systemChars: req.system.length,
+    tools: req.tools.length,
+    maxTokens: req.maxTokens,
+    ...(req.cacheKey !== undefined ? { cacheKey: true } : {}),
+    ...(debugFull() && last ? { last: JSON.stringify(last.blocks).slice(0, 4_000) } : {}),
+  };
 }

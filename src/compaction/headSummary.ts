@@ -11,7 +11,7 @@ import type { Measurement } from './meter.js';
 import { FILE_EDIT_TOOLS } from './modified.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
 import { buildRestoration, type Restoration } from './restore.js';
-import { partitionHead, selectSplit } from './split.js';
+import { isTurnStart, partitionHead, selectSplit } from './split.js';
 import { SummaryFailure, type Summarizer, type SummaryResult } from './summarize.js';
 import type { CompactionRecord, CompactionTrigger } from './types.js';
 
@@ -37,6 +37,22 @@ export interface LlmRun {
   emit: Emit;
 }
 
+
+/**
+ * Where the trailing messages that await a reply begin: the person's last prompt (with the
+ * notes that came with it) when nothing answered it yet; the history's length otherwise. Tool
+ * results are not pending: the model asked for them.
+ */
+export function pendingFrom(history: readonly Message[]): number {
+  let i = history.length;
+  while (i > 0) {
+    const m = history[i - 1]!;
+    if (m.role !== 'user' || m.kind === 'checkpoint' || m.blocks.some((b) => b.type === 'tool_result')) break;
+    i--;
+  }
+  // only a run holding the person's prompt is pending (a lone note after a reply is not)
+  return history.slice(i).some(isTurnStart) ? i : history.length;
+}
 
 /** Summarizes the head and keeps the tail (auto, reactive, manual): the plan of an LLM compaction, nothing committed. */
 export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> {
@@ -81,10 +97,15 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       signal,
       progress,
       describe: d.deps.describeToolUse,
-      // a reactive compaction follows "prompt too long": the request as it stands cannot be sent
+      // a reactive compaction follows "prompt too long": the request as it stands cannot be sent.
+      // A prompt not yet answered stays out of it: in the same user message as the instruction
+      // the model would answer it, and that answer would become the checkpoint. It is sent after.
       shared:
         d.deps.inPlaceSummary && trigger !== 'reactive'
-          ? { system: ctx.system, tools: ctx.tools, history, keptFrom: split.index, tokens: measured.tokens, cacheKey: d.deps.inPlaceSummary.cacheKey }
+          ? (() => {
+              const answered = history.slice(0, pendingFrom(history));
+              return { system: ctx.system, tools: ctx.tools, history: answered, keptFrom: Math.min(split.index, answered.length), tokens: measured.tokens, cacheKey: d.deps.inPlaceSummary.cacheKey };
+            })()
           : undefined,
     });
   } catch (e) {

@@ -15,6 +15,24 @@ export const CHECKPOINT_SECTIONS: ReadonlyArray<{ title: string; what: string }>
   { title: 'Next Steps', what: 'the ordered next actions; the first is what to do immediately' },
 ];
 
+/**
+ * Sections a reply must hold (as Markdown headings) to be taken as a checkpoint. A reply to
+ * the person's prompt, a preamble or a refusal has none: committed, it would replace the
+ * history with something that is not a summary of it.
+ */
+export const REQUIRED_SECTIONS: readonly string[] = ['Goal'];
+
+/** Why `text` cannot be a checkpoint (empty, a required section missing), or undefined when it can. */
+export function checkpointProblem(text: string): string | undefined {
+  if (text.trim() === '') return 'the summary came back empty';
+  const headings = new Set(
+    [...text.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].map((m) => m[1]!.replace(/[*_`:]/g, '').trim().toLowerCase()),
+  );
+  const missing = REQUIRED_SECTIONS.filter((s) => !headings.has(s.toLowerCase()));
+  if (missing.length > 0) return `the reply is not a checkpoint (no ${missing.map((s) => `"## ${s}"`).join(', ')} section)`;
+  return undefined;
+}
+
 export const SUMMARIZER_SYSTEM = [
   'You write context checkpoints for a coding agent. A checkpoint replaces the older part of a conversation between a person and the agent,',
   'and the agent continues its work from the checkpoint alone, so it must carry every fact needed to go on: exact file paths, symbols,',

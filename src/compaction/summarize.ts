@@ -8,7 +8,7 @@ import { metadataSummary } from './metadata.js';
 import { modifiedFiles } from './modified.js';
 import type { DescribeToolUse } from './micro.js';
 import { mapLimit } from './pool.js';
-import { buildChunkPrompt, buildConsolidationPrompt, buildSummaryPrompt, buildVerificationPrompt, SUMMARIZER_SYSTEM } from './prompt.js';
+import { buildChunkPrompt, buildConsolidationPrompt, buildSummaryPrompt, buildVerificationPrompt, checkpointProblem, SUMMARIZER_SYSTEM } from './prompt.js';
 import { truncateToTokens } from './text.js';
 import type { TokenCounter } from './tokens.js';
 import { DEFAULT_RENDER, removeToolOutputsMiddleOut, renderTranscript, type RenderOptions } from './transcript.js';
@@ -109,21 +109,34 @@ export class Summarizer {
     const run: Run = { job, usage: emptyUsage(), requests: 0, window: this.model.limits.contextWindow, maxTokens: job.maxTokens };
     let text: string | undefined = job.shared ? await this.inPlace(run, job.shared) : undefined;
     let method: SummaryMethod = 'single';
-    if (text === undefined) {
+    // a reply that is no checkpoint is retried once through the tool-less transcript path (the
+    // in-place attempt, when made, was the first try), then the compaction fails
+    for (let attempt = job.shared ? 2 : 1; text === undefined && attempt <= 2; attempt++) {
       try {
         const r = await this.once(run, job.messages, 1);
-        text = r.text;
-        method = r.chunked ? 'chunked' : 'single';
+        const problem = checkpointProblem(r.text);
+        if (problem === undefined) {
+          text = r.text;
+          method = r.chunked ? 'chunked' : 'single';
+        } else if (attempt === 2) {
+          throw new SummaryFailure(problem);
+        } else {
+          job.progress(`${problem}: asking again`);
+        }
       } catch (e) {
         if (!isOverflow(e)) throw this.failure(e, job.signal);
         this.learnWindow(run, e);
+        break;
       }
     }
     for (const step of TRIM_LADDER) {
       if (text !== undefined) break;
       job.progress(`the summarizer's context overflowed: retrying without ${Math.round(step.fraction * 100)}% of the tool outputs`);
       try {
-        text = (await this.once(run, removeToolOutputsMiddleOut(job.messages, step.fraction), step.budget)).text;
+        const trimmed = (await this.once(run, removeToolOutputsMiddleOut(job.messages, step.fraction), step.budget)).text;
+        const problem = checkpointProblem(trimmed);
+        if (problem !== undefined) throw new SummaryFailure(problem);
+        text = trimmed;
         method = 'trimmed';
       } catch (e) {
         if (!isOverflow(e)) throw this.failure(e, job.signal);
@@ -138,8 +151,14 @@ export class Summarizer {
     if (job.verify) {
       job.progress('verifying the summary');
       try {
-        text = await this.verify(run, text);
-        verified = true;
+        const checked = await this.verify(run, text);
+        const problem = checkpointProblem(checked);
+        if (problem === undefined) {
+          text = checked;
+          verified = true;
+        } else {
+          job.progress(`verification failed (${problem}): keeping the draft`);
+        }
       } catch (e) {
         const f = this.failure(e, job.signal);
         if (f.aborted) throw f;
@@ -172,8 +191,9 @@ export class Summarizer {
     run.usage = addUsage(run.usage, done.usage);
     run.requests += 1;
     const answer = inPlaceAnswer(done);
-    if ('problem' in answer) {
-      job.progress(`${answer.problem}: summarizing a transcript instead`);
+    const problem = 'problem' in answer ? answer.problem : checkpointProblem(answer.text);
+    if (problem !== undefined || !('text' in answer)) {
+      job.progress(`${problem ?? 'no summary'}: summarizing a transcript instead`);
       return undefined;
     }
     return answer.text;

@@ -3,8 +3,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openaiApiFor, type ReasoningEffort } from '../llm/openaiApi.js';
 import type { ProviderName } from '../llm/provider.js';
-import { stripJsonComments } from './jsonc.js';
-import { inferProvider, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
+import { parseJsonc, positionOf } from './jsonc.js';
+import type { Node as JsonNode } from 'jsonc-parser';
+import { editDistance } from '../editDistance.js';
+import { BUILTIN_MODELS, inferProvider, lookalikeOf, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
 import {
   BashSchema,
   CacheSchema,
@@ -114,9 +116,10 @@ export function loadConfig(opts: LoadOptions): Config {
   const mcpFiles = new Map<string, string>();
   const hookSources: HookSource[] = [];
   for (const file of unique) {
-    const raw = readRawConfig(file);
-    if (raw) {
-      const valid = validateConfig(file, raw);
+    const read = readRawConfig(file);
+    if (read) {
+      const raw = read.json;
+      const valid = validateConfig(file, raw, read);
       for (const name of Object.keys(valid.mcpServers ?? {})) mcpFiles.set(name, file);
       // a repository may not vouch for its own servers: mcp.trustProject counts only in the person's home file
       if (file !== files[0] && valid.mcp?.trustProject !== undefined) {
@@ -138,11 +141,17 @@ export function loadConfig(opts: LoadOptions): Config {
 
 /** Reads and validates one .agentrc; undefined when the file does not exist. */
 export function readConfigFile(file: string): FileConfig | undefined {
-  const raw = readRawConfig(file);
-  return raw === undefined ? undefined : validateConfig(file, raw);
+  const read = readRawConfig(file);
+  return read === undefined ? undefined : validateConfig(file, read.json, read);
 }
 
-function readRawConfig(file: string): Record<string, unknown> | undefined {
+interface RawConfig {
+  json: Record<string, unknown>;
+  text: string;
+  tree: JsonNode | undefined;
+}
+
+function readRawConfig(file: string): RawConfig | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -150,20 +159,28 @@ function readRawConfig(file: string): Record<string, unknown> | undefined {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigError(`${file}: cannot read the file (${(e as Error).message})`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(stripJsonComments(text));
-  } catch (e) {
-    throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
+  // JSONC as editors read it: comments, trailing commas, and an empty file (no settings)
+  const parsed = parseJsonc(text);
+  if (!parsed.ok) {
+    throw new ConfigError(`${file}: not valid JSON at ${parsed.problem}`);
   }
+  const json = parsed.value;
   if (!isObject(json)) throw new ConfigError(`${file}: must hold a JSON object ({ ... })`);
-  return json;
+  return { json, text, tree: parsed.tree };
 }
 
-function validateConfig(file: string, raw: unknown): FileConfig {
+/** Validates one file's settings; every problem is reported (with its line and column when the text is known), not only the first. */
+function validateConfig(file: string, raw: unknown, source?: Pick<RawConfig, 'text' | 'tree'>): FileConfig {
   const result = FileConfigSchema.safeParse(raw);
   if (!result.success) {
-    throw new ConfigError(`${file}: ${describeIssue(result.error.issues[0]!)}`);
+    const problems = result.error.issues.map((issue) => {
+      // an unknown key is found at the key itself, not at the object holding it
+      const path = [...issue.path, ...(issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [issue.keys[0]] : [])];
+      const at = source ? positionOf(source.text, source.tree, path.map((k) => (typeof k === 'number' ? k : String(k)))) : undefined;
+      return `${at ? `line ${at.line}, column ${at.column}: ` : ''}${describeIssue(issue)}`;
+    });
+    if (problems.length === 1) throw new ConfigError(`${file}: ${problems[0]!}`);
+    throw new ConfigError(`${file}: ${problems.length} problems:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
   return result.data;
 }
@@ -241,6 +258,18 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   }
 
   const resolved = resolveModel(model, userModels);
+  const baseURLSet = (flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL) !== undefined;
+  const lookalike = resolved.source === 'default' && !baseURLSet ? lookalikeOf(model) : undefined;
+  if (lookalike !== undefined) {
+    const near = Object.keys(BUILTIN_MODELS)
+      .filter((k) => k.startsWith(lookalike))
+      .sort((a, b) => editDistance(model, a) - editDistance(model, b))
+      .slice(0, 3);
+    throw new ConfigError(
+      `${flags.model !== undefined ? '--model' : 'field "model" (.agentrc)'}: unknown model "${model}" — did you mean ${near.join(', ')}? ` +
+        `Only a dated snapshot (${lookalike}-YYYYMMDD) extends a known name; describe another model under "models" in .agentrc, or use --base-url for a local server.`,
+    );
+  }
   if (resolved.source === 'default') {
     warnings.push(
       `Unknown model "${model}": assuming a ${resolved.contextWindow.toLocaleString('en-US')}-token context window and ${resolved.maxOutputTokens.toLocaleString('en-US')} output tokens. ` +

@@ -11,7 +11,7 @@ export interface ModelInfo extends ModelLimits {
 
 /**
  * Known models. Dated snapshots ("claude-sonnet-4-5-20250929", "gpt-4o-2024-08-06") resolve
- * to their family entry through the longest matching prefix.
+ * to their family entry (see SNAPSHOT_SUFFIX); no other extension of a name does.
  */
 export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = {
   // Anthropic: the Claude 5 family runs a native 1M window
@@ -86,13 +86,32 @@ export function resolveModel(name: string, userModels: Readonly<Record<string, U
   return { name, ...UNKNOWN_MODEL_LIMITS, source: 'default' };
 }
 
+/**
+ * What may follow a known name: a dated snapshot (Anthropic "-20250929", Vertex "@20250929",
+ * OpenAI "-2024-08-06") or the providers' "-latest" alias. Nothing else: "claude-opus-4.8" or
+ * "claude-opus-4-9" are not Claude Opus 4 (made-up names would otherwise switch silently).
+ */
+const SNAPSHOT_SUFFIX = /^(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-latest)$/;
+
 function longestPrefix(name: string, keys: string[]): string | undefined {
   let best: string | undefined;
   for (const k of keys) {
-    // a prefix must end at a boundary: "gpt-4o-2024" matches "gpt-4o", "gpt-4or" does not
-    if (name === k || (name.startsWith(k) && /[-_:@.]/.test(name.charAt(k.length)))) {
+    if (name === k || (name.startsWith(k) && SNAPSHOT_SUFFIX.test(name.slice(k.length)))) {
       if (!best || k.length > best.length) best = k;
     }
+  }
+  return best;
+}
+
+/**
+ * The known name that `name` extends at a word boundary without being it or a snapshot of it
+ * ("claude-opus-4.8" → "claude-opus-4"): a made-up or mistyped name, refused rather than guessed.
+ */
+export function lookalikeOf(name: string): string | undefined {
+  if (longestPrefix(name, Object.keys(BUILTIN_MODELS))) return undefined;
+  let best: string | undefined;
+  for (const k of Object.keys(BUILTIN_MODELS)) {
+    if (name.startsWith(k) && /[-_:@.]/.test(name.charAt(k.length)) && (!best || k.length > best.length)) best = k;
   }
   return best;
 }

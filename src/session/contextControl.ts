@@ -11,6 +11,7 @@ import type { CompactionContext, ProviderCompaction } from '../compaction/engine
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import { withModel, type Config } from '../config/config.js';
+import { debug, debugEnabled } from '../log.js';
 import { mayTruncateSilently } from '../llm/cache.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
@@ -169,6 +170,25 @@ export class ContextControl {
     return record!;
   }
 
+  /**
+   * Whether a prompt can be sent at all: beside it, a request always carries the system prompt,
+   * the tool schemas and the pinned messages, and no compaction can shrink those or the prompt
+   * (it is kept verbatim). When they do not fit the window's input share, the figures; else
+   * undefined.
+   */
+  async promptTooLarge(msg: Message): Promise<{ promptTokens: number; fixedTokens: number; limit: number } | undefined> {
+    const { counter } = this.deps;
+    const limit = this.engine.thresholds().effective;
+    const pinned = this.deps.log.messages().filter((m) => m.pinned);
+    // the cheap upper bound settles almost every prompt without loading the tokenizer
+    if (counter.boundRequest(this.system, this.toolSpecs, [...pinned, msg]) <= limit) return undefined;
+    await counter.load();
+    const ratio = this.engine.ratio();
+    const promptTokens = Math.round(ratio * counter.countMessage(msg));
+    const fixedTokens = Math.round(ratio * (counter.countText(this.system) + counter.countToolSpecs(this.toolSpecs) + counter.countMessages(pinned)));
+    return promptTokens + fixedTokens > limit ? { promptTokens, fixedTokens, limit } : undefined;
+  }
+
   /** The loop's hooks around each model call. */
   loopHooks(): Pick<LoopHost, 'beforeModelCall' | 'noteOverflow' | 'recoverFromOverflow' | 'afterResponse'> {
     return {
@@ -177,6 +197,11 @@ export class ContextControl {
         if (overflow) {
           this.silentOverflow = undefined;
           await this.compaction((emit) => this.engine.reactive(this.ctx(), overflow, 1, signal, emit));
+        }
+        if (debugEnabled()) {
+          // the compaction decision's inputs: where the next request stands against the thresholds
+          const t = this.engine.thresholds();
+          debug('context before call', { tokens: this.usage().tokens, micro: t.micro, auto: t.auto, blocking: t.blocking, effective: t.effective });
         }
         await this.compaction((emit) => this.engine.beforeCall(this.ctx(), signal, emit));
       },

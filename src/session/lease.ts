@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { debug } from '../log.js';
 import type { LeaseHolder, Store } from '../store/index.js';
@@ -25,14 +26,30 @@ export class SessionInUseError extends Error {
   }
 }
 
-/** True when the process exists (EPERM: it exists but belongs to someone else). */
+/**
+ * True when the process exists and runs (EPERM: it exists but belongs to someone else, so it
+ * is alive). A zombie — killed, not yet reaped by its parent, as in a container without an init
+ * process — still answers kill(pid, 0) but will never write again: it counts as dead.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !isZombie(pid);
+}
+
+/** Linux: the state field of /proc/<pid>/stat (after the parenthesised command name) is Z. Elsewhere unknown: false. */
+export function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 1).trim().charAt(0);
+  return state === 'Z' || state === 'X';
 }
 
 /** Whether a holder no longer writes: this very process (it may reopen its own session), a dead process on this host, or a silent heartbeat. */

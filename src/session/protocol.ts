@@ -141,4 +141,6 @@ export type SessionEvent =
   /** The visible history was replaced (a /rewind, an /uncompact): redraw it from messages(). */
   | { type: 'history_reset' }
   /** A sub-agent (a Task call's child session) changed: queued, running, its tools and tokens, how it ended. */
-  | { type: 'child'; state: ChildState };
+  | { type: 'child'; state: ChildState }
+  /** A prompt was not sent (larger than the window allows): nothing was stored; `text` goes back to the person's input. */
+  | { type: 'prompt_refused'; text: string; message: string };

@@ -7,7 +7,7 @@ export function archiveRecall(store: Store, sessionId: string, crossSession: () 
   const scope = (): { sessionId?: string; withChildren?: boolean } => (crossSession() ? {} : { sessionId, withChildren: true });
   return {
     search: (query, opts) =>
-      store.searchArchive(query, { ...scope(), limit: opts.limit, offset: opts.offset }).map((h) => ({
+      store.searchArchive(query, { ...scope(), limit: opts.limit, offset: opts.offset, archivedOnly: true }).map((h) => ({
         id: h.id,
         label: h.label,
         snippet: h.snippet,

@@ -18,7 +18,9 @@ import type { SessionDeps } from './sessionDeps.js';
 import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
+import { logSessionEvent } from './debugEvents.js';
 import { promptMessage } from './mentions.js';
+import { oversizedPrompt } from './promptSize.js';
 import { archiveRecall } from './recall.js';
 import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
@@ -128,6 +130,7 @@ export class Session {
   }
 
   private emit(e: SessionEvent): void {
+    logSessionEvent(e);
     for (const l of this.listeners) l(e);
   }
 
@@ -156,6 +159,13 @@ export class Session {
   /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
   async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
+    // refused before anything is stored or sent; the text goes back to the person
+    const refused = await oversizedPrompt(this.context, this.deps.tools, asked, ac.signal).catch((e: unknown) => (this.end(), Promise.reject(e)));
+    if (refused) {
+      this.end();
+      this.emit({ type: 'prompt_refused', text: asked, message: refused });
+      return { reason: 'error', steps: 0, usage: emptyUsage(), text: '' };
+    }
     this.context.startTurn();
     if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
     if (endsUnanswered(this.log.messages())) {
@@ -183,6 +193,11 @@ export class Session {
       this.gate.turnAllow = [];
       this.end();
     }
+  }
+
+  /** Marks a prompt left without a reply (a -p run whose reader went away mid-turn), as the next prompt would. */
+  markUnanswered(): void {
+    if (endsUnanswered(this.log.messages())) this.emit({ type: 'message', message: this.log.append(unansweredReply()) });
   }
 
   /** Manual compaction (/compact [focus]). */

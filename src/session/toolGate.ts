@@ -1,5 +1,6 @@
 // The tool gate: whether a tool call runs (the read boundary, then the permission policy,
 // then the person), and the words the model reads when it does not.
+import { debug, debugFull } from '../log.js';
 import type { Authorization, GateCall } from '../agent/loop.js';
 import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
@@ -42,6 +43,23 @@ export class ToolGate {
   }
 
   async authorize(call: GateCall, signal: AbortSignal): Promise<Authorization> {
+    const started = Date.now();
+    const auth = await this.decide(call, signal);
+    // --debug: each permission decision, the call's key argument only with --debug=full
+    debug('permission', {
+      tool: call.tool.name,
+      id: call.toolUseId,
+      mode: this.policy.mode,
+      allowed: auth.ok,
+      ...(!auth.ok && 'stop' in auth && auth.stop ? { stopped: true } : {}),
+      ...(!auth.ok && debugFull() ? { reason: auth.message } : {}),
+      waitedMs: Date.now() - started,
+      ...(debugFull() ? { summary: call.summary } : {}),
+    });
+    return auth;
+  }
+
+  private async decide(call: GateCall, signal: AbortSignal): Promise<Authorization> {
     const { tool, input, summary, toolUseId } = call;
     if (tool.readOnly) {
       const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.policy.mode, this.approver, signal);

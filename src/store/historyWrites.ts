@@ -77,7 +77,7 @@ export class HistoryWrites {
     const archived = change.archivedIds.map((id) => decodeMessage(this.stmts.message.get(sessionId, id)!));
     const calls = collectToolCalls([...archived, ...change.messages]);
     for (const id of change.archivedIds) this.stmts.archive.run(record.id, sessionId, id);
-    for (const m of archived) this.indexer.message(sessionId, m, calls);
+    for (const m of [...archived, ...change.added]) this.indexer.message(sessionId, m, calls);
     for (const c of change.cleared) this.archiveOutput(sessionId, c, record.id, record.created_at);
     change.messages.forEach((m, i) => this.stmts.setPos.run(i, sessionId, m.id));
 
@@ -199,6 +199,7 @@ export class HistoryWrites {
     const count = (m: Message): number | null => (tokens ? tokens(m) : null);
     this.log.marker(sessionId, { id, trigger: 'repair', reason: 'repaired on load', archived: 0, createdAt: now });
     for (const m of change.added) this.insertAdded(sessionId, encodeMessage(m, count(m)), id);
+    for (const m of change.added) this.indexer.appended(sessionId, m);
     const replaced = change.replaced.map((m) => encodeMessage(m, count(m)));
     this.showRevisions(sessionId, replaced);
     const inserts = change.messages.flatMap((m, i) => (added.has(m.id) ? [{ id: m.id, after: i === 0 ? null : change.messages[i - 1]!.id }] : []));

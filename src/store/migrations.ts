@@ -6,7 +6,7 @@ import { collectToolCalls } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import type { Migration } from './migration.js';
-import { ArchiveIndexer } from './search-index.js';
+import { ArchiveIndexer, v7MessageIndex } from './search-index.js';
 import { v5History } from './historyLog.js';
 import { v4Snapshots } from './snapshots.js';
 import { v6ChildSessions } from './childSessions.js';
@@ -189,7 +189,7 @@ const v3Leases: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6ChildSessions];
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6ChildSessions, v7MessageIndex];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

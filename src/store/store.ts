@@ -1,17 +1,19 @@
 import type Database from 'better-sqlite3';
 import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
 import type { Message } from '../llm/messages.js';
+import { ArchiveIndexer } from './search-index.js';
 import { ArchiveSearch } from './archiveSearch.js';
 import { ChildSessions, parentParams } from './childSessions.js';
 import { titleFrom } from './archive-text.js';
-import { decodeMessage, encodeMessage, encodeMeta, MESSAGE_COLS, messageRowOf, type MessageParams, type MessageRow, type MessageTuple } from './codec.js';
+import { decodeMessage, encodeMessage, encodeMeta, messageRowOf, type MessageParams } from './codec.js';
 import { deriveHistory } from './derive.js';
 import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { HistoryWrites } from './historyWrites.js';
-import { SESSION_COLS, sessionInfo, type SessionRow } from './sessionRow.js';
+import { sessionInfo } from './sessionRow.js';
 import { SessionWrites } from './sessionWrites.js';
 import { SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
 import { StatementCache } from './statementCache.js';
+import { prepareStoreStatements, type StoreStatements } from './storeStatements.js';
 import type {
   ArchivedItem,
   ArchiveHit,
@@ -32,16 +34,16 @@ import type {
   VisibleRewrite,
 } from './types.js';
 
-/** SQL of the resume query, exported so a test can check its plan uses the partial index. */
-export const LOAD_VISIBLE_SQL = `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by IS NULL ORDER BY pos, rid`;
+export { LOAD_VISIBLE_SQL } from './storeStatements.js';
 
 export class SqliteStore implements Store {
   private readonly sessionWrites: SessionWrites;
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
   private readonly search: ArchiveSearch;
+  private readonly index: ArchiveIndexer;
   private readonly statements: StatementCache;
-  private readonly stmts;
+  private readonly stmts: StoreStatements;
 
   constructor(
     private readonly db: Database.Database,
@@ -53,45 +55,9 @@ export class SqliteStore implements Store {
     this.history = new HistoryWrites(db);
     this.snapshots = new SnapshotTables(db, this.history.log);
     this.search = new ArchiveSearch(db);
+    this.index = new ArchiveIndexer(db);
     this.statements = new StatementCache(db);
-    this.stmts = {
-      session: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
-      sessionsByPrefix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 3`),
-      // the footer shows an id's last characters (the random part): they name a session too
-      sessionsBySuffix: db.prepare<[string, string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE substr(id, -length(?)) = ? ORDER BY id LIMIT 3`),
-      latest: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE parent_id IS NULL ORDER BY touched DESC LIMIT 1`),
-      latestIn: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE cwd = ? AND parent_id IS NULL ORDER BY touched DESC LIMIT 1`),
-      list: db.prepare<[number], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE parent_id IS NULL ORDER BY touched DESC LIMIT ?`),
-      listIn: db.prepare<[string, number], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE cwd = ? AND parent_id IS NULL ORDER BY touched DESC LIMIT ?`),
-      nextTouch: db.prepare<[], number>('SELECT COALESCE(MAX(touched), 0) + 1 FROM sessions').pluck(),
-      insertSession: db.prepare(
-        `INSERT INTO sessions (id, cwd, title, provider, model, created_at, updated_at, touched, meta, parent_id, parent_turn, parent_tool_use, agent)
-         VALUES (@id, @cwd, @title, @provider, @model, @now, @now, @touched, @meta, @parent_id, @parent_turn, @parent_tool_use, @agent)`,
-      ),
-      deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE id = ?'),
-      hasMessage: db.prepare<[string, string], number>('SELECT 1 FROM messages WHERE session_id = ? AND id = ?').pluck(),
-      nextSeq: db.prepare<[string], number>('SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?').pluck(),
-      nextPos: db.prepare<[string], number>('SELECT COALESCE(MAX(pos), -1) + 1 FROM messages WHERE session_id = ? AND archived_by IS NULL').pluck(),
-      insertMessage: db.prepare(
-        `INSERT INTO messages (session_id, id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at)
-         VALUES (@session_id, @id, @seq, @pos, @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at)`,
-      ),
-      afterAppend: db.prepare(
-        `UPDATE sessions SET message_count = message_count + 1, visible_count = visible_count + 1,
-           title = COALESCE(title, @title), updated_at = @now, touched = @touched WHERE id = @id`,
-      ),
-      afterHistoryChange: db.prepare(
-        `UPDATE sessions SET message_count = message_count + @added, visible_count = @visible, compaction_count = compaction_count + @compactions,
-           updated_at = @now, touched = @touched WHERE id = @id`,
-      ),
-      visible: db.prepare<[string], MessageTuple>(LOAD_VISIBLE_SQL).raw(true),
-      transcript: db.prepare<[string], MessageRow & { archived_by: string | null }>(
-        `SELECT ${MESSAGE_COLS}, archived_by FROM messages WHERE session_id = ? ORDER BY seq`,
-      ),
-      transcriptVisible: db.prepare<[string], MessageRow & { archived_by: string | null }>(
-        `SELECT ${MESSAGE_COLS}, archived_by FROM messages WHERE session_id = ? AND archived_by IS NULL ORDER BY seq`,
-      ),
-    };
+    this.stmts = prepareStoreStatements(db);
   }
 
   // --- sessions -----------------------------------------------------------------------------
@@ -235,6 +201,7 @@ export class SqliteStore implements Store {
       this.requireSession(sessionId);
       if (this.stmts.hasMessage.get(sessionId, msg.id)) throw new InvalidInputError(`message ${msg.id} is already stored in session ${sessionId}`);
       this.insertMessage(sessionId, params, this.stmts.nextPos.get(sessionId)!);
+      this.index.appended(sessionId, msg);
       this.stmts.afterAppend.run({ id: sessionId, title: titleFrom(msg), now: Date.now(), touched: this.stmts.nextTouch.get() });
     });
   }

@@ -142,6 +142,8 @@ export interface ArchiveHit {
   createdAt: number;
   /** FTS5 bm25 score: lower is more relevant (hits come best first). 0 for the LIKE scan. */
   rank: number;
+  /** Out of the visible history (compacted, rewound, a cleared output); false for a message the conversation still shows. */
+  archived: boolean;
 }
 
 export interface ArchivedItem {
@@ -161,6 +163,8 @@ export interface SearchOptions {
   withChildren?: boolean;
   limit: number;
   offset: number;
+  /** Only what is out of the visible history (Recall, /history); by default every indexed message matches. */
+  archivedOnly?: boolean;
 }
 
 /** Token counts for messages a compaction adds or rewrites; omitted → stored as unknown (null). */

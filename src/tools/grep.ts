@@ -1,4 +1,5 @@
-import { stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import ignore from 'ignore';
 import * as z from 'zod/mini';
 import { describeBinary, readHead, sniff } from './binary.js';
@@ -18,8 +19,8 @@ import type { Tool, ToolContext, ToolOutput } from './types.js';
 
 export interface GrepOptions {
   /**
-   * ripgrep binary: a path to use it, null never to use it, undefined to use `rg` from
-   * PATH when there is one. Results are the same either way; ripgrep is faster.
+   * ripgrep binary: a path to use it, null never to use it, undefined for the packaged one
+   * (@vscode/ripgrep), else `rg` from PATH. Results are the same either way; ripgrep is faster.
    */
   rgPath?: string | null;
   /** Files larger than this are not searched (default 10 MiB). */
@@ -63,12 +64,28 @@ export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
   };
 }
 
-let rgOnPath: string | null | undefined;
-const resolveRg = (configured: string | null | undefined): string | null => {
-  if (configured !== undefined) return configured;
-  rgOnPath ??= findOnPath('rg') ?? null;
-  return rgOnPath;
+let defaultRg: Promise<string | null> | undefined;
+
+/**
+ * The ripgrep binary to use: the configured one; by default the one the @vscode/ripgrep
+ * dependency installed for this platform, else `rg` on PATH, else none (the JavaScript search).
+ */
+export const resolveRg = (configured: string | null | undefined): Promise<string | null> => {
+  if (configured !== undefined) return Promise.resolve(configured);
+  defaultRg ??= packagedRg().then((p) => p ?? findOnPath('rg') ?? null);
+  return defaultRg;
 };
+
+/** The packaged ripgrep's path when it is installed and runs here; undefined otherwise (the import throws without the platform package). */
+async function packagedRg(): Promise<string | undefined> {
+  try {
+    const { rgPath } = await import('@vscode/ripgrep');
+    await access(rgPath, constants.X_OK);
+    return rgPath;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface GrepRun {
   output: ToolOutput;
@@ -131,7 +148,7 @@ export async function runGrep(input: GrepInput, ctx: ToolContext, opts: GrepOpti
       const rules = new GitignoreRules(await findIgnoreRoot(abs, ctx.cwd));
       const target: DirTarget = { kind: 'dir', dir: abs, rules, ...(input.glob ? { filter: globFilter(input.glob) } : {}) };
       let viaRg: FileHit[] | undefined;
-      const rg = resolveRg(opts.rgPath);
+      const rg = await resolveRg(opts.rgPath);
       const rust = rg && q.unicode ? toRustRegex(input.pattern) : undefined;
       if (rg && rust !== undefined && !(await gitignoreAbove(rules.root))) {
         viaRg = await grepDirRg(rg, rust, q, target, ctx.signal).catch(() => undefined);

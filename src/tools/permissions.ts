@@ -24,6 +24,8 @@ export interface ApprovalRequest {
   mcpServer?: { file: string; changed: boolean };
   /** The first option's words when "Allow once" would mislead (a project's hooks: the answer is remembered for the project). */
   allowLabel?: string;
+  /** For a read outside the project: the directory "for this session" covers (shown in the choice). */
+  sessionScope?: string;
 }
 
 export type ApprovalDecision =

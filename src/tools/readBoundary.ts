@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { PermissionMode } from '../config/schema.js';
@@ -67,6 +67,16 @@ function realPath(p: string): string {
   }
 }
 
+/** The directory a session grant for `path` covers: the directory itself (Grep, Glob), or the one holding the file (FileRead). */
+function grantScope(path: string): string {
+  try {
+    if (statSync(path).isDirectory()) return path;
+  } catch {
+    // not there (yet): its parent
+  }
+  return dirname(path);
+}
+
 /** The nearest directory from `cwd` up that holds .git, or undefined. */
 export function repoRoot(cwd: string): string | undefined {
   for (let d = resolve(cwd); ; d = dirname(d)) {
@@ -86,8 +96,12 @@ export class ReadBoundary {
   private readonly project: string[];
   private readonly allowed: string[];
   private readonly home: string;
-  /** Tools the person allowed to read outside for the rest of the session. */
-  private readonly sessionTools = new Set<string>();
+  /**
+   * Directories outside the project that the person let a tool read for the rest of the
+   * session ("Allow FileRead in <dir> for this session"). Never a .env file there (always
+   * asked) nor a secret store (always refused): those are checked before a grant counts.
+   */
+  private readonly sessionDirs = new Map<string, string[]>();
 
   constructor(private readonly opts: ReadBoundaryOptions) {
     this.home = realPath(opts.home ?? homedir());
@@ -145,7 +159,7 @@ export class ReadBoundary {
         message: `${call.toolName} refused: ${shown} ${check.why}, and secrets are never read. Do not try to read it another way; if the user really needs it, they will share what is needed.`,
       };
     }
-    if (this.sessionTools.has(call.toolName)) return { ok: true };
+    if (!check.sensitive && (this.sessionDirs.get(call.toolName) ?? []).some((d) => isInside(d, check.path))) return { ok: true };
     if (mode === 'allow' && !check.sensitive) return { ok: true };
     const what = check.sensitive ? `${shown} is an environment file outside the project` : `${shown} is outside the working directory`;
     if (mode === 'deny') return { ok: false, message: `${call.toolName} refused: ${what} (permissions mode "deny"). Stay inside the project.` };
@@ -157,9 +171,20 @@ export class ReadBoundary {
           `The user can allow it with --add-dir <dir>, permissions.readPaths in .agentrc${check.sensitive ? '' : ', or --permission-mode allow'}.`,
       };
     }
-    const answer = await approver({ toolName: call.toolName, toolUseId: call.toolUseId, input: call.input, summary: `${call.summary}  (${what})` }, signal);
+    const scope = grantScope(check.path);
+    const answer = await approver(
+      {
+        toolName: call.toolName,
+        toolUseId: call.toolUseId,
+        input: call.input,
+        summary: `${call.summary}  (${what})`,
+        // an environment file outside is asked about every time: no session-wide answer
+        ...(check.sensitive ? { onceOnly: true } : { sessionScope: this.shown(scope).replace(/\/?$/, '/') }),
+      },
+      signal,
+    );
     if (answer.kind === 'deny') return { ok: false, message: `The user denied reading ${shown}${answer.note ? ` and said: ${answer.note}` : '.'}` };
-    if (answer.kind === 'allow_tool') this.sessionTools.add(call.toolName);
+    if (answer.kind === 'allow_tool' && !check.sensitive) this.sessionDirs.set(call.toolName, [...(this.sessionDirs.get(call.toolName) ?? []), scope]);
     return { ok: true };
   }
 

@@ -94,6 +94,8 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
 
   useEffect(() => {
     store.onExit = () => app.exit();
+    // a prompt the session refused (larger than the window) comes back to the input, ahead of anything typed since
+    store.onPromptReturned = (text) => prompt.restore(text);
     store.printer.onSessionReset = (text) => write(CLEAR_SCREEN + text);
     store.printer.onReprint = (text) => write(CLEAR_VISIBLE + text);
     const unsubscribe = controller.subscribe((ev) => store.handle(ev));

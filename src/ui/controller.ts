@@ -56,6 +56,8 @@ export interface UiController {
   completePath?(query: string): Promise<string[]>;
   /** A sub-agent's whole transcript as text (Ctrl+O on a Task row); undefined when it is not this session's child. */
   childTranscript?(childSessionId: string): string | undefined;
+  /** Ids of the sessions whose messages match the words (the session picker filters by content too). */
+  searchSessions?(query: string): string[];
   /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */
   cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */

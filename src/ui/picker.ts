@@ -9,19 +9,32 @@ export interface PickerState {
   filter: string;
   /** Index into visibleSessions(state). */
   selected: number;
+  /** Ids of the sessions whose messages match a filter (full-text search), when the app can search. */
+  contentMatches?: (filter: string) => ReadonlySet<string>;
 }
 
-export function newPicker(sessions: readonly SessionListItem[]): PickerState {
-  return { sessions: [...sessions].sort((a, b) => b.updatedAt - a.updatedAt), filter: '', selected: 0 };
+export function newPicker(sessions: readonly SessionListItem[], searchContent?: (query: string) => readonly string[]): PickerState {
+  const state: PickerState = { sessions: [...sessions].sort((a, b) => b.updatedAt - a.updatedAt), filter: '', selected: 0 };
+  if (searchContent) {
+    // one search per filter typed, not one per frame
+    const cache = new Map<string, ReadonlySet<string>>();
+    state.contentMatches = (filter) => {
+      let ids = cache.get(filter);
+      if (!ids) cache.set(filter, (ids = new Set(searchContent(filter))));
+      return ids;
+    };
+  }
+  return state;
 }
 
-/** The sessions whose title, directory or id contain every word typed into the filter. */
+/** The sessions whose title, directory or id contain every word typed into the filter, or whose messages match it. */
 export function visibleSessions(state: PickerState): SessionListItem[] {
   const words = state.filter.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return state.sessions;
+  const byContent = state.contentMatches?.(words.join(' '));
   return state.sessions.filter((s) => {
     const hay = `${s.title ?? ''} ${s.cwd} ${s.id}`.toLowerCase();
-    return words.every((w) => hay.includes(w));
+    return words.every((w) => hay.includes(w)) || byContent?.has(s.id) === true;
   });
 }
 

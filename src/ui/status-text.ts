@@ -14,6 +14,8 @@ export const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
 export const retryText = (ev: Extract<UiEvent, { type: 'retry' }>): string =>
   `${RETRY_LABEL[ev.kind] ?? 'Request failed'} — retrying in ${formatElapsed(ev.delayMs + 999)} (${ev.attempt}/${ev.maxAttempts})`;
 
-/** "No response yet, 30 s" before the reply begins, "No data for 30 s" once it went silent. */
+/** "No response yet, 30 s" before the reply begins, "No data for 30 s" once it went silent, "Cannot connect (…)" while the provider cannot be reached. */
 export const waitingText = (ev: Extract<UiEvent, { type: 'waiting' }>): string =>
-  `${ev.stalled ? 'No data for' : 'No response yet,'} ${ev.seconds} s${ev.attempt > 1 ? ` (attempt ${ev.attempt})` : ''}`;
+  ev.cannotConnect !== undefined
+    ? `Cannot connect (${ev.cannotConnect}), ${ev.seconds} s${ev.attempt > 1 ? ` (attempt ${ev.attempt})` : ''}`
+    : `${ev.stalled ? 'No data for' : 'No response yet,'} ${ev.seconds} s${ev.attempt > 1 ? ` (attempt ${ev.attempt})` : ''}`;

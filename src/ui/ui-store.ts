@@ -203,7 +203,7 @@ export class UiStore {
         return this.approvals.set([...this.approvals.get(), view]);
       }
       case 'command_output':
-        if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions));
+        if (ev.output.kind === 'picker') return this.picker.set(newPicker(ev.output.sessions, this.controller.searchSessions?.bind(this.controller)));
         if (ev.output.kind === 'models') return this.models.set(newModelPicker(ev.output.models, ev.output.current));
         if (ev.output.kind === 'history') return this.history.set(newHistoryBrowser(ev.output.result));
         if (ev.output.kind === 'rewind') return this.rewind.set(newRewindPicker(ev.output.targets));
@@ -220,6 +220,10 @@ export class UiStore {
         return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
       case 'history_reset':
         return;
+      case 'prompt_refused':
+        // the text goes back into the prompt, to shorten or to save as a file
+        this.append({ kind: 'notice', id: itemId(), level: 'error', text: ev.message });
+        return this.onPromptReturned(ev.text);
       case 'exit':
         return this.onExit();
     }
@@ -349,6 +353,9 @@ export class UiStore {
     const [, ...rest] = this.approvals.get();
     this.approvals.set([view, ...rest]);
   }
+
+  /** Gives a prompt the session did not send back to the person's input (the app sets it). */
+  onPromptReturned: (text: string) => void = () => undefined;
 
   /** Sends a prompt now, or queues it while the agent works (slash commands always go at once). */
   submit(text: string): void {

@@ -359,7 +359,7 @@ describe('summary validation', () => {
   });
 
   it('a compaction that would not shrink the context is not applied', async () => {
-    const e = makeEngine(summaryProvider(tokensText(6_000, 'huge')));
+    const e = makeEngine(summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`));
     const h = talk(4, 300);
     const { events, emit } = collect();
     const o = await e.manual(ctx(h), undefined, signal(), emit);
@@ -557,6 +557,14 @@ describe('manual and reactive', () => {
     const o = await e.reactive(ctx(h), undefined, 3, signal(), emit);
     expect(o.record).toMatchObject({ status: 'failed', reason: expect.stringMatching(/after 2 compactions.*\/clear/s) });
     expect(events).toEqual([{ type: 'compaction_skipped', trigger: 'reactive', reason: o.record.reason }]);
+  });
+
+  it('reactive compaction still runs at exactly maxReactiveAttempts, and stops at one more', async () => {
+    const e = makeEngine(summaryProvider(), { maxReactiveAttempts: 3 });
+    const h = talk(40, 2_200);
+    expect((await e.reactive(ctx(h), undefined, 3, signal(), collect().emit)).record.status).toBe('applied');
+    const o = await e.reactive(ctx(h), undefined, 4, signal(), collect().emit);
+    expect(o).toMatchObject({ skipped: true, record: { status: 'failed', reason: expect.stringContaining('after 3 compactions') } });
   });
 });
 

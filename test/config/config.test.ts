@@ -83,7 +83,7 @@ describe('config loading', () => {
     const file = join(d.cwd, '.agentrc');
     writeFileSync(file, JSON.stringify({ compaction: { tailTurns: -1 } }));
     expect(() => load(d)).toThrow(ConfigError);
-    expect(() => load(d)).toThrow(`${file}: field "compaction.tailTurns"`);
+    expect(() => load(d)).toThrow(`${file}: line 1, column 16: field "compaction.tailTurns"`);
     writeFileSync(file, JSON.stringify({ permissions: { mode: 'sometimes' } }));
     expect(() => load(d)).toThrow(/field "permissions\.mode"/);
     writeFileSync(file, JSON.stringify({ modle: 'x' }));
@@ -95,8 +95,8 @@ describe('config loading', () => {
   it('names the file for malformed JSON', () => {
     const d = dirs();
     const file = join(d.home, '.agentrc');
-    writeFileSync(file, '{ "model": "gpt-4o", }');
-    expect(() => load(d)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON`));
+    writeFileSync(file, '{\n  "model": "gpt-4o"\n  "maxSteps": 3\n}');
+    expect(() => load(d)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON at line 3, column 3: expected ","`));
   });
 
   it('rejects bad flags with the flag named', () => {

@@ -181,6 +181,17 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     expect(types.filter((t) => t === 'usage')).toHaveLength(2);
     expect(types.at(-2)).toBe('context');
     expect(types.at(-1)).toBe('result');
+    // the turn's text keeps each step's text apart
+    const end = events.find((e) => e.type === 'turn_end') as { text: string } | undefined;
+    expect(end?.text).toBe('Streaming words here.\n\nDone.');
+  });
+
+  it('stream-json turn_end.text joins a reply cut at max_tokens and its continuation without a break', async () => {
+    server.enqueue({ text: 'The first half ', stop: 'max_tokens' }, { text: 'and the second half.' });
+    const r = await run(['-p', 'q', '--output-format', 'stream-json']);
+    expect(r.code, r.stderr).toBe(0);
+    const end = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string }).find((e) => e.type === 'turn_end');
+    expect(end?.text).toBe('The first half and the second half.');
   });
 
   it('takes the prompt from stdin', async () => {

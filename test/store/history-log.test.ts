@@ -126,7 +126,8 @@ type Op =
   | { kind: 'revert'; pick: number; partial: number }
   | { kind: 'rewind'; pick: number }
   | { kind: 'unrewind'; pick: number }
-  | { kind: 'unpin' };
+  | { kind: 'unpin' }
+  | { kind: 'repair'; pick: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('turn' as const), tools: fc.integer({ min: 0, max: 3 }), pin: fc.boolean() }) },
@@ -136,6 +137,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('rewind' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('unrewind' as const), pick: fc.nat() }) },
   fc.record({ kind: fc.constant('unpin' as const) }),
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('repair' as const), pick: fc.nat() }) },
 );
 
 const isPromptLike = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && !isToolResultMessage(m);
@@ -150,14 +152,16 @@ function partialRestore(hidden: readonly Message[], view: readonly Message[], n:
 }
 
 describe('the store keeps the derived history', () => {
-  it('over random appends, compactions, clears, reverts, rewinds, undone rewinds and unpins: the cache equals the log replayed, the history is valid, nothing is lost', () => {
+  it('over random appends, compactions, clears, reverts, rewinds, undone rewinds, unpins and repairs: the cache equals the log replayed, the history is valid, nothing is lost', () => {
     let run = 0;
     let unrewinds = 0;
+    let repairsReverted = 0;
     fc.assert(
       fc.property(fc.array(op, { minLength: 8, maxLength: 40, size: 'max' }), (ops) => {
         const s = `prop${run++}`;
         store.createSession({ id: s, cwd: '/', provider: 'p', model: 'm' });
         const everStored = new Set<string>();
+        const repaired: string[] = [];
         for (const o of ops) {
           const visible = store.loadVisible(s);
           if (o.kind === 'turn') {
@@ -188,6 +192,7 @@ describe('the store keeps the derived history', () => {
             const inEffect = store.compactionsInEffect(s).filter((c) => c.record.trigger !== 'micro' || o.partial === 0);
             const target = inEffect[o.pick % Math.max(1, inEffect.length)];
             if (!target) continue;
+            if (repaired.length > 0) repairsReverted++;
             const before = store.loadTranscript(s, { includeArchived: true });
             const hiddenBefore = before.filter((e) => e.archivedBy === target.record.id);
             if (o.partial > 0) {
@@ -205,6 +210,16 @@ describe('the store keeps the derived history', () => {
               // what a rewind took out stays out
               for (const e of before) if (e.archivedBy?.startsWith('rw')) expect(after.has(e.message.id), `${e.message.id} stays rewound`).toBe(false);
             }
+          } else if (o.kind === 'repair') {
+            // a repair inserts a note and its answer after a finished turn (not at the start), as a load repair would
+            const ends = visible.flatMap((m, i) => (m.role === 'assistant' && (i === visible.length - 1 || isPromptLike(visible[i + 1]!)) ? [i] : []));
+            if (ends.length === 0) continue;
+            const at = ends[o.pick % ends.length]! + 1;
+            const added = [user(`note ${uid('n')}`), assistant(`noted ${uid('a')}`)];
+            store.rewriteVisible(s, { messages: [...visible.slice(0, at), ...added, ...visible.slice(at)], added, replaced: [] });
+            for (const m of added) everStored.add(m.id);
+            repaired.push(added[0]!.id);
+            expect(ids(store.loadVisible(s))).toEqual(ids([...visible.slice(0, at), ...added, ...visible.slice(at)]));
           } else if (o.kind === 'rewind') {
             const prompts = visible.filter((m) => isPromptLike(m) && m !== visible[0]);
             const turn = prompts[o.pick % Math.max(1, prompts.length)];
@@ -233,9 +248,11 @@ describe('the store keeps the derived history', () => {
       }),
       { numRuns: 80, seed: 20261126 },
     );
-    // the runs undid rewinds, not only compactions
+    // the runs undid rewinds, not only compactions, and reverted after repairs
     expect(unrewinds).toBeGreaterThan(20);
-  });
+    expect(repairsReverted).toBeGreaterThan(20);
+    // ~2 s alone; a loaded machine running the whole suite stretches it well past the default limit
+  }, 120_000);
 });
 
 function wasCut(sessionId: string, id: string): boolean {

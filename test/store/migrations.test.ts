@@ -101,13 +101,17 @@ describe('schema migrations', () => {
     expect(store.loadVisible('old').map((m) => m.id)).toEqual(['cp', 'm5', 'm6']);
     expect(store.listCompactions('old').map((c) => c.id)).toEqual(['c1', 'c2']);
 
-    const hits = store.searchArchive('flamingo', { sessionId: 'old', limit: 10, offset: 0 });
+    const hits = store.searchArchive('flamingo', { sessionId: 'old', limit: 10, offset: 0, archivedOnly: true });
     expect(new Set(hits.map((h) => h.id))).toEqual(new Set(['m1', 'm2', 'm3', 'tx1']));
+    // the visible messages are indexed too (schema 7), marked as not archived
+    const all = store.searchArchive('flamingo', { sessionId: 'old', limit: 10, offset: 0 });
+    expect(all.filter((h) => !h.archived).map((h) => h.id)).toEqual(expect.arrayContaining(all.filter((h) => !['m1', 'm2', 'm3', 'tx1'].includes(h.id)).map((h) => h.id)));
     expect(hits.find((h) => h.id === 'm3')!.label).toBe('tool result of Bash `make flamingo`');
     expect(hits.find((h) => h.id === 'tx1')).toMatchObject({ kind: 'tool_output', label: 'FileRead output `src/flamingo.ts` (cleared)', createdAt: 6 });
     expect(store.getArchived('tx1')!.text).toBe('export const flamingo = pinkBird();');
-    // visible messages are not in the archive index
-    expect(store.searchArchive('summary', { sessionId: 'old', limit: 10, offset: 0 })).toEqual([]);
+    // visible messages are not archived: an archive search leaves them out, a plain one marks them
+    expect(store.searchArchive('summary', { sessionId: 'old', limit: 10, offset: 0, archivedOnly: true })).toEqual([]);
+    expect(store.searchArchive('summary', { sessionId: 'old', limit: 10, offset: 0 }).every((h) => !h.archived)).toBe(true);
 
     // and it keeps working as a current database
     store.appendMessage('old', { id: 'm7', role: 'assistant', kind: 'normal', createdAt: 7, blocks: [{ type: 'text', text: 'ok' }] }, 1);

@@ -62,7 +62,7 @@ describe('searchArchive', () => {
     for (const m of [user('build it'), c1, r1, c2, r2, assistant('ok')]) store.appendMessage('s', m, 5);
     const change = microChange(store.loadVisible('s'), 0)!;
     store.applyCompaction('s', change);
-    const hits = store.searchArchive('quasar_engine', { sessionId: 's', ...page });
+    const hits = store.searchArchive('quasar_engine', { sessionId: 's', ...page, archivedOnly: true });
     expect(hits.map((h) => h.kind)).toEqual(['tool_output', 'tool_output']);
     expect(hits.map((h) => h.label).sort()).toEqual(['Bash output `cargo build` (cleared)', 'FileRead output `src/main.rs` (cleared)']);
     const bash = hits.find((h) => h.label.startsWith('Bash'))!;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/tools/permissions.js';
 import { ReadBoundary } from '../../src/tools/readBoundary.js';
+import { approvalOptions } from '../../src/ui/approval.js';
 
 let root: string;
 let home: string;
@@ -89,7 +90,7 @@ describe('ReadBoundary.authorize', () => {
     expect(ssh).toMatchObject({ ok: false, message: expect.stringContaining('~/.ssh/id_ed25519 is a private SSH key') });
   });
 
-  it('asks the person outside the project; "for this session" covers later reads', async () => {
+  it('asks the person outside the project; "for this session" covers later reads in that directory', async () => {
     const asked: ApprovalRequest[] = [];
     let answer: ApprovalDecision = { kind: 'deny', note: 'not there' };
     const approver = async (req: ApprovalRequest): Promise<ApprovalDecision> => {
@@ -101,8 +102,48 @@ describe('ReadBoundary.authorize', () => {
     expect(asked[0]!.summary).toContain('is outside the working directory');
     answer = { kind: 'allow_tool' };
     expect(await b.authorize(call(join(outside, 'notes.txt')), 'ask', approver, signal)).toEqual({ ok: true });
-    expect(await b.authorize(call('/etc/hostname'), 'ask', approver, signal)).toEqual({ ok: true });
+    expect(asked[1]!.sessionScope).toBe(`${outside}/`);
+    mkdirSync(join(outside, 'sub'));
+    expect(await b.authorize(call(join(outside, 'sub', 'more.txt')), 'ask', approver, signal)).toEqual({ ok: true });
     expect(asked).toHaveLength(2);
     expect(await b.authorize(call('.env'), 'ask', approver, signal)).toBeUndefined();
+  });
+
+  it('a session grant covers its directory only, never a .env file there nor a secret store', async () => {
+    const asked: ApprovalRequest[] = [];
+    const answers: ApprovalDecision[] = [{ kind: 'allow_tool' }, { kind: 'deny' }, { kind: 'allow_tool' }];
+    const approver = async (req: ApprovalRequest): Promise<ApprovalDecision> => {
+      asked.push(req);
+      return answers.shift()!;
+    };
+    const b = boundary();
+    expect(await b.authorize(call(join(outside, 'notes.txt')), 'ask', approver, signal)).toEqual({ ok: true });
+    // the .env the person just denied stays denied: it is asked again, once only
+    expect(await b.authorize(call(join(outside, '.env.local')), 'ask', approver, signal)).toMatchObject({ ok: false });
+    expect(asked[1]).toMatchObject({ onceOnly: true, summary: expect.stringContaining('environment file outside the project') });
+    expect(asked[1]!.sessionScope).toBeUndefined();
+    // even an answer of "for this session" to a .env does not open it for later
+    expect(await b.authorize(call(join(outside, '.env.local')), 'ask', approver, signal)).toEqual({ ok: true });
+    answers.push({ kind: 'deny' });
+    expect(await b.authorize(call(join(outside, '.env.local')), 'ask', approver, signal)).toMatchObject({ ok: false });
+    // another directory is asked about
+    answers.push({ kind: 'deny' });
+    expect(await b.authorize(call('/etc/hostname'), 'ask', approver, signal)).toMatchObject({ ok: false });
+    expect(asked).toHaveLength(5);
+    // a secret store is refused without asking, grant or not
+    const wide = boundary();
+    answers.push({ kind: 'allow_tool' });
+    expect(await wide.authorize(call(join(home, 'notes.txt')), 'ask', approver, signal)).toEqual({ ok: true });
+    expect(asked[5]!.sessionScope).toBe('~/');
+    expect(await wide.authorize(call('~/.aws/credentials'), 'ask', approver, signal)).toMatchObject({ ok: false, message: expect.stringContaining('secrets are never read') });
+    expect(asked).toHaveLength(6);
+  });
+});
+
+describe('the approval prompt for a read outside', () => {
+  it('says which directory "for this session" covers, and offers no session answer for a .env', () => {
+    const base = { toolName: 'FileRead', toolUseId: 't', input: {}, summary: '/srv/data/a.csv' };
+    expect(approvalOptions({ ...base, sessionScope: '/srv/data/' }).map((o) => o.label)).toContain('Allow FileRead in /srv/data/ for this session');
+    expect(approvalOptions({ ...base, onceOnly: true }).map((o) => o.kind)).toEqual(['once', 'deny', 'stop']);
   });
 });

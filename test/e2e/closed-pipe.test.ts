@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { UNANSWERED_PROMPT_REPLY } from '../../src/session/repair.js';
+import { openStore } from '../../src/store/index.js';
+import { textOf } from '../../src/llm/messages.js';
+import { runAgent, useFakeServer, workspace } from './harness.js';
+
+// `agent -p … --output-format stream-json | head -1`: the reader goes away after one line.
+// The run used to exit at once, leaving the session with a prompt and no reply; it now ends
+// the turn and marks the prompt as unanswered.
+
+const server = useFakeServer();
+
+describe('a -p run whose reader closes the pipe', () => {
+  it('ends the turn, exits 0 and marks the prompt that got no reply', async () => {
+    const ws = workspace();
+    // a reply slow to come: the pipe closes before any of it
+    server.enqueue({ text: 'A slow answer that never gets read.', chunkSize: 4, frameDelayMs: 300 });
+    let firstLine = '';
+    const r = await runAgent(['-p', 'tell me something', '--output-format', 'stream-json'], {
+      ws,
+      server,
+      onSpawn: (child) => {
+        let seen = '';
+        child.stdout!.on('data', (d: Buffer | string) => {
+          seen += d.toString();
+          const nl = seen.indexOf('\n');
+          if (nl !== -1 && firstLine === '') {
+            firstLine = seen.slice(0, nl);
+            child.stdout!.destroy(); // what `head -1` does once it has its line
+          }
+        });
+      },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(firstLine)).toMatchObject({ type: 'turn_start' });
+    const store = openStore(ws.db);
+    try {
+      const session = store.latestSession()!;
+      const visible = store.loadVisible(session.id);
+      const prompt = visible.findIndex((m) => m.role === 'user' && textOf(m).includes('tell me something'));
+      expect(prompt).toBeGreaterThanOrEqual(0);
+      const reply = visible[prompt + 1];
+      expect(reply, 'the prompt is not left dangling').toBeDefined();
+      expect(reply).toMatchObject({ role: 'assistant', interrupted: true });
+      expect(textOf(reply!)).toBe(UNANSWERED_PROMPT_REPLY);
+    } finally {
+      store.close();
+    }
+  });
+});
