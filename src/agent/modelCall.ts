@@ -73,6 +73,9 @@ export async function callModel(
             partialText += ev.text;
             emit({ type: 'text_delta', text: ev.text });
             break;
+          case 'thinking_delta':
+            emit({ type: 'thinking_delta', text: ev.text });
+            break;
           case 'tool_use_start':
             emit({ type: 'tool_call_streaming', id: ev.id, name: ev.name });
             break;
