@@ -63,6 +63,7 @@ export async function callModel(
       maxTokens: Math.min(host.maxOutputTokens(), outputCap ?? Infinity),
       signal,
       ...(opts.cacheKey !== undefined ? { cacheKey: opts.cacheKey } : {}),
+      ...(opts.thinking !== undefined ? { thinking: opts.thinking } : {}),
     };
     let partialText = '';
     try {

@@ -87,7 +87,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       // a reactive compaction follows "prompt too long": the request as it stands cannot be sent
       shared:
         d.deps.inPlaceSummary && trigger !== 'reactive'
-          ? { system: ctx.system, tools: ctx.tools, history, keptFrom: split.index, tokens: measured.tokens, cacheKey: d.deps.inPlaceSummary.cacheKey }
+          ? { system: ctx.system, tools: ctx.tools, history, keptFrom: split.index, tokens: measured.tokens, cacheKey: d.deps.inPlaceSummary.cacheKey, thinking: d.deps.inPlaceSummary.thinking }
           : undefined,
     });
   } catch (e) {

@@ -120,6 +120,12 @@ export function toAnthropicParams(req: ModelRequest, cache: CacheSettings = DEFA
   return toAnthropicRequest(req, cache).params;
 }
 
+/** A budget is below max_tokens, which a smaller window or an overflow can lower mid-session: the budget follows. */
+function fitThinking(t: ThinkingRequest | undefined, maxTokens: number): ThinkingRequest | undefined {
+  if (t?.mode !== 'enabled' || (t.budgetTokens ?? 0) < maxTokens) return t;
+  return { ...t, budgetTokens: Math.max(1_024, maxTokens - 1) };
+}
+
 function buildParams(req: ModelRequest, history: readonly Message[], cache: CacheSettings): MessageCreateParamsStreaming {
   let tools: Tool[] = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
   let messages = toAnthropicMessages(history);
@@ -132,7 +138,7 @@ function buildParams(req: ModelRequest, history: readonly Message[], cache: Cach
     stream: true,
     ...(system !== undefined ? { system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
-    ...thinkingParams(req.thinking),
+    ...thinkingParams(fitThinking(req.thinking, req.maxTokens)),
   };
 }
 

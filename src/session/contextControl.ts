@@ -258,7 +258,7 @@ export class ContextControl {
         describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.cfg.cwd, path),
         silentOverflowDetection: mayTruncateSilently(provider),
-        inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId } : undefined,
+        inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId, thinking: config.thinking } : undefined,
         cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
         ...this.deps.engine,
       },

@@ -366,6 +366,7 @@ export class Session {
       cwd: config.cwd,
       recall: this.recallSource(),
       cacheKey: this.id,
+      ...(config.thinking ? { thinking: config.thinking } : {}),
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
     };
