@@ -120,11 +120,16 @@ export function toAnthropicParams(req: ModelRequest, cache: CacheSettings = DEFA
   return toAnthropicRequest(req, cache).params;
 }
 
-/** A budget is below max_tokens, which a smaller window or an overflow can lower mid-session: the budget follows. */
+/**
+ * A budget is below max_tokens, which a smaller window, an overflow or a short summary request
+ * can lower: the budget follows, and under the minimum budget such a request does not think
+ * (models with manual thinking can turn it off).
+ */
 function fitThinking(t: ThinkingRequest | undefined, maxTokens: number): ThinkingRequest | undefined {
   if (t?.mode !== 'enabled' || (t.budgetTokens ?? 0) < maxTokens) return t;
-  return { ...t, budgetTokens: Math.max(1_024, maxTokens - 1) };
+  return maxTokens > MIN_BUDGET ? { ...t, budgetTokens: maxTokens - 1 } : { mode: 'off' };
 }
+const MIN_BUDGET = 1_024;
 
 function buildParams(req: ModelRequest, history: readonly Message[], cache: CacheSettings): MessageCreateParamsStreaming {
   let tools: Tool[] = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));

@@ -4,9 +4,9 @@
 // /rewind, another system prompt or tool list) the thinking blocks after p are invalid, and
 // so is every later one. So each reply that thinks is stored with the hash of the prefix it
 // was produced after (Message.prefixHash), and every request is built through
-// replayableHistory: a message's thinking goes back only while the prefix before it hashes
-// the same and no earlier thinking was left out; from the first mismatch on, thinking blocks
-// are left out of the request (they stay in the store and the archive). Leaving out thinking
+// replayableHistory: a message's thinking goes back only while the prefix before it, as sent
+// now, hashes as it did when the reply was made. After a change at p every reply made before
+// the change and located after p mismatches, so its thinking is left out of the request (they stay in the store and the archive). Leaving out thinking
 // of the current unfinished tool loop would be refused by the API, so what changes history
 // waits for the loop's end (compaction/micro.ts, compaction/engine.ts; docs/DESIGN.md).
 import { createHash, type Hash } from 'node:crypto';
@@ -46,14 +46,14 @@ const wireOf = (m: Message): unknown => ({ role: m.role, blocks: m.blocks });
 export function replayableHistory(model: string, system: string, tools: readonly ToolSpec[], messages: readonly Message[]): Replayable {
   const h = start(model, system, tools);
   const out: Message[] = [];
-  let changed = false;
   let dropped = 0;
   for (const m of messages) {
     let sent = m;
     if (m.role === 'assistant' && m.blocks.some(isThinking)) {
-      const valid = !changed && m.prefixHash !== undefined && h.copy().digest('hex') === m.prefixHash;
+      // the chain covers the prefix as sent, earlier left-out blocks included: a reply made
+      // after a change matches it, every one made before it does not
+      const valid = m.prefixHash !== undefined && h.copy().digest('hex') === m.prefixHash;
       if (!valid) {
-        changed = true;
         dropped++;
         sent = { ...m, blocks: m.blocks.filter((b) => !isThinking(b)) };
       }
