@@ -31,6 +31,8 @@ export type TranscriptItem =
     }
   | { kind: 'tool_output'; id: string; name: string; summary: string; output: string }
   | { kind: 'checkpoint'; id: string; text: string }
+  /** What the model thought before a reply: one collapsed line, or whole (expanded: Ctrl+O). */
+  | { kind: 'thinking'; id: string; text: string; tokens: number; expanded?: boolean }
   | { kind: 'meta'; id: string; text: string }
   | { kind: 'compaction'; id: string; record: CompactionRecord }
   | { kind: 'compaction_skipped'; id: string; trigger: CompactionTrigger; reason: string }
@@ -41,6 +43,7 @@ export type TranscriptItem =
   | { kind: 'approval_detail'; id: string; toolName: string; summary: string };
 
 export type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
+export type ThinkingItem = Extract<TranscriptItem, { kind: 'thinking' }>;
 
 let counter = 0;
 /** Keys for React: unique within the process. */
@@ -84,6 +87,8 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
     return [attachments.length > 0 ? { kind: 'user', id: itemId(), text, attachments } : { kind: 'user', id: itemId(), text }];
   }
   const out: TranscriptItem[] = [];
+  const thought = thinkingItem(m);
+  if (thought) out.push(thought);
   const text = textOf(m);
   if (text.trim() !== '' || m.interrupted) out.push({ kind: 'assistant', id: itemId(), text, interrupted: m.interrupted === true });
   for (const use of toolUses(m)) {
@@ -101,6 +106,15 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
     out.push(item);
   }
   return out;
+}
+
+/** The thinking of a reply as one item (its readable text; tokens as the provider reported them, else estimated). */
+export function thinkingItem(m: Message): ThinkingItem | undefined {
+  const parts = m.blocks.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : b.type === 'reasoning' ? b.summary : []));
+  const hidden = m.blocks.some((b) => b.type === 'redacted_thinking' || (b.type === 'thinking' && b.thinking === ''));
+  if (parts.every((p) => p.trim() === '') && !hidden) return undefined;
+  const text = parts.filter((p) => p.trim() !== '').join('\n\n');
+  return { kind: 'thinking', id: itemId(), text, tokens: m.usage?.thinkingTokens ?? Math.ceil(text.length / 4) };
 }
 
 /** A `!command` the person ran, shown as the tool row it was when it ran. */

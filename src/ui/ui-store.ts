@@ -20,7 +20,8 @@ import { newRewindPicker, type RewindPickerState } from './rewind-picker.js';
 import { Store } from './store.js';
 import { cutForModel, LiveToolOutput } from './tool-progress.js';
 import { BlockSplitter } from './stream-blocks.js';
-import type { ToolItem, TranscriptItem } from './transcript.js';
+import type { ThinkingItem, ToolItem, TranscriptItem } from './transcript.js';
+import { estimateTokens } from './format.js';
 import { isShellNote } from '../session/shellNote.js';
 import { itemId, keyArgument, messagesToItems } from './transcript.js';
 import { TranscriptPrinter } from './transcript-printer.js';
@@ -53,6 +54,7 @@ export class UiStore {
   private readonly toolInputs = new Map<string, { name: string; summary: string }>();
   /** The last finished tool row, for Ctrl-O. */
   private lastTool: ToolItem | null = null;
+  private lastThinking: ThinkingItem | null = null;
   private expandedToolId: string | null = null;
   private turnShowedInterrupt = false;
   private readonly providerNotices = new Set<string>();
@@ -88,14 +90,21 @@ export class UiStore {
         }
         this.resetStream();
         return this.patchLive({ retry: null, waiting: null, writingTools: [] });
+      case 'thinking_delta': {
+        const t = this.live.get().thinking;
+        return this.patchLive({ waiting: null, thinking: { startedAt: t?.startedAt ?? this.now(), text: (t?.text ?? '') + ev.text } });
+      }
       case 'text_delta':
+        this.endThinking();
         if (this.live.get().waiting) this.patchLive({ waiting: null });
         return this.onTextDelta(ev.text);
       case 'waiting':
         return this.patchLive({ waiting: waitingText(ev) });
       case 'tool_call_streaming':
+        this.endThinking();
         return this.patchLive({ waiting: null, writingTools: [...this.live.get().writingTools, { id: ev.id, name: ev.name }] });
       case 'message':
+        if (ev.message.role === 'assistant') this.endThinking();
         return this.onMessage(ev.message);
       case 'tool_start': {
         const l = this.live.get();
@@ -146,6 +155,7 @@ export class UiStore {
       case 'error':
         return this.append({ kind: 'error', id: itemId(), text: ev.message });
       case 'turn_end':
+        this.endThinking();
         return this.onTurnEnd(ev.reason, ev.steps);
       case 'compaction_start': {
         const c: NonNullable<LiveState['compaction']> = { trigger: ev.trigger, tokensBefore: ev.tokensBefore, startedAt: this.now() };
@@ -254,6 +264,7 @@ export class UiStore {
   private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {
     this.toolInputs.clear();
     this.lastTool = null;
+    this.lastThinking = null;
     this.expandedToolId = null;
     this.picker.set(null);
     this.models.set(null);
@@ -274,8 +285,31 @@ export class UiStore {
     return now.id === cur.id && now.model === cur.model && now.provider === cur.provider && now.title === cur.title && now.cwd === cur.cwd ? cur : now;
   }
 
-  /** Ctrl-O: prints the full output of the last finished tool below the transcript. */
+  /** Thinking ends where the reply (text or a tool call) begins: it becomes one collapsed line, what was shown of it kept for Ctrl-O. */
+  private endThinking(): void {
+    const t = this.live.get().thinking;
+    if (!t) return;
+    this.patchLive({ thinking: null });
+    if (t.text.trim() === '') return;
+    const item: ThinkingItem = { kind: 'thinking', id: itemId(), text: t.text, tokens: estimateTokens(t.text.length) };
+    this.lastThinking = item;
+    this.append(item);
+  }
+
+  private thinkingIsNewer(th: ThinkingItem): boolean {
+    const items = this.transcript.get().items;
+    const t = this.lastTool;
+    return !t || items.lastIndexOf(th) > items.lastIndexOf(t);
+  }
+
+  /** Ctrl-O: prints in full the last finished tool output, or the last thinking when that came later. */
   expandLastTool(): boolean {
+    const th = this.lastThinking;
+    if (th && (!this.lastTool || this.thinkingIsNewer(th))) {
+      this.lastThinking = null;
+      this.append({ ...th, id: itemId(), expanded: true });
+      return true;
+    }
     const t = this.lastTool;
     if (!t) {
       this.flashHint('No tool output to expand yet', 'info');
