@@ -373,7 +373,7 @@ export class Session {
   }
 
   private onAgentEvent(e: AgentEvent): void {
-    if (e.type === 'text_delta') e = { ...e, text: redactSecrets(e.text) };
+    if (e.type === 'text_delta' || e.type === 'thinking_delta') e = { ...e, text: redactSecrets(e.text) };
     if (e.type === 'usage') this.bill(e.model, e.usage);
     this.emit(e);
     if (e.type === 'message') this.emit({ type: 'context', usage: this.contextUsage() });

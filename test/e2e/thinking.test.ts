@@ -44,8 +44,8 @@ async function session(ws: Workspace, model: string, extra: string[] = []): Prom
     expect(r.code).toBe(0);
     all.push(...evs);
   }
-  const init = all.find((e) => e.type === 'init') as { sessionId?: string } | undefined;
-  return { evs: all, id: init?.sessionId ?? '' };
+  const result = all.find((e) => e.type === 'result') as { sessionId?: string } | undefined;
+  return { evs: all, id: result?.sessionId ?? '' };
 }
 
 function expectNoRefusals(): void {
@@ -67,8 +67,13 @@ describe('a 12-turn tool session on a model that thinks', () => {
   it('claude-sonnet-5-5 on a 200K window: zero refused requests, tool loops carry their thinking, thinking streams', async () => {
     const ws = workspace({ permissions: { mode: 'allow' } });
     server.settings.contextWindow = 200_000;
-    const { evs } = await session(ws, 'claude-sonnet-5-5');
+    const { evs, id } = await session(ws, 'claude-sonnet-5-5');
     expectNoRefusals();
+    // stored verbatim with their signatures, shown marked, never in the plain text
+    const show = await runAgent(['sessions', 'show', id], { ws });
+    expect(show.stdout).toContain('[thinking] The person asked something.');
+    const md = await runAgent(['sessions', 'export', id, '--format', 'md'], { ws });
+    expect(md.stdout).toContain('> **Thinking**');
     expect(loopsWithThinking()).toBeGreaterThanOrEqual(12);
     expect(evs.some((e) => e.type === 'thinking_delta')).toBe(true);
     const results = evs.filter((e) => e.type === 'result') as Array<{ usage?: { thinkingTokens?: number } }>;
