@@ -50,6 +50,8 @@ export interface Config {
   capabilities?: ThinkingCapabilities;
   /** The thinking every request of this model sends (undefined: none, the provider's default). */
   thinking?: ThinkingRequest;
+  /** Settings changed in the session (/effort), over .agentrc's. */
+  thinkingOverride?: ThinkingSetting;
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
@@ -277,7 +279,7 @@ export function withModel(config: Config, name: string, learned?: ThinkingCapabi
   const provider = model.provider ?? config.provider;
   const maxOutputTokens = outputTokensFor(model, config.maxOutputSetting);
   const { thinking: _t, capabilities: _c, ...base } = config;
-  const next: Config = { ...base, provider, model, maxOutputTokens, ...resolveThinking(name, provider, config.userModels, config.thinkingSetting, maxOutputTokens, learned) };
+  const next: Config = { ...base, provider, model, maxOutputTokens, ...resolveThinking(name, provider, config.userModels, config.thinkingSetting, maxOutputTokens, learned, config.thinkingOverride) };
   if (provider === config.provider) return next;
   const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, ...rest } = next;
   return rest;
@@ -295,6 +297,7 @@ export function resolveThinking(
   top: ThinkingSetting,
   maxOutputTokens: number,
   learned?: ThinkingCapabilities,
+  override?: ThinkingSetting,
 ): { capabilities?: ThinkingCapabilities; thinking?: ThinkingRequest } {
   if (provider !== 'anthropic') return {};
   const own = userModels[model];
@@ -308,8 +311,9 @@ export function resolveThinking(
           source: 'config',
         }
       : base;
-  const setting: ThinkingSetting = { ...top, ...(own?.thinking ?? {}) };
-  const where = (field: keyof ThinkingSetting): string => (own?.thinking?.[field] !== undefined ? `models.${model}.thinking.${field}` : `thinking.${field}`);
+  const setting: ThinkingSetting = { ...top, ...(own?.thinking ?? {}), ...(override ?? {}) };
+  const where = (field: keyof ThinkingSetting): string =>
+    override?.[field] !== undefined ? `/effort` : own?.thinking?.[field] !== undefined ? `models.${model}.thinking.${field}` : `thinking.${field}`;
   try {
     const thinking = thinkingFor(model, setting, caps, maxOutputTokens, where);
     return { ...(caps ? { capabilities: caps } : {}), ...(thinking ? { thinking } : {}) };

@@ -18,6 +18,8 @@ export interface SessionView {
   cwd: string;
   /** ask | acceptEdits | allow | deny: shown in the footer, cycled with Shift+Tab. */
   permissionMode?: string;
+  /** The thinking in effect ("thinking high", "thinking 4k"), shown in the footer; absent when none is sent. */
+  thinking?: string;
 }
 
 export interface SessionListItem {

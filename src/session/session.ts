@@ -1,3 +1,5 @@
+import { thinkingMark } from '../config/thinking.js';
+import type { Effort } from '../llm/provider.js';
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
@@ -128,7 +130,8 @@ export class Session {
 
   view(): SessionView {
     const c = this.context.config;
-    return { id: this.id, title: this.log.sessionTitle, model: c.model.name, provider: c.provider, cwd: c.cwd, permissionMode: this.gate.mode };
+    const thinking = thinkingMark(c.thinking);
+    return { id: this.id, title: this.log.sessionTitle, model: c.model.name, provider: c.provider, cwd: c.cwd, permissionMode: this.gate.mode, ...(thinking ? { thinking } : {}) };
   }
 
   get busy(): boolean {
@@ -269,6 +272,11 @@ export class Session {
   }
 
   /** Switches the model for the following turns (/model). */
+  /** /effort: the effort of the thinking from the next turn on (one configuration per turn, so never inside a tool loop). */
+  setEffort(effort: Effort): string {
+    return this.context.setEffort(effort);
+  }
+
   setModel(name: string): string {
     return this.context.setModel(name);
   }

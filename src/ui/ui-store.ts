@@ -282,7 +282,7 @@ export class UiStore {
   private freshSessionView(): SessionView {
     const now = this.controller.session();
     const cur = this.status.get().session;
-    return now.id === cur.id && now.model === cur.model && now.provider === cur.provider && now.title === cur.title && now.cwd === cur.cwd ? cur : now;
+    return now.id === cur.id && now.model === cur.model && now.provider === cur.provider && now.title === cur.title && now.cwd === cur.cwd && now.thinking === cur.thinking ? cur : now;
   }
 
   /** Thinking ends where the reply (text or a tool call) begins: it becomes one collapsed line, what was shown of it kept for Ctrl-O. */
