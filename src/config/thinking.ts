@@ -3,7 +3,7 @@
 // named (exit 2 in -p), never left to a 400 from the provider. Capabilities come from, in
 // order of precedence: .agentrc (models.<name>.thinkingTypes / effortLevels), the provider's
 // models endpoint (cached in SQLite with its date: store/capabilities.ts), the built-in table.
-import type { Effort, ThinkingRequest } from '../llm/provider.js';
+import type { Effort, ModelDescription, ThinkingRequest } from '../llm/provider.js';
 
 export const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh', 'max'];
 export type ThinkingType = 'adaptive' | 'enabled' | 'disabled';
@@ -90,4 +90,12 @@ export function thinkingMark(t: ThinkingRequest | undefined): string {
   if (t.mode === 'off') return 'thinking off';
   if (t.mode === 'enabled') return `thinking ${Math.round((t.budgetTokens ?? 0) / 1000)}k`;
   return `thinking ${t.effort ?? 'high'}`;
+}
+
+/** How long a provider's description is trusted before it is asked again. */
+export const CAPABILITIES_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Capabilities from the provider's description; whether replayed thinking stays in context is the built-in table's (the endpoint does not say). */
+export function capabilitiesFrom(model: string, d: ModelDescription, fetchedAt: number): ThinkingCapabilities {
+  return { types: d.thinkingTypes, efforts: d.efforts, keepsThinking: builtinCapabilities(model)?.keepsThinking ?? false, source: 'provider', fetchedAt };
 }

@@ -1,6 +1,7 @@
 import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/error';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
+import { Models, type ModelInfo } from '@anthropic-ai/sdk/resources/models';
 import type {
   CacheControlEphemeral,
   ContentBlockParam,
@@ -16,7 +17,7 @@ import type {
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import { DEFAULT_CACHE, messageBreakpoints, type CacheSettings } from './cache.js';
-import type { ModelRequest, Provider, StopReason, StreamEvent, ThinkingRequest } from './provider.js';
+import type { Effort, ModelDescription, ModelRequest, Provider, StopReason, StreamEvent, ThinkingRequest } from './provider.js';
 import { replayableHistory } from './thinkingReplay.js';
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { describeSdkError, type SdkFailure } from './sdk-errors.js';
@@ -177,6 +178,7 @@ export function describeAnthropicError(err: unknown): SdkFailure {
  */
 class MessagesClient extends BaseAnthropic {
   readonly messages = new Messages(this);
+  readonly models = new Models(this);
 }
 
 type BlockState =
@@ -191,6 +193,12 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
 
   constructor(opts: AdapterOptions) {
     super(opts, { provider: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', client: (options) => new MessagesClient(options), describe: describeAnthropicError, aborted: () => new APIUserAbortError() });
+  }
+
+  /** GET /v1/models/{id}: thinking types, effort levels, limits and lifecycle. */
+  async describeModel(model: string): Promise<ModelDescription> {
+    const info = await this.call(model, (client, signal) => client.models.retrieve(model, {}, { signal }));
+    return describeModelInfo(info);
   }
 
   protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<MessagesClient>): AsyncGenerator<StreamEvent> {
@@ -308,4 +316,18 @@ function readCacheUsage(usage: Usage, u: Partial<Pick<AnthropicUsage, 'cache_rea
   if (typeof oneHour === 'number' && oneHour > 0) usage.cacheWrite1hTokens = oneHour;
   const thinking = 'output_tokens_details' in u ? u.output_tokens_details?.thinking_tokens : undefined;
   if (typeof thinking === 'number' && thinking > 0) usage.thinkingTokens = thinking;
+}
+
+/** The neutral description of a ModelInfo (capabilities may be null: then nothing is known to be supported). */
+export function describeModelInfo(info: ModelInfo): ModelDescription {
+  const t = info.capabilities?.thinking.types;
+  const e = info.capabilities?.effort;
+  const efforts = e?.supported ? (['low', 'medium', 'high', 'xhigh', 'max'] as const).filter((l) => e[l]?.supported === true) : [];
+  return {
+    thinkingTypes: t ? (['adaptive', 'enabled', 'disabled'] as const).filter((k) => t[k].supported) : [],
+    efforts: efforts as Effort[],
+    ...(typeof info.max_input_tokens === 'number' ? { maxInputTokens: info.max_input_tokens } : {}),
+    ...(typeof info.max_tokens === 'number' ? { maxOutputTokens: info.max_tokens } : {}),
+    lifecycle: info.lifecycle,
+  };
 }

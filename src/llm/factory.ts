@@ -1,5 +1,6 @@
 import type { AdapterOptions } from './adapter-common.js';
-import type { ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
+import { ProviderError } from './errors.js';
+import type { ModelDescription, ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
 
 // Builds a Provider without loading any SDK: the chosen adapter (and its SDK) is imported on
 // the first request, so paths like `agent --version` never pay for them.
@@ -47,6 +48,11 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
     async *stream(req: ModelRequest): AsyncGenerator<StreamEvent> {
       const provider = await load();
       yield* provider.stream(req);
+    },
+    async describeModel(model: string): Promise<ModelDescription> {
+      const provider = await load();
+      if (!provider.describeModel) throw new ProviderError({ kind: 'bad_request', provider: opts.provider, message: `${opts.provider} has no models endpoint this program reads` });
+      return provider.describeModel(model);
     },
   };
 }

@@ -62,6 +62,15 @@ export type StreamEvent =
    */
   | { type: 'done'; blocks: Block[]; stopReason: StopReason; usage: Usage; model: string; prefixHash?: string };
 
+/** What a provider's models endpoint says of a model (Anthropic: GET /v1/models/{id}). */
+export interface ModelDescription {
+  thinkingTypes: Array<'adaptive' | 'enabled' | 'disabled'>;
+  efforts: Effort[];
+  maxInputTokens?: number;
+  maxOutputTokens?: number;
+  lifecycle?: string;
+}
+
 export interface Provider {
   readonly name: ProviderName;
   /** The server's base URL when one was given (flag, config or *_BASE_URL); undefined: the SDK's default, the provider's own API. */
@@ -72,6 +81,8 @@ export interface Provider {
    * Does not retry: the agent loop owns retries so that it can report them.
    */
   stream(req: ModelRequest): AsyncIterable<StreamEvent>;
+  /** The model's capabilities from the provider's models endpoint, where it has one. Throws ProviderError. */
+  describeModel?(model: string): Promise<ModelDescription>;
 }
 
 export type DoneEvent = Extract<StreamEvent, { type: 'done' }>;

@@ -9,6 +9,7 @@ import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { HistoryWrites } from './historyWrites.js';
 import { SESSION_COLS, sessionInfo, type SessionRow } from './sessionRow.js';
 import { SessionWrites } from './sessionWrites.js';
+import { CapabilityTable, type StoredCapabilities } from './capabilities.js';
 import { SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
 import { StatementCache } from './statementCache.js';
 import type {
@@ -39,6 +40,7 @@ export class SqliteStore implements Store {
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
   private readonly search: ArchiveSearch;
+  private readonly capabilities: CapabilityTable;
   private readonly statements: StatementCache;
   private readonly stmts;
 
@@ -52,6 +54,7 @@ export class SqliteStore implements Store {
     this.history = new HistoryWrites(db);
     this.snapshots = new SnapshotTables(db, this.history.log);
     this.search = new ArchiveSearch(db);
+    this.capabilities = new CapabilityTable(db);
     this.statements = new StatementCache(db);
     this.stmts = {
       session: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
@@ -377,6 +380,10 @@ export class SqliteStore implements Store {
   private requireSession(id: string): void {
     if (!this.stmts.session.get(id)) throw this.noSession(id);
   }
+
+  /** What a provider's models endpoint said of a model, and when (store/capabilities.ts). */
+  modelCapabilities = (provider: string, model: string): StoredCapabilities | undefined => this.read('read model capabilities', () => this.capabilities.get(provider, model));
+  saveModelCapabilities = (provider: string, model: string, body: string, at: number): void => this.write('save model capabilities', () => this.capabilities.put(provider, model, body, at));
 
   private noSession(id: string): StoreError {
     return new StoreError('not_found', this.file, `There is no session ${id} in ${this.file}.`);

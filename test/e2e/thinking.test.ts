@@ -111,3 +111,31 @@ describe('a 12-turn tool session on a model that thinks', () => {
     expect(server.requests.find((q) => q.view && !isSummarizer(q.view))?.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4_000 } });
   }, 240_000);
 });
+
+describe('thinking settings and capabilities', () => {
+  it('refuses a setting the model cannot take up front, naming the setting and the model (exit 2 in -p), with no request sent', async () => {
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ thinking: { mode: 'off' } }, 'claude-sonnet-5-5', 'thinking.mode: "off" is not supported by claude-sonnet-5-5'],
+      [{ thinking: { mode: 'sometimes' } }, 'claude-sonnet-5-5', 'thinking.mode'],
+      [{ thinking: { effort: 'xhigh' } }, 'claude-sonnet-4-6', 'thinking.effort: "xhigh" is not supported by claude-sonnet-4-6'],
+      [{ thinking: { mode: 'enabled', budgetTokens: 512 } }, 'claude-sonnet-4-5', 'thinking.budgetTokens: 512 is under the minimum of 1024'],
+      [{ maxOutputTokens: 4_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } }, 'claude-sonnet-4-5', 'thinking.budgetTokens: 4000 is not below the output limit'],
+    ];
+    for (const [rc, model, message] of cases) {
+      const r = await runAgent(['-p', 'hi', '--model', model], { ws: workspace(rc), server });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it('learns the model\'s capabilities from the models endpoint once, and reads them from the database after', async () => {
+    const ws = workspace();
+    server.enqueue({ text: 'one' }, { text: 'two' });
+    expect((await runAgent(['-p', 'hi'], { ws, server })).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(server.modelLookups.map((q) => q.path)).toEqual(['/v1/models/claude-sonnet-5-5']);
+    expect((await runAgent(['-p', 'again', '--continue'], { ws, server })).code).toBe(0);
+    expect(server.modelLookups).toHaveLength(1);
+  });
+});

@@ -112,8 +112,10 @@ export interface FakeServer {
   readonly anthropicBaseURL: string;
   /** For the OpenAI SDK (ends in /v1). */
   readonly openaiBaseURL: string;
-  /** Every request received, in order. */
+  /** Every request received, in order (model lookups apart). */
   readonly requests: RecordedRequest[];
+  /** GET /v1/models requests (Anthropic), in order. */
+  readonly modelLookups: RecordedRequest[];
   /** Live settings: change the window, flavor, multiplier... between requests. */
   readonly settings: Settings;
   enqueue(...replies: Reply[]): void;
@@ -151,6 +153,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const queue: Reply[] = [...(opts.replies ?? [])];
   let responder = opts.responder;
   const requests: RecordedRequest[] = [];
+  const modelLookups: RecordedRequest[] = [];
   const promptCache = new PromptCacheSim();
   let seq = 0;
   const stallTimers = new Set<NodeJS.Timeout>();
@@ -187,13 +190,18 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const path = (req.url ?? '/').split('?')[0]!;
     const provider: WireProvider | 'unknown' = path.startsWith('/v1/messages') || (path.startsWith('/v1/models') && req.headers['anthropic-version'] !== undefined) ? 'anthropic' : path === '/v1/chat/completions' ? 'openai' : 'unknown';
     const rec: RecordedRequest = { seq: ++seq, provider, method: req.method ?? 'GET', path, headers: flatHeaders(req), body: undefined };
-    requests.push(rec);
+    // model lookups are logged apart, so that tests counting the model requests are not thrown off by them
+    const lookup = req.method === 'GET' && path.startsWith('/v1/models') && provider === 'anthropic';
+    if (lookup) {
+      seq--;
+      modelLookups.push(rec);
+    } else requests.push(rec);
     if (requests.length > settings.maxRecorded) requests.splice(0, requests.length - settings.maxRecorded);
     const requestId = `req_fake_${rec.seq}`;
     res.setHeader(provider === 'anthropic' ? 'request-id' : 'x-request-id', requestId);
 
     if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { ok: true });
-    if (req.method === 'GET' && path.startsWith('/v1/models') && provider === 'anthropic') return handleModels(req, res, rec, path);
+    if (lookup) return handleModels(req, res, rec, path);
 
     const raw = await readBody(req, settings.maxBodyBytes);
     if (raw === null) {
@@ -479,6 +487,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     anthropicBaseURL: url,
     openaiBaseURL: `${url}/v1`,
     requests,
+    modelLookups,
     settings,
     promptCache,
     enqueue: (...replies) => void queue.push(...replies),
@@ -489,6 +498,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     lastRequest: () => requests[requests.length - 1],
     clear: () => {
       requests.length = 0;
+      modelLookups.length = 0;
       queue.length = 0;
       seq = 0;
       promptCache.clear();
