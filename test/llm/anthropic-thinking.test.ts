@@ -110,7 +110,7 @@ describe('a tool loop carries its thinking', () => {
 
 describe('settings the model refuses', () => {
   it('enabled and disabled on the 5 family; enabled needs a budget of 1,024 and under max_tokens on 4.5', async () => {
-    expect((await failure(provider, request({ model: FIVE, thinking: { mode: 'enabled', budgetTokens: 2_000 } }))).message).toContain('"thinking.type.enabled" is not supported');
+    expect((await failure(provider, request({ model: FIVE, maxTokens: 8_000, thinking: { mode: 'enabled', budgetTokens: 2_000 } }))).message).toContain('"thinking.type.enabled" is not supported');
     expect((await failure(provider, request({ model: FIVE, thinking: { mode: 'off' } }))).message).toContain('"thinking.type.disabled" is not supported');
     expect((await failure(provider, request({ model: 'claude-sonnet-4-5', thinking: { mode: 'adaptive' } }))).message).toContain('"thinking.type.adaptive" is not supported');
     expect((await failure(provider, request({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 500 } }))).message).toContain('greater than or equal to 1024');
