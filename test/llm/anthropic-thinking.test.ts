@@ -114,7 +114,10 @@ describe('settings the model refuses', () => {
     expect((await failure(provider, request({ model: FIVE, thinking: { mode: 'off' } }))).message).toContain('"thinking.type.disabled" is not supported');
     expect((await failure(provider, request({ model: 'claude-sonnet-4-5', thinking: { mode: 'adaptive' } }))).message).toContain('"thinking.type.adaptive" is not supported');
     expect((await failure(provider, request({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 500 } }))).message).toContain('greater than or equal to 1024');
-    expect((await failure(provider, request({ model: 'claude-sonnet-4-5', maxTokens: 4_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } }))).message).toContain('`max_tokens` must be greater than `thinking.budget_tokens`');
+    // a budget not below max_tokens (a window that shrank mid-session) follows max_tokens down instead of meeting the 400
+    server.enqueue({ text: 'ok' });
+    expect((await run(provider, request({ model: 'claude-sonnet-4-5', maxTokens: 4_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } }))).error).toBeUndefined();
+    expect(server.lastRequest()!.body).toMatchObject({ max_tokens: 4_000, thinking: { type: 'enabled', budget_tokens: 3_999 } });
   });
 
   it('4.5 with enabled thinking and a budget thinks, and its tool loop carries it', async () => {
