@@ -12,8 +12,13 @@
  *   await server.close();
  *
  * Routes: POST /v1/messages, POST /v1/messages/count_tokens (Anthropic: x-api-key or
- * Authorization: Bearer, any anthropic-version), POST /v1/chat/completions (OpenAI and
+ * Authorization: Bearer, any anthropic-version), GET /v1/models[/{id}] (Anthropic, with
+ * capabilities; logged in modelLookups, not requests), POST /v1/chat/completions (OpenAI and
  * OpenAI-compatible local servers: Bearer), GET /health.
+ * Anthropic thinking (anthropic-thinking.ts): the 5 family thinks by default (display omitted
+ * unless asked), its blocks signed to their prefix; a replayed block bound to another prefix, a
+ * tool loop without its thinking, enabled/disabled where the model refuses them, bad budgets and
+ * sampling parameters under anthropic-version 2026-10-21 get the API's 400s.
  *
  * Each request is validated as the real service does (real 400 texts). Then, in order:
  * 1. the prompt is counted (gpt-tokenizer × tokenMultiplier); over the model's window the
