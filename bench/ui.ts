@@ -30,6 +30,8 @@ export interface UiBenchRow {
   /** Time to print the initial transcript (once, at start). */
   startupMs: number;
   chunkMs: number;
+  /** Per streamed thinking delta (the live Thinking row). */
+  thinkingMs: number;
   keyMs: number;
   /** Against the smallest transcript. */
   chunkRatio: number;
@@ -176,6 +178,16 @@ async function timeChunks(m: Mounted, count: number): Promise<number> {
   return total / count;
 }
 
+/** Thinking streamed as the model thinks: each delta updates the live row's thinking tokens. */
+async function timeThinking(m: Mounted, count: number): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const text = `thought ${i}: weigh the next step of the plan carefully. `;
+    total += await timeUpdate(m, () => m.controller.emit({ type: 'thinking_delta', text }));
+  }
+  return total / count;
+}
+
 async function timeKeys(m: Mounted, count: number): Promise<number> {
   let total = 0;
   for (let i = 0; i < count; i++) {
@@ -209,11 +221,13 @@ export async function runUiBench(opts: UiBenchOptions = {}): Promise<UiBenchRow[
     }
     const chunk = new Map<number, number[]>(sizes.map((s) => [s, []]));
     const key = new Map<number, number[]>(sizes.map((s) => [s, []]));
+    const think = new Map<number, number[]>(sizes.map((s) => [s, []]));
     const itemsBefore = itemRenderCount();
     for (let r = 0; r < rounds; r++) {
       // Alternate the order so that drift (GC, other processes) does not favour one size.
       const order = r % 2 === 0 ? apps : [...apps].reverse();
       for (const m of order) {
+        think.get(m.size)!.push(await timeThinking(m, updates));
         chunk.get(m.size)!.push(await timeChunks(m, updates));
         key.get(m.size)!.push(await timeKeys(m, updates));
       }
@@ -226,7 +240,7 @@ export async function runUiBench(opts: UiBenchOptions = {}): Promise<UiBenchRow[
     return apps.map((m) => {
       const c = median(chunk.get(m.size)!);
       const k = median(key.get(m.size)!);
-      return { messages: m.size, startupMs: m.startupMs, chunkMs: c, keyMs: k, chunkRatio: c / baseChunk, keyRatio: k / baseKey, itemsRenderedWhileTiming: itemsRendered };
+      return { messages: m.size, startupMs: m.startupMs, chunkMs: c, thinkingMs: median(think.get(m.size)!), keyMs: k, chunkRatio: c / baseChunk, keyRatio: k / baseKey, itemsRenderedWhileTiming: itemsRendered };
     });
   } finally {
     for (const m of apps) m.unmount();
@@ -235,10 +249,10 @@ export async function runUiBench(opts: UiBenchOptions = {}): Promise<UiBenchRow[
 
 export function formatUiBench(rows: UiBenchRow[]): string {
   const lines = ['UI render cost per update (median of rounds; ratios against the smallest transcript)', ''];
-  lines.push('messages  startup   per chunk   ratio   per keystroke   ratio');
+  lines.push('messages  startup   per chunk   ratio   per keystroke   ratio   per thinking chunk');
   for (const r of rows) {
     lines.push(
-      `${String(r.messages).padStart(8)}  ${`${r.startupMs.toFixed(0)}ms`.padStart(7)}  ${`${r.chunkMs.toFixed(3)}ms`.padStart(10)}  ${r.chunkRatio.toFixed(2).padStart(6)}  ${`${r.keyMs.toFixed(3)}ms`.padStart(14)}  ${r.keyRatio.toFixed(2).padStart(6)}`,
+      `${String(r.messages).padStart(8)}  ${`${r.startupMs.toFixed(0)}ms`.padStart(7)}  ${`${r.chunkMs.toFixed(3)}ms`.padStart(10)}  ${r.chunkRatio.toFixed(2).padStart(6)}  ${`${r.keyMs.toFixed(3)}ms`.padStart(14)}  ${r.keyRatio.toFixed(2).padStart(6)}  ${`${r.thinkingMs.toFixed(3)}ms`.padStart(18)}`,
     );
   }
   lines.push('', `transcript items rendered during the timed updates: ${rows[0]?.itemsRenderedWhileTiming ?? 0}`);

@@ -71,6 +71,7 @@ const MARKDOWN_STYLE: TextStyle = {
     const state = b.isError ? ', error' : b.cleared ? `, cleared by compaction; Recall id ${b.cleared.archiveId}` : '';
     return `**${call?.name ?? 'tool'} result** (${b.toolUseId}${state})\n\n${fenced(b.content)}`;
   },
+  thinking: (t) => (t.trim() ? `> **Thinking**\n>\n${t.trim().split('\n').map((l) => `> ${l}`.trimEnd()).join('\n')}` : '> **Thinking** (not shown by the provider)'),
 };
 
 export function sessionMarkdown(info: SessionInfo, entries: readonly TranscriptEntry[]): string {

@@ -72,6 +72,7 @@ const SHOW_STYLE: TextStyle = {
   separator: '\n',
   toolUse: (b) => `→ ${b.name} ${JSON.stringify(b.input)}`,
   toolResult: (b) => `← ${b.isError ? 'error: ' : ''}${b.content}`,
+  thinking: (t) => (t.trim() ? `[thinking] ${t.trim()}` : '[thinking, not shown by the provider]'),
 };
 
 function renderMessage(m: Message, archivedBy: string | null): string {

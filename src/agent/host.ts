@@ -2,7 +2,7 @@
 // around each call), the permission gate, and the turn's options and result.
 import type { ProviderError } from '../llm/errors.js';
 import type { Message, Usage } from '../llm/messages.js';
-import type { DoneEvent, ModelRequest, Provider } from '../llm/provider.js';
+import type { DoneEvent, ModelRequest, Provider, ThinkingRequest } from '../llm/provider.js';
 import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
 import type { FileTracker } from '../tools/fileTracker.js';
@@ -66,6 +66,8 @@ export interface LoopOptions {
   maxOutputRecoveries: number;
   cwd: string;
   recall?: RecallSource;
+  /** The thinking settings every request of the turn sends (one configuration per turn). */
+  thinking?: ThinkingRequest | undefined;
   /** Sent as the requests' cacheKey (OpenAI prompt_cache_key): the session id. */
   cacheKey?: string;
   /** The session's record of files read and written, and its snapshot hook (see ToolContext). */

@@ -101,6 +101,8 @@ export async function runTurn(
         createdAt: Date.now(),
         usage: done.usage,
         model: done.model,
+        // what its thinking is bound to: sent back only while this prefix is unchanged (llm/thinkingReplay.ts)
+        ...(done.prefixHash !== undefined && blocks.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking') ? { prefixHash: done.prefixHash } : {}),
       };
       const stored = appendMessage(assistant);
       addText(textOf(stored));

@@ -67,6 +67,7 @@ export async function callModel(
       maxTokens: Math.min(host.maxOutputTokens(), outputCap ?? Infinity),
       signal,
       ...(opts.cacheKey !== undefined ? { cacheKey: opts.cacheKey } : {}),
+      ...(opts.thinking !== undefined ? { thinking: opts.thinking } : {}),
     };
     let partialText = '';
     const sentAt = Date.now();
@@ -78,6 +79,9 @@ export async function callModel(
           case 'text_delta':
             partialText += ev.text;
             emit({ type: 'text_delta', text: ev.text });
+            break;
+          case 'thinking_delta':
+            emit({ type: 'thinking_delta', text: ev.text });
             break;
           case 'tool_use_start':
             emit({ type: 'tool_call_streaming', id: ev.id, name: ev.name });

@@ -20,7 +20,8 @@ export function formatCommandOutput(out: CommandOutput): string {
       if (out.rows.length === 0) return 'No model calls yet.';
       const lines = out.rows.map(
         (r) =>
-          `${r.model}: ${n(r.usage.inputTokens)} in, ${n(r.usage.outputTokens)} out${r.usage.thinkingTokens ? ` (${n(r.usage.thinkingTokens)} reasoning)` : ''}` +
+          `${r.model}: ${n(r.usage.inputTokens)} in, ${n(r.usage.outputTokens)} out` +
+          (r.usage.thinkingTokens ? ` (${n(r.usage.thinkingTokens)} thinking)` : '') +
           (r.usage.cacheReadTokens || r.usage.cacheWriteTokens
             ? `, ${n(r.usage.cacheReadTokens)} cache read, ${n(r.usage.cacheWriteTokens)} cache write${r.usage.cacheWrite1hTokens ? ` (${n(r.usage.cacheWrite1hTokens)} for 1h)` : ''}`
             : '') +

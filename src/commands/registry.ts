@@ -11,6 +11,9 @@ import { rewindCommand } from './rewind.js';
 import { uncompactCommand } from './uncompact.js';
 import { agentsView, contextView, costView, permissionsView } from './views.js';
 import { mcpCommand } from './mcp.js';
+import { ConfigError } from '../config/config.js';
+import { EFFORTS } from '../config/thinking.js';
+import type { Effort } from '../llm/provider.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -136,6 +139,27 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'MCP servers: state, tools, what their definitions cost, errors; reconnect, disable or approve one',
     run: async ({ session }, args) => text(await asCommand(() => mcpCommand(session.mcp, args))),
+  },
+  {
+    name: 'effort',
+    args: '[low|medium|high|xhigh|max]',
+    description: 'how much the model thinks, from the next turn (without a level: the current one and the choices)',
+    run: async ({ session }, args) => {
+      const level = args.trim();
+      const c = session.currentConfig;
+      const levels = c.capabilities?.efforts ?? [];
+      if (!level) {
+        if (levels.length === 0) return text(`${c.model.name} takes no effort setting.`);
+        return text(`Effort: ${c.thinking?.effort ?? 'high'} (${c.model.name} takes ${levels.join(', ')}). /effort <level> changes it from the next turn.`);
+      }
+      if (!(EFFORTS as readonly string[]).includes(level)) throw new CommandError(`/effort: "${level}" is not a level (use ${EFFORTS.join(', ')})`);
+      try {
+        return text(session.setEffort(level as Effort));
+      } catch (e) {
+        if (e instanceof ConfigError) throw new CommandError(e.message);
+        throw e;
+      }
+    },
   },
   {
     name: 'memory',

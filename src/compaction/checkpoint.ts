@@ -25,8 +25,11 @@ export function buildCheckpointMessage(a: {
   archivedCount: number;
   restoration?: Restoration | undefined;
   createdAt: number;
+  /** A tool loop in progress closed into the checkpoint, as text (openLoop.ts). */
+  openLoop?: string | undefined;
 }): Message {
   const blocks: TextBlock[] = [{ type: 'text', text: `${checkpointHeader(a.compactionId, a.archivedCount)}${SEPARATOR}${a.summary.trim()}` }];
+  if (a.openLoop) blocks.push({ type: 'text', text: `\n\n${a.openLoop}` });
   if (a.restoration?.requests) blocks.push({ type: 'text', text: `\n\n${a.restoration.requests}` });
   if (a.restoration?.files) blocks.push({ type: 'text', text: `\n\n${a.restoration.files}` });
   return { id: newId('m'), role: 'user', kind: 'checkpoint', blocks, createdAt: a.createdAt };

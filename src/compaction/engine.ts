@@ -6,6 +6,7 @@ import { compactionBudgets, contextUsage, thresholds, type ContextUsage, type Th
 import { Guards, normalizeState, type CompactionState } from './guards.js';
 import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement } from './meter.js';
 import { applyMicro, selectMicro, type MicroResult } from './micro.js';
+import { openThinkingLoop } from './openLoop.js';
 import { microWorthIt } from './microPolicy.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { Summarizer } from './summarize.js';
@@ -120,7 +121,8 @@ export class CompactionEngine {
     // clearing rewrites the cached prompt from the first cleared output on: microPolicy.ts says when it is worth it
     // `plan` is what could be cleared; `micro` that, when worth it now; a plan not worth it still
     // serves as the fallback when auto compaction cannot run or fails
-    const plan = this.planMicro(ctx, measured, 1);
+    // inside a tool loop whose replies think, clearing waits for the loop's end (openLoop.ts)
+    const plan = openThinkingLoop(ctx.history) === undefined ? this.planMicro(ctx, measured, 1) : undefined;
     const micro = plan && this.microWorth(plan, tokens) ? plan : undefined;
     const afterMicro = micro ? micro.tokensAfter : tokens;
     if (afterMicro < this.ladder.auto) return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];

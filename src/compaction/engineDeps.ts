@@ -1,4 +1,5 @@
 import type { ModelLimits } from '../config/models.js';
+import type { ThinkingRequest } from '../llm/provider.js';
 import type { CompactionConfig } from '../config/schema.js';
 import type { DescribeToolUse } from './micro.js';
 import type { MicroPolicy } from './microPolicy.js';
@@ -35,7 +36,7 @@ export interface EngineDeps {
    * Set when the summarizer is the session's own model and prompt caching is on: the summary is
    * asked of the session's request as it stands (inPlace.ts), so it reads the prompt cache.
    */
-  inPlaceSummary?: { cacheKey?: string | undefined } | undefined;
+  inPlaceSummary?: { cacheKey?: string | undefined; thinking?: ThinkingRequest | undefined } | undefined;
   /** Prompt caching is on with entries living this long: micro compaction minds the cache (microPolicy.ts). */
   cacheTtlMs?: number | undefined;
   /** 'every-call' clears whenever something is clearable (for comparison in the benchmark). */

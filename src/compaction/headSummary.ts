@@ -11,7 +11,8 @@ import type { Measurement } from './meter.js';
 import { FILE_EDIT_TOOLS } from './modified.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
 import { buildRestoration, type Restoration } from './restore.js';
-import { isTurnStart, partitionHead, selectSplit } from './split.js';
+import { openLoopText, openThinkingLoop } from './openLoop.js';
+import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js';
 import { SummaryFailure, type Summarizer, type SummaryResult } from './summarize.js';
 import type { CompactionRecord, CompactionTrigger } from './types.js';
 
@@ -73,7 +74,12 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   const tokensOf = (m: Message): number => ratio * counter.countMessage(m);
   const history = ctx.history;
   progress('choosing what to keep');
-  const split = selectSplit(history, { tailTurns: d.deps.config.tailTurns, tailTokens: run.tailBudget ?? budgets.tailTokens }, tokensOf);
+  // a tool loop in progress whose replies think is closed into the checkpoint, never kept after it
+  const loopStart = openThinkingLoop(history);
+  const split: Split =
+    loopStart !== undefined
+      ? { index: history.length, kind: 'step', tailTokens: 0, turns: 0 }
+      : selectSplit(history, { tailTurns: d.deps.config.tailTurns, tailTokens: run.tailBudget ?? budgets.tailTokens }, tokensOf);
   const head = partitionHead(history.slice(0, split.index));
   if (head.summarize.length === 0) {
     const reason = 'nothing to compact: what came before the kept recent turns is only the checkpoint and pinned messages';
@@ -104,7 +110,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
         d.deps.inPlaceSummary && trigger !== 'reactive'
           ? (() => {
               const answered = history.slice(0, pendingFrom(history));
-              return { system: ctx.system, tools: ctx.tools, history: answered, keptFrom: Math.min(split.index, answered.length), tokens: measured.tokens, cacheKey: d.deps.inPlaceSummary.cacheKey };
+              return { system: ctx.system, tools: ctx.tools, history: answered, keptFrom: Math.min(split.index, answered.length), tokens: measured.tokens, cacheKey: d.deps.inPlaceSummary.cacheKey, thinking: d.deps.inPlaceSummary.thinking };
             })()
           : undefined,
     });
@@ -132,7 +138,14 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   }
   if (signal.aborted) return finish({ status: 'failed', reason: CANCELLED, tokensAfter: run.tokensBefore }, summary.usage);
 
-  const checkpoint = buildCheckpointMessage({ compactionId: id, summary: summary.text, archivedCount: head.archived.length, restoration, createdAt: d.now() });
+  const checkpoint = buildCheckpointMessage({
+    compactionId: id,
+    summary: summary.text,
+    archivedCount: head.archived.length,
+    restoration,
+    createdAt: d.now(),
+    ...(loopStart !== undefined ? { openLoop: openLoopText(history.slice(loopStart)) } : {}),
+  });
   // the encrypted item goes right after the checkpoint's text, as responses.compact returns it
   if (provided) checkpoint.blocks.splice(1, 0, provided.block);
   const { messages, bridges } = assembleHistory(checkpoint, head.pinnedUnits, tail, d.now());

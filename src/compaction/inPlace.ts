@@ -1,6 +1,6 @@
 import type { Message } from '../llm/messages.js';
 import { messageText, type TextStyle } from '../llm/messageText.js';
-import type { DoneEvent, ModelRequest, ToolSpec } from '../llm/provider.js';
+import type { DoneEvent, ModelRequest, ThinkingRequest, ToolSpec } from '../llm/provider.js';
 import { buildInPlaceSummaryPrompt } from './prompt.js';
 import type { TokenCounter } from './tokens.js';
 
@@ -21,6 +21,8 @@ export interface SharedPrefix {
   /** Calibrated tokens of system + tools + history. */
   tokens: number;
   cacheKey?: string | undefined;
+  /** The session's thinking settings: the same as its requests', or the cached prefix would not be read. */
+  thinking?: ThinkingRequest | undefined;
 }
 
 /** Share of the window the request (its input and the summary's output) may fill. */
@@ -58,6 +60,7 @@ export function inPlaceRequest(
     maxTokens: opts.maxTokens,
     signal: opts.signal,
     ...(shared.cacheKey !== undefined ? { cacheKey: shared.cacheKey } : {}),
+    ...(shared.thinking !== undefined ? { thinking: shared.thinking } : {}),
   };
 }
 

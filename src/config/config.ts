@@ -2,7 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openaiApiFor, type ReasoningEffort } from '../llm/openaiApi.js';
-import type { ProviderName } from '../llm/provider.js';
+import type { ProviderName, ThinkingRequest } from '../llm/provider.js';
+import { builtinCapabilities, EFFORTS, thinkingFor, ThinkingSettingError, type ThinkingCapabilities, type ThinkingSetting } from './thinking.js';
 import { parseJsonc, positionOf } from './jsonc.js';
 import type { Node as JsonNode } from 'jsonc-parser';
 import { editDistance } from '../editDistance.js';
@@ -59,6 +60,14 @@ export interface Config {
   mcp: z.infer<typeof McpSchema>;
   /** MCP servers from .agentrc files (home, then project), each with the file it came from. */
   mcpServers: { name: string; file: string; entry: McpServerFileEntry }[];
+  /** The top-level .agentrc thinking settings (models.<name>.thinking goes over them). */
+  thinkingSetting: ThinkingSetting;
+  /** What the model can do with thinking (undefined: not known). */
+  capabilities?: ThinkingCapabilities;
+  /** The thinking every request of this model sends (undefined: none, the provider's default). */
+  thinking?: ThinkingRequest;
+  /** Settings changed in the session (/effort), over .agentrc's. */
+  thinkingOverride?: ThinkingSetting;
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
@@ -285,6 +294,8 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   }
 
   const maxOutputTokens = outputTokensFor(resolved, file.maxOutputTokens);
+  const thinkingSetting: ThinkingSetting = file.thinking ?? {};
+  const thinking = resolveThinking(model, provider, userModels, thinkingSetting, maxOutputTokens);
   const addDirs = (flags.addDirs ?? []).map((d) => checkAddDir(opts.cwd, d));
   const permissions = PermissionsSchema.parse({
     ...file.permissions,
@@ -318,6 +329,8 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     agents: AgentsSchema.parse(file.agents ?? {}),
     mcp: McpSchema.parse({ ...file.mcp, ...(flags.mcpTrust ? { trustProject: true } : {}) }),
     mcpServers: [],
+    thinkingSetting,
+    ...thinking,
     dbPath,
     sources,
     warnings,
@@ -347,13 +360,53 @@ function outputTokensFor(model: ModelLimits, setting: number | undefined): numbe
  * resolved as at start-up. A model of the other provider family drops the base URL and key
  * variable, which were set for the first one (`api` stays: it only applies to OpenAI); that family's own environment variables apply.
  */
-export function withModel(config: Config, name: string): Config {
+export function withModel(config: Config, name: string, learned?: ThinkingCapabilities): Config {
   const model = resolveModel(name, config.userModels);
   const provider = model.provider ?? config.provider;
-  const next: Config = { ...config, provider, model, maxOutputTokens: outputTokensFor(model, config.maxOutputSetting) };
+  const maxOutputTokens = outputTokensFor(model, config.maxOutputSetting);
+  const { thinking: _t, capabilities: _c, ...base } = config;
+  const next: Config = { ...base, provider, model, maxOutputTokens, ...resolveThinking(name, provider, config.userModels, config.thinkingSetting, maxOutputTokens, learned, config.thinkingOverride) };
   if (provider === config.provider) return next;
   const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, ...rest } = next;
   return rest;
+}
+
+/**
+ * The thinking a model's requests send: the settings (the model's own over the top level)
+ * checked against its capabilities (.agentrc's over what the provider said over the built-in
+ * table). A setting the model cannot take is a ConfigError naming the setting and the model.
+ */
+export function resolveThinking(
+  model: string,
+  provider: ProviderName,
+  userModels: Readonly<Record<string, UserModelEntry>>,
+  top: ThinkingSetting,
+  maxOutputTokens: number,
+  learned?: ThinkingCapabilities,
+  override?: ThinkingSetting,
+): { capabilities?: ThinkingCapabilities; thinking?: ThinkingRequest } {
+  if (provider !== 'anthropic') return {};
+  const own = userModels[model];
+  const base = learned ?? builtinCapabilities(model);
+  const caps: ThinkingCapabilities | undefined =
+    own?.thinkingModes || own?.effortLevels
+      ? {
+          types: own.thinkingModes ? own.thinkingModes.map((m) => (m === 'off' ? 'disabled' : m)) : (base?.types ?? ['adaptive', 'enabled', 'disabled']),
+          efforts: own.effortLevels ?? base?.efforts ?? EFFORTS,
+          keepsThinking: base?.keepsThinking ?? false,
+          source: 'config',
+        }
+      : base;
+  const setting: ThinkingSetting = { ...top, ...(own?.thinking ?? {}), ...(override ?? {}) };
+  const where = (field: keyof ThinkingSetting): string =>
+    override?.[field] !== undefined ? `/effort` : own?.thinking?.[field] !== undefined ? `models.${model}.thinking.${field}` : `thinking.${field}`;
+  try {
+    const thinking = thinkingFor(model, setting, caps, maxOutputTokens, where);
+    return { ...(caps ? { capabilities: caps } : {}), ...(thinking ? { thinking } : {}) };
+  } catch (e) {
+    if (e instanceof ThinkingSettingError) throw new ConfigError(e.message);
+    throw e;
+  }
 }
 
 export function defaultDbPath(env: NodeJS.ProcessEnv, home: string): string {

@@ -1,4 +1,5 @@
-import type { ProviderName } from '../llm/provider.js';
+import type { Effort, ProviderName } from '../llm/provider.js';
+import type { ThinkingSetting } from './thinking.js';
 
 export interface ModelLimits {
   contextWindow: number;
@@ -70,6 +71,9 @@ export interface UserModelEntry {
   contextWindow: number;
   maxOutputTokens: number;
   provider?: ProviderName | undefined;
+  thinking?: ThinkingSetting | undefined;
+  thinkingModes?: Array<'adaptive' | 'enabled' | 'off'> | undefined;
+  effortLevels?: Effort[] | undefined;
 }
 
 /** Looks a model up: the config's `models` first (exact name), then the built-in table by longest prefix. */

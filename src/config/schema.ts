@@ -79,10 +79,29 @@ export const CompactionSchema = z.strictObject({
 });
 export type CompactionConfig = z.infer<typeof CompactionSchema>;
 
+export const EffortSchema = z.enum(['low', 'medium', 'high', 'xhigh', 'max']);
+
+export const ThinkingSchema = z.strictObject({
+  /** adaptive: the model decides when and how much (default where the model takes it); enabled: manual, within budgetTokens (4.5-era models); off: where the model can turn it off. */
+  mode: z.optional(z.enum(['adaptive', 'enabled', 'off'])),
+  /** With mode "enabled": tokens the model may think, at least 1,024 and below maxOutputTokens. */
+  budgetTokens: z.optional(positiveInt),
+  /** How much effort the model puts in (output_config.effort): low, medium, high (the API's default), xhigh, max; not every model takes every level. */
+  effort: z.optional(EffortSchema),
+  /** summarized (default): the thinking text comes back and is shown; omitted: only its signature. */
+  display: z.optional(z.enum(['summarized', 'omitted'])),
+});
+
 export const ModelEntrySchema = z.strictObject({
   contextWindow: positiveInt,
   maxOutputTokens: positiveInt,
   provider: z.optional(z.enum(['anthropic', 'openai'])),
+  /** Thinking settings for this model (over the top-level "thinking"). */
+  thinking: z.optional(ThinkingSchema),
+  /** What this model accepts, over what its provider says: thinking modes... */
+  thinkingModes: z.optional(z.array(z.enum(['adaptive', 'enabled', 'off']))),
+  /** ...and effort levels. */
+  effortLevels: z.optional(z.array(EffortSchema)),
 });
 
 const envName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'must be an environment variable name, or a prefix ending in *'));
@@ -247,6 +266,8 @@ export const FileConfigSchema = z.strictObject({
   /** Steps (model calls) per turn before the agent stops and reports. */
   maxSteps: z.optional(positiveInt),
   models: z.optional(z.record(nonEmptyString, ModelEntrySchema)),
+  /** How the model thinks (per model under models.<name>.thinking). */
+  thinking: z.optional(ThinkingSchema),
   permissions: z.optional(z.partial(PermissionsSchema)),
   compaction: z.optional(z.partial(CompactionSchema)),
   bash: z.optional(z.partial(BashSchema)),

@@ -197,4 +197,17 @@ export abstract class SdkAdapter<C extends { baseURL: string }> {
   }
 
   protected abstract events(req: ModelRequest, ctx: RequestContext<C>): AsyncGenerator<StreamEvent>;
+
+  /** One call that is not a streamed reply (a model lookup), in the same frame: timeouts, a ProviderError on failure. */
+  protected async call<T>(model: string, fn: (client: C, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const box: { value?: T } = {};
+    const req: ModelRequest = { model, system: '', messages: [], tools: [], maxTokens: 1 };
+    const frame = runRequest(this.opts, req, this.spec, async function* (ctx): AsyncGenerator<StreamEvent> {
+      box.value = await fn(ctx.client, ctx.signal);
+    });
+    for await (const _ of frame) {
+      // a lookup yields no events
+    }
+    return box.value as T;
+  }
 }

@@ -1,6 +1,7 @@
 import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/error';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
+import { Models, type ModelInfo } from '@anthropic-ai/sdk/resources/models';
 import type {
   CacheControlEphemeral,
   ContentBlockParam,
@@ -8,6 +9,7 @@ import type {
   RawMessageStreamEvent,
   StopReason as AnthropicStopReason,
   TextBlockParam,
+  ThinkingConfigParam,
   Tool,
   Usage as AnthropicUsage,
   MessageDeltaUsage,
@@ -15,7 +17,8 @@ import type {
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import { DEFAULT_CACHE, messageBreakpoints, type CacheSettings } from './cache.js';
-import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
+import type { Effort, ModelDescription, ModelRequest, Provider, StopReason, StreamEvent, ThinkingRequest } from './provider.js';
+import { replayableHistory } from './thinkingReplay.js';
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { describeSdkError, type SdkFailure } from './sdk-errors.js';
 
@@ -102,9 +105,43 @@ function withBreakpoints(tools: Tool[], messages: WireMessage[], system: string,
   return { tools: outTools, messages: outMessages };
 }
 
+/** The request's thinking settings as the Messages API takes them (effort `high` is the API's default: omitted). */
+export function thinkingParams(t: ThinkingRequest | undefined): Pick<MessageCreateParamsStreaming, 'thinking' | 'output_config'> {
+  if (!t) return {};
+  const display = t.display !== undefined ? { display: t.display } : {};
+  const thinking: ThinkingConfigParam =
+    t.mode === 'off' ? { type: 'disabled' } : t.mode === 'enabled' ? { type: 'enabled', budget_tokens: t.budgetTokens ?? 1_024, ...display } : { type: 'adaptive', ...display };
+  return { thinking, ...(t.effort !== undefined && t.effort !== 'high' ? { output_config: { effort: t.effort } } : {}) };
+}
+
+/**
+ * The request's params and the prefix hash a reply is bound to. The history goes through
+ * replayableHistory (thinkingReplay.ts): the one place thinking is left out after a change.
+ * No sampling parameters: under anthropic-version 2026-10-21 any of them is a 400.
+ */
+export function toAnthropicRequest(req: ModelRequest, cache: CacheSettings = DEFAULT_CACHE): { params: MessageCreateParamsStreaming; prefixHash: string } {
+  const replay = replayableHistory(req.model, req.system, req.tools, req.messages);
+  return { params: buildParams(req, replay.messages, cache), prefixHash: replay.prefixHash };
+}
+
 export function toAnthropicParams(req: ModelRequest, cache: CacheSettings = DEFAULT_CACHE): MessageCreateParamsStreaming {
+  return toAnthropicRequest(req, cache).params;
+}
+
+/**
+ * A budget is below max_tokens, which a smaller window, an overflow or a short summary request
+ * can lower: the budget follows, and under the minimum budget such a request does not think
+ * (models with manual thinking can turn it off).
+ */
+function fitThinking(t: ThinkingRequest | undefined, maxTokens: number): ThinkingRequest | undefined {
+  if (t?.mode !== 'enabled' || (t.budgetTokens ?? 0) < maxTokens) return t;
+  return maxTokens > MIN_BUDGET ? { ...t, budgetTokens: maxTokens - 1 } : { mode: 'off' };
+}
+const MIN_BUDGET = 1_024;
+
+function buildParams(req: ModelRequest, history: readonly Message[], cache: CacheSettings): MessageCreateParamsStreaming {
   let tools: Tool[] = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
-  let messages = toAnthropicMessages(req.messages);
+  let messages = toAnthropicMessages(history);
   let system: string | TextBlockParam[] | undefined = req.system.length > 0 ? req.system : undefined;
   if (cache.enabled) ({ tools, messages, system } = withBreakpoints(tools, messages, req.system, cache));
   return {
@@ -114,7 +151,7 @@ export function toAnthropicParams(req: ModelRequest, cache: CacheSettings = DEFA
     stream: true,
     ...(system !== undefined ? { system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
-    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    ...thinkingParams(fitThinking(req.thinking, req.maxTokens)),
   };
 }
 
@@ -148,11 +185,14 @@ export function describeAnthropicError(err: unknown): SdkFailure {
  */
 class MessagesClient extends BaseAnthropic {
   readonly messages = new Messages(this);
+  readonly models = new Models(this);
 }
 
 type BlockState =
   | { kind: 'text'; text: string }
   | { kind: 'tool'; id: string; name: string; json: string; closed: boolean }
+  | { kind: 'thinking'; thinking: string; signature: string }
+  | { kind: 'redacted'; data: string }
   | { kind: 'ignored' };
 
 export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Provider {
@@ -162,8 +202,14 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
     super(opts, { provider: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', client: (options) => new MessagesClient(options), describe: describeAnthropicError, aborted: () => new APIUserAbortError() });
   }
 
+  /** GET /v1/models/{id}: thinking types, effort levels, limits and lifecycle. */
+  async describeModel(model: string): Promise<ModelDescription> {
+    const info = await this.call(model, (client, signal) => client.models.retrieve(model, {}, { signal }));
+    return describeModelInfo(info);
+  }
+
   protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<MessagesClient>): AsyncGenerator<StreamEvent> {
-    const params = toAnthropicParams(req, this.opts.cache);
+    const { params, prefixHash } = toAnthropicRequest(req, this.opts.cache);
     // the SDK console.warns about deprecated models; route that to onWarning instead of the terminal
     const stream = await withWarningsTo(this.warn, () => client.messages.create(params, { signal }));
     begin();
@@ -194,6 +240,13 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
           } else if (cb.type === 'tool_use') {
             blocks.set(ev.index, { kind: 'tool', id: cb.id, name: cb.name, json: '', closed: false });
             yield { type: 'tool_use_start', id: cb.id, name: cb.name };
+          } else if (cb.type === 'thinking') {
+            blocks.set(ev.index, { kind: 'thinking', thinking: cb.thinking ?? '', signature: cb.signature ?? '' });
+            // an empty delta marks the start, so a display-omitted block still shows "Thinking…"
+            yield { type: 'thinking_delta', text: cb.thinking ?? '' };
+          } else if (cb.type === 'redacted_thinking') {
+            blocks.set(ev.index, { kind: 'redacted', data: cb.data });
+            yield { type: 'thinking_delta', text: '' };
           } else blocks.set(ev.index, { kind: 'ignored' });
           break;
         }
@@ -206,6 +259,11 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
           } else if (st?.kind === 'tool' && d.type === 'input_json_delta') {
             st.json += d.partial_json;
             if (d.partial_json) yield { type: 'tool_input_delta', id: st.id, partialJson: d.partial_json };
+          } else if (st?.kind === 'thinking' && d.type === 'thinking_delta') {
+            st.thinking += d.thinking;
+            if (d.thinking) yield { type: 'thinking_delta', text: d.thinking };
+          } else if (st?.kind === 'thinking' && d.type === 'signature_delta') {
+            st.signature += d.signature;
           }
           break;
         }
@@ -241,13 +299,16 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
     for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
       const st = blocks.get(index)!;
       if (st.kind === 'text' && st.text.length > 0) final.push({ type: 'text', text: st.text });
+      // kept verbatim, in order: the signature binds the block to what came before it
+      if (st.kind === 'thinking') final.push({ type: 'thinking', thinking: st.thinking, signature: st.signature });
+      if (st.kind === 'redacted') final.push({ type: 'redacted_thinking', data: st.data });
       if (st.kind === 'tool') {
         const input = finalToolInput(st.json, !st.closed || stopReason === 'max_tokens');
         // a tool call cut off by max_tokens is dropped: its input is not valid JSON
         if (input) final.push({ type: 'tool_use', id: st.id, name: st.name, input });
       }
     }
-    yield { type: 'done', blocks: final, stopReason, usage, model };
+    yield { type: 'done', blocks: final, stopReason, usage, model, prefixHash };
   }
 }
 
@@ -260,4 +321,20 @@ function readCacheUsage(usage: Usage, u: Partial<Pick<AnthropicUsage, 'cache_rea
   if (typeof u.cache_creation_input_tokens === 'number') usage.cacheWriteTokens = u.cache_creation_input_tokens;
   const oneHour = 'cache_creation' in u ? u.cache_creation?.ephemeral_1h_input_tokens : undefined;
   if (typeof oneHour === 'number' && oneHour > 0) usage.cacheWrite1hTokens = oneHour;
+  const thinking = 'output_tokens_details' in u ? u.output_tokens_details?.thinking_tokens : undefined;
+  if (typeof thinking === 'number' && thinking > 0) usage.thinkingTokens = thinking;
+}
+
+/** The neutral description of a ModelInfo (capabilities may be null: then nothing is known to be supported). */
+export function describeModelInfo(info: ModelInfo): ModelDescription {
+  const t = info.capabilities?.thinking.types;
+  const e = info.capabilities?.effort;
+  const efforts = e?.supported ? (['low', 'medium', 'high', 'xhigh', 'max'] as const).filter((l) => e[l]?.supported === true) : [];
+  return {
+    thinkingTypes: t ? (['adaptive', 'enabled', 'disabled'] as const).filter((k) => t[k].supported) : [],
+    efforts: efforts as Effort[],
+    ...(typeof info.max_input_tokens === 'number' ? { maxInputTokens: info.max_input_tokens } : {}),
+    ...(typeof info.max_tokens === 'number' ? { maxOutputTokens: info.max_tokens } : {}),
+    lifecycle: info.lifecycle,
+  };
 }

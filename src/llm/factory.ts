@@ -1,6 +1,7 @@
 import type { AdapterOptions } from './adapter-common.js';
+import { ProviderError } from './errors.js';
 import { openaiApiFor, type OpenAIApi } from './openaiApi.js';
-import type { CompactRequest, CompactResult, ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
+import type { CompactRequest, CompactResult, ModelDescription, ModelRequest, Provider, ProviderName, StreamEvent } from './provider.js';
 
 // Builds a Provider without loading any SDK: the chosen adapter (and its SDK) is imported on
 // the first request, so paths like `agent --version` never pay for them.
@@ -73,5 +74,10 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
           },
         }
       : {}),
+    async describeModel(model: string): Promise<ModelDescription> {
+      const provider = await load();
+      if (!provider.describeModel) throw new ProviderError({ kind: 'bad_request', provider: opts.provider, message: `${opts.provider} has no models endpoint this program reads` });
+      return provider.describeModel(model);
+    },
   };
 }

@@ -41,6 +41,12 @@ export interface TextStyle {
   toolResult: (b: ToolResultBlock, call: ToolCall | undefined) => string;
   /** Default: `[image <media type>]`. */
   image?: (b: ImageBlock) => string;
+  /**
+   * Thinking (Anthropic thinking, OpenAI reasoning summaries), marked as such; `text` is empty
+   * when the provider returned none (omitted or redacted). Default: left out, as summaries,
+   * transcripts for the summarizer and the archive's text must.
+   */
+  thinking?: (text: string) => string;
 }
 
 const NO_CALLS: ToolCalls = new Map();
@@ -67,7 +73,8 @@ export function messageText(m: Message, style: TextStyle, calls: ToolCalls = NO_
       case 'thinking':
       case 'redacted_thinking':
       case 'reasoning':
-        // Provider state: never part of a transcript, a summary or the archive's text.
+        // Provider state: never part of a transcript, a summary or the archive's text unless the style shows it
+        if (style.thinking) parts.push(style.thinking(b.type === 'thinking' ? b.thinking : b.type === 'reasoning' ? b.summary.join('\n\n') : ''));
         break;
     }
   }

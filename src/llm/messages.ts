@@ -115,6 +115,12 @@ export interface Message {
   model?: string;
   /** The reply was cut short (Esc, or a stream that could not be finished). */
   interrupted?: boolean;
+  /**
+   * For assistant messages that hold thinking: the hash of the prefix (model, system, tools,
+   * earlier messages as sent) the reply was produced after. Its thinking is sent back only
+   * while the prefix hashes the same (llm/thinkingReplay.ts).
+   */
+  prefixHash?: string;
 }
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });

@@ -19,7 +19,10 @@ export interface ModelRequest {
   messages: readonly Message[];
   tools: readonly ToolSpec[];
   maxTokens: number;
+  /** OpenAI only: Anthropic's API version 2026-10-21 refuses every sampling parameter. */
   temperature?: number;
+  /** How the model thinks (absent: the provider's default for the model). */
+  thinking?: ThinkingRequest;
   signal?: AbortSignal;
   /** The session id: OpenAI's prompt_cache_key, where the server is OpenAI's (see cache.ts). */
   cacheKey?: string;
@@ -31,14 +34,42 @@ export interface ModelRequest {
  */
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'context_window' | 'other';
 
+export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/**
+ * The thinking settings of a request, provider-neutral. adaptive: the model decides when and
+ * how much; enabled: manual thinking within budgetTokens; off: no thinking (where the model
+ * can turn it off). display: whether the thinking text comes back (summarized) or only its
+ * signature (omitted).
+ */
+export interface ThinkingRequest {
+  mode: 'adaptive' | 'enabled' | 'off';
+  budgetTokens?: number;
+  effort?: Effort;
+  display?: 'summarized' | 'omitted';
+}
+
 export type StreamEvent =
   | { type: 'text_delta'; text: string }
   /** Readable thinking as it streams (Anthropic thinking, OpenAI reasoning summaries). */
   | { type: 'thinking_delta'; text: string }
   | { type: 'tool_use_start'; id: string; name: string }
   | { type: 'tool_input_delta'; id: string; partialJson: string }
-  /** Always the last event of a successful stream. */
-  | { type: 'done'; blocks: Block[]; stopReason: StopReason; usage: Usage; model: string };
+  /**
+   * Always the last event of a successful stream. prefixHash: the hash of what the reply was
+   * produced after (model, system, tools, messages as sent; thinkingReplay.ts), stored with the
+   * reply so that its thinking is sent back only while that prefix is unchanged.
+   */
+  | { type: 'done'; blocks: Block[]; stopReason: StopReason; usage: Usage; model: string; prefixHash?: string };
+
+/** What a provider's models endpoint says of a model (Anthropic: GET /v1/models/{id}). */
+export interface ModelDescription {
+  thinkingTypes: Array<'adaptive' | 'enabled' | 'disabled'>;
+  efforts: Effort[];
+  maxInputTokens?: number;
+  maxOutputTokens?: number;
+  lifecycle?: string;
+}
 
 /** A request to compact history on the provider's side (OpenAI responses.compact). */
 export interface CompactRequest {
@@ -69,6 +100,8 @@ export interface Provider {
   countInputTokens?(req: Omit<ModelRequest, 'maxTokens'>): Promise<number>;
   /** Present where the provider can compact history itself (OpenAI's Responses API); throws ProviderError. */
   compact?(req: CompactRequest): Promise<CompactResult>;
+  /** The model's capabilities from the provider's models endpoint, where it has one. Throws ProviderError. */
+  describeModel?(model: string): Promise<ModelDescription>;
 }
 
 export type DoneEvent = Extract<StreamEvent, { type: 'done' }>;

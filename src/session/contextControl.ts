@@ -10,12 +10,12 @@ import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../co
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
-import { withModel, type Config } from '../config/config.js';
+import { resolveThinking, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
 import { mayTruncateSilently } from '../llm/cache.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
-import type { Provider, ToolSpec } from '../llm/provider.js';
+import type { Effort, Provider, ToolSpec } from '../llm/provider.js';
 import { toolSpec, type AnyTool } from '../tools/types.js';
 import type { ContextUsageView } from './protocol.js';
 import { readForRestore } from './restoreRead.js';
@@ -220,6 +220,20 @@ export class ContextControl {
     };
   }
 
+  /** /effort: checked against the model like .agentrc's setting (a CommandError-worthy ConfigError when it cannot take it). */
+  setEffort(effort: Effort): string {
+    const c = this.cfg;
+    const override = { ...c.thinkingOverride, effort };
+    const { thinking: _t, capabilities: _c, ...base } = c;
+    const next: Config = { ...base, thinkingOverride: override, ...resolveThinking(c.model.name, c.provider, c.userModels, c.thinkingSetting, c.maxOutputTokens, c.capabilities?.source === 'provider' ? c.capabilities : undefined, override) };
+    if (!next.thinking) return `${c.model.name} takes no effort setting.`;
+    this.cfg = next;
+    // the in-place summary sends the session's thinking too
+    this.engine = this.createEngine(this.engine.state(), next, this.prov);
+    this.deps.emit({ type: 'context', usage: this.usage() });
+    return `Effort ${effort} from the next turn (${c.model.name}). A change of thinking or effort starts a new cache prefix: the next request is written to the cache again.`;
+  }
+
   /** Switches the model for the following turns (/model); returns what to tell the person. */
   setModel(name: string): string {
     const next = withModel(this.cfg, name);
@@ -321,7 +335,7 @@ export class ContextControl {
         describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.cfg.cwd, path),
         silentOverflowDetection: mayTruncateSilently(provider),
-        inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId } : undefined,
+        inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId, thinking: config.thinking } : undefined,
         cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
         providerCompaction: config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
         countExact: provider.countInputTokens ? exactCounter(provider, config.model.name) : undefined,

@@ -21,6 +21,8 @@ export interface SessionView {
   permissionMode?: string;
   /** The MCP servers' state for the footer ("MCP 2✓ · 1 connecting"); absent without servers. */
   mcp?: string;
+  /** The thinking in effect ("thinking high", "thinking 4k"), shown in the footer; absent when none is sent. */
+  thinking?: string;
 }
 
 export interface SessionListItem {

@@ -1,3 +1,5 @@
+import { thinkingMark } from '../config/thinking.js';
+import type { Effort } from '../llm/provider.js';
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
@@ -26,6 +28,7 @@ import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import type { RewindResult, RewindTarget, RewindWhat } from './rewind.js';
 import { HistoryEdits } from './historyEdits.js';
+import { cacheKeyOf, loopSettings } from './loopSettings.js';
 import { childDeps, subagentInfo, Subagents, type SubagentInfo } from './children.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
@@ -39,7 +42,6 @@ import type { RewindUndoPlan, UncompactPlan, UncompactTarget } from './uncompact
 export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
-
 
 /**
  * One live session. It drives the loop for the TUI and print mode and composes the parts
@@ -145,7 +147,8 @@ export class Session {
 
   view(): SessionView {
     const c = this.context.config;
-    return { id: this.id, title: this.log.sessionTitle, model: c.model.name, provider: c.provider, cwd: c.cwd, permissionMode: this.gate.mode };
+    const thinking = thinkingMark(c.thinking);
+    return { id: this.id, title: this.log.sessionTitle, model: c.model.name, provider: c.provider, cwd: c.cwd, permissionMode: this.gate.mode, ...(thinking ? { thinking } : {}) };
   }
 
   get busy(): boolean {
@@ -313,6 +316,11 @@ export class Session {
   }
 
   /** Switches the model for the following turns (/model). */
+  /** /effort: the effort of the thinking from the next turn on (one configuration per turn, so never inside a tool loop). */
+  setEffort(effort: Effort): string {
+    return this.context.setEffort(effort);
+  }
+
   setModel(name: string): string {
     return this.context.setModel(name);
   }
@@ -365,20 +373,13 @@ export class Session {
   }
 
   private loopOptions(): LoopOptions {
-    const config = this.context.config;
     return {
+      ...loopSettings(this.context.config),
       provider: this.context.provider,
-      model: config.model.name,
       tools: this.context.allTools,
       gate: { authorize: (call, signal) => this.gate.authorize(call, signal) },
-      maxSteps: config.maxSteps,
-      retry: config.retry,
-      giveUpAfterMs: config.timeouts.totalMs,
-      maxOutputRecoveries: config.compaction.maxOutputRecoveries,
-      cwd: config.cwd,
       recall: this.recallSource(),
-      // children of one agent share a cache key (OpenAI routes by it), as they share the prefix
-      cacheKey: this.deps.child ? `${this.deps.child.parent.id}:${this.deps.child.parent.agent}` : this.id,
+      cacheKey: cacheKeyOf(this.id, this.deps.child),
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
       ...(this.subagents ? { subagents: this.subagents } : {}),
@@ -387,7 +388,7 @@ export class Session {
   }
 
   private onAgentEvent(e: AgentEvent): void {
-    if (e.type === 'text_delta') e = { ...e, text: redactSecrets(e.text) };
+    if (e.type === 'text_delta' || e.type === 'thinking_delta') e = { ...e, text: redactSecrets(e.text) };
     if (e.type === 'usage') this.bill(e.model, e.usage);
     this.emit(e);
     if (e.type === 'message') this.emit({ type: 'context', usage: this.contextUsage() });

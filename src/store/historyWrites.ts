@@ -31,12 +31,12 @@ export class HistoryWrites {
       message: db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND id = ?`),
       archivedBy: db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by = ? ORDER BY seq`),
       stored: db.prepare<[string, string], MessageRow>(
-        'SELECT id, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at FROM messages WHERE session_id = ? AND id = ?',
+        'SELECT id, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, prefix_hash FROM messages WHERE session_id = ? AND id = ?',
       ),
       insertMessage: db.prepare(
-        `INSERT INTO messages (session_id, id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, added_by)
+        `INSERT INTO messages (session_id, id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, added_by, prefix_hash)
          VALUES (@session_id, @id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = @session_id), NULL,
-                 @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at, @added_by)`,
+                 @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at, @added_by, @prefix_hash)`,
       ),
       insertCompaction: db.prepare(
         `INSERT INTO compactions (session_id, ${COMPACTION_COLS})

@@ -189,7 +189,26 @@ const v3Leases: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6ChildSessions, v7MessageIndex];
+const v8Thinking: Migration = {
+  version: 8,
+  description: 'thinking: the prefix a reply was produced after; the providers\' model capabilities',
+  up(db) {
+    db.exec(`
+      -- the hash of what a reply that thinks was produced after (llm/thinkingReplay.ts)
+      ALTER TABLE messages ADD COLUMN prefix_hash TEXT;
+      -- what a provider's models endpoint said of a model, and when (config/capabilities.ts)
+      CREATE TABLE model_capabilities (
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        body TEXT NOT NULL,
+        fetched_at INTEGER NOT NULL,
+        PRIMARY KEY (provider, model)
+      );
+    `);
+  },
+};
+
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6ChildSessions, v7MessageIndex, v8Thinking];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

@@ -11,6 +11,7 @@ import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { HistoryWrites } from './historyWrites.js';
 import { sessionInfo } from './sessionRow.js';
 import { SessionWrites } from './sessionWrites.js';
+import { CapabilityTable, type StoredCapabilities } from './capabilities.js';
 import { SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
 import { StatementCache } from './statementCache.js';
 import { prepareStoreStatements, type StoreStatements } from './storeStatements.js';
@@ -42,6 +43,7 @@ export class SqliteStore implements Store {
   private readonly snapshots: SnapshotTables;
   private readonly search: ArchiveSearch;
   private readonly index: ArchiveIndexer;
+  private readonly capabilities: CapabilityTable;
   private readonly statements: StatementCache;
   private readonly stmts: StoreStatements;
 
@@ -56,6 +58,7 @@ export class SqliteStore implements Store {
     this.snapshots = new SnapshotTables(db, this.history.log);
     this.search = new ArchiveSearch(db);
     this.index = new ArchiveIndexer(db);
+    this.capabilities = new CapabilityTable(db);
     this.statements = new StatementCache(db);
     this.stmts = prepareStoreStatements(db);
   }
@@ -354,6 +357,10 @@ export class SqliteStore implements Store {
   private requireSession(id: string): void {
     if (!this.stmts.session.get(id)) throw this.noSession(id);
   }
+
+  /** What a provider's models endpoint said of a model, and when (store/capabilities.ts). */
+  modelCapabilities = (provider: string, model: string): StoredCapabilities | undefined => this.read('read model capabilities', () => this.capabilities.get(provider, model));
+  saveModelCapabilities = (provider: string, model: string, body: string, at: number): void => this.write('save model capabilities', () => this.capabilities.put(provider, model, body, at));
 
   private noSession(id: string): StoreError {
     return new StoreError('not_found', this.file, `There is no session ${id} in ${this.file}.`);

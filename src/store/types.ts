@@ -242,6 +242,9 @@ export interface Store {
   snapshotsSince(sessionId: string, turnId: string): FileSnapshot[];
   /** Turns that changed files, in order, with the paths. */
   snapshotTurns(sessionId: string): SnapshotTurn[];
+  /** What a provider's models endpoint said of a model (JSON), and when; config/thinking.ts reads it. */
+  modelCapabilities(provider: string, model: string): { body: string; fetchedAt: number } | undefined;
+  saveModelCapabilities(provider: string, model: string, body: string, at: number): void;
   /** Archives the turn's message and everything visible after it (searchable, like compacted messages); returns their ids. */
   rewindConversation(sessionId: string, rewind: RewindRecord): string[];
 

@@ -97,14 +97,14 @@ function contextLines(rows: ContextBreakdownRow[], contextWindow: number, effect
 
 function costLines(rows: CostRow[], totalUsd: number | undefined, width: number, theme: Theme): string[] {
   if (rows.length === 0) return block('No model calls yet.', width);
-  // the part of the output spent reasoning (OpenAI reasoning, Anthropic thinking), when a model reported any
-  const reasoning = rows.some((r) => (r.usage.thinkingTokens ?? 0) > 0);
-  const header = ['Model', 'Input', 'Output', ...(reasoning ? ['Reasoning'] : []), 'Cache read', 'Cache write', 'Cost'];
+  // thinking tokens are output tokens: their column (shown once a model thought) is part of Output
+  const thinking = rows.some((r) => (r.usage.thinkingTokens ?? 0) > 0);
+  const header = ['Model', 'Input', 'Output', ...(thinking ? ['of it thinking'] : []), 'Cache read', 'Cache write', 'Cost'];
   const body = rows.map((r) => [
     sanitize(r.model),
     formatTokens(r.usage.inputTokens),
     formatTokens(r.usage.outputTokens),
-    ...(reasoning ? [formatTokens(r.usage.thinkingTokens ?? 0)] : []),
+    ...(thinking ? [formatTokens(r.usage.thinkingTokens ?? 0)] : []),
     formatTokens(r.usage.cacheReadTokens),
     formatTokens(r.usage.cacheWriteTokens),
     r.usd === undefined ? 'n/a' : formatUsd(r.usd),

@@ -278,6 +278,8 @@ export function itemLines(item: TranscriptItem, columns: number, theme: Theme): 
       return toolLines(item, columns, theme);
     case 'checkpoint':
       return checkpointLines(item.text, columns, theme);
+    case 'thinking':
+      return thinkingLines(item, columns, theme);
     case 'meta':
       return block(`↻ ${oneLine(item.text)}`, columns, { color: theme.muted }, 'truncate');
     case 'compaction':
@@ -300,4 +302,13 @@ export function itemLines(item: TranscriptItem, columns: number, theme: Theme): 
     case 'command':
       return commandLines(item.command, item.output, columns, theme);
   }
+}
+
+/** A finished thinking block: one dim line (tokens, first words); whole when expanded (Ctrl+O). */
+function thinkingLines(item: Extract<TranscriptItem, { kind: 'thinking' }>, columns: number, theme: Theme): string[] {
+  const head = `✻ Thought (${formatTokens(item.tokens)} tokens)`;
+  const dim = { color: theme.muted };
+  if (item.expanded) return [...block(head, columns, dim), ...indented(block(sanitize(item.text), columns - 2, dim), 2)];
+  const first = oneLine(item.text);
+  return block(first ? `${head}: ${first}` : head, columns, dim, 'truncate');
 }

@@ -35,6 +35,8 @@ export interface LiveState {
   waiting: string | null;
   /** Prompts typed while the agent worked, sent together when it is free. */
   queued: string[];
+  /** The model is thinking: since when, and what it has shown of it so far. */
+  thinking: { startedAt: number; text: string } | null;
 }
 
 export interface StreamState {
@@ -56,6 +58,6 @@ export interface StatusState {
 /** Transient one-line message under the prompt ("Press Ctrl-C again to exit"); a notice is dimmed. */
 export type Hint = { text: string; level: 'info' | 'warning' | 'notice' } | null;
 
-export const emptyLive = (): LiveState => ({ busy: false, turn: null, writingTools: [], running: [], compaction: null, retry: null, waiting: null, queued: [] });
+export const emptyLive = (): LiveState => ({ busy: false, turn: null, writingTools: [], running: [], compaction: null, retry: null, waiting: null, queued: [], thinking: null });
 
 export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null || l.compaction !== null;

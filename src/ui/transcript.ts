@@ -32,6 +32,8 @@ export type TranscriptItem =
     }
   | { kind: 'tool_output'; id: string; name: string; summary: string; output: string }
   | { kind: 'checkpoint'; id: string; text: string }
+  /** What the model thought before a reply: one collapsed line, or whole (expanded: Ctrl+O). */
+  | { kind: 'thinking'; id: string; text: string; tokens: number; expanded?: boolean }
   | { kind: 'meta'; id: string; text: string }
   | { kind: 'compaction'; id: string; record: CompactionRecord }
   | { kind: 'compaction_skipped'; id: string; trigger: CompactionTrigger; reason: string }
@@ -42,6 +44,7 @@ export type TranscriptItem =
   | { kind: 'approval_detail'; id: string; toolName: string; summary: string };
 
 export type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
+export type ThinkingItem = Extract<TranscriptItem, { kind: 'thinking' }>;
 
 let counter = 0;
 /** Keys for React: unique within the process. */
@@ -87,6 +90,8 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
   const none = noReplyItem(m);
   if (none) return [none];
   const out: TranscriptItem[] = [];
+  const thought = thinkingItem(m);
+  if (thought) out.push(thought);
   const text = textOf(m);
   if (text.trim() !== '' || m.interrupted) out.push({ kind: 'assistant', id: itemId(), text, interrupted: m.interrupted === true });
   for (const use of toolUses(m)) {
@@ -134,6 +139,15 @@ export function noReplyItem(m: Message): TranscriptItem | null {
   const text = textOf(m).trim();
   if (text !== '' && text !== UNANSWERED_PROMPT_REPLY) return null;
   return { kind: 'notice', id: itemId(), level: 'info', text: 'Interrupted before the model replied' };
+}
+
+/** The thinking of a reply as one item (its readable text; tokens as the provider reported them, else estimated). */
+export function thinkingItem(m: Message): ThinkingItem | undefined {
+  const parts = m.blocks.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : b.type === 'reasoning' ? b.summary : []));
+  const hidden = m.blocks.some((b) => b.type === 'redacted_thinking' || (b.type === 'thinking' && b.thinking === ''));
+  if (parts.every((p) => p.trim() === '') && !hidden) return undefined;
+  const text = parts.filter((p) => p.trim() !== '').join('\n\n');
+  return { kind: 'thinking', id: itemId(), text, tokens: m.usage?.thinkingTokens ?? Math.ceil(text.length / 4) };
 }
 
 /** A `!command` the person ran, shown as the tool row it was when it ran. */

@@ -20,12 +20,14 @@ import { newPicker } from './picker.js';
 import { newModelPicker, type ModelPickerState } from './model-picker.js';
 import { newRewindPicker, type RewindPickerState } from './rewind-picker.js';
 import { Store } from './store.js';
-import { cutForModel, LiveToolOutput } from './tool-progress.js';
+import { LiveToolOutput } from './tool-progress.js';
 import { BlockSplitter } from './stream-blocks.js';
-import type { ToolItem, TranscriptItem } from './transcript.js';
+import type { ThinkingItem, ToolItem, TranscriptItem } from './transcript.js';
+import { estimateTokens } from './format.js';
 import { isShellNote } from '../session/shellNote.js';
 import { itemId, keyArgument, messagesToItems, noReplyItem } from './transcript.js';
 import { TranscriptPrinter } from './transcript-printer.js';
+import { compactionStep, finishedToolItem, respondFirst } from './live-events.js';
 
 /** How long an SDK notice stays under the prompt. */
 export const PROVIDER_NOTICE_MS = 30_000;
@@ -56,6 +58,7 @@ export class UiStore {
   /** The last finished tool row, for Ctrl-O. */
   private lastTool: ToolItem | null = null;
   private readonly childRows = new ChildRows();
+  private lastThinking: ThinkingItem | null = null;
   private expandedToolId: string | null = null;
   private turnShowedInterrupt = false;
   /** The running turn has shown something of the model's (text, a tool call, a question). */
@@ -98,16 +101,23 @@ export class UiStore {
         }
         this.resetStream();
         return this.patchLive({ retry: null, waiting: null, writingTools: [] });
+      case 'thinking_delta': {
+        const t = this.live.get().thinking;
+        return this.patchLive({ waiting: null, thinking: { startedAt: t?.startedAt ?? this.now(), text: (t?.text ?? '') + ev.text } });
+      }
       case 'text_delta':
         this.turnShowedOutput = true;
+        this.endThinking();
         if (this.live.get().waiting) this.patchLive({ waiting: null });
         return this.onTextDelta(ev.text);
       case 'waiting':
         return this.patchLive({ waiting: waitingText(ev) });
       case 'tool_call_streaming':
         this.turnShowedOutput = true;
+        this.endThinking();
         return this.patchLive({ waiting: null, writingTools: [...this.live.get().writingTools, { id: ev.id, name: ev.name }] });
       case 'message':
+        if (ev.message.role === 'assistant') this.endThinking();
         return this.onMessage(ev.message);
       case 'tool_start': {
         this.turnShowedOutput = true;
@@ -125,18 +135,7 @@ export class UiStore {
         const l = this.live.get();
         const streamed = this.liveOutput.take(ev.id);
         const known = l.running.find((t) => t.id === ev.id) ?? this.toolInputs.get(ev.id);
-        const item: ToolItem = {
-          kind: 'tool',
-          id: itemId(),
-          toolUseId: ev.id,
-          name: ev.name,
-          summary: known?.summary ?? '',
-          status: ev.status,
-          durationMs: ev.durationMs,
-          output: ev.output.content,
-        };
-        // the model got the head and tail only: keep all of it for Ctrl-O
-        if (streamed !== undefined && cutForModel(ev.output.content)) item.fullOutput = streamed;
+        const item = finishedToolItem(ev, known?.summary ?? '', streamed);
         if (ev.status === 'interrupted') this.turnShowedInterrupt = true;
         this.lastTool = item;
         this.childRows.finished(item);
@@ -163,28 +162,17 @@ export class UiStore {
       case 'error':
         return this.append({ kind: 'error', id: itemId(), text: ev.message });
       case 'turn_end':
+        this.endThinking();
         return this.onTurnEnd(ev.reason, ev.steps);
-      case 'compaction_start': {
-        const c: NonNullable<LiveState['compaction']> = { trigger: ev.trigger, tokensBefore: ev.tokensBefore, startedAt: this.now() };
-        if (ev.focus !== undefined) c.focus = ev.focus;
-        return this.patchLive({ compaction: c });
-      }
-      case 'compaction_progress': {
-        const c = this.live.get().compaction;
-        const base = c ?? { trigger: ev.trigger, tokensBefore: 0, startedAt: this.now() };
-        return this.patchLive({ compaction: { ...base, stage: ev.stage } });
-      }
+      case 'compaction_start':
+      case 'compaction_progress':
       case 'compaction_end':
-        this.append({ kind: 'compaction', id: itemId(), record: ev.record });
-        return this.patchLive({ compaction: null });
-      case 'compaction_skipped':
-        // Routine skips of automatic compaction (cooldown, breaker) would flood the transcript;
-        // the gauge's notice covers them. A skipped manual or reactive compaction is news.
-        if (ev.trigger === 'manual' || ev.trigger === 'reactive') {
-          this.append({ kind: 'compaction_skipped', id: itemId(), trigger: ev.trigger, reason: ev.reason });
-        }
-        if (this.live.get().compaction?.trigger === ev.trigger) this.patchLive({ compaction: null });
+      case 'compaction_skipped': {
+        const step = compactionStep(ev, this.live.get().compaction, this.now());
+        if (step.item) this.append(step.item);
+        if (step.compaction !== undefined) this.patchLive({ compaction: step.compaction });
         return;
+      }
       case 'context':
         // a /model switch (or a title given by the first prompt) shows up with the next count
         return this.status.set({ session: this.freshSessionView(), usage: ev.usage });
@@ -281,6 +269,7 @@ export class UiStore {
   private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {
     this.toolInputs.clear();
     this.lastTool = null;
+    this.lastThinking = null;
     this.expandedToolId = null;
     this.picker.set(null);
     this.models.set(null);
@@ -300,11 +289,34 @@ export class UiStore {
   private freshSessionView(): SessionView {
     const now = this.controller.session();
     const cur = this.status.get().session;
-    return now.id === cur.id && now.model === cur.model && now.provider === cur.provider && now.title === cur.title && now.cwd === cur.cwd ? cur : now;
+    return now.id === cur.id && now.model === cur.model && now.provider === cur.provider && now.title === cur.title && now.cwd === cur.cwd && now.thinking === cur.thinking ? cur : now;
   }
 
-  /** Ctrl-O: prints the full output of the last finished tool below the transcript. */
+  /** Thinking ends where the reply (text or a tool call) begins: it becomes one collapsed line, what was shown of it kept for Ctrl-O. */
+  private endThinking(): void {
+    const t = this.live.get().thinking;
+    if (!t) return;
+    this.patchLive({ thinking: null });
+    if (t.text.trim() === '') return;
+    const item: ThinkingItem = { kind: 'thinking', id: itemId(), text: t.text, tokens: estimateTokens(t.text.length) };
+    this.lastThinking = item;
+    this.append(item);
+  }
+
+  private thinkingIsNewer(th: ThinkingItem): boolean {
+    const items = this.transcript.get().items;
+    const t = this.lastTool;
+    return !t || items.lastIndexOf(th) > items.lastIndexOf(t);
+  }
+
+  /** Ctrl-O: prints in full the last finished tool output, or the last thinking when that came later. */
   expandLastTool(): boolean {
+    const th = this.lastThinking;
+    if (th && (!this.lastTool || this.thinkingIsNewer(th))) {
+      this.lastThinking = null;
+      this.append({ ...th, id: itemId(), expanded: true });
+      return true;
+    }
     const t = this.lastTool;
     // a sub-agent's row: its child's whole transcript (again: the previous child's)
     const row = !t || t.name === 'Task' ? this.childRows.next() : undefined;
@@ -337,16 +349,7 @@ export class UiStore {
   }
 
   respondToApproval(decision: ApprovalDecision): void {
-    const [head, ...rest] = this.approvals.get();
-    if (!head) return;
-    this.approvals.set(rest);
-    // the tool's clock starts now: the wait for the answer is not its running time
-    const l = this.live.get();
-    const id = head.request.toolUseId;
-    if (decision.kind !== 'deny' && l.running.some((t) => t.id === id)) {
-      this.patchLive({ running: l.running.map((t) => (t.id === id ? { ...t, startedAt: this.now() } : t)) });
-    }
-    head.respond(decision);
+    respondFirst(this.approvals, this.live, decision, this.now());
   }
 
   updateApproval(view: ApprovalView): void {
@@ -380,12 +383,12 @@ export class UiStore {
     }, 0);
   }
 
-  /** Takes the queued prompts back (Esc: the person interrupted, so they should not fire on their own). */
   /** Esc before any reply: the running turn's prompt, to put back in the input (null once the model showed something). */
   unansweredPrompt(): string | null {
     return isWorking(this.live.get()) && !this.turnShowedOutput && this.stream.get().text === '' ? this.turnPrompt : null;
   }
 
+  /** Takes the queued prompts back (Esc: the person interrupted, so they should not fire on their own). */
   takeQueued(): string[] {
     const q = this.live.get().queued;
     if (q.length > 0) this.live.set({ ...this.live.get(), queued: [] });

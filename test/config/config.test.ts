@@ -164,6 +164,7 @@ describe('config loading', () => {
     expect(parsed?.permissions?.readPaths).toEqual(['~/src/shared-lib']);
     expect(parsed?.timeouts).toEqual({ connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, totalMs: 300_000 });
     expect(parsed?.cache).toEqual({ enabled: true, ttl: '5m', promptCacheKey: 'auto' });
+    expect(parsed?.thinking).toEqual({ mode: 'adaptive', display: 'summarized' });
   });
 
   it('caches prompts by default, and takes the switch and the TTL from .agentrc', () => {

@@ -98,7 +98,8 @@ describe('cost with caching', () => {
   it('-p --output-format json and /cost show cache reads and writes and price them', async () => {
     const ws = workspace();
     const json = async (prompt: string, first: boolean): Promise<Record<string, unknown>> => {
-      const r = await runAgent(['-p', prompt, '--output-format', 'json', ...(first ? [] : ['--continue'])], { ws, server, provider: 'anthropic' });
+      // priced as claude-sonnet-4-5 below, whatever model the suite runs
+      const r = await runAgent(['-p', prompt, '--output-format', 'json', '--model', 'claude-sonnet-4-5', ...(first ? [] : ['--continue'])], { ws, server, provider: 'anthropic' });
       expect(r.code).toBe(0);
       return jsonResult(r);
     };

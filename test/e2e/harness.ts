@@ -13,7 +13,13 @@ export const AGENT_BIN = resolve(__dirname, '..', '..', 'bin', 'agent.js');
 
 export type ProviderKind = 'anthropic' | 'openai';
 
-export const MODEL: Record<ProviderKind, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-4o' };
+/**
+ * The models the runs use unless a test names one. The Anthropic default thinks (the 5 family
+ * thinks whether asked or not, and the fake server binds its thinking to its prefix), so every
+ * suite exercises thinking; AGENT_E2E_ANTHROPIC_MODEL=claude-sonnet-4-5 runs them on a 4.5-era
+ * model instead.
+ */
+export const MODEL: Record<ProviderKind, string> = { anthropic: process.env.AGENT_E2E_ANTHROPIC_MODEL ?? 'claude-sonnet-5-5', openai: 'gpt-4o' };
 export const KEY: Record<ProviderKind, string> = {
   anthropic: 'sk-ant-e2e-SECRET-anthropic-0123456789',
   openai: 'sk-e2e-SECRET-openai-0123456789abcdef',

@@ -47,7 +47,7 @@ describe.skipIf(!hasTmux)('the TUI on the Responses API', () => {
 
     term.type('/cost');
     term.keys('Enter');
-    await term.waitFor(/Reasoning/);
+    await term.waitFor(/of it thinking/);
     expect(term.screen()).toMatch(/gpt-5\.4\s+\S+\s+\S+\s+\d+/);
 
     expect(server.requests.map((q) => `${q.path} ${q.response?.status}`)).toEqual([

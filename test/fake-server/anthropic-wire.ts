@@ -159,6 +159,17 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
             blocks.push({ type: 'tool_result', toolUseId: b.tool_use_id, content, isError: b.is_error === true, ...(images.length > 0 ? { images } : {}) });
             break;
           }
+          case 'thinking':
+            if (m.role !== 'assistant') return fail(`${where}: thinking blocks are only allowed in assistant messages`);
+            if (typeof b.thinking !== 'string') return fail(`${where}.thinking.thinking: Field required`);
+            if (typeof b.signature !== 'string') return fail(`${where}.thinking.signature: Field required`);
+            blocks.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+            break;
+          case 'redacted_thinking':
+            if (m.role !== 'assistant') return fail(`${where}: redacted_thinking blocks are only allowed in assistant messages`);
+            if (typeof b.data !== 'string') return fail(`${where}.redacted_thinking.data: Field required`);
+            blocks.push({ type: 'redacted_thinking', data: b.data });
+            break;
           default:
             return fail(`${where}: Input tag '${String(b.type)}' found using 'type' does not match any of the expected tags`);
         }
@@ -195,6 +206,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
   };
   if (typeof body.max_tokens === 'number') view.maxTokens = body.max_tokens;
   if (typeof body.temperature === 'number') view.temperature = body.temperature;
+  if (body.thinking !== undefined) view.thinking = body.thinking;
+  if (isObj(body.output_config) && typeof body.output_config.effort === 'string') view.effort = body.output_config.effort;
   return { ok: true, view, tools, segments };
 }
 
@@ -249,6 +262,9 @@ export interface ReplyFigures {
   stop: StopName;
   toolIds: string[];
   toolJson: string[];
+  /** The reply's thinking block (shown: the text sent, empty when display is omitted), and the tokens it took. */
+  thinking?: { shown: string; signature: string };
+  thinkingTokens: number;
 }
 
 /** The SSE frames of a streamed Messages reply, in order. */
@@ -280,6 +296,15 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
   );
   ping();
   let index = 0;
+  if (f.thinking) {
+    frames.push(anthropicFrame('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+    for (const piece of f.thinking.shown.length > 0 ? chunk(f.thinking.shown, reply.chunkSize ?? 6) : []) {
+      frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }));
+    }
+    frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'signature_delta', signature: f.thinking.signature } }));
+    frames.push(anthropicFrame('content_block_stop', { index }));
+    index++;
+  }
   if (reply.text !== undefined && reply.text.length > 0) {
     frames.push(anthropicFrame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     for (const piece of chunk(reply.text, reply.chunkSize ?? 6)) {
@@ -298,7 +323,12 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
     frames.push(anthropicFrame('content_block_stop', { index }));
     index++;
   }
-  frames.push(anthropicFrame('message_delta', { delta: { stop_reason: f.stop, stop_sequence: null }, usage: { output_tokens: f.outputTokens } }));
+  frames.push(
+    anthropicFrame('message_delta', {
+      delta: { stop_reason: f.stop, stop_sequence: null },
+      usage: { output_tokens: f.outputTokens, ...(f.thinkingTokens > 0 ? { output_tokens_details: { thinking_tokens: f.thinkingTokens } } : {}) },
+    }),
+  );
   frames.push(anthropicFrame('message_stop'));
   return frames;
 }
@@ -306,6 +336,7 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
 /** The non-streaming Message body of the same reply. */
 export function anthropicMessage(reply: MessageReply, f: ReplyFigures): unknown {
   const content: unknown[] = [];
+  if (f.thinking) content.push({ type: 'thinking', thinking: f.thinking.shown, signature: f.thinking.signature });
   if (reply.text) content.push({ type: 'text', text: reply.text });
   for (const [k, call] of (reply.toolCalls ?? []).entries()) {
     let input: unknown = {};

@@ -12,9 +12,14 @@
  *   await server.close();
  *
  * Routes: POST /v1/messages, POST /v1/messages/count_tokens (Anthropic: x-api-key or
- * Authorization: Bearer, any anthropic-version), POST /v1/chat/completions (OpenAI and
+ * Authorization: Bearer, any anthropic-version), GET /v1/models[/{id}] (Anthropic, with
+ * capabilities; logged in modelLookups, not requests), POST /v1/chat/completions (OpenAI and
  * OpenAI-compatible local servers: Bearer), POST /v1/responses, /v1/responses/input_tokens and
  * /v1/responses/compact (OpenAI's Responses API, used statelessly: see responses-wire.ts), GET /health.
+ * Anthropic thinking (anthropic-thinking.ts): the 5 family thinks by default (display omitted
+ * unless asked), its blocks signed to their prefix; a replayed block bound to another prefix, a
+ * tool loop without its thinking, enabled/disabled where the model refuses them, bad budgets and
+ * sampling parameters under anthropic-version 2026-10-21 get the API's 400s.
  *
  * Each request is validated as the real service does (real 400 texts). Then, in order:
  * 1. the prompt is counted (gpt-tokenizer × tokenMultiplier); over the model's window the
@@ -38,6 +43,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { resolveModel } from '../../src/config/models.js';
 import { anthropicFrames, anthropicInStreamError, anthropicMessage, parseAnthropicRequest, type ReplyFigures } from './anthropic-wire.js';
+import { checkReplay, fakeCapsOf, modelInfo, planThinking, replyPrefix, thinkingBlockOf } from './anthropic-thinking.js';
 import {
   anthropicBody,
   anthropicError,
@@ -116,8 +122,10 @@ export interface FakeServer {
   readonly anthropicBaseURL: string;
   /** For the OpenAI SDK (ends in /v1). */
   readonly openaiBaseURL: string;
-  /** Every request received, in order. */
+  /** Every request received, in order (model lookups apart). */
   readonly requests: RecordedRequest[];
+  /** GET /v1/models requests (Anthropic), in order. */
+  readonly modelLookups: RecordedRequest[];
   /** Live settings: change the window, flavor, multiplier... between requests. */
   readonly settings: Settings;
   enqueue(...replies: Reply[]): void;
@@ -155,6 +163,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const queue: Reply[] = [...(opts.replies ?? [])];
   let responder = opts.responder;
   const requests: RecordedRequest[] = [];
+  const modelLookups: RecordedRequest[] = [];
   const promptCache = new PromptCacheSim();
   let seq = 0;
   const stallTimers = new Set<NodeJS.Timeout>();
@@ -190,14 +199,20 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     touchIdle();
     const path = (req.url ?? '/').split('?')[0]!;
-    const provider: WireProvider | 'unknown' = path.startsWith('/v1/messages') ? 'anthropic' : path === '/v1/chat/completions' ? 'openai' : 'unknown';
+    const provider: WireProvider | 'unknown' = path.startsWith('/v1/messages') || (path.startsWith('/v1/models') && req.headers['anthropic-version'] !== undefined) ? 'anthropic' : path === '/v1/chat/completions' ? 'openai' : 'unknown';
     const rec: RecordedRequest = { seq: ++seq, provider, method: req.method ?? 'GET', path, headers: flatHeaders(req), body: undefined };
-    requests.push(rec);
+    // model lookups are logged apart, so that tests counting the model requests are not thrown off by them
+    const lookup = req.method === 'GET' && path.startsWith('/v1/models') && provider === 'anthropic';
+    if (lookup) {
+      seq--;
+      modelLookups.push(rec);
+    } else requests.push(rec);
     if (requests.length > settings.maxRecorded) requests.splice(0, requests.length - settings.maxRecorded);
     const requestId = `req_fake_${rec.seq}`;
     res.setHeader(provider === 'anthropic' ? 'request-id' : 'x-request-id', requestId);
 
     if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { ok: true });
+    if (lookup) return handleModels(req, res, rec, path);
 
     const raw = await readBody(req, settings.maxBodyBytes);
     if (raw === null) {
@@ -250,6 +265,10 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     rec.view = view;
     if (settings.knownModels && !settings.knownModels.includes(view.model))
       return sendError(res, rec, withId({ status: 404, headers: {}, body: anthropicBody('not_found_error', `model: ${view.model}`) }));
+    const plan = planThinking(rec.body as Record<string, unknown>, view.model, headerValue(req, 'anthropic-version') ?? '');
+    if ('error' in plan) return sendError(res, rec, withId(anthropicInvalid(plan.error)));
+    const replayError = checkReplay(rec.body as Record<string, unknown>, fakeCapsOf(view.model), plan);
+    if (replayError) return sendError(res, rec, withId(anthropicInvalid(replayError)));
     if (countOnly) {
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, { input_tokens: view.promptTokens });
@@ -271,21 +290,43 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
     const cached = settings.promptCache ? promptCache.anthropic(view.model, parsed.segments, settings.tokenMultiplier, view.promptTokens) : undefined;
     const inputs = inputFigures(reply, view.promptTokens, cached);
+    const thought = thinkingBlockOf(reply, view, plan, replyPrefix(rec.body as Record<string, unknown>));
+    // thinking tokens are output tokens, billed whether the text is shown or omitted
+    const thinkingTokens = thought ? countText(thought.thinking) : 0;
     const f: ReplyFigures = {
       messageId: `msg_fake_${rec.seq}`,
       model: reply.model ?? view.model,
       ...inputs,
-      outputTokens: outputTokens(reply, toolJson),
+      outputTokens: outputTokens(reply, toolJson) + (reply.usage?.outputTokens !== undefined ? 0 : thinkingTokens),
+      ...(thought ? { thinking: { shown: thought.shown, signature: thought.signature } } : {}),
+      thinkingTokens,
       stop: stopOf(reply),
       toolIds: calls.map((c, k) => c.id ?? `toolu_fake_${rec.seq}_${k}`),
       toolJson,
     };
-    rec.usage = { inputTokens: f.inputTokens, cacheReadTokens: f.cacheReadTokens, cacheWriteTokens: f.cacheWriteTokens, outputTokens: f.outputTokens };
+    rec.usage = { inputTokens: f.inputTokens, cacheReadTokens: f.cacheReadTokens, cacheWriteTokens: f.cacheWriteTokens, outputTokens: f.outputTokens, ...(thinkingTokens > 0 ? { thinkingTokens } : {}) };
     if (!view.stream) {
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, anthropicMessage(reply, f));
     }
     return streamFrames(res, rec, anthropicFrames(reply, f), reply, anthropicInStreamError(reply.cut?.message ?? 'Overloaded'));
+  }
+
+  /** GET /v1/models and /v1/models/{id} (Anthropic): the capability table of anthropic-thinking.ts. */
+  function handleModels(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, path: string): void {
+    const key = headerValue(req, 'x-api-key') ?? bearer(req);
+    if (!key) return sendError(res, rec, { status: 401, headers: {}, body: anthropicBody('authentication_error', 'x-api-key header is required') });
+    const id = decodeURIComponent(path.slice('/v1/models'.length).replace(/^\//, ''));
+    if (id === '') {
+      const ids = settings.knownModels ?? ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'claude-fable-5-2', 'claude-opus-4-8', 'claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
+      const data = ids.map(modelInfo).filter((m) => m !== undefined);
+      rec.response = { status: 200, kind: 'json' };
+      return sendJson(res, 200, { data, has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null });
+    }
+    const info = settings.knownModels && !settings.knownModels.includes(id) ? undefined : modelInfo(id);
+    if (!info) return sendError(res, rec, { status: 404, headers: {}, body: anthropicBody('not_found_error', `model: ${id}`) });
+    rec.response = { status: 200, kind: 'json' };
+    return sendJson(res, 200, info);
   }
 
   async function handleOpenAI(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): Promise<void> {
@@ -529,6 +570,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     anthropicBaseURL: url,
     openaiBaseURL: `${url}/v1`,
     requests,
+    modelLookups,
     settings,
     promptCache,
     enqueue: (...replies) => void queue.push(...replies),
@@ -539,6 +581,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     lastRequest: () => requests[requests.length - 1],
     clear: () => {
       requests.length = 0;
+      modelLookups.length = 0;
       queue.length = 0;
       seq = 0;
       promptCache.clear();

@@ -54,6 +54,11 @@ export interface MessageReply {
   type?: 'message';
   /** Streamed in several deltas (see chunkSize). */
   text?: string;
+  /**
+   * Anthropic route, when the request thinks (the 5 family by default, or thinking asked):
+   * the thinking text (default: a generated sentence); false: this reply does not think.
+   */
+  thinking?: string | false;
   toolCalls?: ToolCallReply[];
   /** OpenAI route: a refusal streamed in delta.refusal (after any text). */
   refusal?: string;
@@ -150,6 +155,9 @@ export interface RequestView {
   /** OpenAI stream_options.include_usage. */
   includeUsage: boolean;
   temperature?: number;
+  /** Anthropic: the request's thinking and effort fields as sent. */
+  thinking?: unknown;
+  effort?: string;
   /** The server's token count of the prompt (gpt-tokenizer × tokenMultiplier). */
   promptTokens: number;
   /** ollama_silent: the prompt exceeded the window and was "truncated". */
@@ -168,7 +176,7 @@ export interface RecordedRequest {
   /** Set when the request was well-formed enough to be understood. */
   view?: RequestView;
   /** The usage the server reported for a successful reply (input excludes cache reads and writes, as Anthropic reports it). */
-  usage?: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number };
+  usage?: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number; thinkingTokens?: number };
   /** How the server answered (status 0, dropped: the client went away before its body arrived). */
   response?: { status: number; kind: 'stream' | 'json' | 'error' | 'dropped'; errorMessage?: string };
 }

@@ -64,7 +64,7 @@ describe('command outputs', () => {
       ],
       totalUsd: 0.05,
     });
-    expect(f).toMatch(/Model\s+Input\s+Output\s+Reasoning\s+Cache read\s+Cache write\s+Cost/);
+    expect(f).toMatch(/Model\s+Input\s+Output\s+of it thinking\s+Cache read\s+Cache write\s+Cost/);
     expect(f).toMatch(/gpt-5\.4\s+2\.0k\s+3\.0k\s+2\.5k\s+40\.0k\s+0\s+\$0\.04/);
     expect(f).toMatch(/claude-sonnet-5-5\s+1\.0k\s+200\s+0\s+0\s+0\s+\$0\.01/);
   });

@@ -153,19 +153,24 @@ function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityP
     label = 'Waiting for your answer';
   } else if (live.running.length > 0) {
     label = 'Running';
+  } else if (live.thinking) {
+    label = 'Thinking';
+    startedAt = live.thinking.startedAt;
   } else if (committed > 0 || text.trim() !== '') {
     label = 'Writing';
   } else {
     label = 'Thinking';
   }
-  const tokens = (live.turn?.outputTokens ?? 0) + estimateTokens(chars);
+  const thought = live.thinking ? estimateTokens(live.thinking.text.length) : 0;
+  const tokens = (live.turn?.outputTokens ?? 0) + estimateTokens(chars) + thought;
   const details = [formatElapsed(now - startedAt)];
   if (live.turn && tokens > 0) details.push(`↓ ${formatTokens(tokens)} tokens`);
+  if (label === 'Thinking' && thought > 0) details.push(`${formatTokens(thought)} thinking`);
   details.push('esc to interrupt');
   return (
     <Box marginTop={1}>
       <Text wrap="truncate-end">
-        <Text color={theme.accent}>{frame}</Text> <Text color={live.compaction ? theme.info : undefined}>{label}…</Text>{' '}
+        <Text color={theme.accent}>{frame}</Text> <Text color={live.compaction ? theme.info : label === 'Thinking' ? theme.muted : undefined}>{label}…</Text>{' '}
         <Text color={theme.muted}>({details.join(' · ')})</Text>
       </Text>
     </Box>

@@ -23,7 +23,8 @@ export function StatusLine({ session, usage, home = homedir() }: StatusLineProps
     <Box flexDirection="column">
       <Box flexDirection="row" flexWrap="wrap" columnGap={2}>
         <Text wrap="truncate-end" color={theme.muted}>
-          {sanitize(session.model)} · {cwd} · {shortId(session.id)}
+          {sanitize(session.model)}
+          {session.thinking ? ` (${sanitize(session.thinking)})` : ''} · {cwd} · {shortId(session.id)}
         </Text>
         <Gauge usage={usage} />
         <PermissionModeBadge mode={session.permissionMode} />

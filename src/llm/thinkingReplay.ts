@@ -1,0 +1,65 @@
+// The one rule for history changes vs thinking. A thinking block's signature is bound to
+// everything the model saw before it (model, system, tools, every earlier message): after a
+// change at position p (micro clearing, a compaction's checkpoint, a repair, /uncompact,
+// /rewind, another system prompt or tool list) the thinking blocks after p are invalid, and
+// so is every later one. So each reply that thinks is stored with the hash of the prefix it
+// was produced after (Message.prefixHash), and every request is built through
+// replayableHistory: a message's thinking goes back only while the prefix before it, as sent
+// now, hashes as it did when the reply was made. After a change at p every reply made before
+// the change and located after p mismatches, so its thinking is left out of the request (they stay in the store and the archive). Leaving out thinking
+// of the current unfinished tool loop would be refused by the API, so what changes history
+// waits for the loop's end (compaction/micro.ts, compaction/engine.ts; docs/DESIGN.md).
+import { createHash, type Hash } from 'node:crypto';
+import type { Block, Message } from './messages.js';
+import type { ToolSpec } from './provider.js';
+
+const isThinking = (b: Block): boolean => b.type === 'thinking' || b.type === 'redacted_thinking';
+
+export interface Replayable {
+  /** The messages to send: the same objects where nothing was left out. */
+  messages: Message[];
+  /** Hash of the whole prefix as sent: what a reply to this request is bound to. */
+  prefixHash: string;
+  /** Messages whose thinking was left out. */
+  dropped: number;
+}
+
+function feed(h: Hash, value: unknown): void {
+  h.update(JSON.stringify(value));
+  h.update('\u0000');
+}
+
+/** Hash state after the parts every request starts with. */
+function start(model: string, system: string, tools: readonly ToolSpec[]): Hash {
+  const h = createHash('sha256');
+  feed(h, { model, system, tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) });
+  return h;
+}
+
+/** The role and blocks of a message as sent (the only parts that reach the wire). */
+const wireOf = (m: Message): unknown => ({ role: m.role, blocks: m.blocks });
+
+/**
+ * Messages for a request under the rule above, and the hash a reply to it is bound to.
+ * Cost: one SHA-256 pass over the history per request (a digest copy per thinking message).
+ */
+export function replayableHistory(model: string, system: string, tools: readonly ToolSpec[], messages: readonly Message[]): Replayable {
+  const h = start(model, system, tools);
+  const out: Message[] = [];
+  let dropped = 0;
+  for (const m of messages) {
+    let sent = m;
+    if (m.role === 'assistant' && m.blocks.some(isThinking)) {
+      // the chain covers the prefix as sent, earlier left-out blocks included: a reply made
+      // after a change matches it, every one made before it does not
+      const valid = m.prefixHash !== undefined && h.copy().digest('hex') === m.prefixHash;
+      if (!valid) {
+        dropped++;
+        sent = { ...m, blocks: m.blocks.filter((b) => !isThinking(b)) };
+      }
+    }
+    feed(h, wireOf(sent));
+    out.push(sent);
+  }
+  return { messages: out, prefixHash: h.digest('hex'), dropped };
+}

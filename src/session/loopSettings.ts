@@ -1,0 +1,21 @@
+import type { LoopOptions } from '../agent/loop.js';
+import type { Config } from '../config/config.js';
+import type { ChildSpec } from './children.js';
+
+/** What a turn's loop takes straight from the configuration in effect. */
+export function loopSettings(config: Config): Pick<LoopOptions, 'model' | 'maxSteps' | 'retry' | 'giveUpAfterMs' | 'maxOutputRecoveries' | 'cwd' | 'thinking'> {
+  return {
+    model: config.model.name,
+    maxSteps: config.maxSteps,
+    retry: config.retry,
+    giveUpAfterMs: config.timeouts.totalMs,
+    maxOutputRecoveries: config.compaction.maxOutputRecoveries,
+    cwd: config.cwd,
+    ...(config.thinking ? { thinking: config.thinking } : {}),
+  };
+}
+
+/** The provider's cache key: the session id; children of one agent share one (OpenAI routes by it), as they share the prefix. */
+export function cacheKeyOf(sessionId: string, child: Pick<ChildSpec, 'parent'> | undefined): string {
+  return child ? `${child.parent.id}:${child.parent.agent}` : sessionId;
+}

@@ -1,0 +1,70 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, withModel } from '../../src/config/config.js';
+import { thinkingMark } from '../../src/config/thinking.js';
+
+// Thinking settings checked against what the model can do, before any request.
+
+function withRc(rc: unknown): { home: string; cwd: string } {
+  const root = mkdtempSync(join(tmpdir(), 'agent-thinking-'));
+  const home = join(root, 'home');
+  const cwd = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(cwd);
+  writeFileSync(join(cwd, '.agentrc'), JSON.stringify(rc));
+  return { home, cwd };
+}
+const load = (rc: unknown) => {
+  const d = withRc(rc);
+  return loadConfig({ cwd: d.cwd, home: d.home, env: { ANTHROPIC_API_KEY: 'x' }, flags: {} });
+};
+const refusal = (rc: unknown): string => {
+  try {
+    load(rc);
+  } catch (e) {
+    expect((e as Error).name).toBe('ConfigError');
+    return (e as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('thinking settings', () => {
+  it('defaults to adaptive and summarized on the 5 family, and to none on 4.5', () => {
+    expect(load({}).thinking).toEqual({ mode: 'adaptive', display: 'summarized' });
+    expect(load({ model: 'claude-sonnet-4-5' }).thinking).toBeUndefined();
+    expect(thinkingMark(load({ thinking: { effort: 'low' } }).thinking)).toBe('thinking low');
+  });
+
+  it('takes enabled with a budget on 4.5, and a per-model setting over the top level', () => {
+    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { effort: 'low' }, models: { 'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } } })).toBe(
+      'thinking.effort: "low" is not supported by claude-sonnet-4-5 (it takes no effort setting)',
+    );
+    const c = load({ model: 'claude-sonnet-4-5', thinking: { display: 'omitted' }, models: { 'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } } });
+    expect(c.thinking).toEqual({ mode: 'enabled', budgetTokens: 4_000, display: 'omitted' });
+  });
+
+  it('refuses what the model cannot take, naming the setting and the model', () => {
+    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 1_000 } })).toBe('thinking.budgetTokens: 1000 is under the minimum of 1024 (claude-sonnet-4-5)');
+    expect(refusal({ model: 'claude-sonnet-4-5', maxOutputTokens: 8_000, thinking: { mode: 'enabled', budgetTokens: 8_000 } })).toContain('thinking.budgetTokens: 8000 is not below the output limit of 8000 tokens (claude-sonnet-4-5');
+    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled' } })).toContain('thinking.budgetTokens: required with mode "enabled" (claude-sonnet-4-5)');
+    expect(refusal({ thinking: { mode: 'off' } })).toBe('thinking.mode: "off" is not supported by claude-sonnet-5-5 (it cannot turn thinking off)');
+    expect(refusal({ thinking: { mode: 'enabled', budgetTokens: 4_000 } })).toBe('thinking.mode: "enabled" is not supported by claude-sonnet-5-5 (it takes adaptive)');
+    expect(refusal({ model: 'claude-sonnet-4-6', thinking: { effort: 'xhigh' } })).toBe('thinking.effort: "xhigh" is not supported by claude-sonnet-4-6 (it takes low, medium, high, max)');
+    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 2_000, effort: 'low' } })).toContain('thinking.effort: "low" is not supported by claude-sonnet-4-5');
+    expect(refusal({ thinking: { mode: 'sometimes' } })).toMatch(/thinking\.mode.*adaptive.*enabled.*off/);
+  });
+
+  it('lets .agentrc say what a model accepts, over the built-in table', () => {
+    const c = load({ thinking: { mode: 'off' }, models: { 'claude-sonnet-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000, thinkingModes: ['adaptive', 'off'] } } });
+    expect(c.thinking).toEqual({ mode: 'off' });
+    expect(c.capabilities?.source).toBe('config');
+  });
+
+  it('a /model switch re-checks the setting for the new model', () => {
+    const c = load({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 4_000 } });
+    expect(() => withModel(c, 'claude-opus-5-5')).toThrow('thinking.mode: "enabled" is not supported by claude-opus-5-5');
+    expect(withModel(load({}), 'claude-sonnet-4-5').thinking).toBeUndefined();
+  });
+});

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup } from 'ink-testing-library';
+import { FakeController, KEYS, msg, renderApp, session, text, waitFor } from './helpers.js';
+
+afterEach(() => cleanup());
+
+// Thinking in the TUI: a live "Thinking…" row while it streams, one collapsed dim line when the
+// reply begins, the whole of it on Ctrl+O; a resumed session shows its stored thinking collapsed.
+
+describe('thinking in the TUI', () => {
+  it('shows the live row with its tokens, then one collapsed line, then the whole on Ctrl+O', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.waitForText('context left');
+    c.emit({ type: 'busy', busy: true }, { type: 'message', message: msg('user', [text('why?')]) }, { type: 'turn_start', turnId: 't1' }, { type: 'request_start', step: 1, attempt: 1 });
+    const thought = 'First I should compare the two approaches. ' + 'Then weigh the costs of each one carefully. '.repeat(12) + 'The second one is cheaper.';
+    c.emit({ type: 'thinking_delta', text: '' }, { type: 'thinking_delta', text: thought });
+    await app.waitForText('Thinking…');
+    await waitFor(() => /\d+ thinking/.test(app.frame()), app.frame);
+
+    c.emit({ type: 'text_delta', text: 'Use the second.' });
+    await app.waitForText('✻ Thought (');
+    expect(app.frame()).toContain('First I should compare the two approaches.');
+    expect(app.frame()).not.toContain('The second one is cheaper.');
+    const collapsed = app.frame().split('\n').filter((l) => l.includes('✻ Thought'));
+    expect(collapsed).toHaveLength(1);
+
+    c.emit({ type: 'message', message: msg('assistant', [{ type: 'thinking', thinking: thought, signature: 'sig' }, text('Use the second.')]) });
+    c.emit({ type: 'turn_end', reason: 'end_turn', steps: 1, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: 'Use the second.' }, { type: 'busy', busy: false });
+    await app.press(KEYS.ctrl('o'));
+    await app.waitForText('second one is cheaper.');
+    expect(app.frame()).toContain('✻ Thought (');
+  });
+
+  it('a resumed session shows stored thinking as one collapsed line, and its first words', async () => {
+    const c = new FakeController(session(), [
+      msg('user', [text('hello')]),
+      msg('assistant', [{ type: 'thinking', thinking: 'The person greets me; answer briefly.', signature: 's' }, text('Hi!')]),
+    ]);
+    const app = renderApp(c);
+    await app.waitForText('Hi!');
+    expect(app.frame()).toContain('✻ Thought (');
+    expect(app.frame()).toContain('The person greets me; answer briefly.');
+  });
+});
