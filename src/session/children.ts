@@ -59,8 +59,6 @@ export interface SubagentDeps {
   tools: readonly AnyTool[];
   approver?: Approver;
   open: (spec: ChildSpec) => ChildSession;
-  /** A child ended: its transcript goes into the search index. */
-  ended: (childId: string) => void;
   bill: (model: string, usage: Usage) => void;
   /** Each child's state as it changes (/cost's lines, the UI's rows). */
   changed: (state: ChildState) => void;
@@ -153,11 +151,6 @@ export class Subagents implements SubagentHost {
       signal.removeEventListener('abort', cancel);
       off();
       child.close();
-      try {
-        this.deps.ended(child.id);
-      } catch {
-        // the report matters more than its search entry
-      }
     }
     const report = lastReply(child.messages());
     if (overLimit) return fail('limit', `stopped: ${overLimit}`, report);

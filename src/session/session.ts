@@ -105,7 +105,7 @@ export class Session {
     this.subagents = deps.agents && deps.tools.some((t) => t.name === 'Task') ? new Subagents({
       catalog: deps.agents, parentId: id, depth: deps.child?.depth ?? 0, tools: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}), changed: (s) => this.emit({ type: 'child', state: s }),
       config: () => this.context.config, policy: () => this.gate.policy, turnId: () => this.snapshots.turn ?? '', bill: (model, usage) => this.bill(model, usage),
-      open: (spec) => Session.open(childDeps(deps, spec, this.context.provider, this.context.config)), ended: (childId) => void (this.log.flush() && this.log.isStored && deps.store.indexChildTranscript(childId)) }) : undefined;
+      open: (spec) => Session.open(childDeps(deps, spec, this.context.provider, this.context.config)) }) : undefined;
   }
 
   /** A new session (stored on its first message), or a stored one resumed where it stood. */

@@ -19,6 +19,12 @@ interface HitRow {
 /** Whether an index row is out of the visible history: a cleared output always, a message once a compaction or rewind archived it. */
 const ARCHIVED = "(i.kind = 'tool_output' OR EXISTS (SELECT 1 FROM messages m WHERE m.session_id = i.session_id AND m.id = i.ref_id AND m.archived_by IS NOT NULL))";
 
+/**
+ * What `archivedOnly` keeps: archived content; and, searching a session with its children, every
+ * message of a child too (a sub-agent's context never entered the parent's view).
+ */
+const outOfView = (opts: SearchOptions): string => (opts.sessionId !== undefined && opts.withChildren ? `(i.session_id <> @session OR ${ARCHIVED})` : ARCHIVED);
+
 interface RefRow {
   rid: number;
   kind: ArchiveKind;
@@ -49,7 +55,7 @@ export class ArchiveSearch {
   search(query: string, opts: SearchOptions): ArchiveHit[] {
     const q = this.parseQuery(query, opts);
     const scope = opts.sessionId === undefined ? '' : opts.withChildren ? 'AND i.session_id IN (SELECT @session UNION ALL SELECT id FROM sessions WHERE parent_id = @session)' : 'AND i.session_id = @session';
-    const where = `${scope} ${opts.archivedOnly ? `AND ${ARCHIVED}` : ''}`;
+    const where = `${scope} ${opts.archivedOnly ? `AND ${outOfView(opts)}` : ''}`;
     const from = `FROM archive_fts JOIN archive_index i ON i.rid = archive_fts.rowid WHERE archive_fts MATCH @match ${where}`;
     const params = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
     // All terms when some row has them all; otherwise any term, ranked by bm25.
@@ -66,7 +72,7 @@ export class ArchiveSearch {
     const q = this.parseQuery(query, opts);
     const likes = q.terms.map((_, i) => `f.body LIKE @t${i} ESCAPE '\\'`);
     if (opts.sessionId !== undefined) likes.push('i.session_id = @session');
-    if (opts.archivedOnly) likes.push(ARCHIVED);
+    if (opts.archivedOnly) likes.push(outOfView(opts));
     const params: Record<string, unknown> = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
     q.terms.forEach((t, i) => (params[`t${i}`] = `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
     const rows = this.statements.prepared(

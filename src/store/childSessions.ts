@@ -1,13 +1,10 @@
 // Child sessions (sub-agents): a child is an ordinary session row whose parent_id, parent_turn,
 // parent_tool_use and agent say who started it, in which turn and for which Task call. Its
 // messages go through the same append path as any session's; there is no side table.
-// Migration 6 adds the link; ChildSessions reads it and, when a child ends, indexes its
-// transcript for search (a child's context is gone for good once it has reported, as if archived).
+// Migration 6 adds the link; ChildSessions reads it. A child's messages are indexed for search
+// as they are written, like every message (migration 7).
 import type Database from 'better-sqlite3';
-import { collectToolCalls } from './archive-text.js';
-import { decodeMessage, MESSAGE_COLS, type MessageRow } from './codec.js';
 import type { Migration } from './migration.js';
-import { ArchiveIndexer } from './search-index.js';
 import { SESSION_COLS, sessionInfo, type SessionRow } from './sessionRow.js';
 import type { ParentLink, SessionInfo } from './types.js';
 
@@ -27,27 +24,15 @@ export const v6ChildSessions: Migration = {
 
 export class ChildSessions {
   private readonly children: Database.Statement<[string], SessionRow>;
-  private readonly messages: Database.Statement<[string], MessageRow>;
-  private readonly indexer: ArchiveIndexer;
 
   constructor(db: Database.Database) {
     this.children = db.prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE parent_id = ? ORDER BY created_at, rowid`);
-    this.messages = db.prepare(
-      `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? ORDER BY seq`,
-    );
-    this.indexer = new ArchiveIndexer(db);
   }
 
   childrenOf(parentId: string): SessionInfo[] {
     return this.children.all(parentId).map(sessionInfo);
   }
 
-  /** Indexes every message of the child for search (a message already indexed keeps its entry). */
-  indexTranscript(childId: string): void {
-    const msgs = this.messages.all(childId).map((r) => decodeMessage(r));
-    const calls = collectToolCalls(msgs);
-    for (const m of msgs) this.indexer.message(childId, m, calls);
-  }
 }
 
 /** The link columns of a new session row (all null for a top-level session). */

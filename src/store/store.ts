@@ -150,9 +150,6 @@ export class SqliteStore implements Store {
   childSessions(parentId: string): SessionInfo[] {
     return this.read('list child sessions', () => new ChildSessions(this.db).childrenOf(parentId));
   }
-  indexChildTranscript(childId: string): void {
-    this.write('index a child session', () => new ChildSessions(this.db).indexTranscript(childId));
-  }
 
   deleteSession(id: string): void {
     this.write('delete a session', () => {

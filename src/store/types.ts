@@ -185,8 +185,6 @@ export interface Store {
   listSessions(opts?: { cwd?: string; limit?: number }): SessionInfo[];
   /** The child sessions (sub-agents) a session started, oldest first. */
   childSessions(parentId: string): SessionInfo[];
-  /** A child session ended: its transcript enters the search index (Recall, sessions search). */
-  indexChildTranscript(childId: string): void;
   /** Removes the session and everything of it (messages, compactions, archive, search index). */
   deleteSession(id: string): void;
   /** A full copy of session `fromId` (messages, archive, compactions, meta) under `to.id`. */

@@ -35,8 +35,8 @@ describe('hooks in .agentrc', () => {
   });
 
   it('names the file and field of a bad hook', () => {
-    expect(() => load(dirs(undefined, { hooks: { PreTool: [{ command: 'x' }] } }))).toThrow(/\.agentrc: field "hooks\.PreTool": unknown key/);
-    expect(() => load(dirs(undefined, { hooks: { Stop: [{ command: '' }] } }))).toThrow(/\.agentrc: field "hooks\.Stop\.0/);
+    expect(() => load(dirs(undefined, { hooks: { PreTool: [{ command: 'x' }] } }))).toThrow(/\.agentrc: line 1, column \d+: field "hooks\.PreTool": unknown key/);
+    expect(() => load(dirs(undefined, { hooks: { Stop: [{ command: '' }] } }))).toThrow(/\.agentrc: line 1, column \d+: field "hooks\.Stop\.0/);
     expect(() => load(dirs(undefined, { compaction: { instructions: 3 } }))).toThrow(/field "compaction\.instructions"/);
   });
 });

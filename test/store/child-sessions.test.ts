@@ -39,15 +39,12 @@ describe('child sessions', () => {
     store.close();
   });
 
-  it("are found by search once indexed: across sessions, and within the parent's scope only with its children", () => {
+  it("are found by search as their messages are written: across sessions, and within the parent's scope only with its children", () => {
     const store = fresh();
     store.createSession({ id: 's_p', ...base });
     store.createSession({ id: 's_c', ...base, parent: { id: 's_p', turn: 'm', toolUseId: 't', agent: 'explore' } });
     const [call, result] = toolPair('Grep', { pattern: 'x' }, 'the needle is PLATYPUS-12');
     for (const m of [user('find it'), call, result, assistant('Found PLATYPUS-12.')]) store.appendMessage('s_c', m, null);
-    expect(store.searchArchive('PLATYPUS', { limit: 10, offset: 0 })).toEqual([]);
-    store.indexChildTranscript('s_c');
-    store.indexChildTranscript('s_c'); // twice: no duplicates
     const all = store.searchArchive('PLATYPUS', { limit: 10, offset: 0 });
     expect(all.length).toBe(2);
     expect(new Set(all.map((h) => h.sessionId))).toEqual(new Set(['s_c']));
