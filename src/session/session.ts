@@ -17,7 +17,7 @@ import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js'
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
 import { promptMessage } from './mentions.js';
-import { archiveRecall } from './recall.js';
+import { archiveRecall, archiveSpill } from './recall.js';
 import { lastPrompt, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
@@ -365,6 +365,7 @@ export class Session {
       maxOutputRecoveries: config.compaction.maxOutputRecoveries,
       cwd: config.cwd,
       recall: this.recallSource(),
+      ...(this.deps.store.readonly ? {} : { spill: archiveSpill(this.deps.store, () => this.id, () => this.context.config.output) }),
       cacheKey: this.id,
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),

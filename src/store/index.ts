@@ -17,6 +17,8 @@ export type {
   LeaseOwner,
   LeaseResult,
   NewSession,
+  NewSpill,
+  SpilledOutput,
   OpenStoreOptions,
   SearchOptions,
   SessionInfo,

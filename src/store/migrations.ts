@@ -8,6 +8,7 @@ import { InvalidInputError } from './errors.js';
 import type { Migration } from './migration.js';
 import { ArchiveIndexer } from './search-index.js';
 import { v5History } from './historyLog.js';
+import { v6Spills } from './spills.js';
 import { v4Snapshots } from './snapshots.js';
 
 export type { Migration } from './migration.js';
@@ -188,7 +189,7 @@ const v3Leases: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History];
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6Spills];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

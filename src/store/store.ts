@@ -10,6 +10,7 @@ import { HistoryWrites } from './historyWrites.js';
 import { SESSION_COLS, sessionInfo, type SessionRow } from './sessionRow.js';
 import { SessionWrites } from './sessionWrites.js';
 import { SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
+import { SpillTable } from './spills.js';
 import { StatementCache } from './statementCache.js';
 import type {
   ArchivedItem,
@@ -19,11 +20,13 @@ import type {
   LeaseOwner,
   LeaseResult,
   NewSession,
+  NewSpill,
   RevertRequest,
   RewindInEffect,
   SearchOptions,
   SessionInfo,
   SessionPatch,
+  SpilledOutput,
   Store,
   TokenCounter,
   TranscriptEntry,
@@ -38,6 +41,7 @@ export class SqliteStore implements Store {
   private readonly sessionWrites: SessionWrites;
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
+  private readonly spillTable: SpillTable;
   private readonly search: ArchiveSearch;
   private readonly statements: StatementCache;
   private readonly stmts;
@@ -51,6 +55,7 @@ export class SqliteStore implements Store {
     this.sessionWrites = new SessionWrites(db);
     this.history = new HistoryWrites(db);
     this.snapshots = new SnapshotTables(db, this.history.log);
+    this.spillTable = new SpillTable(db);
     this.search = new ArchiveSearch(db);
     this.statements = new StatementCache(db);
     this.stmts = {
@@ -319,6 +324,23 @@ export class SqliteStore implements Store {
       this.requireSession(sessionId);
       return deriveHistory(this.history.log.load(sessionId)).view;
     });
+  }
+
+  // --- spilled outputs ------------------------------------------------------------------------
+
+  saveSpill(sessionId: string, spill: NewSpill): string {
+    return this.write('archive a spilled output', () => {
+      this.requireSession(sessionId);
+      return this.spillTable.save(sessionId, spill, Date.now());
+    });
+  }
+
+  getSpill(sessionId: string, id: string): SpilledOutput | undefined {
+    return this.read('read a spilled output', () => this.spillTable.get(sessionId, id));
+  }
+
+  spills(sessionId: string): SpilledOutput[] {
+    return this.read('list spilled outputs', () => this.spillTable.all(sessionId));
   }
 
   // --- snapshots and rewinds ----------------------------------------------------------------
