@@ -26,7 +26,7 @@ export function archiveSpill(store: Store, sessionId: () => string, output: () =
   return {
     thresholdFor: (toolName) => output().spillTokensByTool[toolName] ?? output().spillTokens,
     archive: (o) =>
-      store.saveSpill(sessionId(), {
+      store.spilled.save(sessionId(), {
         toolUseId: o.toolUseId,
         toolName: o.toolName,
         summary: redactSecrets(o.summary),

@@ -18,6 +18,7 @@ export type {
   LeaseResult,
   NewSession,
   NewSpill,
+  SpillArchive,
   SpilledOutput,
   OpenStoreOptions,
   SearchOptions,

@@ -69,28 +69,50 @@ export const spillLabel = (toolName: string, summary: string): string => {
   return short ? `${toolName} output \`${short}\` (spilled)` : `${toolName} output (spilled)`;
 };
 
-export class SpillTable {
+/** The store's face for spilled outputs. */
+export interface SpillArchive {
+  /** Archives a spilled tool output whole and indexes it for search; returns its handle (o1, o2, ...). */
+  save(sessionId: string, spill: NewSpill): string;
+  /** One spilled output of the session by handle. */
+  get(sessionId: string, id: string): SpilledOutput | undefined;
+  /** Every spilled output of the session, by handle (sessions show, the Markdown export). */
+  all(sessionId: string): SpilledOutput[];
+}
+
+/** The store's transaction and error wrapping (SqliteStore's read and write). */
+interface Guard {
+  read<T>(action: string, fn: () => T): T;
+  write<T>(action: string, fn: () => T): T;
+}
+
+export class SpillTable implements SpillArchive {
   private readonly nextN: Database.Statement<[string], number>;
   private readonly insert: Database.Statement<Record<string, unknown>>;
   private readonly one: Database.Statement<[string, string], SpillRow>;
-  private readonly byToolUse: Database.Statement<[string], SpillRow>;
+  private readonly allRows: Database.Statement<[string], SpillRow>;
   private readonly insertIndex: Database.Statement<[string, string, string, number]>;
   private readonly insertText: Database.Statement<[number | bigint, string]>;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly guard: Guard,
+  ) {
     this.nextN = db.prepare<[string], number>('SELECT COALESCE(MAX(n), 0) + 1 FROM spilled_outputs WHERE session_id = ?').pluck();
     this.insert = db.prepare(
       `INSERT INTO spilled_outputs (session_id, ${SPILL_COLS})
        VALUES (@session_id, @id, @n, @tool_use_id, @tool_name, @summary, @content, @is_error, @total_chars, @total_lines, @total_bytes, @created_at)`,
     );
     this.one = db.prepare<[string, string], SpillRow>(`SELECT ${SPILL_COLS} FROM spilled_outputs WHERE session_id = ? AND id = ?`);
-    this.byToolUse = db.prepare<[string], SpillRow>(`SELECT ${SPILL_COLS} FROM spilled_outputs WHERE session_id = ? ORDER BY n`);
+    this.allRows = db.prepare<[string], SpillRow>(`SELECT ${SPILL_COLS} FROM spilled_outputs WHERE session_id = ? ORDER BY n`);
     this.insertIndex = db.prepare("INSERT INTO archive_index (session_id, kind, ref_id, label, created_at) VALUES (?, 'tool_output', ?, ?, ?) ON CONFLICT DO NOTHING");
     this.insertText = db.prepare('INSERT INTO archive_fts (rowid, body) VALUES (?, ?)');
   }
 
-  /** Stores the output and indexes it for search; returns its handle. */
-  save(sessionId: string, s: NewSpill, now: number): string {
+  save(sessionId: string, s: NewSpill): string {
+    return this.guard.write('archive a spilled output', () => this.insertOne(sessionId, s, Date.now()));
+  }
+
+  private insertOne(sessionId: string, s: NewSpill, now: number): string {
     const n = this.nextN.get(sessionId) ?? 1;
     const id = `o${n}`;
     this.insert.run({
@@ -113,13 +135,14 @@ export class SpillTable {
   }
 
   get(sessionId: string, id: string): SpilledOutput | undefined {
-    const r = this.one.get(sessionId, id);
-    return r ? toSpill(r) : undefined;
+    return this.guard.read('read a spilled output', () => {
+      const r = this.one.get(sessionId, id);
+      return r ? toSpill(r) : undefined;
+    });
   }
 
-  /** Every spilled output of the session, by handle order (for transcripts and exports). */
   all(sessionId: string): SpilledOutput[] {
-    return this.byToolUse.all(sessionId).map(toSpill);
+    return this.guard.read('list spilled outputs', () => this.allRows.all(sessionId).map(toSpill));
   }
 }
 

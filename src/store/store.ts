@@ -20,13 +20,11 @@ import type {
   LeaseOwner,
   LeaseResult,
   NewSession,
-  NewSpill,
   RevertRequest,
   RewindInEffect,
   SearchOptions,
   SessionInfo,
   SessionPatch,
-  SpilledOutput,
   Store,
   TokenCounter,
   TranscriptEntry,
@@ -41,7 +39,7 @@ export class SqliteStore implements Store {
   private readonly sessionWrites: SessionWrites;
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
-  private readonly spillTable: SpillTable;
+  readonly spilled: SpillTable;
   private readonly search: ArchiveSearch;
   private readonly statements: StatementCache;
   private readonly stmts;
@@ -55,7 +53,7 @@ export class SqliteStore implements Store {
     this.sessionWrites = new SessionWrites(db);
     this.history = new HistoryWrites(db);
     this.snapshots = new SnapshotTables(db, this.history.log);
-    this.spillTable = new SpillTable(db);
+    this.spilled = new SpillTable(db, { read: (a, fn) => this.read(a, fn), write: (a, fn) => this.write(a, fn) });
     this.search = new ArchiveSearch(db);
     this.statements = new StatementCache(db);
     this.stmts = {
@@ -324,23 +322,6 @@ export class SqliteStore implements Store {
       this.requireSession(sessionId);
       return deriveHistory(this.history.log.load(sessionId)).view;
     });
-  }
-
-  // --- spilled outputs ------------------------------------------------------------------------
-
-  saveSpill(sessionId: string, spill: NewSpill): string {
-    return this.write('archive a spilled output', () => {
-      this.requireSession(sessionId);
-      return this.spillTable.save(sessionId, spill, Date.now());
-    });
-  }
-
-  getSpill(sessionId: string, id: string): SpilledOutput | undefined {
-    return this.read('read a spilled output', () => this.spillTable.get(sessionId, id));
-  }
-
-  spills(sessionId: string): SpilledOutput[] {
-    return this.read('list spilled outputs', () => this.spillTable.all(sessionId));
   }
 
   // --- snapshots and rewinds ----------------------------------------------------------------

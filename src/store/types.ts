@@ -111,8 +111,8 @@ export interface CompactionInEffect {
   hidden: number;
 }
 
-import type { NewSpill, SpilledOutput } from './spills.js';
-export type { NewSpill, SpilledOutput } from './spills.js';
+import type { SpillArchive } from './spills.js';
+export type { NewSpill, SpillArchive, SpilledOutput } from './spills.js';
 
 export type ArchiveKind = 'message' | 'tool_output';
 
@@ -212,12 +212,8 @@ export interface Store {
   /** The same search by a plain LIKE scan (kept for the benchmark comparison). */
   likeScanArchive(query: string, opts: SearchOptions): ArchiveHit[];
   getArchived(id: string, opts?: { sessionId?: string }): ArchivedItem | undefined;
-  /** Archives a spilled tool output whole and indexes it for search; returns its handle (o1, o2, ...). */
-  saveSpill(sessionId: string, spill: NewSpill): string;
-  /** One spilled output of the session by handle. */
-  getSpill(sessionId: string, id: string): SpilledOutput | undefined;
-  /** Every spilled output of the session (sessions show, the Markdown export, Ctrl+O). */
-  spills(sessionId: string): SpilledOutput[];
+  /** Spilled tool outputs: archived whole at once, read by handle (spills.ts). */
+  readonly spilled: SpillArchive;
 
   /** Stores a file's state before its first change in a turn; false when the turn already has one of that path. */
   saveSnapshot(sessionId: string, snapshot: NewSnapshot): boolean;

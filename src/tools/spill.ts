@@ -92,6 +92,14 @@ const fmtBytes = (n: number): string => (n < 1024 ? `${fmtInt(n)} bytes` : n < 1
 
 const clip = (line: string): string => (line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}… [${fmtInt(line.length - LINE_CHARS)} more characters]` : line);
 
+const PREVIEW_HEAD = /^\[output o\d+: [\d,]+ lines, /;
+
+/** Whether a result's content is a spill preview (micro compaction leaves it: it is already small and names its handle). */
+export const isSpillPreview = (content: string): boolean => PREVIEW_HEAD.test(content);
+
+/** The handle a spill preview names, e.g. "o12". */
+export const spillHandleOf = (content: string): string | undefined => (isSpillPreview(content) ? /^\[output (o\d+):/.exec(content)?.[1] : undefined);
+
 /** The text the model gets in place of a spilled output. */
 export function spillPreview(full: FullOutput, handle: string): string {
   const lines = full.text.split('\n');

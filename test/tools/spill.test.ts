@@ -83,8 +83,8 @@ describe('spilling through the result path, read back by Recall', () => {
   it('archives the whole output (redacted), gives a preview, and Recall reads ranges and patterns exactly', async () => {
     const preview = await spillOnce();
     expect(preview).toMatch(/^\[output o1: 6,001 lines/);
-    expect(store.getSpill('s1', 'o1')!.content).toContain('line 3001: ok');
-    expect(store.getSpill('s1', 'o1')!.content).not.toContain('sk-ant-api03');
+    expect(store.spilled.get('s1', 'o1')!.content).toContain('line 3001: ok');
+    expect(store.spilled.get('s1', 'o1')!.content).not.toContain('sk-ant-api03');
     const read = recall('s1');
     const range = await read({ id: 'o1', offset: 2500, limit: 3 });
     expect(range.content.split('\n').slice(0, 4)).toEqual([expect.stringContaining('lines 2,500-2,502 of 6,001'), 'line 2500: ok', 'line 2501: ok', 'line 2502: ok']);
