@@ -67,7 +67,7 @@ async function runOneTool(
     signal,
     onProgress: (text: string): void => emit({ type: 'tool_progress', id: use.id, text }),
     ...(opts.recall ? { recall: opts.recall } : {}),
-    ...(opts.files ? { files: opts.files } : {}),
+    ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
   };
 

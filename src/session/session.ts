@@ -18,6 +18,7 @@ import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
 import { promptMessage } from './mentions.js';
 import { archiveRecall, archiveSpill } from './recall.js';
+import { persistReads, rebuildTracker } from './trackerRebuild.js';
 import { lastPrompt, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
@@ -62,7 +63,7 @@ export class Session {
   /** What opening the session had to fix in the stored history, for the person to read. */
   loadNotes: string[] = [];
   /** What the model read and wrote in this session, for the edit tools' checks. */
-  private readonly files = new FileTracker();
+  private readonly files: FileTracker;
   private readonly snapshots: TurnSnapshots;
 
   private constructor(
@@ -72,12 +73,14 @@ export class Session {
     openLog: (logDeps: LogDeps) => { log: SessionLog; notes: string[] },
   ) {
     this.id = id;
+    this.files = new FileTracker(persistReads(deps.store, () => this.id));
     this.cost = state.cost;
     const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
     const opened = openLog({ store: deps.store, counter: deps.counter, dbPath: deps.config.dbPath, notice, describe: () => this.describe() });
     this.log = opened.log;
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
+    rebuildTracker(deps.store, id, this.log.messages(), this.files);
     this.context = new ContextControl(
       {
         sessionId: id,

@@ -9,6 +9,7 @@ import type { Migration } from './migration.js';
 import { ArchiveIndexer } from './search-index.js';
 import { v5History } from './historyLog.js';
 import { v6Spills } from './spills.js';
+import { v7FileReads } from './fileReads.js';
 import { v4Snapshots } from './snapshots.js';
 
 export type { Migration } from './migration.js';
@@ -189,7 +190,7 @@ const v3Leases: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6Spills];
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6Spills, v7FileReads];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

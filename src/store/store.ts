@@ -10,6 +10,7 @@ import { HistoryWrites } from './historyWrites.js';
 import { SESSION_COLS, sessionInfo, type SessionRow } from './sessionRow.js';
 import { SessionWrites } from './sessionWrites.js';
 import { SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
+import { FileReadTable } from './fileReads.js';
 import { SpillTable } from './spills.js';
 import { StatementCache } from './statementCache.js';
 import type {
@@ -40,6 +41,7 @@ export class SqliteStore implements Store {
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
   readonly spilled: SpillTable;
+  readonly fileReads: FileReadTable;
   private readonly search: ArchiveSearch;
   private readonly statements: StatementCache;
   private readonly stmts;
@@ -53,7 +55,9 @@ export class SqliteStore implements Store {
     this.sessionWrites = new SessionWrites(db);
     this.history = new HistoryWrites(db);
     this.snapshots = new SnapshotTables(db, this.history.log);
-    this.spilled = new SpillTable(db, { read: (a, fn) => this.read(a, fn), write: (a, fn) => this.write(a, fn) });
+    const guard = { read: <T>(a: string, fn: () => T): T => this.read(a, fn), write: <T>(a: string, fn: () => T): T => this.write(a, fn) };
+    this.spilled = new SpillTable(db, guard);
+    this.fileReads = new FileReadTable(db, guard);
     this.search = new ArchiveSearch(db);
     this.statements = new StatementCache(db);
     this.stmts = {

@@ -112,6 +112,8 @@ export interface CompactionInEffect {
 }
 
 import type { SpillArchive } from './spills.js';
+import type { FileReadLog } from './fileReads.js';
+export type { FileReadLog, StoredRead } from './fileReads.js';
 export type { NewSpill, SpillArchive, SpilledOutput } from './spills.js';
 
 export type ArchiveKind = 'message' | 'tool_output';
@@ -214,6 +216,8 @@ export interface Store {
   getArchived(id: string, opts?: { sessionId?: string }): ArchivedItem | undefined;
   /** Spilled tool outputs: archived whole at once, read by handle (spills.ts). */
   readonly spilled: SpillArchive;
+  /** File states seen by tool calls, to rebuild the edit tracker on resume (fileReads.ts). */
+  readonly fileReads: FileReadLog;
 
   /** Stores a file's state before its first change in a turn; false when the turn already has one of that path. */
   saveSnapshot(sessionId: string, snapshot: NewSnapshot): boolean;
