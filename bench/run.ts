@@ -12,6 +12,7 @@ const BENCHES: Record<string, string> = {
   store: 'resume with 100,000 archived messages vs 200, append throughput, FTS vs LIKE search',
   ui: 'render cost per streamed chunk and keystroke with 20 / 200 / 2,000 prior messages',
   caching: 'billed input of a 40-turn session with caching on vs off, and cache-aware micro compaction vs clearing at every call',
+  spill: 'issue 21: a 40-turn session with 6,000-line outputs, spilling off (today) vs the spill rule, Anthropic and OpenAI billing; peak RSS of a 50 MB output',
   edit: 'Edit on 0.5 / 1 / 5 MB files and on 100 vs 1,000 small files; snapshot database growth for 200 edits of a 100 KB file',
 };
 

@@ -5,6 +5,7 @@ import type { LoopOptions } from '../../src/agent/host.js';
 import { archiveRecall, archiveSpill } from '../../src/session/recall.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createRecallTool } from '../../src/tools/recall.js';
+import { createTools } from '../../src/tools/registry.js';
 import { FullOutputBuffer, fullOutputOf, shouldSpill, spillPreview } from '../../src/tools/spill.js';
 import type { AnyTool, ToolContext } from '../../src/tools/types.js';
 import { tempDir } from '../store/helpers.js';
@@ -91,6 +92,21 @@ describe('spilling through the result path, read back by Recall', () => {
     const grep = await read({ id: 'o1', pattern: 'ERROR', context: 0 });
     expect(grep.content.split('\n').slice(1).filter((l) => l !== '--')).toEqual([1000, 2000, 3000, 4000, 5000, 6000].map((n) => `${String(n).padStart(4)}: line ${n}: ERROR boom`));
     expect(store.searchArchive('boom', { sessionId: 's1', limit: 5, offset: 0 }).map((h) => h.id)).toEqual(['o1']);
+  });
+
+  it('archives all of a Bash output, not the 30,000 characters of head and tail the tool keeps', async () => {
+    const bash = createTools({ bash: { timeoutMs: 60_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, passEnv: [], stripEnv: [] } }).find((t) => t.name === 'Bash')!;
+    const opts = {
+      cwd: tmp.dir,
+      gate: { authorize: async () => ({ ok: true }) },
+      spill: archiveSpill(store, () => 's1', () => ({ spillTokens: 2_000, spillTokensByTool: {} })),
+    } as unknown as LoopOptions;
+    const { results } = await runTools([{ type: 'tool_use', id: 'tu9', name: 'Bash', input: { command: 'seq 100001 120000' } }], new Map([['Bash', bash]]), opts, new AbortController().signal, () => undefined);
+    expect(results[0]!.content).toMatch(/^\[output o1: 20,000 lines/);
+    expect(results[0]!.content.endsWith('120000')).toBe(true);
+    const archived = store.spilled.get('s1', 'o1')!;
+    expect(archived.content.split('\n')).toHaveLength(20_000);
+    expect(archived.content).toContain('\n110000\n');
   });
 
   it('survives a fork under the same handle', async () => {
