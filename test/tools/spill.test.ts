@@ -95,7 +95,7 @@ describe('spilling through the result path, read back by Recall', () => {
   });
 
   it('archives all of a Bash output, not the 30,000 characters of head and tail the tool keeps', async () => {
-    const bash = createTools({ bash: { timeoutMs: 60_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, passEnv: [], stripEnv: [] } }).find((t) => t.name === 'Bash')!;
+    const bash = createTools({ bash: { timeoutMs: 60_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 } }).find((t) => t.name === 'Bash')!;
     const opts = {
       cwd: tmp.dir,
       gate: { authorize: async () => ({ ok: true }) },
