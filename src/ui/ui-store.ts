@@ -123,7 +123,7 @@ export class UiStore {
           output: ev.output.content,
         };
         // the model got the head and tail only: keep all of it for Ctrl-O
-        if (streamed !== undefined && cutForModel(ev.output.content)) item.fullOutput = streamed;
+        if (streamed !== undefined && (cutForModel(ev.output.content) || ev.output.spilled)) item.fullOutput = streamed;
         if (ev.status === 'interrupted') this.turnShowedInterrupt = true;
         this.lastTool = item;
         this.toolInputs.delete(ev.id);
