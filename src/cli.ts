@@ -72,7 +72,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       run(async () => call(await import('./sessionsCommand.js'), positional, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
     });
   };
-  subcommand<{ archived?: boolean }>('show <id>', 'print a session transcript', (c) => c.option('--archived', 'include what compaction archived, marked as such'), (m, [id], opts) =>
+  subcommand<{ archived?: boolean; spilled?: boolean }>('show <id>', 'print a session transcript', (c) => c.option('--archived', 'include what compaction archived, marked as such').option('--spilled', 'print spilled tool outputs whole instead of their preview'), (m, [id], opts) =>
     m.showSessionCommand(id!, opts),
   );
   subcommand<{ format: 'md' | 'jsonl' }>(
