@@ -15,6 +15,7 @@ const BENCHES: Record<string, string> = {
   responses: "OpenAI's compaction (responses.compact) vs the agent's own on one 30-turn gpt-5.4 Responses session: billed input, output, requests, wall time, what later turns can read",
   mcp: 'first interactive frame with two MCP servers that take 5 s to start vs none',
   thinking: 'cache hit share, billed input and refused requests of a 24-turn session on a model that thinks (signed thinking sent back)',
+  spill: 'issue 21: a 40-turn session with 6,000-line outputs, spilling off (today) vs the spill rule, Anthropic and OpenAI billing; peak RSS of a 50 MB output',
   edit: 'Edit on 0.5 / 1 / 5 MB files and on 100 vs 1,000 small files; snapshot database growth for 200 edits of a 100 KB file',
   subagents: 'a 20-turn exploration reading five large files a turn, directly vs through Task children: the parent\'s largest request and billed input',
   hooks: 'a tool call waiting for a PreToolUse hook vs none; loading 200 custom command files',

@@ -76,7 +76,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       run(async () => call(await import('./sessionsCommand.js'), positional, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
     });
   };
-  subcommand<{ archived?: boolean; children?: boolean }>('show <id>', 'print a session transcript', (c) => c.option('--archived', 'include what compaction archived, marked as such').option('--children', "print its sub-agents' transcripts too"), (m, [id], opts) =>
+  subcommand<{ archived?: boolean; children?: boolean; spilled?: boolean }>('show <id>', 'print a session transcript', (c) => c.option('--archived', 'include what compaction archived, marked as such').option('--children', "print its sub-agents' transcripts too").option('--spilled', 'print spilled tool outputs whole instead of their preview'), (m, [id], opts) =>
     m.showSessionCommand(id!, opts),
   );
   subcommand<{ format: 'md' | 'jsonl' }>(

@@ -6,6 +6,7 @@
 import type { Message } from './llm/messages.js';
 import { collectToolCalls, messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import type { SessionInfo, TranscriptEntry } from './store/index.js';
+import { spillHandleOf } from './tools/spill.js';
 import { archiveCause } from './session/recordIds.js';
 
 const CHECKPOINT_ID = /^\[Context checkpoint — compaction (\S+)\]/;
@@ -62,23 +63,30 @@ function heading(m: Message, archivedBy: string | null): string {
   return `${speaker === 'tool_results' ? '###' : '##'} ${WHO[speaker]}${marks.length > 0 ? ` (${marks.join(', ')})` : ''} — ${when(m.createdAt)}`;
 }
 
-/** Texts with their headings nested under the message's, tool calls and outputs fenced. */
-const MARKDOWN_STYLE: TextStyle = {
+/** The whole text of a spilled output by its handle (from the store), when there is one. */
+export type SpilledText = (handle: string) => string | undefined;
+
+/** Texts with their headings nested under the message's, tool calls and outputs fenced; a spilled output marked and printed whole after its preview. */
+const markdownStyle = (spilled: SpilledText): TextStyle => ({
   separator: '\n\n',
   text: (text) => (text.trim() === '' ? null : nestHeadings(text.trim(), 2)),
   toolUse: (b) => `**Tool call** \`${b.name}\` (${b.id})\n\n${fenced(JSON.stringify(b.input, null, 2), 'json')}`,
   toolResult: (b, call) => {
-    const state = b.isError ? ', error' : b.cleared ? `, cleared by compaction; Recall id ${b.cleared.archiveId}` : '';
-    return `**${call?.name ?? 'tool'} result** (${b.toolUseId}${state})\n\n${fenced(b.content)}`;
+    const handle = spillHandleOf(b.content);
+    const state = b.isError ? ', error' : b.cleared ? `, cleared by compaction; Recall id ${b.cleared.archiveId}` : handle ? `, spilled to the archive as ${handle}` : '';
+    const whole = handle ? spilled(handle) : undefined;
+    const rest = whole !== undefined ? `\n\nThe whole output (${handle}):\n\n${fenced(whole)}` : '';
+    return `**${call?.name ?? 'tool'} result** (${b.toolUseId}${state})\n\n${fenced(b.content)}${rest}`;
   },
   thinking: (t) => (t.trim() ? `> **Thinking**\n>\n${t.trim().split('\n').map((l) => `> ${l}`.trimEnd()).join('\n')}` : '> **Thinking** (not shown by the provider)'),
-};
+});
 
-export function sessionMarkdown(info: SessionInfo, entries: readonly TranscriptEntry[]): string {
+export function sessionMarkdown(info: SessionInfo, entries: readonly TranscriptEntry[], spilled: SpilledText = () => undefined): string {
+  const style = markdownStyle(spilled);
   const calls = collectToolCalls(entries.map((e) => e.message));
   const out: string[] = [`# ${info.title ?? '(untitled)'}`, `session ${info.id} · ${info.provider}/${info.model} · ${info.cwd}`];
   for (const { message, archivedBy } of inPlace(entries)) {
-    const text = messageText(message, MARKDOWN_STYLE, calls);
+    const text = messageText(message, style, calls);
     out.push(archivedBy ? `${heading(message, archivedBy)}\n\n${quote(text)}` : `${heading(message, archivedBy)}\n\n${text}`);
   }
   return `${out.join('\n\n').replace(/\s+$/, '')}\n`;

@@ -5,10 +5,11 @@ import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import type { Message } from './llm/messages.js';
 import { messageText, speakerOf, type TextStyle } from './llm/messageText.js';
-import { sessionMarkdown } from './markdownExport.js';
+import { sessionMarkdown, type SpilledText } from './markdownExport.js';
 import { isStaleLease } from './session/lease.js';
 import type { SessionInfo, Store } from './store/index.js';
 import { archiveCause } from './session/recordIds.js';
+import { spillHandleOf } from './tools/spill.js';
 
 // `agent sessions …`: list, show, export, search and remove stored sessions.
 
@@ -67,20 +68,26 @@ export async function listSessionsCommand(opts: Opts & { cwd?: string; limit: nu
 
 const WHO = { checkpoint: 'checkpoint', meta: 'agent', tool_results: 'user', user: 'user', assistant: 'assistant' } as const;
 
-/** `sessions show`: calls as `→ name input`, results as `← output`. */
-const SHOW_STYLE: TextStyle = {
+/** `sessions show`: calls as `→ name input`, results as `← output`; with `whole`, a spilled output's archived text in place of its preview. */
+const showStyle = (whole?: SpilledText): TextStyle => ({
   separator: '\n',
   toolUse: (b) => `→ ${b.name} ${JSON.stringify(b.input)}`,
-  toolResult: (b) => `← ${b.isError ? 'error: ' : ''}${b.content}`,
+  toolResult: (b) => {
+    const handle = whole ? spillHandleOf(b.content) : undefined;
+    const text = handle ? whole?.(handle) : undefined;
+    return `← ${b.isError ? 'error: ' : ''}${text !== undefined ? `[output ${handle}, spilled; the whole of it:]\n${text}` : b.content}`;
+  },
   thinking: (t) => (t.trim() ? `[thinking] ${t.trim()}` : '[thinking, not shown by the provider]'),
-};
+});
 
-function renderMessage(m: Message, archivedBy: string | null): string {
+function renderMessage(m: Message, archivedBy: string | null, whole?: SpilledText): string {
   const mark = archivedBy ? ` [archived by ${archiveCause(archivedBy)} ${archivedBy}]` : '';
-  return `## ${WHO[speakerOf(m)]}${m.interrupted ? ' (interrupted)' : ''}${mark} — ${new Date(m.createdAt).toISOString()}\n\n${messageText(m, SHOW_STYLE)}\n`;
+  return `## ${WHO[speakerOf(m)]}${m.interrupted ? ' (interrupted)' : ''}${mark} — ${new Date(m.createdAt).toISOString()}\n\n${messageText(m, showStyle(whole))}\n`;
 }
 
-export async function showSessionCommand(id: string, opts: Opts & { archived?: boolean; children?: boolean }): Promise<number> {
+const spilledText = (store: Store, sessionId: string): SpilledText => (handle) => store.spilled.get(sessionId, handle)?.content;
+
+export async function showSessionCommand(id: string, opts: Opts & { archived?: boolean; children?: boolean; spilled?: boolean }): Promise<number> {
   return withStore(opts, (store) => {
     showSession(store, requireSession(store, id), opts, '#');
     return EXIT_OK;
@@ -88,11 +95,12 @@ export async function showSessionCommand(id: string, opts: Opts & { archived?: b
 }
 
 /** One session's transcript, then its sub-agents: listed, or (--children) each printed the same way one heading level down. */
-function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean; children?: boolean }, heading: string): void {
+function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean; children?: boolean; spilled?: boolean }, heading: string): void {
   const link = info.parent ? ` · sub-agent ${info.parent.agent} of session ${info.parent.id} (Task call ${info.parent.toolUseId})` : '';
   out(`${heading} ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}${link}\n`);
   const rows = store.loadTranscript(info.id, { includeArchived: opts.archived === true });
-  for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy));
+  const whole = opts.spilled ? spilledText(store, info.id) : undefined;
+  for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy, whole));
   const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
   if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
   const children = store.childSessions(info.id);
@@ -117,7 +125,7 @@ export async function exportSessionCommand(id: string, opts: Opts & { format: 'm
       for (const c of store.listCompactions(info.id)) out(JSON.stringify({ type: 'compaction', ...c }));
       return EXIT_OK;
     }
-    process.stdout.write(sessionMarkdown(info, rows));
+    process.stdout.write(sessionMarkdown(info, rows, spilledText(store, info.id)));
     return EXIT_OK;
   });
 }

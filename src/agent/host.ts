@@ -6,7 +6,7 @@ import type { DoneEvent, ModelRequest, Provider, ThinkingRequest } from '../llm/
 import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
 import type { FileTracker } from '../tools/fileTracker.js';
-import type { AnyTool, RecallSource, ToolContext, ToolOutput } from '../tools/types.js';
+import type { AnyTool, RecallSource, SpillSink, ToolContext, ToolOutput } from '../tools/types.js';
 import type { TurnEndReason } from './events.js';
 
 /**
@@ -68,6 +68,8 @@ export interface LoopOptions {
   recall?: RecallSource;
   /** The thinking settings every request of the turn sends (one configuration per turn). */
   thinking?: ThinkingRequest | undefined;
+  /** Where results over the spill threshold go (absent: nothing is spilled). */
+  spill?: SpillSink;
   /** Sent as the requests' cacheKey (OpenAI prompt_cache_key): the session id. */
   cacheKey?: string;
   /** The session's record of files read and written, and its snapshot hook (see ToolContext). */

@@ -1,7 +1,8 @@
 // The tool half of a step: each requested call parsed, previewed, authorized and run, with
 // exactly one result per call whatever happens.
 import type { ToolResultBlock, ToolUseBlock } from '../llm/messages.js';
-import { ToolInputError, type AnyTool, type ToolContext, type ToolOutput } from '../tools/types.js';
+import { fullOutputOf, shouldSpill, spillPreview } from '../tools/spill.js';
+import { ToolInputError, type AnyTool, type SpillSink, type ToolContext, type ToolOutput } from '../tools/types.js';
 import { errorText } from './errorText.js';
 import type { AgentEvent } from './events.js';
 import type { Authorization, GateCall, LoopOptions } from './host.js';
@@ -56,7 +57,8 @@ async function runOneTool(
   let started = Date.now();
   let tool = toolsByName.get(use.name);
   let summary = '';
-  const finish = (output: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
+  const finish = (raw: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
+    const output = opts.spill ? spillIfLarge(raw, opts.spill, use, summary) : raw;
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
     const images = output.images && output.images.length > 0 ? { images: output.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })) } : {};
     return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError, ...images }, ...(stop ? { stop } : {}) };
@@ -67,7 +69,7 @@ async function runOneTool(
     toolUseId: use.id,
     onProgress: (text: string): void => emit({ type: 'tool_progress', id: use.id, text }),
     ...(opts.recall ? { recall: opts.recall } : {}),
-    ...(opts.files ? { files: opts.files } : {}),
+    ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
     ...(opts.subagents ? { subagents: opts.subagents } : {}),
   };
@@ -130,4 +132,23 @@ async function runOneTool(
     if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
     return finish({ content: `${tool.name} failed: ${errorText(e)}`, isError: true }, 'error');
   }
+}
+
+/**
+ * The one place every tool result passes through on its way to the model (built-in, MCP and
+ * sub-agent tools alike): a result over the threshold is archived whole and replaced by its
+ * preview. An archive failure leaves the result as the tool gave it.
+ */
+function spillIfLarge(output: ToolOutput, sink: SpillSink, use: ToolUseBlock, summary: string): ToolOutput {
+  const { full: given, ...rest } = output;
+  const chars = given?.totalChars ?? output.content.length;
+  if (!shouldSpill({ toolName: use.name, chars, threshold: sink.thresholdFor(use.name) })) return rest;
+  const full = given ?? fullOutputOf(output.content);
+  let handle: string;
+  try {
+    handle = sink.archive({ toolUseId: use.id, toolName: use.name, summary, isError: output.isError, full });
+  } catch (e) {
+    return { ...rest, content: `${output.content}\n[the output could not be archived: ${errorText(e)}]` };
+  }
+  return { ...rest, content: spillPreview(full, handle), spilled: { handle, lines: full.totalLines, bytes: full.totalBytes } };
 }

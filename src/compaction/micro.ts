@@ -1,4 +1,5 @@
 import { newId, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
+import { isSpillPreview } from '../tools/spill.js';
 import { TOOL_RESULT_OVERHEAD, type TokenCounter } from './tokens.js';
 import type { ClearedOutput } from './types.js';
 
@@ -54,7 +55,8 @@ interface CallInfo {
 /**
  * Old results of compactable tools to clear: every compactable result except the keepRecent
  * most recent ones, those the model has not seen yet (after the last assistant message: the
- * current step), pinned pairs, results already cleared, and results too small to matter.
+ * current step), pinned pairs, results already cleared or spilled (a spill preview is small
+ * and names its handle), and results too small to matter.
  */
 export function selectMicro(history: readonly Message[], opts: MicroOptions, counter: TokenCounter): MicroCandidate[] {
   const compactable = new Set(opts.compactableTools);
@@ -80,6 +82,7 @@ export function selectMicro(history: readonly Message[], opts: MicroOptions, cou
   for (const f of older) {
     if (f.messageIndex > lastAssistant) continue; // the current step: the model has not seen it yet
     if (f.block.cleared) continue;
+    if (isSpillPreview(f.block.content)) continue; // spilled: already small, and its handle must stay in view
     if (history[f.messageIndex]!.pinned || history[f.call.messageIndex]!.pinned) continue;
     const tokens = counter.countBlock(f.block) - TOOL_RESULT_OVERHEAD;
     if (tokens < MIN_CLEAR_TOKENS) continue;

@@ -57,7 +57,7 @@ function structure(maxTokens: number): string {
     '- Keep exact paths, identifiers, commands, error strings and figures; do not paraphrase them.',
     '- Write "(none)" under a section with nothing to report; never drop a section.',
     '- Do not invent anything the transcript does not support; say when something is unknown or was cut from the transcript.',
-    '- Archived messages and cleared tool outputs can be reopened with the Recall tool: keep any "Recall id" next to the fact it belongs to.',
+    '- Archived messages and cleared tool outputs can be reopened with the Recall tool: keep any "Recall id" next to the fact it belongs to, and likewise the handle of a spilled output (`[output o12: …]`: Recall id="o12"), e.g. "npm test failed in auth.spec.ts (full log: o12)".',
     `- Be complete but dense: the checkpoint must fit in ${maxTokens.toLocaleString('en-US')} tokens.`,
   ].join('\n');
 }

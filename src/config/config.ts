@@ -17,6 +17,7 @@ import {
   McpSchema,
   flattenHooks,
   PermissionsSchema,
+  OutputSchema,
   RecallSchema,
   RetrySchema,
   TimeoutsSchema,
@@ -53,6 +54,7 @@ export interface Config {
   compaction: z.infer<typeof CompactionSchema>;
   bash: z.infer<typeof BashSchema>;
   recall: z.infer<typeof RecallSchema>;
+  output: z.infer<typeof OutputSchema>;
   retry: z.infer<typeof RetrySchema>;
   timeouts: z.infer<typeof TimeoutsSchema>;
   cache: z.infer<typeof CacheSchema>;
@@ -323,6 +325,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     compaction: CompactionSchema.parse(file.compaction ?? {}),
     bash: BashSchema.parse(file.bash ?? {}),
     recall: RecallSchema.parse(file.recall ?? {}),
+    output: OutputSchema.parse(file.output ?? {}),
     retry: RetrySchema.parse(file.retry ?? {}),
     timeouts: TimeoutsSchema.parse(file.timeouts ?? {}),
     cache: CacheSchema.parse(file.cache ?? {}),

@@ -123,6 +123,13 @@ export const RecallSchema = z.strictObject({
   crossSession: z._default(z.boolean(), false),
 });
 
+export const OutputSchema = z.strictObject({
+  /** A tool result estimated above this many tokens is archived whole and the model gets a head-and-tail preview with a Recall handle; 0 turns spilling off. */
+  spillTokens: z._default(z.int().check(z.minimum(0)), 2_000),
+  /** Per-tool thresholds (tool name → tokens), e.g. {"Grep": 4000}; others use spillTokens. */
+  spillTokensByTool: z._default(z.record(z.string(), z.int().check(z.minimum(0))), {}),
+});
+
 export const RetrySchema = z.strictObject({
   /** Attempts per model call (summarizer requests too) for rate limits, overload, 5xx and dropped streams. */
   maxAttempts: z._default(positiveInt, 5),
@@ -272,6 +279,7 @@ export const FileConfigSchema = z.strictObject({
   compaction: z.optional(z.partial(CompactionSchema)),
   bash: z.optional(z.partial(BashSchema)),
   recall: z.optional(z.partial(RecallSchema)),
+  output: z.optional(z.partial(OutputSchema)),
   retry: z.optional(z.partial(RetrySchema)),
   timeouts: z.optional(z.partial(TimeoutsSchema)),
   cache: z.optional(z.partial(CacheSchema)),

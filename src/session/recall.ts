@@ -1,5 +1,6 @@
 import type { Store } from '../store/index.js';
-import type { RecallSource } from '../tools/types.js';
+import { redactSecrets } from '../log.js';
+import type { RecallSource, SpillSink } from '../tools/types.js';
 
 /** The archive the Recall tool and /history search: this session's, or every session's when `crossSession` says so. */
 export function archiveRecall(store: Store, sessionId: string, crossSession: () => boolean): RecallSource {
@@ -22,5 +23,23 @@ export function archiveRecall(store: Store, sessionId: string, crossSession: () 
           : (store.getArchived(id, { sessionId }) ?? store.childSessions(sessionId).map((c) => store.getArchived(id, { sessionId: c.id })).find((f) => f !== undefined));
       return found ? { id: found.id, label: found.label, text: found.text } : undefined;
     },
+  };
+}
+
+/** Where the loop sends tool results over the spill threshold: redacted, archived whole in the store. */
+export function archiveSpill(store: Store, sessionId: () => string, output: () => { spillTokens: number; spillTokensByTool: Record<string, number> }): SpillSink {
+  return {
+    thresholdFor: (toolName) => output().spillTokensByTool[toolName] ?? output().spillTokens,
+    archive: (o) =>
+      store.spilled.save(sessionId(), {
+        toolUseId: o.toolUseId,
+        toolName: o.toolName,
+        summary: redactSecrets(o.summary),
+        content: redactSecrets(o.full.text),
+        isError: o.isError,
+        totalChars: o.full.totalChars,
+        totalLines: o.full.totalLines,
+        totalBytes: o.full.totalBytes,
+      }),
   };
 }

@@ -23,7 +23,8 @@ import { dateNoteFor } from './dateNote.js';
 import { logSessionEvent } from './debugEvents.js';
 import { promptMessage } from './mentions.js';
 import { oversizedPrompt } from './promptSize.js';
-import { archiveRecall } from './recall.js';
+import { archiveRecall, archiveSpill } from './recall.js';
+import { persistReads, rebuildTracker } from './trackerRebuild.js';
 import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import type { RewindResult, RewindTarget, RewindWhat } from './rewind.js';
@@ -59,12 +60,14 @@ export class Session {
   /** What opening the session had to fix in the stored history, for the person to read. */
   loadNotes: string[] = [];
   /** What the model read and wrote in this session, for the edit tools' checks. */
-  private readonly files = new FileTracker();
+  private readonly files: FileTracker;
   /** /rewind and /uncompact (see the section below). */
   private readonly edits: HistoryEdits;
   private readonly snapshots: TurnSnapshots;
   private readonly subagents: Subagents | undefined;
   readonly hookPoints: SessionHooks;
+  /** The MCP servers of this run (undefined when none are configured). */
+  readonly mcp: McpManager | undefined;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -73,6 +76,7 @@ export class Session {
     openLog: (logDeps: LogDeps) => { log: SessionLog; notes: string[] },
   ) {
     this.id = id;
+    this.files = new FileTracker(persistReads(deps.store, () => this.id));
     this.cost = state.cost;
     const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
     const opened = openLog({ store: deps.store, counter: deps.counter, dbPath: deps.config.dbPath, notice, describe: () => this.describe() });
@@ -80,6 +84,7 @@ export class Session {
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
     this.hookPoints = new SessionHooks(deps.hooks?.(id), this.log.messages().length > 0 ? 'resume' : 'startup');
+    rebuildTracker(deps.store, id, this.log.messages(), this.files);
     this.context = new ContextControl(
       {
         sessionId: id,
@@ -119,11 +124,6 @@ export class Session {
     const moved = otherDirectoryNote(resume.id, resume.cwd, deps.config.cwd);
     if (moved) session.loadNotes.push(moved);
     return session;
-  }
-
-  /** The MCP servers of this run (undefined when none are configured). */
-  get mcp(): McpManager | undefined {
-    return this.deps.mcp;
   }
 
   on(listener: (e: SessionEvent) => void): () => void {
@@ -204,24 +204,16 @@ export class Session {
   }
 
   /** Manual compaction (/compact [focus]). */
-  async compact(focus?: string): Promise<CompactionRecord> {
-    const ac = this.begin();
-    try {
-      return await this.context.manual(focus, ac.signal);
-    } finally {
-      this.end();
-    }
+  compact(focus?: string): Promise<CompactionRecord> {
+    return this.exclusive((signal) => this.context.manual(focus, signal));
   }
 
-  /**
-   * Pins a note (or, without text, the person's last request) into the history: pinned
-   * messages survive every compaction verbatim.
-   */
   /** Names the session when it has no title yet (/init names it "/init", not the long instruction it sends). */
   titleIfUntitled(title: string): void {
     this.log.titleIfUntitled(title);
   }
 
+  /** Pins a note (or, without text, the person's last request) into the history: pinned messages survive every compaction verbatim. */
   pin(text?: string): Message {
     if (this.running) throw new Error('wait for the current turn to end before pinning');
     const msg = this.log.append(pinNote(text?.trim() || lastPrompt(this.log.messages())));
@@ -231,16 +223,12 @@ export class Session {
   }
 
   /** `!command`: runs it in the shell now and keeps the output as a note for the model's next turn (see shellNote.ts). */
-  async shell(command: string): Promise<Message> {
-    const ac = this.begin();
-    try {
-      const note = await runShellNote(this.deps.tools, command, this.context.config.cwd, ac.signal, (e) => this.emit(e));
-      const msg = this.log.append(note);
+  shell(command: string): Promise<Message> {
+    return this.exclusive(async (signal) => {
+      const msg = this.log.append(await runShellNote(this.deps.tools, command, this.context.config.cwd, signal, (e) => this.emit(e)));
       this.emit({ type: 'message', message: msg });
       return msg;
-    } finally {
-      this.end();
-    }
+    });
   }
 
   /** The pinned notes, oldest first (/pin list). */
@@ -261,6 +249,16 @@ export class Session {
     if (!this.running) return false;
     this.running.abort(new Error('interrupted by the user'));
     return true;
+  }
+
+  /** Runs work that no turn may overlap (a compaction, a shell note), interruptible like a turn. */
+  private async exclusive<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const ac = this.begin();
+    try {
+      return await work(ac.signal);
+    } finally {
+      this.end();
+    }
   }
 
   private begin(): AbortController {
@@ -379,6 +377,7 @@ export class Session {
       tools: this.context.allTools,
       gate: { authorize: (call, signal) => this.gate.authorize(call, signal) },
       recall: this.recallSource(),
+      ...(this.deps.store.readonly ? {} : { spill: archiveSpill(this.deps.store, () => this.id, () => this.context.config.output) }),
       cacheKey: cacheKeyOf(this.id, this.deps.child),
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),

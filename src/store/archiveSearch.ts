@@ -42,6 +42,7 @@ export class ArchiveSearch {
   private readonly archivedRefIn: Database.Statement<[string, string], RefRow>;
   private readonly ftsBody: Database.Statement<[number], string>;
   private readonly outputContent: Database.Statement<[string, string], string>;
+  private readonly spilledContent: Database.Statement<[string, string], string>;
 
   constructor(db: Database.Database) {
     this.statements = new StatementCache(db);
@@ -50,6 +51,7 @@ export class ArchiveSearch {
     this.archivedRefIn = db.prepare(`SELECT rid, kind, session_id, label, created_at FROM archive_index i WHERE ref_id = ? AND session_id = ? AND ${ARCHIVED} ORDER BY rid DESC LIMIT 1`);
     this.ftsBody = db.prepare<[number], string>('SELECT body FROM archive_fts WHERE rowid = ?').pluck();
     this.outputContent = db.prepare<[string, string], string>('SELECT content FROM tool_output_archive WHERE session_id = ? AND id = ?').pluck();
+    this.spilledContent = db.prepare<[string, string], string>('SELECT content FROM spilled_outputs WHERE session_id = ? AND id = ?').pluck();
   }
 
   search(query: string, opts: SearchOptions): ArchiveHit[] {
@@ -86,7 +88,7 @@ export class ArchiveSearch {
   get(id: string, opts: { sessionId?: string } = {}): ArchivedItem | undefined {
     const ref = opts.sessionId === undefined ? this.archivedRef.get(id) : this.archivedRefIn.get(id, opts.sessionId);
     if (!ref) return undefined;
-    const text = ref.kind === 'tool_output' ? this.outputContent.get(ref.session_id, id) : this.ftsBody.get(ref.rid);
+    const text = ref.kind === 'tool_output' ? (this.outputContent.get(ref.session_id, id) ?? this.spilledContent.get(ref.session_id, id)) : this.ftsBody.get(ref.rid);
     if (text === undefined) return undefined;
     return { id, kind: ref.kind, label: ref.label, text, sessionId: ref.session_id, createdAt: ref.created_at };
   }

@@ -8,6 +8,8 @@ import { InvalidInputError } from './errors.js';
 import type { Migration } from './migration.js';
 import { ArchiveIndexer, v7MessageIndex } from './search-index.js';
 import { v5History } from './historyLog.js';
+import { v9Spills } from './spills.js';
+import { v10FileReads } from './fileReads.js';
 import { v4Snapshots } from './snapshots.js';
 import { v6ChildSessions } from './childSessions.js';
 
@@ -208,7 +210,7 @@ const v8Thinking: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6ChildSessions, v7MessageIndex, v8Thinking];
+export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6ChildSessions, v7MessageIndex, v8Thinking, v9Spills, v10FileReads];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {

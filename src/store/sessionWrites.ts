@@ -2,6 +2,8 @@
 // (a full copy under a new id).
 // SqliteStore runs each of these inside its IMMEDIATE write transaction.
 import type Database from 'better-sqlite3';
+import { FILE_READ_COLS } from './fileReads.js';
+import { SPILL_COLS } from './spills.js';
 import type { LeaseHolder, LeaseOwner, LeaseResult, NewSession } from './types.js';
 
 interface LeaseRow {
@@ -74,6 +76,8 @@ export class SessionWrites {
     copy('messages', 'id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, archived_by, added_by, shown_blocks, shown_pinned, shown_tokens, prefix_hash');
     copy('history_records', 'id, kind, after_seq, body, created_at');
     copy('tool_output_archive', 'id, message_id, tool_use_id, tool_name, summary, content, is_error, tokens, compaction_id, created_at');
+    copy('spilled_outputs', SPILL_COLS);
+    copy('file_reads', FILE_READ_COLS);
     const index = this.db
       .prepare<[string], { kind: string; ref_id: string; label: string; created_at: number; body: string }>(
         'SELECT i.kind, i.ref_id, i.label, i.created_at, f.body FROM archive_index i JOIN archive_fts f ON f.rowid = i.rid WHERE i.session_id = ? ORDER BY i.rid',

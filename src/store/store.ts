@@ -13,6 +13,8 @@ import { sessionInfo } from './sessionRow.js';
 import { SessionWrites } from './sessionWrites.js';
 import { CapabilityTable, type StoredCapabilities } from './capabilities.js';
 import { SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
+import { FileReadTable } from './fileReads.js';
+import { SpillTable } from './spills.js';
 import { StatementCache } from './statementCache.js';
 import { prepareStoreStatements, type StoreStatements } from './storeStatements.js';
 import type {
@@ -41,6 +43,8 @@ export class SqliteStore implements Store {
   private readonly sessionWrites: SessionWrites;
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
+  readonly spilled: SpillTable;
+  readonly fileReads: FileReadTable;
   private readonly search: ArchiveSearch;
   private readonly index: ArchiveIndexer;
   private readonly capabilities: CapabilityTable;
@@ -56,6 +60,9 @@ export class SqliteStore implements Store {
     this.sessionWrites = new SessionWrites(db);
     this.history = new HistoryWrites(db);
     this.snapshots = new SnapshotTables(db, this.history.log);
+    const guard = { read: <T>(a: string, fn: () => T): T => this.read(a, fn), write: <T>(a: string, fn: () => T): T => this.write(a, fn) };
+    this.spilled = new SpillTable(db, guard);
+    this.fileReads = new FileReadTable(db, guard);
     this.search = new ArchiveSearch(db);
     this.index = new ArchiveIndexer(db);
     this.capabilities = new CapabilityTable(db);

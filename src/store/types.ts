@@ -127,6 +127,11 @@ export interface CompactionInEffect {
   hidden: number;
 }
 
+import type { SpillArchive } from './spills.js';
+import type { FileReadLog } from './fileReads.js';
+export type { FileReadLog, StoredRead } from './fileReads.js';
+export type { NewSpill, SpillArchive, SpilledOutput } from './spills.js';
+
 export type ArchiveKind = 'message' | 'tool_output';
 
 export interface ArchiveHit {
@@ -233,6 +238,10 @@ export interface Store {
   /** The same search by a plain LIKE scan (kept for the benchmark comparison). */
   likeScanArchive(query: string, opts: SearchOptions): ArchiveHit[];
   getArchived(id: string, opts?: { sessionId?: string }): ArchivedItem | undefined;
+  /** Spilled tool outputs: archived whole at once, read by handle (spills.ts). */
+  readonly spilled: SpillArchive;
+  /** File states seen by tool calls, to rebuild the edit tracker on resume (fileReads.ts). */
+  readonly fileReads: FileReadLog;
 
   /** Stores a file's state before its first change in a turn; false when the turn already has one of that path. */
   saveSnapshot(sessionId: string, snapshot: NewSnapshot): boolean;

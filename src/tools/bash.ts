@@ -4,6 +4,7 @@ import { fmtDuration, fmtInt } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { defaultShell, killGroup, trackGroup } from './shell.js';
 import { TerminalText } from './terminalText.js';
+import { FullOutputBuffer, type FullOutput } from './spill.js';
 import { HeadTailBuffer } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 
@@ -98,6 +99,8 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
   );
 
   const buffer = new HeadTailBuffer(opts.maxOutputChars);
+  // the whole output (capped) for a spill: what the archive keeps when the head and tail are cut
+  const whole = new FullOutputBuffer();
   const cleaner = new TerminalText();
   const decoder = new TextDecoder('utf-8');
   const stream = sub.all;
@@ -107,6 +110,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     stream.on('data', (chunk: Buffer | string) => {
       const text = cleaner.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
       buffer.push(text);
+      whole.push(text);
       if (text !== '') ctx.onProgress?.(text);
     });
     stream.once('end', () => resolve());
@@ -151,21 +155,34 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
   sub.stderr?.destroy();
   void result;
 
-  buffer.push(cleaner.push(decoder.decode()));
-  buffer.push(cleaner.flush());
-  const body = buffer.result().text.replace(/\s+$/, '');
+  for (const rest of [cleaner.push(decoder.decode()), cleaner.flush()]) {
+    buffer.push(rest);
+    whole.push(rest);
+  }
+  const cut = buffer.result();
+  const body = cut.text.replace(/\s+$/, '');
+  // the whole output with the same words around it, only when the head-and-tail cut left something out
+  const withWhole = (out: { content: string; isError: boolean }, prefix: string, suffix: string): { content: string; isError: boolean; full?: FullOutput } => {
+    if (!cut.truncated) return out;
+    const w = whole.result();
+    const text = `${prefix}${w.text.replace(/\s+$/, '')}${suffix}`;
+    const extra = prefix.length + suffix.length;
+    const extraLines = (prefix.match(/\n/g)?.length ?? 0) + (suffix.match(/\n/g)?.length ?? 0);
+    return { ...out, full: { text, totalChars: w.totalChars + extra, totalLines: w.totalLines + extraLines, totalBytes: w.totalBytes + Buffer.byteLength(prefix + suffix) } };
+  };
 
   if (exit.error !== undefined) {
     const msg = exit.error instanceof Error ? exit.error.message : String(exit.error);
     return { content: `Could not run the command: ${msg}`, isError: true };
   }
   if (stopReason === 'timeout') {
-    return { content: `Command timed out after ${fmtDuration(timeoutMs)}${body ? `; partial output:\n${body}` : ', with no output.'}`, isError: true };
+    const prefix = `Command timed out after ${fmtDuration(timeoutMs)}; partial output:\n`;
+    return withWhole({ content: `Command timed out after ${fmtDuration(timeoutMs)}${body ? `; partial output:\n${body}` : ', with no output.'}`, isError: true }, prefix, '');
   }
   if (stopReason === 'interrupted') {
     return { content: `Command interrupted${body ? `; partial output:\n${body}` : ', with no output.'}`, isError: true };
   }
-  if (exit.signal) return { content: `${body ? `${body}\n\n` : ''}Killed by signal ${exit.signal}`, isError: true };
-  if (exit.code !== 0) return { content: `${body ? `${body}\n\n` : ''}Exit code ${exit.code ?? 'unknown'}`, isError: true };
-  return { content: body || '(no output)', isError: false };
+  if (exit.signal) return withWhole({ content: `${body ? `${body}\n\n` : ''}Killed by signal ${exit.signal}`, isError: true }, '', `\n\nKilled by signal ${exit.signal}`);
+  if (exit.code !== 0) return withWhole({ content: `${body ? `${body}\n\n` : ''}Exit code ${exit.code ?? 'unknown'}`, isError: true }, '', `\n\nExit code ${exit.code ?? 'unknown'}`);
+  return withWhole({ content: body || '(no output)', isError: false }, '', '');
 }

@@ -1,6 +1,8 @@
 // What the model has seen of each file in this session, for the edit tools' "read it first"
 // and "changed since you read it" checks. One tracker per session (the session hands it to
-// the tools through ToolContext); it lives in memory, so a resumed session reads again.
+// the tools through ToolContext). It lives in memory; each record made by a tool call is also
+// handed to `persist` with the call's id, so a resumed session rebuilds it from the reads its
+// visible history still shows (restore), and a read compacted away needs a fresh read.
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 
@@ -15,12 +17,42 @@ export type Freshness = { kind: 'fresh' } | { kind: 'unread' } | { kind: 'stale'
 
 export const contentHash = (buf: Uint8Array): string => createHash('sha1').update(buf).digest('hex');
 
+/** One file's state as a tool call saw it, as stored for a resume. */
+export interface ReadState {
+  path: string;
+  mtimeMs: number;
+  size: number;
+  hash?: string;
+}
+
+export type PersistRead = (toolUseId: string, r: ReadState) => void;
+
 export class FileTracker {
-  private readonly seen = new Map<string, Seen>();
+  private readonly seen: Map<string, Seen>;
+
+  constructor(
+    private readonly persist?: PersistRead,
+    private readonly callId?: string,
+    shared?: Map<string, Seen>,
+  ) {
+    this.seen = shared ?? new Map();
+  }
+
+  /** The same tracker, whose records are persisted under one tool call's id. */
+  forCall(toolUseId: string): FileTracker {
+    return new FileTracker(this.persist, toolUseId, this.seen);
+  }
 
   /** The model read the file (FileRead) or wrote it (Edit, Write): `st` is its state as the model knows it. */
   record(abs: string, st: Pick<Stats, 'mtimeMs' | 'size'>, content?: Uint8Array): void {
-    this.seen.set(abs, { mtimeMs: st.mtimeMs, size: st.size, ...(content ? { hash: contentHash(content) } : {}) });
+    const seen: Seen = { mtimeMs: st.mtimeMs, size: st.size, ...(content ? { hash: contentHash(content) } : {}) };
+    this.seen.set(abs, seen);
+    if (this.persist && this.callId !== undefined) this.persist(this.callId, { path: abs, ...seen });
+  }
+
+  /** A state a stored tool call recorded (a resume rebuilding what the visible history shows). */
+  restore(r: ReadState): void {
+    this.seen.set(r.path, { mtimeMs: r.mtimeMs, size: r.size, ...(r.hash !== undefined ? { hash: r.hash } : {}) });
   }
 
   /** Whether the model has seen this version of the file. */

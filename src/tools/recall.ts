@@ -18,6 +18,8 @@ const RecallInputSchema = z.object({
   id: z.optional(z.string().check(z.minLength(1))).check(z.describe('Id of one archived item (from a search hit or from a cleared tool result) to read in full.')),
   offset: z.optional(z.int().check(z.minimum(0))).check(z.describe('With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.')),
   limit: z.optional(z.int().check(z.minimum(1), z.maximum(2000))).check(z.describe('With query: hits per page (default 10, at most 50). With id: lines per page (default 500).')),
+  pattern: z.optional(z.string().check(z.minLength(1))).check(z.describe('With id: a regular expression (JavaScript syntax); returns only the matching lines, numbered, with a few lines of context.')),
+  context: z.optional(z.int().check(z.minimum(0), z.maximum(20))).check(z.describe('With pattern: lines of context before and after each match (default 2).')),
 });
 export type RecallInput = z.infer<typeof RecallInputSchema>;
 
@@ -33,6 +35,7 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
       'Use it when the summary mentions something you now need verbatim (an exact error message, code or a file you read earlier, a command\'s output, the user\'s exact words), or when a tool result was replaced by a short placeholder that names a Recall id.',
       'With query: full-text search, ranked hits each with an id, what it was (label) and a snippet; page with offset.',
       'With id: the full text of that item, paged by lines (offset = first line, limit = lines); the output says how to get the next page.',
+      'A large tool output is spilled: its result shows the head and the tail and a handle such as o12; Recall id="o12" with offset/limit reads a line range, with pattern the matching lines (with context).',
     ].join(' '),
     inputSchema,
     readOnly: true,
@@ -41,6 +44,7 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
       const parsed = parseInput('Recall', RecallInputSchema, inputSchema, input);
       if (parsed.query === undefined && parsed.id === undefined) throw new ToolInputError('Recall: give "query" (to search) or "id" (to read one item)');
       if (parsed.query !== undefined && parsed.id !== undefined) throw new ToolInputError('Recall: give either "query" or "id", not both');
+      if (parsed.pattern !== undefined && parsed.id === undefined) throw new ToolInputError('Recall: "pattern" reads matching lines of one item: give "id" with it');
       return parsed;
     },
     summarize: (input) => (input.id !== undefined ? `id ${input.id}` : `"${input.query ?? ''}"`),
@@ -54,6 +58,7 @@ async function runRecall(input: RecallInput, ctx: ToolContext, o: Required<Recal
   const source = ctx.recall;
   if (!source) return fail('Nothing has been archived in this session yet: no compaction has happened, so the whole conversation is still in view.');
   try {
+    if (input.id !== undefined && input.pattern !== undefined) return grepItem(source.get(input.id), input, o);
     if (input.id !== undefined) return readItem(source.get(input.id), input, o);
     return search(source.search.bind(source), input.query ?? '', input, o);
   } catch (e) {
@@ -109,4 +114,47 @@ function readItem(item: { id: string; label: string; text: string } | undefined,
   const header = whole ? `${item.label} (id ${item.id}):` : `${item.label} (id ${item.id}), lines ${fmtInt(start)}-${fmtInt(last)} of ${fmtInt(total)}:`;
   const footer = last < total ? `\n\n… ${plural(total - last, 'more line')}. Read on with Recall id=${JSON.stringify(item.id)}, offset=${last + 1}.` : '';
   return { content: `${header}\n${out.join('\n')}${footer}`, isError: false };
+}
+
+const MAX_MATCHES = 200;
+
+/** The lines of an item that match a regex, numbered, each with `context` lines around; capped at pageChars. */
+function grepItem(item: { id: string; label: string; text: string } | undefined, input: RecallInput, o: Required<RecallOptions>): ToolOutput {
+  const id = input.id ?? '';
+  if (!item) return fail(`No archived item with id "${id}". Ids come from Recall search hits, spilled output handles (o1, o2, ...) and placeholders of cleared tool outputs; search with query to find one.`);
+  let re: RegExp;
+  try {
+    re = new RegExp(input.pattern ?? '');
+  } catch (e) {
+    return fail(`Recall: pattern is not a valid regular expression: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const lines = item.text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const ctxLines = input.context ?? 2;
+  const matches: number[] = [];
+  for (let i = 0; i < lines.length; i++) if (re.test(lines[i]!)) matches.push(i);
+  const matched = new Set(matches);
+  if (matches.length === 0) return { content: `No line of ${item.label} (id ${item.id}, ${plural(lines.length, 'line')}) matches /${input.pattern ?? ''}/.`, isError: false };
+  const width = String(lines.length).length;
+  const out: string[] = [];
+  let chars = 0;
+  let shownMatches = 0;
+  let lastShown = -1;
+  let cut = false;
+  for (const m of matches) {
+    if (shownMatches >= MAX_MATCHES) { cut = true; break; }
+    const from = Math.max(m - ctxLines, lastShown + 1);
+    const to = Math.min(lines.length - 1, m + ctxLines);
+    const block: string[] = [];
+    if (lastShown >= 0 && from > lastShown + 1) block.push('--');
+    for (let i = from; i <= to; i++) block.push(`${String(i + 1).padStart(width)}${matched.has(i) ? ":" : "-"} ${truncateLine(lines[i]!, 500).text}`);
+    const size = block.reduce((n, l) => n + l.length + 1, 0);
+    if (out.length > 0 && chars + size > o.pageChars) { cut = true; break; }
+    out.push(...block);
+    chars += size;
+    lastShown = Math.max(lastShown, to);
+    shownMatches++;
+  }
+  const footer = cut ? `\n\n… ${plural(matches.length - shownMatches, 'more matching line')} not shown: narrow the pattern, or read a range with offset and limit.` : '';
+  return { content: `${plural(matches.length, 'line')} of ${item.label} (id ${item.id}, ${plural(lines.length, 'line')}) match /${input.pattern ?? ''}/ (line numbers with ":" match, "-" are context):\n${out.join('\n')}${footer}`, isError: false };
 }

@@ -61,7 +61,13 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
       // live output is cleaned too: it reaches the screen (and stream-json) as it is produced
       const progress = ctx.onProgress;
       const out = await tool.run(input, progress ? { ...ctx, onProgress: (text) => progress(clean(text)) } : ctx);
-      return { content: clean(out.content), isError: out.isError, ...(out.images && out.images.length > 0 ? { images: out.images } : {}) };
+      // the whole output a spill archives is cleaned like what the model sees
+      return {
+        content: clean(out.content),
+        isError: out.isError,
+        ...(out.images && out.images.length > 0 ? { images: out.images } : {}),
+        ...(out.full ? { full: { ...out.full, text: clean(out.full.text) } } : {}),
+      };
     },
   };
 }

@@ -2,6 +2,7 @@ import type { SubagentHost } from '../agents/host.js';
 import type { JsonSchema, ToolSpec } from '../llm/provider.js';
 import type { FileDiff } from './fileDiff.js';
 import type { FileTracker } from './fileTracker.js';
+import type { FullOutput } from './spill.js';
 
 /** What a tool hands back to the model. */
 export interface ToolOutput {
@@ -9,6 +10,25 @@ export interface ToolOutput {
   isError: boolean;
   /** Images for the model (an MCP tool's image content); `content` says they are there. */
   images?: { mediaType: string; data: string }[];
+  /** The whole output when `content` is already cut (Bash's head and tail): what a spill archives. */
+  full?: FullOutput;
+  /** Set when the output was spilled: `content` is the preview, the whole is archived under `handle`. */
+  spilled?: SpillReceipt;
+}
+
+/** What the tool row and the transcript say about a spilled output. */
+export interface SpillReceipt {
+  handle: string;
+  lines: number;
+  bytes: number;
+}
+
+/** Archives a spilled output (the session provides it: redacted, in the store, searchable). */
+export interface SpillSink {
+  /** Threshold in tokens for this tool (0: never spill). */
+  thresholdFor(toolName: string): number;
+  /** Stores the whole output and returns its handle (e.g. "o12"). */
+  archive(o: { toolUseId: string; toolName: string; summary: string; isError: boolean; full: FullOutput }): string;
 }
 
 /** Read access to the compaction archive, for the Recall tool (the session provides it). */

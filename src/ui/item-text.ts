@@ -10,7 +10,7 @@ import { oneLine, sanitize } from './sanitize.js';
 import { besideMarker, block, fit, indented, paint, widest, type Style } from './text-layout.js';
 import { commandLines } from './command-text.js';
 import type { Theme } from './theme.js';
-import { cutForModel } from './tool-progress.js';
+import { cutForModel, spillReceiptOf } from './tool-progress.js';
 import { SHELL_ROW_NAME } from '../session/shellNote.js';
 import type { ToolItem, ToolStatus, TranscriptItem } from './transcript.js';
 import { previewOf } from './transcript.js';
@@ -148,7 +148,12 @@ function toolLines(item: ToolItem, columns: number, theme: Theme): string[] {
   const moreWidth = widest(more);
   const shown = block(line, Math.max(0, columns - 4 - moreWidth), item.status === 'error' ? { color: theme.error } : { dim: true }, 'truncate')[0] ?? '';
   const lines = [header, `  ${paint('⎿ ', { color: theme.muted })}${shown}${more ? paint(more, { color: theme.muted, dim: true }) : ''}`];
-  const cut = item.clearedTokens === undefined ? cutForModel(item.output) : undefined;
+  const spill = item.clearedTokens === undefined ? spillReceiptOf(item.output) : undefined;
+  const cut = item.clearedTokens === undefined && !spill ? cutForModel(item.output) : undefined;
+  if (spill) {
+    const note = `${spill} · spilled, model saw head+tail · ctrl+o shows ${item.fullOutput ? 'all' : 'what it got'}`;
+    lines.push(...indented(block(note, columns - 4, { color: theme.muted }, 'truncate'), 4));
+  }
   if (cut) {
     const note = `model got a cut copy (${cut.lines} lines left out) · ctrl+o shows ${item.fullOutput ? 'all' : 'what it got'}`;
     lines.push(...indented(block(note, columns - 4, { color: theme.warning }, 'truncate'), 4));

@@ -39,7 +39,7 @@ export function compactionStep(ev: CompactionEvent, current: LiveState['compacti
 /** The transcript row of a finished tool call; `streamed` is everything its output streamed, kept for Ctrl-O when the model got a cut copy. */
 export function finishedToolItem(ev: Extract<UiEvent, { type: 'tool_end' }>, summary: string, streamed: string | undefined): ToolItem {
   const item: ToolItem = { kind: 'tool', id: itemId(), toolUseId: ev.id, name: ev.name, summary, status: ev.status, durationMs: ev.durationMs, output: ev.output.content };
-  if (streamed !== undefined && cutForModel(ev.output.content)) item.fullOutput = streamed;
+  if (streamed !== undefined && (cutForModel(ev.output.content) || ev.output.spilled)) item.fullOutput = streamed;
   return item;
 }
 

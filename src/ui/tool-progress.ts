@@ -65,6 +65,14 @@ export function cutForModel(output: string): { chars: string; lines: string } | 
   return m ? { chars: m[1]!, lines: m[2]! } : undefined;
 }
 
+const SPILL_HEADER = /^\[output (o\d+): ([\d,]+ lines), ([^;]+);/;
+
+/** "o12 · 6,001 lines, 42 KB" when the output is a spill preview (the receipt of the tool row). */
+export function spillReceiptOf(output: string): string | undefined {
+  const m = SPILL_HEADER.exec(output);
+  return m ? `${m[1]!} · ${m[2]!}, ${m[3]!}` : undefined;
+}
+
 /** Lines of a running tool's output shown live under its row. */
 export const LIVE_OUTPUT_LINES = 5;
 const TAIL_REFRESH_MS = 100;

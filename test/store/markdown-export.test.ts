@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/llm/messages.js';
 import { fenced, nestHeadings, sessionMarkdown } from '../../src/markdownExport.js';
 import type { SessionInfo, TranscriptEntry } from '../../src/store/index.js';
+import { fullOutputOf, spillPreview } from '../../src/tools/spill.js';
 
 let t = 1_700_000_000_000;
 const m = (role: Message['role'], blocks: Message['blocks'], extra: Partial<Message> = {}): Message => ({ id: `m${t}`, role, blocks, kind: 'normal', createdAt: (t += 1000), ...extra });
@@ -33,6 +34,17 @@ describe('Markdown export', () => {
     expect(md).toContain('#### Goal');
     expect(md).toContain('#### Cause');
     expect(md).toMatch(/## User \(archived by compaction c_1\)/);
+  });
+
+  it('marks a spilled output and prints it whole after its preview', () => {
+    const preview = spillPreview(fullOutputOf(Array.from({ length: 500 }, (_, i) => `row ${i + 1}`).join('\n')), 'o3');
+    const call = e(m('assistant', [{ type: 'tool_use', id: 'tu7', name: 'Bash', input: { command: 'seq' } }]));
+    const result = e(m('user', [{ type: 'tool_result', toolUseId: 'tu7', content: preview, isError: false }]));
+    const whole = Array.from({ length: 500 }, (_, i) => `row ${i + 1}`).join('\n');
+    const md = sessionMarkdown(info, [call, result], (h) => (h === 'o3' ? whole : undefined));
+    expect(md).toContain('**Bash result** (tu7, spilled to the archive as o3)');
+    expect(md).toContain(`The whole output (o3):\n\n\`\`\`\n${whole}\n\`\`\``);
+    expect(sessionMarkdown(info, [call, result])).not.toContain('The whole output');
   });
 
   it('fences and nests safely', () => {

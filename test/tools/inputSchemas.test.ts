@@ -171,6 +171,17 @@ const SCHEMAS: Record<string, unknown> =
         minimum: 1,
         maximum: 2000,
       },
+      pattern: {
+        description: 'With id: a regular expression (JavaScript syntax); returns only the matching lines, numbered, with a few lines of context.',
+        type: 'string',
+        minLength: 1,
+      },
+      context: {
+        description: 'With pattern: lines of context before and after each match (default 2).',
+        type: 'integer',
+        minimum: 0,
+        maximum: 20,
+      },
     },
   },
 };
@@ -210,6 +221,7 @@ const INVALID: Array<[string, unknown, string]> = [
   ['Recall', {}, 'Recall: give "query" (to search) or "id" (to read one item)'],
   ['Recall', { query: '' }, 'Recall: invalid input: "query": Too small: expected string to have >=1 characters (got "")'],
   ['Recall', { query: 'a', id: 'b' }, 'Recall: give either "query" or "id", not both'],
+  ['Recall', { query: 'a', pattern: 'b' }, 'Recall: "pattern" reads matching lines of one item: give "id" with it'],
   ['Recall', { id: 'x', offset: -1 }, 'Recall: invalid input: "offset": Too small: expected number to be >=0 (got -1)'],
   ['Recall', { id: 'x', limit: 2001 }, 'Recall: invalid input: "limit": Too big: expected number to be <=2000 (got 2001)'],
   ['Recall', { id: 'x', limit: 0 }, 'Recall: invalid input: "limit": Too small: expected number to be >=1 (got 0)'],

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import stripAnsi from 'strip-ansi';
 import { ItemView } from '../../src/ui/components/ItemView.js';
+import { fullOutputOf, spillPreview } from '../../src/tools/spill.js';
 import type { ToolItem } from '../../src/ui/transcript.js';
 import { FakeController, KEYS, msg, renderApp, text } from './helpers.js';
 
@@ -32,6 +33,14 @@ describe('tool rows', () => {
     const out = show(item());
     expect(out).toContain('✓ Bash npm test · 2.3s');
     expect(out).toContain('⎿ PASS 12 tests (+2 lines)');
+  });
+
+  it('spilled: the receipt names the handle, lines and bytes, and says the output was spilled', () => {
+    const output = spillPreview(fullOutputOf(Array.from({ length: 6_001 }, (_, i) => `row ${i}`).join('\n')), 'o12');
+    const out = show(item({ output, fullOutput: 'all of it' }));
+    expect(out).toContain('o12 · 6,001 lines, 52 KB · spilled, model saw head+tail');
+    expect(out).toContain('ctrl+o shows all');
+    expect(out).not.toContain('model got a cut copy');
   });
 
   it('error: cross, the word error, the error line', () => {

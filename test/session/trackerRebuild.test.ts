@@ -1,0 +1,67 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Message, ToolResultBlock } from '../../src/llm/messages.js';
+import { persistReads, rebuildTracker } from '../../src/session/trackerRebuild.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { FileTracker } from '../../src/tools/fileTracker.js';
+import { tempDir, toolPair } from '../store/helpers.js';
+
+describe('the edit tracker rebuilt on resume from the visible history', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let store: Store;
+  let file: string;
+  beforeEach(() => {
+    tmp = tempDir();
+    store = openStore(join(tmp.dir, 'agent.db'));
+    store.createSession({ id: 's1', cwd: tmp.dir, provider: 'anthropic', model: 'm' });
+    file = join(tmp.dir, 'a.txt');
+    writeFileSync(file, 'hello\n');
+  });
+  afterEach(() => {
+    store.close();
+    tmp.cleanup();
+  });
+
+  /** A read by a tool call in the first process; returns the visible history it leaves. */
+  function readInFirstProcess(): Message[] {
+    const pair = toolPair('FileRead', { path: file }, '1\thello');
+    const useId = (pair[1].blocks[0] as ToolResultBlock).toolUseId;
+    new FileTracker(persistReads(store, () => 's1')).forCall(useId).record(file, statSync(file));
+    return pair;
+  }
+
+  it('an unchanged file is fresh without a second read', () => {
+    const history = readInFirstProcess();
+    const resumed = new FileTracker();
+    expect(rebuildTracker(store, 's1', history, resumed)).toBe(1);
+    expect(resumed.check(file, statSync(file))).toEqual({ kind: 'fresh' });
+  });
+
+  it('a file changed since is stale', () => {
+    const history = readInFirstProcess();
+    writeFileSync(file, 'hello, changed\n');
+    utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    const resumed = new FileTracker();
+    rebuildTracker(store, 's1', history, resumed);
+    expect(resumed.check(file, statSync(file))).toEqual({ kind: 'stale' });
+  });
+
+  it('a read whose result was cleared or compacted away needs a fresh read', () => {
+    const [call, result] = readInFirstProcess() as [Message, Message];
+    const cleared: Message = { ...result, blocks: result.blocks.map((b) => (b.type === 'tool_result' ? { ...b, content: '[cleared]', cleared: { archiveId: 'tx1', originalTokens: 10 } } : b)) };
+    const resumed = new FileTracker();
+    rebuildTracker(store, 's1', [call, cleared], resumed);
+    expect(resumed.check(file, statSync(file))).toEqual({ kind: 'unread' });
+    rebuildTracker(store, 's1', [], resumed);
+    expect(resumed.check(file, statSync(file))).toEqual({ kind: 'unread' });
+  });
+
+  it('a fork keeps the reads of the history it copies', () => {
+    const history = readInFirstProcess();
+    store.forkSession('s1', { id: 's2', cwd: tmp.dir, provider: 'anthropic', model: 'm' });
+    const resumed = new FileTracker();
+    rebuildTracker(store, 's2', history, resumed);
+    expect(resumed.check(file, statSync(file))).toEqual({ kind: 'fresh' });
+  });
+});
