@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonResult, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { jsonResult, MODEL, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
 
 // Custom slash commands end to end in print mode: a Claude Code command file used unchanged.
 
@@ -81,7 +81,7 @@ describe('custom commands in print mode', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(server.requests[0]?.view?.model).toBe('claude-haiku-4-5');
     // after the turn the session is back on its own model (the result names the session's model then)
-    expect(jsonResult(r)['model']).toBe('claude-sonnet-4-5');
+    expect(jsonResult(r)['model']).toBe(MODEL.anthropic);
   });
 
   it('/help lists custom commands with their description and source', async () => {

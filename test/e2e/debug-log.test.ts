@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KEY, runAgent, useFakeServer, workspace } from './harness.js';
+import { KEY, MODEL, runAgent, useFakeServer, workspace } from './harness.js';
 
 // --debug used to log almost nothing (two lines after a retried 500, a read and a failing
 // edit). It logs each request, retry, tool call, compaction decision and permission decision,
@@ -35,13 +35,13 @@ describe('--debug', () => {
     const log = await session('');
     const requests = lines(log, 'request');
     expect(requests.length).toBe(4);
-    expect(requests[0]).toMatchObject({ model: 'claude-sonnet-4-5', step: 1, attempt: 1, messages: 2, tools: expect.any(Number), maxTokens: expect.any(Number) });
+    expect(requests[0]).toMatchObject({ model: MODEL.anthropic, step: 1, attempt: 1, messages: 2, tools: expect.any(Number), maxTokens: expect.any(Number) });
     expect(requests[0]!.messageChars).toBeGreaterThan(0);
     expect(lines(log, 'request failed')[0]).toMatchObject({ kind: 'server', status: 500, ms: expect.any(Number) });
     expect(lines(log, 'retry')[0]).toMatchObject({ attempt: 2, cause: 'server', delayMs: expect.any(Number) });
     const responses = lines(log, 'response');
     expect(responses).toHaveLength(3);
-    expect(responses[0]).toMatchObject({ model: 'claude-sonnet-4-5', stopReason: 'tool_use', ms: expect.any(Number), usage: { cacheReadTokens: 700, cacheWriteTokens: 50 } });
+    expect(responses[0]).toMatchObject({ model: MODEL.anthropic, stopReason: 'tool_use', ms: expect.any(Number), usage: { cacheReadTokens: 700, cacheWriteTokens: 50 } });
     expect(lines(log, 'tool call').map((l) => l.name)).toEqual(['FileRead', 'Bash']);
     const done = lines(log, 'tool done');
     expect(done[0]).toMatchObject({ name: 'FileRead', status: 'done', isError: false, ms: expect.any(Number), outputChars: expect.any(Number) });

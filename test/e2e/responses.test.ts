@@ -60,7 +60,7 @@ describe('OpenAI Responses API', () => {
     console.log(`[responses e2e] ${reqs.length} requests, ${(share * 100).toFixed(1)}% of input read from cache`);
     // the reasoning tokens the server reported reach /cost
     const cost = await runAgent(['-p', '/cost', '--continue', '--model', MODEL], { ws, server, provider: 'openai' });
-    expect(cost.stdout).toMatch(/gpt-5\.4: [\d,]+ in, [\d,]+ out \([\d,]+ reasoning\)/);
+    expect(cost.stdout).toMatch(/gpt-5\.4: [\d,]+ in, [\d,]+ out \([\d,]+ thinking\)/);
   }, 300_000);
 
   it('recovers from a context_length_exceeded stream error by compacting (16K window, the config claiming 64K)', async () => {

@@ -56,7 +56,10 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     await t.waitFor(/✓ Task run the check/);
     await t.waitFor(/✓ Task read the notes/);
 
-    // Ctrl+O: the newest Task row's child transcript; again: the other child's
+    // Ctrl+O shows the newest first: the model's thinking after the Task rows (this model thinks)
+    t.keys('C-o');
+    await t.waitFor(/✻ Thought \(\d+ tokens\)\n/);
+    // then the newest Task row's child transcript; again: the other child's
     t.keys('C-o');
     await t.waitFor("the sub-agent's transcript");
     await t.waitFor('NOTES-LINE-77');
