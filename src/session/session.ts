@@ -76,6 +76,7 @@ export class Session {
     openLog: (logDeps: LogDeps) => { log: SessionLog; notes: string[] },
   ) {
     this.id = id;
+    this.mcp = deps.mcp;
     this.files = new FileTracker(persistReads(deps.store, () => this.id));
     this.cost = state.cost;
     const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
