@@ -45,6 +45,14 @@ describe('OpenAI Responses API', () => {
       server.enqueue({ text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] }, { text: `mod${t}.ts computes thirty values.`, phase: 'final_answer' });
       const evs = await turn(ws, `what does mod${t}.ts do?`, t === 0 ? [] : ['--continue']);
       expect(evs.filter((e) => e.type === 'error')).toEqual([]);
+      if (t === 0) {
+        // the reasoning summaries stream as thinking, and the stored session shows them marked as thinking
+        const summary = evs.flatMap((e) => (e.type === 'thinking_delta' ? [(e as { text: string }).text] : [])).join('');
+        expect(summary.trim()).not.toBe('');
+        const id = (evs.find((e) => e.type === 'result') as unknown as { sessionId: string }).sessionId;
+        const shown = await runAgent(['sessions', 'show', id], { ws, server, provider: 'openai' });
+        expect(shown.stdout).toContain(`[thinking] ${summary.split('\n')[0]!.trim()}`);
+      }
     }
     const reqs = server.requests;
     expect(reqs).toHaveLength(20);
