@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { EFFORTS } from '../config/thinking.js';
 import { parseToolList } from '../tools/toolNames.js';
 import { AgentCatalog, type AgentDefinition, type AgentSource } from './agents.js';
 
@@ -108,8 +109,8 @@ export function parseAgentFile(text: string, file: string, source: AgentSource, 
   }
   const effort = f['effort'];
   if (effort !== undefined && effort !== null) {
-    if (typeof effort !== 'string') warnings.push(`${file}: field "effort" must be low, medium or high; ignored`);
-    else agent.effort = effort;
+    if (typeof effort !== 'string' || !(EFFORTS as readonly string[]).includes(effort.trim())) warnings.push(`${file}: field "effort" must be one of ${EFFORTS.join(', ')}; ignored`);
+    else agent.effort = effort.trim();
   }
   const steps = f['maxSteps'] ?? f['maxTurns'];
   if (steps !== undefined && steps !== null) {

@@ -22,7 +22,7 @@ export interface AgentDefinition {
   tools?: readonly string[];
   /** A model name or alias (sonnet, opus, haiku); undefined or "inherit" = the parent's. */
   model?: string;
-  /** Claude Code's effort (low, medium, high): kept and shown; applied where the provider has a knob. */
+  /** How much the agent's model thinks (low … max): Anthropic's effort, OpenAI's reasoning effort. */
   effort?: string;
   /** Model calls per run of this agent (else agents.maxSteps). */
   maxSteps?: number;

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openaiApiFor, type ReasoningEffort } from '../llm/openaiApi.js';
-import type { ProviderName, ThinkingRequest } from '../llm/provider.js';
+import type { Effort, ProviderName, ThinkingRequest } from '../llm/provider.js';
 import { builtinCapabilities, EFFORTS, thinkingFor, ThinkingSettingError, type ThinkingCapabilities, type ThinkingSetting } from './thinking.js';
 import { parseJsonc, positionOf } from './jsonc.js';
 import type { Node as JsonNode } from 'jsonc-parser';
@@ -363,6 +363,18 @@ function outputTokensFor(model: ModelLimits, setting: number | undefined): numbe
  * resolved as at start-up. A model of the other provider family drops the base URL and key
  * variable, which were set for the first one (`api` stays: it only applies to OpenAI); that family's own environment variables apply.
  */
+/**
+ * The configuration with another thinking effort (/effort, an agent file's `effort`): Anthropic's
+ * output_config.effort through the thinking settings (a level the model cannot take is a
+ * ConfigError naming it), OpenAI's reasoning effort (max is its xhigh).
+ */
+export function withEffort(c: Config, effort: Effort): Config {
+  if (c.provider === 'openai') return { ...c, reasoningEffort: effort === 'max' ? 'xhigh' : effort };
+  const override = { ...c.thinkingOverride, effort };
+  const { thinking: _t, capabilities: _c, ...base } = c;
+  return { ...base, thinkingOverride: override, ...resolveThinking(c.model.name, c.provider, c.userModels, c.thinkingSetting, c.maxOutputTokens, c.capabilities?.source === 'provider' ? c.capabilities : undefined, override) };
+}
+
 export function withModel(config: Config, name: string, learned?: ThinkingCapabilities): Config {
   const model = resolveModel(name, config.userModels);
   const provider = model.provider ?? config.provider;

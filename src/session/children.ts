@@ -7,14 +7,15 @@ import { childToolNames, type AgentCatalog } from '../agents/agents.js';
 import { nextChildState, queuedChild, type ChildState, type ChildUpdate } from '../agents/childState.js';
 import type { ChildOutcome, ChildRequest, SubagentHost } from '../agents/host.js';
 import type { TurnResult } from '../agent/loop.js';
-import { withModel, type Config } from '../config/config.js';
+import { withEffort, withModel, type Config } from '../config/config.js';
+import { EFFORTS } from '../config/thinking.js';
 import { emptyUsage, textOf, totalInputTokens, type Message, type Usage } from '../llm/messages.js';
 import type { ParentLink, SessionInfo, Store } from '../store/index.js';
 import { collectToolCalls, messageText, speakerOf, type TextStyle } from '../llm/messageText.js';
 import { readState } from './state.js';
 import type { ApprovalDecision, Approver, PermissionPolicy } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
-import type { Provider } from '../llm/provider.js';
+import type { Effort, Provider } from '../llm/provider.js';
 import type { SessionEvent } from './protocol.js';
 
 /** Claude Code's model aliases in agent files. */
@@ -114,6 +115,8 @@ export class Subagents implements SubagentHost {
     const agent = req.agent;
     let config: Config = { ...parent, maxSteps: agent.maxSteps ?? parent.agents.maxSteps, permissions: { ...parent.permissions, mode: this.deps.policy().mode } };
     if (agent.model) config = withModel(config, MODEL_ALIASES[agent.model] ?? agent.model);
+    // the agent's effort, where its model takes one (a level it cannot take ends the child with that error)
+    if (agent.effort !== undefined && (EFFORTS as readonly string[]).includes(agent.effort)) config = withEffort(config, agent.effort as Effort);
     const depth = this.deps.depth + 1;
     const names = childToolNames(agent, this.deps.tools.map((t) => t.name), depth, parent.agents.maxDepth);
     const label = `${agent.name}: ${req.description}`;

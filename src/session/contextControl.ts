@@ -10,7 +10,7 @@ import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../co
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
-import { resolveThinking, withModel, type Config } from '../config/config.js';
+import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
 import { mayTruncateSilently } from '../llm/cache.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
@@ -223,9 +223,8 @@ export class ContextControl {
   /** /effort: checked against the model like .agentrc's setting (a CommandError-worthy ConfigError when it cannot take it). */
   setEffort(effort: Effort): string {
     const c = this.cfg;
-    const override = { ...c.thinkingOverride, effort };
-    const { thinking: _t, capabilities: _c, ...base } = c;
-    const next: Config = { ...base, thinkingOverride: override, ...resolveThinking(c.model.name, c.provider, c.userModels, c.thinkingSetting, c.maxOutputTokens, c.capabilities?.source === 'provider' ? c.capabilities : undefined, override) };
+    if (c.provider !== 'anthropic') return `${c.model.name} takes no effort setting.`;
+    const next = withEffort(c, effort);
     if (!next.thinking) return `${c.model.name} takes no effort setting.`;
     this.cfg = next;
     // the in-place summary sends the session's thinking too

@@ -118,6 +118,21 @@ describe('sub-agents (Task)', () => {
     expect(cost.stdout).toMatch(/sub-agent reader: read the parts \(s_[a-z0-9]+\): [\d,]+ tokens/);
   });
 
+  it("honours an agent file's effort: the child's requests think at that effort, the parent's do not", async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.dir, '.agent', 'agents'), { recursive: true });
+    writeFileSync(join(ws.dir, '.agent', 'agents', 'quick.md'), '---\nname: quick\ndescription: Looks things up fast.\ntools: Glob\neffort: low\n---\nAnswer briefly.\n');
+    const prompt = `@task ${JSON.stringify({ description: 'look', prompt: '@glob *.md\n@report QUICK-REPORT', agent: 'quick' })}\n@report parent done`;
+    const r = await runAgent(['-p', prompt, '--output-format', 'json'], { ws, server, provider: 'anthropic' });
+    expect(r.code, r.stderr).toBe(0);
+    const effortOf = (q: RecordedRequest): unknown => (q.body as { output_config?: { effort?: string } }).output_config?.effort;
+    const child = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task'));
+    const parent = server.requests.filter((q) => q.view?.toolNames.includes('Task'));
+    expect(child.length).toBeGreaterThan(0);
+    expect(child.map(effortOf)).toEqual(child.map(() => 'low'));
+    expect(parent.map(effortOf).some((e) => e === 'low')).toBe(false);
+  });
+
   it('/agents lists the built-in and the agent files; a bad file is a warning naming it and the field, not a failure', async () => {
     const ws = workspace();
     mkdirSync(join(ws.dir, '.claude', 'agents'), { recursive: true });
