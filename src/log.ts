@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { KEY_SHAPES, secretForms } from './secretForms.js';
+import { KEY_SHAPES, redactReversedKeys, secretForms } from './secretForms.js';
 
 // Debug logging goes to a file (never the screen: it would corrupt the TUI) and every
 // line passes through redact(), so API keys cannot reach the log.
@@ -30,12 +30,12 @@ const replaceAll = (text: string, patterns: readonly RegExp[]): string =>
 
 /** Removes the registered secrets (every form) and provider-key shapes: what enters the history, so neither the database nor later requests carry a key. */
 export function redactSecrets(text: string): string {
-  return replaceAll(removeForms(text), KEY_SHAPES);
+  return replaceAll(redactReversedKeys(removeForms(text)), KEY_SHAPES);
 }
 
 /** Removes registered secrets, anything shaped like an API key, and auth headers (logs, tool output, errors). */
 export function redact(text: string): string {
-  return replaceAll(removeForms(text), [...KEY_SHAPES, ...HEADER_PATTERNS]);
+  return replaceAll(redactReversedKeys(removeForms(text)), [...KEY_SHAPES, ...HEADER_PATTERNS]);
 }
 
 let logFile: string | undefined;

@@ -53,7 +53,30 @@ export function secretForms(value: string): string[] {
 export const KEY_SHAPES: readonly RegExp[] = [
   /sk-ant-[A-Za-z0-9_-]{8,}/g,
   /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /[A-Za-z0-9_-]{16,}-ks(?![A-Za-z0-9_-])/g,
   /\bc2stYW50L[A-Za-z0-9+/]{12,}={0,2}/g,
   /\bc2st[A-Za-z0-9+/]{20,}={0,2}/g,
 ];
+
+const KEY_CHAR = /[A-Za-z0-9_-]/;
+
+/**
+ * A reversed key (`…-ks`: 16+ key characters, then "-ks" not followed by one) replaced by
+ * [redacted]. Found from each "-ks" backwards, not by a pattern that starts with a character
+ * class: /[A-Za-z0-9_-]{16,}-ks/ backtracks over every start of a long run of key characters,
+ * quadratic in its length (a 30,000-character base64 line took 2.5 s, a 10 MB one overflowed
+ * the regular expression stack).
+ */
+export function redactReversedKeys(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = text.indexOf('-ks'); i !== -1; i = text.indexOf('-ks', i + 3)) {
+    const after = text[i + 3];
+    if (after !== undefined && KEY_CHAR.test(after)) continue;
+    let start = i;
+    while (start > from && KEY_CHAR.test(text[start - 1]!)) start--;
+    if (i - start < 16) continue;
+    out += `${text.slice(from, start)}[redacted]`;
+    from = i + 3;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}

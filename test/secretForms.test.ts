@@ -46,3 +46,20 @@ describe('secret forms and key shapes', () => {
     expect(redactSecrets(text)).toBe(text);
   });
 });
+
+describe('reversed key shapes', () => {
+  const key = 'sk-proj-' + 'Ab3dEf6hIj9kLm2nOp5qRs8t';
+  const reversed = [...key].reverse().join('');
+
+  it('redacts an unregistered key written backwards, and nothing shorter or glued to more key characters', () => {
+    expect(redactSecrets(`token: ${reversed} end`)).toBe('token: [redacted] end');
+    expect(redactSecrets(`a ${reversed}, b ${reversed}`)).toBe('a [redacted], b [redacted]');
+    expect(redactSecrets('short-ks and abcdefghijklmnop-ksX')).toBe('short-ks and abcdefghijklmnop-ksX');
+  });
+
+  it('redacts a 10 MB line of key characters without overflowing (a backtracking pattern threw RangeError)', () => {
+    const line = 'x'.repeat(10 * 1024 * 1024);
+    expect(redactSecrets(line)).toBe(line);
+    expect(redactSecrets(`${line}-ks`)).toBe('[redacted]');
+  });
+});

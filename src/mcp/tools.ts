@@ -4,6 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { JsonSchema } from '../llm/provider.js';
+import { fullOutputOf } from '../tools/spill.js';
 import { ToolInputError, type AnyTool, type ToolOutput } from '../tools/types.js';
 import type { McpCallResult, McpTool } from './connection.js';
 
@@ -133,11 +134,14 @@ export function resultText(server: string, tool: string, r: McpCallResult, maxCh
   }
   let text = parts.join('\n');
   if (text === '') text = r.isError ? `The MCP tool ${tool} of server "${server}" failed without saying why.` : '(no output)';
-  if (text.length > maxChars) {
+  // over the cap the model's copy is cut, and the whole goes along for the spill rule to archive
+  // (tools/spill.ts: the model then gets a head-and-tail preview and a handle Recall reads)
+  const whole = text.length > maxChars ? fullOutputOf(text) : undefined;
+  if (whole) {
     const cut = text.length - maxChars;
     text = `${text.slice(0, maxChars)}\n[… ${cut.toLocaleString('en-US')} more characters cut: results of MCP server "${server}" are capped at ${maxChars.toLocaleString('en-US')} characters (mcp.maxResultChars, or its own maxResultChars). Ask the tool for less, e.g. a narrower query or a page.]`;
   }
-  return { content: text, isError: r.isError === true, ...(images.length > 0 ? { images } : {}) };
+  return { content: text, isError: r.isError === true, ...(images.length > 0 ? { images } : {}), ...(whole ? { full: whole } : {}) };
 }
 
 function safeEqualJson(text: string, value: unknown): boolean {

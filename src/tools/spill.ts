@@ -92,7 +92,7 @@ const fmtBytes = (n: number): string => (n < 1024 ? `${fmtInt(n)} bytes` : n < 1
 
 const clip = (line: string): string => (line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}… [${fmtInt(line.length - LINE_CHARS)} more characters]` : line);
 
-const PREVIEW_HEAD = /^\[output o\d+: [\d,]+ lines, /;
+const PREVIEW_HEAD = /^\[output o\d+: [\d,]+ lines?, /;
 
 /** Whether a result's content is a spill preview (micro compaction leaves it: it is already small and names its handle). */
 export const isSpillPreview = (content: string): boolean => PREVIEW_HEAD.test(content);
@@ -126,7 +126,7 @@ export function spillPreview(full: FullOutput, handle: string): string {
   const capped = full.totalChars > full.text.length
     ? ` Only the first ${fmtBytes(Buffer.byteLength(full.text))} were archived (cap); ${fmtInt(full.totalChars - full.text.length)} characters after that were not kept.`
     : '';
-  const header = `[output ${handle}: ${fmtInt(full.totalLines)} lines, ${fmtBytes(full.totalBytes)}; ${shown}; Recall id="${handle}" with offset/limit (lines) or pattern for the rest.${capped}]`;
+  const header = `[output ${handle}: ${fmtInt(full.totalLines)} ${full.totalLines === 1 ? 'line' : 'lines'}, ${fmtBytes(full.totalBytes)}; ${shown}; Recall id="${handle}" with offset/limit (lines) or pattern for the rest.${capped}]`;
   const omitted = tailStart - head.length - 1;
   const middle = omitted > 0 ? [`… [${fmtInt(omitted)} lines not shown] …`] : [];
   return [header, ...head, ...middle, ...tail].join('\n');
