@@ -26,7 +26,7 @@ function removeForms(text: string): string {
 }
 
 const replaceAll = (text: string, patterns: readonly RegExp[]): string =>
-  patterns.reduce((out, re) => out.replace(re, (m, prefix: unknown) => (typeof prefix === 'string' ? `${prefix}[redacted]` : '[redacted]')), text);
+  patterns.reduce((out, re) => out.replace(re, (_m, prefix: unknown) => (typeof prefix === 'string' ? `${prefix}[redacted]` : '[redacted]')), text);
 
 /** Removes the registered secrets (every form) and provider-key shapes: what enters the history, so neither the database nor later requests carry a key. */
 export function redactSecrets(text: string): string {

@@ -19,7 +19,7 @@ export interface InstructionFile {
 /** `$XDG_CONFIG_HOME/agent`, else `~/.config/agent`: where the personal AGENTS.md lives. */
 export function configHome(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
   const xdg = env['XDG_CONFIG_HOME'];
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.config'), 'agent');
+  return join(xdg?.startsWith('/') ? xdg : join(home, '.config'), 'agent');
 }
 
 /** The nearest ancestor of dir holding .git, or undefined outside a repository. */

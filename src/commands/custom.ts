@@ -42,7 +42,7 @@ interface Dir {
 
 export function commandDirs(cwd: string, env: NodeJS.ProcessEnv = process.env, home = homedir()): Dir[] {
   const xdg = env['XDG_CONFIG_HOME'];
-  const config = xdg && xdg.startsWith('/') ? xdg : join(home, '.config');
+  const config = xdg?.startsWith('/') ? xdg : join(home, '.config');
   return [
     { dir: join(cwd, '.agent', 'commands'), source: 'project' },
     { dir: join(cwd, '.claude', 'commands'), source: 'project, .claude' },
@@ -146,7 +146,7 @@ export const SHELL_INLINE = /!`([^`\n]+)`/g;
 export function substituteArgs(body: string, args: string): string {
   const words = splitArgs(args);
   const uses = /\$ARGUMENTS|\$[1-9]/.test(body);
-  const text = body.replace(/\$ARGUMENTS|\$([1-9])/g, (all, n: string | undefined) => (n === undefined ? args.trim() : (words[Number(n) - 1] ?? '')));
+  const text = body.replace(/\$ARGUMENTS|\$([1-9])/g, (_all, n: string | undefined) => (n === undefined ? args.trim() : (words[Number(n) - 1] ?? '')));
   return !uses && args.trim() !== '' ? `${text.trimEnd()}\n\nARGUMENTS: ${args.trim()}` : text;
 }
 

@@ -136,7 +136,7 @@ export function applyMicro(
     const blocks: Block[] = original.blocks.slice();
     for (const c of list) {
       const block = blocks[c.blockIndex];
-      if (!block || block.type !== 'tool_result') continue;
+      if (block?.type !== 'tool_result') continue;
       const id = archiveId();
       const { images: _images, ...kept } = block;
       const next: ToolResultBlock = {

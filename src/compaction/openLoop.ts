@@ -15,7 +15,7 @@ const thinks = (m: Message): boolean => m.role === 'assistant' && m.blocks.some(
 /** Index of the open loop's first message (the turn's first reply), or undefined when the history does not end inside a tool loop whose replies think. */
 export function openThinkingLoop(history: readonly Message[]): number | undefined {
   const last = history[history.length - 1];
-  if (!last || last.role !== 'user' || !last.blocks.some((b) => b.type === 'tool_result')) return undefined;
+  if (last?.role !== 'user' || !last.blocks.some((b) => b.type === 'tool_result')) return undefined;
   let start = history.length - 1;
   while (start > 0 && !isTurnStart(history[start - 1]!) && history[start - 1]!.kind !== 'checkpoint') start--;
   const loop = history.slice(start);

@@ -138,7 +138,7 @@ export function retryHintFromText(text: string): number | undefined {
 export function redactKey(text: string, apiKey: string): string {
   let out = text;
   if (apiKey.length >= 4) out = out.split(apiKey).join('[redacted]');
-  return out.replace(/(Bearer\s+)[A-Za-z0-9._\-]{12,}/g, '$1[redacted]');
+  return out.replace(/(Bearer\s+)[A-Za-z0-9._-]{12,}/g, '$1[redacted]');
 }
 
 const host = (url: string): string => {

@@ -157,7 +157,7 @@ export class McpManager implements ToolRunner {
 
   decline(name: string): void {
     const s = this.servers.get(name);
-    if (!s || s.state !== 'needs-approval') return;
+    if (s?.state !== 'needs-approval') return;
     s.state = 'declined';
     this.changed();
   }

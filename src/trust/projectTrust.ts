@@ -43,7 +43,7 @@ interface TrustFile {
 /** `$XDG_CONFIG_HOME/agent/trust.json`, else `~/.config/agent/trust.json`. */
 export function trustFilePath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
   const xdg = env['XDG_CONFIG_HOME'];
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.config'), 'agent', 'trust.json');
+  return join(xdg?.startsWith('/') ? xdg : join(home, '.config'), 'agent', 'trust.json');
 }
 
 /** Canonical JSON (object keys sorted at every depth), so the same config always hashes the same. */

@@ -34,7 +34,7 @@ const textOf = (blocks: Block[]): string => blocks.flatMap((b) => (b.type === 't
 export function directiveReply(view: RequestView): Reply | undefined {
   const msgs = view.messages;
   const last = msgs[msgs.length - 1];
-  if (!last || last.role !== 'user') return undefined;
+  if (last?.role !== 'user') return undefined;
   const lastIsResults = last.blocks.some((b) => b.type === 'tool_result');
   if (!lastIsResults && directiveLines(textOf(last.blocks)).length === 0) return undefined;
   let at = msgs.length - 1;

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTokenCounter, TokenCounter } from '../../src/compaction/tokens.js';
+import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { emptyUsage, type Block } from '../../src/llm/messages.js';
 import type { ModelRequest, Provider, StreamEvent } from '../../src/llm/provider.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runSlash } from '../../src/commands/registry.js';
-import { createTokenCounter, TokenCounter } from '../../src/compaction/tokens.js';
+import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { textOf } from '../../src/llm/messages.js';
 import type { ModelRequest } from '../../src/llm/provider.js';

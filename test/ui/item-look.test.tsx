@@ -16,7 +16,7 @@ import { renderSized } from './helpers.js';
 await loadMarkdown();
 
 /** What Ink prints for one item in a terminal this wide (ANSI kept). */
-export function inkLook(item: TranscriptItem, columns: number, theme: Theme): string {
+function inkLook(item: TranscriptItem, columns: number, theme: Theme): string {
   const r = renderSized(
     <ThemeContext.Provider value={theme}>
       <TerminalSizeContext.Provider value={{ columns, rows: 40 }}>
