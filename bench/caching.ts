@@ -20,6 +20,7 @@ import { Session } from '../src/session/session.js';
 import { openStore } from '../src/store/index.js';
 import { createTools } from '../src/tools/registry.js';
 import { lastUserText, startFakeServer, type RecordedRequest, type RequestView } from '../test/fake-server/server.js';
+import { anthropicBilled, writeModules } from './workload.js';
 
 const MODEL = 'bench-claude';
 const TURNS = 40;
@@ -52,16 +53,12 @@ export interface CachingBenchResult {
 }
 
 const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints') || (lastUserText(v)?.includes(IN_PLACE_MARKER) ?? false);
-const billed = (q: RecordedRequest): number => (q.usage ? q.usage.inputTokens + 1.25 * q.usage.cacheWriteTokens + 0.1 * q.usage.cacheReadTokens : 0);
 
 async function runSession(label: string, enabled: boolean, microPolicy: MicroPolicy | undefined): Promise<CachingRun> {
   const server = await startFakeServer({ contextWindow: 1_000_000 });
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-cache-'));
   try {
-    for (let i = 0; i < TURNS; i++) {
-      const body = Array.from({ length: 40 }, (_, l) => `// module ${i}, line ${l}\nexport function step${l}(input: number): number { return input * ${l + i} + ${l}; }`).join('\n');
-      writeFileSync(join(dir, `mod${i}.ts`), `${body}\n`);
-    }
+    writeModules(dir, TURNS);
     writeFileSync(
       join(dir, '.agentrc'),
       JSON.stringify({ cache: { enabled }, models: { [MODEL]: { contextWindow: 32_000, maxOutputTokens: 4_000, provider: 'anthropic' } }, compaction: { autoBufferTokens: 20_000, microBufferTokens: 26_000 } }),
@@ -104,13 +101,13 @@ async function runSession(label: string, enabled: boolean, microPolicy: MicroPol
     return {
       label,
       requests: reqs.length,
-      billedInput: Math.round(sum(billed)),
+      billedInput: Math.round(sum(anthropicBilled)),
       input: sum((q) => q.usage!.inputTokens),
       cacheRead: sum((q) => q.usage!.cacheReadTokens),
       cacheWrite: sum((q) => q.usage!.cacheWriteTokens),
       autoCompactions,
       microCompactions,
-      summaryBilled: Math.round(reqs.filter((q) => isSummarizer(q.view!)).reduce((n, q) => n + billed(q), 0)),
+      summaryBilled: Math.round(reqs.filter((q) => isSummarizer(q.view!)).reduce((n, q) => n + anthropicBilled(q), 0)),
     };
   } finally {
     await server.close();

@@ -23,6 +23,7 @@ import { openStore } from '../src/store/index.js';
 import { createTools } from '../src/tools/registry.js';
 import { countText } from '../test/fake-server/tokens.js';
 import { lastUserText, startFakeServer, type RecordedRequest, type RequestView } from '../test/fake-server/server.js';
+import { openaiBilled, writeModules } from './workload.js';
 
 const MODEL = 'gpt-5.4';
 const TURNS = 30;
@@ -46,16 +47,12 @@ export interface EngineRun {
 }
 
 const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints') || (lastUserText(v)?.includes(IN_PLACE_MARKER) ?? false);
-const billed = (q: RecordedRequest): number => (q.usage ? q.usage.inputTokens + q.usage.cacheWriteTokens + 0.1 * q.usage.cacheReadTokens : 0);
 
 async function runSession(engine: 'own' | 'provider'): Promise<EngineRun> {
   const server = await startFakeServer({ contextWindow: 1_000_000 });
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-responses-'));
   try {
-    for (let i = 0; i < TURNS; i++) {
-      const body = Array.from({ length: 40 }, (_, l) => `// module ${i}, line ${l}\nexport function step${l}(input: number): number { return input * ${l + i} + ${l}; }`).join('\n');
-      writeFileSync(join(dir, `mod${i}.ts`), `${body}\n`);
-    }
+    writeModules(dir, TURNS);
     writeFileSync(
       join(dir, '.agentrc'),
       JSON.stringify({ api: 'responses', models: { [MODEL]: { contextWindow: 32_000, maxOutputTokens: 4_000, provider: 'openai' } }, compaction: { engine, autoBufferTokens: 10_000, microBufferTokens: 12_000 } }),
@@ -91,7 +88,7 @@ async function runSession(engine: 'own' | 'provider'): Promise<EngineRun> {
     return {
       engine,
       requests: reqs.length,
-      billedInput: Math.round(reqs.reduce((n, q) => n + billed(q), 0)),
+      billedInput: Math.round(reqs.reduce((n, q) => n + openaiBilled(q), 0)),
       output: reqs.reduce((n, q) => n + q.usage!.outputTokens, 0),
       compactions,
       wallMs,

@@ -20,6 +20,7 @@ import { Session } from '../src/session/session.js';
 import { openStore } from '../src/store/index.js';
 import { createTools } from '../src/tools/registry.js';
 import { lastUserText, startFakeServer, type RecordedRequest, type RequestView } from '../test/fake-server/server.js';
+import { anthropicBilled } from './workload.js';
 
 const MODEL = 'bench-claude';
 const WINDOW = 200_000;
@@ -40,7 +41,6 @@ export interface ExplorationRun {
 }
 
 const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints') || (lastUserText(v)?.includes(IN_PLACE_MARKER) ?? false);
-const billed = (q: RecordedRequest): number => (q.usage ? q.usage.inputTokens + 1.25 * q.usage.cacheWriteTokens + 0.1 * q.usage.cacheReadTokens : 0);
 
 function turnPrompt(t: number, delegate: boolean): string {
   const reads = Array.from({ length: FILES_PER_TURN }, (_, f) => `@read mod${t}_${f}.ts`).join('\n');
@@ -83,7 +83,7 @@ async function runExploration(label: string, delegate: boolean): Promise<Explora
       requests: reqs.length,
       parentRequests: parent.length,
       largestParent: Math.max(...parent.map((q) => q.view!.promptTokens)),
-      billedInput: Math.round(reqs.reduce((n, q) => n + billed(q), 0)),
+      billedInput: Math.round(reqs.reduce((n, q) => n + anthropicBilled(q), 0)),
       autoCompactions,
     };
   } finally {

@@ -16,6 +16,7 @@ import { Session } from '../src/session/session.js';
 import { openStore } from '../src/store/index.js';
 import { createTools } from '../src/tools/registry.js';
 import { startFakeServer, type RecordedRequest } from '../test/fake-server/server.js';
+import { anthropicBilled, writeModules } from './workload.js';
 
 const MODEL = 'claude-sonnet-5-5';
 const TURNS = 24;
@@ -24,10 +25,7 @@ async function main(): Promise<void> {
   const server = await startFakeServer({ contextWindow: 200_000 });
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-thinking-'));
   try {
-    for (let i = 0; i < TURNS; i++) {
-      const body = Array.from({ length: 40 }, (_, l) => `// module ${i}, line ${l}\nexport function step${l}(input: number): number { return input * ${l + i} + ${l}; }`).join('\n');
-      writeFileSync(join(dir, `mod${i}.ts`), `${body}\n`);
-    }
+    writeModules(dir, TURNS);
     writeFileSync(join(dir, '.agentrc'), JSON.stringify({ permissions: { mode: 'allow' } }));
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
     const store = openStore(config.dbPath);
@@ -49,7 +47,7 @@ async function main(): Promise<void> {
     const sum = (f: (q: RecordedRequest) => number): number => ok.reduce((n, q) => n + f(q), 0);
     const reads = sum((q) => q.usage!.cacheReadTokens);
     const all = sum((q) => q.usage!.inputTokens + q.usage!.cacheReadTokens + q.usage!.cacheWriteTokens);
-    const billedInput = sum((q) => q.usage!.inputTokens + 1.25 * q.usage!.cacheWriteTokens + 0.1 * q.usage!.cacheReadTokens);
+    const billedInput = sum(anthropicBilled);
     const sentBack = reqs.reduce((n, q) => n + q.view!.messages.reduce((k, m) => k + m.blocks.filter((b) => b.type === 'thinking').length, 0), 0);
     const thinkingTokens = sum((q) => q.usage!.thinkingTokens ?? 0);
     const n = (v: number): string => Math.round(v).toLocaleString('en-US');
