@@ -7,6 +7,7 @@ import { Guards, normalizeState, type CompactionState } from './guards.js';
 import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement } from './meter.js';
 import { applyMicro, selectMicro, type MicroResult } from './micro.js';
 import { openThinkingLoop } from './openLoop.js';
+import { contextRaw, liveThinkingRaw, type ThinkingRoom } from './thinkingRoom.js';
 import { microWorthIt } from './microPolicy.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { Summarizer } from './summarize.js';
@@ -52,6 +53,7 @@ export class CompactionEngine {
   private readonly summarizer: Summarizer;
   private readonly now: () => number;
   private readonly model: string;
+  private readonly room: ThinkingRoom;
   private st: CompactionState;
   private readonly guards: Guards;
   /** The history (length:last id) an exact count was last asked for. */
@@ -66,6 +68,7 @@ export class CompactionEngine {
     this.summarizer = new Summarizer(deps.summarizer, deps.counter);
     this.now = deps.now ?? Date.now;
     this.model = deps.model ?? deps.limits.name ?? deps.summarizer.model;
+    this.room = deps.thinkingRoom ?? 'all';
     this.st = normalizeState(state);
     this.guards = new Guards(this.st, this.cfg, this.ladder);
   }
@@ -86,16 +89,16 @@ export class CompactionEngine {
 
   /** Tokens the next request would carry: the anchor plus what is new, calibrated. */
   tokens(ctx: CompactionContext): number {
-    return measure(this.deps.counter, ctx, this.st.anchor, this.ratio()).tokens;
+    return measure(this.deps.counter, ctx, this.st.anchor, this.ratio(), this.room).tokens;
   }
 
   /** Tokens a request of another history would carry (a what-if: the accounting's anchor is left as it is). */
   tokensIf(ctx: CompactionContext): number {
-    return measure(this.deps.counter, ctx, this.st.anchor, this.ratio()).tokens;
+    return measure(this.deps.counter, ctx, this.st.anchor, this.ratio(), this.room).tokens;
   }
 
   usage(ctx: CompactionContext): ContextUsage {
-    const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : roughTokens(this.deps.counter, ctx, this.lastReported, this.ratio());
+    const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : roughTokens(this.deps.counter, ctx, this.lastReported, this.ratio(), this.room);
     return contextUsage(tokens, this.ladder, { autoCompactEnabled: this.cfg.auto && !this.guards.stopped(), notice: this.guards.notice() });
   }
 
@@ -202,7 +205,8 @@ export class CompactionEngine {
     }
     const systemRaw = counter.countSystem(sent.system);
     const toolsRaw = counter.countToolSpecs(sent.tools);
-    const rawMessages = rawMessagesOf(counter, sent.messages, this.st.anchor);
+    const rawMessages = rawMessagesOf(counter, sent.messages, this.st.anchor, this.room);
+    const liveThinking = liveThinkingRaw(counter, sent.messages, this.room);
     const raw = systemRaw + toolsRaw + rawMessages;
     const estimated = Math.round(this.ratio() * raw);
     // the last reported anchor (kept in the saved state) is the previous response of this conversation
@@ -227,6 +231,7 @@ export class CompactionEngine {
         firstId: first.id,
         lastId: last.id,
         rawMessages,
+        ...(liveThinking > 0 ? { liveThinking } : {}),
         systemRaw,
         toolsRaw,
         tokens: reportedInputTokens,
@@ -248,11 +253,13 @@ export class CompactionEngine {
       delete this.st.anchor;
       return;
     }
+    const live = liveThinkingRaw(counter, change.messages, this.room);
     this.st.anchor = {
       count: change.messages.length,
       firstId: first.id,
       lastId: last.id,
-      rawMessages: counter.countMessages(change.messages),
+      rawMessages: contextRaw(counter, change.messages, this.room),
+      ...(live > 0 ? { liveThinking: live } : {}),
       systemRaw: counter.countSystem(sent.system),
       toolsRaw: counter.countToolSpecs(sent.tools),
       tokens: change.record.tokensAfter,
@@ -296,7 +303,7 @@ export class CompactionEngine {
   }
 
   private measureCtx(ctx: CompactionContext): Measurement {
-    const m = measure(this.deps.counter, ctx, this.st.anchor, this.ratio());
+    const m = measure(this.deps.counter, ctx, this.st.anchor, this.ratio(), this.room);
     if (m.anchor && m.anchor !== this.st.anchor) this.st.anchor = m.anchor;
     return m;
   }

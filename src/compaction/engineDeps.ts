@@ -7,6 +7,7 @@ import type { RequestParts } from './meter.js';
 import type { ReadFile } from './restore.js';
 import type { SummarizerModel } from './summarize.js';
 import type { TokenCounter } from './tokens.js';
+import type { ThinkingRoom } from './thinkingRoom.js';
 import type { Message, ReasoningBlock, Usage } from '../llm/messages.js';
 
 export interface ProviderCompaction {
@@ -53,6 +54,11 @@ export interface EngineDeps {
   countExact?: ((parts: CompactionContext, signal: AbortSignal) => Promise<number>) | undefined;
   /** The instructions every summary request of a compaction gets, given the person's focus (compaction.instructions, PreCompact hooks); default the focus alone. */
   instructions?: ((trigger: 'auto' | 'reactive' | 'manual', focus: string | undefined, signal: AbortSignal) => Promise<string | undefined>) | undefined;
+  /**
+   * Which replayed thinking the model keeps in context (thinkingRoom.ts): 'current-turn' where
+   * the API strips finished turns' thinking (Claude before the 5 family); default 'all'.
+   */
+  thinkingRoom?: ThinkingRoom | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }

@@ -16,8 +16,10 @@ export interface Anchor {
   count: number;
   firstId: string;
   lastId: string;
-  /** Uncalibrated estimate of those messages. */
+  /** Uncalibrated estimate of those messages as the context held them (thinkingRoom.ts). */
   rawMessages: number;
+  /** The part of rawMessages that is the thinking of the turn then unfinished, where finished turns' thinking is stripped (absent: 0). */
+  liveThinking?: number;
   /** Uncalibrated estimates of the system prompt and tool schemas it was sent with. */
   systemRaw: number;
   toolsRaw: number;
@@ -115,6 +117,7 @@ export function normalizeState(raw: unknown): CompactionState {
       firstId: a.firstId,
       lastId: a.lastId,
       rawMessages: a.rawMessages,
+      ...(typeof a.liveThinking === 'number' && a.liveThinking > 0 ? { liveThinking: a.liveThinking } : {}),
       systemRaw: a.systemRaw,
       toolsRaw: a.toolsRaw,
       tokens: a.tokens,

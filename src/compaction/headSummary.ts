@@ -14,6 +14,7 @@ import { buildRestoration, type Restoration } from './restore.js';
 import { openLoopText, openThinkingLoop } from './openLoop.js';
 import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js';
 import { SummaryFailure, type Summarizer, type SummaryResult } from './summarize.js';
+import { contextRaw } from './thinkingRoom.js';
 import type { CompactionRecord, CompactionTrigger } from './types.js';
 
 export interface HeadDeps {
@@ -153,7 +154,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   if (problems.length > 0) {
     return finish({ status: 'failed', reason: `the compacted history would be invalid (${problems[0]})`, tokensAfter: run.tokensBefore }, summary.usage);
   }
-  const rawAfter = counter.countMessages(messages);
+  const rawAfter = contextRaw(counter, messages, d.deps.thinkingRoom ?? 'all');
   const tokensAfter = Math.round(ratio * (fixedRaw + rawAfter));
   const fields = {
     tokensAfter,

@@ -2,6 +2,7 @@ import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
 import type { Anchor, Calibration } from './guards.js';
 import type { TokenCounter } from './tokens.js';
+import { liveThinkingRaw, settledRaw, type ThinkingRoom } from './thinkingRoom.js';
 
 /** What a request is made of, as far as its input size goes. */
 export interface RequestParts {
@@ -27,39 +28,46 @@ export function anchorMatches<A extends Pick<Anchor, 'count' | 'firstId' | 'last
   return history[0]!.id === anchor.firstId && history[anchor.count - 1]!.id === anchor.lastId;
 }
 
-function sumFrom(counter: TokenCounter, history: readonly Message[], from: number): number {
-  let raw = 0;
-  for (let i = from; i < history.length; i++) raw += counter.countMessage(history[i]!);
-  return raw;
-}
-
 /**
  * Tokens of a request: the anchor's figure plus calibrated estimates of what changed since
- * (appended messages, a rebuilt system prompt), so the work follows what is new. Without a
- * matching anchor the whole history is estimated (memoized per message) and becomes the anchor.
+ * (appended messages, a rebuilt system prompt, thinking that stopped or started counting as a
+ * turn ended or ran: thinkingRoom.ts), so the work follows what is new. Without a matching
+ * anchor the whole history is estimated (memoized per message) and becomes the anchor.
  */
-export function measure(counter: TokenCounter, parts: RequestParts, anchor: Anchor | undefined, ratio: number): Measurement {
+export function measure(counter: TokenCounter, parts: RequestParts, anchor: Anchor | undefined, ratio: number, room: ThinkingRoom = 'all'): Measurement {
   const systemRaw = counter.countSystem(parts.system);
   const toolsRaw = counter.countToolSpecs(parts.tools);
   const { history } = parts;
+  const live = liveThinkingRaw(counter, history, room);
   if (anchorMatches(anchor, history)) {
-    const newRaw = sumFrom(counter, history, anchor.count);
+    const newRaw = settledRaw(counter, history, room, anchor.count) + live - (anchor.liveThinking ?? 0);
     const delta = systemRaw - anchor.systemRaw + toolsRaw - anchor.toolsRaw + newRaw;
     return { tokens: Math.max(0, Math.round(anchor.tokens + ratio * delta)), systemRaw, toolsRaw, anchor, walked: history.length - anchor.count };
   }
-  const rawMessages = sumFrom(counter, history, 0);
+  const rawMessages = settledRaw(counter, history, room) + live;
   const tokens = Math.round(ratio * (systemRaw + toolsRaw + rawMessages));
   const fresh =
     history.length > 0
-      ? { count: history.length, firstId: history[0]!.id, lastId: history[history.length - 1]!.id, rawMessages, systemRaw, toolsRaw, tokens, source: 'estimate' as const }
+      ? {
+          count: history.length,
+          firstId: history[0]!.id,
+          lastId: history[history.length - 1]!.id,
+          rawMessages,
+          ...(live > 0 ? { liveThinking: live } : {}),
+          systemRaw,
+          toolsRaw,
+          tokens,
+          source: 'estimate' as const,
+        }
       : undefined;
   return { tokens, systemRaw, toolsRaw, anchor: fresh, walked: history.length };
 }
 
-/** Uncalibrated estimate of a request's messages, reusing the anchor's sum when it is a prefix. */
-export function rawMessagesOf(counter: TokenCounter, history: readonly Message[], anchor: Anchor | undefined): number {
-  if (anchorMatches(anchor, history)) return anchor.rawMessages + sumFrom(counter, history, anchor.count);
-  return sumFrom(counter, history, 0);
+/** Uncalibrated estimate of a request's messages as the context holds them, reusing the anchor's sum when it is a prefix. */
+export function rawMessagesOf(counter: TokenCounter, history: readonly Message[], anchor: Anchor | undefined, room: ThinkingRoom = 'all'): number {
+  const live = liveThinkingRaw(counter, history, room);
+  if (anchorMatches(anchor, history)) return anchor.rawMessages - (anchor.liveThinking ?? 0) + settledRaw(counter, history, room, anchor.count) + live;
+  return settledRaw(counter, history, room) + live;
 }
 
 /** Ratios outside this range are not tokenizer drift but something else (truncation, a bug). */

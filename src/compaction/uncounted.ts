@@ -4,6 +4,7 @@ import type { Anchor } from './guards.js';
 import { anchorMatches, type RequestParts } from './meter.js';
 import { detectSilentOverflow, largeRequestTokens, type SilentOverflow } from './overflow.js';
 import type { TokenCounter } from './tokens.js';
+import { strippedThinkingBytes, type ThinkingRoom } from './thinkingRoom.js';
 
 // The engine's accounting while the tokenizer is not loaded (see TokenCounter): a request whose
 // upper bound stays below every threshold needs no exact count, replies do not calibrate, and
@@ -24,10 +25,19 @@ export function needsExactCounts(counter: TokenCounter, parts: RequestParts, lad
   return ratio * counter.boundRequest(parts.system, parts.tools, parts.history) >= exactFrom;
 }
 
-/** The gauge's figure: the last reported count plus ~4 bytes a token for what came after, or ~4 bytes a token for everything. */
-export function roughTokens(counter: TokenCounter, parts: RequestParts, last: Reported | undefined, ratio: number): number {
-  if (last && anchorMatches(last, parts.history)) return Math.round(last.tokens + ratio * counter.boundMessages(parts.history, ROUGH_BYTES_PER_TOKEN, last.count));
-  return Math.round(ratio * counter.boundRequest(parts.system, parts.tools, parts.history, ROUGH_BYTES_PER_TOKEN));
+/**
+ * The gauge's figure: the last reported count plus ~4 bytes a token for what came after, or ~4
+ * bytes a token for everything; thinking the context does not keep (thinkingRoom.ts) left out of
+ * what is estimated.
+ */
+export function roughTokens(counter: TokenCounter, parts: RequestParts, last: Reported | undefined, ratio: number, room: ThinkingRoom = 'all'): number {
+  const { history } = parts;
+  if (last && anchorMatches(last, history)) {
+    const after = counter.boundMessages(history, ROUGH_BYTES_PER_TOKEN, last.count) - strippedThinkingBytes(history, room, ROUGH_BYTES_PER_TOKEN, last.count);
+    return Math.round(last.tokens + ratio * after);
+  }
+  const all = counter.boundRequest(parts.system, parts.tools, history, ROUGH_BYTES_PER_TOKEN) - strippedThinkingBytes(history, room, ROUGH_BYTES_PER_TOKEN);
+  return Math.round(ratio * all);
 }
 
 /**

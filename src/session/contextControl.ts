@@ -338,6 +338,8 @@ export class ContextControl {
         cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
         providerCompaction: config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
         countExact: provider.countInputTokens ? exactCounter(provider, config.model.name) : undefined,
+        // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
+        thinkingRoom: config.capabilities?.keepsThinking === false ? 'current-turn' : 'all',
         ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
         ...this.deps.engine,
       },
