@@ -2,12 +2,12 @@ import { dirname, join } from 'node:path';
 import { CliError, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
-import { ConfigError, loadConfig, withModel, type Config, type ConfigFlags } from './config/config.js';
-import { capabilitiesFrom, CAPABILITIES_TTL_MS } from './config/thinking.js';
+import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
 import { MissingKeyError, resolveCredentials } from './config/credentials.js';
 import { hiddenFromShell, secretVars } from './config/secrets.js';
 import { createProvider } from './llm/factory.js';
-import type { ModelDescription, Provider } from './llm/provider.js';
+import type { Provider } from './llm/provider.js';
+import { withLearnedModel } from './modelLearning.js';
 import { debug, DebugLogError, enableDebugLog, registerSecret } from './log.js';
 import { newId } from './llm/messages.js';
 import { SessionInUseError } from './session/lease.js';
@@ -145,39 +145,6 @@ export interface RuntimeHost {
   onProviderWarning?: (message: string) => void;
 }
 
-/**
- * The model's capabilities as its provider described them (cached in the store with their
- * date) over the built-in table; a description missing or older than a week is asked for in
- * the background for the next start, so a start never waits on it and works offline.
- */
-function withLearnedCapabilities(store: Store, config: Config, provider: Provider): Config {
-  const name = config.model.name;
-  if (config.provider !== 'anthropic' || !provider.describeModel) return config;
-  let next = config;
-  let cached: { body: string; fetchedAt: number } | undefined;
-  try {
-    cached = store.modelCapabilities(config.provider, name);
-  } catch (e) {
-    debug('model capabilities unreadable', { error: String(e) });
-  }
-  if (cached) {
-    try {
-      next = withModel(config, name, capabilitiesFrom(name, JSON.parse(cached.body) as ModelDescription, cached.fetchedAt));
-    } catch (e) {
-      if (e instanceof ConfigError) throw new CliError(`${e.message} (as ${config.provider} described the model on ${new Date(cached.fetchedAt).toISOString().slice(0, 10)})`, EXIT_USAGE);
-      debug('model capabilities unusable', { error: String(e) });
-    }
-  }
-  if (!cached || Date.now() - cached.fetchedAt > CAPABILITIES_TTL_MS) {
-    const providerName = config.provider;
-    provider
-      .describeModel(name)
-      .then((d) => store.saveModelCapabilities(providerName, name, JSON.stringify(d), Date.now()))
-      .catch((e: unknown) => debug('model capabilities not learned', { model: name, error: String(e) }));
-  }
-  return next;
-}
-
 export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {}, env: NodeJS.ProcessEnv = process.env): Promise<{ runtime: Runtime; resumed: boolean }> {
   const { approver, onProviderWarning } = host;
   let config = configFor(opts, env);
@@ -205,7 +172,8 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     const resume = found && opts.fork ? forkSession(store, found, config.cwd) : found;
     if (keepsOwnModel(resume, config)) config = ownConfig(resume);
     const provider = providerFor(config, env, undefined, onProviderWarning);
-    config = withLearnedCapabilities(store, config, provider);
+    // a notice that arrives after start: the front end's, else standard error (print mode)
+    config = await withLearnedModel(store, config, provider, (message) => (onProviderWarning ? onProviderWarning(message) : process.stderr.write(`agent: warning: ${message}\n`)));
     // the tokenizer loads only once a request could come near a compaction threshold
     const counter = new TokenCounter();
     const hidden = new Set(hiddenFromShell(config, env));

@@ -7,6 +7,7 @@ import { builtinCapabilities, EFFORTS, thinkingFor, ThinkingSettingError, type T
 import { ConfigError, mergeRaw, readRawConfig, validateConfig } from './configFile.js';
 import type { z } from 'zod/mini';
 import { editDistance } from '../editDistance.js';
+import { withLearnedLimits, type LearnedModel } from './learnedModel.js';
 import { BUILTIN_MODELS, inferProvider, lookalikeOf, resolveModel, type ModelLimits, type ResolvedModel, type UserModelEntry } from './models.js';
 import {
   BashSchema,
@@ -66,6 +67,8 @@ export interface Config {
   thinking?: ThinkingRequest;
   /** Settings changed in the session (/effort), over .agentrc's. */
   thinkingOverride?: ThinkingSetting;
+  /** What the provider's models endpoint said of models (thinking, limits), by name: a /model switch back keeps it. */
+  learned?: Record<string, LearnedModel>;
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
@@ -290,12 +293,25 @@ export function withEffort(c: Config, effort: Effort): Config {
   return { ...base, thinkingOverride: override, ...resolveThinking(c.model.name, c.provider, c.userModels, c.thinkingSetting, c.maxOutputTokens, c.capabilities?.source === 'provider' ? c.capabilities : undefined, override) };
 }
 
-export function withModel(config: Config, name: string, learned?: ThinkingCapabilities): Config {
-  const model = resolveModel(name, config.userModels);
+/**
+ * `learned`: what the provider's models endpoint said of the model (default what it said before,
+ * Config.learned): its limits stand in for the built-in table's (never for .agentrc's), its
+ * thinking capabilities likewise.
+ */
+export function withModel(config: Config, name: string, learned: LearnedModel | undefined = config.learned?.[name]): Config {
+  const model = withLearnedLimits(resolveModel(name, config.userModels), learned?.limits);
   const provider = model.provider ?? config.provider;
   const maxOutputTokens = outputTokensFor(model, config.maxOutputSetting);
   const { thinking: _t, capabilities: _c, ...base } = config;
-  const next: Config = { ...base, provider, model, maxOutputTokens, ...resolveThinking(name, provider, config.userModels, config.thinkingSetting, maxOutputTokens, learned, config.thinkingOverride) };
+  const known = learned ? { learned: { ...config.learned, [name]: learned } } : {};
+  const next: Config = {
+    ...base,
+    ...known,
+    provider,
+    model,
+    maxOutputTokens,
+    ...resolveThinking(name, provider, config.userModels, config.thinkingSetting, maxOutputTokens, learned?.capabilities, config.thinkingOverride),
+  };
   if (provider === config.provider) return next;
   const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, ...rest } = next;
   return rest;

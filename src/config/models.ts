@@ -63,8 +63,8 @@ export const UNKNOWN_MODEL_LIMITS: ModelLimits = { contextWindow: 32_768, maxOut
 export interface ResolvedModel extends ModelLimits {
   name: string;
   provider?: ProviderName;
-  /** Where the limits came from. */
-  source: 'config' | 'builtin' | 'default';
+  /** Where the limits came from ('provider': its models endpoint, over the built-in table; config/learnedModel.ts). */
+  source: 'config' | 'builtin' | 'default' | 'provider';
 }
 
 export interface UserModelEntry {

@@ -336,5 +336,7 @@ export function describeModelInfo(info: ModelInfo): ModelDescription {
     ...(typeof info.max_input_tokens === 'number' ? { maxInputTokens: info.max_input_tokens } : {}),
     ...(typeof info.max_tokens === 'number' ? { maxOutputTokens: info.max_tokens } : {}),
     lifecycle: info.lifecycle,
+    ...(typeof info.deprecated_at === 'string' ? { deprecatedAt: info.deprecated_at } : {}),
+    ...(typeof info.retires_at === 'string' ? { retiresAt: info.retires_at } : {}),
   };
 }

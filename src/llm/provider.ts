@@ -68,7 +68,12 @@ export interface ModelDescription {
   efforts: Effort[];
   maxInputTokens?: number;
   maxOutputTokens?: number;
+  /** active | deprecated (callable, headed for retirement) | retired (requests naming it fail). */
   lifecycle?: string;
+  /** RFC 3339: when the model was deprecated, for a deprecated or retired one. */
+  deprecatedAt?: string;
+  /** RFC 3339: its scheduled (or past) retirement, where one is set. */
+  retiresAt?: string;
 }
 
 /** A request to compact history on the provider's side (OpenAI responses.compact). */

@@ -146,6 +146,7 @@ export function useFakeServer(): FakeServer {
     current.respondWith(undefined);
     current.settings.contextWindow = 1_000_000;
     current.settings.overflow = 'openai';
+    current.settings.models = {};
   });
   return new Proxy({} as FakeServer, {
     get(_target, prop) {

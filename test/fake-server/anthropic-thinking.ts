@@ -38,18 +38,28 @@ export function fakeCapsOf(model: string): FakeModelCaps | undefined {
   return { types: { adaptive: false, enabled: true, disabled: true }, efforts: [], thinksByDefault: false, defaultDisplay: 'summarized', binds: false, maxInput: 200_000, maxOutput: /^claude-(opus-4-1|opus-4)(\b|-|$)/.test(model) ? 32_000 : 64_000, lifecycle: old ? 'deprecated' : 'active' };
 }
 
+/** What a test says of one model over the table: its limits and lifecycle (dates RFC 3339). */
+export interface FakeModelOverride {
+  maxInput?: number;
+  maxOutput?: number;
+  lifecycle?: FakeModelCaps['lifecycle'];
+  deprecatedAt?: string;
+  retiresAt?: string;
+}
+
 /** GET /v1/models/{id} body (ModelInfo). */
-export function modelInfo(id: string): unknown {
-  const c = fakeCapsOf(id);
-  if (!c) return undefined;
+export function modelInfo(id: string, over: FakeModelOverride = {}): unknown {
+  const table = fakeCapsOf(id);
+  if (!table) return undefined;
+  const c = { ...table, ...(over.maxInput ? { maxInput: over.maxInput } : {}), ...(over.maxOutput ? { maxOutput: over.maxOutput } : {}), ...(over.lifecycle ? { lifecycle: over.lifecycle } : {}) };
   const sup = (b: boolean): { supported: boolean } => ({ supported: b });
   return {
     type: 'model',
     id,
     display_name: id,
     created_at: '2026-01-01T00:00:00Z',
-    deprecated_at: c.lifecycle === 'active' ? null : '2026-06-01T00:00:00Z',
-    retires_at: null,
+    deprecated_at: c.lifecycle === 'active' ? null : (over.deprecatedAt ?? '2026-06-01T00:00:00Z'),
+    retires_at: c.lifecycle === 'active' ? null : (over.retiresAt ?? null),
     lifecycle: c.lifecycle,
     line: null,
     max_input_tokens: c.maxInput,

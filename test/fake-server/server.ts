@@ -43,7 +43,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { resolveModel } from '../../src/config/models.js';
 import { anthropicFrames, anthropicInStreamError, anthropicMessage, parseAnthropicRequest, type ReplyFigures } from './anthropic-wire.js';
-import { checkReplay, fakeCapsOf, modelInfo, planThinking, replyPrefix, thinkingBlockOf } from './anthropic-thinking.js';
+import { checkReplay, fakeCapsOf, modelInfo, planThinking, replyPrefix, thinkingBlockOf, type FakeModelOverride } from './anthropic-thinking.js';
 import {
   anthropicBody,
   anthropicError,
@@ -85,6 +85,12 @@ export interface FakeServerOptions {
   outputCaps?: Record<string, number> | false;
   /** When set, other models get a 404. */
   knownModels?: string[];
+  /**
+   * Anthropic: what GET /v1/models/{id} says of a model over the fake's table (limits,
+   * lifecycle and its dates); a model's maxInput is also its window and its maxOutput its
+   * output cap here, unless contextWindow / outputCaps name the model.
+   */
+  models?: Record<string, FakeModelOverride>;
   /** Anthropic route: accept consecutive same-role messages. Default false. */
   allowConsecutiveRoles?: boolean;
   /** OpenAI route: refuse max_tokens for o-series / gpt-5 models as api.openai.com does. Default false. */
@@ -156,6 +162,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     idleShutdownMs: opts.idleShutdownMs ?? 0,
     promptCache: opts.promptCache ?? true,
     rejectUnknownFields: opts.rejectUnknownFields ?? false,
+    models: opts.models ?? {},
     ...(opts.fallback ? { fallback: opts.fallback } : {}),
     ...(opts.knownModels ? { knownModels: opts.knownModels } : {}),
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
@@ -172,12 +179,15 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
 
   const windowFor = (model: string): number => {
     const w = settings.contextWindow;
+    if (typeof w !== 'number' && w[model] !== undefined) return w[model];
+    const described = settings.models[model]?.maxInput;
+    if (described !== undefined) return described;
     if (typeof w === 'number') return w;
-    return w[model] ?? w['*'] ?? DEFAULT_WINDOW;
+    return w['*'] ?? DEFAULT_WINDOW;
   };
   const outputCapFor = (model: string): number | undefined => {
     if (settings.outputCaps === false) return undefined;
-    const own = settings.outputCaps[model];
+    const own = settings.outputCaps[model] ?? settings.models[model]?.maxOutput;
     if (own !== undefined) return own;
     const known = resolveModel(model);
     return known.source === 'builtin' ? known.maxOutputTokens : undefined;
@@ -319,11 +329,11 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const id = decodeURIComponent(path.slice('/v1/models'.length).replace(/^\//, ''));
     if (id === '') {
       const ids = settings.knownModels ?? ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'claude-fable-5-2', 'claude-opus-4-8', 'claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
-      const data = ids.map(modelInfo).filter((m) => m !== undefined);
+      const data = ids.map((m) => modelInfo(m, settings.models[m])).filter((m) => m !== undefined);
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, { data, has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null });
     }
-    const info = settings.knownModels && !settings.knownModels.includes(id) ? undefined : modelInfo(id);
+    const info = settings.knownModels && !settings.knownModels.includes(id) ? undefined : modelInfo(id, settings.models[id]);
     if (!info) return sendError(res, rec, { status: 404, headers: {}, body: anthropicBody('not_found_error', `model: ${id}`) });
     rec.response = { status: 200, kind: 'json' };
     return sendJson(res, 200, info);
