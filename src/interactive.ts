@@ -19,8 +19,20 @@ import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, Sessi
  */
 class ApprovalBridge {
   emit: (e: UiEvent) => void = () => {};
-  notices: ((message: string) => void) | undefined;
-  readonly onProviderWarning = (message: string): void => this.notices?.(message);
+  private shown: ((message: string) => void) | undefined;
+  /** Warnings that came before a controller showed them (a late model description during start-up). */
+  private early: string[] = [];
+  get notices(): ((message: string) => void) | undefined {
+    return this.shown;
+  }
+  set notices(show: ((message: string) => void) | undefined) {
+    this.shown = show;
+    if (show) for (const m of this.early.splice(0)) show(m);
+  }
+  readonly onProviderWarning = (message: string): void => {
+    if (this.shown) this.shown(message);
+    else this.early.push(message);
+  };
   readonly approver: Approver = (request: ApprovalRequest, signal: AbortSignal) =>
     new Promise<ApprovalDecision>((resolve, reject) => {
       if (signal.aborted) {
