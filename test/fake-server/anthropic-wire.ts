@@ -37,7 +37,25 @@ export interface AnthropicParseOptions {
   allowConsecutiveRoles: boolean;
   /** count_tokens takes no max_tokens. */
   requireMaxTokens: boolean;
+  /** Models whose API strips the thinking of finished turns (not counted, not cached): all but those that keep it in context. */
+  stripsFinishedThinking?: (model: string) => boolean;
 }
+
+/**
+ * Index of the current turn's first message: after the last user message that is not only tool
+ * results. The thinking of assistant messages before it belongs to finished turns.
+ */
+function currentTurnStart(messages: readonly unknown[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isObj(m) || m.role !== 'user') continue;
+    const toolResults = Array.isArray(m.content) && m.content.some((b) => isObj(b) && b.type === 'tool_result');
+    if (!toolResults) return i + 1;
+  }
+  return 0;
+}
+
+const isThinkingBlock = (b: Block): boolean => b.type === 'thinking' || b.type === 'redacted_thinking';
 
 /** Validates a /v1/messages (or count_tokens) body as the real API does and builds the neutral view. */
 export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions): Parsed {
@@ -96,6 +114,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
   }
 
   const messages: RequestView['messages'] = [];
+  // thinking of finished turns that the API strips: it neither counts nor caches
+  const keptFrom = opts.stripsFinishedThinking?.(body.model) ? currentTurnStart(body.messages) : 0;
   for (const [i, m] of body.messages.entries()) {
     if (!isObj(m)) return fail(`messages.${i}: Input should be a valid dictionary`);
     if (m.role !== 'user' && m.role !== 'assistant') return fail(`messages.${i}.role: Input should be 'user' or 'assistant'`);
@@ -178,7 +198,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
     messages.push({ role: m.role, blocks });
     blocks.forEach((b, j) => {
       const mark = marks[j];
-      messageSegments.push({ key: keyOf({ role: m.role, first: j === 0, block: mark?.raw }), tokens: countBlock(b) + (j === 0 ? MESSAGE_OVERHEAD : 0), ...(mark?.ttl ? { breakpoint: mark.ttl } : {}) });
+      const counted = i < keptFrom && isThinkingBlock(b) ? 0 : countBlock(b);
+      messageSegments.push({ key: keyOf({ role: m.role, first: j === 0, block: mark?.raw }), tokens: counted + (j === 0 ? MESSAGE_OVERHEAD : 0), ...(mark?.ttl ? { breakpoint: mark.ttl } : {}) });
     });
   }
   const segments = [...toolSegments, ...systemSegments, ...messageSegments];
@@ -202,7 +223,7 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
     toolNames: tools.map((t) => t.name),
     stream: body.stream === true,
     includeUsage: false,
-    promptTokens: countPrompt(system, messages, tools, opts.tokenMultiplier),
+    promptTokens: countPrompt(system, keptFrom > 0 ? messages.map((m, i) => (i < keptFrom ? { blocks: m.blocks.filter((b) => !isThinkingBlock(b)) } : m)) : messages, tools, opts.tokenMultiplier),
   };
   if (typeof body.max_tokens === 'number') view.maxTokens = body.max_tokens;
   if (typeof body.temperature === 'number') view.temperature = body.temperature;

@@ -269,6 +269,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       tokenMultiplier: settings.tokenMultiplier,
       allowConsecutiveRoles: settings.allowConsecutiveRoles,
       requireMaxTokens: !countOnly,
+      // models before preserved thinking: the API strips finished turns' thinking (WIRE_CURRENT.md §1)
+      stripsFinishedThinking: (model) => fakeCapsOf(model)?.binds === false,
     });
     if (!parsed.ok) return sendError(res, rec, withId(anthropicInvalid(parsed.message)));
     const view = parsed.view;

@@ -131,3 +131,39 @@ describe('settings the model refuses', () => {
     expect(server.requests[0]!.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4_000 } });
   });
 });
+
+describe('replayed thinking in the input count', () => {
+  const LONG_THOUGHT = 'Consider each file in turn and weigh what the person asked for against it. '.repeat(20);
+  const dropThinking = (m: Message): Message => ({ ...m, blocks: m.blocks.filter((b) => b.type !== 'thinking') });
+  const promptOf = async (over: Partial<ModelRequest>, messages: Message[]): Promise<number> => {
+    const r = await run(provider, request({ ...over, messages }));
+    expect(r.error).toBeUndefined();
+    return server.lastRequest()!.view!.promptTokens;
+  };
+
+  /** The fake's input count of a finished turn sent back with its thinking, less without it. */
+  async function finishedTurnThinking(over: Partial<ModelRequest>): Promise<number> {
+    server.enqueue({ thinking: LONG_THOUGHT, text: 'A.' }, { text: 'B.' }, { text: 'B.' });
+    const history = [msg('user', [text('First question')])];
+    await step(history, over);
+    history.push(msg('user', [text('Second question')]));
+    return (await promptOf(over, history)) - (await promptOf(over, history.map(dropThinking)));
+  }
+
+  it('counts a finished turn’s thinking on the 5 family (kept in context) and not on 4.5 (stripped by the API)', async () => {
+    expect(await finishedTurnThinking({ model: FIVE, maxTokens: 8_000, thinking: { mode: 'adaptive', display: 'summarized' } })).toBeGreaterThan(200);
+    expect(await finishedTurnThinking({ model: 'claude-sonnet-4-5', maxTokens: 8_000, thinking: { mode: 'enabled', budgetTokens: 4_000, display: 'summarized' } })).toBe(0);
+  });
+
+  it('counts the open tool loop’s thinking on 4.5', async () => {
+    const over = { model: 'claude-sonnet-4-5', maxTokens: 8_000, thinking: { mode: 'enabled' as const, budgetTokens: 4_000, display: 'summarized' as const } };
+    server.enqueue({ thinking: LONG_THOUGHT, toolCalls: [{ name: 'Read', input: { path: 'a' } }] }, { text: 'C.' }, { text: 'C.' });
+    const history = [msg('user', [text('Read a')])];
+    await step(history, over);
+    const withIt = await promptOf(over, history);
+    // without thinking asked for, the loop may go back without its thinking
+    const { thinking: _t, ...plain } = over;
+    const without = await promptOf(plain, history.map((m, i) => (i === 1 ? dropThinking(m) : m)));
+    expect(withIt - without).toBeGreaterThan(200);
+  });
+});
