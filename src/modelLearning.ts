@@ -1,11 +1,11 @@
 // Start-up's use of the provider's models endpoint: the session model's description, cached in
 // the store with its date, gives the model's thinking capabilities and limits over the built-in
-// table (config/learnedModel.ts). A model never described before is asked for at start, waiting
-// at most FIRST_WAIT_MS (so the first start already has its limits, and a configured
-// maxOutputTokens over them is not a 400); a description older than a week is asked for again in
-// the background for the next start, and an answer later than the wait serves the next start
-// too: offline, the built-in table. A deprecated or retired model is told to the person once:
-// at start from the description, or when a late first description arrives.
+// table (config/learnedModel.ts). A description older than a week, or none, is asked for in the
+// background for the next start, so a start does not wait on it and works offline; only where
+// the built-in table cannot be trusted to give a valid request (a model it does not know, a
+// configured maxOutputTokens or thinking budget that the real output limit may refuse) does a
+// model's first start wait for it, at most FIRST_WAIT_MS. A deprecated or retired model is told
+// to the person once: at start from the description, or when a first description arrives.
 import { CliError, EXIT_USAGE } from './cliError.js';
 import { ConfigError, withModel, type Config } from './config/config.js';
 import { lifecycleNotice, limitsOf, outputLimitWarning } from './config/learnedModel.js';
@@ -14,8 +14,11 @@ import type { ModelDescription, Provider } from './llm/provider.js';
 import { debug } from './log.js';
 import type { Store } from './store/index.js';
 
-/** How long the first start of a model waits for its description. */
+/** How long the first start of a model waits for its description, where it waits. */
 export const FIRST_WAIT_MS = 1_500;
+
+/** The built-in table may be wrong in a way a request would be refused for: the first start waits for the description. */
+const waitsForDescription = (c: Config): boolean => c.model.source === 'default' || c.maxOutputSetting !== undefined || c.thinking?.mode === 'enabled';
 
 type Stored = { body: string; fetchedAt: number };
 
@@ -53,7 +56,7 @@ export async function withLearnedModel(store: Store, config: Config, provider: P
   let told = false;
   let asking: Promise<Stored | undefined> | undefined;
   if (describes && (!cached || Date.now() - cached.fetchedAt > CAPABILITIES_TTL_MS)) asking = ask(store, provider, providerName, name);
-  if (!cached && asking) {
+  if (!cached && asking && waitsForDescription(config)) {
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), firstWaitMs);

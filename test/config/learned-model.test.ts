@@ -85,8 +85,8 @@ describe('a deprecated model', () => {
     expect(lifecycleNotice('claude-sonnet-4-5', 'anthropic', SMALL)).toBeUndefined();
   });
 
-  it('is told at start, learned then and read from the database after, never told twice', async () => {
-    const config = load({});
+  it('is told at start where the first start waits for it (a maxOutputTokens set), read from the database after, never told twice', async () => {
+    const config = load({ maxOutputTokens: 8_000 });
     const store = openStore(config.dbPath);
     try {
       const told: string[] = [];
@@ -106,7 +106,7 @@ describe('a deprecated model', () => {
   });
 
   it('is told when a first description comes after the wait, and then serves the next start', async () => {
-    const config = load({});
+    const config = load({ maxOutputTokens: 8_000 });
     const store = openStore(config.dbPath);
     try {
       const told: string[] = [];
@@ -127,8 +127,26 @@ describe('a deprecated model', () => {
     }
   });
 
-  it('does not hold a start offline: a failed description leaves the built-in table', async () => {
+  it('does not hold up the first start of a model the table knows, with nothing configured that its limit could refuse', async () => {
     const config = load({});
+    const store = openStore(config.dbPath);
+    try {
+      const told: string[] = [];
+      let answer: (d: ModelDescription) => void = () => {};
+      const slow: Provider = { name: 'anthropic', stream: () => { throw new Error('no request expected'); }, describeModel: () => new Promise((r) => (answer = r)) };
+      // an hour's wait would time the test out
+      const first = await withLearnedModel(store, config, slow, (m) => told.push(m), 3_600_000);
+      expect(first.model.source).toBe('builtin');
+      answer(DEPRECATED);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(told).toEqual([expect.stringContaining('is deprecated')]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('does not hold a start offline: a failed description leaves the built-in table', async () => {
+    const config = load({ maxOutputTokens: 8_000 });
     const store = openStore(config.dbPath);
     try {
       const offline: Provider = { name: 'anthropic', stream: () => { throw new Error('no request expected'); }, describeModel: () => Promise.reject(new Error('ECONNREFUSED')) };

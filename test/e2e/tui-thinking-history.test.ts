@@ -8,7 +8,7 @@ import { hasTmux, Tmux } from './tmux.js';
 // thinking is bound to everything before it: thinking tool turns, then /compact, /uncompact and
 // /rewind, each followed by more thinking tool turns. The fake server refuses a tool loop sent
 // without its thinking and a block bound to a prefix that changed: zero refused requests is the
-// bar. And a deprecated model is told at start.
+// bar. And a deprecated model is told in the TUI.
 
 const server = useFakeServer();
 const MODEL = 'claude-sonnet-5-5';
@@ -91,7 +91,7 @@ describe.skipIf(!hasTmux)('thinking across history changes in the TUI', () => {
     expect(server.requests.filter((q) => q.view && isSummarizer(q.view)).length).toBeGreaterThan(0);
   }, 300_000);
 
-  it('tells a deprecated model at start, with its dates', async () => {
+  it('tells a deprecated model in the TUI, with its dates, as its description arrives', async () => {
     server.settings.models = { [MODEL]: { lifecycle: 'deprecated', deprecatedAt: '2026-09-01T00:00:00Z', retiresAt: '2027-03-01T00:00:00Z' } };
     term = start(workspace());
     await term.waitFor('Ask for a change');
