@@ -40,7 +40,13 @@ async function ask(store: Store, provider: Provider, providerName: string, name:
  * from it (maxOutputTokens over the model's output limit, a deprecated model). `tell` shows a
  * notice that arrives after start (the first description of a deprecated model).
  */
-export async function withLearnedModel(store: Store, config: Config, provider: Provider, tell: (message: string) => void, firstWaitMs = FIRST_WAIT_MS): Promise<Config> {
+export async function withLearnedModel(
+  store: Store,
+  config: Config,
+  provider: Provider,
+  tell: (message: string) => void,
+  firstWaitMs = FIRST_WAIT_MS,
+): Promise<Config> {
   const name = config.model.name;
   const providerName = config.provider;
   let next = config;
@@ -76,7 +82,8 @@ export async function withLearnedModel(store: Store, config: Config, provider: P
         next = { ...next, warnings: [...next.warnings, notice] };
       }
     } catch (e) {
-      if (e instanceof ConfigError) throw new CliError(`${e.message} (as ${config.provider} described the model on ${new Date(cached.fetchedAt).toISOString().slice(0, 10)})`, EXIT_USAGE);
+      if (e instanceof ConfigError)
+        throw new CliError(`${e.message} (as ${config.provider} described the model on ${new Date(cached.fetchedAt).toISOString().slice(0, 10)})`, EXIT_USAGE);
       debug('model capabilities unusable', { error: String(e) });
     }
   }

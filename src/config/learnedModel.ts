@@ -38,7 +38,13 @@ const fmt = (n: number): string => n.toLocaleString('en-US');
 export function outputLimitWarning(model: ResolvedModel, setting: number | undefined): string | undefined {
   if (setting === undefined || setting <= model.maxOutputTokens) return undefined;
   const whose =
-    model.source === 'provider' ? 'as its provider describes it' : model.source === 'config' ? `models["${model.name}"].maxOutputTokens` : model.source === 'builtin' ? 'the built-in model table' : 'assumed for an unknown model';
+    model.source === 'provider'
+      ? 'as its provider describes it'
+      : model.source === 'config'
+        ? `models["${model.name}"].maxOutputTokens`
+        : model.source === 'builtin'
+          ? 'the built-in model table'
+          : 'assumed for an unknown model';
   return `maxOutputTokens: ${fmt(setting)} is above ${model.name}'s output limit of ${fmt(model.maxOutputTokens)} tokens (${whose}); replies are capped at ${fmt(model.maxOutputTokens)}.`;
 }
 

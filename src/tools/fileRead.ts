@@ -47,7 +47,11 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
     readOnly: true,
     compactable: true,
     parse: (input) => parseInput('FileRead', FileReadInput, inputSchema, input),
-    summarize: (input) => input.path + (input.offset !== undefined || input.limit !== undefined ? ` (from line ${input.offset ?? 1}${input.limit !== undefined ? `, ${input.limit} lines` : ''})` : ''),
+    summarize: (input) =>
+      input.path +
+      (input.offset !== undefined || input.limit !== undefined
+        ? ` (from line ${input.offset ?? 1}${input.limit !== undefined ? `, ${input.limit} lines` : ''})`
+        : ''),
     run: (input, ctx) => readFileLines(input, ctx, o),
   };
 }
@@ -192,7 +196,10 @@ function readResult(r: ReadState, o: typeof DEFAULTS): ToolOutput {
 
   if (start > total) return fail(`${shown} has ${fmtInt(total)} lines; offset=${fmtInt(start)} is past the end.`);
   const notes: string[] = [];
-  if (longLines > 0) notes.push(`(${fmtInt(longLines)} line${longLines === 1 ? '' : 's'} longer than ${fmtInt(o.maxLineChars)} characters ${longLines === 1 ? 'was' : 'were'} cut.)`);
+  if (longLines > 0)
+    notes.push(
+      `(${fmtInt(longLines)} line${longLines === 1 ? '' : 's'} longer than ${fmtInt(o.maxLineChars)} characters ${longLines === 1 ? 'was' : 'were'} cut.)`,
+    );
   if (lastShown < total) {
     const why = cappedByChars ? ` (output capped at ${fmtInt(o.maxChars)} characters)` : '';
     notes.push(`… file has ${fmtInt(total)} lines; showing ${fmtInt(start)}-${fmtInt(lastShown)}${why}. Read more with offset=${lastShown + 1}.`);

@@ -51,7 +51,9 @@ describe('the limits a provider states', () => {
   });
 
   it('never override a window set in .agentrc', () => {
-    const c = withModel(load({ models: { 'claude-sonnet-4-5': { contextWindow: 150_000, maxOutputTokens: 20_000 } } }), 'claude-sonnet-4-5', { limits: limitsOf(SMALL) });
+    const c = withModel(load({ models: { 'claude-sonnet-4-5': { contextWindow: 150_000, maxOutputTokens: 20_000 } } }), 'claude-sonnet-4-5', {
+      limits: limitsOf(SMALL),
+    });
     expect(c.model).toMatchObject({ contextWindow: 150_000, maxOutputTokens: 20_000, source: 'config' });
   });
 
@@ -69,7 +71,9 @@ describe('the limits a provider states', () => {
     const store = openStore(config.dbPath);
     try {
       store.saveModelCapabilities('anthropic', 'claude-sonnet-4-5', JSON.stringify(SMALL), Date.now());
-      await expect(withLearnedModel(store, config, describing(SMALL), () => {})).rejects.toThrow(/thinking\.budgetTokens: 10000 is not below the output limit of 8000 tokens .*as anthropic described the model on \d{4}-\d{2}-\d{2}/);
+      await expect(withLearnedModel(store, config, describing(SMALL), () => {})).rejects.toThrow(
+        /thinking\.budgetTokens: 10000 is not below the output limit of 8000 tokens .*as anthropic described the model on \d{4}-\d{2}-\d{2}/,
+      );
     } finally {
       store.close();
     }
@@ -111,7 +115,13 @@ describe('a deprecated model', () => {
     try {
       const told: string[] = [];
       let answer: (d: ModelDescription) => void = () => {};
-      const slow: Provider = { name: 'anthropic', stream: () => { throw new Error('no request expected'); }, describeModel: () => new Promise((r) => (answer = r)) };
+      const slow: Provider = {
+        name: 'anthropic',
+        stream: () => {
+          throw new Error('no request expected');
+        },
+        describeModel: () => new Promise((r) => (answer = r)),
+      };
       const first = await withLearnedModel(store, config, slow, (m) => told.push(m), 20);
       // the start went on with the built-in table
       expect(first.model).toMatchObject({ contextWindow: 200_000, source: 'builtin' });
@@ -133,7 +143,13 @@ describe('a deprecated model', () => {
     try {
       const told: string[] = [];
       let answer: (d: ModelDescription) => void = () => {};
-      const slow: Provider = { name: 'anthropic', stream: () => { throw new Error('no request expected'); }, describeModel: () => new Promise((r) => (answer = r)) };
+      const slow: Provider = {
+        name: 'anthropic',
+        stream: () => {
+          throw new Error('no request expected');
+        },
+        describeModel: () => new Promise((r) => (answer = r)),
+      };
       // an hour's wait would time the test out
       const first = await withLearnedModel(store, config, slow, (m) => told.push(m), 3_600_000);
       expect(first.model.source).toBe('builtin');
@@ -149,7 +165,13 @@ describe('a deprecated model', () => {
     const config = load({ maxOutputTokens: 8_000 });
     const store = openStore(config.dbPath);
     try {
-      const offline: Provider = { name: 'anthropic', stream: () => { throw new Error('no request expected'); }, describeModel: () => Promise.reject(new Error('ECONNREFUSED')) };
+      const offline: Provider = {
+        name: 'anthropic',
+        stream: () => {
+          throw new Error('no request expected');
+        },
+        describeModel: () => Promise.reject(new Error('ECONNREFUSED')),
+      };
       const c = await withLearnedModel(store, config, offline, () => {});
       expect(c.model).toMatchObject({ contextWindow: 200_000, source: 'builtin' });
       expect(store.modelCapabilities('anthropic', 'claude-sonnet-4-5')).toBeUndefined();

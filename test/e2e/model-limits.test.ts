@@ -26,7 +26,9 @@ const occurrences = (text: string, part: string): number => text.split(part).len
 
 describe('the limits and lifecycle the models endpoint states', () => {
   it('sizes the window and the replies by them, warns of maxOutputTokens over the limit, and tells a deprecated model at each start', async () => {
-    server.settings.models = { [MODEL]: { maxInput: 24_000, maxOutput: 8_000, lifecycle: 'deprecated', deprecatedAt: '2026-09-01T00:00:00Z', retiresAt: '2027-03-01T00:00:00Z' } };
+    server.settings.models = {
+      [MODEL]: { maxInput: 24_000, maxOutput: 8_000, lifecycle: 'deprecated', deprecatedAt: '2026-09-01T00:00:00Z', retiresAt: '2027-03-01T00:00:00Z' },
+    };
     const ws = workspace({ permissions: { mode: 'allow' }, maxOutputTokens: 20_000 });
     for (let i = 0; i < 15; i++) bigFile(ws, `big${i}.txt`, 90);
     server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY } : undefined));

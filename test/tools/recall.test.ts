@@ -23,7 +23,13 @@ class MemoryArchive implements RecallSource {
       .filter((x) => x.score > 0)
       .sort((a, b) => b.score - a.score)
       .slice(opts.offset, opts.offset + opts.limit)
-      .map(({ it }) => ({ id: it.id, label: it.label, snippet: it.text.slice(0, 80), sessionId: it.sessionId ?? 's1', createdAt: it.createdAt ?? Date.UTC(2025, 0, 2, 3, 4) }));
+      .map(({ it }) => ({
+        id: it.id,
+        label: it.label,
+        snippet: it.text.slice(0, 80),
+        sessionId: it.sessionId ?? 's1',
+        createdAt: it.createdAt ?? Date.UTC(2025, 0, 2, 3, 4),
+      }));
   }
   get(id: string) {
     const it = this.items.find((x) => x.id === id);
