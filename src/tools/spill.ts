@@ -25,6 +25,8 @@ const LINE_CHARS = 300;
 
 /** Tokens of a text as the spill rule estimates them (4 characters a token: cheap, deterministic). */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
+/** The most characters a result of `tokens` may have and not be spilled. */
+export const charsOfTokens = (tokens: number): number => tokens * 4;
 
 export interface SpillDecision {
   toolName: string;
