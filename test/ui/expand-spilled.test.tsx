@@ -47,9 +47,12 @@ describe('Ctrl+O on a spilled output from the stored history', () => {
 
   it('after a history reset (a /rewind) reads the archive again for the new transcript', async () => {
     const c = new ArchiveController({ o3: { text: WHOLE, totalChars: WHOLE.length } });
+    const stored = c.transcript;
+    c.transcript = [];
     const app = renderApp(c);
+    await app.waitForText('Ask for a change');
+    c.emit({ type: 'session', session: session(), transcript: stored, compactions: [] });
     await app.waitForText('Ran them.');
-    c.emit({ type: 'session', session: session(), transcript: c.transcript, compactions: [] });
     await app.press(KEYS.ctrl('o'));
     await app.waitForText('row 150 of the run');
     expect(c.asked).toEqual(['o3']);
