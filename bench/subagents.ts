@@ -19,7 +19,7 @@ import { createProvider } from '../src/llm/factory.js';
 import { Session } from '../src/session/session.js';
 import { openStore } from '../src/store/index.js';
 import { createTools } from '../src/tools/registry.js';
-import { lastUserText, startFakeServer, type RecordedRequest, type RequestView } from '../test/fake-server/server.js';
+import { lastUserText, startFakeServer, type RequestView } from '../test/fake-server/server.js';
 import { anthropicBilled } from './workload.js';
 
 const MODEL = 'bench-claude';

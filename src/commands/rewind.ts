@@ -12,7 +12,7 @@ const WHAT = new Set<RewindWhat>(['code', 'conversation', 'both']);
 export async function rewindCommand(session: Session, args: string): Promise<CommandOutput> {
   const [ref, what, ...rest] = args.trim().split(/\s+/).filter(Boolean);
   if (ref?.toLowerCase() === 'undo' && what === undefined) {
-    const plan = await session.undoRewind();
+    const plan = await session.edits.undoRewind();
     if (!plan.ok) return { kind: 'text', text: plan.message };
     return {
       kind: 'text',
@@ -20,12 +20,12 @@ export async function rewindCommand(session: Session, args: string): Promise<Com
     };
   }
   if (ref === undefined) {
-    const targets = session.rewindTargets();
+    const targets = session.edits.rewindTargets();
     if (targets.length === 0) return { kind: 'text', text: 'Nothing to rewind yet: no earlier turn in this session.' };
     return { kind: 'rewind', targets };
   }
   if (what === undefined || !WHAT.has(what as RewindWhat) || rest.length > 0) throw new Error(REWIND_USAGE);
-  const done = await session.rewind(ref, what as RewindWhat);
+  const done = await session.edits.rewind(ref, what as RewindWhat);
   const lines = [`Rewound to before turn ${done.target.index} (“${preview(done.target.text, 60)}”).`];
   if (what !== 'conversation') {
     if (done.files.length === 0) lines.push('Code: no file was changed by Edit or Write since then.');

@@ -14,7 +14,7 @@ export async function uncompactCommand(session: Session, args: string): Promise<
   const words = args.trim().split(/\s+/).filter(Boolean);
   if (words[0]?.toLowerCase() === 'list') {
     if (words.length > 1) throw new Error(UNCOMPACT_USAGE);
-    return { kind: 'text', text: formatTargets(session.uncompactTargets()) };
+    return { kind: 'text', text: formatTargets(session.edits.uncompactTargets()) };
   }
   const [ref, word, count, ...rest] = words;
   let newest: number | undefined;
@@ -22,7 +22,7 @@ export async function uncompactCommand(session: Session, args: string): Promise<
     newest = Number(count);
     if (word.toLowerCase() !== 'newest' || !Number.isInteger(newest) || newest < 1 || rest.length > 0) throw new Error(UNCOMPACT_USAGE);
   }
-  const plan = await session.uncompact(ref, newest);
+  const plan = await session.edits.uncompact(ref, newest);
   if (!plan.ok) return { kind: 'text', text: plan.message };
   const also = plan.alsoUndone > 0 ? ` (and the ${plan.alsoUndone === 1 ? 'compaction' : `${plan.alsoUndone} compactions`} after it)` : '';
   const what = newest === undefined ? `Undid compaction ${plan.target.index}${also}` : `Brought back the newest ${plan.restored} messages compacted by compaction ${plan.target.index}`;

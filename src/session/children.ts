@@ -256,6 +256,16 @@ export function childDeps<D extends { approver?: Approver; providerFor?: ((confi
   return { ...rest, config: spec.config, provider: own, tools: spec.tools, ...(spec.approver ? { approver: spec.approver } : {}), child: spec };
 }
 
+/** A session's sub-agents: where its tools offer Task and agents are defined; undefined otherwise. */
+export function subagentsOf(
+  deps: { agents?: AgentCatalog | undefined; tools: readonly AnyTool[]; approver?: Approver | undefined; child?: { depth: number } | undefined },
+  parentId: string,
+  host: Pick<SubagentDeps, 'changed' | 'config' | 'policy' | 'turnId' | 'bill' | 'open'>,
+): Subagents | undefined {
+  if (!deps.agents || !deps.tools.some((t) => t.name === 'Task')) return undefined;
+  return new Subagents({ ...host, catalog: deps.agents, parentId, depth: deps.child?.depth ?? 0, tools: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}) });
+}
+
 export interface ChildCost {
   id: string;
   /** "agent: description". */

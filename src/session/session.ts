@@ -1,4 +1,3 @@
-import { thinkingMark } from '../config/thinking.js';
 import type { Effort } from '../llm/provider.js';
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
@@ -10,27 +9,26 @@ import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, type Message, type Usage } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
-import { debug, redactSecrets } from '../log.js';
+import { redactSecrets } from '../log.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import type { PermissionPolicy } from '../tools/permissions.js';
-import type { RecallSource } from '../tools/types.js';
+import type { RecallSource, SpillSink } from '../tools/types.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { SessionDeps } from './sessionDeps.js';
-import type { ContextUsageView, SessionEvent, SessionView } from './protocol.js';
+import type { ContextUsageView, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
-import { logSessionEvent } from './debugEvents.js';
+import { newSessionRow, SessionEvents, sessionView } from './sessionEvents.js';
 import { promptMessage } from './mentions.js';
 import { oversizedPrompt } from './promptSize.js';
 import { archiveRecall, archiveSpill } from './recall.js';
 import { persistReads, rebuildTracker } from './trackerRebuild.js';
 import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
-import type { RewindResult, RewindTarget, RewindWhat } from './rewind.js';
 import { HistoryEdits } from './historyEdits.js';
 import { cacheKeyOf, loopSettings } from './loopSettings.js';
-import { childDeps, subagentInfo, Subagents, type SubagentInfo } from './children.js';
+import { childDeps, subagentInfo, subagentsOf, type SubagentInfo, type Subagents } from './children.js';
 import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { SessionHooks } from './sessionHooks.js';
@@ -38,7 +36,6 @@ import { gatedShell, type TurnScope } from './turnScope.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
-import type { RewindUndoPlan, UncompactPlan, UncompactTarget } from './uncompact.js';
 
 export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
@@ -49,22 +46,23 @@ export type { SessionDeps } from './sessionDeps.js';
  * that do the work: the log (history and persistence), the context control (compaction,
  * system prompt, the provider's window) and the tool gate (permissions).
  */
-export class Session {
+export class Session extends SessionEvents {
   readonly id: string;
   private readonly log: SessionLog;
   private readonly context: ContextControl;
   private readonly gate: ToolGate;
-  private readonly listeners = new Set<(e: SessionEvent) => void>();
   private running: AbortController | undefined;
   private readonly cost: Record<string, Usage>;
   /** What opening the session had to fix in the stored history, for the person to read. */
   loadNotes: string[] = [];
   /** What the model read and wrote in this session, for the edit tools' checks. */
   private readonly files: FileTracker;
-  /** /rewind and /uncompact (see the section below). */
-  private readonly edits: HistoryEdits;
+  /** /rewind and /uncompact: appended records the store derives the history from. */
+  readonly edits: HistoryEdits;
   private readonly snapshots: TurnSnapshots;
   private readonly subagents: Subagents | undefined;
+  /** Where a large tool output goes whole (none for a read-only store). */
+  private readonly spill: SpillSink | undefined;
   readonly hookPoints: SessionHooks;
   /** The MCP servers of this run (undefined when none are configured). */
   readonly mcp: McpManager | undefined;
@@ -75,6 +73,7 @@ export class Session {
     state: SessionState,
     openLog: (logDeps: LogDeps) => { log: SessionLog; notes: string[] },
   ) {
+    super();
     this.id = id;
     this.mcp = deps.mcp;
     this.files = new FileTracker(persistReads(deps.store, () => this.id));
@@ -108,10 +107,15 @@ export class Session {
     );
     this.edits = new HistoryEdits({ store: deps.store, sessionId: id, log: this.log, context: this.context, files: this.files, busy: () => this.running !== undefined, replaced: () => this.historyReplaced() });
     this.gate = new ToolGate(() => this.context.config, state.permissions, this.hookPoints.notifying(deps.approver), (mode) => this.emit({ type: 'permission_mode', mode }));
-    this.subagents = deps.agents && deps.tools.some((t) => t.name === 'Task') ? new Subagents({
-      catalog: deps.agents, parentId: id, depth: deps.child?.depth ?? 0, tools: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}), changed: (s) => this.emit({ type: 'child', state: s }),
-      config: () => this.context.config, policy: () => this.gate.policy, turnId: () => this.snapshots.turn ?? '', bill: (model, usage) => this.bill(model, usage),
-      open: (spec) => Session.open(childDeps(deps, spec, this.context.provider, this.context.config)) }) : undefined;
+    this.spill = deps.store.readonly ? undefined : archiveSpill(deps.store, () => id, () => this.context.config.output);
+    this.subagents = subagentsOf(deps, id, {
+      changed: (s) => this.emit({ type: 'child', state: s }),
+      config: () => this.context.config,
+      policy: () => this.gate.policy,
+      turnId: () => this.snapshots.turn ?? '',
+      bill: (model, usage) => this.bill(model, usage),
+      open: (spec) => Session.open(childDeps(deps, spec, this.context.provider, this.context.config)),
+    });
   }
 
   /** A new session (stored on its first message), or a stored one resumed where it stood. */
@@ -127,29 +131,12 @@ export class Session {
     return session;
   }
 
-  on(listener: (e: SessionEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private emit(e: SessionEvent): void {
-    logSessionEvent(e);
-    for (const l of this.listeners) l(e);
-  }
-
-  notice(level: 'info' | 'warning' | 'error', text: string): void {
-    debug(`notice ${level}: ${text}`);
-    this.emit({ type: 'notice', level, text });
-  }
-
   messages(): readonly Message[] {
     return this.log.messages();
   }
 
   view(): SessionView {
-    const c = this.context.config;
-    const thinking = thinkingMark(c.thinking);
-    return { id: this.id, title: this.log.sessionTitle, model: c.model.name, provider: c.provider, cwd: c.cwd, permissionMode: this.gate.mode, ...(thinking ? { thinking } : {}) };
+    return sessionView(this.id, this.log.sessionTitle, this.context.config, this.gate.mode);
   }
 
   get busy(): boolean {
@@ -172,12 +159,8 @@ export class Session {
     }
     this.context.startTurn();
     if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
-    if (endsUnanswered(this.log.messages())) {
-      // the last prompt got no reply: mark it, so it is not merged into this one
-      const marker = this.log.append(unansweredReply());
-      this.emit({ type: 'message', message: marker });
-      this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
-    }
+    // the last prompt got no reply: mark it, so it is not merged into this one
+    if (this.markUnanswered()) this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     this.snapshots.reset();
     try {
       this.gate.turnAllow = scope.allow ?? [];
@@ -199,9 +182,11 @@ export class Session {
     }
   }
 
-  /** Marks a prompt left without a reply (a -p run whose reader went away mid-turn), as the next prompt would. */
-  markUnanswered(): void {
-    if (endsUnanswered(this.log.messages())) this.emit({ type: 'message', message: this.log.append(unansweredReply()) });
+  /** Marks a prompt left without a reply (a -p run whose reader went away mid-turn, or before the next prompt); false when there was none. */
+  markUnanswered(): boolean {
+    if (!endsUnanswered(this.log.messages())) return false;
+    this.emit({ type: 'message', message: this.log.append(unansweredReply()) });
+    return true;
   }
 
   /** Manual compaction (/compact [focus]). */
@@ -314,36 +299,14 @@ export class Session {
     return this.gate.setMode(mode);
   }
 
-  /** Switches the model for the following turns (/model). */
   /** /effort: the effort of the thinking from the next turn on (one configuration per turn, so never inside a tool loop). */
   setEffort(effort: Effort): string {
     return this.context.setEffort(effort);
   }
 
+  /** Switches the model for the following turns (/model). */
   setModel(name: string): string {
     return this.context.setModel(name);
-  }
-
-  // ---- /rewind and /uncompact: appended records the store derives the history from ------
-
-  rewindTargets(): RewindTarget[] {
-    return this.edits.rewindTargets();
-  }
-
-  rewind(ref: string, what: RewindWhat): Promise<RewindResult> {
-    return this.edits.rewind(ref, what);
-  }
-
-  uncompactTargets(): UncompactTarget[] {
-    return this.edits.uncompactTargets();
-  }
-
-  uncompact(ref?: string, newest?: number): Promise<UncompactPlan> {
-    return this.edits.uncompact(ref, newest);
-  }
-
-  undoRewind(): Promise<RewindUndoPlan> {
-    return this.edits.undoRewind();
   }
 
   /** After a rewind or a revert: accounting restarts from estimates, the UI redraws. */
@@ -378,7 +341,7 @@ export class Session {
       tools: this.context.allTools,
       gate: { authorize: (call, signal) => this.gate.authorize(call, signal) },
       recall: this.recallSource(),
-      ...(this.deps.store.readonly ? {} : { spill: archiveSpill(this.deps.store, () => this.id, () => this.context.config.output) }),
+      ...(this.spill ? { spill: this.spill } : {}),
       cacheKey: cacheKeyOf(this.id, this.deps.child),
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
@@ -404,10 +367,8 @@ export class Session {
     this.log.saveState(stateMeta(this.state()), this.contextUsage().tokens);
   }
 
-  /** The row a new session is stored with on its first message. */
   private describe(): NewSession {
-    const c = this.context.config;
-    return { id: this.id, cwd: c.cwd, provider: c.provider, model: c.model.name, meta: stateMeta(this.state()), ...(this.deps.child ? { parent: this.deps.child.parent, title: this.deps.child.title } : {}) };
+    return newSessionRow(this.id, this.context.config, stateMeta(this.state()), this.deps.child);
   }
 
   close(): void {

@@ -9,7 +9,7 @@ import { diffStat, formatUnified } from '../tools/fileDiff.js';
 import { newApprovalView, type ApprovalView } from './approval.js';
 import { isCommandText } from './completion.js';
 import type { SessionView, UiController, UiEvent } from './controller.js';
-import { emptyLive, emptyStream, isWorking, type Hint, type LiveState, type StatusState, type StreamState, type TranscriptState } from './live-state.js';
+import { emptyLive, isWorking, type Hint, type LiveState, type StatusState, type TranscriptState } from './live-state.js';
 import { queuedBatches } from './prompt-queue.js';
 import { RETRY_LABEL, retryText, waitingText } from './status-text.js';
 import { turnEndItems } from './turn-end.js';
@@ -21,7 +21,7 @@ import { newModelPicker, type ModelPickerState } from './model-picker.js';
 import { newRewindPicker, type RewindPickerState } from './rewind-picker.js';
 import { Store } from './store.js';
 import { LiveToolOutput } from './tool-progress.js';
-import { BlockSplitter } from './stream-blocks.js';
+import { StreamView } from './stream-view.js';
 import type { ThinkingItem, TranscriptItem } from './transcript.js';
 import { estimateTokens } from './format.js';
 import { isShellNote } from '../session/shellNote.js';
@@ -37,7 +37,8 @@ export class UiStore {
   readonly printer: TranscriptPrinter;
   readonly transcript: Store<TranscriptState>;
   readonly live = new Store<LiveState>(emptyLive());
-  readonly stream = new Store<StreamState>(emptyStream());
+  private readonly streaming = new StreamView((item) => this.append(item));
+  readonly stream = this.streaming.state;
   readonly status: Store<StatusState>;
   readonly approvals = new Store<ApprovalView[]>([]);
   readonly picker = new Store<PickerState | null>(null);
@@ -64,7 +65,6 @@ export class UiStore {
   /** The prompt the running turn answers (null for a command). */
   private turnPrompt: string | null = null;
   private readonly providerNotices = new Set<string>();
-  private splitter = new BlockSplitter();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
     const items = messagesToItems(controller.initialTranscript());
@@ -91,14 +91,14 @@ export class UiStore {
       case 'turn_start':
         this.turnShowedInterrupt = false;
         this.turnShowedOutput = false;
-        this.resetStream();
+        this.streaming.reset();
         return this.patchLive({ turn: { startedAt: this.now(), outputTokens: 0 }, retry: null });
       case 'request_start':
         // A retried call starts its reply over; what was printed of the failed one stays, so say so.
         if (ev.attempt > 1 && this.stream.get().committed > 0) {
           this.append({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply above was cut off; the model starts over' });
         }
-        this.resetStream();
+        this.streaming.reset();
         return this.patchLive({ retry: null, waiting: null, writingTools: [] });
       case 'thinking_delta': {
         const t = this.live.get().thinking;
@@ -108,7 +108,7 @@ export class UiStore {
         this.turnShowedOutput = true;
         this.endThinking();
         if (this.live.get().waiting) this.patchLive({ waiting: null });
-        return this.onTextDelta(ev.text);
+        return this.streaming.feed(ev.text);
       case 'waiting':
         return this.patchLive({ waiting: waitingText(ev) });
       case 'tool_call_streaming':
@@ -215,34 +215,10 @@ export class UiStore {
     }
   }
 
-  private onTextDelta(delta: string): void {
-    const s = this.stream.get();
-    const text = s.text + delta;
-    const safe = this.splitter.feed(text);
-    let committed = s.committed;
-    if (safe > committed) {
-      this.append({ kind: 'assistant', id: itemId(), text: text.slice(committed, safe), interrupted: false, continued: committed > 0 });
-      committed = safe;
-    }
-    this.stream.set({ text, committed, chars: s.chars + delta.length });
-  }
-
-  private resetStream(chars = 0): void {
-    this.splitter = new BlockSplitter();
-    const s = this.stream.get();
-    if (s.text !== '' || s.committed !== 0 || s.chars !== chars) this.stream.set({ ...emptyStream(), chars });
-  }
-
   private onMessage(m: Message): void {
     if (m.role === 'assistant') {
       for (const use of toolUses(m)) this.toolInputs.set(use.id, { name: use.name, summary: keyArgument(use.input) });
-      const full = textOf(m);
-      const s = this.stream.get();
-      // Blocks already printed while streaming are not printed again.
-      const printed = s.text.slice(0, s.committed);
-      const continued = s.committed > 0 && full.startsWith(printed);
-      const rest = continued ? full.slice(s.committed) : full;
-      this.resetStream(s.chars);
+      const { rest, continued } = this.streaming.settle(textOf(m));
       if (m.interrupted) this.turnShowedInterrupt = true;
       const none = continued ? null : noReplyItem(m);
       if (none) this.append(none);
@@ -257,7 +233,7 @@ export class UiStore {
     const { items, showedInterrupt } = turnEndItems({ reason, steps, stream: this.stream.get(), running: this.live.get().running, now: this.now(), showedInterrupt: this.turnShowedInterrupt });
     this.turnShowedInterrupt = showedInterrupt;
     this.append(...items);
-    this.resetStream();
+    this.streaming.reset();
     // The session gave up on any approval still waiting: its turn is over.
     if (this.approvals.get().length > 0) this.approvals.set([]);
     this.patchLive({ turn: null, running: [], writingTools: [], retry: null, waiting: null });
@@ -272,7 +248,7 @@ export class UiStore {
     this.rewind.set(null);
     this.history.set(null);
     this.approvals.set([]);
-    this.resetStream();
+    this.streaming.reset();
     this.live.set({ ...emptyLive(), busy: this.live.get().busy });
     this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });

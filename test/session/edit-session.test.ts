@@ -103,42 +103,42 @@ describe('edits in a session', () => {
     await session.prompt('second');
     await session.prompt('third');
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('v3\n');
-    const targets = session.rewindTargets();
+    const targets = session.edits.rewindTargets();
     expect(targets.map((t) => [t.index, t.text, t.files])).toEqual([
       [1, 'first', ['a.txt', 'b/new.txt']],
       [2, 'second', ['b/new.txt', 'a.txt']],
       [3, 'third', ['a.txt']],
     ]);
     // code back to before turn 2: a.txt as turn 1 left it, the new file gone; the conversation stays
-    const code = await session.rewind('2', 'code');
+    const code = await session.edits.rewind('2', 'code');
     expect(code.files.map((f) => [f.path, f.action])).toEqual([
       ['b/new.txt', 'removed'],
       ['a.txt', 'restored'],
     ]);
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('v2\n');
     expect(existsSync(join(dir, 'b/new.txt'))).toBe(false);
-    expect(session.rewindTargets()).toHaveLength(3);
+    expect(session.edits.rewindTargets()).toHaveLength(3);
     // the conversation back to before turn 3, in a resumed session
     session.close();
     const again = open(config, store, new Script([]), [], store.getSession(session.id));
-    const conv = await again.session.rewind('3', 'conversation');
+    const conv = await again.session.edits.rewind('3', 'conversation');
     expect(conv.archived).toBeGreaterThan(0);
     expect(again.events).toContainEqual({ type: 'history_reset' });
     expect(again.session.messages().some((m) => m.blocks.some((b) => b.type === 'text' && b.text === 'third'))).toBe(false);
     expect(historyProblems(again.session.messages())).toEqual([]);
     // both, to before turn 1: the file as it was at the start
-    await again.session.rewind('1', 'both');
+    await again.session.edits.rewind('1', 'both');
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('v0\n');
     // only the agent's date note, which came before the first turn, is left
     expect(again.session.messages().filter((m) => m.kind !== 'meta')).toEqual([]);
     // rewound turns stay listed for their code only
-    expect(again.session.rewindTargets().map((t) => [t.index, t.inConversation, t.gone])).toEqual([
+    expect(again.session.edits.rewindTargets().map((t) => [t.index, t.inConversation, t.gone])).toEqual([
       [1, false, 'rewound'],
       [2, false, 'rewound'],
       [3, false, 'rewound'],
     ]);
-    await expect(again.session.rewind('2', 'conversation')).rejects.toThrow(/taken out of the conversation by an earlier rewind/);
-    await expect(again.session.rewind('9', 'code')).rejects.toThrow(/no turn "9"/);
+    await expect(again.session.edits.rewind('2', 'conversation')).rejects.toThrow(/taken out of the conversation by an earlier rewind/);
+    await expect(again.session.edits.rewind('9', 'code')).rejects.toThrow(/no turn "9"/);
     again.session.close();
   });
 });

@@ -83,9 +83,9 @@ describe('a Responses session through pins, compaction, /uncompact and /rewind',
     session.pin('remember: glob patterns only');
     expect((await session.compact()).status).toBe('applied');
     await toolTurn(4);
-    await session.uncompact();
+    await session.edits.uncompact();
     await toolTurn(5);
-    await session.rewind('3', 'conversation');
+    await session.edits.rewind('3', 'conversation');
     await toolTurn(6);
     session.close();
     store.close();
