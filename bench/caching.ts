@@ -26,7 +26,14 @@ const MODEL = 'bench-claude';
 const TURNS = 40;
 const IDLE_EVERY = 20;
 const IDLE_MS = 6 * 60_000;
-const SUMMARY = ['## Goal', 'Review every module of the project.', '## Completed Work', 'Modules read so far, each described.', '## Next Steps', 'Read the next module.'].join('\n');
+const SUMMARY = [
+  '## Goal',
+  'Review every module of the project.',
+  '## Completed Work',
+  'Modules read so far, each described.',
+  '## Next Steps',
+  'Read the next module.',
+].join('\n');
 
 export interface CachingRun {
   label: string;
@@ -61,7 +68,11 @@ async function runSession(label: string, enabled: boolean, microPolicy: MicroPol
     writeModules(dir, TURNS);
     writeFileSync(
       join(dir, '.agentrc'),
-      JSON.stringify({ cache: { enabled }, models: { [MODEL]: { contextWindow: 32_000, maxOutputTokens: 4_000, provider: 'anthropic' } }, compaction: { autoBufferTokens: 20_000, microBufferTokens: 26_000 } }),
+      JSON.stringify({
+        cache: { enabled },
+        models: { [MODEL]: { contextWindow: 32_000, maxOutputTokens: 4_000, provider: 'anthropic' } },
+        compaction: { autoBufferTokens: 20_000, microBufferTokens: 26_000 },
+      }),
     );
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
     const store = openStore(config.dbPath);
@@ -90,7 +101,10 @@ async function runSession(label: string, enabled: boolean, microPolicy: MicroPol
         offset += IDLE_MS;
         server.promptCache.advance(IDLE_MS);
       }
-      server.enqueue({ text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] }, { text: `mod${t}.ts defines forty step functions. ${'Each multiplies its input and adds an offset. '.repeat(50)}` });
+      server.enqueue(
+        { text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] },
+        { text: `mod${t}.ts defines forty step functions. ${'Each multiplies its input and adds an offset. '.repeat(50)}` },
+      );
       const r = await session.prompt(`Review mod${t}.ts and tell me what it does.`);
       if (r.reason !== 'end_turn') throw new Error(`turn ${t} ended with ${r.reason}`);
     }

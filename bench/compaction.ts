@@ -100,8 +100,23 @@ export function syntheticSession(n: number, seed = 7): Message[] {
     if (out.length >= n) break;
     const tool = k % 3 === 0 ? 'Bash' : k % 3 === 1 ? 'FileRead' : 'Grep';
     const input = tool === 'Bash' ? { command: `npm test -- ${k}` } : tool === 'FileRead' ? { path: `src/mod${k}.ts` } : { pattern: `sym${k}` };
-    out.push({ id: `a${k}`, role: 'assistant', kind: 'normal', createdAt: k, blocks: [{ type: 'text', text: text.words(18) }, { type: 'tool_use', id: `t${k}`, name: tool, input }] });
-    out.push({ id: `r${k}`, role: 'user', kind: 'normal', createdAt: k, blocks: [{ type: 'tool_result', toolUseId: `t${k}`, content: text.words(225, true), isError: false }] });
+    out.push({
+      id: `a${k}`,
+      role: 'assistant',
+      kind: 'normal',
+      createdAt: k,
+      blocks: [
+        { type: 'text', text: text.words(18) },
+        { type: 'tool_use', id: `t${k}`, name: tool, input },
+      ],
+    });
+    out.push({
+      id: `r${k}`,
+      role: 'user',
+      kind: 'normal',
+      createdAt: k,
+      blocks: [{ type: 'tool_result', toolUseId: `t${k}`, content: text.words(225, true), isError: false }],
+    });
     if (out.length >= n) break;
     out.push({ id: `f${k}`, role: 'assistant', kind: 'normal', createdAt: k, blocks: [{ type: 'text', text: text.words(115) }] });
   }

@@ -27,7 +27,12 @@ function sourceText(bytes: number, seed = 1): string {
   return lines.join('\n') + '\n';
 }
 
-const ctxIn = (dir: string, extra: Partial<ToolContext> = {}): ToolContext => ({ cwd: dir, signal: new AbortController().signal, files: new FileTracker(), ...extra });
+const ctxIn = (dir: string, extra: Partial<ToolContext> = {}): ToolContext => ({
+  cwd: dir,
+  signal: new AbortController().signal,
+  files: new FileTracker(),
+  ...extra,
+});
 
 async function editOnce(c: ToolContext, path: string, oldS: string, newS: string): Promise<number> {
   await read.run(read.parse({ path, limit: 1 }), c);
@@ -88,7 +93,10 @@ async function snapshotGrowth(dir: string): Promise<void> {
   const before = size();
   const files = new FileTracker();
   let turnId = '';
-  const c = ctxIn(dir, { files, beforeFileChange: (abs, prior, mode) => void store.saveSnapshot('s', { turnId, path: abs, content: prior ?? null, mode: mode ?? null }) });
+  const c = ctxIn(dir, {
+    files,
+    beforeFileChange: (abs, prior, mode) => void store.saveSnapshot('s', { turnId, path: abs, content: prior ?? null, mode: mode ?? null }),
+  });
   const t0 = performance.now();
   for (let i = 0; i < 200; i++) {
     turnId = `u${i}`;
@@ -100,7 +108,9 @@ async function snapshotGrowth(dir: string): Promise<void> {
   const grown = size() - before;
   const raw = readFileSync(path).length;
   console.log(`Snapshots: 200 turns each editing one ${(raw / 1024).toFixed(0)} KB file`);
-  console.log(`  database growth ${(grown / 1024 / 1024).toFixed(2)} MB (${(grown / 200 / 1024).toFixed(1)} KB per snapshot; ${((200 * raw) / 1024 / 1024).toFixed(1)} MB uncompressed)`);
+  console.log(
+    `  database growth ${(grown / 1024 / 1024).toFixed(2)} MB (${(grown / 200 / 1024).toFixed(1)} KB per snapshot; ${((200 * raw) / 1024 / 1024).toFixed(1)} MB uncompressed)`,
+  );
   console.log(`  ${(ms / 200).toFixed(2)} ms per turn (edit + snapshot)`);
 }
 

@@ -77,7 +77,13 @@ export async function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cw
  * and `settled` is that time (a resumed session reprints its older items after the first frame,
  * and takes no keys while it does: `then` is a line the reprint starts with).
  */
-export function screenTimes(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined, then?: string): Promise<{ ready: number; settled: number }> {
+export function screenTimes(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  ready: string | undefined,
+  then?: string,
+): Promise<{ ready: number; settled: number }> {
   return new Promise((done, fail) => {
     const shell = `stty rows 40 cols 120; exec ${command.map(quote).join(' ')}`;
     const t0 = process.hrtime.bigint();
@@ -149,7 +155,13 @@ export async function benchFirstFrame(opts: { runs?: number; resumed?: number } 
     for (let i = 0; i < runs; i++) {
       node.push(await timeToScreen([process.execPath, '-e', '0'], base, project, undefined));
       fresh.push(await timeToScreen([process.execPath, BIN, ...model], { ...base, AGENT_DB: join(root, 'fresh.db') }, project, READY));
-      const r = await screenTimes([process.execPath, BIN, '--resume', fixture.sessionId, ...model], { ...base, AGENT_DB: fixture.smallFile }, project, READY, REPRINT_STARTS);
+      const r = await screenTimes(
+        [process.execPath, BIN, '--resume', fixture.sessionId, ...model],
+        { ...base, AGENT_DB: fixture.smallFile },
+        project,
+        READY,
+        REPRINT_STARTS,
+      );
       resumed.push(r.ready);
       reprinted.push(r.settled - r.ready);
     }

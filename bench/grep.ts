@@ -66,7 +66,9 @@ async function main(): Promise<void> {
   try {
     const t0 = performance.now();
     const bytes = makeTree(root);
-    console.log(`tree: ${FILES.toLocaleString('en-US')} files, ${(bytes / 1024 / 1024).toFixed(1)} MB (+200 ignored), made in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `tree: ${FILES.toLocaleString('en-US')} files, ${(bytes / 1024 / 1024).toFixed(1)} MB (+200 ignored), made in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     const engines: Array<[string, string | null]> = [['packaged rg (default)', rgPath]];
     const onPath = findOnPath('rg');
     if (onPath) engines.push([`rg on PATH (${onPath})`, onPath]);

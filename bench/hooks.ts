@@ -41,7 +41,10 @@ const cmds = join(dir, 'commands');
 for (let i = 0; i < 200; i++) {
   const sub = join(cmds, `ns${i % 10}`);
   mkdirSync(sub, { recursive: true });
-  writeFileSync(join(sub, `c${i}.md`), `---\ndescription: command ${i}\nargument-hint: <file>\nallowed-tools: Bash(git diff:*), Read\n---\nDo thing ${i} with $1.\n`);
+  writeFileSync(
+    join(sub, `c${i}.md`),
+    `---\ndescription: command ${i}\nargument-hint: <file>\nallowed-tools: Bash(git diff:*), Read\n---\nDo thing ${i} with $1.\n`,
+  );
 }
 const loads: number[] = [];
 for (let i = 0; i < 10; i++) {
@@ -56,4 +59,6 @@ for (let i = 0; i < 10; i++) {
   await loadCustomCommands([{ dir: join(dir, 'missing'), source: 'project' }], ['help']);
   empty.push(performance.now() - t);
 }
-console.log(`Loading custom commands, median of 10: 200 files with frontmatter ${median(loads).toFixed(1)} ms (first ${loads[0]!.toFixed(1)} ms, yaml loaded); no command directory ${median(empty).toFixed(2)} ms`);
+console.log(
+  `Loading custom commands, median of 10: 200 files with frontmatter ${median(loads).toFixed(1)} ms (first ${loads[0]!.toFixed(1)} ms, yaml loaded); no command directory ${median(empty).toFixed(2)} ms`,
+);

@@ -27,7 +27,13 @@ async function main(): Promise<void> {
   writeFileSync(join(withMcp, '.agentrc'), '{}');
   const slow = { command: process.execPath, args: [SLOW], env: { MODE_DELAY_MS: '5000' } };
   writeFileSync(join(withMcp, '.mcp.json'), JSON.stringify({ mcpServers: { slow1: slow, slow2: slow } }));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TERM: 'xterm-256color', ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789', AGENT_DB: join(root, 'a.db') };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TERM: 'xterm-256color',
+    ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789',
+    AGENT_DB: join(root, 'a.db'),
+  };
   const args = [process.execPath, BIN, '--model', 'claude-sonnet-4-6', '--mcp-trust'];
   try {
     const none: number[] = [];

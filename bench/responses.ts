@@ -27,7 +27,14 @@ import { openaiBilled, writeModules } from './workload.js';
 
 const MODEL = 'gpt-5.4';
 const TURNS = 30;
-const SUMMARY = ['## Goal', 'Review every module of the project.', '## Completed Work', 'Modules read so far, each described: step functions that multiply and add.', '## Next Steps', 'Read the next module.'].join('\n');
+const SUMMARY = [
+  '## Goal',
+  'Review every module of the project.',
+  '## Completed Work',
+  'Modules read so far, each described: step functions that multiply and add.',
+  '## Next Steps',
+  'Read the next module.',
+].join('\n');
 
 export interface EngineRun {
   engine: 'own' | 'provider';
@@ -55,7 +62,11 @@ async function runSession(engine: 'own' | 'provider'): Promise<EngineRun> {
     writeModules(dir, TURNS);
     writeFileSync(
       join(dir, '.agentrc'),
-      JSON.stringify({ api: 'responses', models: { [MODEL]: { contextWindow: 32_000, maxOutputTokens: 4_000, provider: 'openai' } }, compaction: { engine, autoBufferTokens: 10_000, microBufferTokens: 12_000 } }),
+      JSON.stringify({
+        api: 'responses',
+        models: { [MODEL]: { contextWindow: 32_000, maxOutputTokens: 4_000, provider: 'openai' } },
+        compaction: { engine, autoBufferTokens: 10_000, microBufferTokens: 12_000 },
+      }),
     );
     const config = loadConfig({ cwd: dir, home: dir, env: { OPENAI_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
     const store = openStore(config.dbPath);
@@ -72,7 +83,10 @@ async function runSession(engine: 'own' | 'provider'): Promise<EngineRun> {
     });
     const started = performance.now();
     for (let t = 0; t < TURNS; t++) {
-      server.enqueue({ text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] }, { text: `mod${t}.ts defines forty step functions. ${'Each multiplies its input and adds an offset. '.repeat(40)}` });
+      server.enqueue(
+        { text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] },
+        { text: `mod${t}.ts defines forty step functions. ${'Each multiplies its input and adds an offset. '.repeat(40)}` },
+      );
       const r = await session.prompt(`Review mod${t}.ts and tell me what it does.`);
       if (r.reason !== 'end_turn') throw new Error(`${engine}: turn ${t} ended with ${r.reason}`);
     }

@@ -12,12 +12,14 @@ const BENCHES: Record<string, string> = {
   store: 'resume with 100,000 archived messages vs 200, append throughput, FTS vs LIKE search',
   ui: 'render cost per streamed chunk and keystroke with 20 / 200 / 2,000 prior messages',
   caching: 'billed input of a 40-turn session with caching on vs off, and cache-aware micro compaction vs clearing at every call',
-  responses: "OpenAI's compaction (responses.compact) vs the agent's own on one 30-turn gpt-5.4 Responses session: billed input, output, requests, wall time, what later turns can read",
+  responses:
+    "OpenAI's compaction (responses.compact) vs the agent's own on one 30-turn gpt-5.4 Responses session: billed input, output, requests, wall time, what later turns can read",
   mcp: 'first interactive frame with two MCP servers that take 5 s to start vs none',
   thinking: 'cache hit share, billed input and refused requests of a 24-turn session on a model that thinks (signed thinking sent back)',
-  spill: 'issue 21: a 40-turn session with 6,000-line outputs, spilling off (today) vs the spill rule, Anthropic and OpenAI billing; peak RSS of a 50 MB output',
+  spill:
+    'issue 21: a 40-turn session with 6,000-line outputs, spilling off (today) vs the spill rule, Anthropic and OpenAI billing; peak RSS of a 50 MB output',
   edit: 'Edit on 0.5 / 1 / 5 MB files and on 100 vs 1,000 small files; snapshot database growth for 200 edits of a 100 KB file',
-  subagents: 'a 20-turn exploration reading five large files a turn, directly vs through Task children: the parent\'s largest request and billed input',
+  subagents: "a 20-turn exploration reading five large files a turn, directly vs through Task children: the parent's largest request and billed input",
   hooks: 'a tool call waiting for a PreToolUse hook vs none; loading 200 custom command files',
   grep: 'Grep on a generated 6,000-file / ~60 MB tree: packaged ripgrep (the default) vs rg on PATH vs the JavaScript search',
 };

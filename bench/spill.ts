@@ -43,7 +43,9 @@ const total = (q: RecordedRequest): number => (q.usage ? q.usage.inputTokens + q
 function billedOf(wire: Wire, q: RecordedRequest): number {
   if (!q.usage) return 0;
   // the fake reports OpenAI's cached tokens as cache reads, with no writes
-  return wire === 'anthropic' ? q.usage.inputTokens + 1.25 * q.usage.cacheWriteTokens + 0.1 * q.usage.cacheReadTokens : q.usage.inputTokens + 0.1 * q.usage.cacheReadTokens;
+  return wire === 'anthropic'
+    ? q.usage.inputTokens + 1.25 * q.usage.cacheWriteTokens + 0.1 * q.usage.cacheReadTokens
+    : q.usage.inputTokens + 0.1 * q.usage.cacheReadTokens;
 }
 
 async function runSession(wire: Wire, spill: boolean): Promise<SpillRun> {
@@ -62,15 +64,31 @@ async function runSession(wire: Wire, spill: boolean): Promise<SpillRun> {
     const keyVar = wire === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
     const config = loadConfig({ cwd: dir, home: dir, env: { [keyVar]: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model } });
     const store = openStore(config.dbPath);
-    const provider = createProvider({ provider: wire, apiKey: 'k', baseURL: wire === 'anthropic' ? server.anthropicBaseURL : server.openaiBaseURL, cache: config.cache });
-    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), counter: await createTokenCounter(), engine: { now: () => Date.now() } });
+    const provider = createProvider({
+      provider: wire,
+      apiKey: 'k',
+      baseURL: wire === 'anthropic' ? server.anthropicBaseURL : server.openaiBaseURL,
+      cache: config.cache,
+    });
+    const session = Session.open({
+      config,
+      store,
+      provider,
+      tools: createTools({ bash: config.bash }),
+      counter: await createTokenCounter(),
+      engine: { now: () => Date.now() },
+    });
     server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY } : undefined));
     let compactions = 0;
     session.on((e) => {
       if (e.type === 'compaction_end' && e.record.status === 'applied') compactions++;
     });
     for (let t = 0; t < TURNS; t++) {
-      if (t % 2 === 0) server.enqueue({ text: 'Running it.', toolCalls: [{ name: 'Bash', input: { command: COMMAND } }] }, { text: `Check ${t} done: 6,000 numbers, all in order.` });
+      if (t % 2 === 0)
+        server.enqueue(
+          { text: 'Running it.', toolCalls: [{ name: 'Bash', input: { command: COMMAND } }] },
+          { text: `Check ${t} done: 6,000 numbers, all in order.` },
+        );
       else server.enqueue({ text: `Noted ${t}.` });
       const r = await session.prompt(`note-${t}: please run the check again and keep this note (${'context '.repeat(20)}).`);
       if (r.reason !== 'end_turn') throw new Error(`turn ${t} ended with ${r.reason}`);
@@ -115,13 +133,33 @@ export async function runBigOutput(): Promise<BigOutputRun> {
     const rssBefore = process.memoryUsage().rss;
     let peak = rssBefore;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    const opts = { cwd: dir, gate: { authorize: async () => ({ ok: true as const }) }, spill: archiveSpill(store, () => 's1', () => config.output) } as unknown as LoopOptions;
-    const { results } = await runTools([{ type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: "yes 'a line of fifty characters to make up fifty megabytes' | head -c 52428800" } }], new Map(tools.map((t) => [t.name, t])), opts, new AbortController().signal, () => undefined);
+    const opts = {
+      cwd: dir,
+      gate: { authorize: async () => ({ ok: true as const }) },
+      spill: archiveSpill(
+        store,
+        () => 's1',
+        () => config.output,
+      ),
+    } as unknown as LoopOptions;
+    const { results } = await runTools(
+      [{ type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: "yes 'a line of fifty characters to make up fifty megabytes' | head -c 52428800" } }],
+      new Map(tools.map((t) => [t.name, t])),
+      opts,
+      new AbortController().signal,
+      () => undefined,
+    );
     peak = Math.max(peak, process.memoryUsage().rss);
     clearInterval(sampler);
     const spilled = store.spilled.get('s1', 'o1');
     if (!spilled) throw new Error(`not spilled: ${results[0]!.content.slice(0, 200)}`);
-    return { archivedChars: spilled.content.length, totalBytes: spilled.totalBytes, rssBeforeMb: rssBefore / 2 ** 20, peakRssMb: peak / 2 ** 20, previewChars: results[0]!.content.length };
+    return {
+      archivedChars: spilled.content.length,
+      totalBytes: spilled.totalBytes,
+      rssBeforeMb: rssBefore / 2 ** 20,
+      peakRssMb: peak / 2 ** 20,
+      previewChars: results[0]!.content.length,
+    };
   } finally {
     store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -139,9 +177,13 @@ export function formatSpillBench(pairs: SpillRun[][]): string {
   const lines = [`${TURNS}-turn session, 200K window, \`${COMMAND}\` (6,000 lines, ~42 KB) every other turn:`];
   for (const [today, next] of pairs) {
     for (const x of [today!, next!]) {
-      lines.push(`  ${x.label.padEnd(34)} billed ${n(x.billedInput).padStart(9)}  largest request ${n(x.largestRequest).padStart(7)}  notes in last request ${x.notesInLast}/${TURNS}  (${x.requests} requests, ${x.compactions} compactions)`);
+      lines.push(
+        `  ${x.label.padEnd(34)} billed ${n(x.billedInput).padStart(9)}  largest request ${n(x.largestRequest).padStart(7)}  notes in last request ${x.notesInLast}/${TURNS}  (${x.requests} requests, ${x.compactions} compactions)`,
+      );
     }
-    lines.push(`    new ÷ today: billed ${(next!.billedInput / today!.billedInput).toFixed(3)} (goal ≤ 0.25), largest ${n(next!.largestRequest)} (goal ≤ 48,000)`);
+    lines.push(
+      `    new ÷ today: billed ${(next!.billedInput / today!.billedInput).toFixed(3)} (goal ≤ 0.25), largest ${n(next!.largestRequest)} (goal ≤ 48,000)`,
+    );
   }
   return lines.join('\n');
 }

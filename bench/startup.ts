@@ -95,7 +95,8 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
       node.push(await timeRun(['-e', '0'], env));
       version.push(await timeRun([BIN, '--version'], env));
       print.push(await timeRun([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project));
-      if (peerBin) peer.push(await timeRun(['-p', 'ping', '--model', 'claude-sonnet-4-6'], { ...env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' }, project, peerBin));
+      if (peerBin)
+        peer.push(await timeRun(['-p', 'ping', '--model', 'claude-sonnet-4-6'], { ...env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' }, project, peerBin));
     }
     const rss: number[] = [];
     if (hasGnuTime()) for (let i = 0; i < 5; i++) rss.push(await peakRss([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project));

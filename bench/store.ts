@@ -54,7 +54,11 @@ class Talk {
       this.msg('user', [{ type: 'text', text: this.words(8, 30) }]),
       this.msg('assistant', [{ type: 'tool_use', id: useId, name: 'Bash', input: { command: `npm run ${this.word()} -- ${this.word()}` } }]),
       this.msg('user', [{ type: 'tool_result', toolUseId: useId, content: this.words(20, 80), isError: false }]),
-      { ...this.msg('assistant', [{ type: 'text', text: this.words(10, 40) }]), model: 'bench-model', usage: { inputTokens: 1000, outputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+      {
+        ...this.msg('assistant', [{ type: 'text', text: this.words(10, 40) }]),
+        model: 'bench-model',
+        usage: { inputTokens: 1000, outputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
     ];
   }
 
@@ -230,7 +234,15 @@ export async function benchResume(opts: { archived?: number; tail?: number; runs
     }
     const bigMedianMs = median(big);
     const smallMedianMs = median(small);
-    return { archivedMessages: f.archived, visibleMessagesBig: visibleBig, visibleMessagesSmall: visibleSmall, runs, bigMedianMs, smallMedianMs, ratio: bigMedianMs / smallMedianMs };
+    return {
+      archivedMessages: f.archived,
+      visibleMessagesBig: visibleBig,
+      visibleMessagesSmall: visibleSmall,
+      runs,
+      bigMedianMs,
+      smallMedianMs,
+      ratio: bigMedianMs / smallMedianMs,
+    };
   });
 }
 
@@ -313,7 +325,10 @@ export async function benchSearch(opts: { archived?: number; runs?: number; fixt
   const runs = opts.runs ?? 7;
   return withFixture(opts.fixture, opts, (f) => {
     const talk = new Talk(42); // the fixture's vocabulary: rare and common words that do occur
-    const rare = talk.words(3, 4).split(' ').filter((w) => !TECH.includes(w));
+    const rare = talk
+      .words(3, 4)
+      .split(' ')
+      .filter((w) => !TECH.includes(w));
     const queries = ['parser', 'failing test', rare[0] ?? 'kalo', `${rare[0] ?? 'kalo'} ${rare[1] ?? 'mi'}`, 'npm run build'];
     const store = openStore(f.bigFile, { readonly: true });
     try {
@@ -332,7 +347,16 @@ export async function benchSearch(opts: { archived?: number; runs?: number; fixt
       const like = queries.map((q) => time(() => store.likeScanArchive(q, page).length));
       const ftsMs = fts.reduce((n, r) => n + r.ms, 0);
       const likeMs = like.reduce((n, r) => n + r.ms, 0);
-      return { archivedMessages: f.archived, queries, runs, ftsMs, likeMs, ratio: likeMs / ftsMs, ftsHits: fts.map((r) => r.hits), likeHits: like.map((r) => r.hits) };
+      return {
+        archivedMessages: f.archived,
+        queries,
+        runs,
+        ftsMs,
+        likeMs,
+        ratio: likeMs / ftsMs,
+        ftsHits: fts.map((r) => r.hits),
+        likeHits: like.map((r) => r.hits),
+      };
     } finally {
       store.close();
     }
@@ -344,10 +368,14 @@ export async function benchSearch(opts: { archived?: number; runs?: number; fixt
 async function main(): Promise<void> {
   const fmt = (n: number, d = 2) => n.toLocaleString('en-US', { maximumFractionDigits: d });
   const append = await benchAppend();
-  console.log(`append: ${fmt(append.messages)} messages in ${fmt(append.seconds)} s → ${fmt(append.messagesPerSecond, 0)} messages/s (avg ${fmt(append.avgMessageBytes, 0)} B each, WAL, synchronous=FULL: one commit and fsync per message)`);
+  console.log(
+    `append: ${fmt(append.messages)} messages in ${fmt(append.seconds)} s → ${fmt(append.messagesPerSecond, 0)} messages/s (avg ${fmt(append.avgMessageBytes, 0)} B each, WAL, synchronous=FULL: one commit and fsync per message)`,
+  );
   const fixture = buildArchiveFixture();
   try {
-    console.log(`fixture: ${fmt(fixture.archived)} archived + ${fixture.tail} visible messages, ${fmt(fixture.bigFileMiB, 1)} MiB, built in ${fmt(fixture.buildSeconds, 1)} s`);
+    console.log(
+      `fixture: ${fmt(fixture.archived)} archived + ${fixture.tail} visible messages, ${fmt(fixture.bigFileMiB, 1)} MiB, built in ${fmt(fixture.buildSeconds, 1)} s`,
+    );
     const resume = await benchResume({ fixture });
     console.log(
       `resume: ${fmt(resume.bigMedianMs)} ms with ${fmt(resume.archivedMessages)} archived (${resume.visibleMessagesBig} visible) vs ${fmt(resume.smallMedianMs)} ms with only ${resume.visibleMessagesSmall} → ratio ${fmt(resume.ratio)} (median of ${resume.runs})`,
@@ -357,8 +385,12 @@ async function main(): Promise<void> {
       `undo a compaction of that session (/uncompact): replaying its log of ${fmt(undo.logEntries)} entries ${fmt(undo.deriveMs)} ms, the preview ${fmt(undo.previewMs)} ms, the revert (record + cache) ${fmt(undo.revertMs)} ms; ${fmt(undo.visibleAfter)} visible after`,
     );
     const search = await benchSearch({ fixture });
-    console.log(`search over ${fmt(search.archivedMessages)} archived messages, ${search.queries.length} queries (${search.queries.map((q) => JSON.stringify(q)).join(', ')}):`);
-    console.log(`  FTS5 ${fmt(search.ftsMs)} ms vs LIKE scan ${fmt(search.likeMs)} ms → FTS ${fmt(search.ratio, 1)}× faster (hits FTS ${search.ftsHits.join('/')}, LIKE ${search.likeHits.join('/')})`);
+    console.log(
+      `search over ${fmt(search.archivedMessages)} archived messages, ${search.queries.length} queries (${search.queries.map((q) => JSON.stringify(q)).join(', ')}):`,
+    );
+    console.log(
+      `  FTS5 ${fmt(search.ftsMs)} ms vs LIKE scan ${fmt(search.likeMs)} ms → FTS ${fmt(search.ratio, 1)}× faster (hits FTS ${search.ftsHits.join('/')}, LIKE ${search.likeHits.join('/')})`,
+    );
   } finally {
     fixture.cleanup();
   }

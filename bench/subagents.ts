@@ -26,7 +26,14 @@ const MODEL = 'bench-claude';
 const WINDOW = 200_000;
 const TURNS = 20;
 const FILES_PER_TURN = 5;
-const SUMMARY = ['## Goal', 'Explore the code base module by module.', '## Completed Work', 'Modules read so far, each described.', '## Next Steps', 'Read the next modules.'].join('\n');
+const SUMMARY = [
+  '## Goal',
+  'Explore the code base module by module.',
+  '## Completed Work',
+  'Modules read so far, each described.',
+  '## Next Steps',
+  'Read the next modules.',
+].join('\n');
 const REPORT = `The five modules define step functions that multiply their input and add an offset; none has side effects; the offsets grow with the module number. ${'Each function is pure and the modules do not import one another. '.repeat(6)}`;
 
 export interface ExplorationRun {
@@ -54,7 +61,10 @@ async function runExploration(label: string, delegate: boolean): Promise<Explora
   try {
     for (let t = 0; t < TURNS; t++) {
       for (let f = 0; f < FILES_PER_TURN; f++) {
-        const body = Array.from({ length: 120 }, (_, l) => `// module ${t}.${f}, line ${l}\nexport function step${l}(input: number): number { return input * ${l + t} + ${l * f}; }`).join('\n');
+        const body = Array.from(
+          { length: 120 },
+          (_, l) => `// module ${t}.${f}, line ${l}\nexport function step${l}(input: number): number { return input * ${l + t} + ${l * f}; }`,
+        ).join('\n');
         writeFileSync(join(dir, `mod${t}_${f}.ts`), `${body}\n`);
       }
     }

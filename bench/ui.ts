@@ -81,7 +81,15 @@ class BenchController implements UiController {
   }
   async resume(): Promise<void> {}
   contextUsage(): ContextUsageView {
-    return { tokens: 90_000, contextWindow: 200_000, effectiveWindow: 180_000, percentLeft: 50, state: 'ok', autoCompactAtPercent: 92, autoCompactEnabled: true };
+    return {
+      tokens: 90_000,
+      contextWindow: 200_000,
+      effectiveWindow: 180_000,
+      percentLeft: 50,
+      state: 'ok',
+      autoCompactAtPercent: 92,
+      autoCompactEnabled: true,
+    };
   }
   searchArchive(query: string, page: number): HistoryPage {
     return { query, page, pageSize: 10, hits: [], hasMore: false };
@@ -100,11 +108,32 @@ export function syntheticHistory(n: number): Message[] {
   const at = (): number => 1_700_000_000_000 + out.length * 1000;
   while (out.length < n) {
     const k = i++;
-    out.push({ id: `u${k}`, role: 'user', kind: 'normal', createdAt: at(), blocks: [{ type: 'text', text: `Please look at module ${k} and fix the failing test.` }] });
+    out.push({
+      id: `u${k}`,
+      role: 'user',
+      kind: 'normal',
+      createdAt: at(),
+      blocks: [{ type: 'text', text: `Please look at module ${k} and fix the failing test.` }],
+    });
     if (out.length >= n) break;
     if (k % 3 === 0 && out.length + 2 < n) {
-      out.push({ id: `a${k}t`, role: 'assistant', kind: 'normal', createdAt: at(), blocks: [{ type: 'text', text: 'Reading it.' }, { type: 'tool_use', id: `t${k}`, name: 'FileRead', input: { file_path: `src/mod${k}.ts` } }] });
-      out.push({ id: `r${k}`, role: 'user', kind: 'normal', createdAt: at(), blocks: [{ type: 'tool_result', toolUseId: `t${k}`, content: `export const m${k} = ${k};\n`.repeat(30), isError: false }] });
+      out.push({
+        id: `a${k}t`,
+        role: 'assistant',
+        kind: 'normal',
+        createdAt: at(),
+        blocks: [
+          { type: 'text', text: 'Reading it.' },
+          { type: 'tool_use', id: `t${k}`, name: 'FileRead', input: { file_path: `src/mod${k}.ts` } },
+        ],
+      });
+      out.push({
+        id: `r${k}`,
+        role: 'user',
+        kind: 'normal',
+        createdAt: at(),
+        blocks: [{ type: 'tool_result', toolUseId: `t${k}`, content: `export const m${k} = ${k};\n`.repeat(30), isError: false }],
+      });
       if (out.length >= n) break;
     }
     out.push({
@@ -112,7 +141,12 @@ export function syntheticHistory(n: number): Message[] {
       role: 'assistant',
       kind: 'normal',
       createdAt: at(),
-      blocks: [{ type: 'text', text: `## Module ${k}\n\nThe test fails because \`m${k}\` is **off by one**:\n\n- read the file\n- fix the constant\n\n\`\`\`ts\nexport const m${k} = ${k + 1};\n\`\`\`` }],
+      blocks: [
+        {
+          type: 'text',
+          text: `## Module ${k}\n\nThe test fails because \`m${k}\` is **off by one**:\n\n- read the file\n- fix the constant\n\n\`\`\`ts\nexport const m${k} = ${k + 1};\n\`\`\``,
+        },
+      ],
     });
   }
   return out.slice(0, n);
@@ -240,7 +274,16 @@ export async function runUiBench(opts: UiBenchOptions = {}): Promise<UiBenchRow[
     return apps.map((m) => {
       const c = median(chunk.get(m.size)!);
       const k = median(key.get(m.size)!);
-      return { messages: m.size, startupMs: m.startupMs, chunkMs: c, thinkingMs: median(think.get(m.size)!), keyMs: k, chunkRatio: c / baseChunk, keyRatio: k / baseKey, itemsRenderedWhileTiming: itemsRendered };
+      return {
+        messages: m.size,
+        startupMs: m.startupMs,
+        chunkMs: c,
+        thinkingMs: median(think.get(m.size)!),
+        keyMs: k,
+        chunkRatio: c / baseChunk,
+        keyRatio: k / baseKey,
+        itemsRenderedWhileTiming: itemsRendered,
+      };
     });
   } finally {
     for (const m of apps) m.unmount();

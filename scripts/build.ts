@@ -57,7 +57,8 @@ const yogaWithoutFetch: Plugin = {
   setup(b) {
     b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(YOGA_FETCH_TEST)) throw new Error(`${args.path}: its fetch test was not found; yoga-layout changed, update yogaWithoutFetch in scripts/build.ts`);
+      if (!source.includes(YOGA_FETCH_TEST))
+        throw new Error(`${args.path}: its fetch test was not found; yoga-layout changed, update yogaWithoutFetch in scripts/build.ts`);
       return { contents: source.replace(YOGA_FETCH_TEST, '!0?Promise.resolve().then(function(){return wa()})'), loader: 'js' };
     });
   },

@@ -26,7 +26,17 @@ import { COMMANDS } from './commands/registry.js';
 
 /** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
 async function askHooksApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
-  const answer = await approver({ toolName: 'Hooks', toolUseId: 'hooks-approval', input: {}, summary: question, onceOnly: true, allowLabel: 'Run them, and remember for this project (asked again if they change)' }, signal);
+  const answer = await approver(
+    {
+      toolName: 'Hooks',
+      toolUseId: 'hooks-approval',
+      input: {},
+      summary: question,
+      onceOnly: true,
+      allowLabel: 'Run them, and remember for this project (asked again if they change)',
+    },
+    signal,
+  );
   return answer.kind !== 'deny';
 }
 
@@ -59,7 +69,14 @@ export function flagsOf(opts: GlobalOptions): ConfigFlags {
     ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.addDir && opts.addDir.length > 0 ? { addDirs: opts.addDir } : {}),
-    ...(opts.allowedTools && opts.allowedTools.length > 0 ? { allowedTools: opts.allowedTools.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '') } : {}),
+    ...(opts.allowedTools && opts.allowedTools.length > 0
+      ? {
+          allowedTools: opts.allowedTools
+            .flatMap((t) => t.split(','))
+            .map((t) => t.trim())
+            .filter((t) => t !== ''),
+        }
+      : {}),
     ...(opts.mcpTrust ? { mcpTrust: true } : {}),
   };
 }
@@ -117,7 +134,8 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
   try {
     creds = resolveCredentials(config, env);
   } catch (e) {
-    if (e instanceof MissingKeyError) throw new CliError(purpose ? `${purpose} is served by ${config.provider}, and there is ${e.message}` : e.message, EXIT_USAGE);
+    if (e instanceof MissingKeyError)
+      throw new CliError(purpose ? `${purpose} is served by ${config.provider}, and there is ${e.message}` : e.message, EXIT_USAGE);
     throw e;
   }
   registerSecret(creds.apiKey);
@@ -164,7 +182,8 @@ function withLearnedCapabilities(store: Store, config: Config, provider: Provide
     try {
       next = withModel(config, name, capabilitiesFrom(name, JSON.parse(cached.body) as ModelDescription, cached.fetchedAt));
     } catch (e) {
-      if (e instanceof ConfigError) throw new CliError(`${e.message} (as ${config.provider} described the model on ${new Date(cached.fetchedAt).toISOString().slice(0, 10)})`, EXIT_USAGE);
+      if (e instanceof ConfigError)
+        throw new CliError(`${e.message} (as ${config.provider} described the model on ${new Date(cached.fetchedAt).toISOString().slice(0, 10)})`, EXIT_USAGE);
       debug('model capabilities unusable', { error: String(e) });
     }
   }
@@ -178,7 +197,11 @@ function withLearnedCapabilities(store: Store, config: Config, provider: Provide
   return next;
 }
 
-export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {}, env: NodeJS.ProcessEnv = process.env): Promise<{ runtime: Runtime; resumed: boolean }> {
+export async function createRuntime(
+  opts: GlobalOptions,
+  host: RuntimeHost = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ runtime: Runtime; resumed: boolean }> {
   const { approver, onProviderWarning } = host;
   let config = configFor(opts, env);
   if (opts.debug) {
@@ -200,7 +223,8 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     // a stored session keeps its own provider and model unless this run's flags name one
     const keepsOwnModel = (info: SessionInfo | undefined, current: Config): info is SessionInfo =>
       info !== undefined && !opts.model && !opts.provider && (info.model !== current.model.name || info.provider !== current.provider);
-    const ownConfig = (info: SessionInfo): Config => loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
+    const ownConfig = (info: SessionInfo): Config =>
+      loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
     const found = findSessionToResume(store, config, opts);
     const resume = found && opts.fork ? forkSession(store, found, config.cwd) : found;
     if (keepsOwnModel(resume, config)) config = ownConfig(resume);
@@ -216,7 +240,8 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
     const secrets = new Set(secretVars(config, env));
     const mcp = mcpFor(config, env, counter, secrets);
-    let reportHook: (level: 'info' | 'warning', text: string) => void = (level, text) => process.stderr.write(`agent: ${level === 'warning' ? 'warning: ' : ''}${text}\n`);
+    let reportHook: (level: 'info' | 'warning', text: string) => void = (level, text) =>
+      process.stderr.write(`agent: ${level === 'warning' ? 'warning: ' : ''}${text}\n`);
     const hooksFor = (sessionId: string): Hooks | undefined =>
       config.hookSources && config.hookSources.length > 0
         ? new Hooks({
@@ -266,7 +291,10 @@ export async function createRuntime(opts: GlobalOptions, host: RuntimeHost = {},
     reportHook = (level, text) => runtime.session.notice(level, text);
     if (found && resume && found.id !== resume.id) session.loadNotes.unshift(`Forked session ${found.id} into ${resume.id}; this process continues the copy.`);
     debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });
-    const loaded = await loadCustomCommands(commandDirs(config.cwd, env), COMMANDS.map((c) => c.name));
+    const loaded = await loadCustomCommands(
+      commandDirs(config.cwd, env),
+      COMMANDS.map((c) => c.name),
+    );
     config.warnings.push(...loaded.warnings);
     const runtime: Runtime = {
       config,

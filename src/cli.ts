@@ -39,11 +39,19 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .option('--fork', 'with --resume <id> or --continue: continue a copy of the session under a new id (e.g. while another agent writes it)')
     .option('--add-dir <dir>', 'let FileRead, Grep and Glob read this directory too without asking (repeatable)', collect, [])
     .option('--db <path>', 'database file (default $XDG_DATA_HOME/agent/agent.db; also AGENT_DB)')
-    .addOption(new Option('--permission-mode <mode>', 'ask before Bash and edits, accept edits (Bash still asks), allow everything, or deny what needs approval').choices(['ask', 'acceptEdits', 'allow', 'deny']))
+    .addOption(
+      new Option(
+        '--permission-mode <mode>',
+        'ask before Bash and edits, accept edits (Bash still asks), allow everything, or deny what needs approval',
+      ).choices(['ask', 'acceptEdits', 'allow', 'deny']),
+    )
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
     .option('--allowed-tools <tools>', 'tools that run without asking, comma-separated (e.g. "Bash,mcp__github__*"; repeatable)', collect, [])
     .option('--mcp-trust', "run the project's MCP servers (.mcp.json) without asking")
-    .option('--debug [file]', 'write a debug log (default: agent-debug.log next to the database); --debug=full (or full:<file>) logs message and tool contents too')
+    .option(
+      '--debug [file]',
+      'write a debug log (default: agent-debug.log next to the database); --debug=full (or full:<file>) logs message and tool contents too',
+    )
     .option('--hooks-trust', "run the hooks in this project's .agentrc without asking (print mode cannot ask; ~/.agentrc hooks always run)")
     .showSuggestionAfterError()
     .action((promptWords: string[], opts: GlobalOptions) => {
@@ -69,15 +77,27 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     });
   });
   /** A subcommand of `sessions`: the shared flags, and its options merged over the global and `sessions` ones. */
-  const subcommand = <O extends object>(spec: string, description: string, configure: (c: Command) => Command, call: (m: SessionsModule, args: string[], opts: GlobalOptions & O) => Promise<number>): void => {
+  const subcommand = <O extends object>(
+    spec: string,
+    description: string,
+    configure: (c: Command) => Command,
+    call: (m: SessionsModule, args: string[], opts: GlobalOptions & O) => Promise<number>,
+  ): void => {
     withSessionsOptions(configure(sessions.command(spec).description(description))).action((...args: unknown[]) => {
       const opts = args[args.length - 2] as O;
       const positional = args.slice(0, -2).map((a) => (Array.isArray(a) ? a.join(' ') : String(a)));
       run(async () => call(await import('./sessionsCommand.js'), positional, { ...program.opts<GlobalOptions>(), ...sessions.opts(), ...opts }));
     });
   };
-  subcommand<{ archived?: boolean; children?: boolean; spilled?: boolean }>('show <id>', 'print a session transcript', (c) => c.option('--archived', 'include what compaction archived, marked as such').option('--children', "print its sub-agents' transcripts too").option('--spilled', 'print spilled tool outputs whole instead of their preview'), (m, [id], opts) =>
-    m.showSessionCommand(id!, opts),
+  subcommand<{ archived?: boolean; children?: boolean; spilled?: boolean }>(
+    'show <id>',
+    'print a session transcript',
+    (c) =>
+      c
+        .option('--archived', 'include what compaction archived, marked as such')
+        .option('--children', "print its sub-agents' transcripts too")
+        .option('--spilled', 'print spilled tool outputs whole instead of their preview'),
+    (m, [id], opts) => m.showSessionCommand(id!, opts),
   );
   subcommand<{ format: 'md' | 'jsonl' }>(
     'export <id>',
@@ -85,8 +105,11 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     (c) => c.addOption(new Option('--format <format>', 'md or jsonl').choices(['md', 'jsonl']).default('md')),
     (m, [id], opts) => m.exportSessionCommand(id!, opts),
   );
-  subcommand<{ yes?: boolean }>('rm <id>', 'delete a session and everything it archived', (c) => c.option('-y, --yes', 'do not ask for confirmation'), (m, [id], opts) =>
-    m.removeSessionCommand(id!, opts),
+  subcommand<{ yes?: boolean }>(
+    'rm <id>',
+    'delete a session and everything it archived',
+    (c) => c.option('-y, --yes', 'do not ask for confirmation'),
+    (m, [id], opts) => m.removeSessionCommand(id!, opts),
   );
   subcommand<{ session?: string; limit: number }>(
     'search <query...>',

@@ -59,7 +59,11 @@ const WHO = { tool_results: 'Tool results', checkpoint: 'Checkpoint', meta: 'Age
 
 function heading(m: Message, archivedBy: string | null): string {
   const speaker = speakerOf(m);
-  const marks = [m.pinned ? 'pinned' : '', m.interrupted ? 'interrupted' : '', archivedBy ? `archived by ${archiveCause(archivedBy)} ${archivedBy}` : ''].filter(Boolean);
+  const marks = [
+    m.pinned ? 'pinned' : '',
+    m.interrupted ? 'interrupted' : '',
+    archivedBy ? `archived by ${archiveCause(archivedBy)} ${archivedBy}` : '',
+  ].filter(Boolean);
   return `${speaker === 'tool_results' ? '###' : '##'} ${WHO[speaker]}${marks.length > 0 ? ` (${marks.join(', ')})` : ''} — ${when(m.createdAt)}`;
 }
 
@@ -73,12 +77,25 @@ const markdownStyle = (spilled: SpilledText): TextStyle => ({
   toolUse: (b) => `**Tool call** \`${b.name}\` (${b.id})\n\n${fenced(JSON.stringify(b.input, null, 2), 'json')}`,
   toolResult: (b, call) => {
     const handle = spillHandleOf(b.content);
-    const state = b.isError ? ', error' : b.cleared ? `, cleared by compaction; Recall id ${b.cleared.archiveId}` : handle ? `, spilled to the archive as ${handle}` : '';
+    const state = b.isError
+      ? ', error'
+      : b.cleared
+        ? `, cleared by compaction; Recall id ${b.cleared.archiveId}`
+        : handle
+          ? `, spilled to the archive as ${handle}`
+          : '';
     const whole = handle ? spilled(handle) : undefined;
     const rest = whole !== undefined ? `\n\nThe whole output (${handle}):\n\n${fenced(whole)}` : '';
     return `**${call?.name ?? 'tool'} result** (${b.toolUseId}${state})\n\n${fenced(b.content)}${rest}`;
   },
-  thinking: (t) => (t.trim() ? `> **Thinking**\n>\n${t.trim().split('\n').map((l) => `> ${l}`.trimEnd()).join('\n')}` : '> **Thinking** (not shown by the provider)'),
+  thinking: (t) =>
+    t.trim()
+      ? `> **Thinking**\n>\n${t
+          .trim()
+          .split('\n')
+          .map((l) => `> ${l}`.trimEnd())
+          .join('\n')}`
+      : '> **Thinking** (not shown by the provider)',
 });
 
 export function sessionMarkdown(info: SessionInfo, entries: readonly TranscriptEntry[], spilled: SpilledText = () => undefined): string {

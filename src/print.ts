@@ -29,7 +29,8 @@ async function promptOf(opts: GlobalOptions, words: string[]): Promise<string> {
 }
 
 function receiptLine(r: CompactionRecord): string {
-  if (r.status !== 'applied') return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
+  if (r.status !== 'applied')
+    return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
   return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s`;
 }
 
@@ -48,7 +49,10 @@ const writeLine = (obj: unknown): void => {
 
 export async function runPrint(opts: GlobalOptions, words: string[]): Promise<number> {
   if (opts.resume === true) {
-    throw new CliError('--resume needs a session id in print mode (the picker needs the interactive app): use --resume <id>, --continue, or `agent sessions` to find one', EXIT_USAGE);
+    throw new CliError(
+      '--resume needs a session id in print mode (the picker needs the interactive app): use --resume <id>, --continue, or `agent sessions` to find one',
+      EXIT_USAGE,
+    );
   }
   const prompt = await promptOf(opts, words);
   if (!prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
@@ -71,7 +75,9 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     }
     mcp.start();
     await mcp.ready(config.mcp.startupMs);
-    for (const v of mcp.views()) if (v.state === 'connecting') process.stderr.write(`agent: MCP server "${v.name}" is still connecting after ${config.mcp.startupMs} ms (mcp.startupMs); going on without it\n`);
+    for (const v of mcp.views())
+      if (v.state === 'connecting')
+        process.stderr.write(`agent: MCP server "${v.name}" is still connecting after ${config.mcp.startupMs} ms (mcp.startupMs); going on without it\n`);
   }
 
   let answer: string[] = [];
@@ -95,7 +101,8 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         if (format !== 'stream-json') process.stderr.write(`agent: ${e.level === 'info' ? '' : `${e.level}: `}${redact(e.text)}\n`);
         break;
       case 'retry':
-        if (format !== 'stream-json') process.stderr.write(`agent: ${redact(e.message)} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})\n`);
+        if (format !== 'stream-json')
+          process.stderr.write(`agent: ${redact(e.message)} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})\n`);
         break;
       case 'waiting':
         // within seconds, then every half minute: enough to know it is not hung, not a flood
@@ -118,7 +125,9 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         else if (e.record.trigger === 'manual') manualFailed = e.record.reason ?? e.record.status;
         if (e.record.trigger === 'manual') receipt = receiptLine(e.record);
         if (format !== 'stream-json' && e.record.trigger !== 'micro' && e.record.trigger !== 'manual') {
-          process.stderr.write(`agent: compaction (${e.record.trigger}) ${e.record.status}: ${e.record.tokensBefore} → ${e.record.tokensAfter} tokens${e.record.reason ? ` (${e.record.reason})` : ''}\n`);
+          process.stderr.write(
+            `agent: compaction (${e.record.trigger}) ${e.record.status}: ${e.record.tokensBefore} → ${e.record.tokensAfter} tokens${e.record.reason ? ` (${e.record.reason})` : ''}\n`,
+          );
         }
         break;
       default:
@@ -144,7 +153,16 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       if (format === 'text') {
         if (textOut) process.stdout.write(`${textOut}\n`);
       } else {
-        writeLine({ type: 'result', sessionId: session.id, command: prompt, output: output ?? null, result: textOut, isError: manualFailed !== undefined, compactions, durationMs: Date.now() - started });
+        writeLine({
+          type: 'result',
+          sessionId: session.id,
+          command: prompt,
+          output: output ?? null,
+          result: textOut,
+          isError: manualFailed !== undefined,
+          compactions,
+          durationMs: Date.now() - started,
+        });
       }
       return manualFailed === undefined ? EXIT_OK : EXIT_RUNTIME;
     }

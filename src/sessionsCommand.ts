@@ -35,7 +35,10 @@ function requireSession(store: Store, id: string): SessionInfo {
 function refuseIfInUse(store: Store, id: string): void {
   const holder = store.getLease(id);
   if (holder && !isStaleLease(holder)) {
-    throw new CliError(`session ${id} is in use by pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}: not deleted (end that agent first)`, EXIT_USAGE);
+    throw new CliError(
+      `session ${id} is in use by pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}: not deleted (end that agent first)`,
+      EXIT_USAGE,
+    );
   }
 }
 
@@ -85,7 +88,10 @@ function renderMessage(m: Message, archivedBy: string | null, whole?: SpilledTex
   return `## ${WHO[speakerOf(m)]}${m.interrupted ? ' (interrupted)' : ''}${mark} — ${new Date(m.createdAt).toISOString()}\n\n${messageText(m, showStyle(whole))}\n`;
 }
 
-const spilledText = (store: Store, sessionId: string): SpilledText => (handle) => store.spilled.get(sessionId, handle)?.content;
+const spilledText =
+  (store: Store, sessionId: string): SpilledText =>
+  (handle) =>
+    store.spilled.get(sessionId, handle)?.content;
 
 export async function showSessionCommand(id: string, opts: Opts & { archived?: boolean; children?: boolean; spilled?: boolean }): Promise<number> {
   return withStore(opts, (store) => {
@@ -120,7 +126,17 @@ export async function exportSessionCommand(id: string, opts: Opts & { format: 'm
     const info = requireSession(store, id);
     const rows = store.loadTranscript(info.id, { includeArchived: true });
     if (opts.format === 'jsonl') {
-      out(JSON.stringify({ type: 'session', id: info.id, cwd: info.cwd, title: info.title, provider: info.provider, model: info.model, createdAt: info.createdAt }));
+      out(
+        JSON.stringify({
+          type: 'session',
+          id: info.id,
+          cwd: info.cwd,
+          title: info.title,
+          provider: info.provider,
+          model: info.model,
+          createdAt: info.createdAt,
+        }),
+      );
       for (const { message, archivedBy } of rows) out(JSON.stringify({ type: 'message', archivedBy, ...message }));
       for (const c of store.listCompactions(info.id)) out(JSON.stringify({ type: 'compaction', ...c }));
       return EXIT_OK;

@@ -106,7 +106,11 @@ describe('the checks themselves', () => {
       edge('src/x.ts', 'ink'),
     ];
     expect(importCycles(fake)).toEqual([['src/bootstrap.ts', 'src/cli.ts', 'src/print.ts'], ['src/self.ts']]);
-    expect(importCycles(fake, { includeTypeOnly: true })).toEqual([['src/a.ts', 'src/b.ts'], ['src/bootstrap.ts', 'src/cli.ts', 'src/print.ts'], ['src/self.ts']]);
+    expect(importCycles(fake, { includeTypeOnly: true })).toEqual([
+      ['src/a.ts', 'src/b.ts'],
+      ['src/bootstrap.ts', 'src/cli.ts', 'src/print.ts'],
+      ['src/self.ts'],
+    ]);
   });
 
   it('read each form of import and tell type-only ones apart', () => {

@@ -102,7 +102,9 @@ export async function runTurn(
         usage: done.usage,
         model: done.model,
         // what its thinking is bound to: sent back only while this prefix is unchanged (llm/thinkingReplay.ts)
-        ...(done.prefixHash !== undefined && blocks.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking') ? { prefixHash: done.prefixHash } : {}),
+        ...(done.prefixHash !== undefined && blocks.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking')
+          ? { prefixHash: done.prefixHash }
+          : {}),
       };
       const stored = appendMessage(assistant);
       addText(textOf(stored));
@@ -131,7 +133,13 @@ export async function runTurn(
       if (signal.aborted) return end('aborted');
       if (goOn !== undefined) {
         stopContinuations++;
-        appendMessage({ id: newId(), role: 'user', blocks: [{ type: 'text', text: `[A Stop hook asks you to go on]\n${goOn}` }], kind: 'meta', createdAt: Date.now() });
+        appendMessage({
+          id: newId(),
+          role: 'user',
+          blocks: [{ type: 'text', text: `[A Stop hook asks you to go on]\n${goOn}` }],
+          kind: 'meta',
+          createdAt: Date.now(),
+        });
         continue;
       }
     }

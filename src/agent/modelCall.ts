@@ -8,10 +8,7 @@ import { errorText } from './errorText.js';
 import type { AgentEvent } from './events.js';
 import type { LoopHost, LoopOptions } from './host.js';
 
-export type CallOutcome =
-  | { kind: 'done'; done: DoneEvent }
-  | { kind: 'aborted'; partialText: string }
-  | { kind: 'failed'; error: ProviderError };
+export type CallOutcome = { kind: 'done'; done: DoneEvent } | { kind: 'aborted'; partialText: string } | { kind: 'failed'; error: ProviderError };
 
 /** One model call with retries for transient failures and reactive compaction for overflow. */
 export async function callModel(
@@ -34,7 +31,10 @@ export async function callModel(
     if (attempt === 1 && !why) return { kind: 'failed', error: err };
     const secs = Math.round((Date.now() - firstStarted) / 1000);
     const message = `${err.message} — gave up after ${attempt} attempt${attempt === 1 ? '' : 's'} over ${secs} s${why}`;
-    return { kind: 'failed', error: new ProviderError({ kind: err.kind, provider: err.provider, message, ...(err.status !== undefined ? { status: err.status } : {}) }) };
+    return {
+      kind: 'failed',
+      error: new ProviderError({ kind: err.kind, provider: err.provider, message, ...(err.status !== undefined ? { status: err.status } : {}) }),
+    };
   };
   for (;;) {
     attempt++;
@@ -51,7 +51,13 @@ export async function callModel(
         return;
       }
       silentTicks++;
-      emit({ type: 'waiting', seconds: Math.round((silentTicks * tick) / 1000), attempt, stalled: heard, ...(cannotConnect !== undefined && !heard ? { cannotConnect } : {}) });
+      emit({
+        type: 'waiting',
+        seconds: Math.round((silentTicks * tick) / 1000),
+        attempt,
+        stalled: heard,
+        ...(cannotConnect !== undefined && !heard ? { cannotConnect } : {}),
+      });
     }, tick);
     ticker.unref?.();
     const heardNow = (): void => {
@@ -93,17 +99,27 @@ export async function callModel(
               throw new ProviderError({ kind: 'server', provider: opts.provider.name, message: 'the model sent an empty reply (no text and no tool call)' });
             }
             host.afterResponse(req, ev);
-            debug('response', { model: ev.model, ms: Date.now() - sentAt, stopReason: ev.stopReason, usage: ev.usage, ...(debugFull() ? { blocks: JSON.stringify(ev.blocks).slice(0, 4_000) } : {}) });
+            debug('response', {
+              model: ev.model,
+              ms: Date.now() - sentAt,
+              stopReason: ev.stopReason,
+              usage: ev.usage,
+              ...(debugFull() ? { blocks: JSON.stringify(ev.blocks).slice(0, 4_000) } : {}),
+            });
             return { kind: 'done', done: ev };
         }
       }
       throw new ProviderError({ kind: 'stream_cut', provider: opts.provider.name, message: 'the response stream ended before the reply was complete' });
     } catch (e) {
       if (signal.aborted) return { kind: 'aborted', partialText };
-      const err = isProviderError(e)
-        ? e
-        : new ProviderError({ kind: 'connection', provider: opts.provider.name, message: errorText(e), cause: e });
-      debug('request failed', { ms: Date.now() - sentAt, kind: err.kind, ...(err.status !== undefined ? { status: err.status } : {}), ...(err.requestId ? { requestId: err.requestId } : {}), message: err.message });
+      const err = isProviderError(e) ? e : new ProviderError({ kind: 'connection', provider: opts.provider.name, message: errorText(e), cause: e });
+      debug('request failed', {
+        ms: Date.now() - sentAt,
+        kind: err.kind,
+        ...(err.status !== undefined ? { status: err.status } : {}),
+        ...(err.requestId ? { requestId: err.requestId } : {}),
+        message: err.message,
+      });
       if (err.kind === 'aborted') return { kind: 'aborted', partialText };
       if (err.kind === 'connection' && !heard) cannotConnect = err.message;
       if (err.kind === 'context_overflow') {

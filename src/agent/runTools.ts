@@ -62,7 +62,8 @@ async function runOneTool(
   const finish = (raw: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
     const output = opts.spill ? spillIfLarge(raw, opts.spill, use, summary) : raw;
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
-    const images = output.images && output.images.length > 0 ? { images: output.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })) } : {};
+    const images =
+      output.images && output.images.length > 0 ? { images: output.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })) } : {};
     return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError, ...images }, ...(stop ? { stop } : {}) };
   };
   const ctx: ToolContext = {
@@ -112,7 +113,8 @@ async function runOneTool(
   const hookCall = { name: tool.name, input, toolUseId: use.id };
   const pre = opts.hooks ? await opts.hooks.beforeTool(hookCall, signal) : {};
   if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
-  if (pre.block !== undefined) return finish({ content: `A PreToolUse hook blocked this call; it was not run. The hook said: ${pre.block}`, isError: true }, 'denied');
+  if (pre.block !== undefined)
+    return finish({ content: `A PreToolUse hook blocked this call; it was not run. The hook said: ${pre.block}`, isError: true }, 'denied');
 
   let auth: Authorization;
   try {
@@ -126,7 +128,8 @@ async function runOneTool(
 
   try {
     const output = await tool.run(input, ctx);
-    if (signal.aborted) return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
+    if (signal.aborted)
+      return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
     // as Claude Code: PostToolUse hooks hear of calls that succeeded
     const note = opts.hooks && !output.isError ? await opts.hooks.afterTool(hookCall, output, signal) : undefined;
     const noted = note ? { ...output, content: `${output.content}\n\n[Note from a PostToolUse hook]\n${note}` } : output;

@@ -49,7 +49,9 @@ export async function loadAgents(dirs: AgentDirs, knownTools: readonly string[])
   for (const [dir, source] of sources) {
     let names: string[];
     try {
-      names = readdirSync(dir).filter((n) => n.endsWith('.md')).sort();
+      names = readdirSync(dir)
+        .filter((n) => n.endsWith('.md'))
+        .sort();
     } catch {
       continue;
     }
@@ -72,7 +74,13 @@ export async function loadAgents(dirs: AgentDirs, knownTools: readonly string[])
 }
 
 /** One agent file: the agent, or warnings saying why it was skipped (and which fields were ignored). */
-export function parseAgentFile(text: string, file: string, source: AgentSource, knownTools: readonly string[], parseYaml: ParseYaml): { agent?: AgentDefinition; warnings: string[] } {
+export function parseAgentFile(
+  text: string,
+  file: string,
+  source: AgentSource,
+  knownTools: readonly string[],
+  parseYaml: ParseYaml,
+): { agent?: AgentDefinition; warnings: string[] } {
   const warnings: string[] = [];
   const skip = (why: string): { warnings: string[] } => ({ warnings: [...warnings, `${file}: ${why}; the agent is skipped`] });
   const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
@@ -90,7 +98,7 @@ export function parseAgentFile(text: string, file: string, source: AgentSource, 
   const description = f['description'];
   if (typeof description !== 'string' || description.trim() === '') return skip('field "description" is missing (it tells the model when to use the agent)');
   const prompt = (m[2] ?? '').trim();
-  if (prompt === '') return skip('the body (the agent\'s system prompt, after the frontmatter) is empty');
+  if (prompt === '') return skip("the body (the agent's system prompt, after the frontmatter) is empty");
   const agent: AgentDefinition = { name, description: description.trim(), prompt, source, file };
 
   const tools = f['tools'];
@@ -99,7 +107,10 @@ export function parseAgentFile(text: string, file: string, source: AgentSource, 
       return skip('field "tools" must be a comma-separated list or a list of tool names');
     }
     const parsed = parseToolList(tools, knownTools);
-    if (parsed.unknown.length > 0) warnings.push(`${file}: field "tools": unknown tool${parsed.unknown.length === 1 ? '' : 's'} ${parsed.unknown.map((u) => `"${u}"`).join(', ')} ignored (known: ${knownTools.join(', ')})`);
+    if (parsed.unknown.length > 0)
+      warnings.push(
+        `${file}: field "tools": unknown tool${parsed.unknown.length === 1 ? '' : 's'} ${parsed.unknown.map((u) => `"${u}"`).join(', ')} ignored (known: ${knownTools.join(', ')})`,
+      );
     agent.tools = [...new Set(parsed.entries.map((e) => e.tool))];
   }
   const model = f['model'];
@@ -109,12 +120,14 @@ export function parseAgentFile(text: string, file: string, source: AgentSource, 
   }
   const effort = f['effort'];
   if (effort !== undefined && effort !== null) {
-    if (typeof effort !== 'string' || !(EFFORTS as readonly string[]).includes(effort.trim())) warnings.push(`${file}: field "effort" must be one of ${EFFORTS.join(', ')}; ignored`);
+    if (typeof effort !== 'string' || !(EFFORTS as readonly string[]).includes(effort.trim()))
+      warnings.push(`${file}: field "effort" must be one of ${EFFORTS.join(', ')}; ignored`);
     else agent.effort = effort.trim();
   }
   const steps = f['maxSteps'] ?? f['maxTurns'];
   if (steps !== undefined && steps !== null) {
-    if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < 1) return skip(`field "${f['maxSteps'] !== undefined ? 'maxSteps' : 'maxTurns'}" must be a positive whole number (got ${JSON.stringify(steps)})`);
+    if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < 1)
+      return skip(`field "${f['maxSteps'] !== undefined ? 'maxSteps' : 'maxTurns'}" must be a positive whole number (got ${JSON.stringify(steps)})`);
     agent.maxSteps = steps;
   }
   return { agent, warnings };

@@ -48,7 +48,10 @@ export const EXPLORE_AGENT: AgentDefinition = {
 export class AgentCatalog {
   private readonly byName = new Map<string, AgentDefinition>();
 
-  constructor(defs: readonly AgentDefinition[], readonly warnings: readonly string[] = []) {
+  constructor(
+    defs: readonly AgentDefinition[],
+    readonly warnings: readonly string[] = [],
+  ) {
     this.byName.set(EXPLORE_AGENT.name, EXPLORE_AGENT);
     for (const d of defs) this.byName.set(d.name, d);
   }

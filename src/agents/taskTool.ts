@@ -13,7 +13,9 @@ const TaskInputSchema = z.object({
     .string()
     .check(
       z.minLength(1),
-      z.describe('The task for the sub-agent, complete and self-contained: it sees nothing of this conversation. Say what to find or do and what the report should contain.'),
+      z.describe(
+        'The task for the sub-agent, complete and self-contained: it sees nothing of this conversation. Say what to find or do and what the report should contain.',
+      ),
     ),
   agent: z.optional(z.string().check(z.minLength(1))).check(z.describe('Which agent runs it (default "explore").')),
 });
@@ -40,7 +42,12 @@ export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
     parse(input) {
       const parsed = parseInput('Task', TaskInputSchema, inputSchema, input);
       if (parsed.agent !== undefined && catalog.get(parsed.agent) === undefined) {
-        throw new ToolInputError(`Task: there is no agent "${parsed.agent}"; the agents are ${catalog.list().map((a) => a.name).join(', ')}`);
+        throw new ToolInputError(
+          `Task: there is no agent "${parsed.agent}"; the agents are ${catalog
+            .list()
+            .map((a) => a.name)
+            .join(', ')}`,
+        );
       }
       return parsed;
     },

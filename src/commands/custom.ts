@@ -66,7 +66,8 @@ async function parseFile(file: string, text: string): Promise<{ meta: Record<str
   } catch (e) {
     throw new Error(`${file}: the frontmatter is not valid YAML (${(e as Error).message.split('\n')[0]})`);
   }
-  if (meta !== null && meta !== undefined && (typeof meta !== 'object' || Array.isArray(meta))) throw new Error(`${file}: the frontmatter must be "key: value" lines`);
+  if (meta !== null && meta !== undefined && (typeof meta !== 'object' || Array.isArray(meta)))
+    throw new Error(`${file}: the frontmatter must be "key: value" lines`);
   return { meta: (meta ?? {}) as Record<string, unknown>, body: text.slice(m[0].length) };
 }
 

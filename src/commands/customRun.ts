@@ -17,10 +17,15 @@ export class CustomCommandError extends Error {
 
 export async function runCustom(session: Session, cmd: CustomCommand, args: string, toolNames: readonly string[]): Promise<TurnResult> {
   const parsed = cmd.allowedTools !== undefined ? parseToolList(cmd.allowedTools, toolNames) : { entries: [], unknown: [] };
-  if (parsed.unknown.length > 0) session.notice('warning', `${cmd.file}: allowed-tools: ${parsed.unknown.map((u) => `"${u}"`).join(', ')} name${parsed.unknown.length === 1 ? 's' : ''} no tool; ignored`);
+  if (parsed.unknown.length > 0)
+    session.notice(
+      'warning',
+      `${cmd.file}: allowed-tools: ${parsed.unknown.map((u) => `"${u}"`).join(', ')} name${parsed.unknown.length === 1 ? 's' : ''} no tool; ignored`,
+    );
   const before = session.currentConfig.model.name;
   const model = cmd.model && cmd.model !== before ? cmd.model : undefined;
-  if (model && !isKnownModel(session.currentConfig, model)) throw new CustomCommandError(`${cmd.file}: field "model": unknown model "${model}" (/model lists the known ones)`);
+  if (model && !isKnownModel(session.currentConfig, model))
+    throw new CustomCommandError(`${cmd.file}: field "model": unknown model "${model}" (/model lists the known ones)`);
   const body = substituteArgs(cmd.body, args);
   if (model) session.setModel(model);
   try {

@@ -25,11 +25,14 @@ export function formatCommandOutput(out: CommandOutput): string {
           (r.usage.cacheReadTokens || r.usage.cacheWriteTokens
             ? `, ${n(r.usage.cacheReadTokens)} cache read, ${n(r.usage.cacheWriteTokens)} cache write${r.usage.cacheWrite1hTokens ? ` (${n(r.usage.cacheWrite1hTokens)} for 1h)` : ''}`
             : '') +
-          (r.cost ? ` [input $${r.cost.input.toFixed(4)}, output $${r.cost.output.toFixed(4)}, cache read $${r.cost.cacheRead.toFixed(4)}, cache write $${r.cost.cacheWrite.toFixed(4)}]` : '') +
+          (r.cost
+            ? ` [input $${r.cost.input.toFixed(4)}, output $${r.cost.output.toFixed(4)}, cache read $${r.cost.cacheRead.toFixed(4)}, cache write $${r.cost.cacheWrite.toFixed(4)}]`
+            : '') +
           (r.usd !== undefined ? ` ≈ $${r.usd.toFixed(4)}` : ' (no price known)'),
       );
       if (out.totalUsd !== undefined) lines.push(`Total ≈ $${out.totalUsd.toFixed(4)}`);
-      for (const c of out.children ?? []) lines.push(`  sub-agent ${c.label} (${c.id}): ${n(c.tokens)} tokens${c.usd !== undefined ? ` ≈ $${c.usd.toFixed(4)}` : ''}`);
+      for (const c of out.children ?? [])
+        lines.push(`  sub-agent ${c.label} (${c.id}): ${n(c.tokens)} tokens${c.usd !== undefined ? ` ≈ $${c.usd.toFixed(4)}` : ''}`);
       return lines.join('\n');
     }
     case 'permissions': {
@@ -66,7 +69,10 @@ function percent(part: number, whole: number): string {
 }
 
 /** /agents as text: each agent with where it comes from, its model and tools; then skipped files. */
-export function agentsText(agents: ReadonlyArray<{ name: string; description: string; source: string; file?: string; model?: string; tools: string[] }>, warnings: readonly string[]): string {
+export function agentsText(
+  agents: ReadonlyArray<{ name: string; description: string; source: string; file?: string; model?: string; tools: string[] }>,
+  warnings: readonly string[],
+): string {
   if (agents.length === 0) return 'No Task tool in this session.';
   const lines = agents.map((a) => `${a.name} (${a.file ?? a.source}) · model ${a.model ?? 'inherited'} · tools ${a.tools.join(', ')}\n  ${a.description}`);
   if (warnings.length > 0) lines.push('Skipped or partly read:', ...warnings.map((w) => `  ${w}`));

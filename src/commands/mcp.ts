@@ -38,7 +38,12 @@ export function mcpList(m: McpManager): string {
     const notes = [...(v.error ? [`    error: ${v.error}`] : []), ...v.warnings.map((w) => `    warning: ${w}`)];
     return [line, ...notes].join('\n');
   });
-  return [head, ...rows, '', '/mcp reconnect <name> · /mcp disable <name> · /mcp enable <name> · /mcp approve <name> (a project server, remembered for this project)'].join('\n');
+  return [
+    head,
+    ...rows,
+    '',
+    '/mcp reconnect <name> · /mcp disable <name> · /mcp enable <name> · /mcp approve <name> (a project server, remembered for this project)',
+  ].join('\n');
 }
 
 /** Runs `/mcp <args>`; returns the text to show, or throws Error with what was wrong. */
@@ -47,7 +52,13 @@ export function mcpCommand(m: McpManager | undefined, args: string): string {
   const [verb = '', name = ''] = args.trim().split(/\s+/);
   if (verb === '' || verb === 'list') return mcpList(m);
   const known = m.views().find((v) => v.name === name);
-  if (!known) throw new Error(`usage: /mcp [list | reconnect | disable | enable | approve] <name>; the servers are ${m.views().map((v) => v.name).join(', ')}`);
+  if (!known)
+    throw new Error(
+      `usage: /mcp [list | reconnect | disable | enable | approve] <name>; the servers are ${m
+        .views()
+        .map((v) => v.name)
+        .join(', ')}`,
+    );
   switch (verb) {
     case 'reconnect':
       if (!m.reconnect(name)) throw new Error(`"${name}" cannot be reconnected (${known.error ?? STATE_TEXT[known.state]})`);

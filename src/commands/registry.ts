@@ -198,7 +198,8 @@ export const COMMANDS: readonly SlashCommand[] = [
   {
     name: 'rewind',
     args: '[turn code|conversation|both | undo]',
-    description: 'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both; undo takes back the last conversation rewind',
+    description:
+      'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both; undo takes back the last conversation rewind',
     run: async ({ session }, args) => asCommand(() => rewindCommand(session, args)),
   },
   {
@@ -248,7 +249,10 @@ function leave(name: string, description: string): SlashCommand {
 
 function pinList(pins: ReadonlyArray<{ text: string }>): string {
   if (pins.length === 0) return 'Nothing is pinned. /pin <text> keeps a note verbatim through every compaction.';
-  return ['Pinned (kept verbatim through every compaction; /unpin <n> to drop one):', ...pins.map((p, i) => `  ${i + 1}. ${p.text.replace(/\s+/g, ' ').slice(0, 200)}`)].join('\n');
+  return [
+    'Pinned (kept verbatim through every compaction; /unpin <n> to drop one):',
+    ...pins.map((p, i) => `  ${i + 1}. ${p.text.replace(/\s+/g, ' ').slice(0, 200)}`),
+  ].join('\n');
 }
 
 async function historyCommand(session: Session, args: string): Promise<CommandOutput> {

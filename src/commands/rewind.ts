@@ -4,7 +4,8 @@ import type { RewindWhat } from '../session/rewind.js';
 import type { CommandOutput, RewindTargetView } from '../session/protocol.js';
 
 export const BASH_CAVEAT = 'Only changes made by Edit and Write are restored: what Bash commands did (files they wrote, installs, commits) cannot be rewound.';
-export const REWIND_USAGE = 'usage: /rewind <turn number> code|conversation|both (/rewind alone lists the turns; /rewind undo takes back the last conversation rewind)';
+export const REWIND_USAGE =
+  'usage: /rewind <turn number> code|conversation|both (/rewind alone lists the turns; /rewind undo takes back the last conversation rewind)';
 
 const WHAT = new Set<RewindWhat>(['code', 'conversation', 'both']);
 
@@ -29,7 +30,8 @@ export async function rewindCommand(session: Session, args: string): Promise<Com
   const lines = [`Rewound to before turn ${done.target.index} (“${preview(done.target.text, 60)}”).`];
   if (what !== 'conversation') {
     if (done.files.length === 0) lines.push('Code: no file was changed by Edit or Write since then.');
-    for (const f of done.files) lines.push(f.action === 'failed' ? `  ✗ ${f.path}: ${f.error ?? 'failed'}` : `  ${f.action === 'removed' ? '−' : '↺'} ${f.path} ${f.action}`);
+    for (const f of done.files)
+      lines.push(f.action === 'failed' ? `  ✗ ${f.path}: ${f.error ?? 'failed'}` : `  ${f.action === 'removed' ? '−' : '↺'} ${f.path} ${f.action}`);
   }
   if (what !== 'code') lines.push(`Conversation: ${done.archived} message${done.archived === 1 ? '' : 's'} archived (still searchable with /history).`);
   if (what !== 'conversation') lines.push(BASH_CAVEAT);
@@ -44,7 +46,10 @@ export function preview(text: string, max: number): string {
 /** Plain-text list of turns, for print mode. */
 export function formatRewindTargets(targets: readonly RewindTargetView[]): string {
   const lines = targets.map((t) => {
-    const files = t.files.length > 0 ? ` — ${t.files.length} file${t.files.length === 1 ? '' : 's'} changed since: ${t.files.slice(0, 5).join(', ')}${t.files.length > 5 ? ', …' : ''}` : '';
+    const files =
+      t.files.length > 0
+        ? ` — ${t.files.length} file${t.files.length === 1 ? '' : 's'} changed since: ${t.files.slice(0, 5).join(', ')}${t.files.length > 5 ? ', …' : ''}`
+        : '';
     return `${String(t.index).padStart(3)}. ${new Date(t.createdAt).toISOString().slice(0, 16).replace('T', ' ')} ${preview(t.text, 70)}${t.inConversation ? '' : ` (${t.gone ?? 'compacted'}: code only)`}${files}`;
   });
   return [...lines, '', REWIND_USAGE, BASH_CAVEAT].join('\n');

@@ -24,7 +24,9 @@ export function costView(session: Session): CommandOutput {
     const models = Object.entries(c.cost);
     const tokens = models.reduce((s, [, u]) => s + u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens, 0);
     const usd = models.map(([m, u]) => costBreakdown(m, u)?.total);
-    return usd.every((x) => x !== undefined) && usd.length > 0 ? { id: c.id, label: c.label, tokens, usd: usd.reduce((s, x) => s + (x ?? 0), 0) } : { id: c.id, label: c.label, tokens };
+    return usd.every((x) => x !== undefined) && usd.length > 0
+      ? { id: c.id, label: c.label, tokens, usd: usd.reduce((s, x) => s + (x ?? 0), 0) }
+      : { id: c.id, label: c.label, tokens };
   });
   const more = children.length > 0 ? { children } : {};
   return priced.length > 0 ? { kind: 'cost', rows, totalUsd: priced.reduce((s, r) => s + (r.usd ?? 0), 0), ...more } : { kind: 'cost', rows, ...more };
@@ -35,14 +37,16 @@ export function agentsView(session: Session): CommandOutput {
   const catalog = session.subagentInfo().catalog;
   if (!catalog) return { kind: 'agents', agents: [], warnings: [] };
   const tools = [...READ_ONLY_TOOLS];
-  const agents = catalog.list().map((a): AgentRow => ({
-    name: a.name,
-    description: a.description,
-    source: a.source,
-    ...(a.file ? { file: a.file } : {}),
-    ...(a.model ? { model: a.model } : {}),
-    tools: [...(a.tools ?? tools)],
-  }));
+  const agents = catalog.list().map(
+    (a): AgentRow => ({
+      name: a.name,
+      description: a.description,
+      source: a.source,
+      ...(a.file ? { file: a.file } : {}),
+      ...(a.model ? { model: a.model } : {}),
+      tools: [...(a.tools ?? tools)],
+    }),
+  );
   return { kind: 'agents', agents, warnings: [...catalog.warnings] };
 }
 

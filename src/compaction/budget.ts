@@ -117,12 +117,7 @@ const MIN_SUMMARY_TOKENS = 256;
  * threshold, the summary and the restored context may take 30% each and the tail 40%.
  * On a 200K window the configured values apply unchanged.
  */
-export function compactionBudgets(
-  t: Thresholds,
-  cfg: CompactionConfig,
-  fixedTokens: number,
-  summarizerMaxOutput: number,
-): CompactionBudgets {
+export function compactionBudgets(t: Thresholds, cfg: CompactionConfig, fixedTokens: number, summarizerMaxOutput: number): CompactionBudgets {
   const room = Math.max(0, Math.floor(t.auto * POST_COMPACTION_SHARE) - fixedTokens);
   const summaryMaxTokens = Math.max(
     Math.min(MIN_SUMMARY_TOKENS, summarizerMaxOutput, cfg.summaryMaxTokens),

@@ -207,9 +207,12 @@ export class CompactionEngine {
     const estimated = Math.round(this.ratio() * raw);
     // the last reported anchor (kept in the saved state) is the previous response of this conversation
     const a = this.st.anchor;
-    const previous = a?.source === 'reported' ? { reported: a.tokens, estimated: Math.round(this.ratio() * (a.systemRaw + a.toolsRaw + a.rawMessages)) } : undefined;
+    const previous =
+      a?.source === 'reported' ? { reported: a.tokens, estimated: Math.round(this.ratio() * (a.systemRaw + a.toolsRaw + a.rawMessages)) } : undefined;
     const silent =
-      this.deps.silentOverflowDetection === false ? undefined : detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
+      this.deps.silentOverflowDetection === false
+        ? undefined
+        : detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
     if (silent) {
       delete this.st.anchor;
       return { estimated, ratio: this.ratio(), silentOverflow: silent.message, overflow: silent.overflow };
@@ -324,7 +327,11 @@ export class CompactionEngine {
     const { counter } = this.deps;
     const candidates = selectMicro(
       ctx.history,
-      { compactableTools: this.deps.compactableTools, keepRecent: this.cfg.microKeepRecent, ...(this.deps.describeToolUse ? { describe: this.deps.describeToolUse } : {}) },
+      {
+        compactableTools: this.deps.compactableTools,
+        keepRecent: this.cfg.microKeepRecent,
+        ...(this.deps.describeToolUse ? { describe: this.deps.describeToolUse } : {}),
+      },
       counter,
     );
     if (candidates.length < minBatch) return undefined;
@@ -349,7 +356,10 @@ export class CompactionEngine {
   }
 
   private async summarizeHead(run: LlmRun): Promise<Outcome> {
-    const outcome = await summarizeHead({ deps: this.deps, summarizer: this.summarizer, now: this.now, ratio: this.ratio(), budgets: (raw) => this.budgets(raw) }, run);
+    const outcome = await summarizeHead(
+      { deps: this.deps, summarizer: this.summarizer, now: this.now, ratio: this.ratio(), budgets: (raw) => this.budgets(raw) },
+      run,
+    );
     // the accounting re-anchors on the committed history (committed())
     if (outcome.change) delete this.st.anchor;
     return outcome;

@@ -38,7 +38,6 @@ export interface LlmRun {
   emit: Emit;
 }
 
-
 /**
  * Where the trailing messages that await a reply begin: the person's last prompt (with the
  * notes that came with it) when nothing answered it yet; the history's length otherwise. Tool
@@ -64,7 +63,13 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   const progress = (stage: string): void => emit({ type: 'compaction_progress', trigger, stage });
   emit({ type: 'compaction_start', trigger, ...(run.focus ? { focus: run.focus } : {}), tokensBefore: run.tokensBefore });
   const finish = (fields: Partial<CompactionRecord> & Pick<CompactionRecord, 'status'>, usage: Usage = emptyUsage()): Outcome => ({
-    record: bareRecord(d.now(), trigger, run.tokensBefore, started, { ...fields, id, usage, model: d.deps.summarizer.model, ...(run.focus ? { focus: run.focus } : {}) }),
+    record: bareRecord(d.now(), trigger, run.tokensBefore, started, {
+      ...fields,
+      id,
+      usage,
+      model: d.deps.summarizer.model,
+      ...(run.focus ? { focus: run.focus } : {}),
+    }),
   });
   if (signal.aborted) return finish({ status: 'failed', reason: CANCELLED });
 
@@ -83,41 +88,57 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   const head = partitionHead(history.slice(0, split.index));
   if (head.summarize.length === 0) {
     const reason = 'nothing to compact: what came before the kept recent turns is only the checkpoint and pinned messages';
-    return finish({ status: 'ineffective', reason: split.index === 0 ? 'nothing to compact yet: the conversation fits in the kept recent turns' : reason, tokensAfter: run.tokensBefore, method: 'none' });
+    return finish({
+      status: 'ineffective',
+      reason: split.index === 0 ? 'nothing to compact yet: the conversation fits in the kept recent turns' : reason,
+      tokensAfter: run.tokensBefore,
+      method: 'none',
+    });
   }
   const tail = history.slice(split.index);
 
   let summary: SummaryResult;
-  const provided = d.deps.providerCompaction ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress) : undefined;
+  const provided = d.deps.providerCompaction
+    ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress)
+    : undefined;
   if (provided) summary = provided.summary;
-  else try {
-    const instructions = d.deps.instructions ? await d.deps.instructions(trigger, run.focus, signal) : run.focus;
-    summary = await d.summarizer.summarize({
-      messages: head.summarize,
-      previous: head.previous ? checkpointSummary(head.previous) : undefined,
-      focus: instructions,
-      maxTokens: budgets.summaryMaxTokens,
-      inputTokens: d.deps.config.summaryInputTokens,
-      concurrency: d.deps.config.chunkConcurrency,
-      verify: d.deps.config.verify,
-      signal,
-      progress,
-      describe: d.deps.describeToolUse,
-      // a reactive compaction follows "prompt too long": the request as it stands cannot be sent.
-      // A prompt not yet answered stays out of it: in the same user message as the instruction
-      // the model would answer it, and that answer would become the checkpoint. It is sent after.
-      shared:
-        d.deps.inPlaceSummary && trigger !== 'reactive'
-          ? (() => {
-              const answered = history.slice(0, pendingFrom(history));
-              return { system: ctx.system, tools: ctx.tools, history: answered, keptFrom: Math.min(split.index, answered.length), tokens: measured.tokens, cacheKey: d.deps.inPlaceSummary.cacheKey, thinking: d.deps.inPlaceSummary.thinking };
-            })()
-          : undefined,
-    });
-  } catch (e) {
-    const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));
-    return finish({ status: 'failed', reason: f.aborted ? CANCELLED : f.message, tokensAfter: run.tokensBefore });
-  }
+  else
+    try {
+      const instructions = d.deps.instructions ? await d.deps.instructions(trigger, run.focus, signal) : run.focus;
+      summary = await d.summarizer.summarize({
+        messages: head.summarize,
+        previous: head.previous ? checkpointSummary(head.previous) : undefined,
+        focus: instructions,
+        maxTokens: budgets.summaryMaxTokens,
+        inputTokens: d.deps.config.summaryInputTokens,
+        concurrency: d.deps.config.chunkConcurrency,
+        verify: d.deps.config.verify,
+        signal,
+        progress,
+        describe: d.deps.describeToolUse,
+        // a reactive compaction follows "prompt too long": the request as it stands cannot be sent.
+        // A prompt not yet answered stays out of it: in the same user message as the instruction
+        // the model would answer it, and that answer would become the checkpoint. It is sent after.
+        shared:
+          d.deps.inPlaceSummary && trigger !== 'reactive'
+            ? (() => {
+                const answered = history.slice(0, pendingFrom(history));
+                return {
+                  system: ctx.system,
+                  tools: ctx.tools,
+                  history: answered,
+                  keptFrom: Math.min(split.index, answered.length),
+                  tokens: measured.tokens,
+                  cacheKey: d.deps.inPlaceSummary.cacheKey,
+                  thinking: d.deps.inPlaceSummary.thinking,
+                };
+              })()
+            : undefined,
+      });
+    } catch (e) {
+      const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));
+      return finish({ status: 'failed', reason: f.aborted ? CANCELLED : f.message, tokensAfter: run.tokensBefore });
+    }
 
   let restoration: Restoration | undefined;
   if (run.restore) {

@@ -50,7 +50,12 @@ export function inPlaceRequest(
   newMessage: (text: string) => Message,
 ): ModelRequest | undefined {
   const kept = shared.history.length - shared.keptFrom;
-  const instruction = buildInPlaceSummaryPrompt({ keptFrom: kept > 0 ? quoteOf(shared.history[shared.keptFrom]) : undefined, keptCount: kept, focus: opts.focus, maxTokens: opts.maxTokens });
+  const instruction = buildInPlaceSummaryPrompt({
+    keptFrom: kept > 0 ? quoteOf(shared.history[shared.keptFrom]) : undefined,
+    keptCount: kept,
+    focus: opts.focus,
+    maxTokens: opts.maxTokens,
+  });
   if (shared.tokens + counter.countText(instruction) + opts.maxTokens > opts.window * WINDOW_SHARE) return undefined;
   return {
     model: opts.model,
@@ -70,10 +75,10 @@ export function inPlaceAnswer(done: DoneEvent): { text: string } | { problem: st
     .map((b) => (b.type === 'text' ? b.text : ''))
     .join('')
     .trim();
-  if (done.blocks.some((b) => b.type === 'tool_use') || done.stopReason === 'tool_use') return { problem: 'the model called a tool instead of writing the summary' };
+  if (done.blocks.some((b) => b.type === 'tool_use') || done.stopReason === 'tool_use')
+    return { problem: 'the model called a tool instead of writing the summary' };
   if (done.stopReason === 'max_tokens' || done.stopReason === 'context_window') return { problem: 'the summary was cut off' };
   if (done.stopReason === 'refusal') return { problem: 'the model refused to write the summary' };
   if (!text) return { problem: 'the summary came back empty' };
   return { text };
 }
-

@@ -51,7 +51,16 @@ export function measure(counter: TokenCounter, parts: RequestParts, anchor: Anch
   const tokens = Math.round(ratio * (systemRaw + toolsRaw + rawMessages));
   const fresh =
     history.length > 0
-      ? { count: history.length, firstId: history[0]!.id, lastId: history[history.length - 1]!.id, rawMessages, systemRaw, toolsRaw, tokens, source: 'estimate' as const }
+      ? {
+          count: history.length,
+          firstId: history[0]!.id,
+          lastId: history[history.length - 1]!.id,
+          rawMessages,
+          systemRaw,
+          toolsRaw,
+          tokens,
+          source: 'estimate' as const,
+        }
       : undefined;
   return { tokens, systemRaw, toolsRaw, anchor: fresh, walked: history.length };
 }

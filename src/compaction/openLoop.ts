@@ -27,13 +27,17 @@ const RESULT_CHARS = 2_000;
 
 /** The open loop's calls and results as text, for the checkpoint that closes it. */
 export function openLoopText(loop: readonly Message[]): string {
-  const lines: string[] = ['## Tool loop in progress when the conversation was compacted', 'You had made these tool calls in the current task; continue from here without repeating them unless needed.'];
+  const lines: string[] = [
+    '## Tool loop in progress when the conversation was compacted',
+    'You had made these tool calls in the current task; continue from here without repeating them unless needed.',
+  ];
   for (const m of loop) {
     for (const b of m.blocks) {
       if (b.type === 'text' && m.role === 'assistant' && b.text.trim()) lines.push(`You wrote: ${b.text.trim()}`);
       if (b.type === 'tool_use') lines.push(`Call ${b.name} ${JSON.stringify(b.input)}`);
       if (b.type === 'tool_result') {
-        const body = b.content.length > RESULT_CHARS ? `${b.content.slice(0, RESULT_CHARS)}\n[… ${b.content.length - RESULT_CHARS} more characters]` : b.content;
+        const body =
+          b.content.length > RESULT_CHARS ? `${b.content.slice(0, RESULT_CHARS)}\n[… ${b.content.length - RESULT_CHARS} more characters]` : b.content;
         lines.push(`Result${b.isError ? ' (error)' : ''}:\n${body}`);
       }
     }

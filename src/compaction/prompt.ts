@@ -26,7 +26,12 @@ export const REQUIRED_SECTIONS: readonly string[] = ['Goal'];
 export function checkpointProblem(text: string): string | undefined {
   if (text.trim() === '') return 'the summary came back empty';
   const headings = new Set(
-    [...text.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].map((m) => m[1]!.replace(/[*_`:]/g, '').trim().toLowerCase()),
+    [...text.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].map((m) =>
+      m[1]!
+        .replace(/[*_`:]/g, '')
+        .trim()
+        .toLowerCase(),
+    ),
   );
   const missing = REQUIRED_SECTIONS.filter((s) => !headings.has(s.toLowerCase()));
   if (missing.length > 0) return `the reply is not a checkpoint (no ${missing.map((s) => `"## ${s}"`).join(', ')} section)`;
@@ -102,7 +107,16 @@ export function buildSummaryPrompt(p: SummaryPromptInput): string {
         `<previous_checkpoint>\n${escapeDelimiters(p.previous.trim())}\n</previous_checkpoint>`,
       ].join('\n')
     : 'Write a checkpoint of the conversation in the transcript below.';
-  return [intro, focusSection(p.focus), modifiedSection(p.modifiedFiles), structure(p.maxTokens), '', transcriptBlock(p.transcript), '', 'Now write the checkpoint.'].join('\n');
+  return [
+    intro,
+    focusSection(p.focus),
+    modifiedSection(p.modifiedFiles),
+    structure(p.maxTokens),
+    '',
+    transcriptBlock(p.transcript),
+    '',
+    'Now write the checkpoint.',
+  ].join('\n');
 }
 
 /** One part of a head too long for one request. */
@@ -120,13 +134,16 @@ export function buildChunkPrompt(p: { transcript: string; part: number; parts: n
 }
 
 /** Merges partial checkpoints (and the previous checkpoint, which precedes them all) into one. */
-export function buildConsolidationPrompt(p: { partials: readonly string[]; previous?: string | undefined; focus?: string | undefined; maxTokens: number }): string {
+export function buildConsolidationPrompt(p: {
+  partials: readonly string[];
+  previous?: string | undefined;
+  focus?: string | undefined;
+  maxTokens: number;
+}): string {
   const previous = p.previous
     ? `The previous checkpoint, which covers everything before part 1:\n<previous_checkpoint>\n${escapeDelimiters(p.previous.trim())}\n</previous_checkpoint>\n`
     : '';
-  const partials = p.partials
-    .map((s, i) => `<partial_summary part="${i + 1}">\n${escapeDelimiters(s.trim())}\n</partial_summary>`)
-    .join('\n\n');
+  const partials = p.partials.map((s, i) => `<partial_summary part="${i + 1}">\n${escapeDelimiters(s.trim())}\n</partial_summary>`).join('\n\n');
   return [
     'Below are partial checkpoints of consecutive parts of one conversation, oldest first. Merge them into a single checkpoint of the whole',
     'conversation: later parts override earlier ones where they disagree; requests fulfilled in a later part are no longer pending;',

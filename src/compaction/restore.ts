@@ -108,7 +108,12 @@ export function quotedRequests(checkpoint: Message): string[] {
  * person's latest requests from the archived part, verbatim (so no instruction is lost to
  * paraphrase), then the most recently read files, read again as they are now.
  */
-export async function buildRestoration(archived: readonly Message[], tail: readonly Message[], opts: RestoreOptions, counter: TokenCounter): Promise<Restoration> {
+export async function buildRestoration(
+  archived: readonly Message[],
+  tail: readonly Message[],
+  opts: RestoreOptions,
+  counter: TokenCounter,
+): Promise<Restoration> {
   const count = (t: string): number => counter.countText(t);
   const result: Restoration = { restoredPaths: [], requestCount: 0, tokens: 0 };
   if (opts.budget <= 0) return result;

@@ -176,7 +176,12 @@ export class Summarizer {
    */
   private async inPlace(run: Run, shared: SharedPrefix): Promise<string | undefined> {
     const { job } = run;
-    const req = inPlaceRequest(shared, { model: this.model.model, maxTokens: run.maxTokens, window: run.window, focus: job.focus, signal: job.signal }, this.counter, (t) => userMessage(t, 'meta'));
+    const req = inPlaceRequest(
+      shared,
+      { model: this.model.model, maxTokens: run.maxTokens, window: run.window, focus: job.focus, signal: job.signal },
+      this.counter,
+      (t) => userMessage(t, 'meta'),
+    );
     if (!req) return undefined;
     job.progress('summarizing');
     let done: DoneEvent;
@@ -241,7 +246,10 @@ export class Summarizer {
     let done = 0;
     job.progress(`summarizing in ${chunks.length} parts`);
     const partials = await mapLimit(chunks, job.concurrency, async (chunk, i) => {
-      const text = await this.request(run, buildChunkPrompt({ transcript: chunk, part: i + 1, parts: chunks.length, focus: job.focus, maxTokens: run.maxTokens }));
+      const text = await this.request(
+        run,
+        buildChunkPrompt({ transcript: chunk, part: i + 1, parts: chunks.length, focus: job.focus, maxTokens: run.maxTokens }),
+      );
       done += 1;
       job.progress(`summarized part ${done} of ${chunks.length}`);
       return text;

@@ -26,7 +26,8 @@ export function needsExactCounts(counter: TokenCounter, parts: RequestParts, lad
 
 /** The gauge's figure: the last reported count plus ~4 bytes a token for what came after, or ~4 bytes a token for everything. */
 export function roughTokens(counter: TokenCounter, parts: RequestParts, last: Reported | undefined, ratio: number): number {
-  if (last && anchorMatches(last, parts.history)) return Math.round(last.tokens + ratio * counter.boundMessages(parts.history, ROUGH_BYTES_PER_TOKEN, last.count));
+  if (last && anchorMatches(last, parts.history))
+    return Math.round(last.tokens + ratio * counter.boundMessages(parts.history, ROUGH_BYTES_PER_TOKEN, last.count));
   return Math.round(ratio * counter.boundRequest(parts.system, parts.tools, parts.history, ROUGH_BYTES_PER_TOKEN));
 }
 

@@ -174,9 +174,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     else if (inferred) provider = inferred;
     else if (flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL) provider = 'openai';
     else {
-      throw new ConfigError(
-        `--model: cannot tell which provider serves "${modelName}"; pass --provider anthropic|openai, or set "provider" in .agentrc`,
-      );
+      throw new ConfigError(`--model: cannot tell which provider serves "${modelName}"; pass --provider anthropic|openai, or set "provider" in .agentrc`);
     }
   } else {
     provider = explicitProvider ?? (env.ANTHROPIC_API_KEY || !env.OPENAI_API_KEY ? 'anthropic' : 'openai');
@@ -204,7 +202,10 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   }
 
   const compactionEngine = file.compaction?.engine;
-  if (compactionEngine === 'provider' && (provider !== 'openai' || openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) !== 'responses')) {
+  if (
+    compactionEngine === 'provider' &&
+    (provider !== 'openai' || openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) !== 'responses')
+  ) {
     warnings.push(
       `compaction.engine "provider" applies to OpenAI models on the Responses API (api.openai.com, or "api": "responses"); ${model} compacts with the agent's own summarizer.`,
     );
@@ -287,7 +288,19 @@ export function withEffort(c: Config, effort: Effort): Config {
   if (c.provider === 'openai') return { ...c, reasoningEffort: effort === 'max' ? 'xhigh' : effort };
   const override = { ...c.thinkingOverride, effort };
   const { thinking: _t, capabilities: _c, ...base } = c;
-  return { ...base, thinkingOverride: override, ...resolveThinking(c.model.name, c.provider, c.userModels, c.thinkingSetting, c.maxOutputTokens, c.capabilities?.source === 'provider' ? c.capabilities : undefined, override) };
+  return {
+    ...base,
+    thinkingOverride: override,
+    ...resolveThinking(
+      c.model.name,
+      c.provider,
+      c.userModels,
+      c.thinkingSetting,
+      c.maxOutputTokens,
+      c.capabilities?.source === 'provider' ? c.capabilities : undefined,
+      override,
+    ),
+  };
 }
 
 export function withModel(config: Config, name: string, learned?: ThinkingCapabilities): Config {
@@ -295,7 +308,13 @@ export function withModel(config: Config, name: string, learned?: ThinkingCapabi
   const provider = model.provider ?? config.provider;
   const maxOutputTokens = outputTokensFor(model, config.maxOutputSetting);
   const { thinking: _t, capabilities: _c, ...base } = config;
-  const next: Config = { ...base, provider, model, maxOutputTokens, ...resolveThinking(name, provider, config.userModels, config.thinkingSetting, maxOutputTokens, learned, config.thinkingOverride) };
+  const next: Config = {
+    ...base,
+    provider,
+    model,
+    maxOutputTokens,
+    ...resolveThinking(name, provider, config.userModels, config.thinkingSetting, maxOutputTokens, learned, config.thinkingOverride),
+  };
   if (provider === config.provider) return next;
   const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, ...rest } = next;
   return rest;

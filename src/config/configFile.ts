@@ -49,7 +49,13 @@ export function validateConfig(file: string, raw: unknown, source?: Pick<RawConf
     const problems = result.error.issues.map((issue) => {
       // an unknown key is found at the key itself, not at the object holding it
       const path = [...issue.path, ...(issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [issue.keys[0]] : [])];
-      const at = source ? positionOf(source.text, source.tree, path.map((k) => (typeof k === 'number' ? k : String(k)))) : undefined;
+      const at = source
+        ? positionOf(
+            source.text,
+            source.tree,
+            path.map((k) => (typeof k === 'number' ? k : String(k))),
+          )
+        : undefined;
       return `${at ? `line ${at.line}, column ${at.column}: ` : ''}${describeIssue(issue)}`;
     });
     if (problems.length === 1) throw new ConfigError(`${file}: ${problems[0]!}`);

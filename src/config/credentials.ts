@@ -26,10 +26,7 @@ export function resolveCredentials(config: Pick<Config, 'provider' | 'apiKeyEnv'
   const base = baseURL ? { baseURL } : {};
   if (apiKey) return { apiKey, keyVar, ...base };
   if (config.provider === 'openai' && baseURL && !isOfficialOpenAI(baseURL)) return { apiKey: NO_KEY_PLACEHOLDER, ...base };
-  const hint =
-    config.provider === 'openai'
-      ? ` (for a local OpenAI-compatible server, set OPENAI_BASE_URL or --base-url instead)`
-      : '';
+  const hint = config.provider === 'openai' ? ` (for a local OpenAI-compatible server, set OPENAI_BASE_URL or --base-url instead)` : '';
   throw new MissingKeyError(
     `no API key for ${config.provider}: set ${keyVar}, e.g. \`export ${keyVar}=...\`${hint}. ` +
       `To read the key from another variable, set "apiKeyEnv" in .agentrc.`,

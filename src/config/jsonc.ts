@@ -61,9 +61,7 @@ const PARSE_PROBLEMS: Record<string, string> = {
   InvalidCharacter: 'a control character inside a string',
 };
 
-export type JsoncResult =
-  | { ok: true; value: unknown; tree: JsonNode | undefined }
-  | { ok: false; problem: string };
+export type JsoncResult = { ok: true; value: unknown; tree: JsonNode | undefined } | { ok: false; problem: string };
 
 /**
  * Parses JSON with comments as VS Code reads its settings: // and /* *\/ comments and trailing

@@ -80,7 +80,13 @@ export interface UserModelEntry {
 export function resolveModel(name: string, userModels: Readonly<Record<string, UserModelEntry>> = {}): ResolvedModel {
   const user = userModels[name];
   if (user) {
-    return { name, contextWindow: user.contextWindow, maxOutputTokens: user.maxOutputTokens, source: 'config', ...(user.provider ? { provider: user.provider } : {}) };
+    return {
+      name,
+      contextWindow: user.contextWindow,
+      maxOutputTokens: user.maxOutputTokens,
+      source: 'config',
+      ...(user.provider ? { provider: user.provider } : {}),
+    };
   }
   const key = longestPrefix(name, Object.keys(BUILTIN_MODELS));
   if (key) {

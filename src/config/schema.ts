@@ -250,7 +250,13 @@ export function flattenHooks(file: HooksFileConfig): HooksConfig {
     const list = file[event];
     if (!list) continue;
     out[event] = list.flatMap((e): HookCommand[] =>
-      'hooks' in e ? e.hooks.map((h) => ({ ...(e.matcher !== undefined ? { matcher: e.matcher } : {}), command: h.command, ...(h.timeout !== undefined ? { timeoutMs: Math.round(h.timeout * 1000) } : {}) })) : [e],
+      'hooks' in e
+        ? e.hooks.map((h) => ({
+            ...(e.matcher !== undefined ? { matcher: e.matcher } : {}),
+            command: h.command,
+            ...(h.timeout !== undefined ? { timeoutMs: Math.round(h.timeout * 1000) } : {}),
+          }))
+        : [e],
     );
   }
   return out;

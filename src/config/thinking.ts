@@ -24,7 +24,8 @@ export interface ThinkingCapabilities {
 export function builtinCapabilities(model: string): ThinkingCapabilities | undefined {
   if (/^claude-(fable|mythos|opus|sonnet|haiku)-5(-|$)/.test(model)) return { types: ['adaptive'], efforts: EFFORTS, keepsThinking: true, source: 'builtin' };
   if (/^claude-(opus|sonnet)-4-[78](-|$)/.test(model)) return { types: ['adaptive', 'disabled'], efforts: EFFORTS, keepsThinking: false, source: 'builtin' };
-  if (/^claude-(opus|sonnet)-4-6(-|$)/.test(model)) return { types: ['adaptive', 'enabled', 'disabled'], efforts: ['low', 'medium', 'high', 'max'], keepsThinking: false, source: 'builtin' };
+  if (/^claude-(opus|sonnet)-4-6(-|$)/.test(model))
+    return { types: ['adaptive', 'enabled', 'disabled'], efforts: ['low', 'medium', 'high', 'max'], keepsThinking: false, source: 'builtin' };
   if (/^claude-/.test(model)) return { types: ['enabled', 'disabled'], efforts: [], keepsThinking: false, source: 'builtin' };
   return undefined;
 }
@@ -49,11 +50,22 @@ const MIN_BUDGET = 1_024;
  * otherwise, unless asked). `where` names a setting where it was set ("thinking.effort", "models.X.thinking.mode").
  * Throws ThinkingSettingError naming the setting and the model.
  */
-export function thinkingFor(model: string, setting: ThinkingSetting, caps: ThinkingCapabilities | undefined, maxOutputTokens: number, where: (field: keyof ThinkingSetting) => string = (f) => `thinking.${f}`): ThinkingRequest | undefined {
+export function thinkingFor(
+  model: string,
+  setting: ThinkingSetting,
+  caps: ThinkingCapabilities | undefined,
+  maxOutputTokens: number,
+  where: (field: keyof ThinkingSetting) => string = (f) => `thinking.${f}`,
+): ThinkingRequest | undefined {
   if (!caps) {
     if (setting.mode === undefined && setting.effort === undefined) return undefined;
     // a model nobody described: send what was asked and let the provider judge
-    return { mode: setting.mode ?? 'adaptive', ...(setting.budgetTokens !== undefined ? { budgetTokens: setting.budgetTokens } : {}), ...(setting.effort ? { effort: setting.effort } : {}), ...(setting.display ? { display: setting.display } : {}) };
+    return {
+      mode: setting.mode ?? 'adaptive',
+      ...(setting.budgetTokens !== undefined ? { budgetTokens: setting.budgetTokens } : {}),
+      ...(setting.effort ? { effort: setting.effort } : {}),
+      ...(setting.display ? { display: setting.display } : {}),
+    };
   }
   const mode = setting.mode ?? (caps.types.includes('adaptive') ? 'adaptive' : undefined);
   const type: ThinkingType | undefined = mode === 'off' ? 'disabled' : mode;
@@ -64,9 +76,13 @@ export function thinkingFor(model: string, setting: ThinkingSetting, caps: Think
   }
   if (mode === 'enabled') {
     const budget = setting.budgetTokens;
-    if (budget === undefined) throw new ThinkingSettingError(`${where('budgetTokens')}: required with mode "enabled" (${model}): at least ${MIN_BUDGET} and below the output limit`);
+    if (budget === undefined)
+      throw new ThinkingSettingError(`${where('budgetTokens')}: required with mode "enabled" (${model}): at least ${MIN_BUDGET} and below the output limit`);
     if (budget < MIN_BUDGET) throw new ThinkingSettingError(`${where('budgetTokens')}: ${budget} is under the minimum of ${MIN_BUDGET} (${model})`);
-    if (budget >= maxOutputTokens) throw new ThinkingSettingError(`${where('budgetTokens')}: ${budget} is not below the output limit of ${maxOutputTokens} tokens (${model}; raise maxOutputTokens or lower the budget)`);
+    if (budget >= maxOutputTokens)
+      throw new ThinkingSettingError(
+        `${where('budgetTokens')}: ${budget} is not below the output limit of ${maxOutputTokens} tokens (${model}; raise maxOutputTokens or lower the budget)`,
+      );
   } else if (setting.budgetTokens !== undefined && mode !== undefined) {
     throw new ThinkingSettingError(`${where('budgetTokens')}: only used with mode "enabled" (${model} is set to "${mode}")`);
   }

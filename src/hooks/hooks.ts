@@ -87,10 +87,15 @@ export class Hooks {
     }
     const changed = this.deps.trust.changedSinceApproval(subject);
     if (!this.deps.askApproval) {
-      this.deps.report('warning', `${source.file} has hooks${changed ? ' that changed since you approved them' : ''}; they do not run in print mode without --hooks-trust`);
+      this.deps.report(
+        'warning',
+        `${source.file} has hooks${changed ? ' that changed since you approved them' : ''}; they do not run in print mode without --hooks-trust`,
+      );
       return false;
     }
-    const list = Object.entries(source.hooks).flatMap(([event, hooks]) => (hooks ?? []).map((h) => `  ${event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`));
+    const list = Object.entries(source.hooks).flatMap(([event, hooks]) =>
+      (hooks ?? []).map((h) => `  ${event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`),
+    );
     const question = `${source.file} ${changed ? 'changed its hooks since you approved them' : 'has hooks'}: shell commands that run on the agent's events.\n${list.join('\n')}\nRun them in this project?`;
     let ok = false;
     try {

@@ -157,7 +157,15 @@ async function* runRequest<C extends { baseURL: string }>(
     throw requestFailure(
       e,
       spec.describe,
-      { provider: spec.provider, model: req.model, apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv ?? spec.keyEnv, baseURL: client.baseURL, signal: req.signal, streamStarted: started },
+      {
+        provider: spec.provider,
+        model: req.model,
+        apiKey: opts.apiKey,
+        apiKeyEnv: opts.apiKeyEnv ?? spec.keyEnv,
+        baseURL: client.baseURL,
+        signal: req.signal,
+        streamStarted: started,
+      },
       tap,
     );
   } finally {

@@ -40,7 +40,10 @@ function toBlockParam(b: Block): ContentBlockParam[] {
       const images = (b.images ?? []).filter((i) => IMAGE_TYPES.has(i.mediaType));
       const content =
         images.length > 0
-          ? [...(b.content.trim().length > 0 ? [{ type: 'text' as const, text: b.content }] : []), ...images.map((i) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: i.mediaType as ImageMediaType, data: i.data } }))]
+          ? [
+              ...(b.content.trim().length > 0 ? [{ type: 'text' as const, text: b.content }] : []),
+              ...images.map((i) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: i.mediaType as ImageMediaType, data: i.data } })),
+            ]
           : b.content;
       return [{ type: 'tool_result', tool_use_id: b.toolUseId, ...(content.length > 0 ? { content } : {}), ...(b.isError ? { is_error: true } : {}) }];
     }
@@ -91,7 +94,12 @@ export function toAnthropicMessages(messages: readonly Message[]): WireMessage[]
  * block, or the last tool without one), and on the messages messageBreakpoints picks. The
  * markers do not take part in the cached prefix, so moving them never breaks a hit.
  */
-function withBreakpoints(tools: Tool[], messages: WireMessage[], system: string, cache: CacheSettings): { tools: Tool[]; messages: WireMessage[]; system?: TextBlockParam[] } {
+function withBreakpoints(
+  tools: Tool[],
+  messages: WireMessage[],
+  system: string,
+  cache: CacheSettings,
+): { tools: Tool[]; messages: WireMessage[]; system?: TextBlockParam[] } {
   const mark: CacheControlEphemeral = cache.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const marked = new Set(messageBreakpoints(messages.map((m) => m.role)));
   const outMessages = messages.map((m, i) => {
@@ -110,7 +118,11 @@ export function thinkingParams(t: ThinkingRequest | undefined): Pick<MessageCrea
   if (!t) return {};
   const display = t.display !== undefined ? { display: t.display } : {};
   const thinking: ThinkingConfigParam =
-    t.mode === 'off' ? { type: 'disabled' } : t.mode === 'enabled' ? { type: 'enabled', budget_tokens: t.budgetTokens ?? 1_024, ...display } : { type: 'adaptive', ...display };
+    t.mode === 'off'
+      ? { type: 'disabled' }
+      : t.mode === 'enabled'
+        ? { type: 'enabled', budget_tokens: t.budgetTokens ?? 1_024, ...display }
+        : { type: 'adaptive', ...display };
   return { thinking, ...(t.effort !== undefined && t.effort !== 'high' ? { output_config: { effort: t.effort } } : {}) };
 }
 
@@ -199,7 +211,13 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
   readonly name = 'anthropic' as const;
 
   constructor(opts: AdapterOptions) {
-    super(opts, { provider: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', client: (options) => new MessagesClient(options), describe: describeAnthropicError, aborted: () => new APIUserAbortError() });
+    super(opts, {
+      provider: 'anthropic',
+      keyEnv: 'ANTHROPIC_API_KEY',
+      client: (options) => new MessagesClient(options),
+      describe: describeAnthropicError,
+      aborted: () => new APIUserAbortError(),
+    });
   }
 
   /** GET /v1/models/{id}: thinking types, effort levels, limits and lifecycle. */
@@ -316,7 +334,10 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
  * Cache figures of a usage object (message_start, or a cumulative message_delta): reads, writes,
  * and the part of the writes made with the 1h TTL (priced 2× instead of 1.25×).
  */
-function readCacheUsage(usage: Usage, u: Partial<Pick<AnthropicUsage, 'cache_read_input_tokens' | 'cache_creation_input_tokens' | 'cache_creation'>> | MessageDeltaUsage): void {
+function readCacheUsage(
+  usage: Usage,
+  u: Partial<Pick<AnthropicUsage, 'cache_read_input_tokens' | 'cache_creation_input_tokens' | 'cache_creation'>> | MessageDeltaUsage,
+): void {
   if (typeof u.cache_read_input_tokens === 'number') usage.cacheReadTokens = u.cache_read_input_tokens;
   if (typeof u.cache_creation_input_tokens === 'number') usage.cacheWriteTokens = u.cache_creation_input_tokens;
   const oneHour = 'cache_creation' in u ? u.cache_creation?.ephemeral_1h_input_tokens : undefined;

@@ -76,7 +76,8 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
       : {}),
     async describeModel(model: string): Promise<ModelDescription> {
       const provider = await load();
-      if (!provider.describeModel) throw new ProviderError({ kind: 'bad_request', provider: opts.provider, message: `${opts.provider} has no models endpoint this program reads` });
+      if (!provider.describeModel)
+        throw new ProviderError({ kind: 'bad_request', provider: opts.provider, message: `${opts.provider} has no models endpoint this program reads` });
       return provider.describeModel(model);
     },
   };

@@ -100,7 +100,8 @@ export function createFetch(hooks: FetchHooks = {}, opts: { idleSocketMs?: numbe
       }
       res.discard();
       if (hop >= MAX_REDIRECTS) throw new TypeError(`fetch failed: more than ${MAX_REDIRECTS} redirects from ${url.href}`);
-      if (typeof body === 'object' && !(body instanceof Uint8Array)) throw new TypeError(`fetch failed: a streamed request body cannot follow the redirect from ${url.href}`);
+      if (typeof body === 'object' && !(body instanceof Uint8Array))
+        throw new TypeError(`fetch failed: a streamed request body cannot follow the redirect from ${url.href}`);
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';
         body = undefined;
@@ -116,7 +117,15 @@ export function createFetch(hooks: FetchHooks = {}, opts: { idleSocketMs?: numbe
 
 const isRedirect = (status: number): boolean => status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 
-async function send(pools: Pools, url: URL, method: string, headers: HttpHeaders, body: Body, signal: AbortSignal | undefined, hooks: FetchHooks): Promise<HttpResponse> {
+async function send(
+  pools: Pools,
+  url: URL,
+  method: string,
+  headers: HttpHeaders,
+  body: Body,
+  signal: AbortSignal | undefined,
+  hooks: FetchHooks,
+): Promise<HttpResponse> {
   if (signal?.aborted) throw abortError(signal);
   const { request, agent } = await pools.for(url);
   const outgoing: RequestOptions['headers'] = {};

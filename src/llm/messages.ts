@@ -79,8 +79,7 @@ export type ProviderStateBlock = ThinkingBlock | RedactedThinkingBlock | Reasoni
 
 export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ProviderStateBlock;
 
-export const isProviderStateBlock = (b: Block): b is ProviderStateBlock =>
-  b.type === 'thinking' || b.type === 'redacted_thinking' || b.type === 'reasoning';
+export const isProviderStateBlock = (b: Block): b is ProviderStateBlock => b.type === 'thinking' || b.type === 'redacted_thinking' || b.type === 'reasoning';
 
 /**
  * normal: said by the person or the model.
@@ -155,15 +154,12 @@ export function textOf(msg: Message): string {
     .join('');
 }
 
-export const toolUses = (msg: Message): ToolUseBlock[] =>
-  msg.blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+export const toolUses = (msg: Message): ToolUseBlock[] => msg.blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use');
 
-export const toolResults = (msg: Message): ToolResultBlock[] =>
-  msg.blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result');
+export const toolResults = (msg: Message): ToolResultBlock[] => msg.blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result');
 
 /** A user message made only of tool results: the second half of a tool pair, not a human turn. */
-export const isToolResultMessage = (msg: Message): boolean =>
-  msg.role === 'user' && msg.blocks.length > 0 && msg.blocks.every((b) => b.type === 'tool_result');
+export const isToolResultMessage = (msg: Message): boolean => msg.role === 'user' && msg.blocks.length > 0 && msg.blocks.every((b) => b.type === 'tool_result');
 
 /** A user turn a person (or the agent on their behalf) started: where a history may be cut. */
 export const isUserTurnStart = (msg: Message): boolean => msg.role === 'user' && !isToolResultMessage(msg);

@@ -88,7 +88,11 @@ export function tokenFieldFor(baseURL: string): 'max_tokens' | 'max_completion_t
  * `promptCacheKey`: the prompt_cache_key to send (the session id), only where the server is
  * OpenAI's: OpenAI-compatible servers may refuse a field they do not know.
  */
-export function toOpenAIParams(req: ModelRequest, tokenField: 'max_tokens' | 'max_completion_tokens', promptCacheKey?: string): ChatCompletionCreateParamsStreaming {
+export function toOpenAIParams(
+  req: ModelRequest,
+  tokenField: 'max_tokens' | 'max_completion_tokens',
+  promptCacheKey?: string,
+): ChatCompletionCreateParamsStreaming {
   const tools: ChatCompletionTool[] = req.tools.map((t) => ({
     type: 'function',
     function: { name: t.name, description: t.description, parameters: t.inputSchema },
@@ -147,7 +151,13 @@ export class OpenAIProvider extends SdkAdapter<OpenAI> implements Provider {
   readonly name = 'openai' as const;
 
   constructor(opts: AdapterOptions) {
-    super(opts, { provider: 'openai', keyEnv: 'OPENAI_API_KEY', client: (options) => new OpenAI(options), describe: describeOpenAIError, aborted: () => new APIUserAbortError() });
+    super(opts, {
+      provider: 'openai',
+      keyEnv: 'OPENAI_API_KEY',
+      client: (options) => new OpenAI(options),
+      describe: describeOpenAIError,
+      aborted: () => new APIUserAbortError(),
+    });
   }
 
   protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<OpenAI>): AsyncGenerator<StreamEvent> {

@@ -107,8 +107,7 @@ export const parseLmStudioTryingToKeep: Parser = (text) => {
 export const parseOllama: Parser = (text) => (/the input length exceeds the context length/i.test(text) ? {} : undefined);
 
 /** Anthropic 413 request_too_large: "Request exceeds the maximum allowed number of bytes..." (no token figures). */
-export const parseRequestTooLarge: Parser = (text) =>
-  /request exceeds the maximum allowed number of bytes|request_too_large/i.test(text) ? {} : undefined;
+export const parseRequestTooLarge: Parser = (text) => (/request exceeds the maximum allowed number of bytes|request_too_large/i.test(text) ? {} : undefined);
 
 /** Any other "maximum context length is N tokens" wording: at least the limit is known. */
 const parseGenericMaximumContext: Parser = (text) => {

@@ -36,7 +36,8 @@ function userContent(blocks: readonly Block[]): ResponseInputContent[] {
 }
 
 /** An OpenAI compaction item (the encrypted summary of what it replaced), as received. */
-const compactionItem = (b: ReasoningBlock): ResponseInputItem[] => (b.encryptedContent !== undefined ? [{ type: 'compaction', id: b.id, encrypted_content: b.encryptedContent }] : []);
+const compactionItem = (b: ReasoningBlock): ResponseInputItem[] =>
+  b.encryptedContent !== undefined ? [{ type: 'compaction', id: b.id, encrypted_content: b.encryptedContent }] : [];
 
 function assistantText(b: TextBlock): EasyInputMessage {
   return { type: 'message', role: 'assistant', content: b.text, ...(b.phase ? { phase: b.phase } : {}) };
@@ -75,7 +76,12 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
         out.push(...compactionItem(b));
       } else if (b.type === 'reasoning') {
         if (reasoning && b.encryptedContent !== undefined)
-          held.push({ type: 'reasoning', id: b.id, summary: b.summary.map((text) => ({ type: 'summary_text' as const, text })), encrypted_content: b.encryptedContent });
+          held.push({
+            type: 'reasoning',
+            id: b.id,
+            summary: b.summary.map((text) => ({ type: 'summary_text' as const, text })),
+            encrypted_content: b.encryptedContent,
+          });
       } else if (b.type === 'text') {
         if (b.text.length > 0) push(assistantText(b));
       } else if (b.type === 'tool_use') {
@@ -87,7 +93,11 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
 }
 
 /** `promptCacheKey`: the session id, sent unless caching hints are off (a server that speaks Responses knows the field). */
-export function toResponsesParams(req: ModelRequest, promptCacheKey?: string, effort: ReasoningEffort = DEFAULT_REASONING_EFFORT): ResponseCreateParamsStreaming {
+export function toResponsesParams(
+  req: ModelRequest,
+  promptCacheKey?: string,
+  effort: ReasoningEffort = DEFAULT_REASONING_EFFORT,
+): ResponseCreateParamsStreaming {
   const reasoning = isReasoningModel(req.model);
   const tools: FunctionTool[] = req.tools.map((t) => ({
     type: 'function',
@@ -167,7 +177,13 @@ export class ResponsesProvider extends SdkAdapter<OpenAI> implements Provider {
   readonly name = 'openai' as const;
 
   constructor(opts: AdapterOptions) {
-    super(opts, { provider: 'openai', keyEnv: 'OPENAI_API_KEY', client: (options) => new OpenAI(options), describe: describeOpenAIError, aborted: () => new OpenAI.APIUserAbortError() });
+    super(opts, {
+      provider: 'openai',
+      keyEnv: 'OPENAI_API_KEY',
+      client: (options) => new OpenAI(options),
+      describe: describeOpenAIError,
+      aborted: () => new OpenAI.APIUserAbortError(),
+    });
   }
 
   /** The exact input tokens of a request (responses.inputTokens.count): no reply, nothing billed. */
@@ -191,7 +207,14 @@ export class ResponsesProvider extends SdkAdapter<OpenAI> implements Provider {
   /** OpenAI's own compaction (responses.compact): the history in, one encrypted compaction item out. */
   async compact(req: CompactRequest): Promise<CompactResult> {
     const cache = this.opts.cache ?? DEFAULT_CACHE;
-    const frame: ModelRequest = { model: req.model, system: req.system, messages: req.messages, tools: [], maxTokens: 0, ...(req.signal ? { signal: req.signal } : {}) };
+    const frame: ModelRequest = {
+      model: req.model,
+      system: req.system,
+      messages: req.messages,
+      tools: [],
+      maxTokens: 0,
+      ...(req.signal ? { signal: req.signal } : {}),
+    };
     const r = await this.once(frame, ({ client, signal }) =>
       withWarningsTo(this.warn, () =>
         client.responses.compact(

@@ -229,7 +229,8 @@ export function toProviderError(failure: SdkFailure, ctx: FailureContext): Provi
   if (ctx.stalledAfterMs !== undefined) {
     const secs = `${Math.round(ctx.stalledAfterMs / 100) / 10} s`;
     if (ctx.stalledStage === 'connect') return make('connection', `could not connect to ${host(ctx.baseURL)} within ${secs} (timeouts.connectMs)`);
-    if (ctx.stalledStage === 'first_byte') return make('connection', `no response from ${host(ctx.baseURL)} within ${secs} of sending the request (timeouts.firstByteMs)`);
+    if (ctx.stalledStage === 'first_byte')
+      return make('connection', `no response from ${host(ctx.baseURL)} within ${secs} of sending the request (timeouts.firstByteMs)`);
     return make('stream_cut', `the response stream stalled: no data for ${secs} (timeouts.idleMs)`);
   }
 
@@ -259,7 +260,11 @@ export function toProviderError(failure: SdkFailure, ctx: FailureContext): Provi
 function apiError(
   failure: Extract<SdkFailure, { category: 'api' }>,
   ctx: FailureContext,
-  make: (kind: ProviderErrorKind, message: string, extra?: { status?: number | undefined; retryAfterMs?: number | undefined; overflow?: OverflowInfo; requestId?: string | undefined }) => ProviderError,
+  make: (
+    kind: ProviderErrorKind,
+    message: string,
+    extra?: { status?: number | undefined; retryAfterMs?: number | undefined; overflow?: OverflowInfo; requestId?: string | undefined },
+  ) => ProviderError,
 ): ProviderError {
   const { status } = failure;
   const f = errorFields(failure.body, ctx.rawBody);
@@ -282,7 +287,13 @@ function apiError(
     const where = /^https?:\/\/api\.(openai|anthropic)\.com/.test(ctx.baseURL) ? '' : ` at ${ctx.baseURL}`;
     return make('not_found', `${text} (model "${ctx.model}"${where})`, base);
   }
-  if (status === 402 || f.code === 'insufficient_quota' || f.type === 'insufficient_quota' || f.type === 'billing_error' || /credit balance is too low/i.test(text))
+  if (
+    status === 402 ||
+    f.code === 'insufficient_quota' ||
+    f.type === 'insufficient_quota' ||
+    f.type === 'billing_error' ||
+    /credit balance is too low/i.test(text)
+  )
     return make('quota', text, base);
   if (status === 429) {
     return make('rate_limit', text, { ...base, retryAfterMs: parseRetryAfter(failure.headers) ?? retryHintFromText(text) });

@@ -40,7 +40,13 @@ export type SecretTest = (name: string) => boolean;
 export function mcpServers(config: Pick<Config, 'cwd' | 'mcpServers'>, env: NodeJS.ProcessEnv, isSecret: SecretTest, home = homedir()): McpServerEntry[] {
   const byName = new Map<string, McpServerEntry>();
   const mcpJson = join(config.cwd, '.mcp.json');
-  for (const e of readMcpJson(mcpJson)) byName.set(e.name, e.entry ? entryOf(e.name, mcpJson, true, e.entry, env, isSecret) : { name: e.name, file: mcpJson, project: true, disabled: false, error: e.error ?? 'invalid entry' });
+  for (const e of readMcpJson(mcpJson))
+    byName.set(
+      e.name,
+      e.entry
+        ? entryOf(e.name, mcpJson, true, e.entry, env, isSecret)
+        : { name: e.name, file: mcpJson, project: true, disabled: false, error: e.error ?? 'invalid entry' },
+    );
   const homeRc = resolve(home, '.agentrc');
   for (const s of config.mcpServers) byName.set(s.name, entryOf(s.name, s.file, resolve(s.file) !== homeRc, s.entry, env, isSecret));
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -68,7 +74,8 @@ export function readMcpJson(file: string): RawEntry[] {
     return [{ name: '.mcp.json', error: `${file}: not valid JSON (${(e as Error).message})` }];
   }
   const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
-  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) return [{ name: '.mcp.json', error: `${file}: field "mcpServers" must be an object of servers by name` }];
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
+    return [{ name: '.mcp.json', error: `${file}: field "mcpServers" must be an object of servers by name` }];
   return Object.entries(servers as Record<string, unknown>).map(([name, raw]) => {
     const parsed = McpServerSchema.safeParse(raw);
     if (parsed.success) return { name, entry: parsed.data };

@@ -5,7 +5,14 @@
 // server gets its input closed, then SIGTERM after 300 ms, SIGKILL after 1 s (the SDK's own
 // close waits 2 s + 2 s, long enough to leave a stuck server behind when the program exits).
 
-import { Client, SSEClientTransport, StreamableHTTPClientTransport, type CallToolResult, type Tool as SdkTool, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type Tool as SdkTool,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import * as z from 'zod/mini';
 import type { McpLaunch } from './config.js';

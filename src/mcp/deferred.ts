@@ -44,7 +44,8 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
     compactable: true,
     parse: (input) => {
       const names = (input as { tools?: unknown } | null)?.tools;
-      if (!Array.isArray(names) || names.some((n) => typeof n !== 'string') || names.length === 0) throw new ToolInputError('"tools" must be a non-empty list of tool names');
+      if (!Array.isArray(names) || names.some((n) => typeof n !== 'string') || names.length === 0)
+        throw new ToolInputError('"tools" must be a non-empty list of tool names');
       return names as string[];
     },
     summarize: (names) => (names as string[]).join(', '),
@@ -73,7 +74,8 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
     parse: (input) => {
       const i = (input ?? {}) as { tool?: unknown; arguments?: unknown };
       if (typeof i.tool !== 'string' || i.tool === '') throw new ToolInputError('"tool" must be the name of an MCP tool');
-      if (i.arguments !== undefined && (typeof i.arguments !== 'object' || i.arguments === null || Array.isArray(i.arguments))) throw new ToolInputError('"arguments" must be an object');
+      if (i.arguments !== undefined && (typeof i.arguments !== 'object' || i.arguments === null || Array.isArray(i.arguments)))
+        throw new ToolInputError('"arguments" must be an object');
       if (!byName.has(i.tool)) throw new ToolInputError(`no MCP tool is named "${i.tool}"; the MCP tools are: ${[...byName.keys()].join(', ')}`);
       return { tool: i.tool, arguments: (i.arguments ?? {}) as Record<string, unknown> };
     },

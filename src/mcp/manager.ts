@@ -60,7 +60,12 @@ export interface McpManagerDeps {
   /** Registers tools as the built-in ones are (tools/registry.ts), so results take the same path. */
   register: (tools: readonly AnyTool[]) => AnyTool[];
   /** Loads the SDK side; tests may pass their own. */
-  connect?: (entry: McpServerEntry, env: Record<string, string> | undefined, events: import('./connection.js').ConnectionEvents, signal: AbortSignal) => Promise<McpConnection>;
+  connect?: (
+    entry: McpServerEntry,
+    env: Record<string, string> | undefined,
+    events: import('./connection.js').ConnectionEvents,
+    signal: AbortSignal,
+  ) => Promise<McpConnection>;
 }
 
 interface Server {
@@ -105,7 +110,8 @@ export class McpManager implements ToolRunner {
   start(): void {
     for (const s of this.servers.values()) {
       if (s.state === 'connecting') this.connect(s);
-      else if (s.entry.error) this.onNotice('error', `${s.entry.error.startsWith('MCP server') ? '' : `MCP server "${s.entry.name}": `}${s.entry.error}; it was not started`);
+      else if (s.entry.error)
+        this.onNotice('error', `${s.entry.error.startsWith('MCP server') ? '' : `MCP server "${s.entry.name}": `}${s.entry.error}; it was not started`);
     }
   }
 
@@ -208,19 +214,24 @@ export class McpManager implements ToolRunner {
       try {
         const launch = s.entry.launch!;
         const env = launch.type === 'stdio' ? serverEnv(launch.env, this.deps.env, this.deps.isSecret) : undefined;
-        const conn = await (this.deps.connect ?? defaultConnect)(s.entry, env, {
-          toolsChanged: (tools) => {
-            if (s.conn === conn) this.adopt(s, tools);
+        const conn = await (this.deps.connect ?? defaultConnect)(
+          s.entry,
+          env,
+          {
+            toolsChanged: (tools) => {
+              if (s.conn === conn) this.adopt(s, tools);
+            },
+            lost: (why) => {
+              if (s.conn !== conn) return;
+              s.conn = undefined;
+              s.state = 'failed';
+              s.error = `stopped: ${why}; it restarts on its next use (or /mcp reconnect ${s.entry.name})`;
+              this.onNotice('error', `MCP server "${s.entry.name}" ${s.error}`);
+              this.changed();
+            },
           },
-          lost: (why) => {
-            if (s.conn !== conn) return;
-            s.conn = undefined;
-            s.state = 'failed';
-            s.error = `stopped: ${why}; it restarts on its next use (or /mcp reconnect ${s.entry.name})`;
-            this.onNotice('error', `MCP server "${s.entry.name}" ${s.error}`);
-            this.changed();
-          },
-        }, abort.signal);
+          abort.signal,
+        );
         if (abort.signal.aborted || this.closed) {
           await conn.close();
           return;
@@ -319,7 +330,8 @@ Tools named mcp__<server>__<tool> come from MCP servers the user configured (${s
     const s = this.servers.get(server);
     const fail = (text: string): ToolOutput => ({ content: text, isError: true });
     if (!s) return fail(`MCP server "${server}" is not configured.`);
-    if (s.state === 'disabled' || s.state === 'declined' || s.state === 'needs-approval') return fail(`MCP server "${server}" is ${s.state}; its tools cannot run now.`);
+    if (s.state === 'disabled' || s.state === 'declined' || s.state === 'needs-approval')
+      return fail(`MCP server "${server}" is ${s.state}; its tools cannot run now.`);
     if (!s.conn && !s.connecting && s.state === 'failed' && !s.entry.error) {
       this.onNotice('info', `Restarting MCP server "${server}"…`);
       this.connect(s);
@@ -334,7 +346,10 @@ Tools named mcp__<server>__<tool> come from MCP servers the user configured (${s
     } catch (e) {
       if (signal.aborted) throw e;
       const text = (e as Error).message ?? String(e);
-      if (/timed? ?out/i.test(text)) return fail(`MCP server "${server}" tool "${tool}" timed out after ${fmtSeconds(timeoutMs)} (mcp.toolTimeoutMs); it may still be working on it. The session goes on: try another way or a smaller request.`);
+      if (/timed? ?out/i.test(text))
+        return fail(
+          `MCP server "${server}" tool "${tool}" timed out after ${fmtSeconds(timeoutMs)} (mcp.toolTimeoutMs); it may still be working on it. The session goes on: try another way or a smaller request.`,
+        );
       if (s.conn !== conn) return fail(`MCP server "${server}" stopped during the call (${s.error ?? text}). It restarts on its next use.`);
       return fail(`MCP server "${server}" tool "${tool}" failed: ${text}`);
     }
@@ -356,7 +371,12 @@ function abortPromise(signal: AbortSignal): Promise<void> {
   });
 }
 
-async function defaultConnect(entry: McpServerEntry, env: Record<string, string> | undefined, events: import('./connection.js').ConnectionEvents, signal: AbortSignal): Promise<McpConnection> {
+async function defaultConnect(
+  entry: McpServerEntry,
+  env: Record<string, string> | undefined,
+  events: import('./connection.js').ConnectionEvents,
+  signal: AbortSignal,
+): Promise<McpConnection> {
   const { McpConnection } = await import('./connection.js');
   const launch = entry.launch!;
   const conn = new McpConnection(launch.type === 'stdio' ? { ...launch, env: env ?? {} } : launch, events);

@@ -30,7 +30,8 @@ export function schemaProblem(schema: unknown): string | undefined {
   if (s['type'] !== 'object') return `its input schema has type ${JSON.stringify(s['type'])}, and tools take an object`;
   const props = s['properties'];
   if (props !== undefined && (typeof props !== 'object' || props === null || Array.isArray(props))) return 'its input schema\'s "properties" is not an object';
-  if (props && Object.values(props).some((p) => typeof p !== 'object' || p === null || Array.isArray(p))) return 'a property of its input schema is not a schema object';
+  if (props && Object.values(props).some((p) => typeof p !== 'object' || p === null || Array.isArray(p)))
+    return 'a property of its input schema is not a schema object';
   const req = s['required'];
   if (req !== undefined && (!Array.isArray(req) || req.some((r) => typeof r !== 'string'))) return 'its input schema\'s "required" is not a list of names';
   try {
@@ -120,12 +121,20 @@ export function resultText(server: string, tool: string, r: McpCallResult, maxCh
     else if (c.type === 'image' && IMAGE_TYPES.has(c.mimeType) && c.data.length <= MAX_IMAGE_BASE64) {
       images.push({ mediaType: c.mimeType, data: c.data });
       parts.push(`[image ${c.mimeType}, ${kb(c.data)}]`);
-    } else if (c.type === 'image') parts.push(`[image ${c.mimeType}, ${kb(c.data)}: not shown to the model (${IMAGE_TYPES.has(c.mimeType) ? 'over 5 MB' : 'a type the providers do not read'})]`);
+    } else if (c.type === 'image')
+      parts.push(
+        `[image ${c.mimeType}, ${kb(c.data)}: not shown to the model (${IMAGE_TYPES.has(c.mimeType) ? 'over 5 MB' : 'a type the providers do not read'})]`,
+      );
     else if (c.type === 'audio') parts.push(`[audio ${c.mimeType}, ${kb(c.data)}: not shown to the model]`);
-    else if (c.type === 'resource_link') parts.push(`[resource link] ${c.name}: ${c.uri}${c.mimeType ? ` (${c.mimeType})` : ''}${c.description ? ` — ${c.description}` : ''}`);
+    else if (c.type === 'resource_link')
+      parts.push(`[resource link] ${c.name}: ${c.uri}${c.mimeType ? ` (${c.mimeType})` : ''}${c.description ? ` — ${c.description}` : ''}`);
     else if (c.type === 'resource') {
       const res = c.resource;
-      parts.push('text' in res && typeof res.text === 'string' ? `[resource ${res.uri}]\n${res.text}` : `[resource ${res.uri}${res.mimeType ? ` (${res.mimeType})` : ''}: binary, not shown]`);
+      parts.push(
+        'text' in res && typeof res.text === 'string'
+          ? `[resource ${res.uri}]\n${res.text}`
+          : `[resource ${res.uri}${res.mimeType ? ` (${res.mimeType})` : ''}: binary, not shown]`,
+      );
     }
   }
   if (r.structuredContent !== undefined) {

@@ -113,12 +113,21 @@ export class Subagents implements SubagentHost {
   ): Promise<ChildOutcome> {
     const parent = this.deps.config();
     const agent = req.agent;
-    let config: Config = { ...parent, maxSteps: agent.maxSteps ?? parent.agents.maxSteps, permissions: { ...parent.permissions, mode: this.deps.policy().mode } };
+    let config: Config = {
+      ...parent,
+      maxSteps: agent.maxSteps ?? parent.agents.maxSteps,
+      permissions: { ...parent.permissions, mode: this.deps.policy().mode },
+    };
     if (agent.model) config = withModel(config, MODEL_ALIASES[agent.model] ?? agent.model);
     // the agent's effort, where its model takes one (a level it cannot take ends the child with that error)
     if (agent.effort !== undefined && (EFFORTS as readonly string[]).includes(agent.effort)) config = withEffort(config, agent.effort as Effort);
     const depth = this.deps.depth + 1;
-    const names = childToolNames(agent, this.deps.tools.map((t) => t.name), depth, parent.agents.maxDepth);
+    const names = childToolNames(
+      agent,
+      this.deps.tools.map((t) => t.name),
+      depth,
+      parent.agents.maxDepth,
+    );
     const label = `${agent.name}: ${req.description}`;
     const child = this.deps.open({
       config,
@@ -263,7 +272,14 @@ export function subagentsOf(
   host: Pick<SubagentDeps, 'changed' | 'config' | 'policy' | 'turnId' | 'bill' | 'open'>,
 ): Subagents | undefined {
   if (!deps.agents || !deps.tools.some((t) => t.name === 'Task')) return undefined;
-  return new Subagents({ ...host, catalog: deps.agents, parentId, depth: deps.child?.depth ?? 0, tools: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}) });
+  return new Subagents({
+    ...host,
+    catalog: deps.agents,
+    parentId,
+    depth: deps.child?.depth ?? 0,
+    tools: deps.tools,
+    ...(deps.approver ? { approver: deps.approver } : {}),
+  });
 }
 
 export interface ChildCost {

@@ -305,14 +305,16 @@ export class ContextControl {
   private buildSystem(): string {
     this.instructions = loadInstructions(this.cfg.cwd);
     const agentsMd = renderInstructions(this.instructions, this.cfg.cwd);
-    return buildSystemPrompt({
-      cwd: this.cfg.cwd,
-      platform: `${process.platform} (${process.arch})`,
-      model: this.cfg.model.name,
-      tools: this.deps.tools.map(toolSpec),
-      ...(agentsMd ? { agentsMd } : {}),
-      ...(this.deps.role ? { role: this.deps.role } : {}),
-    }) + (this.extra.system ? `\n\n${this.extra.system}` : '');
+    return (
+      buildSystemPrompt({
+        cwd: this.cfg.cwd,
+        platform: `${process.platform} (${process.arch})`,
+        model: this.cfg.model.name,
+        tools: this.deps.tools.map(toolSpec),
+        ...(agentsMd ? { agentsMd } : {}),
+        ...(this.deps.role ? { role: this.deps.role } : {}),
+      }) + (this.extra.system ? `\n\n${this.extra.system}` : '')
+    );
   }
 
   /**
@@ -323,7 +325,8 @@ export class ContextControl {
     const summarizerModel = config.compaction.model ?? config.model.name;
     // the session's own model keeps the limits this session learned (a window the provider stated)
     const summarizerConfig = summarizerModel === config.model.name ? config : withModel(config, summarizerModel);
-    const summarizerProvider = summarizerConfig.provider === config.provider ? provider : this.otherProvider(summarizerConfig, `compaction.model "${summarizerModel}"`);
+    const summarizerProvider =
+      summarizerConfig.provider === config.provider ? provider : this.otherProvider(summarizerConfig, `compaction.model "${summarizerModel}"`);
     return new CompactionEngine(
       {
         config: config.compaction,
@@ -334,9 +337,11 @@ export class ContextControl {
         describeToolUse: (name, input) => this.describeToolUse(name, input),
         readFile: (path) => readForRestore(this.cfg.cwd, path),
         silentOverflowDetection: mayTruncateSilently(provider),
-        inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId, thinking: config.thinking } : undefined,
+        inPlaceSummary:
+          summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId, thinking: config.thinking } : undefined,
         cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
-        providerCompaction: config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
+        providerCompaction:
+          config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
         countExact: provider.countInputTokens ? exactCounter(provider, config.model.name) : undefined,
         ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
         ...this.deps.engine,

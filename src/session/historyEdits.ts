@@ -37,7 +37,12 @@ export class HistoryEdits {
    */
   async rewind(ref: string, what: RewindWhat): Promise<RewindResult> {
     if (this.d.busy()) throw new Error('wait for the current turn to end (or press Esc) before rewinding');
-    const done = await rewindTo({ store: this.d.store, sessionId: this.d.sessionId, cwd: this.d.context.config.cwd, files: this.d.files, log: this.d.log }, this.rewindTargets(), ref, what);
+    const done = await rewindTo(
+      { store: this.d.store, sessionId: this.d.sessionId, cwd: this.d.context.config.cwd, files: this.d.files, log: this.d.log },
+      this.rewindTargets(),
+      ref,
+      what,
+    );
     if (what !== 'code') this.d.replaced();
     return done;
   }
@@ -67,7 +72,13 @@ export class HistoryEdits {
   }
 
   private planDeps(): Parameters<typeof planFor>[0] {
-    return { store: this.d.store, sessionId: this.d.sessionId, current: this.d.log.messages(), tokensWith: (h) => this.d.context.tokensWith(h), limits: this.d.context.limits() };
+    return {
+      store: this.d.store,
+      sessionId: this.d.sessionId,
+      current: this.d.log.messages(),
+      tokensWith: (h) => this.d.context.tokensWith(h),
+      limits: this.d.context.limits(),
+    };
   }
 
   private revertBy<P extends UncompactPlan | RewindUndoPlan>(plan: P): P {

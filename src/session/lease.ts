@@ -48,7 +48,10 @@ export function isZombie(pid: number): boolean {
   } catch {
     return false;
   }
-  const state = stat.slice(stat.lastIndexOf(')') + 1).trim().charAt(0);
+  const state = stat
+    .slice(stat.lastIndexOf(')') + 1)
+    .trim()
+    .charAt(0);
   return state === 'Z' || state === 'X';
 }
 

@@ -39,7 +39,9 @@ export function findMentions(text: string): string[] {
 
 /** The header line of one attachment block. */
 export const attachmentLabel = (block: string): string | undefined =>
-  block.startsWith(ATTACHMENT_HEADER) ? block.slice(ATTACHMENT_HEADER.length, block.indexOf('\n') === -1 ? undefined : block.indexOf('\n')).replace(/\]$/, '') : undefined;
+  block.startsWith(ATTACHMENT_HEADER)
+    ? block.slice(ATTACHMENT_HEADER.length, block.indexOf('\n') === -1 ? undefined : block.indexOf('\n')).replace(/\]$/, '')
+    : undefined;
 
 /**
  * Reads what the prompt mentions. A word that names nothing on disk is left alone (an e-mail

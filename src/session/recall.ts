@@ -20,14 +20,22 @@ export function archiveRecall(store: Store, sessionId: string, crossSession: () 
       const found =
         own.sessionId === undefined
           ? store.getArchived(id)
-          : (store.getArchived(id, { sessionId }) ?? store.childSessions(sessionId).map((c) => store.getArchived(id, { sessionId: c.id })).find((f) => f !== undefined));
+          : (store.getArchived(id, { sessionId }) ??
+            store
+              .childSessions(sessionId)
+              .map((c) => store.getArchived(id, { sessionId: c.id }))
+              .find((f) => f !== undefined));
       return found ? { id: found.id, label: found.label, text: found.text } : undefined;
     },
   };
 }
 
 /** Where the loop sends tool results over the spill threshold: redacted, archived whole in the store. */
-export function archiveSpill(store: Store, sessionId: () => string, output: () => { spillTokens: number; spillTokensByTool: Record<string, number> }): SpillSink {
+export function archiveSpill(
+  store: Store,
+  sessionId: () => string,
+  output: () => { spillTokens: number; spillTokensByTool: Record<string, number> },
+): SpillSink {
   return {
     thresholdFor: (toolName) => output().spillTokensByTool[toolName] ?? output().spillTokens,
     archive: (o) =>

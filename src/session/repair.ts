@@ -1,10 +1,12 @@
 import { newId, toolUses, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
 import { isShellNote } from './shellNote.js';
 
-export const INTERRUPTED_TOOL_RESULT = 'interrupted: the session ended (crash or kill) before this tool call finished; it may or may not have had effects. Check before retrying.';
+export const INTERRUPTED_TOOL_RESULT =
+  'interrupted: the session ended (crash or kill) before this tool call finished; it may or may not have had effects. Check before retrying.';
 
 /** What stands between a prompt that got no reply and the next one, so neither the model nor the person reads them as one. */
-export const UNANSWERED_PROMPT_REPLY = '[No reply: the turn for the message above ended before the model answered (an error, an interruption or a crash). It was not answered; the next message is a new request.]';
+export const UNANSWERED_PROMPT_REPLY =
+  '[No reply: the turn for the message above ended before the model answered (an error, an interruption or a crash). It was not answered; the next message is a new request.]';
 
 function interruptedResults(ids: readonly string[]): Message {
   return {
@@ -18,7 +20,14 @@ function interruptedResults(ids: readonly string[]): Message {
 
 /** The assistant placeholder that marks a prompt as unanswered. */
 export function unansweredReply(): Message {
-  return { id: newId(), role: 'assistant', kind: 'normal', createdAt: Date.now(), interrupted: true, blocks: [{ type: 'text', text: UNANSWERED_PROMPT_REPLY }] };
+  return {
+    id: newId(),
+    role: 'assistant',
+    kind: 'normal',
+    createdAt: Date.now(),
+    interrupted: true,
+    blocks: [{ type: 'text', text: UNANSWERED_PROMPT_REPLY }],
+  };
 }
 
 /** A person's request (not a tool result, pin, checkpoint, agent note or `!command` note, none of which expects a reply). */
@@ -97,7 +106,10 @@ export function repairHistory(history: readonly Message[]): HistoryRepair | unde
       }
       changed = true;
       orphanResults++;
-      return { type: 'text', text: `[Result of tool call ${b.toolUseId}, which has no matching call before it${b.isError ? '; it was an error' : ''}:]\n${b.content}` };
+      return {
+        type: 'text',
+        text: `[Result of tool call ${b.toolUseId}, which has no matching call before it${b.isError ? '; it was an error' : ''}:]\n${b.content}`,
+      };
     });
     const kept = changed ? { ...m, blocks } : m;
     if (changed) replaced.push(kept);

@@ -98,16 +98,36 @@ export class Session extends SessionEvents {
         bill: (model, usage) => this.bill(model, usage),
         saveState: () => this.saveState(),
         ...(deps.child ? { role: deps.child.role } : {}),
-        summaryInstructions: (trigger, focus, signal) => this.hookPoints.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
+        summaryInstructions: (trigger, focus, signal) =>
+          this.hookPoints.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
         compacted: (record) => this.hookPoints.afterCompaction(record),
       },
       deps.config,
       deps.provider,
       state,
     );
-    this.edits = new HistoryEdits({ store: deps.store, sessionId: id, log: this.log, context: this.context, files: this.files, busy: () => this.running !== undefined, replaced: () => this.historyReplaced() });
-    this.gate = new ToolGate(() => this.context.config, state.permissions, this.hookPoints.notifying(deps.approver), (mode) => this.emit({ type: 'permission_mode', mode }));
-    this.spill = deps.store.readonly ? undefined : archiveSpill(deps.store, () => id, () => this.context.config.output);
+    this.edits = new HistoryEdits({
+      store: deps.store,
+      sessionId: id,
+      log: this.log,
+      context: this.context,
+      files: this.files,
+      busy: () => this.running !== undefined,
+      replaced: () => this.historyReplaced(),
+    });
+    this.gate = new ToolGate(
+      () => this.context.config,
+      state.permissions,
+      this.hookPoints.notifying(deps.approver),
+      (mode) => this.emit({ type: 'permission_mode', mode }),
+    );
+    this.spill = deps.store.readonly
+      ? undefined
+      : archiveSpill(
+          deps.store,
+          () => id,
+          () => this.context.config.output,
+        );
     this.subagents = subagentsOf(deps, id, {
       changed: (s) => this.emit({ type: 'child', state: s }),
       config: () => this.context.config,
@@ -122,7 +142,10 @@ export class Session extends SessionEvents {
   static open(deps: SessionDeps, resume?: SessionInfo): Session {
     if (!resume) {
       const id = newId('s');
-      return new Session(deps, id, readState(deps.child ? { permissions: deps.child.permissions } : {}, id), (logDeps) => ({ log: SessionLog.create(id, logDeps), notes: [] }));
+      return new Session(deps, id, readState(deps.child ? { permissions: deps.child.permissions } : {}, id), (logDeps) => ({
+        log: SessionLog.create(id, logDeps),
+        notes: [],
+      }));
     }
     // one writer per session: throws SessionInUseError while another live process writes it
     const session = new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
@@ -160,16 +183,25 @@ export class Session extends SessionEvents {
     this.context.startTurn();
     if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
     // the last prompt got no reply: mark it, so it is not merged into this one
-    if (this.markUnanswered()) this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
+    if (this.markUnanswered())
+      this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     this.snapshots.reset();
     try {
       this.gate.turnAllow = scope.allow ?? [];
-      const text = scope.expand ? await scope.expand((c) => gatedShell(this.deps.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e))) : asked;
+      const text = scope.expand
+        ? await scope.expand((c) => gatedShell(this.deps.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e)))
+        : asked;
       const hooked = await this.hookPoints.beforePrompt(text, ac.signal);
       if (hooked.block !== undefined) return this.hookPoints.blocked(hooked.block, (t) => this.notice('warning', t));
       const note = dateNoteFor(this.log.messages());
       if (note) this.log.append(note);
-      const typed = await promptMessage(text, { tools: this.deps.tools, cwd: this.context.config.cwd, files: this.files, signal: ac.signal, warn: (p) => this.notice('warning', p) });
+      const typed = await promptMessage(text, {
+        tools: this.deps.tools,
+        cwd: this.context.config.cwd,
+        files: this.files,
+        signal: ac.signal,
+        warn: (p) => this.notice('warning', p),
+      });
       const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
       // file snapshots taken in this turn belong to the person's message that started it
       this.snapshots.startedBy(msg.id);
@@ -267,7 +299,13 @@ export class Session extends SessionEvents {
   /** What /context breaks down: the parts of the next request. The tokenizer is loaded first. */
   async contextParts(): Promise<{ counter: TokenCounter; system: string; tools: ToolSpec[]; history: readonly Message[]; usage: ContextUsageView }> {
     await this.deps.counter.load();
-    return { counter: this.deps.counter, system: this.context.systemPrompt, tools: [...this.context.tools], history: this.log.messages(), usage: this.contextUsage() };
+    return {
+      counter: this.deps.counter,
+      system: this.context.systemPrompt,
+      tools: [...this.context.tools],
+      history: this.log.messages(),
+      usage: this.contextUsage(),
+    };
   }
 
   /** The agents the Task tool offers (/agents), what each sub-agent used (/cost; in usageByModel too), a child's transcript (Ctrl+O). */

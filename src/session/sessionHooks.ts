@@ -60,7 +60,12 @@ export class SessionHooks {
         return o.block !== undefined ? { block: o.block } : o.allow ? { allow: true } : {};
       },
       afterTool: async (call, output, signal) => {
-        const o = await hooks.run('PostToolUse', call.name, { tool_name: call.name, tool_input: call.input, tool_use_id: call.toolUseId, tool_response: { content: output.content, is_error: output.isError } }, signal);
+        const o = await hooks.run(
+          'PostToolUse',
+          call.name,
+          { tool_name: call.name, tool_input: call.input, tool_use_id: call.toolUseId, tool_response: { content: output.content, is_error: output.isError } },
+          signal,
+        );
         const parts = [...(o.block !== undefined ? [o.block] : []), ...o.context];
         return parts.length > 0 ? parts.join('\n') : undefined;
       },
@@ -76,11 +81,21 @@ export class SessionHooks {
    * What every summary request is told beyond its fixed prompt: compaction.instructions, what
    * PreCompact hooks print, and the person's /compact focus, in that order.
    */
-  async summaryInstructions(standing: string | undefined, trigger: Exclude<CompactionTrigger, 'micro'>, focus: string | undefined, signal: AbortSignal): Promise<string | undefined> {
+  async summaryInstructions(
+    standing: string | undefined,
+    trigger: Exclude<CompactionTrigger, 'micro'>,
+    focus: string | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     const parts: string[] = [];
     if (standing?.trim()) parts.push(standing.trim());
     if (this.hooks) {
-      const o = await this.hooks.run('PreCompact', trigger === 'manual' ? 'manual' : 'auto', { trigger: trigger === 'manual' ? 'manual' : 'auto', custom_instructions: focus ?? '' }, signal);
+      const o = await this.hooks.run(
+        'PreCompact',
+        trigger === 'manual' ? 'manual' : 'auto',
+        { trigger: trigger === 'manual' ? 'manual' : 'auto', custom_instructions: focus ?? '' },
+        signal,
+      );
       parts.push(...o.context);
     }
     if (focus?.trim()) parts.push(focus.trim());
@@ -91,7 +106,10 @@ export class SessionHooks {
   async afterCompaction(record: CompactionRecord): Promise<void> {
     if (!this.hooks || record.trigger === 'micro') return;
     const { id, trigger, status, reason, tokensBefore, tokensAfter, archivedCount, preservedCount, durationMs, summary } = record;
-    await this.hooks.run('PostCompact', trigger === 'manual' ? 'manual' : 'auto', { trigger, compaction: { id, trigger, status, reason, tokensBefore, tokensAfter, archivedCount, preservedCount, durationMs, summary } });
+    await this.hooks.run('PostCompact', trigger === 'manual' ? 'manual' : 'auto', {
+      trigger,
+      compaction: { id, trigger, status, reason, tokensBefore, tokensAfter, archivedCount, preservedCount, durationMs, summary },
+    });
   }
 
   /** The approver, telling Notification hooks each time it asks the person. */

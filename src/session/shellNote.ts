@@ -38,7 +38,13 @@ export const isShellNote = (m: Message): boolean => {
  * Runs the command with the Bash tool (its timeout, output limits, secret redaction and
  * interruption) and returns the note to append. tool_start / tool_end events show it as a row.
  */
-export async function runShellNote(tools: readonly AnyTool[], command: string, cwd: string, signal: AbortSignal, emit: (e: AgentEvent) => void): Promise<Message> {
+export async function runShellNote(
+  tools: readonly AnyTool[],
+  command: string,
+  cwd: string,
+  signal: AbortSignal,
+  emit: (e: AgentEvent) => void,
+): Promise<Message> {
   const bash = tools.find((t) => t.name === 'Bash');
   if (!bash) throw new Error('shell mode needs the Bash tool, which this session does not have');
   const input = bash.parse({ command, description: 'typed by the user' });

@@ -72,7 +72,10 @@ export class ToolGate {
     const decision = this.policy.decide(tool, input, file);
     if (decision === 'allow') return { ok: true };
     if (decision === 'deny') {
-      return { ok: false, message: `${tool.name} is not allowed here (permissions mode "deny"); the call was not run. Do not retry it; find another way or ask the user.` };
+      return {
+        ok: false,
+        message: `${tool.name} is not allowed here (permissions mode "deny"); the call was not run. Do not retry it; find another way or ask the user.`,
+      };
     }
     if (!this.approver) {
       const how = tool.editsFiles
@@ -80,7 +83,10 @@ export class ToolGate {
           ? `${summary} is outside the working directory, and such edits run without asking only with --permission-mode allow`
           : 'The user can allow edits with --permission-mode acceptEdits (or allow)'
         : `The user can allow it with --allowed-tools ${tool.name.startsWith('mcp__') ? `"${tool.name}"` : tool.name} or --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc`;
-      return { ok: false, message: `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ${how}.` };
+      return {
+        ok: false,
+        message: `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ${how}.`,
+      };
     }
     const prefix = tool.name === 'Bash' ? this.policy.suggestPrefix(summary) : undefined;
     const answer = await this.approver(
@@ -101,7 +107,8 @@ export class ToolGate {
     if (this.policy.mode !== before) this.modeChanged(this.policy.mode);
     if (answer.kind === 'deny') {
       const said = answer.note ? ` and said: ${answer.note}` : '';
-      if (answer.stop) return { ok: false, stop: true, message: `The user denied this ${tool.name} call${said}, and stopped the turn: wait for their next message.` };
+      if (answer.stop)
+        return { ok: false, stop: true, message: `The user denied this ${tool.name} call${said}, and stopped the turn: wait for their next message.` };
       return { ok: false, message: `The user denied this ${tool.name} call${said || '.'}` };
     }
     return { ok: true };

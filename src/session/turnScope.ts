@@ -21,16 +21,33 @@ export class InlineCommandRefused extends Error {
 }
 
 /** Runs a custom command's !`command` with the Bash tool, once the gate allows it (asking the person, or refused in print mode). */
-export async function gatedShell(tools: readonly AnyTool[], gate: ToolGate, command: string, cwd: string, signal: AbortSignal, emit: (e: AgentEvent) => void): Promise<string> {
+export async function gatedShell(
+  tools: readonly AnyTool[],
+  gate: ToolGate,
+  command: string,
+  cwd: string,
+  signal: AbortSignal,
+  emit: (e: AgentEvent) => void,
+): Promise<string> {
   const bash = tools.find((t) => t.name === 'Bash');
   if (!bash) throw new InlineCommandRefused(`!\`${command}\` needs the Bash tool, which this session does not have`);
   const input = bash.parse({ command, description: 'from a custom command' });
   const id = newId('sh');
   const auth = await gate.authorize({ tool: bash, input, summary: command, toolUseId: id }, signal);
-  if (!auth.ok) throw new InlineCommandRefused(`!\`${command}\` in the command was not run, so the prompt was not sent: ${auth.message.replace(/^The user denied this Bash call/, 'you denied it')} (list it in the command's allowed-tools, e.g. Bash(${command.split(/\s+/).slice(0, 2).join(' ')}:*))`);
+  if (!auth.ok)
+    throw new InlineCommandRefused(
+      `!\`${command}\` in the command was not run, so the prompt was not sent: ${auth.message.replace(/^The user denied this Bash call/, 'you denied it')} (list it in the command's allowed-tools, e.g. Bash(${command.split(/\s+/).slice(0, 2).join(' ')}:*))`,
+    );
   const started = Date.now();
   emit({ type: 'tool_start', id, name: SHELL_ROW_NAME, input, summary: command });
   const out = await bash.run(input, { cwd, signal, onProgress: (text) => emit({ type: 'tool_progress', id, text }) });
-  emit({ type: 'tool_end', id, name: SHELL_ROW_NAME, output: out, durationMs: Date.now() - started, status: signal.aborted ? 'interrupted' : out.isError ? 'error' : 'done' });
+  emit({
+    type: 'tool_end',
+    id,
+    name: SHELL_ROW_NAME,
+    output: out,
+    durationMs: Date.now() - started,
+    status: signal.aborted ? 'interrupted' : out.isError ? 'error' : 'done',
+  });
   return out.content;
 }

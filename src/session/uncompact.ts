@@ -54,8 +54,14 @@ export function findUncompactTarget(targets: readonly UncompactTarget[], ref: st
 }
 
 /** The plan for `/uncompact [ref] [newest n]`: the last compaction when no ref is given. */
-export async function planFor(deps: UncompactDeps, targets: readonly UncompactTarget[], ref: string | undefined, newest: number | undefined): Promise<UncompactPlan> {
-  if (targets.length === 0) return { ok: false, message: 'Nothing to undo: no compaction of this session is in effect (compactions made before this version cannot be undone).' };
+export async function planFor(
+  deps: UncompactDeps,
+  targets: readonly UncompactTarget[],
+  ref: string | undefined,
+  newest: number | undefined,
+): Promise<UncompactPlan> {
+  if (targets.length === 0)
+    return { ok: false, message: 'Nothing to undo: no compaction of this session is in effect (compactions made before this version cannot be undone).' };
   const target = findUncompactTarget(targets, ref);
   if (!target) throw new Error(`no compaction "${ref}" to undo: /uncompact list shows them`);
   return planUncompact(deps, targets, target, newest);
@@ -68,7 +74,12 @@ const isTurnStart = (m: Message): boolean => m.role === 'user' && m.kind === 'no
  * What undoing `target` would do: the whole revert when it fits; with `newest`, only the
  * newest `newest` archived messages (from a turn start on, so the history stays valid).
  */
-export async function planUncompact(deps: UncompactDeps, targets: readonly UncompactTarget[], target: UncompactTarget, newest?: number): Promise<UncompactPlan> {
+export async function planUncompact(
+  deps: UncompactDeps,
+  targets: readonly UncompactTarget[],
+  target: UncompactTarget,
+  newest?: number,
+): Promise<UncompactPlan> {
   const { auto, contextWindow } = deps.limits;
   const later = targets.filter((t) => t.index > target.index).length;
   // what the target archived is read only to offer or take a part of it
@@ -91,10 +102,14 @@ export async function planUncompact(deps: UncompactDeps, targets: readonly Uncom
     return { ok: false, message: lines.join('\n') };
   }
   const restore = validSuffix(archived(), newest, deps.current);
-  if (!restore) return { ok: false, message: `No valid part of the newest ${newest} archived messages of compaction ${target.index} starts a turn; give a larger number.` };
+  if (!restore)
+    return { ok: false, message: `No valid part of the newest ${newest} archived messages of compaction ${target.index} starts a turn; give a larger number.` };
   const tokens = await deps.tokensWith([...restore, ...deps.current]);
   if (tokens >= auto) {
-    return { ok: false, message: `The newest ${restore.length} archived messages would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(auto)}); give a smaller number. Nothing was changed.` };
+    return {
+      ok: false,
+      message: `The newest ${restore.length} archived messages would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(auto)}); give a smaller number. Nothing was changed.`,
+    };
   }
   const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: target.id, restore: restore.map((m) => m.id), createdAt: Date.now() };
   return { ok: true, req, target, restored: restore.length, tokens, alsoUndone: 0 };
@@ -136,7 +151,8 @@ export async function planRewindUndo(deps: UncompactDeps, rewinds: readonly Rewi
   const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: last.id, createdAt: Date.now() };
   const after = deps.store.previewRevert(deps.sessionId, req).map((e) => e.message);
   const problems = historyProblems(after);
-  if (problems.length > 0) return { ok: false, message: `Undoing the last rewind would leave a history the provider refuses (${problems[0]}); nothing was changed.` };
+  if (problems.length > 0)
+    return { ok: false, message: `Undoing the last rewind would leave a history the provider refuses (${problems[0]}); nothing was changed.` };
   const tokens = await deps.tokensWith(after);
   if (tokens >= deps.limits.auto) {
     return {

@@ -61,8 +61,7 @@ export function clearedLabel(c: Pick<ClearedOutput, 'toolName' | 'summary'>): st
 }
 
 /** Indexed text of a cleared output: the call it answered, then the original content. */
-export const clearedIndexText = (c: Pick<ClearedOutput, 'toolName' | 'summary' | 'content'>): string =>
-  `[${c.toolName} ${c.summary}]\n${c.content}`;
+export const clearedIndexText = (c: Pick<ClearedOutput, 'toolName' | 'summary' | 'content'>): string => `[${c.toolName} ${c.summary}]\n${c.content}`;
 
 const TITLE_CHARS = 80;
 
@@ -71,7 +70,10 @@ export function titleFrom(msg: Message): string | null {
   if (msg.role !== 'user' || msg.kind !== 'normal' || isToolResultMessage(msg)) return null;
   const text = msg.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
   // a bracketed header line (a pinned note's, a shell note's) says nothing about the session
-  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '' && !/^\[.*\]$/.test(l));
+  const line = text
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !/^\[.*\]$/.test(l));
   if (!line) return null;
   const flat = line.replace(/\s+/g, ' ');
   if (flat.length <= TITLE_CHARS) return flat;

@@ -17,7 +17,8 @@ interface HitRow {
 }
 
 /** Whether an index row is out of the visible history: a cleared output always, a message once a compaction or rewind archived it. */
-const ARCHIVED = "(i.kind = 'tool_output' OR EXISTS (SELECT 1 FROM messages m WHERE m.session_id = i.session_id AND m.id = i.ref_id AND m.archived_by IS NOT NULL))";
+const ARCHIVED =
+  "(i.kind = 'tool_output' OR EXISTS (SELECT 1 FROM messages m WHERE m.session_id = i.session_id AND m.id = i.ref_id AND m.archived_by IS NOT NULL))";
 
 /**
  * What `archivedOnly` keeps: archived content; and, searching a session with its children, every
@@ -47,8 +48,12 @@ export class ArchiveSearch {
   constructor(db: Database.Database) {
     this.statements = new StatementCache(db);
     // every message is indexed; only what is out of the visible history is "archived"
-    this.archivedRef = db.prepare(`SELECT rid, kind, session_id, label, created_at FROM archive_index i WHERE ref_id = ? AND ${ARCHIVED} ORDER BY rid DESC LIMIT 1`);
-    this.archivedRefIn = db.prepare(`SELECT rid, kind, session_id, label, created_at FROM archive_index i WHERE ref_id = ? AND session_id = ? AND ${ARCHIVED} ORDER BY rid DESC LIMIT 1`);
+    this.archivedRef = db.prepare(
+      `SELECT rid, kind, session_id, label, created_at FROM archive_index i WHERE ref_id = ? AND ${ARCHIVED} ORDER BY rid DESC LIMIT 1`,
+    );
+    this.archivedRefIn = db.prepare(
+      `SELECT rid, kind, session_id, label, created_at FROM archive_index i WHERE ref_id = ? AND session_id = ? AND ${ARCHIVED} ORDER BY rid DESC LIMIT 1`,
+    );
     this.ftsBody = db.prepare<[number], string>('SELECT body FROM archive_fts WHERE rowid = ?').pluck();
     this.outputContent = db.prepare<[string, string], string>('SELECT content FROM tool_output_archive WHERE session_id = ? AND id = ?').pluck();
     this.spilledContent = db.prepare<[string, string], string>('SELECT content FROM spilled_outputs WHERE session_id = ? AND id = ?').pluck();
@@ -56,17 +61,24 @@ export class ArchiveSearch {
 
   search(query: string, opts: SearchOptions): ArchiveHit[] {
     const q = this.parseQuery(query, opts);
-    const scope = opts.sessionId === undefined ? '' : opts.withChildren ? 'AND i.session_id IN (SELECT @session UNION ALL SELECT id FROM sessions WHERE parent_id = @session)' : 'AND i.session_id = @session';
+    const scope =
+      opts.sessionId === undefined
+        ? ''
+        : opts.withChildren
+          ? 'AND i.session_id IN (SELECT @session UNION ALL SELECT id FROM sessions WHERE parent_id = @session)'
+          : 'AND i.session_id = @session';
     const where = `${scope} ${opts.archivedOnly ? `AND ${outOfView(opts)}` : ''}`;
     const from = `FROM archive_fts JOIN archive_index i ON i.rid = archive_fts.rowid WHERE archive_fts MATCH @match ${where}`;
     const params = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
     // All terms when some row has them all; otherwise any term, ranked by bm25.
     let match = q.all;
     if (q.all !== q.any && this.statements.prepared(`SELECT 1 ${from} LIMIT 1`).get(bindDefined({ ...params, match })) === undefined) match = q.any;
-    const rows = this.statements.prepared(
-      `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, ${SNIPPET} AS snippet, bm25(archive_fts) AS rank, ${ARCHIVED} AS archived
+    const rows = this.statements
+      .prepared(
+        `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, ${SNIPPET} AS snippet, bm25(archive_fts) AS rank, ${ARCHIVED} AS archived
        ${from} ORDER BY rank, i.rid LIMIT @limit OFFSET @offset`,
-    ).all(bindDefined({ ...params, match })) as HitRow[];
+      )
+      .all(bindDefined({ ...params, match })) as HitRow[];
     return rows.map(toHit);
   }
 
@@ -77,18 +89,21 @@ export class ArchiveSearch {
     if (opts.archivedOnly) likes.push(outOfView(opts));
     const params: Record<string, unknown> = { session: opts.sessionId, limit: opts.limit, offset: opts.offset };
     q.terms.forEach((t, i) => (params[`t${i}`] = `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
-    const rows = this.statements.prepared(
-      `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, f.body, ${ARCHIVED} AS archived
+    const rows = this.statements
+      .prepared(
+        `SELECT i.ref_id AS id, i.kind, i.label, i.session_id, i.created_at, f.body, ${ARCHIVED} AS archived
        FROM archive_index i JOIN archive_fts f ON f.rowid = i.rid
        WHERE ${likes.join(' AND ')} ORDER BY i.created_at DESC, i.rid DESC LIMIT @limit OFFSET @offset`,
-    ).all(bindDefined(params)) as Array<Omit<HitRow, 'snippet' | 'rank'> & { body: string }>;
+      )
+      .all(bindDefined(params)) as Array<Omit<HitRow, 'snippet' | 'rank'> & { body: string }>;
     return rows.map((r) => toHit({ ...r, snippet: likeSnippet(r.body, q.terms), rank: 0 }));
   }
 
   get(id: string, opts: { sessionId?: string } = {}): ArchivedItem | undefined {
     const ref = opts.sessionId === undefined ? this.archivedRef.get(id) : this.archivedRefIn.get(id, opts.sessionId);
     if (!ref) return undefined;
-    const text = ref.kind === 'tool_output' ? (this.outputContent.get(ref.session_id, id) ?? this.spilledContent.get(ref.session_id, id)) : this.ftsBody.get(ref.rid);
+    const text =
+      ref.kind === 'tool_output' ? (this.outputContent.get(ref.session_id, id) ?? this.spilledContent.get(ref.session_id, id)) : this.ftsBody.get(ref.rid);
     if (text === undefined) return undefined;
     return { id, kind: ref.kind, label: ref.label, text, sessionId: ref.session_id, createdAt: ref.created_at };
   }

@@ -13,7 +13,9 @@ export class CapabilityTable {
   private readonly getStmt;
   private readonly putStmt;
   constructor(db: Database.Database) {
-    this.getStmt = db.prepare<[string, string], { body: string; fetched_at: number }>('SELECT body, fetched_at FROM model_capabilities WHERE provider = ? AND model = ?');
+    this.getStmt = db.prepare<[string, string], { body: string; fetched_at: number }>(
+      'SELECT body, fetched_at FROM model_capabilities WHERE provider = ? AND model = ?',
+    );
     this.putStmt = db.prepare(
       'INSERT INTO model_capabilities (provider, model, body, fetched_at) VALUES (@provider, @model, @body, @at) ON CONFLICT (provider, model) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at',
     );

@@ -32,7 +32,6 @@ export class ChildSessions {
   childrenOf(parentId: string): SessionInfo[] {
     return this.children.all(parentId).map(sessionInfo);
   }
-
 }
 
 /** The link columns of a new session row (all null for a top-level session). */

@@ -27,7 +27,19 @@ export type MessageTuple = [string, string, string, number | null, string, numbe
  * here takes half the time of letting the driver build each row object (~2 ms of 2,000 rows).
  */
 export function messageRowOf(t: MessageTuple): MessageRow {
-  return { id: t[0], role: t[1], kind: t[2], pinned: t[3], blocks: t[4], tokens: t[5], usage: t[6], model: t[7], interrupted: t[8], created_at: t[9], prefix_hash: t[10] };
+  return {
+    id: t[0],
+    role: t[1],
+    kind: t[2],
+    pinned: t[3],
+    blocks: t[4],
+    tokens: t[5],
+    usage: t[6],
+    model: t[7],
+    interrupted: t[8],
+    created_at: t[9],
+    prefix_hash: t[10],
+  };
 }
 
 /**
@@ -67,7 +79,11 @@ function cleanBlock(b: Block, msgId: string): Block {
       const out: Block = { type: 'tool_result', toolUseId: b.toolUseId, content: String(b.content), isError: b.isError === true };
       if (b.cleared) out.cleared = { archiveId: b.cleared.archiveId, originalTokens: b.cleared.originalTokens };
       if (Array.isArray(b.images) && b.images.length > 0) {
-        out.images = b.images.map((i) => ({ type: 'image', mediaType: stringField(i.mediaType, 'mediaType', msgId), data: stringField(i.data, 'data', msgId) }));
+        out.images = b.images.map((i) => ({
+          type: 'image',
+          mediaType: stringField(i.mediaType, 'mediaType', msgId),
+          data: stringField(i.data, 'data', msgId),
+        }));
       }
       return out;
     }

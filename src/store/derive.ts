@@ -33,8 +33,7 @@ export interface RecordBody {
 
 export type LogEntry =
   /** addedBy: the record that added the message (checkpoint, bridge, repair); such messages enter the view only through it. */
-  | { type: 'message'; id: string; addedBy: string | null }
-  | { type: 'record'; id: string; kind: RecordKind; body: RecordBody };
+  { type: 'message'; id: string; addedBy: string | null } | { type: 'record'; id: string; kind: RecordKind; body: RecordBody };
 
 export interface Derived {
   /** Visible message ids, in the order the model reads them. */
@@ -168,7 +167,8 @@ function revise(st: Derived, revisions: readonly Revision[] | undefined, by: str
 
 /** A partial revert: the listed messages the target compaction hid come back, before the view. */
 function restorePart(st: Derived, id: string, target: string | undefined, restore: readonly string[]): void {
-  if (target === undefined || !st.compactions.includes(target)) throw new LogError(`revert ${id} restores part of ${target ?? 'no record'}, which is not a compaction in effect`);
+  if (target === undefined || !st.compactions.includes(target))
+    throw new LogError(`revert ${id} restores part of ${target ?? 'no record'}, which is not a compaction in effect`);
   const shown = new Set(st.view);
   const back = restore.filter((m) => st.hiddenBy.get(m) === target && !shown.has(m));
   for (const m of back) st.hiddenBy.delete(m);

@@ -56,13 +56,28 @@ export function toStoreError(err: unknown, ctx: Context): StoreError {
       return new StoreError('locked', file, `Could not ${action}: the database ${file} is locked by another process (waited ${ctx.busyTimeoutMs} ms).`, err);
     }
     if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
-      return new StoreError('corrupt', file, `Could not ${action}: ${file} is not a valid database or is damaged (${err.message}). The file was left as it is.`, err);
+      return new StoreError(
+        'corrupt',
+        file,
+        `Could not ${action}: ${file} is not a valid database or is damaged (${err.message}). The file was left as it is.`,
+        err,
+      );
     }
     if (code === 'SQLITE_FULL') {
-      return new StoreError('disk_full', file, `Could not ${action}: the disk holding ${file} is full (or its size cap was reached); nothing was written.`, err);
+      return new StoreError(
+        'disk_full',
+        file,
+        `Could not ${action}: the disk holding ${file} is full (or its size cap was reached); nothing was written.`,
+        err,
+      );
     }
     if (code === 'SQLITE_READONLY_DIRECTORY') {
-      return new StoreError('readonly', file, `Could not ${action}: the directory of ${file} is not writable, and SQLite needs to create ${file}-shm (and -wal) beside it; fix the directory's permissions.`, err);
+      return new StoreError(
+        'readonly',
+        file,
+        `Could not ${action}: the directory of ${file} is not writable, and SQLite needs to create ${file}-shm (and -wal) beside it; fix the directory's permissions.`,
+        err,
+      );
     }
     if (code.startsWith('SQLITE_READONLY')) {
       return new StoreError('readonly', file, `Could not ${action}: the database ${file} is read-only (${err.message}); nothing was written.`, err);

@@ -78,7 +78,9 @@ export class HistoryLog {
         `INSERT INTO history_records (session_id, id, kind, after_seq, body, created_at)
          VALUES (@session_id, @id, @kind, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = @session_id), @body, @created_at)`,
       ),
-      messages: db.prepare<[string], { id: string; seq: number; added_by: string | null }>('SELECT id, seq, added_by FROM messages WHERE session_id = ? ORDER BY seq'),
+      messages: db.prepare<[string], { id: string; seq: number; added_by: string | null }>(
+        'SELECT id, seq, added_by FROM messages WHERE session_id = ? ORDER BY seq',
+      ),
       records: db.prepare<[string], { id: string; kind: RecordKind; after_seq: number; body: string }>(
         'SELECT id, kind, after_seq, body FROM history_records WHERE session_id = ? ORDER BY rid',
       ),
@@ -157,4 +159,3 @@ function recordEntry(r: { id: string; kind: RecordKind; body: string }, sessionI
   }
   return { type: 'record', id: r.id, kind: r.kind, body };
 }
-

@@ -6,7 +6,16 @@ import type Database from 'better-sqlite3';
 import type { ClearedOutput, CompactionChange, CompactionRecord } from '../compaction/types.js';
 import { newId, type Block, type Message } from '../llm/messages.js';
 import { collectToolCalls } from './archive-text.js';
-import { decodeCompaction, decodeMessage, encodeCompaction, encodeMessage, MESSAGE_COLS, type CompactionRow, type MessageParams, type MessageRow } from './codec.js';
+import {
+  decodeCompaction,
+  decodeMessage,
+  encodeCompaction,
+  encodeMessage,
+  MESSAGE_COLS,
+  type CompactionRow,
+  type MessageParams,
+  type MessageRow,
+} from './codec.js';
 import { deriveHistory, LogError, type Derived, type LogEntry, type RecordBody } from './derive.js';
 import { InvalidInputError } from './errors.js';
 import { HistoryLog, MARKER_TRIGGERS } from './historyLog.js';
@@ -44,7 +53,9 @@ export class HistoryWrites {
                  @summary_tokens, @summary, @method, @duration_ms, @model, @usage, @created_at)`,
       ),
       compaction: db.prepare<[string, string], CompactionRow>(`SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? AND id = ?`),
-      compactions: db.prepare<[string], CompactionRow>(`SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? AND trigger NOT IN ${NOT_COMPACTIONS} ORDER BY seq`),
+      compactions: db.prepare<[string], CompactionRow>(
+        `SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? AND trigger NOT IN ${NOT_COMPACTIONS} ORDER BY seq`,
+      ),
       show: db.prepare(
         'UPDATE messages SET shown_blocks = @blocks, shown_tokens = @tokens WHERE session_id = @session_id AND id = @id AND archived_by IS NULL',
       ),
@@ -204,7 +215,12 @@ export class HistoryWrites {
     this.showRevisions(sessionId, replaced);
     const inserts = change.messages.flatMap((m, i) => (added.has(m.id) ? [{ id: m.id, after: i === 0 ? null : change.messages[i - 1]!.id }] : []));
     change.messages.forEach((m, pos) => this.stmts.setPos.run(pos, sessionId, m.id));
-    this.log.append(sessionId, { id, kind: 'repair', body: { inserts, ...(replaced.length > 0 ? { revisions: replaced.map(revision) } : {}) }, createdAt: now });
+    this.log.append(sessionId, {
+      id,
+      kind: 'repair',
+      body: { inserts, ...(replaced.length > 0 ? { revisions: replaced.map(revision) } : {}) },
+      createdAt: now,
+    });
     return { added: change.added.length, visible: change.messages.length };
   }
 
@@ -249,8 +265,14 @@ export class HistoryWrites {
    */
   private checkChange(sessionId: string, change: CompactionChange, visible: ReadonlySet<string>): void {
     const archived = uniqueIds(change.archivedIds, 'archivedIds');
-    const added = uniqueIds(change.added.map((m) => m.id), 'added');
-    const next = uniqueIds(change.messages.map((m) => m.id), 'messages');
+    const added = uniqueIds(
+      change.added.map((m) => m.id),
+      'added',
+    );
+    const next = uniqueIds(
+      change.messages.map((m) => m.id),
+      'messages',
+    );
     for (const id of archived) if (!visible.has(id)) throw new InvalidInputError(`archived message ${id} is not in the visible history`);
     for (const id of added) if (this.stmts.hasMessage.get(sessionId, id)) throw new InvalidInputError(`added message ${id} is already stored`);
     for (const id of added) if (!next.has(id)) throw new InvalidInputError(`added message ${id} is not in the new visible history`);
@@ -262,9 +284,13 @@ export class HistoryWrites {
       if (!next.has(id) && !archived.has(id)) throw new InvalidInputError(`message ${id} would leave the visible history without being archived`);
     }
     for (const m of change.replaced) if (!visible.has(m.id)) throw new InvalidInputError(`replaced message ${m.id} is not in the visible history`);
-    const clearedIds = uniqueIds(change.cleared.map((c) => c.archiveId), 'cleared');
+    const clearedIds = uniqueIds(
+      change.cleared.map((c) => c.archiveId),
+      'cleared',
+    );
     for (const c of change.cleared) {
-      if (!visible.has(c.messageId)) throw new InvalidInputError(`cleared output ${c.archiveId} belongs to message ${c.messageId}, which is not in the visible history`);
+      if (!visible.has(c.messageId))
+        throw new InvalidInputError(`cleared output ${c.archiveId} belongs to message ${c.messageId}, which is not in the visible history`);
       if (this.stmts.hasArchivedOutput.get(sessionId, c.archiveId)) throw new InvalidInputError(`tool output ${c.archiveId} is already archived`);
     }
     for (const m of [...change.replaced, ...change.added]) {

@@ -143,7 +143,17 @@ function backfillSearchIndex(db: Database.Database): void {
   );
   const outputsOf = db.prepare<
     [string],
-    { id: string; message_id: string; tool_use_id: string; tool_name: string; summary: string; content: string; is_error: number; tokens: number; msg_created_at: number }
+    {
+      id: string;
+      message_id: string;
+      tool_use_id: string;
+      tool_name: string;
+      summary: string;
+      content: string;
+      is_error: number;
+      tokens: number;
+      msg_created_at: number;
+    }
   >(
     `SELECT t.id, t.message_id, t.tool_use_id, t.tool_name, t.summary, t.content, t.is_error, t.tokens, m.created_at AS msg_created_at
      FROM tool_output_archive t JOIN messages m ON m.session_id = t.session_id AND m.id = t.message_id
@@ -193,7 +203,7 @@ const v3Leases: Migration = {
 
 const v8Thinking: Migration = {
   version: 8,
-  description: 'thinking: the prefix a reply was produced after; the providers\' model capabilities',
+  description: "thinking: the prefix a reply was produced after; the providers' model capabilities",
   up(db) {
     db.exec(`
       -- the hash of what a reply that thinks was produced after (llm/thinkingReplay.ts)
@@ -210,7 +220,18 @@ const v8Thinking: Migration = {
   },
 };
 
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Search, v3Leases, v4Snapshots, v5History, v6ChildSessions, v7MessageIndex, v8Thinking, v9Spills, v10FileReads];
+export const MIGRATIONS: readonly Migration[] = [
+  v1Core,
+  v2Search,
+  v3Leases,
+  v4Snapshots,
+  v5History,
+  v6ChildSessions,
+  v7MessageIndex,
+  v8Thinking,
+  v9Spills,
+  v10FileReads,
+];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class NewerSchemaError extends Error {
@@ -253,6 +274,8 @@ export function refuseForeignDatabase(db: Database.Database): void {
     .pluck()
     .all();
   if (names.length > 0) {
-    throw new InvalidInputError(`it is an SQLite database of another program (tables: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}); refusing to modify it`);
+    throw new InvalidInputError(
+      `it is an SQLite database of another program (tables: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}); refusing to modify it`,
+    );
   }
 }

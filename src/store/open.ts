@@ -19,7 +19,8 @@ export function openStore(path: string, opts: OpenStoreOptions = {}): Store {
   const file = memory ? path : resolve(path);
   const ctx = { file, action: 'open the database', busyTimeoutMs };
   try {
-    if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new InvalidInputError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
+    if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0)
+      throw new InvalidInputError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
     if (memory && readonly) throw new InvalidInputError('an in-memory store cannot be opened read-only');
     if (!memory) prepareFile(file, readonly);
     const db = new Database(file, { readonly, fileMustExist: !memory, timeout: busyTimeoutMs });
@@ -120,7 +121,11 @@ function checkHeader(file: string): void {
     const head = Buffer.alloc(SQLITE_HEADER.length);
     const n = readSync(fd, head, 0, head.length, 0);
     if (n < head.length || !head.equals(SQLITE_HEADER)) {
-      throw new StoreError('corrupt', file, `${file} is not an SQLite database (it may be damaged or be another kind of file). It was left untouched; move it away or point --db elsewhere.`);
+      throw new StoreError(
+        'corrupt',
+        file,
+        `${file} is not an SQLite database (it may be damaged or be another kind of file). It was left untouched; move it away or point --db elsewhere.`,
+      );
     }
   } finally {
     closeSync(fd);

@@ -20,7 +20,8 @@ export interface SessionRow {
   agent: string | null;
 }
 
-export const SESSION_COLS = 'id, cwd, title, provider, model, created_at, updated_at, meta, message_count, visible_count, compaction_count, context_tokens, parent_id, parent_turn, parent_tool_use, agent';
+export const SESSION_COLS =
+  'id, cwd, title, provider, model, created_at, updated_at, meta, message_count, visible_count, compaction_count, context_tokens, parent_id, parent_turn, parent_tool_use, agent';
 
 export function sessionInfo(r: SessionRow): SessionInfo {
   return {

@@ -73,7 +73,10 @@ export class SessionWrites {
       'compactions',
       'id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count, summary_tokens, summary, method, duration_ms, model, usage, created_at',
     );
-    copy('messages', 'id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, archived_by, added_by, shown_blocks, shown_pinned, shown_tokens, prefix_hash');
+    copy(
+      'messages',
+      'id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, archived_by, added_by, shown_blocks, shown_pinned, shown_tokens, prefix_hash',
+    );
     copy('history_records', 'id, kind, after_seq, body, created_at');
     copy('tool_output_archive', 'id, message_id, tool_use_id, tool_name, summary, content, is_error, tokens, compaction_id, created_at');
     copy('spilled_outputs', SPILL_COLS);

@@ -95,7 +95,9 @@ export class SnapshotTables {
         `SELECT s.turn_id, s.path FROM file_snapshots s JOIN messages m ON m.session_id = s.session_id AND m.id = s.turn_id
          WHERE s.session_id = ? ORDER BY m.seq, s.rid`,
       ),
-      turnPos: db.prepare<[string, string], { pos: number | null; archived_by: string | null }>('SELECT pos, archived_by FROM messages WHERE session_id = ? AND id = ?'),
+      turnPos: db.prepare<[string, string], { pos: number | null; archived_by: string | null }>(
+        'SELECT pos, archived_by FROM messages WHERE session_id = ? AND id = ?',
+      ),
       visibleFrom: db.prepare<[string, number], MessageRow & { id: string }>(
         `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by IS NULL AND pos >= ? ORDER BY pos, rid`,
       ),
@@ -129,7 +131,13 @@ export class SnapshotTables {
     for (const r of this.stmts.since.all(sessionId, sessionId, turnId)) {
       if (seen.has(r.path)) continue;
       seen.add(r.path);
-      out.push({ turnId: r.turn_id, path: r.path, content: r.existed ? inflateRawSync(r.content ?? Buffer.alloc(0)) : null, mode: r.mode, createdAt: r.created_at });
+      out.push({
+        turnId: r.turn_id,
+        path: r.path,
+        content: r.existed ? inflateRawSync(r.content ?? Buffer.alloc(0)) : null,
+        mode: r.mode,
+        createdAt: r.created_at,
+      });
     }
     return out;
   }

@@ -104,7 +104,9 @@ export class SpillTable implements SpillArchive {
     );
     this.one = db.prepare<[string, string], SpillRow>(`SELECT ${SPILL_COLS} FROM spilled_outputs WHERE session_id = ? AND id = ?`);
     this.allRows = db.prepare<[string], SpillRow>(`SELECT ${SPILL_COLS} FROM spilled_outputs WHERE session_id = ? ORDER BY n`);
-    this.insertIndex = db.prepare("INSERT INTO archive_index (session_id, kind, ref_id, label, created_at) VALUES (?, 'tool_output', ?, ?, ?) ON CONFLICT DO NOTHING");
+    this.insertIndex = db.prepare(
+      "INSERT INTO archive_index (session_id, kind, ref_id, label, created_at) VALUES (?, 'tool_output', ?, ?, ?) ON CONFLICT DO NOTHING",
+    );
     this.insertText = db.prepare('INSERT INTO archive_fts (rowid, body) VALUES (?, ?)');
   }
 

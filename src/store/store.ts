@@ -130,8 +130,15 @@ export class SqliteStore implements Store {
       if (matches.length === 0 && idOrPrefix.length >= 4) matches = this.stmts.sessionsBySuffix.all(idOrPrefix, idOrPrefix);
       if (matches.length === 0) return undefined;
       if (matches.length > 1) {
-        const shown = matches.slice(0, 2).map((m) => m.id).join(', ');
-        throw new StoreError('not_found', this.file, `The short session id "${idOrPrefix}" is ambiguous: it matches ${shown}${matches.length > 2 ? ' and more' : ''}. Give more characters.`);
+        const shown = matches
+          .slice(0, 2)
+          .map((m) => m.id)
+          .join(', ');
+        throw new StoreError(
+          'not_found',
+          this.file,
+          `The short session id "${idOrPrefix}" is ambiguous: it matches ${shown}${matches.length > 2 ? ' and more' : ''}. Give more characters.`,
+        );
       }
       return sessionInfo(matches[0]!);
     });
@@ -147,7 +154,8 @@ export class SqliteStore implements Store {
   listSessions(opts: { cwd?: string; limit?: number } = {}): SessionInfo[] {
     return this.read('list sessions', () => {
       const limit = opts.limit ?? -1; // SQLite: a negative LIMIT means none
-      if (opts.limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new InvalidInputError(`limit must be a non-negative integer, got ${opts.limit}`);
+      if (opts.limit !== undefined && (!Number.isInteger(limit) || limit < 0))
+        throw new InvalidInputError(`limit must be a non-negative integer, got ${opts.limit}`);
       const rows = opts.cwd === undefined ? this.stmts.list.all(limit) : this.stmts.listIn.all(opts.cwd, limit);
       return rows.map((r) => sessionInfo(r));
     });
@@ -215,7 +223,8 @@ export class SqliteStore implements Store {
 
   setPinned(sessionId: string, messageId: string, pinned: boolean): void {
     this.write('unpin a message', () => {
-      if (!this.history.setPinned(sessionId, messageId, pinned)) throw new StoreError('not_found', this.file, `no visible message ${messageId} in session ${sessionId}`);
+      if (!this.history.setPinned(sessionId, messageId, pinned))
+        throw new StoreError('not_found', this.file, `no visible message ${messageId} in session ${sessionId}`);
     });
   }
 
@@ -363,8 +372,10 @@ export class SqliteStore implements Store {
   }
 
   /** What a provider's models endpoint said of a model, and when (store/capabilities.ts). */
-  modelCapabilities = (provider: string, model: string): StoredCapabilities | undefined => this.read('read model capabilities', () => this.capabilities.get(provider, model));
-  saveModelCapabilities = (provider: string, model: string, body: string, at: number): void => this.write('save model capabilities', () => this.capabilities.put(provider, model, body, at));
+  modelCapabilities = (provider: string, model: string): StoredCapabilities | undefined =>
+    this.read('read model capabilities', () => this.capabilities.get(provider, model));
+  saveModelCapabilities = (provider: string, model: string, body: string, at: number): void =>
+    this.write('save model capabilities', () => this.capabilities.put(provider, model, body, at));
 
   private noSession(id: string): StoreError {
     return new StoreError('not_found', this.file, `There is no session ${id} in ${this.file}.`);
@@ -394,4 +405,3 @@ export class SqliteStore implements Store {
     if (!this.db.open) throw new StoreError('io', this.file, `Could not ${action}: the store for ${this.file} is closed.`);
   }
 }
-

@@ -168,7 +168,10 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     const text = `${prefix}${w.text.replace(/\s+$/, '')}${suffix}`;
     const extra = prefix.length + suffix.length;
     const extraLines = (prefix.match(/\n/g)?.length ?? 0) + (suffix.match(/\n/g)?.length ?? 0);
-    return { ...out, full: { text, totalChars: w.totalChars + extra, totalLines: w.totalLines + extraLines, totalBytes: w.totalBytes + Buffer.byteLength(prefix + suffix) } };
+    return {
+      ...out,
+      full: { text, totalChars: w.totalChars + extra, totalLines: w.totalLines + extraLines, totalBytes: w.totalBytes + Buffer.byteLength(prefix + suffix) },
+    };
   };
 
   if (exit.error !== undefined) {
@@ -177,12 +180,22 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
   }
   if (stopReason === 'timeout') {
     const prefix = `Command timed out after ${fmtDuration(timeoutMs)}; partial output:\n`;
-    return withWhole({ content: `Command timed out after ${fmtDuration(timeoutMs)}${body ? `; partial output:\n${body}` : ', with no output.'}`, isError: true }, prefix, '');
+    return withWhole(
+      { content: `Command timed out after ${fmtDuration(timeoutMs)}${body ? `; partial output:\n${body}` : ', with no output.'}`, isError: true },
+      prefix,
+      '',
+    );
   }
   if (stopReason === 'interrupted') {
     return { content: `Command interrupted${body ? `; partial output:\n${body}` : ', with no output.'}`, isError: true };
   }
-  if (exit.signal) return withWhole({ content: `${body ? `${body}\n\n` : ''}Killed by signal ${exit.signal}`, isError: true }, '', `\n\nKilled by signal ${exit.signal}`);
-  if (exit.code !== 0) return withWhole({ content: `${body ? `${body}\n\n` : ''}Exit code ${exit.code ?? 'unknown'}`, isError: true }, '', `\n\nExit code ${exit.code ?? 'unknown'}`);
+  if (exit.signal)
+    return withWhole({ content: `${body ? `${body}\n\n` : ''}Killed by signal ${exit.signal}`, isError: true }, '', `\n\nKilled by signal ${exit.signal}`);
+  if (exit.code !== 0)
+    return withWhole(
+      { content: `${body ? `${body}\n\n` : ''}Exit code ${exit.code ?? 'unknown'}`, isError: true },
+      '',
+      `\n\nExit code ${exit.code ?? 'unknown'}`,
+    );
   return withWhole({ content: body || '(no output)', isError: false }, '', '');
 }

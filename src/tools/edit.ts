@@ -5,7 +5,9 @@ import type { Tool, ToolContext } from './types.js';
 
 const EditInput = z.object({
   path: z.string().check(z.minLength(1), z.describe('Path of the file to change, relative to the working directory or absolute.')),
-  old_string: z.string().check(z.describe('The exact text to replace, as it is in the file (without FileRead line numbers), with enough surrounding lines to be unique.')),
+  old_string: z
+    .string()
+    .check(z.describe('The exact text to replace, as it is in the file (without FileRead line numbers), with enough surrounding lines to be unique.')),
   new_string: z.string().check(z.describe('The text to put in its place (must differ from old_string).')),
   replace_all: z.optional(z.boolean()).check(z.describe('Replace every occurrence instead of requiring old_string to be unique. Default false.')),
 });
@@ -29,7 +31,13 @@ export function createEditTool(): Tool<EditInput> {
 export async function planEdit(input: EditInput, ctx: ToolContext): Promise<Planned> {
   const oldS = input.old_string.replace(/\r\n/g, '\n');
   const newS = input.new_string.replace(/\r\n/g, '\n');
-  if (oldS === '') return { ok: false, output: fail('old_string is empty. To create a file or replace all of its content use Write; to insert text, give the line(s) next to the insertion as old_string and repeat them in new_string.') };
+  if (oldS === '')
+    return {
+      ok: false,
+      output: fail(
+        'old_string is empty. To create a file or replace all of its content use Write; to insert text, give the line(s) next to the insertion as old_string and repeat them in new_string.',
+      ),
+    };
   if (oldS === newS) return { ok: false, output: fail('old_string and new_string are the same, so there is nothing to change. The file was not changed.') };
   const loaded = await loadForChange(input.path, ctx, { mustExist: true, tool: 'Edit' });
   if (!loaded.ok) return loaded;

@@ -48,9 +48,13 @@ export async function loadForChange(path: string, ctx: ToolContext, opts: { must
     const hint = similar.length > 0 ? ` Did you mean: ${similar.map((n) => displayPath(ctx.cwd, join(abs, '..', n))).join(', ')}?` : '';
     return no(`${shown} does not exist.${hint} To create a new file, use Write.`);
   }
-  if (st.isDirectory()) return no(`${shown} is a directory, not a file; ${opts.tool} changes one file. To see what it holds use Glob with pattern "${shown === '.' ? '' : `${shown}/`}*".`);
+  if (st.isDirectory())
+    return no(
+      `${shown} is a directory, not a file; ${opts.tool} changes one file. To see what it holds use Glob with pattern "${shown === '.' ? '' : `${shown}/`}*".`,
+    );
   if (!st.isFile()) return no(`${shown} is not a regular file (a device, socket or pipe); ${opts.tool} only changes files.`);
-  if (st.size > MAX_EDIT_BYTES) return no(`${shown} is ${fmtBytes(st.size)}, more than ${opts.tool} changes (${fmtBytes(MAX_EDIT_BYTES)}); change it with a script through Bash instead.`);
+  if (st.size > MAX_EDIT_BYTES)
+    return no(`${shown} is ${fmtBytes(st.size)}, more than ${opts.tool} changes (${fmtBytes(MAX_EDIT_BYTES)}); change it with a script through Bash instead.`);
   let bytes: Buffer;
   try {
     bytes = await readFile(abs);
@@ -61,8 +65,14 @@ export async function loadForChange(path: string, ctx: ToolContext, opts: { must
   const decoded = decodeText(bytes);
   if (!decoded.ok) return no(`${shown} ${decoded.why}; ${opts.tool} only changes text files. The file was not changed.`);
   const freshness = ctx.files?.check(abs, st, bytes) ?? { kind: 'unread' as const };
-  if (freshness.kind === 'unread') return no(`${shown} has not been read in this session: read it first with FileRead, then ${opts.tool === 'Write' ? 'write' : 'edit'} it. The file was not changed.`);
-  if (freshness.kind === 'stale') return no(`${shown} changed on disk since you read it (by the user, a formatter or a command): read it again with FileRead before changing it. The file was not changed.`);
+  if (freshness.kind === 'unread')
+    return no(
+      `${shown} has not been read in this session: read it first with FileRead, then ${opts.tool === 'Write' ? 'write' : 'edit'} it. The file was not changed.`,
+    );
+  if (freshness.kind === 'stale')
+    return no(
+      `${shown} changed on disk since you read it (by the user, a formatter or a command): read it again with FileRead before changing it. The file was not changed.`,
+    );
   return { ok: true, file: { abs, shown, existing: { bytes, text: decoded.decoded.text, format: decoded.decoded.format, stat: st } } };
 }
 
@@ -91,7 +101,9 @@ export async function commit(change: PlannedChange, ctx: ToolContext): Promise<T
   } catch (e) {
     if (errnoCode(e) !== 'ENOENT') return fail(`${describeFsError(e, shown)}; the file was not changed.`);
   }
-  const unchanged = existing ? current !== undefined && current.length === existing.bytes.length && contentHash(current) === contentHash(existing.bytes) : current === undefined;
+  const unchanged = existing
+    ? current !== undefined && current.length === existing.bytes.length && contentHash(current) === contentHash(existing.bytes)
+    : current === undefined;
   if (!unchanged) return fail(`${shown} changed on disk while the change waited: read it again with FileRead before changing it. The file was not changed.`);
   const format = existing?.format ?? DEFAULT_FORMAT;
   const bytes = encodeText(change.after, format);
@@ -110,7 +122,10 @@ export async function commit(change: PlannedChange, ctx: ToolContext): Promise<T
 
 function resultText(change: PlannedChange): string {
   const unified = formatUnified(change.diff).split('\n');
-  const shown = unified.length > RESULT_DIFF_LINES ? [...unified.slice(0, RESULT_DIFF_LINES), `… ${unified.length - RESULT_DIFF_LINES} more diff lines not shown`] : unified;
+  const shown =
+    unified.length > RESULT_DIFF_LINES
+      ? [...unified.slice(0, RESULT_DIFF_LINES), `… ${unified.length - RESULT_DIFF_LINES} more diff lines not shown`]
+      : unified;
   return `${change.headline}\n\n${shown.join('\n')}`;
 }
 

@@ -48,7 +48,11 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
     readOnly: true,
     compactable: true,
     parse: (input) => parseInput('FileRead', FileReadInput, inputSchema, input),
-    summarize: (input) => input.path + (input.offset !== undefined || input.limit !== undefined ? ` (from line ${input.offset ?? 1}${input.limit !== undefined ? `, ${input.limit} lines` : ''})` : ''),
+    summarize: (input) =>
+      input.path +
+      (input.offset !== undefined || input.limit !== undefined
+        ? ` (from line ${input.offset ?? 1}${input.limit !== undefined ? `, ${input.limit} lines` : ''})`
+        : ''),
     run: (input, ctx) => readFileLines(input, ctx, o),
   };
 }

@@ -36,7 +36,5 @@ export async function similarNames(abs: string): Promise<string[]> {
   const want = basename(abs);
   const lower = want.toLowerCase();
   const stem = basename(want, extname(want)).toLowerCase();
-  return names
-    .filter((n) => n !== want && (n.toLowerCase() === lower || basename(n, extname(n)).toLowerCase() === stem))
-    .slice(0, 5);
+  return names.filter((n) => n !== want && (n.toLowerCase() === lower || basename(n, extname(n)).toLowerCase() === stem)).slice(0, 5);
 }

@@ -15,7 +15,9 @@ export interface GlobOptions {
 
 const GlobInputSchema = z.object({
   pattern: z.string().check(z.minLength(1), z.describe('Glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json".')),
-  path: z.optional(z.string().check(z.minLength(1))).check(z.describe('Directory to search in, relative to the working directory or absolute. Default: the working directory.')),
+  path: z
+    .optional(z.string().check(z.minLength(1)))
+    .check(z.describe('Directory to search in, relative to the working directory or absolute. Default: the working directory.')),
 });
 export type GlobInput = z.infer<typeof GlobInputSchema>;
 

@@ -32,13 +32,32 @@ export interface GrepOptions {
 const MAX_LINE_CHARS = 500;
 
 const GrepInputSchema = z.object({
-  pattern: z.string().check(z.minLength(1), z.describe('Regular expression, JavaScript syntax (e.g. "function\\s+load", "TODO|FIXME"). Escape ( [ { . * + ? | \\ to match them literally.')),
-  path: z.optional(z.string().check(z.minLength(1))).check(z.describe('File or directory to search, relative to the working directory or absolute. Default: the working directory.')),
-  glob: z.optional(z.string().check(z.minLength(1))).check(z.describe('Only search files matching this glob: "*.ts" (any depth), "*.{ts,tsx}", "src/**/*.test.ts" (relative to path).')),
+  pattern: z
+    .string()
+    .check(
+      z.minLength(1),
+      z.describe('Regular expression, JavaScript syntax (e.g. "function\\s+load", "TODO|FIXME"). Escape ( [ { . * + ? | \\ to match them literally.'),
+    ),
+  path: z
+    .optional(z.string().check(z.minLength(1)))
+    .check(z.describe('File or directory to search, relative to the working directory or absolute. Default: the working directory.')),
+  glob: z
+    .optional(z.string().check(z.minLength(1)))
+    .check(z.describe('Only search files matching this glob: "*.ts" (any depth), "*.{ts,tsx}", "src/**/*.test.ts" (relative to path).')),
   ignoreCase: z.optional(z.boolean()).check(z.describe('Case-insensitive search. Default false.')),
-  outputMode: z.optional(z.enum(['files', 'lines', 'count'])).check(z.describe('"files" (default): paths of matching files, most recently modified first. "lines": matching lines as path:line:text. "count": path:number of matching lines.')),
-  contextLines: z.optional(z.int().check(z.minimum(0), z.maximum(20))).check(z.describe('With outputMode "lines": lines of context shown before and after each match.')),
-  maxResults: z.optional(z.int().check(z.minimum(1), z.maximum(2000))).check(z.describe('Most files (files, count) or matching lines (lines) returned. Default 100.')),
+  outputMode: z
+    .optional(z.enum(['files', 'lines', 'count']))
+    .check(
+      z.describe(
+        '"files" (default): paths of matching files, most recently modified first. "lines": matching lines as path:line:text. "count": path:number of matching lines.',
+      ),
+    ),
+  contextLines: z
+    .optional(z.int().check(z.minimum(0), z.maximum(20)))
+    .check(z.describe('With outputMode "lines": lines of context shown before and after each match.')),
+  maxResults: z
+    .optional(z.int().check(z.minimum(1), z.maximum(2000)))
+    .check(z.describe('Most files (files, count) or matching lines (lines) returned. Default 100.')),
 });
 export type GrepInput = z.infer<typeof GrepInputSchema>;
 
@@ -160,7 +179,8 @@ export async function runGrep(input: GrepInput, ctx: ToolContext, opts: GrepOpti
         hits = await grepDirJs(q, target, ctx.signal);
       }
     } else {
-      if (size > opts.maxFileBytes) return fail(`${shown} is ${fmtBytes(size)}, over the ${fmtBytes(opts.maxFileBytes)} Grep searches; use Bash (e.g. grep -n) for it.`);
+      if (size > opts.maxFileBytes)
+        return fail(`${shown} is ${fmtBytes(size)}, over the ${fmtBytes(opts.maxFileBytes)} Grep searches; use Bash (e.g. grep -n) for it.`);
       const s = sniff(await readHead(abs));
       if (s.binary) return fail(`${shown} is ${describeBinary(s)}; Grep searches text files only.`);
       const hit = await grepFileJs(q, abs);
@@ -192,7 +212,10 @@ async function format(hits: FileHit[], q: GrepQuery, max: number, cwd: string): 
     const sorted = await sortByMtime(hits.map((h) => h.path));
     const rows = sorted.slice(0, max).map((p) => displayPath(cwd, p));
     if (sorted.length > max) {
-      rows.push('', `(${plural(sorted.length, 'file')} match; showing the ${fmtInt(max)} most recently modified, ${fmtInt(sorted.length - max)} more not shown. Narrow the search or raise maxResults.)`);
+      rows.push(
+        '',
+        `(${plural(sorted.length, 'file')} match; showing the ${fmtInt(max)} most recently modified, ${fmtInt(sorted.length - max)} more not shown. Narrow the search or raise maxResults.)`,
+      );
     }
     return rows.join('\n');
   }

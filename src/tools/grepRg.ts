@@ -11,7 +11,8 @@ interface RgText {
   bytes?: string;
 }
 
-const rgText = (t: RgText | undefined): string => (t?.text !== undefined ? t.text : t?.bytes !== undefined ? new TextDecoder().decode(Buffer.from(t.bytes, 'base64')) : '');
+const rgText = (t: RgText | undefined): string =>
+  t?.text !== undefined ? t.text : t?.bytes !== undefined ? new TextDecoder().decode(Buffer.from(t.bytes, 'base64')) : '';
 
 /**
  * Runs ripgrep over a directory. Returns undefined when ripgrep fails (cannot start,

@@ -59,7 +59,30 @@ export interface PermissionSessionState {
 const BASH = 'Bash';
 
 /** Words that open or continue a shell compound command: a prefix of them means nothing. */
-const SHELL_KEYWORDS = new Set(['for', 'while', 'until', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'select', 'function', '{', '}', '(', ')', '[[', ']]', '!', 'coproc']);
+const SHELL_KEYWORDS = new Set([
+  'for',
+  'while',
+  'until',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'select',
+  'function',
+  '{',
+  '}',
+  '(',
+  ')',
+  '[[',
+  ']]',
+  '!',
+  'coproc',
+]);
 
 /** The words of a simple command (one command, no keywords, no assignments, nothing the splitter refuses), else undefined. */
 export function simpleCommandWords(command: string): string[] | undefined {
@@ -73,16 +96,81 @@ export function simpleCommandWords(command: string): string[] | undefined {
 
 /** Commands whose second word is a subcommand worth naming in a prefix (git status, cargo test). */
 const SUBCOMMAND_TOOLS = new Set([
-  'git', 'npm', 'pnpm', 'yarn', 'bun', 'npx', 'cargo', 'go', 'docker', 'podman', 'kubectl', 'helm', 'pip', 'pip3', 'poetry', 'uv',
-  'dotnet', 'mvn', 'gradle', './gradlew', 'brew', 'apt', 'apt-get', 'gh', 'terraform', 'rustup', 'composer', 'bundle',
-  'rake', 'mix', 'swift', 'make', 'just', 'systemctl', 'conda', 'tsc', 'vitest', 'jest', 'pytest',
+  'git',
+  'npm',
+  'pnpm',
+  'yarn',
+  'bun',
+  'npx',
+  'cargo',
+  'go',
+  'docker',
+  'podman',
+  'kubectl',
+  'helm',
+  'pip',
+  'pip3',
+  'poetry',
+  'uv',
+  'dotnet',
+  'mvn',
+  'gradle',
+  './gradlew',
+  'brew',
+  'apt',
+  'apt-get',
+  'gh',
+  'terraform',
+  'rustup',
+  'composer',
+  'bundle',
+  'rake',
+  'mix',
+  'swift',
+  'make',
+  'just',
+  'systemctl',
+  'conda',
+  'tsc',
+  'vitest',
+  'jest',
+  'pytest',
 ]);
 /** Package managers whose `run X` names the script too (npm run build). */
 const RUN_TOOLS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 /** Commands that run whatever their arguments say: a prefix of their first word would allow anything. */
 const WRAPPERS = new Set([
-  'sudo', 'doas', 'env', 'bash', 'sh', 'zsh', 'dash', 'fish', 'eval', 'exec', 'command', 'builtin', 'xargs', 'nohup', 'time',
-  'timeout', 'nice', 'watch', 'ssh', 'python', 'python3', 'node', 'perl', 'ruby', 'php', 'deno', 'tsx', 'find', 'awk', 'sed', 'rm',
+  'sudo',
+  'doas',
+  'env',
+  'bash',
+  'sh',
+  'zsh',
+  'dash',
+  'fish',
+  'eval',
+  'exec',
+  'command',
+  'builtin',
+  'xargs',
+  'nohup',
+  'time',
+  'timeout',
+  'nice',
+  'watch',
+  'ssh',
+  'python',
+  'python3',
+  'node',
+  'perl',
+  'ruby',
+  'php',
+  'deno',
+  'tsx',
+  'find',
+  'awk',
+  'sed',
+  'rm',
 ]);
 
 /** Words of a configured or remembered prefix ("git status", "npm run test:*"); undefined if it is not a plain command. */
@@ -190,7 +278,8 @@ export class PermissionPolicy {
   rules(): PermissionRule[] {
     const rows: PermissionRule[] = [];
     for (const t of this.config.allowTools) rows.push({ source: 'config', rule: t });
-    for (const p of this.config.allowBash) rows.push({ source: 'config', rule: `${BASH}(${p})${prefixWords(p) ? '' : ' — not a plain command, never matches'}` });
+    for (const p of this.config.allowBash)
+      rows.push({ source: 'config', rule: `${BASH}(${p})${prefixWords(p) ? '' : ' — not a plain command, never matches'}` });
     for (const t of this.sessionTools) rows.push({ source: 'session', rule: t });
     for (const p of this.sessionPrefixes) rows.push({ source: 'session', rule: `${BASH}(${p})` });
     return rows;
@@ -219,7 +308,12 @@ export function toolAllowedBy(list: readonly string[], name: string): boolean {
     if (p === name) return true;
     if (p.startsWith('mcp__') && !p.includes('*') && p.split('__').length === 2) return name.startsWith(`${p}__`);
     if (!p.includes('*')) return false;
-    const re = new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const re = new RegExp(
+      `^${p
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     return re.test(name);
   });
 }
@@ -230,4 +324,3 @@ function readState(saved: unknown): PermissionSessionState {
   const s = saved as Record<string, unknown>;
   return { tools: strings(s['tools']), bashPrefixes: strings(s['bashPrefixes']) };
 }
-

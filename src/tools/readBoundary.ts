@@ -11,10 +11,7 @@ import type { Approver } from './permissions.js';
 // Secret stores (~/.ssh, ~/.aws, private keys…) are refused outright; a .env file outside the
 // project is always asked about.
 
-export type ReadCheck =
-  | { kind: 'inside' }
-  | { kind: 'outside'; path: string; sensitive: boolean }
-  | { kind: 'denied'; path: string; why: string };
+export type ReadCheck = { kind: 'inside' } | { kind: 'outside'; path: string; sensitive: boolean } | { kind: 'denied'; path: string; why: string };
 
 export type ReadAuthorization = { ok: true } | { ok: false; message: string };
 

@@ -62,7 +62,8 @@ export class ReadRows {
 
   private text(rows: string[], last: number, long: number, total: number, cappedAt: number): string {
     const notes: string[] = [];
-    if (long > 0) notes.push(`(${fmtInt(long)} line${long === 1 ? '' : 's'} longer than ${fmtInt(this.maxLineChars)} characters ${long === 1 ? 'was' : 'were'} cut.)`);
+    if (long > 0)
+      notes.push(`(${fmtInt(long)} line${long === 1 ? '' : 's'} longer than ${fmtInt(this.maxLineChars)} characters ${long === 1 ? 'was' : 'were'} cut.)`);
     if (last < total) {
       const why = cappedAt > 0 ? ` (output capped at ${fmtInt(cappedAt)} characters)` : '';
       notes.push(`… file has ${fmtInt(total)} lines; showing ${fmtInt(this.start)}-${fmtInt(last)}${why}. Read more with offset=${last + 1}.`);

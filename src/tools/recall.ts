@@ -15,10 +15,22 @@ export interface RecallOptions {
 
 const RecallInputSchema = z.object({
   query: z.optional(z.string().check(z.minLength(1))).check(z.describe('Words to search for in the archive (full-text search). Give either query or id.')),
-  id: z.optional(z.string().check(z.minLength(1))).check(z.describe('Id of one archived item (from a search hit or from a cleared tool result) to read in full.')),
-  offset: z.optional(z.int().check(z.minimum(0))).check(z.describe('With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.')),
-  limit: z.optional(z.int().check(z.minimum(1), z.maximum(2000))).check(z.describe('With query: hits per page (default 10, at most 50). With id: lines per page (default 500).')),
-  pattern: z.optional(z.string().check(z.minLength(1))).check(z.describe('With id: a regular expression (JavaScript syntax); returns only the matching lines, numbered, with a few lines of context.')),
+  id: z
+    .optional(z.string().check(z.minLength(1)))
+    .check(z.describe('Id of one archived item (from a search hit or from a cleared tool result) to read in full.')),
+  offset: z
+    .optional(z.int().check(z.minimum(0)))
+    .check(
+      z.describe(
+        'With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.',
+      ),
+    ),
+  limit: z
+    .optional(z.int().check(z.minimum(1), z.maximum(2000)))
+    .check(z.describe('With query: hits per page (default 10, at most 50). With id: lines per page (default 500).')),
+  pattern: z
+    .optional(z.string().check(z.minLength(1)))
+    .check(z.describe('With id: a regular expression (JavaScript syntax); returns only the matching lines, numbered, with a few lines of context.')),
   context: z.optional(z.int().check(z.minimum(0), z.maximum(20))).check(z.describe('With pattern: lines of context before and after each match (default 2).')),
 });
 export type RecallInput = z.infer<typeof RecallInputSchema>;
@@ -32,7 +44,7 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
     name: 'Recall',
     description: [
       'Searches what was archived from this conversation: older messages that a compaction replaced with a summary, and old tool outputs that were cleared to free context. Nothing is lost; it is only out of view.',
-      'Use it when the summary mentions something you now need verbatim (an exact error message, code or a file you read earlier, a command\'s output, the user\'s exact words), or when a tool result was replaced by a short placeholder that names a Recall id.',
+      "Use it when the summary mentions something you now need verbatim (an exact error message, code or a file you read earlier, a command's output, the user's exact words), or when a tool result was replaced by a short placeholder that names a Recall id.",
       'With query: full-text search, ranked hits each with an id, what it was (label) and a snippet; page with offset.',
       'With id: the full text of that item, paged by lines (offset = first line, limit = lines); the output says how to get the next page.',
       'A large tool output is spilled: its result shows the head and the tail and a handle such as o12; Recall id="o12" with offset/limit reads a line range, with pattern the matching lines (with context).',
@@ -44,7 +56,8 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
       const parsed = parseInput('Recall', RecallInputSchema, inputSchema, input);
       if (parsed.query === undefined && parsed.id === undefined) throw new ToolInputError('Recall: give "query" (to search) or "id" (to read one item)');
       if (parsed.query !== undefined && parsed.id !== undefined) throw new ToolInputError('Recall: give either "query" or "id", not both');
-      if (parsed.pattern !== undefined && parsed.id === undefined) throw new ToolInputError('Recall: "pattern" reads matching lines of one item: give "id" with it');
+      if (parsed.pattern !== undefined && parsed.id === undefined)
+        throw new ToolInputError('Recall: "pattern" reads matching lines of one item: give "id" with it');
       return parsed;
     },
     summarize: (input) => (input.id !== undefined ? `id ${input.id}` : `"${input.query ?? ''}"`),
@@ -71,7 +84,12 @@ async function runRecall(input: RecallInput, ctx: ToolContext, options: Required
   }
 }
 
-function search(run: (q: string, opts: { limit: number; offset: number }) => RecallHit[], query: string, input: RecallInput, o: Required<RecallOptions>): ToolOutput {
+function search(
+  run: (q: string, opts: { limit: number; offset: number }) => RecallHit[],
+  query: string,
+  input: RecallInput,
+  o: Required<RecallOptions>,
+): ToolOutput {
   const limit = Math.min(input.limit ?? o.pageSize, 50);
   const offset = input.offset ?? 0;
   // one extra hit tells whether there is a next page
@@ -79,7 +97,10 @@ function search(run: (q: string, opts: { limit: number; offset: number }) => Rec
   const found = hits.slice(0, limit);
   if (found.length === 0) {
     return {
-      content: offset > 0 ? `No more hits for "${query}" after the first ${fmtInt(offset)}.` : `No archived messages or tool outputs match "${query}". Try other or fewer words.`,
+      content:
+        offset > 0
+          ? `No more hits for "${query}" after the first ${fmtInt(offset)}.`
+          : `No archived messages or tool outputs match "${query}". Try other or fewer words.`,
       isError: false,
     };
   }
@@ -100,12 +121,18 @@ function search(run: (q: string, opts: { limit: number; offset: number }) => Rec
   const more = hits.length > page.length;
   const range = `${offset + 1}-${offset + page.length}`;
   const next = more ? ` More hits: Recall with query=${JSON.stringify(query)}, offset=${offset + page.length}.` : '';
-  return { content: `Archive hits ${range} for "${query}" (read one in full with Recall id=…):\n\n${rows.join('\n\n')}${next ? `\n\n${next.trim()}` : ''}`, isError: false };
+  return {
+    content: `Archive hits ${range} for "${query}" (read one in full with Recall id=…):\n\n${rows.join('\n\n')}${next ? `\n\n${next.trim()}` : ''}`,
+    isError: false,
+  };
 }
 
 function readItem(item: { id: string; label: string; text: string } | undefined, input: RecallInput, o: Required<RecallOptions>): ToolOutput {
   const id = input.id ?? '';
-  if (!item) return fail(`No archived item with id "${id}". Ids come from Recall search hits and from placeholders of cleared tool outputs; search with query to find one.`);
+  if (!item)
+    return fail(
+      `No archived item with id "${id}". Ids come from Recall search hits and from placeholders of cleared tool outputs; search with query to find one.`,
+    );
   if (item.text === '') return { content: `${item.label} (id ${item.id}) is empty.`, isError: false };
   const lines = item.text.split('\n');
   const total = lines.length;
@@ -133,7 +160,10 @@ const MAX_MATCHES = 200;
 /** The lines of an item that match a regex, numbered, each with `context` lines around; capped at pageChars. */
 function grepItem(item: { id: string; label: string; text: string } | undefined, input: RecallInput, o: Required<RecallOptions>): ToolOutput {
   const id = input.id ?? '';
-  if (!item) return fail(`No archived item with id "${id}". Ids come from Recall search hits, spilled output handles (o1, o2, ...) and placeholders of cleared tool outputs; search with query to find one.`);
+  if (!item)
+    return fail(
+      `No archived item with id "${id}". Ids come from Recall search hits, spilled output handles (o1, o2, ...) and placeholders of cleared tool outputs; search with query to find one.`,
+    );
   let re: RegExp;
   try {
     re = new RegExp(input.pattern ?? '');
@@ -146,7 +176,8 @@ function grepItem(item: { id: string; label: string; text: string } | undefined,
   const matches: number[] = [];
   for (let i = 0; i < lines.length; i++) if (re.test(lines[i]!)) matches.push(i);
   const matched = new Set(matches);
-  if (matches.length === 0) return { content: `No line of ${item.label} (id ${item.id}, ${plural(lines.length, 'line')}) matches /${input.pattern ?? ''}/.`, isError: false };
+  if (matches.length === 0)
+    return { content: `No line of ${item.label} (id ${item.id}, ${plural(lines.length, 'line')}) matches /${input.pattern ?? ''}/.`, isError: false };
   const width = String(lines.length).length;
   const out: string[] = [];
   let chars = 0;
@@ -154,19 +185,30 @@ function grepItem(item: { id: string; label: string; text: string } | undefined,
   let lastShown = -1;
   let cut = false;
   for (const m of matches) {
-    if (shownMatches >= MAX_MATCHES) { cut = true; break; }
+    if (shownMatches >= MAX_MATCHES) {
+      cut = true;
+      break;
+    }
     const from = Math.max(m - ctxLines, lastShown + 1);
     const to = Math.min(lines.length - 1, m + ctxLines);
     const block: string[] = [];
     if (lastShown >= 0 && from > lastShown + 1) block.push('--');
-    for (let i = from; i <= to; i++) block.push(`${String(i + 1).padStart(width)}${matched.has(i) ? ":" : "-"} ${truncateLine(lines[i]!, 500).text}`);
+    for (let i = from; i <= to; i++) block.push(`${String(i + 1).padStart(width)}${matched.has(i) ? ':' : '-'} ${truncateLine(lines[i]!, 500).text}`);
     const size = block.reduce((n, l) => n + l.length + 1, 0);
-    if (out.length > 0 && chars + size > o.pageChars) { cut = true; break; }
+    if (out.length > 0 && chars + size > o.pageChars) {
+      cut = true;
+      break;
+    }
     out.push(...block);
     chars += size;
     lastShown = Math.max(lastShown, to);
     shownMatches++;
   }
-  const footer = cut ? `\n\n… ${plural(matches.length - shownMatches, 'more matching line')} not shown: narrow the pattern, or read a range with offset and limit.` : '';
-  return { content: `${plural(matches.length, 'line')} of ${item.label} (id ${item.id}, ${plural(lines.length, 'line')}) match /${input.pattern ?? ''}/ (line numbers with ":" match, "-" are context):\n${out.join('\n')}${footer}`, isError: false };
+  const footer = cut
+    ? `\n\n… ${plural(matches.length - shownMatches, 'more matching line')} not shown: narrow the pattern, or read a range with offset and limit.`
+    : '';
+  return {
+    content: `${plural(matches.length, 'line')} of ${item.label} (id ${item.id}, ${plural(lines.length, 'line')}) match /${input.pattern ?? ''}/ (line numbers with ":" match, "-" are context):\n${out.join('\n')}${footer}`,
+    isError: false,
+  };
 }

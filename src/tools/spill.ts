@@ -90,9 +90,11 @@ export function fullOutputOf(text: string): FullOutput {
   return b.result();
 }
 
-const fmtBytes = (n: number): string => (n < 1024 ? `${fmtInt(n)} bytes` : n < 1024 * 1024 ? `${fmtInt(Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+const fmtBytes = (n: number): string =>
+  n < 1024 ? `${fmtInt(n)} bytes` : n < 1024 * 1024 ? `${fmtInt(Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 
-const clip = (line: string): string => (line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}… [${fmtInt(line.length - LINE_CHARS)} more characters]` : line);
+const clip = (line: string): string =>
+  line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}… [${fmtInt(line.length - LINE_CHARS)} more characters]` : line;
 
 /** The header spillPreview writes, read back: the one place that parses a preview. */
 const PREVIEW_HEAD = /^\[output (o\d+): ([\d,]+ lines?), ([^;]+);/;
@@ -139,9 +141,10 @@ export function spillPreview(full: FullOutput, handle: string): string {
   }
   const tailStart = n - tail.length + 1;
   const shown = tail.length > 0 ? `lines 1–${fmtInt(head.length)} and ${fmtInt(tailStart)}–${fmtInt(n)} shown` : `lines 1–${fmtInt(head.length)} shown`;
-  const capped = full.totalChars > full.text.length
-    ? ` Only the first ${fmtBytes(Buffer.byteLength(full.text))} were archived (cap); ${fmtInt(full.totalChars - full.text.length)} characters after that were not kept.`
-    : '';
+  const capped =
+    full.totalChars > full.text.length
+      ? ` Only the first ${fmtBytes(Buffer.byteLength(full.text))} were archived (cap); ${fmtInt(full.totalChars - full.text.length)} characters after that were not kept.`
+      : '';
   const header = `[output ${handle}: ${fmtInt(full.totalLines)} ${full.totalLines === 1 ? 'line' : 'lines'}, ${fmtBytes(full.totalBytes)}; ${shown}; Recall id="${handle}" with offset/limit (lines) or pattern for the rest.${capped}]`;
   const omitted = tailStart - head.length - 1;
   const middle = omitted > 0 ? [`… [${fmtInt(omitted)} lines not shown] …`] : [];

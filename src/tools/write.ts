@@ -3,7 +3,9 @@ import { fileChangeTool, loadForChange, plan, statOf, type Planned } from './fil
 import type { Tool, ToolContext } from './types.js';
 
 const WriteInput = z.object({
-  path: z.string().check(z.minLength(1), z.describe('Path of the file, relative to the working directory or absolute. Missing parent directories are created.')),
+  path: z
+    .string()
+    .check(z.minLength(1), z.describe('Path of the file, relative to the working directory or absolute. Missing parent directories are created.')),
   content: z.string().check(z.describe('The whole new content of the file.')),
 });
 export type WriteInput = z.infer<typeof WriteInput>;

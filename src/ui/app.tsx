@@ -137,7 +137,14 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
         const now = Date.now();
         if (now - lastCtrlC.current < CTRL_C_EXIT_MS) return exit();
         // interrupting running work is all a Ctrl-C does then: it does not arm the exit
-        if (isWorking(store.live.get()) && store.picker.get() === null && store.models.get() === null && store.rewind.get() === null && store.history.get() === null && prompt.isEmpty()) {
+        if (
+          isWorking(store.live.get()) &&
+          store.picker.get() === null &&
+          store.models.get() === null &&
+          store.rewind.get() === null &&
+          store.history.get() === null &&
+          prompt.isEmpty()
+        ) {
           lastCtrlC.current = 0;
           if (store.approvals.get().length > 0) return store.respondToApproval({ kind: 'deny', stop: true });
           controller.interrupt();
@@ -184,7 +191,12 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
         store.picker.set(null);
         if (r.action.kind === 'resume') {
           controller.resume(r.action.id).catch((err: unknown) => {
-            store.append({ kind: 'notice', id: `resume-${Date.now()}`, level: 'error', text: `Could not resume the session: ${err instanceof Error ? err.message : String(err)}` });
+            store.append({
+              kind: 'notice',
+              id: `resume-${Date.now()}`,
+              level: 'error',
+              text: `Could not resume the session: ${err instanceof Error ? err.message : String(err)}`,
+            });
           });
         }
         return;
@@ -293,7 +305,11 @@ function HintLine({ hint }: { hint: Hint }) {
     );
   }
   return (
-    <Text color={hint.level === 'warning' ? theme.warning : hint.level === 'notice' ? theme.muted : theme.info} dimColor={hint.level === 'notice'} wrap="truncate-end">
+    <Text
+      color={hint.level === 'warning' ? theme.warning : hint.level === 'notice' ? theme.muted : theme.info}
+      dimColor={hint.level === 'notice'}
+      wrap="truncate-end"
+    >
       {hint.text}
     </Text>
   );

@@ -55,7 +55,10 @@ export function approvalOptions(req: ApprovalRequest): ApprovalOption[] {
   } else if (req.suggestedPrefix) {
     options.push({ kind: 'session', label: `Allow commands starting with \`${req.suggestedPrefix}\` for this session` });
   } else if (!req.onceOnly) {
-    options.push({ kind: 'session', label: req.sessionScope ? `Allow ${req.toolName} in ${req.sessionScope} for this session` : `Allow ${req.toolName} for this session` });
+    options.push({
+      kind: 'session',
+      label: req.sessionScope ? `Allow ${req.toolName} in ${req.sessionScope} for this session` : `Allow ${req.toolName} for this session`,
+    });
   }
   options.push({ kind: 'deny', label: 'Deny, and tell the model why' });
   options.push({ kind: 'stop', label: 'Deny, and stop the turn' });

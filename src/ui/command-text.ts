@@ -24,7 +24,14 @@ function outputLines(output: ShownOutput, width: number, theme: Theme): string[]
     case 'context':
       return contextLines(output.rows, output.contextWindow, output.effectiveWindow, width, theme);
     case 'cost':
-      return [...costLines(output.rows, output.totalUsd, width, theme), ...(output.children ?? []).flatMap((c) => block(`  sub-agent ${sanitize(c.label)} (${c.id}): ${formatTokens(c.tokens)} tokens${c.usd !== undefined ? ` · ${formatUsd(c.usd)}` : ''}`, width, { color: theme.muted }))];
+      return [
+        ...costLines(output.rows, output.totalUsd, width, theme),
+        ...(output.children ?? []).flatMap((c) =>
+          block(`  sub-agent ${sanitize(c.label)} (${c.id}): ${formatTokens(c.tokens)} tokens${c.usd !== undefined ? ` · ${formatUsd(c.usd)}` : ''}`, width, {
+            color: theme.muted,
+          }),
+        ),
+      ];
     case 'agents':
       return block(sanitize(agentsText(output.agents, output.warnings)), width);
     case 'permissions':
@@ -46,7 +53,8 @@ function bar(fraction: number, size: number): string {
 }
 
 /** Rounded as the gauge rounds it, so both say the same. */
-const percentLeft = (used: number, effective: number): number => (effective > 0 ? Math.min(100, Math.max(0, Math.round(((effective - used) / effective) * 100))) : 0);
+const percentLeft = (used: number, effective: number): number =>
+  effective > 0 ? Math.min(100, Math.max(0, Math.round(((effective - used) / effective) * 100))) : 0;
 
 /**
  * Each part's share of the whole, in tenths of a percent that add up to exactly 100.0% (the

@@ -58,7 +58,8 @@ export class ToolExpander {
     // a sub-agent's row: its child's whole transcript (again: the previous child's)
     const row = !t || t.name === 'Task' ? this.childRows.next() : undefined;
     const text = row ? this.controller.childTranscript?.(row.childId) : undefined;
-    if (row && text !== undefined) return { item: { kind: 'tool_output', id: itemId(), name: 'Task', summary: `${row.item.summary} — the sub-agent's transcript`, output: text } };
+    if (row && text !== undefined)
+      return { item: { kind: 'tool_output', id: itemId(), name: 'Task', summary: `${row.item.summary} — the sub-agent's transcript`, output: text } };
     if (!t) return { hint: 'No tool output to expand yet' };
     if (!this.printOnce(t.id)) return { hint: 'That output is already shown in full above' };
     const whole = this.wholeOutput(t);
@@ -71,7 +72,13 @@ export class ToolExpander {
     if (handle !== undefined && this.controller.spilledOutput) {
       try {
         const s = this.controller.spilledOutput(handle);
-        if (s) return { text: s.totalChars > s.text.length ? `${s.text}\n[only the first ${fmtInt(s.text.length)} characters were archived (cap); ${fmtInt(s.totalChars - s.text.length)} more were not kept]` : s.text };
+        if (s)
+          return {
+            text:
+              s.totalChars > s.text.length
+                ? `${s.text}\n[only the first ${fmtInt(s.text.length)} characters were archived (cap); ${fmtInt(s.totalChars - s.text.length)} more were not kept]`
+                : s.text,
+          };
         if (t.fullOutput === undefined) return { text: t.output, hint: `Output ${handle} is not in this session's archive: showing what the model got` };
       } catch (e) {
         return { text: t.fullOutput ?? t.output, hint: `Could not read output ${handle} from the archive: ${e instanceof Error ? e.message : String(e)}` };

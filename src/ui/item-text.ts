@@ -88,7 +88,14 @@ export function diffRowSpec(r: NumberedDiffLine, numberWidth: number, theme: The
 export const diffNumberWidth = (rows: readonly NumberedDiffLine[]): number => String(rows.reduce((m, r) => Math.max(m, r.oldNo ?? 0, r.newNo ?? 0), 0)).length;
 
 /** Rows of a diff, each cut to the width (or wrapped under its text, the line numbers left clear). */
-function diffLines(rows: readonly NumberedDiffLine[], width: number, theme: Theme, from = 0, max = rows.length, mode: 'wrap' | 'truncate' = 'truncate'): string[] {
+function diffLines(
+  rows: readonly NumberedDiffLine[],
+  width: number,
+  theme: Theme,
+  from = 0,
+  max = rows.length,
+  mode: 'wrap' | 'truncate' = 'truncate',
+): string[] {
   const numberWidth = diffNumberWidth(rows);
   return rows.slice(from, from + max).flatMap((r) => {
     if (mode === 'wrap') return wrappedDiffRow(r, numberWidth, width, theme);
@@ -197,7 +204,10 @@ function toolOutputLines(name: string, summary: string, output: string, columns:
   const diff = parseUnified(output);
   if (diff) {
     const rows = numberedLines(diff).slice(0, EXPANDED_MAX_LINES);
-    return [...header, ...indented([...block(sanitize(output.split('\n', 1)[0] ?? ''), columns - 2), ...diffLines(rows, columns - 2, theme, 0, rows.length, 'wrap')], 2)];
+    return [
+      ...header,
+      ...indented([...block(sanitize(output.split('\n', 1)[0] ?? ''), columns - 2), ...diffLines(rows, columns - 2, theme, 0, rows.length, 'wrap')], 2),
+    ];
   }
   const lines = sanitize(output).replace(/\s+$/, '').split('\n');
   const hidden = Math.max(0, lines.length - EXPANDED_MAX_LINES);
@@ -301,7 +311,10 @@ export function itemLines(item: TranscriptItem, columns: number, theme: Theme): 
     case 'retry':
       return block(`↻ ${sanitize(item.text)}`, columns, { color: theme.warning });
     case 'approval_detail':
-      return [...block(`${sanitize(item.toolName)} asks to run:`, columns, { color: theme.warning }), ...indented(block(sanitize(item.summary), columns - 2), 2)];
+      return [
+        ...block(`${sanitize(item.toolName)} asks to run:`, columns, { color: theme.warning }),
+        ...indented(block(sanitize(item.summary), columns - 2), 2),
+      ];
     case 'tool_output':
       return toolOutputLines(item.name, item.summary, item.output, columns, theme);
     case 'command':

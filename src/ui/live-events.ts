@@ -11,7 +11,11 @@ import { itemId, type ToolItem, type TranscriptItem } from './transcript.js';
 type CompactionEvent = Extract<UiEvent, { type: 'compaction_start' | 'compaction_progress' | 'compaction_end' | 'compaction_skipped' }>;
 
 /** A compaction event's effect: an item to append, and the live compaction state (absent: unchanged). */
-export function compactionStep(ev: CompactionEvent, current: LiveState['compaction'], now: number): { item?: TranscriptItem; compaction?: LiveState['compaction'] } {
+export function compactionStep(
+  ev: CompactionEvent,
+  current: LiveState['compaction'],
+  now: number,
+): { item?: TranscriptItem; compaction?: LiveState['compaction'] } {
   switch (ev.type) {
     case 'compaction_start': {
       const c: NonNullable<LiveState['compaction']> = { trigger: ev.trigger, tokensBefore: ev.tokensBefore, startedAt: now };
@@ -38,7 +42,16 @@ export function compactionStep(ev: CompactionEvent, current: LiveState['compacti
 
 /** The transcript row of a finished tool call; `streamed` is everything its output streamed, kept for Ctrl-O when the model got a cut copy. */
 export function finishedToolItem(ev: Extract<UiEvent, { type: 'tool_end' }>, summary: string, streamed: string | undefined): ToolItem {
-  const item: ToolItem = { kind: 'tool', id: itemId(), toolUseId: ev.id, name: ev.name, summary, status: ev.status, durationMs: ev.durationMs, output: ev.output.content };
+  const item: ToolItem = {
+    kind: 'tool',
+    id: itemId(),
+    toolUseId: ev.id,
+    name: ev.name,
+    summary,
+    status: ev.status,
+    durationMs: ev.durationMs,
+    output: ev.output.content,
+  };
   if (streamed !== undefined && (cutForModel(ev.output.content) || ev.output.spilled)) item.fullOutput = streamed;
   return item;
 }

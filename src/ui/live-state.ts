@@ -58,6 +58,16 @@ export interface StatusState {
 /** Transient one-line message under the prompt ("Press Ctrl-C again to exit"); a notice is dimmed. */
 export type Hint = { text: string; level: 'info' | 'warning' | 'notice' } | null;
 
-export const emptyLive = (): LiveState => ({ busy: false, turn: null, writingTools: [], running: [], compaction: null, retry: null, waiting: null, queued: [], thinking: null });
+export const emptyLive = (): LiveState => ({
+  busy: false,
+  turn: null,
+  writingTools: [],
+  running: [],
+  compaction: null,
+  retry: null,
+  waiting: null,
+  queued: [],
+  thinking: null,
+});
 
 export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null || l.compaction !== null;

@@ -233,7 +233,17 @@ export class PromptModel {
       if (found !== '') this.submit();
       return true;
     }
-    if (!key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && input !== '' && !/[\x00-\x1f\x7f]/.test(input)) {
+    if (
+      !key.ctrl &&
+      !key.meta &&
+      !key.tab &&
+      !key.upArrow &&
+      !key.downArrow &&
+      !key.leftArrow &&
+      !key.rightArrow &&
+      input !== '' &&
+      !/[\x00-\x1f\x7f]/.test(input)
+    ) {
       return this.findMatch(search.query + input, search.index === -1 ? this.history.entries.length - 1 : search.index, search);
     }
     // leave the search with the match in the prompt, then handle the key as usual
@@ -300,7 +310,8 @@ export class PromptModel {
   /** Enter in the command menu: the highlighted command runs (one that needs an argument is filled in, waiting for it). */
   private takeHighlighted(c: CompletionView): void {
     // a lone "/" chose nothing yet: Enter must not run whichever command sorts first (/clear)
-    if (c.word === '/' && c.index === -1) return this.store.set({ ...this.state, note: 'Choose a command: ↑↓ then Enter, or type its name · /help lists every command and key' });
+    if (c.word === '/' && c.index === -1)
+      return this.store.set({ ...this.state, note: 'Choose a command: ↑↓ then Enter, or type its name · /help lists every command and key' });
     const chosen = c.matches[Math.max(0, c.index)]!;
     const name = `/${bareName(chosen)}`;
     this.picked = false;

@@ -21,7 +21,11 @@ export interface RewindChoice {
 }
 
 export function rewindChoices(t: RewindTargetView): RewindChoice[] {
-  const noConversation = t.inConversation ? undefined : t.gone === 'rewound' ? 'an earlier rewind took this turn out of the conversation' : 'this turn was compacted into a summary';
+  const noConversation = t.inConversation
+    ? undefined
+    : t.gone === 'rewound'
+      ? 'an earlier rewind took this turn out of the conversation'
+      : 'this turn was compacted into a summary';
   const noCode = t.files.length === 0 ? 'no file was changed by Edit or Write since then' : undefined;
   return [
     { label: 'Code and conversation', what: 'both', ...(noConversation ? { disabled: noConversation } : {}) },
@@ -40,7 +44,17 @@ export function rewindKey(state: RewindPickerState, input: string, key: Key): Re
     if (key.downArrow) return { state: { ...state, selected: Math.min(n - 1, state.selected + 1) } };
     if (key.return && n > 0) {
       const choices = rewindChoices(state.targets[state.selected]!);
-      return { state: { ...state, choosing: { what: Math.max(0, choices.findIndex((c) => !c.disabled)) } } };
+      return {
+        state: {
+          ...state,
+          choosing: {
+            what: Math.max(
+              0,
+              choices.findIndex((c) => !c.disabled),
+            ),
+          },
+        },
+      };
     }
     return { state };
   }

@@ -27,7 +27,10 @@ export class TranscriptPrinter {
   private readonly deferred = new DeferredItems((older, omitted) => this.reprint(older, omitted));
 
   /** `sessionId` names the session in the line about items left out of a reprint. */
-  constructor(items: TranscriptItem[], private readonly sessionId: () => string) {
+  constructor(
+    items: TranscriptItem[],
+    private readonly sessionId: () => string,
+  ) {
     this.state = new Store<TranscriptState>({ epoch: 0, items });
   }
 

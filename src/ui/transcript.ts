@@ -126,7 +126,8 @@ export const STOPPED_NOTICE = 'Stopped: you denied the call and ended the turn';
 function denial(content: string): 'denied' | 'stop' | null {
   if (/^The user denied this \S+ call.*, and stopped the turn: wait for their next message\.$/s.test(content)) return 'stop';
   if (/^The user denied this \S+ call/.test(content) || content.startsWith('Not run: the user denied an earlier call')) return 'denied';
-  if (/^\S+ is not allowed here \(permissions mode "deny"\)/.test(content) || /^\S+ needs the user's approval, and nobody can approve/.test(content)) return 'denied';
+  if (/^\S+ is not allowed here \(permissions mode "deny"\)/.test(content) || /^\S+ needs the user's approval, and nobody can approve/.test(content))
+    return 'denied';
   return null;
 }
 
@@ -174,7 +175,8 @@ export function keyArgument(input: unknown): string {
   if (typeof input !== 'object' || input === null) return '';
   const rec = input as Record<string, unknown>;
   // a Task call: its description, and its agent when one is named (as the tool summarizes it)
-  if (typeof rec['description'] === 'string' && typeof rec['prompt'] === 'string') return typeof rec['agent'] === 'string' ? `${rec['agent']}: ${rec['description']}` : rec['description'];
+  if (typeof rec['description'] === 'string' && typeof rec['prompt'] === 'string')
+    return typeof rec['agent'] === 'string' ? `${rec['agent']}: ${rec['description']}` : rec['description'];
   for (const k of KEY_FIELDS) {
     const v = rec[k];
     if (typeof v === 'string' && v !== '') return v;

@@ -25,12 +25,22 @@ export function turnEndItems(end: TurnEnd): { items: TranscriptItem[]; showedInt
     showedInterrupt = true;
   }
   for (const t of end.running) {
-    const item: ToolItem = { kind: 'tool', id: itemId(), toolUseId: t.id, name: t.name, summary: t.summary, status: 'interrupted', durationMs: end.now - t.startedAt, output: '' };
+    const item: ToolItem = {
+      kind: 'tool',
+      id: itemId(),
+      toolUseId: t.id,
+      name: t.name,
+      summary: t.summary,
+      status: 'interrupted',
+      durationMs: end.now - t.startedAt,
+      output: '',
+    };
     items.push(item);
     showedInterrupt = true;
   }
   if (aborted && !showedInterrupt) items.push({ kind: 'notice', id: itemId(), level: 'info', text: 'Interrupted' });
-  if (reason === 'max_steps') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: `Stopped after ${plural(steps, 'step')} (the step limit for one turn)` });
+  if (reason === 'max_steps')
+    items.push({ kind: 'notice', id: itemId(), level: 'warning', text: `Stopped after ${plural(steps, 'step')} (the step limit for one turn)` });
   if (reason === 'refusal') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The model declined to answer' });
   if (reason === 'max_tokens') items.push({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply stopped at the output limit' });
   if (reason === 'stopped') items.push({ kind: 'notice', id: itemId(), level: 'info', text: STOPPED_NOTICE });

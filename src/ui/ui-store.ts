@@ -66,7 +66,10 @@ export class UiStore {
   private turnPrompt: string | null = null;
   private readonly providerNotices = new Set<string>();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
-  constructor(private readonly controller: UiController, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly controller: UiController,
+    private readonly now: () => number = Date.now,
+  ) {
     const items = messagesToItems(controller.initialTranscript());
     this.expander = new ToolExpander(controller);
     this.expander.reset(items);
@@ -222,7 +225,8 @@ export class UiStore {
       if (m.interrupted) this.turnShowedInterrupt = true;
       const none = continued ? null : noReplyItem(m);
       if (none) this.append(none);
-      else if (rest.trim() !== '' || m.interrupted) this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: m.interrupted === true, continued });
+      else if (rest.trim() !== '' || m.interrupted)
+        this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: m.interrupted === true, continued });
       return this.patchLive({ writingTools: [] });
     }
     if (isToolResultMessage(m) || m.kind === 'meta' || isShellNote(m)) return;
@@ -230,7 +234,14 @@ export class UiStore {
   }
 
   private onTurnEnd(reason: string, steps: number): void {
-    const { items, showedInterrupt } = turnEndItems({ reason, steps, stream: this.stream.get(), running: this.live.get().running, now: this.now(), showedInterrupt: this.turnShowedInterrupt });
+    const { items, showedInterrupt } = turnEndItems({
+      reason,
+      steps,
+      stream: this.stream.get(),
+      running: this.live.get().running,
+      now: this.now(),
+      showedInterrupt: this.turnShowedInterrupt,
+    });
     this.turnShowedInterrupt = showedInterrupt;
     this.append(...items);
     this.streaming.reset();
@@ -261,7 +272,14 @@ export class UiStore {
   private freshSessionView(): SessionView {
     const now = this.controller.session();
     const cur = this.status.get().session;
-    return now.id === cur.id && now.model === cur.model && now.provider === cur.provider && now.title === cur.title && now.cwd === cur.cwd && now.thinking === cur.thinking ? cur : now;
+    return now.id === cur.id &&
+      now.model === cur.model &&
+      now.provider === cur.provider &&
+      now.title === cur.title &&
+      now.cwd === cur.cwd &&
+      now.thinking === cur.thinking
+      ? cur
+      : now;
   }
 
   /** Thinking ends where the reply (text or a tool call) begins: it becomes one collapsed line, what was shown of it kept for Ctrl-O. */

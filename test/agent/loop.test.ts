@@ -39,7 +39,13 @@ class ScriptedProvider implements Provider {
       }
     }
     const hasTool = step.blocks.some((b) => b.type === 'tool_use');
-    yield { type: 'done', blocks: step.blocks, stopReason: step.stop ?? (hasTool ? 'tool_use' : 'end_turn'), usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 }, model: req.model };
+    yield {
+      type: 'done',
+      blocks: step.blocks,
+      stopReason: step.stop ?? (hasTool ? 'tool_use' : 'end_turn'),
+      usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 },
+      model: req.model,
+    };
   }
 }
 
@@ -126,7 +132,12 @@ describe('agent loop', () => {
     const { result, events } = await run(new ScriptedProvider([{ blocks: [text('Hi there, friend')] }]), host);
     expect(result.reason).toBe('end_turn');
     expect(result.text).toBe('Hi there, friend');
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('')).toBe('Hi there, friend');
+    expect(
+      events
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('Hi there, friend');
     expect(host.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(events.at(-1)).toMatchObject({ type: 'turn_end', reason: 'end_turn', steps: 1 });
   });
@@ -207,7 +218,9 @@ describe('agent loop', () => {
   it('turns unknown tools, bad input and denied calls into error results', async () => {
     const host = new MemoryHost();
     const log: string[] = [];
-    const deny: PermissionGate = { authorize: async ({ tool }) => (tool.name === 'Run' ? { ok: false, message: 'The user denied this command.' } : { ok: true }) };
+    const deny: PermissionGate = {
+      authorize: async ({ tool }) => (tool.name === 'Run' ? { ok: false, message: 'The user denied this command.' } : { ok: true }),
+    };
     const provider = new ScriptedProvider([
       { blocks: [use('t1', 'Nope', 'x'), { type: 'tool_use', id: 't2', name: 'Read', input: { v: 3 } }, use('t3', 'Run', 'rm')] },
       { blocks: [text('ok')] },
@@ -266,7 +279,8 @@ describe('agent loop', () => {
 
   it('asks the host to compact on overflow and retries, a bounded number of times', async () => {
     const host = new MemoryHost();
-    const overflow = () => new ProviderError({ kind: 'context_overflow', provider: 'anthropic', message: 'prompt is too long: 210000 tokens > 200000 maximum', status: 400 });
+    const overflow = () =>
+      new ProviderError({ kind: 'context_overflow', provider: 'anthropic', message: 'prompt is too long: 210000 tokens > 200000 maximum', status: 400 });
     const ok = await run(new ScriptedProvider([overflow(), { blocks: [text('fits now')] }]), host);
     expect(ok.result.reason).toBe('end_turn');
     expect(host.overflowCalls).toBe(1);
@@ -297,7 +311,13 @@ describe('agent loop', () => {
     expect(host.overflowNotes).toBe(1);
     expect(provider.requests.map((r) => r.maxTokens)).toEqual([3_000, 8_000 - 6_000 - 64]);
     const p2 = new ScriptedProvider([
-      new ProviderError({ kind: 'context_overflow', provider: 'openai', status: 400, message: 'x', overflow: { promptTokens: 7_500, limit: 7_000, requestedOutputTokens: 1_000 } }),
+      new ProviderError({
+        kind: 'context_overflow',
+        provider: 'openai',
+        status: 400,
+        message: 'x',
+        overflow: { promptTokens: 7_500, limit: 7_000, requestedOutputTokens: 1_000 },
+      }),
       { blocks: [text('fits')] },
     ]);
     // prompt 6,500 alone fits a 7,000 window but leaves under 1,024 for output: compact instead

@@ -13,9 +13,23 @@ const ALL = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Tas
 
 describe('agent files', () => {
   it("read Claude Code's frontmatter: tools by its names (comma list or YAML list), model, effort, maxTurns", () => {
-    const r = parseAgentFile('---\nname: rev\ndescription: Reviews.\ntools: Read, MultiEdit, Edit, Bash(git diff:*)\nmodel: haiku\neffort: high\nmaxTurns: 7\n---\nBe strict.\n', 'rev.md', 'claude-project', KNOWN, parseYaml);
+    const r = parseAgentFile(
+      '---\nname: rev\ndescription: Reviews.\ntools: Read, MultiEdit, Edit, Bash(git diff:*)\nmodel: haiku\neffort: high\nmaxTurns: 7\n---\nBe strict.\n',
+      'rev.md',
+      'claude-project',
+      KNOWN,
+      parseYaml,
+    );
     expect(r.warnings).toEqual([]);
-    expect(r.agent).toMatchObject({ name: 'rev', description: 'Reviews.', prompt: 'Be strict.', tools: ['FileRead', 'Edit', 'Bash'], model: 'haiku', effort: 'high', maxSteps: 7 });
+    expect(r.agent).toMatchObject({
+      name: 'rev',
+      description: 'Reviews.',
+      prompt: 'Be strict.',
+      tools: ['FileRead', 'Edit', 'Bash'],
+      model: 'haiku',
+      effort: 'high',
+      maxSteps: 7,
+    });
     const list = parseAgentFile('---\nname: l\ndescription: d\ntools:\n  - Grep\n  - LS\nmodel: inherit\n---\nBody', 'l.md', 'project', KNOWN, parseYaml);
     expect(list.agent).toMatchObject({ tools: ['Grep', 'Glob'] });
     expect(list.agent?.model).toBeUndefined();
@@ -54,7 +68,11 @@ describe('agent files', () => {
     put(join(cwd, '.claude', 'agents'), 'docs', 'claude project docs');
     put(join(cwd, '.agent', 'agents'), 'docs', 'project docs');
     const catalog = await loadAgents({ cwd, home, configDir: join(home, '.config', 'agent') }, KNOWN);
-    expect(catalog.list().map((a) => `${a.name}=${a.description}`)).toEqual(['explore=' + EXPLORE_AGENT.description, 'tests=personal tests', 'docs=project docs']);
+    expect(catalog.list().map((a) => `${a.name}=${a.description}`)).toEqual([
+      'explore=' + EXPLORE_AGENT.description,
+      'tests=personal tests',
+      'docs=project docs',
+    ]);
     expect(catalog.get(undefined)).toBe(EXPLORE_AGENT);
     expect(catalog.warnings).toEqual([]);
   });

@@ -32,7 +32,9 @@ export function importsOf(fileName: string, text: string): Array<{ spec: string;
       const clause = node.importClause;
       const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
       // `import { type A, type B } from` leaves nothing at run time either (verbatimModuleSyntax keeps a bare `import {} from`, though)
-      const allTypes = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      const allTypes =
+        clause !== undefined &&
+        (clause.isTypeOnly || (clause.name === undefined && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)));
       found.push({ spec: node.moduleSpecifier.text, typeOnly: allTypes, dynamic: false });
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
@@ -91,7 +93,10 @@ export interface Rule {
   forbids: (e: ImportEdge) => boolean;
 }
 
-const under = (dir: string) => (file: string): boolean => file.startsWith(`${dir}/`);
+const under =
+  (dir: string) =>
+  (file: string): boolean =>
+    file.startsWith(`${dir}/`);
 const isSdk = (to: string): boolean => to === '@anthropic-ai/sdk' || to === 'openai';
 const isMcpSdk = (to: string): boolean => to.startsWith('@modelcontextprotocol/');
 const SDK_ADAPTERS = new Set(['src/llm/anthropic.ts', 'src/llm/openai.ts', 'src/llm/responses.ts']);
@@ -108,11 +113,16 @@ export const LAYER_RULES: Rule[] = [
   { name: 'only src/store/ imports better-sqlite3', forbids: (e) => e.to === 'better-sqlite3' && !under('src/store')(e.from) },
   {
     name: 'the loop (src/agent/) and compaction (src/compaction/) know no UI (ink, react, src/ui/) and no SQL (better-sqlite3, src/store/)',
-    forbids: (e) =>
-      (under('src/agent')(e.from) || under('src/compaction')(e.from)) && (isUi(e.to) || e.to === 'better-sqlite3' || under('src/store')(e.to)),
+    forbids: (e) => (under('src/agent')(e.from) || under('src/compaction')(e.from)) && (isUi(e.to) || e.to === 'better-sqlite3' || under('src/store')(e.to)),
   },
-  { name: 'the session (src/session/) imports nothing from src/ui/ (its views live in session/protocol.ts)', forbids: (e) => under('src/session')(e.from) && isUi(e.to) },
-  { name: 'the tools (src/tools/) and the providers (src/llm/) know no UI and no store', forbids: (e) => (under('src/tools')(e.from) || under('src/llm')(e.from)) && (isUi(e.to) || under('src/store')(e.to) || e.to === 'better-sqlite3') },
+  {
+    name: 'the session (src/session/) imports nothing from src/ui/ (its views live in session/protocol.ts)',
+    forbids: (e) => under('src/session')(e.from) && isUi(e.to),
+  },
+  {
+    name: 'the tools (src/tools/) and the providers (src/llm/) know no UI and no store',
+    forbids: (e) => (under('src/tools')(e.from) || under('src/llm')(e.from)) && (isUi(e.to) || under('src/store')(e.to) || e.to === 'better-sqlite3'),
+  },
   {
     name: 'the new rooms (src/mcp/, src/agents/, src/hooks/, src/trust/) know no UI and no SQL: they reach the store through the session layer',
     forbids: (e) => ['src/mcp', 'src/agents', 'src/hooks', 'src/trust'].some((room) => under(room)(e.from)) && (isUi(e.to) || isSql(e.to)),

@@ -39,7 +39,10 @@ describe('loading command files', () => {
     const b = join(root, 'b');
     mkdirSync(join(a, 'frontend'), { recursive: true });
     mkdirSync(b, { recursive: true });
-    writeFileSync(join(a, 'frontend', 'review.md'), '---\ndescription: Review UI\nargument-hint: <component>\nmodel: claude-haiku-4-5\nallowed-tools:\n  - Read\n  - Bash(git diff:*)\n---\nReview $1\n');
+    writeFileSync(
+      join(a, 'frontend', 'review.md'),
+      '---\ndescription: Review UI\nargument-hint: <component>\nmodel: claude-haiku-4-5\nallowed-tools:\n  - Read\n  - Bash(git diff:*)\n---\nReview $1\n',
+    );
     writeFileSync(join(a, 'plain.md'), 'First line is the description\nmore\n');
     writeFileSync(join(a, 'help.md'), 'clash\n');
     writeFileSync(join(a, 'broken.md'), '---\ndescription: [unclosed\n---\nbody\n');
@@ -53,8 +56,16 @@ describe('loading command files', () => {
       ['help', 'compact'],
     );
     expect(loaded.commands.map((c) => c.name).sort()).toEqual(['frontend:review', 'plain']);
-    expect(loaded.commands.find((c) => c.name === 'frontend:review')).toMatchObject({ description: 'Review UI', args: '<component>', model: 'claude-haiku-4-5', allowedTools: ['Read', 'Bash(git diff:*)'] });
-    expect(loaded.commands.find((c) => c.name === 'plain')).toMatchObject({ description: 'First line is the description', source: expect.stringContaining('project') });
+    expect(loaded.commands.find((c) => c.name === 'frontend:review')).toMatchObject({
+      description: 'Review UI',
+      args: '<component>',
+      model: 'claude-haiku-4-5',
+      allowedTools: ['Read', 'Bash(git diff:*)'],
+    });
+    expect(loaded.commands.find((c) => c.name === 'plain')).toMatchObject({
+      description: 'First line is the description',
+      source: expect.stringContaining('project'),
+    });
     expect(loaded.warnings.join('\n')).toContain('help.md: /help is a built-in command, which wins');
     expect(loaded.warnings.join('\n')).toMatch(/broken\.md: the frontmatter is not valid YAML/);
   });

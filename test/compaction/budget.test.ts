@@ -115,7 +115,12 @@ describe('contextUsage', () => {
 describe('compactionBudgets', () => {
   it('keeps the configured budgets on a large window', () => {
     const t = thresholds({ contextWindow: 200_000, maxOutputTokens: 64_000 }, cfg());
-    expect(compactionBudgets(t, cfg(), 15_000, 64_000)).toEqual({ tailTokens: 20_000, summaryMaxTokens: 8_000, restoreTokens: 20_000, restoreFileTokens: 5_000 });
+    expect(compactionBudgets(t, cfg(), 15_000, 64_000)).toEqual({
+      tailTokens: 20_000,
+      summaryMaxTokens: 8_000,
+      restoreTokens: 20_000,
+      restoreFileTokens: 5_000,
+    });
   });
 
   it('shrinks them on a small window so the compacted context sits well under the threshold', () => {

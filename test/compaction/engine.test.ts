@@ -46,7 +46,15 @@ function announce(outcomes: Outcome[], emit: (e: CompactionEvent) => void): Outc
 
 function makeEngine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, extra: Partial<EngineDeps> = {}, state?: unknown): CompactionEngine {
   return new AnnouncingEngine(
-    { config: cfg(over), limits: LIMITS, model: 'test-model', summarizer: { provider, model: 'sum-model', limits: SUMMARIZER_LIMITS }, counter, compactableTools: COMPACTABLE, ...extra },
+    {
+      config: cfg(over),
+      limits: LIMITS,
+      model: 'test-model',
+      summarizer: { provider, model: 'sum-model', limits: SUMMARIZER_LIMITS },
+      counter,
+      compactableTools: COMPACTABLE,
+      ...extra,
+    },
     state,
   );
 }
@@ -187,7 +195,10 @@ describe('beforeCall', () => {
     now = 1_000_000;
     const failing = makeEngine(new ScriptedProvider(() => serverError()), {}, { cacheTtlMs: 300_000, now: () => now });
     failing.observeResponse({ system: 'You are a test agent.', tools: [], messages: h.slice(0, -2) }, failing.tokens(ctx(h.slice(0, -2))));
-    expect((await failing.beforeCall(ctx(h), signal(), collect().emit)).map((o) => `${o.record.trigger}:${o.record.status}`)).toEqual(['auto:failed', 'micro:applied']);
+    expect((await failing.beforeCall(ctx(h), signal(), collect().emit)).map((o) => `${o.record.trigger}:${o.record.status}`)).toEqual([
+      'auto:failed',
+      'micro:applied',
+    ]);
   });
 
   it('when clearing would not be enough, auto compaction runs instead and summarizes the full outputs', async () => {
@@ -286,7 +297,9 @@ describe('guards', () => {
     expect(e.state().thrashStopped).toBe(true);
     const { events, emit } = collect();
     expect(await e.beforeCall(ctx(talk(40, 2_200)), signal(), emit)).toEqual([]);
-    expect(events).toEqual([{ type: 'compaction_skipped', trigger: 'auto', reason: expect.stringMatching(/3 times in a row without the model making progress/) }]);
+    expect(events).toEqual([
+      { type: 'compaction_skipped', trigger: 'auto', reason: expect.stringMatching(/3 times in a row without the model making progress/) },
+    ]);
     e.turnCompleted();
     expect(e.state()).toMatchObject({ thrashStopped: false, compactionsWithoutProgress: 0 });
   });
@@ -388,7 +401,9 @@ describe('summarizer fallbacks', () => {
 
   it('falls through 10%, 20%, 50%, 100% to a metadata-only checkpoint, and the session goes on', async () => {
     // an overflow that states no figures (e.g. LM Studio's older wording): nothing to learn the window from
-    const p = new ScriptedProvider(() => new ProviderError({ kind: 'context_overflow', provider: 'openai', status: 400, message: 'context overflow', overflow: {} }));
+    const p = new ScriptedProvider(
+      () => new ProviderError({ kind: 'context_overflow', provider: 'openai', status: 400, message: 'context overflow', overflow: {} }),
+    );
     const e = makeEngine(p);
     const h = [...toolWork(10, 500), ...talk(40, 2_200)];
     const { events, emit } = collect();
@@ -409,7 +424,13 @@ describe('summarizer fallbacks', () => {
     const p = new ScriptedProvider((req) => {
       const size = counter.countText(req.system) + counter.countText(textOf(req.messages[0]!)) + req.maxTokens;
       if (size > 6_000) {
-        return new ProviderError({ kind: 'context_overflow', provider: 'openai', status: 400, message: `maximum context length is 6000 tokens; you requested ${size}`, overflow: { promptTokens: size, limit: 6_000 } });
+        return new ProviderError({
+          kind: 'context_overflow',
+          provider: 'openai',
+          status: 400,
+          message: `maximum context length is 6000 tokens; you requested ${size}`,
+          overflow: { promptTokens: size, limit: 6_000 },
+        });
       }
       return { text: SUMMARY };
     });
@@ -427,7 +448,7 @@ describe('summarizer fallbacks', () => {
     expect(o.record.status).toBe('failed');
   });
 
-  it('retries a transient failure (overload, 5xx) with the session\'s backoff, and says so', async () => {
+  it("retries a transient failure (overload, 5xx) with the session's backoff, and says so", async () => {
     const overloaded = (): ProviderError => new ProviderError({ kind: 'overloaded', provider: 'anthropic', status: 529, message: 'Overloaded' });
     const p = new ScriptedProvider((_req, i) => (i < 2 ? (i === 0 ? overloaded() : serverError()) : { text: SUMMARY }));
     const retry = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
@@ -446,18 +467,34 @@ describe('summarizer fallbacks', () => {
   it('gives up after maxAttempts, and never retries what retrying cannot fix', async () => {
     const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 };
     const down = new ScriptedProvider(() => serverError());
-    const o1 = await makeEngine(down, {}, { summarizer: { provider: down, model: 's', limits: SUMMARIZER_LIMITS, retry } }).manual(ctx(talk(40, 2_200)), undefined, signal(), collect().emit);
+    const o1 = await makeEngine(down, {}, { summarizer: { provider: down, model: 's', limits: SUMMARIZER_LIMITS, retry } }).manual(
+      ctx(talk(40, 2_200)),
+      undefined,
+      signal(),
+      collect().emit,
+    );
     expect(o1.record.status).toBe('failed');
     expect(down.requests).toHaveLength(2);
     const invalid = new ScriptedProvider(() => new ProviderError({ kind: 'bad_request', provider: 'anthropic', status: 400, message: 'bad request' }));
-    const o2 = await makeEngine(invalid, {}, { summarizer: { provider: invalid, model: 's', limits: SUMMARIZER_LIMITS, retry } }).manual(ctx(talk(40, 2_200)), undefined, signal(), collect().emit);
+    const o2 = await makeEngine(invalid, {}, { summarizer: { provider: invalid, model: 's', limits: SUMMARIZER_LIMITS, retry } }).manual(
+      ctx(talk(40, 2_200)),
+      undefined,
+      signal(),
+      collect().emit,
+    );
     expect(o2.record).toMatchObject({ status: 'failed', reason: expect.stringContaining('bad request') });
     expect(invalid.requests).toHaveLength(1);
   });
 
   it('an interrupt while waiting to retry cancels the compaction at once', async () => {
-    const p = new ScriptedProvider(() => new ProviderError({ kind: 'rate_limit', provider: 'anthropic', status: 429, message: 'slow down', retryAfterMs: 60_000 }));
-    const e = makeEngine(p, {}, { summarizer: { provider: p, model: 's', limits: SUMMARIZER_LIMITS, retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 60_000 } } });
+    const p = new ScriptedProvider(
+      () => new ProviderError({ kind: 'rate_limit', provider: 'anthropic', status: 429, message: 'slow down', retryAfterMs: 60_000 }),
+    );
+    const e = makeEngine(
+      p,
+      {},
+      { summarizer: { provider: p, model: 's', limits: SUMMARIZER_LIMITS, retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 60_000 } } },
+    );
     const ac = new AbortController();
     const { events, emit } = collect();
     const running = e.manual(ctx(talk(40, 2_200)), undefined, ac.signal, (ev) => {
@@ -472,7 +509,10 @@ describe('summarizer fallbacks', () => {
   });
 
   it('chunks a head larger than the summarizer budget, with bounded concurrency, then consolidates', async () => {
-    const p = new ScriptedProvider((req) => ({ text: textOf(req.messages[0]!).includes('<partial_summary') ? SUMMARY : `## Goal\n- partial ${Math.random()}` }), 5);
+    const p = new ScriptedProvider(
+      (req) => ({ text: textOf(req.messages[0]!).includes('<partial_summary') ? SUMMARY : `## Goal\n- partial ${Math.random()}` }),
+      5,
+    );
     const e = makeEngine(p, { summaryInputTokens: 8_000, chunkConcurrency: 2 });
     const { events, emit } = collect();
     const o = await e.manual(ctx(talk(40, 2_200)), undefined, signal(), emit);
@@ -539,7 +579,13 @@ describe('manual and reactive', () => {
     const e = makeEngine(p, { tailTurns: 50, tailTokens: 100_000 });
     const h = talk(40, 2_200);
     const estimate = e.tokens(ctx(h));
-    const loose = await makeEngine(summaryProvider(), { tailTurns: 50, tailTokens: 100_000 }).reactive(ctx(h), { promptTokens: estimate + 1_000, limit: estimate }, 1, signal(), collect().emit);
+    const loose = await makeEngine(summaryProvider(), { tailTurns: 50, tailTokens: 100_000 }).reactive(
+      ctx(h),
+      { promptTokens: estimate + 1_000, limit: estimate },
+      1,
+      signal(),
+      collect().emit,
+    );
     const tight = await e.reactive(ctx(h), { promptTokens: Math.round(estimate * 3.5), limit: 90_000 }, 1, signal(), collect().emit);
     expect(loose.record.status).toBe('applied');
     expect(tight.record.status).toBe('applied');
@@ -572,12 +618,16 @@ describe('restoration', () => {
   it('re-reads the most recently read files within budget and quotes the person’s requests verbatim', async () => {
     const reads: string[] = [];
     const files: Record<string, string> = { 'a.ts': 'export const a = 1;', 'b.ts': tokensText(20_000, 'bbb'), 'c.ts': 'export const c = 3;' };
-    const e = makeEngine(summaryProvider(), { restoreFiles: 2, restoreFileTokens: 1_000, restoreTokens: 5_000 }, {
-      readFile: async (path) => {
-        reads.push(path);
-        return files[path];
+    const e = makeEngine(
+      summaryProvider(),
+      { restoreFiles: 2, restoreFileTokens: 1_000, restoreTokens: 5_000 },
+      {
+        readFile: async (path) => {
+          reads.push(path);
+          return files[path];
+        },
       },
-    });
+    );
     const h = [
       user('Please refactor a.ts, b.ts and c.ts — keep the public API EXACTLY as is.'),
       ...step('FileRead', { path: 'a.ts' }, 'old a'),
@@ -596,14 +646,25 @@ describe('restoration', () => {
     expect(text).toContain('### b.ts');
     expect(text).not.toContain('### a.ts');
     expect(text).toMatch(/characters omitted/); // b.ts cut to its per-file budget
-    const restored = cp.blocks.slice(1).map((b) => (b.type === 'text' ? b.text : '')).join('');
+    const restored = cp.blocks
+      .slice(1)
+      .map((b) => (b.type === 'text' ? b.text : ''))
+      .join('');
     expect(counter.countText(restored)).toBeLessThanOrEqual(5_000 + 10);
   });
 
   it('skips files whose read is still visible in the tail, and does not restore after reactive compaction', async () => {
     const reads: string[] = [];
     const e = makeEngine(summaryProvider(), {}, { readFile: async (p) => (reads.push(p), 'content') });
-    const h = [user('q'), ...step('FileRead', { path: 'x.ts' }, 'x'), assistant(tokensText(5_000, 'y')), ...talk(2, 100), user('again'), ...step('FileRead', { path: 'x.ts' }, 'x'), assistant('ok')];
+    const h = [
+      user('q'),
+      ...step('FileRead', { path: 'x.ts' }, 'x'),
+      assistant(tokensText(5_000, 'y')),
+      ...talk(2, 100),
+      user('again'),
+      ...step('FileRead', { path: 'x.ts' }, 'x'),
+      assistant('ok'),
+    ];
     await e.manual(ctx(h), undefined, signal(), collect().emit);
     expect(reads).toEqual([]);
     await e.reactive(ctx(h), undefined, 1, signal(), collect().emit);
@@ -627,7 +688,14 @@ describe('token accounting', () => {
   it('anchors on the reported figure and estimates only what was appended since', () => {
     const calls: string[] = [];
     const spyCounter = new TokenCounter((t) => (calls.push(t), Math.ceil(t.length / 4)));
-    const e = new CompactionEngine({ config: cfg(), limits: LIMITS, model: 'm', summarizer: { provider: summaryProvider(), model: 's', limits: SUMMARIZER_LIMITS }, counter: spyCounter, compactableTools: COMPACTABLE });
+    const e = new CompactionEngine({
+      config: cfg(),
+      limits: LIMITS,
+      model: 'm',
+      summarizer: { provider: summaryProvider(), model: 's', limits: SUMMARIZER_LIMITS },
+      counter: spyCounter,
+      compactableTools: COMPACTABLE,
+    });
     const h = talk(200, 50);
     e.observeResponse({ system: 'sys', tools: [], messages: h }, 12_345);
     const reply = assistant('a fresh reply of some length');
@@ -651,7 +719,14 @@ describe('token accounting', () => {
   });
 
   it('a silent overflow (a server that truncated) is reported and does not calibrate', () => {
-    const e = new CompactionEngine({ config: cfg(), limits: { contextWindow: 32_768, maxOutputTokens: 4_096 }, model: 'local', summarizer: { provider: summaryProvider(), model: 's', limits: SUMMARIZER_LIMITS }, counter, compactableTools: COMPACTABLE });
+    const e = new CompactionEngine({
+      config: cfg(),
+      limits: { contextWindow: 32_768, maxOutputTokens: 4_096 },
+      model: 'local',
+      summarizer: { provider: summaryProvider(), model: 's', limits: SUMMARIZER_LIMITS },
+      counter,
+      compactableTools: COMPACTABLE,
+    });
     const h = talk(10, 1_200);
     const obs = e.observeResponse({ system: 's', tools: [], messages: h }, 2_048);
     expect(obs.silentOverflow).toMatch(/dropped the start of the conversation/);
@@ -719,7 +794,11 @@ describe('a long session, simulated', () => {
       const tool = i % 4 === 0 ? 'FileRead' : 'Bash';
       const id = `long${i}`;
       const input = tool === 'FileRead' ? { path: `src/m${i}.ts` } : { command: `npm test -- ${i}` };
-      history = [...history, assistant(tokensText(500, `r${i}`), [{ id, name: tool, input }]), results([{ id, content: tokensText(1_500 + (i % 5) * 400, `s${i}`) }])];
+      history = [
+        ...history,
+        assistant(tokensText(500, `r${i}`), [{ id, name: tool, input }]),
+        results([{ id, content: tokensText(1_500 + (i % 5) * 400, `s${i}`) }]),
+      ];
     }
     expect(triggers.filter((t) => t === 'micro:applied').length).toBeGreaterThan(3);
     expect(triggers.filter((t) => t === 'auto:applied').length).toBeGreaterThan(0);
@@ -735,7 +814,14 @@ describe('a small local model, simulated', () => {
       expect(req.maxTokens).toBeLessThanOrEqual(2_048);
       return { text: SUMMARY };
     });
-    const e = new CompactionEngine({ config: cfg(), limits: small, model: 'llama', summarizer: { provider: p, model: 'llama', limits: small }, counter, compactableTools: COMPACTABLE });
+    const e = new CompactionEngine({
+      config: cfg(),
+      limits: small,
+      model: 'llama',
+      summarizer: { provider: p, model: 'llama', limits: small },
+      counter,
+      compactableTools: COMPACTABLE,
+    });
     const t = e.thresholds();
     expect(0 < t.micro && t.micro <= t.auto && t.auto < t.blocking && t.blocking < t.effective).toBe(true);
     let history: Message[] = [];

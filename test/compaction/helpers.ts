@@ -20,7 +20,11 @@ export function user(text: string, extra: Partial<Message> = {}): Message {
   return { id: mid(), role: 'user', kind: 'normal', blocks: [{ type: 'text', text }], createdAt: 0, ...extra };
 }
 
-export function assistant(text: string, calls: Array<{ id: string; name: string; input?: Record<string, unknown> }> = [], extra: Partial<Message> = {}): Message {
+export function assistant(
+  text: string,
+  calls: Array<{ id: string; name: string; input?: Record<string, unknown> }> = [],
+  extra: Partial<Message> = {},
+): Message {
   const blocks: Block[] = [];
   if (text) blocks.push({ type: 'text', text });
   for (const c of calls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input ?? {} });
@@ -98,18 +102,16 @@ export class ScriptedProvider implements Provider {
 }
 
 export const overflowError = (): ProviderError =>
-  new ProviderError({ kind: 'context_overflow', provider: 'anthropic', message: 'prompt is too long: 300000 tokens > 200000 maximum', overflow: { promptTokens: 300_000, limit: 200_000 } });
+  new ProviderError({
+    kind: 'context_overflow',
+    provider: 'anthropic',
+    message: 'prompt is too long: 300000 tokens > 200000 maximum',
+    overflow: { promptTokens: 300_000, limit: 200_000 },
+  });
 
 export const serverError = (): ProviderError => new ProviderError({ kind: 'overloaded', provider: 'anthropic', message: 'Overloaded', status: 529 });
 
-export const SUMMARY = [
-  '## Goal',
-  '- finish the task',
-  '## User Preferences and Constraints',
-  '(none)',
-  '## Next Steps',
-  '- continue',
-].join('\n');
+export const SUMMARY = ['## Goal', '- finish the task', '## User Preferences and Constraints', '(none)', '## Next Steps', '- continue'].join('\n');
 
 /** About n tokens of text (3 tokens per salted word). */
 export const tokensText = (n: number, salt = 's'): string => words(Math.max(1, Math.round(n / 3)), salt || 's');

@@ -11,12 +11,21 @@ import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './help
 
 /** effective 90,000; micro 70,000; auto 77,000 */
 const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-const TOOLS: ToolSpec[] = [{ name: 'Bash', description: 'Runs a shell command.', inputSchema: { type: 'object', properties: { command: { type: 'string' } } } }];
+const TOOLS: ToolSpec[] = [
+  { name: 'Bash', description: 'Runs a shell command.', inputSchema: { type: 'object', properties: { command: { type: 'string' } } } },
+];
 const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent. '.repeat(50), tools: TOOLS, history });
 
 function makeEngine(counter: TokenCounter): CompactionEngine {
   const provider = new ScriptedProvider(() => ({ text: 'summary' }));
-  return new CompactionEngine({ config: cfg(), limits: LIMITS, model: 'test-model', summarizer: { provider, model: 'sum-model', limits: LIMITS }, counter, compactableTools: ['Bash'] });
+  return new CompactionEngine({
+    config: cfg(),
+    limits: LIMITS,
+    model: 'test-model',
+    summarizer: { provider, model: 'sum-model', limits: LIMITS },
+    counter,
+    compactableTools: ['Bash'],
+  });
 }
 
 const noEmit = (): void => {};
@@ -54,7 +63,9 @@ describe('counting only when it matters', () => {
     const f = makeEngine(counter);
     f.observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 2_000);
     expect(f.observeResponse({ system: ctx(grown).system, tools: TOOLS, messages: grown }, 3_600).silentOverflow).toBeUndefined();
-    expect(makeEngine(counter).observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 100_001).silentOverflow).toMatch(/more than the model's/);
+    expect(makeEngine(counter).observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 100_001).silentOverflow).toMatch(
+      /more than the model's/,
+    );
     expect(tokenizerLoaded()).toBe(false);
   });
 

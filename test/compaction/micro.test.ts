@@ -45,7 +45,10 @@ describe('selectMicro', () => {
     const [a1, r1] = step('Bash', { command: 'pinned' }, big('p'));
     const [a2, r2] = step('Grep', { pattern: 'tiny' }, 'one match');
     const [a3, r3] = step('Glob', { pattern: '**/*.ts' }, big('g'));
-    const cleared: Message = { ...r3, blocks: r3.blocks.map((b) => (b.type === 'tool_result' ? { ...b, cleared: { archiveId: 'tx_1', originalTokens: 300 } } : b)) };
+    const cleared: Message = {
+      ...r3,
+      blocks: r3.blocks.map((b) => (b.type === 'tool_result' ? { ...b, cleared: { archiveId: 'tx_1', originalTokens: 300 } } : b)),
+    };
     const h = [user('go'), { ...a1, pinned: true }, r1, a2, r2, a3, cleared, ...step('FileRead', { path: 'x.ts' }, big('f')), assistant('end')];
     const picked = selectMicro(h, { compactableTools: COMPACTABLE, keepRecent: 0 }, counter);
     expect(picked.map((c) => c.summary)).toEqual(['x.ts']);
@@ -91,7 +94,9 @@ describe('applyMicro', () => {
   });
 
   it('writes the placeholder the model can act on', () => {
-    expect(clearedPlaceholder('Bash', 'npm test', 1234, 'tx_abc')).toBe('[Bash output for `npm test` cleared to save context (1,234 tokens) — Recall id tx_abc]');
+    expect(clearedPlaceholder('Bash', 'npm test', 1234, 'tx_abc')).toBe(
+      '[Bash output for `npm test` cleared to save context (1,234 tokens) — Recall id tx_abc]',
+    );
     expect(clearedPlaceholder('Glob', '', 99, 'tx_1')).toBe('[Glob output cleared to save context (99 tokens) — Recall id tx_1]');
   });
 });

@@ -20,7 +20,14 @@ beforeAll(async () => {
 const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
 const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 const engine = (p: ScriptedProvider): CompactionEngine =>
-  new CompactionEngine({ config: cfg(), limits: LIMITS, model: 'test-model', summarizer: { provider: p, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } }, counter, compactableTools: ['Bash'] });
+  new CompactionEngine({
+    config: cfg(),
+    limits: LIMITS,
+    model: 'test-model',
+    summarizer: { provider: p, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
+    counter,
+    compactableTools: ['Bash'],
+  });
 
 /** One long turn of Bash steps, unfinished (it ends with tool results); `think` puts a thinking block first in each reply. */
 function loop(steps: number, outputTokens: number, think: boolean): Message[] {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildCheckpointMessage, checkpointSummary, assembleHistory, BRIDGE_TEXT } from '../../src/compaction/checkpoint.js';
 import { metadataSummary } from '../../src/compaction/metadata.js';
-import { buildChunkPrompt, buildConsolidationPrompt, buildSummaryPrompt, buildVerificationPrompt, CHECKPOINT_SECTIONS, SUMMARIZER_SYSTEM } from '../../src/compaction/prompt.js';
+import {
+  buildChunkPrompt,
+  buildConsolidationPrompt,
+  buildSummaryPrompt,
+  buildVerificationPrompt,
+  CHECKPOINT_SECTIONS,
+  SUMMARIZER_SYSTEM,
+} from '../../src/compaction/prompt.js';
 import { truncateMiddle, truncateToTokens } from '../../src/compaction/text.js';
 import { escapeDelimiters, OMITTED_OUTPUT, removeToolOutputsMiddleOut, renderTranscript, DEFAULT_RENDER } from '../../src/compaction/transcript.js';
 import type { Message } from '../../src/llm/messages.js';
@@ -28,7 +35,11 @@ describe('summary prompts', () => {
   it('carries the focus as the person’s instructions', () => {
     const p = buildSummaryPrompt({ transcript: 'x', focus: 'keep the auth refactor details', maxTokens: 1_000 });
     expect(p).toContain('<focus_instructions>\nkeep the auth refactor details\n</focus_instructions>');
-    for (const q of [buildChunkPrompt({ transcript: 'x', part: 1, parts: 2, focus: 'FOCUS', maxTokens: 10 }), buildConsolidationPrompt({ partials: ['a'], focus: 'FOCUS', maxTokens: 10 }), buildVerificationPrompt({ transcript: 'x', draft: 'd', focus: 'FOCUS', maxTokens: 10 })]) {
+    for (const q of [
+      buildChunkPrompt({ transcript: 'x', part: 1, parts: 2, focus: 'FOCUS', maxTokens: 10 }),
+      buildConsolidationPrompt({ partials: ['a'], focus: 'FOCUS', maxTokens: 10 }),
+      buildVerificationPrompt({ transcript: 'x', draft: 'd', focus: 'FOCUS', maxTokens: 10 }),
+    ]) {
       expect(q).toContain('FOCUS');
     }
   });
@@ -141,7 +152,13 @@ describe('metadataSummary', () => {
 
 describe('checkpoint message and assembly', () => {
   it('states what was archived and how to recall it; the summary can be taken back out', () => {
-    const cp = buildCheckpointMessage({ compactionId: 'c_1', summary: '## Goal\n- g', archivedCount: 42, createdAt: 5, restoration: { requests: 'REQ', files: 'FILES', restoredPaths: [], requestCount: 1, tokens: 3 } });
+    const cp = buildCheckpointMessage({
+      compactionId: 'c_1',
+      summary: '## Goal\n- g',
+      archivedCount: 42,
+      createdAt: 5,
+      restoration: { requests: 'REQ', files: 'FILES', restoredPaths: [], requestCount: 1, tokens: 3 },
+    });
     expect(cp).toMatchObject({ role: 'user', kind: 'checkpoint', createdAt: 5 });
     const first = cp.blocks[0]!;
     expect(first.type === 'text' && first.text).toMatch(/\(42 messages\) was archived/);

@@ -22,8 +22,17 @@ const SUMMARIZER = { contextWindow: 200_000, maxOutputTokens: 8_000 };
 
 // ---- random histories: turns of steps (parallel tool calls included), meta messages, pinned messages, a checkpoint
 
-const arbCall = fc.record({ tool: fc.constantFrom('Bash', 'FileRead', 'Grep', 'Edit', 'Recall'), out: fc.integer({ min: 1, max: 1_500 }), error: fc.boolean() });
-const arbStep = fc.record({ text: fc.integer({ min: 0, max: 150 }), calls: fc.array(arbCall, { minLength: 1, maxLength: 3 }), pinned: fc.boolean(), meta: fc.boolean() });
+const arbCall = fc.record({
+  tool: fc.constantFrom('Bash', 'FileRead', 'Grep', 'Edit', 'Recall'),
+  out: fc.integer({ min: 1, max: 1_500 }),
+  error: fc.boolean(),
+});
+const arbStep = fc.record({
+  text: fc.integer({ min: 0, max: 150 }),
+  calls: fc.array(arbCall, { minLength: 1, maxLength: 3 }),
+  pinned: fc.boolean(),
+  meta: fc.boolean(),
+});
 const arbTurn = fc.record({
   ask: fc.integer({ min: 2, max: 400 }),
   pinned: fc.boolean(),
@@ -36,19 +45,33 @@ type Shape = typeof arbShape extends fc.Arbitrary<infer T> ? T : never;
 function build(shape: Shape, prefix: string): Message[] {
   let n = 0;
   const id = (p: string): string => `${prefix}${p}${++n}`;
-  const msg = (role: 'user' | 'assistant', blocks: Block[], extra: Partial<Message> = {}): Message => ({ id: id('m'), role, kind: 'normal', blocks, createdAt: n, ...extra });
+  const msg = (role: 'user' | 'assistant', blocks: Block[], extra: Partial<Message> = {}): Message => ({
+    id: id('m'),
+    role,
+    kind: 'normal',
+    blocks,
+    createdAt: n,
+    ...extra,
+  });
   const text = (tokens: number): Block => ({ type: 'text', text: tokensText(tokens, `${prefix}${n}`) });
   const h: Message[] = [];
-  if (shape.checkpoint) h.push(msg('user', [{ type: 'text', text: '[Context checkpoint — compaction c_0]\nolder\n\n---\n\n## Goal\n- earlier work' }], { kind: 'checkpoint' }));
+  if (shape.checkpoint)
+    h.push(msg('user', [{ type: 'text', text: '[Context checkpoint — compaction c_0]\nolder\n\n---\n\n## Goal\n- earlier work' }], { kind: 'checkpoint' }));
   // pinned messages are rare: only one in three of the flagged ones
   shape.turns.forEach((turn, ti) => {
     h.push(msg('user', [text(turn.ask)], turn.pinned && ti % 3 === 0 ? { pinned: true } : {}));
     turn.steps.forEach((s, si) => {
       const calls = s.calls.map((c) => ({ ...c, id: id('t') }));
       const blocks: Block[] = s.text > 0 ? [text(s.text)] : [];
-      for (const c of calls) blocks.push({ type: 'tool_use', id: c.id, name: c.tool, input: c.tool === 'Bash' ? { command: `cmd ${c.id}` } : { path: `src/${c.id}.ts` } });
+      for (const c of calls)
+        blocks.push({ type: 'tool_use', id: c.id, name: c.tool, input: c.tool === 'Bash' ? { command: `cmd ${c.id}` } : { path: `src/${c.id}.ts` } });
       h.push(msg('assistant', blocks, s.pinned && si % 3 === 1 ? { pinned: true } : {}));
-      h.push(msg('user', calls.map((c) => ({ type: 'tool_result', toolUseId: c.id, content: tokensText(c.out, `${prefix}${c.id}`), isError: c.error }))));
+      h.push(
+        msg(
+          'user',
+          calls.map((c) => ({ type: 'tool_result', toolUseId: c.id, content: tokensText(c.out, `${prefix}${c.id}`), isError: c.error })),
+        ),
+      );
       if (s.meta && si < turn.steps.length - 1) h.push(msg('user', [{ type: 'text', text: 'continue' }], { kind: 'meta' }));
     });
     if (turn.answer !== null) h.push(msg('assistant', [text(turn.answer)]));
@@ -138,7 +161,14 @@ function checkTail(input: readonly Message[], o: Outcome, config: CompactionConf
 
 function engineFor(config: CompactionConfig): CompactionEngine {
   const provider = new ScriptedProvider(() => ({ text: '## Goal\n- property summary' }));
-  return new CompactionEngine({ config, limits: LIMITS, model: 'p', summarizer: { provider, model: 's', limits: SUMMARIZER }, counter, compactableTools: COMPACTABLE });
+  return new CompactionEngine({
+    config,
+    limits: LIMITS,
+    model: 'p',
+    summarizer: { provider, model: 's', limits: SUMMARIZER },
+    counter,
+    compactableTools: COMPACTABLE,
+  });
 }
 
 const arbConfig = fc.record({ tailTurns: fc.integer({ min: 1, max: 4 }), microKeepRecent: fc.integer({ min: 0, max: 3 }) }).map((o) => cfg(o));

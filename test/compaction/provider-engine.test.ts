@@ -72,7 +72,12 @@ describe('compaction.engine "provider"', () => {
   it('puts the encrypted compaction item in the checkpoint, after its text, and asks the summarizer nothing', async () => {
     const summarizer = new ScriptedProvider(() => ({ text: SUMMARY }));
     const given: Message[][] = [];
-    const e = engine(summarizer, { providerCompaction: { model: 'gpt-5.4', compact: async (messages) => (given.push([...messages]), { block: item, usage: { ...emptyUsage(), inputTokens: 900, outputTokens: 100 } }) } });
+    const e = engine(summarizer, {
+      providerCompaction: {
+        model: 'gpt-5.4',
+        compact: async (messages) => (given.push([...messages]), { block: item, usage: { ...emptyUsage(), inputTokens: 900, outputTokens: 100 } }),
+      },
+    });
     const h = talkTo(e, 20_000);
     const o = await e.manual(ctx(h), undefined, signal(), noEvents);
     expect(o.record).toMatchObject({ status: 'applied', method: 'provider', model: 'gpt-5.4', usage: { inputTokens: 900, outputTokens: 100 } });

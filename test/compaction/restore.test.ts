@@ -22,7 +22,14 @@ const opts = (over: Partial<RestoreOptions> = {}): RestoreOptions => ({
 
 describe('recentReadPaths', () => {
   it('most recent first, unique, up to the limit, without reads the tail still shows', () => {
-    const archived = [user('q'), ...step('FileRead', { path: 'a' }, 'x'), ...step('FileRead', { file_path: 'b' }, 'x'), ...step('Bash', { command: 'cat c' }, 'x'), ...step('FileRead', { path: 'a' }, 'x'), ...step('FileRead', { path: 'd' }, 'x')];
+    const archived = [
+      user('q'),
+      ...step('FileRead', { path: 'a' }, 'x'),
+      ...step('FileRead', { file_path: 'b' }, 'x'),
+      ...step('Bash', { command: 'cat c' }, 'x'),
+      ...step('FileRead', { path: 'a' }, 'x'),
+      ...step('FileRead', { path: 'd' }, 'x'),
+    ];
     const tail = [user('more'), ...step('FileRead', { path: 'd' }, 'still here')];
     expect(recentReadPaths(archived, tail, ['FileRead'], 5)).toEqual(['a', 'b']);
     expect(recentReadPaths(archived, [], ['FileRead'], 2)).toEqual(['d', 'a']);
@@ -32,7 +39,16 @@ describe('recentReadPaths', () => {
 describe('recent requests', () => {
   it('quotes the latest three verbatim, multi-line included, and reads them back from the checkpoint', async () => {
     const multi = 'Refactor the parser.\n\nConstraints:\n- keep `parse()` sync\n- no new deps';
-    const archived: Message[] = [user('first'), assistant('ok'), user('second'), assistant('ok'), user(multi), assistant('ok'), user('fourth: use tabs'), assistant('ok')];
+    const archived: Message[] = [
+      user('first'),
+      assistant('ok'),
+      user('second'),
+      assistant('ok'),
+      user(multi),
+      assistant('ok'),
+      user('fourth: use tabs'),
+      assistant('ok'),
+    ];
     const r = await buildRestoration(archived, [], opts(), counter);
     expect(r.requestCount).toBe(3);
     expect(r.requests).toContain('> Refactor the parser.\n>\n> Constraints:\n> - keep `parse()` sync');
@@ -59,7 +75,12 @@ describe('recent requests', () => {
 
 describe('files', () => {
   it('skips unreadable files, caps each file, stays within the whole budget', async () => {
-    const archived = [user('q'), ...step('FileRead', { path: 'gone.ts' }, 'x'), ...step('FileRead', { path: 'big.ts' }, 'x'), ...step('FileRead', { path: 'small.ts' }, 'x')];
+    const archived = [
+      user('q'),
+      ...step('FileRead', { path: 'gone.ts' }, 'x'),
+      ...step('FileRead', { path: 'big.ts' }, 'x'),
+      ...step('FileRead', { path: 'small.ts' }, 'x'),
+    ];
     const content: Record<string, string> = { 'big.ts': tokensText(50_000, 'big'), 'small.ts': 'export {}' };
     const r = await buildRestoration(archived, [], opts({ budget: 1_500, fileBudget: 1_000, readFile: async (p) => content[p] }), counter);
     expect(r.restoredPaths).toEqual(['small.ts', 'big.ts']);

@@ -40,7 +40,13 @@ describe('selectSplit', () => {
   });
 
   it('cuts inside one long turn at a step boundary when the last turn alone is too big', () => {
-    const h = [user('big job'), ...step('Bash', { command: '1' }, 'x'.repeat(100)), ...step('Bash', { command: '2' }, 'x'.repeat(100)), ...step('Bash', { command: '3' }, 'x'.repeat(30)), assistant('done')];
+    const h = [
+      user('big job'),
+      ...step('Bash', { command: '1' }, 'x'.repeat(100)),
+      ...step('Bash', { command: '2' }, 'x'.repeat(100)),
+      ...step('Bash', { command: '3' }, 'x'.repeat(30)),
+      assistant('done'),
+    ];
     const s = selectSplit(h, { tailTurns: 3, tailTokens: 60 }, len);
     expect(s.kind).toBe('step');
     expect(s.index).toBe(5); // the third step's assistant message

@@ -49,7 +49,13 @@ describe('TokenCounter', () => {
 
   it('counts an image as a fixed estimate, never by its base64 length', () => {
     const { counter } = spy();
-    const img: Message = { id: 'i', role: 'user', kind: 'normal', createdAt: 0, blocks: [{ type: 'image', mediaType: 'image/png', data: 'A'.repeat(2_000_000) }] };
+    const img: Message = {
+      id: 'i',
+      role: 'user',
+      kind: 'normal',
+      createdAt: 0,
+      blocks: [{ type: 'image', mediaType: 'image/png', data: 'A'.repeat(2_000_000) }],
+    };
     expect(counter.countMessage(img)).toBe(IMAGE_TOKENS + MESSAGE_OVERHEAD);
   });
 

@@ -33,7 +33,10 @@ describe('config loading', () => {
 
   it('reads api, and warns when compaction.engine "provider" cannot apply (not OpenAI, or not the Responses API)', () => {
     const d = dirs();
-    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'gpt-5.4', api: 'responses', baseURL: 'http://localhost:9/v1', compaction: { engine: 'provider' } }));
+    writeFileSync(
+      join(d.cwd, '.agentrc'),
+      JSON.stringify({ model: 'gpt-5.4', api: 'responses', baseURL: 'http://localhost:9/v1', compaction: { engine: 'provider' } }),
+    );
     const c = load(d);
     expect(c.api).toBe('responses');
     expect(c.compaction.engine).toBe('provider');
@@ -53,7 +56,10 @@ describe('config loading', () => {
 
   it('lets the working directory win over home, and flags over both', () => {
     const d = dirs();
-    writeFileSync(join(d.home, '.agentrc'), JSON.stringify({ model: 'gpt-4o', compaction: { tailTurns: 7, cooldownTurns: 9 }, permissions: { allowBash: ['ls'] } }));
+    writeFileSync(
+      join(d.home, '.agentrc'),
+      JSON.stringify({ model: 'gpt-4o', compaction: { tailTurns: 7, cooldownTurns: 9 }, permissions: { allowBash: ['ls'] } }),
+    );
     writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'claude-haiku-4-5', compaction: { tailTurns: 2 } }));
     const c = load(d);
     expect(c.model.name).toBe('claude-haiku-4-5');
@@ -115,9 +121,18 @@ describe('config loading', () => {
     expect(c.warnings[0]).toMatch(/Unknown model "llama3\.1:8b": assuming a 32,768-token context window/);
   });
 
-  it('a model of the other provider family does not inherit the first family\'s base URL or key variable', () => {
+  it("a model of the other provider family does not inherit the first family's base URL or key variable", () => {
     const d = dirs();
-    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'qwen3-coder', provider: 'openai', baseURL: 'http://localhost:8080/v1', apiKeyEnv: 'LOCAL_KEY', compaction: { model: 'claude-haiku-4-5' } }));
+    writeFileSync(
+      join(d.cwd, '.agentrc'),
+      JSON.stringify({
+        model: 'qwen3-coder',
+        provider: 'openai',
+        baseURL: 'http://localhost:8080/v1',
+        apiKeyEnv: 'LOCAL_KEY',
+        compaction: { model: 'claude-haiku-4-5' },
+      }),
+    );
     const c = load(d);
     expect(c.warnings.join('\n')).not.toMatch(/compaction/);
     const haiku = withModel(c, 'claude-haiku-4-5');
@@ -130,7 +145,10 @@ describe('config loading', () => {
 
   it('takes model limits and provider from the models map', () => {
     const d = dirs();
-    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ model: 'tiny', models: { tiny: { contextWindow: 8192, maxOutputTokens: 1024, provider: 'openai' } } }));
+    writeFileSync(
+      join(d.cwd, '.agentrc'),
+      JSON.stringify({ model: 'tiny', models: { tiny: { contextWindow: 8192, maxOutputTokens: 1024, provider: 'openai' } } }),
+    );
     const c = load(d);
     expect(c.provider).toBe('openai');
     expect(c.model).toMatchObject({ name: 'tiny', contextWindow: 8192, maxOutputTokens: 1024, source: 'config' });

@@ -21,7 +21,13 @@ const env = { ANTHROPIC_API_KEY: 'x', OPENAI_API_KEY: 'y' };
 
 describe('model names', () => {
   it('only a dated snapshot (or -latest) extends a known name', () => {
-    for (const dated of ['claude-sonnet-4-5-20250929', 'claude-sonnet-4-5@20250929', 'gpt-4o-2024-08-06', 'gpt-4o-mini-2024-07-18', 'claude-3-5-haiku-latest']) {
+    for (const dated of [
+      'claude-sonnet-4-5-20250929',
+      'claude-sonnet-4-5@20250929',
+      'gpt-4o-2024-08-06',
+      'gpt-4o-mini-2024-07-18',
+      'claude-3-5-haiku-latest',
+    ]) {
       expect(resolveModel(dated).source, dated).toBe('builtin');
     }
     for (const madeUp of ['claude-opus-4.8', 'claude-opus-4-9', 'claude-sonnet-4.5', 'claude-opus-4-8-turbo', 'gpt-4o-2024', 'gpt-5.4-pro-max']) {
@@ -41,7 +47,9 @@ describe('model names', () => {
   it('-m (and "model" in .agentrc) refuses them with the near names; a wholly unknown name still runs with a warning', () => {
     const d = dirs();
     const load = (flags: object, e: NodeJS.ProcessEnv = env) => loadConfig({ cwd: d.cwd, home: d.home, env: e, flags });
-    expect(() => load({ model: 'claude-opus-4.8' })).toThrow(/--model: unknown model "claude-opus-4\.8" — did you mean claude-opus-4-8\b.*claude-opus-4-YYYYMMDD/);
+    expect(() => load({ model: 'claude-opus-4.8' })).toThrow(
+      /--model: unknown model "claude-opus-4\.8" — did you mean claude-opus-4-8\b.*claude-opus-4-YYYYMMDD/,
+    );
     expect(() => load({ model: 'claude-sonnet-4.5' })).toThrow(/did you mean claude-sonnet-4-5/);
     expect(load({ model: 'claude-opus-4-8-20260101' }).model).toMatchObject({ source: 'builtin', contextWindow: 200_000 });
     expect(load({ model: 'claude-opus-4.8', baseURL: 'http://localhost:8080/v1' }).model.source).toBe('default');

@@ -27,7 +27,10 @@ const INVALID: Array<[unknown, string]> = [
   [{ model: '' }, 'field "model": Too small: expected string to have >=1 characters'],
   [{ models: { m: { contextWindow: 1 } } }, 'field "models.m.maxOutputTokens": Invalid input: expected number, received undefined'],
   [{ models: { m: { contextWindow: 1, maxOutputTokens: 1, extra: 1 } } }, 'field "models.m.extra": unknown key (see .agentrc.example for the keys)'],
-  [{ models: { m: { contextWindow: 1, maxOutputTokens: 1, provider: 'x' } } }, 'field "models.m.provider": Invalid option: expected one of "anthropic"|"openai"'],
+  [
+    { models: { m: { contextWindow: 1, maxOutputTokens: 1, provider: 'x' } } },
+    'field "models.m.provider": Invalid option: expected one of "anthropic"|"openai"',
+  ],
   [{ cache: { ttl: '2h' } }, 'field "cache.ttl": Invalid option: expected one of "5m"|"1h"'],
   [{ cache: { promptCacheKey: 'x' } }, 'field "cache.promptCacheKey": Invalid input: expected "auto" or expected boolean, received string'],
   [{ models: { '': { contextWindow: 1, maxOutputTokens: 1 } } }, 'field "models": the key "" is not valid (Too small: expected string to have >=1 characters)'],
@@ -67,7 +70,15 @@ describe('.agentrc schema', () => {
 
   it('fills every default when no file sets anything', () => {
     const c = loadConfig({ cwd: join(tmpdir(), 'agent-schema-none'), home: join(tmpdir(), 'agent-schema-none'), env: { ANTHROPIC_API_KEY: 'x' }, flags: {} });
-    expect({ permissions: c.permissions, compaction: c.compaction, bash: c.bash, recall: c.recall, retry: c.retry, timeouts: c.timeouts, cache: c.cache }).toStrictEqual({
+    expect({
+      permissions: c.permissions,
+      compaction: c.compaction,
+      bash: c.bash,
+      recall: c.recall,
+      retry: c.retry,
+      timeouts: c.timeouts,
+      cache: c.cache,
+    }).toStrictEqual({
       permissions: { mode: 'ask', allowTools: [], allowBash: [], readPaths: [] },
       compaction: {
         auto: true,

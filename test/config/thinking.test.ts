@@ -38,26 +38,49 @@ describe('thinking settings', () => {
   });
 
   it('takes enabled with a budget on 4.5, and a per-model setting over the top level', () => {
-    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { effort: 'low' }, models: { 'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } } })).toBe(
-      'thinking.effort: "low" is not supported by claude-sonnet-4-5 (it takes no effort setting)',
-    );
-    const c = load({ model: 'claude-sonnet-4-5', thinking: { display: 'omitted' }, models: { 'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } } });
+    expect(
+      refusal({
+        model: 'claude-sonnet-4-5',
+        thinking: { effort: 'low' },
+        models: { 'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } },
+      }),
+    ).toBe('thinking.effort: "low" is not supported by claude-sonnet-4-5 (it takes no effort setting)');
+    const c = load({
+      model: 'claude-sonnet-4-5',
+      thinking: { display: 'omitted' },
+      models: { 'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } },
+    });
     expect(c.thinking).toEqual({ mode: 'enabled', budgetTokens: 4_000, display: 'omitted' });
   });
 
   it('refuses what the model cannot take, naming the setting and the model', () => {
-    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 1_000 } })).toBe('thinking.budgetTokens: 1000 is under the minimum of 1024 (claude-sonnet-4-5)');
-    expect(refusal({ model: 'claude-sonnet-4-5', maxOutputTokens: 8_000, thinking: { mode: 'enabled', budgetTokens: 8_000 } })).toContain('thinking.budgetTokens: 8000 is not below the output limit of 8000 tokens (claude-sonnet-4-5');
-    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled' } })).toContain('thinking.budgetTokens: required with mode "enabled" (claude-sonnet-4-5)');
+    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 1_000 } })).toBe(
+      'thinking.budgetTokens: 1000 is under the minimum of 1024 (claude-sonnet-4-5)',
+    );
+    expect(refusal({ model: 'claude-sonnet-4-5', maxOutputTokens: 8_000, thinking: { mode: 'enabled', budgetTokens: 8_000 } })).toContain(
+      'thinking.budgetTokens: 8000 is not below the output limit of 8000 tokens (claude-sonnet-4-5',
+    );
+    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled' } })).toContain(
+      'thinking.budgetTokens: required with mode "enabled" (claude-sonnet-4-5)',
+    );
     expect(refusal({ thinking: { mode: 'off' } })).toBe('thinking.mode: "off" is not supported by claude-sonnet-5-5 (it cannot turn thinking off)');
-    expect(refusal({ thinking: { mode: 'enabled', budgetTokens: 4_000 } })).toBe('thinking.mode: "enabled" is not supported by claude-sonnet-5-5 (it takes adaptive)');
-    expect(refusal({ model: 'claude-sonnet-4-6', thinking: { effort: 'xhigh' } })).toBe('thinking.effort: "xhigh" is not supported by claude-sonnet-4-6 (it takes low, medium, high, max)');
-    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 2_000, effort: 'low' } })).toContain('thinking.effort: "low" is not supported by claude-sonnet-4-5');
+    expect(refusal({ thinking: { mode: 'enabled', budgetTokens: 4_000 } })).toBe(
+      'thinking.mode: "enabled" is not supported by claude-sonnet-5-5 (it takes adaptive)',
+    );
+    expect(refusal({ model: 'claude-sonnet-4-6', thinking: { effort: 'xhigh' } })).toBe(
+      'thinking.effort: "xhigh" is not supported by claude-sonnet-4-6 (it takes low, medium, high, max)',
+    );
+    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 2_000, effort: 'low' } })).toContain(
+      'thinking.effort: "low" is not supported by claude-sonnet-4-5',
+    );
     expect(refusal({ thinking: { mode: 'sometimes' } })).toMatch(/thinking\.mode.*adaptive.*enabled.*off/);
   });
 
   it('lets .agentrc say what a model accepts, over the built-in table', () => {
-    const c = load({ thinking: { mode: 'off' }, models: { 'claude-sonnet-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000, thinkingModes: ['adaptive', 'off'] } } });
+    const c = load({
+      thinking: { mode: 'off' },
+      models: { 'claude-sonnet-5-5': { contextWindow: 1_000_000, maxOutputTokens: 128_000, thinkingModes: ['adaptive', 'off'] } },
+    });
     expect(c.thinking).toEqual({ mode: 'off' });
     expect(c.capabilities?.source).toBe('config');
   });

@@ -40,9 +40,24 @@ function storedSession(ws: Workspace, lease = false): { id: string; pid: number 
 }
 
 const CASES: Case[] = [
-  { name: '--resume with --continue', args: ['-p', 'hi', '--resume', 'abc', '--continue'], code: 2, stderr: 'agent: --resume and --continue both name the session to open: give one of them\n' },
-  { name: '--fork without a session', args: ['-p', 'hi', '--fork'], code: 2, stderr: 'agent: --fork copies a stored session: use it with --resume <id> or --continue\n' },
-  { name: '--resume of an unknown id', args: ['-p', 'hi', '--resume', 'nosuch'], code: 2, stderr: /^agent: --resume: no session with id "nosuch" in .* \(list them with `agent sessions`\)\n$/ },
+  {
+    name: '--resume with --continue',
+    args: ['-p', 'hi', '--resume', 'abc', '--continue'],
+    code: 2,
+    stderr: 'agent: --resume and --continue both name the session to open: give one of them\n',
+  },
+  {
+    name: '--fork without a session',
+    args: ['-p', 'hi', '--fork'],
+    code: 2,
+    stderr: 'agent: --fork copies a stored session: use it with --resume <id> or --continue\n',
+  },
+  {
+    name: '--resume of an unknown id',
+    args: ['-p', 'hi', '--resume', 'nosuch'],
+    code: 2,
+    stderr: /^agent: --resume: no session with id "nosuch" in .* \(list them with `agent sessions`\)\n$/,
+  },
   {
     name: '--resume of a session another process writes',
     args: ['-p', 'hi', '--resume', '{ID}'],
@@ -57,10 +72,30 @@ const CASES: Case[] = [
     code: 2,
     stderr: 'agent: session {ID} is in use by pid {PID}: not deleted (end that agent first)\n',
   },
-  { name: 'sessions with an unknown subcommand', args: ['sessions', 'frob'], code: 2, stderr: 'agent: unknown subcommand "sessions frob"; the subcommands are list, show, export, search, rm\n' },
-  { name: 'sessions with a misspelt subcommand', args: ['sessions', 'shwo'], code: 2, stderr: 'agent: unknown subcommand "sessions shwo" (did you mean show?); the subcommands are list, show, export, search, rm\n' },
-  { name: 'sessions show of an unknown id', args: ['sessions', 'show', 'nosuch'], code: 2, stderr: 'agent: no session with id "nosuch" (list them with `agent sessions`)\n' },
-  { name: '--debug under /proc (cannot be created)', args: ['-p', 'hi', '--debug', '/proc/agent-nope/debug.log'], code: 2, stderr: 'agent: cannot write debug log /proc/agent-nope/debug.log: no such file or directory\n' },
+  {
+    name: 'sessions with an unknown subcommand',
+    args: ['sessions', 'frob'],
+    code: 2,
+    stderr: 'agent: unknown subcommand "sessions frob"; the subcommands are list, show, export, search, rm\n',
+  },
+  {
+    name: 'sessions with a misspelt subcommand',
+    args: ['sessions', 'shwo'],
+    code: 2,
+    stderr: 'agent: unknown subcommand "sessions shwo" (did you mean show?); the subcommands are list, show, export, search, rm\n',
+  },
+  {
+    name: 'sessions show of an unknown id',
+    args: ['sessions', 'show', 'nosuch'],
+    code: 2,
+    stderr: 'agent: no session with id "nosuch" (list them with `agent sessions`)\n',
+  },
+  {
+    name: '--debug under /proc (cannot be created)',
+    args: ['-p', 'hi', '--debug', '/proc/agent-nope/debug.log'],
+    code: 2,
+    stderr: 'agent: cannot write debug log /proc/agent-nope/debug.log: no such file or directory\n',
+  },
   {
     name: '--debug naming a directory',
     args: ['-p', 'hi', '--debug', 'logs'],
@@ -83,8 +118,20 @@ const CASES: Case[] = [
     code: 2,
     stderr: 'agent: --add-dir: notes.txt is not a directory\n',
   },
-  { name: 'a negative timeout in .agentrc', args: ['-p', 'hi'], rc: { timeouts: { idleMs: -5 } }, code: 2, stderr: /^agent: .*\.agentrc: line 1, column \d+: field "timeouts\.idleMs": Too small: expected number to be >0\n$/ },
-  { name: 'an unknown timeout key', args: ['-p', 'hi'], rc: { timeouts: { readMs: 5 } }, code: 2, stderr: /^agent: .*\.agentrc: line 1, column \d+: field "timeouts\.readMs": unknown key \(see \.agentrc\.example for the keys\)\n$/ },
+  {
+    name: 'a negative timeout in .agentrc',
+    args: ['-p', 'hi'],
+    rc: { timeouts: { idleMs: -5 } },
+    code: 2,
+    stderr: /^agent: .*\.agentrc: line 1, column \d+: field "timeouts\.idleMs": Too small: expected number to be >0\n$/,
+  },
+  {
+    name: 'an unknown timeout key',
+    args: ['-p', 'hi'],
+    rc: { timeouts: { readMs: 5 } },
+    code: 2,
+    stderr: /^agent: .*\.agentrc: line 1, column \d+: field "timeouts\.readMs": unknown key \(see \.agentrc\.example for the keys\)\n$/,
+  },
   {
     name: 'a variable name with a dash in bash.stripEnv',
     args: ['-p', 'hi'],
@@ -92,9 +139,20 @@ const CASES: Case[] = [
     code: 2,
     stderr: /^agent: .*\.agentrc: line 1, column \d+: field "bash\.stripEnv\.0": must be an environment variable name, or a prefix ending in \*\n$/,
   },
-  { name: 'permissions.readPaths not a list', args: ['-p', 'hi'], rc: { permissions: { readPaths: '/tmp' } }, code: 2, stderr: /^agent: .*\.agentrc: line 1, column \d+: field "permissions\.readPaths": Invalid input: expected array, received string\n$/ },
+  {
+    name: 'permissions.readPaths not a list',
+    args: ['-p', 'hi'],
+    rc: { permissions: { readPaths: '/tmp' } },
+    code: 2,
+    stderr: /^agent: .*\.agentrc: line 1, column \d+: field "permissions\.readPaths": Invalid input: expected array, received string\n$/,
+  },
   { name: 'no prompt in print mode', args: ['-p'], stdin: '', code: 2, stderr: 'agent: no prompt: pass it as `agent -p "<prompt>"` or on standard input\n' },
-  { name: '--max-steps 0', args: ['-p', 'hi', '--max-steps', '0'], code: 2, stderr: "error: option '--max-steps <n>' argument '0' is invalid. must be a positive whole number\n" },
+  {
+    name: '--max-steps 0',
+    args: ['-p', 'hi', '--max-steps', '0'],
+    code: 2,
+    stderr: "error: option '--max-steps <n>' argument '0' is invalid. must be a positive whole number\n",
+  },
 ];
 
 describe('bad input catalogue', () => {
@@ -115,7 +173,11 @@ describe('bad input catalogue', () => {
     const store = openStore(ws.db);
     store.createSession({ id: 's_long', cwd: ws.dir, provider: 'anthropic', model: 'claude-sonnet-4-5' });
     for (let i = 0; i < 200; i++) {
-      store.appendMessage('s_long', { id: `m${i}`, role: i % 2 ? 'assistant' : 'user', kind: 'normal', createdAt: i, blocks: [{ type: 'text', text: `line ${i} ${'x'.repeat(2000)}` }] }, 1);
+      store.appendMessage(
+        's_long',
+        { id: `m${i}`, role: i % 2 ? 'assistant' : 'user', kind: 'normal', createdAt: i, blocks: [{ type: 'text', text: `line ${i} ${'x'.repeat(2000)}` }] },
+        1,
+      );
     }
     store.close();
     for (const args of [['sessions', 'show', 's_long'], ['sessions', 'export', 's_long', '--format', 'jsonl'], ['sessions']]) {

@@ -19,7 +19,12 @@ interface Ev {
 }
 
 async function turn(ws: Workspace, provider: ProviderKind, prompt: string, first: boolean, model = MODEL[provider]): Promise<Ev[]> {
-  const r = await runAgent(['-p', prompt, '--output-format', 'stream-json', '--model', model, ...(first ? [] : ['--continue'])], { ws, server, provider, timeoutMs: 60_000 });
+  const r = await runAgent(['-p', prompt, '--output-format', 'stream-json', '--model', model, ...(first ? [] : ['--continue'])], {
+    ws,
+    server,
+    provider,
+    timeoutMs: 60_000,
+  });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return r.stdout
@@ -45,7 +50,10 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('prompt caching with %s', (
     files(ws, 30);
     const sessionIds = new Set<string>();
     for (let t = 0; t < 30; t++) {
-      server.enqueue({ text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] }, { text: `mod${t}.ts computes thirty values.` });
+      server.enqueue(
+        { text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] },
+        { text: `mod${t}.ts computes thirty values.` },
+      );
       const evs = await turn(ws, provider, `what does mod${t}.ts do?`, t === 0);
       expect(evs.filter((e) => e.type === 'error')).toEqual([]);
       const result = evs.at(-1) as unknown as { sessionId: string };
@@ -99,7 +107,11 @@ describe('cost with caching', () => {
     const ws = workspace();
     const json = async (prompt: string, first: boolean): Promise<Record<string, unknown>> => {
       // priced as claude-sonnet-4-5 below, whatever model the suite runs
-      const r = await runAgent(['-p', prompt, '--output-format', 'json', '--model', 'claude-sonnet-4-5', ...(first ? [] : ['--continue'])], { ws, server, provider: 'anthropic' });
+      const r = await runAgent(['-p', prompt, '--output-format', 'json', '--model', 'claude-sonnet-4-5', ...(first ? [] : ['--continue'])], {
+        ws,
+        server,
+        provider: 'anthropic',
+      });
       expect(r.code).toBe(0);
       return jsonResult(r);
     };
@@ -131,7 +143,14 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('accounting with caching on
       server.settings.contextWindow = { [model]: 16_384, '*': 1_000_000 };
       server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nDescribe the modules.\n## Next Steps\nGo on.' } : undefined));
       // the same directory for both runs: it is part of the system prompt
-      writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ retry: { baseDelayMs: 5, maxDelayMs: 50 }, cache: { enabled }, models: { [model]: { contextWindow: 16_384, maxOutputTokens: 2_048, provider } } }));
+      writeFileSync(
+        join(ws.dir, '.agentrc'),
+        JSON.stringify({
+          retry: { baseDelayMs: 5, maxDelayMs: 50 },
+          cache: { enabled },
+          models: { [model]: { contextWindow: 16_384, maxOutputTokens: 2_048, provider } },
+        }),
+      );
       const gauge: number[] = [];
       const compactions: string[] = [];
       for (let t = 0; t < 16; t++) {
@@ -145,7 +164,12 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('accounting with caching on
       }
       const turns = server.requests.filter((q) => q.view && !isSummarizer(q.view));
       expect(turns.every((q) => q.response?.status === 200)).toBe(true);
-      return { gauge, compactions, read: turns.reduce((n, q) => n + (q.usage?.cacheReadTokens ?? 0), 0), max: Math.max(...turns.map((q) => q.view!.promptTokens)) };
+      return {
+        gauge,
+        compactions,
+        read: turns.reduce((n, q) => n + (q.usage?.cacheReadTokens ?? 0), 0),
+        max: Math.max(...turns.map((q) => q.view!.promptTokens)),
+      };
     };
     const on = await runSession(true);
     const off = await runSession(false);
@@ -160,4 +184,3 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('accounting with caching on
     expect(on.max).toBeLessThanOrEqual(16_384);
   }, 300_000);
 });
-

@@ -31,8 +31,20 @@ export function events(stdout: string): StreamEvent[] {
 export const records = (evs: StreamEvent[]): CompactionRecord[] => evs.filter((e) => e.type === 'compaction_end').map((e) => e.record!);
 
 /** One print-mode turn with stream-json output against `server`; returns the events. */
-export async function turnWith(server: FakeServer, ws: Workspace, provider: ProviderKind, prompt: string, first: boolean, model: string): Promise<{ code: number | null; evs: StreamEvent[]; stderr: string }> {
-  const r = await runAgent(['-p', prompt, '--output-format', 'stream-json', '--model', model, ...(first ? [] : ['--continue'])], { ws, server, provider, timeoutMs: 60_000 });
+export async function turnWith(
+  server: FakeServer,
+  ws: Workspace,
+  provider: ProviderKind,
+  prompt: string,
+  first: boolean,
+  model: string,
+): Promise<{ code: number | null; evs: StreamEvent[]; stderr: string }> {
+  const r = await runAgent(['-p', prompt, '--output-format', 'stream-json', '--model', model, ...(first ? [] : ['--continue'])], {
+    ws,
+    server,
+    provider,
+    timeoutMs: 60_000,
+  });
   return { code: r.code, evs: events(r.stdout), stderr: r.stderr };
 }
 
@@ -131,7 +143,7 @@ export function compactionCases(server: FakeServer, provider: ProviderKind): voi
     expect(stages.some((s) => /summarizer's request failed \(overloaded\): retrying in/.test(s))).toBe(true);
   });
 
-  it('summarizes with a compaction.model of the other provider, with that provider\'s key', async () => {
+  it("summarizes with a compaction.model of the other provider, with that provider's key", async () => {
     const other: ProviderKind = provider === 'anthropic' ? 'openai' : 'anthropic';
     const summarizerModel = other === 'openai' ? 'gpt-4o-mini' : 'claude-haiku-4-5';
     const ws = workspace({ compaction: { model: summarizerModel } });
@@ -177,7 +189,8 @@ export function compactionCases(server: FakeServer, provider: ProviderKind): voi
       expect(r.code).toBe(0);
       failures.push(...records(r.evs).filter((c) => c.trigger === 'auto' && c.status === 'failed'));
       notices.push(...r.evs.filter((e) => e.type === 'compaction_skipped' || e.type === 'notice').map((e) => `${e.type}: ${e.text ?? JSON.stringify(e)}`));
-      if (failures.length >= 3 && summarizerCallsAfterBreaker < 0) summarizerCallsAfterBreaker = server.requests.filter((q) => q.view && isSummarizer(q.view)).length;
+      if (failures.length >= 3 && summarizerCallsAfterBreaker < 0)
+        summarizerCallsAfterBreaker = server.requests.filter((q) => q.view && isSummarizer(q.view)).length;
     }
     expect(failures).toHaveLength(3);
     expect(failures[0]!.reason).toContain('summaries are broken today');

@@ -32,7 +32,13 @@ function setup(summarize: (v: RequestView, pending: () => string) => string): { 
   server.respondWith((req) => {
     const v = req.view!;
     if (isSummarizer(v)) return { text: summarize(v, pending) };
-    asked = /ASK-\d+/.exec(textOfView(v).split('\n').reverse().find((l) => /ASK-\d+/.test(l)) ?? '')?.[0] ?? '';
+    asked =
+      /ASK-\d+/.exec(
+        textOfView(v)
+          .split('\n')
+          .reverse()
+          .find((l) => /ASK-\d+/.test(l)) ?? '',
+      )?.[0] ?? '';
     return { text: `Answer to ${asked}. ${LONG}` };
   });
   return { ws, pending };

@@ -120,7 +120,9 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('SIGKILL and resume with %s
   it.each(KILL_POINTS)('$name', async (point) => {
     const ws = workspace();
     // a slow summarizer, so that a compaction can be caught in the act
-    server.respondWith((req) => (isSummarizer(req.view) ? { text: `## Goal\nKeep going.\n${'More detail. '.repeat(40)}`, chunkSize: 10, frameDelayMs: 40 } : undefined));
+    server.respondWith((req) =>
+      isSummarizer(req.view) ? { text: `## Goal\nKeep going.\n${'More detail. '.repeat(40)}`, chunkSize: 10, frameDelayMs: 40 } : undefined,
+    );
     for (let i = 0; i < (point.warmup ?? 0); i++) {
       server.enqueue({ text: `warm-up answer ${i}. ${LONG}` });
       const r = await runAgent(['-p', `warm-up ${i}`, ...(i > 0 ? ['--continue'] : [])], { ws, server, provider });

@@ -34,8 +34,14 @@ describe('daily-driver conventions in print mode', () => {
     server.enqueue({ text: 'Running.', toolCalls: [{ name: 'Bash', input: { command: 'echo live-one; sleep 0.3; echo live-two' } }] }, { text: 'Done.' });
     const r = await runAgent(['-p', 'run it', '--permission-mode', 'allow', '--output-format', 'stream-json'], { ws, server });
     expect(r.code).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string; output?: { content: string } });
-    const progress = events.filter((e) => e.type === 'tool_progress').map((e) => e.text).join('');
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; text?: string; output?: { content: string } });
+    const progress = events
+      .filter((e) => e.type === 'tool_progress')
+      .map((e) => e.text)
+      .join('');
     expect(progress).toContain('live-one');
     expect(progress).toContain('live-two');
     const end = events.find((e) => e.type === 'tool_end');

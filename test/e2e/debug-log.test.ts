@@ -15,11 +15,24 @@ async function session(debugFlag: string): Promise<string> {
   const log = join(ws.root, 'debug.log');
   server.enqueue(
     { type: 'error', error: 'server' },
-    { text: 'Reading it.', toolCalls: [{ name: 'FileRead', input: { path: 'notes.txt' } }], usage: { inputTokens: 900, outputTokens: 20, cacheReadTokens: 700, cacheWriteTokens: 50 } },
+    {
+      text: 'Reading it.',
+      toolCalls: [{ name: 'FileRead', input: { path: 'notes.txt' } }],
+      usage: { inputTokens: 900, outputTokens: 20, cacheReadTokens: 700, cacheWriteTokens: 50 },
+    },
     { toolCalls: [{ name: 'Bash', input: { command: 'echo BASH-COMMAND-PHRASE' } }] },
     { text: 'MODEL-REPLY-PHRASE' },
   );
-  const r = await runAgent(['-p', 'PROMPT-PHRASE: read notes.txt', '--permission-mode', 'acceptEdits', `--debug=${debugFlag}${debugFlag ? ':' : ''}${log}`.replace('--debug=:', '--debug=')], { ws, server });
+  const r = await runAgent(
+    [
+      '-p',
+      'PROMPT-PHRASE: read notes.txt',
+      '--permission-mode',
+      'acceptEdits',
+      `--debug=${debugFlag}${debugFlag ? ':' : ''}${log}`.replace('--debug=:', '--debug='),
+    ],
+    { ws, server },
+  );
   expect(r.code, r.stderr).toBe(0);
   return readFileSync(log, 'utf8');
 }
@@ -41,17 +54,26 @@ describe('--debug', () => {
     expect(lines(log, 'retry')[0]).toMatchObject({ attempt: 2, cause: 'server', delayMs: expect.any(Number) });
     const responses = lines(log, 'response');
     expect(responses).toHaveLength(3);
-    expect(responses[0]).toMatchObject({ model: MODEL.anthropic, stopReason: 'tool_use', ms: expect.any(Number), usage: { cacheReadTokens: 700, cacheWriteTokens: 50 } });
+    expect(responses[0]).toMatchObject({
+      model: MODEL.anthropic,
+      stopReason: 'tool_use',
+      ms: expect.any(Number),
+      usage: { cacheReadTokens: 700, cacheWriteTokens: 50 },
+    });
     expect(lines(log, 'tool call').map((l) => l.name)).toEqual(['FileRead', 'Bash']);
     const done = lines(log, 'tool done');
     expect(done[0]).toMatchObject({ name: 'FileRead', status: 'done', isError: false, ms: expect.any(Number), outputChars: expect.any(Number) });
     // a refused call: the decision and the error flag (its text quotes the command: --debug=full only)
     expect(done[1]).toMatchObject({ name: 'Bash', isError: true });
     expect(done[1]!.output).toBeUndefined();
-    expect(lines(log, 'permission').map((l) => [l.tool, l.allowed, l.mode])).toEqual([['FileRead', true, 'acceptEdits'], ['Bash', false, 'acceptEdits']]);
+    expect(lines(log, 'permission').map((l) => [l.tool, l.allowed, l.mode])).toEqual([
+      ['FileRead', true, 'acceptEdits'],
+      ['Bash', false, 'acceptEdits'],
+    ]);
     expect(lines(log, 'context before call').length).toBeGreaterThanOrEqual(3);
     expect(lines(log, 'turn end')[0]).toMatchObject({ reason: 'end_turn', steps: 3 });
-    for (const secret of ['PROMPT-PHRASE', 'FILE-CONTENT-PHRASE', 'MODEL-REPLY-PHRASE', 'BASH-COMMAND-PHRASE', KEY.anthropic]) expect(log, secret).not.toContain(secret);
+    for (const secret of ['PROMPT-PHRASE', 'FILE-CONTENT-PHRASE', 'MODEL-REPLY-PHRASE', 'BASH-COMMAND-PHRASE', KEY.anthropic])
+      expect(log, secret).not.toContain(secret);
   });
 
   it('--debug=full adds the contents, still without the key', async () => {

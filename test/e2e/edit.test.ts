@@ -13,7 +13,8 @@ const failed = (r: { content: string; isError: boolean } | undefined, provider: 
 
 function toolResultsIn(n: number): Array<{ content: string; isError: boolean }> {
   const out: Array<{ content: string; isError: boolean }> = [];
-  for (const m of server.requests[n - 1]?.view?.messages ?? []) for (const b of m.blocks) if (b.type === 'tool_result') out.push({ content: b.content, isError: b.isError });
+  for (const m of server.requests[n - 1]?.view?.messages ?? [])
+    for (const b of m.blocks) if (b.type === 'tool_result') out.push({ content: b.content, isError: b.isError });
   return out;
 }
 
@@ -32,7 +33,11 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Edit, Write and /rewind wi
   const file = (name: string): string => readFileSync(join(ws.dir, name), 'utf8');
 
   it('refuses an edit in print mode without acceptEdits, naming the flag', async () => {
-    server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: 'app.ts' } }] }, { toolCalls: [{ name: 'Edit', input: { path: 'app.ts', old_string: '3000', new_string: '4000' } }] }, { text: 'ok' });
+    server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: 'app.ts' } }] },
+      { toolCalls: [{ name: 'Edit', input: { path: 'app.ts', old_string: '3000', new_string: '4000' } }] },
+      { text: 'ok' },
+    );
     const r = await run(['-p', 'change the port']);
     expect(r.code).toBe(0);
     const res = toolResultsIn(3).at(-1);

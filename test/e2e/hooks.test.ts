@@ -35,9 +35,26 @@ describe('hooks in print mode', () => {
     const hooks = {
       SessionStart: [{ command: script(ws0, 'start.sh', 'cat > start.json; env > env.txt; echo SESSION-START-CONTEXT') }],
       UserPromptSubmit: [{ command: script(ws0, 'prompt.sh', 'cat > prompt.json; echo PROMPT-CONTEXT-42') }],
-      PreToolUse: [{ matcher: 'Bash', command: script(ws0, 'guard.sh', 'input=$(cat)\ncase "$input" in *"rm -rf"*) echo "rm -rf is not allowed here: move it to the trash instead" >&2; exit 2;; esac\nexit 0') }],
+      PreToolUse: [
+        {
+          matcher: 'Bash',
+          command: script(
+            ws0,
+            'guard.sh',
+            'input=$(cat)\ncase "$input" in *"rm -rf"*) echo "rm -rf is not allowed here: move it to the trash instead" >&2; exit 2;; esac\nexit 0',
+          ),
+        },
+      ],
       PostToolUse: [{ matcher: 'Bash|Write', command: script(ws0, 'post.sh', 'cat > post.json; echo POST-NOTE-7') }],
-      Stop: [{ command: script(ws0, 'stop.sh', 'cat >> stop.json\nif [ ! -f stopped-once ]; then touch stopped-once; echo \'{"decision":"block","reason":"also run the tests"}\'; fi') }],
+      Stop: [
+        {
+          command: script(
+            ws0,
+            'stop.sh',
+            'cat >> stop.json\nif [ ! -f stopped-once ]; then touch stopped-once; echo \'{"decision":"block","reason":"also run the tests"}\'; fi',
+          ),
+        },
+      ],
     };
     writeFileSync(join(ws0.dir, '.agentrc'), JSON.stringify({ retry: { baseDelayMs: 5, maxDelayMs: 50 }, hooks }));
     mkdirSync(join(ws0.dir, 'build'));
@@ -73,19 +90,28 @@ describe('hooks in print mode', () => {
 
   it('a Stop hook that always says go on sends the model back at most 3 times (exit 2, stderr as the reason)', async () => {
     const ws = workspace();
-    writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ hooks: { Stop: [{ command: script(ws, 'nag.sh', 'cat >> stops.jsonl; echo >> stops.jsonl; echo "keep going" >&2; exit 2') }] } }));
+    writeFileSync(
+      join(ws.dir, '.agentrc'),
+      JSON.stringify({ hooks: { Stop: [{ command: script(ws, 'nag.sh', 'cat >> stops.jsonl; echo >> stops.jsonl; echo "keep going" >&2; exit 2') }] } }),
+    );
     server.enqueue({ text: 'one' }, { text: 'two' }, { text: 'three' }, { text: 'four' }, { text: 'five' });
     const r = await runAgent(['-p', 'work', '--hooks-trust'], { ws, server });
     expect(r.code, r.stderr).toBe(0);
     expect(server.requests.length).toBe(4);
     expect(requestText(4)).toContain('keep going');
-    const stops = read(ws, 'stops.jsonl').trim().split('\n').map((l) => JSON.parse(l) as { stop_hook_active: boolean });
+    const stops = read(ws, 'stops.jsonl')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { stop_hook_active: boolean });
     expect(stops.map((s) => s.stop_hook_active)).toEqual([false, true, true]);
   });
 
   it('a UserPromptSubmit hook that exits 2 blocks the prompt: nothing is sent, the person reads the reason', async () => {
     const ws = workspace();
-    writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ hooks: { UserPromptSubmit: [{ command: script(ws, 'no.sh', 'echo "no deploys on Fridays" >&2; exit 2') }] } }));
+    writeFileSync(
+      join(ws.dir, '.agentrc'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ command: script(ws, 'no.sh', 'echo "no deploys on Fridays" >&2; exit 2') }] } }),
+    );
     const r = await runAgent(['-p', 'deploy it', '--hooks-trust'], { ws, server });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no deploys on Fridays');
@@ -135,7 +161,11 @@ describe('hooks in print mode', () => {
     expect(summary).toBeDefined();
     const sent = JSON.stringify(summary!.view);
     for (const part of ['STANDING-KEEP-ERROR-CODES', 'PRECOMPACT-KEEP-THE-PORTS', 'FOCUS-THE-SCHEMA']) expect(sent).toContain(part);
-    expect(JSON.parse(read(ws, 'precompact.json'))).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: 'FOCUS-THE-SCHEMA' });
+    expect(JSON.parse(read(ws, 'precompact.json'))).toMatchObject({
+      hook_event_name: 'PreCompact',
+      trigger: 'manual',
+      custom_instructions: 'FOCUS-THE-SCHEMA',
+    });
     expect(JSON.parse(read(ws, 'receipt.json'))).toMatchObject({ hook_event_name: 'PostCompact', compaction: { status: 'applied', trigger: 'manual' } });
   }, 60_000);
 });

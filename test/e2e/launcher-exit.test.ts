@@ -36,7 +36,7 @@ describe('the launcher', () => {
     expect(out).toBe(`${answer}\n`);
   });
 
-  it('the bundle measures text widths through the fast path, not wrap-ansi\'s own string-width', () => {
+  it("the bundle measures text widths through the fast path, not wrap-ansi's own string-width", () => {
     const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
     const inputs = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs));
     expect(inputs).toContain('src/ui/stringWidth.ts');

@@ -100,7 +100,9 @@ describe('session lease with real processes', () => {
     for (let round = 0; round < 3; round++) {
       rmSync(join(ws.dir, 'go'), { force: true });
       server.respondWith((req) =>
-        req.view.messages.at(-1)?.blocks.some((b) => b.type === 'tool_result') ? { text: `done ${round}` } : { toolCalls: [{ name: 'Bash', input: { command: waitForGo } }] },
+        req.view.messages.at(-1)?.blocks.some((b) => b.type === 'tool_result')
+          ? { text: `done ${round}` }
+          : { toolCalls: [{ name: 'Bash', input: { command: waitForGo } }] },
       );
       // the winner holds the session until the loser has been refused, whatever the machine's load
       const runs = ['left', 'right'].map((who) =>

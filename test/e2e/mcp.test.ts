@@ -17,7 +17,6 @@ const FAILING = resolve(__dirname, '..', 'mcp', 'failing-server.mjs');
 let web: HttpServer | undefined;
 let httpUrl = '';
 
-
 beforeAll(async () => {
   web = await startEverything('streamableHttp');
   httpUrl = web.url;
@@ -29,7 +28,9 @@ afterAll(() => {
 
 /** The tool_result contents of request n (1-based). */
 const resultsIn = (n: number): { content: string; isError: boolean }[] =>
-  (server.requests[n - 1]?.view?.messages ?? []).flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_result' ? [{ content: b.content, isError: b.isError }] : [])));
+  (server.requests[n - 1]?.view?.messages ?? []).flatMap((m) =>
+    m.blocks.flatMap((b) => (b.type === 'tool_result' ? [{ content: b.content, isError: b.isError }] : [])),
+  );
 
 describe('MCP servers in print mode', () => {
   let ws: Workspace;
@@ -40,13 +41,29 @@ describe('MCP servers in print mode', () => {
   const run = (args: string[], env: Record<string, string | undefined> = {}) => runAgent(args, { ws, server, env, timeoutMs: 40_000 });
 
   it('calls tools of a real stdio server and a real streamable-HTTP server from .mcp.json; results reach the next request; no key reaches the server', async () => {
-    mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'], env: { SERVICE_TOKEN: '${MY_SERVICE_TOKEN}' } }, web: { type: 'http', url: '${WEB_URL}' } });
+    mcpJson({
+      local: { command: 'node', args: [EVERYTHING, 'stdio'], env: { SERVICE_TOKEN: '${MY_SERVICE_TOKEN}' } },
+      web: { type: 'http', url: '${WEB_URL}' },
+    });
     server.enqueue(
-      { toolCalls: [{ name: 'mcp__local__echo', input: { message: 'hello stdio' } }, { name: 'mcp__local__get-env', input: {} }] },
-      { toolCalls: [{ name: 'mcp__web__get-sum', input: { a: 2, b: 40 } }, { name: 'mcp__local__get-tiny-image', input: {} }] },
+      {
+        toolCalls: [
+          { name: 'mcp__local__echo', input: { message: 'hello stdio' } },
+          { name: 'mcp__local__get-env', input: {} },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'mcp__web__get-sum', input: { a: 2, b: 40 } },
+          { name: 'mcp__local__get-tiny-image', input: {} },
+        ],
+      },
       { text: 'done' },
     );
-    const r = await run(['-p', 'use the tools', '--mcp-trust', '--allowed-tools', 'mcp__local,mcp__web__*', '--output-format', 'json'], { WEB_URL: httpUrl, MY_SERVICE_TOKEN: 'tok-e2e-0123456789-secret' });
+    const r = await run(['-p', 'use the tools', '--mcp-trust', '--allowed-tools', 'mcp__local,mcp__web__*', '--output-format', 'json'], {
+      WEB_URL: httpUrl,
+      MY_SERVICE_TOKEN: 'tok-e2e-0123456789-secret',
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonResult(r).result).toBe('done');
     const first = server.requests[0]!.view!;
@@ -68,7 +85,7 @@ describe('MCP servers in print mode', () => {
     expect(third[1]).toMatchObject({ type: 'tool_result', images: [{ type: 'image', mediaType: 'image/png' }] });
   }, 60_000);
 
-  it('OpenAI: a tool\'s image follows the tool messages in a user message', async () => {
+  it("OpenAI: a tool's image follows the tool messages in a user message", async () => {
     mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] } });
     server.enqueue({ toolCalls: [{ name: 'mcp__local__get-tiny-image', input: {} }] }, { text: 'seen' });
     const r = await runAgent(['-p', 'look', '--mcp-trust', '--allowed-tools', 'mcp__local'], { ws, server, provider: 'openai', timeoutMs: 40_000 });
@@ -157,11 +174,18 @@ describe('MCP servers in print mode', () => {
 
     // the cache hit share of the later requests is what it is without MCP (the same three-step turn with built-in tools)
     const share = (from: number): number[] =>
-      server.requests.slice(from, from + 3).slice(1).map((q) => q.usage!.cacheReadTokens / (q.usage!.inputTokens + q.usage!.cacheReadTokens + q.usage!.cacheWriteTokens));
+      server.requests
+        .slice(from, from + 3)
+        .slice(1)
+        .map((q) => q.usage!.cacheReadTokens / (q.usage!.inputTokens + q.usage!.cacheReadTokens + q.usage!.cacheWriteTokens));
     const withMcp = share(0);
     const before = server.requests.length;
     const plain = workspace();
-    server.enqueue({ toolCalls: [{ name: 'Glob', input: { pattern: '*.json' } }] }, { toolCalls: [{ name: 'Glob', input: { pattern: '*.ts' } }] }, { text: 'found' });
+    server.enqueue(
+      { toolCalls: [{ name: 'Glob', input: { pattern: '*.json' } }] },
+      { toolCalls: [{ name: 'Glob', input: { pattern: '*.ts' } }] },
+      { text: 'found' },
+    );
     expect((await runAgent(['-p', 'find widgets'], { ws: plain, server, timeoutMs: 40_000 })).code).toBe(0);
     const without = share(before);
     if (process.env.MCP_SHOW) console.log({ withMcp, without });

@@ -109,7 +109,12 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
   it('runs an allow-listed Bash prefix from .agentrc but not a chained command', async () => {
     ws = workspace({ permissions: { allowBash: ['echo'] } });
     server.enqueue(
-      { toolCalls: [{ name: 'Bash', input: { command: 'echo listed' } }, { name: 'Bash', input: { command: 'echo x; touch chained' } }] },
+      {
+        toolCalls: [
+          { name: 'Bash', input: { command: 'echo listed' } },
+          { name: 'Bash', input: { command: 'echo x; touch chained' } },
+        ],
+      },
       { text: 'ok' },
     );
     const r = await run(['-p', 'go']);
@@ -172,7 +177,10 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     server.enqueue({ text: 'Streaming words here.', toolCalls: [{ name: 'Glob', input: { pattern: '*.txt' } }] }, { text: 'Done.' });
     const r = await run(['-p', 'q', '--output-format', 'stream-json']);
     expect(r.code).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     const types = events.map((e) => e.type);
     expect(types[0]).toBe('turn_start');
     expect(types).toContain('text_delta');
@@ -190,7 +198,11 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     server.enqueue({ text: 'The first half ', stop: 'max_tokens' }, { text: 'and the second half.' });
     const r = await run(['-p', 'q', '--output-format', 'stream-json']);
     expect(r.code, r.stderr).toBe(0);
-    const end = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; text?: string }).find((e) => e.type === 'turn_end');
+    const end = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; text?: string })
+      .find((e) => e.type === 'turn_end');
     expect(end?.text).toBe('The first half and the second half.');
   });
 
@@ -221,10 +233,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
   });
 
   it('never writes the API key to the database or the debug log', async () => {
-    server.enqueue(
-      { toolCalls: [{ name: 'Bash', input: { command: 'env | grep -i key; echo done' } }] },
-      { text: `I will not repeat ${KEY[provider]}.` },
-    );
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'env | grep -i key; echo done' } }] }, { text: `I will not repeat ${KEY[provider]}.` });
     const log = join(ws.root, 'debug.log');
     const r = await run(['-p', `my key is ${KEY[provider]}`, '--permission-mode', 'allow', '--debug', log]);
     expect(r.code).toBe(0);

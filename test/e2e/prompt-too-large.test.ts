@@ -20,7 +20,9 @@ describe('a prompt larger than the window', () => {
     const huge = Array.from({ length: 6_000 }, (_, i) => `line ${i}: value ${(i * 7919) % 10007}`).join('\n');
     const r = await runAgent(['-p', huge, '--model', model, '--continue'], { ws, server, provider: 'anthropic' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^agent: This prompt is about [\d,]+ tokens; .* more than the [\d,]+ tokens that small-16k's 16,384-token window leaves for input, so it was not sent \(nothing was stored\)\. Save the text to a file/);
+    expect(r.stderr).toMatch(
+      /^agent: This prompt is about [\d,]+ tokens; .* more than the [\d,]+ tokens that small-16k's 16,384-token window leaves for input, so it was not sent \(nothing was stored\)\. Save the text to a file/,
+    );
     expect(server.requests.length, 'nothing was sent').toBe(sent);
 
     // the session goes on as before: the refused prompt is not in its history

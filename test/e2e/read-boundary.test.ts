@@ -86,7 +86,9 @@ describe('read boundary in print mode', () => {
       ],
       ['--permission-mode', 'allow', '--add-dir', ws.home],
     );
-    expect(key).toBe('FileRead refused: ~/.ssh/id_ed25519 is a private SSH key, and secrets are never read. Do not try to read it another way; if the user really needs it, they will share what is needed.');
+    expect(key).toBe(
+      'FileRead refused: ~/.ssh/id_ed25519 is a private SSH key, and secrets are never read. Do not try to read it another way; if the user really needs it, they will share what is needed.',
+    );
     expect(grep).toContain('is in ~/.ssh, which holds credentials');
     expect(JSON.stringify(server.requests.map((r) => r.body))).not.toContain('secret-key-material');
   });

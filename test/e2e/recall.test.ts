@@ -23,9 +23,14 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Recall with %s', (provider
     const ws = workspace();
     writeFileSync(join(ws.dir, 'secrets.md'), `# Notes\n\n${LONG}\n\nImportant: ${FACT}.\n\n${LONG}\n`);
     // the summary deliberately leaves the fact out
-    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nShip the release.\n## Files and Symbols\n- secrets.md: project notes' } : undefined));
+    server.respondWith((req) =>
+      isSummarizer(req.view) ? { text: '## Goal\nShip the release.\n## Files and Symbols\n- secrets.md: project notes' } : undefined,
+    );
     // (a Grep output: files read with FileRead are re-read fresh after a compaction, searches are not)
-    server.enqueue({ toolCalls: [{ name: 'Grep', input: { pattern: 'Important', outputMode: 'lines', contextLines: 2 } }] }, { text: `I searched the notes. ${LONG}` });
+    server.enqueue(
+      { toolCalls: [{ name: 'Grep', input: { pattern: 'Important', outputMode: 'lines', contextLines: 2 } }] },
+      { text: `I searched the notes. ${LONG}` },
+    );
     const first = await runAgent(['-p', 'search secrets.md'], { ws, server, provider });
     expect(first.code).toBe(0);
     for (let i = 0; i < 3; i++) {
@@ -65,7 +70,9 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Recall with %s', (provider
     const ws = workspace({ models: { [model]: { contextWindow: 16_384, maxOutputTokens: 1024, provider } }, compaction: { microKeepRecent: 1 } });
     server.settings.contextWindow = { [model]: 16_384 };
     for (let i = 0; i < 6; i++) {
-      const body = Array.from({ length: 90 }, (_, n) => `file ${i} line ${n}: ${n === 45 ? `needle-${i}-${'k'.repeat(3)} ` : ''}ordinary content here`).join('\n');
+      const body = Array.from({ length: 90 }, (_, n) => `file ${i} line ${n}: ${n === 45 ? `needle-${i}-${'k'.repeat(3)} ` : ''}ordinary content here`).join(
+        '\n',
+      );
       writeFileSync(join(ws.dir, `part${i}.txt`), body);
     }
     server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nRead parts.' } : undefined));

@@ -42,7 +42,10 @@ describe('OpenAI Responses API', () => {
     const ws = workspace(rc());
     files(ws, 10);
     for (let t = 0; t < 10; t++) {
-      server.enqueue({ text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] }, { text: `mod${t}.ts computes thirty values.`, phase: 'final_answer' });
+      server.enqueue(
+        { text: `Reading mod${t}.ts.`, toolCalls: [{ name: 'FileRead', input: { path: `mod${t}.ts` } }] },
+        { text: `mod${t}.ts computes thirty values.`, phase: 'final_answer' },
+      );
       const evs = await turn(ws, `what does mod${t}.ts do?`, t === 0 ? [] : ['--continue']);
       expect(evs.filter((e) => e.type === 'error')).toEqual([]);
       if (t === 0) {
@@ -113,7 +116,11 @@ describe('OpenAI Responses API', () => {
     expect((forked.at(-1) as unknown as { sessionId: string }).sessionId).not.toBe(id);
     const last = server.requests.at(-1)!;
     expect(last.response?.status).toBe(200);
-    expect(input(last).filter((it) => it.type === 'reasoning').map((it) => it.id)).toEqual(['rs_fake_1_0', 'rs_fake_2_0']);
+    expect(
+      input(last)
+        .filter((it) => it.type === 'reasoning')
+        .map((it) => it.id),
+    ).toEqual(['rs_fake_1_0', 'rs_fake_2_0']);
   }, 120_000);
 
   it('compaction.engine "provider": /compact stores OpenAI\'s encrypted compaction item, later requests replay it, /uncompact brings the originals back', async () => {
@@ -160,6 +167,10 @@ describe('OpenAI Responses API', () => {
       '/v1/responses 200',
     ]);
     expect(JSON.stringify(server.requests[2]!.body)).not.toMatch(/rs_fake|"reasoning"|encrypted_content/);
-    expect(input(server.requests[3]!).filter((it) => it.type === 'reasoning').map((it) => it.id)).toEqual(['rs_fake_1_0', 'rs_fake_2_0']);
+    expect(
+      input(server.requests[3]!)
+        .filter((it) => it.type === 'reasoning')
+        .map((it) => it.id),
+    ).toEqual(['rs_fake_1_0', 'rs_fake_2_0']);
   }, 120_000);
 });

@@ -10,7 +10,6 @@ const server = useFakeServer();
 /** A reply long enough that summarizing it saves space. */
 const LONG = 'The details of this answer go on at length about line counting and many other things. '.repeat(40);
 
-
 describe.each<ProviderKind>(['anthropic', 'openai'])('resume with %s', (provider) => {
   let ws: Workspace;
   beforeEach(() => {
@@ -45,13 +44,17 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('resume with %s', (provider
     ]);
   });
 
-  it('resumes by id (or a unique prefix) and keeps the session\'s own model', async () => {
+  it("resumes by id (or a unique prefix) and keeps the session's own model", async () => {
     server.enqueue({ text: 'one' });
     const first = jsonResult(await run(['-p', 'first', '--output-format', 'json']));
     const id = String(first.sessionId);
     server.enqueue({ text: 'two' });
     // no --model: the session's model is used even though the default would differ
-    const r = await runAgent(['-p', 'second', '--resume', id.slice(0, 12), '--output-format', 'json', '--model', first.model as string], { ws, server, provider });
+    const r = await runAgent(['-p', 'second', '--resume', id.slice(0, 12), '--output-format', 'json', '--model', first.model as string], {
+      ws,
+      server,
+      provider,
+    });
     expect(r.code).toBe(0);
     expect(jsonResult(r).sessionId).toBe(id);
     expect(server.requests[1]!.view!.messages).toHaveLength(3);
@@ -109,7 +112,10 @@ describe('sessions command', () => {
     expect(showAll.stdout).toContain('[archived by compaction');
 
     const jsonl = await runAgent(['sessions', 'export', id, '--format', 'jsonl'], { ws });
-    const lines = jsonl.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; archivedBy?: string | null });
+    const lines = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; archivedBy?: string | null });
     expect(lines[0]!.type).toBe('session');
     expect(lines.filter((l) => l.type === 'message' && l.archivedBy).length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.type === 'compaction')).toHaveLength(1);

@@ -19,7 +19,14 @@ const TEAM_KEY = 'team-key-7f3a9c2e5b1d8f4a6c0e2b9d';
 function forms(key: string): string[] {
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
   const wrapped = b64(`${key}\n`).match(/.{1,76}/g)!;
-  return [key, [...key].reverse().join(''), b64(`${key}\n`), ...wrapped.filter((l) => l.length >= 16), b64(`x${key}`).slice(4, 60), Buffer.from(key).toString('hex')];
+  return [
+    key,
+    [...key].reverse().join(''),
+    b64(`${key}\n`),
+    ...wrapped.filter((l) => l.length >= 16),
+    b64(`x${key}`).slice(4, 60),
+    Buffer.from(key).toString('hex'),
+  ];
 }
 
 /** Everything the run left behind that must not hold a key. */
@@ -46,7 +53,17 @@ describe('secrets', () => {
     const ws = workspace({ apiKeyEnv: 'TEAM_KEY' });
     const debugLog = join(ws.root, 'debug.log');
     server.enqueue(
-      { toolCalls: [{ name: 'Bash', input: { command: 'echo "A=$ANTHROPIC_API_KEY O=$OPENAI_API_KEY T=$ANTHROPIC_AUTH_TOKEN K=$TEAM_KEY"; env | grep -cE "_(API_KEY|AUTH_TOKEN)=|^TEAM_KEY=" || true' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'Bash',
+            input: {
+              command:
+                'echo "A=$ANTHROPIC_API_KEY O=$OPENAI_API_KEY T=$ANTHROPIC_AUTH_TOKEN K=$TEAM_KEY"; env | grep -cE "_(API_KEY|AUTH_TOKEN)=|^TEAM_KEY=" || true',
+            },
+          },
+        ],
+      },
       { text: 'Checked.' },
     );
     const r = await runAgent(['-p', 'show the keys', '--permission-mode', 'allow', '--debug', debugLog], { ws, server, env });

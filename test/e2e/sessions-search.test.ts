@@ -17,6 +17,5 @@ describe('agent sessions search', () => {
     expect(found.stdout).toMatch(/user message\n/);
     expect(found.stdout).toMatch(/assistant message\n/);
     expect(found.stdout).not.toContain('[archived]');
-
   });
 });

@@ -31,7 +31,15 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('spill handles across /comp
   };
   /** One turn in which the model reads line 3,000-3,001 of `handle` by range and by pattern; the two results. */
   const recallBoth = async (prompt: string, handle: string): Promise<[string, string]> => {
-    server.enqueue({ toolCalls: [{ name: 'Recall', input: { id: handle, offset: 3000, limit: 2 } }, { name: 'Recall', input: { id: handle, pattern: '^[0-9]+300[12]$', context: 0 } }] }, { text: 'read' });
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'Recall', input: { id: handle, offset: 3000, limit: 2 } },
+          { name: 'Recall', input: { id: handle, pattern: '^[0-9]+300[12]$', context: 0 } },
+        ],
+      },
+      { text: 'read' },
+    );
     await run(['-p', prompt]);
     const [range, grep] = lastResults(2);
     return [range!, grep!];

@@ -35,14 +35,31 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('spilled outputs and the tr
     expect(preview.length).toBeLessThan(5_000);
     const id = String(jsonResult(first).sessionId);
 
-    server.enqueue({ toolCalls: [{ name: 'Recall', input: { id: 'o1', offset: 3000, limit: 2 } }, { name: 'Recall', input: { id: 'o1', pattern: '^10300[12]$', context: 0 } }] }, { text: 'read' });
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'Recall', input: { id: 'o1', offset: 3000, limit: 2 } },
+          { name: 'Recall', input: { id: 'o1', pattern: '^10300[12]$', context: 0 } },
+        ],
+      },
+      { text: 'read' },
+    );
     const second = await run(['-p', 'read more', '--resume', id]);
     expect(second.code, second.stderr).toBe(0);
     const [range, grep] = lastResults().slice(-2);
     expect(range!.split('\n').slice(1, 3)).toEqual(['103000', '103001']);
     expect(grep!.split('\n').slice(1)).toEqual(['3001: 103001', '3002: 103002']);
 
-    server.enqueue({ toolCalls: [{ name: 'Recall', input: { id: 'o1', offset: 6000, limit: 1 } }, { name: 'Recall', input: { id: 'o404' } }, { name: 'Recall', input: { id: 'o1', pattern: '([' } }] }, { text: 'forked' });
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'Recall', input: { id: 'o1', offset: 6000, limit: 1 } },
+          { name: 'Recall', input: { id: 'o404' } },
+          { name: 'Recall', input: { id: 'o1', pattern: '([' } },
+        ],
+      },
+      { text: 'forked' },
+    );
     const forked = await run(['-p', 'in a copy', '--resume', id, '--fork', '--output-format', 'json']);
     expect(forked.code, forked.stderr).toBe(0);
     expect(String(jsonResult(forked).sessionId)).not.toBe(id);
@@ -55,12 +72,25 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('spilled outputs and the tr
   it('Read, then --continue, then Edit of the unchanged file works; a file changed in between is refused as stale', async () => {
     writeFileSync(join(ws.dir, 'a.txt'), 'port = 3000\n');
     writeFileSync(join(ws.dir, 'b.txt'), 'host = here\n');
-    server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: 'a.txt' } }, { name: 'FileRead', input: { path: 'b.txt' } }] }, { text: 'read both' });
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'FileRead', input: { path: 'a.txt' } },
+          { name: 'FileRead', input: { path: 'b.txt' } },
+        ],
+      },
+      { text: 'read both' },
+    );
     expect((await run(['-p', 'read them'])).code).toBe(0);
     writeFileSync(join(ws.dir, 'b.txt'), 'host = there, changed\n');
     utimesSync(join(ws.dir, 'b.txt'), new Date(), new Date(Date.now() + 10_000));
     server.enqueue(
-      { toolCalls: [{ name: 'Edit', input: { path: 'a.txt', old_string: '3000', new_string: '4000' } }, { name: 'Edit', input: { path: 'b.txt', old_string: 'host', new_string: 'name' } }] },
+      {
+        toolCalls: [
+          { name: 'Edit', input: { path: 'a.txt', old_string: '3000', new_string: '4000' } },
+          { name: 'Edit', input: { path: 'b.txt', old_string: 'host', new_string: 'name' } },
+        ],
+      },
       { text: 'done' },
     );
     const r = await run(['-p', 'edit them', '--continue', '--permission-mode', 'acceptEdits']);

@@ -80,7 +80,17 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
       unbundled.push(file);
     } else for (const p of byChunk.get(file) ?? []) packages.add(p);
   }
-  return { packages, unbundled, loaded, status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('LOAD ')).join('\n') };
+  return {
+    packages,
+    unbundled,
+    loaded,
+    status: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr
+      .split('\n')
+      .filter((l) => !l.startsWith('LOAD '))
+      .join('\n'),
+  };
 }
 
 const server = useFakeServer();
@@ -138,10 +148,16 @@ describe('start-up', () => {
 
   it('bundles zod as zod/mini, only what the schemas use, with English messages alone', () => {
     // every -p compiles the chunk that validates .agentrc: classic zod was ~290 KB of it
-    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as {
+      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+    };
     // the MCP SDK's chunk brings classic zod of its own: it loads only when MCP servers are configured
     const ours = Object.values(meta.outputs).filter((o) => !Object.keys(o.inputs).some((i) => i.includes('node_modules/@modelcontextprotocol/')));
-    const zodFiles = ours.flatMap((o) => Object.entries(o.inputs).filter(([i, v]) => i.includes('node_modules/zod/') && v.bytesInOutput > 0).map(([i]) => i));
+    const zodFiles = ours.flatMap((o) =>
+      Object.entries(o.inputs)
+        .filter(([i, v]) => i.includes('node_modules/zod/') && v.bytesInOutput > 0)
+        .map(([i]) => i),
+    );
     expect(zodFiles).toContain('node_modules/zod/v4/mini/schemas.js');
     expect(zodFiles.filter((f) => f.includes('/zod/v4/classic/'))).toEqual([]);
     expect(zodFiles.filter((f) => f.includes('/locales/'))).toEqual(['node_modules/zod/v4/locales/en.js']);
@@ -151,7 +167,9 @@ describe('start-up', () => {
 
   it("the TUI's layout engine loads its WebAssembly without Node's fetch (undici stays unloaded)", async () => {
     const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
-    const app = Object.keys(meta.outputs).find((f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes('node_modules/yoga-layout/')));
+    const app = Object.keys(meta.outputs).find(
+      (f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes('node_modules/yoga-layout/')),
+    );
     expect(app).toBeDefined();
     const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, app!)).href)}).then(() => console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici')))))`;
     const r = await runNode(['-e', script]);

@@ -18,9 +18,12 @@ const task = (description: string, prompt: string): string => `@task ${JSON.stri
 describe('sub-agents (Task)', () => {
   it('runs three children in parallel; the parent gets their reports and none of their tool outputs; children are stored, shown and searchable', async () => {
     const ws = workspace();
-    for (const n of ['alpha', 'beta', 'gamma']) writeFileSync(join(ws.dir, `${n}.txt`), `${n} file: the secret word of ${n} is ${n.toUpperCase()}-CONTENT-${n.length}\n`);
+    for (const n of ['alpha', 'beta', 'gamma'])
+      writeFileSync(join(ws.dir, `${n}.txt`), `${n} file: the secret word of ${n} is ${n.toUpperCase()}-CONTENT-${n.length}\n`);
     writeFileSync(join(ws.dir, 'AGENTS.md'), 'Project rule: PROJECT-RULE-99.\n');
-    const prompt = ['alpha', 'beta', 'gamma'].map((n) => task(`look at ${n}`, `@read ${n}.txt\n@grep secret\n@report REPORT-${n}: found it`)).join('\n') + '\n@report parent done';
+    const prompt =
+      ['alpha', 'beta', 'gamma'].map((n) => task(`look at ${n}`, `@read ${n}.txt\n@grep secret\n@report REPORT-${n}: found it`)).join('\n') +
+      '\n@report parent done';
     const r = await runAgent(['-p', prompt, '--output-format', 'json'], { ws, server, provider: 'anthropic' });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonResult(r).result).toBe('parent done');
@@ -34,7 +37,8 @@ describe('sub-agents (Task)', () => {
     expect(JSON.stringify(last.body)).not.toMatch(/CONTENT-/);
     // each child made its tool calls: a request carrying its FileRead output
     const childCalls = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task'));
-    for (const n of ['alpha', 'beta', 'gamma']) expect(childCalls.some((q) => results(q).some((x) => x.content.includes(`${n.toUpperCase()}-CONTENT`)))).toBe(true);
+    for (const n of ['alpha', 'beta', 'gamma'])
+      expect(childCalls.some((q) => results(q).some((x) => x.content.includes(`${n.toUpperCase()}-CONTENT`)))).toBe(true);
     // children work under the instruction files too, after their agent's own prompt
     expect(childCalls[0]!.view!.system).toContain('PROJECT-RULE-99');
     expect(childCalls[0]!.view!.system).toMatch(/^You are a sub-agent/);
@@ -45,7 +49,8 @@ describe('sub-agents (Task)', () => {
     const seconds = childCalls.filter((q) => results(q).length > 0).map((q) => q.seq);
     expect(Math.max(...firsts)).toBeLessThan(Math.min(...seconds));
     // children of one agent share the cached prefix: the same system prompt and tools, byte for byte
-    const prefix = (q: RecordedRequest): string => JSON.stringify([(q.body as Record<string, unknown>)['system'], (q.body as Record<string, unknown>)['tools']]);
+    const prefix = (q: RecordedRequest): string =>
+      JSON.stringify([(q.body as Record<string, unknown>)['system'], (q.body as Record<string, unknown>)['tools']]);
     expect(new Set(childCalls.map(prefix)).size).toBe(1);
 
     const sessionId = String(jsonResult(r).sessionId);
@@ -57,7 +62,13 @@ describe('sub-agents (Task)', () => {
     expect(withChildren.stdout).toContain('GAMMA-CONTENT');
     const list = await runAgent(['sessions', 'list'], { ws, server });
     // the list shows the parent only (its children are under it)
-    expect(list.stdout.trim().split('\n').slice(1).map((l) => l.split('\t')[0])).toEqual([sessionId]);
+    expect(
+      list.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split('\t')[0]),
+    ).toEqual([sessionId]);
     // search finds a child's text, across sessions and within the parent's
     for (const scope of [[], ['--session', sessionId]]) {
       const search = await runAgent(['sessions', 'search', 'BETA-CONTENT-4', ...scope], { ws, server });
@@ -85,12 +96,15 @@ describe('sub-agents (Task)', () => {
     expect(ok!.content).toMatch(/^fine/);
   });
 
-  it("runs a custom agent on its own model; a child that reaches its own compaction finishes and reports", async () => {
+  it('runs a custom agent on its own model; a child that reaches its own compaction finishes and reports', async () => {
     const model = 'tiny-reader';
     const ws = workspace({ models: { [model]: { contextWindow: 8192, maxOutputTokens: 1024, provider: 'anthropic' } } });
     server.settings.contextWindow = { [model]: 8192, '*': 1_000_000 };
     mkdirSync(join(ws.dir, '.agent', 'agents'), { recursive: true });
-    writeFileSync(join(ws.dir, '.agent', 'agents', 'reader.md'), `---\nname: reader\ndescription: Reads big files.\ntools: Read, Glob\nmodel: ${model}\n---\nYou read files for another agent and report on them.\n`);
+    writeFileSync(
+      join(ws.dir, '.agent', 'agents', 'reader.md'),
+      `---\nname: reader\ndescription: Reads big files.\ntools: Read, Glob\nmodel: ${model}\n---\nYou read files for another agent and report on them.\n`,
+    );
     const para = 'The module keeps its state in a table of records, each record naming its owner and its age.\n';
     for (let i = 1; i <= 5; i++) writeFileSync(join(ws.dir, `big${i}.md`), `# Part ${i}\n\n${para.repeat(40)}\n`);
     const summary = '## Goal\nRead the five big files and report.\n## Next Steps\nReport.\n@report CHILD-REPORT: five parts read';
@@ -121,7 +135,10 @@ describe('sub-agents (Task)', () => {
   it("honours an agent file's effort: the child's requests think at that effort, the parent's do not", async () => {
     const ws = workspace();
     mkdirSync(join(ws.dir, '.agent', 'agents'), { recursive: true });
-    writeFileSync(join(ws.dir, '.agent', 'agents', 'quick.md'), '---\nname: quick\ndescription: Looks things up fast.\ntools: Glob\neffort: low\n---\nAnswer briefly.\n');
+    writeFileSync(
+      join(ws.dir, '.agent', 'agents', 'quick.md'),
+      '---\nname: quick\ndescription: Looks things up fast.\ntools: Glob\neffort: low\n---\nAnswer briefly.\n',
+    );
     const prompt = `@task ${JSON.stringify({ description: 'look', prompt: '@glob *.md\n@report QUICK-REPORT', agent: 'quick' })}\n@report parent done`;
     const r = await runAgent(['-p', prompt, '--output-format', 'json'], { ws, server, provider: 'anthropic' });
     expect(r.code, r.stderr).toBe(0);
@@ -136,7 +153,10 @@ describe('sub-agents (Task)', () => {
   it('/agents lists the built-in and the agent files; a bad file is a warning naming it and the field, not a failure', async () => {
     const ws = workspace();
     mkdirSync(join(ws.dir, '.claude', 'agents'), { recursive: true });
-    writeFileSync(join(ws.dir, '.claude', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews a diff.\ntools: Read, Grep, Glob, Bash(git diff:*), Telepathy\n---\nReview the change.\n');
+    writeFileSync(
+      join(ws.dir, '.claude', 'agents', 'reviewer.md'),
+      '---\nname: reviewer\ndescription: Reviews a diff.\ntools: Read, Grep, Glob, Bash(git diff:*), Telepathy\n---\nReview the change.\n',
+    );
     writeFileSync(join(ws.dir, '.claude', 'agents', 'broken.md'), '---\nname: broken\ndescription: [unclosed\n---\nBody.\n');
     writeFileSync(join(ws.dir, '.claude', 'agents', 'steps.md'), '---\nname: steps\ndescription: x\nmaxTurns: many\n---\nBody.\n');
     const r = await runAgent(['-p', '/agents'], { ws, server, provider: 'anthropic' });

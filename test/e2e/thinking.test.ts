@@ -16,9 +16,16 @@ const server = useFakeServer();
 function turnReplies(t: number): Reply[] {
   switch (t % 4) {
     case 0:
-      return [{ text: `Running a command for turn ${t}.`, toolCalls: [{ name: 'Bash', input: { command: `echo turn-${t} && ls` } }] }, { text: `The command ran (turn ${t}).` }];
+      return [
+        { text: `Running a command for turn ${t}.`, toolCalls: [{ name: 'Bash', input: { command: `echo turn-${t} && ls` } }] },
+        { text: `The command ran (turn ${t}).` },
+      ];
     case 1:
-      return [{ toolCalls: [{ name: 'FileRead', input: { path: `big${t}.txt` } }] }, { toolCalls: [{ name: 'FileRead', input: { path: `big${t + 1}.txt` } }] }, { text: `Both files read (turn ${t}).` }];
+      return [
+        { toolCalls: [{ name: 'FileRead', input: { path: `big${t}.txt` } }] },
+        { toolCalls: [{ name: 'FileRead', input: { path: `big${t + 1}.txt` } }] },
+        { text: `Both files read (turn ${t}).` },
+      ];
     case 2:
       return [
         { toolCalls: [{ name: 'FileRead', input: { path: `edit${t}.txt` } }] },
@@ -37,7 +44,10 @@ async function session(ws: Workspace, model: string, extra: string[] = []): Prom
   const all: StreamEvent[] = [];
   for (let t = 0; t < 12; t++) {
     server.enqueue(...turnReplies(t));
-    const r = await runAgent(['-p', `turn ${t}: do the next part`, '--output-format', 'stream-json', '--model', model, ...extra, ...(t === 0 ? [] : ['--continue'])], { ws, server, timeoutMs: 60_000 });
+    const r = await runAgent(
+      ['-p', `turn ${t}: do the next part`, '--output-format', 'stream-json', '--model', model, ...extra, ...(t === 0 ? [] : ['--continue'])],
+      { ws, server, timeoutMs: 60_000 },
+    );
     const evs = events(r.stdout);
     expect(r.stderr).toBe('');
     expect(evs.filter((e) => e.type === 'error')).toEqual([]);
@@ -90,7 +100,11 @@ describe('a 12-turn tool session on a model that thinks', () => {
 
   it('claude-sonnet-5-5 on a 16K window where micro and auto compaction fire: zero refused requests', async () => {
     const model = 'claude-sonnet-5-5';
-    const ws = workspace({ permissions: { mode: 'allow' }, compaction: { microKeepRecent: 2 }, models: { [model]: { contextWindow: 16_384, maxOutputTokens: 4_096 } } });
+    const ws = workspace({
+      permissions: { mode: 'allow' },
+      compaction: { microKeepRecent: 2 },
+      models: { [model]: { contextWindow: 16_384, maxOutputTokens: 4_096 } },
+    });
     server.settings.contextWindow = { [model]: 16_384, '*': 1_000_000 };
     const { evs } = await session(ws, model);
     expectNoRefusals();
@@ -102,7 +116,11 @@ describe('a 12-turn tool session on a model that thinks', () => {
 
   it('claude-sonnet-4-5 with thinking enabled and a 4,000-token budget works the same way', async () => {
     const model = 'claude-sonnet-4-5';
-    const ws = workspace({ permissions: { mode: 'allow' }, thinking: { mode: 'enabled', budgetTokens: 4_000 }, models: { [model]: { contextWindow: 16_384, maxOutputTokens: 8_000 } } });
+    const ws = workspace({
+      permissions: { mode: 'allow' },
+      thinking: { mode: 'enabled', budgetTokens: 4_000 },
+      models: { [model]: { contextWindow: 16_384, maxOutputTokens: 8_000 } },
+    });
     server.settings.contextWindow = { [model]: 16_384, '*': 1_000_000 };
     const { evs } = await session(ws, model);
     expectNoRefusals();
@@ -119,7 +137,11 @@ describe('thinking settings and capabilities', () => {
       [{ thinking: { mode: 'sometimes' } }, 'claude-sonnet-5-5', 'thinking.mode'],
       [{ thinking: { effort: 'xhigh' } }, 'claude-sonnet-4-6', 'thinking.effort: "xhigh" is not supported by claude-sonnet-4-6'],
       [{ thinking: { mode: 'enabled', budgetTokens: 512 } }, 'claude-sonnet-4-5', 'thinking.budgetTokens: 512 is under the minimum of 1024'],
-      [{ maxOutputTokens: 4_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } }, 'claude-sonnet-4-5', 'thinking.budgetTokens: 4000 is not below the output limit'],
+      [
+        { maxOutputTokens: 4_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } },
+        'claude-sonnet-4-5',
+        'thinking.budgetTokens: 4000 is not below the output limit',
+      ],
     ];
     for (const [rc, model, message] of cases) {
       const r = await runAgent(['-p', 'hi', '--model', model], { ws: workspace(rc), server });
@@ -129,7 +151,7 @@ describe('thinking settings and capabilities', () => {
     expect(server.requests).toEqual([]);
   });
 
-  it('learns the model\'s capabilities from the models endpoint once, and reads them from the database after', async () => {
+  it("learns the model's capabilities from the models endpoint once, and reads them from the database after", async () => {
     const ws = workspace();
     server.enqueue({ text: 'one' }, { text: 'two' });
     expect((await runAgent(['-p', 'hi'], { ws, server })).code).toBe(0);

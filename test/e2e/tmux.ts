@@ -15,7 +15,20 @@ export class Tmux {
     const envArgs = Object.entries(opts.env).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
     // the shell prints the exit code after the program, where the screen can be read
     const command = ['sh', '-c', '"$0" "$@"; echo "[exited with $?]"', ...opts.command];
-    this.tmux(['new-session', '-d', '-s', this.target, '-x', String(opts.width ?? 100), '-y', String(opts.height ?? 30), '-c', opts.cwd, ...envArgs, ...command]);
+    this.tmux([
+      'new-session',
+      '-d',
+      '-s',
+      this.target,
+      '-x',
+      String(opts.width ?? 100),
+      '-y',
+      String(opts.height ?? 30),
+      '-c',
+      opts.cwd,
+      ...envArgs,
+      ...command,
+    ]);
     // keep the pane after the shell exits too, so its last screen can still be read
     this.tmux(['set-option', '-t', this.target, 'remain-on-exit', 'on']);
   }

@@ -53,7 +53,9 @@ describe.skipIf(!hasTmux)('custom commands and hooks in the TUI', () => {
     expect(sent).toContain('PROMPT-HOOK-CONTEXT');
     expect(readFileSync(log, 'utf8')).toContain('"prompt":"Explain app.ts in 20 words.');
     // the approval is remembered for this project
-    const trust = JSON.parse(readFileSync(join(ws.home, '.config', 'agent', 'trust.json'), 'utf8')) as { approvals: Array<{ kind: string; projectDir: string }> };
+    const trust = JSON.parse(readFileSync(join(ws.home, '.config', 'agent', 'trust.json'), 'utf8')) as {
+      approvals: Array<{ kind: string; projectDir: string }>;
+    };
     expect(trust.approvals).toEqual([expect.objectContaining({ kind: 'hooks', projectDir: ws.dir })]);
 
     // a Bash call asks: the Notification hook hears of it
@@ -69,7 +71,10 @@ describe.skipIf(!hasTmux)('custom commands and hooks in the TUI', () => {
 
   it("runs none of a project's hooks when the person says no, and the prompt still goes", async () => {
     const ws = workspace();
-    writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ hooks: { UserPromptSubmit: [{ command: `touch ${join(ws.dir, 'ran')}; echo SHOULD-NOT-APPEAR` }] } }));
+    writeFileSync(
+      join(ws.dir, '.agentrc'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ command: `touch ${join(ws.dir, 'ran')}; echo SHOULD-NOT-APPEAR` }] } }),
+    );
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color', XDG_CONFIG_HOME: join(ws.home, '.config') };
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
     await term.waitFor('Ask for a change');

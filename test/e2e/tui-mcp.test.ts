@@ -33,7 +33,13 @@ describe.skipIf(!hasTmux)('MCP servers in a real terminal', () => {
     const ws = workspace();
     writeFileSync(
       join(ws.dir, '.mcp.json'),
-      JSON.stringify({ mcpServers: { local: { command: 'node', args: [EVERYTHING, 'stdio'] }, web: { type: 'http', url: httpUrl }, stuck: { command: 'node', args: [FAILING] } } }),
+      JSON.stringify({
+        mcpServers: {
+          local: { command: 'node', args: [EVERYTHING, 'stdio'] },
+          web: { type: 'http', url: httpUrl },
+          stuck: { command: 'node', args: [FAILING] },
+        },
+      }),
     );
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5'], cwd: ws.dir, env, height: 45 });

@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 describe.skipIf(!hasTmux)('resuming from another directory', () => {
-  it('says so, with the command that works in the session\'s own directory; from its own directory nothing is said', async () => {
+  it("says so, with the command that works in the session's own directory; from its own directory nothing is said", async () => {
     const ws = workspace();
     server.enqueue({ text: 'Started here.' });
     const first = await runAgent(['-p', 'start here', '--output-format', 'json'], { ws, server });

@@ -16,7 +16,8 @@ describe.skipIf(!hasTmux)('denied calls in a resumed session', () => {
   it('show as denied, and the stop line survives', async () => {
     const ws = workspace();
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
-    const open = (args: string[] = []): Tmux => new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', ...args], cwd: ws.dir, env, width: 100, height: 40 });
+    const open = (args: string[] = []): Tmux =>
+      new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', ...args], cwd: ws.dir, env, width: 100, height: 40 });
     term = open();
     await term.waitFor('Ask for a change');
 

@@ -19,15 +19,27 @@ afterEach(() => {
 
 function turn(t: number): Reply[] {
   const thinking = `Turn ${t}: I should look at the files before answering.`;
-  if (t % 3 === 0) return [{ thinking, toolCalls: [{ name: 'FileRead', input: { path: `big${t}.txt` } }] }, { thinking, text: `Read big${t}.txt (turn ${t} done).` }];
-  if (t % 3 === 1) return [{ thinking, toolCalls: [{ name: 'Bash', input: { command: `echo turn-${t}` } }] }, { thinking, text: `Ran it (turn ${t} done).` }];
+  if (t % 3 === 0)
+    return [
+      { thinking, toolCalls: [{ name: 'FileRead', input: { path: `big${t}.txt` } }] },
+      { thinking, text: `Read big${t}.txt (turn ${t} done).` },
+    ];
+  if (t % 3 === 1)
+    return [
+      { thinking, toolCalls: [{ name: 'Bash', input: { command: `echo turn-${t}` } }] },
+      { thinking, text: `Ran it (turn ${t} done).` },
+    ];
   return [{ thinking, text: `${'A long answer about the project and its files. '.repeat(40)}(turn ${t} done).` }];
 }
 
 describe.skipIf(!hasTmux)('thinking in the TUI', () => {
   it('12 turns on claude-sonnet-5-5 at 16K: thinking shown, compaction fires, nothing refused', async () => {
     const model = 'claude-sonnet-5-5';
-    const ws = workspace({ permissions: { mode: 'allow' }, compaction: { microKeepRecent: 2 }, models: { [model]: { contextWindow: 16_384, maxOutputTokens: 4_096 } } });
+    const ws = workspace({
+      permissions: { mode: 'allow' },
+      compaction: { microKeepRecent: 2 },
+      models: { [model]: { contextWindow: 16_384, maxOutputTokens: 4_096 } },
+    });
     server.settings.contextWindow = { [model]: 16_384, '*': 1_000_000 };
     for (let i = 0; i < 12; i++) bigFile(ws, `big${i}.txt`, 90);
     writeFileSync(join(ws.dir, 'notes.txt'), 'notes\n');

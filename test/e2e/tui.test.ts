@@ -110,7 +110,11 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     }
     expect((await runAgent(['-p', '/compact', '--continue'], { ws, server })).code).toBe(0);
 
-    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--continue'], cwd: ws.dir, env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color', CI: 'true' } });
+    term = new Tmux({
+      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--continue'],
+      cwd: ws.dir,
+      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color', CI: 'true' },
+    });
     await term.waitFor('Ask for a change');
     term.type('/history walrus');
     term.keys('Enter');
@@ -133,14 +137,26 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     const store = openStore(ws.db);
     store.createSession({ id: 'long-session', cwd: ws.dir, provider: 'anthropic', model: 'claude-sonnet-4-6' });
     let at = 1_700_000_000_000;
-    const message = (role: 'user' | 'assistant', text: string): Message => ({ id: `m${at}`, role, kind: 'normal', createdAt: (at += 1000), blocks: [{ type: 'text', text }] });
+    const message = (role: 'user' | 'assistant', text: string): Message => ({
+      id: `m${at}`,
+      role,
+      kind: 'normal',
+      createdAt: (at += 1000),
+      blocks: [{ type: 'text', text }],
+    });
     for (let i = 0; i < 100; i++) {
       store.appendMessage('long-session', message('user', `question ${i} about the parser`), 10);
       store.appendMessage('long-session', message('assistant', `answer ${i}: the parser handles case ${i}.`), 12);
     }
     store.close();
 
-    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--resume', 'long-session'], cwd: ws.dir, env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' }, width: 100, height: 30 });
+    term = new Tmux({
+      command: [process.execPath, AGENT_BIN, '--resume', 'long-session'],
+      cwd: ws.dir,
+      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
+      width: 100,
+      height: 30,
+    });
     await term.waitFor('Ask for a change');
     // the newest exchange sits right above the prompt box, each line once
     const visible = term.screen(0).split('\n');
@@ -168,7 +184,11 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     server.enqueue({ text: 'second session answer' });
     expect((await runAgent(['-p', 'a question about lions'], { ws, server })).code).toBe(0);
 
-    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--resume'], cwd: ws.dir, env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color', CI: 'true' } });
+    term = new Tmux({
+      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', '--resume'],
+      cwd: ws.dir,
+      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color', CI: 'true' },
+    });
     await term.waitFor('a question about lions');
     await term.waitFor('a question about zebras');
     term.keys('Down');

@@ -105,34 +105,34 @@ describe('/uncompact when the archived messages do not fit', () => {
 
 for (const provider of ['anthropic', 'openai'] as const) {
   describe.skipIf(!hasTmux)(`/uncompact in the TUI (${provider})`, () => {
-  it('undoes the compaction of a resumed session and shows the archived turns again', async () => {
-    const ws = workspace();
-    await compactedSession(ws, provider);
-    const term = new Tmux({
-      command: [process.execPath, AGENT_BIN, '--model', MODEL[provider], '--continue'],
-      cwd: ws.dir,
-      env: { ...agentEnv({ ws, server, provider }), TERM: 'xterm-256color', CI: 'true' },
-    });
-    try {
-      await term.waitFor('Ask for a change');
-      expect(term.screen()).not.toContain('Answer 0 about animal-0');
-      term.type('/uncompact');
-      term.keys('Enter');
-      await term.waitFor(/Undid compaction 1: \d+ more messages in view/);
-      // the transcript is drawn again from the restored history
-      await term.waitFor('Answer 0 about animal-0');
-      server.enqueue({ text: 'I see animal-0 again' });
-      term.type('anything else?');
-      term.keys('Enter');
-      await term.waitFor('I see animal-0 again');
-      expect(turnText(lastTurn())).toContain('Answer 0 about animal-0');
-      term.keys('C-c');
-      await new Promise((r) => setTimeout(r, 200));
-      term.keys('C-c');
-      expect(await term.waitForExit()).toBe(0);
-    } finally {
-      term.kill();
-    }
-  }, 90_000);
-});
+    it('undoes the compaction of a resumed session and shows the archived turns again', async () => {
+      const ws = workspace();
+      await compactedSession(ws, provider);
+      const term = new Tmux({
+        command: [process.execPath, AGENT_BIN, '--model', MODEL[provider], '--continue'],
+        cwd: ws.dir,
+        env: { ...agentEnv({ ws, server, provider }), TERM: 'xterm-256color', CI: 'true' },
+      });
+      try {
+        await term.waitFor('Ask for a change');
+        expect(term.screen()).not.toContain('Answer 0 about animal-0');
+        term.type('/uncompact');
+        term.keys('Enter');
+        await term.waitFor(/Undid compaction 1: \d+ more messages in view/);
+        // the transcript is drawn again from the restored history
+        await term.waitFor('Answer 0 about animal-0');
+        server.enqueue({ text: 'I see animal-0 again' });
+        term.type('anything else?');
+        term.keys('Enter');
+        await term.waitFor('I see animal-0 again');
+        expect(turnText(lastTurn())).toContain('Answer 0 about animal-0');
+        term.keys('C-c');
+        await new Promise((r) => setTimeout(r, 200));
+        term.keys('C-c');
+        expect(await term.waitForExit()).toBe(0);
+      } finally {
+        term.kill();
+      }
+    }, 90_000);
+  });
 }

@@ -29,13 +29,49 @@ export interface FakeModelCaps {
 export function fakeCapsOf(model: string): FakeModelCaps | undefined {
   if (!model.startsWith('claude-')) return undefined;
   if (/^claude-(fable|mythos|opus|sonnet|haiku)-5(\b|-)/.test(model))
-    return { types: { adaptive: true, enabled: false, disabled: false }, efforts: EFFORTS, thinksByDefault: true, defaultDisplay: 'omitted', binds: true, maxInput: 1_000_000, maxOutput: 128_000, lifecycle: 'active' };
+    return {
+      types: { adaptive: true, enabled: false, disabled: false },
+      efforts: EFFORTS,
+      thinksByDefault: true,
+      defaultDisplay: 'omitted',
+      binds: true,
+      maxInput: 1_000_000,
+      maxOutput: 128_000,
+      lifecycle: 'active',
+    };
   if (/^claude-(opus|sonnet)-4-[78](\b|-)/.test(model))
-    return { types: { adaptive: true, enabled: false, disabled: true }, efforts: EFFORTS, thinksByDefault: false, defaultDisplay: 'omitted', binds: false, maxInput: 200_000, maxOutput: 64_000, lifecycle: 'active' };
+    return {
+      types: { adaptive: true, enabled: false, disabled: true },
+      efforts: EFFORTS,
+      thinksByDefault: false,
+      defaultDisplay: 'omitted',
+      binds: false,
+      maxInput: 200_000,
+      maxOutput: 64_000,
+      lifecycle: 'active',
+    };
   if (/^claude-(opus|sonnet)-4-6(\b|-)/.test(model))
-    return { types: { adaptive: true, enabled: true, disabled: true }, efforts: ['low', 'medium', 'high', 'max'], thinksByDefault: false, defaultDisplay: 'summarized', binds: false, maxInput: 200_000, maxOutput: 64_000, lifecycle: 'active' };
+    return {
+      types: { adaptive: true, enabled: true, disabled: true },
+      efforts: ['low', 'medium', 'high', 'max'],
+      thinksByDefault: false,
+      defaultDisplay: 'summarized',
+      binds: false,
+      maxInput: 200_000,
+      maxOutput: 64_000,
+      lifecycle: 'active',
+    };
   const old = /^claude-3-/.test(model);
-  return { types: { adaptive: false, enabled: true, disabled: true }, efforts: [], thinksByDefault: false, defaultDisplay: 'summarized', binds: false, maxInput: 200_000, maxOutput: /^claude-(opus-4-1|opus-4)(\b|-|$)/.test(model) ? 32_000 : 64_000, lifecycle: old ? 'deprecated' : 'active' };
+  return {
+    types: { adaptive: false, enabled: true, disabled: true },
+    efforts: [],
+    thinksByDefault: false,
+    defaultDisplay: 'summarized',
+    binds: false,
+    maxInput: 200_000,
+    maxOutput: /^claude-(opus-4-1|opus-4)(\b|-|$)/.test(model) ? 32_000 : 64_000,
+    lifecycle: old ? 'deprecated' : 'active',
+  };
 }
 
 /** GET /v1/models/{id} body (ModelInfo). */
@@ -59,12 +95,22 @@ export function modelInfo(id: string): unknown {
       citations: sup(true),
       code_execution: sup(false),
       context_management: { supported: false, clear_thinking_20251015: sup(false), clear_tool_uses_20250919: sup(false), compact_20260112: sup(false) },
-      effort: { supported: c.efforts.length > 0, low: sup(c.efforts.includes('low')), medium: sup(c.efforts.includes('medium')), high: sup(c.efforts.includes('high')), xhigh: sup(c.efforts.includes('xhigh')), max: sup(c.efforts.includes('max')) },
+      effort: {
+        supported: c.efforts.length > 0,
+        low: sup(c.efforts.includes('low')),
+        medium: sup(c.efforts.includes('medium')),
+        high: sup(c.efforts.includes('high')),
+        xhigh: sup(c.efforts.includes('xhigh')),
+        max: sup(c.efforts.includes('max')),
+      },
       image_input: sup(true),
       pdf_input: sup(true),
       server_tools: { supported: false, code_execution: sup(false), web_search: sup(false) },
       structured_outputs: sup(true),
-      thinking: { supported: true, types: { adaptive: sup(c.types.adaptive), enabled: sup(c.types.enabled), disabled: sup(c.types.disabled), between_tools: sup(false) } },
+      thinking: {
+        supported: true,
+        types: { adaptive: sup(c.types.adaptive), enabled: sup(c.types.enabled), disabled: sup(c.types.disabled), between_tools: sup(false) },
+      },
     },
   };
 }
@@ -95,7 +141,8 @@ export function planThinking(body: Record<string, unknown>, model: string, apiVe
   if (oc !== undefined) {
     if (!isObj(oc)) return { error: 'output_config: Input should be a valid dictionary' };
     if (oc.effort !== undefined && oc.effort !== null) {
-      if (typeof oc.effort !== 'string' || !(EFFORTS as readonly string[]).includes(oc.effort)) return { error: `output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'` };
+      if (typeof oc.effort !== 'string' || !(EFFORTS as readonly string[]).includes(oc.effort))
+        return { error: `output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'` };
       if (caps && !caps.efforts.includes(oc.effort as Effort)) return { error: `output_config.effort: "${oc.effort}" is not supported for model ${model}` };
     }
   }
@@ -106,23 +153,32 @@ export function planThinking(body: Record<string, unknown>, model: string, apiVe
   if (!isObj(t)) return { error: 'thinking: Input should be a valid dictionary' };
   const type = t.type;
   if (type !== 'adaptive' && type !== 'enabled' && type !== 'disabled' && type !== 'between_tools')
-    return { error: `thinking: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'adaptive', 'between_tools', 'disabled', 'enabled'` };
+    return {
+      error: `thinking: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'adaptive', 'between_tools', 'disabled', 'enabled'`,
+    };
   if (type === 'between_tools') return { error: '"thinking.type.between_tools" is not supported for this model.' };
   if (caps && !caps.types[type]) {
-    if (type === 'enabled') return { error: '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.' };
-    if (type === 'disabled') return { error: '"thinking.type.disabled" is not supported for this model. Thinking cannot be turned off; use "output_config.effort" to reduce it.' };
+    if (type === 'enabled')
+      return {
+        error: '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.',
+      };
+    if (type === 'disabled')
+      return { error: '"thinking.type.disabled" is not supported for this model. Thinking cannot be turned off; use "output_config.effort" to reduce it.' };
     return { error: '"thinking.type.adaptive" is not supported for this model. Use "thinking.type.enabled" with "budget_tokens".' };
   }
   if (type === 'disabled') return { on: false, display: 'summarized', required: false };
   const display = t.display;
-  if (display !== undefined && display !== null && display !== 'summarized' && display !== 'omitted') return { error: `thinking.${type}.display: Input should be 'summarized' or 'omitted'` };
+  if (display !== undefined && display !== null && display !== 'summarized' && display !== 'omitted')
+    return { error: `thinking.${type}.display: Input should be 'summarized' or 'omitted'` };
   if (type === 'enabled') {
     const budget = t.budget_tokens;
     if (budget === undefined) return { error: 'thinking.enabled.budget_tokens: Field required' };
     if (typeof budget !== 'number' || !Number.isInteger(budget)) return { error: 'thinking.enabled.budget_tokens: Input should be a valid integer' };
     if (budget < 1_024) return { error: 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024' };
     if (typeof body.max_tokens === 'number' && budget >= body.max_tokens)
-      return { error: `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${EXTENDED_THINKING_DOCS}#max-tokens-and-context-window-size` };
+      return {
+        error: `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${EXTENDED_THINKING_DOCS}#max-tokens-and-context-window-size`,
+      };
     const tc = body.tool_choice;
     if (isObj(tc) && tc.type !== 'auto' && tc.type !== 'none') return { error: 'Thinking may not be enabled when tool_choice forces tool use.' };
   }
@@ -137,7 +193,8 @@ function bare(block: unknown): unknown {
 }
 
 /** Content as a list of blocks (a string is one text block). */
-const blocksOf = (content: unknown): unknown[] => (typeof content === 'string' ? (content.length > 0 ? [{ type: 'text', text: content }] : []) : Array.isArray(content) ? content : []);
+const blocksOf = (content: unknown): unknown[] =>
+  typeof content === 'string' ? (content.length > 0 ? [{ type: 'text', text: content }] : []) : Array.isArray(content) ? content : [];
 
 const SECRET = 'fake-anthropic-thinking';
 const sign = (prefix: string, thinking: string): string => createHmac('sha256', SECRET).update(prefix).update('\u0000').update(thinking).digest('base64');
@@ -215,7 +272,12 @@ export function replyPrefix(body: Record<string, unknown>): string {
 }
 
 /** The thinking block of a reply: its text (empty when display is omitted) and a signature bound to the prefix. */
-export function thinkingBlockOf(reply: MessageReply, view: RequestView, plan: ThinkingPlan, prefix: string): { thinking: string; shown: string; signature: string } | undefined {
+export function thinkingBlockOf(
+  reply: MessageReply,
+  view: RequestView,
+  plan: ThinkingPlan,
+  prefix: string,
+): { thinking: string; shown: string; signature: string } | undefined {
   if (!plan.on || reply.thinking === false) return undefined;
   const thinking = typeof reply.thinking === 'string' ? reply.thinking : defaultThinking(view);
   const shown = plan.display === 'summarized' ? thinking : '';

@@ -15,7 +15,10 @@ const MAX_CACHE_BREAKPOINTS = 4;
 function cacheControlOf(v: Record<string, unknown>, where: string): { ttl?: '5m' | '1h'; error?: string } {
   const cc = v.cache_control;
   if (cc === undefined || cc === null) return {};
-  if (!isObj(cc) || cc.type !== 'ephemeral') return { error: `${where}.cache_control: Input tag '${isObj(cc) ? String(cc.type) : typeof cc}' found using 'type' does not match any of the expected tags: 'ephemeral'` };
+  if (!isObj(cc) || cc.type !== 'ephemeral')
+    return {
+      error: `${where}.cache_control: Input tag '${isObj(cc) ? String(cc.type) : typeof cc}' found using 'type' does not match any of the expected tags: 'ephemeral'`,
+    };
   if (cc.ttl !== undefined && cc.ttl !== '5m' && cc.ttl !== '1h') return { error: `${where}.cache_control.ephemeral.ttl: Input should be '5m' or '1h'` };
   return { ttl: cc.ttl === '1h' ? '1h' : '5m' };
 }
@@ -104,13 +107,15 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
     /** Each raw block as it enters the cached prefix, with its breakpoint. */
     const marks: Array<{ raw: unknown; ttl?: '5m' | '1h' }> = [];
     if (typeof m.content === 'string') {
-      if (m.content.length === 0 && !isFinalAssistant) return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+      if (m.content.length === 0 && !isFinalAssistant)
+        return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
       if (m.content.length > 0) {
         blocks.push({ type: 'text', text: m.content });
         marks.push({ raw: { type: 'text', text: m.content } });
       }
     } else if (Array.isArray(m.content)) {
-      if (m.content.length === 0 && !isFinalAssistant) return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+      if (m.content.length === 0 && !isFinalAssistant)
+        return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
       for (const [j, b] of m.content.entries()) {
         const where = `messages.${i}.content.${j}`;
         if (!isObj(b)) return fail(`${where}: Input should be a valid dictionary`);
@@ -147,11 +152,20 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
             const images: { type: 'image'; mediaType: string; data: string }[] = [];
             if (typeof b.content === 'string') content = b.content;
             else if (Array.isArray(b.content)) {
-              content = b.content.map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : '')).filter((t) => t !== '').join('\n');
+              content = b.content
+                .map((c) => (isObj(c) && typeof c.text === 'string' ? c.text : ''))
+                .filter((t) => t !== '')
+                .join('\n');
               for (const [k, c] of b.content.entries()) {
                 if (!isObj(c) || c.type !== 'image') continue;
                 const src = c.source;
-                if (!isObj(src) || src.type !== 'base64' || typeof src.data !== 'string' || typeof src.media_type !== 'string' || !['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(src.media_type))
+                if (
+                  !isObj(src) ||
+                  src.type !== 'base64' ||
+                  typeof src.data !== 'string' ||
+                  typeof src.media_type !== 'string' ||
+                  !['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(src.media_type)
+                )
                   return fail(`${where}.tool_result.content.${k}.image.source: Input tag does not match any of the expected tags: 'base64', 'url', 'file'`);
                 images.push({ type: 'image', mediaType: src.media_type, data: src.data });
               }
@@ -178,7 +192,11 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
     messages.push({ role: m.role, blocks });
     blocks.forEach((b, j) => {
       const mark = marks[j];
-      messageSegments.push({ key: keyOf({ role: m.role, first: j === 0, block: mark?.raw }), tokens: countBlock(b) + (j === 0 ? MESSAGE_OVERHEAD : 0), ...(mark?.ttl ? { breakpoint: mark.ttl } : {}) });
+      messageSegments.push({
+        key: keyOf({ role: m.role, first: j === 0, block: mark?.raw }),
+        tokens: countBlock(b) + (j === 0 ? MESSAGE_OVERHEAD : 0),
+        ...(mark?.ttl ? { breakpoint: mark.ttl } : {}),
+      });
     });
   }
   const segments = [...toolSegments, ...systemSegments, ...messageSegments];
@@ -370,5 +388,4 @@ const cacheCreation = (f: ReplyFigures): { ephemeral_5m_input_tokens: number; ep
   ephemeral_1h_input_tokens: f.cacheWrite1hTokens,
 });
 
-export const anthropicInStreamError = (message: string): string =>
-  anthropicFrame('error', { error: { type: 'overloaded_error', message } });
+export const anthropicInStreamError = (message: string): string => anthropicFrame('error', { error: { type: 'overloaded_error', message } });

@@ -28,7 +28,10 @@ const text = (t: string, cached = false): TextBlockParam => ({ type: 'text', tex
 
 /** Alternating user/assistant messages, each one text block; `marked` indexes get a breakpoint. */
 function conversation(n: number, marked: number[]): MessageParam[] {
-  return Array.from({ length: n }, (_, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content: [text(`message ${i} ${words(20, 'w')}`, marked.includes(i))] }));
+  return Array.from({ length: n }, (_, i) => ({
+    role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    content: [text(`message ${i} ${words(20, 'w')}`, marked.includes(i))],
+  }));
 }
 
 async function usageOf(system: string | TextBlockParam[], messages: MessageParam[]) {
@@ -97,7 +100,12 @@ describe('Anthropic prompt cache', () => {
   });
 
   it('refuses more than 4 breakpoints and a 1h breakpoint after a 5m one, with the API texts', async () => {
-    const tooMany = anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, system: [text(SYSTEM, true)], messages: conversation(7, [0, 2, 4, 6]) });
+    const tooMany = anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 10,
+      system: [text(SYSTEM, true)],
+      messages: conversation(7, [0, 2, 4, 6]),
+    });
     await expect(tooMany).rejects.toThrow(/A maximum of 4 blocks with cache_control may be provided. Found 5./);
     const order = anthropic.messages.create({
       model: 'claude-sonnet-4-5',
@@ -114,7 +122,10 @@ describe('OpenAI prompt cache', () => {
     openai.chat.completions.create({ model: 'gpt-4o', messages, ...extra });
 
   it('reuses the longest seen prefix in 128-token steps from 1,024 tokens', async () => {
-    const base: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'first question' }];
+    const base: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: 'first question' },
+    ];
     const first = await chat(base);
     expect(first.usage?.prompt_tokens_details?.cached_tokens).toBe(0);
     const firstTotal = first.usage!.prompt_tokens;
@@ -125,13 +136,19 @@ describe('OpenAI prompt cache', () => {
     expect(cached).toBeLessThanOrEqual(firstTotal);
     expect(firstTotal - cached).toBeLessThan(128);
     // a changed system prompt shares nothing
-    const other = await chat([{ role: 'system', content: `${SYSTEM} changed` }, { role: 'user', content: 'first question' }]);
+    const other = await chat([
+      { role: 'system', content: `${SYSTEM} changed` },
+      { role: 'user', content: 'first question' },
+    ]);
     expect(other.usage?.prompt_tokens_details?.cached_tokens).toBe(0);
   });
 
   it('caches nothing for OpenAI-compatible flavors, and a strict one refuses prompt_cache_key', async () => {
     server.settings.overflow = 'vllm';
-    const base: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'q' }];
+    const base: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: 'q' },
+    ];
     await chat(base);
     expect((await chat(base)).usage?.prompt_tokens_details?.cached_tokens ?? 0).toBe(0);
     server.settings.rejectUnknownFields = true;

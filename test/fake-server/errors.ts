@@ -72,7 +72,10 @@ export function anthropicError(reply: ErrorReply, f: ErrorFigures): WireError {
       return {
         status: 413,
         headers,
-        body: anthropicBody('request_too_large', msg('Request exceeds the maximum allowed number of bytes. The maximum request size is 32 MB for standard API endpoints.')),
+        body: anthropicBody(
+          'request_too_large',
+          msg('Request exceeds the maximum allowed number of bytes. The maximum request size is 32 MB for standard API endpoints.'),
+        ),
       };
     case 'invalid_request':
       return { status: 400, headers, body: anthropicBody('invalid_request_error', msg('Invalid request')) };
@@ -88,7 +91,10 @@ export function anthropicError(reply: ErrorReply, f: ErrorFigures): WireError {
       return {
         status: 400,
         headers,
-        body: anthropicBody('invalid_request_error', msg('Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.')),
+        body: anthropicBody(
+          'invalid_request_error',
+          msg('Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.'),
+        ),
       };
     case 'server':
       return { status: 500, headers, body: anthropicBody('api_error', msg('Internal server error')) };

@@ -56,7 +56,8 @@ describe('standalone server', () => {
       });
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const client = new OpenAI({ apiKey: 'k', baseURL: `${url}/v1`, maxRetries: 0 });
-      const text = async (content: string) => (await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content }] })).choices[0]!.message.content;
+      const text = async (content: string) =>
+        (await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content }] })).choices[0]!.message.content;
       expect(await text('ping')).toBe('pong');
       expect(await text('hello')).toBe('from the script');
       const err = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'word '.repeat(100) }] }).catch((e: unknown) => e);

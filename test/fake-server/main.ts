@@ -104,7 +104,9 @@ async function main(): Promise<void> {
     const timer = setInterval(() => {
       while (logged < server.requests.length) {
         const r = server.requests[logged++]!;
-        process.stderr.write(`#${r.seq} ${r.method} ${r.path} → ${r.response?.status ?? '?'} ${r.response?.kind ?? ''} ${r.view ? `${r.view.promptTokens} prompt tokens` : ''}\n`);
+        process.stderr.write(
+          `#${r.seq} ${r.method} ${r.path} → ${r.response?.status ?? '?'} ${r.response?.kind ?? ''} ${r.view ? `${r.view.promptTokens} prompt tokens` : ''}\n`,
+        );
       }
     }, 100);
     timer.unref();

@@ -38,18 +38,27 @@ export function parseOpenAIRequest(body: unknown, opts: OpenAIParseOptions): Par
   if (body.stream_options !== undefined && body.stream !== true)
     return fail("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
   if (opts.rejectMaxTokensForReasoningModels && body.max_tokens !== undefined && /^(o\d|gpt-5)/.test(body.model))
-    return fail("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", 'max_tokens', 'unsupported_parameter');
+    return fail(
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      'max_tokens',
+      'unsupported_parameter',
+    );
 
   const tools: CountableTool[] = [];
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return fail("Invalid type for 'tools': expected an array.", 'tools', 'invalid_type');
     for (const [i, t] of body.tools.entries()) {
-      if (!isObj(t) || t.type !== 'function' || !isObj(t.function)) return fail(`Missing required parameter: 'tools[${i}].function'.`, `tools[${i}].function`, 'missing_required_parameter');
+      if (!isObj(t) || t.type !== 'function' || !isObj(t.function))
+        return fail(`Missing required parameter: 'tools[${i}].function'.`, `tools[${i}].function`, 'missing_required_parameter');
       if (typeof t.function.name !== 'string')
         return fail(`Missing required parameter: 'tools[${i}].function.name'.`, `tools[${i}].function.name`, 'missing_required_parameter');
       const schema = t.function.parameters ?? {};
       if (isObj(schema) && schema.type !== undefined && schema.type !== 'object')
-        return fail(`Invalid schema for function '${t.function.name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema.type)}"'.`, `tools[${i}].function.parameters`, 'invalid_function_parameters');
+        return fail(
+          `Invalid schema for function '${t.function.name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema.type)}"'.`,
+          `tools[${i}].function.parameters`,
+          'invalid_function_parameters',
+        );
       tools.push({ name: t.function.name, description: typeof t.function.description === 'string' ? t.function.description : '', schema });
     }
   }
@@ -95,7 +104,12 @@ export function parseOpenAIRequest(body: unknown, opts: OpenAIParseOptions): Par
             else if (isObj(p) && p.type === 'image_url' && isObj(p.image_url) && typeof p.image_url.url === 'string') {
               const d = /^data:([^;]+);base64,(.*)$/s.exec(p.image_url.url);
               blocks.push({ type: 'image', mediaType: d?.[1] ?? 'url', data: d?.[2] ?? p.image_url.url });
-            } else return fail(`Invalid value: '${isObj(p) ? String(p.type) : typeof p}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', 'audio', and 'file'.`, `messages[${i}].content[${j}].type`, 'invalid_value');
+            } else
+              return fail(
+                `Invalid value: '${isObj(p) ? String(p.type) : typeof p}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', 'audio', and 'file'.`,
+                `messages[${i}].content[${j}].type`,
+                'invalid_value',
+              );
           }
         } else return fail(`Invalid value for 'content': expected a string, got null.`, `messages.[${i}].content`);
         messages.push({ role: 'user', blocks });
@@ -110,9 +124,18 @@ export function parseOpenAIRequest(body: unknown, opts: OpenAIParseOptions): Par
         if (text) blocks.push({ type: 'text', text });
         const ids: string[] = [];
         for (const [j, c] of calls.entries()) {
-          if (!isObj(c) || typeof c.id !== 'string') return fail(`Missing required parameter: 'messages[${i}].tool_calls[${j}].id'.`, `messages[${i}].tool_calls[${j}].id`, 'missing_required_parameter');
+          if (!isObj(c) || typeof c.id !== 'string')
+            return fail(
+              `Missing required parameter: 'messages[${i}].tool_calls[${j}].id'.`,
+              `messages[${i}].tool_calls[${j}].id`,
+              'missing_required_parameter',
+            );
           if (!isObj(c.function) || typeof c.function.name !== 'string' || typeof c.function.arguments !== 'string')
-            return fail(`Missing required parameter: 'messages[${i}].tool_calls[${j}].function'.`, `messages[${i}].tool_calls[${j}].function`, 'missing_required_parameter');
+            return fail(
+              `Missing required parameter: 'messages[${i}].tool_calls[${j}].function'.`,
+              `messages[${i}].tool_calls[${j}].function`,
+              'missing_required_parameter',
+            );
           let input: Record<string, unknown> = {};
           try {
             const parsed: unknown = JSON.parse(c.function.arguments);
@@ -128,11 +151,15 @@ export function parseOpenAIRequest(body: unknown, opts: OpenAIParseOptions): Par
         break;
       }
       case 'tool': {
-        if (!open) return fail("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
+        if (!open)
+          return fail("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
         if (typeof m.tool_call_id !== 'string')
           return fail("Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.", `messages.[${i}].tool_call_id`);
         if (!open.ids.includes(m.tool_call_id))
-          return fail(`Invalid parameter: 'tool_call_id' of '${m.tool_call_id}' not found in 'tool_calls' of previous message.`, `messages.[${i}].tool_call_id`);
+          return fail(
+            `Invalid parameter: 'tool_call_id' of '${m.tool_call_id}' not found in 'tool_calls' of previous message.`,
+            `messages.[${i}].tool_call_id`,
+          );
         open.answered.add(m.tool_call_id);
         messages.push({ role: 'user', blocks: [{ type: 'tool_result', toolUseId: m.tool_call_id, content: contentText(m.content) ?? '', isError: false }] });
         break;
@@ -273,7 +300,13 @@ export function openaiCompletion(reply: MessageReply, f: ChunkFigures): unknown 
           content: reply.text ?? (calls.length > 0 || reply.refusal ? null : ''),
           refusal: reply.refusal ?? null,
           ...(calls.length > 0
-            ? { tool_calls: calls.map((c, k) => ({ id: f.toolIds[k] ?? `call_${k}`, type: 'function', function: { name: c.name, arguments: f.toolJson[k] ?? '' } })) }
+            ? {
+                tool_calls: calls.map((c, k) => ({
+                  id: f.toolIds[k] ?? `call_${k}`,
+                  type: 'function',
+                  function: { name: c.name, arguments: f.toolJson[k] ?? '' },
+                })),
+              }
             : {}),
         },
         logprobs: null,
@@ -284,5 +317,4 @@ export function openaiCompletion(reply: MessageReply, f: ChunkFigures): unknown 
   };
 }
 
-export const openaiInStreamError = (message: string): string =>
-  openaiFrame({ error: { message, type: 'server_error', param: null, code: null } });
+export const openaiInStreamError = (message: string): string => openaiFrame({ error: { message, type: 'server_error', param: null, code: null } });

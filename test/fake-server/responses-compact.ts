@@ -17,7 +17,13 @@ export function compactedResponse(seq: number, view: RequestView, body: unknown,
     object: 'response.compaction',
     created_at: Math.floor(Date.now() / 1000),
     output: [
-      ...users.map((u: Record<string, unknown>, k: number) => ({ id: `msg_fake_${seq}_${k}`, type: 'message', role: 'user', status: 'completed', content: u.content })),
+      ...users.map((u: Record<string, unknown>, k: number) => ({
+        id: `msg_fake_${seq}_${k}`,
+        type: 'message',
+        role: 'user',
+        status: 'completed',
+        content: u.content,
+      })),
       { id, type: 'compaction', encrypted_content: sealCompaction(id, tokens) },
     ],
     usage: {

@@ -48,7 +48,14 @@ function outputItems(reply: MessageReply, f: ResponseFigures): Item[] {
     items.push({ id: `msg_fake_${f.seq}`, type: 'message', role: 'assistant', status: 'completed', content, ...(reply.phase ? { phase: reply.phase } : {}) });
   }
   for (const [k, c] of (reply.toolCalls ?? []).entries()) {
-    items.push({ id: `fc_fake_${f.seq}_${k}`, type: 'function_call', status: 'completed', call_id: f.toolIds[k], name: c.name, arguments: f.toolJson[k] ?? '' });
+    items.push({
+      id: `fc_fake_${f.seq}_${k}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: f.toolIds[k],
+      name: c.name,
+      arguments: f.toolJson[k] ?? '',
+    });
   }
   return items;
 }
@@ -120,14 +127,32 @@ export function responsesFrames(reply: MessageReply, f: ResponseFigures): string
       for (const [content_index, part] of (item.content as Item[]).entries()) {
         const refusal = part.type === 'refusal';
         const text = (refusal ? part.refusal : part.text) as string;
-        ev('response.content_part.added', { item_id, output_index, content_index, part: refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [], logprobs: [] } });
-        for (const delta of chunk(text, size)) ev(refusal ? 'response.refusal.delta' : 'response.output_text.delta', { item_id, output_index, content_index, delta, ...(refusal ? {} : { logprobs: [] }) });
-        ev(refusal ? 'response.refusal.done' : 'response.output_text.done', { item_id, output_index, content_index, ...(refusal ? { refusal: text } : { text, logprobs: [] }) });
+        ev('response.content_part.added', {
+          item_id,
+          output_index,
+          content_index,
+          part: refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [], logprobs: [] },
+        });
+        for (const delta of chunk(text, size))
+          ev(refusal ? 'response.refusal.delta' : 'response.output_text.delta', {
+            item_id,
+            output_index,
+            content_index,
+            delta,
+            ...(refusal ? {} : { logprobs: [] }),
+          });
+        ev(refusal ? 'response.refusal.done' : 'response.output_text.done', {
+          item_id,
+          output_index,
+          content_index,
+          ...(refusal ? { refusal: text } : { text, logprobs: [] }),
+        });
         ev('response.content_part.done', { item_id, output_index, content_index, part });
       }
     } else {
       ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
-      for (const delta of chunk(item.arguments as string, reply.jsonChunkSize ?? 7)) ev('response.function_call_arguments.delta', { item_id, output_index, delta });
+      for (const delta of chunk(item.arguments as string, reply.jsonChunkSize ?? 7))
+        ev('response.function_call_arguments.delta', { item_id, output_index, delta });
       ev('response.function_call_arguments.done', { item_id, output_index, name: item.name, arguments: item.arguments });
     }
     ev('response.output_item.done', { output_index, item });

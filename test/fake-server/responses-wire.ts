@@ -65,7 +65,8 @@ function contentBlocks(content: unknown, role: string): Block[] | string {
     else if (p.type === 'input_image' && typeof p.image_url === 'string') {
       const d = /^data:([^;]+);base64,(.*)$/s.exec(p.image_url);
       blocks.push({ type: 'image', mediaType: d?.[1] ?? 'url', data: d?.[2] ?? p.image_url });
-    } else return `Invalid value: '${String(p.type)}'. Supported values are: 'input_text', 'input_image', 'output_text', 'refusal', 'input_file', 'computer_screenshot', and 'summary_text'.`;
+    } else
+      return `Invalid value: '${String(p.type)}'. Supported values are: 'input_text', 'input_image', 'output_text', 'refusal', 'input_file', 'computer_screenshot', and 'summary_text'.`;
   }
   return blocks;
 }
@@ -79,11 +80,16 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
   const include = Array.isArray(body.include) ? body.include : [];
   const includeEncrypted = include.includes('reasoning.encrypted_content');
   if (includeEncrypted && !reasoningModel) return fail('Encrypted content is not supported with this model.', 'include', 'unsupported_parameter');
-  if (body.temperature !== undefined && reasoningModel) return fail("Unsupported parameter: 'temperature' is not supported with this model.", 'temperature', 'unsupported_parameter');
+  if (body.temperature !== undefined && reasoningModel)
+    return fail("Unsupported parameter: 'temperature' is not supported with this model.", 'temperature', 'unsupported_parameter');
   if (body.reasoning !== undefined && !reasoningModel && isObj(body.reasoning) && body.reasoning.effort !== undefined)
     return fail("Unsupported parameter: 'reasoning.effort' is not supported with this model.", 'reasoning.effort', 'unsupported_parameter');
   if (body.max_output_tokens !== undefined && (typeof body.max_output_tokens !== 'number' || body.max_output_tokens < 16))
-    return fail(`Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${String(body.max_output_tokens)} instead.`, 'max_output_tokens', 'integer_below_min_value');
+    return fail(
+      `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${String(body.max_output_tokens)} instead.`,
+      'max_output_tokens',
+      'integer_below_min_value',
+    );
   const store = body.store !== false;
 
   const tools: CountableTool[] = [];
@@ -94,9 +100,17 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
       if (typeof t.name !== 'string') return fail(`Missing required parameter: 'tools[${i}].name'.`, `tools[${i}].name`, 'missing_required_parameter');
       const schema = t.parameters ?? {};
       if (isObj(schema) && schema.type !== undefined && schema.type !== 'object')
-        return fail(`Invalid schema for function '${t.name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema.type)}"'.`, `tools[${i}].parameters`, 'invalid_function_parameters');
+        return fail(
+          `Invalid schema for function '${t.name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema.type)}"'.`,
+          `tools[${i}].parameters`,
+          'invalid_function_parameters',
+        );
       if (t.strict === true && isObj(schema) && schema.additionalProperties !== false)
-        return fail(`Invalid schema for function '${t.name}': In context=(), 'additionalProperties' is required to be supplied and to be false.`, `tools[${i}].parameters`, 'invalid_function_parameters');
+        return fail(
+          `Invalid schema for function '${t.name}': In context=(), 'additionalProperties' is required to be supplied and to be false.`,
+          `tools[${i}].parameters`,
+          'invalid_function_parameters',
+        );
       tools.push({ name: t.name, description: typeof t.description === 'string' ? t.description : '', schema });
     }
   }
@@ -129,9 +143,14 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
       case 'message': {
         const role = it.role;
         if (role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'developer')
-          return fail(`Invalid value: '${String(role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`, `input[${i}].role`, 'invalid_value');
+          return fail(
+            `Invalid value: '${String(role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`,
+            `input[${i}].role`,
+            'invalid_value',
+          );
         const blocks = contentBlocks(it.content, role);
-        if (typeof blocks === 'string') return fail(blocks.startsWith('Invalid') ? blocks : `Invalid '${`input[${i}].${blocks}`}'.`, `input[${i}].content`, 'invalid_value');
+        if (typeof blocks === 'string')
+          return fail(blocks.startsWith('Invalid') ? blocks : `Invalid '${`input[${i}].${blocks}`}'.`, `input[${i}].content`, 'invalid_value');
         if (it.phase !== undefined && it.phase !== null && (role !== 'assistant' || (it.phase !== 'commentary' && it.phase !== 'final_answer')))
           return fail(`Invalid value for 'input[${i}].phase'.`, `input[${i}].phase`, 'invalid_value');
         if (role === 'system' || role === 'developer') {
@@ -155,7 +174,8 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
         break;
       }
       case 'function_call_output': {
-        if (typeof it.call_id !== 'string') return fail(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}].call_id`, 'missing_required_parameter');
+        if (typeof it.call_id !== 'string')
+          return fail(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}].call_id`, 'missing_required_parameter');
         if (!calls.has(it.call_id)) return fail(`No tool call found for function call output with call_id ${it.call_id}.`, 'input', null);
         answered.add(it.call_id);
         const output = typeof it.output === 'string' ? it.output : JSON.stringify(it.output ?? '');
@@ -166,10 +186,16 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
         const id = typeof it.id === 'string' ? it.id : '';
         const enc = typeof it.encrypted_content === 'string' ? it.encrypted_content : undefined;
         if (enc === undefined && !store)
-          return fail(`Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, 'input', null);
-        if (enc !== undefined && !opened(enc, id)) return fail(`The encrypted content for item ${id} could not be verified.`, 'input', 'invalid_encrypted_content');
+          return fail(
+            `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+            'input',
+            null,
+          );
+        if (enc !== undefined && !opened(enc, id))
+          return fail(`The encrypted content for item ${id} could not be verified.`, 'input', 'invalid_encrypted_content');
         const next = items[i + 1];
-        const follows = next !== undefined && (next.type === 'function_call' || (next.type === 'message' && next.role === 'assistant') || next.type === 'reasoning');
+        const follows =
+          next !== undefined && (next.type === 'function_call' || (next.type === 'message' && next.role === 'assistant') || next.type === 'reasoning');
         if (!follows) return fail(`Item '${id}' of type 'reasoning' was provided without its required following item.`, 'input', null);
         if (!reasoningModel) return fail(`Reasoning input items are not supported for model ${model}.`, 'input', null);
         replayedReasoning.push({ id, encrypted: enc ?? '' });
@@ -186,7 +212,11 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
         break;
       }
       default:
-        return fail(`Invalid value: '${String(type)}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning', 'compaction', and others.`, `input[${i}].type`, 'invalid_value');
+        return fail(
+          `Invalid value: '${String(type)}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning', 'compaction', and others.`,
+          `input[${i}].type`,
+          'invalid_value',
+        );
     }
   }
   const unanswered = [...calls].find((c) => !answered.has(c));

@@ -15,7 +15,11 @@ afterEach(() => {
 });
 
 const post = async (body: Record<string, unknown>, path = '/v1/responses') => {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, text: await res.text() };
 };
 const user = (text: string) => ({ type: 'message', role: 'user', content: text });
@@ -89,7 +93,9 @@ describe('replies', () => {
   it('reports cached tokens for a repeated prefix with the same prompt_cache_key', async () => {
     const input = [user('x '.repeat(2_000))];
     await post({ ...base, prompt_cache_key: 's1', input });
-    const second = JSON.parse((await post({ ...base, prompt_cache_key: 's1', input: [...input, { type: 'message', role: 'assistant', content: 'ok' }, user('more')] })).text);
+    const second = JSON.parse(
+      (await post({ ...base, prompt_cache_key: 's1', input: [...input, { type: 'message', role: 'assistant', content: 'ok' }, user('more')] })).text,
+    );
     expect(second.usage.input_tokens_details.cached_tokens).toBeGreaterThan(1_900);
   });
 

@@ -114,8 +114,16 @@ describe('Anthropic route with the real SDK', () => {
       'messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
     );
     // a tool_result after a text block is not "immediately after"
-    const late = { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'tool_result', tool_use_id: 'toolu_1', content: 'r' }] };
-    expect((await send({ model: 'm', max_tokens: 5, messages: [user('a'), toolUse, late] })).message).toContain('`tool_use` ids were found without `tool_result`');
+    const late = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'first' },
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: 'r' },
+      ],
+    };
+    expect((await send({ model: 'm', max_tokens: 5, messages: [user('a'), toolUse, late] })).message).toContain(
+      '`tool_use` ids were found without `tool_result`',
+    );
     const orphan = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'r' }] };
     expect((await send({ model: 'm', max_tokens: 5, messages: [user('a'), { role: 'assistant', content: 'ok' }, orphan] })).message).toBe(
       'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
@@ -147,7 +155,9 @@ describe('Anthropic route with the real SDK', () => {
     server.settings.anthropicCountsMaxTokens = true;
     const err = await anthropicError(anthropic.messages.create({ model: 'm', max_tokens: 95, messages: [user('a few words here')] }));
     const count = server.requests[0]!.view!.promptTokens;
-    expect(err.message).toBe(`input length and \`max_tokens\` exceed context limit: ${count} + 95 > 100, decrease input length or \`max_tokens\` and try again`);
+    expect(err.message).toBe(
+      `input length and \`max_tokens\` exceed context limit: ${count} + 95 > 100, decrease input length or \`max_tokens\` and try again`,
+    );
   });
 
   it('the token multiplier scales the count', async () => {
@@ -209,7 +219,13 @@ describe('Anthropic route with the real SDK', () => {
 
 describe('OpenAI route with the real SDK', () => {
   it('streams text and parallel tool calls that the SDK assembles', async () => {
-    server.enqueue({ text: 'Reading both.', toolCalls: [{ name: 'read', input: { path: 'a' } }, { name: 'read', input: { path: 'b' } }] });
+    server.enqueue({
+      text: 'Reading both.',
+      toolCalls: [
+        { name: 'read', input: { path: 'a' } },
+        { name: 'read', input: { path: 'b' } },
+      ],
+    });
     const stream = openai.chat.completions.stream({ model: 'gpt-4o', messages: [user('go')], stream_options: { include_usage: true } });
     const done = await stream.finalChatCompletion();
     const msg = done.choices[0]!.message;
@@ -244,7 +260,11 @@ describe('OpenAI route with the real SDK', () => {
   });
 
   it('validates tool messages with the real texts', async () => {
-    const call = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 't', arguments: '{}' } }] };
+    const call = {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 't', arguments: '{}' } }],
+    };
     const missing = await openaiError(openai.chat.completions.create({ model: 'm', messages: [user('a'), call, user('b')] }));
     expect(missing.status).toBe(400);
     expect(missing.error).toMatchObject({
@@ -264,7 +284,11 @@ describe('OpenAI route with the real SDK', () => {
 
   it('records max_tokens vs max_completion_tokens and the neutral view of tool messages', async () => {
     server.enqueue({ text: 'a' });
-    const call = { role: 'assistant' as const, content: 'calling', tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 't', arguments: '{"x":1}' } }] };
+    const call = {
+      role: 'assistant' as const,
+      content: 'calling',
+      tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 't', arguments: '{"x":1}' } }],
+    };
     await openai.chat.completions.create({
       model: 'm',
       max_completion_tokens: 77,
@@ -321,7 +345,13 @@ describe('OpenAI route with the real SDK', () => {
   });
 
   it('sends Ollama-style whole tool calls with role on every delta', async () => {
-    server.enqueue({ toolCalls: [{ name: 'a', input: { n: 1 } }, { name: 'b', input: { n: 2 } }], style: 'ollama' });
+    server.enqueue({
+      toolCalls: [
+        { name: 'a', input: { n: 1 } },
+        { name: 'b', input: { n: 2 } },
+      ],
+      style: 'ollama',
+    });
     const s = await openai.chat.completions.create({ model: 'm', messages: [user('x')], stream: true });
     const chunks = [];
     for await (const c of s) chunks.push(c);

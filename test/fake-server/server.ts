@@ -59,7 +59,14 @@ import {
 } from './errors.js';
 import { openaiCompletion, openaiFrames, openaiInStreamError, parseOpenAIRequest, type ChunkFigures } from './openai-wire.js';
 import { PromptCacheSim, type AnthropicCacheUsage } from './cache.js';
-import { CONTEXT_WINDOW_TEXT, DEFAULT_REASONING_SUMMARY, responseObject, responsesErrorFrame, responsesFrames, type ResponseFigures } from './responses-frames.js';
+import {
+  CONTEXT_WINDOW_TEXT,
+  DEFAULT_REASONING_SUMMARY,
+  responseObject,
+  responsesErrorFrame,
+  responsesFrames,
+  type ResponseFigures,
+} from './responses-frames.js';
 import { compactedResponse, compactionSize } from './responses-compact.js';
 import { parseResponsesRequest } from './responses-wire.js';
 import { countText } from './tokens.js';
@@ -191,7 +198,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { message: `fake server failure: ${(e as Error).message}`, type: 'server_error', param: null, code: null } });
+      if (!res.headersSent)
+        sendJson(res, 500, { error: { message: `fake server failure: ${(e as Error).message}`, type: 'server_error', param: null, code: null } });
       else res.destroy();
     });
   });
@@ -199,7 +207,12 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     touchIdle();
     const path = (req.url ?? '/').split('?')[0]!;
-    const provider: WireProvider | 'unknown' = path.startsWith('/v1/messages') || (path.startsWith('/v1/models') && req.headers['anthropic-version'] !== undefined) ? 'anthropic' : path === '/v1/chat/completions' ? 'openai' : 'unknown';
+    const provider: WireProvider | 'unknown' =
+      path.startsWith('/v1/messages') || (path.startsWith('/v1/models') && req.headers['anthropic-version'] !== undefined)
+        ? 'anthropic'
+        : path === '/v1/chat/completions'
+          ? 'openai'
+          : 'unknown';
     const rec: RecordedRequest = { seq: ++seq, provider, method: req.method ?? 'GET', path, headers: flatHeaders(req), body: undefined };
     // model lookups are logged apart, so that tests counting the model requests are not thrown off by them
     const lookup = req.method === 'GET' && path.startsWith('/v1/models') && provider === 'anthropic';
@@ -223,7 +236,15 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       rec.response = { status: 413, kind: 'error' };
       res.setHeader('connection', 'close');
       return provider === 'anthropic'
-        ? sendJson(res, 413, anthropicBody('request_too_large', 'Request exceeds the maximum allowed number of bytes. The maximum request size is 32 MB for standard API endpoints.', requestId))
+        ? sendJson(
+            res,
+            413,
+            anthropicBody(
+              'request_too_large',
+              'Request exceeds the maximum allowed number of bytes. The maximum request size is 32 MB for standard API endpoints.',
+              requestId,
+            ),
+          )
         : sendJson(res, 413, openaiBody('Request exceeds the maximum allowed number of bytes.', 'invalid_request_error'));
     }
     try {
@@ -275,7 +296,11 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     }
     const cap = outputCapFor(view.model);
     if (cap !== undefined && view.maxTokens !== undefined && view.maxTokens > cap)
-      return sendError(res, rec, withId(anthropicInvalid(`max_tokens: ${view.maxTokens} > ${cap}, which is the maximum allowed number of output tokens for ${view.model}`)));
+      return sendError(
+        res,
+        rec,
+        withId(anthropicInvalid(`max_tokens: ${view.maxTokens} > ${cap}, which is the maximum allowed number of output tokens for ${view.model}`)),
+      );
 
     const window = windowFor(view.model);
     const fig: ErrorFigures = { model: view.model, promptTokens: view.promptTokens, limit: window, maxTokens: view.maxTokens ?? 0, apiKey: key };
@@ -304,7 +329,13 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       toolIds: calls.map((c, k) => c.id ?? `toolu_fake_${rec.seq}_${k}`),
       toolJson,
     };
-    rec.usage = { inputTokens: f.inputTokens, cacheReadTokens: f.cacheReadTokens, cacheWriteTokens: f.cacheWriteTokens, outputTokens: f.outputTokens, ...(thinkingTokens > 0 ? { thinkingTokens } : {}) };
+    rec.usage = {
+      inputTokens: f.inputTokens,
+      cacheReadTokens: f.cacheReadTokens,
+      cacheWriteTokens: f.cacheWriteTokens,
+      outputTokens: f.outputTokens,
+      ...(thinkingTokens > 0 ? { thinkingTokens } : {}),
+    };
     if (!view.stream) {
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, anthropicMessage(reply, f));
@@ -318,7 +349,16 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     if (!key) return sendError(res, rec, { status: 401, headers: {}, body: anthropicBody('authentication_error', 'x-api-key header is required') });
     const id = decodeURIComponent(path.slice('/v1/models'.length).replace(/^\//, ''));
     if (id === '') {
-      const ids = settings.knownModels ?? ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'claude-fable-5-2', 'claude-opus-4-8', 'claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
+      const ids = settings.knownModels ?? [
+        'claude-sonnet-5-5',
+        'claude-opus-5-5',
+        'claude-haiku-5-5',
+        'claude-fable-5-2',
+        'claude-opus-4-8',
+        'claude-sonnet-4-6',
+        'claude-sonnet-4-5',
+        'claude-haiku-4-5',
+      ];
       const data = ids.map(modelInfo).filter((m) => m !== undefined);
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, { data, has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null });
@@ -341,11 +381,26 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
         ),
       });
     if (settings.apiKey !== undefined && key !== settings.apiKey)
-      return sendError(res, rec, openaiError({ type: 'error', error: 'auth' }, settings.overflow, { model: '', promptTokens: 0, limit: 0, maxTokens: 0, apiKey: key }));
+      return sendError(
+        res,
+        rec,
+        openaiError({ type: 'error', error: 'auth' }, settings.overflow, { model: '', promptTokens: 0, limit: 0, maxTokens: 0, apiKey: key }),
+      );
 
     if (settings.rejectUnknownFields) {
       const extra = unknownOpenAIField(rec.body, settings.overflow === 'openai');
-      if (extra) return sendError(res, rec, { status: 400, headers: {}, body: { object: 'error', message: `[{'type': 'extra_forbidden', 'loc': ('body', '${extra}'), 'msg': 'Extra inputs are not permitted', 'input': ...}]`, type: 'BadRequestError', param: null, code: 400 } });
+      if (extra)
+        return sendError(res, rec, {
+          status: 400,
+          headers: {},
+          body: {
+            object: 'error',
+            message: `[{'type': 'extra_forbidden', 'loc': ('body', '${extra}'), 'msg': 'Extra inputs are not permitted', 'input': ...}]`,
+            type: 'BadRequestError',
+            param: null,
+            code: 400,
+          },
+        });
     }
     const parsed = parseOpenAIRequest(rec.body, {
       tokenMultiplier: settings.tokenMultiplier,
@@ -355,13 +410,20 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const view = parsed.view;
     rec.view = view;
     if (settings.knownModels && !settings.knownModels.includes(view.model))
-      return sendError(res, rec, openaiError({ type: 'error', error: 'not_found' }, settings.overflow, { model: view.model, promptTokens: 0, limit: 0, maxTokens: 0 }));
+      return sendError(
+        res,
+        rec,
+        openaiError({ type: 'error', error: 'not_found' }, settings.overflow, { model: view.model, promptTokens: 0, limit: 0, maxTokens: 0 }),
+      );
     const cap = settings.overflow === 'openai' ? outputCapFor(view.model) : undefined;
     if (cap !== undefined && view.maxTokens !== undefined && view.maxTokens > cap)
       return sendError(
         res,
         rec,
-        openaiInvalid(`max_tokens is too large: ${view.maxTokens}. This model supports at most ${cap} completion tokens, whereas you provided ${view.maxTokens}.`, view.maxTokensField ?? 'max_tokens'),
+        openaiInvalid(
+          `max_tokens is too large: ${view.maxTokens}. This model supports at most ${cap} completion tokens, whereas you provided ${view.maxTokens}.`,
+          view.maxTokensField ?? 'max_tokens',
+        ),
       );
 
     const window = windowFor(view.model);
@@ -386,7 +448,11 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
     const simulate = settings.promptCache && flavor === 'openai' && !view.truncated;
     const cachedTokens = simulate ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, reportedPrompt) : 0;
-    const inputs = inputFigures(reply, reportedPrompt, simulate ? { inputTokens: reportedPrompt - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 } : undefined);
+    const inputs = inputFigures(
+      reply,
+      reportedPrompt,
+      simulate ? { inputTokens: reportedPrompt - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 } : undefined,
+    );
     const f: ChunkFigures = {
       completionId: `chatcmpl-fake${rec.seq}`,
       created: Math.floor(Date.now() / 1000),
@@ -404,7 +470,13 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, openaiCompletion(reply, f));
     }
-    return streamFrames(res, rec, openaiFrames(reply, f), reply, openaiInStreamError(reply.cut?.message ?? 'The server had an error while processing your request. Sorry about that!'));
+    return streamFrames(
+      res,
+      rec,
+      openaiFrames(reply, f),
+      reply,
+      openaiInStreamError(reply.cut?.message ?? 'The server had an error while processing your request. Sorry about that!'),
+    );
   }
 
   async function handleResponses(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, action: 'respond' | 'count' | 'compact'): Promise<void> {
@@ -425,7 +497,9 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const fig: ErrorFigures = { model: view.model, promptTokens: view.promptTokens, limit: windowFor(view.model), maxTokens: view.maxTokens ?? 0, apiKey: key };
     if (action === 'compact') {
       if (view.promptTokens > fig.limit) return sendError(res, rec, openaiInvalid(CONTEXT_WINDOW_TEXT, 'input', 'context_length_exceeded'));
-      const cached = settings.promptCache ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, view.promptTokens) : 0;
+      const cached = settings.promptCache
+        ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, view.promptTokens)
+        : 0;
       rec.usage = { inputTokens: view.promptTokens - cached, cacheReadTokens: cached, cacheWriteTokens: 0, outputTokens: compactionSize(view.promptTokens) };
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, compactedResponse(rec.seq, view, rec.body, cached));
@@ -443,11 +517,21 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
 
     const calls = reply.toolCalls ?? [];
     const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
-    const cachedTokens = settings.promptCache ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, view.promptTokens) : 0;
-    const inputs = inputFigures(reply, view.promptTokens, settings.promptCache ? { inputTokens: view.promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 } : undefined);
+    const cachedTokens = settings.promptCache
+      ? promptCache.openai(view.model, parsed.promptCacheKey, parsed.segments, settings.tokenMultiplier, view.promptTokens)
+      : 0;
+    const inputs = inputFigures(
+      reply,
+      view.promptTokens,
+      settings.promptCache
+        ? { inputTokens: view.promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 }
+        : undefined,
+    );
     const reasoning = parsed.reasoningModel && parsed.effort !== 'none' && reply.reasoning !== false;
     const summary = reasoning && parsed.wantsSummary ? (typeof reply.reasoning === 'string' ? reply.reasoning : DEFAULT_REASONING_SUMMARY) : undefined;
-    const reasoningTokens = reasoning ? (reply.reasoningTokens ?? 4 * countText(typeof reply.reasoning === 'string' ? reply.reasoning : DEFAULT_REASONING_SUMMARY)) : 0;
+    const reasoningTokens = reasoning
+      ? (reply.reasoningTokens ?? 4 * countText(typeof reply.reasoning === 'string' ? reply.reasoning : DEFAULT_REASONING_SUMMARY))
+      : 0;
     const f: ResponseFigures = {
       responseId: `resp_fake_${rec.seq}`,
       seq: rec.seq,
@@ -465,7 +549,12 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       toolJson,
       maxOutputTokens: view.maxTokens,
     };
-    rec.usage = { inputTokens: inputs.inputTokens, cacheReadTokens: inputs.cacheReadTokens, cacheWriteTokens: inputs.cacheWriteTokens, outputTokens: f.outputTokens };
+    rec.usage = {
+      inputTokens: inputs.inputTokens,
+      cacheReadTokens: inputs.cacheReadTokens,
+      cacheWriteTokens: inputs.cacheWriteTokens,
+      outputTokens: f.outputTokens,
+    };
     if (!view.stream) {
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, responseObject(reply, f));
@@ -528,7 +617,14 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
 
   function sendError(res: ServerResponse, rec: RecordedRequest, e: WireError): void {
     const body = e.body as { error?: { message?: unknown } | string; message?: unknown };
-    const message = typeof body.error === 'string' ? body.error : typeof body.error?.message === 'string' ? body.error.message : typeof body.message === 'string' ? body.message : undefined;
+    const message =
+      typeof body.error === 'string'
+        ? body.error
+        : typeof body.error?.message === 'string'
+          ? body.error.message
+          : typeof body.message === 'string'
+            ? body.message
+            : undefined;
     rec.response = { status: e.status, kind: 'error', ...(message !== undefined ? { errorMessage: message } : {}) };
     for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
     sendJson(res, e.status, e.body);
@@ -604,10 +700,32 @@ function inputFigures(reply: MessageReply, promptTokens: number, cached: Anthrop
   if (!scripted && cached) return cached;
   const cacheReadTokens = u?.cacheReadTokens ?? 0;
   const cacheWriteTokens = u?.cacheWriteTokens ?? 0;
-  return { inputTokens: u?.inputTokens ?? Math.max(0, promptTokens - cacheReadTokens - cacheWriteTokens), cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens: 0 };
+  return {
+    inputTokens: u?.inputTokens ?? Math.max(0, promptTokens - cacheReadTokens - cacheWriteTokens),
+    cacheReadTokens,
+    cacheWriteTokens,
+    cacheWrite1hTokens: 0,
+  };
 }
 
-const OPENAI_FIELDS = new Set(['model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'temperature', 'top_p', 'stop', 'n', 'seed', 'user', 'response_format', 'parallel_tool_calls']);
+const OPENAI_FIELDS = new Set([
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'tools',
+  'tool_choice',
+  'temperature',
+  'top_p',
+  'stop',
+  'n',
+  'seed',
+  'user',
+  'response_format',
+  'parallel_tool_calls',
+]);
 
 /** The first top-level field a strict OpenAI-compatible server would refuse; prompt_cache_key is OpenAI's own. */
 function unknownOpenAIField(body: unknown, isOpenAI: boolean): string | undefined {

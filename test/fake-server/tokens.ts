@@ -39,12 +39,7 @@ export interface CountableTool {
 /** What one tool definition counts for. */
 export const countTool = (t: CountableTool): number => countText(t.name) + countText(t.description ?? '') + countText(JSON.stringify(t.schema ?? {}));
 
-export function countPrompt(
-  system: string,
-  messages: readonly { blocks: readonly Block[] }[],
-  tools: readonly CountableTool[],
-  multiplier: number,
-): number {
+export function countPrompt(system: string, messages: readonly { blocks: readonly Block[] }[], tools: readonly CountableTool[], multiplier: number): number {
   let n = countText(system);
   for (const m of messages) {
     n += MESSAGE_OVERHEAD;

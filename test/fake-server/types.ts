@@ -7,16 +7,7 @@ export type WireProvider = 'anthropic' | 'openai';
  * 'anthropic' applies; on the OpenAI route every other value does.
  * ollama_silent: 200 OK, the prompt is "truncated" and usage.prompt_tokens capped at the window.
  */
-export type OverflowFlavor =
-  | 'anthropic'
-  | 'openai'
-  | 'llamacpp'
-  | 'vllm'
-  | 'vllm_flat'
-  | 'lmstudio'
-  | 'lmstudio_old'
-  | 'ollama_error'
-  | 'ollama_silent';
+export type OverflowFlavor = 'anthropic' | 'openai' | 'llamacpp' | 'vllm' | 'vllm_flat' | 'lmstudio' | 'lmstudio_old' | 'ollama_error' | 'ollama_silent';
 
 /** Anthropic stop_reason names; on the OpenAI route they map to finish_reason (end_turn→stop, tool_use→tool_calls, max_tokens→length, refusal→content_filter). */
 export type StopName = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'pause_turn' | 'model_context_window_exceeded';

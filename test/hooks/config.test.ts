@@ -20,7 +20,19 @@ describe('hooks in .agentrc', () => {
   it("keeps each file's hooks apart (home: user, the project's: project) and takes Claude Code's grouped shape as it is", () => {
     const d = dirs(
       { hooks: { Stop: [{ command: 'notify-send done' }] } },
-      { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', timeout: 5 }, { type: 'command', command: './log.sh' }] }] } },
+      {
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [
+                { type: 'command', command: './guard.sh', timeout: 5 },
+                { type: 'command', command: './log.sh' },
+              ],
+            },
+          ],
+        },
+      },
     );
     const c = load(d);
     expect(c.hookSources).toEqual([
@@ -29,13 +41,20 @@ describe('hooks in .agentrc', () => {
         file: join(d.cwd, '.agentrc'),
         scope: 'project',
         dir: d.cwd,
-        hooks: { PreToolUse: [{ matcher: 'Bash', command: './guard.sh', timeoutMs: 5000 }, { matcher: 'Bash', command: './log.sh' }] },
+        hooks: {
+          PreToolUse: [
+            { matcher: 'Bash', command: './guard.sh', timeoutMs: 5000 },
+            { matcher: 'Bash', command: './log.sh' },
+          ],
+        },
       },
     ]);
   });
 
   it('names the file and field of a bad hook', () => {
-    expect(() => load(dirs(undefined, { hooks: { PreTool: [{ command: 'x' }] } }))).toThrow(/\.agentrc: line 1, column \d+: field "hooks\.PreTool": unknown key/);
+    expect(() => load(dirs(undefined, { hooks: { PreTool: [{ command: 'x' }] } }))).toThrow(
+      /\.agentrc: line 1, column \d+: field "hooks\.PreTool": unknown key/,
+    );
     expect(() => load(dirs(undefined, { hooks: { Stop: [{ command: '' }] } }))).toThrow(/\.agentrc: line 1, column \d+: field "hooks\.Stop\.0/);
     expect(() => load(dirs(undefined, { compaction: { instructions: 3 } }))).toThrow(/field "compaction\.instructions"/);
   });

@@ -27,12 +27,23 @@ describe('hook matchers', () => {
 describe("a hook's answer", () => {
   it('reads exit 2, JSON decisions, plain context and failures as Claude Code does', () => {
     expect(verdictOf('PreToolUse', run({ exitCode: 2, stderr: 'no rm -rf\n' }), 'h', 1000)).toEqual({ block: 'no rm -rf' });
-    expect(verdictOf('PreToolUse', run({ stdout: JSON.stringify({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'not here' } }) }), 'h', 1000)).toEqual({ block: 'not here' });
-    expect(verdictOf('PreToolUse', run({ stdout: JSON.stringify({ hookSpecificOutput: { permissionDecision: 'allow' } }) }), 'h', 1000)).toEqual({ allow: true });
+    expect(
+      verdictOf(
+        'PreToolUse',
+        run({ stdout: JSON.stringify({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'not here' } }) }),
+        'h',
+        1000,
+      ),
+    ).toEqual({ block: 'not here' });
+    expect(verdictOf('PreToolUse', run({ stdout: JSON.stringify({ hookSpecificOutput: { permissionDecision: 'allow' } }) }), 'h', 1000)).toEqual({
+      allow: true,
+    });
     expect(verdictOf('Stop', run({ stdout: JSON.stringify({ decision: 'block', reason: 'go on' }) }), 'h', 1000)).toEqual({ block: 'go on' });
     expect(verdictOf('UserPromptSubmit', run({ stdout: 'extra context\n' }), 'h', 1000)).toEqual({ context: 'extra context' });
     expect(verdictOf('PreToolUse', run({ stdout: 'just chatter' }), 'h', 1000)).toEqual({});
-    expect(verdictOf('SessionStart', run({ stdout: JSON.stringify({ hookSpecificOutput: { additionalContext: 'ctx' }, systemMessage: 'hi' }) }), 'h', 1000)).toEqual({ context: 'ctx', message: 'hi' });
+    expect(
+      verdictOf('SessionStart', run({ stdout: JSON.stringify({ hookSpecificOutput: { additionalContext: 'ctx' }, systemMessage: 'hi' }) }), 'h', 1000),
+    ).toEqual({ context: 'ctx', message: 'hi' });
     expect(verdictOf('PostToolUse', run({ exitCode: 1, stderr: 'oops' }), 'h', 1000).failure).toBe('h failed (exit 1): oops');
     expect(verdictOf('PostToolUse', run({ exitCode: undefined, timedOut: true }), 'h', 1500).failure).toBe('h timed out after 1.5 s and was killed');
   });

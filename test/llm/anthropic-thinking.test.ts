@@ -30,7 +30,13 @@ async function step(history: Message[], over: Partial<ModelRequest> = {}): Promi
   const reply: Message = { ...msg('assistant', r.done!.blocks), ...(r.done!.prefixHash ? { prefixHash: r.done!.prefixHash } : {}) };
   history.push(reply);
   const uses = r.done!.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
-  if (uses.length > 0) history.push(msg('user', uses.map((id): Block => ({ type: 'tool_result', toolUseId: id, content: `output of ${id}`, isError: false }))));
+  if (uses.length > 0)
+    history.push(
+      msg(
+        'user',
+        uses.map((id): Block => ({ type: 'tool_result', toolUseId: id, content: `output of ${id}`, isError: false })),
+      ),
+    );
   return reply;
 }
 
@@ -103,20 +109,37 @@ describe('a tool loop carries its thinking', () => {
     expect(history[3]!.blocks[0]!.type).toBe('thinking');
 
     // what the rule prevents: the same request with the stale block is refused
-    const stale = await failure(provider, request({ model: FIVE, messages: history.map((m) => ({ ...m, prefixHash: replayableHistory(FIVE, 'You are a coding agent.', [READ_TOOL], history.slice(0, history.indexOf(m))).prefixHash })) }));
+    const stale = await failure(
+      provider,
+      request({
+        model: FIVE,
+        messages: history.map((m) => ({
+          ...m,
+          prefixHash: replayableHistory(FIVE, 'You are a coding agent.', [READ_TOOL], history.slice(0, history.indexOf(m))).prefixHash,
+        })),
+      }),
+    );
     expect(stale.message).toContain('bound to a different conversation');
   });
 });
 
 describe('settings the model refuses', () => {
   it('enabled and disabled on the 5 family; enabled needs a budget of 1,024 and under max_tokens on 4.5', async () => {
-    expect((await failure(provider, request({ model: FIVE, maxTokens: 8_000, thinking: { mode: 'enabled', budgetTokens: 2_000 } }))).message).toContain('"thinking.type.enabled" is not supported');
+    expect((await failure(provider, request({ model: FIVE, maxTokens: 8_000, thinking: { mode: 'enabled', budgetTokens: 2_000 } }))).message).toContain(
+      '"thinking.type.enabled" is not supported',
+    );
     expect((await failure(provider, request({ model: FIVE, thinking: { mode: 'off' } }))).message).toContain('"thinking.type.disabled" is not supported');
-    expect((await failure(provider, request({ model: 'claude-sonnet-4-5', thinking: { mode: 'adaptive' } }))).message).toContain('"thinking.type.adaptive" is not supported');
-    expect((await failure(provider, request({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 500 } }))).message).toContain('greater than or equal to 1024');
+    expect((await failure(provider, request({ model: 'claude-sonnet-4-5', thinking: { mode: 'adaptive' } }))).message).toContain(
+      '"thinking.type.adaptive" is not supported',
+    );
+    expect((await failure(provider, request({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 500 } }))).message).toContain(
+      'greater than or equal to 1024',
+    );
     // a budget not below max_tokens (a window that shrank mid-session) follows max_tokens down instead of meeting the 400
     server.enqueue({ text: 'ok' });
-    expect((await run(provider, request({ model: 'claude-sonnet-4-5', maxTokens: 4_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } }))).error).toBeUndefined();
+    expect(
+      (await run(provider, request({ model: 'claude-sonnet-4-5', maxTokens: 4_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } }))).error,
+    ).toBeUndefined();
     expect(server.lastRequest()!.body).toMatchObject({ max_tokens: 4_000, thinking: { type: 'enabled', budget_tokens: 3_999 } });
   });
 

@@ -54,7 +54,13 @@ describe('streaming', () => {
   });
 
   it('streams parallel tool calls in order', async () => {
-    server.enqueue({ toolCalls: [{ name: 'Read', input: { path: 'a' } }, { name: 'Read', input: { path: 'b' } }, { name: 'Read', input: {} }] });
+    server.enqueue({
+      toolCalls: [
+        { name: 'Read', input: { path: 'a' } },
+        { name: 'Read', input: { path: 'b' } },
+        { name: 'Read', input: {} },
+      ],
+    });
     const r = await run(provider, request());
     expect(r.done!.blocks.map((b) => (b.type === 'tool_use' ? b.input : null))).toEqual([{ path: 'a' }, { path: 'b' }, {}]);
     expect(new Set(r.done!.blocks.map((b) => (b.type === 'tool_use' ? b.id : ''))).size).toBe(3);
@@ -93,16 +99,10 @@ describe('streaming', () => {
 describe('requests', () => {
   it('merges checkpoint, pinned and user messages into one user turn the API accepts', async () => {
     server.enqueue({ text: 'ok' });
-    const messages = [
-      msg('user', [text('## Checkpoint')], 'checkpoint'),
-      msg('user', [text('pinned: use pnpm')]),
-      msg('user', [text('next task')]),
-    ];
+    const messages = [msg('user', [text('## Checkpoint')], 'checkpoint'), msg('user', [text('pinned: use pnpm')]), msg('user', [text('next task')])];
     const r = await run(provider, request({ messages }));
     expect(r.done).toBeDefined();
-    expect(server.requests[0]!.view!.messages).toEqual([
-      { role: 'user', blocks: [text('## Checkpoint'), text('pinned: use pnpm'), text('next task')] },
-    ]);
+    expect(server.requests[0]!.view!.messages).toEqual([{ role: 'user', blocks: [text('## Checkpoint'), text('pinned: use pnpm'), text('next task')] }]);
   });
 
   it('sends a full tool round trip the API validates', async () => {
@@ -121,8 +121,12 @@ describe('requests', () => {
     });
   });
 
-  it('an invalid history comes back as bad_request with the API\'s own text', async () => {
-    const messages = [msg('user', [text('x')]), msg('assistant', [{ type: 'tool_use', id: 'toolu_9', name: 'Read', input: {} }]), msg('user', [text('no result')])];
+  it("an invalid history comes back as bad_request with the API's own text", async () => {
+    const messages = [
+      msg('user', [text('x')]),
+      msg('assistant', [{ type: 'tool_use', id: 'toolu_9', name: 'Read', input: {} }]),
+      msg('user', [text('no result')]),
+    ];
     const e = await failure(provider, request({ messages }));
     expect(e.kind).toBe('bad_request');
     expect(e.status).toBe(400);
@@ -131,7 +135,7 @@ describe('requests', () => {
     );
   });
 
-  it('routes the SDK\'s deprecated-model notice to onWarning instead of the terminal', async () => {
+  it("routes the SDK's deprecated-model notice to onWarning instead of the terminal", async () => {
     const warnings: string[] = [];
     const spy = vi.spyOn(console, 'warn');
     const p = createProvider({ provider: 'anthropic', apiKey: KEY, baseURL: server.anthropicBaseURL, onWarning: (w) => warnings.push(w) });
@@ -258,7 +262,7 @@ describe('errors', () => {
     expect(textOfEvents(r.events)).toBe('slow but steady');
   });
 
-  it('the user\'s abort is aborted, before the request and mid-stream', async () => {
+  it("the user's abort is aborted, before the request and mid-stream", async () => {
     const before = new AbortController();
     before.abort();
     expect((await failure(provider, request({ signal: before.signal }))).kind).toBe('aborted');
@@ -296,8 +300,12 @@ describe('errors', () => {
     expect(e.message).toBe('header x-api-key: [redacted] is malformed');
   });
 
-  it('a tool result for an unknown tool_use is refused with the API\'s text', async () => {
-    const messages = [msg('user', [text('x')]), msg('assistant', [text('ok')]), msg('user', [{ type: 'tool_result', toolUseId: 'toolu_zz', content: 'r', isError: false }])];
+  it("a tool result for an unknown tool_use is refused with the API's text", async () => {
+    const messages = [
+      msg('user', [text('x')]),
+      msg('assistant', [text('ok')]),
+      msg('user', [{ type: 'tool_result', toolUseId: 'toolu_zz', content: 'r', isError: false }]),
+    ];
     const e = await failure(provider, request({ messages, tools: [READ_TOOL] }));
     expect(e.message).toContain('unexpected `tool_use_id` found in `tool_result` blocks: toolu_zz');
   });

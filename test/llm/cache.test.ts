@@ -30,13 +30,16 @@ describe('Anthropic breakpoints', () => {
     expect(messageBreakpoints(['user'])).toEqual([0]);
     expect(messageBreakpoints(['user', 'assistant', 'user'])).toEqual([0, 2]);
     expect(messageBreakpoints(['user', 'assistant', 'user', 'assistant', 'user'])).toEqual([2, 4]);
-    const p = toAnthropicParams({
-      model: 'claude-x',
-      system: 'You are an agent.',
-      messages: [msg('user', [text('hi')]), msg('assistant', [text('Reading.'), use('a')]), msg('user', [result('a')])],
-      tools: [READ_TOOL],
-      maxTokens: 100,
-    }, ON);
+    const p = toAnthropicParams(
+      {
+        model: 'claude-x',
+        system: 'You are an agent.',
+        messages: [msg('user', [text('hi')]), msg('assistant', [text('Reading.'), use('a')]), msg('user', [result('a')])],
+        tools: [READ_TOOL],
+        maxTokens: 100,
+      },
+      ON,
+    );
     expect(p.system).toEqual([{ type: 'text', text: 'You are an agent.', cache_control: { type: 'ephemeral' } }]);
     expect(p.tools).toEqual([{ name: 'Read', description: READ_TOOL.description, input_schema: READ_TOOL.inputSchema }]);
     expect(marks(p)).toEqual([
@@ -48,13 +51,16 @@ describe('Anthropic breakpoints', () => {
 
   it('reaches back over a reply with many parallel tool calls (more blocks than the 20-block lookback)', () => {
     const ids = Array.from({ length: 15 }, (_, i) => `t${i}`);
-    const p = toAnthropicParams({
-      model: 'claude-x',
-      system: 'sys',
-      messages: [msg('user', [text('read everything')]), msg('assistant', ids.map(use)), msg('user', ids.map(result))],
-      tools: [READ_TOOL],
-      maxTokens: 100,
-    }, ON);
+    const p = toAnthropicParams(
+      {
+        model: 'claude-x',
+        system: 'sys',
+        messages: [msg('user', [text('read everything')]), msg('assistant', ids.map(use)), msg('user', ids.map(result))],
+        tools: [READ_TOOL],
+        maxTokens: 100,
+      },
+      ON,
+    );
     // the first user message is where the previous request ended: 30 blocks before the newest breakpoint
     expect(marks(p)).toEqual([
       [0, 0],
@@ -119,7 +125,13 @@ describe('through the real SDKs against the fake caches', () => {
       expect(r.done?.blocks).toEqual([{ type: 'text', text: 'fine' }]);
       expect(server.lastRequest()!.body).not.toHaveProperty('prompt_cache_key');
       server.settings.overflow = 'openai';
-      const proxy = createProvider({ provider: 'openai', apiKey: KEY, baseURL: server.openaiBaseURL, idleTimeoutMs: 2_000, cache: { ...ON, promptCacheKey: true } });
+      const proxy = createProvider({
+        provider: 'openai',
+        apiKey: KEY,
+        baseURL: server.openaiBaseURL,
+        idleTimeoutMs: 2_000,
+        cache: { ...ON, promptCacheKey: true },
+      });
       server.enqueue({ text: 'fine' });
       await run(proxy, { ...request(), model: 'gpt-4o', cacheKey: 's_proxy' });
       expect(server.lastRequest()!.body).toMatchObject({ prompt_cache_key: 's_proxy' });

@@ -53,13 +53,16 @@ describe('Anthropic conversion', () => {
   });
 
   it('builds the params with system, tools and max_tokens', () => {
-    const p = toAnthropicParams({
-      model: 'claude-x',
-      system: 'You are an agent.',
-      messages: [msg('user', [text('hi')])],
-      tools: [{ name: 'Read', description: 'reads', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }],
-      maxTokens: 123,
-    }, { enabled: false, ttl: '5m', promptCacheKey: 'auto' });
+    const p = toAnthropicParams(
+      {
+        model: 'claude-x',
+        system: 'You are an agent.',
+        messages: [msg('user', [text('hi')])],
+        tools: [{ name: 'Read', description: 'reads', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }],
+        maxTokens: 123,
+      },
+      { enabled: false, ttl: '5m', promptCacheKey: 'auto' },
+    );
     expect(p).toMatchObject({ model: 'claude-x', max_tokens: 123, stream: true, system: 'You are an agent.' });
     expect(p.tools).toEqual([{ name: 'Read', description: 'reads', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }]);
     expect(toAnthropicParams({ model: 'm', system: '', messages: [msg('user', [text('x')])], tools: [], maxTokens: 1 })).not.toHaveProperty('system');
@@ -97,8 +100,18 @@ describe('OpenAI conversion', () => {
   });
 
   it('an assistant message of tool calls only has null content; images become data URLs', () => {
-    const out = toOpenAIMessages('', [msg('user', [text('see'), { type: 'image', mediaType: 'image/png', data: 'AAAA' }]), msg('assistant', [use('t1')]), msg('user', [result('t1', 'r')])]);
-    expect(out[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] });
+    const out = toOpenAIMessages('', [
+      msg('user', [text('see'), { type: 'image', mediaType: 'image/png', data: 'AAAA' }]),
+      msg('assistant', [use('t1')]),
+      msg('user', [result('t1', 'r')]),
+    ]);
+    expect(out[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'see' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+      ],
+    });
     expect(out[1]).toMatchObject({ role: 'assistant', content: null });
     expect(out).toHaveLength(3);
   });

@@ -44,7 +44,11 @@ const route = (path: string, h: Handler): void => void routes.set(path, h);
 describe('createFetch', () => {
   it('sends method, headers and body, and reads status, headers and body like a Response', async () => {
     route('/echo', (req, body, res) => {
-      res.writeHead(201, 'Made', [['Content-Type', 'application/json'], ['X-Multi', 'a'], ['X-Multi', 'b']]);
+      res.writeHead(201, 'Made', [
+        ['Content-Type', 'application/json'],
+        ['X-Multi', 'a'],
+        ['X-Multi', 'b'],
+      ]);
       res.end(JSON.stringify({ method: req.method, auth: req.headers['authorization'], len: req.headers['content-length'], body }));
     });
     const fetch = createFetch();
@@ -192,7 +196,11 @@ describe('createFetch', () => {
 describe('createFetch over https', () => {
   it('verifies the server certificate: a self-signed one fails with the TLS error as cause', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'ignore' },
+    );
     const tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('secret'));
     await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
     try {
@@ -209,9 +217,15 @@ describe('createFetch over https', () => {
 
 describe('HttpHeaders', () => {
   it('keeps names case-insensitively, combines repeats, iterates sorted by name', () => {
-    const h = new HttpHeaders([['B', '2'], ['a', '1']]);
+    const h = new HttpHeaders([
+      ['B', '2'],
+      ['a', '1'],
+    ]);
     h.append('b', '3');
-    expect([...h]).toEqual([['a', '1'], ['b', '2, 3']]);
+    expect([...h]).toEqual([
+      ['a', '1'],
+      ['b', '2, 3'],
+    ]);
     h.set('B', ' 4 ');
     h.delete('A');
     expect([...h.entries()]).toEqual([['b', '4']]);

@@ -40,14 +40,21 @@ describe('streaming', () => {
     expect(server.requests[0]!.headers['authorization']).toBe(`Bearer ${KEY}`);
   });
 
-  it('reports the server\'s prompt count as input tokens', async () => {
+  it("reports the server's prompt count as input tokens", async () => {
     server.enqueue({ text: 'ok' });
     const r = await run(provider, oreq());
     expect(r.done!.usage.inputTokens).toBe(server.requests[0]!.view!.promptTokens);
   });
 
   it('streams fragmented and parallel tool calls', async () => {
-    server.enqueue({ text: 'Both.', toolCalls: [{ id: 'call_a', name: 'Read', input: { path: 'a.ts' } }, { id: 'call_b', name: 'Read', input: { path: 'b.ts' } }], jsonChunkSize: 2 });
+    server.enqueue({
+      text: 'Both.',
+      toolCalls: [
+        { id: 'call_a', name: 'Read', input: { path: 'a.ts' } },
+        { id: 'call_b', name: 'Read', input: { path: 'b.ts' } },
+      ],
+      jsonChunkSize: 2,
+    });
     const r = await run(provider, oreq());
     expect(r.events.filter((e) => e.type === 'tool_use_start')).toEqual([
       { type: 'tool_use_start', id: 'call_a', name: 'Read' },
@@ -64,15 +71,28 @@ describe('streaming', () => {
     expect(r.done!.stopReason).toBe('tool_use');
   });
 
-  it('handles Ollama\'s stream: role on every delta, whole tool calls in one chunk', async () => {
-    server.enqueue({ text: 'Sure.', toolCalls: [{ name: 'Read', input: { path: 'x' } }, { name: 'Read', input: { path: 'y' } }], style: 'ollama' });
+  it("handles Ollama's stream: role on every delta, whole tool calls in one chunk", async () => {
+    server.enqueue({
+      text: 'Sure.',
+      toolCalls: [
+        { name: 'Read', input: { path: 'x' } },
+        { name: 'Read', input: { path: 'y' } },
+      ],
+      style: 'ollama',
+    });
     const r = await run(provider, oreq());
     expect(r.done!.blocks.filter((b) => b.type === 'tool_use').map((b) => (b.type === 'tool_use' ? b.input : null))).toEqual([{ path: 'x' }, { path: 'y' }]);
     expect(textOfEvents(r.events)).toBe('Sure.');
   });
 
   it('generates distinct ids when the server sends none', async () => {
-    server.enqueue({ toolCalls: [{ name: 'Read', input: { path: 'x' } }, { name: 'Read', input: { path: 'y' } }], omitToolCallIds: true });
+    server.enqueue({
+      toolCalls: [
+        { name: 'Read', input: { path: 'x' } },
+        { name: 'Read', input: { path: 'y' } },
+      ],
+      omitToolCallIds: true,
+    });
     const r = await run(provider, oreq());
     const ids = r.done!.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
     expect(ids).toHaveLength(2);
@@ -83,7 +103,10 @@ describe('streaming', () => {
   });
 
   it('older Ollama builds send each whole call at index 0: they stay separate calls, with or without ids', async () => {
-    const calls = [{ name: 'Read', input: { path: 'x' } }, { name: 'Read', input: { path: 'y' } }];
+    const calls = [
+      { name: 'Read', input: { path: 'x' } },
+      { name: 'Read', input: { path: 'y' } },
+    ];
     server.enqueue({ toolCalls: calls, style: 'ollama_legacy' }, { toolCalls: calls, style: 'ollama_legacy', omitToolCallIds: true });
     for (let i = 0; i < 2; i++) {
       const r = await run(provider, oreq());
@@ -93,7 +116,11 @@ describe('streaming', () => {
   });
 
   it('maps finish reasons; a "stop" with tool calls is tool_use; a call cut by length is dropped', async () => {
-    server.enqueue({ text: 'cut', stop: 'max_tokens' }, { text: 'filtered', stop: 'refusal' }, { toolCalls: [{ name: 'Read', input: { path: 'a' } }], finishReason: 'stop' });
+    server.enqueue(
+      { text: 'cut', stop: 'max_tokens' },
+      { text: 'filtered', stop: 'refusal' },
+      { toolCalls: [{ name: 'Read', input: { path: 'a' } }], finishReason: 'stop' },
+    );
     expect((await run(provider, oreq())).done!.stopReason).toBe('max_tokens');
     expect((await run(provider, oreq())).done!.stopReason).toBe('refusal');
     const stopWithCalls = await run(provider, oreq());
@@ -134,7 +161,7 @@ describe('requests', () => {
     expect(e.message).toContain("Use 'max_completion_tokens' instead");
   });
 
-  it('sends tool results as tool messages followed by the user\'s text, merging user messages', async () => {
+  it("sends tool results as tool messages followed by the user's text, merging user messages", async () => {
     server.enqueue({ text: 'ok' });
     const messages = [
       msg('user', [text('## Checkpoint')], 'checkpoint'),
@@ -154,8 +181,12 @@ describe('requests', () => {
     ]);
   });
 
-  it('an unanswered tool call comes back as bad_request with OpenAI\'s text', async () => {
-    const messages = [msg('user', [text('x')]), msg('assistant', [{ type: 'tool_use', id: 'call_9', name: 'Read', input: {} }]), msg('user', [text('no result')])];
+  it("an unanswered tool call comes back as bad_request with OpenAI's text", async () => {
+    const messages = [
+      msg('user', [text('x')]),
+      msg('assistant', [{ type: 'tool_use', id: 'call_9', name: 'Read', input: {} }]),
+      msg('user', [text('no result')]),
+    ];
     const e = await failure(provider, oreq({ messages }));
     expect(e.kind).toBe('bad_request');
     expect(e.message).toBe(
@@ -194,7 +225,7 @@ describe('errors', () => {
     expect(b.message).toContain(`(${p} in the messages, 990 in the completion)`);
   });
 
-  it('every local server\'s overflow is context_overflow with its figures', async () => {
+  it("every local server's overflow is context_overflow with its figures", async () => {
     server.settings.contextWindow = 25;
     const long = [msg('user', [text('more and more words '.repeat(15))])];
     const flavors: OverflowFlavor[] = ['llamacpp', 'vllm', 'vllm_flat', 'lmstudio', 'lmstudio_old', 'ollama_error'];
@@ -205,7 +236,8 @@ describe('errors', () => {
       expect(e.kind, flavor).toBe('context_overflow');
       expect(e.message, flavor).not.toMatch(/^\{|status code \(no body\)/);
       if (flavor === 'ollama_error') expect(e.overflow).toEqual({});
-      else if (flavor === 'vllm' || flavor === 'vllm_flat') expect(e.overflow, flavor).toEqual({ promptTokens: count + 1000, limit: 25, requestedOutputTokens: 1000 });
+      else if (flavor === 'vllm' || flavor === 'vllm_flat')
+        expect(e.overflow, flavor).toEqual({ promptTokens: count + 1000, limit: 25, requestedOutputTokens: 1000 });
       else expect(e.overflow, flavor).toEqual({ promptTokens: count, limit: 25 });
     }
   });
@@ -275,7 +307,7 @@ describe('errors', () => {
     expect(stalled.error?.message).toContain('stalled');
   });
 
-  it('the user\'s abort mid-stream is aborted', async () => {
+  it("the user's abort mid-stream is aborted", async () => {
     const ac = new AbortController();
     server.enqueue({ text: 'an answer that goes on and on', chunkSize: 2, frameDelayMs: 5 });
     let error: unknown;

@@ -51,11 +51,7 @@ describe('parseOverflow on the real texts', () => {
       "'max_tokens' or 'max_completion_tokens' is too large: 8000. This model's maximum context length is 4096 tokens and your request has 2778 input tokens (8000 > 4096 - 2778). None",
       { promptTokens: 10778, limit: 4096, requestedOutputTokens: 8000 },
     ],
-    [
-      'llama.cpp',
-      'request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it',
-      { promptTokens: 9412, limit: 8192 },
-    ],
+    ['llama.cpp', 'request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it', { promptTokens: 9412, limit: 8192 }],
     ['llama.cpp older build', 'request (4476 tokens) exceeds the available context size (4096 tokens)', { promptTokens: 4476, limit: 4096 }],
     ['llama.cpp non-splittable input', 'input (9000 tokens) is larger than the max context size', { promptTokens: 9000 }],
     ['LM Studio n_keep', 'Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)', { promptTokens: 15028, limit: 7424 }],
@@ -81,7 +77,9 @@ describe('parseOverflow on the real texts', () => {
   }
 
   it('the gap closes what must be cut, also when the output was counted', () => {
-    const info = parseOverflow('input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again')!;
+    const info = parseOverflow(
+      'input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again',
+    )!;
     expect(info.promptTokens! - info.limit!).toBe(199759 + 8192 - 200000);
   });
 

@@ -89,7 +89,13 @@ describe('the stream', () => {
   });
 
   it('streams function calls and finishes with tool_use', async () => {
-    server.enqueue({ toolCalls: [{ id: 'call_a', name: 'Read', input: { path: 'a.ts' } }, { id: 'call_b', name: 'Read', input: { path: 'b.ts' } }], jsonChunkSize: 3 });
+    server.enqueue({
+      toolCalls: [
+        { id: 'call_a', name: 'Read', input: { path: 'a.ts' } },
+        { id: 'call_b', name: 'Read', input: { path: 'b.ts' } },
+      ],
+      jsonChunkSize: 3,
+    });
     const r = await run(provider, rreq());
     expect(r.events.filter((e) => e.type === 'tool_use_start').map((e) => e.type === 'tool_use_start' && e.id)).toEqual(['call_a', 'call_b']);
     const json = r.events.flatMap((e) => (e.type === 'tool_input_delta' && e.id === 'call_b' ? [e.partialJson] : [])).join('');
@@ -121,7 +127,7 @@ describe('the stream', () => {
     expect(err.message).toMatch(/exceeds the context window/);
   });
 
-  it('the fake\'s other directives: an injected 429 is a rate limit, a dropped or unfinished stream a stream_cut', async () => {
+  it("the fake's other directives: an injected 429 is a rate limit, a dropped or unfinished stream a stream_cut", async () => {
     server.enqueue({ type: 'error', error: 'rate_limit', retryAfter: 2 });
     expect(await failure(provider, rreq())).toMatchObject({ kind: 'rate_limit', retryAfterMs: 2_000 });
     server.enqueue({ text: 'Hello there, this is long', cut: { afterFrames: 5, how: 'drop' } });
@@ -142,7 +148,11 @@ describe('history', () => {
   it('replays reasoning, text and calls in order, outputs after their calls; no refusal from the server', async () => {
     server.enqueue({ text: 'Reading.', toolCalls: [{ id: 'call_1', name: 'Read', input: { path: 'a' } }] });
     const first = await run(provider, rreq());
-    const history: Message[] = [msg('user', [text('Hello')]), msg('assistant', first.done!.blocks), msg('user', [{ type: 'tool_result', toolUseId: 'call_1', content: 'A', isError: true }])];
+    const history: Message[] = [
+      msg('user', [text('Hello')]),
+      msg('assistant', first.done!.blocks),
+      msg('user', [{ type: 'tool_result', toolUseId: 'call_1', content: 'A', isError: true }]),
+    ];
     server.enqueue({ text: 'Read it.' });
     const second = await run(provider, rreq({ messages: history }));
     expect(second.error).toBeUndefined();
@@ -169,7 +179,17 @@ describe('history', () => {
     server.enqueue({ toolCalls: [{ id: 'call_1', name: 'Read', input: { path: 'a' } }] });
     const first = await run(provider, rreq());
     server.enqueue({ text: 'ok' });
-    const r = await run(provider, rreq({ model: 'gpt-4.1', messages: [msg('user', [text('a')]), msg('assistant', first.done!.blocks), msg('user', [{ type: 'tool_result', toolUseId: 'call_1', content: 'A', isError: false }])] }));
+    const r = await run(
+      provider,
+      rreq({
+        model: 'gpt-4.1',
+        messages: [
+          msg('user', [text('a')]),
+          msg('assistant', first.done!.blocks),
+          msg('user', [{ type: 'tool_result', toolUseId: 'call_1', content: 'A', isError: false }]),
+        ],
+      }),
+    );
     expect(r.error).toBeUndefined();
     expect((body(1).input as Record<string, unknown>[]).some((i) => i.type === 'reasoning')).toBe(false);
   });
@@ -188,7 +208,11 @@ describe('counting and compaction', () => {
   it('compacts at /v1/responses/compact into one encrypted item that later requests replay and the server accepts', async () => {
     server.enqueue({ toolCalls: [{ id: 'call_1', name: 'Read', input: { path: 'a' } }] });
     const first = await run(provider, rreq());
-    const history: Message[] = [msg('user', [text('Hello')]), msg('assistant', first.done!.blocks), msg('user', [{ type: 'tool_result', toolUseId: 'call_1', content: 'A', isError: false }])];
+    const history: Message[] = [
+      msg('user', [text('Hello')]),
+      msg('assistant', first.done!.blocks),
+      msg('user', [{ type: 'tool_result', toolUseId: 'call_1', content: 'A', isError: false }]),
+    ];
     const r = await provider.compact!({ model: 'gpt-5.4', system: 'sys', messages: history });
     expect(server.requests[1]!.path).toBe('/v1/responses/compact');
     expect(r.block).toMatchObject({ type: 'reasoning', item: 'compaction', id: 'cmp_fake_2', encryptedContent: expect.any(String) });

@@ -92,37 +92,62 @@ describe('toProviderError', () => {
     for (const [failure, kind] of kinds) expect(toProviderError(failure, ctx()).kind, JSON.stringify(failure)).toBe(kind);
   });
 
-  it('uses the provider\'s own message, never the JSON dump', () => {
+  it("uses the provider's own message, never the JSON dump", () => {
     const e = toProviderError(api(500, { type: 'error', error: { type: 'api_error', message: 'Internal server error' } }), ctx());
     expect(e.message).toBe('Internal server error');
     expect(e.status).toBe(500);
   });
 
   it('names the environment variable on auth errors and the model on 404', () => {
-    const auth = toProviderError(api(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }), ctx({ apiKeyEnv: 'MY_KEY' }));
+    const auth = toProviderError(
+      api(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }),
+      ctx({ apiKeyEnv: 'MY_KEY' }),
+    );
     expect(auth.message).toContain('invalid x-api-key');
     expect(auth.message).toContain('MY_KEY');
-    const nf = toProviderError(api(404, { message: 'The model `gpt-x` does not exist', type: 'invalid_request_error' }), ctx({ provider: 'openai', model: 'gpt-x', baseURL: 'http://localhost:11434/v1' }));
+    const nf = toProviderError(
+      api(404, { message: 'The model `gpt-x` does not exist', type: 'invalid_request_error' }),
+      ctx({ provider: 'openai', model: 'gpt-x', baseURL: 'http://localhost:11434/v1' }),
+    );
     expect(nf.message).toContain('"gpt-x"');
     expect(nf.message).toContain('http://localhost:11434/v1');
   });
 
-  it('parses overflow figures, preferring llama.cpp\'s exact fields', () => {
-    const a = toProviderError(api(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } }), ctx());
+  it("parses overflow figures, preferring llama.cpp's exact fields", () => {
+    const a = toProviderError(
+      api(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } }),
+      ctx(),
+    );
     expect(a).toMatchObject({ kind: 'context_overflow', overflow: { promptTokens: 210000, limit: 200000 } });
     const l = toProviderError(
-      api(400, { code: 400, message: 'request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 9413, n_ctx: 8192 }),
+      api(400, {
+        code: 400,
+        message: 'request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it',
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: 9413,
+        n_ctx: 8192,
+      }),
       ctx({ provider: 'openai' }),
     );
     expect(l.overflow).toEqual({ promptTokens: 9413, limit: 8192 });
-    const coded = toProviderError(api(400, { message: 'Context too long', type: 'invalid_request_error', code: 'context_length_exceeded' }), ctx({ provider: 'openai' }));
+    const coded = toProviderError(
+      api(400, { message: 'Context too long', type: 'invalid_request_error', code: 'context_length_exceeded' }),
+      ctx({ provider: 'openai' }),
+    );
     expect(coded).toMatchObject({ kind: 'context_overflow', overflow: {} });
   });
 
   it('takes retry-after on 429 and 529, and the text hint when headers say nothing', () => {
-    expect(toProviderError(api(429, { type: 'error', error: { type: 'rate_limit_error', message: 'x' } }, { 'retry-after': '3' }), ctx()).retryAfterMs).toBe(3000);
-    expect(toProviderError(api(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { 'retry-after-ms': '40' }), ctx()).retryAfterMs).toBe(40);
-    expect(toProviderError(api(429, { message: 'Please try again in 1.574s.', type: 'tokens', code: 'rate_limit_exceeded' }), ctx({ provider: 'openai' })).retryAfterMs).toBe(1574);
+    expect(toProviderError(api(429, { type: 'error', error: { type: 'rate_limit_error', message: 'x' } }, { 'retry-after': '3' }), ctx()).retryAfterMs).toBe(
+      3000,
+    );
+    expect(
+      toProviderError(api(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { 'retry-after-ms': '40' }), ctx()).retryAfterMs,
+    ).toBe(40);
+    expect(
+      toProviderError(api(429, { message: 'Please try again in 1.574s.', type: 'tokens', code: 'rate_limit_exceeded' }), ctx({ provider: 'openai' }))
+        .retryAfterMs,
+    ).toBe(1574);
   });
 
   it('tells a connection failure before the response from a stream broken after it', () => {
@@ -134,7 +159,7 @@ describe('toProviderError', () => {
     expect(torn.kind).toBe('stream_cut');
   });
 
-  it('the user\'s abort wins over whatever error followed it; a stall is a stream_cut', () => {
+  it("the user's abort wins over whatever error followed it; a stall is a stream_cut", () => {
     const ac = new AbortController();
     ac.abort();
     expect(toProviderError({ category: 'other', error: new Error('x') }, ctx({ signal: ac.signal, streamStarted: true })).kind).toBe('aborted');

@@ -11,14 +11,26 @@ const noSecrets = (): boolean => false;
 describe('MCP configuration', () => {
   it('expands ${VAR} and ${VAR:-default}; a missing variable names server, field and variable; a provider key is refused', () => {
     expect(expandVars('a ${X} ${Y:-dflt} ${Z:-}', { X: '1' }, noSecrets, 'here')).toBe('a 1 dflt ');
-    expect(() => expandVars('${NOPE}', {}, noSecrets, 'MCP server "s", field "args[0]"')).toThrow('MCP server "s", field "args[0]": the environment variable NOPE is not set');
+    expect(() => expandVars('${NOPE}', {}, noSecrets, 'MCP server "s", field "args[0]"')).toThrow(
+      'MCP server "s", field "args[0]": the environment variable NOPE is not set',
+    );
     expect(() => expandVars('${ANTHROPIC_API_KEY}', { ANTHROPIC_API_KEY: 'k' }, (n) => n === 'ANTHROPIC_API_KEY', 'w')).toThrow('never passed to MCP servers');
   });
 
   it('reads .mcp.json (project, needs approval) and .agentrc servers; a broken entry keeps its error, others still run', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-config-'));
-    writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { a: { command: 'x', args: ['--t=${TOKEN}'], env: { K: '${TOKEN:-none}' } }, b: { type: 'http', url: '${MISSING}' }, c: { args: [] } } }));
-    const servers = mcpServers({ cwd: dir, mcpServers: [{ name: 'h', file: join(dir, 'home', '.agentrc'), entry: { url: 'http://127.0.0.1:1/mcp' } }] }, { TOKEN: 't0' }, noSecrets, join(dir, 'home'));
+    writeFileSync(
+      join(dir, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { a: { command: 'x', args: ['--t=${TOKEN}'], env: { K: '${TOKEN:-none}' } }, b: { type: 'http', url: '${MISSING}' }, c: { args: [] } },
+      }),
+    );
+    const servers = mcpServers(
+      { cwd: dir, mcpServers: [{ name: 'h', file: join(dir, 'home', '.agentrc'), entry: { url: 'http://127.0.0.1:1/mcp' } }] },
+      { TOKEN: 't0' },
+      noSecrets,
+      join(dir, 'home'),
+    );
     const by = Object.fromEntries(servers.map((s) => [s.name, s]));
     expect(by['a']).toMatchObject({ project: true, launch: { type: 'stdio', command: 'x', args: ['--t=t0'], env: { K: 't0' } } });
     expect(by['b']!.error).toContain('MISSING is not set');

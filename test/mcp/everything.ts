@@ -20,7 +20,10 @@ export async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<H
       s.close(() => res(p));
     });
   });
-  const child = spawn(process.execPath, ['--import', LOOPBACK, EVERYTHING, mode], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', LOOPBACK, EVERYTHING, mode], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`server-everything (${mode}) did not start`)), 15_000);
     const on = (d: Buffer): void => {

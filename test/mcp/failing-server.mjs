@@ -63,7 +63,12 @@ rl.on('line', async (line) => {
   switch (msg.method) {
     case 'initialize':
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-      return reply({ protocolVersion: msg.params.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'failing', version: '1.0.0' }, instructions: 'Failing server: use echo to test.' });
+      return reply({
+        protocolVersion: msg.params.protocolVersion,
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'failing', version: '1.0.0' },
+        instructions: 'Failing server: use echo to test.',
+      });
     case 'tools/list': {
       const all = tools();
       const start = msg.params?.cursor ? Number(msg.params.cursor) : 0;

@@ -22,11 +22,30 @@ afterEach(async () => {
   managers = [];
 });
 
-function manager(servers: Record<string, McpServerFileEntry>, mcp: Record<string, unknown> = {}, window = 200_000): { m: McpManager; notices: string[]; trust: ProjectTrust; dir: string } {
+function manager(
+  servers: Record<string, McpServerFileEntry>,
+  mcp: Record<string, unknown> = {},
+  window = 200_000,
+): { m: McpManager; notices: string[]; trust: ProjectTrust; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-manager-'));
   const trust = new ProjectTrust(join(dir, 'trust.json'));
-  const entries = mcpServers({ cwd: dir, mcpServers: Object.entries(servers).map(([name, entry]) => ({ name, file: join(dir, '.agentrc'), entry })) }, process.env, () => false, join(dir, 'home'));
-  const m = new McpManager({ entries, config: McpSchema.parse(mcp), env: process.env, isSecret: () => false, trust, projectDir: dir, contextWindow: window, countSpecs: (s) => Math.ceil(JSON.stringify(s).length / 4), register: (t) => [...t] });
+  const entries = mcpServers(
+    { cwd: dir, mcpServers: Object.entries(servers).map(([name, entry]) => ({ name, file: join(dir, '.agentrc'), entry })) },
+    process.env,
+    () => false,
+    join(dir, 'home'),
+  );
+  const m = new McpManager({
+    entries,
+    config: McpSchema.parse(mcp),
+    env: process.env,
+    isSecret: () => false,
+    trust,
+    projectDir: dir,
+    contextWindow: window,
+    countSpecs: (s) => Math.ceil(JSON.stringify(s).length / 4),
+    register: (t) => [...t],
+  });
   const notices: string[] = [];
   m.onNotice = (level, text) => notices.push(`${level}: ${text}`);
   managers.push(m);
@@ -51,19 +70,52 @@ describe('McpManager with real servers', () => {
     const saved = JSON.parse(readFileSync(trust.file, 'utf8')) as { approvals: { kind: string; projectDir: string; name: string }[] };
     expect(saved.approvals).toEqual([expect.objectContaining({ kind: 'mcp', projectDir: dir, name: 'f' })]);
     // the same entry, same project, same trust file: approved, it starts without asking
-    const entries = mcpServers({ cwd: dir, mcpServers: [{ name: 'f', file: join(dir, '.agentrc'), entry: { command: process.execPath, args: [FAILING] } }] }, process.env, () => false, join(dir, 'home'));
-    const again = new McpManager({ entries, config: McpSchema.parse({}), env: process.env, isSecret: () => false, trust, projectDir: dir, contextWindow: 200_000, countSpecs: () => 1, register: (t) => [...t] });
+    const entries = mcpServers(
+      { cwd: dir, mcpServers: [{ name: 'f', file: join(dir, '.agentrc'), entry: { command: process.execPath, args: [FAILING] } }] },
+      process.env,
+      () => false,
+      join(dir, 'home'),
+    );
+    const again = new McpManager({
+      entries,
+      config: McpSchema.parse({}),
+      env: process.env,
+      isSecret: () => false,
+      trust,
+      projectDir: dir,
+      contextWindow: 200_000,
+      countSpecs: () => 1,
+      register: (t) => [...t],
+    });
     managers.push(again);
     expect(again.views()[0]!.state).toBe('connecting');
     // an edited command asks again
-    const edited = mcpServers({ cwd: dir, mcpServers: [{ name: 'f', file: join(dir, '.agentrc'), entry: { command: process.execPath, args: [FAILING, '--x'] } }] }, process.env, () => false, join(dir, 'home'));
-    const changed = new McpManager({ entries: edited, config: McpSchema.parse({}), env: process.env, isSecret: () => false, trust, projectDir: dir, contextWindow: 200_000, countSpecs: () => 1, register: (t) => [...t] });
+    const edited = mcpServers(
+      { cwd: dir, mcpServers: [{ name: 'f', file: join(dir, '.agentrc'), entry: { command: process.execPath, args: [FAILING, '--x'] } }] },
+      process.env,
+      () => false,
+      join(dir, 'home'),
+    );
+    const changed = new McpManager({
+      entries: edited,
+      config: McpSchema.parse({}),
+      env: process.env,
+      isSecret: () => false,
+      trust,
+      projectDir: dir,
+      contextWindow: 200_000,
+      countSpecs: () => 1,
+      register: (t) => [...t],
+    });
     expect(changed.views()[0]!.state).toBe('needs-approval');
     expect(changed.awaitingApproval()[0]!.changed).toBe(true);
   });
 
   it('lists every page, refreshes every page on tools/list_changed, and skips the invalid schema', async () => {
-    const { m, notices } = manager({ f: { command: process.execPath, args: [FAILING], env: { TOOLS: '120', PAGE: '25' } } }, { trustProject: true, deferAboveTokens: 1_000_000 });
+    const { m, notices } = manager(
+      { f: { command: process.execPath, args: [FAILING], env: { TOOLS: '120', PAGE: '25' } } },
+      { trustProject: true, deferAboveTokens: 1_000_000 },
+    );
     m.start();
     await m.ready(10_000);
     expect(m.views()[0]!.tools).toBe(126); // 120 generated + echo, crash, hang, big, grow, env (bad_schema skipped)
@@ -104,8 +156,20 @@ describe('McpManager with real servers', () => {
     expect(Date.now() - t0).toBeLessThan(2_500);
     // gone (a zombie of an exited child counts as gone: signal 0 still reaches it, so ask ps)
     const { spawnSync } = await import('node:child_process');
-    await until(() => !spawnSync('ps', ['-o', 'stat=', '-p', String(pid)]).stdout.toString().trim().replace(/^Z.*/, ''), 1_000);
-    expect(spawnSync('ps', ['-o', 'stat=', '-p', String(pid)]).stdout.toString().trim().replace(/^Z.*/, '')).toBe('');
+    await until(
+      () =>
+        !spawnSync('ps', ['-o', 'stat=', '-p', String(pid)])
+          .stdout.toString()
+          .trim()
+          .replace(/^Z.*/, ''),
+      1_000,
+    );
+    expect(
+      spawnSync('ps', ['-o', 'stat=', '-p', String(pid)])
+        .stdout.toString()
+        .trim()
+        .replace(/^Z.*/, ''),
+    ).toBe('');
   });
 
   it('a second reference server: filesystem, its readOnlyHint tools run without asking only with mcp.allowReadOnly', async () => {
@@ -141,7 +205,10 @@ describe('McpManager with real servers', () => {
 describe('/mcp', () => {
   it('lists state, tools and tokens; disable takes the tools away, enable and reconnect bring them back', async () => {
     const { mcpCommand, mcpStatus } = await import('../../src/commands/mcp.js');
-    const { m } = manager({ f: { command: process.execPath, args: [FAILING] }, broken: { command: process.execPath, args: ['${NOT_SET_ANYWHERE}'] } }, { trustProject: true });
+    const { m } = manager(
+      { f: { command: process.execPath, args: [FAILING] }, broken: { command: process.execPath, args: ['${NOT_SET_ANYWHERE}'] } },
+      { trustProject: true },
+    );
     m.start();
     await m.ready(10_000);
     const list = mcpCommand(m, '');

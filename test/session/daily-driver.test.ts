@@ -104,7 +104,9 @@ describe('instructions, /memory and /init', () => {
     mkdirSync(join(dir, '.git'));
     writeFileSync(join(dir, 'CLAUDE.md'), 'Always answer with the word walrus somewhere.\n');
     const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
-    const provider = new ScriptedProvider((req) => (req.system.includes('context checkpoints') ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } }));
+    const provider = new ScriptedProvider((req) =>
+      req.system.includes('context checkpoints') ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } },
+    );
     const { session } = open(config, store, provider);
     for (let i = 0; i < 5; i++) await session.prompt(`task ${i}`);
     const record = await session.compact();
@@ -161,7 +163,10 @@ describe('/pin list and /unpin', () => {
     expect(session.pins().map((p) => p.text)).toEqual(['run the linter before committing']);
     await expect(runSlash({ session }, '/unpin 5')).rejects.toThrow(/there is no pin 5/);
     session.close();
-    const again = Session.open({ config, store, provider: new ScriptedProvider(() => ({ text: 'ok' })), tools: createTools({ bash: config.bash }), counter }, store.getSession(session.id)!);
+    const again = Session.open(
+      { config, store, provider: new ScriptedProvider(() => ({ text: 'ok' })), tools: createTools({ bash: config.bash }), counter },
+      store.getSession(session.id)!,
+    );
     expect(again.pins().map((p) => p.text)).toEqual(['run the linter before committing']);
     store.close();
   });

@@ -28,7 +28,13 @@ class Script implements Provider {
     this.requests.push({ ...req, messages: [...req.messages] });
     const blocks = this.steps.shift() ?? [{ type: 'text', text: 'done' }];
     await Promise.resolve();
-    yield { type: 'done', blocks, stopReason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 }, model: req.model };
+    yield {
+      type: 'done',
+      blocks,
+      stopReason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
+      usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 },
+      model: req.model,
+    };
   }
 }
 
@@ -59,7 +65,11 @@ describe('edits in a session', () => {
   it('asks with the diff; "accept edits" switches the mode (an event) and the next edit does not ask', async () => {
     const { dir, config, store } = setup();
     writeFileSync(join(dir, 'a.txt'), 'one\ntwo\n');
-    const provider = new Script([call('FileRead', { path: 'a.txt' }), call('Edit', { path: 'a.txt', old_string: 'one', new_string: 'ONE' }), call('Edit', { path: 'a.txt', old_string: 'two', new_string: 'TWO' })]);
+    const provider = new Script([
+      call('FileRead', { path: 'a.txt' }),
+      call('Edit', { path: 'a.txt', old_string: 'one', new_string: 'ONE' }),
+      call('Edit', { path: 'a.txt', old_string: 'two', new_string: 'TWO' }),
+    ]);
     const { session, events, asked } = open(config, store, provider, [{ kind: 'accept_edits' }]);
     await session.prompt('shout');
     expect(asked).toHaveLength(1);

@@ -33,7 +33,9 @@ function setup(rc: Record<string, unknown> = {}): Config {
 
 async function compactAfterTurns(config: Config, respondToSummary: (req: ModelRequest) => { text: string; stopReason?: 'tool_use' }) {
   const store = openStore(config.dbPath);
-  const provider = new ScriptedProvider((req) => (isSummaryRequest(req) ? respondToSummary(req) : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } }));
+  const provider = new ScriptedProvider((req) =>
+    isSummaryRequest(req) ? respondToSummary(req) : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } },
+  );
   const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), counter });
   for (let i = 0; i < 8; i++) await session.prompt(`task ${i}`);
   const lastTurn = provider.requests.at(-1)!;
@@ -46,7 +48,7 @@ async function compactAfterTurns(config: Config, respondToSummary: (req: ModelRe
 describe('in-place summary', () => {
   it('sends the session request as it stands plus the instruction', async () => {
     const { record, lastTurn, summaries } = await compactAfterTurns(setup(), () => ({ text: SUMMARY }));
-    expect(record.reason ?? record.status).toBe("applied");
+    expect(record.reason ?? record.status).toBe('applied');
     expect(summaries).toHaveLength(1);
     const req = summaries[0]!;
     expect(req.system).toBe(lastTurn.system);
@@ -63,7 +65,7 @@ describe('in-place summary', () => {
   it('falls back to the transcript path when the model calls a tool instead', async () => {
     let n = 0;
     const { record, summaries } = await compactAfterTurns(setup(), () => (n++ === 0 ? { text: '', stopReason: 'tool_use' } : { text: SUMMARY }));
-    expect(record.reason ?? record.status).toBe("applied");
+    expect(record.reason ?? record.status).toBe('applied');
     expect(summaries).toHaveLength(2);
     expect(summaries[1]!.system).toContain('context checkpoints');
     expect(summaries[1]!.tools).toEqual([]);

@@ -22,7 +22,13 @@ function open() {
   const dir = mkdtempSync(join(tmpdir(), 'agent-init-'));
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   const store = openStore(config.dbPath);
-  const session = Session.open({ config, store, provider: new ScriptedProvider(() => ({ text: 'Drafted AGENTS.md.' })), tools: createTools({ bash: config.bash }), counter });
+  const session = Session.open({
+    config,
+    store,
+    provider: new ScriptedProvider(() => ({ text: 'Drafted AGENTS.md.' })),
+    tools: createTools({ bash: config.bash }),
+    counter,
+  });
   return { session, store };
 }
 

@@ -11,7 +11,13 @@ let n = 0;
 const id = (p: string): string => `${p}${++n}`;
 const prompt = (text: string): Message => ({ id: id('u'), role: 'user', kind: 'normal', createdAt: n, blocks: [{ type: 'text', text }] });
 const reply = (text: string): Message => ({ id: id('a'), role: 'assistant', kind: 'normal', createdAt: n, blocks: [{ type: 'text', text }] });
-const call = (useId: string): Message => ({ id: id('a'), role: 'assistant', kind: 'normal', createdAt: n, blocks: [{ type: 'tool_use', id: useId, name: 'Bash', input: { command: 'ls' } }] });
+const call = (useId: string): Message => ({
+  id: id('a'),
+  role: 'assistant',
+  kind: 'normal',
+  createdAt: n,
+  blocks: [{ type: 'tool_use', id: useId, name: 'Bash', input: { command: 'ls' } }],
+});
 const result = (...useIds: string[]): Message => ({
   id: id('r'),
   role: 'user',

@@ -38,7 +38,14 @@ describe('/model between gpt-5.4 (Responses) and claude-sonnet-5-5', () => {
     writeFileSync(join(dir, '.agentrc'), JSON.stringify({ api: 'responses', permissions: { mode: 'allow' } }));
     const config = loadConfig({ cwd: dir, home: dir, env: { ...env, AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'gpt-5.4' } });
     const store = openStore(config.dbPath);
-    const session = Session.open({ config, store, provider: providerFor(config), tools: createTools({ bash: config.bash }), counter: await createTokenCounter(), providerFor });
+    const session = Session.open({
+      config,
+      store,
+      provider: providerFor(config),
+      tools: createTools({ bash: config.bash }),
+      counter: await createTokenCounter(),
+      providerFor,
+    });
     server.enqueue({ toolCalls: [{ name: 'Glob', input: { pattern: '*.md' } }] }, { text: 'None.' });
     expect((await session.prompt('any docs?')).reason).toBe('end_turn');
     session.setModel('claude-sonnet-5-5');
@@ -73,8 +80,19 @@ describe('a Responses session through pins, compaction, /uncompact and /rewind',
     writeFileSync(join(sub, '.agentrc'), JSON.stringify({ api: 'responses', permissions: { mode: 'allow' }, compaction: { tailTurns: 1 } }));
     const config = loadConfig({ cwd: sub, home: sub, env: { ...env, AGENT_DB: join(sub, 'agent.db') }, flags: { model: 'gpt-5.4' } });
     const store = openStore(config.dbPath);
-    const session = Session.open({ config, store, provider: providerFor(config), tools: createTools({ bash: config.bash }), counter: await createTokenCounter(), providerFor });
-    server.respondWith((req) => (req.view.system.includes('context checkpoints') || (lastUserText(req.view)?.includes(IN_PLACE_MARKER) ?? false) ? { text: '## Goal\nList things.' } : undefined));
+    const session = Session.open({
+      config,
+      store,
+      provider: providerFor(config),
+      tools: createTools({ bash: config.bash }),
+      counter: await createTokenCounter(),
+      providerFor,
+    });
+    server.respondWith((req) =>
+      req.view.system.includes('context checkpoints') || (lastUserText(req.view)?.includes(IN_PLACE_MARKER) ?? false)
+        ? { text: '## Goal\nList things.' }
+        : undefined,
+    );
     const toolTurn = async (t: number) => {
       server.enqueue({ text: `Looking ${t}.`, toolCalls: [{ name: 'Glob', input: { pattern: `*${t}` } }] }, { text: `Nothing for ${t}.` });
       expect((await session.prompt(`look for ${t}`)).reason).toBe('end_turn');

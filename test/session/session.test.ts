@@ -25,11 +25,20 @@ const LONG = 'A long answer about the code base with many details worth summariz
 
 function setup(over: Record<string, unknown> = {}, rc: Partial<Config> = {}): { config: Config; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'agent-session-'));
-  const config = { ...loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } }), ...rc, ...over };
+  const config = {
+    ...loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } }),
+    ...rc,
+    ...over,
+  };
   return { config, dir };
 }
 
-function open(config: Config, store: Store, provider: ScriptedProvider, resume?: Parameters<typeof Session.open>[1]): { session: Session; events: SessionEvent[] } {
+function open(
+  config: Config,
+  store: Store,
+  provider: ScriptedProvider,
+  resume?: Parameters<typeof Session.open>[1],
+): { session: Session; events: SessionEvent[] } {
   const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), counter }, resume);
   const events: SessionEvent[] = [];
   session.on((e) => events.push(e));
@@ -79,7 +88,10 @@ describe('session', () => {
       seen.push(text);
       return counter.countText(text);
     });
-    const again = Session.open({ config, store, provider: answering(), tools: createTools({ bash: config.bash }), counter: spy }, store.getSession(session.id)!);
+    const again = Session.open(
+      { config, store, provider: answering(), tools: createTools({ bash: config.bash }), counter: spy },
+      store.getSession(session.id)!,
+    );
     expect(again.contextUsage().tokens).toBe(before);
     // the system prompt and tool schemas are counted; none of the stored answers is
     expect(seen.some((t) => t.includes('A long answer about the code base'))).toBe(false);
@@ -94,7 +106,13 @@ describe('session', () => {
     let limit = 1_000_000;
     let summaryOverflows = 0;
     const tooLong = (n: number): ProviderError =>
-      new ProviderError({ kind: 'context_overflow', provider: 'anthropic', status: 400, message: `prompt is too long: ${n} tokens > ${limit} maximum`, overflow: { promptTokens: n, limit } });
+      new ProviderError({
+        kind: 'context_overflow',
+        provider: 'anthropic',
+        status: 400,
+        message: `prompt is too long: ${n} tokens > ${limit} maximum`,
+        overflow: { promptTokens: n, limit },
+      });
     const provider = new ScriptedProvider((req) => {
       const n = inputOf(req);
       if (isSummaryRequest(req)) {

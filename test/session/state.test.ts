@@ -3,7 +3,11 @@ import { readState, stateMeta, STATE_VERSION } from '../../src/session/state.js'
 
 describe('the saved session state', () => {
   it('reads what an older build wrote (no version) and writes it back versioned', () => {
-    const old = { compaction: { version: 1, calibration: {} }, cost: { 'claude-x': { inputTokens: 10, outputTokens: 2, cacheReadTokens: 1, cacheWriteTokens: 0 } }, permissions: { tools: ['Bash'] } };
+    const old = {
+      compaction: { version: 1, calibration: {} },
+      cost: { 'claude-x': { inputTokens: 10, outputTokens: 2, cacheReadTokens: 1, cacheWriteTokens: 0 } },
+      permissions: { tools: ['Bash'] },
+    };
     const state = readState(old, 's_1');
     expect(state.version).toBe(STATE_VERSION);
     expect(state.cost['claude-x']).toEqual({ inputTokens: 10, outputTokens: 2, cacheReadTokens: 1, cacheWriteTokens: 0 });

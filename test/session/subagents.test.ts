@@ -32,14 +32,27 @@ beforeEach(() => {
 function setup(rc: Record<string, unknown> = {}): { config: Config; dir: string; store: Store } {
   const dir = mkdtempSync(join(tmpdir(), 'agent-sub-'));
   writeFileSync(join(dir, '.agentrc'), JSON.stringify(rc));
-  const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5', baseURL: server.url } });
+  const config = loadConfig({
+    cwd: dir,
+    home: dir,
+    env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') },
+    flags: { model: 'claude-sonnet-4-5', baseURL: server.url },
+  });
   return { config, dir, store: openStore(config.dbPath) };
 }
 
 function open(config: Config, store: Store, approver?: Approver): { session: Session; events: SessionEvent[] } {
   const agents = new AgentCatalog([]);
   const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.url });
-  const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash, agents }), agents, counter, ...(approver ? { approver } : {}) });
+  const session = Session.open({
+    config,
+    store,
+    provider,
+    tools: createTools({ bash: config.bash, agents }),
+    agents,
+    counter,
+    ...(approver ? { approver } : {}),
+  });
   const events: SessionEvent[] = [];
   session.on((e) => events.push(e));
   return { session, events };
@@ -135,7 +148,12 @@ describe('sub-agents in a session', () => {
   it("children of one agent share a prompt cache key (OpenAI routes by it), apart from the parent's", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-sub-'));
     writeFileSync(join(dir, '.agentrc'), JSON.stringify({ cache: { promptCacheKey: true } }));
-    const config = loadConfig({ cwd: dir, home: dir, env: { OPENAI_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'gpt-4o', baseURL: server.openaiBaseURL } });
+    const config = loadConfig({
+      cwd: dir,
+      home: dir,
+      env: { OPENAI_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') },
+      flags: { model: 'gpt-4o', baseURL: server.openaiBaseURL },
+    });
     const store = openStore(config.dbPath);
     const agents = new AgentCatalog([]);
     const provider = createProvider({ provider: 'openai', apiKey: 'k', baseURL: server.openaiBaseURL, cache: config.cache });
@@ -159,7 +177,9 @@ describe('sub-agents in a session', () => {
       return req.suggestedPrefix ? { kind: 'allow_prefix', prefix: req.suggestedPrefix } : { kind: 'allow_once' };
     };
     const { session } = open(config, store, approver);
-    const r = await session.prompt(`${task('first', '@bash echo one-1\n@report r1')}\n${task('second', '@bash echo two-2\n@report r2')}\n@then\n@bash echo three-3\n@report all`);
+    const r = await session.prompt(
+      `${task('first', '@bash echo one-1\n@report r1')}\n${task('second', '@bash echo two-2\n@report r2')}\n@then\n@bash echo three-3\n@report all`,
+    );
     expect(r.text).toBe('all');
     expect(asked.map((a) => a.summary)).toHaveLength(1);
     expect(asked[0]!.suggestedPrefix).toBe('echo');

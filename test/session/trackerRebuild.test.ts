@@ -49,7 +49,10 @@ describe('the edit tracker rebuilt on resume from the visible history', () => {
 
   it('a read whose result was cleared or compacted away needs a fresh read', () => {
     const [call, result] = readInFirstProcess() as [Message, Message];
-    const cleared: Message = { ...result, blocks: result.blocks.map((b) => (b.type === 'tool_result' ? { ...b, content: '[cleared]', cleared: { archiveId: 'tx1', originalTokens: 10 } } : b)) };
+    const cleared: Message = {
+      ...result,
+      blocks: result.blocks.map((b) => (b.type === 'tool_result' ? { ...b, content: '[cleared]', cleared: { archiveId: 'tx1', originalTokens: 10 } } : b)),
+    };
     const resumed = new FileTracker();
     rebuildTracker(store, 's1', [call, cleared], resumed);
     expect(resumed.check(file, statSync(file))).toEqual({ kind: 'unread' });

@@ -29,7 +29,14 @@ const answering = (long = LONG): ScriptedProvider =>
 function setup(window?: number): { config: Config; store: Store } {
   const dir = mkdtempSync(join(tmpdir(), 'agent-uncompact-'));
   const base = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
-  const config: Config = window ? { ...base, model: { ...base.model, contextWindow: window, maxOutputTokens: 1_000 }, maxOutputTokens: 1_000, compaction: { ...base.compaction, auto: false } } : base;
+  const config: Config = window
+    ? {
+        ...base,
+        model: { ...base.model, contextWindow: window, maxOutputTokens: 1_000 },
+        maxOutputTokens: 1_000,
+        compaction: { ...base.compaction, auto: false },
+      }
+    : base;
   return { config, store: openStore(config.dbPath) };
 }
 

@@ -24,7 +24,12 @@ describe('child sessions', () => {
     const store = fresh();
     store.createSession({ id: 's_parent', ...base });
     store.appendMessage('s_parent', user('explore', { id: 'm_turn' }), null);
-    const child = store.createSession({ id: 's_child', ...base, title: 'explore: look', parent: { id: 's_parent', turn: 'm_turn', toolUseId: 'toolu_1', agent: 'explore' } });
+    const child = store.createSession({
+      id: 's_child',
+      ...base,
+      title: 'explore: look',
+      parent: { id: 's_parent', turn: 'm_turn', toolUseId: 'toolu_1', agent: 'explore' },
+    });
     store.appendMessage('s_child', user('look around'), null);
     expect(child.parent).toEqual({ id: 's_parent', turn: 'm_turn', toolUseId: 'toolu_1', agent: 'explore' });
     expect(store.getSession('s_child')?.parent?.agent).toBe('explore');

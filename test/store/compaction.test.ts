@@ -223,8 +223,23 @@ describe('applyCompaction', () => {
             const msgs: Message[] = [user(`ask ${uid('q')}`, o.pin ? { pinned: true } : {})];
             if (o.tools > 0) {
               const useIds = Array.from({ length: o.tools }, () => uid('toolu_'));
-              msgs.push(assistant(useIds.map((id, i) => ({ type: 'tool_use' as const, id, name: i % 2 ? 'FileRead' : 'Bash', input: { command: `cmd ${id}`, path: `f${id}` } }))));
-              msgs.push({ id: uid('r'), role: 'user', kind: 'normal', createdAt: 1, blocks: useIds.map((id) => ({ type: 'tool_result' as const, toolUseId: id, content: `result of ${id}`, isError: false })) });
+              msgs.push(
+                assistant(
+                  useIds.map((id, i) => ({
+                    type: 'tool_use' as const,
+                    id,
+                    name: i % 2 ? 'FileRead' : 'Bash',
+                    input: { command: `cmd ${id}`, path: `f${id}` },
+                  })),
+                ),
+              );
+              msgs.push({
+                id: uid('r'),
+                role: 'user',
+                kind: 'normal',
+                createdAt: 1,
+                blocks: useIds.map((id) => ({ type: 'tool_result' as const, toolUseId: id, content: `result of ${id}`, isError: false })),
+              });
             }
             msgs.push(assistant(`answer ${uid('t')}`));
             for (const m of msgs) {

@@ -332,10 +332,19 @@ describe('secrets', () => {
     const store = openStore(file);
     store.createSession({ id: 's', cwd: '/repo', provider: 'anthropic', model: 'm' });
     const msgs = [user('hello'), assistant('hi'), user('more'), assistant('sure')];
-    const leaky = msgs.map((m) => Object.assign({ ...m, blocks: m.blocks.map((b) => Object.assign({ ...b }, { apiKey: key })) }, { apiKey: key, headers: { authorization: `Bearer ${key}` } }));
+    const leaky = msgs.map((m) =>
+      Object.assign(
+        { ...m, blocks: m.blocks.map((b) => Object.assign({ ...b }, { apiKey: key })) },
+        { apiKey: key, headers: { authorization: `Bearer ${key}` } },
+      ),
+    );
     for (const m of leaky) store.appendMessage('s', m, 1);
     const change = autoChange(store.loadVisible('s'), 1)!;
-    store.applyCompaction('s', { ...change, record: Object.assign({ ...change.record }, { apiKey: key }), added: change.added.map((m) => Object.assign({ ...m }, { apiKey: key })) });
+    store.applyCompaction('s', {
+      ...change,
+      record: Object.assign({ ...change.record }, { apiKey: key }),
+      added: change.added.map((m) => Object.assign({ ...m }, { apiKey: key })),
+    });
     const withUsage = assistant('x', { usage: Object.assign({ inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, { apiKey: key }) });
     store.appendMessage('s', user('q'), 1);
     store.appendMessage('s', withUsage, 1);

@@ -89,8 +89,21 @@ export function microChange(visible: readonly Message[], keep: number): Compacti
     const call = calls.get(b.toolUseId);
     const archiveId = uid('tx_');
     const summary = String(call?.input.command ?? call?.input.path ?? '');
-    cleared.push({ archiveId, messageId: m.id, toolUseId: b.toolUseId, toolName: call?.name ?? 'Tool', summary, content: b.content, isError: b.isError, tokens: b.content.length });
-    m.blocks[blockIndex] = { ...b, content: `[${call?.name} output cleared — Recall id ${archiveId}]`, cleared: { archiveId, originalTokens: b.content.length } };
+    cleared.push({
+      archiveId,
+      messageId: m.id,
+      toolUseId: b.toolUseId,
+      toolName: call?.name ?? 'Tool',
+      summary,
+      content: b.content,
+      isError: b.isError,
+      tokens: b.content.length,
+    });
+    m.blocks[blockIndex] = {
+      ...b,
+      content: `[${call?.name} output cleared — Recall id ${archiveId}]`,
+      cleared: { archiveId, originalTokens: b.content.length },
+    };
     replacedIdx.add(msgIndex);
   }
   return {
@@ -116,9 +129,21 @@ export function autoChange(visible: readonly Message[], keepTurns: number, trigg
   const archived = head.filter((m) => !pinned.includes(m));
   if (archived.length === 0) return undefined;
   const summary = `Checkpoint: ${archived.length} messages archived; use Recall to search them.`;
-  const checkpoint: Message = { id: uid('cp'), role: 'user', kind: 'checkpoint', createdAt: 1_700_000_900_000 + counter, blocks: [{ type: 'text', text: summary }] };
+  const checkpoint: Message = {
+    id: uid('cp'),
+    role: 'user',
+    kind: 'checkpoint',
+    createdAt: 1_700_000_900_000 + counter,
+    blocks: [{ type: 'text', text: summary }],
+  };
   return {
-    record: record(trigger, { archivedCount: archived.length, preservedCount: pinned.length + visible.length - cut, summary, method: 'single', summaryTokens: 12 }),
+    record: record(trigger, {
+      archivedCount: archived.length,
+      preservedCount: pinned.length + visible.length - cut,
+      summary,
+      method: 'single',
+      summaryTokens: 12,
+    }),
     messages: [checkpoint, ...pinned, ...visible.slice(cut)],
     archivedIds: archived.map((m) => m.id),
     added: [checkpoint],

@@ -56,7 +56,12 @@ describe('deriveHistory', () => {
       msg('u2'),
       msg('a2'),
       msg('cp1', 'c1'),
-      { type: 'record', id: 'c1', kind: 'compaction', body: { view: ['cp1', 'u2', 'a2'], revisions: [{ id: 'a2', blocks: [{ type: 'text', text: 'cleared' }] }] } },
+      {
+        type: 'record',
+        id: 'c1',
+        kind: 'compaction',
+        body: { view: ['cp1', 'u2', 'a2'], revisions: [{ id: 'a2', blocks: [{ type: 'text', text: 'cleared' }] }] },
+      },
       msg('u3'),
       msg('a3'),
       msg('cp2', 'c2'),
@@ -196,7 +201,11 @@ describe('the store keeps the derived history', () => {
             const before = store.loadTranscript(s, { includeArchived: true });
             const hiddenBefore = before.filter((e) => e.archivedBy === target.record.id);
             if (o.partial > 0) {
-              const restore = partialRestore(hiddenBefore.map((e) => e.message), visible, o.partial);
+              const restore = partialRestore(
+                hiddenBefore.map((e) => e.message),
+                visible,
+                o.partial,
+              );
               if (!restore) continue;
               store.revertCompaction(s, { id: uid('rv'), target: target.record.id, restore, createdAt: 1 });
               const after = ids(store.loadVisible(s));
@@ -275,7 +284,9 @@ describe('migration from schema v4', () => {
         expect(JSON.parse(JSON.stringify(v4.loadTranscript(id, { includeArchived: true })))).toEqual(want.transcript);
         expect(JSON.parse(JSON.stringify(v4.listCompactions(id)))).toEqual(want.compactions);
         const info = v4.getSession(id)!;
-        expect({ messageCount: info.messageCount, visibleCount: info.visibleCount, compactionCount: info.compactionCount, title: info.title }).toEqual(want.info);
+        expect({ messageCount: info.messageCount, visibleCount: info.visibleCount, compactionCount: info.compactionCount, title: info.title }).toEqual(
+          want.info,
+        );
         expect(v4.deriveVisibleIds(id)).toEqual(ids(v4.loadVisible(id)));
       }
       // compactions of the old format cannot be reverted (their views were not recorded); new ones can

@@ -80,7 +80,13 @@ describe('session leases', () => {
 
 describe('fork and repair writes', () => {
   it('forks a session with its archive, compactions and search index', () => {
-    const msgs = [user('migrate the flamingo module'), ...toolPair('Bash', { command: 'make flamingo' }, 'flamingo built'), assistant('done'), user('next'), assistant('ok')];
+    const msgs = [
+      user('migrate the flamingo module'),
+      ...toolPair('Bash', { command: 'make flamingo' }, 'flamingo built'),
+      assistant('done'),
+      user('next'),
+      assistant('ok'),
+    ];
     for (const m of msgs) store.appendMessage('s', m, 3);
     store.applyCompaction('s', autoChange(msgs, 1)!);
     store.forkSession('s', { id: 'f', cwd: '/elsewhere', provider: 'anthropic', model: 'm', title: 'copy' });

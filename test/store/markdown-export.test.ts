@@ -5,7 +5,14 @@ import type { SessionInfo, TranscriptEntry } from '../../src/store/index.js';
 import { fullOutputOf, spillPreview } from '../../src/tools/spill.js';
 
 let t = 1_700_000_000_000;
-const m = (role: Message['role'], blocks: Message['blocks'], extra: Partial<Message> = {}): Message => ({ id: `m${t}`, role, blocks, kind: 'normal', createdAt: (t += 1000), ...extra });
+const m = (role: Message['role'], blocks: Message['blocks'], extra: Partial<Message> = {}): Message => ({
+  id: `m${t}`,
+  role,
+  blocks,
+  kind: 'normal',
+  createdAt: (t += 1000),
+  ...extra,
+});
 const e = (message: Message, archivedBy: string | null = null): TranscriptEntry => ({ message, archivedBy });
 
 const info = { id: 's_1', title: 'Fix the parser', provider: 'anthropic', model: 'claude-sonnet-4-5', cwd: '/w' } as SessionInfo;
@@ -13,12 +20,22 @@ const info = { id: 's_1', title: 'Fix the parser', provider: 'anthropic', model:
 describe('Markdown export', () => {
   it('fences tool calls and outputs, heads tool results apart from the user, nests checkpoint headings, keeps archived messages in place, ends with a newline', () => {
     const q = e(m('user', [{ type: 'text', text: 'why does the parser fail?' }]), 'c_1');
-    const call = e(m('assistant', [{ type: 'text', text: 'Let me run it.' }, { type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'npm test' } }]), 'c_1');
+    const call = e(
+      m('assistant', [
+        { type: 'text', text: 'Let me run it.' },
+        { type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'npm test' } },
+      ]),
+      'c_1',
+    );
     const result = e(m('user', [{ type: 'tool_result', toolUseId: 'tu1', content: 'FAIL parser.test.ts\n```weird fence```', isError: true }]), 'c_1');
     const kept = e(m('user', [{ type: 'text', text: 'and now?' }]));
     const answer = e(m('assistant', [{ type: 'text', text: '## Cause\nA missing semicolon.' }]));
     // the checkpoint is stored after the tail it was made with
-    const checkpoint = e(m('user', [{ type: 'text', text: '[Context checkpoint — compaction c_1]\nThe earlier part…\n\n---\n\n## Goal\nFix the parser.' }], { kind: 'checkpoint' }));
+    const checkpoint = e(
+      m('user', [{ type: 'text', text: '[Context checkpoint — compaction c_1]\nThe earlier part…\n\n---\n\n## Goal\nFix the parser.' }], {
+        kind: 'checkpoint',
+      }),
+    );
     const md = sessionMarkdown(info, [q, call, result, kept, answer, checkpoint]);
 
     expect(md.endsWith('\n')).toBe(true);

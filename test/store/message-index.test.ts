@@ -26,18 +26,34 @@ afterEach(() => {
 
 function talk(): void {
   const [call, result] = toolPair('Bash', { command: 'make pelican' }, 'built the pelican target');
-  for (const m of [user('we talked about the albatross plan'), assistant('the albatross plan is fine'), user('and the pelican build?'), call, result, assistant('done')]) store.appendMessage('s', m, 3);
+  for (const m of [
+    user('we talked about the albatross plan'),
+    assistant('the albatross plan is fine'),
+    user('and the pelican build?'),
+    call,
+    result,
+    assistant('done'),
+  ])
+    store.appendMessage('s', m, 3);
 }
 
 describe('the message index', () => {
   it('finds a message as soon as it is written, marked as not archived; archived once a compaction hides it', () => {
     talk();
     const before = store.searchArchive('albatross', { sessionId: 's', ...page });
-    expect(before.map((h) => [h.label, h.archived])).toEqual(expect.arrayContaining([['user message', false], ['assistant message', false]]));
+    expect(before.map((h) => [h.label, h.archived])).toEqual(
+      expect.arrayContaining([
+        ['user message', false],
+        ['assistant message', false],
+      ]),
+    );
     expect(before).toHaveLength(2);
     expect(store.searchArchive('albatross', { sessionId: 's', ...page, archivedOnly: true })).toEqual([]);
     // a tool result is labelled by its call
-    expect(store.searchArchive('pelican target', { sessionId: 's', ...page })[0]).toMatchObject({ label: 'tool result of Bash `make pelican`', archived: false });
+    expect(store.searchArchive('pelican target', { sessionId: 's', ...page })[0]).toMatchObject({
+      label: 'tool result of Bash `make pelican`',
+      archived: false,
+    });
 
     store.applyCompaction('s', autoChange(store.loadVisible('s'), 1)!);
     const after = store.searchArchive('albatross', { sessionId: 's', ...page });

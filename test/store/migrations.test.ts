@@ -50,8 +50,30 @@ function writeVersion1Database(path: string): void {
   );
   const text = (t: string) => JSON.stringify([{ type: 'text', text: t }]);
   insert.run('old', 'm1', 1, null, 'user', 'normal', text('migrate the flamingo module'), 5, 1, 'c1');
-  insert.run('old', 'm2', 2, null, 'assistant', 'normal', JSON.stringify([{ type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'make flamingo' } }]), 5, 2, 'c1');
-  insert.run('old', 'm3', 3, null, 'user', 'normal', JSON.stringify([{ type: 'tool_result', toolUseId: 'tu1', content: 'flamingo built', isError: false }]), 5, 3, 'c1');
+  insert.run(
+    'old',
+    'm2',
+    2,
+    null,
+    'assistant',
+    'normal',
+    JSON.stringify([{ type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'make flamingo' } }]),
+    5,
+    2,
+    'c1',
+  );
+  insert.run(
+    'old',
+    'm3',
+    3,
+    null,
+    'user',
+    'normal',
+    JSON.stringify([{ type: 'tool_result', toolUseId: 'tu1', content: 'flamingo built', isError: false }]),
+    5,
+    3,
+    'c1',
+  );
   insert.run('old', 'cp', 4, 0, 'user', 'checkpoint', text('the summary'), 5, 4, null);
   insert.run(
     'old',
@@ -97,7 +119,13 @@ describe('schema migrations', () => {
     writeVersion1Database(file);
     const store = openStore(file);
     expect(version(file)).toBe(SCHEMA_VERSION);
-    expect(store.getSession('old')).toMatchObject({ title: 'an old session', messageCount: 6, visibleCount: 3, compactionCount: 2, meta: { compaction: { failures: 0 } } });
+    expect(store.getSession('old')).toMatchObject({
+      title: 'an old session',
+      messageCount: 6,
+      visibleCount: 3,
+      compactionCount: 2,
+      meta: { compaction: { failures: 0 } },
+    });
     expect(store.loadVisible('old').map((m) => m.id)).toEqual(['cp', 'm5', 'm6']);
     expect(store.listCompactions('old').map((c) => c.id)).toEqual(['c1', 'c2']);
 
@@ -105,7 +133,9 @@ describe('schema migrations', () => {
     expect(new Set(hits.map((h) => h.id))).toEqual(new Set(['m1', 'm2', 'm3', 'tx1']));
     // the visible messages are indexed too (schema 7), marked as not archived
     const all = store.searchArchive('flamingo', { sessionId: 'old', limit: 10, offset: 0 });
-    expect(all.filter((h) => !h.archived).map((h) => h.id)).toEqual(expect.arrayContaining(all.filter((h) => !['m1', 'm2', 'm3', 'tx1'].includes(h.id)).map((h) => h.id)));
+    expect(all.filter((h) => !h.archived).map((h) => h.id)).toEqual(
+      expect.arrayContaining(all.filter((h) => !['m1', 'm2', 'm3', 'tx1'].includes(h.id)).map((h) => h.id)),
+    );
     expect(hits.find((h) => h.id === 'm3')!.label).toBe('tool result of Bash `make flamingo`');
     expect(hits.find((h) => h.id === 'tx1')).toMatchObject({ kind: 'tool_output', label: 'FileRead output `src/flamingo.ts` (cleared)', createdAt: 6 });
     expect(store.getArchived('tx1')!.text).toBe('export const flamingo = pinkBird();');

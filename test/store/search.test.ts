@@ -91,13 +91,32 @@ describe('searchArchive', () => {
     archiveConversation('a', [user('the ocelot in session a'), assistant('ok')]);
     archiveConversation('b', [user('the ocelot in session b'), assistant('ok')]);
     expect(store.searchArchive('ocelot', { sessionId: 'a', ...page }).map((h) => h.sessionId)).toEqual(['a']);
-    expect(store.searchArchive('ocelot', page).map((h) => h.sessionId).sort()).toEqual(['a', 'b']);
+    expect(
+      store
+        .searchArchive('ocelot', page)
+        .map((h) => h.sessionId)
+        .sort(),
+    ).toEqual(['a', 'b']);
     expect(store.searchArchive('ocelot', { sessionId: 'zzz', ...page })).toEqual([]);
   });
 
   it('never lets FTS5 syntax from free text escape, and refuses an empty query clearly', () => {
     archiveConversation('s', [user('grep for "AND" OR NOT near(foo) in src/*.ts -- col:val ^start'), assistant('ok')]);
-    const nasty = ['AND', 'OR NOT', '"unbalanced', 'near(foo', 'col:val', '^start', '-minus', 'src/*.ts', 'a AND (b OR', 'foo* bar*', "it's", '{x y}', 'NEAR("a" "b", 3)'];
+    const nasty = [
+      'AND',
+      'OR NOT',
+      '"unbalanced',
+      'near(foo',
+      'col:val',
+      '^start',
+      '-minus',
+      'src/*.ts',
+      'a AND (b OR',
+      'foo* bar*',
+      "it's",
+      '{x y}',
+      'NEAR("a" "b", 3)',
+    ];
     for (const q of nasty) {
       expect(() => store.searchArchive(q, page), q).not.toThrow();
     }

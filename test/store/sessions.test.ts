@@ -71,7 +71,13 @@ describe('messages round trip', () => {
         kind: 'normal',
         createdAt: 4,
         blocks: [
-          { type: 'tool_result', toolUseId: 'tu1', content: '[Bash output cleared — Recall id tx_1]', isError: false, cleared: { archiveId: 'tx_1', originalTokens: 999 } },
+          {
+            type: 'tool_result',
+            toolUseId: 'tu1',
+            content: '[Bash output cleared — Recall id tx_1]',
+            isError: false,
+            cleared: { archiveId: 'tx_1', originalTokens: 999 },
+          },
           { type: 'tool_result', toolUseId: 'tu2', content: 'ENOENT', isError: true },
         ],
       },
@@ -227,7 +233,12 @@ describe('sessions', () => {
       store.applyCompaction(id, auto);
       store.recordCompactionFailure(id, { ...auto.record, id: `${auto.record.id}-f`, status: 'failed', reason: 'timeout' });
     }
-    expect(store.searchArchive('zebra', { limit: 10, offset: 0 }).map((h) => h.sessionId).sort()).toEqual(['gone', 'kept']);
+    expect(
+      store
+        .searchArchive('zebra', { limit: 10, offset: 0 })
+        .map((h) => h.sessionId)
+        .sort(),
+    ).toEqual(['gone', 'kept']);
     store.deleteSession('gone');
     expectStoreError(() => store.deleteSession('gone'), 'not_found');
     expect(store.getSession('gone')).toBeUndefined();
@@ -237,7 +248,10 @@ describe('sessions', () => {
     const db = new Database(file, { readonly: true });
     for (const table of ['messages', 'compactions', 'tool_output_archive', 'archive_index']) {
       const rows = db.prepare(`SELECT session_id, count(*) AS n FROM ${table} GROUP BY session_id`).all();
-      expect(rows.every((r) => (r as { session_id: string }).session_id === 'kept'), table).toBe(true);
+      expect(
+        rows.every((r) => (r as { session_id: string }).session_id === 'kept'),
+        table,
+      ).toBe(true);
     }
     const ftsRows = db.prepare('SELECT count(*) FROM archive_fts').pluck().get();
     const indexRows = db.prepare('SELECT count(*) FROM archive_index').pluck().get();

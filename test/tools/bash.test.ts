@@ -35,11 +35,7 @@ async function diesSoon(pid: number, withinMs = 3000): Promise<boolean> {
   return true;
 }
 
-const readPids = (file: string): number[] =>
-  readFileSync(file, 'utf8')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number);
+const readPids = (file: string): number[] => readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number);
 
 describe('Bash', () => {
   it('interleaves stdout and stderr in the order they were written', async () => {

@@ -70,7 +70,11 @@ describe('FileRead', () => {
 
   it('refuses binary files, naming known kinds', async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
-    const root = tree({ 'img.png': png, 'blob.bin': Buffer.from('abc\0def'), 'ctrl.dat': Buffer.from(Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? 1 : 65))) });
+    const root = tree({
+      'img.png': png,
+      'blob.bin': Buffer.from('abc\0def'),
+      'ctrl.dat': Buffer.from(Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? 1 : 65))),
+    });
     const img = await call(tool, { path: 'img.png' }, ctx(root));
     expect(img).toEqual({ content: 'img.png is a binary file (PNG image) of 12 B; FileRead only reads text files.', isError: true });
     expect((await call(tool, { path: 'blob.bin' }, ctx(root))).content).toMatch(/^blob\.bin is a binary file of 7 B/);
@@ -88,9 +92,15 @@ describe('FileRead', () => {
     expect(missing.isError).toBe(true);
     expect(missing.content).toBe('src/Index.ts: no such file or directory. Did you mean: src/index.ts?');
     const dir = await call(tool, { path: 'src' }, ctx(root));
-    expect(dir).toEqual({ content: 'src is a directory, not a file. To list its files use Glob with pattern "src/*" (or "src/**/*" for everything below it).', isError: true });
+    expect(dir).toEqual({
+      content: 'src is a directory, not a file. To list its files use Glob with pattern "src/*" (or "src/**/*" for everything below it).',
+      isError: true,
+    });
     expect(await call(tool, { path: 'empty.txt' }, ctx(root))).toEqual({ content: 'empty.txt is empty (0 bytes).', isError: false });
-    expect(await call(tool, { path: 'src/index.ts', offset: 5 }, ctx(root))).toEqual({ content: 'src/index.ts has 1 lines; offset=5 is past the end.', isError: true });
+    expect(await call(tool, { path: 'src/index.ts', offset: 5 }, ctx(root))).toEqual({
+      content: 'src/index.ts has 1 lines; offset=5 is past the end.',
+      isError: true,
+    });
   });
 
   it.skipIf(process.getuid?.() === 0)('reports permission denied', async () => {
@@ -138,6 +148,9 @@ describe('FileRead on special files', () => {
   it('refuses a FIFO instead of blocking on it', async () => {
     const root = tree();
     execFileSync('mkfifo', [join(root, 'pipe')]);
-    expect(await call(tool, { path: 'pipe' }, ctx(root))).toEqual({ content: 'pipe is not a regular file (a device, socket or pipe); FileRead only reads files.', isError: true });
+    expect(await call(tool, { path: 'pipe' }, ctx(root))).toEqual({
+      content: 'pipe is not a regular file (a device, socket or pipe); FileRead only reads files.',
+      isError: true,
+    });
   });
 });

@@ -39,7 +39,17 @@ describe('Glob', () => {
   it('honours root and nested .gitignore, leaves .git out, includes hidden files', async () => {
     const root = project();
     const all = await list({ pattern: '**/*' }, root);
-    expect(all).toEqual(['.github/workflows/ci.yml', '.gitignore', 'a.ts', 'b.js', 'lib/out/y.ts', 'src/c.ts', 'src/d.tsx', 'src/gen/.gitignore', 'src/gen/keep.ts']);
+    expect(all).toEqual([
+      '.github/workflows/ci.yml',
+      '.gitignore',
+      'a.ts',
+      'b.js',
+      'lib/out/y.ts',
+      'src/c.ts',
+      'src/d.tsx',
+      'src/gen/.gitignore',
+      'src/gen/keep.ts',
+    ]);
     // a literal path to an ignored file is not listed either
     expect((await call(glob, { pattern: 'node_modules/pkg/index.ts' }, ctx(root))).content).toMatch(/^No files match/);
     expect((await call(glob, { pattern: 'src/gen/skip.ts' }, ctx(root))).content).toMatch(/^No files match/);
@@ -66,9 +76,14 @@ describe('Glob', () => {
   it('explains no match, a directory pattern, a bad path', async () => {
     const root = project();
     expect(await call(glob, { pattern: '*.py' }, ctx(root))).toEqual({ content: 'No files match "*.py" in the working directory.', isError: false });
-    expect((await call(glob, { pattern: 'src' }, ctx(root))).content).toBe('No files match "src" in the working directory. "src" is a directory; Glob lists files, so use "src/**/*" to see what it holds.');
+    expect((await call(glob, { pattern: 'src' }, ctx(root))).content).toBe(
+      'No files match "src" in the working directory. "src" is a directory; Glob lists files, so use "src/**/*" to see what it holds.',
+    );
     expect(await call(glob, { pattern: '*', path: 'missing' }, ctx(root))).toEqual({ content: 'missing: no such file or directory', isError: true });
-    expect(await call(glob, { pattern: '*', path: 'a.ts' }, ctx(root))).toEqual({ content: 'a.ts is a file, not a directory; path must be a directory to search in.', isError: true });
+    expect(await call(glob, { pattern: '*', path: 'a.ts' }, ctx(root))).toEqual({
+      content: 'a.ts is a file, not a directory; path must be a directory to search in.',
+      isError: true,
+    });
   });
 
   it('stops when cancelled', async () => {

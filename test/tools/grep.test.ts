@@ -39,7 +39,16 @@ describe('Grep (JavaScript engine)', () => {
     const out = await call(grep, { pattern: 'foo' }, ctx(root));
     expect(out.isError).toBe(false);
     expect(out.content.split('\n').sort()).toEqual(
-      ['.config/settings.json', 'docs/readme.md', 'important.log', 'lib/dist/kept.js', 'src/app.ts', 'src/foo.ts', 'src/sub/deep/x.ts', 'src/sub/keep.log'].sort(),
+      [
+        '.config/settings.json',
+        'docs/readme.md',
+        'important.log',
+        'lib/dist/kept.js',
+        'src/app.ts',
+        'src/foo.ts',
+        'src/sub/deep/x.ts',
+        'src/sub/keep.log',
+      ].sort(),
     );
   });
 
@@ -68,7 +77,9 @@ describe('Grep (JavaScript engine)', () => {
   it('shows context lines with -- between groups', async () => {
     const root = tree({ 'f.txt': 'a\nb\nmatch 1\nc\nd\ne\nf\ng\nmatch 2\nh\n', 'g.txt': 'match 3\nz\n' });
     const out = await call(grep, { pattern: 'match', outputMode: 'lines', contextLines: 1 }, ctx(root));
-    expect(out.content).toBe(['f.txt-2-b', 'f.txt:3:match 1', 'f.txt-4-c', '--', 'f.txt-8-g', 'f.txt:9:match 2', 'f.txt-10-h', '--', 'g.txt:1:match 3', 'g.txt-2-z'].join('\n'));
+    expect(out.content).toBe(
+      ['f.txt-2-b', 'f.txt:3:match 1', 'f.txt-4-c', '--', 'f.txt-8-g', 'f.txt:9:match 2', 'f.txt-10-h', '--', 'g.txt:1:match 3', 'g.txt-2-z'].join('\n'),
+    );
   });
 
   it('merges overlapping context windows', async () => {
@@ -99,9 +110,13 @@ describe('Grep (JavaScript engine)', () => {
     expect(files.content.split('\n').slice(0, 5)).toHaveLength(5);
     expect(files.content).toContain('(12 files match; showing the 5 most recently modified, 7 more not shown.');
     const lines = await call(grep, { pattern: 'hit', outputMode: 'lines', maxResults: 4 }, ctx(root));
-    expect(lines.content).toBe('f00.txt:1:hit\nf00.txt:2:hit\nf00.txt:3:hit\nf01.txt:1:hit\n\n(showing 4 of 36 matching lines in 12 files; 32 not shown. Narrow the pattern, path or glob, or raise maxResults.)');
+    expect(lines.content).toBe(
+      'f00.txt:1:hit\nf00.txt:2:hit\nf00.txt:3:hit\nf01.txt:1:hit\n\n(showing 4 of 36 matching lines in 12 files; 32 not shown. Narrow the pattern, path or glob, or raise maxResults.)',
+    );
     const count = await call(grep, { pattern: 'hit', outputMode: 'count', maxResults: 2 }, ctx(root));
-    expect(count.content).toBe('f00.txt:3\nf01.txt:3\n\nTotal: 36 matching lines in 12 files (10 more files not shown; narrow the search or raise maxResults).');
+    expect(count.content).toBe(
+      'f00.txt:3\nf01.txt:3\n\nTotal: 36 matching lines in 12 files (10 more files not shown; narrow the search or raise maxResults).',
+    );
   });
 
   it('rejects an invalid regex, naming the pattern and the complaint', async () => {
@@ -126,7 +141,9 @@ describe('Grep (JavaScript engine)', () => {
 
   it('searches one file, refusing a binary or huge one with a reason', async () => {
     const root = repo();
-    expect((await call(grep, { pattern: 'foo', path: 'src/app.ts', outputMode: 'count' }, ctx(root))).content).toBe('src/app.ts:2\n\nTotal: 2 matching lines in 1 file.');
+    expect((await call(grep, { pattern: 'foo', path: 'src/app.ts', outputMode: 'count' }, ctx(root))).content).toBe(
+      'src/app.ts:2\n\nTotal: 2 matching lines in 1 file.',
+    );
     // an explicitly named file is searched even when ignored
     expect((await call(grep, { pattern: 'foo', path: 'debug.log' }, ctx(root))).content).toBe('debug.log');
     const bin = await call(grep, { pattern: 'foo', path: 'bin/tool' }, ctx(root));

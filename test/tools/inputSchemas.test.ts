@@ -8,8 +8,7 @@ import { ToolInputError } from '../../src/tools/types.js';
 
 const tools = createTools({ bash: { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } });
 
-const SCHEMAS: Record<string, unknown> = 
-{
+const SCHEMAS: Record<string, unknown> = {
   FileRead: {
     type: 'object',
     properties: {
@@ -112,7 +111,8 @@ const SCHEMAS: Record<string, unknown> =
         type: 'boolean',
       },
       outputMode: {
-        description: '"files" (default): paths of matching files, most recently modified first. "lines": matching lines as path:line:text. "count": path:number of matching lines.',
+        description:
+          '"files" (default): paths of matching files, most recently modified first. "lines": matching lines as path:line:text. "count": path:number of matching lines.',
         type: 'string',
         enum: ['files', 'lines', 'count'],
       },
@@ -161,7 +161,8 @@ const SCHEMAS: Record<string, unknown> =
         minLength: 1,
       },
       offset: {
-        description: 'With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.',
+        description:
+          'With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.',
         type: 'integer',
         minimum: 0,
       },
@@ -199,7 +200,11 @@ const INVALID: Array<[string, unknown, string]> = [
   ['FileRead', [], 'FileRead: the input must be a JSON object'],
   ['Edit', { path: 'a' }, 'Edit: invalid input: missing required field "old_string"; missing required field "new_string"'],
   ['Edit', { path: 'a', old_string: 1, new_string: 'x' }, 'Edit: invalid input: "old_string": Invalid input: expected string, received number (got 1)'],
-  ['Edit', { path: 'a', old_string: 'x', new_string: 'y', replace_all: 'yes' }, 'Edit: invalid input: "replace_all": Invalid input: expected boolean, received string (got "yes")'],
+  [
+    'Edit',
+    { path: 'a', old_string: 'x', new_string: 'y', replace_all: 'yes' },
+    'Edit: invalid input: "replace_all": Invalid input: expected boolean, received string (got "yes")',
+  ],
   ['Write', { path: 'a' }, 'Write: invalid input: missing required field "content"'],
   ['Write', { content: 'x' }, 'Write: invalid input: missing required field "path"'],
   ['Write', { path: '', content: 'x' }, 'Write: invalid input: "path": Too small: expected string to have >=1 characters (got "")'],
@@ -254,7 +259,12 @@ describe('tool input schemas', () => {
   it('drops unknown fields, converts numbers and booleans sent as strings, and caps the Bash timeout', () => {
     expect(tool('FileRead').parse({ path: 'a', extra: 1 })).toStrictEqual({ path: 'a' });
     expect(tool('FileRead').parse({ path: 'a', offset: '3' })).toStrictEqual({ path: 'a', offset: 3 });
-    expect(tool('Edit').parse({ path: 'a', old_string: 'x', new_string: 'y', replace_all: 'true' })).toStrictEqual({ path: 'a', old_string: 'x', new_string: 'y', replace_all: true });
+    expect(tool('Edit').parse({ path: 'a', old_string: 'x', new_string: 'y', replace_all: 'true' })).toStrictEqual({
+      path: 'a',
+      old_string: 'x',
+      new_string: 'y',
+      replace_all: true,
+    });
     expect(tool('Bash').parse({ command: 'x', timeout: '10' })).toStrictEqual({ command: 'x', timeout: 10 });
     expect(tool('Bash').parse({ command: 'x', timeout: 99_999_999 })).toStrictEqual({ command: 'x', timeout: 600_000 });
   });

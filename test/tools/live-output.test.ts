@@ -15,7 +15,11 @@ describe('live Bash output', () => {
     const bash = tools.find((t) => t.name === 'Bash')!;
     const pieces: Array<{ at: number; text: string }> = [];
     const started = Date.now();
-    const out = await call(bash, { command: 'echo first; echo pw=hunter2; sleep 0.5; for i in $(seq 1 40); do echo line-$i; done' }, ctx(dir, { onProgress: (text) => pieces.push({ at: Date.now() - started, text }) }));
+    const out = await call(
+      bash,
+      { command: 'echo first; echo pw=hunter2; sleep 0.5; for i in $(seq 1 40); do echo line-$i; done' },
+      ctx(dir, { onProgress: (text) => pieces.push({ at: Date.now() - started, text }) }),
+    );
     const streamed = pieces.map((p) => p.text).join('');
     expect(streamed).toContain('first\n');
     expect(streamed).toContain('line-40');

@@ -98,7 +98,10 @@ describe('ReadBoundary.authorize', () => {
       return answer;
     };
     const b = boundary();
-    expect(await b.authorize(call(join(outside, 'notes.txt')), 'ask', approver, signal)).toEqual({ ok: false, message: expect.stringContaining('said: not there') });
+    expect(await b.authorize(call(join(outside, 'notes.txt')), 'ask', approver, signal)).toEqual({
+      ok: false,
+      message: expect.stringContaining('said: not there'),
+    });
     expect(asked[0]!.summary).toContain('is outside the working directory');
     answer = { kind: 'allow_tool' };
     expect(await b.authorize(call(join(outside, 'notes.txt')), 'ask', approver, signal)).toEqual({ ok: true });
@@ -135,7 +138,10 @@ describe('ReadBoundary.authorize', () => {
     answers.push({ kind: 'allow_tool' });
     expect(await wide.authorize(call(join(home, 'notes.txt')), 'ask', approver, signal)).toEqual({ ok: true });
     expect(asked[5]!.sessionScope).toBe('~/');
-    expect(await wide.authorize(call('~/.aws/credentials'), 'ask', approver, signal)).toMatchObject({ ok: false, message: expect.stringContaining('secrets are never read') });
+    expect(await wide.authorize(call('~/.aws/credentials'), 'ask', approver, signal)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('secrets are never read'),
+    });
     expect(asked).toHaveLength(6);
   });
 });

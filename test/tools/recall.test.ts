@@ -23,7 +23,13 @@ class MemoryArchive implements RecallSource {
       .filter((x) => x.score > 0)
       .sort((a, b) => b.score - a.score)
       .slice(opts.offset, opts.offset + opts.limit)
-      .map(({ it }) => ({ id: it.id, label: it.label, snippet: it.text.slice(0, 80), sessionId: it.sessionId ?? 's1', createdAt: it.createdAt ?? Date.UTC(2025, 0, 2, 3, 4) }));
+      .map(({ it }) => ({
+        id: it.id,
+        label: it.label,
+        snippet: it.text.slice(0, 80),
+        sessionId: it.sessionId ?? 's1',
+        createdAt: it.createdAt ?? Date.UTC(2025, 0, 2, 3, 4),
+      }));
   }
   get(id: string) {
     const it = this.items.find((x) => x.id === id);
@@ -135,7 +141,7 @@ describe('Recall', () => {
     expect(recall.compactable).toBe(true);
   });
 
-  it('keeps a page of hits within the call\'s result limit (the spill threshold), with the offset to read on', async () => {
+  it("keeps a page of hits within the call's result limit (the spill threshold), with the offset to read on", async () => {
     const many = new MemoryArchive(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, label: 'user message', text: `needle ${i} ${'word '.repeat(20)}` })));
     const page = await call(createRecallTool() as AnyTool, { query: 'needle', limit: 50 }, ctx('/', { recall: many, resultChars: 2_000 }));
     expect(page.content.length).toBeLessThanOrEqual(2_000);

@@ -26,7 +26,15 @@ describe('tool registry', () => {
   it('gives providers clean JSON schemas', () => {
     const specs = toolSpecs(createTools({ bash: bashOpts }));
     const required = Object.fromEntries(specs.map((s) => [s.name, s.inputSchema.required ?? []]));
-    expect(required).toEqual({ FileRead: ['path'], Edit: ['path', 'old_string', 'new_string'], Write: ['path', 'content'], Bash: ['command'], Grep: ['pattern'], Glob: ['pattern'], Recall: [] });
+    expect(required).toEqual({
+      FileRead: ['path'],
+      Edit: ['path', 'old_string', 'new_string'],
+      Write: ['path', 'content'],
+      Bash: ['command'],
+      Grep: ['pattern'],
+      Glob: ['pattern'],
+      Recall: [],
+    });
     for (const s of specs) {
       expect(s.inputSchema.type).toBe('object');
       const json = JSON.stringify(s.inputSchema);

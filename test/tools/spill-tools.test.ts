@@ -39,9 +39,19 @@ describe('the spill rule for each built-in tool', () => {
       cwd: project,
       gate: { authorize: async () => ({ ok: true }) },
       recall: archiveRecall(store, 's1', () => false),
-      spill: archiveSpill(store, () => 's1', () => ({ spillTokens, spillTokensByTool: {} })),
+      spill: archiveSpill(
+        store,
+        () => 's1',
+        () => ({ spillTokens, spillTokensByTool: {} }),
+      ),
     } as unknown as LoopOptions;
-    const { results } = await runTools([{ type: 'tool_use', id: `tu${++n}`, name, input }], new Map([[name, tool(name)]]), opts, new AbortController().signal, () => undefined);
+    const { results } = await runTools(
+      [{ type: 'tool_use', id: `tu${++n}`, name, input }],
+      new Map([[name, tool(name)]]),
+      opts,
+      new AbortController().signal,
+      () => undefined,
+    );
     return results[0]!;
   }
   /** What the tool itself returns for the input, outside the result path. */
@@ -51,7 +61,10 @@ describe('the spill rule for each built-in tool', () => {
   };
 
   it('Grep: a result over the threshold is spilled, the archive holds exactly the text Grep produced', async () => {
-    writeFileSync(join(project, 'big.log'), Array.from({ length: 1_500 }, (_, i) => `event ${i + 1}: NEEDLE found in the haystack of line ${i + 1}`).join('\n'));
+    writeFileSync(
+      join(project, 'big.log'),
+      Array.from({ length: 1_500 }, (_, i) => `event ${i + 1}: NEEDLE found in the haystack of line ${i + 1}`).join('\n'),
+    );
     const input = { pattern: 'NEEDLE', outputMode: 'lines', maxResults: 1_200 };
     const whole = await direct('Grep', input);
     expect(whole.length).toBeGreaterThan(8_000);

@@ -69,9 +69,19 @@ describe('spilling through the result path, read back by Recall', () => {
     const opts = {
       cwd: '/repo',
       gate: { authorize: async () => ({ ok: true }) },
-      spill: archiveSpill(store, () => 's1', () => ({ spillTokens: 2_000, spillTokensByTool: {} })),
+      spill: archiveSpill(
+        store,
+        () => 's1',
+        () => ({ spillTokens: 2_000, spillTokensByTool: {} }),
+      ),
     } as unknown as LoopOptions;
-    const { results } = await runTools([{ type: 'tool_use', id: 'tu1', name: 'Big', input: {} }], new Map([['Big', big]]), opts, new AbortController().signal, () => undefined);
+    const { results } = await runTools(
+      [{ type: 'tool_use', id: 'tu1', name: 'Big', input: {} }],
+      new Map([['Big', big]]),
+      opts,
+      new AbortController().signal,
+      () => undefined,
+    );
     return results[0]!.content;
   }
 
@@ -88,9 +98,19 @@ describe('spilling through the result path, read back by Recall', () => {
     expect(store.spilled.get('s1', 'o1')!.content).not.toContain('sk-ant-api03');
     const read = recall('s1');
     const range = await read({ id: 'o1', offset: 2500, limit: 3 });
-    expect(range.content.split('\n').slice(0, 4)).toEqual([expect.stringContaining('lines 2,500-2,502 of 6,001'), 'line 2500: ok', 'line 2501: ok', 'line 2502: ok']);
+    expect(range.content.split('\n').slice(0, 4)).toEqual([
+      expect.stringContaining('lines 2,500-2,502 of 6,001'),
+      'line 2500: ok',
+      'line 2501: ok',
+      'line 2502: ok',
+    ]);
     const grep = await read({ id: 'o1', pattern: 'ERROR', context: 0 });
-    expect(grep.content.split('\n').slice(1).filter((l) => l !== '--')).toEqual([1000, 2000, 3000, 4000, 5000, 6000].map((n) => `${String(n).padStart(4)}: line ${n}: ERROR boom`));
+    expect(
+      grep.content
+        .split('\n')
+        .slice(1)
+        .filter((l) => l !== '--'),
+    ).toEqual([1000, 2000, 3000, 4000, 5000, 6000].map((n) => `${String(n).padStart(4)}: line ${n}: ERROR boom`));
     expect(store.searchArchive('boom', { sessionId: 's1', limit: 5, offset: 0 }).map((h) => h.id)).toEqual(['o1']);
   });
 
@@ -99,9 +119,19 @@ describe('spilling through the result path, read back by Recall', () => {
     const opts = {
       cwd: tmp.dir,
       gate: { authorize: async () => ({ ok: true }) },
-      spill: archiveSpill(store, () => 's1', () => ({ spillTokens: 2_000, spillTokensByTool: {} })),
+      spill: archiveSpill(
+        store,
+        () => 's1',
+        () => ({ spillTokens: 2_000, spillTokensByTool: {} }),
+      ),
     } as unknown as LoopOptions;
-    const { results } = await runTools([{ type: 'tool_use', id: 'tu9', name: 'Bash', input: { command: 'seq 100001 120000' } }], new Map([['Bash', bash]]), opts, new AbortController().signal, () => undefined);
+    const { results } = await runTools(
+      [{ type: 'tool_use', id: 'tu9', name: 'Bash', input: { command: 'seq 100001 120000' } }],
+      new Map([['Bash', bash]]),
+      opts,
+      new AbortController().signal,
+      () => undefined,
+    );
     expect(results[0]!.content).toMatch(/^\[output o1: 20,000 lines/);
     expect(results[0]!.content.endsWith('120000')).toBe(true);
     const archived = store.spilled.get('s1', 'o1')!;

@@ -15,7 +15,12 @@ describe('the app driven through a whole turn', () => {
     await app.press(...'list files'.split(''), KEYS.enter);
     expect(c.submitted).toEqual(['list files']);
 
-    c.emit({ type: 'busy', busy: true }, { type: 'message', message: msg('user', [text('list files')]) }, { type: 'turn_start', turnId: 't1' }, { type: 'request_start', step: 1, attempt: 1 });
+    c.emit(
+      { type: 'busy', busy: true },
+      { type: 'message', message: msg('user', [text('list files')]) },
+      { type: 'turn_start', turnId: 't1' },
+      { type: 'request_start', step: 1, attempt: 1 },
+    );
     await app.waitForText('❯ list files');
     await app.waitForText('Thinking…');
 
@@ -114,10 +119,7 @@ describe('the app driven through a whole turn', () => {
   it('shows the retry row, the error row and the continuation note', async () => {
     const c = new FakeController();
     const app = renderApp(c);
-    c.emit(
-      { type: 'turn_start', turnId: 't' },
-      { type: 'retry', attempt: 2, maxAttempts: 5, delayMs: 4000, kind: 'overloaded', message: 'Overloaded' },
-    );
+    c.emit({ type: 'turn_start', turnId: 't' }, { type: 'retry', attempt: 2, maxAttempts: 5, delayMs: 4000, kind: 'overloaded', message: 'Overloaded' });
     await app.waitForText('Overloaded — retrying in 4s (2/5)');
     c.emit({ type: 'continuation', count: 1, max: 3 }, { type: 'error', kind: 'auth', message: 'invalid x-api-key' });
     await app.waitForText('✗ Error: invalid x-api-key');

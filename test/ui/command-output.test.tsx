@@ -59,7 +59,11 @@ describe('command outputs', () => {
     const f = await show('/cost', {
       kind: 'cost',
       rows: [
-        { model: 'gpt-5.4', usage: { inputTokens: 2_000, outputTokens: 3_000, cacheReadTokens: 40_000, cacheWriteTokens: 0, thinkingTokens: 2_500 }, usd: 0.04 },
+        {
+          model: 'gpt-5.4',
+          usage: { inputTokens: 2_000, outputTokens: 3_000, cacheReadTokens: 40_000, cacheWriteTokens: 0, thinkingTokens: 2_500 },
+          usd: 0.04,
+        },
         { model: 'claude-sonnet-5-5', usage: { inputTokens: 1_000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0.01 },
       ],
       totalUsd: 0.05,

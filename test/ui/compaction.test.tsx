@@ -84,14 +84,20 @@ describe('compaction in the app', () => {
   it('a skipped manual compaction is reported, a skipped automatic one is not', async () => {
     const c = new FakeController();
     const app = renderApp(c);
-    c.emit({ type: 'compaction_skipped', trigger: 'auto', reason: 'cooldown' }, { type: 'compaction_skipped', trigger: 'manual', reason: 'nothing to compact yet' });
+    c.emit(
+      { type: 'compaction_skipped', trigger: 'auto', reason: 'cooldown' },
+      { type: 'compaction_skipped', trigger: 'manual', reason: 'nothing to compact yet' },
+    );
     await app.waitForText('Compaction (manual) skipped: nothing to compact yet');
     expect(app.frame()).not.toContain('cooldown');
   });
 
   it('a checkpoint in a resumed history shows as such, with the receipt', async () => {
     const c = new FakeController();
-    const checkpoint = msg('user', [text('# Checkpoint\n\nGoal: ship the parser\nDone: tokenizer\nNext: tests\nline\nline\nline\nline')], { kind: 'checkpoint', createdAt: 1_700_000_000_500 });
+    const checkpoint = msg('user', [text('# Checkpoint\n\nGoal: ship the parser\nDone: tokenizer\nNext: tests\nline\nline\nline\nline')], {
+      kind: 'checkpoint',
+      createdAt: 1_700_000_000_500,
+    });
     c.transcript = [checkpoint, msg('user', [text('continue')], { createdAt: 1_700_000_001_000 })];
     const app = renderApp(c);
     await app.waitForText('⎔ Checkpoint — the conversation above this point was summarized');

@@ -25,7 +25,10 @@ async function show(columns: number): Promise<string[]> {
   await app.waitForText('context left');
   c.emit({ type: 'command_output', command: '/context', output });
   await app.waitForText('Reserved for the reply');
-  return app.frame().split('\n').filter((l) => /\d%$/.test(l.trim()));
+  return app
+    .frame()
+    .split('\n')
+    .filter((l) => /\d%$/.test(l.trim()));
 }
 
 describe('/context', () => {

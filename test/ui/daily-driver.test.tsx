@@ -54,7 +54,10 @@ describe('keys people expect', () => {
     await tick(20);
     expect(c.interrupts).toBe(2);
     expect(c.exits).toBe(0);
-    c.emit({ type: 'turn_end', reason: 'aborted', steps: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: '' }, { type: 'busy', busy: false });
+    c.emit(
+      { type: 'turn_end', reason: 'aborted', steps: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: '' },
+      { type: 'busy', busy: false },
+    );
     await waitFor(() => !app.frame().includes('esc to interrupt'), app.frame);
     // idle again: Ctrl+C arms, a second one exits
     await app.press(KEYS.ctrl('c'));
@@ -177,7 +180,14 @@ describe('! shell mode in the prompt', () => {
     await app.waitForText('Shell git status');
     c.emit(
       { type: 'tool_end', id: 'sh1', name: 'Shell', output: { content: 'On branch main', isError: false }, durationMs: 40, status: 'done' },
-      { type: 'message', message: msg('user', [text('[The user ran a shell command in the terminal (not a request to you); command and output for reference]\n$ git status\n<output>\nOn branch main\n</output>')]) },
+      {
+        type: 'message',
+        message: msg('user', [
+          text(
+            '[The user ran a shell command in the terminal (not a request to you); command and output for reference]\n$ git status\n<output>\nOn branch main\n</output>',
+          ),
+        ]),
+      },
       { type: 'busy', busy: false },
     );
     await app.waitForText('⎿ On branch main');
@@ -218,7 +228,15 @@ describe('@ file mentions in the prompt', () => {
 
 describe('the /model picker', () => {
   const models = [
-    { name: 'claude-sonnet-4-5', provider: 'anthropic', contextWindow: 200_000, maxOutputTokens: 64_000, source: 'builtin' as const, inputUsdPerM: 3, outputUsdPerM: 15 },
+    {
+      name: 'claude-sonnet-4-5',
+      provider: 'anthropic',
+      contextWindow: 200_000,
+      maxOutputTokens: 64_000,
+      source: 'builtin' as const,
+      inputUsdPerM: 3,
+      outputUsdPerM: 15,
+    },
     { name: 'gpt-4o', provider: 'openai', contextWindow: 128_000, maxOutputTokens: 16_384, source: 'builtin' as const, inputUsdPerM: 2.5, outputUsdPerM: 10 },
     { name: 'qwen-local', provider: 'openai', contextWindow: 32_768, maxOutputTokens: 4_096, source: 'config' as const },
   ];
@@ -262,7 +280,12 @@ describe('live Bash output', () => {
     c.emit({ type: 'tool_progress', id: 'b1', text: `${lines.slice(3).join('\n')}\n` });
     await app.waitForText('test line 30');
     expect(app.frame()).not.toContain('test line 20\n'); // only the last few lines are live
-    expect(app.frame().split('\n').filter((l) => l.includes('test line')).length).toBeLessThanOrEqual(5);
+    expect(
+      app
+        .frame()
+        .split('\n')
+        .filter((l) => l.includes('test line')).length,
+    ).toBeLessThanOrEqual(5);
     const modelCopy = `test line 1\n… [400 characters (26 lines) cut from the middle of the output] …\ntest line 30`;
     c.emit({ type: 'tool_end', id: 'b1', name: 'Bash', output: { content: modelCopy, isError: false }, durationMs: 900, status: 'done' });
     await app.waitForText('model got a cut copy (26 lines left out) · ctrl+o shows all');
@@ -277,7 +300,8 @@ describe("the SDK's model-deprecation warning", () => {
     const c = new FakeController();
     const app = renderApp(c);
     await app.waitForText('Ask for a change');
-    const warning = "The model 'claude-3-5-haiku' is deprecated and will reach end-of-life on 2026-01-01\nPlease migrate to a newer model. Visit https://docs.anthropic.com for more information.";
+    const warning =
+      "The model 'claude-3-5-haiku' is deprecated and will reach end-of-life on 2026-01-01\nPlease migrate to a newer model. Visit https://docs.anthropic.com for more information.";
     c.emit({ type: 'provider_notice', text: warning });
     await app.waitForText("ⓘ The model 'claude-3-5-haiku' is deprecated");
     expect(app.frame()).not.toContain('Please migrate');

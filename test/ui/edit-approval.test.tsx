@@ -117,7 +117,14 @@ describe('an applied edit in the transcript', () => {
     c.emit(
       { type: 'turn_start', turnId: 't' },
       { type: 'tool_start', id: 'w1', name: 'Write', input: { path: 'notes.md' }, summary: 'notes.md' },
-      { type: 'tool_end', id: 'w1', name: 'Write', output: { content: `Created notes.md (+30 −0)\n\n${formatUnified(diff)}`, isError: false }, durationMs: 12, status: 'done' },
+      {
+        type: 'tool_end',
+        id: 'w1',
+        name: 'Write',
+        output: { content: `Created notes.md (+30 −0)\n\n${formatUnified(diff)}`, isError: false },
+        durationMs: 12,
+        status: 'done',
+      },
     );
     await app.waitForText('notes.md +30 −0');
     expect(app.frame()).toContain('(new file)');

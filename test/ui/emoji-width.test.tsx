@@ -17,7 +17,10 @@ describe('a skin-toned emoji in the prompt box', () => {
     const text = 'ok 👍🏽 and 👋🏿 thanks';
     await app.press(text);
     await app.waitForText('thanks');
-    const row = app.frame().split('\n').find((l) => l.includes('❯ ok'))!;
+    const row = app
+      .frame()
+      .split('\n')
+      .find((l) => l.includes('❯ ok'))!;
     expect(row).not.toMatch(TONE);
     expect(row).toMatch(/thanks\s*│$/);
     await app.press(KEYS.enter);

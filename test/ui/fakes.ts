@@ -127,7 +127,10 @@ export async function waitFor(pred: () => boolean, describe: () => string = () =
 export class SizedStdout extends EventEmitter {
   readonly frames: string[] = [];
   isTTY = true;
-  constructor(public columns: number, public rows: number) {
+  constructor(
+    public columns: number,
+    public rows: number,
+  ) {
     super();
   }
   write = (frame: string): boolean => {

@@ -45,7 +45,13 @@ export interface Rendered {
   unmount: () => void;
 }
 
-function wrap(controller: FakeController, lastFrame: () => string | undefined, write: (s: string) => void, stdout: Rendered['stdout'], unmount: () => void): Rendered {
+function wrap(
+  controller: FakeController,
+  lastFrame: () => string | undefined,
+  write: (s: string) => void,
+  stdout: Rendered['stdout'],
+  unmount: () => void,
+): Rendered {
   const rawFrame = (): string => lastFrame() ?? '';
   const frame = (): string => stripAnsi(rawFrame());
   return {
@@ -77,7 +83,11 @@ export function renderApp(controller = new FakeController(), opts: AppOptions = 
 }
 
 /** Renders a tree into a terminal of the given size (debug mode: every frame holds the whole screen). */
-export function renderSized(tree: ReactElement, columns: number, rows = 30): { stdout: SizedStdout; stdin: FakeStdin; frame: () => string; unmount: () => void } {
+export function renderSized(
+  tree: ReactElement,
+  columns: number,
+  rows = 30,
+): { stdout: SizedStdout; stdin: FakeStdin; frame: () => string; unmount: () => void } {
   const stdout = new SizedStdout(columns, rows);
   const stdin = new FakeStdin();
   const instance = inkRender(tree, {

@@ -13,14 +13,21 @@ function scenario(): FakeController {
   c.usageView = usage({ state: 'warning', percentLeft: 15, notice: 'Auto compaction paused: it failed 3 times in a row' });
   c.transcript = [
     msg('user', [text(longLine)]),
-    msg('assistant', [text(`## Heading\n\n${longLine}\n\n- a list item that is also rather long, longer than sixty columns for sure\n\n\`\`\`\n${'x'.repeat(90)}\n\`\`\``)]),
+    msg('assistant', [
+      text(`## Heading\n\n${longLine}\n\n- a list item that is also rather long, longer than sixty columns for sure\n\n\`\`\`\n${'x'.repeat(90)}\n\`\`\``),
+    ]),
     msg('assistant', [{ type: 'tool_use', id: 't', name: 'Bash', input: { command: `grep -rn "something" ${'src/very/deep/path/'.repeat(4)}` } }]),
     msg('user', [{ type: 'tool_result', toolUseId: 't', content: `${'y'.repeat(200)}\nsecond`, isError: false }]),
   ];
   return c;
 }
 
-const widest = (frame: string): number => Math.max(...stripAnsi(frame).split('\n').map((l) => [...l].length));
+const widest = (frame: string): number =>
+  Math.max(
+    ...stripAnsi(frame)
+      .split('\n')
+      .map((l) => [...l].length),
+  );
 
 describe('narrow terminals and resizing', () => {
   it('nothing is wider than 60 columns', async () => {
@@ -28,7 +35,11 @@ describe('narrow terminals and resizing', () => {
     const app = renderAppSized(c, 60, 30);
     unmount = app.unmount;
     await app.waitForText('context left');
-    c.emit({ type: 'turn_start', turnId: 't' }, { type: 'text_delta', text: longLine }, { type: 'tool_start', id: 'r', name: 'Bash', input: {}, summary: longLine });
+    c.emit(
+      { type: 'turn_start', turnId: 't' },
+      { type: 'text_delta', text: longLine },
+      { type: 'tool_start', id: 'r', name: 'Bash', input: {}, summary: longLine },
+    );
     await app.waitForText('esc to interrupt');
     expect(widest(app.rawFrame())).toBeLessThanOrEqual(60);
     expect(app.frame()).toContain('15% context left');
@@ -40,7 +51,13 @@ describe('narrow terminals and resizing', () => {
     const app = renderAppSized(c, 100, 30);
     unmount = app.unmount;
     await app.waitForText('context left');
-    const border = (): number => [...(app.frame().split('\n').find((l) => l.startsWith('╭')) ?? '')].length;
+    const border = (): number =>
+      [
+        ...(app
+          .frame()
+          .split('\n')
+          .find((l) => l.startsWith('╭')) ?? ''),
+      ].length;
     expect(border()).toBe(100);
     app.sized.resize(50);
     await waitFor(() => border() === 50, app.frame);

@@ -9,7 +9,13 @@ import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './fakes.j
 // The Markdown renderer (marked, marked-terminal, highlight.js) loads after the first frame.
 // This file must not import ./helpers.js, which loads it up front; its tests run in order.
 
-const reply = { id: 'a1', role: 'assistant' as const, kind: 'normal' as const, createdAt: 1, blocks: [{ type: 'text' as const, text: 'Use **bold** and `code`.' }] };
+const reply = {
+  id: 'a1',
+  role: 'assistant' as const,
+  kind: 'normal' as const,
+  createdAt: 1,
+  blocks: [{ type: 'text' as const, text: 'Use **bold** and `code`.' }],
+};
 const question = { id: 'u1', role: 'user' as const, kind: 'normal' as const, createdAt: 0, blocks: [{ type: 'text' as const, text: 'how?' }] };
 
 describe('the Markdown renderer loads after the first frame', () => {
@@ -28,7 +34,10 @@ describe('the Markdown renderer loads after the first frame', () => {
     expect(first).toContain('Use **bold** and `code`.');
     expect(markdownShownPlain()).toBe(true);
     await loadMarkdown();
-    await waitFor(() => stdout.frames.join('').includes('\u001b[2J'), () => stdout.frames.join(''));
+    await waitFor(
+      () => stdout.frames.join('').includes('\u001b[2J'),
+      () => stdout.frames.join(''),
+    );
     await tick(2);
     const last = stripAnsi(stdout.frames[stdout.frames.length - 1]!);
     expect(last.slice(last.lastIndexOf('how?'))).toContain('Use bold and `code`.');

@@ -23,7 +23,11 @@ describe('a turn interrupted before any reply', () => {
     await app.press(KEYS.esc);
     await waitFor(() => c.interrupts === 1, app.frame);
     await app.waitForText('❯ explain the build');
-    c.emit({ type: 'message', message: emptyInterrupted() }, { type: 'turn_end', reason: 'aborted', steps: 0, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: '' }, { type: 'busy', busy: false });
+    c.emit(
+      { type: 'message', message: emptyInterrupted() },
+      { type: 'turn_end', reason: 'aborted', steps: 0, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: '' },
+      { type: 'busy', busy: false },
+    );
     await app.waitForText('Interrupted before the model replied');
     expect(app.frame()).not.toContain('●');
     expect(app.frame()).not.toContain('■ interrupted');

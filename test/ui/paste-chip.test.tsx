@@ -10,9 +10,26 @@ import { COMMANDS, FakeController, KEYS, renderApp, waitFor } from './helpers.js
 afterEach(() => cleanup());
 
 const NO_KEY: Key = {
-  upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
-  return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false,
-  super: false, hyper: false, capsLock: false, numLock: false,
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
 };
 const k = (over: Partial<Key> = {}): Key => ({ ...NO_KEY, ...over });
 
@@ -189,7 +206,10 @@ describe('a paste under way when an approval opens', () => {
     const c = new FakeController();
     const app = renderApp(c);
     await app.press('\u001b[200~', lines(20, 'x').replace(/\n/g, '\r'));
-    c.emit({ type: 'turn_start', turnId: 't' }, { type: 'approval', request: { toolName: 'Bash', toolUseId: 'b1', input: {}, summary: 'ls', onceOnly: true }, respond: () => undefined });
+    c.emit(
+      { type: 'turn_start', turnId: 't' },
+      { type: 'approval', request: { toolName: 'Bash', toolUseId: 'b1', input: {}, summary: 'ls', onceOnly: true }, respond: () => undefined },
+    );
     await app.waitForText('Bash wants to run');
     await app.press(lines(5, 'y').replace(/\n/g, '\r'), '\u001b[201~');
     c.emit({ type: 'turn_end', reason: 'stopped', steps: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: '' });

@@ -69,7 +69,29 @@ describe('the session picker', () => {
   });
 
   it('keeps the selection inside the list', () => {
-    const key = (over: Record<string, boolean>) => ({ upArrow: false, downArrow: false, return: false, escape: false, pageUp: false, pageDown: false, home: false, end: false, backspace: false, delete: false, ctrl: false, meta: false, shift: false, tab: false, leftArrow: false, rightArrow: false, super: false, hyper: false, capsLock: false, numLock: false, ...over });
+    const key = (over: Record<string, boolean>) => ({
+      upArrow: false,
+      downArrow: false,
+      return: false,
+      escape: false,
+      pageUp: false,
+      pageDown: false,
+      home: false,
+      end: false,
+      backspace: false,
+      delete: false,
+      ctrl: false,
+      meta: false,
+      shift: false,
+      tab: false,
+      leftArrow: false,
+      rightArrow: false,
+      super: false,
+      hyper: false,
+      capsLock: false,
+      numLock: false,
+      ...over,
+    });
     let s = newPicker(sessions);
     s = pickerKey(s, '', key({ upArrow: true })).state;
     expect(s.selected).toBe(0);

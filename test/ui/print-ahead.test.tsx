@@ -47,7 +47,17 @@ const normalized = (s: string): string =>
   s
     .split('\n')
     .map((line) => {
-      const cells = styledCharsFromTokens(tokenize(line)).map((c) => `${c.value}${c.styles.length ? `[${c.styles.map((st) => st.code).sort().join(';')}]` : ''}`);
+      const cells = styledCharsFromTokens(tokenize(line)).map(
+        (c) =>
+          `${c.value}${
+            c.styles.length
+              ? `[${c.styles
+                  .map((st) => st.code)
+                  .sort()
+                  .join(';')}]`
+              : ''
+          }`,
+      );
       while (cells.length > 0 && cells[cells.length - 1] === ' ') cells.pop();
       return cells.join('');
     })
@@ -55,7 +65,11 @@ const normalized = (s: string): string =>
 
 function firstFrames(messages: Message[], theme: Theme, ahead: boolean): { printed: string[]; frames: string[]; unmount: () => void } {
   const printed: string[] = [];
-  const r = renderSized(<App controller={new FakeController(undefined, messages)} theme={theme} {...(ahead ? { printAhead: (t: string) => void printed.push(t) } : {})} />, 80, 24);
+  const r = renderSized(
+    <App controller={new FakeController(undefined, messages)} theme={theme} {...(ahead ? { printAhead: (t: string) => void printed.push(t) } : {})} />,
+    80,
+    24,
+  );
   return { printed, frames: r.stdout.frames, unmount: r.unmount };
 }
 

@@ -12,7 +12,11 @@ describe('a refused prompt', () => {
     const app = renderApp(c);
     await app.waitForText('context left');
     await app.press('n', 'e', 'w');
-    c.emit({ type: 'prompt_refused', text: 'summarize this huge log', message: 'This prompt is about 90,000 tokens … so it was not sent (nothing was stored). Save the text to a file and ask the model to read it' });
+    c.emit({
+      type: 'prompt_refused',
+      text: 'summarize this huge log',
+      message: 'This prompt is about 90,000 tokens … so it was not sent (nothing was stored). Save the text to a file and ask the model to read it',
+    });
     await app.waitForText('it was not sent');
     expect(app.frame().replace(/\s+/g, ' ')).toContain('Save the text to a file');
     expect(app.frame()).toContain('summarize this huge log');

@@ -39,10 +39,36 @@ describe('sanitize', () => {
 
   it('never leaves a control character or escape, whatever the input', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\r', '\t', '\b', '\u001b', '[', ']', '\\', '\u0007', '0', ';', 'm', 'H', '\u009b', '\u009d', 'P', '\u0000', 'é') }), (s) => {
-        expect(sanitize(s)).not.toMatch(CONTROL);
-        expect(sanitize(s)).not.toContain('\r');
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            'a',
+            ' ',
+            '\n',
+            '\r',
+            '\t',
+            '\b',
+            '\u001b',
+            '[',
+            ']',
+            '\\',
+            '\u0007',
+            '0',
+            ';',
+            'm',
+            'H',
+            '\u009b',
+            '\u009d',
+            'P',
+            '\u0000',
+            'é',
+          ),
+        }),
+        (s) => {
+          expect(sanitize(s)).not.toMatch(CONTROL);
+          expect(sanitize(s)).not.toContain('\r');
+        },
+      ),
       { numRuns: 500 },
     );
   });

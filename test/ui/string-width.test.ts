@@ -9,19 +9,67 @@ import { withAsciiFastPath } from '../../src/ui/stringWidth.js';
 // ASCII character (keycaps, combining accents) and ANSI colours included.
 
 const PIECES = [
-  'a', 'Z', '1', ' ', '~', '#', '*', '\n', '\t', '\r\n', '\u0000', '\u007f',
+  'a',
+  'Z',
+  '1',
+  ' ',
+  '~',
+  '#',
+  '*',
+  '\n',
+  '\t',
+  '\r\n',
+  '\u0000',
+  '\u007f',
   '\u0301', // combining acute accent (joins the letter before it)
   '\u20e3', // combining enclosing keycap: "1\ufe0f\u20e3" is one wide grapheme
   '\ufe0f', // emoji presentation selector
   '\u200d', // zero-width joiner
   '\u200b', // zero-width space
   '\u0600', // Arabic number sign: a prepended mark
-  '·', '…', '✓', '✗', '❯', '⎿', '─', '█', '░', 'ℹ', '⚠',
-  '—', 'é', '°', '€', '→', '±', 'Ⅻ', '\u00ad', '\u2028', '\u0e33', '\uff9e', '\u0e01', '\u231a', '\u2614', '\u00a0', // lone between ASCII: measured alone
+  '·',
+  '…',
+  '✓',
+  '✗',
+  '❯',
+  '⎿',
+  '─',
+  '█',
+  '░',
+  'ℹ',
+  '⚠',
+  '—',
+  'é',
+  '°',
+  '€',
+  '→',
+  '±',
+  'Ⅻ',
+  '\u00ad',
+  '\u2028',
+  '\u0e33',
+  '\uff9e',
+  '\u0e01',
+  '\u231a',
+  '\u2614',
+  '\u00a0', // lone between ASCII: measured alone
 
-  '漢', '한', '\u1100', '\u1161', 'ｱ', 'Ａ',
-  '👍', '🏽', '👨‍👩‍👧', '🇫', '🇷', '❤',
-  '\u001b[31m', '\u001b[39m', '\u001b[1m', '\u009b32m',
+  '漢',
+  '한',
+  '\u1100',
+  '\u1161',
+  'ｱ',
+  'Ａ',
+  '👍',
+  '🏽',
+  '👨‍👩‍👧',
+  '🇫',
+  '🇷',
+  '❤',
+  '\u001b[31m',
+  '\u001b[39m',
+  '\u001b[1m',
+  '\u009b32m',
 ];
 
 const text = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((parts) => parts.join(''));

@@ -12,7 +12,12 @@ describe('thinking in the TUI', () => {
     const c = new FakeController();
     const app = renderApp(c);
     await app.waitForText('context left');
-    c.emit({ type: 'busy', busy: true }, { type: 'message', message: msg('user', [text('why?')]) }, { type: 'turn_start', turnId: 't1' }, { type: 'request_start', step: 1, attempt: 1 });
+    c.emit(
+      { type: 'busy', busy: true },
+      { type: 'message', message: msg('user', [text('why?')]) },
+      { type: 'turn_start', turnId: 't1' },
+      { type: 'request_start', step: 1, attempt: 1 },
+    );
     const thought = 'First I should compare the two approaches. ' + 'Then weigh the costs of each one carefully. '.repeat(12) + 'The second one is cheaper.';
     c.emit({ type: 'thinking_delta', text: '' }, { type: 'thinking_delta', text: thought });
     await app.waitForText('Thinking…');
@@ -22,11 +27,23 @@ describe('thinking in the TUI', () => {
     await app.waitForText('✻ Thought (');
     expect(app.frame()).toContain('First I should compare the two approaches.');
     expect(app.frame()).not.toContain('The second one is cheaper.');
-    const collapsed = app.frame().split('\n').filter((l) => l.includes('✻ Thought'));
+    const collapsed = app
+      .frame()
+      .split('\n')
+      .filter((l) => l.includes('✻ Thought'));
     expect(collapsed).toHaveLength(1);
 
     c.emit({ type: 'message', message: msg('assistant', [{ type: 'thinking', thinking: thought, signature: 'sig' }, text('Use the second.')]) });
-    c.emit({ type: 'turn_end', reason: 'end_turn', steps: 1, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: 'Use the second.' }, { type: 'busy', busy: false });
+    c.emit(
+      {
+        type: 'turn_end',
+        reason: 'end_turn',
+        steps: 1,
+        usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        text: 'Use the second.',
+      },
+      { type: 'busy', busy: false },
+    );
     await app.press(KEYS.ctrl('o'));
     await app.waitForText('second one is cheaper.');
     expect(app.frame()).toContain('✻ Thought (');

@@ -134,13 +134,13 @@ function DiffBody({ lines, scroll, max }: { lines: string[]; scroll: number; max
   const below = total - from - max;
   return (
     <Box flexDirection="column" marginTop={1}>
-      {from > 0 ? <Text color={theme.muted}>  ↑ {from} more lines</Text> : null}
+      {from > 0 ? <Text color={theme.muted}> ↑ {from} more lines</Text> : null}
       {lines.slice(from, from + max).map((l, i) => (
         <Text key={from + i} wrap="truncate-end">
           {l}
         </Text>
       ))}
-      {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
+      {below > 0 ? <Text color={theme.muted}> ↓ {below} more lines</Text> : null}
     </Box>
   );
 }

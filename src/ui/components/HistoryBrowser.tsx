@@ -51,7 +51,7 @@ export function HistoryBrowser({ state, now = Date.now() }: HistoryBrowserProps)
           {result.hasMore ? ' of more' : ''} · page {result.page}
         </Text>
       </Text>
-      {start > 0 ? <Text color={theme.muted}>  ↑ {start} more on this page</Text> : null}
+      {start > 0 ? <Text color={theme.muted}> ↑ {start} more on this page</Text> : null}
       {shown.map((h, i) => {
         const isSelected = start + i === selected;
         return (
@@ -68,7 +68,7 @@ export function HistoryBrowser({ state, now = Date.now() }: HistoryBrowserProps)
           </Box>
         );
       })}
-      {start + shown.length < result.hits.length ? <Text color={theme.muted}>  ↓ {result.hits.length - start - shown.length} more on this page</Text> : null}
+      {start + shown.length < result.hits.length ? <Text color={theme.muted}> ↓ {result.hits.length - start - shown.length} more on this page</Text> : null}
       <Text color={theme.muted} wrap="truncate-end">
         ↑↓ choose · enter open{paging ? ` · ${paging}` : ''} · esc close
       </Text>

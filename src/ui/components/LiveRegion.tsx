@@ -88,7 +88,7 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
               </Box>
             ),
           )}
-          {hiddenTools > 0 ? <Text color={theme.muted}>  … and {hiddenTools} more</Text> : null}
+          {hiddenTools > 0 ? <Text color={theme.muted}> … and {hiddenTools} more</Text> : null}
         </Box>
       ) : null}
       {isWorking(live) ? <ActivityLine store={store} live={live} now={now} frame={frame} waitingForApproval={waitingForApproval} /> : null}
@@ -112,7 +112,7 @@ function StreamingText({ store, rows }: { store: UiStore; rows: number }) {
   const tail = streamTail(block, columns - 2, rows);
   return (
     <Box flexDirection="column" marginTop={1}>
-      {tail.clipped ? <Text color={theme.muted}>  ⋮</Text> : null}
+      {tail.clipped ? <Text color={theme.muted}> ⋮</Text> : null}
       <Box flexDirection="row">
         <Box flexShrink={0}>
           <Text color={theme.accent}>{committed > 0 ? '  ' : '● '}</Text>

@@ -7,7 +7,8 @@ import { boxBorder, useTheme } from '../theme.js';
 
 const MAX_ROWS = 10;
 
-const price = (input?: number, output?: number): string => (input === undefined || output === undefined ? 'price unknown' : `$${input} / $${output} per M in/out`);
+const price = (input?: number, output?: number): string =>
+  input === undefined || output === undefined ? 'price unknown' : `$${input} / $${output} per M in/out`;
 
 /** /model without a name: name, provider, context window and price; the current one marked. */
 export function ModelPicker({ state }: { state: ModelPickerState }) {
@@ -25,7 +26,7 @@ export function ModelPicker({ state }: { state: ModelPickerState }) {
         </Text>
       </Text>
       {visible.length === 0 ? <Text color={theme.muted}>No model matches.</Text> : null}
-      {start > 0 ? <Text color={theme.muted}>  ↑ {start} more</Text> : null}
+      {start > 0 ? <Text color={theme.muted}> ↑ {start} more</Text> : null}
       {rows.map((m, i) => {
         const selected = start + i === state.selected;
         return (
@@ -41,7 +42,7 @@ export function ModelPicker({ state }: { state: ModelPickerState }) {
           </Text>
         );
       })}
-      {start + rows.length < visible.length ? <Text color={theme.muted}>  ↓ {visible.length - start - rows.length} more</Text> : null}
+      {start + rows.length < visible.length ? <Text color={theme.muted}> ↓ {visible.length - start - rows.length} more</Text> : null}
       <Text color={theme.muted}>↑↓ choose · enter switch · esc close</Text>
     </Box>
   );

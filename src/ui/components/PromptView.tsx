@@ -31,7 +31,7 @@ export function PromptView({ model }: { model: PromptModel }) {
   return (
     <Box flexDirection="column">
       <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={shellMode ? theme.warning : theme.muted} borderDimColor={!theme.color}>
-        {first > 0 ? <Text color={theme.muted}>  ↑ {first} more lines</Text> : null}
+        {first > 0 ? <Text color={theme.muted}> ↑ {first} more lines</Text> : null}
         {visible.map((line, i) => {
           const n = first + i;
           const prefix = n === 0 ? '❯ ' : '  ';
@@ -54,7 +54,7 @@ export function PromptView({ model }: { model: PromptModel }) {
             </Text>
           );
         })}
-        {below > 0 ? <Text color={theme.muted}>  ↓ {below} more lines</Text> : null}
+        {below > 0 ? <Text color={theme.muted}> ↓ {below} more lines</Text> : null}
       </Box>
       {search ? (
         <Text color={theme.accent} wrap="truncate-end">
@@ -126,7 +126,7 @@ function Completions({ completion, maxRows }: { completion: CompletionView; maxR
           </Box>
         );
       })}
-      {more > 0 ? <Text color={theme.muted}>  … {more} more (↑↓ to choose)</Text> : null}
+      {more > 0 ? <Text color={theme.muted}> … {more} more (↑↓ to choose)</Text> : null}
     </Box>
   );
 }
@@ -147,7 +147,7 @@ function PathMatches({ view, maxRows }: { view: MentionView; maxRows: number }) 
           </Text>
         );
       })}
-      {more > 0 ? <Text color={theme.muted}>  … {more} more (↑↓ to choose, Tab to take)</Text> : null}
+      {more > 0 ? <Text color={theme.muted}> … {more} more (↑↓ to choose, Tab to take)</Text> : null}
     </Box>
   );
 }

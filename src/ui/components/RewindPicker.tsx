@@ -7,7 +7,6 @@ import type { RewindPickerState } from '../rewind-picker.js';
 import { rewindChoices } from '../rewind-picker.js';
 import { useTerminalSize } from './terminal-size.js';
 
-
 /** /rewind: the person's earlier turns (newest at the bottom), then code / conversation / both. */
 export function RewindPicker({ state, now = Date.now() }: { state: RewindPickerState; now?: number }) {
   const theme = useTheme();
@@ -30,7 +29,8 @@ export function RewindPicker({ state, now = Date.now() }: { state: RewindPickerS
             {t.index}. {oneLine(t.text)}
             <Text color={theme.muted}>
               {' '}
-              ({formatAge(t.createdAt, now)}{files}
+              ({formatAge(t.createdAt, now)}
+              {files}
               {t.inConversation ? '' : ` · ${t.gone ?? 'compacted'}: code only`})
             </Text>
           </Text>

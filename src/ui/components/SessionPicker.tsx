@@ -6,7 +6,6 @@ import { oneLine } from '../sanitize.js';
 import { boxBorder, useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
-
 export interface SessionPickerProps {
   state: PickerState;
   currentId?: string;
@@ -34,7 +33,7 @@ export function SessionPicker({ state, currentId, now = Date.now(), home }: Sess
         </Text>
       </Text>
       {visible.length === 0 ? <Text color={theme.muted}>{state.sessions.length === 0 ? 'No saved sessions yet.' : 'No session matches.'}</Text> : null}
-      {start > 0 ? <Text color={theme.muted}>  ↑ {start} newer</Text> : null}
+      {start > 0 ? <Text color={theme.muted}> ↑ {start} newer</Text> : null}
       {rows.map((s, i) => {
         const selected = start + i === state.selected;
         const title = s.title ? oneLine(s.title) : `(untitled ${shortId(s.id)})`;
@@ -49,12 +48,15 @@ export function SessionPicker({ state, currentId, now = Date.now(), home }: Sess
               </Text>
             </Box>
             <Box flexShrink={0} paddingLeft={narrow ? 2 : 0}>
-              <Text color={theme.muted} wrap="truncate-end">  {meta}</Text>
+              <Text color={theme.muted} wrap="truncate-end">
+                {' '}
+                {meta}
+              </Text>
             </Box>
           </Box>
         );
       })}
-      {start + rows.length < visible.length ? <Text color={theme.muted}>  ↓ {visible.length - start - rows.length} older</Text> : null}
+      {start + rows.length < visible.length ? <Text color={theme.muted}> ↓ {visible.length - start - rows.length} older</Text> : null}
       <Text color={theme.muted}>↑↓ choose · enter resume · esc close</Text>
     </Box>
   );
