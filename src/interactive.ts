@@ -8,7 +8,7 @@ import { FileIndex } from './session/fileIndex.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, UiController, UiEvent } from './ui/controller.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, SpilledOutputView, UiController, UiEvent } from './ui/controller.js';
 
 // The interactive app: the UiController the Ink app renders, implemented over the live
 // session. Business logic stays in the session and the command registry.
@@ -218,6 +218,11 @@ export class SessionController implements UiController {
 
   childTranscript(childSessionId: string): string | undefined {
     return this.current.subagentInfo().transcript(childSessionId);
+  }
+
+  spilledOutput(handle: string): SpilledOutputView | undefined {
+    const s = this.runtime.store.spilled.get(this.current.id, handle);
+    return s ? { text: s.content, totalChars: s.totalChars } : undefined;
   }
 
   private idleTimer: NodeJS.Timeout | undefined;

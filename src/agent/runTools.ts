@@ -1,7 +1,7 @@
 // The tool half of a step: each requested call parsed, previewed, authorized and run, with
 // exactly one result per call whatever happens.
 import type { ToolResultBlock, ToolUseBlock } from '../llm/messages.js';
-import { fullOutputOf, shouldSpill, spillPreview } from '../tools/spill.js';
+import { charsOfTokens, fullOutputOf, shouldSpill, spillPreview } from '../tools/spill.js';
 import { ToolInputError, type AnyTool, type SpillSink, type ToolContext, type ToolOutput } from '../tools/types.js';
 import { errorText } from './errorText.js';
 import type { AgentEvent } from './events.js';
@@ -57,6 +57,8 @@ async function runOneTool(
   let started = Date.now();
   let tool = toolsByName.get(use.name);
   let summary = '';
+  // above this a result is spilled; a tool that never is (Recall) cuts itself to it
+  const resultChars = opts.spill ? charsOfTokens(opts.spill.thresholdFor(use.name)) : 0;
   const finish = (raw: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
     const output = opts.spill ? spillIfLarge(raw, opts.spill, use, summary) : raw;
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
@@ -70,6 +72,7 @@ async function runOneTool(
     toolUseId: use.id,
     onProgress: (text: string): void => emit({ type: 'tool_progress', id: use.id, text }),
     ...(opts.recall ? { recall: opts.recall } : {}),
+    ...(resultChars > 0 ? { resultChars } : {}),
     ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
     ...(opts.subagents ? { subagents: opts.subagents } : {}),

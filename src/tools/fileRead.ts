@@ -6,6 +6,7 @@ import { describeBinary, readHead, sniff } from './binary.js';
 import { fmtBytes, fmtInt } from './format.js';
 import { describeFsError, errnoCode, similarNames } from './fsErrors.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
+import { ReadRows } from './readRows.js';
 import { displayPath, resolvePath } from './paths.js';
 import { decodeText } from './textFile.js';
 import { truncateLine } from './truncate.js';
@@ -98,11 +99,7 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
 
   const start = input.offset ?? 1;
   const limit = input.limit ?? o.maxLines;
-  const out: string[] = [];
-  let outChars = 0;
-  let lastShown = start - 1;
-  let cappedByChars = false;
-  let longLines = 0;
+  const rows = new ReadRows(start, o.maxChars, o.maxLineChars);
 
   const maxLineBytes = o.maxLineChars * 4 + 4;
   let parts: Buffer[] = [];
@@ -111,7 +108,7 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   let lineNo = 1;
   let pendingLine = false; // bytes seen since the last newline
 
-  const collecting = (): boolean => lineNo >= start && lineNo < start + limit && !cappedByChars;
+  const collecting = (): boolean => lineNo >= start && lineNo < start + limit && !rows.full;
   const finishLine = (): void => {
     if (!collecting()) return;
     let text = Buffer.concat(parts).toString('utf8');
@@ -121,15 +118,7 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
       lineBytes > partBytes
         ? { text: `${text.slice(0, o.maxLineChars)}… [line cut; ${fmtBytes(lineBytes)} in all]`, truncated: true }
         : truncateLine(text, o.maxLineChars);
-    const row = `${String(lineNo).padStart(6)}\t${cut.text}`;
-    if (out.length > 0 && outChars + row.length + 1 > o.maxChars) {
-      cappedByChars = true;
-      return;
-    }
-    if (cut.truncated) longLines++;
-    out.push(row);
-    outChars += row.length + 1;
-    lastShown = lineNo;
+    rows.add(lineNo, cut.text, cut.truncated);
   };
 
   let fh;
@@ -176,35 +165,7 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   ctx.files?.record(abs, seen);
   const total = pendingLine ? lineNo : lineNo - 1;
   // (files in /proc report size 0 but have content, so emptiness is known only now)
-  return readResult({ shown, out, total, start, lastShown, cappedByChars, longLines }, o);
-}
-
-interface ReadState {
-  shown: string;
-  out: string[];
-  total: number;
-  start: number;
-  lastShown: number;
-  cappedByChars: boolean;
-  longLines: number;
-}
-
-/** The numbered lines and the notes under them (cut lines, where to read on). */
-function readResult(r: ReadState, o: typeof DEFAULTS): ToolOutput {
-  const { shown, out, total, start, lastShown, cappedByChars, longLines } = r;
-  if (total === 0) return { content: `${shown} is empty (0 bytes).`, isError: false };
-
-  if (start > total) return fail(`${shown} has ${fmtInt(total)} lines; offset=${fmtInt(start)} is past the end.`);
-  const notes: string[] = [];
-  if (longLines > 0)
-    notes.push(
-      `(${fmtInt(longLines)} line${longLines === 1 ? '' : 's'} longer than ${fmtInt(o.maxLineChars)} characters ${longLines === 1 ? 'was' : 'were'} cut.)`,
-    );
-  if (lastShown < total) {
-    const why = cappedByChars ? ` (output capped at ${fmtInt(o.maxChars)} characters)` : '';
-    notes.push(`… file has ${fmtInt(total)} lines; showing ${fmtInt(start)}-${fmtInt(lastShown)}${why}. Read more with offset=${lastShown + 1}.`);
-  }
-  return { content: out.join('\n') + (notes.length > 0 ? `\n\n${notes.join('\n')}` : ''), isError: false };
+  return rows.result(shown, total);
 }
 
 /** Files in UTF-16 (with a byte order mark) are decoded whole, up to this size. */
@@ -219,19 +180,10 @@ async function readUtf16(abs: string, shown: string, size: number, input: FileRe
   if (lines[lines.length - 1] === '') lines.pop();
   const start = input.offset ?? 1;
   const limit = input.limit ?? o.maxLines;
-  const r: ReadState = { shown, out: [], total: lines.length, start, lastShown: start - 1, cappedByChars: false, longLines: 0 };
-  let chars = 0;
-  for (let n = start; n < start + limit && n <= lines.length; n++) {
+  const rows = new ReadRows(start, o.maxChars, o.maxLineChars);
+  for (let n = start; n < start + limit && n <= lines.length && !rows.full; n++) {
     const cut = truncateLine(lines[n - 1]!, o.maxLineChars);
-    const row = `${String(n).padStart(6)}\t${cut.text}`;
-    if (r.out.length > 0 && chars + row.length + 1 > o.maxChars) {
-      r.cappedByChars = true;
-      break;
-    }
-    if (cut.truncated) r.longLines++;
-    r.out.push(row);
-    chars += row.length + 1;
-    r.lastShown = n;
+    rows.add(n, cut.text, cut.truncated);
   }
-  return readResult(r, o);
+  return rows.result(shown, lines.length);
 }

@@ -67,7 +67,12 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
 
 const fail = (content: string): ToolOutput => ({ content, isError: true });
 
-async function runRecall(input: RecallInput, ctx: ToolContext, o: Required<RecallOptions>): Promise<ToolOutput> {
+/** Room a page leaves for its header and footer within the call's result limit. */
+const FRAME_CHARS = 400;
+
+async function runRecall(input: RecallInput, ctx: ToolContext, options: Required<RecallOptions>): Promise<ToolOutput> {
+  // never spilled: a page stays within the spill threshold, cut with a note on how to read on
+  const o = ctx.resultChars !== undefined ? { ...options, pageChars: Math.max(1_000, Math.min(options.pageChars, ctx.resultChars - FRAME_CHARS)) } : options;
   const source = ctx.recall;
   if (!source) return fail('Nothing has been archived in this session yet: no compaction has happened, so the whole conversation is still in view.');
   try {
@@ -89,9 +94,8 @@ function search(
   const offset = input.offset ?? 0;
   // one extra hit tells whether there is a next page
   const hits = run(query, { limit: limit + 1, offset });
-  const more = hits.length > limit;
-  const page = hits.slice(0, limit);
-  if (page.length === 0) {
+  const found = hits.slice(0, limit);
+  if (found.length === 0) {
     return {
       content:
         offset > 0
@@ -100,13 +104,21 @@ function search(
       isError: false,
     };
   }
-  const mixedSessions = new Set(page.map((h) => h.sessionId)).size > 1;
-  const rows = page.map((h, i) => {
+  const mixedSessions = new Set(found.map((h) => h.sessionId)).size > 1;
+  const rows: string[] = [];
+  let chars = 0;
+  for (const [i, h] of found.entries()) {
     const when = new Date(h.createdAt).toISOString().slice(0, 16).replace('T', ' ');
     const snippet = h.snippet.replace(/\s+/g, ' ').trim();
     const cut = snippet.length > SNIPPET_CHARS ? `${snippet.slice(0, SNIPPET_CHARS)}…` : snippet;
-    return `${offset + i + 1}. id: ${h.id} — ${h.label} · ${when} UTC${mixedSessions ? ` · session ${h.sessionId}` : ''}\n   ${cut}`;
-  });
+    const row = `${offset + i + 1}. id: ${h.id} — ${h.label} · ${when} UTC${mixedSessions ? ` · session ${h.sessionId}` : ''}\n   ${cut}`;
+    // the page's characters bound the hits too (a page stays under the call's result limit)
+    if (rows.length > 0 && chars + row.length + 2 > o.pageChars) break;
+    rows.push(row);
+    chars += row.length + 2;
+  }
+  const page = found.slice(0, rows.length);
+  const more = hits.length > page.length;
   const range = `${offset + 1}-${offset + page.length}`;
   const next = more ? ` More hits: Recall with query=${JSON.stringify(query)}, offset=${offset + page.length}.` : '';
   return {

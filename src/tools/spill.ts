@@ -25,6 +25,8 @@ const LINE_CHARS = 300;
 
 /** Tokens of a text as the spill rule estimates them (4 characters a token: cheap, deterministic). */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
+/** The most characters a result of `tokens` may have and not be spilled. */
+export const charsOfTokens = (tokens: number): number => tokens * 4;
 
 export interface SpillDecision {
   toolName: string;
@@ -94,13 +96,27 @@ const fmtBytes = (n: number): string =>
 const clip = (line: string): string =>
   line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}… [${fmtInt(line.length - LINE_CHARS)} more characters]` : line;
 
-const PREVIEW_HEAD = /^\[output o\d+: [\d,]+ lines?, /;
+/** The header spillPreview writes, read back: the one place that parses a preview. */
+const PREVIEW_HEAD = /^\[output (o\d+): ([\d,]+ lines?), ([^;]+);/;
+
+/** What a spill preview's header says: its handle, "6,001 lines" and "42 KB" as written. */
+export interface SpillHeader {
+  handle: string;
+  lines: string;
+  size: string;
+}
+
+/** The header of a spill preview, or undefined when the content is not one. */
+export function spillHeaderOf(content: string): SpillHeader | undefined {
+  const m = PREVIEW_HEAD.exec(content);
+  return m ? { handle: m[1]!, lines: m[2]!, size: m[3]! } : undefined;
+}
 
 /** Whether a result's content is a spill preview (micro compaction leaves it: it is already small and names its handle). */
-export const isSpillPreview = (content: string): boolean => PREVIEW_HEAD.test(content);
+export const isSpillPreview = (content: string): boolean => spillHeaderOf(content) !== undefined;
 
 /** The handle a spill preview names, e.g. "o12". */
-export const spillHandleOf = (content: string): string | undefined => (isSpillPreview(content) ? /^\[output (o\d+):/.exec(content)?.[1] : undefined);
+export const spillHandleOf = (content: string): string | undefined => spillHeaderOf(content)?.handle;
 
 /** The text the model gets in place of a spilled output. */
 export function spillPreview(full: FullOutput, handle: string): string {

@@ -58,6 +58,8 @@ export interface ToolContext {
   subagents?: SubagentHost;
   /** Present when the session has an archive to search. */
   recall?: RecallSource;
+  /** The spill threshold of this call in characters (absent: none): a tool that is never spilled (Recall) cuts its own result to it. */
+  resultChars?: number;
   /** Output as it is produced (Bash), for a live view; what the model gets is the returned result. */
   onProgress?: (text: string) => void;
   /** The session's record of what the model read and wrote (FileRead records; Edit and Write check). */

@@ -35,6 +35,12 @@ export type UiEvent =
   | { type: 'mcp_status'; text: string }
   | { type: 'exit' };
 
+/** A spilled output as the archive keeps it: `text` up to the archive's cap, `totalChars` of the whole. */
+export interface SpilledOutputView {
+  text: string;
+  totalChars: number;
+}
+
 export interface UiController {
   session(): SessionView;
   /** Messages to show at start (a resumed session's visible history). */
@@ -56,6 +62,8 @@ export interface UiController {
   completePath?(query: string): Promise<string[]>;
   /** A sub-agent's whole transcript as text (Ctrl+O on a Task row); undefined when it is not this session's child. */
   childTranscript?(childSessionId: string): string | undefined;
+  /** The whole of a spilled tool output of this session, by the handle its preview names (Ctrl+O on its row); undefined when there is none. */
+  spilledOutput?(handle: string): SpilledOutputView | undefined;
   /** Ids of the sessions whose messages match the words (the session picker filters by content too). */
   searchSessions?(query: string): string[];
   /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */

@@ -158,7 +158,7 @@ function toolLines(item: ToolItem, columns: number, theme: Theme): string[] {
   const spill = item.clearedTokens === undefined ? spillReceiptOf(item.output) : undefined;
   const cut = item.clearedTokens === undefined && !spill ? cutForModel(item.output) : undefined;
   if (spill) {
-    const note = `${spill} · spilled, model saw head+tail · ctrl+o shows ${item.fullOutput ? 'all' : 'what it got'}`;
+    const note = `${spill} · spilled, model saw head+tail · ctrl+o shows all`;
     lines.push(...indented(block(note, columns - 4, { color: theme.muted }, 'truncate'), 4));
   }
   if (cut) {

@@ -1,5 +1,6 @@
 // Output of running tools as it streams in: the last lines for the live view, and the whole
 // text (bounded) so Ctrl-O can show everything when the model only got the head and tail.
+import { spillHeaderOf } from '../tools/spill.js';
 import { sanitize } from './sanitize.js';
 import { Store } from './store.js';
 
@@ -65,12 +66,10 @@ export function cutForModel(output: string): { chars: string; lines: string } | 
   return m ? { chars: m[1]!, lines: m[2]! } : undefined;
 }
 
-const SPILL_HEADER = /^\[output (o\d+): ([\d,]+ lines), ([^;]+);/;
-
 /** "o12 · 6,001 lines, 42 KB" when the output is a spill preview (the receipt of the tool row). */
 export function spillReceiptOf(output: string): string | undefined {
-  const m = SPILL_HEADER.exec(output);
-  return m ? `${m[1]!} · ${m[2]!}, ${m[3]!}` : undefined;
+  const h = spillHeaderOf(output);
+  return h ? `${h.handle} · ${h.lines}, ${h.size}` : undefined;
 }
 
 /** Lines of a running tool's output shown live under its row. */

@@ -1,7 +1,7 @@
 // Turns the controller's events into what the screen shows. Finished things are appended to the
 // transcript (rendered once); the rest is live state, split into small stores so that a streamed
 // chunk touches only the streaming view.
-import { ChildRows } from './child-rows.js';
+import { ToolExpander } from './expand-output.js';
 import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
@@ -22,7 +22,7 @@ import { newRewindPicker, type RewindPickerState } from './rewind-picker.js';
 import { Store } from './store.js';
 import { LiveToolOutput } from './tool-progress.js';
 import { StreamView } from './stream-view.js';
-import type { ThinkingItem, ToolItem, TranscriptItem } from './transcript.js';
+import type { ThinkingItem, TranscriptItem } from './transcript.js';
 import { estimateTokens } from './format.js';
 import { isShellNote } from '../session/shellNote.js';
 import { itemId, keyArgument, messagesToItems, noReplyItem } from './transcript.js';
@@ -56,11 +56,9 @@ export class UiStore {
   onExit: () => void = () => {};
   /** tool_use id → name and key argument, from assistant messages, for rows whose tool_start never came. */
   private readonly toolInputs = new Map<string, { name: string; summary: string }>();
-  /** The last finished tool row, for Ctrl-O. */
-  private lastTool: ToolItem | null = null;
-  private readonly childRows = new ChildRows();
+  /** The last finished tool row and what Ctrl-O prints of it. */
+  private readonly expander: ToolExpander;
   private lastThinking: ThinkingItem | null = null;
-  private expandedToolId: string | null = null;
   private turnShowedInterrupt = false;
   /** The running turn has shown something of the model's (text, a tool call, a question). */
   private turnShowedOutput = false;
@@ -73,7 +71,8 @@ export class UiStore {
     private readonly now: () => number = Date.now,
   ) {
     const items = messagesToItems(controller.initialTranscript());
-    this.childRows.reset(items);
+    this.expander = new ToolExpander(controller);
+    this.expander.reset(items);
     this.printer = new TranscriptPrinter(items, () => this.status.get().session.id);
     this.transcript = this.printer.state;
     this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
@@ -140,14 +139,13 @@ export class UiStore {
         const known = l.running.find((t) => t.id === ev.id) ?? this.toolInputs.get(ev.id);
         const item = finishedToolItem(ev, known?.summary ?? '', streamed);
         if (ev.status === 'interrupted') this.turnShowedInterrupt = true;
-        this.lastTool = item;
-        this.childRows.finished(item);
+        this.expander.finished(item);
         this.toolInputs.delete(ev.id);
         this.append(item);
         return this.patchLive({ running: l.running.filter((t) => t.id !== ev.id) });
       }
       case 'child':
-        if (ev.state.sessionId !== undefined) this.childRows.started(ev.state.toolUseId, ev.state.sessionId);
+        if (ev.state.sessionId !== undefined) this.expander.childStarted(ev.state.toolUseId, ev.state.sessionId);
         return;
       case 'usage': {
         const turn = this.live.get().turn;
@@ -255,9 +253,7 @@ export class UiStore {
 
   private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {
     this.toolInputs.clear();
-    this.lastTool = null;
     this.lastThinking = null;
-    this.expandedToolId = null;
     this.picker.set(null);
     this.models.set(null);
     this.rewind.set(null);
@@ -268,7 +264,7 @@ export class UiStore {
     this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
     const items = messagesToItems(ev.transcript, ev.compactions);
-    this.childRows.reset(items);
+    this.expander.reset(items);
     this.printer.openSession(items);
   }
 
@@ -299,45 +295,29 @@ export class UiStore {
 
   private thinkingIsNewer(th: ThinkingItem): boolean {
     const items = this.transcript.get().items;
-    const t = this.lastTool;
+    const t = this.expander.last;
     return !t || items.lastIndexOf(th) > items.lastIndexOf(t);
   }
 
   /** Ctrl-O: prints in full the last finished tool output, or the last thinking when that came later. */
   expandLastTool(): boolean {
     const th = this.lastThinking;
-    if (th && (!this.lastTool || this.thinkingIsNewer(th))) {
+    if (th && this.thinkingIsNewer(th)) {
       this.lastThinking = null;
       this.append({ ...th, id: itemId(), expanded: true });
       return true;
     }
-    const t = this.lastTool;
-    // a sub-agent's row: its child's whole transcript (again: the previous child's)
-    const row = !t || t.name === 'Task' ? this.childRows.next() : undefined;
-    const text = row ? this.controller.childTranscript?.(row.childId) : undefined;
-    if (row && text !== undefined) {
-      this.append({ kind: 'tool_output', id: itemId(), name: 'Task', summary: `${row.item.summary} — the sub-agent's transcript`, output: text });
-      return true;
-    }
-    if (!t) {
-      this.flashHint('No tool output to expand yet', 'info');
-      return false;
-    }
-    if (this.expandedToolId === t.id) {
-      this.flashHint('That output is already shown in full above', 'info');
-      return false;
-    }
-    this.expandedToolId = t.id;
-    this.append({ kind: 'tool_output', id: itemId(), name: t.name, summary: t.summary, output: t.fullOutput ?? t.output });
-    return true;
+    const e = this.expander.expand();
+    if ('item' in e) this.append(e.item);
+    if (e.hint) this.flashHint(e.hint, 'info');
+    return 'item' in e;
   }
 
   /** Ctrl-O at an edit's approval prompt: its whole diff, printed above the prompt (once). */
   showApprovalDiff(view: ApprovalView): void {
     const diff = view.request.diff;
     if (!diff) return;
-    if (this.expandedToolId === view.request.toolUseId) return this.flashHint('The whole diff is printed above', 'info');
-    this.expandedToolId = view.request.toolUseId;
+    if (!this.expander.printOnce(view.request.toolUseId)) return this.flashHint('The whole diff is printed above', 'info');
     const output = `Proposed, not applied yet: ${diffStat(diff)}\n${formatUnified(diff)}`;
     this.append({ kind: 'tool_output', id: itemId(), name: view.request.toolName, summary: diff.path, output });
   }

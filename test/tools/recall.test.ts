@@ -140,4 +140,14 @@ describe('Recall', () => {
     expect(recall.readOnly).toBe(true);
     expect(recall.compactable).toBe(true);
   });
+
+  it("keeps a page of hits within the call's result limit (the spill threshold), with the offset to read on", async () => {
+    const many = new MemoryArchive(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, label: 'user message', text: `needle ${i} ${'word '.repeat(20)}` })));
+    const page = await call(createRecallTool() as AnyTool, { query: 'needle', limit: 50 }, ctx('/', { recall: many, resultChars: 2_000 }));
+    expect(page.content.length).toBeLessThanOrEqual(2_000);
+    const shown = [...page.content.matchAll(/^\d+\. id: /gm)].length;
+    expect(shown).toBeGreaterThan(3);
+    expect(shown).toBeLessThan(40);
+    expect(page.content).toContain(`More hits: Recall with query="needle", offset=${shown}.`);
+  });
 });

@@ -1,0 +1,89 @@
+// Ctrl+O on tool rows: which finished row's output to print in full, and where its whole text
+// comes from. A sub-agent's row prints its child's transcript (child-rows.ts); a spilled row
+// prints the archived output by the handle its preview names (the store keeps it, so this works
+// after --resume, /rewind and a history reset as well as live); a row whose model copy was cut
+// prints what its tool streamed in this process; any other row prints what the model got.
+// Owns the last finished row and which row was already printed; never renders.
+import { fmtInt } from '../tools/format.js';
+import { spillHeaderOf } from '../tools/spill.js';
+import { ChildRows } from './child-rows.js';
+import type { UiController } from './controller.js';
+import type { ToolItem, TranscriptItem } from './transcript.js';
+import { itemId } from './transcript.js';
+
+/** What Ctrl+O does: print an item, or say (a hint) why there is nothing to print. */
+export type Expansion = { item: TranscriptItem; hint?: string } | { hint: string };
+
+export class ToolExpander {
+  private lastTool: ToolItem | null = null;
+  private readonly childRows = new ChildRows();
+  private printedId: string | null = null;
+
+  constructor(private readonly controller: Pick<UiController, 'childTranscript' | 'spilledOutput'>) {}
+
+  /** The last finished tool row (thinking printed after it wins Ctrl+O). */
+  get last(): ToolItem | null {
+    return this.lastTool;
+  }
+
+  /** A session's rows from the start (a resumed transcript, a rewound or reset history). */
+  reset(items: readonly TranscriptItem[]): void {
+    this.lastTool = null;
+    for (let i = items.length - 1; i >= 0 && !this.lastTool; i--) if (items[i]!.kind === 'tool') this.lastTool = items[i] as ToolItem;
+    this.printedId = null;
+    this.childRows.reset(items);
+  }
+
+  /** A tool row finished live. */
+  finished(item: ToolItem): void {
+    this.lastTool = item;
+    this.childRows.finished(item);
+  }
+
+  /** A Task call's child session started. */
+  childStarted(toolUseId: string, sessionId: string): void {
+    this.childRows.started(toolUseId, sessionId);
+  }
+
+  /** Marks `id` printed; false when it already was (Ctrl+O twice prints once). */
+  printOnce(id: string): boolean {
+    if (this.printedId === id) return false;
+    this.printedId = id;
+    return true;
+  }
+
+  /** Ctrl+O on the last tool row. */
+  expand(): Expansion {
+    const t = this.lastTool;
+    // a sub-agent's row: its child's whole transcript (again: the previous child's)
+    const row = !t || t.name === 'Task' ? this.childRows.next() : undefined;
+    const text = row ? this.controller.childTranscript?.(row.childId) : undefined;
+    if (row && text !== undefined)
+      return { item: { kind: 'tool_output', id: itemId(), name: 'Task', summary: `${row.item.summary} — the sub-agent's transcript`, output: text } };
+    if (!t) return { hint: 'No tool output to expand yet' };
+    if (!this.printOnce(t.id)) return { hint: 'That output is already shown in full above' };
+    const whole = this.wholeOutput(t);
+    return { item: { kind: 'tool_output', id: itemId(), name: t.name, summary: t.summary, output: whole.text }, ...(whole.hint ? { hint: whole.hint } : {}) };
+  }
+
+  /** The whole of a row's output: archived (spilled), streamed (cut for the model), or as the model got it. */
+  private wholeOutput(t: ToolItem): { text: string; hint?: string } {
+    const handle = t.clearedTokens === undefined ? spillHeaderOf(t.output)?.handle : undefined;
+    if (handle !== undefined && this.controller.spilledOutput) {
+      try {
+        const s = this.controller.spilledOutput(handle);
+        if (s)
+          return {
+            text:
+              s.totalChars > s.text.length
+                ? `${s.text}\n[only the first ${fmtInt(s.text.length)} characters were archived (cap); ${fmtInt(s.totalChars - s.text.length)} more were not kept]`
+                : s.text,
+          };
+        if (t.fullOutput === undefined) return { text: t.output, hint: `Output ${handle} is not in this session's archive: showing what the model got` };
+      } catch (e) {
+        return { text: t.fullOutput ?? t.output, hint: `Could not read output ${handle} from the archive: ${e instanceof Error ? e.message : String(e)}` };
+      }
+    }
+    return { text: t.fullOutput ?? t.output };
+  }
+}
