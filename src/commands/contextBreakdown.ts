@@ -1,21 +1,28 @@
+import { type ThinkingRoom, thinkingCountsFrom, thinkingRaw } from '../compaction/thinkingRoom.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
 import type { CommandOutput, ContextBreakdownRow, ContextUsageView } from '../session/protocol.js';
 
-/** /context: where the window goes — system prompt, tool schemas, checkpoint, conversation, tool outputs (free space is the rest). */
+/**
+ * /context: where the window goes — system prompt, tool schemas, checkpoint, conversation, tool
+ * outputs (free space is the rest). Thinking the API strips (finished turns' on models that do not
+ * keep it: compaction/thinkingRoom.ts) takes no room, as in the gauge.
+ */
 export function contextBreakdown(
   counter: TokenCounter,
   system: string,
   tools: readonly ToolSpec[],
   history: readonly Message[],
   usage: ContextUsageView,
+  room: ThinkingRoom = 'all',
 ): CommandOutput {
   let checkpoint = 0;
   let toolOutputs = 0;
   let conversation = 0;
-  for (const m of history) {
-    const t = counter.countMessage(m);
+  const keptFrom = thinkingCountsFrom(history, room);
+  for (const [i, m] of history.entries()) {
+    const t = counter.countMessage(m) - (room === 'current-turn' && i < keptFrom ? thinkingRaw(counter, m) : 0);
     if (m.kind === 'checkpoint') checkpoint += t;
     else if (m.blocks.some((b) => b.type === 'tool_result')) toolOutputs += t;
     else conversation += t;

@@ -3,12 +3,13 @@ import type { Session } from '../session/session.js';
 import { costBreakdown } from '../session/pricing.js';
 import { READ_ONLY_TOOLS } from '../agents/agents.js';
 import type { AgentRow, ChildCostRow, CommandOutput, CostRow } from '../session/protocol.js';
+import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { contextBreakdown } from './contextBreakdown.js';
 
 /** /context: where the window goes (the tokenizer is loaded for it). */
 export async function contextView(session: Session): Promise<CommandOutput> {
   const p = await session.contextParts();
-  return contextBreakdown(p.counter, p.system, p.tools, p.history, p.usage);
+  return contextBreakdown(p.counter, p.system, p.tools, p.history, p.usage, thinkingRoomOf(session.currentConfig.capabilities?.keepsThinking));
 }
 
 /** /cost: usage per model, priced where the price is known. */

@@ -11,6 +11,9 @@ import type { TokenCounter } from './tokens.js';
 
 export type ThinkingRoom = 'all' | 'current-turn';
 
+/** The room from the model's capabilities: 'current-turn' only where they say the model does not keep thinking. */
+export const thinkingRoomOf = (keepsThinking: boolean | undefined): ThinkingRoom => (keepsThinking === false ? 'current-turn' : 'all');
+
 const isThinking = (b: Block): boolean => b.type === 'thinking' || b.type === 'redacted_thinking';
 /** A user message that opens a turn as the API sees it: anything but tool results alone. */
 const opensTurn = (m: Message): boolean => m.role === 'user' && !m.blocks.some((b) => b.type === 'tool_result');

@@ -9,6 +9,7 @@ import { buildSystemPrompt } from '../agent/systemPrompt.js';
 import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../compaction/engine.js';
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import type { TokenCounter } from '../compaction/tokens.js';
+import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
@@ -344,7 +345,7 @@ export class ContextControl {
           config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
         countExact: provider.countInputTokens ? exactCounter(provider, config.model.name) : undefined,
         // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
-        thinkingRoom: config.capabilities?.keepsThinking === false ? 'current-turn' : 'all',
+        thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
         ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
         ...this.deps.engine,
       },

@@ -1,10 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { contextBreakdown } from '../../src/commands/contextBreakdown.js';
 import { CompactionEngine } from '../../src/compaction/engine.js';
 import { measure } from '../../src/compaction/meter.js';
 import { contextRaw, thinkingCountsFrom, type ThinkingRoom } from '../../src/compaction/thinkingRoom.js';
 import { roughTokens } from '../../src/compaction/uncounted.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
+import type { ContextUsageView } from '../../src/session/protocol.js';
 import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './helpers.js';
 
 // Which replayed thinking the gauge counts: all of it where the model keeps it in context (the
@@ -98,5 +100,20 @@ describe('the thinking the context keeps', () => {
     // the turn is over: nothing of its thinking counts where the API strips it
     expect(Math.abs(engine('current-turn').usage(parts(h)).tokens - bare)).toBeLessThanOrEqual(1);
     expect(engine(undefined).usage(parts(h)).tokens - bare).toBeGreaterThan(2.7 * THINK);
+  });
+});
+
+describe('/context under the same rule', () => {
+  const messagesRow = (room: ThinkingRoom): number => {
+    const out = contextBreakdown(counter, 'sys', [], history(true), { tokens: 0, contextWindow: 200_000, effectiveWindow: 180_000 } as ContextUsageView, room);
+    if (out.kind !== 'context') throw new Error('not a context view');
+    return out.rows.find((r) => r.label === 'Messages')!.tokens + out.rows.find((r) => r.label === 'Tool outputs')!.tokens;
+  };
+
+  it("leaves finished turns' stripped thinking out of the Messages row, and keeps the open loop's", () => {
+    // the finished turn holds two thinking blocks (f1, f2); the open loop one (o1), which counts under both rules
+    const stripped = counter.countBlock(thinking('f1')) + counter.countBlock(thinking('f2'));
+    expect(stripped).toBeGreaterThan(3_000);
+    expect(messagesRow('all') - messagesRow('current-turn')).toBe(stripped);
   });
 });
