@@ -140,7 +140,8 @@ describe('sub-agents (Task)', () => {
       '---\nname: quick\ndescription: Looks things up fast.\ntools: Glob\neffort: low\n---\nAnswer briefly.\n',
     );
     const prompt = `@task ${JSON.stringify({ description: 'look', prompt: '@glob *.md\n@report QUICK-REPORT', agent: 'quick' })}\n@report parent done`;
-    const r = await runAgent(['-p', prompt, '--output-format', 'json'], { ws, server, provider: 'anthropic' });
+    // effort is a setting of the 5 family (and 4.6+); a 4.5-era model takes none, whatever the suite's model
+    const r = await runAgent(['-p', prompt, '--output-format', 'json', '--model', 'claude-sonnet-5-5'], { ws, server, provider: 'anthropic' });
     expect(r.code, r.stderr).toBe(0);
     const effortOf = (q: RecordedRequest): unknown => (q.body as { output_config?: { effort?: string } }).output_config?.effort;
     const child = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task'));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '../fake-server/server.js';
 import { bigFile, events, LONG, records, SUMMARY, type StreamEvent } from './compaction-cases.js';
-import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { isSummarizer, MODEL, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
 
 // The 12-turn tool session of issue 20 through -p --continue processes: bash, read, edit and
 // long-reply turns on a model that thinks, on a 200K window and on a 16K one where micro and
@@ -156,7 +156,7 @@ describe('thinking settings and capabilities', () => {
     server.enqueue({ text: 'one' }, { text: 'two' });
     expect((await runAgent(['-p', 'hi'], { ws, server })).code).toBe(0);
     await new Promise((r) => setTimeout(r, 300));
-    expect(server.modelLookups.map((q) => q.path)).toEqual(['/v1/models/claude-sonnet-5-5']);
+    expect(server.modelLookups.map((q) => q.path)).toEqual([`/v1/models/${MODEL.anthropic}`]);
     expect((await runAgent(['-p', 'again', '--continue'], { ws, server })).code).toBe(0);
     expect(server.modelLookups).toHaveLength(1);
   });
