@@ -9,6 +9,7 @@ import { fillMention, mentionAt, type MentionView } from './mention-completion.j
 import { PASTE_END, PASTE_START, PastedTexts } from './prompt-paste.js';
 import { PromptHistoryCursor } from './prompt-history-cursor.js';
 import { Store } from './store.js';
+import { typedKeys } from './typed-keys.js';
 
 export interface CompletionView {
   /** The "/word" typed so far. */
@@ -117,6 +118,9 @@ export class PromptModel {
       return;
     }
     if (input === PASTE_END) return;
+    const keys = typedKeys(input);
+    if (keys) for (const [i, k] of keys) this.handleKey(i, k);
+    if (keys) return;
     if (this.state.search) {
       if (this.searchKey(input, key)) return;
     } else if (key.ctrl && input === 'r') {

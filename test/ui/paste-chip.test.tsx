@@ -218,3 +218,33 @@ describe('a paste under way when an approval opens', () => {
     await app.waitForText('[pasted text #1 · 24 lines]!?');
   });
 });
+
+describe('editing keys typed in one chunk with text (fast typing, tmux send-keys)', () => {
+  it('Ctrl+U then a command clears the line first, as typed one key at a time', () => {
+    const { m, sent, type } = model();
+    type('/expl');
+    m.handleKey('\x15/explain app.ts 20', k());
+    expect(m.state.text).toBe('/explain app.ts 20');
+    m.handleKey('\r', k({ return: true }));
+    expect(sent).toEqual(['/explain app.ts 20']);
+  });
+
+  it('Backspace, Ctrl+W and Ctrl+A inside a chunk edit; the text around them is typed', () => {
+    const { m, type } = model();
+    type('hello wrld');
+    m.handleKey('\x7f\x7f\x7forld', k());
+    expect(m.state.text).toBe('hello world');
+    m.handleKey('\x17there\x01> ', k());
+    expect(m.state.text).toBe('> hello there');
+  });
+
+  it('a chunk of text and Enter alone is still typing that submits; a bracketed paste keeps its control characters out of the keys', () => {
+    const { m, sent } = model();
+    m.handleKey('ls\r', k());
+    expect(sent).toEqual(['ls']);
+    m.handleKey('[200~', k());
+    m.handleKey('a\x15b', k());
+    m.handleKey('[201~', k());
+    expect(m.state.text).not.toBe('b');
+  });
+});
