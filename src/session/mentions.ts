@@ -2,20 +2,45 @@
 // (its size limits, binary refusal and error messages), and `@dir/` attaches a listing.
 // The attachment goes through the registered FileRead tool's `run`, the same code path as a
 // FileRead call of the model, so whatever tracks reads there (the per-session read tracker
-// that lets a later edit through) counts an attached file as read.
+// that lets a later edit through) counts an attached file as read, as a spilled FileRead does.
+//
+// A file larger than the attachment budget (a quarter of the effective window, at most 25,000
+// tokens, shared by the message's mentions) goes through the spill rule of large tool outputs:
+// the whole file (up to the archive's cap) is archived under a handle, and the message carries
+// its head-and-tail preview with the handle, so the model Recalls the lines or the pattern it
+// needs. A prompt that mentions a huge file so fits the window (docs/DESIGN.md, Spilled tool outputs).
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userMessage, type Message, type TextBlock } from '../llm/messages.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
-import type { AnyTool } from '../tools/types.js';
+import { estimateTokens, fullOutputOf, spillPreview } from '../tools/spill.js';
+import type { AnyTool, SpillSink, ToolOutput } from '../tools/types.js';
 
 /** Starts every attachment block; the transcript shows such a block as one "attached" line. */
 export const ATTACHMENT_HEADER = '[Attached by the user with @';
 /** More mentions than this in one prompt are not attached (each can be a large file). */
 export const MAX_ATTACHMENTS = 10;
 const MAX_LISTING = 200;
+/** Lines asked of FileRead for a mention: the whole file (its output and the archive's caps still apply). */
+const WHOLE_FILE_LINES = 100_000_000;
+
+/** Tokens of file text one message may attach whole: a quarter of the effective window, at most 25,000. */
+export const attachBudget = (effectiveWindow: number): number => Math.min(25_000, Math.floor(effectiveWindow / 4));
+
+/** The spill option of promptMessage: none without a sink (a read-only store), else the budget of this window. */
+export const mentionSpill = (sink: SpillSink | undefined, effectiveWindow: number): { sink: SpillSink; budgetTokens: number } | undefined =>
+  sink ? { sink, budgetTokens: attachBudget(effectiveWindow) } : undefined;
+
+/** Where a mentioned file over the budget goes whole (the session's spill sink), and the budget. */
+export interface MentionSpill {
+  sink: SpillSink;
+  /** Tokens the message's mentions may attach whole (attachBudget). */
+  budgetTokens: number;
+  /** The id the archived output is filed under (the person's message id, with the mention). */
+  messageId: string;
+}
 
 export interface Attachments {
   blocks: TextBlock[];
@@ -47,8 +72,16 @@ export const attachmentLabel = (block: string): string | undefined =>
  * Reads what the prompt mentions. A word that names nothing on disk is left alone (an e-mail
  * address, a decorator, a handle); one that names a file FileRead refuses is reported.
  */
-export async function attachMentions(text: string, tools: readonly AnyTool[], cwd: string, signal: AbortSignal, files?: FileTracker): Promise<Attachments> {
+export async function attachMentions(
+  text: string,
+  tools: readonly AnyTool[],
+  cwd: string,
+  signal: AbortSignal,
+  files?: FileTracker,
+  spill?: MentionSpill,
+): Promise<Attachments> {
   const result: Attachments = { blocks: [], attached: [], readPaths: [], problems: [] };
+  let budget = spill?.budgetTokens ?? 0;
   const fileRead = tools.find((t) => t.name === 'FileRead');
   for (const word of findMentions(text)) {
     if (result.attached.length >= MAX_ATTACHMENTS) {
@@ -70,16 +103,28 @@ export async function attachMentions(text: string, tools: readonly AnyTool[], cw
       result.problems.push(`@${word}: not attached, this session has no FileRead tool`);
       continue;
     }
-    const out = await fileRead.run(fileRead.parse({ path: word }), { cwd, signal, ...(files ? { files } : {}) });
+    const input = spill ? { path: word, limit: WHOLE_FILE_LINES } : { path: word };
+    const out = await fileRead.run(fileRead.parse(input), { cwd, signal, ...(files ? { files } : {}) });
     if (out.isError) {
       result.problems.push(`@${word}: not attached: ${out.content}`);
       continue;
     }
-    result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: read with FileRead]\n${out.content}` });
+    const tokens = estimateTokens(out.full?.totalChars ?? out.content.length);
+    if (!spill || (out.full === undefined && tokens <= budget)) {
+      budget -= tokens;
+      result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: read with FileRead]\n${out.content}` });
+    } else result.blocks.push({ type: 'text', text: spilledAttachment(word, out, spill) });
     result.attached.push(word);
     result.readPaths.push(abs);
   }
   return result;
+}
+
+/** A mention over the budget: the whole file archived, its preview and handle attached. */
+function spilledAttachment(word: string, out: ToolOutput, spill: MentionSpill): string {
+  const full = out.full ?? fullOutputOf(out.content);
+  const handle = spill.sink.archive({ toolUseId: `${spill.messageId}@${word}`, toolName: 'FileRead', summary: `@${word}`, isError: false, full });
+  return `${ATTACHMENT_HEADER}${word}: too large to attach whole, archived as ${handle}]\n${spillPreview(full, handle)}`;
 }
 
 /** The entries of a directory (directories with a trailing /), .gitignore'd ones left out. */
@@ -104,11 +149,19 @@ async function listing(abs: string, cwd: string): Promise<string> {
  */
 export async function promptMessage(
   text: string,
-  s: { tools: readonly AnyTool[]; cwd: string; files: FileTracker; signal: AbortSignal; warn: (problem: string) => void },
+  s: {
+    tools: readonly AnyTool[];
+    cwd: string;
+    files: FileTracker;
+    signal: AbortSignal;
+    warn: (problem: string) => void;
+    spill?: { sink: SpillSink; budgetTokens: number } | undefined;
+  },
 ): Promise<Message> {
   const msg = userMessage(text);
   if (!text.includes('@')) return msg;
-  const { blocks, problems } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files);
+  const spill = s.spill ? { ...s.spill, messageId: msg.id } : undefined;
+  const { blocks, problems } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files, spill);
   for (const p of problems) s.warn(p);
   return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
 }

@@ -20,7 +20,7 @@ import type { ContextUsageView, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
 import { newSessionRow, SessionEvents, sessionView } from './sessionEvents.js';
-import { promptMessage } from './mentions.js';
+import { mentionSpill, promptMessage } from './mentions.js';
 import { oversizedPrompt } from './promptSize.js';
 import { archiveRecall, archiveSpill } from './recall.js';
 import { persistReads, rebuildTracker } from './trackerRebuild.js';
@@ -174,7 +174,7 @@ export class Session extends SessionEvents {
   async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
     // refused before anything is stored or sent; the text goes back to the person
-    const refused = await oversizedPrompt(this.context, this.deps.tools, asked, ac.signal).catch((e: unknown) => (this.end(), Promise.reject(e)));
+    const refused = await oversizedPrompt(this.context, this.deps.tools, asked, ac.signal, this.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
     if (refused) {
       this.end();
       this.emit({ type: 'prompt_refused', text: asked, message: refused });
@@ -201,6 +201,7 @@ export class Session extends SessionEvents {
         files: this.files,
         signal: ac.signal,
         warn: (p) => this.notice('warning', p),
+        spill: mentionSpill(this.spill, this.contextUsage().effectiveWindow),
       });
       const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
       // file snapshots taken in this turn belong to the person's message that started it

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAgent, useFakeServer, workspace } from './harness.js';
 
@@ -33,5 +35,39 @@ describe('a prompt larger than the window', () => {
     expect(texts).toContain('hello');
     expect(texts).not.toContain('line 5999');
     expect(next.stderr).not.toMatch(/no reply|unanswered/);
+
+    // as advised: saved to a file and mentioned, it goes through the spill rule and fits
+    writeFileSync(join(ws.dir, 'paste.txt'), `${huge}\n`);
+    server.enqueue({ text: 'Read the preview.' });
+    const attached = await runAgent(['-p', 'what is in @paste.txt', '--model', model, '--continue'], { ws, server, provider: 'anthropic' });
+    expect(attached.code, attached.stderr).toBe(0);
+    const request = server.requests.at(-1)!;
+    const prompt = request.view!.messages.at(-1)!.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : []));
+    const block = prompt.find((t) => t.startsWith('[Attached by the user with @paste.txt'))!;
+    expect(block).toMatch(/^\[Attached by the user with @paste\.txt: too large to attach whole, archived as o1\]\n\[output o1: 6,000 lines, /);
+    expect(block.trimEnd().endsWith(`6000\t${huge.split('\n').at(-1)}`), 'the last line is in the preview').toBe(true);
+    expect(block.length).toBeLessThan(6_000);
+    expect(JSON.stringify(request.body).length, 'the request fits the small window').toBeLessThan(40_000);
+
+    // the model reads the rest by handle: a line range and a pattern, exactly
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: 'Recall', input: { id: 'o1', offset: 3000, limit: 2 } },
+          { name: 'Recall', input: { id: 'o1', pattern: '^\\s*4243\\t', context: 0 } },
+        ],
+      },
+      { text: 'read' },
+    );
+    const recalled = await runAgent(['-p', 'read lines 3000-3001 and 4243', '--model', model, '--continue'], { ws, server, provider: 'anthropic' });
+    expect(recalled.code, recalled.stderr).toBe(0);
+    const results = server.requests
+      .at(-1)!
+      .view!.messages.at(-1)!
+      .blocks.flatMap((b) => (b.type === 'tool_result' ? [typeof b.content === 'string' ? b.content : JSON.stringify(b.content)] : []));
+    const lines = huge.split('\n');
+    expect(results[0]).toContain(`  3000\t${lines[2999]}\n  3001\t${lines[3000]}`);
+    expect(results[1]).toContain(`4243\t${lines[4242]}`);
+    expect(results[1]).not.toContain(lines[4243]!);
   });
 });

@@ -224,6 +224,17 @@ describe('@ file mentions in the prompt', () => {
     await app.waitForText('⎿ attached @src/cli.ts: read with FileRead');
     expect(app.frame()).not.toContain('const x = 1');
   });
+
+  it('says when an attached file was too large and went to the archive, with its handle', async () => {
+    const c = new FakeController();
+    const preview = '[output o3: 6,000 lines, 120 KB; lines 1–40 and 5,961–6,000 shown; Recall id="o3" …]\n     1\trow 1';
+    c.transcript = [
+      msg('user', [text('what is in @big.txt'), text(`[Attached by the user with @big.txt: too large to attach whole, archived as o3]\n${preview}`)]),
+    ];
+    const app = renderApp(c);
+    await app.waitForText('⎿ attached @big.txt: too large to attach whole, archived as o3');
+    expect(app.frame()).not.toContain('row 1');
+  });
 });
 
 describe('the /model picker', () => {
