@@ -5,7 +5,8 @@
 // the text "/expl/explain").
 import type { Key } from 'ink';
 
-const NO_KEY: Key = {
+/** A key with no flag set (the base of every key built here and in tests). */
+export const NO_KEY: Key = {
   upArrow: false,
   downArrow: false,
   leftArrow: false,

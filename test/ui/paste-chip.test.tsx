@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import type { Key } from 'ink';
 import { PromptModel } from '../../src/ui/prompt-model.js';
+import { NO_KEY } from '../../src/ui/typed-keys.js';
 import { COMMANDS, FakeController, KEYS, renderApp, waitFor } from './helpers.js';
 
 // Pasted text in the prompt (issue 26, defects 1 and 2): a placeholder is one chip, and what
@@ -9,28 +10,6 @@ import { COMMANDS, FakeController, KEYS, renderApp, waitFor } from './helpers.js
 
 afterEach(() => cleanup());
 
-const NO_KEY: Key = {
-  upArrow: false,
-  downArrow: false,
-  leftArrow: false,
-  rightArrow: false,
-  pageDown: false,
-  pageUp: false,
-  home: false,
-  end: false,
-  return: false,
-  escape: false,
-  ctrl: false,
-  shift: false,
-  tab: false,
-  backspace: false,
-  delete: false,
-  meta: false,
-  super: false,
-  hyper: false,
-  capsLock: false,
-  numLock: false,
-};
 const k = (over: Partial<Key> = {}): Key => ({ ...NO_KEY, ...over });
 
 function model() {

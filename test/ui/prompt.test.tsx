@@ -2,32 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import type { Key } from 'ink';
 import { PromptModel } from '../../src/ui/prompt-model.js';
+import { NO_KEY } from '../../src/ui/typed-keys.js';
 import { COMMANDS, FakeController, KEYS, renderApp, tick, waitFor } from './helpers.js';
 
 afterEach(() => cleanup());
 
-const NO_KEY: Key = {
-  upArrow: false,
-  downArrow: false,
-  leftArrow: false,
-  rightArrow: false,
-  pageDown: false,
-  pageUp: false,
-  home: false,
-  end: false,
-  return: false,
-  escape: false,
-  ctrl: false,
-  shift: false,
-  tab: false,
-  backspace: false,
-  delete: false,
-  meta: false,
-  super: false,
-  hyper: false,
-  capsLock: false,
-  numLock: false,
-};
 const k = (over: Partial<Key>): Key => ({ ...NO_KEY, ...over });
 
 function model(history: string[] = []) {
