@@ -20,6 +20,15 @@ export type ProviderKind = 'anthropic' | 'openai';
  * model instead.
  */
 export const MODEL: Record<ProviderKind, string> = { anthropic: process.env.AGENT_E2E_ANTHROPIC_MODEL ?? 'claude-sonnet-5-5', openai: 'gpt-4o' };
+
+/**
+ * On claude-sonnet-4-5 the suites think too: enabled with a 4,000-token budget (the only mode of
+ * a 4.5-era model), set for that model alone, so a test's own models and thinking still win.
+ */
+const MODEL_RC: Record<string, unknown> =
+  MODEL.anthropic === 'claude-sonnet-4-5'
+    ? { 'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } }
+    : {};
 export const KEY: Record<ProviderKind, string> = {
   anthropic: 'sk-ant-e2e-SECRET-anthropic-0123456789',
   openai: 'sk-e2e-SECRET-openai-0123456789abcdef',
@@ -33,14 +42,18 @@ export interface Workspace {
   db: string;
 }
 
-/** A fresh workspace; `rc` becomes the project's .agentrc (fast retries by default). */
-export function workspace(rc: Record<string, unknown> = {}): Workspace {
+/** A fresh workspace; `rc` becomes the project's .agentrc (fast retries by default; on claude-sonnet-4-5 the suite's thinking, MODEL_RC). */
+export function workspace(rc: Record<string, unknown> = {}, opts: { suiteThinking?: boolean } = {}): Workspace {
   const root = mkdtempSync(join(tmpdir(), 'agent-e2e-'));
   const dir = join(root, 'project');
   const home = join(root, 'home');
   mkdirSync(dir);
   mkdirSync(home);
-  writeFileSync(join(dir, '.agentrc'), JSON.stringify({ retry: { baseDelayMs: 5, maxDelayMs: 50 }, ...rc }));
+  // a test that sets thinking, or opts out (it tests what an .agentrc entry would override), gets none of the suite's
+  const suite = opts.suiteThinking !== false && rc['thinking'] === undefined ? MODEL_RC : {};
+  const models = { ...suite, ...(rc['models'] as Record<string, unknown> | undefined) };
+  const withModels = Object.keys(models).length > 0 ? { ...rc, models } : rc;
+  writeFileSync(join(dir, '.agentrc'), JSON.stringify({ retry: { baseDelayMs: 5, maxDelayMs: 50 }, ...withModels }));
   return { root, dir, home, db: join(root, 'data', 'agent.db') };
 }
 

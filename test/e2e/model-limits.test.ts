@@ -29,7 +29,8 @@ describe('the limits and lifecycle the models endpoint states', () => {
     server.settings.models = {
       [MODEL]: { maxInput: 24_000, maxOutput: 8_000, lifecycle: 'deprecated', deprecatedAt: '2026-09-01T00:00:00Z', retiresAt: '2027-03-01T00:00:00Z' },
     };
-    const ws = workspace({ permissions: { mode: 'allow' }, maxOutputTokens: 20_000 });
+    // no models entry for the model, not even the suite's: the limits must come from the endpoint
+    const ws = workspace({ permissions: { mode: 'allow' }, maxOutputTokens: 20_000 }, { suiteThinking: false });
     for (let i = 0; i < 15; i++) bigFile(ws, `big${i}.txt`, 90);
     server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY } : undefined));
     const compactions = [];

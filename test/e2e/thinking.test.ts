@@ -130,6 +130,18 @@ describe('a 12-turn tool session on a model that thinks', () => {
   }, 240_000);
 });
 
+describe("the suites' own model", () => {
+  it('thinks in every suite: adaptive on claude-sonnet-5-5, enabled with a 4,000-token budget on claude-sonnet-4-5 (npm run test:e2e-4-5)', async () => {
+    server.enqueue({ text: 'hello' });
+    const r = await runAgent(['-p', 'hi'], { ws: workspace(), server });
+    expect(r.code, r.stderr).toBe(0);
+    const thinking = (server.requests.find((q) => q.view)!.body as { thinking?: unknown }).thinking;
+    expect(thinking).toEqual(
+      MODEL.anthropic === 'claude-sonnet-4-5' ? { type: 'enabled', budget_tokens: 4_000, display: 'summarized' } : { type: 'adaptive', display: 'summarized' },
+    );
+  });
+});
+
 describe('thinking settings and capabilities', () => {
   it('refuses a setting the model cannot take up front, naming the setting and the model (exit 2 in -p), with no request sent', async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
