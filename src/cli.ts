@@ -96,7 +96,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       c
         .option('--archived', 'include what compaction archived, marked as such')
         .option('--children', "print its sub-agents' transcripts too")
-        .option('--spilled', 'print spilled tool outputs whole instead of their preview'),
+        .option('--spilled', 'print spilled tool outputs and @mentioned files whole instead of their preview'),
     (m, [id], opts) => m.showSessionCommand(id!, opts),
   );
   subcommand<{ format: 'md' | 'jsonl' }>(

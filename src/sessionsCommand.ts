@@ -9,6 +9,7 @@ import { sessionMarkdown, type SpilledText } from './markdownExport.js';
 import { isStaleLease } from './session/lease.js';
 import type { SessionInfo, Store } from './store/index.js';
 import { archiveCause } from './session/recordIds.js';
+import { spilledMentionHandle } from './session/mentions.js';
 import { spillHandleOf } from './tools/spill.js';
 
 // `agent sessions …`: list, show, export, search and remove stored sessions.
@@ -74,6 +75,12 @@ const WHO = { checkpoint: 'checkpoint', meta: 'agent', tool_results: 'user', use
 /** `sessions show`: calls as `→ name input`, results as `← output`; with `whole`, a spilled output's archived text in place of its preview. */
 const showStyle = (whole?: SpilledText): TextStyle => ({
   separator: '\n',
+  // a spilled @mention: its attachment header, then the whole file from the archive
+  text: (t) => {
+    const handle = whole ? spilledMentionHandle(t) : undefined;
+    const text = handle ? whole?.(handle) : undefined;
+    return text !== undefined ? `${t.slice(0, t.indexOf('\n'))}\n[the whole file, ${handle}:]\n${text}` : t;
+  },
   toolUse: (b) => `→ ${b.name} ${JSON.stringify(b.input)}`,
   toolResult: (b) => {
     const handle = whole ? spillHandleOf(b.content) : undefined;

@@ -15,7 +15,7 @@ import { userMessage, type Message, type TextBlock } from '../llm/messages.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
-import { estimateTokens, fullOutputOf, spillPreview } from '../tools/spill.js';
+import { estimateTokens, fullOutputOf, spillHandleOf, spillPreview } from '../tools/spill.js';
 import type { AnyTool, SpillSink, ToolOutput } from '../tools/types.js';
 
 /** Starts every attachment block; the transcript shows such a block as one "attached" line. */
@@ -118,6 +118,13 @@ export async function attachMentions(
     result.readPaths.push(abs);
   }
   return result;
+}
+
+/** The handle of a spilled mention's archived file, from its attachment block (undefined for any other text). */
+export function spilledMentionHandle(block: string): string | undefined {
+  if (!block.startsWith(ATTACHMENT_HEADER)) return undefined;
+  const nl = block.indexOf('\n');
+  return nl === -1 ? undefined : spillHandleOf(block.slice(nl + 1));
 }
 
 /** A mention over the budget: the whole file archived, its preview and handle attached. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAgent, useFakeServer, workspace } from './harness.js';
+import { jsonResult, runAgent, useFakeServer, workspace } from './harness.js';
 
 // A prompt larger than the window is refused before it is sent: no request, nothing stored,
 // a usage error (exit 2) that says to attach it as a file. It used to be sent anyway (three
@@ -39,8 +39,13 @@ describe('a prompt larger than the window', () => {
     // as advised: saved to a file and mentioned, it goes through the spill rule and fits
     writeFileSync(join(ws.dir, 'paste.txt'), `${huge}\n`);
     server.enqueue({ text: 'Read the preview.' });
-    const attached = await runAgent(['-p', 'what is in @paste.txt', '--model', model, '--continue'], { ws, server, provider: 'anthropic' });
+    const attached = await runAgent(['-p', 'what is in @paste.txt', '--model', model, '--continue', '--output-format', 'json'], {
+      ws,
+      server,
+      provider: 'anthropic',
+    });
     expect(attached.code, attached.stderr).toBe(0);
+    const id = String(jsonResult(attached).sessionId);
     const request = server.requests.at(-1)!;
     const prompt = request.view!.messages.at(-1)!.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : []));
     const block = prompt.find((t) => t.startsWith('[Attached by the user with @paste.txt'))!;
@@ -69,5 +74,13 @@ describe('a prompt larger than the window', () => {
     expect(results[0]).toContain(`  3000\t${lines[2999]}\n  3001\t${lines[3000]}`);
     expect(results[1]).toContain(`4243\t${lines[4242]}`);
     expect(results[1]).not.toContain(lines[4243]!);
+
+    // the person reads the whole file where the session is shown or exported, a middle line included
+    const shown = await runAgent(['sessions', 'show', id, '--spilled'], { ws });
+    expect(shown.stdout).toContain(`[the whole file, o1:]\n     1\t${lines[0]}`);
+    expect(shown.stdout).toContain(`  3000\t${lines[2999]}`);
+    const md = await runAgent(['sessions', 'export', id, '--format', 'md'], { ws });
+    expect(md.stdout).toContain('The whole file (o1):');
+    expect(md.stdout).toContain(`  3000\t${lines[2999]}`);
   });
 });
