@@ -86,7 +86,7 @@ interface Guard {
 }
 
 export class SpillTable implements SpillArchive {
-  private readonly nextN: Database.Statement<[string], number>;
+  private readonly nextN: Database.Statement<[string, string], number>;
   private readonly insert: Database.Statement<Record<string, unknown>>;
   private readonly one: Database.Statement<[string, string], SpillRow>;
   private readonly allRows: Database.Statement<[string], SpillRow>;
@@ -97,7 +97,19 @@ export class SpillTable implements SpillArchive {
     db: Database.Database,
     private readonly guard: Guard,
   ) {
-    this.nextN = db.prepare<[string], number>('SELECT COALESCE(MAX(n), 0) + 1 FROM spilled_outputs WHERE session_id = ?').pluck();
+    // handles are numbered across a session and its sub-agents (the family under its root), so a
+    // child's o2 is never a parent's o2: the parent's Recall falls back to its children's archives
+    this.nextN = db
+      .prepare<[string, string], number>(
+        `WITH RECURSIVE up(id, parent_id) AS (
+           SELECT id, parent_id FROM sessions WHERE id = ?
+           UNION ALL SELECT s.id, s.parent_id FROM sessions s JOIN up ON s.id = up.parent_id),
+         family(id) AS (
+           SELECT id FROM up WHERE parent_id IS NULL
+           UNION ALL SELECT s.id FROM sessions s JOIN family f ON s.parent_id = f.id)
+         SELECT COALESCE(MAX(n), 0) + 1 FROM spilled_outputs WHERE session_id IN (SELECT id FROM family) OR session_id = ?`,
+      )
+      .pluck();
     this.insert = db.prepare(
       `INSERT INTO spilled_outputs (session_id, ${SPILL_COLS})
        VALUES (@session_id, @id, @n, @tool_use_id, @tool_name, @summary, @content, @is_error, @total_chars, @total_lines, @total_bytes, @created_at)`,
@@ -115,7 +127,7 @@ export class SpillTable implements SpillArchive {
   }
 
   private insertOne(sessionId: string, s: NewSpill, now: number): string {
-    const n = this.nextN.get(sessionId) ?? 1;
+    const n = this.nextN.get(sessionId, sessionId) ?? 1;
     const id = `o${n}`;
     this.insert.run({
       session_id: sessionId,

@@ -72,4 +72,30 @@ describe('child sessions', () => {
     }
     store.close();
   });
+
+  it("number spilled outputs across the family, so a child's handle never names a parent's output", () => {
+    const store = fresh();
+    const spill = (id: string, text: string): string =>
+      store.spilled.save(id, {
+        toolUseId: `t_${text}`,
+        toolName: 'Bash',
+        summary: text,
+        content: text,
+        isError: false,
+        totalChars: 4,
+        totalLines: 1,
+        totalBytes: 4,
+      });
+    store.createSession({ id: 's_p', ...base });
+    store.createSession({ id: 's_c1', ...base, parent: { id: 's_p', turn: 'm', toolUseId: 't1', agent: 'explore' } });
+    store.createSession({ id: 's_c2', ...base, parent: { id: 's_p', turn: 'm', toolUseId: 't2', agent: 'explore' } });
+    store.createSession({ id: 's_g', ...base, parent: { id: 's_c1', turn: 'm', toolUseId: 't3', agent: 'explore' } });
+    store.createSession({ id: 's_other', ...base });
+    expect([spill('s_p', 'P1'), spill('s_c1', 'C1'), spill('s_c2', 'C2'), spill('s_g', 'G1'), spill('s_p', 'P2')]).toEqual(['o1', 'o2', 'o3', 'o4', 'o5']);
+    // another session's numbering is its own
+    expect(spill('s_other', 'X1')).toBe('o1');
+    expect(store.spilled.get('s_c2', 'o3')?.content).toBe('C2');
+    expect(store.spilled.get('s_p', 'o2')).toBeUndefined();
+    store.close();
+  });
 });
