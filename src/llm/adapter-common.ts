@@ -116,6 +116,9 @@ interface AdapterSpec<C extends { baseURL: string }> {
   aborted: () => Error;
 }
 
+/** An adapter's SDK as it plugs in: its client built from the options clientOptions derives. */
+export type SdkFrame<C extends { baseURL: string }> = Omit<AdapterSpec<C>, 'client'> & { client: (options: ReturnType<typeof clientOptions>) => C };
+
 export interface RequestContext<C> {
   client: C;
   /** For the SDK call: the caller's signal or a timeout of the tap. */
@@ -183,7 +186,7 @@ export abstract class SdkAdapter<C extends { baseURL: string }> {
 
   constructor(
     protected readonly opts: AdapterOptions,
-    sdk: Omit<AdapterSpec<C>, 'client'> & { client: (options: ReturnType<typeof clientOptions>) => C },
+    sdk: SdkFrame<C>,
   ) {
     this.warn = onceEach(opts.onWarning);
     this.spec = { ...sdk, client: (tap) => sdk.client(clientOptions(opts, tap, this.warn)) };

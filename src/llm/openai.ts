@@ -7,7 +7,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions/completions';
-import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
+import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext, type SdkFrame } from './adapter-common.js';
 import { DEFAULT_CACHE, sendsPromptCacheKey } from './cache.js';
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
@@ -147,17 +147,20 @@ function isJsonObject(text: string): boolean {
 
 const generatedId = (): string => `call_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
+/** The OpenAI SDK as both its adapters (Chat Completions here, Responses in responses.ts) plug it in. */
+export const OPENAI_SDK: SdkFrame<OpenAI> = {
+  provider: 'openai',
+  keyEnv: 'OPENAI_API_KEY',
+  client: (options) => new OpenAI(options),
+  describe: describeOpenAIError,
+  aborted: () => new APIUserAbortError(),
+};
+
 export class OpenAIProvider extends SdkAdapter<OpenAI> implements Provider {
   readonly name = 'openai' as const;
 
   constructor(opts: AdapterOptions) {
-    super(opts, {
-      provider: 'openai',
-      keyEnv: 'OPENAI_API_KEY',
-      client: (options) => new OpenAI(options),
-      describe: describeOpenAIError,
-      aborted: () => new APIUserAbortError(),
-    });
+    super(opts, OPENAI_SDK);
   }
 
   protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<OpenAI>): AsyncGenerator<StreamEvent> {

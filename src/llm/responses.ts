@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   EasyInputMessage,
   FunctionTool,
@@ -14,7 +14,7 @@ import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type R
 import { DEFAULT_CACHE } from './cache.js';
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type ReasoningBlock, type TextBlock, type Usage } from './messages.js';
-import { describeOpenAIError } from './openai.js';
+import { OPENAI_SDK } from './openai.js';
 import { allowsStrict, DEFAULT_REASONING_EFFORT, isReasoningModel, type ReasoningEffort } from './openaiApi.js';
 import type { CompactRequest, CompactResult, ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 
@@ -177,13 +177,7 @@ export class ResponsesProvider extends SdkAdapter<OpenAI> implements Provider {
   readonly name = 'openai' as const;
 
   constructor(opts: AdapterOptions) {
-    super(opts, {
-      provider: 'openai',
-      keyEnv: 'OPENAI_API_KEY',
-      client: (options) => new OpenAI(options),
-      describe: describeOpenAIError,
-      aborted: () => new OpenAI.APIUserAbortError(),
-    });
+    super(opts, OPENAI_SDK);
   }
 
   /** The exact input tokens of a request (responses.inputTokens.count): no reply, nothing billed. */
