@@ -40,6 +40,19 @@ function describing(d: ModelDescription): Provider & { asked: number } {
   return p;
 }
 
+/** A provider whose models endpoint answers only when the test calls `answer`. */
+function describingLater(): { slow: Provider; answer: (d: ModelDescription) => void } {
+  let answer: (d: ModelDescription) => void = () => {};
+  const slow: Provider = {
+    name: 'anthropic',
+    stream: () => {
+      throw new Error('no request expected');
+    },
+    describeModel: () => new Promise((r) => (answer = r)),
+  };
+  return { slow, answer: (d) => answer(d) };
+}
+
 describe('the limits a provider states', () => {
   it('are the window and the output cap where .agentrc does not describe the model', () => {
     const c = withModel(load({}), 'claude-sonnet-4-5', { limits: limitsOf(SMALL) });
@@ -114,14 +127,7 @@ describe('a deprecated model', () => {
     const store = openStore(config.dbPath);
     try {
       const told: string[] = [];
-      let answer: (d: ModelDescription) => void = () => {};
-      const slow: Provider = {
-        name: 'anthropic',
-        stream: () => {
-          throw new Error('no request expected');
-        },
-        describeModel: () => new Promise((r) => (answer = r)),
-      };
+      const { slow, answer } = describingLater();
       const first = await withLearnedModel(store, config, slow, (m) => told.push(m), 20);
       // the start went on with the built-in table
       expect(first.model).toMatchObject({ contextWindow: 200_000, source: 'builtin' });
@@ -142,14 +148,7 @@ describe('a deprecated model', () => {
     const store = openStore(config.dbPath);
     try {
       const told: string[] = [];
-      let answer: (d: ModelDescription) => void = () => {};
-      const slow: Provider = {
-        name: 'anthropic',
-        stream: () => {
-          throw new Error('no request expected');
-        },
-        describeModel: () => new Promise((r) => (answer = r)),
-      };
+      const { slow, answer } = describingLater();
       // an hour's wait would time the test out
       const first = await withLearnedModel(store, config, slow, (m) => told.push(m), 3_600_000);
       expect(first.model.source).toBe('builtin');
