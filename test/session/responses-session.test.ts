@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { createTokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createProvider } from '../../src/llm/factory.js';
 import { Session } from '../../src/session/session.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
 import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
 import { lastUserText, startFakeServer, type FakeServer } from '../fake-server/server.js';
@@ -28,6 +28,22 @@ afterAll(async () => {
 });
 
 const env = { OPENAI_API_KEY: 'k-openai', ANTHROPIC_API_KEY: 'k-anthropic', OPENAI_BASE_URL: '', ANTHROPIC_BASE_URL: '' };
+/** A live session on gpt-5.4 in `cwd`, with `rc` as its .agentrc and its own database there. */
+async function openSession(cwd: string, rc: Record<string, unknown>): Promise<{ session: Session; store: Store }> {
+  writeFileSync(join(cwd, '.agentrc'), JSON.stringify(rc));
+  const config = loadConfig({ cwd, home: cwd, env: { ...env, AGENT_DB: join(cwd, 'agent.db') }, flags: { model: 'gpt-5.4' } });
+  const store = openStore(config.dbPath);
+  const session = Session.open({
+    config,
+    store,
+    provider: providerFor(config),
+    tools: createTools({ bash: config.bash }),
+    counter: await createTokenCounter(),
+    providerFor,
+  });
+  return { session, store };
+}
+
 const providerFor = (c: Config) =>
   c.provider === 'openai'
     ? createProvider({ provider: 'openai', apiKey: 'k', baseURL: server.openaiBaseURL, ...(c.api ? { api: c.api } : {}) })
@@ -35,17 +51,7 @@ const providerFor = (c: Config) =>
 
 describe('/model between gpt-5.4 (Responses) and claude-sonnet-5-5', () => {
   it('gives valid requests both ways', async () => {
-    writeFileSync(join(dir, '.agentrc'), JSON.stringify({ api: 'responses', permissions: { mode: 'allow' } }));
-    const config = loadConfig({ cwd: dir, home: dir, env: { ...env, AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'gpt-5.4' } });
-    const store = openStore(config.dbPath);
-    const session = Session.open({
-      config,
-      store,
-      provider: providerFor(config),
-      tools: createTools({ bash: config.bash }),
-      counter: await createTokenCounter(),
-      providerFor,
-    });
+    const { session, store } = await openSession(dir, { api: 'responses', permissions: { mode: 'allow' } });
     server.enqueue({ toolCalls: [{ name: 'Glob', input: { pattern: '*.md' } }] }, { text: 'None.' });
     expect((await session.prompt('any docs?')).reason).toBe('end_turn');
     session.setModel('claude-sonnet-5-5');
@@ -75,19 +81,8 @@ describe('a Responses session through pins, compaction, /uncompact and /rewind',
   it('keeps every request valid: each reasoning item stays with its reply or leaves with it', async () => {
     server.clear();
     const sub = join(dir, 'history');
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(sub);
-    writeFileSync(join(sub, '.agentrc'), JSON.stringify({ api: 'responses', permissions: { mode: 'allow' }, compaction: { tailTurns: 1 } }));
-    const config = loadConfig({ cwd: sub, home: sub, env: { ...env, AGENT_DB: join(sub, 'agent.db') }, flags: { model: 'gpt-5.4' } });
-    const store = openStore(config.dbPath);
-    const session = Session.open({
-      config,
-      store,
-      provider: providerFor(config),
-      tools: createTools({ bash: config.bash }),
-      counter: await createTokenCounter(),
-      providerFor,
-    });
+    const { session, store } = await openSession(sub, { api: 'responses', permissions: { mode: 'allow' }, compaction: { tailTurns: 1 } });
     server.respondWith((req) =>
       req.view.system.includes('context checkpoints') || (lastUserText(req.view)?.includes(IN_PLACE_MARKER) ?? false)
         ? { text: '## Goal\nList things.' }
