@@ -30,7 +30,7 @@ const WHOLE_FILE_LINES = 100_000_000;
 export const attachBudget = (effectiveWindow: number): number => Math.min(25_000, Math.floor(effectiveWindow / 4));
 
 /** The spill option of promptMessage: none without a sink (a read-only store), else the budget of this window. */
-export const mentionSpill = (sink: SpillSink | undefined, effectiveWindow: number): { sink: SpillSink; budgetTokens: number } | undefined =>
+export const mentionSpill = (sink: SpillSink | undefined, effectiveWindow: number): SpillOption | undefined =>
   sink ? { sink, budgetTokens: attachBudget(effectiveWindow) } : undefined;
 
 /** Where a mentioned file over the budget goes whole (the session's spill sink), and the budget. */
@@ -41,6 +41,9 @@ export interface MentionSpill {
   /** The id the archived output is filed under (the person's message id, with the mention). */
   messageId: string;
 }
+
+/** What promptMessage is given: the message id is its own. */
+type SpillOption = Omit<MentionSpill, 'messageId'>;
 
 export interface Attachments {
   blocks: TextBlock[];
@@ -162,7 +165,7 @@ export async function promptMessage(
     files: FileTracker;
     signal: AbortSignal;
     warn: (problem: string) => void;
-    spill?: { sink: SpillSink; budgetTokens: number } | undefined;
+    spill?: SpillOption | undefined;
   },
 ): Promise<Message> {
   const msg = userMessage(text);
