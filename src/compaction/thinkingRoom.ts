@@ -7,7 +7,7 @@
 // (docs/DESIGN.md, Thinking). The blocks themselves stay in the history and the requests;
 // only their count changes.
 import type { Block, Message } from '../llm/messages.js';
-import type { TokenCounter } from './tokens.js';
+import { roughProviderState, type TokenCounter } from './tokens.js';
 
 export type ThinkingRoom = 'all' | 'current-turn';
 
@@ -81,10 +81,7 @@ export function strippedThinkingBytes(history: readonly Message[], room: Thinkin
   for (let i = from; i < Math.min(keptFrom, history.length); i++) {
     const m = history[i]!;
     if (m.role !== 'assistant') continue;
-    for (const b of m.blocks) {
-      if (b.type === 'thinking') n += Math.ceil(Buffer.byteLength(b.thinking, 'utf8') / bytesPerToken);
-      else if (b.type === 'redacted_thinking') n += Math.ceil(Buffer.byteLength(b.data, 'utf8') / bytesPerToken);
-    }
+    for (const b of m.blocks) if (b.type === 'thinking' || b.type === 'redacted_thinking') n += roughProviderState(b, bytesPerToken);
   }
   return n;
 }

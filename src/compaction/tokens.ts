@@ -50,6 +50,9 @@ function providerStateText(b: ProviderStateBlock): string {
 /** UTF-8 length: no token of a byte-level BPE (any provider's) is shorter than one byte. */
 const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 
+/** Rough tokens of a thinking or reasoning block (its bytes ÷ bytesPerToken), as bytesEstimate counts it. */
+export const roughProviderState = (b: ProviderStateBlock, bytesPerToken: number): number => Math.ceil(bytesOf(providerStateText(b)) / bytesPerToken);
+
 function bytesEstimate(msg: Message, bytesPerToken: number): number {
   const rough = (text: string): number => Math.ceil(bytesOf(text) / bytesPerToken);
   let total = MESSAGE_OVERHEAD;
@@ -58,7 +61,7 @@ function bytesEstimate(msg: Message, bytesPerToken: number): number {
     else if (b.type === 'tool_use') total += TOOL_USE_OVERHEAD + rough(b.name) + rough(JSON.stringify(b.input));
     else if (b.type === 'tool_result') total += TOOL_RESULT_OVERHEAD + rough(b.content) + (b.images?.length ?? 0) * IMAGE_TOKENS;
     else if (b.type === 'image') total += IMAGE_TOKENS;
-    else total += rough(providerStateText(b));
+    else total += roughProviderState(b, bytesPerToken);
   }
   return total;
 }
