@@ -11,7 +11,15 @@ import { importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } 
  * break fails the test; an exception that no longer occurs is harmless, and is deleted here
  * with the change that removes it.
  */
-const KNOWN_LAYER_EXCEPTIONS: Array<{ from: string; to: string; why: string }> = [];
+const KNOWN_LAYER_EXCEPTIONS: Array<{ from: string; to: string; why: string }> = [
+  { from: 'src/store/archive-text.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
+  { from: 'src/store/codec.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
+  { from: 'src/store/historyWrites.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
+  { from: 'src/store/migrations.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
+  { from: 'src/store/search-index.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
+  { from: 'src/store/store.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
+  { from: 'src/store/types.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
+];
 
 const KNOWN_CYCLES: Array<{ files: string[]; why: string }> = [];
 
@@ -77,6 +85,14 @@ describe('the checks themselves', () => {
       edge('src/mcp/servers.ts', 'better-sqlite3'),
       edge('src/trust/projectTrust.ts', 'src/config/config.ts'),
       edge('src/trust/projectTrust.ts', 'src/session/session.ts', { typeOnly: true }),
+      edge('src/history/reduce.ts', 'src/llm/messages.ts', { typeOnly: true }),
+      edge('src/history/reduce.ts', 'src/history/records.ts'),
+      edge('src/history/reduce.ts', 'src/llm/validate.ts'),
+      edge('src/history/view.ts', 'src/compaction/types.ts', { typeOnly: true }),
+      edge('src/history/view.ts', 'src/store/derive.ts'),
+      edge('src/history/view.ts', 'zod'),
+      edge('src/store/codec.ts', 'src/history/records.ts', { typeOnly: true }),
+      edge('src/store/codec.ts', 'src/compaction/types.ts', { typeOnly: true }),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -90,6 +106,11 @@ describe('the checks themselves', () => {
       'src/hooks/run.ts → src/store/store.ts',
       'src/agents/task.ts → ink',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/history/reduce.ts → src/llm/validate.ts',
+      'src/history/view.ts → src/compaction/types.ts',
+      'src/history/view.ts → src/store/derive.ts',
+      'src/history/view.ts → zod',
+      'src/store/codec.ts → src/compaction/types.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });
