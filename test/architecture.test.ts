@@ -11,15 +11,7 @@ import { importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } 
  * break fails the test; an exception that no longer occurs is harmless, and is deleted here
  * with the change that removes it.
  */
-const KNOWN_LAYER_EXCEPTIONS: Array<{ from: string; to: string; why: string }> = [
-  { from: 'src/store/archive-text.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
-  { from: 'src/store/codec.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
-  { from: 'src/store/historyWrites.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
-  { from: 'src/store/migrations.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
-  { from: 'src/store/search-index.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
-  { from: 'src/store/store.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
-  { from: 'src/store/types.ts', to: 'src/compaction/types.ts', why: 'the receipt and cleared-output types move to src/history/ (issue 29, item 3)' },
-];
+const KNOWN_LAYER_EXCEPTIONS: Array<{ from: string; to: string; why: string }> = [];
 
 const KNOWN_CYCLES: Array<{ files: string[]; why: string }> = [];
 

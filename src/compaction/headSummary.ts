@@ -15,7 +15,7 @@ import { openLoopText, openThinkingLoop } from './openLoop.js';
 import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js';
 import { SummaryFailure, type Summarizer, type SummaryResult } from './summarize.js';
 import { contextRaw } from './thinkingRoom.js';
-import type { CompactionRecord, CompactionTrigger } from './types.js';
+import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 
 export interface HeadDeps {
   deps: EngineDeps;
@@ -196,10 +196,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     model: provided ? d.deps.providerCompaction!.model : d.deps.summarizer.model,
     ...(run.focus ? { focus: run.focus } : {}),
   });
-  return {
-    record,
-    change: { record, messages, archivedIds: head.archived.map((m) => m.id), added: [checkpoint, ...bridges], replaced: [], cleared: [] },
-  };
+  return { record, commit: { record, body: { view: messages.map((m) => m.id) }, added: [checkpoint, ...bridges], cleared: [] } };
 }
 
 /** What a checkpoint says where OpenAI's encrypted compaction item holds the summary. */

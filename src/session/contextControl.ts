@@ -10,7 +10,8 @@ import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../co
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
-import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
+import type { CompactionEvent } from '../compaction/types.js';
+import type { CompactionRecord } from '../history/compaction.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
 import { mayTruncateSilently } from '../llm/cache.js';
@@ -273,12 +274,12 @@ export class ContextControl {
   }
 
   private commit(outcome: CompactionOutcome): CompactionRecord {
-    const { record, change } = outcome;
-    if (!change) {
+    const { record, commit } = outcome;
+    if (!commit) {
       this.deps.log.recordFailure(record);
       return record;
     }
-    const refused = this.deps.log.commitCompaction(change);
+    const refused = this.deps.log.commitCompaction(commit);
     if (refused !== undefined) {
       const failed: CompactionRecord = { ...record, status: 'failed', reason: `${refused}; nothing was changed` };
       delete failed.summary;
@@ -286,7 +287,7 @@ export class ContextControl {
       return failed;
     }
     if (record.trigger !== 'micro') this.system = this.buildSystem();
-    this.engine.committed(change, { system: this.system, tools: this.toolSpecs });
+    this.engine.committed(record, this.deps.log.messages(), { system: this.system, tools: this.toolSpecs });
     this.deps.saveState();
     this.deps.emit({ type: 'context', usage: this.usage() });
     return record;

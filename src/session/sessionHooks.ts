@@ -4,7 +4,7 @@
 // and Stop reach the loop as LoopHooks; PreCompact joins the summary instructions, PostCompact
 // gets the receipt; Notification fires when the agent waits for the person.
 import type { LoopHooks, TurnResult } from '../agent/host.js';
-import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
+import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import { emptyUsage, type TextBlock } from '../llm/messages.js';
 import { MAX_STOP_CONTINUATIONS, type Hooks } from '../hooks/hooks.js';
 

@@ -1,4 +1,4 @@
-// /uncompact: undo a compaction by appending a revert record (store/derive.ts). The messages
+// /uncompact: undo a compaction by appending a revert record (history/reduce.ts). The messages
 // it archived come back into view when they fit under the auto-compaction threshold (else the
 // next request would compact them away again); when they do not, the largest newest part that
 // fits is offered instead.

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { isToolResultMessage, type Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
-import { deriveHistory, LogError, type LogEntry } from '../../src/store/derive.js';
+import { deriveHistory, LogError } from '../../src/history/reduce.js';
+import type { LogEntry } from '../../src/history/records.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { assistant, autoChange, microChange, tempDir, toolPair, uid, user } from './helpers.js';
 
