@@ -4,15 +4,16 @@ import type { Message } from '../llm/messages.js';
 import { LogError, stepFrom, type HistoryState } from './reduce.js';
 import type { StepRecord } from './records.js';
 
-/** A message as the history shows it: with its revised blocks and pinned flag, else the same object as given. */
+/**
+ * A message as the history shows it: with its revised blocks and the pinned flag a pin record
+ * set (as the store's cache reads back: an unpinned message says `pinned: false`), else the
+ * same object as given.
+ */
 export function shownMessage(m: Message, st: Pick<HistoryState, 'revised' | 'pinned'>): Message {
   const revised = st.revised.get(m.id);
   const pinned = st.pinned.get(m.id);
-  if (revised === undefined && (pinned === undefined || (pinned ? m.pinned === true : m.pinned === undefined))) return m;
-  const out: Message = { ...m, ...(revised ? { blocks: revised.blocks } : {}) };
-  if (pinned === true) out.pinned = true;
-  if (pinned === false) delete out.pinned;
-  return out;
+  if (revised === undefined && (pinned === undefined || pinned === m.pinned)) return m;
+  return { ...m, ...(revised ? { blocks: revised.blocks } : {}), ...(pinned === undefined ? {} : { pinned }) };
 }
 
 /**
