@@ -128,6 +128,14 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => ['src/mcp', 'src/agents', 'src/hooks', 'src/trust'].some((room) => under(room)(e.from)) && (isUi(e.to) || isSql(e.to)),
   },
   {
+    name: 'src/doctor/ (agent doctor) knows no UI and no SQL: it checks SQLite and opens nothing but through src/store/index.ts',
+    forbids: (e) => under('src/doctor')(e.from) && (isUi(e.to) || e.to === 'better-sqlite3' || (under('src/store')(e.to) && e.to !== 'src/store/index.ts')),
+  },
+  {
+    name: 'better-sqlite3 is imported for its types alone: src/store/sqlite.ts loads the binding (12 or the prebuilt 13) at run time',
+    forbids: (e) => e.to === 'better-sqlite3' && !e.typeOnly,
+  },
+  {
     name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
     forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
   },

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +7,10 @@ import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/llm/messages.js';
 import { openStore, StoreError, type Store } from '../../src/store/index.js';
 import { assistant, autoChange, microChange, tempDir, toolPair, user } from './helpers.js';
+import { sqlite } from '../../src/store/sqlite.js';
+
+// the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
+const Database = sqlite().Database;
 
 const CHILD = fileURLToPath(new URL('./fixtures/store-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
