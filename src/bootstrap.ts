@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { CliError, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
-import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
+import { loadConfig, loadDbPath, type Config, type ConfigFlags } from './config/config.js';
 import { MissingKeyError, resolveCredentials } from './config/credentials.js';
 import { hiddenFromShell, secretVars } from './config/secrets.js';
 import { createProvider } from './llm/factory.js';
@@ -87,6 +87,11 @@ export function configFor(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
 
 export function openStoreFor(config: Config): Store {
   return openStore(config.dbPath);
+}
+
+/** The database alone (`agent sessions`): no model or provider is resolved, so none is needed. */
+export function openStoreOnly(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Store {
+  return openStore(loadDbPath({ cwd: process.cwd(), env, flags: flagsOf(opts) }));
 }
 
 /** A session by id, unique prefix or the short id the footer shows; an ambiguous one is a usage error that says so. */
