@@ -38,7 +38,7 @@ export function rebuildTracker(store: Store, sessionId: string, history: readonl
  * recorded before the session has a row (the @files of its first prompt) waits for `flush`, which
  * the log calls once the row is written.
  */
-export function persistReads(store: Store, log: () => { readonly id: string; readonly isStored: boolean }): PersistRead & { flush: () => void } {
+export function persistReads(store: Store, log: () => { readonly id: string; readonly isStored: boolean }): PersistRead {
   const waiting: Array<{ toolUseId: string; r: ReadState }> = [];
   const save = (toolUseId: string, r: ReadState): void => {
     try {

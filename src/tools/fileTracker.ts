@@ -33,7 +33,8 @@ export interface ReadState {
   hash?: string;
 }
 
-export type PersistRead = (toolUseId: string, r: ReadState) => void;
+/** Stores one record; `flush` stores what had to wait (a session without its row yet). */
+export type PersistRead = ((toolUseId: string, r: ReadState) => void) & { flush?: () => void };
 
 export class FileTracker {
   private readonly seen: Map<string, Seen>;
@@ -90,6 +91,11 @@ export class FileTracker {
 
   has(abs: string): boolean {
     return this.seen.has(abs);
+  }
+
+  /** Stores the records that waited for the session's row (see PersistRead). */
+  flushPending(): void {
+    this.persist?.flush?.();
   }
 
   forget(abs: string): void {
