@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { CliError, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
-import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
+import { loadConfig, loadDbPath, type Config, type ConfigFlags } from './config/config.js';
 import { MissingKeyError, resolveCredentials } from './config/credentials.js';
 import { hiddenFromShell, secretVars } from './config/secrets.js';
 import { createProvider } from './llm/factory.js';
@@ -87,6 +87,11 @@ export function configFor(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
 
 export function openStoreFor(config: Config): Store {
   return openStore(config.dbPath);
+}
+
+/** The database alone (`agent sessions`): no model or provider is resolved, so none is needed. */
+export function openStoreOnly(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Store {
+  return openStore(loadDbPath({ cwd: process.cwd(), env, flags: flagsOf(opts) }));
 }
 
 /** A session by id, unique prefix or the short id the footer shows; an ambiguous one is a usage error that says so. */
@@ -289,7 +294,8 @@ export async function createRuntime(
 /** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none). */
 function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
   const isSecret = (name: string): boolean => secrets.has(name);
-  const entries = mcpServers(config, env, isSecret);
+  // a .mcp.json that cannot be read as a whole is told at start (a notice, stderr in -p), naming the file
+  const entries = mcpServers(config, env, isSecret, undefined, config.warnings);
   if (entries.length === 0) return undefined;
   for (const e of entries) for (const name of passedVars(e)) registerSecret(env[name]?.trim());
   return new McpManager({

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
-import { configFor, lookUpSession, openStoreFor } from './bootstrap.js';
+import { lookUpSession, openStoreOnly } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import type { Message } from './llm/messages.js';
@@ -17,8 +17,7 @@ import { spillHandleOf } from './tools/spill.js';
 type Opts = GlobalOptions & { db?: string };
 
 function withStore<T>(opts: Opts, fn: (store: Store) => T): T {
-  const config = configFor(opts);
-  const store = openStoreFor(config);
+  const store = openStoreOnly(opts);
   try {
     return fn(store);
   } finally {
@@ -154,8 +153,7 @@ export async function exportSessionCommand(id: string, opts: Opts & { format: 'm
 }
 
 export async function removeSessionCommand(id: string, opts: Opts & { yes?: boolean }): Promise<number> {
-  const config = configFor(opts);
-  const store = openStoreFor(config);
+  const store = openStoreOnly(opts);
   try {
     const info = requireSession(store, id);
     refuseIfInUse(store, info.id);

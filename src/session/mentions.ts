@@ -171,7 +171,8 @@ export async function promptMessage(
   const msg = userMessage(text);
   if (!text.includes('@')) return msg;
   const spill = s.spill ? { ...s.spill, messageId: msg.id } : undefined;
-  const { blocks, problems } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files, spill);
+  // the reads are stored under the message's id: a resumed session counts its @files as read (trackerRebuild.ts)
+  const { blocks, problems } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files.forCall(msg.id), spill);
   for (const p of problems) s.warn(p);
   return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
 }

@@ -76,10 +76,10 @@ export class Session extends SessionEvents {
     super();
     this.id = id;
     this.mcp = deps.mcp;
-    this.files = new FileTracker(persistReads(deps.store, () => this.id));
+    this.files = new FileTracker(persistReads(deps.store, () => this.log));
     this.cost = state.cost;
     const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
-    const opened = openLog({ store: deps.store, counter: deps.counter, dbPath: deps.config.dbPath, notice, describe: () => this.describe() });
+    const opened = openLog({ ...deps, dbPath: deps.config.dbPath, notice, describe: () => this.describe(), stored: () => this.files.flushPending() });
     this.log = opened.log;
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;

@@ -19,6 +19,8 @@ export interface LogDeps {
   notice: Notice;
   /** The row a new session is stored with on its first message (its model and state as they are then). */
   describe: () => NewSession;
+  /** Called once the session's row is written (what waited for it can be stored now). */
+  stored?: () => void;
 }
 
 export class SessionLog {
@@ -129,6 +131,7 @@ export class SessionLog {
     if (this.stored) return;
     this.deps.store.createSession(this.deps.describe());
     this.stored = true;
+    this.deps.stored?.();
     this.lease = SessionLease.acquire(this.deps.store, this.id, () => this.leaseLost());
   }
 

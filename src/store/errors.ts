@@ -91,7 +91,10 @@ export function toStoreError(err: unknown, ctx: Context): StoreError {
     return new StoreError('io', file, `Could not ${action} in ${file}: ${err.message} (${code}).`, err);
   }
   const code = errnoCode(err);
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+  if (code === 'EROFS') {
+    return new StoreError('readonly', file, `Could not ${action}: the file system holding ${file} is read-only (EROFS); nothing was written.`, err);
+  }
+  if (code === 'EACCES' || code === 'EPERM') {
     return new StoreError('readonly', file, `Could not ${action}: permission denied for ${file} (${code}).`, err);
   }
   if (code === 'ENOSPC' || code === 'EDQUOT') {
