@@ -1,0 +1,124 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+
+// Agent Skills end to end in print mode, through the fake provider: SKILL.md folders found in
+// the project (.claude/skills, .agents/skills) and the person's home, listed by name and
+// description only, loaded by /name and by the model's Skill tool, re-attached after a
+// compaction that keeps nothing, and a skill's own script run through Bash under its allowed-tools.
+
+const server = useFakeServer();
+
+function skill(root: string, rel: string, front: string, body: string): string {
+  const dir = join(root, rel);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'SKILL.md'), `---\n${front}\n---\n${body}`);
+  return dir;
+}
+
+const DEPLOY_BODY = 'DEPLOY-BODY: ship the build to the $ARGUMENTS environment, then check the health page.\n';
+const LINT_BODY = 'LINT-BODY: run the linter with --fix on $1 and report what changed.\n';
+const NOTES_BODY = 'NOTES-BODY: keep release notes in NOTES.md, newest first.\n';
+
+function threeSkills(ws: Workspace): void {
+  skill(ws.dir, '.claude/skills/deploy', 'name: deploy\ndescription: Deploys the app to an environment (DEPLOY-DESC)\nargument-hint: <env>', DEPLOY_BODY);
+  skill(ws.dir, '.agents/skills/lint-fix', 'name: lint-fix\ndescription: Fixes lint errors in a folder (LINT-DESC)', LINT_BODY);
+  skill(ws.home, '.claude/skills/notes', 'name: notes\ndescription: Writes release notes (NOTES-DESC)', NOTES_BODY);
+}
+
+const allText = (i: number): string => JSON.stringify(server.requests[i]?.view ?? {});
+
+describe('skills in print mode', () => {
+  // mutations: listing left out of the system prompt, a discovery root dropped, bodies put in the listing, a broken file aborting the rest
+  it('lists a project, an .agents/skills and a user skill by description, no body; a broken SKILL.md is named and the rest load', async () => {
+    const ws = workspace();
+    threeSkills(ws);
+    skill(ws.dir, '.claude/skills/broken', 'name: broken\ndescription: [unclosed', 'never loaded\n');
+    server.enqueue({ text: 'hi' });
+    const r = await runAgent(['-p', 'hello'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    const view = server.requests[0]!.view!;
+    for (const d of ['DEPLOY-DESC', 'LINT-DESC', 'NOTES-DESC']) expect(view.system).toContain(d);
+    expect(view.toolNames).toContain('Skill');
+    for (const b of ['DEPLOY-BODY', 'LINT-BODY', 'NOTES-BODY']) expect(allText(0)).not.toContain(b);
+    expect(r.stderr).toMatch(/\.claude\/skills\/broken\/SKILL\.md: the frontmatter is not valid YAML.*the skill is skipped/);
+  });
+
+  // mutations: /name not a command, $ARGUMENTS not substituted, the skill marker missing
+  it('/deploy prod sends the body with the argument; the model’s Skill call loads another body as its result', async () => {
+    const ws = workspace();
+    threeSkills(ws);
+    server.enqueue({ text: 'deployed' });
+    const r = await runAgent(['-p', '/deploy prod'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    const first = JSON.stringify(server.requests[0]!.view!.messages);
+    expect(first).toContain('DEPLOY-BODY: ship the build to the prod environment');
+    expect(first).toContain(`Base directory for this skill: ${join(ws.dir, '.claude/skills/deploy')}`);
+
+    server.enqueue({ toolCalls: [{ name: 'Skill', input: { skill: 'lint-fix', args: 'src' } }] }, { text: 'linted' });
+    const t = await runAgent(['-p', 'fix the lint', '--continue'], { ws, server });
+    expect(t.code, t.stderr).toBe(0);
+    const after = JSON.stringify(server.requests[2]!.view!.messages.at(-1));
+    expect(after).toContain('tool_result');
+    expect(after).toContain('LINT-BODY: run the linter with --fix on src');
+  });
+
+  // mutation: skillsAfterCompaction not called after a commit, or the listing built outside the system prompt
+  it('after a compaction whose summary keeps nothing, the listing and both invoked bodies are in the first request after', async () => {
+    const ws = workspace({ compaction: { tailTurns: 1 } });
+    threeSkills(ws);
+    const long = 'This answer goes on at some length about the files and what they contain. '.repeat(60);
+    server.enqueue({ text: long });
+    expect((await runAgent(['-p', '/deploy prod'], { ws, server })).code).toBe(0);
+    server.enqueue({ toolCalls: [{ name: 'Skill', input: { skill: 'notes' } }] }, { text: long });
+    expect((await runAgent(['-p', 'write the notes', '--continue'], { ws, server })).code).toBe(0);
+    server.enqueue({ text: long });
+    expect((await runAgent(['-p', 'something else', '--continue'], { ws, server })).code).toBe(0);
+    server.enqueue({ text: '## Goal\nnothing' });
+    const c = await runAgent(['-p', '/compact', '--continue'], { ws, server });
+    expect(c.code, c.stderr + c.stdout).toBe(0);
+    expect(server.requests.some((q) => q.view && isSummarizer(q.view))).toBe(true);
+    const before = server.requests.length;
+    server.enqueue({ text: 'ok' });
+    expect((await runAgent(['-p', 'go on', '--continue'], { ws, server })).code).toBe(0);
+    const view = server.requests[before]!.view!;
+    expect(view.system).toContain('DEPLOY-DESC');
+    // the turns that loaded them are archived: what carries them is the re-attached note, newest first
+    const sent = JSON.stringify(view.messages);
+    expect(sent).not.toContain('"tool_use"');
+    const note = sent.slice(sent.indexOf('skills loaded earlier in this conversation, attached again after a compaction'));
+    expect(note).toMatch(/NOTES-BODY[\s\S]*DEPLOY-BODY: ship the build to the prod environment/);
+  }, 60_000);
+
+  // mutations: allowed-tools not let through while the skill runs; a project skill's allowed-tools honoured without trust
+  it('a skill folder with a script: the model loads it and runs its script through Bash, pre-approved by allowed-tools (project skills need --hooks-trust)', async () => {
+    const ws = workspace();
+    const dir = skill(
+      ws.dir,
+      '.claude/skills/greet',
+      'name: greet\ndescription: Greets through its script\nallowed-tools: Bash(bash:*)',
+      'Run `bash scripts/greet.sh` from this folder.\n',
+    );
+    mkdirSync(join(dir, 'scripts'));
+    writeFileSync(join(dir, 'scripts', 'greet.sh'), 'echo GREETING-FROM-SCRIPT; touch "$(dirname "$0")/ran"\n');
+    const script = `bash ${join(dir, 'scripts', 'greet.sh')}`;
+    const calls = () =>
+      server.enqueue(
+        { toolCalls: [{ name: 'Skill', input: { skill: 'greet' } }] },
+        { toolCalls: [{ name: 'Bash', input: { command: script } }] },
+        { text: 'greeted' },
+      );
+    calls();
+    const untrusted = await runAgent(['-p', 'greet me'], { ws, server });
+    expect(untrusted.code, untrusted.stderr).toBe(0);
+    expect(existsSync(join(dir, 'scripts', 'ran'))).toBe(false);
+    expect(untrusted.stderr).toContain('--hooks-trust');
+
+    calls();
+    const r = await runAgent(['-p', 'greet me', '--hooks-trust'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(dir, 'scripts', 'ran'))).toBe(true);
+    expect(JSON.stringify(server.requests.at(-1)!.view!.messages.at(-1))).toContain('GREETING-FROM-SCRIPT');
+  });
+});
