@@ -89,7 +89,7 @@ export function parseSkillFile(
   if (!m) return skip('no frontmatter (the file must start with a "---" line, then name and description, then "---")');
   let front: unknown;
   try {
-    front = parseYaml(m[1] ?? '');
+    front = plainFrontmatter(m[1] ?? '') ?? parseYaml(m[1] ?? '');
   } catch (e) {
     return skip(`the frontmatter is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
   }
@@ -155,4 +155,63 @@ export function parseSkillFile(
   skill.fork = context === 'fork';
   if (skill.fork && skill.body.trim() === '') return skip('"context: fork" needs a body: it is the sub-agent\'s task');
   return { skill, warnings };
+}
+
+const PLAIN_KEY = /^([A-Za-z][\w-]*):(?:[ \t]+(.*?))?[ \t]*$/;
+const ITEM = /^[ \t]+-[ \t]+(.*?)[ \t]*$/;
+const NESTED = /^[ \t]+([A-Za-z][\w-]*):[ \t]+(.*?)[ \t]*$/;
+
+/** One plain YAML scalar as YAML reads it, or undefined when it is not one this reader is sure of. */
+function scalar(v: string): unknown {
+  const dq = /^"([^"\\]*)"$/.exec(v);
+  if (dq) return dq[1];
+  const sq = /^'([^']*)'$/.exec(v);
+  if (sq) return sq[1];
+  if (/^[-?:,[\]{}#&*!|>'"%@`]|: | #|:$/.test(v)) return undefined;
+  if (v === 'true' || v === 'false') return v === 'true';
+  if (v === 'null' || v === '~') return null;
+  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (/^[-+.]?(\d|\.(inf|nan))|^0[xo]|^\.(inf|nan)$/i.test(v)) return undefined;
+  return v;
+}
+
+/**
+ * The common frontmatter (`key: value` lines, a one-level list or map under a key) read without
+ * the YAML library, which costs ~0.2 ms a file (200 skills: the whole start-up budget); anything
+ * else (block scalars, flow collections, anchors, a value this reader is unsure of) goes to YAML.
+ */
+export function plainFrontmatter(text: string): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  let open: { key: string; list?: unknown[]; map?: Record<string, unknown> } | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\s*(#.*)?$/.test(line)) continue;
+    const item = open && !open.map ? ITEM.exec(line) : null;
+    if (item && open) {
+      const v = scalar(item[1]!);
+      if (v === undefined || v === null) return undefined;
+      (open.list ??= []).push(v);
+      out[open.key] = open.list;
+      continue;
+    }
+    const nested = open && !open.list ? NESTED.exec(line) : null;
+    if (nested && open) {
+      const v = scalar(nested[2]!);
+      if (v === undefined) return undefined;
+      (open.map ??= {})[nested[1]!] = v;
+      out[open.key] = open.map;
+      continue;
+    }
+    const top = PLAIN_KEY.exec(line);
+    if (!top || top[1]! in out) return undefined;
+    if (top[2] === undefined || top[2] === '') {
+      out[top[1]!] = null;
+      open = { key: top[1]! };
+      continue;
+    }
+    open = undefined;
+    const v = scalar(top[2]);
+    if (v === undefined) return undefined;
+    out[top[1]!] = v;
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import type { Message } from '../../src/llm/messages.js';
 import { loadSkills, nestedSkillDirs, skillDirs } from '../../src/skills/discovery.js';
 import { listingBudget, renderListing } from '../../src/skills/listing.js';
 import { loadedNames, skillsAfterCompaction, wrapSkill } from '../../src/skills/loaded.js';
-import { parseSkillFile, splitToolText, type Skill } from '../../src/skills/skillFile.js';
+import { parseSkillFile, plainFrontmatter, splitToolText, type Skill } from '../../src/skills/skillFile.js';
 
 const where = { scope: 'project' as const, source: 'project .claude/skills' };
 const parseOne = (text: string, file = '/p/.claude/skills/deploy/SKILL.md') => parseSkillFile(text, file, where, parse);
@@ -51,6 +51,31 @@ describe('SKILL.md', () => {
     expect(parseOne('---\ndescription: [d\n---\nx')).toEqual({ error: expect.stringContaining('not valid YAML') });
   });
 
+  // mutation: the fast reader guessing where YAML would read otherwise (a number, a boolean, a quoted string, a colon)
+  it('reads the common frontmatter without the YAML library exactly as YAML does, and hands the rest to it', () => {
+    const samples = [
+      'name: a\ndescription: Does things (well), see docs/x.md\nlicense: MIT',
+      'name: a\ndescription: "quoted: with colon"\nuser-invocable: false\neffort: high',
+      "name: a\ndescription: 'single'\nallowed-tools:\n  - Bash(git:*)\n  - Read\n# a comment\nmetadata:\n  version: 1.2\n  author: me",
+      'name: a\ndescription: Bash(git:*) Read\nmodel: ~\ncount: 12\nflag: true',
+      'name: a\ndescription: has: a colon',
+      'name: a\ndescription: >\n  folded\n  text',
+      'name: a\ndescription: [x, y]',
+      'name: a\ndescription: value # comment',
+      'name: a\ndescription: 0x1f',
+      'name: a\ndescription: 1e3',
+      'name: a\nname: b',
+    ];
+    let fast = 0;
+    for (const text of samples) {
+      const mine = plainFrontmatter(text);
+      if (mine === undefined) continue;
+      fast++;
+      expect(mine, text).toEqual(parse(text));
+    }
+    expect(fast).toBe(4);
+  });
+
   it('splits allowed-tools at commas when there are any, else at blanks, never inside parentheses', () => {
     expect(splitToolText('Bash(git add:*), Read')).toEqual(['Bash(git add:*)', 'Read']);
     expect(splitToolText('Bash(git add:*) Read')).toEqual(['Bash(git add:*)', 'Read']);
@@ -79,7 +104,9 @@ describe('discovery', () => {
       ['b', 'repo', 'project'],
       ['c', 'user', 'user'],
     ]);
-    expect(found.warnings).toEqual([expect.stringMatching(/repo\/\.agents\/skills\/a\/SKILL\.md: the skill "a" is also in .*pkg\/\.claude\/skills\/a\/SKILL\.md, which wins/)]);
+    expect(found.warnings).toEqual([
+      expect.stringMatching(/repo\/\.agents\/skills\/a\/SKILL\.md: the skill "a" is also in .*pkg\/\.claude\/skills\/a\/SKILL\.md, which wins/),
+    ]);
   });
 
   it('nested folders between the working directory and a file, nearest first', () => {
@@ -125,11 +152,21 @@ describe('the listing', () => {
   });
 });
 
-const msg = (text: string, id: string, kind: Message['kind'] = 'normal'): Message => ({ id, role: 'user', kind, blocks: [{ type: 'text', text }], createdAt: 0 });
+const msg = (text: string, id: string, kind: Message['kind'] = 'normal'): Message => ({
+  id,
+  role: 'user',
+  kind,
+  blocks: [{ type: 'text', text }],
+  createdAt: 0,
+});
 
 describe('re-attaching after compaction', () => {
   it('puts back what the compacted history lost, newest first, and names the rest by Recall id', () => {
-    const before = [msg(wrapSkill(mk('a', ''), 'A'.repeat(400)), 'm1'), msg(wrapSkill(mk('b', ''), 'B body'), 'm2'), msg(wrapSkill(mk('c', ''), 'C body'), 'm3')];
+    const before = [
+      msg(wrapSkill(mk('a', ''), 'A'.repeat(400)), 'm1'),
+      msg(wrapSkill(mk('b', ''), 'B body'), 'm2'),
+      msg(wrapSkill(mk('c', ''), 'C body'), 'm3'),
+    ];
     const after = [msg('checkpoint', 'cp'), before[2]!];
     const note = skillsAfterCompaction(before, after, { totalTokens: 50, eachTokens: 50 })!;
     const text = (note.blocks[0] as { text: string }).text;
