@@ -245,9 +245,11 @@ export async function createRuntime(
         cfg = ownConfig(info);
         prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
+      // the person's skill folders are readable like the project (their references, their scripts)
+      const readPaths = [...cfg.permissions.readPaths, ...skills.readPaths()];
       return Session.open(
         {
-          config: cfg,
+          config: { ...cfg, permissions: { ...cfg.permissions, readPaths } },
           store,
           provider: prov,
           tools,

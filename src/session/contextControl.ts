@@ -23,7 +23,7 @@ import { readForRestore } from './restoreRead.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionState } from './state.js';
 import type { SkillCatalog } from '../skills/catalog.js';
-import { reattachSkills, skillsSection } from './skillHost.js';
+import { reachNestedSkills, reattachSkills, skillsSection } from './skillHost.js';
 
 /** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
 const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
@@ -156,8 +156,10 @@ export class ContextControl {
     return this.engine.tokensIf({ system: this.system, tools: this.toolSpecs, history });
   }
 
-  startTurn(): void {
+  /** A turn starts: skill folders the last turns reached join the listing now, never inside a tool loop (its thinking is bound to the prefix). */
+  async startTurn(): Promise<void> {
     this.reactiveThisTurn = 0;
+    if (await reachNestedSkills(this.deps.skills, this.deps.log.messages(), this.cfg.cwd)) this.system = this.buildSystem();
   }
 
   turnCompleted(): void {

@@ -182,7 +182,7 @@ export class Session extends SessionEvents {
       this.emit({ type: 'prompt_refused', text: asked, message: refused });
       return { reason: 'error', steps: 0, usage: emptyUsage(), text: '' };
     }
-    this.context.startTurn();
+    await this.context.startTurn();
     if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
     // the last prompt got no reply: mark it, so it is not merged into this one
     if (this.markUnanswered())

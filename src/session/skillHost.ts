@@ -66,3 +66,23 @@ export function skillsSection(catalog: SkillCatalog | undefined, tools: readonly
   const listing = catalog && tools.some((t) => t.name === SKILL_TOOL) ? catalog.listing(contextWindow) : '';
   return listing ? `\n\n${listing}` : '';
 }
+
+/**
+ * Claude Code's nested skills: when the model's recent calls named files below the working
+ * directory, the skill folders between are read (once each); true when that added skills, so the
+ * system prompt's listing is built again (at a turn's start only).
+ */
+export async function reachNestedSkills(catalog: SkillCatalog | undefined, history: readonly Message[], cwd: string): Promise<boolean> {
+  if (!catalog) return false;
+  let added = false;
+  for (const m of history.slice(-RECENT_MESSAGES)) {
+    for (const b of m.role === 'assistant' ? m.blocks : []) {
+      const p = b.type === 'tool_use' ? (b.input['path'] ?? b.input['file_path']) : undefined;
+      if (typeof p === 'string' && p !== '') added = (await catalog.reach(cwd, p)).added.length > 0 || added;
+    }
+  }
+  return added;
+}
+
+/** How far back a turn's start looks for files the model worked on (a turn's tool loop, and then some). */
+const RECENT_MESSAGES = 60;

@@ -25,8 +25,6 @@ export class SkillCatalog {
   private readonly byName = new Map<string, Skill>();
   private readonly decided = new Map<string, Promise<boolean>>();
   private readonly searched = new Set<string>();
-  /** Called when a nested folder added skills (the listing changes from the next turn). */
-  onChange: (() => void) | undefined;
 
   constructor(
     data: SkillCatalogData,
@@ -53,7 +51,7 @@ export class SkillCatalog {
 
   /**
    * The model works on `file`: skill folders between the working directory and it are read once
-   * (Claude Code's nested skills); returns the warnings of what was new, and whether skills were added.
+   * (Claude Code's nested skills); returns what was added and the warnings (also reported as notices).
    */
   async reach(cwd: string, file: string): Promise<{ added: Skill[]; warnings: string[] }> {
     const dirs = nestedSkillDirs(cwd, file).filter((d) => !this.searched.has(d.dir) && this.searched.add(d.dir));
@@ -61,8 +59,18 @@ export class SkillCatalog {
     const found = await loadSkills(dirs, this.byName);
     for (const s of found.skills) this.byName.set(s.name, s);
     this.warnings.push(...found.warnings);
-    if (found.skills.length > 0) this.onChange?.();
+    for (const w of found.warnings) this.trustDeps?.report('warning', w);
     return { added: found.skills, warnings: found.warnings };
+  }
+
+  /**
+   * Folders FileRead, Grep and Glob may read without asking: the person's skills' (a project's are
+   * inside the project already), so a skill's references and scripts are read on demand.
+   */
+  readPaths(): string[] {
+    return this.list()
+      .filter((s) => s.scope === 'user')
+      .map((s) => s.dir);
   }
 
   /** The !`command`s of a body, in order. */

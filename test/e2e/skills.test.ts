@@ -64,6 +64,46 @@ describe('skills in print mode', () => {
     expect(after).toContain('LINT-BODY: run the linter with --fix on src');
   });
 
+  // mutations: user skill folders left out of the read boundary; READ_ONLY_TOOLS without Skill (a child without the listing); /skills missing in -p
+  it('a user skill’s reference file is read with FileRead without a grant; a sub-agent gets the listing; -p /skills lists them', async () => {
+    const ws = workspace();
+    threeSkills(ws);
+    writeFileSync(join(ws.home, '.claude/skills/notes/reference.md'), 'REFERENCE-TEXT of the notes skill\n');
+    server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: join(ws.home, '.claude/skills/notes/reference.md') } }] },
+      { toolCalls: [{ name: 'Task', input: { description: 'look around', prompt: 'Look around.' } }] },
+      { text: 'child report' },
+      { text: 'done' },
+    );
+    const r = await runAgent(['-p', 'read the reference'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.stringify(server.requests[1]!.view!.messages.at(-1))).toContain('REFERENCE-TEXT of the notes skill');
+    const child = server.requests[2]!.view!;
+    expect(child.system).toContain('You are a sub-agent');
+    expect(child.system).toContain('NOTES-DESC');
+    expect(child.toolNames).toContain('Skill');
+
+    const list = await runAgent(['-p', '/skills'], { ws, server });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/deploy {2}project \.claude\/skills · \/deploy, model · listing ≈\d+ · body ≈\d+ tokens/);
+    expect(list.stdout).toMatch(/notes {2}user ~\/\.claude\/skills/);
+  });
+
+  // mutation: nested folders never searched, or the system prompt not rebuilt when they add a skill
+  it('a nested .claude/skills folder is found once the model works on a file under it, and listed from the next turn (never inside a tool loop)', async () => {
+    const ws = workspace();
+    threeSkills(ws);
+    skill(ws.dir, 'packages/web/.claude/skills/web-build', 'name: web-build\ndescription: Builds the web package (WEB-DESC)', 'WEB-BODY\n');
+    writeFileSync(join(ws.dir, 'packages/web/index.ts'), 'export {};\n');
+    server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: 'packages/web/index.ts' } }] }, { text: 'read it' });
+    const r = await runAgent(['-p', 'look at the web package'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests[1]!.view!.system).not.toContain('WEB-DESC');
+    server.enqueue({ text: 'ok' });
+    expect((await runAgent(['-p', 'and now?', '--continue'], { ws, server })).code).toBe(0);
+    expect(server.requests[2]!.view!.system).toContain('WEB-DESC');
+  });
+
   // mutation: skillsAfterCompaction not called after a commit, or the listing built outside the system prompt
   it('after a compaction whose summary keeps nothing, the listing and both invoked bodies are in the first request after', async () => {
     const ws = workspace({ compaction: { tailTurns: 1 } });
