@@ -62,6 +62,38 @@ describe('skills in print mode', () => {
     const after = JSON.stringify(server.requests[2]!.view!.messages.at(-1));
     expect(after).toContain('tool_result');
     expect(after).toContain('LINT-BODY: run the linter with --fix on src');
+
+    // mutation: a second copy of a loaded body instead of the note
+    server.enqueue({ toolCalls: [{ name: 'Skill', input: { skill: 'deploy', args: 'prod' } }] }, { text: 'again' });
+    expect((await runAgent(['-p', 'deploy again', '--continue'], { ws, server })).code).toBe(0);
+    const again = JSON.stringify(server.requests[4]!.view!.messages.at(-1));
+    expect(again).toContain('is already loaded in this conversation');
+    expect(again).not.toContain('DEPLOY-BODY');
+  });
+
+  // mutations: context: fork loading the body into the parent; a project skill's !`command` run without trust in -p
+  it('a context: fork skill runs as a sub-agent whose task is the body; a project skill’s !`command` needs --hooks-trust in -p', async () => {
+    const ws = workspace();
+    skill(ws.dir, '.claude/skills/survey', 'name: survey\ndescription: Surveys the code\ncontext: fork', 'SURVEY-BODY: list the modules of $ARGUMENTS.\n');
+    skill(ws.dir, '.claude/skills/stamp', 'name: stamp\ndescription: Stamps\nallowed-tools: Bash(echo:*)', 'Stamp: !`echo STAMP-OUTPUT`\n');
+    server.enqueue({ toolCalls: [{ name: 'Skill', input: { skill: 'survey', args: 'src' } }] }, { text: 'CHILD-REPORT' }, { text: 'done' });
+    const r = await runAgent(['-p', 'survey src'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests[1]!.view!.system).toContain('You are a sub-agent');
+    expect(JSON.stringify(server.requests[1]!.view!.messages)).toContain('SURVEY-BODY: list the modules of src.');
+    const parent = JSON.stringify(server.requests[2]!.view!.messages.at(-1));
+    expect(parent).toContain('CHILD-REPORT');
+    expect(parent).not.toContain('SURVEY-BODY');
+
+    const before = server.requests.length;
+    const refused = await runAgent(['-p', '/stamp'], { ws, server });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--hooks-trust');
+    expect(server.requests.length).toBe(before);
+    server.enqueue({ text: 'stamped' });
+    const trusted = await runAgent(['-p', '/stamp', '--hooks-trust'], { ws, server });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(JSON.stringify(server.requests.at(-1)!.view!.messages)).toContain('Stamp: STAMP-OUTPUT');
   });
 
   // mutations: user skill folders left out of the read boundary; READ_ONLY_TOOLS without Skill (a child without the listing); /skills missing in -p
