@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
@@ -24,6 +24,7 @@ describe.skipIf(!hasTmux)('skills in the TUI', () => {
     };
     put('deploy', '---\nname: deploy\ndescription: Ships the build to an environment\nargument-hint: <env>\n---\nSHIP-IT to $ARGUMENTS.\n');
     put('broken', '---\nname: broken\n---\nno description\n');
+    put('stamp', '---\nname: stamp\ndescription: Stamps the tree\nallowed-tools: Bash(touch:*)\n---\nStamp: !`touch stamped`\n');
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color', XDG_CONFIG_HOME: join(ws.home, '.config') };
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env, width: 160 });
     await term.waitFor('Ask for a change');
@@ -36,7 +37,7 @@ describe.skipIf(!hasTmux)('skills in the TUI', () => {
 
     term.type('/skills');
     term.keys('Enter');
-    await term.waitFor('Skills (1)');
+    await term.waitFor('Skills (2)');
     expect(term.screen()).toMatch(/deploy {2}project \.claude\/skills · \/deploy, model/);
 
     server.enqueue({ text: 'Shipped.' });
@@ -44,5 +45,17 @@ describe.skipIf(!hasTmux)('skills in the TUI', () => {
     term.keys('Enter');
     await term.waitFor('Shipped.');
     expect(JSON.stringify(server.requests[0]?.view?.messages ?? [])).toContain('SHIP-IT to staging.');
+
+    // a project skill's !`command` waits for the person's approval of that skill, remembered for the project
+    server.enqueue({ text: 'Stamped.' });
+    term.type('/stamp');
+    term.keys('Enter');
+    await term.waitFor('is a project skill that runs code');
+    expect(existsSync(join(ws.dir, 'stamped'))).toBe(false);
+    term.keys('Enter'); // allow
+    await term.waitFor('Stamped.');
+    expect(existsSync(join(ws.dir, 'stamped'))).toBe(true);
+    const trust = JSON.parse(readFileSync(join(ws.home, '.config', 'agent', 'trust.json'), 'utf8')) as { approvals: Array<{ kind: string; name: string }> };
+    expect(trust.approvals).toEqual([expect.objectContaining({ kind: 'skills', name: 'stamp' })]);
   }, 60_000);
 });
