@@ -49,9 +49,14 @@ describe('skills in print mode', () => {
   it('/deploy prod sends the body with the argument; the model’s Skill call loads another body as its result', async () => {
     const ws = workspace();
     threeSkills(ws);
+    // mutation: the custom command winning the clash, or no notice of it
+    mkdirSync(join(ws.dir, '.claude/commands'), { recursive: true });
+    writeFileSync(join(ws.dir, '.claude/commands/deploy.md'), 'COMMAND-BODY $ARGUMENTS\n');
     server.enqueue({ text: 'deployed' });
     const r = await runAgent(['-p', '/deploy prod'], { ws, server });
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/\.claude\/commands\/deploy\.md: \/deploy is also the skill .*\.claude\/skills\/deploy\/SKILL\.md, which wins/);
+    expect(JSON.stringify(server.requests[0]!.view!.messages)).not.toContain('COMMAND-BODY');
     const first = JSON.stringify(server.requests[0]!.view!.messages);
     expect(first).toContain('DEPLOY-BODY: ship the build to the prod environment');
     expect(first).toContain(`Base directory for this skill: ${join(ws.dir, '.claude/skills/deploy')}`);
