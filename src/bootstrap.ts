@@ -23,6 +23,8 @@ import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 import { hookEnv, Hooks } from './hooks/hooks.js';
 import { commandDirs, loadCustomCommands, type CustomCommand } from './commands/custom.js';
 import { COMMANDS } from './commands/registry.js';
+import { findSkills, type SkillCatalog } from './skills/catalog.js';
+import { withSkillCommands } from './skills/commands.js';
 
 /** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
 async function askHooksApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
@@ -50,6 +52,8 @@ export interface Runtime {
   promptHistory: PromptHistory;
   /** Custom slash commands (.agent/commands, .claude/commands, ~/.config/agent/commands). */
   commands: CustomCommand[];
+  /** The skills in force (/skills). */
+  skills: SkillCatalog;
   /** The tools' names (for custom commands' allowed-tools). */
   toolNames: string[];
   /** Opens another stored session (or a new one) with the same store and settings. */
@@ -210,7 +214,15 @@ export async function createRuntime(
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
-    const tools = createTools({ bash, agents });
+    // skills (.claude/skills, .agents/skills, …): a broken SKILL.md is a warning; a project skill's code runs once trusted
+    const skills = await findSkills(config.cwd, env, {
+      cwd: config.cwd,
+      trust: new ProjectTrust(trustFilePath(env)),
+      trustProject: opts.hooksTrust === true,
+      ...(approver ? { askApproval: (question: string, signal: AbortSignal) => askHooksApproval(approver, question, signal) } : {}),
+      report: (level, text) => reportHook(level, text),
+    });
+    const tools = createTools({ bash, agents, skills });
     // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
     const secrets = new Set(secretVars(config, env));
     const mcp = mcpFor(config, env, counter, secrets);
@@ -238,13 +250,16 @@ export async function createRuntime(
         cfg = ownConfig(info);
         prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
+      // the person's skill folders are readable like the project (their references, their scripts)
+      const readPaths = [...cfg.permissions.readPaths, ...skills.readPaths()];
       return Session.open(
         {
-          config: cfg,
+          config: { ...cfg, permissions: { ...cfg.permissions, readPaths } },
           store,
           provider: prov,
           tools,
           agents,
+          skills,
           counter,
           ...(approver ? { approver } : {}),
           ...(mcp ? { extraTools: () => mcp.toolSet(), mcp } : {}),
@@ -269,13 +284,19 @@ export async function createRuntime(
       commandDirs(config.cwd, env),
       COMMANDS.map((c) => c.name),
     );
-    config.warnings.push(...loaded.warnings);
+    const merged = withSkillCommands(
+      loaded.commands,
+      skills,
+      COMMANDS.map((c) => c.name),
+    );
+    config.warnings.push(...loaded.warnings, ...skills.warnings, ...merged.warnings);
     const runtime: Runtime = {
       config,
       store,
       session,
       promptHistory,
-      commands: loaded.commands,
+      commands: merged.commands,
+      skills,
       toolNames: tools.map((t) => t.name),
       openSession,
       mcp,

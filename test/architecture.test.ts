@@ -93,6 +93,9 @@ describe('the checks themselves', () => {
       edge('src/doctor/checks.ts', 'src/store/sqlite.ts'),
       edge('src/doctor/report.ts', 'ink'),
       edge('src/doctor/checks.ts', 'better-sqlite3', { typeOnly: true }),
+      edge('src/skills/discovery.ts', 'src/store/store.ts', { typeOnly: true }),
+      edge('src/skills/skillTool.ts', 'ink'),
+      edge('src/skills/listing.ts', 'src/tools/toolNames.ts'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -107,6 +110,8 @@ describe('the checks themselves', () => {
       'src/hooks/run.ts → src/store/store.ts',
       'src/agents/task.ts → ink',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/skills/discovery.ts → src/store/store.ts',
+      'src/skills/skillTool.ts → ink',
       'src/doctor/checks.ts → src/store/sqlite.ts',
       'src/doctor/report.ts → ink',
       'src/doctor/checks.ts → better-sqlite3',

@@ -22,6 +22,8 @@ import type { ContextUsageView } from './protocol.js';
 import { readForRestore } from './restoreRead.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionState } from './state.js';
+import type { SkillCatalog } from '../skills/catalog.js';
+import { reachNestedSkills, reattachSkills, skillsSection } from './skillHost.js';
 
 /** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
 const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
@@ -49,6 +51,8 @@ export interface ContextDeps {
   summaryInstructions?: EngineDeps['instructions'];
   /** After each LLM compaction attempt is committed (PostCompact hooks). */
   compacted?: (record: CompactionRecord) => Promise<void>;
+  /** The skills: their listing joins the system prompt (with a Skill tool), invoked ones come back after a compaction. */
+  skills?: SkillCatalog | undefined;
 }
 
 /** Tools that come and go with the session (MCP), and the system prompt section about them. */
@@ -152,8 +156,10 @@ export class ContextControl {
     return this.engine.tokensIf({ system: this.system, tools: this.toolSpecs, history });
   }
 
-  startTurn(): void {
+  /** A turn starts: skill folders the last turns reached join the listing now, never inside a tool loop (its thinking is bound to the prefix). */
+  async startTurn(): Promise<void> {
     this.reactiveThisTurn = 0;
+    if (await reachNestedSkills(this.deps.skills, this.deps.log.messages(), this.cfg.cwd)) this.system = this.buildSystem();
   }
 
   turnCompleted(): void {
@@ -278,6 +284,7 @@ export class ContextControl {
       this.deps.log.recordFailure(record);
       return record;
     }
+    const before = this.deps.log.messages();
     const refused = this.deps.log.commitCompaction(change);
     if (refused !== undefined) {
       const failed: CompactionRecord = { ...record, status: 'failed', reason: `${refused}; nothing was changed` };
@@ -287,6 +294,7 @@ export class ContextControl {
     }
     if (record.trigger !== 'micro') this.system = this.buildSystem();
     this.engine.committed(change, { system: this.system, tools: this.toolSpecs });
+    if (record.trigger !== 'micro') reattachSkills(this.deps.skills, before, this.deps.log, this.cfg.model.contextWindow);
     this.deps.saveState();
     this.deps.emit({ type: 'context', usage: this.usage() });
     return record;
@@ -314,7 +322,9 @@ export class ContextControl {
         tools: this.deps.tools.map(toolSpec),
         ...(agentsMd ? { agentsMd } : {}),
         ...(this.deps.role ? { role: this.deps.role } : {}),
-      }) + (this.extra.system ? `\n\n${this.extra.system}` : '')
+      }) +
+      skillsSection(this.deps.skills, this.deps.tools, this.cfg.model.contextWindow) +
+      (this.extra.system ? `\n\n${this.extra.system}` : '')
     );
   }
 
