@@ -286,8 +286,8 @@ export async function createRuntime(
   }
 }
 
-/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none). */
-function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
+/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none); `agent doctor` starts them too. */
+export function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
   const isSecret = (name: string): boolean => secrets.has(name);
   const entries = mcpServers(config, env, isSecret);
   if (entries.length === 0) return undefined;
