@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { startFakeServer, type FakeServer } from '../test/fake-server/server.js';
@@ -201,6 +201,8 @@ async function withoutSqlite(pair: Pair, server: FakeServer): Promise<void> {
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'agent-install-test-'));
+  // the store's tests run a child as "nobody", which loads better-sqlite3 13 from the Node 24 install in here
+  chmodSync(work, 0o755);
   const server = await startFakeServer({ fallback: { text: 'pong' } });
   try {
     console.log(`install test (${PKG.name} ${PKG.version}; cache ${CACHE})`);
