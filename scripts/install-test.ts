@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { startFakeServer, type FakeServer } from '../test/fake-server/server.js';
 
@@ -8,7 +8,7 @@ import { startFakeServer, type FakeServer } from '../test/fake-server/server.js'
 // runs it. Packs this checkout (prepack builds dist/), checks the tarball's contents, installs
 // it globally into a clean prefix twice — with this machine's Node.js and npm (Node 20 + npm 11:
 // better-sqlite3 12 compiles) and with Node.js 24 + npm 12 fetched from the npm registry
-// (node-<platform>@24, npm@12; cached under $XDG_CACHE_HOME/agent-install-test, so later runs
+// (node-<platform>@24, npm@12; cached in $TMPDIR/agent-install-test-cache, so later runs
 // and CI reuse them), where npm blocks every dependency's install script — and runs the
 // installed `agent --version`, `agent doctor --json` and one `-p` turn against the fake
 // provider. With the SQLite module removed from the Node 24 install, `agent` must explain
@@ -18,7 +18,8 @@ import { startFakeServer, type FakeServer } from '../test/fake-server/server.js'
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
-const CACHE = join(process.env.XDG_CACHE_HOME?.startsWith('/') ? process.env.XDG_CACHE_HOME : join(homedir(), '.cache'), 'agent-install-test');
+// outside the repository, and readable by every user: the store's tests run a child as "nobody" with this Node.js
+const CACHE = join(tmpdir(), 'agent-install-test-cache');
 const KEY = 'sk-ant-install-test-SECRET-0123456789';
 const t0 = performance.now();
 const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
@@ -35,16 +36,33 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Runs a command to its end (asynchronously: the fake server in this process must keep answering). */
+/** Process groups still running: a failure in one pair ends the other's install (and its compiler) too. */
+const running = new Set<number>();
+
+function stopAll(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Runs a command to its end in a process group of its own (asynchronously: the fake server in this process must keep answering). */
 function run(command: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { env: opts.env ?? cleanEnv(), cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: opts.env ?? cleanEnv(), cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    if (child.pid) running.add(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      if (child.pid) running.delete(child.pid);
+      done({ code, stdout, stderr });
+    });
   });
 }
 
@@ -183,6 +201,8 @@ async function withoutSqlite(pair: Pair, server: FakeServer): Promise<void> {
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'agent-install-test-'));
+  // the store's tests run a child as "nobody", which loads better-sqlite3 13 from the Node 24 install in here
+  chmodSync(work, 0o755);
   const server = await startFakeServer({ fallback: { text: 'pong' } });
   try {
     console.log(`install test (${PKG.name} ${PKG.version}; cache ${CACHE})`);
@@ -218,9 +238,13 @@ async function main(): Promise<void> {
       const node = await step('fetch node@24', () => cachedPackage(`node-${process.platform}-${process.arch}`, '24'));
       const npm = await step('fetch npm@12', () => cachedPackage('npm', '12'));
       const nodeBin = join(node, 'bin');
+      // npm's own bin/npm expects a Node.js distribution around it: a shim runs its npm-cli.js with this node
+      const npmBin = join(work, 'npm-bin');
+      mkdirSync(npmBin);
+      writeFileSync(join(npmBin, 'npm'), `#!/bin/sh\nexec "${join(nodeBin, 'node')}" "${join(npm, 'bin', 'npm-cli.js')}" "$@"\n`, { mode: 0o755 });
       const next: Pair = {
         label: `Node ${node.split('-').at(-1)} + npm ${npm.split('-').at(-1)}`,
-        path: [nodeBin, join(npm, 'bin')],
+        path: [nodeBin, npmBin],
         npm: [join(nodeBin, 'node'), join(npm, 'bin', 'npm-cli.js')],
         nodeMajor: 24,
         npmMajor: 12,
@@ -238,11 +262,12 @@ async function main(): Promise<void> {
       );
       check(store.code === 0, 'the store tests under Node 24', store);
     })();
-    const results = await Promise.allSettled([pairHere, pair24]);
-    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed.length > 0) throw failed[0]!.reason;
+    // the first failure ends the run at once (the other pair's install may be compiling for minutes)
+    for (const p of [pairHere, pair24]) p.catch(() => {});
+    await Promise.all([pairHere, pair24]);
     console.log(`install test passed in ${seconds(t0)}`);
   } finally {
+    stopAll();
     await server.close();
     rmSync(work, { recursive: true, force: true });
   }

@@ -312,8 +312,8 @@ export async function createRuntime(
   }
 }
 
-/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none). */
-function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
+/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none); `agent doctor` starts them too. */
+export function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
   const isSecret = (name: string): boolean => secrets.has(name);
   // a .mcp.json that cannot be read as a whole is told at start (a notice, stderr in -p), naming the file
   const entries = mcpServers(config, env, isSecret, undefined, config.warnings);

@@ -11,11 +11,10 @@ import { dirname } from 'node:path';
 import type { Config } from '../config/config.js';
 import { MissingKeyError, resolveCredentials } from '../config/credentials.js';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
-import { mcpServers } from '../mcp/config.js';
-import { McpManager } from '../mcp/manager.js';
+import { mcpFor } from '../bootstrap.js';
+import { TokenCounter } from '../compaction/tokens.js';
 import { NativeModuleError, probeSqlite } from '../store/index.js';
 import { resolveRg } from '../tools/grep.js';
-import { ProjectTrust, trustFilePath } from '../trust/projectTrust.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -122,24 +121,12 @@ export function checkKeys(config: Config | undefined, env: NodeJS.ProcessEnv): C
 
 /**
  * Starts the MCP servers a session would start (the project's only once approved, or with
- * --mcp-trust), through the session's own McpManager, waits for them (mcp.startupMs, at least
+ * --mcp-trust), through the session's own McpManager (bootstrap's mcpFor), waits for them (mcp.startupMs, at least
  * 10 s) and closes them.
  */
-export async function checkMcp(config: Config, env: NodeJS.ProcessEnv, isSecret: (name: string) => boolean): Promise<CheckResult> {
-  const entries = mcpServers(config, env, isSecret);
-  if (entries.length === 0) return { name: 'mcp', status: 'ok', summary: 'no servers configured' };
-  const manager = new McpManager({
-    entries,
-    config: config.mcp,
-    env,
-    isSecret,
-    trust: new ProjectTrust(trustFilePath(env)),
-    projectDir: config.cwd,
-    contextWindow: config.model.contextWindow,
-    // a rough count is enough here: the tokenizer is not loaded for a report
-    countSpecs: (specs) => Math.ceil(JSON.stringify(specs).length / 4),
-    register: (t) => [...t],
-  });
+export async function checkMcp(config: Config, env: NodeJS.ProcessEnv, secrets: ReadonlySet<string>): Promise<CheckResult> {
+  const manager = mcpFor(config, env, new TokenCounter(), secrets);
+  if (!manager) return { name: 'mcp', status: 'ok', summary: 'no servers configured' };
   try {
     manager.start();
     await manager.ready(Math.max(10_000, config.mcp.startupMs));

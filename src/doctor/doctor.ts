@@ -51,7 +51,7 @@ export async function doctorReport(opts: DoctorOptions, env: NodeJS.ProcessEnv =
     checkDatabase(dbPath),
     configCheck,
     checkKeys(config, env),
-    config ? await checkMcp(config, env, (name) => secrets.has(name)) : { name: 'mcp', status: 'warn', summary: 'not checked: the configuration did not load' },
+    config ? await checkMcp(config, env, secrets) : { name: 'mcp', status: 'warn', summary: 'not checked: the configuration did not load' },
   ];
   return { name: pkg.name, version: pkg.version, ok: checks.every((c) => c.status !== 'fail'), checks };
 }
