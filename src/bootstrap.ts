@@ -20,26 +20,25 @@ import { loadAgents } from './agents/agentFiles.js';
 import { McpManager } from './mcp/manager.js';
 import { mcpServers, passedVars } from './mcp/config.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
-import { hookEnv, Hooks } from './hooks/hooks.js';
+import { hookEnv, Hooks, type HooksAnswer, type HooksApprovalRequest } from './hooks/hooks.js';
 import { commandDirs, loadCustomCommands, type CustomCommand } from './commands/custom.js';
 import { COMMANDS } from './commands/registry.js';
 import { findSkills, type SkillCatalog } from './skills/catalog.js';
 import { withSkillCommands } from './skills/commands.js';
 
-/** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
-async function askHooksApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
+/** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
+async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, signal: AbortSignal): Promise<HooksAnswer> {
   const answer = await approver(
     {
       toolName: 'Hooks',
-      toolUseId: 'hooks-approval',
+      toolUseId: `hooks-approval-${req.file}`,
       input: {},
-      summary: question,
-      onceOnly: true,
-      allowLabel: 'Run them, and remember for this project (asked again if they change)',
+      summary: req.hooks.join('\n'),
+      projectCode: { what: 'hooks', name: req.file, file: req.file, changed: req.changed },
     },
     signal,
   );
-  return answer.kind !== 'deny';
+  return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
 }
 
 // Turns flags, config files and the environment into a ready Session (shared by print
@@ -238,7 +237,7 @@ export async function createRuntime(
             toolNames: tools.map((t) => t.name),
             trust: new ProjectTrust(trustFilePath(env)),
             trustProject: opts.hooksTrust === true,
-            ...(approver ? { askApproval: (question: string, signal: AbortSignal) => askHooksApproval(approver, question, signal) } : {}),
+            ...(approver ? { askApproval: (req: HooksApprovalRequest, signal: AbortSignal) => askHooksApproval(approver, req, signal) } : {}),
             report: (level, text) => reportHook(level, text),
           })
         : undefined;

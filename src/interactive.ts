@@ -142,7 +142,7 @@ export class SessionController implements UiController {
         toolUseId: `mcp-approval-${s.name}`,
         input: {},
         summary: s.runs,
-        mcpServer: { file: s.file, changed: s.changed },
+        projectCode: { what: 'mcp', name: s.name, file: s.file, changed: s.changed },
       };
       try {
         const d = await this.approvals.approver(request, new AbortController().signal);

@@ -86,6 +86,8 @@ export interface HookSource {
   /** The directory whose file it is. */
   dir: string;
   hooks: HooksConfig;
+  /** The name a project's approval is kept under (ProjectTrust): "hooks" for .agentrc, else the file's name in the project. */
+  trustName?: string;
 }
 
 export interface ConfigFlags {

@@ -9,6 +9,7 @@ import { displayPath } from '../tools/paths.js';
 import type { RewindTargetView } from './protocol.js';
 import { archiveCause, REWIND_ID_PREFIX } from './recordIds.js';
 import { rebuildTracker } from './trackerRebuild.js';
+import { typedText } from './mentions.js';
 
 export type RewindWhat = 'code' | 'conversation' | 'both';
 
@@ -45,7 +46,7 @@ export function rewindTargets(store: Store, sessionId: string, visible: readonly
     for (const c of changed) if (c.at >= at) for (const p of c.paths) files.add(displayPath(cwd, p));
     const inConversation = inView.has(m.id);
     const gone = inConversation ? undefined : rewound.has(m.id) ? ('rewound' as const) : ('compacted' as const);
-    return { index: i + 1, turnId: m.id, text: textOf(m).trim(), createdAt: m.createdAt, inConversation, ...(gone ? { gone } : {}), files: [...files] };
+    return { index: i + 1, turnId: m.id, text: typedText(m), createdAt: m.createdAt, inConversation, ...(gone ? { gone } : {}), files: [...files] };
   });
 }
 
