@@ -77,6 +77,9 @@ describe('the checks themselves', () => {
       edge('src/mcp/servers.ts', 'better-sqlite3'),
       edge('src/trust/projectTrust.ts', 'src/config/config.ts'),
       edge('src/trust/projectTrust.ts', 'src/session/session.ts', { typeOnly: true }),
+      edge('src/ledger/derive.ts', 'src/llm/messages.ts', { typeOnly: true }),
+      edge('src/ledger/render.ts', 'src/compaction/tokens.ts', { typeOnly: true }),
+      edge('src/ledger/derive.ts', 'node:fs'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -90,6 +93,8 @@ describe('the checks themselves', () => {
       'src/hooks/run.ts → src/store/store.ts',
       'src/agents/task.ts → ink',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/ledger/render.ts → src/compaction/tokens.ts',
+      'src/ledger/derive.ts → node:fs',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });

@@ -10,6 +10,8 @@ import type { CompactionContext, EngineDeps, ProviderCompaction } from './engine
 import type { Measurement } from './meter.js';
 import { FILE_EDIT_TOOLS } from './modified.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
+import { compactionLedger, ledgerTokens } from './ledgerStep.js';
+import type { Ledger } from '../ledger/types.js';
 import { buildRestoration, type Restoration } from './restore.js';
 import { openLoopText, openThinkingLoop } from './openLoop.js';
 import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js';
@@ -24,6 +26,8 @@ export interface HeadDeps {
   /** The session model's calibration ratio. */
   ratio: number;
   budgets: (fixedRaw: number) => ReturnType<typeof compactionBudgets>;
+  /** The window's effective input (thresholds.effective): the ledger's budget is a share of it. */
+  effective: number;
 }
 
 export interface LlmRun {
@@ -97,6 +101,18 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     });
   }
   const tail = history.slice(split.index);
+  // the working state, derived from the log before anything is summarized (ledger/)
+  const ledger: Ledger | undefined =
+    d.deps.ledger && d.deps.config.ledger
+      ? compactionLedger(
+          d.deps.ledger,
+          history,
+          [...head.pinnedUnits.flat(), ...tail],
+          ledgerTokens(d.effective, budgets.restoreTokens),
+          counter,
+          d.deps.describeToolUse,
+        )
+      : undefined;
 
   let summary: SummaryResult;
   const provided = d.deps.providerCompaction
@@ -148,7 +164,8 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       head.archived,
       tail,
       {
-        budget: budgets.restoreTokens,
+        budget: budgets.restoreTokens - (ledger?.tokens ?? 0),
+        requests: ledger === undefined,
         fileBudget: budgets.restoreFileTokens,
         maxFiles: d.deps.config.restoreFiles,
         fileReadTools: d.deps.fileReadTools ?? ['FileRead', ...FILE_EDIT_TOOLS],
@@ -165,6 +182,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     summary: summary.text,
     archivedCount: head.archived.length,
     restoration,
+    ledger: ledger?.text,
     createdAt: d.now(),
     ...(loopStart !== undefined ? { openLoop: openLoopText(history.slice(loopStart)) } : {}),
   });

@@ -10,6 +10,7 @@ import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../co
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
+import { ledgerSections } from '../ledger/registry.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
@@ -347,6 +348,7 @@ export class ContextControl {
         // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
         thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
         ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
+        ledger: { archived: () => this.deps.log.archived(), sections: () => ledgerSections.sections() },
         ...this.deps.engine,
       },
       state,
