@@ -10,12 +10,13 @@ import type { CompactionContext, EngineDeps, ProviderCompaction } from './engine
 import type { Measurement } from './meter.js';
 import { FILE_EDIT_TOOLS } from './modified.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
-import { compactionLedger, ledgerTokens } from './ledgerStep.js';
+import { checkSummary, compactionLedger, ledgerTokens } from './ledgerStep.js';
 import type { Ledger } from '../ledger/types.js';
 import { buildRestoration, type Restoration } from './restore.js';
 import { openLoopText, openThinkingLoop } from './openLoop.js';
 import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js';
-import { SummaryFailure, type Summarizer, type SummaryResult } from './summarize.js';
+import { SummaryFailure, type Summarizer, type SummaryJob, type SummaryResult } from './summarize.js';
+import type { ProbeResults } from '../ledger/probes.js';
 import { contextRaw } from './thinkingRoom.js';
 import type { CompactionRecord, CompactionTrigger } from './types.js';
 
@@ -115,6 +116,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       : undefined;
 
   let summary: SummaryResult;
+  let probes: ProbeResults | undefined;
   const provided = d.deps.providerCompaction
     ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress)
     : undefined;
@@ -122,7 +124,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   else
     try {
       const instructions = d.deps.instructions ? await d.deps.instructions(trigger, run.focus, signal) : run.focus;
-      summary = await d.summarizer.summarize({
+      const job: SummaryJob = {
         messages: head.summarize,
         previous: head.previous ? checkpointSummary(head.previous) : undefined,
         focus: instructions,
@@ -151,7 +153,20 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
                 };
               })()
             : undefined,
-      });
+      };
+      summary = await d.summarizer.summarize(job);
+      // checked against the ledger before it is committed (ledgerStep.ts)
+      if (ledger) {
+        const checked = await checkSummary(
+          summary,
+          ledger.facts,
+          (instruction) => d.summarizer.summarize({ ...job, focus: job.focus ? `${job.focus}\n\n${instruction}` : instruction }),
+          progress,
+          signal,
+        );
+        summary = checked.summary;
+        probes = checked.probes;
+      }
     } catch (e) {
       const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));
       return finish({ status: 'failed', reason: f.aborted ? CANCELLED : f.message, tokensAfter: run.tokensBefore });
@@ -202,6 +217,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     summaryTokens: counter.countText(summary.text),
     summary: summary.text,
     method: summary.method,
+    ...(ledger ? { report: { ledger: { tokens: ledger.tokens, sections: ledger.sections }, ...(probes ? { probes } : {}) } } : {}),
   };
   if (tokensAfter >= run.tokensBefore) {
     return finish({ ...fields, status: 'ineffective', reason: 'the compacted context would not be smaller than the current one' }, summary.usage);

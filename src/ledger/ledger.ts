@@ -2,7 +2,7 @@
 // compactions, and rendered byte for byte the same from the same log. It goes beside every
 // checkpoint (compaction/headSummary.ts) and feeds the summary's probes (ledger/probes.ts).
 import { renderLedger, type Count } from './render.js';
-import { personMessages, personText } from './sections.js';
+import { isPersonMessage, personText } from './sections.js';
 import { EDIT_TOOLS } from './sections.js';
 import type { Ledger, LedgerFacts, LedgerInput, LedgerSection } from './types.js';
 import type { Message } from '../llm/messages.js';
@@ -31,12 +31,13 @@ export function ledgerFacts(input: LedgerInput): LedgerFacts {
       if (typeof p === 'string' && p && !modified.includes(p)) modified.push(p);
     }
   }
-  const words = personMessages(input);
-  const latest = words[words.length - 1];
+  // the latest of the person's messages, when no later one stays in view
+  const all = input.messages.filter(isPersonMessage);
+  const latest = all[all.length - 1];
   return {
     modified,
     failures: [...failures.entries()].filter(([, f]) => f).map(([k]) => k),
-    ...(latest ? { latestRequest: personText(latest) } : {}),
+    ...(latest && !input.kept.has(latest.id) ? { pendingRequest: personText(latest) } : {}),
   };
 }
 

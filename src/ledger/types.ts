@@ -71,8 +71,8 @@ export interface Ledger {
 export interface LedgerFacts {
   /** Files changed, first-change order. */
   modified: string[];
-  /** The person's latest message not yet answered in the archived part (its text), if any. */
-  latestRequest?: string;
+  /** The person's latest message, when it is archived (nothing the person said since stays in view): what the work continues from. */
+  pendingRequest?: string;
   /** Standing failures: the command or tool call as described. */
   failures: string[];
 }

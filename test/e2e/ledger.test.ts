@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MODEL, useFakeServer, type ProviderKind } from './harness.js';
+import { LONG, records, turnWith } from './compaction-cases.js';
+import { isSummarizer, MODEL, useFakeServer, type ProviderKind } from './harness.js';
 import { FACTS, FORGETFUL_SUMMARY, runScenario, scenarioWorkspace } from './ledger-scenario.js';
 
 // Issue 37's scenario end to end (the built CLI, the real SDKs, the fake server): with a
@@ -36,5 +37,40 @@ describe('the working-state ledger after /compact with a summarizer that keeps n
     console.log(
       `without the ledger: ${r.carried.length}/${FACTS.length} facts (${r.carried.map((f) => f.name).join('; ')}), first request ${r.first.promptTokens} tokens`,
     );
+  }, 300_000);
+});
+
+describe("the summary's probes end to end", () => {
+  it('a summary that omits a modified file gets one retry naming it, then the appendix restores it; the probes are stored with the record', async () => {
+    const ws = scenarioWorkspace();
+    const model = MODEL.anthropic;
+    // the summarizer never names the file, however often it is asked
+    server.respondWith((req) => (req.view && isSummarizer(req.view) ? { text: '## Goal\nThe payments client.\n\n## Next Steps\nGo on.' } : undefined));
+    server.enqueue({ toolCalls: [{ name: 'Write', input: { path: 'src/retry-client.ts', content: 'export const retries = 3;\n' } }] }, { text: 'Written.' });
+    expect((await turnWith(server, ws, 'anthropic', 'Write the retry client.', true, model)).code).toBe(0);
+    for (let t = 0; t < 4; t++) {
+      server.enqueue({ text: `answer ${t}. ${LONG}` });
+      expect((await turnWith(server, ws, 'anthropic', `question ${t}`, false, model)).code).toBe(0);
+    }
+    const before = server.requests.length;
+    const r = await turnWith(server, ws, 'anthropic', '/compact', false, model);
+    expect(r.code).toBe(0);
+    const asked = server.requests.slice(before).filter((q) => q.view && isSummarizer(q.view));
+    // mutation: no retry (or a retry that does not say what is missing) fails here
+    expect(asked).toHaveLength(2);
+    expect(JSON.stringify(asked[1]!.view!.messages)).toContain('the modified file: src/retry-client.ts');
+    const [record] = records(r.evs).filter((c) => c.status === 'applied');
+    expect(record!.summary).toContain('## Omitted by the summary');
+    expect(record!.summary).toContain('- Modified file: src/retry-client.ts');
+    expect(record!.report?.probes).toMatchObject({
+      retried: true,
+      missed: [{ kind: 'modified', fact: 'src/retry-client.ts' }],
+      omitted: [{ kind: 'modified', fact: 'src/retry-client.ts' }],
+    });
+    // the next request carries the appendix in the checkpoint
+    server.enqueue({ text: 'ok' });
+    expect((await turnWith(server, ws, 'anthropic', 'go on', false, model)).code).toBe(0);
+    const next = server.requests.at(-1)!.view!;
+    expect(JSON.stringify(next.messages[0])).toContain('Modified file: src/retry-client.ts');
   }, 300_000);
 });

@@ -125,6 +125,8 @@ describe('the working-state ledger', () => {
     const a = user('archived earlier');
     const b = user('visible');
     expect(ledgerMessages([a, b], [b]).map((m) => m.id)).toEqual([a.id, b.id]);
-    expect(ledgerFacts(input([a, b])).latestRequest).toBe('visible');
+    expect(ledgerFacts(input([a, b])).pendingRequest).toBe('visible');
+    // a request still in view is not pending for the summary (the tail carries it)
+    expect(ledgerFacts(input([a, b], [b])).pendingRequest).toBeUndefined();
   });
 });
