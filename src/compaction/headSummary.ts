@@ -217,7 +217,15 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     summaryTokens: counter.countText(summary.text),
     summary: summary.text,
     method: summary.method,
-    ...(ledger ? { report: { ledger: { tokens: ledger.tokens, sections: ledger.sections }, ...(probes ? { probes } : {}) } } : {}),
+    ...(ledger
+      ? {
+          report: {
+            ledger: { tokens: ledger.tokens, sections: ledger.sections },
+            ...(probes ? { probes } : {}),
+            archived: { first: head.archived[0]!.id, last: head.archived[head.archived.length - 1]!.id },
+          },
+        }
+      : {}),
   };
   if (tokensAfter >= run.tokensBefore) {
     return finish({ ...fields, status: 'ineffective', reason: 'the compacted context would not be smaller than the current one' }, summary.usage);

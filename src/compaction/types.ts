@@ -38,6 +38,8 @@ export interface CompactionRecord {
 export interface CompactionReport {
   ledger?: { tokens: number; sections: RenderedSection[] };
   probes?: ProbeResults;
+  /** The first and last archived message (Recall ids). */
+  archived?: { first: string; last: string };
 }
 
 /** A tool output that micro compaction cleared; the original goes to the archive. */

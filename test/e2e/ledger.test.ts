@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LONG, records, turnWith } from './compaction-cases.js';
-import { isSummarizer, MODEL, useFakeServer, type ProviderKind } from './harness.js';
+import { isSummarizer, MODEL, runAgent, useFakeServer, type ProviderKind } from './harness.js';
 import { FACTS, FORGETFUL_SUMMARY, runScenario, scenarioWorkspace } from './ledger-scenario.js';
 
 // Issue 37's scenario end to end (the built CLI, the real SDKs, the fake server): with a
@@ -67,6 +67,14 @@ describe("the summary's probes end to end", () => {
       missed: [{ kind: 'modified', fact: 'src/retry-client.ts' }],
       omitted: [{ kind: 'modified', fact: 'src/retry-client.ts' }],
     });
+    // stream-json carries the report, `agent sessions show` prints it
+    const report = r.evs.find((e) => e.type === 'compaction_report') as { report?: string[] } | undefined;
+    expect(report?.report?.join('\n')).toContain('Omitted by the summary, restored from the log by its appendix: src/retry-client.ts');
+    const sessionId = String((r.evs.at(-1) as { sessionId?: string }).sessionId);
+    const show = await runAgent(['sessions', 'show', sessionId], { ws });
+    expect(show.stdout).toContain('## Compactions (1)');
+    expect(show.stdout).toContain("The summary's check: 1 fact probed".replace('1 fact', `${record!.report!.probes!.probed} facts`));
+    expect(show.stdout).toContain('Undo: /uncompact');
     // the next request carries the appendix in the checkpoint
     server.enqueue({ text: 'ok' });
     expect((await turnWith(server, ws, 'anthropic', 'go on', false, model)).code).toBe(0);
