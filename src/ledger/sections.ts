@@ -23,11 +23,15 @@ export const personText = (m: Message): string =>
     .join('')
     .trim();
 
-/** The first line of a text, cut to `max` characters. */
+/** The first line of a text, cut to `max` characters ("…" when more follows). */
 export function oneLine(text: string, max = BRIEF_CHARS): string {
-  const first = text.split('\n').find((l) => l.trim() !== '') ?? '';
-  const line = first.trim().replace(/\s+/g, ' ');
-  const more = line.length > max || text.trim().includes('\n');
+  const t = text.trimStart();
+  const end = t.indexOf('\n');
+  const line = (end < 0 ? t : t.slice(0, end))
+    .slice(0, max * 2)
+    .replace(/\s+/g, ' ')
+    .trim();
+  const more = end >= 0 && /\S/.test(t.slice(end));
   return line.length > max ? `${line.slice(0, max - 1)}…` : more ? `${line} …` : line;
 }
 
