@@ -172,9 +172,7 @@ export class CompactionEngine {
       thresholds: this.ladder,
       // the ledger goes beside the checkpoint (ledgerStep.ts)
       fixedTokens:
-        this.ratio() * (fixedRaw + pinnedRaw) +
-        budgets.summaryMaxTokens +
-        (this.deps.ledger && this.cfg.ledger ? ledgerTokens(this.ladder.effective, budgets.restoreTokens) : 0),
+        this.ratio() * (fixedRaw + pinnedRaw) + budgets.summaryMaxTokens + (this.deps.ledger && this.cfg.ledger ? ledgerTokens(this.ladder.effective) : 0),
       tailTokens: budgets.tailTokens,
       attempt,
     });

@@ -105,14 +105,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   // the working state, derived from the log before anything is summarized (ledger/)
   const ledger: Ledger | undefined =
     d.deps.ledger && d.deps.config.ledger
-      ? compactionLedger(
-          d.deps.ledger,
-          history,
-          [...head.pinnedUnits.flat(), ...tail],
-          ledgerTokens(d.effective, budgets.restoreTokens),
-          counter,
-          d.deps.describeToolUse,
-        )
+      ? compactionLedger(d.deps.ledger, history, [...head.pinnedUnits.flat(), ...tail], ledgerTokens(d.effective), counter, d.deps.describeToolUse)
       : undefined;
 
   let summary: SummaryResult;
@@ -179,7 +172,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       head.archived,
       tail,
       {
-        budget: budgets.restoreTokens - (ledger?.tokens ?? 0),
+        budget: Math.max(0, budgets.restoreTokens - (ledger?.tokens ?? 0)),
         requests: ledger === undefined,
         fileBudget: budgets.restoreFileTokens,
         maxFiles: d.deps.config.restoreFiles,

@@ -16,11 +16,13 @@ export interface LedgerSource {
   sections(): readonly LedgerSection[];
 }
 
-/** The ledger never takes more than this share of the restored-context budget (the recent requests' old share: it carries them now). */
-const RESTORE_SHARE = 0.5;
-
-/** The ledger's budget: its share of the effective window, within half of the restored-context budget. */
-export const ledgerTokens = (effective: number, restoreTokens: number): number => Math.min(ledgerBudget(effective), Math.floor(restoreTokens * RESTORE_SHARE));
+/**
+ * The ledger's budget: its share of the effective window (ledger.ts). It comes out of the
+ * restored-context budget (the recent requests' old place: it carries them now), the re-read
+ * files getting the rest; on a small window, where the system prompt and tools leave that
+ * budget little or nothing, the ledger keeps its share all the same: it is the working state.
+ */
+export const ledgerTokens = (effective: number): number => ledgerBudget(effective);
 
 export function compactionLedger(
   source: LedgerSource,

@@ -11,8 +11,13 @@ import type { Message } from '../llm/messages.js';
 export const LEDGER_SHARE = 0.06;
 export const LEDGER_MAX_TOKENS = 10_000;
 
+/** On a small window the ledger still gets this many tokens, within LEDGER_SMALL_SHARE of it: below that it carries next to nothing. */
+export const LEDGER_MIN_TOKENS = 800;
+export const LEDGER_SMALL_SHARE = 0.15;
+
 /** The ledger's budget for a window whose effective input is `effective` tokens. */
-export const ledgerBudget = (effective: number): number => Math.min(LEDGER_MAX_TOKENS, Math.floor(effective * LEDGER_SHARE));
+export const ledgerBudget = (effective: number): number =>
+  Math.min(LEDGER_MAX_TOKENS, Math.floor(Math.max(effective * LEDGER_SHARE, Math.min(LEDGER_MIN_TOKENS, effective * LEDGER_SMALL_SHARE))));
 
 /** The facts a summary is checked against. */
 export function ledgerFacts(input: LedgerInput): LedgerFacts {
