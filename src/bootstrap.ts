@@ -41,6 +41,20 @@ async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, s
   return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
 }
 
+/** A project skill's code asks through the same prompt as a project's hooks. */
+async function askSkillApproval(
+  approver: Approver,
+  question: string,
+  skill: { name: string; file: string; changed: boolean },
+  signal: AbortSignal,
+): Promise<HooksAnswer> {
+  const answer = await approver(
+    { toolName: 'Skill', toolUseId: `skill-approval-${skill.file}`, input: {}, summary: question, projectCode: { what: 'skill', ...skill } },
+    signal,
+  );
+  return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
+}
+
 // Turns flags, config files and the environment into a ready Session (shared by print
 // mode and the TUI).
 
@@ -218,7 +232,12 @@ export async function createRuntime(
       cwd: config.cwd,
       trust: new ProjectTrust(trustFilePath(env)),
       trustProject: opts.hooksTrust === true,
-      ...(approver ? { askApproval: (question: string, signal: AbortSignal) => askHooksApproval(approver, question, signal) } : {}),
+      ...(approver
+        ? {
+            askApproval: (question: string, skill: { name: string; file: string; changed: boolean }, signal: AbortSignal) =>
+              askSkillApproval(approver, question, skill, signal),
+          }
+        : {}),
       report: (level, text) => reportHook(level, text),
     });
     const tools = createTools({ bash, agents, skills });

@@ -96,6 +96,9 @@ describe('the checks themselves', () => {
       edge('src/skills/discovery.ts', 'src/store/store.ts', { typeOnly: true }),
       edge('src/skills/skillTool.ts', 'ink'),
       edge('src/skills/listing.ts', 'src/tools/toolNames.ts'),
+      edge('src/ledger/derive.ts', 'src/llm/messages.ts', { typeOnly: true }),
+      edge('src/ledger/render.ts', 'src/compaction/tokens.ts', { typeOnly: true }),
+      edge('src/ledger/derive.ts', 'node:fs'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -119,6 +122,8 @@ describe('the checks themselves', () => {
       'src/store/open.ts → better-sqlite3',
       'src/session/session.ts → better-sqlite3',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/ledger/render.ts → src/compaction/tokens.ts',
+      'src/ledger/derive.ts → node:fs',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });
