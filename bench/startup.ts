@@ -47,13 +47,13 @@ function peakRss(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<n
 
 const hasGnuTime = (): boolean => existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true']).status === 0;
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
 }
 
 /** Wall time of one child process (async: the fake server lives in this process and must keep answering). */
-function timeRun(args: string[], env: NodeJS.ProcessEnv, cwd?: string, command: string = process.execPath): Promise<number> {
+export function timeRun(args: string[], env: NodeJS.ProcessEnv, cwd?: string, command: string = process.execPath): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const t0 = process.hrtime.bigint();
     const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'], ...(cwd ? { cwd } : {}) });

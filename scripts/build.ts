@@ -101,7 +101,12 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
   return result.metafile;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** `npm pack` and `npm publish` run prepack and then prepare, both of which build: the second build is skipped. */
+const builtByPrepack = process.env.npm_lifecycle_event === 'prepare' && (process.env.npm_command === 'pack' || process.env.npm_command === 'publish');
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && builtByPrepack) {
+  console.log('dist/ was built by prepack');
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const t0 = performance.now();
   const meta = await buildDist();
   const outputs = Object.entries(meta.outputs).filter(([f]) => f.endsWith('.js'));

@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { CliError, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
-import { loadConfig, type Config, type ConfigFlags } from './config/config.js';
+import { loadConfig, loadDbPath, type Config, type ConfigFlags } from './config/config.js';
 import { MissingKeyError, resolveCredentials } from './config/credentials.js';
 import { hiddenFromShell, secretVars } from './config/secrets.js';
 import { createProvider } from './llm/factory.js';
@@ -20,24 +20,39 @@ import { loadAgents } from './agents/agentFiles.js';
 import { McpManager } from './mcp/manager.js';
 import { mcpServers, passedVars } from './mcp/config.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
-import { hookEnv, Hooks } from './hooks/hooks.js';
+import { hookEnv, Hooks, type HooksAnswer, type HooksApprovalRequest } from './hooks/hooks.js';
 import { commandDirs, loadCustomCommands, type CustomCommand } from './commands/custom.js';
 import { COMMANDS } from './commands/registry.js';
+import { findSkills, type SkillCatalog } from './skills/catalog.js';
+import { withSkillCommands } from './skills/commands.js';
 
-/** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
-async function askHooksApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
+/** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
+async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, signal: AbortSignal): Promise<HooksAnswer> {
   const answer = await approver(
     {
       toolName: 'Hooks',
-      toolUseId: 'hooks-approval',
+      toolUseId: `hooks-approval-${req.file}`,
       input: {},
-      summary: question,
-      onceOnly: true,
-      allowLabel: 'Run them, and remember for this project (asked again if they change)',
+      summary: req.hooks.join('\n'),
+      projectCode: { what: 'hooks', name: req.file, file: req.file, changed: req.changed },
     },
     signal,
   );
-  return answer.kind !== 'deny';
+  return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
+}
+
+/** A project skill's code asks through the same prompt as a project's hooks. */
+async function askSkillApproval(
+  approver: Approver,
+  question: string,
+  skill: { name: string; file: string; changed: boolean },
+  signal: AbortSignal,
+): Promise<HooksAnswer> {
+  const answer = await approver(
+    { toolName: 'Skill', toolUseId: `skill-approval-${skill.file}`, input: {}, summary: question, projectCode: { what: 'skill', ...skill } },
+    signal,
+  );
+  return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
 }
 
 // Turns flags, config files and the environment into a ready Session (shared by print
@@ -50,6 +65,8 @@ export interface Runtime {
   promptHistory: PromptHistory;
   /** Custom slash commands (.agent/commands, .claude/commands, ~/.config/agent/commands). */
   commands: CustomCommand[];
+  /** The skills in force (/skills). */
+  skills: SkillCatalog;
   /** The tools' names (for custom commands' allowed-tools). */
   toolNames: string[];
   /** Opens another stored session (or a new one) with the same store and settings. */
@@ -87,6 +104,11 @@ export function configFor(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
 
 export function openStoreFor(config: Config): Store {
   return openStore(config.dbPath);
+}
+
+/** The database alone (`agent sessions`): no model or provider is resolved, so none is needed. */
+export function openStoreOnly(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Store {
+  return openStore(loadDbPath({ cwd: process.cwd(), env, flags: flagsOf(opts) }));
 }
 
 /** A session by id, unique prefix or the short id the footer shows; an ambiguous one is a usage error that says so. */
@@ -205,7 +227,20 @@ export async function createRuntime(
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
-    const tools = createTools({ bash, agents });
+    // skills (.claude/skills, .agents/skills, …): a broken SKILL.md is a warning; a project skill's code runs once trusted
+    const skills = await findSkills(config.cwd, env, {
+      cwd: config.cwd,
+      trust: new ProjectTrust(trustFilePath(env)),
+      trustProject: opts.hooksTrust === true,
+      ...(approver
+        ? {
+            askApproval: (question: string, skill: { name: string; file: string; changed: boolean }, signal: AbortSignal) =>
+              askSkillApproval(approver, question, skill, signal),
+          }
+        : {}),
+      report: (level, text) => reportHook(level, text),
+    });
+    const tools = createTools({ bash, agents, skills });
     // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
     const secrets = new Set(secretVars(config, env));
     const mcp = mcpFor(config, env, counter, secrets);
@@ -221,7 +256,7 @@ export async function createRuntime(
             toolNames: tools.map((t) => t.name),
             trust: new ProjectTrust(trustFilePath(env)),
             trustProject: opts.hooksTrust === true,
-            ...(approver ? { askApproval: (question: string, signal: AbortSignal) => askHooksApproval(approver, question, signal) } : {}),
+            ...(approver ? { askApproval: (req: HooksApprovalRequest, signal: AbortSignal) => askHooksApproval(approver, req, signal) } : {}),
             report: (level, text) => reportHook(level, text),
           })
         : undefined;
@@ -233,13 +268,16 @@ export async function createRuntime(
         cfg = ownConfig(info);
         prov = providerFor(cfg, env, undefined, onProviderWarning);
       }
+      // the person's skill folders are readable like the project (their references, their scripts)
+      const readPaths = [...cfg.permissions.readPaths, ...skills.readPaths()];
       return Session.open(
         {
-          config: cfg,
+          config: { ...cfg, permissions: { ...cfg.permissions, readPaths } },
           store,
           provider: prov,
           tools,
           agents,
+          skills,
           counter,
           ...(approver ? { approver } : {}),
           ...(mcp ? { extraTools: () => mcp.toolSet(), mcp } : {}),
@@ -264,13 +302,19 @@ export async function createRuntime(
       commandDirs(config.cwd, env),
       COMMANDS.map((c) => c.name),
     );
-    config.warnings.push(...loaded.warnings);
+    const merged = withSkillCommands(
+      loaded.commands,
+      skills,
+      COMMANDS.map((c) => c.name),
+    );
+    config.warnings.push(...loaded.warnings, ...skills.warnings, ...merged.warnings);
     const runtime: Runtime = {
       config,
       store,
       session,
       promptHistory,
-      commands: loaded.commands,
+      commands: merged.commands,
+      skills,
       toolNames: tools.map((t) => t.name),
       openSession,
       mcp,
@@ -286,10 +330,11 @@ export async function createRuntime(
   }
 }
 
-/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none). */
-function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
+/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none); `agent doctor` starts them too. */
+export function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
   const isSecret = (name: string): boolean => secrets.has(name);
-  const entries = mcpServers(config, env, isSecret);
+  // a .mcp.json that cannot be read as a whole is told at start (a notice, stderr in -p), naming the file
+  const entries = mcpServers(config, env, isSecret, undefined, config.warnings);
   if (entries.length === 0) return undefined;
   for (const e of entries) for (const name of passedVars(e)) registerSecret(env[name]?.trim());
   return new McpManager({

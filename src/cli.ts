@@ -66,6 +66,15 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       });
     });
 
+  program
+    .command('doctor')
+    .description('check the set-up: Node.js, npm, SQLite, ripgrep, the database folder, config files, keys (never printed), MCP servers')
+    .option('--json', 'print the report as JSON')
+    .option('--db <path>', 'database file')
+    .action((opts: { json?: boolean; db?: string }) => {
+      run(async () => (await import('./doctor/doctor.js')).runDoctor({ ...program.opts<GlobalOptions>(), ...opts }));
+    });
+
   const sessions = withSessionsOptions(program.command('sessions').description('list, show, export, search and remove stored sessions'))
     .option('--cwd <dir>', 'only sessions of this directory')
     .option('-n, --limit <n>', 'how many to list', positiveInt, 50)

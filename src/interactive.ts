@@ -142,7 +142,7 @@ export class SessionController implements UiController {
         toolUseId: `mcp-approval-${s.name}`,
         input: {},
         summary: s.runs,
-        mcpServer: { file: s.file, changed: s.changed },
+        projectCode: { what: 'mcp', name: s.name, file: s.file, changed: s.changed },
       };
       try {
         const d = await this.approvals.approver(request, new AbortController().signal);
@@ -199,7 +199,10 @@ export class SessionController implements UiController {
   private async runOne(input: string): Promise<void> {
     try {
       if (isCommandLine(input, this.runtime.commands)) {
-        const output = await runSlash({ session: this.current, app: this.actions(), custom: this.runtime.commands, toolNames: this.runtime.toolNames }, input);
+        const output = await runSlash(
+          { session: this.current, app: this.actions(), custom: this.runtime.commands, toolNames: this.runtime.toolNames, skills: this.runtime.skills },
+          input,
+        );
         if (output) this.emit({ type: 'command_output', command: input, output });
         return;
       }

@@ -1,6 +1,7 @@
+import { reportLines } from './compaction/reportText.js';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
-import { configFor, lookUpSession, openStoreFor } from './bootstrap.js';
+import { lookUpSession, openStoreOnly } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import type { Message } from './llm/messages.js';
@@ -17,8 +18,7 @@ import { spillHandleOf } from './tools/spill.js';
 type Opts = GlobalOptions & { db?: string };
 
 function withStore<T>(opts: Opts, fn: (store: Store) => T): T {
-  const config = configFor(opts);
-  const store = openStoreFor(config);
+  const store = openStoreOnly(opts);
   try {
     return fn(store);
   } finally {
@@ -116,6 +116,11 @@ function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean
   for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy, whole));
   const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
   if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
+  const compactions = store.listCompactions(info.id).filter((c) => c.trigger !== 'micro');
+  if (compactions.length > 0) {
+    out(`\n${heading}# Compactions (${compactions.length})\n`);
+    for (const c of compactions) out(`${reportLines(c).join('\n')}\n`);
+  }
   const children = store.childSessions(info.id);
   if (children.length === 0) return;
   out(`${heading}# Sub-agents (${children.length})\n`);
@@ -154,8 +159,7 @@ export async function exportSessionCommand(id: string, opts: Opts & { format: 'm
 }
 
 export async function removeSessionCommand(id: string, opts: Opts & { yes?: boolean }): Promise<number> {
-  const config = configFor(opts);
-  const store = openStoreFor(config);
+  const store = openStoreOnly(opts);
   try {
     const info = requireSession(store, id);
     refuseIfInUse(store, info.id);

@@ -27,7 +27,8 @@ describe('the import graph of src/', () => {
   it('is read whole: static, dynamic and type-only imports, packages and files', () => {
     expect(graph).toContainEqual({ from: 'src/llm/anthropic.ts', to: '@anthropic-ai/sdk', typeOnly: false, dynamic: false });
     expect(graph).toContainEqual({ from: 'src/cli.ts', to: 'src/print.ts', typeOnly: false, dynamic: true });
-    expect(graph).toContainEqual({ from: 'src/store/open.ts', to: 'better-sqlite3', typeOnly: false, dynamic: false });
+    expect(graph).toContainEqual({ from: 'src/cli.ts', to: 'commander', typeOnly: false, dynamic: false });
+    expect(graph).toContainEqual({ from: 'src/store/open.ts', to: 'better-sqlite3', typeOnly: true, dynamic: false });
     expect(graph.some((e) => e.typeOnly && e.to === 'src/session/protocol.ts')).toBe(true);
   });
 
@@ -43,6 +44,15 @@ describe('the import graph of src/', () => {
 
   it('has no import cycle at run time, not even a known one', () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+
+  it('loads SQLite in one place: only src/store/sqlite.ts calls require(), the way the binding is chosen at run time', () => {
+    // the graph sees imports, not require(): a second loader would slip past the layer rules
+    // (a createRequire in src/store/open.ts fails this test)
+    const root = resolve(import.meta.dirname, '..');
+    const files = [...new Set(graph.map((e) => e.from))];
+    const loaders = files.filter((f) => /\bcreateRequire\b|\brequire\(/.test(readFileSync(resolve(root, f), 'utf8')));
+    expect(loaders).toEqual(['src/store/sqlite.ts']);
   });
 
   it('keeps every file small enough to read whole (about 400 lines at most)', () => {
@@ -77,12 +87,26 @@ describe('the checks themselves', () => {
       edge('src/mcp/servers.ts', 'better-sqlite3'),
       edge('src/trust/projectTrust.ts', 'src/config/config.ts'),
       edge('src/trust/projectTrust.ts', 'src/session/session.ts', { typeOnly: true }),
+      edge('src/store/types.ts', 'better-sqlite3', { typeOnly: true }),
+      edge('src/doctor/checks.ts', 'src/store/index.ts'),
+      edge('src/doctor/checks.ts', 'src/config/config.ts'),
+      edge('src/doctor/checks.ts', 'src/store/sqlite.ts'),
+      edge('src/doctor/report.ts', 'ink'),
+      edge('src/doctor/checks.ts', 'better-sqlite3', { typeOnly: true }),
+      edge('src/skills/discovery.ts', 'src/store/store.ts', { typeOnly: true }),
+      edge('src/skills/skillTool.ts', 'ink'),
+      edge('src/skills/listing.ts', 'src/tools/toolNames.ts'),
+      edge('src/ledger/derive.ts', 'src/llm/messages.ts', { typeOnly: true }),
+      edge('src/ledger/render.ts', 'src/compaction/tokens.ts', { typeOnly: true }),
+      edge('src/ledger/derive.ts', 'node:fs'),
       edge('src/history/reduce.ts', 'src/llm/messages.ts', { typeOnly: true }),
       edge('src/history/reduce.ts', 'src/history/records.ts'),
       edge('src/history/reduce.ts', 'src/llm/validate.ts'),
       edge('src/history/view.ts', 'src/compaction/types.ts', { typeOnly: true }),
       edge('src/history/view.ts', 'src/store/derive.ts'),
       edge('src/history/view.ts', 'zod'),
+      edge('src/history/compaction.ts', 'src/ledger/types.ts', { typeOnly: true }),
+      edge('src/history/compaction.ts', 'src/ledger/probes.ts'),
       edge('src/store/codec.ts', 'src/history/records.ts', { typeOnly: true }),
       edge('src/store/codec.ts', 'src/compaction/types.ts', { typeOnly: true }),
     ];
@@ -91,6 +115,7 @@ describe('the checks themselves', () => {
       'src/tools/mcpTool.ts → @modelcontextprotocol/sdk/types.js',
       'src/session/session.ts → better-sqlite3',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/doctor/checks.ts → better-sqlite3',
       'src/agent/loop.ts → ink',
       'src/compaction/engine.ts → src/store/store.ts',
       'src/session/session.ts → src/ui/controller.ts',
@@ -98,10 +123,22 @@ describe('the checks themselves', () => {
       'src/hooks/run.ts → src/store/store.ts',
       'src/agents/task.ts → ink',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/skills/discovery.ts → src/store/store.ts',
+      'src/skills/skillTool.ts → ink',
+      'src/doctor/checks.ts → src/store/sqlite.ts',
+      'src/doctor/report.ts → ink',
+      'src/doctor/checks.ts → better-sqlite3',
+      // a value import of better-sqlite3, even in src/store/: only sqlite.ts loads a binding, at run time
+      'src/store/open.ts → better-sqlite3',
+      'src/session/session.ts → better-sqlite3',
+      'src/mcp/servers.ts → better-sqlite3',
+      'src/ledger/render.ts → src/compaction/tokens.ts',
+      'src/ledger/derive.ts → node:fs',
       'src/history/reduce.ts → src/llm/validate.ts',
       'src/history/view.ts → src/compaction/types.ts',
       'src/history/view.ts → src/store/derive.ts',
       'src/history/view.ts → zod',
+      'src/history/compaction.ts → src/ledger/probes.ts',
       'src/store/codec.ts → src/compaction/types.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);

@@ -77,6 +77,7 @@ export interface LoopOptions {
   beforeFileChange?: ToolContext['beforeFileChange'];
   /** Runs the Task tool's sub-agents. */
   subagents?: ToolContext['subagents'];
+  skills?: ToolContext['skills'];
   /** The person's hooks around tool calls and the turn's end (the session adapts src/hooks). */
   hooks?: LoopHooks;
   /** Injected for tests: waits between retries. */

@@ -76,6 +76,7 @@ async function runOneTool(
     ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
     ...(opts.subagents ? { subagents: opts.subagents } : {}),
+    ...(opts.skills ? { skills: opts.skills } : {}),
   };
 
   if (!tool) {

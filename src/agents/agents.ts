@@ -8,7 +8,7 @@
 // ordinary session linked to its parent, persisted through the same log as any other.
 
 /** Tools a child gets when its agent names none: it can look, not change. */
-export const READ_ONLY_TOOLS: readonly string[] = ['FileRead', 'Grep', 'Glob', 'Recall', 'Bash'];
+export const READ_ONLY_TOOLS: readonly string[] = ['FileRead', 'Grep', 'Glob', 'Recall', 'Bash', 'Skill'];
 
 export type AgentSource = 'builtin' | 'project' | 'user' | 'claude-project' | 'claude-user';
 

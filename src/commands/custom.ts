@@ -13,6 +13,7 @@ import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import fg from 'fast-glob';
 import type { CommandInfo } from '../session/protocol.js';
+import type { Skill } from '../skills/skillFile.js';
 
 export interface CustomCommand extends CommandInfo {
   /** Lower-case, namespaced with ':' (`frontend:review`). */
@@ -27,6 +28,8 @@ export interface CustomCommand extends CommandInfo {
   file: string;
   /** Where it comes from, shown in the slash menu and /help. */
   source: string;
+  /** Set for a skill (src/skills) run as /name: its body is loaded as a skill, its code runs once `mayRunCode` says so. */
+  skill?: { skill: Skill; mayRunCode: (signal: AbortSignal) => Promise<boolean> };
 }
 
 export interface LoadedCommands {

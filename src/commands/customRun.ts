@@ -9,6 +9,9 @@ import { InlineCommandRefused } from '../session/turnScope.js';
 import { parseToolList } from '../tools/toolNames.js';
 import { inlineShell, substituteArgs, type CustomCommand } from './custom.js';
 import { isKnownModel } from './modelChoices.js';
+import { SkillCatalog } from '../skills/catalog.js';
+import { alreadyLoaded } from '../skills/host.js';
+import { loadedNames, wrapSkill } from '../skills/loaded.js';
 
 /** A command the person got wrong (the same class as the registry's, thrown from here). */
 export class CustomCommandError extends Error {
@@ -17,6 +20,8 @@ export class CustomCommandError extends Error {
 
 export async function runCustom(session: Session, cmd: CustomCommand, args: string, toolNames: readonly string[]): Promise<TurnResult> {
   const parsed = cmd.allowedTools !== undefined ? parseToolList(cmd.allowedTools, toolNames) : { entries: [], unknown: [] };
+  // a project skill's allowed-tools let its code run unasked: only once the skill may run code
+  if (cmd.skill && parsed.entries.length > 0 && !(await cmd.skill.mayRunCode(new AbortController().signal))) parsed.entries = [];
   if (parsed.unknown.length > 0)
     session.notice(
       'warning',
@@ -26,14 +31,34 @@ export async function runCustom(session: Session, cmd: CustomCommand, args: stri
   const model = cmd.model && cmd.model !== before ? cmd.model : undefined;
   if (model && !isKnownModel(session.currentConfig, model))
     throw new CustomCommandError(`${cmd.file}: field "model": unknown model "${model}" (/model lists the known ones)`);
-  const body = substituteArgs(cmd.body, args);
+  const body = cmd.skill ? await skillPrompt(session, cmd.skill, args, parsed.entries.length > 0) : substituteArgs(cmd.body, args);
   if (model) session.setModel(model);
   try {
     return await session.prompt(body, { allow: parsed.entries, expand: (shell) => inlineShell(body, shell) });
   } catch (e) {
-    if (e instanceof InlineCommandRefused) throw new CustomCommandError(`/${cmd.name}: ${e.message}`);
+    if (e instanceof InlineCommandRefused)
+      throw new CustomCommandError(`/${cmd.name}: ${cmd.skill ? e.message.replace('in the command', 'in the skill') : e.message}`);
     throw e;
   } finally {
     if (model) session.setModel(before);
   }
+}
+
+/**
+ * A skill's text for /name: loaded in its marker (skills/loaded.ts), or a note when the
+ * conversation holds it already; a forked skill is handed to the model's Skill tool, which runs
+ * the sub-agent. A project skill's !`command`s need the skill's approval (print mode: --hooks-trust).
+ */
+async function skillPrompt(session: Session, s: NonNullable<CustomCommand['skill']>, args: string, allowed: boolean): Promise<string> {
+  const { skill } = s;
+  if (skill.fork)
+    return `Run the skill "${skill.name}" with the Skill tool${args.trim() ? ` (args: ${JSON.stringify(args.trim())})` : ''}: it runs as a sub-agent.`;
+  if (loadedNames(session.messages()).has(skill.name)) return alreadyLoaded(skill, args);
+  const body = substituteArgs(skill.body, args);
+  const commands = SkillCatalog.commandsOf(body);
+  if (commands.length > 0 && !allowed && !(await s.mayRunCode(new AbortController().signal)))
+    throw new CustomCommandError(
+      `/${skill.name}: ${skill.file} runs commands (${commands.map((c) => `!\`${c}\``).join(', ')}), and this project's skills are not approved to run code (the TUI asks; print mode needs --hooks-trust)`,
+    );
+  return wrapSkill(skill, body);
 }

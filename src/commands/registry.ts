@@ -14,6 +14,9 @@ import { mcpCommand } from './mcp.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
 import type { Effort } from '../llm/provider.js';
+import type { SkillCatalog } from '../skills/catalog.js';
+import { loadedNames } from '../skills/loaded.js';
+import { skillsText } from '../skills/view.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -30,6 +33,8 @@ export interface CommandContext {
   custom?: readonly CustomCommand[];
   /** The session's tool names, for a custom command's allowed-tools. */
   toolNames?: readonly string[];
+  /** The skills in force (/skills). */
+  skills?: SkillCatalog;
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -115,6 +120,13 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'list the sub-agents the Task tool can start (built-in and from agent files)',
     run: async ({ session }) => agentsView(session),
+  },
+  {
+    name: 'skills',
+    whileBusy: true,
+    description: 'list the skills (SKILL.md folders): source, how each is used, tokens in the listing and in its body',
+    run: async ({ session, skills }) =>
+      skills ? text(skillsText(skills, session.currentConfig.model.contextWindow, loadedNames(session.messages()))) : text('No skills in this session.'),
   },
   {
     name: 'model',

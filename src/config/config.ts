@@ -86,6 +86,8 @@ export interface HookSource {
   /** The directory whose file it is. */
   dir: string;
   hooks: HooksConfig;
+  /** The name a project's approval is kept under (ProjectTrust): "hooks" for .agentrc, else the file's name in the project. */
+  trustName?: string;
 }
 
 export interface ConfigFlags {
@@ -114,6 +116,20 @@ export interface LoadOptions {
 export const DEFAULT_MAX_STEPS = 50;
 const DEFAULT_OUTPUT_CAP = 32_000;
 const DEFAULT_MODELS: Record<ProviderName, string> = { anthropic: 'claude-sonnet-5-5', openai: 'gpt-5' };
+
+/**
+ * The database path alone (`agent sessions`: listing, showing and removing stored sessions need
+ * no provider): the files are read and validated as loadConfig reads them, no model is resolved.
+ */
+export function loadDbPath(opts: LoadOptions): string {
+  const home = opts.home ?? homedir();
+  let db: string | undefined;
+  for (const file of new Set([join(home, '.agentrc'), join(opts.cwd, '.agentrc')])) {
+    const read = readRawConfig(file);
+    if (read) db = validateConfig(file, read.json, read).db ?? db;
+  }
+  return resolve(opts.cwd, opts.flags.db ?? opts.env.AGENT_DB ?? db ?? defaultDbPath(opts.env, home));
+}
 
 export function loadConfig(opts: LoadOptions): Config {
   const home = opts.home ?? homedir();

@@ -58,16 +58,22 @@ export function thinkingFor(
   where: (field: keyof ThinkingSetting) => string = (f) => `thinking.${f}`,
 ): ThinkingRequest | undefined {
   if (!caps) {
-    if (setting.mode === undefined && setting.effort === undefined) return undefined;
+    if (setting.mode === undefined && setting.effort === undefined && setting.budgetTokens === undefined) return undefined;
     // a model nobody described: send what was asked and let the provider judge
     return {
-      mode: setting.mode ?? 'adaptive',
+      mode: setting.mode ?? (setting.budgetTokens !== undefined ? 'enabled' : 'adaptive'),
       ...(setting.budgetTokens !== undefined ? { budgetTokens: setting.budgetTokens } : {}),
       ...(setting.effort ? { effort: setting.effort } : {}),
       ...(setting.display ? { display: setting.display } : {}),
     };
   }
-  const mode = setting.mode ?? (caps.types.includes('adaptive') ? 'adaptive' : undefined);
+  // a budget without a mode asks for thinking with that budget (mode "enabled"), where the model takes one
+  if (setting.mode === undefined && setting.budgetTokens !== undefined && !caps.types.includes('enabled')) {
+    const takes = caps.types.filter((t) => t !== 'disabled').join(', ');
+    const instead = caps.efforts.length > 0 ? `; set ${where('effort')} instead` : '';
+    throw new ThinkingSettingError(`${where('budgetTokens')}: a budget asks for mode "enabled", which ${model} does not take (it takes ${takes}${instead})`);
+  }
+  const mode = setting.mode ?? (setting.budgetTokens !== undefined ? 'enabled' : caps.types.includes('adaptive') ? 'adaptive' : undefined);
   const type: ThinkingType | undefined = mode === 'off' ? 'disabled' : mode;
   if (type !== undefined && !caps.types.includes(type)) {
     const takes = caps.types.map((t) => (t === 'disabled' ? 'off' : t)).join(', ');

@@ -1,6 +1,8 @@
 // A compaction in the history's vocabulary: the receipt of an attempt (stored whether it was
 // applied or not, shown in the transcript), and what an applied one appends to the log. The
 // compaction engine plans it; the session's log commits it; the store keeps it.
+import type { ProbeResults } from '../ledger/probes.js';
+import type { RenderedSection } from '../ledger/types.js';
 import type { Message, Usage } from '../llm/messages.js';
 import type { CompactionBody, StepRecord } from './records.js';
 
@@ -32,6 +34,16 @@ export interface CompactionRecord {
   /** Tokens the summarizer consumed. */
   usage: Usage;
   createdAt: number;
+  /** What the working-state ledger carried and what the summary's probes found (LLM tiers with the ledger on). */
+  report?: CompactionReport;
+}
+
+/** Stored with the record (compactions.report, JSON): what the person's compaction report shows beside the figures. */
+export interface CompactionReport {
+  ledger?: { tokens: number; sections: RenderedSection[] };
+  probes?: ProbeResults;
+  /** The first and last archived message (Recall ids). */
+  archived?: { first: string; last: string };
 }
 
 /** A tool output that micro compaction cleared; the original goes to the archive. */

@@ -41,11 +41,23 @@ export interface HooksDeps {
   trust: ProjectTrust;
   /** Print mode's --hooks-trust: a project's hooks run without an approval (none is recorded). */
   trustProject: boolean;
-  /** Asks the person whether the project's hooks may run (the TUI); absent in print mode. */
-  askApproval?: (question: string, signal: AbortSignal) => Promise<boolean>;
+  /** Asks the person whether a project file's hooks may run (the TUI); absent in print mode. */
+  askApproval?: (request: HooksApprovalRequest, signal: AbortSignal) => Promise<HooksAnswer>;
   /** Failures, blocks and hooks' messages for the person. */
   report: (level: 'info' | 'warning', text: string) => void;
 }
+
+/** What the person is asked about a project file's hooks. */
+export interface HooksApprovalRequest {
+  file: string;
+  /** Approved before, for other hooks than these. */
+  changed: boolean;
+  /** One line per hook: "PreToolUse (Bash): ./guard.sh". */
+  hooks: string[];
+}
+
+/** Run them and remember that for the project, run them in this session only, or do not run them. */
+export type HooksAnswer = 'remember' | 'session' | 'no';
 
 interface Armed {
   source: HookSource;
@@ -54,9 +66,8 @@ interface Armed {
 }
 
 export class Hooks {
-  /** Project hooks: undefined until decided, then whether they run in this process. */
-  private projectDecision: boolean | undefined;
-  private deciding: Promise<boolean> | undefined;
+  /** Whether each project file's hooks run in this process, decided once per file. */
+  private readonly decisions = new Map<string, Promise<boolean>>();
 
   constructor(private readonly deps: HooksDeps) {}
 
@@ -66,14 +77,17 @@ export class Hooks {
   }
 
   private subject(source: HookSource): TrustSubject {
-    return { kind: 'hooks', projectDir: source.dir, name: 'hooks', fingerprint: fingerprintOf(source.hooks) };
+    return { kind: 'hooks', projectDir: source.dir, name: source.trustName ?? 'hooks', fingerprint: fingerprintOf(source.hooks) };
   }
 
-  /** Decides once per process whether the project's hooks run: approved before for exactly these, --hooks-trust, or the person says yes now. */
-  private async projectAllowed(source: HookSource, signal: AbortSignal): Promise<boolean> {
-    if (this.projectDecision !== undefined) return this.projectDecision;
-    this.deciding ??= this.decide(source, signal).then((ok) => (this.projectDecision = ok));
-    return this.deciding;
+  /** Decides once per process and file whether a project file's hooks run: approved before for exactly these, --hooks-trust, or the person says yes now. */
+  private projectAllowed(source: HookSource, signal: AbortSignal): Promise<boolean> {
+    let decided = this.decisions.get(source.file);
+    if (!decided) {
+      decided = this.decide(source, signal);
+      this.decisions.set(source.file, decided);
+    }
+    return decided;
   }
 
   private async decide(source: HookSource, signal: AbortSignal): Promise<boolean> {
@@ -93,17 +107,17 @@ export class Hooks {
       );
       return false;
     }
-    const list = Object.entries(source.hooks).flatMap(([event, hooks]) =>
-      (hooks ?? []).map((h) => `  ${event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`),
+    const hooks = Object.entries(source.hooks).flatMap(([event, list]) =>
+      (list ?? []).map((h) => `${event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`),
     );
-    const question = `${source.file} ${changed ? 'changed its hooks since you approved them' : 'has hooks'}: shell commands that run on the agent's events.\n${list.join('\n')}\nRun them in this project?`;
-    let ok = false;
+    let answer: HooksAnswer = 'no';
     try {
-      ok = await this.deps.askApproval(question, signal);
+      answer = await this.deps.askApproval({ file: source.file, changed, hooks }, signal);
     } catch {
-      ok = false;
+      answer = 'no';
     }
-    if (ok) {
+    const ok = answer !== 'no';
+    if (answer === 'remember') {
       try {
         this.deps.trust.approve(subject);
       } catch (e) {

@@ -9,6 +9,7 @@ import type {
 } from 'openai/resources/chat/completions/completions';
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext, type SdkFrame } from './adapter-common.js';
 import { DEFAULT_CACHE, sendsPromptCacheKey } from './cache.js';
+import { DEFAULT_REASONING_EFFORT, isReasoningModel, type ReasoningEffort } from './openaiApi.js';
 import { ProviderError } from './errors.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
@@ -75,8 +76,13 @@ export function toOpenAIMessages(system: string, messages: readonly Message[]): 
   return out;
 }
 
-/** api.openai.com wants max_completion_tokens (reasoning models refuse max_tokens); OpenAI-compatible servers understand max_tokens. */
-export function tokenFieldFor(baseURL: string): 'max_tokens' | 'max_completion_tokens' {
+/**
+ * OpenAI refuses max_tokens for its reasoning models (o-series, gpt-5) wherever the request comes
+ * from, a proxy or gateway in front of it included: they get max_completion_tokens, as does
+ * api.openai.com for every model. Other OpenAI-compatible servers understand max_tokens.
+ */
+export function tokenFieldFor(baseURL: string, model: string): 'max_tokens' | 'max_completion_tokens' {
+  if (isReasoningModel(model)) return 'max_completion_tokens';
   try {
     return new URL(baseURL).hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens';
   } catch {
@@ -86,25 +92,29 @@ export function tokenFieldFor(baseURL: string): 'max_tokens' | 'max_completion_t
 
 /**
  * `promptCacheKey`: the prompt_cache_key to send (the session id), only where the server is
- * OpenAI's: OpenAI-compatible servers may refuse a field they do not know.
+ * OpenAI's: OpenAI-compatible servers may refuse a field they do not know. A reasoning model gets
+ * its reasoning_effort (newer gpt-5 models reason not at all by default) and no temperature.
  */
 export function toOpenAIParams(
   req: ModelRequest,
   tokenField: 'max_tokens' | 'max_completion_tokens',
   promptCacheKey?: string,
+  effort: ReasoningEffort = DEFAULT_REASONING_EFFORT,
 ): ChatCompletionCreateParamsStreaming {
   const tools: ChatCompletionTool[] = req.tools.map((t) => ({
     type: 'function',
     function: { name: t.name, description: t.description, parameters: t.inputSchema },
   }));
+  const reasoning = isReasoningModel(req.model);
   return {
     model: req.model,
     messages: toOpenAIMessages(req.system, req.messages),
     stream: true,
     stream_options: { include_usage: true },
     ...(tokenField === 'max_completion_tokens' ? { max_completion_tokens: req.maxTokens } : { max_tokens: req.maxTokens }),
+    ...(reasoning ? { reasoning_effort: effort } : {}),
     ...(tools.length > 0 ? { tools } : {}),
-    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    ...(req.temperature !== undefined && !reasoning ? { temperature: req.temperature } : {}),
     ...(promptCacheKey !== undefined ? { prompt_cache_key: promptCacheKey } : {}),
   };
 }
@@ -165,7 +175,7 @@ export class OpenAIProvider extends SdkAdapter<OpenAI> implements Provider {
 
   protected async *events(req: ModelRequest, { client, signal, begin, checkStopped }: RequestContext<OpenAI>): AsyncGenerator<StreamEvent> {
     const cacheKey = req.cacheKey !== undefined && sendsPromptCacheKey(this.opts.cache ?? DEFAULT_CACHE, client.baseURL) ? req.cacheKey : undefined;
-    const params = toOpenAIParams(req, this.opts.tokenField ?? tokenFieldFor(client.baseURL), cacheKey);
+    const params = toOpenAIParams(req, this.opts.tokenField ?? tokenFieldFor(client.baseURL, req.model), cacheKey, this.opts.reasoningEffort);
     const stream = await withWarningsTo(this.warn, () => client.chat.completions.create(params, { signal }));
     begin();
 

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
-import { stripJsonComments } from '../config/jsonc.js';
+import { parseJsonc, positionOf } from '../config/jsonc.js';
 import { McpServerSchema, type McpServerFileEntry } from '../config/schema.js';
 
 /** What a server runs, after expansion. */
@@ -36,17 +36,30 @@ export interface McpServerEntry {
 /** Variables whose values never go to a server (the provider keys): refusing to expand them. */
 export type SecretTest = (name: string) => boolean;
 
-/** Every server of .mcp.json and the .agentrc files; a later source of the same name wins (.agentrc over .mcp.json). */
-export function mcpServers(config: Pick<Config, 'cwd' | 'mcpServers'>, env: NodeJS.ProcessEnv, isSecret: SecretTest, home = homedir()): McpServerEntry[] {
+/**
+ * Every server of .mcp.json and the .agentrc files; a later source of the same name wins (.agentrc
+ * over .mcp.json). A .mcp.json that cannot be read as a whole goes to `problems` (named by its file,
+ * line and column), not into the list: no server is made of it.
+ */
+export function mcpServers(
+  config: Pick<Config, 'cwd' | 'mcpServers'>,
+  env: NodeJS.ProcessEnv,
+  isSecret: SecretTest,
+  home = homedir(),
+  problems: string[] = [],
+): McpServerEntry[] {
   const byName = new Map<string, McpServerEntry>();
   const mcpJson = join(config.cwd, '.mcp.json');
-  for (const e of readMcpJson(mcpJson))
-    byName.set(
-      e.name,
-      e.entry
-        ? entryOf(e.name, mcpJson, true, e.entry, env, isSecret)
-        : { name: e.name, file: mcpJson, project: true, disabled: false, error: e.error ?? 'invalid entry' },
-    );
+  const read = readMcpJson(mcpJson);
+  if ('problem' in read) problems.push(`${read.problem}; its MCP servers do not start`);
+  else
+    for (const e of read.entries)
+      byName.set(
+        e.name,
+        e.entry
+          ? entryOf(e.name, mcpJson, true, e.entry, env, isSecret)
+          : { name: e.name, file: mcpJson, project: true, disabled: false, error: e.error ?? 'invalid entry' },
+      );
   const homeRc = resolve(home, '.agentrc');
   for (const s of config.mcpServers) byName.set(s.name, entryOf(s.name, s.file, resolve(s.file) !== homeRc, s.entry, env, isSecret));
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -58,30 +71,37 @@ interface RawEntry {
   error?: string;
 }
 
-/** The entries of a .mcp.json; none when there is no file; a file that is not JSON is one entry with the error. */
-export function readMcpJson(file: string): RawEntry[] {
+/**
+ * The entries of a .mcp.json (JSON as editors read it: comments and trailing commas pass); none
+ * when there is no file. A file that cannot be read, is not JSON or holds no server map is a
+ * problem of the file; an entry with a wrong field keeps its error, with the line and column.
+ */
+export function readMcpJson(file: string): { entries: RawEntry[] } | { problem: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    return [{ name: '.mcp.json', error: `${file}: cannot read the file (${(e as Error).message})` }];
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [] };
+    return { problem: `${file}: cannot read the file (${(e as Error).message})` };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(stripJsonComments(text));
-  } catch (e) {
-    return [{ name: '.mcp.json', error: `${file}: not valid JSON (${(e as Error).message})` }];
-  }
-  const servers = (json as { mcpServers?: unknown } | null)?.mcpServers;
+  const parsed = parseJsonc(text);
+  if (!parsed.ok) return { problem: `${file}: not valid JSON at ${parsed.problem}` };
+  const at = (path: Array<string | number>): string => {
+    const p = positionOf(text, parsed.tree, path);
+    return p ? `line ${p.line}, column ${p.column}: ` : '';
+  };
+  const servers = (parsed.value as { mcpServers?: unknown } | null)?.mcpServers;
   if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
-    return [{ name: '.mcp.json', error: `${file}: field "mcpServers" must be an object of servers by name` }];
-  return Object.entries(servers as Record<string, unknown>).map(([name, raw]) => {
-    const parsed = McpServerSchema.safeParse(raw);
-    if (parsed.success) return { name, entry: parsed.data };
-    const issue = parsed.error.issues[0]!;
-    return { name, error: `${file}: field "mcpServers.${[name, ...issue.path.map(String)].join('.')}": ${issue.message}` };
-  });
+    return { problem: `${file}: ${at(['mcpServers'])}field "mcpServers" must be an object of servers by name` };
+  return {
+    entries: Object.entries(servers as Record<string, unknown>).map(([name, raw]) => {
+      const parsedEntry = McpServerSchema.safeParse(raw);
+      if (parsedEntry.success) return { name, entry: parsedEntry.data };
+      const issue = parsedEntry.error.issues[0]!;
+      const path = ['mcpServers', name, ...issue.path.map((k) => (typeof k === 'number' ? k : String(k)))];
+      return { name, error: `${file}: ${at(path)}field "${path.join('.')}": ${issue.message}` };
+    }),
+  };
 }
 
 function entryOf(name: string, file: string, project: boolean, e: McpServerFileEntry, env: NodeJS.ProcessEnv, isSecret: SecretTest): McpServerEntry {

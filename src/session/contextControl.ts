@@ -1,8 +1,7 @@
 // The context controller: what the next request carries and keeping it within the window.
 // It owns the compaction engine, the system prompt, the provider's real window and the
-// silent-overflow latch, and it is the one commit path for compactions: the engine plans,
-// the session log commits once, the engine re-anchors on what was committed, and only then
-// is the attempt announced (compaction_end).
+// silent-overflow latch; it is the one commit path for compactions: the engine plans, the log
+// commits once, the engine re-anchors on what was committed, then compaction_end is announced.
 import type { LoopHost } from '../agent/loop.js';
 import { loadInstructions, renderInstructions, type InstructionFile } from '../agent/instructions.js';
 import { buildSystemPrompt } from '../agent/systemPrompt.js';
@@ -10,6 +9,7 @@ import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../co
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
+import { ledgerSections } from '../ledger/registry.js';
 import type { CompactionEvent } from '../compaction/types.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
@@ -23,6 +23,8 @@ import type { ContextUsageView } from './protocol.js';
 import { readForRestore } from './restoreRead.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionState } from './state.js';
+import type { SkillCatalog } from '../skills/catalog.js';
+import { reachNestedSkills, reattachSkills, skillsSection } from './skillHost.js';
 
 /** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
 const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
@@ -50,6 +52,8 @@ export interface ContextDeps {
   summaryInstructions?: EngineDeps['instructions'];
   /** After each LLM compaction attempt is committed (PostCompact hooks). */
   compacted?: (record: CompactionRecord) => Promise<void>;
+  /** The skills: their listing joins the system prompt (with a Skill tool), invoked ones come back after a compaction. */
+  skills?: SkillCatalog | undefined;
 }
 
 /** Tools that come and go with the session (MCP), and the system prompt section about them. */
@@ -153,8 +157,10 @@ export class ContextControl {
     return this.engine.tokensIf({ system: this.system, tools: this.toolSpecs, history });
   }
 
-  startTurn(): void {
+  /** A turn starts: skill folders the last turns reached join the listing now, never inside a tool loop (its thinking is bound to the prefix). */
+  async startTurn(): Promise<void> {
     this.reactiveThisTurn = 0;
+    if (await reachNestedSkills(this.deps.skills, this.deps.log.messages(), this.cfg.cwd)) this.system = this.buildSystem();
   }
 
   turnCompleted(): void {
@@ -173,10 +179,8 @@ export class ContextControl {
   }
 
   /**
-   * Whether a prompt can be sent at all: beside it, a request always carries the system prompt,
-   * the tool schemas and the pinned messages, and no compaction can shrink those or the prompt
-   * (it is kept verbatim). When they do not fit the window's input share, the figures; else
-   * undefined.
+   * Whether a prompt can be sent at all: beside it, a request always carries the system prompt, the tool schemas and the pinned
+   * messages, and no compaction can shrink those or the prompt (it is kept verbatim). When they do not fit the window's input share, the figures.
    */
   async promptTooLarge(msg: Message): Promise<{ promptTokens: number; fixedTokens: number; limit: number } | undefined> {
     const { counter } = this.deps;
@@ -279,6 +283,7 @@ export class ContextControl {
       this.deps.log.recordFailure(record);
       return record;
     }
+    const before = this.deps.log.messages();
     const refused = this.deps.log.commitCompaction(commit);
     if (refused !== undefined) {
       const failed: CompactionRecord = { ...record, status: 'failed', reason: `${refused}; nothing was changed` };
@@ -288,6 +293,7 @@ export class ContextControl {
     }
     if (record.trigger !== 'micro') this.system = this.buildSystem();
     this.engine.committed(record, this.deps.log.messages(), { system: this.system, tools: this.toolSpecs });
+    if (record.trigger !== 'micro') reattachSkills(this.deps.skills, before, this.deps.log, this.cfg.model.contextWindow);
     this.deps.saveState();
     this.deps.emit({ type: 'context', usage: this.usage() });
     return record;
@@ -315,7 +321,9 @@ export class ContextControl {
         tools: this.deps.tools.map(toolSpec),
         ...(agentsMd ? { agentsMd } : {}),
         ...(this.deps.role ? { role: this.deps.role } : {}),
-      }) + (this.extra.system ? `\n\n${this.extra.system}` : '')
+      }) +
+      skillsSection(this.deps.skills, this.deps.tools, this.cfg.model.contextWindow) +
+      (this.extra.system ? `\n\n${this.extra.system}` : '')
     );
   }
 
@@ -348,6 +356,7 @@ export class ContextControl {
         // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
         thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
         ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
+        ledger: { archived: () => this.deps.log.archived(), sections: () => ledgerSections.sections() },
         ...this.deps.engine,
       },
       state,

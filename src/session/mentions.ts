@@ -12,6 +12,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userMessage, type Message, type TextBlock } from '../llm/messages.js';
+import { isHookContext } from './sessionHooks.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
@@ -64,6 +65,13 @@ export function findMentions(text: string): string[] {
   }
   return out;
 }
+
+/** What the person typed of a prompt: its text without the blocks added to it (@attachments, hooks' context). */
+export const typedText = (m: Message): string =>
+  m.blocks
+    .flatMap((b) => (b.type === 'text' && attachmentLabel(b.text) === undefined && !isHookContext(b.text) ? [b.text] : []))
+    .join('\n')
+    .trim();
 
 /** The header line of one attachment block. */
 export const attachmentLabel = (block: string): string | undefined =>
@@ -171,7 +179,8 @@ export async function promptMessage(
   const msg = userMessage(text);
   if (!text.includes('@')) return msg;
   const spill = s.spill ? { ...s.spill, messageId: msg.id } : undefined;
-  const { blocks, problems } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files, spill);
+  // the reads are stored under the message's id: a resumed session counts its @files as read (trackerRebuild.ts)
+  const { blocks, problems } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files.forCall(msg.id), spill);
   for (const p of problems) s.warn(p);
   return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
 }

@@ -8,6 +8,8 @@ import type { FileSnapshot, Store } from '../store/index.js';
 import { displayPath } from '../tools/paths.js';
 import type { RewindTargetView } from './protocol.js';
 import { archiveCause, REWIND_ID_PREFIX } from './recordIds.js';
+import { rebuildTracker } from './trackerRebuild.js';
+import { typedText } from './mentions.js';
 
 export type RewindWhat = 'code' | 'conversation' | 'both';
 
@@ -44,7 +46,7 @@ export function rewindTargets(store: Store, sessionId: string, visible: readonly
     for (const c of changed) if (c.at >= at) for (const p of c.paths) files.add(displayPath(cwd, p));
     const inConversation = inView.has(m.id);
     const gone = inConversation ? undefined : rewound.has(m.id) ? ('rewound' as const) : ('compacted' as const);
-    return { index: i + 1, turnId: m.id, text: textOf(m).trim(), createdAt: m.createdAt, inConversation, ...(gone ? { gone } : {}), files: [...files] };
+    return { index: i + 1, turnId: m.id, text: typedText(m), createdAt: m.createdAt, inConversation, ...(gone ? { gone } : {}), files: [...files] };
   });
 }
 
@@ -65,16 +67,26 @@ export async function rewindTo(
   if (what !== 'conversation') {
     const snapshots = s.store.snapshotsSince(s.sessionId, target.turnId);
     files = await restoreSnapshots(snapshots, s.cwd);
-    // the model must read them again before changing them
-    for (const snap of snapshots) s.files.forget(snap.path);
+    // the model must read them again before changing them, and is told why (fileChange.ts)
+    for (const snap of snapshots) await markRestored(s.files, snap.path, target.index);
   }
   let archived = 0;
   if (what !== 'code') {
     archived = s.log.rewind(target.turnId, newId(REWIND_ID_PREFIX));
-    // what the model read may have left the conversation with the rewound turns: it reads again before editing
+    // the reads that left the conversation with the rewound turns no longer count; those still in view do
     s.files.clear();
+    rebuildTracker(s.store, s.sessionId, s.log.messages(), s.files);
   }
   return { target, files, archived };
+}
+
+/** A restored file is marked (read it again); one the rewind removed is simply unknown again. */
+async function markRestored(files: FileTracker, path: string, turn: number): Promise<void> {
+  try {
+    files.restored(path, await stat(path), turn, newId('r'));
+  } catch {
+    files.forget(path);
+  }
 }
 
 /** Finds a target by its number or its message id (a unique prefix will do). */

@@ -33,6 +33,7 @@ import { SessionLog, type LogDeps } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { SessionHooks } from './sessionHooks.js';
 import { gatedShell, type TurnScope } from './turnScope.js';
+import { skillsOption } from './skillHost.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
@@ -76,10 +77,10 @@ export class Session extends SessionEvents {
     super();
     this.id = id;
     this.mcp = deps.mcp;
-    this.files = new FileTracker(persistReads(deps.store, () => this.id));
+    this.files = new FileTracker(persistReads(deps.store, () => this.log));
     this.cost = state.cost;
     const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
-    const opened = openLog({ store: deps.store, counter: deps.counter, dbPath: deps.config.dbPath, notice, describe: () => this.describe() });
+    const opened = openLog({ ...deps, dbPath: deps.config.dbPath, notice, describe: () => this.describe(), stored: () => this.files.flushPending() });
     this.log = opened.log;
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
@@ -101,6 +102,7 @@ export class Session extends SessionEvents {
         summaryInstructions: (trigger, focus, signal) =>
           this.hookPoints.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
         compacted: (record) => this.hookPoints.afterCompaction(record),
+        skills: deps.skills,
       },
       deps.config,
       deps.provider,
@@ -180,7 +182,7 @@ export class Session extends SessionEvents {
       this.emit({ type: 'prompt_refused', text: asked, message: refused });
       return { reason: 'error', steps: 0, usage: emptyUsage(), text: '' };
     }
-    this.context.startTurn();
+    await this.context.startTurn();
     if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
     // the last prompt got no reply: mark it, so it is not merged into this one
     if (this.markUnanswered())
@@ -361,8 +363,6 @@ export class Session extends SessionEvents {
     return archiveRecall(this.deps.store, this.id, () => this.context.config.recall.crossSession);
   }
 
-  // ---- the loop's host -------------------------------------------------------------
-
   private loopHost(): LoopHost {
     return {
       history: () => this.log.messages(),
@@ -385,6 +385,7 @@ export class Session extends SessionEvents {
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
       ...(this.subagents ? { subagents: this.subagents } : {}),
+      ...skillsOption(this.deps.skills, { gate: this.gate, log: this.log, context: this.context, emit: (e) => this.emit(e) }),
       ...this.hookPoints.loopOption(),
     };
   }
@@ -395,8 +396,6 @@ export class Session extends SessionEvents {
     this.emit(e);
     if (e.type === 'message') this.emit({ type: 'context', usage: this.contextUsage() });
   }
-
-  // ---- saved state -------------------------------------------------------------------
 
   private state(): SessionState {
     return { version: 1, cost: this.cost, permissions: this.gate.policy.sessionState(), ...this.context.state() };

@@ -10,6 +10,7 @@ import type { AnyTool } from '../tools/types.js';
 import type { ChildSpec } from './children.js';
 import type { ExtraTools } from './contextControl.js';
 import type { Hooks } from './sessionHooks.js';
+import type { SkillCatalog } from '../skills/catalog.js';
 
 /** What a Session is built from: the front end's runtime (bootstrap.ts) or a parent session for a sub-agent. */
 export interface SessionDeps {
@@ -33,4 +34,6 @@ export interface SessionDeps {
   mcp?: McpManager;
   /** The person's hooks for a session of this id (src/hooks); absent: none run. */
   hooks?: (sessionId: string) => Hooks | undefined;
+  /** The skills in force (src/skills): the listing, the Skill tool's host, re-attached after compaction. */
+  skills?: SkillCatalog;
 }

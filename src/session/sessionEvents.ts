@@ -3,6 +3,7 @@
 // the front ends' view and the store's row for a new session.
 import type { Config } from '../config/config.js';
 import { thinkingMark } from '../config/thinking.js';
+import { DEFAULT_REASONING_EFFORT, isReasoningModel } from '../llm/openaiApi.js';
 import { debug } from '../log.js';
 import type { NewSession } from '../store/index.js';
 import { logSessionEvent } from './debugEvents.js';
@@ -30,7 +31,9 @@ export class SessionEvents {
 
 /** What the front ends show of a session (the footer, the title, the mode). */
 export function sessionView(id: string, title: string | null, c: Config, permissionMode: SessionView['permissionMode']): SessionView {
-  const thinking = thinkingMark(c.thinking);
+  // OpenAI's reasoning models get reasoning.effort / reasoning_effort on every request (default medium)
+  const thinking =
+    c.provider === 'openai' ? (isReasoningModel(c.model.name) ? `reasoning ${c.reasoningEffort ?? DEFAULT_REASONING_EFFORT}` : '') : thinkingMark(c.thinking);
   return { id, title, model: c.model.name, provider: c.provider, cwd: c.cwd, permissionMode, ...(thinking ? { thinking } : {}) };
 }
 

@@ -13,6 +13,8 @@ import type { Approver } from '../tools/permissions.js';
 
 /** Starts a block of hook output in the prompt's message. */
 export const hookContextHeader = (event: string): string => `[Context from a ${event} hook]`;
+/** Whether a text block of a prompt is a hook's context (not what the person typed). */
+export const isHookContext = (text: string): boolean => /^\[Context from a \w+ hook\]/.test(text);
 
 export class SessionHooks {
   private started = false;

@@ -21,6 +21,8 @@ export interface LogDeps {
   notice: Notice;
   /** The row a new session is stored with on its first message (its model and state as they are then). */
   describe: () => NewSession;
+  /** Called once the session's row is written (what waited for it can be stored now). */
+  stored?: () => void;
 }
 
 export class SessionLog {
@@ -82,6 +84,25 @@ export class SessionLog {
     return this.history;
   }
 
+  /**
+   * The messages compactions archived, in log order (not those a rewind took back: the person
+   * undid them): what the working-state ledger covers beside the history. [] when nothing is
+   * stored yet or the store cannot be read (the ledger then covers the history alone).
+   */
+  archived(): Message[] {
+    if (!this.stored) return [];
+    try {
+      const rewound = new Set(this.deps.store.rewindsInEffect(this.id).map((r) => r.id));
+      return this.deps.store
+        .loadTranscript(this.id, { includeArchived: true })
+        .filter((e) => e.archivedBy !== null && !rewound.has(e.archivedBy))
+        .map((e) => e.message);
+    } catch (e) {
+      debug('could not read the archived messages for the ledger', { error: (e as Error).message });
+      return [];
+    }
+  }
+
   get isStored(): boolean {
     return this.stored;
   }
@@ -131,6 +152,7 @@ export class SessionLog {
     if (this.stored) return;
     this.deps.store.createSession(this.deps.describe());
     this.stored = true;
+    this.deps.stored?.();
     this.lease = SessionLease.acquire(this.deps.store, this.id, () => this.leaseLost());
   }
 

@@ -4,23 +4,27 @@
 import type { Message } from '../llm/messages.js';
 import { debug } from '../log.js';
 import type { Store } from '../store/index.js';
-import type { FileTracker, ReadState } from '../tools/fileTracker.js';
+import { isRestoreMark, type FileTracker, type PersistRead, type ReadState } from '../tools/fileTracker.js';
+import { attachmentLabel } from './mentions.js';
 
-/** Ids of the tool calls whose results are in view, intact and not errors. */
+/** Ids of the tool calls whose results are in view, intact and not errors, and of the prompts in view that @attached files. */
 export function visibleCallIds(history: readonly Message[]): string[] {
   const ids: string[] = [];
   for (const m of history) {
+    if (m.role === 'user' && m.blocks.some((b) => b.type === 'text' && attachmentLabel(b.text) !== undefined)) ids.push(m.id);
     for (const b of m.blocks) if (b.type === 'tool_result' && !b.isError && !b.cleared) ids.push(b.toolUseId);
   }
   return ids;
 }
 
-/** Records into the tracker what those calls saw, oldest first (a later state of a file wins). */
+/**
+ * Records into the tracker what those calls saw, and the marks of code rewinds (the file was put
+ * back since), oldest first: a later state of a file wins.
+ */
 export function rebuildTracker(store: Store, sessionId: string, history: readonly Message[], files: FileTracker): number {
-  const ids = visibleCallIds(history);
-  if (ids.length === 0) return 0;
+  const ids = new Set(visibleCallIds(history));
   try {
-    const reads = store.fileReads.byCalls(sessionId, ids);
+    const reads = store.fileReads.byCalls(sessionId, (id) => ids.has(id) || isRestoreMark(id));
     for (const r of reads) files.restore(r);
     return reads.length;
   } catch (e) {
@@ -29,13 +33,25 @@ export function rebuildTracker(store: Store, sessionId: string, history: readonl
   }
 }
 
-/** The persist hook of a session's tracker: each tool call's file state goes to the store. */
-export function persistReads(store: Store, sessionId: () => string): (toolUseId: string, r: ReadState) => void {
-  return (toolUseId, r) => {
+/**
+ * The persist hook of a session's tracker: each tool call's file state goes to the store. A state
+ * recorded before the session has a row (the @files of its first prompt) waits for `flush`, which
+ * the log calls once the row is written.
+ */
+export function persistReads(store: Store, log: () => { readonly id: string; readonly isStored: boolean }): PersistRead {
+  const waiting: Array<{ toolUseId: string; r: ReadState }> = [];
+  const save = (toolUseId: string, r: ReadState): void => {
     try {
-      if (!store.readonly) store.fileReads.save(sessionId(), { toolUseId, ...r });
+      if (!store.readonly) store.fileReads.save(log().id, { toolUseId, ...r });
     } catch (e) {
       debug(`file read not recorded: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
+  return Object.assign(
+    (toolUseId: string, r: ReadState): void => {
+      if (log().isStored) save(toolUseId, r);
+      else waiting.push({ toolUseId, r });
+    },
+    { flush: () => waiting.splice(0).forEach((w) => save(w.toolUseId, w.r)) },
+  );
 }

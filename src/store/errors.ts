@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { isSqliteError } from './sqlite.js';
 
 /**
  * corrupt: not an SQLite database, or a damaged one (the file is left untouched).
@@ -50,7 +50,7 @@ export function toStoreError(err: unknown, ctx: Context): StoreError {
   const { file, action } = ctx;
   if (err instanceof InvalidInputError) return new StoreError('invalid', file, `Could not ${action}: ${err.message}`, err);
   if (err instanceof DecodeError) return new StoreError('corrupt', file, `Could not ${action}: ${err.message} in ${file}.`, err);
-  if (err instanceof Database.SqliteError) {
+  if (isSqliteError(err)) {
     const code = err.code;
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
       return new StoreError('locked', file, `Could not ${action}: the database ${file} is locked by another process (waited ${ctx.busyTimeoutMs} ms).`, err);
@@ -91,7 +91,10 @@ export function toStoreError(err: unknown, ctx: Context): StoreError {
     return new StoreError('io', file, `Could not ${action} in ${file}: ${err.message} (${code}).`, err);
   }
   const code = errnoCode(err);
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+  if (code === 'EROFS') {
+    return new StoreError('readonly', file, `Could not ${action}: the file system holding ${file} is read-only (EROFS); nothing was written.`, err);
+  }
+  if (code === 'EACCES' || code === 'EPERM') {
     return new StoreError('readonly', file, `Could not ${action}: permission denied for ${file} (${code}).`, err);
   }
   if (code === 'ENOSPC' || code === 'EDQUOT') {

@@ -36,8 +36,8 @@ export interface StoredRead {
 /** The store's face for file reads. */
 export interface FileReadLog {
   save(sessionId: string, r: StoredRead): void;
-  /** The states recorded by these tool calls, in the order they were recorded. */
-  byCalls(sessionId: string, toolUseIds: readonly string[]): StoredRead[];
+  /** The states recorded under the ids `wanted` accepts (tool calls, prompts' @files, code rewinds' marks), in the order they were recorded. */
+  byCalls(sessionId: string, wanted: (toolUseId: string) => boolean): StoredRead[];
 }
 
 interface Guard {
@@ -69,12 +69,11 @@ export class FileReadTable implements FileReadLog {
     this.guard.write('record a file read', () => this.insert.run(sessionId, r.toolUseId, r.path, r.mtimeMs, r.size, r.hash ?? null));
   }
 
-  byCalls(sessionId: string, toolUseIds: readonly string[]): StoredRead[] {
-    const wanted = new Set(toolUseIds);
+  byCalls(sessionId: string, wanted: (toolUseId: string) => boolean): StoredRead[] {
     return this.guard.read('read file reads', () =>
       this.all
         .all(sessionId)
-        .filter((r) => wanted.has(r.tool_use_id))
+        .filter((r) => wanted(r.tool_use_id))
         .map((r) => ({ toolUseId: r.tool_use_id, path: r.path, mtimeMs: r.mtime_ms, size: r.size, ...(r.hash !== null ? { hash: r.hash } : {}) })),
     );
   }

@@ -1,6 +1,7 @@
-// The only module of the program that touches SQLite (better-sqlite3).
+// The only module of the program that touches SQLite (better-sqlite3, loaded by sqlite.ts).
 export { openStore } from './open.js';
 export { StoreError, isStoreError, type StoreErrorKind } from './errors.js';
+export { NativeModuleError, probeSqlite, type SqliteProbe } from './sqlite.js';
 export { SCHEMA_VERSION } from './migrations.js';
 export type {
   ArchivedItem,

@@ -1,18 +1,24 @@
 // Opening a database file safely: private permissions, no write of any kind before the file
 // is known to be an SQLite database of a schema this build understands.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { migrate, NewerSchemaError, readVersion, refuseForeignDatabase, SCHEMA_VERSION } from './migrations.js';
+import { sqlite } from './sqlite.js';
 import { SqliteStore } from './store.js';
 import type { OpenStoreOptions, Store } from './types.js';
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
-/** Opens (creating if needed) the database at `path`; ':memory:' gives a private in-memory store. Throws StoreError. */
+/**
+ * Opens (creating if needed) the database at `path`; ':memory:' gives a private in-memory store.
+ * Throws StoreError, or NativeModuleError (sqlite.ts) when no SQLite binding loads here.
+ */
 export function openStore(path: string, opts: OpenStoreOptions = {}): Store {
+  // before anything touches the file: without a binding there is nothing to say about the database
+  const { Database: Sqlite } = sqlite();
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const readonly = opts.readonly ?? false;
   const memory = path === ':memory:';
@@ -23,7 +29,7 @@ export function openStore(path: string, opts: OpenStoreOptions = {}): Store {
       throw new InvalidInputError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
     if (memory && readonly) throw new InvalidInputError('an in-memory store cannot be opened read-only');
     if (!memory) prepareFile(file, readonly);
-    const db = new Database(file, { readonly, fileMustExist: !memory, timeout: busyTimeoutMs });
+    const db = new Sqlite(file, { readonly, fileMustExist: !memory, timeout: busyTimeoutMs });
     try {
       configure(db, file, readonly, busyTimeoutMs, opts.maxSizeBytes);
     } catch (e) {

@@ -4,7 +4,7 @@ import { fmtDuration, fmtInt } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { defaultShell, killGroup, trackGroup } from './shell.js';
 import { TerminalText } from './terminalText.js';
-import { FullOutputBuffer, type FullOutput } from './spill.js';
+import { FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
 import { HeadTailBuffer } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 
@@ -165,12 +165,18 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
   const withWhole = (out: { content: string; isError: boolean }, prefix: string, suffix: string): { content: string; isError: boolean; full?: FullOutput } => {
     if (!cut.truncated) return out;
     const w = whole.result();
-    const text = `${prefix}${w.text.replace(/\s+$/, '')}${suffix}`;
-    const extra = prefix.length + suffix.length;
+    // kept whole: counted again as it stands, trailing whitespace trimmed (so no cap is claimed for it)
+    if (w.totalChars === w.text.length) return { ...out, full: fullOutputOf(`${prefix}${w.text.replace(/\s+$/, '')}${suffix}`) };
+    // cut at the archive's cap: the end is gone, so nothing is trimmed and the totals stand
     const extraLines = (prefix.match(/\n/g)?.length ?? 0) + (suffix.match(/\n/g)?.length ?? 0);
     return {
       ...out,
-      full: { text, totalChars: w.totalChars + extra, totalLines: w.totalLines + extraLines, totalBytes: w.totalBytes + Buffer.byteLength(prefix + suffix) },
+      full: {
+        text: `${prefix}${w.text}${suffix}`,
+        totalChars: w.totalChars + prefix.length + suffix.length,
+        totalLines: w.totalLines + extraLines,
+        totalBytes: w.totalBytes + Buffer.byteLength(prefix + suffix),
+      },
     };
   };
 

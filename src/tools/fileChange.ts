@@ -69,6 +69,10 @@ export async function loadForChange(path: string, ctx: ToolContext, opts: { must
     return no(
       `${shown} has not been read in this session: read it first with FileRead, then ${opts.tool === 'Write' ? 'write' : 'edit'} it. The file was not changed.`,
     );
+  if (freshness.kind === 'stale' && freshness.restoredBefore !== undefined)
+    return no(
+      `${shown} was restored by /rewind since you read it (to how it was before turn ${freshness.restoredBefore}): read it again with FileRead before changing it. The file was not changed.`,
+    );
   if (freshness.kind === 'stale')
     return no(
       `${shown} changed on disk since you read it (by the user, a formatter or a command): read it again with FileRead before changing it. The file was not changed.`,

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Stats } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -58,6 +59,9 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
 }
 
 const fail = (content: string): ToolOutput => ({ content, isError: true });
+/** Windows-1252's 0x80–0x9F (Node's TextDecoder reads the label as Latin-1 there, giving control characters); the five it leaves undefined as U+FFFD. */
+const CP1252_HIGH = '€\uFFFD‚ƒ„…†‡ˆ‰Š‹Œ\uFFFDŽ\uFFFD\uFFFD‘’“”•–—˜™š›œ\uFFFDžŸ';
+const decodeWindows1252 = (bytes: Buffer): string => bytes.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
 
 async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof DEFAULTS): Promise<ToolOutput> {
   const abs = resolvePath(ctx.cwd, input.path);
@@ -111,14 +115,17 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   const collecting = (): boolean => lineNo >= start && lineNo < start + limit && !rows.full;
   const finishLine = (): void => {
     if (!collecting()) return;
-    let text = Buffer.concat(parts).toString('utf8');
+    const bytes = Buffer.concat(parts);
+    // a line that is not UTF-8 (a Latin-1 file) is shown as Windows-1252 reads it, and said to be so
+    const foreign = lineBytes === partBytes && !isUtf8(bytes);
+    let text = foreign ? decodeWindows1252(bytes) : bytes.toString('utf8');
     if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.endsWith('\r')) text = text.slice(0, -1);
     const cut =
       lineBytes > partBytes
         ? { text: `${text.slice(0, o.maxLineChars)}… [line cut; ${fmtBytes(lineBytes)} in all]`, truncated: true }
         : truncateLine(text, o.maxLineChars);
-    rows.add(lineNo, cut.text, cut.truncated);
+    rows.add(lineNo, cut.text, cut.truncated, foreign);
   };
 
   let fh;

@@ -16,6 +16,8 @@ export function describeFsError(e: unknown, shown: string): string {
     case 'EACCES':
     case 'EPERM':
       return `${shown}: permission denied`;
+    case 'EROFS':
+      return `${shown}: read-only file system (a read-only mount): nothing can be written there`;
     case 'ELOOP':
       return `${shown}: too many levels of symbolic links`;
     case 'ENAMETOOLONG':

@@ -20,10 +20,12 @@ export interface ApprovalRequest {
   outsideCwd?: boolean;
   /** Asked for a sub-agent: which one and its task ("explore: Find the parser"). */
   agent?: string;
-  /** Not a tool call: a project's MCP server asks to start (summary: what it runs). */
-  mcpServer?: { file: string; changed: boolean };
-  /** The first option's words when "Allow once" would mislead (a project's hooks: the answer is remembered for the project). */
-  allowLabel?: string;
+  /**
+   * Not a tool call: a project's own code asks to run (summary: what would run) — its hooks (`name`:
+   * the file), or one of its MCP servers (`name`: the server). "session" remembers the answer for
+   * the project, "once" runs it in this session only (a skill's `!command`s and allowed-tools likewise), a denial keeps it from running (no note).
+   */
+  projectCode?: { what: 'hooks' | 'mcp' | 'skill'; name: string; file: string; changed: boolean };
   /** For a read outside the project: the directory "for this session" covers (shown in the choice). */
   sessionScope?: string;
 }

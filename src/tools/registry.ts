@@ -1,5 +1,7 @@
 import type { AgentCatalog } from '../agents/agents.js';
 import { createTaskTool } from '../agents/taskTool.js';
+import type { SkillCatalog } from '../skills/catalog.js';
+import { createSkillTool } from '../skills/skillTool.js';
 import type { ToolSpec } from '../llm/provider.js';
 import { redact } from '../log.js';
 import { createBashTool, type BashOptions } from './bash.js';
@@ -20,6 +22,8 @@ export interface ToolsOptions {
   recall?: RecallOptions;
   /** The agents the Task tool offers; without it there is no Task tool. */
   agents?: AgentCatalog;
+  /** The skills the Skill tool loads; without it (or with none) there is no Skill tool. */
+  skills?: SkillCatalog;
   /**
    * Applied to every tool output before it reaches the model (and so the transcript and
    * the database). Default: log.ts's redact, which removes registered API keys and
@@ -28,7 +32,7 @@ export interface ToolsOptions {
   redact?: (text: string) => string;
 }
 
-/** The seven tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall; and Task when agents are given. */
+/** The seven tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall; Task when agents are given, Skill when skills are. */
 export function createTools(opts: ToolsOptions): AnyTool[] {
   const clean = opts.redact ?? redact;
   const tools: AnyTool[] = [
@@ -40,6 +44,7 @@ export function createTools(opts: ToolsOptions): AnyTool[] {
     createGlobTool(opts.glob),
     createRecallTool(opts.recall),
     ...(opts.agents ? [createTaskTool(opts.agents)] : []),
+    ...(opts.skills && opts.skills.list().length > 0 ? [createSkillTool(opts.skills)] : []),
   ];
   return tools.map((t) => withRedaction(t, clean));
 }

@@ -1,4 +1,5 @@
 import type { SubagentHost } from '../agents/host.js';
+import type { SkillHost } from '../skills/types.js';
 import type { JsonSchema, ToolSpec } from '../llm/provider.js';
 import type { FileDiff } from './fileDiff.js';
 import type { FileTracker } from './fileTracker.js';
@@ -56,6 +57,8 @@ export interface ToolContext {
   toolUseId?: string;
   /** Runs sub-agents for the Task tool (absent where nesting is not allowed). */
   subagents?: SubagentHost;
+  /** Loads skills for the Skill tool (absent where the session has none). */
+  skills?: SkillHost;
   /** Present when the session has an archive to search. */
   recall?: RecallSource;
   /** The spill threshold of this call in characters (absent: none): a tool that is never spilled (Recall) cuts its own result to it. */

@@ -13,7 +13,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 /** What kind of project code an approval covers. */
-export type TrustKind = 'mcp' | 'hooks';
+export type TrustKind = 'mcp' | 'hooks' | 'skills';
 
 /** One thing that would run: where it comes from and a fingerprint of exactly what runs. */
 export interface TrustSubject {
@@ -88,7 +88,7 @@ function parse(file: string, text: string): TrustFile {
     const e = a as Partial<TrustEntry> | null;
     const ok =
       e !== null &&
-      (e.kind === 'mcp' || e.kind === 'hooks') &&
+      (e.kind === 'mcp' || e.kind === 'hooks' || e.kind === 'skills') &&
       typeof e.projectDir === 'string' &&
       typeof e.name === 'string' &&
       typeof e.fingerprint === 'string' &&

@@ -32,9 +32,13 @@ export const LONG_COMMAND_LINES = 12;
 export const isLongCommand = (summary: string): boolean => summary.split('\n').length > LONG_COMMAND_LINES;
 
 export interface ApprovalOption {
-  kind: 'once' | 'session' | 'accept_edits' | 'deny' | 'stop';
+  /** `skip`: a project's code is not run (a denial without a note to the model: there is none). */
+  kind: 'once' | 'session' | 'accept_edits' | 'deny' | 'stop' | 'skip';
   label: string;
 }
+
+/** "them" for a project's hooks, "it" for one of its MCP servers. */
+export const projectCodePronoun = (req: ApprovalRequest): string => (req.projectCode?.what === 'hooks' ? 'them' : 'it');
 
 /**
  * Allow once; a session-wide allowance where one means something (a prefix for a simple
@@ -42,14 +46,15 @@ export interface ApprovalOption {
  * deny (the model carries on, told why); deny and stop the turn.
  */
 export function approvalOptions(req: ApprovalRequest): ApprovalOption[] {
-  if (req.mcpServer) {
+  if (req.projectCode) {
+    const it = projectCodePronoun(req);
     return [
-      { kind: 'session', label: `Run it, and remember for this project${req.mcpServer.changed ? ' (its entry changed since you approved it)' : ''}` },
-      { kind: 'once', label: 'Run it for this session only' },
-      { kind: 'deny', label: `Do not run it (from ${req.mcpServer.file})` },
+      { kind: 'session', label: `Run ${it}, and remember for this project (asked again if ${it === 'it' ? 'its entry changes' : 'they change'})` },
+      { kind: 'once', label: `Run ${it} for this session only` },
+      { kind: 'skip', label: `Do not run ${it}` },
     ];
   }
-  const options: ApprovalOption[] = [{ kind: 'once', label: req.allowLabel ?? (req.diff ? 'Apply once' : 'Allow once') }];
+  const options: ApprovalOption[] = [{ kind: 'once', label: req.diff ? 'Apply once' : 'Allow once' }];
   if (req.diff) {
     if (!req.outsideCwd) options.push({ kind: 'accept_edits', label: 'Apply, and accept edits for the rest of the session' });
   } else if (req.suggestedPrefix) {
@@ -77,6 +82,7 @@ export const newApprovalView = (p: PendingApproval): ApprovalView => ({
 
 function decisionFor(view: ApprovalView, kind: ApprovalOption['kind']): ApprovalDecision {
   if (kind === 'once') return { kind: 'allow_once' };
+  if (kind === 'skip') return { kind: 'deny' };
   if (kind === 'accept_edits') return { kind: 'accept_edits' };
   if (kind === 'session') {
     const prefix = view.request.suggestedPrefix;
@@ -106,7 +112,7 @@ export function approvalKey(view: ApprovalView, input: string, key: Key, diffRow
     if (view.stray !== '') return { view: { ...view, stray: '' } };
     return { view, decision: decisionFor(view, current?.kind ?? 'once') };
   }
-  if (key.escape) return { view, decision: decisionFor(view, 'stop') };
+  if (key.escape) return { view, decision: decisionFor(view, view.request.projectCode ? 'skip' : 'stop') };
   const maxScroll = Math.max(0, diffLines - diffRows);
   const scrollBy = (n: number): ApprovalKeyResult => ({ view: { ...view, scroll: Math.min(maxScroll, Math.max(0, view.scroll + n)) } });
   if (key.home) return { view: { ...view, scroll: 0 } };

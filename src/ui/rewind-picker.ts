@@ -63,9 +63,9 @@ export function rewindKey(state: RewindPickerState, input: string, key: Key): Re
   if (key.escape) return { state: { ...state, choosing: null } };
   if (key.upArrow) return { state: { ...state, choosing: { what: (state.choosing.what + choices.length - 1) % choices.length } } };
   if (key.downArrow) return { state: { ...state, choosing: { what: (state.choosing.what + 1) % choices.length } } };
-  const pick = key.return ? state.choosing.what : /^[1-3]$/.test(input) ? Number(input) - 1 : -1;
-  const choice = choices[pick];
-  if (!choice) return { state };
-  if (choice.disabled) return { state: { ...state, choosing: { what: pick } } };
+  // a digit selects (as the hint says and the approval prompts do); Enter rewinds
+  if (/^[1-3]$/.test(input)) return { state: { ...state, choosing: { what: Number(input) - 1 } } };
+  const choice = key.return ? choices[state.choosing.what] : undefined;
+  if (!choice || choice.disabled) return { state };
   return { state, action: { kind: 'rewind', target, what: choice.what } };
 }

@@ -124,12 +124,24 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => (under('src/tools')(e.from) || under('src/llm')(e.from)) && (isUi(e.to) || under('src/store')(e.to) || e.to === 'better-sqlite3'),
   },
   {
-    name: 'the new rooms (src/mcp/, src/agents/, src/hooks/, src/trust/) know no UI and no SQL: they reach the store through the session layer',
-    forbids: (e) => ['src/mcp', 'src/agents', 'src/hooks', 'src/trust'].some((room) => under(room)(e.from)) && (isUi(e.to) || isSql(e.to)),
+    name: 'the new rooms (src/mcp/, src/agents/, src/hooks/, src/trust/, src/skills/) know no UI and no SQL: they reach the store through the session layer',
+    forbids: (e) => ['src/mcp', 'src/agents', 'src/hooks', 'src/trust', 'src/skills'].some((room) => under(room)(e.from)) && (isUi(e.to) || isSql(e.to)),
   },
   {
-    name: 'src/history/ (the log, its records, the one reducer) imports nothing but the neutral messages (src/llm/messages.ts): no package, no store, session, compaction or UI',
-    forbids: (e) => under('src/history')(e.from) && !under('src/history')(e.to) && e.to !== 'src/llm/messages.ts',
+    name: 'src/doctor/ (agent doctor) knows no UI and no SQL: it checks SQLite and opens nothing but through src/store/index.ts',
+    forbids: (e) => under('src/doctor')(e.from) && (isUi(e.to) || e.to === 'better-sqlite3' || (under('src/store')(e.to) && e.to !== 'src/store/index.ts')),
+  },
+  {
+    name: 'better-sqlite3 is imported for its types alone: src/store/sqlite.ts loads the binding (12 or the prebuilt 13) at run time',
+    forbids: (e) => e.to === 'better-sqlite3' && !e.typeOnly,
+  },
+  {
+    name: 'src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts) and its own files, no package, no node: module',
+    forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts',
+  },
+  {
+    name: "src/history/ (the log, its records, the one reducer) imports nothing but the neutral messages (src/llm/messages.ts), and the types of the ledger's report (src/ledger/, itself pure) for a compaction's receipt: no package, no store, session, compaction or UI",
+    forbids: (e) => under('src/history')(e.from) && !under('src/history')(e.to) && e.to !== 'src/llm/messages.ts' && !(e.typeOnly && under('src/ledger')(e.to)),
   },
   {
     name: 'src/store/ speaks the history vocabulary (src/history/), not the compaction engine (src/compaction/)',

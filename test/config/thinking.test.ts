@@ -76,6 +76,28 @@ describe('thinking settings', () => {
     expect(refusal({ thinking: { mode: 'sometimes' } })).toMatch(/thinking\.mode.*adaptive.*enabled.*off/);
   });
 
+  // issue 30: a budget alone did nothing on a 4.5-era model (no mode, so no thinking was sent).
+  // A budget asks for thinking with that budget; where the model takes no budget, it is an error
+  // naming the setting. Dropping the budget's implied mode fails the first two expectations.
+  it('a bare budgetTokens turns thinking on with that budget, or says why the model cannot take it', () => {
+    expect(load({ model: 'claude-sonnet-4-5', thinking: { budgetTokens: 2_048 } }).thinking).toEqual({
+      mode: 'enabled',
+      budgetTokens: 2_048,
+      display: 'summarized',
+    });
+    expect(thinkingMark(load({ model: 'claude-sonnet-4-6', thinking: { budgetTokens: 3_000 } }).thinking)).toBe('thinking 3k');
+    expect(refusal({ thinking: { budgetTokens: 2_048 } })).toBe(
+      'thinking.budgetTokens: a budget asks for mode "enabled", which claude-sonnet-5-5 does not take (it takes adaptive; set thinking.effort instead)',
+    );
+    expect(refusal({ model: 'claude-sonnet-4-5', thinking: { budgetTokens: 500 } })).toBe(
+      'thinking.budgetTokens: 500 is under the minimum of 1024 (claude-sonnet-4-5)',
+    );
+    expect(load({ model: 'house-claude', provider: 'anthropic', thinking: { budgetTokens: 2_048 } }).thinking).toEqual({
+      mode: 'enabled',
+      budgetTokens: 2_048,
+    });
+  });
+
   it('lets .agentrc say what a model accepts, over the built-in table', () => {
     const c = load({
       thinking: { mode: 'off' },

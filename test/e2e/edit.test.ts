@@ -194,3 +194,49 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Edit, Write and /rewind wi
     expect(MODEL[provider]).toBeTruthy();
   });
 });
+
+// issue 30: Edit's read check gave false reasons. (1) A file attached with @ counted as read
+// only until the process ended: after --continue Edit said "has not been read", or, when an
+// older FileRead of it was in view, "changed on disk" though the @ read had seen this very
+// version (the @ read was never stored). (2) After a code-only /rewind the read is still in the
+// conversation, yet Edit said "has not been read in this session": the file was restored, which
+// is what it must say. Not storing @ reads fails (1); forgetting the file on a code rewind fails (2).
+describe('Edit after --continue and a code-only /rewind', () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace();
+    writeFileSync(join(ws.dir, 'notes.txt'), 'alpha\nbeta\n');
+  });
+  const run = (args: string[]) => runAgent(args, { ws, server, timeoutMs: 30_000 });
+  const lastResult = (): { content: string; isError: boolean } => toolResultsIn(server.requests.length).at(-1)!;
+
+  it('counts an @ attachment as a read across --continue, newer than an earlier FileRead', async () => {
+    server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: 'notes.txt' } }] }, { text: 'read' });
+    expect((await run(['-p', 'read notes.txt'])).code).toBe(0);
+    writeFileSync(join(ws.dir, 'notes.txt'), 'alpha\nbeta\ndelta\n');
+    server.enqueue({ text: 'Seen the new version.' });
+    expect((await run(['-p', 'look at @notes.txt again', '--continue'])).code).toBe(0);
+    server.enqueue({ toolCalls: [{ name: 'Edit', input: { path: 'notes.txt', old_string: 'delta', new_string: 'gamma' } }] }, { text: 'done' });
+    expect((await run(['-p', 'rename delta', '--continue', '--permission-mode', 'acceptEdits'])).code).toBe(0);
+    expect(lastResult()).toMatchObject({ isError: false });
+    expect(readFileSync(join(ws.dir, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\ngamma\n');
+  });
+
+  it('says a file restored by a code-only /rewind must be read again, not that it was never read', async () => {
+    server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: 'notes.txt' } }] },
+      { toolCalls: [{ name: 'Edit', input: { path: 'notes.txt', old_string: 'beta', new_string: 'BETA' } }] },
+      { text: 'done' },
+    );
+    expect((await run(['-p', 'shout beta', '--permission-mode', 'acceptEdits'])).code).toBe(0);
+    const code = await run(['-p', '/rewind 1 code', '--continue']);
+    expect(code.code, code.stderr).toBe(0);
+    expect(readFileSync(join(ws.dir, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
+    server.enqueue({ toolCalls: [{ name: 'Edit', input: { path: 'notes.txt', old_string: 'alpha', new_string: 'ALPHA' } }] }, { text: 'refused' });
+    expect((await run(['-p', 'shout alpha', '--continue', '--permission-mode', 'acceptEdits'])).code).toBe(0);
+    expect(lastResult().isError).toBe(true);
+    expect(lastResult().content).toBe(
+      'notes.txt was restored by /rewind since you read it (to how it was before turn 1): read it again with FileRead before changing it. The file was not changed.',
+    );
+  });
+});

@@ -111,6 +111,19 @@ describe('MCP servers in print mode', () => {
     expect(resultsIn(2)[0]!.content).toContain('--allowed-tools "mcp__local__echo"');
   }, 60_000);
 
+  // issue 30: a .mcp.json that is not JSON was a failed server named ".mcp.json" with the
+  // parser's character offset; it is the file's problem, told once with its line and column.
+  it('says a broken .mcp.json is broken (file, line, column) and answers the turn without its servers', async () => {
+    writeFileSync(join(ws.dir, '.mcp.json'), '{\n  "mcpServers": {\n    "local": { "command": "node" },,\n  }\n}\n');
+    server.enqueue({ text: 'answered' });
+    const r = await run(['-p', 'hi', '--mcp-trust']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('answered');
+    expect(r.stderr).toBe(
+      `agent: warning: ${join(ws.dir, '.mcp.json')}: not valid JSON at line 3, column 36: expected a key in double quotes; its MCP servers do not start\n`,
+    );
+  });
+
   it('-p waits at most mcp.startupMs for a slow server, goes on without it, and leaves no server behind', async () => {
     writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ mcp: { startupMs: 300 } }));
     mcpJson({ slow: { command: 'node', args: [FAILING, ws.root], env: { MODE_DELAY_MS: '8000', STUBBORN: '1' } } });

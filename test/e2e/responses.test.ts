@@ -174,3 +174,25 @@ describe('OpenAI Responses API', () => {
     ).toEqual(['rs_fake_1_0', 'rs_fake_2_0']);
   }, 120_000);
 });
+
+// issue 30: gpt-5.x through a custom base URL speaks Chat Completions, and sent `max_tokens`,
+// which OpenAI refuses for its reasoning models (the fake refuses it too, as OpenAI does). The
+// token field chosen by the host alone (the old tokenFieldFor) fails the exit code.
+describe('a reasoning model on Chat Completions through a custom base URL', () => {
+  it('sends max_completion_tokens and its reasoning effort; other models keep max_tokens', async () => {
+    const ws = workspace({ reasoningEffort: 'high' });
+    server.enqueue({ text: 'Reasoned.' });
+    const r = await runAgent(['-p', 'hi', '--model', 'gpt-5.4'], { ws, server, provider: 'openai' });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(server.requests[0]!.path).toBe('/v1/chat/completions');
+    expect(server.requests[0]!.view).toMatchObject({ maxTokensField: 'max_completion_tokens' });
+    expect(server.requests[0]!.body).toMatchObject({ reasoning_effort: 'high' });
+    expect(server.requests[0]!.body).not.toHaveProperty('max_tokens');
+    server.enqueue({ text: 'Plain.' });
+    const plain = await runAgent(['-p', 'hi', '--model', 'gpt-4o'], { ws, server, provider: 'openai' });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(server.requests[1]!.view).toMatchObject({ maxTokensField: 'max_tokens' });
+    expect(server.requests[1]!.body).not.toHaveProperty('reasoning_effort');
+  });
+});

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonResult, runAgent, useFakeServer, workspace } from './harness.js';
 
@@ -17,5 +19,33 @@ describe('agent sessions search', () => {
     expect(found.stdout).toMatch(/user message\n/);
     expect(found.stdout).toMatch(/assistant message\n/);
     expect(found.stdout).not.toContain('[archived]');
+  });
+});
+
+// issue 30: `agent sessions` refused to list anything when .agentrc named a model of its own
+// without a provider ("cannot tell which provider serves …"): listing, showing and removing
+// stored sessions need the database, not a provider. Resolving the whole config for them (the
+// old withStore) fails the first expectation; a broken .agentrc is still an error naming it.
+describe('agent sessions with a model no provider is known for', () => {
+  it('lists, shows and removes sessions; an .agentrc that is not JSON still fails, naming the file', async () => {
+    const ws = workspace();
+    server.enqueue({ text: 'Stored before the model changed.' });
+    const a = jsonResult(await runAgent(['-p', 'remember this', '--output-format', 'json'], { ws, server }));
+    const id = String(a.sessionId);
+    writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ model: 'house-model-7b' }));
+    const list = await runAgent(['sessions'], { ws });
+    expect(list.stderr).toBe('');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(id);
+    const shown = await runAgent(['sessions', 'show', id], { ws });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('Stored before the model changed.');
+    const removed = await runAgent(['sessions', 'rm', id, '--yes'], { ws });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect((await runAgent(['sessions'], { ws })).stdout).not.toContain(id);
+    writeFileSync(join(ws.dir, '.agentrc'), '{ "model": ');
+    const broken = await runAgent(['sessions'], { ws });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain(`${join(ws.dir, '.agentrc')}: not valid JSON at line 1`);
   });
 });

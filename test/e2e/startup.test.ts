@@ -59,7 +59,16 @@ async function packagesLoaded(args: string[], env: NodeJS.ProcessEnv = process.e
   const hook = join(dir, 'hook.mjs');
   writeFileSync(
     hook,
-    `import { register } from 'node:module';
+    `import Module, { register } from 'node:module';
+import { writeSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+// require() (how src/store/sqlite.ts loads the SQLite binding) passes no ESM hook: its resolver is wrapped too
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function (...args) {
+  const file = resolveFilename.apply(this, args);
+  if (file.startsWith('/')) writeSync(2, 'LOAD ' + pathToFileURL(file).href + '\\n');
+  return file;
+};
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
       "import { writeSync } from 'node:fs'; export async function resolve(s, c, n) { const r = await n(s, c); if (r.url.startsWith('file:')) writeSync(2, 'LOAD ' + r.url + '\\n'); return r; }",
     )}));
@@ -122,7 +131,7 @@ describe('start-up', () => {
     const ws = workspace();
     const r = await packagesLoaded(['sessions'], { ...process.env, HOME: ws.home, AGENT_DB: ws.db }, ws.dir);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.packages.has('better-sqlite3')).toBe(true);
+    expect(r.packages.has('better-sqlite3') || r.packages.has('better-sqlite3-13')).toBe(true);
     for (const heavy of ['ink', 'react', '@anthropic-ai/sdk', 'openai', 'gpt-tokenizer']) expect(r.packages.has(heavy), heavy).toBe(false);
   });
 
@@ -142,8 +151,10 @@ describe('start-up', () => {
     expect(r.stdout.trim()).toBe('pong');
     expect(r.packages.has('@anthropic-ai/sdk')).toBe(true);
     for (const heavy of ['ink', 'react', 'marked', 'gpt-tokenizer', 'execa', 'openai', 'yaml']) expect(r.packages.has(heavy), heavy).toBe(false);
-    // nothing but the native SQLite binding is loaded from node_modules: the rest is bundled
-    expect(new Set(r.unbundled.map(packageOf))).toEqual(new Set(['better-sqlite3']));
+    // nothing but the native SQLite binding is loaded from node_modules: the rest is bundled.
+    // better-sqlite3 12 finds its binary through bindings (and file-uri-to-path); 13 needs neither
+    const sqlitePackages = Number(process.versions.node.split('.')[0]) >= 22 ? ['better-sqlite3-13'] : ['better-sqlite3', 'bindings', 'file-uri-to-path'];
+    expect(new Set(r.unbundled.map(packageOf))).toEqual(new Set(sqlitePackages));
   });
 
   it('bundles zod as zod/mini, only what the schemas use, with English messages alone', () => {

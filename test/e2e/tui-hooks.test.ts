@@ -82,6 +82,22 @@ describe.skipIf(!hasTmux)('custom commands and hooks in the TUI', () => {
     term.type('hello');
     term.keys('Enter');
     await term.waitFor('has hooks');
+    // issue 30: the project's code gets its own words, not a tool call's ("Hooks wants to run",
+    // "Deny, and tell the model why" whose note went nowhere, "esc: deny and stop")
+    const dialog = term.screen();
+    expect(dialog).toContain(`${join(ws.dir, '.agentrc')} has hooks: shell commands that run on the agent's events`);
+    expect(dialog).toMatch(/UserPromptSubmit: touch /);
+    expect(dialog).toContain('1. Run them, and remember for this project');
+    expect(dialog).toContain('2. Run them for this session only');
+    expect(dialog).toContain('3. Do not run them');
+    expect(dialog).toContain('esc: do not run them');
+    expect(dialog).not.toMatch(/wants to run|tell the model|deny and stop/);
+    // typing is no note to anyone: it is shown as ignored
+    term.type('x');
+    await term.waitFor('Typed text is not an answer and was ignored');
+    expect(term.screen()).not.toContain('to send a note');
+    term.keys('Enter');
+    await term.waitFor(/^(?![\s\S]*Typed text is not an answer)/);
     term.keys('Escape');
     await term.waitFor('Answered without hooks.');
     expect(term.screen()).toContain('do not run in this session');

@@ -43,12 +43,17 @@ describe.skipIf(!hasTmux)('MCP servers in a real terminal', () => {
     );
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5'], cwd: ws.dir, env, height: 45 });
-    await term.waitFor('MCP server "local" wants to run');
-    expect(term.screen()).toContain('Run it, and remember for this project');
+    await term.waitFor(`MCP server "local" from ${join(ws.dir, '.mcp.json')} asks to start; it would run`);
+    // its own words (issue 30): no "wants to run", no note for the model, Esc does not "stop" anything
+    const dialog = term.screen();
+    expect(dialog).toContain('1. Run it, and remember for this project');
+    expect(dialog).toContain('3. Do not run it');
+    expect(dialog).toContain('esc: do not run it');
+    expect(dialog).not.toMatch(/wants to run|deny and stop/);
     term.keys('Enter');
-    await term.waitFor('MCP server "stuck" wants to run');
+    await term.waitFor('MCP server "stuck" from');
     term.keys('Enter');
-    await term.waitFor('MCP server "web" wants to run');
+    await term.waitFor('MCP server "web" from');
     term.keys('2'); // this session only
     await term.waitFor('MCP 3✓');
 

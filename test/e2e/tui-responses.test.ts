@@ -23,6 +23,8 @@ describe.skipIf(!hasTmux)('the TUI on the Responses API', () => {
     };
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'gpt-5.4'], cwd: ws.dir, env });
     await term.waitFor('Ask for a change');
+    // the footer shows gpt's reasoning effort as it shows Claude's thinking (issue 30; an empty mark for OpenAI fails this)
+    await term.waitFor('gpt-5.4 (reasoning medium)');
 
     server.enqueue({ text: 'Looking.', toolCalls: [{ name: 'Glob', input: { pattern: '*.md' } }] }, { text: 'There are no markdown files.' });
     term.type('any markdown files?');
@@ -36,6 +38,7 @@ describe.skipIf(!hasTmux)('the TUI on the Responses API', () => {
     term.type('confirm?');
     term.keys('Enter');
     await term.waitFor('Claude confirms.');
+    expect(term.screen()).toContain('claude-sonnet-5-5 (thinking high)');
 
     term.type('/model gpt-5.4');
     term.keys('Enter');
@@ -44,6 +47,7 @@ describe.skipIf(!hasTmux)('the TUI on the Responses API', () => {
     term.type('and you?');
     term.keys('Enter');
     await term.waitFor('GPT again.');
+    expect(term.screen()).toContain('gpt-5.4 (reasoning medium)');
 
     term.type('/cost');
     term.keys('Enter');

@@ -43,6 +43,16 @@ export function parseOpenAIRequest(body: unknown, opts: OpenAIParseOptions): Par
       'max_tokens',
       'unsupported_parameter',
     );
+  if (body.reasoning_effort !== undefined) {
+    if (!/^(o\d|gpt-5)/.test(body.model) || /-chat\b/.test(body.model))
+      return fail("Unsupported parameter: 'reasoning_effort' is not supported with this model.", 'reasoning_effort', 'unsupported_parameter');
+    if (!['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(String(body.reasoning_effort)))
+      return fail(
+        `Invalid value: '${String(body.reasoning_effort)}'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', and 'xhigh'.`,
+        'reasoning_effort',
+        'invalid_value',
+      );
+  }
 
   const tools: CountableTool[] = [];
   if (body.tools !== undefined) {

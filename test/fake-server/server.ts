@@ -100,7 +100,7 @@ export interface FakeServerOptions {
   models?: Record<string, FakeModelOverride>;
   /** Anthropic route: accept consecutive same-role messages. Default false. */
   allowConsecutiveRoles?: boolean;
-  /** OpenAI route: refuse max_tokens for o-series / gpt-5 models as api.openai.com does. Default false. */
+  /** OpenAI route: refuse max_tokens for o-series / gpt-5 models as OpenAI does (through any URL in front of it). Default true. */
   rejectMaxTokensForReasoningModels?: boolean;
   responder?: Responder;
   replies?: Reply[];
@@ -162,7 +162,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     tokenMultiplier: opts.tokenMultiplier ?? 1,
     outputCaps: opts.outputCaps ?? {},
     allowConsecutiveRoles: opts.allowConsecutiveRoles ?? false,
-    rejectMaxTokensForReasoningModels: opts.rejectMaxTokensForReasoningModels ?? false,
+    rejectMaxTokensForReasoningModels: opts.rejectMaxTokensForReasoningModels ?? true,
     maxStallMs: opts.maxStallMs ?? 30_000,
     maxBodyBytes: opts.maxBodyBytes ?? 32 * 1024 * 1024,
     maxRecorded: opts.maxRecorded ?? 10_000,
@@ -737,6 +737,7 @@ const OPENAI_FIELDS = new Set([
   'user',
   'response_format',
   'parallel_tool_calls',
+  'reasoning_effort',
 ]);
 
 /** The first top-level field a strict OpenAI-compatible server would refuse; prompt_cache_key is OpenAI's own. */

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCounter } from '../../src/compaction/tokens.js';
@@ -12,6 +12,7 @@ import { historyProblems } from '../../src/llm/validate.js';
 import { SessionLog, type LogDeps } from '../../src/session/sessionLog.js';
 import { decodeMessage, type MessageRow } from '../../src/store/codec.js';
 import { openStore, type RevertRequest, type Store } from '../../src/store/index.js';
+import { sqlite } from '../../src/store/sqlite.js';
 import { assistant, autoChange, microChange, toolPair, uid, user } from '../store/helpers.js';
 
 // The one reducer, three ways: random sequences of what a session does to its history (turns,
@@ -34,7 +35,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(base, 'agent-history-'));
   file = join(dir, 'agent.db');
   store = openStore(file);
-  raw = new Database(file, { readonly: true });
+  raw = new (sqlite().Database)(file, { readonly: true });
   rowsOf = raw.prepare<[string], Row>(`${ROWS} FROM messages WHERE session_id = ? ORDER BY seq`);
 });
 afterAll(() => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookSource } from '../../src/config/config.js';
 import { verdictOf } from '../../src/hooks/decision.js';
-import { Hooks } from '../../src/hooks/hooks.js';
+import { Hooks, type HooksAnswer } from '../../src/hooks/hooks.js';
 import { matches } from '../../src/hooks/match.js';
 import type { HookRun } from '../../src/hooks/run.js';
 import { ProjectTrust } from '../../src/trust/projectTrust.js';
@@ -60,7 +60,7 @@ describe('which hooks run', () => {
       reports: [],
     };
   };
-  const hooksWith = (s: ReturnType<typeof setup>, extra: { trustProject?: boolean; answer?: boolean }): Hooks =>
+  const hooksWith = (s: ReturnType<typeof setup>, extra: { trustProject?: boolean; answer?: HooksAnswer }): Hooks =>
     new Hooks({
       sources: [s.source],
       sessionId: 's_1',
@@ -75,10 +75,13 @@ describe('which hooks run', () => {
 
   it("runs a project's hooks once approved, and asks again when they change", async () => {
     const s = setup();
-    expect((await hooksWith(s, { answer: false }).run('UserPromptSubmit', '', { prompt: 'x' })).ran).toBe(false);
+    expect((await hooksWith(s, { answer: 'no' }).run('UserPromptSubmit', '', { prompt: 'x' })).ran).toBe(false);
     expect((await hooksWith(s, {}).run('UserPromptSubmit', '', { prompt: 'x' })).ran).toBe(false);
     expect(s.reports.at(-1)).toContain('--hooks-trust');
-    expect((await hooksWith(s, { answer: true }).run('UserPromptSubmit', '', { prompt: 'x' })).context).toEqual(['CTX']);
+    // this session only: they run, and nothing is remembered (issue 30: the dialog offers it)
+    expect((await hooksWith(s, { answer: 'session' }).run('UserPromptSubmit', '', { prompt: 'x' })).context).toEqual(['CTX']);
+    expect((await hooksWith(s, {}).run('UserPromptSubmit', '', { prompt: 'x' })).ran).toBe(false);
+    expect((await hooksWith(s, { answer: 'remember' }).run('UserPromptSubmit', '', { prompt: 'x' })).context).toEqual(['CTX']);
     // approved: no question any more
     expect((await hooksWith(s, {}).run('UserPromptSubmit', '', { prompt: 'x' })).context).toEqual(['CTX']);
     // changed: not approved any more

@@ -116,10 +116,21 @@ describe('OpenAI conversion', () => {
     expect(out).toHaveLength(3);
   });
 
-  it('picks max_completion_tokens for api.openai.com and max_tokens elsewhere', () => {
-    expect(tokenFieldFor('https://api.openai.com/v1')).toBe('max_completion_tokens');
-    expect(tokenFieldFor('http://localhost:11434/v1')).toBe('max_tokens');
-    expect(tokenFieldFor('https://openrouter.ai/api/v1')).toBe('max_tokens');
+  it('picks max_completion_tokens for api.openai.com and for reasoning models anywhere, max_tokens elsewhere', () => {
+    expect(tokenFieldFor('https://api.openai.com/v1', 'gpt-4o')).toBe('max_completion_tokens');
+    expect(tokenFieldFor('http://localhost:11434/v1', 'llama3')).toBe('max_tokens');
+    expect(tokenFieldFor('https://openrouter.ai/api/v1', 'gpt-4o')).toBe('max_tokens');
+    // issue 30: OpenAI refuses max_tokens for these behind any gateway
+    expect(tokenFieldFor('https://gateway.example/v1', 'gpt-5.4')).toBe('max_completion_tokens');
+    expect(tokenFieldFor('https://gateway.example/v1', 'o3-mini')).toBe('max_completion_tokens');
+    expect(
+      toOpenAIParams({ model: 'gpt-5.4', system: '', messages: [msg('user', [text('x')])], tools: [], maxTokens: 5, temperature: 0 }, 'max_completion_tokens'),
+    ).toMatchObject({
+      reasoning_effort: 'medium',
+    });
+    expect(
+      toOpenAIParams({ model: 'gpt-5.4', system: '', messages: [msg('user', [text('x')])], tools: [], maxTokens: 5, temperature: 0 }, 'max_completion_tokens'),
+    ).not.toHaveProperty('temperature');
     const req = { model: 'gpt-x', system: '', messages: [msg('user', [text('x')])], tools: [], maxTokens: 50 };
     expect(toOpenAIParams(req, 'max_completion_tokens')).toMatchObject({ max_completion_tokens: 50, stream_options: { include_usage: true } });
     expect(toOpenAIParams(req, 'max_tokens')).not.toHaveProperty('max_completion_tokens');

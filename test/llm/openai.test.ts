@@ -146,8 +146,8 @@ describe('streaming', () => {
 });
 
 describe('requests', () => {
-  it('sends max_tokens to a custom base URL, max_completion_tokens when told to', async () => {
-    server.enqueue({ text: 'a' }, { text: 'b' });
+  it('sends max_tokens to a custom base URL, max_completion_tokens when told to and for reasoning models', async () => {
+    server.enqueue({ text: 'a' }, { text: 'b' }, { text: 'c' });
     await run(provider, oreq({ maxTokens: 321 }));
     expect(server.requests[0]!.view).toMatchObject({ maxTokens: 321, maxTokensField: 'max_tokens' });
     server.settings.rejectMaxTokensForReasoningModels = true;
@@ -155,8 +155,12 @@ describe('requests', () => {
     const r = await run(official, oreq({ model: 'gpt-5', maxTokens: 321 }));
     expect(r.done).toBeDefined();
     expect(server.requests[1]!.view).toMatchObject({ maxTokens: 321, maxTokensField: 'max_completion_tokens' });
-    // the same model with max_tokens is refused as api.openai.com does
-    const e = await failure(provider, oreq({ model: 'gpt-5' }));
+    // a reasoning model through a custom base URL gets max_completion_tokens too (issue 30)
+    expect((await run(provider, oreq({ model: 'gpt-5.4', maxTokens: 99 }))).done).toBeDefined();
+    expect(server.requests[2]!.view).toMatchObject({ maxTokens: 99, maxTokensField: 'max_completion_tokens' });
+    // the same model with max_tokens is refused as OpenAI does
+    const forced = createProvider({ provider: 'openai', apiKey: KEY, baseURL: server.openaiBaseURL, tokenField: 'max_tokens' });
+    const e = await failure(forced, oreq({ model: 'gpt-5' }));
     expect(e.kind).toBe('bad_request');
     expect(e.message).toContain("Use 'max_completion_tokens' instead");
   });

@@ -38,6 +38,28 @@ describe('MCP configuration', () => {
     expect(by['h']).toMatchObject({ project: false, launch: { type: 'http', url: 'http://127.0.0.1:1/mcp' } });
   });
 
+  // issue 30: a .mcp.json that is not JSON became a failed server named ".mcp.json" with the
+  // parser's character position; a wrong field had no position at all. The file's problem is a
+  // problem of the file (line and column, as .agentrc's are), and no server is made of it.
+  it('reports a broken .mcp.json as the file with line and column, not as a server; a wrong field gets its line too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-config-'));
+    const file = join(dir, '.mcp.json');
+    writeFileSync(file, '{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}\n');
+    const problems: string[] = [];
+    expect(mcpServers({ cwd: dir, mcpServers: [] }, {}, noSecrets, join(dir, 'home'), problems)).toEqual([]);
+    expect(problems).toEqual([`${file}: not valid JSON at line 4, column 5: expected ","; its MCP servers do not start`]);
+    writeFileSync(file, '{\n  "mcpServers": {\n    "ok": { "command": "x" },\n    "bad": { "command": 5 }\n  }\n}\n');
+    const more: string[] = [];
+    const servers = mcpServers({ cwd: dir, mcpServers: [] }, {}, noSecrets, join(dir, 'home'), more);
+    expect(more).toEqual([]);
+    expect(servers.map((s) => s.name)).toEqual(['bad', 'ok']);
+    expect(servers[0]!.error).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}: line 4, column 14: field "mcpServers\\.bad\\.command": `));
+    writeFileSync(file, '{ "mcpServers": [] }');
+    const wrong: string[] = [];
+    expect(mcpServers({ cwd: dir, mcpServers: [] }, {}, noSecrets, join(dir, 'home'), wrong)).toEqual([]);
+    expect(wrong).toEqual([`${file}: line 1, column 3: field "mcpServers" must be an object of servers by name; its MCP servers do not start`]);
+  });
+
   it('a stdio server gets a minimal environment plus its own env, never the keys', () => {
     const env = serverEnv({ OWN: '1' }, { PATH: '/bin', HOME: '/h', ANTHROPIC_API_KEY: 'sk', GITHUB_TOKEN: 'g' }, noSecrets);
     expect(env).toEqual({ PATH: '/bin', HOME: '/h', OWN: '1' });

@@ -1,12 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import type { CompactionCommit } from '../../src/history/compaction.js';
 import type { Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
 import { openStore, StoreError, type Store } from '../../src/store/index.js';
 import { archivedBy, assistant, autoChange, microChange, record, tempDir, toolPair, uid, user, viewAfter } from './helpers.js';
+import { sqlite } from '../../src/store/sqlite.js';
+
+// the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
+const Database = sqlite().Database;
 
 let tmp: ReturnType<typeof tempDir>;
 let file: string;

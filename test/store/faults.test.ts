@@ -1,13 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/llm/messages.js';
 import { openStore, StoreError, type Store } from '../../src/store/index.js';
+import { toStoreError } from '../../src/store/errors.js';
+import { describeFsError } from '../../src/tools/fsErrors.js';
 import { assistant, autoChange, microChange, tempDir, toolPair, user } from './helpers.js';
+import { sqlite } from '../../src/store/sqlite.js';
+
+// the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
+const Database = sqlite().Database;
 
 const CHILD = fileURLToPath(new URL('./fixtures/store-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -265,6 +270,22 @@ describe('read-only files and directories', () => {
     expect(create).toMatchObject({ stage: 'open', ok: false, kind: 'readonly' });
     expect(existsSync(newFile)).toBe(false);
     expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  // issue 30: a database on a read-only file system (EROFS: a read-only mount) was reported as
+  // "permission denied", which sends the person to chmod. Mapping EROFS with EACCES fails this.
+  it('names a read-only file system as such, not as a permission problem', () => {
+    const rofs = toStoreError(Object.assign(new Error("EROFS: read-only file system, mkdir '/mnt/ro/agent'"), { code: 'EROFS' }), {
+      file: '/mnt/ro/agent/agent.db',
+      action: 'open the database',
+      busyTimeoutMs: 5000,
+    });
+    expect(rofs.kind).toBe('readonly');
+    expect(rofs.message).toBe('Could not open the database: the file system holding /mnt/ro/agent/agent.db is read-only (EROFS); nothing was written.');
+    expect(describeFsError(Object.assign(new Error('EROFS'), { code: 'EROFS' }), 'src/a.ts')).toBe(
+      'src/a.ts: read-only file system (a read-only mount): nothing can be written there',
+    );
+    expect(describeFsError(Object.assign(new Error('EACCES'), { code: 'EACCES' }), 'src/a.ts')).toBe('src/a.ts: permission denied');
   });
 
   it('refuses writes through a store opened read-only, and a missing file for a read-only open', () => {

@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { assistant, autoChange, tempDir, user } from './helpers.js';
+import { sqlite } from '../../src/store/sqlite.js';
+
+// the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
+const Database = sqlite().Database;
 
 // The store's side of the history log: what a record on disk must hold, and a database from
 // before the log. What the log derives is test/history/; that the cache follows it over random

@@ -2,11 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { isStaleLease, SessionInUseError, SessionLease } from '../../src/session/lease.js';
 import { openStore, SCHEMA_VERSION, type Store } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { assistant, autoChange, tempDir, toolPair, user } from './helpers.js';
+import { sqlite } from '../../src/store/sqlite.js';
+
+// the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
+const Database = sqlite().Database;
 
 let tmp: ReturnType<typeof tempDir>;
 let file: string;

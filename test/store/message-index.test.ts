@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { openStore, type Store } from '../../src/store/index.js';
 import { v7MessageIndex } from '../../src/store/search-index.js';
 import { assistant, autoChange, tempDir, toolPair, user } from './helpers.js';
+import { sqlite } from '../../src/store/sqlite.js';
+
+// the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
+const Database = sqlite().Database;
 
 // `agent sessions search` found only what compaction had archived. Every message is indexed as
 // it is written (an older database is indexed by a migration); hits say whether they are archived.

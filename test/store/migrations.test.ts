@@ -1,10 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { openStore, SCHEMA_VERSION, StoreError } from '../../src/store/index.js';
 import { migrate, MIGRATIONS, type Migration } from '../../src/store/migrations.js';
 import { tempDir } from './helpers.js';
+import { sqlite } from '../../src/store/sqlite.js';
+
+// the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
+const Database = sqlite().Database;
 
 let tmp: ReturnType<typeof tempDir>;
 let file: string;

@@ -1,10 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Message } from '../../src/llm/messages.js';
 import { openStore, StoreError, type Store } from '../../src/store/index.js';
 import { LOAD_VISIBLE_SQL } from '../../src/store/store.js';
 import { assistant, autoChange, tempDir, toolPair, user } from './helpers.js';
+import { sqlite } from '../../src/store/sqlite.js';
+
+// the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
+const Database = sqlite().Database;
 
 let tmp: ReturnType<typeof tempDir>;
 let file: string;

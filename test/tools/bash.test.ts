@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBashTool } from '../../src/tools/bash.js';
+import { spillPreview } from '../../src/tools/spill.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { call, ctx, tree } from './helpers.js';
 
@@ -128,6 +129,25 @@ describe('Bash', () => {
     const kept = out.content.length - (m![0].length + 1); // the marker has a line of its own
     // shown + cut = everything printed, less the final newline that is trimmed
     expect(Number(m![1]!.replace(/,/g, '')) + kept).toBe(total - 1);
+  }, 15_000);
+
+  // issue 30: an output ending in a newline (most do) was told to the model and to Ctrl+O as
+  // "1 characters after that were not kept", far below the cap. Counting the whole output before
+  // the trailing whitespace is trimmed (the old code) fails the first two expectations.
+  it('hands the spill the whole output with its true size: trailing newlines trimmed are no cap', async () => {
+    const small = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 1000 }) as AnyTool;
+    const out = await call(small, { command: 'seq 1 20000; printf "\\n\\n"' }, ctx(tree()));
+    const full = out.full!;
+    expect(full.totalChars).toBe(full.text.length);
+    expect(spillPreview(full, 'o1')).not.toContain('not kept');
+    expect(full.text.endsWith('19999\n20000')).toBe(true);
+    expect(full.totalLines).toBe(20_000);
+    expect(full.totalBytes).toBe(Buffer.byteLength(full.text));
+    // a command that fails: the exit line is part of the whole output, counted once
+    const failed = await call(small, { command: 'seq 1 20000; exit 3' }, ctx(tree()));
+    expect(failed.full!.text.endsWith('20000\n\nExit code 3')).toBe(true);
+    expect(failed.full!.totalChars).toBe(failed.full!.text.length);
+    expect(failed.full!.totalLines).toBe(20_002);
   }, 15_000);
 
   it('keeps memory bounded while a command floods (100 MB of output)', async () => {

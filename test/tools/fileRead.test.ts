@@ -86,6 +86,22 @@ describe('FileRead', () => {
     expect(await call(tool, { path: 'u.txt' }, ctx(root))).toEqual({ content: '     1\théllo wörld 🎉\n     2\tçà', isError: false });
   });
 
+  // issue 30: a Latin-1 file came back as mojibake (U+FFFD for every accented byte) with no word
+  // of why, and Edit then refused the file. Its lines are shown decoded as Windows-1252 with a
+  // note that says so and what Edit will do. Decoding every line as UTF-8 (the old code) fails it.
+  it('shows lines that are not UTF-8 decoded as Windows-1252, with a note naming them and what Edit does', async () => {
+    const dir = tree({ 'latin1.txt': Buffer.from('caf\xe9 cr\xe8me\nplain ascii\nna\xefve \x80\n', 'latin1'), 'utf8.txt': 'café crème\n' });
+    const out = await call(tool, { path: 'latin1.txt' }, ctx(dir));
+    expect(out.isError).toBe(false);
+    expect(out.content).not.toContain('\uFFFD');
+    expect(out.content).toContain('     1\tcafé crème\n     2\tplain ascii\n     3\tnaïve €');
+    expect(out.content).toContain(
+      "(Lines 1 and 3 are not valid UTF-8 (Latin-1 or Windows-1252?) and are shown decoded as Windows-1252. Edit and Write refuse this file: they keep a file's bytes as they are. Convert it with Bash (iconv -f WINDOWS-1252 -t UTF-8) to edit it.)",
+    );
+    const clean = await call(tool, { path: 'utf8.txt' }, ctx(dir));
+    expect(clean.content).toBe('     1\tcafé crème');
+  });
+
   it('explains missing files, directories, empty files, offsets past the end', async () => {
     const root = tree({ 'src/index.ts': 'x\n', 'empty.txt': '' });
     const missing = await call(tool, { path: 'src/Index.ts' }, ctx(root));

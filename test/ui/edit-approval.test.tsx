@@ -163,9 +163,13 @@ describe('the /rewind picker', () => {
     await app.waitForText('Rewind to before which turn?');
     await app.press(KEYS.up, KEYS.enter);
     await app.waitForText('not available: this turn was compacted');
-    await app.press('1');
+    await app.press('1', KEYS.enter);
     expect(c.submitted).toEqual([]);
+    // a digit selects, Enter rewinds (issue 30: a digit used to rewind at once)
     await app.press('3');
+    await app.waitForText('❯ 3. Code only');
+    expect(c.submitted).toEqual([]);
+    await app.press(KEYS.enter);
     await waitFor(() => c.submitted.length === 1);
     expect(c.submitted).toEqual(['/rewind 1 code']);
   });

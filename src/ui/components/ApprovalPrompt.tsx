@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { ApprovalView } from '../approval.js';
-import { approvalOptions } from '../approval.js';
+import { approvalOptions, projectCodePronoun } from '../approval.js';
 import { sanitize } from '../sanitize.js';
 import { boxBorder, useTheme } from '../theme.js';
 import { wrappedDiffLines } from '../item-text.js';
@@ -48,6 +48,8 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
   const req = view.request;
   const diff = req.diff;
   const of = pending > 1 ? ` (1 of ${pending})` : '';
+  // the option a note to the model goes with (none for a project's code: there is no model to tell)
+  const noteAt = options.findIndex((o) => o.kind === 'deny') + 1;
   return (
     <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.warning} paddingX={1}>
       {req.agent ? (
@@ -78,16 +80,27 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
       </Box>
       {view.stray !== '' ? (
         <Text color={theme.warning}>
-          Typed text is not an answer and was ignored: “{sanitize(view.stray).slice(-40)}” · Enter dismisses this · to send a note, select 3 and type
+          Typed text is not an answer and was ignored: “{sanitize(view.stray).slice(-40)}” · Enter dismisses this
+          {noteAt > 0 ? ` · to send a note, select ${noteAt} and type` : ''}
         </Text>
       ) : null}
       <Text color={theme.muted}>
-        enter: choose · ↑↓ or 1–{options.length}: select · esc: deny and stop
+        enter: choose · ↑↓ or 1–{options.length}: select · esc: {req.projectCode ? `do not run ${projectCodePronoun(req)}` : 'deny and stop'}
         {diff && diffLinesFor(view, columns, theme).length > diffRowsFor(rows) ? ' · pgup/pgdn, home/end: scroll the diff' : ''}
         {diff ? ' · ctrl+o: print the whole diff above' : ''}
       </Text>
     </Box>
   );
+}
+
+/** What asks: "Bash wants to run", or the project file whose hooks or MCP server would run. */
+function askerTitle(req: ApprovalView['request']): string {
+  const p = req.projectCode;
+  if (!p) return `${req.toolName} wants to run`;
+  if (p.what === 'skill') return `${p.file} ${p.changed ? 'changed since you approved it' : 'is a project skill'}: its commands would run`;
+  if (p.what === 'hooks')
+    return `${p.file} ${p.changed ? 'changed its hooks since you approved them' : 'has hooks'}: shell commands that run on the agent's events`;
+  return `MCP server "${p.name}" from ${p.file} asks to start${p.changed ? ' (its entry changed since you approved it)' : ''}; it would run`;
 }
 
 function CommandHeader({ view, of }: { view: ApprovalView; of: string }) {
@@ -98,7 +111,8 @@ function CommandHeader({ view, of }: { view: ApprovalView; of: string }) {
   return (
     <>
       <Text bold color={theme.warning}>
-        {sanitize(view.request.toolName)} wants to run{of}
+        {sanitize(askerTitle(view.request))}
+        {of}
       </Text>
       <Box paddingLeft={2} flexDirection="column">
         <Text>{shown}</Text>

@@ -1,0 +1,280 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { startFakeServer, type FakeServer } from '../test/fake-server/server.js';
+
+// `npm run test:install` (the last step of `npm test`): installs agent as people install it and
+// runs it. Packs this checkout (prepack builds dist/), checks the tarball's contents, installs
+// it globally into a clean prefix twice — with this machine's Node.js and npm (Node 20 + npm 11:
+// better-sqlite3 12 compiles) and with Node.js 24 + npm 12 fetched from the npm registry
+// (node-<platform>@24, npm@12; cached in $TMPDIR/agent-install-test-cache, so later runs
+// and CI reuse them), where npm blocks every dependency's install script — and runs the
+// installed `agent --version`, `agent doctor --json` and one `-p` turn against the fake
+// provider. With the SQLite module removed from the Node 24 install, `agent` must explain
+// itself (exit 1, no stack) and `agent doctor` must name its sqlite check. Last, the store's
+// tests run under Node 24 (better-sqlite3 13 from that install). The two pairs run side by side.
+// Fails with the step that failed; prints each step's time and the wall time.
+
+const ROOT = resolve(import.meta.dirname, '..');
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+// outside the repository, and readable by every user: the store's tests run a child as "nobody" with this Node.js
+const CACHE = join(tmpdir(), 'agent-install-test-cache');
+const KEY = 'sk-ant-install-test-SECRET-0123456789';
+const t0 = performance.now();
+const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** This process's environment without what `npm run` added (npm_config_*, npm_lifecycle_*…): each npm here reads the person's own settings. */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+  return { ...env, ...extra };
+}
+
+/** Process groups still running: a failure in one pair ends the other's install (and its compiler) too. */
+const running = new Set<number>();
+
+function stopAll(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Runs a command to its end in a process group of its own (asynchronously: the fake server in this process must keep answering). */
+function run(command: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { env: opts.env ?? cleanEnv(), cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    if (child.pid) running.add(child.pid);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (child.pid) running.delete(child.pid);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+function check(ok: boolean, what: string, r?: Run): void {
+  if (ok) return;
+  const out = r ? `\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}` : '';
+  throw new Error(`install test: ${what}${out}`);
+}
+
+async function step<T>(label: string, f: () => Promise<T>): Promise<T> {
+  const s = performance.now();
+  const value = await f();
+  console.log(`  ${label}: ${seconds(s)}`);
+  return value;
+}
+
+/** The newest version of `spec` on the registry, cached unpacked in CACHE/<name>-<version>; the newest cached one when the registry cannot be asked. */
+async function cachedPackage(name: string, range: string): Promise<string> {
+  mkdirSync(CACHE, { recursive: true });
+  const view = await run('npm', ['view', `${name}@${range}`, 'version', '--json']);
+  const listed = view.code === 0 ? (JSON.parse(view.stdout) as string | string[]) : [];
+  const versions = (Array.isArray(listed) ? listed : [listed]).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  const cached = readdirSync(CACHE)
+    .filter((d) => d.startsWith(`${name}-${range}.`) && existsSync(join(CACHE, d, 'package.json')))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  const version = versions.at(-1);
+  if (!version) {
+    check(cached.length > 0, `${name}@${range}: not on the registry (${view.stderr.trim()}) and not cached in ${CACHE}`);
+    return join(CACHE, cached.at(-1)!);
+  }
+  const dir = join(CACHE, `${name}-${version}`);
+  if (existsSync(join(dir, 'package.json'))) return dir;
+  const packed = await run('npm', ['pack', `${name}@${version}`, '--pack-destination', CACHE, '--silent']);
+  check(packed.code === 0, `npm pack ${name}@${version}`, packed);
+  const tarball = join(CACHE, packed.stdout.trim().split('\n').at(-1)!);
+  const partial = `${dir}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial);
+  const untar = await run('tar', ['xzf', tarball, '-C', partial, '--strip-components=1']);
+  check(untar.code === 0, `unpacking ${tarball}`, untar);
+  rmSync(tarball);
+  renameSync(partial, dir);
+  return dir;
+}
+
+interface Pair {
+  label: string;
+  /** Directories put first on PATH: the pair's node (and npm). */
+  path: string[];
+  npm: string[];
+  nodeMajor: number;
+  npmMajor: number;
+  prefix: string;
+}
+
+const systemPath = ['/usr/local/bin', '/usr/bin', '/bin'].filter((d) => existsSync(d));
+
+/** Installs the tarball globally into the pair's empty prefix; the person's npm settings (registry, cache, nodedir) apply. */
+async function install(pair: Pair, tarball: string): Promise<void> {
+  const env = cleanEnv({ PATH: [...pair.path, ...systemPath].join(delimiter) });
+  const r = await run(pair.npm[0]!, [...pair.npm.slice(1), 'install', '-g', tarball, '--prefix', pair.prefix, '--no-audit', '--no-fund'], { env });
+  check(r.code === 0, `${pair.label}: npm install -g`, r);
+}
+
+const installed = (pair: Pair): string => join(pair.prefix, 'lib', 'node_modules', ...PKG.name.split('/'));
+
+/** The installed agent's environment: its prefix and the pair's node first on PATH, a fresh HOME, the fake provider. */
+function agentEnv(pair: Pair, home: string, server: FakeServer): NodeJS.ProcessEnv {
+  return {
+    PATH: [join(pair.prefix, 'bin'), ...pair.path, ...systemPath].join(delimiter),
+    HOME: home,
+    AGENT_DB: join(home, 'agent.db'),
+    ANTHROPIC_API_KEY: KEY,
+    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+    NO_COLOR: '1',
+  };
+}
+
+interface DoctorJson {
+  ok: boolean;
+  checks: Array<{ name: string; status: string; summary: string }>;
+}
+
+/** --version, doctor --json and one -p turn of the installed agent. */
+async function exercise(pair: Pair, server: FakeServer): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'agent-install-home-'));
+  const project = join(home, 'project');
+  mkdirSync(project);
+  writeFileSync(join(project, '.agentrc'), '{}');
+  const env = agentEnv(pair, home, server);
+  const agent = join(pair.prefix, 'bin', 'agent');
+  try {
+    const version = await run(agent, ['--version'], { env, cwd: project });
+    check(version.code === 0 && version.stdout.trim() === PKG.version, `${pair.label}: agent --version`, version);
+    const doctor = await run(agent, ['doctor', '--json'], { env, cwd: project });
+    check(doctor.code === 0, `${pair.label}: agent doctor exits 0`, doctor);
+    check(!doctor.stdout.includes(KEY), `${pair.label}: agent doctor printed the key`, doctor);
+    const report = JSON.parse(doctor.stdout) as DoctorJson;
+    const sqlite = report.checks.find((c) => c.name === 'sqlite');
+    const expected = pair.nodeMajor >= 22 ? 'better-sqlite3 (prebuilt) 13.' : 'better-sqlite3 12.';
+    check(sqlite?.status === 'ok' && sqlite.summary.startsWith(expected), `${pair.label}: doctor's sqlite check is "${expected}…"`, doctor);
+    const npm = report.checks.find((c) => c.name === 'npm');
+    check(npm?.status === 'ok' && npm.summary.startsWith(`${pair.npmMajor}.`), `${pair.label}: doctor sees npm ${pair.npmMajor} on PATH`, doctor);
+    const rg = report.checks.find((c) => c.name === 'ripgrep');
+    check(rg?.status === 'ok' && rg.summary.includes(installed(pair)), `${pair.label}: the packaged ripgrep came along`, doctor);
+    const print = await run(agent, ['-p', 'ping', '--model', 'claude-sonnet-4-6'], { env, cwd: project });
+    check(print.code === 0 && print.stdout.trim() === 'pong', `${pair.label}: agent -p answers`, print);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** The SQLite packages moved out of the install: `agent` explains (exit 1, no stack), `agent doctor` names the sqlite check; then moved back. */
+async function withoutSqlite(pair: Pair, server: FakeServer): Promise<void> {
+  const modules = join(installed(pair), 'node_modules');
+  const aside = mkdtempSync(join(tmpdir(), 'agent-install-aside-'));
+  const moved = ['better-sqlite3', 'better-sqlite3-13'].filter((p) => existsSync(join(modules, p)));
+  for (const p of moved) renameSync(join(modules, p), join(aside, p));
+  const home = mkdtempSync(join(tmpdir(), 'agent-install-home-'));
+  try {
+    const env = agentEnv(pair, home, server);
+    const agent = join(pair.prefix, 'bin', 'agent');
+    const print = await run(agent, ['-p', 'ping', '--model', 'claude-sonnet-4-6'], { env, cwd: home });
+    const lines = print.stderr.trim().split('\n');
+    check(print.code === 1, `${pair.label} without SQLite: agent exits 1`, print);
+    check(lines.length === 1 && lines[0]!.includes("SQLite's native module did not load"), `${pair.label} without SQLite: one paragraph`, print);
+    check(lines[0]!.includes(`npm install -g ${PKG.name}`) && !/\n\s+at /.test(print.stderr), `${pair.label} without SQLite: what to run, no stack`, print);
+    const doctor = await run(agent, ['doctor'], { env, cwd: home });
+    check(doctor.code === 1 && /FAIL\s+sqlite/.test(doctor.stdout), `${pair.label} without SQLite: agent doctor names the sqlite check`, doctor);
+  } finally {
+    for (const p of moved) renameSync(join(aside, p), join(modules, p));
+    rmSync(aside, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'agent-install-test-'));
+  // the store's tests run a child as "nobody", which loads better-sqlite3 13 from the Node 24 install in here
+  chmodSync(work, 0o755);
+  const server = await startFakeServer({ fallback: { text: 'pong' } });
+  try {
+    console.log(`install test (${PKG.name} ${PKG.version}; cache ${CACHE})`);
+    const packed = await step('npm pack (prepack builds dist/)', () => run('npm', ['pack', '--json', '--pack-destination', work]));
+    check(packed.code === 0, 'npm pack', packed);
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[\n'))) as Array<{
+      filename: string;
+      size: number;
+      unpackedSize: number;
+      files: Array<{ path: string }>;
+    }>;
+    const files = info!.files.map((f) => f.path);
+    console.log(`  tarball: ${(info!.size / 1024).toFixed(0)} KiB, ${files.length} entries, ${(info!.unpackedSize / 1024).toFixed(0)} KiB unpacked`);
+    for (const f of ['bin/agent.js', 'dist/cli.js', 'README.md', 'LICENSE', '.agentrc.example']) check(files.includes(f), `the tarball holds ${f}`);
+    const stray = files.filter((f) => /^(src|test|bench|scripts)\//.test(f) || f.endsWith('.map') || f === 'dist/meta.json');
+    check(stray.length === 0, `the tarball holds no sources, tests or maps: ${stray.join(', ')}`);
+    const tarball = join(work, info!.filename);
+
+    const npmHere = await run('npm', ['--version']);
+    const here: Pair = {
+      label: `Node ${process.versions.node} + npm ${npmHere.stdout.trim()}`,
+      path: [],
+      npm: ['npm'],
+      nodeMajor: Number(process.versions.node.split('.')[0]),
+      npmMajor: Number(npmHere.stdout.split('.')[0]),
+      prefix: join(work, 'prefix-here'),
+    };
+    const pairHere = (async () => {
+      await step(`${here.label}: install`, () => install(here, tarball));
+      await step(`${here.label}: --version, doctor, -p`, () => exercise(here, server));
+    })();
+    const pair24 = (async () => {
+      const node = await step('fetch node@24', () => cachedPackage(`node-${process.platform}-${process.arch}`, '24'));
+      const npm = await step('fetch npm@12', () => cachedPackage('npm', '12'));
+      const nodeBin = join(node, 'bin');
+      // npm's own bin/npm expects a Node.js distribution around it: a shim runs its npm-cli.js with this node
+      const npmBin = join(work, 'npm-bin');
+      mkdirSync(npmBin);
+      writeFileSync(join(npmBin, 'npm'), `#!/bin/sh\nexec "${join(nodeBin, 'node')}" "${join(npm, 'bin', 'npm-cli.js')}" "$@"\n`, { mode: 0o755 });
+      const next: Pair = {
+        label: `Node ${node.split('-').at(-1)} + npm ${npm.split('-').at(-1)}`,
+        path: [nodeBin, npmBin],
+        npm: [join(nodeBin, 'node'), join(npm, 'bin', 'npm-cli.js')],
+        nodeMajor: 24,
+        npmMajor: 12,
+        prefix: join(work, 'prefix-24'),
+      };
+      await step(`${next.label}: install`, () => install(next, tarball));
+      // npm 12 ran no dependency's install script: better-sqlite3 12 stayed unbuilt, 13 needs none
+      check(!existsSync(join(installed(next), 'node_modules', 'better-sqlite3', 'build')), "npm 12 blocked better-sqlite3 12's install script");
+      await step(`${next.label}: --version, doctor, -p`, () => exercise(next, server));
+      await step(`${next.label}: without SQLite`, () => withoutSqlite(next, server));
+      // the checkout's node_modules has no better-sqlite3 13 when `npm ci` ran on Node 20 (an optional dependency for Node >= 22): the install's is found through NODE_PATH
+      const env = cleanEnv({ PATH: [nodeBin, ...systemPath].join(delimiter), NODE_PATH: join(installed(next), 'node_modules') });
+      const store = await step('store tests under Node 24', () =>
+        run(join(nodeBin, 'node'), [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/store'], { env }),
+      );
+      check(store.code === 0, 'the store tests under Node 24', store);
+    })();
+    // the first failure ends the run at once (the other pair's install may be compiling for minutes)
+    for (const p of [pairHere, pair24]) p.catch(() => {});
+    await Promise.all([pairHere, pair24]);
+    console.log(`install test passed in ${seconds(t0)}`);
+  } finally {
+    stopAll();
+    await server.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  console.error(`install test failed after ${seconds(t0)}`);
+  process.exitCode = 1;
+});

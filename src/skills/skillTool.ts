@@ -1,0 +1,73 @@
+// The Skill tool: the model loads a skill by name (Claude Code's input, {"skill", "args"}) and
+// reads its instructions as the result. The listing the model chooses from is in the system
+// prompt (listing.ts), so this description stays the same bytes whatever skills there are. A
+// skill with `context: fork` runs as a sub-agent instead (the Task tool's machinery), and its
+// report is the result. Results are never cleared by micro compaction: a skill's instructions
+// hold for the rest of the session.
+import * as z from 'zod/mini';
+import { resultOf } from '../agents/taskTool.js';
+import { parseInput, toInputSchema } from '../tools/inputSchema.js';
+import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
+import type { SkillCatalog } from './catalog.js';
+import { SkillUseError, applySkill } from './host.js';
+
+const SkillInputSchema = z.object({
+  skill: z.string().check(z.minLength(1), z.describe('The name of the skill, as the Skills section of the system prompt lists it.')),
+  args: z.optional(z.string()).check(z.describe('Arguments for the skill, if it takes any (they replace $ARGUMENTS, $1… in its instructions).')),
+});
+export type SkillInput = z.infer<typeof SkillInputSchema>;
+
+export const SKILL_TOOL = 'Skill';
+
+export function createSkillTool(catalog: SkillCatalog): Tool<SkillInput> {
+  const inputSchema = toInputSchema(SkillInputSchema);
+  return {
+    name: SKILL_TOOL,
+    description:
+      'Loads a skill: a folder of instructions (and scripts, references) for a particular kind of task, listed by name and description in the Skills section of the system prompt. When a task matches a skill, load it before starting: its instructions come back as the result, with the folder its files are in. Do not load a skill that is already loaded in this conversation.',
+    inputSchema,
+    readOnly: true,
+    compactable: false,
+    parse: (input) => parseInput(SKILL_TOOL, SkillInputSchema, inputSchema, input),
+    summarize: (input) => (input.args ? `${input.skill} ${input.args}` : input.skill),
+    run: (input, ctx) => runSkill(input, ctx, catalog),
+  };
+}
+
+const names = (catalog: SkillCatalog): string =>
+  catalog
+    .list()
+    .filter((s) => !s.disableModelInvocation)
+    .map((s) => s.name)
+    .sort()
+    .join(', ') || '(none)';
+
+async function runSkill(input: SkillInput, ctx: ToolContext, catalog: SkillCatalog): Promise<ToolOutput> {
+  const skill = catalog.get(input.skill.replace(/^\//, ''));
+  if (!skill) return { content: `There is no skill "${input.skill}". The skills: ${names(catalog)}.`, isError: true };
+  if (skill.disableModelInvocation)
+    return {
+      content: `The skill "${skill.name}" is run by the user only (disable-model-invocation); ask them to type /${skill.name} if it is needed.`,
+      isError: true,
+    };
+  const host = ctx.skills;
+  if (!host) return { content: 'Skills cannot be loaded here.', isError: true };
+  const args = input.args ?? '';
+  try {
+    if (skill.fork) {
+      const sub = ctx.subagents;
+      if (!sub) return { content: `The skill "${skill.name}" runs as a sub-agent (context: fork), and sub-agents cannot start here.`, isError: true };
+      const agent = sub.catalog.get(skill.agent);
+      if (!agent) return { content: `The skill "${skill.name}" names the agent "${skill.agent}", which does not exist.`, isError: true };
+      const used = await applySkill(skill, args, host, ctx.signal, false);
+      const outcome = await sub.run({ agent, description: `skill ${skill.name}`, prompt: used.text, toolUseId: ctx.toolUseId ?? '' }, ctx.signal, () => {});
+      return resultOf(outcome, sub.reportChars);
+    }
+    const used = await applySkill(skill, args, host, ctx.signal);
+    const note = used.allowed.length > 0 ? `\n\n(While this turn lasts these run without asking: ${used.allowed.join(', ')}.)` : '';
+    return { content: `${used.text}${note}`, isError: false };
+  } catch (e) {
+    if (e instanceof SkillUseError) return { content: `The skill was not loaded: ${e.message}`, isError: true };
+    throw e;
+  }
+}

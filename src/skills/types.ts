@@ -1,0 +1,14 @@
+// What using a skill asks of the session it is used in (session/skillHost.ts implements it; the
+// Skill tool finds it in its ToolContext).
+import type { SkillCatalog } from './catalog.js';
+
+export interface SkillHost {
+  readonly catalog: SkillCatalog;
+  /** Skills whose body the visible history holds. */
+  loaded(): ReadonlySet<string>;
+  /** Lets these allowed-tools entries run without asking for the rest of the turn; returns the ones that name no tool. */
+  allow(written: readonly string[]): string[];
+  /** Runs a !`command` through the permission gate (asks, or refuses in print mode unless allowed); throws SkillUseError when refused. */
+  shell(command: string, signal: AbortSignal): Promise<string>;
+  notice(level: 'info' | 'warning', text: string): void;
+}
