@@ -77,6 +77,8 @@ describe('the checks themselves', () => {
       edge('src/mcp/servers.ts', 'better-sqlite3'),
       edge('src/trust/projectTrust.ts', 'src/config/config.ts'),
       edge('src/trust/projectTrust.ts', 'src/session/session.ts', { typeOnly: true }),
+      edge('src/processes/groups.ts', 'src/log.ts'),
+      edge('src/tools/bash.ts', 'src/processes/groups.ts'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -90,6 +92,7 @@ describe('the checks themselves', () => {
       'src/hooks/run.ts → src/store/store.ts',
       'src/agents/task.ts → ink',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/processes/groups.ts → src/log.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });
