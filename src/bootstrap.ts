@@ -265,6 +265,7 @@ export async function createRuntime(
       COMMANDS.map((c) => c.name),
     );
     config.warnings.push(...loaded.warnings);
+    let closed = false;
     const runtime: Runtime = {
       config,
       store,
@@ -275,6 +276,9 @@ export async function createRuntime(
       openSession,
       mcp,
       close: () => {
+        // once: a signal's shutdown and the front end's own ending may both come here
+        if (closed) return;
+        closed = true;
         runtime.session.close();
         store.close();
       },

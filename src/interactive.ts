@@ -5,6 +5,7 @@ import { CommandError, commandInfos, findCommand, historyPage, isCommandLine, pa
 import { debug } from './log.js';
 import { mcpStatus } from './commands/mcp.js';
 import { FileIndex } from './session/fileIndex.js';
+import { onTerminatingSignals, untilTerminated } from './processes/signals.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
@@ -359,6 +360,12 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   if (first) controller.submit(first);
   // runTui draws the first frame before it waits; the servers start right after it
   setImmediate(() => controller.startMcp());
+  // SIGTERM, SIGHUP, SIGINT from outside (Ctrl+C is a key here): the turn is interrupted, the session
+  // and the servers closed, every child process group stopped, then the exit (processes/signals.ts)
+  const offSignals = onTerminatingSignals(['SIGTERM', 'SIGHUP', 'SIGINT'], async () => {
+    controller.interrupt();
+    await controller.exit();
+  });
   let resumable: string | undefined;
   try {
     await runTui(controller, { openPicker: opts.resume === true });
@@ -367,6 +374,9 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
     resumable = controller.initialTranscript().length > 0 ? controller.session().id : undefined;
     await controller.exit();
   }
+  // ended by a signal: its handler exits once the children are gone
+  await untilTerminated();
+  offSignals();
   // as Codex does: where the conversation went and how to come back to it
   if (resumable) process.stdout.write(`Session ${resumable} saved. To continue it: agent --resume ${resumable}\n`);
   return EXIT_OK;

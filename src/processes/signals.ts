@@ -20,6 +20,15 @@ export function terminatingSignal(): NodeJS.Signals | undefined {
   return stopping;
 }
 
+/**
+ * For a front end whose work ended because a signal's shutdown ended it: never settles while a
+ * signal is being handled (terminate() exits, with the signal's code, once the children are
+ * gone), and settles at once otherwise.
+ */
+export function untilTerminated(): Promise<void> {
+  return stopping ? new Promise<void>(() => {}) : Promise.resolve();
+}
+
 /** 128 + the signal's number (SIGHUP 129, SIGINT 130, SIGTERM 143). */
 export function exitCodeOf(signal: NodeJS.Signals): number {
   return 128 + (constants.signals[signal] ?? constants.signals.SIGTERM);
