@@ -10,6 +10,7 @@ import { textOf, type Usage } from './llm/messages.js';
 import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';
 import { onTerminatingSignals, terminate, untilTerminated, type Shutdown } from './processes/signals.js';
+import { unsavedFacts } from './unsavedExit.js';
 import type { SessionEvent } from './session/session.js';
 
 // Non-interactive mode: one turn (or one slash command), printed as text, one JSON result,
@@ -64,8 +65,10 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   // SIGTERM, SIGHUP, and a Ctrl+C when no turn runs: the turn is interrupted, the servers closed,
   // every child process group (Bash, hooks, MCP servers) stopped, then the exit (processes/signals.ts)
   let turn: Promise<unknown> | undefined;
-  const shutdown: Shutdown = async () => {
+  const shutdown: Shutdown = async (signal) => {
     session.interrupt();
+    const facts = session.saving.flush() ? undefined : unsavedFacts(session);
+    if (facts) process.stderr.write(`agent: error: ${facts}; they are lost: the run was ended by ${signal}.\n`);
     const closing = runtime.mcp?.close();
     // the interrupted turn stores how it ended (its commands' results marked interrupted) before the database closes
     await Promise.race([turn, new Promise((r) => setTimeout(r, 1_500).unref())]);
@@ -205,7 +208,11 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     // too large for the window: a usage error, nothing was stored or sent
     if (refused !== undefined) throw new CliError(refused, EXIT_USAGE);
     const finalText = answer.join('').trim();
-    const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
+    // the database refused messages (a full disk): one last try, else the facts and exit 1, never a silent loss
+    const unsaved = session.saving.flush() ? undefined : unsavedFacts(session);
+    if (unsaved && format !== 'stream-json') process.stderr.write(`agent: error: ${unsaved}; they are lost now that this run ends.\n`);
+    const isError =
+      unsaved !== undefined || result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
     if (format === 'text') {
       if (finalText) process.stdout.write(`${finalText}\n`);
     } else {
@@ -216,6 +223,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         isError,
         stopReason: result.reason,
         ...(errorText ? { error: errorText } : {}),
+        ...(unsaved ? { unsavedMessages: session.saving.unsavedCount } : {}),
         turns: 1,
         steps: result.steps,
         usage: result.usage,
