@@ -308,6 +308,7 @@ export async function createRuntime(
       COMMANDS.map((c) => c.name),
     );
     config.warnings.push(...loaded.warnings, ...skills.warnings, ...merged.warnings);
+    let closed = false;
     const runtime: Runtime = {
       config,
       store,
@@ -319,6 +320,9 @@ export async function createRuntime(
       openSession,
       mcp,
       close: () => {
+        // once: a signal's shutdown and the front end's own ending may both come here
+        if (closed) return;
+        closed = true;
         runtime.session.close();
         store.close();
       },

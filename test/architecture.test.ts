@@ -99,6 +99,8 @@ describe('the checks themselves', () => {
       edge('src/ledger/derive.ts', 'src/llm/messages.ts', { typeOnly: true }),
       edge('src/ledger/render.ts', 'src/compaction/tokens.ts', { typeOnly: true }),
       edge('src/ledger/derive.ts', 'node:fs'),
+      edge('src/processes/groups.ts', 'src/log.ts'),
+      edge('src/tools/bash.ts', 'src/processes/groups.ts'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -124,6 +126,7 @@ describe('the checks themselves', () => {
       'src/mcp/servers.ts → better-sqlite3',
       'src/ledger/render.ts → src/compaction/tokens.ts',
       'src/ledger/derive.ts → node:fs',
+      'src/processes/groups.ts → src/log.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });

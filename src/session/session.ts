@@ -29,7 +29,7 @@ import { endsUnanswered, unansweredReply } from './repair.js';
 import { HistoryEdits } from './historyEdits.js';
 import { cacheKeyOf, loopSettings } from './loopSettings.js';
 import { childDeps, subagentInfo, subagentsOf, type SubagentInfo, type Subagents } from './children.js';
-import { SessionLog, type LogDeps } from './sessionLog.js';
+import { SessionLog, type LogDeps, type Saving } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
 import { SessionHooks } from './sessionHooks.js';
 import { gatedShell, type TurnScope } from './turnScope.js';
@@ -43,9 +43,8 @@ export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
 
 /**
- * One live session. It drives the loop for the TUI and print mode and composes the parts
- * that do the work: the log (history and persistence), the context control (compaction,
- * system prompt, the provider's window) and the tool gate (permissions).
+ * One live session. It drives the loop for the TUI and print mode and composes the parts that do the work: the log (history and
+ * persistence), the context control (compaction, system prompt, the provider's window) and the tool gate (permissions).
  */
 export class Session extends SessionEvents {
   readonly id: string;
@@ -67,6 +66,7 @@ export class Session extends SessionEvents {
   readonly hookPoints: SessionHooks;
   /** The MCP servers of this run (undefined when none are configured). */
   readonly mcp: McpManager | undefined;
+  readonly saving: Saving;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -80,8 +80,15 @@ export class Session extends SessionEvents {
     this.files = new FileTracker(persistReads(deps.store, () => this.log));
     this.cost = state.cost;
     const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
-    const opened = openLog({ ...deps, dbPath: deps.config.dbPath, notice, describe: () => this.describe(), stored: () => this.files.flushPending() });
-    this.log = opened.log;
+    const opened = openLog({
+      ...deps,
+      dbPath: deps.config.dbPath,
+      notice,
+      describe: () => this.describe(),
+      stored: () => this.files.flushPending(),
+      unsavedChanged: (count, error) => this.emit({ type: 'unsaved', count, ...(error ? { error } : {}) }),
+    });
+    this.saving = this.log = opened.log;
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
     this.hookPoints = new SessionHooks(deps.hooks?.(id), this.log.messages().length > 0 ? 'resume' : 'startup');
@@ -123,13 +130,8 @@ export class Session extends SessionEvents {
       this.hookPoints.notifying(deps.approver),
       (mode) => this.emit({ type: 'permission_mode', mode }),
     );
-    this.spill = deps.store.readonly
-      ? undefined
-      : archiveSpill(
-          deps.store,
-          () => id,
-          () => this.context.config.output,
-        );
+    const output = (): Config['output'] => this.context.config.output;
+    this.spill = deps.store.readonly ? undefined : archiveSpill(deps.store, () => id, output);
     this.subagents = subagentsOf(deps, id, {
       changed: (s) => this.emit({ type: 'child', state: s }),
       config: () => this.context.config,

@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
 import { fmtDuration, fmtInt } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
-import { defaultShell, killGroup, trackGroup } from './shell.js';
+import { killGroup, trackGroup } from '../processes/groups.js';
+import { defaultShell } from './shell.js';
 import { TerminalText } from './terminalText.js';
 import { FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
 import { HeadTailBuffer } from './truncate.js';
@@ -121,7 +122,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
   });
 
   const pid = sub.pid;
-  const untrack = pid !== undefined ? trackGroup(pid) : () => undefined;
+  const untrack = pid !== undefined ? trackGroup(pid, 'bash', input.command) : () => undefined;
   let stopReason: StopReason | undefined;
   let killTimer: NodeJS.Timeout | undefined;
   const stop = (why: StopReason): void => {

@@ -140,6 +140,10 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts',
   },
   {
+    name: 'src/processes/ (the child process groups and the terminating signals) depends on nothing of the program: tools, hooks, MCP and the front ends use it',
+    forbids: (e) => under('src/processes')(e.from) && e.to.startsWith('src/') && !under('src/processes')(e.to),
+  },
+  {
     name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
     forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
   },
