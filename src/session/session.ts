@@ -42,10 +42,7 @@ export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
 
-/**
- * One live session. It drives the loop for the TUI and print mode and composes the parts that do the work: the log (history and
- * persistence), the context control (compaction, system prompt, the provider's window) and the tool gate (permissions).
- */
+/** One live session: drives the loop for the TUI and print mode over the log, the context control and the tool gate. */
 export class Session extends SessionEvents {
   readonly id: string;
   private readonly log: SessionLog;
