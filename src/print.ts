@@ -31,7 +31,10 @@ async function promptOf(opts: GlobalOptions, words: string[]): Promise<string> {
 function receiptLine(r: CompactionRecord): string {
   if (r.status !== 'applied')
     return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
-  return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s`;
+  return (
+    `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · ` +
+    `archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s`
+  );
 }
 
 /** The turn's estimated cost, cache reads and writes priced apart (absent for a model without a known price). */

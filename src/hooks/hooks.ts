@@ -96,7 +96,9 @@ export class Hooks {
     const list = Object.entries(source.hooks).flatMap(([event, hooks]) =>
       (hooks ?? []).map((h) => `  ${event}${h.matcher ? ` (${h.matcher})` : ''}: ${h.command}`),
     );
-    const question = `${source.file} ${changed ? 'changed its hooks since you approved them' : 'has hooks'}: shell commands that run on the agent's events.\n${list.join('\n')}\nRun them in this project?`;
+    const question =
+      `${source.file} ${changed ? 'changed its hooks since you approved them' : 'has hooks'}: ` +
+      `shell commands that run on the agent's events.\n${list.join('\n')}\nRun them in this project?`;
     let ok = false;
     try {
       ok = await this.deps.askApproval(question, signal);
