@@ -7,6 +7,9 @@
 // session layer implements SubagentHost (session/children.ts) and opens each child as an
 // ordinary session linked to its parent, persisted through the same log as any other.
 
+import { promptText } from '../promptText.js';
+import EXPLORE_PROMPT from './explore.md';
+
 /** Tools a child gets when its agent names none: it can look, not change. */
 export const READ_ONLY_TOOLS: readonly string[] = ['FileRead', 'Grep', 'Glob', 'Recall', 'Bash', 'Skill'];
 
@@ -35,12 +38,7 @@ export const EXPLORE_AGENT: AgentDefinition = {
   name: 'explore',
   description:
     'General-purpose explorer: searches and reads code, runs read-only commands, and reports what it found. Use it for open-ended investigation that would fill your context with files and outputs.',
-  prompt: `You are a sub-agent of a coding assistant. Another instance of the assistant handed you one task; do it with your tools and end with a report.
-
-- You start with no memory of the conversation that led here: everything you know is in the task.
-- Look rather than guess: search, read the files, run read-only commands.
-- Your final message is the only thing the other assistant will see: none of your tool outputs reach it. Make the report self-contained: the answer first, then the evidence (paths with line numbers, short excerpts, commands and their results) it needs to act without redoing your work. Keep it as short as the task allows.
-- Do not change files unless the task asks you to and your tools allow it.`,
+  prompt: promptText(EXPLORE_PROMPT),
   source: 'builtin',
 };
 

@@ -6,6 +6,8 @@ import type { AgentCatalog } from './agents.js';
 import { progressLine, type ChildState } from './childState.js';
 import type { ChildOutcome } from './host.js';
 import { capReport } from './report.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './taskTool.md';
 
 const TaskInputSchema = z.object({
   description: z.string().check(z.minLength(1), z.describe('A short (3-6 words) label for the task, shown to the user.')),
@@ -30,11 +32,7 @@ export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
     .join('\n');
   return {
     name: 'Task',
-    description: [
-      'Hands a task to a sub-agent that starts with a fresh context, works with its own tools, and returns only its final report: none of its file reads or command outputs enter this conversation. Use it for exploration and research that would otherwise fill your context (reading many files, broad searches), and for independent parts of a job.',
-      'Several Task calls in one reply run in parallel. The sub-agent knows nothing of this conversation: write a complete prompt. Its report is for you; tell the user what matters in it.',
-      `Agents:\n${agents}`,
-    ].join('\n\n'),
+    description: promptText(DESCRIPTION, { agents }),
     inputSchema,
     // needs no approval of its own (the child's tools ask), and several run at once
     readOnly: true,
@@ -77,7 +75,9 @@ async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog
 export function resultOf(outcome: ChildOutcome, reportChars: number): ToolOutput {
   const s = outcome.state;
   const id = s.sessionId ?? '(not started)';
-  const handle = `[${s.agent} agent · child session ${id} · ${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'} · ${s.tokens.toLocaleString('en-US')} tokens. Its full transcript: Recall, or \`agent sessions show ${id}\`.]`;
+  const handle =
+    `[${s.agent} agent · child session ${id} · ${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'} · ${s.tokens.toLocaleString('en-US')} tokens. ` +
+    `Its full transcript: Recall, or \`agent sessions show ${id}\`.]`;
   if (outcome.ok) {
     const report = outcome.report.trim() || '(The sub-agent ended without a report.)';
     return { content: `${capReport(report, reportChars, id)}\n\n${handle}`, isError: false };

@@ -32,7 +32,8 @@ export function mcpList(m: McpManager): string {
   const set = m.toolSet();
   const width = Math.max(...views.map((v) => v.name.length));
   const head = set.deferred
-    ? `MCP tool definitions: ${fmt(set.fullTokens)} tokens in full, above the ${fmt(m.deferThreshold())}-token threshold (mcp.deferAboveTokens): ${fmt(set.sentTokens)} sent instead (a catalog; the model loads the schemas it needs).`
+    ? `MCP tool definitions: ${fmt(set.fullTokens)} tokens in full, above the ${fmt(m.deferThreshold())}-token threshold ` +
+      `(mcp.deferAboveTokens): ${fmt(set.sentTokens)} sent instead (a catalog; the model loads the schemas it needs).`
     : `MCP tool definitions: ${fmt(set.fullTokens)} tokens, sent in full (deferred above ${fmt(m.deferThreshold())}).`;
   const rows = views.map((v) => {
     const tools = v.state === 'connected' || v.state === 'reconnecting' ? `${v.tools} tools, ${fmt(v.tokens)} tokens` : '';

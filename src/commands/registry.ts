@@ -139,7 +139,8 @@ export const COMMANDS: readonly SlashCommand[] = [
       if (!isKnownModel(c, name)) {
         const near = suggestModels(name, modelChoices(c));
         throw new CommandError(
-          `unknown model "${name}"${near.length > 0 ? ` — did you mean ${near.join(', ')}?` : ''} /model lists the known ones; describe another under "models" in .agentrc (or use --base-url for a local server).`,
+          `unknown model "${name}"${near.length > 0 ? ` — did you mean ${near.join(', ')}?` : ''} /model lists the known ones; ` +
+            `describe another under "models" in .agentrc (or use --base-url for a local server).`,
         );
       }
       return text(session.setModel(name));

@@ -19,6 +19,8 @@ import { SummaryFailure, type Summarizer, type SummaryJob, type SummaryResult } 
 import type { ProbeResults } from '../ledger/probes.js';
 import { contextRaw } from './thinkingRoom.js';
 import type { CompactionRecord, CompactionTrigger } from './types.js';
+import { promptText } from '../promptText.js';
+import PROVIDER_SUMMARY from './providerSummary.md';
 
 export interface HeadDeps {
   deps: EngineDeps;
@@ -238,8 +240,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
 }
 
 /** What a checkpoint says where OpenAI's encrypted compaction item holds the summary. */
-export const PROVIDER_SUMMARY_TEXT =
-  'The summary of the archived messages is the encrypted compaction item that follows (written by OpenAI; only OpenAI models can read it). The archived messages themselves are searchable with Recall.';
+export const PROVIDER_SUMMARY_TEXT = promptText(PROVIDER_SUMMARY);
 
 /** OpenAI's own compaction of the head; undefined when it failed (the agent's summarizer then writes the checkpoint). */
 async function providerSummary(

@@ -215,7 +215,11 @@ export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'P
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 export const HookCommandSchema = z.strictObject({
-  /** Which calls it runs for: a tool name (Claude Code's names too), names joined by |, a regular expression, or "*" (PreToolUse, PostToolUse); a source, trigger or notification type for the other events. Absent: all. */
+  /**
+   * Which calls it runs for: a tool name (Claude Code's names too), names joined by |, a regular
+   * expression, or "*" (PreToolUse, PostToolUse); a source, trigger or notification type for the
+   * other events. Absent: all.
+   */
   matcher: z.optional(z.string()),
   /** A shell command; it gets the event as JSON on stdin. */
   command: nonEmptyString,

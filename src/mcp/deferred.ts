@@ -6,6 +6,9 @@
 // loads land in the history, after the cached prefix, not in the tool list.
 
 import { ToolInputError, type AnyTool } from '../tools/types.js';
+import { promptText } from '../promptText.js';
+import CALL_DESCRIPTION from './callTool.md';
+import SCHEMAS_DESCRIPTION from './schemasTool.md';
 
 export const SCHEMAS_TOOL = 'McpSchemas';
 export const CALL_TOOL = 'McpCall';
@@ -32,9 +35,7 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const schemas: AnyTool = {
     name: SCHEMAS_TOOL,
-    description:
-      `Loads the full definitions (description and input schema) of MCP tools, so that you can call them with ${CALL_TOOL}. ` +
-      `Their definitions are not sent up front to save context. Load only the tools you need, several at once if useful. The tools:\n${catalog(tools)}`,
+    description: promptText(SCHEMAS_DESCRIPTION, { callTool: CALL_TOOL, tools: catalog(tools) }),
     inputSchema: {
       type: 'object',
       properties: { tools: { type: 'array', items: { type: 'string' }, description: 'Names of tools from the list, e.g. ["mcp__github__create_issue"]' } },
@@ -60,7 +61,7 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
   };
   const call: AnyTool = {
     name: CALL_TOOL,
-    description: `Calls an MCP tool by name with its arguments. Load its definition with ${SCHEMAS_TOOL} first, to know the arguments it takes.`,
+    description: promptText(CALL_DESCRIPTION, { schemasTool: SCHEMAS_TOOL }),
     inputSchema: {
       type: 'object',
       properties: {

@@ -148,7 +148,10 @@ export function resultText(server: string, tool: string, r: McpCallResult, maxCh
   const whole = text.length > maxChars ? fullOutputOf(text) : undefined;
   if (whole) {
     const cut = text.length - maxChars;
-    text = `${text.slice(0, maxChars)}\n[… ${cut.toLocaleString('en-US')} more characters cut: results of MCP server "${server}" are capped at ${maxChars.toLocaleString('en-US')} characters (mcp.maxResultChars, or its own maxResultChars). Ask the tool for less, e.g. a narrower query or a page.]`;
+    text =
+      `${text.slice(0, maxChars)}\n[… ${cut.toLocaleString('en-US')} more characters cut: results of MCP server "${server}" ` +
+      `are capped at ${maxChars.toLocaleString('en-US')} characters (mcp.maxResultChars, or its own maxResultChars). ` +
+      `Ask the tool for less, e.g. a narrower query or a page.]`;
   }
   return { content: text, isError: r.isError === true, ...(images.length > 0 ? { images } : {}), ...(whole ? { full: whole } : {}) };
 }

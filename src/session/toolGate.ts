@@ -82,7 +82,8 @@ export class ToolGate {
         ? outside
           ? `${summary} is outside the working directory, and such edits run without asking only with --permission-mode allow`
           : 'The user can allow edits with --permission-mode acceptEdits (or allow)'
-        : `The user can allow it with --allowed-tools ${tool.name.startsWith('mcp__') ? `"${tool.name}"` : tool.name} or --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc`;
+        : `The user can allow it with --allowed-tools ${tool.name.startsWith('mcp__') ? `"${tool.name}"` : tool.name} ` +
+          `or --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc`;
       return {
         ok: false,
         message: `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ${how}.`,

@@ -36,7 +36,8 @@ export async function gatedShell(
   const auth = await gate.authorize({ tool: bash, input, summary: command, toolUseId: id }, signal);
   if (!auth.ok)
     throw new InlineCommandRefused(
-      `!\`${command}\` in the command was not run, so the prompt was not sent: ${auth.message.replace(/^The user denied this Bash call/, 'you denied it')} (list it in the command's allowed-tools, e.g. Bash(${command.split(/\s+/).slice(0, 2).join(' ')}:*))`,
+      `!\`${command}\` in the command was not run, so the prompt was not sent: ${auth.message.replace(/^The user denied this Bash call/, 'you denied it')} ` +
+        `(list it in the command's allowed-tools, e.g. Bash(${command.split(/\s+/).slice(0, 2).join(' ')}:*))`,
     );
   const started = Date.now();
   emit({ type: 'tool_start', id, name: SHELL_ROW_NAME, input, summary: command });

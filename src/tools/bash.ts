@@ -8,6 +8,8 @@ import { TerminalText } from './terminalText.js';
 import { FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
 import { HeadTailBuffer } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './bash.md';
 
 export interface BashOptions {
   /** Timeout when the model names none (ms). */
@@ -46,15 +48,11 @@ export function createBashTool(opts: BashOptions): Tool<BashInput> {
   const inputSchema = toInputSchema(BashInputSchema);
   return {
     name: 'Bash',
-    description: [
-      'Runs a shell command (bash -c) in the working directory and returns what it printed, stdout and stderr interleaved as in a terminal, colour codes removed.',
-      'Use it for git, builds, tests, package managers and running programs. To read files use FileRead, to search contents use Grep, to find files use Glob: they are faster and their output is better suited.',
-      'Each call starts a fresh shell in the working directory: `cd` and variables do not carry over to the next call (chain with `&&` instead).',
-      'stdin is closed and there is no terminal, so interactive programs cannot prompt: pass flags such as --yes / -y / --no-edit, and avoid editors and pagers.',
-      `Commands time out after ${fmtDuration(opts.timeoutMs)} unless you pass timeout (in ms, at most ${fmtDuration(opts.maxTimeoutMs)}); on timeout the command and everything it started are killed.`,
-      `Output longer than ${fmtInt(opts.maxOutputChars)} characters keeps its beginning and end with a marker saying how much was cut; filter noisy output (e.g. | tail -50, | grep) when only part matters.`,
-      'A non-zero exit code is reported with the output. To leave a server running, start it in the background with its output redirected to a file (`cmd > log 2>&1 &`).',
-    ].join(' '),
+    description: promptText(DESCRIPTION, {
+      timeout: fmtDuration(opts.timeoutMs),
+      maxTimeout: fmtDuration(opts.maxTimeoutMs),
+      maxOutputChars: fmtInt(opts.maxOutputChars),
+    }),
     inputSchema,
     readOnly: false,
     compactable: true,

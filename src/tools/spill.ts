@@ -145,7 +145,9 @@ export function spillPreview(full: FullOutput, handle: string): string {
     full.totalChars > full.text.length
       ? ` Only the first ${fmtBytes(Buffer.byteLength(full.text))} were archived (cap); ${fmtInt(full.totalChars - full.text.length)} characters after that were not kept.`
       : '';
-  const header = `[output ${handle}: ${fmtInt(full.totalLines)} ${full.totalLines === 1 ? 'line' : 'lines'}, ${fmtBytes(full.totalBytes)}; ${shown}; Recall id="${handle}" with offset/limit (lines) or pattern for the rest.${capped}]`;
+  const header =
+    `[output ${handle}: ${fmtInt(full.totalLines)} ${full.totalLines === 1 ? 'line' : 'lines'}, ${fmtBytes(full.totalBytes)}; ${shown}; ` +
+    `Recall id="${handle}" with offset/limit (lines) or pattern for the rest.${capped}]`;
   const omitted = tailStart - head.length - 1;
   const middle = omitted > 0 ? [`… [${fmtInt(omitted)} lines not shown] …`] : [];
   return [header, ...head, ...middle, ...tail].join('\n');

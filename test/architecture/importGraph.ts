@@ -1,6 +1,6 @@
 // The import graph of src/ and the layer rules of docs/DESIGN.md, as data and pure checks, so
 // that test/architecture.test.ts can run them on the real tree and on made-up graphs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -77,9 +77,9 @@ export function loadGraph(root: string): ImportEdge[] {
       const target = posix(relative(root, resolve(dirname(file), spec)));
       const candidates = [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target];
       const to = candidates.find((c) => known.has(c));
-      // a relative import of a non-source file (package.json) is no edge between modules
+      // a relative import of a non-source file (package.json, a prompt's .md text) is no edge between modules
       if (to) edges.push({ from, to, typeOnly, dynamic });
-      else if (!target.startsWith('src/')) continue;
+      else if (!target.startsWith('src/') || (target.endsWith('.md') && existsSync(join(root, target)))) continue;
       else throw new Error(`${from}: cannot resolve import "${spec}"`);
     }
   }
