@@ -249,6 +249,18 @@ export type HooksFileConfig = z.infer<typeof HooksSchema>;
 /** Each event's hooks, one command each (Claude Code's groups flattened). */
 export type HooksConfig = Partial<Record<HookEventName, HookCommand[]>>;
 
+/** The hooks one file holds (an .agentrc, or Claude Code's settings.json). */
+export interface HookSource {
+  file: string;
+  /** 'user': the person's own file (~/.agentrc, ~/.claude/settings.json); 'project': one of the working directory's. */
+  scope: 'user' | 'project';
+  /** The directory whose file it is. */
+  dir: string;
+  hooks: HooksConfig;
+  /** The name a project's approval is kept under (ProjectTrust): "hooks" for .agentrc, else the file's name in the project. */
+  trustName?: string;
+}
+
 /** The file's hooks with Claude Code's groups flattened into one entry per command. */
 export function flattenHooks(file: HooksFileConfig): HooksConfig {
   const out: HooksConfig = {};

@@ -16,6 +16,13 @@ export const hookContextHeader = (event: string): string => `[Context from a ${e
 /** Whether a text block of a prompt is a hook's context (not what the person typed). */
 export const isHookContext = (text: string): boolean => /^\[Context from a \w+ hook\]/.test(text);
 
+/** A tool's input as hooks see it: a `path` is also given as Claude Code's `file_path`, so a hook written for Claude Code finds its file. */
+function claudeInput(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const rec = input as Record<string, unknown>;
+  return typeof rec['path'] === 'string' && rec['file_path'] === undefined ? { ...rec, file_path: rec['path'] } : input;
+}
+
 export class SessionHooks {
   private started = false;
 
@@ -58,14 +65,19 @@ export class SessionHooks {
     if (!hooks || !(hooks.has('PreToolUse') || hooks.has('PostToolUse') || hooks.has('Stop'))) return undefined;
     return {
       beforeTool: async (call, signal) => {
-        const o = await hooks.run('PreToolUse', call.name, { tool_name: call.name, tool_input: call.input, tool_use_id: call.toolUseId }, signal);
+        const o = await hooks.run('PreToolUse', call.name, { tool_name: call.name, tool_input: claudeInput(call.input), tool_use_id: call.toolUseId }, signal);
         return o.block !== undefined ? { block: o.block } : o.allow ? { allow: true } : {};
       },
       afterTool: async (call, output, signal) => {
         const o = await hooks.run(
           'PostToolUse',
           call.name,
-          { tool_name: call.name, tool_input: call.input, tool_use_id: call.toolUseId, tool_response: { content: output.content, is_error: output.isError } },
+          {
+            tool_name: call.name,
+            tool_input: claudeInput(call.input),
+            tool_use_id: call.toolUseId,
+            tool_response: { content: output.content, is_error: output.isError },
+          },
           signal,
         );
         const parts = [...(o.block !== undefined ? [o.block] : []), ...o.context];
