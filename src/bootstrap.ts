@@ -23,6 +23,7 @@ import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 import { hookEnv, Hooks } from './hooks/hooks.js';
 import { commandDirs, loadCustomCommands, type CustomCommand } from './commands/custom.js';
 import { COMMANDS } from './commands/registry.js';
+import { TOOL } from './tools/toolNames.js';
 
 /** The person is asked through the approval prompt: "allow" runs the project's hooks (and remembers that), anything else does not. */
 async function askHooksApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
@@ -204,7 +205,7 @@ export async function createRuntime(
     const hidden = new Set(hiddenFromShell(config, env));
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
-    const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
+    const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), TOOL.Task]);
     const tools = createTools({ bash, agents });
     // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
     const secrets = new Set(secretVars(config, env));

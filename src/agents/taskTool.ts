@@ -6,6 +6,7 @@ import type { AgentCatalog } from './agents.js';
 import { progressLine, type ChildState } from './childState.js';
 import type { ChildOutcome } from './host.js';
 import { capReport } from './report.js';
+import { TOOL } from '../tools/toolNames.js';
 
 const TaskInputSchema = z.object({
   description: z.string().check(z.minLength(1), z.describe('A short (3-6 words) label for the task, shown to the user.')),
@@ -29,7 +30,7 @@ export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
     .map((a) => `- ${a.name}: ${a.description.replace(/\s+/g, ' ').trim()}`)
     .join('\n');
   return {
-    name: 'Task',
+    name: TOOL.Task,
     description: [
       'Hands a task to a sub-agent that starts with a fresh context, works with its own tools, and returns only its final report: none of its file reads or command outputs enter this conversation. Use it for exploration and research that would otherwise fill your context (reading many files, broad searches), and for independent parts of a job.',
       'Several Task calls in one reply run in parallel. The sub-agent knows nothing of this conversation: write a complete prompt. Its report is for you; tell the user what matters in it.',
@@ -37,10 +38,9 @@ export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
     ].join('\n\n'),
     inputSchema,
     // needs no approval of its own (the child's tools ask), and several run at once
-    readOnly: true,
-    compactable: false,
+    kind: 'agent',
     parse(input) {
-      const parsed = parseInput('Task', TaskInputSchema, inputSchema, input);
+      const parsed = parseInput(TOOL.Task, TaskInputSchema, inputSchema, input);
       if (parsed.agent !== undefined && catalog.get(parsed.agent) === undefined) {
         throw new ToolInputError(
           `Task: there is no agent "${parsed.agent}"; the agents are ${catalog

@@ -17,6 +17,7 @@ import type { ApprovalDecision, Approver, PermissionPolicy } from '../tools/perm
 import type { AnyTool } from '../tools/types.js';
 import type { Effort, Provider } from '../llm/provider.js';
 import type { SessionEvent } from './protocol.js';
+import { TOOL } from '../tools/toolNames.js';
 
 /** Claude Code's model aliases in agent files. */
 const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet-4-5', opus: 'claude-opus-4-1', haiku: 'claude-haiku-4-5' };
@@ -271,7 +272,7 @@ export function subagentsOf(
   parentId: string,
   host: Pick<SubagentDeps, 'changed' | 'config' | 'policy' | 'turnId' | 'bill' | 'open'>,
 ): Subagents | undefined {
-  if (!deps.agents || !deps.tools.some((t) => t.name === 'Task')) return undefined;
+  if (!deps.agents || !deps.tools.some((t) => t.name === TOOL.Task)) return undefined;
   return new Subagents({
     ...host,
     catalog: deps.agents,

@@ -17,6 +17,7 @@ import { mayTruncateSilently } from '../llm/cache.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
 import type { Effort, Provider, ToolSpec } from '../llm/provider.js';
+import { traitsOf } from '../tools/kinds.js';
 import { toolSpec, type AnyTool } from '../tools/types.js';
 import type { ContextUsageView } from './protocol.js';
 import { readForRestore } from './restoreRead.js';
@@ -81,7 +82,7 @@ export class ContextControl {
     this.cfg = config;
     this.prov = provider;
     this.toolSpecs = deps.tools.map(toolSpec);
-    this.compactable.push(...deps.tools.filter((t) => t.compactable).map((t) => t.name));
+    this.compactable.push(...deps.tools.filter((t) => traitsOf(t).compactable).map((t) => t.name));
     this.system = this.buildSystem();
     this.engine = this.createEngine(state.compaction);
     if (state.pendingOverflow) this.silentOverflow = state.pendingOverflow;
@@ -116,7 +117,7 @@ export class ContextControl {
   setExtraTools(extra: ExtraTools): void {
     if (extra === this.extra || (extra.tools === this.extra.tools && extra.system === this.extra.system)) return;
     this.extra = extra;
-    for (const t of extra.tools) if (t.compactable && !this.compactable.includes(t.name)) this.compactable.push(t.name);
+    for (const t of extra.tools) if (traitsOf(t).compactable && !this.compactable.includes(t.name)) this.compactable.push(t.name);
     this.toolSpecs = this.allTools.map(toolSpec);
     this.system = this.buildSystem();
     this.deps.emit({ type: 'context', usage: this.usage() });
