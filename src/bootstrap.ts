@@ -17,6 +17,10 @@ import { isStoreError, openStore, type SessionInfo, type Store } from './store/i
 import type { Approver } from './tools/permissions.js';
 import { createTools, registerTools } from './tools/registry.js';
 import { loadAgents } from './agents/agentFiles.js';
+import { subagentCapability } from './agents/capability.js';
+import type { Capability } from './capability/capability.js';
+import { hooksCapability } from './hooks/capability.js';
+import { mcpCapability } from './mcp/capability.js';
 import { McpManager } from './mcp/manager.js';
 import { mcpServers, passedVars } from './mcp/config.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
@@ -205,8 +209,8 @@ export async function createRuntime(
     const hidden = new Set(hiddenFromShell(config, env));
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
-    const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), TOOL.Task]);
-    const tools = createTools({ bash, agents });
+    const tools = createTools({ bash });
+    const agents = await loadAgents({ cwd: config.cwd }, [...tools.map((t) => t.name), TOOL.Task]);
     // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
     const secrets = new Set(secretVars(config, env));
     const mcp = mcpFor(config, env, counter, secrets);
@@ -219,13 +223,16 @@ export async function createRuntime(
             sessionId,
             cwd: config.cwd,
             env: hookEnv(env, (name) => secrets.has(name)),
-            toolNames: tools.map((t) => t.name),
+            toolNames,
             trust: new ProjectTrust(trustFilePath(env)),
             trustProject: opts.hooksTrust === true,
             ...(approver ? { askApproval: (question: string, signal: AbortSignal) => askHooksApproval(approver, question, signal) } : {}),
             report: (level, text) => reportHook(level, text),
           })
         : undefined;
+    // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
+    const capabilities: Capability[] = [subagentCapability(agents), ...(mcp ? [mcpCapability(mcp)] : []), hooksCapability(hooksFor)];
+    const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
@@ -240,11 +247,9 @@ export async function createRuntime(
           store,
           provider: prov,
           tools,
-          agents,
+          capabilities,
           counter,
           ...(approver ? { approver } : {}),
-          ...(mcp ? { extraTools: () => mcp.toolSet(), mcp } : {}),
-          hooks: hooksFor,
           providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning),
         },
         info,
@@ -272,7 +277,7 @@ export async function createRuntime(
       session,
       promptHistory,
       commands: loaded.commands,
-      toolNames: tools.map((t) => t.name),
+      toolNames,
       openSession,
       mcp,
       close: () => {

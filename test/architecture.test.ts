@@ -77,6 +77,15 @@ describe('the checks themselves', () => {
       edge('src/mcp/servers.ts', 'better-sqlite3'),
       edge('src/trust/projectTrust.ts', 'src/config/config.ts'),
       edge('src/trust/projectTrust.ts', 'src/session/session.ts', { typeOnly: true }),
+      edge('src/capability/capability.ts', 'src/tools/types.ts', { typeOnly: true }),
+      edge('src/capability/capability.ts', 'src/tools/registry.ts'),
+      edge('src/agents/capability.ts', 'src/capability/capability.ts', { typeOnly: true }),
+      edge('src/agents/capability.ts', 'src/agents/taskTool.ts'),
+      edge('src/agents/capability.ts', 'src/tools/registry.ts'),
+      edge('src/agents/capability.ts', 'src/llm/messages.ts'),
+      edge('src/agents/capability.ts', 'src/session/children.ts', { typeOnly: true }),
+      edge('src/mcp/capability.ts', 'src/config/config.ts'),
+      edge('src/tools/registry.ts', 'src/agents/taskTool.ts'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -90,6 +99,10 @@ describe('the checks themselves', () => {
       'src/hooks/run.ts → src/store/store.ts',
       'src/agents/task.ts → ink',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/capability/capability.ts → src/tools/registry.ts',
+      'src/agents/capability.ts → src/session/children.ts',
+      'src/mcp/capability.ts → src/config/config.ts',
+      'src/tools/registry.ts → src/agents/taskTool.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });

@@ -78,7 +78,6 @@ async function runOneTool(
     ...(resultChars > 0 ? { resultChars } : {}),
     ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
-    ...(opts.subagents ? { subagents: opts.subagents } : {}),
   };
 
   if (!tool) {

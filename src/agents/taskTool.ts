@@ -4,7 +4,7 @@ import { parseInput, toInputSchema } from '../tools/inputSchema.js';
 import { ToolInputError, type Tool, type ToolContext, type ToolOutput } from '../tools/types.js';
 import type { AgentCatalog } from './agents.js';
 import { progressLine, type ChildState } from './childState.js';
-import type { ChildOutcome } from './host.js';
+import type { ChildOutcome, SubagentHost } from './host.js';
 import { capReport } from './report.js';
 import { TOOL } from '../tools/toolNames.js';
 
@@ -22,8 +22,11 @@ const TaskInputSchema = z.object({
 });
 export type TaskInput = z.infer<typeof TaskInputSchema>;
 
-/** The Task tool for the agents in `catalog` (listed in its description, which heads the cached prefix: same catalog, same bytes). */
-export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
+/**
+ * The Task tool for the agents in `catalog` (listed in its description, which heads the cached
+ * prefix: same catalog, same bytes), running each child through `host`.
+ */
+export function createTaskTool(catalog: AgentCatalog, host: SubagentHost): Tool<TaskInput> {
   const inputSchema = toInputSchema(TaskInputSchema);
   const agents = catalog
     .list()
@@ -53,13 +56,11 @@ export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
     },
     // as the transcript's keyArgument shows a stored call: the agent only when one is named
     summarize: (input) => (input.agent ? `${input.agent}: ${input.description}` : input.description),
-    run: (input, ctx) => runTask(input, ctx, catalog),
+    run: (input, ctx) => runTask(input, ctx, catalog, host),
   };
 }
 
-async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog): Promise<ToolOutput> {
-  const host = ctx.subagents;
-  if (!host) return { content: 'Task is not available here: sub-agents cannot start more sub-agents at this depth (agents.maxDepth).', isError: true };
+async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog, host: SubagentHost): Promise<ToolOutput> {
   const agent = catalog.get(input.agent);
   if (!agent) return { content: `Task: there is no agent "${input.agent ?? ''}".`, isError: true };
   let shown = '';

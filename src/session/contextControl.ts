@@ -191,9 +191,13 @@ export class ContextControl {
     return promptTokens + fixedTokens > limit ? { promptTokens, fixedTokens, limit } : undefined;
   }
 
-  /** The loop's hooks around each model call. */
-  loopHooks(): Pick<LoopHost, 'beforeModelCall' | 'noteOverflow' | 'recoverFromOverflow' | 'afterResponse'> {
+  /** What the loop asks of the session: the history, the system prompt, and the hooks around each model call. */
+  loopHost(): LoopHost {
     return {
+      history: () => this.deps.log.messages(),
+      append: (msg) => this.deps.log.append(msg),
+      systemPrompt: () => this.system,
+      maxOutputTokens: () => this.cfg.maxOutputTokens,
       beforeModelCall: async (signal) => {
         const overflow = this.silentOverflow;
         if (overflow) {

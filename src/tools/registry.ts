@@ -1,5 +1,3 @@
-import type { AgentCatalog } from '../agents/agents.js';
-import { createTaskTool } from '../agents/taskTool.js';
 import type { ToolSpec } from '../llm/provider.js';
 import { redact } from '../log.js';
 import { createBashTool, type BashOptions } from './bash.js';
@@ -18,8 +16,6 @@ export interface ToolsOptions {
   fileRead?: FileReadOptions;
   glob?: GlobOptions;
   recall?: RecallOptions;
-  /** The agents the Task tool offers; without it there is no Task tool. */
-  agents?: AgentCatalog;
   /**
    * Applied to every tool output before it reaches the model (and so the transcript and
    * the database). Default: log.ts's redact, which removes registered API keys and
@@ -28,7 +24,7 @@ export interface ToolsOptions {
   redact?: (text: string) => string;
 }
 
-/** The seven tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall; and Task when agents are given. */
+/** The seven built-in tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall (capabilities bring the others: Task, MCP's). */
 export function createTools(opts: ToolsOptions): AnyTool[] {
   const clean = opts.redact ?? redact;
   const tools: AnyTool[] = [
@@ -39,7 +35,6 @@ export function createTools(opts: ToolsOptions): AnyTool[] {
     createGrepTool(opts.grep),
     createGlobTool(opts.glob),
     createRecallTool(opts.recall),
-    ...(opts.agents ? [createTaskTool(opts.agents)] : []),
   ];
   return tools.map((t) => withRedaction(t, clean));
 }

@@ -1,4 +1,3 @@
-import type { SubagentHost } from '../agents/host.js';
 import type { JsonSchema, ToolSpec } from '../llm/provider.js';
 import type { FileDiff } from './fileDiff.js';
 import type { FileTracker } from './fileTracker.js';
@@ -55,8 +54,6 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The call's tool_use id. */
   toolUseId?: string;
-  /** Runs sub-agents for the Task tool (absent where nesting is not allowed). */
-  subagents?: SubagentHost;
   /** Present when the session has an archive to search. */
   recall?: RecallSource;
   /** The spill threshold of this call in characters (absent: none): a tool that is never spilled (Recall) cuts its own result to it. */
