@@ -96,6 +96,18 @@ describe('the checks themselves', () => {
       edge('src/skills/discovery.ts', 'src/store/store.ts', { typeOnly: true }),
       edge('src/skills/skillTool.ts', 'ink'),
       edge('src/skills/listing.ts', 'src/tools/toolNames.ts'),
+      edge('src/capability/capability.ts', 'src/tools/types.ts', { typeOnly: true }),
+      edge('src/capability/capability.ts', 'src/tools/registry.ts'),
+      edge('src/agents/capability.ts', 'src/capability/capability.ts', { typeOnly: true }),
+      edge('src/agents/capability.ts', 'src/agents/taskTool.ts'),
+      edge('src/agents/capability.ts', 'src/tools/registry.ts'),
+      edge('src/agents/capability.ts', 'src/llm/messages.ts'),
+      edge('src/agents/capability.ts', 'src/session/children.ts', { typeOnly: true }),
+      edge('src/mcp/capability.ts', 'src/config/config.ts'),
+      edge('src/tools/registry.ts', 'src/agents/taskTool.ts'),
+      // the Skill tool is the skills capability's: tools/ names no skill type, not even as a type
+      edge('src/tools/types.ts', 'src/skills/types.ts', { typeOnly: true }),
+      edge('src/skills/capability.ts', 'src/agents/agents.ts', { typeOnly: true }),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -119,6 +131,12 @@ describe('the checks themselves', () => {
       'src/store/open.ts → better-sqlite3',
       'src/session/session.ts → better-sqlite3',
       'src/mcp/servers.ts → better-sqlite3',
+      'src/capability/capability.ts → src/tools/registry.ts',
+      'src/agents/capability.ts → src/session/children.ts',
+      'src/mcp/capability.ts → src/config/config.ts',
+      'src/skills/capability.ts → src/agents/agents.ts',
+      'src/tools/registry.ts → src/agents/taskTool.ts',
+      'src/tools/types.ts → src/skills/types.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });

@@ -16,6 +16,7 @@ import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js'
 import { SummaryFailure, type Summarizer, type SummaryResult } from './summarize.js';
 import { contextRaw } from './thinkingRoom.js';
 import type { CompactionRecord, CompactionTrigger } from './types.js';
+import { TOOL } from '../tools/toolNames.js';
 
 export interface HeadDeps {
   deps: EngineDeps;
@@ -151,7 +152,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
         budget: budgets.restoreTokens,
         fileBudget: budgets.restoreFileTokens,
         maxFiles: d.deps.config.restoreFiles,
-        fileReadTools: d.deps.fileReadTools ?? ['FileRead', ...FILE_EDIT_TOOLS],
+        fileReadTools: d.deps.fileReadTools ?? [TOOL.FileRead, ...FILE_EDIT_TOOLS],
         readFile: d.deps.readFile,
         signal,
       },

@@ -6,9 +6,10 @@
 // loads land in the history, after the cached prefix, not in the tool list.
 
 import { ToolInputError, type AnyTool } from '../tools/types.js';
+import { TOOL } from '../tools/toolNames.js';
 
-export const SCHEMAS_TOOL = 'McpSchemas';
-export const CALL_TOOL = 'McpCall';
+export const SCHEMAS_TOOL = TOOL.McpSchemas;
+export const CALL_TOOL = TOOL.McpCall;
 /** One catalog line's description at most. */
 const LINE_CHARS = 90;
 
@@ -40,8 +41,9 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
       properties: { tools: { type: 'array', items: { type: 'string' }, description: 'Names of tools from the list, e.g. ["mcp__github__create_issue"]' } },
       required: ['tools'],
     },
-    readOnly: true,
-    compactable: true,
+    kind: 'mcp',
+    // only reads definitions
+    traits: { readOnly: true, mutating: false },
     parse: (input) => {
       const names = (input as { tools?: unknown } | null)?.tools;
       if (!Array.isArray(names) || names.some((n) => typeof n !== 'string') || names.length === 0)
@@ -69,8 +71,8 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
       },
       required: ['tool'],
     },
-    readOnly: false,
-    compactable: true,
+    // what runs is its delegate, authorized as itself
+    kind: 'mcp',
     parse: (input) => {
       const i = (input ?? {}) as { tool?: unknown; arguments?: unknown };
       if (typeof i.tool !== 'string' || i.tool === '') throw new ToolInputError('"tool" must be the name of an MCP tool');

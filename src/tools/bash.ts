@@ -7,6 +7,7 @@ import { TerminalText } from './terminalText.js';
 import { FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
 import { HeadTailBuffer } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { TOOL } from './toolNames.js';
 
 export interface BashOptions {
   /** Timeout when the model names none (ms). */
@@ -44,7 +45,7 @@ export type BashInput = z.infer<typeof BashInputSchema>;
 export function createBashTool(opts: BashOptions): Tool<BashInput> {
   const inputSchema = toInputSchema(BashInputSchema);
   return {
-    name: 'Bash',
+    name: TOOL.Bash,
     description: [
       'Runs a shell command (bash -c) in the working directory and returns what it printed, stdout and stderr interleaved as in a terminal, colour codes removed.',
       'Use it for git, builds, tests, package managers and running programs. To read files use FileRead, to search contents use Grep, to find files use Glob: they are faster and their output is better suited.',
@@ -55,8 +56,7 @@ export function createBashTool(opts: BashOptions): Tool<BashInput> {
       'A non-zero exit code is reported with the output. To leave a server running, start it in the background with its output redirected to a file (`cmd > log 2>&1 &`).',
     ].join(' '),
     inputSchema,
-    readOnly: false,
-    compactable: true,
+    kind: 'execute',
     parse(input) {
       const parsed = parseInput('Bash', BashInputSchema, inputSchema, input);
       if (parsed.timeout !== undefined && parsed.timeout > opts.maxTimeoutMs) parsed.timeout = opts.maxTimeoutMs;

@@ -12,6 +12,7 @@ import { displayPath, resolvePath } from './paths.js';
 import { decodeText } from './textFile.js';
 import { truncateLine } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { TOOL } from './toolNames.js';
 
 export interface FileReadOptions {
   /** Lines per read when the model gives no limit. */
@@ -37,7 +38,7 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
   const o = { ...DEFAULTS, ...options };
   const inputSchema = toInputSchema(FileReadInput);
   return {
-    name: 'FileRead',
+    name: TOOL.FileRead,
     description: [
       'Reads a text file and returns its lines numbered like `cat -n` (right-aligned line number, a tab, the line).',
       'Use it to look at source files, configs and logs before changing or explaining them; prefer it to `cat`/`head`/`tail` in Bash.',
@@ -46,8 +47,7 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
       'Binary files (images, archives, executables) are refused. For a directory, use Glob; to find where something is, use Grep.',
     ].join(' '),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('FileRead', FileReadInput, inputSchema, input),
     summarize: (input) =>
       input.path +

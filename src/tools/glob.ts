@@ -7,6 +7,7 @@ import { splitGlob } from './globPattern.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { displayPath, resolvePath } from './paths.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { TOOL } from './toolNames.js';
 
 export interface GlobOptions {
   /** Most paths returned (default 100). */
@@ -25,7 +26,7 @@ export function createGlobTool(options: GlobOptions = {}): Tool<GlobInput> {
   const maxResults = options.maxResults ?? 100;
   const inputSchema = toInputSchema(GlobInputSchema);
   return {
-    name: 'Glob',
+    name: TOOL.Glob,
     description: [
       'Finds files by name pattern and returns their paths (relative to the working directory), most recently modified first.',
       'Patterns are globs: `*` matches within one directory level, `**` across levels, `{a,b}` alternatives, `[abc]` one character; "*.ts" matches only at the top of `path`, "**/*.ts" at any depth.',
@@ -33,8 +34,7 @@ export function createGlobTool(options: GlobOptions = {}): Tool<GlobInput> {
       `At most ${fmtInt(maxResults)} paths are returned; the output says how many more matched. To search file contents, use Grep.`,
     ].join(' '),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('Glob', GlobInputSchema, inputSchema, input),
     summarize: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
     run: (input, ctx) => runGlob(input, ctx, maxResults),

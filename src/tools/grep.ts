@@ -16,6 +16,7 @@ import { displayPath, resolvePath } from './paths.js';
 import { toRustRegex } from './rgPattern.js';
 import { findOnPath } from './shell.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { TOOL } from './toolNames.js';
 
 export interface GrepOptions {
   /**
@@ -66,7 +67,7 @@ export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
   const defaultMax = options.defaultMaxResults ?? 100;
   return {
-    name: 'Grep',
+    name: TOOL.Grep,
     description: [
       'Searches file contents with a regular expression (JavaScript syntax) and lists the matching files, the matching lines (outputMode "lines", as path:line:text, with optional contextLines) or match counts per file (outputMode "count").',
       'Use it to find definitions, usages, strings and config keys; prefer it to grep/rg in Bash. Narrow with path (a file or directory) and glob (e.g. "*.ts").',
@@ -75,8 +76,7 @@ export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
       'To find files by name, use Glob; to read a file around a match, use FileRead with offset.',
     ].join(' '),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('Grep', GrepInputSchema, inputSchema, input),
     summarize: (input) => `/${input.pattern}/${input.ignoreCase ? 'i' : ''}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
     run: async (input, ctx) => (await runGrep(input, ctx, { ...options, maxFileBytes, defaultMaxResults: defaultMax })).output,
