@@ -47,19 +47,18 @@ async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, s
   return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
 }
 
-/** A project skill that runs code: "allow" runs its commands (and remembers that), anything else does not. */
-async function askSkillApproval(approver: Approver, question: string, signal: AbortSignal): Promise<boolean> {
+/** A project skill's code asks through the same prompt as a project's hooks. */
+async function askSkillApproval(
+  approver: Approver,
+  question: string,
+  skill: { name: string; file: string; changed: boolean },
+  signal: AbortSignal,
+): Promise<HooksAnswer> {
   const answer = await approver(
-    {
-      toolName: 'Skills',
-      toolUseId: 'skill-approval',
-      input: {},
-      summary: question,
-      onceOnly: true,
-    },
+    { toolName: TOOL.Skill, toolUseId: `skill-approval-${skill.file}`, input: {}, summary: question, projectCode: { what: 'skill', ...skill } },
     signal,
   );
-  return answer.kind !== 'deny';
+  return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
 }
 
 // Turns flags, config files and the environment into a ready Session (shared by print
@@ -240,7 +239,12 @@ export async function createRuntime(
       cwd: config.cwd,
       trust: new ProjectTrust(trustFilePath(env)),
       trustProject: opts.hooksTrust === true,
-      ...(approver ? { askApproval: (question: string, signal: AbortSignal) => askSkillApproval(approver, question, signal) } : {}),
+      ...(approver
+        ? {
+            askApproval: (question: string, skill: { name: string; file: string; changed: boolean }, signal: AbortSignal) =>
+              askSkillApproval(approver, question, skill, signal),
+          }
+        : {}),
       report: (level, text) => reportHook(level, text),
     });
     // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see

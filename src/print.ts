@@ -1,3 +1,4 @@
+import { reportLine, reportLines } from './compaction/reportText.js';
 import { createRuntime } from './bootstrap.js';
 import { onClosedStdout } from './closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
@@ -31,7 +32,8 @@ async function promptOf(opts: GlobalOptions, words: string[]): Promise<string> {
 function receiptLine(r: CompactionRecord): string {
   if (r.status !== 'applied')
     return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
-  return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s`;
+  const line = reportLine(r);
+  return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s${line ? `\n${line}` : ''}`;
 }
 
 /** The turn's estimated cost, cache reads and writes priced apart (absent for a model without a known price). */
@@ -124,6 +126,9 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         if (e.record.status === 'applied') compactions++;
         else if (e.record.trigger === 'manual') manualFailed = e.record.reason ?? e.record.status;
         if (e.record.trigger === 'manual') receipt = receiptLine(e.record);
+        // what the compaction did, for the person (compaction/reportText.ts)
+        if (format === 'stream-json' && e.record.report && e.record.status === 'applied')
+          writeLine({ type: 'compaction_report', id: e.record.id, trigger: e.record.trigger, report: reportLines(e.record) });
         if (format !== 'stream-json' && e.record.trigger !== 'micro' && e.record.trigger !== 'manual') {
           process.stderr.write(
             `agent: compaction (${e.record.trigger}) ${e.record.status}: ${e.record.tokensBefore} → ${e.record.tokensAfter} tokens${e.record.reason ? ` (${e.record.reason})` : ''}\n`,

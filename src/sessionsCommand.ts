@@ -1,3 +1,4 @@
+import { reportLines } from './compaction/reportText.js';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { lookUpSession, openStoreOnly } from './bootstrap.js';
@@ -115,6 +116,11 @@ function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean
   for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy, whole));
   const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
   if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
+  const compactions = store.listCompactions(info.id).filter((c) => c.trigger !== 'micro');
+  if (compactions.length > 0) {
+    out(`\n${heading}# Compactions (${compactions.length})\n`);
+    for (const c of compactions) out(`${reportLines(c).join('\n')}\n`);
+  }
   const children = store.childSessions(info.id);
   if (children.length === 0) return;
   out(`${heading}# Sub-agents (${children.length})\n`);

@@ -108,6 +108,9 @@ describe('the checks themselves', () => {
       // the Skill tool is the skills capability's: tools/ names no skill type, not even as a type
       edge('src/tools/types.ts', 'src/skills/types.ts', { typeOnly: true }),
       edge('src/skills/capability.ts', 'src/agents/agents.ts', { typeOnly: true }),
+      edge('src/ledger/derive.ts', 'src/llm/messages.ts', { typeOnly: true }),
+      edge('src/ledger/render.ts', 'src/compaction/tokens.ts', { typeOnly: true }),
+      edge('src/ledger/derive.ts', 'node:fs'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -137,6 +140,8 @@ describe('the checks themselves', () => {
       'src/skills/capability.ts → src/agents/agents.ts',
       'src/tools/registry.ts → src/agents/taskTool.ts',
       'src/tools/types.ts → src/skills/types.ts',
+      'src/ledger/render.ts → src/compaction/tokens.ts',
+      'src/ledger/derive.ts → node:fs',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });

@@ -16,7 +16,7 @@ export function checkpointHeader(compactionId: string, archivedCount: number): s
 
 /**
  * The checkpoint message (role user, kind checkpoint): header and summary in the first text
- * block, then the restored context (recent requests, re-read files) as further text blocks, so
+ * block, then the ledger, then the restored context (recent requests, re-read files) as further text blocks, so
  * that a later compaction can take the summary alone as "the previous checkpoint".
  */
 export function buildCheckpointMessage(a: {
@@ -27,8 +27,11 @@ export function buildCheckpointMessage(a: {
   createdAt: number;
   /** A tool loop in progress closed into the checkpoint, as text (openLoop.ts). */
   openLoop?: string | undefined;
+  /** The working-state ledger (ledger/), its own block right after the summary. */
+  ledger?: string | undefined;
 }): Message {
   const blocks: TextBlock[] = [{ type: 'text', text: `${checkpointHeader(a.compactionId, a.archivedCount)}${SEPARATOR}${a.summary.trim()}` }];
+  if (a.ledger) blocks.push({ type: 'text', text: `\n\n${a.ledger}` });
   if (a.openLoop) blocks.push({ type: 'text', text: `\n\n${a.openLoop}` });
   if (a.restoration?.requests) blocks.push({ type: 'text', text: `\n\n${a.restoration.requests}` });
   if (a.restoration?.files) blocks.push({ type: 'text', text: `\n\n${a.restoration.files}` });

@@ -6,6 +6,7 @@ import { compactionBudgets, contextUsage, thresholds, type ContextUsage, type Th
 import { Guards, normalizeState, type CompactionState } from './guards.js';
 import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement } from './meter.js';
 import { applyMicro, selectMicro, type MicroResult } from './micro.js';
+import { ledgerTokens } from './ledgerStep.js';
 import { openThinkingLoop } from './openLoop.js';
 import { contextRaw, liveThinkingRaw, type ThinkingRoom } from './thinkingRoom.js';
 import { microWorthIt } from './microPolicy.js';
@@ -169,7 +170,9 @@ export class CompactionEngine {
       overflow,
       estimatedTokens: measured.tokens,
       thresholds: this.ladder,
-      fixedTokens: this.ratio() * (fixedRaw + pinnedRaw) + budgets.summaryMaxTokens,
+      // the ledger goes beside the checkpoint (ledgerStep.ts)
+      fixedTokens:
+        this.ratio() * (fixedRaw + pinnedRaw) + budgets.summaryMaxTokens + (this.deps.ledger && this.cfg.ledger ? ledgerTokens(this.ladder.effective) : 0),
       tailTokens: budgets.tailTokens,
       attempt,
     });
@@ -364,7 +367,14 @@ export class CompactionEngine {
 
   private async summarizeHead(run: LlmRun): Promise<Outcome> {
     const outcome = await summarizeHead(
-      { deps: this.deps, summarizer: this.summarizer, now: this.now, ratio: this.ratio(), budgets: (raw) => this.budgets(raw) },
+      {
+        deps: this.deps,
+        summarizer: this.summarizer,
+        now: this.now,
+        ratio: this.ratio(),
+        budgets: (raw) => this.budgets(raw),
+        effective: this.ladder.effective,
+      },
       run,
     );
     // the accounting re-anchors on the committed history (committed())

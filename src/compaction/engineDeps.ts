@@ -1,6 +1,7 @@
 import type { ModelLimits } from '../config/models.js';
 import type { ThinkingRequest } from '../llm/provider.js';
 import type { CompactionConfig } from '../config/schema.js';
+import type { LedgerSource } from './ledgerStep.js';
 import type { DescribeToolUse } from './micro.js';
 import type { MicroPolicy } from './microPolicy.js';
 import type { RequestParts } from './meter.js';
@@ -59,6 +60,11 @@ export interface EngineDeps {
    * the API strips finished turns' thinking (Claude before the 5 family); default 'all'.
    */
   thinkingRoom?: ThinkingRoom | undefined;
+  /**
+   * The working-state ledger (ledger/): derived from the log and carried beside every checkpoint
+   * of an LLM compaction; absent, or compaction.ledger false, the checkpoint carries the summary alone.
+   */
+  ledger?: LedgerSource | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }

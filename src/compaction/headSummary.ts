@@ -10,10 +10,13 @@ import type { CompactionContext, EngineDeps, ProviderCompaction } from './engine
 import type { Measurement } from './meter.js';
 import { FILE_EDIT_TOOLS } from './modified.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
+import { checkSummary, compactionLedger, ledgerTokens } from './ledgerStep.js';
+import type { Ledger } from '../ledger/types.js';
 import { buildRestoration, type Restoration } from './restore.js';
 import { openLoopText, openThinkingLoop } from './openLoop.js';
 import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js';
-import { SummaryFailure, type Summarizer, type SummaryResult } from './summarize.js';
+import { SummaryFailure, type Summarizer, type SummaryJob, type SummaryResult } from './summarize.js';
+import type { ProbeResults } from '../ledger/probes.js';
 import { contextRaw } from './thinkingRoom.js';
 import type { CompactionRecord, CompactionTrigger } from './types.js';
 import { TOOL } from '../tools/toolNames.js';
@@ -25,6 +28,8 @@ export interface HeadDeps {
   /** The session model's calibration ratio. */
   ratio: number;
   budgets: (fixedRaw: number) => ReturnType<typeof compactionBudgets>;
+  /** The window's effective input (thresholds.effective): the ledger's budget is a share of it. */
+  effective: number;
 }
 
 export interface LlmRun {
@@ -98,8 +103,14 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     });
   }
   const tail = history.slice(split.index);
+  // the working state, derived from the log before anything is summarized (ledger/)
+  const ledger: Ledger | undefined =
+    d.deps.ledger && d.deps.config.ledger
+      ? compactionLedger(d.deps.ledger, history, [...head.pinnedUnits.flat(), ...tail], ledgerTokens(d.effective), counter, d.deps.describeToolUse)
+      : undefined;
 
   let summary: SummaryResult;
+  let probes: ProbeResults | undefined;
   const provided = d.deps.providerCompaction
     ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress)
     : undefined;
@@ -107,7 +118,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   else
     try {
       const instructions = d.deps.instructions ? await d.deps.instructions(trigger, run.focus, signal) : run.focus;
-      summary = await d.summarizer.summarize({
+      const job: SummaryJob = {
         messages: head.summarize,
         previous: head.previous ? checkpointSummary(head.previous) : undefined,
         focus: instructions,
@@ -136,7 +147,20 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
                 };
               })()
             : undefined,
-      });
+      };
+      summary = await d.summarizer.summarize(job);
+      // checked against the ledger before it is committed (ledgerStep.ts)
+      if (ledger) {
+        const checked = await checkSummary(
+          summary,
+          ledger.facts,
+          (instruction) => d.summarizer.summarize({ ...job, focus: job.focus ? `${job.focus}\n\n${instruction}` : instruction }),
+          progress,
+          signal,
+        );
+        summary = checked.summary;
+        probes = checked.probes;
+      }
     } catch (e) {
       const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));
       return finish({ status: 'failed', reason: f.aborted ? CANCELLED : f.message, tokensAfter: run.tokensBefore });
@@ -149,7 +173,8 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       head.archived,
       tail,
       {
-        budget: budgets.restoreTokens,
+        budget: Math.max(0, budgets.restoreTokens - (ledger?.tokens ?? 0)),
+        requests: ledger === undefined,
         fileBudget: budgets.restoreFileTokens,
         maxFiles: d.deps.config.restoreFiles,
         fileReadTools: d.deps.fileReadTools ?? [TOOL.FileRead, ...FILE_EDIT_TOOLS],
@@ -166,6 +191,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     summary: summary.text,
     archivedCount: head.archived.length,
     restoration,
+    ledger: ledger?.text,
     createdAt: d.now(),
     ...(loopStart !== undefined ? { openLoop: openLoopText(history.slice(loopStart)) } : {}),
   });
@@ -185,6 +211,15 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     summaryTokens: counter.countText(summary.text),
     summary: summary.text,
     method: summary.method,
+    ...(ledger
+      ? {
+          report: {
+            ledger: { tokens: ledger.tokens, sections: ledger.sections },
+            ...(probes ? { probes } : {}),
+            archived: { first: head.archived[0]!.id, last: head.archived[head.archived.length - 1]!.id },
+          },
+        }
+      : {}),
   };
   if (tokensAfter >= run.tokensBefore) {
     return finish({ ...fields, status: 'ineffective', reason: 'the compacted context would not be smaller than the current one' }, summary.usage);

@@ -16,6 +16,8 @@ export interface RestoreOptions {
   fileReadTools: readonly string[];
   readFile?: ReadFile | undefined;
   signal: AbortSignal;
+  /** False when the ledger carries the person's words: no "recent requests" section, the files get the whole budget. */
+  requests?: boolean;
 }
 
 export interface Restoration {
@@ -120,7 +122,7 @@ export async function buildRestoration(
 
   // requests quoted by an archived checkpoint come first: a long turn keeps its request through many compactions
   const requests: Array<{ text: string; id?: string }> = [];
-  for (const m of archived) {
+  for (const m of opts.requests === false ? [] : archived) {
     if (m.kind === 'checkpoint') requests.push(...quotedRequests(m).map((text) => ({ text })));
     else if (isTurnStart(m) && textOf(m).trim()) requests.push({ text: textOf(m).trim(), id: m.id });
   }

@@ -1,3 +1,5 @@
+import type { ProbeResults } from '../ledger/probes.js';
+import type { RenderedSection } from '../ledger/types.js';
 import type { Message, Usage } from '../llm/messages.js';
 
 export type CompactionTrigger = 'micro' | 'auto' | 'reactive' | 'manual';
@@ -28,6 +30,16 @@ export interface CompactionRecord {
   /** Tokens the summarizer consumed. */
   usage: Usage;
   createdAt: number;
+  /** What the working-state ledger carried and what the summary's probes found (LLM tiers with the ledger on). */
+  report?: CompactionReport;
+}
+
+/** Stored with the record (compactions.report, JSON): what the person's compaction report shows beside the figures. */
+export interface CompactionReport {
+  ledger?: { tokens: number; sections: RenderedSection[] };
+  probes?: ProbeResults;
+  /** The first and last archived message (Recall ids). */
+  archived?: { first: string; last: string };
 }
 
 /** A tool output that micro compaction cleared; the original goes to the archive. */

@@ -72,6 +72,8 @@ export const CompactionSchema = z.strictObject({
   restoreFileTokens: z._default(nonNegativeInt, 5_000),
   /** ...all restored context (files, AGENTS.md, recent requests) within this many tokens. */
   restoreTokens: z._default(nonNegativeInt, 20_000),
+  /** Carry the working-state ledger (the person's words, files, standing failures, derived from the log) beside every checkpoint; false: the summary alone. */
+  ledger: z._default(z.boolean(), true),
   /** Calls in a turn that stop at max_tokens and are told to continue, at most. */
   maxOutputRecoveries: z._default(nonNegativeInt, 3),
   /** Standing instructions for every summary (what to keep, what to stress), merged with /compact focus: and PreCompact hooks' output. */

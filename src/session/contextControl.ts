@@ -10,6 +10,7 @@ import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../co
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
+import { ledgerSections } from '../ledger/registry.js';
 import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
 import type { ToolSet } from '../capability/capability.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
@@ -174,10 +175,8 @@ export class ContextControl {
   }
 
   /**
-   * Whether a prompt can be sent at all: beside it, a request always carries the system prompt,
-   * the tool schemas and the pinned messages, and no compaction can shrink those or the prompt
-   * (it is kept verbatim). When they do not fit the window's input share, the figures; else
-   * undefined.
+   * Whether a prompt can be sent at all: beside it, a request always carries the system prompt, the tool schemas and the pinned
+   * messages, and no compaction can shrink those or the prompt (it is kept verbatim). When they do not fit the window's input share, the figures.
    */
   async promptTooLarge(msg: Message): Promise<{ promptTokens: number; fixedTokens: number; limit: number } | undefined> {
     const { counter } = this.deps;
@@ -357,6 +356,7 @@ export class ContextControl {
         // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
         thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
         ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
+        ledger: { archived: () => this.deps.log.archived(), sections: () => ledgerSections.sections() },
         ...this.deps.engine,
       },
       state,

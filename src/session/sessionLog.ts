@@ -82,6 +82,25 @@ export class SessionLog {
     return this.history;
   }
 
+  /**
+   * The messages compactions archived, in log order (not those a rewind took back: the person
+   * undid them): what the working-state ledger covers beside the history. [] when nothing is
+   * stored yet or the store cannot be read (the ledger then covers the history alone).
+   */
+  archived(): Message[] {
+    if (!this.stored) return [];
+    try {
+      const rewound = new Set(this.deps.store.rewindsInEffect(this.id).map((r) => r.id));
+      return this.deps.store
+        .loadTranscript(this.id, { includeArchived: true })
+        .filter((e) => e.archivedBy !== null && !rewound.has(e.archivedBy))
+        .map((e) => e.message);
+    } catch (e) {
+      debug('could not read the archived messages for the ledger', { error: (e as Error).message });
+      return [];
+    }
+  }
+
   get isStored(): boolean {
     return this.stored;
   }

@@ -16,8 +16,8 @@ export interface SkillTrustDeps {
   trust: ProjectTrust;
   /** Print mode's --hooks-trust: a project's skills run their commands without an approval (none recorded). */
   trustProject: boolean;
-  /** Asks the person (the TUI); absent in print mode. */
-  askApproval?: (question: string, signal: AbortSignal) => Promise<boolean>;
+  /** Asks the person (the TUI): remember the approval for the project, run for this session only, or not at all; absent in print mode. */
+  askApproval?: (question: string, skill: { name: string; file: string; changed: boolean }, signal: AbortSignal) => Promise<'remember' | 'session' | 'no'>;
   report: (level: 'info' | 'warning', text: string) => void;
 }
 
@@ -118,8 +118,9 @@ export class SkillCatalog {
       ...(skill.allowedTools?.length ? [`  allowed-tools: ${skill.allowedTools.join(', ')}`] : []),
     ];
     const question = `${skill.file} ${changed ? 'changed since you approved it' : 'is a project skill'} that runs code:\n${lines.join('\n')}\nLet it run in this project?`;
-    const ok = await d.askApproval(question, signal).catch(() => false);
-    if (!ok) {
+    const answer = await d.askApproval(question, { name: skill.name, file: skill.file, changed }, signal).catch(() => 'no' as const);
+    if (answer === 'session') return true;
+    if (answer === 'no') {
       d.report('info', `The commands of the skill ${skill.name} do not run in this session.`);
       return false;
     }

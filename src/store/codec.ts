@@ -187,6 +187,8 @@ export interface CompactionRow {
   model: string;
   usage: string;
   created_at: number;
+  /** CompactionReport as JSON (v11); null before, and for records without one. */
+  report: string | null;
 }
 
 export function encodeCompaction(r: CompactionRecord): CompactionRow {
@@ -211,6 +213,7 @@ export function encodeCompaction(r: CompactionRecord): CompactionRow {
     model: r.model,
     usage: JSON.stringify(cleanUsage(r.usage)),
     created_at: r.createdAt,
+    report: r.report ? JSON.stringify(r.report) : null,
   };
 }
 
@@ -233,6 +236,7 @@ export function decodeCompaction(r: CompactionRow): CompactionRecord {
   if (r.reason !== null) rec.reason = r.reason;
   if (r.summary !== null) rec.summary = r.summary;
   if (r.method !== null) rec.method = r.method as NonNullable<CompactionRecord['method']>;
+  if (r.report !== null && r.report !== undefined) rec.report = parseJson(r.report, `report of compaction ${r.id}`) as NonNullable<CompactionRecord['report']>;
   return rec;
 }
 

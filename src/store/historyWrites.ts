@@ -23,7 +23,7 @@ import { ArchiveIndexer } from './search-index.js';
 import type { CompactionInEffect, RevertRequest, RewindInEffect, TokenCounter, VisibleEntry, VisibleRewrite } from './types.js';
 
 const COMPACTION_COLS =
-  'id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count, summary_tokens, summary, method, duration_ms, model, usage, created_at';
+  'id, trigger, focus, status, reason, tokens_before, tokens_after, archived_count, preserved_count, summary_tokens, summary, method, duration_ms, model, usage, created_at, report';
 const NOT_COMPACTIONS = `(${MARKER_TRIGGERS.map((t) => `'${t}'`).join(', ')})`;
 
 export class HistoryWrites {
@@ -50,7 +50,7 @@ export class HistoryWrites {
       insertCompaction: db.prepare(
         `INSERT INTO compactions (session_id, ${COMPACTION_COLS})
          VALUES (@session_id, @id, @trigger, @focus, @status, @reason, @tokens_before, @tokens_after, @archived_count, @preserved_count,
-                 @summary_tokens, @summary, @method, @duration_ms, @model, @usage, @created_at)`,
+                 @summary_tokens, @summary, @method, @duration_ms, @model, @usage, @created_at, @report)`,
       ),
       compaction: db.prepare<[string, string], CompactionRow>(`SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? AND id = ?`),
       compactions: db.prepare<[string], CompactionRow>(

@@ -10,6 +10,7 @@ import { ArchiveIndexer, v7MessageIndex } from './search-index.js';
 import { v5History } from './historyLog.js';
 import { v9Spills } from './spills.js';
 import { v10FileReads } from './fileReads.js';
+import { v11CompactionReport } from './compactionReport.js';
 import { v4Snapshots } from './snapshots.js';
 import { v6ChildSessions } from './childSessions.js';
 
@@ -231,6 +232,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v8Thinking,
   v9Spills,
   v10FileReads,
+  v11CompactionReport,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -25,9 +25,9 @@ export interface ApprovalRequest {
   /**
    * Not a tool call: a project's own code asks to run (summary: what would run) — its hooks (`name`:
    * the file), or one of its MCP servers (`name`: the server). "session" remembers the answer for
-   * the project, "once" runs it in this session only, a denial keeps it from running (no note).
+   * the project, "once" runs it in this session only (a skill's `!command`s and allowed-tools likewise), a denial keeps it from running (no note).
    */
-  projectCode?: { what: 'hooks' | 'mcp'; name: string; file: string; changed: boolean };
+  projectCode?: { what: 'hooks' | 'mcp' | 'skill'; name: string; file: string; changed: boolean };
   /** For a read outside the project: the directory "for this session" covers (shown in the choice). */
   sessionScope?: string;
 }

@@ -2,6 +2,7 @@
 // transcript prints each item once; drawing it as text (rather than as nested Ink boxes) is what
 // lets a resumed session's newest screenful reach the terminal as fast as a new session's prompt.
 // The look is pinned byte for byte by test/ui/item-look.test.tsx.
+import { reportLine } from '../compaction/reportText.js';
 import type { CompactionRecord } from '../compaction/types.js';
 import { numberedLines, parseUnified, type FileDiff, type NumberedDiffLine } from '../tools/fileDiff.js';
 import { formatDuration, formatTokens, plural } from './format.js';
@@ -256,7 +257,14 @@ function receiptLines(record: CompactionRecord, columns: number, theme: Theme): 
   const note = ok && record.method ? METHOD_NOTE[record.method] : undefined;
   const text = `${paint(receiptText(record), { color })}${paint(` (${trigger})`, { color: theme.muted })}`;
   const mark = paint(`${ok ? '✻' : record.status === 'failed' ? '✗' : '⚠'} `, { color });
-  return [...besideMarker(mark, block(text, columns - 2)), ...(note ? indented(block(note, columns - 2, { color: theme.muted }), 2) : [])];
+  // what the ledger carried and the summary's check, one line; Ctrl+O prints the whole report
+  const report = reportLine(record);
+  const more = report ? `${report} · ctrl+o for the report` : undefined;
+  return [
+    ...besideMarker(mark, block(text, columns - 2)),
+    ...(note ? indented(block(note, columns - 2, { color: theme.muted }), 2) : []),
+    ...(more ? indented(block(more, columns - 2, { color: theme.muted }), 2) : []),
+  ];
 }
 
 /**

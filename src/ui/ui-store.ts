@@ -1,6 +1,7 @@
 // Turns the controller's events into what the screen shows. Finished things are appended to the
 // transcript (rendered once); the rest is live state, split into small stores so that a streamed
 // chunk touches only the streaming view.
+import { reportLines } from '../compaction/reportText.js';
 import { ToolExpander } from './expand-output.js';
 import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
@@ -59,6 +60,8 @@ export class UiStore {
   /** The last finished tool row and what Ctrl-O prints of it. */
   private readonly expander: ToolExpander;
   private lastThinking: ThinkingItem | null = null;
+  /** The last compaction receipt with a report (Ctrl+O prints the report). */
+  private lastReport: Extract<TranscriptItem, { kind: 'compaction' }> | null = null;
   private turnShowedInterrupt = false;
   /** The running turn has shown something of the model's (text, a tool call, a question). */
   private turnShowedOutput = false;
@@ -171,6 +174,8 @@ export class UiStore {
       case 'compaction_skipped': {
         const step = compactionStep(ev, this.live.get().compaction, this.now());
         if (step.item) this.append(step.item);
+        // Ctrl+O opens the whole report of the latest compaction while nothing newer took it
+        if (step.item?.kind === 'compaction' && step.item.record.report) this.lastReport = step.item;
         if (step.compaction !== undefined) this.patchLive({ compaction: step.compaction });
         return;
       }
@@ -254,6 +259,7 @@ export class UiStore {
   private openSession(ev: Extract<UiEvent, { type: 'session' }>): void {
     this.toolInputs.clear();
     this.lastThinking = null;
+    this.lastReport = null;
     this.picker.set(null);
     this.models.set(null);
     this.rewind.set(null);
@@ -305,6 +311,13 @@ export class UiStore {
     if (th && this.thinkingIsNewer(th)) {
       this.lastThinking = null;
       this.append({ ...th, id: itemId(), expanded: true });
+      return true;
+    }
+    const rep = this.lastReport;
+    const items = this.transcript.get().items;
+    if (rep && items.lastIndexOf(rep) > Math.max(th ? items.lastIndexOf(th) : -1, this.expander.last ? items.lastIndexOf(this.expander.last) : -1)) {
+      this.lastReport = null;
+      this.append({ kind: 'tool_output', id: itemId(), name: 'Compaction', summary: `report of ${rep.record.id}`, output: reportLines(rep.record).join('\n') });
       return true;
     }
     const e = this.expander.expand();

@@ -153,6 +153,10 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => under('src/tools')(e.from) && ['src/agents', 'src/mcp', 'src/hooks', 'src/skills', 'src/capability'].some((room) => under(room)(e.to)),
   },
   {
+    name: 'src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts), the tool names (src/tools/toolNames.ts) and its own files, no package, no node: module',
+    forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts' && e.to !== 'src/tools/toolNames.ts',
+  },
+  {
     name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
     forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
   },

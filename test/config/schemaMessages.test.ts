@@ -101,6 +101,7 @@ describe('.agentrc schema', () => {
         restoreFiles: 5,
         restoreFileTokens: 5_000,
         restoreTokens: 20_000,
+        ledger: true,
         maxOutputRecoveries: 3,
       },
       bash: { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, passEnv: [], stripEnv: [] },

@@ -3,7 +3,7 @@ import { cleanup } from 'ink-testing-library';
 import type { CompactionRecord } from '../../src/compaction/types.js';
 import { emptyUsage } from '../../src/llm/messages.js';
 import { receiptText } from '../../src/ui/item-text.js';
-import { FakeController, msg, renderApp, text, waitFor } from './helpers.js';
+import { FakeController, KEYS, msg, renderApp, text, waitFor } from './helpers.js';
 
 afterEach(() => cleanup());
 
@@ -108,5 +108,38 @@ describe('compaction in the app', () => {
     const f = app.frame();
     const last = f.lastIndexOf('✻ Compacted');
     expect(last).toBeLessThan(f.lastIndexOf('⎔ Checkpoint'));
+  });
+});
+
+describe('the compaction report', () => {
+  const withReport = record({
+    trigger: 'manual',
+    report: {
+      ledger: { tokens: 812, sections: [{ id: 'words', title: "The person's own words", shown: 9, listed: 2 }] },
+      probes: {
+        probed: 4,
+        missed: [{ kind: 'modified', fact: 'src/retry-client.ts' }],
+        retried: true,
+        omitted: [{ kind: 'modified', fact: 'src/retry-client.ts' }],
+      },
+      archived: { first: 'm_first', last: 'm_last' },
+    },
+  });
+
+  it('one line under the receipt: what the ledger carried, what the check found, how to undo; ctrl+o prints the whole report', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'compaction_end', record: withReport });
+    await app.waitForText('ctrl+o for the report');
+    const flat = app.frame().replace(/\s+/g, ' ');
+    // mutation: a receipt without reportLine() shows none of this
+    expect(flat).toContain(
+      "ledger 812 tokens (the person's own words 11) · summary missed 1, asked again, 1 still missing, 1 restored by the appendix · /uncompact undoes it",
+    );
+    await app.press(KEYS.ctrl('o'));
+    await app.waitForText('Omitted by the summary, restored from the log by its appendix: src/retry-client.ts');
+    const report = app.frame().replace(/\s+/g, ' ');
+    expect(report).toContain('Archived: 143 messages (Recall ids m_first … m_last)');
+    expect(report).toContain('Undo: /uncompact');
   });
 });

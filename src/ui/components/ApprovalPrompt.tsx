@@ -98,6 +98,7 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
 function askerTitle(req: ApprovalView['request']): string {
   const p = req.projectCode;
   if (!p) return `${req.toolName} wants to run`;
+  if (p.what === 'skill') return `${p.file} ${p.changed ? 'changed since you approved it' : 'is a project skill'}: its commands would run`;
   if (p.what === 'hooks')
     return `${p.file} ${p.changed ? 'changed its hooks since you approved them' : 'has hooks'}: shell commands that run on the agent's events`;
   return `MCP server "${p.name}" from ${p.file} asks to start${p.changed ? ' (its entry changed since you approved it)' : ''}; it would run`;

@@ -1,0 +1,132 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTokenCounter } from '../../src/compaction/tokens.js';
+import { deriveLedger, ledgerFacts, ledgerMessages } from '../../src/ledger/ledger.js';
+import { LedgerRegistry } from '../../src/ledger/registry.js';
+import { keyErrorLine } from '../../src/ledger/sections.js';
+import type { LedgerInput } from '../../src/ledger/types.js';
+import type { Message } from '../../src/llm/messages.js';
+import { assistant, mid, results, user, words } from '../compaction/helpers.js';
+
+const describeCall = (_name: string, input: Record<string, unknown>): string => String(input.command ?? input.path ?? '');
+const input = (messages: Message[], kept: Message[] = []): LedgerInput => ({ messages, kept: new Set(kept.map((m) => m.id)), describe: describeCall });
+const sections = new LedgerRegistry().sections();
+let count: (t: string) => number;
+
+beforeAll(async () => {
+  const counter = await createTokenCounter();
+  count = (t) => counter.countText(t);
+});
+
+function call(name: string, input: Record<string, unknown>, output: string, isError = false): Message[] {
+  const id = mid('t');
+  return [assistant('', [{ id, name, input }]), results([{ id, content: output, isError }])];
+}
+
+describe('the working-state ledger', () => {
+  it("quotes every message of the person outside the kept part, and none of the agent's", () => {
+    const rule = user('Always use httpie, never curl.');
+    const second = user('Second rule: tabs, not spaces.');
+    const kept = user('the newest request, still in view');
+    const msgs = [rule, assistant('ok'), second, assistant('noted'), { ...user('[summary]'), kind: 'checkpoint' as const }, kept];
+    const l = deriveLedger(input(msgs, [kept]), sections, 4_000, count);
+    expect(l.text).toContain('> Always use httpie, never curl.');
+    expect(l.text).toContain('> Second rule: tabs, not spaces.');
+    expect(l.text).toContain(`[${rule.id}]`);
+    // mutation: dropping the `kept` filter shows the kept message twice in the request
+    expect(l.text).not.toContain('the newest request');
+    expect(l.text).not.toContain('[summary]');
+    expect(l.text).not.toContain('> ok');
+  });
+
+  it('is byte-stable: the same log gives the same block', () => {
+    const msgs = [
+      user('first'),
+      ...call('Edit', { path: 'a.ts' }, 'edited'),
+      user('second'),
+      ...call('Bash', { command: 'npm test' }, 'FAIL x\n\nExit code 1', true),
+    ];
+    expect(deriveLedger(input(msgs), sections, 4_000, count).text).toBe(deriveLedger(input(structuredClone(msgs)), sections, 4_000, count).text);
+  });
+
+  it('lists files read and modified, cumulatively, with the number of edits', () => {
+    const msgs = [
+      user('go'),
+      ...call('FileRead', { path: 'src/a.ts' }, 'text'),
+      ...call('Edit', { path: 'src/b.ts' }, 'ok'),
+      ...call('Edit', { path: 'src/b.ts' }, 'ok'),
+      ...call('Edit', { path: 'src/c.ts' }, 'old_string not found', true),
+    ];
+    const l = deriveLedger(input(msgs), sections, 4_000, count);
+    expect(l.text).toContain('- src/b.ts — modified (2 edits)');
+    expect(l.text).toContain('- src/a.ts — read');
+    // a failed edit changed nothing (mutation: counting errors lists c.ts as modified)
+    expect(l.text).not.toContain('src/c.ts — modified');
+    expect(l.facts.modified).toEqual(['src/b.ts']);
+  });
+
+  it('keeps a failure while it stands, with its exit status, key line and Recall id, and drops it once the same command succeeds', () => {
+    const failing = call('Bash', { command: 'npm test' }, 'running 12 tests\nError: ECONNREFUSED 127.0.0.1:5432\n\nExit code 1', true);
+    const other = call('Bash', { command: 'make lint' }, 'lint.c:3: error: bad\n\nExit code 2', true);
+    const before = deriveLedger(input([user('go'), ...failing, ...other]), sections, 4_000, count);
+    expect(before.text).toContain(`- Bash npm test → exit 1: Error: ECONNREFUSED 127.0.0.1:5432 (Recall id ${failing[1]!.id})`);
+    // newest first
+    expect(before.text.indexOf('make lint')).toBeLessThan(before.text.indexOf('npm test'));
+    expect(before.facts.failures).toEqual(['npm test', 'make lint']);
+    const after = deriveLedger(input([user('go'), ...failing, ...other, ...call('Bash', { command: 'npm test' }, 'all passed')]), sections, 4_000, count);
+    // mutation: not deleting on success keeps "npm test" standing
+    expect(after.text).not.toContain('npm test');
+    expect(after.facts.failures).toEqual(['make lint']);
+  });
+
+  it('finds the line of an error that says what went wrong', () => {
+    expect(keyErrorLine('compiling\nwarning: x\nsrc/a.ts(3,1): error TS2322: bad\n\nExit code 2')).toBe('src/a.ts(3,1): error TS2322: bad');
+    expect(keyErrorLine('just output\n\nExit code 3')).toBe('just output');
+  });
+
+  it('carries the spilled outputs by handle', () => {
+    const spilled = call(
+      'Bash',
+      { command: 'find /' },
+      '[output o7: 90,000 lines, 4.1 MB; head and tail shown; Recall id="o7" with offset/limit (lines) or pattern for the rest.]\n...',
+    );
+    const l = deriveLedger(input([user('go'), ...spilled]), sections, 4_000, count);
+    expect(l.text).toContain('- o7 — Bash find / (90,000 lines, 4.1 MB)');
+  });
+
+  it('stays within its budget: the middle messages go to one line, then to their Recall ids; the first and newest stay whole', () => {
+    const msgs: Message[] = [];
+    for (let i = 0; i < 60; i++) msgs.push(user(`request ${i}: ${words(80, `r${i}`)}`), assistant('done'));
+    for (const budget of [6_000, 1_500, 400]) {
+      const l = deriveLedger(input(msgs), sections, budget, count);
+      expect(l.tokens).toBeLessThanOrEqual(budget);
+      // the newest request is never left out
+      expect(l.text).toContain('request 59:');
+      const listed = l.sections.find((s) => s.id === 'words')!;
+      // every message is shown or listed: nothing dropped without a trace
+      expect(listed.shown + listed.listed).toBe(60);
+    }
+    const tight = deriveLedger(input(msgs), sections, 1_500, count);
+    expect(tight.text).toContain('Not shown here (read them with Recall id)');
+    expect(tight.text).toContain(msgs[40]!.id);
+  });
+
+  it('carries a slice a capability registered, in its order, without a change to the ledger', () => {
+    const reg = new LedgerRegistry();
+    const undo = reg.register({ id: 'tasks', title: 'Task list', order: 25, share: 0.1, derive: () => [{ text: '- [ ] migrate the schema' }] });
+    const l = deriveLedger(input([user('go'), ...call('Edit', { path: 'x.ts' }, 'ok')]), reg.sections(), 4_000, count);
+    expect(l.text).toContain('### Task list\n- [ ] migrate the schema');
+    expect(l.text.indexOf('### Files')).toBeLessThan(l.text.indexOf('### Task list'));
+    undo();
+    expect(reg.sections().map((s) => s.id)).toEqual(['words', 'files', 'failures', 'spills']);
+    expect(() => reg.register({ id: 'files', title: 'x', order: 1, share: 0.1, derive: () => [] })).toThrow(/built in/);
+  });
+
+  it('covers the archived messages and the history once each, in log order', () => {
+    const a = user('archived earlier');
+    const b = user('visible');
+    expect(ledgerMessages([a, b], [b]).map((m) => m.id)).toEqual([a.id, b.id]);
+    expect(ledgerFacts(input([a, b])).pendingRequest).toBe('visible');
+    // a request still in view is not pending for the summary (the tail carries it)
+    expect(ledgerFacts(input([a, b], [b])).pendingRequest).toBeUndefined();
+  });
+});
