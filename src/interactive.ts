@@ -202,7 +202,14 @@ export class SessionController implements UiController {
     try {
       if (isCommandLine(input, this.runtime.commands)) {
         const output = await runSlash(
-          { session: this.current, app: this.actions(), custom: this.runtime.commands, toolNames: this.runtime.toolNames, skills: this.runtime.skills },
+          {
+            session: this.current,
+            app: this.actions(),
+            custom: this.runtime.commands,
+            toolNames: this.runtime.toolNames,
+            skills: this.runtime.skills,
+            mcp: this.runtime.mcp,
+          },
           input,
         );
         if (output) this.emit({ type: 'command_output', command: input, output });
@@ -238,7 +245,7 @@ export class SessionController implements UiController {
     if (this.closed) return;
     const session = this.current;
     this.idleTimer = setTimeout(() => {
-      if (!this.working && !this.closed && session === this.current) session.hookPoints.notify('idle_prompt', 'agent is waiting for your input');
+      if (!this.working && !this.closed && session === this.current) session.attention('idle_prompt', 'agent is waiting for your input');
     }, IDLE_NOTICE_MS);
     this.idleTimer.unref();
   }

@@ -6,12 +6,13 @@
 // cut (report.ts). It never runs a loop, opens a session or touches the store itself: the
 // session layer implements SubagentHost (session/children.ts) and opens each child as an
 // ordinary session linked to its parent, persisted through the same log as any other.
+import { TOOL } from '../tools/toolNames.js';
 
 import { promptText } from '../promptText.js';
 import EXPLORE_PROMPT from './explore.md';
 
 /** Tools a child gets when its agent names none: it can look, not change. */
-export const READ_ONLY_TOOLS: readonly string[] = ['FileRead', 'Grep', 'Glob', 'Recall', 'Bash', 'Skill'];
+export const READ_ONLY_TOOLS: readonly string[] = [TOOL.FileRead, TOOL.Grep, TOOL.Glob, TOOL.Recall, TOOL.Bash, TOOL.Skill];
 
 export type AgentSource = 'builtin' | 'project' | 'user' | 'claude-project' | 'claude-user';
 
@@ -70,7 +71,7 @@ export class AgentCatalog {
  */
 export function childToolNames(agent: AgentDefinition, available: readonly string[], depth: number, maxDepth: number): string[] {
   const wanted = new Set(agent.tools ?? READ_ONLY_TOOLS);
-  if (depth < maxDepth) wanted.add('Task');
-  else wanted.delete('Task');
+  if (depth < maxDepth) wanted.add(TOOL.Task);
+  else wanted.delete(TOOL.Task);
   return available.filter((n) => wanted.has(n));
 }

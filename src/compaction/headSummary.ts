@@ -21,6 +21,7 @@ import { contextRaw } from './thinkingRoom.js';
 import type { CompactionRecord, CompactionTrigger } from './types.js';
 import { promptText } from '../promptText.js';
 import PROVIDER_SUMMARY from './providerSummary.md';
+import { TOOL } from '../tools/toolNames.js';
 
 export interface HeadDeps {
   deps: EngineDeps;
@@ -178,7 +179,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
         requests: ledger === undefined,
         fileBudget: budgets.restoreFileTokens,
         maxFiles: d.deps.config.restoreFiles,
-        fileReadTools: d.deps.fileReadTools ?? ['FileRead', ...FILE_EDIT_TOOLS],
+        fileReadTools: d.deps.fileReadTools ?? [TOOL.FileRead, ...FILE_EDIT_TOOLS],
         readFile: d.deps.readFile,
         signal,
       },

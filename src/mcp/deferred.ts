@@ -9,9 +9,10 @@ import { ToolInputError, type AnyTool } from '../tools/types.js';
 import { promptText } from '../promptText.js';
 import CALL_DESCRIPTION from './callTool.md';
 import SCHEMAS_DESCRIPTION from './schemasTool.md';
+import { TOOL } from '../tools/toolNames.js';
 
-export const SCHEMAS_TOOL = 'McpSchemas';
-export const CALL_TOOL = 'McpCall';
+export const SCHEMAS_TOOL = TOOL.McpSchemas;
+export const CALL_TOOL = TOOL.McpCall;
 /** One catalog line's description at most. */
 const LINE_CHARS = 90;
 
@@ -41,8 +42,9 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
       properties: { tools: { type: 'array', items: { type: 'string' }, description: 'Names of tools from the list, e.g. ["mcp__github__create_issue"]' } },
       required: ['tools'],
     },
-    readOnly: true,
-    compactable: true,
+    kind: 'mcp',
+    // only reads definitions
+    traits: { readOnly: true, mutating: false },
     parse: (input) => {
       const names = (input as { tools?: unknown } | null)?.tools;
       if (!Array.isArray(names) || names.some((n) => typeof n !== 'string') || names.length === 0)
@@ -70,8 +72,8 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
       },
       required: ['tool'],
     },
-    readOnly: false,
-    compactable: true,
+    // what runs is its delegate, authorized as itself
+    kind: 'mcp',
     parse: (input) => {
       const i = (input ?? {}) as { tool?: unknown; arguments?: unknown };
       if (typeof i.tool !== 'string' || i.tool === '') throw new ToolInputError('"tool" must be the name of an MCP tool');

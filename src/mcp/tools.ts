@@ -85,8 +85,8 @@ function mcpTool(server: string, t: McpTool, name: string, runner: ToolRunner, a
     name,
     description,
     inputSchema: sentSchema(t.inputSchema as Record<string, unknown>),
-    readOnly: allowReadOnly && t.annotations?.readOnlyHint === true,
-    compactable: true,
+    kind: 'mcp',
+    ...(allowReadOnly && t.annotations?.readOnlyHint === true ? { traits: { readOnly: true, mutating: false } } : {}),
     parse: (input) => {
       if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ToolInputError('the input must be an object');
       return input;

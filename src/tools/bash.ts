@@ -10,6 +10,7 @@ import { HeadTailBuffer } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './bash.md';
+import { TOOL } from './toolNames.js';
 
 export interface BashOptions {
   /** Timeout when the model names none (ms). */
@@ -47,15 +48,14 @@ export type BashInput = z.infer<typeof BashInputSchema>;
 export function createBashTool(opts: BashOptions): Tool<BashInput> {
   const inputSchema = toInputSchema(BashInputSchema);
   return {
-    name: 'Bash',
+    name: TOOL.Bash,
     description: promptText(DESCRIPTION, {
       timeout: fmtDuration(opts.timeoutMs),
       maxTimeout: fmtDuration(opts.maxTimeoutMs),
       maxOutputChars: fmtInt(opts.maxOutputChars),
     }),
     inputSchema,
-    readOnly: false,
-    compactable: true,
+    kind: 'execute',
     parse(input) {
       const parsed = parseInput('Bash', BashInputSchema, inputSchema, input);
       if (parsed.timeout !== undefined && parsed.timeout > opts.maxTimeoutMs) parsed.timeout = opts.maxTimeoutMs;

@@ -14,6 +14,7 @@ import { truncateLine } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './fileRead.md';
+import { TOOL } from './toolNames.js';
 
 export interface FileReadOptions {
   /** Lines per read when the model gives no limit. */
@@ -39,11 +40,10 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
   const o = { ...DEFAULTS, ...options };
   const inputSchema = toInputSchema(FileReadInput);
   return {
-    name: 'FileRead',
+    name: TOOL.FileRead,
     description: promptText(DESCRIPTION, { maxLines: fmtInt(o.maxLines), maxChars: fmtInt(o.maxChars), maxLineChars: fmtInt(o.maxLineChars) }),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('FileRead', FileReadInput, inputSchema, input),
     summarize: (input) =>
       input.path +

@@ -9,6 +9,7 @@ import { displayPath, resolvePath } from './paths.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './glob.md';
+import { TOOL } from './toolNames.js';
 
 export interface GlobOptions {
   /** Most paths returned (default 100). */
@@ -27,11 +28,10 @@ export function createGlobTool(options: GlobOptions = {}): Tool<GlobInput> {
   const maxResults = options.maxResults ?? 100;
   const inputSchema = toInputSchema(GlobInputSchema);
   return {
-    name: 'Glob',
+    name: TOOL.Glob,
     description: promptText(DESCRIPTION, { maxResults: fmtInt(maxResults) }),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('Glob', GlobInputSchema, inputSchema, input),
     summarize: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
     run: (input, ctx) => runGlob(input, ctx, maxResults),

@@ -18,6 +18,7 @@ import { findOnPath } from './shell.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './grep.md';
+import { TOOL } from './toolNames.js';
 
 export interface GrepOptions {
   /**
@@ -68,11 +69,10 @@ export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
   const defaultMax = options.defaultMaxResults ?? 100;
   return {
-    name: 'Grep',
+    name: TOOL.Grep,
     description: promptText(DESCRIPTION, { maxFileBytes: fmtBytes(maxFileBytes), maxResults: fmtInt(defaultMax) }),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('Grep', GrepInputSchema, inputSchema, input),
     summarize: (input) => `/${input.pattern}/${input.ignoreCase ? 'i' : ''}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
     run: async (input, ctx) => (await runGrep(input, ctx, { ...options, maxFileBytes, defaultMaxResults: defaultMax })).output,

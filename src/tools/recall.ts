@@ -5,6 +5,7 @@ import { truncateLine } from './truncate.js';
 import { ToolInputError, type RecallHit, type Tool, type ToolContext, type ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './recall.md';
+import { TOOL } from './toolNames.js';
 
 export interface RecallOptions {
   /** Hits per search page (default 10). */
@@ -43,11 +44,12 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
   const o = { pageSize: 10, pageLines: 500, pageChars: 30_000, ...options };
   const inputSchema = toInputSchema(RecallInputSchema);
   return {
-    name: 'Recall',
+    name: TOOL.Recall,
     description: promptText(DESCRIPTION),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
+    // its pages are cut to the spill threshold instead (ToolContext.resultChars)
+    traits: { spills: false },
     parse(input) {
       const parsed = parseInput('Recall', RecallInputSchema, inputSchema, input);
       if (parsed.query === undefined && parsed.id === undefined) throw new ToolInputError('Recall: give "query" (to search) or "id" (to read one item)');

@@ -14,8 +14,6 @@ import { fmtInt } from './format.js';
 export const DEFAULT_SPILL_TOKENS = 2_000;
 /** Most characters archived per output; the rest is counted and noted, not kept. */
 export const ARCHIVE_CAP_CHARS = 10 * 1024 * 1024;
-/** Tools whose results are never spilled. */
-export const NEVER_SPILLED: ReadonlySet<string> = new Set(['Recall']);
 
 const HEAD_LINES = 40;
 const TAIL_LINES = 40;
@@ -29,7 +27,8 @@ export const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
 export const charsOfTokens = (tokens: number): number => tokens * 4;
 
 export interface SpillDecision {
-  toolName: string;
+  /** The tool's trait (kinds.ts): false for a tool whose results are never spilled (Recall). */
+  spills: boolean;
   /** Characters of the whole output (beyond the cap too). */
   chars: number;
   /** The threshold for this tool (output.spillTokens, or its per-tool value); 0 turns spilling off. */
@@ -37,7 +36,7 @@ export interface SpillDecision {
 }
 
 export function shouldSpill(d: SpillDecision): boolean {
-  if (d.threshold <= 0 || NEVER_SPILLED.has(d.toolName)) return false;
+  if (d.threshold <= 0 || !d.spills) return false;
   return estimateTokens(d.chars) > d.threshold;
 }
 

@@ -136,8 +136,25 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => e.to === 'better-sqlite3' && !e.typeOnly,
   },
   {
-    name: 'src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts) and its own files, no package, no node: module',
-    forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts',
+    name: 'the capability seam (src/capability/) imports types only: it is the vocabulary capabilities and the session share, and runs nothing',
+    forbids: (e) => under('src/capability')(e.from) && e.to.startsWith('src/') && !under('src/capability')(e.to) && !e.typeOnly,
+  },
+  {
+    name: 'a capability (src/<room>/capability.ts) imports only the seam (src/capability/), src/tools/, src/llm/ and its own room: what else it needs, the session lends it when it opens',
+    forbids: (e) => {
+      const m = /^src\/([^/]+)\/capability\.ts$/.exec(e.from);
+      if (m?.[1] === 'capability') return false;
+      if (!m || !e.to.startsWith('src/')) return false;
+      return !['src/capability', 'src/tools', 'src/llm', `src/${m[1]}`].some((room) => under(room)(e.to));
+    },
+  },
+  {
+    name: 'the tools (src/tools/) import nothing from the rooms that bring tools as capabilities (src/agents/, src/mcp/, src/hooks/, src/skills/): a capability builds its tools from tools/, never the reverse',
+    forbids: (e) => under('src/tools')(e.from) && ['src/agents', 'src/mcp', 'src/hooks', 'src/skills', 'src/capability'].some((room) => under(room)(e.to)),
+  },
+  {
+    name: 'src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts), the tool names (src/tools/toolNames.ts) and its own files, no package, no node: module',
+    forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts' && e.to !== 'src/tools/toolNames.ts',
   },
   {
     name: 'src/processes/ (the child process groups and the terminating signals) depends on nothing of the program: tools, hooks, MCP and the front ends use it',
