@@ -1,7 +1,16 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type Plugin } from 'vitest/config';
+
+/** `import text from './x.md'` is the file's text, as esbuild's text loader makes it in the bundle (src/textModules.d.ts). */
+const mdAsText: Plugin = {
+  name: 'md-as-text',
+  transform(code, id) {
+    return id.endsWith('.md') ? { code: `export default ${JSON.stringify(code)};`, map: null } : undefined;
+  },
+};
 
 export default defineConfig({
+  plugins: [mdAsText],
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 30_000,

@@ -83,6 +83,7 @@ async function runSession(label: string, enabled: boolean, microPolicy: MicroPol
       store,
       provider,
       tools: createTools({ bash: config.bash }),
+      capabilities: [],
       counter: await createTokenCounter(),
       engine: { now: () => Date.now() + offset, ...(microPolicy ? { microPolicy } : {}) },
     });

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 // `npm run bench [-- name...]`: runs the benchmarks one after another, each in its own
 // process so that one's heap does not weigh on the next. Every figure that matters is a
@@ -36,7 +37,9 @@ if (unknown.length > 0) {
 let failed = false;
 for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHES)) {
   console.log(`\n== ${name}: ${BENCHES[name]}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, `${name}.ts`)], { stdio: 'inherit' });
+  // the benches import src/, whose prompts are .md files: the text hook loads them as the bundle does
+  const textImports = pathToFileURL(resolve(import.meta.dirname, '..', 'scripts', 'textImports.ts')).href;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', textImports, resolve(import.meta.dirname, `${name}.ts`)], { stdio: 'inherit' });
   if (r.status !== 0) failed = true;
 }
 process.exitCode = failed ? 1 : 0;

@@ -75,6 +75,7 @@ async function runSession(wire: Wire, spill: boolean): Promise<SpillRun> {
       store,
       provider,
       tools: createTools({ bash: config.bash }),
+      capabilities: [],
       counter: await createTokenCounter(),
       engine: { now: () => Date.now() },
     });

@@ -18,6 +18,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createProvider } from '../src/llm/factory.js';
 import { Session } from '../src/session/session.js';
 import { openStore } from '../src/store/index.js';
+import { subagentCapability } from '../src/agents/capability.js';
 import { createTools } from '../src/tools/registry.js';
 import { lastUserText, startFakeServer, type RequestView } from '../test/fake-server/server.js';
 import { anthropicBilled } from './workload.js';
@@ -73,7 +74,14 @@ async function runExploration(label: string, delegate: boolean): Promise<Explora
     const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache });
     const agents = new AgentCatalog([]);
-    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash, agents }), agents, counter: await createTokenCounter() });
+    const session = Session.open({
+      config,
+      store,
+      provider,
+      tools: createTools({ bash: config.bash }),
+      capabilities: [subagentCapability(agents)],
+      counter: await createTokenCounter(),
+    });
     server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY } : undefined));
     let autoCompactions = 0;
     session.on((e) => {

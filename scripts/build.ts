@@ -83,6 +83,8 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     // jsonc-parser's "main" is a UMD build whose dynamic require()s esbuild cannot follow: bundle its ESM build
     alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
     plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch],
+    // model-facing prose (src/**/*.md: prompts, tool descriptions) is bundled as a string
+    loader: { '.md': 'text' },
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own
     banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module';\nconst require = __agentCreateRequire(import.meta.url);" },
     define: { 'process.env.NODE_ENV': '"production"' },

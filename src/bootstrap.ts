@@ -17,6 +17,10 @@ import { isStoreError, openStore, type SessionInfo, type Store } from './store/i
 import type { Approver } from './tools/permissions.js';
 import { createTools, registerTools } from './tools/registry.js';
 import { loadAgents } from './agents/agentFiles.js';
+import { subagentCapability } from './agents/capability.js';
+import type { Capability } from './capability/capability.js';
+import { hooksCapability } from './hooks/capability.js';
+import { mcpCapability } from './mcp/capability.js';
 import { McpManager } from './mcp/manager.js';
 import { mcpServers, passedVars } from './mcp/config.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
@@ -25,6 +29,8 @@ import { commandDirs, loadCustomCommands, type CustomCommand } from './commands/
 import { COMMANDS } from './commands/registry.js';
 import { findSkills, type SkillCatalog } from './skills/catalog.js';
 import { withSkillCommands } from './skills/commands.js';
+import { skillsCapability } from './skills/capability.js';
+import { TOOL } from './tools/toolNames.js';
 
 /** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
 async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, signal: AbortSignal): Promise<HooksAnswer> {
@@ -49,7 +55,7 @@ async function askSkillApproval(
   signal: AbortSignal,
 ): Promise<HooksAnswer> {
   const answer = await approver(
-    { toolName: 'Skill', toolUseId: `skill-approval-${skill.file}`, input: {}, summary: question, projectCode: { what: 'skill', ...skill } },
+    { toolName: TOOL.Skill, toolUseId: `skill-approval-${skill.file}`, input: {}, summary: question, projectCode: { what: 'skill', ...skill } },
     signal,
   );
   return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
@@ -226,7 +232,8 @@ export async function createRuntime(
     const hidden = new Set(hiddenFromShell(config, env));
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
-    const agents = await loadAgents({ cwd: config.cwd }, [...createTools({ bash }).map((t) => t.name), 'Task']);
+    const tools = createTools({ bash });
+    const agents = await loadAgents({ cwd: config.cwd }, [...tools.map((t) => t.name), TOOL.Task]);
     // skills (.claude/skills, .agents/skills, …): a broken SKILL.md is a warning; a project skill's code runs once trusted
     const skills = await findSkills(config.cwd, env, {
       cwd: config.cwd,
@@ -240,7 +247,6 @@ export async function createRuntime(
         : {}),
       report: (level, text) => reportHook(level, text),
     });
-    const tools = createTools({ bash, agents, skills });
     // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
     const secrets = new Set(secretVars(config, env));
     const mcp = mcpFor(config, env, counter, secrets);
@@ -253,13 +259,21 @@ export async function createRuntime(
             sessionId,
             cwd: config.cwd,
             env: hookEnv(env, (name) => secrets.has(name)),
-            toolNames: tools.map((t) => t.name),
+            toolNames,
             trust: new ProjectTrust(trustFilePath(env)),
             trustProject: opts.hooksTrust === true,
             ...(approver ? { askApproval: (req: HooksApprovalRequest, signal: AbortSignal) => askHooksApproval(approver, req, signal) } : {}),
             report: (level, text) => reportHook(level, text),
           })
         : undefined;
+    // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
+    const capabilities: Capability[] = [
+      subagentCapability(agents),
+      skillsCapability(skills, (host) => host.subagents(agents)),
+      ...(mcp ? [mcpCapability(mcp)] : []),
+      hooksCapability(hooksFor),
+    ];
+    const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
@@ -276,12 +290,10 @@ export async function createRuntime(
           store,
           provider: prov,
           tools,
-          agents,
+          capabilities,
           skills,
           counter,
           ...(approver ? { approver } : {}),
-          ...(mcp ? { extraTools: () => mcp.toolSet(), mcp } : {}),
-          hooks: hooksFor,
           providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning),
         },
         info,
@@ -308,6 +320,7 @@ export async function createRuntime(
       COMMANDS.map((c) => c.name),
     );
     config.warnings.push(...loaded.warnings, ...skills.warnings, ...merged.warnings);
+    let closed = false;
     const runtime: Runtime = {
       config,
       store,
@@ -315,10 +328,13 @@ export async function createRuntime(
       promptHistory,
       commands: merged.commands,
       skills,
-      toolNames: tools.map((t) => t.name),
+      toolNames,
       openSession,
       mcp,
       close: () => {
+        // once: a signal's shutdown and the front end's own ending may both come here
+        if (closed) return;
+        closed = true;
         runtime.session.close();
         store.close();
       },

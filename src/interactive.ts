@@ -1,10 +1,12 @@
 import { createRuntime, type Runtime } from './bootstrap.js';
-import { CliError, EXIT_OK, EXIT_USAGE } from './cliError.js';
+import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { CommandError, commandInfos, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import { mcpStatus } from './commands/mcp.js';
 import { FileIndex } from './session/fileIndex.js';
+import { onTerminatingSignals, terminatingSignal, untilTerminated } from './processes/signals.js';
+import { askAboutUnsaved, unsavedFacts } from './unsavedExit.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
@@ -200,7 +202,14 @@ export class SessionController implements UiController {
     try {
       if (isCommandLine(input, this.runtime.commands)) {
         const output = await runSlash(
-          { session: this.current, app: this.actions(), custom: this.runtime.commands, toolNames: this.runtime.toolNames, skills: this.runtime.skills },
+          {
+            session: this.current,
+            app: this.actions(),
+            custom: this.runtime.commands,
+            toolNames: this.runtime.toolNames,
+            skills: this.runtime.skills,
+            mcp: this.runtime.mcp,
+          },
           input,
         );
         if (output) this.emit({ type: 'command_output', command: input, output });
@@ -236,7 +245,7 @@ export class SessionController implements UiController {
     if (this.closed) return;
     const session = this.current;
     this.idleTimer = setTimeout(() => {
-      if (!this.working && !this.closed && session === this.current) session.hookPoints.notify('idle_prompt', 'agent is waiting for your input');
+      if (!this.working && !this.closed && session === this.current) session.attention('idle_prompt', 'agent is waiting for your input');
     }, IDLE_NOTICE_MS);
     this.idleTimer.unref();
   }
@@ -340,7 +349,8 @@ export class SessionController implements UiController {
     this.queue = [];
     this.unsubscribe();
     this.approvals.notices = undefined;
-    this.runtime.close();
+    // messages the database refused: the store stays open for the question after the app (runInteractive)
+    if (this.current.saving.unsavedCount === 0 || terminatingSignal()) this.runtime.close();
     await this.runtime.mcp?.close();
     this.emit({ type: 'exit' });
   }
@@ -362,6 +372,14 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   if (first) controller.submit(first);
   // runTui draws the first frame before it waits; the servers start right after it
   setImmediate(() => controller.startMcp());
+  // SIGTERM, SIGHUP, SIGINT from outside (Ctrl+C is a key here): the turn is interrupted, the session
+  // and the servers closed, every child process group stopped, then the exit (processes/signals.ts)
+  const offSignals = onTerminatingSignals(['SIGTERM', 'SIGHUP', 'SIGINT'], async (signal) => {
+    controller.interrupt();
+    const facts = unsavedFacts(runtime.session);
+    if (facts) process.stderr.write(`agent: ${facts}; they are lost: the program was ended by ${signal}.\n`);
+    await controller.exit();
+  });
   let resumable: string | undefined;
   try {
     await runTui(controller, { openPicker: opts.resume === true });
@@ -369,6 +387,22 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
     // the session the app ended in (a /resume or /clear may have changed it), when it holds anything
     resumable = controller.initialTranscript().length > 0 ? controller.session().id : undefined;
     await controller.exit();
+  }
+  // ended by a signal: its handler exits once the children are gone
+  await untilTerminated();
+  offSignals();
+  // never "saved" while the database refused messages: retry, write the transcript elsewhere, or quit knowingly
+  const session = runtime.session;
+  const outcome = session.saving.unsavedCount > 0 ? await askAboutUnsaved(session) : 'saved';
+  const facts = unsavedFacts(session);
+  runtime.close();
+  if (outcome === 'quit') {
+    process.stderr.write(`agent: ${facts}; quit without them.\n`);
+    return EXIT_RUNTIME;
+  }
+  if (outcome === 'written') {
+    process.stdout.write(`Session ${session.id}: the database lacks its last messages; the whole transcript is in the file written above.\n`);
+    return EXIT_OK;
   }
   // as Codex does: where the conversation went and how to come back to it
   if (resumable) process.stdout.write(`Session ${resumable} saved. To continue it: agent --resume ${resumable}\n`);

@@ -10,6 +10,8 @@ import type { CompactionRecord } from './history/compaction.js';
 import { textOf, type Usage } from './llm/messages.js';
 import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';
+import { onTerminatingSignals, terminate, untilTerminated, type Shutdown } from './processes/signals.js';
+import { unsavedFacts } from './unsavedExit.js';
 import type { SessionEvent } from './session/session.js';
 
 // Non-interactive mode: one turn (or one slash command), printed as text, one JSON result,
@@ -62,6 +64,25 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   const format = opts.outputFormat;
   const { runtime } = await createRuntime(opts);
   const { session, config } = runtime;
+  // SIGTERM, SIGHUP, and a Ctrl+C when no turn runs: the turn is interrupted, the servers closed,
+  // every child process group (Bash, hooks, MCP servers) stopped, then the exit (processes/signals.ts)
+  let turn: Promise<unknown> | undefined;
+  const shutdown: Shutdown = async (signal) => {
+    session.interrupt();
+    const facts = session.saving.flush() ? undefined : unsavedFacts(session);
+    if (facts) process.stderr.write(`agent: error: ${facts}; they are lost: the run was ended by ${signal}.\n`);
+    const closing = runtime.mcp?.close();
+    // the interrupted turn stores how it ended (its commands' results marked interrupted) before the database closes
+    await Promise.race([turn, new Promise((r) => setTimeout(r, 1_500).unref())]);
+    runtime.close();
+    await closing;
+  };
+  const offSignals = onTerminatingSignals(['SIGTERM', 'SIGHUP'], shutdown);
+  // the first Ctrl+C interrupts the turn (its commands are stopped with it), the result says so
+  const onSigint = (): void => {
+    if (!session.interrupt()) void terminate('SIGINT', shutdown);
+  };
+  process.on('SIGINT', onSigint);
   for (const w of config.warnings) process.stderr.write(`agent: warning: ${w}\n`);
   for (const note of session.loadNotes) process.stderr.write(`agent: ${redact(note)}\n`);
   const mcp = runtime.mcp;
@@ -140,16 +161,12 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     }
   });
 
-  const onSigint = (): void => {
-    if (!session.interrupt()) process.exit(130);
-  };
-  process.on('SIGINT', onSigint);
   try {
     const custom = findCustom(prompt, runtime.commands);
     if (!custom && isCommandLine(prompt, runtime.commands)) {
       let output;
       try {
-        output = await runSlash({ session, custom: runtime.commands, toolNames: runtime.toolNames, skills: runtime.skills }, prompt);
+        output = await runSlash({ session, custom: runtime.commands, toolNames: runtime.toolNames, skills: runtime.skills, mcp: runtime.mcp }, prompt);
       } catch (e) {
         if (e instanceof CommandError) throw new CliError(e.message, EXIT_USAGE);
         throw e;
@@ -179,7 +196,11 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     });
     let result;
     try {
-      result = custom ? await runCustom(session, custom.cmd, custom.args, runtime.toolNames) : await session.prompt(prompt);
+      const running = custom ? runCustom(session, custom.cmd, custom.args, runtime.toolNames) : session.prompt(prompt);
+      turn = running;
+      result = await running;
+      // ended by a signal: its handler reports and exits
+      await untilTerminated();
     } catch (e) {
       if (e instanceof CustomCommandError) throw new CliError(e.message, EXIT_USAGE);
       throw e;
@@ -192,7 +213,11 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     // too large for the window: a usage error, nothing was stored or sent
     if (refused !== undefined) throw new CliError(refused, EXIT_USAGE);
     const finalText = answer.join('').trim();
-    const isError = result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
+    // the database refused messages (a full disk): one last try, else the facts and exit 1, never a silent loss
+    const unsaved = session.saving.flush() ? undefined : unsavedFacts(session);
+    if (unsaved && format !== 'stream-json') process.stderr.write(`agent: error: ${unsaved}; they are lost now that this run ends.\n`);
+    const isError =
+      unsaved !== undefined || result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
     if (format === 'text') {
       if (finalText) process.stdout.write(`${finalText}\n`);
     } else {
@@ -203,6 +228,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         isError,
         stopReason: result.reason,
         ...(errorText ? { error: errorText } : {}),
+        ...(unsaved ? { unsavedMessages: session.saving.unsavedCount } : {}),
         turns: 1,
         steps: result.steps,
         usage: result.usage,
@@ -216,6 +242,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     return isError ? EXIT_RUNTIME : EXIT_OK;
   } finally {
     process.off('SIGINT', onSigint);
+    offSignals();
     runtime.close();
     await runtime.mcp?.close();
   }

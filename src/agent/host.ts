@@ -75,9 +75,6 @@ export interface LoopOptions {
   /** The session's record of files read and written, and its snapshot hook (see ToolContext). */
   files?: FileTracker;
   beforeFileChange?: ToolContext['beforeFileChange'];
-  /** Runs the Task tool's sub-agents. */
-  subagents?: ToolContext['subagents'];
-  skills?: ToolContext['skills'];
   /** The person's hooks around tool calls and the turn's end (the session adapts src/hooks). */
   hooks?: LoopHooks;
   /** Injected for tests: waits between retries. */

@@ -6,11 +6,13 @@ import type { AgentEvent, TurnEndReason } from './events.js';
 import type { LoopHost, LoopOptions, TurnResult } from './host.js';
 import { callModel } from './modelCall.js';
 import { runTools } from './runTools.js';
+import { promptText } from '../promptText.js';
+import CONTINUE from './continue.md';
 
 export type { Authorization, GateCall, LoopHost, LoopOptions, PermissionGate, TurnResult } from './host.js';
 
-export const CONTINUE_PROMPT =
-  'Your previous reply was cut off because it reached the output token limit. Continue exactly where you stopped — mid-sentence or mid-code if that is where it ended — without repeating anything or apologising. If you were about to call a tool, call it now.';
+/** What the agent says when a reply stopped at the output limit (continue.md). */
+export const CONTINUE_PROMPT = promptText(CONTINUE);
 
 /**
  * Runs one turn: the user's message, then model calls and tool runs until the model ends

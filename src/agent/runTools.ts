@@ -1,6 +1,7 @@
 // The tool half of a step: each requested call parsed, previewed, authorized and run, with
 // exactly one result per call whatever happens.
 import type { ToolResultBlock, ToolUseBlock } from '../llm/messages.js';
+import { traitsOf } from '../tools/kinds.js';
 import { charsOfTokens, fullOutputOf, shouldSpill, spillPreview } from '../tools/spill.js';
 import { ToolInputError, type AnyTool, type SpillSink, type ToolContext, type ToolOutput } from '../tools/types.js';
 import { errorText } from './errorText.js';
@@ -31,9 +32,11 @@ export async function runTools(
       continue;
     }
     const batch: number[] = [i];
-    if (toolsByName.get(uses[i]!.name)?.readOnly) {
-      while (i + batch.length < uses.length && toolsByName.get(uses[i + batch.length]!.name)?.readOnly) batch.push(i + batch.length);
-    }
+    const readOnly = (n: number): boolean => {
+      const tool = toolsByName.get(uses[n]!.name);
+      return tool !== undefined && traitsOf(tool).readOnly;
+    };
+    if (readOnly(i)) while (i + batch.length < uses.length && readOnly(i + batch.length)) batch.push(i + batch.length);
     await Promise.all(
       batch.map(async (idx) => {
         const r = await runOneTool(uses[idx]!, toolsByName, opts, signal, emit);
@@ -60,7 +63,7 @@ async function runOneTool(
   // above this a result is spilled; a tool that never is (Recall) cuts itself to it
   const resultChars = opts.spill ? charsOfTokens(opts.spill.thresholdFor(use.name)) : 0;
   const finish = (raw: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
-    const output = opts.spill ? spillIfLarge(raw, opts.spill, use, summary) : raw;
+    const output = opts.spill ? spillIfLarge(raw, opts.spill, use, summary, tool === undefined || traitsOf(tool).spills) : raw;
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
     const images =
       output.images && output.images.length > 0 ? { images: output.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })) } : {};
@@ -75,8 +78,6 @@ async function runOneTool(
     ...(resultChars > 0 ? { resultChars } : {}),
     ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
-    ...(opts.subagents ? { subagents: opts.subagents } : {}),
-    ...(opts.skills ? { skills: opts.skills } : {}),
   };
 
   if (!tool) {
@@ -146,10 +147,10 @@ async function runOneTool(
  * sub-agent tools alike): a result over the threshold is archived whole and replaced by its
  * preview. An archive failure leaves the result as the tool gave it.
  */
-function spillIfLarge(output: ToolOutput, sink: SpillSink, use: ToolUseBlock, summary: string): ToolOutput {
+function spillIfLarge(output: ToolOutput, sink: SpillSink, use: ToolUseBlock, summary: string, spills: boolean): ToolOutput {
   const { full: given, ...rest } = output;
   const chars = given?.totalChars ?? output.content.length;
-  if (!shouldSpill({ toolName: use.name, chars, threshold: sink.thresholdFor(use.name) })) return rest;
+  if (!shouldSpill({ spills, chars, threshold: sink.thresholdFor(use.name) })) return rest;
   const full = given ?? fullOutputOf(output.content);
   let handle: string;
   try {

@@ -6,9 +6,13 @@
 // cut (report.ts). It never runs a loop, opens a session or touches the store itself: the
 // session layer implements SubagentHost (session/children.ts) and opens each child as an
 // ordinary session linked to its parent, persisted through the same log as any other.
+import { TOOL } from '../tools/toolNames.js';
+
+import { promptText } from '../promptText.js';
+import EXPLORE_PROMPT from './explore.md';
 
 /** Tools a child gets when its agent names none: it can look, not change. */
-export const READ_ONLY_TOOLS: readonly string[] = ['FileRead', 'Grep', 'Glob', 'Recall', 'Bash', 'Skill'];
+export const READ_ONLY_TOOLS: readonly string[] = [TOOL.FileRead, TOOL.Grep, TOOL.Glob, TOOL.Recall, TOOL.Bash, TOOL.Skill];
 
 export type AgentSource = 'builtin' | 'project' | 'user' | 'claude-project' | 'claude-user';
 
@@ -35,12 +39,7 @@ export const EXPLORE_AGENT: AgentDefinition = {
   name: 'explore',
   description:
     'General-purpose explorer: searches and reads code, runs read-only commands, and reports what it found. Use it for open-ended investigation that would fill your context with files and outputs.',
-  prompt: `You are a sub-agent of a coding assistant. Another instance of the assistant handed you one task; do it with your tools and end with a report.
-
-- You start with no memory of the conversation that led here: everything you know is in the task.
-- Look rather than guess: search, read the files, run read-only commands.
-- Your final message is the only thing the other assistant will see: none of your tool outputs reach it. Make the report self-contained: the answer first, then the evidence (paths with line numbers, short excerpts, commands and their results) it needs to act without redoing your work. Keep it as short as the task allows.
-- Do not change files unless the task asks you to and your tools allow it.`,
+  prompt: promptText(EXPLORE_PROMPT),
   source: 'builtin',
 };
 
@@ -72,7 +71,7 @@ export class AgentCatalog {
  */
 export function childToolNames(agent: AgentDefinition, available: readonly string[], depth: number, maxDepth: number): string[] {
   const wanted = new Set(agent.tools ?? READ_ONLY_TOOLS);
-  if (depth < maxDepth) wanted.add('Task');
-  else wanted.delete('Task');
+  if (depth < maxDepth) wanted.add(TOOL.Task);
+  else wanted.delete(TOOL.Task);
   return available.filter((n) => wanted.has(n));
 }

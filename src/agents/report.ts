@@ -5,8 +5,11 @@
 // `agent sessions show` prints and Recall searches). A large output still goes through the
 // tool-result path afterwards, like any tool's.
 
+import { promptText } from '../promptText.js';
+import REPORT_CUT from './reportCut.md';
+
 export function capReport(report: string, maxChars: number, childId: string): string {
   if (report.length <= maxChars) return report;
   const kept = report.slice(0, maxChars);
-  return `${kept}\n[… report cut: ${(report.length - maxChars).toLocaleString('en-US')} more characters. The whole report is the last message of child session ${childId}: Recall can find it, and \`agent sessions show ${childId}\` prints it.]`;
+  return `${kept}\n${promptText(REPORT_CUT, { more: (report.length - maxChars).toLocaleString('en-US'), childId })}`;
 }

@@ -4,8 +4,11 @@ import { parseInput, toInputSchema } from '../tools/inputSchema.js';
 import { ToolInputError, type Tool, type ToolContext, type ToolOutput } from '../tools/types.js';
 import type { AgentCatalog } from './agents.js';
 import { progressLine, type ChildState } from './childState.js';
-import type { ChildOutcome } from './host.js';
+import type { ChildOutcome, SubagentHost } from './host.js';
 import { capReport } from './report.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './taskTool.md';
+import { TOOL } from '../tools/toolNames.js';
 
 const TaskInputSchema = z.object({
   description: z.string().check(z.minLength(1), z.describe('A short (3-6 words) label for the task, shown to the user.')),
@@ -21,26 +24,24 @@ const TaskInputSchema = z.object({
 });
 export type TaskInput = z.infer<typeof TaskInputSchema>;
 
-/** The Task tool for the agents in `catalog` (listed in its description, which heads the cached prefix: same catalog, same bytes). */
-export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
+/**
+ * The Task tool for the agents in `catalog` (listed in its description, which heads the cached
+ * prefix: same catalog, same bytes), running each child through `host`.
+ */
+export function createTaskTool(catalog: AgentCatalog, host: SubagentHost): Tool<TaskInput> {
   const inputSchema = toInputSchema(TaskInputSchema);
   const agents = catalog
     .list()
     .map((a) => `- ${a.name}: ${a.description.replace(/\s+/g, ' ').trim()}`)
     .join('\n');
   return {
-    name: 'Task',
-    description: [
-      'Hands a task to a sub-agent that starts with a fresh context, works with its own tools, and returns only its final report: none of its file reads or command outputs enter this conversation. Use it for exploration and research that would otherwise fill your context (reading many files, broad searches), and for independent parts of a job.',
-      'Several Task calls in one reply run in parallel. The sub-agent knows nothing of this conversation: write a complete prompt. Its report is for you; tell the user what matters in it.',
-      `Agents:\n${agents}`,
-    ].join('\n\n'),
+    name: TOOL.Task,
+    description: promptText(DESCRIPTION, { agents }),
     inputSchema,
     // needs no approval of its own (the child's tools ask), and several run at once
-    readOnly: true,
-    compactable: false,
+    kind: 'agent',
     parse(input) {
-      const parsed = parseInput('Task', TaskInputSchema, inputSchema, input);
+      const parsed = parseInput(TOOL.Task, TaskInputSchema, inputSchema, input);
       if (parsed.agent !== undefined && catalog.get(parsed.agent) === undefined) {
         throw new ToolInputError(
           `Task: there is no agent "${parsed.agent}"; the agents are ${catalog
@@ -53,13 +54,11 @@ export function createTaskTool(catalog: AgentCatalog): Tool<TaskInput> {
     },
     // as the transcript's keyArgument shows a stored call: the agent only when one is named
     summarize: (input) => (input.agent ? `${input.agent}: ${input.description}` : input.description),
-    run: (input, ctx) => runTask(input, ctx, catalog),
+    run: (input, ctx) => runTask(input, ctx, catalog, host),
   };
 }
 
-async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog): Promise<ToolOutput> {
-  const host = ctx.subagents;
-  if (!host) return { content: 'Task is not available here: sub-agents cannot start more sub-agents at this depth (agents.maxDepth).', isError: true };
+async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog, host: SubagentHost): Promise<ToolOutput> {
   const agent = catalog.get(input.agent);
   if (!agent) return { content: `Task: there is no agent "${input.agent ?? ''}".`, isError: true };
   let shown = '';
@@ -77,7 +76,9 @@ async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog
 export function resultOf(outcome: ChildOutcome, reportChars: number): ToolOutput {
   const s = outcome.state;
   const id = s.sessionId ?? '(not started)';
-  const handle = `[${s.agent} agent · child session ${id} · ${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'} · ${s.tokens.toLocaleString('en-US')} tokens. Its full transcript: Recall, or \`agent sessions show ${id}\`.]`;
+  const handle =
+    `[${s.agent} agent · child session ${id} · ${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'} · ${s.tokens.toLocaleString('en-US')} tokens. ` +
+    `Its full transcript: Recall, or \`agent sessions show ${id}\`.]`;
   if (outcome.ok) {
     const report = outcome.report.trim() || '(The sub-agent ended without a report.)';
     return { content: `${capReport(report, reportChars, id)}\n\n${handle}`, isError: false };

@@ -2,6 +2,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InstructionFile } from '../agent/instructions.js';
+import { promptText } from '../promptText.js';
+import INIT from './init.md';
 
 export function memoryText(files: readonly InstructionFile[], personalDir: string): string {
   const personal = join(personalDir, 'AGENTS.md');
@@ -21,12 +23,8 @@ export function memoryText(files: readonly InstructionFile[], personalDir: strin
 export function initPrompt(cwd: string): string {
   const path = join(cwd, 'AGENTS.md');
   const existing = existsSync(path);
-  return [
-    existing
-      ? `Please improve the AGENTS.md at ${path}: study the repository and bring it up to date, keeping what is still right.`
-      : `Please study this repository and write an AGENTS.md at ${path}: the instructions a coding agent needs to work in it.`,
-    'Look before you write: the README and docs, the build and package files (scripts, dependencies), the directory layout, the test setup, linters and formatters, CI configuration, and a few representative source files.',
-    'The file should say, briefly and concretely: what the project is; how to build, run, test (including a single test) and lint it; the layout (which directory holds what); the code conventions that are not obvious from the code (naming, error handling, patterns to follow or avoid); and anything that commonly trips up a newcomer.',
-    'Keep it short (well under 200 lines), factual and specific to this repository: no generic advice, nothing you did not verify. Write the file with the tools you have (a file-writing tool if there is one, else Bash with a quoted heredoc), then say in two or three sentences what you put in it.',
-  ].join('\n\n');
+  const request = existing
+    ? `Please improve the AGENTS.md at ${path}: study the repository and bring it up to date, keeping what is still right.`
+    : `Please study this repository and write an AGENTS.md at ${path}: the instructions a coding agent needs to work in it.`;
+  return promptText(INIT, { request });
 }

@@ -1,25 +1,27 @@
 // /mcp: the MCP servers with their state, tools and what their definitions cost, and the
 // person's controls over them (reconnect, disable, enable, approve a project's server).
-import type { McpManager, McpServerView } from '../mcp/manager.js';
+import type { McpManager, McpServerView, ReconnectOutcome } from '../mcp/manager.js';
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 const STATE_TEXT: Record<McpServerView['state'], string> = {
   connecting: 'connecting…',
   connected: 'connected',
+  reconnecting: 'reconnecting…',
   failed: 'failed',
   'needs-approval': 'waiting for approval',
   declined: 'not approved',
   disabled: 'disabled',
 };
 
-/** The footer's word on MCP ("MCP 2✓ 1…"), or undefined when no server is configured. */
+/** The footer's word on MCP ("MCP 2✓ · 1 reconnecting"), or undefined when no server is configured. */
 export function mcpStatus(m: McpManager | undefined): string | undefined {
   if (!m || m.size === 0) return undefined;
   const views = m.views();
   const count = (st: McpServerView['state']): number => views.filter((v) => v.state === st).length;
   const parts = [`${count('connected')}✓`];
   if (count('connecting') > 0) parts.push(`${count('connecting')} connecting`);
+  if (count('reconnecting') > 0) parts.push(`${count('reconnecting')} reconnecting`);
   if (count('failed') > 0) parts.push(`${count('failed')} failed`);
   if (count('needs-approval') > 0) parts.push(`${count('needs-approval')} to approve`);
   return `MCP ${parts.join(' · ')}`;
@@ -30,12 +32,18 @@ export function mcpList(m: McpManager): string {
   const set = m.toolSet();
   const width = Math.max(...views.map((v) => v.name.length));
   const head = set.deferred
-    ? `MCP tool definitions: ${fmt(set.fullTokens)} tokens in full, above the ${fmt(m.deferThreshold())}-token threshold (mcp.deferAboveTokens): ${fmt(set.sentTokens)} sent instead (a catalog; the model loads the schemas it needs).`
+    ? `MCP tool definitions: ${fmt(set.fullTokens)} tokens in full, above the ${fmt(m.deferThreshold())}-token threshold ` +
+      `(mcp.deferAboveTokens): ${fmt(set.sentTokens)} sent instead (a catalog; the model loads the schemas it needs).`
     : `MCP tool definitions: ${fmt(set.fullTokens)} tokens, sent in full (deferred above ${fmt(m.deferThreshold())}).`;
   const rows = views.map((v) => {
-    const tools = v.state === 'connected' ? `${v.tools} tools, ${fmt(v.tokens)} tokens` : '';
+    const tools = v.state === 'connected' || v.state === 'reconnecting' ? `${v.tools} tools, ${fmt(v.tokens)} tokens` : '';
     const line = `  ${v.name.padEnd(width)}  ${v.transport.padEnd(5)}  ${STATE_TEXT[v.state]}${tools ? `  ${tools}` : ''}  (${v.project ? 'project: ' : ''}${v.file})`;
-    const notes = [...(v.error ? [`    error: ${v.error}`] : []), ...v.warnings.map((w) => `    warning: ${w}`)];
+    const down = v.down
+      ? [
+          `    down for ${Math.round((Date.now() - v.down.since) / 1000)} s, ${v.down.attempts} attempt${v.down.attempts === 1 ? '' : 's'} so far: ${v.down.why}`,
+        ]
+      : [];
+    const notes = [...(v.error ? [`    error: ${v.error}`] : []), ...down, ...v.warnings.map((w) => `    warning: ${w}`)];
     return [line, ...notes].join('\n');
   });
   return [
@@ -46,8 +54,16 @@ export function mcpList(m: McpManager): string {
   ].join('\n');
 }
 
+/** What /mcp reconnect did, in a sentence. */
+export function reconnectText(name: string, transport: McpServerView['transport'], r: ReconnectOutcome): string {
+  if (!r.ok)
+    return `MCP server "${name}" could not reconnect: ${r.error}. ${r.retrying ? 'It is tried again by itself; its tools stay listed meanwhile.' : `/mcp reconnect ${name} tries again.`}`;
+  const fresh = transport === 'stdio' ? 'a new process' : r.newSession ? 'a new session' : 'the same session';
+  return `MCP server "${name}" reconnected in ${(r.ms / 1000).toFixed(1)} s: ${r.tools} tool${r.tools === 1 ? '' : 's'}, ${fresh}.`;
+}
+
 /** Runs `/mcp <args>`; returns the text to show, or throws Error with what was wrong. */
-export function mcpCommand(m: McpManager | undefined, args: string): string {
+export async function mcpCommand(m: McpManager | undefined, args: string): Promise<string> {
   if (!m || m.size === 0) return 'No MCP servers are configured. Add them to .mcp.json in the project (Claude Code\'s format) or to "mcpServers" in .agentrc.';
   const [verb = '', name = ''] = args.trim().split(/\s+/);
   if (verb === '' || verb === 'list') return mcpList(m);
@@ -60,9 +76,11 @@ export function mcpCommand(m: McpManager | undefined, args: string): string {
         .join(', ')}`,
     );
   switch (verb) {
-    case 'reconnect':
-      if (!m.reconnect(name)) throw new Error(`"${name}" cannot be reconnected (${known.error ?? STATE_TEXT[known.state]})`);
-      return `Reconnecting MCP server "${name}"…`;
+    case 'reconnect': {
+      const outcome = await m.reconnect(name);
+      if (!outcome) throw new Error(`"${name}" cannot be reconnected (${known.error ?? STATE_TEXT[known.state]})`);
+      return reconnectText(name, known.transport, outcome);
+    }
     case 'disable':
       m.setEnabled(name, false);
       return `MCP server "${name}" is disabled for this session; its tools leave the next request.`;

@@ -11,6 +11,7 @@ import { rewindCommand } from './rewind.js';
 import { uncompactCommand } from './uncompact.js';
 import { agentsView, contextView, costView, permissionsView } from './views.js';
 import { mcpCommand } from './mcp.js';
+import type { McpManager } from '../mcp/manager.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
 import type { Effort } from '../llm/provider.js';
@@ -35,6 +36,8 @@ export interface CommandContext {
   toolNames?: readonly string[];
   /** The skills in force (/skills). */
   skills?: SkillCatalog;
+  /** The MCP servers of this run (/mcp; undefined when none are configured). */
+  mcp?: McpManager | undefined;
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -139,7 +142,8 @@ export const COMMANDS: readonly SlashCommand[] = [
       if (!isKnownModel(c, name)) {
         const near = suggestModels(name, modelChoices(c));
         throw new CommandError(
-          `unknown model "${name}"${near.length > 0 ? ` — did you mean ${near.join(', ')}?` : ''} /model lists the known ones; describe another under "models" in .agentrc (or use --base-url for a local server).`,
+          `unknown model "${name}"${near.length > 0 ? ` — did you mean ${near.join(', ')}?` : ''} /model lists the known ones; ` +
+            `describe another under "models" in .agentrc (or use --base-url for a local server).`,
         );
       }
       return text(session.setModel(name));
@@ -150,7 +154,7 @@ export const COMMANDS: readonly SlashCommand[] = [
     args: '[reconnect|disable|enable|approve <name>]',
     whileBusy: true,
     description: 'MCP servers: state, tools, what their definitions cost, errors; reconnect, disable or approve one',
-    run: async ({ session }, args) => text(await asCommand(() => mcpCommand(session.mcp, args))),
+    run: async ({ mcp }, args) => text(await asCommand(() => mcpCommand(mcp, args))),
   },
   {
     name: 'effort',

@@ -17,7 +17,9 @@ export async function rewindCommand(session: Session, args: string): Promise<Com
     if (!plan.ok) return { kind: 'text', text: plan.message };
     return {
       kind: 'text',
-      text: `Undid the last rewind: ${plan.restored} message${plan.restored === 1 ? '' : 's'} back in the conversation, the context is now ${plan.tokens.toLocaleString('en-US')} tokens. Files stay as they are now (a code rewind is not taken back).`,
+      text:
+        `Undid the last rewind: ${plan.restored} message${plan.restored === 1 ? '' : 's'} back in the conversation, the context is now ${plan.tokens.toLocaleString('en-US')} tokens. ` +
+        `Files stay as they are now (a code rewind is not taken back).`,
     };
   }
   if (ref === undefined) {
@@ -50,7 +52,10 @@ export function formatRewindTargets(targets: readonly RewindTargetView[]): strin
       t.files.length > 0
         ? ` — ${t.files.length} file${t.files.length === 1 ? '' : 's'} changed since: ${t.files.slice(0, 5).join(', ')}${t.files.length > 5 ? ', …' : ''}`
         : '';
-    return `${String(t.index).padStart(3)}. ${new Date(t.createdAt).toISOString().slice(0, 16).replace('T', ' ')} ${preview(t.text, 70)}${t.inConversation ? '' : ` (${t.gone ?? 'compacted'}: code only)`}${files}`;
+    return (
+      `${String(t.index).padStart(3)}. ${new Date(t.createdAt).toISOString().slice(0, 16).replace('T', ' ')} ` +
+      `${preview(t.text, 70)}${t.inConversation ? '' : ` (${t.gone ?? 'compacted'}: code only)`}${files}`
+    );
   });
   return [...lines, '', REWIND_USAGE, BASH_CAVEAT].join('\n');
 }

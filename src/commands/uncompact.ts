@@ -31,7 +31,9 @@ export async function uncompactCommand(session: Session, args: string): Promise<
       : `Brought back the newest ${plan.restored} messages compacted by compaction ${plan.target.index}`;
   return {
     kind: 'text',
-    text: `${what}: ${plan.restored >= 0 ? fmt(plan.restored) : 0} more message${plan.restored === 1 ? '' : 's'} in view, the context is now ${fmt(plan.tokens)} tokens. The summary stays searchable with /history.`,
+    text:
+      `${what}: ${plan.restored >= 0 ? fmt(plan.restored) : 0} more message${plan.restored === 1 ? '' : 's'} in view, the context is now ${fmt(plan.tokens)} tokens. ` +
+      `The summary stays searchable with /history.`,
   };
 }
 
@@ -39,7 +41,8 @@ function formatTargets(targets: readonly UncompactTarget[]): string {
   if (targets.length === 0) return 'No compaction of this session can be undone (compactions made before this version cannot be).';
   const lines = targets.map(
     (t) =>
-      `${String(t.index).padStart(3)}. ${when(t.createdAt)} ${t.trigger.padEnd(8)} ${t.id} — ${fmt(t.hidden)} message${t.hidden === 1 ? '' : 's'} archived, ${fmt(t.tokensBefore)} → ${fmt(t.tokensAfter)} tokens`,
+      `${String(t.index).padStart(3)}. ${when(t.createdAt)} ${t.trigger.padEnd(8)} ${t.id} — ${fmt(t.hidden)} message${t.hidden === 1 ? '' : 's'} ` +
+      `archived, ${fmt(t.tokensBefore)} → ${fmt(t.tokensAfter)} tokens`,
   );
   return [...lines, '', preview(UNCOMPACT_USAGE, 200)].join('\n');
 }

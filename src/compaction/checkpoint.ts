@@ -1,17 +1,14 @@
 import { newId, type Message, type TextBlock } from '../llm/messages.js';
 import type { Restoration } from './restore.js';
+import { promptText } from '../promptText.js';
+import HEADER from './checkpointHeader.md';
 
 /** Between the checkpoint's header and its summary, in its first text block. */
 const SEPARATOR = '\n\n---\n\n';
 
 export function checkpointHeader(compactionId: string, archivedCount: number): string {
-  const n = archivedCount.toLocaleString('en-US');
-  return [
-    `[Context checkpoint — compaction ${compactionId}]`,
-    `The earlier part of this conversation (${n} message${archivedCount === 1 ? '' : 's'}) was archived and is summarized below.`,
-    'The archived messages and any cleared tool outputs are kept in full: search and open them with the Recall tool',
-    '(a keyword query, or an id such as a "Recall id" quoted in the summary).',
-  ].join('\n');
+  const messages = `${archivedCount.toLocaleString('en-US')} message${archivedCount === 1 ? '' : 's'}`;
+  return promptText(HEADER, { compactionId, messages });
 }
 
 /**

@@ -19,6 +19,9 @@ import { SummaryFailure, type Summarizer, type SummaryJob, type SummaryResult } 
 import type { ProbeResults } from '../ledger/probes.js';
 import { contextRaw } from './thinkingRoom.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
+import { promptText } from '../promptText.js';
+import PROVIDER_SUMMARY from './providerSummary.md';
+import { TOOL } from '../tools/toolNames.js';
 
 export interface HeadDeps {
   deps: EngineDeps;
@@ -176,7 +179,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
         requests: ledger === undefined,
         fileBudget: budgets.restoreFileTokens,
         maxFiles: d.deps.config.restoreFiles,
-        fileReadTools: d.deps.fileReadTools ?? ['FileRead', ...FILE_EDIT_TOOLS],
+        fileReadTools: d.deps.fileReadTools ?? [TOOL.FileRead, ...FILE_EDIT_TOOLS],
         readFile: d.deps.readFile,
         signal,
       },
@@ -235,8 +238,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
 }
 
 /** What a checkpoint says where OpenAI's encrypted compaction item holds the summary. */
-export const PROVIDER_SUMMARY_TEXT =
-  'The summary of the archived messages is the encrypted compaction item that follows (written by OpenAI; only OpenAI models can read it). The archived messages themselves are searchable with Recall.';
+export const PROVIDER_SUMMARY_TEXT = promptText(PROVIDER_SUMMARY);
 
 /** OpenAI's own compaction of the head; undefined when it failed (the agent's summarizer then writes the checkpoint). */
 async function providerSummary(

@@ -1,7 +1,8 @@
 import type { Message } from '../llm/messages.js';
+import { TOOL } from '../tools/toolNames.js';
 
 /** Tools whose `path` input names a file they change. */
-export const FILE_EDIT_TOOLS: readonly string[] = ['Edit', 'Write'];
+export const FILE_EDIT_TOOLS: readonly string[] = [TOOL.Edit, TOOL.Write];
 
 /** Files Edit or Write changed (the call succeeded) in these messages, in first-change order. */
 export function modifiedFiles(messages: readonly Message[]): string[] {

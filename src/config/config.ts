@@ -5,6 +5,7 @@ import { openaiApiFor, type ReasoningEffort } from '../llm/openaiApi.js';
 import type { Effort, ProviderName, ThinkingRequest } from '../llm/provider.js';
 import { builtinCapabilities, EFFORTS, thinkingFor, ThinkingSettingError, type ThinkingCapabilities, type ThinkingSetting } from './thinking.js';
 import { ConfigError, mergeRaw, readRawConfig, validateConfig } from './configFile.js';
+import { claudeHookSources } from './claudeSettings.js';
 import type { z } from 'zod/mini';
 import { editDistance } from '../editDistance.js';
 import { withLearnedLimits, type LearnedModel } from './learnedModel.js';
@@ -24,11 +25,12 @@ import {
   TimeoutsSchema,
   type FileConfig,
   type McpServerFileEntry,
-  type HooksConfig,
+  type HookSource,
   type PermissionMode,
 } from './schema.js';
 
 export { ConfigError, readConfigFile } from './configFile.js';
+export type { HookSource } from './schema.js';
 
 export interface Config {
   cwd: string;
@@ -72,22 +74,10 @@ export interface Config {
   dbPath: string;
   /** Files that were read, in order of increasing precedence. */
   sources: string[];
-  /** Each file's hooks apart (a project's need the person's approval; home's do not). */
+  /** Each file's hooks apart, .agentrc's and Claude Code's settings files' (a project's need the person's approval; home's do not). */
   hookSources?: HookSource[];
   /** Things the user should see (unknown model, ...). */
   warnings: string[];
-}
-
-/** The hooks one .agentrc holds. */
-export interface HookSource {
-  file: string;
-  /** 'user': ~/.agentrc; 'project': the working directory's .agentrc. */
-  scope: 'user' | 'project';
-  /** The directory whose file it is. */
-  dir: string;
-  hooks: HooksConfig;
-  /** The name a project's approval is kept under (ProjectTrust): "hooks" for .agentrc, else the file's name in the project. */
-  trustName?: string;
 }
 
 export interface ConfigFlags {
@@ -160,7 +150,10 @@ export function loadConfig(opts: LoadOptions): Config {
     }
   }
   const file = FileConfigSchema.parse(merged);
-  const config: Config = { ...resolveConfig(file, sources, opts), hookSources };
+  // Claude Code's settings files carry hooks too: read as Claude Code reads them (claudeSettings.ts)
+  const claude = claudeHookSources(home, opts.cwd);
+  const config: Config = { ...resolveConfig(file, sources, opts), hookSources: [...hookSources, ...claude.sources] };
+  config.warnings.push(...claude.warnings);
   config.mcpServers = Object.entries(file.mcpServers ?? {}).map(([name, entry]) => ({ name, file: mcpFiles.get(name) ?? '.agentrc', entry }));
   return config;
 }

@@ -215,7 +215,11 @@ export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'P
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 export const HookCommandSchema = z.strictObject({
-  /** Which calls it runs for: a tool name (Claude Code's names too), names joined by |, a regular expression, or "*" (PreToolUse, PostToolUse); a source, trigger or notification type for the other events. Absent: all. */
+  /**
+   * Which calls it runs for: a tool name (Claude Code's names too), names joined by |, a regular
+   * expression, or "*" (PreToolUse, PostToolUse); a source, trigger or notification type for the
+   * other events. Absent: all.
+   */
   matcher: z.optional(z.string()),
   /** A shell command; it gets the event as JSON on stdin. */
   command: nonEmptyString,
@@ -244,6 +248,18 @@ export const HooksSchema = z.strictObject({
 export type HooksFileConfig = z.infer<typeof HooksSchema>;
 /** Each event's hooks, one command each (Claude Code's groups flattened). */
 export type HooksConfig = Partial<Record<HookEventName, HookCommand[]>>;
+
+/** The hooks one file holds (an .agentrc, or Claude Code's settings.json). */
+export interface HookSource {
+  file: string;
+  /** 'user': the person's own file (~/.agentrc, ~/.claude/settings.json); 'project': one of the working directory's. */
+  scope: 'user' | 'project';
+  /** The directory whose file it is. */
+  dir: string;
+  hooks: HooksConfig;
+  /** The name a project's approval is kept under (ProjectTrust): "hooks" for .agentrc, else the file's name in the project. */
+  trustName?: string;
+}
 
 /** The file's hooks with Claude Code's groups flattened into one entry per command. */
 export function flattenHooks(file: HooksFileConfig): HooksConfig {

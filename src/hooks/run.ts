@@ -2,7 +2,8 @@
 // stdin, this process's environment without the secret variables. It is killed (the whole
 // group) at its timeout or when the turn is interrupted. Never throws: what happened is returned.
 import { spawn } from 'node:child_process';
-import { defaultShell, killGroup, trackGroup } from '../tools/shell.js';
+import { killGroup, trackGroup } from '../processes/groups.js';
+import { defaultShell } from '../tools/shell.js';
 
 export interface HookRun {
   /** Exit code; undefined when it was killed or could not start. */
@@ -38,7 +39,7 @@ export function runHookCommand(command: string, input: string, opts: HookRunOpti
     let interrupted = false;
     let done = false;
     const child = spawn(defaultShell(), ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const untrack = child.pid !== undefined ? trackGroup(child.pid) : () => {};
+    const untrack = child.pid !== undefined ? trackGroup(child.pid, 'hook', command) : () => {};
     let killTimer: NodeJS.Timeout | undefined;
     const finish = (exitCode: number | undefined, spawnError?: string): void => {
       if (done) return;

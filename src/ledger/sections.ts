@@ -1,11 +1,12 @@
 // The ledger's built-in sections, each a pure function of the log: the person's own words,
 // the files read and changed, the failures still standing, the spilled outputs.
 import type { Message, TextBlock, ToolResultBlock, ToolUseBlock } from '../llm/messages.js';
+import { TOOL } from '../tools/toolNames.js';
 import type { LedgerInput, LedgerItem, LedgerSection } from './types.js';
 
 /** Tools whose `path` input names a file they change, and those that read one. */
-export const EDIT_TOOLS: readonly string[] = ['Edit', 'Write'];
-export const READ_TOOLS: readonly string[] = ['FileRead'];
+export const EDIT_TOOLS: readonly string[] = [TOOL.Edit, TOOL.Write];
+export const READ_TOOLS: readonly string[] = [TOOL.FileRead];
 /** How many of the person's first and newest messages are kept whole as long as anything else can give way. */
 export const FIRST_WHOLE = 2;
 export const NEWEST_WHOLE = 3;

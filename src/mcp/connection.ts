@@ -1,21 +1,27 @@
-// One live connection to one MCP server, over the official SDK's client (the only file that
-// imports it; loaded on demand, so a session without servers never pays for it). It connects,
-// lists every tool (all pages, again on tools/list_changed), calls tools with a timeout and
-// the caller's abort signal, notices a server that died, and closes without lingering: a stdio
-// server gets its input closed, then SIGTERM after 300 ms, SIGKILL after 1 s (the SDK's own
-// close waits 2 s + 2 s, long enough to leave a stuck server behind when the program exits).
+// One live connection to one MCP server, over the official SDK's client (loaded on demand, so a
+// session without servers never pays for it; with stdioTransport.ts the only files that import
+// it). It connects, lists every tool (all pages, again on tools/list_changed), calls tools with a
+// timeout and the caller's abort signal, notices a server that went away, and closes without
+// lingering (a stdio server's whole process group ends, stdioTransport.ts).
+// A server that went away: a stdio server's process ended; an HTTP server stopped answering (its
+// event stream broke and a ping does not get through) or forgot the session (a restarted server
+// answers 404, or 400 "No valid session ID"). `lost` says so once, and only for a connection
+// that was up: a server that fails while connecting makes connect() throw instead.
 
 import {
   Client,
+  SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type CallToolResult,
   type Tool as SdkTool,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import * as z from 'zod/mini';
+import { debug } from '../log.js';
 import type { McpLaunch } from './config.js';
+import { McpUnreachedError } from './reconnect.js';
+import { GroupStdioTransport } from './stdioTransport.js';
 
 export type McpTool = SdkTool;
 export type McpCallResult = CallToolResult;
@@ -23,7 +29,7 @@ export type McpCallResult = CallToolResult;
 export interface ConnectionEvents {
   /** The server's tool list changed (after tools/list_changed, every page fetched). */
   toolsChanged: (tools: McpTool[]) => void;
-  /** The connection ended without close() being called (a stdio server exited, an HTTP session ended). */
+  /** The connection, once up, ended without close() being called (see the header); said once. */
   lost: (why: string) => void;
 }
 
@@ -31,22 +37,38 @@ const CLIENT_INFO = { name: 'agent', version: '0.1.0' };
 /** A server whose cursor never ends is cut off here. */
 const MAX_PAGES = 100;
 const LenientToolList = z.object({ tools: z.array(z.looseObject({ name: z.string() })), nextCursor: z.optional(z.string()) });
-/** Lines of a stdio server's stderr kept to explain a failure. */
-const STDERR_LINES = 20;
+/** How long a ping may take when an HTTP server's event stream broke, before it counts as gone. */
+const PROBE_MS = 3_000;
+/** Network errors that mean the request never reached a server. */
+const UNREACHED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** Network errors of a connection that broke, perhaps after the server got the request. */
+const BROKEN_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 export class McpConnection {
   private client: Client | undefined;
   private transport: Transport | undefined;
-  private pid: number | undefined;
   private closing = false;
-  private readonly stderrTail: string[] = [];
+  /** Up: connect() finished; only then can the connection be lost. */
+  private up = false;
+  private lostWhy: string | undefined;
+  private probing = false;
   tools: McpTool[] = [];
   instructions: string | undefined;
 
   constructor(
-    private readonly launch: McpLaunch,
+    private readonly launch: McpLaunch & { label?: string },
     private readonly events: ConnectionEvents,
   ) {}
+
+  /** Why the connection ended by itself, or undefined while it is up (or was closed). */
+  get gone(): string | undefined {
+    return this.lostWhy;
+  }
+
+  /** The HTTP session the server gave (streamable HTTP only). */
+  get sessionId(): string | undefined {
+    return this.transport instanceof StreamableHTTPClientTransport ? this.transport.sessionId : undefined;
+  }
 
   /** Connects and lists the tools; throws with a message that says what failed. */
   async connect(signal: AbortSignal): Promise<void> {
@@ -61,34 +83,77 @@ export class McpConnection {
     });
     const transport = this.transportFor(this.launch);
     transport.onclose = () => {
-      if (!this.closing && this.client === client) this.events.lost(this.exitText());
+      if (this.client === client) this.lose(this.exitText());
     };
+    // an HTTP server's broken event stream is the first sign that it went away: ask it
+    if (!(transport instanceof GroupStdioTransport)) transport.onerror = () => void this.probe(client);
     this.client = client;
     this.transport = transport;
     try {
       await client.connect(transport, { signal });
-      if (transport instanceof StdioClientTransport) this.pid = transport.pid ?? undefined;
       this.instructions = client.getInstructions();
       this.tools = await this.listAll(client, signal);
+      this.up = true;
     } catch (e) {
-      const why = this.stderrTail.length > 0 ? `${errText(e)}; its stderr said: ${this.stderrTail.slice(-3).join(' | ')}` : errText(e);
+      const why = this.startError(e);
       await this.close();
       throw new Error(why);
     }
   }
 
-  private transportFor(l: McpLaunch): Transport {
-    if (l.type === 'stdio') {
-      const t = new StdioClientTransport({ command: l.command, args: l.args, env: l.env, ...(l.cwd ? { cwd: l.cwd } : {}), stderr: 'pipe' });
-      t.stderr?.on('data', (chunk: Buffer) => {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.stderrTail.push(line.trim().slice(0, 300));
-        if (this.stderrTail.length > STDERR_LINES) this.stderrTail.splice(0, this.stderrTail.length - STDERR_LINES);
-      });
-      return t;
-    }
+  private transportFor(l: McpLaunch & { label?: string }): Transport {
+    if (l.type === 'stdio')
+      return new GroupStdioTransport({ command: l.command, args: l.args, env: l.env, ...(l.cwd ? { cwd: l.cwd } : {}), label: l.label ?? l.command });
     const url = new URL(l.url);
     const requestInit = { headers: l.headers };
     return l.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  }
+
+  private stderrTail(): string[] {
+    return this.transport instanceof GroupStdioTransport ? this.transport.stderrTail : [];
+  }
+
+  /** Why a connection did not come up, in the person's terms: what the process or the URL did. */
+  private startError(e: unknown): string {
+    const t = this.transport;
+    const l = this.launch;
+    if (t instanceof GroupStdioTransport) {
+      const said = stderrSummary(this.stderrTail());
+      const what = t.ended ? `the process ${t.ended} before it answered` : errText(e);
+      return said ? `${what}; its stderr said: ${said}` : what;
+    }
+    if (l.type === 'stdio') return errText(e);
+    if (e instanceof SdkHttpError) {
+      const body = typeof e.data?.text === 'string' ? e.data.text.trim().slice(0, 200) : '';
+      return `${l.url} answered HTTP ${e.status}${e.statusText ? ` ${e.statusText}` : ''}${body ? ` (${body})` : ''}`;
+    }
+    if (unreached(e)) return `nothing answers at ${l.url} (${errText(e)})`;
+    return `${l.url}: ${errText(e)}`;
+  }
+
+  /** Says `lost` once, for a connection that was up and is not being closed. */
+  private lose(why: string): void {
+    if (!this.up || this.closing || this.lostWhy !== undefined) return;
+    this.lostWhy = why;
+    try {
+      this.events.lost(why);
+    } catch (e) {
+      // a listener's bug must not take the program down from inside the SDK's event handler
+      debug('mcp lost handler failed', { error: errText(e) });
+    }
+  }
+
+  /** A ping after a transport error: a server that is not reached or forgot the session is lost. */
+  private async probe(client: Client): Promise<void> {
+    if (!this.up || this.probing || this.closing || this.client !== client) return;
+    this.probing = true;
+    try {
+      await client.ping({ timeout: PROBE_MS });
+    } catch (e) {
+      if (this.client === client && (unreached(e) || hasCode(e, BROKEN_CODES) || /timed? ?out/i.test(errText(e)))) this.lose(lostText(e));
+    } finally {
+      this.probing = false;
+    }
   }
 
   private async refresh(): Promise<void> {
@@ -119,17 +184,35 @@ export class McpConnection {
     throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
   }
 
-  /** Calls a tool; throws on a protocol error, a timeout (message says so) or an abort. */
+  /**
+   * Calls a tool; throws on a protocol error, a timeout (message says so) or an abort, and
+   * McpUnreachedError (the connection then lost) when the request did not reach the server.
+   */
   async call(name: string, args: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<McpCallResult> {
     const client = this.client;
-    if (!client) throw new Error('not connected');
+    if (!client || this.lostWhy !== undefined) throw new McpUnreachedError(this.lostWhy ?? 'not connected');
     const toolDefinition = this.tools.find((t) => t.name === name);
-    return client.callTool({ name, arguments: args }, { timeout: timeoutMs, signal, ...(toolDefinition ? { toolDefinition } : {}) });
+    try {
+      return await client.callTool({ name, arguments: args }, { timeout: timeoutMs, signal, ...(toolDefinition ? { toolDefinition } : {}) });
+    } catch (e) {
+      if (signal.aborted) throw e;
+      if (unreached(e)) {
+        const why = lostText(e);
+        this.lose(why);
+        throw new McpUnreachedError(why);
+      }
+      // the server may have got it: not sent again, but the connection is over
+      if (hasCode(e, BROKEN_CODES)) this.lose(lostText(e));
+      throw e;
+    }
   }
 
   private exitText(): string {
-    const tail = this.stderrTail.slice(-3).join(' | ');
-    return tail ? `the connection closed; its stderr said: ${tail}` : 'the connection closed';
+    const t = this.transport;
+    const what = t instanceof GroupStdioTransport && t.ended ? `the process ${t.ended}` : 'the connection closed';
+    // killed by a signal, its start-up chatter says nothing about why it went; only an error it wrote does
+    const said = stderrSummary(this.stderrTail(), !(t instanceof GroupStdioTransport && t.ended?.startsWith('was killed')));
+    return said ? `${what}; its stderr said: ${said}` : what;
   }
 
   private closed: Promise<void> | undefined;
@@ -143,40 +226,43 @@ export class McpConnection {
   private async end(): Promise<void> {
     this.closing = true;
     const transport = this.transport;
-    // a server still starting has a pid too (the handshake may be what it is stuck in)
-    const pid = this.pid ?? (transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined);
     this.client = undefined;
     this.transport = undefined;
     if (!transport) return;
-    const closed = transport.close().catch(() => undefined);
-    if (pid === undefined) {
-      await Promise.race([closed, sleep(500)]);
-      return;
-    }
-    await Promise.race([closed, sleep(300)]);
-    if (alive(pid)) signalPid(pid, 'SIGTERM');
-    for (let waited = 0; waited < 700 && alive(pid); waited += 50) await sleep(50);
-    if (alive(pid)) signalPid(pid, 'SIGKILL');
+    // the stdio transport bounds its own close (about a second); an HTTP one only aborts its requests
+    await Promise.race([transport.close().catch(() => undefined), sleep(1_500)]);
   }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** What a server's stderr says about a failure: its first line that reads like an error (Node's stack dumps end in noise), else (`lastLines`) its last lines. */
+export function stderrSummary(lines: readonly string[], lastLines = true): string {
+  const telling = lines.find((l) => /error|cannot|can't|not found|no such|denied|refused|invalid|missing|failed|ENOENT|EACCES/i.test(l));
+  return telling ?? (lastLines ? lines.slice(-3).join(' | ') : '');
 }
 
-function signalPid(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    // already gone
+/** The request did not reach a server that handles it: the network refused it, or the server no longer knows the session. */
+export function unreached(e: unknown): boolean {
+  if (e instanceof SdkHttpError) {
+    const body = typeof e.data?.text === 'string' ? e.data.text : e.message;
+    return e.status === 404 || (e.status === 400 && /session/i.test(body));
   }
+  return hasCode(e, UNREACHED_CODES);
+}
+
+/** An error, or one of its causes, carries one of these codes. */
+function hasCode(e: unknown, codes: ReadonlySet<string>): boolean {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === 'string' && codes.has(code)) return true;
+  }
+  return false;
+}
+
+function lostText(e: unknown): string {
+  if (e instanceof SdkHttpError) return `the server no longer knows this session (HTTP ${e.status})`;
+  return `the server is not reached (${errText(e)})`;
 }
 
 export function errText(e: unknown): string {

@@ -6,9 +6,13 @@
 // loads land in the history, after the cached prefix, not in the tool list.
 
 import { ToolInputError, type AnyTool } from '../tools/types.js';
+import { promptText } from '../promptText.js';
+import CALL_DESCRIPTION from './callTool.md';
+import SCHEMAS_DESCRIPTION from './schemasTool.md';
+import { TOOL } from '../tools/toolNames.js';
 
-export const SCHEMAS_TOOL = 'McpSchemas';
-export const CALL_TOOL = 'McpCall';
+export const SCHEMAS_TOOL = TOOL.McpSchemas;
+export const CALL_TOOL = TOOL.McpCall;
 /** One catalog line's description at most. */
 const LINE_CHARS = 90;
 
@@ -32,16 +36,15 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const schemas: AnyTool = {
     name: SCHEMAS_TOOL,
-    description:
-      `Loads the full definitions (description and input schema) of MCP tools, so that you can call them with ${CALL_TOOL}. ` +
-      `Their definitions are not sent up front to save context. Load only the tools you need, several at once if useful. The tools:\n${catalog(tools)}`,
+    description: promptText(SCHEMAS_DESCRIPTION, { callTool: CALL_TOOL, tools: catalog(tools) }),
     inputSchema: {
       type: 'object',
       properties: { tools: { type: 'array', items: { type: 'string' }, description: 'Names of tools from the list, e.g. ["mcp__github__create_issue"]' } },
       required: ['tools'],
     },
-    readOnly: true,
-    compactable: true,
+    kind: 'mcp',
+    // only reads definitions
+    traits: { readOnly: true, mutating: false },
     parse: (input) => {
       const names = (input as { tools?: unknown } | null)?.tools;
       if (!Array.isArray(names) || names.some((n) => typeof n !== 'string') || names.length === 0)
@@ -60,7 +63,7 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
   };
   const call: AnyTool = {
     name: CALL_TOOL,
-    description: `Calls an MCP tool by name with its arguments. Load its definition with ${SCHEMAS_TOOL} first, to know the arguments it takes.`,
+    description: promptText(CALL_DESCRIPTION, { schemasTool: SCHEMAS_TOOL }),
     inputSchema: {
       type: 'object',
       properties: {
@@ -69,8 +72,8 @@ export function deferredTools(tools: readonly AnyTool[]): AnyTool[] {
       },
       required: ['tool'],
     },
-    readOnly: false,
-    compactable: true,
+    // what runs is its delegate, authorized as itself
+    kind: 'mcp',
     parse: (input) => {
       const i = (input ?? {}) as { tool?: unknown; arguments?: unknown };
       if (typeof i.tool !== 'string' || i.tool === '') throw new ToolInputError('"tool" must be the name of an MCP tool');

@@ -4,7 +4,10 @@
 // in the background (nothing waits for them unless a caller asks with ready(ms)), keeps each
 // one's state for the footer and /mcp, turns their tools into this program's tools, and decides
 // whether the model gets their full definitions or a catalog (deferred.ts). It calls tools with
-// a timeout, restarts a crashed server on its next use, and closes them all without lingering.
+// a timeout, reconnects a server that went away by itself (reconnect.ts says when; its tools
+// stay listed meanwhile and a call waits for the attempt), and closes them all without lingering.
+// A server that cannot start is a state with a named error, never an exception: the session
+// goes on without it.
 // What it owns: the connections and their states; the person's approval of a project's servers
 // is ProjectTrust's (it only reads and records it through that class).
 // What it never does: draw anything, ask the person (front ends do, through approve/decline),
@@ -14,12 +17,14 @@ import type { ToolSpec } from '../llm/provider.js';
 import type { McpConfig } from '../config/schema.js';
 import { fingerprintOf, type ProjectTrust, type TrustSubject } from '../trust/projectTrust.js';
 import { toolSpec, type AnyTool, type ToolOutput } from '../tools/types.js';
-import { describeLaunch, serverEnv, trustedPart, writtenTransport, type McpServerEntry, type SecretTest } from './config.js';
+import { describeLaunch, trustedPart, writtenTransport, type McpServerEntry, type SecretTest } from './config.js';
 import type { McpConnection, McpTool } from './connection.js';
 import { CALL_TOOL, deferredTools, SCHEMAS_TOOL } from './deferred.js';
+import { fmtSeconds, ServerLink, type ConnectFn, type LinkHost, type McpState } from './link.js';
+import { McpUnreachedError } from './reconnect.js';
 import { buildTools, resultText, type ToolRunner } from './tools.js';
 
-export type McpState = 'connecting' | 'connected' | 'failed' | 'needs-approval' | 'declined' | 'disabled';
+export type { McpState };
 
 export interface McpServerView {
   name: string;
@@ -33,7 +38,12 @@ export interface McpServerView {
   /** Tools left out (invalid schemas, name collisions). */
   warnings: string[];
   project: boolean;
+  /** While reconnecting: since when it is down, how many attempts failed, and why. */
+  down?: { since: number; attempts: number; why: string };
 }
+
+/** What /mcp reconnect did: connected again (with how many tools, and whether the server gave a new HTTP session), or why not. */
+export type ReconnectOutcome = { ok: true; tools: number; ms: number; newSession: boolean } | { ok: false; error: string; retrying: boolean };
 
 /** What the model gets from MCP this turn: tools to send and run, and a system prompt section. */
 export interface McpToolSet {
@@ -60,31 +70,14 @@ export interface McpManagerDeps {
   /** Registers tools as the built-in ones are (tools/registry.ts), so results take the same path. */
   register: (tools: readonly AnyTool[]) => AnyTool[];
   /** Loads the SDK side; tests may pass their own. */
-  connect?: (
-    entry: McpServerEntry,
-    env: Record<string, string> | undefined,
-    events: import('./connection.js').ConnectionEvents,
-    signal: AbortSignal,
-  ) => Promise<McpConnection>;
-}
-
-interface Server {
-  entry: McpServerEntry;
-  state: McpState;
-  conn?: McpConnection;
-  tools: AnyTool[];
-  tokens: number;
-  warnings: string[];
-  error?: string;
-  connecting?: Promise<void>;
-  abort?: AbortController;
+  connect?: ConnectFn;
 }
 
 const DEFAULT_DEFER_CAP = 20_000;
 const EMPTY: McpToolSet = { tools: [], system: '', deferred: false, fullTokens: 0, sentTokens: 0 };
 
 export class McpManager implements ToolRunner {
-  private readonly servers = new Map<string, Server>();
+  private readonly servers = new Map<string, ServerLink>();
   private readonly listeners = new Set<() => void>();
   private readonly warned = new Set<string>();
   private set: McpToolSet | undefined;
@@ -93,8 +86,22 @@ export class McpManager implements ToolRunner {
   onNotice: (level: 'info' | 'warning' | 'error', text: string) => void = () => {};
 
   constructor(private readonly deps: McpManagerDeps) {
+    const manager = this;
+    const host: LinkHost = {
+      get closed() {
+        return manager.closed;
+      },
+      connect: deps.connect ?? defaultConnect,
+      env: deps.env,
+      isSecret: deps.isSecret,
+      ...(deps.prepareCount ? { prepareCount: deps.prepareCount } : {}),
+      adopt: (link, tools) => this.adopt(link, tools),
+      notify: () => this.notify(),
+      changed: () => this.changed(),
+      notice: (level, text) => this.onNotice(level, text),
+    };
     for (const entry of deps.entries) {
-      const s: Server = { entry, state: 'connecting', tools: [], tokens: 0, warnings: [] };
+      const s = new ServerLink(entry, host);
       if (entry.error) Object.assign(s, { state: 'failed', error: entry.error });
       else if (entry.disabled) s.state = 'disabled';
       else if (entry.project && !deps.config.trustProject && !this.isApproved(entry)) s.state = 'needs-approval';
@@ -109,7 +116,7 @@ export class McpManager implements ToolRunner {
   /** Starts every server that may run; returns at once. */
   start(): void {
     for (const s of this.servers.values()) {
-      if (s.state === 'connecting') this.connect(s);
+      if (s.state === 'connecting') s.connect();
       else if (s.entry.error)
         this.onNotice('error', `${s.entry.error.startsWith('MCP server') ? '' : `MCP server "${s.entry.name}": `}${s.entry.error}; it was not started`);
     }
@@ -120,8 +127,14 @@ export class McpManager implements ToolRunner {
     return () => this.listeners.delete(listener);
   }
 
+  /** The tools changed: the tool set is rebuilt, and the listeners hear of it. */
   private changed(): void {
     this.set = undefined;
+    this.notify();
+  }
+
+  /** Only a state changed (the footer's word): the tool set stays the same object. */
+  private notify(): void {
     for (const l of this.listeners) l();
   }
 
@@ -158,7 +171,7 @@ export class McpManager implements ToolRunner {
     const s = this.servers.get(name);
     if (!s || (s.state !== 'needs-approval' && s.state !== 'declined')) return;
     if (remember) this.deps.trust.approve(this.subject(s.entry));
-    this.connect(s);
+    s.connect();
   }
 
   decline(name: string): void {
@@ -168,13 +181,20 @@ export class McpManager implements ToolRunner {
     this.changed();
   }
 
-  /** /mcp reconnect: closes and connects again (a failed or declined server too). */
-  reconnect(name: string): boolean {
+  /**
+   * /mcp reconnect: closes and connects again (a failed or declined server too) and says what
+   * happened; undefined when it cannot be reconnected (unknown, a wrong entry, not approved).
+   * A server that had tools keeps them listed meanwhile, and is tried again by itself if this fails.
+   */
+  async reconnect(name: string): Promise<ReconnectOutcome | undefined> {
     const s = this.servers.get(name);
-    if (!s || s.entry.error) return false;
-    if (s.state === 'needs-approval') return false;
-    void this.drop(s).then(() => this.connect(s));
-    return true;
+    if (!s || s.entry.error || s.state === 'needs-approval' || this.closed) return undefined;
+    const session = s.conn?.sessionId;
+    const started = Date.now();
+    await s.reconnect('reconnect asked with /mcp');
+    const conn = s.conn;
+    if (s.state === 'connected' && conn) return { ok: true, tools: s.tools.length, ms: Date.now() - started, newSession: conn.sessionId !== session };
+    return { ok: false, error: s.retry?.why ?? s.error ?? 'not connected', retrying: s.retry !== undefined };
   }
 
   /** /mcp disable|enable for this session. */
@@ -182,77 +202,24 @@ export class McpManager implements ToolRunner {
     const s = this.servers.get(name);
     if (!s) return false;
     if (!enabled) {
-      void this.drop(s);
+      void s.drop();
       s.state = 'disabled';
       s.tools = [];
+      s.listed = undefined;
       this.changed();
     } else if (s.state === 'disabled' && !s.entry.error) {
       if (s.entry.project && !this.deps.config.trustProject && !this.isApproved(s.entry)) s.state = 'needs-approval';
-      else this.connect(s);
+      else s.connect();
       this.changed();
     }
     return true;
   }
 
-  private async drop(s: Server): Promise<void> {
-    s.abort?.abort();
-    const conn = s.conn;
-    s.conn = undefined;
-    // a server still connecting is closed by the abort: wait for that too (bounded)
-    const starting = s.connecting;
-    await Promise.all([conn?.close(), starting ? Promise.race([starting, new Promise((r) => setTimeout(r, 2_000).unref())]) : undefined]);
-  }
-
-  private connect(s: Server): void {
-    if (this.closed) return;
-    s.state = 'connecting';
-    delete s.error;
-    const abort = new AbortController();
-    s.abort = abort;
-    this.changed();
-    s.connecting = (async () => {
-      try {
-        const launch = s.entry.launch!;
-        const env = launch.type === 'stdio' ? serverEnv(launch.env, this.deps.env, this.deps.isSecret) : undefined;
-        const conn = await (this.deps.connect ?? defaultConnect)(
-          s.entry,
-          env,
-          {
-            toolsChanged: (tools) => {
-              if (s.conn === conn) this.adopt(s, tools);
-            },
-            lost: (why) => {
-              if (s.conn !== conn) return;
-              s.conn = undefined;
-              s.state = 'failed';
-              s.error = `stopped: ${why}; it restarts on its next use (or /mcp reconnect ${s.entry.name})`;
-              this.onNotice('error', `MCP server "${s.entry.name}" ${s.error}`);
-              this.changed();
-            },
-          },
-          abort.signal,
-        );
-        if (abort.signal.aborted || this.closed) {
-          await conn.close();
-          return;
-        }
-        await this.deps.prepareCount?.();
-        s.conn = conn;
-        s.state = 'connected';
-        this.adopt(s, conn.tools);
-      } catch (e) {
-        if (abort.signal.aborted) return;
-        s.state = 'failed';
-        s.error = (e as Error).message;
-        this.onNotice('error', `MCP server "${s.entry.name}" could not start: ${s.error}`);
-        this.changed();
-      } finally {
-        s.connecting = undefined;
-      }
-    })();
-  }
-
-  private adopt(s: Server, list: readonly McpTool[]): void {
+  private adopt(s: ServerLink, list: readonly McpTool[]): void {
+    const listed = JSON.stringify(list);
+    // reconnected with the same tools: the same definitions, byte for byte (the cached prefix holds)
+    if (listed === s.listed) return;
+    s.listed = listed;
     const built = buildTools(s.entry.name, list, this, this.deps.config.allowReadOnly);
     s.tools = this.deps.register(built.tools);
     s.warnings = built.warnings;
@@ -285,6 +252,7 @@ export class McpManager implements ToolRunner {
       ...(s.error ? { error: s.error } : {}),
       warnings: s.warnings,
       project: s.entry.project,
+      ...(s.retry ? { down: { since: s.retry.since, attempts: s.retry.attempt, why: s.retry.why } } : {}),
     }));
   }
 
@@ -300,7 +268,8 @@ export class McpManager implements ToolRunner {
   /** What the model gets now; the same object (byte-identical definitions) until a server's tools change. */
   toolSet(): McpToolSet {
     if (this.set) return this.set;
-    const servers = [...this.servers.values()].filter((s) => s.state === 'connected' && s.tools.length > 0);
+    // a server being reconnected keeps its tools listed: a call waits for the attempt, or says the server is down
+    const servers = [...this.servers.values()].filter((s) => (s.state === 'connected' || s.state === 'reconnecting') && s.tools.length > 0);
     if (servers.length === 0) return (this.set = EMPTY);
     const all = servers.flatMap((s) => s.tools).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const fullTokens = servers.reduce((n, s) => n + s.tokens, 0);
@@ -310,7 +279,7 @@ export class McpManager implements ToolRunner {
     return (this.set = { tools, system: this.systemSection(servers, deferred), deferred, fullTokens, sentTokens });
   }
 
-  private systemSection(servers: Server[], deferred: boolean): string {
+  private systemSection(servers: ServerLink[], deferred: boolean): string {
     const cap = this.deps.config.instructionsChars;
     const lines = [
       `# MCP servers
@@ -318,57 +287,59 @@ Tools named mcp__<server>__<tool> come from MCP servers the user configured (${s
         (deferred ? ` Their definitions are not all sent: ${SCHEMAS_TOOL} lists them and loads the definitions you need, ${CALL_TOOL} calls one.` : ''),
     ];
     for (const s of servers) {
-      const text = s.conn?.instructions?.trim();
+      const text = s.instructions?.trim();
       if (!text || cap === 0) continue;
       lines.push(`## ${s.entry.name}\n${text.length > cap ? `${text.slice(0, cap)}… (cut at ${cap} characters)` : text}`);
     }
     return lines.join('\n\n');
   }
 
-  /** Runs one tool call: restarts a server that stopped, times out after the server's limit, reports failures as error results. */
+  /**
+   * Runs one tool call, as an error result when it cannot: a server being reconnected is tried at
+   * once and the call waits for that attempt (at most the tool's timeout); a request that did not
+   * reach the server (refused, or its HTTP session gone) is sent again once after a reconnect.
+   */
   async call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput> {
     const s = this.servers.get(server);
     const fail = (text: string): ToolOutput => ({ content: text, isError: true });
     if (!s) return fail(`MCP server "${server}" is not configured.`);
     if (s.state === 'disabled' || s.state === 'declined' || s.state === 'needs-approval')
       return fail(`MCP server "${server}" is ${s.state}; its tools cannot run now.`);
-    if (!s.conn && !s.connecting && s.state === 'failed' && !s.entry.error) {
-      this.onNotice('info', `Restarting MCP server "${server}"…`);
-      this.connect(s);
-    }
-    if (s.connecting) await Promise.race([s.connecting, abortPromise(signal)]);
-    const conn = s.conn;
-    if (!conn) return fail(`MCP server "${server}" is not available: ${s.error ?? 'not connected'}.`);
     const timeoutMs = s.entry.toolTimeoutMs ?? this.deps.config.toolTimeoutMs;
-    try {
-      const result = await conn.call(tool, args, timeoutMs, signal);
-      return resultText(server, tool, result, s.entry.maxResultChars ?? this.deps.config.maxResultChars);
-    } catch (e) {
-      if (signal.aborted) throw e;
-      const text = (e as Error).message ?? String(e);
-      if (/timed? ?out/i.test(text))
-        return fail(
-          `MCP server "${server}" tool "${tool}" timed out after ${fmtSeconds(timeoutMs)} (mcp.toolTimeoutMs); it may still be working on it. The session goes on: try another way or a smaller request.`,
-        );
-      if (s.conn !== conn) return fail(`MCP server "${server}" stopped during the call (${s.error ?? text}). It restarts on its next use.`);
-      return fail(`MCP server "${server}" tool "${tool}" failed: ${text}`);
+    for (let tries = 0; ; tries++) {
+      const conn = await s.connection(signal, timeoutMs);
+      if (!conn) {
+        const down = s.retry
+          ? `is down (${s.retry.why}); it is being reconnected in the background (${s.retry.attempt} attempt${s.retry.attempt === 1 ? '' : 's'} so far)`
+          : `is not available: ${s.error ?? 'not connected'}`;
+        return fail(`MCP server "${server}" ${down}. The call was not made: try again shortly, or do without it.`);
+      }
+      try {
+        const result = await conn.call(tool, args, timeoutMs, signal);
+        return resultText(server, tool, result, s.entry.maxResultChars ?? this.deps.config.maxResultChars);
+      } catch (e) {
+        if (signal.aborted) throw e;
+        const text = (e as Error).message ?? String(e);
+        // not handled by the server: the connection is being replaced; send it again once on the new one
+        if (e instanceof McpUnreachedError || (e as Error).name === 'McpUnreachedError') {
+          if (tries === 0) continue;
+          return fail(`MCP server "${server}" did not get the call (${text}). It is being reconnected in the background; try again shortly.`);
+        }
+        if (/timed? ?out/i.test(text))
+          return fail(
+            `MCP server "${server}" tool "${tool}" timed out after ${fmtSeconds(timeoutMs)} (mcp.toolTimeoutMs); it may still be working on it. The session goes on: try another way or a smaller request.`,
+          );
+        if (s.conn !== conn) return fail(`MCP server "${server}" stopped during the call (${s.retry?.why ?? text}). It is being reconnected.`);
+        return fail(`MCP server "${server}" tool "${tool}" failed: ${text}`);
+      }
     }
   }
 
   /** Ends every connection; a stuck stdio server is killed (about a second at most). */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.servers.values()].map((s) => this.drop(s)));
+    await Promise.all([...this.servers.values()].map((s) => s.drop()));
   }
-}
-
-const fmtSeconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`);
-
-function abortPromise(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 
 async function defaultConnect(
@@ -379,7 +350,7 @@ async function defaultConnect(
 ): Promise<McpConnection> {
   const { McpConnection } = await import('./connection.js');
   const launch = entry.launch!;
-  const conn = new McpConnection(launch.type === 'stdio' ? { ...launch, env: env ?? {} } : launch, events);
+  const conn = new McpConnection(launch.type === 'stdio' ? { ...launch, env: env ?? {}, label: entry.name } : launch, events);
   // closing while it connects (exit, /mcp disable) ends the process at once, not when it answers
   const onAbort = (): void => void conn.close();
   signal.addEventListener('abort', onAbort, { once: true });

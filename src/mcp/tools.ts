@@ -85,8 +85,8 @@ function mcpTool(server: string, t: McpTool, name: string, runner: ToolRunner, a
     name,
     description,
     inputSchema: sentSchema(t.inputSchema as Record<string, unknown>),
-    readOnly: allowReadOnly && t.annotations?.readOnlyHint === true,
-    compactable: true,
+    kind: 'mcp',
+    ...(allowReadOnly && t.annotations?.readOnlyHint === true ? { traits: { readOnly: true, mutating: false } } : {}),
     parse: (input) => {
       if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ToolInputError('the input must be an object');
       return input;
@@ -148,7 +148,10 @@ export function resultText(server: string, tool: string, r: McpCallResult, maxCh
   const whole = text.length > maxChars ? fullOutputOf(text) : undefined;
   if (whole) {
     const cut = text.length - maxChars;
-    text = `${text.slice(0, maxChars)}\n[… ${cut.toLocaleString('en-US')} more characters cut: results of MCP server "${server}" are capped at ${maxChars.toLocaleString('en-US')} characters (mcp.maxResultChars, or its own maxResultChars). Ask the tool for less, e.g. a narrower query or a page.]`;
+    text =
+      `${text.slice(0, maxChars)}\n[… ${cut.toLocaleString('en-US')} more characters cut: results of MCP server "${server}" ` +
+      `are capped at ${maxChars.toLocaleString('en-US')} characters (mcp.maxResultChars, or its own maxResultChars). ` +
+      `Ask the tool for less, e.g. a narrower query or a page.]`;
   }
   return { content: text, isError: r.isError === true, ...(images.length > 0 ? { images } : {}), ...(whole ? { full: whole } : {}) };
 }

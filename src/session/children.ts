@@ -24,7 +24,10 @@ const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet
 /** What a child session is opened with. */
 export interface ChildSpec {
   config: Config;
+  /** The built-in tools it gets. */
   tools: readonly AnyTool[];
+  /** Every tool name it gets, the capabilities' (Task) included: a capability's tool outside it is left out. */
+  toolNames: readonly string[];
   /** The agent's system prompt. */
   role: string;
   /** The child session's title: "agent: description". */
@@ -57,7 +60,10 @@ export interface SubagentDeps {
   turnId: () => string;
   /** This session's depth (0 for a top-level session). */
   depth: number;
-  tools: readonly AnyTool[];
+  /** The parent's built-in tools (a child gets those its agent names). */
+  builtins: readonly AnyTool[];
+  /** Every tool of the parent, the capabilities' included (its names, and the approval check of a child's call). */
+  tools: () => readonly AnyTool[];
   approver?: Approver;
   open: (spec: ChildSpec) => ChildSession;
   bill: (model: string, usage: Usage) => void;
@@ -124,14 +130,15 @@ export class Subagents implements SubagentHost {
     const depth = this.deps.depth + 1;
     const names = childToolNames(
       agent,
-      this.deps.tools.map((t) => t.name),
+      this.deps.tools().map((t) => t.name),
       depth,
       parent.agents.maxDepth,
     );
     const label = `${agent.name}: ${req.description}`;
     const child = this.deps.open({
       config,
-      tools: this.deps.tools.filter((t) => names.includes(t.name)),
+      tools: this.deps.builtins.filter((t) => names.includes(t.name)),
+      toolNames: names,
       role: agent.prompt,
       title: label,
       parent: { id: this.deps.parentId, turn: this.deps.turnId(), toolUseId: req.toolUseId, agent: agent.name },
@@ -202,7 +209,7 @@ export class Subagents implements SubagentHost {
       const asked = this.approvals.then(async (): Promise<ApprovalDecision> => {
         if (signal.aborted) throw signal.reason;
         const policy = this.deps.policy();
-        const tool = this.deps.tools.find((t) => t.name === req.toolName);
+        const tool = this.deps.tools().find((t) => t.name === req.toolName);
         if (tool && !req.diff && policy.decide(tool, req.input) === 'allow') return { kind: 'allow_once' };
         const answer = await approver({ ...req, agent: label }, signal);
         if (answer.kind === 'allow_prefix' || answer.kind === 'allow_tool') policy.remember(req.toolName, answer);
@@ -265,21 +272,13 @@ export function childDeps<D extends { approver?: Approver; providerFor?: ((confi
   return { ...rest, config: spec.config, provider: own, tools: spec.tools, ...(spec.approver ? { approver: spec.approver } : {}), child: spec };
 }
 
-/** A session's sub-agents: where its tools offer Task and agents are defined; undefined otherwise. */
-export function subagentsOf(
-  deps: { agents?: AgentCatalog | undefined; tools: readonly AnyTool[]; approver?: Approver | undefined; child?: { depth: number } | undefined },
+/** What the runner of a session's sub-agents takes from the session's deps. */
+export function childParent(
+  deps: { tools: readonly AnyTool[]; approver?: Approver | undefined; child?: { depth: number } | undefined },
   parentId: string,
-  host: Pick<SubagentDeps, 'changed' | 'config' | 'policy' | 'turnId' | 'bill' | 'open'>,
-): Subagents | undefined {
-  if (!deps.agents || !deps.tools.some((t) => t.name === 'Task')) return undefined;
-  return new Subagents({
-    ...host,
-    catalog: deps.agents,
-    parentId,
-    depth: deps.child?.depth ?? 0,
-    tools: deps.tools,
-    ...(deps.approver ? { approver: deps.approver } : {}),
-  });
+  catalog: AgentCatalog,
+): Pick<SubagentDeps, 'catalog' | 'parentId' | 'depth' | 'builtins' | 'approver'> {
+  return { catalog, parentId, depth: deps.child?.depth ?? 0, builtins: deps.tools, ...(deps.approver ? { approver: deps.approver } : {}) };
 }
 
 export interface ChildCost {

@@ -12,12 +12,14 @@ import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { ledgerSections } from '../ledger/registry.js';
 import type { CompactionEvent } from '../compaction/types.js';
 import type { CompactionRecord } from '../history/compaction.js';
+import type { ToolSet } from '../capability/capability.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
 import { mayTruncateSilently } from '../llm/cache.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
 import type { Effort, Provider, ToolSpec } from '../llm/provider.js';
+import { traitsOf } from '../tools/kinds.js';
 import { toolSpec, type AnyTool } from '../tools/types.js';
 import type { ContextUsageView } from './protocol.js';
 import { readForRestore } from './restoreRead.js';
@@ -56,12 +58,6 @@ export interface ContextDeps {
   skills?: SkillCatalog | undefined;
 }
 
-/** Tools that come and go with the session (MCP), and the system prompt section about them. */
-export interface ExtraTools {
-  tools: readonly AnyTool[];
-  system: string;
-}
-
 export class ContextControl {
   private cfg: Config;
   private prov: Provider;
@@ -69,7 +65,7 @@ export class ContextControl {
   private system: string;
   private instructions: InstructionFile[] = [];
   private toolSpecs: ToolSpec[];
-  private extra: ExtraTools = { tools: [], system: '' };
+  private extra: ToolSet = { tools: [], system: '' };
   /** Names of tools whose old results micro compaction may clear: the built-in ones, and every extra one seen (the engine reads this list). */
   private readonly compactable: string[] = [];
   private reactiveThisTurn = 0;
@@ -86,7 +82,7 @@ export class ContextControl {
     this.cfg = config;
     this.prov = provider;
     this.toolSpecs = deps.tools.map(toolSpec);
-    this.compactable.push(...deps.tools.filter((t) => t.compactable).map((t) => t.name));
+    this.compactable.push(...deps.tools.filter((t) => traitsOf(t).compactable).map((t) => t.name));
     this.system = this.buildSystem();
     this.engine = this.createEngine(state.compaction);
     if (state.pendingOverflow) this.silentOverflow = state.pendingOverflow;
@@ -118,10 +114,10 @@ export class ContextControl {
    * Takes the extra tools (MCP) for the next turn; the definitions and system prompt change only
    * when they did (the same object: nothing is rebuilt, the cached prefix holds).
    */
-  setExtraTools(extra: ExtraTools): void {
-    if (extra === this.extra || (extra.tools === this.extra.tools && extra.system === this.extra.system)) return;
+  setExtraTools(extra: ToolSet | undefined): void {
+    if (!extra || extra === this.extra || (extra.tools === this.extra.tools && extra.system === this.extra.system)) return;
     this.extra = extra;
-    for (const t of extra.tools) if (t.compactable && !this.compactable.includes(t.name)) this.compactable.push(t.name);
+    for (const t of extra.tools) if (traitsOf(t).compactable && !this.compactable.includes(t.name)) this.compactable.push(t.name);
     this.toolSpecs = this.allTools.map(toolSpec);
     this.system = this.buildSystem();
     this.deps.emit({ type: 'context', usage: this.usage() });
@@ -195,9 +191,13 @@ export class ContextControl {
     return promptTokens + fixedTokens > limit ? { promptTokens, fixedTokens, limit } : undefined;
   }
 
-  /** The loop's hooks around each model call. */
-  loopHooks(): Pick<LoopHost, 'beforeModelCall' | 'noteOverflow' | 'recoverFromOverflow' | 'afterResponse'> {
+  /** What the loop asks of the session: the history, the system prompt, and the hooks around each model call. */
+  loopHost(): LoopHost {
     return {
+      history: () => this.deps.log.messages(),
+      append: (msg) => this.deps.log.append(msg),
+      systemPrompt: () => this.system,
+      maxOutputTokens: () => this.cfg.maxOutputTokens,
       beforeModelCall: async (signal) => {
         const overflow = this.silentOverflow;
         if (overflow) {

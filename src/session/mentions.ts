@@ -12,12 +12,13 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userMessage, type Message, type TextBlock } from '../llm/messages.js';
-import { isHookContext } from './sessionHooks.js';
+import { isHookContext } from '../hooks/capability.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
 import { estimateTokens, fullOutputOf, spillHandleOf, spillPreview } from '../tools/spill.js';
 import type { AnyTool, SpillSink, ToolOutput } from '../tools/types.js';
+import { TOOL } from '../tools/toolNames.js';
 
 /** Starts every attachment block; the transcript shows such a block as one "attached" line. */
 export const ATTACHMENT_HEADER = '[Attached by the user with @';
@@ -93,7 +94,7 @@ export async function attachMentions(
 ): Promise<Attachments> {
   const result: Attachments = { blocks: [], attached: [], readPaths: [], problems: [] };
   let budget = spill?.budgetTokens ?? 0;
-  const fileRead = tools.find((t) => t.name === 'FileRead');
+  const fileRead = tools.find((t) => t.name === TOOL.FileRead);
   for (const word of findMentions(text)) {
     if (result.attached.length >= MAX_ATTACHMENTS) {
       result.problems.push(`@${word}: not attached, at most ${MAX_ATTACHMENTS} files per message`);
@@ -141,7 +142,7 @@ export function spilledMentionHandle(block: string): string | undefined {
 /** A mention over the budget: the whole file archived, its preview and handle attached. */
 function spilledAttachment(word: string, out: ToolOutput, spill: MentionSpill): string {
   const full = out.full ?? fullOutputOf(out.content);
-  const handle = spill.sink.archive({ toolUseId: `${spill.messageId}@${word}`, toolName: 'FileRead', summary: `@${word}`, isError: false, full });
+  const handle = spill.sink.archive({ toolUseId: `${spill.messageId}@${word}`, toolName: TOOL.FileRead, summary: `@${word}`, isError: false, full });
   return `${ATTACHMENT_HEADER}${word}: too large to attach whole, archived as ${handle}]\n${spillPreview(full, handle)}`;
 }
 

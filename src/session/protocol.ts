@@ -23,6 +23,8 @@ export interface SessionView {
   mcp?: string;
   /** The thinking in effect ("thinking high", "thinking 4k"), shown in the footer; absent when none is sent. */
   thinking?: string;
+  /** Messages the database refused (disk full), kept in memory and retried: the footer's "unsaved: N"; absent when none. */
+  unsaved?: number;
 }
 
 export interface SessionListItem {
@@ -145,4 +147,6 @@ export type SessionEvent =
   /** A sub-agent (a Task call's child session) changed: queued, running, its tools and tokens, how it ended. */
   | { type: 'child'; state: ChildState }
   /** A prompt was not sent (larger than the window allows): nothing was stored; `text` goes back to the person's input. */
-  | { type: 'prompt_refused'; text: string; message: string };
+  | { type: 'prompt_refused'; text: string; message: string }
+  /** How many messages the database refused so far (0: all saved again), and why. */
+  | { type: 'unsaved'; count: number; error?: string };

@@ -1,6 +1,6 @@
 import type { Effort } from '../llm/provider.js';
 import type { AgentEvent } from '../agent/events.js';
-import { runTurn, type LoopHost, type LoopOptions, type TurnResult } from '../agent/loop.js';
+import { runTurn, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
 import { otherDirectoryNote } from './cwdNote.js';
 import type { TokenCounter } from '../compaction/tokens.js';
@@ -13,8 +13,7 @@ import { redactSecrets } from '../log.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import type { PermissionPolicy } from '../tools/permissions.js';
-import type { RecallSource, SpillSink } from '../tools/types.js';
-import type { McpManager } from '../mcp/manager.js';
+import type { AnyTool, RecallSource, SpillSink } from '../tools/types.js';
 import type { SessionDeps } from './sessionDeps.js';
 import type { ContextUsageView, SessionView } from './protocol.js';
 import { ContextControl } from './contextControl.js';
@@ -28,12 +27,14 @@ import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { HistoryEdits } from './historyEdits.js';
 import { cacheKeyOf, loopSettings } from './loopSettings.js';
-import { childDeps, subagentInfo, subagentsOf, type SubagentInfo, type Subagents } from './children.js';
-import { SessionLog, type LogDeps } from './sessionLog.js';
+import { childDeps, childParent, subagentInfo, Subagents, type SubagentInfo } from './children.js';
+import { Capabilities } from './capabilities.js';
+import type { AgentCatalog } from '../agents/agents.js';
+import type { AttentionKind } from '../capability/capability.js';
+import { SessionLog, type LogDeps, type Saving } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
-import { SessionHooks } from './sessionHooks.js';
 import { gatedShell, type TurnScope } from './turnScope.js';
-import { skillsOption } from './skillHost.js';
+import { turnHost } from './skillHost.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
@@ -42,11 +43,7 @@ export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
 
-/**
- * One live session. It drives the loop for the TUI and print mode and composes the parts
- * that do the work: the log (history and persistence), the context control (compaction,
- * system prompt, the provider's window) and the tool gate (permissions).
- */
+/** One live session: drives the loop for the TUI and print mode over the log, the context control and the tool gate. */
 export class Session extends SessionEvents {
   readonly id: string;
   private readonly log: SessionLog;
@@ -61,12 +58,14 @@ export class Session extends SessionEvents {
   /** /rewind and /uncompact: appended records the store derives the history from. */
   readonly edits: HistoryEdits;
   private readonly snapshots: TurnSnapshots;
-  private readonly subagents: Subagents | undefined;
+  /** The agents the Task tool offers (/agents) and their runner (Task's and a `context: fork` skill's), once a capability asked for one. */
+  private sub: { catalog: AgentCatalog; runner: Subagents } | undefined;
   /** Where a large tool output goes whole (none for a read-only store). */
   private readonly spill: SpillSink | undefined;
-  readonly hookPoints: SessionHooks;
-  /** The MCP servers of this run (undefined when none are configured). */
-  readonly mcp: McpManager | undefined;
+  private readonly caps: Capabilities;
+  /** The built-in tools and those of the capabilities for the whole session, in that order. */
+  private readonly tools: readonly AnyTool[];
+  readonly saving: Saving;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -76,21 +75,27 @@ export class Session extends SessionEvents {
   ) {
     super();
     this.id = id;
-    this.mcp = deps.mcp;
     this.files = new FileTracker(persistReads(deps.store, () => this.log));
     this.cost = state.cost;
     const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
-    const opened = openLog({ ...deps, dbPath: deps.config.dbPath, notice, describe: () => this.describe(), stored: () => this.files.flushPending() });
-    this.log = opened.log;
+    const unsavedChanged = (count: number, error?: string): void => this.emit({ type: 'unsaved', count, ...(error ? { error } : {}) });
+    const stored = (): void => this.files.flushPending();
+    const opened = openLog({ ...deps, dbPath: deps.config.dbPath, notice, describe: () => this.describe(), stored, unsavedChanged });
+    this.saving = this.log = opened.log;
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
-    this.hookPoints = new SessionHooks(deps.hooks?.(id), this.log.messages().length > 0 ? 'resume' : 'startup');
+    const turn = turnHost(() => ({ gate: this.gate, log: this.log, context: this.context, emit: (e) => this.emit(e) }));
+    const host = { sessionId: id, resumed: this.log.messages().length > 0, subagents: (c: AgentCatalog) => this.subagents(c), turn };
+    this.caps = new Capabilities(deps.capabilities, host, state.capabilities);
+    // a sub-agent gets the capabilities' tools its agent names (the Task tool below agents.maxDepth)
+    const own = this.caps.tools().filter((t) => !deps.child || deps.child.toolNames.includes(t.name));
+    this.tools = [...deps.tools, ...own];
     rebuildTracker(deps.store, id, this.log.messages(), this.files);
     this.context = new ContextControl(
       {
         sessionId: id,
         log: this.log,
-        tools: deps.tools,
+        tools: this.tools,
         counter: deps.counter,
         providerFor: deps.providerFor,
         engine: deps.engine,
@@ -99,9 +104,8 @@ export class Session extends SessionEvents {
         bill: (model, usage) => this.bill(model, usage),
         saveState: () => this.saveState(),
         ...(deps.child ? { role: deps.child.role } : {}),
-        summaryInstructions: (trigger, focus, signal) =>
-          this.hookPoints.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
-        compacted: (record) => this.hookPoints.afterCompaction(record),
+        summaryInstructions: (trigger, focus, signal) => this.caps.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
+        compacted: (record) => this.caps.afterCompaction(record),
         skills: deps.skills,
       },
       deps.config,
@@ -117,27 +121,27 @@ export class Session extends SessionEvents {
       busy: () => this.running !== undefined,
       replaced: () => this.historyReplaced(),
     });
-    this.gate = new ToolGate(
-      () => this.context.config,
-      state.permissions,
-      this.hookPoints.notifying(deps.approver),
-      (mode) => this.emit({ type: 'permission_mode', mode }),
-    );
-    this.spill = deps.store.readonly
-      ? undefined
-      : archiveSpill(
-          deps.store,
-          () => id,
-          () => this.context.config.output,
-        );
-    this.subagents = subagentsOf(deps, id, {
+    const config = (): Config => this.context.config;
+    this.gate = new ToolGate(config, state.permissions, this.caps.asking(deps.approver), (mode) => this.emit({ type: 'permission_mode', mode }));
+    const sessionId = (): string => id;
+    this.spill = deps.store.readonly ? undefined : archiveSpill(deps.store, sessionId, () => config().output);
+  }
+
+  /** The runner of this session's sub-agents (the sub-agent capability's Task tool closes over it). */
+  private subagents(catalog: AgentCatalog): Subagents {
+    if (this.sub?.catalog === catalog) return this.sub.runner;
+    const runner = new Subagents({
+      ...childParent(this.deps, this.id, catalog),
+      tools: () => this.tools,
       changed: (s) => this.emit({ type: 'child', state: s }),
       config: () => this.context.config,
       policy: () => this.gate.policy,
       turnId: () => this.snapshots.turn ?? '',
       bill: (model, usage) => this.bill(model, usage),
-      open: (spec) => Session.open(childDeps(deps, spec, this.context.provider, this.context.config)),
+      open: (spec) => Session.open(childDeps(this.deps, spec, this.context.provider, this.context.config)),
     });
+    this.sub = { catalog, runner };
+    return runner;
   }
 
   /** A new session (stored on its first message), or a stored one resumed where it stood. */
@@ -176,14 +180,14 @@ export class Session extends SessionEvents {
   async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
     // refused before anything is stored or sent; the text goes back to the person
-    const refused = await oversizedPrompt(this.context, this.deps.tools, asked, ac.signal, this.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
+    const refused = await oversizedPrompt(this.context, this.tools, asked, ac.signal, this.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
     if (refused) {
       this.end();
       this.emit({ type: 'prompt_refused', text: asked, message: refused });
       return { reason: 'error', steps: 0, usage: emptyUsage(), text: '' };
     }
     await this.context.startTurn();
-    if (this.deps.extraTools) this.context.setExtraTools(this.deps.extraTools());
+    this.context.setExtraTools(this.caps.toolSet());
     // the last prompt got no reply: mark it, so it is not merged into this one
     if (this.markUnanswered())
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
@@ -191,14 +195,14 @@ export class Session extends SessionEvents {
     try {
       this.gate.turnAllow = scope.allow ?? [];
       const text = scope.expand
-        ? await scope.expand((c) => gatedShell(this.deps.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e)))
+        ? await scope.expand((c) => gatedShell(this.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e)))
         : asked;
-      const hooked = await this.hookPoints.beforePrompt(text, ac.signal);
-      if (hooked.block !== undefined) return this.hookPoints.blocked(hooked.block, (t) => this.notice('warning', t));
+      const hooked = await this.caps.beforePrompt(text, ac.signal);
+      if (hooked.block !== undefined) return (this.notice('warning', hooked.block), { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' });
       const note = dateNoteFor(this.log.messages());
       if (note) this.log.append(note);
       const typed = await promptMessage(text, {
-        tools: this.deps.tools,
+        tools: this.tools,
         cwd: this.context.config.cwd,
         files: this.files,
         signal: ac.signal,
@@ -208,7 +212,7 @@ export class Session extends SessionEvents {
       const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
       // file snapshots taken in this turn belong to the person's message that started it
       this.snapshots.startedBy(msg.id);
-      const result = await runTurn(this.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
+      const result = await runTurn(this.context.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.context.turnCompleted();
       return result;
     } finally {
@@ -246,7 +250,7 @@ export class Session extends SessionEvents {
   /** `!command`: runs it in the shell now and keeps the output as a note for the model's next turn (see shellNote.ts). */
   shell(command: string): Promise<Message> {
     return this.exclusive(async (signal) => {
-      const msg = this.log.append(await runShellNote(this.deps.tools, command, this.context.config.cwd, signal, (e) => this.emit(e)));
+      const msg = this.log.append(await runShellNote(this.tools, command, this.context.config.cwd, signal, (e) => this.emit(e)));
       this.emit({ type: 'message', message: msg });
       return msg;
     });
@@ -313,7 +317,7 @@ export class Session extends SessionEvents {
 
   /** The agents the Task tool offers (/agents), what each sub-agent used (/cost; in usageByModel too), a child's transcript (Ctrl+O). */
   subagentInfo(): SubagentInfo {
-    return subagentInfo(this.deps.agents, this.deps.store, this.id, this.log.isStored);
+    return subagentInfo(this.sub?.catalog, this.deps.store, this.id, this.log.isStored);
   }
 
   /** Usage by model, summaries included (/cost). */
@@ -363,16 +367,6 @@ export class Session extends SessionEvents {
     return archiveRecall(this.deps.store, this.id, () => this.context.config.recall.crossSession);
   }
 
-  private loopHost(): LoopHost {
-    return {
-      history: () => this.log.messages(),
-      append: (msg) => this.log.append(msg),
-      systemPrompt: () => this.context.systemPrompt,
-      maxOutputTokens: () => this.context.config.maxOutputTokens,
-      ...this.context.loopHooks(),
-    };
-  }
-
   private loopOptions(): LoopOptions {
     return {
       ...loopSettings(this.context.config),
@@ -384,10 +378,13 @@ export class Session extends SessionEvents {
       cacheKey: cacheKeyOf(this.id, this.deps.child),
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
-      ...(this.subagents ? { subagents: this.subagents } : {}),
-      ...skillsOption(this.deps.skills, { gate: this.gate, log: this.log, context: this.context, emit: (e) => this.emit(e) }),
-      ...this.hookPoints.loopOption(),
+      ...this.caps.loopOption(),
     };
+  }
+
+  /** The agent waits for the person (an approval, or idle at the prompt): Notification hooks hear of it. */
+  attention(kind: AttentionKind, message: string): void {
+    this.caps.attention(kind, message);
   }
 
   private onAgentEvent(e: AgentEvent): void {
@@ -398,7 +395,8 @@ export class Session extends SessionEvents {
   }
 
   private state(): SessionState {
-    return { version: 1, cost: this.cost, permissions: this.gate.policy.sessionState(), ...this.context.state() };
+    const capabilities = this.caps.state();
+    return { version: 1, cost: this.cost, permissions: this.gate.policy.sessionState(), ...this.context.state(), ...(capabilities ? { capabilities } : {}) };
   }
 
   private saveState(): void {

@@ -23,9 +23,22 @@ export interface LogDeps {
   describe: () => NewSession;
   /** Called once the session's row is written (what waited for it can be stored now). */
   stored?: () => void;
+  /** How many messages are kept in memory only, after each write that changed it (the footer's "unsaved: N"). */
+  unsavedChanged?: (count: number, error: string | undefined) => void;
 }
 
-export class SessionLog {
+/** What the front ends need to know and do about messages the database refused: count, why, retry, the whole transcript. */
+export interface Saving {
+  readonly unsavedCount: number;
+  /** The last write's error, while messages are unsaved. */
+  readonly saveError: string | undefined;
+  /** Writes what is pending again; true when nothing is left unsaved. */
+  flush(): boolean;
+  /** Every message of the session in memory (the visible history, unsaved ones included). */
+  messages(): Message[];
+}
+
+export class SessionLog implements Saving {
   private history: Message[];
   private stored: boolean;
   private title: string | null;
@@ -33,6 +46,7 @@ export class SessionLog {
   private unsaved: Array<{ msg: Message; tokens: number | null }> = [];
   /** The last write failed: the person has been told, and is told again when writes recover. */
   private saveFailing = false;
+  private lastError: string | undefined;
   /** This process's write lease on the session (taken when it is resumed or first stored). */
   private lease: SessionLease | undefined;
 
@@ -103,6 +117,14 @@ export class SessionLog {
     }
   }
 
+  get unsavedCount(): number {
+    return this.unsaved.length;
+  }
+
+  get saveError(): string | undefined {
+    return this.unsaved.length > 0 ? this.lastError : undefined;
+  }
+
   get isStored(): boolean {
     return this.stored;
   }
@@ -117,6 +139,7 @@ export class SessionLog {
     this.history.push(msg);
     // without the tokenizer loaded the count is left for later (a resume counts it when needed)
     this.unsaved.push({ msg, tokens: this.deps.counter.ready ? this.deps.counter.countMessage(msg) : null });
+    // every later message retries what is pending, in order
     this.flush();
     return msg;
   }
@@ -134,14 +157,18 @@ export class SessionLog {
         if (this.title === null && next.msg.role === 'user' && next.msg.kind === 'normal') this.title = this.deps.store.getSession(this.id)?.title ?? null;
       }
       if (this.saveFailing) this.deps.notice('info', 'The database accepts writes again; every pending message is saved.');
+      if (this.saveFailing) this.deps.unsavedChanged?.(0, undefined);
       this.saveFailing = false;
+      this.lastError = undefined;
       return true;
     } catch (e) {
+      this.lastError = (e as Error).message;
+      this.deps.unsavedChanged?.(this.unsaved.length, this.lastError);
       if (!this.saveFailing) {
         this.saveFailing = true;
         this.deps.notice(
           'error',
-          `Could not save to ${this.deps.dbPath}: ${(e as Error).message}. The session goes on in memory and saving is retried with every message; nothing has been lost yet, but it will be if you quit before the disk recovers.`,
+          `Could not save to ${this.deps.dbPath}: ${(e as Error).message.replace(/\.$/, '')}. The session goes on in memory and saving is retried with every message; nothing has been lost yet, but it will be if you quit before the disk recovers.`,
         );
       }
       return false;

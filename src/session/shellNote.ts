@@ -5,6 +5,7 @@
 import { newId, type Message } from '../llm/messages.js';
 import type { AgentEvent } from '../agent/events.js';
 import type { AnyTool } from '../tools/types.js';
+import { TOOL } from '../tools/toolNames.js';
 
 export const SHELL_NOTE_HEADER = '[The user ran a shell command in the terminal (not a request to you); command and output for reference]';
 /** The name tool rows show for a person's own command. */
@@ -45,7 +46,7 @@ export async function runShellNote(
   signal: AbortSignal,
   emit: (e: AgentEvent) => void,
 ): Promise<Message> {
-  const bash = tools.find((t) => t.name === 'Bash');
+  const bash = tools.find((t) => t.name === TOOL.Bash);
   if (!bash) throw new Error('shell mode needs the Bash tool, which this session does not have');
   const input = bash.parse({ command, description: 'typed by the user' });
   const id = newId('sh');

@@ -1,47 +1,45 @@
-// The session's side of skills (src/skills): what the Skill tool may ask of the turn it runs in
-// (the history, the gate's allowances for the rest of the turn, !`command`s through the gate),
-// and putting invoked skills back after a compaction archived them.
+// The session's side of skills (src/skills): what a tool may ask of the turn it runs in (the
+// history, the gate's allowances for the rest of the turn, !`command`s through the gate: the
+// capabilities' TurnHost), the listing, nested skill folders, and putting invoked skills back
+// after a compaction archived them.
 import type { Message } from '../llm/messages.js';
+import type { TurnHost } from '../capability/capability.js';
 import type { SkillCatalog } from '../skills/catalog.js';
-import { SkillUseError } from '../skills/host.js';
-import { loadedNames, REATTACH_EACH_TOKENS, REATTACH_TOTAL_TOKENS, skillsAfterCompaction } from '../skills/loaded.js';
-import { SKILL_TOOL } from '../skills/skillTool.js';
-import type { SkillHost } from '../skills/types.js';
-import { parseToolList } from '../tools/toolNames.js';
+import { REATTACH_EACH_TOKENS, REATTACH_TOTAL_TOKENS, skillsAfterCompaction } from '../skills/loaded.js';
+import { parseToolList, TOOL } from '../tools/toolNames.js';
 import type { AnyTool } from '../tools/types.js';
 import type { SessionEvent } from './protocol.js';
 import type { ToolGate } from './toolGate.js';
 import { gatedShell, InlineCommandRefused } from './turnScope.js';
 
-/** What of the session a turn's skills use. */
-export interface SkillTurn {
+/** What of the session a tool call's turn uses (read when the call runs: the session builds them after its capabilities). */
+export interface SessionTurn {
   gate: ToolGate;
   log: { messages(): readonly Message[] };
   context: { readonly allTools: readonly AnyTool[]; readonly config: { cwd: string } };
   emit: (e: SessionEvent) => void;
 }
 
-/** The Skill tool's host for one turn (LoopOptions.skills), or nothing when the session has no skills. */
-export function skillsOption(catalog: SkillCatalog | undefined, t: SkillTurn): { skills?: SkillHost } {
-  if (!catalog) return {};
+/** The capabilities' TurnHost (the Skill tool's history, allowances and gated commands). */
+export function turnHost(turn: () => SessionTurn): TurnHost {
   return {
-    skills: {
-      catalog,
-      loaded: () => loadedNames(t.log.messages()),
-      allow: (written) => {
-        const parsed = parseToolList(written, [...t.context.allTools.map((x) => x.name)]);
-        t.gate.turnAllow = [...t.gate.turnAllow, ...parsed.entries];
-        return parsed.unknown;
-      },
-      shell: async (command, signal) => {
-        try {
-          return await gatedShell(t.context.allTools, t.gate, command, t.context.config.cwd, signal, t.emit);
-        } catch (e) {
-          throw e instanceof InlineCommandRefused ? new SkillUseError(e.message.replace('in the command', 'in the skill')) : e;
-        }
-      },
-      notice: (level, text) => t.emit({ type: 'notice', level, text }),
+    history: () => turn().log.messages(),
+    allowTools: (written) => {
+      const t = turn();
+      const parsed = parseToolList(written, [...t.context.allTools.map((x) => x.name)]);
+      t.gate.turnAllow = [...t.gate.turnAllow, ...parsed.entries];
+      return parsed.unknown;
     },
+    shell: async (command, signal) => {
+      const t = turn();
+      try {
+        return { output: await gatedShell(t.context.allTools, t.gate, command, t.context.config.cwd, signal, t.emit) };
+      } catch (e) {
+        if (e instanceof InlineCommandRefused) return { refused: e.message };
+        throw e;
+      }
+    },
+    notice: (level, text) => turn().emit({ type: 'notice', level, text }),
   };
 }
 
@@ -63,7 +61,7 @@ export function reattachSkills(
 
 /** The system prompt's skills section (with its leading blank line), when the tools offer the Skill tool; else ''. */
 export function skillsSection(catalog: SkillCatalog | undefined, tools: readonly AnyTool[], contextWindow: number): string {
-  const listing = catalog && tools.some((t) => t.name === SKILL_TOOL) ? catalog.listing(contextWindow) : '';
+  const listing = catalog && tools.some((t) => t.name === TOOL.Skill) ? catalog.listing(contextWindow) : '';
   return listing ? `\n\n${listing}` : '';
 }
 

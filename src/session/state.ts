@@ -19,6 +19,8 @@ export interface SessionState {
   providerWindow?: { model: string; tokens: number };
   /** A silent overflow seen after the last reply of a turn: compact before the next request. */
   pendingOverflow?: OverflowInfo;
+  /** The capabilities' slices, by key (each reads its own forgivingly). */
+  capabilities?: Record<string, unknown>;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -57,6 +59,8 @@ export function readState(meta: Record<string, unknown>, sessionId: string): Ses
   const o = meta.pendingOverflow;
   if (isRecord(o) && [o.promptTokens, o.limit, o.requestedOutputTokens].every((x) => x === undefined || isCount(x))) state.pendingOverflow = o as OverflowInfo;
   else if (o !== undefined) dropped.push('pendingOverflow');
+  if (isRecord(meta.capabilities)) state.capabilities = meta.capabilities;
+  else if (meta.capabilities !== undefined) dropped.push('capabilities');
   if (dropped.length > 0) debug('dropped malformed saved state', { session: sessionId, fields: dropped });
   return state;
 }
@@ -70,5 +74,6 @@ export function stateMeta(s: SessionState): Record<string, unknown> {
     ...(s.permissions !== undefined ? { permissions: s.permissions } : {}),
     ...(s.providerWindow ? { providerWindow: s.providerWindow } : {}),
     ...(s.pendingOverflow ? { pendingOverflow: s.pendingOverflow } : {}),
+    ...(s.capabilities ? { capabilities: s.capabilities } : {}),
   };
 }

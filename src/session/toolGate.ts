@@ -4,11 +4,13 @@ import { debug, debugFull } from '../log.js';
 import type { Authorization, GateCall } from '../agent/loop.js';
 import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
+import { traitsOf } from '../tools/kinds.js';
 import { isInside } from '../tools/paths.js';
 import { PermissionPolicy, type Approver } from '../tools/permissions.js';
 import { ReadBoundary } from '../tools/readBoundary.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
 import { turnAllows } from './turnAllow.js';
+import { TOOL } from '../tools/toolNames.js';
 
 export class ToolGate {
   readonly policy: PermissionPolicy;
@@ -61,7 +63,8 @@ export class ToolGate {
 
   private async decide(call: GateCall, signal: AbortSignal): Promise<Authorization> {
     const { tool, input, summary, toolUseId } = call;
-    if (tool.readOnly) {
+    const traits = traitsOf(tool);
+    if (traits.readOnly) {
       const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.policy.mode, this.approver, signal);
       if (read) return read;
     }
@@ -78,17 +81,18 @@ export class ToolGate {
       };
     }
     if (!this.approver) {
-      const how = tool.editsFiles
+      const how = traits.editsFiles
         ? outside
           ? `${summary} is outside the working directory, and such edits run without asking only with --permission-mode allow`
           : 'The user can allow edits with --permission-mode acceptEdits (or allow)'
-        : `The user can allow it with --allowed-tools ${tool.name.startsWith('mcp__') ? `"${tool.name}"` : tool.name} or --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc`;
+        : `The user can allow it with --allowed-tools ${tool.name.startsWith('mcp__') ? `"${tool.name}"` : tool.name} ` +
+          `or --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc`;
       return {
         ok: false,
         message: `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ${how}.`,
       };
     }
-    const prefix = tool.name === 'Bash' ? this.policy.suggestPrefix(summary) : undefined;
+    const prefix = tool.name === TOOL.Bash ? this.policy.suggestPrefix(summary) : undefined;
     const answer = await this.approver(
       {
         toolName: tool.name,
@@ -96,7 +100,7 @@ export class ToolGate {
         input,
         summary,
         ...(prefix ? { suggestedPrefix: prefix } : {}),
-        ...(tool.name === 'Bash' && !prefix ? { onceOnly: true } : {}),
+        ...(tool.name === TOOL.Bash && !prefix ? { onceOnly: true } : {}),
         ...(call.diff ? { diff: call.diff } : {}),
         ...(outside ? { outsideCwd: true } : {}),
       },

@@ -7,6 +7,7 @@ import type { ToolSpecEntry } from '../tools/toolNames.js';
 import type { AnyTool } from '../tools/types.js';
 import type { ToolGate } from './toolGate.js';
 import { SHELL_ROW_NAME } from './shellNote.js';
+import { TOOL } from '../tools/toolNames.js';
 
 export interface TurnScope {
   /** Tool entries (Claude Code's `Bash(git add:*)` rules included) that run without asking in this turn. */
@@ -29,14 +30,15 @@ export async function gatedShell(
   signal: AbortSignal,
   emit: (e: AgentEvent) => void,
 ): Promise<string> {
-  const bash = tools.find((t) => t.name === 'Bash');
+  const bash = tools.find((t) => t.name === TOOL.Bash);
   if (!bash) throw new InlineCommandRefused(`!\`${command}\` needs the Bash tool, which this session does not have`);
   const input = bash.parse({ command, description: 'from a custom command' });
   const id = newId('sh');
   const auth = await gate.authorize({ tool: bash, input, summary: command, toolUseId: id }, signal);
   if (!auth.ok)
     throw new InlineCommandRefused(
-      `!\`${command}\` in the command was not run, so the prompt was not sent: ${auth.message.replace(/^The user denied this Bash call/, 'you denied it')} (list it in the command's allowed-tools, e.g. Bash(${command.split(/\s+/).slice(0, 2).join(' ')}:*))`,
+      `!\`${command}\` in the command was not run, so the prompt was not sent: ${auth.message.replace(/^The user denied this Bash call/, 'you denied it')} ` +
+        `(list it in the command's allowed-tools, e.g. Bash(${command.split(/\s+/).slice(0, 2).join(' ')}:*))`,
     );
   const started = Date.now();
   emit({ type: 'tool_start', id, name: SHELL_ROW_NAME, input, summary: command });

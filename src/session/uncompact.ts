@@ -100,7 +100,9 @@ export async function planUncompact(
     const hidden = archived();
     const part = await largestPart(deps, hidden);
     const lines = [
-      `Undoing compaction ${target.index} (${target.id}) would bring the context to ${fmt(tokens)} tokens, ${fmt(tokens - auto)} more than the auto-compaction threshold (${fmt(auto)} of a ${fmt(contextWindow)}-token window), so it would be compacted again at once. Nothing was changed.`,
+      `Undoing compaction ${target.index} (${target.id}) would bring the context to ${fmt(tokens)} tokens, ` +
+        `${fmt(tokens - auto)} more than the auto-compaction threshold (${fmt(auto)} of a ${fmt(contextWindow)}-token window), ` +
+        `so it would be compacted again at once. Nothing was changed.`,
     ];
     lines.push(
       part
@@ -116,7 +118,9 @@ export async function planUncompact(
   if (tokens >= auto) {
     return {
       ok: false,
-      message: `The newest ${restore.length} archived messages would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(auto)}); give a smaller number. Nothing was changed.`,
+      message:
+        `The newest ${restore.length} archived messages would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(auto)}); ` +
+        `give a smaller number. Nothing was changed.`,
     };
   }
   const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: target.id, restore: restore.map((m) => m.id), createdAt: Date.now() };
@@ -165,7 +169,9 @@ export async function planRewindUndo(deps: UncompactDeps, rewinds: readonly Rewi
   if (tokens >= deps.limits.auto) {
     return {
       ok: false,
-      message: `Undoing the last rewind would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(deps.limits.auto)}). Nothing was changed; /history still finds what it took out.`,
+      message:
+        `Undoing the last rewind would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(deps.limits.auto)}). ` +
+        `Nothing was changed; /history still finds what it took out.`,
     };
   }
   return { ok: true, req, restored: after.length - deps.current.length, tokens };

@@ -6,10 +6,13 @@
 // hold for the rest of the session.
 import * as z from 'zod/mini';
 import { resultOf } from '../agents/taskTool.js';
+import type { SubagentHost } from '../agents/host.js';
 import { parseInput, toInputSchema } from '../tools/inputSchema.js';
+import { TOOL } from '../tools/toolNames.js';
 import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
 import type { SkillCatalog } from './catalog.js';
 import { SkillUseError, applySkill } from './host.js';
+import type { SkillHost } from './types.js';
 
 const SkillInputSchema = z.object({
   skill: z.string().check(z.minLength(1), z.describe('The name of the skill, as the Skills section of the system prompt lists it.')),
@@ -17,20 +20,20 @@ const SkillInputSchema = z.object({
 });
 export type SkillInput = z.infer<typeof SkillInputSchema>;
 
-export const SKILL_TOOL = 'Skill';
-
-export function createSkillTool(catalog: SkillCatalog): Tool<SkillInput> {
+/** The Skill tool over `host` (the session's turn, skills/capability.ts); a `context: fork` skill runs on `subagents`. */
+export function createSkillTool(host: SkillHost, subagents: () => SubagentHost | undefined): Tool<SkillInput> {
   const inputSchema = toInputSchema(SkillInputSchema);
   return {
-    name: SKILL_TOOL,
+    name: TOOL.Skill,
     description:
       'Loads a skill: a folder of instructions (and scripts, references) for a particular kind of task, listed by name and description in the Skills section of the system prompt. When a task matches a skill, load it before starting: its instructions come back as the result, with the folder its files are in. Do not load a skill that is already loaded in this conversation.',
     inputSchema,
-    readOnly: true,
-    compactable: false,
-    parse: (input) => parseInput(SKILL_TOOL, SkillInputSchema, inputSchema, input),
+    // a skill's instructions hold for the rest of the session: never cleared by micro compaction
+    kind: 'read',
+    traits: { compactable: false },
+    parse: (input) => parseInput(TOOL.Skill, SkillInputSchema, inputSchema, input),
     summarize: (input) => (input.args ? `${input.skill} ${input.args}` : input.skill),
-    run: (input, ctx) => runSkill(input, ctx, catalog),
+    run: (input, ctx) => runSkill(input, ctx, host, subagents),
   };
 }
 
@@ -42,7 +45,8 @@ const names = (catalog: SkillCatalog): string =>
     .sort()
     .join(', ') || '(none)';
 
-async function runSkill(input: SkillInput, ctx: ToolContext, catalog: SkillCatalog): Promise<ToolOutput> {
+async function runSkill(input: SkillInput, ctx: ToolContext, host: SkillHost, subagents: () => SubagentHost | undefined): Promise<ToolOutput> {
+  const catalog = host.catalog;
   const skill = catalog.get(input.skill.replace(/^\//, ''));
   if (!skill) return { content: `There is no skill "${input.skill}". The skills: ${names(catalog)}.`, isError: true };
   if (skill.disableModelInvocation)
@@ -50,12 +54,10 @@ async function runSkill(input: SkillInput, ctx: ToolContext, catalog: SkillCatal
       content: `The skill "${skill.name}" is run by the user only (disable-model-invocation); ask them to type /${skill.name} if it is needed.`,
       isError: true,
     };
-  const host = ctx.skills;
-  if (!host) return { content: 'Skills cannot be loaded here.', isError: true };
   const args = input.args ?? '';
   try {
     if (skill.fork) {
-      const sub = ctx.subagents;
+      const sub = subagents();
       if (!sub) return { content: `The skill "${skill.name}" runs as a sub-agent (context: fork), and sub-agents cannot start here.`, isError: true };
       const agent = sub.catalog.get(skill.agent);
       if (!agent) return { content: `The skill "${skill.name}" names the agent "${skill.agent}", which does not exist.`, isError: true };

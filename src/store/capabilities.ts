@@ -17,7 +17,8 @@ export class CapabilityTable {
       'SELECT body, fetched_at FROM model_capabilities WHERE provider = ? AND model = ?',
     );
     this.putStmt = db.prepare(
-      'INSERT INTO model_capabilities (provider, model, body, fetched_at) VALUES (@provider, @model, @body, @at) ON CONFLICT (provider, model) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at',
+      'INSERT INTO model_capabilities (provider, model, body, fetched_at) VALUES (@provider, @model, @body, @at) ' +
+        'ON CONFLICT (provider, model) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at',
     );
   }
 

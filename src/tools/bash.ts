@@ -2,11 +2,15 @@ import * as z from 'zod/mini';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
 import { fmtDuration, fmtInt } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
-import { defaultShell, killGroup, trackGroup } from './shell.js';
+import { killGroup, trackGroup } from '../processes/groups.js';
+import { defaultShell } from './shell.js';
 import { TerminalText } from './terminalText.js';
 import { FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
 import { HeadTailBuffer } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './bash.md';
+import { TOOL } from './toolNames.js';
 
 export interface BashOptions {
   /** Timeout when the model names none (ms). */
@@ -44,19 +48,14 @@ export type BashInput = z.infer<typeof BashInputSchema>;
 export function createBashTool(opts: BashOptions): Tool<BashInput> {
   const inputSchema = toInputSchema(BashInputSchema);
   return {
-    name: 'Bash',
-    description: [
-      'Runs a shell command (bash -c) in the working directory and returns what it printed, stdout and stderr interleaved as in a terminal, colour codes removed.',
-      'Use it for git, builds, tests, package managers and running programs. To read files use FileRead, to search contents use Grep, to find files use Glob: they are faster and their output is better suited.',
-      'Each call starts a fresh shell in the working directory: `cd` and variables do not carry over to the next call (chain with `&&` instead).',
-      'stdin is closed and there is no terminal, so interactive programs cannot prompt: pass flags such as --yes / -y / --no-edit, and avoid editors and pagers.',
-      `Commands time out after ${fmtDuration(opts.timeoutMs)} unless you pass timeout (in ms, at most ${fmtDuration(opts.maxTimeoutMs)}); on timeout the command and everything it started are killed.`,
-      `Output longer than ${fmtInt(opts.maxOutputChars)} characters keeps its beginning and end with a marker saying how much was cut; filter noisy output (e.g. | tail -50, | grep) when only part matters.`,
-      'A non-zero exit code is reported with the output. To leave a server running, start it in the background with its output redirected to a file (`cmd > log 2>&1 &`).',
-    ].join(' '),
+    name: TOOL.Bash,
+    description: promptText(DESCRIPTION, {
+      timeout: fmtDuration(opts.timeoutMs),
+      maxTimeout: fmtDuration(opts.maxTimeoutMs),
+      maxOutputChars: fmtInt(opts.maxOutputChars),
+    }),
     inputSchema,
-    readOnly: false,
-    compactable: true,
+    kind: 'execute',
     parse(input) {
       const parsed = parseInput('Bash', BashInputSchema, inputSchema, input);
       if (parsed.timeout !== undefined && parsed.timeout > opts.maxTimeoutMs) parsed.timeout = opts.maxTimeoutMs;
@@ -121,7 +120,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
   });
 
   const pid = sub.pid;
-  const untrack = pid !== undefined ? trackGroup(pid) : () => undefined;
+  const untrack = pid !== undefined ? trackGroup(pid, 'bash', input.command) : () => undefined;
   let stopReason: StopReason | undefined;
   let killTimer: NodeJS.Timeout | undefined;
   const stop = (why: StopReason): void => {

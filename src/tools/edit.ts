@@ -2,6 +2,8 @@ import * as z from 'zod/mini';
 import { fail, fileChangeTool, loadForChange, plan, statOf, type Planned } from './fileChange.js';
 import { fmtInt } from './format.js';
 import type { Tool, ToolContext } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './edit.md';
 
 const EditInput = z.object({
   path: z.string().check(z.minLength(1), z.describe('Path of the file to change, relative to the working directory or absolute.')),
@@ -14,17 +16,7 @@ const EditInput = z.object({
 export type EditInput = z.infer<typeof EditInput>;
 
 export function createEditTool(): Tool<EditInput> {
-  return fileChangeTool(
-    'Edit',
-    [
-      'Replaces exact text in one file: old_string must appear exactly once (or set replace_all), and becomes new_string.',
-      'Read the file with FileRead first in this session; an edit of a file you have not read, or that changed since you read it, is refused.',
-      'Copy old_string exactly from the file, indentation included, without the line-number prefix FileRead shows; include a few lines around the change so it is unique.',
-      "The file's line endings, encoding, byte order mark, permissions and final newline are kept. Prefer Edit to Write for changing existing files, and never edit files through Bash (sed, echo >, heredocs).",
-    ].join(' '),
-    EditInput,
-    planEdit,
-  );
+  return fileChangeTool('Edit', promptText(DESCRIPTION), EditInput, planEdit);
 }
 
 /** What the edit would do, or why it is refused (the file untouched either way). */
@@ -92,7 +84,10 @@ export function notFound(shown: string, text: string, needle: string): string {
     .join('\n');
   const region = squash(lines.slice(start, start + span).join('\n'));
   const how = region === squash(needle) ? 'the same text with different whitespace or indentation' : 'the closest match';
-  return `${base} ${how[0]!.toUpperCase()}${how.slice(1)} starts at line ${start + 1}:\n${excerpt}\nCopy old_string exactly from the file (tabs, spaces and line breaks included), without the line numbers.`;
+  return (
+    `${base} ${how[0]!.toUpperCase()}${how.slice(1)} starts at line ${start + 1}:\n${excerpt}\n` +
+    `Copy old_string exactly from the file (tabs, spaces and line breaks included), without the line numbers.`
+  );
 }
 
 /** The line holding most of `want`'s character trigrams, the closest in length on a tie (linear in the file's size). */

@@ -12,6 +12,9 @@ import { displayPath, resolvePath } from './paths.js';
 import { decodeText } from './textFile.js';
 import { truncateLine } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './fileRead.md';
+import { TOOL } from './toolNames.js';
 
 export interface FileReadOptions {
   /** Lines per read when the model gives no limit. */
@@ -37,17 +40,10 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
   const o = { ...DEFAULTS, ...options };
   const inputSchema = toInputSchema(FileReadInput);
   return {
-    name: 'FileRead',
-    description: [
-      'Reads a text file and returns its lines numbered like `cat -n` (right-aligned line number, a tab, the line).',
-      'Use it to look at source files, configs and logs before changing or explaining them; prefer it to `cat`/`head`/`tail` in Bash.',
-      `By default it reads up to ${fmtInt(o.maxLines)} lines from the start, and at most ${fmtInt(o.maxChars)} characters of output; lines longer than ${fmtInt(o.maxLineChars)} characters are cut.`,
-      'When a file is longer, the output ends with the total line count and the offset to pass to read on; use offset and limit to read a specific part of a large file.',
-      'Binary files (images, archives, executables) are refused. For a directory, use Glob; to find where something is, use Grep.',
-    ].join(' '),
+    name: TOOL.FileRead,
+    description: promptText(DESCRIPTION, { maxLines: fmtInt(o.maxLines), maxChars: fmtInt(o.maxChars), maxLineChars: fmtInt(o.maxLineChars) }),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('FileRead', FileReadInput, inputSchema, input),
     summarize: (input) =>
       input.path +

@@ -7,6 +7,9 @@ import { splitGlob } from './globPattern.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { displayPath, resolvePath } from './paths.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './glob.md';
+import { TOOL } from './toolNames.js';
 
 export interface GlobOptions {
   /** Most paths returned (default 100). */
@@ -25,16 +28,10 @@ export function createGlobTool(options: GlobOptions = {}): Tool<GlobInput> {
   const maxResults = options.maxResults ?? 100;
   const inputSchema = toInputSchema(GlobInputSchema);
   return {
-    name: 'Glob',
-    description: [
-      'Finds files by name pattern and returns their paths (relative to the working directory), most recently modified first.',
-      'Patterns are globs: `*` matches within one directory level, `**` across levels, `{a,b}` alternatives, `[abc]` one character; "*.ts" matches only at the top of `path`, "**/*.ts" at any depth.',
-      'Files ignored by .gitignore and the .git directory are left out; hidden files are included; only files are listed, not directories.',
-      `At most ${fmtInt(maxResults)} paths are returned; the output says how many more matched. To search file contents, use Grep.`,
-    ].join(' '),
+    name: TOOL.Glob,
+    description: promptText(DESCRIPTION, { maxResults: fmtInt(maxResults) }),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('Glob', GlobInputSchema, inputSchema, input),
     summarize: (input) => (input.path ? `${input.pattern} in ${input.path}` : input.pattern),
     run: (input, ctx) => runGlob(input, ctx, maxResults),
@@ -75,7 +72,9 @@ async function runGlob(input: GlobInput, ctx: ToolContext, maxResults: number): 
   const shown = sorted.slice(0, maxResults).map((f) => displayPath(ctx.cwd, f));
   let content = shown.join('\n');
   if (sorted.length > maxResults) {
-    content += `\n\n(${plural(sorted.length, 'file')} match; showing the ${fmtInt(maxResults)} most recently modified, ${fmtInt(sorted.length - maxResults)} more not shown. Narrow the pattern or the path to see them.)`;
+    content +=
+      `\n\n(${plural(sorted.length, 'file')} match; showing the ${fmtInt(maxResults)} most recently modified, ${fmtInt(sorted.length - maxResults)} more not shown. ` +
+      `Narrow the pattern or the path to see them.)`;
   }
   return { content, isError: false };
 }

@@ -16,6 +16,9 @@ import { displayPath, resolvePath } from './paths.js';
 import { toRustRegex } from './rgPattern.js';
 import { findOnPath } from './shell.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './grep.md';
+import { TOOL } from './toolNames.js';
 
 export interface GrepOptions {
   /**
@@ -66,17 +69,10 @@ export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
   const defaultMax = options.defaultMaxResults ?? 100;
   return {
-    name: 'Grep',
-    description: [
-      'Searches file contents with a regular expression (JavaScript syntax) and lists the matching files, the matching lines (outputMode "lines", as path:line:text, with optional contextLines) or match counts per file (outputMode "count").',
-      'Use it to find definitions, usages, strings and config keys; prefer it to grep/rg in Bash. Narrow with path (a file or directory) and glob (e.g. "*.ts").',
-      'Each line is matched on its own (a pattern cannot span lines). Files ignored by .gitignore, the .git directory, binary files and files over',
-      `${fmtBytes(maxFileBytes)} are skipped; hidden files are searched. At most maxResults (default ${fmtInt(defaultMax)}) results are returned and the output says how many were left out.`,
-      'To find files by name, use Glob; to read a file around a match, use FileRead with offset.',
-    ].join(' '),
+    name: TOOL.Grep,
+    description: promptText(DESCRIPTION, { maxFileBytes: fmtBytes(maxFileBytes), maxResults: fmtInt(defaultMax) }),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (input) => parseInput('Grep', GrepInputSchema, inputSchema, input),
     summarize: (input) => `/${input.pattern}/${input.ignoreCase ? 'i' : ''}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
     run: async (input, ctx) => (await runGrep(input, ctx, { ...options, maxFileBytes, defaultMaxResults: defaultMax })).output,
@@ -249,7 +245,8 @@ async function format(hits: FileHit[], q: GrepQuery, max: number, cwd: string): 
   if (shownMatches < totalMatches) {
     rows.push(
       '',
-      `(showing ${fmtInt(shownMatches)} of ${plural(totalMatches, 'matching line')} in ${plural(files.length, 'file')}; ${fmtInt(totalMatches - shownMatches)} not shown. Narrow the pattern, path or glob, or raise maxResults.)`,
+      `(showing ${fmtInt(shownMatches)} of ${plural(totalMatches, 'matching line')} in ${plural(files.length, 'file')}; ${fmtInt(totalMatches - shownMatches)} not shown. ` +
+        `Narrow the pattern, path or glob, or raise maxResults.)`,
     );
   }
   return rows.join('\n');

@@ -1,8 +1,10 @@
 // Approval types shared with the UI, and the permission policy.
 import type { PermissionMode, PermissionsConfig } from '../config/schema.js';
 import type { FileDiff } from './fileDiff.js';
+import { traitsOf, type ToolKind, type ToolTraits } from './kinds.js';
 import { isInside } from './paths.js';
 import { joinWords, splitCommand } from './shellWords.js';
+import { TOOL } from './toolNames.js';
 
 export interface ApprovalRequest {
   toolName: string;
@@ -58,7 +60,7 @@ export interface PermissionSessionState {
   bashPrefixes: string[];
 }
 
-const BASH = 'Bash';
+const BASH = TOOL.Bash;
 
 /** Words that open or continue a shell compound command: a prefix of them means nothing. */
 const SHELL_KEYWORDS = new Set([
@@ -234,10 +236,11 @@ export class PermissionPolicy {
    * run without asking in acceptEdits and allow; a path outside the working directory asks in
    * every mode but allow.
    */
-  decide(tool: { name: string; readOnly: boolean; editsFiles?: boolean }, input: unknown, file?: { abs: string; cwd: string }): PermissionDecision {
+  decide(tool: { name: string; kind: ToolKind; traits?: Partial<ToolTraits> }, input: unknown, file?: { abs: string; cwd: string }): PermissionDecision {
     const mode = this.currentMode;
-    if (tool.readOnly || mode === 'allow') return 'allow';
-    if (tool.editsFiles) {
+    const { readOnly, editsFiles } = traitsOf(tool);
+    if (readOnly || mode === 'allow') return 'allow';
+    if (editsFiles) {
       if (file && !isInside(file.cwd, file.abs)) return mode === 'deny' ? 'deny' : 'ask';
       if (mode === 'acceptEdits' || toolAllowedBy(this.config.allowTools, tool.name) || this.sessionTools.has(tool.name)) return 'allow';
       return mode === 'deny' ? 'deny' : 'ask';

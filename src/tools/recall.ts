@@ -3,6 +3,9 @@ import { fmtInt, plural } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { truncateLine } from './truncate.js';
 import { ToolInputError, type RecallHit, type Tool, type ToolContext, type ToolOutput } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './recall.md';
+import { TOOL } from './toolNames.js';
 
 export interface RecallOptions {
   /** Hits per search page (default 10). */
@@ -41,17 +44,12 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
   const o = { pageSize: 10, pageLines: 500, pageChars: 30_000, ...options };
   const inputSchema = toInputSchema(RecallInputSchema);
   return {
-    name: 'Recall',
-    description: [
-      'Searches what was archived from this conversation: older messages that a compaction replaced with a summary, and old tool outputs that were cleared to free context. Nothing is lost; it is only out of view.',
-      "Use it when the summary mentions something you now need verbatim (an exact error message, code or a file you read earlier, a command's output, the user's exact words), or when a tool result was replaced by a short placeholder that names a Recall id.",
-      'With query: full-text search, ranked hits each with an id, what it was (label) and a snippet; page with offset.',
-      'With id: the full text of that item, paged by lines (offset = first line, limit = lines); the output says how to get the next page.',
-      'A large tool output is spilled: its result shows the head and the tail and a handle such as o12; Recall id="o12" with offset/limit reads a line range, with pattern the matching lines (with context).',
-    ].join(' '),
+    name: TOOL.Recall,
+    description: promptText(DESCRIPTION),
     inputSchema,
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
+    // its pages are cut to the spill threshold instead (ToolContext.resultChars)
+    traits: { spills: false },
     parse(input) {
       const parsed = parseInput('Recall', RecallInputSchema, inputSchema, input);
       if (parsed.query === undefined && parsed.id === undefined) throw new ToolInputError('Recall: give "query" (to search) or "id" (to read one item)');
@@ -208,7 +206,9 @@ function grepItem(item: { id: string; label: string; text: string } | undefined,
     ? `\n\n… ${plural(matches.length - shownMatches, 'more matching line')} not shown: narrow the pattern, or read a range with offset and limit.`
     : '';
   return {
-    content: `${plural(matches.length, 'line')} of ${item.label} (id ${item.id}, ${plural(lines.length, 'line')}) match /${input.pattern ?? ''}/ (line numbers with ":" match, "-" are context):\n${out.join('\n')}${footer}`,
+    content:
+      `${plural(matches.length, 'line')} of ${item.label} (id ${item.id}, ${plural(lines.length, 'line')}) match /${input.pattern ?? ''}/ ` +
+      `(line numbers with ":" match, "-" are context):\n${out.join('\n')}${footer}`,
     isError: false,
   };
 }

@@ -1,7 +1,3 @@
-import type { AgentCatalog } from '../agents/agents.js';
-import { createTaskTool } from '../agents/taskTool.js';
-import type { SkillCatalog } from '../skills/catalog.js';
-import { createSkillTool } from '../skills/skillTool.js';
 import type { ToolSpec } from '../llm/provider.js';
 import { redact } from '../log.js';
 import { createBashTool, type BashOptions } from './bash.js';
@@ -20,10 +16,6 @@ export interface ToolsOptions {
   fileRead?: FileReadOptions;
   glob?: GlobOptions;
   recall?: RecallOptions;
-  /** The agents the Task tool offers; without it there is no Task tool. */
-  agents?: AgentCatalog;
-  /** The skills the Skill tool loads; without it (or with none) there is no Skill tool. */
-  skills?: SkillCatalog;
   /**
    * Applied to every tool output before it reaches the model (and so the transcript and
    * the database). Default: log.ts's redact, which removes registered API keys and
@@ -32,7 +24,7 @@ export interface ToolsOptions {
   redact?: (text: string) => string;
 }
 
-/** The seven tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall; Task when agents are given, Skill when skills are. */
+/** The seven built-in tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall (capabilities bring the others: Task, MCP's). */
 export function createTools(opts: ToolsOptions): AnyTool[] {
   const clean = opts.redact ?? redact;
   const tools: AnyTool[] = [
@@ -43,8 +35,6 @@ export function createTools(opts: ToolsOptions): AnyTool[] {
     createGrepTool(opts.grep),
     createGlobTool(opts.glob),
     createRecallTool(opts.recall),
-    ...(opts.agents ? [createTaskTool(opts.agents)] : []),
-    ...(opts.skills && opts.skills.list().length > 0 ? [createSkillTool(opts.skills)] : []),
   ];
   return tools.map((t) => withRedaction(t, clean));
 }
@@ -54,11 +44,10 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
-    readOnly: tool.readOnly,
-    compactable: tool.compactable,
+    kind: tool.kind,
+    ...(tool.traits ? { traits: tool.traits } : {}),
     parse: (input) => tool.parse(input),
     summarize: (input) => tool.summarize(input),
-    ...(tool.editsFiles ? { editsFiles: true } : {}),
     ...(tool.pathOf ? { pathOf: tool.pathOf.bind(tool) } : {}),
     ...(tool.preview ? { preview: tool.preview.bind(tool) } : {}),
     ...(tool.delegate ? { delegate: tool.delegate.bind(tool) } : {}),

@@ -1,4 +1,4 @@
-// Finding the shell the Bash tool runs commands with, and killing process groups.
+// Finding the shell the Bash tool runs commands with (the process groups it starts are processes/groups.ts').
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
@@ -23,29 +23,4 @@ let cachedShell: string | undefined;
 export function defaultShell(): string {
   cachedShell ??= findOnPath('bash') ?? '/bin/sh';
   return cachedShell;
-}
-
-/** Signals a whole process group; false when it no longer exists. */
-export function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// Commands run in their own process groups, which Node does not kill on exit: do it here.
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-export function trackGroup(pgid: number): () => void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const g of liveGroups) killGroup(g, 'SIGKILL');
-    });
-  }
-  liveGroups.add(pgid);
-  return () => liveGroups.delete(pgid);
 }

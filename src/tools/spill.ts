@@ -14,8 +14,6 @@ import { fmtInt } from './format.js';
 export const DEFAULT_SPILL_TOKENS = 2_000;
 /** Most characters archived per output; the rest is counted and noted, not kept. */
 export const ARCHIVE_CAP_CHARS = 10 * 1024 * 1024;
-/** Tools whose results are never spilled. */
-export const NEVER_SPILLED: ReadonlySet<string> = new Set(['Recall']);
 
 const HEAD_LINES = 40;
 const TAIL_LINES = 40;
@@ -29,7 +27,8 @@ export const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
 export const charsOfTokens = (tokens: number): number => tokens * 4;
 
 export interface SpillDecision {
-  toolName: string;
+  /** The tool's trait (kinds.ts): false for a tool whose results are never spilled (Recall). */
+  spills: boolean;
   /** Characters of the whole output (beyond the cap too). */
   chars: number;
   /** The threshold for this tool (output.spillTokens, or its per-tool value); 0 turns spilling off. */
@@ -37,7 +36,7 @@ export interface SpillDecision {
 }
 
 export function shouldSpill(d: SpillDecision): boolean {
-  if (d.threshold <= 0 || NEVER_SPILLED.has(d.toolName)) return false;
+  if (d.threshold <= 0 || !d.spills) return false;
   return estimateTokens(d.chars) > d.threshold;
 }
 
@@ -145,7 +144,9 @@ export function spillPreview(full: FullOutput, handle: string): string {
     full.totalChars > full.text.length
       ? ` Only the first ${fmtBytes(Buffer.byteLength(full.text))} were archived (cap); ${fmtInt(full.totalChars - full.text.length)} characters after that were not kept.`
       : '';
-  const header = `[output ${handle}: ${fmtInt(full.totalLines)} ${full.totalLines === 1 ? 'line' : 'lines'}, ${fmtBytes(full.totalBytes)}; ${shown}; Recall id="${handle}" with offset/limit (lines) or pattern for the rest.${capped}]`;
+  const header =
+    `[output ${handle}: ${fmtInt(full.totalLines)} ${full.totalLines === 1 ? 'line' : 'lines'}, ${fmtBytes(full.totalBytes)}; ${shown}; ` +
+    `Recall id="${handle}" with offset/limit (lines) or pattern for the rest.${capped}]`;
   const omitted = tailStart - head.length - 1;
   const middle = omitted > 0 ? [`… [${fmtInt(omitted)} lines not shown] …`] : [];
   return [header, ...head, ...middle, ...tail].join('\n');

@@ -1,3 +1,7 @@
+// This program's tool names, in one place: code that means a particular tool names it through
+// TOOL (the constants module, as Gemini CLI's tool-names.ts); what a tool may do comes from its
+// kind (kinds.ts), never from comparing names.
+//
 // Tool names as people write them in files they bring from other agents: an agent file's
 // `tools:`, a custom command's `allowed-tools:`, a hook's matcher. Claude Code's names (Read,
 // Edit, MultiEdit, LS …) map to this program's (FileRead, Edit, Glob …), so a team's files work
@@ -5,18 +9,32 @@
 // An entry may carry a rule in parentheses, Claude Code's way of narrowing a tool:
 // `Bash(git status:*)`, `Read(src/**)`. What the rule means is the caller's business.
 
-/** Claude Code's tool name → this program's. */
-export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
-  Read: 'FileRead',
+export const TOOL = {
+  FileRead: 'FileRead',
   Edit: 'Edit',
-  MultiEdit: 'Edit',
   Write: 'Write',
   Bash: 'Bash',
   Grep: 'Grep',
   Glob: 'Glob',
-  LS: 'Glob',
+  Recall: 'Recall',
   Task: 'Task',
-  Agent: 'Task',
+  McpSchemas: 'McpSchemas',
+  McpCall: 'McpCall',
+  Skill: 'Skill',
+} as const;
+
+/** Claude Code's tool name → this program's. */
+export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
+  Read: TOOL.FileRead,
+  Edit: TOOL.Edit,
+  MultiEdit: TOOL.Edit,
+  Write: TOOL.Write,
+  Bash: TOOL.Bash,
+  Grep: TOOL.Grep,
+  Glob: TOOL.Glob,
+  LS: TOOL.Glob,
+  Task: TOOL.Task,
+  Agent: TOOL.Task,
 };
 
 export interface ToolSpecEntry {

@@ -1,8 +1,7 @@
-import type { SubagentHost } from '../agents/host.js';
-import type { SkillHost } from '../skills/types.js';
 import type { JsonSchema, ToolSpec } from '../llm/provider.js';
 import type { FileDiff } from './fileDiff.js';
 import type { FileTracker } from './fileTracker.js';
+import type { ToolKind, ToolTraits } from './kinds.js';
 import type { FullOutput } from './spill.js';
 
 /** What a tool hands back to the model. */
@@ -55,10 +54,6 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The call's tool_use id. */
   toolUseId?: string;
-  /** Runs sub-agents for the Task tool (absent where nesting is not allowed). */
-  subagents?: SubagentHost;
-  /** Loads skills for the Skill tool (absent where the session has none). */
-  skills?: SkillHost;
   /** Present when the session has an archive to search. */
   recall?: RecallSource;
   /** The spill threshold of this call in characters (absent: none): a tool that is never spilled (Recall) cuts its own result to it. */
@@ -84,16 +79,14 @@ export interface Tool<I = unknown> {
   /** Tells the model what the tool does and when to use it. */
   readonly description: string;
   readonly inputSchema: JsonSchema;
-  /** Read-only tools may run in parallel and need no approval. */
-  readonly readOnly: boolean;
-  /** Micro compaction may clear this tool's old results. */
-  readonly compactable: boolean;
+  /** What the tool does (kinds.ts): whether it asks, runs in parallel, edits files, is cleared or spilled follows from it. */
+  readonly kind: ToolKind;
+  /** Where this tool differs from its kind (Recall never spills; an MCP tool declared read-only runs as a read). */
+  readonly traits?: Partial<ToolTraits>;
   /** Validates raw model input; throws ToolInputError naming the bad field. */
   parse(input: unknown): I;
   /** The key argument, for UI rows and placeholders (a path, a command, a pattern). */
   summarize(input: I): string;
-  /** Edit tools: the permission mode acceptEdits lets them run, and they are previewed before approval. */
-  readonly editsFiles?: boolean;
   /** Edit tools: the path the input names (as given). */
   pathOf?(input: I): string;
   /** Edit tools: the change the call would make, or why it is refused (nothing is written). */

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { fileChangeTool, loadForChange, plan, statOf, type Planned } from './fileChange.js';
 import type { Tool, ToolContext } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './write.md';
 
 const WriteInput = z.object({
   path: z
@@ -11,16 +13,7 @@ const WriteInput = z.object({
 export type WriteInput = z.infer<typeof WriteInput>;
 
 export function createWriteTool(): Tool<WriteInput> {
-  return fileChangeTool(
-    'Write',
-    [
-      'Creates a file with the given content, or replaces the whole content of an existing one (parent directories are created).',
-      'Overwriting an existing file requires having read it with FileRead in this session, and is refused if it changed since.',
-      'For a change to part of an existing file use Edit instead. An overwritten file keeps its line endings, encoding and permissions.',
-    ].join(' '),
-    WriteInput,
-    planWrite,
-  );
+  return fileChangeTool('Write', promptText(DESCRIPTION), WriteInput, planWrite);
 }
 
 export async function planWrite(input: WriteInput, ctx: ToolContext): Promise<Planned> {

@@ -3,6 +3,7 @@
 // the children of a reply. A row's child is known from the live 'child' events, or (a resumed
 // session) from the handle at the end of its result.
 import type { ToolItem } from './transcript.js';
+import { TOOL } from '../tools/toolNames.js';
 
 const HANDLE = /child session (s_[a-z0-9]+)/;
 
@@ -13,7 +14,7 @@ export class ChildRows {
 
   /** A session's rows from the start (a resumed transcript). */
   reset(items: readonly { kind: string }[]): void {
-    this.rows = items.filter((i): i is ToolItem => i.kind === 'tool' && (i as ToolItem).name === 'Task');
+    this.rows = items.filter((i): i is ToolItem => i.kind === 'tool' && (i as ToolItem).name === TOOL.Task);
     this.childOf.clear();
     this.shown.clear();
   }
@@ -25,7 +26,7 @@ export class ChildRows {
 
   /** A Task row finished. */
   finished(item: ToolItem): void {
-    if (item.name === 'Task') this.rows.push(item);
+    if (item.name === TOOL.Task) this.rows.push(item);
   }
 
   /** The newest Task row whose transcript was not printed yet, with its child session; undefined when there is none. */

@@ -10,6 +10,7 @@ import { ChildRows } from './child-rows.js';
 import type { UiController } from './controller.js';
 import type { ToolItem, TranscriptItem } from './transcript.js';
 import { itemId } from './transcript.js';
+import { TOOL } from '../tools/toolNames.js';
 
 /** What Ctrl+O does: print an item, or say (a hint) why there is nothing to print. */
 export type Expansion = { item: TranscriptItem; hint?: string } | { hint: string };
@@ -56,10 +57,10 @@ export class ToolExpander {
   expand(): Expansion {
     const t = this.lastTool;
     // a sub-agent's row: its child's whole transcript (again: the previous child's)
-    const row = !t || t.name === 'Task' ? this.childRows.next() : undefined;
+    const row = !t || t.name === TOOL.Task ? this.childRows.next() : undefined;
     const text = row ? this.controller.childTranscript?.(row.childId) : undefined;
     if (row && text !== undefined)
-      return { item: { kind: 'tool_output', id: itemId(), name: 'Task', summary: `${row.item.summary} — the sub-agent's transcript`, output: text } };
+      return { item: { kind: 'tool_output', id: itemId(), name: TOOL.Task, summary: `${row.item.summary} — the sub-agent's transcript`, output: text } };
     if (!t) return { hint: 'No tool output to expand yet' };
     if (!this.printOnce(t.id)) return { hint: 'That output is already shown in full above' };
     const whole = this.wholeOutput(t);

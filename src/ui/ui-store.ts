@@ -212,6 +212,10 @@ export class UiStore {
       }
       case 'permission_mode':
         return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
+      case 'unsaved': {
+        const { unsaved: _old, ...session } = this.status.get().session;
+        return this.status.set({ ...this.status.get(), session: ev.count > 0 ? { ...session, unsaved: ev.count } : session });
+      }
       case 'history_reset':
         return;
       case 'prompt_refused':

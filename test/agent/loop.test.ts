@@ -83,8 +83,7 @@ const echoTool = (name: string, readOnly: boolean, log: string[], delayMs = 5): 
   name,
   description: `${name} tool.`,
   inputSchema: { type: 'object', properties: { v: { type: 'string' } } },
-  readOnly,
-  compactable: true,
+  kind: readOnly ? 'read' : 'execute',
   parse: (input) => {
     const v = (input as { v?: unknown }).v;
     if (typeof v !== 'string') throw new Error('v must be a string');
@@ -203,7 +202,7 @@ describe('agent loop', () => {
     };
     const editLike: Tool<{ v: string }> = {
       ...echoTool('Edit', false, []),
-      editsFiles: true,
+      kind: 'edit',
       preview: async (i) =>
         i.v === 'bad'
           ? { ok: false, output: { content: 'old_string was not found', isError: true } }

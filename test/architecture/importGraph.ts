@@ -1,6 +1,6 @@
 // The import graph of src/ and the layer rules of docs/DESIGN.md, as data and pure checks, so
 // that test/architecture.test.ts can run them on the real tree and on made-up graphs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -77,9 +77,9 @@ export function loadGraph(root: string): ImportEdge[] {
       const target = posix(relative(root, resolve(dirname(file), spec)));
       const candidates = [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target];
       const to = candidates.find((c) => known.has(c));
-      // a relative import of a non-source file (package.json) is no edge between modules
+      // a relative import of a non-source file (package.json, a prompt's .md text) is no edge between modules
       if (to) edges.push({ from, to, typeOnly, dynamic });
-      else if (!target.startsWith('src/')) continue;
+      else if (!target.startsWith('src/') || (target.endsWith('.md') && existsSync(join(root, target)))) continue;
       else throw new Error(`${from}: cannot resolve import "${spec}"`);
     }
   }
@@ -136,8 +136,29 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => e.to === 'better-sqlite3' && !e.typeOnly,
   },
   {
-    name: 'src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts) and its own files, no package, no node: module',
-    forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts',
+    name: 'the capability seam (src/capability/) imports types only: it is the vocabulary capabilities and the session share, and runs nothing',
+    forbids: (e) => under('src/capability')(e.from) && e.to.startsWith('src/') && !under('src/capability')(e.to) && !e.typeOnly,
+  },
+  {
+    name: 'a capability (src/<room>/capability.ts) imports only the seam (src/capability/), src/tools/, src/llm/ and its own room: what else it needs, the session lends it when it opens',
+    forbids: (e) => {
+      const m = /^src\/([^/]+)\/capability\.ts$/.exec(e.from);
+      if (m?.[1] === 'capability') return false;
+      if (!m || !e.to.startsWith('src/')) return false;
+      return !['src/capability', 'src/tools', 'src/llm', `src/${m[1]}`].some((room) => under(room)(e.to));
+    },
+  },
+  {
+    name: 'the tools (src/tools/) import nothing from the rooms that bring tools as capabilities (src/agents/, src/mcp/, src/hooks/, src/skills/): a capability builds its tools from tools/, never the reverse',
+    forbids: (e) => under('src/tools')(e.from) && ['src/agents', 'src/mcp', 'src/hooks', 'src/skills', 'src/capability'].some((room) => under(room)(e.to)),
+  },
+  {
+    name: 'src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts), the tool names (src/tools/toolNames.ts) and its own files, no package, no node: module',
+    forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts' && e.to !== 'src/tools/toolNames.ts',
+  },
+  {
+    name: 'src/processes/ (the child process groups and the terminating signals) depends on nothing of the program: tools, hooks, MCP and the front ends use it',
+    forbids: (e) => under('src/processes')(e.from) && e.to.startsWith('src/') && !under('src/processes')(e.to),
   },
   {
     name: "src/history/ (the log, its records, the one reducer) imports nothing but the neutral messages (src/llm/messages.ts), and the types of the ledger's report (src/ledger/, itself pure) for a compaction's receipt: no package, no store, session, compaction or UI",

@@ -168,4 +168,43 @@ describe('hooks in print mode', () => {
     });
     expect(JSON.parse(read(ws, 'receipt.json'))).toMatchObject({ hook_event_name: 'PostCompact', compaction: { status: 'applied', trigger: 'manual' } });
   }, 60_000);
+
+  // issue 30: hooks in Claude Code's .claude/settings.json were silently ignored. They run as
+  // Claude Code runs them (matcher, JSON answers), under the same project approval (-p: only with
+  // --hooks-trust), and what cannot run is said at start. Not reading the file fails the blocks.
+  it("runs the hooks of the project's .claude/settings.json as Claude Code does, once trusted", async () => {
+    const ws = workspace();
+    const guard = script(
+      ws,
+      'claude-guard.sh',
+      'cat > claude-pre.json; echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"CLAUDE-GUARD: no shell here"}}\'',
+    );
+    const context = script(ws, 'claude-ctx.sh', 'echo \'{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CLAUDE-CONTEXT-9"}}\'');
+    mkdirSync(join(ws.dir, '.claude'));
+    writeFileSync(
+      join(ws.dir, '.claude', 'settings.json'),
+      JSON.stringify({
+        permissions: { allow: ['Bash(ls)'] },
+        hooks: {
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: guard, timeout: 5 }] }],
+          UserPromptSubmit: [{ hooks: [{ type: 'command', command: context }] }],
+          SubagentStop: [{ hooks: [{ type: 'command', command: 'true' }] }],
+        },
+      }),
+    );
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'ls' } }] }, { text: 'done' });
+    const untrusted = await runAgent(['-p', 'list', '--permission-mode', 'allow'], { ws, server });
+    expect(untrusted.code).toBe(0);
+    expect(untrusted.stderr).toContain(`${join(ws.dir, '.claude', 'settings.json')}: hooks for SubagentStop are not run (this agent has no such event)`);
+    expect(untrusted.stderr).toContain(`${join(ws.dir, '.claude', 'settings.json')} has hooks; they do not run in print mode without --hooks-trust`);
+    expect(existsSync(join(ws.dir, 'claude-pre.json'))).toBe(false);
+
+    server.clear();
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'ls' } }] }, { text: 'done' });
+    const trusted = await runAgent(['-p', 'list', '--permission-mode', 'allow', '--hooks-trust'], { ws, server });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(requestText(1)).toContain('CLAUDE-CONTEXT-9');
+    expect(requestText(2)).toContain('CLAUDE-GUARD: no shell here');
+    expect(JSON.parse(read(ws, 'claude-pre.json'))).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } });
+  });
 });

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jsonResult, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
-import { EVERYTHING, startEverything, type HttpServer } from '../mcp/everything.js';
+import { EVERYTHING, freePort, startEverything, type HttpServer } from '../mcp/everything.js';
 
 // MCP end to end in print mode: the built CLI reads .mcp.json, starts a real stdio server
 // (@modelcontextprotocol/server-everything) and connects to a real streamable-HTTP one, the
@@ -123,6 +124,39 @@ describe('MCP servers in print mode', () => {
       `agent: warning: ${join(ws.dir, '.mcp.json')}: not valid JSON at line 3, column 36: expected a key in double quotes; its MCP servers do not start\n`,
     );
   });
+
+  // Before the fix: `ReferenceError: Cannot access 'conn' before initialization` from each of the four (exit code 1, no answer)
+  it('a server that cannot start never takes the agent down: a mistyped path, nothing listening, HTTP 404, one that exits; each named, the turn goes on', async () => {
+    const notFound = createServer((_q, res) => {
+      res.statusCode = 404;
+      res.end('not here');
+    });
+    await new Promise<void>((r) => notFound.listen(0, '127.0.0.1', () => r()));
+    const nobody = await freePort();
+    try {
+      mcpJson({
+        typo: { command: 'node', args: [join(ws.dir, 'servr.js')] },
+        nothing: { type: 'http', url: `http://127.0.0.1:${nobody}/mcp` },
+        missing: { type: 'http', url: `http://127.0.0.1:${(notFound.address() as { port: number }).port}/mcp` },
+        exits: { command: 'node', args: ['-e', 'process.exit(2)'] },
+        local: { command: 'node', args: [EVERYTHING, 'stdio'] },
+      });
+      server.enqueue({ toolCalls: [{ name: 'mcp__local__echo', input: { message: 'still works' } }] }, { text: 'answered anyway' });
+      const r = await run(['-p', 'hi', '--mcp-trust', '--allowed-tools', 'mcp__local']);
+      expect(r.stderr).not.toContain('ReferenceError');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('answered anyway\n');
+      expect(r.stderr).toMatch(
+        /MCP server "typo" could not start: the process exited with code 1 before it answered; its stderr said: Error: Cannot find module/,
+      );
+      expect(r.stderr).toContain(`MCP server "nothing" could not start: nothing answers at http://127.0.0.1:${nobody}/mcp`);
+      expect(r.stderr).toMatch(/MCP server "missing" could not start: http:\/\/127\.0\.0\.1:\d+\/mcp answered HTTP 404/);
+      expect(r.stderr).toContain('MCP server "exits" could not start: the process exited with code 2 before it answered');
+      expect(resultsIn(2)[0]).toEqual({ content: 'Echo: still works', isError: false });
+    } finally {
+      notFound.close();
+    }
+  }, 60_000);
 
   it('-p waits at most mcp.startupMs for a slow server, goes on without it, and leaves no server behind', async () => {
     writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ mcp: { startupMs: 300 } }));

@@ -257,6 +257,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
           )
         : sendJson(res, 413, openaiBody('Request exceeds the maximum allowed number of bytes.', 'invalid_request_error'));
     }
+    rec.raw = raw;
     try {
       rec.body = raw.length > 0 ? JSON.parse(raw) : undefined;
     } catch {

@@ -164,6 +164,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body (undefined when absent or not JSON). */
   body: unknown;
+  /** The body as it arrived, byte for byte (UTF-8). */
+  raw?: string;
   /** Set when the request was well-formed enough to be understood. */
   view?: RequestView;
   /** The usage the server reported for a successful reply (input excludes cache reads and writes, as Anthropic reports it). */

@@ -3,23 +3,31 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
 // The reference server @modelcontextprotocol/server-everything, in one of its HTTP modes, bound
-// to the loopback interface (loopback.mjs) on a free port.
+// to the loopback interface (loopback.mjs) on a free port, or on a given one (a restart at the
+// same address: the new process knows none of the old sessions).
 
 export const EVERYTHING = resolve(__dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const LOOPBACK = resolve(__dirname, 'loopback.mjs');
 
 export interface HttpServer {
   url: string;
-  stop(): void;
+  port: number;
+  /** SIGKILL; resolves once the process is gone (its port free again). */
+  stop(): Promise<void>;
 }
 
-export async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<HttpServer> {
-  const port = await new Promise<number>((res) => {
+/** A port nothing listens on (it was free a moment ago). */
+export function freePort(): Promise<number> {
+  return new Promise<number>((res) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const p = (s.address() as { port: number }).port;
       s.close(() => res(p));
     });
   });
+}
+
+export async function startEverything(mode: 'streamableHttp' | 'sse', at?: number): Promise<HttpServer> {
+  const port = at ?? (await freePort());
   const child = spawn(process.execPath, ['--import', LOOPBACK, EVERYTHING, mode], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,5 +44,14 @@ export async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<H
     child.stderr!.on('data', on);
     child.on('exit', (code) => rej(new Error(`server-everything (${mode}) exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}/${mode === 'sse' ? 'sse' : 'mcp'}`, stop: () => child.kill('SIGKILL') };
+  return {
+    url: `http://127.0.0.1:${port}/${mode === 'sse' ? 'sse' : 'mcp'}`,
+    port,
+    stop: () => {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      const gone = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGKILL');
+      return gone;
+    },
+  };
 }

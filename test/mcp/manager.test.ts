@@ -2,12 +2,17 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { traitsOf } from '../../src/tools/kinds.js';
 import { McpSchema } from '../../src/config/schema.js';
 import { mcpServers } from '../../src/mcp/config.js';
 import { McpManager } from '../../src/mcp/manager.js';
 import { ProjectTrust } from '../../src/trust/projectTrust.js';
 import type { McpServerFileEntry } from '../../src/config/schema.js';
-import { startEverything } from './everything.js';
+import { createServer, type Server } from 'node:http';
+import { childGroups } from '../../src/processes/groups.js';
+import type { ConnectionEvents, McpConnection } from '../../src/mcp/connection.js';
+import { McpUnreachedError } from '../../src/mcp/reconnect.js';
+import { EVERYTHING, freePort, startEverything } from './everything.js';
 
 // The manager against real processes: the test tree's failing server (pagination,
 // list_changed, crash and restart, timeout, a server that ignores SIGTERM) and the reference
@@ -129,14 +134,24 @@ describe('McpManager with real servers', () => {
     expect(m.toolSet().tools.some((t) => t.name === 'mcp__f__tool_169')).toBe(true);
   });
 
-  it('a crash is reported and the server restarts on its next use; a call that never answers times out', async () => {
+  it('a crash is reported and the server comes back by itself, its tools listed meanwhile; a call that never answers times out', async () => {
     const { m, notices } = manager({ f: { command: process.execPath, args: [FAILING], toolTimeoutMs: 800 } }, { trustProject: true });
+    const states: string[] = [];
+    m.on(() => states.push(m.views()[0]!.state));
     m.start();
     await m.ready(10_000);
+    const tools = m.toolSet();
     const crashed = await m.call('f', 'crash', {}, signal());
     expect(crashed.isError).toBe(true);
-    await until(() => m.views()[0]!.state === 'failed');
+    expect(crashed.content).toContain('stopped during the call');
+    // reconnecting, tools still listed (the same definitions), then connected again without any call
+    expect(states).toContain('reconnecting');
+    expect(m.toolSet()).toBe(tools);
+    await until(() => m.views()[0]!.state === 'connected', 5_000);
+    expect(m.views()[0]!.state).toBe('connected');
+    expect(m.toolSet()).toBe(tools);
     expect(notices.join('\n')).toContain('crashing on purpose');
+    expect(notices.join('\n')).toMatch(/MCP server "f" is back \(reconnected after [\d.]+s\)/);
     const after = await m.call('f', 'echo', { text: 'back' }, signal());
     expect(after).toEqual({ content: 'echo: {"text":"back"}', isError: false });
     const hung = await m.call('f', 'hang', {}, signal());
@@ -179,13 +194,14 @@ describe('McpManager with real servers', () => {
     strict.m.start();
     await strict.m.ready(15_000);
     expect(strict.m.views()[0]).toMatchObject({ state: 'connected' });
-    expect(strict.m.toolSet().tools.every((t) => !t.readOnly)).toBe(true);
+    expect(strict.m.toolSet().tools.every((t) => !traitsOf(t).readOnly)).toBe(true);
     const lenient = manager({ fs: entry }, { trustProject: true, allowReadOnly: true });
     lenient.m.start();
     await lenient.m.ready(15_000);
     const read = lenient.m.toolSet().tools.find((t) => t.name === 'mcp__fs__list_allowed_directories');
-    expect(read?.readOnly).toBe(true);
-    expect(lenient.m.toolSet().tools.find((t) => t.name === 'mcp__fs__write_file')?.readOnly).toBe(false);
+    expect(read && traitsOf(read)).toMatchObject({ readOnly: true, mutating: false });
+    const write = lenient.m.toolSet().tools.find((t) => t.name === 'mcp__fs__write_file');
+    expect(write && traitsOf(write)).toMatchObject({ readOnly: false, mutating: true });
     const out = await lenient.m.call('fs', 'list_allowed_directories', {}, signal());
     expect(out.content).toContain(dir.split('/').at(-1));
   });
@@ -211,31 +227,31 @@ describe('/mcp', () => {
     );
     m.start();
     await m.ready(10_000);
-    const list = mcpCommand(m, '');
+    const list = await mcpCommand(m, '');
     expect(list).toMatch(/f\s+stdio\s+connected\s+9 tools, [\d,]+ tokens/);
     expect(list).toMatch(/broken\s+stdio\s+failed/);
     expect(list).toContain('NOT_SET_ANYWHERE is not set');
     expect(mcpStatus(m)).toBe('MCP 1✓ · 1 failed');
-    mcpCommand(m, 'disable f');
+    await mcpCommand(m, 'disable f');
     expect(m.toolSet().tools).toEqual([]);
     expect(mcpStatus(m)).toBe('MCP 0✓ · 1 failed');
-    mcpCommand(m, 'enable f');
+    await mcpCommand(m, 'enable f');
     await m.ready(10_000);
     expect(m.toolSet().tools.length).toBe(9);
-    expect(mcpCommand(m, 'reconnect f')).toContain('Reconnecting');
-    const f = (): string | undefined => m.views().find((v) => v.name === 'f')?.state;
-    expect(f()).toBe('connected');
-    await until(() => f() === 'connecting');
-    await until(() => f() === 'connected');
-    expect(f()).toBe('connected');
+    // /mcp reconnect says what it did (it used to say only "Reconnecting…" and return before anything happened)
+    const states: string[] = [];
+    m.on(() => states.push(m.views().find((v) => v.name === 'f')!.state));
+    expect(await mcpCommand(m, 'reconnect f')).toMatch(/^MCP server "f" reconnected in [\d.]+ s: 9 tools, a new process\.$/);
+    expect(states).toContain('reconnecting');
+    expect(m.views().find((v) => v.name === 'f')?.state).toBe('connected');
     expect(m.toolSet().tools.length).toBe(9);
-    expect(() => mcpCommand(m, 'reconnect nosuch')).toThrow('the servers are broken, f');
+    expect(await mcpCommand(m, 'reconnect broken').catch((e: Error) => e.message)).toContain('cannot be reconnected');
+    await expect(mcpCommand(m, 'reconnect nosuch')).rejects.toThrow('the servers are broken, f');
   }, 20_000);
 });
 
 describe('server instructions', () => {
   it('go into the system section, capped at mcp.instructionsChars', async () => {
-    const { EVERYTHING } = await import('./everything.js');
     const { m } = manager({ ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { trustProject: true, instructionsChars: 200 });
     m.start();
     await m.ready(10_000);
@@ -259,4 +275,205 @@ describe('McpManager over SSE (old servers)', () => {
       old.stop();
     }
   }, 30_000);
+});
+
+describe('a server that cannot start', () => {
+  it('a mistyped script, nothing listening, an HTTP 404 and a server that exits at start: each failed with a named error, the others still run', async () => {
+    // an HTTP server that answers 404 to everything (a wrong path on a real host)
+    const notFound: Server = createServer((_q, res) => {
+      res.statusCode = 404;
+      res.end('no MCP here');
+    });
+    await new Promise<void>((r) => notFound.listen(0, '127.0.0.1', () => r()));
+    const port404 = (notFound.address() as { port: number }).port;
+    const nobody = await freePort();
+    try {
+      const { m, notices } = manager(
+        {
+          typo: { command: process.execPath, args: ['/nonexistent/servr.js'] },
+          nothing: { type: 'http', url: `http://127.0.0.1:${nobody}/mcp` },
+          missing: { type: 'http', url: `http://127.0.0.1:${port404}/mcp` },
+          exits: { command: process.execPath, args: ['-e', 'process.exit(3)'] },
+          fine: { command: process.execPath, args: [FAILING] },
+        },
+        { trustProject: true },
+      );
+      // before the fix the `lost` callback ran before `conn` was assigned: an uncaught ReferenceError here
+      m.start();
+      await m.ready(10_000);
+      const byName = Object.fromEntries(m.views().map((v) => [v.name, v]));
+      expect(byName['fine']!.state).toBe('connected');
+      for (const name of ['typo', 'nothing', 'missing', 'exits']) expect(byName[name]!.state, name).toBe('failed');
+      expect(byName['typo']!.error).toMatch(
+        /the process exited with code 1 before it answered; its stderr said: .*Cannot find module '\/nonexistent\/servr\.js'/,
+      );
+      expect(byName['nothing']!.error).toContain(`nothing answers at http://127.0.0.1:${nobody}/mcp`);
+      expect(byName['missing']!.error).toContain(`http://127.0.0.1:${port404}/mcp answered HTTP 404`);
+      expect(byName['exits']!.error).toBe('the process exited with code 3 before it answered');
+      for (const name of ['typo', 'nothing', 'missing', 'exits'])
+        expect(
+          notices.some((n) => n.startsWith(`error: MCP server "${name}" could not start: `)),
+          name,
+        ).toBe(true);
+      // a failed server is never retried by itself: no process is left starting over and over
+      expect(
+        childGroups()
+          .filter((g) => g.kind === 'mcp')
+          .map((g) => g.label),
+      ).toEqual(['fine']);
+      expect(m.toolSet().tools.every((t) => t.name.startsWith('mcp__fine__'))).toBe(true);
+    } finally {
+      notFound.close();
+    }
+  }, 20_000);
+});
+
+describe('a server that dies mid-session', () => {
+  it('stdio (server-everything): killed, it is back within 5 s as a new process, its tools listed meanwhile, a call waiting for it', async () => {
+    const { m, notices } = manager({ ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { trustProject: true });
+    m.start();
+    await m.ready(15_000);
+    const tools = m.toolSet();
+    expect(tools.tools.some((t) => t.name === 'mcp__ev__echo')).toBe(true);
+    const first = childGroups().find((g) => g.kind === 'mcp' && g.label === 'ev')!;
+    process.kill(-first.pgid, 'SIGKILL');
+    await until(() => m.views()[0]!.state === 'reconnecting', 2_000);
+    expect(m.views()[0]!.state).toBe('reconnecting');
+    expect(m.toolSet()).toBe(tools);
+    // a call meanwhile waits for the reconnect instead of failing
+    const t0 = Date.now();
+    const echo = await m.call('ev', 'echo', { message: 'after the kill' }, signal());
+    expect(echo).toEqual({ content: 'Echo: after the kill', isError: false });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(m.views()[0]!.state).toBe('connected');
+    expect(childGroups().find((g) => g.kind === 'mcp' && g.label === 'ev')!.pgid).not.toBe(first.pgid);
+    expect(notices.join('\n')).toMatch(/MCP server "ev" stopped \(the process was killed by SIGKILL\); reconnecting/);
+  }, 30_000);
+
+  it('stdio: back by itself, with no call', async () => {
+    const { m } = manager({ ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { trustProject: true });
+    m.start();
+    await m.ready(15_000);
+    process.kill(-childGroups().find((g) => g.kind === 'mcp' && g.label === 'ev')!.pgid, 'SIGKILL');
+    await until(() => m.views()[0]!.state === 'reconnecting', 2_000);
+    const killed = Date.now();
+    await until(() => m.views()[0]!.state === 'connected', 5_000);
+    expect(m.views()[0]!.state).toBe('connected');
+    expect(Date.now() - killed).toBeLessThan(5_000);
+  }, 30_000);
+
+  it('streamable HTTP (server-everything): restarted at the same address, it is back within 5 s in a new session; the tools stay listed', async () => {
+    let web = await startEverything('streamableHttp');
+    try {
+      const { m, notices } = manager({ web: { type: 'http', url: web.url } }, { trustProject: true });
+      m.start();
+      await m.ready(15_000);
+      expect(m.views()[0]!.state).toBe('connected');
+      const tools = m.toolSet();
+      await web.stop();
+      // its event stream broke and a ping finds nobody: reconnecting, not "MCP 1✓"
+      await until(() => m.views()[0]!.state === 'reconnecting', 5_000);
+      expect(m.views()[0]!.state).toBe('reconnecting');
+      expect(m.toolSet()).toBe(tools);
+      web = await startEverything('streamableHttp', web.port);
+      const up = Date.now();
+      await until(() => m.views()[0]!.state === 'connected', 5_000);
+      expect(m.views()[0]!.state).toBe('connected');
+      expect(Date.now() - up).toBeLessThan(5_000);
+      expect(notices.join('\n')).toMatch(/MCP server "web" is back \(reconnected after [\d.]+s, in a new session\)/);
+      expect(await m.call('web', 'get-sum', { a: 1, b: 2 }, signal())).toMatchObject({ isError: false, content: expect.stringContaining('3') });
+    } finally {
+      await web.stop();
+    }
+  }, 40_000);
+
+  it('streamable HTTP: a call to a server that forgot the session ("No valid session ID") reconnects and is sent again, once', async () => {
+    let web = await startEverything('streamableHttp');
+    try {
+      const { m } = manager({ web: { type: 'http', url: web.url } }, { trustProject: true });
+      m.start();
+      await m.ready(15_000);
+      // restarted between two calls, faster than the broken stream is noticed
+      await web.stop();
+      web = await startEverything('streamableHttp', web.port);
+      const sum = await m.call('web', 'get-sum', { a: 40, b: 2 }, signal());
+      expect(sum).toMatchObject({ isError: false, content: expect.stringContaining('42') });
+      expect(m.views()[0]!.state).toBe('connected');
+    } finally {
+      await web.stop();
+    }
+  }, 40_000);
+});
+
+describe('a call the server did not get', () => {
+  /** A manager over scripted connections: the nth connection's call answers `answers[n]` ('unreached': the server did not get it). */
+  function scripted(answers: Array<'ok' | 'unreached'>): { m: McpManager; calls: number[] } {
+    const calls: number[] = [];
+    let n = 0;
+    const connect = async (_e: unknown, _env: unknown, events: ConnectionEvents): Promise<McpConnection> => {
+      const index = n++;
+      let gone: string | undefined;
+      const conn = {
+        tools: [{ name: 't', inputSchema: { type: 'object' } }],
+        instructions: undefined,
+        sessionId: `session-${index}`,
+        get gone() {
+          return gone;
+        },
+        close: async () => {},
+        call: async () => {
+          calls.push(index);
+          if (answers[index] === 'ok') return { content: [{ type: 'text', text: `answered by connection ${index}` }] };
+          // as McpConnection does: the connection is lost, then the error says the request never arrived
+          gone = 'the server no longer knows this session (HTTP 400)';
+          events.lost(gone);
+          throw new McpUnreachedError(gone);
+        },
+      };
+      return conn as unknown as McpConnection;
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-scripted-'));
+    const m = new McpManager({
+      entries: mcpServers(
+        { cwd: dir, mcpServers: [{ name: 'web', file: join(dir, '.agentrc'), entry: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }] },
+        {},
+        () => false,
+        join(dir, 'home'),
+      ),
+      config: McpSchema.parse({ trustProject: true }),
+      env: {},
+      isSecret: () => false,
+      trust: new ProjectTrust(join(dir, 'trust.json')),
+      projectDir: dir,
+      contextWindow: 200_000,
+      countSpecs: () => 1,
+      register: (t) => [...t],
+      connect,
+    });
+    managers.push(m);
+    return { m, calls };
+  }
+
+  // sending it again is what a restarted HTTP server needs (it answers "No valid session ID" to the old session)
+  it('is sent again once, on the new connection', async () => {
+    const { m, calls } = scripted(['unreached', 'ok']);
+    m.start();
+    await m.ready(1_000);
+    expect(await m.call('web', 't', {}, signal())).toEqual({ content: 'answered by connection 1', isError: false });
+    expect(calls).toEqual([0, 1]);
+    expect(m.views()[0]!.state).toBe('connected');
+  });
+
+  // never twice: the third connection would answer, but a call is sent at most two times
+  it('fails clearly when the new connection does not get it either', async () => {
+    const { m, calls } = scripted(['unreached', 'unreached', 'ok']);
+    m.start();
+    await m.ready(1_000);
+    const out = await m.call('web', 't', {}, signal());
+    expect(out.isError).toBe(true);
+    expect(out.content).toBe(
+      'MCP server "web" did not get the call (the server no longer knows this session (HTTP 400)). It is being reconnected in the background; try again shortly.',
+    );
+    expect(calls).toEqual([0, 1]);
+  });
 });

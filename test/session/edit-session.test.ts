@@ -55,7 +55,7 @@ function open(config: Config, store: Store, provider: Provider, answers: Approva
     asked.push(req);
     return answers.shift() ?? { kind: 'deny' };
   };
-  const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), counter, approver }, resume);
+  const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter, approver }, resume);
   const events: SessionEvent[] = [];
   session.on((e) => events.push(e));
   return { session, events, asked };

@@ -27,6 +27,7 @@ function open() {
     store,
     provider: new ScriptedProvider(() => ({ text: 'Drafted AGENTS.md.' })),
     tools: createTools({ bash: config.bash }),
+    capabilities: [],
     counter,
   });
   return { session, store };

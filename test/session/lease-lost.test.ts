@@ -23,7 +23,7 @@ function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'agent-lease-'));
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   const store = openStore(config.dbPath);
-  const deps = { config, store, provider: new ScriptedProvider(() => ({ text: 'ok' })), tools: createTools({ bash: config.bash }), counter };
+  const deps = { config, store, provider: new ScriptedProvider(() => ({ text: 'ok' })), tools: createTools({ bash: config.bash }), capabilities: [], counter };
   return { store, deps };
 }
 

@@ -38,6 +38,7 @@ async function openSession(cwd: string, rc: Record<string, unknown>): Promise<{ 
     store,
     provider: providerFor(config),
     tools: createTools({ bash: config.bash }),
+    capabilities: [],
     counter: await createTokenCounter(),
     providerFor,
   });

@@ -10,6 +10,7 @@ import { createProvider } from '../../src/llm/factory.js';
 import { Session, type SessionEvent } from '../../src/session/session.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import type { ApprovalRequest, Approver } from '../../src/tools/permissions.js';
+import { subagentCapability } from '../../src/agents/capability.js';
 import { createTools } from '../../src/tools/registry.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 
@@ -48,8 +49,8 @@ function open(config: Config, store: Store, approver?: Approver): { session: Ses
     config,
     store,
     provider,
-    tools: createTools({ bash: config.bash, agents }),
-    agents,
+    tools: createTools({ bash: config.bash }),
+    capabilities: [subagentCapability(agents)],
     counter,
     ...(approver ? { approver } : {}),
   });
@@ -157,7 +158,7 @@ describe('sub-agents in a session', () => {
     const store = openStore(config.dbPath);
     const agents = new AgentCatalog([]);
     const provider = createProvider({ provider: 'openai', apiKey: 'k', baseURL: server.openaiBaseURL, cache: config.cache });
-    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash, agents }), agents, counter });
+    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [subagentCapability(agents)], counter });
     const r = await session.prompt(`${task('one', '@report a')}\n${task('two', '@report b')}\n@report done`);
     expect(r.text).toBe('done');
     const keyOf = (q: (typeof server.requests)[number]): unknown => (q.body as Record<string, unknown>)['prompt_cache_key'];

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { traitsOf } from '../../src/tools/kinds.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { spillPreview } from '../../src/tools/spill.js';
 import type { AnyTool } from '../../src/tools/types.js';
@@ -178,7 +179,7 @@ describe('Bash', () => {
 
   it('summarizes as the full command and is not read-only', () => {
     expect(bash.summarize(bash.parse({ command: 'npm test -- --run' }))).toBe('npm test -- --run');
-    expect(bash.readOnly).toBe(false);
-    expect(bash.compactable).toBe(true);
+    expect(bash.kind).toBe('execute');
+    expect(traitsOf(bash)).toMatchObject({ readOnly: false, mutating: true, compactable: true, spills: true });
   });
 });

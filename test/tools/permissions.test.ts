@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { PermissionPolicy, bashAllowedByPrefixes, prefixWords } from '../../src/tools/permissions.js';
 import { joinWords, splitCommand } from '../../src/tools/shellWords.js';
 
-const bash = { name: 'Bash', readOnly: false };
-const fileRead = { name: 'FileRead', readOnly: true };
-const writeTool = { name: 'Write', readOnly: false };
+const bash = { name: 'Bash', kind: 'execute' } as const;
+const fileRead = { name: 'FileRead', kind: 'read' } as const;
+const writeTool = { name: 'Write', kind: 'execute' } as const;
 const policy = (cfg: Partial<{ mode: 'ask' | 'allow' | 'deny'; allowTools: string[]; allowBash: string[] }> = {}, saved?: unknown) =>
   new PermissionPolicy({ mode: 'ask', allowTools: [], allowBash: [], readPaths: [], ...cfg }, saved);
 const decideBash = (p: PermissionPolicy, command: string) => p.decide(bash, { command });
@@ -223,7 +223,7 @@ describe('bashAllowedByPrefixes', () => {
 });
 
 describe('PermissionPolicy for edit tools', () => {
-  const editTool = { name: 'Edit', readOnly: false, editsFiles: true };
+  const editTool = { name: 'Edit', kind: 'edit' } as const;
   const inside = { abs: '/repo/src/a.ts', cwd: '/repo' };
   const outside = { abs: '/etc/hosts', cwd: '/repo' };
   it('asks in ask mode, runs in acceptEdits and allow, is refused in deny', () => {

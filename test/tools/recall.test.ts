@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { traitsOf } from '../../src/tools/kinds.js';
 import { createRecallTool } from '../../src/tools/recall.js';
 import { ToolInputError, type AnyTool, type RecallHit, type RecallSource } from '../../src/tools/types.js';
 import { call, ctx } from './helpers.js';
@@ -137,8 +138,8 @@ describe('Recall', () => {
     expect(() => recall.parse({})).toThrow(ToolInputError);
     expect(() => recall.parse({ query: 'a', id: 'b' })).toThrow(/either "query" or "id"/);
     expect(() => recall.parse({ query: '' })).toThrow(/"query"/);
-    expect(recall.readOnly).toBe(true);
-    expect(recall.compactable).toBe(true);
+    // a read whose pages are cut to the threshold instead of spilled
+    expect(traitsOf(recall)).toEqual({ readOnly: true, mutating: false, editsFiles: false, compactable: true, spills: false });
   });
 
   it("keeps a page of hits within the call's result limit (the spill threshold), with the offset to read on", async () => {

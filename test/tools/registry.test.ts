@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { traitsOf } from '../../src/tools/kinds.js';
 import { registerSecret } from '../../src/log.js';
 import { createTools, toolByName, toolSpecs } from '../../src/tools/registry.js';
 import { call, ctx, tree } from './helpers.js';
@@ -8,17 +9,17 @@ const bashOpts = { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30
 describe('tool registry', () => {
   it('creates the seven tools with their traits', () => {
     const tools = createTools({ bash: bashOpts });
-    expect(tools.map((t) => [t.name, t.readOnly, t.compactable])).toEqual([
-      ['FileRead', true, true],
-      ['Edit', false, true],
-      ['Write', false, true],
-      ['Bash', false, true],
-      ['Grep', true, true],
-      ['Glob', true, true],
-      ['Recall', true, true],
+    expect(tools.map((t) => [t.name, t.kind, traitsOf(t).readOnly, traitsOf(t).compactable, traitsOf(t).spills])).toEqual([
+      ['FileRead', 'read', true, true, true],
+      ['Edit', 'edit', false, true, true],
+      ['Write', 'edit', false, true, true],
+      ['Bash', 'execute', false, true, true],
+      ['Grep', 'read', true, true, true],
+      ['Glob', 'read', true, true, true],
+      ['Recall', 'read', true, true, false],
     ]);
     expect(toolByName(tools, 'Grep')?.name).toBe('Grep');
-    expect(toolByName(tools, 'Edit')?.editsFiles).toBe(true);
+    expect(traitsOf(toolByName(tools, 'Edit')!).editsFiles).toBe(true);
     expect(toolByName(tools, 'Write')?.preview).toBeTypeOf('function');
     expect(toolByName(tools, 'NotebookEdit')).toBeUndefined();
   });

@@ -14,10 +14,10 @@ const sixThousand = Array.from({ length: 6_000 }, (_, i) => `line ${i + 1}: ${i 
 
 describe('the spill rule', () => {
   it('spills above the threshold only, never Recall, never when off', () => {
-    expect(shouldSpill({ toolName: 'Bash', chars: 8_001, threshold: 2_000 })).toBe(true);
-    expect(shouldSpill({ toolName: 'Bash', chars: 8_000, threshold: 2_000 })).toBe(false);
-    expect(shouldSpill({ toolName: 'Recall', chars: 1e6, threshold: 2_000 })).toBe(false);
-    expect(shouldSpill({ toolName: 'Bash', chars: 1e6, threshold: 0 })).toBe(false);
+    expect(shouldSpill({ spills: true, chars: 8_001, threshold: 2_000 })).toBe(true);
+    expect(shouldSpill({ spills: true, chars: 8_000, threshold: 2_000 })).toBe(false);
+    expect(shouldSpill({ spills: false, chars: 1e6, threshold: 2_000 })).toBe(false);
+    expect(shouldSpill({ spills: true, chars: 1e6, threshold: 0 })).toBe(false);
   });
 
   it('previews head and tail with the handle, sizes and the last line; byte-stable', () => {
@@ -58,8 +58,7 @@ describe('spilling through the result path, read back by Recall', () => {
     name: 'Big',
     description: 'prints a lot',
     inputSchema: { type: 'object', properties: {} },
-    readOnly: true,
-    compactable: true,
+    kind: 'read',
     parse: (i) => i,
     summarize: () => 'seq 6000',
     run: async () => ({ content: `${sixThousand}\nsecret sk-ant-api03-${'a'.repeat(40)}`, isError: false }),

@@ -6,6 +6,7 @@ import { boxBorder, useTheme } from '../theme.js';
 import { wrappedDiffLines } from '../item-text.js';
 import type { Theme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
+import { TOOL } from '../../tools/toolNames.js';
 
 /** Rows the approval box needs besides the diff (title, stat, options, help, borders). */
 const CHROME_ROWS = 14;
@@ -28,7 +29,7 @@ export function diffLinesFor(view: ApprovalView, columns: number, theme: Theme):
 /** For a Write: what the whole new content is, before its diff. */
 function writeSummary(view: ApprovalView): string | null {
   const input = view.request.input as { content?: unknown } | null;
-  if (view.request.toolName !== 'Write' || typeof input?.content !== 'string') return null;
+  if (view.request.toolName !== TOOL.Write || typeof input?.content !== 'string') return null;
   const content = input.content;
   const lines = content === '' ? 0 : content.replace(/\n$/, '').split('\n').length;
   const bytes = Buffer.byteLength(content);

@@ -1,0 +1,115 @@
+// The capability seam. A capability is a module that brings a session what it adds, declared
+// in one value, so that the session iterates a list instead of naming each one: its tools
+// (built with their dependencies closed over, as pi's createReadTool(cwd, { operations })),
+// tools that come and go with their system-prompt section (MCP), hooks around the prompt, each
+// tool call, the turn's end and compaction, and a slice of the saved state. bootstrap.ts builds
+// the list from the configuration; each session opens every capability once, lending it what
+// only a session has (its id, how it began, its sub-agent runner) through CapabilityHost.
+//
+// This file holds types only (the architecture test checks it): the vocabulary capabilities and
+// the session share. A capability file (src/<room>/capability.ts) imports this seam, src/tools/,
+// src/llm/ and its own room, nothing else. See CONTRIBUTING.md, "Adding a capability".
+import type { AgentCatalog } from '../agents/agents.js';
+import type { SubagentHost } from '../agents/host.js';
+import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
+import type { Message, TextBlock } from '../llm/messages.js';
+import type { AnyTool, ToolOutput } from '../tools/types.js';
+
+/** A compaction's receipt, as the hooks around compaction receive it. */
+export type CompactionReceipt = CompactionRecord;
+export type SummaryTrigger = Exclude<CompactionTrigger, 'micro'>;
+
+/** Tools that come and go during a session (an MCP server's), and the system-prompt section about them. */
+export interface ToolSet {
+  tools: readonly AnyTool[];
+  /** Appended to the system prompt; '' for none. */
+  system: string;
+}
+
+/** A tool call as hooks see it. */
+export interface HookCall {
+  name: string;
+  input: unknown;
+  toolUseId: string;
+}
+
+/** Where the person's attention is asked for (Notification hooks). */
+export type AttentionKind = 'permission_prompt' | 'idle_prompt';
+
+/** Hooks a capability may hang on a session; each never throws (a failing hook is reported by whoever runs it). */
+export interface CapabilityHooks {
+  /** Before a prompt is sent: context blocks to add to its message, or why it must not be sent (the person reads it). */
+  beforePrompt?(prompt: string, signal: AbortSignal): Promise<{ block?: string; blocks: TextBlock[] }>;
+  /** Before a call is authorized: `block` refuses it (the model reads the reason), `allow` skips asking. */
+  beforeTool?(call: HookCall, signal: AbortSignal): Promise<{ block?: string; allow?: boolean }>;
+  /** After a call succeeded: a note for the model, appended to the result. */
+  afterTool?(call: HookCall, output: ToolOutput, signal: AbortSignal): Promise<string | undefined>;
+  /** The model ended its turn: a reason to go on (the model reads it), or undefined. `count`: how often it went on already. */
+  onStop?(text: string, count: number, signal: AbortSignal): Promise<string | undefined>;
+  /** Before a summary is asked for: text the summary request is told (after compaction.instructions, before the /compact focus). */
+  beforeCompaction?(trigger: SummaryTrigger, focus: string | undefined, signal: AbortSignal): Promise<string[]>;
+  /** After an LLM compaction attempt was committed (applied or not). */
+  afterCompaction?(record: CompactionReceipt): Promise<void>;
+  /** The agent waits for the person. Not awaited. */
+  attention?(kind: AttentionKind, message: string): void;
+}
+
+/** One section of the working-state ledger the session re-injects after a compaction. */
+export interface LedgerSection {
+  title: string;
+  text: string;
+}
+
+/**
+ * A capability's part of the session's saved state (the session row's meta, under
+ * `capabilities[key]`): restored when a stored session opens, saved with the rest.
+ */
+export interface StateSlice {
+  readonly key: string;
+  /** What was saved (undefined for a new session, or when nothing was): read forgivingly, never throw. */
+  restore(saved: unknown): void;
+  /** JSON to store; undefined stores nothing. */
+  save(): unknown;
+  /** What the model must still know after a compaction (the working-state ledger). */
+  ledger?(): LedgerSection | undefined;
+}
+
+/** What a capability brings one session. Every part is optional. */
+export interface CapabilitySession {
+  /** Tools for the whole session: they join the built-in ones (and the system prompt's tool list), in this order. */
+  readonly tools?: readonly AnyTool[];
+  /** Tools that come and go, read at the start of each turn; the same object while nothing changed (the cached prefix holds). */
+  toolSet?(): ToolSet;
+  readonly hooks?: CapabilityHooks;
+  readonly state?: StateSlice;
+}
+
+/** What a tool may ask of the turn it runs in (the Skill tool: the history, allowances, gated commands). */
+export interface TurnHost {
+  /** The history the model sees. */
+  history(): readonly Message[];
+  /** Lets these allowed-tools entries run without asking for the rest of the turn; returns the ones that name no tool. */
+  allowTools(written: readonly string[]): string[];
+  /** Runs a command through the permission gate (asks, or refuses in print mode unless allowed); `refused` says why it did not run. */
+  shell(command: string, signal: AbortSignal): Promise<{ output: string } | { refused: string }>;
+  notice(level: 'info' | 'warning', text: string): void;
+}
+
+/** What a session lends a capability when it opens it. */
+export interface CapabilityHost {
+  readonly sessionId: string;
+  /** A stored session opened again (--resume, --continue), as opposed to a new one. */
+  readonly resumed: boolean;
+  /** Runs sub-agents of `catalog` as child sessions of this one (session/children.ts). */
+  subagents(catalog: AgentCatalog): SubagentHost;
+  /** The turn a tool call runs in (read when the call runs). */
+  readonly turn: TurnHost;
+}
+
+export interface Capability {
+  readonly name: string;
+  /** Names of the tools it brings, known before any session opens (custom commands' allowed-tools, hook matchers). */
+  readonly toolNames?: readonly string[];
+  /** Opens the capability for one session. */
+  open(host: CapabilityHost): CapabilitySession;
+}

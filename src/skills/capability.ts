@@ -1,0 +1,40 @@
+// Skills as a capability: the Skill tool, closed over the session's turn (the history, the gate's
+// allowances for the rest of the turn, !`command`s through the gate) and, for a `context: fork`
+// skill, its runner of sub-agents. The listing in the system prompt, the nested skill folders a
+// turn reaches and re-attaching invoked skills after a compaction stay with the session's context
+// (session/skillHost.ts), which reads the same catalog.
+import type { Capability, CapabilityHost, TurnHost } from '../capability/capability.js';
+import { registerTools } from '../tools/registry.js';
+import { TOOL } from '../tools/toolNames.js';
+import type { SkillCatalog } from './catalog.js';
+import { SkillUseError } from './host.js';
+import { loadedNames } from './loaded.js';
+import { createSkillTool } from './skillTool.js';
+import type { SkillHost } from './types.js';
+
+/** The sub-agent runner a `context: fork` skill uses (bootstrap.ts: the host's, over the agents in force). */
+export type ForkRunner = (host: CapabilityHost) => ReturnType<CapabilityHost['subagents']>;
+
+/** The Skill tool when any skill is in force (none: no tool, no listing). */
+export function skillsCapability(catalog: SkillCatalog, fork: ForkRunner): Capability {
+  const any = catalog.list().length > 0;
+  return {
+    name: 'skills',
+    ...(any ? { toolNames: [TOOL.Skill] } : {}),
+    open: (host) => (any ? { tools: registerTools([createSkillTool(skillHost(catalog, host.turn), () => fork(host))]) } : {}),
+  };
+}
+
+function skillHost(catalog: SkillCatalog, turn: TurnHost): SkillHost {
+  return {
+    catalog,
+    loaded: () => loadedNames(turn.history()),
+    allow: (written) => turn.allowTools(written),
+    shell: async (command, signal) => {
+      const ran = await turn.shell(command, signal);
+      if ('refused' in ran) throw new SkillUseError(ran.refused.replace('in the command', 'in the skill'));
+      return ran.output;
+    },
+    notice: (level, text) => turn.notice(level, text),
+  };
+}

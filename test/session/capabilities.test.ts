@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import type { Capability, CapabilityHost } from '../../src/capability/capability.js';
+import { Capabilities } from '../../src/session/capabilities.js';
+import { readState, stateMeta } from '../../src/session/state.js';
+import type { AnyTool } from '../../src/tools/types.js';
+
+// The session's side of the seam: capabilities opened in list order, their tools, tool sets,
+// hooks and state slices composed. Mutations that fail it: a slice not restored from the saved
+// meta (or saved under another key), the saved state dropped by readState, two tool sets
+// combined into a new object each turn (the system prompt rebuilt, the cache's prefix at risk),
+// a block from one beforeTool hook ignored because another allows, notes of two afterTool hooks
+// not both kept.
+
+const host: CapabilityHost = {
+  sessionId: 's_1',
+  resumed: false,
+  subagents: () => {
+    throw new Error('no sub-agents here');
+  },
+  turn: {
+    history: () => [],
+    allowTools: () => [],
+    shell: async () => ({ refused: 'no commands here' }),
+    notice: () => {},
+  },
+};
+const tool = (name: string): AnyTool => ({
+  name,
+  description: name,
+  inputSchema: { type: 'object', properties: {} },
+  kind: 'read',
+  parse: (i) => i,
+  summarize: () => '',
+  run: async () => ({ content: '', isError: false }),
+});
+
+/** A capability that counts its turns in its state slice. */
+function counting(): Capability {
+  return {
+    name: 'counting',
+    open: () => {
+      let turns = 0;
+      return {
+        hooks: { beforePrompt: async () => (turns++, { blocks: [] }) },
+        state: {
+          key: 'counting',
+          restore: (saved) => {
+            turns = typeof saved === 'number' ? saved : 0;
+          },
+          save: () => turns,
+          ledger: () => ({ title: 'Turns', text: String(turns) }),
+        },
+      };
+    },
+  };
+}
+
+describe('the capabilities of a session', () => {
+  it("save each slice under its key in the session's meta and restore it when the session opens again", async () => {
+    const first = new Capabilities([counting()], host);
+    const signal = new AbortController().signal;
+    await first.beforePrompt('a', signal);
+    await first.beforePrompt('b', signal);
+    const meta = stateMeta({ ...readState({}, 's_1'), capabilities: first.state()! });
+    expect(meta.capabilities).toEqual({ counting: 2 });
+    const again = new Capabilities([counting()], host, readState(JSON.parse(JSON.stringify(meta)), 's_1').capabilities);
+    await again.beforePrompt('c', signal);
+    expect(again.state()).toEqual({ counting: 3 });
+    expect(new Capabilities([], host).state()).toBeUndefined();
+  });
+
+  it('join their tools in list order and hand back one combined tool set while nothing changed', () => {
+    const a = { tools: [tool('A1')], system: '# A' };
+    const b = { tools: [tool('B1')], system: '# B' };
+    const caps = new Capabilities(
+      [
+        { name: 'fixed', open: () => ({ tools: [tool('F1'), tool('F2')] }) },
+        { name: 'a', open: () => ({ toolSet: () => a }) },
+        { name: 'b', open: () => ({ toolSet: () => b }) },
+      ],
+      host,
+    );
+    expect(caps.tools().map((t) => t.name)).toEqual(['F1', 'F2']);
+    const set = caps.toolSet()!;
+    expect(set.tools.map((t) => t.name)).toEqual(['A1', 'B1']);
+    expect(set.system).toBe('# A\n\n# B');
+    expect(caps.toolSet()).toBe(set);
+    // one capability's set is passed through as it is
+    expect(new Capabilities([{ name: 'a', open: () => ({ toolSet: () => a }) }], host).toolSet()).toBe(a);
+  });
+
+  it('compose hooks: a block wins over an allow, notes are joined, the first Stop reason goes on', async () => {
+    const signal = new AbortController().signal;
+    const call = { name: 'Bash', input: {}, toolUseId: 't1' };
+    const caps = new Capabilities(
+      [
+        { name: 'allow', open: () => ({ hooks: { beforeTool: async () => ({ allow: true }), afterTool: async () => 'note 1' } }) },
+        { name: 'block', open: () => ({ hooks: { beforeTool: async () => ({ block: 'no' }), afterTool: async () => 'note 2', onStop: async () => 'go on' } }) },
+      ],
+      host,
+    );
+    const hooks = caps.loopHooks()!;
+    expect(await hooks.beforeTool(call, signal)).toEqual({ block: 'no' });
+    expect(await hooks.afterTool(call, { content: '', isError: false }, signal)).toBe('note 1\nnote 2');
+    expect(await hooks.onStop('done', 0, signal)).toBe('go on');
+    expect(new Capabilities([], host).loopHooks()).toBeUndefined();
+  });
+});
