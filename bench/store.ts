@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import type { CompactionChange } from '../src/compaction/types.js';
+import type { CompactionCommit } from '../src/history/compaction.js';
 import type { Message } from '../src/llm/messages.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { rng } from './rng.js';
@@ -84,7 +84,7 @@ function archiveMessages(store: Store, sessionId: string, talk: Talk, count: num
     const head = visible.slice(0, want);
     const checkpoint = talk.checkpoint(head.length);
     const rest = visible.slice(want);
-    const change: CompactionChange = {
+    const commit: CompactionCommit = {
       record: {
         id: `c${archived}`,
         trigger: 'auto',
@@ -101,15 +101,13 @@ function archiveMessages(store: Store, sessionId: string, talk: Talk, count: num
         usage: { inputTokens: 90_000, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0 },
         createdAt: checkpoint.createdAt,
       },
-      messages: [checkpoint, ...rest],
-      archivedIds: head.map((m) => m.id),
+      body: { view: [checkpoint, ...rest].map((m) => m.id) },
       added: [checkpoint],
-      replaced: [],
       cleared: [],
     };
-    store.applyCompaction(sessionId, change, tokensOf);
+    store.applyCompaction(sessionId, commit, tokensOf);
     archived += head.length;
-    visible = change.messages;
+    visible = [checkpoint, ...rest];
   }
   return visible;
 }

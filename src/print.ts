@@ -6,7 +6,7 @@ import type { GlobalOptions } from './cliOptions.js';
 import { CommandError, findCustom, isCommandLine, runSlash } from './commands/registry.js';
 import { CustomCommandError, runCustom } from './commands/customRun.js';
 import { formatCommandOutput } from './commands/format.js';
-import type { CompactionRecord } from './compaction/types.js';
+import type { CompactionRecord } from './history/compaction.js';
 import { textOf, type Usage } from './llm/messages.js';
 import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';

@@ -113,6 +113,16 @@ describe('the checks themselves', () => {
       edge('src/ledger/derive.ts', 'node:fs'),
       edge('src/processes/groups.ts', 'src/log.ts'),
       edge('src/tools/bash.ts', 'src/processes/groups.ts'),
+      edge('src/history/reduce.ts', 'src/llm/messages.ts', { typeOnly: true }),
+      edge('src/history/reduce.ts', 'src/history/records.ts'),
+      edge('src/history/reduce.ts', 'src/llm/validate.ts'),
+      edge('src/history/view.ts', 'src/compaction/types.ts', { typeOnly: true }),
+      edge('src/history/view.ts', 'src/store/derive.ts'),
+      edge('src/history/view.ts', 'zod'),
+      edge('src/history/compaction.ts', 'src/ledger/types.ts', { typeOnly: true }),
+      edge('src/history/compaction.ts', 'src/ledger/probes.ts'),
+      edge('src/store/codec.ts', 'src/history/records.ts', { typeOnly: true }),
+      edge('src/store/codec.ts', 'src/compaction/types.ts', { typeOnly: true }),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -145,6 +155,12 @@ describe('the checks themselves', () => {
       'src/ledger/render.ts → src/compaction/tokens.ts',
       'src/ledger/derive.ts → node:fs',
       'src/processes/groups.ts → src/log.ts',
+      'src/history/reduce.ts → src/llm/validate.ts',
+      'src/history/view.ts → src/compaction/types.ts',
+      'src/history/view.ts → src/store/derive.ts',
+      'src/history/view.ts → zod',
+      'src/history/compaction.ts → src/ledger/probes.ts',
+      'src/store/codec.ts → src/compaction/types.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });

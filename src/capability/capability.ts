@@ -11,7 +11,7 @@
 // src/llm/ and its own room, nothing else. See CONTRIBUTING.md, "Adding a capability".
 import type { AgentCatalog } from '../agents/agents.js';
 import type { SubagentHost } from '../agents/host.js';
-import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
+import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { Message, TextBlock } from '../llm/messages.js';
 import type { AnyTool, ToolOutput } from '../tools/types.js';
 

@@ -1,4 +1,5 @@
 import type { CompactionConfig } from '../config/schema.js';
+import type { CompactionRecord } from '../history/compaction.js';
 import type { OverflowInfo } from '../llm/errors.js';
 import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
@@ -13,7 +14,6 @@ import { microWorthIt } from './microPolicy.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { Summarizer } from './summarize.js';
 import { needsExactCounts, observeUncounted, roughTokens, type Reported } from './uncounted.js';
-import type { CompactionChange } from './types.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
 import { summarizeHead, type LlmRun } from './headSummary.js';
 import type { CompactionContext, EngineDeps } from './engineDeps.js';
@@ -44,8 +44,8 @@ interface MicroPlan {
 /**
  * The compaction engine of one session: token accounting (anchored, calibrated), the threshold
  * ladder, the tiers (micro, auto, reactive, manual) and their guards. It never mutates what it
- * is given: a successful compaction comes back as a CompactionChange for the session to apply
- * and persist; a failed one changes nothing.
+ * is given: a successful compaction comes back as a CompactionCommit (history/compaction.ts)
+ * for the session to commit to its log; a failed one changes nothing.
  */
 export class CompactionEngine {
   private readonly deps: EngineDeps;
@@ -143,7 +143,7 @@ export class CompactionEngine {
       const opened = this.guards.autoFailed(record.reason ?? 'unknown error');
       if (opened) emit({ type: 'compaction_skipped', trigger: 'auto', reason: opened });
     }
-    if (outcome.change || !plan || record.reason === CANCELLED) return [outcome];
+    if (outcome.commit || !plan || record.reason === CANCELLED) return [outcome];
     return [outcome, this.commitMicro(ctx, measured, plan, emit)];
   }
 
@@ -248,27 +248,27 @@ export class CompactionEngine {
   }
 
   /**
-   * The session committed this change: the accounting re-anchors on the history as committed
-   * (its estimate, until the next response reports the real figure).
+   * The session committed this compaction and its history is now `history`: the accounting
+   * re-anchors on it (its estimate, until the next response reports the real figure).
    */
-  committed(change: CompactionChange, sent: { system: string; tools: readonly ToolSpec[] }): void {
+  committed(record: CompactionRecord, history: readonly Message[], sent: { system: string; tools: readonly ToolSpec[] }): void {
     const { counter } = this.deps;
-    const first = change.messages[0];
-    const last = change.messages[change.messages.length - 1];
+    const first = history[0];
+    const last = history[history.length - 1];
     if (!first || !last || !counter.ready) {
       delete this.st.anchor;
       return;
     }
-    const live = liveThinkingRaw(counter, change.messages, this.room);
+    const live = liveThinkingRaw(counter, history, this.room);
     this.st.anchor = {
-      count: change.messages.length,
+      count: history.length,
       firstId: first.id,
       lastId: last.id,
-      rawMessages: contextRaw(counter, change.messages, this.room),
+      rawMessages: contextRaw(counter, history, this.room),
       ...(live > 0 ? { liveThinking: live } : {}),
       systemRaw: counter.countSystem(sent.system),
       toolsRaw: counter.countToolSpecs(sent.tools),
-      tokens: change.record.tokensAfter,
+      tokens: record.tokensAfter,
       source: 'estimate',
     };
   }
@@ -362,7 +362,8 @@ export class CompactionEngine {
       method: 'none',
     });
     delete this.st.anchor;
-    return { record, change: { record, messages: result.messages, archivedIds: [], added: [], replaced: result.replaced, cleared: result.cleared } };
+    const revisions = result.replaced.map((m) => ({ id: m.id, blocks: m.blocks }));
+    return { record, commit: { record, body: { revisions }, added: [], cleared: result.cleared } };
   }
 
   private async summarizeHead(run: LlmRun): Promise<Outcome> {
@@ -378,7 +379,7 @@ export class CompactionEngine {
       run,
     );
     // the accounting re-anchors on the committed history (committed())
-    if (outcome.change) delete this.st.anchor;
+    if (outcome.commit) delete this.st.anchor;
     return outcome;
   }
 }

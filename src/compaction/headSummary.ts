@@ -18,7 +18,7 @@ import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js'
 import { SummaryFailure, type Summarizer, type SummaryJob, type SummaryResult } from './summarize.js';
 import type { ProbeResults } from '../ledger/probes.js';
 import { contextRaw } from './thinkingRoom.js';
-import type { CompactionRecord, CompactionTrigger } from './types.js';
+import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import { promptText } from '../promptText.js';
 import PROVIDER_SUMMARY from './providerSummary.md';
 import { TOOL } from '../tools/toolNames.js';
@@ -234,10 +234,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     model: provided ? d.deps.providerCompaction!.model : d.deps.summarizer.model,
     ...(run.focus ? { focus: run.focus } : {}),
   });
-  return {
-    record,
-    change: { record, messages, archivedIds: head.archived.map((m) => m.id), added: [checkpoint, ...bridges], replaced: [], cleared: [] },
-  };
+  return { record, commit: { record, body: { view: messages.map((m) => m.id) }, added: [checkpoint, ...bridges], cleared: [] } };
 }
 
 /** What a checkpoint says where OpenAI's encrypted compaction item holds the summary. */

@@ -1,7 +1,7 @@
 import { newId, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
 import { isSpillPreview } from '../tools/spill.js';
 import { TOOL_RESULT_OVERHEAD, type TokenCounter } from './tokens.js';
-import type { ClearedOutput } from './types.js';
+import type { ClearedOutput } from '../history/compaction.js';
 
 /** Names a tool call by its key argument (the Tool's own `summarize`, when the session has it). */
 export type DescribeToolUse = (name: string, input: Record<string, unknown>) => string;

@@ -1,16 +1,18 @@
 import { emptyUsage, newId } from '../llm/messages.js';
-import type { CompactionChange, CompactionEvent, CompactionRecord, CompactionTrigger } from './types.js';
+import type { CompactionCommit, CompactionRecord, CompactionTrigger } from '../history/compaction.js';
+import type { CompactionEvent } from './types.js';
 
 export type Emit = (event: CompactionEvent) => void;
 
 /**
- * One compaction attempt, planned and not yet committed: `change` is present iff
- * record.status === 'applied'. The session commits it (or records the failure) and then
- * emits its compaction_end; `skipped` attempts were announced by compaction_skipped instead.
+ * One compaction attempt, planned and not yet committed: `commit` (what the history log
+ * appends) is present iff record.status === 'applied'. The session commits it (or records the
+ * failure) and then emits its compaction_end; `skipped` attempts were announced by
+ * compaction_skipped instead.
  */
 export interface Outcome {
   record: CompactionRecord;
-  change?: CompactionChange;
+  commit?: CompactionCommit;
   skipped?: true;
 }
 

@@ -1,7 +1,7 @@
 // What a compaction did, for the person: the figures, what the ledger carried, what the
 // summary left out and the appendix restored, and how to undo it. One line for the TUI's
 // receipt; the whole for Ctrl+O and `agent sessions show`.
-import type { CompactionRecord } from './types.js';
+import type { CompactionRecord } from '../history/compaction.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 const plural = (v: number, word: string): string => `${n(v)} ${word}${v === 1 ? '' : 's'}`;

@@ -3,7 +3,7 @@
 // hooks are composed into the loop's and the session's, their state slices saved and restored.
 import type { LoopHooks } from '../agent/host.js';
 import type { AttentionKind, Capability, CapabilityHooks, CapabilityHost, CapabilitySession, SummaryTrigger, ToolSet } from '../capability/capability.js';
-import type { CompactionRecord } from '../compaction/types.js';
+import type { CompactionRecord } from '../history/compaction.js';
 import type { TextBlock } from '../llm/messages.js';
 import { debug } from '../log.js';
 import type { Approver } from '../tools/permissions.js';

@@ -1,8 +1,7 @@
 // The context controller: what the next request carries and keeping it within the window.
 // It owns the compaction engine, the system prompt, the provider's real window and the
-// silent-overflow latch, and it is the one commit path for compactions: the engine plans,
-// the session log commits once, the engine re-anchors on what was committed, and only then
-// is the attempt announced (compaction_end).
+// silent-overflow latch; it is the one commit path for compactions: the engine plans, the log
+// commits once, the engine re-anchors on what was committed, then compaction_end is announced.
 import type { LoopHost } from '../agent/loop.js';
 import { loadInstructions, renderInstructions, type InstructionFile } from '../agent/instructions.js';
 import { buildSystemPrompt } from '../agent/systemPrompt.js';
@@ -11,7 +10,8 @@ import type { CompactionContext, ProviderCompaction } from '../compaction/engine
 import type { TokenCounter } from '../compaction/tokens.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { ledgerSections } from '../ledger/registry.js';
-import type { CompactionEvent, CompactionRecord } from '../compaction/types.js';
+import type { CompactionEvent } from '../compaction/types.js';
+import type { CompactionRecord } from '../history/compaction.js';
 import type { ToolSet } from '../capability/capability.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
@@ -278,13 +278,13 @@ export class ContextControl {
   }
 
   private commit(outcome: CompactionOutcome): CompactionRecord {
-    const { record, change } = outcome;
-    if (!change) {
+    const { record, commit } = outcome;
+    if (!commit) {
       this.deps.log.recordFailure(record);
       return record;
     }
     const before = this.deps.log.messages();
-    const refused = this.deps.log.commitCompaction(change);
+    const refused = this.deps.log.commitCompaction(commit);
     if (refused !== undefined) {
       const failed: CompactionRecord = { ...record, status: 'failed', reason: `${refused}; nothing was changed` };
       delete failed.summary;
@@ -292,7 +292,7 @@ export class ContextControl {
       return failed;
     }
     if (record.trigger !== 'micro') this.system = this.buildSystem();
-    this.engine.committed(change, { system: this.system, tools: this.toolSpecs });
+    this.engine.committed(record, this.deps.log.messages(), { system: this.system, tools: this.toolSpecs });
     if (record.trigger !== 'micro') reattachSkills(this.deps.skills, before, this.deps.log, this.cfg.model.contextWindow);
     this.deps.saveState();
     this.deps.emit({ type: 'context', usage: this.usage() });

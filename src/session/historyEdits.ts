@@ -1,5 +1,5 @@
 // /rewind and /uncompact for one session: each change is a record appended to the store's
-// history log, which the visible history is derived from (store/derive.ts); this class plans
+// history log, which the visible history is derived from (history/reduce.ts); this class plans
 // it (uncompact.ts, rewind.ts), appends it through the session's log and tells the session that
 // its history was replaced. It never runs while a turn does.
 

@@ -4,7 +4,7 @@ import { runTurn, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
 import { otherDirectoryNote } from './cwdNote.js';
 import type { TokenCounter } from '../compaction/tokens.js';
-import type { CompactionRecord } from '../compaction/types.js';
+import type { CompactionRecord } from '../history/compaction.js';
 import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, type Message, type Usage } from '../llm/messages.js';

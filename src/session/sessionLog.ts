@@ -1,9 +1,11 @@
 // The session's history and its persistence: the visible messages in memory, every append
 // written through to the store (a failed write is kept and retried, the person told once per
-// failure streak), the write lease, the saved state, and every change the store derives a
-// new visible history from (compactions, reverts, rewinds, unpins) committed in one place.
+// failure streak), the write lease, the saved state, and every record of the history log
+// (compactions, reverts, rewinds, unpins, repairs) committed in one place: the store appends it
+// and caches what the reducer gives, and the messages in memory move on by the same reducer.
 import type { TokenCounter } from '../compaction/tokens.js';
-import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
+import { compactionEntry, type CompactionCommit, type CompactionRecord } from '../history/compaction.js';
+import { applyRecord } from '../history/view.js';
 import type { Message } from '../llm/messages.js';
 import { debug, redactSecrets } from '../log.js';
 import type { NewSession, RevertRequest, SessionInfo, Store, VisibleEntry } from '../store/index.js';
@@ -79,8 +81,8 @@ export class SessionLog implements Saving {
       if (repair) {
         const clean = { messages: repair.messages.map(withoutSecrets), added: repair.added.map(withoutSecrets), replaced: repair.replaced.map(withoutSecrets) };
         // counts only once the tokenizer is loaded (it loads lazily); null counts are filled in when needed
-        deps.store.rewriteVisible(info.id, clean, deps.counter.ready ? (m) => deps.counter.countMessage(m) : undefined);
-        visible = clean.messages;
+        const record = deps.store.rewriteVisible(info.id, clean, deps.counter.ready ? (m) => deps.counter.countMessage(m) : undefined);
+        visible = applyRecord(visible, record, clean.added);
         debug('repaired the stored history on load', { session: info.id, notes: repair.notes });
       }
       log = new SessionLog(info.id, deps, info, visible);
@@ -201,18 +203,18 @@ export class SessionLog implements Saving {
     if (this.stored) this.safely(() => this.deps.store.updateSession(this.id, { model, provider }));
   }
 
-  // ---- changes the store derives a new history from ------------------------------------
+  // ---- records of the history log ----------------------------------------------------------
 
   /** Commits a compaction: the store first, in one transaction, then memory. Returns why it could not, or undefined. */
-  commitCompaction(change: CompactionChange): string | undefined {
+  commitCompaction(commit: CompactionCommit): string | undefined {
     if (!this.flush()) return 'the database cannot be written';
     try {
       this.ensureStored();
-      this.deps.store.applyCompaction(this.id, change, (m) => this.deps.counter.countMessage(m));
+      this.deps.store.applyCompaction(this.id, commit, (m) => this.deps.counter.countMessage(m));
     } catch (e) {
       return `it could not be saved (${(e as Error).message})`;
     }
-    this.history = [...change.messages];
+    this.history = applyRecord(this.history, compactionEntry(commit), commit.added);
     return undefined;
   }
 
@@ -221,7 +223,10 @@ export class SessionLog implements Saving {
     if (this.stored) this.safely(() => this.deps.store.recordCompactionFailure(this.id, record));
   }
 
-  /** Undoes a compaction (or brings back part of what it hid): the visible history is read back from the store. */
+  /**
+   * Undoes a compaction (or brings back part of what it hid). A revert undoes earlier records,
+   * so the store replays the whole log (which memory does not hold) and the history is read back.
+   */
   revert(req: RevertRequest): void {
     this.requireWritable('nothing was reverted');
     this.deps.store.revertCompaction(this.id, req);
@@ -232,19 +237,13 @@ export class SessionLog implements Saving {
   rewind(turnId: string, id: string): number {
     this.requireWritable('the conversation was not rewound');
     const archived = this.deps.store.rewindConversation(this.id, { id, turnId, createdAt: Date.now() }).length;
-    const at = this.history.findIndex((m) => m.id === turnId);
-    this.history = this.history.slice(0, at);
+    this.history = applyRecord(this.history, { kind: 'rewind', id, body: { cut: turnId } });
     return archived;
   }
 
   unpin(messageId: string): void {
     this.requireWritable('the pin was kept');
-    this.deps.store.setPinned(this.id, messageId, false);
-    this.history = this.history.map((m) => {
-      if (m.id !== messageId) return m;
-      const { pinned: _pinned, ...rest } = m;
-      return rest;
-    });
+    this.history = applyRecord(this.history, this.deps.store.setPinned(this.id, messageId, false));
   }
 
   close(): void {

@@ -1,4 +1,4 @@
-// /uncompact: undo a compaction by appending a revert record (store/derive.ts). The messages
+// /uncompact: undo a compaction by appending a revert record (history/reduce.ts). The messages
 // it archived come back into view when they fit under the auto-compaction threshold (else the
 // next request would compact them away again); when they do not, the largest newest part that
 // fits is offered instead.
@@ -87,6 +87,14 @@ export async function planUncompact(
   if (newest === undefined) {
     const req: RevertRequest = { id: newId(REVERT_ID_PREFIX), target: target.id, createdAt: Date.now() };
     const after = deps.store.previewRevert(deps.sessionId, req).map((e) => e.message);
+    // a repair made since (a "no reply" marker between two prompts the compaction had put side by side) may not fit the history it brings back
+    const problems = historyProblems(after);
+    if (problems.length > 0) {
+      return {
+        ok: false,
+        message: `Undoing compaction ${target.index} (${target.id}) would leave a history the provider refuses (${problems[0]}); nothing was changed. /uncompact ${target.index} newest <count> brings back part of it; /history and Recall find all of it.`,
+      };
+    }
     const tokens = await deps.tokensWith(after);
     if (tokens < auto) return { ok: true, req, target, restored: after.length - deps.current.length, tokens, alsoUndone: later };
     const hidden = archived();

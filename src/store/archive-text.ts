@@ -1,6 +1,6 @@
 // How archived content reads as text: for the search index, for getArchived, and the short
 // labels shown with search hits.
-import type { ClearedOutput } from '../compaction/types.js';
+import type { ClearedOutput } from '../history/compaction.js';
 import { isToolResultMessage, type Message } from '../llm/messages.js';
 import { messageText as renderText, speakerOf, type TextStyle, type ToolCalls } from '../llm/messageText.js';
 

@@ -1,6 +1,6 @@
 // Rows ↔ neutral types. Only the fields the types declare are written: whatever else an
 // object happens to carry (a client, a key) never reaches the database.
-import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
+import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { Block, Message, MessageKind, Role, Usage } from '../llm/messages.js';
 import { DecodeError, InvalidInputError } from './errors.js';
 
@@ -44,7 +44,7 @@ export function messageRowOf(t: MessageTuple): MessageRow {
 
 /**
  * The message columns as shown: the blocks, pinned flag and token count a later record set
- * (shown_*: the cache of the derived history, derive.ts), else those the message was stored with.
+ * (shown_*: the cache of the derived history, history/reduce.ts), else those the message was stored with.
  */
 export const MESSAGE_COLS =
   'id, role, kind, COALESCE(shown_pinned, pinned) AS pinned, COALESCE(shown_blocks, blocks) AS blocks, ' +
@@ -106,6 +106,9 @@ function cleanBlock(b: Block, msgId: string): Block {
   }
 }
 
+/** Blocks with only the fields their types declare (what is stored, in a message row or a record's revision). */
+export const cleanBlocks = (blocks: readonly Block[], msgId: string): Block[] => blocks.map((b) => cleanBlock(b, msgId));
+
 export function cleanUsage(u: Usage): Usage {
   return {
     inputTokens: u.inputTokens,
@@ -134,7 +137,7 @@ export function encodeMessage(m: Message, tokens: number | null): MessageParams 
     role: m.role,
     kind: m.kind,
     pinned: flag(m.pinned),
-    blocks: JSON.stringify(m.blocks.map((b) => cleanBlock(b, m.id))),
+    blocks: JSON.stringify(cleanBlocks(m.blocks, m.id)),
     tokens: checkTokens(tokens, `message ${m.id}`),
     usage: m.usage ? JSON.stringify(cleanUsage(m.usage)) : null,
     model: m.model ?? null,

@@ -1,24 +1,18 @@
 // Everything that changes a session's visible history other than appending a message:
-// compactions, repairs, pin changes and reverts. Each appends a record to the log
-// (historyLog.ts) and brings the cached view up to date; no message row's content is
-// rewritten. SqliteStore runs each of these inside its IMMEDIATE write transaction.
+// compactions, rewinds, repairs, pin changes and reverts. Each appends a record to the log
+// (historyLog.ts) and brings the cached view to what the reducer (history/reduce.ts) gives; no
+// message row's content is rewritten. SqliteStore runs each inside its IMMEDIATE write transaction.
 import type Database from 'better-sqlite3';
-import type { ClearedOutput, CompactionChange, CompactionRecord } from '../compaction/types.js';
-import { newId, type Block, type Message } from '../llm/messages.js';
+import type { ClearedOutput, CompactionCommit, CompactionRecord } from '../history/compaction.js';
+import { deriveHistory, LogError, type HistoryState } from '../history/reduce.js';
+import type { LogEntry, RevertBody, Revision, StepRecord } from '../history/records.js';
+import { shownMessage } from '../history/view.js';
+import { isToolResultMessage, newId, type Block, type Message } from '../llm/messages.js';
 import { collectToolCalls } from './archive-text.js';
-import {
-  decodeCompaction,
-  decodeMessage,
-  encodeCompaction,
-  encodeMessage,
-  MESSAGE_COLS,
-  type CompactionRow,
-  type MessageParams,
-  type MessageRow,
-} from './codec.js';
-import { deriveHistory, LogError, type Derived, type LogEntry, type RecordBody } from './derive.js';
+import { cleanBlocks, decodeCompaction, decodeMessage, encodeCompaction, encodeMessage, MESSAGE_COLS, type CompactionRow, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import { HistoryLog, MARKER_TRIGGERS } from './historyLog.js';
+import type { RewindRecord } from './snapshots.js';
 import { ArchiveIndexer } from './search-index.js';
 import type { CompactionInEffect, RevertRequest, RewindInEffect, TokenCounter, VisibleEntry, VisibleRewrite } from './types.js';
 
@@ -36,15 +30,20 @@ export class HistoryWrites {
     this.indexer = new ArchiveIndexer(db);
     this.stmts = {
       visibleIds: db.prepare<[string], string>('SELECT id FROM messages WHERE session_id = ? AND archived_by IS NULL ORDER BY pos, rid').pluck(),
+      visibleMessages: db.prepare<[string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by IS NULL ORDER BY pos, rid`),
+      cacheOf: db.prepare<[string, string], { pos: number | null; archived_by: string | null }>(
+        'SELECT pos, archived_by FROM messages WHERE session_id = ? AND id = ?',
+      ),
       hasMessage: db.prepare<[string, string], number>('SELECT 1 FROM messages WHERE session_id = ? AND id = ?').pluck(),
       message: db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND id = ?`),
       archivedBy: db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by = ? ORDER BY seq`),
       stored: db.prepare<[string, string], MessageRow>(
         'SELECT id, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, prefix_hash FROM messages WHERE session_id = ? AND id = ?',
       ),
+      // a message a record adds is out of view until the record shows it (its marker or receipt row is written first)
       insertMessage: db.prepare(
-        `INSERT INTO messages (session_id, id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, added_by, prefix_hash)
-         VALUES (@session_id, @id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = @session_id), NULL,
+        `INSERT INTO messages (session_id, id, seq, pos, archived_by, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, added_by, prefix_hash)
+         VALUES (@session_id, @id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = @session_id), NULL, @added_by,
                  @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at, @added_by, @prefix_hash)`,
       ),
       insertCompaction: db.prepare(
@@ -56,12 +55,6 @@ export class HistoryWrites {
       compactions: db.prepare<[string], CompactionRow>(
         `SELECT ${COMPACTION_COLS} FROM compactions WHERE session_id = ? AND trigger NOT IN ${NOT_COMPACTIONS} ORDER BY seq`,
       ),
-      show: db.prepare(
-        'UPDATE messages SET shown_blocks = @blocks, shown_tokens = @tokens WHERE session_id = @session_id AND id = @id AND archived_by IS NULL',
-      ),
-      showPinned: db.prepare<[number, string, string]>('UPDATE messages SET shown_pinned = ? WHERE session_id = ? AND id = ? AND archived_by IS NULL'),
-      archive: db.prepare<[string, string, string]>('UPDATE messages SET archived_by = ?, pos = NULL WHERE session_id = ? AND id = ?'),
-      setPos: db.prepare<[number, string, string]>('UPDATE messages SET pos = ? WHERE session_id = ? AND id = ?'),
       hasArchivedOutput: db.prepare<[string, string], number>('SELECT 1 FROM tool_output_archive WHERE session_id = ? AND id = ?').pluck(),
       insertOutput: db.prepare(
         `INSERT INTO tool_output_archive (session_id, id, message_id, tool_use_id, tool_name, summary, content, is_error, tokens, compaction_id, created_at)
@@ -72,35 +65,19 @@ export class HistoryWrites {
 
   // --- compactions --------------------------------------------------------------------------
 
-  /** Stores the record, the messages it adds and the outputs it clears; appends its view and revisions to the log. */
-  applyCompaction(sessionId: string, change: CompactionChange, tokens: TokenCounter | undefined): { added: number; visible: number } {
-    const record = encodeCompaction(change.record);
+  /** Stores the receipt, the messages it adds and the outputs it clears; appends its record and applies it to the cache. */
+  applyCompaction(sessionId: string, c: CompactionCommit, tokens: TokenCounter | undefined): { added: number; visible: number } {
+    const record = encodeCompaction(c.record);
     if (record.status !== 'applied') throw new InvalidInputError(`compaction ${record.id} has status ${record.status}; record it with recordCompactionFailure`);
-    const added = change.added.map((m) => encodeMessage(m, tokens ? tokens(m) : null));
-    const replaced = change.replaced.map((m) => encodeMessage(m, tokens ? tokens(m) : null));
-    const visibleNow = this.stmts.visibleIds.all(sessionId);
-    this.checkChange(sessionId, change, new Set(visibleNow));
-
+    this.checkCommit(sessionId, c, new Set(this.stmts.visibleIds.all(sessionId)));
+    const revisions = c.body.revisions ? cleanRevisions(c.body.revisions) : undefined;
     this.stmts.insertCompaction.run({ session_id: sessionId, ...record });
-    for (const p of added) this.insertAdded(sessionId, p, record.id);
-    this.showRevisions(sessionId, replaced);
-
-    const archived = change.archivedIds.map((id) => decodeMessage(this.stmts.message.get(sessionId, id)!));
-    const calls = collectToolCalls([...archived, ...change.messages]);
-    for (const id of change.archivedIds) this.stmts.archive.run(record.id, sessionId, id);
-    for (const m of [...archived, ...change.added]) this.indexer.message(sessionId, m, calls);
-    for (const c of change.cleared) this.archiveOutput(sessionId, c, record.id, record.created_at);
-    change.messages.forEach((m, i) => this.stmts.setPos.run(i, sessionId, m.id));
-
-    const view = change.messages.map((m) => m.id);
-    const sameView = view.length === visibleNow.length && view.every((id, i) => id === visibleNow[i]);
-    this.log.append(sessionId, {
-      id: record.id,
-      kind: 'compaction',
-      body: { ...(sameView ? {} : { view }), ...(replaced.length > 0 ? { revisions: replaced.map(revision) } : {}) },
+    const { state } = this.commit(sessionId, { kind: 'compaction', id: record.id, body: { ...c.body, ...(revisions ? { revisions } : {}) } }, c.added, {
       createdAt: record.created_at,
+      tokens,
     });
-    return { added: added.length, visible: view.length };
+    for (const o of c.cleared) this.archiveOutput(sessionId, o, record.id, record.created_at);
+    return { added: c.added.length, visible: state.view.length };
   }
 
   recordFailure(sessionId: string, record: CompactionRecord): void {
@@ -132,7 +109,7 @@ export class HistoryWrites {
   }
 
   /** The session's log, what it derives, and how many messages each record keeps out of view. */
-  private inEffect(sessionId: string): { log: LogEntry[]; derived: Derived; hidden: (recordId: string) => number } {
+  private inEffect(sessionId: string): { log: LogEntry[]; derived: HistoryState; hidden: (recordId: string) => number } {
     const log = this.log.load(sessionId);
     const derived = deriveHistory(log);
     const counts = new Map<string, number>();
@@ -154,7 +131,7 @@ export class HistoryWrites {
     const shown = new Set(d.view);
     const undone = this.stmts.visibleIds.all(sessionId).filter((id) => !shown.has(id));
     this.log.marker(sessionId, { id: req.id, trigger: 'revert', reason: `reverted ${req.target}`, archived: undone.length, createdAt: req.createdAt });
-    this.log.append(sessionId, { id: req.id, kind: 'revert', body: revertBody(req), createdAt: req.createdAt });
+    this.log.append(sessionId, { id: req.id, kind: 'revert', body: revertBody(req) }, req.createdAt);
     const baselines = new Set(log.flatMap((e) => (e.type === 'record' && e.kind === 'baseline' ? [e.id] : [])));
     const archived = this.log.refresh(sessionId, d, baselines);
     const messages = archived.map((id) => decodeMessage(this.stmts.message.get(sessionId, id)!));
@@ -164,7 +141,7 @@ export class HistoryWrites {
   }
 
   /** The log with the revert appended, and what it derives. */
-  private deriveWith(sessionId: string, req: RevertRequest): { log: LogEntry[]; derived: Derived } {
+  private deriveWith(sessionId: string, req: RevertRequest): { log: LogEntry[]; derived: HistoryState } {
     if (this.stmts.hasMessage.get(sessionId, req.id) || this.log.kindOf(sessionId, req.id)) throw new InvalidInputError(`record ${req.id} already exists`);
     const log: LogEntry[] = [...this.log.load(sessionId), { type: 'record', id: req.id, kind: 'revert', body: revertBody(req) }];
     try {
@@ -176,24 +153,30 @@ export class HistoryWrites {
   }
 
   /** A message as the derivation shows it (its revised blocks and pinned flag); a stored count only where the blocks are the stored ones. */
-  private shownEntry(sessionId: string, id: string, d: Derived): VisibleEntry {
+  private shownEntry(sessionId: string, id: string, d: HistoryState): VisibleEntry {
     const row = this.stmts.stored.get(sessionId, id)!;
-    const m = decodeMessage(row);
-    const revised = d.revised.get(id);
-    const pinned = d.pinned.get(id);
-    const message: Message = { ...m, ...(revised ? { blocks: revised.blocks } : {}) };
-    if (pinned === true) message.pinned = true;
-    if (pinned === false) delete message.pinned;
-    return { message, tokens: revised ? null : row.tokens };
+    return { message: shownMessage(decodeMessage(row), d), tokens: d.revised.has(id) ? null : row.tokens };
   }
 
-  // --- repairs and pins ---------------------------------------------------------------------
+  // --- rewinds, repairs and pins -----------------------------------------------------------
+
+  /** A conversation rewind: the turn's message and everything visible after it leave the view (searchable, like compacted messages). */
+  rewind(sessionId: string, r: RewindRecord): { hidden: string[]; visible: number } {
+    const at = this.stmts.cacheOf.get(sessionId, r.turnId);
+    if (!at) throw new InvalidInputError(`message ${r.turnId} is not in session ${sessionId}`);
+    if (at.archived_by !== null || at.pos === null) throw new InvalidInputError(`message ${r.turnId} is no longer in the visible history`);
+    this.log.marker(sessionId, { id: r.id, trigger: 'rewind', reason: `rewound to ${r.turnId}`, archived: 0, createdAt: r.createdAt });
+    const { state, hidden } = this.commit(sessionId, { kind: 'rewind', id: r.id, body: { cut: r.turnId } }, [], { createdAt: r.createdAt });
+    this.log.counted(sessionId, r.id, hidden.length);
+    return { hidden, visible: state.view.length };
+  }
 
   /**
    * A repair: every visible message stays, in its order (some shown with new blocks,
-   * `replaced`); new ones (`added`) are inserted where they belong. Nothing is lost.
+   * `replaced`); new ones (`added`) are inserted where they belong. Nothing is lost. Returns
+   * the record appended.
    */
-  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens: TokenCounter | undefined): { added: number; visible: number } {
+  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens: TokenCounter | undefined): { record: StepRecord; visible: number } {
     const visibleNow = this.stmts.visibleIds.all(sessionId);
     const visible = new Set(visibleNow);
     const next = new Set(change.messages.map((m) => m.id));
@@ -207,37 +190,57 @@ export class HistoryWrites {
 
     const id = newId('rp');
     const now = Date.now();
-    const count = (m: Message): number | null => (tokens ? tokens(m) : null);
     this.log.marker(sessionId, { id, trigger: 'repair', reason: 'repaired on load', archived: 0, createdAt: now });
-    for (const m of change.added) this.insertAdded(sessionId, encodeMessage(m, count(m)), id);
-    for (const m of change.added) this.indexer.appended(sessionId, m);
-    const replaced = change.replaced.map((m) => encodeMessage(m, count(m)));
-    this.showRevisions(sessionId, replaced);
     const inserts = change.messages.flatMap((m, i) => (added.has(m.id) ? [{ id: m.id, after: i === 0 ? null : change.messages[i - 1]!.id }] : []));
-    change.messages.forEach((m, pos) => this.stmts.setPos.run(pos, sessionId, m.id));
-    this.log.append(sessionId, {
-      id,
-      kind: 'repair',
-      body: { inserts, ...(replaced.length > 0 ? { revisions: replaced.map(revision) } : {}) },
-      createdAt: now,
-    });
-    return { added: change.added.length, visible: change.messages.length };
+    const revisions = cleanRevisions(change.replaced);
+    const record: StepRecord = { kind: 'repair', id, body: { inserts, ...(revisions.length > 0 ? { revisions } : {}) } };
+    const { state } = this.commit(sessionId, record, change.added, { createdAt: now, tokens });
+    return { record, visible: state.view.length };
   }
 
-  setPinned(sessionId: string, messageId: string, pinned: boolean): boolean {
-    if (this.stmts.showPinned.run(pinned ? 1 : 0, sessionId, messageId).changes === 0) return false;
-    this.log.append(sessionId, { id: newId('pn'), kind: 'pin', body: { pins: [{ id: messageId, pinned }] }, createdAt: Date.now() });
-    return true;
+  /** A pin change of a visible message; the record appended, or undefined when the message is not visible. */
+  setPinned(sessionId: string, messageId: string, pinned: boolean): StepRecord | undefined {
+    const at = this.stmts.cacheOf.get(sessionId, messageId);
+    if (!at || at.archived_by !== null) return undefined;
+    const record: StepRecord = { kind: 'pin', id: newId('pn'), body: { pins: [{ id: messageId, pinned }] } };
+    this.commit(sessionId, record, [], { createdAt: Date.now() });
+    return record;
   }
 
   // --- internals ----------------------------------------------------------------------------
 
-  private insertAdded(sessionId: string, p: MessageParams, by: string): void {
-    this.stmts.insertMessage.run({ session_id: sessionId, ...p, added_by: by });
+  /**
+   * Every record but a revert: the messages it adds are inserted, the record is appended and
+   * applied to the cache (HistoryLog.step), and what it added and took out of view is indexed.
+   */
+  private commit(
+    sessionId: string,
+    record: StepRecord,
+    added: readonly Message[],
+    o: { createdAt: number; tokens?: TokenCounter | undefined },
+  ): { state: HistoryState; hidden: string[] } {
+    const { tokens } = o;
+    for (const m of added) this.stmts.insertMessage.run({ session_id: sessionId, ...encodeMessage(m, tokens ? tokens(m) : null), added_by: record.id });
+    const count = tokens ? (id: string, blocks: Block[]) => tokens({ ...decodeMessage(this.stmts.message.get(sessionId, id)!), blocks }) : undefined;
+    const step = this.log.step(
+      sessionId,
+      record,
+      added.map((m) => m.id),
+      o.createdAt,
+      count,
+    );
+    this.index(sessionId, step.hidden, added);
+    return step;
   }
 
-  private showRevisions(sessionId: string, replaced: readonly MessageParams[]): void {
-    for (const p of replaced) this.stmts.show.run({ session_id: sessionId, id: p.id, blocks: p.blocks, tokens: p.tokens });
+  /** Indexes what a record added and took out of view (a message already indexed keeps its entry). */
+  private index(sessionId: string, hidden: readonly string[], added: readonly Message[]): void {
+    if (hidden.length === 0 && added.length === 0) return;
+    const archived = hidden.map((id) => decodeMessage(this.stmts.message.get(sessionId, id)!));
+    // a tool result a repair adds is labelled by the call it answers, which is in view
+    const around = added.some(isToolResultMessage) ? this.stmts.visibleMessages.all(sessionId).map(decodeMessage) : [];
+    const calls = collectToolCalls([...archived, ...around, ...added]);
+    for (const m of [...archived, ...added]) this.indexer.message(sessionId, m, calls);
   }
 
   private archiveOutput(sessionId: string, c: ClearedOutput, compactionId: string, archivedAt: number): void {
@@ -259,58 +262,58 @@ export class HistoryWrites {
   }
 
   /**
-   * Refuses a change that would lose or duplicate anything: every visible message stays
-   * visible or is archived; the new visible list holds only kept or added messages, once each;
-   * every cleared mark points at an archived original.
+   * Refuses a compaction the log could not take: an added message already stored or left out
+   * of the view it gives, a view of messages neither visible nor added, a revision of a message
+   * out of view, a cleared mark without its original. (What leaves the view is hidden by the
+   * record, whatever it is: nothing can be lost.)
    */
-  private checkChange(sessionId: string, change: CompactionChange, visible: ReadonlySet<string>): void {
-    const archived = uniqueIds(change.archivedIds, 'archivedIds');
+  private checkCommit(sessionId: string, c: CompactionCommit, visible: ReadonlySet<string>): void {
     const added = uniqueIds(
-      change.added.map((m) => m.id),
+      c.added.map((m) => m.id),
       'added',
     );
-    const next = uniqueIds(
-      change.messages.map((m) => m.id),
-      'messages',
-    );
-    for (const id of archived) if (!visible.has(id)) throw new InvalidInputError(`archived message ${id} is not in the visible history`);
     for (const id of added) if (this.stmts.hasMessage.get(sessionId, id)) throw new InvalidInputError(`added message ${id} is already stored`);
+    const next = c.body.view ? uniqueIds(c.body.view, 'view') : visible;
     for (const id of added) if (!next.has(id)) throw new InvalidInputError(`added message ${id} is not in the new visible history`);
     for (const id of next) {
-      if (archived.has(id)) throw new InvalidInputError(`message ${id} is both archived and kept visible`);
       if (!visible.has(id) && !added.has(id)) throw new InvalidInputError(`message ${id} of the new visible history is neither visible now nor added`);
     }
-    for (const id of visible) {
-      if (!next.has(id) && !archived.has(id)) throw new InvalidInputError(`message ${id} would leave the visible history without being archived`);
-    }
-    for (const m of change.replaced) if (!visible.has(m.id)) throw new InvalidInputError(`replaced message ${m.id} is not in the visible history`);
+    const revised = c.body.revisions ?? [];
+    uniqueIds(
+      revised.map((r) => r.id),
+      'revisions',
+    );
+    for (const r of revised) if (!visible.has(r.id)) throw new InvalidInputError(`revised message ${r.id} is not in the visible history`);
     const clearedIds = uniqueIds(
-      change.cleared.map((c) => c.archiveId),
+      c.cleared.map((o) => o.archiveId),
       'cleared',
     );
-    for (const c of change.cleared) {
-      if (!visible.has(c.messageId))
-        throw new InvalidInputError(`cleared output ${c.archiveId} belongs to message ${c.messageId}, which is not in the visible history`);
-      if (this.stmts.hasArchivedOutput.get(sessionId, c.archiveId)) throw new InvalidInputError(`tool output ${c.archiveId} is already archived`);
+    for (const o of c.cleared) {
+      if (!visible.has(o.messageId))
+        throw new InvalidInputError(`cleared output ${o.archiveId} belongs to message ${o.messageId}, which is not in the visible history`);
+      if (this.stmts.hasArchivedOutput.get(sessionId, o.archiveId)) throw new InvalidInputError(`tool output ${o.archiveId} is already archived`);
     }
-    for (const m of [...change.replaced, ...change.added]) {
+    for (const m of [...revised, ...c.added]) {
       for (const b of m.blocks) {
         if (b.type !== 'tool_result' || !b.cleared) continue;
         const id = b.cleared.archiveId;
         if (!clearedIds.has(id) && !this.stmts.hasArchivedOutput.get(sessionId, id)) {
-          throw new InvalidInputError(`message ${m.id} marks a tool result cleared as ${id}, but that original is not in the archive nor in change.cleared`);
+          throw new InvalidInputError(
+            `message ${m.id} marks a tool result cleared as ${id}, but that original is not in the archive nor in the cleared outputs`,
+          );
         }
       }
     }
   }
 }
 
-const revision = (p: MessageParams): { id: string; blocks: Block[] } => ({ id: p.id, blocks: JSON.parse(p.blocks) as Block[] });
+/** Revised blocks as they are stored (only the fields their types declare). */
+const cleanRevisions = (revisions: readonly Revision[]): Revision[] => revisions.map((r) => ({ id: r.id, blocks: cleanBlocks(r.blocks, r.id) }));
 
-const revertBody = (req: RevertRequest): RecordBody => ({ target: req.target, ...(req.restore ? { restore: [...req.restore] } : {}) });
+const revertBody = (req: RevertRequest): RevertBody => ({ target: req.target, ...(req.restore ? { restore: [...req.restore] } : {}) });
 
 function uniqueIds(ids: readonly string[], what: string): Set<string> {
   const set = new Set(ids);
-  if (set.size !== ids.length) throw new InvalidInputError(`change.${what} lists an id twice`);
+  if (set.size !== ids.length) throw new InvalidInputError(`the compaction's ${what} lists an id twice`);
   return set;
 }

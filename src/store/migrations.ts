@@ -1,7 +1,7 @@
 // Forward-only schema migrations. The schema version lives in PRAGMA user_version; migration
 // N takes a version N−1 database to version N. To change the schema, append an entry.
 import type Database from 'better-sqlite3';
-import type { ClearedOutput } from '../compaction/types.js';
+import type { ClearedOutput } from '../history/compaction.js';
 import { collectToolCalls } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';

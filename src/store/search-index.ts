@@ -3,7 +3,7 @@
 // message is indexed as it is written (`agent sessions search` finds a conversation by a
 // phrase); whether a hit is archived is read at search time (messages.archived_by).
 import type Database from 'better-sqlite3';
-import type { ClearedOutput } from '../compaction/types.js';
+import type { ClearedOutput } from '../history/compaction.js';
 import { isToolResultMessage, type Message } from '../llm/messages.js';
 import { clearedIndexText, clearedLabel, collectToolCalls, messageLabel, messageText, type ToolCalls } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';

@@ -1,14 +1,9 @@
-// File snapshots for /rewind, and the archiving of rewound messages. Before a tool first
-// changes a file in a turn, the file's bytes (or its absence) are stored with the turn; a
-// rewind restores the earliest snapshot of each file taken at or after the chosen turn.
+// File snapshots for /rewind. Before a tool first changes a file in a turn, the file's bytes (or
+// its absence) are stored with the turn; a rewind restores the earliest snapshot of each file
+// taken at or after the chosen turn. (The conversation's rewind is a history record: historyWrites.ts.)
 import type Database from 'better-sqlite3';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { collectToolCalls } from './archive-text.js';
-import { decodeMessage, MESSAGE_COLS, type MessageRow } from './codec.js';
-import { InvalidInputError } from './errors.js';
-import type { HistoryLog } from './historyLog.js';
 import type { Migration } from './migration.js';
-import { ArchiveIndexer } from './search-index.js';
 
 export const v4Snapshots: Migration = {
   version: 4,
@@ -73,13 +68,8 @@ interface SnapshotRow {
 
 export class SnapshotTables {
   private readonly stmts;
-  private readonly indexer: ArchiveIndexer;
 
-  constructor(
-    db: Database.Database,
-    private readonly log: HistoryLog,
-  ) {
-    this.indexer = new ArchiveIndexer(db);
+  constructor(db: Database.Database) {
     this.stmts = {
       insert: db.prepare(
         `INSERT OR IGNORE INTO file_snapshots (session_id, turn_id, path, existed, content, size, mode, created_at)
@@ -94,17 +84,6 @@ export class SnapshotTables {
       turns: db.prepare<[string], { turn_id: string; path: string }>(
         `SELECT s.turn_id, s.path FROM file_snapshots s JOIN messages m ON m.session_id = s.session_id AND m.id = s.turn_id
          WHERE s.session_id = ? ORDER BY m.seq, s.rid`,
-      ),
-      turnPos: db.prepare<[string, string], { pos: number | null; archived_by: string | null }>(
-        'SELECT pos, archived_by FROM messages WHERE session_id = ? AND id = ?',
-      ),
-      visibleFrom: db.prepare<[string, number], MessageRow & { id: string }>(
-        `SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by IS NULL AND pos >= ? ORDER BY pos, rid`,
-      ),
-      archive: db.prepare<[string, string, string]>('UPDATE messages SET archived_by = ?, pos = NULL WHERE session_id = ? AND id = ?'),
-      afterRewind: db.prepare(
-        `UPDATE sessions SET visible_count = (SELECT COUNT(*) FROM messages WHERE session_id = @id AND archived_by IS NULL), updated_at = @now,
-           touched = (SELECT COALESCE(MAX(touched), 0) + 1 FROM sessions) WHERE id = @id`,
       ),
     };
   }
@@ -150,23 +129,5 @@ export class SnapshotTables {
       byTurn.set(r.turn_id, list);
     }
     return [...byTurn].map(([turnId, paths]) => ({ turnId, paths }));
-  }
-
-  /** Archives the turn's message and every visible message after it (indexed for search); returns their ids. */
-  rewind(sessionId: string, r: RewindRecord): string[] {
-    const at = this.stmts.turnPos.get(sessionId, r.turnId);
-    if (!at) throw new InvalidInputError(`message ${r.turnId} is not in session ${sessionId}`);
-    if (at.archived_by !== null || at.pos === null) throw new InvalidInputError(`message ${r.turnId} is no longer in the visible history`);
-    const rows = this.stmts.visibleFrom.all(sessionId, at.pos);
-    const messages = rows.map(decodeMessage);
-    this.log.marker(sessionId, { id: r.id, trigger: 'rewind', reason: `rewound to ${r.turnId}`, archived: rows.length, createdAt: r.createdAt });
-    const calls = collectToolCalls(messages);
-    for (const m of messages) {
-      this.stmts.archive.run(r.id, sessionId, m.id);
-      this.indexer.message(sessionId, m, calls);
-    }
-    this.log.append(sessionId, { id: r.id, kind: 'rewind', body: { cut: r.turnId }, createdAt: r.createdAt });
-    this.stmts.afterRewind.run({ id: sessionId, now: Date.now() });
-    return messages.map((m) => m.id);
   }
 }

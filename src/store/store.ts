@@ -1,12 +1,13 @@
 import type Database from 'better-sqlite3';
-import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
+import type { CompactionCommit, CompactionRecord } from '../history/compaction.js';
+import { deriveHistory } from '../history/reduce.js';
+import type { LogEntry, StepRecord } from '../history/records.js';
 import type { Message } from '../llm/messages.js';
 import { ArchiveIndexer } from './search-index.js';
 import { ArchiveSearch } from './archiveSearch.js';
 import { ChildSessions, parentParams } from './childSessions.js';
 import { titleFrom } from './archive-text.js';
 import { decodeMessage, encodeMessage, encodeMeta, messageRowOf, type MessageParams } from './codec.js';
-import { deriveHistory } from './derive.js';
 import { InvalidInputError, StoreError, toStoreError } from './errors.js';
 import { HistoryWrites } from './historyWrites.js';
 import { sessionInfo } from './sessionRow.js';
@@ -59,7 +60,7 @@ export class SqliteStore implements Store {
   ) {
     this.sessionWrites = new SessionWrites(db);
     this.history = new HistoryWrites(db);
-    this.snapshots = new SnapshotTables(db, this.history.log);
+    this.snapshots = new SnapshotTables(db);
     const guard = { read: <T>(a: string, fn: () => T): T => this.read(a, fn), write: <T>(a: string, fn: () => T): T => this.write(a, fn) };
     this.spilled = new SpillTable(db, guard);
     this.fileReads = new FileReadTable(db, guard);
@@ -200,11 +201,12 @@ export class SqliteStore implements Store {
     return this.read('read the session lease', () => this.sessionWrites.leaseOf(sessionId));
   }
 
-  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens?: TokenCounter): void {
-    this.write('repair the visible history', () => {
+  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens?: TokenCounter): StepRecord {
+    return this.write('repair the visible history', () => {
       this.requireSession(sessionId);
-      const { added, visible } = this.history.rewriteVisible(sessionId, change, tokens);
-      this.afterHistoryChange(sessionId, added, visible, 0);
+      const { record, visible } = this.history.rewriteVisible(sessionId, change, tokens);
+      this.afterHistoryChange(sessionId, change.added.length, visible, 0);
+      return record;
     });
   }
 
@@ -221,10 +223,11 @@ export class SqliteStore implements Store {
     });
   }
 
-  setPinned(sessionId: string, messageId: string, pinned: boolean): void {
-    this.write('unpin a message', () => {
-      if (!this.history.setPinned(sessionId, messageId, pinned))
-        throw new StoreError('not_found', this.file, `no visible message ${messageId} in session ${sessionId}`);
+  setPinned(sessionId: string, messageId: string, pinned: boolean): StepRecord {
+    return this.write('unpin a message', () => {
+      const record = this.history.setPinned(sessionId, messageId, pinned);
+      if (!record) throw new StoreError('not_found', this.file, `no visible message ${messageId} in session ${sessionId}`);
+      return record;
     });
   }
 
@@ -252,10 +255,10 @@ export class SqliteStore implements Store {
 
   // --- compactions --------------------------------------------------------------------------
 
-  applyCompaction(sessionId: string, change: CompactionChange, tokens?: TokenCounter): void {
+  applyCompaction(sessionId: string, commit: CompactionCommit, tokens?: TokenCounter): void {
     this.write('apply a compaction', () => {
       this.requireSession(sessionId);
-      const { added, visible } = this.history.applyCompaction(sessionId, change, tokens);
+      const { added, visible } = this.history.applyCompaction(sessionId, commit, tokens);
       this.afterHistoryChange(sessionId, added, visible, 1);
     });
   }
@@ -314,6 +317,13 @@ export class SqliteStore implements Store {
     });
   }
 
+  historyLog(sessionId: string): LogEntry[] {
+    return this.read('read the history log', () => {
+      this.requireSession(sessionId);
+      return this.history.log.load(sessionId);
+    });
+  }
+
   // --- snapshots and rewinds ----------------------------------------------------------------
 
   saveSnapshot(sessionId: string, snapshot: NewSnapshot): boolean {
@@ -334,7 +344,9 @@ export class SqliteStore implements Store {
   rewindConversation(sessionId: string, rewind: RewindRecord): string[] {
     return this.write('rewind the conversation', () => {
       this.requireSession(sessionId);
-      return this.snapshots.rewind(sessionId, rewind);
+      const { hidden, visible } = this.history.rewind(sessionId, rewind);
+      this.afterHistoryChange(sessionId, 0, visible, 0);
+      return hidden;
     });
   }
 

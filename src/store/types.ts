@@ -1,4 +1,5 @@
-import type { CompactionChange, CompactionRecord } from '../compaction/types.js';
+import type { CompactionCommit, CompactionRecord } from '../history/compaction.js';
+import type { LogEntry, StepRecord } from '../history/records.js';
 import type { Message } from '../llm/messages.js';
 import type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
 
@@ -201,13 +202,13 @@ export interface Store {
   renewLease(sessionId: string, token: string): boolean;
   releaseLease(sessionId: string, token: string): void;
   getLease(sessionId: string): LeaseHolder | undefined;
-  /** Replaces the visible history (a repair): nothing visible is dropped, new messages are inserted. */
-  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens?: TokenCounter): void;
+  /** Replaces the visible history (a repair): nothing visible is dropped, new messages are inserted. Returns the repair record appended. */
+  rewriteVisible(sessionId: string, change: VisibleRewrite, tokens?: TokenCounter): StepRecord;
 
   /** Appends one finished message; committed when this returns. Sets the title from the first prompt. */
   appendMessage(sessionId: string, msg: Message, tokens: number | null): void;
-  /** Pins or unpins a visible message (/pin, /unpin). */
-  setPinned(sessionId: string, messageId: string, pinned: boolean): void;
+  /** Pins or unpins a visible message (/pin, /unpin). Returns the pin record appended. */
+  setPinned(sessionId: string, messageId: string, pinned: boolean): StepRecord;
   /** The visible history in order (what the model sees). */
   loadVisible(sessionId: string): Message[];
   loadVisibleEntries(sessionId: string): VisibleEntry[];
@@ -215,7 +216,7 @@ export interface Store {
   loadTranscript(sessionId: string, opts: { includeArchived: boolean }): TranscriptEntry[];
 
   /** Applies a successful compaction in one transaction: all of it or nothing. */
-  applyCompaction(sessionId: string, change: CompactionChange, tokens?: TokenCounter): void;
+  applyCompaction(sessionId: string, commit: CompactionCommit, tokens?: TokenCounter): void;
   /** Compactions a revert can undo (their effect stands), oldest first. */
   compactionsInEffect(sessionId: string): CompactionInEffect[];
   /** The visible history a revert would give, nothing stored (tokens null where the blocks differ from the stored ones). */
@@ -228,6 +229,8 @@ export interface Store {
   rewindsInEffect(sessionId: string): RewindInEffect[];
   /** The visible ids derived from the log by replaying it (what the cached view must equal). */
   deriveVisibleIds(sessionId: string): string[];
+  /** The session's log: its messages (ids) and records, in the order they were appended. */
+  historyLog(sessionId: string): LogEntry[];
   /** Stores a failed or ineffective attempt (the record only). */
   recordCompactionFailure(sessionId: string, record: CompactionRecord): void;
   /** Every compaction attempt of the session, oldest first. */

@@ -1,6 +1,6 @@
 // The contract between the Ink app and the live session. The app holds no business
 // logic: it renders what the controller tells it and forwards what the person does.
-import type { CompactionRecord } from '../compaction/types.js';
+import type { CompactionRecord } from '../history/compaction.js';
 import type { Message } from '../llm/messages.js';
 import type { CommandInfo, CommandOutput, ContextUsageView, HistoryPage, SessionEvent, SessionView } from '../session/protocol.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';

@@ -3,7 +3,7 @@
 // lets a resumed session's newest screenful reach the terminal as fast as a new session's prompt.
 // The look is pinned byte for byte by test/ui/item-look.test.tsx.
 import { reportLine } from '../compaction/reportText.js';
-import type { CompactionRecord } from '../compaction/types.js';
+import type { CompactionRecord } from '../history/compaction.js';
 import { numberedLines, parseUnified, type FileDiff, type NumberedDiffLine } from '../tools/fileDiff.js';
 import { formatDuration, formatTokens, plural } from './format.js';
 import { renderMarkdownWhenLoaded } from './markdown-lazy.js';

@@ -1,6 +1,6 @@
 // The UI's state between events, held in small stores (see ui-store.ts): the transcript, the
 // live turn (tools running, compaction, retries, queued prompts), the streamed reply, the status.
-import type { CompactionTrigger } from '../compaction/types.js';
+import type { CompactionTrigger } from '../history/compaction.js';
 import type { TranscriptItem } from './transcript.js';
 import type { ContextUsageView, SessionView } from './controller.js';
 

@@ -1,6 +1,6 @@
 // The finished things the transcript shows. Each item is rendered once (through <Static>) and
 // never changes afterwards, so everything it needs is captured when it is created.
-import type { CompactionRecord, CompactionTrigger } from '../compaction/types.js';
+import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { Message, ToolResultBlock } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import { isDateNote } from '../session/dateNote.js';

@@ -161,6 +161,14 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => under('src/processes')(e.from) && e.to.startsWith('src/') && !under('src/processes')(e.to),
   },
   {
+    name: "src/history/ (the log, its records, the one reducer) imports nothing but the neutral messages (src/llm/messages.ts), and the types of the ledger's report (src/ledger/, itself pure) for a compaction's receipt: no package, no store, session, compaction or UI",
+    forbids: (e) => under('src/history')(e.from) && !under('src/history')(e.to) && e.to !== 'src/llm/messages.ts' && !(e.typeOnly && under('src/ledger')(e.to)),
+  },
+  {
+    name: 'src/store/ speaks the history vocabulary (src/history/), not the compaction engine (src/compaction/)',
+    forbids: (e) => under('src/store')(e.from) && under('src/compaction')(e.to),
+  },
+  {
     name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
     forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
   },

@@ -9,7 +9,21 @@ import type { CompactionEvent } from '../../src/compaction/types.js';
 import { ProviderError } from '../../src/llm/errors.js';
 import { textOf, type Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
-import { assistant, cfg, overflowError, results, ScriptedProvider, serverError, step, SUMMARY, tokensText, user, type Reply } from './helpers.js';
+import {
+  historyAfter,
+  archivedIds,
+  assistant,
+  cfg,
+  overflowError,
+  results,
+  ScriptedProvider,
+  serverError,
+  step,
+  SUMMARY,
+  tokensText,
+  user,
+  type Reply,
+} from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -94,9 +108,9 @@ const signal = (): AbortSignal => new AbortController().signal;
 function applyAll(engine: CompactionEngine, history: Message[], outcomes: Outcome[]): Message[] {
   let h = history;
   for (const o of outcomes) {
-    if (!o.change) continue;
-    h = o.change.messages;
-    engine.committed(o.change, ctx(h));
+    if (!o.commit) continue;
+    h = historyAfter(h, o);
+    engine.committed(o.record, h, ctx(h));
   }
   return h;
 }
@@ -124,8 +138,8 @@ describe('beforeCall', () => {
     const [o] = outcomes;
     expect(o!.record).toMatchObject({ trigger: 'micro', status: 'applied', archivedCount: 35, method: 'none' });
     expect(o!.record.tokensAfter).toBeLessThan(e.thresholds().auto);
-    expect(o!.change!.cleared).toHaveLength(35);
-    expect(o!.change!.replaced).toHaveLength(35);
+    expect(o!.commit!.cleared).toHaveLength(35);
+    expect(o!.commit!.body.revisions).toHaveLength(35);
     expect(p.requests).toHaveLength(0);
     expect(h).toEqual(before);
     expect(events.map((x) => x.type)).toEqual(['compaction_start', 'compaction_end']);
@@ -143,17 +157,18 @@ describe('beforeCall', () => {
     const { events, emit } = collect();
     const outcomes = await e.beforeCall(ctx(h), signal(), emit);
     expect(outcomes.map((o) => o.record.trigger)).toEqual(['auto']);
-    const { record, change } = outcomes[0]!;
+    const { record } = outcomes[0]!;
+    const messages = historyAfter(h, outcomes[0]!);
     expect(record).toMatchObject({ status: 'applied', method: 'single', model: 'sum-model', summary: SUMMARY });
     expect(record.tokensAfter).toBeLessThan(e.thresholds().auto);
-    expect(change!.messages[0]!.kind).toBe('checkpoint');
-    expect(textOf(change!.messages[0]!)).toContain(SUMMARY);
-    expect(change!.added[0]).toBe(change!.messages[0]);
-    expect(change!.archivedIds.length + record.preservedCount).toBe(h.length);
+    expect(messages[0]!.kind).toBe('checkpoint');
+    expect(textOf(messages[0]!)).toContain(SUMMARY);
+    expect(outcomes[0]!.commit!.added[0]).toBe(messages[0]);
+    expect(archivedIds(h, outcomes[0]!).length + record.preservedCount).toBe(h.length);
     // the tail is the end of the history, unchanged
-    const tail = change!.messages.slice(1);
+    const tail = messages.slice(1);
     expect(tail).toEqual(h.slice(h.length - tail.length));
-    expect(historyProblems(change!.messages)).toEqual([]);
+    expect(historyProblems(messages)).toEqual([]);
     expect(events.map((x) => x.type)).toContain('compaction_progress');
     expect(events.at(-1)).toEqual({ type: 'compaction_end', record });
     expect(p.requests[0]!.maxTokens).toBe(8_000);
@@ -220,7 +235,7 @@ describe('beforeCall', () => {
       ['auto', 'failed'],
       ['micro', 'applied'],
     ]);
-    expect(outcomes[1]!.change!.cleared).toHaveLength(7);
+    expect(outcomes[1]!.commit!.cleared).toHaveLength(7);
     expect(historyProblems(applyAll(e, h, outcomes))).toEqual([]);
   });
 });
@@ -236,7 +251,7 @@ describe('guards', () => {
     for (let i = 0; i < 3; i++) {
       const [o] = await e.beforeCall(ctx(h), signal(), emit);
       expect(o!.record.status).toBe('failed');
-      expect(o!.change).toBeUndefined();
+      expect(o!.commit).toBeUndefined();
       expect(o!.record.reason).toMatch(/overloaded/);
     }
     expect(e.state()).toMatchObject({ consecutiveFailures: 3, breakerOpen: true });
@@ -322,7 +337,7 @@ describe('guards', () => {
     const [o] = await e.beforeCall(ctx(h), signal(), collect().emit);
     expect(o!.record.status).toBe('applied'); // it did shrink...
     expect(o!.record.tokensAfter).toBeGreaterThanOrEqual(e.thresholds().auto); // ...but not enough
-    expect(o!.change!.messages).toContain(pinned);
+    expect(historyAfter(h, o!)).toContain(pinned);
     const next = applyAll(e, h, [o!]);
     const { events, emit } = collect();
     await e.beforeCall(ctx([...next, user('more')]), signal(), emit);
@@ -363,7 +378,7 @@ describe('summary validation', () => {
   it('an empty summary is a failure', async () => {
     const o = await failWith({ text: '   ' });
     expect(o.record).toMatchObject({ status: 'failed', reason: expect.stringMatching(/empty summary/) });
-    expect(o.change).toBeUndefined();
+    expect(o.commit).toBeUndefined();
   });
 
   it('a summary cut off at max_tokens is a failure', async () => {
@@ -377,7 +392,7 @@ describe('summary validation', () => {
     const { events, emit } = collect();
     const o = await e.manual(ctx(h), undefined, signal(), emit);
     expect(o.record).toMatchObject({ status: 'ineffective', reason: expect.stringMatching(/would not be smaller/) });
-    expect(o.change).toBeUndefined();
+    expect(o.commit).toBeUndefined();
     expect(events.at(-1)).toEqual({ type: 'compaction_end', record: o.record });
   });
 
@@ -415,7 +430,7 @@ describe('summarizer fallbacks', () => {
     expect(omitted).toEqual([0, 1, 2, 5, 10]);
     const stages = events.flatMap((x) => (x.type === 'compaction_progress' ? [x.stage] : []));
     expect(stages.filter((s) => /retrying without/.test(s))).toHaveLength(4);
-    expect(historyProblems(o.change!.messages)).toEqual([]);
+    expect(historyProblems(historyAfter(h, o))).toEqual([]);
   });
 
   it('sizes its retries to the limit an overflow error states, chunking instead of giving up', async () => {
@@ -565,13 +580,14 @@ describe('manual and reactive', () => {
   it('a previous checkpoint is updated, not summarized again', async () => {
     const p = new ScriptedProvider((_r, i) => ({ text: i === 0 ? SUMMARY : '## Goal\n- v2' }));
     const e = makeEngine(p);
-    const first = await e.manual(ctx(talk(6, 300)), undefined, signal(), collect().emit);
-    const h = [...first.change!.messages, ...talk(6, 300)];
+    const h0 = talk(6, 300);
+    const first = await e.manual(ctx(h0), undefined, signal(), collect().emit);
+    const h = [...historyAfter(h0, first), ...talk(6, 300)];
     const second = await e.manual(ctx(h), undefined, signal(), collect().emit);
     expect(second.record.status).toBe('applied');
     expect(p.prompt(1)).toContain(`<previous_checkpoint>\n${SUMMARY.trim()}\n</previous_checkpoint>`);
     expect(p.prompt(1)).not.toContain('Context checkpoint — compaction');
-    expect(second.change!.archivedIds).toContain(first.change!.messages[0]!.id);
+    expect(archivedIds(h, second)).toContain(historyAfter(h0, first)[0]!.id);
   });
 
   it('reactive sizes the tail from the overflow figures', async () => {
@@ -639,7 +655,7 @@ describe('restoration', () => {
     const o = await e.manual(ctx(h), undefined, signal(), collect().emit);
     expect(o.record.status).toBe('applied');
     expect(reads).toEqual(['c.ts', 'b.ts']);
-    const cp = o.change!.messages[0]!;
+    const cp = historyAfter(h, o)[0]!;
     const text = textOf(cp);
     expect(text).toContain('> Please refactor a.ts, b.ts and c.ts — keep the public API EXACTLY as is.');
     expect(text).toContain('### c.ts\n```\nexport const c = 3;\n```');

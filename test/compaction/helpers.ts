@@ -1,5 +1,7 @@
 import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
+import { compactionEntry, type CompactionCommit } from '../../src/history/compaction.js';
+import { applyRecord } from '../../src/history/view.js';
 import { CompactionSchema } from '../../src/config/schema.js';
 import { ProviderError } from '../../src/llm/errors.js';
 import { emptyUsage, textOf, type Block, type Message, type Usage } from '../../src/llm/messages.js';
@@ -9,6 +11,19 @@ import type { ModelRequest, Provider, StopReason, StreamEvent } from '../../src/
 export function isSummaryRequest(req: ModelRequest): boolean {
   const last = req.messages[req.messages.length - 1];
   return req.system.includes('context checkpoints') || (last !== undefined && textOf(last).startsWith(IN_PLACE_MARKER));
+}
+
+/** The history after an applied compaction outcome, by the history's reducer (as the session commits it). */
+export function historyAfter(history: readonly Message[], o: { commit?: CompactionCommit | undefined }): Message[] {
+  const c = o.commit;
+  if (!c) throw new Error('the compaction was not applied');
+  return applyRecord(history, compactionEntry(c), c.added);
+}
+
+/** The ids an applied compaction takes out of view. */
+export function archivedIds(history: readonly Message[], o: { commit?: CompactionCommit | undefined }): string[] {
+  const kept = new Set(historyAfter(history, o).map((m) => m.id));
+  return history.filter((m) => !kept.has(m.id)).map((m) => m.id);
 }
 
 let seq = 0;

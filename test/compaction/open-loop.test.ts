@@ -5,7 +5,7 @@ import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import { textOf } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
-import { assistant, cfg, ScriptedProvider, step, SUMMARY, tokensText, user } from './helpers.js';
+import { historyAfter, assistant, cfg, ScriptedProvider, step, SUMMARY, tokensText, user } from './helpers.js';
 
 // A tool loop in progress whose replies think: no change may reach into it (the API refuses the
 // loop without its thinking, and thinking is bound to its prefix). Micro clearing waits for the
@@ -54,15 +54,15 @@ describe('a tool loop in progress that thinks', () => {
     const h = loop(40, 2_000, true);
     const outcomes = await e.beforeCall(ctx(h), new AbortController().signal, () => {});
     expect(outcomes.map((o) => o.record.trigger)).toEqual(['auto']);
-    const change = outcomes[0]!.change!;
-    expect(change.cleared).toEqual([]);
+    expect(outcomes[0]!.commit!.cleared).toEqual([]);
+    const messages = historyAfter(h, outcomes[0]!);
     // nothing of the loop is kept after the checkpoint: no reply needs thinking it can no longer carry
-    expect(change.messages.some((m) => m.role === 'assistant')).toBe(false);
-    expect(change.messages[0]!.kind).toBe('checkpoint');
-    const text = textOf(change.messages[0]!);
+    expect(messages.some((m) => m.role === 'assistant')).toBe(false);
+    expect(messages[0]!.kind).toBe('checkpoint');
+    const text = textOf(messages[0]!);
     expect(text).toContain('Tool loop in progress');
     expect(text).toContain('Call Bash {"command":"job 39"}');
-    expect(historyProblems(change.messages)).toEqual([]);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it('without thinking, the same loop is cleared by micro as before', async () => {

@@ -5,12 +5,12 @@ import { CompactionEngine, type Outcome } from '../../src/compaction/engine.js';
 import { applyMicro, selectMicro } from '../../src/compaction/micro.js';
 import { isTurnStart } from '../../src/compaction/split.js';
 import { TokenCounter } from '../../src/compaction/tokens.js';
-import type { ClearedOutput } from '../../src/compaction/types.js';
+import type { ClearedOutput } from '../../src/history/compaction.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import type { OverflowInfo } from '../../src/llm/errors.js';
 import type { Block, Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
-import { cfg, ScriptedProvider, tokensText } from './helpers.js';
+import { historyAfter, archivedIds, cfg, ScriptedProvider, tokensText } from './helpers.js';
 
 // The properties do not depend on the tokenizer: a character estimate keeps hundreds of runs fast.
 const counter = new TokenCounter((t) => Math.ceil(t.length / 4));
@@ -87,19 +87,16 @@ function originalContent(history: readonly Message[], c: ClearedOutput): string 
   return b?.type === 'tool_result' ? b.content : undefined;
 }
 
-/** Checks one applied change against the history it was computed from. */
+/** Checks one applied compaction against the history it was computed from. */
 function checkChange(input: readonly Message[], o: Outcome): void {
-  const change = o.change!;
+  const change = o.commit!;
   expect(o.record.status).toBe('applied');
   expect(change.record).toBe(o.record);
-  const out = change.messages;
+  // the history after it, by the history's reducer: it throws on a view of messages neither in the input nor added
+  const out = historyAfter(input, o);
   // invariant 1: valid for the provider
   expect(historyProblems(out)).toEqual([]);
-  // invariant 2: nothing lost
-  const visible = new Set(out.map((m) => m.id));
-  const archived = new Set(change.archivedIds);
-  for (const m of input) expect(visible.has(m.id) || archived.has(m.id)).toBe(true);
-  for (const id of archived) expect(visible.has(id)).toBe(false);
+  // invariant 2: nothing lost (what leaves the view is archived by the record: the originals of cleared outputs are kept)
   for (const c of change.cleared) expect(originalContent(input, c)).toBe(c.content);
   for (const m of out) {
     for (const b of m.blocks) {
@@ -113,9 +110,9 @@ function checkChange(input: readonly Message[], o: Outcome): void {
   for (const c of change.cleared) priorCleared.set(c.archiveId, c);
   // pinned messages survive verbatim
   for (const m of input) if (m.pinned) expect(out.find((x) => x.id === m.id)).toEqual(m);
-  // added messages are new; replaced ones keep their ids
+  // added messages are new; revised ones are in the input
   for (const a of change.added) expect(input.some((m) => m.id === a.id)).toBe(false);
-  for (const r of change.replaced) expect(input.some((m) => m.id === r.id)).toBe(true);
+  for (const r of change.body.revisions ?? []) expect(input.some((m) => m.id === r.id)).toBe(true);
 }
 
 const priorCleared = new Map<string, ClearedOutput>();
@@ -140,12 +137,12 @@ function lastTurnsStart(h: readonly Message[], turns: number): number | undefine
 }
 
 function checkTail(input: readonly Message[], o: Outcome, config: CompactionConfig): void {
-  const out = o.change!.messages;
+  const out = historyAfter(input, o);
   const k = sharedSuffix(input, out);
   expect(k).toBeGreaterThan(0); // the last message, hence the current step, is kept
   // everything before the shared tail is the checkpoint, a bridge or a pinned message (or its tool partner)
   for (const m of out.slice(0, out.length - k)) {
-    const added = o.change!.added.includes(m);
+    const added = o.commit!.added.includes(m);
     const pinnedUnit = input.some((x) => x.id === m.id);
     expect(added || pinnedUnit).toBe(true);
   }
@@ -214,25 +211,25 @@ describe('properties over random histories', () => {
         const first = await e.manual(ctx(h), 'focus', new AbortController().signal, noop);
         expect(first.record.status).not.toBe('failed'); // with a working summarizer nothing fails
         let next = h;
-        if (first.change) {
+        if (first.commit) {
           applied++;
           checkChange(h, first);
           checkTail(h, first, config);
-          e.committed(first.change, ctx(first.change.messages));
-          next = first.change.messages;
+          next = historyAfter(h, first);
+          e.committed(first.record, next, ctx(next));
         } else {
           expect(first.record.status).not.toBe('applied');
         }
         const h2 = [...next, ...build(s2, 'b')];
         const second = await e.manual(ctx(h2), undefined, new AbortController().signal, noop);
         expect(second.record.status).not.toBe('failed');
-        if (second.change) {
-          if (first.change) updated++;
+        if (second.commit) {
+          if (first.commit) updated++;
           checkChange(h2, second);
           checkTail(h2, second, config);
           // an earlier checkpoint in the head is archived, not kept
-          if (first.change && !second.change.messages.includes(first.change.messages[0]!)) {
-            expect(second.change.archivedIds).toContain(first.change.messages[0]!.id);
+          if (first.commit && !historyAfter(h2, second).includes(next[0]!)) {
+            expect(archivedIds(h2, second)).toContain(next[0]!.id);
           }
         }
       }),
@@ -255,13 +252,13 @@ describe('properties over random histories', () => {
         const archived = new Set<string>();
         for (const o of outcomes) {
           expect(o.record.status).not.toBe('failed');
-          if (!o.change) continue;
+          if (!o.commit) continue;
           seen[o.record.trigger === 'micro' ? 'micro' : 'auto']++;
           checkChange(current, o);
           if (o.record.trigger === 'auto') checkTail(current, o, config);
-          for (const id of o.change.archivedIds) archived.add(id);
-          current = o.change.messages;
-          e.committed(o.change, ctx(o.change.messages));
+          for (const id of archivedIds(current, o)) archived.add(id);
+          current = historyAfter(current, o);
+          e.committed(o.record, current, ctx(current));
         }
         const visible = new Set(current.map((m) => m.id));
         for (const m of h) expect(visible.has(m.id) || archived.has(m.id)).toBe(true);
@@ -285,10 +282,10 @@ describe('properties over random histories', () => {
         const h = build(shape, 'd');
         const o = await e.reactive(ctx(h), overflow, attempt, new AbortController().signal, noop);
         expect(o.record.status).not.toBe('failed');
-        if (!o.change) return;
+        if (!o.commit) return;
         reactiveApplied++;
         checkChange(h, o);
-        expect(sharedSuffix(h, o.change.messages)).toBeGreaterThan(0);
+        expect(sharedSuffix(h, historyAfter(h, o))).toBeGreaterThan(0);
       }),
       RUNS,
     );

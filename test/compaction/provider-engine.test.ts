@@ -6,7 +6,7 @@ import type { CompactionEvent } from '../../src/compaction/types.js';
 import { ProviderError } from '../../src/llm/errors.js';
 import { emptyUsage, type Message, type ReasoningBlock } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
-import { assistant, cfg, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { historyAfter, archivedIds, assistant, cfg, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 // The engine's two OpenAI Responses hooks: an exact input count near the auto threshold, and
 // OpenAI's own compaction (compaction.engine "provider") with the summarizer as its fallback.
@@ -82,12 +82,12 @@ describe('compaction.engine "provider"', () => {
     const o = await e.manual(ctx(h), undefined, signal(), noEvents);
     expect(o.record).toMatchObject({ status: 'applied', method: 'provider', model: 'gpt-5.4', usage: { inputTokens: 900, outputTokens: 100 } });
     expect(summarizer.requests).toHaveLength(0);
-    const checkpoint = o.change!.messages[0]!;
+    const checkpoint = historyAfter(h, o)[0]!;
     expect(checkpoint.kind).toBe('checkpoint');
     expect(checkpoint.blocks[0]).toMatchObject({ type: 'text', text: expect.stringContaining(PROVIDER_SUMMARY_TEXT) });
     expect(checkpoint.blocks[1]).toEqual(item);
-    expect(given[0]!.map((m) => m.id)).toEqual(o.change!.archivedIds);
-    expect(historyProblems(o.change!.messages)).toEqual([]);
+    expect(given[0]!.map((m) => m.id)).toEqual(archivedIds(h, o));
+    expect(historyProblems(historyAfter(h, o))).toEqual([]);
   });
 
   it('falls back to the summarizer when the provider cannot compact', async () => {
@@ -100,9 +100,10 @@ describe('compaction.engine "provider"', () => {
         },
       },
     });
-    const o = await e.manual(ctx(talkTo(e, 20_000)), undefined, signal(), noEvents);
+    const h = talkTo(e, 20_000);
+    const o = await e.manual(ctx(h), undefined, signal(), noEvents);
     expect(o.record).toMatchObject({ status: 'applied', method: 'single' });
     expect(summarizer.requests).toHaveLength(1);
-    expect(o.change!.messages[0]!.blocks.some((b) => b.type === 'reasoning')).toBe(false);
+    expect(historyAfter(h, o)[0]!.blocks.some((b) => b.type === 'reasoning')).toBe(false);
   });
 });

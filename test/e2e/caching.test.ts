@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CompactionRecord } from '../../src/compaction/types.js';
+import type { CompactionRecord } from '../../src/history/compaction.js';
 import type { RecordedRequest } from '../fake-server/server.js';
 import { isSummarizer, jsonResult, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import type { CompactionRecord } from '../../src/compaction/types.js';
+import type { CompactionRecord } from '../../src/history/compaction.js';
 import type { FakeServer, Reply } from '../fake-server/server.js';
 import { KEY, runAgent, workspace, type ProviderKind, type Workspace, isSummarizer } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CompactionRecord } from '../../src/compaction/types.js';
+import type { CompactionRecord } from '../../src/history/compaction.js';
 import { compactionCases, LONG, records, SUMMARY, turnWith } from './compaction-cases.js';
 import { workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
 

@@ -11,6 +11,9 @@ import { historyProblems } from '../../src/llm/validate.js';
 import { Session, type SessionEvent } from '../../src/session/session.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
+import { repairHistory } from '../../src/session/repair.js';
+import { planFor, uncompactTargets } from '../../src/session/uncompact.js';
+import { assistant, autoChange, user } from '../store/helpers.js';
 import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
 
 // /uncompact over the session: which compaction, what comes back, what is refused and why,
@@ -126,6 +129,32 @@ describe('/uncompact', () => {
     expect(historyProblems(session.messages())).toEqual([]);
     expect(await says(session, '/rewind undo')).toContain('Nothing to undo');
     session.close();
+    store.close();
+  });
+
+  it('refuses an undo whose history the provider would refuse: a load repair made since does not fit what comes back', async () => {
+    // the compaction kept a pinned note without its answer; once unpinned, a resume marks the note and the next prompt as two prompts in a row
+    const store = openStore(':memory:');
+    store.createSession({ id: 's', cwd: '/', provider: 'p', model: 'm' });
+    const note = user('remember: always httpie', { pinned: true });
+    for (const m of [note, assistant('noted'), user('two'), assistant('b'), user('three'), assistant('c')]) store.appendMessage('s', m, 3);
+    const compaction = autoChange(store.loadVisible('s'), 1)!;
+    store.applyCompaction('s', compaction);
+    store.setPinned('s', note.id, false);
+    const repair = repairHistory(store.loadVisible('s'))!;
+    expect(repair.notes).toEqual(['1 unanswered prompt marked as such, so it is not merged into the next one']);
+    store.rewriteVisible('s', repair);
+    const current = store.loadVisible('s');
+    const deps = { store, sessionId: 's', current, tokensWith: async () => 100, limits: { auto: 10_000, contextWindow: 20_000 } };
+    const plan = await planFor(deps, uncompactTargets(store.compactionsInEffect('s')), undefined, undefined);
+    // without the check the revert would put the marker right before the note's own answer: two assistant messages side by side
+    expect(plan).toEqual({
+      ok: false,
+      message: expect.stringMatching(
+        /^Undoing compaction 1 \(.+\) would leave a history the provider refuses \(messages 1 and 2 are both assistant messages\); nothing was changed/,
+      ),
+    });
+    expect(store.loadVisible('s')).toStrictEqual(current);
     store.close();
   });
 

@@ -366,6 +366,14 @@ describe('secrets', () => {
       record: Object.assign({ ...change.record }, { apiKey: key }),
       added: change.added.map((m) => Object.assign({ ...m }, { apiKey: key })),
     });
+    // a micro compaction's revised blocks go into the log record's body: cleaned like a message's
+    store.appendMessage('s', user('run it'), 1);
+    for (const m of toolPair('Bash', { command: 'ls' }, 'a.txt')) store.appendMessage('s', m, 1);
+    const micro = microChange(store.loadVisible('s'), 0)!;
+    store.applyCompaction('s', {
+      ...micro,
+      body: { revisions: micro.body.revisions!.map((r) => ({ id: r.id, blocks: r.blocks.map((b) => Object.assign({ ...b }, { apiKey: key })) })) },
+    });
     const withUsage = assistant('x', { usage: Object.assign({ inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, { apiKey: key }) });
     store.appendMessage('s', user('q'), 1);
     store.appendMessage('s', withUsage, 1);

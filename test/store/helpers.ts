@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClearedOutput, CompactionChange, CompactionRecord } from '../../src/compaction/types.js';
+import { compactionEntry, type ClearedOutput, type CompactionCommit, type CompactionRecord } from '../../src/history/compaction.js';
+import { applyRecord } from '../../src/history/view.js';
 import { isToolResultMessage, type Block, type Message, type Usage } from '../../src/llm/messages.js';
 
 /** A fresh private temp directory; remove it with cleanup(). */
@@ -68,7 +69,7 @@ export function record(trigger: CompactionRecord['trigger'], extra: Partial<Comp
 }
 
 /** Micro compaction as the engine would do it: clear every tool result except the `keep` most recent. */
-export function microChange(visible: readonly Message[], keep: number): CompactionChange | undefined {
+export function microChange(visible: readonly Message[], keep: number): CompactionCommit | undefined {
   const calls = new Map<string, { name: string; input: Record<string, unknown> }>();
   for (const m of visible) for (const b of m.blocks) if (b.type === 'tool_use') calls.set(b.id, { name: b.name, input: b.input });
   const candidates: Array<{ msgIndex: number; blockIndex: number }> = [];
@@ -108,10 +109,8 @@ export function microChange(visible: readonly Message[], keep: number): Compacti
   }
   return {
     record: record('micro', { archivedCount: cleared.length }),
-    messages,
-    archivedIds: [],
+    body: { revisions: [...replacedIdx].map((i) => ({ id: messages[i]!.id, blocks: messages[i]!.blocks })) },
     added: [],
-    replaced: [...replacedIdx].map((i) => messages[i]!),
     cleared,
   };
 }
@@ -120,7 +119,7 @@ export function microChange(visible: readonly Message[], keep: number): Compacti
  * Auto compaction: archive everything before the `keepTurns`-th last user turn start, put a
  * checkpoint first, keep pinned messages of the head and the tail.
  */
-export function autoChange(visible: readonly Message[], keepTurns: number, trigger: CompactionRecord['trigger'] = 'auto'): CompactionChange | undefined {
+export function autoChange(visible: readonly Message[], keepTurns: number, trigger: CompactionRecord['trigger'] = 'auto'): CompactionCommit | undefined {
   const starts = visible.map((m, i) => (m.role === 'user' && !isToolResultMessage(m) && m.kind === 'normal' ? i : -1)).filter((i) => i > 0);
   const cut = starts[starts.length - keepTurns];
   if (cut === undefined || cut === 0) return undefined;
@@ -144,13 +143,20 @@ export function autoChange(visible: readonly Message[], keepTurns: number, trigg
       method: 'single',
       summaryTokens: 12,
     }),
-    messages: [checkpoint, ...pinned, ...visible.slice(cut)],
-    archivedIds: archived.map((m) => m.id),
+    body: { view: [checkpoint, ...pinned, ...visible.slice(cut)].map((m) => m.id) },
     added: [checkpoint],
-    replaced: [],
     cleared: [],
   };
 }
+
+/** The visible history after a compaction, as the reducer gives it (history/view.ts). */
+export const viewAfter = (visible: readonly Message[], c: CompactionCommit): Message[] => applyRecord(visible, compactionEntry(c), c.added);
+
+/** The ids a compaction takes out of view. */
+export const archivedBy = (visible: readonly Message[], c: CompactionCommit): string[] => {
+  const after = new Set(viewAfter(visible, c).map((m) => m.id));
+  return visible.filter((m) => !after.has(m.id)).map((m) => m.id);
+};
 
 /** Pinning only applies to plain turns here: pinned halves of tool pairs would split the pair. */
 const isPairHalf = (m: Message): boolean => isToolResultMessage(m) || m.blocks.some((b) => b.type === 'tool_use');

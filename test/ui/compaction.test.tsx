@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import type { CompactionRecord } from '../../src/compaction/types.js';
+import type { CompactionRecord } from '../../src/history/compaction.js';
 import { emptyUsage } from '../../src/llm/messages.js';
 import { receiptText } from '../../src/ui/item-text.js';
 import { FakeController, KEYS, msg, renderApp, text, waitFor } from './helpers.js';

@@ -1,6 +1,6 @@
 // Transcript items of every kind and shape (short, wrapping, cut, coloured by status), for the
 // tests that pin how finished items look: test/ui/item-look.test.tsx and the first-frame print.
-import type { CompactionRecord } from '../../src/compaction/types.js';
+import type { CompactionRecord } from '../../src/history/compaction.js';
 import type { TranscriptItem } from '../../src/ui/transcript.js';
 
 const words = (n: number, seed = 1): string => {

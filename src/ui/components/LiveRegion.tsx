@@ -10,7 +10,7 @@ import { useTheme } from '../theme.js';
 import type { LiveState } from '../live-state.js';
 import type { UiStore } from '../ui-store.js';
 import { isWorking } from '../live-state.js';
-import type { CompactionTrigger } from '../../compaction/types.js';
+import type { CompactionTrigger } from '../../history/compaction.js';
 import { useTerminalSize } from './terminal-size.js';
 import { ToolHeader } from './ToolHeader.js';
 
