@@ -56,6 +56,9 @@ export interface CompactionState {
   lastResponseAt?: number;
 }
 
+/** Share of the effective window an exhausted context must grow by before blocking compacts it again. */
+const REGROWTH_SHARE = 0.1;
+
 /** Compactions in a row with no progress between them that stop auto compaction. */
 export const THRASH_LIMIT = 3;
 
@@ -147,12 +150,19 @@ export class Guards {
     if (!this.cfg.auto) return { run: false };
     if (st.breakerOpen) return this.once('breakerTold', breakerMessage(st, this.cfg));
     if (st.thrashStopped) return this.once('thrashTold', thrashMessage());
-    if (st.exhausted) return this.once('exhaustedTold', exhaustedMessage(st, this.t));
+    // exhausted holds back auto compaction, but not a context that has grown again past blocking:
+    // there is new conversation to summarize, and the request would overflow (or be cut) otherwise
+    if (st.exhausted && !this.regrownPastBlocking(tokens)) return this.once('exhaustedTold', exhaustedMessage(st, this.t));
     if (st.cooldownTurnsLeft > 0 && tokens < this.t.blocking) {
       const n = st.cooldownTurnsLeft;
       return { run: false, tell: `cooldown after the last compaction (${n} more turn${n === 1 ? '' : 's'})` };
     }
     return { run: true };
+  }
+
+  /** Past blocking, and grown by REGROWTH_SHARE of the effective window since compaction last fell short. */
+  private regrownPastBlocking(tokens: number): boolean {
+    return tokens >= this.t.blocking && tokens - (this.st.exhaustedTokens ?? tokens) >= this.t.effective * REGROWTH_SHARE;
   }
 
   /** A guard has stopped auto compaction (the gauge says so). */

@@ -351,6 +351,28 @@ describe('guards', () => {
     expect(e.state().exhausted).toBe(false);
   });
 
+  it('exhausted: a context that grows again past blocking is compacted once more (Ollama-sized windows where the tools alone fill half)', async () => {
+    // mutation: `regrownPastBlocking` returning false (exhaustion holding back for good) fails the last expect
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const pinned = user(tokensText(80_000, 'pin'), { pinned: true });
+    const h = [pinned, assistant('noted'), ...talk(10, 1_500)];
+    const [o] = await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(o!.record.tokensAfter).toBeGreaterThanOrEqual(e.thresholds().auto);
+    expect(e.state().exhausted).toBe(true);
+    const next = applyAll(e, h, [o!]);
+    // a little growth below blocking: still held back
+    const small = await e.beforeCall(ctx([...next, user('more'), assistant('ok')]), signal(), collect().emit);
+    expect(small.filter((x) => x.record.status === 'applied')).toHaveLength(0);
+    expect(p.requests).toHaveLength(1);
+    // the conversation grows well past blocking: compacting has new turns to summarize
+    const grown = [...next, ...talk(12, 2_000)];
+    const t = e.thresholds();
+    expect(e.usage(ctx(grown)).tokens).toBeGreaterThanOrEqual(t.blocking);
+    const again = await e.beforeCall(ctx(grown), signal(), collect().emit);
+    expect(again.some((x) => x.record.status === 'applied')).toBe(true);
+  });
+
   it('the guard state survives a JSON round trip (a resumed session keeps its cadence)', async () => {
     const p = new ScriptedProvider(() => serverError());
     const e = makeEngine(p, { maxFailures: 2 });

@@ -124,7 +124,12 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Edit, Write and /rewind wi
     expect(edited.content).toContain('-export const port = 3000;');
 
     // turn 2 (a resumed process): a new file
-    server.enqueue({ toolCalls: [{ name: 'Write', input: { path: 'docs/NOTES.md', content: '# Notes\nport is 4000\n' } }] }, { text: 'Noted.' });
+    // a reply long enough that summarizing the older turns makes the context smaller (a near-empty
+    // conversation is refused: "would not be smaller", the working-state ledger alone outweighs it)
+    server.enqueue(
+      { toolCalls: [{ name: 'Write', input: { path: 'docs/NOTES.md', content: '# Notes\nport is 4000\n' } }] },
+      { text: `Noted. ${'The port lives in app.ts and the notes say so. '.repeat(60)}` },
+    );
     expect((await run(['-p', 'write notes', '--permission-mode', 'acceptEdits', '--continue'])).code).toBe(0);
     expect(file('docs/NOTES.md')).toBe('# Notes\nport is 4000\n');
 
