@@ -26,7 +26,8 @@ function renderGauge(state: GaugeState, percentLeft: number, theme = colorTheme,
 describe('the token gauge', () => {
   it('ok: green bar, percent left, nothing else', () => {
     const { raw, text } = renderGauge('ok', 78);
-    expect(text).toBe('██░░░░░░░░ 78% context left');
+    // the mark: auto compaction fires at 92% used, the tenth cell
+    expect(text).toBe('██░░░░░░░│ 78% context left');
     expect(fgCodes(raw)).toContain('32'); // green
   });
 
@@ -71,6 +72,14 @@ describe('the token gauge', () => {
     expect(gaugeBar(50)).toBe('█████░░░░░');
     expect(gaugeBar(0)).toBe('██████████');
     expect(gaugeBar(-5)).toBe('██████████');
+  });
+
+  it('marks where auto compaction fires until the bar reaches it, and not when auto compaction is off', () => {
+    // mutation: dropping the mark, or drawing it inside the filled part, fails these
+    expect(gaugeBar(78, 10, 92)).toBe('██░░░░░░░│');
+    expect(gaugeBar(78, 10, 55)).toBe('██░░░│░░░░');
+    expect(gaugeBar(30, 10, 55)).toBe('███████░░░');
+    expect(renderGauge('ok', 78, colorTheme, { autoCompactEnabled: false }).text).toBe('██░░░░░░░░ 78% context left');
   });
 
   it('labels round the percentage', () => {

@@ -12,7 +12,7 @@ import { UiStore } from '../../src/ui/ui-store.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { TranscriptItem } from '../../src/ui/transcript.js';
 import { ITEM_CORPUS } from './item-corpus.js';
-import { FakeController, msg, renderSized, text, tick } from './helpers.js';
+import { FakeController, msg, renderSized, text, tick, waitFor } from './helpers.js';
 import { expectInOrder } from '../support/inOrder.js';
 
 // A resumed session's newest screenful goes to the terminal as text before Ink's first frame
@@ -162,11 +162,21 @@ describe('the first frame prints the transcript ahead of Ink', () => {
 
   it('a resize prints the transcript again as text at the new width', async () => {
     const r = renderSized(<App controller={new FakeController(undefined, history(40))} theme={plainTheme} printAhead={() => undefined} />, 80, 24);
-    await tick(5);
+    // event-driven (a loaded machine renders late): the first frame with the transcript, then the redraw
+    await waitFor(
+      () => stripAnsi(r.stdout.frames.join('')).includes('answer number 39'),
+      () => r.stdout.frames.join('').slice(-400),
+    );
+    await tick(RESIZE_SETTLE_MS + 50); // nothing more pending from the first render
     const before = r.stdout.frames.length;
     r.stdout.resize(50);
-    await tick(RESIZE_SETTLE_MS + 50);
-    const redraws = r.stdout.frames.slice(before).filter((f) => f.startsWith(CLEAR_SCREEN));
+    const redrawsNow = () => r.stdout.frames.slice(before).filter((f) => f.startsWith(CLEAR_SCREEN));
+    await waitFor(
+      () => redrawsNow().length > 0,
+      () => `no redraw after the resize`,
+    );
+    await tick(RESIZE_SETTLE_MS + 50); // a second redraw would come within this
+    const redraws = redrawsNow();
     expect(redraws).toHaveLength(1);
     const text = stripAnsi(redraws[0]!);
     expect(text).toMatch(/question number 0$/m);

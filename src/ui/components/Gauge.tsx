@@ -4,11 +4,19 @@ import { useTheme } from '../theme.js';
 
 const CELLS = 10;
 
-/** "▰▰▰▱▱▱▱▱▱▱" for the share of the effective window in use. */
-export function gaugeBar(percentLeft: number, cells = CELLS): string {
+/**
+ * "██░░░░░░│░" for the share of the effective window in use; `markAt` (percent used) puts a
+ * `mark` ("│"; "|" on a dumb terminal) on the cell where auto compaction fires, while the bar has not reached it.
+ */
+export function gaugeBar(percentLeft: number, cells = CELLS, markAt?: number, mark = '│'): string {
   const used = Math.min(100, Math.max(0, 100 - percentLeft));
   const filled = Math.round((used / 100) * cells);
-  return '█'.repeat(filled) + '░'.repeat(cells - filled);
+  const cellsOf = [...'█'.repeat(filled), ...'░'.repeat(cells - filled)];
+  if (markAt !== undefined && markAt > 0 && markAt < 100) {
+    const at = Math.min(cells - 1, Math.floor((markAt / 100) * cells));
+    if (at >= filled) cellsOf[at] = mark;
+  }
+  return cellsOf.join('');
 }
 
 /** The words after the percentage: what the state means for the person. */
@@ -27,14 +35,14 @@ export function gaugeLabel(u: ContextUsageView): string {
   }
 }
 
-/** The token gauge: a bar and "N% context left", coloured by state. */
+/** The token gauge: a bar with the auto-compaction mark and "N% context left", coloured by state. */
 export function Gauge({ usage }: { usage: ContextUsageView }) {
   const theme = useTheme();
   const color = theme.gauge[usage.state];
   const strong = usage.state === 'compact-soon' || usage.state === 'blocking';
   return (
     <Text wrap="truncate-end">
-      <Text color={color}>{gaugeBar(usage.percentLeft)}</Text>
+      <Text color={color}>{gaugeBar(usage.percentLeft, CELLS, usage.autoCompactEnabled ? usage.autoCompactAtPercent : undefined, theme.dumb ? '|' : '│')}</Text>
       <Text color={color} bold={strong}>
         {' '}
         {gaugeLabel(usage)}
