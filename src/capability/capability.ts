@@ -12,6 +12,7 @@
 import type { AgentCatalog } from '../agents/agents.js';
 import type { SubagentHost } from '../agents/host.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
+import type { LedgerSection as DerivedLedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';
 import type { AnyTool, ToolOutput } from '../tools/types.js';
 
@@ -82,7 +83,15 @@ export interface CapabilitySession {
   toolSet?(): ToolSet;
   readonly hooks?: CapabilityHooks;
   readonly state?: StateSlice;
+  /**
+   * Sections of the working-state ledger derived from the log (pure functions of the messages,
+   * like the built-in ones: src/ledger/types.ts), for what the history itself records (skills
+   * loaded, the task list's last write). State the log does not hold goes in `state.ledger()`.
+   */
+  readonly ledger?: readonly DerivedLedgerSection[];
 }
+
+export type { DerivedLedgerSection };
 
 /** What a tool may ask of the turn it runs in (the Skill tool: the history, allowances, gated commands). */
 export interface TurnHost {

@@ -4,6 +4,7 @@
 import type { LoopHooks } from '../agent/host.js';
 import type { AttentionKind, Capability, CapabilityHooks, CapabilityHost, CapabilitySession, SummaryTrigger, ToolSet } from '../capability/capability.js';
 import type { CompactionRecord } from '../history/compaction.js';
+import type { LedgerSection } from '../ledger/types.js';
 import type { TextBlock } from '../llm/messages.js';
 import { debug } from '../log.js';
 import type { Approver } from '../tools/permissions.js';
@@ -138,6 +139,20 @@ export class Capabilities {
       }
     }
     return Object.keys(out).length > 0 ? out : undefined;
+  }
+
+  /**
+   * Their sections of the working-state ledger: those derived from the log, then each state
+   * slice's `ledger()` as a section of one item (read when a compaction derives the ledger).
+   */
+  ledgerSections(): LedgerSection[] {
+    const out: LedgerSection[] = this.opened.flatMap((c) => c.ledger ?? []);
+    for (const s of this.slices()) {
+      const part = s.ledger?.();
+      if (!part || part.text.trim() === '') continue;
+      out.push({ id: `capability:${s.key}`, title: part.title, order: 60, share: 0.15, derive: () => [{ text: part.text.trim() }] });
+    }
+    return out;
   }
 
   private slices() {

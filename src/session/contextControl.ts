@@ -56,6 +56,8 @@ export interface ContextDeps {
   compacted?: (record: CompactionRecord) => Promise<void>;
   /** The skills: their listing joins the system prompt (with a Skill tool), invoked ones come back after a compaction. */
   skills?: SkillCatalog | undefined;
+  /** The capabilities' slices of the working-state ledger, beside the registry's (ledger/registry.ts). */
+  ledger?: () => ReturnType<typeof ledgerSections.sections>;
 }
 
 export class ContextControl {
@@ -352,11 +354,15 @@ export class ContextControl {
         cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
         providerCompaction:
           config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
-        countExact: provider.countInputTokens ? exactCounter(provider, config.model.name) : undefined,
+        // the provider's exact count of the next request (tools as the loop sends them)
+        countExact: provider.countInputTokens
+          ? (parts: CompactionContext, signal: AbortSignal) =>
+              provider.countInputTokens!({ model: config.model.name, system: parts.system, tools: parts.tools, messages: parts.history, signal })
+          : undefined,
         // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
         thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
         ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
-        ledger: { archived: () => this.deps.log.archived(), sections: () => ledgerSections.sections() },
+        ledger: { archived: () => this.deps.log.archived(), sections: () => [...ledgerSections.sections(), ...(this.deps.ledger?.() ?? [])] },
         ...this.deps.engine,
       },
       state,
@@ -410,10 +416,4 @@ function providerCompaction(provider: Provider, model: string, cacheKey: string,
     // the session's instructions, so the compaction request reads the prompt cache of the session's own
     compact: async (messages, signal) => compact({ model, system: system(), messages, signal, cacheKey }),
   };
-}
-
-/** The provider's exact count of the next request (tools as the loop sends them). */
-function exactCounter(provider: Provider, model: string): (parts: CompactionContext, signal: AbortSignal) => Promise<number> {
-  const count = provider.countInputTokens!.bind(provider);
-  return (parts, signal) => count({ model, system: parts.system, tools: parts.tools, messages: parts.history, signal });
 }

@@ -107,6 +107,7 @@ export class Session extends SessionEvents {
         summaryInstructions: (trigger, focus, signal) => this.caps.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
         compacted: (record) => this.caps.afterCompaction(record),
         skills: deps.skills,
+        ledger: () => this.caps.ledgerSections(),
       },
       deps.config,
       deps.provider,

@@ -141,7 +141,7 @@ describe('skills in print mode', () => {
     expect(server.requests[2]!.view!.system).toContain('WEB-DESC');
   });
 
-  // mutation: skillsAfterCompaction not called after a commit, or the listing built outside the system prompt
+  // mutation: skillsAfterCompaction not called after a commit, the listing built outside the system prompt, or the skills' ledger section not opened
   it('after a compaction whose summary keeps nothing, the listing and both invoked bodies are in the first request after', async () => {
     const ws = workspace({ compaction: { tailTurns: 1 } });
     threeSkills(ws);
@@ -166,6 +166,8 @@ describe('skills in print mode', () => {
     expect(sent).not.toContain('"tool_use"');
     const note = sent.slice(sent.indexOf('skills loaded earlier in this conversation, attached again after a compaction'));
     expect(note).toMatch(/NOTES-BODY[\s\S]*DEPLOY-BODY: ship the build to the prod environment/);
+    // and the working-state ledger names both, newest first, whatever the bodies' budget
+    expect(sent).toMatch(/### Skills loaded[\s\S]*notes \(folder [^)]*\)[\s\S]*deploy \(folder/);
   }, 60_000);
 
   // mutations: allowed-tools not let through while the skill runs; a project skill's allowed-tools honoured without trust

@@ -69,6 +69,18 @@ describe('the capabilities of a session', () => {
     expect(new Capabilities([], host).state()).toBeUndefined();
   });
 
+  // mutations: ledgerSections() ignoring `ledger`, or ignoring state slices' ledger(), fails here
+  it("give the working-state ledger their derived sections and each state slice's ledger() as a section", async () => {
+    const derived = { id: 'names', title: 'Names', order: 55, share: 0.05, derive: () => [{ text: 'n1' }] };
+    const caps = new Capabilities([counting(), { name: 'derived', open: () => ({ ledger: [derived] }) }], host);
+    await caps.beforePrompt('a', new AbortController().signal);
+    const sections = caps.ledgerSections();
+    expect(sections.map((x) => x.title)).toEqual(['Names', 'Turns']);
+    const input = { messages: [], kept: new Set<string>(), describe: () => '' };
+    expect(sections.map((x) => x.derive(input))).toEqual([[{ text: 'n1' }], [{ text: '1' }]]);
+    expect(new Capabilities([], host).ledgerSections()).toEqual([]);
+  });
+
   it('join their tools in list order and hand back one combined tool set while nothing changed', () => {
     const a = { tools: [tool('A1')], system: '# A' };
     const b = { tools: [tool('B1')], system: '# B' };
