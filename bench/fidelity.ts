@@ -28,7 +28,9 @@ import { rng } from './rng.js';
 const MODEL = 'claude-sonnet-4-5';
 const ALL: readonly Fact[] = [...FACTS, ...EXTRA_FACTS];
 const TYPES: readonly ProbeType[] = ['recall', 'artifact', 'continuation', 'decision'];
-type Trigger = 'manual' | 'reactive' | 'auto';
+type Trigger = 'manual' | 'reactive' | 'auto' | 'auto×3';
+/** Turns after the script in the auto×3 runs, at most, until the third auto compaction. */
+const MORE_TURNS = 24;
 type Keeper = 'nothing' | 'half' | 'all';
 
 const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints') || (lastUserText(v)?.includes(IN_PLACE_MARKER) ?? false);
@@ -64,7 +66,7 @@ async function run(trigger: Trigger, keeper: Keeper, ledger: boolean): Promise<F
     mkdirSync(join(dir, 'config'));
     mkdirSync(join(dir, 'src'));
     writeFileSync(join(dir, 'config', 'app.env'), 'PAYMENT_HOST=localhost\nPAYMENT_PORT=8734\n');
-    const small = trigger === 'auto';
+    const small = trigger === 'auto' || trigger === 'auto×3';
     writeFileSync(
       join(dir, '.agentrc'),
       JSON.stringify({
@@ -95,6 +97,11 @@ async function run(trigger: Trigger, keeper: Keeper, ledger: boolean): Promise<F
     for (const t of TURNS) {
       server.enqueue(...t.replies);
       await session.prompt(t.prompt);
+    }
+    // successive auto compactions: the facts planted in the script must survive the later ones too
+    for (let i = 0; trigger === 'auto×3' && compactions < 3 && i < MORE_TURNS; i++) {
+      server.enqueue({ text: `Part ${i}: ${'The module keeps its state in one place and passes it down explicitly. '.repeat(30)}` });
+      await session.prompt(`Walk me through part ${i} of the module.`);
     }
     if (trigger === 'manual') await session.compact();
     if (trigger === 'reactive') {
@@ -131,7 +138,7 @@ async function run(trigger: Trigger, keeper: Keeper, ledger: boolean): Promise<F
 
 export async function runFidelityBench(): Promise<FidelityRun[]> {
   const out: FidelityRun[] = [];
-  for (const trigger of ['manual', 'reactive', 'auto'] as const)
+  for (const trigger of ['manual', 'reactive', 'auto', 'auto×3'] as const)
     for (const keeper of ['nothing', 'half', 'all'] as const) for (const ledger of [false, true]) out.push(await run(trigger, keeper, ledger));
   return out;
 }

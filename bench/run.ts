@@ -23,6 +23,8 @@ const BENCHES: Record<string, string> = {
   subagents: "a 20-turn exploration reading five large files a turn, directly vs through Task children: the parent's largest request and billed input",
   hooks: 'a tool call waiting for a PreToolUse hook vs none; loading 200 custom command files',
   skills: 'issue 33: discovering 200 SKILL.md folders vs none, and their listing within its budget (~2% of the window)',
+  fidelity:
+    'issue 37: facts of a scripted coding session carried across manual, reactive and successive auto compactions, three summarizers (keeps nothing, half, all), ledger on vs off',
   ledger: 'issue 37: the working-state ledger of a session with 5,000 messages of the person: time to derive it and its tokens against the budget',
   grep: 'Grep on a generated 6,000-file / ~60 MB tree: packaged ripgrep (the default) vs rg on PATH vs the JavaScript search',
   install: 'issue 31: the package installed with npm install -g vs the checkout: first frame and one -p round trip',

@@ -175,8 +175,11 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       head.archived,
       tail,
       {
-        budget: Math.max(0, budgets.restoreTokens - (ledger?.tokens ?? 0)),
+        // the ledger takes the recent requests' half of the restored context, never the files' half:
+        // on a small window it would take all of it, and a tiny file just read would not come back
+        budget: Math.max(Math.floor(budgets.restoreTokens / 2), budgets.restoreTokens - (ledger?.tokens ?? 0)),
         requests: ledger === undefined,
+        ...(ledger && d.deps.ledger ? { earlier: d.deps.ledger.archived() } : {}),
         fileBudget: budgets.restoreFileTokens,
         maxFiles: d.deps.config.restoreFiles,
         fileReadTools: d.deps.fileReadTools ?? [TOOL.FileRead, ...FILE_EDIT_TOOLS],

@@ -18,6 +18,8 @@ export interface RestoreOptions {
   signal: AbortSignal;
   /** False when the ledger carries the person's words: no "recent requests" section, the files get the whole budget. */
   requests?: boolean;
+  /** What earlier compactions archived: files read there are re-read too (newest first), or a second compaction loses them. */
+  earlier?: readonly Message[];
 }
 
 export interface Restoration {
@@ -151,7 +153,8 @@ export async function buildRestoration(
   if (!opts.readFile || opts.maxFiles <= 0) return result;
   let remaining = opts.budget - result.tokens - count(FILES_HEADER) - 2;
   const sections: string[] = [];
-  for (const path of recentReadPaths(archived, tail, opts.fileReadTools, opts.maxFiles)) {
+  const readIn = opts.earlier && opts.earlier.length > 0 ? [...opts.earlier, ...archived] : archived;
+  for (const path of recentReadPaths(readIn, tail, opts.fileReadTools, opts.maxFiles)) {
     if (opts.signal.aborted || remaining < MIN_FILE_TOKENS) break;
     let content: string | undefined;
     try {

@@ -39,7 +39,8 @@ function fit(items: readonly LedgerItem[], budget: number, max: number, fadeFrom
   const idCost = items.map((i) => (i.recallId !== undefined ? estimate(i.recallId) : 0));
   const levels: Level[] = items.map((_, k) => (k < max ? 0 : i2(items[k]!)));
   const newestIndex = fadeFromStart ? items.length - 1 : 0;
-  const anchors = items.map((i, k) => (i.anchor === true || k === newestIndex) && k < max);
+  // the newest stays whole (cut in render if need be) unless it has a one-line form to give way to
+  const anchors = items.map((i, k) => (i.anchor === true || (k === newestIndex && i.brief === undefined)) && k < max);
   const sum = (k: number): number => [whole[k]!, brief[k]!, idCost[k]!, 0][levels[k]!]!;
   let total = items.reduce((n, _, k) => n + sum(k), 0);
   if (total <= budget) return levels;
@@ -102,9 +103,20 @@ export function renderSection(
   fadeFromStart: boolean,
 ): { text: string; shown: number; listed: number } {
   if (items.length === 0) return { text: '', shown: 0, listed: 0 };
-  const head = `### ${section.title}${section.note ? `\n${section.note}` : ''}`;
-  const room = budget - estimate(head) - 24;
-  const levels = fit(items, room, section.maxShown ?? Number.POSITIVE_INFINITY, fadeFromStart);
+  const max = section.maxShown ?? Number.POSITIVE_INFINITY;
+  let head = `### ${section.title}${section.note ? `\n${section.note}` : ''}`;
+  let room = budget - estimate(head) - 24;
+  let levels = fit(items, room, max, fadeFromStart);
+  // short of room, the items matter more than the line saying what they are
+  if (section.note && levels.some((l) => l > 0)) {
+    const bare = `### ${section.title}`;
+    const without = fit(items, budget - estimate(bare) - 24, max, fadeFromStart);
+    if (without.reduce((n: number, l) => n + l, 0) < levels.reduce((n: number, l) => n + l, 0)) {
+      head = bare;
+      room = budget - estimate(bare) - 24;
+      levels = without;
+    }
+  }
   const newestIndex = fadeFromStart ? items.length - 1 : 0;
   const lines: string[] = [];
   const ids: string[] = [];

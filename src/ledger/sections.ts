@@ -92,23 +92,41 @@ export const filesSection: LedgerSection = {
   maxShown: 40,
   note: 'Every file read or changed so far (the whole session), most recently touched first:',
   derive(input) {
-    const seen = new Map<string, { edits: number; reads: number; last: number }>();
+    const seen = new Map<string, { edits: number; reads: number; last: number; said?: string }>();
+    // files changed since the model last wrote text: its next words are what it said of the change
+    let changed: string[] = [];
     let n = 0;
-    for (const { use, result } of toolPairs(input.messages)) {
-      const path = pathOf(use.input);
-      const edit = EDIT_TOOLS.includes(use.name);
-      if (!path || result.isError || (!edit && !READ_TOOLS.includes(use.name))) continue;
-      const f = seen.get(path) ?? { edits: 0, reads: 0, last: 0 };
-      if (edit) f.edits++;
-      else f.reads++;
-      f.last = ++n;
-      seen.set(path, f);
+    const uses = new Map<string, ToolUseBlock>();
+    for (const m of input.messages) {
+      if (m.role === 'assistant' && changed.length > 0) {
+        const said = m.blocks.find((b): b is TextBlock => b.type === 'text' && b.text.trim() !== '');
+        if (said) {
+          for (const path of changed) seen.get(path)!.said = oneLine(said.text, 100);
+          changed = [];
+        }
+      }
+      for (const result of m.blocks) {
+        if (result.type === 'tool_use') uses.set(result.id, result);
+        const use = result.type === 'tool_result' ? uses.get(result.toolUseId) : undefined;
+        if (!use || result.type !== 'tool_result') continue;
+        const path = pathOf(use.input);
+        const edit = EDIT_TOOLS.includes(use.name);
+        if (!path || result.isError || (!edit && !READ_TOOLS.includes(use.name))) continue;
+        const f = seen.get(path) ?? { edits: 0, reads: 0, last: 0 };
+        if (edit) {
+          f.edits++;
+          if (!changed.includes(path)) changed.push(path);
+        } else f.reads++;
+        f.last = ++n;
+        seen.set(path, f);
+      }
     }
     return [...seen.entries()]
       .sort((a, b) => b[1].last - a[1].last)
-      .map(([path, f]) => ({
-        text: `- ${path} — ${f.edits > 0 ? `modified (${f.edits} edit${f.edits === 1 ? '' : 's'})${f.reads > 0 ? ', read' : ''}` : 'read'}`,
-      }));
+      .map(([path, f]) => {
+        const what = `- ${path} — ${f.edits > 0 ? `modified (${f.edits} edit${f.edits === 1 ? '' : 's'})${f.reads > 0 ? ', read' : ''}` : 'read'}`;
+        return f.said ? { text: `${what}, the model said: "${f.said}"`, brief: what } : { text: what };
+      });
   },
 };
 

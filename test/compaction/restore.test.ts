@@ -88,6 +88,15 @@ describe('files', () => {
     expect(r.tokens).toBeLessThanOrEqual(1_500);
   });
 
+  // mutation: ignoring `earlier` loses a file read before the previous compaction at the next one
+  it('re-reads files read before an earlier compaction too, after the ones of this head', async () => {
+    const earlier = [user('q0'), ...step('FileRead', { path: 'config/app.env' }, 'x')];
+    const archived = [user('q1'), ...step('FileRead', { path: 'src/a.ts' }, 'x'), assistant('ok')];
+    const readFile = async (p: string) => `contents of ${p}`;
+    expect((await buildRestoration(archived, [], opts({ readFile }), counter)).restoredPaths).toEqual(['src/a.ts']);
+    expect((await buildRestoration(archived, [], opts({ readFile, earlier }), counter)).restoredPaths).toEqual(['src/a.ts', 'config/app.env']);
+  });
+
   it('a fence longer than any backtick run in the file', async () => {
     const archived = [user('q'), ...step('FileRead', { path: 'README.md' }, 'x')];
     const r = await buildRestoration(archived, [], opts({ readFile: async () => 'text\n````\ncode\n````' }), counter);

@@ -48,6 +48,25 @@ describe('the working-state ledger', () => {
     expect(deriveLedger(input(msgs), sections, 4_000, count).text).toBe(deriveLedger(input(structuredClone(msgs)), sections, 4_000, count).text);
   });
 
+  // mutations: not recording what the model said after a change, or keeping the newest file whole
+  // past its budget instead of giving way to its one line (the older file then counted, not shown)
+  it("carries the model's first words after a change beside the file, and gives them up first when short of room", () => {
+    const msgs = [
+      user('go'),
+      ...call('FileRead', { path: 'config/app.env' }, 'PORT=1'),
+      ...call('Write', { path: 'src/retry.ts' }, 'ok'),
+      assistant(`Added the wrapper; we settled on exponential backoff with jitter. ${'More detail follows here. '.repeat(20)}`),
+    ];
+    const roomy = deriveLedger(input(msgs), sections, 4_000, count);
+    expect(roomy.text).toContain('- src/retry.ts — modified (1 edit), the model said: "Added the wrapper; we settled on exponential backoff with jitter.');
+    expect(roomy.text).toContain('- config/app.env — read');
+    const files = sections.filter((x) => x.id === 'files');
+    const tight = deriveLedger(input(msgs), files, 100, count);
+    expect(tight.text).toContain('- src/retry.ts — modified (1 edit)');
+    expect(tight.text).not.toContain('the model said');
+    expect(tight.text).toContain('- config/app.env — read');
+  });
+
   it('lists files read and modified, cumulatively, with the number of edits', () => {
     const msgs = [
       user('go'),
