@@ -309,19 +309,19 @@ export class UiStore {
     return !t || items.lastIndexOf(th) > items.lastIndexOf(t);
   }
 
-  /** Ctrl-O: prints in full the last finished tool output, or the last thinking when that came later. */
+  /** Ctrl-O: prints in full whichever came last: the last finished tool output, the last thinking, or the last compaction's report. */
   expandLastTool(): boolean {
     const th = this.lastThinking;
-    if (th && this.thinkingIsNewer(th)) {
-      this.lastThinking = null;
-      this.append({ ...th, id: itemId(), expanded: true });
-      return true;
-    }
     const rep = this.lastReport;
     const items = this.transcript.get().items;
     if (rep && items.lastIndexOf(rep) > Math.max(th ? items.lastIndexOf(th) : -1, this.expander.last ? items.lastIndexOf(this.expander.last) : -1)) {
       this.lastReport = null;
       this.append({ kind: 'tool_output', id: itemId(), name: 'Compaction', summary: `report of ${rep.record.id}`, output: reportLines(rep.record).join('\n') });
+      return true;
+    }
+    if (th && this.thinkingIsNewer(th)) {
+      this.lastThinking = null;
+      this.append({ ...th, id: itemId(), expanded: true });
       return true;
     }
     const e = this.expander.expand();

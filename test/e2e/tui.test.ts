@@ -62,6 +62,12 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     term.type('/compact focus: keep the greeting');
     term.keys('Enter');
     await term.waitFor(/Compacted [\d.]+k? → [\d.]+k? tokens · archived \d+ messages · kept \d+/);
+    // issue 37: the report in one line under the receipt, and whole on Ctrl+O (mutation: Ctrl+O
+    // preferring the older thinking over the newer report, as it did, fails the Archived line)
+    await term.waitFor(/ledger [\d,]+ tokens[\s\S]*\/uncompact\s+undoes\s+it\s+·\s+ctrl\+o\s+for\s+the\s+report/);
+    term.keys('C-o');
+    await term.waitFor(/Archived:\s+\d+\s+messages\s+\(Recall\s+ids\s+m_\w+\s+…\s+m_\w+\)/);
+    expect(term.screen()).toMatch(/Tokens:\s+[\d,]+\s+→\s+[\d,]+/);
     const summaries = server.requests.filter((q) => q.view && isSummarizer(q.view));
     expect(summaries).toHaveLength(1);
     expect(JSON.stringify(summaries[0]!.view!.messages)).toContain('keep the greeting');
