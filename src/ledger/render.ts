@@ -160,11 +160,30 @@ export function renderLedger(
   let target = budget;
   for (let pass = 0; pass < 4; pass++) {
     const r = renderOnce(derived, target);
-    const tokens = r.text ? count(r.text) : 0;
-    if (tokens <= budget || target <= 0) return tokens <= budget ? r : { text: '', sections: [] };
+    if (r.text === '') break;
+    const tokens = count(r.text);
+    if (tokens <= budget) return r;
+    if (target <= 0) break;
     target -= tokens - budget + Math.ceil(budget * 0.02);
   }
-  return { text: '', sections: [] };
+  return minimalLedger(derived, budget, count);
+}
+
+/**
+ * When no section fits its share (a tiny window, a budget eaten by a huge first message): one
+ * line per section saying how many items it holds, so the model knows they exist and that
+ * Recall reads them; '' only when even that does not fit.
+ */
+function minimalLedger(
+  derived: ReadonlyArray<{ section: LedgerSection; items: readonly LedgerItem[] }>,
+  budget: number,
+  count: Count,
+): { text: string; sections: RenderedSection[] } {
+  const withItems = derived.filter((d) => d.items.length > 0);
+  const lines = withItems.map((d) => `- ${d.section.title}: ${d.items.length}`);
+  const text = ['## Working state (ledger)', 'Too large to show here; Recall search finds what it holds:', ...lines].join('\n');
+  if (withItems.length === 0 || count(text) > budget) return { text: '', sections: [] };
+  return { text, sections: withItems.map((d) => ({ id: d.section.id, title: d.section.title, shown: 0, listed: d.items.length })) };
 }
 
 function renderOnce(

@@ -67,6 +67,20 @@ describe('the working-state ledger', () => {
     expect(tight.text).toContain('- config/app.env — read');
   });
 
+  // mutation: returning '' when nothing fits (as before) leaves the model no trace of the state
+  it('when no section fits, says what each holds in one line, within the budget', () => {
+    const msgs = [
+      user(`The first rule. ${'x'.repeat(400)}`),
+      ...call('Edit', { path: 'src/a.ts' }, 'ok'),
+      user('second'),
+      ...call('Bash', { command: 'npm test' }, 'FAIL\n\nExit code 1', true),
+    ];
+    const l = deriveLedger(input(msgs), sections, 60, count);
+    expect(l.text).toContain("- The person's own words: 2\n- Files: 1\n- Failures still standing: 1");
+    expect(count(l.text)).toBeLessThanOrEqual(60);
+    expect(deriveLedger(input(msgs), sections, 10, count).text).toBe('');
+  });
+
   it('lists files read and modified, cumulatively, with the number of edits', () => {
     const msgs = [
       user('go'),
