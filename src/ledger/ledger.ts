@@ -50,7 +50,7 @@ export function ledgerFacts(input: LedgerInput): LedgerFacts {
 export function deriveLedger(input: LedgerInput, sections: readonly LedgerSection[], budget: number, count: Count): Ledger {
   const derived = sections.map((section) => ({ section, items: section.derive(input) }));
   const r = renderLedger(derived, budget, count);
-  return { text: r.text, tokens: r.text ? count(r.text) : 0, sections: r.sections, facts: ledgerFacts(input) };
+  return { text: r.text, tokens: r.tokens, sections: r.sections, facts: ledgerFacts(input) };
 }
 
 /** The messages a ledger covers: what earlier compactions archived, then the history, each once, in log order. */

@@ -156,13 +156,13 @@ export function renderLedger(
   derived: ReadonlyArray<{ section: LedgerSection; items: readonly LedgerItem[] }>,
   budget: number,
   count: Count,
-): { text: string; sections: RenderedSection[] } {
+): { text: string; sections: RenderedSection[]; tokens: number } {
   let target = budget;
   for (let pass = 0; pass < 4; pass++) {
     const r = renderOnce(derived, target);
     if (r.text === '') break;
     const tokens = count(r.text);
-    if (tokens <= budget) return r;
+    if (tokens <= budget) return { ...r, tokens };
     if (target <= 0) break;
     target -= tokens - budget + Math.ceil(budget * 0.02);
   }
@@ -178,12 +178,13 @@ function minimalLedger(
   derived: ReadonlyArray<{ section: LedgerSection; items: readonly LedgerItem[] }>,
   budget: number,
   count: Count,
-): { text: string; sections: RenderedSection[] } {
+): { text: string; sections: RenderedSection[]; tokens: number } {
   const withItems = derived.filter((d) => d.items.length > 0);
   const lines = withItems.map((d) => `- ${d.section.title}: ${d.items.length}`);
   const text = ['## Working state (ledger)', 'Too large to show here; Recall search finds what it holds:', ...lines].join('\n');
-  if (withItems.length === 0 || count(text) > budget) return { text: '', sections: [] };
-  return { text, sections: withItems.map((d) => ({ id: d.section.id, title: d.section.title, shown: 0, listed: d.items.length })) };
+  const tokens = withItems.length === 0 ? 0 : count(text);
+  if (withItems.length === 0 || tokens > budget) return { text: '', sections: [], tokens: 0 };
+  return { text, tokens, sections: withItems.map((d) => ({ id: d.section.id, title: d.section.title, shown: 0, listed: d.items.length })) };
 }
 
 function renderOnce(
