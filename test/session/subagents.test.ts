@@ -12,6 +12,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import type { ApprovalRequest, Approver } from '../../src/tools/permissions.js';
 import { subagentCapability } from '../../src/agents/capability.js';
 import { createTools } from '../../src/tools/registry.js';
+import { until, within } from '../support/deadline.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 
 // Sub-agents at the session, over the real Anthropic SDK against the fake server: cancelling
@@ -64,9 +65,6 @@ const childStates = (events: SessionEvent[]): Map<string, ChildState> => {
   for (const e of events) if (e.type === 'child') m.set(e.state.toolUseId, e.state);
   return m;
 };
-const until = async (cond: () => boolean): Promise<void> => {
-  while (!cond()) await new Promise((r) => setTimeout(r, 10));
-};
 
 describe('sub-agents in a session', () => {
   it('interrupting the parent cancels all three running children; each ends as an error result and the session goes on', async () => {
@@ -75,9 +73,13 @@ describe('sub-agents in a session', () => {
     server.respondWith((req) => (req.view.toolNames.includes('Task') ? undefined : { text: 'working on it', cut: { afterFrames: 3, how: 'stall' } }));
     const { session, events } = open(config, store);
     const turn = session.prompt(['a', 'b', 'c'].map((n) => task(`task ${n}`, `@read ${n}.txt`)).join('\n'));
-    await until(() => [...childStates(events).values()].filter((s) => s.status === 'running').length === 3 && server.requests.length >= 4);
+    // issue 30: a wait for what never comes, or a cancellation that never takes, fails fast with an assertion
+    await until(
+      () => [...childStates(events).values()].filter((s) => s.status === 'running').length === 3 && server.requests.length >= 4,
+      'three running children',
+    );
     session.interrupt();
-    const result = await turn;
+    const result = await within(turn, 'the interrupted turn to end');
     expect(result.reason).toBe('aborted');
     const states = [...childStates(events).values()];
     expect(states.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
