@@ -221,7 +221,8 @@ export class SessionController implements UiController {
         await this.current.shell(command);
         return;
       }
-      await this.current.prompt(input);
+      // a prompt that gets no reply comes back to the input (prompt_returned), out of the conversation
+      await this.current.prompt(input, { giveBack: true });
     } catch (e) {
       const message = e instanceof CommandError ? e.message : `${(e as Error).message}`;
       this.emit({ type: 'notice', level: 'error', text: message });
@@ -308,10 +309,10 @@ export class SessionController implements UiController {
     this.emit({ type: 'notice', level, text });
   }
 
-  interrupt(): boolean {
+  interrupt(opts: { takeBack?: boolean } = {}): boolean {
     const dropped = this.queue.length;
     this.queue = [];
-    const interrupted = this.current.interrupt();
+    const interrupted = this.current.interrupt(opts.takeBack === true);
     if (dropped > 0) this.emit({ type: 'notice', level: 'info', text: `Dropped ${dropped} queued prompt${dropped === 1 ? '' : 's'}.` });
     return interrupted || dropped > 0;
   }

@@ -69,7 +69,8 @@ export async function runTurn(
     }
 
     const call = await callModel(host, opts, specs, steps, signal, emit, wait);
-    if (call.kind === 'aborted') {
+    if (call.kind === 'aborted' || call.kind === 'failed') {
+      // what streamed before the end is kept, marked interrupted (it used to be dropped on a failure, without a trace)
       if (call.partialText.trim()) {
         const partial: Message = {
           id: newId(),
@@ -82,9 +83,7 @@ export async function runTurn(
         };
         addText(textOf(appendMessage(partial)));
       }
-      return end('aborted');
-    }
-    if (call.kind === 'failed') {
+      if (call.kind === 'aborted') return end('aborted');
       emit({ type: 'error', kind: call.error.kind, message: call.error.message });
       return end('error');
     }

@@ -8,7 +8,11 @@ import { errorText } from './errorText.js';
 import type { AgentEvent } from './events.js';
 import type { LoopHost, LoopOptions } from './host.js';
 
-export type CallOutcome = { kind: 'done'; done: DoneEvent } | { kind: 'aborted'; partialText: string } | { kind: 'failed'; error: ProviderError };
+/** aborted and failed carry the text the last attempt streamed before it ended (kept as an interrupted reply). */
+export type CallOutcome =
+  | { kind: 'done'; done: DoneEvent }
+  | { kind: 'aborted'; partialText: string }
+  | { kind: 'failed'; error: ProviderError; partialText: string };
 
 /** One model call with retries for transient failures and reactive compaction for overflow. */
 export async function callModel(
@@ -27,13 +31,15 @@ export async function callModel(
   /** The last attempt could not reach the provider (connection refused, DNS…): the waiting notices say so, not "no response yet". */
   let cannotConnect: string | undefined;
   /** The error of the last attempt, stating how long the call was tried. */
+  let partialText = '';
   const gaveUp = (err: ProviderError, why = ''): CallOutcome => {
-    if (attempt === 1 && !why) return { kind: 'failed', error: err };
+    if (attempt === 1 && !why) return { kind: 'failed', error: err, partialText };
     const secs = Math.round((Date.now() - firstStarted) / 1000);
     const message = `${err.message} — gave up after ${attempt} attempt${attempt === 1 ? '' : 's'} over ${secs} s${why}`;
     return {
       kind: 'failed',
       error: new ProviderError({ kind: err.kind, provider: err.provider, message, ...(err.status !== undefined ? { status: err.status } : {}) }),
+      partialText,
     };
   };
   for (;;) {
@@ -75,7 +81,7 @@ export async function callModel(
       ...(opts.cacheKey !== undefined ? { cacheKey: opts.cacheKey } : {}),
       ...(opts.thinking !== undefined ? { thinking: opts.thinking } : {}),
     };
-    let partialText = '';
+    partialText = '';
     const sentAt = Date.now();
     if (debugEnabled()) debug('request', requestFigures(req, step, attempt));
     try {
@@ -140,7 +146,7 @@ export async function callModel(
           attempt = 0;
           continue;
         }
-        return { kind: 'failed', error: err };
+        return { kind: 'failed', error: err, partialText: '' };
       }
       const delayMs = nextRetryDelayMs(err, attempt, opts.retry);
       if (delayMs !== undefined && opts.giveUpAfterMs !== undefined && Date.now() + delayMs - firstStarted >= opts.giveUpAfterMs) {
@@ -155,7 +161,7 @@ export async function callModel(
         }
         continue;
       }
-      return err.retryable ? gaveUp(err) : { kind: 'failed', error: err };
+      return err.retryable ? gaveUp(err) : { kind: 'failed', error: err, partialText };
     } finally {
       clearInterval(ticker);
     }

@@ -8,7 +8,8 @@ import { errorText } from './errorText.js';
 import type { AgentEvent } from './events.js';
 import type { Authorization, GateCall, LoopOptions } from './host.js';
 
-const INTERRUPTED_RESULT = 'The user interrupted this tool call before it finished; it did not complete.';
+/** What the model reads of a call the person interrupted (alone, or in brackets after its partial output). */
+export const INTERRUPTED_RESULT = 'The user interrupted this tool call before it finished; it did not complete.';
 const STOPPED_RESULT = 'Not run: the user denied an earlier call in this step and stopped the turn.';
 
 /** Runs the requested tools: consecutive read-only calls in parallel, the rest one by one, results in call order. */

@@ -62,10 +62,11 @@ async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog
   const agent = catalog.get(input.agent);
   if (!agent) return { content: `Task: there is no agent "${input.agent ?? ''}".`, isError: true };
   let shown = '';
-  // the live row under the Task header: tools used, tokens, the latest call (the header has the clock)
+  // the live row under the Task header: tools used, tokens, the latest call (the header has the clock);
+  // one line rewritten in place (a carriage return, as a terminal's progress line), not a pile of near-identical ones
   const onUpdate = (s: ChildState): void => {
     const line = progressLine(s);
-    if (line !== shown) ctx.onProgress?.(`${line}\n`);
+    if (line !== shown) ctx.onProgress?.(shown === '' ? line : `\r${line}`);
     shown = line;
   };
   const outcome = await host.run({ agent, description: input.description, prompt: input.prompt, toolUseId: ctx.toolUseId ?? '' }, ctx.signal, onUpdate);

@@ -102,6 +102,8 @@ export interface TurnHost {
   /** Runs a command through the permission gate (asks, or refuses in print mode unless allowed); `refused` says why it did not run. */
   shell(command: string, signal: AbortSignal): Promise<{ output: string } | { refused: string }>;
   notice(level: 'info' | 'warning', text: string): void;
+  /** Something the person waits on besides the model began (a hook: "Running the UserPromptSubmit hook") or ended (done). */
+  activity(label: string, done: boolean): void;
 }
 
 /** What a session lends a capability when it opens it. */

@@ -25,6 +25,8 @@ export function hooksCapability(hooksFor: (sessionId: string) => Hooks | undefin
     name: 'hooks',
     open: (host) => {
       const hooks = hooksFor(host.sessionId);
+      // the status row says which hook runs and for how long (not "Thinking…")
+      if (hooks) hooks.onRunning = (label, done) => host.turn.activity(label, done);
       return hooks ? { hooks: sessionHooks(hooks, host.resumed ? 'resume' : 'startup') } : {};
     },
   };

@@ -68,6 +68,8 @@ interface Armed {
 export class Hooks {
   /** Whether each project file's hooks run in this process, decided once per file. */
   private readonly decisions = new Map<string, Promise<boolean>>();
+  /** Told when the hooks of an event start and end (the session's status row: which hook runs, for how long). */
+  onRunning: (label: string, done: boolean) => void = () => {};
 
   constructor(private readonly deps: HooksDeps) {}
 
@@ -154,6 +156,8 @@ export class Hooks {
     if (armed.length === 0) return outcome;
     outcome.ran = true;
     const input = JSON.stringify({ session_id: this.deps.sessionId, cwd: this.deps.cwd, hook_event_name: event, ...data });
+    const label = `Running the ${event} hook${armed.length > 1 ? 's' : ''}`;
+    this.onRunning(label, false);
     const verdicts: HookVerdict[] = await Promise.all(
       armed.map(async (a) => {
         const timeoutMs = a.hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
@@ -161,7 +165,7 @@ export class Hooks {
         const r = await runHookCommand(a.hook.command, input, { cwd: this.deps.cwd, env, timeoutMs, signal });
         return verdictOf(event, r, a.label, timeoutMs);
       }),
-    );
+    ).finally(() => this.onRunning(label, true));
     const blocks: string[] = [];
     for (const v of verdicts) {
       if (v.failure) this.deps.report('warning', v.failure);

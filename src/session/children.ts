@@ -95,7 +95,8 @@ export class Subagents implements SubagentHost {
       state = nextChildState(state, u);
       this.changed(state, onUpdate);
     };
-    this.changed(state, onUpdate);
+    // "waiting for a slot" only when it does wait (agents.parallel children run already)
+    if (this.running >= this.deps.config().agents.parallel) this.changed(state, onUpdate);
     const fail = (reason: 'provider' | 'limit' | 'cancelled' | 'internal', message: string, partial = ''): ChildOutcome => {
       update({ type: 'ended', status: reason === 'cancelled' ? 'cancelled' : 'failed', at: Date.now(), error: message });
       return { ok: false, reason, message, partial, state };

@@ -7,6 +7,10 @@ import type { Store } from '../store/index.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import type { ContextControl } from './contextControl.js';
 import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
+import { newId } from '../llm/messages.js';
+import { unanswered } from './promptBack.js';
+import { archiveCause, WITHDRAW_ID_PREFIX } from './recordIds.js';
+import { rebuildTracker } from './trackerRebuild.js';
 import type { SessionLog } from './sessionLog.js';
 import { planFor, planRewindUndo, uncompactTargets, type RewindUndoPlan, type UncompactPlan, type UncompactTarget } from './uncompact.js';
 
@@ -47,6 +51,29 @@ export class HistoryEdits {
     return done;
   }
 
+  /** Takes a prompt that got no reply out of the conversation (promptBack.ts) by a withdrawal record; false when it got one or the record cannot be written. */
+  withdraw(messageId: string, failed: boolean): boolean {
+    const history = this.d.log.messages();
+    if (
+      !unanswered(
+        history,
+        history.findIndex((m) => m.id === messageId),
+        failed,
+      )
+    )
+      return false;
+    try {
+      this.d.log.rewind(messageId, newId(WITHDRAW_ID_PREFIX));
+    } catch {
+      return false; // the database refused the record: the prompt stays (the next one marks it unanswered)
+    }
+    // the reads its @mentions recorded leave with it; the context accounting restarts from estimates
+    this.d.files.clear();
+    rebuildTracker(this.d.store, this.d.sessionId, this.d.log.messages(), this.d.files);
+    this.d.context.historyReplaced();
+    return true;
+  }
+
   /** Compactions /uncompact can undo, oldest first. */
   uncompactTargets(): UncompactTarget[] {
     this.d.log.flush();
@@ -67,7 +94,8 @@ export class HistoryEdits {
   async undoRewind(): Promise<RewindUndoPlan> {
     if (this.d.busy()) throw new Error('wait for the current turn to end (or press Esc) before undoing a rewind');
     this.d.log.flush();
-    const rewinds = this.d.log.isStored ? this.d.store.rewindsInEffect(this.d.sessionId) : [];
+    // a prompt the session took back into the input (promptBack.ts) is no rewind of the person's
+    const rewinds = this.d.log.isStored ? this.d.store.rewindsInEffect(this.d.sessionId).filter((r) => archiveCause(r.id) === 'rewind') : [];
     return this.revertBy(await planRewindUndo(this.planDeps(), rewinds));
   }
 

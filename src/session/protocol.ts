@@ -148,5 +148,9 @@ export type SessionEvent =
   | { type: 'child'; state: ChildState }
   /** A prompt was not sent (larger than the window allows): nothing was stored; `text` goes back to the person's input. */
   | { type: 'prompt_refused'; text: string; message: string }
+  /** A prompt got no reply (interrupted before it, or the provider failed): it left the conversation; `text` goes back to the person's input. */
+  | { type: 'prompt_returned'; text: string; message: string }
+  /** Something the person waits on besides the model (a hook) began, or ended (done): the status row says what runs. */
+  | { type: 'activity'; label: string; done: boolean }
   /** How many messages the database refused so far (0: all saved again), and why. */
   | { type: 'unsaved'; count: number; error?: string };

@@ -37,7 +37,8 @@ export function rewindTargets(store: Store, sessionId: string, visible: readonly
   const entries = stored ? store.loadTranscript(sessionId, { includeArchived: true }) : visible.map((message) => ({ message, archivedBy: null }));
   // turns an earlier rewind took out of the conversation stay listed: their code can still be restored
   const rewound = new Set(entries.filter((e) => e.archivedBy !== null && archiveCause(e.archivedBy) === 'rewind').map((e) => e.message.id));
-  const turns = entries.filter((e) => isPersonTurn(e.message)).map((e) => e.message);
+  // a prompt taken back into the input without a reply (promptBack.ts) was never a turn
+  const turns = entries.filter((e) => isPersonTurn(e.message) && !(e.archivedBy !== null && archiveCause(e.archivedBy) === 'withdrawal')).map((e) => e.message);
   const order = new Map(entries.map((e, i) => [e.message.id, i]));
   const changed = stored ? store.snapshotTurns(sessionId).map((t) => ({ at: order.get(t.turnId) ?? -1, paths: t.paths })) : [];
   return turns.map((m, i) => {

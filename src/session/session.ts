@@ -33,6 +33,7 @@ import type { AgentCatalog } from '../agents/agents.js';
 import type { AttentionKind } from '../capability/capability.js';
 import { SessionLog, type LogDeps, type Saving } from './sessionLog.js';
 import { runShellNote } from './shellNote.js';
+import { ABORTED, givePromptBack, PromptTakenBack } from './promptBack.js';
 import { gatedShell, type TurnScope } from './turnScope.js';
 import { turnHost } from './skillHost.js';
 import { readState, stateMeta, type SessionState } from './state.js';
@@ -182,11 +183,7 @@ export class Session extends SessionEvents {
     const ac = this.begin();
     // refused before anything is stored or sent; the text goes back to the person
     const refused = await oversizedPrompt(this.context, this.tools, asked, ac.signal, this.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
-    if (refused) {
-      this.end();
-      this.emit({ type: 'prompt_refused', text: asked, message: refused });
-      return { reason: 'error', steps: 0, usage: emptyUsage(), text: '' };
-    }
+    if (refused) return (this.end(), this.emit({ type: 'prompt_refused', text: asked, message: refused }), { ...ABORTED, reason: 'error' });
     await this.context.startTurn();
     this.context.setExtraTools(this.caps.toolSet());
     // the last prompt got no reply: mark it, so it is not merged into this one
@@ -199,6 +196,7 @@ export class Session extends SessionEvents {
         ? await scope.expand((c) => gatedShell(this.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e)))
         : asked;
       const hooked = await this.caps.beforePrompt(text, ac.signal);
+      if (ac.signal.aborted && this.giveBack(scope, asked, undefined, 'aborted', ac.signal)) return ABORTED;
       if (hooked.block !== undefined) return (this.notice('warning', hooked.block), { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' });
       const note = dateNoteFor(this.log.messages());
       if (note) this.log.append(note);
@@ -215,6 +213,7 @@ export class Session extends SessionEvents {
       this.snapshots.startedBy(msg.id);
       const result = await runTurn(this.context.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.context.turnCompleted();
+      this.giveBack(scope, asked, msg.id, result.reason, ac.signal);
       return result;
     } finally {
       this.gate.turnAllow = [];
@@ -270,11 +269,15 @@ export class Session extends SessionEvents {
     return target.text;
   }
 
-  /** Interrupts the running turn or compaction; false when nothing runs. */
-  interrupt(): boolean {
+  /** Interrupts the running turn or compaction; false when nothing runs. `takeBack` (Esc): a prompt without a reply goes back to the input (promptBack.ts). */
+  interrupt(takeBack = false): boolean {
     if (!this.running) return false;
-    this.running.abort(new Error('interrupted by the user'));
+    this.running.abort(takeBack ? new PromptTakenBack() : new Error('interrupted by the user'));
     return true;
+  }
+
+  private giveBack(scope: TurnScope, asked: string, messageId: string | undefined, reason: TurnResult['reason'], signal: AbortSignal): boolean {
+    return givePromptBack({ edits: this.edits, emit: (e) => this.emit(e) }, { wanted: scope.giveBack === true, asked, messageId, reason, signal });
   }
 
   /** Runs work that no turn may overlap (a compaction, a shell note), interruptible like a turn. */

@@ -40,6 +40,7 @@ export function turnHost(turn: () => SessionTurn): TurnHost {
       }
     },
     notice: (level, text) => turn().emit({ type: 'notice', level, text }),
+    activity: (label, done) => turn().emit({ type: 'activity', label, done }),
   };
 }
 

@@ -14,6 +14,8 @@ export interface TurnScope {
   allow?: readonly ToolSpecEntry[];
   /** Builds the prompt once the turn began; `shell` runs a command through the gate and returns its output. */
   expand?: (shell: (command: string) => Promise<string>) => Promise<string>;
+  /** The front end puts a prompt that got no reply back into its input (the TUI): the session then takes it out of the conversation (promptBack.ts). */
+  giveBack?: boolean;
 }
 
 /** A !`command` the gate refused: the prompt is not sent. */

@@ -94,7 +94,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
 
   useEffect(() => {
     store.onExit = () => app.exit();
-    // a prompt the session refused (larger than the window) comes back to the input, ahead of anything typed since
+    // a prompt the session refused (larger than the window) or that got no reply comes back to the input, ahead of anything typed since
     store.onPromptReturned = (text) => prompt.restore(text);
     store.printer.onSessionReset = (text) => write(CLEAR_SCREEN + text);
     store.printer.onReprint = (text) => write(CLEAR_VISIBLE + text);
@@ -229,12 +229,10 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
       }
       if (key.escape) {
         if (isWorking(store.live.get())) {
-          // before any reply the prompt comes back into the input, to edit and send again
-          const unanswered = store.unansweredPrompt();
+          // queued prompts come back into the input now; the running one too when it got no reply (the session's prompt_returned puts it first)
           const queued = store.takeQueued();
-          controller.interrupt();
-          const back = [...(unanswered !== null && prompt.isEmpty() ? [unanswered] : []), ...queued];
-          if (back.length > 0) prompt.restore(back.join('\n\n'));
+          controller.interrupt({ takeBack: true });
+          if (queued.length > 0) prompt.restore(queued.join('\n\n'));
           return;
         }
         prompt.dismissCompletion();

@@ -48,8 +48,8 @@ export interface UiController {
   subscribe(listener: (ev: UiEvent) => void): () => void;
   /** A prompt or a slash command ("/compact focus: …"). */
   submit(text: string): void;
-  /** Interrupts the running turn or compaction; false when nothing was running. */
-  interrupt(): boolean;
+  /** Interrupts the running turn or compaction; false when nothing was running. takeBack (Esc): a prompt still without a reply comes back (prompt_returned). */
+  interrupt(opts?: { takeBack?: boolean }): boolean;
   commands(): CommandInfo[];
   /** Prompts typed before, across sessions, oldest first. */
   promptHistory(): string[];

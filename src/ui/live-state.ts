@@ -25,6 +25,10 @@ export interface RunningTool {
 
 export interface LiveState {
   busy: boolean;
+  /** When the session last became busy (a turn's clock starts later, at turn_start: hooks and @files come first). */
+  busySince: number | null;
+  /** What runs besides the model and tools, oldest first (hooks: "Running the UserPromptSubmit hook"); the status row names the newest. */
+  activities: Array<{ label: string; startedAt: number }>;
   turn: { startedAt: number; outputTokens: number } | null;
   /** Tool calls the model is still writing. */
   writingTools: Array<{ id: string; name: string }>;
@@ -60,6 +64,8 @@ export type Hint = { text: string; level: 'info' | 'warning' | 'notice' } | null
 
 export const emptyLive = (): LiveState => ({
   busy: false,
+  busySince: null,
+  activities: [],
   turn: null,
   writingTools: [],
   running: [],

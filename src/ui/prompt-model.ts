@@ -87,8 +87,9 @@ export class PromptModel {
     this.store.set({ text: '', cursor: 0, completion: null });
   }
 
-  /** Puts text back in front of what is being typed (prompts that were queued when the turn was interrupted). */
-  restore(text: string): void {
+  /** Puts text back in front of what is being typed (queued, refused or unanswered prompts); a paste in it comes back as its chip. */
+  restore(sent: string): void {
+    const text = this.pastes.collapse(sent);
     const current = this.state.text;
     const joined = current === '' ? text : `${text}\n${current}`;
     this.history.reset();

@@ -129,6 +129,13 @@ export class PastedTexts {
     return out;
   }
 
+  /** `text` with each pasted text it holds folded back into its placeholder (a prompt that comes back to the input), longest first. */
+  collapse(text: string): string {
+    let out = text;
+    for (const [label, content] of [...this.texts].sort((a, b) => b[1].length - a[1].length)) if (content !== '') out = out.split(content).join(label);
+    return out;
+  }
+
   /** The prompt was sent: the next paste starts a placeholder of its own. */
   sent(): void {
     this.lastLabel = null;

@@ -6,7 +6,7 @@ import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import { isDateNote } from '../session/dateNote.js';
 import { attachmentLabel } from '../session/mentions.js';
 import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
-import { UNANSWERED_PROMPT_REPLY } from '../session/repair.js';
+import { isInterruptedResult, UNANSWERED_PROMPT_REPLY } from '../session/repair.js';
 import type { CommandOutput } from './controller.js';
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted';
@@ -102,7 +102,14 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
       toolUseId: use.id,
       name: use.name,
       summary: keyArgument(use.input),
-      status: result === undefined ? 'interrupted' : result.isError ? (denial(result.content) ? 'denied' : 'error') : 'done',
+      status:
+        result === undefined || (result.isError && isInterruptedResult(result.content))
+          ? 'interrupted'
+          : result.isError
+            ? denial(result.content)
+              ? 'denied'
+              : 'error'
+            : 'done',
       output: result?.content ?? '',
     };
     if (result?.cleared) item.clearedTokens = result.cleared.originalTokens;
@@ -153,7 +160,15 @@ export function thinkingItem(m: Message): ThinkingItem | undefined {
 
 /** A `!command` the person ran, shown as the tool row it was when it ran. */
 function shellItem(messageId: string, n: ShellNote): ToolItem {
-  return { kind: 'tool', id: itemId(), toolUseId: messageId, name: SHELL_ROW_NAME, summary: n.command, status: n.isError ? 'error' : 'done', output: n.output };
+  return {
+    kind: 'tool',
+    id: itemId(),
+    toolUseId: messageId,
+    name: SHELL_ROW_NAME,
+    summary: n.command,
+    status: n.isError ? (isInterruptedResult(n.output) ? 'interrupted' : 'error') : 'done',
+    output: n.output,
+  };
 }
 
 function userText(m: Message): string {

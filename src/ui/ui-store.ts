@@ -63,10 +63,6 @@ export class UiStore {
   /** The last compaction receipt with a report (Ctrl+O prints the report). */
   private lastReport: Extract<TranscriptItem, { kind: 'compaction' }> | null = null;
   private turnShowedInterrupt = false;
-  /** The running turn has shown something of the model's (text, a tool call, a question). */
-  private turnShowedOutput = false;
-  /** The prompt the running turn answers (null for a command). */
-  private turnPrompt: string | null = null;
   private readonly providerNotices = new Set<string>();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   constructor(
@@ -96,13 +92,16 @@ export class UiStore {
     switch (ev.type) {
       case 'turn_start':
         this.turnShowedInterrupt = false;
-        this.turnShowedOutput = false;
         this.streaming.reset();
         return this.patchLive({ turn: { startedAt: this.now(), outputTokens: 0 }, retry: null });
       case 'request_start':
-        // A retried call starts its reply over; what was printed of the failed one stays, so say so.
-        if (ev.attempt > 1 && this.stream.get().committed > 0) {
-          this.append({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply above was cut off; the model starts over' });
+        // A retried call starts its reply over; what was shown of the failed one stays (its unprinted end too), so say so.
+        if (ev.attempt > 1) {
+          this.endThinking();
+          const s = this.stream.get();
+          const rest = s.text.slice(s.committed);
+          if (rest.trim() !== '') this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: false, continued: s.committed > 0 });
+          if (s.text.trim() !== '') this.append({ kind: 'notice', id: itemId(), level: 'warning', text: 'The reply above was cut off; the model starts over' });
         }
         this.streaming.reset();
         return this.patchLive({ retry: null, waiting: null, writingTools: [] });
@@ -111,21 +110,18 @@ export class UiStore {
         return this.patchLive({ waiting: null, thinking: { startedAt: t?.startedAt ?? this.now(), text: (t?.text ?? '') + ev.text } });
       }
       case 'text_delta':
-        this.turnShowedOutput = true;
         this.endThinking();
         if (this.live.get().waiting) this.patchLive({ waiting: null });
         return this.streaming.feed(ev.text);
       case 'waiting':
         return this.patchLive({ waiting: waitingText(ev) });
       case 'tool_call_streaming':
-        this.turnShowedOutput = true;
         this.endThinking();
         return this.patchLive({ waiting: null, writingTools: [...this.live.get().writingTools, { id: ev.id, name: ev.name }] });
       case 'message':
         if (ev.message.role === 'assistant') this.endThinking();
         return this.onMessage(ev.message);
       case 'tool_start': {
-        this.turnShowedOutput = true;
         const l = this.live.get();
         const summary = ev.summary || keyArgument(ev.input);
         this.toolInputs.set(ev.id, { name: ev.name, summary });
@@ -205,7 +201,13 @@ export class UiStore {
       case 'session':
         return this.openSession(ev);
       case 'busy':
-        return this.patchLive({ busy: ev.busy });
+        return this.patchLive({ busy: ev.busy, busySince: ev.busy ? this.now() : null, ...(ev.busy ? {} : { activities: [] }) });
+      case 'activity': {
+        const a = this.live.get().activities;
+        const at = a.findIndex((x) => x.label === ev.label);
+        if (!ev.done) return this.patchLive({ activities: [...a, { label: ev.label, startedAt: this.now() }] });
+        return at < 0 ? undefined : this.patchLive({ activities: a.filter((_, i) => i !== at) });
+      }
       case 'mcp_status': {
         const { mcp: _old, ...session } = this.status.get().session;
         return this.status.set({ ...this.status.get(), session: ev.text ? { ...session, mcp: ev.text } : session });
@@ -219,8 +221,9 @@ export class UiStore {
       case 'history_reset':
         return;
       case 'prompt_refused':
-        // the text goes back into the prompt, to shorten or to save as a file
-        this.append({ kind: 'notice', id: itemId(), level: 'error', text: ev.message });
+      case 'prompt_returned':
+        // the text goes back into the prompt: to shorten or to save as a file, to edit or to send again
+        this.append({ kind: 'notice', id: itemId(), level: ev.type === 'prompt_refused' ? 'error' : 'info', text: ev.message });
         return this.onPromptReturned(ev.text);
       case 'exit':
         return this.onExit();
@@ -270,7 +273,7 @@ export class UiStore {
     this.history.set(null);
     this.approvals.set([]);
     this.streaming.reset();
-    this.live.set({ ...emptyLive(), busy: this.live.get().busy });
+    this.live.set({ ...emptyLive(), busy: this.live.get().busy, busySince: this.live.get().busySince });
     this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
     const items = messagesToItems(ev.transcript, ev.compactions);
@@ -358,7 +361,6 @@ export class UiStore {
       this.patchLive({ queued: [...l.queued, text] });
       return;
     }
-    this.turnPrompt = isCommandText(text, this.controller.commands()) ? null : text;
     this.controller.submit(text);
   }
 
@@ -372,11 +374,6 @@ export class UiStore {
       this.live.set({ ...l, queued: [] });
       for (const batch of queuedBatches(l.queued)) this.controller.submit(batch);
     }, 0);
-  }
-
-  /** Esc before any reply: the running turn's prompt, to put back in the input (null once the model showed something). */
-  unansweredPrompt(): string | null {
-    return isWorking(this.live.get()) && !this.turnShowedOutput && this.stream.get().text === '' ? this.turnPrompt : null;
   }
 
   /** Takes the queued prompts back (Esc: the person interrupted, so they should not fire on their own). */

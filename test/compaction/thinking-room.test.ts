@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { contextBreakdown } from '../../src/commands/contextBreakdown.js';
 import { CompactionEngine } from '../../src/compaction/engine.js';
 import { measure } from '../../src/compaction/meter.js';
-import { contextRaw, thinkingCountsFrom, type ThinkingRoom } from '../../src/compaction/thinkingRoom.js';
+import { contextRaw, thinkingCountsFrom, thinkingRoomOf, type ThinkingRoom } from '../../src/compaction/thinkingRoom.js';
 import { roughTokens } from '../../src/compaction/uncounted.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
@@ -38,6 +38,16 @@ const parts = (h: readonly Message[]) => ({ system: 'You are a test agent.', too
 const withoutThinking = (h: readonly Message[]): Message[] => h.map((m) => ({ ...m, blocks: m.blocks.filter((b) => b.type !== 'thinking') }));
 
 describe('the thinking the context keeps', () => {
+  it("a model with unknown capabilities counts finished turns' thinking: the gauge never undercounts (issue 30 pin)", () => {
+    // only a model known to strip it ('current-turn') leaves it out; unknown (undefined) counts it
+    // all. Kills the mutant that treats unknown like a stripping model (keepsThinking !== true).
+    expect(thinkingRoomOf(undefined)).toBe('all');
+    expect(thinkingRoomOf(true)).toBe('all');
+    expect(thinkingRoomOf(false)).toBe('current-turn');
+    const h = history(false);
+    expect(contextRaw(counter, h, thinkingRoomOf(undefined)) - contextRaw(counter, withoutThinking(h), 'all')).toBeGreaterThanOrEqual(2 * THINK);
+  });
+
   it('counts from the current turn where finished turns are stripped, from the start where all is kept', () => {
     const h = history(true);
     expect(thinkingCountsFrom(h, 'all')).toBe(0);

@@ -160,6 +160,7 @@ export function useFakeServer(): FakeServer {
     current.settings.contextWindow = 1_000_000;
     current.settings.overflow = 'openai';
     current.settings.models = {};
+    current.settings.responsesOverflow = 'error_object';
   });
   return new Proxy({} as FakeServer, {
     get(_target, prop) {

@@ -47,6 +47,12 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     await t.waitFor(/Task run the check/);
     await t.waitFor(/Task read the notes/);
     await t.waitFor(/\d+ tools? · [\d.]+k? tokens · claude-sonnet-4-6/);
+    // issue 30: one line per child, rewritten in place (updates piled up as near-identical lines
+    // under the row, the first saying "waiting for a slot" though no child waited); a Task tool
+    // that writes each update as a new line fails the count
+    const live = await t.waitFor(/1 tool · [\d.]+k? tokens · claude-sonnet-4-6 · Glob/);
+    expect(live.match(/^\s*(⎿\s*)?\d+ tools? · /gm)?.length ?? 0, live).toBeLessThanOrEqual(2);
+    expect(live).not.toContain('waiting for a slot');
 
     // the child's Bash call asks in the main prompt, labelled with the child
     await t.waitFor('sub-agent explore: run the check asks:');
@@ -78,7 +84,7 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     expect(t.screen()).not.toContain('NOTES-LINE-77');
     t.keys('C-o');
     await t.waitFor('NOTES-LINE-77');
-  });
+  }, 60_000);
 
   it('Esc cancels all three running children cleanly: each row ends interrupted, the prompt comes back, the children are stored', async () => {
     const ws = workspace();
@@ -99,6 +105,7 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     t.keys('C-d');
     expect(await t.waitForExit()).toBe(0);
     const list = await runAgent(['sessions', 'list'], { ws, server });
+    expect(list.stdout.trim().split('\n').length, list.stdout + list.stderr).toBeGreaterThan(1);
     const id = list.stdout.trim().split('\n')[1]!.split('\t')[0]!;
     const show = await runAgent(['sessions', 'show', id], { ws, server });
     expect(show.stdout).toMatch(/Sub-agents \(3\)/);

@@ -167,4 +167,27 @@ export function responsesErrorFrame(type: string, code: string, message: string,
   return `event: error\ndata: ${JSON.stringify({ type: 'error', sequence_number: 0, error: { type, code, message, param } })}\n\n`;
 }
 
+/** A prompt over the window told in a 200 stream, in one of the shapes the Responses API uses (FakeServerOptions.responsesOverflow). */
+export function responsesOverflowFrames(shape: 'error_object' | 'flat' | 'failed', id: string, model: string): string {
+  const code = 'context_length_exceeded';
+  if (shape === 'error_object') return responsesErrorFrame('invalid_request_error', code, CONTEXT_WINDOW_TEXT, 'input');
+  const frame = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  if (shape === 'flat') return frame('error', { code, message: CONTEXT_WINDOW_TEXT, param: 'input', sequence_number: 0 });
+  const response = (status: string, error: unknown) => ({
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model,
+    output: [],
+    error,
+    incomplete_details: null,
+    usage: null,
+  });
+  return (
+    frame('response.created', { sequence_number: 0, response: response('in_progress', null) }) +
+    frame('response.failed', { sequence_number: 1, response: response('failed', { code, message: CONTEXT_WINDOW_TEXT }) })
+  );
+}
+
 export const CONTEXT_WINDOW_TEXT = 'Your input exceeds the context window of this model. Please adjust your input and try again.';

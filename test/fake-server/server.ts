@@ -64,6 +64,7 @@ import {
   DEFAULT_REASONING_SUMMARY,
   responseObject,
   responsesErrorFrame,
+  responsesOverflowFrames,
   responsesFrames,
   type ResponseFigures,
 } from './responses-frames.js';
@@ -122,6 +123,14 @@ export interface FakeServerOptions {
   promptCache?: boolean;
   /** OpenAI route: refuse request fields the server does not know, as strict OpenAI-compatible servers do (vLLM's "Extra inputs are not permitted"). Default false. */
   rejectUnknownFields?: boolean;
+  /**
+   * Responses route, streaming: how a prompt over the window is told in the 200 stream.
+   * error_object: an `error` event whose data holds an error object (the SDK throws it itself);
+   * flat: the API reference's `error` event (type, code, message, param at the top level: the
+   * SDK hands it to the client as an event); failed: response.created, then response.failed
+   * with the response's error. Default error_object.
+   */
+  responsesOverflow?: 'error_object' | 'flat' | 'failed';
 }
 
 type Settings = Required<Omit<FakeServerOptions, 'responder' | 'replies' | 'fallback' | 'knownModels' | 'apiKey' | 'host' | 'port'>> &
@@ -168,6 +177,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     maxRecorded: opts.maxRecorded ?? 10_000,
     idleShutdownMs: opts.idleShutdownMs ?? 0,
     promptCache: opts.promptCache ?? true,
+    responsesOverflow: opts.responsesOverflow ?? 'error_object',
     rejectUnknownFields: opts.rejectUnknownFields ?? false,
     models: opts.models ?? {},
     ...(opts.fallback ? { fallback: opts.fallback } : {}),
@@ -522,7 +532,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       if (!view.stream) return sendError(res, rec, openaiInvalid(CONTEXT_WINDOW_TEXT, 'input', 'context_length_exceeded'));
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
       rec.response = { status: 200, kind: 'error', errorMessage: CONTEXT_WINDOW_TEXT };
-      res.end(responsesErrorFrame('invalid_request_error', 'context_length_exceeded', CONTEXT_WINDOW_TEXT, 'input'));
+      res.end(responsesOverflowFrames(settings.responsesOverflow, `resp_fake_${rec.seq}`, view.model));
       return;
     }
     const reply = nextReply(rec as RecordedRequest & { view: RequestView });

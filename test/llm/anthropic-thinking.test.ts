@@ -123,6 +123,22 @@ describe('a tool loop carries its thinking', () => {
   });
 });
 
+describe('a stored reply without a prefix hash (an older session)', () => {
+  it('loses its thinking once the history before it changed (issue 30 pin)', () => {
+    // no hash, no proof its signature still fits: a changed prefix must leave its thinking out.
+    // Kills the mutant that treats a missing hash as valid (m.prefixHash === undefined || …).
+    const old: Message = msg('assistant', [{ type: 'thinking', thinking: 'weighed it', signature: 'sig-old' }, text('Done.')]);
+    const history = [msg('user', [text('Read a (its output since cleared)')]), old, msg('user', [text('and now?')])];
+    const r = replayableHistory(FIVE, 'You are a coding agent.', [READ_TOOL], history);
+    expect(r.dropped).toBe(1);
+    expect(r.messages[1]!.blocks.map((b) => b.type)).toEqual(['text']);
+    // the same reply with the hash of its prefix keeps it
+    const hashed = { ...old, prefixHash: replayableHistory(FIVE, 'You are a coding agent.', [READ_TOOL], history.slice(0, 1)).prefixHash };
+    const kept = replayableHistory(FIVE, 'You are a coding agent.', [READ_TOOL], [history[0]!, hashed, history[2]!]);
+    expect(kept.dropped).toBe(0);
+  });
+});
+
 describe('settings the model refuses', () => {
   it('enabled and disabled on the 5 family; enabled needs a budget of 1,024 and under max_tokens on 4.5', async () => {
     expect((await failure(provider, request({ model: FIVE, maxTokens: 8_000, thinking: { mode: 'enabled', budgetTokens: 2_000 } }))).message).toContain(

@@ -127,6 +127,22 @@ describe('the stream', () => {
     expect(err.message).toMatch(/exceeds the context window/);
   });
 
+  // issue 30 pin: the two shapes the SDK hands over as events (the flat `error` event of the API
+  // reference, and response.failed) are context_overflow too, so the loop compacts on them. Kills
+  // the mutants that map context_length_exceeded in streamFailure to anything else, or that drop
+  // the 'error' or 'response.failed' case (a stream_cut then).
+  it.each(['flat', 'failed'] as const)('an input over the window told as a %s event in the stream is a context_overflow', async (shape) => {
+    server.settings.contextWindow = 10;
+    server.settings.responsesOverflow = shape;
+    try {
+      const err = await failure(provider, rreq());
+      expect(err.kind).toBe('context_overflow');
+      expect(err.message).toMatch(/exceeds the context window/);
+    } finally {
+      server.settings.responsesOverflow = 'error_object';
+    }
+  });
+
   it("the fake's other directives: an injected 429 is a rate limit, a dropped or unfinished stream a stream_cut", async () => {
     server.enqueue({ type: 'error', error: 'rate_limit', retryAfter: 2 });
     expect(await failure(provider, rreq())).toMatchObject({ kind: 'rate_limit', retryAfterMs: 2_000 });

@@ -11,6 +11,9 @@ const noSecrets = (): boolean => false;
 describe('MCP configuration', () => {
   it('expands ${VAR} and ${VAR:-default}; a missing variable names server, field and variable; a provider key is refused', () => {
     expect(expandVars('a ${X} ${Y:-dflt} ${Z:-}', { X: '1' }, noSecrets, 'here')).toBe('a 1 dflt ');
+    // set but empty gives the default, as Claude Code does (kills the mutant that tests only `v !== undefined`)
+    expect(expandVars('${E:-fallback}', { E: '' }, noSecrets, 'here')).toBe('fallback');
+    expect(expandVars('${E:-fallback}', { E: 'set' }, noSecrets, 'here')).toBe('set');
     expect(() => expandVars('${NOPE}', {}, noSecrets, 'MCP server "s", field "args[0]"')).toThrow(
       'MCP server "s", field "args[0]": the environment variable NOPE is not set',
     );

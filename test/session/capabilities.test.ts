@@ -22,6 +22,7 @@ const host: CapabilityHost = {
     allowTools: () => [],
     shell: async () => ({ refused: 'no commands here' }),
     notice: () => {},
+    activity: () => {},
   },
 };
 const tool = (name: string): AnyTool => ({

@@ -12,6 +12,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import type { ApprovalRequest, Approver } from '../../src/tools/permissions.js';
 import { subagentCapability } from '../../src/agents/capability.js';
 import { createTools } from '../../src/tools/registry.js';
+import { until, within } from '../support/deadline.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 
 // Sub-agents at the session, over the real Anthropic SDK against the fake server: cancelling
@@ -42,8 +43,7 @@ function setup(rc: Record<string, unknown> = {}): { config: Config; dir: string;
   return { config, dir, store: openStore(config.dbPath) };
 }
 
-function open(config: Config, store: Store, approver?: Approver): { session: Session; events: SessionEvent[] } {
-  const agents = new AgentCatalog([]);
+function open(config: Config, store: Store, approver?: Approver, agents = new AgentCatalog([])): { session: Session; events: SessionEvent[] } {
   const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.url });
   const session = Session.open({
     config,
@@ -65,9 +65,6 @@ const childStates = (events: SessionEvent[]): Map<string, ChildState> => {
   for (const e of events) if (e.type === 'child') m.set(e.state.toolUseId, e.state);
   return m;
 };
-const until = async (cond: () => boolean): Promise<void> => {
-  while (!cond()) await new Promise((r) => setTimeout(r, 10));
-};
 
 describe('sub-agents in a session', () => {
   it('interrupting the parent cancels all three running children; each ends as an error result and the session goes on', async () => {
@@ -76,9 +73,13 @@ describe('sub-agents in a session', () => {
     server.respondWith((req) => (req.view.toolNames.includes('Task') ? undefined : { text: 'working on it', cut: { afterFrames: 3, how: 'stall' } }));
     const { session, events } = open(config, store);
     const turn = session.prompt(['a', 'b', 'c'].map((n) => task(`task ${n}`, `@read ${n}.txt`)).join('\n'));
-    await until(() => [...childStates(events).values()].filter((s) => s.status === 'running').length === 3 && server.requests.length >= 4);
+    // issue 30: a wait for what never comes, or a cancellation that never takes, fails fast with an assertion
+    await until(
+      () => [...childStates(events).values()].filter((s) => s.status === 'running').length === 3 && server.requests.length >= 4,
+      'three running children',
+    );
     session.interrupt();
-    const result = await turn;
+    const result = await within(turn, 'the interrupted turn to end');
     expect(result.reason).toBe('aborted');
     const states = [...childStates(events).values()];
     expect(states.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
@@ -124,6 +125,23 @@ describe('sub-agents in a session', () => {
     const result = last.view!.messages.at(-1)!.blocks.find((b) => b.type === 'tool_result');
     expect(result).toMatchObject({ isError: true });
     expect(JSON.stringify(result)).toMatch(/did not finish \(a limit\).*2 model calls/);
+    session.close();
+    store.close();
+  });
+
+  it("an agent file's own maxSteps wins over agents.maxSteps", async () => {
+    // agents.maxSteps 2 would stop this three-call child; its file allows 3 (kills the mutant that
+    // prefers agents.maxSteps, or ignores the file's)
+    const { config, store } = setup({ agents: { maxSteps: 2 } });
+    const stepper = { name: 'stepper', description: 'd', prompt: 'Work.', maxSteps: 3, source: 'project' as const };
+    const { session } = open(config, store, undefined, new AgentCatalog([stepper]));
+    const call = `@task ${JSON.stringify({ description: 'three', prompt: '@glob *.txt\n@then\n@glob *.md\n@then\n@report STEPPER-DONE', agent: 'stepper' })}`;
+    const r = await session.prompt(`${call}\n@report parent ok`);
+    expect(r.text).toBe('parent ok');
+    const last = server.requests.filter((q) => q.view?.toolNames.includes('Task')).at(-1)!;
+    const result = last.view!.messages.at(-1)!.blocks.find((b) => b.type === 'tool_result');
+    expect(JSON.stringify(result)).toContain('STEPPER-DONE');
+    expect(result).toMatchObject({ isError: false });
     session.close();
     store.close();
   });
@@ -212,6 +230,10 @@ describe('sub-agents in a session', () => {
     const at = (pred: (st: { status: string; description: string }) => boolean): number => events.findIndex((e) => e.type === 'child' && pred(e.state));
     expect(at((st) => st.status === 'running' && st.description === 'tc')).toBeGreaterThan(at((st) => st.status === 'done'));
     expect([...seen.values()]).toEqual(['done', 'done', 'done']);
+    // issue 30: only the child that waited was ever reported as waiting (the live row said "waiting
+    // for a slot" for every child first); reporting the queued state unconditionally fails this
+    const queued = events.flatMap((e) => (e.type === 'child' && e.state.status === 'queued' ? [e.state.description] : []));
+    expect(queued).toEqual(['tc']);
     session.close();
     store.close();
   });

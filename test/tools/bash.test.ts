@@ -5,6 +5,7 @@ import { traitsOf } from '../../src/tools/kinds.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { spillPreview } from '../../src/tools/spill.js';
 import type { AnyTool } from '../../src/tools/types.js';
+import { until, within } from '../support/deadline.js';
 import { call, ctx, tree } from './helpers.js';
 
 const bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }) as AnyTool;
@@ -17,10 +18,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function waitFor(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 20));
 }
 
 /**
@@ -93,9 +90,10 @@ describe('Bash', () => {
     const pids = join(root, 'pids');
     const ac = new AbortController();
     const running = call(bash, { command: `echo working; sleep 30 & echo $! > ${pids}; sleep 30` }, ctx(root, { signal: ac.signal }));
-    await waitFor(() => existsSync(pids) && readFileSync(pids, 'utf8').endsWith('\n'));
+    // issue 30: a cancellation that never happens fails fast with an assertion (it waited on `sleep 30`)
+    await until(() => existsSync(pids) && readFileSync(pids, 'utf8').endsWith('\n'), 'the command to write its pids', 5_000);
     ac.abort();
-    const out = await running;
+    const out = await within(running, 'the command to end once aborted', 5_000);
     expect(out).toEqual({ content: 'Command interrupted; partial output:\nworking', isError: true });
     for (const pid of readPids(pids)) expect(await diesSoon(pid), `pid ${pid}`).toBe(true);
   }, 15_000);

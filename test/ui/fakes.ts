@@ -69,8 +69,11 @@ export class FakeController implements UiController {
   submit(text: string): void {
     this.submitted.push(text);
   }
-  interrupt(): boolean {
+  /** Whether each interrupt asked for a prompt without a reply back (Esc does). */
+  takeBacks: boolean[] = [];
+  interrupt(opts: { takeBack?: boolean } = {}): boolean {
     this.interrupts++;
+    this.takeBacks.push(opts.takeBack === true);
     return this.interruptResult;
   }
   commands(): CommandInfo[] {

@@ -5,7 +5,8 @@ import { unansweredReply } from '../../src/session/repair.js';
 import { FakeController, KEYS, renderApp, session, waitFor } from './helpers.js';
 
 // A turn interrupted before the model wrote anything (issue 26): Esc puts the prompt back in the
-// input, and the empty reply is not drawn as a model reply, live or after a resume.
+// input (issue 30: when the session says it took it out of the conversation, prompt_returned),
+// and the empty reply is not drawn as a model reply, live or after a resume.
 
 afterEach(() => cleanup());
 
@@ -22,13 +23,17 @@ describe('a turn interrupted before any reply', () => {
     await app.waitForText('explain the build');
     await app.press(KEYS.esc);
     await waitFor(() => c.interrupts === 1, app.frame);
-    await app.waitForText('❯ explain the build');
+    // Esc asks for the prompt back; the session decides (it takes it out of the conversation) and says so
+    expect(c.takeBacks).toEqual([true]);
     c.emit(
       { type: 'message', message: emptyInterrupted() },
       { type: 'turn_end', reason: 'aborted', steps: 0, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, text: '' },
+      { type: 'prompt_returned', text: 'explain the build', message: 'Your message is back in the input and out of the conversation' },
       { type: 'busy', busy: false },
     );
+    await app.waitForText('❯ explain the build');
     await app.waitForText('Interrupted before the model replied');
+    expect(app.frame()).toContain('back in the input');
     expect(app.frame()).not.toContain('●');
     expect(app.frame()).not.toContain('■ interrupted');
     // the prompt is in the input, ready to send again

@@ -227,3 +227,19 @@ describe('editing keys typed in one chunk with text (fast typing, tmux send-keys
     expect(m.state.text).not.toBe('b');
   });
 });
+
+describe('a prompt that comes back to the input', () => {
+  // issue 30, defect 6: a refused (or unanswered) prompt came back as the raw pasted text (1,500
+  // lines) instead of the chip it was. Fails when restore puts the expanded text back as it is.
+  it('shows its paste as the chip again, and sends the whole text again', () => {
+    const t = model();
+    t.type('summarize: ');
+    t.m.handleKey(lines(400), k());
+    t.m.submit();
+    expect(t.sent).toEqual([`summarize: ${lines(400)}`]);
+    t.m.restore(t.sent[0]!);
+    expect(t.m.state.text).toBe('summarize: [pasted text #1 · 400 lines]');
+    t.m.submit();
+    expect(t.sent[1]).toBe(`summarize: ${lines(400)}`);
+  });
+});

@@ -149,3 +149,31 @@ describe('agent notes in a resumed transcript', () => {
     expect(items).toEqual([expect.objectContaining({ kind: 'meta', text: 'Files restored after compaction: a.ts' })]);
   });
 });
+
+describe('an interrupted call in a resumed transcript', () => {
+  // issue 30: an interrupted Bash came back as "error" after a resume (it was "interrupted" live);
+  // a real failure stays an error. Fails when the stored result's interruption is not recognized.
+  it('is shown as interrupted, as it was live; a failure stays an error', async () => {
+    const { messagesToItems } = await import('../../src/ui/transcript.js');
+    const { INTERRUPTED_RESULT } = await import('../../src/agent/runTools.js');
+    const call = (id: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command: 'sleep 30' } });
+    const result = (id: string, content: string) => ({ type: 'tool_result' as const, toolUseId: id, content, isError: true });
+    const items = messagesToItems([
+      { id: 'u', role: 'user', kind: 'normal', createdAt: 1, blocks: [{ type: 'text', text: 'run it' }] },
+      { id: 'a', role: 'assistant', kind: 'normal', createdAt: 2, blocks: [call('t1'), call('t2'), call('t3')] },
+      {
+        id: 'r',
+        role: 'user',
+        kind: 'normal',
+        createdAt: 3,
+        blocks: [
+          result('t1', `Command interrupted; partial output:\nworking\n[${INTERRUPTED_RESULT}]`),
+          result('t2', INTERRUPTED_RESULT),
+          result('t3', 'Command failed with exit code 1'),
+        ],
+      },
+    ]);
+    const statuses = items.flatMap((i) => (i.kind === 'tool' ? [i.status] : []));
+    expect(statuses).toEqual(['interrupted', 'interrupted', 'error']);
+  });
+});

@@ -140,7 +140,8 @@ function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityP
   const theme = useTheme();
   const { chars, text, committed } = useStore(store.stream);
   let label: string;
-  let startedAt = live.turn?.startedAt ?? now;
+  let startedAt = live.turn?.startedAt ?? live.busySince ?? now;
+  const activity = live.activities.at(-1);
   if (live.compaction) {
     const c = live.compaction;
     label = `${COMPACTING_LABEL[c.trigger]}${c.tokensBefore > 0 ? ` ${formatTokens(c.tokensBefore)} tokens` : ''}${c.stage ? ` · ${oneLine(c.stage)}` : ''}`;
@@ -151,8 +152,14 @@ function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityP
     label = live.waiting;
   } else if (waitingForApproval) {
     label = 'Waiting for your answer';
+  } else if (activity) {
+    label = activity.label;
+    startedAt = activity.startedAt;
   } else if (live.running.length > 0) {
-    label = 'Running';
+    // outside a turn (a `!command`): what runs, on its own clock
+    const first = live.running[0]!;
+    label = live.turn ? 'Running' : `Running ${oneLine(first.summary || first.name)}`;
+    if (!live.turn) startedAt = first.startedAt;
   } else if (live.thinking) {
     label = 'Thinking';
     startedAt = live.thinking.startedAt;
