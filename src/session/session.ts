@@ -1,4 +1,3 @@
-import type { Effort } from '../llm/provider.js';
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
@@ -8,7 +7,7 @@ import type { CompactionRecord } from '../history/compaction.js';
 import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, type Message, type Usage } from '../llm/messages.js';
-import type { ToolSpec } from '../llm/provider.js';
+import type { Effort, ToolSpec } from '../llm/provider.js';
 import { redactSecrets } from '../log.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
