@@ -120,7 +120,7 @@ async function runOneTool(
 
   let auth: Authorization;
   try {
-    auth = pre.allow ? { ok: true } : await opts.gate.authorize(call, signal);
+    auth = await opts.gate.authorize(call, signal, pre.allow === true);
   } catch (e) {
     if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
     auth = { ok: false, message: `Permission check failed: ${errorText(e)}` };

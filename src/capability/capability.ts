@@ -11,6 +11,7 @@
 // src/llm/ and its own room, nothing else. See CONTRIBUTING.md, "Adding a capability".
 import type { AgentCatalog } from '../agents/agents.js';
 import type { SubagentHost } from '../agents/host.js';
+import type { PermissionMode } from '../config/schema.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { Message, TextBlock } from '../llm/messages.js';
 import type { AnyTool, ToolOutput } from '../tools/types.js';
@@ -93,6 +94,12 @@ export interface TurnHost {
   /** Runs a command through the permission gate (asks, or refuses in print mode unless allowed); `refused` says why it did not run. */
   shell(command: string, signal: AbortSignal): Promise<{ output: string } | { refused: string }>;
   notice(level: 'info' | 'warning', text: string): void;
+  /** The session's permission mode now (plan mode: only reading runs). */
+  permissionMode(): PermissionMode;
+  /** Sets the permission mode (an approved plan leaves plan mode); the footer follows. */
+  setPermissionMode(mode: PermissionMode): void;
+  /** The messages of the session in log order: what compactions archived, then the history as it stands (a /rewind's are gone). */
+  workLog(): readonly Message[];
 }
 
 /** What a session lends a capability when it opens it. */

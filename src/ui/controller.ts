@@ -66,7 +66,7 @@ export interface UiController {
   spilledOutput?(handle: string): SpilledOutputView | undefined;
   /** Ids of the sessions whose messages match the words (the session picker filters by content too). */
   searchSessions?(query: string): string[];
-  /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */
+  /** Shift+Tab: the next permission mode (ask → acceptEdits → plan → deny → ask). */
   cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */
   exit(): Promise<void>;

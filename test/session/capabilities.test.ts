@@ -22,6 +22,9 @@ const host: CapabilityHost = {
     allowTools: () => [],
     shell: async () => ({ refused: 'no commands here' }),
     notice: () => {},
+    permissionMode: () => 'ask',
+    setPermissionMode: () => {},
+    workLog: () => [],
   },
 };
 const tool = (name: string): AnyTool => ({
