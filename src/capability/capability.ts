@@ -98,9 +98,17 @@ export interface TurnHost {
   permissionMode(): PermissionMode;
   /** Sets the permission mode (an approved plan leaves plan mode); the footer follows. */
   setPermissionMode(mode: PermissionMode): void;
+  /**
+   * Shows a plan to the person (ExitPlanMode): approved (in the mode to go on in, with the plan as
+   * approved), to be revised (with their note), or unanswered (print mode: nobody can approve).
+   */
+  askPlan(plan: string, toolUseId: string, signal: AbortSignal): Promise<PlanAnswer>;
   /** The messages of the session in log order: what compactions archived, then the history as it stands (a /rewind's are gone). */
   workLog(): readonly Message[];
 }
+
+/** The person's answer to a plan. */
+export type PlanAnswer = { kind: 'approve'; mode: PermissionMode; plan: string } | { kind: 'revise'; note?: string } | { kind: 'unanswered' };
 
 /** What a session lends a capability when it opens it. */
 export interface CapabilityHost {

@@ -1,4 +1,4 @@
-// Planning as a capability: the TodoWrite tool (tools.tasks), the reminder that tells the model
+// Planning as a capability: the TodoWrite tool (tools.tasks), ExitPlanMode, the reminder that tells the model
 // it is in plan mode (the gate enforces it: tools/permissions.ts), and the ledger sections that
 // carry the task list and the approved plan through compaction. The list and the plan are read
 // from the session's log (todos.ts, plans.ts), so they need no saved state of their own.
@@ -8,6 +8,7 @@ import { TOOL } from '../tools/toolNames.js';
 import { registerPlanSections } from './ledger.js';
 import { planModeNote } from './plans.js';
 import { createTodoWriteTool } from './todoWrite.js';
+import { createExitPlanModeTool } from './exitPlanMode.js';
 
 export type TasksSetting = 'auto' | 'on' | 'off';
 
@@ -26,9 +27,9 @@ export function planCapability(opts: { tasks: TasksSetting; contextWindow: numbe
   const tasks = offersTasks(opts.tasks, opts.contextWindow);
   return {
     name: 'plan',
-    ...(tasks ? { toolNames: [TOOL.TodoWrite] } : {}),
+    toolNames: [...(tasks ? [TOOL.TodoWrite] : []), TOOL.ExitPlanMode],
     open: (host) => ({
-      ...(tasks ? { tools: registerTools([createTodoWriteTool()]) } : {}),
+      tools: registerTools([...(tasks ? [createTodoWriteTool()] : []), createExitPlanModeTool(host.turn)]),
       hooks: {
         // each prompt in plan mode says so: the mode can change between turns (Shift+Tab, /plan)
         beforePrompt: async () => ({ blocks: host.turn.permissionMode() === 'plan' ? [planModeNote] : [] }),

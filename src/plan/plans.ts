@@ -19,6 +19,11 @@ export function approvalResult(plan: string, mode: string): string {
   return `${PLAN_APPROVED}; plan mode is off (permission mode: ${mode}). Carry it out now, step by step, tracking the steps with TodoWrite.${PLAN_RULE}${plan}`;
 }
 
+/** The plans a message presents (its ExitPlanMode calls): print mode prints them with the answer. */
+export function plansIn(m: Message): string[] {
+  return m.blocks.flatMap((b) => (b.type === 'tool_use' && b.name === TOOL.ExitPlanMode && typeof b.input.plan === 'string' ? [b.input.plan] : []));
+}
+
 /** The plan of the last approval in a log, with its call's id; undefined before any. */
 export function approvedPlan(log: readonly Message[]): { text: string; id: string } | undefined {
   const uses = new Set<string>();

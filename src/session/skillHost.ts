@@ -41,6 +41,7 @@ export function turnHost(turn: () => SessionTurn): TurnHost {
     },
     notice: (level, text) => turn().emit({ type: 'notice', level, text }),
     permissionMode: () => turn().gate.mode,
+    askPlan: (plan, toolUseId, signal) => turn().gate.askPlan(plan, toolUseId, signal),
     setPermissionMode: (mode) => void turn().gate.setMode(mode),
     workLog: () => {
       const log = turn().log;

@@ -9,6 +9,7 @@ import { isInside } from '../tools/paths.js';
 import { PermissionPolicy, planAllows, planRefusal, type Approver } from '../tools/permissions.js';
 import { ReadBoundary } from '../tools/readBoundary.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
+import type { PlanAnswer } from '../capability/capability.js';
 import { turnAllows } from './turnAllow.js';
 import { TOOL } from '../tools/toolNames.js';
 
@@ -42,6 +43,21 @@ export class ToolGate {
     this.policy.setMode(next);
     this.modeChanged(next);
     return next;
+  }
+
+  /**
+   * ExitPlanMode: the person approves the plan (ask mode, or with edits accepted) or sends it back
+   * with a note. With nobody to ask (print mode) it is approved only when the session was started
+   * in a mode that lets edits run (a `/plan …` inside `-p --permission-mode acceptEdits`); else unanswered.
+   */
+  async askPlan(plan: string, toolUseId: string, signal: AbortSignal): Promise<PlanAnswer> {
+    if (!this.approver) {
+      const started = this.config().permissions.mode;
+      return started === 'acceptEdits' || started === 'allow' ? { kind: 'approve', mode: started, plan } : { kind: 'unanswered' };
+    }
+    const answer = await this.approver({ toolName: TOOL.ExitPlanMode, toolUseId, input: { plan }, summary: plan, plan }, signal);
+    if (answer.kind === 'deny') return answer.note ? { kind: 'revise', note: answer.note } : { kind: 'revise' };
+    return { kind: 'approve', mode: answer.kind === 'accept_edits' ? 'acceptEdits' : 'ask', plan };
   }
 
   async authorize(call: GateCall, signal: AbortSignal, preapproved = false): Promise<Authorization> {

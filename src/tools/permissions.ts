@@ -31,6 +31,8 @@ export interface ApprovalRequest {
   projectCode?: { what: 'hooks' | 'mcp' | 'skill'; name: string; file: string; changed: boolean };
   /** For a read outside the project: the directory "for this session" covers (shown in the choice). */
   sessionScope?: string;
+  /** ExitPlanMode: the plan (Markdown) to approve; allow_once approves (ask mode), accept_edits approves with edits accepted, deny with a note keeps planning. */
+  plan?: string;
 }
 
 export type ApprovalDecision =

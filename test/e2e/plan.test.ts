@@ -60,6 +60,57 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('plan mode with %s', (provi
   });
 });
 
+describe('ExitPlanMode in print mode', () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace({ compaction: { tailTurns: 1 } });
+    writeFileSync(join(ws.dir, 'app.ts'), ORIGINAL);
+  });
+  const run = (args: string[]) => runAgent(args, { ws, server, timeoutMs: 30_000 });
+  const PLAN = '## Plan\n1. Change the port in app.ts to 4000.\n2. Run the tests.';
+
+  it('prints the plan and ends the turn (exit 0) when nobody can approve; the file is untouched', async () => {
+    server.enqueue({ toolCalls: [{ name: 'ExitPlanMode', input: { plan: PLAN } }] }, { text: 'should never be asked for' });
+    const r = await run(['-p', 'plan the port change', '--permission-mode', 'plan']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('1. Change the port in app.ts to 4000.');
+    // the turn ended with the call: no second request
+    expect(server.requests).toHaveLength(1);
+    expect(readFileSync(join(ws.dir, 'app.ts'), 'utf8')).toBe(ORIGINAL);
+    const show = await run(['-p', '/plan show', '--continue']);
+    expect(show.code).toBe(2);
+    expect(show.stderr).toContain('no plan has been approved');
+  });
+
+  it('/plan inside -p --permission-mode acceptEdits: the plan is approved, the edit runs, /plan show prints it, and a compaction keeps it', async () => {
+    server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: 'app.ts' } }] },
+      { toolCalls: [{ name: 'ExitPlanMode', input: { plan: PLAN } }] },
+      { toolCalls: [{ name: 'Edit', input: { path: 'app.ts', old_string: '3000', new_string: '4000' } }] },
+      { text: 'Done.' },
+    );
+    const r = await run(['-p', '/plan change the port', '--permission-mode', 'acceptEdits']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.stringify(server.requests[0]!.view!.messages)).toContain('Plan mode is on');
+    expect(toolResultsIn(3).at(-1)!.content).toContain('The user approved the plan; plan mode is off (permission mode: acceptEdits)');
+    expect(readFileSync(join(ws.dir, 'app.ts'), 'utf8')).toBe('export const port = 4000;\n');
+    const show = await run(['-p', '/plan show', '--continue']);
+    expect(show.stdout.trim()).toBe(PLAN);
+
+    server.enqueue({ text: 'Fine.' });
+    expect((await run(['-p', 'all good?', '--continue'])).code).toBe(0);
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nHelp the user.' } : undefined));
+    expect((await run(['-p', '/compact', '--continue'])).code).toBe(0);
+    server.respondWith(undefined);
+    server.enqueue({ text: 'Yes.' });
+    const before = server.requests.length;
+    expect((await run(['-p', 'still the plan?', '--continue'])).code).toBe(0);
+    const messages = server.requests[before]!.view!.messages;
+    expect(messages.flatMap((m) => m.blocks).some((b) => b.type === 'tool_use' && b.name === 'ExitPlanMode')).toBe(false);
+    expect(JSON.stringify(messages)).toContain('1. Change the port in app.ts to 4000.');
+  });
+});
+
 describe('permission modes by name', () => {
   let ws: Workspace;
   beforeEach(() => {
@@ -140,7 +191,8 @@ describe('the task list', () => {
     const sent = JSON.stringify(messages);
     for (const line of ['[~] Step 1 (in progress)', '[ ] Step 2', '[!] Step 3 (blocked)']) expect(sent).toContain(line);
     allAccepted();
-  });
+    // eleven processes one after another
+  }, 120_000);
 });
 // Mutations that fail these: the plan check dropped from the gate (the Edit is applied, touch runs), the reminder
 // not added, the aliases not mapped, todoListProblem not called, the list read from the visible history only (the

@@ -25,6 +25,7 @@ const host: CapabilityHost = {
     permissionMode: () => 'ask',
     setPermissionMode: () => {},
     workLog: () => [],
+    askPlan: async () => ({ kind: 'unanswered' }),
   },
 };
 const tool = (name: string): AnyTool => ({
