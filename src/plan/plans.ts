@@ -10,6 +10,9 @@ import PLAN_MODE from './planMode.md';
 /** What each prompt says while plan mode is on (the mode can change between turns: Shift+Tab, /plan). */
 export const planModeNote: TextBlock = { type: 'text', text: promptText(PLAN_MODE) };
 
+/** A prompt's plan-mode note: the model's, not shown as what the person typed. */
+export const isPlanModeNote = (text: string): boolean => text === planModeNote.text;
+
 /** The first line of an approval's result; the plan as approved follows PLAN_RULE. */
 export const PLAN_APPROVED = 'The user approved the plan';
 export const PLAN_RULE = '\n\n--- approved plan ---\n';
