@@ -164,6 +164,8 @@ describe('the task list', () => {
     const shown = await run(['-p', '/todos', '--continue']);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('Tasks (0 of 3 done):\n- [~] Step 1 (in progress)\n- [ ] Step 2\n- [!] Step 3 (blocked)');
+    // a fork opens with it too
+    expect((await run(['-p', '/todos', '--continue', '--fork'])).stdout).toContain('- [~] Step 1 (in progress)');
 
     // turn 2 moves the list on
     server.enqueue({ toolCalls: [{ name: 'TodoWrite', input: list(['completed', 'in_progress', 'blocked']) }] }, { text: 'Step 1 done.' });
