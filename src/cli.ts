@@ -42,8 +42,8 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .addOption(
       new Option(
         '--permission-mode <mode>',
-        'ask before Bash and edits, accept edits (Bash still asks), allow everything, or deny what needs approval',
-      ).choices(['ask', 'acceptEdits', 'allow', 'deny']),
+        "ask before Bash and edits, accept edits (Bash still asks), plan (only reads run), allow everything, or deny what needs approval; Claude Code's default, bypassPermissions and dontAsk work too",
+      ).choices(['ask', 'acceptEdits', 'plan', 'allow', 'deny', 'default', 'bypassPermissions', 'dontAsk']),
     )
     .option('--max-steps <n>', 'model calls per turn before stopping', positiveInt)
     .option('--allowed-tools <tools>', 'tools that run without asking, comma-separated (e.g. "Bash,mcp__github__*"; repeatable)', collect, [])

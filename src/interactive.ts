@@ -10,6 +10,7 @@ import { askAboutUnsaved, unsavedFacts } from './unsavedExit.js';
 import { loadTui } from './ui/load.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
+import { currentTodos, type Todo } from './plan/todos.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, SpilledOutputView, UiController, UiEvent } from './ui/controller.js';
 
 // The interactive app: the UiController the Ink app renders, implemented over the live
@@ -159,6 +160,10 @@ export class SessionController implements UiController {
 
   initialTranscript() {
     return [...this.current.messages()];
+  }
+
+  todos(): readonly Todo[] {
+    return currentTodos(this.current.messages({ archived: true }));
   }
 
   subscribe(listener: (ev: UiEvent) => void): () => void {

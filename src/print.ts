@@ -3,6 +3,7 @@ import { createRuntime } from './bootstrap.js';
 import { onClosedStdout } from './closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
+import { plansIn } from './plan/plans.js';
 import { CommandError, findCustom, isCommandLine, runSlash } from './commands/registry.js';
 import { CustomCommandError, runCustom } from './commands/customRun.js';
 import { formatCommandOutput } from './commands/format.js';
@@ -104,6 +105,8 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   }
 
   let answer: string[] = [];
+  // the plans the model presented (ExitPlanMode): printed after the answer, nobody here can approve them
+  const plans: string[] = [];
   let errorText: string | undefined;
   let compactions = 0;
   let manualFailed: string | undefined;
@@ -113,8 +116,10 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     if (format === 'stream-json') writeLine(e);
     switch (e.type) {
       case 'message':
-        if (e.message.role === 'assistant') answer.push(textOf(e.message));
-        else if (e.message.kind === 'normal') answer = [];
+        if (e.message.role === 'assistant') {
+          answer.push(textOf(e.message));
+          plans.push(...plansIn(e.message));
+        } else if (e.message.kind === 'normal') answer = [];
         break;
       case 'error':
         errorText = e.message;
@@ -212,7 +217,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     }
     // too large for the window: a usage error, nothing was stored or sent
     if (refused !== undefined) throw new CliError(refused, EXIT_USAGE);
-    const finalText = answer.join('').trim();
+    const finalText = [answer.join('').trim(), ...plans].filter((t) => t !== '').join('\n\n');
     // the database refused messages (a full disk): one last try, else the facts and exit 1, never a silent loss
     const unsaved = session.saving.flush() ? undefined : unsavedFacts(session);
     if (unsaved && format !== 'stream-json') process.stderr.write(`agent: error: ${unsaved}; they are lost now that this run ends.\n`);

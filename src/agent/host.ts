@@ -48,7 +48,8 @@ export interface GateCall {
 
 /** Decides whether a tool call may run, asking the person when the policy says so. */
 export interface PermissionGate {
-  authorize(call: GateCall, signal: AbortSignal): Promise<Authorization>;
+  /** `preapproved`: a PreToolUse hook allowed the call (it skips asking, never plan mode). */
+  authorize(call: GateCall, signal: AbortSignal, preapproved?: boolean): Promise<Authorization>;
 }
 
 export interface LoopOptions {

@@ -121,7 +121,7 @@ async function runOneTool(
 
   let auth: Authorization;
   try {
-    auth = pre.allow ? { ok: true } : await opts.gate.authorize(call, signal);
+    auth = await opts.gate.authorize(call, signal, pre.allow === true);
   } catch (e) {
     if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
     auth = { ok: false, message: `Permission check failed: ${errorText(e)}` };
@@ -136,7 +136,7 @@ async function runOneTool(
     // as Claude Code: PostToolUse hooks hear of calls that succeeded
     const note = opts.hooks && !output.isError ? await opts.hooks.afterTool(hookCall, output, signal) : undefined;
     const noted = note ? { ...output, content: `${output.content}\n\n[Note from a PostToolUse hook]\n${note}` } : output;
-    return finish(noted, output.isError ? 'error' : 'done');
+    return finish(noted, output.isError ? 'error' : 'done', output.stopTurn === true);
   } catch (e) {
     if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');
     return finish({ content: `${tool.name} failed: ${errorText(e)}`, isError: true }, 'error');

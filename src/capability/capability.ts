@@ -11,6 +11,7 @@
 // src/llm/ and its own room, nothing else. See CONTRIBUTING.md, "Adding a capability".
 import type { AgentCatalog } from '../agents/agents.js';
 import type { SubagentHost } from '../agents/host.js';
+import type { PermissionMode } from '../config/schema.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { LedgerSection as DerivedLedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';
@@ -104,7 +105,21 @@ export interface TurnHost {
   notice(level: 'info' | 'warning', text: string): void;
   /** Something the person waits on besides the model began (a hook: "Running the UserPromptSubmit hook") or ended (done). */
   activity(label: string, done: boolean): void;
+  /** The session's permission mode now (plan mode: only reading runs). */
+  permissionMode(): PermissionMode;
+  /** Sets the permission mode (an approved plan leaves plan mode); the footer follows. */
+  setPermissionMode(mode: PermissionMode): void;
+  /**
+   * Shows a plan to the person (ExitPlanMode): approved (in the mode to go on in, with the plan as
+   * approved), to be revised (with their note), or unanswered (print mode: nobody can approve).
+   */
+  askPlan(plan: string, toolUseId: string, signal: AbortSignal): Promise<PlanAnswer>;
+  /** The messages of the session in log order: what compactions archived, then the history as it stands (a /rewind's are gone). */
+  workLog(): readonly Message[];
 }
+
+/** The person's answer to a plan. */
+export type PlanAnswer = { kind: 'approve'; mode: PermissionMode; plan: string } | { kind: 'revise'; note?: string } | { kind: 'unanswered' };
 
 /** What a session lends a capability when it opens it. */
 export interface CapabilityHost {

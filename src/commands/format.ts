@@ -37,7 +37,7 @@ export function formatCommandOutput(out: CommandOutput): string {
     }
     case 'permissions': {
       const rules = out.rules.length ? out.rules.map((r) => `  ${r.rule} (${r.source})`) : ['  none'];
-      return [`Permission mode: ${out.mode}`, 'Allowed without asking:', ...rules].join('\n');
+      return [`Permission mode: ${out.mode}${out.meaning ? ` — ${out.meaning}` : ''}`, 'Allowed without asking:', ...rules].join('\n');
     }
     case 'help':
       return out.commands.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''} — ${c.description}`).join('\n');

@@ -11,6 +11,7 @@ import { rewindCommand } from './rewind.js';
 import { uncompactCommand } from './uncompact.js';
 import { agentsView, contextView, costView, permissionsView } from './views.js';
 import { mcpCommand } from './mcp.js';
+import { planCommand, todosView } from './plan.js';
 import type { McpManager } from '../mcp/manager.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
@@ -197,6 +198,18 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'list the permission mode, configured rules and choices remembered this session',
     run: async ({ session }) => permissionsView(session),
+  },
+  {
+    name: 'plan',
+    args: '[what to plan | show | save <file> | off]',
+    description: 'plan mode: only reading runs until you approve the plan; show or save the approved plan; off leaves plan mode',
+    run: async ({ session }, args) => asCommand(() => planCommand(session, args)),
+  },
+  {
+    name: 'todos',
+    whileBusy: true,
+    description: "print the task list (TodoWrite) with each item's status",
+    run: async ({ session }) => todosView(session),
   },
   {
     name: 'history',

@@ -5,6 +5,7 @@ import { READ_ONLY_TOOLS } from '../agents/agents.js';
 import type { AgentRow, ChildCostRow, CommandOutput, CostRow } from '../session/protocol.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { contextBreakdown } from './contextBreakdown.js';
+import { MODE_MEANING } from '../tools/permissions.js';
 
 /** /context: where the window goes (the tokenizer is loaded for it). */
 export async function contextView(session: Session): Promise<CommandOutput> {
@@ -54,5 +55,5 @@ export function agentsView(session: Session): CommandOutput {
 /** /permissions: the mode, the configured rules and the choices remembered this session. */
 export function permissionsView(session: Session): CommandOutput {
   const { mode, rules } = session.permissions();
-  return { kind: 'permissions', mode, rules };
+  return { kind: 'permissions', mode, rules, meaning: MODE_MEANING[mode] };
 }

@@ -14,6 +14,7 @@ import {
   BashSchema,
   CacheSchema,
   AgentsSchema,
+  ToolsSchema,
   CompactionSchema,
   FileConfigSchema,
   McpSchema,
@@ -27,6 +28,8 @@ import {
   type McpServerFileEntry,
   type HookSource,
   type PermissionMode,
+  PERMISSION_MODES,
+  PERMISSION_MODE_ALIASES,
 } from './schema.js';
 
 export { ConfigError, readConfigFile } from './configFile.js';
@@ -58,6 +61,8 @@ export interface Config {
   timeouts: z.infer<typeof TimeoutsSchema>;
   cache: z.infer<typeof CacheSchema>;
   agents: z.infer<typeof AgentsSchema>;
+  /** Optional tools (.agentrc `tools`); absent: the defaults. */
+  tools?: z.infer<typeof ToolsSchema>;
   mcp: z.infer<typeof McpSchema>;
   /** MCP servers from .agentrc files (home, then project), each with the file it came from. */
   mcpServers: { name: string; file: string; entry: McpServerFileEntry }[];
@@ -166,10 +171,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   if (flagProvider !== undefined && flagProvider !== 'anthropic' && flagProvider !== 'openai') {
     throw new ConfigError(`--provider: "${flagProvider}" is not a provider (use anthropic or openai)`);
   }
-  const permissionMode = flags.permissionMode;
-  if (permissionMode !== undefined && !['ask', 'acceptEdits', 'allow', 'deny'].includes(permissionMode)) {
-    throw new ConfigError(`--permission-mode: "${permissionMode}" is not a mode (use ask, acceptEdits, allow or deny)`);
-  }
+  const permissionMode = flags.permissionMode === undefined ? undefined : readPermissionMode(flags.permissionMode);
   if (flags.baseURL !== undefined && !URL.canParse(flags.baseURL)) {
     throw new ConfigError(`--base-url: "${flags.baseURL}" is not a URL`);
   }
@@ -230,7 +232,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   const permissions = PermissionsSchema.parse({
     ...file.permissions,
     ...(flags.allowedTools && flags.allowedTools.length > 0 ? { allowTools: [...(file.permissions?.allowTools ?? []), ...flags.allowedTools] } : {}),
-    ...(permissionMode ? { mode: permissionMode as PermissionMode } : {}),
+    ...(permissionMode ? { mode: permissionMode } : {}),
     readPaths: [...(file.permissions?.readPaths ?? []), ...addDirs],
   });
 
@@ -258,6 +260,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     timeouts: TimeoutsSchema.parse(file.timeouts ?? {}),
     cache: CacheSchema.parse(file.cache ?? {}),
     agents: AgentsSchema.parse(file.agents ?? {}),
+    tools: ToolsSchema.parse(file.tools ?? {}),
     mcp: McpSchema.parse({ ...file.mcp, ...(flags.mcpTrust ? { trustProject: true } : {}) }),
     mcpServers: [],
     thinkingSetting,
@@ -380,4 +383,14 @@ export function resolveThinking(
 export function defaultDbPath(env: NodeJS.ProcessEnv, home: string): string {
   const dataHome = env.XDG_DATA_HOME?.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share');
   return join(dataHome, 'agent', 'agent.db');
+}
+
+/** --permission-mode as written: this program's names or Claude Code's (default, bypassPermissions, dontAsk). */
+function readPermissionMode(written: string): PermissionMode {
+  if ((PERMISSION_MODES as readonly string[]).includes(written)) return written as PermissionMode;
+  const alias = PERMISSION_MODE_ALIASES[written];
+  if (alias) return alias;
+  throw new ConfigError(
+    `--permission-mode: "${written}" is not a mode (use ask, acceptEdits, plan, allow or deny; Claude Code's default, bypassPermissions and dontAsk work too)`,
+  );
 }

@@ -11,11 +11,18 @@ const positiveInt = z.int().check(z.positive());
 const nonNegativeInt = z.int().check(z.nonnegative());
 const nonEmptyString = z.string().check(z.minLength(1));
 
-export const PermissionModeSchema = z.enum(['ask', 'acceptEdits', 'allow', 'deny']);
-export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+export const PERMISSION_MODES = ['ask', 'acceptEdits', 'plan', 'allow', 'deny'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+/** Claude Code's mode names, so its scripts and settings work: default → ask, bypassPermissions → allow, dontAsk → deny. */
+export const PERMISSION_MODE_ALIASES: Readonly<Record<string, PermissionMode>> = { default: 'ask', bypassPermissions: 'allow', dontAsk: 'deny' };
+/** A mode as written (this program's name or Claude Code's), read as this program's. */
+export const PermissionModeSchema = z.pipe(
+  z.enum([...PERMISSION_MODES, 'default', 'bypassPermissions', 'dontAsk']),
+  z.transform((m): PermissionMode => PERMISSION_MODE_ALIASES[m] ?? (m as PermissionMode)),
+);
 
 export const PermissionsSchema = z.strictObject({
-  /** ask: Bash, Edit and Write (and any tool not allowed below) ask first; acceptEdits: edits inside the working directory run, Bash asks; allow: everything runs; deny: refuse what needs approval. */
+  /** ask: Bash, Edit and Write (and any tool not allowed below) ask first; acceptEdits: edits inside the working directory run, Bash asks; plan: only what cannot change anything runs (reads, read-only commands) until a plan is approved; allow: everything runs; deny: refuse what needs approval. Claude Code's names work too (default, bypassPermissions, dontAsk). */
   mode: z._default(PermissionModeSchema, 'ask'),
   /** Tools that run without asking, e.g. ["Bash"] to trust every command. */
   allowTools: z._default(z.array(nonEmptyString), []),
@@ -172,6 +179,12 @@ export const AgentsSchema = z.strictObject({
 });
 export type AgentsConfig = z.infer<typeof AgentsSchema>;
 
+export const ToolsSchema = z.strictObject({
+  /** The task list tool (TodoWrite): auto offers it to the session on a window of 32,000 tokens or more (its definition and its line in the system prompt cost about 410 tokens a request, measured with the tokenizer); on always; off never. */
+  tasks: z._default(z.enum(['auto', 'on', 'off']), 'auto'),
+});
+export type ToolsConfig = z.infer<typeof ToolsSchema>;
+
 /** One MCP server, in Claude Code's .mcp.json form: a command (stdio) or a URL (type http or sse). */
 export const McpServerSchema = z.object({
   /** stdio (default when `command` is given), http (streamable HTTP) or sse (old servers). */
@@ -308,6 +321,7 @@ export const FileConfigSchema = z.strictObject({
   timeouts: z.optional(z.partial(TimeoutsSchema)),
   cache: z.optional(z.partial(CacheSchema)),
   agents: z.optional(z.partial(AgentsSchema)),
+  tools: z.optional(z.partial(ToolsSchema)),
   /** MCP servers by name (as in Claude Code's .mcp.json); home and project files merge by name. */
   mcpServers: z.optional(z.record(nonEmptyString, McpServerSchema)),
   mcp: z.optional(z.partial(McpSchema)),

@@ -13,6 +13,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userMessage, type Message, type TextBlock } from '../llm/messages.js';
 import { isHookContext } from '../hooks/capability.js';
+import { isPlanModeNote } from '../plan/plans.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
@@ -70,7 +71,7 @@ export function findMentions(text: string): string[] {
 /** What the person typed of a prompt: its text without the blocks added to it (@attachments, hooks' context). */
 export const typedText = (m: Message): string =>
   m.blocks
-    .flatMap((b) => (b.type === 'text' && attachmentLabel(b.text) === undefined && !isHookContext(b.text) ? [b.text] : []))
+    .flatMap((b) => (b.type === 'text' && attachmentLabel(b.text) === undefined && !isHookContext(b.text) && !isPlanModeNote(b.text) ? [b.text] : []))
     .join('\n')
     .trim();
 

@@ -112,7 +112,7 @@ export type CommandOutput =
   | { kind: 'cost'; rows: CostRow[]; totalUsd?: number; children?: ChildCostRow[] }
   /** /agents: the agents the Task tool offers, and files that were skipped. */
   | { kind: 'agents'; agents: AgentRow[]; warnings: string[] }
-  | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string }
+  | { kind: 'permissions'; rules: Array<{ source: 'config' | 'session'; rule: string }>; mode: string; meaning?: string }
   | { kind: 'help'; commands: CommandInfo[] }
   | { kind: 'picker'; sessions: SessionListItem[] }
   /** /model without a name: the picker (print mode lists them). */

@@ -161,8 +161,9 @@ export class Session extends SessionEvents {
     return session;
   }
 
-  messages(): readonly Message[] {
-    return this.log.messages();
+  /** The history as it stands; with `archived`, what compactions archived before it (the task list and the plan derive from that log). */
+  messages(opts: { archived?: boolean } = {}): readonly Message[] {
+    return opts.archived ? [...this.log.archived(), ...this.log.messages()] : this.log.messages();
   }
 
   view(): SessionView {
@@ -227,7 +228,6 @@ export class Session extends SessionEvents {
     return true;
   }
 
-  /** Manual compaction (/compact [focus]). */
   compact(focus?: string): Promise<CompactionRecord> {
     return this.exclusive((signal) => this.context.manual(focus, signal));
   }
@@ -375,7 +375,7 @@ export class Session extends SessionEvents {
       ...loopSettings(this.context.config),
       provider: this.context.provider,
       tools: this.context.allTools,
-      gate: { authorize: (call, signal) => this.gate.authorize(call, signal) },
+      gate: { authorize: (call, signal, pre) => this.gate.authorize(call, signal, pre) },
       recall: this.recallSource(),
       ...(this.spill ? { spill: this.spill } : {}),
       cacheKey: cacheKeyOf(this.id, this.deps.child),

@@ -15,7 +15,7 @@ import { gatedShell, InlineCommandRefused } from './turnScope.js';
 /** What of the session a tool call's turn uses (read when the call runs: the session builds them after its capabilities). */
 export interface SessionTurn {
   gate: ToolGate;
-  log: { messages(): readonly Message[] };
+  log: { messages(): readonly Message[]; archived(): Message[] };
   context: { readonly allTools: readonly AnyTool[]; readonly config: { cwd: string } };
   emit: (e: SessionEvent) => void;
 }
@@ -41,6 +41,13 @@ export function turnHost(turn: () => SessionTurn): TurnHost {
     },
     notice: (level, text) => turn().emit({ type: 'notice', level, text }),
     activity: (label, done) => turn().emit({ type: 'activity', label, done }),
+    permissionMode: () => turn().gate.mode,
+    askPlan: (plan, toolUseId, signal) => turn().gate.askPlan(plan, toolUseId, signal),
+    setPermissionMode: (mode) => void turn().gate.setMode(mode),
+    workLog: () => {
+      const log = turn().log;
+      return [...log.archived(), ...log.messages()];
+    },
   };
 }
 

@@ -6,9 +6,10 @@ import type { Config } from '../config/config.js';
 import type { PermissionMode } from '../config/schema.js';
 import { traitsOf } from '../tools/kinds.js';
 import { isInside } from '../tools/paths.js';
-import { PermissionPolicy, type Approver } from '../tools/permissions.js';
+import { PermissionPolicy, planAllows, planRefusal, type Approver } from '../tools/permissions.js';
 import { ReadBoundary } from '../tools/readBoundary.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
+import type { PlanAnswer } from '../capability/capability.js';
 import { turnAllows } from './turnAllow.js';
 import { TOOL } from '../tools/toolNames.js';
 
@@ -44,9 +45,24 @@ export class ToolGate {
     return next;
   }
 
-  async authorize(call: GateCall, signal: AbortSignal): Promise<Authorization> {
+  /**
+   * ExitPlanMode: the person approves the plan (ask mode, or with edits accepted) or sends it back
+   * with a note. With nobody to ask (print mode) it is approved only when the session was started
+   * in a mode that lets edits run (a `/plan …` inside `-p --permission-mode acceptEdits`); else unanswered.
+   */
+  async askPlan(plan: string, toolUseId: string, signal: AbortSignal): Promise<PlanAnswer> {
+    if (!this.approver) {
+      const started = this.config().permissions.mode;
+      return started === 'acceptEdits' || started === 'allow' ? { kind: 'approve', mode: started, plan } : { kind: 'unanswered' };
+    }
+    const answer = await this.approver({ toolName: TOOL.ExitPlanMode, toolUseId, input: { plan }, summary: plan, plan }, signal);
+    if (answer.kind === 'deny') return answer.note ? { kind: 'revise', note: answer.note } : { kind: 'revise' };
+    return { kind: 'approve', mode: answer.kind === 'accept_edits' ? 'acceptEdits' : 'ask', plan };
+  }
+
+  async authorize(call: GateCall, signal: AbortSignal, preapproved = false): Promise<Authorization> {
     const started = Date.now();
-    const auth = await this.decide(call, signal);
+    const auth = await this.decide(call, signal, preapproved);
     // --debug: each permission decision, the call's key argument only with --debug=full
     debug('permission', {
       tool: call.tool.name,
@@ -61,8 +77,11 @@ export class ToolGate {
     return auth;
   }
 
-  private async decide(call: GateCall, signal: AbortSignal): Promise<Authorization> {
+  private async decide(call: GateCall, signal: AbortSignal, preapproved: boolean): Promise<Authorization> {
     const { tool, input, summary, toolUseId } = call;
+    // plan mode holds whatever else allows a call (a hook, a command's allowed-tools, a rule)
+    if (this.policy.mode === 'plan' && !planAllows(tool, input)) return { ok: false, message: planRefusal(tool.name, summary) };
+    if (preapproved) return { ok: true };
     const traits = traitsOf(tool);
     if (traits.readOnly) {
       const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.policy.mode, this.approver, signal);

@@ -3,6 +3,7 @@ import type { PermissionMode, PermissionsConfig } from '../config/schema.js';
 import type { FileDiff } from './fileDiff.js';
 import { traitsOf, type ToolKind, type ToolTraits } from './kinds.js';
 import { isInside } from './paths.js';
+import { isReadOnlyCommand } from './readOnlyCommand.js';
 import { joinWords, splitCommand } from './shellWords.js';
 import { TOOL } from './toolNames.js';
 
@@ -30,6 +31,8 @@ export interface ApprovalRequest {
   projectCode?: { what: 'hooks' | 'mcp' | 'skill'; name: string; file: string; changed: boolean };
   /** For a read outside the project: the directory "for this session" covers (shown in the choice). */
   sessionScope?: string;
+  /** ExitPlanMode: the plan (Markdown) to approve; allow_once approves (ask mode), accept_edits approves with edits accepted, deny with a note keeps planning. */
+  plan?: string;
 }
 
 export type ApprovalDecision =
@@ -228,7 +231,7 @@ export class PermissionPolicy {
 
   /** The modes Shift+Tab cycles through: allow only when the session was started in it. */
   cycleModes(): PermissionMode[] {
-    return this.config.mode === 'allow' ? ['ask', 'acceptEdits', 'allow', 'deny'] : ['ask', 'acceptEdits', 'deny'];
+    return this.config.mode === 'allow' ? ['ask', 'acceptEdits', 'plan', 'allow', 'deny'] : ['ask', 'acceptEdits', 'plan', 'deny'];
   }
 
   /**
@@ -238,6 +241,7 @@ export class PermissionPolicy {
    */
   decide(tool: { name: string; kind: ToolKind; traits?: Partial<ToolTraits> }, input: unknown, file?: { abs: string; cwd: string }): PermissionDecision {
     const mode = this.currentMode;
+    if (mode === 'plan') return planAllows(tool, input) ? 'allow' : 'deny';
     const { readOnly, editsFiles } = traitsOf(tool);
     if (readOnly || mode === 'allow') return 'allow';
     if (editsFiles) {
@@ -247,7 +251,7 @@ export class PermissionPolicy {
     }
     if (toolAllowedBy(this.config.allowTools, tool.name) || this.sessionTools.has(tool.name)) return 'allow';
     if (tool.name === BASH) {
-      const command = typeof input === 'object' && input !== null && 'command' in input && typeof input.command === 'string' ? input.command : undefined;
+      const command = commandOf(input);
       if (command !== undefined && bashAllowedByPrefixes(command, this.prefixes())) return 'allow';
     }
     return mode === 'deny' ? 'deny' : 'ask';
@@ -303,6 +307,39 @@ export class PermissionPolicy {
     return out;
   }
 }
+
+/**
+ * Plan mode: only what cannot change anything runs — a tool whose kind (or own traits) is not
+ * mutating, and Bash for a command classified read-only. Nothing the person allowed for the
+ * session or in .agentrc widens it: planning is reading.
+ */
+export function planAllows(tool: { name: string; kind: ToolKind; traits?: Partial<ToolTraits> }, input: unknown): boolean {
+  if (!traitsOf(tool).mutating) return true;
+  const command = tool.name === BASH ? commandOf(input) : undefined;
+  return command !== undefined && isReadOnlyCommand(command);
+}
+
+/** What each mode means, for /permissions. */
+export const MODE_MEANING: Readonly<Record<PermissionMode, string>> = {
+  ask: 'Bash, Edit and Write ask first; reads inside the project run.',
+  acceptEdits: 'edits inside the working directory run without asking; Bash still asks.',
+  plan: 'plan mode: only what cannot change anything runs (FileRead, Grep, Glob, Recall, read-only MCP tools, sub-agents held to the same, read-only commands such as ls, cat, grep, git status/log/diff); Edit, Write and any other command are refused, whatever the rules below allow. The model presents its plan for approval (ExitPlanMode); Shift+Tab or /plan off leaves plan mode.',
+  allow: 'everything runs without asking (an edit outside the working directory too).',
+  deny: 'what would need approval is refused.',
+};
+
+/** What the model reads when plan mode refuses a call. */
+export function planRefusal(toolName: string, summary: string): string {
+  const what = toolName === BASH ? 'this command is not one that only reads' : `${toolName} can change things`;
+  return (
+    `Plan mode is on, and ${what}, so it was not run: ${summary}. While planning, only reading runs ` +
+    `(FileRead, Grep, Glob, Recall, read-only commands such as ls, cat, grep, git status/log/diff). ` +
+    'Do not retry it: finish the plan, then ask the user to approve it.'
+  );
+}
+
+const commandOf = (input: unknown): string | undefined =>
+  typeof input === 'object' && input !== null && 'command' in input && typeof input.command === 'string' ? input.command : undefined;
 
 /**
  * Whether a configured list allows a tool: its name, a pattern with `*` (mcp__github__*), or an

@@ -61,6 +61,7 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
         isError: out.isError,
         ...(out.images && out.images.length > 0 ? { images: out.images } : {}),
         ...(out.full ? { full: { ...out.full, text: clean(out.full.text) } } : {}),
+        ...(out.stopTurn ? { stopTurn: true } : {}),
       };
     },
   };

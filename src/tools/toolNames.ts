@@ -21,6 +21,8 @@ export const TOOL = {
   McpSchemas: 'McpSchemas',
   McpCall: 'McpCall',
   Skill: 'Skill',
+  TodoWrite: 'TodoWrite',
+  ExitPlanMode: 'ExitPlanMode',
 } as const;
 
 /** Claude Code's tool name → this program's. */
@@ -35,6 +37,8 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
   LS: TOOL.Glob,
   Task: TOOL.Task,
   Agent: TOOL.Task,
+  TodoWrite: TOOL.TodoWrite,
+  ExitPlanMode: TOOL.ExitPlanMode,
 };
 
 export interface ToolSpecEntry {

@@ -14,6 +14,8 @@ export interface ToolOutput {
   full?: FullOutput;
   /** Set when the output was spilled: `content` is the preview, the whole is archived under `handle`. */
   spilled?: SpillReceipt;
+  /** The turn ends after this call (ExitPlanMode when nobody can approve the plan). */
+  stopTurn?: boolean;
 }
 
 /** What the tool row and the transcript say about a spilled output. */

@@ -6,6 +6,7 @@ import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
 import type { Key } from 'ink';
 import { approvalKey } from './approval.js';
 import { ApprovalPrompt, diffLinesFor, diffRowsFor } from './components/ApprovalPrompt.js';
+import { TaskList } from './components/TaskList.js';
 import { RewindPicker } from './components/RewindPicker.js';
 import { rewindKey } from './rewind-picker.js';
 import { ItemView } from './components/ItemView.js';
@@ -75,6 +76,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
   );
   const transcript = useStore(store.transcript);
   const approvals = useStore(store.approvals);
+  const tasks = useStore(store.tasks.state);
   const picker = useStore(store.picker);
   const models = useStore(store.models);
   const rewind = useStore(store.rewind);
@@ -243,6 +245,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
         return;
       }
       if (key.ctrl && input === 'l') return redraw();
+      if (key.ctrl && input === 't') return store.tasks.toggle();
       // Ctrl-D on an empty prompt leaves, as in a shell (with text it deletes under the cursor)
       if (key.ctrl && input === 'd' && prompt.isEmpty()) return exit();
       // Shift+Tab cycles the permission mode (while no completion menu takes it)
@@ -267,6 +270,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
             {(item) => <ItemView key={item.id} item={item} />}
           </Static>
           <MemoLiveRegion store={store} prompt={prompt} />
+          {tasks.hidden ? null : <TaskList todos={tasks.todos} />}
           <Box marginTop={1} flexDirection="column">
             {approval ? (
               <ApprovalPrompt view={approval} pending={approvals.length} />

@@ -54,6 +54,12 @@ export function approvalOptions(req: ApprovalRequest): ApprovalOption[] {
       { kind: 'skip', label: `Do not run ${it}` },
     ];
   }
+  if (req.plan !== undefined)
+    return [
+      { kind: 'once', label: 'Approve the plan; edits and commands still ask' },
+      { kind: 'accept_edits', label: 'Approve the plan, and accept edits for the rest of the session' },
+      { kind: 'deny', label: 'Keep planning, and tell the model what to change' },
+    ];
   const options: ApprovalOption[] = [{ kind: 'once', label: req.diff ? 'Apply once' : 'Allow once' }];
   if (req.diff) {
     if (!req.outsideCwd) options.push({ kind: 'accept_edits', label: 'Apply, and accept edits for the rest of the session' });

@@ -35,7 +35,7 @@ function outputLines(output: ShownOutput, width: number, theme: Theme): string[]
     case 'agents':
       return block(sanitize(agentsText(output.agents, output.warnings)), width);
     case 'permissions':
-      return permissionLines(output.rules, output.mode, width, theme);
+      return permissionLines(output.rules, output.mode, output.meaning, width, theme);
     case 'help':
       return helpLines(output.commands, width, theme);
     case 'history':
@@ -126,12 +126,18 @@ function costLines(rows: CostRow[], totalUsd: number | undefined, width: number,
   ];
 }
 
-function permissionLines(rules: Array<{ source: 'config' | 'session'; rule: string }>, mode: string, width: number, theme: Theme): string[] {
+function permissionLines(
+  rules: Array<{ source: 'config' | 'session'; rule: string }>,
+  mode: string,
+  meaning: string | undefined,
+  width: number,
+  theme: Theme,
+): string[] {
   const list =
     rules.length === 0
       ? block('No allow rules yet: commands that need approval will ask.', width, { color: theme.muted })
       : rules.flatMap((r) => block(`${paint(r.source.padEnd(7), { color: r.source === 'session' ? theme.accent : theme.muted })} ${sanitize(r.rule)}`, width));
-  return [...block(`Mode: ${paint(sanitize(mode), { bold: true })}`, width), ...list];
+  return [...block(`Mode: ${paint(sanitize(mode), { bold: true })}${meaning ? ` — ${sanitize(meaning)}` : ''}`, width), ...list];
 }
 
 /** A name and its description side by side, or stacked when the width is too narrow for both. */

@@ -2,6 +2,7 @@
 // logic: it renders what the controller tells it and forwards what the person does.
 import type { CompactionRecord } from '../history/compaction.js';
 import type { Message } from '../llm/messages.js';
+import type { Todo } from '../plan/todos.js';
 import type { CommandInfo, CommandOutput, ContextUsageView, HistoryPage, SessionEvent, SessionView } from '../session/protocol.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 
@@ -66,7 +67,9 @@ export interface UiController {
   spilledOutput?(handle: string): SpilledOutputView | undefined;
   /** Ids of the sessions whose messages match the words (the session picker filters by content too). */
   searchSessions?(query: string): string[];
-  /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */
+  /** The session's task list (TodoWrite), read from its log; absent: none is shown. */
+  todos?(): readonly Todo[];
+  /** Shift+Tab: the next permission mode (ask → acceptEdits → plan → deny → ask). */
   cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */
   exit(): Promise<void>;

@@ -13,6 +13,7 @@ export const KEY_BINDINGS: ReadonlyArray<readonly [keys: string, action: string]
   ['Ctrl+C', 'clear the prompt, or interrupt the running work; twice within 2 s (when nothing runs): exit'],
   ['Ctrl+D', 'on an empty prompt: exit'],
   ['Ctrl+L', 'clear the screen and redraw the transcript'],
+  ['Ctrl+T', 'hide or show the task list above the prompt'],
   ['Permission prompt', 'Enter: allow once · 1–3 or ↑↓: choose · with Deny selected, type a note for the model · Esc: deny'],
   ['Model picker (/model)', '↑↓: choose · type to filter · Enter: switch · Esc: close'],
   ['Session picker', '↑↓: choose · type to filter · Enter: resume · Esc: close'],

@@ -1,5 +1,6 @@
 // The finished things the transcript shows. Each item is rendered once (through <Static>) and
 // never changes afterwards, so everything it needs is captured when it is created.
+import { isPlanModeNote } from '../plan/plans.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { Message, ToolResultBlock } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
@@ -174,7 +175,7 @@ function shellItem(messageId: string, n: ShellNote): ToolItem {
 function userText(m: Message): string {
   const parts: string[] = [];
   for (const b of m.blocks) {
-    if (b.type === 'text' && attachmentLabel(b.text) === undefined) parts.push(b.text);
+    if (b.type === 'text' && attachmentLabel(b.text) === undefined && !isPlanModeNote(b.text)) parts.push(b.text);
     else if (b.type === 'image') parts.push(`[image ${b.mediaType}]`);
   }
   return parts.join('\n');

@@ -29,6 +29,8 @@ import { isShellNote } from '../session/shellNote.js';
 import { itemId, keyArgument, messagesToItems, noReplyItem } from './transcript.js';
 import { TranscriptPrinter } from './transcript-printer.js';
 import { compactionStep, finishedToolItem, respondFirst } from './live-events.js';
+import { TaskListState } from './task-list-state.js';
+import { TOOL } from '../tools/toolNames.js';
 
 /** How long an SDK notice stays under the prompt. */
 export const PROVIDER_NOTICE_MS = 30_000;
@@ -50,6 +52,8 @@ export class UiStore {
   /** The /history browser, open over the prompt. */
   readonly history = new Store<HistoryBrowserState | null>(null);
   readonly hint = new Store<Hint>(null);
+  /** The task list shown above the prompt while work is under way (Ctrl+T hides it). */
+  readonly tasks: TaskListState;
   /** The last lines of each running tool's output (tool id → lines), refreshed a few times a second. */
   private readonly liveOutput = new LiveToolOutput();
   readonly toolTails = this.liveOutput.tails;
@@ -75,6 +79,7 @@ export class UiStore {
     this.printer = new TranscriptPrinter(items, () => this.status.get().session.id);
     this.transcript = this.printer.state;
     this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
+    this.tasks = new TaskListState(() => controller.todos?.() ?? []);
   }
 
   append(...items: TranscriptItem[]): void {
@@ -141,6 +146,7 @@ export class UiStore {
         this.expander.finished(item);
         this.toolInputs.delete(ev.id);
         this.append(item);
+        if (ev.name === TOOL.TodoWrite && ev.status === 'done') this.tasks.refresh();
         return this.patchLive({ running: l.running.filter((t) => t.id !== ev.id) });
       }
       case 'child':
@@ -219,7 +225,7 @@ export class UiStore {
         return this.status.set({ ...this.status.get(), session: ev.count > 0 ? { ...session, unsaved: ev.count } : session });
       }
       case 'history_reset':
-        return;
+        return this.tasks.refresh();
       case 'prompt_refused':
       case 'prompt_returned':
         // the text goes back into the prompt: to shorten or to save as a file, to edit or to send again
@@ -276,6 +282,7 @@ export class UiStore {
     this.live.set({ ...emptyLive(), busy: this.live.get().busy, busySince: this.live.get().busySince });
     this.liveOutput.clear();
     this.status.set({ session: ev.session, usage: this.controller.contextUsage() });
+    this.tasks.refresh();
     const items = messagesToItems(ev.transcript, ev.compactions);
     this.expander.reset(items);
     this.printer.openSession(items);

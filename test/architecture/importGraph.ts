@@ -124,8 +124,9 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => (under('src/tools')(e.from) || under('src/llm')(e.from)) && (isUi(e.to) || under('src/store')(e.to) || e.to === 'better-sqlite3'),
   },
   {
-    name: 'the new rooms (src/mcp/, src/agents/, src/hooks/, src/trust/, src/skills/) know no UI and no SQL: they reach the store through the session layer',
-    forbids: (e) => ['src/mcp', 'src/agents', 'src/hooks', 'src/trust', 'src/skills'].some((room) => under(room)(e.from)) && (isUi(e.to) || isSql(e.to)),
+    name: 'the new rooms (src/mcp/, src/agents/, src/hooks/, src/trust/, src/skills/, src/plan/) know no UI and no SQL: they reach the store through the session layer',
+    forbids: (e) =>
+      ['src/mcp', 'src/agents', 'src/hooks', 'src/trust', 'src/skills', 'src/plan'].some((room) => under(room)(e.from)) && (isUi(e.to) || isSql(e.to)),
   },
   {
     name: 'src/doctor/ (agent doctor) knows no UI and no SQL: it checks SQLite and opens nothing but through src/store/index.ts',

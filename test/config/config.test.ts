@@ -81,7 +81,9 @@ describe('config loading', () => {
     expect(load(d, { permissionMode: 'ask' }).permissions.mode).toBe('ask');
     writeFileSync(join(d.cwd, '.agentrc'), '{}');
     expect(load(d, { permissionMode: 'acceptEdits' }).permissions.mode).toBe('acceptEdits');
-    expect(() => load(d, { permissionMode: 'acceptedits' })).toThrow(/use ask, acceptEdits, allow or deny/);
+    expect(() => load(d, { permissionMode: 'acceptedits' })).toThrow(
+      /use ask, acceptEdits, plan, allow or deny; Claude Code's default, bypassPermissions and dontAsk work too/,
+    );
   });
 
   it('names the file and the field for a wrong value, and exits as a usage error', () => {

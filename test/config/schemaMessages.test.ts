@@ -16,7 +16,10 @@ const INVALID: Array<[unknown, string]> = [
   // several unknown keys are named one by one, not joined into one dotted field
   [{ a: 1, b: 2 }, 'fields "a", "b": unknown keys (see .agentrc.example for the keys)'],
   [{ compaction: { nope: 1, nah: 2 } }, 'fields "compaction.nope", "compaction.nah": unknown keys (see .agentrc.example for the keys)'],
-  [{ permissions: { mode: 'x' } }, 'field "permissions.mode": Invalid option: expected one of "ask"|"acceptEdits"|"allow"|"deny"'],
+  [
+    { permissions: { mode: 'x' } },
+    'field "permissions.mode": Invalid option: expected one of "ask"|"acceptEdits"|"plan"|"allow"|"deny"|"default"|"bypassPermissions"|"dontAsk"',
+  ],
   [{ baseURL: 'not a url' }, 'field "baseURL": Invalid URL'],
   [{ apiKeyEnv: '1abc' }, 'field "apiKeyEnv": must be an environment variable name'],
   [{ bash: { passEnv: ['A B'] } }, 'field "bash.passEnv.0": must be an environment variable name, or a prefix ending in *'],

@@ -57,7 +57,9 @@ describe.skipIf(!hasTmux)('edits in a real terminal', () => {
     expect(readFileSync(file, 'utf8')).toContain('timeout = 3000');
     await term.waitFor('⏵⏵ accept edits');
 
-    // 3. Shift+Tab cycles: acceptEdits → deny → ask
+    // 3. Shift+Tab cycles: acceptEdits → plan → deny → ask
+    term.keys('BTab');
+    await term.waitFor('plan mode (only reads run)');
     term.keys('BTab');
     await term.waitFor('read-only (deny)');
     term.keys('BTab');

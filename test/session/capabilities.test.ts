@@ -23,6 +23,10 @@ const host: CapabilityHost = {
     shell: async () => ({ refused: 'no commands here' }),
     notice: () => {},
     activity: () => {},
+    permissionMode: () => 'ask',
+    setPermissionMode: () => {},
+    workLog: () => [],
+    askPlan: async () => ({ kind: 'unanswered' }),
   },
 };
 const tool = (name: string): AnyTool => ({

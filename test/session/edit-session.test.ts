@@ -77,6 +77,7 @@ describe('edits in a session', () => {
     expect(events).toContainEqual({ type: 'permission_mode', mode: 'acceptEdits' });
     expect(session.view().permissionMode).toBe('acceptEdits');
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('ONE\nTWO\n');
+    expect(session.setPermissionMode('next')).toBe('plan');
     expect(session.setPermissionMode('next')).toBe('deny');
     expect(session.setPermissionMode('next')).toBe('ask');
     session.close();

@@ -241,12 +241,12 @@ describe('PermissionPolicy for edit tools', () => {
     expect(policy({ mode: 'allow' }).decide(editTool, {}, outside)).toBe('allow');
     expect(policy({ mode: 'deny' }).decide(editTool, {}, outside)).toBe('deny');
   });
-  it('"accept edits for the session" switches ask to acceptEdits; Shift+Tab cycles ask → acceptEdits → deny (allow only when started in it)', () => {
+  it('"accept edits for the session" switches ask to acceptEdits; Shift+Tab cycles ask → acceptEdits → plan → deny (allow only when started in it)', () => {
     const p = policy();
     p.remember(editTool, { kind: 'accept_edits' });
     expect(p.mode).toBe('acceptEdits');
     expect(p.decide(editTool, {}, inside)).toBe('allow');
-    expect(policy().cycleModes()).toEqual(['ask', 'acceptEdits', 'deny']);
-    expect(policy({ mode: 'allow' }).cycleModes()).toEqual(['ask', 'acceptEdits', 'allow', 'deny']);
+    expect(policy().cycleModes()).toEqual(['ask', 'acceptEdits', 'plan', 'deny']);
+    expect(policy({ mode: 'allow' }).cycleModes()).toEqual(['ask', 'acceptEdits', 'plan', 'allow', 'deny']);
   });
 });

@@ -97,6 +97,7 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
 /** What asks: "Bash wants to run", or the project file whose hooks or MCP server would run. */
 function askerTitle(req: ApprovalView['request']): string {
   const p = req.projectCode;
+  if (req.plan !== undefined) return 'The model presents its plan: approve it to leave plan mode';
   if (!p) return `${req.toolName} wants to run`;
   if (p.what === 'skill') return `${p.file} ${p.changed ? 'changed since you approved it' : 'is a project skill'}: its commands would run`;
   if (p.what === 'hooks')

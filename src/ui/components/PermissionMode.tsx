@@ -4,6 +4,7 @@ import { useTheme } from '../theme.js';
 const LABEL: Record<string, string> = {
   ask: 'ask before edits and commands',
   acceptEdits: '⏵⏵ accept edits',
+  plan: '⏸ plan mode (only reads run)',
   allow: '⚠ allow everything',
   deny: '⊘ read-only (deny)',
 };
@@ -12,7 +13,7 @@ const LABEL: Record<string, string> = {
 export function PermissionModeBadge({ mode }: { mode: string | undefined }) {
   const theme = useTheme();
   if (mode === undefined) return null;
-  const color = mode === 'acceptEdits' ? theme.accent : mode === 'allow' ? theme.warning : mode === 'deny' ? theme.error : theme.muted;
+  const color = mode === 'acceptEdits' || mode === 'plan' ? theme.accent : mode === 'allow' ? theme.warning : mode === 'deny' ? theme.error : theme.muted;
   return (
     <Text wrap="truncate-end" color={color}>
       {LABEL[mode] ?? mode} <Text color={theme.muted}>(shift+tab)</Text>

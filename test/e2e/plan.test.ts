@@ -1,0 +1,201 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { isSummarizer, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+
+// Plan mode and the task list end to end in print mode: the built CLI, the real SDKs, the fake
+// server validating every request like the real services.
+
+const server = useFakeServer();
+
+function toolResultsIn(n: number): Array<{ content: string; isError: boolean }> {
+  const out: Array<{ content: string; isError: boolean }> = [];
+  for (const m of server.requests[n - 1]?.view?.messages ?? [])
+    for (const b of m.blocks) if (b.type === 'tool_result') out.push({ content: b.content, isError: b.isError });
+  return out;
+}
+const failed = (r: { content: string; isError: boolean } | undefined, provider: ProviderKind): boolean =>
+  provider === 'anthropic' ? r?.isError === true : /^Error|Plan mode is on|invalid|more than|at most one/.test(r?.content ?? '');
+const allAccepted = (): void => {
+  for (const q of server.requests) expect(q.response?.status, JSON.stringify(q.response)).toBe(200);
+};
+
+const ORIGINAL = 'export const port = 3000;\n';
+
+describe.each<ProviderKind>(['anthropic', 'openai'])('plan mode with %s', (provider) => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace();
+    writeFileSync(join(ws.dir, 'app.ts'), ORIGINAL);
+  });
+  const run = (args: string[]) => runAgent(args, { ws, server, provider, timeoutMs: 30_000 });
+
+  it('refuses Edit, Write and a mutating command with a reason the model reads; a read and a read-only command run; the tree is unchanged', async () => {
+    server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: 'app.ts' } }] },
+      { toolCalls: [{ name: 'Edit', input: { path: 'app.ts', old_string: '3000', new_string: '4000' } }] },
+      { toolCalls: [{ name: 'Write', input: { path: 'new.txt', content: 'x' } }] },
+      { toolCalls: [{ name: 'Bash', input: { command: 'touch made.txt' } }] },
+      { toolCalls: [{ name: 'Bash', input: { command: 'ls' } }] },
+      { text: 'The plan: change the port in app.ts.' },
+    );
+    const r = await run(['-p', 'plan the port change', '--permission-mode', 'plan']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('The plan: change the port');
+    // the model is told it is planning
+    expect(JSON.stringify(server.requests[0]!.view!.messages)).toContain('Plan mode is on');
+    expect(failed(toolResultsIn(2).at(-1), provider)).toBe(false);
+    for (const n of [3, 4, 5]) {
+      const res = toolResultsIn(n).at(-1)!;
+      expect(failed(res, provider), res.content).toBe(true);
+      expect(res.content).toContain('Plan mode is on');
+    }
+    expect(toolResultsIn(5).at(-1)!.content).toContain('touch made.txt');
+    const ls = toolResultsIn(6).at(-1)!;
+    expect(ls.content).toContain('app.ts');
+    expect(readFileSync(join(ws.dir, 'app.ts'), 'utf8')).toBe(ORIGINAL);
+    expect(existsSync(join(ws.dir, 'new.txt'))).toBe(false);
+    expect(existsSync(join(ws.dir, 'made.txt'))).toBe(false);
+    allAccepted();
+  });
+});
+
+describe('ExitPlanMode in print mode', () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace({ compaction: { tailTurns: 1 } });
+    writeFileSync(join(ws.dir, 'app.ts'), ORIGINAL);
+  });
+  const run = (args: string[]) => runAgent(args, { ws, server, timeoutMs: 30_000 });
+  const PLAN = '## Plan\n1. Change the port in app.ts to 4000.\n2. Run the tests.';
+
+  it('prints the plan and ends the turn (exit 0) when nobody can approve; the file is untouched', async () => {
+    server.enqueue({ toolCalls: [{ name: 'ExitPlanMode', input: { plan: PLAN } }] }, { text: 'should never be asked for' });
+    const r = await run(['-p', 'plan the port change', '--permission-mode', 'plan']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('1. Change the port in app.ts to 4000.');
+    // the turn ended with the call: no second request
+    expect(server.requests).toHaveLength(1);
+    expect(readFileSync(join(ws.dir, 'app.ts'), 'utf8')).toBe(ORIGINAL);
+    const show = await run(['-p', '/plan show', '--continue']);
+    expect(show.code).toBe(2);
+    expect(show.stderr).toContain('no plan has been approved');
+  });
+
+  it('/plan inside -p --permission-mode acceptEdits: the plan is approved, the edit runs, /plan show prints it, and a compaction keeps it', async () => {
+    server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: 'app.ts' } }] },
+      { toolCalls: [{ name: 'ExitPlanMode', input: { plan: PLAN } }] },
+      { toolCalls: [{ name: 'Edit', input: { path: 'app.ts', old_string: '3000', new_string: '4000' } }] },
+      { text: 'Done.' },
+    );
+    const r = await run(['-p', '/plan change the port', '--permission-mode', 'acceptEdits']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.stringify(server.requests[0]!.view!.messages)).toContain('Plan mode is on');
+    expect(toolResultsIn(3).at(-1)!.content).toContain('The user approved the plan; plan mode is off (permission mode: acceptEdits)');
+    expect(readFileSync(join(ws.dir, 'app.ts'), 'utf8')).toBe('export const port = 4000;\n');
+    const show = await run(['-p', '/plan show', '--continue']);
+    expect(show.stdout.trim()).toBe(PLAN);
+
+    server.enqueue({ text: 'Fine.' });
+    expect((await run(['-p', 'all good?', '--continue'])).code).toBe(0);
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nHelp the user.' } : undefined));
+    expect((await run(['-p', '/compact', '--continue'])).code).toBe(0);
+    server.respondWith(undefined);
+    server.enqueue({ text: 'Yes.' });
+    const before = server.requests.length;
+    expect((await run(['-p', 'still the plan?', '--continue'])).code).toBe(0);
+    const messages = server.requests[before]!.view!.messages;
+    expect(messages.flatMap((m) => m.blocks).some((b) => b.type === 'tool_use' && b.name === 'ExitPlanMode')).toBe(false);
+    expect(JSON.stringify(messages)).toContain('1. Change the port in app.ts to 4000.');
+  });
+});
+
+describe('permission modes by name', () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace();
+  });
+  it("takes Claude Code's names (default, bypassPermissions) and refuses an unknown one naming the flag; /permissions explains plan mode", async () => {
+    const plan = await runAgent(['-p', '/permissions', '--permission-mode', 'plan'], { ws, server });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('Permission mode: plan — plan mode: only what cannot change anything runs');
+    const byp = await runAgent(['-p', '/permissions', '--permission-mode', 'bypassPermissions'], { ws, server });
+    expect(byp.stdout).toContain('Permission mode: allow');
+    const def = await runAgent(['-p', '/permissions', '--permission-mode', 'default'], { ws, server });
+    expect(def.stdout).toContain('Permission mode: ask');
+    const bad = await runAgent(['-p', '/permissions', '--permission-mode', 'planning'], { ws, server });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--permission-mode');
+  });
+});
+
+describe('the task list', () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace({ compaction: { tailTurns: 1 } });
+  });
+  const run = (args: string[]) => runAgent(args, { ws, server, timeoutMs: 30_000 });
+  const list = (statuses: string[]) => ({
+    todos: statuses.map((status, i) => ({ content: `Step ${i + 1}`, status, activeForm: `Doing step ${i + 1}` })),
+  });
+
+  it('refuses bad lists with a clear error and the turn goes on; /todos prints the list in the next process; /rewind restores the earlier list; a compaction that keeps nothing still sends every item', async () => {
+    const many = { todos: Array.from({ length: 10_000 }, (_, i) => ({ content: `item ${i}`, status: 'pending' })) };
+    server.enqueue(
+      { toolCalls: [{ name: 'TodoWrite', input: list(['in_progress', 'in_progress', 'pending']) }] },
+      { toolCalls: [{ name: 'TodoWrite', input: list(['done', 'pending']) }] },
+      { toolCalls: [{ name: 'TodoWrite', input: many }] },
+      { toolCalls: [{ name: 'TodoWrite', input: list(['in_progress', 'pending', 'blocked']) }] },
+      { text: 'Started.' },
+    );
+    const first = await run(['-p', 'do the three steps']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('Started.');
+    const [two, unknown, huge, ok] = [2, 3, 4, 5].map((n) => toolResultsIn(n).at(-1)!);
+    expect(two!.isError).toBe(true);
+    expect(two!.content).toContain('at most one may be');
+    expect(unknown!.isError).toBe(true);
+    expect(unknown!.content).toMatch(/todos\.0\.status|status/);
+    expect(huge!.isError).toBe(true);
+    expect(huge!.content).toContain('10000 items is more than the 100');
+    expect(ok!.isError).toBe(false);
+
+    const shown = await run(['-p', '/todos', '--continue']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('Tasks (0 of 3 done):\n- [~] Step 1 (in progress)\n- [ ] Step 2\n- [!] Step 3 (blocked)');
+    // a fork opens with it too
+    expect((await run(['-p', '/todos', '--continue', '--fork'])).stdout).toContain('- [~] Step 1 (in progress)');
+
+    // turn 2 moves the list on
+    server.enqueue({ toolCalls: [{ name: 'TodoWrite', input: list(['completed', 'in_progress', 'blocked']) }] }, { text: 'Step 1 done.' });
+    expect((await run(['-p', 'go on', '--continue'])).code).toBe(0);
+    expect((await run(['-p', '/todos', '--continue'])).stdout).toContain('- [x] Step 1\n- [~] Step 2 (in progress)');
+
+    // /rewind the conversation to before turn 2: the list of turn 1 again
+    const back = await run(['-p', '/rewind 2 conversation', '--continue']);
+    expect(back.code, back.stderr).toBe(0);
+    expect((await run(['-p', '/todos', '--continue'])).stdout).toContain('- [~] Step 1 (in progress)\n- [ ] Step 2');
+
+    // a turn without the list, then a compaction whose summary keeps nothing: the next request carries every item
+    server.enqueue({ text: 'Fine.' });
+    expect((await run(['-p', 'how is it going?', '--continue'])).code).toBe(0);
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nHelp the user.' } : undefined));
+    const compact = await run(['-p', '/compact', '--continue']);
+    expect(compact.code, compact.stdout + compact.stderr).toBe(0);
+    server.respondWith(undefined);
+    server.enqueue({ text: 'Still on step 1.' });
+    const before = server.requests.length;
+    expect((await run(['-p', 'where are we?', '--continue'])).code).toBe(0);
+    const messages = server.requests[before]!.view!.messages;
+    // the calls that set the list were compacted away: only the ledger carries it
+    expect(messages.flatMap((m) => m.blocks).some((b) => b.type === 'tool_use' && b.name === 'TodoWrite')).toBe(false);
+    const sent = JSON.stringify(messages);
+    for (const line of ['[~] Step 1 (in progress)', '[ ] Step 2', '[!] Step 3 (blocked)']) expect(sent).toContain(line);
+    allAccepted();
+    // eleven processes one after another
+  }, 120_000);
+});
+// Mutations that fail these: the plan check dropped from the gate (the Edit is applied, touch runs), the reminder
+// not added, the aliases not mapped, todoListProblem not called, the list read from the visible history only (the
+// compaction loses it) or from every TodoWrite including rewound ones (the rewind keeps turn 2's list).
