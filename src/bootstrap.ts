@@ -30,6 +30,7 @@ import { COMMANDS } from './commands/registry.js';
 import { findSkills, type SkillCatalog } from './skills/catalog.js';
 import { withSkillCommands } from './skills/commands.js';
 import { skillsCapability } from './skills/capability.js';
+import { webCapability } from './web/capability.js';
 import { TOOL } from './tools/toolNames.js';
 
 /** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
@@ -272,6 +273,7 @@ export async function createRuntime(
       skillsCapability(skills, (host) => host.subagents(agents)),
       ...(mcp ? [mcpCapability(mcp)] : []),
       hooksCapability(hooksFor),
+      webCapability(config.web),
     ];
     const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));

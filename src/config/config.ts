@@ -17,6 +17,7 @@ import {
   CompactionSchema,
   FileConfigSchema,
   McpSchema,
+  WebSchema,
   flattenHooks,
   PermissionsSchema,
   OutputSchema,
@@ -59,6 +60,7 @@ export interface Config {
   cache: z.infer<typeof CacheSchema>;
   agents: z.infer<typeof AgentsSchema>;
   mcp: z.infer<typeof McpSchema>;
+  web: z.infer<typeof WebSchema>;
   /** MCP servers from .agentrc files (home, then project), each with the file it came from. */
   mcpServers: { name: string; file: string; entry: McpServerFileEntry }[];
   /** The top-level .agentrc thinking settings (models.<name>.thinking goes over them). */
@@ -259,6 +261,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     cache: CacheSchema.parse(file.cache ?? {}),
     agents: AgentsSchema.parse(file.agents ?? {}),
     mcp: McpSchema.parse({ ...file.mcp, ...(flags.mcpTrust ? { trustProject: true } : {}) }),
+    web: WebSchema.parse(file.web ?? {}),
     mcpServers: [],
     thinkingSetting,
     ...thinking,

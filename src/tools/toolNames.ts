@@ -21,6 +21,7 @@ export const TOOL = {
   McpSchemas: 'McpSchemas',
   McpCall: 'McpCall',
   Skill: 'Skill',
+  WebFetch: 'WebFetch',
 } as const;
 
 /** Claude Code's tool name → this program's. */
@@ -35,6 +36,7 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
   LS: TOOL.Glob,
   Task: TOOL.Task,
   Agent: TOOL.Task,
+  WebFetch: TOOL.WebFetch,
 };
 
 export interface ToolSpecEntry {

@@ -212,7 +212,7 @@ describe('MCP servers in print mode', () => {
     const r = await run(['-p', 'find widgets', '--mcp-trust', '--allowed-tools', 'mcp__many__*', '--output-format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const first = server.requests[0]!;
-    expect(first.view!.toolNames).toEqual(['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task', 'McpSchemas', 'McpCall']);
+    expect(first.view!.toolNames).toEqual(['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task', 'WebFetch', 'McpSchemas', 'McpCall']);
     const body = (n: number): string => JSON.stringify((server.requests[n]!.body as { tools: unknown }).tools);
     expect(body(1)).toBe(body(0));
     expect(body(2)).toBe(body(0));
