@@ -61,9 +61,10 @@ export function createWebFetchTool(limits: FetchLimits): Tool<WebFetchInput> {
       }
       const text = pageText(page.body, page.contentType, page.url);
       if (!text.ok) return { content: text.why, isError: true };
-      const head = [`# ${text.title}`, '', `URL: ${page.url}`, `Fetched: HTTP ${page.status}, ${page.contentType || 'no content type'}, ${size}`];
+      // the first line is what the tool's row shows: the URL and the size
+      const head = [`URL: ${page.url} (HTTP ${page.status}, ${page.contentType || 'no content type'}, ${size})`];
       if (input.prompt.trim() !== '') head.push(`Asked: ${input.prompt.trim()}`);
-      return { content: `${head.join('\n')}\n\n${text.markdown}`, isError: false };
+      return { content: `${head.join('\n')}\n\n# ${text.title}\n\n${text.markdown}`, isError: false };
     },
   };
 }
