@@ -22,7 +22,7 @@ afterAll(() => server.close());
 
 const anthropicWith = (media_type: 'image/png' | 'image/jpeg', data: string) =>
   anthropic.messages.create({
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     max_tokens: 100,
     messages: [
       {
@@ -50,7 +50,7 @@ describe('images at the fake provider', () => {
     server.enqueue({ text: 'a' }, { text: 'b' });
     await anthropicWith('image/png', png);
     const withImage = server.requests.at(-1)!.view!.promptTokens;
-    await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }] }] });
+    await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }] }] });
     // mutation: a fixed cost per image (the fake's old 1,000) fails this
     expect(withImage - server.requests.at(-1)!.view!.promptTokens).toBe(60);
   });
