@@ -31,6 +31,7 @@ import { findSkills, type SkillCatalog } from './skills/catalog.js';
 import { withSkillCommands } from './skills/commands.js';
 import { skillsCapability } from './skills/capability.js';
 import { planCapability } from './plan/capability.js';
+import { webCapability } from './web/capability.js';
 import { TOOL } from './tools/toolNames.js';
 
 /** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
@@ -274,6 +275,7 @@ export async function createRuntime(
       ...(mcp ? [mcpCapability(mcp)] : []),
       hooksCapability(hooksFor),
       planCapability({ tasks: config.tools?.tasks ?? 'auto', contextWindow: config.model.contextWindow }),
+      webCapability(config.web),
     ];
     const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));

@@ -126,6 +126,13 @@ describe('the checks themselves', () => {
       edge('src/history/compaction.ts', 'src/ledger/probes.ts'),
       edge('src/store/codec.ts', 'src/history/records.ts', { typeOnly: true }),
       edge('src/store/codec.ts', 'src/compaction/types.ts', { typeOnly: true }),
+      edge('src/media/prepare.ts', 'src/media/limits.ts'),
+      edge('src/media/prepare.ts', 'src/tools/format.ts'),
+      edge('src/tools/fileRead.ts', 'src/media/prepare.ts'),
+      edge('src/tools/fileRead.ts', 'sharp', { dynamic: true }),
+      edge('src/web/page.ts', 'turndown'),
+      edge('src/web/page.ts', 'src/ui/format.ts'),
+      edge('src/tools/webFetch.ts', 'linkedom'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -167,6 +174,10 @@ describe('the checks themselves', () => {
       'src/history/compaction.ts → src/ledger/probes.ts',
       'src/store/codec.ts → src/compaction/types.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
+      'src/media/prepare.ts → src/tools/format.ts',
+      'src/tools/fileRead.ts → sharp',
+      'src/web/page.ts → src/ui/format.ts',
+      'src/tools/webFetch.ts → linkedom',
     ]);
   });
 

@@ -104,6 +104,12 @@ export function clearedPlaceholder(toolName: string, summary: string, tokens: nu
   return `[${what} cleared to save context (${tokens.toLocaleString('en-US')} tokens) — Recall id ${archiveId}]`;
 }
 
+/** What a cleared result with images adds to its placeholder: the file is still on disk, FileRead shows it again. */
+const imagesNote = (n: number): string =>
+  n === 0
+    ? ''
+    : ` [${n === 1 ? 'an image was' : `${n} images were`} removed with it; FileRead the file again (or call the tool again) to see ${n === 1 ? 'it' : 'them'}]`;
+
 export interface MicroResult {
   /** The history with the cleared blocks (unchanged messages are the same objects). */
   messages: Message[];
@@ -141,7 +147,8 @@ export function applyMicro(
       const { images: _images, ...kept } = block;
       const next: ToolResultBlock = {
         ...kept,
-        content: clearedPlaceholder(c.toolName, c.summary, c.tokens, id),
+        // its images are dropped with it (the archive keeps the text): the placeholder says how to see one again
+        content: clearedPlaceholder(c.toolName, c.summary, c.tokens, id) + imagesNote(block.images?.length ?? 0),
         cleared: { archiveId: id, originalTokens: c.tokens },
       };
       blocks[c.blockIndex] = next;

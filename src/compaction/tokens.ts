@@ -1,11 +1,13 @@
 import type { Block, Message, ProviderStateBlock } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
+import { base64ImageTokens } from '../media/limits.js';
+
+/** What images cost: by their pixels (Anthropic's w×h/750 of the size sent), never by their base64 length. */
+const imagesTokens = (images: readonly { data: string }[] | undefined): number => (images ?? []).reduce((n, i) => n + base64ImageTokens(i.data), 0);
 
 /** Counts the tokens of a string. */
 export type CountFn = (text: string) => number;
 
-/** Fixed cost of an image: providers bill images by size, never by their base64 length. */
-export const IMAGE_TOKENS = 1_600;
 /** Framing the providers add around each message (role markers, separators). */
 export const MESSAGE_OVERHEAD = 4;
 /** Framing around a tool call (its id, the name and argument wrappers). */
@@ -59,8 +61,8 @@ function bytesEstimate(msg: Message, bytesPerToken: number): number {
   for (const b of msg.blocks) {
     if (b.type === 'text') total += rough(b.text);
     else if (b.type === 'tool_use') total += TOOL_USE_OVERHEAD + rough(b.name) + rough(JSON.stringify(b.input));
-    else if (b.type === 'tool_result') total += TOOL_RESULT_OVERHEAD + rough(b.content) + (b.images?.length ?? 0) * IMAGE_TOKENS;
-    else if (b.type === 'image') total += IMAGE_TOKENS;
+    else if (b.type === 'tool_result') total += TOOL_RESULT_OVERHEAD + rough(b.content) + imagesTokens(b.images);
+    else if (b.type === 'image') total += base64ImageTokens(b.data);
     else total += roughProviderState(b, bytesPerToken);
   }
   return total;
@@ -171,10 +173,10 @@ export class TokenCounter {
         n = TOOL_USE_OVERHEAD + this.countText(block.name) + this.countText(JSON.stringify(block.input));
         break;
       case 'tool_result':
-        n = TOOL_RESULT_OVERHEAD + this.countText(block.content) + (block.images?.length ?? 0) * IMAGE_TOKENS;
+        n = TOOL_RESULT_OVERHEAD + this.countText(block.content) + imagesTokens(block.images);
         break;
       case 'image':
-        n = IMAGE_TOKENS;
+        n = base64ImageTokens(block.data);
         break;
       case 'thinking':
       case 'redacted_thinking':

@@ -18,6 +18,7 @@ import {
   CompactionSchema,
   FileConfigSchema,
   McpSchema,
+  WebSchema,
   flattenHooks,
   PermissionsSchema,
   OutputSchema,
@@ -64,6 +65,7 @@ export interface Config {
   /** Optional tools (.agentrc `tools`); absent: the defaults. */
   tools?: z.infer<typeof ToolsSchema>;
   mcp: z.infer<typeof McpSchema>;
+  web: z.infer<typeof WebSchema>;
   /** MCP servers from .agentrc files (home, then project), each with the file it came from. */
   mcpServers: { name: string; file: string; entry: McpServerFileEntry }[];
   /** The top-level .agentrc thinking settings (models.<name>.thinking goes over them). */
@@ -262,6 +264,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     agents: AgentsSchema.parse(file.agents ?? {}),
     tools: ToolsSchema.parse(file.tools ?? {}),
     mcp: McpSchema.parse({ ...file.mcp, ...(flags.mcpTrust ? { trustProject: true } : {}) }),
+    web: WebSchema.parse(file.web ?? {}),
     mcpServers: [],
     thinkingSetting,
     ...thinking,

@@ -205,6 +205,15 @@ export const McpServerSchema = z.object({
 });
 export type McpServerFileEntry = z.infer<typeof McpServerSchema>;
 
+export const WebSchema = z.strictObject({
+  /** Hosts or addresses WebFetch may reach although they are private or loopback (e.g. ["127.0.0.1"]); none by default. */
+  allowPrivate: z._default(z.array(nonEmptyString), []),
+  /** Most bytes of one page WebFetch reads. */
+  maxBytes: z._default(positiveInt, 10 * 1024 * 1024),
+  /** Most time one WebFetch may take, redirects included. */
+  timeoutMs: z._default(positiveInt, 30_000),
+});
+
 export const McpSchema = z.strictObject({
   /** Print mode waits at most this long for servers to connect before the first request (the TUI never waits). */
   startupMs: z._default(nonNegativeInt, 10_000),
@@ -325,6 +334,8 @@ export const FileConfigSchema = z.strictObject({
   /** MCP servers by name (as in Claude Code's .mcp.json); home and project files merge by name. */
   mcpServers: z.optional(z.record(nonEmptyString, McpServerSchema)),
   mcp: z.optional(z.partial(McpSchema)),
+  /** WebFetch's limits; which domains it may fetch without asking is permissions.allowTools' "WebFetch(domain:docs.rs)". */
+  web: z.optional(z.partial(WebSchema)),
   /** Database path (also --db and AGENT_DB). */
   db: z.optional(nonEmptyString),
   /** Shell commands run on the agent's events (see src/hooks/hooks.ts); a project's run only once the person approves them. */

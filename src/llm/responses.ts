@@ -31,6 +31,9 @@ function userContent(blocks: readonly Block[]): ResponseInputContent[] {
   for (const b of blocks) {
     if (b.type === 'text' && b.text.length > 0) parts.push({ type: 'input_text', text: b.text });
     if (b.type === 'image') parts.push({ type: 'input_image', detail: 'auto', image_url: `data:${b.mediaType};base64,${b.data}` });
+    // a tool's images follow its function_call_output, in the user message after the outputs
+    if (b.type === 'tool_result')
+      for (const i of b.images ?? []) parts.push({ type: 'input_image', detail: 'auto', image_url: `data:${i.mediaType};base64,${i.data}` });
   }
   return parts;
 }

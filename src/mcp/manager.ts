@@ -22,7 +22,7 @@ import type { McpConnection, McpTool } from './connection.js';
 import { CALL_TOOL, deferredTools, SCHEMAS_TOOL } from './deferred.js';
 import { fmtSeconds, ServerLink, type ConnectFn, type LinkHost, type McpState } from './link.js';
 import { McpUnreachedError } from './reconnect.js';
-import { buildTools, resultText, type ToolRunner } from './tools.js';
+import { buildTools, resultText, withPreparedImages, type ToolRunner } from './tools.js';
 
 export type { McpState };
 
@@ -316,7 +316,7 @@ Tools named mcp__<server>__<tool> come from MCP servers the user configured (${s
       }
       try {
         const result = await conn.call(tool, args, timeoutMs, signal);
-        return resultText(server, tool, result, s.entry.maxResultChars ?? this.deps.config.maxResultChars);
+        return await withPreparedImages(resultText(server, tool, result, s.entry.maxResultChars ?? this.deps.config.maxResultChars), tool);
       } catch (e) {
         if (signal.aborted) throw e;
         const text = (e as Error).message ?? String(e);

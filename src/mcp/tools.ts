@@ -7,6 +7,8 @@ import type { JsonSchema } from '../llm/provider.js';
 import { fullOutputOf } from '../tools/spill.js';
 import { ToolInputError, type AnyTool, type ToolOutput } from '../tools/types.js';
 import type { McpCallResult, McpTool } from './connection.js';
+import { IMAGE_MEDIA_TYPES } from '../media/limits.js';
+import { prepareToolImages } from '../media/prepare.js';
 
 /** OpenAI's limit on function names (Anthropic allows 128). */
 export const MAX_TOOL_NAME = 64;
@@ -101,9 +103,9 @@ function mcpTool(server: string, t: McpTool, name: string, runner: ToolRunner, a
 
 const capDescription = (d: string): string => (d.length > MAX_DESCRIPTION_CHARS ? `${d.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : d);
 
-/** The image types both providers read, and Anthropic's limit per image (base64 of 5 MB). */
-const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
-const MAX_IMAGE_BASE64 = Math.ceil((5 * 1024 * 1024 * 4) / 3);
+/** The image types both providers read; an image larger than this (base64) is not decoded (media/prepare.ts downscales the others). */
+const IMAGE_TYPES = IMAGE_MEDIA_TYPES;
+const MAX_IMAGE_BASE64 = 64 * 1024 * 1024;
 
 const kb = (base64: string): string => `${Math.max(1, Math.round((base64.length * 3) / 4 / 1024))} KB`;
 
@@ -123,7 +125,7 @@ export function resultText(server: string, tool: string, r: McpCallResult, maxCh
       parts.push(`[image ${c.mimeType}, ${kb(c.data)}]`);
     } else if (c.type === 'image')
       parts.push(
-        `[image ${c.mimeType}, ${kb(c.data)}: not shown to the model (${IMAGE_TYPES.has(c.mimeType) ? 'over 5 MB' : 'a type the providers do not read'})]`,
+        `[image ${c.mimeType}, ${kb(c.data)}: not shown to the model (${IMAGE_TYPES.has(c.mimeType) ? 'over 48 MB' : 'a type the providers do not read'})]`,
       );
     else if (c.type === 'audio') parts.push(`[audio ${c.mimeType}, ${kb(c.data)}: not shown to the model]`);
     else if (c.type === 'resource_link')
@@ -154,6 +156,14 @@ export function resultText(server: string, tool: string, r: McpCallResult, maxCh
       `Ask the tool for less, e.g. a narrower query or a page.]`;
   }
   return { content: text, isError: r.isError === true, ...(images.length > 0 ? { images } : {}), ...(whole ? { full: whole } : {}) };
+}
+
+/** A result's images made ready as an image file's are (downscaled, a corrupt one left out and said so). */
+export async function withPreparedImages(out: ToolOutput, tool: string): Promise<ToolOutput> {
+  if (!out.images || out.images.length === 0) return out;
+  const { images, notes } = await prepareToolImages(out.images, tool);
+  const { images: _given, ...rest } = out;
+  return { ...rest, content: [out.content, ...notes].join('\n'), ...(images.length > 0 ? { images } : {}) };
 }
 
 function safeEqualJson(text: string, value: unknown): boolean {

@@ -11,7 +11,7 @@
 // needs. A prompt that mentions a huge file so fits the window (docs/DESIGN.md, Spilled tool outputs).
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { userMessage, type Message, type TextBlock } from '../llm/messages.js';
+import { userMessage, type ImageBlock, type Message, type TextBlock } from '../llm/messages.js';
 import { isHookContext } from '../hooks/capability.js';
 import { isPlanModeNote } from '../plan/plans.js';
 import type { FileTracker } from '../tools/fileTracker.js';
@@ -49,7 +49,8 @@ export interface MentionSpill {
 type SpillOption = Omit<MentionSpill, 'messageId'>;
 
 export interface Attachments {
-  blocks: TextBlock[];
+  /** An attachment's text block, each image it brought (an image file) right after it. */
+  blocks: (TextBlock | ImageBlock)[];
   /** What was attached, as typed ("src/cli.ts", "src/"). */
   attached: string[];
   /** Absolute paths of the files read (not directories): what a read tracker should count as read. */
@@ -120,6 +121,13 @@ export async function attachMentions(
     const out = await fileRead.run(fileRead.parse(input), { cwd, signal, ...(files ? { files } : {}) });
     if (out.isError) {
       result.problems.push(`@${word}: not attached: ${out.content}`);
+      continue;
+    }
+    if (out.images && out.images.length > 0) {
+      // an image file: its description, then the image itself (FileRead downscaled it to fit)
+      result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: read with FileRead]\n${out.content}` });
+      result.blocks.push(...out.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })));
+      result.attached.push(word);
       continue;
     }
     const tokens = estimateTokens(out.full?.totalChars ?? out.content.length);

@@ -281,7 +281,15 @@ function primed(entries: readonly VisibleEntry[], counter: TokenCounter): Messag
 
 /** The API key in use never enters the history (and so neither the database nor later requests), even if typed or echoed. */
 export function withoutSecrets(msg: Message): Message {
-  const json = JSON.stringify(msg.blocks);
+  // an image's base64 is pixels, not text: scanned as text, a run of it can look like a key and be cut
+  const json = JSON.stringify(msg.blocks, function (this: { type?: unknown }, k, v: unknown) {
+    return k === 'data' && this.type === 'image' ? IMAGE_DATA : v;
+  });
   const clean = redactSecrets(json);
-  return clean === json ? msg : { ...msg, blocks: JSON.parse(clean) as Message['blocks'] };
+  if (clean === json) return msg;
+  const images = msg.blocks.flatMap((b) => (b.type === 'image' ? [b.data] : b.type === 'tool_result' ? (b.images ?? []).map((i) => i.data) : []));
+  const blocks = JSON.parse(clean, (k, v: unknown) => (k === 'data' && v === IMAGE_DATA ? images.shift() : v)) as Message['blocks'];
+  return { ...msg, blocks };
 }
+/** Stands in for an image's data while the message is scanned for keys. */
+const IMAGE_DATA = '\u0000image-data\u0000';

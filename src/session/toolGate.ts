@@ -89,6 +89,7 @@ export class ToolGate {
     }
     if (turnAllows(this.turnAllow, tool.name, input)) return { ok: true };
     const cwd = this.config().cwd;
+    const scope = tool.permissionScope?.(input);
     const file = call.abs !== undefined ? { abs: call.abs, cwd } : undefined;
     const outside = file !== undefined && !isInside(cwd, file.abs);
     const decision = this.policy.decide(tool, input, file);
@@ -104,7 +105,7 @@ export class ToolGate {
         ? outside
           ? `${summary} is outside the working directory, and such edits run without asking only with --permission-mode allow`
           : 'The user can allow edits with --permission-mode acceptEdits (or allow)'
-        : `The user can allow it with --allowed-tools ${tool.name.startsWith('mcp__') ? `"${tool.name}"` : tool.name} ` +
+        : `The user can allow it with --allowed-tools ${tool.name.startsWith('mcp__') || scope ? `"${scope ? `${tool.name}(${scope})` : tool.name}"` : tool.name} ` +
           `or --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc`;
       return {
         ok: false,
@@ -122,11 +123,12 @@ export class ToolGate {
         ...(tool.name === TOOL.Bash && !prefix ? { onceOnly: true } : {}),
         ...(call.diff ? { diff: call.diff } : {}),
         ...(outside ? { outsideCwd: true } : {}),
+        ...(scope ? { sessionScope: scope } : {}),
       },
       signal,
     );
     const before = this.policy.mode;
-    this.policy.remember(tool, answer);
+    this.policy.remember(tool, answer, scope);
     if (this.policy.mode !== before) this.modeChanged(this.policy.mode);
     if (answer.kind === 'deny') {
       const said = answer.note ? ` and said: ${answer.note}` : '';

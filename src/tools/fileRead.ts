@@ -13,6 +13,7 @@ import { decodeText } from './textFile.js';
 import { truncateLine } from './truncate.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
+import { describeImage, prepareImage } from '../media/prepare.js';
 import DESCRIPTION from './fileRead.md';
 import { TOOL } from './toolNames.js';
 
@@ -92,6 +93,7 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
       return out;
     }
     const s = sniff(head);
+    if (s.kind && IMAGE_KINDS.has(s.kind)) return await readImage(abs, shown, size, s.kind);
     if (s.binary) return fail(`${shown} is ${describeBinary(s)} of ${fmtBytes(size)}; FileRead only reads text files.`);
   } catch (e) {
     return fail(describeFsError(e, shown));
@@ -169,6 +171,18 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   const total = pendingLine ? lineNo : lineNo - 1;
   // (files in /proc report size 0 but have content, so emptiness is known only now)
   return rows.result(shown, total);
+}
+
+const IMAGE_KINDS = new Set(['PNG image', 'JPEG image', 'GIF image', 'WebP image']);
+/** Image files larger than this are not decoded (a screenshot or photo is far smaller). */
+const MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** An image file: decoded, downscaled to the providers' limits when larger, and handed to the model as an image. */
+async function readImage(abs: string, shown: string, size: number, kind: string): Promise<ToolOutput> {
+  if (size > MAX_IMAGE_FILE_BYTES) return fail(`${shown} is an image of ${fmtBytes(size)}; FileRead decodes images up to ${fmtBytes(MAX_IMAGE_FILE_BYTES)}.`);
+  const r = await prepareImage(await readFile(abs), shown, `a ${kind}`);
+  if (!r.ok) return fail(`${r.why}.`);
+  return { content: describeImage(shown, r.image), isError: false, images: [{ mediaType: r.image.mediaType, data: r.image.data }] };
 }
 
 /** Files in UTF-16 (with a byte order mark) are decoded whole, up to this size. */

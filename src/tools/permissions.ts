@@ -239,7 +239,7 @@ export class PermissionPolicy {
    * run without asking in acceptEdits and allow; a path outside the working directory asks in
    * every mode but allow.
    */
-  decide(tool: { name: string; kind: ToolKind; traits?: Partial<ToolTraits> }, input: unknown, file?: { abs: string; cwd: string }): PermissionDecision {
+  decide(tool: ScopedTool, input: unknown, file?: { abs: string; cwd: string }): PermissionDecision {
     const mode = this.currentMode;
     if (mode === 'plan') return planAllows(tool, input) ? 'allow' : 'deny';
     const { readOnly, editsFiles } = traitsOf(tool);
@@ -250,6 +250,8 @@ export class PermissionPolicy {
       return mode === 'deny' ? 'deny' : 'ask';
     }
     if (toolAllowedBy(this.config.allowTools, tool.name) || this.sessionTools.has(tool.name)) return 'allow';
+    const scope = tool.permissionScope?.(input);
+    if (scope !== undefined && scopeAllowedBy([...this.config.allowTools, ...this.sessionTools], tool.name, scope)) return 'allow';
     if (tool.name === BASH) {
       const command = commandOf(input);
       if (command !== undefined && bashAllowedByPrefixes(command, this.prefixes())) return 'allow';
@@ -258,9 +260,10 @@ export class PermissionPolicy {
   }
 
   /** Records an answer: "allow this prefix" / "allow this tool" last for the session. */
-  remember(tool: { name: string } | string, decision: ApprovalDecision): void {
+  remember(tool: { name: string } | string, decision: ApprovalDecision, scope?: string): void {
     const name = typeof tool === 'string' ? tool : tool.name;
-    if (decision.kind === 'allow_tool') this.sessionTools.add(name);
+    // a scoped tool (WebFetch) is allowed for the scope asked about (its domain), never whole
+    if (decision.kind === 'allow_tool') this.sessionTools.add(scope !== undefined ? `${name}(${scope})` : name);
     else if (decision.kind === 'accept_edits' && (this.currentMode === 'ask' || this.currentMode === 'deny')) this.currentMode = 'acceptEdits';
     else if (decision.kind === 'allow_prefix' && name === BASH && prefixWords(decision.prefix) && !this.sessionPrefixes.includes(decision.prefix.trim())) {
       this.sessionPrefixes.push(decision.prefix.trim());
@@ -306,6 +309,27 @@ export class PermissionPolicy {
     }
     return out;
   }
+}
+
+/** A tool as the policy sees it: its kind, its own traits, and the scope of a call when it is allowed per scope. */
+type ScopedTool = { name: string; kind: ToolKind; traits?: Partial<ToolTraits>; permissionScope?: ((input: unknown) => string | undefined) | undefined };
+
+/**
+ * Whether rules allow a scoped call: `WebFetch(domain:docs.rs)` allows docs.rs; `WebFetch(domain:*.rs)`
+ * any host ending in .rs.
+ */
+export function scopeAllowedBy(rules: Iterable<string>, name: string, scope: string): boolean {
+  for (const rule of rules) {
+    if (!rule.startsWith(`${name}(`) || !rule.endsWith(')')) continue;
+    const want = rule
+      .slice(name.length + 1, -1)
+      .trim()
+      .toLowerCase();
+    if (want === scope) return true;
+    const star = want.indexOf('*');
+    if (star !== -1 && scope.startsWith(want.slice(0, star)) && scope.endsWith(want.slice(star + 1))) return true;
+  }
+  return false;
 }
 
 /**

@@ -23,6 +23,7 @@ export const TOOL = {
   Skill: 'Skill',
   TodoWrite: 'TodoWrite',
   ExitPlanMode: 'ExitPlanMode',
+  WebFetch: 'WebFetch',
 } as const;
 
 /** Claude Code's tool name → this program's. */
@@ -39,6 +40,7 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
   Agent: TOOL.Task,
   TodoWrite: TOOL.TodoWrite,
   ExitPlanMode: TOOL.ExitPlanMode,
+  WebFetch: TOOL.WebFetch,
 };
 
 export interface ToolSpecEntry {

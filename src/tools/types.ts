@@ -89,6 +89,8 @@ export interface Tool<I = unknown> {
   parse(input: unknown): I;
   /** The key argument, for UI rows and placeholders (a path, a command, a pattern). */
   summarize(input: I): string;
+  /** A tool allowed per scope (WebFetch: `domain:docs.rs`): what a permission rule `Name(scope)` and a session answer cover. */
+  permissionScope?(input: I): string | undefined;
   /** Edit tools: the path the input names (as given). */
   pathOf?(input: I): string;
   /** Edit tools: the change the call would make, or why it is refused (nothing is written). */

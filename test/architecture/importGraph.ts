@@ -173,6 +173,20 @@ export const LAYER_RULES: Rule[] = [
     name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
     forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
   },
+  {
+    name: 'src/media/ (images: decode, downscale, count) depends on nothing of the program: tools, MCP, compaction and the fake provider use it',
+    forbids: (e) => under('src/media')(e.from) && e.to.startsWith('src/') && !under('src/media')(e.to),
+  },
+  {
+    name: 'only src/media/ imports the image libraries (sharp, a native binary loaded on first use; image-size)',
+    forbids: (e) => (e.to === 'sharp' || e.to === 'image-size') && !under('src/media')(e.from),
+  },
+  {
+    name: 'src/web/ (fetching a page, HTML to Markdown) knows no UI and no SQL, and only it imports the HTML libraries (linkedom, @mozilla/readability, turndown)',
+    forbids: (e) =>
+      (under('src/web')(e.from) && (isUi(e.to) || isSql(e.to))) ||
+      (['linkedom', '@mozilla/readability', 'turndown'].includes(e.to) && !under('src/web')(e.from)),
+  },
 ];
 
 export interface Violation {

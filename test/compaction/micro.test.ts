@@ -4,6 +4,7 @@ import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
 import { assistant, results, step, user, words } from './helpers.js';
+import { makeImage } from '../support/images.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -91,6 +92,27 @@ describe('applyMicro', () => {
     expect(r.savedRaw).toBe(counter.countMessages(h) - counter.countMessages(r.messages));
     expect(r.savedRaw).toBeGreaterThan(400);
     expect(historyProblems(r.messages)).toEqual([]);
+  });
+
+  // mutation: clearing a result's images without a word (or keeping their bytes) fails this
+  it("drops a cleared result's images and says how to see them again; the count falls by their tokens", async () => {
+    const h = session(4);
+    const data = (await makeImage(600, 400)).toString('base64');
+    const withImage = h.map((m, i) =>
+      i === 2
+        ? { ...m, blocks: m.blocks.map((b) => (b.type === 'tool_result' ? { ...b, images: [{ type: 'image' as const, mediaType: 'image/png', data }] } : b)) }
+        : m,
+    );
+    const picked = selectMicro(withImage, { compactableTools: COMPACTABLE, keepRecent: 2 }, counter);
+    const r = applyMicro(withImage, picked, counter, () => 'tx_img');
+    const block = r.messages[2]!.blocks[0]!;
+    expect(block.type === 'tool_result' && block.images).toBeUndefined();
+    expect(block.type === 'tool_result' && block.content).toMatch(/Recall id tx_img\] \[an image was removed with it; FileRead the file again/);
+    expect(r.savedRaw).toBe(counter.countMessages(withImage) - counter.countMessages(r.messages));
+    // the image was 600×400/750 = 320 tokens more to clear than the same result without it, less the note's few
+    const plain = applyMicro(h, selectMicro(h, { compactableTools: COMPACTABLE, keepRecent: 2 }, counter), counter, () => 'tx_img');
+    expect(r.savedRaw - plain.savedRaw).toBeGreaterThan(280);
+    expect(r.savedRaw - plain.savedRaw).toBeLessThan(320);
   });
 
   it('writes the placeholder the model can act on', () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { IMAGE_TOKENS, loadTokenizer, MESSAGE_OVERHEAD, TokenCounter, tokenizerLoaded } from '../../src/compaction/tokens.js';
+import { loadTokenizer, MESSAGE_OVERHEAD, TokenCounter, tokenizerLoaded } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { ToolSpec } from '../../src/llm/provider.js';
 import { assistant, user } from './helpers.js';
+import { UNKNOWN_IMAGE_TOKENS } from '../../src/media/limits.js';
+import { makeImage } from '../support/images.js';
 
 describe('tokenizer loading', () => {
   // runs first in this file: the module is fresh (vitest isolates test files)
@@ -47,7 +49,7 @@ describe('TokenCounter', () => {
     expect(calls).toEqual(['abcdef', 'xyz', 'abcdef']);
   });
 
-  it('counts an image as a fixed estimate, never by its base64 length', () => {
+  it('counts an unreadable image as the most a fitted image costs, never by its base64 length', () => {
     const { counter } = spy();
     const img: Message = {
       id: 'i',
@@ -56,7 +58,23 @@ describe('TokenCounter', () => {
       createdAt: 0,
       blocks: [{ type: 'image', mediaType: 'image/png', data: 'A'.repeat(2_000_000) }],
     };
-    expect(counter.countMessage(img)).toBe(IMAGE_TOKENS + MESSAGE_OVERHEAD);
+    expect(counter.countMessage(img)).toBe(UNKNOWN_IMAGE_TOKENS + MESSAGE_OVERHEAD);
+  });
+
+  // mutation: a fixed cost per image (the old 1,600) fails this: a 300×150 PNG is 60 tokens, in a tool result too
+  it("counts an image by its pixels (Anthropic's w×h/750), in a message and in a tool result", async () => {
+    const { counter } = spy();
+    const data = (await makeImage(300, 150)).toString('base64');
+    const msg: Message = { id: 'i', role: 'user', kind: 'normal', createdAt: 0, blocks: [{ type: 'image', mediaType: 'image/png', data }] };
+    expect(counter.countMessage(msg)).toBe(60 + MESSAGE_OVERHEAD);
+    const result = counter.countBlock({
+      type: 'tool_result',
+      toolUseId: 't',
+      content: '',
+      isError: false,
+      images: [{ type: 'image', mediaType: 'image/png', data }],
+    });
+    expect(result).toBe(counter.countBlock({ type: 'tool_result', toolUseId: 't', content: '', isError: false }) + 60);
   });
 
   it('counts tool calls with their input and tool results with their content', () => {

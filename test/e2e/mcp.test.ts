@@ -223,6 +223,7 @@ describe('MCP servers in print mode', () => {
       'Task',
       'TodoWrite',
       'ExitPlanMode',
+      'WebFetch',
       'McpSchemas',
       'McpCall',
     ]);

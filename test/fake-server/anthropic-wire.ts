@@ -2,6 +2,7 @@ import type { Block } from '../../src/llm/messages.js';
 import { keyOf, type Segment } from './cache.js';
 import { countBlock, countPrompt, countText, countTool, MESSAGE_OVERHEAD, type CountableTool } from './tokens.js';
 import type { MessageReply, RequestView, StopName } from './types.js';
+import { anthropicImageError, imageProblem } from './images.js';
 
 // The Anthropic Messages API as the fake server speaks it: request validation with the
 // real service's 400 texts, and the SSE frames of a streamed reply.
@@ -155,6 +156,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
               return fail(`${where}.image.source: Input tag does not match any of the expected tags: 'base64', 'url', 'file'`);
             if (!['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(src.media_type))
               return fail(`${where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+            const problem = imageProblem(src.media_type, src.data);
+            if (problem) return fail(anthropicImageError(`${where}.image.source.base64`, problem));
             blocks.push({ type: 'image', mediaType: src.media_type, data: src.data });
             break;
           }
@@ -187,6 +190,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
                   !['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(src.media_type)
                 )
                   return fail(`${where}.tool_result.content.${k}.image.source: Input tag does not match any of the expected tags: 'base64', 'url', 'file'`);
+                const problem = imageProblem(src.media_type, src.data);
+                if (problem) return fail(anthropicImageError(`${where}.tool_result.content.${k}.image.source.base64`, problem));
                 images.push({ type: 'image', mediaType: src.media_type, data: src.data });
               }
             } else if (b.content !== undefined) return fail(`${where}.tool_result.content: Input should be a valid string or list`);

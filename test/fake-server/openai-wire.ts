@@ -3,6 +3,7 @@ import { chunk } from './anthropic-wire.js';
 import { keyOf, type Segment } from './cache.js';
 import { countBlock, countPrompt, countText, countTool, MESSAGE_OVERHEAD, type CountableTool } from './tokens.js';
 import type { MessageReply, RequestView } from './types.js';
+import { OPENAI_IMAGE_ERROR, openaiImageProblem } from './images.js';
 
 // OpenAI Chat Completions as the fake server speaks it (also standing in for llama.cpp,
 // vLLM, LM Studio and Ollama): request validation with OpenAI's 400 texts, and the
@@ -112,6 +113,7 @@ export function parseOpenAIRequest(body: unknown, opts: OpenAIParseOptions): Par
           for (const [j, p] of m.content.entries()) {
             if (isObj(p) && p.type === 'text' && typeof p.text === 'string') blocks.push({ type: 'text', text: p.text });
             else if (isObj(p) && p.type === 'image_url' && isObj(p.image_url) && typeof p.image_url.url === 'string') {
+              if (openaiImageProblem(p.image_url.url)) return fail(OPENAI_IMAGE_ERROR, `messages.[${i}].content.[${j}].image_url`, 'invalid_image_format');
               const d = /^data:([^;]+);base64,(.*)$/s.exec(p.image_url.url);
               blocks.push({ type: 'image', mediaType: d?.[1] ?? 'url', data: d?.[2] ?? p.image_url.url });
             } else

@@ -3,6 +3,7 @@ import { isReasoningModel } from '../../src/llm/openaiApi.js';
 import { keyOf, type Segment } from './cache.js';
 import { countBlock, countPrompt, countText, countTool, MESSAGE_OVERHEAD, type CountableTool } from './tokens.js';
 import type { RequestView } from './types.js';
+import { OPENAI_IMAGE_ERROR, openaiImageProblem } from './images.js';
 
 // OpenAI's Responses API (POST /v1/responses) as the fake server understands a request: the
 // checks the real service makes on a stateless (store: false) input, with its 400 texts, and
@@ -63,6 +64,7 @@ function contentBlocks(content: unknown, role: string): Block[] | string {
       blocks.push({ type: 'text', text: p.text });
     } else if (p.type === 'refusal' && typeof p.refusal === 'string') blocks.push({ type: 'text', text: p.refusal });
     else if (p.type === 'input_image' && typeof p.image_url === 'string') {
+      if (openaiImageProblem(p.image_url)) return OPENAI_IMAGE_ERROR;
       const d = /^data:([^;]+);base64,(.*)$/s.exec(p.image_url);
       blocks.push({ type: 'image', mediaType: d?.[1] ?? 'url', data: d?.[2] ?? p.image_url });
     } else
@@ -149,6 +151,7 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
             'invalid_value',
           );
         const blocks = contentBlocks(it.content, role);
+        if (blocks === OPENAI_IMAGE_ERROR) return fail(blocks, `input[${i}].content`, 'invalid_image_format');
         if (typeof blocks === 'string')
           return fail(blocks.startsWith('Invalid') ? blocks : `Invalid '${`input[${i}].${blocks}`}'.`, `input[${i}].content`, 'invalid_value');
         if (it.phase !== undefined && it.phase !== null && (role !== 'assistant' || (it.phase !== 'commentary' && it.phase !== 'final_answer')))

@@ -1,8 +1,7 @@
 import { countTokens } from 'gpt-tokenizer';
 import type { Block } from '../../src/llm/messages.js';
+import { base64ImageTokens } from '../../src/media/limits.js';
 
-/** What an image counts for (the real services size it from its pixels; the fake cannot). */
-export const IMAGE_TOKENS = 1_000;
 /** Framing overhead per message, as chat formats add role markers. */
 export const MESSAGE_OVERHEAD = 4;
 
@@ -17,9 +16,10 @@ export function countBlock(b: Block): number {
     case 'tool_use':
       return countText(b.name) + countText(JSON.stringify(b.input));
     case 'tool_result':
-      return countText(b.content) + 2;
+      // an image counts by its pixels, as the services count it (Anthropic: w×h/750 of the size it is seen at)
+      return countText(b.content) + 2 + (b.images ?? []).reduce((n, i) => n + base64ImageTokens(i.data), 0);
     case 'image':
-      return IMAGE_TOKENS;
+      return base64ImageTokens(b.data);
     case 'thinking':
       return countText(b.thinking);
     case 'redacted_thinking':

@@ -7,6 +7,9 @@ import type { FullOutput } from '../../src/tools/spill.js';
 import { createTools } from '../../src/tools/registry.js';
 import type { SpillSink } from '../../src/tools/types.js';
 
+/** The text of an attachment block (an image block has none). */
+const textAt = (blocks: readonly { type: string; text?: string }[], i: number): string => blocks[i]?.text ?? '';
+
 // A mentioned file over the message's attachment budget goes through the spill rule: archived
 // whole, its preview and handle attached (issue 26, defect 7; the rule of issue 21).
 
@@ -46,7 +49,7 @@ describe('a mention over the attachment budget', () => {
     expect(s.archived[0]!.summary).toBe('@big.txt');
     expect(s.archived[0]!.full.totalLines).toBe(6_000);
     expect(s.archived[0]!.full.text).toContain(`  6000\trow 6000 ${'x'.repeat(12)}`);
-    const text = r.blocks[0]!.text;
+    const text = textAt(r.blocks, 0);
     expect(text).toMatch(/^\[Attached by the user with @big\.txt: too large to attach whole, archived as o1\]\n\[output o1: 6,000 lines, /);
     expect(text.trimEnd().endsWith(`row 6000 ${'x'.repeat(12)}`)).toBe(true);
     expect(text.length).toBeLessThan(6_000);
@@ -61,16 +64,20 @@ describe('a mention over the attachment budget', () => {
       budgetTokens: 2_000,
       messageId: 'm2',
     });
-    expect(r.blocks[0]!.text).toMatch(/^\[Attached by the user with @a\.txt: read with FileRead\]\n {5}1\ta{99}\n/);
-    expect(r.blocks[0]!.text.trimEnd().endsWith(`    60\t${'a'.repeat(99)}`)).toBe(true);
-    expect(r.blocks[1]!.text).toMatch(/^\[Attached by the user with @b\.txt: too large to attach whole, archived as o1\]/);
+    expect(textAt(r.blocks, 0)).toMatch(/^\[Attached by the user with @a\.txt: read with FileRead\]\n {5}1\ta{99}\n/);
+    expect(
+      textAt(r.blocks, 0)
+        .trimEnd()
+        .endsWith(`    60\t${'a'.repeat(99)}`),
+    ).toBe(true);
+    expect(textAt(r.blocks, 1)).toMatch(/^\[Attached by the user with @b\.txt: too large to attach whole, archived as o1\]/);
     expect(s.archived.map((a) => a.summary)).toEqual(['@b.txt']);
   });
 
   it('without a spill sink (a read-only store) attaches as FileRead reads it; the budget is a quarter of the window, at most 25,000', async () => {
     const dir = files();
     const r = await attachMentions('@big.txt', tools, dir, new AbortController().signal);
-    expect(r.blocks[0]!.text).toContain('Read more with offset=2001');
+    expect(textAt(r.blocks, 0)).toContain('Read more with offset=2001');
     expect(attachBudget(16_000)).toBe(4_000);
     expect(attachBudget(1_000_000)).toBe(25_000);
   });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PermissionPolicy, bashAllowedByPrefixes, prefixWords } from '../../src/tools/permissions.js';
+import { PermissionPolicy, bashAllowedByPrefixes, prefixWords, scopeAllowedBy } from '../../src/tools/permissions.js';
 import { joinWords, splitCommand } from '../../src/tools/shellWords.js';
 
 const bash = { name: 'Bash', kind: 'execute' } as const;
@@ -248,5 +248,33 @@ describe('PermissionPolicy for edit tools', () => {
     expect(p.decide(editTool, {}, inside)).toBe('allow');
     expect(policy().cycleModes()).toEqual(['ask', 'acceptEdits', 'plan', 'deny']);
     expect(policy({ mode: 'allow' }).cycleModes()).toEqual(['ask', 'acceptEdits', 'plan', 'allow', 'deny']);
+  });
+});
+
+describe('scoped permissions (WebFetch per domain)', () => {
+  const webFetch = {
+    name: 'WebFetch',
+    kind: 'fetch' as const,
+    traits: { readOnly: false },
+    permissionScope: (i: unknown) => `domain:${new URL((i as { url: string }).url).hostname}`,
+  };
+  const call = (url: string) => ({ url, prompt: '' });
+
+  it('allows a domain listed as WebFetch(domain:host) or by a * pattern, asks for any other', () => {
+    const p = new PermissionPolicy({ mode: 'ask', allowTools: ['WebFetch(domain:docs.rs)', 'WebFetch(domain:*.github.io)'], allowBash: [], readPaths: [] });
+    expect(p.decide(webFetch, call('https://docs.rs/x'))).toBe('allow');
+    expect(p.decide(webFetch, call('https://me.github.io/'))).toBe('allow');
+    // mutation: matching the rule by tool name alone allows this
+    expect(p.decide(webFetch, call('https://evil.example/'))).toBe('ask');
+    expect(scopeAllowedBy(['WebFetch(domain:docs.rs)'], 'WebFetch', 'domain:docs.rs.evil.example')).toBe(false);
+  });
+
+  it('remembers "for this session" for the domain asked about, not the whole tool, and saves it', () => {
+    const p = new PermissionPolicy({ mode: 'ask', allowTools: [], allowBash: [], readPaths: [] });
+    p.remember(webFetch, { kind: 'allow_tool' }, 'domain:docs.rs');
+    expect(p.decide(webFetch, call('https://docs.rs/a'))).toBe('allow');
+    expect(p.decide(webFetch, call('https://npmjs.com/'))).toBe('ask');
+    const resumed = new PermissionPolicy({ mode: 'ask', allowTools: [], allowBash: [], readPaths: [] }, p.sessionState());
+    expect(resumed.decide(webFetch, call('https://docs.rs/b'))).toBe('allow');
   });
 });
