@@ -123,6 +123,12 @@ describe('the checks themselves', () => {
       edge('src/history/compaction.ts', 'src/ledger/probes.ts'),
       edge('src/store/codec.ts', 'src/history/records.ts', { typeOnly: true }),
       edge('src/store/codec.ts', 'src/compaction/types.ts', { typeOnly: true }),
+      edge('src/print/claudeStream.ts', 'src/ui/app.tsx'),
+      edge('src/print/claudeStream.ts', 'src/store/store.ts', { typeOnly: true }),
+      edge('src/print/claudeShapes.ts', 'src/session/protocol.ts', { typeOnly: true }),
+      edge('src/acp/agent.ts', '@agentclientprotocol/sdk'),
+      edge('src/print.ts', '@agentclientprotocol/sdk'),
+      edge('src/acp/agent.ts', 'ink'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -161,6 +167,10 @@ describe('the checks themselves', () => {
       'src/history/view.ts → zod',
       'src/history/compaction.ts → src/ledger/probes.ts',
       'src/store/codec.ts → src/compaction/types.ts',
+      'src/print/claudeStream.ts → src/ui/app.tsx',
+      'src/print/claudeStream.ts → src/store/store.ts',
+      'src/print.ts → @agentclientprotocol/sdk',
+      'src/acp/agent.ts → ink',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });

@@ -209,7 +209,8 @@ export class Session extends SessionEvents {
         warn: (p) => this.notice('warning', p),
         spill: mentionSpill(this.spill, this.contextUsage().effectiveWindow),
       });
-      const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
+      const extra = [...(scope.images ?? []), ...hooked.blocks];
+      const msg = extra.length > 0 ? { ...typed, blocks: [...typed.blocks, ...extra] } : typed;
       // file snapshots taken in this turn belong to the person's message that started it
       this.snapshots.startedBy(msg.id);
       const result = await runTurn(this.context.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
