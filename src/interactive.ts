@@ -8,6 +8,7 @@ import { FileIndex } from './session/fileIndex.js';
 import { onTerminatingSignals, terminatingSignal, untilTerminated } from './processes/signals.js';
 import { askAboutUnsaved, unsavedFacts } from './unsavedExit.js';
 import { loadTui } from './ui/load.js';
+import { statusLineFor } from './statusLine/follow.js';
 import type { Session } from './session/session.js';
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, SpilledOutputView, UiController, UiEvent } from './ui/controller.js';
@@ -99,6 +100,11 @@ export class SessionController implements UiController {
 
   /** Events sent before the app subscribed (start-up warnings, a first prompt) wait here. */
   private early: UiEvent[] = [];
+
+  /** The statusLine command's new first line, for the footer. */
+  showStatusCommand(line: string): void {
+    this.emit({ type: 'status_command', line });
+  }
 
   private emit(e: UiEvent): void {
     if (this.listeners.size === 0) {
@@ -372,6 +378,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   if (first) controller.submit(first);
   // runTui draws the first frame before it waits; the servers start right after it
   setImmediate(() => controller.startMcp());
+  const status = statusLineFor(runtime.config, controller, (line) => controller.showStatusCommand(line));
   // SIGTERM, SIGHUP, SIGINT from outside (Ctrl+C is a key here): the turn is interrupted, the session
   // and the servers closed, every child process group stopped, then the exit (processes/signals.ts)
   const offSignals = onTerminatingSignals(['SIGTERM', 'SIGHUP', 'SIGINT'], async (signal) => {
@@ -386,6 +393,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   } finally {
     // the session the app ended in (a /resume or /clear may have changed it), when it holds anything
     resumable = controller.initialTranscript().length > 0 ? controller.session().id : undefined;
+    status?.close();
     await controller.exit();
   }
   // ended by a signal: its handler exits once the children are gone

@@ -129,6 +129,7 @@ describe('the checks themselves', () => {
       edge('src/acp/agent.ts', '@agentclientprotocol/sdk'),
       edge('src/print.ts', '@agentclientprotocol/sdk'),
       edge('src/acp/agent.ts', 'ink'),
+      edge('src/statusLine/follow.ts', 'src/ui/controller.ts', { typeOnly: true }),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -171,6 +172,7 @@ describe('the checks themselves', () => {
       'src/print/claudeStream.ts → src/store/store.ts',
       'src/print.ts → @agentclientprotocol/sdk',
       'src/acp/agent.ts → ink',
+      'src/statusLine/follow.ts → src/ui/controller.ts',
       'src/trust/projectTrust.ts → src/session/session.ts',
     ]);
   });

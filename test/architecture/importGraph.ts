@@ -177,6 +177,10 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => (e.to.startsWith('@agentclientprotocol/') && !under('src/acp')(e.from)) || (under('src/acp')(e.from) && (isUi(e.to) || isSql(e.to))),
   },
   {
+    name: "src/statusLine/ (the statusLine command) knows no UI and no SQL: the front end lends it the footer's figures and shows its line",
+    forbids: (e) => under('src/statusLine')(e.from) && (isUi(e.to) || isSql(e.to)),
+  },
+  {
     name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
     forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
   },
