@@ -1,8 +1,9 @@
-import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext } from '@agentclientprotocol/sdk';
+import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type McpServer } from '@agentclientprotocol/sdk';
 import { Readable, Writable } from 'node:stream';
 import pkg from '../../package.json' with { type: 'json' };
 import { createRuntime, type Runtime } from '../bootstrap.js';
 import type { GlobalOptions } from '../cliOptions.js';
+import type { McpServerFileEntry } from '../config/schema.js';
 import { debug } from '../log.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 import { AcpSession } from './acpSession.js';
@@ -14,16 +15,30 @@ import { replayUpdates } from './updates.js';
 // back. stdout carries only the protocol; what would go to the terminal goes to stderr or the
 // debug log.
 
-/** Opens a runtime in `cwd` (its .agentrc, its project), resuming `resume` when given. */
+/** The editor's MCP servers in .mcp.json's shape. */
+function clientServers(servers: readonly McpServer[]): Array<{ name: string; entry: McpServerFileEntry }> {
+  const pairs = (list: ReadonlyArray<{ name: string; value: string }>): Record<string, string> => Object.fromEntries(list.map((v) => [v.name, v.value]));
+  return servers.map((s) =>
+    'command' in s
+      ? { name: s.name, entry: { type: 'stdio', command: s.command, args: s.args, env: pairs(s.env) } }
+      : { name: s.name, entry: { type: s.type, url: s.url, headers: pairs(s.headers) } },
+  );
+}
+
+/** Opens a runtime in `cwd` (its .agentrc, its project, the editor's MCP servers), resuming `resume` when given. */
 async function openRuntime(
   opts: GlobalOptions,
   cwd: string,
+  servers: readonly McpServer[],
   approve: (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>,
   resume?: string,
 ) {
   // the config, the project's files and the tools' working directory all follow the session's cwd
   process.chdir(cwd);
-  const { runtime } = await createRuntime({ ...opts, ...(resume ? { resume } : {}), print: undefined }, { approver: approve });
+  const { runtime } = await createRuntime(
+    { ...opts, ...(resume ? { resume } : {}), print: undefined },
+    { approver: approve, mcpServers: clientServers(servers) },
+  );
   const mcp = runtime.mcp;
   if (mcp) {
     mcp.onNotice = (level, text) => debug(`acp: mcp ${level}: ${text}`);
@@ -41,11 +56,12 @@ export async function runAcp(opts: GlobalOptions): Promise<number> {
     return s;
   };
   /** A session whose runtime is opened before its id is known: approvals wait for the id. */
-  const open = async (client: AgentContext, cwd: string, resume?: string): Promise<AcpSession> => {
+  const open = async (client: AgentContext, cwd: string, servers: readonly McpServer[], resume?: string): Promise<AcpSession> => {
     let self: AcpSession | undefined;
     const runtime: Runtime = await openRuntime(
       opts,
       cwd,
+      servers,
       (req, signal) => (self ? self.approve(req, signal) : Promise.resolve({ kind: 'deny', note: 'the session is not open yet' })),
       resume,
     );
@@ -61,19 +77,19 @@ export async function runAcp(opts: GlobalOptions): Promise<number> {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: true, embeddedContext: true, audio: false },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: { http: true, sse: true },
       },
       agentInfo: { name: 'agent', title: 'agent', version: pkg.version },
       authMethods: [],
     }))
     .onRequest('session/new', async ({ params, client }) => {
-      const s = await open(client, params.cwd);
+      const s = await open(client, params.cwd, params.mcpServers);
       // the commands go out once the editor knows the session's id
       setImmediate(() => s.advertiseCommands());
       return { sessionId: s.id, modes: s.modes() };
     })
     .onRequest('session/load', async ({ params, client }) => {
-      const s = await open(client, params.cwd, params.sessionId);
+      const s = await open(client, params.cwd, params.mcpServers, params.sessionId);
       if (s.id !== params.sessionId) {
         s.close();
         sessions.delete(s.id);

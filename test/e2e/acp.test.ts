@@ -11,6 +11,7 @@ import {
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EVERYTHING } from '../mcp/everything.js';
 import { AGENT_BIN, MODEL, agentEnv, isSummarizer, useFakeServer, workspace, type Workspace } from './harness.js';
 
 // `agent acp` driven by a client built on the official ACP SDK, over stdio, against the fake
@@ -197,4 +198,25 @@ describe('agent acp', () => {
       },
     );
   }, 90_000);
+
+  it("runs the editor's MCP servers from session/new: their tools are called, asked for like any MCP tool", async () => {
+    const ws = workspace();
+    server.enqueue({ toolCalls: [{ name: 'mcp__ed__echo', input: { message: 'hi from the editor' } }] }, { text: 'Echoed.' });
+    await withAgent(
+      ws,
+      () => 'allow_once',
+      async (ctx, h) => {
+        const init = await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        expect(init.agentCapabilities?.mcpCapabilities).toMatchObject({ http: true });
+        const session = await ctx
+          .buildSession({ cwd: ws.dir, mcpServers: [{ name: 'ed', command: process.execPath, args: [EVERYTHING, 'stdio'], env: [] }] })
+          .start();
+        expect((await session.prompt('echo through the editor server')).stopReason).toBe('end_turn');
+        // mutation: dropping the editor's servers leaves the tool unknown to the request
+        expect(server.requests[0]!.view!.toolNames).toContain('mcp__ed__echo');
+        const done = h.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+        expect(JSON.stringify(done)).toContain('Echo: hi from the editor');
+      },
+    );
+  }, 60_000);
 });
