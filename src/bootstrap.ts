@@ -14,6 +14,7 @@ import { SessionInUseError } from './session/lease.js';
 import { PromptHistory } from './session/promptHistory.js';
 import { Session } from './session/session.js';
 import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
+import type { McpServerFileEntry } from './config/schema.js';
 import type { Approver } from './tools/permissions.js';
 import { createTools, registerTools } from './tools/registry.js';
 import { loadAgents } from './agents/agentFiles.js';
@@ -191,6 +192,8 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env
 export interface RuntimeHost {
   approver?: Approver;
   onProviderWarning?: (message: string) => void;
+  /** MCP servers the front end brings (an ACP editor's, from session/new). */
+  mcpServers?: ReadonlyArray<{ name: string; entry: McpServerFileEntry }>;
 }
 
 export async function createRuntime(
@@ -251,7 +254,7 @@ export async function createRuntime(
     });
     // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
     const secrets = new Set(secretVars(config, env));
-    const mcp = mcpFor(config, env, counter, secrets);
+    const mcp = mcpFor(config, env, counter, secrets, host.mcpServers);
     let reportHook: (level: 'info' | 'warning', text: string) => void = (level, text) =>
       process.stderr.write(`agent: ${level === 'warning' ? 'warning: ' : ''}${text}\n`);
     const hooksFor = (sessionId: string): Hooks | undefined =>
@@ -351,10 +354,16 @@ export async function createRuntime(
 }
 
 /** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none); `agent doctor` starts them too. */
-export function mcpFor(config: Config, env: NodeJS.ProcessEnv, counter: TokenCounter, secrets: ReadonlySet<string>): McpManager | undefined {
+export function mcpFor(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  counter: TokenCounter,
+  secrets: ReadonlySet<string>,
+  fromClient: RuntimeHost['mcpServers'] = [],
+): McpManager | undefined {
   const isSecret = (name: string): boolean => secrets.has(name);
   // a .mcp.json that cannot be read as a whole is told at start (a notice, stderr in -p), naming the file
-  const entries = mcpServers(config, env, isSecret, undefined, config.warnings);
+  const entries = mcpServers(config, env, isSecret, undefined, config.warnings, fromClient);
   if (entries.length === 0) return undefined;
   for (const e of entries) for (const name of passedVars(e)) registerSecret(env[name]?.trim());
   return new McpManager({

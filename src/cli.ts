@@ -30,7 +30,18 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
     .helpOption('-h, --help', 'show this help')
     .argument('[prompt...]', 'a first prompt (interactive) or the prompt of --print')
     .option('-p, --print [prompt]', 'run one turn without the TUI and print the answer (the prompt may also come on stdin)')
-    .addOption(new Option('--output-format <format>', 'print-mode output').choices(['text', 'json', 'stream-json']).default('text'))
+    .addOption(
+      new Option('--output-format <format>', "print-mode output: text, Claude Code's json result or stream-json messages, or this project's events")
+        .choices(['text', 'json', 'stream-json', 'events'])
+        .default('text'),
+    )
+    .addOption(
+      new Option('--input-format <format>', "print-mode input: text, or stream-json (Claude Code's user messages, one JSON line per turn)").choices([
+        'text',
+        'stream-json',
+      ]),
+    )
+    .option('--verbose', "accepted for Claude Code's `-p --output-format stream-json --verbose` (the stream is the same)")
     .option('-m, --model <name>', 'model to use (the provider is inferred from the name when not given)')
     .addOption(new Option('--provider <name>', 'provider').choices(['anthropic', 'openai']))
     .option('--base-url <url>', 'API base URL (an OpenAI-compatible server: http://host:port/v1)')
@@ -64,6 +75,13 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
         const { runInteractive } = await import('./interactive.js');
         return runInteractive(opts, promptWords);
       });
+    });
+
+  program
+    .command('acp')
+    .description('serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim, Emacs)')
+    .action(() => {
+      run(async () => (await import('./acp/agent.js')).runAcp(program.opts<GlobalOptions>()));
     });
 
   program
@@ -150,6 +168,9 @@ function checkSessionFlags(opts: GlobalOptions): void {
   }
   if (opts.fork && typeof opts.resume !== 'string' && !opts.continue) {
     throw new CliError('--fork copies a stored session: use it with --resume <id> or --continue', EXIT_USAGE);
+  }
+  if (opts.inputFormat === 'stream-json' && (opts.print === undefined || opts.print === false)) {
+    throw new CliError('--input-format stream-json is for print mode: use it with -p and --output-format stream-json', EXIT_USAGE);
   }
 }
 

@@ -1,7 +1,12 @@
 /** The options of the top-level `agent` command, as commander parses them (see cli.ts). */
 export interface GlobalOptions {
   print?: string | boolean;
-  outputFormat: 'text' | 'json' | 'stream-json';
+  /** json and stream-json: Claude Code's shapes; events: this project's own event stream. */
+  outputFormat: 'text' | 'json' | 'stream-json' | 'events';
+  /** stream-json: Claude Code's user messages as JSON lines on stdin, one turn each. */
+  inputFormat?: 'text' | 'stream-json';
+  /** Accepted for Claude Code's `-p --output-format stream-json --verbose`; the stream is the same. */
+  verbose?: boolean;
   model?: string;
   provider?: string;
   baseUrl?: string;

@@ -8,59 +8,15 @@ import { FileIndex } from './session/fileIndex.js';
 import { onTerminatingSignals, terminatingSignal, untilTerminated } from './processes/signals.js';
 import { askAboutUnsaved, unsavedFacts } from './unsavedExit.js';
 import { loadTui } from './ui/load.js';
+import { statusLineFor } from './statusLine/follow.js';
 import type { Session } from './session/session.js';
-import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
+import { ApprovalBridge } from './approvalBridge.js';
+import type { ApprovalRequest } from './tools/permissions.js';
 import { currentTodos, type Todo } from './plan/todos.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, SpilledOutputView, UiController, UiEvent } from './ui/controller.js';
 
 // The interactive app: the UiController the Ink app renders, implemented over the live
 // session. Business logic stays in the session and the command registry.
-
-/**
- * Lets the session reach the person: an 'approval' event out and the decision back, and the
- * providers' warnings as notices while a controller shows them.
- */
-class ApprovalBridge {
-  emit: (e: UiEvent) => void = () => {};
-  private shown: ((message: string) => void) | undefined;
-  /** Warnings that came before a controller showed them (a late model description during start-up). */
-  private early: string[] = [];
-  get notices(): ((message: string) => void) | undefined {
-    return this.shown;
-  }
-  set notices(show: ((message: string) => void) | undefined) {
-    this.shown = show;
-    if (show) for (const m of this.early.splice(0)) show(m);
-  }
-  readonly onProviderWarning = (message: string): void => {
-    if (this.shown) this.shown(message);
-    else this.early.push(message);
-  };
-  readonly approver: Approver = (request: ApprovalRequest, signal: AbortSignal) =>
-    new Promise<ApprovalDecision>((resolve, reject) => {
-      if (signal.aborted) {
-        reject(signal.reason ?? new Error('interrupted'));
-        return;
-      }
-      let settled = false;
-      const onAbort = (): void => {
-        if (settled) return;
-        settled = true;
-        reject(signal.reason ?? new Error('interrupted'));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.emit({
-        type: 'approval',
-        request,
-        respond: (d) => {
-          if (settled) return;
-          settled = true;
-          signal.removeEventListener('abort', onAbort);
-          resolve(d);
-        },
-      });
-    });
-}
 
 /** How long the prompt waits after a turn before Notification hooks hear that the agent is idle. */
 const IDLE_NOTICE_MS = 60_000;
@@ -100,6 +56,11 @@ export class SessionController implements UiController {
 
   /** Events sent before the app subscribed (start-up warnings, a first prompt) wait here. */
   private early: UiEvent[] = [];
+
+  /** The statusLine command's new first line, for the footer. */
+  showStatusCommand(line: string): void {
+    this.emit({ type: 'status_command', line });
+  }
 
   private emit(e: UiEvent): void {
     if (this.listeners.size === 0) {
@@ -378,6 +339,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   if (first) controller.submit(first);
   // runTui draws the first frame before it waits; the servers start right after it
   setImmediate(() => controller.startMcp());
+  const status = statusLineFor(runtime.config, controller, (line) => controller.showStatusCommand(line));
   // SIGTERM, SIGHUP, SIGINT from outside (Ctrl+C is a key here): the turn is interrupted, the session
   // and the servers closed, every child process group stopped, then the exit (processes/signals.ts)
   const offSignals = onTerminatingSignals(['SIGTERM', 'SIGHUP', 'SIGINT'], async (signal) => {
@@ -392,6 +354,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   } finally {
     // the session the app ended in (a /resume or /clear may have changed it), when it holds anything
     resumable = controller.initialTranscript().length > 0 ? controller.session().id : undefined;
+    status?.close();
     await controller.exit();
   }
   // ended by a signal: its handler exits once the children are gone

@@ -1,22 +1,28 @@
 import { reportLine, reportLines } from './compaction/reportText.js';
-import { createRuntime } from './bootstrap.js';
+import { createRuntime, type Runtime } from './bootstrap.js';
 import { onClosedStdout } from './closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { plansIn } from './plan/plans.js';
-import { CommandError, findCustom, isCommandLine, runSlash } from './commands/registry.js';
+import { CommandError, commandInfos, findCustom, isCommandLine, runSlash } from './commands/registry.js';
 import { CustomCommandError, runCustom } from './commands/customRun.js';
 import { formatCommandOutput } from './commands/format.js';
 import type { CompactionRecord } from './history/compaction.js';
-import { textOf, type Usage } from './llm/messages.js';
+import { addUsage, emptyUsage, textOf, type ImageBlock, type Usage } from './llm/messages.js';
 import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';
 import { onTerminatingSignals, terminate, untilTerminated, type Shutdown } from './processes/signals.js';
 import { unsavedFacts } from './unsavedExit.js';
 import type { SessionEvent } from './session/session.js';
+import { ClaudeStream, type InitFacts } from './print/claudeStream.js';
+import { CLAUDE_PERMISSION_MODE } from './print/claudeShapes.js';
+import { readInputLines } from './print/inputStream.js';
+import pkg from '../package.json' with { type: 'json' };
 
-// Non-interactive mode: one turn (or one slash command), printed as text, one JSON result,
-// or a stream of JSON events, one per line. Nobody can approve tools here, so what needs
+// Non-interactive mode: one turn (or one slash command), printed as text, as Claude Code's
+// result object (json) or its message stream (stream-json, print/claudeStream.ts), or as this
+// project's own events, one per line (events). With --input-format stream-json, each line of
+// stdin is one more turn of the same session. Nobody can approve tools here, so what needs
 // approval is refused unless the config or flags allow it.
 
 async function readStdin(): Promise<string> {
@@ -52,6 +58,21 @@ const writeLine = (obj: unknown): void => {
   if (!stdoutClosed) process.stdout.write(`${redact(JSON.stringify(obj))}\n`);
 };
 
+/** What the system/init message says about this run. */
+function initFacts(runtime: Runtime): InitFacts {
+  const { session } = runtime;
+  return {
+    cwd: session.currentConfig.cwd,
+    tools: runtime.toolNames,
+    mcpServers: (runtime.mcp?.views() ?? []).map((v) => ({ name: v.name, status: v.state === 'connecting' ? 'pending' : v.state })),
+    model: session.currentConfig.model.name,
+    permissionMode: CLAUDE_PERMISSION_MODE[session.permissions().mode],
+    slashCommands: commandInfos(runtime.commands).map((c) => c.name),
+    skills: runtime.skills.list().map((s) => s.name),
+    version: pkg.version,
+  };
+}
+
 export async function runPrint(opts: GlobalOptions, words: string[]): Promise<number> {
   if (opts.resume === true) {
     throw new CliError(
@@ -59,10 +80,14 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       EXIT_USAGE,
     );
   }
-  const prompt = await promptOf(opts, words);
-  if (!prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
-  const started = Date.now();
   const format = opts.outputFormat;
+  const inputStream = opts.inputFormat === 'stream-json';
+  if (inputStream && format !== 'stream-json')
+    throw new CliError('--input-format stream-json needs --output-format stream-json (one result message per input line)', EXIT_USAGE);
+  const prompt = inputStream ? '' : await promptOf(opts, words);
+  if (!inputStream && !prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
+  // the streams carry everything; notices on stderr would only repeat them
+  const quiet = format === 'stream-json' || format === 'events';
   const { runtime } = await createRuntime(opts);
   const { session, config } = runtime;
   // SIGTERM, SIGHUP, and a Ctrl+C when no turn runs: the turn is interrupted, the servers closed,
@@ -89,7 +114,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   const mcp = runtime.mcp;
   if (mcp) {
     mcp.onNotice = (level, text) => {
-      if (format !== 'stream-json') process.stderr.write(`agent: ${level === 'info' ? '' : `${level}: `}${redact(text)}\n`);
+      if (!quiet) process.stderr.write(`agent: ${level === 'info' ? '' : `${level}: `}${redact(text)}\n`);
     };
     for (const s of mcp.awaitingApproval()) {
       process.stderr.write(
@@ -104,6 +129,8 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         process.stderr.write(`agent: MCP server "${v.name}" is still connecting after ${config.mcp.startupMs} ms (mcp.startupMs); going on without it\n`);
   }
 
+  const claude = new ClaudeStream(format === 'stream-json' ? writeLine : () => {}, () => session.id);
+  let started = Date.now();
   let answer: string[] = [];
   // the plans the model presented (ExitPlanMode): printed after the answer, nobody here can approve them
   const plans: string[] = [];
@@ -112,8 +139,11 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   let manualFailed: string | undefined;
   let receipt = '';
   let refused: string | undefined;
+  /** What a slash command's model calls spent (the summarizer's, for /compact). */
+  let commandUsage = emptyUsage();
   session.on((e: SessionEvent) => {
-    if (format === 'stream-json') writeLine(e);
+    if (format === 'events') writeLine(e);
+    else if (format !== 'text') claude.event(e);
     switch (e.type) {
       case 'message':
         if (e.message.role === 'assistant') {
@@ -123,18 +153,17 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         break;
       case 'error':
         errorText = e.message;
-        if (format !== 'stream-json') process.stderr.write(`agent: ${redact(e.message)}\n`);
+        if (!quiet) process.stderr.write(`agent: ${redact(e.message)}\n`);
         break;
       case 'notice':
-        if (format !== 'stream-json') process.stderr.write(`agent: ${e.level === 'info' ? '' : `${e.level}: `}${redact(e.text)}\n`);
+        if (!quiet) process.stderr.write(`agent: ${e.level === 'info' ? '' : `${e.level}: `}${redact(e.text)}\n`);
         break;
       case 'retry':
-        if (format !== 'stream-json')
-          process.stderr.write(`agent: ${redact(e.message)} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})\n`);
+        if (!quiet) process.stderr.write(`agent: ${redact(e.message)} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})\n`);
         break;
       case 'waiting':
         // within seconds, then every half minute: enough to know it is not hung, not a flood
-        if (format !== 'stream-json' && (e.seconds === 5 || e.seconds % 30 === 0)) {
+        if (!quiet && (e.seconds === 5 || e.seconds % 30 === 0)) {
           process.stderr.write(
             e.cannotConnect !== undefined
               ? `agent: cannot connect to ${session.currentConfig.provider} (${redact(e.cannotConnect)}), ${e.seconds} s… (retrying)\n`
@@ -146,16 +175,19 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         refused = e.message;
         break;
       case 'compaction_skipped':
-        if (format !== 'stream-json' && e.trigger !== 'auto') process.stderr.write(`agent: compaction (${e.trigger}) skipped: ${redact(e.reason)}\n`);
+        if (!quiet && e.trigger !== 'auto') process.stderr.write(`agent: compaction (${e.trigger}) skipped: ${redact(e.reason)}\n`);
         break;
       case 'compaction_end':
         if (e.record.status === 'applied') compactions++;
         else if (e.record.trigger === 'manual') manualFailed = e.record.reason ?? e.record.status;
-        if (e.record.trigger === 'manual') receipt = receiptLine(e.record);
+        if (e.record.trigger === 'manual') {
+          receipt = receiptLine(e.record);
+          commandUsage = addUsage(commandUsage, e.record.usage);
+        }
         // what the compaction did, for the person (compaction/reportText.ts)
-        if (format === 'stream-json' && e.record.report && e.record.status === 'applied')
+        if (format === 'events' && e.record.report && e.record.status === 'applied')
           writeLine({ type: 'compaction_report', id: e.record.id, trigger: e.record.trigger, report: reportLines(e.record) });
-        if (format !== 'stream-json' && e.record.trigger !== 'micro' && e.record.trigger !== 'manual') {
+        if (!quiet && e.record.trigger !== 'micro' && e.record.trigger !== 'manual') {
           process.stderr.write(
             `agent: compaction (${e.record.trigger}) ${e.record.status}: ${e.record.tokensBefore} → ${e.record.tokensAfter} tokens${e.record.reason ? ` (${e.record.reason})` : ''}\n`,
           );
@@ -166,20 +198,52 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     }
   });
 
-  try {
+  /** Claude Code's result for this turn (json, stream-json). */
+  const claudeResult = (reason: string, failed: boolean, text: string, usage: Usage, steps: number, extras: Record<string, unknown>): object =>
+    claude.result({
+      reason,
+      failed,
+      text,
+      usage,
+      steps,
+      model: session.currentConfig.model.name,
+      contextWindow: session.currentConfig.model.contextWindow,
+      maxOutputTokens: session.currentConfig.model.maxOutputTokens,
+      durationMs: Date.now() - started,
+      errors: [errorText, manualFailed].filter((x): x is string => x !== undefined),
+      extras: { agent_provider: session.currentConfig.provider, agent_compactions: compactions, ...extras },
+    });
+
+  /** A usage error: ends a one-prompt run; with --input-format stream-json, an error result for that line and the session goes on. */
+  const refuse = (message: string): number => {
+    if (!inputStream) throw new CliError(message, EXIT_USAGE);
+    errorText = message;
+    writeLine(claudeResult('error', true, '', emptyUsage(), 0, {}));
+    return EXIT_USAGE;
+  };
+
+  /** One prompt (or slash command), its output and its result; the exit code it earns. */
+  const once = async (prompt: string, images: readonly ImageBlock[]): Promise<number> => {
+    started = Date.now();
+    answer = [];
+    errorText = manualFailed = refused = undefined;
+    compactions = 0;
+    receipt = '';
+    commandUsage = emptyUsage();
+    claude.beginTurn();
     const custom = findCustom(prompt, runtime.commands);
-    if (!custom && isCommandLine(prompt, runtime.commands)) {
+    if (!custom && images.length === 0 && isCommandLine(prompt, runtime.commands)) {
       let output;
       try {
         output = await runSlash({ session, custom: runtime.commands, toolNames: runtime.toolNames, skills: runtime.skills, mcp: runtime.mcp }, prompt);
       } catch (e) {
-        if (e instanceof CommandError) throw new CliError(e.message, EXIT_USAGE);
+        if (e instanceof CommandError) return refuse(e.message);
         throw e;
       }
       const textOut = output ? formatCommandOutput(output) : receipt;
       if (format === 'text') {
         if (textOut) process.stdout.write(`${textOut}\n`);
-      } else {
+      } else if (format === 'events') {
         writeLine({
           type: 'result',
           sessionId: session.id,
@@ -190,6 +254,8 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
           compactions,
           durationMs: Date.now() - started,
         });
+      } else {
+        writeLine(claudeResult('end_turn', manualFailed !== undefined, textOut, commandUsage, 0, { agent_command: prompt, agent_output: output ?? null }));
       }
       return manualFailed === undefined ? EXIT_OK : EXIT_RUNTIME;
     }
@@ -201,13 +267,13 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     });
     let result;
     try {
-      const running = custom ? runCustom(session, custom.cmd, custom.args, runtime.toolNames) : session.prompt(prompt);
+      const running = custom ? runCustom(session, custom.cmd, custom.args, runtime.toolNames) : session.prompt(prompt, { images });
       turn = running;
       result = await running;
       // ended by a signal: its handler reports and exits
       await untilTerminated();
     } catch (e) {
-      if (e instanceof CustomCommandError) throw new CliError(e.message, EXIT_USAGE);
+      if (e instanceof CustomCommandError) return refuse(e.message);
       throw e;
     }
     onClosedStdout(undefined);
@@ -216,16 +282,16 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       return EXIT_OK;
     }
     // too large for the window: a usage error, nothing was stored or sent
-    if (refused !== undefined) throw new CliError(refused, EXIT_USAGE);
+    if (refused !== undefined) return refuse(refused);
     const finalText = [answer.join('').trim(), ...plans].filter((t) => t !== '').join('\n\n');
     // the database refused messages (a full disk): one last try, else the facts and exit 1, never a silent loss
     const unsaved = session.saving.flush() ? undefined : unsavedFacts(session);
-    if (unsaved && format !== 'stream-json') process.stderr.write(`agent: error: ${unsaved}; they are lost now that this run ends.\n`);
+    if (unsaved && !quiet) process.stderr.write(`agent: error: ${unsaved}; they are lost now that this run ends.\n`);
     const isError =
       unsaved !== undefined || result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
     if (format === 'text') {
       if (finalText) process.stdout.write(`${finalText}\n`);
-    } else {
+    } else if (format === 'events') {
       writeLine({
         type: 'result',
         sessionId: session.id,
@@ -243,8 +309,29 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         provider: session.currentConfig.provider,
         durationMs: Date.now() - started,
       });
+    } else {
+      if (unsaved) errorText = `${unsaved}; they are lost`;
+      writeLine(
+        claudeResult(result.reason, unsaved !== undefined, finalText, result.usage, result.steps, {
+          agent_stop_reason: result.reason,
+          ...(unsaved ? { agent_unsaved_messages: session.saving.unsavedCount } : {}),
+        }),
+      );
     }
     return isError ? EXIT_RUNTIME : EXIT_OK;
+  };
+
+  try {
+    if (format === 'stream-json') claude.init(initFacts(runtime));
+    if (!inputStream) return await once(prompt, []);
+    // Claude Code's input stream: one user message per line, one turn and one result each, until EOF
+    let code = EXIT_OK;
+    for await (const line of readInputLines(process.stdin)) {
+      if ('error' in line) throw new CliError(line.error, EXIT_USAGE);
+      code = Math.max(code, await once(line.text, line.images));
+      if (stdoutClosed) break;
+    }
+    return code;
   } finally {
     process.off('SIGINT', onSigint);
     offSignals();

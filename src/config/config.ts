@@ -83,6 +83,8 @@ export interface Config {
   sources: string[];
   /** Each file's hooks apart, .agentrc's and Claude Code's settings files' (a project's need the person's approval; home's do not). */
   hookSources?: HookSource[];
+  /** The statusLine command of the person's own ~/.agentrc (a project's would run unapproved: ignored, with a warning). */
+  statusLine?: { command: string; timeoutMs: number };
   /** Things the user should see (unknown model, ...). */
   warnings: string[];
 }
@@ -138,6 +140,7 @@ export function loadConfig(opts: LoadOptions): Config {
   let merged: Record<string, unknown> = {};
   const mcpFiles = new Map<string, string>();
   const hookSources: HookSource[] = [];
+  const projectWarnings: string[] = [];
   for (const file of unique) {
     const read = readRawConfig(file);
     if (read) {
@@ -148,6 +151,10 @@ export function loadConfig(opts: LoadOptions): Config {
       if (file !== files[0] && valid.mcp?.trustProject !== undefined) {
         const { trustProject: _ignored, ...rest } = valid.mcp;
         raw.mcp = rest;
+      }
+      if (file !== files[0] && valid.statusLine !== undefined) {
+        delete raw.statusLine;
+        projectWarnings.push(`${file}: statusLine is read from ~/.agentrc only (a project's command would run without your approval); ignored`);
       }
       sources.push(file);
       merged = mergeRaw(merged, raw);
@@ -160,7 +167,8 @@ export function loadConfig(opts: LoadOptions): Config {
   // Claude Code's settings files carry hooks too: read as Claude Code reads them (claudeSettings.ts)
   const claude = claudeHookSources(home, opts.cwd);
   const config: Config = { ...resolveConfig(file, sources, opts), hookSources: [...hookSources, ...claude.sources] };
-  config.warnings.push(...claude.warnings);
+  config.warnings.push(...claude.warnings, ...projectWarnings);
+  if (file.statusLine) config.statusLine = { command: file.statusLine.command, timeoutMs: file.statusLine.timeoutMs ?? 2_000 };
   config.mcpServers = Object.entries(file.mcpServers ?? {}).map(([name, entry]) => ({ name, file: mcpFiles.get(name) ?? '.agentrc', entry }));
   return config;
 }

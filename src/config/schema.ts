@@ -340,5 +340,9 @@ export const FileConfigSchema = z.strictObject({
   db: z.optional(nonEmptyString),
   /** Shell commands run on the agent's events (see src/hooks/hooks.ts); a project's run only once the person approves them. */
   hooks: z.optional(HooksSchema),
+  /** Claude Code's status line: a command fed the session as JSON on stdin, its first line shown under the prompt (~/.agentrc only). */
+  statusLine: z.optional(
+    z.strictObject({ type: z.literal('command'), command: nonEmptyString, padding: z.optional(nonNegativeInt), timeoutMs: z.optional(positiveInt) }),
+  ),
 });
 export type FileConfig = z.infer<typeof FileConfigSchema>;

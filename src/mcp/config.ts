@@ -47,6 +47,8 @@ export function mcpServers(
   isSecret: SecretTest,
   home = homedir(),
   problems: string[] = [],
+  /** Servers an editor gave for the session (ACP session/new): the person's own, not a project's. */
+  fromClient: ReadonlyArray<{ name: string; entry: McpServerFileEntry }> = [],
 ): McpServerEntry[] {
   const byName = new Map<string, McpServerEntry>();
   const mcpJson = join(config.cwd, '.mcp.json');
@@ -62,6 +64,7 @@ export function mcpServers(
       );
   const homeRc = resolve(home, '.agentrc');
   for (const s of config.mcpServers) byName.set(s.name, entryOf(s.name, s.file, resolve(s.file) !== homeRc, s.entry, env, isSecret));
+  for (const s of fromClient) byName.set(s.name, entryOf(s.name, 'the editor (ACP session/new)', false, s.entry, env, isSecret));
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 

@@ -25,6 +25,8 @@ export interface SessionView {
   thinking?: string;
   /** Messages the database refused (disk full), kept in memory and retried: the footer's "unsaved: N"; absent when none. */
   unsaved?: number;
+  /** The first line of the statusLine command's output (~/.agentrc statusLine), shown under the footer; absent when none. */
+  statusCommand?: string;
 }
 
 export interface SessionListItem {

@@ -208,7 +208,7 @@ export class Session extends SessionEvents {
         warn: (p) => this.notice('warning', p),
         spill: mentionSpill(this.spill, this.contextUsage().effectiveWindow),
       });
-      const msg = hooked.blocks.length > 0 ? { ...typed, blocks: [...typed.blocks, ...hooked.blocks] } : typed;
+      const msg = { ...typed, blocks: [...typed.blocks, ...(scope.images ?? []), ...hooked.blocks] };
       // file snapshots taken in this turn belong to the person's message that started it
       this.snapshots.startedBy(msg.id);
       const result = await runTurn(this.context.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));

@@ -1,7 +1,7 @@
 // What one turn may do beyond the session's settings: a custom command's `allowed-tools`
 // (those calls run without asking during that turn only) and the expansion of its body
 // (its !`command`s run through the permission gate once the turn began).
-import { newId } from '../llm/messages.js';
+import { newId, type ImageBlock } from '../llm/messages.js';
 import type { AgentEvent } from '../agent/events.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
 import type { AnyTool } from '../tools/types.js';
@@ -16,6 +16,8 @@ export interface TurnScope {
   expand?: (shell: (command: string) => Promise<string>) => Promise<string>;
   /** The front end puts a prompt that got no reply back into its input (the TUI): the session then takes it out of the conversation (promptBack.ts). */
   giveBack?: boolean;
+  /** Images sent with the prompt (print mode's --input-format stream-json, an ACP client's prompt). */
+  images?: readonly ImageBlock[];
 }
 
 /** A !`command` the gate refused: the prompt is not sent. */

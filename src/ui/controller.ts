@@ -34,6 +34,8 @@ export type UiEvent =
   | { type: 'busy'; busy: boolean }
   /** The MCP servers' state changed: the footer's word on them ('' when there are none). */
   | { type: 'mcp_status'; text: string }
+  /** The statusLine command printed a new first line ('' when none). */
+  | { type: 'status_command'; line: string }
   | { type: 'exit' };
 
 /** A spilled output as the archive keeps it: `text` up to the archive's cap, `totalChars` of the whole. */

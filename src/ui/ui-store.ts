@@ -218,6 +218,10 @@ export class UiStore {
         const { mcp: _old, ...session } = this.status.get().session;
         return this.status.set({ ...this.status.get(), session: ev.text ? { ...session, mcp: ev.text } : session });
       }
+      case 'status_command': {
+        const { statusCommand: _old, ...session } = this.status.get().session;
+        return this.status.set({ ...this.status.get(), session: ev.line ? { ...session, statusCommand: ev.line } : session });
+      }
       case 'permission_mode':
         return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
       case 'unsaved': {

@@ -170,6 +170,18 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => under('src/store')(e.from) && under('src/compaction')(e.to),
   },
   {
+    name: "src/print/ (print mode's wire formats: Claude Code's stream-json, the input stream) knows no UI and no SQL: it maps the session's events",
+    forbids: (e) => under('src/print')(e.from) && (isUi(e.to) || isSql(e.to)),
+  },
+  {
+    name: 'only src/acp/ imports the ACP SDK (@agentclientprotocol/sdk), and src/acp/ knows no UI and no SQL: it drives sessions as the front ends do',
+    forbids: (e) => (e.to.startsWith('@agentclientprotocol/') && !under('src/acp')(e.from)) || (under('src/acp')(e.from) && (isUi(e.to) || isSql(e.to))),
+  },
+  {
+    name: "src/statusLine/ (the statusLine command) knows no UI and no SQL: the front end lends it the footer's figures and shows its line",
+    forbids: (e) => under('src/statusLine')(e.from) && (isUi(e.to) || isSql(e.to)),
+  },
+  {
     name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
     forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
   },

@@ -19,7 +19,7 @@ interface Ev {
 }
 
 async function turn(ws: Workspace, provider: ProviderKind, prompt: string, first: boolean, model = MODEL[provider]): Promise<Ev[]> {
-  const r = await runAgent(['-p', prompt, '--output-format', 'stream-json', '--model', model, ...(first ? [] : ['--continue'])], {
+  const r = await runAgent(['-p', prompt, '--output-format', 'events', '--model', model, ...(first ? [] : ['--continue'])], {
     ws,
     server,
     provider,
@@ -104,11 +104,11 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('prompt caching with %s', (
 });
 
 describe('cost with caching', () => {
-  it('-p --output-format json and /cost show cache reads and writes and price them', async () => {
+  it('-p --output-format events and /cost show cache reads and writes and price them', async () => {
     const ws = workspace();
     const json = async (prompt: string, first: boolean): Promise<Record<string, unknown>> => {
       // priced as claude-sonnet-4-5 below, whatever model the suite runs
-      const r = await runAgent(['-p', prompt, '--output-format', 'json', '--model', 'claude-sonnet-4-5', ...(first ? [] : ['--continue'])], {
+      const r = await runAgent(['-p', prompt, '--output-format', 'events', '--model', 'claude-sonnet-4-5', ...(first ? [] : ['--continue'])], {
         ws,
         server,
         provider: 'anthropic',

@@ -4,7 +4,7 @@ import { openStore } from '../../src/store/index.js';
 import { textOf } from '../../src/llm/messages.js';
 import { runAgent, useFakeServer, workspace } from './harness.js';
 
-// `agent -p … --output-format stream-json | head -1`: the reader goes away after one line.
+// `agent -p … --output-format events | head -1`: the reader goes away after one line.
 // The run used to exit at once, leaving the session with a prompt and no reply; it now ends
 // the turn and marks the prompt as unanswered.
 
@@ -16,7 +16,7 @@ describe('a -p run whose reader closes the pipe', () => {
     // a reply slow to come: the pipe closes before any of it
     server.enqueue({ text: 'A slow answer that never gets read.', chunkSize: 4, frameDelayMs: 300 });
     let firstLine = '';
-    const r = await runAgent(['-p', 'tell me something', '--output-format', 'stream-json'], {
+    const r = await runAgent(['-p', 'tell me something', '--output-format', 'events'], {
       ws,
       server,
       onSpawn: (child) => {

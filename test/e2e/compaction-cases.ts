@@ -30,7 +30,7 @@ export function events(stdout: string): StreamEvent[] {
 
 export const records = (evs: StreamEvent[]): CompactionRecord[] => evs.filter((e) => e.type === 'compaction_end').map((e) => e.record!);
 
-/** One print-mode turn with stream-json output against `server`; returns the events. */
+/** One print-mode turn with --output-format events against `server`; returns the events. */
 export async function turnWith(
   server: FakeServer,
   ws: Workspace,
@@ -39,7 +39,7 @@ export async function turnWith(
   first: boolean,
   model: string,
 ): Promise<{ code: number | null; evs: StreamEvent[]; stderr: string }> {
-  const r = await runAgent(['-p', prompt, '--output-format', 'stream-json', '--model', model, ...(first ? [] : ['--continue'])], {
+  const r = await runAgent(['-p', prompt, '--output-format', 'events', '--model', model, ...(first ? [] : ['--continue'])], {
     ws,
     server,
     provider,
@@ -158,7 +158,7 @@ export function compactionCases(server: FakeServer, provider: ProviderKind): voi
       const r = await runAgent(['-p', `question ${t}`, '--model', model, ...(t ? ['--continue'] : [])], { ws, server, provider, env: otherEnv });
       expect(r.code).toBe(0);
     }
-    const r = await runAgent(['-p', '/compact', '--output-format', 'stream-json', '--model', model, '--continue'], { ws, server, provider, env: otherEnv });
+    const r = await runAgent(['-p', '/compact', '--output-format', 'events', '--model', model, '--continue'], { ws, server, provider, env: otherEnv });
     expect(r.code).toBe(0);
     expect(records(events(r.stdout))).toMatchObject([{ trigger: 'manual', status: 'applied', model: summarizerModel }]);
     const summaries = server.requests.filter((q) => q.view && isSummarizer(q.view));

@@ -16,12 +16,12 @@ interface Event {
   stage?: string;
 }
 
-/** Runs `agent -p prompt --output-format stream-json`, SIGKILLs it when `when` matches an event; returns the events seen. */
+/** Runs `agent -p prompt --output-format events`, SIGKILLs it when `when` matches an event; returns the events seen. */
 async function runUntilKilled(ws: Workspace, provider: ProviderKind, args: string[], when: (e: Event) => boolean): Promise<Event[]> {
   const events: Event[] = [];
   let buffer = '';
   let killed = false;
-  const result = await runAgent([...args, '--output-format', 'stream-json', '--permission-mode', 'allow'], {
+  const result = await runAgent([...args, '--output-format', 'events', '--permission-mode', 'allow'], {
     ws,
     server,
     provider,
@@ -145,7 +145,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('SIGKILL and resume with %s
     const sent = server.requests.at(-1)!;
     expect(sent.response?.status).toBe(200);
 
-    const exported = await runAgent(['sessions', 'export', String(jsonResult(resumed).sessionId), '--format', 'jsonl'], { ws });
+    const exported = await runAgent(['sessions', 'export', String(jsonResult(resumed).session_id), '--format', 'jsonl'], { ws });
     const stored = new Set(
       exported.stdout
         .trim()

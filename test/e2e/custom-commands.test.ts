@@ -81,7 +81,7 @@ describe('custom commands in print mode', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(server.requests[0]?.view?.model).toBe('claude-haiku-4-5');
     // after the turn the session is back on its own model (the result names the session's model then)
-    expect(jsonResult(r)['model']).toBe(MODEL.anthropic);
+    expect(Object.keys(jsonResult(r)['modelUsage'] as object)).toEqual([MODEL.anthropic]);
   });
 
   it('/help lists custom commands with their description and source', async () => {

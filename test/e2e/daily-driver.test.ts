@@ -29,10 +29,10 @@ describe('daily-driver conventions in print mode', () => {
     expect(sent).toContain('when do we ship? see @plan.md');
   });
 
-  it('reports Bash output while it runs (stream-json tool_progress), the result unchanged', async () => {
+  it('reports Bash output while it runs (tool_progress in the events stream), the result unchanged', async () => {
     const ws = workspace();
     server.enqueue({ text: 'Running.', toolCalls: [{ name: 'Bash', input: { command: 'echo live-one; sleep 0.3; echo live-two' } }] }, { text: 'Done.' });
-    const r = await runAgent(['-p', 'run it', '--permission-mode', 'allow', '--output-format', 'stream-json'], { ws, server });
+    const r = await runAgent(['-p', 'run it', '--permission-mode', 'allow', '--output-format', 'events'], { ws, server });
     expect(r.code).toBe(0);
     const events = r.stdout
       .trim()
@@ -55,13 +55,13 @@ describe('daily-driver conventions in print mode', () => {
     server.enqueue({ text: 'first' }, { text: 'second' }, { text: 'again' });
     const a = jsonResult(await runAgent(['-p', 'one', '--output-format', 'json'], { ws, server }));
     jsonResult(await runAgent(['-p', 'two', '--output-format', 'json'], { ws, server }));
-    const id = a.sessionId as string;
+    const id = a.session_id as string;
     const short = id.slice(-8);
     const show = await runAgent(['sessions', 'show', short], { ws });
     expect(show.code).toBe(0);
     expect(show.stdout).toContain(`session ${id}`);
     const resumed = jsonResult(await runAgent(['-p', 'three', '--resume', short, '--output-format', 'json'], { ws, server }));
-    expect(resumed.sessionId).toBe(id);
+    expect(resumed.session_id).toBe(id);
     const ambiguous = await runAgent(['sessions', 'show', 's_'], { ws });
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toMatch(/ambiguous/);

@@ -131,7 +131,7 @@ export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
   });
 }
 
-/** The JSON result line of --output-format json. */
+/** The JSON result line of --output-format json (Claude Code's result) or events (the last line, this project's result). */
 export function jsonResult(run: RunResult): Record<string, unknown> {
   const line = run.stdout.trim().split('\n').at(-1) ?? '';
   try {

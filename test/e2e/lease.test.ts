@@ -24,7 +24,7 @@ async function firstTurn(ws: Workspace): Promise<string> {
   server.enqueue({ text: 'Ready.' });
   const r = await runAgent(['-p', 'get ready', '--output-format', 'json'], { ws, server });
   expect(r.code, r.stderr).toBe(0);
-  return String(jsonResult(r).sessionId);
+  return String(jsonResult(r).session_id);
 }
 
 const release = (ws: Workspace): void => writeFileSync(join(ws.dir, 'go'), '');
@@ -73,7 +73,7 @@ describe('session lease with real processes', () => {
     );
     const fork = await runAgent(['-p', 'work on a copy', '--resume', id, '--fork', '--output-format', 'json'], { ws, server });
     expect(fork.code, fork.stderr).toBe(0);
-    const forkId = String(jsonResult(fork).sessionId);
+    const forkId = String(jsonResult(fork).session_id);
     expect(forkId).not.toBe(id);
     expect(fork.stderr).toContain(`Forked session ${id} into ${forkId}`);
 

@@ -39,7 +39,7 @@ export async function runScenario(
   const codes: Array<number | null> = [];
   const stdout: string[] = [];
   const run = async (prompt: string, first: boolean): Promise<void> => {
-    const r = await runAgent(['-p', prompt, '--output-format', 'stream-json', '--model', model, ...(first ? [] : ['--continue'])], {
+    const r = await runAgent(['-p', prompt, '--output-format', 'events', '--model', model, ...(first ? [] : ['--continue'])], {
       ws,
       server,
       provider,

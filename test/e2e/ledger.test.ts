@@ -67,7 +67,7 @@ describe("the summary's probes end to end", () => {
       missed: [{ kind: 'modified', fact: 'src/retry-client.ts' }],
       omitted: [{ kind: 'modified', fact: 'src/retry-client.ts' }],
     });
-    // stream-json carries the report, `agent sessions show` prints it
+    // the events stream carries the report, `agent sessions show` prints it
     const report = r.evs.find((e) => e.type === 'compaction_report') as { report?: string[] } | undefined;
     expect(report?.report?.join('\n')).toContain('Omitted by the summary, restored from the log by its appendix: src/retry-client.ts');
     const sessionId = String((r.evs.at(-1) as { sessionId?: string }).sessionId);

@@ -149,7 +149,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     const r = await run(['-p', 'hi', '--output-format', 'json']);
     expect(r.code).toBe(1);
     const result = jsonResult(r);
-    expect(result).toMatchObject({ isError: true, stopReason: 'error' });
+    expect(result).toMatchObject({ is_error: true, subtype: 'error_during_execution', agent_stop_reason: 'error' });
     expect(server.requests).toHaveLength(2);
   });
 
@@ -159,24 +159,25 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     expect(r.code).toBe(0);
     const result = jsonResult(r);
     expect(result.result).toBe('Complete reply.');
-    const show = await runAgent(['sessions', 'show', String(result.sessionId)], { ws });
+    const show = await runAgent(['sessions', 'show', String(result.session_id)], { ws });
     expect(show.stdout).toContain('Complete reply.');
     expect(show.stdout).not.toContain('cut off');
     expect(show.stdout.match(/## assistant/g)).toHaveLength(1);
   });
 
-  it('prints a json result with session id, usage and turn count', async () => {
+  it("prints Claude Code's json result with session id, usage and turn count", async () => {
     server.enqueue({ text: 'Answer.', usage: { inputTokens: 1234, outputTokens: 56 } });
     const r = await run(['-p', 'q', '--output-format', 'json']);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
     const result = jsonResult(r);
-    expect(result).toMatchObject({ type: 'result', result: 'Answer.', isError: false, turns: 1, steps: 1, stopReason: 'end_turn' });
-    expect(result.sessionId).toMatch(/^s_/);
-    expect(result.usage).toMatchObject({ inputTokens: 1234, outputTokens: 56 });
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', result: 'Answer.', is_error: false, num_turns: 1, stop_reason: 'end_turn' });
+    expect(result.session_id).toMatch(/^s_/);
+    expect(result.usage).toMatchObject({ input_tokens: 1234, output_tokens: 56 });
   });
 
-  it('streams one JSON event per line', async () => {
+  it('streams one event of its own per line with --output-format events', async () => {
     server.enqueue({ text: 'Streaming words here.', toolCalls: [{ name: 'Glob', input: { pattern: '*.txt' } }] }, { text: 'Done.' });
-    const r = await run(['-p', 'q', '--output-format', 'stream-json']);
+    const r = await run(['-p', 'q', '--output-format', 'events']);
     expect(r.code).toBe(0);
     const events = r.stdout
       .trim()
@@ -195,9 +196,9 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     expect(end?.text).toBe('Streaming words here.\n\nDone.');
   });
 
-  it('stream-json turn_end.text joins a reply cut at max_tokens and its continuation without a break', async () => {
+  it('events turn_end.text joins a reply cut at max_tokens and its continuation without a break', async () => {
     server.enqueue({ text: 'The first half ', stop: 'max_tokens' }, { text: 'and the second half.' });
-    const r = await run(['-p', 'q', '--output-format', 'stream-json']);
+    const r = await run(['-p', 'q', '--output-format', 'events']);
     expect(r.code, r.stderr).toBe(0);
     const end = r.stdout
       .trim()

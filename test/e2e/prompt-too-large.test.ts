@@ -45,7 +45,7 @@ describe('a prompt larger than the window', () => {
       provider: 'anthropic',
     });
     expect(attached.code, attached.stderr).toBe(0);
-    const id = String(jsonResult(attached).sessionId);
+    const id = String(jsonResult(attached).session_id);
     const request = server.requests.at(-1)!;
     const prompt = request.view!.messages.at(-1)!.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : []));
     const block = prompt.find((t) => t.startsWith('[Attached by the user with @paste.txt'))!;

@@ -128,11 +128,11 @@ describe('Recall scope', () => {
 
     // the person finds it too, across sessions
     const found = await runAgent(['sessions', 'search', 'PELICAN'], { ws });
-    expect(found.stdout).toContain(String(a.sessionId));
-    const history = await runAgent(['-p', '/history PELICAN', '--resume', String(a.sessionId)], { ws, server });
+    expect(found.stdout).toContain(String(a.session_id));
+    const history = await runAgent(['-p', '/history PELICAN', '--resume', String(a.session_id)], { ws, server });
     expect(history.stdout).toMatch(/PELICAN/);
     const id = /— (\S+)\n/.exec(history.stdout)![1]!;
-    const opened = await runAgent(['-p', `/history open ${id}`, '--resume', String(a.sessionId)], { ws, server });
+    const opened = await runAgent(['-p', `/history open ${id}`, '--resume', String(a.session_id)], { ws, server });
     expect(opened.stdout).toContain('The password hint is PELICAN-77.');
   });
 });

@@ -15,7 +15,7 @@ const MODEL = 'gpt-5.4';
 const rc = (more: Record<string, unknown> = {}) => ({ api: 'responses', cache: { promptCacheKey: true }, ...more });
 
 async function turn(ws: Workspace, prompt: string, extra: string[] = ['--continue'], model = MODEL, stderr = '') {
-  const r = await runAgent(['-p', prompt, '--output-format', 'stream-json', '--model', model, ...extra], {
+  const r = await runAgent(['-p', prompt, '--output-format', 'events', '--model', model, ...extra], {
     ws,
     server,
     provider: 'openai',

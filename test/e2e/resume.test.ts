@@ -27,7 +27,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('resume with %s', (provider
     server.enqueue({ text: 'Next step done.' });
     const second = await run(['-p', 'now the next step', '--continue', '--output-format', 'json']);
     expect(second.code).toBe(0);
-    expect(jsonResult(second).sessionId).toBe(jsonResult(first).sessionId);
+    expect(jsonResult(second).session_id).toBe(jsonResult(first).session_id);
     const after = server.requests[2]!.view!;
 
     expect(after.system).toBe(before.system);
@@ -47,16 +47,16 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('resume with %s', (provider
   it("resumes by id (or a unique prefix) and keeps the session's own model", async () => {
     server.enqueue({ text: 'one' });
     const first = jsonResult(await run(['-p', 'first', '--output-format', 'json']));
-    const id = String(first.sessionId);
+    const id = String(first.session_id);
     server.enqueue({ text: 'two' });
     // no --model: the session's model is used even though the default would differ
-    const r = await runAgent(['-p', 'second', '--resume', id.slice(0, 12), '--output-format', 'json', '--model', first.model as string], {
+    const r = await runAgent(['-p', 'second', '--resume', id.slice(0, 12), '--output-format', 'json', '--model', Object.keys(first.modelUsage as object)[0]!], {
       ws,
       server,
       provider,
     });
     expect(r.code).toBe(0);
-    expect(jsonResult(r).sessionId).toBe(id);
+    expect(jsonResult(r).session_id).toBe(id);
     expect(server.requests[1]!.view!.messages).toHaveLength(3);
   });
 
@@ -90,7 +90,7 @@ describe('sessions command', () => {
     server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nFind the zebra.\n' } : undefined));
     server.enqueue({ text: `The zebra lives in the archive. ${LONG}` });
     const first = jsonResult(await runAgent(['-p', 'where is the zebra?', '--output-format', 'json'], { ws, server }));
-    const id = String(first.sessionId);
+    const id = String(first.session_id);
     for (const p of ['two', 'three', 'four']) {
       server.enqueue({ text: `reply ${p}. ${LONG}` });
       await runAgent(['-p', p, '--continue'], { ws, server });

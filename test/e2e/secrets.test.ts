@@ -90,7 +90,7 @@ describe('secrets', () => {
       { toolCalls: [...commands.map((command) => ({ name: 'Bash', input: { command } })), { name: 'FileRead', input: { path: 'config.txt' } }] },
       { text: `Your key is ${ANTHROPIC_KEY} and the other one ${OPENAI_KEY}.` },
     );
-    const r = await runAgent(['-p', 'leak the keys', '--permission-mode', 'allow', '--debug', debugLog, '--output-format', 'stream-json'], { ws, server, env });
+    const r = await runAgent(['-p', 'leak the keys', '--permission-mode', 'allow', '--debug', debugLog, '--output-format', 'events'], { ws, server, env });
     expect(r.code, r.stderr).toBe(0);
     const results = server.requests[1]!.view!.messages.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.content] : [])));
     expect(results).toHaveLength(commands.length + 1);

@@ -15,7 +15,7 @@ describe('agent sessions search', () => {
     const a = jsonResult(await runAgent(['-p', 'when is the heron migration?', '--output-format', 'json'], { ws, server }));
     const found = await runAgent(['sessions', 'search', 'heron migration'], { ws });
     expect(found.code, found.stderr).toBe(0);
-    expect(found.stdout).toContain(String(a.sessionId));
+    expect(found.stdout).toContain(String(a.session_id));
     expect(found.stdout).toMatch(/user message\n/);
     expect(found.stdout).toMatch(/assistant message\n/);
     expect(found.stdout).not.toContain('[archived]');
@@ -31,7 +31,7 @@ describe('agent sessions with a model no provider is known for', () => {
     const ws = workspace();
     server.enqueue({ text: 'Stored before the model changed.' });
     const a = jsonResult(await runAgent(['-p', 'remember this', '--output-format', 'json'], { ws, server }));
-    const id = String(a.sessionId);
+    const id = String(a.session_id);
     writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ model: 'house-model-7b' }));
     const list = await runAgent(['sessions'], { ws });
     expect(list.stderr).toBe('');

@@ -33,7 +33,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('spilled outputs and the tr
     expect(preview).toMatch(/^\[output o1: 6,000 lines, 41 KB; lines 1–40 and 5,961–6,000 shown/);
     expect(preview.trimEnd().endsWith('106000')).toBe(true);
     expect(preview.length).toBeLessThan(5_000);
-    const id = String(jsonResult(first).sessionId);
+    const id = String(jsonResult(first).session_id);
 
     server.enqueue(
       {
@@ -62,7 +62,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('spilled outputs and the tr
     );
     const forked = await run(['-p', 'in a copy', '--resume', id, '--fork', '--output-format', 'json']);
     expect(forked.code, forked.stderr).toBe(0);
-    expect(String(jsonResult(forked).sessionId)).not.toBe(id);
+    expect(String(jsonResult(forked).session_id)).not.toBe(id);
     const [end, unknown, bad] = lastResults().slice(-3);
     expect(end).toContain('\n106000');
     expect(unknown).toContain('No archived item with id "o404"');

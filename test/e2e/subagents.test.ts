@@ -53,7 +53,7 @@ describe('sub-agents (Task)', () => {
       JSON.stringify([(q.body as Record<string, unknown>)['system'], (q.body as Record<string, unknown>)['tools']]);
     expect(new Set(childCalls.map(prefix)).size).toBe(1);
 
-    const sessionId = String(jsonResult(r).sessionId);
+    const sessionId = String(jsonResult(r).session_id);
     const show = await runAgent(['sessions', 'show', sessionId], { ws, server });
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toMatch(/explore: look at alpha/);

@@ -45,7 +45,7 @@ async function session(ws: Workspace, model: string, extra: string[] = []): Prom
   for (let t = 0; t < 12; t++) {
     server.enqueue(...turnReplies(t));
     const r = await runAgent(
-      ['-p', `turn ${t}: do the next part`, '--output-format', 'stream-json', '--model', model, ...extra, ...(t === 0 ? [] : ['--continue'])],
+      ['-p', `turn ${t}: do the next part`, '--output-format', 'events', '--model', model, ...extra, ...(t === 0 ? [] : ['--continue'])],
       { ws, server, timeoutMs: 60_000 },
     );
     const evs = events(r.stdout);

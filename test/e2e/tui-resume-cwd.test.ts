@@ -20,7 +20,7 @@ describe.skipIf(!hasTmux)('resuming from another directory', () => {
     server.enqueue({ text: 'Started here.' });
     const first = await runAgent(['-p', 'start here', '--output-format', 'json'], { ws, server });
     expect(first.code).toBe(0);
-    const id = String(jsonResult(first)['sessionId']);
+    const id = String(jsonResult(first)['session_id']);
     const elsewhere = join(ws.root, 'elsewhere');
     mkdirSync(elsewhere);
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };

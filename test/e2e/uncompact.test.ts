@@ -55,7 +55,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
       const again = await runAgent(['-p', '/uncompact', '--continue'], { ws, server, provider });
       expect(again.stdout).toContain('Nothing to undo');
       // the summary left the context but not the database: the transcript says what took it out
-      const id = String(jsonResult(next).sessionId);
+      const id = String(jsonResult(next).session_id);
       const show = await runAgent(['sessions', 'show', id, '--archived'], { ws });
       expect(show.stdout).toMatch(/## checkpoint \[archived by \/uncompact rv_\S+\]/);
     }, 90_000);

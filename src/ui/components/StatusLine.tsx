@@ -31,6 +31,11 @@ export function StatusLine({ session, usage, home = homedir() }: StatusLineProps
         {session.mcp ? <Text color={theme.muted}>{sanitize(session.mcp)}</Text> : null}
         {session.unsaved ? <Text color={theme.error}>unsaved: {session.unsaved}</Text> : null}
       </Box>
+      {session.statusCommand ? (
+        <Text wrap="truncate-end" color={theme.muted}>
+          {sanitize(session.statusCommand)}
+        </Text>
+      ) : null}
       {usage.notice ? (
         <Text color={theme.warning} wrap="wrap">
           ⚠ {sanitize(usage.notice)}

@@ -1,0 +1,243 @@
+import type {
+  AgentContext,
+  ContentBlock,
+  PromptResponse,
+  RequestPermissionRequest,
+  SessionModeState,
+  SessionUpdate,
+  StopReason,
+} from '@agentclientprotocol/sdk';
+import { fileURLToPath } from 'node:url';
+import type { Runtime } from '../bootstrap.js';
+import { CommandError, commandInfos, findCustom, isCommandLine, runSlash } from '../commands/registry.js';
+import { CustomCommandError, runCustom } from '../commands/customRun.js';
+import { formatCommandOutput } from '../commands/format.js';
+import type { PermissionMode } from '../config/schema.js';
+import { reportLine } from '../compaction/reportText.js';
+import type { CompactionRecord } from '../history/compaction.js';
+import type { ImageBlock } from '../llm/messages.js';
+import { redact } from '../log.js';
+import type { SessionEvent } from '../session/protocol.js';
+import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
+import { acpKind, editDiff, textContent, toolLocations, toolTitle } from './updates.js';
+
+// One ACP session: a runtime of this program (the same store, config and tools the TUI uses)
+// driven by an editor. The session's events become session/update notifications, approvals
+// become session/request_permission, session/cancel interrupts the turn (its commands stopped).
+
+const MODES: ReadonlyArray<{ id: PermissionMode; name: string; description: string }> = [
+  { id: 'ask', name: 'Ask', description: 'Ask before Bash and edits' },
+  { id: 'acceptEdits', name: 'Accept edits', description: 'Edits run without asking; Bash still asks' },
+  { id: 'plan', name: 'Plan', description: 'Only reading runs; the model presents a plan to approve' },
+  { id: 'allow', name: 'Allow everything', description: 'Nothing asks' },
+  { id: 'deny', name: 'Deny', description: 'Refuse whatever needs approval' },
+];
+
+const STOP: Record<string, StopReason> = {
+  end_turn: 'end_turn',
+  max_tokens: 'max_tokens',
+  max_steps: 'max_turn_requests',
+  refusal: 'refusal',
+  aborted: 'cancelled',
+  stopped: 'end_turn',
+  blocked: 'refusal',
+  error: 'end_turn',
+};
+
+/** The person's words and images of an ACP prompt; a linked or embedded file becomes an @mention or its text. */
+export function promptOf(blocks: readonly ContentBlock[]): { text: string; images: ImageBlock[] } {
+  const parts: string[] = [];
+  const images: ImageBlock[] = [];
+  for (const b of blocks) {
+    if (b.type === 'text') parts.push(b.text);
+    else if (b.type === 'image') images.push({ type: 'image', mediaType: b.mimeType, data: b.data });
+    else if (b.type === 'resource_link') parts.push(b.uri.startsWith('file://') ? `@${fileURLToPath(b.uri)}` : b.uri);
+    else if (b.type === 'resource' && 'text' in b.resource) parts.push(`<context ref="${b.resource.uri}">\n${b.resource.text}\n</context>`);
+  }
+  return { text: parts.join('\n').trim(), images };
+}
+
+export class AcpSession {
+  private off: () => void;
+  private cancelled = false;
+
+  constructor(
+    readonly id: string,
+    readonly runtime: Runtime,
+    private readonly client: AgentContext,
+  ) {
+    this.off = runtime.session.on((e) => this.onEvent(e));
+  }
+
+  get cwd(): string {
+    return this.runtime.session.currentConfig.cwd;
+  }
+
+  modes(): SessionModeState {
+    return { currentModeId: this.runtime.session.permissions().mode, availableModes: MODES.map((m) => ({ ...m })) };
+  }
+
+  update(update: SessionUpdate): void {
+    void this.client.notify('session/update', { sessionId: this.id, update }).catch(() => {});
+  }
+
+  /** The slash commands the editor offers (custom ones included); /compact among them. */
+  advertiseCommands(): void {
+    this.update({
+      sessionUpdate: 'available_commands_update',
+      availableCommands: commandInfos(this.runtime.commands).map((c) => ({
+        name: c.name,
+        description: c.description,
+        ...(c.args ? { input: { hint: c.args } } : {}),
+      })),
+    });
+  }
+
+  setMode(mode: string): void {
+    const found = MODES.find((m) => m.id === mode);
+    if (!found) throw new Error(`session/set_mode: unknown mode "${mode}" (one of ${MODES.map((m) => m.id).join(', ')})`);
+    this.runtime.session.setPermissionMode(found.id);
+  }
+
+  /** A tool asks: the editor shows the call (an edit as its diff) with allow once / allow always / reject. */
+  async approve(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    const always = !req.onceOnly && !(req.diff && req.outsideCwd);
+    const params: RequestPermissionRequest = {
+      sessionId: this.id,
+      toolCall: {
+        toolCallId: req.toolUseId || `approval_${Date.now()}`,
+        title: req.projectCode ? `Run ${req.projectCode.what} from ${req.projectCode.file}: ${req.summary}` : toolTitle(req.toolName, req.summary),
+        kind: acpKind(req.toolName),
+        status: 'pending',
+        rawInput: req.input,
+        locations: toolLocations(req.input, this.cwd),
+        content: editDiff(req.toolName, req.input, this.cwd),
+      },
+      options: [
+        { optionId: 'allow_once', name: req.diff ? 'Apply once' : 'Allow once', kind: 'allow_once' },
+        ...(always
+          ? [
+              {
+                optionId: 'allow_always',
+                name: req.diff
+                  ? 'Accept edits for the session'
+                  : req.suggestedPrefix
+                    ? `Allow \`${req.suggestedPrefix}\` commands`
+                    : `Always allow ${req.toolName}`,
+                kind: 'allow_always' as const,
+              },
+            ]
+          : []),
+        { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+      ],
+    };
+    const res = await this.client
+      .request('session/request_permission', params, { cancellationSignal: signal, stopWaitingOnCancel: true })
+      .catch(() => ({ outcome: { outcome: 'cancelled' as const } }));
+    const outcome = res.outcome;
+    if (outcome.outcome === 'cancelled') return { kind: 'deny', stop: true };
+    if (outcome.optionId === 'allow_once') return { kind: 'allow_once' };
+    if (outcome.optionId === 'allow_always') {
+      if (req.diff) return { kind: 'accept_edits' };
+      return req.suggestedPrefix ? { kind: 'allow_prefix', prefix: req.suggestedPrefix } : { kind: 'allow_tool' };
+    }
+    return { kind: 'deny' };
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.runtime.session.interrupt();
+  }
+
+  async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
+    this.cancelled = false;
+    const { session, commands, toolNames, skills, mcp } = this.runtime;
+    const { text, images } = promptOf(blocks);
+    const custom = findCustom(text, commands);
+    try {
+      if (!custom && images.length === 0 && isCommandLine(text, commands)) {
+        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp }, text);
+        if (output) this.say(formatCommandOutput(output));
+        return { stopReason: this.cancelled ? 'cancelled' : 'end_turn' };
+      }
+      const result = await (custom ? runCustom(session, custom.cmd, custom.args, toolNames) : session.prompt(text, { images }));
+      return { stopReason: this.cancelled ? 'cancelled' : (STOP[result.reason] ?? 'end_turn') };
+    } catch (e) {
+      if (e instanceof CommandError || e instanceof CustomCommandError) {
+        this.say(e.message);
+        return { stopReason: 'end_turn' };
+      }
+      throw e;
+    }
+  }
+
+  private say(text: string, meta?: Record<string, unknown>): void {
+    this.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text }, ...(meta ? { _meta: meta } : {}) });
+  }
+
+  private onEvent(e: SessionEvent): void {
+    switch (e.type) {
+      case 'text_delta':
+        this.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.text } });
+        break;
+      case 'thinking_delta':
+        if (e.text) this.update({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: e.text } });
+        break;
+      case 'tool_start':
+        this.update({
+          sessionUpdate: 'tool_call',
+          toolCallId: e.id,
+          title: toolTitle(e.name, e.summary),
+          kind: acpKind(e.name),
+          status: 'in_progress',
+          rawInput: e.input,
+          locations: toolLocations(e.input, this.cwd),
+          content: editDiff(e.name, e.input, this.cwd),
+        });
+        break;
+      case 'tool_end':
+        this.update({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: e.id,
+          status: e.status === 'done' ? 'completed' : 'failed',
+          content: textContent(e.output.content),
+          rawOutput: { status: e.status, durationMs: e.durationMs },
+        });
+        break;
+      case 'permission_mode':
+        this.update({ sessionUpdate: 'current_mode_update', currentModeId: e.mode });
+        break;
+      case 'error':
+        this.say(`\n\nError: ${redact(e.message)}`);
+        break;
+      case 'notice':
+        if (e.level !== 'info') this.say(`\n\n${e.level === 'warning' ? 'Warning' : 'Error'}: ${redact(e.text)}`);
+        break;
+      case 'compaction_end':
+        if (e.record.trigger !== 'micro') this.reportCompaction(e.record);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** A compaction (manual or automatic) told to the editor: its receipt as text, the context's use in _meta. */
+  private reportCompaction(r: CompactionRecord): void {
+    const usage = this.runtime.session.contextUsage();
+    const text =
+      r.status === 'applied'
+        ? `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount}${reportLine(r) ? `\n${reportLine(r)}` : ''}`
+        : `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
+    this.say(`\n${text}\n`, {
+      agent: {
+        compaction: { id: r.id, trigger: r.trigger, status: r.status, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter },
+        contextUsage: usage,
+      },
+    });
+  }
+
+  close(): void {
+    this.off();
+    this.runtime.close();
+  }
+}

@@ -1,0 +1,222 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import {
+  client,
+  ndJsonStream,
+  type ClientContext,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+} from '@agentclientprotocol/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EVERYTHING } from '../mcp/everything.js';
+import { AGENT_BIN, MODEL, agentEnv, isSummarizer, useFakeServer, workspace, type Workspace } from './harness.js';
+
+// `agent acp` driven by a client built on the official ACP SDK, over stdio, against the fake
+// provider: a prompt answered, a tool call with its permission request and output, an edit as a
+// diff, cancel stopping `sleep 30`, compaction reported, and session/load replaying the history
+// in a new process.
+
+const server = useFakeServer();
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+interface Harness {
+  updates: SessionNotification[];
+  permissions: RequestPermissionRequest[];
+  stderr: () => string;
+  stdout: () => string;
+}
+
+/** Spawns `agent acp` in ws and runs `op` with a connected SDK client; `answer` picks each permission's option. */
+async function withAgent<T>(
+  ws: Workspace,
+  answer: (req: RequestPermissionRequest) => string | 'cancel',
+  op: (ctx: ClientContext, h: Harness) => Promise<T>,
+): Promise<T> {
+  const child = spawn(process.execPath, [AGENT_BIN, 'acp', '--model', MODEL.anthropic], {
+    cwd: ws.dir,
+    env: agentEnv({ ws, server, provider: 'anthropic' }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  let stdout = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  const h: Harness = { updates: [], permissions: [], stderr: () => stderr, stdout: () => stdout };
+  const app = client({ name: 'test-editor' })
+    .onNotification('session/update', ({ params }) => {
+      h.updates.push(params);
+    })
+    .onRequest('session/request_permission', ({ params }): RequestPermissionResponse => {
+      h.permissions.push(params);
+      const choice = answer(params);
+      return { outcome: choice === 'cancel' ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: choice } };
+    });
+  const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
+  try {
+    const out = await app.connectWith(stream, (ctx) => op(ctx, h));
+    // stdout carries only the protocol: every line a JSON-RPC message
+    const bad = h
+      .stdout()
+      .split('\n')
+      .filter((l) => l.trim() && (JSON.parse(l) as { jsonrpc?: string }).jsonrpc !== '2.0');
+    expect(bad).toEqual([]);
+    return out;
+  } finally {
+    child.stdin!.end();
+  }
+}
+
+const texts = (h: Harness, kind = 'agent_message_chunk'): string =>
+  h.updates
+    .map((n) => n.update)
+    .flatMap((u) =>
+      (u.sessionUpdate === 'agent_message_chunk' || u.sessionUpdate === 'user_message_chunk' || u.sessionUpdate === 'agent_thought_chunk') &&
+      u.sessionUpdate === kind &&
+      u.content.type === 'text'
+        ? [u.content.text]
+        : [],
+    )
+    .join('');
+
+async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('agent acp', () => {
+  it('answers, asks permission for a tool and shows its output, shows an edit as a diff, cancels sleep 30 within a second, reports a compaction, and loads the session in a new process', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, 'a.txt'), 'line one\n');
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nTalk.\n## Next Steps\nNone.' } : undefined));
+    const sessionId = await withAgent(
+      ws,
+      (req) => (req.toolCall.kind === 'execute' ? 'allow_once' : 'allow_once'),
+      async (ctx, h) => {
+        const init = await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        expect(init.agentCapabilities).toMatchObject({ loadSession: true, promptCapabilities: { image: true, embeddedContext: true } });
+        const session = await ctx.buildSession(ws.dir).start();
+        expect(session.modes?.currentModeId).toBe('ask');
+        // the slash commands, /compact among them
+        const commands = await until('available_commands_update', () =>
+          h.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'available_commands_update'),
+        );
+        expect(commands.sessionUpdate === 'available_commands_update' && commands.availableCommands.map((c) => c.name)).toContain('compact');
+
+        // a prompt answered
+        server.enqueue({ text: 'Hello from the fake model. '.repeat(40) });
+        expect((await session.prompt('say hello')).stopReason).toBe('end_turn');
+        expect(texts(h)).toContain('Hello from the fake model.');
+
+        // a tool call: permission asked with allow once / always / reject, then its output
+        server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'echo hello-acp' } }] }, { text: 'Ran it.' });
+        expect((await session.prompt('run echo')).stopReason).toBe('end_turn');
+        const asked = h.permissions.at(-1)!;
+        expect(asked.toolCall.kind).toBe('execute');
+        expect(asked.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+        const call = h.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'execute');
+        expect(call).toBeDefined();
+        const done = h.updates
+          .map((n) => n.update)
+          .find((u) => u.sessionUpdate === 'tool_call_update' && call?.sessionUpdate === 'tool_call' && u.toolCallId === call.toolCallId);
+        expect(done).toMatchObject({ status: 'completed' });
+        expect(JSON.stringify(done)).toContain('hello-acp');
+
+        // an edit: the permission request and the call carry the diff, the file changes
+        server.enqueue(
+          { toolCalls: [{ name: 'FileRead', input: { path: 'a.txt' } }] },
+          { toolCalls: [{ name: 'Edit', input: { path: 'a.txt', old_string: 'line one', new_string: 'line two' } }] },
+          { text: 'Edited.' },
+        );
+        expect((await session.prompt('edit a.txt')).stopReason).toBe('end_turn');
+        const editAsk = h.permissions.at(-1)!;
+        expect(editAsk.toolCall.kind).toBe('edit');
+        expect(editAsk.toolCall.content).toEqual([{ type: 'diff', path: join(ws.dir, 'a.txt'), oldText: 'line one', newText: 'line two' }]);
+        expect(editAsk.toolCall.locations).toEqual([{ path: join(ws.dir, 'a.txt') }]);
+        expect(readFileSync(join(ws.dir, 'a.txt'), 'utf8')).toBe('line two\n');
+
+        // cancel stops a running sleep 30 within a second
+        server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'sleep 30' } }] });
+        const before = h.updates.length;
+        const running = session.prompt('sleep');
+        await until('the sleep running', () =>
+          h.updates
+            .slice(before)
+            .find((n) => n.update.sessionUpdate === 'tool_call' && n.update.status === 'in_progress' && JSON.stringify(n.update.rawInput).includes('sleep 30')),
+        );
+        await new Promise((r) => setTimeout(r, 200));
+        const cancelAt = Date.now();
+        await ctx.notify('session/cancel', { sessionId: session.sessionId });
+        const stopped = await Promise.race([running, new Promise<'late'>((r) => setTimeout(() => r('late'), 3_000))]);
+        const took = Date.now() - cancelAt;
+        expect(stopped, 'the prompt did not end within 3 s of session/cancel').not.toBe('late');
+        console.log(`[acp e2e] session/cancel → prompt ended (cancelled) in ${took} ms`);
+        expect(took).toBeLessThan(1_000);
+        expect(stopped !== 'late' && stopped.stopReason).toBe('cancelled');
+
+        // /compact: the receipt as a message chunk, the context's use in _meta
+        expect((await session.prompt('/compact')).stopReason).toBe('end_turn');
+        const report = h.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'agent_message_chunk' && u._meta?.agent !== undefined);
+        expect(report?.sessionUpdate === 'agent_message_chunk' && report.content.type === 'text' && report.content.text).toMatch(
+          /Compacted [\d,]+ → [\d,]+ tokens/,
+        );
+        expect(report?._meta).toMatchObject({ agent: { compaction: { trigger: 'manual', status: 'applied' }, contextUsage: expect.any(Object) } });
+
+        // one more turn after the compaction, for the replay
+        server.enqueue({ toolCalls: [{ name: 'Glob', input: { pattern: '*.txt' } }] }, { text: 'Found a.txt.' });
+        expect((await session.prompt('find the text files')).stopReason).toBe('end_turn');
+        return session.sessionId;
+      },
+    );
+
+    // a new process loads the stored session and replays it
+    await withAgent(
+      ws,
+      () => 'reject',
+      async (ctx, h) => {
+        await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        await ctx.request('session/load', { sessionId, cwd: ws.dir, mcpServers: [] });
+        const replayed = texts(h);
+        // the history after /compact: the summary stands in for the archived turns, the later ones replay verbatim
+        expect(texts(h, 'user_message_chunk')).toContain('find the text files');
+        expect(replayed).toContain('Found a.txt.');
+        const glob = h.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call');
+        expect(glob).toMatchObject({ kind: 'search', rawInput: { pattern: '*.txt' } });
+        expect(h.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call_update')).toMatchObject({ status: 'completed' });
+        expect(h.updates.every((n) => n.sessionId === sessionId)).toBe(true);
+      },
+    );
+  }, 90_000);
+
+  it("runs the editor's MCP servers from session/new: their tools are called, asked for like any MCP tool", async () => {
+    const ws = workspace();
+    server.enqueue({ toolCalls: [{ name: 'mcp__ed__echo', input: { message: 'hi from the editor' } }] }, { text: 'Echoed.' });
+    await withAgent(
+      ws,
+      () => 'allow_once',
+      async (ctx, h) => {
+        const init = await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        expect(init.agentCapabilities?.mcpCapabilities).toMatchObject({ http: true });
+        const session = await ctx
+          .buildSession({ cwd: ws.dir, mcpServers: [{ name: 'ed', command: process.execPath, args: [EVERYTHING, 'stdio'], env: [] }] })
+          .start();
+        expect((await session.prompt('echo through the editor server')).stopReason).toBe('end_turn');
+        // mutation: dropping the editor's servers leaves the tool unknown to the request
+        expect(server.requests[0]!.view!.toolNames).toContain('mcp__ed__echo');
+        const done = h.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'completed');
+        expect(JSON.stringify(done)).toContain('Echo: hi from the editor');
+      },
+    );
+  }, 60_000);
+});

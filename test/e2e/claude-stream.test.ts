@@ -1,0 +1,157 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { isSummarizer, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { EXAMPLES, shapeErrors, validate, type Json } from './claudeShape.js';
+
+// Claude Code's print-mode wire: `-p --output-format stream-json [--verbose]`, `--output-format
+// json` and `--input-format stream-json`, checked message by message against recorded examples
+// of Claude Code's own output (fixtures/claude-code-stream.jsonl, claudeShape.ts).
+
+const server = useFakeServer();
+type Msg = Record<string, Json>;
+const lines = (stdout: string): Msg[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Msg);
+const tag = (m: Msg): string => (m.subtype && m.type === 'system' ? `${String(m.type)}/${String(m.subtype)}` : String(m.type));
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+it('the checker refuses what Claude Code would not send (a mutation of each kind fails it)', () => {
+  const result = EXAMPLES.find((e) => e.type === 'result')!;
+  expect(validate(result)).toEqual([]);
+  // a missing field, a camelCase extra, a wrong type: each one is named
+  const { session_id: _, ...noSession } = result;
+  expect(validate(noSession)).toEqual(['$.session_id: missing']);
+  expect(validate({ ...result, sessionId: 'x' })).toEqual(['$.sessionId: a field Claude Code does not send (extras go under agent_*)']);
+  expect(validate({ ...result, num_turns: '2' })).toEqual(['$.num_turns: string where Claude Code sends number']);
+  const assistant = EXAMPLES.find((e) => e.type === 'assistant')!;
+  const bad = JSON.parse(JSON.stringify(assistant).replace('"tool_use_id"', '"toolUseId"').replace('"type":"tool_use"', '"type":"tool_call"')) as Msg;
+  expect(shapeErrors(assistant, bad).join('\n')).toMatch(/no tool_call element/);
+});
+
+describe.each<ProviderKind>(['anthropic', 'openai'])("Claude Code's stream-json with %s", (provider) => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace();
+    writeFileSync(join(ws.dir, 'notes.txt'), 'the secret word is pineapple\n');
+  });
+
+  it('a tool turn: system/init first, assistant and user messages with Anthropic blocks, result last', async () => {
+    server.enqueue({ text: 'Let me look.', toolCalls: [{ name: 'Glob', input: { pattern: '*.txt' } }] }, { text: 'There is notes.txt.' });
+    const r = await runAgent(['-p', 'which text files?', '--output-format', 'stream-json', '--verbose'], { ws, server, provider });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const msgs = lines(r.stdout);
+    expect(msgs.map(tag)).toEqual(['system/init', 'assistant', 'user', 'assistant', 'result']);
+    for (const m of msgs) expect(validate(m), tag(m)).toEqual([]);
+    const [init, call, results, answer, result] = msgs as [Msg, Msg, Msg, Msg, Msg];
+    expect(init).toMatchObject({ cwd: ws.dir, permissionMode: 'default', output_style: 'default' });
+    expect(init.tools).toContain('Glob');
+    expect(init.slash_commands).toContain('compact');
+    const id = init.session_id;
+    expect(msgs.every((m) => m.session_id === id)).toBe(true);
+    const use = (call.message as { content: Array<{ type: string; id?: string; input?: unknown }> }).content.find((b) => b.type === 'tool_use')!;
+    expect(use).toMatchObject({ name: 'Glob', input: { pattern: '*.txt' } });
+    expect(call.message).toMatchObject({ stop_reason: 'tool_use', role: 'assistant', type: 'message' });
+    expect(results.message).toMatchObject({ role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, is_error: false }] });
+    expect(JSON.stringify(results.message)).toContain('notes.txt');
+    expect(answer.message).toMatchObject({ content: expect.arrayContaining([{ type: 'text', text: 'There is notes.txt.' }]), stop_reason: 'end_turn' });
+    // the result is the last reply's text, as Claude Code's
+    expect(result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 2, result: 'There is notes.txt.' });
+    expect((result.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
+    expect(typeof result.total_cost_usd).toBe('number');
+  });
+
+  it('/compact: a compact_boundary with compact_metadata, then the result', async () => {
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nKnow the files.\n## Next Steps\nNone.' } : undefined));
+    for (let t = 0; t < 5; t++) {
+      server.enqueue({ text: `answer ${t}: ${'This answer goes on at some length about the files and what they contain. '.repeat(30)}` });
+      expect((await runAgent(['-p', `question ${t}`, ...(t ? ['--continue'] : [])], { ws, server, provider })).code).toBe(0);
+    }
+    const r = await runAgent(['-p', '/compact', '--output-format', 'stream-json', '--continue'], { ws, server, provider });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const msgs = lines(r.stdout);
+    expect(msgs.map(tag)).toEqual(['system/init', 'system/compact_boundary', 'result']);
+    for (const m of msgs) expect(validate(m), tag(m)).toEqual([]);
+    const meta = msgs[1]!.compact_metadata as { trigger: string; pre_tokens: number; post_tokens: number };
+    expect(meta.trigger).toBe('manual');
+    expect(meta.post_tokens).toBeLessThan(meta.pre_tokens);
+    // the project's compaction report rides along under an agent_* name
+    expect(msgs[1]!.agent_compaction).toMatchObject({ trigger: 'manual' });
+    expect(msgs[2]).toMatchObject({ subtype: 'success', is_error: false, num_turns: 0 });
+    // the summarizer's tokens are what the command spent
+    expect((msgs[2]!.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe("Claude Code's json result and input stream", () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace();
+  });
+
+  it('--output-format json prints only the result object', async () => {
+    server.enqueue({ text: 'Four.' });
+    const r = await runAgent(['-p', 'what is 2+2?', '--output-format', 'json'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    const msgs = lines(r.stdout);
+    expect(msgs.map(tag)).toEqual(['result']);
+    expect(validate(msgs[0]!)).toEqual([]);
+    expect(msgs[0]).toMatchObject({ result: 'Four.', is_error: false, num_turns: 1 });
+  });
+
+  it('a turn that runs out of steps is error_max_turns with errors and no result text', async () => {
+    server.enqueue({ toolCalls: [{ name: 'Glob', input: { pattern: '*' } }] }, { toolCalls: [{ name: 'Glob', input: { pattern: '*' } }] });
+    const r = await runAgent(['-p', 'loop', '--output-format', 'json', '--max-steps', '1'], { ws, server });
+    expect(r.code).toBe(1);
+    const result = lines(r.stdout).at(-1)!;
+    expect(validate(result)).toEqual([]);
+    expect(result).toMatchObject({ subtype: 'error_max_turns', is_error: true });
+    expect(result.result).toBeUndefined();
+  });
+
+  it('--input-format stream-json: two lines give two turns and two results in one session, images included', async () => {
+    server.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
+    const input = [
+      { type: 'user', message: { role: 'user', content: 'first question' }, parent_tool_use_id: null, session_id: '' },
+      {
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'second question, about this picture' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+          ],
+        },
+      },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+    const r = await runAgent(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { ws, server, stdin: `${input}\n` });
+    expect(r.code, r.stderr).toBe(0);
+    const msgs = lines(r.stdout);
+    expect(msgs.map(tag)).toEqual(['system/init', 'assistant', 'result', 'assistant', 'result']);
+    for (const m of msgs) expect(validate(m), tag(m)).toEqual([]);
+    expect(msgs.filter((m) => m.type === 'result').map((m) => m.result)).toEqual(['First answer.', 'Second answer.']);
+    expect(new Set(msgs.map((m) => m.session_id)).size).toBe(1);
+    // the second request carries the first turn and the image
+    const second = server.requests[1]!.view!.messages;
+    expect(JSON.stringify(second)).toContain('first question');
+    expect(second.at(-1)!.blocks.some((b) => b.type === 'image')).toBe(true);
+  });
+
+  it('a bad input line is a usage error naming the line', async () => {
+    server.enqueue({ text: 'First answer.' });
+    const stdin = `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' } })}\n{"type":"user","message":{"role":"assistant","content":"x"}}\n`;
+    const r = await runAgent(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json'], { ws, server, stdin });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--input-format stream-json: line 2: message.role');
+    expect(lines(r.stdout).filter((m) => m.type === 'result')).toHaveLength(1);
+    const wrongOutput = await runAgent(['-p', '--input-format', 'stream-json'], { ws, server, stdin });
+    expect(wrongOutput.code).toBe(2);
+    expect(wrongOutput.stderr).toContain('--input-format stream-json needs --output-format stream-json');
+  });
+});

@@ -1,0 +1,59 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { StatusCommand } from '../../src/statusLine/statusCommand.js';
+
+function dirs(): { home: string; cwd: string } {
+  const root = mkdtempSync(join(tmpdir(), 'agent-status-'));
+  const home = join(root, 'home');
+  const cwd = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(cwd);
+  return { home, cwd };
+}
+const load = (d: { home: string; cwd: string }) => loadConfig({ cwd: d.cwd, home: d.home, env: { ANTHROPIC_API_KEY: 'x' }, flags: {} });
+
+describe('statusLine in .agentrc', () => {
+  it("is read from ~/.agentrc; a project's is ignored with a warning (it would run unapproved)", () => {
+    const d = dirs();
+    writeFileSync(join(d.home, '.agentrc'), JSON.stringify({ statusLine: { type: 'command', command: 'echo home' } }));
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ statusLine: { type: 'command', command: 'echo project' } }));
+    const c = load(d);
+    // mutation: merging the project's entry shows "echo project" here
+    expect(c.statusLine).toEqual({ command: 'echo home', timeoutMs: 2_000 });
+    expect(c.warnings.join('\n')).toMatch(/statusLine is read from ~\/\.agentrc only/);
+  });
+
+  it('names the field of a bad entry', () => {
+    const d = dirs();
+    writeFileSync(join(d.home, '.agentrc'), JSON.stringify({ statusLine: { type: 'script', command: 'x' } }));
+    expect(() => load(d)).toThrow(ConfigError);
+    expect(() => load(d)).toThrow(/statusLine\.type/);
+  });
+});
+
+describe('StatusCommand', () => {
+  it('feeds the input on stdin, keeps the first line, and runs the latest queued input once the run ends', async () => {
+    const lines: string[] = [];
+    const done = new Promise<void>((resolve) => {
+      const runner = new StatusCommand({
+        command: `"${process.execPath}" -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('n='+JSON.parse(s).n);console.log('x')})"`,
+        cwd: tmpdir(),
+        env: process.env,
+        timeoutMs: 10_000,
+        onLine: (l) => {
+          lines.push(l);
+          if (l === 'n=3') resolve();
+        },
+      });
+      // 2 is replaced by 3 while 1 runs: never a pile of runs, the latest wins
+      runner.update({ n: 1 });
+      runner.update({ n: 2 });
+      runner.update({ n: 3 });
+    });
+    await done;
+    expect(lines).toEqual(['n=1', 'n=3']);
+  });
+});
