@@ -10,7 +10,8 @@ import type { CompactionRecord } from './history/compaction.js';
 import { textOf, type Usage } from './llm/messages.js';
 import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';
-import { onTerminatingSignals, terminate, untilTerminated, type Shutdown } from './processes/signals.js';
+import { onTerminatingSignals, terminate, terminatingSignal, untilTerminated, type Shutdown } from './processes/signals.js';
+import { stopAfterPrint } from './background/printEnd.js';
 import { unsavedFacts } from './unsavedExit.js';
 import type { SessionEvent } from './session/session.js';
 
@@ -243,6 +244,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   } finally {
     process.off('SIGINT', onSigint);
     offSignals();
+    if (!terminatingSignal()) await stopAfterPrint(runtime.background, (t) => process.stderr.write(t));
     runtime.close();
     await runtime.mcp?.close();
   }

@@ -408,6 +408,7 @@ export class Session extends SessionEvents {
   }
 
   close(): void {
+    void this.caps.close();
     this.interrupt();
     this.log.flush();
     this.saveState();

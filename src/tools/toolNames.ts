@@ -21,6 +21,7 @@ export const TOOL = {
   McpSchemas: 'McpSchemas',
   McpCall: 'McpCall',
   Skill: 'Skill',
+  KillShell: 'KillShell',
 } as const;
 
 /** Claude Code's tool name → this program's. */
@@ -35,6 +36,8 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
   LS: TOOL.Glob,
   Task: TOOL.Task,
   Agent: TOOL.Task,
+  KillShell: TOOL.KillShell,
+  KillBash: TOOL.KillShell,
 };
 
 export interface ToolSpecEntry {
