@@ -125,6 +125,11 @@ export class SessionController implements UiController {
    * yet approved is put to the person in the approval prompt.
    */
   startMcp(): void {
+    // the footer counts the background commands that run (any session's: a sub-agent's too)
+    this.runtime.background.subscribe(() => {
+      const n = this.runtime.background.running().length;
+      if (!this.closed) this.emit({ type: 'background_status', text: n > 0 ? `${n} background` : '' });
+    });
     const mcp = this.runtime.mcp;
     if (!mcp || this.closed) return;
     mcp.onNotice = (level, text) => this.notify(level, text);
@@ -209,6 +214,7 @@ export class SessionController implements UiController {
             toolNames: this.runtime.toolNames,
             skills: this.runtime.skills,
             mcp: this.runtime.mcp,
+            background: this.runtime.background,
           },
           input,
         );

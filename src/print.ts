@@ -167,7 +167,10 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     if (!custom && isCommandLine(prompt, runtime.commands)) {
       let output;
       try {
-        output = await runSlash({ session, custom: runtime.commands, toolNames: runtime.toolNames, skills: runtime.skills, mcp: runtime.mcp }, prompt);
+        output = await runSlash(
+          { session, custom: runtime.commands, toolNames: runtime.toolNames, skills: runtime.skills, mcp: runtime.mcp, background: runtime.background },
+          prompt,
+        );
       } catch (e) {
         if (e instanceof CommandError) throw new CliError(e.message, EXIT_USAGE);
         throw e;

@@ -28,12 +28,12 @@ export function firstLinesOf(text: string): string {
   return out.join('\n');
 }
 
-/** Up to ten last lines (2,000 characters at most). */
-export function lastLinesOf(text: string): string {
+/** Up to `count` last lines (ten; 2,000 characters at most, or 300 a line when more are asked for). */
+export function lastLinesOf(text: string, count = LAST_LINES): string {
   const out: string[] = [];
   let chars = 0;
-  for (const l of linesOf(text).slice(-LAST_LINES).reverse()) {
-    if (chars + l.length > BLOCK_CHARS) break;
+  for (const l of linesOf(text).slice(-count).reverse()) {
+    if (chars + l.length > Math.max(BLOCK_CHARS, count * LINE_CHARS)) break;
     out.unshift(l);
     chars += l.length + 1;
   }

@@ -33,6 +33,8 @@ export type UiEvent =
   | { type: 'busy'; busy: boolean }
   /** The MCP servers' state changed: the footer's word on them ('' when there are none). */
   | { type: 'mcp_status'; text: string }
+  /** The number of running background commands changed: the footer's word on them ('' when none run). */
+  | { type: 'background_status'; text: string }
   | { type: 'exit' };
 
 /** A spilled output as the archive keeps it: `text` up to the archive's cap, `totalChars` of the whole. */

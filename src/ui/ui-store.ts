@@ -210,6 +210,10 @@ export class UiStore {
         const { mcp: _old, ...session } = this.status.get().session;
         return this.status.set({ ...this.status.get(), session: ev.text ? { ...session, mcp: ev.text } : session });
       }
+      case 'background_status': {
+        const { background: _old, ...session } = this.status.get().session;
+        return this.status.set({ ...this.status.get(), session: ev.text ? { ...session, background: ev.text } : session });
+      }
       case 'permission_mode':
         return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
       case 'unsaved': {
