@@ -97,6 +97,10 @@ export class SessionController implements UiController {
     this.current.setPermissionMode('next');
   }
 
+  backgroundCommand(): boolean {
+    return this.runtime.background.moveForeground() || (this.notify('info', 'No Bash command is running to move to the background (Ctrl+B).'), false);
+  }
+
   /** Events sent before the app subscribed (start-up warnings, a first prompt) wait here. */
   private early: UiEvent[] = [];
 
@@ -126,10 +130,8 @@ export class SessionController implements UiController {
    */
   startMcp(): void {
     // the footer counts the background commands that run (any session's: a sub-agent's too)
-    this.runtime.background.subscribe(() => {
-      const n = this.runtime.background.running().length;
-      if (!this.closed) this.emit({ type: 'background_status', text: n > 0 ? `${n} background` : '' });
-    });
+    const bg = this.runtime.background;
+    bg.subscribe(() => this.closed || this.emit({ type: 'background_status', text: bg.running().length > 0 ? `${bg.running().length} background` : '' }));
     const mcp = this.runtime.mcp;
     if (!mcp || this.closed) return;
     mcp.onNotice = (level, text) => this.notify(level, text);

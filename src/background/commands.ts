@@ -64,6 +64,11 @@ export class BackgroundCommands {
     return [...this.sessions].flatMap(([sessionId, s]) => s.list().map((r) => ({ ...r, sessionId })));
   }
 
+  /** Ctrl+B: moves the foreground command that runs (any session's) to the background; false when none runs. */
+  moveForeground(): boolean {
+    return [...this.sessions.values()].some((s) => s.moveForeground());
+  }
+
   /** Stops every running command; resolves with how many there were once they are gone. */
   async stopAll(): Promise<number> {
     const counts = await Promise.all([...this.sessions.values()].map((s) => s.stopAll()));

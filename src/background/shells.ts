@@ -55,6 +55,7 @@ export class Shells implements BackgroundShells {
   private readonly all = new Map<string, Live>();
   private readonly pendingNotices: string[] = [];
   private counter = 0;
+  private foreground: (() => void) | undefined;
 
   constructor(private readonly o: ShellsOptions) {}
 
@@ -172,6 +173,22 @@ export class Shells implements BackgroundShells {
     const capped = r.kept >= cap ? `[the archive's cap was reached: the ${r.chars - r.kept} characters printed after that were not kept]\n` : '';
     const text = this.text(r) + (live.pending ? this.o.redact(live.pending) : '') + capped;
     return { id, label: `background command \`${short(r.command)}\` (${describeState(r)})`, text, lastRead: r.lastRead, running: r.state === 'running' };
+  }
+
+  holdForeground(move: () => void): () => void {
+    this.foreground = move;
+    return () => {
+      if (this.foreground === move) this.foreground = undefined;
+    };
+  }
+
+  /** Moves the running foreground command to the background (Ctrl+B); false when none runs. */
+  moveForeground(): boolean {
+    const move = this.foreground;
+    if (!move) return false;
+    this.foreground = undefined;
+    move();
+    return true;
   }
 
   markRead(id: string, line: number): void {

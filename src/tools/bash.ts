@@ -134,6 +134,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
 
   // past the timeout a command moves to the background, unless it makes no sense there or there is no room
   let moved: string | undefined;
+  let byPerson = false;
   let onMove: () => void = () => undefined;
   const movedOut = new Promise<void>((r) => (onMove = r));
   const timer = setTimeout(() => {
@@ -142,10 +143,18 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     moved = background.adopt(run.handOver(input.command));
     onMove();
   }, timeoutMs);
+  // Ctrl+B: the person moves it now (the limit does not apply: it runs already)
+  const release = background?.holdForeground(() => {
+    if (moved !== undefined || run.stopReason || run.pid === undefined) return;
+    byPerson = true;
+    moved = background.adopt(run.handOver(input.command));
+    onMove();
+  });
   const onAbort = (): void => run.stop('interrupted');
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   await Promise.race([run.ended, movedOut]);
   clearTimeout(timer);
+  release?.();
   ctx.signal.removeEventListener('abort', onAbort);
   const stopReason = run.stopReason;
   const buffer = run.buffer;
@@ -154,7 +163,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     const body = buffer.result().text.replace(/\s+$/, '');
     return {
       content:
-        `The command was still running after ${fmtDuration(timeoutMs)}, so it was moved to the background as ${moved}; it goes on running. ` +
+        `${byPerson ? 'The person moved the command to the background' : `The command was still running after ${fmtDuration(timeoutMs)}, so it was moved to the background`} as ${moved}; it goes on running. ` +
         `You will be told when it ends; read its output with Recall id="${moved}" (since_last_read=true for what is new), stop it with ${TOOL.KillShell}.` +
         `${body ? `\nOutput so far:\n${body}` : ' No output so far.'}`,
       isError: false,

@@ -91,6 +91,8 @@ export interface BackgroundShells {
   output(id: string): BackgroundOutput | undefined;
   /** The model read up to this line (Recall's since_last_read reads on from there). */
   markRead(id: string, line: number): void;
+  /** A foreground command runs: `move` hands it to the background when the person asks (Ctrl+B). Returns the unregister. */
+  holdForeground(move: () => void): () => void;
 }
 
 export interface ToolContext {

@@ -68,6 +68,8 @@ export interface UiController {
   spilledOutput?(handle: string): SpilledOutputView | undefined;
   /** Ids of the sessions whose messages match the words (the session picker filters by content too). */
   searchSessions?(query: string): string[];
+  /** Ctrl+B: moves the running Bash command to the background; false when none runs. */
+  backgroundCommand?(): boolean;
   /** Shift+Tab: the next permission mode (ask → acceptEdits → deny → ask). */
   cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BackgroundCommands } from '../../src/background/commands.js';
@@ -32,17 +32,27 @@ async function until<T>(get: () => T | undefined, what: string, withinMs = 10_00
   }
 }
 
+/** The promise's value, or a failure naming `what` after 10 s (far above the 300 ms the answer takes; never the test's timeout). */
+function within<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`never came: ${what}`)), 10_000)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 describe('background commands', () => {
   it('answers at once with an id and the first lines, archives the output, and tells the end with its last lines', async () => {
-    const { shells, context } = setup();
-    const started = Date.now();
-    const out = await call(bash, { command: 'echo ready sk-secret; sleep 0.6; seq 1 30; exit 3', run_in_background: true }, context);
-    // mutation: ignoring run_in_background makes the call wait for the command (and answer without an id)
-    expect(Date.now() - started).toBeLessThan(1_500);
+    const { root, shells, context } = setup();
+    // it goes on only once the test creates `go`: the answer must come while it waits
+    const out = await within(
+      call(bash, { command: 'echo ready sk-secret; while [ ! -e go ]; do sleep 0.05; done; seq 1 30; exit 3', run_in_background: true }, context),
+      'the answer',
+    );
+    // mutation: ignoring run_in_background makes the call wait for `go`, which never comes: `within` fails
     expect(out.isError).toBe(false);
     expect(out.content).toMatch(/^Started in the background as b1 \(pid \d+\): echo ready/);
     expect(out.content).toContain('First lines:\nready [REDACTED]');
     expect(shells.running().map((r) => r.id)).toEqual(['b1']);
+    writeFileSync(join(root, 'go'), '');
     const notice = await until(() => shells.notices()[0], 'the end notice');
     expect(notice).toMatch(/^\[Background command b1 ended: exit code 3 after [\d.]+m?s\]\n\$ echo ready \[REDACTED\]/);
     expect(notice).toContain('Last lines of its output:\n21\n22');
@@ -86,6 +96,20 @@ describe('background commands', () => {
     const killed = await call(bash, { command: 'sleep 5', timeout: 300 }, context);
     expect(killed.content).toContain('Command timed out after 300ms');
     expect(shells.list()).toHaveLength(1);
+  });
+
+  it('Ctrl+B moves the running foreground command to the background at once, its output so far returned', async () => {
+    const { commands, shells, context } = setup();
+    let seen = '';
+    const answer = call(bash, { command: 'echo before-move; sleep 30' }, { ...context, onProgress: (t) => (seen += t) });
+    await until(() => (seen.includes('before-move') ? true : undefined), 'the first output');
+    // mutation: a Bash that registers no mover leaves nothing to move (false) and the call waits 30 s
+    expect(commands.moveForeground()).toBe(true);
+    const out = await answer;
+    expect(out.content).toMatch(/^The person moved the command to the background as b1; it goes on running[\s\S]*Output so far:\nbefore-move$/);
+    expect(shells.running().map((r) => r.id)).toEqual(['b1']);
+    expect(commands.moveForeground()).toBe(false);
+    await commands.stopAll();
   });
 
   it('refuses a command beyond the limit on running ones', async () => {

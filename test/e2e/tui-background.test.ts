@@ -47,4 +47,26 @@ describe.skipIf(!hasTmux)('background commands in the TUI', () => {
     expect(term.screen(0)).not.toContain('1 background');
     expect(running(`sleep ${secs}`)).toEqual([]);
   }, 60_000);
+
+  it('Ctrl+B moves the running Bash command to the background: the turn goes on, the footer counts it', async () => {
+    const ws = workspace();
+    const secs = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', '--permission-mode', 'allow'], cwd: ws.dir, env, width: 140 });
+    await term.waitFor('claude-sonnet-4-5');
+    // the output (fg-2-started) differs from what is typed, so the screen shows it only once the command runs
+    term.type(`@bash echo fg-$((1+1))-started; sleep ${secs}`);
+    term.keys('Enter');
+    await term.waitFor('fg-2-started');
+    // mutation: no Ctrl+B binding leaves the turn waiting on the 300 s sleep
+    term.keys('C-b');
+    await term.waitFor('The person moved the command to the background as b1');
+    await term.waitFor('● Done.');
+    await term.waitFor('1 background');
+    expect(running(`sleep ${secs}`)).toHaveLength(1);
+    term.type('/tasks stop all');
+    term.keys('Enter');
+    await term.waitFor('Stopped 1 background command.');
+    expect(running(`sleep ${secs}`)).toEqual([]);
+  }, 60_000);
 });
