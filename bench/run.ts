@@ -27,6 +27,8 @@ const BENCHES: Record<string, string> = {
     'issue 37: facts of a scripted coding session carried across manual, reactive and successive auto compactions, three summarizers (keeps nothing, half, all), ledger on vs off',
   ledger: 'issue 37: the working-state ledger of a session with 5,000 messages of the person: time to derive it and its tokens against the budget',
   grep: 'Grep on a generated 6,000-file / ~60 MB tree: packaged ripgrep (the default) vs rg on PATH vs the JavaScript search',
+  background:
+    "issue 34: a 50 MB stream from a background command vs the spill benchmark's foreground output (peak RSS); a turn's round trip with 10 background commands printing vs none",
   install: 'issue 31: the package installed with npm install -g vs the checkout: first frame and one -p round trip',
 };
 

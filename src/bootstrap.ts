@@ -8,7 +8,7 @@ import { hiddenFromShell, secretVars } from './config/secrets.js';
 import { createProvider } from './llm/factory.js';
 import type { Provider } from './llm/provider.js';
 import { withLearnedModel } from './modelLearning.js';
-import { debug, DebugLogError, enableDebugLog, registerSecret } from './log.js';
+import { debug, DebugLogError, enableDebugLog, redact, registerSecret } from './log.js';
 import { newId } from './llm/messages.js';
 import { SessionInUseError } from './session/lease.js';
 import { PromptHistory } from './session/promptHistory.js';
@@ -34,6 +34,10 @@ import { skillsCapability } from './skills/capability.js';
 import { planCapability } from './plan/capability.js';
 import { webCapability } from './web/capability.js';
 import { TOOL } from './tools/toolNames.js';
+import { backgroundCapability } from './background/capability.js';
+import { BackgroundCommands } from './background/commands.js';
+import { backgroundSection } from './background/ledgerSection.js';
+import { ledgerSections } from './ledger/registry.js';
 
 /** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
 async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, signal: AbortSignal): Promise<HooksAnswer> {
@@ -82,6 +86,8 @@ export interface Runtime {
   openSession(resume?: SessionInfo): Promise<Session>;
   /** The MCP servers of this run (undefined when none are configured). */
   mcp: McpManager | undefined;
+  /** Every session's background commands (print mode stops them after the result, the TUI lists them in /tasks). */
+  background: BackgroundCommands;
   /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
   close(): void;
 }
@@ -272,8 +278,11 @@ export async function createRuntime(
           })
         : undefined;
     // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
+    const background = new BackgroundCommands({ root: join(dirname(config.dbPath), 'background'), maxRunning: config.bash.maxBackground, redact });
+    ledgerSections.register(backgroundSection);
     const capabilities: Capability[] = [
       subagentCapability(agents),
+      backgroundCapability(background),
       skillsCapability(skills, (host) => host.subagents(agents)),
       ...(mcp ? [mcpCapability(mcp)] : []),
       hooksCapability(hooksFor),
@@ -338,6 +347,7 @@ export async function createRuntime(
       toolNames,
       openSession,
       mcp,
+      background,
       close: () => {
         // once: a signal's shutdown and the front end's own ending may both come here
         if (closed) return;

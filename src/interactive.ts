@@ -54,6 +54,10 @@ export class SessionController implements UiController {
     this.current.setPermissionMode('next');
   }
 
+  backgroundCommand(): boolean {
+    return this.runtime.background.moveForeground() || (this.notify('info', 'No Bash command is running to move to the background (Ctrl+B).'), false);
+  }
+
   /** Events sent before the app subscribed (start-up warnings, a first prompt) wait here. */
   private early: UiEvent[] = [];
 
@@ -87,6 +91,9 @@ export class SessionController implements UiController {
    * yet approved is put to the person in the approval prompt.
    */
   startMcp(): void {
+    // the footer counts the background commands that run (any session's: a sub-agent's too)
+    const bg = this.runtime.background;
+    bg.subscribe(() => this.closed || this.emit({ type: 'background_status', text: bg.running().length > 0 ? `${bg.running().length} background` : '' }));
     const mcp = this.runtime.mcp;
     if (!mcp || this.closed) return;
     mcp.onNotice = (level, text) => this.notify(level, text);
@@ -175,6 +182,7 @@ export class SessionController implements UiController {
             toolNames: this.runtime.toolNames,
             skills: this.runtime.skills,
             mcp: this.runtime.mcp,
+            background: this.runtime.background,
           },
           input,
         );

@@ -11,7 +11,8 @@ import type { CompactionRecord } from './history/compaction.js';
 import { addUsage, emptyUsage, textOf, type ImageBlock, type Usage } from './llm/messages.js';
 import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';
-import { onTerminatingSignals, terminate, untilTerminated, type Shutdown } from './processes/signals.js';
+import { onTerminatingSignals, terminate, terminatingSignal, untilTerminated, type Shutdown } from './processes/signals.js';
+import { stopAfterPrint } from './background/printEnd.js';
 import { unsavedFacts } from './unsavedExit.js';
 import type { SessionEvent } from './session/session.js';
 import { ClaudeStream, type InitFacts } from './print/claudeStream.js';
@@ -235,7 +236,10 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     if (!custom && images.length === 0 && isCommandLine(prompt, runtime.commands)) {
       let output;
       try {
-        output = await runSlash({ session, custom: runtime.commands, toolNames: runtime.toolNames, skills: runtime.skills, mcp: runtime.mcp }, prompt);
+        output = await runSlash(
+          { session, custom: runtime.commands, toolNames: runtime.toolNames, skills: runtime.skills, mcp: runtime.mcp, background: runtime.background },
+          prompt,
+        );
       } catch (e) {
         if (e instanceof CommandError) return refuse(e.message);
         throw e;
@@ -335,6 +339,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   } finally {
     process.off('SIGINT', onSigint);
     offSignals();
+    if (!terminatingSignal()) await stopAfterPrint(runtime.background, (t) => process.stderr.write(t));
     runtime.close();
     await runtime.mcp?.close();
   }

@@ -6,7 +6,7 @@ import type { DoneEvent, ModelRequest, Provider, ThinkingRequest } from '../llm/
 import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
 import type { FileTracker } from '../tools/fileTracker.js';
-import type { AnyTool, RecallSource, SpillSink, ToolContext, ToolOutput } from '../tools/types.js';
+import type { AnyTool, BackgroundShells, RecallSource, SpillSink, ToolContext, ToolOutput } from '../tools/types.js';
 import type { TurnEndReason } from './events.js';
 
 /**
@@ -78,6 +78,10 @@ export interface LoopOptions {
   beforeFileChange?: ToolContext['beforeFileChange'];
   /** The person's hooks around tool calls and the turn's end (the session adapts src/hooks). */
   hooks?: LoopHooks;
+  /** Notices for the model's next request after a step's tool results (a background command ended), each given once. */
+  notices?: () => string[];
+  /** The session's background commands, for the tools (ToolContext.background). */
+  background?: BackgroundShells;
   /** Injected for tests: waits between retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }

@@ -114,7 +114,9 @@ export async function runTurn(
       const uses = toolUses(stored);
       if (uses.length > 0) {
         const { results, stopped } = await runTools(uses, toolsByName, opts, signal, emit);
-        appendMessage({ id: newId(), role: 'user', blocks: results, kind: 'normal', createdAt: Date.now() });
+        // what happened meanwhile (a background command ended) goes with the results to the next request
+        const notices = (opts.notices?.() ?? []).map((text) => ({ type: 'text' as const, text }));
+        appendMessage({ id: newId(), role: 'user', blocks: [...results, ...notices], kind: 'normal', createdAt: Date.now() });
         if (signal.aborted) return end('aborted');
         if (stopped) return end('stopped');
         continue;

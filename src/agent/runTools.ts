@@ -79,6 +79,7 @@ async function runOneTool(
     ...(resultChars > 0 ? { resultChars } : {}),
     ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
+    ...(opts.background ? { background: opts.background } : {}),
   };
 
   if (!tool) {

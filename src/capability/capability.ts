@@ -15,7 +15,7 @@ import type { PermissionMode } from '../config/schema.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { LedgerSection as DerivedLedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';
-import type { AnyTool, ToolOutput } from '../tools/types.js';
+import type { AnyTool, BackgroundShells, ToolOutput } from '../tools/types.js';
 
 /** A compaction's receipt, as the hooks around compaction receive it. */
 export type CompactionReceipt = CompactionRecord;
@@ -54,6 +54,8 @@ export interface CapabilityHooks {
   afterCompaction?(record: CompactionReceipt): Promise<void>;
   /** The agent waits for the person. Not awaited. */
   attention?(kind: AttentionKind, message: string): void;
+  /** Before the model's next request within a turn (after a step's tool results): notices for the model (a background command ended), each given once. */
+  notices?(): string[];
 }
 
 /** One section of the working-state ledger the session re-injects after a compaction. */
@@ -90,6 +92,10 @@ export interface CapabilitySession {
    * loaded, the task list's last write). State the log does not hold goes in `state.ledger()`.
    */
   readonly ledger?: readonly DerivedLedgerSection[];
+  /** The session's background commands, lent to the tools (Bash hands commands to them, Recall reads them). */
+  readonly background?: BackgroundShells;
+  /** The session closes (a sub-agent's child ended, the program ends). */
+  close?(): Promise<void> | void;
 }
 
 export type { DerivedLedgerSection };

@@ -13,6 +13,8 @@ import { agentsView, contextView, costView, permissionsView } from './views.js';
 import { mcpCommand } from './mcp.js';
 import { planCommand, todosView } from './plan.js';
 import type { McpManager } from '../mcp/manager.js';
+import type { BackgroundCommands } from '../background/commands.js';
+import { tasksCommand } from '../background/tasksCommand.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
 import type { Effort } from '../llm/provider.js';
@@ -39,6 +41,8 @@ export interface CommandContext {
   skills?: SkillCatalog;
   /** The MCP servers of this run (/mcp; undefined when none are configured). */
   mcp?: McpManager | undefined;
+  /** Every session's background commands (/tasks). */
+  background?: BackgroundCommands;
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -156,6 +160,13 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'MCP servers: state, tools, what their definitions cost, errors; reconnect, disable or approve one',
     run: async ({ mcp }, args) => text(await asCommand(() => mcpCommand(mcp, args))),
+  },
+  {
+    name: 'tasks',
+    args: '[view <id>|stop <id>|stop all]',
+    whileBusy: true,
+    description: 'background commands: state, time, output size; view the last lines of one, stop one or all',
+    run: async ({ background, session }, args) => text(await asCommand(() => tasksCommand(background, session.id, args))),
   },
   {
     name: 'effort',

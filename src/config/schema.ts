@@ -121,6 +121,8 @@ export const BashSchema = z.strictObject({
   maxTimeoutMs: z._default(positiveInt, 600_000),
   /** Output beyond this many characters keeps its head and tail with a marker between. */
   maxOutputChars: z._default(positiveInt, 30_000),
+  /** Most background commands running at once (Bash run_in_background, commands moved there by their timeout). */
+  maxBackground: z._default(positiveInt, 10),
   /** Variables commands still see although they hold keys (e.g. ["OPENAI_API_KEY"] for a script that calls the API); "PREFIX_*" allowed. */
   passEnv: z._default(z.array(envName), []),
   /** More variables to hide from commands and redact (e.g. ["GITHUB_TOKEN", "AWS_*"]); provider key variables are hidden anyway. */

@@ -1,7 +1,7 @@
 // The capabilities of one session, opened once and asked in list order (bootstrap.ts's order):
 // their tools join the built-in ones, their tool sets are read at each turn's start, their
 // hooks are composed into the loop's and the session's, their state slices saved and restored.
-import type { LoopHooks } from '../agent/host.js';
+import type { LoopHooks, LoopOptions } from '../agent/host.js';
 import type { AttentionKind, Capability, CapabilityHooks, CapabilityHost, CapabilitySession, SummaryTrigger, ToolSet } from '../capability/capability.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import type { LedgerSection } from '../ledger/types.js';
@@ -107,10 +107,22 @@ export class Capabilities {
     for (const h of this.hooks('afterCompaction')) await h(record);
   }
 
-  /** The loop's `hooks` option. */
-  loopOption(): { hooks?: LoopHooks } {
+  /** The loop's `hooks`, `notices` and `background` options. */
+  loopOption(): Pick<LoopOptions, 'hooks' | 'notices' | 'background'> {
     const hooks = this.loopHooks();
-    return hooks ? { hooks } : {};
+    const notices = this.hooks('notices');
+    const background = this.opened.find((c) => c.background)?.background;
+    return {
+      ...(hooks ? { hooks } : {}),
+      ...(notices.length > 0 ? { notices: () => notices.flatMap((n) => n()) } : {}),
+      ...(background ? { background } : {}),
+    };
+  }
+
+  /** The session closes: each capability's close, failures reported to the debug log only. */
+  async close(): Promise<void> {
+    for (const c of this.opened)
+      await Promise.resolve(c.close?.()).catch((e: unknown) => debug(`capability close: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   /** The approver, telling the capabilities (Notification hooks) each time it asks the person. */

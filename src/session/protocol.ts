@@ -21,6 +21,8 @@ export interface SessionView {
   permissionMode?: string;
   /** The MCP servers' state for the footer ("MCP 2✓ · 1 connecting"); absent without servers. */
   mcp?: string;
+  /** How many background commands run, for the footer ("2 background"); absent when none. */
+  background?: string;
   /** The thinking in effect ("thinking high", "thinking 4k"), shown in the footer; absent when none is sent. */
   thinking?: string;
   /** Messages the database refused (disk full), kept in memory and retried: the footer's "unsaved: N"; absent when none. */

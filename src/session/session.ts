@@ -181,7 +181,6 @@ export class Session extends SessionEvents {
   /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
   async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
-    // refused before anything is stored or sent; the text goes back to the person
     const refused = await oversizedPrompt(this.context, this.tools, asked, ac.signal, this.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
     if (refused) return (this.end(), this.emit({ type: 'prompt_refused', text: asked, message: refused }), { ...ABORTED, reason: 'error' });
     await this.context.startTurn();
@@ -411,6 +410,7 @@ export class Session extends SessionEvents {
   }
 
   close(): void {
+    void this.caps.close();
     this.interrupt();
     this.log.flush();
     this.saveState();

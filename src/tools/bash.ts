@@ -2,11 +2,9 @@ import * as z from 'zod/mini';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
 import { fmtDuration, fmtInt } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
-import { killGroup, trackGroup } from '../processes/groups.js';
+import { BashRun } from './bashRun.js';
 import { defaultShell } from './shell.js';
-import { TerminalText } from './terminalText.js';
-import { FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
-import { HeadTailBuffer } from './truncate.js';
+import { fullOutputOf, type FullOutput } from './spill.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './bash.md';
@@ -42,6 +40,11 @@ const BashInputSchema = z.object({
   command: z.string().check(z.minLength(1), z.describe('The shell command to run (bash syntax).')),
   timeout: z.optional(z.int().check(z.minimum(1))).check(z.describe('Timeout in milliseconds.')),
   description: z.optional(z.string()).check(z.describe('A few words saying what the command does, shown to the user (e.g. "Run the unit tests").')),
+  run_in_background: z
+    .optional(z.boolean())
+    .check(
+      z.describe('Run the command in the background (a dev server, a watcher, a long build): the call answers at once with an id; you are told when it ends.'),
+    ),
 });
 export type BashInput = z.infer<typeof BashInputSchema>;
 
@@ -66,14 +69,30 @@ export function createBashTool(opts: BashOptions): Tool<BashInput> {
   };
 }
 
-type StopReason = 'timeout' | 'interrupted';
+/** How long a command started in the background is watched for its first lines before the call answers (ms). */
+const FIRST_LINES_MS = 300;
+
+/**
+ * Commands a timeout kills rather than moves to the background: waiting (`sleep`) is all they do,
+ * and git holds the repository's lock while it runs, so a git left behind blocks the next one.
+ * Judged by the program the command line starts with (after `VAR=value` assignments).
+ */
+export function staysInForeground(command: string): boolean {
+  const words = command.trim().split(/\s+/);
+  const program = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) ?? '';
+  return ['sleep', 'git'].includes(program.replace(/^.*\//, ''));
+}
 
 async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions): Promise<ToolOutput> {
   // loaded on the first command, not with the tool list: most start-ups never run one
   const { execa } = await import('execa');
   if (ctx.signal.aborted) return { content: 'Command interrupted before it started.', isError: true };
+  const background = ctx.background;
+  if (input.run_in_background) {
+    const refused = background ? background.refusal() : 'background commands are not available in this session';
+    if (refused !== undefined) return { content: `Not started: ${refused}.`, isError: true };
+  }
   const timeoutMs = Math.min(input.timeout ?? opts.timeoutMs, opts.maxTimeoutMs);
-  const grace = opts.killGraceMs ?? 1000;
   const shell = opts.shell ?? defaultShell();
 
   // The outer shell only redirects stderr into stdout and execs the real one, so both
@@ -92,72 +111,66 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     env: commandEnv(opts.hideEnv ?? hideProviderKeys),
     extendEnv: false,
   });
-  const result = sub.then(
-    (r) => r,
-    (e: unknown) => e,
-  );
-
-  const buffer = new HeadTailBuffer(opts.maxOutputChars);
-  // the whole output (capped) for a spill: what the archive keeps when the head and tail are cut
-  const whole = new FullOutputBuffer();
-  const cleaner = new TerminalText();
-  const decoder = new TextDecoder('utf-8');
-  const stream = sub.all;
-  let ended = false;
-  const streamEnded = new Promise<void>((resolve) => {
-    if (!stream) return resolve();
-    stream.on('data', (chunk: Buffer | string) => {
-      const text = cleaner.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-      buffer.push(text);
-      whole.push(text);
-      if (text !== '') ctx.onProgress?.(text);
-    });
-    stream.once('end', () => resolve());
-    stream.once('close', () => resolve());
-    stream.once('error', () => resolve());
-  }).then(() => {
-    ended = true;
+  const run = new BashRun(input.command, sub, {
+    maxOutputChars: opts.maxOutputChars,
+    graceMs: opts.killGraceMs ?? 1000,
+    drainMs: opts.drainMs ?? 250,
+    onProgress: ctx.onProgress,
   });
 
-  const pid = sub.pid;
-  const untrack = pid !== undefined ? trackGroup(pid, 'bash', input.command) : () => undefined;
-  let stopReason: StopReason | undefined;
-  let killTimer: NodeJS.Timeout | undefined;
-  const stop = (why: StopReason): void => {
-    if (stopReason || pid === undefined) return;
-    stopReason = why;
-    killGroup(pid, 'SIGTERM');
-    killTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), grace);
-  };
-  const timer = setTimeout(() => stop('timeout'), timeoutMs);
-  const onAbort = (): void => stop('interrupted');
+  if (input.run_in_background && background && run.pid !== undefined) {
+    const id = background.adopt(run.handOver(input.command));
+    // what it prints at once (a server's "listening on …", an early error) comes with the answer
+    await Promise.race([run.ended, new Promise((r) => setTimeout(r, FIRST_LINES_MS))]);
+    const first = background.firstLines(id);
+    return {
+      content:
+        `Started in the background as ${id} (pid ${run.pid}): ${input.command}\n` +
+        `${first ? `First lines:\n${first}\n` : ''}` +
+        `You will be told when it ends. Read its output with Recall id="${id}" (offset/limit, pattern, or since_last_read=true); stop it with ${TOOL.KillShell}.`,
+      isError: false,
+    };
+  }
+
+  // past the timeout a command moves to the background, unless it makes no sense there or there is no room
+  let moved: string | undefined;
+  let byPerson = false;
+  let onMove: () => void = () => undefined;
+  const movedOut = new Promise<void>((r) => (onMove = r));
+  const timer = setTimeout(() => {
+    const room = background && !staysInForeground(input.command) && run.pid !== undefined && background.refusal() === undefined;
+    if (!room) return run.stop('timeout');
+    moved = background.adopt(run.handOver(input.command));
+    onMove();
+  }, timeoutMs);
+  // Ctrl+B: the person moves it now (the limit does not apply: it runs already)
+  const release = background?.holdForeground(() => {
+    if (moved !== undefined || run.stopReason || run.pid === undefined) return;
+    byPerson = true;
+    moved = background.adopt(run.handOver(input.command));
+    onMove();
+  });
+  const onAbort = (): void => run.stop('interrupted');
   ctx.signal.addEventListener('abort', onAbort, { once: true });
-
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: unknown }>((resolve) => {
-    sub.once('exit', (code, signal) => resolve({ code, signal }));
-    sub.once('error', (error) => resolve({ code: null, signal: null, error }));
-  });
+  await Promise.race([run.ended, movedOut]);
   clearTimeout(timer);
+  release?.();
   ctx.signal.removeEventListener('abort', onAbort);
-  if (stopReason && pid !== undefined) {
-    // the shell is gone; whatever it started that ignored SIGTERM goes now
-    killGroup(pid, 'SIGKILL');
+  const stopReason = run.stopReason;
+  const buffer = run.buffer;
+  const whole = run.whole;
+  if (moved !== undefined) {
+    const body = buffer.result().text.replace(/\s+$/, '');
+    return {
+      content:
+        `${byPerson ? 'The person moved the command to the background' : `The command was still running after ${fmtDuration(timeoutMs)}, so it was moved to the background`} as ${moved}; it goes on running. ` +
+        `You will be told when it ends; read its output with Recall id="${moved}" (since_last_read=true for what is new), stop it with ${TOOL.KillShell}.` +
+        `${body ? `\nOutput so far:\n${body}` : ' No output so far.'}`,
+      isError: false,
+    };
   }
-  clearTimeout(killTimer);
-  untrack();
+  const exit = await run.ended;
 
-  // Output still in the pipe arrives right after exit; a background process that keeps
-  // the pipe open must not hold the result back.
-  if (!ended) await Promise.race([streamEnded, new Promise((r) => setTimeout(r, opts.drainMs ?? 250))]);
-  stream?.destroy();
-  sub.stdout?.destroy();
-  sub.stderr?.destroy();
-  void result;
-
-  for (const rest of [cleaner.push(decoder.decode()), cleaner.flush()]) {
-    buffer.push(rest);
-    whole.push(rest);
-  }
   const cut = buffer.result();
   const body = cut.text.replace(/\s+$/, '');
   // the whole output with the same words around it, only when the head-and-tail cut left something out

@@ -35,6 +35,9 @@ const RecallInputSchema = z.object({
     .optional(z.string().check(z.minLength(1)))
     .check(z.describe('With id: a regular expression (JavaScript syntax); returns only the matching lines, numbered, with a few lines of context.')),
   context: z.optional(z.int().check(z.minimum(0), z.maximum(20))).check(z.describe('With pattern: lines of context before and after each match (default 2).')),
+  since_last_read: z
+    .optional(z.boolean())
+    .check(z.describe('With the id of a background command (b1, b2, …): read on from the line after the last one you read of it (its new output).')),
 });
 export type RecallInput = z.infer<typeof RecallInputSchema>;
 
@@ -56,6 +59,8 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
       if (parsed.query !== undefined && parsed.id !== undefined) throw new ToolInputError('Recall: give either "query" or "id", not both');
       if (parsed.pattern !== undefined && parsed.id === undefined)
         throw new ToolInputError('Recall: "pattern" reads matching lines of one item: give "id" with it');
+      if (parsed.since_last_read === true && (parsed.id === undefined || parsed.offset !== undefined))
+        throw new ToolInputError('Recall: "since_last_read" reads on in one background command\'s output: give "id" with it, and no "offset"');
       return parsed;
     },
     summarize: (input) => (input.id !== undefined ? `id ${input.id}` : `"${input.query ?? ''}"`),
@@ -71,11 +76,20 @@ const FRAME_CHARS = 400;
 async function runRecall(input: RecallInput, ctx: ToolContext, options: Required<RecallOptions>): Promise<ToolOutput> {
   // never spilled: a page stays within the spill threshold, cut with a note on how to read on
   const o = ctx.resultChars !== undefined ? { ...options, pageChars: Math.max(1_000, Math.min(options.pageChars, ctx.resultChars - FRAME_CHARS)) } : options;
+  // a background command's output, running or ended (b1, b2, …), is read from its own archive
+  const shell = input.id !== undefined ? ctx.background?.output(input.id) : undefined;
+  if (shell && input.pattern !== undefined) return grepItem(shell, input, o);
+  if (shell) {
+    const from = input.since_last_read ? shell.lastRead + 1 : input.offset;
+    const page = readItem(shell, { ...input, ...(from !== undefined ? { offset: from } : {}) }, o, true);
+    if (page.lastLine !== undefined) ctx.background?.markRead(shell.id, page.lastLine);
+    return page.output;
+  }
   const source = ctx.recall;
   if (!source) return fail('Nothing has been archived in this session yet: no compaction has happened, so the whole conversation is still in view.');
   try {
     if (input.id !== undefined && input.pattern !== undefined) return grepItem(source.get(input.id), input, o);
-    if (input.id !== undefined) return readItem(source.get(input.id), input, o);
+    if (input.id !== undefined) return readItem(source.get(input.id), input, o).output;
     return search(source.search.bind(source), input.query ?? '', input, o);
   } catch (e) {
     return fail(`Recall failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -125,17 +139,30 @@ function search(
   };
 }
 
-function readItem(item: { id: string; label: string; text: string } | undefined, input: RecallInput, o: Required<RecallOptions>): ToolOutput {
+/** One page of an item; `lastLine`: the last line it shows. `growing`: a background command's output, where reading at its end is no error. */
+function readItem(
+  item: { id: string; label: string; text: string } | undefined,
+  input: RecallInput,
+  o: Required<RecallOptions>,
+  growing = false,
+): { output: ToolOutput; lastLine?: number } {
   const id = input.id ?? '';
   if (!item)
-    return fail(
-      `No archived item with id "${id}". Ids come from Recall search hits and from placeholders of cleared tool outputs; search with query to find one.`,
-    );
-  if (item.text === '') return { content: `${item.label} (id ${item.id}) is empty.`, isError: false };
+    return {
+      output: fail(
+        `No archived item with id "${id}". Ids come from Recall search hits, background commands (b1, b2, ...) and placeholders of cleared tool outputs; search with query to find one.`,
+      ),
+    };
   const lines = item.text.split('\n');
-  const total = lines.length;
+  // in a command's output a trailing newline ends the last line; it starts none
+  if (growing && lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const total = item.text === '' ? 0 : lines.length;
   const start = Math.max(1, input.offset ?? 1);
-  if (start > total) return fail(`${item.label} (id ${item.id}) has ${plural(total, 'line')}; offset=${start} is past the end.`);
+  if (start > total) {
+    if (growing) return { output: { content: `${item.label} (id ${item.id}) has no new output: ${plural(total, 'line')} so far, all read.`, isError: false } };
+    if (total === 0) return { output: { content: `${item.label} (id ${item.id}) is empty.`, isError: false } };
+    return { output: fail(`${item.label} (id ${item.id}) has ${plural(total, 'line')}; offset=${start} is past the end.`) };
+  }
   const limit = input.limit ?? o.pageLines;
   const out: string[] = [];
   let chars = 0;
@@ -150,7 +177,7 @@ function readItem(item: { id: string; label: string; text: string } | undefined,
   const whole = start === 1 && last === total;
   const header = whole ? `${item.label} (id ${item.id}):` : `${item.label} (id ${item.id}), lines ${fmtInt(start)}-${fmtInt(last)} of ${fmtInt(total)}:`;
   const footer = last < total ? `\n\n… ${plural(total - last, 'more line')}. Read on with Recall id=${JSON.stringify(item.id)}, offset=${last + 1}.` : '';
-  return { content: `${header}\n${out.join('\n')}${footer}`, isError: false };
+  return { output: { content: `${header}\n${out.join('\n')}${footer}`, isError: false }, lastLine: last };
 }
 
 const MAX_MATCHES = 200;

@@ -24,6 +24,7 @@ export const TOOL = {
   TodoWrite: 'TodoWrite',
   ExitPlanMode: 'ExitPlanMode',
   WebFetch: 'WebFetch',
+  KillShell: 'KillShell',
 } as const;
 
 /** Claude Code's tool name → this program's. */
@@ -41,6 +42,8 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
   TodoWrite: TOOL.TodoWrite,
   ExitPlanMode: TOOL.ExitPlanMode,
   WebFetch: TOOL.WebFetch,
+  KillShell: TOOL.KillShell,
+  KillBash: TOOL.KillShell,
 };
 
 export interface ToolSpecEntry {

@@ -51,6 +51,52 @@ export interface RecallHit {
   createdAt: number;
 }
 
+/** How a command ended: its exit code, or the signal that killed it. */
+export interface CommandExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A running command handed to the background (Bash run_in_background, or a foreground command past its timeout). */
+export interface BackgroundJob {
+  command: string;
+  /** The leader of its process group (tracked in processes/groups.ts). */
+  pid: number;
+  startedAt: number;
+  /** What it printed before it was handed over (a foreground command's output so far). */
+  earlier: string;
+  /** Sets where its further output goes (cleaned text, as it comes); called once, when it is adopted. */
+  follow(onText: (text: string) => void): void;
+  /** Resolves when it exited and its output is drained; never rejects. */
+  ended: Promise<CommandExit>;
+}
+
+/** One background command's output as archived so far (what Recall reads by its id). */
+export interface BackgroundOutput {
+  id: string;
+  label: string;
+  text: string;
+  /** The last line the model read with Recall (0: none yet). */
+  lastRead: number;
+  running: boolean;
+}
+
+/** The session's background commands, as the tools see them (the background capability provides them). */
+export interface BackgroundShells {
+  /** Why no other command may go to the background now (the limit on running ones), or undefined. */
+  refusal(): string | undefined;
+  /** Takes a running command over: its output is archived under the returned id (b1, b2, …), its end told to the model. */
+  adopt(job: BackgroundJob): string;
+  /** The first lines it printed (up to a few), for the answer that starts it. */
+  firstLines(id: string): string;
+  /** Its output as archived so far; undefined for an id it does not know. */
+  output(id: string): BackgroundOutput | undefined;
+  /** The model read up to this line (Recall's since_last_read reads on from there). */
+  markRead(id: string, line: number): void;
+  /** A foreground command runs: `move` hands it to the background when the person asks (Ctrl+B). Returns the unregister. */
+  holdForeground(move: () => void): () => void;
+}
+
 export interface ToolContext {
   cwd: string;
   signal: AbortSignal;
@@ -66,6 +112,8 @@ export interface ToolContext {
   files?: FileTracker;
   /** Runs before a tool changes a file, with its prior bytes (undefined: it did not exist) and mode: the session snapshots it. */
   beforeFileChange?: (abs: string, prior: Buffer | undefined, mode: number | undefined) => Promise<void> | void;
+  /** The session's background commands (Bash run_in_background, timeouts that move a command there, Recall of their output). */
+  background?: BackgroundShells;
 }
 
 /** What an edit tool would change (shown in the approval prompt before it runs), or why it is refused. */

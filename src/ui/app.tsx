@@ -246,6 +246,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
       }
       if (key.ctrl && input === 'l') return redraw();
       if (key.ctrl && input === 't') return store.tasks.toggle();
+      if (key.ctrl && input === 'b') return void controller.backgroundCommand?.();
       // Ctrl-D on an empty prompt leaves, as in a shell (with text it deletes under the cursor)
       if (key.ctrl && input === 'd' && prompt.isEmpty()) return exit();
       // Shift+Tab cycles the permission mode (while no completion menu takes it)

@@ -36,6 +36,8 @@ export type UiEvent =
   | { type: 'mcp_status'; text: string }
   /** The statusLine command printed a new first line ('' when none). */
   | { type: 'status_command'; line: string }
+  /** The number of running background commands changed: the footer's word on them ('' when none run). */
+  | { type: 'background_status'; text: string }
   | { type: 'exit' };
 
 /** A spilled output as the archive keeps it: `text` up to the archive's cap, `totalChars` of the whole. */
@@ -71,6 +73,8 @@ export interface UiController {
   searchSessions?(query: string): string[];
   /** The session's task list (TodoWrite), read from its log; absent: none is shown. */
   todos?(): readonly Todo[];
+  /** Ctrl+B: moves the running Bash command to the background; false when none runs. */
+  backgroundCommand?(): boolean;
   /** Shift+Tab: the next permission mode (ask → acceptEdits → plan → deny → ask). */
   cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */

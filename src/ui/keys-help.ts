@@ -10,6 +10,7 @@ export const KEY_BINDINGS: ReadonlyArray<readonly [keys: string, action: string]
   ['/ menu', '↑↓: choose a command · Enter: run it (one that needs an argument is filled in) · Esc: close'],
   ['Esc', 'interrupt the running turn (the partial reply stays, marked interrupted)'],
   ['Ctrl+O', 'print the full output of the last tool call'],
+  ['Ctrl+B', 'move the running Bash command to the background (the turn goes on; /tasks lists and stops them)'],
   ['Ctrl+C', 'clear the prompt, or interrupt the running work; twice within 2 s (when nothing runs): exit'],
   ['Ctrl+D', 'on an empty prompt: exit'],
   ['Ctrl+L', 'clear the screen and redraw the transcript'],

@@ -1,6 +1,5 @@
-// Turns the controller's events into what the screen shows. Finished things are appended to the
-// transcript (rendered once); the rest is live state, split into small stores so that a streamed
-// chunk touches only the streaming view.
+// Turns the controller's events into what the screen shows. Finished things are appended to the transcript
+// (rendered once); the rest is live state in small stores, so that a streamed chunk touches only the streaming view.
 import { reportLines } from '../compaction/reportText.js';
 import { ToolExpander } from './expand-output.js';
 import type { Message } from '../llm/messages.js';
@@ -214,20 +213,16 @@ export class UiStore {
         if (!ev.done) return this.patchLive({ activities: [...a, { label: ev.label, startedAt: this.now() }] });
         return at < 0 ? undefined : this.patchLive({ activities: a.filter((_, i) => i !== at) });
       }
-      case 'mcp_status': {
-        const { mcp: _old, ...session } = this.status.get().session;
-        return this.status.set({ ...this.status.get(), session: ev.text ? { ...session, mcp: ev.text } : session });
-      }
-      case 'status_command': {
-        const { statusCommand: _old, ...session } = this.status.get().session;
-        return this.status.set({ ...this.status.get(), session: ev.line ? { ...session, statusCommand: ev.line } : session });
-      }
+      case 'mcp_status':
+        return this.sessionField('mcp', ev.text || undefined);
+      case 'status_command':
+        return this.sessionField('statusCommand', ev.line || undefined);
+      case 'background_status':
+        return this.sessionField('background', ev.text || undefined);
       case 'permission_mode':
         return this.status.set({ ...this.status.get(), session: { ...this.status.get().session, permissionMode: ev.mode } });
-      case 'unsaved': {
-        const { unsaved: _old, ...session } = this.status.get().session;
-        return this.status.set({ ...this.status.get(), session: ev.count > 0 ? { ...session, unsaved: ev.count } : session });
-      }
+      case 'unsaved':
+        return this.sessionField('unsaved', ev.count > 0 ? ev.count : undefined);
       case 'history_reset':
         return this.tasks.refresh();
       case 'prompt_refused':
@@ -267,8 +262,7 @@ export class UiStore {
     this.turnShowedInterrupt = showedInterrupt;
     this.append(...items);
     this.streaming.reset();
-    // The session gave up on any approval still waiting: its turn is over.
-    if (this.approvals.get().length > 0) this.approvals.set([]);
+    if (this.approvals.get().length > 0) this.approvals.set([]); // the session gave up on any approval still waiting
     this.patchLive({ turn: null, running: [], writingTools: [], retry: null, waiting: null });
     this.liveOutput.clear();
   }
@@ -293,6 +287,14 @@ export class UiStore {
   }
 
   /** The controller's view of the session, or the current one when nothing in it changed. */
+  /** Sets one optional field of the footer's session view, or removes it (undefined). */
+  private sessionField<K extends 'mcp' | 'statusCommand' | 'background' | 'unsaved'>(key: K, value: SessionView[K] | undefined): void {
+    const session = { ...this.status.get().session };
+    if (value === undefined) delete session[key];
+    else session[key] = value;
+    this.status.set({ ...this.status.get(), session });
+  }
+
   private freshSessionView(): SessionView {
     const now = this.controller.session();
     const cur = this.status.get().session;

@@ -124,9 +124,10 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => (under('src/tools')(e.from) || under('src/llm')(e.from)) && (isUi(e.to) || under('src/store')(e.to) || e.to === 'better-sqlite3'),
   },
   {
-    name: 'the new rooms (src/mcp/, src/agents/, src/hooks/, src/trust/, src/skills/, src/plan/) know no UI and no SQL: they reach the store through the session layer',
+    name: 'the new rooms (src/mcp/, src/agents/, src/hooks/, src/trust/, src/skills/, src/plan/, src/background/) know no UI and no SQL: they reach the store through the session layer',
     forbids: (e) =>
-      ['src/mcp', 'src/agents', 'src/hooks', 'src/trust', 'src/skills', 'src/plan'].some((room) => under(room)(e.from)) && (isUi(e.to) || isSql(e.to)),
+      ['src/mcp', 'src/agents', 'src/hooks', 'src/trust', 'src/skills', 'src/plan', 'src/background'].some((room) => under(room)(e.from)) &&
+      (isUi(e.to) || isSql(e.to)),
   },
   {
     name: 'src/doctor/ (agent doctor) knows no UI and no SQL: it checks SQLite and opens nothing but through src/store/index.ts',
@@ -151,7 +152,8 @@ export const LAYER_RULES: Rule[] = [
   },
   {
     name: 'the tools (src/tools/) import nothing from the rooms that bring tools as capabilities (src/agents/, src/mcp/, src/hooks/, src/skills/): a capability builds its tools from tools/, never the reverse',
-    forbids: (e) => under('src/tools')(e.from) && ['src/agents', 'src/mcp', 'src/hooks', 'src/skills', 'src/capability'].some((room) => under(room)(e.to)),
+    forbids: (e) =>
+      under('src/tools')(e.from) && ['src/agents', 'src/mcp', 'src/hooks', 'src/skills', 'src/background', 'src/capability'].some((room) => under(room)(e.to)),
   },
   {
     name: 'src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts), the tool names (src/tools/toolNames.ts) and its own files, no package, no node: module',

@@ -107,7 +107,7 @@ describe('.agentrc schema', () => {
         ledger: true,
         maxOutputRecoveries: 3,
       },
-      bash: { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, passEnv: [], stripEnv: [] },
+      bash: { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, maxBackground: 10, passEnv: [], stripEnv: [] },
       recall: { crossSession: false },
       retry: { maxAttempts: 5, baseDelayMs: 1_000, maxDelayMs: 30_000 },
       timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, totalMs: 300_000 },
@@ -119,7 +119,7 @@ describe('.agentrc schema', () => {
     const parsed = readConfigFile(rcFile({ model: 'm', bash: { passEnv: ['AWS_*'] }, cache: { promptCacheKey: true }, timeouts: { idleMs: 12 } }));
     expect(parsed).toStrictEqual({
       model: 'm',
-      bash: { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, passEnv: ['AWS_*'], stripEnv: [] },
+      bash: { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000, maxBackground: 10, passEnv: ['AWS_*'], stripEnv: [] },
       cache: { enabled: true, ttl: '5m', promptCacheKey: true },
       timeouts: { connectMs: 10_000, firstByteMs: 120_000, idleMs: 12, totalMs: 300_000 },
     });

@@ -6,7 +6,7 @@ import { hiddenFromShell, secretVars } from '../../src/config/secrets.js';
 // alike stays. Mutations this fails: a wildcard compared as an exact name, a prefix that keeps
 // the "*", passEnv's wildcard not exempting.
 
-const bash = (stripEnv: string[], passEnv: string[] = []) => ({ timeoutMs: 1, maxTimeoutMs: 1, maxOutputChars: 1, passEnv, stripEnv });
+const bash = (stripEnv: string[], passEnv: string[] = []) => ({ timeoutMs: 1, maxTimeoutMs: 1, maxOutputChars: 1, maxBackground: 1, passEnv, stripEnv });
 const env = { AWS_SECRET_ACCESS_KEY: 's', AWS_SESSION_TOKEN: 't', AWSOME: 'no', PATH: '/bin', MY_TOKEN: 'm' };
 
 describe('bash.stripEnv', () => {

@@ -221,6 +221,7 @@ describe('MCP servers in print mode', () => {
       'Glob',
       'Recall',
       'Task',
+      'KillShell',
       'TodoWrite',
       'ExitPlanMode',
       'WebFetch',

@@ -40,7 +40,20 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     const view = server.requests[0]!.view!;
     expect(view.stream).toBe(true);
     expect(view.system).toContain(`Working directory: ${ws.dir}`);
-    expect(view.toolNames).toEqual(['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task', 'TodoWrite', 'ExitPlanMode', 'WebFetch']);
+    expect(view.toolNames).toEqual([
+      'FileRead',
+      'Edit',
+      'Write',
+      'Bash',
+      'Grep',
+      'Glob',
+      'Recall',
+      'Task',
+      'KillShell',
+      'TodoWrite',
+      'ExitPlanMode',
+      'WebFetch',
+    ]);
     if (provider === 'openai') expect(view.includeUsage).toBe(true);
   });
 
@@ -54,7 +67,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     // the date is a note in the history, not in the system prompt (which must stay byte-stable for the cache)
     expect(system).not.toMatch(/\d{4}-\d{2}-\d{2}/);
     expect(JSON.stringify(server.requests[0]!.view!.messages[0])).toMatch(/today's date is \d{4}-\d{2}-\d{2}/);
-    for (const tool of ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task', 'TodoWrite', 'ExitPlanMode', 'WebFetch'])
+    for (const tool of ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task', 'KillShell', 'TodoWrite', 'ExitPlanMode', 'WebFetch'])
       expect(system).toContain(`- ${tool}:`);
   });
 

@@ -2,6 +2,7 @@
 // sub-agents. Lines of the latest prompt that start with "@" say what the model does:
 //   @task {"description": "...", "prompt": "...", "agent": "..."}   a Task call (one per line: a reply with several runs them in parallel)
 //   @read path · @grep pattern · @glob pattern · @bash command · @recall query   a tool call
+//   @call Name {"input": "as JSON"}   a call of any tool with any input (Bash run_in_background, Recall id, KillShell)
 //   @then                        ends a step: the calls after it come in the next reply, once the results are back
 //   @report text                 the final reply's text (default: "Done.")
 //   @fail message                the request fails with a (not retried) invalid_request error
@@ -21,13 +22,17 @@ const TOOL: Record<string, (arg: string) => ToolCallReply> = {
   '@bash': (a) => ({ name: 'Bash', input: { command: a } }),
   '@recall': (a) => ({ name: 'Recall', input: { query: a } }),
   '@task': (a) => ({ name: 'Task', input: JSON.parse(a) as Record<string, unknown> }),
+  '@call': (a) => {
+    const space = a.indexOf(' ');
+    return { name: a.slice(0, space), input: JSON.parse(a.slice(space + 1)) as Record<string, unknown> };
+  },
 };
 
 const directiveLines = (text: string): string[] =>
   text
     .split('\n')
     .map((l) => l.replace(/^\s*\d+\t/, '').trim())
-    .filter((l) => /^@(task|read|grep|glob|bash|recall|then|report|fail|slow)\b/.test(l));
+    .filter((l) => /^@(task|read|grep|glob|bash|recall|call|then|report|fail|slow)\b/.test(l));
 const textOf = (blocks: Block[]): string => blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
 
 /** The reply the directives of the conversation's prompt call for, or undefined when it has none. */

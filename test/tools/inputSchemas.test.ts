@@ -85,6 +85,11 @@ const SCHEMAS: Record<string, unknown> = {
         description: 'A few words saying what the command does, shown to the user (e.g. "Run the unit tests").',
         type: 'string',
       },
+      run_in_background: {
+        description:
+          'Run the command in the background (a dev server, a watcher, a long build): the call answers at once with an id; you are told when it ends.',
+        type: 'boolean',
+      },
     },
     required: ['command'],
   },
@@ -182,6 +187,10 @@ const SCHEMAS: Record<string, unknown> = {
         type: 'integer',
         minimum: 0,
         maximum: 20,
+      },
+      since_last_read: {
+        description: 'With the id of a background command (b1, b2, …): read on from the line after the last one you read of it (its new output).',
+        type: 'boolean',
       },
     },
   },

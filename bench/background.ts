@@ -1,0 +1,111 @@
+// Background commands benchmark (issue 34): (1) a 50 MB stream from a background command archived
+// to the cap, its peak RSS growth against the spill benchmark's 50 MB foreground output measured
+// in the same run; (2) what 10 background commands printing all the time cost the turn loop: the
+// round trip of a turn (a Bash call and an answer, real SDK against the fake server) with none
+// running vs ten, in interleaved rounds, as a ratio.
+//   npm run bench -- background
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { backgroundCapability } from '../src/background/capability.js';
+import { BackgroundCommands } from '../src/background/commands.js';
+import { createTokenCounter } from '../src/compaction/tokens.js';
+import { loadConfig } from '../src/config/config.js';
+import { createProvider } from '../src/llm/factory.js';
+import { redact } from '../src/log.js';
+import { Session } from '../src/session/session.js';
+import { openStore } from '../src/store/index.js';
+import { createTools } from '../src/tools/registry.js';
+import type { AnyTool } from '../src/tools/types.js';
+import { startFakeServer } from '../test/fake-server/server.js';
+import { runBigOutput } from './spill.js';
+
+const mb = (v: number): string => (v / 2 ** 20).toFixed(1);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function bigStream(): Promise<{ seen: number; kept: number; growth: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-bench-bg-big-'));
+  try {
+    const commands = new BackgroundCommands({ root: dir, maxRunning: 10, redact });
+    const shells = commands.open('s1');
+    const bash = createTools({ bash: { timeoutMs: 300_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } }).find((t) => t.name === 'Bash') as AnyTool;
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const input = bash.parse({ command: "yes 'a line of fifty characters to make up fifty megabytes' | head -c 52428800", run_in_background: true });
+    await bash.run(input, { cwd: dir, signal: new AbortController().signal, background: shells });
+    while (shells.running().length > 0) await new Promise((r) => setTimeout(r, 20));
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const r = shells.list()[0]!;
+    return { seen: r.bytes, kept: r.kept, growth: peak - before };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function turnLoop(rounds: number, turnsPerPhase: number): Promise<{ idle: number; busy: number; ticks: number }> {
+  const server = await startFakeServer({ contextWindow: 200_000 });
+  const dir = mkdtempSync(join(tmpdir(), 'agent-bench-bg-loop-'));
+  try {
+    writeFileSync(
+      join(dir, '.agentrc'),
+      JSON.stringify({ models: { 'bench-claude': { contextWindow: 200_000, maxOutputTokens: 8_000, provider: 'anthropic' } }, permissions: { mode: 'allow' } }),
+    );
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'bench-claude' } });
+    const store = openStore(config.dbPath);
+    const commands = new BackgroundCommands({ root: join(dir, 'bg'), maxRunning: 10, redact });
+    const session = Session.open({
+      config,
+      store,
+      provider: createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache }),
+      tools: createTools({ bash: config.bash }),
+      capabilities: [backgroundCapability(commands)],
+      counter: await createTokenCounter(),
+      engine: { now: () => Date.now() },
+    });
+    const shells = commands.open(session.id);
+    const bash = createTools({ bash: config.bash }).find((t) => t.name === 'Bash') as AnyTool;
+    const turn = async (): Promise<number> => {
+      server.enqueue({ text: 'Checking.', toolCalls: [{ name: 'Bash', input: { command: 'echo ok' } }] }, { text: 'Fine.' });
+      const t = performance.now();
+      const r = await session.prompt('check again');
+      if (r.reason !== 'end_turn') throw new Error(`turn ended with ${r.reason}`);
+      return performance.now() - t;
+    };
+    const idle: number[] = [];
+    const busy: number[] = [];
+    for (let i = 0; i < 3; i++) await turn();
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < turnsPerPhase; i++) idle.push(await turn());
+      for (let n = 0; n < 10; n++) {
+        // builtins only (read -t on a pipe nobody writes sleeps without a fork): what is measured is the agent's side, not forks
+        const input = bash.parse({ command: `exec 3<> <(:); while :; do echo "tick-${n} $SECONDS $RANDOM"; read -t 0.01 -u 3; done`, run_in_background: true });
+        await bash.run(input, { cwd: dir, signal: new AbortController().signal, background: shells });
+      }
+      for (let i = 0; i < turnsPerPhase; i++) busy.push(await turn());
+      await commands.stopAll();
+      shells.notices();
+    }
+    const ticks = commands.list().reduce((n, r) => n + r.bytes, 0);
+    session.close();
+    store.close();
+    return { idle: median(idle), busy: median(busy), ticks };
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const bg = await bigStream();
+const fg = await runBigOutput();
+console.log(
+  `50 MB stream from a background command: ${mb(bg.seen)} MB seen, ${mb(bg.kept)} MB archived (cap 10 MB); peak RSS +${mb(bg.growth)} MB, ` +
+    `vs +${(fg.peakRssMb - fg.rssBeforeMb).toFixed(1)} MB for the spill benchmark's foreground 50 MB output (ratio ${(bg.growth / 2 ** 20 / (fg.peakRssMb - fg.rssBeforeMb)).toFixed(2)}, goal ≤ 1)`,
+);
+const loop = await turnLoop(5, 8);
+console.log(
+  `Turn round trip (a Bash call and an answer), median of 40 interleaved: none running ${loop.idle.toFixed(1)} ms, ten printing a line every 10 ms ${loop.busy.toFixed(1)} ms ` +
+    `(ratio ${(loop.busy / loop.idle).toFixed(3)}, goal < 1.05; ${mb(loop.ticks)} MB archived meanwhile)`,
+);

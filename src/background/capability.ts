@@ -1,0 +1,64 @@
+// Background commands as a capability: each session gets its commands (shells.ts) for the Bash
+// tool to hand commands to and Recall to read, the KillShell tool, the end notices at the model's
+// next request (after a tool call's results, or with the person's next prompt), its commands
+// saved with the session (after --resume one that ran is shown ended, its exit status unknown),
+// and its running commands stopped when it closes (a sub-agent's child ends; the program ends).
+import type { Capability } from '../capability/capability.js';
+import { registerTools } from '../tools/registry.js';
+import { TOOL } from '../tools/toolNames.js';
+import type { BackgroundCommands } from './commands.js';
+import { createKillShellTool } from './killShell.js';
+import type { ShellRecord } from './shells.js';
+
+export function backgroundCapability(commands: BackgroundCommands): Capability {
+  return {
+    name: 'background',
+    toolNames: [TOOL.KillShell],
+    open: (host) => {
+      const shells = commands.open(host.sessionId);
+      return {
+        tools: registerTools([createKillShellTool(shells)]),
+        background: shells,
+        hooks: {
+          beforePrompt: async () => ({ blocks: shells.notices().map((text) => ({ type: 'text' as const, text })) }),
+          notices: () => shells.notices(),
+        },
+        state: {
+          key: 'background',
+          restore: (saved) => shells.restore(savedRecords(saved)),
+          save: () => (shells.list().length > 0 ? shells.list() : undefined),
+        },
+        close: () => commands.close(host.sessionId),
+      };
+    },
+  };
+}
+
+/** What an earlier run saved, read forgivingly: entries without an id, command or file are left out. */
+function savedRecords(saved: unknown): ShellRecord[] {
+  if (!Array.isArray(saved)) return [];
+  return saved.flatMap((r: unknown) => {
+    if (typeof r !== 'object' || r === null) return [];
+    const o = r as Record<string, unknown>;
+    if (typeof o['id'] !== 'string' || !/^b\d+$/.test(o['id']) || typeof o['command'] !== 'string' || typeof o['file'] !== 'string') return [];
+    const num = (k: string): number => (typeof o[k] === 'number' ? (o[k] as number) : 0);
+    const state = ['running', 'exited', 'stopped', 'lost'].includes(o['state'] as string) ? (o['state'] as ShellRecord['state']) : 'lost';
+    return [
+      {
+        id: o['id'],
+        command: o['command'],
+        file: o['file'],
+        pid: num('pid'),
+        startedAt: num('startedAt'),
+        ...(typeof o['endedAt'] === 'number' ? { endedAt: o['endedAt'] } : {}),
+        state,
+        code: typeof o['code'] === 'number' ? o['code'] : null,
+        signal: typeof o['signal'] === 'string' ? o['signal'] : null,
+        chars: num('chars'),
+        bytes: num('bytes'),
+        kept: num('kept'),
+        lastRead: num('lastRead'),
+      },
+    ];
+  });
+}

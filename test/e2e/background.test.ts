@@ -1,0 +1,107 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import type { RequestView } from '../fake-server/types.js';
+import { runAgent, useFakeServer, workspace } from './harness.js';
+
+// Background commands through print mode and the fake provider: Bash run_in_background answers
+// while the command runs, the end notice reaches the model's next request with the last line, a
+// foreground command past its timeout is moved there and its late output reaches the model, Recall
+// reads a running command by pattern and range, and nothing is left once -p exits (after the
+// result, and on SIGTERM mid-command).
+
+const server = useFakeServer();
+
+/** Processes (not zombies) whose command line contains `marker`, the agent itself left out (its prompt names the markers too). */
+function running(marker: string): string[] {
+  const out = spawnSync('ps', ['-eo', 'pid=,stat=,args=']).stdout.toString();
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes(marker) && !/^\d+\s+Z/.test(l) && !l.includes('ps -eo') && !l.includes('agent.js'));
+}
+
+async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const uniqueSleep = (): string => `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+
+/** Everything the last user message of a request says: its tool results and its texts. */
+function lastUser(view: RequestView | undefined): string {
+  const m = view?.messages[view.messages.length - 1];
+  return (m?.blocks ?? []).map((b) => (b.type === 'tool_result' ? b.content : b.type === 'text' ? b.text : '')).join('\n---\n');
+}
+
+describe('background commands in print mode', () => {
+  it('answer at once, are told when they end, move past a timeout, read by Recall, and are stopped after the result', async () => {
+    const ws = workspace();
+    const secs = uniqueSleep();
+    let runningWhenAnswered = false;
+    const prompt = [
+      `@call Bash {"command":"echo first-BG; sleep ${secs}","run_in_background":true}`,
+      '@call Bash {"command":"echo short-start; sleep 0.3; echo short-last-line","run_in_background":true}',
+      '@then',
+      '@bash sleep 1.5',
+      '@then',
+      '@call Recall {"id":"b1","pattern":"first"}',
+      '@call Recall {"id":"b1","offset":1,"limit":1}',
+      '@then',
+      '@call Bash {"command":"echo early-out; sleep 1; echo late-out","timeout":300}',
+      '@then',
+      '@bash sleep 1.5',
+      '@then',
+      '@report all done',
+    ].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
+      ws,
+      server,
+      timeoutMs: 40_000,
+      onSpawn: () => {
+        // the second request (the answers to the two background calls) comes while b1's sleep runs
+        void until(() => server.requests.length >= 2, 30_000, 'the second request').then(() => {
+          runningWhenAnswered = running(`sleep ${secs}`).length > 0;
+        });
+      },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('all done');
+    const views = server.requests.map((q) => q.view);
+    // mutation: a Bash that ignores run_in_background blocks on the 300 s sleep (the run times out)
+    expect(runningWhenAnswered).toBe(true);
+    expect(lastUser(views[1])).toMatch(/Started in the background as b1 \(pid \d+\): echo first-BG[\s\S]*First lines:\nfirst-BG/);
+    expect(lastUser(views[1])).toContain('Started in the background as b2');
+    // mutation: no notices hook in the loop leaves the ended command untold
+    expect(lastUser(views[2])).toMatch(/\[Background command b2 ended: exit code 0 after [\d.]+m?s\]\n\$ echo short-start[\s\S]*short-last-line/);
+    expect(lastUser(views[3])).toContain('1: first-BG');
+    expect(lastUser(views[3])).toContain('(running) (id b1):\nfirst-BG');
+    expect(lastUser(views[4])).toMatch(/still running after 300ms, so it was moved to the background as b3[\s\S]*Output so far:\nearly-out/);
+    expect(lastUser(views[5])).toMatch(/\[Background command b3 ended: exit code 0[\s\S]*early-out\nlate-out/);
+    // after the result b1 was stopped, with a note on stderr, and nothing of the run is left
+    expect(r.stderr).toContain('agent: stopping the background command still running: b1 `echo first-BG;');
+    expect(running(`sleep ${secs}`)).toEqual([]);
+  }, 60_000);
+
+  it('SIGTERM mid-command stops the foreground and the background commands alike', async () => {
+    const ws = workspace();
+    const bg = uniqueSleep();
+    const fg = uniqueSleep();
+    const prompt = [`@call Bash {"command":"sleep ${bg}","run_in_background":true}`, '@then', `@bash sleep ${fg}`].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
+      ws,
+      server,
+      timeoutMs: 30_000,
+      onSpawn: (child) => {
+        void until(() => running(`sleep ${bg}`).length > 0 && running(`sleep ${fg}`).length > 0, 20_000, 'both sleeps')
+          .then(() => child.kill('SIGTERM'))
+          .catch(() => child.kill('SIGKILL'));
+      },
+    });
+    expect([r.code, r.signal, r.stderr]).toEqual([143, null, '']);
+    expect(running(`sleep ${bg}`)).toEqual([]);
+    expect(running(`sleep ${fg}`)).toEqual([]);
+  }, 40_000);
+});

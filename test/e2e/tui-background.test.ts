@@ -1,0 +1,72 @@
+import { spawnSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
+import { hasTmux, Tmux } from './tmux.js';
+
+// The TUI with a background command: the footer counts it, /tasks lists it (state, time, output
+// size), /tasks view shows its last lines, /tasks stop stops it (the footer count goes) and the
+// process is gone.
+
+const server = useFakeServer();
+let term: Tmux | undefined;
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+});
+
+const running = (marker: string): string[] =>
+  spawnSync('ps', ['-eo', 'pid=,stat=,args='])
+    .stdout.toString()
+    .split('\n')
+    .filter((l) => l.includes(marker) && !/^\s*\d+\s+Z/.test(l) && !l.includes('ps -eo') && !l.includes('agent.js'));
+
+describe.skipIf(!hasTmux)('background commands in the TUI', () => {
+  it('footer count, /tasks list, view and stop', async () => {
+    const ws = workspace();
+    const secs = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', '--permission-mode', 'allow'], cwd: ws.dir, env, width: 140 });
+    await term.waitFor('claude-sonnet-4-5');
+    term.type(`@call Bash {"command":"echo hello-from-bg; sleep ${secs}","run_in_background":true}`);
+    term.keys('Enter');
+    // mutation: no background_status event leaves the footer without the count
+    await term.waitFor('1 background');
+    term.type('/tasks');
+    term.keys('Enter');
+    await term.waitFor(/b1\s+running\s+[\d.]+m?s\s+[\d.,]+ [KM]?B\s+echo hello-from-bg; sleep/);
+    term.type('/tasks view b1');
+    term.keys('Enter');
+    await term.waitFor(/b1 · running · \$ echo hello-from-bg[^\n]*\n[\s\S]*hello-from-bg/);
+    expect(running(`sleep ${secs}`)).toHaveLength(1);
+    term.type('/tasks stop b1');
+    term.keys('Enter');
+    await term.waitFor('Stopped b1');
+    // the visible screen (no scrollback) loses the footer's count
+    const deadline = Date.now() + 15_000;
+    while (term.screen(0).includes('1 background') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(term.screen(0)).not.toContain('1 background');
+    expect(running(`sleep ${secs}`)).toEqual([]);
+  }, 60_000);
+
+  it('Ctrl+B moves the running Bash command to the background: the turn goes on, the footer counts it', async () => {
+    const ws = workspace();
+    const secs = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', '--permission-mode', 'allow'], cwd: ws.dir, env, width: 140 });
+    await term.waitFor('claude-sonnet-4-5');
+    // the output (fg-2-started) differs from what is typed, so the screen shows it only once the command runs
+    term.type(`@bash echo fg-$((1+1))-started; sleep ${secs}`);
+    term.keys('Enter');
+    await term.waitFor('fg-2-started');
+    // mutation: no Ctrl+B binding leaves the turn waiting on the 300 s sleep
+    term.keys('C-b');
+    await term.waitFor('The person moved the command to the background as b1');
+    await term.waitFor('● Done.');
+    await term.waitFor('1 background');
+    expect(running(`sleep ${secs}`)).toHaveLength(1);
+    term.type('/tasks stop all');
+    term.keys('Enter');
+    await term.waitFor('Stopped 1 background command.');
+    expect(running(`sleep ${secs}`)).toEqual([]);
+  }, 60_000);
+});
