@@ -1,11 +1,13 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../zodEnglish.js';
 import type { ImageBlock } from '../llm/messages.js';
 
 // `--input-format stream-json`: Claude Code's user messages, one JSON object per line of stdin,
 // {"type":"user","message":{"role":"user","content":"…" | [text and image blocks]}}. Each line is
-// one turn of the same session; EOF ends the run.
+// one turn of the same session; EOF ends the run. zod/mini, as every schema of ours: classic zod
+// would load with every -p run (test/e2e/startup.test.ts).
 
 const MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
@@ -13,7 +15,7 @@ const Block = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({
     type: z.literal('image'),
-    source: z.object({ type: z.literal('base64'), media_type: z.enum(MEDIA_TYPES), data: z.string().min(1) }),
+    source: z.object({ type: z.literal('base64'), media_type: z.enum(MEDIA_TYPES), data: z.string().check(z.minLength(1)) }),
   }),
 ]);
 

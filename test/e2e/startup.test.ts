@@ -160,10 +160,17 @@ describe('start-up', () => {
   it('bundles zod as zod/mini, only what the schemas use, with English messages alone', () => {
     // every -p compiles the chunk that validates .agentrc: classic zod was ~290 KB of it
     const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as {
-      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }>; imports?: Array<{ path: string }> }>;
     };
-    // the MCP SDK's chunk brings classic zod of its own: it loads only when MCP servers are configured
-    const ours = Object.values(meta.outputs).filter((o) => !Object.keys(o.inputs).some((i) => i.includes('node_modules/@modelcontextprotocol/')));
+    // the MCP and ACP SDKs' chunks bring classic zod of their own (a chunk they share, imported by
+    // them alone): it loads only when MCP servers are configured or for `agent acp`
+    const sdk = (o: string): boolean =>
+      Object.keys(meta.outputs[o]!.inputs).some((i) => i.includes('node_modules/@modelcontextprotocol/') || i.includes('node_modules/@agentclientprotocol/'));
+    const importers = (o: string): string[] => Object.keys(meta.outputs).filter((k) => meta.outputs[k]!.imports?.some((i) => i.path === o));
+    const onlySdk = (o: string): boolean => sdk(o) || (importers(o).length > 0 && importers(o).every(sdk));
+    const ours = Object.keys(meta.outputs)
+      .filter((o) => !onlySdk(o))
+      .map((o) => meta.outputs[o]!);
     const zodFiles = ours.flatMap((o) =>
       Object.entries(o.inputs)
         .filter(([i, v]) => i.includes('node_modules/zod/') && v.bytesInOutput > 0)
