@@ -179,9 +179,10 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('accounting with caching on
     if (provider === 'anthropic') expect(off.read).toBe(0);
     expect(on.compactions.filter((c) => c.includes(':auto:applied')).length).toBeGreaterThan(0);
     expect(on.compactions).toEqual(off.compactions);
-    // the same figures (the checkpoint's random compaction id may tokenize a token longer or shorter)
+    // the same figures: random ids tokenize a token longer or shorter (the checkpoint's compaction
+    // id, and the working-state ledger's Recall ids of the person's messages, one per message)
     expect(on.gauge).toHaveLength(off.gauge.length);
-    on.gauge.forEach((g, i) => expect(Math.abs(g - off.gauge[i]!), `gauge #${i}: ${g} vs ${off.gauge[i]}`).toBeLessThanOrEqual(4));
+    on.gauge.forEach((g, i) => expect(Math.abs(g - off.gauge[i]!), `gauge #${i}: ${g} vs ${off.gauge[i]}`).toBeLessThanOrEqual(Math.max(4, g * 0.0025)));
     expect(on.max).toBeLessThanOrEqual(16_384);
   }, 300_000);
 });
