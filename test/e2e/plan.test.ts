@@ -87,7 +87,8 @@ describe('ExitPlanMode in print mode', () => {
       { toolCalls: [{ name: 'FileRead', input: { path: 'app.ts' } }] },
       { toolCalls: [{ name: 'ExitPlanMode', input: { plan: PLAN } }] },
       { toolCalls: [{ name: 'Edit', input: { path: 'app.ts', old_string: '3000', new_string: '4000' } }] },
-      { text: 'Done.' },
+      // long enough that compacting this turn later makes the context smaller (a near-empty one is refused)
+      { text: `Done. ${'The port is now 4000 and nothing else changed. '.repeat(60)}` },
     );
     const r = await run(['-p', '/plan change the port', '--permission-mode', 'acceptEdits']);
     expect(r.code, r.stderr).toBe(0);
@@ -100,7 +101,8 @@ describe('ExitPlanMode in print mode', () => {
     server.enqueue({ text: 'Fine.' });
     expect((await run(['-p', 'all good?', '--continue'])).code).toBe(0);
     server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nHelp the user.' } : undefined));
-    expect((await run(['-p', '/compact', '--continue'])).code).toBe(0);
+    const compact = await run(['-p', '/compact', '--continue']);
+    expect(compact.code, compact.stdout + compact.stderr).toBe(0);
     server.respondWith(undefined);
     server.enqueue({ text: 'Yes.' });
     const before = server.requests.length;
