@@ -38,6 +38,7 @@ export class BackgroundCommands {
         redact: this.settings.redact,
         ...(this.settings.graceMs !== undefined ? { graceMs: this.settings.graceMs } : {}),
         onChange: () => this.changed(),
+        sessionId,
       });
       this.sessions.set(sessionId, shells);
     }

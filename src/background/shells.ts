@@ -11,7 +11,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writ
 import { join } from 'node:path';
 import { stopGroup } from '../processes/groups.js';
 import { ARCHIVE_CAP_CHARS } from '../tools/spill.js';
-import type { BackgroundJob, BackgroundOutput, BackgroundShells, CommandExit } from '../tools/types.js';
+import type { BackgroundJob, BackgroundOutput, BackgroundShells, CommandExit, RecallHit } from '../tools/types.js';
 import { endNotice, firstLinesOf, lastLinesOf } from './notice.js';
 import { describeState, type ShellRecord } from './record.js';
 
@@ -32,6 +32,8 @@ export interface ShellsOptions {
   graceMs?: number;
   /** Called when the set of commands or their states change (the TUI's footer and /tasks). */
   onChange?: () => void;
+  /** The session they belong to (named in Recall's search hits). */
+  sessionId?: string;
 }
 
 /** How much of the end of its output a command's end notice looks at. */
@@ -194,6 +196,24 @@ export class Shells implements BackgroundShells {
   markRead(id: string, line: number): void {
     const live = this.all.get(id);
     if (live) live.record.lastRead = Math.max(live.record.lastRead, line);
+  }
+
+  search(query: string): RecallHit[] {
+    const words = query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+    if (words.length === 0) return [];
+    return this.list()
+      .reverse()
+      .flatMap((r) => {
+        const out = this.output(r.id);
+        if (!out) return [];
+        const hits = out.text.split('\n').filter((line) => {
+          const low = line.toLowerCase();
+          return words.every((w) => low.includes(w));
+        });
+        if (hits.length === 0) return [];
+        const more = hits.length > 1 ? ` (${hits.length} matching lines: Recall id="${r.id}" with pattern reads them)` : '';
+        return [{ id: r.id, label: out.label, snippet: `${hits[0]!}${more}`, sessionId: this.o.sessionId ?? '', createdAt: r.startedAt }];
+      });
   }
 
   /** The notices of commands that ended since the last call (each is given once). */

@@ -93,6 +93,8 @@ export interface BackgroundShells {
   output(id: string): BackgroundOutput | undefined;
   /** The model read up to this line (Recall's since_last_read reads on from there). */
   markRead(id: string, line: number): void;
+  /** Full-text search over every command's output (running or ended): one hit per command whose lines hold every word, newest first. */
+  search(query: string): RecallHit[];
   /** A foreground command runs: `move` hands it to the background when the person asks (Ctrl+B). Returns the unregister. */
   holdForeground(move: () => void): () => void;
 }

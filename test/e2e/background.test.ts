@@ -85,6 +85,50 @@ describe('background commands in print mode', () => {
     expect(running(`sleep ${secs}`)).toEqual([]);
   }, 60_000);
 
+  it('Recall reads a command by what is new since the last read, by range, by pattern and by a search, while it runs and after it ended', async () => {
+    const ws = workspace();
+    const cmd = 'echo alpha-1; echo alpha-2; until [ -f go ]; do sleep 0.05; done; echo beta-3; echo needle-4; until [ -f stop ]; do sleep 0.05; done; echo gamma-5';
+    const prompt = [
+      `@call Bash ${JSON.stringify({ command: cmd, run_in_background: true })}`,
+      '@then',
+      '@bash sleep 0.5',
+      '@then',
+      '@call Recall {"id":"b1","since_last_read":true}',
+      '@then',
+      '@call Recall {"id":"b1","since_last_read":true}',
+      '@then',
+      '@bash touch go; sleep 0.5',
+      '@then',
+      '@call Recall {"id":"b1","since_last_read":true}',
+      '@recall needle',
+      '@then',
+      '@bash touch stop; sleep 0.5',
+      '@then',
+      '@call Recall {"id":"b1","since_last_read":true}',
+      '@call Recall {"id":"b1","pattern":"^needle"}',
+      '@then',
+      '@call Recall {"id":"b1","offset":2,"limit":2}',
+      '@recall gamma',
+      '@then',
+      '@report read',
+    ].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], { ws, server, timeoutMs: 40_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const v = server.requests.map((q) => lastUser(q.view));
+    // mutation: since_last_read starting at line 1 every time repeats alpha-1 in views 3 and 5
+    expect(v[3]).toMatch(/\(running\) \(id b1\):\nalpha-1\nalpha-2$/);
+    expect(v[4]).toContain('(running) (id b1) has no new output: 2 lines so far, all read.');
+    expect(v[6]).toContain('(running) (id b1), lines 3-4 of 4:\nbeta-3\nneedle-4');
+    // mutation: a Recall query that searches only the store finds nothing (no compaction happened)
+    expect(v[6]).toMatch(/1\. id: b1 — background command `echo alpha-1;[^\n]*\(running\) · [^\n]*\n {3}needle-4/);
+    // after it ended: the notice, then what is new, the pattern and a range of the archived output
+    expect(v[7]).toMatch(/\[Background command b1 ended: exit code 0/);
+    expect(v[8]).toMatch(/\(exit code 0\) \(id b1\), lines 5-5 of 5:\ngamma-5/);
+    expect(v[8]).toContain('4: needle-4');
+    expect(v[9]).toContain('lines 2-3 of 5:\nalpha-2\nbeta-3');
+    expect(v[9]).toMatch(/id: b1 — background command [^\n]*\(exit code 0\)[^\n]*\n {3}gamma-5/);
+  }, 60_000);
+
   it('SIGTERM mid-command stops the foreground and the background commands alike', async () => {
     const ws = workspace();
     const bg = uniqueSleep();
