@@ -87,7 +87,8 @@ describe('background commands in print mode', () => {
 
   it('Recall reads a command by what is new since the last read, by range, by pattern and by a search, while it runs and after it ended', async () => {
     const ws = workspace();
-    const cmd = 'echo alpha-1; echo alpha-2; until [ -f go ]; do sleep 0.05; done; echo beta-3; echo needle-4; until [ -f stop ]; do sleep 0.05; done; echo gamma-5';
+    const cmd =
+      'echo alpha-1; echo alpha-2; until [ -f go ]; do sleep 0.05; done; echo beta-3; echo needle-4; until [ -f stop ]; do sleep 0.05; done; echo gamma-5';
     const prompt = [
       `@call Bash ${JSON.stringify({ command: cmd, run_in_background: true })}`,
       '@then',
