@@ -13,7 +13,18 @@ import type { Session } from './session/session.js';
 import { ApprovalBridge } from './approvalBridge.js';
 import type { ApprovalRequest } from './tools/permissions.js';
 import { currentTodos, type Todo } from './plan/todos.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, SpilledOutputView, UiController, UiEvent } from './ui/controller.js';
+import { taskRows } from './background/tasksCommand.js';
+import type {
+  CommandInfo,
+  ContextUsageView,
+  HistoryPage,
+  SessionListItem,
+  SessionView,
+  SpilledOutputView,
+  TaskRowView,
+  UiController,
+  UiEvent,
+} from './ui/controller.js';
 
 // The interactive app: the UiController the Ink app renders, implemented over the live
 // session. Business logic stays in the session and the command registry.
@@ -52,6 +63,10 @@ export class SessionController implements UiController {
 
   cyclePermissionMode(): void {
     this.current.setPermissionMode('next');
+  }
+
+  taskRows(): TaskRowView[] {
+    return taskRows(this.runtime.background, this.current.id);
   }
 
   backgroundCommand(): boolean {

@@ -8,7 +8,9 @@ import { approvalKey } from './approval.js';
 import { ApprovalPrompt, diffLinesFor, diffRowsFor } from './components/ApprovalPrompt.js';
 import { TaskList } from './components/TaskList.js';
 import { RewindPicker } from './components/RewindPicker.js';
+import { TasksPanel } from './components/TasksPanel.js';
 import { rewindKey } from './rewind-picker.js';
+import { tasksKey } from './tasks-panel.js';
 import { ItemView } from './components/ItemView.js';
 import { LiveRegion } from './components/LiveRegion.js';
 import { loadMarkdown, markdownShownPlain } from './markdown-lazy.js';
@@ -80,6 +82,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
   const picker = useStore(store.picker);
   const models = useStore(store.models);
   const rewind = useStore(store.rewind);
+  const taskPanel = useStore(store.taskPanel.state);
   const history = useStore(store.history);
   const status = useStore(store.status);
   const hint = useStore(store.hint);
@@ -132,6 +135,9 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
     return () => clearTimeout(t);
   }, [size.columns, size.rows, redraw]);
 
+  // the /tasks panel follows the commands as they start and end (the footer's count says when)
+  useEffect(() => store.taskPanel.refresh(), [store, status.session.background]);
+
   const lastCtrlC = useRef(0);
   const onKey = useCallback(
     (input: string, key: Key) => {
@@ -144,6 +150,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
           store.picker.get() === null &&
           store.models.get() === null &&
           store.rewind.get() === null &&
+          store.taskPanel.state.get() === null &&
           store.history.get() === null &&
           prompt.isEmpty()
         ) {
@@ -160,6 +167,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
         if (store.picker.get()) return store.picker.set(null);
         if (store.models.get()) return store.models.set(null);
         if (store.rewind.get()) return store.rewind.set(null);
+        if (store.taskPanel.state.get()) return store.taskPanel.state.set(null);
         if (store.history.get()) return store.history.set(null);
         if (!prompt.isEmpty()) return prompt.clear();
         if (isWorking(store.live.get())) controller.interrupt();
@@ -185,6 +193,13 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
           if (r.action.what !== 'code' && prompt.isEmpty()) prompt.restore(r.action.target.text);
         }
         return;
+      }
+      const panel = store.taskPanel.state.get();
+      if (panel) {
+        const r = tasksKey(panel, input, key);
+        if (!r.action) return store.taskPanel.state.set(r.state);
+        if (r.action.kind === 'close') return store.taskPanel.state.set(null);
+        return controller.submit(r.action.line);
       }
       const pick = store.picker.get();
       if (pick) {
@@ -281,6 +296,8 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
               <ModelPicker state={models} />
             ) : rewind ? (
               <RewindPicker state={rewind} />
+            ) : taskPanel ? (
+              <TasksPanel state={taskPanel} />
             ) : history ? (
               <HistoryBrowser state={history} />
             ) : (
