@@ -14,6 +14,7 @@ import { ApprovalBridge } from './approvalBridge.js';
 import type { ApprovalRequest } from './tools/permissions.js';
 import { currentTodos, type Todo } from './plan/todos.js';
 import { taskRows } from './background/tasksCommand.js';
+import { askAboutBackground } from './background/exitQuestion.js';
 import type {
   CommandInfo,
   ContextUsageView,
@@ -356,6 +357,8 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   const approvals = new ApprovalBridge();
   const { runtime } = await createRuntime(opts, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning });
   const controller = new SessionController(runtime, approvals);
+  // the exit asks whether to stop the background commands still running (askAboutBackground)
+  runtime.background.keep = true;
   for (const w of runtime.config.warnings) controller.notify('warning', w);
   for (const note of runtime.session.loadNotes) controller.notify('info', note);
   const first = words.join(' ').trim();
@@ -382,6 +385,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   }
   // ended by a signal: its handler exits once the children are gone
   await untilTerminated();
+  await askAboutBackground(runtime.background);
   offSignals();
   // never "saved" while the database refused messages: retry, write the transcript elsewhere, or quit knowingly
   const session = runtime.session;

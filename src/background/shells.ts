@@ -42,7 +42,11 @@ const TAIL_BYTES = 16 * 1024;
 const PENDING_MAX = 64 * 1024;
 
 interface Live {
+  /** The session's commands it belongs to (a sub-agent's hands it to its parent's). */
+  owner: Shells;
   record: ShellRecord;
+  /** Undefined for one restored from a stored session. */
+  job: BackgroundJob | undefined;
   fd: number | undefined;
   /** Whether its end is told to the model (not when the model stopped it itself). */
   tell: boolean;
@@ -84,11 +88,11 @@ export class Shells implements BackgroundShells {
       kept: 0,
       lastRead: 0,
     };
-    const live: Live = { record, fd: openSync(file, 'w', 0o600), pending: '', head: '', stopping: false, tell: true };
+    const live: Live = { owner: this, record, job, fd: openSync(file, 'w', 0o600), pending: '', head: '', stopping: false, tell: true };
     this.all.set(id, live);
     this.write(live, job.earlier);
-    job.follow((text) => this.write(live, text));
-    void job.ended.then((exit) => this.ended(live, exit));
+    job.follow((text) => live.owner.write(live, text));
+    void job.ended.then((exit) => live.owner.ended(live, exit));
     this.o.onChange?.();
     return id;
   }
@@ -123,6 +127,7 @@ export class Shells implements BackgroundShells {
 
   private ended(live: Live, exit: CommandExit): void {
     const r = live.record;
+    if (r.state === 'detached') return;
     if (live.pending !== '') this.append(live, this.o.redact(live.pending));
     live.pending = '';
     if (live.fd !== undefined) closeSync(live.fd);
@@ -240,6 +245,48 @@ export class Shells implements BackgroundShells {
     return true;
   }
 
+  /**
+   * A sub-agent ended (Task's keep_background): its running commands go to `to` (its parent's)
+   * under new ids, their end told there; `to` is told now which ones it got. Returns how many.
+   */
+  handTo(to: Shells, from: string): number {
+    const moved = this.running().map((r) => {
+      const live = this.all.get(r.id)!;
+      this.all.delete(r.id);
+      const was = r.id;
+      r.id = `b${++to.counter}`;
+      live.owner = to;
+      to.all.set(r.id, live);
+      return `${r.id} \`${short(r.command)}\` (pid ${r.pid}; ${was} in the sub-agent)`;
+    });
+    if (moved.length === 0) return 0;
+    to.pendingNotices.push(
+      this.o.redact(
+        `[The sub-agent "${from}" ended and handed you its background ${moved.length === 1 ? 'command' : 'commands'} still running: ${moved.join(', ')}. ` +
+          'Their end is told to you; Recall reads their output and KillShell stops them by these ids.]',
+      ),
+    );
+    this.o.onChange?.();
+    to.o.onChange?.();
+    return moved.length;
+  }
+
+  /** Leaves every running one running past this program's end (see BackgroundJob.detach); returns them. */
+  detachAll(): ShellRecord[] {
+    const left = this.list().filter((r) => r.state === 'running');
+    for (const r of left) {
+      const live = this.all.get(r.id)!;
+      live.job?.detach();
+      if (live.pending !== '') this.append(live, this.o.redact(live.pending));
+      live.pending = '';
+      if (live.fd !== undefined) closeSync(live.fd);
+      live.fd = undefined;
+      r.state = 'detached';
+    }
+    if (left.length > 0) this.o.onChange?.();
+    return left;
+  }
+
   /** Stops every running one; resolves when they are gone. */
   async stopAll(): Promise<number> {
     const ids = this.running().map((r) => r.id);
@@ -251,7 +298,7 @@ export class Shells implements BackgroundShells {
   restore(saved: readonly ShellRecord[]): void {
     for (const r of saved) {
       const record: ShellRecord = r.state === 'running' ? { ...r, state: 'lost' } : { ...r };
-      this.all.set(r.id, { record, fd: undefined, pending: '', head: '', stopping: false, tell: false });
+      this.all.set(r.id, { owner: this, record, job: undefined, fd: undefined, pending: '', head: '', stopping: false, tell: false });
       const n = Number(r.id.slice(1));
       if (Number.isInteger(n)) this.counter = Math.max(this.counter, n);
     }

@@ -69,6 +69,12 @@ export interface BackgroundJob {
   follow(onText: (text: string) => void): void;
   /** Resolves when it exited and its output is drained; never rejects. */
   ended: Promise<CommandExit>;
+  /**
+   * Leaves it running past this program's end: forgotten by the process registry (no signal of
+   * the program's end reaches it), its output drained by a small process of its own (`cat` to
+   * /dev/null: it never dies of a closed pipe), no longer archived.
+   */
+  detach(): void;
 }
 
 /** One background command's output as archived so far (what Recall reads by its id). */
