@@ -32,6 +32,8 @@ export async function askAboutBackground(
     say(`${leftRunningText(left).replace(/^./, (c) => c.toUpperCase())}.`);
     return;
   }
-  const n = await commands.stopAll();
+  // the groups are awaited on unref'd timers: hold the program open until they are gone
+  const hold = setInterval(() => undefined, 1_000);
+  const n = await commands.stopAll().finally(() => clearInterval(hold));
   say(`Stopped ${n} background ${n === 1 ? 'command' : 'commands'}.`);
 }

@@ -84,4 +84,51 @@ describe.skipIf(!hasTmux)('background commands in the TUI', () => {
     await term.waitFor('Stopped 1 background command.');
     expect(running(`sleep ${secs}`)).toEqual([]);
   }, 60_000);
+
+  it('the exit asks about running background commands: Enter stops them, n leaves them running with their pids', async () => {
+    const ws = workspace();
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    const open = (): Tmux =>
+      new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', '--permission-mode', 'allow'], cwd: ws.dir, env, width: 140 });
+    const start = async (secs: string): Promise<void> => {
+      await term!.waitFor('claude-sonnet-4-5');
+      term!.type(`@call Bash {"command":"sleep ${secs}","run_in_background":true}`);
+      term!.keys('Enter');
+      await term!.waitFor('1 background');
+      await term!.waitFor('● Done.');
+    };
+
+    // the default: stopped
+    const first = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    term = open();
+    await start(first);
+    term.keys('C-d');
+    // mutation: no question at the exit (the session's close stops them, or the process exit kills them) shows no prompt
+    await term.waitFor(/A background command is still running:\n\s+b1\s+pid \d+\s+sleep 300[\s\S]*Stop it\? \[Y\/n\]/);
+    expect(running(`sleep ${first}`)).toHaveLength(1);
+    term.keys('Enter');
+    await term.waitFor('Stopped 1 background command.');
+    expect(await term.waitForExit()).toBe(0);
+    expect(running(`sleep ${first}`)).toEqual([]);
+    term.kill();
+
+    // n: left running, detached, its pid named
+    const second = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    term = open();
+    await start(second);
+    term.type('/exit');
+    term.keys('Enter');
+    await term.waitFor('Stop it? [Y/n]');
+    term.type('n');
+    term.keys('Enter');
+    const screen = await term.waitFor(/The background command left running \(detached\): b1 `sleep 300[^`]*` \(pid (\d+)\)/);
+    const pid = Number(/left running \(detached\): b1 `sleep 300[^`]*` \(pid (\d+)\)/.exec(screen)?.[1]);
+    try {
+      expect(await term.waitForExit()).toBe(0);
+      // mutation: detachAll that leaves the group in the registry (SIGKILLed at the exit) fails here
+      expect(running(`sleep ${second}`)).toHaveLength(1);
+    } finally {
+      if (pid > 0) process.kill(-pid, 'SIGTERM');
+    }
+  }, 60_000);
 });
