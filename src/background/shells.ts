@@ -38,8 +38,10 @@ export interface ShellsOptions {
 
 /** How much of the end of its output a command's end notice looks at. */
 const TAIL_BYTES = 16 * 1024;
-/** A partial line longer than this is archived without waiting for its end. */
+/** A partial line longer than this is archived without waiting for its end... */
 const PENDING_MAX = 64 * 1024;
+/** ...and whole lines are archived in batches, this often (ms): a command printing a line every few ms costs one redaction and one write per batch, not per line. */
+const FLUSH_MS = 100;
 
 interface Live {
   /** The session's commands it belongs to (a sub-agent's hands it to its parent's). */
@@ -62,6 +64,7 @@ export class Shells implements BackgroundShells {
   private readonly pendingNotices: string[] = [];
   private counter = 0;
   private foreground: (() => void) | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: ShellsOptions) {}
 
@@ -105,14 +108,20 @@ export class Shells implements BackgroundShells {
     if (live.head.length < 2_000) live.head += text.slice(0, 2_000 - live.head.length);
     const cap = this.o.capChars ?? ARCHIVE_CAP_CHARS;
     if (live.fd === undefined || r.kept >= cap) return;
-    const joined = live.pending + text;
-    const cut = joined.lastIndexOf('\n');
-    if (cut === -1 && joined.length < PENDING_MAX) {
-      live.pending = joined;
-      return;
-    }
-    const whole = cut === -1 ? joined : joined.slice(0, cut + 1);
-    live.pending = cut === -1 ? '' : joined.slice(cut + 1);
+    live.pending += text;
+    if (live.pending.length >= PENDING_MAX) return this.flush(live);
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      for (const l of this.all.values()) if (l.pending !== '') this.flush(l);
+    }, FLUSH_MS).unref();
+  }
+
+  /** Archives the whole lines waiting (or all of it, a partial line past PENDING_MAX). */
+  private flush(live: Live): void {
+    const cut = live.pending.lastIndexOf('\n');
+    if (cut === -1 && live.pending.length < PENDING_MAX) return;
+    const whole = cut === -1 ? live.pending : live.pending.slice(0, cut + 1);
+    live.pending = cut === -1 ? '' : live.pending.slice(cut + 1);
     this.append(live, this.o.redact(whole));
   }
 
