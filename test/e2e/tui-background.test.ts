@@ -95,6 +95,7 @@ describe.skipIf(!hasTmux)('background commands in the TUI', () => {
       term!.type(`@call Bash {"command":"sleep ${secs}","run_in_background":true}`);
       term!.keys('Enter');
       await term!.waitFor('1 background');
+      // the turn ends first: Ctrl+D mid-turn closes the store under it (its last message is then unsaved, a question of its own)
       await term!.waitFor('● Done.');
     };
 
