@@ -53,18 +53,26 @@ const quote = (text: string): string =>
         .join('\n')
     : `> ${text}`;
 
-/** Tool calls and their results in log order. */
-function* toolPairs(messages: readonly Message[]): Generator<{ use: ToolUseBlock; result: ToolResultBlock; message: Message }> {
+type ToolPair = { use: ToolUseBlock; result: ToolResultBlock; message: Message };
+const pairsMemo = new WeakMap<readonly Message[], ToolPair[]>();
+
+/** Tool calls and their results in log order; found once per log however many sections read them. */
+function toolPairs(messages: readonly Message[]): ToolPair[] {
+  const memo = pairsMemo.get(messages);
+  if (memo) return memo;
   const uses = new Map<string, ToolUseBlock>();
+  const pairs: ToolPair[] = [];
   for (const m of messages) {
     for (const b of m.blocks) {
       if (b.type === 'tool_use') uses.set(b.id, b);
       else if (b.type === 'tool_result') {
         const use = uses.get(b.toolUseId);
-        if (use) yield { use, result: b, message: m };
+        if (use) pairs.push({ use, result: b, message: m });
       }
     }
   }
+  pairsMemo.set(messages, pairs);
+  return pairs;
 }
 
 /** The person's messages outside the kept part, oldest first. */
