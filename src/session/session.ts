@@ -308,13 +308,10 @@ export class Session extends SessionEvents {
   /** What /context breaks down: the parts of the next request. The tokenizer is loaded first. */
   async contextParts(): Promise<{ counter: TokenCounter; system: string; tools: ToolSpec[]; history: readonly Message[]; usage: ContextUsageView }> {
     await this.deps.counter.load();
-    return {
-      counter: this.deps.counter,
-      system: this.context.systemPrompt,
-      tools: [...this.context.tools],
-      history: this.log.messages(),
-      usage: this.contextUsage(),
-    };
+    // counted exactly now: the gauge, which showed the cheap upper bound until then, shows what /context shows
+    const usage = this.contextUsage();
+    this.emit({ type: 'context', usage });
+    return { counter: this.deps.counter, system: this.context.systemPrompt, tools: [...this.context.tools], history: this.log.messages(), usage };
   }
 
   /** The agents the Task tool offers (/agents), what each sub-agent used (/cost; in usageByModel too), a child's transcript (Ctrl+O). */
