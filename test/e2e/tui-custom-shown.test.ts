@@ -18,7 +18,10 @@ describe.skipIf(!hasTmux)('a custom command in the transcript', () => {
   it('shows as typed, live and after --continue; the model gets the body', async () => {
     const ws = workspace();
     mkdirSync(join(ws.dir, '.claude', 'commands'), { recursive: true });
-    writeFileSync(join(ws.dir, '.claude', 'commands', 'review.md'), '---\ndescription: Review a file\n---\nPlease review the file $ARGUMENTS and list BODYMARKER issues.\n');
+    writeFileSync(
+      join(ws.dir, '.claude', 'commands', 'review.md'),
+      '---\ndescription: Review a file\n---\nPlease review the file $ARGUMENTS and list BODYMARKER issues.\n',
+    );
     server.enqueue({ text: 'Reviewed it.' });
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
     term = new Tmux({ command: [process.execPath, AGENT_BIN], cwd: ws.dir, env, width: 120, height: 40 });
