@@ -61,7 +61,8 @@ async function skillPrompt(session: Session, s: NonNullable<CustomCommand['skill
   const commands = SkillCatalog.commandsOf(body);
   if (commands.length > 0 && !allowed && !(await s.mayRunCode(new AbortController().signal)))
     throw new CustomCommandError(
-      `/${skill.name}: ${skill.file} runs commands (${commands.map((c) => `!\`${c}\``).join(', ')}), and this project's skills are not approved to run code (the TUI asks; print mode needs --hooks-trust)`,
+      `/${skill.name}: ${skill.file} runs commands (${commands.map((c) => `!\`${c}\``).join(', ')}), ` +
+        `and this project's skills are not approved to run code (the TUI asks; print mode needs --hooks-trust)`,
     );
   return wrapSkill(skill, body);
 }

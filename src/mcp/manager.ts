@@ -327,7 +327,8 @@ Tools named mcp__<server>__<tool> come from MCP servers the user configured (${s
         }
         if (/timed? ?out/i.test(text))
           return fail(
-            `MCP server "${server}" tool "${tool}" timed out after ${fmtSeconds(timeoutMs)} (mcp.toolTimeoutMs); it may still be working on it. The session goes on: try another way or a smaller request.`,
+            `MCP server "${server}" tool "${tool}" timed out after ${fmtSeconds(timeoutMs)} (mcp.toolTimeoutMs); it may still be working on it. ` +
+              `The session goes on: try another way or a smaller request.`,
           );
         if (s.conn !== conn) return fail(`MCP server "${server}" stopped during the call (${s.retry?.why ?? text}). It is being reconnected.`);
         return fail(`MCP server "${server}" tool "${tool}" failed: ${text}`);
