@@ -97,6 +97,10 @@ describe('ExitPlanMode in print mode', () => {
     expect(readFileSync(join(ws.dir, 'app.ts'), 'utf8')).toBe('export const port = 4000;\n');
     const show = await run(['-p', '/plan show', '--continue']);
     expect(show.stdout.trim()).toBe(PLAN);
+    // saved as a file on request
+    const saved = await run(['-p', '/plan save approved-plan.md', '--continue']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(readFileSync(join(ws.dir, 'approved-plan.md'), 'utf8')).toBe(`${PLAN}\n`);
 
     server.enqueue({ text: 'Fine.' });
     expect((await run(['-p', 'all good?', '--continue'])).code).toBe(0);
@@ -198,6 +202,29 @@ describe('the task list', () => {
     // eleven processes one after another
   }, 120_000);
 });
+
+describe('tools.tasks', () => {
+  it('auto leaves TodoWrite out on a small window and offers it on a large one; on offers it anyway; off never', async () => {
+    const small = 'tiny-planner';
+    const offered = async (tasks: string | undefined, model: string): Promise<boolean> => {
+      const ws = workspace({
+        models: { [small]: { contextWindow: 16_000, maxOutputTokens: 1024, provider: 'anthropic' } },
+        ...(tasks ? { tools: { tasks } } : {}),
+      });
+      server.settings.contextWindow = { [small]: 16_000, '*': 1_000_000 };
+      server.enqueue({ text: 'Hi.' });
+      const before = server.requests.length;
+      const r = await runAgent(['-p', 'hello', '--model', model], { ws, server, timeoutMs: 30_000 });
+      expect(r.code, r.stderr).toBe(0);
+      return server.requests[before]!.view!.toolNames.includes('TodoWrite');
+    };
+    expect(await offered(undefined, small)).toBe(false);
+    expect(await offered(undefined, 'claude-sonnet-4-5')).toBe(true);
+    expect(await offered('on', small)).toBe(true);
+    expect(await offered('off', 'claude-sonnet-4-5')).toBe(false);
+  }, 60_000);
+});
+// Mutations that fail this: offersTasks ignoring the setting or the window, the setting not read from .agentrc.
 
 describe('the task list in the print streams', () => {
   let ws: Workspace;

@@ -16,7 +16,7 @@ afterEach(() => {
 });
 
 describe.skipIf(!hasTmux)('plan mode in a real terminal', () => {
-  it('cycles into plan mode, refuses a Write, keeps planning with a note, then approves with edits accepted', async () => {
+  it('cycles into plan mode; a read runs, an Edit, a touch and a Write are refused; keeps planning with a note, then approves with edits accepted', async () => {
     const ws = workspace();
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5'], cwd: ws.dir, env, height: 40 });
@@ -26,7 +26,11 @@ describe.skipIf(!hasTmux)('plan mode in a real terminal', () => {
     term.keys('BTab');
     await term.waitFor('plan mode (only reads run)');
 
+    writeFileSync(join(ws.dir, 'app.ts'), 'export const port = 80;\n');
     server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: 'app.ts' } }] },
+      { toolCalls: [{ name: 'Edit', input: { path: 'app.ts', old_string: '80', new_string: '8080' } }] },
+      { toolCalls: [{ name: 'Bash', input: { command: 'touch made.txt' } }] },
       { toolCalls: [{ name: 'Write', input: { path: 'notes.md', content: 'too early\n' } }] },
       { toolCalls: [{ name: 'ExitPlanMode', input: { plan: '## Plan\n1. Write notes.md with the port.' } }] },
       { toolCalls: [{ name: 'ExitPlanMode', input: { plan: '## Plan\n1. Write notes.md with port 8080.' } }] },
@@ -40,6 +44,17 @@ describe.skipIf(!hasTmux)('plan mode in a real terminal', () => {
     // the note that tells the model it is planning is not shown as what the person typed
     expect(term.screen()).not.toContain('system-reminder');
     expect(existsSync(join(ws.dir, 'notes.md'))).toBe(false);
+    // the read ran; the Edit, the touch and the Write were refused with a reason the model read, and changed nothing
+    const results = server.requests
+      .at(-1)!
+      .view!.messages.flatMap((m) => m.blocks)
+      .flatMap((b) => (b.type === 'tool_result' ? [b.content] : []));
+    expect(results[0]).toContain('export const port = 80;');
+    expect(results[1]).toContain('Plan mode is on, and Edit can change things');
+    expect(results[2]).toContain('Plan mode is on, and this command is not one that only reads');
+    expect(results[3]).toContain('Plan mode is on, and Write can change things');
+    expect(readFileSync(join(ws.dir, 'app.ts'), 'utf8')).toBe('export const port = 80;\n');
+    expect(existsSync(join(ws.dir, 'made.txt'))).toBe(false);
     // keep planning, with a note for the model
     term.keys('3');
     // the choice is read before the note is typed (in one read, "3use…" is typed text, not a choice)
@@ -58,7 +73,7 @@ describe.skipIf(!hasTmux)('plan mode in a real terminal', () => {
     expect(readFileSync(join(ws.dir, 'notes.md'), 'utf8')).toBe('port 8080\n');
   }, 60_000);
 });
-// Mutations that fail this: plan left out of the Shift+Tab cycle, the plan check dropped (notes.md written early),
+// Mutations that fail this: plan left out of the Shift+Tab cycle, the plan check dropped (app.ts edited, made.txt or notes.md made early),
 // the note not returned to the model, the approved mode not applied (the second Write asks).
 
 // ExitPlanMode's fourth choice: the plan opened in the person's $EDITOR, then asked again with
@@ -83,6 +98,8 @@ describe.skipIf(!hasTmux)('a plan edited in $EDITOR before approval', () => {
     expect(term.screen()).toContain('1. Serve on port 8080.');
     term.keys('1');
     await term.waitFor('Carrying out your plan.');
+    // the first choice: plan mode is over, edits and commands ask again
+    await term.waitFor('ask before edits and commands');
     const result = JSON.stringify(server.requests.at(-1)!.view!.messages);
     expect(result).toContain('The user approved the plan after editing it');
     expect(result).toContain('1. Serve on port 8080.');
