@@ -134,6 +134,26 @@ describe('permission modes by name', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--permission-mode');
   });
+
+  it('permissions.mode "plan" in .agentrc starts in plan mode, and a sub-agent is held to it: its touch is refused, its read runs', async () => {
+    const planned = workspace({ permissions: { mode: 'plan' } });
+    writeFileSync(join(planned.dir, 'notes.md'), 'NOTE-41\n');
+    const shown = await runAgent(['-p', '/permissions'], { ws: planned, server });
+    expect(shown.stdout).toContain('Permission mode: plan');
+    const child = '@bash touch child-made.txt\n@then\n@read notes.md\n@report child looked';
+    const r = await runAgent(['-p', `@task ${JSON.stringify({ description: 'look around', prompt: child })}\n@report parent done`], {
+      ws: planned,
+      server,
+      timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(planned.dir, 'child-made.txt'))).toBe(false);
+    const childLast = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task')).at(-1)!;
+    const results = childLast.view!.messages.flatMap((m) => m.blocks).flatMap((b) => (b.type === 'tool_result' ? [b.content] : []));
+    expect(results[0]).toContain('Plan mode is on, and this command is not one that only reads');
+    expect(results[1]).toContain('NOTE-41');
+    // Mutations that fail this: permissions.mode not read from .agentrc, the child opened in ask mode (the touch asks: refused differently) or allow (made).
+  });
 });
 
 describe('the task list', () => {
