@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { holdSigint } from '../processes/signals.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './prompt-paste.js';
 
 export interface EditorTerminal {
@@ -27,6 +28,8 @@ export function editInEditor(text: string, name: string, term: EditorTerminal): 
   const dir = mkdtempSync(join(tmpdir(), 'agent-edit-'));
   const file = join(dir, name);
   const raw = term.stdin.isTTY === true && term.stdin.isRaw;
+  // a Ctrl+C the editor does not take (one in cooked mode) reaches this process too: it is the editor's, as with git
+  holdSigint(true);
   try {
     writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
     if (raw) term.stdin.setRawMode(false);
@@ -52,5 +55,6 @@ export function editInEditor(text: string, name: string, term: EditorTerminal): 
       // the terminal went away meanwhile
     }
     rmSync(dir, { recursive: true, force: true });
+    holdSigint(false);
   }
 }

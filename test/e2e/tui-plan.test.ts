@@ -116,6 +116,33 @@ describe.skipIf(!hasTmux)('a plan edited in $EDITOR before approval', () => {
     expect(editorEnv).not.toContain('ANTHROPIC_API_KEY');
   }, 60_000);
 
+  it("a Ctrl+C while the editor runs is the editor's: the app lives on and asks again with the plan as it was", async () => {
+    const ws = workspace();
+    const editor = join(ws.dir, 'editor.sh');
+    // the terminal's Ctrl+C reaches the editor and the agent (one process group): this sends SIGINT to both
+    writeFileSync(
+      editor,
+      '#!/bin/sh\nsed -i "s/port 80\\./port 9090./" "$1"\np=$$\nwhile [ "$(ps -o comm= -p $p)" != node ]; do p=$(ps -o ppid= -p $p | tr -d " "); done\nkill -INT $p $$\n',
+    );
+    chmodSync(editor, 0o755);
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color', EDITOR: editor, VISUAL: '' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', '--permission-mode', 'plan'], cwd: ws.dir, env, height: 40 });
+    await term.waitFor('plan mode (only reads run)');
+    server.enqueue({ toolCalls: [{ name: 'ExitPlanMode', input: { plan: PLAN } }] }, { text: 'Approved as it was.' });
+    term.type('plan the server');
+    term.keys('Enter');
+    await term.waitFor('4. Open the plan in your editor first');
+    term.keys('4');
+    await term.waitFor(/editor\.sh" (was ended by SIGINT|exited with status 130)/);
+    // still running, and the question still open: approve the plan as presented
+    term.keys('1');
+    await term.waitFor('Approved as it was.');
+    expect(term.screen()).not.toContain('[exited with');
+    const result = JSON.stringify(server.requests.at(-1)!.view!.messages);
+    expect(result).toContain('1. Serve on port 80.');
+    expect(result).not.toContain('port 9090');
+  }, 60_000);
+
   it.skipIf(!existsSync('/usr/bin/vi'))(
     'vi gets the terminal (keys go to it, not to the app), and the app takes it back when vi exits',
     async () => {
@@ -147,4 +174,4 @@ describe.skipIf(!hasTmux)('a plan edited in $EDITOR before approval', () => {
 });
 // Mutations that fail these: the fourth choice left out, the editor's file not read back (port 80 stays), the approval
 // without the edited plan (/plan show and the request keep port 80), the model not told of the edit,
-// raw mode not given back after the editor (2 waits for Enter), the key in the editor's env.
+// raw mode not given back after the editor (2 waits for Enter), the key in the editor's env, a SIGINT during the editor not held (the app exits).
