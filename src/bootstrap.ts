@@ -244,7 +244,8 @@ export async function createRuntime(
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const tools = createTools({ bash });
-    const agents = await loadAgents({ cwd: config.cwd }, [...tools.map((t) => t.name), TOOL.Task]);
+    // an agent file may name the built-in tools, Task, and TodoWrite (a sub-agent keeps its own task list)
+    const agents = await loadAgents({ cwd: config.cwd }, [...tools.map((t) => t.name), TOOL.Task, TOOL.TodoWrite]);
     // skills (.claude/skills, .agents/skills, …): a broken SKILL.md is a warning; a project skill's code runs once trusted
     const skills = await findSkills(config.cwd, env, {
       cwd: config.cwd,

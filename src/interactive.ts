@@ -13,6 +13,7 @@ import type { Session } from './session/session.js';
 import { ApprovalBridge } from './approvalBridge.js';
 import type { ApprovalRequest } from './tools/permissions.js';
 import { currentTodos, type Todo } from './plan/todos.js';
+import { secretVars } from './config/secrets.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, SpilledOutputView, UiController, UiEvent } from './ui/controller.js';
 
 // The interactive app: the UiController the Ink app renders, implemented over the live
@@ -128,6 +129,11 @@ export class SessionController implements UiController {
 
   initialTranscript() {
     return [...this.current.messages()];
+  }
+
+  editorEnv(): NodeJS.ProcessEnv {
+    const secrets = new Set(secretVars(this.current.currentConfig, process.env));
+    return Object.fromEntries(Object.entries(process.env).filter(([name]) => !secrets.has(name)));
   }
 
   todos(): readonly Todo[] {

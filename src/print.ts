@@ -4,6 +4,7 @@ import { onClosedStdout } from './closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { plansIn } from './plan/plans.js';
+import { followTodos } from './plan/todos.js';
 import { CommandError, commandInfos, findCustom, isCommandLine, runSlash } from './commands/registry.js';
 import { CustomCommandError, runCustom } from './commands/customRun.js';
 import { formatCommandOutput } from './commands/format.js';
@@ -142,9 +143,13 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   let refused: string | undefined;
   /** What a slash command's model calls spent (the summarizer's, for /compact). */
   let commandUsage = emptyUsage();
+  // events: the task list each time a TodoWrite sets it (stream-json carries the call in the assistant message, as Claude Code's does)
+  const todosSet = followTodos((todos) => writeLine({ type: 'todos', sessionId: session.id, todos }));
   session.on((e: SessionEvent) => {
-    if (format === 'events') writeLine(e);
-    else if (format !== 'text') claude.event(e);
+    if (format === 'events') {
+      writeLine(e);
+      todosSet(e);
+    } else if (format !== 'text') claude.event(e);
     switch (e.type) {
       case 'message':
         if (e.message.role === 'assistant') {

@@ -73,6 +73,8 @@ export interface UiController {
   searchSessions?(query: string): string[];
   /** The session's task list (TodoWrite), read from its log; absent: none is shown. */
   todos?(): readonly Todo[];
+  /** The environment the person's editor runs with (a plan opened in $EDITOR): the provider keys left out. Absent: the program's. */
+  editorEnv?(): NodeJS.ProcessEnv;
   /** Ctrl+B: moves the running Bash command to the background; false when none runs. */
   backgroundCommand?(): boolean;
   /** Shift+Tab: the next permission mode (ask → acceptEdits → plan → deny → ask). */
