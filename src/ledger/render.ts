@@ -41,7 +41,10 @@ function fit(items: readonly LedgerItem[], budget: number, max: number, fadeFrom
   const newestIndex = fadeFromStart ? items.length - 1 : 0;
   // the newest stays whole (cut in render if need be) unless it has a one-line form to give way to
   const anchors = items.map((i, k) => (i.anchor === true || (k === newestIndex && i.brief === undefined)) && k < max);
-  const sum = (k: number): number => [whole[k]!, brief[k]!, idCost[k]!, 0][levels[k]!]!;
+  const sum = (k: number): number => {
+    const level = levels[k];
+    return level === 0 ? whole[k]! : level === 1 ? brief[k]! : level === 2 ? idCost[k]! : 0;
+  };
   let total = items.reduce((n, _, k) => n + sum(k), 0);
   if (total <= budget) return levels;
   // newest first: the items that give way keep their one line while there is room, then their id, then are counted
