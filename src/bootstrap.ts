@@ -16,6 +16,7 @@ import { Session } from './session/session.js';
 import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
 import type { McpServerFileEntry } from './config/schema.js';
 import type { Approver } from './tools/permissions.js';
+import type { ToolIo } from './tools/types.js';
 import { createTools, registerTools } from './tools/registry.js';
 import { loadAgents } from './agents/agentFiles.js';
 import { subagentCapability } from './agents/capability.js';
@@ -200,6 +201,8 @@ export interface RuntimeHost {
   onProviderWarning?: (message: string) => void;
   /** MCP servers the front end brings (an ACP editor's, from session/new). */
   mcpServers?: ReadonlyArray<{ name: string; entry: McpServerFileEntry }>;
+  /** Where the tools reach files and run commands, when the front end lends its own (an ACP editor's buffers and terminals). */
+  io?: ToolIo;
 }
 
 export async function createRuntime(
@@ -311,6 +314,7 @@ export async function createRuntime(
           skills,
           counter,
           ...(approver ? { approver } : {}),
+          ...(host.io ? { io: host.io } : {}),
           providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning),
         },
         info,

@@ -86,6 +86,8 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   const inputStream = opts.inputFormat === 'stream-json';
   if (inputStream && format !== 'stream-json')
     throw new CliError('--input-format stream-json needs --output-format stream-json (one result message per input line)', EXIT_USAGE);
+  if (opts.includePartialMessages && format !== 'stream-json')
+    throw new CliError('--include-partial-messages needs --output-format stream-json (its stream_event lines are part of that stream)', EXIT_USAGE);
   const prompt = inputStream ? '' : await promptOf(opts, words);
   if (!inputStream && !prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
   // the streams carry everything; notices on stderr would only repeat them
@@ -131,7 +133,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         process.stderr.write(`agent: MCP server "${v.name}" is still connecting after ${config.mcp.startupMs} ms (mcp.startupMs); going on without it\n`);
   }
 
-  const claude = new ClaudeStream(format === 'stream-json' ? writeLine : () => {}, () => session.id);
+  const claude = new ClaudeStream(format === 'stream-json' ? writeLine : () => {}, () => session.id, { partialMessages: opts.includePartialMessages === true });
   let started = Date.now();
   let answer: string[] = [];
   // the plans the model presented (ExitPlanMode): printed after the answer, nobody here can approve them

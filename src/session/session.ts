@@ -38,7 +38,6 @@ import { turnHost } from './skillHost.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
-
 export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
@@ -377,6 +376,7 @@ export class Session extends SessionEvents {
       cacheKey: cacheKeyOf(this.id, this.deps.child),
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
+      ...(this.deps.io ? { io: this.deps.io } : {}),
       ...this.caps.loopOption(),
     };
   }
