@@ -16,6 +16,7 @@ import { Session } from './session/session.js';
 import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
 import type { McpServerFileEntry } from './config/schema.js';
 import type { Approver } from './tools/permissions.js';
+import type { ToolIo } from './tools/types.js';
 import { createTools, registerTools } from './tools/registry.js';
 import { loadAgents } from './agents/agentFiles.js';
 import { subagentCapability } from './agents/capability.js';
@@ -200,6 +201,8 @@ export interface RuntimeHost {
   onProviderWarning?: (message: string) => void;
   /** MCP servers the front end brings (an ACP editor's, from session/new). */
   mcpServers?: ReadonlyArray<{ name: string; entry: McpServerFileEntry }>;
+  /** Where the tools reach files and run commands, when the front end lends its own (an ACP editor's buffers and terminals). */
+  io?: ToolIo;
 }
 
 export async function createRuntime(
@@ -244,7 +247,8 @@ export async function createRuntime(
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const tools = createTools({ bash });
-    const agents = await loadAgents({ cwd: config.cwd }, [...tools.map((t) => t.name), TOOL.Task]);
+    // an agent file may name the built-in tools, Task, and TodoWrite (a sub-agent keeps its own task list)
+    const agents = await loadAgents({ cwd: config.cwd }, [...tools.map((t) => t.name), TOOL.Task, TOOL.TodoWrite]);
     // skills (.claude/skills, .agents/skills, …): a broken SKILL.md is a warning; a project skill's code runs once trusted
     const skills = await findSkills(config.cwd, env, {
       cwd: config.cwd,
@@ -310,6 +314,7 @@ export async function createRuntime(
           skills,
           counter,
           ...(approver ? { approver } : {}),
+          ...(host.io ? { io: host.io } : {}),
           providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning),
         },
         info,

@@ -42,6 +42,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       ]),
     )
     .option('--verbose', "accepted for Claude Code's `-p --output-format stream-json --verbose` (the stream is the same)")
+    .option('--include-partial-messages', "stream-json: also each reply as it streams (Claude Code's stream_event lines)")
     .option('-m, --model <name>', 'model to use (the provider is inferred from the name when not given)')
     .addOption(new Option('--provider <name>', 'provider').choices(['anthropic', 'openai']))
     .option('--base-url <url>', 'API base URL (an OpenAI-compatible server: http://host:port/v1)')

@@ -7,6 +7,8 @@ export interface GlobalOptions {
   inputFormat?: 'text' | 'stream-json';
   /** Accepted for Claude Code's `-p --output-format stream-json --verbose`; the stream is the same. */
   verbose?: boolean;
+  /** stream-json: each reply also as it streams, Claude Code's stream_event lines (Anthropic's stream events). */
+  includePartialMessages?: boolean;
   model?: string;
   provider?: string;
   baseUrl?: string;

@@ -15,6 +15,7 @@ import type { ApprovalRequest } from './tools/permissions.js';
 import { currentTodos, type Todo } from './plan/todos.js';
 import { taskRows } from './background/tasksCommand.js';
 import { askAboutBackground } from './background/exitQuestion.js';
+import { secretVars } from './config/secrets.js';
 import type {
   CommandInfo,
   ContextUsageView,
@@ -144,6 +145,11 @@ export class SessionController implements UiController {
 
   initialTranscript() {
     return [...this.current.messages()];
+  }
+
+  editorEnv(): NodeJS.ProcessEnv {
+    const secrets = new Set(secretVars(this.current.currentConfig, process.env));
+    return Object.fromEntries(Object.entries(process.env).filter(([name]) => !secrets.has(name)));
   }
 
   todos(): readonly Todo[] {

@@ -4,6 +4,7 @@ import { onClosedStdout } from './closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { plansIn } from './plan/plans.js';
+import { followTodos } from './plan/todos.js';
 import { CommandError, commandInfos, findCustom, isCommandLine, runSlash } from './commands/registry.js';
 import { CustomCommandError, runCustom } from './commands/customRun.js';
 import { formatCommandOutput } from './commands/format.js';
@@ -85,6 +86,8 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   const inputStream = opts.inputFormat === 'stream-json';
   if (inputStream && format !== 'stream-json')
     throw new CliError('--input-format stream-json needs --output-format stream-json (one result message per input line)', EXIT_USAGE);
+  if (opts.includePartialMessages && format !== 'stream-json')
+    throw new CliError('--include-partial-messages needs --output-format stream-json (its stream_event lines are part of that stream)', EXIT_USAGE);
   const prompt = inputStream ? '' : await promptOf(opts, words);
   if (!inputStream && !prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
   // the streams carry everything; notices on stderr would only repeat them
@@ -130,7 +133,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         process.stderr.write(`agent: MCP server "${v.name}" is still connecting after ${config.mcp.startupMs} ms (mcp.startupMs); going on without it\n`);
   }
 
-  const claude = new ClaudeStream(format === 'stream-json' ? writeLine : () => {}, () => session.id);
+  const claude = new ClaudeStream(format === 'stream-json' ? writeLine : () => {}, () => session.id, { partialMessages: opts.includePartialMessages === true });
   let started = Date.now();
   let answer: string[] = [];
   // the plans the model presented (ExitPlanMode): printed after the answer, nobody here can approve them
@@ -142,9 +145,13 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   let refused: string | undefined;
   /** What a slash command's model calls spent (the summarizer's, for /compact). */
   let commandUsage = emptyUsage();
+  // events: the task list each time a TodoWrite sets it (stream-json carries the call in the assistant message, as Claude Code's does)
+  const todosSet = followTodos((todos) => writeLine({ type: 'todos', sessionId: session.id, todos }));
   session.on((e: SessionEvent) => {
-    if (format === 'events') writeLine(e);
-    else if (format !== 'text') claude.event(e);
+    if (format === 'events') {
+      writeLine(e);
+      todosSet(e);
+    } else if (format !== 'text') claude.event(e);
     switch (e.type) {
       case 'message':
         if (e.message.role === 'assistant') {

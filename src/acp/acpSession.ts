@@ -19,7 +19,9 @@ import type { ImageBlock } from '../llm/messages.js';
 import { redact } from '../log.js';
 import type { SessionEvent } from '../session/protocol.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
-import { acpKind, editDiff, textContent, toolLocations, toolTitle } from './updates.js';
+import { currentTodos, readTodos, type Todo } from '../plan/todos.js';
+import { TOOL } from '../tools/toolNames.js';
+import { acpKind, editDiff, planEntries, textContent, toolLocations, toolTitle } from './updates.js';
 
 // One ACP session: a runtime of this program (the same store, config and tools the TUI uses)
 // driven by an editor. The session's events become session/update notifications, approvals
@@ -60,6 +62,12 @@ export function promptOf(blocks: readonly ContentBlock[]): { text: string; image
 export class AcpSession {
   private off: () => void;
   private cancelled = false;
+  /** The editor terminal each running Bash call shows (terminal/*). */
+  private readonly terminals = new Map<string, string>();
+  /** TodoWrite calls under way, by id: their list is the plan once they succeed. */
+  private readonly todoCalls = new Map<string, unknown>();
+  /** The task list last sent as a plan update (JSON), to send each change once. */
+  private sentPlan = '[]';
 
   constructor(
     readonly id: string,
@@ -91,6 +99,20 @@ export class AcpSession {
         ...(c.args ? { input: { hint: c.args } } : {}),
       })),
     });
+  }
+
+  /** A Bash call runs in an editor terminal: the call shows it, live. */
+  attachTerminal(toolUseId: string, terminalId: string): void {
+    this.terminals.set(toolUseId, terminalId);
+    this.update({ sessionUpdate: 'tool_call_update', toolCallId: toolUseId, content: [{ type: 'terminal', terminalId }] });
+  }
+
+  /** The task list as ACP's plan, sent when it differs from what the editor was last told (a TodoWrite, a /rewind, a load). */
+  syncPlan(todos: readonly Todo[] = currentTodos(this.runtime.session.messages({ archived: true }))): void {
+    const key = JSON.stringify(todos);
+    if (key === this.sentPlan) return;
+    this.sentPlan = key;
+    this.update({ sessionUpdate: 'plan', entries: planEntries(todos) });
   }
 
   setMode(mode: string): void {
@@ -168,6 +190,9 @@ export class AcpSession {
         return { stopReason: 'end_turn' };
       }
       throw e;
+    } finally {
+      // a command may have changed the list without a TodoWrite (/rewind, /clear)
+      this.syncPlan();
     }
   }
 
@@ -184,6 +209,7 @@ export class AcpSession {
         if (e.text) this.update({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: e.text } });
         break;
       case 'tool_start':
+        if (e.name === TOOL.TodoWrite) this.todoCalls.set(e.id, e.input);
         this.update({
           sessionUpdate: 'tool_call',
           toolCallId: e.id,
@@ -195,15 +221,22 @@ export class AcpSession {
           content: editDiff(e.name, e.input, this.cwd),
         });
         break;
-      case 'tool_end':
+      case 'tool_end': {
+        const todos = e.status === 'done' && this.todoCalls.has(e.id) ? readTodos(this.todoCalls.get(e.id)) : undefined;
+        this.todoCalls.delete(e.id);
+        const terminalId = this.terminals.get(e.id);
+        this.terminals.delete(e.id);
         this.update({
           sessionUpdate: 'tool_call_update',
           toolCallId: e.id,
           status: e.status === 'done' ? 'completed' : 'failed',
-          content: textContent(e.output.content),
+          // a command run in an editor terminal stays shown there (its output is the terminal's)
+          content: terminalId ? [{ type: 'terminal', terminalId }] : textContent(e.output.content),
           rawOutput: { status: e.status, durationMs: e.durationMs },
         });
+        if (todos) this.syncPlan(todos);
         break;
+      }
       case 'permission_mode':
         this.update({ sessionUpdate: 'current_mode_update', currentModeId: e.mode });
         break;

@@ -1,4 +1,4 @@
-import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type McpServer } from '@agentclientprotocol/sdk';
+import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type ClientCapabilities, type McpServer } from '@agentclientprotocol/sdk';
 import { Readable, Writable } from 'node:stream';
 import pkg from '../../package.json' with { type: 'json' };
 import { createRuntime, type Runtime } from '../bootstrap.js';
@@ -6,7 +6,9 @@ import type { GlobalOptions } from '../cliOptions.js';
 import type { McpServerFileEntry } from '../config/schema.js';
 import { debug } from '../log.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
+import type { ToolIo } from '../tools/types.js';
 import { AcpSession } from './acpSession.js';
+import { editorIo } from './editorIo.js';
 import { replayUpdates } from './updates.js';
 
 // `agent acp`: an Agent Client Protocol (v1) agent on stdin/stdout, for editors (Zed, JetBrains,
@@ -31,13 +33,14 @@ async function openRuntime(
   cwd: string,
   servers: readonly McpServer[],
   approve: (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>,
+  io: ToolIo,
   resume?: string,
 ) {
   // the config, the project's files and the tools' working directory all follow the session's cwd
   process.chdir(cwd);
   const { runtime } = await createRuntime(
     { ...opts, ...(resume ? { resume } : {}), print: undefined },
-    { approver: approve, mcpServers: clientServers(servers) },
+    { approver: approve, mcpServers: clientServers(servers), io },
   );
   const mcp = runtime.mcp;
   if (mcp) {
@@ -50,6 +53,8 @@ async function openRuntime(
 
 export async function runAcp(opts: GlobalOptions): Promise<number> {
   const sessions = new Map<string, AcpSession>();
+  // what the editor offers (fs/*, terminal/*), told in initialize
+  let clientCaps: ClientCapabilities | undefined;
   const find = (id: string): AcpSession => {
     const s = sessions.get(id);
     if (!s) throw RequestError.resourceNotFound(id);
@@ -63,6 +68,13 @@ export async function runAcp(opts: GlobalOptions): Promise<number> {
       cwd,
       servers,
       (req, signal) => (self ? self.approve(req, signal) : Promise.resolve({ kind: 'deny', note: 'the session is not open yet' })),
+      // the editor's buffers and terminals, named by the session's id once it is known
+      editorIo(
+        client,
+        clientCaps,
+        () => self?.id ?? '',
+        (toolUseId, terminalId) => self?.attachTerminal(toolUseId, terminalId),
+      ),
       resume,
     );
     self = new AcpSession(runtime.session.id, runtime, client);
@@ -72,16 +84,19 @@ export async function runAcp(opts: GlobalOptions): Promise<number> {
   };
 
   const app = agent({ name: 'agent' })
-    .onRequest('initialize', () => ({
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: true, embeddedContext: true, audio: false },
-        mcpCapabilities: { http: true, sse: true },
-      },
-      agentInfo: { name: 'agent', title: 'agent', version: pkg.version },
-      authMethods: [],
-    }))
+    .onRequest('initialize', ({ params }) => {
+      clientCaps = params.clientCapabilities;
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, embeddedContext: true, audio: false },
+          mcpCapabilities: { http: true, sse: true },
+        },
+        agentInfo: { name: 'agent', title: 'agent', version: pkg.version },
+        authMethods: [],
+      };
+    })
     .onRequest('session/new', async ({ params, client }) => {
       const s = await open(client, params.cwd, params.mcpServers);
       // the commands go out once the editor knows the session's id
@@ -97,6 +112,7 @@ export async function runAcp(opts: GlobalOptions): Promise<number> {
       }
       // the stored history, replayed before the response as ACP asks
       for (const update of replayUpdates(s.runtime.session.messages(), s.cwd)) await client.notify('session/update', { sessionId: s.id, update });
+      s.syncPlan();
       setImmediate(() => s.advertiseCommands());
       return { modes: s.modes() };
     })

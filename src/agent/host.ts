@@ -6,7 +6,7 @@ import type { DoneEvent, ModelRequest, Provider, ThinkingRequest } from '../llm/
 import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
 import type { FileTracker } from '../tools/fileTracker.js';
-import type { AnyTool, BackgroundShells, RecallSource, SpillSink, ToolContext, ToolOutput } from '../tools/types.js';
+import type { AnyTool, BackgroundShells, RecallSource, SpillSink, ToolContext, ToolIo, ToolOutput } from '../tools/types.js';
 import type { TurnEndReason } from './events.js';
 
 /**
@@ -76,6 +76,8 @@ export interface LoopOptions {
   /** The session's record of files read and written, and its snapshot hook (see ToolContext). */
   files?: FileTracker;
   beforeFileChange?: ToolContext['beforeFileChange'];
+  /** Where the tools read and write files and run commands when not here (an editor's buffers and terminals, over ACP). */
+  io?: ToolIo;
   /** The person's hooks around tool calls and the turn's end (the session adapts src/hooks). */
   hooks?: LoopHooks;
   /** Notices for the model's next request after a step's tool results (a background command ended), each given once. */

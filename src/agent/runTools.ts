@@ -80,6 +80,7 @@ async function runOneTool(
     ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
     ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
     ...(opts.background ? { background: opts.background } : {}),
+    ...opts.io,
   };
 
   if (!tool) {

@@ -1,5 +1,6 @@
 // A running child as plain data (the state machine the UI rows and /cost read): what it is,
 // where it stands, what it has used. Transitions are pure functions; nothing hides in closures.
+import type { Todo } from '../plan/todos.js';
 import type { AgentDefinition } from './agents.js';
 
 export type ChildStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -23,12 +24,15 @@ export interface ChildState {
   endedAt?: number;
   /** Why it failed or was cancelled. */
   error?: string;
+  /** The child's own task list, as its last TodoWrite set it (shown under its row). */
+  todos?: readonly Todo[];
 }
 
 export type ChildUpdate =
   | { type: 'started'; sessionId: string; model: string; at: number }
   | { type: 'tool'; line: string }
   | { type: 'tokens'; tokens: number }
+  | { type: 'todos'; todos: readonly Todo[] }
   | { type: 'ended'; status: 'done' | 'failed' | 'cancelled'; at: number; error?: string };
 
 export function queuedChild(toolUseId: string, agent: AgentDefinition, description: string, at: number): ChildState {
@@ -43,6 +47,8 @@ export function nextChildState(s: ChildState, u: ChildUpdate): ChildState {
       return { ...s, toolCalls: s.toolCalls + 1, lastTool: u.line };
     case 'tokens':
       return { ...s, tokens: s.tokens + u.tokens };
+    case 'todos':
+      return { ...s, todos: u.todos };
     case 'ended':
       return { ...s, status: u.status, endedAt: u.at, ...(u.error !== undefined ? { error: u.error } : {}) };
   }

@@ -125,7 +125,12 @@ export interface TurnHost {
 }
 
 /** The person's answer to a plan. */
-export type PlanAnswer = { kind: 'approve'; mode: PermissionMode; plan: string } | { kind: 'revise'; note?: string } | { kind: 'unanswered' };
+export type PlanAnswer =
+  /** `edited`: the person changed the plan (in $EDITOR) before approving it; `plan` is theirs. */
+  | { kind: 'approve'; mode: PermissionMode; plan: string; edited?: boolean }
+  /** `plan`: the plan as the person edited it before sending it back. */
+  | { kind: 'revise'; note?: string; plan?: string }
+  | { kind: 'unanswered' };
 
 /** What a session lends a capability when it opens it. */
 export interface CapabilityHost {

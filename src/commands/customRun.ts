@@ -6,6 +6,7 @@
 import type { TurnResult } from '../agent/host.js';
 import type { Session } from '../session/session.js';
 import { InlineCommandRefused } from '../session/turnScope.js';
+import { withTypedCommand } from '../session/typedCommand.js';
 import { parseToolList } from '../tools/toolNames.js';
 import { inlineShell, substituteArgs, type CustomCommand } from './custom.js';
 import { isKnownModel } from './modelChoices.js';
@@ -34,7 +35,9 @@ export async function runCustom(session: Session, cmd: CustomCommand, args: stri
   const body = cmd.skill ? await skillPrompt(session, cmd.skill, args, parsed.entries.length > 0) : substituteArgs(cmd.body, args);
   if (model) session.setModel(model);
   try {
-    return await session.prompt(body, { allow: parsed.entries, expand: (shell) => inlineShell(body, shell) });
+    // the transcript shows the command as typed; the model gets the body after the tags that say so
+    const prompt = (text: string): string => withTypedCommand(cmd.name, args, text);
+    return await session.prompt(prompt(body), { allow: parsed.entries, expand: async (shell) => prompt(await inlineShell(body, shell)) });
   } catch (e) {
     if (e instanceof InlineCommandRefused)
       throw new CustomCommandError(`/${cmd.name}: ${cmd.skill ? e.message.replace('in the command', 'in the skill') : e.message}`);
@@ -58,7 +61,8 @@ async function skillPrompt(session: Session, s: NonNullable<CustomCommand['skill
   const commands = SkillCatalog.commandsOf(body);
   if (commands.length > 0 && !allowed && !(await s.mayRunCode(new AbortController().signal)))
     throw new CustomCommandError(
-      `/${skill.name}: ${skill.file} runs commands (${commands.map((c) => `!\`${c}\``).join(', ')}), and this project's skills are not approved to run code (the TUI asks; print mode needs --hooks-trust)`,
+      `/${skill.name}: ${skill.file} runs commands (${commands.map((c) => `!\`${c}\``).join(', ')}), ` +
+        `and this project's skills are not approved to run code (the TUI asks; print mode needs --hooks-trust)`,
     );
   return wrapSkill(skill, body);
 }

@@ -52,7 +52,9 @@ export function checkNpm(env: NodeJS.ProcessEnv): CheckResult {
 export function checkSqlite(): CheckResult {
   try {
     const p = probeSqlite(tmpdir());
-    const summary = `${p.package === 'better-sqlite3-13' ? 'better-sqlite3 (prebuilt)' : 'better-sqlite3'} ${p.version}, SQLite ${p.sqliteVersion}, FTS5 ${p.fts5 ? 'yes' : 'no'}, WAL ${p.wal ? 'yes' : 'no'}`;
+    const summary =
+      `${p.package === 'better-sqlite3-13' ? 'better-sqlite3 (prebuilt)' : 'better-sqlite3'} ${p.version}, SQLite ${p.sqliteVersion}, ` +
+      `FTS5 ${p.fts5 ? 'yes' : 'no'}, WAL ${p.wal ? 'yes' : 'no'}`;
     if (!p.fts5 || !p.wal)
       return { name: 'sqlite', status: 'fail', summary, details: ['agent needs FTS5 (searching the archive) and WAL journaling (sessions side by side)'] };
     return { name: 'sqlite', status: 'ok', summary };

@@ -37,8 +37,7 @@ export function ledgerFacts(input: LedgerInput): LedgerFacts {
     }
   }
   // the latest of the person's messages, when no later one stays in view
-  const all = input.messages.filter(isPersonMessage);
-  const latest = all[all.length - 1];
+  const latest = input.messages.findLast(isPersonMessage);
   return {
     modified,
     failures: [...failures.entries()].filter(([, f]) => f).map(([k]) => k),

@@ -17,21 +17,25 @@ export function isPersonMessage(m: Message): boolean {
   return m.role === 'user' && m.kind === 'normal' && !m.blocks.some((b) => b.type === 'tool_result') && personText(m) !== '';
 }
 
-export const personText = (m: Message): string =>
-  m.blocks
+export function personText(m: Message): string {
+  // the common shape, one text block, without the arrays (the ledger reads thousands of these)
+  const only = m.blocks.length === 1 ? m.blocks[0] : undefined;
+  if (only?.type === 'text') return only.text.trim();
+  return m.blocks
     .filter((b): b is TextBlock => b.type === 'text')
     .map((b) => b.text)
     .join('')
     .trim();
+}
 
 /** The first line of a text, cut to `max` characters ("…" when more follows). */
 export function oneLine(text: string, max = BRIEF_CHARS): string {
   const t = text.trimStart();
   const end = t.indexOf('\n');
-  const line = (end < 0 ? t : t.slice(0, end))
-    .slice(0, max * 2)
-    .replace(/\s+/g, ' ')
-    .trim();
+  let line = (end < 0 ? t : t.slice(0, end)).slice(0, max * 2);
+  // only runs of white space, or white space other than a space, need the replace (it allocates)
+  if (/[^\S ]| {2}/.test(line)) line = line.replace(/\s+/g, ' ');
+  line = line.trim();
   const more = end >= 0 && /\S/.test(t.slice(end));
   return line.length > max ? `${line.slice(0, max - 1)}…` : more ? `${line} …` : line;
 }
@@ -42,27 +46,45 @@ const pathOf = (input: Record<string, unknown>): string | undefined => {
 };
 
 const quote = (text: string): string =>
-  text
-    .split('\n')
-    .map((l) => (l ? `> ${l}` : '>'))
-    .join('\n');
+  text.includes('\n')
+    ? text
+        .split('\n')
+        .map((l) => (l ? `> ${l}` : '>'))
+        .join('\n')
+    : `> ${text}`;
 
-/** Tool calls and their results in log order. */
-function* toolPairs(messages: readonly Message[]): Generator<{ use: ToolUseBlock; result: ToolResultBlock; message: Message }> {
+type ToolPair = { use: ToolUseBlock; result: ToolResultBlock; message: Message };
+const pairsMemo = new WeakMap<readonly Message[], ToolPair[]>();
+
+/** Tool calls and their results in log order; found once per log however many sections read them. */
+function toolPairs(messages: readonly Message[]): ToolPair[] {
+  const memo = pairsMemo.get(messages);
+  if (memo) return memo;
   const uses = new Map<string, ToolUseBlock>();
+  const pairs: ToolPair[] = [];
   for (const m of messages) {
     for (const b of m.blocks) {
       if (b.type === 'tool_use') uses.set(b.id, b);
       else if (b.type === 'tool_result') {
         const use = uses.get(b.toolUseId);
-        if (use) yield { use, result: b, message: m };
+        if (use) pairs.push({ use, result: b, message: m });
       }
     }
   }
+  pairsMemo.set(messages, pairs);
+  return pairs;
 }
 
 /** The person's messages outside the kept part, oldest first. */
-export const personMessages = (input: LedgerInput): Message[] => input.messages.filter((m) => isPersonMessage(m) && !input.kept.has(m.id));
+export function personMessages(input: LedgerInput): Array<{ message: Message; text: string }> {
+  const out: Array<{ message: Message; text: string }> = [];
+  for (const m of input.messages) {
+    if (m.role !== 'user' || m.kind !== 'normal' || input.kept.has(m.id) || m.blocks.some((b) => b.type === 'tool_result')) continue;
+    const text = personText(m);
+    if (text !== '') out.push({ message: m, text });
+  }
+  return out;
+}
 
 export const wordsSection: LedgerSection = {
   id: 'words',
@@ -72,8 +94,7 @@ export const wordsSection: LedgerSection = {
   note: 'Every message the person typed in the archived part, oldest first, quoted exactly (a shortened one says where to read it whole):',
   derive(input) {
     const msgs = personMessages(input);
-    return msgs.map((m, i): LedgerItem => {
-      const text = personText(m);
+    return msgs.map(({ message: m, text }, i): LedgerItem => {
       return {
         text: `[${m.id}]\n${quote(text)}`,
         brief: `[${m.id}] ${oneLine(text)}`,

@@ -14,6 +14,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type CallToolResult,
+  type Progress,
   type Tool as SdkTool,
   type Transport,
 } from '@modelcontextprotocol/client';
@@ -188,12 +189,26 @@ export class McpConnection {
    * Calls a tool; throws on a protocol error, a timeout (message says so) or an abort, and
    * McpUnreachedError (the connection then lost) when the request did not reach the server.
    */
-  async call(name: string, args: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<McpCallResult> {
+  async call(name: string, args: Record<string, unknown>, timeoutMs: number, signal: AbortSignal, onProgress?: (text: string) => void): Promise<McpCallResult> {
     const client = this.client;
     if (!client || this.lostWhy !== undefined) throw new McpUnreachedError(this.lostWhy ?? 'not connected');
     const toolDefinition = this.tools.find((t) => t.name === name);
+    // with a listener the call carries a progress token: the server's notifications/progress come
+    // back as one line for the live view, rewritten in place (a carriage return, as a terminal's
+    // progress line), and each one restarts the timeout (the server is working) up to ten timeouts
+    let shown = false;
+    const progress = onProgress
+      ? {
+          onprogress: (p: Progress) => {
+            onProgress(`${shown ? '\r' : ''}${progressLine(p)}`);
+            shown = true;
+          },
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: timeoutMs * 10,
+        }
+      : {};
     try {
-      return await client.callTool({ name, arguments: args }, { timeout: timeoutMs, signal, ...(toolDefinition ? { toolDefinition } : {}) });
+      return await client.callTool({ name, arguments: args }, { timeout: timeoutMs, signal, ...progress, ...(toolDefinition ? { toolDefinition } : {}) });
     } catch (e) {
       if (signal.aborted) throw e;
       if (unreached(e)) {
@@ -271,4 +286,10 @@ export function errText(e: unknown): string {
     return cause instanceof Error && !e.message.includes(cause.message) ? `${e.message} (${cause.message})` : e.message;
   }
   return String(e);
+}
+
+/** A progress notification as one line: "progress 2/5: Indexing" (the total and message when the server gives them). */
+function progressLine(p: Progress): string {
+  const done = p.total !== undefined ? `${p.progress}/${p.total}` : `${p.progress}`;
+  return `progress ${done}${p.message ? `: ${p.message}` : ''}`;
 }

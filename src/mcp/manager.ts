@@ -299,7 +299,7 @@ Tools named mcp__<server>__<tool> come from MCP servers the user configured (${s
    * once and the call waits for that attempt (at most the tool's timeout); a request that did not
    * reach the server (refused, or its HTTP session gone) is sent again once after a reconnect.
    */
-  async call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput> {
+  async call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: (text: string) => void): Promise<ToolOutput> {
     const s = this.servers.get(server);
     const fail = (text: string): ToolOutput => ({ content: text, isError: true });
     if (!s) return fail(`MCP server "${server}" is not configured.`);
@@ -315,7 +315,7 @@ Tools named mcp__<server>__<tool> come from MCP servers the user configured (${s
         return fail(`MCP server "${server}" ${down}. The call was not made: try again shortly, or do without it.`);
       }
       try {
-        const result = await conn.call(tool, args, timeoutMs, signal);
+        const result = await conn.call(tool, args, timeoutMs, signal, onProgress);
         return await withPreparedImages(resultText(server, tool, result, s.entry.maxResultChars ?? this.deps.config.maxResultChars), tool);
       } catch (e) {
         if (signal.aborted) throw e;
@@ -327,7 +327,8 @@ Tools named mcp__<server>__<tool> come from MCP servers the user configured (${s
         }
         if (/timed? ?out/i.test(text))
           return fail(
-            `MCP server "${server}" tool "${tool}" timed out after ${fmtSeconds(timeoutMs)} (mcp.toolTimeoutMs); it may still be working on it. The session goes on: try another way or a smaller request.`,
+            `MCP server "${server}" tool "${tool}" timed out after ${fmtSeconds(timeoutMs)} (mcp.toolTimeoutMs); it may still be working on it. ` +
+              `The session goes on: try another way or a smaller request.`,
           );
         if (s.conn !== conn) return fail(`MCP server "${server}" stopped during the call (${s.retry?.why ?? text}). It is being reconnected.`);
         return fail(`MCP server "${server}" tool "${tool}" failed: ${text}`);

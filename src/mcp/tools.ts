@@ -51,7 +51,8 @@ export function sentSchema(schema: Record<string, unknown>): JsonSchema {
 }
 
 export interface ToolRunner {
-  call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
+  /** `onProgress`: the server's progress notifications for this call, one line each, as they come. */
+  call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: (text: string) => void): Promise<ToolOutput>;
 }
 
 export interface BuiltTools {
@@ -97,7 +98,7 @@ function mcpTool(server: string, t: McpTool, name: string, runner: ToolRunner, a
       const text = JSON.stringify(input) ?? '';
       return `${server}: ${t.name} ${text.length > 120 ? `${text.slice(0, 119)}…` : text}`;
     },
-    run: (input, ctx) => runner.call(server, t.name, input as Record<string, unknown>, ctx.signal),
+    run: (input, ctx) => runner.call(server, t.name, input as Record<string, unknown>, ctx.signal, ctx.onProgress),
   };
 }
 

@@ -36,13 +36,15 @@ export function createExitPlanModeTool(turn: TurnHost): Tool<ExitPlanModeInput> 
       const answer = await turn.askPlan(input.plan, ctx.toolUseId ?? '', ctx.signal);
       if (answer.kind === 'approve') {
         turn.setPermissionMode(answer.mode);
-        return { content: approvalResult(answer.plan, answer.mode), isError: false };
+        return { content: approvalResult(answer.plan, answer.mode, answer.edited), isError: false };
       }
-      if (answer.kind === 'revise')
+      if (answer.kind === 'revise') {
+        const edited = answer.plan ? `\n\nThe user edited the plan to this before sending it back; start from it:\n${answer.plan}` : '';
         return {
-          content: `The user did not approve the plan${answer.note ? ` and said: ${answer.note}` : '.'} Plan mode stays on: revise the plan and call ExitPlanMode again.`,
+          content: `The user did not approve the plan${answer.note ? ` and said: ${answer.note}` : '.'} Plan mode stays on: revise the plan and call ExitPlanMode again.${edited}`,
           isError: true,
         };
+      }
       return {
         content:
           'Nobody can approve a plan in non-interactive mode: the plan was printed for the user and the turn ends here. Plan mode stays on; ' +

@@ -17,9 +17,10 @@ export const isPlanModeNote = (text: string): boolean => text === planModeNote.t
 export const PLAN_APPROVED = 'The user approved the plan';
 export const PLAN_RULE = '\n\n--- approved plan ---\n';
 
-/** The result an approval gives the model: what to do now, then the plan as approved. */
-export function approvalResult(plan: string, mode: string): string {
-  return `${PLAN_APPROVED}; plan mode is off (permission mode: ${mode}). Carry it out now, step by step, tracking the steps with TodoWrite.${PLAN_RULE}${plan}`;
+/** The result an approval gives the model: what to do now, then the plan as approved (`edited`: the person changed it in their editor first). */
+export function approvalResult(plan: string, mode: string, edited = false): string {
+  const whose = edited ? ' after editing it: the plan below is their version, which replaces yours; follow it as written' : '';
+  return `${PLAN_APPROVED}${whose}; plan mode is off (permission mode: ${mode}). Carry it out now, step by step, tracking the steps with TodoWrite.${PLAN_RULE}${plan}`;
 }
 
 /** The plans a message presents (its ExitPlanMode calls): print mode prints them with the answer. */

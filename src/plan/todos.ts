@@ -95,3 +95,32 @@ export function todoProgress(todos: readonly Todo[]): string {
 
 /** Whether work is under way: some item neither completed nor cancelled (the list is shown above the prompt then). */
 export const todosOpen = (todos: readonly Todo[]): boolean => todos.some((t) => t.status !== 'completed' && t.status !== 'cancelled');
+
+/** What followTodos reads of a session's events (tool_start's input, tool_end's status). */
+export interface ToolEventLike {
+  type: string;
+  id?: unknown;
+  name?: unknown;
+  input?: unknown;
+  status?: unknown;
+}
+
+/**
+ * Follows a session's events as they come: `onChange` gets the list each TodoWrite sets once it
+ * succeeded (a sub-agent's own list under its row, print mode's todos event). A refused or
+ * failed call sets nothing, as in the log.
+ */
+export function followTodos(onChange: (todos: Todo[]) => void): (e: ToolEventLike) => void {
+  const started = new Map<string, Todo[]>();
+  return (e) => {
+    if (typeof e.id !== 'string') return;
+    if (e.type === 'tool_start' && e.name === TOOL.TodoWrite) {
+      const todos = readTodos(e.input);
+      if (todos) started.set(e.id, todos);
+    } else if (e.type === 'tool_end') {
+      const todos = started.get(e.id);
+      started.delete(e.id);
+      if (todos && e.status === 'done') onChange(todos);
+    }
+  };
+}

@@ -4,6 +4,7 @@ import type { Usage } from '../llm/messages.js';
 import { costBreakdown } from '../session/pricing.js';
 import type { SessionEvent } from '../session/protocol.js';
 import { claudeContent, claudeOutcome, claudeStopReason, claudeUsage } from './claudeShapes.js';
+import { PartialMessages } from './partialStream.js';
 
 // Print mode's `--output-format stream-json` and `json`: the session's events become Claude
 // Code's messages (system/init, assistant, user, system/compact_boundary, result). One stream
@@ -45,14 +46,21 @@ export class ClaudeStream {
   private apiMs = 0;
   private lastStop: string | null = null;
   private turns = 0;
+  private model = '';
+  /** --include-partial-messages: the replies as they stream (stream_event lines). */
+  private readonly partial: PartialMessages | undefined;
 
   /** write: where messages go (nothing for `json`, which prints only the result). */
   constructor(
     private readonly write: (msg: object) => void,
     private readonly sessionId: () => string,
-  ) {}
+    opts: { partialMessages?: boolean } = {},
+  ) {
+    this.partial = opts.partialMessages ? new PartialMessages(write, sessionId, () => this.model) : undefined;
+  }
 
   init(f: InitFacts): void {
+    this.model = f.model;
     this.write({
       type: 'system',
       subtype: 'init',
@@ -81,6 +89,7 @@ export class ClaudeStream {
 
   event(e: SessionEvent): void {
     const common = () => ({ parent_tool_use_id: null, session_id: this.sessionId(), uuid: randomUUID() });
+    const streamedId = this.partial?.event(e, e.type === 'message' && e.message.interrupted ? null : this.lastStop);
     switch (e.type) {
       case 'request_start':
         this.requestAt = Date.now();
@@ -104,7 +113,8 @@ export class ClaudeStream {
           this.write({
             type: 'assistant',
             message: {
-              id: m.id,
+              // the id its stream events carried, when they went out
+              id: streamedId ?? m.id,
               type: 'message',
               role: 'assistant',
               model: m.model ?? '',

@@ -36,9 +36,25 @@ export function exitCodeOf(signal: NodeJS.Signals): number {
 
 export type Shutdown = (signal: NodeJS.Signals) => Promise<void> | void;
 
+let sigintHeld = 0;
+
+/**
+ * While the person's editor has the terminal (a plan opened in $EDITOR), a SIGINT is the Ctrl+C
+ * of the editor, which shares the terminal's process group, not the program's end (git does the
+ * same). `true` holds it; `false` lets go, after a moment: the signal is handled once the editor
+ * has exited.
+ */
+export function holdSigint(held: boolean): void {
+  if (held) sigintHeld++;
+  else setTimeout(() => sigintHeld--, 250).unref();
+}
+
 /** Ends the program on these signals as described above; returns the function that removes the handlers. */
 export function onTerminatingSignals(signals: readonly NodeJS.Signals[], shutdown: Shutdown): () => void {
-  const handler = (signal: NodeJS.Signals): void => void terminate(signal, shutdown);
+  const handler = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGINT' && sigintHeld > 0) return;
+    void terminate(signal, shutdown);
+  };
   for (const s of signals) process.on(s, handler);
   return () => {
     for (const s of signals) process.off(s, handler);

@@ -13,6 +13,7 @@ import { emptyUsage, textOf, totalInputTokens, type Message, type Usage } from '
 import type { ParentLink, SessionInfo, Store } from '../store/index.js';
 import { collectToolCalls, messageText, speakerOf, type TextStyle } from '../llm/messageText.js';
 import { readState } from './state.js';
+import { followTodos } from '../plan/todos.js';
 import type { ApprovalDecision, Approver, PermissionPolicy } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
 import type { Effort, Provider } from '../llm/provider.js';
@@ -153,7 +154,10 @@ export class Subagents implements SubagentHost {
     update({ type: 'started', sessionId: child.id, model: config.model.name, at: Date.now() });
     let providerError = '';
     let overLimit = '';
+    // the child's TodoWrite sets the child's list (its own log), shown under its row in the parent
+    const todos = followTodos((list) => update({ type: 'todos', todos: list }));
     const off = child.on((e) => {
+      todos(e);
       if (e.type === 'tool_start') update({ type: 'tool', line: `${e.name} ${e.summary}`.trim() });
       else if (e.type === 'error') providerError = e.message;
       else if (e.type === 'usage') {

@@ -17,6 +17,7 @@ import { isPlanModeNote } from '../plan/plans.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
+import { typedCommand } from './typedCommand.js';
 import { estimateTokens, fullOutputOf, spillHandleOf, spillPreview } from '../tools/spill.js';
 import type { AnyTool, SpillSink, ToolOutput } from '../tools/types.js';
 import { TOOL } from '../tools/toolNames.js';
@@ -72,7 +73,9 @@ export function findMentions(text: string): string[] {
 /** What the person typed of a prompt: its text without the blocks added to it (@attachments, hooks' context). */
 export const typedText = (m: Message): string =>
   m.blocks
-    .flatMap((b) => (b.type === 'text' && attachmentLabel(b.text) === undefined && !isHookContext(b.text) && !isPlanModeNote(b.text) ? [b.text] : []))
+    .flatMap((b) =>
+      b.type === 'text' && attachmentLabel(b.text) === undefined && !isHookContext(b.text) && !isPlanModeNote(b.text) ? [typedCommand(b.text) ?? b.text] : [],
+    )
     .join('\n')
     .trim();
 

@@ -38,7 +38,6 @@ import { turnHost } from './skillHost.js';
 import { readState, stateMeta, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { TurnSnapshots } from './turnSnapshots.js';
-
 export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
@@ -308,13 +307,10 @@ export class Session extends SessionEvents {
   /** What /context breaks down: the parts of the next request. The tokenizer is loaded first. */
   async contextParts(): Promise<{ counter: TokenCounter; system: string; tools: ToolSpec[]; history: readonly Message[]; usage: ContextUsageView }> {
     await this.deps.counter.load();
-    return {
-      counter: this.deps.counter,
-      system: this.context.systemPrompt,
-      tools: [...this.context.tools],
-      history: this.log.messages(),
-      usage: this.contextUsage(),
-    };
+    // counted exactly now: the gauge, which showed the cheap upper bound until then, shows what /context shows
+    const usage = this.contextUsage();
+    this.emit({ type: 'context', usage });
+    return { counter: this.deps.counter, system: this.context.systemPrompt, tools: [...this.context.tools], history: this.log.messages(), usage };
   }
 
   /** The agents the Task tool offers (/agents), what each sub-agent used (/cost; in usageByModel too), a child's transcript (Ctrl+O). */
@@ -380,6 +376,7 @@ export class Session extends SessionEvents {
       cacheKey: cacheKeyOf(this.id, this.deps.child),
       files: this.files,
       beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
+      ...(this.deps.io ? { io: this.deps.io } : {}),
       ...this.caps.loopOption(),
     };
   }

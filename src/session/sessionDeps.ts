@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import type { Provider } from '../llm/provider.js';
 import type { Store } from '../store/index.js';
 import type { Approver } from '../tools/permissions.js';
-import type { AnyTool } from '../tools/types.js';
+import type { AnyTool, ToolIo } from '../tools/types.js';
 import type { ChildSpec } from './children.js';
 import type { SkillCatalog } from '../skills/catalog.js';
 
@@ -29,4 +29,6 @@ export interface SessionDeps {
   child?: Pick<ChildSpec, 'role' | 'parent' | 'depth' | 'permissions' | 'title' | 'toolNames' | 'handBackground'>;
   /** The skills in force (src/skills): their listing in the system prompt, the nested ones reached, re-attached after compaction. */
   skills?: SkillCatalog;
+  /** The front end's file access and terminal for the tools (an ACP editor's); absent: the local disk and processes. */
+  io?: ToolIo;
 }

@@ -168,7 +168,8 @@ export class SessionLog implements Saving {
         this.saveFailing = true;
         this.deps.notice(
           'error',
-          `Could not save to ${this.deps.dbPath}: ${(e as Error).message.replace(/\.$/, '')}. The session goes on in memory and saving is retried with every message; nothing has been lost yet, but it will be if you quit before the disk recovers.`,
+          `Could not save to ${this.deps.dbPath}: ${(e as Error).message.replace(/\.$/, '')}. The session goes on in memory and saving is retried with every message; ` +
+            `nothing has been lost yet, but it will be if you quit before the disk recovers.`,
         );
       }
       return false;

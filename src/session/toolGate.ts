@@ -56,8 +56,10 @@ export class ToolGate {
       return started === 'acceptEdits' || started === 'allow' ? { kind: 'approve', mode: started, plan } : { kind: 'unanswered' };
     }
     const answer = await this.approver({ toolName: TOOL.ExitPlanMode, toolUseId, input: { plan }, summary: plan, plan }, signal);
-    if (answer.kind === 'deny') return answer.note ? { kind: 'revise', note: answer.note } : { kind: 'revise' };
-    return { kind: 'approve', mode: answer.kind === 'accept_edits' ? 'acceptEdits' : 'ask', plan };
+    // the plan as the person edited it in $EDITOR, when they changed it
+    const edited = 'plan' in answer && answer.plan !== undefined && answer.plan.trim() !== plan.trim() ? answer.plan : undefined;
+    if (answer.kind === 'deny') return { kind: 'revise', ...(answer.note ? { note: answer.note } : {}), ...(edited ? { plan: edited } : {}) };
+    return { kind: 'approve', mode: answer.kind === 'accept_edits' ? 'acceptEdits' : 'ask', plan: edited ?? plan, ...(edited ? { edited: true } : {}) };
   }
 
   async authorize(call: GateCall, signal: AbortSignal, preapproved = false): Promise<Authorization> {

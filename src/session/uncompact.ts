@@ -92,7 +92,9 @@ export async function planUncompact(
     if (problems.length > 0) {
       return {
         ok: false,
-        message: `Undoing compaction ${target.index} (${target.id}) would leave a history the provider refuses (${problems[0]}); nothing was changed. /uncompact ${target.index} newest <count> brings back part of it; /history and Recall find all of it.`,
+        message:
+          `Undoing compaction ${target.index} (${target.id}) would leave a history the provider refuses (${problems[0]}); nothing was changed. ` +
+          `/uncompact ${target.index} newest <count> brings back part of it; /history and Recall find all of it.`,
       };
     }
     const tokens = await deps.tokensWith(after);

@@ -15,7 +15,8 @@ export class SkillUseError extends Error {
 
 /** The note that stands for a second copy of a skill already in the conversation. */
 export const alreadyLoaded = (skill: Skill, args: string): string =>
-  `The skill "${skill.name}" is already loaded in this conversation (look for <skill name="${skill.name}"> above; its folder is ${skill.dir}). Follow it${args.trim() ? ` with the arguments: ${args.trim()}` : ''}.`;
+  `The skill "${skill.name}" is already loaded in this conversation (look for <skill name="${skill.name}"> above; its folder is ${skill.dir}). ` +
+  `Follow it${args.trim() ? ` with the arguments: ${args.trim()}` : ''}.`;
 
 /**
  * The text a use of the skill puts in the conversation, having let its allowed-tools through
@@ -35,7 +36,8 @@ export async function applySkill(
   const code = commands.length > 0 || (skill.allowedTools?.length ?? 0) > 0 ? await host.catalog.mayRunCode(skill, signal) : true;
   if (commands.length > 0 && !code)
     throw new SkillUseError(
-      `the skill "${skill.name}" (${skill.file}) runs commands (${commands.map((c) => `!\`${c}\``).join(', ')}), and this project's skills have not been approved to run code (the TUI asks; print mode needs --hooks-trust)`,
+      `the skill "${skill.name}" (${skill.file}) runs commands (${commands.map((c) => `!\`${c}\``).join(', ')}), ` +
+        `and this project's skills have not been approved to run code (the TUI asks; print mode needs --hooks-trust)`,
     );
   const allowed: string[] = [];
   if (skill.allowedTools?.length && code) {

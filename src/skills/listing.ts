@@ -3,6 +3,8 @@
 // budget of about 2% of the context window as Codex does. Byte-stable: sorted by name, the same
 // catalog and window give the same bytes. A skill with disable-model-invocation is left out.
 import type { Skill } from './skillFile.js';
+import { promptText } from '../promptText.js';
+import LISTING from './listing.md';
 
 /** The listing's share of the context window, in tokens. */
 export const LISTING_SHARE = 0.02;
@@ -13,8 +15,7 @@ const MAX_DESCRIPTION = 250;
 /** Below this a description says too little to choose by: names alone are listed instead. */
 const MIN_DESCRIPTION = 60;
 
-export const LISTING_HEADER = `# Skills
-Skills are folders of instructions, with scripts and references beside them, for particular tasks. When a task matches a skill's description, load it first with the Skill tool ({"skill": "<name>", "args": "<arguments, if any>"}); its instructions come back as the result, with its folder. Files in a skill's folder can be read with FileRead and its scripts run with Bash from there. A skill already loaded in this conversation need not be loaded again.`;
+export const LISTING_HEADER = promptText(LISTING);
 
 /** The listing's budget in characters for a context window of `window` tokens. */
 export const listingBudget = (window: number): number => Math.floor(window * LISTING_SHARE * CHARS_PER_TOKEN);

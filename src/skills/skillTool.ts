@@ -13,6 +13,8 @@ import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
 import type { SkillCatalog } from './catalog.js';
 import { SkillUseError, applySkill } from './host.js';
 import type { SkillHost } from './types.js';
+import { promptText } from '../promptText.js';
+import DESCRIPTION from './skillTool.md';
 
 const SkillInputSchema = z.object({
   skill: z.string().check(z.minLength(1), z.describe('The name of the skill, as the Skills section of the system prompt lists it.')),
@@ -25,8 +27,7 @@ export function createSkillTool(host: SkillHost, subagents: () => SubagentHost |
   const inputSchema = toInputSchema(SkillInputSchema);
   return {
     name: TOOL.Skill,
-    description:
-      'Loads a skill: a folder of instructions (and scripts, references) for a particular kind of task, listed by name and description in the Skills section of the system prompt. When a task matches a skill, load it before starting: its instructions come back as the result, with the folder its files are in. Do not load a skill that is already loaded in this conversation.',
+    description: promptText(DESCRIPTION),
     inputSchema,
     // a skill's instructions hold for the rest of the session: never cleared by micro compaction
     kind: 'read',

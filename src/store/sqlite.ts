@@ -126,7 +126,8 @@ export function explainLoadFailure(failures: readonly LoadFailure[], ctx: Explai
   }
   if (ctx.major >= PREBUILT_FROM_NODE) {
     return (
-      `${head} Reinstall with \`npm install -g ${ctx.name}\`: on Node.js ${PREBUILT_FROM_NODE} and later it brings a prebuilt SQLite for Linux, macOS and Windows (x64 and arm64) that needs no install script. ` +
+      `${head} Reinstall with \`npm install -g ${ctx.name}\`: on Node.js ${PREBUILT_FROM_NODE} and later it brings a prebuilt SQLite for Linux, macOS and Windows (x64 and arm64) ` +
+      `that needs no install script. ` +
       `If that one is still missing (optional dependencies left out, or no prebuilt binary for ${ctx.platform}), let better-sqlite3 12 compile instead: install ${TOOLCHAIN} and run ` +
       `\`npm install -g ${ctx.name} --allow-scripts=better-sqlite3\` (npm 12 runs no dependency's install script unless allowed). \`agent doctor\` checks the rest of the set-up.`
     );

@@ -2,10 +2,12 @@ import * as z from 'zod/mini';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
 import { fmtDuration, fmtInt } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
-import { BashRun } from './bashRun.js';
+import { BashRun, type Exited, type StopReason } from './bashRun.js';
 import { defaultShell } from './shell.js';
-import { fullOutputOf, type FullOutput } from './spill.js';
-import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { ARCHIVE_CAP_CHARS, FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
+import { TerminalText } from './terminalText.js';
+import { HeadTailBuffer } from './truncate.js';
+import type { CommandTerminal, Tool, ToolContext, ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './bash.md';
 import { TOOL } from './toolNames.js';
@@ -93,6 +95,8 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     if (refused !== undefined) return { content: `Not started: ${refused}.`, isError: true };
   }
   const timeoutMs = Math.min(input.timeout ?? opts.timeoutMs, opts.maxTimeoutMs);
+  // a front end's terminal (an editor's) runs foreground commands; the background ones stay here, where they are tracked
+  if (ctx.terminal && !input.run_in_background) return runInTerminal(ctx.terminal, input, ctx, opts, timeoutMs);
   const shell = opts.shell ?? defaultShell();
 
   // The outer shell only redirects stderr into stdout and execs the real one, so both
@@ -169,8 +173,39 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
       isError: false,
     };
   }
-  const exit = await run.ended;
+  return commandResult({ buffer, whole, exit: await run.ended, stopReason, timeoutMs });
+}
 
+/** A foreground command in the terminal a front end lent (an editor's): it shows there live; the model gets the same result as from a local run. */
+async function runInTerminal(terminal: CommandTerminal, input: BashInput, ctx: ToolContext, opts: BashOptions, timeoutMs: number): Promise<ToolOutput> {
+  const r = await terminal.run({
+    command: input.command,
+    shell: opts.shell ?? defaultShell(),
+    cwd: ctx.cwd,
+    toolUseId: ctx.toolUseId,
+    outputByteLimit: ARCHIVE_CAP_CHARS,
+    timeoutMs,
+    signal: ctx.signal,
+  });
+  if (r.error !== undefined) return { content: `Could not run the command: ${r.error}`, isError: true };
+  const cleaner = new TerminalText();
+  const text = `${r.truncated ? '[the terminal dropped the earliest output]\n' : ''}${cleaner.push(r.output)}${cleaner.flush()}`;
+  const buffer = new HeadTailBuffer(opts.maxOutputChars);
+  const whole = new FullOutputBuffer();
+  buffer.push(text);
+  whole.push(text);
+  return commandResult({ buffer, whole, exit: r.exit, stopReason: r.stopped, timeoutMs });
+}
+
+/** What the model reads of a command that ended in the foreground: its output (head and tail), and how it ended. */
+function commandResult(r: {
+  buffer: HeadTailBuffer;
+  whole: FullOutputBuffer;
+  exit: Exited;
+  stopReason: StopReason | undefined;
+  timeoutMs: number;
+}): ToolOutput {
+  const { buffer, whole, exit, stopReason, timeoutMs } = r;
   const cut = buffer.result();
   const body = cut.text.replace(/\s+$/, '');
   // the whole output with the same words around it, only when the head-and-tail cut left something out

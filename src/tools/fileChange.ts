@@ -1,10 +1,11 @@
 // What Edit and Write share: loading the file as the model knows it (refusals for what must
 // not be changed), checking the session has read it and it has not changed since, and
 // writing the new text back in the file's own format.
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { computeDiff, diffStat, formatUnified, type FileDiff } from './fileDiff.js';
+import { localFiles, seenState } from './fileAccess.js';
 import { contentHash } from './fileTracker.js';
 import { fmtBytes } from './format.js';
 import { describeFsError, errnoCode, similarNames } from './fsErrors.js';
@@ -57,7 +58,8 @@ export async function loadForChange(path: string, ctx: ToolContext, opts: { must
     return no(`${shown} is ${fmtBytes(st.size)}, more than ${opts.tool} changes (${fmtBytes(MAX_EDIT_BYTES)}); change it with a script through Bash instead.`);
   let bytes: Buffer;
   try {
-    bytes = await readFile(abs);
+    // the content as the person sees it: the disk's, or an editor's buffer with its unsaved changes
+    bytes = await (ctx.fileAccess ?? localFiles).read(abs);
   } catch (e) {
     return no(`${describeFsError(e, shown)}; the file was not changed.`);
   }
@@ -99,9 +101,10 @@ export function plan(file: LoadedFile, after: string, headline: (diff: FileDiff)
  */
 export async function commit(change: PlannedChange, ctx: ToolContext): Promise<ToolOutput> {
   const { abs, shown, existing } = change.file;
+  const access = ctx.fileAccess ?? localFiles;
   let current: Buffer | undefined;
   try {
-    current = await readFile(abs);
+    current = await access.read(abs);
   } catch (e) {
     if (errnoCode(e) !== 'ENOENT') return fail(`${describeFsError(e, shown)}; the file was not changed.`);
   }
@@ -115,9 +118,9 @@ export async function commit(change: PlannedChange, ctx: ToolContext): Promise<T
     await ctx.beforeFileChange?.(abs, existing?.bytes, existing?.stat.mode);
     if (!existing) await mkdir(dirname(abs), { recursive: true });
     // written in place: the inode keeps its mode bits, owner and hard links (a symlink stays one)
-    await writeFile(abs, bytes);
-    const after = await stat(abs);
-    ctx.files?.record(abs, after, bytes);
+    await access.write(abs, bytes);
+    // an editor's buffer may not be saved yet: what was written is its content, not the disk's state
+    ctx.files?.record(abs, access.buffered ? seenState(access, { mtimeMs: -1, size: bytes.length }, bytes) : await stat(abs), bytes);
   } catch (e) {
     return fail(`${describeFsError(e, shown)}; the change could not be written.`);
   }

@@ -1,10 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import type { Stats } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { describeBinary, readHead, sniff } from './binary.js';
 import { fmtBytes, fmtInt } from './format.js';
+import { localFiles, seenState } from './fileAccess.js';
 import { describeFsError, errnoCode, similarNames } from './fsErrors.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { ReadRows } from './readRows.js';
@@ -34,8 +35,6 @@ const FileReadInput = z.object({
   limit: z.optional(z.int().check(z.minimum(1))).check(z.describe('Number of lines to read. Default 2000.')),
 });
 export type FileReadInput = z.infer<typeof FileReadInput>;
-
-const CHUNK = 64 * 1024;
 
 export function createFileReadTool(options: FileReadOptions = {}): Tool<FileReadInput> {
   const o = { ...DEFAULTS, ...options };
@@ -126,18 +125,14 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
     rows.add(lineNo, cut.text, cut.truncated, foreign);
   };
 
-  let fh;
+  // the content comes through the session's file port: the disk, or an editor's buffer (unsaved changes included)
+  const access = ctx.fileAccess ?? localFiles;
+  const whole: Buffer[] = [];
   try {
-    fh = await open(abs, 'r');
-  } catch (e) {
-    return fail(describeFsError(e, shown));
-  }
-  try {
-    const buf = Buffer.alloc(CHUNK);
-    for (;;) {
+    for await (const buf of access.chunks(abs)) {
       if (ctx.signal.aborted) return fail(`Interrupted while reading ${shown}.`);
-      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
-      if (bytesRead === 0) break;
+      if (access.buffered) whole.push(buf);
+      const bytesRead = buf.length;
       let pos = 0;
       while (pos < bytesRead) {
         const nl = buf.indexOf(10, pos);
@@ -161,13 +156,14 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
     }
   } catch (e) {
     return fail(describeFsError(e, shown));
-  } finally {
-    await fh.close();
   }
   // a last line without a trailing newline
   if (pendingLine) finishLine();
-  // the version the model has now seen: Edit and Write check against it
-  ctx.files?.record(abs, seen);
+  // the version the model has now seen: Edit and Write check against it (a buffer's by its content)
+  if (access.buffered) {
+    const content = Buffer.concat(whole);
+    ctx.files?.record(abs, seenState(access, seen, content), content);
+  } else ctx.files?.record(abs, seen);
   const total = pendingLine ? lineNo : lineNo - 1;
   // (files in /proc report size 0 but have content, so emptiness is known only now)
   return rows.result(shown, total);

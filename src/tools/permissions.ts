@@ -36,13 +36,14 @@ export interface ApprovalRequest {
 }
 
 export type ApprovalDecision =
-  | { kind: 'allow_once' }
+  /** `plan`: ExitPlanMode's plan as the person edited it (in $EDITOR) before answering. */
+  | { kind: 'allow_once'; plan?: string }
   | { kind: 'allow_prefix'; prefix: string }
   | { kind: 'allow_tool' }
   /** Apply, and let edits run without asking for the rest of the session (mode acceptEdits). */
-  | { kind: 'accept_edits' }
+  | { kind: 'accept_edits'; plan?: string }
   /** `stop`: deny and end the turn (the model does not carry on). */
-  | { kind: 'deny'; note?: string; stop?: boolean };
+  | { kind: 'deny'; note?: string; stop?: boolean; plan?: string };
 
 /** Asks the person; the TUI renders it. Print mode has none: what needs approval is refused. */
 export type Approver = (req: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;

@@ -87,5 +87,8 @@ function foreignNote(lines: readonly number[]): string {
       : n <= 5
         ? `Lines ${lines.slice(0, -1).map(fmtInt).join(', ')} and ${fmtInt(lines[n - 1]!)} are`
         : `${fmtInt(n)} lines (${lines.slice(0, 3).map(fmtInt).join(', ')} …) are`;
-  return `(${named} not valid UTF-8 (Latin-1 or Windows-1252?) and ${n === 1 ? 'is' : 'are'} shown decoded as Windows-1252. Edit and Write refuse this file: they keep a file's bytes as they are. Convert it with Bash (iconv -f WINDOWS-1252 -t UTF-8) to edit it.)`;
+  return (
+    `(${named} not valid UTF-8 (Latin-1 or Windows-1252?) and ${n === 1 ? 'is' : 'are'} shown decoded as Windows-1252. ` +
+    `Edit and Write refuse this file: they keep a file's bytes as they are. Convert it with Bash (iconv -f WINDOWS-1252 -t UTF-8) to edit it.)`
+  );
 }

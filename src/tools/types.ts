@@ -1,4 +1,5 @@
 import type { JsonSchema, ToolSpec } from '../llm/provider.js';
+import type { FileAccess } from './fileAccess.js';
 import type { FileDiff } from './fileDiff.js';
 import type { FileTracker } from './fileTracker.js';
 import type { ToolKind, ToolTraits } from './kinds.js';
@@ -55,6 +56,34 @@ export interface RecallHit {
 export interface CommandExit {
   code: number | null;
   signal: NodeJS.Signals | null;
+}
+
+/** A terminal a front end lends for Bash's foreground commands (ACP's terminal/*): it runs one command and tells how it ended. */
+export interface CommandTerminal {
+  run(req: {
+    command: string;
+    /** The shell that runs it (`shell -c command`). */
+    shell: string;
+    cwd: string;
+    /** The call the terminal belongs to: the front end shows it live there. */
+    toolUseId: string | undefined;
+    /** Bytes of output kept (the terminal drops the oldest beyond it). */
+    outputByteLimit: number;
+    timeoutMs: number;
+    /** Aborted: the command is killed. */
+    signal: AbortSignal;
+  }): Promise<TerminalRun>;
+}
+
+/** How a command in a lent terminal ended: its output (raw terminal text), and why it was stopped if it was. */
+export interface TerminalRun {
+  output: string;
+  /** The terminal dropped the beginning (past outputByteLimit). */
+  truncated: boolean;
+  exit: CommandExit;
+  stopped?: 'timeout' | 'interrupted';
+  /** It could not be run at all (the front end refused it). */
+  error?: string;
 }
 
 /** A running command handed to the background (Bash run_in_background, or a foreground command past its timeout). */
@@ -120,9 +149,16 @@ export interface ToolContext {
   files?: FileTracker;
   /** Runs before a tool changes a file, with its prior bytes (undefined: it did not exist) and mode: the session snapshots it. */
   beforeFileChange?: (abs: string, prior: Buffer | undefined, mode: number | undefined) => Promise<void> | void;
+  /** Where FileRead, Edit and Write read and write (absent: the local disk); an editor's buffers under ACP. */
+  fileAccess?: FileAccess;
+  /** Where Bash runs a foreground command when not as a child of this process (an editor's terminal, shown live there). */
+  terminal?: CommandTerminal;
   /** The session's background commands (Bash run_in_background, timeouts that move a command there, Recall of their output). */
   background?: BackgroundShells;
 }
+
+/** Where the tools reach files and run commands when a front end lends its own (an ACP editor's buffers and terminals). */
+export type ToolIo = Pick<ToolContext, 'fileAccess' | 'terminal'>;
 
 /** What an edit tool would change (shown in the approval prompt before it runs), or why it is refused. */
 export type Preview = { ok: true; change: { file: { abs: string }; diff: FileDiff } } | { ok: false; output: ToolOutput };

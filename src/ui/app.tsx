@@ -2,9 +2,10 @@
 // or an overlay (permission prompt, session picker, /history browser) and the status line. It holds no business
 // logic: it renders what the UiController reports and forwards what the person does.
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Box, render, Static, Text, useApp, useInput, useStdout } from 'ink';
+import { Box, render, Static, Text, useApp, useInput, useStdin, useStdout } from 'ink';
 import type { Key } from 'ink';
-import { approvalKey } from './approval.js';
+import { afterEditing, approvalKey, type ApprovalView } from './approval.js';
+import { editInEditor } from './external-editor.js';
 import { ApprovalPrompt, diffLinesFor, diffRowsFor } from './components/ApprovalPrompt.js';
 import { TaskList } from './components/TaskList.js';
 import { RewindPicker } from './components/RewindPicker.js';
@@ -58,7 +59,8 @@ export interface AppProps {
 
 export function App({ controller, openPicker = false, theme = colorTheme, printAhead }: AppProps) {
   const app = useApp();
-  const { write } = useStdout();
+  const { write, stdout } = useStdout();
+  const { stdin } = useStdin();
   const size = useTerminalSizeSource();
   const [store] = useState(() => {
     const s = new UiStore(controller);
@@ -137,6 +139,17 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
 
   // the /tasks panel follows the commands as they start and end (the footer's count says when)
   useEffect(() => store.taskPanel.refresh(), [store, status.session.background]);
+  // a plan opened in the person's editor: the terminal is theirs until it exits, then the screen is drawn again and the plan asked anew
+  const editPlan = useCallback(
+    (view: ApprovalView) => {
+      const next = afterEditing(view, editInEditor(view.request.plan ?? '', 'plan.md', { stdin, stdout, env: controller.editorEnv?.() ?? process.env }));
+      if (next.edited && next.detailAbove)
+        store.append({ kind: 'approval_detail', id: `plan-${Date.now()}`, toolName: view.request.toolName, summary: next.request.summary });
+      store.updateApproval(next);
+      redraw();
+    },
+    [stdin, stdout, controller, store, redraw],
+  );
 
   const lastCtrlC = useRef(0);
   const onKey = useCallback(
@@ -180,6 +193,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
         // Ctrl-O: the whole diff printed above the prompt, to read before answering
         if (key.ctrl && input === 'o' && approval.request.diff) return store.showApprovalDiff(approval);
         const r = approvalKey(approval, input, key, diffRowsFor(size.rows), approval.request.diff ? diffLinesFor(approval, size.columns, theme).length : 0);
+        if (r.edit) return editPlan(r.view);
         return r.decision ? store.respondToApproval(r.decision) : store.updateApproval(r.view);
       }
       const rewinding = store.rewind.get();
@@ -271,7 +285,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
       }
       prompt.handleKey(input, key);
     },
-    [store, prompt, controller, exit, redraw, size.rows, size.columns, theme],
+    [store, prompt, controller, exit, redraw, editPlan, size.rows, size.columns, theme],
   );
   useInput(onKey);
 

@@ -24,6 +24,10 @@ export interface ApprovalView extends PendingApproval {
   scroll: number;
   /** The diff as numbered rows (computed once). */
   diffRows: NumberedDiffLine[];
+  /** A plan the person changed in their editor: the answer carries it (request.plan holds it). */
+  edited?: boolean;
+  /** What came of the last trip to the editor ("could not start …"), shown in the box. */
+  editorNote?: string;
 }
 
 /** Commands longer than this (lines) are printed in full into the transcript and previewed in the prompt. */
@@ -32,8 +36,8 @@ export const LONG_COMMAND_LINES = 12;
 export const isLongCommand = (summary: string): boolean => summary.split('\n').length > LONG_COMMAND_LINES;
 
 export interface ApprovalOption {
-  /** `skip`: a project's code is not run (a denial without a note to the model: there is none). */
-  kind: 'once' | 'session' | 'accept_edits' | 'deny' | 'stop' | 'skip';
+  /** `skip`: a project's code is not run (a denial without a note to the model: there is none). `edit`: a plan opened in $EDITOR, then asked again. */
+  kind: 'once' | 'session' | 'accept_edits' | 'deny' | 'stop' | 'skip' | 'edit';
   label: string;
 }
 
@@ -59,6 +63,7 @@ export function approvalOptions(req: ApprovalRequest): ApprovalOption[] {
       { kind: 'once', label: 'Approve the plan; edits and commands still ask' },
       { kind: 'accept_edits', label: 'Approve the plan, and accept edits for the rest of the session' },
       { kind: 'deny', label: 'Keep planning, and tell the model what to change' },
+      { kind: 'edit', label: 'Open the plan in your editor first ($VISUAL, $EDITOR or vi), then choose' },
     ];
   const options: ApprovalOption[] = [{ kind: 'once', label: req.diff ? 'Apply once' : 'Allow once' }];
   if (req.diff) {
@@ -86,21 +91,35 @@ export const newApprovalView = (p: PendingApproval): ApprovalView => ({
   diffRows: p.request.diff ? numberedLines(p.request.diff) : [],
 });
 
-function decisionFor(view: ApprovalView, kind: ApprovalOption['kind']): ApprovalDecision {
-  if (kind === 'once') return { kind: 'allow_once' };
+function decisionFor(view: ApprovalView, kind: Exclude<ApprovalOption['kind'], 'edit'>): ApprovalDecision {
+  // a plan the person edited goes with their answer
+  const plan = view.edited && view.request.plan !== undefined ? { plan: view.request.plan } : {};
+  if (kind === 'once') return { kind: 'allow_once', ...plan };
   if (kind === 'skip') return { kind: 'deny' };
-  if (kind === 'accept_edits') return { kind: 'accept_edits' };
+  if (kind === 'accept_edits') return { kind: 'accept_edits', ...plan };
   if (kind === 'session') {
     const prefix = view.request.suggestedPrefix;
     return prefix ? { kind: 'allow_prefix', prefix } : { kind: 'allow_tool' };
   }
   const note = view.note.trim();
-  return { kind: 'deny', ...(note ? { note } : {}), ...(kind === 'stop' ? { stop: true } : {}) };
+  return { kind: 'deny', ...(note ? { note } : {}), ...(kind === 'stop' ? { stop: true } : {}), ...plan };
 }
 
 export interface ApprovalKeyResult {
   view: ApprovalView;
   decision?: ApprovalDecision;
+  /** The plan is to be opened in the person's editor (the app hands the terminal over), then asked again. */
+  edit?: true;
+}
+
+/** The approval asked again with the plan as the person edited it (`text`), or with what kept the editor from it (`note`). */
+export function afterEditing(view: ApprovalView, outcome: { text: string } | { note: string }): ApprovalView {
+  if ('note' in outcome) return { ...view, editorNote: outcome.note };
+  const text = outcome.text.trim();
+  if (text === '') return { ...view, editorNote: 'The edited plan was empty: the plan is as it was.' };
+  if (text === (view.request.plan ?? '').trim()) return { ...view, editorNote: 'The plan is unchanged.' };
+  const request = { ...view.request, plan: text, summary: text };
+  return { ...view, request, edited: true, selected: 0, editorNote: 'Your edited plan: approve it, or send it back.' };
 }
 
 /**
@@ -116,6 +135,7 @@ export function approvalKey(view: ApprovalView, input: string, key: Key, diffRow
   const onDeny = current?.kind === 'deny' || current?.kind === 'stop';
   if (key.return) {
     if (view.stray !== '') return { view: { ...view, stray: '' } };
+    if (current?.kind === 'edit') return { view, edit: true };
     return { view, decision: decisionFor(view, current?.kind ?? 'once') };
   }
   if (key.escape) return { view, decision: decisionFor(view, view.request.projectCode ? 'skip' : 'stop') };
@@ -147,6 +167,7 @@ export function approvalKey(view: ApprovalView, input: string, key: Key, diffRow
     if (!opt) return { view };
     // Choosing a denial by number selects it so that a note can still be typed.
     if (opt.kind === 'deny' || opt.kind === 'stop') return { view: { ...view, selected: n } };
+    if (opt.kind === 'edit') return { view: { ...view, selected: n }, edit: true };
     return { view: { ...view, selected: n }, decision: decisionFor(view, opt.kind) };
   }
   return { view };

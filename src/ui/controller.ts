@@ -76,6 +76,8 @@ export interface UiController {
   todos?(): readonly Todo[];
   /** The /tasks panel's rows as they stand (read again when a command starts or ends). */
   taskRows?(): TaskRowView[];
+  /** The environment the person's editor runs with (a plan opened in $EDITOR): the provider keys left out. Absent: the program's. */
+  editorEnv?(): NodeJS.ProcessEnv;
   /** Ctrl+B: moves the running Bash command to the background; false when none runs. */
   backgroundCommand?(): boolean;
   /** Shift+Tab: the next permission mode (ask → acceptEdits → plan → deny → ask). */

@@ -148,7 +148,9 @@ function toolLines(item: ToolItem, columns: number, theme: Theme): string[] {
   const diff = editDiffOf(item);
   if (diff) return [header, ...indented(editLines(diff, columns - 2, theme), 2)];
   if (item.name === SHELL_ROW_NAME && item.clearedTokens === undefined && item.output.trim() !== '') return [header, ...shellOutputLines(item, columns, theme)];
-  const preview = previewOf(sanitize(item.output));
+  const spill = item.clearedTokens === undefined ? spillReceiptOf(item.output) : undefined;
+  // a spilled row's first line is the output's own, not the header written for the model (the receipt says it shorter)
+  const preview = previewOf(sanitize(spill ? item.output.slice(item.output.indexOf('\n') + 1) : item.output));
   let line = preview.line;
   if (item.clearedTokens !== undefined) line = `output cleared by compaction (${formatTokens(item.clearedTokens)} tokens archived)`;
   else if (line === '') line = item.status === 'interrupted' ? 'stopped before it finished' : '(no output)';
@@ -156,7 +158,6 @@ function toolLines(item: ToolItem, columns: number, theme: Theme): string[] {
   const moreWidth = widest(more);
   const shown = block(line, Math.max(0, columns - 4 - moreWidth), item.status === 'error' ? { color: theme.error } : { dim: true }, 'truncate')[0] ?? '';
   const lines = [header, `  ${paint('⎿ ', { color: theme.muted })}${shown}${more ? paint(more, { color: theme.muted, dim: true }) : ''}`];
-  const spill = item.clearedTokens === undefined ? spillReceiptOf(item.output) : undefined;
   const cut = item.clearedTokens === undefined && !spill ? cutForModel(item.output) : undefined;
   if (spill) {
     const note = `${spill} · spilled, model saw head+tail · ctrl+o shows all`;

@@ -1,6 +1,9 @@
 // The task list above the prompt: the session's list while work is under way (some item neither
-// completed nor cancelled), and whether Ctrl+T hid it.
+// completed nor cancelled), and whether Ctrl+T hid it; and each running sub-agent's own list,
+// shown under its row.
+import type { ChildState } from '../agents/childState.js';
 import { todosOpen, type Todo } from '../plan/todos.js';
+import { TOOL } from '../tools/toolNames.js';
 import { Store } from './store.js';
 
 export class TaskListState {
@@ -14,6 +17,24 @@ export class TaskListState {
   refresh(): void {
     const todos = this.read();
     this.state.set({ todos: todosOpen(todos) ? todos : [], hidden: this.state.get().hidden });
+  }
+
+  /** The running sub-agents' lists, by their Task call's id (the live rows show them while they run). */
+  readonly children = new Store<Readonly<Record<string, readonly Todo[]>>>({});
+
+  /** A sub-agent's state changed ('child' event): its list, if it set one. */
+  child(state: ChildState): void {
+    const had = this.children.get()[state.toolUseId];
+    if (state.todos && state.todos !== had) this.children.set({ ...this.children.get(), [state.toolUseId]: state.todos });
+  }
+
+  /** A tool call ended: the session's list is read again after a TodoWrite; a finished sub-agent's row takes its list with it. */
+  toolEnded(ev: { id: string; name: string; status: string }): void {
+    if (ev.name === TOOL.TodoWrite && ev.status === 'done') this.refresh();
+    if (ev.id in this.children.get()) {
+      const { [ev.id]: _gone, ...rest } = this.children.get();
+      this.children.set(rest);
+    }
   }
 
   /** Ctrl+T. */

@@ -6,6 +6,7 @@ import type { Message, ToolResultBlock } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
 import { isDateNote } from '../session/dateNote.js';
 import { attachmentLabel } from '../session/mentions.js';
+import { typedCommand } from '../session/typedCommand.js';
 import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
 import { isInterruptedResult, UNANSWERED_PROMPT_REPLY } from '../session/repair.js';
 import type { CommandOutput } from './controller.js';
@@ -175,7 +176,7 @@ function shellItem(messageId: string, n: ShellNote): ToolItem {
 function userText(m: Message): string {
   const parts: string[] = [];
   for (const b of m.blocks) {
-    if (b.type === 'text' && attachmentLabel(b.text) === undefined && !isPlanModeNote(b.text)) parts.push(b.text);
+    if (b.type === 'text' && attachmentLabel(b.text) === undefined && !isPlanModeNote(b.text)) parts.push(typedCommand(b.text) ?? b.text);
     else if (b.type === 'image') parts.push(`[image ${b.mediaType}]`);
   }
   return parts.join('\n');

@@ -28,7 +28,6 @@ import { itemId, keyArgument, messagesToItems, noReplyItem } from './transcript.
 import { TranscriptPrinter } from './transcript-printer.js';
 import { compactionStep, finishedToolItem, respondFirst } from './live-events.js';
 import { TaskListState } from './task-list-state.js';
-import { TOOL } from '../tools/toolNames.js';
 
 /** How long an SDK notice stays under the prompt. */
 export const PROVIDER_NOTICE_MS = 30_000;
@@ -145,12 +144,12 @@ export class UiStore {
         this.expander.finished(item);
         this.toolInputs.delete(ev.id);
         this.append(item);
-        if (ev.name === TOOL.TodoWrite && ev.status === 'done') this.tasks.refresh();
+        this.tasks.toolEnded(ev);
         return this.patchLive({ running: l.running.filter((t) => t.id !== ev.id) });
       }
       case 'child':
         if (ev.state.sessionId !== undefined) this.expander.childStarted(ev.state.toolUseId, ev.state.sessionId);
-        return;
+        return this.tasks.child(ev.state);
       case 'usage': {
         const turn = this.live.get().turn;
         if (this.stream.get().chars > 0) this.stream.set({ ...this.stream.get(), chars: 0 });

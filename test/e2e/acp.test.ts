@@ -1,18 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import {
-  client,
-  ndJsonStream,
-  type ClientContext,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionNotification,
-} from '@agentclientprotocol/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVERYTHING } from '../mcp/everything.js';
-import { AGENT_BIN, MODEL, agentEnv, isSummarizer, useFakeServer, workspace, type Workspace } from './harness.js';
+import { acpClient, type Harness, until } from './acpClient.js';
+import { isSummarizer, useFakeServer, workspace } from './harness.js';
 
 // `agent acp` driven by a client built on the official ACP SDK, over stdio, against the fake
 // provider: a prompt answered, a tool call with its permission request and output, an edit as a
@@ -20,58 +11,7 @@ import { AGENT_BIN, MODEL, agentEnv, isSummarizer, useFakeServer, workspace, typ
 // in a new process.
 
 const server = useFakeServer();
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
-});
-
-interface Harness {
-  updates: SessionNotification[];
-  permissions: RequestPermissionRequest[];
-  stderr: () => string;
-  stdout: () => string;
-}
-
-/** Spawns `agent acp` in ws and runs `op` with a connected SDK client; `answer` picks each permission's option. */
-async function withAgent<T>(
-  ws: Workspace,
-  answer: (req: RequestPermissionRequest) => string | 'cancel',
-  op: (ctx: ClientContext, h: Harness) => Promise<T>,
-): Promise<T> {
-  const child = spawn(process.execPath, [AGENT_BIN, 'acp', '--model', MODEL.anthropic], {
-    cwd: ws.dir,
-    env: agentEnv({ ws, server, provider: 'anthropic' }),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  let stdout = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-  const h: Harness = { updates: [], permissions: [], stderr: () => stderr, stdout: () => stdout };
-  const app = client({ name: 'test-editor' })
-    .onNotification('session/update', ({ params }) => {
-      h.updates.push(params);
-    })
-    .onRequest('session/request_permission', ({ params }): RequestPermissionResponse => {
-      h.permissions.push(params);
-      const choice = answer(params);
-      return { outcome: choice === 'cancel' ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: choice } };
-    });
-  const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
-  try {
-    const out = await app.connectWith(stream, (ctx) => op(ctx, h));
-    // stdout carries only the protocol: every line a JSON-RPC message
-    const bad = h
-      .stdout()
-      .split('\n')
-      .filter((l) => l.trim() && (JSON.parse(l) as { jsonrpc?: string }).jsonrpc !== '2.0');
-    expect(bad).toEqual([]);
-    return out;
-  } finally {
-    child.stdin!.end();
-  }
-}
+const { withAgent } = acpClient(server);
 
 const texts = (h: Harness, kind = 'agent_message_chunk'): string =>
   h.updates
@@ -84,16 +24,6 @@ const texts = (h: Harness, kind = 'agent_message_chunk'): string =>
         : [],
     )
     .join('');
-
-async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('agent acp', () => {
   it('answers, asks permission for a tool and shows its output, shows an edit as a diff, cancels sleep 30 within a second, reports a compaction, and loads the session in a new process', async () => {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isSummarizer, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
-import { EXAMPLES, shapeErrors, validate, type Json } from './claudeShape.js';
+import { EXAMPLES, RECORDED_EXAMPLES, recordedKind, shapeErrors, validate, validateRecorded, type Json } from './claudeShape.js';
 
 // Claude Code's print-mode wire: `-p --output-format stream-json [--verbose]`, `--output-format
 // json` and `--input-format stream-json`, checked message by message against recorded examples
@@ -47,6 +47,8 @@ describe.each<ProviderKind>(['anthropic', 'openai'])("Claude Code's stream-json 
     const msgs = lines(r.stdout);
     expect(msgs.map(tag)).toEqual(['system/init', 'assistant', 'user', 'assistant', 'result']);
     for (const m of msgs) expect(validate(m), tag(m)).toEqual([]);
+    // and against Claude Code's own output of a tool turn, recorded (mutation: a renamed or retyped field fails here too)
+    for (const m of msgs) expect(validateRecorded(m), tag(m)).toEqual([]);
     const [init, call, results, answer, result] = msgs as [Msg, Msg, Msg, Msg, Msg];
     expect(init).toMatchObject({ cwd: ws.dir, permissionMode: 'default', output_style: 'default' });
     expect(init.tools).toContain('Glob');
@@ -76,6 +78,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])("Claude Code's stream-json 
     const msgs = lines(r.stdout);
     expect(msgs.map(tag)).toEqual(['system/init', 'system/compact_boundary', 'result']);
     for (const m of msgs) expect(validate(m), tag(m)).toEqual([]);
+    for (const m of msgs) expect(validateRecorded(m), tag(m)).toEqual([]);
     const meta = msgs[1]!.compact_metadata as { trigger: string; pre_tokens: number; post_tokens: number };
     expect(meta.trigger).toBe('manual');
     expect(meta.post_tokens).toBeLessThan(meta.pre_tokens);
@@ -84,6 +87,61 @@ describe.each<ProviderKind>(['anthropic', 'openai'])("Claude Code's stream-json 
     expect(msgs[2]).toMatchObject({ subtype: 'success', is_error: false, num_turns: 0 });
     // the summarizer's tokens are what the command spent
     expect((msgs[2]!.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe("Claude Code's --include-partial-messages", () => {
+  it('checks against the recording: a wrong field in a stream event fails', () => {
+    const start = RECORDED_EXAMPLES.get('stream_event/message_start') as Msg;
+    expect(validateRecorded(start)).toEqual([]);
+    const bad = JSON.parse(JSON.stringify(start).replace('"content":[]', '"content":{}')) as Msg;
+    expect(validateRecorded(bad)).toEqual(['$.event.message.content: object where Claude Code sends array']);
+  });
+
+  it.each<ProviderKind>(['anthropic', 'openai'])(
+    'with %s: stream_event lines wrap the reply as Anthropic streams it, shaped as Claude Code records them',
+    async (provider) => {
+      const ws = workspace();
+      writeFileSync(join(ws.dir, 'notes.txt'), 'x\n');
+      server.enqueue({ text: 'Let me look.', toolCalls: [{ name: 'Glob', input: { pattern: '*.txt' } }] }, { text: 'There is notes.txt.' });
+      const r = await runAgent(['-p', 'which text files?', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'], {
+        ws,
+        server,
+        provider,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const msgs = lines(r.stdout);
+      // mutation: any field renamed, missing or of another type in one of our kinds fails; so does a kind Claude Code never sent
+      for (const m of msgs) expect(validateRecorded(m), recordedKind(m)).toEqual([]);
+      const events = msgs.filter((m) => m.type === 'stream_event').map((m) => m.event as { type: string; index?: number; delta?: Msg; content_block?: Msg });
+      const kinds = events.map((e) => e.type);
+      // two replies, each from message_start to message_stop, before its assistant message
+      expect(kinds.filter((k) => k === 'message_start')).toHaveLength(2);
+      expect(kinds.at(-1)).toBe('message_stop');
+      const text = events.flatMap((e) => (e.delta?.type === 'text_delta' ? [String(e.delta.text)] : [])).join('');
+      expect(text).toBe('Let me look.There is notes.txt.');
+      const tool = events.find((e) => e.content_block?.type === 'tool_use');
+      expect(tool?.content_block).toMatchObject({ name: 'Glob', input: {} });
+      const json = events.find((e) => e.delta?.type === 'input_json_delta' && e.index === tool?.index);
+      expect(JSON.parse(String(json?.delta?.partial_json))).toEqual({ pattern: '*.txt' });
+      // the assistant message carries the id its stream events announced
+      const firstStart = events.find((e) => e.type === 'message_start') as unknown as { message: { id: string } };
+      const firstAssistant = msgs.find((m) => m.type === 'assistant') as { message: { id: string } };
+      expect(firstAssistant.message.id).toBe(firstStart.message.id);
+      const stop = events.find((e) => e.type === 'message_delta') as unknown as { delta: { stop_reason: string } };
+      expect(stop.delta.stop_reason).toBe('tool_use');
+      // each block opened is closed, in order
+      const opened = events.filter((e) => e.type === 'content_block_start').map((e) => e.index);
+      const closed = events.filter((e) => e.type === 'content_block_stop').map((e) => e.index);
+      expect(closed).toEqual(opened);
+      expect(msgs.filter((m) => m.type === 'stream_event').every((m) => m.session_id === msgs[0]!.session_id && m.parent_tool_use_id === null)).toBe(true);
+    },
+  );
+
+  it('--include-partial-messages without stream-json is a usage error', async () => {
+    const r = await runAgent(['-p', 'hi', '--include-partial-messages'], { ws: workspace(), server });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--include-partial-messages needs --output-format stream-json');
   });
 });
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isSummarizer, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
@@ -97,6 +97,10 @@ describe('ExitPlanMode in print mode', () => {
     expect(readFileSync(join(ws.dir, 'app.ts'), 'utf8')).toBe('export const port = 4000;\n');
     const show = await run(['-p', '/plan show', '--continue']);
     expect(show.stdout.trim()).toBe(PLAN);
+    // saved as a file on request
+    const saved = await run(['-p', '/plan save approved-plan.md', '--continue']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(readFileSync(join(ws.dir, 'approved-plan.md'), 'utf8')).toBe(`${PLAN}\n`);
 
     server.enqueue({ text: 'Fine.' });
     expect((await run(['-p', 'all good?', '--continue'])).code).toBe(0);
@@ -129,6 +133,26 @@ describe('permission modes by name', () => {
     const bad = await runAgent(['-p', '/permissions', '--permission-mode', 'planning'], { ws, server });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--permission-mode');
+  });
+
+  it('permissions.mode "plan" in .agentrc starts in plan mode, and a sub-agent is held to it: its touch is refused, its read runs', async () => {
+    const planned = workspace({ permissions: { mode: 'plan' } });
+    writeFileSync(join(planned.dir, 'notes.md'), 'NOTE-41\n');
+    const shown = await runAgent(['-p', '/permissions'], { ws: planned, server });
+    expect(shown.stdout).toContain('Permission mode: plan');
+    const child = '@bash touch child-made.txt\n@then\n@read notes.md\n@report child looked';
+    const r = await runAgent(['-p', `@task ${JSON.stringify({ description: 'look around', prompt: child })}\n@report parent done`], {
+      ws: planned,
+      server,
+      timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(planned.dir, 'child-made.txt'))).toBe(false);
+    const childLast = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task')).at(-1)!;
+    const results = childLast.view!.messages.flatMap((m) => m.blocks).flatMap((b) => (b.type === 'tool_result' ? [b.content] : []));
+    expect(results[0]).toContain('Plan mode is on, and this command is not one that only reads');
+    expect(results[1]).toContain('NOTE-41');
+    // Mutations that fail this: permissions.mode not read from .agentrc, the child opened in ask mode (the touch asks: refused differently) or allow (made).
   });
 });
 
@@ -198,6 +222,133 @@ describe('the task list', () => {
     // eleven processes one after another
   }, 120_000);
 });
+
+describe('tools.tasks', () => {
+  it('auto leaves TodoWrite out on a small window and offers it on a large one; on offers it anyway; off never', async () => {
+    const small = 'tiny-planner';
+    const offered = async (tasks: string | undefined, model: string): Promise<boolean> => {
+      const ws = workspace({
+        models: { [small]: { contextWindow: 16_000, maxOutputTokens: 1024, provider: 'anthropic' } },
+        ...(tasks ? { tools: { tasks } } : {}),
+      });
+      server.settings.contextWindow = { [small]: 16_000, '*': 1_000_000 };
+      server.enqueue({ text: 'Hi.' });
+      const before = server.requests.length;
+      const r = await runAgent(['-p', 'hello', '--model', model], { ws, server, timeoutMs: 30_000 });
+      expect(r.code, r.stderr).toBe(0);
+      return server.requests[before]!.view!.toolNames.includes('TodoWrite');
+    };
+    expect(await offered(undefined, small)).toBe(false);
+    expect(await offered(undefined, 'claude-sonnet-4-5')).toBe(true);
+    expect(await offered('on', small)).toBe(true);
+    expect(await offered('off', 'claude-sonnet-4-5')).toBe(false);
+  }, 60_000);
+});
+// Mutations that fail this: offersTasks ignoring the setting or the window, the setting not read from .agentrc.
+
+describe('the task list in the print streams', () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = workspace();
+  });
+  const run = (args: string[]) => runAgent(args, { ws, server, timeoutMs: 30_000 });
+  const lines = (stdout: string): Array<Record<string, unknown>> =>
+    stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const FIRST = {
+    todos: [
+      { content: 'Read the code', status: 'in_progress', activeForm: 'Reading the code' },
+      { content: 'Fix it', status: 'pending' },
+    ],
+  };
+  const SECOND = {
+    todos: [
+      { content: 'Read the code', status: 'completed' },
+      { content: 'Fix it', status: 'in_progress', activeForm: 'Fixing it' },
+    ],
+  };
+
+  it('stream-json carries each TodoWrite call in its assistant message, as Claude Code does', async () => {
+    server.enqueue({ toolCalls: [{ name: 'TodoWrite', input: FIRST }] }, { toolCalls: [{ name: 'TodoWrite', input: SECOND }] }, { text: 'On it.' });
+    const r = await run(['-p', 'fix it', '--output-format', 'stream-json', '--verbose']);
+    expect(r.code, r.stderr).toBe(0);
+    const calls = lines(r.stdout)
+      .filter((m) => m['type'] === 'assistant')
+      .flatMap((m) => (m['message'] as { content: Array<{ type: string; name?: string; input?: unknown }> }).content)
+      .filter((b) => b.type === 'tool_use' && b.name === 'TodoWrite');
+    expect(calls.map((c) => c.input)).toEqual([FIRST, SECOND]);
+  });
+
+  it('events carries a todos event each time the list is set, and none for a list that was refused', async () => {
+    server.enqueue(
+      { toolCalls: [{ name: 'TodoWrite', input: FIRST }] },
+      {
+        toolCalls: [
+          {
+            name: 'TodoWrite',
+            input: {
+              todos: [
+                { content: 'A', status: 'in_progress' },
+                { content: 'B', status: 'in_progress' },
+              ],
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'TodoWrite', input: SECOND }] },
+      { text: 'On it.' },
+    );
+    const r = await run(['-p', 'fix it', '--output-format', 'events']);
+    expect(r.code, r.stderr).toBe(0);
+    const events = lines(r.stdout);
+    const todos = events.filter((e) => e['type'] === 'todos');
+    expect(todos.map((e) => e['todos'])).toEqual([FIRST.todos, SECOND.todos]);
+    expect(todos[0]!['sessionId']).toBe(events.find((e) => e['type'] === 'result')!['sessionId']);
+    // each comes after its call's end
+    const ends = events.flatMap((e, i) => (e['type'] === 'tool_end' && e['name'] === 'TodoWrite' && e['status'] === 'done' ? [i] : []));
+    expect(events.indexOf(todos[0]!)).toBe(ends[0]! + 1);
+  });
+});
+// Mutations that fail these: the todos event left out or written for a refused list (two in progress), the TodoWrite
+// tool_use dropped from stream-json's assistant content.
+
+describe("a sub-agent's own task list", () => {
+  it("a child's TodoWrite sets the child's list, not the parent's: the events carry it on the child's row and the parent's /todos has none", async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.dir, '.agent', 'agents'), { recursive: true });
+    writeFileSync(
+      join(ws.dir, '.agent', 'agents', 'worker.md'),
+      '---\nname: worker\ndescription: Works through steps.\ntools: Read, Glob, TodoWrite\n---\nWork through the steps, tracking them.\n',
+    );
+    const childList = {
+      todos: [
+        { content: 'Look around', status: 'completed' },
+        { content: 'Report back', status: 'in_progress', activeForm: 'Reporting back' },
+      ],
+    };
+    const childPrompt = `@glob *.md\n@then\n@call TodoWrite ${JSON.stringify(childList)}\n@report CHILD DONE`;
+    const prompt = `@task ${JSON.stringify({ description: 'do the steps', prompt: childPrompt, agent: 'worker' })}\n@report parent done`;
+    const r = await runAgent(['-p', prompt, '--output-format', 'events'], { ws, server, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; state?: { toolUseId: string; todos?: unknown } });
+    // the child was offered TodoWrite (its agent names it) and its call ran
+    const childRequests = server.requests.filter((q) => q.view && !q.view.toolNames.includes('Task'));
+    expect(childRequests[0]!.view!.toolNames).toContain('TodoWrite');
+    const withList = events.filter((e) => e.type === 'child' && e.state?.todos !== undefined);
+    expect(withList.at(-1)!.state!.todos).toEqual(childList.todos);
+    // the parent's own list: no todos event for it, and /todos in the next process finds none
+    expect(events.some((e) => e.type === 'todos')).toBe(false);
+    const shown = await runAgent(['-p', '/todos', '--continue'], { ws, server, timeoutMs: 30_000 });
+    expect(shown.stdout).toContain('No task list yet');
+  });
+});
+// Mutations that fail this: the child's TodoWrite followed into the parent's list (a todos event, /todos shows it),
+// the child's list not put on its state (no child event with todos), TodoWrite unknown to agent files (the child is not offered it).
 // Mutations that fail these: the plan check dropped from the gate (the Edit is applied, touch runs), the reminder
 // not added, the aliases not mapped, todoListProblem not called, the list read from the visible history only (the
 // compaction loses it) or from every TodoWrite including rewound ones (the rewind keeps turn 2's list).

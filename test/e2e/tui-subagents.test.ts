@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
@@ -110,4 +110,37 @@ describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
     const show = await runAgent(['sessions', 'show', id], { ws, server });
     expect(show.stdout).toMatch(/Sub-agents \(3\)/);
   });
+
+  it("a child's own task list shows indented under its running row, never as the session's list above the prompt", async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.dir, '.agent', 'agents'), { recursive: true });
+    writeFileSync(
+      join(ws.dir, '.agent', 'agents', 'worker.md'),
+      '---\nname: worker\ndescription: Works through steps.\ntools: Glob, TodoWrite\n---\nWork through the steps.\n',
+    );
+    const list = {
+      todos: [
+        { content: 'Look around', status: 'completed' },
+        { content: 'Count the files', status: 'in_progress', activeForm: 'Counting the files' },
+      ],
+    };
+    const child = `@slow 40\n@call TodoWrite ${JSON.stringify(list)}\n@then\n@glob *.txt\n@then\n@glob *.md\n@report CHILD-COUNTED`;
+    const { t } = await followPlan(ws, [
+      `@task ${JSON.stringify({ description: 'count the files', prompt: child, agent: 'worker' })}`,
+      '@report parent reported',
+    ]);
+    const screen = await t.waitFor('its tasks · 1 of 2 done');
+    const rows = screen.split('\n');
+    const row = rows.findIndex((l) => /Task worker: count the files/.test(l));
+    const item = rows.findIndex((l) => l.includes('◼ Counting the files'));
+    expect(row, screen).toBeGreaterThanOrEqual(0);
+    expect(item, screen).toBeGreaterThan(row);
+    expect(rows[item]!.indexOf('◼')).toBeGreaterThan(rows[row]!.indexOf('Task'));
+    expect(screen).not.toContain('Tasks ·');
+    await t.waitFor('parent reported');
+    // the row finished: its list went with it
+    expect(t.screen()).not.toContain('its tasks');
+  }, 60_000);
 });
+// Mutations that fail the last test: the child's TodoWrite not followed (no "its tasks"), the child's list taken as
+// the parent's ("Tasks ·" above the prompt), the list left on screen after the row ends.

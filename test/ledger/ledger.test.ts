@@ -140,7 +140,7 @@ describe('the working-state ledger', () => {
     }
     const tight = deriveLedger(input(msgs), sections, 1_500, count);
     expect(tight.text).toContain('Not shown here (read them with Recall id)');
-    expect(tight.text).toContain(msgs[40]!.id);
+    expect(tight.text).toContain(msgs[60]!.id);
   });
 
   it('carries a slice a capability registered, in its order, without a change to the ledger', () => {

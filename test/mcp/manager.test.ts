@@ -350,6 +350,20 @@ describe('a server that dies mid-session', () => {
     expect(notices.join('\n')).toMatch(/MCP server "ev" stopped \(the process was killed by SIGKILL\); reconnecting/);
   }, 30_000);
 
+  it("a tool's progress notifications reach the call's listener as one line rewritten in place (issue 30 item 14)", async () => {
+    const { m } = manager({ ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { trustProject: true });
+    m.start();
+    await m.ready(15_000);
+    const progress: string[] = [];
+    // mutation: a call without the listener (no progress token) gets no notifications and this stays empty
+    // through the tool the model calls, as runTools calls it (ctx.onProgress feeds the live row)
+    const tool = m.toolSet().tools.find((t) => t.name.endsWith('trigger-long-running-operation'))!;
+    const out = await tool.run(tool.parse({ duration: 0.3, steps: 3 }), { cwd: process.cwd(), signal: signal(), onProgress: (t) => progress.push(t) });
+    expect(out.content).toContain('Long running operation completed');
+    // the last one may come after the result is handled (the SDK handles notifications a tick later)
+    expect(progress.slice(0, 2)).toEqual(['progress 1/3', '\rprogress 2/3']);
+  }, 30_000);
+
   it('stdio: back by itself, with no call', async () => {
     const { m } = manager({ ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { trustProject: true });
     m.start();

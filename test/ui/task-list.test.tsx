@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
+import type { ChildState } from '../../src/agents/childState.js';
 import type { Todo } from '../../src/plan/todos.js';
 import { FakeController, renderApp, waitFor } from './helpers.js';
 
@@ -43,3 +44,54 @@ describe('the task list above the prompt', () => {
   });
 });
 // Mutations that fail this: no refresh on tool_end or history_reset, Ctrl+T not bound, the list shown when every item is settled.
+
+describe("a sub-agent's own task list", () => {
+  it('is shown indented under its running row, not as the session’s list, and goes with the row', async () => {
+    const c = new TodoController();
+    const app = renderApp(c);
+    const child: ChildState = {
+      toolUseId: 'task1',
+      agent: 'explore',
+      description: 'check the parser',
+      status: 'running',
+      toolCalls: 1,
+      tokens: 900,
+      startedAt: Date.now(),
+    };
+    c.emit(
+      { type: 'turn_start', turnId: 't' },
+      { type: 'tool_start', id: 'task1', name: 'Task', input: { description: 'check the parser', prompt: 'go' }, summary: 'check the parser' },
+      { type: 'child', state: child },
+    );
+    await app.waitForText('Task');
+    expect(app.frame()).not.toContain('its tasks');
+    c.emit({
+      type: 'child',
+      state: {
+        ...child,
+        todos: [
+          { content: 'Read the parser', status: 'completed' },
+          { content: 'Run its tests', status: 'in_progress', activeForm: 'Running its tests' },
+          { content: 'Report', status: 'pending' },
+        ],
+      },
+    });
+    await app.waitForText('its tasks · 1 of 3 done');
+    const rows = app.frame().split('\n');
+    const row = rows.findIndex((l) => l.includes('Task') && l.includes('check the parser'));
+    const item = rows.findIndex((l) => l.includes('◼ Running its tests'));
+    // beneath the row, indented further than it
+    expect(row).toBeGreaterThanOrEqual(0);
+    expect(item).toBeGreaterThan(row);
+    expect(rows[item]!.indexOf('◼')).toBeGreaterThan(rows[row]!.indexOf('Task'));
+    expect(app.frame()).toContain('✔ Read the parser');
+    expect(app.frame()).toContain('◻ Report');
+    // the session's own list stays empty: nothing above the prompt
+    expect(app.frame()).not.toContain('Tasks ·');
+
+    c.emit({ type: 'tool_end', id: 'task1', name: 'Task', output: { content: 'report', isError: false }, durationMs: 5, status: 'done' });
+    await waitFor(() => !app.frame().includes('its tasks'), app.frame);
+  });
+});
+// Mutations that fail this: the child's todos dropped from the 'child' event (no "its tasks"), the list rendered
+// above the prompt as the session's ("Tasks ·"), the list not removed when the row ends.

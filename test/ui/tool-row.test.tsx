@@ -41,6 +41,9 @@ describe('tool rows', () => {
     expect(out).toContain('o12 · 6,001 lines, 52 KB · spilled, model saw head+tail');
     expect(out).toContain('ctrl+o shows all');
     expect(out).not.toContain('model got a cut copy');
+    // issue 30 item 14: the row shows the output's first line, not the header written for the model
+    expect(out).toContain('⎿ row 0');
+    expect(out).not.toContain('[output o12');
   });
 
   it('error: cross, the word error, the error line', () => {

@@ -79,6 +79,7 @@ export function ApprovalPrompt({ view, pending }: { view: ApprovalView; pending:
           );
         })}
       </Box>
+      {view.editorNote ? <Text color={view.edited ? theme.info : theme.warning}>{sanitize(view.editorNote)}</Text> : null}
       {view.stray !== '' ? (
         <Text color={theme.warning}>
           Typed text is not an answer and was ignored: “{sanitize(view.stray).slice(-40)}” · Enter dismisses this

@@ -13,6 +13,7 @@ import { isWorking } from '../live-state.js';
 import type { CompactionTrigger } from '../../history/compaction.js';
 import { useTerminalSize } from './terminal-size.js';
 import { ToolHeader } from './ToolHeader.js';
+import { ChildTaskList, childTaskRows } from './TaskList.js';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /** What the live region says while a compaction of this kind runs. */
@@ -61,7 +62,10 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
   const tails = useStore(store.toolTails);
   const outputRows = liveOutputRows(rows, running.length);
   const shownTails = running.map((t) => (tails[t.id] ?? []).slice(-outputRows));
-  const used = promptHeight + writing.length + running.length + queued.length + shownTails.reduce((n, t) => n + t.length, 0);
+  // a running sub-agent's own task list, under its row
+  const childTodos = useStore(store.tasks.children);
+  const childRows = running.reduce((n, t) => n + childTaskRows(childTodos[t.id]), 0);
+  const used = promptHeight + writing.length + running.length + queued.length + childRows + shownTails.reduce((n, t) => n + t.length, 0);
   return (
     <Box flexDirection="column">
       <StreamingText store={store} rows={streamRowsFor(rows, used)} />
@@ -85,6 +89,7 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
                     {line === '' ? ' ' : line}
                   </Text>
                 ))}
+                <ChildTaskList todos={childTodos[t.id]} />
               </Box>
             ),
           )}
