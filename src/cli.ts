@@ -65,6 +65,7 @@ function buildProgram(run: (task: () => Promise<number>) => void): Command {
       'write a debug log (default: agent-debug.log next to the database); --debug=full (or full:<file>) logs message and tool contents too',
     )
     .option('--hooks-trust', "run the hooks in this project's .agentrc without asking (print mode cannot ask; ~/.agentrc hooks always run)")
+    .option('--keep-background', 'print mode: leave the background commands still running after the result running (detached; their pids on stderr)')
     .showSuggestionAfterError()
     .action((promptWords: string[], opts: GlobalOptions) => {
       run(async () => {

@@ -24,4 +24,6 @@ export interface GlobalOptions {
   debug?: string | boolean;
   /** Print mode: run a project's .agentrc hooks without an approval. */
   hooksTrust?: boolean;
+  /** Print mode: background commands still running after the result are left running (detached), not stopped. */
+  keepBackground?: boolean;
 }

@@ -13,8 +13,20 @@ import type { Session } from './session/session.js';
 import { ApprovalBridge } from './approvalBridge.js';
 import type { ApprovalRequest } from './tools/permissions.js';
 import { currentTodos, type Todo } from './plan/todos.js';
+import { taskRows } from './background/tasksCommand.js';
+import { askAboutBackground } from './background/exitQuestion.js';
 import { secretVars } from './config/secrets.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, SpilledOutputView, UiController, UiEvent } from './ui/controller.js';
+import type {
+  CommandInfo,
+  ContextUsageView,
+  HistoryPage,
+  SessionListItem,
+  SessionView,
+  SpilledOutputView,
+  TaskRowView,
+  UiController,
+  UiEvent,
+} from './ui/controller.js';
 
 // The interactive app: the UiController the Ink app renders, implemented over the live
 // session. Business logic stays in the session and the command registry.
@@ -53,6 +65,10 @@ export class SessionController implements UiController {
 
   cyclePermissionMode(): void {
     this.current.setPermissionMode('next');
+  }
+
+  taskRows(): TaskRowView[] {
+    return taskRows(this.runtime.background, this.current.id);
   }
 
   backgroundCommand(): boolean {
@@ -347,6 +363,8 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   const approvals = new ApprovalBridge();
   const { runtime } = await createRuntime(opts, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning });
   const controller = new SessionController(runtime, approvals);
+  // the exit asks whether to stop the background commands still running (askAboutBackground)
+  runtime.background.keep = true;
   for (const w of runtime.config.warnings) controller.notify('warning', w);
   for (const note of runtime.session.loadNotes) controller.notify('info', note);
   const first = words.join(' ').trim();
@@ -373,6 +391,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   }
   // ended by a signal: its handler exits once the children are gone
   await untilTerminated();
+  await askAboutBackground(runtime.background);
   offSignals();
   // never "saved" while the database refused messages: retry, write the transcript elsewhere, or quit knowingly
   const session = runtime.session;

@@ -13,7 +13,7 @@ import { addUsage, emptyUsage, textOf, type ImageBlock, type Usage } from './llm
 import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';
 import { onTerminatingSignals, terminate, terminatingSignal, untilTerminated, type Shutdown } from './processes/signals.js';
-import { stopAfterPrint } from './background/printEnd.js';
+import { keepAfterPrint, stopAfterPrint } from './background/printEnd.js';
 import { unsavedFacts } from './unsavedExit.js';
 import type { SessionEvent } from './session/session.js';
 import { ClaudeStream, type InitFacts } from './print/claudeStream.js';
@@ -346,7 +346,11 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   } finally {
     process.off('SIGINT', onSigint);
     offSignals();
-    if (!terminatingSignal()) await stopAfterPrint(runtime.background, (t) => process.stderr.write(t));
+    // (after a signal every group is stopped: processes/signals.ts)
+    if (!terminatingSignal()) {
+      if (opts.keepBackground) keepAfterPrint(runtime.background, (t) => process.stderr.write(t));
+      else await stopAfterPrint(runtime.background, (t) => process.stderr.write(t));
+    }
     runtime.close();
     await runtime.mcp?.close();
   }

@@ -9,6 +9,8 @@ export interface ChildRequest {
   prompt: string;
   /** The Task call's id in the parent. */
   toolUseId: string;
+  /** The background commands it leaves running are handed to the parent when it ends (Task's keep_background), not stopped. */
+  keepBackground?: boolean;
 }
 
 /** How a child ended: its report (the final message's text), or why it failed. */

@@ -21,6 +21,13 @@ const TaskInputSchema = z.object({
       ),
     ),
   agent: z.optional(z.string().check(z.minLength(1))).check(z.describe('Which agent runs it (default "explore").')),
+  keep_background: z
+    .optional(z.boolean())
+    .check(
+      z.describe(
+        'When true, background commands the sub-agent leaves running (a dev server it started) are handed to you when it ends, under new ids named in a notice, instead of being stopped.',
+      ),
+    ),
 });
 export type TaskInput = z.infer<typeof TaskInputSchema>;
 
@@ -69,7 +76,14 @@ async function runTask(input: TaskInput, ctx: ToolContext, catalog: AgentCatalog
     if (line !== shown) ctx.onProgress?.(shown === '' ? line : `\r${line}`);
     shown = line;
   };
-  const outcome = await host.run({ agent, description: input.description, prompt: input.prompt, toolUseId: ctx.toolUseId ?? '' }, ctx.signal, onUpdate);
+  const req = {
+    agent,
+    description: input.description,
+    prompt: input.prompt,
+    toolUseId: ctx.toolUseId ?? '',
+    ...(input.keep_background ? { keepBackground: true } : {}),
+  };
+  const outcome = await host.run(req, ctx.signal, onUpdate);
   return resultOf(outcome, host.reportChars);
 }
 

@@ -28,7 +28,7 @@ export function backgroundCapability(commands: BackgroundCommands): Capability {
           restore: (saved) => shells.restore(savedRecords(saved)),
           save: () => (shells.list().length > 0 ? shells.list() : undefined),
         },
-        close: () => commands.close(host.sessionId),
+        close: () => commands.close(host.sessionId, host.parent),
       };
     },
   };
@@ -42,7 +42,7 @@ function savedRecords(saved: unknown): ShellRecord[] {
     const o = r as Record<string, unknown>;
     if (typeof o['id'] !== 'string' || !/^b\d+$/.test(o['id']) || typeof o['command'] !== 'string' || typeof o['file'] !== 'string') return [];
     const num = (k: string): number => (typeof o[k] === 'number' ? (o[k] as number) : 0);
-    const state = ['running', 'exited', 'stopped', 'lost'].includes(o['state'] as string) ? (o['state'] as ShellRecord['state']) : 'lost';
+    const state = ['running', 'exited', 'stopped', 'lost', 'detached'].includes(o['state'] as string) ? (o['state'] as ShellRecord['state']) : 'lost';
     return [
       {
         id: o['id'],

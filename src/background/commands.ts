@@ -22,7 +22,7 @@ export interface RunningCommand extends ShellRecord {
 export class BackgroundCommands {
   private readonly sessions = new Map<string, Shells>();
   private readonly listeners = new Set<() => void>();
-  /** Leave them running when a session closes (print mode's --keep-background). */
+  /** A top-level session's commands are left to the front end when it closes (the TUI asks at its exit). */
   keep = false;
 
   constructor(private readonly settings: BackgroundSettings) {}
@@ -38,6 +38,7 @@ export class BackgroundCommands {
         redact: this.settings.redact,
         ...(this.settings.graceMs !== undefined ? { graceMs: this.settings.graceMs } : {}),
         onChange: () => this.changed(),
+        sessionId,
       });
       this.sessions.set(sessionId, shells);
     }
@@ -48,10 +49,17 @@ export class BackgroundCommands {
     return this.sessions.get(sessionId);
   }
 
-  /** A session closed (a sub-agent's child ended, the program ends): its running commands are stopped, unless kept. */
-  async close(sessionId: string): Promise<void> {
+  /**
+   * A session closed. A sub-agent's (it has a parent): its running commands are stopped, or handed
+   * to the parent when the Task call asked so (keep_background). A top-level one's (the program
+   * ends): stopped, unless `keep` leaves them to the front end (the TUI's exit question, -p's
+   * --keep-background).
+   */
+  async close(sessionId: string, parent?: { id: string; label: string; handBackground: boolean }): Promise<void> {
     const shells = this.sessions.get(sessionId);
-    if (shells && !this.keep) await shells.stopAll();
+    if (!shells) return;
+    if (parent?.handBackground) shells.handTo(this.open(parent.id), parent.label);
+    else if (parent || !this.keep) await shells.stopAll();
   }
 
   /** Every running command of every session, oldest first. */
@@ -67,6 +75,11 @@ export class BackgroundCommands {
   /** Ctrl+B: moves the foreground command that runs (any session's) to the background; false when none runs. */
   moveForeground(): boolean {
     return [...this.sessions.values()].some((s) => s.moveForeground());
+  }
+
+  /** Leaves every running command running past this program's end; returns them. */
+  detachAll(): RunningCommand[] {
+    return [...this.sessions].flatMap(([sessionId, s]) => s.detachAll().map((r) => ({ ...r, sessionId })));
   }
 
   /** Stops every running command; resolves with how many there were once they are gone. */

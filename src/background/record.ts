@@ -1,6 +1,6 @@
 // What is known of one background command: saved with the session, listed by /tasks, told in notices.
 
-export type ShellState = 'running' | 'exited' | 'stopped' | 'lost';
+export type ShellState = 'running' | 'exited' | 'stopped' | 'lost' | 'detached';
 
 /** What is known of one background command (saved with the session). */
 export interface ShellRecord {
@@ -24,11 +24,12 @@ export interface ShellRecord {
   lastRead: number;
 }
 
-/** "running", "exit code 0", "killed by SIGTERM", "stopped", "ended, exit status unknown". */
+/** "running", "exit code 0", "killed by SIGTERM", "stopped", "ended, exit status unknown", "left running" (detached at the program's end). */
 export function describeState(r: ShellRecord): string {
   if (r.state === 'running') return 'running';
   if (r.state === 'lost') return 'ended, exit status unknown';
   if (r.state === 'stopped') return 'stopped';
+  if (r.state === 'detached') return 'left running';
   if (r.signal) return `killed by ${r.signal}`;
   return `exit code ${r.code ?? 'unknown'}`;
 }

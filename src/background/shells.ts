@@ -11,7 +11,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writ
 import { join } from 'node:path';
 import { stopGroup } from '../processes/groups.js';
 import { ARCHIVE_CAP_CHARS } from '../tools/spill.js';
-import type { BackgroundJob, BackgroundOutput, BackgroundShells, CommandExit } from '../tools/types.js';
+import type { BackgroundJob, BackgroundOutput, BackgroundShells, CommandExit, RecallHit } from '../tools/types.js';
 import { endNotice, firstLinesOf, lastLinesOf } from './notice.js';
 import { describeState, type ShellRecord } from './record.js';
 
@@ -32,15 +32,23 @@ export interface ShellsOptions {
   graceMs?: number;
   /** Called when the set of commands or their states change (the TUI's footer and /tasks). */
   onChange?: () => void;
+  /** The session they belong to (named in Recall's search hits). */
+  sessionId?: string;
 }
 
 /** How much of the end of its output a command's end notice looks at. */
 const TAIL_BYTES = 16 * 1024;
-/** A partial line longer than this is archived without waiting for its end. */
+/** A partial line longer than this is archived without waiting for its end... */
 const PENDING_MAX = 64 * 1024;
+/** ...and whole lines are archived in batches, this often (ms): a command printing a line every few ms costs one redaction and one write per batch, not per line. */
+const FLUSH_MS = 100;
 
 interface Live {
+  /** The session's commands it belongs to (a sub-agent's hands it to its parent's). */
+  owner: Shells;
   record: ShellRecord;
+  /** Undefined for one restored from a stored session. */
+  job: BackgroundJob | undefined;
   fd: number | undefined;
   /** Whether its end is told to the model (not when the model stopped it itself). */
   tell: boolean;
@@ -56,6 +64,7 @@ export class Shells implements BackgroundShells {
   private readonly pendingNotices: string[] = [];
   private counter = 0;
   private foreground: (() => void) | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: ShellsOptions) {}
 
@@ -82,11 +91,11 @@ export class Shells implements BackgroundShells {
       kept: 0,
       lastRead: 0,
     };
-    const live: Live = { record, fd: openSync(file, 'w', 0o600), pending: '', head: '', stopping: false, tell: true };
+    const live: Live = { owner: this, record, job, fd: openSync(file, 'w', 0o600), pending: '', head: '', stopping: false, tell: true };
     this.all.set(id, live);
     this.write(live, job.earlier);
-    job.follow((text) => this.write(live, text));
-    void job.ended.then((exit) => this.ended(live, exit));
+    job.follow((text) => live.owner.write(live, text));
+    void job.ended.then((exit) => live.owner.ended(live, exit));
     this.o.onChange?.();
     return id;
   }
@@ -99,14 +108,20 @@ export class Shells implements BackgroundShells {
     if (live.head.length < 2_000) live.head += text.slice(0, 2_000 - live.head.length);
     const cap = this.o.capChars ?? ARCHIVE_CAP_CHARS;
     if (live.fd === undefined || r.kept >= cap) return;
-    const joined = live.pending + text;
-    const cut = joined.lastIndexOf('\n');
-    if (cut === -1 && joined.length < PENDING_MAX) {
-      live.pending = joined;
-      return;
-    }
-    const whole = cut === -1 ? joined : joined.slice(0, cut + 1);
-    live.pending = cut === -1 ? '' : joined.slice(cut + 1);
+    live.pending += text;
+    if (live.pending.length >= PENDING_MAX) return this.flush(live);
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      for (const l of this.all.values()) if (l.pending !== '') this.flush(l);
+    }, FLUSH_MS).unref();
+  }
+
+  /** Archives the whole lines waiting (or all of it, a partial line past PENDING_MAX). */
+  private flush(live: Live): void {
+    const cut = live.pending.lastIndexOf('\n');
+    if (cut === -1 && live.pending.length < PENDING_MAX) return;
+    const whole = cut === -1 ? live.pending : live.pending.slice(0, cut + 1);
+    live.pending = cut === -1 ? '' : live.pending.slice(cut + 1);
     this.append(live, this.o.redact(whole));
   }
 
@@ -121,6 +136,7 @@ export class Shells implements BackgroundShells {
 
   private ended(live: Live, exit: CommandExit): void {
     const r = live.record;
+    if (r.state === 'detached') return;
     if (live.pending !== '') this.append(live, this.o.redact(live.pending));
     live.pending = '';
     if (live.fd !== undefined) closeSync(live.fd);
@@ -196,6 +212,24 @@ export class Shells implements BackgroundShells {
     if (live) live.record.lastRead = Math.max(live.record.lastRead, line);
   }
 
+  search(query: string): RecallHit[] {
+    const words = query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+    if (words.length === 0) return [];
+    return this.list()
+      .reverse()
+      .flatMap((r) => {
+        const out = this.output(r.id);
+        if (!out) return [];
+        const hits = out.text.split('\n').filter((line) => {
+          const low = line.toLowerCase();
+          return words.every((w) => low.includes(w));
+        });
+        if (hits.length === 0) return [];
+        const more = hits.length > 1 ? ` (${hits.length} matching lines: Recall id="${r.id}" with pattern reads them)` : '';
+        return [{ id: r.id, label: out.label, snippet: `${hits[0]!}${more}`, sessionId: this.o.sessionId ?? '', createdAt: r.startedAt }];
+      });
+  }
+
   /** The notices of commands that ended since the last call (each is given once). */
   notices(): string[] {
     return this.pendingNotices.splice(0);
@@ -220,6 +254,48 @@ export class Shells implements BackgroundShells {
     return true;
   }
 
+  /**
+   * A sub-agent ended (Task's keep_background): its running commands go to `to` (its parent's)
+   * under new ids, their end told there; `to` is told now which ones it got. Returns how many.
+   */
+  handTo(to: Shells, from: string): number {
+    const moved = this.running().map((r) => {
+      const live = this.all.get(r.id)!;
+      this.all.delete(r.id);
+      const was = r.id;
+      r.id = `b${++to.counter}`;
+      live.owner = to;
+      to.all.set(r.id, live);
+      return `${r.id} \`${short(r.command)}\` (pid ${r.pid}; ${was} in the sub-agent)`;
+    });
+    if (moved.length === 0) return 0;
+    to.pendingNotices.push(
+      this.o.redact(
+        `[The sub-agent "${from}" ended and handed you its background ${moved.length === 1 ? 'command' : 'commands'} still running: ${moved.join(', ')}. ` +
+          'Their end is told to you; Recall reads their output and KillShell stops them by these ids.]',
+      ),
+    );
+    this.o.onChange?.();
+    to.o.onChange?.();
+    return moved.length;
+  }
+
+  /** Leaves every running one running past this program's end (see BackgroundJob.detach); returns them. */
+  detachAll(): ShellRecord[] {
+    const left = this.list().filter((r) => r.state === 'running');
+    for (const r of left) {
+      const live = this.all.get(r.id)!;
+      live.job?.detach();
+      if (live.pending !== '') this.append(live, this.o.redact(live.pending));
+      live.pending = '';
+      if (live.fd !== undefined) closeSync(live.fd);
+      live.fd = undefined;
+      r.state = 'detached';
+    }
+    if (left.length > 0) this.o.onChange?.();
+    return left;
+  }
+
   /** Stops every running one; resolves when they are gone. */
   async stopAll(): Promise<number> {
     const ids = this.running().map((r) => r.id);
@@ -231,7 +307,7 @@ export class Shells implements BackgroundShells {
   restore(saved: readonly ShellRecord[]): void {
     for (const r of saved) {
       const record: ShellRecord = r.state === 'running' ? { ...r, state: 'lost' } : { ...r };
-      this.all.set(r.id, { record, fd: undefined, pending: '', head: '', stopping: false, tell: false });
+      this.all.set(r.id, { owner: this, record, job: undefined, fd: undefined, pending: '', head: '', stopping: false, tell: false });
       const n = Number(r.id.slice(1));
       if (Number.isInteger(n)) this.counter = Math.max(this.counter, n);
     }

@@ -137,6 +137,8 @@ export interface CapabilityHost {
   readonly sessionId: string;
   /** A stored session opened again (--resume, --continue), as opposed to a new one. */
   readonly resumed: boolean;
+  /** A sub-agent's session: its parent, its label ("agent: description"), and whether what it leaves running is handed to the parent (Task's keep_background). */
+  readonly parent?: { id: string; label: string; handBackground: boolean };
   /** Runs sub-agents of `catalog` as child sessions of this one (session/children.ts). */
   subagents(catalog: AgentCatalog): SubagentHost;
   /** The turn a tool call runs in (read when the call runs). */

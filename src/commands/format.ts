@@ -7,6 +7,7 @@ const n = (v: number): string => v.toLocaleString('en-US');
 export function formatCommandOutput(out: CommandOutput): string {
   switch (out.kind) {
     case 'text':
+    case 'tasks':
       return out.text;
     case 'context': {
       const used = out.rows.reduce((sum, r) => sum + r.tokens, 0);

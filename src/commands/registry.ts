@@ -14,7 +14,7 @@ import { mcpCommand } from './mcp.js';
 import { planCommand, todosView } from './plan.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { BackgroundCommands } from '../background/commands.js';
-import { tasksCommand } from '../background/tasksCommand.js';
+import { taskRows, tasksCommand } from '../background/tasksCommand.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
 import type { Effort } from '../llm/provider.js';
@@ -166,7 +166,10 @@ export const COMMANDS: readonly SlashCommand[] = [
     args: '[view <id>|stop <id>|stop all]',
     whileBusy: true,
     description: 'background commands: state, time, output size; view the last lines of one, stop one or all',
-    run: async ({ background, session }, args) => text(await asCommand(() => tasksCommand(background, session.id, args))),
+    run: async ({ background, session }, args) => {
+      const shown = await asCommand(() => tasksCommand(background, session.id, args));
+      return args.trim() === '' && background ? { kind: 'tasks', rows: taskRows(background, session.id), text: shown } : text(shown);
+    },
   },
   {
     name: 'effort',

@@ -34,6 +34,8 @@ export interface ChildSpec {
   /** The child session's title: "agent: description". */
   title: string;
   parent: ParentLink;
+  /** Its background commands still running when it ends go to the parent (Task's keep_background) instead of being stopped. */
+  handBackground?: boolean;
   depth: number;
   approver?: Approver;
   /** The parent's session approvals (allowed prefixes, tools), so the child does not ask again. */
@@ -144,6 +146,7 @@ export class Subagents implements SubagentHost {
       role: agent.prompt,
       title: label,
       parent: { id: this.deps.parentId, turn: this.deps.turnId(), toolUseId: req.toolUseId, agent: agent.name },
+      ...(req.keepBackground ? { handBackground: true } : {}),
       depth,
       permissions: this.deps.policy().sessionState(),
       ...(this.deps.approver ? { approver: this.labelled(this.deps.approver, label) } : {}),
@@ -323,3 +326,10 @@ const TRANSCRIPT_STYLE: TextStyle = {
   toolUse: (b) => `→ ${b.name} ${JSON.stringify(b.input)}`,
   toolResult: (b) => `← ${b.isError ? 'error: ' : ''}${b.content}`,
 };
+
+/** What a child session's capabilities know of its parent (CapabilityHost.parent); nothing for a top-level session. */
+export function parentOf(child: Pick<ChildSpec, 'parent' | 'title' | 'handBackground'> | undefined): {
+  parent?: { id: string; label: string; handBackground: boolean };
+} {
+  return child ? { parent: { id: child.parent.id, label: child.title, handBackground: child.handBackground === true } } : {};
+}

@@ -122,7 +122,25 @@ export type CommandOutput =
   /** /model without a name: the picker (print mode lists them). */
   | { kind: 'models'; models: ModelChoice[]; current: string }
   | { kind: 'history'; result: HistoryPage }
-  | { kind: 'rewind'; targets: RewindTargetView[] };
+  | { kind: 'rewind'; targets: RewindTargetView[] }
+  /** /tasks without arguments: the background commands (the TUI's panel; print mode prints `text`). */
+  | { kind: 'tasks'; rows: TaskRowView[]; text: string };
+
+/** One background command in the /tasks panel. */
+export interface TaskRowView {
+  id: string;
+  /** The session that started it (a sub-agent's differs from the current one). */
+  sessionId: string;
+  own: boolean;
+  command: string;
+  /** "running", "exit code 0", "stopped", … */
+  state: string;
+  running: boolean;
+  /** How long it ran, and how much it printed, formatted. */
+  ran: string;
+  output: string;
+  pid: number;
+}
 
 /** One earlier turn in the /rewind picker. */
 export interface RewindTargetView {

@@ -26,7 +26,7 @@ import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { HistoryEdits } from './historyEdits.js';
 import { cacheKeyOf, loopSettings } from './loopSettings.js';
-import { childDeps, childParent, subagentInfo, Subagents, type SubagentInfo } from './children.js';
+import { childDeps, childParent, parentOf, subagentInfo, Subagents, type SubagentInfo } from './children.js';
 import { Capabilities } from './capabilities.js';
 import type { AgentCatalog } from '../agents/agents.js';
 import type { AttentionKind } from '../capability/capability.js';
@@ -84,7 +84,7 @@ export class Session extends SessionEvents {
     this.snapshots = new TurnSnapshots(deps.store, this.log);
     this.loadNotes = opened.notes;
     const turn = turnHost(() => ({ gate: this.gate, log: this.log, context: this.context, emit: (e) => this.emit(e) }));
-    const host = { sessionId: id, resumed: this.log.messages().length > 0, subagents: (c: AgentCatalog) => this.subagents(c), turn };
+    const host = { sessionId: id, resumed: this.log.messages().length > 0, subagents: (c: AgentCatalog) => this.subagents(c), turn, ...parentOf(deps.child) };
     this.caps = new Capabilities(deps.capabilities, host, state.capabilities);
     // a sub-agent gets the capabilities' tools its agent names (the Task tool below agents.maxDepth)
     const own = this.caps.tools().filter((t) => !deps.child || deps.child.toolNames.includes(t.name));

@@ -26,7 +26,7 @@ export interface SessionDeps {
   /** Engine settings for tests and benchmarks: its clock, the micro compaction policy. */
   engine?: Pick<EngineDeps, 'now' | 'microPolicy'>;
   /** Set for a sub-agent's session. */
-  child?: Pick<ChildSpec, 'role' | 'parent' | 'depth' | 'permissions' | 'title' | 'toolNames'>;
+  child?: Pick<ChildSpec, 'role' | 'parent' | 'depth' | 'permissions' | 'title' | 'toolNames' | 'handBackground'>;
   /** The skills in force (src/skills): their listing in the system prompt, the nested ones reached, re-attached after compaction. */
   skills?: SkillCatalog;
   /** The front end's file access and terminal for the tools (an ACP editor's); absent: the local disk and processes. */

@@ -4,6 +4,8 @@
 // archives; handed to the background (run_in_background, or a timeout that moves it) it goes to
 // the background archive instead, from that moment on, and nothing more is kept here.
 // What it never does: decide when to stop, move or report a command (bash.ts does).
+import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import type { ResultPromise } from 'execa';
 import { killGroup, trackGroup } from '../processes/groups.js';
 import { FullOutputBuffer } from './spill.js';
@@ -41,6 +43,9 @@ export class BashRun {
   private readonly cleaner = new TerminalText();
   private readonly decoder = new TextDecoder('utf-8');
   private killTimer: NodeJS.Timeout | undefined;
+  private readonly untrack: () => void;
+  /** The one pipe of its output (the shell sends stderr into stdout). */
+  private readonly pipe: Readable | undefined;
 
   constructor(
     command: string,
@@ -68,6 +73,8 @@ export class BashRun {
       streamDone = true;
     });
     const untrack = this.pid !== undefined ? trackGroup(this.pid, 'bash', command) : () => undefined;
+    this.untrack = untrack;
+    this.pipe = sub.stdout ?? undefined;
     this.exited = new Promise<Exited>((resolve) => {
       sub.once('exit', (code, signal) => resolve({ code, signal }));
       sub.once('error', (error) => resolve({ code: null, signal: null, error }));
@@ -119,6 +126,15 @@ export class BashRun {
         this.sink = onText;
       },
       ended: this.ended.then((e) => ({ code: e.code, signal: e.signal })),
+      detach: () => {
+        this.untrack();
+        this.sink = () => undefined;
+        if (!this.pipe) return;
+        // the drain holds the pipe's read end once this program is gone; it ends with the command
+        const drain = spawn('cat', [], { stdio: [this.pipe, 'ignore', 'ignore'], detached: true });
+        drain.on('error', () => undefined);
+        drain.unref();
+      },
     };
   }
 }

@@ -86,11 +86,20 @@ async function runRecall(input: RecallInput, ctx: ToolContext, options: Required
     return page.output;
   }
   const source = ctx.recall;
-  if (!source) return fail('Nothing has been archived in this session yet: no compaction has happened, so the whole conversation is still in view.');
+  // background commands' output is searched too (first: newest, and live), then the store's archive
+  const live = input.query !== undefined ? (ctx.background?.search(input.query) ?? []) : [];
+  if (!source && (input.id !== undefined || !ctx.background))
+    return fail('Nothing has been archived in this session yet: no compaction has happened, so the whole conversation is still in view.');
   try {
-    if (input.id !== undefined && input.pattern !== undefined) return grepItem(source.get(input.id), input, o);
-    if (input.id !== undefined) return readItem(source.get(input.id), input, o).output;
-    return search(source.search.bind(source), input.query ?? '', input, o);
+    if (input.id !== undefined && input.pattern !== undefined) return grepItem(source?.get(input.id), input, o);
+    if (input.id !== undefined) return readItem(source?.get(input.id), input, o).output;
+    const both = (q: string, opts: { limit: number; offset: number }): RecallHit[] => {
+      const own = live.slice(opts.offset, opts.offset + opts.limit);
+      const rest = opts.limit - own.length;
+      const stored = source && rest > 0 ? source.search(q, { limit: rest, offset: Math.max(0, opts.offset - live.length) }) : [];
+      return [...own, ...stored];
+    };
+    return search(both, input.query ?? '', input, o);
   } catch (e) {
     return fail(`Recall failed: ${e instanceof Error ? e.message : String(e)}`);
   }

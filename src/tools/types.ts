@@ -98,6 +98,12 @@ export interface BackgroundJob {
   follow(onText: (text: string) => void): void;
   /** Resolves when it exited and its output is drained; never rejects. */
   ended: Promise<CommandExit>;
+  /**
+   * Leaves it running past this program's end: forgotten by the process registry (no signal of
+   * the program's end reaches it), its output drained by a small process of its own (`cat` to
+   * /dev/null: it never dies of a closed pipe), no longer archived.
+   */
+  detach(): void;
 }
 
 /** One background command's output as archived so far (what Recall reads by its id). */
@@ -122,6 +128,8 @@ export interface BackgroundShells {
   output(id: string): BackgroundOutput | undefined;
   /** The model read up to this line (Recall's since_last_read reads on from there). */
   markRead(id: string, line: number): void;
+  /** Full-text search over every command's output (running or ended): one hit per command whose lines hold every word, newest first. */
+  search(query: string): RecallHit[];
   /** A foreground command runs: `move` hands it to the background when the person asks (Ctrl+B). Returns the unregister. */
   holdForeground(move: () => void): () => void;
 }

@@ -9,7 +9,9 @@ import { editInEditor } from './external-editor.js';
 import { ApprovalPrompt, diffLinesFor, diffRowsFor } from './components/ApprovalPrompt.js';
 import { TaskList } from './components/TaskList.js';
 import { RewindPicker } from './components/RewindPicker.js';
+import { TasksPanel } from './components/TasksPanel.js';
 import { rewindKey } from './rewind-picker.js';
+import { tasksKey } from './tasks-panel.js';
 import { ItemView } from './components/ItemView.js';
 import { LiveRegion } from './components/LiveRegion.js';
 import { loadMarkdown, markdownShownPlain } from './markdown-lazy.js';
@@ -82,6 +84,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
   const picker = useStore(store.picker);
   const models = useStore(store.models);
   const rewind = useStore(store.rewind);
+  const taskPanel = useStore(store.taskPanel.state);
   const history = useStore(store.history);
   const status = useStore(store.status);
   const hint = useStore(store.hint);
@@ -134,6 +137,8 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
     return () => clearTimeout(t);
   }, [size.columns, size.rows, redraw]);
 
+  // the /tasks panel follows the commands as they start and end (the footer's count says when)
+  useEffect(() => store.taskPanel.refresh(), [store, status.session.background]);
   // a plan opened in the person's editor: the terminal is theirs until it exits, then the screen is drawn again and the plan asked anew
   const editPlan = useCallback(
     (view: ApprovalView) => {
@@ -158,6 +163,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
           store.picker.get() === null &&
           store.models.get() === null &&
           store.rewind.get() === null &&
+          store.taskPanel.state.get() === null &&
           store.history.get() === null &&
           prompt.isEmpty()
         ) {
@@ -174,6 +180,7 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
         if (store.picker.get()) return store.picker.set(null);
         if (store.models.get()) return store.models.set(null);
         if (store.rewind.get()) return store.rewind.set(null);
+        if (store.taskPanel.state.get()) return store.taskPanel.state.set(null);
         if (store.history.get()) return store.history.set(null);
         if (!prompt.isEmpty()) return prompt.clear();
         if (isWorking(store.live.get())) controller.interrupt();
@@ -200,6 +207,13 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
           if (r.action.what !== 'code' && prompt.isEmpty()) prompt.restore(r.action.target.text);
         }
         return;
+      }
+      const panel = store.taskPanel.state.get();
+      if (panel) {
+        const r = tasksKey(panel, input, key);
+        if (!r.action) return store.taskPanel.state.set(r.state);
+        if (r.action.kind === 'close') return store.taskPanel.state.set(null);
+        return controller.submit(r.action.line);
       }
       const pick = store.picker.get();
       if (pick) {
@@ -296,6 +310,8 @@ export function App({ controller, openPicker = false, theme = colorTheme, printA
               <ModelPicker state={models} />
             ) : rewind ? (
               <RewindPicker state={rewind} />
+            ) : taskPanel ? (
+              <TasksPanel state={taskPanel} />
             ) : history ? (
               <HistoryBrowser state={history} />
             ) : (

@@ -38,6 +38,8 @@ function outputLines(output: ShownOutput, width: number, theme: Theme): string[]
       return permissionLines(output.rules, output.mode, output.meaning, width, theme);
     case 'help':
       return helpLines(output.commands, width, theme);
+    case 'tasks':
+      return block(sanitize(output.text), width);
     case 'history':
     case 'rewind':
       // shown in their own browsers over the prompt, never printed

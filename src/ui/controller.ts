@@ -3,7 +3,7 @@
 import type { CompactionRecord } from '../history/compaction.js';
 import type { Message } from '../llm/messages.js';
 import type { Todo } from '../plan/todos.js';
-import type { CommandInfo, CommandOutput, ContextUsageView, HistoryPage, SessionEvent, SessionView } from '../session/protocol.js';
+import type { CommandInfo, CommandOutput, ContextUsageView, HistoryPage, SessionEvent, SessionView, TaskRowView } from '../session/protocol.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 
 export type { GaugeState } from '../compaction/budget.js';
@@ -18,6 +18,7 @@ export type {
   HistoryPage,
   ModelChoice,
   RewindTargetView,
+  TaskRowView,
   SessionListItem,
   SessionView,
 } from '../session/protocol.js';
@@ -73,6 +74,8 @@ export interface UiController {
   searchSessions?(query: string): string[];
   /** The session's task list (TodoWrite), read from its log; absent: none is shown. */
   todos?(): readonly Todo[];
+  /** The /tasks panel's rows as they stand (read again when a command starts or ends). */
+  taskRows?(): TaskRowView[];
   /** The environment the person's editor runs with (a plan opened in $EDITOR): the provider keys left out. Absent: the program's. */
   editorEnv?(): NodeJS.ProcessEnv;
   /** Ctrl+B: moves the running Bash command to the background; false when none runs. */

@@ -13,12 +13,11 @@ import { emptyLive, isWorking, type Hint, type LiveState, type StatusState, type
 import { queuedBatches } from './prompt-queue.js';
 import { RETRY_LABEL, retryText, waitingText } from './status-text.js';
 import { turnEndItems } from './turn-end.js';
-import type { HistoryBrowserState } from './history-browser.js';
-import { newHistoryBrowser } from './history-browser.js';
-import type { PickerState } from './picker.js';
-import { newPicker } from './picker.js';
+import { newHistoryBrowser, type HistoryBrowserState } from './history-browser.js';
+import { newPicker, type PickerState } from './picker.js';
 import { newModelPicker, type ModelPickerState } from './model-picker.js';
 import { newRewindPicker, type RewindPickerState } from './rewind-picker.js';
+import { TasksPanelStore } from './tasks-panel.js';
 import { Store } from './store.js';
 import { LiveToolOutput } from './tool-progress.js';
 import { StreamView } from './stream-view.js';
@@ -45,6 +44,7 @@ export class UiStore {
   readonly picker = new Store<PickerState | null>(null);
   /** The /model picker, open over the prompt. */
   readonly models = new Store<ModelPickerState | null>(null);
+  readonly taskPanel = new TasksPanelStore(() => this.controller.taskRows?.());
   /** The /rewind picker, open over the prompt. */
   readonly rewind = new Store<RewindPickerState | null>(null);
   /** The /history browser, open over the prompt. */
@@ -201,6 +201,7 @@ export class UiStore {
         if (ev.output.kind === 'models') return this.models.set(newModelPicker(ev.output.models, ev.output.current));
         if (ev.output.kind === 'history') return this.history.set(newHistoryBrowser(ev.output.result));
         if (ev.output.kind === 'rewind') return this.rewind.set(newRewindPicker(ev.output.targets));
+        if (ev.output.kind === 'tasks' && ev.output.rows.length > 0) return this.taskPanel.open(ev.output.rows);
         return this.append({ kind: 'command', id: itemId(), command: ev.command, output: ev.output });
       case 'session':
         return this.openSession(ev);
@@ -285,7 +286,6 @@ export class UiStore {
     this.printer.openSession(items);
   }
 
-  /** The controller's view of the session, or the current one when nothing in it changed. */
   /** Sets one optional field of the footer's session view, or removes it (undefined). */
   private sessionField<K extends 'mcp' | 'statusCommand' | 'background' | 'unsaved'>(key: K, value: SessionView[K] | undefined): void {
     const session = { ...this.status.get().session };

@@ -2,6 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BackgroundCommands } from '../../src/background/commands.js';
+import { tasksCommand } from '../../src/background/tasksCommand.js';
 import { childGroups } from '../../src/processes/groups.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { createRecallTool } from '../../src/tools/recall.js';
@@ -143,5 +144,27 @@ describe('background commands', () => {
     expect(again.output('b1')).toMatchObject({ label: 'background command `echo kept; sleep 30` (ended, exit status unknown)', running: false });
     expect(again.output('b1')?.text).toBe('kept\n');
     expect(again.notices()).toEqual([]);
+  });
+
+  it("/tasks names a sub-agent's command by <session>/<id>; a child handing its command over renumbers it in the parent, which is told", async () => {
+    const { root, commands, shells } = setup();
+    const child = commands.open('child-1');
+    const childCtx = ctx(root, { background: child });
+    await call(bash, { command: 'sleep 30', run_in_background: true }, ctx(root, { background: shells }));
+    await call(bash, { command: 'sleep 31', run_in_background: true }, childCtx);
+    await call(bash, { command: 'sleep 32', run_in_background: true }, childCtx);
+    // mutation: find() ignoring the session part stops the parent's b1 (sleep 30) instead
+    expect(await tasksCommand(commands, 's1', 'stop child-1/b1')).toContain('Stopped b1 (sleep 31)');
+    expect(await tasksCommand(commands, 's1', 'stop child-2/b1').catch((e: Error) => e.message)).toBe('no background command child-2/b1; /tasks lists them');
+    expect(shells.running().map((r) => r.command)).toEqual(['sleep 30']);
+    // mutation: a handTo that keeps the child's id collides with the parent's b1
+    await commands.close('child-1', { id: 's1', label: 'runner: serve', handBackground: true });
+    expect(shells.running().map((r) => `${r.id} ${r.command}`)).toEqual(['b1 sleep 30', 'b2 sleep 32']);
+    expect(shells.notices().join('\n')).toMatch(/handed you its background command still running: b2 `sleep 32` \(pid \d+; b2 in the sub-agent\)/);
+    // mutation: a detached command still in the registry would be stopped by the program's end
+    const left = commands.detachAll();
+    expect(left.map((r) => r.id)).toEqual(['b1', 'b2']);
+    expect(childGroups().filter((g) => left.some((r) => r.pid === g.pgid))).toEqual([]);
+    for (const r of left) process.kill(-r.pid, 'SIGKILL');
   });
 });

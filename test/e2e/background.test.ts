@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RequestView } from '../fake-server/types.js';
 import { runAgent, useFakeServer, workspace } from './harness.js';
@@ -83,6 +85,114 @@ describe('background commands in print mode', () => {
     // after the result b1 was stopped, with a note on stderr, and nothing of the run is left
     expect(r.stderr).toContain('agent: stopping the background command still running: b1 `echo first-BG;');
     expect(running(`sleep ${secs}`)).toEqual([]);
+  }, 60_000);
+
+  it('Recall reads a command by what is new since the last read, by range, by pattern and by a search, while it runs and after it ended', async () => {
+    const ws = workspace();
+    const cmd =
+      'echo alpha-1; echo alpha-2; until [ -f go ]; do sleep 0.05; done; echo beta-3; echo needle-4; until [ -f stop ]; do sleep 0.05; done; echo gamma-5';
+    const prompt = [
+      `@call Bash ${JSON.stringify({ command: cmd, run_in_background: true })}`,
+      '@then',
+      '@bash sleep 0.5',
+      '@then',
+      '@call Recall {"id":"b1","since_last_read":true}',
+      '@then',
+      '@call Recall {"id":"b1","since_last_read":true}',
+      '@then',
+      '@bash touch go; sleep 0.5',
+      '@then',
+      '@call Recall {"id":"b1","since_last_read":true}',
+      '@recall needle',
+      '@then',
+      '@bash touch stop; sleep 0.5',
+      '@then',
+      '@call Recall {"id":"b1","since_last_read":true}',
+      '@call Recall {"id":"b1","pattern":"^needle"}',
+      '@then',
+      '@call Recall {"id":"b1","offset":2,"limit":2}',
+      '@recall gamma',
+      '@then',
+      '@report read',
+    ].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], { ws, server, timeoutMs: 40_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const v = server.requests.map((q) => lastUser(q.view));
+    // mutation: since_last_read starting at line 1 every time repeats alpha-1 in views 3 and 5
+    expect(v[3]).toMatch(/\(running\) \(id b1\):\nalpha-1\nalpha-2$/);
+    expect(v[4]).toContain('(running) (id b1) has no new output: 2 lines so far, all read.');
+    expect(v[6]).toContain('(running) (id b1), lines 3-4 of 4:\nbeta-3\nneedle-4');
+    // mutation: a Recall query that searches only the store finds nothing (no compaction happened)
+    expect(v[6]).toMatch(/1\. id: b1 — background command `echo alpha-1;[^\n]*\(running\) · [^\n]*\n {3}needle-4/);
+    // after it ended: the notice, then what is new, the pattern and a range of the archived output
+    expect(v[7]).toMatch(/\[Background command b1 ended: exit code 0/);
+    expect(v[8]).toMatch(/\(exit code 0\) \(id b1\), lines 5-5 of 5:\ngamma-5/);
+    expect(v[8]).toContain('4: needle-4');
+    expect(v[9]).toContain('lines 2-3 of 5:\nalpha-2\nbeta-3');
+    expect(v[9]).toMatch(/id: b1 — background command [^\n]*\(exit code 0\)[^\n]*\n {3}gamma-5/);
+  }, 60_000);
+
+  it('--keep-background leaves a command running past the end, detached (it keeps printing), with its pid on stderr', async () => {
+    const ws = workspace();
+    const mark = `keep-${process.pid}-${Math.floor(Math.random() * 1e6)}`;
+    const prompt = [
+      `@call Bash ${JSON.stringify({ command: `while :; do echo tick; sleep 0.1; done # ${mark}`, run_in_background: true })}`,
+      '@then',
+      '@report started',
+    ].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow', '--keep-background'], { ws, server, timeoutMs: 30_000 });
+    const pid = Number(/b1 `while :; do echo tick; sleep 0\.1; done # [^`]*` \(pid (\d+)\)/.exec(r.stderr)?.[1]);
+    try {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe('started');
+      expect(r.stderr).toContain('agent: the background command left running (detached): b1 `while :;');
+      expect(pid).toBeGreaterThan(0);
+      // it prints every 100 ms: a pipe left without a reader would end it (SIGPIPE) well within this
+      await new Promise((res) => setTimeout(res, 600));
+      // mutation: no drain for its pipe (or the group still tracked, SIGKILLed at the exit) leaves nothing running
+      expect(running(mark).length).toBeGreaterThan(0);
+    } finally {
+      if (pid > 0) process.kill(-pid, 'SIGTERM');
+    }
+    await until(() => running(mark).length === 0, 5_000, 'the kept command to stop');
+  }, 40_000);
+
+  it("a sub-agent's background command is stopped when it ends, or handed to the parent (Task keep_background), whose model gets its end notice", async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.dir, '.agent', 'agents'), { recursive: true });
+    writeFileSync(
+      join(ws.dir, '.agent', 'agents', 'runner.md'),
+      '---\nname: runner\ndescription: Runs commands.\ntools: Bash, Recall, KillShell\n---\nRun what you are asked.\n',
+    );
+    const dropped = uniqueSleep();
+    const child = (command: string): string => `@call Bash ${JSON.stringify({ command, run_in_background: true })}\n@report child started it`;
+    const prompt = [
+      `@task ${JSON.stringify({ description: 'start and drop', prompt: child(`echo dropped-up; sleep ${dropped}`), agent: 'runner' })}`,
+      '@then',
+      `@bash sleep 0.3; echo "left: $(ps -eo stat=,args= | grep -v agent.js | grep -v '^Z' | grep -c 'slee[p] ${dropped}')"`,
+      '@then',
+      `@task ${JSON.stringify({ description: 'start and hand', prompt: child('echo handed-up; sleep 1; echo handed-last-line'), agent: 'runner', keep_background: true })}`,
+      '@then',
+      '@bash sleep 2',
+      '@then',
+      '@call Recall {"id":"b1","pattern":"handed"}',
+      '@then',
+      '@report parent done',
+    ].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], { ws, server, timeoutMs: 40_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('parent done');
+    // the parent's requests: those whose first message is the prompt
+    const parent = server.requests.filter((q) => JSON.stringify(q.view?.messages[0]).includes('start and drop')).map((q) => lastUser(q.view));
+    // mutation: a child's close that does not stop its commands leaves the sleep running after its Task result
+    expect(parent[2]).toContain('left: 0');
+    expect(parent[1]).not.toContain('handed you');
+    // mutation: keep_background ignored (the command stopped with the child) leaves no hand-over notice and no end notice
+    expect(parent[3]).toMatch(
+      /\[The sub-agent "runner: start and hand" ended and handed you its background command still running: b1 `echo handed-up; sleep 1; echo handed-last-line` \(pid \d+; b1 in the sub-agent\)/,
+    );
+    expect(parent[4]).toMatch(/\[Background command b1 ended: exit code 0[\s\S]*handed-last-line/);
+    expect(parent[5]).toContain('2: handed-last-line');
   }, 60_000);
 
   it('SIGTERM mid-command stops the foreground and the background commands alike', async () => {

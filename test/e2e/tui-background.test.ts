@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
 
-// The TUI with a background command: the footer counts it, /tasks lists it (state, time, output
-// size), /tasks view shows its last lines, /tasks stop stops it (the footer count goes) and the
-// process is gone.
+// The TUI with background commands: the footer counts them, /tasks opens a panel listing them
+// (state, time, output size) whose keys view the selected one's last lines (Ctrl+O), stop it (s)
+// or all of them (a) and close it (Esc); the processes are gone and the footer count with them.
 
 const server = useFakeServer();
 let term: Tmux | undefined;
@@ -21,7 +21,7 @@ const running = (marker: string): string[] =>
     .filter((l) => l.includes(marker) && !/^\s*\d+\s+Z/.test(l) && !l.includes('ps -eo') && !l.includes('agent.js'));
 
 describe.skipIf(!hasTmux)('background commands in the TUI', () => {
-  it('footer count, /tasks list, view and stop', async () => {
+  it('footer count, the /tasks panel: view, stop one, stop all, Esc', async () => {
     const ws = workspace();
     const secs = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
@@ -31,20 +31,35 @@ describe.skipIf(!hasTmux)('background commands in the TUI', () => {
     term.keys('Enter');
     // mutation: no background_status event leaves the footer without the count
     await term.waitFor('1 background');
+    term.type(`@call Bash {"command":"echo second-bg; sleep ${secs}1","run_in_background":true}`);
+    term.keys('Enter');
+    await term.waitFor('2 background');
     term.type('/tasks');
     term.keys('Enter');
-    await term.waitFor(/b1\s+running\s+[\d.]+m?s\s+[\d.,]+ [KM]?B\s+echo hello-from-bg; sleep/);
-    term.type('/tasks view b1');
-    term.keys('Enter');
-    await term.waitFor(/b1 · running · \$ echo hello-from-bg[^\n]*\n[\s\S]*hello-from-bg/);
+    // mutation: /tasks printed as text (no panel) shows no selection mark and no keys line
+    await term.waitFor(/❯ b1\s+running\s+[\d.]+m?s\s+[\d.,]+ [KM]?B\s+echo hello-from-bg; sleep/);
+    await term.waitFor('s: stop · a: stop all');
+    term.keys('Down');
+    await term.waitFor(/❯ b2\s+running/);
+    term.keys('C-o');
+    await term.waitFor(/b2 · running · \$ echo second-bg[^\n]*\n[\s\S]*second-bg/);
+    expect(running(`sleep ${secs}`)).toHaveLength(2);
+    term.type('s');
+    await term.waitFor('Stopped b2');
+    // the panel's row follows: b2 stopped, the footer down to one
+    await term.waitFor(/b2\s+stopped/);
+    await term.waitFor('1 background');
+    expect(running(`sleep ${secs}1`)).toEqual([]);
     expect(running(`sleep ${secs}`)).toHaveLength(1);
-    term.type('/tasks stop b1');
-    term.keys('Enter');
-    await term.waitFor('Stopped b1');
-    // the visible screen (no scrollback) loses the footer's count
+    term.type('a');
+    await term.waitFor('Stopped 1 background command.');
+    await term.waitFor(/b1\s+stopped/);
+    term.keys('Escape');
     const deadline = Date.now() + 15_000;
-    while (term.screen(0).includes('1 background') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(term.screen(0)).not.toContain('1 background');
+    while (term.screen(0).includes('s: stop · a: stop all') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // the visible screen (no scrollback) loses the panel and the footer's count
+    expect(term.screen(0)).not.toContain('s: stop · a: stop all');
+    expect(term.screen(0)).not.toMatch(/1 background(?! command)/);
     expect(running(`sleep ${secs}`)).toEqual([]);
   }, 60_000);
 
@@ -68,5 +83,53 @@ describe.skipIf(!hasTmux)('background commands in the TUI', () => {
     term.keys('Enter');
     await term.waitFor('Stopped 1 background command.');
     expect(running(`sleep ${secs}`)).toEqual([]);
+  }, 60_000);
+
+  it('the exit asks about running background commands: Enter stops them, n leaves them running with their pids', async () => {
+    const ws = workspace();
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    const open = (): Tmux =>
+      new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', '--permission-mode', 'allow'], cwd: ws.dir, env, width: 140 });
+    const start = async (secs: string): Promise<void> => {
+      await term!.waitFor('claude-sonnet-4-5');
+      term!.type(`@call Bash {"command":"sleep ${secs}","run_in_background":true}`);
+      term!.keys('Enter');
+      await term!.waitFor('1 background');
+      // the turn ends first: Ctrl+D mid-turn closes the store under it (its last message is then unsaved, a question of its own)
+      await term!.waitFor('● Done.');
+    };
+
+    // the default: stopped
+    const first = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    term = open();
+    await start(first);
+    term.keys('C-d');
+    // mutation: no question at the exit (the session's close stops them, or the process exit kills them) shows no prompt
+    await term.waitFor(/A background command is still running:\n\s+b1\s+pid \d+\s+sleep 300[\s\S]*Stop it\? \[Y\/n\]/);
+    expect(running(`sleep ${first}`)).toHaveLength(1);
+    term.keys('Enter');
+    await term.waitFor('Stopped 1 background command.');
+    expect(await term.waitForExit()).toBe(0);
+    expect(running(`sleep ${first}`)).toEqual([]);
+    term.kill();
+
+    // n: left running, detached, its pid named
+    const second = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    term = open();
+    await start(second);
+    term.type('/exit');
+    term.keys('Enter');
+    await term.waitFor('Stop it? [Y/n]');
+    term.type('n');
+    term.keys('Enter');
+    const screen = await term.waitFor(/The background command left running \(detached\): b1 `sleep 300[^`]*` \(pid (\d+)\)/);
+    const pid = Number(/left running \(detached\): b1 `sleep 300[^`]*` \(pid (\d+)\)/.exec(screen)?.[1]);
+    try {
+      expect(await term.waitForExit()).toBe(0);
+      // mutation: detachAll that leaves the group in the registry (SIGKILLed at the exit) fails here
+      expect(running(`sleep ${second}`)).toHaveLength(1);
+    } finally {
+      if (pid > 0) process.kill(-pid, 'SIGTERM');
+    }
   }, 60_000);
 });

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import type { Message } from '../../src/llm/messages.js';
 import type { PermissionMode } from '../../src/config/schema.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, UiController, UiEvent } from '../../src/ui/controller.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, TaskRowView, UiController, UiEvent } from '../../src/ui/controller.js';
 
 export const usage = (over: Partial<ContextUsageView> = {}): ContextUsageView => ({
   tokens: 40_000,
@@ -46,6 +46,8 @@ export class FakeController implements UiController {
   /** What searchArchive answers; the searches asked are recorded. */
   archive: (query: string, page: number) => HistoryPage = (query, page) => ({ query, page, pageSize: 10, hits: [], hasMore: false });
   readonly searches: Array<[string, number]> = [];
+  /** The /tasks panel's rows (absent: the app has none to refresh from). */
+  taskRows?: () => TaskRowView[];
   private readonly listeners = new Set<(ev: UiEvent) => void>();
 
   constructor(
