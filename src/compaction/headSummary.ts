@@ -18,7 +18,7 @@ import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js'
 import { SummaryFailure, type Summarizer, type SummaryJob, type SummaryResult } from './summarize.js';
 import type { ProbeResults } from '../ledger/probes.js';
 import { contextRaw } from './thinkingRoom.js';
-import { withoutImages } from './withoutImages.js';
+import { withoutImages } from '../llm/withoutImages.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import { promptText } from '../promptText.js';
 import PROVIDER_SUMMARY from './providerSummary.md';

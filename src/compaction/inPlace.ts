@@ -3,7 +3,7 @@ import { messageText, type TextStyle } from '../llm/messageText.js';
 import type { DoneEvent, ModelRequest, ThinkingRequest, ToolSpec } from '../llm/provider.js';
 import { buildInPlaceSummaryPrompt } from './prompt.js';
 import type { TokenCounter } from './tokens.js';
-import { withoutImages } from './withoutImages.js';
+import { withoutImages } from '../llm/withoutImages.js';
 
 // The summary request that keeps the prompt cache: when the session's own model writes the
 // checkpoint, it is asked with the very request prefix the session has been sending (same

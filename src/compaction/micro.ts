@@ -1,6 +1,6 @@
 import { newId, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
 import { isSpillPreview } from '../tools/spill.js';
-import { imageLabel } from './withoutImages.js';
+import { imageLabel } from '../llm/withoutImages.js';
 import { TOOL_RESULT_OVERHEAD, type TokenCounter } from './tokens.js';
 import type { ClearedOutput } from '../history/compaction.js';
 
