@@ -89,8 +89,8 @@ const READERS: Array<{ name: string; args: string[]; when: (env: NodeJS.ProcessE
   { name: 'pngpaste', args: ['-'], when: () => process.platform === 'darwin' },
 ];
 
-export const NO_CLIPBOARD_TOOL =
-  "Ctrl+V pastes an image from the clipboard with wl-paste (Wayland), xclip (X11) or pngpaste (macOS); none of them is installed. Drop or paste the image file's path instead.";
+/** One line under the prompt (fits 110 columns): which tools Ctrl+V uses, and the other way in. */
+export const NO_CLIPBOARD_TOOL = 'Ctrl+V reads images with wl-paste, xclip or pngpaste; none is installed (or drop the image file here).';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 let clipDir: string | undefined;
@@ -110,7 +110,7 @@ export async function clipboardImage(env: NodeJS.ProcessEnv = process.env): Prom
     child.on('close', (code) => resolve({ bytes: Buffer.concat(chunks), code, err }));
   });
   if (out.code !== 0 || out.bytes.length === 0 || !out.bytes.subarray(0, 4).equals(PNG_MAGIC)) {
-    const said = out.err.trim().split('\n')[0];
+    const said = out.err.trim().split('\n')[0]?.slice(0, 60);
     return { why: `The clipboard holds no image (${reader.name}${said ? `: ${said}` : ' found none'}). Copy an image, or drop its file here.` };
   }
   clipDir ??= mkdtempSync(join(tmpdir(), 'agent-clipboard-'));
