@@ -67,6 +67,8 @@ export interface LoopOptions {
   maxOutputRecoveries: number;
   cwd: string;
   recall?: RecallSource;
+  /** false: the model reads no images; they are sent as notes naming them (models.<name>.images). */
+  images?: boolean | undefined;
   /** The thinking settings every request of the turn sends (one configuration per turn). */
   thinking?: ThinkingRequest | undefined;
   /** Where results over the spill threshold go (absent: nothing is spilled). */

@@ -1,6 +1,7 @@
 // The model half of a step: one call to the provider, with waiting notices, retries of
 // transient failures, a smaller max_tokens or reactive compaction when the prompt is too long.
 import { isProviderError, ProviderError } from '../llm/errors.js';
+import { noImagesNote, withoutImages } from '../llm/withoutImages.js';
 import type { DoneEvent, ModelRequest } from '../llm/provider.js';
 import { nextRetryDelayMs } from '../llm/retry.js';
 import { debug, debugEnabled, debugFull } from '../log.js';
@@ -74,7 +75,7 @@ export async function callModel(
     const req: ModelRequest = {
       model: opts.model,
       system: host.systemPrompt(),
-      messages: [...host.history()],
+      messages: opts.images === false ? withoutImages(host.history(), noImagesNote(opts.model)) : [...host.history()],
       tools: specs,
       maxTokens: Math.min(host.maxOutputTokens(), outputCap ?? Infinity),
       signal,

@@ -18,6 +18,7 @@ import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js'
 import { SummaryFailure, type Summarizer, type SummaryJob, type SummaryResult } from './summarize.js';
 import type { ProbeResults } from '../ledger/probes.js';
 import { contextRaw } from './thinkingRoom.js';
+import { withoutImages } from '../llm/withoutImages.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import { promptText } from '../promptText.js';
 import PROVIDER_SUMMARY from './providerSummary.md';
@@ -252,7 +253,7 @@ async function providerSummary(
 ): Promise<{ summary: SummaryResult; block: Block } | undefined> {
   progress('compacting with the provider');
   try {
-    const r = await pc.compact(messages, signal);
+    const r = await pc.compact(withoutImages(messages), signal);
     return { summary: { text: PROVIDER_SUMMARY_TEXT, method: 'provider', usage: r.usage, requests: 1, verified: false }, block: r.block };
   } catch {
     if (signal.aborted) return undefined;

@@ -3,6 +3,7 @@ import { messageText, type TextStyle } from '../llm/messageText.js';
 import type { DoneEvent, ModelRequest, ThinkingRequest, ToolSpec } from '../llm/provider.js';
 import { buildInPlaceSummaryPrompt } from './prompt.js';
 import type { TokenCounter } from './tokens.js';
+import { withoutImages } from '../llm/withoutImages.js';
 
 // The summary request that keeps the prompt cache: when the session's own model writes the
 // checkpoint, it is asked with the very request prefix the session has been sending (same
@@ -61,7 +62,8 @@ export function inPlaceRequest(
     model: opts.model,
     system: shared.system,
     tools: shared.tools,
-    messages: [...shared.history, newMessage(instruction)],
+    // the images' bytes never reach the summarizer: the cached prefix is read up to the first one
+    messages: [...withoutImages(shared.history), newMessage(instruction)],
     maxTokens: opts.maxTokens,
     signal: opts.signal,
     ...(shared.cacheKey !== undefined ? { cacheKey: shared.cacheKey } : {}),

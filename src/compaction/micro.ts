@@ -1,5 +1,6 @@
 import { newId, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
 import { isSpillPreview } from '../tools/spill.js';
+import { imageLabel } from '../llm/withoutImages.js';
 import { TOOL_RESULT_OVERHEAD, type TokenCounter } from './tokens.js';
 import type { ClearedOutput } from '../history/compaction.js';
 
@@ -33,7 +34,16 @@ export interface MicroOptions {
   /** The most recent compactable results stay intact. */
   keepRecent: number;
   describe?: DescribeToolUse;
+  /** Images in the person's last this-many turns stay (default IMAGE_KEEP_TURNS); older ones give way to a placeholder. */
+  imageKeepTurns?: number;
 }
+
+/**
+ * Images in the person's last IMAGE_KEEP_TURNS turns stay in view; an older one (a message's
+ * image block, a tool result's images) is replaced by a placeholder naming a Recall id, and
+ * Recall with that id attaches it again (the message row in the store keeps its bytes).
+ */
+export const IMAGE_KEEP_TURNS = 2;
 
 export interface MicroCandidate {
   messageIndex: number;
@@ -44,6 +54,8 @@ export interface MicroCandidate {
   summary: string;
   /** Tokens of the result's content. */
   tokens: number;
+  /** Only the images go (a tool result's images, or a message's image block: toolUseId `image:<block index>`); the text stays. */
+  imagesOnly?: boolean;
 }
 
 interface CallInfo {
@@ -95,8 +107,58 @@ export function selectMicro(history: readonly Message[], opts: MicroOptions, cou
       tokens,
     });
   }
+  return [...out, ...selectImages(history, opts, counter, calls, lastAssistant, out)];
+}
+
+/** Old images not cleared with their result: those before the person's last imageKeepTurns turns that the model has seen. */
+function selectImages(
+  history: readonly Message[],
+  opts: MicroOptions,
+  counter: TokenCounter,
+  calls: ReadonlyMap<string, CallInfo>,
+  lastAssistant: number,
+  taken: readonly MicroCandidate[],
+): MicroCandidate[] {
+  const turns = history.flatMap((m, i) => (m.role === 'user' && m.kind === 'normal' && !m.blocks.some((b) => b.type === 'tool_result') ? [i] : []));
+  const keep = opts.imageKeepTurns ?? IMAGE_KEEP_TURNS;
+  const cutoff = Math.min(turns.length >= keep ? turns[turns.length - keep]! : 0, lastAssistant + 1);
+  const describe = opts.describe ?? toolKeyArgument;
+  const out: MicroCandidate[] = [];
+  for (let i = 0; i < cutoff; i++) {
+    const msg = history[i]!;
+    if (msg.role !== 'user' || msg.pinned) continue;
+    msg.blocks.forEach((b, j) => {
+      if (taken.some((t) => t.messageIndex === i && t.blockIndex === j)) return;
+      if (b.type === 'image') {
+        const tokens = counter.countBlock(b);
+        if (tokens >= MIN_CLEAR_TOKENS)
+          out.push({ messageIndex: i, blockIndex: j, toolUseId: `image:${j}`, toolName: 'image', summary: imageLabel(b), tokens, imagesOnly: true });
+      } else if (b.type === 'tool_result' && b.images && b.images.length > 0 && !b.cleared) {
+        const call = calls.get(b.toolUseId);
+        const tokens = counter.countBlock(b) - counter.countBlock({ ...b, images: [] });
+        if (tokens >= MIN_CLEAR_TOKENS)
+          out.push({
+            messageIndex: i,
+            blockIndex: j,
+            toolUseId: b.toolUseId,
+            toolName: call?.name ?? 'tool',
+            summary: call ? describe(call.name, call.input) : '',
+            tokens,
+            imagesOnly: true,
+          });
+      }
+    });
+  }
   return out;
 }
+
+/** "PNG 800×600" (or "2 images"), what a placeholder names. */
+const imagesLabel = (images: readonly { mediaType: string; data: string }[]): string =>
+  images.length === 1 ? imageLabel(images[0]!) : `${images.length} images`;
+
+/** What stands where images were: what they were, and the Recall id that attaches them again. */
+export const imagePlaceholder = (images: readonly { mediaType: string; data: string }[], archiveId: string): string =>
+  `[image${images.length === 1 ? '' : 's'} (${imagesLabel(images)}) removed to save context — Recall id ${archiveId} attaches ${images.length === 1 ? 'it' : 'them'} again]`;
 
 /** What replaces a cleared output: what it was, its size, and how to get it back. */
 export function clearedPlaceholder(toolName: string, summary: string, tokens: number, archiveId: string): string {
@@ -104,11 +166,9 @@ export function clearedPlaceholder(toolName: string, summary: string, tokens: nu
   return `[${what} cleared to save context (${tokens.toLocaleString('en-US')} tokens) — Recall id ${archiveId}]`;
 }
 
-/** What a cleared result with images adds to its placeholder: the file is still on disk, FileRead shows it again. */
+/** What a cleared result with images adds to its placeholder: the same Recall id attaches them again. */
 const imagesNote = (n: number): string =>
-  n === 0
-    ? ''
-    : ` [${n === 1 ? 'an image was' : `${n} images were`} removed with it; FileRead the file again (or call the tool again) to see ${n === 1 ? 'it' : 'them'}]`;
+  n === 0 ? '' : ` [${n === 1 ? 'an image was' : `${n} images were`} removed with it; the same Recall id attaches ${n === 1 ? 'it' : 'them'} again]`;
 
 export interface MicroResult {
   /** The history with the cleared blocks (unchanged messages are the same objects). */
@@ -142,8 +202,42 @@ export function applyMicro(
     const blocks: Block[] = original.blocks.slice();
     for (const c of list) {
       const block = blocks[c.blockIndex];
+      if (c.imagesOnly && block?.type === 'image') {
+        const id = archiveId();
+        const next: Block = { type: 'text', text: imagePlaceholder([block], id) };
+        blocks[c.blockIndex] = next;
+        savedRaw += counter.countBlock(block) - counter.countBlock(next);
+        cleared.push({
+          archiveId: id,
+          messageId: original.id,
+          toolUseId: c.toolUseId,
+          toolName: c.toolName,
+          summary: c.summary,
+          content: next.text,
+          isError: false,
+          tokens: c.tokens,
+        });
+        continue;
+      }
       if (block?.type !== 'tool_result') continue;
       const id = archiveId();
+      if (c.imagesOnly && block.images) {
+        const { images, ...rest } = block;
+        const next: ToolResultBlock = { ...rest, content: `${block.content}\n${imagePlaceholder(images, id)}` };
+        blocks[c.blockIndex] = next;
+        savedRaw += counter.countBlock(block) - counter.countBlock(next);
+        cleared.push({
+          archiveId: id,
+          messageId: original.id,
+          toolUseId: block.toolUseId,
+          toolName: c.toolName,
+          summary: c.summary,
+          content: block.content,
+          isError: block.isError,
+          tokens: c.tokens,
+        });
+        continue;
+      }
       const { images: _images, ...kept } = block;
       const next: ToolResultBlock = {
         ...kept,

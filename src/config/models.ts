@@ -62,6 +62,8 @@ export const UNKNOWN_MODEL_LIMITS: ModelLimits = { contextWindow: 32_768, maxOut
 
 export interface ResolvedModel extends ModelLimits {
   name: string;
+  /** false: the model reads no images (models.<name>.images in .agentrc); each is sent as a note instead. */
+  images?: boolean;
   provider?: ProviderName;
   /** Where the limits came from ('provider': its models endpoint, over the built-in table; config/learnedModel.ts). */
   source: 'config' | 'builtin' | 'default' | 'provider';
@@ -74,6 +76,7 @@ export interface UserModelEntry {
   thinking?: ThinkingSetting | undefined;
   thinkingModes?: Array<'adaptive' | 'enabled' | 'off'> | undefined;
   effortLevels?: Effort[] | undefined;
+  images?: boolean | undefined;
 }
 
 /** Looks a model up: the config's `models` first (exact name), then the built-in table by longest prefix. */
@@ -86,6 +89,7 @@ export function resolveModel(name: string, userModels: Readonly<Record<string, U
       maxOutputTokens: user.maxOutputTokens,
       source: 'config',
       ...(user.provider ? { provider: user.provider } : {}),
+      ...(user.images === false ? { images: false } : {}),
     };
   }
   const key = longestPrefix(name, Object.keys(BUILTIN_MODELS));

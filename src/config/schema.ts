@@ -111,6 +111,8 @@ export const ModelEntrySchema = z.strictObject({
   thinkingModes: z.optional(z.array(z.enum(['adaptive', 'enabled', 'off']))),
   /** ...and effort levels. */
   effortLevels: z.optional(z.array(EffortSchema)),
+  /** Whether the model reads images (default true). false (a local text-only model): each image is sent as a note naming it instead. */
+  images: z.optional(z.boolean()),
 });
 
 const envName = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'must be an environment variable name, or a prefix ending in *'));

@@ -3,7 +3,9 @@ import type { Config } from '../config/config.js';
 import type { ChildSpec } from './children.js';
 
 /** What a turn's loop takes straight from the configuration in effect. */
-export function loopSettings(config: Config): Pick<LoopOptions, 'model' | 'maxSteps' | 'retry' | 'giveUpAfterMs' | 'maxOutputRecoveries' | 'cwd' | 'thinking'> {
+export function loopSettings(
+  config: Config,
+): Pick<LoopOptions, 'model' | 'maxSteps' | 'retry' | 'giveUpAfterMs' | 'maxOutputRecoveries' | 'cwd' | 'thinking' | 'images'> {
   return {
     model: config.model.name,
     maxSteps: config.maxSteps,
@@ -11,6 +13,7 @@ export function loopSettings(config: Config): Pick<LoopOptions, 'model' | 'maxSt
     giveUpAfterMs: config.timeouts.totalMs,
     maxOutputRecoveries: config.compaction.maxOutputRecoveries,
     cwd: config.cwd,
+    ...(config.model.images === false ? { images: false } : {}),
     ...(config.thinking ? { thinking: config.thinking } : {}),
   };
 }

@@ -60,11 +60,11 @@ export interface Attachments {
   problems: string[];
 }
 
-/** The `@word`s of a prompt: at the start or after a blank, trailing punctuation not included. */
+/** The `@word`s of a prompt: at the start or after a blank, trailing punctuation not included; `@"a path"` quoted (a pasted image's chip). */
 export function findMentions(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:^|\s)@([^\s@]+)/g)) {
-    const word = m[1]!.replace(/[,;:!?)\]}'"]+$/, '').replace(/\.$/, '');
+  for (const m of text.matchAll(/(?:^|\s)@(?:"((?:[^"\\]|\\.)+)"|([^\s@]+))/g)) {
+    const word = m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!.replace(/[,;:!?)\]}'"]+$/, '').replace(/\.$/, '');
     if (word !== '' && !out.includes(word)) out.push(word);
   }
   return out;

@@ -25,7 +25,7 @@ export function archiveRecall(store: Store, sessionId: string, crossSession: () 
               .childSessions(sessionId)
               .map((c) => store.getArchived(id, { sessionId: c.id }))
               .find((f) => f !== undefined));
-      return found ? { id: found.id, label: found.label, text: found.text } : undefined;
+      return found ? { id: found.id, label: found.label, text: found.text, ...(found.images ? { images: found.images } : {}) } : undefined;
     },
   };
 }

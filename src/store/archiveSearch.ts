@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { InvalidInputError } from './errors.js';
 import { toFtsQuery } from './fts-query.js';
 import { bindDefined, StatementCache } from './statementCache.js';
+import type { Block, ImageBlock } from '../llm/messages.js';
 import type { ArchivedItem, ArchiveHit, ArchiveKind, SearchOptions } from './types.js';
 
 interface HitRow {
@@ -44,6 +45,8 @@ export class ArchiveSearch {
   private readonly ftsBody: Database.Statement<[number], string>;
   private readonly outputContent: Database.Statement<[string, string], string>;
   private readonly spilledContent: Database.Statement<[string, string], string>;
+  private readonly outputOwner: Database.Statement<[string, string], { tool_use_id: string; blocks: string }>;
+  private readonly messageBlocks: Database.Statement<[string, string], string>;
 
   constructor(db: Database.Database) {
     this.statements = new StatementCache(db);
@@ -57,6 +60,11 @@ export class ArchiveSearch {
     this.ftsBody = db.prepare<[number], string>('SELECT body FROM archive_fts WHERE rowid = ?').pluck();
     this.outputContent = db.prepare<[string, string], string>('SELECT content FROM tool_output_archive WHERE session_id = ? AND id = ?').pluck();
     this.spilledContent = db.prepare<[string, string], string>('SELECT content FROM spilled_outputs WHERE session_id = ? AND id = ?').pluck();
+    // a cleared output's images are read from its message as stored (the row keeps the blocks as they were sent)
+    this.outputOwner = db.prepare(
+      'SELECT o.tool_use_id, m.blocks FROM tool_output_archive o JOIN messages m ON m.session_id = o.session_id AND m.id = o.message_id WHERE o.session_id = ? AND o.id = ?',
+    );
+    this.messageBlocks = db.prepare<[string, string], string>('SELECT blocks FROM messages WHERE session_id = ? AND id = ?').pluck();
   }
 
   search(query: string, opts: SearchOptions): ArchiveHit[] {
@@ -105,7 +113,10 @@ export class ArchiveSearch {
     const text =
       ref.kind === 'tool_output' ? (this.outputContent.get(ref.session_id, id) ?? this.spilledContent.get(ref.session_id, id)) : this.ftsBody.get(ref.rid);
     if (text === undefined) return undefined;
-    return { id, kind: ref.kind, label: ref.label, text, sessionId: ref.session_id, createdAt: ref.created_at };
+    const owner = ref.kind === 'tool_output' ? this.outputOwner.get(ref.session_id, id) : undefined;
+    const blocks = ref.kind === 'message' ? this.messageBlocks.get(ref.session_id, id) : undefined;
+    const images = owner ? archivedImages(owner.blocks, owner.tool_use_id) : blocks ? messageImages(blocks) : [];
+    return { id, kind: ref.kind, label: ref.label, text, sessionId: ref.session_id, createdAt: ref.created_at, ...(images.length > 0 ? { images } : {}) };
   }
 
   private parseQuery(query: string, opts: SearchOptions) {
@@ -120,6 +131,22 @@ export class ArchiveSearch {
     return q;
   }
 }
+
+/** The images of a cleared output in its message's stored blocks: a tool result's (by its call id), or one image block (`image:<index>`). */
+function archivedImages(blocksJson: string, toolUseId: string): ImageBlock[] {
+  const blocks = JSON.parse(blocksJson) as Block[];
+  const at = /^image:(\d+)$/.exec(toolUseId);
+  if (at) {
+    const b = blocks[Number(at[1])];
+    return b?.type === 'image' ? [b] : [];
+  }
+  const result = blocks.find((b) => b.type === 'tool_result' && b.toolUseId === toolUseId);
+  return result?.type === 'tool_result' ? (result.images ?? []) : [];
+}
+
+/** Every image of an archived message (its image blocks and its tool results'). */
+const messageImages = (blocksJson: string): ImageBlock[] =>
+  (JSON.parse(blocksJson) as Block[]).flatMap((b) => (b.type === 'image' ? [b] : b.type === 'tool_result' ? (b.images ?? []) : []));
 
 const toHit = (r: HitRow): ArchiveHit => ({
   id: r.id,

@@ -1,6 +1,6 @@
 import type { CompactionCommit, CompactionRecord } from '../history/compaction.js';
 import type { LogEntry, StepRecord } from '../history/records.js';
-import type { Message } from '../llm/messages.js';
+import type { ImageBlock, Message } from '../llm/messages.js';
 import type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
 
 export type { FileSnapshot, NewSnapshot, RewindRecord, SnapshotTurn } from './snapshots.js';
@@ -158,6 +158,8 @@ export interface ArchivedItem {
   label: string;
   /** Full text: an archived message rendered as text, or a cleared tool output's original content. */
   text: string;
+  /** A cleared output's images (or a cleared image block), as they were sent: Recall attaches them again. */
+  images?: ImageBlock[];
   sessionId: string;
   createdAt: number;
 }

@@ -92,7 +92,10 @@ async function runRecall(input: RecallInput, ctx: ToolContext, options: Required
     return fail('Nothing has been archived in this session yet: no compaction has happened, so the whole conversation is still in view.');
   try {
     if (input.id !== undefined && input.pattern !== undefined) return grepItem(source?.get(input.id), input, o);
-    if (input.id !== undefined) return readItem(source?.get(input.id), input, o).output;
+    if (input.id !== undefined) {
+      const item = source?.get(input.id);
+      return withImages(item, readItem(item, input, o).output, input);
+    }
     const both = (q: string, opts: { limit: number; offset: number }): RecallHit[] => {
       const own = live.slice(opts.offset, opts.offset + opts.limit);
       const rest = opts.limit - own.length;
@@ -103,6 +106,14 @@ async function runRecall(input: RecallInput, ctx: ToolContext, options: Required
   } catch (e) {
     return fail(`Recall failed: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/** A cleared image (or a cleared result's images) comes back attached to the first page of its item. */
+function withImages(item: { images?: { mediaType: string; data: string }[] } | undefined, out: ToolOutput, input: RecallInput): ToolOutput {
+  const images = item?.images ?? [];
+  if (out.isError || images.length === 0 || (input.offset ?? 1) > 1) return out;
+  const n = images.length;
+  return { ...out, content: `${out.content}\n\n[${n === 1 ? 'its image is' : `its ${n} images are`} attached to this result]`, images };
 }
 
 function search(

@@ -38,7 +38,7 @@ export interface SpillSink {
 export interface RecallSource {
   search(query: string, opts: { limit: number; offset: number }): RecallHit[];
   /** Full text of one archived message or cleared tool output, or undefined if unknown. */
-  get(id: string): { id: string; label: string; text: string } | undefined;
+  get(id: string): { id: string; label: string; text: string; images?: { mediaType: string; data: string }[] } | undefined;
 }
 
 export interface RecallHit {

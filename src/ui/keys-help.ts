@@ -21,4 +21,5 @@ export const KEY_BINDINGS: ReadonlyArray<readonly [keys: string, action: string]
   ['@path', 'attach a file (@dir/ attaches a listing); after @, the matching paths are listed: ↑↓ choose, Tab or Enter take one'],
   ['! at the start', 'shell mode: !git status runs in your shell at once (no approval); the output goes to the model as context'],
   ['Long pastes', 'shown as [pasted text #n · N lines], sent in full'],
+  ['Images', 'paste (or drop) an image file, or Ctrl+V an image on the clipboard (wl-paste, xclip, pngpaste): an [Image #n] chip'],
 ];

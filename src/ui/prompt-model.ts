@@ -168,6 +168,8 @@ export class PromptModel {
           return this.edit(ed.killToLineEnd(s));
         case 'w':
           return this.edit(ed.deleteWordBefore(s));
+        case 'v':
+          return void this.pastes.clipboard(this.store, (n) => this.edit(n));
         default:
           return;
       }

@@ -5,6 +5,7 @@
 // within PASTE_JOIN_MS of each other count as one paste.
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
+import { clipboardImage, imageMention, pastedImagePaths } from './pasted-image.js';
 
 /** Pastes longer than this (lines or characters) are shown as a placeholder and expanded on submit. */
 export const PASTE_MAX_INLINE_LINES = 8;
@@ -35,6 +36,7 @@ export class PastedTexts {
   /** Placeholder label → pasted text. */
   private readonly texts = new Map<string, string>();
   private count = 0;
+  private images = 0;
   private lastLabel: string | null = null;
   private lastAt = 0;
   /** The terminal marks pastes: chunks are never joined by timing. */
@@ -90,6 +92,12 @@ export class PastedTexts {
       const start = s.cursor - last.length;
       return { text: s.text.slice(0, start) + label + s.text.slice(s.cursor), cursor: start + label.length };
     }
+    // a dropped image file (its path, as the terminal pastes it): a chip sent as an @mention of the file
+    const images = pastedImagePaths(text);
+    if (images) {
+      this.lastLabel = null;
+      return images.reduce((st, path) => this.image(path, st), s);
+    }
     const lines = lineCount(text);
     if (lines > PASTE_MAX_INLINE_LINES || text.length > PASTE_MAX_INLINE_CHARS) {
       this.count++;
@@ -100,6 +108,20 @@ export class PastedTexts {
     }
     this.lastLabel = null;
     return ed.insert(s, text.replace(/\t/g, '    '));
+  }
+
+  /** An "[Image #n]" chip at the cursor for the image file at `path` (sent as an @mention of it). */
+  image(path: string, s: EditState): EditState {
+    const label = `[Image #${++this.images}]`;
+    this.texts.set(label, imageMention(path));
+    return ed.insert(s, label);
+  }
+
+  /** Ctrl+V: the clipboard's image becomes a chip at the cursor as it is then; the prompt's note says why when there is none (or no tool to read it). */
+  async clipboard<S extends EditState & { note?: string | null }>(prompt: { get(): S; set(v: S): void }, edit: (s: EditState) => void): Promise<void> {
+    const r = await clipboardImage();
+    if ('path' in r) edit(this.image(r.path, prompt.get()));
+    else prompt.set({ ...prompt.get(), note: r.why });
   }
 
   /** The paste was taken in (and drawn): the time a next chunk must come within to continue it starts now. */

@@ -61,8 +61,9 @@ export function createWebFetchTool(limits: FetchLimits): Tool<WebFetchInput> {
       }
       const text = pageText(page.body, page.contentType, page.url);
       if (!text.ok) return { content: text.why, isError: true };
-      // the first line is what the tool's row shows: the URL and the size
-      const head = [`URL: ${page.url} (HTTP ${page.status}, ${page.contentType || 'no content type'}, ${size})`];
+      // the first line is what the tool's row shows: the size first (a long URL is cut at the row's end), then the URL fetched
+      const type = page.contentType.split(';')[0]!.trim() || 'no content type';
+      const head = [`Fetched ${size}, HTTP ${page.status}, ${type}: ${page.url}`];
       if (input.prompt.trim() !== '') head.push(`Asked: ${input.prompt.trim()}`);
       return { content: `${head.join('\n')}\n\n# ${text.title}\n\n${text.markdown}`, isError: false };
     },

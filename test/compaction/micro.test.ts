@@ -107,12 +107,54 @@ describe('applyMicro', () => {
     const r = applyMicro(withImage, picked, counter, () => 'tx_img');
     const block = r.messages[2]!.blocks[0]!;
     expect(block.type === 'tool_result' && block.images).toBeUndefined();
-    expect(block.type === 'tool_result' && block.content).toMatch(/Recall id tx_img\] \[an image was removed with it; FileRead the file again/);
+    expect(block.type === 'tool_result' && block.content).toMatch(/Recall id tx_img\] \[an image was removed with it; the same Recall id attaches it again\]/);
     expect(r.savedRaw).toBe(counter.countMessages(withImage) - counter.countMessages(r.messages));
     // the image was 600×400/750 = 320 tokens more to clear than the same result without it, less the note's few
     const plain = applyMicro(h, selectMicro(h, { compactableTools: COMPACTABLE, keepRecent: 2 }, counter), counter, () => 'tx_img');
     expect(r.savedRaw - plain.savedRaw).toBeGreaterThan(280);
     expect(r.savedRaw - plain.savedRaw).toBeLessThan(320);
+  });
+
+  // mutation: leaving old images in place (no image candidates), or clearing the last turns' ones, fails this
+  it("replaces images older than the person's last turns by a placeholder naming a Recall id; the text stays", async () => {
+    const data = (await makeImage(600, 400)).toString('base64');
+    const img = { type: 'image' as const, mediaType: 'image/png', data };
+    const withImg = (m: Message): Message => ({ ...m, blocks: [...m.blocks, img] });
+    const [a1, r1] = step('mcp__shots__take', { name: 'home' }, 'a screenshot');
+    const shot: Message = { ...r1, blocks: r1.blocks.map((b) => (b.type === 'tool_result' ? { ...b, images: [img] } : b)) };
+    const h = [
+      withImg(user('look at this')),
+      assistant('seen'),
+      user('and take one'),
+      a1,
+      shot,
+      assistant('ok'),
+      withImg(user('now this')),
+      assistant('yes'),
+      user('next'),
+      assistant('fine'),
+    ];
+    const picked = selectMicro(h, { compactableTools: COMPACTABLE, keepRecent: 5 }, counter);
+    expect(picked.map((c) => [c.messageIndex, c.toolUseId.startsWith('image:') ? 'image' : c.toolName, c.imagesOnly])).toEqual([
+      [0, 'image', true],
+      [4, 'mcp__shots__take', true],
+    ]);
+    let n = 0;
+    const r = applyMicro(h, picked, counter, () => `tx_${++n}`);
+    expect(r.messages[0]!.blocks).toEqual([
+      h[0]!.blocks[0],
+      { type: 'text', text: '[image (PNG 600×400) removed to save context — Recall id tx_1 attaches it again]' },
+    ]);
+    const res = r.messages[4]!.blocks[0]!;
+    expect(res.type === 'tool_result' && res.images).toBeUndefined();
+    expect(res.type === 'tool_result' && res.content).toBe('a screenshot\n[image (PNG 600×400) removed to save context — Recall id tx_2 attaches it again]');
+    expect(r.messages[6]).toBe(h[6]); // the image of the last two turns stays
+    expect(r.cleared.map((c) => [c.archiveId, c.toolUseId])).toEqual([
+      ['tx_1', 'image:1'],
+      ['tx_2', r1.blocks[0]!.type === 'tool_result' ? r1.blocks[0]!.toolUseId : ''],
+    ]);
+    expect(r.savedRaw).toBe(counter.countMessages(h) - counter.countMessages(r.messages));
+    expect(historyProblems(r.messages)).toEqual([]);
   });
 
   it('writes the placeholder the model can act on', () => {

@@ -88,3 +88,23 @@ describe('a large image', () => {
     expect((result as { content: string }).content).toMatch(/bad\.png looks like a PNG image but cannot be decoded/);
   });
 });
+
+describe('a model that reads no images', () => {
+  // a local OpenAI-compatible server with a text-only model: .agentrc says so (models.<name>.images: false)
+  it('gets a note naming the image instead of the image, on FileRead and @mentions', async () => {
+    const model = 'local-text';
+    const ws = workspace({ models: { [model]: { contextWindow: 32_000, maxOutputTokens: 2_048, provider: 'openai', images: false } } });
+    writeFileSync(join(ws.dir, 'shot.png'), shot);
+    server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: 'shot.png' } }] }, { text: 'I cannot see it' });
+    const r = await runAgent(['-p', 'compare @shot.png with what FileRead shows', '--model', model], { ws, server, provider: 'openai' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests[0]!.path).toContain('/chat/completions');
+    // mutation: sending images whatever the model's entry says fails these
+    expect(imagesIn(1)).toEqual([]);
+    expect(imagesIn(2)).toEqual([]);
+    const sent = JSON.stringify(server.requests[1]!.view!.messages);
+    expect(sent.match(/\[image \(PNG 120×80\) not sent: local-text takes no images \(models\.local-text\.images is false in \.agentrc\)\]/g)).toHaveLength(2);
+    // the tool result still says what the file is
+    expect(sent).toContain('Image shot.png: PNG, 120×80');
+  });
+});

@@ -59,7 +59,7 @@ describe('WebFetch', () => {
     expect(page!.isError).toBe(false);
     // the same-host redirect was followed
     expect(page!.content).toMatch(
-      new RegExp(`^URL: ${base}/notes \\(HTTP 200, text/html; charset=utf-8, [\\d.]+ K?B\\)\\nAsked: what is new\\?\\n\\n# Release notes 4\\.2\\n\\n`),
+      new RegExp(`^Fetched [\\d.]+ K?B, HTTP 200, text/html: ${base}/notes\\nAsked: what is new\\?\\n\\n# Release notes 4\\.2\\n\\n`),
     );
     expect(page!.content).toContain('`--frobnicate` flag is new');
     expect(page!.content).toMatch(/## Breaking changes\n\n-\s+The config file moved to _~\/.config\/tool_\./);

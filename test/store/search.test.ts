@@ -167,6 +167,20 @@ describe('getArchived', () => {
   });
 });
 
+describe('getArchived with images', () => {
+  // mutation: an archived item without the images its stored message holds fails this
+  it("attaches an archived message's images (its own and its tool results') as they were stored", () => {
+    const img = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0KGgo=' };
+    const [call, result] = toolPair('mcp__shots__take', { name: 'home' }, 'a screenshot');
+    const shot: Message = { ...result, blocks: result.blocks.map((b) => (b.type === 'tool_result' ? { ...b, images: [img] } : b)) };
+    const asked: Message = { ...user('what is in this one?'), blocks: [...user('what is in this one?').blocks, { ...img, data: 'R0lGODlh' }] };
+    archiveConversation('s', [asked, assistant('a cat'), user('take one'), call, shot, assistant('taken')]);
+    expect(store.getArchived(asked.id)!.images).toEqual([{ ...img, data: 'R0lGODlh' }]);
+    expect(store.getArchived(shot.id)!.images).toEqual([img]);
+    expect(store.getArchived(call.id)!.images).toBeUndefined();
+  });
+});
+
 describe('toFtsQuery', () => {
   it('quotes every term, keeps phrases and prefixes, drops punctuation-only chunks', () => {
     expect(toFtsQuery('npm test')).toEqual({ all: '"npm" "test"', any: '"npm" OR "test"', terms: ['npm', 'test'] });
