@@ -39,6 +39,7 @@ export class SessionController implements UiController {
   private unsubscribe: () => void = () => {};
   private queue: string[] = [];
   private working = false;
+  private draining: Promise<void> = Promise.resolve(); // the queue's run while working: exit() waits for the turn it interrupts
   private closed = false;
 
   constructor(
@@ -178,8 +179,12 @@ export class SessionController implements UiController {
     void this.drain();
   }
 
-  private async drain(): Promise<void> {
-    if (this.working) return;
+  private drain(): Promise<void> {
+    if (!this.working) this.draining = this.drainQueue();
+    return this.draining;
+  }
+
+  private async drainQueue(): Promise<void> {
     this.working = true;
     this.emit({ type: 'busy', busy: true });
     try {
@@ -344,6 +349,8 @@ export class SessionController implements UiController {
     this.closed = true;
     clearTimeout(this.idleTimer);
     this.queue = [];
+    // a turn still running (Ctrl+D mid-turn) is interrupted and stores how it ended before the store closes
+    if (this.working && this.current.interrupt(false)) await Promise.race([this.draining, new Promise((r) => setTimeout(r, 1_500).unref())]);
     this.unsubscribe();
     this.approvals.notices = undefined;
     // messages the database refused: the store stays open for the question after the app (runInteractive)
