@@ -6,7 +6,7 @@
 // loop's calls and results are carried in the checkpoint as text, and the model continues
 // from the checkpoint in a fresh step with no kept message needing thinking it can no longer
 // carry. (The alternative, the API's beta `drop_block` binding control, would leave the loop's
-// last tool call without the thinking the API requires of it; DESIGN.md.)
+// last tool call without the thinking the API requires of it; docs/providers.md, Thinking.)
 import type { Message } from '../llm/messages.js';
 import { isTurnStart } from './split.js';
 

@@ -4,7 +4,7 @@
 // input ('all'). On older Claude models the API strips the thinking of finished turns and keeps
 // only that of the current, unfinished turn, the tool loop in progress ('current-turn'): there
 // a reply's thinking counts while its loop runs and stops counting once the turn is over
-// (docs/DESIGN.md, Thinking). The blocks themselves stay in the history and the requests;
+// (docs/compaction.md, "The gauge and replayed thinking"). The blocks themselves stay in the history and the requests;
 // only their count changes.
 import type { Block, Message } from '../llm/messages.js';
 import { roughProviderState, type TokenCounter } from './tokens.js';

@@ -5,7 +5,7 @@ import '../zodEnglish.js';
 // rest of the program reads one fully populated Config. .agentrc.example documents each key.
 // zod/mini's functional API (z.optional(x), z._default(x, v), x.check(...)), imported as a
 // namespace so the bundle keeps only what is used: every start-up validates .agentrc, and
-// classic zod was ~3× the code to compile (docs/DESIGN.md).
+// classic zod was ~3× the code to compile (docs/build.md, "Build and start-up").
 
 const positiveInt = z.int().check(z.positive());
 const nonNegativeInt = z.int().check(z.nonnegative());

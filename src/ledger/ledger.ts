@@ -7,7 +7,7 @@ import { EDIT_TOOLS } from './sections.js';
 import type { Ledger, LedgerFacts, LedgerInput, LedgerSection } from './types.js';
 import type { Message } from '../llm/messages.js';
 
-/** The ledger's share of the effective window, and its ceiling (docs/DESIGN.md, "The working-state ledger"). */
+/** The ledger's share of the effective window, and its ceiling (docs/ledger.md, "Its budget"). */
 export const LEDGER_SHARE = 0.06;
 export const LEDGER_MAX_TOKENS = 10_000;
 

@@ -8,7 +8,7 @@
 // now, hashes as it did when the reply was made. After a change at p every reply made before
 // the change and located after p mismatches, so its thinking is left out of the request (they stay in the store and the archive). Leaving out thinking
 // of the current unfinished tool loop would be refused by the API, so what changes history
-// waits for the loop's end (compaction/micro.ts, compaction/engine.ts; docs/DESIGN.md).
+// waits for the loop's end (compaction/micro.ts, compaction/engine.ts; docs/providers.md, Thinking).
 import { createHash, type Hash } from 'node:crypto';
 import type { Block, Message } from './messages.js';
 import type { ToolSpec } from './provider.js';

@@ -259,7 +259,7 @@ export class McpManager implements ToolRunner {
   /**
    * The threshold above which definitions are deferred: mcp.deferAboveTokens, else 10% of the
    * window but at most 20,000 (definitions ride on every request, while deferring costs one
-   * extra request per tool the model loads; see docs/DESIGN.md for the figures).
+   * extra request per tool the model loads; see docs/extensions.md, MCP, for the figures).
    */
   deferThreshold(): number {
     return this.deps.config.deferAboveTokens > 0 ? this.deps.config.deferAboveTokens : Math.min(DEFAULT_DEFER_CAP, Math.floor(this.deps.contextWindow / 10));

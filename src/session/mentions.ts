@@ -8,7 +8,7 @@
 // tokens, shared by the message's mentions) goes through the spill rule of large tool outputs:
 // the whole file (up to the archive's cap) is archived under a handle, and the message carries
 // its head-and-tail preview with the handle, so the model Recalls the lines or the pattern it
-// needs. A prompt that mentions a huge file so fits the window (docs/DESIGN.md, Spilled tool outputs).
+// needs. A prompt that mentions a huge file so fits the window (docs/compaction.md, Spilled tool outputs).
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userMessage, type ImageBlock, type Message, type TextBlock } from '../llm/messages.js';

@@ -1,7 +1,7 @@
 // Tool input schemas: one zod object per tool gives both the JSON schema sent to the
 // model and the validation of what the model sends back. zod/mini's functional API
 // (z.optional(x), x.check(z.minLength(1), z.describe('...'))), imported as a namespace
-// (`import * as z`) so the bundle keeps only what the schemas use (docs/DESIGN.md).
+// (`import * as z`) so the bundle keeps only what the schemas use (docs/build.md).
 import * as z from 'zod/mini';
 import '../zodEnglish.js';
 import type { JsonSchema } from '../llm/provider.js';

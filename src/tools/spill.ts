@@ -10,7 +10,7 @@
 // spilled result never changes once in the history and never breaks the cached prefix.
 import { fmtInt } from './format.js';
 
-/** Default threshold (tokens) above which a result is spilled; see docs/DESIGN.md for the measurement. */
+/** Default threshold (tokens) above which a result is spilled; see docs/compaction.md for the measurement. */
 export const DEFAULT_SPILL_TOKENS = 2_000;
 /** Most characters archived per output; the rest is counted and noted, not kept. */
 export const ARCHIVE_CAP_CHARS = 10 * 1024 * 1024;

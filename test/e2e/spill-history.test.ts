@@ -5,7 +5,7 @@ import { isSummarizer, runAgent, workspace, type ProviderKind, type Workspace, u
 // mode: /compact then /uncompact, /rewind to a turn after the spill, and /rewind to before it.
 // After each, the model's Recall of the handle returns exactly the right lines. A rewind takes
 // turns out of the conversation but deletes nothing: the output stays in the session's archive
-// and its handle keeps reading it (docs/DESIGN.md, "Spilled outputs"); a later spill gets a new
+// and its handle keeps reading it (docs/compaction.md, "Spilled tool outputs"); a later spill gets a new
 // handle, never the old one again.
 
 const server = useFakeServer();
