@@ -9,6 +9,9 @@ import { lastUserText, startFakeServer, type FakeServer, type RequestView } from
 // Runs the built CLI (bin/agent.js → dist/) as a child process against the fake provider
 // server, in a private workspace: its own HOME, database and project directory.
 
+/** The built-in tools a session offers the model, in the order of the request (the cached prefix's order). */
+export const BUILT_IN_TOOLS = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task', 'KillShell', 'TodoWrite', 'ExitPlanMode', 'WebFetch'];
+
 export const AGENT_BIN = resolve(__dirname, '..', '..', 'bin', 'agent.js');
 
 export type ProviderKind = 'anthropic' | 'openai';

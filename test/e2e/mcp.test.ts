@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jsonResult, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
+import { BUILT_IN_TOOLS, jsonResult, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
 import { EVERYTHING, freePort, startEverything, type HttpServer } from '../mcp/everything.js';
 
 // MCP end to end in print mode: the built CLI reads .mcp.json, starts a real stdio server
@@ -212,22 +212,7 @@ describe('MCP servers in print mode', () => {
     const r = await run(['-p', 'find widgets', '--mcp-trust', '--allowed-tools', 'mcp__many__*', '--output-format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const first = server.requests[0]!;
-    expect(first.view!.toolNames).toEqual([
-      'FileRead',
-      'Edit',
-      'Write',
-      'Bash',
-      'Grep',
-      'Glob',
-      'Recall',
-      'Task',
-      'KillShell',
-      'TodoWrite',
-      'ExitPlanMode',
-      'WebFetch',
-      'McpSchemas',
-      'McpCall',
-    ]);
+    expect(first.view!.toolNames).toEqual([...BUILT_IN_TOOLS, 'McpSchemas', 'McpCall']);
     const body = (n: number): string => JSON.stringify((server.requests[n]!.body as { tools: unknown }).tools);
     expect(body(1)).toBe(body(0));
     expect(body(2)).toBe(body(0));

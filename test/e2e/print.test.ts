@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { jsonResult, KEY, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { BUILT_IN_TOOLS, jsonResult, KEY, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
 
 // Print mode end to end: the built CLI as a child process, the real SDKs over HTTP, the
 // fake provider server on the other side. Every case runs for both providers.
@@ -40,20 +40,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     const view = server.requests[0]!.view!;
     expect(view.stream).toBe(true);
     expect(view.system).toContain(`Working directory: ${ws.dir}`);
-    expect(view.toolNames).toEqual([
-      'FileRead',
-      'Edit',
-      'Write',
-      'Bash',
-      'Grep',
-      'Glob',
-      'Recall',
-      'Task',
-      'KillShell',
-      'TodoWrite',
-      'ExitPlanMode',
-      'WebFetch',
-    ]);
+    expect(view.toolNames).toEqual(BUILT_IN_TOOLS);
     if (provider === 'openai') expect(view.includeUsage).toBe(true);
   });
 
@@ -67,8 +54,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (prov
     // the date is a note in the history, not in the system prompt (which must stay byte-stable for the cache)
     expect(system).not.toMatch(/\d{4}-\d{2}-\d{2}/);
     expect(JSON.stringify(server.requests[0]!.view!.messages[0])).toMatch(/today's date is \d{4}-\d{2}-\d{2}/);
-    for (const tool of ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task', 'KillShell', 'TodoWrite', 'ExitPlanMode', 'WebFetch'])
-      expect(system).toContain(`- ${tool}:`);
+    for (const tool of BUILT_IN_TOOLS) expect(system).toContain(`- ${tool}:`);
   });
 
   it('round-trips FileRead', async () => {
