@@ -2,6 +2,7 @@ import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { InstructionFile } from '../agent/instructions.js';
 import { otherDirectoryNote } from './cwdNote.js';
+import { withoutTypedCommand } from './typedCommand.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import type { Config } from '../config/config.js';
@@ -193,7 +194,7 @@ export class Session extends SessionEvents {
       const text = scope.expand
         ? await scope.expand((c) => gatedShell(this.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e)))
         : asked;
-      const hooked = await this.caps.beforePrompt(text, ac.signal);
+      const hooked = await this.caps.beforePrompt(withoutTypedCommand(text), ac.signal);
       if (ac.signal.aborted && this.giveBack(scope, asked, undefined, 'aborted', ac.signal)) return ABORTED;
       if (hooked.block !== undefined) return (this.notice('warning', hooked.block), { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' });
       const note = dateNoteFor(this.log.messages());

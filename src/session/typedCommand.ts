@@ -9,6 +9,9 @@ const TAG = /^<command-name>(\/[^<\n]+)<\/command-name>\n<command-args>([\s\S]*?
 export const withTypedCommand = (name: string, args: string, body: string): string =>
   `<command-name>/${name}</command-name>\n<command-args>${args.trim()}</command-args>\n\n${body}`;
 
+/** The prompt without the tags (what a UserPromptSubmit hook is given: the body, as before the tags). */
+export const withoutTypedCommand = (text: string): string => text.replace(TAG, '');
+
 /** What the person typed, when `text` is a custom command's prompt; undefined otherwise. */
 export function typedCommand(text: string): string | undefined {
   const m = TAG.exec(text);
