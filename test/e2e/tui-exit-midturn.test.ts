@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer } from './harness.js';
+import { AGENT_BIN, agentEnv, MODEL, runAgent, workspace, useFakeServer } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
 
 // Ctrl+D while a turn runs (a Bash command still sleeping): the turn is interrupted and stores how
@@ -20,7 +20,8 @@ describe.skipIf(!hasTmux)('exiting mid-turn', () => {
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
     const secs = `30.${process.pid}`;
     server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: `sleep ${secs}` } }] });
-    term = new Tmux({ command: [process.execPath, AGENT_BIN], cwd: ws.dir, env, width: 120, height: 40 });
+    // the same model as the -p run below (its thinking is replayed, as the API requires after a tool call)
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', MODEL.anthropic], cwd: ws.dir, env, width: 120, height: 40 });
     await term.waitFor('Ask for a change');
     term.type('wait for the walrus');
     term.keys('Enter');
