@@ -221,30 +221,16 @@ export function applyMicro(
       }
       if (block?.type !== 'tool_result') continue;
       const id = archiveId();
-      if (c.imagesOnly && block.images) {
-        const { images, ...rest } = block;
-        const next: ToolResultBlock = { ...rest, content: `${block.content}\n${imagePlaceholder(images, id)}` };
-        blocks[c.blockIndex] = next;
-        savedRaw += counter.countBlock(block) - counter.countBlock(next);
-        cleared.push({
-          archiveId: id,
-          messageId: original.id,
-          toolUseId: block.toolUseId,
-          toolName: c.toolName,
-          summary: c.summary,
-          content: block.content,
-          isError: block.isError,
-          tokens: c.tokens,
-        });
-        continue;
-      }
-      const { images: _images, ...kept } = block;
-      const next: ToolResultBlock = {
-        ...kept,
-        // its images are dropped with it (the archive keeps the text): the placeholder says how to see one again
-        content: clearedPlaceholder(c.toolName, c.summary, c.tokens, id) + imagesNote(block.images?.length ?? 0),
-        cleared: { archiveId: id, originalTokens: c.tokens },
-      };
+      const { images, ...kept } = block;
+      const next: ToolResultBlock =
+        c.imagesOnly && images
+          ? { ...kept, content: `${block.content}\n${imagePlaceholder(images, id)}` }
+          : {
+              ...kept,
+              // its images are dropped with it (the archive keeps the text): the placeholder says how to see one again
+              content: clearedPlaceholder(c.toolName, c.summary, c.tokens, id) + imagesNote(images?.length ?? 0),
+              cleared: { archiveId: id, originalTokens: c.tokens },
+            };
       blocks[c.blockIndex] = next;
       savedRaw += counter.countBlock(block) - counter.countBlock(next);
       cleared.push({
