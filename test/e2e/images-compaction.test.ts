@@ -106,9 +106,12 @@ describe('the gauge and the fake count an image alike', () => {
       const [tiny, big] = sizes as [(typeof sizes)[0], (typeof sizes)[0]];
       // the gauge's first figure is its own estimate (before any reply calibrates it): the image's
       // share of it is what the fake counts for it (1092×1092/750 = 1,590 less the tiny one's 2)
+      // The two runs' texts differ too (each workspace has its own random path, which the gauge's
+      // pieces and the fake's whole count split into tokens a little differently): CI once saw the
+      // text gap move by 3, so the images' shares are compared within 10 tokens of 1,588.
       // mutation: counting an image by its base64 length, or at a fixed cost, fails this
       expect(big.prompt - tiny.prompt).toBeGreaterThan(1_550);
-      expect(Math.abs(big.gauge[0]! - tiny.gauge[0]! - (big.prompt - tiny.prompt)), JSON.stringify(sizes)).toBeLessThanOrEqual(2);
+      expect(Math.abs(big.gauge[0]! - tiny.gauge[0]! - (big.prompt - tiny.prompt)), JSON.stringify(sizes)).toBeLessThanOrEqual(10);
     },
     60_000,
   );
