@@ -8,16 +8,16 @@ import { existsSync } from 'node:fs';
 import type { LoopOptions } from '../agent/loop.js';
 import type { AgentCatalog } from '../agents/agents.js';
 import type { CapabilityHost, TurnHost } from '../capability/capability.js';
+import type { Config } from '../config/config.js';
 import { newId, type Usage } from '../llm/messages.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import { parseToolList } from '../tools/toolNames.js';
 import type { AnyTool, RecallSource, SpillSink } from '../tools/types.js';
 import { Capabilities } from './capabilities.js';
-import { type ChildSession, childDeps, childParent, parentOf, type SubagentInfo, Subagents, subagentInfo } from './children.js';
+import { type ChildSession, type ChildSpec, childDeps, childParent, parentOf, type SubagentInfo, Subagents, subagentInfo } from './children.js';
 import { ContextControl } from './contextControl.js';
 import { HistoryEdits } from './historyEdits.js';
-import { cacheKeyOf, loopSettings } from './loopSettings.js';
 import type { SessionEvent } from './protocol.js';
 import { archiveRecall, archiveSpill } from './recall.js';
 import type { SessionDeps } from './sessionDeps.js';
@@ -196,4 +196,25 @@ function otherDirectoryNote(id: string, startedIn: string, cwd: string): string 
     ? `To work there again, exit and run: cd ${shellQuote(startedIn)} && agent --resume ${id}`
     : `That directory no longer exists.`;
   return `This session was started in ${startedIn}; its tools now run in ${cwd}. ${back}`;
+}
+
+/** What a turn's loop takes straight from the configuration in effect. */
+function loopSettings(
+  config: Config,
+): Pick<LoopOptions, 'model' | 'maxSteps' | 'retry' | 'giveUpAfterMs' | 'maxOutputRecoveries' | 'cwd' | 'thinking' | 'images'> {
+  return {
+    model: config.model.name,
+    maxSteps: config.maxSteps,
+    retry: config.retry,
+    giveUpAfterMs: config.timeouts.totalMs,
+    maxOutputRecoveries: config.compaction.maxOutputRecoveries,
+    cwd: config.cwd,
+    ...(config.model.images === false ? { images: false } : {}),
+    ...(config.thinking ? { thinking: config.thinking } : {}),
+  };
+}
+
+/** The provider's cache key: the session id; children of one agent share one (OpenAI routes by it), as they share the prefix. */
+function cacheKeyOf(sessionId: string, child: Pick<ChildSpec, 'parent'> | undefined): string {
+  return child ? `${child.parent.id}:${child.parent.agent}` : sessionId;
 }

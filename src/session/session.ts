@@ -1,21 +1,19 @@
 import type { AgentEvent } from '../agent/events.js';
 import { runTurn, type TurnResult } from '../agent/loop.js';
 import type { PermissionMode } from '../config/schema.js';
-import { addUsage, emptyUsage, type Message, type Usage } from '../llm/messages.js';
+import { addUsage, emptyUsage, newId, textOf, type Message, type Usage } from '../llm/messages.js';
 import type { Effort } from '../llm/provider.js';
 import { redactSecrets } from '../log.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { assemble, type SessionOwner, type SessionParts } from './assemble.js';
-import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
 import { ABORTED, givePromptBack, PromptTakenBack } from './promptBack.js';
 import type { ContextUsageView, SessionView } from './protocol.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { newSessionRow, SessionEvents, sessionView } from './sessionEvents.js';
-import { runShellNote } from './shellNote.js';
+import { parseShellNote, runShellNote } from './shellNote.js';
 import { stateMeta, type SessionState } from './state.js';
 import { expandPrompt, markUnanswered, oversizedPrompt, personMessage } from './turnInput.js';
 import type { TurnScope } from './turnScope.js';
-export { PIN_HEADER };
 export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
 
@@ -297,4 +295,34 @@ export class Session extends SessionEvents {
     this.saveState();
     this.log.close();
   }
+}
+
+// Pinned notes: user messages kept verbatim through every compaction (/pin, /pin list, /unpin).
+export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
+
+/** The message that pins `note`; throws when there is nothing to pin. */
+function pinNote(note: string | undefined): Message {
+  if (!note) throw new Error('nothing to pin yet: give the text, e.g. /pin always run the linter before committing');
+  return { id: newId(), role: 'user', kind: 'normal', pinned: true, createdAt: Date.now(), blocks: [{ type: 'text', text: `${PIN_HEADER}\n${note}` }] };
+}
+
+/** The pinned notes of a history, oldest first, without their header. */
+function pinsOf(history: readonly Message[]): Array<{ id: string; text: string }> {
+  return history.filter((m) => m.pinned).map((m) => ({ id: m.id, text: textOf(m).replace(`${PIN_HEADER}\n`, '') }));
+}
+
+/** The person's last request (what /pin alone pins). */
+function lastPrompt(history: readonly Message[]): string | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text') && !parseShellNote(textOf(m))) return textOf(m);
+  }
+  return undefined;
+}
+
+/** The nth pinned note (1-based, /pin list's numbering); an error saying what there is when there is none. */
+function nthPin(pins: Array<{ id: string; text: string }>, n: number): { id: string; text: string } {
+  const target = pins[n - 1];
+  if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
+  return target;
 }
