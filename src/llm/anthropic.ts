@@ -163,8 +163,25 @@ function buildParams(req: ModelRequest, history: readonly Message[], cache: Cach
     stream: true,
     ...(system !== undefined ? { system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
-    ...thinkingParams(fitThinking(req.thinking, req.maxTokens)),
+    ...thinkingParams(withoutReplay(fitThinking(req.thinking, req.maxTokens), messages)),
   };
+}
+
+/**
+ * While thinking is on, the API refuses a tool loop whose assistant message does not start with
+ * thinking ("a final assistant message must start with a thinking block"). A loop can lose its
+ * thinking: another model made the call (signatures are per model, replayableHistory leaves it
+ * out), or the call was interrupted and the next prompt joined its result. Such a request goes
+ * without thinking where the model can turn it off (the API's own advice); each step of the loop
+ * meets the rule again, so the loop ends as it began, and the next turn thinks again.
+ */
+function withoutReplay(t: ThinkingRequest | undefined, wire: readonly WireMessage[]): ThinkingRequest | undefined {
+  if (!t || t.mode === 'off' || !(t.canTurnOff || t.mode === 'enabled')) return t;
+  const last = wire.at(-1);
+  const prev = wire.at(-2);
+  if (last?.role !== 'user' || prev?.role !== 'assistant' || !last.content.some((b) => b.type === 'tool_result')) return t;
+  const first = prev.content[0]?.type;
+  return first === 'thinking' || first === 'redacted_thinking' ? t : { mode: 'off' };
 }
 
 export function mapAnthropicStop(reason: AnthropicStopReason | string | null | undefined): StopReason {

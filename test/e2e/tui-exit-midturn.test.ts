@@ -44,4 +44,41 @@ describe.skipIf(!hasTmux)('exiting mid-turn', () => {
     expect(sent).toContain('The user interrupted this tool call');
     expect(sent).not.toContain('crash or kill');
   });
+
+  it('continues an interrupted tool call on another thinking model: that request goes without thinking, the next turn thinks', async () => {
+    // a model that thinks adaptively by default and can turn thinking off, other than either suite model:
+    // the first model's thinking cannot be replayed to it (signatures are per model)
+    const other = 'claude-opus-4-6';
+    const ws = workspace({ permissions: { mode: 'allow' } });
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    const secs = `31.${process.pid}`;
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: `sleep ${secs}` } }] });
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', MODEL.anthropic], cwd: ws.dir, env, width: 120, height: 40 });
+    await term.waitFor('Ask for a change');
+    term.type('count the herons');
+    term.keys('Enter');
+    await term.waitFor(`sleep ${secs}`);
+    term.keys('C-d');
+    expect(await term.waitForExit()).toBe(0);
+    term.kill();
+
+    server.enqueue({ text: 'Seven herons.' });
+    const next = await runAgent(['-p', 'how many?', '--continue', '--model', other], { ws, server });
+    // mutation: withoutReplay (llm/anthropic.ts) keeping thinking on: the fake refuses as the API does
+    // ("a final assistant message must start with a thinking block") and the run fails
+    expect(next.stderr).not.toMatch(/must start with a thinking block/);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toContain('Seven herons.');
+    const first = server.requests.at(-1)!;
+    expect(first.view?.model).toBe(other);
+    expect(first.view?.thinking).toEqual({ type: 'disabled' });
+    expect(JSON.stringify(first.view?.messages)).toContain('The user interrupted this tool call');
+
+    // the loop is over: the next turn on that model thinks again (mutation: turning thinking off for good)
+    server.enqueue({ text: 'Still seven.' });
+    const again = await runAgent(['-p', 'sure?', '--continue', '--model', other], { ws, server });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Still seven.');
+    expect(server.requests.at(-1)?.view?.thinking).toMatchObject({ type: 'adaptive' });
+  });
 });

@@ -169,6 +169,34 @@ describe('settings the model refuses', () => {
     expect(server.requests.map((r) => r.response?.status)).toEqual([200, 200]);
     expect(server.requests[0]!.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4_000 } });
   });
+
+  // A tool loop whose thinking cannot be replayed (another model made the call; an interrupted call
+  // whose result the next prompt joined): that request goes without thinking where the model can
+  // turn it off, and thinks where the loop still has its thinking. Mutations: withoutReplay always
+  // keeping thinking (the fake refuses the first), or turning it off without looking at the loop
+  // (the second sends disabled), or ignoring canTurnOff (the 5 family's adaptive-only request is a 400).
+  it('a tool loop without its thinking goes without thinking, where the model can turn it off', async () => {
+    server.enqueue({ toolCalls: [{ name: 'Read', input: { path: 'a' } }] }, { text: 'read' });
+    const history = [msg('user', [text('Read a')])];
+    await step(history);
+    history.push(msg('user', [text('and then?')]));
+    const sixAdaptive = { model: 'claude-opus-4-6', thinking: { mode: 'adaptive' as const, display: 'summarized' as const, canTurnOff: true } };
+    const r = await run(provider, request({ ...sixAdaptive, messages: history }));
+    expect(r.error).toBeUndefined();
+    expect(server.lastRequest()!.body).toMatchObject({ thinking: { type: 'disabled' } });
+
+    const own = [msg('user', [text('Read a')])];
+    server.enqueue({ toolCalls: [{ name: 'Read', input: { path: 'a' } }] }, { text: 'kept' });
+    await step(own, sixAdaptive);
+    await step(own, sixAdaptive);
+    expect(server.requests.at(-1)!.body).toMatchObject({ thinking: { type: 'adaptive' } });
+    expect(server.requests.at(-1)!.response?.status).toBe(200);
+
+    const five = { model: 'claude-opus-5', thinking: { mode: 'adaptive' as const } };
+    server.enqueue({ text: 'never' });
+    await failure(provider, request({ ...five, messages: history }));
+    expect(server.lastRequest()!.body).toMatchObject({ thinking: { type: 'adaptive' } });
+  });
 });
 
 describe('replayed thinking in the input count', () => {
