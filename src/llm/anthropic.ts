@@ -132,7 +132,9 @@ export function thinkingParams(t: ThinkingRequest | undefined): Pick<MessageCrea
  * No sampling parameters: under anthropic-version 2026-10-21 any of them is a 400.
  */
 export function toAnthropicRequest(req: ModelRequest, cache: CacheSettings = DEFAULT_CACHE): { params: MessageCreateParamsStreaming; prefixHash: string } {
-  const replay = replayableHistory(req.model, req.system, req.tools, req.messages);
+  const t = req.thinking;
+  const closeLostLoops = t !== undefined && t.mode !== 'off' && !t.canTurnOff && t.mode !== 'enabled';
+  const replay = replayableHistory(req.model, req.system, req.tools, req.messages, { closeLostLoops });
   return { params: buildParams(req, replay.messages, cache), prefixHash: replay.prefixHash };
 }
 
@@ -173,7 +175,8 @@ function buildParams(req: ModelRequest, history: readonly Message[], cache: Cach
  * thinking: another model made the call (signatures are per model, replayableHistory leaves it
  * out), or the call was interrupted and the next prompt joined its result. Such a request goes
  * without thinking where the model can turn it off (the API's own advice); each step of the loop
- * meets the rule again, so the loop ends as it began, and the next turn thinks again.
+ * meets the rule again, so the loop ends as it began, and the next turn thinks again. Where the
+ * model cannot turn thinking off, an interrupted loop goes as a note instead (closeLostLoops).
  */
 function withoutReplay(t: ThinkingRequest | undefined, wire: readonly WireMessage[]): ThinkingRequest | undefined {
   if (!t || t.mode === 'off' || !(t.canTurnOff || t.mode === 'enabled')) return t;
