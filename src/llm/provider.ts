@@ -47,6 +47,8 @@ export interface ThinkingRequest {
   budgetTokens?: number;
   effort?: Effort;
   display?: 'summarized' | 'omitted';
+  /** The model also takes thinking off (a request whose open tool loop has no thinking to replay goes without). */
+  canTurnOff?: boolean;
 }
 
 export type StreamEvent =
