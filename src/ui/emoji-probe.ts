@@ -45,7 +45,10 @@ export function learnSkinToneWidth(
   return new Promise((resolve) => {
     const wasRaw = stdin.isRaw;
     let input = '';
+    let done = false;
     const finish = (): void => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       stdin.off('data', onData);
       stdin.pause();
@@ -64,7 +67,10 @@ export function learnSkinToneWidth(
       input += chunk.toString();
       if (readReplies(input).complete) finish();
     };
-    const timer = setTimeout(finish, timeoutMs);
+    // The timer's phase runs before the one that reads input: when loading the app kept the event
+    // loop busy past the timeout, the replies already waiting are read first (setImmediate runs
+    // after that phase), so a loaded machine does not hand them to Ink.
+    const timer = setTimeout(() => setImmediate(finish), timeoutMs);
     try {
       stdin.setRawMode(true);
     } catch {

@@ -1,3 +1,4 @@
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { learnSkinToneWidth, readReplies } from '../../src/ui/emoji-probe.js';
@@ -87,6 +88,40 @@ describe('asking the terminal', () => {
     expect(skinToneColumns()).toBeUndefined();
     expect(t.stdin.isRaw).toBe(false);
     expect(t.written().endsWith('\u001b8\u001b[K')).toBe(true);
+  });
+
+  it('reads a reply that was waiting when a busy event loop let the timeout pass (a loaded machine loading the app)', async () => {
+    // a socket, not a PassThrough: its input is read in the loop's poll phase, as a terminal's is
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const accepted = new Promise<Socket>((r) => server.once('connection', r));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', r));
+    const far = await accepted;
+    const stdin = Object.assign(socket, { isTTY: true, isRaw: false, setRawMode: () => stdin }) as unknown as NodeJS.ReadStream;
+    const stdout = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          if (chunk.toString().includes('\u001b[6n')) far.write(reports(5, 1, 4));
+          done();
+        },
+      }),
+      { isTTY: true },
+    ) as unknown as NodeJS.WriteStream;
+    try {
+      const asked = learnSkinToneWidth(stdin, stdout, 5);
+      // the app's modules evaluating: the loop is busy past the timeout while the reply waits
+      const until = Date.now() + 50;
+      while (Date.now() < until) {
+        // busy
+      }
+      // mutation: finishing in the timer's own phase (before waiting input is read) leaves it unknown
+      await expect(asked).resolves.toBe(4);
+    } finally {
+      socket.destroy();
+      far.destroy();
+      server.close();
+    }
   });
 
   it('asks nothing when a stream is not a terminal', async () => {
