@@ -81,6 +81,7 @@ export async function callModel(
       signal,
       ...(opts.cacheKey !== undefined ? { cacheKey: opts.cacheKey } : {}),
       ...(opts.thinking !== undefined ? { thinking: opts.thinking } : {}),
+      ...(opts.webSearch !== undefined ? { webSearch: opts.webSearch } : {}),
     };
     partialText = '';
     const sentAt = Date.now();
