@@ -228,20 +228,16 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     );
   }
 
-  const compactionEngine = file.compaction?.engine;
-  if (
-    compactionEngine === 'provider' &&
-    (provider !== 'openai' || openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) !== 'responses')
-  ) {
+  const onResponses = provider === 'openai' && openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) === 'responses';
+  if (file.compaction?.engine === 'provider' && !onResponses) {
     warnings.push(
       `compaction.engine "provider" applies to OpenAI models on the Responses API (api.openai.com, or "api": "responses"); ${model} compacts with the agent's own summarizer.`,
     );
   }
 
-  const search = file.webSearch;
-  if (search?.allowedDomains?.length && search.blockedDomains?.length)
+  if (file.webSearch?.allowedDomains?.length && file.webSearch.blockedDomains?.length)
     throw new ConfigError('field "webSearch" (.agentrc): set allowedDomains or blockedDomains, not both (the providers take one list)');
-  if (search?.enabled === true && provider === 'openai' && openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) !== 'responses') {
+  if (file.webSearch?.enabled === true && provider === 'openai' && !onResponses) {
     warnings.push(
       `webSearch.enabled: web search goes through Anthropic's Messages API and OpenAI's Responses API (api.openai.com, or "api": "responses"); ${model} on Chat Completions gets no search.`,
     );
