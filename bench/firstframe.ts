@@ -7,7 +7,10 @@ import { buildArchiveFixture } from './store.js';
 
 // First interactive frame of the TUI in a real pseudo-terminal (util-linux `script`): from the
 // spawn until the prompt's hint line is on screen, for a new session and for a resumed one of
-// 2,000 messages, as ratios to `node -e 0` and to each other, measured in one run.
+// 2,000 messages, as ratios to `node -e 0` and to each other, measured in one run. `script`'s
+// terminal answers no cursor report, so these are a silent terminal's times: the TUI's question
+// at start (how wide 👍🏽 is drawn, ui/emoji-probe.ts) waits out its timeout there. A new session
+// whose terminal answers as tmux does is measured too.
 
 const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
 /** The hint line under the prompt: drawn by the first frame of the interactive app. */
@@ -24,6 +27,8 @@ export interface FirstFrameFigures {
   freshRatio: number;
   resumedRatio: number;
   resumedVsFresh: number;
+  /** A new session whose terminal answers the cursor reports (as tmux: the sample four columns wide). */
+  answeringMs: number;
   /** From a resumed session's first frame until it has printed its older items (it takes no keys meanwhile). */
   reprintMs: number;
 }
@@ -83,12 +88,14 @@ export function screenTimes(
   cwd: string,
   ready: string | undefined,
   then?: string,
+  answers = false,
 ): Promise<{ ready: number; settled: number }> {
   return new Promise((done, fail) => {
     const shell = `stty rows 40 cols 120; exec ${command.map(quote).join(' ')}`;
     const t0 = process.hrtime.bigint();
     const child = spawn('script', ['-qfec', shell, '/dev/null'], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let out = '';
+    let reports = 0;
     let finished = false;
     let readyMs = 0;
     let settledMs = 0;
@@ -111,6 +118,8 @@ export function screenTimes(
     const timer = setTimeout(() => finish(new Error(`no "${ready}" within 30 s; screen:\n${out.slice(-2000)}`)), 30_000);
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
+      // each cursor report asked for gets the column a tmux pane would give: 1, then 5 (👍🏽 four wide)
+      for (let asked = out.split('\u001b[6n').length - 1; answers && reports < asked; reports++) child.stdin.write(`\u001b[1;${1 + 4 * reports}R`);
       if (ready === undefined) return;
       if (readyMs === 0 && out.includes(ready)) {
         readyMs = now();
@@ -151,10 +160,14 @@ export async function benchFirstFrame(opts: { runs?: number; resumed?: number } 
     const fresh: number[] = [];
     const resumed: number[] = [];
     const reprinted: number[] = [];
+    const answering: number[] = [];
     // interleaved, so that machine load drifts affect all three alike
     for (let i = 0; i < runs; i++) {
       node.push(await timeToScreen([process.execPath, '-e', '0'], base, project, undefined));
       fresh.push(await timeToScreen([process.execPath, BIN, ...model], { ...base, AGENT_DB: join(root, 'fresh.db') }, project, READY));
+      answering.push(
+        (await screenTimes([process.execPath, BIN, ...model], { ...base, AGENT_DB: join(root, 'fresh.db') }, project, READY, undefined, true)).ready,
+      );
       const r = await screenTimes(
         [process.execPath, BIN, '--resume', fixture.sessionId, ...model],
         { ...base, AGENT_DB: fixture.smallFile },
@@ -177,6 +190,7 @@ export async function benchFirstFrame(opts: { runs?: number; resumed?: number } 
       freshRatio: freshMs / nodeMs,
       resumedRatio: resumedMs / nodeMs,
       resumedVsFresh: resumedMs / freshMs,
+      answeringMs: median(answering),
       reprintMs: median(reprinted),
     };
   } finally {
@@ -191,6 +205,7 @@ export function formatFirstFrame(f: FirstFrameFigures): string {
     `first interactive frame in a pty (median of ${f.runs} interleaved runs; node -e 0 through the same pty):`,
     `  node -e 0                          ${ms(f.nodeMs)}`,
     `  agent, new session                 ${ms(f.freshMs)}  → ${f.freshRatio.toFixed(2)}× node`,
+    `  agent, new session, answering      ${ms(f.answeringMs)}  → ${(f.answeringMs / f.freshMs).toFixed(2)}× the silent terminal's (it answers the width question)`,
     `  agent --resume (${f.resumedMessages.toLocaleString('en-US')} messages)    ${ms(f.resumedMs)}  → ${f.resumedRatio.toFixed(2)}× node, ${f.resumedVsFresh.toFixed(2)}× the new session`,
     `  its older items reprinted          ${ms(f.reprintMs)} after its first frame`,
   ].join('\n');

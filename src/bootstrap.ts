@@ -32,6 +32,7 @@ import { COMMANDS } from './commands/registry.js';
 import { findSkills, type SkillCatalog } from './skills/catalog.js';
 import { withSkillCommands } from './skills/commands.js';
 import { skillsCapability } from './skills/capability.js';
+import { editorCapability } from './acp/capability.js';
 import { planCapability } from './plan/capability.js';
 import { webCapability } from './web/capability.js';
 import { TOOL } from './tools/toolNames.js';
@@ -292,6 +293,7 @@ export async function createRuntime(
       hooksCapability(hooksFor),
       planCapability({ tasks: config.tools?.tasks ?? 'auto', contextWindow: config.model.contextWindow }),
       webCapability(config.web),
+      ...(host.io ? [editorCapability(host.io)] : []),
     ];
     const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
@@ -311,10 +313,8 @@ export async function createRuntime(
           provider: prov,
           tools,
           capabilities,
-          skills,
           counter,
           ...(approver ? { approver } : {}),
-          ...(host.io ? { io: host.io } : {}),
           providerFor: (c, purpose) => providerFor(c, env, purpose, onProviderWarning),
         },
         info,

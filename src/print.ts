@@ -1,4 +1,4 @@
-import { reportLine, reportLines } from './compaction/reportText.js';
+import { receiptText, reportLines } from './compaction/reportText.js';
 import { createRuntime, type Runtime } from './bootstrap.js';
 import { onClosedStdout } from './closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
@@ -8,7 +8,6 @@ import { followTodos } from './plan/todos.js';
 import { CommandError, commandInfos, findCustom, isCommandLine, runSlash } from './commands/registry.js';
 import { CustomCommandError, runCustom } from './commands/customRun.js';
 import { formatCommandOutput } from './commands/format.js';
-import type { CompactionRecord } from './history/compaction.js';
 import { addUsage, emptyUsage, textOf, type ImageBlock, type Usage } from './llm/messages.js';
 import { costBreakdown, type CostBreakdown } from './session/pricing.js';
 import { redact } from './log.js';
@@ -38,13 +37,6 @@ async function promptOf(opts: GlobalOptions, words: string[]): Promise<string> {
   if (given) return given;
   if (!process.stdin.isTTY) return (await readStdin()).trim();
   return '';
-}
-
-function receiptLine(r: CompactionRecord): string {
-  if (r.status !== 'applied')
-    return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
-  const line = reportLine(r);
-  return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount} · ${(r.durationMs / 1000).toFixed(1)}s${line ? `\n${line}` : ''}`;
 }
 
 /** The turn's estimated cost, cache reads and writes priced apart (absent for a model without a known price). */
@@ -189,7 +181,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
         if (e.record.status === 'applied') compactions++;
         else if (e.record.trigger === 'manual') manualFailed = e.record.reason ?? e.record.status;
         if (e.record.trigger === 'manual') {
-          receipt = receiptLine(e.record);
+          receipt = receiptText(e.record, true);
           commandUsage = addUsage(commandUsage, e.record.usage);
         }
         // what the compaction did, for the person (compaction/reportText.ts)

@@ -18,6 +18,10 @@ const KNOWN_CYCLES: Array<{ files: string[]; why: string }> = [];
 /** DESIGN's "no file in src/ over ~400 lines", with the tilde's room. */
 const MAX_LINES = 420;
 
+/** Issue 29's "Done when": the session composes, the capabilities and the assembly wire. */
+const MAX_SESSION_IMPORTS = 18;
+const MAX_OPTIONAL_DEPS = 4;
+
 const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
 const isKnownCycle = (files: string[]): boolean => KNOWN_CYCLES.some((k) => k.files.join('\n') === files.join('\n'));
 
@@ -61,6 +65,18 @@ describe('the import graph of src/', () => {
     expect(files.length).toBeGreaterThan(100);
     const long = files.map((f) => ({ f, lines: readFileSync(resolve(root, f), 'utf8').split('\n').length })).filter((x) => x.lines > MAX_LINES);
     expect(long).toEqual([]);
+  });
+
+  it('keeps the session a facade: session.ts imports at most 18 modules, SessionDeps has at most 4 optional fields', () => {
+    // the wiring lives in the capabilities and session/assemble.ts (issue 29); one more import in
+    // session.ts, or one more optional dependency (a capability passed by name), fails this test
+    const modules = new Set(graph.filter((e) => e.from === 'src/session/session.ts').map((e) => e.to));
+    expect(modules.size).toBeLessThanOrEqual(MAX_SESSION_IMPORTS);
+    const text = readFileSync(resolve(import.meta.dirname, '../src/session/sessionDeps.ts'), 'utf8');
+    const body = /export interface SessionDeps \{([\s\S]*?)\n\}/.exec(text)?.[1];
+    expect(body, 'src/session/sessionDeps.ts declares SessionDeps').toBeDefined();
+    const optional = [...(body ?? '').matchAll(/^ {2}(\w+)\?:/gm)].map((m) => m[1]);
+    expect(optional.length, `optional: ${optional.join(', ')}`).toBeLessThanOrEqual(MAX_OPTIONAL_DEPS);
   });
 });
 

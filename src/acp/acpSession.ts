@@ -13,7 +13,7 @@ import { CommandError, commandInfos, findCustom, isCommandLine, runSlash } from 
 import { CustomCommandError, runCustom } from '../commands/customRun.js';
 import { formatCommandOutput } from '../commands/format.js';
 import type { PermissionMode } from '../config/schema.js';
-import { reportLine } from '../compaction/reportText.js';
+import { receiptText } from '../compaction/reportText.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import type { ImageBlock } from '../llm/messages.js';
 import { redact } from '../log.js';
@@ -257,11 +257,7 @@ export class AcpSession {
   /** A compaction (manual or automatic) told to the editor: its receipt as text, the context's use in _meta. */
   private reportCompaction(r: CompactionRecord): void {
     const usage = this.runtime.session.contextUsage();
-    const text =
-      r.status === 'applied'
-        ? `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount}${reportLine(r) ? `\n${reportLine(r)}` : ''}`
-        : `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
-    this.say(`\n${text}\n`, {
+    this.say(`\n${receiptText(r, false)}\n`, {
       agent: {
         compaction: { id: r.id, trigger: r.trigger, status: r.status, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter },
         contextUsage: usage,

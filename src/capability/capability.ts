@@ -2,9 +2,10 @@
 // in one value, so that the session iterates a list instead of naming each one: its tools
 // (built with their dependencies closed over, as pi's createReadTool(cwd, { operations })),
 // tools that come and go with their system-prompt section (MCP), hooks around the prompt, each
-// tool call, the turn's end and compaction, and a slice of the saved state. bootstrap.ts builds
-// the list from the configuration; each session opens every capability once, lending it what
-// only a session has (its id, how it began, its sub-agent runner) through CapabilityHost.
+// tool call, the turn's start and end and compaction, a system-prompt section, its view of the
+// files and terminal (an editor's), and a slice of the saved state. bootstrap.ts builds the list
+// from the configuration; each session opens every capability once, lending it what only a
+// session has (its id, how it began, its sub-agent runner) through CapabilityHost.
 //
 // This file holds types only (the architecture test checks it): the vocabulary capabilities and
 // the session share. A capability file (src/<room>/capability.ts) imports this seam, src/tools/,
@@ -15,7 +16,7 @@ import type { PermissionMode } from '../config/schema.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { LedgerSection as DerivedLedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';
-import type { AnyTool, BackgroundShells, ToolOutput } from '../tools/types.js';
+import type { AnyTool, BackgroundShells, ToolIo, ToolOutput } from '../tools/types.js';
 
 /** A compaction's receipt, as the hooks around compaction receive it. */
 export type CompactionReceipt = CompactionRecord;
@@ -56,6 +57,17 @@ export interface CapabilityHooks {
   attention?(kind: AttentionKind, message: string): void;
   /** Before the model's next request within a turn (after a step's tool results): notices for the model (a background command ended), each given once. */
   notices?(): string[];
+  /**
+   * A turn starts, never inside a tool loop (its thinking is bound to the prefix): true when the
+   * capability's system-prompt section changed (skill folders the last turns reached), so the
+   * system prompt is built again now.
+   */
+  turnStart?(history: readonly Message[], cwd: string): Promise<boolean>;
+  /**
+   * A compaction (not micro) was committed, before it is announced: a message to append for what
+   * the compacted history lost and the model still needs (the skills loaded before it), or none.
+   */
+  reattach?(before: readonly Message[], after: readonly Message[], contextWindow: number): Message | undefined;
 }
 
 /** One section of the working-state ledger the session re-injects after a compaction. */
@@ -84,6 +96,12 @@ export interface CapabilitySession {
   readonly tools?: readonly AnyTool[];
   /** Tools that come and go, read at the start of each turn; the same object while nothing changed (the cached prefix holds). */
   toolSet?(): ToolSet;
+  /**
+   * Its section of the system prompt, read whenever the prompt is built (after the built-in part,
+   * before the tool sets'): '' for none. `tools`: the session's tools for the whole session (a
+   * sub-agent's: those its agent names); `contextWindow`: the model's, for a section's budget.
+   */
+  systemSection?(tools: readonly AnyTool[], contextWindow: number): string;
   readonly hooks?: CapabilityHooks;
   readonly state?: StateSlice;
   /**
@@ -94,6 +112,8 @@ export interface CapabilitySession {
   readonly ledger?: readonly DerivedLedgerSection[];
   /** The session's background commands, lent to the tools (Bash hands commands to them, Recall reads them). */
   readonly background?: BackgroundShells;
+  /** Where the tools reach files and run commands, when a front end lends its own (an ACP editor's buffers and terminals). */
+  readonly io?: ToolIo;
   /** The session closes (a sub-agent's child ended, the program ends). */
   close?(): Promise<void> | void;
 }

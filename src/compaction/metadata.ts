@@ -1,5 +1,5 @@
 import { textOf, type Message } from '../llm/messages.js';
-import { oneLine } from './micro.js';
+import { oneLine } from '../llm/messageText.js';
 import { modifiedFiles } from './modified.js';
 import { isTurnStart } from './split.js';
 import { truncateMiddle } from './text.js';

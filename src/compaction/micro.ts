@@ -1,6 +1,7 @@
 import { newId, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
 import { isSpillPreview } from '../tools/spill.js';
 import { imageLabel } from '../llm/withoutImages.js';
+import { oneLine } from '../llm/messageText.js';
 import { TOOL_RESULT_OVERHEAD, type TokenCounter } from './tokens.js';
 import type { ClearedOutput } from '../history/compaction.js';
 
@@ -14,16 +15,11 @@ const MAX_KEY_CHARS = 80;
 export const toolKeyArgument: DescribeToolUse = (_name, input) => {
   for (const key of KEY_FIELDS) {
     const v = input[key];
-    if (typeof v === 'string' && v.trim() !== '') return oneLine(v);
+    if (typeof v === 'string' && v.trim() !== '') return oneLine(v, MAX_KEY_CHARS);
   }
   const json = JSON.stringify(input);
-  return json === '{}' ? '' : oneLine(json);
+  return json === '{}' ? '' : oneLine(json, MAX_KEY_CHARS);
 };
-
-export function oneLine(text: string, max = MAX_KEY_CHARS): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** Results smaller than this are not worth a placeholder. */
 export const MIN_CLEAR_TOKENS = 64;

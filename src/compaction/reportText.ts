@@ -62,3 +62,15 @@ export function reportLines(r: CompactionRecord): string[] {
   lines.push('Undo: /uncompact (the archived messages come back into view)');
   return lines;
 }
+
+/**
+ * A compaction's receipt as text, for the print mode and the editor protocol: what it did (or why
+ * nothing changed), and the report's line under it. The print mode adds how long it took.
+ */
+export function receiptText(r: CompactionRecord, withDuration: boolean): string {
+  if (r.status !== 'applied')
+    return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
+  const line = reportLine(r);
+  const duration = withDuration ? ` · ${(r.durationMs / 1000).toFixed(1)}s` : '';
+  return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount}${duration}${line ? `\n${line}` : ''}`;
+}

@@ -103,6 +103,8 @@ export function thinkingFor(
     ...(mode === 'enabled' ? { budgetTokens: setting.budgetTokens! } : {}),
     ...(setting.effort ? { effort: setting.effort } : {}),
     display: setting.display ?? 'summarized',
+    // (a model that takes "enabled" always takes off: llm/anthropic.ts withoutReplay)
+    ...(mode === 'adaptive' && caps.types.includes('disabled') ? { canTurnOff: true } : {}),
   };
 }
 

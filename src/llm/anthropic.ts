@@ -138,7 +138,9 @@ export function thinkingParams(t: ThinkingRequest | undefined): Pick<MessageCrea
  * No sampling parameters: under anthropic-version 2026-10-21 any of them is a 400.
  */
 export function toAnthropicRequest(req: ModelRequest, cache: CacheSettings = DEFAULT_CACHE): { params: MessageCreateParamsStreaming; prefixHash: string } {
-  const replay = replayableHistory(req.model, req.system, req.tools, req.messages);
+  const t = req.thinking;
+  const closeLostLoops = t !== undefined && t.mode !== 'off' && !t.canTurnOff && t.mode !== 'enabled';
+  const replay = replayableHistory(req.model, req.system, req.tools, req.messages, { closeLostLoops });
   return { params: buildParams(req, replay.messages, cache), prefixHash: replay.prefixHash };
 }
 
@@ -170,8 +172,26 @@ function buildParams(req: ModelRequest, history: readonly Message[], cache: Cach
     stream: true,
     ...(system !== undefined ? { system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
-    ...thinkingParams(fitThinking(req.thinking, req.maxTokens)),
+    ...thinkingParams(withoutReplay(fitThinking(req.thinking, req.maxTokens), messages)),
   };
+}
+
+/**
+ * While thinking is on, the API refuses a tool loop whose assistant message does not start with
+ * thinking ("a final assistant message must start with a thinking block"). A loop can lose its
+ * thinking: another model made the call (signatures are per model, replayableHistory leaves it
+ * out), or the call was interrupted and the next prompt joined its result. Such a request goes
+ * without thinking where the model can turn it off (the API's own advice); each step of the loop
+ * meets the rule again, so the loop ends as it began, and the next turn thinks again. Where the
+ * model cannot turn thinking off, an interrupted loop goes as a note instead (closeLostLoops).
+ */
+function withoutReplay(t: ThinkingRequest | undefined, wire: readonly WireMessage[]): ThinkingRequest | undefined {
+  if (!t || t.mode === 'off' || !(t.canTurnOff || t.mode === 'enabled')) return t;
+  const last = wire.at(-1);
+  const prev = wire.at(-2);
+  if (last?.role !== 'user' || prev?.role !== 'assistant' || !last.content.some((b) => b.type === 'tool_result')) return t;
+  const first = prev.content[0]?.type;
+  return first === 'thinking' || first === 'redacted_thinking' ? t : { mode: 'off' };
 }
 
 export function mapAnthropicStop(reason: AnthropicStopReason | string | null | undefined): StopReason {

@@ -29,6 +29,12 @@ export function speakerOf(m: Message): Speaker {
   return m.role;
 }
 
+/** A text flattened to one line (runs of white space become a space), cut to max characters with an ellipsis. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 export const imageLabel = (b: ImageBlock): string => `[image ${b.mediaType}]`;
 
 export interface TextStyle {

@@ -33,11 +33,11 @@ export interface ModelRequest {
 /** The web search tool's settings as requests carry them (.agentrc `webSearch`). */
 export interface WebSearchRequest {
   /** Anthropic: searches per request (max_uses). */
-  maxUses?: number;
-  /** Only these domains (Anthropic allowed_domains, OpenAI filters.allowed_domains). */
-  allowedDomains?: string[];
-  /** Never these domains (Anthropic only). */
-  blockedDomains?: string[];
+  maxUses?: number | undefined;
+  /** Only these domains (Anthropic allowed_domains, OpenAI filters.allowed_domains); empty: any. */
+  allowedDomains?: string[] | undefined;
+  /** Never these domains (Anthropic only); empty: none. */
+  blockedDomains?: string[] | undefined;
 }
 
 /**
@@ -59,6 +59,8 @@ export interface ThinkingRequest {
   budgetTokens?: number;
   effort?: Effort;
   display?: 'summarized' | 'omitted';
+  /** The model also takes thinking off (a request whose open tool loop has no thinking to replay goes without). */
+  canTurnOff?: boolean;
 }
 
 export type StreamEvent =

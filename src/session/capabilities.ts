@@ -1,11 +1,12 @@
 // The capabilities of one session, opened once and asked in list order (bootstrap.ts's order):
 // their tools join the built-in ones, their tool sets are read at each turn's start, their
-// hooks are composed into the loop's and the session's, their state slices saved and restored.
+// hooks are composed into the loop's and the session's (ContextControl asks them for the system
+// prompt's sections, at a turn's start and around compaction), their state slices saved and restored.
 import type { LoopHooks, LoopOptions } from '../agent/host.js';
 import type { AttentionKind, Capability, CapabilityHooks, CapabilityHost, CapabilitySession, SummaryTrigger, ToolSet } from '../capability/capability.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import type { LedgerSection } from '../ledger/types.js';
-import type { TextBlock } from '../llm/messages.js';
+import type { Message, TextBlock } from '../llm/messages.js';
 import { debug } from '../log.js';
 import type { Approver } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
@@ -107,15 +108,34 @@ export class Capabilities {
     for (const h of this.hooks('afterCompaction')) await h(record);
   }
 
-  /** The loop's `hooks`, `notices` and `background` options. */
-  loopOption(): Pick<LoopOptions, 'hooks' | 'notices' | 'background'> {
+  /** Their sections of the system prompt, in list order (each with its own leading blank line). */
+  systemSection(tools: readonly AnyTool[], contextWindow: number): string {
+    return this.opened.map((c) => c.systemSection?.(tools, contextWindow) ?? '').join('');
+  }
+
+  /** A turn starts: true when a capability's system section changed (build the system prompt again). */
+  async turnStart(history: readonly Message[], cwd: string): Promise<boolean> {
+    let changed = false;
+    for (const h of this.hooks('turnStart')) changed = (await h(history, cwd)) || changed;
+    return changed;
+  }
+
+  /** A compaction (not micro) was committed: what the capabilities put back, in list order. */
+  reattach(before: readonly Message[], after: readonly Message[], contextWindow: number): Message[] {
+    return this.hooks('reattach').flatMap((h) => h(before, after, contextWindow) ?? []);
+  }
+
+  /** The loop's `hooks`, `notices`, `background` and `io` options. */
+  loopOption(): Pick<LoopOptions, 'hooks' | 'notices' | 'background' | 'io'> {
     const hooks = this.loopHooks();
     const notices = this.hooks('notices');
     const background = this.opened.find((c) => c.background)?.background;
+    const io = this.opened.find((c) => c.io)?.io;
     return {
       ...(hooks ? { hooks } : {}),
       ...(notices.length > 0 ? { notices: () => notices.flatMap((n) => n()) } : {}),
       ...(background ? { background } : {}),
+      ...(io ? { io } : {}),
     };
   }
 

@@ -12,7 +12,6 @@ import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { ledgerSections } from '../ledger/registry.js';
 import type { CompactionEvent } from '../compaction/types.js';
 import type { CompactionRecord } from '../history/compaction.js';
-import type { ToolSet } from '../capability/capability.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
 import { mayTruncateSilently } from '../llm/cache.js';
@@ -25,8 +24,9 @@ import type { ContextUsageView } from './protocol.js';
 import { readForRestore } from './restoreRead.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionState } from './state.js';
-import type { SkillCatalog } from '../skills/catalog.js';
-import { reachNestedSkills, reattachSkills, skillsSection } from './skillHost.js';
+import type { Capabilities } from './capabilities.js';
+
+type ToolSet = NonNullable<ReturnType<Capabilities['toolSet']>>;
 
 /** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
 const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
@@ -50,14 +50,12 @@ export interface ContextDeps {
   saveState: () => void;
   /** A child session's role: its agent's system prompt, in place of the main one's opening. */
   role?: string;
-  /** What every summary request is told beyond its prompt (compaction.instructions, PreCompact hooks, the focus). */
-  summaryInstructions?: EngineDeps['instructions'];
-  /** After each LLM compaction attempt is committed (PostCompact hooks). */
-  compacted?: (record: CompactionRecord) => Promise<void>;
-  /** The skills: their listing joins the system prompt (with a Skill tool), invoked ones come back after a compaction. */
-  skills?: SkillCatalog | undefined;
-  /** The capabilities' slices of the working-state ledger, beside the registry's (ledger/registry.ts). */
-  ledger?: () => ReturnType<typeof ledgerSections.sections>;
+  /**
+   * The session's capabilities: their system-prompt sections, their turn-start hooks, what they
+   * tell a summary request (PreCompact hooks) and put back after it (loaded skills), their
+   * slices of the working-state ledger beside the registry's, and PostCompact hooks.
+   */
+  caps: Capabilities;
 }
 
 export class ContextControl {
@@ -158,7 +156,7 @@ export class ContextControl {
   /** A turn starts: skill folders the last turns reached join the listing now, never inside a tool loop (its thinking is bound to the prefix). */
   async startTurn(): Promise<void> {
     this.reactiveThisTurn = 0;
-    if (await reachNestedSkills(this.deps.skills, this.deps.log.messages(), this.cfg.cwd)) this.system = this.buildSystem();
+    if (await this.deps.caps.turnStart(this.deps.log.messages(), this.cfg.cwd)) this.system = this.buildSystem();
   }
 
   turnCompleted(): void {
@@ -275,7 +273,7 @@ export class ContextControl {
       if (!o.skipped) this.deps.emit({ type: 'compaction_end', record });
       return record;
     });
-    if (this.deps.compacted) for (const r of records) if (r.trigger !== 'micro') await this.deps.compacted(r);
+    for (const r of records) if (r.trigger !== 'micro') await this.deps.caps.afterCompaction(r);
     return records;
   }
 
@@ -295,7 +293,8 @@ export class ContextControl {
     }
     if (record.trigger !== 'micro') this.system = this.buildSystem();
     this.engine.committed(record, this.deps.log.messages(), { system: this.system, tools: this.toolSpecs });
-    if (record.trigger !== 'micro') reattachSkills(this.deps.skills, before, this.deps.log, this.cfg.model.contextWindow);
+    if (record.trigger !== 'micro')
+      for (const m of this.deps.caps.reattach(before, this.deps.log.messages(), this.cfg.model.contextWindow)) this.deps.log.append(m);
     this.deps.saveState();
     this.deps.emit({ type: 'context', usage: this.usage() });
     return record;
@@ -324,7 +323,7 @@ export class ContextControl {
         ...(agentsMd ? { agentsMd } : {}),
         ...(this.deps.role ? { role: this.deps.role } : {}),
       }) +
-      skillsSection(this.deps.skills, this.deps.tools, this.cfg.model.contextWindow) +
+      this.deps.caps.systemSection(this.deps.tools, this.cfg.model.contextWindow) +
       (this.extra.system ? `\n\n${this.extra.system}` : '')
     );
   }
@@ -361,8 +360,8 @@ export class ContextControl {
           : undefined,
         // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
         thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
-        ...(this.deps.summaryInstructions ? { instructions: this.deps.summaryInstructions } : {}),
-        ledger: { archived: () => this.deps.log.archived(), sections: () => [...ledgerSections.sections(), ...(this.deps.ledger?.() ?? [])] },
+        instructions: (trigger, focus, signal) => this.deps.caps.summaryInstructions(this.cfg.compaction.instructions, trigger, focus, signal),
+        ledger: { archived: () => this.deps.log.archived(), sections: () => [...ledgerSections.sections(), ...this.deps.caps.ledgerSections()] },
         ...this.deps.engine,
       },
       state,

@@ -1,164 +1,74 @@
 import type { AgentEvent } from '../agent/events.js';
-import { runTurn, type LoopOptions, type TurnResult } from '../agent/loop.js';
-import type { InstructionFile } from '../agent/instructions.js';
-import { otherDirectoryNote } from './cwdNote.js';
-import { withoutTypedCommand } from './typedCommand.js';
-import type { TokenCounter } from '../compaction/tokens.js';
-import type { CompactionRecord } from '../history/compaction.js';
-import type { Config } from '../config/config.js';
+import { runTurn, type TurnResult } from '../agent/loop.js';
 import type { PermissionMode } from '../config/schema.js';
-import { addUsage, emptyUsage, newId, type Message, type Usage } from '../llm/messages.js';
-import type { Effort, ToolSpec } from '../llm/provider.js';
+import { addUsage, emptyUsage, newId, textOf, type Message, type Usage } from '../llm/messages.js';
+import type { Effort } from '../llm/provider.js';
 import { redactSecrets } from '../log.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
-import { FileTracker } from '../tools/fileTracker.js';
-import type { PermissionPolicy } from '../tools/permissions.js';
-import type { AnyTool, RecallSource, SpillSink } from '../tools/types.js';
-import type { SessionDeps } from './sessionDeps.js';
-import type { ContextUsageView, SessionView } from './protocol.js';
-import { ContextControl } from './contextControl.js';
-import { dateNoteFor } from './dateNote.js';
-import { newSessionRow, SessionEvents, sessionView } from './sessionEvents.js';
-import { mentionSpill, promptMessage } from './mentions.js';
-import { oversizedPrompt } from './promptSize.js';
-import { archiveRecall, archiveSpill } from './recall.js';
-import { persistReads, rebuildTracker } from './trackerRebuild.js';
-import { lastPrompt, nthPin, PIN_HEADER, pinNote, pinsOf } from './pins.js';
-import { endsUnanswered, unansweredReply } from './repair.js';
-import { HistoryEdits } from './historyEdits.js';
-import { cacheKeyOf, loopSettings } from './loopSettings.js';
-import { childDeps, childParent, parentOf, subagentInfo, Subagents, type SubagentInfo } from './children.js';
-import { Capabilities } from './capabilities.js';
-import type { AgentCatalog } from '../agents/agents.js';
-import type { AttentionKind } from '../capability/capability.js';
-import { SessionLog, type LogDeps, type Saving } from './sessionLog.js';
-import { runShellNote } from './shellNote.js';
+import { assemble, type SessionOwner, type SessionParts } from './assemble.js';
 import { ABORTED, givePromptBack, PromptTakenBack } from './promptBack.js';
-import { gatedShell, type TurnScope } from './turnScope.js';
-import { turnHost } from './skillHost.js';
-import { readState, stateMeta, type SessionState } from './state.js';
-import { ToolGate } from './toolGate.js';
-import { TurnSnapshots } from './turnSnapshots.js';
-export { PIN_HEADER };
+import type { ContextUsageView, SessionView } from './protocol.js';
+import type { SessionDeps } from './sessionDeps.js';
+import { newSessionRow, SessionEvents, sessionView } from './sessionEvents.js';
+import { parseShellNote, runShellNote } from './shellNote.js';
+import { stateMeta, type SessionState } from './state.js';
+import { expandPrompt, markUnanswered, oversizedPrompt, personMessage } from './turnInput.js';
+import type { TurnScope } from './turnScope.js';
 export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
 
-/** One live session: drives the loop for the TUI and print mode over the log, the context control and the tool gate. */
+/**
+ * One live session: drives the loop for the TUI and print mode over its parts (assemble.ts builds
+ * them: the log, the context control, the tool gate, the capabilities…) and answers the front ends.
+ */
 export class Session extends SessionEvents {
   readonly id: string;
-  private readonly log: SessionLog;
-  private readonly context: ContextControl;
-  private readonly gate: ToolGate;
+  private readonly log: SessionParts['log'];
+  private readonly context: SessionParts['context'];
+  private readonly gate: SessionParts['gate'];
+  private readonly parts: SessionParts;
   private running: AbortController | undefined;
   private readonly cost: Record<string, Usage>;
   /** What opening the session had to fix in the stored history, for the person to read. */
-  loadNotes: string[] = [];
-  /** What the model read and wrote in this session, for the edit tools' checks. */
-  private readonly files: FileTracker;
+  loadNotes: string[];
   /** /rewind and /uncompact: appended records the store derives the history from. */
-  readonly edits: HistoryEdits;
-  private readonly snapshots: TurnSnapshots;
-  /** The agents the Task tool offers (/agents) and their runner (Task's and a `context: fork` skill's), once a capability asked for one. */
-  private sub: { catalog: AgentCatalog; runner: Subagents } | undefined;
-  /** Where a large tool output goes whole (none for a read-only store). */
-  private readonly spill: SpillSink | undefined;
-  private readonly caps: Capabilities;
+  readonly edits: SessionParts['edits'];
+  private readonly caps: SessionParts['caps'];
   /** The built-in tools and those of the capabilities for the whole session, in that order. */
-  private readonly tools: readonly AnyTool[];
-  readonly saving: Saving;
+  private readonly tools: SessionParts['tools'];
+  readonly saving: SessionParts['log'];
 
   private constructor(
     private readonly deps: SessionDeps,
-    id: string,
-    state: SessionState,
-    openLog: (logDeps: LogDeps) => { log: SessionLog; notes: string[] },
+    resume?: SessionInfo,
   ) {
     super();
-    this.id = id;
-    this.files = new FileTracker(persistReads(deps.store, () => this.log));
-    this.cost = state.cost;
-    const notice = (level: 'info' | 'warning' | 'error', text: string): void => this.notice(level, text);
-    const unsavedChanged = (count: number, error?: string): void => this.emit({ type: 'unsaved', count, ...(error ? { error } : {}) });
-    const stored = (): void => this.files.flushPending();
-    const opened = openLog({ ...deps, dbPath: deps.config.dbPath, notice, describe: () => this.describe(), stored, unsavedChanged });
-    this.saving = this.log = opened.log;
-    this.snapshots = new TurnSnapshots(deps.store, this.log);
-    this.loadNotes = opened.notes;
-    const turn = turnHost(() => ({ gate: this.gate, log: this.log, context: this.context, emit: (e) => this.emit(e) }));
-    const host = { sessionId: id, resumed: this.log.messages().length > 0, subagents: (c: AgentCatalog) => this.subagents(c), turn, ...parentOf(deps.child) };
-    this.caps = new Capabilities(deps.capabilities, host, state.capabilities);
-    // a sub-agent gets the capabilities' tools its agent names (the Task tool below agents.maxDepth)
-    const own = this.caps.tools().filter((t) => !deps.child || deps.child.toolNames.includes(t.name));
-    this.tools = [...deps.tools, ...own];
-    rebuildTracker(deps.store, id, this.log.messages(), this.files);
-    this.context = new ContextControl(
-      {
-        sessionId: id,
-        log: this.log,
-        tools: this.tools,
-        counter: deps.counter,
-        providerFor: deps.providerFor,
-        engine: deps.engine,
-        emit: (e) => this.emit(e),
-        notice,
-        bill: (model, usage) => this.bill(model, usage),
-        saveState: () => this.saveState(),
-        ...(deps.child ? { role: deps.child.role } : {}),
-        summaryInstructions: (trigger, focus, signal) => this.caps.summaryInstructions(this.context.config.compaction.instructions, trigger, focus, signal),
-        compacted: (record) => this.caps.afterCompaction(record),
-        skills: deps.skills,
-        ledger: () => this.caps.ledgerSections(),
-      },
-      deps.config,
-      deps.provider,
-      state,
-    );
-    this.edits = new HistoryEdits({
-      store: deps.store,
-      sessionId: id,
-      log: this.log,
-      context: this.context,
-      files: this.files,
-      busy: () => this.running !== undefined,
-      replaced: () => this.historyReplaced(),
-    });
-    const config = (): Config => this.context.config;
-    this.gate = new ToolGate(config, state.permissions, this.caps.asking(deps.approver), (mode) => this.emit({ type: 'permission_mode', mode }));
-    const sessionId = (): string => id;
-    this.spill = deps.store.readonly ? undefined : archiveSpill(deps.store, sessionId, () => config().output);
-  }
-
-  /** The runner of this session's sub-agents (the sub-agent capability's Task tool closes over it). */
-  private subagents(catalog: AgentCatalog): Subagents {
-    if (this.sub?.catalog === catalog) return this.sub.runner;
-    const runner = new Subagents({
-      ...childParent(this.deps, this.id, catalog),
-      tools: () => this.tools,
-      changed: (s) => this.emit({ type: 'child', state: s }),
-      config: () => this.context.config,
-      policy: () => this.gate.policy,
-      turnId: () => this.snapshots.turn ?? '',
+    const owner: SessionOwner = {
+      emit: (e) => this.emit(e),
+      notice: (level, text) => this.notice(level, text),
+      describe: () => this.describe(),
       bill: (model, usage) => this.bill(model, usage),
-      open: (spec) => Session.open(childDeps(this.deps, spec, this.context.provider, this.context.config)),
-    });
-    this.sub = { catalog, runner };
-    return runner;
+      saveState: () => this.saveState(),
+      busy: () => this.running !== undefined,
+      historyReplaced: () => this.historyReplaced(),
+      openChild: (childDeps) => Session.open(childDeps),
+    };
+    const p = assemble(deps, owner, resume);
+    this.parts = p;
+    this.id = p.id;
+    this.cost = p.state.cost;
+    this.saving = this.log = p.log;
+    this.loadNotes = p.loadNotes;
+    this.caps = p.caps;
+    this.tools = p.tools;
+    this.context = p.context;
+    this.edits = p.edits;
+    this.gate = p.gate;
   }
 
-  /** A new session (stored on its first message), or a stored one resumed where it stood. */
+  /** A new session (stored on its first message), or a stored one resumed where it stood (SessionInUseError while another process writes it). */
   static open(deps: SessionDeps, resume?: SessionInfo): Session {
-    if (!resume) {
-      const id = newId('s');
-      return new Session(deps, id, readState(deps.child ? { permissions: deps.child.permissions } : {}, id), (logDeps) => ({
-        log: SessionLog.create(id, logDeps),
-        notes: [],
-      }));
-    }
-    // one writer per session: throws SessionInUseError while another live process writes it
-    const session = new Session(deps, resume.id, readState(resume.meta, resume.id), (logDeps) => SessionLog.resume(resume, logDeps));
-    const moved = otherDirectoryNote(resume.id, resume.cwd, deps.config.cwd);
-    if (moved) session.loadNotes.push(moved);
-    return session;
+    return new Session(deps, resume);
   }
 
   /** The history as it stands; with `archived`, what compactions archived before it (the task list and the plan derive from that log). */
@@ -174,43 +84,30 @@ export class Session extends SessionEvents {
     return this.running !== undefined;
   }
 
-  get currentConfig(): Config {
+  get currentConfig(): SessionDeps['config'] {
     return this.context.config;
   }
 
   /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
   async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
-    const refused = await oversizedPrompt(this.context, this.tools, asked, ac.signal, this.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
+    const refused = await oversizedPrompt(this.context, this.tools, asked, ac.signal, this.parts.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
     if (refused) return (this.end(), this.emit({ type: 'prompt_refused', text: asked, message: refused }), { ...ABORTED, reason: 'error' });
     await this.context.startTurn();
     this.context.setExtraTools(this.caps.toolSet());
     // the last prompt got no reply: mark it, so it is not merged into this one
     if (this.markUnanswered())
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
-    this.snapshots.reset();
+    this.parts.snapshots.reset();
     try {
       this.gate.turnAllow = scope.allow ?? [];
-      const text = scope.expand
-        ? await scope.expand((c) => gatedShell(this.tools, this.gate, c, this.context.config.cwd, ac.signal, (e) => this.emit(e)))
-        : asked;
-      const hooked = await this.caps.beforePrompt(withoutTypedCommand(text), ac.signal);
+      const { text, hooked } = await expandPrompt(this.parts, asked, scope, ac.signal, (e) => this.emit(e));
       if (ac.signal.aborted && this.giveBack(scope, asked, undefined, 'aborted', ac.signal)) return ABORTED;
       if (hooked.block !== undefined) return (this.notice('warning', hooked.block), { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' });
-      const note = dateNoteFor(this.log.messages());
-      if (note) this.log.append(note);
-      const typed = await promptMessage(text, {
-        tools: this.tools,
-        cwd: this.context.config.cwd,
-        files: this.files,
-        signal: ac.signal,
-        warn: (p) => this.notice('warning', p),
-        spill: mentionSpill(this.spill, this.contextUsage().effectiveWindow),
-      });
-      const msg = { ...typed, blocks: [...typed.blocks, ...(scope.images ?? []), ...hooked.blocks] };
+      const msg = await personMessage(this.parts, text, [...(scope.images ?? []), ...hooked.blocks], ac.signal, (p) => this.notice('warning', p));
       // file snapshots taken in this turn belong to the person's message that started it
-      this.snapshots.startedBy(msg.id);
-      const result = await runTurn(this.context.loopHost(), this.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
+      this.parts.snapshots.startedBy(msg.id);
+      const result = await runTurn(this.context.loopHost(), this.parts.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.context.turnCompleted();
       this.giveBack(scope, asked, msg.id, result.reason, ac.signal);
       return result;
@@ -222,12 +119,12 @@ export class Session extends SessionEvents {
 
   /** Marks a prompt left without a reply (a -p run whose reader went away mid-turn, or before the next prompt); false when there was none. */
   markUnanswered(): boolean {
-    if (!endsUnanswered(this.log.messages())) return false;
-    this.emit({ type: 'message', message: this.log.append(unansweredReply()) });
-    return true;
+    const reply = markUnanswered(this.log);
+    if (reply) this.emit({ type: 'message', message: reply });
+    return reply !== undefined;
   }
 
-  compact(focus?: string): Promise<CompactionRecord> {
+  compact(focus?: string): ReturnType<SessionParts['context']['manual']> {
     return this.exclusive((signal) => this.context.manual(focus, signal));
   }
 
@@ -306,7 +203,7 @@ export class Session extends SessionEvents {
   }
 
   /** What /context breaks down: the parts of the next request. The tokenizer is loaded first. */
-  async contextParts(): Promise<{ counter: TokenCounter; system: string; tools: ToolSpec[]; history: readonly Message[]; usage: ContextUsageView }> {
+  async contextParts() {
     await this.deps.counter.load();
     // counted exactly now: the gauge, which showed the cheap upper bound until then, shows what /context shows
     const usage = this.contextUsage();
@@ -315,8 +212,8 @@ export class Session extends SessionEvents {
   }
 
   /** The agents the Task tool offers (/agents), what each sub-agent used (/cost; in usageByModel too), a child's transcript (Ctrl+O). */
-  subagentInfo(): SubagentInfo {
-    return subagentInfo(this.sub?.catalog, this.deps.store, this.id, this.log.isStored);
+  subagentInfo(): ReturnType<SessionParts['subagentInfo']> {
+    return this.parts.subagentInfo();
   }
 
   /** Usage by model, summaries included (/cost). */
@@ -329,12 +226,12 @@ export class Session extends SessionEvents {
   }
 
   /** The instruction files in force (/memory). */
-  instructionFiles(): readonly InstructionFile[] {
+  instructionFiles(): ReturnType<SessionParts['context']['instructionFiles']> {
     return this.context.instructionFiles();
   }
 
   /** The permission mode and the rules in force (/permissions). */
-  permissions(): { mode: PermissionMode; rules: ReturnType<PermissionPolicy['rules']> } {
+  permissions(): { mode: PermissionMode; rules: ReturnType<SessionParts['gate']['policy']['rules']> } {
     return { mode: this.gate.mode, rules: this.gate.policy.rules() };
   }
 
@@ -362,28 +259,12 @@ export class Session extends SessionEvents {
   }
 
   /** The session's archive, for the Recall tool and /history. */
-  recallSource(): RecallSource {
-    return archiveRecall(this.deps.store, this.id, () => this.context.config.recall.crossSession);
-  }
-
-  private loopOptions(): LoopOptions {
-    return {
-      ...loopSettings(this.context.config),
-      provider: this.context.provider,
-      tools: this.context.allTools,
-      gate: { authorize: (call, signal, pre) => this.gate.authorize(call, signal, pre) },
-      recall: this.recallSource(),
-      ...(this.spill ? { spill: this.spill } : {}),
-      cacheKey: cacheKeyOf(this.id, this.deps.child),
-      files: this.files,
-      beforeFileChange: (abs, prior, mode) => this.snapshots.before(abs, prior, mode),
-      ...(this.deps.io ? { io: this.deps.io } : {}),
-      ...this.caps.loopOption(),
-    };
+  recallSource(): ReturnType<SessionParts['recall']> {
+    return this.parts.recall();
   }
 
   /** The agent waits for the person (an approval, or idle at the prompt): Notification hooks hear of it. */
-  attention(kind: AttentionKind, message: string): void {
+  attention(...[kind, message]: Parameters<SessionParts['caps']['attention']>): void {
     this.caps.attention(kind, message);
   }
 
@@ -414,4 +295,34 @@ export class Session extends SessionEvents {
     this.saveState();
     this.log.close();
   }
+}
+
+// Pinned notes: user messages kept verbatim through every compaction (/pin, /pin list, /unpin).
+export const PIN_HEADER = '[Pinned by the user: keep this in mind for the whole session]';
+
+/** The message that pins `note`; throws when there is nothing to pin. */
+function pinNote(note: string | undefined): Message {
+  if (!note) throw new Error('nothing to pin yet: give the text, e.g. /pin always run the linter before committing');
+  return { id: newId(), role: 'user', kind: 'normal', pinned: true, createdAt: Date.now(), blocks: [{ type: 'text', text: `${PIN_HEADER}\n${note}` }] };
+}
+
+/** The pinned notes of a history, oldest first, without their header. */
+function pinsOf(history: readonly Message[]): Array<{ id: string; text: string }> {
+  return history.filter((m) => m.pinned).map((m) => ({ id: m.id, text: textOf(m).replace(`${PIN_HEADER}\n`, '') }));
+}
+
+/** The person's last request (what /pin alone pins). */
+function lastPrompt(history: readonly Message[]): string | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text') && !parseShellNote(textOf(m))) return textOf(m);
+  }
+  return undefined;
+}
+
+/** The nth pinned note (1-based, /pin list's numbering); an error saying what there is when there is none. */
+function nthPin(pins: Array<{ id: string; text: string }>, n: number): { id: string; text: string } {
+  const target = pins[n - 1];
+  if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
+  return target;
 }

@@ -5,9 +5,8 @@ import type { Config } from '../config/config.js';
 import type { Provider } from '../llm/provider.js';
 import type { Store } from '../store/index.js';
 import type { Approver } from '../tools/permissions.js';
-import type { AnyTool, ToolIo } from '../tools/types.js';
+import type { AnyTool } from '../tools/types.js';
 import type { ChildSpec } from './children.js';
-import type { SkillCatalog } from '../skills/catalog.js';
 
 /** What a Session is built from: the front end's runtime (bootstrap.ts) or a parent session for a sub-agent. */
 export interface SessionDeps {
@@ -16,7 +15,7 @@ export interface SessionDeps {
   provider: Provider;
   /** The built-in tools (tools/registry.ts); the capabilities bring the others. */
   tools: readonly AnyTool[];
-  /** What the session brings beyond the built-in tools (sub-agents, MCP, hooks…), in order: bootstrap.ts builds the list from the config. */
+  /** What the session brings beyond the built-in tools (sub-agents, skills, MCP, hooks, an editor's files…), in order: bootstrap.ts builds the list from the config. */
   capabilities: readonly Capability[];
   counter: TokenCounter;
   /** Asks the person before a tool that needs approval; absent in print mode (such calls are refused). */
@@ -27,8 +26,4 @@ export interface SessionDeps {
   engine?: Pick<EngineDeps, 'now' | 'microPolicy'>;
   /** Set for a sub-agent's session. */
   child?: Pick<ChildSpec, 'role' | 'parent' | 'depth' | 'permissions' | 'title' | 'toolNames' | 'handBackground'>;
-  /** The skills in force (src/skills): their listing in the system prompt, the nested ones reached, re-attached after compaction. */
-  skills?: SkillCatalog;
-  /** The front end's file access and terminal for the tools (an ACP editor's); absent: the local disk and processes. */
-  io?: ToolIo;
 }

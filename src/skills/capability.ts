@@ -1,33 +1,72 @@
 // Skills as a capability: the Skill tool, closed over the session's turn (the history, the gate's
 // allowances for the rest of the turn, !`command`s through the gate) and, for a `context: fork`
-// skill, its runner of sub-agents. The listing in the system prompt, the nested skill folders a
-// turn reaches and re-attaching invoked skills after a compaction stay with the session's context
-// (session/skillHost.ts), which reads the same catalog.
-import type { Capability, CapabilityHost, DerivedLedgerSection, TurnHost } from '../capability/capability.js';
+// skill, its runner of sub-agents; the listing as its section of the system prompt; the nested
+// skill folders a turn reaches (at its start); and the invoked skills re-attached after a
+// compaction archived them.
+import type { Capability, CapabilityHooks, CapabilityHost, DerivedLedgerSection, TurnHost } from '../capability/capability.js';
+import type { Message } from '../llm/messages.js';
 import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
 import type { SkillCatalog } from './catalog.js';
 import { SkillUseError } from './host.js';
-import { loadedNames, loadedSkills } from './loaded.js';
+import { loadedNames, loadedSkills, REATTACH_EACH_TOKENS, REATTACH_TOTAL_TOKENS, skillsAfterCompaction } from './loaded.js';
 import { createSkillTool } from './skillTool.js';
 import type { SkillHost } from './types.js';
 
 /** The sub-agent runner a `context: fork` skill uses (bootstrap.ts: the host's, over the agents in force). */
 export type ForkRunner = (host: CapabilityHost) => ReturnType<CapabilityHost['subagents']>;
 
-/** The Skill tool when any skill is in force (none: no tool, no listing). */
+/**
+ * The Skill tool when any skill is in force (none: no tool, no listing). Nested folders are
+ * reached and loaded skills re-attached either way (a resumed session may have loaded some).
+ */
 export function skillsCapability(catalog: SkillCatalog, fork: ForkRunner): Capability {
   const any = catalog.list().length > 0;
+  const hooks: CapabilityHooks = {
+    turnStart: (history, cwd) => reachNestedSkills(catalog, history, cwd),
+    reattach: (before, after, contextWindow) => {
+      const totalTokens = Math.min(REATTACH_TOTAL_TOKENS, Math.floor(contextWindow / 10));
+      return skillsAfterCompaction(before, after, { totalTokens, eachTokens: Math.min(REATTACH_EACH_TOKENS, totalTokens) });
+    },
+  };
+  // the listing (with its leading blank line), when the session's tools offer the Skill tool
+  const systemSection = (tools: readonly { name: string }[], contextWindow: number): string => {
+    const listing = tools.some((t) => t.name === TOOL.Skill) ? catalog.listing(contextWindow) : '';
+    return listing ? `\n\n${listing}` : '';
+  };
   return {
     name: 'skills',
     ...(any ? { toolNames: [TOOL.Skill] } : {}),
-    open: (host) => (any ? { tools: registerTools([createSkillTool(skillHost(catalog, host.turn), () => fork(host))]), ledger: [SKILLS_LEDGER] } : {}),
+    open: (host) => ({
+      hooks,
+      systemSection,
+      ...(any ? { tools: registerTools([createSkillTool(skillHost(catalog, host.turn), () => fork(host))]), ledger: [SKILLS_LEDGER] } : {}),
+    }),
   };
 }
 
 /**
+ * Claude Code's nested skills: when the model's recent calls named files below the working
+ * directory, the skill folders between are read (once each); true when that added skills, so the
+ * system prompt's listing is built again (at a turn's start only).
+ */
+async function reachNestedSkills(catalog: SkillCatalog, history: readonly Message[], cwd: string): Promise<boolean> {
+  let added = false;
+  for (const m of history.slice(-RECENT_MESSAGES)) {
+    for (const b of m.role === 'assistant' ? m.blocks : []) {
+      const p = b.type === 'tool_use' ? (b.input['path'] ?? b.input['file_path']) : undefined;
+      if (typeof p === 'string' && p !== '') added = (await catalog.reach(cwd, p)).added.length > 0 || added;
+    }
+  }
+  return added;
+}
+
+/** How far back a turn's start looks for files the model worked on (a turn's tool loop, and then some). */
+const RECENT_MESSAGES = 60;
+
+/**
  * The working-state ledger's line for each skill loaded in the session (its body comes back
- * whole after a compaction beside it, session/skillHost.ts): the names survive even when the
+ * whole after a compaction beside it: `reattach` above): the names survive even when the
  * bodies do not fit, each with the Recall id of the message that holds it.
  */
 const SKILLS_LEDGER: DerivedLedgerSection = {

@@ -1,4 +1,5 @@
-// What using a skill asks of the session it is used in (session/skillHost.ts implements it; the
+// What using a skill asks of the session it is used in (skills/capability.ts makes it from the
+// capability host's turn, which session/assemble.ts implements; the
 // Skill tool finds it in its ToolContext).
 import type { SkillCatalog } from './catalog.js';
 

@@ -2,17 +2,12 @@
 // labels shown with search hits.
 import type { ClearedOutput } from '../history/compaction.js';
 import { isToolResultMessage, type Message } from '../llm/messages.js';
-import { messageText as renderText, speakerOf, type TextStyle, type ToolCalls } from '../llm/messageText.js';
+import { messageText as renderText, oneLine, speakerOf, type TextStyle, type ToolCalls } from '../llm/messageText.js';
 
 export { collectToolCalls, type ToolCalls } from '../llm/messageText.js';
 
 const KEY_ARGS = ['command', 'pattern', 'query', 'path', 'file_path', 'url', 'id'];
 const MAX_ARG_CHARS = 60;
-
-function oneLine(s: string, max: number): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** The key argument of a tool call (command, path, pattern...), for labels. */
 export function keyArgument(input: Record<string, unknown>): string {

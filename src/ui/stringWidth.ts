@@ -27,6 +27,35 @@ export type MeasureWidth = (text: string, options?: WidthOptions) => number;
 const NOT_SIMPLE =
   /[\p{M}\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Emoji_Presentation}\u0600-\u08ff\u0e33\u0eb3\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\uff9e\uff9f]/u;
 
+/**
+ * How wide the terminal draws an emoji with a skin-tone modifier (👍🏽), as it answered at start
+ * (ui/emoji-probe.ts): 2 where it composes the pair, 4 where it draws the base and the modifier
+ * as two glyphs (tmux, xterm); undefined when it did not say (string-width's 2 is kept, and the
+ * input box leaves the tone out rather than risk its border).
+ */
+let toneColumns: 2 | 4 | undefined;
+/** The fast path's remembered parts: a learned width makes them stale. */
+const partCaches = new Set<Map<string, number>>();
+
+export function setSkinToneColumns(columns: 2 | 4 | undefined): void {
+  toneColumns = columns;
+  for (const c of partCaches) c.clear();
+}
+
+export const skinToneColumns = (): 2 | 4 | undefined => toneColumns;
+
+/** An emoji base with its skin-tone modifier: one grapheme, two columns to string-width. */
+const TONED = /\p{Emoji_Modifier_Base}\uFE0F?[\u{1F3FB}-\u{1F3FF}]/gu;
+
+/** A measure with the learned rule: where the terminal does not compose, each modifier takes two columns more. */
+export function withSkinTones(measure: MeasureWidth): MeasureWidth {
+  return (text, options) => {
+    const width = measure(text, options);
+    if (toneColumns !== 4 || typeof text !== 'string') return width;
+    return width + 2 * (text.match(TONED)?.length ?? 0);
+  };
+}
+
 /** Distinct non-simple parts remembered (short strings: a few hundred KB at most). */
 const PARTS_KEPT = 4_096;
 
@@ -57,6 +86,7 @@ function simpleWidth(text: string, i: number, widths: Map<number, number>, ambig
 export function withAsciiFastPath(measure: MeasureWidth): MeasureWidth {
   // the same few parts recur (an emoji and the letter before it): measured once each
   const known = new Map<string, number>();
+  partCaches.add(known);
   const widths = new Map<number, number>();
   const part = (text: string, options: WidthOptions | undefined): number => {
     if (options?.ambiguousIsNarrow === false) return measure(text, options);
@@ -106,4 +136,4 @@ export function withAsciiFastPath(measure: MeasureWidth): MeasureWidth {
 }
 
 /** Terminal columns a string takes (escape codes take none): the measure Ink and the transcript's text share. */
-export const terminalWidth: MeasureWidth = withAsciiFastPath(stringWidth);
+export const terminalWidth: MeasureWidth = withAsciiFastPath(withSkinTones(stringWidth));

@@ -169,6 +169,40 @@ describe('settings the model refuses', () => {
     expect(server.requests.map((r) => r.response?.status)).toEqual([200, 200]);
     expect(server.requests[0]!.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4_000 } });
   });
+
+  // A tool loop whose thinking cannot be replayed (another model made the call; an interrupted call
+  // whose result the next prompt joined): that request goes without thinking where the model can
+  // turn it off, and thinks where the loop still has its thinking. Mutations: withoutReplay always
+  // keeping thinking (the fake refuses the first), or turning it off without looking at the loop
+  // (the second sends disabled), or ignoring canTurnOff (the 5 family's adaptive-only request sends disabled: a 400).
+  it('a tool loop without its thinking goes without thinking, where the model can turn it off', async () => {
+    server.enqueue({ toolCalls: [{ name: 'Read', input: { path: 'a' } }] }, { text: 'read' });
+    const history = [msg('user', [text('Read a')])];
+    await step(history);
+    history.push(msg('user', [text('and then?')]));
+    const sixAdaptive = { model: 'claude-opus-4-6', thinking: { mode: 'adaptive' as const, display: 'summarized' as const, canTurnOff: true } };
+    const r = await run(provider, request({ ...sixAdaptive, messages: history }));
+    expect(r.error).toBeUndefined();
+    expect(server.lastRequest()!.body).toMatchObject({ thinking: { type: 'disabled' } });
+
+    const own = [msg('user', [text('Read a')])];
+    server.enqueue({ toolCalls: [{ name: 'Read', input: { path: 'a' } }] }, { text: 'kept' });
+    await step(own, sixAdaptive);
+    await step(own, sixAdaptive);
+    expect(server.requests.at(-1)!.body).toMatchObject({ thinking: { type: 'adaptive' } });
+    expect(server.requests.at(-1)!.response?.status).toBe(200);
+
+    // the 5 family cannot turn thinking off: the interrupted call and its result go as a note in
+    // the person's turn (mutation: closeLostLoops off, and the fake refuses the open loop)
+    const five = { model: 'claude-opus-5', thinking: { mode: 'adaptive' as const } };
+    server.enqueue({ text: 'noted' });
+    const r5 = await run(provider, request({ ...five, messages: history }));
+    expect(r5.error).toBeUndefined();
+    expect(server.lastRequest()!.body).toMatchObject({ thinking: { type: 'adaptive' } });
+    const sent = server.lastRequest()!.view!.messages;
+    expect(sent.map((m) => m.role)).toEqual(['user']);
+    expect(JSON.stringify(sent)).toContain('Read {\\"path\\":\\"a\\"}: output of');
+  });
 });
 
 describe('replayed thinking in the input count', () => {

@@ -1,6 +1,16 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Capability, CapabilityHost } from '../../src/capability/capability.js';
+import { createTokenCounter } from '../../src/compaction/tokens.js';
+import { loadConfig } from '../../src/config/config.js';
+import { textOf, userMessage } from '../../src/llm/messages.js';
 import { Capabilities } from '../../src/session/capabilities.js';
+import { Session } from '../../src/session/session.js';
+import { openStore } from '../../src/store/index.js';
+import { createTools } from '../../src/tools/registry.js';
+import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
 import { readState, stateMeta } from '../../src/session/state.js';
 import type { AnyTool } from '../../src/tools/types.js';
 
@@ -121,5 +131,63 @@ describe('the capabilities of a session', () => {
     expect(await hooks.afterTool(call, { content: '', isError: false }, signal)).toBe('note 1\nnote 2');
     expect(await hooks.onStop('done', 0, signal)).toBe('go on');
     expect(new Capabilities([], host).loopHooks()).toBeUndefined();
+  });
+});
+
+// The seam's prompt section, turn-start hook and reattach, through a real session. Mutations that
+// fail it: ContextControl leaving out the capabilities' section (or putting it after the tool
+// sets'), startTurn not rebuilding the system prompt when a turnStart hook says it changed (or
+// rebuilding inside a tool loop), the reattach message not appended after a compaction (or
+// appended after a micro one, or after the compaction's announcement).
+describe('a capability in a session', () => {
+  it('puts its section in the system prompt, rebuilds it when turnStart says it changed, and reattaches what a compaction lost', async () => {
+    const counter = await createTokenCounter();
+    const dir = mkdtempSync(join(tmpdir(), 'agent-caps-'));
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+    const store = openStore(config.dbPath);
+    let version = 1;
+    const seen: Array<{ before: number; after: number }> = [];
+    const cap: Capability = {
+      name: 'versioned',
+      open: () => ({
+        systemSection: (tools) => `\n\nSection v${version} (${tools.length > 0 ? 'with tools' : 'no tools'})`,
+        hooks: {
+          turnStart: async () => version === 2,
+          reattach: (before, after) => {
+            seen.push({ before: before.length, after: after.length });
+            return { ...userMessage('Reattached after compaction.'), kind: 'meta' };
+          },
+        },
+      }),
+    };
+    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    const provider = new ScriptedProvider((req) =>
+      isSummaryRequest(req)
+        ? { text: SUMMARY }
+        : {
+            text: `answer. ${long}`,
+            usage: { inputTokens: counter.countText(req.system) + counter.countToolSpecs(req.tools) + counter.countMessages(req.messages) },
+          },
+    );
+    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [cap], counter });
+    const events: string[] = [];
+    session.on((e) => {
+      if (e.type === 'compaction_end') events.push(`compaction_end after ${session.messages().length} messages`);
+    });
+    await session.prompt('one');
+    expect(provider.requests.at(-1)!.system).toMatch(/\n\nSection v1 \(with tools\)$/);
+    version = 2;
+    await session.prompt('two');
+    expect(provider.requests.at(-1)!.system).toMatch(/\n\nSection v2 \(with tools\)$/);
+    for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
+    const record = await session.compact();
+    expect(record.reason ?? record.status).toBe('applied');
+    expect(seen).toHaveLength(1);
+    const last = session.messages().at(-1)!;
+    expect(textOf(last)).toBe('Reattached after compaction.');
+    // appended before compaction_end: the announcement already counts it
+    expect(events).toEqual([`compaction_end after ${session.messages().length} messages`]);
+    session.close();
+    store.close();
   });
 });

@@ -4,6 +4,7 @@ import { completionMaxRows, promptMaxLines, promptViewport } from '../layout-bud
 import type { MentionView } from '../mention-completion.js';
 import type { CompletionView, PromptModel } from '../prompt-model.js';
 import { sanitize } from '../sanitize.js';
+import { skinToneColumns } from '../stringWidth.js';
 import { useStore } from '../store.js';
 import { boxBorder, useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
@@ -12,9 +13,11 @@ const PLACEHOLDER = 'Ask for a change, or type / for commands';
 
 // Emoji skin-tone modifiers: terminals disagree on their width (tmux and xterm draw 👍🏽 four
 // columns wide, most others two, string-width says two), and a wrong guess pushes the box's right
-// border onto the next line. The box shows the emoji without its tone; the text keeps it.
+// border onto the next line. The terminal said at start how wide it draws them (emoji-probe.ts)
+// and the width function counts that; one that did not say gets the emoji without its tone in
+// the box (the text keeps it).
 const SKIN_TONE = /[\u{1F3FB}-\u{1F3FF}]/gu;
-const shown = (text: string): string => text.replace(SKIN_TONE, '');
+const shown = (text: string): string => (skinToneColumns() === undefined ? text.replace(SKIN_TONE, '') : text);
 
 /** The input box: the text with its cursor, and the slash-command completions under it. */
 export function PromptView({ model }: { model: PromptModel }) {

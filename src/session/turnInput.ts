@@ -1,0 +1,93 @@
+// What a turn sends for the person, built once the turn began. A prompt larger than the window
+// can ever carry is refused first: beside it a request always holds the system prompt, the tool
+// schemas and the pinned messages, and no compaction can shrink those or the prompt itself (it is
+// kept verbatim); it is refused before anything is stored or sent, with the advice to attach it
+// as a file, and the front end gives the text back. Then a custom command's body is expanded (its
+// !`command`s through the gate), the prompt hooks have their say, a date note goes first when the
+// day changed, and the message carries its @mentions, the turn's images and the hooks' context.
+import type { AgentEvent } from '../agent/events.js';
+import type { ImageBlock, Message, TextBlock } from '../llm/messages.js';
+import { FileTracker } from '../tools/fileTracker.js';
+import type { AnyTool, SpillSink } from '../tools/types.js';
+import type { SessionParts } from './assemble.js';
+import type { ContextControl } from './contextControl.js';
+import { dateNoteFor } from './dateNote.js';
+import { mentionSpill, promptMessage } from './mentions.js';
+import { endsUnanswered, unansweredReply } from './repair.js';
+import { gatedShell, type TurnScope } from './turnScope.js';
+import { withoutTypedCommand } from './typedCommand.js';
+
+/** The prompt as the turn sends it (a custom command's body expanded) and what the prompt hooks say of it. */
+export async function expandPrompt(
+  p: Pick<SessionParts, 'tools' | 'gate' | 'context' | 'caps'>,
+  asked: string,
+  scope: TurnScope,
+  signal: AbortSignal,
+  emit: (e: AgentEvent) => void,
+): Promise<{ text: string; hooked: { block?: string; blocks: TextBlock[] } }> {
+  const text = scope.expand ? await scope.expand((c) => gatedShell(p.tools, p.gate, c, p.context.config.cwd, signal, emit)) : asked;
+  return { text, hooked: await p.caps.beforePrompt(withoutTypedCommand(text), signal) };
+}
+
+/** The person's message, after a date note when the day changed: the prompt with its @mentions attached, then `extra` (images, hooks' context). */
+export async function personMessage(
+  p: Pick<SessionParts, 'tools' | 'log' | 'context' | 'files' | 'spill'>,
+  text: string,
+  extra: readonly (ImageBlock | TextBlock)[],
+  signal: AbortSignal,
+  warn: (problem: string) => void,
+): Promise<Message> {
+  const note = dateNoteFor(p.log.messages());
+  if (note) p.log.append(note);
+  const typed = await promptMessage(text, {
+    tools: p.tools,
+    cwd: p.context.config.cwd,
+    files: p.files,
+    signal,
+    warn,
+    spill: mentionSpill(p.spill, p.context.usage().effectiveWindow),
+  });
+  return { ...typed, blocks: [...typed.blocks, ...extra] };
+}
+
+/** Marks a prompt left without a reply: the reply appended, or undefined when the history ends otherwise. */
+export function markUnanswered(log: SessionParts['log']): Message | undefined {
+  return endsUnanswered(log.messages()) ? log.append(unansweredReply()) : undefined;
+}
+
+/** Spills as the session's sink would, storing nothing (the handle is a stand-in of the same length as a first one). */
+const DRY_SINK: SpillSink = { thresholdFor: () => 0, archive: () => 'o1' };
+
+const fmt = (n: number): string => n.toLocaleString('en-US');
+
+/** Why `text` cannot be sent (the message shown to the person), or undefined when it fits. */
+export async function oversizedPrompt(
+  context: ContextControl,
+  tools: readonly AnyTool[],
+  text: string,
+  signal: AbortSignal,
+  /** The session's spill sink: only whether there is one matters (a large mention is then spilled), nothing is archived here. */
+  sink: SpillSink | undefined,
+): Promise<string | undefined> {
+  // a throwaway read tracker (the real one counts attachments as read only when the prompt is sent),
+  // and a spill sink that archives nothing: a large mention is measured as the preview it will be
+  const msg = await promptMessage(text, {
+    tools,
+    cwd: context.config.cwd,
+    files: new FileTracker(),
+    signal,
+    warn: () => undefined,
+    spill: sink ? mentionSpill(DRY_SINK, context.usage().effectiveWindow) : undefined,
+  });
+  const over = await context.promptTooLarge(msg);
+  if (!over) return undefined;
+  const { model } = context.config;
+  const attached = msg.blocks.length > 1;
+  return (
+    `This prompt is about ${fmt(over.promptTokens)} tokens; with the system prompt and tools (${fmt(over.fixedTokens)}) it is more than the ` +
+    `${fmt(over.limit)} tokens that ${model.name}'s ${fmt(model.contextWindow)}-token window leaves for input, so it was not sent (nothing was stored). ` +
+    (attached
+      ? 'The files attached with @ are too large: ask the model to read the parts it needs instead of attaching them.'
+      : 'Save the text to a file and mention it with @file: a large file is attached as its first and last lines with a handle the model reads the rest through (Recall). Or send a shorter prompt.')
+  );
+}
