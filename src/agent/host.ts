@@ -2,7 +2,7 @@
 // around each call), the permission gate, and the turn's options and result.
 import type { ProviderError } from '../llm/errors.js';
 import type { Message, Usage } from '../llm/messages.js';
-import type { DoneEvent, ModelRequest, Provider, ThinkingRequest } from '../llm/provider.js';
+import type { DoneEvent, ModelRequest, Provider, ThinkingRequest, WebSearchRequest } from '../llm/provider.js';
 import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
 import type { FileTracker } from '../tools/fileTracker.js';
@@ -71,6 +71,8 @@ export interface LoopOptions {
   images?: boolean | undefined;
   /** The thinking settings every request of the turn sends (one configuration per turn). */
   thinking?: ThinkingRequest | undefined;
+  /** The provider's web search, offered on every request of the turn (.agentrc webSearch). */
+  webSearch?: WebSearchRequest | undefined;
   /** Where results over the spill threshold go (absent: nothing is spilled). */
   spill?: SpillSink;
   /** Sent as the requests' cacheKey (OpenAI prompt_cache_key): the session id. */

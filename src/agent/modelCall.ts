@@ -81,6 +81,7 @@ export async function callModel(
       signal,
       ...(opts.cacheKey !== undefined ? { cacheKey: opts.cacheKey } : {}),
       ...(opts.thinking !== undefined ? { thinking: opts.thinking } : {}),
+      ...(opts.webSearch !== undefined ? { webSearch: opts.webSearch } : {}),
     };
     partialText = '';
     const sentAt = Date.now();
@@ -172,7 +173,7 @@ export async function callModel(
 /** A finished reply with nothing in it (no text, no tool call) that is not a cut-off or a refusal: a failed attempt, retried. */
 function isEmptyReply(done: DoneEvent): boolean {
   if (done.stopReason === 'max_tokens' || done.stopReason === 'context_window' || done.stopReason === 'refusal') return false;
-  return !done.blocks.some((b) => b.type === 'tool_use' || (b.type === 'text' && b.text.trim() !== ''));
+  return !done.blocks.some((b) => b.type === 'tool_use' || b.type === 'web_search' || (b.type === 'text' && b.text.trim() !== ''));
 }
 
 /** Output tokens below this are not worth a reply: compact instead. */

@@ -1,4 +1,4 @@
-import type { Block, Message, ProviderStateBlock } from '../llm/messages.js';
+import type { Block, Message, ProviderStateBlock, WebSearchBlock } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
 import { base64ImageTokens } from '../media/limits.js';
 
@@ -49,6 +49,9 @@ function providerStateText(b: ProviderStateBlock): string {
   return b.summary.join('\n') + (b.encryptedContent ?? '');
 }
 
+/** What a search puts in front of the model, as text to count: its blocks as sent back (the fake counts them alike). */
+export const webSearchWireText = (b: WebSearchBlock): string => JSON.stringify(b.wire);
+
 /** UTF-8 length: no token of a byte-level BPE (any provider's) is shorter than one byte. */
 const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -63,6 +66,7 @@ function bytesEstimate(msg: Message, bytesPerToken: number): number {
     else if (b.type === 'tool_use') total += TOOL_USE_OVERHEAD + rough(b.name) + rough(JSON.stringify(b.input));
     else if (b.type === 'tool_result') total += TOOL_RESULT_OVERHEAD + rough(b.content) + imagesTokens(b.images);
     else if (b.type === 'image') total += base64ImageTokens(b.data);
+    else if (b.type === 'web_search') total += rough(webSearchWireText(b));
     else total += roughProviderState(b, bytesPerToken);
   }
   return total;
@@ -177,6 +181,9 @@ export class TokenCounter {
         break;
       case 'image':
         n = base64ImageTokens(block.data);
+        break;
+      case 'web_search':
+        n = this.countText(webSearchWireText(block));
         break;
       case 'thinking':
       case 'redacted_thinking':

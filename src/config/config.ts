@@ -19,6 +19,8 @@ import {
   FileConfigSchema,
   McpSchema,
   WebSchema,
+  WebSearchSchema,
+  type WebSearchConfig,
   flattenHooks,
   PermissionsSchema,
   OutputSchema,
@@ -66,6 +68,7 @@ export interface Config {
   tools?: z.infer<typeof ToolsSchema>;
   mcp: z.infer<typeof McpSchema>;
   web: z.infer<typeof WebSchema>;
+  webSearch: WebSearchConfig;
   /** MCP servers from .agentrc files (home, then project), each with the file it came from. */
   mcpServers: { name: string; file: string; entry: McpServerFileEntry }[];
   /** The top-level .agentrc thinking settings (models.<name>.thinking goes over them). */
@@ -225,13 +228,18 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     );
   }
 
-  const compactionEngine = file.compaction?.engine;
-  if (
-    compactionEngine === 'provider' &&
-    (provider !== 'openai' || openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) !== 'responses')
-  ) {
+  const onResponses = provider === 'openai' && openaiApiFor(flags.baseURL ?? file.baseURL ?? env.OPENAI_BASE_URL, file.api) === 'responses';
+  if (file.compaction?.engine === 'provider' && !onResponses) {
     warnings.push(
       `compaction.engine "provider" applies to OpenAI models on the Responses API (api.openai.com, or "api": "responses"); ${model} compacts with the agent's own summarizer.`,
+    );
+  }
+
+  if (file.webSearch?.allowedDomains?.length && file.webSearch.blockedDomains?.length)
+    throw new ConfigError('field "webSearch" (.agentrc): set allowedDomains or blockedDomains, not both (the providers take one list)');
+  if (file.webSearch?.enabled === true && provider === 'openai' && !onResponses) {
+    warnings.push(
+      `webSearch.enabled: web search goes through Anthropic's Messages API and OpenAI's Responses API (api.openai.com, or "api": "responses"); ${model} on Chat Completions gets no search.`,
     );
   }
 
@@ -273,6 +281,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     tools: ToolsSchema.parse(file.tools ?? {}),
     mcp: McpSchema.parse({ ...file.mcp, ...(flags.mcpTrust ? { trustProject: true } : {}) }),
     web: WebSchema.parse(file.web ?? {}),
+    webSearch: WebSearchSchema.parse(file.webSearch ?? {}),
     mcpServers: [],
     thinkingSetting,
     ...thinking,

@@ -218,6 +218,19 @@ export const WebSchema = z.strictObject({
   timeoutMs: z._default(positiveInt, 30_000),
 });
 
+/** The provider's server-side web search (Anthropic's web search tool, OpenAI Responses' web_search); off by default. */
+export const WebSearchSchema = z.strictObject({
+  /** Offer the search to the model (Anthropic, and OpenAI on the Responses API; Chat Completions servers have none). */
+  enabled: z._default(z.boolean(), false),
+  /** Anthropic: most searches in one reply (max_uses); absent: the API's default. */
+  maxUses: z.optional(positiveInt),
+  /** Search only these domains, e.g. ["docs.rs"]; none: any. */
+  allowedDomains: z._default(z.array(nonEmptyString), []),
+  /** Anthropic: never these domains (not with allowedDomains). */
+  blockedDomains: z._default(z.array(nonEmptyString), []),
+});
+export type WebSearchConfig = z.infer<typeof WebSearchSchema>;
+
 export const McpSchema = z.strictObject({
   /** Print mode waits at most this long for servers to connect before the first request (the TUI never waits). */
   startupMs: z._default(nonNegativeInt, 10_000),
@@ -340,6 +353,8 @@ export const FileConfigSchema = z.strictObject({
   mcp: z.optional(z.partial(McpSchema)),
   /** WebFetch's limits; which domains it may fetch without asking is permissions.allowTools' "WebFetch(domain:docs.rs)". */
   web: z.optional(z.partial(WebSchema)),
+  /** The provider's web search: { "enabled": true, "maxUses": 5, "allowedDomains": [...] } (see docs/tools.md). */
+  webSearch: z.optional(z.partial(WebSearchSchema)),
   /** Database path (also --db and AGENT_DB). */
   db: z.optional(nonEmptyString),
   /** Shell commands run on the agent's events (see src/hooks/hooks.ts); a project's run only once the person approves them. */

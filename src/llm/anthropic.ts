@@ -11,16 +11,19 @@ import type {
   TextBlockParam,
   ThinkingConfigParam,
   Tool,
+  ToolUnion,
   Usage as AnthropicUsage,
   MessageDeltaUsage,
+  WebSearchToolResultBlock,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ProviderError } from './errors.js';
-import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
+import { emptyUsage, type Block, type Citation, type Message, type Usage } from './messages.js';
 import { DEFAULT_CACHE, messageBreakpoints, type CacheSettings } from './cache.js';
 import type { Effort, ModelDescription, ModelRequest, Provider, StopReason, StreamEvent, ThinkingRequest } from './provider.js';
 import { replayableHistory } from './thinkingReplay.js';
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { describeSdkError, type SdkFailure } from './sdk-errors.js';
+import { anthropicSearchBlocks, anthropicText, anthropicWebSearchTool, citationOf, searchBlockOf } from './anthropicWebSearch.js';
 
 // The Anthropic Messages API adapter: neutral messages → Messages params, the SDK's raw
 // stream → StreamEvents, SDK errors → ProviderError.
@@ -32,7 +35,7 @@ function toBlockParam(b: Block): ContentBlockParam[] {
   switch (b.type) {
     case 'text':
       // the API refuses empty and whitespace-only text blocks
-      return b.text.trim().length > 0 ? [{ type: 'text', text: b.text }] : [];
+      return b.text.trim().length > 0 ? [anthropicText(b)] : [];
     case 'tool_use':
       return [{ type: 'tool_use', id: b.id, name: b.name, input: b.input }];
     case 'tool_result': {
@@ -58,6 +61,9 @@ function toBlockParam(b: Block): ContentBlockParam[] {
     case 'reasoning':
       // OpenAI's reasoning: Anthropic cannot read it
       return [];
+    case 'web_search':
+      // sent back verbatim; OpenAI's searches are not Anthropic's to read
+      return anthropicSearchBlocks(b);
   }
 }
 
@@ -95,11 +101,11 @@ export function toAnthropicMessages(messages: readonly Message[]): WireMessage[]
  * markers do not take part in the cached prefix, so moving them never breaks a hit.
  */
 function withBreakpoints(
-  tools: Tool[],
+  tools: ToolUnion[],
   messages: WireMessage[],
   system: string,
   cache: CacheSettings,
-): { tools: Tool[]; messages: WireMessage[]; system?: TextBlockParam[] } {
+): { tools: ToolUnion[]; messages: WireMessage[]; system?: TextBlockParam[] } {
   const mark: CacheControlEphemeral = cache.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const marked = new Set(messageBreakpoints(messages.map((m) => m.role)));
   const outMessages = messages.map((m, i) => {
@@ -154,7 +160,8 @@ function fitThinking(t: ThinkingRequest | undefined, maxTokens: number): Thinkin
 const MIN_BUDGET = 1_024;
 
 function buildParams(req: ModelRequest, history: readonly Message[], cache: CacheSettings): MessageCreateParamsStreaming {
-  let tools: Tool[] = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+  let tools: ToolUnion[] = req.tools.map((t): Tool => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+  if (req.webSearch) tools.push(anthropicWebSearchTool(req.webSearch));
   let messages = toAnthropicMessages(history);
   let system: string | TextBlockParam[] | undefined = req.system.length > 0 ? req.system : undefined;
   if (cache.enabled) ({ tools, messages, system } = withBreakpoints(tools, messages, req.system, cache));
@@ -221,7 +228,9 @@ class MessagesClient extends BaseAnthropic {
 }
 
 type BlockState =
-  | { kind: 'text'; text: string }
+  | { kind: 'text'; text: string; citations: Citation[] }
+  | { kind: 'search'; call: Record<string, unknown>; json: string }
+  | { kind: 'search_result'; result: WebSearchToolResultBlock }
   | { kind: 'tool'; id: string; name: string; json: string; closed: boolean }
   | { kind: 'thinking'; thinking: string; signature: string }
   | { kind: 'redacted'; data: string }
@@ -273,7 +282,8 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
         case 'content_block_start': {
           const cb = ev.content_block;
           if (cb.type === 'text') {
-            blocks.set(ev.index, { kind: 'text', text: cb.text ?? '' });
+            const citations = (cb.citations ?? []).flatMap((c) => citationOf(c) ?? []);
+            blocks.set(ev.index, { kind: 'text', text: cb.text ?? '', citations });
             if (cb.text) yield { type: 'text_delta', text: cb.text };
           } else if (cb.type === 'tool_use') {
             blocks.set(ev.index, { kind: 'tool', id: cb.id, name: cb.name, json: '', closed: false });
@@ -285,6 +295,10 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
           } else if (cb.type === 'redacted_thinking') {
             blocks.set(ev.index, { kind: 'redacted', data: cb.data });
             yield { type: 'thinking_delta', text: '' };
+          } else if (cb.type === 'server_tool_use' && cb.name === 'web_search') {
+            blocks.set(ev.index, { kind: 'search', call: { ...cb }, json: '' });
+          } else if (cb.type === 'web_search_tool_result') {
+            blocks.set(ev.index, { kind: 'search_result', result: cb });
           } else blocks.set(ev.index, { kind: 'ignored' });
           break;
         }
@@ -294,6 +308,11 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
           if (st?.kind === 'text' && d.type === 'text_delta') {
             st.text += d.text;
             if (d.text) yield { type: 'text_delta', text: d.text };
+          } else if (st?.kind === 'text' && d.type === 'citations_delta') {
+            const c = citationOf(d.citation);
+            if (c) st.citations.push(c);
+          } else if (st?.kind === 'search' && d.type === 'input_json_delta') {
+            st.json += d.partial_json;
           } else if (st?.kind === 'tool' && d.type === 'input_json_delta') {
             st.json += d.partial_json;
             if (d.partial_json) yield { type: 'tool_input_delta', id: st.id, partialJson: d.partial_json };
@@ -336,7 +355,14 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
     const final: Block[] = [];
     for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
       const st = blocks.get(index)!;
-      if (st.kind === 'text' && st.text.length > 0) final.push({ type: 'text', text: st.text });
+      if (st.kind === 'text' && st.text.length > 0)
+        final.push({ type: 'text', text: st.text, ...(st.citations.length > 0 ? { citations: st.citations } : {}) });
+      if (st.kind === 'search') {
+        // kept only with its result: a call the stream cut off before its result cannot go back
+        const input = finalToolInput(st.json, true) ?? (typeof st.call.input === 'object' ? st.call.input : undefined);
+        const result = [...blocks.values()].find((r) => r.kind === 'search_result' && r.result.tool_use_id === st.call.id);
+        if (input && result?.kind === 'search_result') final.push(searchBlockOf({ ...st.call, input }, result.result));
+      }
       // kept verbatim, in order: the signature binds the block to what came before it
       if (st.kind === 'thinking') final.push({ type: 'thinking', thinking: st.thinking, signature: st.signature });
       if (st.kind === 'redacted') final.push({ type: 'redacted_thinking', data: st.data });

@@ -3,7 +3,7 @@
 // transcript (compaction/transcript.ts), the in-place compaction's quote, `agent sessions show`
 // and the Markdown export. They differ only in how each kind of block reads: a TextStyle.
 import type { ImageBlock, Message, ToolResultBlock, ToolUseBlock } from './messages.js';
-import { isToolResultMessage } from './messages.js';
+import { isToolResultMessage, webSearchLabel } from './messages.js';
 
 /** What a tool result is described by: the call it answers. */
 export type ToolCall = Pick<ToolUseBlock, 'name' | 'input'>;
@@ -75,6 +75,10 @@ export function messageText(m: Message, style: TextStyle, calls: ToolCalls = NO_
         break;
       case 'image':
         parts.push((style.image ?? imageLabel)(b));
+        break;
+      case 'web_search':
+        // readable in every view; the provider's encrypted results never are
+        parts.push(webSearchLabel(b));
         break;
       case 'thinking':
       case 'redacted_thinking':

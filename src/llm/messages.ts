@@ -8,6 +8,22 @@ export interface TextBlock {
   text: string;
   /** OpenAI Responses: the assistant message's phase, resent as it came (newer models read it). */
   phase?: 'commentary' | 'final_answer';
+  /** Sources a provider's web search gave for this text (Anthropic: sent back with it, as the API requires). */
+  citations?: Citation[];
+}
+
+/** A source cited by a text block: its URL and title, and the provider's citation object as received. */
+export interface Citation {
+  url: string;
+  title: string;
+  /** Anthropic web_search_result_location (with its encrypted_index) / OpenAI url_citation, verbatim. */
+  wire: Record<string, unknown>;
+}
+
+/** One result of a web search: what is shown, summarized and archived (the encrypted page content stays in `wire`). */
+export interface WebSearchResult {
+  url: string;
+  title: string;
 }
 
 export interface ToolUseBlock {
@@ -74,10 +90,36 @@ export interface ReasoningBlock {
   item?: 'compaction';
 }
 
+/**
+ * A search the provider ran server-side (Anthropic's web search tool, OpenAI Responses'
+ * web_search): the query and the results' titles and URLs readable, and the provider's own blocks
+ * kept verbatim in `wire`, which later requests to that provider carry back unchanged (Anthropic
+ * refuses a conversation that drops or alters them). The other provider never gets it.
+ */
+export interface WebSearchBlock {
+  type: 'web_search';
+  provider: 'anthropic' | 'openai';
+  /** srvtoolu_… (Anthropic) / ws_… (OpenAI). */
+  id: string;
+  query: string;
+  results: WebSearchResult[];
+  /** The search failed: the provider's error code (max_uses_exceeded, unavailable, …). */
+  error?: string;
+  /** Anthropic: [server_tool_use, web_search_tool_result]; OpenAI: [web_search_call], as received. */
+  wire: Record<string, unknown>[];
+}
+
 /** Blocks only their own provider can read back: never sent to the other one, never summarized. */
 export type ProviderStateBlock = ThinkingBlock | RedactedThinkingBlock | ReasoningBlock;
 
-export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ProviderStateBlock;
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ProviderStateBlock | WebSearchBlock;
+
+/** A search as every text view shows it (summaries, the archive, transcripts): query, count, titles and URLs, never the encrypted content. */
+export function webSearchLabel(b: WebSearchBlock): string {
+  if (b.error !== undefined) return `[web search: ${b.query} → failed: ${b.error}]`;
+  const list = b.results.map((r) => `${r.title || r.url} (${r.url})`).join('; ');
+  return `[web search: ${b.query} → ${b.results.length} result${b.results.length === 1 ? '' : 's'}${list ? `: ${list}` : ''}]`;
+}
 
 export const isProviderStateBlock = (b: Block): b is ProviderStateBlock => b.type === 'thinking' || b.type === 'redacted_thinking' || b.type === 'reasoning';
 

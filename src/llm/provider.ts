@@ -26,6 +26,18 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** The session id: OpenAI's prompt_cache_key, where the server is OpenAI's (see cache.ts). */
   cacheKey?: string;
+  /** Offer the provider's server-side web search (Anthropic Messages, OpenAI Responses; Chat Completions has none). */
+  webSearch?: WebSearchRequest;
+}
+
+/** The web search tool's settings as requests carry them (.agentrc `webSearch`). */
+export interface WebSearchRequest {
+  /** Anthropic: searches per request (max_uses). */
+  maxUses?: number | undefined;
+  /** Only these domains (Anthropic allowed_domains, OpenAI filters.allowed_domains); empty: any. */
+  allowedDomains?: string[] | undefined;
+  /** Never these domains (Anthropic only); empty: none. */
+  blockedDomains?: string[] | undefined;
 }
 
 /**

@@ -9,7 +9,9 @@ import type {
   ResponseOutputItem,
   ResponseStreamEvent,
   ResponseUsage,
+  Tool,
 } from 'openai/resources/responses/responses';
+import { responsesCitations, responsesSearchBlock, responsesWebSearchTool, withCitedTitles } from './responsesWebSearch.js';
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { DEFAULT_CACHE } from './cache.js';
 import { ProviderError } from './errors.js';
@@ -89,6 +91,9 @@ export function toResponsesInput(messages: readonly Message[], model: string): R
         if (b.text.length > 0) push(assistantText(b));
       } else if (b.type === 'tool_use') {
         push({ type: 'function_call', call_id: b.id, name: b.name, arguments: JSON.stringify(b.input) });
+      } else if (b.type === 'web_search' && b.provider === 'openai') {
+        // the web_search_call item as received, as reasoning items are carried back (Anthropic's searches stay with Anthropic)
+        for (const item of b.wire) push(item as unknown as ResponseInputItem);
       }
     }
   }
@@ -102,13 +107,21 @@ export function toResponsesParams(
   effort: ReasoningEffort = DEFAULT_REASONING_EFFORT,
 ): ResponseCreateParamsStreaming {
   const reasoning = isReasoningModel(req.model);
-  const tools: FunctionTool[] = req.tools.map((t) => ({
-    type: 'function',
-    name: t.name,
-    description: t.description,
-    parameters: t.inputSchema,
-    strict: allowsStrict(t.inputSchema),
-  }));
+  const tools: Tool[] = req.tools.map(
+    (t): FunctionTool => ({
+      type: 'function',
+      name: t.name,
+      description: t.description,
+      parameters: t.inputSchema,
+      strict: allowsStrict(t.inputSchema),
+    }),
+  );
+  if (req.webSearch) tools.push(responsesWebSearchTool(req.webSearch));
+  const include = [
+    ...(reasoning ? ['reasoning.encrypted_content' as const] : []),
+    // the URLs a search read, shown and archived with it
+    ...(req.webSearch ? ['web_search_call.action.sources' as const] : []),
+  ];
   return {
     model: req.model,
     stream: true,
@@ -117,7 +130,8 @@ export function toResponsesParams(
     input: toResponsesInput(req.messages, req.model),
     max_output_tokens: req.maxTokens,
     ...(tools.length > 0 ? { tools, tool_choice: 'auto' as const, parallel_tool_calls: true } : {}),
-    ...(reasoning ? { reasoning: { effort, summary: 'auto' as const }, include: ['reasoning.encrypted_content' as const] } : {}),
+    ...(reasoning ? { reasoning: { effort, summary: 'auto' as const } } : {}),
+    ...(include.length > 0 ? { include } : {}),
     // reasoning models refuse temperature
     ...(req.temperature !== undefined && !reasoning ? { temperature: req.temperature } : {}),
     ...(promptCacheKey !== undefined ? { prompt_cache_key: promptCacheKey } : {}),
@@ -152,13 +166,16 @@ export function blocksOf(output: readonly ResponseOutputItem[], maybeTruncated: 
       });
     } else if (item.type === 'message') {
       const text = item.content.map((c) => (c.type === 'output_text' ? c.text : c.refusal)).join('');
-      if (text.length > 0) blocks.push({ type: 'text', text, ...(item.phase ? { phase: item.phase } : {}) });
+      const citations = item.content.flatMap((c) => (c.type === 'output_text' ? responsesCitations(c.annotations) : []));
+      if (text.length > 0) blocks.push({ type: 'text', text, ...(item.phase ? { phase: item.phase } : {}), ...(citations.length > 0 ? { citations } : {}) });
+    } else if (item.type === 'web_search_call') {
+      blocks.push(responsesSearchBlock(item));
     } else if (item.type === 'function_call') {
       const input = finalToolInput(item.arguments, maybeTruncated || item.status === 'incomplete');
       if (input) blocks.push({ type: 'tool_use', id: item.call_id, name: item.name, input });
     }
   }
-  return blocks;
+  return withCitedTitles(blocks);
 }
 
 /** A stream `error` event or a failed response, as the ProviderError the loop acts on (an overflow compacts). */

@@ -12,7 +12,13 @@ export type ClaudeBlock =
   | { type: 'tool_result'; tool_use_id: string; content: string | ClaudeBlock[]; is_error: boolean }
   | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } }
   | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'redacted_thinking'; data: string };
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'server_tool_use'; id: string; name: 'web_search'; input: { query: string } }
+  | {
+      type: 'web_search_tool_result';
+      tool_use_id: string;
+      content: { type: 'web_search_result'; url: string; title: string }[] | { type: 'web_search_tool_result_error'; error_code: string };
+    };
 
 export interface ClaudeUsage {
   input_tokens: number;
@@ -24,8 +30,21 @@ export interface ClaudeUsage {
   cache_creation: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number };
 }
 
+/** A search as Claude Code's stream shows one: the call and its results' titles and URLs (not the encrypted content). */
+const searchBlocks = (b: Extract<Block, { type: 'web_search' }>): ClaudeBlock[] => [
+  { type: 'server_tool_use', id: b.id, name: 'web_search', input: { query: b.query } },
+  {
+    type: 'web_search_tool_result',
+    tool_use_id: b.id,
+    content:
+      b.error !== undefined
+        ? { type: 'web_search_tool_result_error', error_code: b.error }
+        : b.results.map((r) => ({ type: 'web_search_result' as const, url: r.url, title: r.title })),
+  },
+];
+
 /** A block of the neutral model as the Anthropic API spells it (OpenAI reasoning summaries as thinking without a signature). */
-export function claudeBlock(b: Block): ClaudeBlock {
+export function claudeBlock(b: Exclude<Block, { type: 'web_search' }>): ClaudeBlock {
   switch (b.type) {
     case 'text':
       return { type: 'text', text: b.text };
@@ -50,7 +69,10 @@ export function claudeBlock(b: Block): ClaudeBlock {
 }
 
 /** The message's blocks for the wire: an OpenAI compaction item is provider state nobody can read, left out. */
-export const claudeContent = (m: Message): ClaudeBlock[] => m.blocks.filter((b) => !(b.type === 'reasoning' && b.item === 'compaction')).map(claudeBlock);
+export const claudeContent = (m: Message, searches = true): ClaudeBlock[] =>
+  m.blocks
+    .filter((b) => !(b.type === 'reasoning' && b.item === 'compaction'))
+    .flatMap((b) => (b.type === 'web_search' ? (searches ? searchBlocks(b) : []) : [claudeBlock(b)]));
 
 /** A result's usage; an assistant message's (perMessage) has no server_tool_use, as in Claude Code. */
 export function claudeUsage(u: Usage, perMessage = false): Partial<ClaudeUsage> & { agent_thinking_tokens?: number } {

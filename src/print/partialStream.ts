@@ -101,7 +101,8 @@ export class PartialMessages {
   /** The reply is complete: the blocks not streamed yet, then message_delta and message_stop. Returns the id the stream used. */
   private finish(m: Message, stopReason: string | null): string {
     const o = this.start();
-    const content = claudeContent(m);
+    // a search streams no deltas here: left out, so the indexes match what was streamed
+    const content = claudeContent(m, false);
     this.stopBlock(content[o.blocks - 1]);
     for (let i = o.blocks; i < content.length; i++) this.whole(i, content[i]!);
     this.send({

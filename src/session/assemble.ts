@@ -201,7 +201,7 @@ function otherDirectoryNote(id: string, startedIn: string, cwd: string): string 
 /** What a turn's loop takes straight from the configuration in effect. */
 function loopSettings(
   config: Config,
-): Pick<LoopOptions, 'model' | 'maxSteps' | 'retry' | 'giveUpAfterMs' | 'maxOutputRecoveries' | 'cwd' | 'thinking' | 'images'> {
+): Pick<LoopOptions, 'model' | 'maxSteps' | 'retry' | 'giveUpAfterMs' | 'maxOutputRecoveries' | 'cwd' | 'thinking' | 'images' | 'webSearch'> {
   return {
     model: config.model.name,
     maxSteps: config.maxSteps,
@@ -211,6 +211,8 @@ function loopSettings(
     cwd: config.cwd,
     ...(config.model.images === false ? { images: false } : {}),
     ...(config.thinking ? { thinking: config.thinking } : {}),
+    // the adapters without a search (Chat Completions) leave it out
+    ...(config.webSearch.enabled ? { webSearch: config.webSearch } : {}),
   };
 }
 

@@ -61,6 +61,8 @@ const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 
 
 const flag = (v: boolean | undefined): number | null => (v === undefined ? null : v ? 1 : 0);
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 function stringField(v: unknown, field: string, msgId: string): string {
   if (typeof v !== 'string') throw new InvalidInputError(`message ${msgId} holds a block whose ${field} is not a string`);
   return v;
@@ -71,6 +73,11 @@ function cleanBlock(b: Block, msgId: string): Block {
     case 'text': {
       const out: Block = { type: 'text', text: String(b.text) };
       if (b.phase === 'commentary' || b.phase === 'final_answer') out.phase = b.phase;
+      if (Array.isArray(b.citations) && b.citations.length > 0)
+        out.citations = b.citations.map((c) => {
+          if (!isRecord(c.wire)) throw new InvalidInputError(`message ${msgId} holds a citation without its provider object`);
+          return { url: stringField(c.url, 'url', msgId), title: stringField(c.title, 'title', msgId), wire: c.wire };
+        });
       return out;
     }
     case 'tool_use':
@@ -99,6 +106,22 @@ function cleanBlock(b: Block, msgId: string): Block {
       const out: Block = { type: 'reasoning', id: stringField(b.id, 'id', msgId), summary: b.summary.map((x) => stringField(x, 'summary', msgId)) };
       if (b.encryptedContent !== undefined) out.encryptedContent = stringField(b.encryptedContent, 'encryptedContent', msgId);
       if (b.item === 'compaction') out.item = 'compaction';
+      return out;
+    }
+    case 'web_search': {
+      if (b.provider !== 'anthropic' && b.provider !== 'openai') throw new InvalidInputError(`message ${msgId} holds a web search of unknown provider`);
+      if (!Array.isArray(b.results) || !Array.isArray(b.wire) || !b.wire.every(isRecord))
+        throw new InvalidInputError(`message ${msgId} holds a web search without its results or provider blocks`);
+      const out: Block = {
+        type: 'web_search',
+        provider: b.provider,
+        id: stringField(b.id, 'id', msgId),
+        query: stringField(b.query, 'query', msgId),
+        results: b.results.map((r) => ({ url: stringField(r.url, 'url', msgId), title: stringField(r.title, 'title', msgId) })),
+        // the provider's blocks byte for byte: Anthropic refuses them altered
+        wire: b.wire,
+      };
+      if (b.error !== undefined) out.error = stringField(b.error, 'error', msgId);
       return out;
     }
     default:

@@ -10,6 +10,7 @@ import { renderMarkdownWhenLoaded } from './markdown-lazy.js';
 import { oneLine, sanitize } from './sanitize.js';
 import { besideMarker, block, fit, indented, paint, widest, type Style } from './text-layout.js';
 import { commandLines } from './command-text.js';
+import { searchLines } from './search-text.js';
 import type { Theme } from './theme.js';
 import { cutForModel, spillReceiptOf } from './tool-progress.js';
 import { SHELL_ROW_NAME } from '../session/shellNote.js';
@@ -328,6 +329,9 @@ export function itemLines(item: TranscriptItem, columns: number, theme: Theme): 
       return toolOutputLines(item.name, item.summary, item.output, columns, theme);
     case 'command':
       return commandLines(item.command, item.output, columns, theme);
+    case 'web_search':
+    case 'sources':
+      return searchLines(item, columns, theme);
   }
 }
 

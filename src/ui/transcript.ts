@@ -10,6 +10,9 @@ import { typedCommand } from '../session/typedCommand.js';
 import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
 import { isInterruptedResult, UNANSWERED_PROMPT_REPLY } from '../session/repair.js';
 import type { CommandOutput } from './controller.js';
+import { searchItems, type SearchItem } from './search-text.js';
+
+export { searchItems } from './search-text.js';
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'denied' | 'interrupted';
 
@@ -43,7 +46,8 @@ export type TranscriptItem =
   | { kind: 'error'; id: string; text: string }
   | { kind: 'retry'; id: string; text: string }
   | { kind: 'command'; id: string; command: string; output: Exclude<CommandOutput, { kind: 'picker' | 'models' }> }
-  | { kind: 'approval_detail'; id: string; toolName: string; summary: string };
+  | { kind: 'approval_detail'; id: string; toolName: string; summary: string }
+  | SearchItem;
 
 export type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
 export type ThinkingItem = Extract<TranscriptItem, { kind: 'thinking' }>;
@@ -96,6 +100,7 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
   if (thought) out.push(thought);
   const text = textOf(m);
   if (text.trim() !== '' || m.interrupted) out.push({ kind: 'assistant', id: itemId(), text, interrupted: m.interrupted === true });
+  out.push(...searchItems(m, itemId));
   for (const use of toolUses(m)) {
     const result = results.get(use.id);
     const item: ToolItem = {

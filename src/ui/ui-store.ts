@@ -24,7 +24,7 @@ import { StreamView } from './stream-view.js';
 import type { ThinkingItem, TranscriptItem } from './transcript.js';
 import { estimateTokens } from './format.js';
 import { isShellNote } from '../session/shellNote.js';
-import { itemId, keyArgument, messagesToItems, noReplyItem } from './transcript.js';
+import { itemId, keyArgument, messagesToItems, noReplyItem, searchItems } from './transcript.js';
 import { TranscriptPrinter } from './transcript-printer.js';
 import { compactionStep, finishedToolItem, respondFirst } from './live-events.js';
 import { TaskListState } from './task-list-state.js';
@@ -244,6 +244,7 @@ export class UiStore {
       if (none) this.append(none);
       else if (rest.trim() !== '' || m.interrupted)
         this.append({ kind: 'assistant', id: itemId(), text: rest, interrupted: m.interrupted === true, continued });
+      this.append(...searchItems(m, itemId));
       return this.patchLive({ writingTools: [] });
     }
     if (isToolResultMessage(m) || m.kind === 'meta' || isShellNote(m)) return;

@@ -99,14 +99,20 @@ const under =
     file.startsWith(`${dir}/`);
 const isSdk = (to: string): boolean => to === '@anthropic-ai/sdk' || to === 'openai';
 const isMcpSdk = (to: string): boolean => to.startsWith('@modelcontextprotocol/');
-const SDK_ADAPTERS = new Set(['src/llm/anthropic.ts', 'src/llm/openai.ts', 'src/llm/responses.ts']);
+const SDK_ADAPTERS = new Set([
+  'src/llm/anthropic.ts',
+  'src/llm/openai.ts',
+  'src/llm/responses.ts',
+  'src/llm/anthropicWebSearch.ts',
+  'src/llm/responsesWebSearch.ts',
+]);
 const isSql = (to: string): boolean => to === 'better-sqlite3' || under('src/store')(to);
 const isUi = (to: string): boolean => to === 'ink' || to === 'react' || to === 'ink-testing-library' || under('src/ui')(to);
 
 /** The layer rules of docs/DESIGN.md ("Layers"), each checked on every edge, type-only ones included. */
 export const LAYER_RULES: Rule[] = [
   {
-    name: 'only the adapters (src/llm/anthropic.ts, openai.ts, responses.ts) import the SDKs',
+    name: 'only the adapters (src/llm/anthropic.ts, openai.ts, responses.ts, and their web search parts) import the SDKs',
     forbids: (e) => isSdk(e.to) && !SDK_ADAPTERS.has(e.from),
   },
   { name: 'only src/mcp/ imports the MCP SDK', forbids: (e) => isMcpSdk(e.to) && !under('src/mcp')(e.from) },

@@ -3,6 +3,7 @@ import { keyOf, type Segment } from './cache.js';
 import { countBlock, countPrompt, countText, countTool, MESSAGE_OVERHEAD, type CountableTool } from './tokens.js';
 import type { MessageReply, RequestView, StopName } from './types.js';
 import { anthropicImageError, imageProblem } from './images.js';
+import { AnthropicSearchCheck, anthropicSearchContent, anthropicServerToolError } from './websearch.js';
 
 // The Anthropic Messages API as the fake server speaks it: request validation with the
 // real service's 400 texts, and the SSE frames of a streamed reply.
@@ -96,11 +97,23 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
   } else if (body.system !== undefined) return fail('system: Input should be a valid string');
 
   const tools: CountableTool[] = [];
+  let webSearchTool: Record<string, unknown> | undefined;
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return fail('tools: Input should be a valid list');
     const names = new Set<string>();
     for (const [i, t] of body.tools.entries()) {
       if (!isObj(t)) return fail(`tools.${i}: Input should be a valid dictionary`);
+      if (t.type !== undefined && t.type !== 'custom') {
+        const error = anthropicServerToolError(t, i);
+        if (error) return fail(error);
+        const cc = cacheControlOf(t, `tools.${i}.${String(t.type)}`);
+        if (cc.error) return fail(cc.error);
+        webSearchTool = t;
+        const tool = { name: 'web_search', schema: t };
+        tools.push(tool);
+        toolSegments.push({ key: keyOf({ tool: t }), tokens: countTool(tool), ...(cc.ttl ? { breakpoint: cc.ttl } : {}) });
+        continue;
+      }
       if (typeof t.name !== 'string') return fail(`tools.${i}.custom.name: Field required`);
       if (!/^[a-zA-Z0-9_-]{1,128}$/.test(t.name)) return fail(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
       if (t.input_schema === undefined) return fail(`tools.${i}.custom.input_schema: Field required`);
@@ -118,6 +131,7 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
   }
 
   const messages: RequestView['messages'] = [];
+  const search = new AnthropicSearchCheck();
   // thinking of finished turns that the API strips: it neither counts nor caches
   const keptFrom = opts.stripsFinishedThinking?.(body.model) ? currentTurnStart(body.messages) : 0;
   for (const [i, m] of body.messages.entries()) {
@@ -148,8 +162,25 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
             if (typeof b.text !== 'string') return fail(`${where}.text.text: Field required`);
             if (b.text.length === 0) return fail('messages: text content blocks must be non-empty');
             if (b.text.trim().length === 0) return fail('messages: text content blocks must contain non-whitespace text');
-            blocks.push({ type: 'text', text: b.text });
+            {
+              const citations = search.citations(b, m.role, where);
+              if (typeof citations === 'string') return fail(citations);
+              blocks.push({ type: 'text', text: b.text, ...(citations.length > 0 ? { citations } : {}) });
+            }
             break;
+          case 'server_tool_use': {
+            const error = search.call(b, m.role, where);
+            if (error) return fail(error);
+            // one neutral block for the pair: its mark goes with the result
+            marks.pop();
+            break;
+          }
+          case 'web_search_tool_result': {
+            const pair = search.result(b, m.role, where);
+            if (typeof pair === 'string') return fail(pair);
+            blocks.push(pair);
+            break;
+          }
           case 'image': {
             const src = b.source;
             if (!isObj(src) || src.type !== 'base64' || typeof src.data !== 'string' || typeof src.media_type !== 'string')
@@ -225,6 +256,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
       });
     });
   }
+  const unanswered = search.unanswered();
+  if (unanswered) return fail(unanswered);
   const segments = [...toolSegments, ...systemSegments, ...messageSegments];
   const breakpointError = checkBreakpoints(segments);
   if (breakpointError) return fail(breakpointError);
@@ -243,7 +276,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
     model: body.model,
     system,
     messages,
-    toolNames: tools.map((t) => t.name),
+    toolNames: tools.filter((t) => t.schema !== webSearchTool).map((t) => t.name),
+    ...(webSearchTool ? { webSearchTool } : {}),
     stream: body.stream === true,
     includeUsage: false,
     promptTokens: countPrompt(
@@ -311,6 +345,8 @@ export interface ReplyFigures {
   stop: StopName;
   toolIds: string[];
   toolJson: string[];
+  /** The reply's search (MessageReply.search): the server_tool_use id. */
+  searchId?: string;
   /** The reply's thinking block (shown: the text sent, empty when display is omitted), and the tokens it took. */
   thinking?: { shown: string; signature: string };
   thinkingTokens: number;
@@ -354,8 +390,21 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
     frames.push(anthropicFrame('content_block_stop', { index }));
     index++;
   }
+  const search = reply.search && f.searchId ? anthropicSearchContent(reply.search, f.searchId) : undefined;
+  if (search) {
+    frames.push(anthropicFrame('content_block_start', { index, content_block: { ...search.call, input: {} } }));
+    for (const piece of chunk(JSON.stringify(search.call.input), reply.jsonChunkSize ?? 7))
+      frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
+    frames.push(anthropicFrame('content_block_stop', { index }));
+    index++;
+    frames.push(anthropicFrame('content_block_start', { index, content_block: search.result }));
+    frames.push(anthropicFrame('content_block_stop', { index }));
+    index++;
+  }
   if (reply.text !== undefined && reply.text.length > 0) {
     frames.push(anthropicFrame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+    // a text after a search cites its first result: the citation streams before the text
+    if (search?.citation) frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'citations_delta', citation: search.citation } }));
     for (const piece of chunk(reply.text, reply.chunkSize ?? 6)) {
       frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
       ping();
@@ -375,7 +424,11 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
   frames.push(
     anthropicFrame('message_delta', {
       delta: { stop_reason: f.stop, stop_sequence: null },
-      usage: { output_tokens: f.outputTokens, ...(f.thinkingTokens > 0 ? { output_tokens_details: { thinking_tokens: f.thinkingTokens } } : {}) },
+      usage: {
+        output_tokens: f.outputTokens,
+        ...(f.thinkingTokens > 0 ? { output_tokens_details: { thinking_tokens: f.thinkingTokens } } : {}),
+        ...(search ? { server_tool_use: { web_search_requests: 1 } } : {}),
+      },
     }),
   );
   frames.push(anthropicFrame('message_stop'));
@@ -386,7 +439,9 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
 export function anthropicMessage(reply: MessageReply, f: ReplyFigures): unknown {
   const content: unknown[] = [];
   if (f.thinking) content.push({ type: 'thinking', thinking: f.thinking.shown, signature: f.thinking.signature });
-  if (reply.text) content.push({ type: 'text', text: reply.text });
+  const search = reply.search && f.searchId ? anthropicSearchContent(reply.search, f.searchId) : undefined;
+  if (search) content.push(search.call, search.result);
+  if (reply.text) content.push({ type: 'text', text: reply.text, ...(search?.citation ? { citations: [search.citation] } : {}) });
   for (const [k, call] of (reply.toolCalls ?? []).entries()) {
     let input: unknown = {};
     try {

@@ -1,6 +1,7 @@
 import { chunk } from './anthropic-wire.js';
 import { sealReasoning } from './responses-wire.js';
 import type { MessageReply } from './types.js';
+import { responsesAnnotations, responsesSearchItemOf } from './websearch.js';
 
 // The reply side of the fake's Responses API: the Response object and the SSE events of a
 // streamed one, in the order and shapes the real service sends them.
@@ -23,6 +24,8 @@ export interface ResponseFigures {
   toolIds: string[];
   toolJson: string[];
   maxOutputTokens: number | undefined;
+  /** The reply searches (MessageReply.search, the tool offered); withSources: the request included the action's sources. */
+  search?: { withSources: boolean };
 }
 
 export const DEFAULT_REASONING_SUMMARY = '**Working out the next step**\n\nReading the request and deciding what to do.';
@@ -41,9 +44,12 @@ function outputItems(reply: MessageReply, f: ResponseFigures): Item[] {
       ...(f.includeEncrypted ? { encrypted_content: sealReasoning(id, f.model) } : {}),
     });
   }
+  const search = reply.search && f.search ? reply.search : undefined;
+  if (search) items.push(responsesSearchItemOf(search, f.search?.withSources === true));
   if (reply.text !== undefined || reply.refusal !== undefined) {
     const content: Item[] = [];
-    if (reply.text !== undefined) content.push({ type: 'output_text', text: reply.text, annotations: [], logprobs: [] });
+    if (reply.text !== undefined)
+      content.push({ type: 'output_text', text: reply.text, annotations: search ? responsesAnnotations(search, reply.text) : [], logprobs: [] });
     if (reply.refusal !== undefined) content.push({ type: 'refusal', refusal: reply.refusal });
     items.push({ id: `msg_fake_${f.seq}`, type: 'message', role: 'assistant', status: 'completed', content, ...(reply.phase ? { phase: reply.phase } : {}) });
   }
@@ -147,8 +153,17 @@ export function responsesFrames(reply: MessageReply, f: ResponseFigures): string
           content_index,
           ...(refusal ? { refusal: text } : { text, logprobs: [] }),
         });
+        if (Array.isArray(part.annotations))
+          for (const [annotation_index, annotation] of (part.annotations as Item[]).entries())
+            ev('response.output_text.annotation.added', { item_id, output_index, content_index, annotation_index, annotation });
         ev('response.content_part.done', { item_id, output_index, content_index, part });
       }
+    } else if (item.type === 'web_search_call') {
+      const { action: _a, ...bare } = item;
+      ev('response.output_item.added', { output_index, item: { ...bare, status: 'in_progress' } });
+      ev('response.web_search_call.in_progress', { item_id, output_index });
+      ev('response.web_search_call.searching', { item_id, output_index });
+      ev('response.web_search_call.completed', { item_id, output_index });
     } else {
       ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
       for (const delta of chunk(item.arguments as string, reply.jsonChunkSize ?? 7))

@@ -4,6 +4,7 @@ import { keyOf, type Segment } from './cache.js';
 import { countBlock, countPrompt, countText, countTool, MESSAGE_OVERHEAD, type CountableTool } from './tokens.js';
 import type { RequestView } from './types.js';
 import { OPENAI_IMAGE_ERROR, openaiImageProblem } from './images.js';
+import { responsesSearchItem, responsesServerToolError } from './websearch.js';
 
 // OpenAI's Responses API (POST /v1/responses) as the fake server understands a request: the
 // checks the real service makes on a stateless (store: false) input, with its 400 texts, and
@@ -16,6 +17,8 @@ export interface ResponsesRequest {
   promptCacheKey?: string;
   /** include held 'reasoning.encrypted_content': reasoning items come back with it. */
   includeEncrypted: boolean;
+  /** include held 'web_search_call.action.sources': a search's item lists the URLs it read. */
+  includeSources: boolean;
   /** reasoning.summary was asked for: reasoning items carry a summary. */
   wantsSummary: boolean;
   /** reasoning.effort as sent; 'none': the model does not reason (no reasoning item). */
@@ -95,9 +98,17 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
   const store = body.store !== false;
 
   const tools: CountableTool[] = [];
+  let webSearchTool: Record<string, unknown> | undefined;
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return fail("Invalid type for 'tools': expected an array.", 'tools', 'invalid_type');
     for (const [i, t] of body.tools.entries()) {
+      if (isObj(t) && t.type !== 'function') {
+        const error = responsesServerToolError(t, i);
+        if (error) return fail(error, `tools[${i}]`, 'invalid_value');
+        webSearchTool = t;
+        tools.push({ name: 'web_search', schema: t });
+        continue;
+      }
       if (!isObj(t) || t.type !== 'function') return fail(`Invalid value for 'tools[${i}].type'.`, `tools[${i}].type`, 'invalid_value');
       if (typeof t.name !== 'string') return fail(`Missing required parameter: 'tools[${i}].name'.`, `tools[${i}].name`, 'missing_required_parameter');
       const schema = t.parameters ?? {};
@@ -198,12 +209,22 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
           return fail(`The encrypted content for item ${id} could not be verified.`, 'input', 'invalid_encrypted_content');
         const next = items[i + 1];
         const follows =
-          next !== undefined && (next.type === 'function_call' || (next.type === 'message' && next.role === 'assistant') || next.type === 'reasoning');
+          next !== undefined &&
+          (next.type === 'function_call' ||
+            next.type === 'web_search_call' ||
+            (next.type === 'message' && next.role === 'assistant') ||
+            next.type === 'reasoning');
         if (!follows) return fail(`Item '${id}' of type 'reasoning' was provided without its required following item.`, 'input', null);
         if (!reasoningModel) return fail(`Reasoning input items are not supported for model ${model}.`, 'input', null);
         replayedReasoning.push({ id, encrypted: enc ?? '' });
         const summary = Array.isArray(it.summary) ? it.summary.flatMap((s) => (isObj(s) && typeof s.text === 'string' ? [s.text] : [])) : [];
         add('assistant', [{ type: 'reasoning', id, summary, ...(enc !== undefined ? { encryptedContent: enc } : {}) }]);
+        break;
+      }
+      case 'web_search_call': {
+        const block = responsesSearchItem(it, i);
+        if (typeof block === 'string') return fail(block, 'input', null);
+        add('assistant', [block]);
         break;
       }
       case 'compaction': {
@@ -230,7 +251,8 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
     model,
     system,
     messages,
-    toolNames: tools.map((t) => t.name),
+    toolNames: tools.filter((t) => t.schema !== webSearchTool).map((t) => t.name),
+    ...(webSearchTool ? { webSearchTool } : {}),
     stream: body.stream === true,
     includeUsage: true,
     promptTokens: countPrompt(system, messages, tools, tokenMultiplier) + compactionTokens,
@@ -253,6 +275,7 @@ export function parseResponsesRequest(body: unknown, tokenMultiplier: number): R
     tools,
     segments,
     includeEncrypted,
+    includeSources: include.includes('web_search_call.action.sources'),
     wantsSummary: reasoning !== undefined && reasoning.summary !== undefined && reasoning.summary !== null,
     ...(reasoning !== undefined && typeof reasoning.effort === 'string' ? { effort: reasoning.effort } : {}),
     reasoningModel,

@@ -351,6 +351,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       stop: stopOf(reply),
       toolIds: calls.map((c, k) => c.id ?? `toolu_fake_${rec.seq}_${k}`),
       toolJson,
+      // a model searches only where the request offers the tool
+      ...(reply.search && view.webSearchTool ? { searchId: `srvtoolu_fake_${rec.seq}` } : {}),
     };
     rec.usage = {
       inputTokens: f.inputTokens,
@@ -571,6 +573,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       toolIds: calls.map((c, k) => c.id ?? `call_fake_${rec.seq}_${k}`),
       toolJson,
       maxOutputTokens: view.maxTokens,
+      ...(reply.search && view.webSearchTool ? { search: { withSources: parsed.includeSources } } : {}),
     };
     rec.usage = {
       inputTokens: inputs.inputTokens,

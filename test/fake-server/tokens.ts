@@ -26,6 +26,9 @@ export function countBlock(b: Block): number {
       return countText(b.data);
     case 'reasoning':
       return countText(b.summary.join('\n'));
+    case 'web_search':
+      // the provider's blocks as sent back, encrypted results included (src/compaction/tokens.ts counts them alike)
+      return countText(JSON.stringify(b.wire));
   }
 }
 

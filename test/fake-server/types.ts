@@ -88,6 +88,19 @@ export interface MessageReply {
   /** Milliseconds between frames (default 0). */
   frameDelayMs?: number;
   cut?: StreamCut;
+  /**
+   * A server-side web search before the text (Anthropic server_tool_use + web_search_tool_result,
+   * OpenAI web_search_call), the text citing the first result. Needs the request to offer the tool.
+   */
+  search?: SearchReply;
+}
+
+export interface SearchReply {
+  query: string;
+  /** Default: DEFAULT_SEARCH_RESULTS (websearch.ts). */
+  results?: { url: string; title: string }[];
+  /** The search failed with this error code (Anthropic web_search_tool_result_error). */
+  error?: string;
 }
 
 export type InjectedError =
@@ -138,6 +151,8 @@ export interface RequestView {
   /** Messages in wire order as neutral blocks (an OpenAI tool message becomes a user message holding one tool_result). */
   messages: { role: 'user' | 'assistant'; blocks: Block[] }[];
   toolNames: string[];
+  /** The web search tool the request offered, as sent (Anthropic web_search_2025xxxx, OpenAI web_search). */
+  webSearchTool?: Record<string, unknown>;
   /** max_tokens / max_completion_tokens as sent. */
   maxTokens?: number;
   /** Which OpenAI field carried the limit. */
