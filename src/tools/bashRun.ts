@@ -13,6 +13,17 @@ import { TerminalText } from './terminalText.js';
 import { HeadTailBuffer } from './truncate.js';
 import type { BackgroundJob, CommandExit } from './types.js';
 
+/** In the background, how long reading rests after a read that emptied the pipe (ms)... */
+const BATCH_MS = 100;
+/** ...unless the read was this full (the size of the buffer each read fills). */
+const FULL_READ = 64 * 1024;
+
+/** The native handle under a child's pipe (net.Socket's `_handle`): what stops and starts its reads. */
+interface PipeHandle {
+  readStop(): number;
+  readStart(): number;
+}
+
 export type StopReason = 'timeout' | 'interrupted';
 
 export interface Exited extends CommandExit {
@@ -43,6 +54,8 @@ export class BashRun {
   private readonly cleaner = new TerminalText();
   private readonly decoder = new TextDecoder('utf-8');
   private killTimer: NodeJS.Timeout | undefined;
+  private restTimer: NodeJS.Timeout | undefined;
+  private resting: { stream: Readable; handle: PipeHandle } | undefined;
   private readonly untrack: () => void;
   /** The one pipe of its output (the shell sends stderr into stdout). */
   private readonly pipe: Readable | undefined;
@@ -59,17 +72,24 @@ export class BashRun {
       () => undefined,
       () => undefined,
     );
-    const stream = sub.all;
+    // stdout is the one pipe of its output (the shell sends stderr there); the outer shell's own
+    // stderr says only why it could not start the command. Read directly: no merged stream between.
+    const streams = [sub.stdout, sub.stderr].filter((s): s is Readable => s != null);
     let streamDone = false;
-    const streamEnded = new Promise<void>((resolve) => {
-      if (!stream) return resolve();
-      stream.on('data', (chunk: Buffer | string) =>
-        this.take(this.cleaner.push(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }))),
-      );
-      stream.once('end', () => resolve());
-      stream.once('close', () => resolve());
-      stream.once('error', () => resolve());
-    }).then(() => {
+    const streamEnded = Promise.all(
+      streams.map((stream) => {
+        const decoder = stream === sub.stdout ? this.decoder : new TextDecoder('utf-8');
+        return new Promise<void>((resolve) => {
+          stream.on('data', (chunk: Buffer | string) => {
+            this.take(this.cleaner.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
+            if (this.sink && stream === sub.stdout && chunk.length < FULL_READ) this.rest(stream);
+          });
+          stream.once('end', () => resolve());
+          stream.once('close', () => resolve());
+          stream.once('error', () => resolve());
+        });
+      }),
+    ).then(() => {
       streamDone = true;
     });
     const untrack = this.pid !== undefined ? trackGroup(this.pid, 'bash', command) : () => undefined;
@@ -86,16 +106,45 @@ export class BashRun {
       }
       clearTimeout(this.killTimer);
       untrack();
+      this.wake();
       // Output still in the pipe arrives right after exit; a process it left running that keeps
       // the pipe open must not hold the result back.
       if (!streamDone) await Promise.race([streamEnded, new Promise((r) => setTimeout(r, settings.drainMs))]);
-      stream?.destroy();
+      clearTimeout(this.restTimer);
       sub.stdout?.destroy();
       sub.stderr?.destroy();
       this.take(this.cleaner.push(this.decoder.decode()));
       this.take(this.cleaner.flush());
       return exit;
     });
+  }
+
+  /**
+   * In the background, after a read that emptied the pipe, reading stops for BATCH_MS: the kernel's
+   * pipe buffer holds what the command prints meanwhile and the next read takes it all at once, so a
+   * command printing a line every few ms costs this process one wake-up per batch, not one per line.
+   * A full read goes on at once (a fast stream is not slowed; one that fills the 64 KB pipe buffer
+   * within a batch waits at most BATCH_MS). Streams have no way to stop the read itself (pause()
+   * stops only the flow), so this stops its handle as net.Socket's own pause does for `onread`
+   * sockets, leaving its `reading` flag set so that the stream does not start it again; where the
+   * handle has no readStop, reading goes on as before.
+   */
+  private rest(stream: Readable): void {
+    const handle = (stream as unknown as { _handle?: PipeHandle | null })._handle;
+    if (this.restTimer || !handle || typeof handle.readStop !== 'function' || typeof handle.readStart !== 'function') return;
+    handle.readStop();
+    this.resting = { stream, handle };
+    this.restTimer = setTimeout(() => this.wake(), BATCH_MS);
+  }
+
+  /** Reads again now (the batch is over, or the command exited and its last output is wanted). */
+  private wake(): void {
+    clearTimeout(this.restTimer);
+    this.restTimer = undefined;
+    const resting = this.resting;
+    this.resting = undefined;
+    if (resting && !resting.stream.destroyed && (resting.stream as unknown as { _handle?: PipeHandle | null })._handle === resting.handle)
+      resting.handle.readStart();
   }
 
   private take(text: string): void {
