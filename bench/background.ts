@@ -2,11 +2,16 @@
 // to the cap, its peak RSS growth against the spill benchmark's 50 MB foreground output measured
 // in the same run; (2) what 10 background commands printing all the time cost the turn loop: the
 // round trip of a turn (a Bash call and an answer, real SDK against the fake server) with none
-// running vs ten, in interleaved rounds, as a ratio.
+// running vs ten, in interleaved rounds, as a ratio, and this process's CPU time per turn (the
+// agent's own cost, which the machine's load moves less). Twice: with the fake server in this
+// process (its work counted as the agent's) and in a child process (as a real provider is).
 //   npm run bench -- background
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { backgroundCapability } from '../src/background/capability.js';
 import { BackgroundCommands } from '../src/background/commands.js';
 import { createTokenCounter } from '../src/compaction/tokens.js';
@@ -45,9 +50,57 @@ async function bigStream(): Promise<{ seen: number; kept: number; growth: number
   }
 }
 
-async function turnLoop(rounds: number, turnsPerPhase: number): Promise<{ idle: number; busy: number; ticks: number }> {
+/** The fake provider: in this process (its work counts as the agent's) or in a child (a real provider is elsewhere). */
+interface Provider {
+  anthropicBaseURL: string;
+  /** Readies the replies of one turn: a Bash call, then an answer. */
+  turn(): void;
+  close(): Promise<void>;
+}
+
+const CALL = { text: 'Checking.', toolCalls: [{ name: 'Bash', input: { command: 'echo ok' } }] };
+const ANSWER = { text: 'Fine.' };
+
+async function inProcess(): Promise<Provider> {
   const server = await startFakeServer({ contextWindow: 200_000 });
+  return { anthropicBaseURL: server.anthropicBaseURL, turn: () => server.enqueue(CALL, ANSWER), close: () => server.close() };
+}
+
+async function inChild(dir: string): Promise<Provider> {
+  // the answer after the call's result, the call otherwise: every turn the same two requests
+  const script = join(dir, 'script.json');
+  writeFileSync(
+    script,
+    JSON.stringify({ options: { contextWindow: 200_000 }, rules: [{ when: { lastToolResultIncludes: 'ok' }, reply: ANSWER }], fallback: CALL }),
+  );
+  const main = join(import.meta.dirname, '..', 'test', 'fake-server', 'main.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--script', script, '--quiet', '--exit-on-stdin-close'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return {
+    anthropicBaseURL: line.trim(),
+    turn: () => undefined,
+    close: async () => {
+      child.stdin!.end();
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+}
+
+interface Loop {
+  /** Median round trip of a turn (ms). */
+  idle: number;
+  busy: number;
+  /** This process's CPU time per turn (ms, median): the agent's own cost, whatever the machine's load. */
+  idleCpu: number;
+  busyCpu: number;
+  ticks: number;
+}
+
+async function turnLoop(rounds: number, turnsPerPhase: number, where: 'in-process' | 'child'): Promise<Loop> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-bg-loop-'));
+  const provider = where === 'child' ? await inChild(dir) : await inProcess();
   try {
     writeFileSync(
       join(dir, '.agentrc'),
@@ -59,7 +112,7 @@ async function turnLoop(rounds: number, turnsPerPhase: number): Promise<{ idle: 
     const session = Session.open({
       config,
       store,
-      provider: createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache }),
+      provider: createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: provider.anthropicBaseURL, cache: config.cache }),
       tools: createTools({ bash: config.bash }),
       capabilities: [backgroundCapability(commands)],
       counter: await createTokenCounter(),
@@ -67,33 +120,38 @@ async function turnLoop(rounds: number, turnsPerPhase: number): Promise<{ idle: 
     });
     const shells = commands.open(session.id);
     const bash = createTools({ bash: config.bash }).find((t) => t.name === 'Bash') as AnyTool;
-    const turn = async (): Promise<number> => {
-      server.enqueue({ text: 'Checking.', toolCalls: [{ name: 'Bash', input: { command: 'echo ok' } }] }, { text: 'Fine.' });
+    const turn = async (times: number[], cpus: number[]): Promise<void> => {
+      provider.turn();
       const t = performance.now();
+      const cpu = process.cpuUsage();
       const r = await session.prompt('check again');
       if (r.reason !== 'end_turn') throw new Error(`turn ended with ${r.reason}`);
-      return performance.now() - t;
+      times.push(performance.now() - t);
+      const used = process.cpuUsage(cpu);
+      cpus.push((used.user + used.system) / 1000);
     };
     const idle: number[] = [];
     const busy: number[] = [];
-    for (let i = 0; i < 3; i++) await turn();
+    const idleCpu: number[] = [];
+    const busyCpu: number[] = [];
+    for (let i = 0; i < 3; i++) await turn([], []);
     for (let round = 0; round < rounds; round++) {
-      for (let i = 0; i < turnsPerPhase; i++) idle.push(await turn());
+      for (let i = 0; i < turnsPerPhase; i++) await turn(idle, idleCpu);
       for (let n = 0; n < 10; n++) {
         // builtins only (read -t on a pipe nobody writes sleeps without a fork): what is measured is the agent's side, not forks
         const input = bash.parse({ command: `exec 3<> <(:); while :; do echo "tick-${n} $SECONDS $RANDOM"; read -t 0.01 -u 3; done`, run_in_background: true });
         await bash.run(input, { cwd: dir, signal: new AbortController().signal, background: shells });
       }
-      for (let i = 0; i < turnsPerPhase; i++) busy.push(await turn());
+      for (let i = 0; i < turnsPerPhase; i++) await turn(busy, busyCpu);
       await commands.stopAll();
       shells.notices();
     }
     const ticks = commands.list().reduce((n, r) => n + r.bytes, 0);
     session.close();
     store.close();
-    return { idle: median(idle), busy: median(busy), ticks };
+    return { idle: median(idle), busy: median(busy), idleCpu: median(idleCpu), busyCpu: median(busyCpu), ticks };
   } finally {
-    await server.close();
+    await provider.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -104,8 +162,14 @@ console.log(
   `50 MB stream from a background command: ${mb(bg.seen)} MB seen, ${mb(bg.kept)} MB archived (cap 10 MB); peak RSS +${mb(bg.growth)} MB, ` +
     `vs +${(fg.peakRssMb - fg.rssBeforeMb).toFixed(1)} MB for the spill benchmark's foreground 50 MB output (ratio ${(bg.growth / 2 ** 20 / (fg.peakRssMb - fg.rssBeforeMb)).toFixed(2)}, goal ≤ 1)`,
 );
-const loop = await turnLoop(5, 8);
-console.log(
-  `Turn round trip (a Bash call and an answer), median of 40 interleaved: none running ${loop.idle.toFixed(1)} ms, ten printing a line every 10 ms ${loop.busy.toFixed(1)} ms ` +
-    `(ratio ${(loop.busy / loop.idle).toFixed(3)}, goal < 1.05; ${mb(loop.ticks)} MB archived meanwhile)`,
-);
+const load = (): string => loadavg()[0]!.toFixed(2);
+for (const where of ['in-process', 'child'] as const) {
+  const before = load();
+  const loop = await turnLoop(5, 8, where);
+  console.log(
+    `Turn round trip (a Bash call and an answer; fake server ${where === 'child' ? 'in a child process' : 'in this process'}), median of 40 interleaved: ` +
+      `none running ${loop.idle.toFixed(1)} ms, ten printing a line every 10 ms ${loop.busy.toFixed(1)} ms (ratio ${(loop.busy / loop.idle).toFixed(3)}, goal < 1.05); ` +
+      `this process's CPU per turn ${loop.idleCpu.toFixed(1)} vs ${loop.busyCpu.toFixed(1)} ms (ratio ${(loop.busyCpu / loop.idleCpu).toFixed(3)}); ` +
+      `${mb(loop.ticks)} MB archived meanwhile; load average ${before} before, ${load()} after`,
+  );
+}
