@@ -1,10 +1,11 @@
 // Background commands benchmark (issue 34): (1) a 50 MB stream from a background command archived
 // to the cap, its peak RSS growth against the spill benchmark's 50 MB foreground output measured
-// in the same run; (2) what 10 background commands printing all the time cost the turn loop: the
+// in the same run; (2) this process's CPU share with ten commands printing and no turn (what
+// reading and archiving them costs, apart from any turn); (3) what they cost the turn loop: the
 // round trip of a turn (a Bash call and an answer, real SDK against the fake server) with none
 // running vs ten, in interleaved rounds, as a ratio, and this process's CPU time per turn (the
-// agent's own cost, which the machine's load moves less). Twice: with the fake server in this
-// process (its work counted as the agent's) and in a child process (as a real provider is).
+// agent's own cost, which the machine's load moves less). The loop runs twice: the fake server in
+// this process (its work counted as the agent's) and in a child process (as a real provider is).
 //   npm run bench -- background
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -45,6 +46,34 @@ async function bigStream(): Promise<{ seen: number; kept: number; growth: number
     peak = Math.max(peak, process.memoryUsage().rss);
     const r = shells.list()[0]!;
     return { seen: r.bytes, kept: r.kept, growth: peak - before };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** This process's CPU share (of one core) over `ms` with nothing else to do: none running, then ten printing a line every 10 ms. */
+async function restingCost(ms: number): Promise<{ none: number; ten: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-bench-bg-cpu-'));
+  try {
+    const commands = new BackgroundCommands({ root: dir, maxRunning: 10, redact });
+    const shells = commands.open('s1');
+    const bash = createTools({ bash: { timeoutMs: 300_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } }).find((t) => t.name === 'Bash') as AnyTool;
+    const share = async (): Promise<number> => {
+      const cpu = process.cpuUsage();
+      const t = performance.now();
+      await new Promise((r) => setTimeout(r, ms));
+      const used = process.cpuUsage(cpu);
+      return (used.user + used.system) / 1000 / (performance.now() - t);
+    };
+    const none = await share();
+    for (let n = 0; n < 10; n++) {
+      const input = bash.parse({ command: `exec 3<> <(:); while :; do echo "tick-${n} $SECONDS $RANDOM"; read -t 0.01 -u 3; done`, run_in_background: true });
+      await bash.run(input, { cwd: dir, signal: new AbortController().signal, background: shells });
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const ten = await share();
+    await commands.stopAll();
+    return { none, ten };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -163,6 +192,11 @@ console.log(
     `vs +${(fg.peakRssMb - fg.rssBeforeMb).toFixed(1)} MB for the spill benchmark's foreground 50 MB output (ratio ${(bg.growth / 2 ** 20 / (fg.peakRssMb - fg.rssBeforeMb)).toFixed(2)}, goal ≤ 1)`,
 );
 const load = (): string => loadavg()[0]!.toFixed(2);
+const rest = await restingCost(4_000);
+console.log(
+  `This process's CPU with no turn running, over 4 s: ${(rest.none * 100).toFixed(2)}% of a core with no background command, ` +
+    `${(rest.ten * 100).toFixed(2)}% with ten printing a line every 10 ms (load average ${load()})`,
+);
 for (const where of ['in-process', 'child'] as const) {
   const before = load();
   const loop = await turnLoop(5, 8, where);
