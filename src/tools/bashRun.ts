@@ -13,10 +13,10 @@ import { TerminalText } from './terminalText.js';
 import { HeadTailBuffer } from './truncate.js';
 import type { BackgroundJob, CommandExit } from './types.js';
 
-/** In the background, how long reading rests after a read that emptied the pipe (ms)... */
+/** In the background, how long reading rests after a read of a slow stream (ms)... */
 const BATCH_MS = 100;
-/** ...unless the read was this full (the size of the buffer each read fills). */
-const FULL_READ = 64 * 1024;
+/** ...slow meaning: less than this was read in the last BATCH_MS (the pipe buffer's size: a stream that fills it is read without rests). */
+const FAST_BYTES = 64 * 1024;
 
 /** The native handle under a child's pipe (net.Socket's `_handle`): what stops and starts its reads. */
 interface PipeHandle {
@@ -56,6 +56,8 @@ export class BashRun {
   private killTimer: NodeJS.Timeout | undefined;
   private restTimer: NodeJS.Timeout | undefined;
   private resting: { stream: Readable; handle: PipeHandle } | undefined;
+  /** The current BATCH_MS window of background reads: when it began, what came in it, whether the last one was fast. */
+  private window = { start: 0, bytes: 0, fast: false };
   private readonly untrack: () => void;
   /** The one pipe of its output (the shell sends stderr into stdout). */
   private readonly pipe: Readable | undefined;
@@ -82,7 +84,7 @@ export class BashRun {
         return new Promise<void>((resolve) => {
           stream.on('data', (chunk: Buffer | string) => {
             this.take(this.cleaner.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
-            if (this.sink && stream === sub.stdout && chunk.length < FULL_READ) this.rest(stream);
+            if (this.sink && stream === sub.stdout) this.batch(stream, chunk.length);
           });
           stream.once('end', () => resolve());
           stream.once('close', () => resolve());
@@ -120,16 +122,21 @@ export class BashRun {
   }
 
   /**
-   * In the background, after a read that emptied the pipe, reading stops for BATCH_MS: the kernel's
-   * pipe buffer holds what the command prints meanwhile and the next read takes it all at once, so a
-   * command printing a line every few ms costs this process one wake-up per batch, not one per line.
-   * A full read goes on at once (a fast stream is not slowed; one that fills the 64 KB pipe buffer
-   * within a batch waits at most BATCH_MS). Streams have no way to stop the read itself (pause()
-   * stops only the flow), so this stops its handle as net.Socket's own pause does for `onread`
-   * sockets, leaving its `reading` flag set so that the stream does not start it again; where the
-   * handle has no readStop, reading goes on as before.
+   * In the background, the pipe is read in batches: after a read of a slow stream, reading stops for
+   * BATCH_MS, the kernel's pipe buffer holding what the command prints meanwhile, and the next read
+   * takes it all at once; so a command printing a line every few ms costs this process one wake-up
+   * per batch, not one per line. A stream is fast once FAST_BYTES (the pipe buffer's size) come
+   * within one BATCH_MS window; it is then read without rests until a window brings less (a fast
+   * stream is not slowed; its first full buffer waits at most BATCH_MS). Streams have no way to stop
+   * the read itself (pause() stops only the flow), so this stops its handle as net.Socket's own
+   * pause does for `onread` sockets, leaving its `reading` flag set so that the stream does not
+   * start it again; where the handle has no readStop, reading goes on per chunk.
    */
-  private rest(stream: Readable): void {
+  private batch(stream: Readable, bytes: number): void {
+    const now = performance.now();
+    if (now - this.window.start >= BATCH_MS) this.window = { start: now, bytes: 0, fast: this.window.bytes >= FAST_BYTES };
+    this.window.bytes += bytes;
+    if (this.window.fast || this.window.bytes >= FAST_BYTES) return;
     const handle = (stream as unknown as { _handle?: PipeHandle | null })._handle;
     if (this.restTimer || !handle || typeof handle.readStop !== 'function' || typeof handle.readStart !== 'function') return;
     handle.readStop();
@@ -143,6 +150,7 @@ export class BashRun {
     this.restTimer = undefined;
     const resting = this.resting;
     this.resting = undefined;
+    this.window = { start: performance.now(), bytes: 0, fast: false };
     if (resting && !resting.stream.destroyed && (resting.stream as unknown as { _handle?: PipeHandle | null })._handle === resting.handle)
       resting.handle.readStart();
   }
