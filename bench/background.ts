@@ -165,8 +165,10 @@ async function turnLoop(rounds: number, turnsPerPhase: number, where: 'in-proces
     const idleCpu: number[] = [];
     const busyCpu: number[] = [];
     for (let i = 0; i < 3; i++) await turn([], []);
-    for (let round = 0; round < rounds; round++) {
+    const quiet = async (): Promise<void> => {
       for (let i = 0; i < turnsPerPhase; i++) await turn(idle, idleCpu);
+    };
+    const printing = async (): Promise<void> => {
       for (let n = 0; n < 10; n++) {
         // builtins only (read -t on a pipe nobody writes sleeps without a fork): what is measured is the agent's side, not forks
         const input = bash.parse({ command: `exec 3<> <(:); while :; do echo "tick-${n} $SECONDS $RANDOM"; read -t 0.01 -u 3; done`, run_in_background: true });
@@ -175,6 +177,17 @@ async function turnLoop(rounds: number, turnsPerPhase: number, where: 'in-proces
       for (let i = 0; i < turnsPerPhase; i++) await turn(busy, busyCpu);
       await commands.stopAll();
       shells.notices();
+    };
+    // A turn costs more as the session grows (its history is counted, sent and saved): the phases
+    // alternate their order (quiet first, then printing first), so neither gets the longer history.
+    for (let round = 0; round < rounds; round++) {
+      if (round % 2 === 0) {
+        await quiet();
+        await printing();
+      } else {
+        await printing();
+        await quiet();
+      }
     }
     const ticks = commands.list().reduce((n, r) => n + r.bytes, 0);
     session.close();
@@ -203,9 +216,9 @@ console.log(
 );
 for (const where of ['in-process', 'child'] as const) {
   const before = load();
-  const loop = await turnLoop(5, 8, where);
+  const loop = await turnLoop(6, 8, where);
   console.log(
-    `Turn round trip (a Bash call and an answer; fake server ${where === 'child' ? 'in a child process' : 'in this process'}), median of 40 interleaved: ` +
+    `Turn round trip (a Bash call and an answer; fake server ${where === 'child' ? 'in a child process' : 'in this process'}), median of 48 interleaved: ` +
       `none running ${loop.idle.toFixed(1)} ms, ten printing a line every 10 ms ${loop.busy.toFixed(1)} ms (ratio ${(loop.busy / loop.idle).toFixed(3)}, goal < 1.05); ` +
       `this process's CPU per turn ${loop.idleCpu.toFixed(1)} vs ${loop.busyCpu.toFixed(1)} ms (ratio ${(loop.busyCpu / loop.idleCpu).toFixed(3)}); ` +
       `${mb(loop.ticks)} MB archived meanwhile; load average ${before} before, ${load()} after`,

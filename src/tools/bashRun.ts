@@ -134,7 +134,9 @@ export class BashRun {
    */
   private batch(stream: Readable, bytes: number): void {
     const now = performance.now();
-    if (now - this.window.start >= BATCH_MS) this.window = { start: now, bytes: 0, fast: this.window.bytes >= FAST_BYTES };
+    // a new window: fast if the one just over was (one that ended long ago says nothing)
+    if (now - this.window.start >= BATCH_MS)
+      this.window = { start: now, bytes: 0, fast: this.window.bytes >= FAST_BYTES && now - this.window.start < 2 * BATCH_MS };
     this.window.bytes += bytes;
     if (this.window.fast || this.window.bytes >= FAST_BYTES) return;
     const handle = (stream as unknown as { _handle?: PipeHandle | null })._handle;
