@@ -104,7 +104,6 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
   const sub = execa(shell, ['-c', 'exec "$0" -c "$1" 2>&1', shell, input.command], {
     cwd: ctx.cwd,
     stdin: 'ignore',
-    all: true,
     buffer: false,
     reject: false,
     // own session and process group: no controlling terminal (nothing can prompt on

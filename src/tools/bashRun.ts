@@ -13,6 +13,17 @@ import { TerminalText } from './terminalText.js';
 import { HeadTailBuffer } from './truncate.js';
 import type { BackgroundJob, CommandExit } from './types.js';
 
+/** In the background, how long reading rests after a read of a slow stream (ms)... */
+const BATCH_MS = 100;
+/** ...slow meaning: less than this was read in the last BATCH_MS (the pipe buffer's size: a stream that fills it is read without rests). */
+const FAST_BYTES = 64 * 1024;
+
+/** The native handle under a child's pipe (net.Socket's `_handle`): what stops and starts its reads. */
+interface PipeHandle {
+  readStop(): number;
+  readStart(): number;
+}
+
 export type StopReason = 'timeout' | 'interrupted';
 
 export interface Exited extends CommandExit {
@@ -43,6 +54,10 @@ export class BashRun {
   private readonly cleaner = new TerminalText();
   private readonly decoder = new TextDecoder('utf-8');
   private killTimer: NodeJS.Timeout | undefined;
+  private restTimer: NodeJS.Timeout | undefined;
+  private resting: { stream: Readable; handle: PipeHandle } | undefined;
+  /** The current BATCH_MS window of background reads: when it began, what came in it, whether the last one was fast. */
+  private window = { start: 0, bytes: 0, fast: false };
   private readonly untrack: () => void;
   /** The one pipe of its output (the shell sends stderr into stdout). */
   private readonly pipe: Readable | undefined;
@@ -59,17 +74,24 @@ export class BashRun {
       () => undefined,
       () => undefined,
     );
-    const stream = sub.all;
+    // stdout is the one pipe of its output (the shell sends stderr there); the outer shell's own
+    // stderr says only why it could not start the command. Read directly: no merged stream between.
+    const streams = [sub.stdout, sub.stderr].filter((s): s is Readable => s != null);
     let streamDone = false;
-    const streamEnded = new Promise<void>((resolve) => {
-      if (!stream) return resolve();
-      stream.on('data', (chunk: Buffer | string) =>
-        this.take(this.cleaner.push(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }))),
-      );
-      stream.once('end', () => resolve());
-      stream.once('close', () => resolve());
-      stream.once('error', () => resolve());
-    }).then(() => {
+    const streamEnded = Promise.all(
+      streams.map((stream) => {
+        const decoder = stream === sub.stdout ? this.decoder : new TextDecoder('utf-8');
+        return new Promise<void>((resolve) => {
+          stream.on('data', (chunk: Buffer | string) => {
+            this.take(this.cleaner.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
+            if (this.sink && stream === sub.stdout) this.batch(stream, chunk.length);
+          });
+          stream.once('end', () => resolve());
+          stream.once('close', () => resolve());
+          stream.once('error', () => resolve());
+        });
+      }),
+    ).then(() => {
       streamDone = true;
     });
     const untrack = this.pid !== undefined ? trackGroup(this.pid, 'bash', command) : () => undefined;
@@ -86,16 +108,53 @@ export class BashRun {
       }
       clearTimeout(this.killTimer);
       untrack();
+      this.wake();
       // Output still in the pipe arrives right after exit; a process it left running that keeps
       // the pipe open must not hold the result back.
       if (!streamDone) await Promise.race([streamEnded, new Promise((r) => setTimeout(r, settings.drainMs))]);
-      stream?.destroy();
+      clearTimeout(this.restTimer);
       sub.stdout?.destroy();
       sub.stderr?.destroy();
       this.take(this.cleaner.push(this.decoder.decode()));
       this.take(this.cleaner.flush());
       return exit;
     });
+  }
+
+  /**
+   * In the background, the pipe is read in batches: after a read of a slow stream, reading stops for
+   * BATCH_MS, the kernel's pipe buffer holding what the command prints meanwhile, and the next read
+   * takes it all at once; so a command printing a line every few ms costs this process one wake-up
+   * per batch, not one per line. A stream is fast once FAST_BYTES (the pipe buffer's size) come
+   * within one BATCH_MS window; it is then read without rests until a window brings less (a fast
+   * stream is not slowed; its first full buffer waits at most BATCH_MS). Streams have no way to stop
+   * the read itself (pause() stops only the flow), so this stops its handle as net.Socket's own
+   * pause does for `onread` sockets, leaving its `reading` flag set so that the stream does not
+   * start it again; where the handle has no readStop, reading goes on per chunk.
+   */
+  private batch(stream: Readable, bytes: number): void {
+    const now = performance.now();
+    // a new window: fast if the one just over was (one that ended long ago says nothing)
+    if (now - this.window.start >= BATCH_MS)
+      this.window = { start: now, bytes: 0, fast: this.window.bytes >= FAST_BYTES && now - this.window.start < 2 * BATCH_MS };
+    this.window.bytes += bytes;
+    if (this.window.fast || this.window.bytes >= FAST_BYTES) return;
+    const handle = (stream as unknown as { _handle?: PipeHandle | null })._handle;
+    if (this.restTimer || !handle || typeof handle.readStop !== 'function' || typeof handle.readStart !== 'function') return;
+    handle.readStop();
+    this.resting = { stream, handle };
+    this.restTimer = setTimeout(() => this.wake(), BATCH_MS);
+  }
+
+  /** Reads again now (the batch is over, or the command exited and its last output is wanted). */
+  private wake(): void {
+    clearTimeout(this.restTimer);
+    this.restTimer = undefined;
+    const resting = this.resting;
+    this.resting = undefined;
+    this.window = { start: performance.now(), bytes: 0, fast: false };
+    if (resting && !resting.stream.destroyed && (resting.stream as unknown as { _handle?: PipeHandle | null })._handle === resting.handle)
+      resting.handle.readStart();
   }
 
   private take(text: string): void {

@@ -121,6 +121,20 @@ describe('background commands', () => {
     expect(await commands.stopAll()).toBe(1);
   });
 
+  it('loses nothing while its reads rest between batches: a burst past the pipe buffer, then the last line at exit', async () => {
+    const { shells, context } = setup();
+    // the first line is read at once and reading rests; the burst (589 KB) fills the 64 KB pipe
+    // buffer meanwhile and waits there; "last" comes right before the exit, while reading rests again
+    await call(bash, { command: 'echo first; sleep 0.05; seq 1 100000; sleep 0.05; echo last', run_in_background: true }, context);
+    const notice = await until(() => shells.notices()[0], 'the end notice');
+    // mutation: reading that is not started again after a rest (or at the exit) never ends: no notice, `until` fails;
+    // one that drops what came in a rest misses lines here
+    expect(notice).toContain('Last lines of its output:');
+    expect(notice).toMatch(/100000\nlast\n/);
+    const lines = ['first', ...Array.from({ length: 100_000 }, (_, i) => String(i + 1)), 'last'];
+    expect(readFileSync(shells.list()[0]!.file, 'utf8')).toBe(`${lines.join('\n')}\n`);
+  });
+
   it('archives a long stream up to the cap without keeping it in memory', async () => {
     const { shells, context } = setup();
     const big = 'yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz | head -c 12000000';
