@@ -4,6 +4,7 @@ import { MAX_PAUSES, runTurn, type LoopHost, type LoopOptions } from '../../src/
 import { createProvider } from '../../src/llm/factory.js';
 import { userMessage, type Message } from '../../src/llm/messages.js';
 import type { Provider, ThinkingRequest } from '../../src/llm/provider.js';
+import { historyProblems } from '../../src/llm/validate.js';
 import { DEFAULT_SEARCH_RESULTS } from '../fake-server/websearch.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 
@@ -86,6 +87,10 @@ describe('a turn the provider pauses', () => {
     expect(host.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'assistant']);
     const continuation = host.messages[2]!;
     expect(continuation.blocks[0]).toMatchObject({ type: 'web_search', query: 'vitest 4', results: DEFAULT_SEARCH_RESULTS });
+    // two replies of one turn side by side are a valid history (compaction and /uncompact check it)
+    // mutation: the old rule, no two assistant messages ever adjacent, fails this
+    expect(historyProblems(host.messages)).toEqual([]);
+    expect(historyProblems([...host.messages.slice(0, 1), { ...host.messages[1]!, interrupted: true }, host.messages[2]!])).toHaveLength(1);
 
     // the next turn sends both as one assistant message, the call before its result (the fake refuses it otherwise)
     server.enqueue({ text: 'Still 4.' });
