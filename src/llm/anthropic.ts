@@ -71,8 +71,8 @@ function toBlockParam(b: Block): ContentBlockParam[] {
  * Neutral history → Messages API messages. Consecutive same-role messages merge into one
  * (a checkpoint, a pinned message and a user turn arrive as three user messages; a paused
  * turn's reply and its continuation as two assistant ones); in a user message tool_result blocks
- * go first, as the API requires; checkpoint and meta messages are plain user text already. A message left empty gets a short placeholder, since the API
- * refuses empty content.
+ * go first, as the API requires; checkpoint and meta messages are plain user text already. A
+ * message left empty gets a short placeholder, since the API refuses empty content.
  */
 type WireMessage = { role: 'user' | 'assistant'; content: ContentBlockParam[] };
 
