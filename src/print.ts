@@ -128,6 +128,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   const claude = new ClaudeStream(format === 'stream-json' ? writeLine : () => {}, () => session.id, { partialMessages: opts.includePartialMessages === true });
   let started = Date.now();
   let answer: string[] = [];
+  let lastRole: 'user' | 'assistant' | undefined;
   // the plans the model presented (ExitPlanMode): printed after the answer, nobody here can approve them
   const plans: string[] = [];
   let errorText: string | undefined;
@@ -147,9 +148,12 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     switch (e.type) {
       case 'message':
         if (e.message.role === 'assistant') {
+          // a paused turn's continuation (pause_turn) follows its paused reply: a paragraph of its own, as in the TUI
+          if (lastRole === 'assistant' && answer.join('').trim() !== '') answer.push('\n\n');
           answer.push(textOf(e.message));
           plans.push(...plansIn(e.message));
         } else if (e.message.kind === 'normal') answer = [];
+        lastRole = e.message.role;
         break;
       case 'error':
         errorText = e.message;

@@ -14,6 +14,9 @@ export type { Authorization, GateCall, LoopHost, LoopOptions, PermissionGate, Tu
 /** What the agent says when a reply stopped at the output limit (continue.md). */
 export const CONTINUE_PROMPT = promptText(CONTINUE);
 
+/** Continuations of a turn the provider paused (pause_turn) before the turn ends with an error; each is a step too. */
+export const MAX_PAUSES = 8;
+
 /**
  * Runs one turn: the user's message, then model calls and tool runs until the model ends
  * its turn, the step budget runs out, an error stops it or the signal aborts it.
@@ -40,6 +43,7 @@ export async function runTurn(
   let steps = 0;
   let continuations = 0;
   let stopContinuations = 0;
+  let pauses = 0;
   const wait = opts.sleep ?? sleep;
   const toolsByName = new Map(opts.tools.map((t) => [t.name, t]));
   const specs = opts.tools.map(toolSpec);
@@ -123,6 +127,17 @@ export async function runTurn(
       }
     }
 
+    if (done.stopReason === 'pause_turn') {
+      // the provider paused a long turn of server-side tools (a web search): the reply, stored as
+      // it came, ends the history and the next call continues the same turn; no text or user
+      // message goes in between (llm/anthropic.ts sends it back as-is)
+      if (pauses >= MAX_PAUSES) {
+        emit({ type: 'error', kind: 'internal', message: `the provider paused this turn ${MAX_PAUSES} times; send another message to let it go on` });
+        return end('error');
+      }
+      pauses++;
+      continue;
+    }
     if (done.stopReason === 'max_tokens' || done.stopReason === 'context_window') {
       if (continuations >= opts.maxOutputRecoveries || blocks.length === 0) return end('max_tokens');
       continuations++;

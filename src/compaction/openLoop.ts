@@ -7,15 +7,18 @@
 // from the checkpoint in a fresh step with no kept message needing thinking it can no longer
 // carry. (The alternative, the API's beta `drop_block` binding control, would leave the loop's
 // last tool call without the thinking the API requires of it; docs/providers.md, Thinking.)
-import type { Message } from '../llm/messages.js';
+import { searchParts, type Message } from '../llm/messages.js';
 import { isTurnStart } from './split.js';
 
 const thinks = (m: Message): boolean => m.role === 'assistant' && m.blocks.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking');
 
+/** A reply the provider paused (pause_turn) with a search still open: the turn goes on from it, as from tool results. */
+const pausedReply = (m: Message): boolean => m.role === 'assistant' && m.blocks.some((b) => b.type === 'web_search' && searchParts(b) === 'call');
+
 /** Index of the open loop's first message (the turn's first reply), or undefined when the history does not end inside a tool loop whose replies think. */
 export function openThinkingLoop(history: readonly Message[]): number | undefined {
   const last = history[history.length - 1];
-  if (last?.role !== 'user' || !last.blocks.some((b) => b.type === 'tool_result')) return undefined;
+  if (!last || !(pausedReply(last) || (last.role === 'user' && last.blocks.some((b) => b.type === 'tool_result')))) return undefined;
   let start = history.length - 1;
   while (start > 0 && !isTurnStart(history[start - 1]!) && history[start - 1]!.kind !== 'checkpoint') start--;
   const loop = history.slice(start);

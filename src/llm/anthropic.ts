@@ -23,7 +23,7 @@ import type { Effort, ModelDescription, ModelRequest, Provider, StopReason, Stre
 import { replayableHistory } from './thinkingReplay.js';
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { describeSdkError, type SdkFailure } from './sdk-errors.js';
-import { anthropicSearchBlocks, anthropicText, anthropicWebSearchTool, citationOf, searchBlockOf } from './anthropicWebSearch.js';
+import { anthropicSearchBlocks, anthropicText, anthropicWebSearchTool, citationOf, pairedSearches, searchOf } from './anthropicWebSearch.js';
 
 // The Anthropic Messages API adapter: neutral messages → Messages params, the SDK's raw
 // stream → StreamEvents, SDK errors → ProviderError.
@@ -69,10 +69,10 @@ function toBlockParam(b: Block): ContentBlockParam[] {
 
 /**
  * Neutral history → Messages API messages. Consecutive same-role messages merge into one
- * (a checkpoint, a pinned message and a user turn arrive as three user messages); in a user
- * message tool_result blocks go first, as the API requires; checkpoint and meta messages are
- * plain user text already. A message left empty gets a short placeholder, since the API
- * refuses empty content.
+ * (a checkpoint, a pinned message and a user turn arrive as three user messages; a paused
+ * turn's reply and its continuation as two assistant ones); in a user message tool_result blocks
+ * go first, as the API requires; checkpoint and meta messages are plain user text already. A
+ * message left empty gets a short placeholder, since the API refuses empty content.
  */
 type WireMessage = { role: 'user' | 'assistant'; content: ContentBlockParam[] };
 
@@ -84,8 +84,9 @@ export function toAnthropicMessages(messages: readonly Message[]): WireMessage[]
     if (last && last.role === m.role) last.content.push(...content);
     else merged.push({ role: m.role, content });
   }
-  return merged.map((m) => {
-    let content = m.content;
+  return merged.map((m, i) => {
+    // a paused turn's reply ends the history as-is, its search call still open (anthropicWebSearch.ts)
+    let content = m.role === 'assistant' ? pairedSearches(m.content, i === merged.length - 1) : m.content;
     if (m.role === 'user') {
       const results = content.filter((b) => b.type === 'tool_result');
       if (results.length > 0) content = [...results, ...content.filter((b) => b.type !== 'tool_result')];
@@ -208,6 +209,8 @@ export function mapAnthropicStop(reason: AnthropicStopReason | string | null | u
       return 'refusal';
     case 'model_context_window_exceeded':
       return 'context_window';
+    case 'pause_turn':
+      return 'pause_turn';
     default:
       return 'other';
   }
@@ -357,11 +360,10 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
       const st = blocks.get(index)!;
       if (st.kind === 'text' && st.text.length > 0)
         final.push({ type: 'text', text: st.text, ...(st.citations.length > 0 ? { citations: st.citations } : {}) });
-      if (st.kind === 'search') {
-        // kept only with its result: a call the stream cut off before its result cannot go back
-        const input = finalToolInput(st.json, true) ?? (typeof st.call.input === 'object' ? st.call.input : undefined);
-        const result = [...blocks.values()].find((r) => r.kind === 'search_result' && r.result.tool_use_id === st.call.id);
-        if (input && result?.kind === 'search_result') final.push(searchBlockOf({ ...st.call, input }, result.result));
+      if (st.kind === 'search' || st.kind === 'search_result') {
+        // a call goes with its result, or alone as a paused turn ends; a result alone continues a paused turn
+        const search = searchOf(st, [...blocks.values()], stopReason === 'pause_turn', req.messages);
+        if (search) final.push(search);
       }
       // kept verbatim, in order: the signature binds the block to what came before it
       if (st.kind === 'thinking') final.push({ type: 'thinking', thinking: st.thinking, signature: st.signature });

@@ -1,5 +1,6 @@
 import type { ContentBlockParam, TextCitation, ToolUnion, WebSearchToolResultBlock } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { Citation, TextBlock, WebSearchBlock } from './messages.js';
+import { finalToolInput } from './adapter-common.js';
+import type { Citation, Message, TextBlock, WebSearchBlock } from './messages.js';
 import type { WebSearchRequest } from './provider.js';
 
 // Anthropic's server-side web search: the tool as requests offer it, the blocks a reply carries
@@ -50,4 +51,47 @@ export function searchBlockOf(call: Record<string, unknown>, result: WebSearchTo
     ...(error !== undefined ? { error } : {}),
     wire: result ? [call, { ...result } as unknown as Record<string, unknown>] : [call],
   };
+}
+
+/** A search's part of a reply as streamed: the server_tool_use (input JSON streamed) or its result. */
+export type SearchState = { kind: 'search'; call: Record<string, unknown>; json: string } | { kind: 'search_result'; result: WebSearchToolResultBlock };
+
+/**
+ * The neutral block of a search part as a reply ends. A call goes with its result; a call without
+ * one is kept only when the turn paused (pause_turn: the reply goes back as-is and the continuation
+ * brings the result), else dropped (a call the stream cut off cannot go back). A result without
+ * its call in the reply is the continuation of a paused turn: its call is in the paused message,
+ * where its query is read.
+ */
+export function searchOf(st: SearchState, reply: readonly { kind: string }[], paused: boolean, history: readonly Message[]): WebSearchBlock | undefined {
+  const results = reply.filter((r): r is Extract<SearchState, { kind: 'search_result' }> => r.kind === 'search_result');
+  if (st.kind === 'search') {
+    const input = finalToolInput(st.json, true) ?? (typeof st.call.input === 'object' ? (st.call.input as Record<string, unknown>) : undefined);
+    const result = results.find((r) => r.result.tool_use_id === st.call.id);
+    return input && (result || paused) ? searchBlockOf({ ...st.call, input }, result?.result) : undefined;
+  }
+  const id = st.result.tool_use_id;
+  if (reply.some((r) => r.kind === 'search' && (r as Extract<SearchState, { kind: 'search' }>).call.id === id)) return undefined;
+  const call = history.flatMap((m) => m.blocks).findLast((b): b is WebSearchBlock => b.type === 'web_search' && b.id === id);
+  const block = searchBlockOf({ id, input: { query: call?.query ?? '' } }, st.result);
+  return { ...block, wire: block.wire.slice(1) };
+}
+
+/**
+ * An assistant message's search blocks as the API takes them: each web_search_tool_result after
+ * its server_tool_use. A call still waiting for its result goes only in the final message (a
+ * paused turn sent back as-is: the API runs the search as it continues); elsewhere it is left
+ * out, with a result whose call is missing.
+ */
+export function pairedSearches(content: ContentBlockParam[], final: boolean): ContentBlockParam[] {
+  if (!content.some((b) => b.type === 'server_tool_use' || b.type === 'web_search_tool_result')) return content;
+  const answered = new Set(content.flatMap((b) => (b.type === 'web_search_tool_result' ? [b.tool_use_id] : [])));
+  const called = new Set<string>();
+  return content.filter((b) => {
+    if (b.type === 'server_tool_use') {
+      if (!answered.has(b.id) && !final) return false;
+      called.add(b.id);
+    }
+    return b.type !== 'web_search_tool_result' || called.has(b.tool_use_id);
+  });
 }

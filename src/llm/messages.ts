@@ -114,8 +114,20 @@ export type ProviderStateBlock = ThinkingBlock | RedactedThinkingBlock | Reasoni
 
 export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ProviderStateBlock | WebSearchBlock;
 
+/**
+ * The parts of the provider's search a block holds. A paused turn (Anthropic pause_turn) splits a
+ * search: the paused reply holds the call (`call`), its continuation the result (`result`).
+ */
+export function searchParts(b: WebSearchBlock): 'whole' | 'call' | 'result' {
+  if (b.provider !== 'anthropic') return 'whole';
+  const call = b.wire.some((w) => w.type === 'server_tool_use');
+  const result = b.wire.some((w) => w.type === 'web_search_tool_result');
+  return call && !result ? 'call' : result && !call ? 'result' : 'whole';
+}
+
 /** A search as every text view shows it (summaries, the archive, transcripts): query, count, titles and URLs, never the encrypted content. */
 export function webSearchLabel(b: WebSearchBlock): string {
+  if (searchParts(b) === 'call') return `[web search: ${b.query} → paused before its results]`;
   if (b.error !== undefined) return `[web search: ${b.query} → failed: ${b.error}]`;
   const list = b.results.map((r) => `${r.title || r.url} (${r.url})`).join('; ');
   return `[web search: ${b.query} → ${b.results.length} result${b.results.length === 1 ? '' : 's'}${list ? `: ${list}` : ''}]`;

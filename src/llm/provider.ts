@@ -42,9 +42,11 @@ export interface WebSearchRequest {
 
 /**
  * Why the model stopped. `context_window`: the provider stopped because the context
- * window filled (Anthropic `model_context_window_exceeded`).
+ * window filled (Anthropic `model_context_window_exceeded`). `pause_turn`: the provider paused
+ * a long turn of server-side tools (Anthropic); the reply goes back as-is as the last message
+ * and the next request continues the same turn.
  */
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'context_window' | 'other';
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'context_window' | 'pause_turn' | 'other';
 
 export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 

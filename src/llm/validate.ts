@@ -2,7 +2,8 @@ import { toolResults, toolUses, type Message } from './messages.js';
 
 /**
  * Checks invariant 1 of the design on a neutral history: the first message is a user
- * message; no two assistant messages are adjacent; every tool_use is answered by a
+ * message; no two assistant messages are adjacent (except a paused turn's reply and its
+ * continuation, which the Anthropic adapter merges); every tool_use is answered by a
  * tool_result in the very next message and every tool_result answers a tool_use of the
  * message right before it. Consecutive user messages are allowed: adapters merge them.
  * Returns the problems found (empty when valid).
@@ -17,7 +18,11 @@ export function historyProblems(messages: readonly Message[]): string[] {
     const next = messages[i + 1];
     if (msg.blocks.length === 0) problems.push(`message ${i} (${msg.id}) has no blocks`);
     if (msg.role === 'assistant') {
-      if (prev?.role === 'assistant') problems.push(`messages ${i - 1} and ${i} are both assistant messages`);
+      // two replies of one turn side by side: a turn the provider paused (pause_turn) and the loop
+      // continued, which the adapters send as one; after an interrupted reply or a "no reply"
+      // marker (interrupted too) or a tool call, another reply is a fault
+      if (prev?.role === 'assistant' && (prev.interrupted || toolUses(prev).length > 0))
+        problems.push(`messages ${i - 1} and ${i} are both assistant messages`);
       if (toolResults(msg).length > 0) problems.push(`assistant message ${i} (${msg.id}) holds a tool_result`);
       const uses = toolUses(msg);
       if (uses.length > 0) {

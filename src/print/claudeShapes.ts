@@ -1,4 +1,4 @@
-import type { Block, Message, Usage } from '../llm/messages.js';
+import { searchParts, type Block, type Message, type Usage } from '../llm/messages.js';
 import type { PermissionMode } from '../config/schema.js';
 
 // Claude Code's print-mode wire (`claude -p --output-format stream-json`), as scripts parse it:
@@ -32,15 +32,20 @@ export interface ClaudeUsage {
 
 /** A search as Claude Code's stream shows one: the call and its results' titles and URLs (not the encrypted content). */
 const searchBlocks = (b: Extract<Block, { type: 'web_search' }>): ClaudeBlock[] => [
-  { type: 'server_tool_use', id: b.id, name: 'web_search', input: { query: b.query } },
-  {
-    type: 'web_search_tool_result',
-    tool_use_id: b.id,
-    content:
-      b.error !== undefined
-        ? { type: 'web_search_tool_result_error', error_code: b.error }
-        : b.results.map((r) => ({ type: 'web_search_result' as const, url: r.url, title: r.title })),
-  },
+  ...(searchParts(b) !== 'result' ? [{ type: 'server_tool_use' as const, id: b.id, name: 'web_search' as const, input: { query: b.query } }] : []),
+  // a paused turn's call comes alone; its continuation brings the result
+  ...(searchParts(b) !== 'call'
+    ? [
+        {
+          type: 'web_search_tool_result' as const,
+          tool_use_id: b.id,
+          content:
+            b.error !== undefined
+              ? { type: 'web_search_tool_result_error' as const, error_code: b.error }
+              : b.results.map((r) => ({ type: 'web_search_result' as const, url: r.url, title: r.title })),
+        },
+      ]
+    : []),
 ];
 
 /** A block of the neutral model as the Anthropic API spells it (OpenAI reasoning summaries as thinking without a signature). */

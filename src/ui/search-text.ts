@@ -1,7 +1,7 @@
 // The rows of a provider's web search: the search (query, result count, then the results'
 // titles and URLs, dimmed, as a WebFetch row shows its fetch) and the numbered sources the
 // answer cited, under it. Built from the assistant message, live and on resume alike.
-import type { Message, WebSearchResult } from '../llm/messages.js';
+import { searchParts, type Message, type WebSearchResult } from '../llm/messages.js';
 import { plural } from './format.js';
 import { oneLine, sanitize } from './sanitize.js';
 import { block, fit, indented, paint } from './text-layout.js';
@@ -17,8 +17,9 @@ const SHOWN_RESULTS = 5;
 /** A message's searches, then the sources its text cited (each URL once, in order of first citation). */
 export function searchItems(m: Message, itemId: () => string): SearchItem[] {
   const items: SearchItem[] = [];
+  // a paused turn's search shows once, with its results, from the continuation's block
   for (const b of m.blocks)
-    if (b.type === 'web_search')
+    if (b.type === 'web_search' && searchParts(b) !== 'call')
       items.push({ kind: 'web_search', id: itemId(), query: b.query, results: b.results, ...(b.error !== undefined ? { error: b.error } : {}) });
   const seen = new Map<string, WebSearchResult>();
   for (const b of m.blocks) if (b.type === 'text') for (const c of b.citations ?? []) if (!seen.has(c.url)) seen.set(c.url, { url: c.url, title: c.title });

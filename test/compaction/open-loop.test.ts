@@ -46,6 +46,13 @@ describe('a tool loop in progress that thinks', () => {
     expect(openThinkingLoop(h)).toBe(1);
     expect(openThinkingLoop(loop(3, 10, false))).toBeUndefined();
     expect(openThinkingLoop([...h, assistant('done')])).toBeUndefined();
+    // a reply the provider paused with its search open: the turn goes on from it, so the loop is open
+    // (mutation: a rule that knows only tool results as a loop's end fails this)
+    const paused = assistant('Let me look that up.');
+    paused.blocks.unshift({ type: 'thinking', thinking: 'search', signature: 'sig' });
+    const call = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } };
+    paused.blocks.push({ type: 'web_search', provider: 'anthropic', id: 'srvtoolu_1', query: 'q', results: [], wire: [call] });
+    expect(openThinkingLoop([user('what is new?'), paused])).toBe(1);
   });
 
   it('is never cleared by micro: the compaction closes it into the checkpoint, calls and results as text', async () => {

@@ -84,6 +84,50 @@ describe.each(setups)('web search ($name)', ({ provider, rc, model, tool }) => {
   });
 });
 
+describe('web search (Anthropic): a turn the API pauses', () => {
+  type WireBlock = { type: string; [k: string]: unknown };
+  const wireMessages = (n: number) => (server.requests[n]!.body as { messages: Array<{ role: string; content: WireBlock[] }> }).messages;
+  const bare = (b: WireBlock): WireBlock => {
+    const { cache_control: _c, ...rest } = b;
+    return rest;
+  };
+
+  it('continues the paused turn with the paused reply last, as it came, prints both parts, and --continue replays the whole turn', async () => {
+    const ws = workspace(setups[0]!.rc);
+    server.enqueue({ search: { query: 'vitest 4 release notes' }, text: 'Let me look that up.', pause: true }, { text: 'Vitest 4 is out.' });
+    const r = await runAgent(['-p', 'what is new in vitest?'], { ws, server, provider: 'anthropic' });
+    expect(r.code, r.stderr).toBe(0);
+    // mutation: ending the turn at pause_turn (the old 'other') fails these: one request, the answer cut off
+    expect(server.requests).toHaveLength(2);
+    // both parts, each a paragraph (mutation: joining the two replies' text without a break fails this)
+    expect(r.stdout).toContain('Let me look that up.\n\nVitest 4 is out.');
+    expect(r.stdout).not.toMatch(/stopped|paused/i);
+    // the continuation request ends with the paused reply verbatim: no user message after it, the search call still open
+    const sent = wireMessages(1);
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant']);
+    const paused = sent[1]!.content.map(bare);
+    const thought = paused[0]?.type === 'thinking' ? [paused[0]] : [];
+    // mutation: dropping the open server_tool_use, or adding anything to the paused reply, fails this (the fake also refuses it altered)
+    expect(paused).toEqual([
+      ...thought,
+      { type: 'text', text: 'Let me look that up.' },
+      { type: 'server_tool_use', id: 'srvtoolu_fake_1', name: 'web_search', input: { query: 'vitest 4 release notes' } },
+    ]);
+    expect(server.requests[1]!.response?.status).toBe(200);
+
+    server.enqueue({ text: 'Still 4.' });
+    const again = await runAgent(['-p', 'and now?', '--continue'], { ws, server, provider: 'anthropic' });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Still 4.');
+    // mutation: storing the continuation's result without its query, or sending the two replies apart, fails these
+    expect(server.requests[2]!.response?.status).toBe(200);
+    const replayed = wireMessages(2);
+    expect(replayed.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(replayed[1]!.content.map((b) => b.type)).toEqual([...thought.map(() => 'thinking'), 'text', 'server_tool_use', 'web_search_tool_result', 'text']);
+    expect(searchesIn(3)).toEqual([expect.objectContaining({ provider: 'anthropic', query: 'vitest 4 release notes' })]);
+  });
+});
+
 describe('web search settings', () => {
   it('on Chat Completions the switch says it does nothing there, naming the field', async () => {
     const ws = workspace({ webSearch: { enabled: true } });

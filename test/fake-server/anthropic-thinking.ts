@@ -261,8 +261,14 @@ export function checkReplay(body: Record<string, unknown>, caps: FakeModelCaps |
     }
   }
   if (!plan.required) return undefined;
-  // the current tool loop: the last message is tool results answering the assistant before it
   const last = messages[messages.length - 1];
+  // a final assistant message (a paused turn sent back to continue) is the reply going on: it starts with its thinking
+  if (isObj(last) && last.role === 'assistant') {
+    const first = blocksOf(last.content)[0];
+    if (isObj(first) && (first.type === 'thinking' || first.type === 'redacted_thinking')) return undefined;
+    return `messages.${messages.length - 1}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${isObj(first) ? String(first.type) : 'nothing'}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block. We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at ${EXTENDED_THINKING_DOCS}`;
+  }
+  // the current tool loop: the last message is tool results answering the assistant before it
   const prev = messages[messages.length - 2];
   if (!isObj(last) || last.role !== 'user' || !isObj(prev) || prev.role !== 'assistant') return undefined;
   const lastBlocks = blocksOf(last.content);

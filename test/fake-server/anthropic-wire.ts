@@ -1,7 +1,7 @@
 import type { Block } from '../../src/llm/messages.js';
 import { keyOf, type Segment } from './cache.js';
 import { countBlock, countPrompt, countText, countTool, MESSAGE_OVERHEAD, type CountableTool } from './tokens.js';
-import type { MessageReply, RequestView, StopName } from './types.js';
+import type { MessageReply, RequestView, SearchReply, StopName } from './types.js';
 import { anthropicImageError, imageProblem } from './images.js';
 import { AnthropicSearchCheck, anthropicSearchContent, anthropicServerToolError } from './websearch.js';
 
@@ -9,7 +9,8 @@ import { AnthropicSearchCheck, anthropicSearchContent, anthropicServerToolError 
 // real service's 400 texts, and the SSE frames of a streamed reply.
 
 /** segments: the prompt's blocks in cache order (tools, system, messages) with their breakpoints. */
-export type Parsed = { ok: true; view: RequestView; tools: CountableTool[]; segments: Segment[] } | { ok: false; message: string };
+/** openSearches: server_tool_use blocks the final assistant message leaves open (a paused turn sent back; pause.ts). */
+export type Parsed = { ok: true; view: RequestView; tools: CountableTool[]; segments: Segment[]; openSearches: string[] } | { ok: false; message: string };
 
 const MAX_CACHE_BREAKPOINTS = 4;
 
@@ -134,13 +135,17 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
   const search = new AnthropicSearchCheck();
   // thinking of finished turns that the API strips: it neither counts nor caches
   const keptFrom = opts.stripsFinishedThinking?.(body.model) ? currentTurnStart(body.messages) : 0;
+  /** The calls of the final assistant message: the only ones a paused turn may leave open. */
+  let finalCalls = new Set<string>();
   for (const [i, m] of body.messages.entries()) {
     if (!isObj(m)) return fail(`messages.${i}: Input should be a valid dictionary`);
     if (m.role !== 'user' && m.role !== 'assistant') return fail(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     const isFinalAssistant = m.role === 'assistant' && i === body.messages.length - 1;
+    const callsBefore = search.callIds();
     const blocks: Block[] = [];
     /** Each raw block as it enters the cached prefix, with its breakpoint. */
     const marks: Array<{ raw: unknown; ttl?: '5m' | '1h' }> = [];
+    const callMarks = new Map<string, { raw: unknown; ttl?: '5m' | '1h' }>();
     if (typeof m.content === 'string') {
       if (m.content.length === 0 && !isFinalAssistant)
         return fail(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
@@ -171,8 +176,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
           case 'server_tool_use': {
             const error = search.call(b, m.role, where);
             if (error) return fail(error);
-            // one neutral block for the pair: its mark goes with the result
-            marks.pop();
+            // one neutral block for the pair: its mark goes with the result (or with the call left open)
+            callMarks.set(String(b.id), marks.pop()!);
             break;
           }
           case 'web_search_tool_result': {
@@ -245,6 +250,17 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
         }
       }
     } else return fail(`messages.${i}.content: Field required`);
+    if (isFinalAssistant) {
+      finalCalls = new Set([...search.callIds()].filter((id) => !callsBefore.has(id)));
+      // a paused turn's open call: a block of its own, after the message's others (a paused reply ends with it)
+      for (const id of finalCalls) {
+        const open = search.openBlock(id);
+        if (open) {
+          blocks.push(open);
+          marks.push(callMarks.get(id) ?? { raw: open.wire[0] });
+        }
+      }
+    }
     messages.push({ role: m.role, blocks });
     blocks.forEach((b, j) => {
       const mark = marks[j];
@@ -256,8 +272,8 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
       });
     });
   }
-  const unanswered = search.unanswered();
-  if (unanswered) return fail(unanswered);
+  const unanswered = search.unanswered(finalCalls);
+  if ('error' in unanswered) return fail(unanswered.error);
   const segments = [...toolSegments, ...systemSegments, ...messageSegments];
   const breakpointError = checkBreakpoints(segments);
   if (breakpointError) return fail(breakpointError);
@@ -291,7 +307,7 @@ export function parseAnthropicRequest(body: unknown, opts: AnthropicParseOptions
   if (typeof body.temperature === 'number') view.temperature = body.temperature;
   if (body.thinking !== undefined) view.thinking = body.thinking;
   if (isObj(body.output_config) && typeof body.output_config.effort === 'string') view.effort = body.output_config.effort;
-  return { ok: true, view, tools, segments };
+  return { ok: true, view, tools, segments, openSearches: unanswered.open };
 }
 
 /** Every tool_use answered by a leading tool_result in the very next message, and every tool_result answering the message before. */
@@ -347,9 +363,21 @@ export interface ReplyFigures {
   toolJson: string[];
   /** The reply's search (MessageReply.search): the server_tool_use id. */
   searchId?: string;
+  /** The reply continues a paused turn whose search was left open: it starts with that search's result. */
+  continues?: { id: string; search: SearchReply };
   /** The reply's thinking block (shown: the text sent, empty when display is omitted), and the tokens it took. */
   thinking?: { shown: string; signature: string };
   thinkingTokens: number;
+}
+
+/**
+ * A reply's search blocks: its own search, the result of a paused turn's search it continues, and
+ * the citation its text carries (the first result of a search that has its result in this reply).
+ */
+function searchParts(reply: MessageReply, f: ReplyFigures) {
+  const search = reply.search && f.searchId ? anthropicSearchContent(reply.search, f.searchId) : undefined;
+  const continued = f.continues ? anthropicSearchContent(f.continues.search, f.continues.id) : undefined;
+  return { search, continued, citation: continued?.citation ?? (reply.pause ? undefined : search?.citation) };
 }
 
 /** The SSE frames of a streamed Messages reply, in order. */
@@ -390,21 +418,26 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
     frames.push(anthropicFrame('content_block_stop', { index }));
     index++;
   }
-  const search = reply.search && f.searchId ? anthropicSearchContent(reply.search, f.searchId) : undefined;
-  if (search) {
+  const { search, continued, citation } = searchParts(reply, f);
+  const call = (): void => {
+    if (!search) return;
     frames.push(anthropicFrame('content_block_start', { index, content_block: { ...search.call, input: {} } }));
     for (const piece of chunk(JSON.stringify(search.call.input), reply.jsonChunkSize ?? 7))
       frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
     frames.push(anthropicFrame('content_block_stop', { index }));
     index++;
-    frames.push(anthropicFrame('content_block_start', { index, content_block: search.result }));
+  };
+  for (const result of [continued?.result, reply.pause ? undefined : search?.result]) {
+    if (!result) continue;
+    if (result === search?.result) call();
+    frames.push(anthropicFrame('content_block_start', { index, content_block: result }));
     frames.push(anthropicFrame('content_block_stop', { index }));
     index++;
   }
   if (reply.text !== undefined && reply.text.length > 0) {
     frames.push(anthropicFrame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     // a text after a search cites its first result: the citation streams before the text
-    if (search?.citation) frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'citations_delta', citation: search.citation } }));
+    if (citation) frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'citations_delta', citation } }));
     for (const piece of chunk(reply.text, reply.chunkSize ?? 6)) {
       frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
       ping();
@@ -412,6 +445,8 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
     frames.push(anthropicFrame('content_block_stop', { index }));
     index++;
   }
+  // a paused reply's search call comes last, its result left for the continuation
+  if (reply.pause) call();
   for (const [k, call] of (reply.toolCalls ?? []).entries()) {
     frames.push(anthropicFrame('content_block_start', { index, content_block: { type: 'tool_use', id: f.toolIds[k], name: call.name, input: {} } }));
     frames.push(anthropicFrame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
@@ -427,7 +462,7 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
       usage: {
         output_tokens: f.outputTokens,
         ...(f.thinkingTokens > 0 ? { output_tokens_details: { thinking_tokens: f.thinkingTokens } } : {}),
-        ...(search ? { server_tool_use: { web_search_requests: 1 } } : {}),
+        ...(search || continued ? { server_tool_use: { web_search_requests: 1 } } : {}),
       },
     }),
   );
@@ -439,9 +474,11 @@ export function anthropicFrames(reply: MessageReply, f: ReplyFigures): string[] 
 export function anthropicMessage(reply: MessageReply, f: ReplyFigures): unknown {
   const content: unknown[] = [];
   if (f.thinking) content.push({ type: 'thinking', thinking: f.thinking.shown, signature: f.thinking.signature });
-  const search = reply.search && f.searchId ? anthropicSearchContent(reply.search, f.searchId) : undefined;
-  if (search) content.push(search.call, search.result);
-  if (reply.text) content.push({ type: 'text', text: reply.text, ...(search?.citation ? { citations: [search.citation] } : {}) });
+  const { search, continued, citation } = searchParts(reply, f);
+  if (continued) content.push(continued.result);
+  if (search && !reply.pause) content.push(search.call, search.result);
+  if (reply.text) content.push({ type: 'text', text: reply.text, ...(citation ? { citations: [citation] } : {}) });
+  if (search && reply.pause) content.push(search.call);
   for (const [k, call] of (reply.toolCalls ?? []).entries()) {
     let input: unknown = {};
     try {

@@ -71,6 +71,7 @@ import {
 import { compactedResponse, compactionSize } from './responses-compact.js';
 import { parseResponsesRequest } from './responses-wire.js';
 import { countText } from './tokens.js';
+import { PausedTurns } from './pause.js';
 import type { ErrorReply, MessageReply, OverflowFlavor, RecordedRequest, Reply, RequestView, Responder, StopName, WireProvider } from './types.js';
 
 export type * from './types.js';
@@ -189,6 +190,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const requests: RecordedRequest[] = [];
   const modelLookups: RecordedRequest[] = [];
   const promptCache = new PromptCacheSim();
+  const pausedTurns = new PausedTurns();
   let seq = 0;
   const stallTimers = new Set<NodeJS.Timeout>();
   let idleTimer: NodeJS.Timeout | undefined;
@@ -313,6 +315,10 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     if ('error' in plan) return sendError(res, rec, withId(anthropicInvalid(plan.error)));
     const replayError = checkReplay(rec.body as Record<string, unknown>, fakeCapsOf(view.model), plan);
     if (replayError) return sendError(res, rec, withId(anthropicInvalid(replayError)));
+    // a paused turn sent back as-is continues (its open search runs now); altered, it is refused
+    const bodyMessages = (rec.body as { messages: unknown[] }).messages;
+    const continued = pausedTurns.continued(bodyMessages.at(-1), bodyMessages.length - 1, parsed.openSearches);
+    if (typeof continued === 'string') return sendError(res, rec, withId(anthropicInvalid(continued)));
     if (countOnly) {
       rec.response = { status: 200, kind: 'json' };
       return sendJson(res, 200, { input_tokens: view.promptTokens });
@@ -338,7 +344,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const toolJson = calls.map((c) => c.json ?? JSON.stringify(c.input ?? {}));
     const cached = settings.promptCache ? promptCache.anthropic(view.model, parsed.segments, settings.tokenMultiplier, view.promptTokens) : undefined;
     const inputs = inputFigures(reply, view.promptTokens, cached);
-    const thought = thinkingBlockOf(reply, view, plan, replyPrefix(rec.body as Record<string, unknown>));
+    // a continuation goes on from the paused reply's thinking
+    const thought = continued ? undefined : thinkingBlockOf(reply, view, plan, replyPrefix(rec.body as Record<string, unknown>));
     // thinking tokens are output tokens, billed whether the text is shown or omitted
     const thinkingTokens = thought ? countText(thought.thinking) : 0;
     const f: ReplyFigures = {
@@ -353,7 +360,12 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       toolJson,
       // a model searches only where the request offers the tool
       ...(reply.search && view.webSearchTool ? { searchId: `srvtoolu_fake_${rec.seq}` } : {}),
+      ...(continued?.open ? { continues: continued.open } : {}),
     };
+    if (reply.pause) {
+      const content = (anthropicMessage(reply, f) as { content: unknown[] }).content;
+      pausedTurns.add({ content, ...(reply.search && f.searchId ? { open: { id: f.searchId, search: reply.search } } : {}) });
+    }
     rec.usage = {
       inputTokens: f.inputTokens,
       cacheReadTokens: f.cacheReadTokens,
@@ -707,6 +719,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       queue.length = 0;
       seq = 0;
       promptCache.clear();
+      pausedTurns.clear();
     },
     close,
   };
@@ -765,7 +778,7 @@ function outputTokens(reply: MessageReply, toolJson: string[]): number {
   return Math.max(1, countText(reply.text ?? '') + toolJson.reduce((n, j) => n + countText(j), 0));
 }
 
-const stopOf = (reply: MessageReply): StopName => reply.stop ?? ((reply.toolCalls ?? []).length > 0 ? 'tool_use' : 'end_turn');
+const stopOf = (reply: MessageReply): StopName => reply.stop ?? (reply.pause ? 'pause_turn' : (reply.toolCalls ?? []).length > 0 ? 'tool_use' : 'end_turn');
 
 function finishOf(stop: StopName): string {
   switch (stop) {

@@ -93,6 +93,13 @@ export interface MessageReply {
    * OpenAI web_search_call), the text citing the first result. Needs the request to offer the tool.
    */
   search?: SearchReply;
+  /**
+   * Anthropic route: the API pauses the turn (stop_reason pause_turn). With `search`, the reply's
+   * text comes first and its server_tool_use last, without its result: the next request must
+   * send this reply back as-is as its final assistant message (pause.ts; otherwise refused),
+   * and its reply (the next scripted one) starts with the search's result, its text citing it.
+   */
+  pause?: boolean;
 }
 
 export interface SearchReply {

@@ -96,6 +96,65 @@ describe('web search at the fake Anthropic API', () => {
   });
 });
 
+describe('a paused turn at the fake Anthropic API (pause_turn)', () => {
+  const ask: MessageParam = { role: 'user', content: 'is node 24 lts?' };
+  /** A searching reply the API pauses, streamed, as the SDK's accumulator assembles it. */
+  async function paused(thinking?: Anthropic.Messages.ThinkingConfigParam): Promise<ContentBlockParam[]> {
+    server.enqueue({ search: { query: 'node 24 lts' }, text: 'Let me look that up.', pause: true });
+    const msg = await anthropic.messages
+      .stream({ model: MODEL, max_tokens: 2_000, tools: [TOOL], messages: [ask], ...(thinking ? { thinking } : {}) })
+      .finalMessage();
+    expect(msg.stop_reason).toBe('pause_turn');
+    return msg.content as unknown as ContentBlockParam[];
+  }
+  const goOn = (assistant: ContentBlockParam[], after: MessageParam[] = [], thinking?: Anthropic.Messages.ThinkingConfigParam) =>
+    anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 2_000,
+      tools: [TOOL],
+      messages: [ask, { role: 'assistant', content: assistant }, ...after],
+      ...(thinking ? { thinking } : {}),
+    });
+
+  it('pauses with the search call open, and the reply sent back as-is gets the rest: the result, then the cited text', async () => {
+    const content = await paused();
+    // mutation: a paused reply that carries the result (or puts the call before the text) fails this
+    expect(content.map((b) => b.type)).toEqual(['text', 'server_tool_use']);
+    server.enqueue({ text: 'Node 24 is LTS.' });
+    const rest = await goOn(content);
+    // mutation: a continuation that does not run the open search first fails these
+    expect(rest.content.map((b) => b.type)).toEqual(['web_search_tool_result', 'text']);
+    expect(rest.content[0]).toMatchObject({ tool_use_id: (content[1] as { id: string }).id });
+    expect(rest.content[1]).toMatchObject({ citations: [{ url: DEFAULT_SEARCH_RESULTS[0]!.url }] });
+    expect(rest.stop_reason).toBe('end_turn');
+    // the whole turn, paused reply and continuation as one assistant message, goes back accepted
+    server.enqueue({ text: 'welcome' });
+    await goOn([...content, ...(rest.content as unknown as ContentBlockParam[])], [{ role: 'user', content: 'thanks' }]);
+    const view = server.requests.at(-1)!.view!;
+    expect(view.messages[1]!.blocks.map((b) => b.type)).toEqual(['text', 'web_search', 'text']);
+  });
+
+  it('refuses the paused reply continued after a user message, altered, or without its thinking', async () => {
+    const content = await paused();
+    // mutation: a fake that takes an open server_tool_use anywhere passes this
+    expect(await errorOf(goOn(content, [{ role: 'user', content: 'go on' }]))).toMatch(
+      /^400 .*server_tool_use block with id srvtoolu_\w+ was found without a corresponding web_search_tool_result block/,
+    );
+    const altered = [{ type: 'text' as const, text: 'Let me look that up, please.' }, content[1]!];
+    // mutation: a fake that does not remember what it paused passes this
+    expect(await errorOf(goOn(altered))).toMatch(/^400 .*does not match the paused response/);
+    const thinking = { type: 'enabled' as const, budget_tokens: 1_024 };
+    const thought = await paused(thinking);
+    expect(thought[0]!.type).toBe('thinking');
+    // mutation: a fake without the final-assistant thinking rule passes this
+    expect(await errorOf(goOn(thought.slice(1), [], thinking))).toMatch(/a final `assistant` message must start with a thinking block/);
+    server.enqueue({ text: 'Node 24 is LTS.' });
+    const rest = await goOn(thought, [], thinking);
+    // a continuation goes on from the paused reply's thinking: it does not open with thinking of its own
+    expect(rest.content.map((b) => b.type)).toEqual(['web_search_tool_result', 'text']);
+  });
+});
+
 describe('web search at the fake Responses API', () => {
   const ask = async () => {
     server.enqueue({ search: { query: 'node 24 lts' }, text: 'Node 24 is LTS.' });

@@ -113,10 +113,29 @@ export class AnthropicSearchCheck {
     return out;
   }
 
-  /** After all messages: a server_tool_use never answered. */
-  unanswered(): string | undefined {
-    const open = [...this.calls.keys()].find((id) => !this.answered.has(id));
-    return open === undefined ? undefined : `messages: server_tool_use block with id ${open} was found without a corresponding web_search_tool_result block`;
+  /** A call not answered (yet) as a neutral block of its own: a paused turn's open search. */
+  openBlock(id: string): WebSearchBlock | undefined {
+    const call = this.calls.get(id);
+    if (!call || this.answered.has(id)) return undefined;
+    const query = String((call.input as Record<string, unknown>).query);
+    return { type: 'web_search', provider: 'anthropic', id, query, results: [], wire: [call] };
+  }
+
+  /** Calls made so far, answered or not. */
+  callIds(): Set<string> {
+    return new Set(this.calls.keys());
+  }
+
+  /**
+   * After all messages: the server_tool_use blocks never answered. Only a paused turn sent back
+   * as the final assistant message (`final`: its calls) may leave one open; elsewhere it is an error.
+   */
+  unanswered(final: ReadonlySet<string>): { open: string[] } | { error: string } {
+    const open = [...this.calls.keys()].filter((id) => !this.answered.has(id));
+    const stray = open.find((id) => !final.has(id));
+    if (stray !== undefined)
+      return { error: `messages: server_tool_use block with id ${stray} was found without a corresponding web_search_tool_result block` };
+    return { open };
   }
 }
 

@@ -79,7 +79,7 @@ describe('streaming', () => {
       ['stop_sequence', 'stop_sequence'],
       ['refusal', 'refusal'],
       ['model_context_window_exceeded', 'context_window'],
-      ['pause_turn', 'other'],
+      ['pause_turn', 'pause_turn'],
     ] as const;
     for (const [wire, neutral] of cases) {
       server.enqueue({ text: 'x', stop: wire });

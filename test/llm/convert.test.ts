@@ -72,8 +72,30 @@ describe('Anthropic conversion', () => {
     expect(mapAnthropicStop('model_context_window_exceeded')).toBe('context_window');
     expect(mapAnthropicStop('max_tokens')).toBe('max_tokens');
     expect(mapAnthropicStop('refusal')).toBe('refusal');
-    expect(mapAnthropicStop('pause_turn')).toBe('other');
+    // mutation: mapping pause_turn to 'other' (the turn ends, the answer cut off) fails this
+    expect(mapAnthropicStop('pause_turn')).toBe('pause_turn');
     expect(mapAnthropicStop(null)).toBe('other');
+  });
+
+  it("sends a paused reply's open search call only while it is the final message, and its continuation merged after it", () => {
+    const call = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } };
+    const res = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] };
+    const search = { type: 'web_search' as const, provider: 'anthropic' as const, id: 'srvtoolu_1', query: 'q', results: [] };
+    const paused = msg('assistant', [text('Looking.'), { ...search, wire: [call] }]);
+    const continued = msg('assistant', [{ ...search, wire: [res] }, text('Found it.')]);
+    const ask = msg('user', [text('what?')]);
+    const types = (ms: Message[]) => toAnthropicMessages(ms).map((m) => `${m.role}: ${m.content.map((b) => b.type).join(' ')}`);
+    expect(types([ask, paused])).toEqual(['user: text', 'assistant: text server_tool_use']);
+    // mutation: not merging consecutive assistant messages, or dropping a call whose result is in the next stored message, fails this
+    expect(types([ask, paused, continued, msg('user', [text('thanks')])])).toEqual([
+      'user: text',
+      'assistant: text server_tool_use web_search_tool_result text',
+      'user: text',
+    ]);
+    // the continuation never came: the open call is left out once anything follows it (the API refuses it there), and so is a result without its call
+    // mutation: sending an open call outside the final message fails this
+    expect(types([ask, paused, msg('user', [text('never mind')])])).toEqual(['user: text', 'assistant: text', 'user: text']);
+    expect(types([ask, continued, msg('user', [text('ok')])])).toEqual(['user: text', 'assistant: text', 'user: text']);
   });
 });
 
