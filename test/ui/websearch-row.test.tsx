@@ -23,7 +23,14 @@ const reply: Message = {
   kind: 'normal',
   createdAt: 1,
   blocks: [
-    { type: 'web_search', provider: 'anthropic', id: 'srvtoolu_1', query: 'vitest 4 release', results, wire: [{ type: 'server_tool_use' }] },
+    {
+      type: 'web_search',
+      provider: 'anthropic',
+      id: 'srvtoolu_1',
+      query: 'vitest 4 release',
+      results,
+      wire: [{ type: 'server_tool_use' }, { type: 'web_search_tool_result' }],
+    },
     {
       type: 'text',
       text: 'Vitest 4 is out.',
