@@ -24,6 +24,12 @@ interface PipeHandle {
   readStart(): number;
 }
 
+/** A stream's native handle, when it has one that can stop and start its reads. */
+function pipeHandle(stream: Readable): PipeHandle | undefined {
+  const handle = (stream as unknown as { _handle?: Partial<PipeHandle> | null })._handle;
+  return handle && typeof handle.readStop === 'function' && typeof handle.readStart === 'function' ? (handle as PipeHandle) : undefined;
+}
+
 export type StopReason = 'timeout' | 'interrupted';
 
 export interface Exited extends CommandExit {
@@ -139,8 +145,8 @@ export class BashRun {
       this.window = { start: now, bytes: 0, fast: this.window.bytes >= FAST_BYTES && now - this.window.start < 2 * BATCH_MS };
     this.window.bytes += bytes;
     if (this.window.fast || this.window.bytes >= FAST_BYTES) return;
-    const handle = (stream as unknown as { _handle?: PipeHandle | null })._handle;
-    if (this.restTimer || !handle || typeof handle.readStop !== 'function' || typeof handle.readStart !== 'function') return;
+    const handle = pipeHandle(stream);
+    if (this.restTimer || !handle) return;
     handle.readStop();
     this.resting = { stream, handle };
     this.restTimer = setTimeout(() => this.wake(), BATCH_MS);
@@ -153,8 +159,7 @@ export class BashRun {
     const resting = this.resting;
     this.resting = undefined;
     this.window = { start: performance.now(), bytes: 0, fast: false };
-    if (resting && !resting.stream.destroyed && (resting.stream as unknown as { _handle?: PipeHandle | null })._handle === resting.handle)
-      resting.handle.readStart();
+    if (resting && !resting.stream.destroyed && pipeHandle(resting.stream) === resting.handle) resting.handle.readStart();
   }
 
   private take(text: string): void {
