@@ -1,5 +1,5 @@
 // The WebFetch tool ({url, prompt}, Claude Code's input): a page fetched within limits
-// (fetchPage.ts), turned into Markdown (page.ts), headed by its title, URL and size, and the
+// (fetchPage.ts), turned into Markdown (page.ts, imported on first use), headed by its title, URL and size, and the
 // prompt the model asked it with. A large page is not cut: the spill rule archives it whole and
 // the model gets its head and tail with a handle for Recall. Permission is per domain: the
 // gate asks once for a host ("WebFetch(domain:docs.rs)"), which .agentrc's permissions.allowTools
@@ -11,7 +11,6 @@ import { parseInput, toInputSchema } from '../tools/inputSchema.js';
 import { TOOL } from '../tools/toolNames.js';
 import { ToolInputError, type Tool, type ToolOutput } from '../tools/types.js';
 import { fetchPage, urlRefusal, type FetchLimits } from './fetchPage.js';
-import { pageText } from './page.js';
 import DESCRIPTION from './webFetch.md';
 
 const WebFetchInput = z.object({
@@ -53,6 +52,8 @@ export function createWebFetchTool(limits: FetchLimits): Tool<WebFetchInput> {
     run: async (input, ctx): Promise<ToolOutput> => {
       const page = await fetchPage(input.url, limits, ctx.signal);
       if (!page.ok) return { content: page.why, isError: true };
+      // loaded on the first fetch: the HTML parsers are ~950 KB that every start would compile
+      const { pageText } = await import('./page.js');
       const size = `${fmtBytes(page.body.length)}${page.truncated ? `, cut at ${fmtBytes(limits.maxBytes)}` : ''}`;
       if (page.status >= 400) {
         const text = pageText(page.body, page.contentType, page.url);
