@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { startFakeServer, type FakeServer } from '../test/fake-server/server.js';
@@ -14,6 +16,9 @@ import { startFakeServer, type FakeServer } from '../test/fake-server/server.js'
 // provider. With the SQLite module removed from the Node 24 install, `agent` must explain
 // itself (exit 1, no stack) and `agent doctor` must name its sqlite check. Last, the store's
 // tests run under Node 24 (better-sqlite3 13 from that install). The two pairs run side by side.
+// On Node 20, a person's install downloads better-sqlite3 12's prebuilt binary from GitHub; with
+// no internet here it would compile for minutes (what `npm ci` of this checkout already did), so a
+// local mirror serves the binary that build made (prebuild-install's documented host override).
 // Fails with the step that failed; prints each step's time and the wall time.
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -121,13 +126,52 @@ interface Pair {
 const systemPath = ['/usr/local/bin', '/usr/bin', '/bin'].filter((d) => existsSync(d));
 
 /** Installs the tarball globally into the pair's empty prefix; the person's npm settings (registry, cache, nodedir) apply. */
-async function install(pair: Pair, tarball: string): Promise<void> {
-  const env = cleanEnv({ PATH: [...pair.path, ...systemPath].join(delimiter) });
+async function install(pair: Pair, tarball: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+  const env = cleanEnv({ PATH: [...pair.path, ...systemPath].join(delimiter), ...extraEnv });
   const r = await run(pair.npm[0]!, [...pair.npm.slice(1), 'install', '-g', tarball, '--prefix', pair.prefix, '--no-audit', '--no-fund'], { env });
   check(r.code === 0, `${pair.label}: npm install -g`, r);
 }
 
 const installed = (pair: Pair): string => join(pair.prefix, 'lib', 'node_modules', ...PKG.name.split('/'));
+
+interface Mirror {
+  /** prebuild-install's host override for better-sqlite3, pointing here. */
+  env: NodeJS.ProcessEnv;
+  /** Downloads answered with the binary. */
+  served: () => number;
+  close: () => Promise<void>;
+}
+
+/**
+ * Stands in for GitHub's release downloads of better-sqlite3 (prebuild-install's URL shape:
+ * <host>/v<version>/better-sqlite3-v<version>-node-v<abi>-<platform>-<arch>.tar.gz), serving
+ * this checkout's build for this Node.js; any other path is a 404, after which prebuild-install
+ * falls back to compiling, as it would offline.
+ */
+async function prebuiltMirror(work: string): Promise<Mirror> {
+  const pkg = join(ROOT, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string };
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const archive = join(work, name);
+  const packed = await run('tar', ['czf', archive, '-C', pkg, join('build', 'Release', 'better_sqlite3.node')]);
+  check(packed.code === 0, `packing ${pkg}'s binary`, packed);
+  let served = 0;
+  const server = createServer((req, res) => {
+    if (req.url !== `/v${version}/${name}`) {
+      res.writeHead(404).end();
+      return;
+    }
+    served++;
+    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(readFileSync(archive));
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const { port } = server.address() as AddressInfo;
+  return {
+    env: { npm_config_better_sqlite3_binary_host: `http://127.0.0.1:${port}` },
+    served: () => served,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}
 
 /** The installed agent's environment: its prefix and the pair's node first on PATH, a fresh HOME, the fake provider. */
 function agentEnv(pair: Pair, home: string, server: FakeServer): NodeJS.ProcessEnv {
@@ -204,6 +248,7 @@ async function main(): Promise<void> {
   // the store's tests run a child as "nobody", which loads better-sqlite3 13 from the Node 24 install in here
   chmodSync(work, 0o755);
   const server = await startFakeServer({ fallback: { text: 'pong' } });
+  let closeMirror: (() => Promise<void>) | undefined;
   try {
     console.log(`install test (${PKG.name} ${PKG.version}; cache ${CACHE})`);
     const packed = await step('npm pack (prepack builds dist/)', () => run('npm', ['pack', '--json', '--pack-destination', work]));
@@ -230,8 +275,14 @@ async function main(): Promise<void> {
       npmMajor: Number(npmHere.stdout.split('.')[0]),
       prefix: join(work, 'prefix-here'),
     };
+    const mirror = await prebuiltMirror(work);
+    closeMirror = mirror.close;
     const pairHere = (async () => {
-      await step(`${here.label}: install`, () => install(here, tarball));
+      await step(`${here.label}: install`, () => install(here, tarball, mirror.env));
+      const compiled = existsSync(join(installed(here), 'node_modules', 'better-sqlite3', 'build', 'Release', 'obj.target'));
+      console.log(
+        `  ${here.label}: better-sqlite3 ${compiled ? 'compiled (the mirror had no binary for the version npm chose)' : `prebuilt, downloaded from the mirror (${mirror.served()}×)`}`,
+      );
       await step(`${here.label}: --version, doctor, -p`, () => exercise(here, server));
     })();
     const pair24 = (async () => {
@@ -268,6 +319,7 @@ async function main(): Promise<void> {
     console.log(`install test passed in ${seconds(t0)}`);
   } finally {
     stopAll();
+    await closeMirror?.();
     await server.close();
     rmSync(work, { recursive: true, force: true });
   }
