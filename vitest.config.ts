@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig, type Plugin } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** `import text from './x.md'` is the file's text, as esbuild's text loader makes it in the bundle (src/textModules.d.ts). */
 const mdAsText: Plugin = {
@@ -9,10 +10,43 @@ const mdAsText: Plugin = {
   },
 };
 
+/**
+ * The files that hold minutes of sessions each, longest first (a run's figures on 2 cores): they
+ * start first, in both projects, so that none of them starts last and runs alone while the
+ * other workers have nothing left. On a clean clone vitest knows no durations and orders by
+ * file size, which says little here (compaction.test.ts is 44 lines of shared cases).
+ */
+const SLOW_FIRST = [
+  'caching',
+  'compaction',
+  'thinking',
+  'ledger',
+  'uncompact',
+  'images-compaction',
+  'responses',
+  'compaction-openai',
+  'crash',
+  'recall',
+  'spill-history',
+  'resume',
+  'plan',
+].map((name) => `test/e2e/${name}.test.ts`);
+
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification): number => {
+      const i = SLOW_FIRST.findIndex((s) => f.moduleId.endsWith(s));
+      return i < 0 ? SLOW_FIRST.length : i;
+    };
+    // Array.prototype.sort is stable: the rest keep vitest's order
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   plugins: [mdAsText],
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
@@ -21,5 +55,17 @@ export default defineConfig({
     // on a 2-core machine. Three files at once keep two cores busy.
     maxWorkers: Math.max(3, availableParallelism() - 1),
     globalSetup: ['test/globalSetup.ts'],
+    sequence: { sequencer: SlowFirst },
+    // Two regimes in one pool, so that neither waits for the other's last file: every test on
+    // claude-sonnet-5-5 (adaptive thinking), then the end-to-end files again on claude-sonnet-4-5
+    // with thinking enabled (test/e2e/regime.ts: the tests that regime would not change run
+    // once). `--project main` or `--project e2e-4-5` runs one of them.
+    projects: [
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'] } },
+      {
+        extends: true,
+        test: { name: 'e2e-4-5', include: ['test/e2e/**/*.test.ts'], env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } },
+      },
+    ],
   },
 });

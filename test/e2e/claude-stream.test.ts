@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isSummarizer, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
 import { EXAMPLES, RECORDED_EXAMPLES, recordedKind, shapeErrors, validate, validateRecorded, type Json } from './claudeShape.js';
+import { describeEachProvider, itEachProvider } from './regime.js';
 
 // Claude Code's print-mode wire: `-p --output-format stream-json [--verbose]`, `--output-format
 // json` and `--input-format stream-json`, checked message by message against recorded examples
@@ -32,7 +33,7 @@ it('the checker refuses what Claude Code would not send (a mutation of each kind
   expect(shapeErrors(assistant, bad).join('\n')).toMatch(/no tool_call element/);
 });
 
-describe.each<ProviderKind>(['anthropic', 'openai'])("Claude Code's stream-json with %s", (provider) => {
+describeEachProvider("Claude Code's stream-json with %s", (provider) => {
   let ws: Workspace;
   beforeEach(() => {
     ws = workspace();
@@ -98,45 +99,42 @@ describe("Claude Code's --include-partial-messages", () => {
     expect(validateRecorded(bad)).toEqual(['$.event.message.content: object where Claude Code sends array']);
   });
 
-  it.each<ProviderKind>(['anthropic', 'openai'])(
-    'with %s: stream_event lines wrap the reply as Anthropic streams it, shaped as Claude Code records them',
-    async (provider) => {
-      const ws = workspace();
-      writeFileSync(join(ws.dir, 'notes.txt'), 'x\n');
-      server.enqueue({ text: 'Let me look.', toolCalls: [{ name: 'Glob', input: { pattern: '*.txt' } }] }, { text: 'There is notes.txt.' });
-      const r = await runAgent(['-p', 'which text files?', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'], {
-        ws,
-        server,
-        provider,
-      });
-      expect(r.code, r.stderr).toBe(0);
-      const msgs = lines(r.stdout);
-      // mutation: any field renamed, missing or of another type in one of our kinds fails; so does a kind Claude Code never sent
-      for (const m of msgs) expect(validateRecorded(m), recordedKind(m)).toEqual([]);
-      const events = msgs.filter((m) => m.type === 'stream_event').map((m) => m.event as { type: string; index?: number; delta?: Msg; content_block?: Msg });
-      const kinds = events.map((e) => e.type);
-      // two replies, each from message_start to message_stop, before its assistant message
-      expect(kinds.filter((k) => k === 'message_start')).toHaveLength(2);
-      expect(kinds.at(-1)).toBe('message_stop');
-      const text = events.flatMap((e) => (e.delta?.type === 'text_delta' ? [String(e.delta.text)] : [])).join('');
-      expect(text).toBe('Let me look.There is notes.txt.');
-      const tool = events.find((e) => e.content_block?.type === 'tool_use');
-      expect(tool?.content_block).toMatchObject({ name: 'Glob', input: {} });
-      const json = events.find((e) => e.delta?.type === 'input_json_delta' && e.index === tool?.index);
-      expect(JSON.parse(String(json?.delta?.partial_json))).toEqual({ pattern: '*.txt' });
-      // the assistant message carries the id its stream events announced
-      const firstStart = events.find((e) => e.type === 'message_start') as unknown as { message: { id: string } };
-      const firstAssistant = msgs.find((m) => m.type === 'assistant') as { message: { id: string } };
-      expect(firstAssistant.message.id).toBe(firstStart.message.id);
-      const stop = events.find((e) => e.type === 'message_delta') as unknown as { delta: { stop_reason: string } };
-      expect(stop.delta.stop_reason).toBe('tool_use');
-      // each block opened is closed, in order
-      const opened = events.filter((e) => e.type === 'content_block_start').map((e) => e.index);
-      const closed = events.filter((e) => e.type === 'content_block_stop').map((e) => e.index);
-      expect(closed).toEqual(opened);
-      expect(msgs.filter((m) => m.type === 'stream_event').every((m) => m.session_id === msgs[0]!.session_id && m.parent_tool_use_id === null)).toBe(true);
-    },
-  );
+  itEachProvider('with %s: stream_event lines wrap the reply as Anthropic streams it, shaped as Claude Code records them', async (provider) => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, 'notes.txt'), 'x\n');
+    server.enqueue({ text: 'Let me look.', toolCalls: [{ name: 'Glob', input: { pattern: '*.txt' } }] }, { text: 'There is notes.txt.' });
+    const r = await runAgent(['-p', 'which text files?', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'], {
+      ws,
+      server,
+      provider,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const msgs = lines(r.stdout);
+    // mutation: any field renamed, missing or of another type in one of our kinds fails; so does a kind Claude Code never sent
+    for (const m of msgs) expect(validateRecorded(m), recordedKind(m)).toEqual([]);
+    const events = msgs.filter((m) => m.type === 'stream_event').map((m) => m.event as { type: string; index?: number; delta?: Msg; content_block?: Msg });
+    const kinds = events.map((e) => e.type);
+    // two replies, each from message_start to message_stop, before its assistant message
+    expect(kinds.filter((k) => k === 'message_start')).toHaveLength(2);
+    expect(kinds.at(-1)).toBe('message_stop');
+    const text = events.flatMap((e) => (e.delta?.type === 'text_delta' ? [String(e.delta.text)] : [])).join('');
+    expect(text).toBe('Let me look.There is notes.txt.');
+    const tool = events.find((e) => e.content_block?.type === 'tool_use');
+    expect(tool?.content_block).toMatchObject({ name: 'Glob', input: {} });
+    const json = events.find((e) => e.delta?.type === 'input_json_delta' && e.index === tool?.index);
+    expect(JSON.parse(String(json?.delta?.partial_json))).toEqual({ pattern: '*.txt' });
+    // the assistant message carries the id its stream events announced
+    const firstStart = events.find((e) => e.type === 'message_start') as unknown as { message: { id: string } };
+    const firstAssistant = msgs.find((m) => m.type === 'assistant') as { message: { id: string } };
+    expect(firstAssistant.message.id).toBe(firstStart.message.id);
+    const stop = events.find((e) => e.type === 'message_delta') as unknown as { delta: { stop_reason: string } };
+    expect(stop.delta.stop_reason).toBe('tool_use');
+    // each block opened is closed, in order
+    const opened = events.filter((e) => e.type === 'content_block_start').map((e) => e.index);
+    const closed = events.filter((e) => e.type === 'content_block_stop').map((e) => e.index);
+    expect(closed).toEqual(opened);
+    expect(msgs.filter((m) => m.type === 'stream_event').every((m) => m.session_id === msgs[0]!.session_id && m.parent_tool_use_id === null)).toBe(true);
+  });
 
   it('--include-partial-messages without stream-json is a usage error', async () => {
     const r = await runAgent(['-p', 'hi', '--include-partial-messages'], { ws: workspace(), server });

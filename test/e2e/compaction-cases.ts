@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import type { CompactionRecord } from '../../src/history/compaction.js';
 import type { FakeServer, Reply } from '../fake-server/server.js';
 import { KEY, runAgent, workspace, type ProviderKind, type Workspace, isSummarizer } from './harness.js';
+import { itRegimeFree } from './regime.js';
 
 // The compaction end-to-end cases, run once per provider by compaction.test.ts (Anthropic) and
 // compaction-openai.test.ts (OpenAI): two files, so that the suite runs them side by side.
@@ -56,7 +57,8 @@ export function bigFile(ws: Workspace, name: string, lines: number): void {
 /** The cases of one provider, against the file's fake server. */
 export function compactionCases(server: FakeServer, provider: ProviderKind): void {
   const turn = (ws: Workspace, p: ProviderKind, prompt: string, first: boolean, model: string) => turnWith(server, ws, p, prompt, first, model);
-  it('keeps a long tool-heavy session on an 8K window going with no overflow reaching the user', async () => {
+  // models of their own (an 8K and a 64K window): the same in both regimes
+  itRegimeFree('keeps a long tool-heavy session on an 8K window going with no overflow reaching the user', async () => {
     const model = 'tiny-8k';
     const ws = workspace({ models: { [model]: { contextWindow: 8192, maxOutputTokens: 1024, provider } } });
     server.settings.contextWindow = { [model]: 8192, '*': 1_000_000 };
@@ -172,32 +174,36 @@ export function compactionCases(server: FakeServer, provider: ProviderKind): voi
     expect(missing.stderr).toContain(`compaction.model "${summarizerModel}" is served by ${other}, and there is no API key for ${other}: set ${keyVar}`);
   });
 
-  it('trips the circuit breaker after three failed auto compactions and stops trying', async () => {
-    // big buffers (scaled to 40% of the window) bring auto compaction early: three failures and two more turns fit before the window fills
-    const model = 'breaker-64k';
-    const ws = workspace({
-      models: { [model]: { contextWindow: 65_536, maxOutputTokens: 1024, provider } },
-      compaction: { autoBufferTokens: 40_000, warningBufferTokens: 45_000, microBufferTokens: 45_000 },
-    });
-    server.respondWith((req) => (isSummarizer(req.view) ? { type: 'error', error: 'invalid_request', message: 'summaries are broken today' } : undefined));
-    const failures: CompactionRecord[] = [];
-    const notices: string[] = [];
-    let summarizerCallsAfterBreaker = -1;
-    for (let t = 0; t < 11; t++) {
-      server.enqueue({ text: `answer ${t}. ${LONG.repeat(12)}` });
-      const r = await turn(ws, provider, `question ${t}`, t === 0, model);
-      expect(r.code).toBe(0);
-      failures.push(...records(r.evs).filter((c) => c.trigger === 'auto' && c.status === 'failed'));
-      notices.push(...r.evs.filter((e) => e.type === 'compaction_skipped' || e.type === 'notice').map((e) => `${e.type}: ${e.text ?? JSON.stringify(e)}`));
-      if (failures.length >= 3 && summarizerCallsAfterBreaker < 0)
-        summarizerCallsAfterBreaker = server.requests.filter((q) => q.view && isSummarizer(q.view)).length;
-    }
-    expect(failures).toHaveLength(3);
-    expect(failures[0]!.reason).toContain('summaries are broken today');
-    expect(notices.join('\n')).toMatch(/circuit breaker|stopped|failed 3 times/i);
-    // no summarizer request after the breaker opened
-    expect(server.requests.filter((q) => q.view && isSummarizer(q.view)).length).toBe(summarizerCallsAfterBreaker);
-  }, 120_000); // eleven runs of the CLI, on a loaded 2-core machine
+  itRegimeFree(
+    'trips the circuit breaker after three failed auto compactions and stops trying',
+    async () => {
+      // big buffers (scaled to 40% of the window) bring auto compaction early: three failures and two more turns fit before the window fills
+      const model = 'breaker-64k';
+      const ws = workspace({
+        models: { [model]: { contextWindow: 65_536, maxOutputTokens: 1024, provider } },
+        compaction: { autoBufferTokens: 40_000, warningBufferTokens: 45_000, microBufferTokens: 45_000 },
+      });
+      server.respondWith((req) => (isSummarizer(req.view) ? { type: 'error', error: 'invalid_request', message: 'summaries are broken today' } : undefined));
+      const failures: CompactionRecord[] = [];
+      const notices: string[] = [];
+      let summarizerCallsAfterBreaker = -1;
+      for (let t = 0; t < 11; t++) {
+        server.enqueue({ text: `answer ${t}. ${LONG.repeat(12)}` });
+        const r = await turn(ws, provider, `question ${t}`, t === 0, model);
+        expect(r.code).toBe(0);
+        failures.push(...records(r.evs).filter((c) => c.trigger === 'auto' && c.status === 'failed'));
+        notices.push(...r.evs.filter((e) => e.type === 'compaction_skipped' || e.type === 'notice').map((e) => `${e.type}: ${e.text ?? JSON.stringify(e)}`));
+        if (failures.length >= 3 && summarizerCallsAfterBreaker < 0)
+          summarizerCallsAfterBreaker = server.requests.filter((q) => q.view && isSummarizer(q.view)).length;
+      }
+      expect(failures).toHaveLength(3);
+      expect(failures[0]!.reason).toContain('summaries are broken today');
+      expect(notices.join('\n')).toMatch(/circuit breaker|stopped|failed 3 times/i);
+      // no summarizer request after the breaker opened
+      expect(server.requests.filter((q) => q.view && isSummarizer(q.view)).length).toBe(summarizerCallsAfterBreaker);
+    },
+    120_000,
+  ); // eleven runs of the CLI, on a loaded 2-core machine
 
   it('falls back down the chain to a metadata-only checkpoint when every summary request overflows', async () => {
     const ws = workspace();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CompactionRecord } from '../../src/history/compaction.js';
 import { compactionCases, LONG, records, SUMMARY, turnWith } from './compaction-cases.js';
 import { workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
+import { describeRegimeFree } from './regime.js';
 
 // Compaction end to end: the built CLI, the real SDKs, the fake server enforcing a small
 // context window with the real overflow errors. The OpenAI cases: compaction-openai.test.ts.
@@ -11,7 +12,7 @@ const turn = (ws: Workspace, provider: ProviderKind, prompt: string, first: bool
 
 describe('compaction with anthropic', () => compactionCases(server, 'anthropic'));
 
-describe('silent truncation by an OpenAI-compatible server (Ollama)', () => {
+describeRegimeFree('silent truncation by an OpenAI-compatible server (Ollama)', () => {
   it('notices a server that truncates instead of failing, tells the user, adopts its window and compacts', async () => {
     const model = 'llama-local';
     // the person believes the model has 32K; the server (num_ctx) keeps 7,000 and says nothing (the

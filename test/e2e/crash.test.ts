@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Reply } from '../fake-server/server.js';
 import { jsonResult, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
+import { describeEachProvider } from './regime.js';
 
 // Crash safety: a print-mode session is killed with SIGKILL at many points; each time the
 // next `--continue` must resume with a history the provider accepts (the fake server
@@ -116,7 +117,7 @@ const KILL_POINTS: KillPoint[] = [
   },
 ];
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('SIGKILL and resume with %s', (provider) => {
+describeEachProvider('SIGKILL and resume with %s', (provider) => {
   it.each(KILL_POINTS)('$name', async (point) => {
     const ws = workspace();
     // a slow summarizer, so that a compaction can be caught in the act

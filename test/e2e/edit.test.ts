@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isSummarizer, MODEL, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { describeEachProvider } from './regime.js';
 
 // Edit, Write and /rewind end to end, print mode: the built CLI, the real SDKs, the fake
 // server validating every request like the real services.
@@ -23,7 +24,7 @@ const allAccepted = (): void => {
   for (const q of server.requests) expect(q.response?.status, JSON.stringify(q.response)).toBe(200);
 };
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('Edit, Write and /rewind with %s', (provider) => {
+describeEachProvider('Edit, Write and /rewind with %s', (provider) => {
   let ws: Workspace;
   beforeEach(() => {
     ws = workspace();

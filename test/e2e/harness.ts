@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
 import { lastUserText, startFakeServer, type FakeServer, type RequestView } from '../fake-server/server.js';
+import { FIRST_REGIME_MODEL, noteSuiteWorkspace, type ProviderKind, SECOND_REGIME_MODEL } from './regime.js';
 
 // Runs the built CLI (bin/agent.js → dist/) as a child process against the fake provider
 // server, in a private workspace: its own HOME, database and project directory.
@@ -14,7 +15,7 @@ export const BUILT_IN_TOOLS = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glo
 
 export const AGENT_BIN = resolve(__dirname, '..', '..', 'bin', 'agent.js');
 
-export type ProviderKind = 'anthropic' | 'openai';
+export type { ProviderKind };
 
 /**
  * The models the runs use unless a test names one. The Anthropic default thinks (the 5 family
@@ -22,15 +23,15 @@ export type ProviderKind = 'anthropic' | 'openai';
  * suite exercises thinking; AGENT_E2E_ANTHROPIC_MODEL=claude-sonnet-4-5 runs them on a 4.5-era
  * model instead.
  */
-export const MODEL: Record<ProviderKind, string> = { anthropic: process.env.AGENT_E2E_ANTHROPIC_MODEL ?? 'claude-sonnet-5-5', openai: 'gpt-4o' };
+export const MODEL: Record<ProviderKind, string> = { anthropic: process.env.AGENT_E2E_ANTHROPIC_MODEL ?? FIRST_REGIME_MODEL, openai: 'gpt-4o' };
 
 /**
  * On claude-sonnet-4-5 the suites think too: enabled with a 4,000-token budget (the only mode of
  * a 4.5-era model), set for that model alone, so a test's own models and thinking still win.
  */
 const MODEL_RC: Record<string, unknown> =
-  MODEL.anthropic === 'claude-sonnet-4-5'
-    ? { 'claude-sonnet-4-5': { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } }
+  MODEL.anthropic === SECOND_REGIME_MODEL
+    ? { [SECOND_REGIME_MODEL]: { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } }
     : {};
 export const KEY: Record<ProviderKind, string> = {
   anthropic: 'sk-ant-e2e-SECRET-anthropic-0123456789',
@@ -53,7 +54,9 @@ export function workspace(rc: Record<string, unknown> = {}, opts: { suiteThinkin
   mkdirSync(dir);
   mkdirSync(home);
   // a test that sets thinking, or opts out (it tests what an .agentrc entry would override), gets none of the suite's
-  const suite = opts.suiteThinking !== false && rc['thinking'] === undefined ? MODEL_RC : {};
+  const suiteThinking = opts.suiteThinking !== false && rc['thinking'] === undefined;
+  if (suiteThinking) noteSuiteWorkspace();
+  const suite = suiteThinking ? MODEL_RC : {};
   const models = { ...suite, ...(rc['models'] as Record<string, unknown> | undefined) };
   const withModels = Object.keys(models).length > 0 ? { ...rc, models } : rc;
   writeFileSync(join(dir, '.agentrc'), JSON.stringify({ retry: { baseDelayMs: 5, maxDelayMs: 50 }, ...withModels }));

@@ -5,6 +5,7 @@ import type { Block, ImageBlock } from '../../src/llm/messages.js';
 import type { RecordedRequest } from '../fake-server/server.js';
 import { makeImage } from '../support/images.js';
 import { isSummarizer, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { describeEachProvider, itEachProvider } from './regime.js';
 
 // Images in a long session, end to end through the fake: once a turn's image is older than the
 // person's last two turns, micro compaction replaces it by a placeholder naming a Recall id;
@@ -51,7 +52,7 @@ const rcFor = (provider: ProviderKind): Record<string, unknown> => ({
   ...(provider === 'openai' ? { api: 'responses' } : {}),
 });
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('images in a long session (%s)', (provider) => {
+describeEachProvider('images in a long session (%s)', (provider) => {
   it('an old image becomes a placeholder with a Recall id, and Recall attaches it again', async () => {
     const ws = workspace(rcFor(provider));
     const id = await threeImageTurns(ws, provider);
@@ -82,7 +83,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('images in a long session (
 });
 
 describe('the gauge and the fake count an image alike', () => {
-  it.each<ProviderKind>(['anthropic', 'openai'])(
+  itEachProvider(
     '%s: the gauge grows by what the fake counts for a 1092×1092 image',
     async (provider) => {
       const sizes: Array<{ gauge: number[]; prompt: number }> = [];
@@ -118,7 +119,7 @@ describe('the gauge and the fake count an image alike', () => {
 });
 
 describe('the summarizer and images', () => {
-  it.each<ProviderKind>(['anthropic', 'openai'])(
+  itEachProvider(
     '%s: /compact sends the summarizer placeholders, never the bytes',
     async (provider) => {
       const ws = workspace(provider === 'openai' ? { api: 'responses' } : {});

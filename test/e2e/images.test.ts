@@ -6,6 +6,7 @@ import type { Block, ImageBlock } from '../../src/llm/messages.js';
 import { MAX_LONG_SIDE, MAX_PIXELS } from '../../src/media/limits.js';
 import { makeImage } from '../support/images.js';
 import { runAgent, useFakeServer, workspace, type ProviderKind } from './harness.js';
+import { describeFor } from './regime.js';
 
 // Images end to end: the built CLI against the fake provider, which decodes what it is sent.
 // `read shot.png` (the model's FileRead) and `@shot.png` (the person's mention) reach Anthropic
@@ -32,35 +33,37 @@ const setups: Array<{ name: string; provider: ProviderKind; rc: Record<string, u
   { name: 'OpenAI Chat Completions', provider: 'openai', rc: {} },
 ];
 
-describe.each(setups)('images ($name)', ({ provider, rc }) => {
-  it('read shot.png sends the image to the model', async () => {
-    const ws = workspace(rc);
-    writeFileSync(join(ws.dir, 'shot.png'), shot);
-    server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: 'shot.png' } }] }, { text: 'a chart' });
-    const r = await runAgent(['-p', 'read shot.png'], { ws, server, provider });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('a chart');
-    const sent = imagesIn(2);
-    // mutation: FileRead refusing images as binary (the old behaviour) leaves no image here
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.mediaType).toBe('image/png');
-    expect(Buffer.from(sent[0]!.data, 'base64').equals(shot)).toBe(true);
-    const texts = JSON.stringify(server.requests[1]!.view!.messages);
-    expect(texts).toContain('Image shot.png: PNG, 120×80');
-  });
+for (const { name, provider, rc } of setups) {
+  describeFor(provider)(`images ('${name}')`, () => {
+    it('read shot.png sends the image to the model', async () => {
+      const ws = workspace(rc);
+      writeFileSync(join(ws.dir, 'shot.png'), shot);
+      server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: 'shot.png' } }] }, { text: 'a chart' });
+      const r = await runAgent(['-p', 'read shot.png'], { ws, server, provider });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('a chart');
+      const sent = imagesIn(2);
+      // mutation: FileRead refusing images as binary (the old behaviour) leaves no image here
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.mediaType).toBe('image/png');
+      expect(Buffer.from(sent[0]!.data, 'base64').equals(shot)).toBe(true);
+      const texts = JSON.stringify(server.requests[1]!.view!.messages);
+      expect(texts).toContain('Image shot.png: PNG, 120×80');
+    });
 
-  it('@shot.png attaches the image to the message', async () => {
-    const ws = workspace(rc);
-    writeFileSync(join(ws.dir, 'shot.png'), shot);
-    server.enqueue({ text: 'seen' });
-    const r = await runAgent(['-p', 'what is in @shot.png'], { ws, server, provider });
-    expect(r.code, r.stderr).toBe(0);
-    const sent = imagesIn(1);
-    // mutation: attaching only the FileRead text of an image file leaves no image here
-    expect(sent).toHaveLength(1);
-    expect(Buffer.from(sent[0]!.data, 'base64').equals(shot)).toBe(true);
+    it('@shot.png attaches the image to the message', async () => {
+      const ws = workspace(rc);
+      writeFileSync(join(ws.dir, 'shot.png'), shot);
+      server.enqueue({ text: 'seen' });
+      const r = await runAgent(['-p', 'what is in @shot.png'], { ws, server, provider });
+      expect(r.code, r.stderr).toBe(0);
+      const sent = imagesIn(1);
+      // mutation: attaching only the FileRead text of an image file leaves no image here
+      expect(sent).toHaveLength(1);
+      expect(Buffer.from(sent[0]!.data, 'base64').equals(shot)).toBe(true);
+    });
   });
-});
+}
 
 describe('a large image', () => {
   it('a 6000×4000 PNG is sent downscaled within the limits, its original size said', async () => {

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUILT_IN_TOOLS, jsonResult, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
 import { EVERYTHING, freePort, startEverything, type HttpServer } from '../mcp/everything.js';
+import { itRegimeFree } from './regime.js';
 
 // MCP end to end in print mode: the built CLI reads .mcp.json, starts a real stdio server
 // (@modelcontextprotocol/server-everything) and connects to a real streamable-HTTP one, the
@@ -86,15 +87,19 @@ describe('MCP servers in print mode', () => {
     expect(third[1]).toMatchObject({ type: 'tool_result', images: [{ type: 'image', mediaType: 'image/png' }] });
   }, 60_000);
 
-  it("OpenAI: a tool's image follows the tool messages in a user message", async () => {
-    mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] } });
-    server.enqueue({ toolCalls: [{ name: 'mcp__local__get-tiny-image', input: {} }] }, { text: 'seen' });
-    const r = await runAgent(['-p', 'look', '--mcp-trust', '--allowed-tools', 'mcp__local'], { ws, server, provider: 'openai', timeoutMs: 40_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const msgs = server.requests[1]!.view!.messages;
-    expect(msgs.at(-2)!.blocks[0]).toMatchObject({ type: 'tool_result' });
-    expect(msgs.at(-1)!.blocks).toEqual([expect.objectContaining({ type: 'image', mediaType: 'image/png' })]);
-  }, 60_000);
+  itRegimeFree(
+    "OpenAI: a tool's image follows the tool messages in a user message",
+    async () => {
+      mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] } });
+      server.enqueue({ toolCalls: [{ name: 'mcp__local__get-tiny-image', input: {} }] }, { text: 'seen' });
+      const r = await runAgent(['-p', 'look', '--mcp-trust', '--allowed-tools', 'mcp__local'], { ws, server, provider: 'openai', timeoutMs: 40_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const msgs = server.requests[1]!.view!.messages;
+      expect(msgs.at(-2)!.blocks[0]).toMatchObject({ type: 'tool_result' });
+      expect(msgs.at(-1)!.blocks).toEqual([expect.objectContaining({ type: 'image', mediaType: 'image/png' })]);
+    },
+    60_000,
+  );
 
   it('skips an unapproved project server with a note, and refuses unallowed MCP tools in -p', async () => {
     mcpJson({ local: { command: 'node', args: [EVERYTHING, 'stdio'] } });

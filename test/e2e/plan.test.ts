@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isSummarizer, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { describeEachProvider } from './regime.js';
 
 // Plan mode and the task list end to end in print mode: the built CLI, the real SDKs, the fake
 // server validating every request like the real services.
@@ -22,7 +23,7 @@ const allAccepted = (): void => {
 
 const ORIGINAL = 'export const port = 3000;\n';
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('plan mode with %s', (provider) => {
+describeEachProvider('plan mode with %s', (provider) => {
   let ws: Workspace;
   beforeEach(() => {
     ws = workspace();

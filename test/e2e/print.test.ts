@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BUILT_IN_TOOLS, jsonResult, KEY, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { describeEachProvider } from './regime.js';
 
 // Print mode end to end: the built CLI as a child process, the real SDKs over HTTP, the
 // fake provider server on the other side. Every case runs for both providers.
@@ -22,7 +23,7 @@ function toolResultsIn(n: number): Array<{ content: string; isError: boolean }> 
   return out;
 }
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('print mode with %s', (provider) => {
+describeEachProvider('print mode with %s', (provider) => {
   let ws: Workspace;
   beforeEach(() => {
     ws = workspace();

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/llm/messages.js';
 import type { RecordedRequest } from '../fake-server/server.js';
-import { jsonResult, runAgent, workspace, type ProviderKind, useFakeServer, isSummarizer } from './harness.js';
+import { jsonResult, runAgent, workspace, useFakeServer, isSummarizer } from './harness.js';
+import { describeEachProvider, itRegimeFree } from './regime.js';
 
 // After compaction, a detail the summary left out is found again: by the model through the
 // Recall tool (both providers), and by the person through `agent sessions search` and /history.
@@ -18,7 +19,7 @@ const unmark = (s: string): string => s.replace(/[«»]/g, '');
 const blocksOf = (q: RecordedRequest | undefined): Block[] => (q?.view?.messages ?? []).flatMap((m) => m.blocks);
 const toolResultTexts = (q: RecordedRequest | undefined): string[] => blocksOf(q).flatMap((b) => (b.type === 'tool_result' ? [b.content] : []));
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('Recall with %s', (provider) => {
+describeEachProvider('Recall with %s', (provider) => {
   it('finds a fact that only an archived tool output holds, after a compaction, by query and then by id', async () => {
     const ws = workspace();
     writeFileSync(join(ws.dir, 'secrets.md'), `# Notes\n\n${LONG}\n\nImportant: ${FACT}.\n\n${LONG}\n`);
@@ -65,7 +66,7 @@ describe.each<ProviderKind>(['anthropic', 'openai'])('Recall with %s', (provider
     expect(opened).toContain(FACT);
   });
 
-  it('reopens a tool output that micro compaction cleared, through the id in its placeholder', async () => {
+  itRegimeFree('reopens a tool output that micro compaction cleared, through the id in its placeholder', async () => {
     const model = 'small-16k';
     const ws = workspace({ models: { [model]: { contextWindow: 16_384, maxOutputTokens: 1024, provider } }, compaction: { microKeepRecent: 1 } });
     server.settings.contextWindow = { [model]: 16_384 };

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { jsonResult, MODEL, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
+import { jsonResult, MODEL, runAgent, workspace, type Workspace, useFakeServer, isSummarizer } from './harness.js';
+import { describeEachProvider } from './regime.js';
 
 // Persistence end to end: what one process stored, the next one continues exactly.
 
@@ -10,7 +11,7 @@ const server = useFakeServer();
 /** A reply long enough that summarizing it saves space. */
 const LONG = 'The details of this answer go on at length about line counting and many other things. '.repeat(40);
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('resume with %s', (provider) => {
+describeEachProvider('resume with %s', (provider) => {
   let ws: Workspace;
   beforeEach(() => {
     ws = workspace();

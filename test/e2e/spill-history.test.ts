@@ -1,5 +1,6 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import { isSummarizer, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { beforeEach, expect, it } from 'vitest';
+import { isSummarizer, runAgent, workspace, type Workspace, useFakeServer } from './harness.js';
+import { describeEachProvider } from './regime.js';
 
 // A spilled output's handle across the commands that rewrite the history, end to end in print
 // mode: /compact then /uncompact, /rewind to a turn after the spill, and /rewind to before it.
@@ -17,7 +18,7 @@ const lastResults = (n: number): string[] => {
   return (q.view?.messages ?? []).flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.content] : []))).slice(-n);
 };
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('spill handles across /compact, /uncompact and /rewind with %s', (provider) => {
+describeEachProvider('spill handles across /compact, /uncompact and /rewind with %s', (provider) => {
   let ws: Workspace;
   beforeEach(() => {
     // the compaction keeps only the last turn verbatim: the spill's turn leaves the view

@@ -1,7 +1,8 @@
 import { utimesSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { jsonResult, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { beforeEach, expect, it } from 'vitest';
+import { jsonResult, runAgent, workspace, type Workspace, useFakeServer } from './harness.js';
+import { describeEachProvider } from './regime.js';
 
 // Spilled tool outputs and the edit tracker across --continue, end to end in print mode: the
 // built CLI, the real SDKs, the fake server validating every request.
@@ -18,7 +19,7 @@ const lastResults = (): string[] => {
   return (q.view?.messages ?? []).flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.content] : [])));
 };
 
-describe.each<ProviderKind>(['anthropic', 'openai'])('spilled outputs and the tracker after --continue with %s', (provider) => {
+describeEachProvider('spilled outputs and the tracker after --continue with %s', (provider) => {
   let ws: Workspace;
   beforeEach(() => {
     ws = workspace({ permissions: { mode: 'allow' } });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSilentServer, type SilentServer } from '../fake-server/silent.js';
 import { UNANSWERED_PROMPT_REPLY } from '../../src/session/repair.js';
 import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
+import { describeEachProvider } from './regime.js';
 
 // A provider that never answers, one that goes silent mid-reply, and one that answers with
 // nothing: each stage has its own timeout from .agentrc, the person hears within seconds that
@@ -52,7 +53,7 @@ describe('timeouts', () => {
   });
 });
 
-describe.each(['anthropic', 'openai'] as const)('an empty completion from %s', (provider) => {
+describeEachProvider('an empty completion from %s', (provider) => {
   it('is retried, then reported; never stored, and the next prompt is not merged with the unanswered one', async () => {
     const ws = workspace({ retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20 } });
     server.enqueue({ text: '' }, { text: '' });

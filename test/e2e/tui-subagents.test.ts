@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
+import { describeRegimeFree } from './regime.js';
 
 // Sub-agents in a real terminal (tmux): the prompt attaches a plan file whose directives make
 // the fake model call Task twice; the children run slowly enough to watch their live rows, one
@@ -32,7 +33,7 @@ async function followPlan(ws: Workspace, plan: string[]): Promise<{ env: NodeJS.
   return { env, t };
 }
 
-describe.skipIf(!hasTmux)('sub-agents in the TUI', () => {
+(hasTmux ? describeRegimeFree : describe.skip)('sub-agents in the TUI', () => {
   it('shows live child rows, asks a child’s approval in the main prompt, and Ctrl+O prints a child’s transcript', async () => {
     const ws = workspace();
     writeFileSync(join(ws.dir, 'notes.md'), 'the notes say NOTES-LINE-77\n');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lastUserText, type RequestView } from '../fake-server/server.js';
 import { AGENT_BIN, agentEnv, isSummarizer, jsonResult, MODEL, runAgent, workspace, useFakeServer, type ProviderKind, type Workspace } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
+import { describeEachProvider, describeRegimeFree } from './regime.js';
 
 // /uncompact end to end: a session compacted in one process is resumed in another, and the
 // compaction is undone there — in print mode with both providers, and in the TUI in a real
@@ -25,46 +26,44 @@ async function compactedSession(ws: Workspace, provider: ProviderKind): Promise<
 const turnText = (v: RequestView): string => JSON.stringify(v.messages);
 const lastTurn = (): RequestView => server.requests.filter((q) => q.view && !isSummarizer(q.view)).at(-1)!.view!;
 
-for (const provider of ['anthropic', 'openai'] as const) {
-  describe(`/uncompact in print mode (${provider})`, () => {
-    it('undoes the compaction of a resumed session: the next request carries the archived turns again, not the summary', async () => {
-      const ws = workspace();
-      await compactedSession(ws, provider);
-      server.enqueue({ text: 'after compaction' });
-      expect((await runAgent(['-p', 'what came first?', '--continue'], { ws, server, provider })).code).toBe(0);
-      expect(turnText(lastTurn())).toContain('Talk about the animals');
-      expect(turnText(lastTurn())).not.toContain('Answer 0 about animal-0');
+describeEachProvider('/uncompact in print mode (%s)', (provider) => {
+  it('undoes the compaction of a resumed session: the next request carries the archived turns again, not the summary', async () => {
+    const ws = workspace();
+    await compactedSession(ws, provider);
+    server.enqueue({ text: 'after compaction' });
+    expect((await runAgent(['-p', 'what came first?', '--continue'], { ws, server, provider })).code).toBe(0);
+    expect(turnText(lastTurn())).toContain('Talk about the animals');
+    expect(turnText(lastTurn())).not.toContain('Answer 0 about animal-0');
 
-      const list = await runAgent(['-p', '/uncompact list', '--continue'], { ws, server, provider });
-      expect(list.code, list.stderr).toBe(0);
-      expect(list.stdout).toMatch(/ 1\. .* manual +c_\S+ — \d+ messages archived/);
+    const list = await runAgent(['-p', '/uncompact list', '--continue'], { ws, server, provider });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/ 1\. .* manual +c_\S+ — \d+ messages archived/);
 
-      const undo = await runAgent(['-p', '/uncompact', '--continue'], { ws, server, provider });
-      expect(undo.code, undo.stderr).toBe(0);
-      expect(undo.stdout).toMatch(/Undid compaction 1: \d+ more messages in view, the context is now [\d,]+ tokens/);
+    const undo = await runAgent(['-p', '/uncompact', '--continue'], { ws, server, provider });
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toMatch(/Undid compaction 1: \d+ more messages in view, the context is now [\d,]+ tokens/);
 
-      server.enqueue({ text: 'I remember animal-0' });
-      const next = await runAgent(['-p', 'and now?', '--continue', '--output-format', 'json'], { ws, server, provider });
-      expect(next.code, next.stderr).toBe(0);
-      const sent = turnText(lastTurn());
-      expect(sent).toContain('Answer 0 about animal-0');
-      expect(sent).not.toContain('Talk about the animals');
-      expect(lastUserText(lastTurn())).toContain('and now?');
+    server.enqueue({ text: 'I remember animal-0' });
+    const next = await runAgent(['-p', 'and now?', '--continue', '--output-format', 'json'], { ws, server, provider });
+    expect(next.code, next.stderr).toBe(0);
+    const sent = turnText(lastTurn());
+    expect(sent).toContain('Answer 0 about animal-0');
+    expect(sent).not.toContain('Talk about the animals');
+    expect(lastUserText(lastTurn())).toContain('and now?');
 
-      // nothing left to undo
-      const again = await runAgent(['-p', '/uncompact', '--continue'], { ws, server, provider });
-      expect(again.stdout).toContain('Nothing to undo');
-      // the summary left the context but not the database: the transcript says what took it out
-      const id = String(jsonResult(next).session_id);
-      const show = await runAgent(['sessions', 'show', id, '--archived'], { ws });
-      expect(show.stdout).toMatch(/## checkpoint \[archived by \/uncompact rv_\S+\]/);
-    }, 90_000);
-  });
-}
+    // nothing left to undo
+    const again = await runAgent(['-p', '/uncompact', '--continue'], { ws, server, provider });
+    expect(again.stdout).toContain('Nothing to undo');
+    // the summary left the context but not the database: the transcript says what took it out
+    const id = String(jsonResult(next).session_id);
+    const show = await runAgent(['sessions', 'show', id, '--archived'], { ws });
+    expect(show.stdout).toMatch(/## checkpoint \[archived by \/uncompact rv_\S+\]/);
+  }, 90_000);
+});
 
 const answersIn = (v: RequestView): number[] => [...turnText(v).matchAll(/Answer (\d+) about animal/g)].map((m) => Number(m[1]));
 
-describe('/uncompact when the archived messages do not fit', () => {
+describeRegimeFree('/uncompact when the archived messages do not fit', () => {
   it('says how much is missing and offers the newest part that fits, which then works', async () => {
     // a 16K window: the auto threshold is ~10K tokens; ten turns of ~1.3K tokens each do not fit back
     const model = 'small-16k';
@@ -103,8 +102,8 @@ describe('/uncompact when the archived messages do not fit', () => {
   }, 180_000);
 });
 
-for (const provider of ['anthropic', 'openai'] as const) {
-  describe.skipIf(!hasTmux)(`/uncompact in the TUI (${provider})`, () => {
+describe.skipIf(!hasTmux)('/uncompact in the TUI', () => {
+  describeEachProvider('with %s', (provider) => {
     it('undoes the compaction of a resumed session and shows the archived turns again', async () => {
       const ws = workspace();
       await compactedSession(ws, provider);
@@ -135,4 +134,4 @@ for (const provider of ['anthropic', 'openai'] as const) {
       }
     }, 90_000);
   });
-}
+});

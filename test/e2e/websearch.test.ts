@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Block, WebSearchBlock } from '../../src/llm/messages.js';
 import { DEFAULT_SEARCH_RESULTS } from '../fake-server/websearch.js';
 import { runAgent, useFakeServer, workspace, type ProviderKind } from './harness.js';
+import { describeFor } from './regime.js';
 
 // Web search through the provider, end to end: the built CLI against the fake, which runs the
 // search server-side as the APIs do (Anthropic server_tool_use + web_search_tool_result + cited
@@ -35,54 +36,56 @@ const setups: Array<{ name: string; provider: ProviderKind; rc: Record<string, u
 const searchesIn = (n: number): WebSearchBlock[] =>
   (server.requests[n - 1]?.view?.messages ?? []).flatMap((m) => m.blocks.filter((b: Block): b is WebSearchBlock => b.type === 'web_search'));
 
-describe.each(setups)('web search ($name)', ({ provider, rc, model, tool }) => {
-  const modelArgs = model ? ['--model', model] : [];
-  it('offers the tool, prints the cited answer, and carries the search back in the loop and after --continue', async () => {
-    const ws = workspace(rc);
-    server.enqueue(
-      { search: { query: 'vitest 4 release notes' }, text: 'Vitest 4 is out.', toolCalls: [{ name: 'Glob', input: { pattern: '*.md' } }] },
-      { text: 'Nothing local mentions it.' },
-    );
-    const r = await runAgent(['-p', 'what is new in vitest?', '--output-format', 'stream-json', '--verbose', ...modelArgs], { ws, server, provider });
-    expect(r.code, r.stderr).toBe(0);
-    // mutation: leaving the tool out of the request (or the settings off it) fails this
-    expect(server.requests[0]!.view!.webSearchTool).toEqual(tool);
-    expect(r.stdout).toContain('Vitest 4 is out.');
-    // the stream shows the search as Claude Code's does: the call and the results' titles and URLs
-    expect(r.stdout).toContain('"type":"server_tool_use"');
-    expect(r.stdout).toContain(DEFAULT_SEARCH_RESULTS[0]!.url);
-    // mutation: dropping the search from the history (or altering its blocks: the fake refuses them) fails these
-    expect(server.requests[1]!.response?.status).toBe(200);
-    const [carried] = searchesIn(2);
-    expect(carried).toMatchObject({ provider, query: 'vitest 4 release notes' });
-    expect(carried!.results.map((x) => x.url)).toEqual(DEFAULT_SEARCH_RESULTS.map((x) => x.url));
-    if (provider === 'anthropic') {
-      // mutation: sending the text without its citations fails this
-      const cited = server.requests[1]!.view!.messages.flatMap((m) => m.blocks).find((b) => b.type === 'text' && b.citations);
-      expect(cited).toMatchObject({ text: 'Vitest 4 is out.', citations: [{ url: DEFAULT_SEARCH_RESULTS[0]!.url }] });
-    }
+for (const { name, provider, rc, model, tool } of setups) {
+  describeFor(provider)(`web search ('${name}')`, () => {
+    const modelArgs = model ? ['--model', model] : [];
+    it('offers the tool, prints the cited answer, and carries the search back in the loop and after --continue', async () => {
+      const ws = workspace(rc);
+      server.enqueue(
+        { search: { query: 'vitest 4 release notes' }, text: 'Vitest 4 is out.', toolCalls: [{ name: 'Glob', input: { pattern: '*.md' } }] },
+        { text: 'Nothing local mentions it.' },
+      );
+      const r = await runAgent(['-p', 'what is new in vitest?', '--output-format', 'stream-json', '--verbose', ...modelArgs], { ws, server, provider });
+      expect(r.code, r.stderr).toBe(0);
+      // mutation: leaving the tool out of the request (or the settings off it) fails this
+      expect(server.requests[0]!.view!.webSearchTool).toEqual(tool);
+      expect(r.stdout).toContain('Vitest 4 is out.');
+      // the stream shows the search as Claude Code's does: the call and the results' titles and URLs
+      expect(r.stdout).toContain('"type":"server_tool_use"');
+      expect(r.stdout).toContain(DEFAULT_SEARCH_RESULTS[0]!.url);
+      // mutation: dropping the search from the history (or altering its blocks: the fake refuses them) fails these
+      expect(server.requests[1]!.response?.status).toBe(200);
+      const [carried] = searchesIn(2);
+      expect(carried).toMatchObject({ provider, query: 'vitest 4 release notes' });
+      expect(carried!.results.map((x) => x.url)).toEqual(DEFAULT_SEARCH_RESULTS.map((x) => x.url));
+      if (provider === 'anthropic') {
+        // mutation: sending the text without its citations fails this
+        const cited = server.requests[1]!.view!.messages.flatMap((m) => m.blocks).find((b) => b.type === 'text' && b.citations);
+        expect(cited).toMatchObject({ text: 'Vitest 4 is out.', citations: [{ url: DEFAULT_SEARCH_RESULTS[0]!.url }] });
+      }
 
-    server.enqueue({ text: 'Still 4.' });
-    const again = await runAgent(['-p', 'and now?', '--continue', ...modelArgs], { ws, server, provider });
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain('Still 4.');
-    // mutation: a codec that stores no web_search block (or alters its provider blocks) fails these
-    expect(searchesIn(3)).toEqual(searchesIn(2));
-    expect(server.requests[2]!.response?.status).toBe(200);
-  });
+      server.enqueue({ text: 'Still 4.' });
+      const again = await runAgent(['-p', 'and now?', '--continue', ...modelArgs], { ws, server, provider });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain('Still 4.');
+      // mutation: a codec that stores no web_search block (or alters its provider blocks) fails these
+      expect(searchesIn(3)).toEqual(searchesIn(2));
+      expect(server.requests[2]!.response?.status).toBe(200);
+    });
 
-  it('sends no search tool when the switch is off', async () => {
-    const { webSearch: _off, ...plain } = rc;
-    const ws = workspace(plain);
-    server.enqueue({ search: { query: 'anything' }, text: 'From memory.' });
-    const r = await runAgent(['-p', 'what is new in vitest?', ...modelArgs], { ws, server, provider });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('From memory.');
-    // mutation: offering the tool by default fails this
-    expect(server.requests[0]!.view!.webSearchTool).toBeUndefined();
-    expect(JSON.stringify(server.requests[0]!.body)).not.toContain('web_search');
+    it('sends no search tool when the switch is off', async () => {
+      const { webSearch: _off, ...plain } = rc;
+      const ws = workspace(plain);
+      server.enqueue({ search: { query: 'anything' }, text: 'From memory.' });
+      const r = await runAgent(['-p', 'what is new in vitest?', ...modelArgs], { ws, server, provider });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('From memory.');
+      // mutation: offering the tool by default fails this
+      expect(server.requests[0]!.view!.webSearchTool).toBeUndefined();
+      expect(JSON.stringify(server.requests[0]!.body)).not.toContain('web_search');
+    });
   });
-});
+}
 
 describe('web search (Anthropic): a turn the API pauses', () => {
   type WireBlock = { type: string; [k: string]: unknown };

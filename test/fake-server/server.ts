@@ -74,6 +74,9 @@ import { countText } from './tokens.js';
 import { PausedTurns } from './pause.js';
 import type { ErrorReply, MessageReply, OverflowFlavor, RecordedRequest, Reply, RequestView, Responder, StopName, WireProvider } from './types.js';
 
+/** Every model this process's fake servers were asked for on Anthropic's API, in order (the e2e regimes check it: test/e2e/regime.ts). */
+export const anthropicModelsAsked: string[] = [];
+
 export type * from './types.js';
 
 export interface FakeServerOptions {
@@ -309,6 +312,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     if (!parsed.ok) return sendError(res, rec, withId(anthropicInvalid(parsed.message)));
     const view = parsed.view;
     rec.view = view;
+    anthropicModelsAsked.push(view.model);
     if (settings.knownModels && !settings.knownModels.includes(view.model))
       return sendError(res, rec, withId({ status: 404, headers: {}, body: anthropicBody('not_found_error', `model: ${view.model}`) }));
     const plan = planThinking(rec.body as Record<string, unknown>, view.model, headerValue(req, 'anthropic-version') ?? '');
