@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
 import { lastUserText, startFakeServer, type FakeServer, type RequestView } from '../fake-server/server.js';
-import { FIRST_REGIME_MODEL, noteSuiteWorkspace, type ProviderKind, SECOND_REGIME_MODEL } from './regime.js';
+import { noteRegimeModelRead, noteSuiteWorkspace, type ProviderKind, REGIME_MODEL, SECOND_REGIME_MODEL } from './regime.js';
 
 // Runs the built CLI (bin/agent.js → dist/) as a child process against the fake provider
 // server, in a private workspace: its own HOME, database and project directory.
@@ -23,14 +23,21 @@ export type { ProviderKind };
  * suite exercises thinking; AGENT_E2E_ANTHROPIC_MODEL=claude-sonnet-4-5 runs them on a 4.5-era
  * model instead.
  */
-export const MODEL: Record<ProviderKind, string> = { anthropic: process.env.AGENT_E2E_ANTHROPIC_MODEL ?? FIRST_REGIME_MODEL, openai: 'gpt-4o' };
+export const MODEL: Readonly<Record<ProviderKind, string>> = {
+  // a read is noted: a test that reads it is not regime-free (test/e2e/regime.ts)
+  get anthropic(): string {
+    noteRegimeModelRead();
+    return REGIME_MODEL;
+  },
+  openai: 'gpt-4o',
+};
 
 /**
  * On claude-sonnet-4-5 the suites think too: enabled with a 4,000-token budget (the only mode of
  * a 4.5-era model), set for that model alone, so a test's own models and thinking still win.
  */
 const MODEL_RC: Record<string, unknown> =
-  MODEL.anthropic === SECOND_REGIME_MODEL
+  REGIME_MODEL === SECOND_REGIME_MODEL
     ? { [SECOND_REGIME_MODEL]: { contextWindow: 200_000, maxOutputTokens: 64_000, thinking: { mode: 'enabled', budgetTokens: 4_000 } } }
     : {};
 export const KEY: Record<ProviderKind, string> = {

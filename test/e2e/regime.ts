@@ -1,42 +1,71 @@
 import { appendFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, it, type TestContext } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import { anthropicModelsAsked } from '../fake-server/server.js';
 
 // The e2e files run in two regimes: first on claude-sonnet-5-5 (adaptive thinking), then again
 // with AGENT_E2E_ANTHROPIC_MODEL=claude-sonnet-4-5 (a 4.5-era model, thinking enabled with a
-// budget). The second regime changes two things only: the Anthropic model a run gets when the
-// test names none (the harness's MODEL.anthropic), and the thinking settings the harness writes
-// for claude-sonnet-4-5 into a suite workspace's .agentrc. A test whose runs ask for neither
-// model would send the same bytes in both regimes; it is marked regime-free (describeRegimeFree,
-// itRegimeFree, and the OpenAI half of describeEachProvider / itEachProvider) and runs once.
-// The mark is checked, not trusted: in the first regime, a regime-free test that asks the fake
-// server for either model fails, naming what it asked for.
+// budget). The second regime changes two things only: the harness's MODEL.anthropic (the model a
+// run gets when the test names none, and what tests pass where they mean "the suite's model"),
+// and the thinking settings the harness writes for claude-sonnet-4-5 into a suite workspace's
+// .agentrc. A test that uses neither (an OpenAI run, a model of its own) sends the same bytes in
+// both regimes; it is marked regime-free (describeRegimeFree, itRegimeFree, and the OpenAI half
+// of describeEachProvider / itEachProvider) and runs once. The mark is checked, not trusted: in
+// the first regime a regime-free test fails if it read MODEL.anthropic, or asked the fake server
+// for claude-sonnet-4-5 after making a suite workspace (what its file did outside any test
+// counts for every test in it).
 
 export const FIRST_REGIME_MODEL = 'claude-sonnet-5-5';
 /** The model of the second regime whose thinking the harness sets in a suite workspace. */
 export const SECOND_REGIME_MODEL = 'claude-sonnet-4-5';
 export const SECOND_REGIME = process.env.AGENT_E2E_ANTHROPIC_MODEL !== undefined;
+/** The Anthropic model of this regime (the harness's MODEL.anthropic reads it through noteRegimeModelRead). */
+export const REGIME_MODEL = process.env.AGENT_E2E_ANTHROPIC_MODEL ?? FIRST_REGIME_MODEL;
 
 export type ProviderKind = 'anthropic' | 'openai';
 
-/** Set once a workspace in this file got (or in the second regime would get) the suite's thinking for claude-sonnet-4-5. */
-let suiteWorkspaceMade = false;
+/** Tests are told apart from the file around them (collection, hooks of its own): what the file does outside them counts for every test. */
+const inTest = (): boolean => expect.getState().currentTestName !== undefined;
+
+/** Workspaces that got (or in the second regime would get) the suite's thinking for claude-sonnet-4-5: made in tests, and whether the file made one outside them. */
+let suiteWorkspaces = 0;
+let suiteWorkspaceOutsideTests = false;
 export function noteSuiteWorkspace(): void {
-  suiteWorkspaceMade = true;
+  if (inTest()) suiteWorkspaces++;
+  else suiteWorkspaceOutsideTests = true;
 }
 
-/** What the test since `from` asked for that the second regime would change (empty: regime-free). */
-function regimeModelsSince(from: number): string[] {
-  const asked = new Set(anthropicModelsAsked.slice(from));
-  return [...asked].filter((m) => m === FIRST_REGIME_MODEL || (m === SECOND_REGIME_MODEL && suiteWorkspaceMade));
+/** Reads of MODEL.anthropic in tests, and whether the file read it outside them. */
+let modelReads = 0;
+let modelReadOutsideTests = false;
+export function noteRegimeModelRead(): void {
+  if (inTest()) modelReads++;
+  else modelReadOutsideTests = true;
 }
 
-/** Throws when the test named `name`, marked regime-free, asked since `from` for a model the second regime changes. */
-export function checkedRegimeFree(name: string, from: number): void {
-  const models = regimeModelsSince(from);
-  if (models.length > 0)
+/** Where a test stands when it starts: what it does after this is its own. */
+export interface RegimeMark {
+  asked: number;
+  reads: number;
+  suites: number;
+}
+export const regimeMark = (): RegimeMark => ({ asked: anthropicModelsAsked.length, reads: modelReads, suites: suiteWorkspaces });
+
+/** What the test since `mark` used that the second regime would change (empty: regime-free). */
+export function regimeUseSince(mark: RegimeMark): string[] {
+  const uses: string[] = [];
+  if (modelReadOutsideTests || modelReads > mark.reads) uses.push(`MODEL.anthropic (${REGIME_MODEL})`);
+  const suite = suiteWorkspaceOutsideTests || suiteWorkspaces > mark.suites;
+  if (suite && anthropicModelsAsked.slice(mark.asked).includes(SECOND_REGIME_MODEL))
+    uses.push(`${SECOND_REGIME_MODEL} in a workspace with the suite's thinking`);
+  return uses;
+}
+
+/** Throws when the test named `name`, marked regime-free, used since `mark` what the second regime changes. */
+export function checkedRegimeFree(name: string, mark: RegimeMark): void {
+  const uses = regimeUseSince(mark);
+  if (uses.length > 0)
     throw new Error(
-      `"${name}" is marked regime-free (it runs once, not again with AGENT_E2E_ANTHROPIC_MODEL) but asked the fake server for ${models.join(', ')}, which the second regime changes: declare it with describe/it instead`,
+      `"${name}" is marked regime-free (it runs once, not again with AGENT_E2E_ANTHROPIC_MODEL) but used ${uses.join(' and ')}, which the second regime changes: declare it with describe/it instead`,
     );
 }
 
@@ -47,11 +76,11 @@ export function describeRegimeFree(title: string, body: () => void): void {
     return;
   }
   describe(title, () => {
-    let from = 0;
+    let mark = regimeMark();
     beforeEach(() => {
-      from = anthropicModelsAsked.length;
+      mark = regimeMark();
     });
-    afterEach((ctx) => checkedRegimeFree(ctx.task.name, from));
+    afterEach((ctx) => checkedRegimeFree(ctx.task.name, mark));
     body();
   });
 }
@@ -65,9 +94,9 @@ export function itRegimeFree(title: string, body: (ctx: TestContext) => Promise<
   it(
     title,
     async (ctx) => {
-      const from = anthropicModelsAsked.length;
+      const mark = regimeMark();
       await body(ctx);
-      checkedRegimeFree(title, from);
+      checkedRegimeFree(title, mark);
     },
     timeout,
   );
@@ -95,17 +124,17 @@ export function itEachProvider(title: string, body: (provider: ProviderKind) => 
 
 /**
  * AGENT_E2E_REGIME_REPORT=<file>: every test of the first regime appends a line saying whether it
- * asked for a model the second regime changes ("regime") or not ("free"): a way to find tests to
+ * used what the second regime changes ("regime") or not ("free"): a way to find tests to
  * mark regime-free, each then checked by the mark itself.
  */
 const REPORT = process.env.AGENT_E2E_REGIME_REPORT;
 if (REPORT && !SECOND_REGIME) {
-  let from = 0;
+  let mark = regimeMark();
   beforeEach(() => {
-    from = anthropicModelsAsked.length;
+    mark = regimeMark();
   });
   afterEach((ctx) => {
-    const models = regimeModelsSince(from);
-    appendFileSync(REPORT, `${ctx.task.file.name}\t${ctx.task.fullName}\t${models.length > 0 ? `regime ${models.join(',')}` : 'free'}\n`);
+    const uses = regimeUseSince(mark);
+    appendFileSync(REPORT, `${ctx.task.file.name}\t${ctx.task.fullName}\t${uses.length > 0 ? `regime ${uses.join('; ')}` : 'free'}\n`);
   });
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Reply } from '../fake-server/server.js';
 import { bigFile, events, LONG, records, SUMMARY, type StreamEvent } from './compaction-cases.js';
 import { isSummarizer, MODEL, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { itRegimeFree } from './regime.js';
 
 // The 12-turn tool session of issue 20 through -p --continue processes: bash, read, edit and
 // long-reply turns on a model that thinks, on a 200K window and on a 16K one where micro and
@@ -73,61 +74,74 @@ function loopsWithThinking(): number {
   }).length;
 }
 
+// each test names its model and thinking: the same in both regimes
 describe('a 12-turn tool session on a model that thinks', () => {
-  it('claude-sonnet-5-5 on a 200K window: zero refused requests, tool loops carry their thinking, thinking streams', async () => {
-    const ws = workspace({ permissions: { mode: 'allow' } });
-    server.settings.contextWindow = 200_000;
-    const { evs, id } = await session(ws, 'claude-sonnet-5-5');
-    expectNoRefusals();
-    // stored verbatim with their signatures, shown marked, never in the plain text
-    const show = await runAgent(['sessions', 'show', id], { ws });
-    expect(show.stdout).toContain('[thinking] The person asked something.');
-    const md = await runAgent(['sessions', 'export', id, '--format', 'md'], { ws });
-    expect(md.stdout).toContain('> **Thinking**');
-    expect(loopsWithThinking()).toBeGreaterThanOrEqual(12);
-    expect(evs.some((e) => e.type === 'thinking_delta')).toBe(true);
-    const results = evs.filter((e) => e.type === 'result') as Array<{ usage?: { thinkingTokens?: number } }>;
-    expect(results.every((r) => (r.usage?.thinkingTokens ?? 0) > 0)).toBe(true);
-    // --resume and --fork go on from the stored thinking without a binding error
-    server.enqueue(...turnReplies(1));
-    const resumed = await runAgent(['-p', 'one more', '--continue', '--model', 'claude-sonnet-5-5'], { ws, server, timeoutMs: 60_000 });
-    expect(resumed.code).toBe(0);
-    server.enqueue(...turnReplies(0));
-    const forked = await runAgent(['-p', 'and in a fork', '--continue', '--fork', '--model', 'claude-sonnet-5-5'], { ws, server, timeoutMs: 60_000 });
-    expect(forked.code).toBe(0);
-    expectNoRefusals();
-  }, 240_000);
+  itRegimeFree(
+    'claude-sonnet-5-5 on a 200K window: zero refused requests, tool loops carry their thinking, thinking streams',
+    async () => {
+      const ws = workspace({ permissions: { mode: 'allow' } });
+      server.settings.contextWindow = 200_000;
+      const { evs, id } = await session(ws, 'claude-sonnet-5-5');
+      expectNoRefusals();
+      // stored verbatim with their signatures, shown marked, never in the plain text
+      const show = await runAgent(['sessions', 'show', id], { ws });
+      expect(show.stdout).toContain('[thinking] The person asked something.');
+      const md = await runAgent(['sessions', 'export', id, '--format', 'md'], { ws });
+      expect(md.stdout).toContain('> **Thinking**');
+      expect(loopsWithThinking()).toBeGreaterThanOrEqual(12);
+      expect(evs.some((e) => e.type === 'thinking_delta')).toBe(true);
+      const results = evs.filter((e) => e.type === 'result') as Array<{ usage?: { thinkingTokens?: number } }>;
+      expect(results.every((r) => (r.usage?.thinkingTokens ?? 0) > 0)).toBe(true);
+      // --resume and --fork go on from the stored thinking without a binding error
+      server.enqueue(...turnReplies(1));
+      const resumed = await runAgent(['-p', 'one more', '--continue', '--model', 'claude-sonnet-5-5'], { ws, server, timeoutMs: 60_000 });
+      expect(resumed.code).toBe(0);
+      server.enqueue(...turnReplies(0));
+      const forked = await runAgent(['-p', 'and in a fork', '--continue', '--fork', '--model', 'claude-sonnet-5-5'], { ws, server, timeoutMs: 60_000 });
+      expect(forked.code).toBe(0);
+      expectNoRefusals();
+    },
+    240_000,
+  );
 
-  it('claude-sonnet-5-5 on a 16K window where micro and auto compaction fire: zero refused requests', async () => {
-    const model = 'claude-sonnet-5-5';
-    const ws = workspace({
-      permissions: { mode: 'allow' },
-      compaction: { microKeepRecent: 2 },
-      models: { [model]: { contextWindow: 16_384, maxOutputTokens: 4_096 } },
-    });
-    server.settings.contextWindow = { [model]: 16_384, '*': 1_000_000 };
-    const { evs } = await session(ws, model);
-    expectNoRefusals();
-    const applied = records(evs).filter((c) => c.status === 'applied');
-    expect(applied.some((c) => c.trigger === 'micro')).toBe(true);
-    expect(applied.some((c) => c.trigger === 'auto')).toBe(true);
-    expect(loopsWithThinking()).toBeGreaterThanOrEqual(6);
-  }, 240_000);
+  itRegimeFree(
+    'claude-sonnet-5-5 on a 16K window where micro and auto compaction fire: zero refused requests',
+    async () => {
+      const model = 'claude-sonnet-5-5';
+      const ws = workspace({
+        permissions: { mode: 'allow' },
+        compaction: { microKeepRecent: 2 },
+        models: { [model]: { contextWindow: 16_384, maxOutputTokens: 4_096 } },
+      });
+      server.settings.contextWindow = { [model]: 16_384, '*': 1_000_000 };
+      const { evs } = await session(ws, model);
+      expectNoRefusals();
+      const applied = records(evs).filter((c) => c.status === 'applied');
+      expect(applied.some((c) => c.trigger === 'micro')).toBe(true);
+      expect(applied.some((c) => c.trigger === 'auto')).toBe(true);
+      expect(loopsWithThinking()).toBeGreaterThanOrEqual(6);
+    },
+    240_000,
+  );
 
-  it('claude-sonnet-4-5 with thinking enabled and a 4,000-token budget works the same way', async () => {
-    const model = 'claude-sonnet-4-5';
-    const ws = workspace({
-      permissions: { mode: 'allow' },
-      thinking: { mode: 'enabled', budgetTokens: 4_000 },
-      models: { [model]: { contextWindow: 16_384, maxOutputTokens: 8_000 } },
-    });
-    server.settings.contextWindow = { [model]: 16_384, '*': 1_000_000 };
-    const { evs } = await session(ws, model);
-    expectNoRefusals();
-    expect(records(evs).some((c) => c.status === 'applied')).toBe(true);
-    expect(loopsWithThinking()).toBeGreaterThanOrEqual(6);
-    expect(server.requests.find((q) => q.view && !isSummarizer(q.view))?.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4_000 } });
-  }, 240_000);
+  itRegimeFree(
+    'claude-sonnet-4-5 with thinking enabled and a 4,000-token budget works the same way',
+    async () => {
+      const model = 'claude-sonnet-4-5';
+      const ws = workspace({
+        permissions: { mode: 'allow' },
+        thinking: { mode: 'enabled', budgetTokens: 4_000 },
+        models: { [model]: { contextWindow: 16_384, maxOutputTokens: 8_000 } },
+      });
+      server.settings.contextWindow = { [model]: 16_384, '*': 1_000_000 };
+      const { evs } = await session(ws, model);
+      expectNoRefusals();
+      expect(records(evs).some((c) => c.status === 'applied')).toBe(true);
+      expect(loopsWithThinking()).toBeGreaterThanOrEqual(6);
+      expect(server.requests.find((q) => q.view && !isSummarizer(q.view))?.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4_000 } });
+    },
+    240_000,
+  );
 });
 
 describe("the suites' own model", () => {
