@@ -12,7 +12,9 @@ import type { Message } from '../src/llm/messages.js';
 import { App } from '../src/ui/app.js';
 import { itemRenderCount } from '../src/ui/components/ItemView.js';
 import { loadMarkdown } from '../src/ui/markdown-lazy.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, UiController, UiEvent } from '../src/ui/controller.js';
+import type { UiController } from '../src/ui/controller.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionView } from '../src/protocol/views.js';
+import type { Event } from '../src/protocol/events.js';
 import { plainTheme } from '../src/ui/theme.js';
 import { FakeStdin } from '../test/ui/fakes.js';
 
@@ -55,7 +57,7 @@ class NullStdout extends EventEmitter {
 }
 
 class BenchController implements UiController {
-  private listener: ((ev: UiEvent) => void) | null = null;
+  private listener: ((ev: Event) => void) | null = null;
   constructor(private readonly transcript: Message[]) {}
   session(): SessionView {
     return { id: 's_bench0000bench00', title: 'bench', model: 'claude-sonnet-4-5', provider: 'anthropic', cwd: '/home/dev/project' };
@@ -63,7 +65,7 @@ class BenchController implements UiController {
   initialTranscript(): Message[] {
     return this.transcript;
   }
-  subscribe(listener: (ev: UiEvent) => void): () => void {
+  subscribe(listener: (ev: Event) => void): () => void {
     this.listener = listener;
     return () => {
       this.listener = null;
@@ -96,7 +98,7 @@ class BenchController implements UiController {
   }
   cyclePermissionMode(): void {}
   async exit(): Promise<void> {}
-  emit(ev: UiEvent): void {
+  emit(ev: Event): void {
     this.listener?.(ev);
   }
 }

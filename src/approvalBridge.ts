@@ -1,14 +1,14 @@
 // The interactive app's bridge from the session to the person (interactive.ts): approvals out
 // as 'approval' events and the decision back, and the providers' warnings as notices.
 import type { ApprovalDecision, ApprovalRequest, Approver } from './tools/permissions.js';
-import type { UiEvent } from './ui/controller.js';
+import type { Event } from './protocol/events.js';
 
 /**
  * Lets the session reach the person: an 'approval' event out and the decision back, and the
  * providers' warnings as notices while a controller shows them.
  */
 export class ApprovalBridge {
-  emit: (e: UiEvent) => void = () => {};
+  emit: (e: Event) => void = () => {};
   private shown: ((message: string) => void) | undefined;
   /** Warnings that came before a controller showed them (a late model description during start-up). */
   private early: string[] = [];

@@ -16,17 +16,9 @@ import { currentTodos, type Todo } from './plan/todos.js';
 import { taskRows } from './background/tasksCommand.js';
 import { askAboutBackground } from './background/exitQuestion.js';
 import { secretVars } from './config/secrets.js';
-import type {
-  CommandInfo,
-  ContextUsageView,
-  HistoryPage,
-  SessionListItem,
-  SessionView,
-  SpilledOutputView,
-  TaskRowView,
-  UiController,
-  UiEvent,
-} from './ui/controller.js';
+import type { SpilledOutputView, UiController } from './ui/controller.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, TaskRowView } from './protocol/views.js';
+import type { Event } from './protocol/events.js';
 
 // The interactive app: the UiController the Ink app renders, implemented over the live
 // session. Business logic stays in the session and the command registry.
@@ -35,7 +27,7 @@ import type {
 const IDLE_NOTICE_MS = 60_000;
 
 export class SessionController implements UiController {
-  private readonly listeners = new Set<(e: UiEvent) => void>();
+  private readonly listeners = new Set<(e: Event) => void>();
   private unsubscribe: () => void = () => {};
   private queue: string[] = [];
   private working = false;
@@ -77,14 +69,14 @@ export class SessionController implements UiController {
   }
 
   /** Events sent before the app subscribed (start-up warnings, a first prompt) wait here. */
-  private early: UiEvent[] = [];
+  private early: Event[] = [];
 
   /** The statusLine command's new first line, for the footer. */
   showStatusCommand(line: string): void {
     this.emit({ type: 'status_command', line });
   }
 
-  private emit(e: UiEvent): void {
+  private emit(e: Event): void {
     if (this.listeners.size === 0) {
       this.early.push(e);
       return;
@@ -157,7 +149,7 @@ export class SessionController implements UiController {
     return currentTodos(this.current.messages({ archived: true }));
   }
 
-  subscribe(listener: (ev: UiEvent) => void): () => void {
+  subscribe(listener: (ev: Event) => void): () => void {
     this.listeners.add(listener);
     const early = this.early;
     this.early = [];

@@ -14,7 +14,7 @@ import { redact } from './log.js';
 import { onTerminatingSignals, terminate, terminatingSignal, untilTerminated, type Shutdown } from './processes/signals.js';
 import { keepAfterPrint, stopAfterPrint } from './background/printEnd.js';
 import { unsavedFacts } from './unsavedExit.js';
-import type { SessionEvent } from './session/session.js';
+import type { SessionEvent } from './protocol/events.js';
 import { ClaudeStream, type InitFacts } from './print/claudeStream.js';
 import { CLAUDE_PERMISSION_MODE } from './print/claudeShapes.js';
 import { readInputLines } from './print/inputStream.js';

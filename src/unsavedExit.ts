@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Message } from './llm/messages.js';
 import { sessionMarkdown } from './markdownExport.js';
 import type { Saving } from './session/sessionLog.js';
-import type { SessionView } from './session/protocol.js';
+import type { SessionView } from './protocol/views.js';
 
 export interface UnsavedSession {
   view(): SessionView;

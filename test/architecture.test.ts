@@ -33,7 +33,7 @@ describe('the import graph of src/', () => {
     expect(graph).toContainEqual({ from: 'src/cli.ts', to: 'src/print.ts', typeOnly: false, dynamic: true });
     expect(graph).toContainEqual({ from: 'src/cli.ts', to: 'commander', typeOnly: false, dynamic: false });
     expect(graph).toContainEqual({ from: 'src/store/open.ts', to: 'better-sqlite3', typeOnly: true, dynamic: false });
-    expect(graph.some((e) => e.typeOnly && e.to === 'src/session/protocol.ts')).toBe(true);
+    expect(graph.some((e) => e.typeOnly && e.to === 'src/protocol/views.ts')).toBe(true);
   });
 
   it('keeps the layer rules of docs/DESIGN.md', () => {
@@ -65,6 +65,22 @@ describe('the import graph of src/', () => {
     expect(files.length).toBeGreaterThan(100);
     const long = files.map((f) => ({ f, lines: readFileSync(resolve(root, f), 'utf8').split('\n').length })).filter((x) => x.lines > MAX_LINES);
     expect(long).toEqual([]);
+  });
+
+  it('has one event vocabulary: the event unions are declared in src/protocol/ only, and no room re-exports another room', () => {
+    // issue 29: one union from the session to every front end (Codex's EventMsg), so a front end
+    // cannot import a narrower or a private copy; an `export type XEvent =` in src/session/ or a
+    // `export { … } from '../…'` in src/ui/controller.ts fails this test
+    const root = resolve(import.meta.dirname, '..');
+    const files = [...new Set(graph.map((e) => e.from))];
+    // (src/llm/'s StreamEvent is the provider's wire under the loop, not something a front end sees)
+    const declaring = files.filter(
+      (f) => !f.startsWith('src/llm/') && /^export type \w*Event\b[^=]*=\s*\n?\s*\|/m.test(readFileSync(resolve(root, f), 'utf8')),
+    );
+    expect(declaring.length).toBeGreaterThan(0);
+    expect(declaring.filter((f) => !f.startsWith('src/protocol/'))).toEqual([]);
+    const reexports = files.filter((f) => /^export (?:type )?(?:\{[^}]*\}|\*) from '\.\.\//m.test(readFileSync(resolve(root, f), 'utf8')));
+    expect(reexports).toEqual([]);
   });
 
   it('keeps the session a facade: session.ts imports at most 18 modules, SessionDeps has at most 4 optional fields', () => {

@@ -17,7 +17,7 @@ import { receiptText } from '../compaction/reportText.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import type { ImageBlock } from '../llm/messages.js';
 import { redact } from '../log.js';
-import type { SessionEvent } from '../session/protocol.js';
+import type { SessionEvent } from '../protocol/events.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 import { currentTodos, readTodos, type Todo } from '../plan/todos.js';
 import { TOOL } from '../tools/toolNames.js';

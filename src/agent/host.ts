@@ -7,7 +7,7 @@ import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import type { AnyTool, BackgroundShells, RecallSource, SpillSink, ToolContext, ToolIo, ToolOutput } from '../tools/types.js';
-import type { TurnEndReason } from './events.js';
+import type { TurnEndReason } from '../protocol/events.js';
 
 /**
  * What the loop needs from the live session. The session owns the history, persists it

@@ -2,7 +2,7 @@ import { addUsage, emptyUsage, newId, textOf, toolUses, type Message } from '../
 import { sleep } from '../llm/retry.js';
 import { toolSpec } from '../tools/types.js';
 import { errorText } from './errorText.js';
-import type { AgentEvent, TurnEndReason } from './events.js';
+import type { AgentEvent, TurnEndReason } from '../protocol/events.js';
 import type { LoopHost, LoopOptions, TurnResult } from './host.js';
 import { callModel } from './modelCall.js';
 import { runTools } from './runTools.js';

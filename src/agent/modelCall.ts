@@ -6,7 +6,7 @@ import type { DoneEvent, ModelRequest } from '../llm/provider.js';
 import { nextRetryDelayMs } from '../llm/retry.js';
 import { debug, debugEnabled, debugFull } from '../log.js';
 import { errorText } from './errorText.js';
-import type { AgentEvent } from './events.js';
+import type { AgentEvent } from '../protocol/events.js';
 import type { LoopHost, LoopOptions } from './host.js';
 
 /** aborted and failed carry the text the last attempt streamed before it ended (kept as an interrupted reply). */

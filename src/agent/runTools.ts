@@ -5,7 +5,7 @@ import { traitsOf } from '../tools/kinds.js';
 import { charsOfTokens, fullOutputOf, shouldSpill, spillPreview } from '../tools/spill.js';
 import { ToolInputError, type AnyTool, type SpillSink, type ToolContext, type ToolOutput } from '../tools/types.js';
 import { errorText } from './errorText.js';
-import type { AgentEvent } from './events.js';
+import type { AgentEvent } from '../protocol/events.js';
 import type { Authorization, GateCall, LoopOptions } from './host.js';
 
 /** What the model reads of a call the person interrupted (alone, or in brackets after its partial output). */

@@ -4,7 +4,7 @@
 // stops one (its whole group: SIGTERM, SIGKILL after the grace period), `/tasks stop all` every
 // one. A sub-agent's command is named `<session id>/<id>` where its id alone is the session's own.
 // A stopped command's end is told to the model at its next request.
-import type { TaskRowView } from '../session/protocol.js';
+import type { TaskRowView } from '../protocol/views.js';
 import { fmtBytes, fmtDuration } from '../tools/format.js';
 import type { BackgroundCommands, RunningCommand } from './commands.js';
 import { lastLinesOf } from './notice.js';

@@ -2,7 +2,7 @@ import { type ThinkingRoom, thinkingCountsFrom, thinkingRaw } from '../compactio
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
-import type { CommandOutput, ContextBreakdownRow, ContextUsageView } from '../session/protocol.js';
+import type { CommandOutput, ContextBreakdownRow, ContextUsageView } from '../protocol/views.js';
 
 /**
  * /context: where the window goes — system prompt, tool schemas, checkpoint, conversation, tool

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import fg from 'fast-glob';
-import type { CommandInfo } from '../session/protocol.js';
+import type { CommandInfo } from '../protocol/views.js';
 import type { Skill } from '../skills/skillFile.js';
 
 export interface CustomCommand extends CommandInfo {

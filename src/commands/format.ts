@@ -1,4 +1,4 @@
-import type { CommandOutput } from '../session/protocol.js';
+import type { CommandOutput } from '../protocol/views.js';
 import { formatRewindTargets } from './rewind.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');

@@ -4,7 +4,7 @@ import type { Config } from '../config/config.js';
 import { BUILTIN_MODELS, resolveModel } from '../config/models.js';
 import { editDistance } from '../editDistance.js';
 import { pricePerMillion } from '../session/pricing.js';
-import type { ModelChoice } from '../session/protocol.js';
+import type { ModelChoice } from '../protocol/views.js';
 
 export function modelChoices(config: Config): ModelChoice[] {
   const out: ModelChoice[] = [];

@@ -2,7 +2,7 @@
 // the session's log (src/plan/) like the ledger reads them.
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandOutput } from '../session/protocol.js';
+import type { CommandOutput } from '../protocol/views.js';
 import type { Session } from '../session/session.js';
 import { approvedPlan } from '../plan/plans.js';
 import { currentTodos, renderTodos, todoProgress } from '../plan/todos.js';

@@ -1,5 +1,5 @@
 import type { Session } from '../session/session.js';
-import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../session/protocol.js';
+import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../protocol/views.js';
 import { existsSync } from 'node:fs';
 import { editDistance } from '../editDistance.js';
 import type { CustomCommand } from './custom.js';

@@ -1,7 +1,7 @@
 // /rewind: list the person's earlier turns, or go back to one (code, conversation or both).
 import type { Session } from '../session/session.js';
 import type { RewindWhat } from '../session/rewind.js';
-import type { CommandOutput, RewindTargetView } from '../session/protocol.js';
+import type { CommandOutput, RewindTargetView } from '../protocol/views.js';
 
 export const BASH_CAVEAT = 'Only changes made by Edit and Write are restored: what Bash commands did (files they wrote, installs, commits) cannot be rewound.';
 export const REWIND_USAGE =

@@ -2,7 +2,7 @@
 // only its newest archived messages.
 import type { Session } from '../session/session.js';
 import type { UncompactTarget } from '../session/uncompact.js';
-import type { CommandOutput } from '../session/protocol.js';
+import type { CommandOutput } from '../protocol/views.js';
 import { preview } from './rewind.js';
 
 export const UNCOMPACT_USAGE = 'usage: /uncompact [list | <n> [newest <count>]] (n from /uncompact list; alone it undoes the last compaction)';

@@ -2,7 +2,7 @@
 import type { Session } from '../session/session.js';
 import { costBreakdown } from '../session/pricing.js';
 import { READ_ONLY_TOOLS } from '../agents/agents.js';
-import type { AgentRow, ChildCostRow, CommandOutput, CostRow } from '../session/protocol.js';
+import type { AgentRow, ChildCostRow, CommandOutput, CostRow } from '../protocol/views.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { contextBreakdown } from './contextBreakdown.js';
 import { MODE_MEANING } from '../tools/permissions.js';

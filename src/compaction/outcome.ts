@@ -1,6 +1,6 @@
 import { emptyUsage, newId } from '../llm/messages.js';
 import type { CompactionCommit, CompactionRecord, CompactionTrigger } from '../history/compaction.js';
-import type { CompactionEvent } from './types.js';
+import type { CompactionEvent } from '../protocol/events.js';
 
 export type Emit = (event: CompactionEvent) => void;
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { reportLines } from '../compaction/reportText.js';
 import type { Usage } from '../llm/messages.js';
 import { costBreakdown } from '../session/pricing.js';
-import type { SessionEvent } from '../session/protocol.js';
+import type { SessionEvent } from '../protocol/events.js';
 import { claudeContent, claudeOutcome, claudeStopReason, claudeUsage } from './claudeShapes.js';
 import { PartialMessages } from './partialStream.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '../llm/messages.js';
-import type { SessionEvent } from '../session/protocol.js';
+import type { SessionEvent } from '../protocol/events.js';
 import { type ClaudeBlock, claudeContent } from './claudeShapes.js';
 
 // Claude Code's `--include-partial-messages`: each model reply also goes out as it streams, as

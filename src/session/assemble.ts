@@ -18,7 +18,7 @@ import { Capabilities } from './capabilities.js';
 import { type ChildSession, type ChildSpec, childDeps, childParent, parentOf, type SubagentInfo, Subagents, subagentInfo } from './children.js';
 import { ContextControl } from './contextControl.js';
 import { HistoryEdits } from './historyEdits.js';
-import type { SessionEvent } from './protocol.js';
+import type { SessionEvent } from '../protocol/events.js';
 import { archiveRecall, archiveSpill } from './recall.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { SessionLog } from './sessionLog.js';

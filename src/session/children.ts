@@ -17,7 +17,7 @@ import { followTodos } from '../plan/todos.js';
 import type { ApprovalDecision, Approver, PermissionPolicy } from '../tools/permissions.js';
 import type { AnyTool } from '../tools/types.js';
 import type { Effort, Provider } from '../llm/provider.js';
-import type { SessionEvent } from './protocol.js';
+import type { SessionEvent } from '../protocol/events.js';
 
 /** Claude Code's model aliases in agent files. */
 const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet-4-5', opus: 'claude-opus-4-1', haiku: 'claude-haiku-4-5' };

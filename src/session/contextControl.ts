@@ -10,7 +10,7 @@ import type { CompactionContext, ProviderCompaction } from '../compaction/engine
 import type { TokenCounter } from '../compaction/tokens.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { ledgerSections } from '../ledger/registry.js';
-import type { CompactionEvent } from '../compaction/types.js';
+import type { CompactionEvent } from '../protocol/events.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
@@ -20,7 +20,7 @@ import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
 import type { Effort, Provider, ToolSpec } from '../llm/provider.js';
 import { traitsOf } from '../tools/kinds.js';
 import { toolSpec, type AnyTool } from '../tools/types.js';
-import type { ContextUsageView } from './protocol.js';
+import type { ContextUsageView } from '../protocol/views.js';
 import { readForRestore } from './restoreRead.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionState } from './state.js';

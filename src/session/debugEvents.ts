@@ -3,7 +3,7 @@
 // and names only; message and tool contents only with --debug=full. Every line passes through
 // redact() (log.ts), so no key reaches the file either way.
 import { debug, debugEnabled, debugFull } from '../log.js';
-import type { SessionEvent } from './protocol.js';
+import type { SessionEvent } from '../protocol/events.js';
 
 const MAX_CONTENT = 2_000;
 const clip = (s: string): string => (s.length > MAX_CONTENT ? `${s.slice(0, MAX_CONTENT)}… (${s.length} chars)` : s);

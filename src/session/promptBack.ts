@@ -4,10 +4,10 @@
 // still searchable, never sent again), so sending it again gives the model the prompt once, with
 // no "[No reply]" marker between two copies. A reply cut off by the failure leaves with it: it
 // stays on the person's screen and in the archive.
-import type { TurnEndReason } from '../agent/events.js';
+import type { TurnEndReason } from '../protocol/events.js';
 import type { TurnResult } from '../agent/host.js';
 import { emptyUsage, isToolResultMessage, type Message } from '../llm/messages.js';
-import type { SessionEvent } from './protocol.js';
+import type { SessionEvent } from '../protocol/events.js';
 
 export interface PromptBackDeps {
   /** Takes the prompt (and a cut-off reply after it) out of the conversation; false when it cannot (a reply, a tool call, a refused write). */

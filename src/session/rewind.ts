@@ -6,7 +6,7 @@ import type { FileTracker } from '../tools/fileTracker.js';
 import type { SessionLog } from './sessionLog.js';
 import type { FileSnapshot, Store } from '../store/index.js';
 import { displayPath } from '../tools/paths.js';
-import type { RewindTargetView } from './protocol.js';
+import type { RewindTargetView } from '../protocol/views.js';
 import { archiveCause, REWIND_ID_PREFIX } from './recordIds.js';
 import { rebuildTracker } from './trackerRebuild.js';
 import { typedText } from './mentions.js';

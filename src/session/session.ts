@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../agent/events.js';
+import type { AgentEvent } from '../protocol/events.js';
 import { runTurn, type TurnResult } from '../agent/loop.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, textOf, type Message, type Usage } from '../llm/messages.js';
@@ -7,14 +7,13 @@ import { redactSecrets } from '../log.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { assemble, type SessionOwner, type SessionParts } from './assemble.js';
 import { ABORTED, givePromptBack, PromptTakenBack } from './promptBack.js';
-import type { ContextUsageView, SessionView } from './protocol.js';
+import type { ContextUsageView, SessionView } from '../protocol/views.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { newSessionRow, SessionEvents, sessionView } from './sessionEvents.js';
 import { parseShellNote, runShellNote } from './shellNote.js';
 import { stateMeta, type SessionState } from './state.js';
 import { expandPrompt, markUnanswered, oversizedPrompt, personMessage } from './turnInput.js';
 import type { TurnScope } from './turnScope.js';
-export type { SessionEvent } from './protocol.js';
 export type { SessionDeps } from './sessionDeps.js';
 
 /**

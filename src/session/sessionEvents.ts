@@ -7,7 +7,8 @@ import { DEFAULT_REASONING_EFFORT, isReasoningModel } from '../llm/openaiApi.js'
 import { debug } from '../log.js';
 import type { NewSession } from '../store/index.js';
 import { logSessionEvent } from './debugEvents.js';
-import type { SessionEvent, SessionView } from './protocol.js';
+import type { SessionEvent } from '../protocol/events.js';
+import type { SessionView } from '../protocol/views.js';
 import type { ChildSpec } from './children.js';
 
 export class SessionEvents {

@@ -3,7 +3,7 @@
 // as a tool row, and a note with the command and its output joins the history, so the model
 // reads it on the next turn and a resumed session still has it.
 import { newId, type Message } from '../llm/messages.js';
-import type { AgentEvent } from '../agent/events.js';
+import type { AgentEvent } from '../protocol/events.js';
 import type { AnyTool } from '../tools/types.js';
 import { TOOL } from '../tools/toolNames.js';
 

@@ -5,7 +5,7 @@
 // as a file, and the front end gives the text back. Then a custom command's body is expanded (its
 // !`command`s through the gate), the prompt hooks have their say, a date note goes first when the
 // day changed, and the message carries its @mentions, the turn's images and the hooks' context.
-import type { AgentEvent } from '../agent/events.js';
+import type { AgentEvent } from '../protocol/events.js';
 import type { ImageBlock, Message, TextBlock } from '../llm/messages.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import type { AnyTool, SpillSink } from '../tools/types.js';

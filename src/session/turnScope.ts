@@ -2,7 +2,7 @@
 // (those calls run without asking during that turn only) and the expansion of its body
 // (its !`command`s run through the permission gate once the turn began).
 import { newId, type ImageBlock } from '../llm/messages.js';
-import type { AgentEvent } from '../agent/events.js';
+import type { AgentEvent } from '../protocol/events.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
 import type { AnyTool } from '../tools/types.js';
 import type { ToolGate } from './toolGate.js';

@@ -3,7 +3,8 @@ import type { Config } from '../config/config.js';
 import { secretVars } from '../config/secrets.js';
 import type { Usage } from '../llm/messages.js';
 import { costBreakdown } from '../session/pricing.js';
-import type { ContextUsageView, SessionEvent, SessionView } from '../session/protocol.js';
+import type { ContextUsageView, SessionView } from '../protocol/views.js';
+import type { SessionEvent } from '../protocol/events.js';
 import { statusInput } from './input.js';
 import { StatusCommand } from './statusCommand.js';
 

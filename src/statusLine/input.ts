@@ -1,4 +1,4 @@
-import type { ContextUsageView } from '../session/protocol.js';
+import type { ContextUsageView } from '../protocol/views.js';
 
 // What a statusLine command reads on stdin: Claude Code's JSON (session_id, model {id,
 // display_name}, workspace {current_dir, project_dir}, cost, context_window), plus this

@@ -4,8 +4,6 @@ import type { ClearedOutput } from '../history/compaction.js';
 import { isToolResultMessage, type Message } from '../llm/messages.js';
 import { messageText as renderText, oneLine, speakerOf, type TextStyle, type ToolCalls } from '../llm/messageText.js';
 
-export { collectToolCalls, type ToolCalls } from '../llm/messageText.js';
-
 const KEY_ARGS = ['command', 'pattern', 'query', 'path', 'file_path', 'url', 'id'];
 const MAX_ARG_CHARS = 60;
 

@@ -8,7 +8,7 @@ import { deriveHistory, LogError, type HistoryState } from '../history/reduce.js
 import type { LogEntry, RevertBody, Revision, StepRecord } from '../history/records.js';
 import { shownMessage } from '../history/view.js';
 import { isToolResultMessage, newId, type Block, type Message } from '../llm/messages.js';
-import { collectToolCalls } from './archive-text.js';
+import { collectToolCalls } from '../llm/messageText.js';
 import { cleanBlocks, decodeCompaction, decodeMessage, encodeCompaction, encodeMessage, MESSAGE_COLS, type CompactionRow, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import { HistoryLog, MARKER_TRIGGERS } from './historyLog.js';

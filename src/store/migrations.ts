@@ -2,7 +2,7 @@
 // N takes a version N−1 database to version N. To change the schema, append an entry.
 import type Database from 'better-sqlite3';
 import type { ClearedOutput } from '../history/compaction.js';
-import { collectToolCalls } from './archive-text.js';
+import { collectToolCalls } from '../llm/messageText.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import { InvalidInputError } from './errors.js';
 import type { Migration } from './migration.js';

@@ -5,7 +5,8 @@
 import type Database from 'better-sqlite3';
 import type { ClearedOutput } from '../history/compaction.js';
 import { isToolResultMessage, type Message } from '../llm/messages.js';
-import { clearedIndexText, clearedLabel, collectToolCalls, messageLabel, messageText, type ToolCalls } from './archive-text.js';
+import { collectToolCalls, type ToolCalls } from '../llm/messageText.js';
+import { clearedIndexText, clearedLabel, messageLabel, messageText } from './archive-text.js';
 import { decodeMessage, type MessageRow } from './codec.js';
 import type { Migration } from './migration.js';
 

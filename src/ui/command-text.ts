@@ -1,7 +1,7 @@
 // What a slash command answered, as lines of styled text for the transcript: its text, the
 // /context breakdown, /cost, /permissions or /help (see item-text.ts for the other items).
 import { agentsText } from '../commands/format.js';
-import type { CommandOutput, ContextBreakdownRow, CostRow } from './controller.js';
+import type { CommandOutput, ContextBreakdownRow, CostRow } from '../protocol/views.js';
 import { bareName } from './completion.js';
 import { formatTokens, formatUsd } from './format.js';
 import { KEY_BINDINGS } from './keys-help.js';

@@ -1,5 +1,5 @@
 // Slash-command completion against the registry's commands.
-import type { CommandInfo } from './controller.js';
+import type { CommandInfo } from '../protocol/views.js';
 import { editDistance } from '../editDistance.js';
 
 /** A command's name without the leading slash (the registry may store it either way). */

@@ -1,6 +1,6 @@
 // The /history browser's state and keys, apart from its rendering.
 import type { Key } from 'ink';
-import type { HistoryPage } from './controller.js';
+import type { HistoryPage } from '../protocol/views.js';
 
 export interface HistoryBrowserState {
   result: HistoryPage;

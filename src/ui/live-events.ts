@@ -2,13 +2,11 @@
 // region and the transcript, the row a finished tool call leaves, answering the first approval.
 import type { ApprovalDecision } from '../tools/permissions.js';
 import type { ApprovalView } from './approval.js';
-import type { UiEvent } from './controller.js';
+import type { CompactionEvent, Event } from '../protocol/events.js';
 import type { LiveState } from './live-state.js';
 import type { Store } from './store.js';
 import { cutForModel } from './tool-progress.js';
 import { itemId, type ToolItem, type TranscriptItem } from './transcript.js';
-
-type CompactionEvent = Extract<UiEvent, { type: 'compaction_start' | 'compaction_progress' | 'compaction_end' | 'compaction_skipped' }>;
 
 /** A compaction event's effect: an item to append, and the live compaction state (absent: unchanged). */
 export function compactionStep(
@@ -41,7 +39,7 @@ export function compactionStep(
 }
 
 /** The transcript row of a finished tool call; `streamed` is everything its output streamed, kept for Ctrl-O when the model got a cut copy. */
-export function finishedToolItem(ev: Extract<UiEvent, { type: 'tool_end' }>, summary: string, streamed: string | undefined): ToolItem {
+export function finishedToolItem(ev: Extract<Event, { type: 'tool_end' }>, summary: string, streamed: string | undefined): ToolItem {
   const item: ToolItem = {
     kind: 'tool',
     id: itemId(),

@@ -2,7 +2,7 @@
 // live turn (tools running, compaction, retries, queued prompts), the streamed reply, the status.
 import type { CompactionTrigger } from '../history/compaction.js';
 import type { TranscriptItem } from './transcript.js';
-import type { ContextUsageView, SessionView } from './controller.js';
+import type { ContextUsageView, SessionView } from '../protocol/views.js';
 
 export interface TranscriptState {
   /** Bumped when a session is opened: the transcript starts over. */

@@ -1,6 +1,6 @@
 // The /model picker's state and keys, apart from its rendering.
 import type { Key } from 'ink';
-import type { ModelChoice } from './controller.js';
+import type { ModelChoice } from '../protocol/views.js';
 import { filteredListKey } from './list-keys.js';
 
 export interface ModelPickerState {

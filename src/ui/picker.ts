@@ -1,6 +1,6 @@
 // The session picker's state and keys, apart from its rendering.
 import type { Key } from 'ink';
-import type { SessionListItem } from './controller.js';
+import type { SessionListItem } from '../protocol/views.js';
 import { filteredListKey } from './list-keys.js';
 
 export interface PickerState {

@@ -2,7 +2,7 @@
 // store, so the App routes keys here and only the prompt's view re-renders on a keystroke.
 import type { Key } from 'ink';
 import { bareName, commandWord, commonPrefix, matchCommands, suggestCommand } from './completion.js';
-import type { CommandInfo } from './controller.js';
+import type { CommandInfo } from '../protocol/views.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 import { fillMention, mentionAt, type MentionView } from './mention-completion.js';

@@ -1,7 +1,7 @@
 // The /rewind picker's state and keys: choose an earlier turn, then what to restore.
 import type { Key } from 'ink';
 import type { RewindWhat } from '../session/rewind.js';
-import type { RewindTargetView } from './controller.js';
+import type { RewindTargetView } from '../protocol/views.js';
 
 export interface RewindPickerState {
   targets: RewindTargetView[];

@@ -1,6 +1,6 @@
 // The one-line texts the live region shows for a retry and for a provider that has gone quiet.
 import type { ProviderErrorKind } from '../llm/errors.js';
-import type { UiEvent } from './controller.js';
+import type { Event } from '../protocol/events.js';
 import { formatElapsed } from './format.js';
 
 export const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
@@ -11,11 +11,11 @@ export const RETRY_LABEL: Partial<Record<ProviderErrorKind, string>> = {
   stream_cut: 'Response stream cut off',
 };
 
-export const retryText = (ev: Extract<UiEvent, { type: 'retry' }>): string =>
+export const retryText = (ev: Extract<Event, { type: 'retry' }>): string =>
   `${RETRY_LABEL[ev.kind] ?? 'Request failed'} — retrying in ${formatElapsed(ev.delayMs + 999)} (${ev.attempt}/${ev.maxAttempts})`;
 
 /** "No response yet, 30 s" before the reply begins, "No data for 30 s" once it went silent, "Cannot connect (…)" while the provider cannot be reached. */
-export const waitingText = (ev: Extract<UiEvent, { type: 'waiting' }>): string =>
+export const waitingText = (ev: Extract<Event, { type: 'waiting' }>): string =>
   ev.cannotConnect !== undefined
     ? `Cannot connect (${ev.cannotConnect}), ${ev.seconds} s${ev.attempt > 1 ? ` (attempt ${ev.attempt})` : ''}`
     : `${ev.stalled ? 'No data for' : 'No response yet,'} ${ev.seconds} s${ev.attempt > 1 ? ` (attempt ${ev.attempt})` : ''}`;

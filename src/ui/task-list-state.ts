@@ -37,6 +37,11 @@ export class TaskListState {
     }
   }
 
+  /** The turn ended: a sub-agent whose Task call never ended (it failed, the turn was cut) is over too, and its list goes. */
+  turnEnded(): void {
+    if (Object.keys(this.children.get()).length > 0) this.children.set({});
+  }
+
   /** Ctrl+T. */
   toggle(): void {
     this.state.set({ ...this.state.get(), hidden: !this.state.get().hidden });

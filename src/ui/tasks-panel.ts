@@ -3,7 +3,7 @@
 // SIGTERM, SIGKILL after the grace period), `a` stops every one, Esc closes. The rows are the
 // controller's, read again whenever a command starts or ends and at each key.
 import type { Key } from 'ink';
-import type { TaskRowView } from './controller.js';
+import type { TaskRowView } from '../protocol/views.js';
 import { Store } from './store.js';
 
 export interface TasksPanelState {

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { GaugeState } from './controller.js';
+import type { GaugeState } from '../compaction/budget.js';
 
 /**
  * Colours by role. Without colour (NO_COLOR, a dumb terminal) every colour is undefined and

@@ -9,7 +9,7 @@ import { attachmentLabel } from '../session/mentions.js';
 import { typedCommand } from '../session/typedCommand.js';
 import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
 import { isInterruptedResult, UNANSWERED_PROMPT_REPLY } from '../session/repair.js';
-import type { CommandOutput } from './controller.js';
+import type { CommandOutput } from '../protocol/views.js';
 import { searchItems, type SearchItem } from './search-text.js';
 
 export { searchItems } from './search-text.js';

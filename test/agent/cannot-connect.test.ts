@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../src/agent/events.js';
+import type { AgentEvent } from '../../src/protocol/events.js';
 import type { LoopHost, LoopOptions } from '../../src/agent/host.js';
 import { callModel } from '../../src/agent/modelCall.js';
 import { createProvider } from '../../src/llm/factory.js';

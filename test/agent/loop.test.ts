@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../src/agent/events.js';
+import type { AgentEvent } from '../../src/protocol/events.js';
 import { CONTINUE_PROMPT, runTurn, type LoopHost, type LoopOptions, type PermissionGate } from '../../src/agent/loop.js';
 import { ProviderError } from '../../src/llm/errors.js';
 import { emptyUsage, userMessage, type Block, type Message } from '../../src/llm/messages.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../src/agent/events.js';
+import type { AgentEvent } from '../../src/protocol/events.js';
 import { MAX_PAUSES, runTurn, type LoopHost, type LoopOptions } from '../../src/agent/loop.js';
 import { createProvider } from '../../src/llm/factory.js';
 import { userMessage, type Message } from '../../src/llm/messages.js';

@@ -190,6 +190,13 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => under('src/statusLine')(e.from) && (isUi(e.to) || isSql(e.to)),
   },
   {
+    name: 'src/protocol/ (the one event vocabulary from the session to every front end, and the views they render) is a leaf of types: it imports only types, from its own room and the low rooms whose data its events carry (llm/, history/, tools/, compaction/, agents/, config/, plan/), never the session or a front end',
+    forbids: (e) =>
+      under('src/protocol')(e.from) &&
+      !under('src/protocol')(e.to) &&
+      (!e.typeOnly || !['src/llm', 'src/history', 'src/tools', 'src/compaction', 'src/agents', 'src/config', 'src/plan'].some((room) => under(room)(e.to))),
+  },
+  {
     name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
     forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
   },

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compactionBudgets, contextUsage, thresholds } from '../../src/compaction/budget.js';
-import type { ContextUsageView } from '../../src/ui/controller.js';
+import type { ContextUsageView } from '../../src/protocol/views.js';
 import { cfg } from './helpers.js';
 
 describe('thresholds', () => {

@@ -5,7 +5,7 @@ import { THRASH_LIMIT } from '../../src/compaction/guards.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import { OMITTED_OUTPUT } from '../../src/compaction/transcript.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
-import type { CompactionEvent } from '../../src/compaction/types.js';
+import type { CompactionEvent } from '../../src/protocol/events.js';
 import { ProviderError } from '../../src/llm/errors.js';
 import { textOf, type Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CompactionEngine, type EngineDeps } from '../../src/compaction/engine.js';
 import { PROVIDER_SUMMARY_TEXT } from '../../src/compaction/headSummary.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
-import type { CompactionEvent } from '../../src/compaction/types.js';
+import type { CompactionEvent } from '../../src/protocol/events.js';
 import { ProviderError } from '../../src/llm/errors.js';
 import { emptyUsage, type Message, type ReasoningBlock } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';

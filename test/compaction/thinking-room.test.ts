@@ -6,7 +6,7 @@ import { contextRaw, thinkingCountsFrom, thinkingRoomOf, type ThinkingRoom } fro
 import { roughTokens } from '../../src/compaction/uncounted.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
-import type { ContextUsageView } from '../../src/session/protocol.js';
+import type { ContextUsageView } from '../../src/protocol/views.js';
 import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './helpers.js';
 
 // Which replayed thinking the gauge counts: all of it where the model keeps it in context (the

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import type { CommandOutput } from '../../src/ui/controller.js';
+import type { CommandOutput } from '../../src/protocol/views.js';
 import { COMMANDS, FakeController, renderApp } from './helpers.js';
 
 afterEach(() => cleanup());

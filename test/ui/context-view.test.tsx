@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import type { CommandOutput } from '../../src/ui/controller.js';
+import type { CommandOutput } from '../../src/protocol/views.js';
 import { FakeController, renderAppSized } from './helpers.js';
 
 // /context (issue 26): its rows are shares of the whole window and add up to 100.0%, and at 40

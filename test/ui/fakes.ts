@@ -3,7 +3,9 @@
 import { EventEmitter } from 'node:events';
 import type { Message } from '../../src/llm/messages.js';
 import type { PermissionMode } from '../../src/config/schema.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, TaskRowView, UiController, UiEvent } from '../../src/ui/controller.js';
+import type { UiController } from '../../src/ui/controller.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, TaskRowView } from '../../src/protocol/views.js';
+import type { Event } from '../../src/protocol/events.js';
 
 export const usage = (over: Partial<ContextUsageView> = {}): ContextUsageView => ({
   tokens: 40_000,
@@ -48,7 +50,7 @@ export class FakeController implements UiController {
   readonly searches: Array<[string, number]> = [];
   /** The /tasks panel's rows (absent: the app has none to refresh from). */
   taskRows?: () => TaskRowView[];
-  private readonly listeners = new Set<(ev: UiEvent) => void>();
+  private readonly listeners = new Set<(ev: Event) => void>();
 
   constructor(
     public view: SessionView = session(),
@@ -64,7 +66,7 @@ export class FakeController implements UiController {
   initialTranscript(): Message[] {
     return this.transcript;
   }
-  subscribe(listener: (ev: UiEvent) => void): () => void {
+  subscribe(listener: (ev: Event) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -109,7 +111,7 @@ export class FakeController implements UiController {
   async exit(): Promise<void> {
     this.exits++;
   }
-  emit(...events: UiEvent[]): void {
+  emit(...events: Event[]): void {
     for (const ev of events) for (const l of [...this.listeners]) l(ev);
   }
   get subscribers(): number {

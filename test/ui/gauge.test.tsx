@@ -4,7 +4,7 @@ import { render } from 'ink-testing-library';
 import stripAnsi from 'strip-ansi';
 import { Gauge, gaugeBar, gaugeLabel } from '../../src/ui/components/Gauge.js';
 import { StatusLine } from '../../src/ui/components/StatusLine.js';
-import type { GaugeState } from '../../src/ui/controller.js';
+import type { GaugeState } from '../../src/compaction/budget.js';
 import { colorTheme, detectColor, plainTheme, ThemeContext } from '../../src/ui/theme.js';
 import { session, usage } from './helpers.js';
 

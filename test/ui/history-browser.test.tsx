@@ -1,7 +1,7 @@
 import './force-color.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import type { HistoryHit, HistoryPage } from '../../src/ui/controller.js';
+import type { HistoryHit, HistoryPage } from '../../src/protocol/views.js';
 import { FakeController, KEYS, renderAppSized, waitFor } from './helpers.js';
 
 afterEach(() => cleanup());

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import type { SessionListItem } from '../../src/ui/controller.js';
+import type { SessionListItem } from '../../src/protocol/views.js';
 import { newPicker, pickerKey, visibleSessions } from '../../src/ui/picker.js';
 import { FakeController, KEYS, renderApp, waitFor } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import './force-color.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import type { TaskRowView } from '../../src/ui/controller.js';
+import type { TaskRowView } from '../../src/protocol/views.js';
 import { FakeController, KEYS, renderAppSized, waitFor } from './helpers.js';
 
 // The /tasks panel in place of the prompt: the background commands with state, time and output

@@ -1,5 +1,5 @@
 import { Text } from 'ink';
-import type { ContextUsageView } from '../controller.js';
+import type { ContextUsageView } from '../../protocol/views.js';
 import { useTheme } from '../theme.js';
 
 const CELLS = 10;

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { Box, Text } from 'ink';
-import type { ContextUsageView, SessionView } from '../controller.js';
+import type { ContextUsageView, SessionView } from '../../protocol/views.js';
 import { shortId, shortenPath } from '../format.js';
 import { sanitize } from '../sanitize.js';
 import { useTheme } from '../theme.js';

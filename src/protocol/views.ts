@@ -1,11 +1,7 @@
-// What the session offers the front ends (the TUI's controller, print mode, the slash
+// What the session offers the front ends (the TUI's controller, print mode, ACP, the slash
 // commands): the views and command outputs they render. Types only; the session and the
-// commands build them, ui/ and print.ts show them.
-import type { AgentEvent } from '../agent/events.js';
-import type { ChildState } from '../agents/childState.js';
+// commands build them, ui/, print/ and acp/ show them. The events are in ./events.ts.
 import type { ContextUsage } from '../compaction/budget.js';
-import type { CompactionEvent } from '../compaction/types.js';
-import type { PermissionMode } from '../config/schema.js';
 import type { Usage } from '../llm/messages.js';
 
 /** What the gauge renders: the engine's figures without its thresholds. */
@@ -155,24 +151,3 @@ export interface RewindTargetView {
   /** Files Edit/Write changed in this turn or later. */
   files: string[];
 }
-
-/** What a live session tells its listeners (the TUI's controller, print mode's stream). */
-export type SessionEvent =
-  | AgentEvent
-  | CompactionEvent
-  | { type: 'context'; usage: ContextUsageView }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
-  /** The permission mode changed (Shift+Tab, "accept edits for the session"). */
-  | { type: 'permission_mode'; mode: PermissionMode }
-  /** The visible history was replaced (a /rewind, an /uncompact): redraw it from messages(). */
-  | { type: 'history_reset' }
-  /** A sub-agent (a Task call's child session) changed: queued, running, its tools and tokens, how it ended. */
-  | { type: 'child'; state: ChildState }
-  /** A prompt was not sent (larger than the window allows): nothing was stored; `text` goes back to the person's input. */
-  | { type: 'prompt_refused'; text: string; message: string }
-  /** A prompt got no reply (interrupted before it, or the provider failed): it left the conversation; `text` goes back to the person's input. */
-  | { type: 'prompt_returned'; text: string; message: string }
-  /** Something the person waits on besides the model (a hook) began, or ended (done): the status row says what runs. */
-  | { type: 'activity'; label: string; done: boolean }
-  /** How many messages the database refused so far (0: all saved again), and why. */
-  | { type: 'unsaved'; count: number; error?: string };
