@@ -37,7 +37,8 @@ export function SessionPicker({ state, currentId, now = Date.now(), home }: Sess
       {rows.map((s, i) => {
         const selected = start + i === state.selected;
         const title = s.title ? oneLine(s.title) : `(untitled ${shortId(s.id)})`;
-        const meta = `${shortenPath(s.cwd, home, cwdWidth)} · ${formatAge(s.updatedAt, now)} · ${s.messageCount} msgs · ${s.contextTokens === null ? '—' : `${formatTokens(s.contextTokens)} tok`}`;
+        const tokens = s.contextTokens === null ? '—' : `${formatTokens(s.contextTokens)} tok`;
+        const meta = `${shortenPath(s.cwd, home, cwdWidth)} · ${formatAge(s.updatedAt, now)} · ${s.messageCount} msgs · ${tokens}`;
         return (
           <Box key={s.id} flexDirection={narrow ? 'column' : 'row'}>
             <Box flexShrink={1}>
