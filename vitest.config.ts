@@ -52,19 +52,23 @@ export default defineConfig({
     pool: 'forks',
     // Most of the suite's time is end-to-end tests waiting on the CLI processes they spawn and
     // on the fake server, not computing: vitest's default (cores - 1) ran the files one at a time
-    // on a 2-core machine. Three files at once keep two cores busy.
-    maxWorkers: Math.max(3, availableParallelism() - 1),
+    // on a 2-core machine; three at once used 1.4 of its 2 cores.
+    maxWorkers: Math.max(4, availableParallelism()),
     globalSetup: ['test/globalSetup.ts'],
     sequence: { sequencer: SlowFirst },
     // Two regimes in one pool, so that neither waits for the other's last file: every test on
-    // claude-sonnet-5-5 (adaptive thinking), then the end-to-end files again on claude-sonnet-4-5
+    // claude-sonnet-5-5 (adaptive thinking), and the end-to-end files again on claude-sonnet-4-5
     // with thinking enabled (test/e2e/regime.ts: the tests that regime would not change run
-    // once). `--project main` or `--project e2e-4-5` runs one of them.
+    // once). `--project e2e` or `--project e2e-4-5` runs the end-to-end files in one of them.
+    // The end-to-end files share their worker's modules (the fake server, the tokenizer it
+    // counts with, the harness): each file starts its own server and workspaces, and no file
+    // mocks a module or changes the process.
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], isolate: false } },
       {
         extends: true,
-        test: { name: 'e2e-4-5', include: ['test/e2e/**/*.test.ts'], env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } },
+        test: { name: 'e2e-4-5', include: ['test/e2e/**/*.test.ts'], isolate: false, env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } },
       },
     ],
   },
