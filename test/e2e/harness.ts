@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -56,6 +56,7 @@ export interface Workspace {
 /** A fresh workspace; `rc` becomes the project's .agentrc (fast retries by default; on claude-sonnet-4-5 the suite's thinking, MODEL_RC). */
 export function workspace(rc: Record<string, unknown> = {}, opts: { suiteThinking?: boolean } = {}): Workspace {
   const root = mkdtempSync(join(tmpdir(), 'agent-e2e-'));
+  madeWorkspaces.push(root);
   const dir = join(root, 'project');
   const home = join(root, 'home');
   mkdirSync(dir);
@@ -158,6 +159,9 @@ export function jsonResult(run: RunResult): Record<string, unknown> {
  * One fake provider server for a test file, started before its tests, closed after them and
  * reset (requests, queue, responder, window, overflow flavor) before each test.
  */
+/** Workspaces made in this worker since the last file's fake server closed (a worker runs its files one at a time). */
+const madeWorkspaces: string[] = [];
+
 export function useFakeServer(): FakeServer {
   let current: FakeServer | undefined;
   beforeAll(async () => {
@@ -165,6 +169,16 @@ export function useFakeServer(): FakeServer {
   });
   afterAll(async () => {
     await current?.close();
+    // the file's workspaces go with it; AGENT_E2E_KEEP=1 keeps them to look at
+    if (process.env.AGENT_E2E_KEEP === '1') return;
+    for (const root of madeWorkspaces.splice(0)) {
+      try {
+        rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      } catch (e) {
+        // a process the file left behind may still write there: a leftover folder fails no test
+        console.warn(`could not remove the workspace ${root}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
   });
   beforeEach(() => {
     if (!current) return;
