@@ -19,9 +19,6 @@ import type { Theme } from './theme.js';
 import { colorTheme, detectColor, dumbTheme, plainTheme, ThemeContext } from './theme.js';
 import { useAppStore } from './use-app-store.js';
 
-export { CTRL_C_EXIT_MS } from './app-keys.js';
-export { RESIZE_SETTLE_MS } from './use-app-store.js';
-
 export interface AppProps {
   controller: UiController;
   /** Open the session picker at start (`agent --resume` without an id): submits "/resume". */
