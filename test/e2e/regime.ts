@@ -104,22 +104,20 @@ export function itRegimeFree(title: string, body: (ctx: TestContext) => Promise<
 
 /** describe for a block that asks for Anthropic models, describeRegimeFree for an OpenAI one. */
 export const describeFor = (provider: ProviderKind): ((title: string, body: () => void) => void) => (provider === 'openai' ? describeRegimeFree : describe);
+/** it for a test that asks for Anthropic models, itRegimeFree for an OpenAI one. */
+const itFor = (provider: ProviderKind): typeof itRegimeFree => (provider === 'openai' ? itRegimeFree : it);
 
 const PROVIDERS: readonly ProviderKind[] = ['anthropic', 'openai'];
 const titled = (title: string, provider: ProviderKind): string => title.replaceAll('%s', provider);
 
 /** describe.each over both providers; the OpenAI block is regime-free (its runs never reach the Anthropic model the regimes change). */
 export function describeEachProvider(title: string, body: (provider: ProviderKind) => void): void {
-  for (const provider of PROVIDERS)
-    if (provider === 'openai') describeRegimeFree(titled(title, provider), () => body(provider));
-    else describe(titled(title, provider), () => body(provider));
+  for (const provider of PROVIDERS) describeFor(provider)(titled(title, provider), () => body(provider));
 }
 
 /** it.each over both providers; the OpenAI test is regime-free. */
 export function itEachProvider(title: string, body: (provider: ProviderKind) => Promise<void> | void, timeout?: number): void {
-  for (const provider of PROVIDERS)
-    if (provider === 'openai') itRegimeFree(titled(title, provider), () => body(provider), timeout);
-    else it(titled(title, provider), () => body(provider), timeout);
+  for (const provider of PROVIDERS) itFor(provider)(titled(title, provider), () => body(provider), timeout);
 }
 
 /**
