@@ -55,6 +55,7 @@ export default defineConfig({
     // on a 2-core machine; three at once used 1.4 of its 2 cores.
     maxWorkers: Math.max(4, availableParallelism()),
     globalSetup: ['test/globalSetup.ts'],
+    reporters: ['default', './test/flakyReporter.ts'],
     sequence: { sequencer: SlowFirst },
     // Two regimes in one pool, so that neither waits for the other's last file: every test on
     // claude-sonnet-5-5 (adaptive thinking), and the end-to-end files again on claude-sonnet-4-5
@@ -62,13 +63,21 @@ export default defineConfig({
     // once). `--project e2e` or `--project e2e-4-5` runs the end-to-end files in one of them.
     // The end-to-end files share their worker's modules (the fake server, the tokenizer it
     // counts with, the harness): each file starts its own server and workspaces, and no file
-    // mocks a module or changes the process.
+    // mocks a module or changes the process. An end-to-end test that fails runs once more (four
+    // workers on two cores can delay a keypress or a request past a test's window); the run ends
+    // with the list of tests that passed only on that retry (test/flakyReporter.ts).
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**'] } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], isolate: false, retry: 1 } },
       {
         extends: true,
-        test: { name: 'e2e-4-5', include: ['test/e2e/**/*.test.ts'], isolate: false, env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } },
+        test: {
+          name: 'e2e-4-5',
+          include: ['test/e2e/**/*.test.ts'],
+          isolate: false,
+          retry: 1,
+          env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' },
+        },
       },
     ],
   },

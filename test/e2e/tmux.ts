@@ -81,6 +81,29 @@ export class Tmux {
     return Number(/\[exited with (\d+)\]/.exec(screen)![1]);
   }
 
+  /**
+   * Exits as a person does, with Ctrl-C twice: the second press once the first one's hint shows.
+   * On a loaded machine the second press can reach the program after the hint's two seconds,
+   * where it only arms the exit again; then the program is still at its prompt and one more
+   * press ends it. A program that shows no hint, or never exits, still fails here.
+   */
+  async exitWithCtrlC(): Promise<number> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      this.keys('C-c');
+      const armed = await this.waitFor(/Press Ctrl-C again to exit|\[exited with \d+\]/);
+      const exited = /\[exited with (\d+)\]/.exec(armed);
+      if (exited) return Number(exited[1]);
+      this.keys('C-c');
+      try {
+        return await this.waitForExit();
+      } catch (err) {
+        // still running: try again only if it is back at its prompt, waiting for the press it missed
+        if (!/Ask for a change|❯/.test(this.screen(0))) throw err;
+      }
+    }
+    throw new Error(`Ctrl-C twice did not exit three times; screen:\n${this.screen()}`);
+  }
+
   kill(): void {
     try {
       this.tmux(['kill-server']);

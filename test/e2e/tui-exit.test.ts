@@ -31,10 +31,7 @@ describe.skipIf(!hasTmux)('exiting the TUI', () => {
     term.type('remember the walrus');
     term.keys('Enter');
     await term.waitFor('Remembered the walrus.');
-    term.keys('C-c');
-    await new Promise((r) => setTimeout(r, 200));
-    term.keys('C-c');
-    expect(await term.waitForExit()).toBe(0);
+    expect(await term.exitWithCtrlC()).toBe(0);
     const m = /Session (\S+) saved\. To continue it: agent --resume (\S+)/.exec(term.screen());
     expect(m).not.toBeNull();
     expect(m![2]).toBe(m![1]);

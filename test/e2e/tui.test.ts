@@ -89,10 +89,7 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     expect(term.screen()).toMatch(/context left/);
 
     // Ctrl-C twice exits cleanly
-    term.keys('C-c');
-    await new Promise((r) => setTimeout(r, 200));
-    term.keys('C-c');
-    expect(await term.waitForExit()).toBe(0);
+    expect(await term.exitWithCtrlC()).toBe(0);
     term.kill();
 
     // --continue finds the transcript again: checkpoint first, then the tail
@@ -101,10 +98,7 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     // the newest screenful comes first; the older items (the checkpoint) are printed right after
     const screen = await term.waitFor(/Greet from bash\.|checkpoint/i);
     expect(screen).toContain('tell me a long story');
-    term.keys('C-c');
-    await new Promise((r) => setTimeout(r, 200));
-    term.keys('C-c');
-    expect(await term.waitForExit()).toBe(0);
+    expect(await term.exitWithCtrlC()).toBe(0);
   }, 120_000);
 
   it('browses what compaction archived with /history and opens an item', async () => {
@@ -131,10 +125,7 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     await term.waitFor('the walrus-0 detail lives in config/secrets.toml.');
     await term.waitFor('Ask for a change');
     expect(term.screen()).not.toContain('Archive: “walrus”');
-    term.keys('C-c');
-    await new Promise((r) => setTimeout(r, 200));
-    term.keys('C-c');
-    expect(await term.waitForExit()).toBe(0);
+    expect(await term.exitWithCtrlC()).toBe(0);
   }, 60_000);
 
   it('opens a long resumed session on its newest screenful, right above the prompt, then fills the scrollback in order', async () => {
@@ -176,10 +167,7 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     const [at0, , at99] = expectInOrder(all, ['question 0 about the parser', 'answer 50: the parser', 'answer 99: the parser', 'Ask for a change']);
     expect(all.indexOf('answer 99: the parser', at99! + 1)).toBe(-1);
     expect(all.indexOf('question 0 about the parser', at0! + 1)).toBe(-1);
-    term.keys('C-c');
-    await term.waitFor('Press Ctrl-C again to exit');
-    term.keys('C-c');
-    expect(await term.waitForExit()).toBe(0);
+    expect(await term.exitWithCtrlC()).toBe(0);
   });
 
   it('opens the session picker for --resume without an id', async () => {
@@ -200,10 +188,6 @@ describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
     term.keys('Down');
     term.keys('Enter');
     await term.waitFor('first session answer');
-    term.keys('C-c');
-    // the first Ctrl-C arms the exit (a loaded machine may take a moment to show it)
-    await term.waitFor('Press Ctrl-C again to exit');
-    term.keys('C-c');
-    expect(await term.waitForExit()).toBe(0);
+    expect(await term.exitWithCtrlC()).toBe(0);
   }, 60_000);
 });

@@ -125,10 +125,7 @@ describe.skipIf(!hasTmux)('/uncompact in the TUI', () => {
         term.keys('Enter');
         await term.waitFor('I see animal-0 again');
         expect(turnText(lastTurn())).toContain('Answer 0 about animal-0');
-        term.keys('C-c');
-        await new Promise((r) => setTimeout(r, 200));
-        term.keys('C-c');
-        expect(await term.waitForExit()).toBe(0);
+        expect(await term.exitWithCtrlC()).toBe(0);
       } finally {
         term.kill();
       }
