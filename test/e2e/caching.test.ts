@@ -188,10 +188,12 @@ describeEachProvider('accounting with caching on and off (%s)', (provider) => {
       if (provider === 'anthropic') expect(off.read).toBe(0);
       expect(on.compactions.filter((c) => c.includes(':auto:applied')).length).toBeGreaterThan(0);
       expect(on.compactions).toEqual(off.compactions);
-      // the same figures: random ids tokenize a token longer or shorter (the checkpoint's compaction
-      // id, and the working-state ledger's Recall ids of the person's messages, one per message)
+      // the same figures but for random ids, each a few tokens longer or shorter (the checkpoint's
+      // compaction id, and the working-state ledger's Recall ids of the person's messages, one per
+      // message, up to 16 here: a CI run saw 13 tokens apart at 5,071). Caching counted into the
+      // gauge would put them thousands apart.
       expect(on.gauge).toHaveLength(off.gauge.length);
-      on.gauge.forEach((g, i) => expect(Math.abs(g - off.gauge[i]!), `gauge #${i}: ${g} vs ${off.gauge[i]}`).toBeLessThanOrEqual(Math.max(4, g * 0.0025)));
+      on.gauge.forEach((g, i) => expect(Math.abs(g - off.gauge[i]!), `gauge #${i}: ${g} vs ${off.gauge[i]}`).toBeLessThanOrEqual(Math.max(4, g * 0.01)));
       expect(on.max).toBeLessThanOrEqual(16_384);
     },
     300_000,
