@@ -39,4 +39,5 @@ describe('the regime-free check', () => {
     // mutation: the suite workspace not noted (harness.ts workspace) → passes
     expect(() => checkedRegimeFree('a test', mark)).toThrow(SECOND_REGIME_MODEL);
   });
+
 });

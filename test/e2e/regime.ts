@@ -25,21 +25,26 @@ export type ProviderKind = 'anthropic' | 'openai';
 
 /** Tests are told apart from the file around them (collection, hooks of its own): what the file does outside them counts for every test. */
 const inTest = (): boolean => expect.getState().currentTestName !== undefined;
+/**
+ * The file running. The e2e files of a worker share this module (isolate: false), so what a file
+ * did outside its tests is kept by file: it must not count against the next file's tests.
+ */
+const currentFile = (): string => expect.getState().testPath ?? '';
 
-/** Workspaces that got (or in the second regime would get) the suite's thinking for claude-sonnet-4-5: made in tests, and whether the file made one outside them. */
+/** Workspaces that got (or in the second regime would get) the suite's thinking for claude-sonnet-4-5: made in tests, and the files that made one outside them. */
 let suiteWorkspaces = 0;
-let suiteWorkspaceOutsideTests = false;
+const suiteWorkspaceOutsideTests = new Set<string>();
 export function noteSuiteWorkspace(): void {
   if (inTest()) suiteWorkspaces++;
-  else suiteWorkspaceOutsideTests = true;
+  else suiteWorkspaceOutsideTests.add(currentFile());
 }
 
-/** Reads of MODEL.anthropic in tests, and whether the file read it outside them. */
+/** Reads of MODEL.anthropic in tests, and the files that read it outside them. */
 let modelReads = 0;
-let modelReadOutsideTests = false;
+const modelReadOutsideTests = new Set<string>();
 export function noteRegimeModelRead(): void {
   if (inTest()) modelReads++;
-  else modelReadOutsideTests = true;
+  else modelReadOutsideTests.add(currentFile());
 }
 
 /** Where a test stands when it starts: what it does after this is its own. */
@@ -50,11 +55,11 @@ export interface RegimeMark {
 }
 export const regimeMark = (): RegimeMark => ({ asked: anthropicModelsAsked.length, reads: modelReads, suites: suiteWorkspaces });
 
-/** What the test since `mark` used that the second regime would change (empty: regime-free). */
-export function regimeUseSince(mark: RegimeMark): string[] {
+/** What the test since `mark` used that the second regime would change (empty: regime-free); `file` is the test's file. */
+export function regimeUseSince(mark: RegimeMark, file = currentFile()): string[] {
   const uses: string[] = [];
-  if (modelReadOutsideTests || modelReads > mark.reads) uses.push(`MODEL.anthropic (${REGIME_MODEL})`);
-  const suite = suiteWorkspaceOutsideTests || suiteWorkspaces > mark.suites;
+  if (modelReadOutsideTests.has(file) || modelReads > mark.reads) uses.push(`MODEL.anthropic (${REGIME_MODEL})`);
+  const suite = suiteWorkspaceOutsideTests.has(file) || suiteWorkspaces > mark.suites;
   if (suite && anthropicModelsAsked.slice(mark.asked).includes(SECOND_REGIME_MODEL))
     uses.push(`${SECOND_REGIME_MODEL} in a workspace with the suite's thinking`);
   return uses;
