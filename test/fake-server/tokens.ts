@@ -7,7 +7,28 @@ export const MESSAGE_OVERHEAD = 4;
 
 const ENCODE = { disallowedSpecial: new Set<string>() };
 
-export const countText = (text: string): number => (text.length === 0 ? 0 : countTokens(text, ENCODE));
+/**
+ * Counts already made, by text. Every request re-sends the system prompt, the tool schemas and
+ * the whole history, and the servers of a test worker's files share this module: counting only
+ * what is new keeps the worker's CPU for the agents it waits on. Bounded by the text it holds.
+ */
+const counted = new Map<string, number>();
+let countedChars = 0;
+const COUNTED_CHARS_MAX = 32 * 1024 * 1024;
+
+export function countText(text: string): number {
+  if (text.length < 64) return text.length === 0 ? 0 : countTokens(text, ENCODE);
+  const known = counted.get(text);
+  if (known !== undefined) return known;
+  const n = countTokens(text, ENCODE);
+  if (countedChars + text.length > COUNTED_CHARS_MAX) {
+    counted.clear();
+    countedChars = 0;
+  }
+  counted.set(text, n);
+  countedChars += text.length;
+  return n;
+}
 
 export function countBlock(b: Block): number {
   switch (b.type) {
