@@ -68,12 +68,13 @@ export default defineConfig({
     // with the list of tests that passed only on that retry (test/flakyReporter.ts).
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**'] } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], isolate: false, retry: 1 } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], setupFiles: ['test/e2e/regimeSetup.ts'], isolate: false, retry: 1 } },
       {
         extends: true,
         test: {
           name: 'e2e-4-5',
           include: ['test/e2e/**/*.test.ts'],
+          setupFiles: ['test/e2e/regimeSetup.ts'],
           isolate: false,
           retry: 1,
           env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' },

@@ -23,8 +23,17 @@ export const REGIME_MODEL = process.env.AGENT_E2E_ANTHROPIC_MODEL ?? FIRST_REGIM
 
 export type ProviderKind = 'anthropic' | 'openai';
 
-/** Tests are told apart from the file around them (collection, hooks of its own): what the file does outside them counts for every test. */
-const inTest = (): boolean => expect.getState().currentTestName !== undefined;
+/**
+ * Tests are told apart from the file around them (collection, hooks of its own): what the file
+ * does outside them counts for every test. regimeSetup.ts (a setup file of the e2e projects)
+ * says when a test runs: expect's currentTestName is not cleared between the files a worker
+ * runs, so the next file's collection would pass for the last test of the one before.
+ */
+let testRunning = false;
+export function noteTestRunning(running: boolean): void {
+  testRunning = running;
+}
+const inTest = (): boolean => testRunning;
 /**
  * The file running. The e2e files of a worker share this module (isolate: false), so what a file
  * did outside its tests is kept by file: it must not count against the next file's tests.
