@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import fg from 'fast-glob';
 import { defineConfig, type Plugin } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -31,6 +33,18 @@ const SLOW_FIRST = [
   'resume',
   'plan',
 ].map((name) => `test/e2e/${name}.test.ts`);
+
+/**
+ * Unit files that need the modules they test fresh run isolated (project unit-fresh); the other
+ * unit files share their worker's modules, as the e2e files do, which halves the unit files' CPU.
+ * A file says so with a line starting `// Fresh modules:` (the tokenizer and the Markdown
+ * renderer load once, on first use, which such files watch happen); a file that forces colour
+ * (test/ui/force-color.ts, force-truecolor.ts) needs it too, as chalk (in Ink) fixes its colour
+ * level when first imported.
+ */
+const FRESH_MODULES = fg
+  .sync(['test/**/*.test.ts', 'test/**/*.test.tsx'], { ignore: ['test/e2e/**'] })
+  .filter((file) => /^\/\/ Fresh modules:|^import '\.\/force-(?:true)?color\.js';/m.test(readFileSync(file, 'utf8')));
 
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -67,7 +81,11 @@ export default defineConfig({
     // workers on two cores can delay a keypress or a request past a test's window); the run ends
     // with the list of tests that passed only on that retry (test/flakyReporter.ts).
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**', ...FRESH_MODULES], isolate: false },
+      },
+      { extends: true, test: { name: 'unit-fresh', include: FRESH_MODULES } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], setupFiles: ['test/e2e/regimeSetup.ts'], isolate: false, retry: 1 } },
       {
         extends: true,

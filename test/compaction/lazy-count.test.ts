@@ -5,9 +5,10 @@ import type { Message } from '../../src/llm/messages.js';
 import type { ToolSpec } from '../../src/llm/provider.js';
 import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './helpers.js';
 
+// Fresh modules: it watches the tokenizer stay unloaded, then load (vitest.config.ts).
 // The tokenizer loads only when a request could come near a threshold: until then a byte
 // bound decides, and the gauge shows a rough figure. This file must be the only one in its
-// process to touch the tokenizer (vitest isolates test files), and its tests run in order.
+// process to touch the tokenizer (it runs isolated), and its tests run in order.
 
 /** effective 90,000; micro 70,000; auto 77,000 */
 const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };

@@ -6,8 +6,10 @@ import { assistant, user } from './helpers.js';
 import { UNKNOWN_IMAGE_TOKENS } from '../../src/media/limits.js';
 import { makeImage } from '../support/images.js';
 
+// Fresh modules: it counts on the tokenizer not being loaded yet (vitest.config.ts).
+
 describe('tokenizer loading', () => {
-  // runs first in this file: the module is fresh (vitest isolates test files)
+  // runs first in this file: the module is fresh (the file runs isolated, see above)
   it('refuses to count before loadTokenizer, then counts with o200k', async () => {
     expect(tokenizerLoaded()).toBe(false);
     expect(() => new TokenCounter().countText('hello')).toThrow(/loadTokenizer/);

@@ -6,6 +6,7 @@ import { loadMarkdown, markdownShownPlain, renderMarkdownWhenLoaded } from '../.
 import { plainTheme } from '../../src/ui/theme.js';
 import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './fakes.js';
 
+// Fresh modules: it watches the Markdown renderer load (vitest.config.ts runs it isolated).
 // The Markdown renderer (marked, marked-terminal, highlight.js) loads after the first frame.
 // This file must not import ./helpers.js, which loads it up front; its tests run in order.
 

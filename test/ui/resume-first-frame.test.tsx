@@ -6,6 +6,7 @@ import { messagesToItems } from '../../src/ui/transcript.js';
 import { FakeController, msg, renderAppSized, text, tick } from './helpers.js';
 import { expectInOrder } from '../support/inOrder.js';
 
+// Fresh modules: its first frame is drawn before the Markdown renderer has loaded (vitest.config.ts).
 // A resumed long session prints its newest screenful on the first frame and the older items
 // right after, in order, so the scrollback ends up holding the whole transcript.
 
