@@ -39,5 +39,4 @@ describe('the regime-free check', () => {
     // mutation: the suite workspace not noted (harness.ts workspace) → passes
     expect(() => checkedRegimeFree('a test', mark)).toThrow(SECOND_REGIME_MODEL);
   });
-
 });
