@@ -7,6 +7,9 @@ export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 let counter = 0;
 
+/** What the shell prints on the screen after the program ends (see the constructor). */
+const EXITED = /\[exited with (\d+)\]/;
+
 export class Tmux {
   private readonly socket = `agent-e2e-${process.pid}-${++counter}`;
   private readonly target = 'main';
@@ -77,8 +80,8 @@ export class Tmux {
 
   /** Waits for the program to exit and returns its exit code. */
   async waitForExit(timeoutMs = 10_000): Promise<number> {
-    const screen = await this.waitFor(/\[exited with (\d+)\]/, timeoutMs);
-    return Number(/\[exited with (\d+)\]/.exec(screen)![1]);
+    const screen = await this.waitFor(EXITED, timeoutMs);
+    return Number(EXITED.exec(screen)![1]);
   }
 
   /**
@@ -90,8 +93,8 @@ export class Tmux {
   async exitWithCtrlC(): Promise<number> {
     for (let attempt = 0; attempt < 3; attempt++) {
       this.keys('C-c');
-      const armed = await this.waitFor(/Press Ctrl-C again to exit|\[exited with \d+\]/);
-      const exited = /\[exited with (\d+)\]/.exec(armed);
+      const armed = await this.waitFor(new RegExp(`Press Ctrl-C again to exit|${EXITED.source}`));
+      const exited = EXITED.exec(armed);
       if (exited) return Number(exited[1]);
       this.keys('C-c');
       try {
