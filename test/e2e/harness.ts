@@ -155,13 +155,13 @@ export function jsonResult(run: RunResult): Record<string, unknown> {
   }
 }
 
+/** Workspaces made in this worker since the last file's fake server closed (a worker runs its files one at a time). */
+const madeWorkspaces: string[] = [];
+
 /**
  * One fake provider server for a test file, started before its tests, closed after them and
  * reset (requests, queue, responder, window, overflow flavor) before each test.
  */
-/** Workspaces made in this worker since the last file's fake server closed (a worker runs its files one at a time). */
-const madeWorkspaces: string[] = [];
-
 export function useFakeServer(): FakeServer {
   let current: FakeServer | undefined;
   beforeAll(async () => {
