@@ -29,11 +29,10 @@ export type ProviderKind = 'anthropic' | 'openai';
  * says when a test runs: expect's currentTestName is not cleared between the files a worker
  * runs, so the next file's collection would pass for the last test of the one before.
  */
-let testRunning = false;
+let inTest = false;
 export function noteTestRunning(running: boolean): void {
-  testRunning = running;
+  inTest = running;
 }
-const inTest = (): boolean => testRunning;
 /**
  * The file running. The e2e files of a worker share this module (isolate: false), so what a file
  * did outside its tests is kept by file: it must not count against the next file's tests.
@@ -44,7 +43,7 @@ const currentFile = (): string => expect.getState().testPath ?? '';
 let suiteWorkspaces = 0;
 const suiteWorkspaceOutsideTests = new Set<string>();
 export function noteSuiteWorkspace(): void {
-  if (inTest()) suiteWorkspaces++;
+  if (inTest) suiteWorkspaces++;
   else suiteWorkspaceOutsideTests.add(currentFile());
 }
 
@@ -52,7 +51,7 @@ export function noteSuiteWorkspace(): void {
 let modelReads = 0;
 const modelReadOutsideTests = new Set<string>();
 export function noteRegimeModelRead(): void {
-  if (inTest()) modelReads++;
+  if (inTest) modelReads++;
   else modelReadOutsideTests.add(currentFile());
 }
 
