@@ -77,13 +77,13 @@ const tokenRanksAsString: Plugin = {
       const ranks = ((await import(pathToFileURL(args.path).href)) as { default: (string | number[])[] }).default;
       const sep = ['\uffff', '\ufffe', '\u0001'].find((c) => ranks.every((r) => typeof r !== 'string' || !r.includes(c)));
       if (sep === undefined) throw new Error(`${args.path}: every separator occurs in a token; update tokenRanksAsString in scripts/build.ts`);
-      const strings = ranks.map((r) => (typeof r === 'string' ? r : ''));
+      const joined = ranks.map((r) => (typeof r === 'string' ? r : '')).join(sep);
       const bytes = Object.fromEntries(ranks.flatMap((r, i) => (typeof r === 'string' ? [] : [[i, r]])));
-      const rebuilt: (string | number[])[] = strings.join(sep).split(sep);
+      const rebuilt: (string | number[])[] = joined.split(sep);
       for (const [i, r] of Object.entries(bytes)) rebuilt[Number(i)] = r;
       if (JSON.stringify(rebuilt) !== JSON.stringify(ranks)) throw new Error(`${args.path}: the ranks rebuilt from one string differ from the original`);
       const contents = [
-        `const ranks = ${JSON.stringify(strings.join(sep))}.split(${JSON.stringify(sep)});`,
+        `const ranks = ${JSON.stringify(joined)}.split(${JSON.stringify(sep)});`,
         `const bytes = JSON.parse(${JSON.stringify(JSON.stringify(bytes))});`,
         'for (const i in bytes) ranks[i] = bytes[i];',
         'export default ranks;',
