@@ -4,6 +4,8 @@ import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './fakes.j
 
 // Nothing here imports Ink statically: loadTui loads it the way the agent does, and it is
 // loaded with CI set, as on a CI machine, where Ink left alone shows only the final frame.
+// Fresh modules: Ink must be first loaded here; another file's Ink, loaded where CI is set, runs in
+// its only-the-final-frame mode (vitest.config.ts).
 let runTui: Awaited<ReturnType<typeof loadTui>>['runTui'];
 beforeAll(async () => {
   const before = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
