@@ -46,6 +46,12 @@ const FRESH_MODULES = fg
   .sync(['test/**/*.test.ts', 'test/**/*.test.tsx'], { ignore: ['test/e2e/**'] })
   .filter((file) => /^\/\/ Fresh modules:|^import '\.\/force-(?:true)?color\.js';/m.test(readFileSync(file, 'utf8')));
 
+/**
+ * What both unit projects share: the setup file that removes, when a test file ends, the temporary
+ * folders it made with tempDir() (test/tempDirs.ts).
+ */
+const UNIT = { setupFiles: ['test/tempDirsSetup.ts'] };
+
 /** What both end-to-end projects (one per regime) share; see the projects' comment below. */
 const END_TO_END = { include: ['test/e2e/**/*.test.ts'], setupFiles: ['test/e2e/regimeSetup.ts'], isolate: false, retry: 1 };
 
@@ -86,9 +92,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**', ...FRESH_MODULES], isolate: false },
+        test: { name: 'unit', ...UNIT, include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**', ...FRESH_MODULES], isolate: false },
       },
-      { extends: true, test: { name: 'unit-fresh', include: FRESH_MODULES } },
+      { extends: true, test: { name: 'unit-fresh', ...UNIT, include: FRESH_MODULES } },
       { extends: true, test: { name: 'e2e', ...END_TO_END } },
       { extends: true, test: { name: 'e2e-4-5', ...END_TO_END, env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } } },
     ],

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configHome, INSTRUCTIONS_MAX_CHARS, loadInstructions, renderInstructions } from '../../src/agent/instructions.js';
+import { tempDir } from '../tempDirs.js';
 
 function tree(): { root: string; sub: string; deep: string; personal: string } {
-  const root = mkdtempSync(join(tmpdir(), 'agent-instr-'));
+  const root = tempDir('agent-instr-');
   const repo = join(root, 'repo');
   const sub = join(repo, 'packages', 'api');
   const deep = join(sub, 'src');
@@ -41,7 +41,7 @@ describe('the instructions hierarchy', () => {
   });
 
   it('outside a repository only the working directory counts; the total is bounded', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agent-instr-norepo-'));
+    const dir = tempDir('agent-instr-norepo-');
     writeFileSync(join(dir, 'CLAUDE.md'), 'x'.repeat(INSTRUCTIONS_MAX_CHARS + 10));
     const files = loadInstructions(dir, { configHome: join(dir, 'none') });
     expect(files).toHaveLength(1);

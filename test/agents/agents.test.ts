@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -7,6 +6,7 @@ import { loadAgents, parseAgentFile } from '../../src/agents/agentFiles.js';
 import { childToolNames, EXPLORE_AGENT } from '../../src/agents/agents.js';
 import { nextChildState, progressLine, queuedChild } from '../../src/agents/childState.js';
 import { capReport } from '../../src/agents/report.js';
+import { tempDir } from '../tempDirs.js';
 
 const KNOWN = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task'];
 const ALL = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task'];
@@ -57,8 +57,8 @@ describe('agent files', () => {
   });
 
   it('come from the personal and project directories; a project file wins over a personal one of the same name; the built-in is always there', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'agents-home-'));
-    const cwd = mkdtempSync(join(tmpdir(), 'agents-cwd-'));
+    const home = tempDir('agents-home-');
+    const cwd = tempDir('agents-cwd-');
     const put = (dir: string, name: string, description: string): void => {
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, `${name}.md`), `---\nname: ${name}\ndescription: ${description}\n---\nBody of ${description}.\n`);

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inlineShell, loadCustomCommands, splitArgs, substituteArgs } from '../../src/commands/custom.js';
 import { isCommandLine } from '../../src/commands/registry.js';
 import { turnAllows } from '../../src/session/turnAllow.js';
 import { parseToolList } from '../../src/tools/toolNames.js';
+import { tempDir } from '../tempDirs.js';
 
 describe('custom command bodies', () => {
   it('number arguments from $1 as a shell does; $ARGUMENTS is all of them; missing ones are empty', () => {
@@ -34,7 +34,7 @@ describe('custom command bodies', () => {
 
 describe('loading command files', () => {
   it('names by path (a folder is a namespace), reads frontmatter, reports clashes and bad files, and the first directory wins', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'cmds-'));
+    const root = tempDir('cmds-');
     const a = join(root, 'a');
     const b = join(root, 'b');
     mkdirSync(join(a, 'frontend'), { recursive: true });

@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, readConfigFile, withModel } from '../../src/config/config.js';
 import { MissingKeyError, resolveCredentials } from '../../src/config/credentials.js';
 import { stripJsonComments } from '../../src/config/jsonc.js';
 import { inferProvider, resolveModel } from '../../src/config/models.js';
+import { tempDir } from '../tempDirs.js';
 
 function dirs(): { home: string; cwd: string } {
-  const root = mkdtempSync(join(tmpdir(), 'agent-config-'));
+  const root = tempDir('agent-config-');
   const home = join(root, 'home');
   const cwd = join(root, 'project');
   mkdirSync(home);

@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, readConfigFile } from '../../src/config/config.js';
+import { tempDir } from '../tempDirs.js';
 
 // .agentrc is JSONC as editors read it (VS Code's settings.json): trailing commas and comments
 // are fine, an empty file holds no settings, and every problem names its line and column.
 
 function rc(text: string): { file: string; home: string; cwd: string } {
-  const root = mkdtempSync(join(tmpdir(), 'agent-jsonc-'));
+  const root = tempDir('agent-jsonc-');
   const home = join(root, 'home');
   const cwd = join(root, 'project');
   mkdirSync(home);

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, withModel, type Config } from '../../src/config/config.js';
@@ -7,12 +6,13 @@ import { lifecycleNotice, limitsOf, outputLimitWarning } from '../../src/config/
 import type { ModelDescription, Provider } from '../../src/llm/provider.js';
 import { withLearnedModel } from '../../src/modelLearning.js';
 import { openStore } from '../../src/store/index.js';
+import { tempDir } from '../tempDirs.js';
 
 // What the provider's models endpoint says of a model beyond thinking: its limits (over the
 // built-in table, never over .agentrc) and its lifecycle (a deprecated model is told once).
 
 function load(rc: Record<string, unknown>, model = 'claude-sonnet-4-5'): Config {
-  const root = mkdtempSync(join(tmpdir(), 'agent-learned-'));
+  const root = tempDir('agent-learned-');
   const home = join(root, 'home');
   const cwd = join(root, 'project');
   mkdirSync(home);

@@ -1,16 +1,16 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isKnownModel } from '../../src/commands/modelChoices.js';
 import { loadConfig } from '../../src/config/config.js';
 import { resolveModel } from '../../src/config/models.js';
+import { tempDir } from '../tempDirs.js';
 
 // A made-up name that starts like a known one ("claude-opus-4.8") used to resolve to the known
 // family by prefix: /model said "Switched to …" and -m ran it with the family's limits.
 
 function dirs(): { home: string; cwd: string } {
-  const root = mkdtempSync(join(tmpdir(), 'agent-models-'));
+  const root = tempDir('agent-models-');
   const home = join(root, 'home');
   const cwd = join(root, 'project');
   mkdirSync(home);

@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, readConfigFile } from '../../src/config/config.js';
+import { tempDir } from '../tempDirs.js';
 
 // The .agentrc schema's defaults and the exact words of its errors, pinned: the schema is built
 // with zod (zod/mini, which loads no locale of its own), and a change of zod's flavour, version
@@ -52,7 +53,7 @@ const INVALID: Array<[unknown, string]> = [
 ];
 
 const rcFile = (content: unknown): string => {
-  const file = join(mkdtempSync(join(tmpdir(), 'agent-schema-')), '.agentrc');
+  const file = join(tempDir('agent-schema-'), '.agentrc');
   writeFileSync(file, JSON.stringify(content));
   return file;
 };

@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, withModel } from '../../src/config/config.js';
 import { thinkingMark } from '../../src/config/thinking.js';
+import { tempDir } from '../tempDirs.js';
 
 // Thinking settings checked against what the model can do, before any request.
 
 function withRc(rc: unknown): { home: string; cwd: string } {
-  const root = mkdtempSync(join(tmpdir(), 'agent-thinking-'));
+  const root = tempDir('agent-thinking-');
   const home = join(root, 'home');
   const cwd = join(root, 'project');
   mkdirSync(home);

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { rulesResponder, type Script } from './main.js';
 import type { RecordedRequest, RequestView } from './types.js';
+import { tempDir } from '../tempDirs.js';
 
 const view = (over: Partial<RequestView>): RecordedRequest & { view: RequestView } => ({
   seq: 1,
@@ -36,7 +36,7 @@ describe('script rules', () => {
 
 describe('standalone server', () => {
   it('prints its URL, serves the script, and stops on SIGTERM', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fake-server-'));
+    const dir = tempDir('fake-server-');
     const script: Script = {
       options: { contextWindow: 30 },
       replies: [{ text: 'from the script' }],

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
+import { tempDir } from '../tempDirs.js';
 
 function dirs(home: unknown, project: unknown): { cwd: string; home: string } {
-  const root = mkdtempSync(join(tmpdir(), 'hooks-config-'));
+  const root = tempDir('hooks-config-');
   const cwd = join(root, 'project');
   const h = join(root, 'home');
   mkdirSync(cwd);

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookSource } from '../../src/config/config.js';
@@ -8,6 +7,7 @@ import { Hooks, type HooksAnswer } from '../../src/hooks/hooks.js';
 import { matches } from '../../src/hooks/match.js';
 import type { HookRun } from '../../src/hooks/run.js';
 import { ProjectTrust } from '../../src/trust/projectTrust.js';
+import { tempDir } from '../tempDirs.js';
 
 const TOOLS = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob'];
 const run = (over: Partial<HookRun>): HookRun => ({ exitCode: 0, stdout: '', stderr: '', timedOut: false, interrupted: false, durationMs: 1, ...over });
@@ -51,7 +51,7 @@ describe("a hook's answer", () => {
 
 describe('which hooks run', () => {
   const setup = (): { dir: string; trust: ProjectTrust; source: HookSource; reports: string[] } => {
-    const dir = mkdtempSync(join(tmpdir(), 'hooks-unit-'));
+    const dir = tempDir('hooks-unit-');
     const marker = join(dir, 'ran');
     return {
       dir,

@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/llm/factory.js';
+import { tempDir } from '../tempDirs.js';
 
 const exec = promisify(execFile);
 
 // A child process logs every SDK module it resolves, via a module resolve hook.
 async function sdkModulesLoaded(body: string): Promise<{ before: string[]; after: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'factory-lazy-'));
+  const dir = tempDir('factory-lazy-');
   const factory = resolve('src/llm/factory.ts');
   const script = join(dir, 'probe.mts');
   writeFileSync(

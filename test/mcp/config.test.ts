@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandVars, mcpServers, serverEnv } from '../../src/mcp/config.js';
 import { mcpToolName, resultText, schemaProblem } from '../../src/mcp/tools.js';
 import { toolAllowedBy } from '../../src/tools/permissions.js';
+import { tempDir } from '../tempDirs.js';
 
 const noSecrets = (): boolean => false;
 
@@ -21,7 +21,7 @@ describe('MCP configuration', () => {
   });
 
   it('reads .mcp.json (project, needs approval) and .agentrc servers; a broken entry keeps its error, others still run', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-config-'));
+    const dir = tempDir('mcp-config-');
     writeFileSync(
       join(dir, '.mcp.json'),
       JSON.stringify({
@@ -45,7 +45,7 @@ describe('MCP configuration', () => {
   // parser's character position; a wrong field had no position at all. The file's problem is a
   // problem of the file (line and column, as .agentrc's are), and no server is made of it.
   it('reports a broken .mcp.json as the file with line and column, not as a server; a wrong field gets its line too', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-config-'));
+    const dir = tempDir('mcp-config-');
     const file = join(dir, '.mcp.json');
     writeFileSync(file, '{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}\n');
     const problems: string[] = [];

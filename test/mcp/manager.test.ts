@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { traitsOf } from '../../src/tools/kinds.js';
@@ -13,6 +12,7 @@ import { childGroups } from '../../src/processes/groups.js';
 import type { ConnectionEvents, McpConnection } from '../../src/mcp/connection.js';
 import { McpUnreachedError } from '../../src/mcp/reconnect.js';
 import { EVERYTHING, freePort, startEverything } from './everything.js';
+import { tempDir } from '../tempDirs.js';
 
 // The manager against real processes: the test tree's failing server (pagination,
 // list_changed, crash and restart, timeout, a server that ignores SIGTERM) and the reference
@@ -32,7 +32,7 @@ function manager(
   mcp: Record<string, unknown> = {},
   window = 200_000,
 ): { m: McpManager; notices: string[]; trust: ProjectTrust; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-manager-'));
+  const dir = tempDir('mcp-manager-');
   const trust = new ProjectTrust(join(dir, 'trust.json'));
   const entries = mcpServers(
     { cwd: dir, mcpServers: Object.entries(servers).map(([name, entry]) => ({ name, file: join(dir, '.agentrc'), entry })) },
@@ -188,7 +188,7 @@ describe('McpManager with real servers', () => {
   });
 
   it('a second reference server: filesystem, its readOnlyHint tools run without asking only with mcp.allowReadOnly', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-fs-'));
+    const dir = tempDir('mcp-fs-');
     const entry = { command: process.execPath, args: [FILESYSTEM, dir] };
     const strict = manager({ fs: entry }, { trustProject: true });
     strict.m.start();
@@ -446,7 +446,7 @@ describe('a call the server did not get', () => {
       };
       return conn as unknown as McpConnection;
     };
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-scripted-'));
+    const dir = tempDir('mcp-scripted-');
     const m = new McpManager({
       entries: mcpServers(
         { cwd: dir, mcpServers: [{ name: 'web', file: join(dir, '.agentrc'), entry: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }] },

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Capability, CapabilityHost } from '../../src/capability/capability.js';
@@ -13,6 +11,7 @@ import { createTools } from '../../src/tools/registry.js';
 import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
 import { readState, stateMeta } from '../../src/session/state.js';
 import type { AnyTool } from '../../src/tools/types.js';
+import { tempDir } from '../tempDirs.js';
 
 // The session's side of the seam: capabilities opened in list order, their tools, tool sets,
 // hooks and state slices composed. Mutations that fail it: a slice not restored from the saved
@@ -142,7 +141,7 @@ describe('the capabilities of a session', () => {
 describe('a capability in a session', () => {
   it('puts its section in the system prompt, rebuilds it when turnStart says it changed, and reattaches what a compaction lost', async () => {
     const counter = await createTokenCounter();
-    const dir = mkdtempSync(join(tmpdir(), 'agent-caps-'));
+    const dir = tempDir('agent-caps-');
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
     const store = openStore(config.dbPath);
     let version = 1;

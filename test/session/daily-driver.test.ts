@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
@@ -13,6 +12,7 @@ import { ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
 import { runSlash } from '../../src/commands/registry.js';
 import { contextView } from '../../src/commands/views.js';
 import { messagesToItems } from '../../src/ui/transcript.js';
+import { tempDir } from '../tempDirs.js';
 
 // Issue #14 at the session: /context and the gauge agree, and what the TUI conventions store.
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 
 function setup(): { config: Config; dir: string; store: Store } {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-daily-'));
+  const dir = tempDir('agent-daily-');
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   return { config, dir, store: openStore(config.dbPath) };
 }

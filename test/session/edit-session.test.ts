@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
@@ -12,6 +11,7 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/tools/permissions.js';
 import { createTools } from '../../src/tools/registry.js';
+import { tempDir } from '../tempDirs.js';
 
 // Edits through a live session: approvals and modes, snapshots per turn, /rewind.
 
@@ -43,7 +43,7 @@ let n = 0;
 const call = (name: string, input: Record<string, unknown>): Block[] => [{ type: 'tool_use', id: `tu${++n}`, name, input }];
 
 function setup(mode: Config['permissions']['mode'] = 'ask') {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-edit-session-'));
+  const dir = tempDir('agent-edit-session-');
   const base = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   const config: Config = { ...base, permissions: { ...base.permissions, mode } };
   const store = openStore(config.dbPath);

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
@@ -11,6 +9,7 @@ import { Session } from '../../src/session/session.js';
 import { openStore } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
 import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+import { tempDir } from '../tempDirs.js';
 
 // The session model's summary request reuses the cached prefix: same system prompt, same
 // tools, the history as it is, the instruction appended as the last user message.
@@ -26,7 +25,7 @@ const LONG = 'A long answer about the code base with many details worth summariz
 const inputOf = (req: ModelRequest): number => counter.countText(req.system) + counter.countToolSpecs(req.tools) + counter.countMessages(req.messages);
 
 function setup(rc: Record<string, unknown> = {}): Config {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-inplace-'));
+  const dir = tempDir('agent-inplace-');
   const base = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   return { ...base, ...rc };
 }

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
@@ -9,6 +7,7 @@ import { openStore } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
 import { ScriptedProvider } from '../compaction/helpers.js';
 import { runSlash } from '../../src/commands/registry.js';
+import { tempDir } from '../tempDirs.js';
 
 // /init names a new session "/init" (issue 26), not after the long instruction it sends; a session
 // that already has a title keeps it.
@@ -19,7 +18,7 @@ beforeAll(async () => {
 });
 
 function open() {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-init-'));
+  const dir = tempDir('agent-init-');
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   const store = openStore(config.dbPath);
   const session = Session.open({

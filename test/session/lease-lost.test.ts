@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
@@ -10,6 +8,7 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { openStore } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
 import { ScriptedProvider } from '../compaction/helpers.js';
+import { tempDir } from '../tempDirs.js';
 
 // A session writer whose lease another process took over (it had gone silent too long) stops
 // writing and says so; a live writer keeps others out; closing releases the lease.
@@ -21,7 +20,7 @@ beforeAll(async () => {
 afterEach(() => vi.useRealTimers());
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-lease-'));
+  const dir = tempDir('agent-lease-');
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   const store = openStore(config.dbPath);
   const deps = { config, store, provider: new ScriptedProvider(() => ({ text: 'ok' })), tools: createTools({ bash: config.bash }), capabilities: [], counter };

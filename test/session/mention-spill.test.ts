@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attachBudget, attachMentions, type MentionSpill } from '../../src/session/mentions.js';
 import type { FullOutput } from '../../src/tools/spill.js';
 import { createTools } from '../../src/tools/registry.js';
 import type { SpillSink } from '../../src/tools/types.js';
+import { tempDir } from '../tempDirs.js';
 
 /** The text of an attachment block (an image block has none). */
 const textAt = (blocks: readonly { type: string; text?: string }[], i: number): string => blocks[i]?.text ?? '';
@@ -30,7 +30,7 @@ function sink(): { sink: SpillSink; archived: Array<{ toolUseId: string; summary
 }
 
 function files(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-mention-spill-'));
+  const dir = tempDir('agent-mention-spill-');
   // about 1,500 tokens each (4 characters a token), and one of 6,000 lines (about 40,000 tokens)
   writeFileSync(join(dir, 'a.txt'), `${Array.from({ length: 60 }, () => 'a'.repeat(99)).join('\n')}\n`);
   writeFileSync(join(dir, 'b.txt'), `${Array.from({ length: 60 }, () => 'b'.repeat(99)).join('\n')}\n`);

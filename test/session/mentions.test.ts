@@ -1,17 +1,17 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileIndex, fuzzyScore } from '../../src/session/fileIndex.js';
 import { attachMentions, findMentions } from '../../src/session/mentions.js';
 import { createTools } from '../../src/tools/registry.js';
 import { fillMention, mentionAt } from '../../src/ui/mention-completion.js';
+import { tempDir } from '../tempDirs.js';
 
 /** The text of an attachment block (an image block has none). */
 const textAt = (blocks: readonly { type: string; text?: string }[], i: number): string => blocks[i]?.text ?? '';
 
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-mentions-'));
+  const dir = tempDir('agent-mentions-');
   mkdirSync(join(dir, '.git'));
   mkdirSync(join(dir, 'src', 'ui'), { recursive: true });
   mkdirSync(join(dir, 'node_modules', 'lib'), { recursive: true });

@@ -1,5 +1,4 @@
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter, TokenCounter } from '../../src/compaction/tokens.js';
@@ -13,6 +12,7 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
 import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+import { tempDir } from '../tempDirs.js';
 
 // The session over a real store and real tools, driven by our own scripted Provider (the
 // SDK paths are covered end to end elsewhere).
@@ -25,7 +25,7 @@ beforeAll(async () => {
 const LONG = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
 
 function setup(over: Record<string, unknown> = {}, rc: Partial<Config> = {}): { config: Config; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-session-'));
+  const dir = tempDir('agent-session-');
   const config = {
     ...loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } }),
     ...rc,

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentCatalog } from '../../src/agents/agents.js';
@@ -15,6 +14,7 @@ import { subagentCapability } from '../../src/agents/capability.js';
 import { createTools } from '../../src/tools/registry.js';
 import { until, within } from '../support/deadline.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
+import { tempDir } from '../tempDirs.js';
 
 // Sub-agents at the session, over the real Anthropic SDK against the fake server: cancelling
 // a parent cancels every child cleanly, children's approvals reach the person one at a time
@@ -33,7 +33,7 @@ beforeEach(() => {
 });
 
 function setup(rc: Record<string, unknown> = {}): { config: Config; dir: string; store: Store } {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-sub-'));
+  const dir = tempDir('agent-sub-');
   writeFileSync(join(dir, '.agentrc'), JSON.stringify(rc));
   const config = loadConfig({
     cwd: dir,
@@ -166,7 +166,7 @@ describe('sub-agents in a session', () => {
   });
 
   it("children of one agent share a prompt cache key (OpenAI routes by it), apart from the parent's", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agent-sub-'));
+    const dir = tempDir('agent-sub-');
     writeFileSync(join(dir, '.agentrc'), JSON.stringify({ cache: { promptCacheKey: true } }));
     const config = loadConfig({
       cwd: dir,

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
@@ -10,6 +8,7 @@ import { Session } from '../../src/session/session.js';
 import { openStore } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
 import { tokensText } from '../compaction/helpers.js';
+import { tempDir } from '../tempDirs.js';
 
 // The session tells the engine which thinking its model keeps in context (the capabilities'
 // keepsThinking): the 5 family keeps every replayed block, older Claude models only the
@@ -42,7 +41,7 @@ class ThinkingProvider implements Provider {
 }
 
 async function gaugeAfterTurns(model: string): Promise<{ tokens: number; keeps: boolean | undefined }> {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-thinking-gauge-'));
+  const dir = tempDir('agent-thinking-gauge-');
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model } });
   const store = openStore(config.dbPath);
   const session = Session.open({ config, store, provider: new ThinkingProvider(), tools: createTools({ bash: config.bash }), capabilities: [], counter });

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runSlash } from '../../src/commands/registry.js';
@@ -16,6 +14,7 @@ import { repairHistory } from '../../src/session/repair.js';
 import { planFor, uncompactTargets } from '../../src/session/uncompact.js';
 import { assistant, autoChange, user } from '../store/helpers.js';
 import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+import { tempDir } from '../tempDirs.js';
 
 // /uncompact over the session: which compaction, what comes back, what is refused and why,
 // and that a refused undo changes nothing (history, gauge) while an applied one survives a resume.
@@ -31,7 +30,7 @@ const answering = (long = LONG): ScriptedProvider =>
   new ScriptedProvider((req) => (isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } }));
 
 function setup(window?: number): { config: Config; store: Store } {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-uncompact-'));
+  const dir = tempDir('agent-uncompact-');
   const base = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   const config: Config = window
     ? {

@@ -1,12 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { StatusCommand } from '../../src/statusLine/statusCommand.js';
+import { tempDir } from '../tempDirs.js';
 
 function dirs(): { home: string; cwd: string } {
-  const root = mkdtempSync(join(tmpdir(), 'agent-status-'));
+  const root = tempDir('agent-status-');
   const home = join(root, 'home');
   const cwd = join(root, 'project');
   mkdirSync(home);

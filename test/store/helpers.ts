@@ -1,13 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { compactionEntry, type ClearedOutput, type CompactionCommit, type CompactionRecord } from '../../src/history/compaction.js';
 import { applyRecord } from '../../src/history/view.js';
 import { isToolResultMessage, type Block, type Message, type Usage } from '../../src/llm/messages.js';
+import { tempDir as sharedTempDir } from '../tempDirs.js';
 
-/** A fresh private temp directory; remove it with cleanup(). */
+/**
+ * A fresh private temp directory; remove it with cleanup() once the test has closed its store
+ * (test/tempDirs.ts removes it when the file ends otherwise).
+ */
 export function tempDir(): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-store-test-'));
+  const dir = sharedTempDir('agent-store-test-');
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
 import { describe, expect, it } from 'vitest';
 import { resolveRg, runGrep } from '../../src/tools/grep.js';
 import { ctx, tree } from './helpers.js';
+import { tempDir } from '../tempDirs.js';
 
 // An installed agent had no `rg` unless the person installed ripgrep: @vscode/ripgrep was only
 // a devDependency, so Grep fell back to the JavaScript search (4.4× slower on a large tree).
@@ -13,7 +11,7 @@ import { ctx, tree } from './helpers.js';
 describe('which ripgrep Grep uses', () => {
   it('by default the packaged binary, even with no rg on PATH', async () => {
     const path = process.env.PATH;
-    process.env.PATH = mkdtempSync(join(tmpdir(), 'no-rg-')); // nothing on PATH
+    process.env.PATH = tempDir('no-rg-'); // nothing on PATH
     try {
       expect(await resolveRg(undefined)).toBe(rgPath);
       const root = tree({ 'a.ts': 'const needle = 1;\n', 'b.ts': 'nothing\n' });

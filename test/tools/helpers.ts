@@ -1,19 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach } from 'vitest';
 import type { AnyTool, ToolContext, ToolOutput } from '../../src/tools/types.js';
+import { tempDir } from '../tempDirs.js';
 
-const made: string[] = [];
-
-afterEach(() => {
-  while (made.length > 0) rmSync(made.pop()!, { recursive: true, force: true });
-});
-
-/** A temporary directory holding the given files (removed after the test). */
+/** A temporary directory holding the given files (removed after the test file). */
 export function tree(files: Record<string, string | Buffer> = {}): string {
-  const root = mkdtempSync(join(tmpdir(), 'agent-tools-'));
-  made.push(root);
+  const root = tempDir('agent-tools-');
   write(root, files);
   return root;
 }

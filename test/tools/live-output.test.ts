@@ -1,16 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTools } from '../../src/tools/registry.js';
 import { call, ctx } from './helpers.js';
+import { tempDir } from '../tempDirs.js';
 
 // Bash reports its output while it runs (the TUI streams it into the tool row); the result the
 // model gets is unchanged. The live text is cleaned of secrets like the result.
 
 describe('live Bash output', () => {
   it('arrives in pieces while the command runs, before it ends, and adds up to what it printed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agent-live-'));
+    const dir = tempDir('agent-live-');
     const tools = createTools({ bash: { timeoutMs: 20_000, maxTimeoutMs: 20_000, maxOutputChars: 100 }, redact: (t) => t.replaceAll('hunter2', '[REDACTED]') });
     const bash = tools.find((t) => t.name === 'Bash')!;
     const pieces: Array<{ at: number; text: string }> = [];

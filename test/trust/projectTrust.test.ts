@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fingerprintOf, ProjectTrust, TrustFileError, trustFilePath } from '../../src/trust/projectTrust.js';
+import { tempDir } from '../tempDirs.js';
 
 describe('ProjectTrust', () => {
   let dir: string;
   let trust: ProjectTrust;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'trust-'));
+    dir = tempDir('trust-');
     trust = new ProjectTrust(join(dir, 'cfg', 'agent', 'trust.json'));
   });
   const server = { command: 'node', args: ['srv.js'], env: { A: '1' } };

@@ -1,7 +1,6 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import type { Key } from 'ink';
 import { findMentions } from '../../src/session/mentions.js';
@@ -9,6 +8,7 @@ import { clipboardImage, imageMention, NO_CLIPBOARD_TOOL, pastedImagePaths } fro
 import { PromptModel } from '../../src/ui/prompt-model.js';
 import { NO_KEY } from '../../src/ui/typed-keys.js';
 import { makeImage } from '../support/images.js';
+import { tempDir } from '../tempDirs.js';
 import { COMMANDS, FakeController, KEYS, renderApp, waitFor } from './helpers.js';
 
 // Images into the prompt: a dropped file's path (as terminals paste it) becomes an [Image #n]
@@ -23,7 +23,7 @@ let shot: string;
 let spaced: string;
 let png: Buffer;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'image-chip-'));
+  dir = tempDir('image-chip-');
   png = await makeImage(40, 30);
   shot = join(dir, 'shot.png');
   mkdirSync(join(dir, 'my shots'));
@@ -32,7 +32,6 @@ beforeAll(async () => {
   writeFileSync(spaced, png);
   writeFileSync(join(dir, 'notes.txt'), 'text');
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('a pasted path of an image', () => {
   it('is read as terminals paste a dropped file: bare, quoted, with escaped blanks, as a file:// URL, several at once', () => {
@@ -87,7 +86,7 @@ describe('a pasted path of an image', () => {
 
 describe('Ctrl+V', () => {
   const fakeTool = (name: string, body: string): string => {
-    const bin = mkdtempSync(join(tmpdir(), 'clip-bin-'));
+    const bin = tempDir('clip-bin-');
     writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
     chmodSync(join(bin, name), 0o755);
     return bin;
@@ -97,7 +96,6 @@ describe('Ctrl+V', () => {
     const bin = fakeTool('xclip', `[ "$*" = "-selection clipboard -t image/png -o" ] && /bin/cat '${shot}'`);
     const r = await clipboardImage({ PATH: bin, DISPLAY: ':0' });
     expect('path' in r && (await import('node:fs')).readFileSync(r.path).equals(png)).toBe(true);
-    rmSync(bin, { recursive: true });
   });
 
   it('says there is no image when the clipboard holds text, and names the tools when none is installed', async () => {
@@ -105,7 +103,6 @@ describe('Ctrl+V', () => {
     expect(await clipboardImage({ PATH: bin, DISPLAY: ':0' })).toEqual({
       why: 'The clipboard holds no image (xclip: Error: target image/png not available). Copy an image, or drop its file here.',
     });
-    rmSync(bin, { recursive: true });
     // mutation: trying xclip without looking for it first fails with a spawn error instead of this
     expect(await clipboardImage({ PATH: dir, DISPLAY: ':0' })).toEqual({ why: NO_CLIPBOARD_TOOL });
   });
@@ -133,7 +130,6 @@ describe('Ctrl+V', () => {
       for (const [key, v] of Object.entries(saved))
         if (v === undefined) delete process.env[key];
         else process.env[key] = v;
-      rmSync(bin, { recursive: true });
     }
   });
 });
