@@ -62,18 +62,34 @@ describe('createFetch', () => {
   });
 
   it('streams the body chunk by chunk, reporting each, after reporting the request sent', async () => {
+    // The server writes its next chunk only once the client has read the one before, so no timing
+    // merges two chunks on a loaded machine. A fetch that buffered the whole body would never hand
+    // over the first chunk: the deadline below fails it at once instead of the test's time-out.
+    const more: (() => void)[] = [];
     route('/stream', (_req, _body, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('one\n');
-      setTimeout(() => res.write('two\n'), 20);
-      setTimeout(() => res.end('three\n'), 40);
+      more.push(
+        () => res.write('two\n'),
+        () => res.end('three\n'),
+      );
     });
     const seen: string[] = [];
     const fetch = createFetch({ sent: () => seen.push('sent'), data: () => seen.push('data') });
     const res = await fetch(`${base}/stream`, { method: 'POST', body: '{}' });
     expect(seen).toEqual(['sent']);
     const chunks: string[] = [];
-    for await (const c of res.body) chunks.push(Buffer.from(c).toString());
+    const reader = res.body[Symbol.asyncIterator]();
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`chunk ${chunks.length + 1} was not handed over while the server waited: the body is not streamed`)), 5_000);
+      });
+      const next = await Promise.race([reader.next(), deadline]).finally(() => clearTimeout(timer));
+      if (next.done) break;
+      chunks.push(Buffer.from(next.value as Uint8Array).toString());
+      more.shift()?.();
+    }
     expect(chunks).toEqual(['one\n', 'two\n', 'three\n']);
     expect(seen).toEqual(['sent', 'data', 'data', 'data']);
   });
