@@ -53,7 +53,7 @@ const FRESH_MODULES = fg
 const UNIT = { setupFiles: ['test/tempDirsSetup.ts'] };
 
 /** What both end-to-end projects (one per regime) share; see the projects' comment below. */
-const END_TO_END = { include: ['test/e2e/**/*.test.ts'], setupFiles: ['test/e2e/regimeSetup.ts'], isolate: false, retry: 1 };
+const END_TO_END = { include: ['test/e2e/**/*.test.ts'], setupFiles: ['test/e2e/testSetup.ts'], isolate: false, retry: 1 };
 
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

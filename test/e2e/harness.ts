@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -87,7 +87,7 @@ export interface RunOptions {
   stdin?: string;
   timeoutMs?: number;
   /** Called once the child is spawned (e.g. to kill it at some point). */
-  onSpawn?: (child: import('node:child_process').ChildProcess) => void;
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 export function agentEnv(opts: Pick<RunOptions, 'ws' | 'server' | 'provider' | 'env'>): NodeJS.ProcessEnv {
@@ -116,6 +116,28 @@ export function agentEnv(opts: Pick<RunOptions, 'ws' | 'server' | 'provider' | '
   return env;
 }
 
+/** Agents runAgent started that have not exited: the e2e setup file stops them after each test. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills the agents a test left running (it failed or timed out while one ran) and waits until
+ * they are gone: otherwise one would go on taking the replies queued for the test's retry, or
+ * for the next test on the same fake server. Resolves with how many there were.
+ */
+export async function stopLeftoverAgents(): Promise<number> {
+  const left = [...running];
+  await Promise.all(
+    left.map(
+      (child) =>
+        new Promise<void>((done) => {
+          child.once('close', () => done());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+  return left.length;
+}
+
 /** Runs `agent <args>`; the model flag for the provider is added unless args name one. */
 export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
   const provider = opts.provider ?? 'anthropic';
@@ -126,6 +148,7 @@ export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
       env: agentEnv(opts),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    running.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -136,6 +159,7 @@ export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
     }, opts.timeoutMs ?? 20_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      running.delete(child);
       clearTimeout(timer);
       resolvePromise({ code, signal, stdout, stderr });
     });

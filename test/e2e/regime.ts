@@ -25,7 +25,7 @@ export type ProviderKind = 'anthropic' | 'openai';
 
 /**
  * Tests are told apart from the file around them (collection, hooks of its own): what the file
- * does outside them counts for every test. regimeSetup.ts (a setup file of the e2e projects)
+ * does outside them counts for every test. testSetup.ts (the setup file of the e2e projects)
  * says when a test runs: expect's currentTestName is not cleared between the files a worker
  * runs, so the next file's collection would pass for the last test of the one before.
  */
