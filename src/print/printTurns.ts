@@ -181,6 +181,7 @@ export class PrintTurns {
   async once(prompt: string, images: readonly ImageBlock[]): Promise<number> {
     this.started = Date.now();
     this.answer = [];
+    this.plans = [];
     this.errorText = this.manualFailed = this.refused = undefined;
     this.compactions = 0;
     this.receipt = '';

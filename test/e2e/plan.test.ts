@@ -83,6 +83,27 @@ describe('ExitPlanMode in print mode', () => {
     expect(show.stderr).toContain('no plan has been approved');
   });
 
+  it('--input-format stream-json: a plan is printed in the result of its own turn only', async () => {
+    server.enqueue({ toolCalls: [{ name: 'ExitPlanMode', input: { plan: PLAN } }] }, { text: 'You are welcome.' });
+    const line = (text: string): string => JSON.stringify({ type: 'user', message: { role: 'user', content: text } });
+    const r = await runAgent(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--permission-mode', 'plan'], {
+      ws,
+      server,
+      timeoutMs: 30_000,
+      stdin: `${line('plan the port change')}\n${line('thanks')}\n`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const results = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; result?: string })
+      .filter((m) => m.type === 'result');
+    expect(results).toHaveLength(2);
+    expect(results[0]!.result).toContain('1. Change the port in app.ts to 4000.');
+    // mutation: the plans not reset between input lines print the first turn's plan again here
+    expect(results[1]!.result).toBe('You are welcome.');
+  });
+
   it('/plan inside -p --permission-mode acceptEdits: the plan is approved, the edit runs, /plan show prints it, and a compaction keeps it', async () => {
     server.enqueue(
       { toolCalls: [{ name: 'FileRead', input: { path: 'app.ts' } }] },
