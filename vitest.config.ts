@@ -52,8 +52,14 @@ const FRESH_MODULES = fg
  */
 const UNIT = { setupFiles: ['test/tempDirsSetup.ts'] };
 
-/** What both end-to-end projects (one per regime) share; see the projects' comment below. */
-const END_TO_END = { include: ['test/e2e/**/*.test.ts'], setupFiles: ['test/e2e/testSetup.ts'], isolate: false, retry: 1 };
+/**
+ * What both end-to-end projects (one per regime) share; see the projects' comment below. An
+ * end-to-end test may take 60 s by default: several take 15-17 s in a clean run of the whole
+ * suite here (a dozen agents started one after another), and twice that on a busier machine.
+ * What a test waits for has its own, shorter bound that fails with a message (runAgent 20 s per
+ * run, Tmux.waitFor 15 s per screen).
+ */
+const END_TO_END = { include: ['test/e2e/**/*.test.ts'], setupFiles: ['test/e2e/testSetup.ts'], isolate: false, retry: 1, testTimeout: 60_000 };
 
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
