@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { processAlive as alive } from '../../src/session/lease.js';
 import { startSilentServer, type SilentServer } from '../fake-server/silent.js';
 import { runAgent, stopLeftoverAgents, useFakeServer, workspace } from './harness.js';
 
@@ -21,15 +22,6 @@ async function waitingAgent(): Promise<{ silent: SilentServer; pid: number; run:
   });
   return { silent, pid, run };
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('agents a test leaves running', () => {
   it('stopLeftoverAgents kills them, waits until they are gone, and says how many there were', async () => {
