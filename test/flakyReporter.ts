@@ -2,32 +2,76 @@ import type { Reporter, TestCase } from 'vitest/node';
 
 /**
  * Ends a run with what a reader of its last lines needs (CI shows only the tail of a long log):
- * every test that failed, by name, and every test that passed only on its retry (the end-to-end
+ * every test that failed, by name; every test that passed only on its retry (the end-to-end
  * projects retry once: a machine loaded by four workers can delay a keypress or a request past
- * a test's window), with the start of its first attempt's error (a tmux test's screen included).
- * A retry hides nothing here.
+ * a test's window), with the start of its first attempt's error (a tmux test's screen included);
+ * and the passed tests that took over half of their time limit, the next ones to fail on a
+ * slower machine. A retry hides nothing here.
  */
 export default class FlakyReporter implements Reporter {
-  private readonly flaky: TestCase[] = [];
-  private readonly failed: TestCase[] = [];
+  private readonly tests: FinishedTest[] = [];
 
   onTestCaseResult(testCase: TestCase): void {
-    if (testCase.result().state === 'failed') this.failed.push(testCase);
-    else if (testCase.diagnostic()?.flaky) this.flaky.push(testCase);
+    const result = testCase.result();
+    if (result.state !== 'passed' && result.state !== 'failed') return;
+    this.tests.push({
+      name: `${testCase.project.name} ${testCase.module.moduleId.replace(`${process.cwd()}/`, '')} > ${testCase.fullName}`,
+      failed: result.state === 'failed',
+      flaky: testCase.diagnostic()?.flaky === true,
+      firstError: result.errors?.[0]?.message ?? '',
+      durationMs: testCase.diagnostic()?.duration ?? 0,
+      timeoutMs: testCase.options.timeout ?? 0,
+    });
   }
 
   onTestRunEnd(): void {
-    const name = (test: TestCase): string => `${test.project.name} ${test.module.moduleId.replace(`${process.cwd()}/`, '')} > ${test.fullName}`;
-    const lines: string[] = [];
-    if (this.failed.length > 0) lines.push(`\n${this.failed.length} test(s) failed:`, ...this.failed.map((test) => `  ${name(test)}`));
-    if (this.flaky.length > 0) {
-      lines.push(`\n${this.flaky.length} test(s) passed only on their retry:`);
-      for (const test of this.flaky) {
-        lines.push(`  ${name(test)}`);
-        const firstError = test.result().errors?.[0]?.message.split('\n').slice(0, 40) ?? [];
-        lines.push(...firstError.map((line) => `    ${line}`));
-      }
-    }
+    const lines = endOfRunLines(this.tests);
     if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
   }
+}
+
+/** What the reporter keeps of a finished test. */
+export interface FinishedTest {
+  /** Project, file and full name. */
+  name: string;
+  failed: boolean;
+  /** Passed on its retry after a failed attempt. */
+  flaky: boolean;
+  /** The first attempt's error (a flaky test's), or the failure's. */
+  firstError: string;
+  /** The last attempt's. */
+  durationMs: number;
+  /** Its time limit (0: none known). */
+  timeoutMs: number;
+}
+
+/** How many of the tests nearest their limit are named. */
+const NEAR_LIMIT_SHOWN = 10;
+
+export function endOfRunLines(tests: readonly FinishedTest[]): string[] {
+  const lines: string[] = [];
+  const failed = tests.filter((t) => t.failed);
+  if (failed.length > 0) lines.push(`\n${failed.length} test(s) failed:`, ...failed.map((t) => `  ${t.name}`));
+  const flaky = tests.filter((t) => !t.failed && t.flaky);
+  if (flaky.length > 0) {
+    lines.push(`\n${flaky.length} test(s) passed only on their retry:`);
+    for (const t of flaky)
+      lines.push(
+        `  ${t.name}`,
+        ...t.firstError
+          .split('\n')
+          .slice(0, 40)
+          .map((line) => `    ${line}`),
+      );
+  }
+  const share = (t: FinishedTest): number => t.durationMs / t.timeoutMs;
+  const near = tests.filter((t) => !t.failed && t.timeoutMs > 0 && share(t) > 0.5).sort((a, b) => share(b) - share(a));
+  if (near.length > 0) {
+    lines.push(
+      `\n${near.length} passed test(s) took over half of their time limit${near.length > NEAR_LIMIT_SHOWN ? ` (the ${NEAR_LIMIT_SHOWN} nearest)` : ''}:`,
+    );
+    for (const t of near.slice(0, NEAR_LIMIT_SHOWN))
+      lines.push(`  ${Math.round(share(t) * 100)}% (${(t.durationMs / 1000).toFixed(1)} s of ${t.timeoutMs / 1000} s) ${t.name}`);
+  }
+  return lines;
 }
