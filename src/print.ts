@@ -15,8 +15,8 @@ import pkg from '../package.json' with { type: 'json' };
 // Non-interactive mode: one turn (or one slash command), printed as text, as Claude Code's
 // result object (json) or its message stream (stream-json, print/claudeStream.ts), or as this
 // project's own events, one per line (events; the turns themselves: print/printTurns.ts). With
-// --input-format stream-json, each line of stdin is one more turn of the same session. Nobody can approve tools here, so what needs
-// approval is refused unless the config or flags allow it.
+// --input-format stream-json, each line of stdin is one more turn of the same session. Nobody
+// can approve tools here, so what needs approval is refused unless the config or flags allow it.
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -61,8 +61,6 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     throw new CliError('--include-partial-messages needs --output-format stream-json (its stream_event lines are part of that stream)', EXIT_USAGE);
   const prompt = inputStream ? '' : await promptOf(opts, words);
   if (!inputStream && !prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
-  // the streams carry everything; notices on stderr would only repeat them
-  const quiet = format === 'stream-json' || format === 'events';
   const { runtime } = await createRuntime(opts);
   const { session, config } = runtime;
   const turns = new PrintTurns(runtime, { format, inputStream, partialMessages: opts.includePartialMessages === true });
@@ -88,9 +86,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   for (const note of session.loadNotes) process.stderr.write(`agent: ${redact(note)}\n`);
   const mcp = runtime.mcp;
   if (mcp) {
-    mcp.onNotice = (level, text) => {
-      if (!quiet) process.stderr.write(`agent: ${level === 'info' ? '' : `${level}: `}${redact(text)}\n`);
-    };
+    mcp.onNotice = (level, text) => turns.notice(level, text);
     for (const s of mcp.awaitingApproval()) {
       process.stderr.write(
         `agent: MCP server "${s.name}" from ${s.file} was not started: a project's servers run only once approved (${s.changed ? 'its entry changed since you approved it' : 'not approved yet'}). ` +

@@ -90,6 +90,11 @@ export class PrintTurns {
     if (!this.quiet) process.stderr.write(`agent: ${text}\n`);
   }
 
+  /** A notice on stderr (the session's, an MCP server's), its level named unless info; none where the streams carry everything. */
+  notice(level: 'info' | 'warning' | 'error', text: string): void {
+    this.note(`${level === 'info' ? '' : `${level}: `}${redact(text)}`);
+  }
+
   /** What an event adds to the turn's answer and facts, and the notices it prints on stderr. */
   private gather(e: SessionEvent): void {
     switch (e.type) {
@@ -107,7 +112,7 @@ export class PrintTurns {
         this.note(redact(e.message));
         break;
       case 'notice':
-        this.note(`${e.level === 'info' ? '' : `${e.level}: `}${redact(e.text)}`);
+        this.notice(e.level, e.text);
         break;
       case 'retry':
         this.note(`${redact(e.message)} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`);
@@ -169,6 +174,18 @@ export class PrintTurns {
     });
   }
 
+  /**
+   * Prints how a turn or command ended, in the run's format: its text, this project's result
+   * event (`fields` between its session id and duration), or Claude Code's result (built only then).
+   */
+  private printResult(text: string, fields: Record<string, unknown>, claudeResult: () => object): void {
+    if (this.opts.format === 'text') {
+      if (text) process.stdout.write(`${text}\n`);
+    } else if (this.opts.format === 'events') {
+      this.writeLine({ type: 'result', sessionId: this.runtime.session.id, ...fields, durationMs: Date.now() - this.started });
+    } else this.writeLine(claudeResult());
+  }
+
   /** A usage error: ends a one-prompt run; with --input-format stream-json, an error result for that line and the session goes on. */
   private refuse(message: string): number {
     if (!this.opts.inputStream) throw new CliError(message, EXIT_USAGE);
@@ -204,22 +221,9 @@ export class PrintTurns {
     }
     const textOut = output ? formatCommandOutput(output) : this.receipt;
     const failed = this.manualFailed !== undefined;
-    if (this.opts.format === 'text') {
-      if (textOut) process.stdout.write(`${textOut}\n`);
-    } else if (this.opts.format === 'events') {
-      this.writeLine({
-        type: 'result',
-        sessionId: session.id,
-        command: line,
-        output: output ?? null,
-        result: textOut,
-        isError: failed,
-        compactions: this.compactions,
-        durationMs: Date.now() - this.started,
-      });
-    } else {
-      this.writeLine(this.claudeResult('end_turn', failed, textOut, this.commandUsage, 0, { agent_command: line, agent_output: output ?? null }));
-    }
+    this.printResult(textOut, { command: line, output: output ?? null, result: textOut, isError: failed, compactions: this.compactions }, () =>
+      this.claudeResult('end_turn', failed, textOut, this.commandUsage, 0, { agent_command: line, agent_output: output ?? null }),
+    );
     return failed ? EXIT_RUNTIME : EXIT_OK;
   }
 
@@ -256,35 +260,27 @@ export class PrintTurns {
     const isError =
       unsaved !== undefined || result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
     const model = session.currentConfig.model.name;
-    if (this.opts.format === 'text') {
-      if (finalText) process.stdout.write(`${finalText}\n`);
-    } else if (this.opts.format === 'events') {
-      this.writeLine({
-        type: 'result',
-        sessionId: session.id,
-        result: finalText,
-        isError,
-        stopReason: result.reason,
-        ...(this.errorText ? { error: this.errorText } : {}),
-        ...(unsaved ? { unsavedMessages: session.saving.unsavedCount } : {}),
-        turns: 1,
-        steps: result.steps,
-        usage: result.usage,
-        ...costFields(model, result.usage),
-        compactions: this.compactions,
-        model,
-        provider: session.currentConfig.provider,
-        durationMs: Date.now() - this.started,
-      });
-    } else {
+    const fields = {
+      result: finalText,
+      isError,
+      stopReason: result.reason,
+      ...(this.errorText ? { error: this.errorText } : {}),
+      ...(unsaved ? { unsavedMessages: session.saving.unsavedCount } : {}),
+      turns: 1,
+      steps: result.steps,
+      usage: result.usage,
+      ...costFields(model, result.usage),
+      compactions: this.compactions,
+      model,
+      provider: session.currentConfig.provider,
+    };
+    this.printResult(finalText, fields, () => {
       if (unsaved) this.errorText = `${unsaved}; they are lost`;
-      this.writeLine(
-        this.claudeResult(result.reason, unsaved !== undefined, finalText, result.usage, result.steps, {
-          agent_stop_reason: result.reason,
-          ...(unsaved ? { agent_unsaved_messages: session.saving.unsavedCount } : {}),
-        }),
-      );
-    }
+      return this.claudeResult(result.reason, unsaved !== undefined, finalText, result.usage, result.steps, {
+        agent_stop_reason: result.reason,
+        ...(unsaved ? { agent_unsaved_messages: session.saving.unsavedCount } : {}),
+      });
+    });
     return isError ? EXIT_RUNTIME : EXIT_OK;
   }
 }
