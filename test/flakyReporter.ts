@@ -14,12 +14,13 @@ export default class FlakyReporter implements Reporter {
   onTestCaseResult(testCase: TestCase): void {
     const result = testCase.result();
     if (result.state !== 'passed' && result.state !== 'failed') return;
+    const diagnostic = testCase.diagnostic();
     this.tests.push({
       name: `${testCase.project.name} ${testCase.module.moduleId.replace(`${process.cwd()}/`, '')} > ${testCase.fullName}`,
       failed: result.state === 'failed',
-      flaky: testCase.diagnostic()?.flaky === true,
+      flaky: diagnostic?.flaky === true,
       firstError: result.errors?.[0]?.message ?? '',
-      durationMs: testCase.diagnostic()?.duration ?? 0,
+      durationMs: diagnostic?.duration ?? 0,
       timeoutMs: testCase.options.timeout ?? 0,
     });
   }
