@@ -169,6 +169,13 @@ export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
   });
 }
 
+/** Every line of a JSON-lines output (--output-format events or stream-json), parsed. */
+export const jsonLines = (stdout: string): Array<Record<string, unknown>> =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
 /** The JSON result line of --output-format json (Claude Code's result) or events (the last line, this project's result). */
 export function jsonResult(run: RunResult): Record<string, unknown> {
   const line = run.stdout.trim().split('\n').at(-1) ?? '';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isSummarizer, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { isSummarizer, jsonLines, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
 import { describeEachProvider } from './regime.js';
 
 // Plan mode and the task list end to end in print mode: the built CLI, the real SDKs, the fake
@@ -93,11 +93,7 @@ describe('ExitPlanMode in print mode', () => {
       stdin: `${line('plan the port change')}\n${line('thanks')}\n`,
     });
     expect(r.code, r.stderr).toBe(0);
-    const results = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; result?: string })
-      .filter((m) => m.type === 'result');
+    const results = jsonLines(r.stdout).filter((m) => m.type === 'result');
     expect(results).toHaveLength(2);
     expect(results[0]!.result).toContain('1. Change the port in app.ts to 4000.');
     // mutation: the plans not reset between input lines print the first turn's plan again here
@@ -274,11 +270,6 @@ describe('the task list in the print streams', () => {
     ws = workspace();
   });
   const run = (args: string[]) => runAgent(args, { ws, server, timeoutMs: 30_000 });
-  const lines = (stdout: string): Array<Record<string, unknown>> =>
-    stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
   const FIRST = {
     todos: [
       { content: 'Read the code', status: 'in_progress', activeForm: 'Reading the code' },
@@ -296,7 +287,7 @@ describe('the task list in the print streams', () => {
     server.enqueue({ toolCalls: [{ name: 'TodoWrite', input: FIRST }] }, { toolCalls: [{ name: 'TodoWrite', input: SECOND }] }, { text: 'On it.' });
     const r = await run(['-p', 'fix it', '--output-format', 'stream-json', '--verbose']);
     expect(r.code, r.stderr).toBe(0);
-    const calls = lines(r.stdout)
+    const calls = jsonLines(r.stdout)
       .filter((m) => m['type'] === 'assistant')
       .flatMap((m) => (m['message'] as { content: Array<{ type: string; name?: string; input?: unknown }> }).content)
       .filter((b) => b.type === 'tool_use' && b.name === 'TodoWrite');
@@ -324,7 +315,7 @@ describe('the task list in the print streams', () => {
     );
     const r = await run(['-p', 'fix it', '--output-format', 'events']);
     expect(r.code, r.stderr).toBe(0);
-    const events = lines(r.stdout);
+    const events = jsonLines(r.stdout);
     const todos = events.filter((e) => e['type'] === 'todos');
     expect(todos.map((e) => e['todos'])).toEqual([FIRST.todos, SECOND.todos]);
     expect(todos[0]!['sessionId']).toBe(events.find((e) => e['type'] === 'result')!['sessionId']);
