@@ -13,7 +13,7 @@ import { contextRaw, liveThinkingRaw, type ThinkingRoom } from './thinkingRoom.j
 import { microWorthIt } from './microPolicy.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { Summarizer } from './summarize.js';
-import { needsExactCounts, observeUncounted, roughTokens, type Reported } from './uncounted.js';
+import { anchorOnReported, needsExactCounts, observeUncounted, partsKey, roughTokens } from './uncounted.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
 import { summarizeHead, type LlmRun } from './headSummary.js';
 import type { CompactionContext, EngineDeps } from './engineDeps.js';
@@ -59,8 +59,6 @@ export class CompactionEngine {
   private readonly guards: Guards;
   /** The history (length:last id) an exact count was last asked for. */
   private exactFor: string | undefined;
-  /** The provider's count of the last request, while exact counts are not needed (see observeResponse). */
-  private lastReported: Reported | undefined;
 
   constructor(deps: EngineDeps, state?: CompactionState | unknown) {
     this.deps = deps;
@@ -90,6 +88,7 @@ export class CompactionEngine {
 
   /** Tokens the next request would carry: the anchor plus what is new, calibrated. */
   tokens(ctx: CompactionContext): number {
+    this.st.anchor ??= anchorOnReported(this.deps.counter, ctx, this.st.reported, this.room);
     return measure(this.deps.counter, ctx, this.st.anchor, this.ratio(), this.room).tokens;
   }
 
@@ -99,7 +98,7 @@ export class CompactionEngine {
   }
 
   usage(ctx: CompactionContext): ContextUsage {
-    const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : roughTokens(this.deps.counter, ctx, this.lastReported, this.ratio(), this.room);
+    const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : roughTokens(this.deps.counter, ctx, this.st.reported, this.ratio(), this.room);
     return contextUsage(tokens, this.ladder, { autoCompactEnabled: this.cfg.auto && !this.guards.stopped(), notice: this.guards.notice() });
   }
 
@@ -112,7 +111,7 @@ export class CompactionEngine {
   async beforeCall(ctx: CompactionContext, signal: AbortSignal, emit: Emit): Promise<Outcome[]> {
     if (!this.deps.counter.ready) {
       // an upper bound below every threshold settles it: measuring would find nothing to do
-      if (!needsExactCounts(this.deps.counter, ctx, this.ladder, this.ratio())) {
+      if (!needsExactCounts(this.deps.counter, ctx, this.ladder, this.ratio(), this.st.reported, this.mayTruncate())) {
         this.guards.measured(0); // under every threshold
         return [];
       }
@@ -199,8 +198,17 @@ export class CompactionEngine {
   observeResponse(sent: { system: string; tools: readonly ToolSpec[]; messages: readonly Message[] }, reportedInputTokens: number): ResponseObservation {
     const { counter } = this.deps;
     if (!counter.ready) {
-      const seen = observeUncounted(counter, sent.messages, reportedInputTokens, this.lastReported, this.ladder.contextWindow);
-      this.lastReported = seen.reported;
+      const seen = observeUncounted(
+        counter,
+        sent.messages,
+        reportedInputTokens,
+        this.st.reported,
+        this.ladder.contextWindow,
+        partsKey(sent.system, sent.tools),
+        this.mayTruncate(),
+      );
+      if (seen.reported) this.st.reported = seen.reported;
+      else delete this.st.reported;
       delete this.st.anchor;
       if (seen.silent) return { estimated: seen.estimated, ratio: this.ratio(), silentOverflow: seen.silent.message, overflow: seen.silent.overflow };
       this.guards.progressed();
@@ -216,12 +224,11 @@ export class CompactionEngine {
     const a = this.st.anchor;
     const previous =
       a?.source === 'reported' ? { reported: a.tokens, estimated: Math.round(this.ratio() * (a.systemRaw + a.toolsRaw + a.rawMessages)) } : undefined;
-    const silent =
-      this.deps.silentOverflowDetection === false
-        ? undefined
-        : detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
+    const silent = !this.mayTruncate()
+      ? undefined
+      : detectSilentOverflow({ reported: reportedInputTokens, estimated, contextWindow: this.ladder.contextWindow, previous });
     if (silent) {
-      delete this.st.anchor;
+      this.forgetAnchor();
       return { estimated, ratio: this.ratio(), silentOverflow: silent.message, overflow: silent.overflow };
     }
     this.guards.progressed();
@@ -243,6 +250,13 @@ export class CompactionEngine {
         tokens: reportedInputTokens,
         source: 'reported',
       };
+      this.st.reported = {
+        count: sent.messages.length,
+        firstId: first.id,
+        lastId: last.id,
+        tokens: reportedInputTokens,
+        parts: partsKey(sent.system, sent.tools),
+      };
     }
     return { estimated, ratio: this.ratio() };
   }
@@ -256,7 +270,7 @@ export class CompactionEngine {
     const first = history[0];
     const last = history[history.length - 1];
     if (!first || !last || !counter.ready) {
-      delete this.st.anchor;
+      this.forgetAnchor();
       return;
     }
     const live = liveThinkingRaw(counter, history, this.room);
@@ -275,7 +289,18 @@ export class CompactionEngine {
 
   /** The history was replaced outside compaction (a /rewind): the next count starts from estimates. */
   historyReplaced(): void {
+    this.forgetAnchor();
+  }
+
+  /** The server may truncate a prompt silently (an OpenAI-compatible one): its replies are watched for it, and its counts bound nothing. */
+  private mayTruncate(): boolean {
+    return this.deps.silentOverflowDetection !== false;
+  }
+
+  /** What the accounting anchored on no longer describes the history: both the anchor and the provider's last count go. */
+  private forgetAnchor(): void {
     delete this.st.anchor;
+    delete this.st.reported;
   }
 
   /** A user turn finished: the cooldown counts down, a thrash stop lifts. */
@@ -309,6 +334,7 @@ export class CompactionEngine {
   }
 
   private measureCtx(ctx: CompactionContext): Measurement {
+    this.st.anchor ??= anchorOnReported(this.deps.counter, ctx, this.st.reported, this.room);
     const m = measure(this.deps.counter, ctx, this.st.anchor, this.ratio(), this.room);
     if (m.anchor && m.anchor !== this.st.anchor) this.st.anchor = m.anchor;
     return m;
@@ -361,7 +387,7 @@ export class CompactionEngine {
       preservedCount: ctx.history.length,
       method: 'none',
     });
-    delete this.st.anchor;
+    this.forgetAnchor();
     const revisions = result.replaced.map((m) => ({ id: m.id, blocks: m.blocks }));
     return { record, commit: { record, body: { revisions }, added: [], cleared: result.cleared } };
   }
@@ -379,7 +405,7 @@ export class CompactionEngine {
       run,
     );
     // the accounting re-anchors on the committed history (committed())
-    if (outcome.commit) delete this.st.anchor;
+    if (outcome.commit) this.forgetAnchor();
     return outcome;
   }
 }

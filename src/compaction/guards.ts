@@ -29,6 +29,19 @@ export interface Anchor {
 }
 
 /**
+ * The provider's count of the last request: which history it counted (its first `count`
+ * messages) and a fingerprint of the system prompt and tools it was sent with
+ * (uncounted.ts partsKey), kept with or without the tokenizer.
+ */
+export interface Reported {
+  count: number;
+  firstId: string;
+  lastId: string;
+  tokens: number;
+  parts: string;
+}
+
+/**
  * The engine's memory across turns: plain JSON, stored by the session in the session's meta
  * so that a resumed session keeps its cadence (breaker, cooldown, calibration, ...).
  */
@@ -52,6 +65,8 @@ export interface CompactionState {
   thrashTold: boolean;
   calibration: Record<string, Calibration>;
   anchor?: Anchor;
+  /** The provider's count of the last request: a resumed session's bound and gauge start from it without the tokenizer. */
+  reported?: Reported;
   /** When the last model response arrived (epoch ms): whether the provider's prompt cache is still warm. */
   lastResponseAt?: number;
 }
@@ -126,6 +141,21 @@ export function normalizeState(raw: unknown): CompactionState {
       tokens: a.tokens,
       source: a.source,
     };
+  }
+  const r = raw.reported;
+  if (
+    isRecord(r) &&
+    typeof r.firstId === 'string' &&
+    typeof r.lastId === 'string' &&
+    typeof r.parts === 'string' &&
+    typeof r.count === 'number' &&
+    Number.isInteger(r.count) &&
+    r.count > 0 &&
+    typeof r.tokens === 'number' &&
+    Number.isFinite(r.tokens) &&
+    r.tokens > 0
+  ) {
+    s.reported = { count: r.count, firstId: r.firstId, lastId: r.lastId, tokens: r.tokens, parts: r.parts };
   }
   return s;
 }

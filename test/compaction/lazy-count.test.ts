@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CompactionEngine } from '../../src/compaction/engine.js';
 import { TokenCounter, tokenizerLoaded } from '../../src/compaction/tokens.js';
+import { thresholds } from '../../src/compaction/budget.js';
+import { needsExactCounts, partsKey } from '../../src/compaction/uncounted.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { ToolSpec } from '../../src/llm/provider.js';
 import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './helpers.js';
@@ -17,16 +19,20 @@ const TOOLS: ToolSpec[] = [
 ];
 const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent. '.repeat(50), tools: TOOLS, history });
 
-function makeEngine(counter: TokenCounter): CompactionEngine {
+function makeEngine(counter: TokenCounter, state?: unknown, silentOverflowDetection?: boolean): CompactionEngine {
   const provider = new ScriptedProvider(() => ({ text: 'summary' }));
-  return new CompactionEngine({
-    config: cfg(),
-    limits: LIMITS,
-    model: 'test-model',
-    summarizer: { provider, model: 'sum-model', limits: LIMITS },
-    counter,
-    compactableTools: ['Bash'],
-  });
+  return new CompactionEngine(
+    {
+      config: cfg(),
+      limits: LIMITS,
+      model: 'test-model',
+      summarizer: { provider, model: 'sum-model', limits: LIMITS },
+      counter,
+      compactableTools: ['Bash'],
+      ...(silentOverflowDetection === undefined ? {} : { silentOverflowDetection }),
+    },
+    state,
+  );
 }
 
 const noEmit = (): void => {};
@@ -67,7 +73,48 @@ describe('counting only when it matters', () => {
     expect(makeEngine(counter).observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 100_001).silentOverflow).toMatch(
       /more than the model's/,
     );
+    // Anthropic and OpenAI proper never truncate: the same stalled count is not taken for it
+    const proper = makeEngine(counter, undefined, false);
+    proper.observeResponse({ system: ctx(history).system, tools: TOOLS, messages: history }, 2_000);
+    expect(proper.observeResponse({ system: ctx(grown).system, tools: TOOLS, messages: grown }, 2_000).silentOverflow).toBeUndefined();
     expect(tokenizerLoaded()).toBe(false);
+  });
+
+  it('a resumed session whose bytes pass the micro threshold stays without the tokenizer while the provider’s count of its start, plus what came after, stays below it', async () => {
+    // ~90,000 bytes of tool outputs (over micro, 70,000), which the provider counted at 30,000 tokens
+    const long: Message[] = [user('run the jobs')];
+    for (let i = 0; counter.boundMessages(long) < 90_000; i++) long.push(...step('Bash', { command: `job ${i}` }, tokensText(3_000, `r${i}`)));
+    long.push(assistant('done'));
+    const first = makeEngine(counter, undefined, false);
+    first.observeResponse({ system: ctx(long).system, tools: TOOLS, messages: long }, 30_000);
+    // the next process: the saved state, the history from the database, a new prompt
+    const resumed = makeEngine(counter, JSON.parse(JSON.stringify(first.state())), false);
+    const next = [...long, user('and now the report')];
+    expect(await resumed.beforeCall(ctx(next), new AbortController().signal, noEmit)).toEqual([]);
+    expect(tokenizerLoaded()).toBe(false);
+    // the gauge starts from the provider's count too, not from the bytes
+    expect(resumed.usage(ctx(next)).tokens).toBeGreaterThanOrEqual(30_000);
+    expect(resumed.usage(ctx(next)).tokens).toBeLessThan(30_100);
+    // the bound the count gives holds only for the same start, system prompt and tools, and for a server that never truncates
+    const state = first.state();
+    const ladder = thresholds(LIMITS, cfg());
+    const needs = (parts: ReturnType<typeof ctx>, mayTruncate = false, reported = state.reported) =>
+      needsExactCounts(counter, parts, ladder, 1, reported, mayTruncate);
+    expect(needs(ctx(next))).toBe(false);
+    expect(needs(ctx(next), true)).toBe(true);
+    expect(needs({ ...ctx(next), system: `${ctx(next).system} A new section.` })).toBe(true);
+    expect(needs({ ...ctx(next), tools: [...TOOLS, { ...TOOLS[0]!, name: 'Bash2' }] })).toBe(true);
+    expect(needs(ctx([user('another start'), ...next.slice(1)]))).toBe(true);
+    expect(needsExactCounts(counter, ctx(next), ladder, 1, undefined, false)).toBe(true);
+    // a server that may truncate needs exact counts from a quarter of the window on (25,000), to catch it; the others from micro on
+    const mid = [user('read it'), ...step('Bash', { command: 'cat notes' }, 'y '.repeat(20_000))];
+    expect(needsExactCounts(counter, ctx(mid), ladder, 1, undefined, true)).toBe(true);
+    expect(needsExactCounts(counter, ctx(mid), ladder, 1, undefined, false)).toBe(false);
+    // what came after is bounded by its bytes: 40,000 more crosses micro
+    expect(needs(ctx([...next, ...step('Bash', { command: 'more' }, 'x'.repeat(40_000))]))).toBe(true);
+    // a count the state carried for another model's request is still the provider's: a rewind forgets it
+    resumed.historyReplaced();
+    expect(resumed.state().reported).toBeUndefined();
   });
 
   it('loads the tokenizer and measures exactly once the byte bound reaches the micro threshold', async () => {
@@ -78,6 +125,22 @@ describe('counting only when it matters', () => {
     expect(tokenizerLoaded()).toBe(true);
     expect(counter.ready).toBe(true);
     expect(engine.usage(ctx(long)).tokens).toBe(engine.tokens(ctx(long)));
+  });
+
+  it('once counting starts in a resumed session, exact figures build on the provider’s count of its last request', () => {
+    // the tokenizer is loaded by now (the test before); the saved state holds a count but no anchor,
+    // as a session whose requests all went out uncounted leaves it
+    const sent = [user('summarize the notes'), assistant(tokensText(2_000, 'notes')), user('thanks')];
+    const system = ctx(sent).system;
+    const state = { reported: { count: sent.length, firstId: sent[0]!.id, lastId: sent.at(-1)!.id, tokens: 5_000, parts: partsKey(system, TOOLS) } };
+    const reply = assistant('You are welcome.');
+    const resumed = makeEngine(counter, state, false);
+    expect(resumed.usage(ctx([...sent, reply])).tokens).toBe(5_000 + counter.countMessage(reply));
+    expect(resumed.state().anchor).toMatchObject({ count: sent.length, tokens: 5_000, source: 'reported' });
+    // another system prompt: the count does not describe this request, the whole of it is counted
+    const other = makeEngine(counter, state, false);
+    const changed = { ...ctx([...sent, reply]), system: `${system} More.` };
+    expect(other.usage(changed).tokens).toBe(counter.countSystem(changed.system) + counter.countToolSpecs(TOOLS) + counter.countMessages([...sent, reply]));
   });
 
   it('the byte bound never falls below the exact count', () => {
