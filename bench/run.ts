@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 // ratio measured within one run; absolute times depend on the machine.
 
 const BENCHES: Record<string, string> = {
-  startup: 'start-up of the CLI vs node -e 0',
+  startup: 'start-up of the CLI vs node -e 0: --version, a -p round trip, and one resuming a 20-tool-turn session',
   firstframe: 'first interactive frame in a pty, new session and a resumed 2,000-message one',
   compaction: 'token accounting (incremental vs full recount, growth with length), micro and split selection',
   store: 'resume with 100,000 archived messages vs 200, append throughput, FTS vs LIKE search',

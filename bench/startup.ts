@@ -1,13 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startFakeServer } from '../test/fake-server/server.js';
 
 // Cold start of the CLI, as ratios to `node -e 0` measured in the same run: `agent --version`
-// (commander only) and one print-mode round trip against the fake provider server (config,
-// store, SDK, one streamed reply), and the peak RSS of that round trip (GNU time's %M).
+// (commander only), one print-mode round trip against the fake provider server (config, store,
+// SDK, one streamed reply), the same round trip resuming a session of 20 tool turns (~30K tokens:
+// past a quarter of the 200K window, far below its micro threshold; each run on a copy of it),
+// and the peak RSS of the first round trip (GNU time's %M).
 // With AGENT_BENCH_PEER set to a Claude Code executable (`npm install @anthropic-ai/claude-code`,
 // then node_modules/@anthropic-ai/claude-code-linux-x64/claude), its `-p` round trip through the
 // same fake server is timed in the same interleaved runs. Its request is ~25K tokens of system
@@ -20,8 +22,13 @@ export interface StartupFigures {
   nodeMs: number;
   versionMs: number;
   printMs: number;
+  /** `-p --continue` of a 20-tool-turn session. */
+  resumedMs: number;
+  /** The session's size by the provider's count. */
+  resumedTokens: number;
   versionRatio: number;
   printRatio: number;
+  resumedRatio: number;
   /** Median peak resident set of `agent -p`, in MiB; undefined without /usr/bin/time. */
   printPeakRssMiB: number | undefined;
   /** Claude Code's `-p` round trip (AGENT_BENCH_PEER), when given. */
@@ -68,6 +75,23 @@ export function timeRun(args: string[], env: NodeJS.ProcessEnv, cwd?: string, co
   });
 }
 
+/** Turns of the session the bench resumes. */
+const SESSION_TURNS = 20;
+const RESUME_MODEL = 'claude-sonnet-4-5';
+
+/** Makes the session resumed by the bench: SESSION_TURNS turns, each reading a 6 KB file through Bash. Resolves with its size by the provider's count. */
+async function midSizeSession(server: Awaited<ReturnType<typeof startFakeServer>>, env: NodeJS.ProcessEnv, dir: string): Promise<number> {
+  writeFileSync(join(dir, '.agentrc'), JSON.stringify({ permissions: { mode: 'allow' } }));
+  for (let t = 0; t < SESSION_TURNS; t++) {
+    const lines = Array.from({ length: 100 }, (_, l) => `line ${l}: export const value${l} = compute(${l * t}, "the quick brown fox jumps");`);
+    writeFileSync(join(dir, `f${t}.txt`), `${lines.join('\n')}\n`);
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: `cat f${t}.txt` } }] }, { text: `f${t}.txt holds 100 lines.` });
+    await timeRun([BIN, '-p', `read f${t}.txt`, '--model', RESUME_MODEL, ...(t > 0 ? ['--continue'] : [])], env, dir);
+  }
+  const last = server.requests.at(-1)?.usage;
+  return last ? last.inputTokens + last.cacheReadTokens + last.cacheWriteTokens : 0;
+}
+
 export async function benchStartup(opts: { runs?: number } = {}): Promise<StartupFigures> {
   const runs = opts.runs ?? 15;
   const server = await startFakeServer({ fallback: { text: 'pong' } });
@@ -90,11 +114,19 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
     const print: number[] = [];
     const peer: number[] = [];
     const peerBin = process.env.AGENT_BENCH_PEER;
+    const sessionDir = join(root, 'session');
+    mkdirSync(sessionDir);
+    const sessionDb = join(root, 'session.db');
+    const resumedTokens = await midSizeSession(server, { ...env, AGENT_DB: sessionDb }, sessionDir);
+    const resumed: number[] = [];
+    const runDb = join(root, 'resumed.db');
     // interleaved, so that machine load drifts affect all three alike
     for (let i = 0; i < runs; i++) {
       node.push(await timeRun(['-e', '0'], env));
       version.push(await timeRun([BIN, '--version'], env));
       print.push(await timeRun([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project));
+      copyFileSync(sessionDb, runDb);
+      resumed.push(await timeRun([BIN, '-p', 'ping', '--continue', '--model', RESUME_MODEL], { ...env, AGENT_DB: runDb }, sessionDir));
       if (peerBin)
         peer.push(await timeRun(['-p', 'ping', '--model', 'claude-sonnet-4-6'], { ...env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' }, project, peerBin));
     }
@@ -103,8 +135,20 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
     const nodeMs = median(node);
     const versionMs = median(version);
     const printMs = median(print);
+    const resumedMs = median(resumed);
     const printPeakRssMiB = rss.length > 0 ? median(rss) / 1024 : undefined;
-    const figures: StartupFigures = { runs, nodeMs, versionMs, printMs, versionRatio: versionMs / nodeMs, printRatio: printMs / nodeMs, printPeakRssMiB };
+    const figures: StartupFigures = {
+      runs,
+      nodeMs,
+      versionMs,
+      printMs,
+      resumedMs,
+      resumedTokens,
+      versionRatio: versionMs / nodeMs,
+      printRatio: printMs / nodeMs,
+      resumedRatio: resumedMs / nodeMs,
+      printPeakRssMiB,
+    };
     if (peer.length > 0) figures.peerMs = median(peer);
     return figures;
   } finally {
@@ -120,6 +164,7 @@ export function formatStartup(f: StartupFigures): string {
     `  node -e 0                     ${ms(f.nodeMs)}`,
     `  agent --version               ${ms(f.versionMs)}  → ${f.versionRatio.toFixed(2)}× node`,
     `  agent -p (one round trip)     ${ms(f.printMs)}  → ${f.printRatio.toFixed(2)}× node`,
+    `  agent -p --continue           ${ms(f.resumedMs)}  → ${f.resumedRatio.toFixed(2)}× node, ${(f.resumedMs / f.printMs).toFixed(2)}× a new session's (a session of ${SESSION_TURNS} tool turns, ${f.resumedTokens.toLocaleString('en-US')} tokens)`,
     `  agent -p peak RSS             ${f.printPeakRssMiB === undefined ? 'n/a (no GNU time)' : `${f.printPeakRssMiB.toFixed(0)} MiB`}`,
     ...(f.peerMs === undefined
       ? []
