@@ -13,7 +13,7 @@ import { contextRaw, liveThinkingRaw, type ThinkingRoom } from './thinkingRoom.j
 import { microWorthIt } from './microPolicy.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { Summarizer } from './summarize.js';
-import { anchorOnReported, needsExactCounts, observeUncounted, partsKey, roughTokens } from './uncounted.js';
+import { adoptReported, needsExactCounts, observeUncounted, partsKey, roughTokens } from './uncounted.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
 import { summarizeHead, type LlmRun } from './headSummary.js';
 import type { CompactionContext, EngineDeps } from './engineDeps.js';
@@ -88,7 +88,7 @@ export class CompactionEngine {
 
   /** Tokens the next request would carry: the anchor plus what is new, calibrated. */
   tokens(ctx: CompactionContext): number {
-    this.st.anchor ??= anchorOnReported(this.deps.counter, ctx, this.st.reported, this.room);
+    adoptReported(this.deps.counter, ctx, this.st, this.model, this.room);
     return measure(this.deps.counter, ctx, this.st.anchor, this.ratio(), this.room).tokens;
   }
 
@@ -334,7 +334,7 @@ export class CompactionEngine {
   }
 
   private measureCtx(ctx: CompactionContext): Measurement {
-    this.st.anchor ??= anchorOnReported(this.deps.counter, ctx, this.st.reported, this.room);
+    adoptReported(this.deps.counter, ctx, this.st, this.model, this.room);
     const m = measure(this.deps.counter, ctx, this.st.anchor, this.ratio(), this.room);
     if (m.anchor && m.anchor !== this.st.anchor) this.st.anchor = m.anchor;
     return m;

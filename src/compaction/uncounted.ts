@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
 import type { Thresholds } from './budget.js';
-import type { Anchor, Reported } from './guards.js';
-import { anchorMatches, rawMessagesOf, type RequestParts } from './meter.js';
+import type { CompactionState, Reported } from './guards.js';
+import { anchorMatches, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type RequestParts } from './meter.js';
 import { detectSilentOverflow, largeRequestTokens, type SilentOverflow } from './overflow.js';
 import type { TokenCounter } from './tokens.js';
 import { liveThinkingRaw, strippedThinkingBytes, type ThinkingRoom } from './thinkingRoom.js';
@@ -95,23 +95,30 @@ export function observeUncounted(
 
 /**
  * Counting starts in a session whose last request went out uncounted (a resumed one, or one that
- * just grew near a threshold): the provider's count of that request becomes the anchor, so exact
- * figures build on it, as the gauge did, rather than on an estimate of the whole history.
- * Undefined when the count does not describe this history's start, system prompt and tools.
+ * just grew near a threshold): the provider's count of that request becomes the anchor and
+ * calibrates the model's ratio, as it would have had the request been counted, so exact figures
+ * build on it, as the gauge did, in the provider's units. Nothing changes when the state has an
+ * anchor, or when the count does not describe this history's start, system prompt and tools.
  */
-export function anchorOnReported(counter: TokenCounter, parts: RequestParts, r: Reported | undefined, room: ThinkingRoom): Anchor | undefined {
-  if (!r || !counter.ready || !anchorMatches(r, parts.history) || r.parts !== partsKey(parts.system, parts.tools)) return undefined;
+export function adoptReported(counter: TokenCounter, parts: RequestParts, st: CompactionState, model: string, room: ThinkingRoom): void {
+  const r = st.reported;
+  if (st.anchor || !r || !counter.ready || !anchorMatches(r, parts.history) || r.parts !== partsKey(parts.system, parts.tools)) return;
   const sent = parts.history.slice(0, r.count);
   const liveThinking = liveThinkingRaw(counter, sent, room);
-  return {
+  const rawMessages = rawMessagesOf(counter, sent, undefined, room);
+  const systemRaw = counter.countSystem(parts.system);
+  const toolsRaw = counter.countToolSpecs(parts.tools);
+  st.anchor = {
     count: r.count,
     firstId: r.firstId,
     lastId: r.lastId,
-    rawMessages: rawMessagesOf(counter, sent, undefined, room),
+    rawMessages,
     ...(liveThinking > 0 ? { liveThinking } : {}),
-    systemRaw: counter.countSystem(parts.system),
-    toolsRaw: counter.countToolSpecs(parts.tools),
+    systemRaw,
+    toolsRaw,
     tokens: r.tokens,
     source: 'reported',
   };
+  const raw = systemRaw + toolsRaw + rawMessages;
+  if (raw >= MIN_CALIBRATION_TOKENS) st.calibration[model] = updateCalibration(st.calibration[model], r.tokens / raw);
 }

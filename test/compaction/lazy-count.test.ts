@@ -135,8 +135,12 @@ describe('counting only when it matters', () => {
     const state = { reported: { count: sent.length, firstId: sent[0]!.id, lastId: sent.at(-1)!.id, tokens: 5_000, parts: partsKey(system, TOOLS) } };
     const reply = assistant('You are welcome.');
     const resumed = makeEngine(counter, state, false);
-    expect(resumed.usage(ctx([...sent, reply])).tokens).toBe(5_000 + counter.countMessage(reply));
+    const tokens = resumed.usage(ctx([...sent, reply])).tokens;
     expect(resumed.state().anchor).toMatchObject({ count: sent.length, tokens: 5_000, source: 'reported' });
+    // the count calibrates the ratio, as it would have had the request been counted
+    const raw = counter.countSystem(system) + counter.countToolSpecs(TOOLS) + counter.countMessages(sent);
+    expect(resumed.ratio()).toBeCloseTo(5_000 / raw, 6);
+    expect(tokens).toBe(Math.round(5_000 + resumed.ratio() * counter.countMessage(reply)));
     // another system prompt: the count does not describe this request, the whole of it is counted
     const other = makeEngine(counter, state, false);
     const changed = { ...ctx([...sent, reply]), system: `${system} More.` };
