@@ -112,83 +112,14 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       ? compactionLedger(d.deps.ledger, history, [...head.pinnedUnits.flat(), ...tail], ledgerTokens(d.effective), counter, d.deps.describeToolUse)
       : undefined;
 
-  let summary: SummaryResult;
-  let probes: ProbeResults | undefined;
-  const provided = d.deps.providerCompaction
-    ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress)
-    : undefined;
-  if (provided) summary = provided.summary;
-  else
-    try {
-      const instructions = d.deps.instructions ? await d.deps.instructions(trigger, run.focus, signal) : run.focus;
-      const job: SummaryJob = {
-        messages: head.summarize,
-        previous: head.previous ? checkpointSummary(head.previous) : undefined,
-        focus: instructions,
-        maxTokens: budgets.summaryMaxTokens,
-        inputTokens: d.deps.config.summaryInputTokens,
-        concurrency: d.deps.config.chunkConcurrency,
-        verify: d.deps.config.verify,
-        signal,
-        progress,
-        describe: d.deps.describeToolUse,
-        // a reactive compaction follows "prompt too long": the request as it stands cannot be sent.
-        // A prompt not yet answered stays out of it: in the same user message as the instruction
-        // the model would answer it, and that answer would become the checkpoint. It is sent after.
-        shared:
-          d.deps.inPlaceSummary && trigger !== 'reactive'
-            ? (() => {
-                const answered = history.slice(0, pendingFrom(history));
-                return {
-                  system: ctx.system,
-                  tools: ctx.tools,
-                  history: answered,
-                  keptFrom: Math.min(split.index, answered.length),
-                  tokens: measured.tokens,
-                  cacheKey: d.deps.inPlaceSummary.cacheKey,
-                  thinking: d.deps.inPlaceSummary.thinking,
-                };
-              })()
-            : undefined,
-      };
-      summary = await d.summarizer.summarize(job);
-      // checked against the ledger before it is committed (ledgerStep.ts)
-      if (ledger) {
-        const checked = await checkSummary(
-          summary,
-          ledger.facts,
-          (instruction) => d.summarizer.summarize({ ...job, focus: job.focus ? `${job.focus}\n\n${instruction}` : instruction }),
-          progress,
-          signal,
-        );
-        summary = checked.summary;
-        probes = checked.probes;
-      }
-    } catch (e) {
-      const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));
-      return finish({ status: 'failed', reason: f.aborted ? CANCELLED : f.message, tokensAfter: run.tokensBefore });
-    }
+  const summarized = await summarizeStep(d, run, { head, splitIndex: split.index, ledger, summaryMaxTokens: budgets.summaryMaxTokens });
+  if ('failure' in summarized) return finish({ status: 'failed', reason: summarized.failure, tokensAfter: run.tokensBefore });
+  const { summary, probes, provided } = summarized;
 
   let restoration: Restoration | undefined;
   if (run.restore) {
     progress('restoring recent requests and files');
-    restoration = await buildRestoration(
-      head.archived,
-      tail,
-      {
-        // the ledger takes the recent requests' half of the restored context, never the files' half:
-        // on a small window it would take all of it, and a tiny file just read would not come back
-        budget: Math.max(Math.floor(budgets.restoreTokens / 2), budgets.restoreTokens - (ledger?.tokens ?? 0)),
-        requests: ledger === undefined,
-        ...(ledger && d.deps.ledger ? { earlier: d.deps.ledger.archived() } : {}),
-        fileBudget: budgets.restoreFileTokens,
-        maxFiles: d.deps.config.restoreFiles,
-        fileReadTools: d.deps.fileReadTools ?? [TOOL.FileRead, ...FILE_EDIT_TOOLS],
-        readFile: d.deps.readFile,
-        signal,
-      },
-      counter,
-    );
+    restoration = await restoreStep(d, signal, { archived: head.archived, tail, ledger, budgets });
   }
   if (signal.aborted) return finish({ status: 'failed', reason: CANCELLED, tokensAfter: run.tokensBefore }, summary.usage);
 
@@ -241,6 +172,101 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
   return { record, commit: { record, body: { view: messages.map((m) => m.id) }, added: [checkpoint, ...bridges], cleared: [] } };
 }
 
+/** The recent requests (where no ledger carries them) and files read that come back after the checkpoint. */
+function restoreStep(
+  d: HeadDeps,
+  signal: AbortSignal,
+  plan: { archived: readonly Message[]; tail: readonly Message[]; ledger: Ledger | undefined; budgets: ReturnType<typeof compactionBudgets> },
+): Promise<Restoration> {
+  const { ledger, budgets } = plan;
+  return buildRestoration(
+    plan.archived,
+    plan.tail,
+    {
+      // the ledger takes the recent requests' half of the restored context, never the files' half:
+      // on a small window it would take all of it, and a tiny file just read would not come back
+      budget: Math.max(Math.floor(budgets.restoreTokens / 2), budgets.restoreTokens - (ledger?.tokens ?? 0)),
+      requests: ledger === undefined,
+      ...(ledger && d.deps.ledger ? { earlier: d.deps.ledger.archived() } : {}),
+      fileBudget: budgets.restoreFileTokens,
+      maxFiles: d.deps.config.restoreFiles,
+      fileReadTools: d.deps.fileReadTools ?? [TOOL.FileRead, ...FILE_EDIT_TOOLS],
+      readFile: d.deps.readFile,
+      signal,
+    },
+    d.deps.counter,
+  );
+}
+
+/** A summary OpenAI's responses.compact made: its text for the checkpoint and the encrypted item kept beside it. */
+interface ProvidedSummary {
+  summary: SummaryResult;
+  block: Block;
+}
+
+/** The head's summary: OpenAI's encrypted compaction item where the provider compacts, else the summarizer's, checked against the ledger. */
+async function summarizeStep(
+  d: HeadDeps,
+  run: LlmRun,
+  plan: { head: ReturnType<typeof partitionHead>; splitIndex: number; ledger: Ledger | undefined; summaryMaxTokens: number },
+): Promise<{ summary: SummaryResult; probes?: ProbeResults | undefined; provided?: ProvidedSummary | undefined } | { failure: string }> {
+  const { trigger, ctx, measured, signal, emit } = run;
+  const { head, ledger } = plan;
+  const history = ctx.history;
+  const progress = (stage: string): void => emit({ type: 'compaction_progress', trigger, stage });
+  const provided = d.deps.providerCompaction
+    ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress)
+    : undefined;
+  if (provided) return { summary: provided.summary, provided };
+  try {
+    const instructions = d.deps.instructions ? await d.deps.instructions(trigger, run.focus, signal) : run.focus;
+    const job: SummaryJob = {
+      messages: head.summarize,
+      previous: head.previous ? checkpointSummary(head.previous) : undefined,
+      focus: instructions,
+      maxTokens: plan.summaryMaxTokens,
+      inputTokens: d.deps.config.summaryInputTokens,
+      concurrency: d.deps.config.chunkConcurrency,
+      verify: d.deps.config.verify,
+      signal,
+      progress,
+      describe: d.deps.describeToolUse,
+      // a reactive compaction follows "prompt too long": the request as it stands cannot be sent.
+      // A prompt not yet answered stays out of it: in the same user message as the instruction
+      // the model would answer it, and that answer would become the checkpoint. It is sent after.
+      shared:
+        d.deps.inPlaceSummary && trigger !== 'reactive'
+          ? (() => {
+              const answered = history.slice(0, pendingFrom(history));
+              return {
+                system: ctx.system,
+                tools: ctx.tools,
+                history: answered,
+                keptFrom: Math.min(plan.splitIndex, answered.length),
+                tokens: measured.tokens,
+                cacheKey: d.deps.inPlaceSummary.cacheKey,
+                thinking: d.deps.inPlaceSummary.thinking,
+              };
+            })()
+          : undefined,
+    };
+    const summary = await d.summarizer.summarize(job);
+    if (!ledger) return { summary };
+    // checked against the ledger before it is committed (ledgerStep.ts)
+    const checked = await checkSummary(
+      summary,
+      ledger.facts,
+      (instruction) => d.summarizer.summarize({ ...job, focus: job.focus ? `${job.focus}\n\n${instruction}` : instruction }),
+      progress,
+      signal,
+    );
+    return { summary: checked.summary, probes: checked.probes };
+  } catch (e) {
+    const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));
+    return { failure: f.aborted ? CANCELLED : f.message };
+  }
+}
+
 /** What a checkpoint says where OpenAI's encrypted compaction item holds the summary. */
 export const PROVIDER_SUMMARY_TEXT = promptText(PROVIDER_SUMMARY);
 
@@ -250,7 +276,7 @@ async function providerSummary(
   messages: readonly Message[],
   signal: AbortSignal,
   progress: (stage: string) => void,
-): Promise<{ summary: SummaryResult; block: Block } | undefined> {
+): Promise<ProvidedSummary | undefined> {
   progress('compacting with the provider');
   try {
     const r = await pc.compact(withoutImages(messages), signal);
