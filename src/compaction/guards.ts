@@ -94,6 +94,10 @@ export function initialState(): CompactionState {
 }
 
 /** Reads a stored state defensively: unknown or malformed fields fall back to their defaults. */
+/** What a saved anchor and a saved count share: the start of a history (its first `count` messages) they describe. */
+const describesPrefix = (x: unknown): x is Record<string, unknown> & Pick<Anchor, 'count' | 'firstId' | 'lastId'> =>
+  isRecord(x) && typeof x.firstId === 'string' && typeof x.lastId === 'string' && typeof x.count === 'number' && Number.isInteger(x.count) && x.count > 0;
+
 export function normalizeState(raw: unknown): CompactionState {
   const s = initialState();
   if (!isRecord(raw)) return s;
@@ -120,10 +124,7 @@ export function normalizeState(raw: unknown): CompactionState {
   }
   const a = raw.anchor;
   if (
-    isRecord(a) &&
-    typeof a.firstId === 'string' &&
-    typeof a.lastId === 'string' &&
-    typeof a.count === 'number' &&
+    describesPrefix(a) &&
     typeof a.rawMessages === 'number' &&
     typeof a.systemRaw === 'number' &&
     typeof a.toolsRaw === 'number' &&
@@ -143,18 +144,7 @@ export function normalizeState(raw: unknown): CompactionState {
     };
   }
   const r = raw.reported;
-  if (
-    isRecord(r) &&
-    typeof r.firstId === 'string' &&
-    typeof r.lastId === 'string' &&
-    typeof r.parts === 'string' &&
-    typeof r.count === 'number' &&
-    Number.isInteger(r.count) &&
-    r.count > 0 &&
-    typeof r.tokens === 'number' &&
-    Number.isFinite(r.tokens) &&
-    r.tokens > 0
-  ) {
+  if (describesPrefix(r) && typeof r.parts === 'string' && typeof r.tokens === 'number' && Number.isFinite(r.tokens) && r.tokens > 0) {
     s.reported = { count: r.count, firstId: r.firstId, lastId: r.lastId, tokens: r.tokens, parts: r.parts };
   }
   return s;
