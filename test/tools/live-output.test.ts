@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTools } from '../../src/tools/registry.js';
 import { call, ctx } from './helpers.js';
