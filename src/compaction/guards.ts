@@ -93,11 +93,11 @@ export function initialState(): CompactionState {
   };
 }
 
-/** Reads a stored state defensively: unknown or malformed fields fall back to their defaults. */
 /** What a saved anchor and a saved count share: the start of a history (its first `count` messages) they describe. */
 const describesPrefix = (x: unknown): x is Record<string, unknown> & Pick<Anchor, 'count' | 'firstId' | 'lastId'> =>
   isRecord(x) && typeof x.firstId === 'string' && typeof x.lastId === 'string' && typeof x.count === 'number' && Number.isInteger(x.count) && x.count > 0;
 
+/** Reads a stored state defensively: unknown or malformed fields fall back to their defaults. */
 export function normalizeState(raw: unknown): CompactionState {
   const s = initialState();
   if (!isRecord(raw)) return s;

@@ -25,6 +25,11 @@ export function partsKey(system: string, tools: readonly ToolSpec[]): string {
   return key;
 }
 
+/** The provider's count describes this request: it counted the same start of the history, with the same system prompt and tools. */
+function describes(r: Reported | undefined, parts: RequestParts): r is Reported {
+  return r !== undefined && anchorMatches(r, parts.history) && r.parts === partsKey(parts.system, parts.tools);
+}
+
 /**
  * Exact counts are needed from here on: the micro threshold, or, where a server may truncate
  * the prompt silently, the size from which a reply's count can reveal it (detectSilentOverflow),
@@ -45,10 +50,10 @@ export function needsExactCounts(
   mayTruncate: boolean,
 ): boolean {
   const exactFrom = mayTruncate ? Math.min(ladder.micro, largeRequestTokens(ladder.contextWindow)) : ladder.micro;
-  const anchored = !mayTruncate && last && anchorMatches(last, parts.history) && last.parts === partsKey(parts.system, parts.tools);
-  const bound = anchored
-    ? last.tokens + ratio * counter.boundMessages(parts.history, 1, last.count)
-    : ratio * counter.boundRequest(parts.system, parts.tools, parts.history);
+  const bound =
+    !mayTruncate && describes(last, parts)
+      ? last.tokens + ratio * counter.boundMessages(parts.history, 1, last.count)
+      : ratio * counter.boundRequest(parts.system, parts.tools, parts.history);
   return bound >= exactFrom;
 }
 
@@ -59,7 +64,7 @@ export function needsExactCounts(
  */
 export function roughTokens(counter: TokenCounter, parts: RequestParts, last: Reported | undefined, ratio: number, room: ThinkingRoom = 'all'): number {
   const { history } = parts;
-  if (last && anchorMatches(last, history) && last.parts === partsKey(parts.system, parts.tools)) {
+  if (describes(last, parts)) {
     const after = counter.boundMessages(history, ROUGH_BYTES_PER_TOKEN, last.count) - strippedThinkingBytes(history, room, ROUGH_BYTES_PER_TOKEN, last.count);
     return Math.round(last.tokens + ratio * after);
   }
@@ -102,7 +107,7 @@ export function observeUncounted(
  */
 export function adoptReported(counter: TokenCounter, parts: RequestParts, st: CompactionState, model: string, room: ThinkingRoom): void {
   const r = st.reported;
-  if (st.anchor || !r || !counter.ready || !anchorMatches(r, parts.history) || r.parts !== partsKey(parts.system, parts.tools)) return;
+  if (st.anchor || !counter.ready || !describes(r, parts)) return;
   const sent = parts.history.slice(0, r.count);
   const liveThinking = liveThinkingRaw(counter, sent, room);
   const rawMessages = rawMessagesOf(counter, sent, undefined, room);
