@@ -5,7 +5,7 @@ import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
 import { compactionBudgets, contextUsage, thresholds, type ContextUsage, type Thresholds } from './budget.js';
 import { Guards, normalizeState, type CompactionState } from './guards.js';
-import { measure, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type Measurement } from './meter.js';
+import { anchorOnCount, calibrate, measure, sentRaw, type Measurement } from './meter.js';
 import { applyMicro, selectMicro, type MicroResult } from './micro.js';
 import { ledgerTokens } from './ledgerStep.js';
 import { openThinkingLoop } from './openLoop.js';
@@ -13,7 +13,7 @@ import { contextRaw, liveThinkingRaw, type ThinkingRoom } from './thinkingRoom.j
 import { microWorthIt } from './microPolicy.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { Summarizer } from './summarize.js';
-import { adoptReported, needsExactCounts, observeUncounted, partsKey, roughTokens } from './uncounted.js';
+import { adoptReported, needsExactCounts, observeUncounted, partsKey, reportOf, roughTokens } from './uncounted.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
 import { summarizeHead, type LlmRun } from './headSummary.js';
 import type { CompactionContext, EngineDeps } from './engineDeps.js';
@@ -214,12 +214,8 @@ export class CompactionEngine {
       this.guards.progressed();
       return { estimated: reportedInputTokens, ratio: this.ratio() };
     }
-    const systemRaw = counter.countSystem(sent.system);
-    const toolsRaw = counter.countToolSpecs(sent.tools);
-    const rawMessages = rawMessagesOf(counter, sent.messages, this.st.anchor, this.room);
-    const liveThinking = liveThinkingRaw(counter, sent.messages, this.room);
-    const raw = systemRaw + toolsRaw + rawMessages;
-    const estimated = Math.round(this.ratio() * raw);
+    const raw = sentRaw(counter, { system: sent.system, tools: sent.tools, history: sent.messages }, this.st.anchor, this.room);
+    const estimated = Math.round(this.ratio() * raw.total);
     // the last reported anchor (kept in the saved state) is the previous response of this conversation
     const a = this.st.anchor;
     const previous =
@@ -233,30 +229,11 @@ export class CompactionEngine {
     }
     this.guards.progressed();
     this.st.lastResponseAt = this.now();
-    if (reportedInputTokens > 0 && raw >= MIN_CALIBRATION_TOKENS) {
-      this.st.calibration[this.model] = updateCalibration(this.st.calibration[this.model], reportedInputTokens / raw);
-    }
-    const first = sent.messages[0];
-    const last = sent.messages[sent.messages.length - 1];
-    if (first && last && reportedInputTokens > 0) {
-      this.st.anchor = {
-        count: sent.messages.length,
-        firstId: first.id,
-        lastId: last.id,
-        rawMessages,
-        ...(liveThinking > 0 ? { liveThinking } : {}),
-        systemRaw,
-        toolsRaw,
-        tokens: reportedInputTokens,
-        source: 'reported',
-      };
-      this.st.reported = {
-        count: sent.messages.length,
-        firstId: first.id,
-        lastId: last.id,
-        tokens: reportedInputTokens,
-        parts: partsKey(sent.system, sent.tools),
-      };
+    calibrate(this.st.calibration, this.model, reportedInputTokens, raw.total);
+    const report = reportOf(sent.messages, reportedInputTokens, partsKey(sent.system, sent.tools));
+    if (report) {
+      this.st.anchor = anchorOnCount(report, raw);
+      this.st.reported = report;
     }
     return { estimated, ratio: this.ratio() };
   }

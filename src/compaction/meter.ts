@@ -70,6 +70,39 @@ export function rawMessagesOf(counter: TokenCounter, history: readonly Message[]
   return settledRaw(counter, history, room) + live;
 }
 
+/** A request's uncalibrated estimates as it was sent: the parts, their sum, and the live thinking among its messages. */
+export interface SentRaw {
+  systemRaw: number;
+  toolsRaw: number;
+  /** The messages as the context held them (thinkingRoom.ts). */
+  rawMessages: number;
+  liveThinking: number;
+  total: number;
+}
+
+/** Estimates a request as sent (its messages' sum reusing the anchor's when that is a prefix). */
+export function sentRaw(counter: TokenCounter, sent: RequestParts, anchor: Anchor | undefined, room: ThinkingRoom): SentRaw {
+  const systemRaw = counter.countSystem(sent.system);
+  const toolsRaw = counter.countToolSpecs(sent.tools);
+  const rawMessages = rawMessagesOf(counter, sent.history, anchor, room);
+  return { systemRaw, toolsRaw, rawMessages, liveThinking: liveThinkingRaw(counter, sent.history, room), total: systemRaw + toolsRaw + rawMessages };
+}
+
+/** The anchor on the provider's count of a request (`r`: which messages it counted, and how many tokens), with the request's estimates. */
+export function anchorOnCount(r: Pick<Anchor, 'count' | 'firstId' | 'lastId' | 'tokens'>, raw: SentRaw): Anchor {
+  return {
+    count: r.count,
+    firstId: r.firstId,
+    lastId: r.lastId,
+    rawMessages: raw.rawMessages,
+    ...(raw.liveThinking > 0 ? { liveThinking: raw.liveThinking } : {}),
+    systemRaw: raw.systemRaw,
+    toolsRaw: raw.toolsRaw,
+    tokens: r.tokens,
+    source: 'reported',
+  };
+}
+
 /** Ratios outside this range are not tokenizer drift but something else (truncation, a bug). */
 const MIN_RATIO = 0.5;
 const MAX_RATIO = 3;
@@ -85,4 +118,9 @@ export function updateCalibration(current: Calibration | undefined, observed: nu
   if (!current || current.samples <= 0) return { ratio: o, samples: 1 };
   const weight = Math.max(0.2, 1 / (current.samples + 1));
   return { ratio: current.ratio + (o - current.ratio) * weight, samples: current.samples + 1 };
+}
+
+/** Folds the provider's count of a request into the model's ratio; a count of nothing, or of a request too small to say (MIN_CALIBRATION_TOKENS), leaves it. */
+export function calibrate(calibration: Record<string, Calibration>, model: string, reported: number, raw: number): void {
+  if (reported > 0 && raw >= MIN_CALIBRATION_TOKENS) calibration[model] = updateCalibration(calibration[model], reported / raw);
 }

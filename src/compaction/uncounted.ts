@@ -3,10 +3,10 @@ import type { Message } from '../llm/messages.js';
 import type { ToolSpec } from '../llm/provider.js';
 import type { Thresholds } from './budget.js';
 import type { CompactionState, Reported } from './guards.js';
-import { anchorMatches, MIN_CALIBRATION_TOKENS, rawMessagesOf, updateCalibration, type RequestParts } from './meter.js';
+import { anchorMatches, anchorOnCount, calibrate, sentRaw, type RequestParts } from './meter.js';
 import { detectSilentOverflow, largeRequestTokens, type SilentOverflow } from './overflow.js';
 import type { TokenCounter } from './tokens.js';
-import { liveThinkingRaw, strippedThinkingBytes, type ThinkingRoom } from './thinkingRoom.js';
+import { strippedThinkingBytes, type ThinkingRoom } from './thinkingRoom.js';
 
 // The engine's accounting while the tokenizer is not loaded (see TokenCounter): a request whose
 // upper bound stays below every threshold needs no exact count, replies do not calibrate, and
@@ -92,10 +92,14 @@ export function observeUncounted(
   const estimated = Math.min((prev?.tokens ?? reported) + grown, largeRequestTokens(contextWindow) - 1);
   const previous = prev ? { reported: prev.tokens, estimated: prev.tokens } : undefined;
   const silent = mayTruncate ? detectSilentOverflow({ reported, estimated, contextWindow, previous }) : undefined;
+  return { estimated, silent, reported: silent ? undefined : reportOf(messages, reported, parts) };
+}
+
+/** The provider's count of a request of these messages, system prompt and tools (`parts`, partsKey); undefined when it counted nothing. */
+export function reportOf(messages: readonly Message[], tokens: number, parts: string): Reported | undefined {
   const first = messages[0];
-  const final = messages[messages.length - 1];
-  const next = !silent && first && final && reported > 0 ? { count: messages.length, firstId: first.id, lastId: final.id, tokens: reported, parts } : undefined;
-  return { estimated, silent, reported: next };
+  const last = messages[messages.length - 1];
+  return first && last && tokens > 0 ? { count: messages.length, firstId: first.id, lastId: last.id, tokens, parts } : undefined;
 }
 
 /**
@@ -108,22 +112,7 @@ export function observeUncounted(
 export function adoptReported(counter: TokenCounter, parts: RequestParts, st: CompactionState, model: string, room: ThinkingRoom): void {
   const r = st.reported;
   if (st.anchor || !counter.ready || !describes(r, parts)) return;
-  const sent = parts.history.slice(0, r.count);
-  const liveThinking = liveThinkingRaw(counter, sent, room);
-  const rawMessages = rawMessagesOf(counter, sent, undefined, room);
-  const systemRaw = counter.countSystem(parts.system);
-  const toolsRaw = counter.countToolSpecs(parts.tools);
-  st.anchor = {
-    count: r.count,
-    firstId: r.firstId,
-    lastId: r.lastId,
-    rawMessages,
-    ...(liveThinking > 0 ? { liveThinking } : {}),
-    systemRaw,
-    toolsRaw,
-    tokens: r.tokens,
-    source: 'reported',
-  };
-  const raw = systemRaw + toolsRaw + rawMessages;
-  if (raw >= MIN_CALIBRATION_TOKENS) st.calibration[model] = updateCalibration(st.calibration[model], r.tokens / raw);
+  const raw = sentRaw(counter, { ...parts, history: parts.history.slice(0, r.count) }, undefined, room);
+  st.anchor = anchorOnCount(r, raw);
+  calibrate(st.calibration, model, r.tokens, raw.total);
 }
