@@ -112,7 +112,7 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       ? compactionLedger(d.deps.ledger, history, [...head.pinnedUnits.flat(), ...tail], ledgerTokens(d.effective), counter, d.deps.describeToolUse)
       : undefined;
 
-  const summarized = await summarizeStep(d, run, { head, splitIndex: split.index, ledger, summaryMaxTokens: budgets.summaryMaxTokens });
+  const summarized = await summarizeStep(d, run, progress, { head, splitIndex: split.index, ledger, summaryMaxTokens: budgets.summaryMaxTokens });
   if ('failure' in summarized) return finish({ status: 'failed', reason: summarized.failure, tokensAfter: run.tokensBefore });
   const { summary, probes, provided } = summarized;
 
@@ -208,12 +208,12 @@ interface ProvidedSummary {
 async function summarizeStep(
   d: HeadDeps,
   run: LlmRun,
+  progress: (stage: string) => void,
   plan: { head: ReturnType<typeof partitionHead>; splitIndex: number; ledger: Ledger | undefined; summaryMaxTokens: number },
 ): Promise<{ summary: SummaryResult; probes?: ProbeResults | undefined; provided?: ProvidedSummary | undefined } | { failure: string }> {
-  const { trigger, ctx, measured, signal, emit } = run;
+  const { trigger, ctx, measured, signal } = run;
   const { head, ledger } = plan;
   const history = ctx.history;
-  const progress = (stage: string): void => emit({ type: 'compaction_progress', trigger, stage });
   const provided = d.deps.providerCompaction
     ? await providerSummary(d.deps.providerCompaction, head.previous ? [head.previous, ...head.summarize] : head.summarize, signal, progress)
     : undefined;
