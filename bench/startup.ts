@@ -7,8 +7,8 @@ import { startFakeServer } from '../test/fake-server/server.js';
 
 // Cold start of the CLI, as ratios to `node -e 0` measured in the same run: `agent --version`
 // (commander only), one print-mode round trip against the fake provider server (config, store,
-// SDK, one streamed reply), the same round trip resuming a session of 20 tool turns (~30K tokens:
-// past a quarter of the 200K window, far below its micro threshold; each run on a copy of it),
+// SDK, one streamed reply), the same round trip resuming a session of 20 tool turns (~45K tokens,
+// its bytes past a quarter of the 200K window, far below its micro threshold; each run on a copy of it),
 // and the peak RSS of the first round trip (GNU time's %M).
 // With AGENT_BENCH_PEER set to a Claude Code executable (`npm install @anthropic-ai/claude-code`,
 // then node_modules/@anthropic-ai/claude-code-linux-x64/claude), its `-p` round trip through the

@@ -98,8 +98,7 @@ describe('counting only when it matters', () => {
     // the bound the count gives holds only for the same start, system prompt and tools, and for a server that never truncates
     const state = first.state();
     const ladder = thresholds(LIMITS, cfg());
-    const needs = (parts: ReturnType<typeof ctx>, mayTruncate = false, reported = state.reported) =>
-      needsExactCounts(counter, parts, ladder, 1, reported, mayTruncate);
+    const needs = (parts: ReturnType<typeof ctx>, mayTruncate = false) => needsExactCounts(counter, parts, ladder, 1, state.reported, mayTruncate);
     expect(needs(ctx(next))).toBe(false);
     expect(needs(ctx(next), true)).toBe(true);
     expect(needs({ ...ctx(next), system: `${ctx(next).system} A new section.` })).toBe(true);
@@ -112,7 +111,7 @@ describe('counting only when it matters', () => {
     expect(needsExactCounts(counter, ctx(mid), ladder, 1, undefined, false)).toBe(false);
     // what came after is bounded by its bytes: 40,000 more crosses micro
     expect(needs(ctx([...next, ...step('Bash', { command: 'more' }, 'x'.repeat(40_000))]))).toBe(true);
-    // a count the state carried for another model's request is still the provider's: a rewind forgets it
+    // a rewind forgets the count: it no longer describes the history
     resumed.historyReplaced();
     expect(resumed.state().reported).toBeUndefined();
   });
