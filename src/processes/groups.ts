@@ -52,7 +52,9 @@ export function killGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
+// Not unref'd: whoever awaits a stop (KillShell in print mode, where nothing else may hold the
+// event loop) must see it resolve, not the program end first with 0. The wait is bounded by the grace.
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Stops one group: SIGTERM to all of it, SIGKILL after `graceMs` to whatever is left. Resolves

@@ -203,6 +203,37 @@ describe('background commands in print mode', () => {
     expect(parent[5]).toContain('2: handed-last-line');
   }, 60_000);
 
+  it('KillShell answers in print mode and the turn goes on to its result (text and stream-json)', async () => {
+    const ws = workspace();
+    const secs = uniqueSleep();
+    const prompt = [
+      `@call Bash {"command":"sleep ${secs}","run_in_background":true}`,
+      '@then',
+      '@call KillShell {"shell_id":"b1"}',
+      '@then',
+      '@report stopped it',
+    ].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], { ws, server, timeoutMs: 30_000 });
+    expect([r.code, r.stdout.trim()], r.stderr).toEqual([0, 'stopped it']);
+    const killed = server.requests.map((q) => lastUser(q.view)).find((t) => t.includes('Stopped b1'));
+    expect(killed).toContain(`sleep ${secs}`);
+    expect(running(`sleep ${secs}`)).toEqual([]);
+    const json = await runAgent(['-p', prompt.replaceAll(secs, uniqueSleep()), '--permission-mode', 'allow', '--output-format', 'stream-json', '--verbose'], {
+      ws,
+      server,
+      timeoutMs: 30_000,
+    });
+    const result = json.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { type: string; result?: string; is_error?: boolean })
+      .find((e) => e.type === 'result');
+    expect(json.code, json.stderr).toBe(0);
+    expect(result).toMatchObject({ result: 'stopped it', is_error: false });
+  }, 60_000);
+  // Mutation: stopGroup's waits unref'd again (the KillShell await the only thing the event loop holds) ends -p
+  // with exit 0, an empty stdout and no result line.
+
   it('SIGTERM mid-command stops the foreground and the background commands alike', async () => {
     const ws = workspace();
     const bg = uniqueSleep();
