@@ -8,9 +8,10 @@ import { formatCommandOutput } from '../commands/format.js';
 import { receiptText, reportLines } from '../compaction/reportText.js';
 import { addUsage, emptyUsage, textOf, type ImageBlock, type Usage } from '../llm/messages.js';
 import { redact } from '../log.js';
-import { plansIn } from '../plan/plans.js';
+import { approvalsIn, plansIn } from '../plan/plans.js';
 import { followTodos } from '../plan/todos.js';
 import { untilTerminated } from '../processes/signals.js';
+import type { TurnResult } from '../agent/host.js';
 import type { SessionEvent } from '../protocol/events.js';
 import { costBreakdown, type CostBreakdown } from '../session/pricing.js';
 import { unsavedFacts } from '../unsavedExit.js';
@@ -46,8 +47,8 @@ export class PrintTurns {
   private started = Date.now();
   private answer: string[] = [];
   private lastRole: 'user' | 'assistant' | undefined;
-  /** The plans the model presented (ExitPlanMode): printed after the answer, nobody here can approve them. */
-  private plans: string[] = [];
+  /** The plans the model presented (ExitPlanMode) by call id: printed after the answer unless approved (--permission-mode acceptEdits after /plan). */
+  private plans = new Map<string, string>();
   private errorText: string | undefined;
   private compactions = 0;
   private manualFailed: string | undefined;
@@ -55,6 +56,8 @@ export class PrintTurns {
   private refused: string | undefined;
   /** What a slash command's model calls spent (the summarizer's, for /compact). */
   private commandUsage = emptyUsage();
+  /** How the last model turn ended: a slash command that prompts the model (`/plan <task>`) reports its turn with it. */
+  private lastTurn: TurnResult | undefined;
 
   constructor(
     private readonly runtime: Runtime,
@@ -103,8 +106,11 @@ export class PrintTurns {
           // a paused turn's continuation (pause_turn) follows its paused reply: a paragraph of its own, as in the TUI
           if (this.lastRole === 'assistant' && this.answer.join('').trim() !== '') this.answer.push('\n\n');
           this.answer.push(textOf(e.message));
-          this.plans.push(...plansIn(e.message));
-        } else if (e.message.kind === 'normal') this.answer = [];
+          for (const p of plansIn(e.message)) this.plans.set(p.id, p.plan);
+        } else {
+          for (const id of approvalsIn(e.message)) this.plans.delete(id);
+          if (e.message.kind === 'normal') this.answer = [];
+        }
         this.lastRole = e.message.role;
         break;
       case 'error':
@@ -130,6 +136,9 @@ export class PrintTurns {
       }
       case 'prompt_refused':
         this.refused = e.message;
+        break;
+      case 'turn_end':
+        this.lastTurn = { reason: e.reason, steps: e.steps, usage: e.usage, text: e.text };
         break;
       case 'compaction_skipped':
         if (e.trigger !== 'auto') this.note(`compaction (${e.trigger}) skipped: ${redact(e.reason)}`);
@@ -198,11 +207,12 @@ export class PrintTurns {
   async once(prompt: string, images: readonly ImageBlock[]): Promise<number> {
     this.started = Date.now();
     this.answer = [];
-    this.plans = [];
+    this.plans = new Map();
     this.errorText = this.manualFailed = this.refused = undefined;
     this.compactions = 0;
     this.receipt = '';
     this.commandUsage = emptyUsage();
+    this.lastTurn = undefined;
     this.claude.beginTurn();
     const custom = findCustom(prompt, this.runtime.commands);
     if (!custom && images.length === 0 && isCommandLine(prompt, this.runtime.commands)) return this.command(prompt);
@@ -219,6 +229,8 @@ export class PrintTurns {
       if (e instanceof CommandError) return this.refuse(e.message);
       throw e;
     }
+    // a command that sent the model a prompt (`/plan <task>`): its result is that turn's, the answer printed
+    if (!output && this.lastTurn) return this.turnResult(this.lastTurn);
     const textOut = output ? formatCommandOutput(output) : this.receipt;
     const failed = this.manualFailed !== undefined;
     this.printResult(textOut, { command: line, output: output ?? null, result: textOut, isError: failed, compactions: this.compactions }, () =>
@@ -251,9 +263,15 @@ export class PrintTurns {
       session.markUnanswered();
       return EXIT_OK;
     }
+    return this.turnResult(result);
+  }
+
+  /** Prints a model turn's answer and result; the exit code it earns. */
+  private turnResult(result: TurnResult): number {
+    const { session } = this.runtime;
     // too large for the window: a usage error, nothing was stored or sent
     if (this.refused !== undefined) return this.refuse(this.refused);
-    const finalText = [this.answer.join('').trim(), ...this.plans].filter((t) => t !== '').join('\n\n');
+    const finalText = [this.answer.join('').trim(), ...this.plans.values()].filter((t) => t !== '').join('\n\n');
     // the database refused messages (a full disk): one last try, else the facts and exit 1, never a silent loss
     const unsaved = session.saving.flush() ? undefined : unsavedFacts(session);
     if (unsaved) this.note(`error: ${unsaved}; they are lost now that this run ends.`);
