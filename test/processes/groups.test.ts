@@ -33,6 +33,17 @@ describe('process groups', () => {
     expect(childGroups().map((g) => g.pgid)).not.toContain(pgid);
   });
 
+  it('a group its owner leaves running past the program (a detached background command) is forgotten while it runs', async () => {
+    const child = spawn('sh', ['-c', 'sleep 30'], { detached: true, stdio: 'ignore' });
+    const pgid = child.pid!;
+    started.push(pgid);
+    const untrack = trackGroup(pgid, 'bash', 'sleep 30');
+    untrack(true);
+    // mutation: untrack ignoring leaveRunning keeps it, and the program's exit would SIGKILL a command the person chose to keep
+    expect(childGroups().map((g) => g.pgid)).not.toContain(pgid);
+    expect(killGroup(pgid, 0)).toBe(true);
+  });
+
   it('a group that emptied with its leader is forgotten at once', async () => {
     const { pgid, untrack } = await leaderThatLeaves('exit 0');
     untrack();
