@@ -15,6 +15,7 @@ import type { ApprovalRequest } from './tools/permissions.js';
 import { currentTodos, type Todo } from './plan/todos.js';
 import { taskRows } from './background/tasksCommand.js';
 import { askAboutBackground } from './background/exitQuestion.js';
+import { exitLine } from './background/notice.js';
 import { secretVars } from './config/secrets.js';
 import type { SpilledOutputView, UiController } from './ui/controller.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, TaskRowView } from './protocol/views.js';
@@ -104,6 +105,8 @@ export class SessionController implements UiController {
     // the footer counts the background commands that run (any session's: a sub-agent's too)
     const bg = this.runtime.background;
     bg.subscribe(() => this.closed || this.emit({ type: 'background_status', text: bg.running().length > 0 ? `${bg.running().length} background` : '' }));
+    // a command that exits while the person waits at the prompt (a dev server crashing) is told at once
+    bg.onExit((r) => this.closed || this.notify(r.code === 0 && !r.signal ? 'info' : 'warning', exitLine(r)));
     const mcp = this.runtime.mcp;
     if (!mcp || this.closed) return;
     mcp.onNotice = (level, text) => this.notify(level, text);

@@ -21,6 +21,7 @@ import { emptyUsage, type Block, type Citation, type Message, type Usage } from 
 import { DEFAULT_CACHE, messageBreakpoints, type CacheSettings } from './cache.js';
 import type { Effort, ModelDescription, ModelRequest, Provider, StopReason, StreamEvent, ThinkingRequest } from './provider.js';
 import { replayableHistory } from './thinkingReplay.js';
+import { withCutNotes } from './cutReplies.js';
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { describeSdkError, type SdkFailure } from './sdk-errors.js';
 import { anthropicSearchBlocks, anthropicText, anthropicWebSearchTool, citationOf, pairedSearches, searchOf } from './anthropicWebSearch.js';
@@ -78,7 +79,7 @@ type WireMessage = { role: 'user' | 'assistant'; content: ContentBlockParam[] };
 
 export function toAnthropicMessages(messages: readonly Message[]): WireMessage[] {
   const merged: WireMessage[] = [];
-  for (const m of messages) {
+  for (const m of withCutNotes(messages)) {
     const content = m.blocks.flatMap(toBlockParam);
     const last = merged[merged.length - 1];
     if (last && last.role === m.role) last.content.push(...content);
