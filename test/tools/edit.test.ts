@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, statSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEditTool } from '../../src/tools/edit.js';
-import { commit } from '../../src/tools/fileChange.js';
+import { commit, type PlannedChange } from '../../src/tools/fileChange.js';
 import { createFileReadTool } from '../../src/tools/fileRead.js';
 import { FileTracker } from '../../src/tools/fileTracker.js';
 import { createWriteTool } from '../../src/tools/write.js';
@@ -133,7 +133,8 @@ describe('Edit', () => {
     if (!p.ok) throw new Error(p.output.content);
     // changed while the plan waited (the person looking at the diff): same size, other bytes
     writeFileSync(join(root, 'a.txt'), 'ALPHA\n');
-    const out = await commit(p.change, c);
+    // the preview of a file-changing tool is its plan (fileChangeTool)
+    const out = await commit(p.change as PlannedChange, c);
     expect(out.content).toContain('a.txt changed on disk while the change waited');
     expect(bytes(root, 'a.txt').toString()).toBe('ALPHA\n');
   });
