@@ -35,7 +35,7 @@ describe('agent sessions', () => {
     store.close();
 
     const all = capture();
-    expect(await listSessionsCommand({ db, limit: 5 })).toBe(0);
+    expect(await listSessionsCommand({ outputFormat: 'text', db, limit: 5 })).toBe(0);
     const row = all
       .stdout()
       .split('\n')
@@ -46,12 +46,12 @@ describe('agent sessions', () => {
     vi.restoreAllMocks();
 
     const shown = capture();
-    await showSessionCommand('s_c', { db });
+    await showSessionCommand('s_c', { outputFormat: 'text', db });
     expect(shown.stdout()).toContain('## Compactions (1)');
     vi.restoreAllMocks();
 
     const two = capture();
-    await listSessionsCommand({ db, limit: 2 });
+    await listSessionsCommand({ outputFormat: 'text', db, limit: 2 });
     expect(two.stdout().trim().split('\n')).toHaveLength(3);
     // mutation: listing exactly --limit rows says nothing of the third
     expect(two.stderr()).toBe('agent: the 2 most recent sessions are listed; there are more: add --limit <n> to list more\n');
