@@ -134,7 +134,16 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'list the skills (SKILL.md folders): source, how each is used, tokens in the listing and in its body',
     run: async ({ session, skills }) =>
-      skills ? text(skillsText(skills, session.currentConfig.model.contextWindow, loadedNames(session.messages()))) : text('No skills in this session.'),
+      skills
+        ? text(
+            skillsText(
+              skills,
+              session.currentConfig.model.contextWindow,
+              loadedNames(session.messages()),
+              COMMANDS.map((c) => c.name),
+            ),
+          )
+        : text('No skills in this session.'),
   },
   {
     name: 'model',

@@ -331,6 +331,8 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
         case 'content_block_stop': {
           const st = blocks.get(ev.index);
           if (st?.kind === 'tool') st.closed = true;
+          // the signature comes whole at the block's end, before what follows it streams
+          if (st?.kind === 'thinking' && st.signature) yield { type: 'thinking_delta', text: '', signature: st.signature };
           break;
         }
         case 'message_delta': {

@@ -155,6 +155,8 @@ describe('background commands in print mode', () => {
       expect(r.stdout.trim()).toBe('started');
       expect(r.stderr).toContain('agent: the background command left running (detached): b1 `while :;');
       expect(pid).toBeGreaterThan(0);
+      // the command to stop it, with its pid in place (a "-<pid>" placeholder fails here)
+      expect(r.stderr).toContain(`stop it with kill -TERM -${pid} (its whole process group)`);
       // it prints every 100 ms: a pipe left without a reader would end it (SIGPIPE) well within this
       await new Promise((res) => setTimeout(res, 600));
       // mutation: no drain for its pipe (or the group still tracked, SIGKILLed at the exit) leaves nothing running
