@@ -82,6 +82,29 @@ describe('Bash in the sandbox (print mode, default mode, auto-allow)', () => {
     expect(net.content).toContain(`network denied: 127.0.0.1:${port}`);
   });
 
+  it('an escape (dangerouslyDisableSandbox) is refused in print mode, where nobody can approve it; the denial is in `sessions show`', async () => {
+    const outside = join(ws.root, 'escaped.txt');
+    server.enqueue(
+      bash(`touch ${outside}`),
+      { toolCalls: [{ name: 'Bash', input: { command: `touch ${outside}`, dangerouslyDisableSandbox: true } }] },
+      { text: 'gave up' },
+    );
+    const r = await run(['-p', 'write outside', '--output-format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lastResult(2).content).toContain(`write denied: ${outside}`);
+    const escape = lastResult(3);
+    expect(escape.isError).toBe(true);
+    expect(escape.content).toContain('the model asks to run it outside the sandbox');
+    expect(escape.content).toContain('nobody can approve in non-interactive mode');
+    expect(existsSync(outside)).toBe(false);
+    // the model was offered the escape only because the sandbox is on, and told what it means
+    expect(server.requests[0]?.raw).toContain('dangerouslyDisableSandbox');
+    expect(server.requests[0]?.raw).toContain('Commands run in a sandbox');
+    const id = (JSON.parse(r.stdout) as { session_id: string }).session_id;
+    const show = await runAgent(['sessions', 'show', id], { ws });
+    expect(show.stdout).toContain(`write denied: ${outside}`);
+  });
+
   it('plan mode runs a read-only command in a read-only sandbox: `rg --pre rm` deletes nothing, whatever the classifier says', async () => {
     mkdirSync(join(ws.dir, 'victim'));
     writeFileSync(join(ws.dir, 'victim', 'keep.txt'), 'zzz\n');

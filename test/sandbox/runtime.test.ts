@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_DEFAULTS, type SandboxSettings } from '../../src/config/sandboxSettings.js';
+import { runInSandbox } from '../../src/sandbox/run.js';
 import { SandboxRuntime } from '../../src/sandbox/runtime.js';
 import { SANDBOX_TMP } from '../../src/sandbox/settings.js';
 import { createBashTool } from '../../src/tools/bash.js';
@@ -91,6 +92,14 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     expect(existsSync(target)).toBe(true);
     expect(sandbox.plan('echo-outside now', false)).toEqual({ kind: 'outside', reason: 'excluded' });
     expect(sandbox.plan('ls && echo-outside now', false)).toEqual({ kind: 'inside', autoAllow: true });
+  });
+
+  it('runInSandbox (for a check command of another feature): runs inside, and says what was denied', async () => {
+    const r = await runInSandbox(sandbox, `echo ok && touch ${join(outside, 'check.txt')}`, { cwd: project });
+    expect(r).toMatchObject({ sandboxed: true, code: 1 });
+    expect(r.output).toContain('ok');
+    expect(r.denied).toEqual([expect.stringContaining(`write denied: ${join(outside, 'check.txt')}`)]);
+    expect(existsSync(join(outside, 'check.txt'))).toBe(false);
   });
 
   it('a server started in the background keeps serving while other commands come and go', async () => {
