@@ -92,10 +92,10 @@ describe('Bash in the sandbox (print mode, default mode, auto-allow)', () => {
     const r = await run(['-p', 'write outside', '--output-format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(lastResult(2).content).toContain(`write denied: ${outside}`);
-    const escape = lastResult(3);
-    expect(escape.isError).toBe(true);
-    expect(escape.content).toContain('the model asks to run it outside the sandbox');
-    expect(escape.content).toContain('nobody can approve in non-interactive mode');
+    const leave = lastResult(3);
+    expect(leave.isError).toBe(true);
+    expect(leave.content).toContain('the model asks to run it outside the sandbox');
+    expect(leave.content).toContain('nobody can approve in non-interactive mode');
     expect(existsSync(outside)).toBe(false);
     // the model was offered the escape only because the sandbox is on, and told what it means
     expect(server.requests[0]?.raw).toContain('dangerouslyDisableSandbox');
