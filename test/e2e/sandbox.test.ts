@@ -45,7 +45,7 @@ describe('Bash in the sandbox (print mode, default mode, auto-allow)', () => {
   });
   const run = (args: string[], env: Record<string, string | undefined> = {}) => runAgent(args, { ws, server, timeoutMs: 45_000, env });
 
-  it('runs without asking, writes inside the project, is refused outside it and in .git/hooks (and says so), commits, and cannot reach a local server', async () => {
+  it('runs without asking, writes inside the project, is refused outside it and in .git/hooks (and says so), commits, and cannot reach a local server, directly or through the proxy', async () => {
     const outside = join(ws.root, 'outside.txt');
     server.enqueue(
       bash('echo inside > made.txt && cat made.txt'),
@@ -53,6 +53,7 @@ describe('Bash in the sandbox (print mode, default mode, auto-allow)', () => {
       bash('echo "#!/bin/sh" > .git/hooks/pre-commit'),
       bash('git add made.txt && git commit -qm "from the sandbox" && git log --oneline'),
       bash(`curl -sS -m 10 http://127.0.0.1:${port}/`),
+      bash(`curl -sS -m 10 --noproxy '' http://localhost:${port}/`),
       { text: 'done' },
     );
     const r = await run(['-p', 'try the sandbox']);
@@ -80,6 +81,10 @@ describe('Bash in the sandbox (print mode, default mode, auto-allow)', () => {
     expect(net.isError).toBe(true);
     expect(net.content).not.toContain('SECRET-PAGE');
     expect(net.content).toContain(`network denied: 127.0.0.1:${port}`);
+    // through the proxy: a host on no allow-list is refused in print mode (nobody to ask), by name
+    const proxied = lastResult(7);
+    expect(proxied.content).not.toContain('SECRET-PAGE');
+    expect(proxied.content).toContain(`network denied: localhost:${port} (host is not on the allow list)`);
   });
 
   it('an escape (dangerouslyDisableSandbox) is refused in print mode, where nobody can approve it; the denial is in `sessions show`', async () => {
