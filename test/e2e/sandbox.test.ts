@@ -140,6 +140,10 @@ describe('Bash in the sandbox (print mode, default mode, auto-allow)', () => {
     expect(res.isError).toBe(true);
     expect(res.content).toContain('the sandbox cannot start');
     expect(res.content).toContain('nobody can approve in non-interactive mode');
+    // /sandbox says what is missing
+    const report = await run(['-p', '/sandbox'], { PATH: `${bin}:${process.env['PATH']}` });
+    expect(report.stdout).toContain('Sandbox: UNAVAILABLE');
+    expect(report.stdout).toContain('Every Bash command asks before it runs unsandboxed.');
   });
 });
 
