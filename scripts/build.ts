@@ -109,7 +109,8 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     // native addon: loaded from node_modules at run time
     // @vscode/ripgrep finds its platform package's binary from its own location: it must stay in node_modules
     // sharp loads its libvips binary (@img/sharp-<platform>) from beside itself
-    external: ['better-sqlite3', '@vscode/ripgrep', 'sharp'],
+    // the sandbox library finds its vendored helpers (apply-seccomp, the JVM proxy agent) beside itself, and loads only when enabled
+    external: ['better-sqlite3', '@vscode/ripgrep', 'sharp', '@anthropic-ai/sandbox-runtime'],
     // jsonc-parser's "main" is a UMD build whose dynamic require()s esbuild cannot follow: bundle its ESM build
     alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
     plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch, tokenRanksAsString],

@@ -4,6 +4,7 @@ import type { GlobalOptions } from './cliOptions.js';
 import { CommandError, commandInfos, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import { mcpStatus } from './commands/mcp.js';
+import { sandboxBadge } from './sandbox/status.js';
 import { FileIndex } from './session/fileIndex.js';
 import { onTerminatingSignals, terminatingSignal, untilTerminated } from './processes/signals.js';
 import { askAboutUnsaved, unsavedFacts } from './unsavedExit.js';
@@ -95,7 +96,8 @@ export class SessionController implements UiController {
 
   session(): SessionView {
     const mcp = mcpStatus(this.runtime.mcp);
-    return mcp ? { ...this.current.view(), mcp } : this.current.view();
+    const sandbox = sandboxBadge(this.runtime.sandbox?.status);
+    return { ...this.current.view(), ...(mcp ? { mcp } : {}), ...(sandbox ? { sandbox } : {}) };
   }
 
   /**
@@ -213,6 +215,7 @@ export class SessionController implements UiController {
             skills: this.runtime.skills,
             mcp: this.runtime.mcp,
             background: this.runtime.background,
+            sandbox: this.runtime.sandbox,
           },
           input,
         );

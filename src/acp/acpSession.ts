@@ -173,12 +173,12 @@ export class AcpSession {
 
   async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
     this.cancelled = false;
-    const { session, commands, toolNames, skills, mcp } = this.runtime;
+    const { session, commands, toolNames, skills, mcp, sandbox } = this.runtime;
     const { text, images } = promptOf(blocks);
     const custom = findCustom(text, commands);
     try {
       if (!custom && images.length === 0 && isCommandLine(text, commands)) {
-        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp }, text);
+        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp, sandbox }, text);
         if (output) this.say(formatCommandOutput(output));
         return { stopReason: this.cancelled ? 'cancelled' : 'end_turn' };
       }

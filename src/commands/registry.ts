@@ -21,6 +21,8 @@ import type { Effort } from '../llm/provider.js';
 import type { SkillCatalog } from '../skills/catalog.js';
 import { loadedNames } from '../skills/loaded.js';
 import { skillsText } from '../skills/view.js';
+import type { SandboxRuntime } from '../sandbox/runtime.js';
+import { sandboxReport } from '../sandbox/status.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -43,6 +45,8 @@ export interface CommandContext {
   mcp?: McpManager | undefined;
   /** Every session's background commands (/tasks). */
   background?: BackgroundCommands;
+  /** The OS sandbox Bash runs in (/sandbox; undefined when it is off). */
+  sandbox?: SandboxRuntime | undefined;
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -221,6 +225,12 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'list the permission mode, configured rules and choices remembered this session',
     run: async ({ session }) => permissionsView(session),
+  },
+  {
+    name: 'sandbox',
+    whileBusy: true,
+    description: 'show the sandbox Bash runs in: its state, the settings in force, what is missing',
+    run: async ({ session, sandbox }) => text(sandboxReport(sandbox?.status, session.currentConfig.sandbox)),
   },
   {
     name: 'plan',

@@ -221,10 +221,10 @@ export class PrintTurns {
 
   /** A slash command: its output, or the receipt of the compaction it ran. */
   private async command(line: string): Promise<number> {
-    const { session, commands, toolNames, skills, mcp, background } = this.runtime;
+    const { session, commands, toolNames, skills, mcp, background, sandbox } = this.runtime;
     let output;
     try {
-      output = await runSlash({ session, custom: commands, toolNames, skills, mcp, background }, line);
+      output = await runSlash({ session, custom: commands, toolNames, skills, mcp, background, sandbox }, line);
     } catch (e) {
       if (e instanceof CommandError) return this.refuse(e.message);
       throw e;
