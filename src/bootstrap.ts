@@ -38,6 +38,9 @@ import { webCapability } from './web/capability.js';
 import { TOOL } from './tools/toolNames.js';
 import { backgroundCapability } from './background/capability.js';
 import { BackgroundCommands } from './background/commands.js';
+import { goalsCapability } from './goals/capability.js';
+import { bashCheck } from './goals/check.js';
+import { Goals } from './goals/goals.js';
 import { backgroundSection } from './background/ledgerSection.js';
 import { ledgerSections } from './ledger/registry.js';
 
@@ -90,6 +93,8 @@ export interface Runtime {
   mcp: McpManager | undefined;
   /** Every session's background commands (print mode stops them after the result, the TUI lists them in /tasks). */
   background: BackgroundCommands;
+  /** Every session's goal (/goal; the front ends drive its turns and show it). */
+  goals: Goals;
   /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
   close(): void;
 }
@@ -285,6 +290,13 @@ export async function createRuntime(
     // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
     const background = new BackgroundCommands({ root: join(dirname(config.dbPath), 'background'), maxRunning: config.bash.maxBackground, redact });
     ledgerSections.register(backgroundSection);
+    const goals = new Goals(
+      bashCheck(
+        tools.find((t) => t.name === TOOL.Bash),
+        config.cwd,
+        config.bash.maxTimeoutMs,
+      ),
+    );
     const capabilities: Capability[] = [
       subagentCapability(agents),
       backgroundCapability(background),
@@ -294,6 +306,7 @@ export async function createRuntime(
       planCapability({ tasks: config.tools?.tasks ?? 'auto', contextWindow: config.model.contextWindow }),
       webCapability(config.web),
       ...(host.io ? [editorCapability(host.io)] : []),
+      goalsCapability(goals),
     ];
     const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
@@ -353,6 +366,7 @@ export async function createRuntime(
       openSession,
       mcp,
       background,
+      goals,
       close: () => {
         // once: a signal's shutdown and the front end's own ending may both come here
         if (closed) return;

@@ -14,6 +14,8 @@ import { mcpCommand } from './mcp.js';
 import { planCommand, todosView } from './plan.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { BackgroundCommands } from '../background/commands.js';
+import type { Goals } from '../goals/goals.js';
+import { goalCommand } from './goal.js';
 import { taskRows, tasksCommand } from '../background/tasksCommand.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
@@ -43,6 +45,8 @@ export interface CommandContext {
   mcp?: McpManager | undefined;
   /** Every session's background commands (/tasks). */
   background?: BackgroundCommands;
+  /** Every session's goal (/goal). */
+  goals?: Goals;
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -170,6 +174,13 @@ export const COMMANDS: readonly SlashCommand[] = [
       const shown = await asCommand(() => tasksCommand(background, session.id, args));
       return args.trim() === '' && background ? { kind: 'tasks', rows: taskRows(background, session.id), text: shown } : text(shown);
     },
+  },
+  {
+    name: 'goal',
+    args: '[<objective> [--check "<command>"] [--tokens N] [--turns N] [--time 30m] | pause | resume | clear]',
+    whileBusy: true,
+    description: 'work toward an objective turn after turn until its check passes or a budget ends it; alone: its status',
+    run: async ({ goals, session }, args) => text(await asCommand(() => goalCommand(goals, session, args))),
   },
   {
     name: 'effort',

@@ -30,6 +30,7 @@ export function StatusLine({ session, usage, home = homedir() }: StatusLineProps
         <PermissionModeBadge mode={session.permissionMode} />
         {session.mcp ? <Text color={theme.muted}>{sanitize(session.mcp)}</Text> : null}
         {session.background ? <Text color={theme.muted}>{session.background}</Text> : null}
+        {session.goal ? <Text color={theme.muted}>{session.goal}</Text> : null}
         {session.unsaved ? <Text color={theme.error}>unsaved: {session.unsaved}</Text> : null}
       </Box>
       {session.statusCommand ? (
