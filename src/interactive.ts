@@ -41,6 +41,7 @@ export class SessionController implements UiController {
     approvals.emit = (e) => this.emit(e);
     approvals.notices = (message) => this.emit({ type: 'provider_notice', text: message });
     this.attach(runtime.session);
+    runtime.goals.subscribe((id, goal) => id === this.current.id && this.emit({ type: 'goal', goal: goal ?? null }));
   }
 
   private get current(): Session {
@@ -49,7 +50,9 @@ export class SessionController implements UiController {
 
   private attach(session: Session): void {
     this.unsubscribe();
+    const goal = this.runtime.goals.of(session.id);
     this.unsubscribe = session.on((e) => {
+      goal?.observe(e);
       if (e.type !== 'history_reset') return this.emit(e);
       // a /rewind of the conversation: the app redraws the transcript from the shortened history
       this.emit({ type: 'session', session: session.view(), transcript: [...session.messages()], compactions: this.safeCompactions(session.id) });
@@ -92,7 +95,8 @@ export class SessionController implements UiController {
 
   session(): SessionView {
     const mcp = mcpStatus(this.runtime.mcp);
-    return mcp ? { ...this.current.view(), mcp } : this.current.view();
+    const goal = this.runtime.goals.of(this.current.id)?.view()?.footer;
+    return { ...this.current.view(), ...(mcp ? { mcp } : {}), ...(goal ? { goal } : {}) };
   }
 
   /**
@@ -163,7 +167,8 @@ export class SessionController implements UiController {
     this.runtime.promptHistory.add(input);
     const slash = isCommandLine(input, this.runtime.commands) ? parseSlash(input) : undefined;
     if (slash && findCommand(slash.name)?.whileBusy) {
-      void this.runOne(input);
+      // a goal set or resumed while nothing runs starts its turns now
+      void this.runOne(input).then(() => void (slash.name === 'goal' && this.drain()));
       return;
     }
     // the app holds prompts typed while it works; what still arrives mid-turn waits here, in order
@@ -180,8 +185,11 @@ export class SessionController implements UiController {
     this.working = true;
     this.emit({ type: 'busy', busy: true });
     try {
-      for (let next = this.queue.shift(); next !== undefined && !this.closed; next = this.queue.shift()) {
-        await this.runOne(next);
+      // the person's input first; then, while the goal wants more, its next turn (what they type meanwhile goes first)
+      for (let next = this.queue.shift(); !this.closed; next = this.queue.shift()) {
+        if (next !== undefined) await this.runOne(next);
+        else if ((next = await this.runtime.goals.next(this.current.id, this.current.permissions().mode === 'plan')) === undefined) break;
+        else if (this.queue.length === 0) await this.current.prompt(next).catch((e: Error) => this.notify('error', e.message));
       }
     } finally {
       this.working = false;
@@ -202,6 +210,7 @@ export class SessionController implements UiController {
             skills: this.runtime.skills,
             mcp: this.runtime.mcp,
             background: this.runtime.background,
+            goals: this.runtime.goals,
           },
           input,
         );
@@ -305,7 +314,7 @@ export class SessionController implements UiController {
   interrupt(opts: { takeBack?: boolean } = {}): boolean {
     const dropped = this.queue.length;
     this.queue = [];
-    const interrupted = this.current.interrupt(opts.takeBack === true);
+    const interrupted = this.current.interrupt(opts.takeBack === true) || this.runtime.goals.of(this.current.id)?.interrupt() === true;
     if (dropped > 0) this.emit({ type: 'notice', level: 'info', text: `Dropped ${dropped} queued prompt${dropped === 1 ? '' : 's'}.` });
     return interrupted || dropped > 0;
   }

@@ -24,6 +24,11 @@ export class Goals {
     return this.bySession.get(sessionId);
   }
 
+  /** The message of a session's next goal turn (SessionGoal.next), or undefined; a signal stops its check with every process group. */
+  next(sessionId: string, planMode: boolean): Promise<string | undefined> {
+    return this.of(sessionId)?.next({ planMode, signal: new AbortController().signal }) ?? Promise.resolve(undefined);
+  }
+
   /** Hears every change of every session's goal; returns what stops it. */
   subscribe(listener: (sessionId: string, goal: GoalView | undefined) => void): () => void {
     this.listeners.add(listener);

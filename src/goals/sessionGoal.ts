@@ -39,6 +39,8 @@ export class SessionGoal {
   /** A goal turn ended since the last check. */
   private turnEnded = false;
   private turnStartedAt: number | undefined;
+  /** The check `next` runs, while it runs (Esc stops it). */
+  private checking: AbortController | undefined;
   private turnUsage = emptyUsage();
 
   constructor(
@@ -177,8 +179,10 @@ export class SessionGoal {
     if (!g) return undefined;
     if (g.status !== 'active' || opts.planMode || !(this.turnEnded || this.startPending)) return undefined;
     if (g.check) {
-      const passed = await this.check(opts.signal);
-      if (opts.signal.aborted) return undefined;
+      const ac = new AbortController();
+      this.checking = ac;
+      const passed = await this.check(AbortSignal.any([opts.signal, ac.signal])).finally(() => (this.checking = undefined));
+      if (opts.signal.aborted || ac.signal.aborted) return undefined;
       if (passed) return (this.complete('the check passed'), undefined);
     }
     const spent = spentBudget(g);
@@ -198,6 +202,14 @@ export class SessionGoal {
     if (starting) return promptText(START, { objective: g.objective, check });
     const left = budgetLeft(g);
     return promptText(CONTINUE, { objective: g.objective, check, budget: left ? `Budget: ${left}.\n` : '' });
+  }
+
+  /** Esc between turns: the check `next` runs is stopped and the goal paused; false when no check runs. */
+  interrupt(): boolean {
+    if (!this.checking) return false;
+    this.checking.abort();
+    this.pause('interrupted (Esc)');
+    return true;
   }
 
   /** The Goal tool's "complete": accepted without a check, or when the check passes now. */

@@ -217,12 +217,9 @@ export class PrintTurns {
   }
 
   /** The message of the goal's next turn, once the last one ended (the check runs first); undefined when none is due. */
-  private async goalNext(): Promise<string | undefined> {
+  private goalNext(): Promise<string | undefined> {
     const { session, goals } = this.runtime;
-    const goal = goals.of(session.id);
-    if (!goal || this.stdoutClosed) return undefined;
-    // a signal stops the check with every other process group (processes/signals.ts)
-    return goal.next({ planMode: session.permissions().mode === 'plan', signal: new AbortController().signal });
+    return this.stdoutClosed ? Promise.resolve(undefined) : goals.next(session.id, session.permissions().mode === 'plan');
   }
 
   /** A slash command: its output, or the receipt of the compaction it ran. */
