@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
 import { lastUserText, type RequestView } from '../fake-server/server.js';
@@ -93,6 +93,29 @@ describeRegimeFree('goals in print mode', () => {
     expect((jsonLines(resumed.stdout).at(-1)!['goal'] as { status: string }).status).toBe('complete');
     expect(modelRequests().every((v) => v.promptTokens <= 30_000)).toBe(true);
   }, 180_000);
+
+  it("without a check the model's claim (the Goal tool) ends it, and a Stop hook can veto the end of a goal turn first", async () => {
+    // the person's own Stop hook (home .agentrc: no project approval) sends the model back once
+    const hook = `cat > /dev/null; if [ ! -f vetoed ]; then touch vetoed; echo '{"decision":"block","reason":"also write the NOTES file"}'; fi`;
+    writeFileSync(join(ws.home, '.agentrc'), JSON.stringify({ hooks: { Stop: [{ command: hook }] } }));
+    server.respondWith((req) => {
+      const v: RequestView = req.view;
+      const last = lastUserText(v) ?? '';
+      const results = JSON.stringify(v.messages.at(-1));
+      if (results.includes('The goal is marked complete')) return { text: 'Done: the notes are written.' };
+      if (last.includes('A Stop hook asks you to go on')) return { toolCalls: [{ name: 'Goal', input: { action: 'complete' } }] };
+      return { text: 'I believe it is done.' };
+    });
+    const r = await run(['-p', '/goal write the notes']);
+    expect(r.code, r.stderr).toBe(0);
+    const result = jsonLines(r.stdout).at(-1)!;
+    expect(result['result']).toBe('Done: the notes are written.');
+    expect(result['turns']).toBe(1);
+    expect(result['goal']).toMatchObject({ status: 'complete', reason: 'the model said it is done' });
+    // the tool is offered while the goal is open
+    expect(modelRequests()[0]!.toolNames).toContain('Goal');
+    expect(JSON.stringify(modelRequests()[1]!.messages)).toContain('also write the NOTES file');
+  }, 60_000);
 });
 
 // Mutations checked: observe() not counting turns (used.turns stays 0) fails the --turns case
