@@ -116,6 +116,30 @@ describeRegimeFree('goals in print mode', () => {
     expect(modelRequests()[0]!.toolNames).toContain('Goal');
     expect(JSON.stringify(modelRequests()[1]!.messages)).toContain('also write the NOTES file');
   }, 60_000);
+
+  it('over --input-format stream-json a /goal line runs its turns and answers with one result; a second line after it is a plain turn', async () => {
+    const input = [`/goal ${OBJECTIVE} --check '${CHECK}' --turns 1`, 'status?']
+      .map((content) => JSON.stringify({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, session_id: '' }))
+      .join('\n');
+    const r = await runAgent(
+      ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--model', MODEL, '--allowed-tools', 'Bash'],
+      {
+        ws,
+        server,
+        stdin: `${input}\n`,
+        timeoutMs: 60_000,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const msgs = jsonLines(r.stdout);
+    const results = msgs.filter((m) => m['type'] === 'result');
+    expect(results.map((m) => m['result'])).toEqual(['Wrap-up: 10 lines are written, 20 are left.', '10 lines so far.']);
+    expect(results[0]!['agent_goal']).toMatchObject({ status: 'budget_limited' });
+    const goals = msgs.filter((m) => m['type'] === 'system' && m['subtype'] === 'agent_goal');
+    expect(goals.length).toBeGreaterThan(0);
+    expect(goals.at(-1)!['goal']).toMatchObject({ objective: OBJECTIVE, status: 'budget_limited' });
+    expect(lines(ws)).toBe(10);
+  }, 90_000);
 });
 
 // Mutations checked: observe() not counting turns (used.turns stays 0) fails the --turns case
