@@ -60,7 +60,8 @@ describeRegimeFree('goals in print mode', () => {
     expect(firstCompaction, 'no summary was asked for').toBeGreaterThan(0);
     const after = server.requests.slice(firstCompaction + 1).flatMap((q) => (q.view && !isSummarizer(q.view) ? [q.view] : []));
     expect(after.length).toBeGreaterThan(0);
-    for (const v of after) expect(JSON.stringify(v.messages)).toContain(OBJECTIVE);
+    // the ledger's section ("Objective (active): …") in each, beside the continuation's own words
+    for (const v of after) expect(JSON.stringify(v.messages)).toContain(`Objective (active): ${OBJECTIVE}`);
     for (const q of server.requests) {
       expect(q.response?.status, JSON.stringify(q.response)).toBe(200);
       expect(q.view!.promptTokens).toBeLessThanOrEqual(30_000);
@@ -142,8 +143,7 @@ describeRegimeFree('goals in print mode', () => {
   }, 90_000);
 });
 
-// Mutations checked: observe() not counting turns (used.turns stays 0) fails the --turns case
-// (it runs to 30 lines); restore() leaving a resumed goal active makes `status?` append lines;
-// the ledger section without the objective fails "the objective verbatim after a compaction"
-// only together with the continuation message (both carry it: the ledger alone is checked in
-// test/goals/goal.test.ts); next() not running the check loops to maxSteps budget forever (time-out).
+// Mutations checked: SessionGoal.ledger() returning nothing fails "Objective (active): … in every
+// request after the compaction" (the continuation's own "Objective:" line does not match it).
+// Not killed here: restore() leaving a resumed *active* goal active — these runs leave it
+// budget-limited or complete; test/goals/goals.test.ts kills that one.
