@@ -82,6 +82,10 @@ describeRegimeFree('goals in print mode', () => {
     expect(goal.status).toBe('budget_limited');
     expect(goal.reason).toContain('turn budget (2 turns) ran out');
 
+    // sessions show prints the saved goal
+    const shown = await runAgent(['sessions', 'show', result['sessionId'] as string], { ws });
+    expect(shown.stdout).toContain(`Goal (budget-limited: the turn budget (2 turns) ran out): ${OBJECTIVE}`);
+    expect(shown.stdout).toContain('Used: 2/2 turns');
     const status = await run(['-p', 'status?', '--continue']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stderr).toContain('goal budget-limited');

@@ -34,6 +34,7 @@ describe.skipIf(!hasTmux)('a goal in the TUI', () => {
     await term.waitFor(/goal: active · 1\/5 turns/);
     term.keys('Escape');
     await term.waitFor(/goal: paused · 2\/5 turns/);
+    await term.waitFor('Goal paused: interrupted (Esc).');
     term.type('/goal');
     term.keys('Enter');
     await term.waitFor('Goal (paused: interrupted (Esc)): make the marker file');
