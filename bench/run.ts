@@ -30,6 +30,7 @@ const BENCHES: Record<string, string> = {
   background:
     "issue 34: a 50 MB stream from a background command vs the spill benchmark's foreground output (peak RSS); a turn's round trip with 10 background commands printing vs none",
   install: 'issue 31: the package installed with npm install -g vs the checkout: first frame and one -p round trip',
+  sandbox: 'issue 44: a Bash command sandboxed vs unsandboxed (median of 10; bound 100 ms more), and a dev server in the background that keeps serving',
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

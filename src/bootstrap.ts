@@ -43,6 +43,8 @@ import { bashCheck } from './goals/check.js';
 import { Goals } from './goals/goals.js';
 import { backgroundSection } from './background/ledgerSection.js';
 import { ledgerSections } from './ledger/registry.js';
+import type { SandboxRuntime } from './sandbox/runtime.js';
+import { startSandbox } from './sandbox/start.js';
 
 /** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
 async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, signal: AbortSignal): Promise<HooksAnswer> {
@@ -93,6 +95,8 @@ export interface Runtime {
   mcp: McpManager | undefined;
   /** Every session's background commands (print mode stops them after the result, the TUI lists them in /tasks). */
   background: BackgroundCommands;
+  /** The OS sandbox Bash runs in (undefined when sandbox.enabled is not set): /sandbox, the footer. */
+  sandbox: SandboxRuntime | undefined;
   /** Every session's goal (/goal; the front ends drive its turns and show it). */
   goals: Goals;
   /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
@@ -250,7 +254,8 @@ export async function createRuntime(
     // the tokenizer loads only once a request could come near a compaction threshold
     const counter = new TokenCounter();
     const hidden = new Set(hiddenFromShell(config, env));
-    const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
+    const sandbox = await startSandbox(config, trustFilePath(env), approver);
+    const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name), ...(sandbox ? { sandbox } : {}) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const tools = createTools({ bash });
     // an agent file may name the built-in tools, Task, and TodoWrite (a sub-agent keeps its own task list)
@@ -366,6 +371,7 @@ export async function createRuntime(
       openSession,
       mcp,
       background,
+      sandbox,
       goals,
       close: () => {
         // once: a signal's shutdown and the front end's own ending may both come here
@@ -373,6 +379,7 @@ export async function createRuntime(
         closed = true;
         runtime.session.close();
         store.close();
+        void sandbox?.close();
       },
     };
     return { runtime, resumed: resume !== undefined };

@@ -56,17 +56,24 @@ function age(ms: number): string {
   return `${Math.round(s / 86_400)}d ago`;
 }
 
+/** The compactions `sessions show` lists (not micro: those clear tool outputs in place); the list counts the same. */
+const shownCompactions = (store: Store, id: string) => store.listCompactions(id).filter((c) => c.trigger !== 'micro');
+
 export async function listSessionsCommand(opts: Opts & { cwd?: string; limit: number }): Promise<number> {
   return withStore(opts, (store) => {
-    const sessions = store.listSessions({ ...(opts.cwd ? { cwd: opts.cwd } : {}), limit: opts.limit });
+    // one more than asked: whether the list stops short is said, never left for the person to guess
+    const found = store.listSessions({ ...(opts.cwd ? { cwd: opts.cwd } : {}), limit: opts.limit + 1 });
+    const sessions = found.slice(0, opts.limit);
     if (sessions.length === 0) {
       out('No sessions yet. Start one with `agent`.');
       return EXIT_OK;
     }
     out(['ID', 'UPDATED', 'MESSAGES', 'COMPACTIONS', 'CWD', 'TITLE'].join('\t'));
     for (const s of sessions) {
-      out([s.id, age(s.updatedAt), String(s.messageCount), String(s.compactionCount), s.cwd, s.title ?? '(untitled)'].join('\t'));
+      out([s.id, age(s.updatedAt), String(s.messageCount), String(shownCompactions(store, s.id).length), s.cwd, s.title ?? '(untitled)'].join('\t'));
     }
+    if (found.length > sessions.length)
+      process.stderr.write(`agent: the ${sessions.length} most recent sessions are listed; there are more: add --limit <n> to list more\n`);
     return EXIT_OK;
   });
 }
@@ -121,7 +128,7 @@ function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean
   for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy, whole));
   const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
   if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
-  const compactions = store.listCompactions(info.id).filter((c) => c.trigger !== 'micro');
+  const compactions = shownCompactions(store, info.id);
   if (compactions.length > 0) {
     out(`\n${heading}# Compactions (${compactions.length})\n`);
     for (const c of compactions) out(`${reportLines(c).join('\n')}\n`);

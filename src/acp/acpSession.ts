@@ -180,7 +180,7 @@ export class AcpSession {
 
   async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
     this.cancelled = false;
-    const { session, commands, toolNames, skills, mcp, goals } = this.runtime;
+    const { session, commands, toolNames, skills, mcp, sandbox, goals } = this.runtime;
     const { text, images } = promptOf(blocks);
     const custom = findCustom(text, commands);
     // an active goal goes on after the prompt or command, turn after turn, until it ends or the editor cancels
@@ -193,7 +193,7 @@ export class AcpSession {
     };
     try {
       if (!custom && images.length === 0 && isCommandLine(text, commands)) {
-        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp, goals }, text);
+        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp, sandbox, goals }, text);
         if (output) this.say(formatCommandOutput(output));
         const result = await goalTurns(undefined);
         return { stopReason: this.cancelled ? 'cancelled' : ((result && STOP[result.reason]) ?? 'end_turn') };

@@ -23,6 +23,8 @@ import type { Effort } from '../llm/provider.js';
 import type { SkillCatalog } from '../skills/catalog.js';
 import { loadedNames } from '../skills/loaded.js';
 import { skillsText } from '../skills/view.js';
+import type { SandboxRuntime } from '../sandbox/runtime.js';
+import { sandboxReport } from '../sandbox/status.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -45,6 +47,8 @@ export interface CommandContext {
   mcp?: McpManager | undefined;
   /** Every session's background commands (/tasks). */
   background?: BackgroundCommands;
+  /** The OS sandbox Bash runs in (/sandbox; undefined when it is off). */
+  sandbox?: SandboxRuntime | undefined;
   /** Every session's goal (/goal). */
   goals?: Goals;
 }
@@ -138,7 +142,16 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'list the skills (SKILL.md folders): source, how each is used, tokens in the listing and in its body',
     run: async ({ session, skills }) =>
-      skills ? text(skillsText(skills, session.currentConfig.model.contextWindow, loadedNames(session.messages()))) : text('No skills in this session.'),
+      skills
+        ? text(
+            skillsText(
+              skills,
+              session.currentConfig.model.contextWindow,
+              loadedNames(session.messages()),
+              COMMANDS.map((c) => c.name),
+            ),
+          )
+        : text('No skills in this session.'),
   },
   {
     name: 'model',
@@ -223,6 +236,12 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'list the permission mode, configured rules and choices remembered this session',
     run: async ({ session }) => permissionsView(session),
+  },
+  {
+    name: 'sandbox',
+    whileBusy: true,
+    description: 'show the sandbox Bash runs in: its state, the settings in force, what is missing',
+    run: async ({ session, sandbox }) => text(sandboxReport(sandbox?.status, session.currentConfig.sandbox)),
   },
   {
     name: 'plan',

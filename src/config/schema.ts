@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../zodEnglish.js';
+import { editDistance } from '../editDistance.js';
 
 // The .agentrc schema. Every key is optional in a file; defaults live here so that the
 // rest of the program reads one fully populated Config. .agentrc.example documents each key.
@@ -189,8 +190,12 @@ export const ToolsSchema = z.strictObject({
 });
 export type ToolsConfig = z.infer<typeof ToolsSchema>;
 
-/** One MCP server, in Claude Code's .mcp.json form: a command (stdio) or a URL (type http or sse). */
-export const McpServerSchema = z.object({
+/**
+ * One MCP server, in Claude Code's .mcp.json form: a command (stdio) or a URL (type http or sse).
+ * A field this program does not know passes (another client's), unless it is a misspelling of one
+ * it knows ("commnd"): then it is an error that names it, never a server silently without it.
+ */
+const McpServerFields = {
   /** stdio (default when `command` is given), http (streamable HTTP) or sse (old servers). */
   type: z.optional(z.enum(['stdio', 'http', 'sse', 'streamable-http'])),
   command: z.optional(nonEmptyString),
@@ -206,7 +211,19 @@ export const McpServerSchema = z.object({
   toolTimeoutMs: z.optional(positiveInt),
   /** Most characters of one result from this server (default mcp.maxResultChars). */
   maxResultChars: z.optional(positiveInt),
-});
+};
+export const McpServerSchema = z.pipe(
+  z.unknown().check((ctx) => {
+    if (typeof ctx.value !== 'object' || ctx.value === null) return;
+    const known = Object.keys(McpServerFields);
+    for (const key of Object.keys(ctx.value)) {
+      if (known.includes(key)) continue;
+      const near = known.find((k) => editDistance(key.toLowerCase(), k.toLowerCase()) <= Math.min(2, Math.floor(k.length / 3)));
+      if (near) ctx.issues.push({ code: 'custom', message: `unknown field (did you mean "${near}"?)`, input: ctx.value, path: [key] });
+    }
+  }),
+  z.object(McpServerFields),
+);
 export type McpServerFileEntry = z.infer<typeof McpServerSchema>;
 
 export const WebSchema = z.strictObject({
@@ -319,6 +336,43 @@ export function flattenHooks(file: HooksFileConfig): HooksConfig {
   return out;
 }
 
+/**
+ * The OS sandbox Bash runs in, with Claude Code's keys (`sandbox` in its settings files; the same
+ * here). What a file may set; how the files combine (a project's may narrow, never widen) is
+ * config/sandboxSettings.ts.
+ */
+export const SandboxFileSchema = z.strictObject({
+  /** Run every Bash command inside the sandbox (bubblewrap + a filtering proxy on Linux, Seatbelt on macOS). Default false. */
+  enabled: z.optional(z.boolean()),
+  /** A command that runs inside the sandbox runs without asking (ask and acceptEdits modes). Default true. */
+  autoAllowBashIfSandboxed: z.optional(z.boolean()),
+  /** The model may ask to run one command outside the sandbox (dangerouslyDisableSandbox), which the person approves each time. Default true. */
+  allowUnsandboxedCommands: z.optional(z.boolean()),
+  /** When the sandbox cannot start, refuse every command instead of asking for each. Default false. */
+  failIfUnavailable: z.optional(z.boolean()),
+  /** Command prefixes that run outside the sandbox, through the usual approval ("docker", "git push"). */
+  excludedCommands: z.optional(z.array(nonEmptyString)),
+  filesystem: z.optional(
+    z.strictObject({
+      /** More paths commands may write (the project and its temp folder always). */
+      allowWrite: z.optional(z.array(nonEmptyString)),
+      /** Paths commands may not write, even inside the project (.git/hooks and the agent's own files always). */
+      denyWrite: z.optional(z.array(nonEmptyString)),
+      /** Paths commands may not read (~/.ssh and cloud credentials always). */
+      denyRead: z.optional(z.array(nonEmptyString)),
+    }),
+  ),
+  network: z.optional(
+    z.strictObject({
+      /** Domains commands may reach through the proxy ("registry.npmjs.org", "*.github.com"); another asks in the TUI, is refused in -p. */
+      allowedDomains: z.optional(z.array(nonEmptyString)),
+      /** Domains never reached, whatever else allows them. */
+      deniedDomains: z.optional(z.array(nonEmptyString)),
+    }),
+  ),
+});
+export type SandboxFileConfig = z.infer<typeof SandboxFileSchema>;
+
 export const FileConfigSchema = z.strictObject({
   $schema: z.optional(z.string()),
   provider: z.optional(z.enum(['anthropic', 'openai'])),
@@ -355,6 +409,8 @@ export const FileConfigSchema = z.strictObject({
   web: z.optional(z.partial(WebSchema)),
   /** The provider's web search: { "enabled": true, "maxUses": 5, "allowedDomains": [...] } (see docs/tools.md). */
   webSearch: z.optional(z.partial(WebSearchSchema)),
+  /** The OS sandbox Bash runs in (Claude Code's `sandbox` keys; see docs/sandbox.md). */
+  sandbox: z.optional(SandboxFileSchema),
   /** Database path (also --db and AGENT_DB). */
   db: z.optional(nonEmptyString),
   /** Shell commands run on the agent's events (see src/hooks/hooks.ts); a project's run only once the person approves them. */

@@ -15,12 +15,15 @@ import { mcpFor } from '../bootstrap.js';
 import { TokenCounter } from '../compaction/tokens.js';
 import { NativeModuleError, probeSqlite } from '../store/index.js';
 import { resolveRg } from '../tools/grep.js';
+import { findOnPath } from '../tools/shell.js';
+import { startSandbox } from '../sandbox/start.js';
+import { trustFilePath } from '../trust/projectTrust.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface CheckResult {
   /** Stable: scripts and tests match on it. */
-  name: 'node' | 'npm' | 'sqlite' | 'ripgrep' | 'database' | 'config' | 'keys' | 'mcp';
+  name: 'node' | 'npm' | 'sqlite' | 'ripgrep' | 'database' | 'config' | 'keys' | 'mcp' | 'sandbox';
   status: CheckStatus;
   summary: string;
   details?: string[];
@@ -79,6 +82,36 @@ export async function checkRipgrep(): Promise<CheckResult> {
     status: 'warn',
     summary: `${version} from PATH (${rg}): the packaged one (@vscode/ripgrep-${process.platform}-${process.arch}) is missing; reinstall agent to get it`,
   };
+}
+
+/**
+ * The sandbox Bash runs in: off (with whether this machine could run it), or started for real
+ * (the dependencies, the proxies, one command run inside) and stopped again. Enabled but unable
+ * to start is a failure, with what to install.
+ */
+export async function checkSandbox(config: Config | undefined, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+  if (!config) return { name: 'sandbox', status: 'warn', summary: 'not checked: the configuration did not load' };
+  if (!config.sandbox?.enabled) {
+    const missing = process.platform === 'linux' ? ['bwrap', 'socat'].filter((p) => findOnPath(p, env['PATH']) === undefined) : [];
+    const could = missing.length > 0 ? ` (this machine lacks ${missing.join(' and ')}: install bubblewrap and socat first)` : '';
+    return { name: 'sandbox', status: 'ok', summary: `off: Bash runs unsandboxed; "sandbox": { "enabled": true } turns it on${could}` };
+  }
+  const sandbox = await startSandbox({ ...config, warnings: [] }, trustFilePath(env), undefined);
+  const s = sandbox?.status;
+  await sandbox?.close();
+  if (s?.state === 'on')
+    return { name: 'sandbox', status: 'ok', summary: `on: a test command ran inside it${s.warnings.length > 0 ? ` (${s.warnings.join('; ')})` : ''}` };
+  if (s?.state === 'unavailable')
+    return {
+      name: 'sandbox',
+      status: 'fail',
+      summary: `enabled but it cannot start: ${s.why}`,
+      details: [
+        `to fix: ${s.install}`,
+        config.sandbox.failIfUnavailable ? 'meanwhile every Bash command is refused' : 'meanwhile every Bash command asks first',
+      ],
+    };
+  return { name: 'sandbox', status: 'warn', summary: 'enabled, but it did not start' };
 }
 
 const MiB = 1024 * 1024;

@@ -11,7 +11,7 @@ import type { GlobalOptions } from '../cliOptions.js';
 import { type Config, ConfigError, defaultDbPath, loadConfig } from '../config/config.js';
 import { secretVars } from '../config/secrets.js';
 import { redact, registerSecret } from '../log.js';
-import { type CheckResult, checkDatabase, checkKeys, checkMcp, checkNode, checkNpm, checkRipgrep, checkSqlite } from './checks.js';
+import { type CheckResult, checkDatabase, checkKeys, checkMcp, checkNode, checkNpm, checkRipgrep, checkSandbox, checkSqlite } from './checks.js';
 
 export interface DoctorOptions extends GlobalOptions {
   json?: boolean;
@@ -52,6 +52,7 @@ export async function doctorReport(opts: DoctorOptions, env: NodeJS.ProcessEnv =
     configCheck,
     checkKeys(config, env),
     config ? await checkMcp(config, env, secrets) : { name: 'mcp', status: 'warn', summary: 'not checked: the configuration did not load' },
+    await checkSandbox(config, env),
   ];
   return { name: pkg.name, version: pkg.version, ok: checks.every((c) => c.status !== 'fail'), checks };
 }

@@ -33,8 +33,12 @@ export type AgentEvent =
   /** A model call begins (step counts calls in this turn, attempt counts retries of this call). */
   | { type: 'request_start'; step: number; attempt: number }
   | { type: 'text_delta'; text: string }
-  /** The model is thinking (any provider's thinking or reasoning summary); text may be empty when only its start is known. */
-  | { type: 'thinking_delta'; text: string }
+  /**
+   * The model is thinking (any provider's thinking or reasoning summary); text may be empty when
+   * only its start is known. `signature`: the thinking block just ended with this signature
+   * (Anthropic), for streams that pass it on (--include-partial-messages' signature_delta).
+   */
+  | { type: 'thinking_delta'; text: string; signature?: string }
   /** The model started writing a tool call (input still streaming). */
   | { type: 'tool_call_streaming'; id: string; name: string }
   /** A message became part of the history (and is persisted): user, assistant, tool results, meta. */

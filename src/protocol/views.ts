@@ -17,6 +17,8 @@ export interface SessionView {
   permissionMode?: string;
   /** The MCP servers' state for the footer ("MCP 2✓ · 1 connecting"); absent without servers. */
   mcp?: string;
+  /** The sandbox's word for the footer ("sandboxed", or a warning when it cannot start); absent when it is off. */
+  sandbox?: { text: string; ok: boolean };
   /** How many background commands run, for the footer ("2 background"); absent when none. */
   background?: string;
   /** The thinking in effect ("thinking high", "thinking 4k"), shown in the footer; absent when none is sent. */

@@ -218,6 +218,16 @@ export const LAYER_RULES: Rule[] = [
       (under('src/web')(e.from) && (isUi(e.to) || isSql(e.to))) ||
       (['linkedom', '@mozilla/readability', 'turndown'].includes(e.to) && !under('src/web')(e.from)),
   },
+  {
+    name: 'src/sandbox/ (the OS sandbox Bash runs in) is the only importer of @anthropic-ai/sandbox-runtime, knows no UI and no SQL, and imports of the program only config/ (its settings) and tools/ (the port it fills, shell.ts): the tools never import it, bootstrap lends it',
+    forbids: (e) =>
+      (e.to === '@anthropic-ai/sandbox-runtime' && !under('src/sandbox')(e.from)) ||
+      (under('src/sandbox')(e.from) &&
+        e.to.startsWith('src/') &&
+        !['src/sandbox', 'src/config', 'src/tools', 'src/processes'].some((room) => under(room)(e.to))) ||
+      (under('src/sandbox')(e.from) && (isUi(e.to) || isSql(e.to))) ||
+      (under('src/tools')(e.from) && under('src/sandbox')(e.to)),
+  },
 ];
 
 export interface Violation {
