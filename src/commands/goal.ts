@@ -5,6 +5,14 @@ import { parseGoalArgs } from '../goals/goal.js';
 import type { Goals } from '../goals/goals.js';
 import type { Session } from '../session/session.js';
 
+/** /goal as the slash menu and /help list it; it answers while a turn runs (pause, status). */
+export const GOAL_COMMAND = {
+  name: 'goal',
+  args: '[<objective> [--check "<command>"] [--tokens N] [--turns N] [--time 30m] | pause | resume | clear]',
+  whileBusy: true,
+  description: 'work toward an objective turn after turn until its check passes or a budget ends it; alone: its status',
+};
+
 export function goalCommand(goals: Goals | undefined, session: Session, args: string): string {
   const goal = goals?.of(session.id);
   if (!goal) throw new Error('this session has no goals (a sub-agent, or a front end without them)');

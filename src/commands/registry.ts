@@ -15,7 +15,7 @@ import { planCommand, todosView } from './plan.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { BackgroundCommands } from '../background/commands.js';
 import type { Goals } from '../goals/goals.js';
-import { goalCommand } from './goal.js';
+import { GOAL_COMMAND, goalCommand } from './goal.js';
 import { taskRows, tasksCommand } from '../background/tasksCommand.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
@@ -188,13 +188,7 @@ export const COMMANDS: readonly SlashCommand[] = [
       return args.trim() === '' && background ? { kind: 'tasks', rows: taskRows(background, session.id), text: shown } : text(shown);
     },
   },
-  {
-    name: 'goal',
-    args: '[<objective> [--check "<command>"] [--tokens N] [--turns N] [--time 30m] | pause | resume | clear]',
-    whileBusy: true,
-    description: 'work toward an objective turn after turn until its check passes or a budget ends it; alone: its status',
-    run: async ({ goals, session }, args) => text(await asCommand(() => goalCommand(goals, session, args))),
-  },
+  { ...GOAL_COMMAND, run: async ({ goals, session }, args) => text(await asCommand(() => goalCommand(goals, session, args))) },
   {
     name: 'effort',
     args: '[low|medium|high|xhigh|max]',
