@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { lookUpSession, openStoreOnly } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
+import { readGoal, statusText } from './goals/goal.js';
 import type { Message } from './llm/messages.js';
 import { messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import { sessionMarkdown, type SpilledText } from './markdownExport.js';
@@ -118,6 +119,10 @@ export async function showSessionCommand(id: string, opts: Opts & { archived?: b
 function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean; children?: boolean; spilled?: boolean }, heading: string): void {
   const link = info.parent ? ` · sub-agent ${info.parent.agent} of session ${info.parent.id} (Task call ${info.parent.toolUseId})` : '';
   out(`${heading} ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}${link}\n`);
+  // its goal (/goal), as the session's state saved it
+  const caps = info.meta['capabilities'];
+  const goal = readGoal(typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>)['goal'] : undefined);
+  if (goal) out(`${statusText(goal)}\n`);
   const rows = store.loadTranscript(info.id, { includeArchived: opts.archived === true });
   const whole = opts.spilled ? spilledText(store, info.id) : undefined;
   for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy, whole));
