@@ -150,4 +150,6 @@ export interface RewindTargetView {
   gone?: 'compacted' | 'rewound';
   /** Files Edit/Write changed in this turn or later. */
   files: string[];
+  /** Whether the project's checkpoint before this turn can be restored (Bash's changes too), or why not; absent when checkpoints are off. */
+  checkpoint?: { ok: true } | { ok: false; missing: string };
 }

@@ -26,7 +26,12 @@ export function rewindChoices(t: RewindTargetView): RewindChoice[] {
     : t.gone === 'rewound'
       ? 'an earlier rewind took this turn out of the conversation'
       : 'this turn was compacted into a summary';
-  const noCode = t.files.length === 0 ? 'no file was changed by Edit or Write since then' : undefined;
+  const noCode =
+    t.files.length === 0 && t.checkpoint?.ok !== true
+      ? t.checkpoint
+        ? `no checkpoint: ${t.checkpoint.missing}`
+        : 'no file was changed by Edit or Write since then'
+      : undefined;
   return [
     { label: 'Code and conversation', what: 'both', ...(noConversation ? { disabled: noConversation } : {}) },
     { label: 'Conversation only (files stay as they are)', what: 'conversation', ...(noConversation ? { disabled: noConversation } : {}) },

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { BASH_CAVEAT } from '../../commands/rewind.js';
+import { BASH_CAVEAT, TREE_NOTE } from '../../commands/rewind.js';
 import { formatAge } from '../format.js';
 import { oneLine } from '../sanitize.js';
 import { boxBorder, useTheme } from '../theme.js';
@@ -58,7 +58,7 @@ export function RewindPicker({ state, now = Date.now() }: { state: RewindPickerS
         </Box>
       ) : null}
       <Text color={theme.warning} wrap="wrap">
-        ⚠ {BASH_CAVEAT}
+        {state.targets.some((t) => t.checkpoint !== undefined) ? TREE_NOTE : `⚠ ${BASH_CAVEAT}`}
       </Text>
       <Text color={theme.muted}>{state.choosing ? 'enter: rewind · ↑↓ or 1–3: select · esc: back' : 'enter: choose · ↑↓: select · esc: cancel'}</Text>
     </Box>
