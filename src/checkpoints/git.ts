@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 
 /** The variables git may see: where it finds itself, the person's global ignore rules, and a fixed language. */
 const PASSED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'TMPDIR', 'USER'];
@@ -56,27 +56,33 @@ export interface GitRun {
   stdout: Buffer;
 }
 
-/** Runs git; rejects with GitFailed naming the command and git's first error line. */
-export async function git(args: readonly string[], opts: { cwd: string; env?: Record<string, string>; input?: Buffer | string }): Promise<GitRun> {
-  const r = await execa('git', [...SAFE, ...args], {
-    cwd: opts.cwd,
-    env: gitEnv(opts.env),
-    extendEnv: false,
-    encoding: 'buffer',
-    reject: false,
-    stdin: opts.input === undefined ? 'ignore' : 'pipe',
-    ...(opts.input !== undefined ? { input: opts.input } : {}),
-    timeout: 600_000,
+/**
+ * Runs git; rejects with GitFailed naming the command and git's first error line. Spawned with
+ * node's child_process, not execa: a -p round trip snapshots twice and must not load execa
+ * (test/e2e/startup.test.ts).
+ */
+export function git(args: readonly string[], opts: { cwd: string; env?: Record<string, string>; input?: Buffer | string }): Promise<GitRun> {
+  return new Promise((done, fail) => {
+    const child = spawn('git', [...SAFE, ...args], {
+      cwd: opts.cwd,
+      env: gitEnv(opts.env),
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => fail(new GitFailed(`git could not be run: ${e.message}`)));
+    child.on('close', (code) => {
+      if (code === 0) return done({ stdout: Buffer.concat(out) });
+      const first = Buffer.concat(err).toString('utf8').trim().split('\n')[0] ?? '';
+      fail(new GitFailed(`git ${args.filter((a) => !a.startsWith('--git-dir') && !a.startsWith('--work-tree'))[0] ?? ''} failed: ${first || `exit ${code}`}`));
+    });
+    if (opts.input !== undefined && child.stdin) {
+      child.stdin.on('error', () => {}); // git may exit before reading it all: its exit code tells
+      child.stdin.end(opts.input);
+    }
   });
-  if (r.exitCode !== 0 || r.failed) {
-    const err =
-      Buffer.from(r.stderr ?? '')
-        .toString('utf8')
-        .trim()
-        .split('\n')[0] ?? '';
-    throw new GitFailed(`git ${args.slice(0, 2).join(' ')} failed: ${err || (r.originalMessage ?? `exit ${r.exitCode}`)}`);
-  }
-  return { stdout: Buffer.from(r.stdout ?? '') };
 }
 
 /** Why a project root cannot be snapshotted (the filesystem's root, or the home folder: far too broad), or undefined. */

@@ -4,7 +4,7 @@
 // sessions' checkpoints, and one over it even then takes no more snapshots (the reason is returned).
 import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ShadowRepo } from './git.js';
+import { git, type ShadowRepo } from './git.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -17,7 +17,7 @@ export interface PruneSettings {
 export async function pruneStore(repo: ShadowRepo, current: string, s: PruneSettings, now = Date.now()): Promise<string | undefined> {
   const stamp = join(repo.gitDir, 'pruned');
   const due = !existsSync(stamp) || now - statSync(stamp).mtimeMs > DAY_MS;
-  let size = await storeBytes(repo);
+  let size = await storeBytes(repo.gitDir);
   const cap = s.maxStoreMB * 1024 * 1024;
   if (!due && size <= cap) return undefined;
   const others = sessions(repo).filter((x) => x.id !== current);
@@ -26,12 +26,12 @@ export async function pruneStore(repo: ShadowRepo, current: string, s: PruneSett
   if (stale.length > 0) {
     for (const x of stale) drop(repo, x.id);
     await gc(repo);
-    size = await storeBytes(repo);
+    size = await storeBytes(repo.gitDir);
   }
   while (size > cap && keep.length > 0) {
     drop(repo, keep.shift()!.id);
     await gc(repo);
-    size = await storeBytes(repo);
+    size = await storeBytes(repo.gitDir);
   }
   if (existsSync(stamp)) utimesSync(stamp, new Date(now), new Date(now));
   else writeFileSync(stamp, '');
@@ -40,8 +40,8 @@ export async function pruneStore(repo: ShadowRepo, current: string, s: PruneSett
 }
 
 /** The store's size on disk: loose objects and packs (git count-objects). */
-export async function storeBytes(repo: ShadowRepo): Promise<number> {
-  const out = (await repo.run(['count-objects', '-v'], join(repo.gitDir, 'index'))).stdout.toString('utf8');
+export async function storeBytes(gitDir: string): Promise<number> {
+  const out = (await git([`--git-dir=${gitDir}`, 'count-objects', '-v'], { cwd: gitDir })).stdout.toString('utf8');
   const kib = (key: string): number => Number(new RegExp(`^${key}: (\\d+)`, 'm').exec(out)?.[1] ?? 0);
   return (kib('size') + kib('size-pack')) * 1024;
 }

@@ -58,7 +58,8 @@ export interface RestoredFile {
   error?: string;
 }
 
-const isPersonTurn = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && !m.pinned && !isToolResultMessage(m) && textOf(m).trim() !== '';
+export const isPersonTurn = (m: Message): boolean =>
+  m.role === 'user' && m.kind === 'normal' && !m.pinned && !isToolResultMessage(m) && textOf(m).trim() !== '';
 
 /** The person's turns of the session, oldest first, with what a rewind to each would restore. */
 export function rewindTargets(
