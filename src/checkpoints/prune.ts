@@ -61,5 +61,6 @@ function drop(repo: ShadowRepo, id: string): void {
 }
 
 function gc(repo: ShadowRepo): Promise<unknown> {
-  return repo.run(['gc', '--prune=1.hour.ago', '--quiet'], join(repo.gitDir, 'index'));
+  // refs stay loose files: the session's chain head is read and written as one (tree.ts)
+  return repo.run(['-c', 'gc.packRefs=false', 'gc', '--prune=1.hour.ago', '--quiet'], join(repo.gitDir, 'index'));
 }

@@ -2,7 +2,20 @@
 // into the session's own index, incremental through the index's stat cache, then `write-tree`),
 // keeping each new tree reachable (a commit chain under refs/sessions/<id>), comparing trees and
 // putting the project back as a tree holds it. It never touches the project's own .git.
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ShadowRepo } from './git.js';
@@ -21,6 +34,8 @@ export class SessionTree {
   private readonly ref: string;
   private head: string | undefined;
   private headTree: string | undefined;
+  /** The tree this process last wrote, and the index's stamp (mtime and size) then. */
+  private last: { index: string; tree: string } | undefined;
 
   constructor(
     private readonly repo: ShadowRepo,
@@ -36,10 +51,13 @@ export class SessionTree {
   /** Snapshots the project as it is now: the tree's id. */
   async snapshot(): Promise<string> {
     if (!existsSync(this.index)) await this.firstIndex();
+    const before = stamp(this.index);
     await this.repo.run(['add', '-A', '--ignore-errors', '--', '.'], this.index).catch(async (e: unknown) => {
       // --ignore-errors still exits 1 after adding what it could (an unreadable file): the index holds the rest
       if (!existsSync(this.index)) throw e;
     });
+    // git writes the index only when something changed: an unchanged one is the tree this process last wrote
+    if (this.last && this.last.index === before && stamp(this.index) === before) return this.last.tree;
     const files = indexEntries(this.index);
     if (files > this.maxFiles)
       throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
@@ -49,6 +67,7 @@ export class SessionTree {
     const tmp = `${this.shared}.${process.pid}`;
     copyFileSync(this.index, tmp);
     renameSync(tmp, this.shared);
+    this.last = { index: stamp(this.index), tree };
     return tree;
   }
 
@@ -69,14 +88,14 @@ export class SessionTree {
   /** Makes a new tree reachable from the session's ref (git's gc keeps it while the ref stands). */
   private async keep(tree: string): Promise<void> {
     if (this.head === undefined && existsSync(this.ref)) {
-      this.head = readFileSync(this.ref, 'utf8').trim();
-      this.headTree = (await this.repo.run(['rev-parse', `${this.head}^{tree}`], this.index)).stdout.toString('utf8').trim();
+      // the ref file holds the commit, then its tree (git reads the first word only)
+      [this.head, this.headTree] = readFileSync(this.ref, 'utf8').trim().split(/\s+/);
     }
     if (tree === this.headTree) return;
     const args = ['commit-tree', tree, ...(this.head ? ['-p', this.head] : []), '-m', 'checkpoint'];
     const commit = (await this.repo.run(args, this.index, undefined, IDENTITY)).stdout.toString('utf8').trim();
     mkdirSync(dirname(this.ref), { recursive: true });
-    writeFileSync(`${this.ref}.lock`, `${commit}\n`);
+    writeFileSync(`${this.ref}.lock`, `${commit} ${tree}\n`);
     renameSync(`${this.ref}.lock`, this.ref);
     this.head = commit;
     this.headTree = tree;
@@ -146,6 +165,16 @@ export class SessionTree {
         .filter((p) => p !== ''),
     );
     return [...out, ...inside.filter((_, i) => ignored.has(rel[i]!))];
+  }
+}
+
+/** A file's mtime and size, to tell whether git rewrote it. */
+function stamp(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.mtimeMs}:${st.size}`;
+  } catch {
+    return '';
   }
 }
 
