@@ -7,7 +7,7 @@ import type { CommandOutput, RewindTargetView } from '../protocol/views.js';
 export const BASH_CAVEAT = 'Only changes made by Edit and Write are restored: what Bash commands did (files they wrote, installs, commits) cannot be rewound.';
 /** Said when it has: what a code rewind covers, and what it never does. */
 export const TREE_NOTE =
-  "A code rewind puts the project's files back from the checkpoint taken before the turn, Bash's changes included (ignored files: only what Edit and Write changed); your repository's .git is never touched.";
+  "Bash's changes included: a code rewind puts the project's files back from the checkpoint taken before the turn (ignored files: only what Edit and Write changed); your repository's .git is never touched.";
 export const REWIND_USAGE =
   'usage: /rewind <turn number> code|conversation|both [--force] (/rewind alone lists the turns; /rewind undo [--force] takes back the last rewind)';
 
