@@ -243,7 +243,7 @@ export const COMMANDS: readonly SlashCommand[] = [
     args: '[turn code|conversation|both | undo] [--force]',
     description:
       "go back to before an earlier turn: restore the project's files (Bash's changes too, from the checkpoints), the conversation, or both; undo takes back the last rewind",
-    run: async ({ session }, args) => asCommand(() => rewindCommand(session, args)),
+    run: async ({ session, app }, args) => asCommand(() => rewindCommand(session, args, app !== undefined)),
   },
   {
     name: 'clear',

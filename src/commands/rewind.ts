@@ -1,6 +1,6 @@
 // /rewind: list the person's earlier turns, or go back to one (code, conversation or both).
 import type { Session } from '../session/session.js';
-import type { RestoredFile, RewindResult, RewindWhat } from '../session/rewind.js';
+import { OutsideChangesError, type RestoredFile, type RewindResult, type RewindWhat } from '../session/rewind.js';
 import type { CommandOutput, RewindTargetView } from '../protocol/views.js';
 
 /** Said when the project has no checkpoints (checkpoints.enabled is false, or a sub-agent's session). */
@@ -13,8 +13,21 @@ export const REWIND_USAGE =
 
 const WHAT = new Set<RewindWhat>(['code', 'conversation', 'both']);
 
-/** "/rewind" → the list (the app opens a picker); "/rewind 3 code" → does it; "--force" overwrites files changed outside since the last turn. */
-export async function rewindCommand(session: Session, args: string): Promise<CommandOutput> {
+/**
+ * "/rewind" → the list (the app opens a picker); "/rewind 3 code" → does it; "--force" overwrites
+ * files changed outside since the last turn. Without it such files refuse the rewind: `ask` (the
+ * interactive app) turns the refusal into the picker's question, elsewhere it is the error.
+ */
+export async function rewindCommand(session: Session, args: string, ask = false): Promise<CommandOutput> {
+  try {
+    return await rewindOrUndo(session, args);
+  } catch (e) {
+    if (!ask || !(e instanceof OutsideChangesError)) throw e;
+    return { kind: 'rewind', targets: session.edits.rewindTargets(), overwrite: { files: e.files, command: `/rewind ${args.trim()}` } };
+  }
+}
+
+async function rewindOrUndo(session: Session, args: string): Promise<CommandOutput> {
   const words = args.trim().split(/\s+/).filter(Boolean);
   const force = words.includes('--force');
   const [ref, what, ...rest] = words.filter((w) => w !== '--force');

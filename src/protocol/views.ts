@@ -118,7 +118,8 @@ export type CommandOutput =
   /** /model without a name: the picker (print mode lists them). */
   | { kind: 'models'; models: ModelChoice[]; current: string }
   | { kind: 'history'; result: HistoryPage }
-  | { kind: 'rewind'; targets: RewindTargetView[] }
+  /** `overwrite`: the rewind (or undo) `command` found files changed outside since the last turn; the picker asks before running it with --force. */
+  | { kind: 'rewind'; targets: RewindTargetView[]; overwrite?: { files: string[]; command: string } }
   /** /tasks without arguments: the background commands (the TUI's panel; print mode prints `text`). */
   | { kind: 'tasks'; rows: TaskRowView[]; text: string };
 

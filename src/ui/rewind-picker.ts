@@ -9,9 +9,16 @@ export interface RewindPickerState {
   selected: number;
   /** Set once a turn is chosen: the second step, what to restore. */
   choosing: { what: number } | null;
+  /** A rewind found files changed since the agent's last turn: the question whether to overwrite them (y runs the command with --force). */
+  overwrite?: { files: string[]; command: string };
 }
 
-export const newRewindPicker = (targets: RewindTargetView[]): RewindPickerState => ({ targets, selected: Math.max(0, targets.length - 1), choosing: null });
+export const newRewindPicker = (targets: RewindTargetView[], overwrite?: RewindPickerState['overwrite']): RewindPickerState => ({
+  targets,
+  selected: Math.max(0, targets.length - 1),
+  choosing: null,
+  ...(overwrite ? { overwrite } : {}),
+});
 
 export interface RewindChoice {
   label: string;
@@ -39,9 +46,17 @@ export function rewindChoices(t: RewindTargetView): RewindChoice[] {
   ];
 }
 
-export type RewindKeyResult = { state: RewindPickerState; action?: { kind: 'close' } | { kind: 'rewind'; target: RewindTargetView; what: RewindWhat } };
+export type RewindKeyResult = {
+  state: RewindPickerState;
+  action?: { kind: 'close' } | { kind: 'rewind'; target: RewindTargetView; what: RewindWhat } | { kind: 'force'; command: string };
+};
 
 export function rewindKey(state: RewindPickerState, input: string, key: Key): RewindKeyResult {
+  if (state.overwrite) {
+    if (input === 'y' || input === 'Y') return { state, action: { kind: 'force', command: `${state.overwrite.command} --force` } };
+    if (key.escape || input === 'n' || input === 'N') return { state, action: { kind: 'close' } };
+    return { state };
+  }
   const n = state.targets.length;
   if (!state.choosing) {
     if (key.escape) return { state, action: { kind: 'close' } };
