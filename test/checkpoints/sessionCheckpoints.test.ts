@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { CapabilityHost } from '../../src/capability/capability.js';
+import { checkpointsCapability } from '../../src/checkpoints/capability.js';
 import { gitEnv } from '../../src/checkpoints/git.js';
 import { SessionCheckpoints } from '../../src/checkpoints/sessionCheckpoints.js';
 import { tempDir } from '../tempDirs.js';
@@ -157,6 +159,25 @@ describe('SessionCheckpoints', () => {
     expect('changes' in done && done.changes.map((c) => c.path)).toEqual([join(dir, 'kept.txt')]);
     expect(existsSync(join(dir, 'secret.local'))).toBe(true);
     expect(await cp.uncovered([join(dir, 'secret.local'), join(dir, 'a.txt'), '/elsewhere/x'])).toEqual(['/elsewhere/x', join(dir, 'secret.local')]);
+  });
+});
+
+describe('the checkpoints capability', () => {
+  it("takes no snapshot in a sub-agent's session (its changes belong to the parent's turn), and a fork continues the records it copied", async () => {
+    const { dir, data } = project();
+    const host = (sessionId: string, parent?: CapabilityHost['parent']): CapabilityHost =>
+      ({ sessionId, resumed: false, ...(parent ? { parent } : {}), turn: { notice: () => {} } }) as unknown as CapabilityHost;
+    const cap = checkpointsCapability(dir, data, settings);
+    const child = cap.open(host('s_child', { id: 's_parent', label: 'explore: look', handBackground: false }));
+    expect(child.hooks?.turnBoundary).toBeUndefined();
+    expect(child.checkpoints).toBeUndefined();
+    const parent = cap.open(host('s_parent'));
+    await parent.hooks!.turnBoundary!('before', 't1');
+    expect(parent.checkpoints!.before('t1')).toEqual({ ok: true });
+    expect(parent.state!.save()).toEqual({ session: 's_parent' });
+    const fork = cap.open(host('s_fork'));
+    fork.state!.restore({ session: 's_parent' });
+    expect(fork.checkpoints!.before('t1')).toEqual({ ok: true });
   });
 });
 
