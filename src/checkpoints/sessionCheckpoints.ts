@@ -3,7 +3,7 @@
 // back to before a turn, and taking a rewind back, with the outside-change check (what changed
 // since the agent last left the project is someone else's work: reported, never overwritten
 // unless forced). A snapshot that fails records why, and the person is told once per reason.
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ShadowRepo, tooBroad } from './git.js';
 import { findProject } from './project.js';
@@ -25,6 +25,7 @@ export class SessionCheckpoints implements TreeCheckpoints {
   private readonly file: string;
   private opened: Promise<string | undefined> | undefined;
   private readonly told = new Set<string>();
+  private cache: { stamp: string; records: CheckpointRecord[] } | undefined;
 
   constructor(
     private readonly sessionId: string,
@@ -134,9 +135,13 @@ export class SessionCheckpoints implements TreeCheckpoints {
     return this.opened;
   }
 
+  /** The records, parsed again only when the file changed (the /rewind list asks once per turn). */
   private records(): CheckpointRecord[] {
     try {
-      return parseRecords(readFileSync(this.file, 'utf8'));
+      const st = statSync(this.file);
+      const stamp = `${st.mtimeMs}:${st.size}`;
+      if (this.cache?.stamp !== stamp) this.cache = { stamp, records: parseRecords(readFileSync(this.file, 'utf8')) };
+      return this.cache.records;
     } catch {
       return [];
     }
