@@ -181,7 +181,8 @@ describe('the checkpoints capability', () => {
   });
 });
 
-// Mutations checked (each fails a test above): restoring every diff entry by checkout (no removal) keeps
-// c.txt; dropping `-c core.hooksPath`/the private GIT_INDEX_FILE (git writes the person's index) changes
-// repoState; skipping the outside check overwrites mine.txt; passing process.env to git lists the key;
-// not copying info/exclude makes secret.local part of the rewind.
+// Mutations checked (each fails a test above): treating no diff entry as a removal keeps c.txt and
+// gen/ (the first); running git without --git-dir (on the person's repository) adds objects to it (the
+// first: count-objects); skipping the outside check overwrites mine.txt (the second); giving git
+// process.env passes the key and GIT_DIR (the third); not copying .git/info/exclude makes
+// secret.local part of the rewind (the fourth).

@@ -114,6 +114,6 @@ describe('checkpoints: /rewind restores what Bash did', () => {
   }, 150_000); // thirteen runs of the CLI
 });
 
-// Mutations checked: restoring only Edit/Write's records (the old code rewind) leaves b.txt BRAVO and
-// c.txt in place; running git with the person's .git (no --git-dir) changes the index or the object
-// count; an undo that does nothing leaves a.txt without "more"; skipping the outside check overwrites mine.
+// Mutation checked: a code rewind that skips the checkpoints (Edit/Write's records only, as before
+// issue 46) leaves a.txt with "more", b.txt BRAVO and c.txt in place, and fails the first comparison
+// after /rewind 2 code.
