@@ -37,6 +37,7 @@ import { planCapability } from './plan/capability.js';
 import { webCapability } from './web/capability.js';
 import { TOOL } from './tools/toolNames.js';
 import { backgroundCapability } from './background/capability.js';
+import { checkpointsCapability } from './checkpoints/capability.js';
 import { BackgroundCommands } from './background/commands.js';
 import { goalsCapability } from './goals/capability.js';
 import { bashCheck } from './goals/check.js';
@@ -312,6 +313,8 @@ export async function createRuntime(
       webCapability(config.web),
       ...(host.io ? [editorCapability(host.io)] : []),
       goalsCapability(goals),
+      // the project at every turn boundary, for /rewind (a read-only database keeps no session to tie them to)
+      ...(config.checkpoints.enabled && !store.readonly ? [checkpointsCapability(config.cwd, dirname(config.dbPath), config.checkpoints)] : []),
     ];
     const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));

@@ -13,6 +13,10 @@ import type { SessionInfo, Store } from './store/index.js';
 import { archiveCause } from './session/recordIds.js';
 import { spilledMentionHandle } from './session/mentions.js';
 import { spillHandleOf } from './tools/spill.js';
+import { checkpointLines, sessionRecords } from './checkpoints/listing.js';
+import { dirname } from 'node:path';
+import { isPersonTurn } from './session/rewind.js';
+import { typedText } from './session/mentions.js';
 
 // `agent sessions …`: list, show, export, search and remove stored sessions.
 
@@ -133,6 +137,7 @@ function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean
     out(`\n${heading}# Compactions (${compactions.length})\n`);
     for (const c of compactions) out(`${reportLines(c).join('\n')}\n`);
   }
+  showCheckpoints(store, info, heading);
   const children = store.childSessions(info.id);
   if (children.length === 0) return;
   out(`${heading}# Sub-agents (${children.length})\n`);
@@ -143,6 +148,22 @@ function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean
   }
   out('');
   for (const c of children) showSession(store, c, opts, `${heading}#`);
+}
+
+/** The project's checkpoints this session took (src/checkpoints/), with the turns they belong to. */
+function showCheckpoints(store: Store, info: SessionInfo, heading: string): void {
+  const records = sessionRecords(dirname(store.file), info.cwd, info.id);
+  if (records.length === 0) return;
+  const turns = store
+    .loadTranscript(info.id, { includeArchived: true })
+    .map((e) => e.message)
+    .filter(isPersonTurn);
+  const label = (id: string): string => {
+    const i = turns.findIndex((m) => m.id === id);
+    return i < 0 ? `turn ${id}` : `turn ${i + 1} (“${typedText(turns[i]!).replace(/\s+/g, ' ').slice(0, 40)}”)`;
+  };
+  out(`${heading}# Checkpoints (${records.length})\n`);
+  out(`${checkpointLines(records, label).join('\n')}\n`);
 }
 
 export async function exportSessionCommand(id: string, opts: Opts & { format: 'md' | 'jsonl' }): Promise<number> {

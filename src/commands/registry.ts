@@ -264,10 +264,10 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'rewind',
-    args: '[turn code|conversation|both | undo]',
+    args: '[turn code|conversation|both | undo] [--force]',
     description:
-      'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both; undo takes back the last conversation rewind',
-    run: async ({ session }, args) => asCommand(() => rewindCommand(session, args)),
+      "go back to before an earlier turn: restore the project's files (Bash's changes too, from the checkpoints), the conversation, or both; undo takes back the last rewind",
+    run: async ({ session, app }, args) => asCommand(() => rewindCommand(session, args, app !== undefined)),
   },
   {
     name: 'clear',

@@ -20,6 +20,7 @@ import {
   FileConfigSchema,
   McpSchema,
   WebSchema,
+  CheckpointsSchema,
   WebSearchSchema,
   type WebSearchConfig,
   flattenHooks,
@@ -70,6 +71,7 @@ export interface Config {
   mcp: z.infer<typeof McpSchema>;
   web: z.infer<typeof WebSchema>;
   sandbox?: SandboxSettings;
+  checkpoints: z.infer<typeof CheckpointsSchema>;
   webSearch: WebSearchConfig;
   /** MCP servers from .agentrc files (home, then project), each with the file it came from. */
   mcpServers: { name: string; file: string; entry: McpServerFileEntry }[];
@@ -284,6 +286,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     tools: ToolsSchema.parse(file.tools ?? {}),
     mcp: McpSchema.parse({ ...file.mcp, ...(flags.mcpTrust ? { trustProject: true } : {}) }),
     web: WebSchema.parse(file.web ?? {}),
+    checkpoints: CheckpointsSchema.parse(file.checkpoints ?? {}),
     webSearch: WebSearchSchema.parse(file.webSearch ?? {}),
     mcpServers: [],
     thinkingSetting,

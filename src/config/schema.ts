@@ -235,6 +235,18 @@ export const WebSchema = z.strictObject({
   timeoutMs: z._default(positiveInt, 30_000),
 });
 
+/** The working tree's checkpoints at every turn boundary, in a shadow git store in the data folder (docs/tools.md). */
+export const CheckpointsSchema = z.strictObject({
+  /** Snapshot the project at each turn's start and end, so /rewind restores what Bash did too. */
+  enabled: z._default(z.boolean(), true),
+  /** A tree with more files than this (not ignored) is not snapshotted: the turn gets no checkpoint, and a notice says so. */
+  maxFiles: z._default(positiveInt, 100_000),
+  /** The shadow store's size cap (MB): over it, the oldest sessions' checkpoints are pruned; still over, snapshots stop with a notice. */
+  maxStoreMB: z._default(positiveInt, 2048),
+  /** Checkpoints of sessions untouched for this many days are pruned. */
+  keepDays: z._default(positiveInt, 30),
+});
+
 /** The provider's server-side web search (Anthropic's web search tool, OpenAI Responses' web_search); off by default. */
 export const WebSearchSchema = z.strictObject({
   /** Offer the search to the model (Anthropic, and OpenAI on the Responses API; Chat Completions servers have none). */
@@ -407,6 +419,8 @@ export const FileConfigSchema = z.strictObject({
   mcp: z.optional(z.partial(McpSchema)),
   /** WebFetch's limits; which domains it may fetch without asking is permissions.allowTools' "WebFetch(domain:docs.rs)". */
   web: z.optional(z.partial(WebSchema)),
+  /** Checkpoints of the working tree for /rewind: { "enabled": true, "maxFiles": 100000, "maxStoreMB": 2048, "keepDays": 30 }. */
+  checkpoints: z.optional(z.partial(CheckpointsSchema)),
   /** The provider's web search: { "enabled": true, "maxUses": 5, "allowedDomains": [...] } (see docs/tools.md). */
   webSearch: z.optional(z.partial(WebSearchSchema)),
   /** The OS sandbox Bash runs in (Claude Code's `sandbox` keys; see docs/sandbox.md). */

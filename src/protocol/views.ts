@@ -122,7 +122,8 @@ export type CommandOutput =
   /** /model without a name: the picker (print mode lists them). */
   | { kind: 'models'; models: ModelChoice[]; current: string }
   | { kind: 'history'; result: HistoryPage }
-  | { kind: 'rewind'; targets: RewindTargetView[] }
+  /** `overwrite`: the rewind (or undo) `command` found files changed outside since the last turn; the picker asks before running it with --force. */
+  | { kind: 'rewind'; targets: RewindTargetView[]; overwrite?: { files: string[]; command: string } }
   /** /tasks without arguments: the background commands (the TUI's panel; print mode prints `text`). */
   | { kind: 'tasks'; rows: TaskRowView[]; text: string };
 
@@ -154,6 +155,8 @@ export interface RewindTargetView {
   gone?: 'compacted' | 'rewound';
   /** Files Edit/Write changed in this turn or later. */
   files: string[];
+  /** Whether the project's checkpoint before this turn can be restored (Bash's changes too), or why not; absent when checkpoints are off. */
+  checkpoint?: { ok: true } | { ok: false; missing: string };
 }
 
 /** A session's goal (/goal): what the footer, `sessions show`, stream-json and ACP show of it. */

@@ -56,7 +56,7 @@ export const sessionHandlers: HandlerTable<SessionEventType> = {
     if (out.kind === 'picker') return h.picker.set(newPicker(out.sessions, h.controller.searchSessions?.bind(h.controller)));
     if (out.kind === 'models') return h.models.set(newModelPicker(out.models, out.current));
     if (out.kind === 'history') return h.history.set(newHistoryBrowser(out.result));
-    if (out.kind === 'rewind') return h.rewind.set(newRewindPicker(out.targets));
+    if (out.kind === 'rewind') return h.rewind.set(newRewindPicker(out.targets, out.overwrite));
     if (out.kind === 'tasks' && out.rows.length > 0) return h.taskPanel.open(out.rows);
     h.append({ kind: 'command', id: itemId(), command: ev.command, output: out });
   },

@@ -213,6 +213,11 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => (e.to === 'sharp' || e.to === 'image-size') && !under('src/media')(e.from),
   },
   {
+    name: "src/checkpoints/ (the working tree's checkpoints in a shadow git store outside the project) knows no UI and no SQL and nothing of the session: it runs git, and the session reaches it through its capability",
+    forbids: (e) =>
+      under('src/checkpoints')(e.from) && (isUi(e.to) || isSql(e.to) || under('src/session')(e.to) || under('src/commands')(e.to) || under('src/agent')(e.to)),
+  },
+  {
     name: 'src/web/ (fetching a page, HTML to Markdown) knows no UI and no SQL, and only it imports the HTML libraries (linkedom, @mozilla/readability, turndown)',
     forbids: (e) =>
       (under('src/web')(e.from) && (isUi(e.to) || isSql(e.to))) ||

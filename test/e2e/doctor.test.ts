@@ -12,7 +12,7 @@ import { agentEnv, KEY, runAgent, useFakeServer, workspace, type RunResult } fro
 
 const ROOT = resolve(__dirname, '..', '..');
 const server = useFakeServer();
-const CHECKS = ['node', 'npm', 'sqlite', 'ripgrep', 'database', 'config', 'keys', 'mcp', 'sandbox'];
+const CHECKS = ['node', 'npm', 'sqlite', 'ripgrep', 'database', 'checkpoints', 'config', 'keys', 'mcp', 'sandbox'];
 
 interface Report {
   ok: boolean;
