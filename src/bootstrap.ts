@@ -345,7 +345,7 @@ export async function createRuntime(
     try {
       session = await openSession(resume);
     } catch (e) {
-      if (e instanceof SessionInUseError) throw new CliError(e.message, EXIT_USAGE);
+      if (e instanceof SessionInUseError) throw Object.assign(new CliError(e.message, EXIT_USAGE), { cause: e });
       throw e;
     }
     for (const w of agents.warnings) session.loadNotes.push(`Agent file ${w}`);

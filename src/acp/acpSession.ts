@@ -3,6 +3,7 @@ import type {
   ContentBlock,
   PromptResponse,
   RequestPermissionRequest,
+  RequestPermissionResponse,
   SessionModeState,
   SessionUpdate,
   StopReason,
@@ -100,7 +101,8 @@ export class AcpSession {
   advertiseCommands(): void {
     this.update({
       sessionUpdate: 'available_commands_update',
-      availableCommands: commandInfos(this.runtime.commands).map((c) => ({
+      // not /clear, /resume, /exit, /quit: they need the TUI's actions and would only be refused here
+      availableCommands: commandInfos(this.runtime.commands, { app: false }).map((c) => ({
         name: c.name,
         description: c.description,
         ...(c.args ? { input: { hint: c.args } } : {}),
@@ -128,8 +130,9 @@ export class AcpSession {
     this.runtime.session.setPermissionMode(found.id);
   }
 
-  /** A tool asks: the editor shows the call (an edit as its diff) with allow once / allow always / reject. */
+  /** A tool asks: the editor shows the call (an edit as its diff) with allow once / allow always / reject; a plan with the plan's choices. */
   async approve(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    if (req.plan !== undefined) return this.approvePlan(req, req.plan, signal);
     const always = !req.onceOnly && !(req.diff && req.outsideCwd);
     const params: RequestPermissionRequest = {
       sessionId: this.id,
@@ -160,10 +163,7 @@ export class AcpSession {
         { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
       ],
     };
-    const res = await this.client
-      .request('session/request_permission', params, { cancellationSignal: signal, stopWaitingOnCancel: true })
-      .catch(() => ({ outcome: { outcome: 'cancelled' as const } }));
-    const outcome = res.outcome;
+    const outcome = await this.askPermission(params, signal);
     if (outcome.outcome === 'cancelled') return { kind: 'deny', stop: true };
     if (outcome.optionId === 'allow_once') return { kind: 'allow_once' };
     if (outcome.optionId === 'allow_always') {
@@ -173,6 +173,45 @@ export class AcpSession {
     return { kind: 'deny' };
   }
 
+  /**
+   * ExitPlanMode: the plan itself, with the TUI's choices an editor can offer: approve it (edits and
+   * commands still ask), approve it and accept edits, or keep planning (the turn ends, the person
+   * says what to change). Never an "always": each plan is approved on its own.
+   */
+  private async approvePlan(req: ApprovalRequest, plan: string, signal: AbortSignal): Promise<ApprovalDecision> {
+    const outcome = await this.askPermission(
+      {
+        sessionId: this.id,
+        toolCall: {
+          toolCallId: req.toolUseId || `approval_${Date.now()}`,
+          title: 'Approve this plan?',
+          kind: 'think',
+          status: 'pending',
+          rawInput: req.input,
+          content: textContent(plan),
+        },
+        options: [
+          { optionId: 'plan_approve', name: 'Approve the plan; edits and commands still ask', kind: 'allow_once' },
+          { optionId: 'plan_accept_edits', name: 'Approve the plan, and accept edits for the rest of the session', kind: 'allow_once' },
+          { optionId: 'plan_keep_planning', name: 'Keep planning: say what to change in your next message', kind: 'reject_once' },
+        ],
+      },
+      signal,
+    );
+    if (outcome.outcome === 'cancelled') return { kind: 'deny', stop: true };
+    if (outcome.optionId === 'plan_approve') return { kind: 'allow_once' };
+    if (outcome.optionId === 'plan_accept_edits') return { kind: 'accept_edits' };
+    return { kind: 'deny', stop: true };
+  }
+
+  /** session/request_permission; a cancelled turn, an editor that went away or refused, all answer `cancelled`. */
+  private async askPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse['outcome']> {
+    const res = await this.client
+      .request('session/request_permission', params, { cancellationSignal: signal, stopWaitingOnCancel: true })
+      .catch(() => ({ outcome: { outcome: 'cancelled' as const } }));
+    return res.outcome;
+  }
+
   cancel(): void {
     this.cancelled = true;
     if (!this.runtime.session.interrupt()) this.runtime.goals.of(this.runtime.session.id)?.interrupt();
@@ -180,7 +219,7 @@ export class AcpSession {
 
   async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
     this.cancelled = false;
-    const { session, commands, toolNames, skills, mcp, sandbox, goals } = this.runtime;
+    const { session, commands, toolNames, skills, mcp, sandbox, goals, background } = this.runtime;
     const { text, images } = promptOf(blocks);
     const custom = findCustom(text, commands);
     // an active goal goes on after the prompt or command, turn after turn, until it ends or the editor cancels
@@ -193,7 +232,7 @@ export class AcpSession {
     };
     try {
       if (!custom && images.length === 0 && isCommandLine(text, commands)) {
-        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp, sandbox, goals }, text);
+        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp, sandbox, goals, background }, text);
         if (output) this.say(formatCommandOutput(output));
         const result = await goalTurns(undefined);
         return { stopReason: this.cancelled ? 'cancelled' : ((result && STOP[result.reason]) ?? 'end_turn') };

@@ -1,10 +1,12 @@
 import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type ClientCapabilities, type McpServer } from '@agentclientprotocol/sdk';
+import { hostname } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import pkg from '../../package.json' with { type: 'json' };
 import { createRuntime, type Runtime } from '../bootstrap.js';
 import type { GlobalOptions } from '../cliOptions.js';
 import type { McpServerFileEntry } from '../config/schema.js';
 import { debug } from '../log.js';
+import { SessionInUseError } from '../session/lease.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 import type { ToolIo } from '../tools/types.js';
 import { AcpSession } from './acpSession.js';
@@ -49,6 +51,19 @@ async function openRuntime(
     await mcp.ready(runtime.config.mcp.startupMs);
   }
   return runtime;
+}
+
+/**
+ * A session another live agent writes (open in the TUI, a -p run) cannot be loaded: said as the
+ * editor's user can act on it, not as an internal error advising a command-line flag (--fork).
+ */
+function inUse(e: unknown, sessionId: string): RequestError | undefined {
+  const cause = e instanceof SessionInUseError ? e : e instanceof Error && e.cause instanceof SessionInUseError ? e.cause : undefined;
+  if (!cause) return undefined;
+  return RequestError.invalidRequest(
+    { sessionId, pid: cause.holder.pid },
+    `session ${sessionId} is open in another agent (pid ${cause.holder.pid}${cause.holder.host === hostname() ? '' : ` on ${cause.holder.host}`}), which is writing it: close it there and load it again, or start a new session`,
+  );
 }
 
 export async function runAcp(opts: GlobalOptions): Promise<number> {
@@ -104,7 +119,9 @@ export async function runAcp(opts: GlobalOptions): Promise<number> {
       return { sessionId: s.id, modes: s.modes() };
     })
     .onRequest('session/load', async ({ params, client }) => {
-      const s = await open(client, params.cwd, params.mcpServers, params.sessionId);
+      const s = await open(client, params.cwd, params.mcpServers, params.sessionId).catch((e: unknown) => {
+        throw inUse(e, params.sessionId) ?? e;
+      });
       if (s.id !== params.sessionId) {
         s.close();
         sessions.delete(s.id);

@@ -56,6 +56,8 @@ export interface CommandContext {
 export interface SlashCommand extends CommandInfo {
   /** Read-only commands answer at once, even while a turn runs; the others wait their turn. */
   whileBusy?: boolean;
+  /** It works only with the interactive app's actions (AppActions): /clear, /resume, /exit, /quit. */
+  needsApp?: boolean;
   /** Returns what to show; undefined when the command shows nothing itself. */
   run(ctx: CommandContext, args: string): Promise<CommandOutput | undefined>;
 }
@@ -271,6 +273,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'clear',
+    needsApp: true,
     description: 'start a new session (the current one stays resumable)',
     run: async (ctx) => {
       await needApp(ctx, 'clear').clear();
@@ -279,6 +282,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'resume',
+    needsApp: true,
     args: '[id]',
     description: 'pick a stored session to continue',
     run: async (ctx, args) => {
@@ -306,6 +310,7 @@ function leave(name: string, description: string): SlashCommand {
   return {
     name,
     whileBusy: true,
+    needsApp: true,
     description,
     run: async (ctx) => {
       await needApp(ctx, name).exit();
@@ -353,9 +358,11 @@ export function historyPage(session: Session, query: string, page: number): Hist
 }
 
 /** What the slash menu and /help list: the built-ins, then the custom commands with where each comes from. */
-export function commandInfos(custom: readonly CustomCommand[] = []): CommandInfo[] {
+export function commandInfos(custom: readonly CustomCommand[] = [], opts: { app?: boolean } = {}): CommandInfo[] {
   const info = ({ name, args, description }: CommandInfo): CommandInfo => ({ name, description, ...(args ? { args } : {}) });
-  return [...COMMANDS.map(info), ...custom.map((c) => info({ ...c, description: `${c.description ? `${c.description} ` : ''}(${c.source})` }))];
+  // a front end without the interactive app's actions (ACP) is not offered what would refuse there
+  const offered = opts.app === false ? COMMANDS.filter((c) => !c.needsApp) : COMMANDS;
+  return [...offered.map(info), ...custom.map((c) => info({ ...c, description: `${c.description ? `${c.description} ` : ''}(${c.source})` }))];
 }
 
 /** A custom command named by the line, with its arguments. */

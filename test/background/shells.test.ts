@@ -42,6 +42,21 @@ function within<T>(p: Promise<T>, what: string): Promise<T> {
 }
 
 describe('background commands', () => {
+  it('onExit tells each command that exits on its own, once, as it exits; not one that was stopped', async () => {
+    const { commands, shells, context } = setup();
+    const told: string[] = [];
+    const off = commands.onExit((r) => told.push(`${r.id} ${r.state} ${r.code}`));
+    await within(call(bash, { command: 'echo short; exit 4', run_in_background: true }, context), 'the first answer');
+    await within(call(bash, { command: 'echo long; sleep 30', run_in_background: true }, context), 'the second answer');
+    await until(() => (told.length > 0 ? told : undefined), 'the exit of b1');
+    expect(told).toEqual(['b1 exited 4']);
+    expect(await shells.stop('b2')).toBe(true);
+    await until(() => (shells.running().length === 0 ? true : undefined), 'b2 stopped');
+    // mutation: onExit without its state check tells "b2 stopped" too
+    expect(told).toEqual(['b1 exited 4']);
+    off();
+  });
+
   it('answers at once with an id and the first lines, archives the output, and tells the end with its last lines', async () => {
     const { root, shells, context } = setup();
     // it goes on only once the test creates `go`: the answer must come while it waits

@@ -433,6 +433,7 @@ describe('summary validation', () => {
     expect(after.slice(-2)).toEqual(h.slice(-2));
     expect(archivedIds(h, o)).toEqual(h.slice(0, 4).map((m) => m.id));
     expect(events.some((ev) => ev.type === 'compaction_progress' && /keeping less/.test(ev.stage))).toBe(true);
+    // mutation: summarizeHead returning its first plan (no second one with the least tail) refuses with "would not be smaller"
   });
 
   it('a refusal says what the compacted context would keep', async () => {
@@ -441,6 +442,7 @@ describe('summary validation', () => {
     expect(o.record.reason).toMatch(
       /would not be smaller than the current one \([\d,]+ vs [\d,]+ tokens: it keeps the last turn \([\d,]+ tokens\) and a [\d,]+-token summary\)/,
     );
+    // mutation: the bare reason of before (no figures, nothing on what it keeps) fails the match
   });
 
   it('nothing to compact in a single turn', async () => {

@@ -146,7 +146,9 @@ function checkTail(input: readonly Message[], o: Outcome, config: CompactionConf
     const pinnedUnit = input.some((x) => x.id === m.id);
     expect(added || pinnedUnit).toBe(true);
   }
-  // the last K turns are kept whole when they fit the tail budget
+  // the last K turns are kept whole when they fit the tail budget, unless keeping them would have
+  // left the context no smaller: then the compaction keeps less (at least the current step, above)
+  if (keptLess) return;
   const t = thresholds(LIMITS, config);
   const budget = compactionBudgets(t, config, 0, SUMMARIZER.maxOutputTokens).tailTokens;
   const start = lastTurnsStart(input, config.tailTurns);
@@ -171,6 +173,11 @@ function engineFor(config: CompactionConfig): CompactionEngine {
 const arbConfig = fc.record({ tailTurns: fc.integer({ min: 1, max: 4 }), microKeepRecent: fc.integer({ min: 0, max: 3 }) }).map((o) => cfg(o));
 const ctx = (history: readonly Message[]) => ({ system: '', tools: [], history });
 const noop = (): void => {};
+/** Whether the compaction of the last call kept less than the configured tail ("keeping less": its first plan would not have been smaller). */
+let keptLess = false;
+const watch = (e: { type: string; stage?: string }): void => {
+  if (e.type === 'compaction_progress' && e.stage?.startsWith('keeping less')) keptLess = true;
+};
 const RUNS = { numRuns: 60 };
 
 describe('properties over random histories', () => {
@@ -208,7 +215,8 @@ describe('properties over random histories', () => {
       fc.asyncProperty(arbShape, arbShape, arbConfig, async (s1, s2, config) => {
         const e = engineFor(config);
         const h = build(s1, 'a');
-        const first = await e.manual(ctx(h), 'focus', new AbortController().signal, noop);
+        keptLess = false;
+        const first = await e.manual(ctx(h), 'focus', new AbortController().signal, watch);
         expect(first.record.status).not.toBe('failed'); // with a working summarizer nothing fails
         let next = h;
         if (first.commit) {
@@ -221,7 +229,10 @@ describe('properties over random histories', () => {
           expect(first.record.status).not.toBe('applied');
         }
         const h2 = [...next, ...build(s2, 'b')];
-        const second = await e.manual(ctx(h2), undefined, new AbortController().signal, noop);
+        const second = await (() => {
+          keptLess = false;
+          return e.manual(ctx(h2), undefined, new AbortController().signal, watch);
+        })();
         expect(second.record.status).not.toBe('failed');
         if (second.commit) {
           if (first.commit) updated++;
@@ -247,7 +258,8 @@ describe('properties over random histories', () => {
         const e = engineFor(config);
         const h = build(shape, 'c');
         const below = e.tokens(ctx(h)) < e.thresholds().micro;
-        const outcomes = await e.beforeCall(ctx(h), new AbortController().signal, noop);
+        keptLess = false;
+        const outcomes = await e.beforeCall(ctx(h), new AbortController().signal, watch);
         let current = h;
         const archived = new Set<string>();
         for (const o of outcomes) {

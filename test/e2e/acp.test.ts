@@ -129,6 +129,44 @@ describe('agent acp', () => {
     );
   }, 90_000);
 
+  it('/tasks lists a background command while it runs; a session open in another agent is refused by what to do, not an internal error', async () => {
+    const ws = workspace();
+    const secs = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    await withAgent(
+      ws,
+      () => 'allow_once',
+      async (ctx, h) => {
+        await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        const session = await ctx.buildSession(ws.dir).start();
+        server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: `sleep ${secs}`, run_in_background: true } }] }, { text: 'Started it.' });
+        expect((await session.prompt('start the server')).stopReason).toBe('end_turn');
+        const before = texts(h).length;
+        expect((await session.prompt('/tasks')).stopReason).toBe('end_turn');
+        const listed = texts(h).slice(before);
+        // mutation: runSlash without the runtime's background commands answered "not available in this run"
+        expect(listed).not.toContain('not available');
+        expect(listed).toMatch(new RegExp(`b1\\s+running[\\s\\S]*sleep ${secs.replace('.', '\\.')}`));
+
+        // a second agent (the TUI, another editor) cannot load what this one writes
+        const sessionId = session.sessionId;
+        const refused = await withAgent(
+          ws,
+          () => 'reject',
+          async (other) => {
+            await other.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+            return other.request('session/load', { sessionId, cwd: ws.dir, mcpServers: [] }).then(
+              () => 'loaded',
+              (e: unknown) => (e instanceof Error ? e.message : String(e)),
+            );
+          },
+        );
+        // mutation: session/load without inUse() answered "Internal error" with the CLI's --fork advice
+        expect(refused).toMatch(new RegExp(`session ${sessionId} is open in another agent \\(pid \\d+\\), which is writing it: close it there`));
+        expect(refused).not.toMatch(/Internal error|--fork/);
+      },
+    );
+  }, 60_000);
+
   it("runs the editor's MCP servers from session/new: their tools are called, asked for like any MCP tool", async () => {
     const ws = workspace();
     server.enqueue({ toolCalls: [{ name: 'mcp__ed__echo', input: { message: 'hi from the editor' } }] }, { text: 'Echoed.' });

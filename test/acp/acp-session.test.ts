@@ -1,0 +1,140 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentContext } from '@agentclientprotocol/sdk';
+import { describe, expect, it } from 'vitest';
+import { AcpSession } from '../../src/acp/acpSession.js';
+import { editorFiles } from '../../src/acp/editorIo.js';
+import type { Runtime } from '../../src/bootstrap.js';
+import { commandInfos } from '../../src/commands/registry.js';
+import type { ApprovalRequest } from '../../src/tools/permissions.js';
+import { tempDir } from '../tempDirs.js';
+
+// The ACP session's own decisions, with a stand-in editor (the SDK's AgentContext: request and
+// notify) and only the part of a runtime they read: what a permission request offers and what
+// each answer means, what the editor is told of the commands, and which file reads go through the
+// editor's text buffers. test/e2e/acp.test.ts and acp-editor.test.ts run the built agent over stdio.
+
+interface Sent {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** An editor that answers session/request_permission with `answer` (or fails it) and records the rest. */
+function editor(answer: (params: Record<string, unknown>) => unknown): { client: AgentContext; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const client = {
+    request: async (method: string, params: Record<string, unknown>) => {
+      sent.push({ method, params });
+      return answer(params);
+    },
+    notify: async (method: string, params: Record<string, unknown>) => {
+      sent.push({ method, params });
+    },
+  } as unknown as AgentContext;
+  return { client, sent };
+}
+
+const runtime = (cwd = '/work'): Runtime => ({ session: { on: () => () => {}, currentConfig: { cwd } }, commands: [] }) as unknown as Runtime;
+const picked = (optionId: string) => () => ({ outcome: { outcome: 'selected', optionId } });
+const signal = (): AbortSignal => new AbortController().signal;
+
+const bash: ApprovalRequest = {
+  toolUseId: 'tu1',
+  toolName: 'Bash',
+  input: { command: 'npm test' },
+  summary: 'npm test',
+  suggestedPrefix: 'npm test',
+} as ApprovalRequest;
+const plan: ApprovalRequest = {
+  toolUseId: 'tu2',
+  toolName: 'ExitPlanMode',
+  input: { plan: '1. Add the flag\n2. Test it' },
+  summary: '1. Add the flag',
+  plan: '1. Add the flag\n2. Test it',
+} as ApprovalRequest;
+
+describe('permission requests', () => {
+  it('a cancelled request (the turn cancelled, the editor gone) denies and stops the turn', async () => {
+    const { client } = editor(() => ({ outcome: { outcome: 'cancelled' } }));
+    const s = new AcpSession('s1', runtime(), client);
+    expect(await s.approve(bash, signal())).toEqual({ kind: 'deny', stop: true });
+    const failing = editor(() => {
+      throw new Error('connection closed');
+    });
+    expect(await new AcpSession('s2', runtime(), failing.client).approve(bash, signal())).toEqual({ kind: 'deny', stop: true });
+  });
+
+  it('a tool call offers once, its prefix for good, or reject; each answer means what it says', async () => {
+    const { client, sent } = editor(picked('allow_always'));
+    const s = new AcpSession('s1', runtime(), client);
+    expect(await s.approve(bash, signal())).toEqual({ kind: 'allow_prefix', prefix: 'npm test' });
+    const options = (sent[0]!.params.options as Array<{ optionId: string; name: string }>).map((o) => [o.optionId, o.name]);
+    expect(options).toEqual([
+      ['allow_once', 'Allow once'],
+      ['allow_always', 'Allow `npm test` commands'],
+      ['reject', 'Reject'],
+    ]);
+    expect(await new AcpSession('s', runtime(), editor(picked('allow_once')).client).approve(bash, signal())).toEqual({ kind: 'allow_once' });
+    expect(await new AcpSession('s', runtime(), editor(picked('reject')).client).approve(bash, signal())).toEqual({ kind: 'deny' });
+  });
+
+  it("ExitPlanMode shows the plan with the plan's choices, never an 'always allow'", async () => {
+    const { client, sent } = editor(picked('plan_accept_edits'));
+    const s = new AcpSession('s1', runtime(), client);
+    expect(await s.approve(plan, signal())).toEqual({ kind: 'accept_edits' });
+    const params = sent[0]!.params as { toolCall: { title: string; content: unknown }; options: Array<{ optionId: string; kind: string; name: string }> };
+    expect(params.toolCall.title).toBe('Approve this plan?');
+    expect(JSON.stringify(params.toolCall.content)).toContain('1. Add the flag\\n2. Test it');
+    expect(params.options.map((o) => o.optionId)).toEqual(['plan_approve', 'plan_accept_edits', 'plan_keep_planning']);
+    expect(params.options.some((o) => o.kind === 'allow_always' || /always/i.test(o.name))).toBe(false);
+    expect(await new AcpSession('s', runtime(), editor(picked('plan_approve')).client).approve(plan, signal())).toEqual({ kind: 'allow_once' });
+    // keep planning: the turn ends and the person says what to change
+    expect(await new AcpSession('s', runtime(), editor(picked('plan_keep_planning')).client).approve(plan, signal())).toEqual({ kind: 'deny', stop: true });
+  });
+});
+
+describe('commands offered to the editor', () => {
+  it('not the ones that need the TUI (/clear, /resume, /exit, /quit), which would only be refused', async () => {
+    const { client, sent } = editor(() => ({}));
+    new AcpSession('s1', runtime(), client).advertiseCommands();
+    const update = sent.find((m) => m.method === 'session/update')!.params.update as { availableCommands: Array<{ name: string }> };
+    const names = update.availableCommands.map((c) => c.name);
+    for (const refused of ['clear', 'resume', 'exit', 'quit']) expect(names).not.toContain(refused);
+    expect(names).toEqual(expect.arrayContaining(['compact', 'tasks', 'help']));
+    // the TUI still lists them all
+    expect(commandInfos().map((c) => c.name)).toEqual(expect.arrayContaining(['clear', 'resume', 'exit', 'quit']));
+  });
+});
+
+describe("the editor's text buffers", () => {
+  it('plain UTF-8 text is read through fs/read_text_file (unsaved changes included)', async () => {
+    const dir = tempDir('agent-acp-files-');
+    writeFileSync(join(dir, 'a.ts'), 'on disk\n');
+    const { client, sent } = editor(() => ({ content: 'in the buffer\n' }));
+    const files = editorFiles(client, () => 's1', { read: true, write: true });
+    expect((await files.read(join(dir, 'a.ts'))).toString('utf8')).toBe('in the buffer\n');
+    expect(sent.map((m) => m.method)).toEqual(['fs/read_text_file']);
+  });
+
+  it('a binary or non-UTF-8 file is read from disk, never through the text buffer', async () => {
+    const dir = tempDir('agent-acp-files-');
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+    const latin1 = Buffer.from('caf\xe9 cr\xe8me\n', 'latin1');
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello\n', 'utf16le')]);
+    writeFileSync(join(dir, 'a.png'), png);
+    writeFileSync(join(dir, 'l1.txt'), latin1);
+    writeFileSync(join(dir, 'u16.txt'), utf16);
+    const { client, sent } = editor(() => ({ content: 'WRONG: a text buffer' }));
+    const files = editorFiles(client, () => 's1', { read: true, write: true });
+    expect(await files.read(join(dir, 'a.png'))).toEqual(png);
+    expect(await files.read(join(dir, 'l1.txt'))).toEqual(latin1);
+    expect(await files.read(join(dir, 'u16.txt'))).toEqual(utf16);
+    expect(sent).toEqual([]);
+  });
+});
+
+// Mutations checked: approve() answering a cancelled request with { kind: 'deny' } (no stop) fails
+// "a cancelled request"; editorFiles reading every file through fs/read_text_file (no plainText
+// check) fails "binary or non-UTF-8"; advertiseCommands without { app: false } fails "not the ones
+// that need the TUI"; approve() without its plan branch offers "Always allow ExitPlanMode" and fails
+// the plan case.
