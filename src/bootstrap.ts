@@ -204,6 +204,11 @@ export interface RuntimeHost {
   mcpServers?: ReadonlyArray<{ name: string; entry: McpServerFileEntry }>;
   /** Where the tools reach files and run commands, when the front end lends its own (an ACP editor's buffers and terminals). */
   io?: ToolIo;
+  /**
+   * The run only reads the session (-p with a view command: /todos, /context…): when another
+   * process writes it, a copy is read instead of refusing, and removed at the end.
+   */
+  readsOnly?: boolean;
 }
 
 export async function createRuntime(
@@ -321,11 +326,15 @@ export async function createRuntime(
       );
     };
     let session: Session;
+    // a copy read in place of a session another process writes (host.readsOnly), removed at close
+    let peek: string | undefined;
     try {
       session = await openSession(resume);
     } catch (e) {
-      if (e instanceof SessionInUseError) throw new CliError(e.message, EXIT_USAGE);
-      throw e;
+      if (!(e instanceof SessionInUseError)) throw e;
+      if (!host.readsOnly || !resume) throw new CliError(e.message, EXIT_USAGE);
+      peek = forkSession(store, resume, config.cwd).id;
+      session = await openSession(store.getSession(peek));
     }
     for (const w of agents.warnings) session.loadNotes.push(`Agent file ${w}`);
     reportHook = (level, text) => runtime.session.notice(level, text);
@@ -358,6 +367,7 @@ export async function createRuntime(
         if (closed) return;
         closed = true;
         runtime.session.close();
+        if (peek) store.deleteSession(peek);
         store.close();
       },
     };

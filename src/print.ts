@@ -1,7 +1,7 @@
 import { createRuntime, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
-import { commandInfos } from './commands/registry.js';
+import { commandInfos, findCommand, parseSlash } from './commands/registry.js';
 import { redact } from './log.js';
 import { onTerminatingSignals, terminate, terminatingSignal, type Shutdown } from './processes/signals.js';
 import { keepAfterPrint, stopAfterPrint } from './background/printEnd.js';
@@ -61,7 +61,9 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     throw new CliError('--include-partial-messages needs --output-format stream-json (its stream_event lines are part of that stream)', EXIT_USAGE);
   const prompt = inputStream ? '' : await promptOf(opts, words);
   if (!inputStream && !prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
-  const { runtime } = await createRuntime(opts);
+  // a view of the session (/todos, /context…) reads a copy when another process (the TUI) writes it
+  const slash = inputStream ? undefined : parseSlash(prompt);
+  const { runtime } = await createRuntime(opts, { readsOnly: slash !== undefined && findCommand(slash.name)?.readsOnly === true });
   const { session, config } = runtime;
   const turns = new PrintTurns(runtime, { format, inputStream, partialMessages: opts.includePartialMessages === true });
   // SIGTERM, SIGHUP, and a Ctrl+C when no turn runs: the turn is interrupted, the servers closed,
