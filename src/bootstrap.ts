@@ -204,10 +204,7 @@ export interface RuntimeHost {
   mcpServers?: ReadonlyArray<{ name: string; entry: McpServerFileEntry }>;
   /** Where the tools reach files and run commands, when the front end lends its own (an ACP editor's buffers and terminals). */
   io?: ToolIo;
-  /**
-   * The run only reads the session (-p with a view command: /todos, /context…): when another
-   * process writes it, a copy is read instead of refusing, and removed at the end.
-   */
+  /** The run only reads the session (-p /todos): a session another process writes is read from a copy (its id is not the one resumed), removed at close. */
   readsOnly?: boolean;
 }
 
@@ -326,15 +323,11 @@ export async function createRuntime(
       );
     };
     let session: Session;
-    // a copy read in place of a session another process writes (host.readsOnly), removed at close
-    let peek: string | undefined;
     try {
       session = await openSession(resume);
     } catch (e) {
-      if (!(e instanceof SessionInUseError)) throw e;
-      if (!host.readsOnly || !resume) throw new CliError(e.message, EXIT_USAGE);
-      peek = forkSession(store, resume, config.cwd).id;
-      session = await openSession(store.getSession(peek));
+      if (!(e instanceof SessionInUseError) || !host.readsOnly || !resume) throw e instanceof SessionInUseError ? new CliError(e.message, EXIT_USAGE) : e;
+      session = await openSession(store.getSession(forkSession(store, resume, config.cwd).id));
     }
     for (const w of agents.warnings) session.loadNotes.push(`Agent file ${w}`);
     reportHook = (level, text) => runtime.session.notice(level, text);
@@ -367,7 +360,7 @@ export async function createRuntime(
         if (closed) return;
         closed = true;
         runtime.session.close();
-        if (peek) store.deleteSession(peek);
+        if (host.readsOnly && resume && runtime.session.id !== resume.id) store.deleteSession(runtime.session.id);
         store.close();
       },
     };

@@ -48,8 +48,6 @@ export interface CommandContext {
 export interface SlashCommand extends CommandInfo {
   /** Read-only commands answer at once, even while a turn runs; the others wait their turn. */
   whileBusy?: boolean;
-  /** Only reads the session: -p may run it on a copy of a session another process is writing (bootstrap.ts RuntimeHost.readsOnly). */
-  readsOnly?: boolean;
   /** Returns what to show; undefined when the command shows nothing itself. */
   run(ctx: CommandContext, args: string): Promise<CommandOutput | undefined>;
 }
@@ -116,28 +114,24 @@ export const COMMANDS: readonly SlashCommand[] = [
   {
     name: 'context',
     whileBusy: true,
-    readsOnly: true,
     description: 'show what fills the context window',
     run: async ({ session }) => contextView(session),
   },
   {
     name: 'cost',
     whileBusy: true,
-    readsOnly: true,
     description: 'tokens in and out per model, with an estimate in dollars',
     run: async ({ session }) => costView(session),
   },
   {
     name: 'agents',
     whileBusy: true,
-    readsOnly: true,
     description: 'list the sub-agents the Task tool can start (built-in and from agent files)',
     run: async ({ session }) => agentsView(session),
   },
   {
     name: 'skills',
     whileBusy: true,
-    readsOnly: true,
     description: 'list the skills (SKILL.md folders): source, how each is used, tokens in the listing and in its body',
     run: async ({ session, skills }) =>
       skills
@@ -237,14 +231,12 @@ export const COMMANDS: readonly SlashCommand[] = [
   {
     name: 'todos',
     whileBusy: true,
-    readsOnly: true,
     description: "print the task list (TodoWrite) with each item's status",
     run: async ({ session }) => todosView(session),
   },
   {
     name: 'history',
     whileBusy: true,
-    readsOnly: true,
     args: '<query> | open <id>',
     description: 'search what compaction archived in this session, or open one archived item',
     run: async ({ session }, args) => historyCommand(session, args),
@@ -287,7 +279,6 @@ export const COMMANDS: readonly SlashCommand[] = [
   {
     name: 'help',
     whileBusy: true,
-    readsOnly: true,
     description: 'list commands and keys',
     run: async (ctx) => ({ kind: 'help', commands: commandInfos(ctx.custom) }),
   },
