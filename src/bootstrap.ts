@@ -214,6 +214,8 @@ export interface RuntimeHost {
   mcpServers?: ReadonlyArray<{ name: string; entry: McpServerFileEntry }>;
   /** Where the tools reach files and run commands, when the front end lends its own (an ACP editor's buffers and terminals). */
   io?: ToolIo;
+  /** The run only reads the session (-p /todos): a session another process writes is read from a copy (its id is not the one resumed), removed at close. */
+  readsOnly?: boolean;
 }
 
 export async function createRuntime(
@@ -345,8 +347,10 @@ export async function createRuntime(
     try {
       session = await openSession(resume);
     } catch (e) {
-      if (e instanceof SessionInUseError) throw Object.assign(new CliError(e.message, EXIT_USAGE), { cause: e });
-      throw e;
+      if (!(e instanceof SessionInUseError) || !host.readsOnly || !resume) {
+        throw e instanceof SessionInUseError ? Object.assign(new CliError(e.message, EXIT_USAGE), { cause: e }) : e;
+      }
+      session = await openSession(store.getSession(forkSession(store, resume, config.cwd).id));
     }
     for (const w of agents.warnings) session.loadNotes.push(`Agent file ${w}`);
     reportHook = (level, text) => runtime.session.notice(level, text);
@@ -381,6 +385,7 @@ export async function createRuntime(
         if (closed) return;
         closed = true;
         runtime.session.close();
+        if (host.readsOnly && resume && runtime.session.id !== resume.id) store.deleteSession(runtime.session.id);
         store.close();
         void sandbox?.close();
       },

@@ -1,7 +1,7 @@
 import { createRuntime, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
-import { commandInfos } from './commands/registry.js';
+import { commandInfos, parseSlash } from './commands/registry.js';
 import { redact } from './log.js';
 import { onTerminatingSignals, terminate, terminatingSignal, type Shutdown } from './processes/signals.js';
 import { keepAfterPrint, stopAfterPrint } from './background/printEnd.js';
@@ -46,6 +46,9 @@ function initFacts(runtime: Runtime): InitFacts {
   };
 }
 
+/** The slash commands that only read the session: -p runs them on a copy of a session another process writes (RuntimeHost.readsOnly). */
+const VIEWS: ReadonlySet<string> = new Set(['context', 'cost', 'agents', 'skills', 'todos', 'history', 'help']);
+
 export async function runPrint(opts: GlobalOptions, words: string[]): Promise<number> {
   if (opts.resume === true) {
     throw new CliError(
@@ -61,7 +64,9 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     throw new CliError('--include-partial-messages needs --output-format stream-json (its stream_event lines are part of that stream)', EXIT_USAGE);
   const prompt = inputStream ? '' : await promptOf(opts, words);
   if (!inputStream && !prompt) throw new CliError('no prompt: pass it as `agent -p "<prompt>"` or on standard input', EXIT_USAGE);
-  const { runtime } = await createRuntime(opts);
+  // a view of the session reads a copy when another process (the TUI) writes it
+  const slash = inputStream ? undefined : parseSlash(prompt);
+  const { runtime } = await createRuntime(opts, { readsOnly: slash !== undefined && VIEWS.has(slash.name) });
   const { session, config } = runtime;
   const turns = new PrintTurns(runtime, { format, inputStream, partialMessages: opts.includePartialMessages === true });
   // SIGTERM, SIGHUP, and a Ctrl+C when no turn runs: the turn is interrupted, the servers closed,

@@ -12,7 +12,11 @@ import type { Authorization, GateCall, LoopOptions } from './host.js';
 export const INTERRUPTED_RESULT = 'The user interrupted this tool call before it finished; it did not complete.';
 const STOPPED_RESULT = 'Not run: the user denied an earlier call in this step and stopped the turn.';
 
-/** Runs the requested tools: consecutive read-only calls in parallel, the rest one by one, results in call order. */
+/**
+ * Runs the requested tools: consecutive read-only calls in parallel, consecutive calls that only
+ * start something (a tool's startsAlongside: background commands) together, the rest one by one;
+ * results in call order.
+ */
 export async function runTools(
   uses: ToolUseBlock[],
   toolsByName: Map<string, AnyTool>,
@@ -37,7 +41,16 @@ export async function runTools(
       const tool = toolsByName.get(uses[n]!.name);
       return tool !== undefined && traitsOf(tool).readOnly;
     };
-    if (readOnly(i)) while (i + batch.length < uses.length && readOnly(i + batch.length)) batch.push(i + batch.length);
+    const alongside = (n: number): boolean => {
+      const tool = toolsByName.get(uses[n]!.name);
+      try {
+        return tool?.startsAlongside?.(tool.parse(uses[n]!.input)) === true;
+      } catch {
+        return false;
+      }
+    };
+    const together = readOnly(i) ? readOnly : alongside(i) ? alongside : undefined;
+    if (together) while (i + batch.length < uses.length && together(i + batch.length)) batch.push(i + batch.length);
     await Promise.all(
       batch.map(async (idx) => {
         const r = await runOneTool(uses[idx]!, toolsByName, opts, signal, emit);

@@ -17,15 +17,26 @@ export function isPersonMessage(m: Message): boolean {
   return m.role === 'user' && m.kind === 'normal' && !m.blocks.some((b) => b.type === 'tool_result') && personText(m) !== '';
 }
 
+/** A skill's body as /name loads it into the person's message (skills/loaded.ts wrapSkill). */
+const SKILL_BODY = /<skill name="([a-z0-9-]+)" folder="[^"\n]*">\n[\s\S]*?\n<\/skill>/g;
+
+/**
+ * What the person wrote: the message's text, a skill body /name loaded into it named instead of
+ * repeated (it comes back on its own after a compaction, with the skills loaded: quoted here too,
+ * it was in the context twice).
+ */
 export function personText(m: Message): string {
   // the common shape, one text block, without the arrays (the ledger reads thousands of these)
   const only = m.blocks.length === 1 ? m.blocks[0] : undefined;
-  if (only?.type === 'text') return only.text.trim();
-  return m.blocks
-    .filter((b): b is TextBlock => b.type === 'text')
-    .map((b) => b.text)
-    .join('')
-    .trim();
+  const text =
+    only?.type === 'text'
+      ? only.text.trim()
+      : m.blocks
+          .filter((b): b is TextBlock => b.type === 'text')
+          .map((b) => b.text)
+          .join('')
+          .trim();
+  return text.includes('<skill name="') ? text.replace(SKILL_BODY, '[the skill "$1", loaded here: its text is attached with the skills loaded]') : text;
 }
 
 /** The first line of a text, cut to `max` characters ("…" when more follows). */

@@ -83,6 +83,8 @@ export function createBashTool(opts: BashOptions): Tool<BashInput> {
       return parsed;
     },
     summarize: (input) => input.command,
+    // a background start waits FIRST_LINES_MS for its first lines: nine in one step wait together
+    startsAlongside: (input) => input.run_in_background === true,
     run: (input, ctx) => runCommand(input, ctx, opts),
   };
 }

@@ -223,6 +223,12 @@ export interface Tool<I = unknown> {
    * authorizes, shows and runs that tool instead, so permissions apply to the real one.
    */
   delegate?(input: I): { tool: AnyTool; input: unknown };
+  /**
+   * A call that only starts something and answers after a short wait of its own (a background
+   * command's first lines): consecutive such calls of one step run together, so that their waits
+   * overlap instead of adding up.
+   */
+  startsAlongside?(input: I): boolean;
   /** Runs the tool. Expected failures come back as { isError: true }, never as throws. */
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;
 }

@@ -93,6 +93,34 @@ describe('session lease with real processes', () => {
     expect(rmAfter.code, rmAfter.stderr).toBe(0);
   });
 
+  it('a view command (/todos) of a session another process writes reads a copy instead of refusing, and leaves no copy behind', async () => {
+    const ws = workspace();
+    server.enqueue(
+      { toolCalls: [{ name: 'TodoWrite', input: { todos: [{ content: 'Ship the fix', status: 'in_progress', activeForm: 'Shipping the fix' }] } }] },
+      { text: 'Planned.' },
+    );
+    const r = await runAgent(['-p', 'plan it', '--output-format', 'json'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    const id = String(jsonResult(r).session_id);
+    const first = slowTurn(ws, id);
+    await until(() => server.requests.length >= 3, 'the writer to call the model');
+    // mutation: refusing as for a writer ("is in use by pid …", exit 2)
+    const todos = await runAgent(['-p', '/todos', '--resume', id], { ws, server });
+    expect(todos.code, todos.stderr).toBe(0);
+    expect(todos.stdout).toContain('Ship the fix');
+    // a turn still needs the lease
+    const turn = await runAgent(['-p', 'me too', '--resume', id], { ws, server });
+    expect(turn.code).toBe(2);
+    release(ws);
+    expect((await first).code).toBe(0);
+    const store = openStore(ws.db);
+    try {
+      expect(store.listSessions().map((s) => s.id)).toEqual([id]);
+    } finally {
+      store.close();
+    }
+  });
+
   it('two writers started at once: exactly one runs, the history stays valid for every later turn', async () => {
     const ws = workspace();
     const id = await firstTurn(ws);

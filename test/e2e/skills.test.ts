@@ -166,6 +166,10 @@ describe('skills in print mode', () => {
     expect(sent).not.toContain('"tool_use"');
     const note = sent.slice(sent.indexOf('skills loaded earlier in this conversation, attached again after a compaction'));
     expect(note).toMatch(/NOTES-BODY[\s\S]*DEPLOY-BODY: ship the build to the prod environment/);
+    // once: the ledger quotes the person's /deploy with the skill named, not its body again
+    // (mutation: the person's text quoted whole puts the body in the request twice)
+    expect(sent.split('DEPLOY-BODY').length - 1).toBe(1);
+    expect(sent).toContain('[the skill \\"deploy\\", loaded here: its text is attached with the skills loaded]');
     // and the working-state ledger names both, newest first, whatever the bodies' budget
     expect(sent).toMatch(/### Skills loaded[\s\S]*notes \(folder [^)]*\)[\s\S]*deploy \(folder/);
   }, 60_000);
