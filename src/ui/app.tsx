@@ -2,7 +2,7 @@
 // or an overlay (permission prompt, session picker, /history browser) and the status line. It holds no business
 // logic: it renders what the UiController reports and forwards what the person does. Its state
 // lives in use-app-store.ts, its keys in app-keys.ts, the overlay in components/Overlay.tsx.
-import { world } from '../runtime/world.js';
+import { processWorld, world } from '../runtime/world.js';
 import { memo, useMemo } from 'react';
 import { Box, render, Static } from 'ink';
 import { useAppKeys } from './app-keys.js';
@@ -119,7 +119,8 @@ export async function runTui(controller: UiController, opts: RunTuiOptions = {})
     stdout,
     stderr,
     exitOnCtrlC: false,
-    patchConsole: opts.patchConsole ?? true,
+    // the console is the process's: an app run in another world (a test's) leaves it alone
+    patchConsole: opts.patchConsole ?? world() === processWorld(),
   });
   // the terminal marks where each paste starts and ends, so a paste is never mistaken for typing
   if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
