@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -118,6 +119,18 @@ export function agentEnv(opts: Pick<RunOptions, 'ws' | 'server' | 'provider' | '
 
 /** Agents runAgent started that have not exited: the e2e setup file stops them after each test. */
 const running = new Set<ChildProcess>();
+
+/**
+ * Sends SIGTERM to an in-process run's signals now, and again when the run starts listening for
+ * it: a run stopped while it still starts up has no handler yet, and would otherwise go on (and
+ * take the replies queued for the next test from the worker's fake server).
+ */
+export function stopWhenListening(signals: EventEmitter): void {
+  signals.on('newListener', (event: string) => {
+    if (event === 'SIGTERM') setImmediate(() => signals.emit('SIGTERM', 'SIGTERM'));
+  });
+  signals.emit('SIGTERM', 'SIGTERM');
+}
 
 /** In-process runs (inprocess.ts) that have not ended: `stop` sends one SIGTERM, as its own signal, and resolves when it ended. */
 export const inProcessRuns = new Set<{ stop: () => Promise<unknown> }>();

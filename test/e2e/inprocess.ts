@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { main, type World } from '../../src/cli.js';
-import { agentEnv, inProcessRuns, MODEL, type RunOptions, type RunResult } from './harness.js';
+import { agentEnv, inProcessRuns, MODEL, type RunOptions, type RunResult, stopWhenListening } from './harness.js';
 
 // Runs the CLI in this process: `main(argv, world)` (src/cli.ts) with a world of its own — the
 // environment and working directory the spawning harness would give the child, standard input
@@ -65,7 +65,7 @@ export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
   });
   const run = {
     stop: () => {
-      signals.emit('SIGTERM', 'SIGTERM');
+      stopWhenListening(signals);
       // a run stuck before it listens for signals is left behind, said so, rather than hang the next test's setup
       return Promise.race([done, new Promise<void>((r) => setTimeout(r, 5_000).unref())]).then((code) => {
         if (code === undefined) console.warn(`agent ${fullArgs.join(' ')} (in-process) did not end on SIGTERM within 5 s`);

@@ -3,7 +3,13 @@ import { PassThrough, Writable } from 'node:stream';
 import xterm from '@xterm/headless';
 import { main, type World } from '../../src/cli.js';
 import { inWorld } from '../../src/runtime/world.js';
-import { AGENT_BIN, inProcessRuns } from './harness.js';
+import { loadTui } from '../../src/ui/load.js';
+import { AGENT_BIN, inProcessRuns, stopWhenListening } from './harness.js';
+
+// The app's modules (Ink, React, the transcript) load once per worker, here, through the app's
+// own loader (it hides CI from Ink): compiling them for the first test of a file would take that
+// test's first screen past its wait on a loaded machine.
+await loadTui();
 
 // Drives the interactive app in this process, in a headless terminal: `main(argv, world)` with a
 // world whose standard input and output are a terminal's (isTTY, raw mode, columns and rows, the
@@ -111,7 +117,7 @@ export class Tmux {
     const done = run.then((code) => this.finish(code));
     this.stopRun = {
       stop: () => {
-        this.signals.emit('SIGTERM', 'SIGTERM');
+        stopWhenListening(this.signals);
         return Promise.race([done, new Promise<void>((r) => setTimeout(r, 5_000).unref())]);
       },
     };
@@ -174,7 +180,7 @@ export class Tmux {
       await new Promise<void>((r) => this.term.write('', r));
       last = this.screen();
       if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${last}`);
   }
@@ -204,7 +210,7 @@ export class Tmux {
 
   /** Ends the program if it still runs (SIGTERM in its world) and frees the terminal. */
   kill(): void {
-    if (!this.ended) this.signals.emit('SIGTERM', 'SIGTERM');
+    if (!this.ended) stopWhenListening(this.signals);
     this.stdin.end();
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lastUserText, type RequestView } from '../fake-server/server.js';
-import { AGENT_BIN, agentEnv, isSummarizer, jsonResult, MODEL, runAgent, workspace, useFakeServer, type ProviderKind, type Workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, isSummarizer, jsonResult, MODEL, runAgent, workspace, useFakeServer, type ProviderKind, type Workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 import { describeEachProvider, describeRegimeFree } from './regime.js';
 
 // Both regimes: the archived messages brought back carry thinking blocks of the family's form.
