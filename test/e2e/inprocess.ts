@@ -16,9 +16,11 @@ import { agentEnv, inProcessRuns, MODEL, type RunOptions, type RunResult, stopWh
 export * from './harness.js';
 
 // The modules a run loads on demand (print mode, the commands, the SDK adapters, MCP's
-// connection, the tokenizer) are compiled once per worker, here, when the first file imports
+// connection) are compiled once per worker, here, when the first file imports
 // this one: otherwise the first run of a worker paid 10-15 s of compiling on a loaded machine,
-// inside its test's time limit and its own 20 s bound.
+// inside its test's time limit and its own 20 s bound. Not the tokenizer: whether it is loaded yet
+// is what a run's first gauge shows, and the worker keeps it loaded once a run loaded it (a test
+// of that first gauge spawns: tui-gauge-continue.test.ts).
 await Promise.all([
   import('../../src/print.js'),
   import('../../src/sessionsCommand.js'),
@@ -27,7 +29,6 @@ await Promise.all([
   import('../../src/llm/openai.js'),
   import('../../src/llm/responses.js'),
   import('../../src/mcp/connection.js'),
-  import('../../src/compaction/tokens.js').then((m) => m.loadTokenizer()),
 ]);
 
 /** A stream that keeps what is written to it. */

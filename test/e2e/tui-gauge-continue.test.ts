@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer } from './inprocess.js';
-import { hasTmux, Tmux } from './terminal.js';
+import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer } from './harness.js';
+import { hasTmux, Tmux } from './tmux.js';
 
 const server = useFakeServer();
 let term: Tmux | undefined;
