@@ -47,6 +47,14 @@ const FRESH_MODULES = fg
   .filter((file) => /^\/\/ Fresh modules:|^import '\.\/force-(?:true)?color\.js';/m.test(readFileSync(file, 'utf8')));
 
 /**
+ * The end-to-end files whose behaviour depends on the Anthropic model family (thinking, caching,
+ * compaction over thinking turns, the request bytes): they run in the second regime too
+ * (project e2e-4-5); the others run once. A file opts in with a line starting `// Both regimes:`
+ * that says why (CONTRIBUTING.md, "Tests").
+ */
+const BOTH_REGIMES = fg.sync(['test/e2e/**/*.test.ts']).filter((file) => /^\/\/ Both regimes:/m.test(readFileSync(file, 'utf8')));
+
+/**
  * What both unit projects share: the setup file that removes, when a test file ends, the temporary
  * folders it made with tempDir() (test/tempDirs.ts).
  */
@@ -87,9 +95,10 @@ export default defineConfig({
     reporters: ['default', './test/flakyReporter.ts'],
     sequence: { sequencer: SlowFirst },
     // Two regimes in one pool, so that neither waits for the other's last file: every test on
-    // claude-sonnet-5-5 (adaptive thinking), and the end-to-end files again on claude-sonnet-4-5
-    // with thinking enabled (test/e2e/regime.ts: the tests that regime would not change run
-    // once). `--project e2e` or `--project e2e-4-5` runs the end-to-end files in one of them.
+    // claude-sonnet-5-5 (adaptive thinking), and the end-to-end files whose behaviour depends on
+    // the model family (BOTH_REGIMES) again on claude-sonnet-4-5 with thinking enabled
+    // (test/e2e/regime.ts: in them, the tests that regime would not change run once).
+    // `--project e2e` or `--project e2e-4-5` runs the end-to-end files in one of them.
     // The end-to-end files share their worker's modules (the fake server, the tokenizer it
     // counts with, the harness): each file starts its own server and workspaces, and no file
     // mocks a module or changes the process. An end-to-end test that fails runs once more (four
@@ -102,7 +111,7 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'unit-fresh', ...UNIT, include: FRESH_MODULES } },
       { extends: true, test: { name: 'e2e', ...END_TO_END } },
-      { extends: true, test: { name: 'e2e-4-5', ...END_TO_END, env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } } },
+      { extends: true, test: { name: 'e2e-4-5', ...END_TO_END, include: BOTH_REGIMES, env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } } },
     ],
   },
 });

@@ -29,7 +29,8 @@ function flushed(stream, done) {
 }
 
 import(pathToFileURL(entry).href)
-  .then(({ main }) => main(process.argv))
+  // the program's world is the process's own: its environment, cwd, streams, signals and exit
+  .then(({ main, processWorld }) => main(process.argv, processWorld()))
   .then((code) => {
     process.exitCode = code;
     // The command is done and the database closed: leave now. Letting the event loop run dry

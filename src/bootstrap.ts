@@ -1,3 +1,4 @@
+import { world } from './runtime/world.js';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
@@ -125,8 +126,8 @@ export function flagsOf(opts: GlobalOptions): ConfigFlags {
   };
 }
 
-export function configFor(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Config {
-  return loadConfig({ cwd: process.cwd(), env, flags: flagsOf(opts) });
+export function configFor(opts: GlobalOptions, env: NodeJS.ProcessEnv = world().env): Config {
+  return loadConfig({ cwd: world().cwd, env, flags: flagsOf(opts) });
 }
 
 export function openStoreFor(config: Config): Store {
@@ -134,8 +135,8 @@ export function openStoreFor(config: Config): Store {
 }
 
 /** The database alone (`agent sessions`): no model or provider is resolved, so none is needed. */
-export function openStoreOnly(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Store {
-  return openStore(loadDbPath({ cwd: process.cwd(), env, flags: flagsOf(opts) }));
+export function openStoreOnly(opts: GlobalOptions, env: NodeJS.ProcessEnv = world().env): Store {
+  return openStore(loadDbPath({ cwd: world().cwd, env, flags: flagsOf(opts) }));
 }
 
 /** A session by id, unique prefix or the short id the footer shows; an ambiguous one is a usage error that says so. */
@@ -178,7 +179,7 @@ export function forkSession(store: Store, from: SessionInfo, cwd: string): Sessi
  * A provider for the config's family; `purpose` names the setting that asked for it, for a missing key.
  * SDK warnings (e.g. a deprecated model) go to the debug log and to `onWarning`, the caller's notices.
  */
-export function providerFor(config: Config, env: NodeJS.ProcessEnv = process.env, purpose?: string, onWarning?: (message: string) => void): Provider {
+export function providerFor(config: Config, env: NodeJS.ProcessEnv = world().env, purpose?: string, onWarning?: (message: string) => void): Provider {
   let creds;
   try {
     creds = resolveCredentials(config, env);
@@ -221,7 +222,7 @@ export interface RuntimeHost {
 export async function createRuntime(
   opts: GlobalOptions,
   host: RuntimeHost = {},
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = world().env,
 ): Promise<{ runtime: Runtime; resumed: boolean }> {
   const { approver, onProviderWarning } = host;
   let config = configFor(opts, env);
@@ -245,14 +246,14 @@ export async function createRuntime(
     const keepsOwnModel = (info: SessionInfo | undefined, current: Config): info is SessionInfo =>
       info !== undefined && !opts.model && !opts.provider && (info.model !== current.model.name || info.provider !== current.provider);
     const ownConfig = (info: SessionInfo): Config =>
-      loadConfig({ cwd: process.cwd(), env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
+      loadConfig({ cwd: world().cwd, env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
     const found = findSessionToResume(store, config, opts);
     const resume = found && opts.fork ? forkSession(store, found, config.cwd) : found;
     if (keepsOwnModel(resume, config)) config = ownConfig(resume);
     const provider = providerFor(config, env, undefined, onProviderWarning);
     // a notice that arrives after start: the front end's, else standard error (print mode)
     config = await withLearnedModel(store, config, provider, (message) =>
-      onProviderWarning ? onProviderWarning(message) : process.stderr.write(`agent: warning: ${message}\n`),
+      onProviderWarning ? onProviderWarning(message) : world().stderr.write(`agent: warning: ${message}\n`),
     );
     // the tokenizer loads only once a request could come near a compaction threshold
     const counter = new TokenCounter();
@@ -280,7 +281,7 @@ export async function createRuntime(
     const secrets = new Set(secretVars(config, env));
     const mcp = mcpFor(config, env, counter, secrets, host.mcpServers);
     let reportHook: (level: 'info' | 'warning', text: string) => void = (level, text) =>
-      process.stderr.write(`agent: ${level === 'warning' ? 'warning: ' : ''}${text}\n`);
+      world().stderr.write(`agent: ${level === 'warning' ? 'warning: ' : ''}${text}\n`);
     const hooksFor = (sessionId: string): Hooks | undefined =>
       config.hookSources && config.hookSources.length > 0
         ? new Hooks({
@@ -297,7 +298,7 @@ export async function createRuntime(
         : undefined;
     // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
     const background = new BackgroundCommands({ root: join(dirname(config.dbPath), 'background'), maxRunning: config.bash.maxBackground, redact });
-    ledgerSections.register(backgroundSection);
+    ledgerSections().register(backgroundSection);
     const goals = new Goals(
       bashCheck(
         tools.find((t) => t.name === TOOL.Bash),

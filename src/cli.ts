@@ -4,6 +4,10 @@ import pkg from '../package.json' with { type: 'json' };
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { editDistance } from './editDistance.js';
+import { inWorld, processWorld, type World, world } from './runtime/world.js';
+
+export { processWorld };
+export type { World };
 
 // The entry point. Only commander is imported eagerly: `--version` and `--help` must stay
 // fast, so config, the SDKs, ink and the tokenizer load inside the actions that need them.
@@ -180,27 +184,39 @@ function checkSessionFlags(opts: GlobalOptions): void {
  * A reader that stops early (`agent sessions show … | head`) closes the pipe: that is the
  * reader's choice, not an error, so the program ends quietly instead of with a stack trace.
  */
-export function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void = (c) => process.exit(c)): void {
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
-    // print mode ends its turn first (closedPipe.ts); it exits when the turn is over
-    if (stream === process.stdout && handleClosedStdout()) return;
-    exit(EXIT_OK);
-  });
+export function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void = world().exit): void {
+  const w = world();
+  stream.on('error', (e: NodeJS.ErrnoException) =>
+    inWorld(w, () => {
+      if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+      // print mode ends its turn first (closedPipe.ts); it exits when the turn is over
+      if (stream === w.stdout && handleClosedStdout()) return;
+      exit(EXIT_OK);
+    }),
+  );
 }
 
-/** Runs the CLI; resolves to the process exit code. */
-export async function main(argv: string[]): Promise<number> {
-  exitQuietlyOnClosedPipe(process.stdout);
-  exitQuietlyOnClosedPipe(process.stderr);
+/**
+ * Runs the CLI in `io` (its environment, working directory, streams, signals and exit: the
+ * process's own from bin/agent.js, a test's in the in-process harness); resolves to the exit code.
+ */
+export function main(argv: string[], io: World): Promise<number> {
+  return inWorld(io, () => run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
+  const io = world();
+  exitQuietlyOnClosedPipe(io.stdout);
+  exitQuietlyOnClosedPipe(io.stderr);
   let task: (() => Promise<number>) | undefined;
   const program = buildProgram((t) => {
     task = t;
   });
-  program.exitOverride();
+  const output = { writeOut: (text: string) => void io.stdout.write(text), writeErr: (text: string) => void io.stderr.write(text) };
+  program.exitOverride().configureOutput(output);
   program.commands.forEach((c) => {
-    c.exitOverride();
-    c.commands.forEach((s) => s.exitOverride());
+    c.exitOverride().configureOutput(output);
+    c.commands.forEach((s) => s.exitOverride().configureOutput(output));
   });
   try {
     await program.parseAsync(argv);
@@ -222,16 +238,17 @@ export async function main(argv: string[]): Promise<number> {
 async function reportFatal(e: unknown): Promise<number> {
   const { redact } = await import('./log.js');
   const { ConfigError } = await import('./config/config.js');
+  const { stderr, env } = world();
   if (e instanceof CliError) {
-    process.stderr.write(`agent: ${redact(e.message)}\n`);
+    stderr.write(`agent: ${redact(e.message)}\n`);
     return e.exitCode;
   }
   if (e instanceof ConfigError) {
-    process.stderr.write(`agent: ${redact(e.message)}\n`);
+    stderr.write(`agent: ${redact(e.message)}\n`);
     return EXIT_USAGE;
   }
   const err = e instanceof Error ? e : new Error(String(e));
-  process.stderr.write(`agent: ${redact(err.message)}\n`);
-  if (process.env.AGENT_DEBUG_STACK) process.stderr.write(`${redact(err.stack ?? '')}\n`);
+  stderr.write(`agent: ${redact(err.message)}\n`);
+  if (env['AGENT_DEBUG_STACK']) stderr.write(`${redact(err.stack ?? '')}\n`);
   return EXIT_RUNTIME;
 }

@@ -1,3 +1,4 @@
+import { world } from './runtime/world.js';
 import { createRuntime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
@@ -12,7 +13,7 @@ import { SessionController } from './sessionController.js';
 // The interactive app: the Ink TUI over the live session, through its controller (sessionController.ts).
 
 export async function runInteractive(opts: GlobalOptions, words: string[]): Promise<number> {
-  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+  if (!world().stdin.isTTY || !world().stdout.isTTY) {
     throw new CliError('the interactive app needs a terminal; for scripts and pipes use `agent -p "<prompt>"`', EXIT_USAGE);
   }
   // The app's code loads before the session opens: compiling it (and the layout engine's
@@ -35,7 +36,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   const offSignals = onTerminatingSignals(['SIGTERM', 'SIGHUP', 'SIGINT'], async (signal) => {
     controller.interrupt();
     const facts = unsavedFacts(runtime.session);
-    if (facts) process.stderr.write(`agent: ${facts}; they are lost: the program was ended by ${signal}.\n`);
+    if (facts) world().stderr.write(`agent: ${facts}; they are lost: the program was ended by ${signal}.\n`);
     await controller.exit();
   });
   let resumable: string | undefined;
@@ -57,14 +58,14 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   const facts = unsavedFacts(session);
   runtime.close();
   if (outcome === 'quit') {
-    process.stderr.write(`agent: ${facts}; quit without them.\n`);
+    world().stderr.write(`agent: ${facts}; quit without them.\n`);
     return EXIT_RUNTIME;
   }
   if (outcome === 'written') {
-    process.stdout.write(`Session ${session.id}: the database lacks its last messages; the whole transcript is in the file written above.\n`);
+    world().stdout.write(`Session ${session.id}: the database lacks its last messages; the whole transcript is in the file written above.\n`);
     return EXIT_OK;
   }
   // as Codex does: where the conversation went and how to come back to it
-  if (resumable) process.stdout.write(`Session ${resumable} saved. To continue it: agent --resume ${resumable}\n`);
+  if (resumable) world().stdout.write(`Session ${resumable} saved. To continue it: agent --resume ${resumable}\n`);
   return EXIT_OK;
 }

@@ -1,27 +1,37 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { slot, world } from './runtime/world.js';
 import { KEY_SHAPES, redactReversedKeys, secretForms } from './secretForms.js';
 
 // Debug logging goes to a file (never the screen: it would corrupt the TUI) and every
 // line passes through redact(), so API keys cannot reach the log.
 
-const secrets = new Set<string>();
-/** Every form of every registered secret, longest first. */
-let forms: string[] = [];
+/** What one run registered and where its log goes (its world's: two runs in one process see only their own). */
+interface LogState {
+  secrets: Set<string>;
+  /** Every form of every registered secret, longest first. */
+  forms: string[];
+  logFile: string | undefined;
+  /** --debug=full: message and tool contents go to the log too (still redacted); by default only figures, names and errors. */
+  fullContent: boolean;
+}
+const LOG = Symbol('log');
+const state = (): LogState => slot(LOG, () => ({ secrets: new Set<string>(), forms: [], logFile: undefined, fullContent: false }));
 
 /** Registers a secret value (an API key) that must never be written anywhere, nor its reversed, base64 or hex forms. */
 export function registerSecret(value: string | undefined): void {
-  if (!value || value.length < 8 || secrets.has(value)) return;
-  secrets.add(value);
+  const s = state();
+  if (!value || value.length < 8 || s.secrets.has(value)) return;
+  s.secrets.add(value);
   // the value itself always (a short password is still a secret); its derived forms once long enough to be unlike ordinary text
-  forms = [...new Set([...forms, value, ...secretForms(value)])].sort((a, b) => b.length - a.length);
+  s.forms = [...new Set([...s.forms, value, ...secretForms(value)])].sort((a, b) => b.length - a.length);
 }
 
 const HEADER_PATTERNS = [/(authorization["']?\s*[:=]\s*["']?bearer\s+)[^\s"',]+/gi, /(x-api-key["']?\s*[:=]\s*["']?)[^\s"',]+/gi];
 
 function removeForms(text: string): string {
   let out = text;
-  for (const f of forms) if (out.includes(f)) out = out.split(f).join('[redacted]');
+  for (const f of state().forms) if (out.includes(f)) out = out.split(f).join('[redacted]');
   return out;
 }
 
@@ -38,15 +48,11 @@ export function redact(text: string): string {
   return replaceAll(redactReversedKeys(removeForms(text)), [...KEY_SHAPES, ...HEADER_PATTERNS]);
 }
 
-let logFile: string | undefined;
-/** --debug=full: message and tool contents go to the log too (still redacted); by default only figures, names and errors. */
-let fullContent = false;
-
 /** Whether a debug log is being written (callers skip building what it would not write). */
-export const debugEnabled = (): boolean => logFile !== undefined;
+export const debugEnabled = (): boolean => state().logFile !== undefined;
 
 /** Whether contents may be logged (--debug=full). */
-export const debugFull = (): boolean => logFile !== undefined && fullContent;
+export const debugFull = (): boolean => state().logFile !== undefined && state().fullContent;
 
 /** The debug log cannot be written; the message names the path and the reason. */
 export class DebugLogError extends Error {
@@ -79,18 +85,20 @@ function prepareLogFile(path: string): void {
 
 /** Starts the debug log; throws DebugLogError ("cannot write debug log <path>: <reason>") when it cannot be written. */
 export function enableDebugLog(file: string, opts: { full?: boolean } = {}): void {
-  fullContent = opts.full === true;
+  const s = state();
+  s.fullContent = opts.full === true;
   try {
-    prepareLogFile(resolve(file));
+    prepareLogFile(resolve(world().cwd, file));
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new DebugLogError(`cannot write debug log ${file}: ${(err.code && REASONS[err.code]) ?? err.message}`);
   }
-  logFile = file;
+  s.logFile = resolve(world().cwd, file);
   debug(`--- agent started (pid ${process.pid})`);
 }
 
 export function debug(message: string, data?: unknown): void {
+  const logFile = state().logFile;
   if (!logFile) return;
   let line = `${new Date().toISOString()} ${message}`;
   if (data !== undefined) {

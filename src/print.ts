@@ -1,3 +1,4 @@
+import { inWorld, world } from './runtime/world.js';
 import { createRuntime, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
@@ -20,14 +21,14 @@ import pkg from '../package.json' with { type: 'json' };
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of world().stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 async function promptOf(opts: GlobalOptions, words: string[]): Promise<string> {
   const given = [typeof opts.print === 'string' ? opts.print : '', ...words].filter(Boolean).join(' ').trim();
   if (given) return given;
-  if (!process.stdin.isTTY) return (await readStdin()).trim();
+  if (!world().stdin.isTTY) return (await readStdin()).trim();
   return '';
 }
 
@@ -74,7 +75,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   const shutdown: Shutdown = async (signal) => {
     session.interrupt();
     const facts = session.saving.flush() ? undefined : unsavedFacts(session);
-    if (facts) process.stderr.write(`agent: error: ${facts}; they are lost: the run was ended by ${signal}.\n`);
+    if (facts) world().stderr.write(`agent: error: ${facts}; they are lost: the run was ended by ${signal}.\n`);
     const closing = runtime.mcp?.close();
     // the interrupted turn stores how it ended (its commands' results marked interrupted) before the database closes
     await Promise.race([turns.running, new Promise((r) => setTimeout(r, 1_500).unref())]);
@@ -83,23 +84,25 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   };
   const offSignals = onTerminatingSignals(['SIGTERM', 'SIGHUP'], shutdown);
   // the first Ctrl+C interrupts the turn (its commands are stopped with it), the result says so
-  const onSigint = (): void => {
-    if (!session.interrupt()) void terminate('SIGINT', shutdown);
-  };
-  process.on('SIGINT', onSigint);
-  for (const w of config.warnings) process.stderr.write(`agent: warning: ${w}\n`);
-  for (const note of session.loadNotes) process.stderr.write(`agent: ${redact(note)}\n`);
+  const w = world();
+  const onSigint = (): void =>
+    inWorld(w, () => {
+      if (!session.interrupt()) void terminate('SIGINT', shutdown);
+    });
+  w.signals.on('SIGINT', onSigint);
+  for (const w of config.warnings) world().stderr.write(`agent: warning: ${w}\n`);
+  for (const note of session.loadNotes) world().stderr.write(`agent: ${redact(note)}\n`);
   // a resumed session's unfinished goal waits for the person (a turn of this run answers its own prompt only)
   const goal = runtime.goals.of(session.id)?.view();
   if (goal && (goal.status === 'paused' || goal.status === 'budget_limited'))
-    process.stderr.write(
+    world().stderr.write(
       `agent: goal ${goal.status.replace('_', '-')}${goal.reason ? ` (${goal.reason})` : ''}: ${redact(goal.objective)}; /goal resume goes on with it\n`,
     );
   const mcp = runtime.mcp;
   if (mcp) {
     mcp.onNotice = (level, text) => turns.notice(level, text);
     for (const s of mcp.awaitingApproval()) {
-      process.stderr.write(
+      world().stderr.write(
         `agent: MCP server "${s.name}" from ${s.file} was not started: a project's servers run only once approved (${s.changed ? 'its entry changed since you approved it' : 'not approved yet'}). ` +
           `Approve it in the interactive app, or pass --mcp-trust (or set mcp.trustProject in your own ~/.agentrc). It would run: ${redact(s.runs)}\n`,
       );
@@ -108,7 +111,7 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     await mcp.ready(config.mcp.startupMs);
     for (const v of mcp.views())
       if (v.state === 'connecting')
-        process.stderr.write(`agent: MCP server "${v.name}" is still connecting after ${config.mcp.startupMs} ms (mcp.startupMs); going on without it\n`);
+        world().stderr.write(`agent: MCP server "${v.name}" is still connecting after ${config.mcp.startupMs} ms (mcp.startupMs); going on without it\n`);
   }
 
   turns.listen();
@@ -118,19 +121,19 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
     if (!inputStream) return await turns.once(prompt, []);
     // Claude Code's input stream: one user message per line, one turn and one result each, until EOF
     let code = EXIT_OK;
-    for await (const line of readInputLines(process.stdin)) {
+    for await (const line of readInputLines(world().stdin)) {
       if ('error' in line) throw new CliError(line.error, EXIT_USAGE);
       code = Math.max(code, await turns.once(line.text, line.images));
       if (turns.stdoutClosed) break;
     }
     return code;
   } finally {
-    process.off('SIGINT', onSigint);
+    w.signals.off('SIGINT', onSigint);
     offSignals();
     // (after a signal every group is stopped: processes/signals.ts)
     if (!terminatingSignal()) {
-      if (opts.keepBackground) keepAfterPrint(runtime.background, (t) => process.stderr.write(t));
-      else await stopAfterPrint(runtime.background, (t) => process.stderr.write(t));
+      if (opts.keepBackground) keepAfterPrint(runtime.background, (t) => world().stderr.write(t));
+      else await stopAfterPrint(runtime.background, (t) => world().stderr.write(t));
     }
     runtime.close();
     await runtime.mcp?.close();

@@ -1,3 +1,4 @@
+import { world } from './runtime/world.js';
 import type { Runtime } from './bootstrap.js';
 import { CommandError, commandInfos, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
@@ -146,8 +147,8 @@ export class SessionController implements UiController {
   }
 
   editorEnv(): NodeJS.ProcessEnv {
-    const secrets = new Set(secretVars(this.current.currentConfig, process.env));
-    return Object.fromEntries(Object.entries(process.env).filter(([name]) => !secrets.has(name)));
+    const secrets = new Set(secretVars(this.current.currentConfig, world().env));
+    return Object.fromEntries(Object.entries(world().env).filter(([name]) => !secrets.has(name)));
   }
 
   todos(): readonly Todo[] {

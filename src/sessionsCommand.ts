@@ -1,3 +1,4 @@
+import { world } from './runtime/world.js';
 import { reportLines } from './compaction/reportText.js';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
@@ -49,7 +50,7 @@ function refuseIfInUse(store: Store, id: string): void {
 }
 
 const out = (s: string): void => {
-  process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+  world().stdout.write(s.endsWith('\n') ? s : `${s}\n`);
 };
 
 function age(ms: number): string {
@@ -77,7 +78,7 @@ export async function listSessionsCommand(opts: Opts & { cwd?: string; limit: nu
       out([s.id, age(s.updatedAt), String(s.messageCount), String(shownCompactions(store, s.id).length), s.cwd, s.title ?? '(untitled)'].join('\t'));
     }
     if (found.length > sessions.length)
-      process.stderr.write(`agent: the ${sessions.length} most recent sessions are listed; there are more: add --limit <n> to list more\n`);
+      world().stderr.write(`agent: the ${sessions.length} most recent sessions are listed; there are more: add --limit <n> to list more\n`);
     return EXIT_OK;
   });
 }
@@ -186,7 +187,7 @@ export async function exportSessionCommand(id: string, opts: Opts & { format: 'm
       for (const c of store.listCompactions(info.id)) out(JSON.stringify({ type: 'compaction', ...c }));
       return EXIT_OK;
     }
-    process.stdout.write(sessionMarkdown(info, rows, spilledText(store, info.id)));
+    world().stdout.write(sessionMarkdown(info, rows, spilledText(store, info.id)));
     return EXIT_OK;
   });
 }
@@ -197,8 +198,8 @@ export async function removeSessionCommand(id: string, opts: Opts & { yes?: bool
     const info = requireSession(store, id);
     refuseIfInUse(store, info.id);
     if (!opts.yes) {
-      if (!process.stdin.isTTY) throw new CliError('refusing to delete without confirmation: add --yes', EXIT_USAGE);
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      if (!world().stdin.isTTY) throw new CliError('refusing to delete without confirmation: add --yes', EXIT_USAGE);
+      const rl = createInterface({ input: world().stdin, output: world().stderr });
       const answer = await rl.question(`Delete session ${info.id} "${info.title ?? '(untitled)'}" (${info.messageCount} messages)? [y/N] `);
       rl.close();
       if (!/^y(es)?$/i.test(answer.trim())) {

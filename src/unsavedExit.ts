@@ -4,6 +4,7 @@
 // whether to retry, to write the whole transcript as JSONL or Markdown to a path the person
 // chooses, or to quit anyway; print mode retries once and otherwise says how many messages are
 // not saved and exits 1. A signal's exit cannot ask: it says the same facts on stderr.
+import { world } from './runtime/world.js';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -52,7 +53,7 @@ export type UnsavedOutcome = 'saved' | 'written' | 'quit';
  */
 export async function askAboutUnsaved(
   session: UnsavedSession,
-  io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stdout },
+  io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: world().stdin, output: world().stdout },
 ): Promise<UnsavedOutcome> {
   // the app let go of the terminal's input (Ink unrefs it when it ends): hold it again while asking
   (io.input as { ref?: () => void }).ref?.();

@@ -15,6 +15,16 @@ const KNOWN_LAYER_EXCEPTIONS: Array<{ from: string; to: string; why: string }> =
 
 const KNOWN_CYCLES: Array<{ files: string[]; why: string }> = [];
 
+/** The files that may read the process's own environment, cwd and streams (issue 50: the rest read their run's world). */
+const PROCESS_READERS: Array<{ file: string; why: string }> = [
+  { file: 'src/runtime/world.ts', why: "processWorld(): the process's own world, which bin/agent.js passes to main" },
+  {
+    file: 'src/sandbox/runtime.ts',
+    why: "the sandbox library builds a wrapped command's environment from the process's own: only the variables it adds over that are kept",
+  },
+  { file: 'src/ui/load.ts', why: "hides CI from Ink while Ink's modules load: Ink reads the process's environment when imported" },
+];
+
 /** DESIGN's "no file in src/ over ~400 lines", with the tilde's room. */
 const MAX_LINES = 420;
 
@@ -81,6 +91,23 @@ describe('the import graph of src/', () => {
     expect(declaring.filter((f) => !f.startsWith('src/protocol/'))).toEqual([]);
     const reexports = files.filter((f) => /^export (?:type )?(?:\{[^}]*\}|\*) from '\.\.\//m.test(readFileSync(resolve(root, f), 'utf8')));
     expect(reexports).toEqual([]);
+  });
+
+  it("reads the process's world in one place: no process.env, process.stdout, process.stderr, process.stdin or process.cwd() outside src/runtime/world.ts", () => {
+    // issue 50: a run's environment, working directory and streams are its world's (main(argv,
+    // io)), so two runs in one process (the in-process test harness) never see each other's; a
+    // `process.env.X` or `process.stdout.write` anywhere else under src/ fails this test
+    const root = resolve(import.meta.dirname, '..');
+    // (every file of src/: those that import nothing appear only as an import's target)
+    const files = [...new Set(graph.flatMap((e) => [e.from, e.to]).filter((f) => f.startsWith('src/')))];
+    const READS = /\bprocess\.(?:env\b|stdout\b|stderr\b|stdin\b|cwd\(\))/;
+    const readers = files.filter((f) =>
+      readFileSync(resolve(root, f), 'utf8')
+        .split('\n')
+        .some((line) => READS.test(line) && !/^\s*(?:\/\/|\*)/.test(line)),
+    );
+    expect(readers.length).toBeGreaterThan(0);
+    expect(readers.filter((f) => !PROCESS_READERS.some((r) => r.file === f))).toEqual([]);
   });
 
   it('keeps the session a facade: session.ts imports at most 18 modules, SessionDeps has at most 4 optional fields', () => {

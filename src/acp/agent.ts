@@ -1,3 +1,4 @@
+import { world } from '../runtime/world.js';
 import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type ClientCapabilities, type McpServer } from '@agentclientprotocol/sdk';
 import { hostname } from 'node:os';
 import { Readable, Writable } from 'node:stream';
@@ -146,7 +147,7 @@ export async function runAcp(opts: GlobalOptions): Promise<number> {
       sessions.get(params.sessionId)?.cancel();
     });
 
-  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const stream = ndJsonStream(Writable.toWeb(world().stdout) as WritableStream<Uint8Array>, Readable.toWeb(world().stdin) as ReadableStream<Uint8Array>);
   const connection = app.connect(stream);
   await connection.closed;
   for (const s of sessions.values()) {

@@ -1,8 +1,8 @@
 // Project instructions: AGENTS.md files from the repository root down to the working
 // directory (CLAUDE.md where a directory has no AGENTS.md), plus a personal AGENTS.md under the
 // config home. They go into the system prompt, so a compaction never drops them.
+import { homeDir, world } from '../runtime/world.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** All instruction files together are cut beyond this many characters (they live in every request). */
@@ -17,7 +17,7 @@ export interface InstructionFile {
 }
 
 /** `$XDG_CONFIG_HOME/agent`, else `~/.config/agent`: where the personal AGENTS.md lives. */
-export function configHome(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+export function configHome(env: NodeJS.ProcessEnv = world().env, home = homeDir()): string {
   const xdg = env['XDG_CONFIG_HOME'];
   return join(xdg?.startsWith('/') ? xdg : join(home, '.config'), 'agent');
 }

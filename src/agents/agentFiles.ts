@@ -3,8 +3,8 @@
 // ~/.claude/agents, ~/.config/agent/agents, .claude/agents and .agent/agents, in that order of
 // increasing precedence (a project's file of the same name wins over a personal one). A bad
 // file is skipped with a warning naming it and the field; nothing here throws.
+import { homeDir, world } from '../runtime/world.js';
 import { readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { EFFORTS } from '../config/thinking.js';
 import { parseToolList } from '../tools/toolNames.js';
@@ -36,8 +36,8 @@ async function loadYaml(): Promise<ParseYaml> {
  * bad file. The YAML parser is loaded only when there is an agent file (start-up pays nothing otherwise).
  */
 export async function loadAgents(dirs: AgentDirs, knownTools: readonly string[]): Promise<AgentCatalog> {
-  const home = dirs.home ?? homedir();
-  const configDir = dirs.configDir ?? join(process.env['XDG_CONFIG_HOME'] || join(home, '.config'), 'agent');
+  const home = dirs.home ?? homeDir();
+  const configDir = dirs.configDir ?? join(world().env['XDG_CONFIG_HOME'] || join(home, '.config'), 'agent');
   const sources: Array<[string, AgentSource]> = [
     [join(home, '.claude', 'agents'), 'claude-user'],
     [join(configDir, 'agents'), 'user'],

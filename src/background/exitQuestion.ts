@@ -2,13 +2,14 @@
 // to stop them (the default: Enter stops them, their whole groups, SIGTERM then SIGKILL after the
 // grace period) or to leave them running, detached, named with their pids. A signal's exit does
 // not ask: every group is stopped (processes/signals.ts).
+import { world } from '../runtime/world.js';
 import { createInterface } from 'node:readline/promises';
 import type { BackgroundCommands } from './commands.js';
 import { leftRunningText } from './printEnd.js';
 
 export async function askAboutBackground(
   commands: BackgroundCommands,
-  io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stdout },
+  io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = { input: world().stdin, output: world().stdout },
 ): Promise<void> {
   const running = commands.running();
   if (running.length === 0) return;

@@ -5,9 +5,9 @@
 // conversion (its info/attributes unsets them for every path), and an environment of a few
 // named variables, so no key and no GIT_* of the person's shell reaches git. What it never does:
 // run git on the person's own .git (project.ts only reads where it is, for its info/exclude).
+import { homeDir, world } from '../runtime/world.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -17,7 +17,7 @@ const PASSED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'TMPDIR', 'USER'];
 export function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = { LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' };
   for (const name of PASSED) {
-    const v = process.env[name];
+    const v = world().env[name];
     if (v !== undefined) env[name] = v;
   }
   return { ...env, ...extra };
@@ -88,7 +88,7 @@ export function git(args: readonly string[], opts: { cwd: string; env?: Record<s
 /** Why a project root cannot be snapshotted (the filesystem's root, or the home folder: far too broad), or undefined. */
 export function tooBroad(root: string): string | undefined {
   if (resolve(root) === resolve('/')) return 'the project is the filesystem root';
-  if (resolve(root) === resolve(homedir())) return 'the project is the home folder';
+  if (resolve(root) === resolve(homeDir())) return 'the project is the home folder';
   return undefined;
 }
 

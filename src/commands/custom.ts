@@ -8,8 +8,8 @@
 // first, as in a shell script; Claude Code counts from `$0`); `!`command`` is replaced by the
 // command's output (customRun.ts runs it through the permission gate); `@path` mentions are
 // attached when the prompt is sent, as in any prompt.
+import { homeDir, world } from '../runtime/world.js';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import fg from 'fast-glob';
 import type { CommandInfo } from '../protocol/views.js';
@@ -44,7 +44,7 @@ interface Dir {
   source: string;
 }
 
-export function commandDirs(cwd: string, env: NodeJS.ProcessEnv = process.env, home = homedir()): Dir[] {
+export function commandDirs(cwd: string, env: NodeJS.ProcessEnv = world().env, home = homeDir()): Dir[] {
   const xdg = env['XDG_CONFIG_HOME'];
   const config = xdg?.startsWith('/') ? xdg : join(home, '.config');
   return [

@@ -1,5 +1,5 @@
+import { homeDir } from '../runtime/world.js';
 import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openaiApiFor, type ReasoningEffort } from '../llm/openaiApi.js';
 import type { Effort, ProviderName, ThinkingRequest } from '../llm/provider.js';
@@ -128,7 +128,7 @@ const DEFAULT_MODELS: Record<ProviderName, string> = { anthropic: 'claude-sonnet
  * no provider): the files are read and validated as loadConfig reads them, no model is resolved.
  */
 export function loadDbPath(opts: LoadOptions): string {
-  const home = opts.home ?? homedir();
+  const home = opts.home ?? homeDir();
   let db: string | undefined;
   for (const file of new Set([join(home, '.agentrc'), join(opts.cwd, '.agentrc')])) {
     const read = readRawConfig(file);
@@ -138,7 +138,7 @@ export function loadDbPath(opts: LoadOptions): string {
 }
 
 export function loadConfig(opts: LoadOptions): Config {
-  const home = opts.home ?? homedir();
+  const home = opts.home ?? homeDir();
   const files = [join(home, '.agentrc'), join(opts.cwd, '.agentrc')];
   const unique = files.filter((f, i) => files.indexOf(f) === i);
   const sources: string[] = [];
@@ -259,7 +259,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     readPaths: [...(file.permissions?.readPaths ?? []), ...addDirs],
   });
 
-  const dbPath = resolve(opts.cwd, flags.db ?? env.AGENT_DB ?? file.db ?? defaultDbPath(env, opts.home ?? homedir()));
+  const dbPath = resolve(opts.cwd, flags.db ?? env.AGENT_DB ?? file.db ?? defaultDbPath(env, opts.home ?? homeDir()));
   const baseURL = flags.baseURL ?? file.baseURL;
 
   return {
@@ -299,7 +299,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
 
 /** An --add-dir directory, absolute; one that is not there is a usage error. */
 function checkAddDir(cwd: string, dir: string): string {
-  const abs = resolve(cwd, dir.startsWith('~/') ? join(homedir(), dir.slice(2)) : dir);
+  const abs = resolve(cwd, dir.startsWith('~/') ? join(homeDir(), dir.slice(2)) : dir);
   let isDir = false;
   try {
     isDir = statSync(abs).isDirectory();

@@ -6,8 +6,8 @@
 // with a warning naming the file and the field, since a cloned repository must not open its own
 // sandbox. A `sandbox` that does not fit the schema is an error naming the file and the field:
 // ignoring it could leave a narrowing unread. Claude Code's other sandbox keys are its business.
+import { homeDir } from '../runtime/world.js';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { ConfigError, readRawConfig, validateConfig } from './configFile.js';
@@ -84,7 +84,7 @@ function agentrcSandbox(file: string): SandboxFileConfig | undefined {
 const absolute = (p: string, base: string, home: string): string => (p.startsWith('~/') ? join(home, p.slice(2)) : isAbsolute(p) ? p : resolve(base, p));
 
 /** The settings in force; what a project's file could not widen is added to `warnings`. */
-export function sandboxSettings(cwd: string, home: string = homedir(), warnings: string[] = []): SandboxSettings {
+export function sandboxSettings(cwd: string, home: string = homeDir(), warnings: string[] = []): SandboxSettings {
   const personal = [join(home, '.claude', 'settings.json'), join(home, '.agentrc')];
   const project = [join(cwd, '.claude', 'settings.json'), join(cwd, '.claude', 'settings.local.json'), join(cwd, '.agentrc')].filter(
     (f) => !personal.includes(f),

@@ -4,8 +4,8 @@
 // when a check failed, 0 otherwise (warnings included). It needs no working SQLite to run: a
 // failing binding is its `sqlite` check, with the explanation `agent` itself would print.
 
-import { homedir } from 'node:os';
 import { dirname } from 'node:path';
+import { homeDir, world } from '../runtime/world.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { flagsOf } from '../bootstrap.js';
 import type { GlobalOptions } from '../cliOptions.js';
@@ -37,7 +37,7 @@ export interface DoctorReport {
 }
 
 /** Runs every check in a fixed order (the cheap ones first; MCP servers last). */
-export async function doctorReport(opts: DoctorOptions, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Promise<DoctorReport> {
+export async function doctorReport(opts: DoctorOptions, env: NodeJS.ProcessEnv = world().env, cwd: string = world().cwd): Promise<DoctorReport> {
   let config: Config | undefined;
   let configCheck: CheckResult;
   try {
@@ -54,7 +54,7 @@ export async function doctorReport(opts: DoctorOptions, env: NodeJS.ProcessEnv =
   // every key this process can see is redacted from the report, whatever a check prints
   const secrets = new Set(config ? secretVars(config, env) : []);
   for (const name of secrets) registerSecret(env[name]?.trim());
-  const dbPath = config?.dbPath ?? opts.db ?? env.AGENT_DB ?? defaultDbPath(env, homedir());
+  const dbPath = config?.dbPath ?? opts.db ?? env.AGENT_DB ?? defaultDbPath(env, homeDir());
   const checks: CheckResult[] = [
     checkNode(),
     checkNpm(env),
@@ -88,6 +88,6 @@ export function formatReport(r: DoctorReport): string {
 export async function runDoctor(opts: DoctorOptions): Promise<number> {
   const report = await doctorReport(opts);
   const text = opts.json ? JSON.stringify(report, null, 2) : formatReport(report);
-  process.stdout.write(`${redact(text)}\n`);
+  world().stdout.write(`${redact(text)}\n`);
   return report.ok ? 0 : 1;
 }

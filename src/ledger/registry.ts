@@ -1,3 +1,4 @@
+import { slot } from '../runtime/world.js';
 import { BUILT_IN_SECTIONS } from './sections.js';
 import type { LedgerSection } from './types.js';
 
@@ -26,5 +27,7 @@ export class LedgerRegistry {
   }
 }
 
-/** The process's registry: capabilities register their slices here when they load. */
-export const ledgerSections = new LedgerRegistry();
+const REGISTRY = Symbol('ledgerSections');
+
+/** The run's registry (its world's: two runs in one process keep their own): capabilities register their slices here when they load. */
+export const ledgerSections = (): LedgerRegistry => slot(REGISTRY, () => new LedgerRegistry());

@@ -1,3 +1,4 @@
+import { world } from '../runtime/world.js';
 import type { AdapterOptions } from './adapter-common.js';
 import { ProviderError } from './errors.js';
 import { openaiApiFor, type OpenAIApi } from './openaiApi.js';
@@ -40,7 +41,7 @@ export function createProvider(opts: ProviderOptions): LazyProvider {
     reasoningEffort: opts.reasoningEffort,
   };
   // without a base URL the SDK reads OPENAI_BASE_URL itself: decide on the URL it will use
-  const api = opts.provider === 'openai' ? openaiApiFor(adapterOpts.baseURL ?? (process.env.OPENAI_BASE_URL || undefined), opts.api) : undefined;
+  const api = opts.provider === 'openai' ? openaiApiFor(adapterOpts.baseURL ?? (world().env.OPENAI_BASE_URL || undefined), opts.api) : undefined;
   let loaded: Promise<Provider> | undefined;
   const load = (): Promise<Provider> =>
     (loaded ??=

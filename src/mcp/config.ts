@@ -5,8 +5,8 @@
 // A server from the project's own files (.mcp.json, the project's .agentrc) is `project`: it
 // runs only once the person approved it (ProjectTrust, bound to a fingerprint of what runs).
 
+import { homeDir } from '../runtime/world.js';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
 import { parseJsonc, positionOf } from '../config/jsonc.js';
@@ -45,7 +45,7 @@ export function mcpServers(
   config: Pick<Config, 'cwd' | 'mcpServers'>,
   env: NodeJS.ProcessEnv,
   isSecret: SecretTest,
-  home = homedir(),
+  home = homeDir(),
   problems: string[] = [],
   /** Servers an editor gave for the session (ACP session/new): the person's own, not a project's. */
   fromClient: ReadonlyArray<{ name: string; entry: McpServerFileEntry }> = [],

@@ -6,13 +6,9 @@ import type { LedgerItem } from '../ledger/types.js';
 import { approvedPlan } from './plans.js';
 import { currentTodos, renderTodos } from './todos.js';
 
-let registered = false;
-
-/** Registers both sections once per process (every session's ledger derives them from its own log). */
+/** Registers both sections in the run's registry (every session's ledger derives them from its own log); again is harmless (same ids). */
 export function registerPlanSections(): void {
-  if (registered) return;
-  registered = true;
-  ledgerSections.register({
+  ledgerSections().register({
     id: 'plan',
     title: 'Approved plan',
     order: 45,
@@ -23,7 +19,7 @@ export function registerPlanSections(): void {
       return plan ? [{ text: plan.text, brief: plan.text.split('\n', 1)[0] ?? '', anchor: true }] : [];
     },
   });
-  ledgerSections.register({
+  ledgerSections().register({
     id: 'tasks',
     title: 'Task list',
     order: 46,

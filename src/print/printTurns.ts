@@ -1,3 +1,4 @@
+import { world } from '../runtime/world.js';
 import type { Runtime } from '../bootstrap.js';
 import { onClosedStdout } from '../closedPipe.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from '../cliError.js';
@@ -94,11 +95,11 @@ export class PrintTurns {
 
   /** One JSON line on stdout, keys redacted; nothing once the reader is gone. */
   readonly writeLine = (obj: unknown): void => {
-    if (!this.stdoutClosed) process.stdout.write(`${redact(JSON.stringify(obj))}\n`);
+    if (!this.stdoutClosed) world().stdout.write(`${redact(JSON.stringify(obj))}\n`);
   };
 
   private note(text: string): void {
-    if (!this.quiet) process.stderr.write(`agent: ${text}\n`);
+    if (!this.quiet) world().stderr.write(`agent: ${text}\n`);
   }
 
   /** A notice on stderr (the session's, an MCP server's), its level named unless info; none where the streams carry everything. */
@@ -197,7 +198,7 @@ export class PrintTurns {
    */
   private printResult(text: string, fields: Record<string, unknown>, claudeResult: () => object): void {
     if (this.opts.format === 'text') {
-      if (text) process.stdout.write(`${text}\n`);
+      if (text) world().stdout.write(`${text}\n`);
     } else if (this.opts.format === 'events') {
       this.writeLine({ type: 'result', sessionId: this.runtime.session.id, ...fields, durationMs: Date.now() - this.started });
     } else this.writeLine(claudeResult());

@@ -7,6 +7,8 @@
 // a grace period, for whatever is left). What it never does: start a process, or decide when
 // one child should stop (its owner does: a timeout, an interrupt, a closed connection).
 
+import { slot, world } from '../runtime/world.js';
+
 export type GroupKind = 'bash' | 'hook' | 'mcp';
 
 export interface ChildGroup {
@@ -20,21 +22,24 @@ export interface ChildGroup {
   leaderGone?: boolean;
 }
 
-const groups = new Map<number, ChildGroup>();
-let exitHookInstalled = false;
+/** The run's groups (its world's: a run in a test process never stops another's children). */
+const GROUPS = Symbol('childGroups');
+const runGroups = (): Map<number, ChildGroup> =>
+  slot(GROUPS, () => {
+    const groups = new Map<number, ChildGroup>();
+    // the last word, whatever path the exit took: nothing the program started outlives it
+    world().onExit(() => {
+      for (const g of groups.values()) killGroup(g.pgid, 'SIGKILL');
+    });
+    return groups;
+  });
 
 /**
  * Adds a group; the returned function removes it when its owner saw its leader end, unless members
  * remain, or at once with `leaveRunning` (the owner lets the group outlive the program).
  */
 export function trackGroup(pgid: number, kind: GroupKind, label: string): (leaveRunning?: boolean) => void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    // the last word, whatever path the exit took: nothing the program started outlives it
-    process.once('exit', () => {
-      for (const g of groups.values()) killGroup(g.pgid, 'SIGKILL');
-    });
-  }
+  const groups = runGroups();
   // groups kept after their leader exited that have emptied since
   for (const g of groups.values()) if (g.leaderGone && !killGroup(g.pgid, 0)) groups.delete(g.pgid);
   const entry: ChildGroup = { pgid, kind, label, startedAt: Date.now() };
@@ -51,7 +56,7 @@ export function trackGroup(pgid: number, kind: GroupKind, label: string): (leave
 
 /** The groups running now, oldest first. */
 export function childGroups(): ChildGroup[] {
-  return [...groups.values()];
+  return [...runGroups().values()];
 }
 
 /** Signals a whole process group; false when it no longer exists. */
@@ -86,10 +91,11 @@ export async function stopGroup(pgid: number, graceMs: number): Promise<void> {
 export async function stopAllGroups(graceMs: number): Promise<void> {
   const all = childGroups();
   await Promise.all(all.map((g) => stopGroup(g.pgid, graceMs)));
+  const groups = runGroups();
   for (const g of all) if (groups.get(g.pgid) === g) groups.delete(g.pgid);
 }
 
 /** SIGKILL to every tracked group, now (a second signal: no more waiting). */
 export function killAllGroups(): void {
-  for (const g of groups.values()) killGroup(g.pgid, 'SIGKILL');
+  for (const g of runGroups().values()) killGroup(g.pgid, 'SIGKILL');
 }

@@ -6,6 +6,7 @@
 // time — the program exits with 128 + the signal's number, as a shell reports a death by that
 // signal. A second signal while that runs ends it at once, the groups SIGKILLed.
 import { constants } from 'node:os';
+import { inWorld, slot, world } from '../runtime/world.js';
 import { killAllGroups, stopAllGroups } from './groups.js';
 
 /** The longest a front end's shutdown may take before the program exits anyway. */
@@ -13,11 +14,13 @@ export const SHUTDOWN_MS = 3_000;
 /** How long a child group gets between SIGTERM and SIGKILL. */
 export const GROUP_GRACE_MS = 1_000;
 
-let stopping: NodeJS.Signals | undefined;
+/** The run's signal state (its world's): the signal it is ending on, and how many holds of SIGINT an editor has. */
+const SIGNALS = Symbol('signals');
+const state = (): { stopping: NodeJS.Signals | undefined; sigintHeld: number } => slot(SIGNALS, () => ({ stopping: undefined, sigintHeld: 0 }));
 
 /** The signal the program is ending on, once one came (the front ends skip their questions then). */
 export function terminatingSignal(): NodeJS.Signals | undefined {
-  return stopping;
+  return state().stopping;
 }
 
 /**
@@ -26,7 +29,7 @@ export function terminatingSignal(): NodeJS.Signals | undefined {
  * gone), and settles at once otherwise.
  */
 export function untilTerminated(): Promise<void> {
-  return stopping ? new Promise<void>(() => {}) : Promise.resolve();
+  return state().stopping ? new Promise<void>(() => {}) : Promise.resolve();
 }
 
 /** 128 + the signal's number (SIGHUP 129, SIGINT 130, SIGTERM 143). */
@@ -36,8 +39,6 @@ export function exitCodeOf(signal: NodeJS.Signals): number {
 
 export type Shutdown = (signal: NodeJS.Signals) => Promise<void> | void;
 
-let sigintHeld = 0;
-
 /**
  * While the person's editor has the terminal (a plan opened in $EDITOR), a SIGINT is the Ctrl+C
  * of the editor, which shares the terminal's process group, not the program's end (git does the
@@ -45,32 +46,37 @@ let sigintHeld = 0;
  * has exited.
  */
 export function holdSigint(held: boolean): void {
-  if (held) sigintHeld++;
-  else setTimeout(() => sigintHeld--, 250).unref();
+  const s = state();
+  if (held) s.sigintHeld++;
+  else setTimeout(() => s.sigintHeld--, 250).unref();
 }
 
 /** Ends the program on these signals as described above; returns the function that removes the handlers. */
 export function onTerminatingSignals(signals: readonly NodeJS.Signals[], shutdown: Shutdown): () => void {
-  const handler = (signal: NodeJS.Signals): void => {
-    if (signal === 'SIGINT' && sigintHeld > 0) return;
-    void terminate(signal, shutdown);
-  };
-  for (const s of signals) process.on(s, handler);
+  // the handler runs in the world it was set in, whoever emits the signal
+  const w = world();
+  const handler = (signal: NodeJS.Signals): void =>
+    inWorld(w, () => {
+      if (signal === 'SIGINT' && state().sigintHeld > 0) return;
+      void terminate(signal, shutdown);
+    });
+  for (const s of signals) w.signals.on(s, handler);
   return () => {
-    for (const s of signals) process.off(s, handler);
+    for (const s of signals) w.signals.off(s, handler);
   };
 }
 
 /** Runs the shutdown and stops every child group, then exits 128 + n; a second call exits at once. */
-export async function terminate(signal: NodeJS.Signals, shutdown: Shutdown, exit: (code: number) => void = (c) => process.exit(c)): Promise<void> {
-  if (stopping) {
+export async function terminate(signal: NodeJS.Signals, shutdown: Shutdown, exit: (code: number) => void = world().exit): Promise<void> {
+  const s = state();
+  if (s.stopping) {
     killAllGroups();
-    return exit(exitCodeOf(stopping));
+    return exit(exitCodeOf(s.stopping));
   }
-  stopping = signal;
+  s.stopping = signal;
   // with the database and the connections closed the event loop could drain (a group already gone
   // leaves no timer), and the program end with 0, before the exit below names the signal
-  setInterval(() => {}, 1_000);
+  const keepAlive = setInterval(() => {}, 1_000);
   // the shutdown's first synchronous steps (closing the MCP manager, interrupting the turn) come
   // before the groups are signalled, so that no owner mistakes its child's end for a crash to recover from
   let shut: Promise<void>;
@@ -86,5 +92,7 @@ export async function terminate(signal: NodeJS.Signals, shutdown: Shutdown, exit
   await groups;
   // whatever started while the shutdown ran
   killAllGroups();
+  // (an in-process run's exit does not end the process: the keep-alive must not outlive it)
+  clearInterval(keepAlive);
   exit(exitCodeOf(signal));
 }

@@ -3,6 +3,7 @@
 // stdout), the exit code and what the sandbox denied. Without a sandbox that is on, it runs the
 // command plainly: the caller decides whether that is allowed (SandboxRuntime.status says why).
 // Bash does more (live output, timeouts, the background): tools/bash.ts.
+import { world } from '../runtime/world.js';
 import { spawn } from 'node:child_process';
 import type { CommandSandbox } from '../tools/types.js';
 import { defaultShell } from '../tools/shell.js';
@@ -29,7 +30,7 @@ export async function runInSandbox(
   const id = `run#${++seq}`;
   const wrapped = inside ? await sandbox.wrap(command, shell, { cwd: o.cwd, readOnly: o.readOnly === true, id }) : undefined;
   const args = wrapped ? ['-c', 'exec "$@" 2>&1', shell, ...wrapped.argv] : ['-c', 'exec "$0" -c "$1" 2>&1', shell, command];
-  const env = { ...(o.env ?? (process.env as Record<string, string>)), ...wrapped?.env };
+  const env = { ...(o.env ?? (world().env as Record<string, string>)), ...wrapped?.env };
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
     const child = spawn(shell, args, { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...(o.signal ? { signal: o.signal } : {}) });
     let text = '';

@@ -1,7 +1,7 @@
 // Starting the sandbox for a run (bootstrap calls it): where it is (the project, home, the trust
 // file, ripgrep), how a connection off the allow-list is asked, and the loud start-up notice when
 // it cannot start. Nothing here runs when sandbox.enabled is not set.
-import { homedir } from 'node:os';
+import { homeDir } from '../runtime/world.js';
 import type { Config } from '../config/config.js';
 import { resolveRg } from '../tools/grep.js';
 import type { Approver } from '../tools/permissions.js';
@@ -33,7 +33,7 @@ export async function startSandbox(config: Config, trustFile: string, approver: 
         return answer.kind !== 'deny';
       }
     : undefined;
-  const where = { cwd: config.cwd, home: homedir(), trustFile, tmp: SANDBOX_TMP, rgPath: (await resolveRg(undefined)) ?? 'rg' };
+  const where = { cwd: config.cwd, home: homeDir(), trustFile, tmp: SANDBOX_TMP, rgPath: (await resolveRg(undefined)) ?? 'rg' };
   const sandbox = new SandboxRuntime(config.sandbox, where, ask);
   const status = await sandbox.start();
   if (status.state === 'unavailable') config.warnings.push(unavailableText(status, config.sandbox));

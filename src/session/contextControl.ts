@@ -361,7 +361,7 @@ export class ContextControl {
         // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
         thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
         instructions: (trigger, focus, signal) => this.deps.caps.summaryInstructions(this.cfg.compaction.instructions, trigger, focus, signal),
-        ledger: { archived: () => this.deps.log.archived(), sections: () => [...ledgerSections.sections(), ...this.deps.caps.ledgerSections()] },
+        ledger: { archived: () => this.deps.log.archived(), sections: () => [...ledgerSections().sections(), ...this.deps.caps.ledgerSections()] },
         ...this.deps.engine,
       },
       state,

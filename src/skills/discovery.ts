@@ -5,8 +5,8 @@
 // the one it hides. Nested folders (`src/web/.claude/skills`, below the working directory) are
 // found when the model works on a file under them (nestedSkillDirs). The YAML parser loads only
 // when there is a SKILL.md.
+import { homeDir, world } from '../runtime/world.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseSkillFile, type ParseYaml, type Skill, type SkillScope } from './skillFile.js';
 
@@ -34,7 +34,7 @@ function repoRoot(dir: string): string | undefined {
 }
 
 /** Where skills are looked for, in order of precedence. */
-export function skillDirs(cwd: string, env: NodeJS.ProcessEnv = process.env, home = env['HOME'] || homedir()): SkillDir[] {
+export function skillDirs(cwd: string, env: NodeJS.ProcessEnv = world().env, home = env['HOME'] || homeDir()): SkillDir[] {
   const out: SkillDir[] = [];
   const top = repoRoot(resolve(cwd)) ?? resolve(cwd);
   for (let d = resolve(cwd); ; d = dirname(d)) {

@@ -1,3 +1,4 @@
+import { world } from '../runtime/world.js';
 import pkg from '../../package.json' with { type: 'json' };
 import type { Config } from '../config/config.js';
 import { secretVars } from '../config/secrets.js';
@@ -101,13 +102,13 @@ export interface StatusHost {
 export function statusLineFor(config: Config, host: StatusHost, show: (line: string) => void): { close: () => void } | undefined {
   const cmd = config.statusLine;
   if (!cmd) return undefined;
-  const secrets = new Set(secretVars(config, process.env));
+  const secrets = new Set(secretVars(config, world().env));
   const follow = followStatus({
     command: cmd.command,
     timeoutMs: cmd.timeoutMs,
     cwd: config.cwd,
     // the command never sees a key
-    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !secrets.has(name))),
+    env: Object.fromEntries(Object.entries(world().env).filter(([name]) => !secrets.has(name))),
     version: pkg.version,
     now: () => {
       const s = host.session();

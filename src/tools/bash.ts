@@ -1,3 +1,4 @@
+import { world } from '../runtime/world.js';
 import * as z from 'zod/mini';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
 import { fmtDuration, fmtInt } from './format.js';
@@ -38,7 +39,7 @@ const hideProviderKeys = (name: string): boolean => PROVIDER_KEY_VARS.includes(n
 /** The environment a command runs with: this process's, minus the hidden variables. */
 function commandEnv(hide: (name: string) => boolean): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !hide(k)) env[k] = v;
+  for (const [k, v] of Object.entries(world().env)) if (v !== undefined && !hide(k)) env[k] = v;
   return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', PAGER: 'cat' };
 }
 

@@ -1,10 +1,10 @@
-import { homedir } from 'node:os';
+import { homeDir } from '../runtime/world.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** Resolves a path the model gave: relative to cwd unless absolute; a leading ~ means the home directory. */
 export function resolvePath(cwd: string, p: string): string {
-  if (p === '~') return homedir();
-  if (p.startsWith('~/')) return resolve(homedir(), p.slice(2));
+  if (p === '~') return homeDir();
+  if (p.startsWith('~/')) return resolve(homeDir(), p.slice(2));
   return resolve(cwd, p);
 }
 

@@ -1,5 +1,5 @@
+import { homeDir } from '../runtime/world.js';
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { PermissionMode } from '../config/schema.js';
 import { isInside } from './paths.js';
@@ -27,7 +27,7 @@ const KEY_FILE = /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/i;
 const DOTENV = /^\.env(\..+)?$/;
 
 /** The paths a read-only tool call will read, by tool; undefined for a tool that reads no files. */
-export function readTargets(toolName: string, input: unknown, cwd: string, home = homedir()): string[] | undefined {
+export function readTargets(toolName: string, input: unknown, cwd: string, home = homeDir()): string[] | undefined {
   const resolvePath = (base: string, p: string): string => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : resolve(base, p));
   const o = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
   const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
@@ -101,7 +101,7 @@ export class ReadBoundary {
   private readonly sessionDirs = new Map<string, string[]>();
 
   constructor(private readonly opts: ReadBoundaryOptions) {
-    this.home = realPath(opts.home ?? homedir());
+    this.home = realPath(opts.home ?? homeDir());
     const cwd = realPath(resolve(opts.cwd));
     const repo = repoRoot(cwd);
     this.project = repo && repo !== cwd ? [cwd, repo] : [cwd];

@@ -1,9 +1,10 @@
 // Finding the shell the Bash tool runs commands with (the process groups it starts are processes/groups.ts').
+import { world } from '../runtime/world.js';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** First executable named `name` on PATH, or undefined. */
-export function findOnPath(name: string, pathVar = process.env['PATH'] ?? ''): string | undefined {
+export function findOnPath(name: string, pathVar = world().env['PATH'] ?? ''): string | undefined {
   for (const dir of pathVar.split(delimiter)) {
     if (dir === '') continue;
     const candidate = join(dir, name);

@@ -7,9 +7,9 @@
 // ($XDG_CONFIG_HOME/agent/trust.json, else ~/.config/agent/trust.json); this module owns that
 // file and nothing else. It never asks the person: the front ends do, and call approve().
 
+import { homeDir, world } from '../runtime/world.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 /** What kind of project code an approval covers. */
@@ -41,7 +41,7 @@ interface TrustFile {
 }
 
 /** `$XDG_CONFIG_HOME/agent/trust.json`, else `~/.config/agent/trust.json`. */
-export function trustFilePath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+export function trustFilePath(env: NodeJS.ProcessEnv = world().env, home = homeDir()): string {
   const xdg = env['XDG_CONFIG_HOME'];
   return join(xdg?.startsWith('/') ? xdg : join(home, '.config'), 'agent', 'trust.json');
 }

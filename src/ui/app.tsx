@@ -2,6 +2,7 @@
 // or an overlay (permission prompt, session picker, /history browser) and the status line. It holds no business
 // logic: it renders what the UiController reports and forwards what the person does. Its state
 // lives in use-app-store.ts, its keys in app-keys.ts, the overlay in components/Overlay.tsx.
+import { processWorld, world } from '../runtime/world.js';
 import { memo, useMemo } from 'react';
 import { Box, render, Static } from 'ink';
 import { useAppKeys } from './app-keys.js';
@@ -102,30 +103,31 @@ export function restoreTerminal(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteSt
  * restored in every case, also when the process dies.
  */
 export async function runTui(controller: UiController, opts: RunTuiOptions = {}): Promise<void> {
-  const stdin = opts.stdin ?? process.stdin;
-  const stdout = opts.stdout ?? process.stdout;
-  const stderr = opts.stderr ?? process.stderr;
+  const stdin = opts.stdin ?? world().stdin;
+  const stdout = opts.stdout ?? world().stdout;
+  const stderr = opts.stderr ?? world().stderr;
   if (!stdin.isTTY) throw new Error('the interactive UI needs a terminal on stdin (use -p for non-interactive mode)');
-  const color = opts.color ?? detectColor({ env: process.env, isTTY: stdout.isTTY, hasColors: stdout.hasColors?.bind(stdout) });
+  const color = opts.color ?? detectColor({ env: world().env, isTTY: stdout.isTTY, hasColors: stdout.hasColors?.bind(stdout) });
   const restore = (): void => restoreTerminal(stdin, stdout);
-  process.once('exit', restore);
-  const dumb = opts.dumb ?? process.env['TERM'] === 'dumb';
+  const offExit = world().onExit(restore);
+  const dumb = opts.dumb ?? world().env['TERM'] === 'dumb';
   const theme = dumb ? dumbTheme : color ? colorTheme : plainTheme;
   // a screen reader gets Ink's own rendering of the transcript, not text laid out for the eye
-  const printAhead = process.env['INK_SCREEN_READER'] === 'true' ? undefined : (text: string): void => void stdout.write(text);
+  const printAhead = world().env['INK_SCREEN_READER'] === 'true' ? undefined : (text: string): void => void stdout.write(text);
   const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={theme} {...(printAhead ? { printAhead } : {})} />, {
     stdin,
     stdout,
     stderr,
     exitOnCtrlC: false,
-    patchConsole: opts.patchConsole ?? true,
+    // the console is the process's: an app run in another world (a test's) leaves it alone
+    patchConsole: opts.patchConsole ?? world() === processWorld(),
   });
   // the terminal marks where each paste starts and ends, so a paste is never mistaken for typing
   if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
   try {
     await instance.waitUntilExit();
   } finally {
-    process.off('exit', restore);
+    offExit();
     restore();
   }
 }

@@ -6,6 +6,7 @@
 // by the width drawn. Then it puts the cursor back and erases the sample. A terminal that does
 // not answer within the timeout costs that long and leaves the width unknown (stringWidth.ts).
 
+import { world } from '../runtime/world.js';
 import { setSkinToneColumns } from './stringWidth.js';
 
 /** 👍🏽: thumbs up with a medium skin tone. */
@@ -37,11 +38,11 @@ export function readReplies(input: string): { columns: 2 | 4 | undefined; comple
  * unrecognised sequence, which the input box never inserts (prompt-model.ts).
  */
 export function learnSkinToneWidth(
-  stdin: NodeJS.ReadStream = process.stdin,
-  stdout: NodeJS.WriteStream = process.stdout,
+  stdin: NodeJS.ReadStream = world().stdin,
+  stdout: NodeJS.WriteStream = world().stdout,
   timeoutMs = PROBE_TIMEOUT_MS,
 ): Promise<2 | 4 | undefined> {
-  if (!stdin.isTTY || !stdout.isTTY || typeof stdin.setRawMode !== 'function' || process.env['TERM'] === 'dumb') return Promise.resolve(undefined);
+  if (!stdin.isTTY || !stdout.isTTY || typeof stdin.setRawMode !== 'function' || world().env['TERM'] === 'dumb') return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const wasRaw = stdin.isRaw;
     let input = '';

@@ -3,9 +3,10 @@
 // clipboard, read with wl-paste, xclip or pngpaste). Each becomes an "[Image #n]" chip that is
 // sent as an @"path" mention, so the image goes the way of any @image: read, checked and
 // downscaled by FileRead, attached to the message.
+import { homeDir, world } from '../runtime/world.js';
 import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp)$/i;
@@ -41,7 +42,7 @@ function localPath(word: string): string | undefined {
       return undefined;
     }
   }
-  if (p.startsWith('~/')) p = join(homedir(), p.slice(2));
+  if (p.startsWith('~/')) p = join(homeDir(), p.slice(2));
   return isAbsolute(p) ? p : undefined;
 }
 
@@ -97,7 +98,7 @@ let clipDir: string | undefined;
 let clips = 0;
 
 /** The clipboard's image saved to a file (its path), or why there is none. */
-export async function clipboardImage(env: NodeJS.ProcessEnv = process.env): Promise<{ path: string } | { why: string }> {
+export async function clipboardImage(env: NodeJS.ProcessEnv = world().env): Promise<{ path: string } | { why: string }> {
   const reader = READERS.find((r) => r.when(env) && onPath(r.name, env));
   if (!reader) return { why: NO_CLIPBOARD_TOOL };
   const out = await new Promise<{ bytes: Buffer; code: number | null; err: string }>((resolve) => {

@@ -1,5 +1,6 @@
 // The app's state for its lifetime: the UiStore fed by the controller's events, the prompt,
 // the screen redraws (Ctrl-L, a resize, a plan back from the editor) and the exit.
+import { world } from '../runtime/world.js';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useApp, useStdin, useStdout } from 'ink';
 import { afterEditing, type ApprovalView } from './approval.js';
@@ -110,7 +111,7 @@ function useRedraw(store: UiStore, controller: UiController, columns: number, ro
   // a plan opened in the person's editor: the terminal is theirs until it exits, then the screen is drawn again and the plan asked anew
   const editPlan = useCallback(
     (view: ApprovalView) => {
-      const next = afterEditing(view, editInEditor(view.request.plan ?? '', 'plan.md', { stdin, stdout, env: controller.editorEnv?.() ?? process.env }));
+      const next = afterEditing(view, editInEditor(view.request.plan ?? '', 'plan.md', { stdin, stdout, env: controller.editorEnv?.() ?? world().env }));
       if (next.edited && next.detailAbove)
         store.append({ kind: 'approval_detail', id: `plan-${Date.now()}`, toolName: view.request.toolName, summary: next.request.summary });
       store.updateApproval(next);

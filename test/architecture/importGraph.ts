@@ -166,12 +166,21 @@ export const LAYER_RULES: Rule[] = [
       under('src/tools')(e.from) && ['src/agents', 'src/mcp', 'src/hooks', 'src/skills', 'src/background', 'src/capability'].some((room) => under(room)(e.to)),
   },
   {
-    name: 'src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts), the tool names (src/tools/toolNames.ts) and its own files, no package, no node: module',
-    forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts' && e.to !== 'src/tools/toolNames.ts',
+    name: "src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts), the tool names (src/tools/toolNames.ts), its own files, and the run's world (src/runtime/) for its registry's per-run slot, no package, no node: module",
+    forbids: (e) =>
+      under('src/ledger')(e.from) &&
+      !under('src/ledger')(e.to) &&
+      e.to !== 'src/llm/messages.ts' &&
+      e.to !== 'src/tools/toolNames.ts' &&
+      !under('src/runtime')(e.to),
   },
   {
-    name: 'src/processes/ (the child process groups and the terminating signals) depends on nothing of the program: tools, hooks, MCP and the front ends use it',
-    forbids: (e) => under('src/processes')(e.from) && e.to.startsWith('src/') && !under('src/processes')(e.to),
+    name: "src/processes/ (the child process groups and the terminating signals) depends on nothing of the program but the run's world (src/runtime/: its signals, exit and per-run slots): tools, hooks, MCP and the front ends use it",
+    forbids: (e) => under('src/processes')(e.from) && e.to.startsWith('src/') && !under('src/processes')(e.to) && !under('src/runtime')(e.to),
+  },
+  {
+    name: "src/runtime/ (the run's world: environment, cwd, streams, signals, exit, per-run slots) depends on nothing of the program: every room reads its world there",
+    forbids: (e) => under('src/runtime')(e.from) && e.to.startsWith('src/') && !under('src/runtime')(e.to),
   },
   {
     name: "src/history/ (the log, its records, the one reducer) imports nothing but the neutral messages (src/llm/messages.ts), and the types of the ledger's report (src/ledger/, itself pure) for a compaction's receipt: no package, no store, session, compaction or UI",
@@ -201,8 +210,9 @@ export const LAYER_RULES: Rule[] = [
       (!e.typeOnly || !['src/llm', 'src/history', 'src/tools', 'src/compaction', 'src/agents', 'src/config', 'src/plan'].some((room) => under(room)(e.to))),
   },
   {
-    name: 'src/trust/ (what the person approved) depends on nothing of the program but config: MCP and hooks ask it, never the reverse',
-    forbids: (e) => under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to),
+    name: "src/trust/ (what the person approved) depends on nothing of the program but config and the run's world (src/runtime/): MCP and hooks ask it, never the reverse",
+    forbids: (e) =>
+      under('src/trust')(e.from) && e.to.startsWith('src/') && !under('src/trust')(e.to) && !under('src/config')(e.to) && !under('src/runtime')(e.to),
   },
   {
     name: 'src/media/ (images: decode, downscale, count) depends on nothing of the program: tools, MCP, compaction and the fake provider use it',
@@ -224,12 +234,12 @@ export const LAYER_RULES: Rule[] = [
       (['linkedom', '@mozilla/readability', 'turndown'].includes(e.to) && !under('src/web')(e.from)),
   },
   {
-    name: 'src/sandbox/ (the OS sandbox Bash runs in) is the only importer of @anthropic-ai/sandbox-runtime, knows no UI and no SQL, and imports of the program only config/ (its settings) and tools/ (the port it fills, shell.ts): the tools never import it, bootstrap lends it',
+    name: "src/sandbox/ (the OS sandbox Bash runs in) is the only importer of @anthropic-ai/sandbox-runtime, knows no UI and no SQL, and imports of the program only config/ (its settings), tools/ (the port it fills, shell.ts), processes/ and the run's world (runtime/): the tools never import it, bootstrap lends it",
     forbids: (e) =>
       (e.to === '@anthropic-ai/sandbox-runtime' && !under('src/sandbox')(e.from)) ||
       (under('src/sandbox')(e.from) &&
         e.to.startsWith('src/') &&
-        !['src/sandbox', 'src/config', 'src/tools', 'src/processes'].some((room) => under(room)(e.to))) ||
+        !['src/sandbox', 'src/config', 'src/tools', 'src/processes', 'src/runtime'].some((room) => under(room)(e.to))) ||
       (under('src/sandbox')(e.from) && (isUi(e.to) || isSql(e.to))) ||
       (under('src/tools')(e.from) && under('src/sandbox')(e.to)),
   },

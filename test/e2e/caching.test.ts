@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionRecord } from '../../src/history/compaction.js';
 import type { RecordedRequest } from '../fake-server/server.js';
-import { isSummarizer, jsonResult, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { isSummarizer, jsonResult, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './inprocess.js';
 import { describeEachProvider, itRegimeFree } from './regime.js';
 
+// Both regimes: the cached prefix holds thinking blocks, whose form the model family sets.
 // Prompt caching end to end: the built CLI, the real SDKs, the fake server simulating both
 // providers' caches from their documented rules. Every turn is a separate `-p --continue`
 // process, so every turn is also a resume that must rebuild a byte-identical prefix.

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './inprocess.js';
 import { EXAMPLES, RECORDED_EXAMPLES, recordedKind, shapeErrors, validate, validateRecorded, type Json } from './claudeShape.js';
 import { describeEachProvider, itEachProvider } from './regime.js';
 

@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { UNANSWERED_PROMPT_REPLY } from '../../src/session/repair.js';
 import { openStore } from '../../src/store/index.js';
 import { textOf } from '../../src/llm/messages.js';
-import { runAgent, useFakeServer, workspace } from './harness.js';
+import { AGENT_BIN, agentEnv, runAgent, useFakeServer, workspace } from './harness.js';
 
 // `agent -p … --output-format events | head -1`: the reader goes away after one line.
 // The run used to exit at once, leaving the session with a prompt and no reply; it now ends
@@ -45,6 +46,32 @@ describe('a -p run whose reader closes the pipe', () => {
       expect(textOf(reply!)).toBe(UNANSWERED_PROMPT_REPLY);
     } finally {
       store.close();
+    }
+  });
+});
+
+describe('`agent sessions` whose reader closes the pipe', () => {
+  // (from bad-input.test.ts, which runs in-process: the pipe between two processes is the subject here)
+  it('a reader that stops early (| head) ends `sessions show` quietly: no EPIPE trace, exit 0', () => {
+    const ws = workspace();
+    const store = openStore(ws.db);
+    store.createSession({ id: 's_long', cwd: ws.dir, provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    for (let i = 0; i < 200; i++) {
+      store.appendMessage(
+        's_long',
+        { id: `m${i}`, role: i % 2 ? 'assistant' : 'user', kind: 'normal', createdAt: i, blocks: [{ type: 'text', text: `line ${i} ${'x'.repeat(2000)}` }] },
+        1,
+      );
+    }
+    store.close();
+    for (const args of [['sessions', 'show', 's_long'], ['sessions', 'export', 's_long', '--format', 'jsonl'], ['sessions']]) {
+      const r = spawnSync('bash', ['-c', `node "${AGENT_BIN}" ${args.join(' ')} | head -c 100 > /dev/null; echo "agent exit \${PIPESTATUS[0]}" >&2`], {
+        cwd: ws.dir,
+        env: agentEnv({ ws }),
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(r.stderr, args.join(' ')).toBe('agent exit 0\n');
     }
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { CompactionRecord } from '../../src/history/compaction.js';
 import type { FakeServer, Reply } from '../fake-server/server.js';
-import { KEY, runAgent, workspace, type ProviderKind, type Workspace, isSummarizer } from './harness.js';
+import { KEY, runAgent, workspace, type ProviderKind, type Workspace, isSummarizer } from './inprocess.js';
 import { itRegimeFree } from './regime.js';
 
 // The compaction end-to-end cases, run once per provider by compaction.test.ts (Anthropic) and

@@ -1,5 +1,5 @@
 import { compactionCases } from './compaction-cases.js';
-import { useFakeServer } from './harness.js';
+import { useFakeServer } from './inprocess.js';
 import { describeRegimeFree } from './regime.js';
 
 // The compaction end-to-end cases with OpenAI (see compaction-cases.ts); a file of its own so

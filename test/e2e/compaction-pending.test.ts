@@ -1,8 +1,9 @@
 import { expect, it } from 'vitest';
 import type { RequestView } from '../fake-server/types.js';
-import { isSummarizer, runAgent, useFakeServer, workspace } from './harness.js';
+import { isSummarizer, runAgent, useFakeServer, workspace } from './inprocess.js';
 import { describeRegimeFree } from './regime.js';
 
+// Both regimes: the summarized history carries thinking blocks of the family's form.
 // Auto compaction fires before the model call of a new prompt. The summary must be written
 // from the history before that prompt (a prompt in the summary request is what the model
 // answers), and a reply that is no checkpoint must never replace the history.

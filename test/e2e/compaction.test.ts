@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CompactionRecord } from '../../src/history/compaction.js';
 import { compactionCases, LONG, records, SUMMARY, turnWith } from './compaction-cases.js';
-import { workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
+import { workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './inprocess.js';
 import { describeRegimeFree } from './regime.js';
 
+// Both regimes: a summary and the history it replaces carry thinking blocks of the family's form.
 // Compaction end to end: the built CLI, the real SDKs, the fake server enforcing a small
 // context window with the real overflow errors. The OpenAI cases: compaction-openai.test.ts.
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonResult, MODEL, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { jsonResult, MODEL, runAgent, useFakeServer, workspace, type Workspace } from './inprocess.js';
 
 // Custom slash commands end to end in print mode: a Claude Code command file used unchanged.
 

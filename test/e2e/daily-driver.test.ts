@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
+import { jsonResult, runAgent, workspace, useFakeServer } from './inprocess.js';
 
 // Issue #14 in print mode and the sessions command: the built CLI against the fake server.
 

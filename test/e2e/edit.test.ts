@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isSummarizer, MODEL, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { isSummarizer, MODEL, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './inprocess.js';
 import { describeEachProvider } from './regime.js';
 
 // Edit, Write and /rewind end to end, print mode: the built CLI, the real SDKs, the fake

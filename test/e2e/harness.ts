@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -120,22 +121,40 @@ export function agentEnv(opts: Pick<RunOptions, 'ws' | 'server' | 'provider' | '
 const running = new Set<ChildProcess>();
 
 /**
+ * Sends SIGTERM to an in-process run's signals now, and again when the run starts listening for
+ * it: a run stopped while it still starts up has no handler yet, and would otherwise go on (and
+ * take the replies queued for the next test from the worker's fake server).
+ */
+export function stopWhenListening(signals: EventEmitter): void {
+  signals.on('newListener', (event: string) => {
+    if (event === 'SIGTERM') setImmediate(() => signals.emit('SIGTERM', 'SIGTERM'));
+  });
+  signals.emit('SIGTERM', 'SIGTERM');
+}
+
+/** In-process runs (inprocess.ts) that have not ended: `stop` sends one SIGTERM, as its own signal, and resolves when it ended. */
+export const inProcessRuns = new Set<{ stop: () => Promise<unknown> }>();
+
+/**
  * Kills the agents a test left running (it failed or timed out while one ran) and waits until
  * they are gone: otherwise one would go on taking the replies queued for the test's retry, or
- * for the next test on the same fake server. Resolves with how many there were.
+ * for the next test on the same fake server. An in-process run is sent SIGTERM (its own
+ * signals) and waited for. Resolves with how many there were.
  */
 export async function stopLeftoverAgents(): Promise<number> {
   const left = [...running];
-  await Promise.all(
-    left.map(
+  const runs = [...inProcessRuns];
+  await Promise.all([
+    ...left.map(
       (child) =>
         new Promise<void>((done) => {
           child.once('close', () => done());
           child.kill('SIGKILL');
         }),
     ),
-  );
-  return left.length;
+    ...runs.map((run) => run.stop()),
+  ]);
+  return left.length + runs.length;
 }
 
 /** Runs `agent <args>`; the model flag for the provider is added unless args name one. */
@@ -190,16 +209,32 @@ export function jsonResult(run: RunResult): Record<string, unknown> {
 const madeWorkspaces: string[] = [];
 
 /**
- * One fake provider server for a test file, started before its tests, closed after them and
- * reset (requests, queue, responder, window, overflow flavor) before each test.
+ * The worker's fake provider server: started by the first file that uses one, shared by the
+ * files the worker runs after it (they share this module: isolate: false), and left to end with
+ * the worker. `defaults` are its settings as started, which every test starts from.
+ */
+let workerServer: Promise<{ server: FakeServer; defaults: string }> | undefined;
+
+/** Puts every setting back as the server started (a test's window, caps, models, flavors…). */
+function resetSettings(server: FakeServer, defaults: string): void {
+  const settings = server.settings as unknown as Record<string, unknown>;
+  const initial = JSON.parse(defaults) as Record<string, unknown>;
+  for (const key of Object.keys(settings)) if (!(key in initial)) delete settings[key];
+  Object.assign(settings, initial);
+}
+
+/**
+ * The fake provider server for a test file: the worker's one (started once, shared by its files),
+ * reset (requests, queue, responder, prompt caches, every setting) before each test.
  */
 export function useFakeServer(): FakeServer {
   let current: FakeServer | undefined;
+  let defaults = '';
   beforeAll(async () => {
-    current = await startFakeServer();
+    workerServer ??= startFakeServer().then((server) => ({ server, defaults: JSON.stringify(server.settings) }));
+    ({ server: current, defaults } = await workerServer);
   });
-  afterAll(async () => {
-    await current?.close();
+  afterAll(() => {
     // the file's workspaces go with it; AGENT_E2E_KEEP=1 keeps them to look at
     if (process.env.AGENT_E2E_KEEP === '1') return;
     for (const root of madeWorkspaces.splice(0)) {
@@ -215,10 +250,7 @@ export function useFakeServer(): FakeServer {
     if (!current) return;
     current.clear();
     current.respondWith(undefined);
-    current.settings.contextWindow = 1_000_000;
-    current.settings.overflow = 'openai';
-    current.settings.models = {};
-    current.settings.responsesOverflow = 'error_object';
+    resetSettings(current, defaults);
   });
   return new Proxy({} as FakeServer, {
     get(_target, prop) {

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isSummarizer, KEY, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { isSummarizer, KEY, runAgent, useFakeServer, workspace, type Workspace } from './inprocess.js';
 
 // Hooks end to end: the built CLI in print mode, real shell scripts as hooks, the fake server
 // recording what reached the model.

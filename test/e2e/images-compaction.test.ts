@@ -4,9 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Block, ImageBlock } from '../../src/llm/messages.js';
 import type { RecordedRequest } from '../fake-server/server.js';
 import { makeImage } from '../support/images.js';
-import { isSummarizer, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { isSummarizer, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './inprocess.js';
 import { describeEachProvider, itEachProvider } from './regime.js';
 
+// Both regimes: micro and auto compaction over a thinking model's turns.
 // Images in a long session, end to end through the fake: once a turn's image is older than the
 // person's last two turns, micro compaction replaces it by a placeholder naming a Recall id;
 // Recall with that id attaches it again; /uncompact brings it back into view; a summarizer is

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Block, ImageBlock } from '../../src/llm/messages.js';
 import { MAX_LONG_SIDE, MAX_PIXELS } from '../../src/media/limits.js';
 import { makeImage } from '../support/images.js';
-import { runAgent, useFakeServer, workspace, type ProviderKind } from './harness.js';
+import { runAgent, useFakeServer, workspace, type ProviderKind } from './inprocess.js';
 import { describeFor } from './regime.js';
 
 // Images end to end: the built CLI against the fake provider, which decodes what it is sent.

@@ -5,7 +5,7 @@ import { FACTS, TURNS, type Fact } from './ledger-script.js';
 
 export { FACTS, FORGETFUL_SUMMARY, TURNS, type Fact } from './ledger-script.js';
 import type { RequestView } from '../fake-server/types.js';
-import { isSummarizer, runAgent, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { isSummarizer, runAgent, workspace, type ProviderKind, type Workspace } from './inprocess.js';
 
 // Issue 37's scenario: a 14-turn coding session, /compact, one more turn, with eight facts
 // planted where they come up in real work. The first request after /compact is probed for each.

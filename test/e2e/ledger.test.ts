@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LONG, records, turnWith } from './compaction-cases.js';
-import { isSummarizer, MODEL, runAgent, useFakeServer, type ProviderKind } from './harness.js';
+import { isSummarizer, MODEL, runAgent, useFakeServer, type ProviderKind } from './inprocess.js';
 import { FACTS, FORGETFUL_SUMMARY, runScenario, scenarioWorkspace } from './ledger-scenario.js';
 
+// Both regimes: the ledger rides after a compaction of a thinking model's turns.
 // Issue 37's scenario end to end (the built CLI, the real SDKs, the fake server): with a
 // summarizer that keeps nothing, every planted fact is in the first request after /compact,
 // because the ledger beside the checkpoint is derived from the log, not from the summary.

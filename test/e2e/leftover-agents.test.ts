@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { processAlive as alive } from '../../src/session/lease.js';
 import { startSilentServer, type SilentServer } from '../fake-server/silent.js';
 import { runAgent, stopLeftoverAgents, useFakeServer, workspace } from './harness.js';
+import { runAgent as runInProcess } from './inprocess.js';
 
 // A test that fails or times out while its agent waits must not leave that agent running: it would
 // take the replies queued for the test's retry (vitest.config.ts retries e2e tests once) or for
@@ -55,6 +56,24 @@ describe('agents a test leaves running', () => {
       expect(alive(leftPid)).toBe(false);
     } finally {
       await leftSilent?.close();
+    }
+  });
+});
+
+describe('in-process runs a test leaves running', () => {
+  it('stopLeftoverAgents ends them with SIGTERM in their own world, waits for them, and says how many there were', async () => {
+    const silent = await startSilentServer();
+    try {
+      const run = runInProcess(['-p', 'hello'], { ws: workspace(), server, env: { ANTHROPIC_BASE_URL: silent.url }, timeoutMs: 120_000 });
+      // (it may still be starting: it gets the signal once it listens for it, harness.ts stopWhenListening)
+      // mutation: runAgent (inprocess.ts) not recording its run counts 0 here
+      expect(await stopLeftoverAgents()).toBe(1);
+      // 128 + SIGTERM, as the process would report it (processes/signals.ts)
+      expect((await run).code).toBe(143);
+      // mutation: a run not forgotten when it ends is counted again
+      expect(await stopLeftoverAgents()).toBe(0);
+    } finally {
+      await silent.close();
     }
   });
 });

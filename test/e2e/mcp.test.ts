@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BUILT_IN_TOOLS, jsonResult, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
+import { BUILT_IN_TOOLS, jsonResult, runAgent, workspace, useFakeServer, type Workspace } from './inprocess.js';
 import { EVERYTHING, freePort, startEverything, type HttpServer } from '../mcp/everything.js';
 import { itRegimeFree } from './regime.js';
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '../fake-server/server.js';
 import { bigFile, records, SUMMARY, turnWith } from './compaction-cases.js';
-import { isSummarizer, useFakeServer, workspace } from './harness.js';
+import { isSummarizer, useFakeServer, workspace } from './inprocess.js';
 import { itRegimeFree } from './regime.js';
 
+// Both regimes: the window and output caps the models endpoint gives are the family's.
 // What the models endpoint says of a model, applied through the real SDK: its max_input_tokens
 // is the context window (compaction fires before the provider's window refuses a request, where
 // the built-in table's 200K would let it grow into a 400), its max_tokens caps the replies (a

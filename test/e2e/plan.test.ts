@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isSummarizer, jsonLines, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { isSummarizer, jsonLines, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './inprocess.js';
 import { describeEachProvider } from './regime.js';
 
 // Plan mode and the task list end to end in print mode: the built CLI, the real SDKs, the fake

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BUILT_IN_TOOLS, jsonResult, KEY, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
+import { BUILT_IN_TOOLS, jsonResult, KEY, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './inprocess.js';
 import { describeEachProvider } from './regime.js';
 
 // Print mode end to end: the built CLI as a child process, the real SDKs over HTTP, the

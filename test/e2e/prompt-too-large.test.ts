@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonResult, runAgent, useFakeServer, workspace } from './harness.js';
+import { jsonResult, runAgent, useFakeServer, workspace } from './inprocess.js';
 
 // A prompt larger than the window is refused before it is sent: no request, nothing stored,
 // a usage error (exit 2) that says to attach it as a file. It used to be sent anyway (three

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
+import { runAgent, workspace, useFakeServer, type Workspace } from './inprocess.js';
 
 // The read boundary in print mode: FileRead, Grep and Glob read the project freely; outside it
 // they are refused unless --permission-mode allow, permissions.readPaths or --add-dir allow it;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/llm/messages.js';
 import type { RecordedRequest } from '../fake-server/server.js';
-import { jsonResult, runAgent, workspace, useFakeServer, isSummarizer } from './harness.js';
+import { jsonResult, runAgent, workspace, useFakeServer, isSummarizer } from './inprocess.js';
 import { describeEachProvider, itRegimeFree } from './regime.js';
 
 // After compaction, a detail the summary left out is found again: by the model through the

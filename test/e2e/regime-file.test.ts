@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { MODEL } from './harness.js';
 import { regimeMark, regimeUseSince } from './regime.js';
 
+// Both regimes: it tests the regime mark itself, which means something only where both regimes run.
 // A file that reads MODEL.anthropic outside its tests (here, while it is collected) has used the
 // suite's model in every test it holds, and in no other file's: the e2e files of a worker share
 // the regime module (isolate: false), and the next file's regime-free tests must still pass.

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicModelsAsked } from '../fake-server/server.js';
-import { MODEL, runAgent, useFakeServer, workspace } from './harness.js';
+import { MODEL, runAgent, useFakeServer, workspace } from './inprocess.js';
 import { checkedRegimeFree, regimeMark, SECOND_REGIME_MODEL } from './regime.js';
 
+// Both regimes: it tests the regime mark itself, which means something only where both regimes run.
 // The regime-free mark is checked, not trusted: a test it lets run once must not have used what
 // the second regime changes (MODEL.anthropic; claude-sonnet-4-5 in a suite workspace).
 

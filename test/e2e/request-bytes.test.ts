@@ -2,9 +2,10 @@ import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
-import { runAgent, workspace, type ProviderKind, type Workspace } from './harness.js';
+import { runAgent, workspace, type ProviderKind, type Workspace } from './inprocess.js';
 import { itRegimeFree } from './regime.js';
 
+// Both regimes: the recorded request bytes differ by the family's thinking settings.
 // The request bodies a short scripted session sends, byte for byte, as recorded in
 // test/e2e/fixtures/requests/: the system prompt, the tool list (built-in tools in registry order,
 // the Task tool, an MCP server's tools), the history with a sub-agent's report, parallel reads,

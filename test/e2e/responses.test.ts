@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fake-server/server.js';
 import { events, records, SUMMARY } from './compaction-cases.js';
-import { isSummarizer, KEY, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { isSummarizer, KEY, runAgent, useFakeServer, workspace, type Workspace } from './inprocess.js';
 import { describeRegimeFree, itRegimeFree } from './regime.js';
 
 // OpenAI's Responses API end to end: the built CLI, the real SDK, the fake's /v1/responses

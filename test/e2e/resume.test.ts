@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { jsonResult, MODEL, runAgent, workspace, type Workspace, useFakeServer, isSummarizer } from './harness.js';
+import { jsonResult, MODEL, runAgent, workspace, type Workspace, useFakeServer, isSummarizer } from './inprocess.js';
 import { describeEachProvider } from './regime.js';
 
+// Both regimes: a resumed history must send its thinking blocks back as the family binds them.
 // Persistence end to end: what one process stored, the next one continues exactly.
 
 const server = useFakeServer();

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
+import { runAgent, workspace, useFakeServer, type Workspace } from './inprocess.js';
 
 // Keys never reach the model, Bash, the database or the debug log: not as they are, not
 // reversed, not base64 or hex encoded, and not the key of the provider the session does

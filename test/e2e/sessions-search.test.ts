@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonResult, runAgent, useFakeServer, workspace } from './harness.js';
+import { jsonResult, runAgent, useFakeServer, workspace } from './inprocess.js';
 
 // Looking for last week's conversation by a phrase: `agent sessions search` used to answer
 // "Nothing archived matches" unless a compaction had archived it.

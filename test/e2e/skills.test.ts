@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './inprocess.js';
 
 // Agent Skills end to end in print mode, through the fake provider: SKILL.md folders found in
 // the project (.claude/skills, .agents/skills) and the person's home, listed by name and

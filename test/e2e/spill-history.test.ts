@@ -1,7 +1,8 @@
 import { beforeEach, expect, it } from 'vitest';
-import { isSummarizer, runAgent, workspace, type Workspace, useFakeServer } from './harness.js';
+import { isSummarizer, runAgent, workspace, type Workspace, useFakeServer } from './inprocess.js';
 import { describeEachProvider } from './regime.js';
 
+// Both regimes: compaction and /rewind rewrite a history holding thinking blocks.
 // A spilled output's handle across the commands that rewrite the history, end to end in print
 // mode: /compact then /uncompact, /rewind to a turn after the spill, and /rewind to before it.
 // After each, the model's Recall of the handle returns exactly the right lines. A rewind takes

@@ -1,7 +1,7 @@
 import { utimesSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
-import { jsonResult, runAgent, workspace, type Workspace, useFakeServer } from './harness.js';
+import { jsonResult, runAgent, workspace, type Workspace, useFakeServer } from './inprocess.js';
 import { describeEachProvider } from './regime.js';
 
 // Spilled tool outputs and the edit tracker across --continue, end to end in print mode: the

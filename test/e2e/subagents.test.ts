@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/llm/messages.js';
 import type { RecordedRequest } from '../fake-server/server.js';
-import { isSummarizer, jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
+import { isSummarizer, jsonResult, runAgent, workspace, useFakeServer } from './inprocess.js';
 
 // Sub-agents end to end, driven by the fake's directives: the parent's prompt makes the model
 // call Task three times in one reply; each child follows the directives in its own prompt.

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '../fake-server/server.js';
 import { bigFile, events, LONG, records, SUMMARY, type StreamEvent } from './compaction-cases.js';
-import { isSummarizer, MODEL, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { isSummarizer, MODEL, runAgent, useFakeServer, workspace, type Workspace } from './inprocess.js';
 import { itRegimeFree } from './regime.js';
 
+// Both regimes: thinking's binding to the prefix differs between adaptive (5.5) and enabled-with-budget (4.5) thinking.
 // The 12-turn tool session of issue 20 through -p --continue processes: bash, read, edit and
 // long-reply turns on a model that thinks, on a 200K window and on a 16K one where micro and
 // auto compaction fire. The fake server refuses what the API refuses (a tool loop without its

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSilentServer, type SilentServer } from '../fake-server/silent.js';
 import { UNANSWERED_PROMPT_REPLY } from '../../src/session/repair.js';
-import { jsonResult, runAgent, workspace, useFakeServer } from './harness.js';
+import { jsonResult, runAgent, workspace, useFakeServer } from './inprocess.js';
 import { describeEachProvider } from './regime.js';
 
 // A provider that never answers, one that goes silent mid-reply, and one that answers with

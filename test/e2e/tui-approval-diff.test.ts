@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // The edit approval in a real terminal (issue 26, defect 3): what is approved is visible. A long
 // new line wraps inside the box at 120 and 60 columns (also after a resize), and Ctrl+O prints

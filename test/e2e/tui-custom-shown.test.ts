@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Issue 30 item 14: a custom command showed as its expanded body in the transcript. It shows as
 // typed, live and after --continue; the model gets the body after Claude Code's tags naming it.

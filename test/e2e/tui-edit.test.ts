@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Edits in a real terminal (tmux): the diff in the approval prompt, apply once, accept edits for
 // the session, deny and stop with Esc, Shift+Tab cycling the mode in the footer, and /rewind.

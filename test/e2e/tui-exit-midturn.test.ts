@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, MODEL, runAgent, workspace, useFakeServer } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
 
+// Both regimes: an interrupted thinking turn is stored as the family's thinking allows.
 // Ctrl+D while a turn runs (a Bash command still sleeping): the turn is interrupted and stores how
 // it ended before the store closes, so exit says "saved" truthfully and the session holds the
 // call's result as an interruption. The store used to close under the running turn: the result

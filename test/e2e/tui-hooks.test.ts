@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Custom commands and hooks in the interactive app, in a real terminal (tmux): a project's
 // hooks wait for the person's approval, a Notification hook hears of an approval prompt, a

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Block, ImageBlock } from '../../src/llm/messages.js';
 import { makeImage } from '../support/images.js';
-import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Images and the web in a real terminal: a dropped image file's path (pasted by tmux as terminals
 // paste it) becomes an [Image #n] chip that Backspace removes whole and Enter sends as an image;

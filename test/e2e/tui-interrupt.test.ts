@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestView } from '../fake-server/types.js';
-import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // A prompt that got no reply goes back to the person, and out of the conversation (issue 30,
 // defect 5): Esc before the model wrote anything, Esc while a UserPromptSubmit hook hangs, and a

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 import { EVERYTHING, startEverything, type HttpServer } from '../mcp/everything.js';
 
 // MCP in a real terminal (tmux): the project's .mcp.json servers (a real stdio server and a real

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, KEY, useFakeServer, workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, KEY, useFakeServer, workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // The interactive app on OpenAI's Responses API in a real terminal (tmux): a tool turn on
 // gpt-5.4, /model to Claude and back, and /cost with the reasoning tokens the server reported.

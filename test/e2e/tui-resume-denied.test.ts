@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Denied calls after a resume (issue 26): they show as denied (⊘), not as errors (✗), and the
 // "Stopped: you denied…" line of a turn the person ended at a denial is still there.

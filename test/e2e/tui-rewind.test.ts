@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // /rewind's picker in a real terminal (issue 30): a turn's title is what the person typed (an
 // @attachment used to be glued into it), and a digit in the restore menu selects, as the hint

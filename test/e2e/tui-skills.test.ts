@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Skills in the interactive app, in a real terminal (tmux): a broken SKILL.md is a notice that
 // names it, the slash menu completes /name with the skill's description, /skills lists them.

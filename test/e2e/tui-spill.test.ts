@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Ctrl+O on a spilled output in a resumed session, in a real terminal: the row was rebuilt from
 // the stored preview (head and tail only), and Ctrl+O prints the whole output from the archive.

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, useFakeServer, workspace, type Workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace, type Workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // ~/.agentrc's statusLine (Claude Code's shape): the command reads the session as JSON on stdin,
 // its first line shows under the footer and follows the turns; a command that hangs is cut off

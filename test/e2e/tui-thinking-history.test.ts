@@ -4,6 +4,7 @@ import { bigFile, SUMMARY } from './compaction-cases.js';
 import { AGENT_BIN, agentEnv, isSummarizer, useFakeServer, workspace, type Workspace } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
 
+// Both regimes: history changes replay thinking bound as the family binds it.
 // Issue 20's bar for history changes in the TUI (tmux) on claude-sonnet-5-5, whose replayed
 // thinking is bound to everything before it: thinking tool turns, then /compact, /uncompact and
 // /rewind, each followed by more thinking tool turns. The fake server refuses a tool loop sent

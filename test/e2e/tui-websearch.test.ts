@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Block } from '../../src/llm/messages.js';
 import { DEFAULT_SEARCH_RESULTS } from '../fake-server/websearch.js';
-import { AGENT_BIN, agentEnv, KEY, useFakeServer, workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, KEY, useFakeServer, workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // A provider's web search in the interactive app (tmux): the search row (query, result count,
 // the results' titles and URLs) and the numbered sources under the answer; then /model to

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { lastUserText, type RequestView } from '../fake-server/server.js';
-import { AGENT_BIN, agentEnv, isSummarizer, jsonResult, MODEL, runAgent, workspace, useFakeServer, type ProviderKind, type Workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, isSummarizer, jsonResult, MODEL, runAgent, workspace, useFakeServer, type ProviderKind, type Workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 import { describeEachProvider, describeRegimeFree } from './regime.js';
 
+// Both regimes: the archived messages brought back carry thinking blocks of the family's form.
 // /uncompact end to end: a session compacted in one process is resumed in another, and the
 // compaction is undone there — in print mode with both providers, and in the TUI in a real
 // terminal. The next request carries the archived messages again and no longer the summary.

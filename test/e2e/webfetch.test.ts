@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonResult, runAgent, useFakeServer, workspace } from './harness.js';
+import { jsonResult, runAgent, useFakeServer, workspace } from './inprocess.js';
 
 // WebFetch end to end in print mode against a local HTTP server: pages come back as Markdown
 // without script, style and navigation, a 3 MB page is spilled with its last line in view,

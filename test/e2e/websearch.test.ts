@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Block, WebSearchBlock } from '../../src/llm/messages.js';
 import { DEFAULT_SEARCH_RESULTS } from '../fake-server/websearch.js';
-import { runAgent, useFakeServer, workspace, type ProviderKind } from './harness.js';
+import { runAgent, useFakeServer, workspace, type ProviderKind } from './inprocess.js';
 import { describeFor } from './regime.js';
 
 // Web search through the provider, end to end: the built CLI against the fake, which runs the

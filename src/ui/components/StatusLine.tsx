@@ -1,4 +1,4 @@
-import { homedir } from 'node:os';
+import { homeDir } from '../../runtime/world.js';
 import { Box, Text } from 'ink';
 import type { ContextUsageView, SessionView } from '../../protocol/views.js';
 import { shortId, shortenPath } from '../format.js';
@@ -15,7 +15,7 @@ export interface StatusLineProps {
 }
 
 /** model · cwd · session id, then the gauge; the breaker / exhausted / thrash notice on its own line. */
-export function StatusLine({ session, usage, home = homedir() }: StatusLineProps) {
+export function StatusLine({ session, usage, home = homeDir() }: StatusLineProps) {
   const theme = useTheme();
   const { columns } = useTerminalSize();
   const cwd = shortenPath(session.cwd, home, Math.max(12, Math.floor(columns / 4)));

@@ -1,0 +1,102 @@
+import { EventEmitter } from 'node:events';
+import { Readable, Writable } from 'node:stream';
+import { main, type World } from '../../src/cli.js';
+import { agentEnv, inProcessRuns, MODEL, type RunOptions, type RunResult, stopWhenListening } from './harness.js';
+
+// Runs the CLI in this process: `main(argv, world)` (src/cli.ts) with a world of its own — the
+// environment and working directory the spawning harness would give the child, standard input
+// from `stdin`, standard output and error into strings, its own signals and exit — against the
+// fake provider server of this worker. The result has the spawning harness's shape (stdout,
+// stderr, the exit code; the database is the workspace's file), so a print-mode file switches
+// by importing from here instead of './harness.js'. A round trip costs tens of milliseconds here
+// against hundreds for a spawned `node bin/agent.js`. Where the process itself is the subject
+// (signals, kill -9, closed pipes, the launcher, the lease between processes, start-up, the
+// debug log) a file keeps spawning (CONTRIBUTING.md, "Tests").
+
+export * from './harness.js';
+
+// The modules a run loads on demand (print mode, the commands, the SDK adapters, MCP's
+// connection) are compiled once per worker, here, when the first file imports
+// this one: otherwise the first run of a worker paid 10-15 s of compiling on a loaded machine,
+// inside its test's time limit and its own 20 s bound. Not the tokenizer: whether it is loaded yet
+// is what a run's first gauge shows, and the worker keeps it loaded once a run loaded it (a test
+// of that first gauge spawns: tui-gauge-continue.test.ts).
+await Promise.all([
+  import('../../src/print.js'),
+  import('../../src/sessionsCommand.js'),
+  import('../../src/doctor/doctor.js'),
+  import('../../src/llm/anthropic.js'),
+  import('../../src/llm/openai.js'),
+  import('../../src/llm/responses.js'),
+  import('../../src/mcp/connection.js'),
+]);
+
+/** A stream that keeps what is written to it. */
+function collector(): { stream: NodeJS.WriteStream; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk: unknown, _encoding, done) {
+      text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+      done();
+    },
+  });
+  return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
+}
+
+/** Runs `agent <args>` in this process; the model flag for the provider is added unless args name one (as runAgent of harness.ts). */
+export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
+  if (opts.onSpawn) throw new Error('runAgent in-process has no child process: a test that needs one imports runAgent from ./harness.js');
+  const provider = opts.provider ?? 'anthropic';
+  const fullArgs = args.includes('--model') || args[0] === 'sessions' ? args : [...args, '--model', MODEL[provider]];
+  const out = collector();
+  const err = collector();
+  const stdin = Readable.from(opts.stdin !== undefined && opts.stdin !== '' ? [Buffer.from(opts.stdin)] : []) as unknown as NodeJS.ReadStream;
+  const signals = new EventEmitter();
+  const exitHooks = new Set<() => void>();
+  let exited: ((code: number) => void) | undefined;
+  const exitCalled = new Promise<number>((resolve) => (exited = resolve));
+  const world: World = {
+    env: agentEnv(opts),
+    cwd: opts.ws.dir,
+    stdin,
+    stdout: out.stream,
+    stderr: err.stream,
+    signals,
+    exit: (code) => exited?.(code),
+    onExit: (fn) => {
+      exitHooks.add(fn);
+      return () => exitHooks.delete(fn);
+    },
+    slots: new Map(),
+  };
+  const finished = main(['node', 'agent', ...fullArgs], world).catch((e: unknown) => {
+    // what bin/agent.js would die of: an uncaught rejection prints its stack and exits 1
+    world.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  });
+  const done = Promise.race([finished, exitCalled]).then((code) => {
+    for (const fn of exitHooks) fn();
+    return code;
+  });
+  const run = {
+    stop: () => {
+      stopWhenListening(signals);
+      // a run stuck before it listens for signals is left behind, said so, rather than hang the next test's setup
+      return Promise.race([done, new Promise<void>((r) => setTimeout(r, 5_000).unref())]).then((code) => {
+        if (code === undefined) console.warn(`agent ${fullArgs.join(' ')} (in-process) did not end on SIGTERM within 5 s`);
+      });
+    },
+  };
+  inProcessRuns.add(run);
+  return new Promise<RunResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`agent ${fullArgs.join(' ')} (in-process) timed out\nstdout: ${out.text()}\nstderr: ${err.text()}`));
+    }, opts.timeoutMs ?? 20_000);
+    void done.then((code) => {
+      inProcessRuns.delete(run);
+      clearTimeout(timer);
+      resolve({ code, signal: null, stdout: out.text(), stderr: err.text() });
+    });
+  });
+}

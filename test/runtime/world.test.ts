@@ -1,0 +1,101 @@
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { handleClosedStdout, onClosedStdout } from '../../src/closedPipe.js';
+import { ledgerSections } from '../../src/ledger/registry.js';
+import { debugEnabled, enableDebugLog, redact, registerSecret } from '../../src/log.js';
+import { childGroups, trackGroup } from '../../src/processes/groups.js';
+import { terminatingSignal, onTerminatingSignals } from '../../src/processes/signals.js';
+import { homeDir, inWorld, processWorld, world, type World } from '../../src/runtime/world.js';
+import { tempDir } from '../tempDirs.js';
+
+// Issue 50: two runs in one process (the in-process test harness) each have their own world, and
+// what was process-wide state (the log's secrets and debug file, the ledger's sections, the
+// process groups, the signal state, the closed-pipe handler) is the run's own.
+
+function testWorld(env: NodeJS.ProcessEnv = {}): World & { exits: number[] } {
+  const exits: number[] = [];
+  return {
+    env,
+    cwd: '/nowhere',
+    stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+    stdout: new PassThrough() as unknown as NodeJS.WriteStream,
+    stderr: new PassThrough() as unknown as NodeJS.WriteStream,
+    signals: new EventEmitter(),
+    exit: (code) => void exits.push(code),
+    onExit: () => () => {},
+    slots: new Map(),
+    exits,
+  };
+}
+
+describe('a run’s world', () => {
+  it('is the one main entered, through awaits, and the process’s outside any run', async () => {
+    const a = testWorld({ HOME: '/home/a' });
+    expect(world()).toBe(processWorld());
+    await inWorld(a, async () => {
+      await new Promise((r) => setTimeout(r, 1));
+      expect(world()).toBe(a);
+      expect(homeDir()).toBe('/home/a');
+    });
+    expect(world()).toBe(processWorld());
+  });
+
+  it('keeps a run’s secrets, debug log, ledger sections, groups and closed-pipe handler from another run', () => {
+    const a = testWorld();
+    const b = testWorld();
+    const secret = 'hunter2-but-longer-than-eight';
+    const log = `${tempDir('agent-world-')}/debug.log`;
+    inWorld(a, () => {
+      registerSecret(secret);
+      enableDebugLog(log);
+      ledgerSections().register({ id: 'only-a', title: 'A', order: 90, share: 0.1, derive: () => [] });
+      trackGroup(999_999, 'bash', 'sleep 1');
+      onClosedStdout(() => {});
+    });
+    inWorld(b, () => {
+      expect(redact(`key ${secret}`)).toBe(`key ${secret}`);
+      expect(debugEnabled()).toBe(false);
+      expect(
+        ledgerSections()
+          .sections()
+          .map((s) => s.id),
+      ).not.toContain('only-a');
+      expect(childGroups()).toEqual([]);
+      expect(handleClosedStdout()).toBe(false);
+    });
+    inWorld(a, () => {
+      expect(redact(`key ${secret}`)).toBe('key [redacted]');
+      expect(debugEnabled()).toBe(true);
+      expect(
+        ledgerSections()
+          .sections()
+          .map((s) => s.id),
+      ).toContain('only-a');
+      expect(childGroups().map((g) => g.pgid)).toEqual([999_999]);
+      expect(handleClosedStdout()).toBe(true);
+    });
+  });
+
+  it('hears signals from its own source only, and handles them in its own world', async () => {
+    const a = testWorld();
+    const b = testWorld();
+    let shutdownIn: World | undefined;
+    const off = inWorld(a, () =>
+      onTerminatingSignals(['SIGTERM'], () => {
+        shutdownIn = world();
+      }),
+    );
+    (b.signals as EventEmitter).emit('SIGTERM', 'SIGTERM');
+    expect(shutdownIn).toBeUndefined();
+    (a.signals as EventEmitter).emit('SIGTERM', 'SIGTERM');
+    expect(shutdownIn).toBe(a);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(a.exits).toEqual([143]);
+    expect(inWorld(a, terminatingSignal)).toBe('SIGTERM');
+    expect(inWorld(b, terminatingSignal)).toBeUndefined();
+    off();
+  });
+  // mutations: slot() keeping one map for every world (runtime/world.ts), or onTerminatingSignals
+  // listening on process instead of its world's signals, fail these tests
+});
