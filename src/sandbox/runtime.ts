@@ -81,7 +81,12 @@ export class SandboxRuntime implements CommandSandbox {
     if (deps.errors.length > 0) return (this.current = { state: 'unavailable', why: deps.errors.join('; '), install: installHint() });
     try {
       const ask = this.ask;
+      const signals = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
       await manager.initialize(this.config(), ask ? (req) => this.askNetwork(ask, req.host, req.port ?? 0) : undefined, false);
+      // The library stops its proxies on the first SIGINT or SIGTERM; this program's own handlers
+      // decide what a signal does (print mode's first Ctrl+C interrupts the turn), and close() stops them.
+      for (const [signal, before] of Object.entries(signals))
+        for (const l of process.listeners(signal as 'SIGINT')) if (!before.includes(l)) process.removeListener(signal, l);
       mkdirSync(this.where.tmp, { recursive: true });
       const { argv, env } = await manager.wrapWithSandboxArgv('true', '/bin/sh', undefined, undefined, this.where.cwd);
       const probe = await runWrapped(argv, env, this.where.cwd);
@@ -118,7 +123,7 @@ export class SandboxRuntime implements CommandSandbox {
 
   async wrap(command: string, shell: string, o: { cwd: string; readOnly: boolean; id: string }): Promise<{ argv: string[]; env: Record<string, string> }> {
     const manager = this.manager;
-    if (!manager) throw new Error('the sandbox is not running');
+    if (!manager || !manager.isSandboxingEnabled()) throw new Error('the sandbox is not running');
     const custom = o.readOnly ? { filesystem: { ...this.config().filesystem, allowWrite: [] } } : undefined;
     const { argv, env } = await manager.wrapWithSandboxArgv(command, shell, custom, undefined, o.cwd, { commandId: o.id });
     // only what the sandbox adds (its proxies' variables): the rest is the command's own environment, keys hidden
