@@ -123,7 +123,7 @@ export class SandboxRuntime implements CommandSandbox {
 
   async wrap(command: string, shell: string, o: { cwd: string; readOnly: boolean; id: string }): Promise<{ argv: string[]; env: Record<string, string> }> {
     const manager = this.manager;
-    if (!manager || !manager.isSandboxingEnabled()) throw new Error('the sandbox is not running');
+    if (!manager?.isSandboxingEnabled()) throw new Error('the sandbox is not running');
     const custom = o.readOnly ? { filesystem: { ...this.config().filesystem, allowWrite: [] } } : undefined;
     const { argv, env } = await manager.wrapWithSandboxArgv(command, shell, custom, undefined, o.cwd, { commandId: o.id });
     // only what the sandbox adds (its proxies' variables): the rest is the command's own environment, keys hidden
