@@ -4,7 +4,6 @@ import type { GlobalOptions } from './cliOptions.js';
 import { CommandError, commandInfos, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { debug } from './log.js';
 import { mcpStatus } from './commands/mcp.js';
-import { sandboxBadge } from './sandbox/status.js';
 import { FileIndex } from './session/fileIndex.js';
 import { onTerminatingSignals, terminatingSignal, untilTerminated } from './processes/signals.js';
 import { askAboutUnsaved, unsavedFacts } from './unsavedExit.js';
@@ -93,8 +92,7 @@ export class SessionController implements UiController {
 
   session(): SessionView {
     const mcp = mcpStatus(this.runtime.mcp);
-    const sandbox = sandboxBadge(this.runtime.sandbox?.status);
-    return { ...this.current.view(), ...(mcp ? { mcp } : {}), ...(sandbox ? { sandbox } : {}) };
+    return { ...this.current.view(), ...(mcp ? { mcp } : {}), ...this.runtime.sandbox?.footer() };
   }
 
   /**

@@ -12,7 +12,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { ConfigError, readRawConfig, validateConfig } from './configFile.js';
 import { parseJsonc } from './jsonc.js';
-import { SandboxFileSchema, type SandboxFileConfig } from './schema.js';
+import { SandboxFileSchema, type SandboxFileConfig } from './sandboxSchema.js';
 
 /** The sandbox in force (Config.sandbox; absent there: off): every field resolved, paths absolute. */
 export interface SandboxSettings {

@@ -12,15 +12,10 @@ import type { SandboxSettings } from '../config/sandboxSettings.js';
 import { bashAllowedByPrefixes, prefixWords } from '../tools/permissions.js';
 import type { CommandSandbox, SandboxPlan } from '../tools/types.js';
 import { deniedIn } from './denials.js';
+import { sandboxBadge, type SandboxStatus } from './status.js';
 import { runtimeConfig, type Boundaries } from './settings.js';
 
 type Manager = typeof import('@anthropic-ai/sandbox-runtime')['SandboxManager'];
-
-export type SandboxStatus =
-  | { state: 'off' }
-  | { state: 'on'; platform: string; warnings: string[] }
-  /** Configured, but it cannot start: `why` names what is missing or broken, `install` what to do. */
-  | { state: 'unavailable'; why: string; install: string };
 
 /** A network connection the allow-list does not cover: asked in the TUI (true: allowed for the session); none in print mode, where it is refused. */
 export type AskNetwork = (host: string, port: number) => Promise<boolean>;
@@ -57,6 +52,12 @@ export class SandboxRuntime implements CommandSandbox {
 
   get status(): SandboxStatus {
     return this.current;
+  }
+
+  /** The footer's part (SessionView.sandbox): absent when off. */
+  footer(): { sandbox: { text: string; ok: boolean } } | undefined {
+    const badge = sandboxBadge(this.current);
+    return badge ? { sandbox: badge } : undefined;
   }
 
   get escapable(): boolean {
