@@ -38,6 +38,9 @@ import { webCapability } from './web/capability.js';
 import { TOOL } from './tools/toolNames.js';
 import { backgroundCapability } from './background/capability.js';
 import { BackgroundCommands } from './background/commands.js';
+import { goalsCapability } from './goals/capability.js';
+import { bashCheck } from './goals/check.js';
+import { Goals } from './goals/goals.js';
 import { backgroundSection } from './background/ledgerSection.js';
 import { ledgerSections } from './ledger/registry.js';
 import type { SandboxRuntime } from './sandbox/runtime.js';
@@ -94,6 +97,8 @@ export interface Runtime {
   background: BackgroundCommands;
   /** The OS sandbox Bash runs in (undefined when sandbox.enabled is not set): /sandbox, the footer. */
   sandbox: SandboxRuntime | undefined;
+  /** Every session's goal (/goal; the front ends drive its turns and show it). */
+  goals: Goals;
   /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
   close(): void;
 }
@@ -290,6 +295,13 @@ export async function createRuntime(
     // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
     const background = new BackgroundCommands({ root: join(dirname(config.dbPath), 'background'), maxRunning: config.bash.maxBackground, redact });
     ledgerSections.register(backgroundSection);
+    const goals = new Goals(
+      bashCheck(
+        tools.find((t) => t.name === TOOL.Bash),
+        config.cwd,
+        config.bash.maxTimeoutMs,
+      ),
+    );
     const capabilities: Capability[] = [
       subagentCapability(agents),
       backgroundCapability(background),
@@ -299,6 +311,7 @@ export async function createRuntime(
       planCapability({ tasks: config.tools?.tasks ?? 'auto', contextWindow: config.model.contextWindow }),
       webCapability(config.web),
       ...(host.io ? [editorCapability(host.io)] : []),
+      goalsCapability(goals),
     ];
     const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
@@ -359,6 +372,7 @@ export async function createRuntime(
       mcp,
       background,
       sandbox,
+      goals,
       close: () => {
         // once: a signal's shutdown and the front end's own ending may both come here
         if (closed) return;

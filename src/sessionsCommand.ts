@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { lookUpSession, openStoreOnly } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
+import { readGoal, statusText } from './goals/goal.js';
 import type { Message } from './llm/messages.js';
 import { messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import { sessionMarkdown, type SpilledText } from './markdownExport.js';
@@ -55,17 +56,24 @@ function age(ms: number): string {
   return `${Math.round(s / 86_400)}d ago`;
 }
 
+/** The compactions `sessions show` lists (not micro: those clear tool outputs in place); the list counts the same. */
+const shownCompactions = (store: Store, id: string) => store.listCompactions(id).filter((c) => c.trigger !== 'micro');
+
 export async function listSessionsCommand(opts: Opts & { cwd?: string; limit: number }): Promise<number> {
   return withStore(opts, (store) => {
-    const sessions = store.listSessions({ ...(opts.cwd ? { cwd: opts.cwd } : {}), limit: opts.limit });
+    // one more than asked: whether the list stops short is said, never left for the person to guess
+    const found = store.listSessions({ ...(opts.cwd ? { cwd: opts.cwd } : {}), limit: opts.limit + 1 });
+    const sessions = found.slice(0, opts.limit);
     if (sessions.length === 0) {
       out('No sessions yet. Start one with `agent`.');
       return EXIT_OK;
     }
     out(['ID', 'UPDATED', 'MESSAGES', 'COMPACTIONS', 'CWD', 'TITLE'].join('\t'));
     for (const s of sessions) {
-      out([s.id, age(s.updatedAt), String(s.messageCount), String(s.compactionCount), s.cwd, s.title ?? '(untitled)'].join('\t'));
+      out([s.id, age(s.updatedAt), String(s.messageCount), String(shownCompactions(store, s.id).length), s.cwd, s.title ?? '(untitled)'].join('\t'));
     }
+    if (found.length > sessions.length)
+      process.stderr.write(`agent: the ${sessions.length} most recent sessions are listed; there are more: add --limit <n> to list more\n`);
     return EXIT_OK;
   });
 }
@@ -111,12 +119,16 @@ export async function showSessionCommand(id: string, opts: Opts & { archived?: b
 function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean; children?: boolean; spilled?: boolean }, heading: string): void {
   const link = info.parent ? ` · sub-agent ${info.parent.agent} of session ${info.parent.id} (Task call ${info.parent.toolUseId})` : '';
   out(`${heading} ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}${link}\n`);
+  // its goal (/goal), as the session's state saved it
+  const caps = info.meta['capabilities'];
+  const goal = readGoal(typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>)['goal'] : undefined);
+  if (goal) out(`${statusText(goal)}\n`);
   const rows = store.loadTranscript(info.id, { includeArchived: opts.archived === true });
   const whole = opts.spilled ? spilledText(store, info.id) : undefined;
   for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy, whole));
   const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
   if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
-  const compactions = store.listCompactions(info.id).filter((c) => c.trigger !== 'micro');
+  const compactions = shownCompactions(store, info.id);
   if (compactions.length > 0) {
     out(`\n${heading}# Compactions (${compactions.length})\n`);
     for (const c of compactions) out(`${reportLines(c).join('\n')}\n`);

@@ -14,6 +14,8 @@ import { mcpCommand } from './mcp.js';
 import { planCommand, todosView } from './plan.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { BackgroundCommands } from '../background/commands.js';
+import type { Goals } from '../goals/goals.js';
+import { GOAL_COMMAND, goalCommand } from './goal.js';
 import { taskRows, tasksCommand } from '../background/tasksCommand.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
@@ -47,6 +49,8 @@ export interface CommandContext {
   background?: BackgroundCommands;
   /** The OS sandbox Bash runs in (/sandbox; undefined when it is off). */
   sandbox?: SandboxRuntime | undefined;
+  /** Every session's goal (/goal). */
+  goals?: Goals;
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -138,7 +142,16 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'list the skills (SKILL.md folders): source, how each is used, tokens in the listing and in its body',
     run: async ({ session, skills }) =>
-      skills ? text(skillsText(skills, session.currentConfig.model.contextWindow, loadedNames(session.messages()))) : text('No skills in this session.'),
+      skills
+        ? text(
+            skillsText(
+              skills,
+              session.currentConfig.model.contextWindow,
+              loadedNames(session.messages()),
+              COMMANDS.map((c) => c.name),
+            ),
+          )
+        : text('No skills in this session.'),
   },
   {
     name: 'model',
@@ -175,6 +188,7 @@ export const COMMANDS: readonly SlashCommand[] = [
       return args.trim() === '' && background ? { kind: 'tasks', rows: taskRows(background, session.id), text: shown } : text(shown);
     },
   },
+  { ...GOAL_COMMAND, run: async ({ goals, session }, args) => text(await asCommand(() => goalCommand(goals, session, args))) },
   {
     name: 'effort',
     args: '[low|medium|high|xhigh|max]',

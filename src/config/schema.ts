@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import '../zodEnglish.js';
 import { SandboxFileSchema } from './sandboxSchema.js';
+import { editDistance } from '../editDistance.js';
 
 // The .agentrc schema. Every key is optional in a file; defaults live here so that the
 // rest of the program reads one fully populated Config. .agentrc.example documents each key.
@@ -190,8 +191,12 @@ export const ToolsSchema = z.strictObject({
 });
 export type ToolsConfig = z.infer<typeof ToolsSchema>;
 
-/** One MCP server, in Claude Code's .mcp.json form: a command (stdio) or a URL (type http or sse). */
-export const McpServerSchema = z.object({
+/**
+ * One MCP server, in Claude Code's .mcp.json form: a command (stdio) or a URL (type http or sse).
+ * A field this program does not know passes (another client's), unless it is a misspelling of one
+ * it knows ("commnd"): then it is an error that names it, never a server silently without it.
+ */
+const McpServerFields = {
   /** stdio (default when `command` is given), http (streamable HTTP) or sse (old servers). */
   type: z.optional(z.enum(['stdio', 'http', 'sse', 'streamable-http'])),
   command: z.optional(nonEmptyString),
@@ -207,7 +212,19 @@ export const McpServerSchema = z.object({
   toolTimeoutMs: z.optional(positiveInt),
   /** Most characters of one result from this server (default mcp.maxResultChars). */
   maxResultChars: z.optional(positiveInt),
-});
+};
+export const McpServerSchema = z.pipe(
+  z.unknown().check((ctx) => {
+    if (typeof ctx.value !== 'object' || ctx.value === null) return;
+    const known = Object.keys(McpServerFields);
+    for (const key of Object.keys(ctx.value)) {
+      if (known.includes(key)) continue;
+      const near = known.find((k) => editDistance(key.toLowerCase(), k.toLowerCase()) <= Math.min(2, Math.floor(k.length / 3)));
+      if (near) ctx.issues.push({ code: 'custom', message: `unknown field (did you mean "${near}"?)`, input: ctx.value, path: [key] });
+    }
+  }),
+  z.object(McpServerFields),
+);
 export type McpServerFileEntry = z.infer<typeof McpServerSchema>;
 
 export const WebSchema = z.strictObject({

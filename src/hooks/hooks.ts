@@ -125,7 +125,7 @@ export class Hooks {
       } catch (e) {
         this.deps.report('warning', `the approval could not be saved, so you will be asked again next time: ${(e as Error).message}`);
       }
-    } else this.deps.report('info', `The hooks in ${source.file} do not run in this session.`);
+    } else if (answer === 'no') this.deps.report('info', `The hooks in ${source.file} do not run in this session.`);
     return ok;
   }
 

@@ -23,9 +23,16 @@ export function approvalResult(plan: string, mode: string, edited = false): stri
   return `${PLAN_APPROVED}${whose}; plan mode is off (permission mode: ${mode}). Carry it out now, step by step, tracking the steps with TodoWrite.${PLAN_RULE}${plan}`;
 }
 
-/** The plans a message presents (its ExitPlanMode calls): print mode prints them with the answer. */
-export function plansIn(m: Message): string[] {
-  return m.blocks.flatMap((b) => (b.type === 'tool_use' && b.name === TOOL.ExitPlanMode && typeof b.input.plan === 'string' ? [b.input.plan] : []));
+/** The plans a message presents (its ExitPlanMode calls), by call id: print mode prints them with the answer. */
+export function plansIn(m: Message): Array<{ id: string; plan: string }> {
+  return m.blocks.flatMap((b) =>
+    b.type === 'tool_use' && b.name === TOOL.ExitPlanMode && typeof b.input.plan === 'string' ? [{ id: b.id, plan: b.input.plan }] : [],
+  );
+}
+
+/** The calls a message's results approved (a plan approved is carried out, not printed as one waiting). */
+export function approvalsIn(m: Message): string[] {
+  return m.blocks.flatMap((b) => (b.type === 'tool_result' && !b.isError && b.content.startsWith(PLAN_APPROVED) ? [b.toolUseId] : []));
 }
 
 /** The plan of the last approval in a log, with its call's id; undefined before any. */

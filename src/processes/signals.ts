@@ -68,8 +68,8 @@ export async function terminate(signal: NodeJS.Signals, shutdown: Shutdown, exit
     return exit(exitCodeOf(stopping));
   }
   stopping = signal;
-  // the groups are waited for on unref'd timers: with the database and the connections closed the
-  // event loop would drain, and the program end with 0, before the exit below names the signal
+  // with the database and the connections closed the event loop could drain (a group already gone
+  // leaves no timer), and the program end with 0, before the exit below names the signal
   setInterval(() => {}, 1_000);
   // the shutdown's first synchronous steps (closing the MCP manager, interrupting the turn) come
   // before the groups are signalled, so that no owner mistakes its child's end for a crash to recover from

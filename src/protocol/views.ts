@@ -25,6 +25,8 @@ export interface SessionView {
   thinking?: string;
   /** Messages the database refused (disk full), kept in memory and retried: the footer's "unsaved: N"; absent when none. */
   unsaved?: number;
+  /** The session's goal for the footer ("goal: active · 2/5 turns"); absent without one. */
+  goal?: string;
   /** The first line of the statusLine command's output (~/.agentrc statusLine), shown under the footer; absent when none. */
   statusCommand?: string;
 }
@@ -152,4 +154,22 @@ export interface RewindTargetView {
   gone?: 'compacted' | 'rewound';
   /** Files Edit/Write changed in this turn or later. */
   files: string[];
+}
+
+/** A session's goal (/goal): what the footer, `sessions show`, stream-json and ACP show of it. */
+export interface GoalView {
+  /** As the person gave it, verbatim. */
+  objective: string;
+  status: 'active' | 'paused' | 'budget_limited' | 'complete';
+  /** The command whose success completes it; absent: the model's word does. */
+  check?: string;
+  /** Why it stands where it stands (which budget ended it, what completed or paused it). */
+  reason?: string;
+  /** Limits: billed tokens, turns, wall time in ms; absent: none. */
+  budget: { tokens?: number; turns?: number; ms?: number };
+  /** Used against the budgets since the goal was set (or resumed from budget-limited). */
+  used: { tokens: number; turns: number; ms: number };
+  /** The footer's few words ("goal: active · 2/5 turns"). */
+  footer: string;
+  lastCheck?: { at: number; passed: boolean; output: string };
 }

@@ -12,7 +12,7 @@ import type { SandboxSettings } from '../config/sandboxSettings.js';
 import { bashAllowedByPrefixes, prefixWords } from '../tools/permissions.js';
 import type { CommandSandbox, SandboxPlan } from '../tools/types.js';
 import { deniedIn } from './denials.js';
-import { sandboxBadge, type SandboxStatus } from './status.js';
+import type { SandboxStatus } from './status.js';
 import { runtimeConfig, type Boundaries } from './settings.js';
 
 type Manager = typeof import('@anthropic-ai/sandbox-runtime')['SandboxManager'];
@@ -52,12 +52,6 @@ export class SandboxRuntime implements CommandSandbox {
 
   get status(): SandboxStatus {
     return this.current;
-  }
-
-  /** The footer's part (SessionView.sandbox): absent when off. */
-  footer(): { sandbox: { text: string; ok: boolean } } | undefined {
-    const badge = sandboxBadge(this.current);
-    return badge ? { sandbox: badge } : undefined;
   }
 
   get escapable(): boolean {

@@ -104,6 +104,7 @@ export class Session extends SessionEvents {
       if (ac.signal.aborted && this.giveBack(scope, asked, undefined, 'aborted', ac.signal)) return ABORTED;
       if (hooked.block !== undefined) return (this.notice('warning', hooked.block), { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' });
       const msg = await personMessage(this.parts, text, [...(scope.images ?? []), ...hooked.blocks], ac.signal, (p) => this.notice('warning', p));
+      if ('refused' in msg) return (this.emit({ type: 'prompt_refused', text: asked, message: msg.refused }), { ...ABORTED, reason: 'error' });
       // file snapshots taken in this turn belong to the person's message that started it
       this.parts.snapshots.startedBy(msg.id);
       const result = await runTurn(this.context.loopHost(), this.parts.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));

@@ -123,8 +123,8 @@ export function afterEditing(view: ApprovalView, outcome: { text: string } | { n
 }
 
 /**
- * Up/Down move, Enter takes the selected option (the first, "allow once", by default), 1–4 take
- * an option directly, Esc denies and stops the turn. With a "deny" option selected, typing
+ * Up/Down and 1–4 select, Enter takes the selected option (the first, "allow once", by default),
+ * Esc denies and stops the turn. With a "deny" option selected, typing
  * writes the note to the model. PgUp/PgDn (or Shift+↑↓) scroll a long diff; `diffRows` is how
  * many rows of it the screen shows, `diffLines` how many screen lines the whole diff takes (its
  * long lines wrapped; default: one each). Home/End go to its first and last lines.
@@ -161,14 +161,11 @@ export function approvalKey(view: ApprovalView, input: string, key: Key, diffRow
     const typed = input.replace(/[\r\n]+/g, ' ').replace(/[\x00-\x1f\x7f]/g, '');
     if (typed !== '') return { view: { ...view, stray: view.stray + typed } };
   }
+  // A digit only selects (as /rewind's picker does): Enter decides. A digit that decided at once
+  // let the habitual Enter after it answer the next question unseen.
   if (!key.ctrl && !key.meta && digit) {
     const n = Number(input) - 1;
-    const opt = options[n];
-    if (!opt) return { view };
-    // Choosing a denial by number selects it so that a note can still be typed.
-    if (opt.kind === 'deny' || opt.kind === 'stop') return { view: { ...view, selected: n } };
-    if (opt.kind === 'edit') return { view: { ...view, selected: n }, edit: true };
-    return { view: { ...view, selected: n }, decision: decisionFor(view, opt.kind) };
+    return { view: options[n] ? { ...view, selected: n } : view };
   }
   return { view };
 }

@@ -2,8 +2,7 @@
 // completed nor cancelled), and whether Ctrl+T hid it; and each running sub-agent's own list,
 // shown under its row.
 import type { ChildState } from '../agents/childState.js';
-import { todosOpen, type Todo } from '../plan/todos.js';
-import { TOOL } from '../tools/toolNames.js';
+import { followTodos, todosOpen, type Todo } from '../plan/todos.js';
 import { Store } from './store.js';
 
 export class TaskListState {
@@ -13,10 +12,25 @@ export class TaskListState {
     this.refresh();
   }
 
-  /** Reads the list again (a TodoWrite ran, a rewind, another session). */
+  /** Reads the list again from the log (a rewind, another session). */
   refresh(): void {
-    const todos = this.read();
+    this.show(this.read());
+  }
+
+  private show(todos: readonly Todo[]): void {
     this.state.set({ todos: todosOpen(todos) ? todos : [], hidden: this.state.get().hidden });
+  }
+
+  /**
+   * The session's own TodoWrite calls, followed by their events: the list a call set is shown when
+   * it ended well. Not read from the log at tool_end: the call's result is appended after it, so
+   * the log still held the list before (issue 49: the list was one TodoWrite behind).
+   */
+  private readonly follow = followTodos((todos) => this.show(todos));
+
+  /** A tool call started: a TodoWrite's list is kept until it ends. */
+  toolStarted(ev: { id: string; name: string; input: unknown }): void {
+    this.follow({ type: 'tool_start', ...ev });
   }
 
   /** The running sub-agents' lists, by their Task call's id (the live rows show them while they run). */
@@ -28,9 +42,9 @@ export class TaskListState {
     if (state.todos && state.todos !== had) this.children.set({ ...this.children.get(), [state.toolUseId]: state.todos });
   }
 
-  /** A tool call ended: the session's list is read again after a TodoWrite; a finished sub-agent's row takes its list with it. */
+  /** A tool call ended: a TodoWrite that succeeded sets the session's list; a finished sub-agent's row takes its list with it. */
   toolEnded(ev: { id: string; name: string; status: string }): void {
-    if (ev.name === TOOL.TodoWrite && ev.status === 'done') this.refresh();
+    this.follow({ type: 'tool_end', id: ev.id, status: ev.status });
     if (ev.id in this.children.get()) {
       const { [ev.id]: _gone, ...rest } = this.children.get();
       this.children.set(rest);

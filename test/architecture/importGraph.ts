@@ -136,6 +136,10 @@ export const LAYER_RULES: Rule[] = [
       (isUi(e.to) || isSql(e.to)),
   },
   {
+    name: 'src/goals/ (a goal the session works toward: its state, /goal, the Goal tool, what continues a turn) knows no UI and no SQL: the front ends drive it, the session saves it',
+    forbids: (e) => under('src/goals')(e.from) && (isUi(e.to) || isSql(e.to)),
+  },
+  {
     name: 'src/doctor/ (agent doctor) knows no UI and no SQL: it checks SQLite and opens nothing but through src/store/index.ts',
     forbids: (e) => under('src/doctor')(e.from) && (isUi(e.to) || e.to === 'better-sqlite3' || (under('src/store')(e.to) && e.to !== 'src/store/index.ts')),
   },

@@ -155,6 +155,8 @@ describe('background commands in print mode', () => {
       expect(r.stdout.trim()).toBe('started');
       expect(r.stderr).toContain('agent: the background command left running (detached): b1 `while :;');
       expect(pid).toBeGreaterThan(0);
+      // the command to stop it, with its pid in place (a "-<pid>" placeholder fails here)
+      expect(r.stderr).toContain(`stop it with kill -TERM -${pid} (its whole process group)`);
       // it prints every 100 ms: a pipe left without a reader would end it (SIGPIPE) well within this
       await new Promise((res) => setTimeout(res, 600));
       // mutation: no drain for its pipe (or the group still tracked, SIGKILLed at the exit) leaves nothing running
@@ -203,6 +205,37 @@ describe('background commands in print mode', () => {
     expect(parent[5]).toContain('2: handed-last-line');
   }, 60_000);
 
+  it('KillShell answers in print mode and the turn goes on to its result (text and stream-json)', async () => {
+    const ws = workspace();
+    const secs = uniqueSleep();
+    const prompt = [
+      `@call Bash {"command":"sleep ${secs}","run_in_background":true}`,
+      '@then',
+      '@call KillShell {"shell_id":"b1"}',
+      '@then',
+      '@report stopped it',
+    ].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], { ws, server, timeoutMs: 30_000 });
+    expect([r.code, r.stdout.trim()], r.stderr).toEqual([0, 'stopped it']);
+    const killed = server.requests.map((q) => lastUser(q.view)).find((t) => t.includes('Stopped b1'));
+    expect(killed).toContain(`sleep ${secs}`);
+    expect(running(`sleep ${secs}`)).toEqual([]);
+    const json = await runAgent(['-p', prompt.replaceAll(secs, uniqueSleep()), '--permission-mode', 'allow', '--output-format', 'stream-json', '--verbose'], {
+      ws,
+      server,
+      timeoutMs: 30_000,
+    });
+    const result = json.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { type: string; result?: string; is_error?: boolean })
+      .find((e) => e.type === 'result');
+    expect(json.code, json.stderr).toBe(0);
+    expect(result).toMatchObject({ result: 'stopped it', is_error: false });
+  }, 60_000);
+  // Mutation: stopGroup's waits unref'd again (the KillShell await the only thing the event loop holds) ends -p
+  // with exit 0, an empty stdout and no result line.
+
   it('SIGTERM mid-command stops the foreground and the background commands alike', async () => {
     const ws = workspace();
     const bg = uniqueSleep();
@@ -220,6 +253,29 @@ describe('background commands in print mode', () => {
     });
     expect([r.code, r.signal, r.stderr]).toEqual([143, null, '']);
     expect(running(`sleep ${bg}`)).toEqual([]);
+    expect(running(`sleep ${fg}`)).toEqual([]);
+  }, 40_000);
+
+  it('SIGTERM stops what a background command left running with `&` after its shell exited (its group outlives the leader)', async () => {
+    const ws = workspace();
+    const left = uniqueSleep();
+    const fg = uniqueSleep();
+    const prompt = [`@call Bash {"command":"sleep ${left} & echo left-running","run_in_background":true}`, '@then', `@bash sleep ${fg}`].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
+      ws,
+      server,
+      timeoutMs: 30_000,
+      onSpawn: (child) => {
+        void until(() => running(`sleep ${left}`).length > 0 && running(`sleep ${fg}`).length > 0, 20_000, 'both sleeps')
+          .then(() => child.kill('SIGTERM'))
+          .catch(() => child.kill('SIGKILL'));
+      },
+    });
+    const survivors = running(`sleep ${left}`);
+    for (const line of survivors) process.kill(Number(line.split(/\s+/)[0]), 'SIGKILL');
+    expect([r.code, r.signal]).toEqual([143, null]);
+    // mutation: groups.ts forgetting a group when its leader exits (as it did) leaves this sleep running
+    expect(survivors).toEqual([]);
     expect(running(`sleep ${fg}`)).toEqual([]);
   }, 40_000);
 });

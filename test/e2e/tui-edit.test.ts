@@ -52,7 +52,12 @@ describe.skipIf(!hasTmux)('edits in a real terminal', () => {
     term.type('raise the timeout');
     term.keys('Enter');
     await term.waitFor('Edit wants to change config.ts');
+    // a digit only selects (issue 49: '2' applied at once, and the habitual Enter then answered the next question)
     term.keys('2');
+    await term.waitFor('❯ 2. Apply, and accept edits');
+    expect(readFileSync(file, 'utf8')).not.toContain('timeout = 3000');
+    expect(term.screen()).toContain('Edit wants to change config.ts');
+    term.keys('Enter');
     await term.waitFor('Timeout raised twice.');
     expect(readFileSync(file, 'utf8')).toContain('timeout = 3000');
     await term.waitFor('⏵⏵ accept edits');

@@ -55,6 +55,8 @@ describe.skipIf(!hasTmux)('MCP servers in a real terminal', () => {
     term.keys('Enter');
     await term.waitFor('MCP server "web" from');
     term.keys('2'); // this session only
+    await term.waitFor('❯ 2. Run it for this session only');
+    term.keys('Enter');
     await term.waitFor('MCP 3✓');
 
     server.enqueue(
@@ -66,6 +68,8 @@ describe.skipIf(!hasTmux)('MCP servers in a real terminal', () => {
     term.keys('Enter');
     await term.waitFor('mcp__local__echo wants to run');
     term.keys('2'); // always this tool, for the session
+    await term.waitFor('❯ 2. Allow mcp__local__echo for this session');
+    term.keys('Enter');
     await term.waitFor('mcp__web__get-sum wants to run');
     term.keys('Enter');
     await term.waitFor('Both tools answered.');

@@ -65,9 +65,14 @@ describe.skipIf(!hasTmux)('plan mode in a real terminal', () => {
     await term.waitFor('with port 8080.');
     const sentBack = JSON.stringify(server.requests.at(-1)!.view!.messages);
     expect(sentBack).toContain('use port 8080');
+    // the person's answer, not a failure: the plan's row is not drawn as an error (mutation: isError true draws ✗)
+    expect(term.screen()).not.toMatch(/✗ ExitPlanMode/);
+    expect(term.screen()).toMatch(/✓ ExitPlanMode/);
     expect(sentBack).toContain('Plan mode is on, and Write can change things');
     // approve, with edits accepted: the Write runs without asking
     term.keys('2');
+    await term.waitFor('❯ 2. Approve the plan, and accept edits');
+    term.keys('Enter');
     await term.waitFor('Notes written.');
     await term.waitFor('⏵⏵ accept edits');
     expect(readFileSync(join(ws.dir, 'notes.md'), 'utf8')).toBe('port 8080\n');
@@ -94,9 +99,13 @@ describe.skipIf(!hasTmux)('a plan edited in $EDITOR before approval', () => {
     term.keys('Enter');
     await term.waitFor('4. Open the plan in your editor first');
     term.keys('4');
+    await term.waitFor('❯ 4. Open the plan');
+    term.keys('Enter');
     await term.waitFor('Your edited plan');
     expect(term.screen()).toContain('1. Serve on port 8080.');
     term.keys('1');
+    await term.waitFor('❯ 1. Approve the plan;');
+    term.keys('Enter');
     await term.waitFor('Carrying out your plan.');
     // the first choice: plan mode is over, edits and commands ask again
     await term.waitFor('ask before edits and commands');
@@ -133,9 +142,13 @@ describe.skipIf(!hasTmux)('a plan edited in $EDITOR before approval', () => {
     term.keys('Enter');
     await term.waitFor('4. Open the plan in your editor first');
     term.keys('4');
+    await term.waitFor('❯ 4. Open the plan');
+    term.keys('Enter');
     await term.waitFor(/editor\.sh" (was ended by SIGINT|exited with status 130)/);
     // still running, and the question still open: approve the plan as presented
     term.keys('1');
+    await term.waitFor('❯ 1. Approve the plan;');
+    term.keys('Enter');
     await term.waitFor('Approved as it was.');
     expect(term.screen()).not.toContain('[exited with');
     const result = JSON.stringify(server.requests.at(-1)!.view!.messages);
@@ -155,6 +168,8 @@ describe.skipIf(!hasTmux)('a plan edited in $EDITOR before approval', () => {
       term.keys('Enter');
       await term.waitFor('4. Open the plan in your editor first');
       term.keys('4');
+      await term.waitFor('❯ 4. Open the plan');
+      term.keys('Enter');
       await term.waitFor('plan.md"');
       // typed into vi: a substitution, then save and quit
       term.type(':%s/port 80\\./port 8443./');
@@ -163,8 +178,10 @@ describe.skipIf(!hasTmux)('a plan edited in $EDITOR before approval', () => {
       term.keys('Enter');
       await term.waitFor('Your edited plan');
       expect(term.screen()).toContain('1. Serve on port 8443.');
-      // the app reads keys again: 2 approves with edits accepted
+      // the app reads keys again: 2 then Enter approves with edits accepted
       term.keys('2');
+      await term.waitFor('❯ 2. Approve the plan, and accept edits');
+      term.keys('Enter');
       await term.waitFor('Going on with edits accepted.');
       await term.waitFor('⏵⏵ accept edits');
       expect(JSON.stringify(server.requests.at(-1)!.view!.messages)).toContain('1. Serve on port 8443.');

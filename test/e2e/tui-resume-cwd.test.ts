@@ -6,6 +6,9 @@ import { hasTmux, Tmux } from './tmux.js';
 
 // Resuming a session from another directory (issue 26): the app says where the session was
 // started, that its tools now run here, and how to go back (the session's directory is stored).
+// Said once (issue 30), and in every way a session is resumed: --resume <id>, the picker of
+// --resume, /resume <id> in a running app (issue 49 reported it said nothing); in colour, with a
+// reply whose Markdown renders differently from its plain text (the first frame's reprint path).
 
 const server = useFakeServer();
 let term: Tmux | undefined;
@@ -17,13 +20,14 @@ afterEach(() => {
 describe.skipIf(!hasTmux)('resuming from another directory', () => {
   it("says so, with the command that works in the session's own directory; from its own directory nothing is said", async () => {
     const ws = workspace();
-    server.enqueue({ text: 'Started here.' });
+    server.enqueue({ text: '# Heading\n\nSome **bold** and `code`:\n\n```ts\nconst a = 1;\n```\n\n- item one\n- item two\n\nStarted here.' });
     const first = await runAgent(['-p', 'start here', '--output-format', 'json'], { ws, server });
     expect(first.code).toBe(0);
     const id = String(jsonResult(first)['session_id']);
     const elsewhere = join(ws.root, 'elsewhere');
     mkdirSync(elsewhere);
-    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    const env: NodeJS.ProcessEnv = { ...agentEnv({ ws, server }), TERM: 'xterm-256color', COLORTERM: 'truecolor' };
+    delete env.NO_COLOR;
 
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--resume', id], cwd: elsewhere, env, width: 160, height: 30 });
     await term.waitFor('Started here.');
@@ -45,5 +49,31 @@ describe.skipIf(!hasTmux)('resuming from another directory', () => {
     await term.waitFor('Started here.');
     await new Promise((r) => setTimeout(r, 500));
     expect(term.screen()).not.toContain('This session was started in');
-  });
+    term.keys('C-d');
+    expect(await term.waitForExit()).toBe(0);
+    term.kill();
+
+    // chosen in the picker (`--resume` without an id), and with /resume in a running app: said once each
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--resume'], cwd: elsewhere, env, width: 160, height: 30 });
+    await term.waitFor('start here');
+    term.keys('Enter');
+    await term.waitFor('Started here.');
+    await term.waitFor('This session was started in');
+    await new Promise((r) => setTimeout(r, 300));
+    const picked = term.screen().replace(/\s*\n\s*/g, ' ');
+    expect(picked.split('This session was started in').length - 1, picked).toBe(1);
+    term.keys('C-d');
+    expect(await term.waitForExit()).toBe(0);
+    term.kill();
+
+    term = new Tmux({ command: [process.execPath, AGENT_BIN], cwd: elsewhere, env, width: 160, height: 30 });
+    await term.waitFor('Ask for a change');
+    term.type(`/resume ${id}`);
+    term.keys('Enter');
+    await term.waitFor('Started here.');
+    await term.waitFor('This session was started in');
+    await new Promise((r) => setTimeout(r, 300));
+    const switched = term.screen().replace(/\s*\n\s*/g, ' ');
+    expect(switched.split('This session was started in').length - 1, switched).toBe(1);
+  }, 60_000);
 });

@@ -79,7 +79,10 @@ describe('which hooks run', () => {
     expect((await hooksWith(s, {}).run('UserPromptSubmit', '', { prompt: 'x' })).ran).toBe(false);
     expect(s.reports.at(-1)).toContain('--hooks-trust');
     // this session only: they run, and nothing is remembered (issue 30: the dialog offers it)
+    const reported = s.reports.length;
     expect((await hooksWith(s, { answer: 'session' }).run('UserPromptSubmit', '', { prompt: 'x' })).context).toEqual(['CTX']);
+    // issue 49: running them for this session said "do not run in this session" while they ran
+    expect(s.reports.slice(reported)).toEqual([]);
     expect((await hooksWith(s, {}).run('UserPromptSubmit', '', { prompt: 'x' })).ran).toBe(false);
     expect((await hooksWith(s, { answer: 'remember' }).run('UserPromptSubmit', '', { prompt: 'x' })).context).toEqual(['CTX']);
     // approved: no question any more
@@ -101,3 +104,5 @@ describe('which hooks run', () => {
     expect(s.reports).toEqual([expect.stringMatching(/^PostToolUse hook `exit 3` failed \(exit 3\)/)]);
   });
 });
+// Mutation: hooks.ts's report of "do not run in this session" back in the plain else branch (for 'session' too) fails
+// "runs a project's hooks once approved" (a report after the 'session' answer).

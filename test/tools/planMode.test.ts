@@ -70,6 +70,75 @@ describe('plan mode', () => {
       expect(isReadOnlyCommand(c), c).toBe(false);
   });
 
+  it('refuses a reader given an option that runs a program or writes a file, however it is spelled', () => {
+    for (const c of [
+      'rg --pre rm zzz victim',
+      'rg --pre=rm zzz victim',
+      'rg --pre-glob "*" --pre cat x',
+      'rg -z foo',
+      'rg -iz foo',
+      'rg --search-zip foo',
+      'rg --hostname-bin=touch foo',
+      'git grep --open-files-in-pager="touch gg.txt" hi',
+      'git grep -Otouch hi',
+      'git grep -O hi',
+      'git grep -iOtouch hi',
+      'git grep --open hi',
+      'git grep --textconv hi',
+      'git diff --ext-diff',
+      'git log -p --ext-diff',
+      'git show --textconv HEAD',
+      'git diff --out=patch',
+      'git log --output=f',
+      'git cat-file --filters HEAD:a',
+      'git blame --textconv a',
+      'git -c core.pager=touch log',
+      'git -C .. log',
+      'sort -ro out a',
+      'sort --out=x a',
+      'sort --compress-program=sh a',
+      'date -us 2020-01-01',
+      'date --se=2020-01-01',
+      'tree -o out.txt',
+      'tree -aR',
+      'file -C -m magic',
+      'file -z a.gz',
+      'diff -l a b',
+      'diff --paginate a b',
+      'find . -fprint out',
+      'find . -fls out',
+      'find . -execdir rm {} +',
+      'sed -n p f',
+      "sed 's/a/b/w out' f",
+      'awk \'{ system("rm x") }\' f',
+      'less f',
+      'man ls',
+      'tar -tf x.tar',
+      'xargs rm',
+      'env ls',
+      'ls | sh',
+    ])
+      expect(isReadOnlyCommand(c), c).toBe(false);
+    for (const c of [
+      'rg --pretty -i foo',
+      'rg -tzig foo',
+      'rg -e z foo',
+      'git grep -e Output hi',
+      'git grep -n hi -- src',
+      'git diff --stat --no-ext-diff',
+      'git diff --output-indicator-new=+',
+      'git log --oneline -n 5',
+      'sort -t, -k2 a',
+      'date -Iseconds',
+      'date +%s',
+      'tree -L 2 -a',
+      'file -b a',
+      'diff -u a b',
+      'git cat-file -p HEAD',
+    ])
+      expect(isReadOnlyCommand(c), c).toBe(true);
+  });
+
   it('tells the model why, naming the call, and not to retry', () => {
     expect(planAllows(bash, { command: 'touch x' })).toBe(false);
     const why = planRefusal('Bash', 'touch x');
@@ -79,4 +148,6 @@ describe('plan mode', () => {
   });
 });
 // Mutations that fail these: dropping the plan branch of decide (Edit asks instead of deny), an allowTools check before it,
-// a reader set that takes `touch`, a find without the -exec check.
+// a reader set that takes `touch`, a find without the -exec check. The option test fails with rg back in the plain
+// reader set, isDangerous matching only exact long names (--out=patch, --open pass), only a cluster's first letter
+// (-iOtouch, -ro pass), or without the takesValue stop (-tzig, -Iseconds refused), and with git grep's short 'O' dropped.

@@ -49,7 +49,7 @@ describe('the permission prompt', () => {
   it('without a suggested prefix the second option allows the tool for the session', async () => {
     const { app, decisions } = await ask({ toolName: 'Write', toolUseId: 'w', input: { path: 'a' }, summary: 'a.txt' });
     expect(app.frame()).toContain('Allow Write for this session');
-    await app.press('2');
+    await app.press('2', KEYS.enter);
     expect(decisions).toEqual([{ kind: 'allow_tool' }]);
   });
 
@@ -91,8 +91,33 @@ describe('the permission prompt', () => {
     expect(f).not.toContain('starting with');
     expect(f).not.toContain('for this session');
     expect(f).toContain('2. Deny, and tell the model why');
-    await app.press('1');
+    await app.press('1', KEYS.enter);
     expect(decisions).toEqual([{ kind: 'allow_once' }]);
+  });
+
+  it('a digit only selects, in every kind of question: Enter decides', async () => {
+    const { c, app, decisions } = await ask(bash('git status --short', 'git status'));
+    await app.press('2');
+    await app.waitForText('❯ 2. Allow commands starting with');
+    expect(decisions).toEqual([]);
+    await app.press(KEYS.enter);
+    expect(decisions).toEqual([{ kind: 'allow_prefix', prefix: 'git status' }]);
+    const hooks: ApprovalRequest = {
+      toolName: 'hooks',
+      toolUseId: 'h',
+      input: {},
+      summary: 'PreToolUse: ./guard.sh',
+      projectCode: { what: 'hooks', name: 'hooks', file: '.claude/settings.json', changed: false },
+    };
+    c.emit({ type: 'approval', request: hooks, respond: (d) => decisions.push(d) });
+    await app.waitForText('has hooks');
+    await app.press('1');
+    await app.waitForText('❯ 1. Run them, and remember');
+    await app.press('3');
+    await app.waitForText('❯ 3. Do not run them');
+    expect(decisions).toHaveLength(1);
+    await app.press(KEYS.enter);
+    expect(decisions[1]).toEqual({ kind: 'deny' });
   });
 
   it('queued questions are asked one after the other', async () => {
@@ -121,3 +146,5 @@ describe('the permission prompt', () => {
     expect(app.frame()).toContain('37 more lines (the full command is printed above)');
   });
 });
+// Mutation: a digit that decides at once again (approvalKey returning decisionFor for a digit) fails 'a digit only
+// selects' (a decision after '2' alone, and the hooks' '1' remembering them for good).

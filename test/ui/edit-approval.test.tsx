@@ -43,7 +43,7 @@ describe('the approval prompt for an edit', () => {
     expect(f).toContain('2. Apply, and accept edits for the rest of the session');
     expect(f).toContain('3. Deny, and tell the model why');
     expect(f).toContain('4. Deny, and stop the turn');
-    await app.press('2');
+    await app.press('2', KEYS.enter);
     expect(decisions).toEqual([{ kind: 'accept_edits' }]);
   });
 

@@ -50,17 +50,17 @@ describe('a plan presented for approval (ExitPlanMode)', () => {
   });
   it('4 opens the plan in $EDITOR and asks again with the edited plan, which goes with the approval', async () => {
     const { app, decisions } = await ask("sed -i 's/Change the port/Change the port to 8080/'");
-    await app.press('4');
+    await app.press('4', KEYS.enter);
     await app.waitForText('Your edited plan');
     expect(app.frame()).toContain('1. Change the port to 8080.');
     expect(decisions).toEqual([]);
-    await app.press('2');
+    await app.press('2', KEYS.enter);
     expect(decisions).toEqual([{ kind: 'accept_edits', plan: '## Plan\n1. Change the port to 8080.\n2. Run the tests.' }]);
   });
 
   it('an edited plan sent back goes with the note', async () => {
     const { app, decisions } = await ask("sed -i 's/Run the tests/Run every test/'");
-    await app.press('4');
+    await app.press('4', KEYS.enter);
     await app.waitForText('Your edited plan');
     await app.press('3', ...'and lint'.split(''), KEYS.enter);
     expect(decisions).toEqual([{ kind: 'deny', note: 'and lint', plan: '## Plan\n1. Change the port.\n2. Run every test.' }]);
@@ -68,18 +68,18 @@ describe('a plan presented for approval (ExitPlanMode)', () => {
 
   it('an editor that cannot be started says so, and the plan is asked again as it was', async () => {
     const { app, decisions } = await ask('/nonexistent/editor-xyz');
-    await app.press('4');
+    await app.press('4', KEYS.enter);
     await app.waitForText('Could not start the editor "/nonexistent/editor-xyz"');
     expect(app.frame()).toContain('1. Change the port.');
-    await app.press('1');
+    await app.press('1', KEYS.enter);
     expect(decisions).toEqual([{ kind: 'allow_once' }]);
   });
 
   it('an editor that changes nothing approves the plan as presented', async () => {
     const { app, decisions } = await ask('true');
-    await app.press('4');
+    await app.press('4', KEYS.enter);
     await app.waitForText('The plan is unchanged.');
-    await app.press('1');
+    await app.press('1', KEYS.enter);
     expect(decisions).toEqual([{ kind: 'allow_once' }]);
   });
 });

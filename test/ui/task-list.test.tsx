@@ -27,10 +27,20 @@ describe('the task list above the prompt', () => {
     expect(app.frame()).toContain('✔ Read the code');
     expect(app.frame()).toContain('! Ask about the API');
 
-    // a TodoWrite finished: read again
-    c.list = c.list.map((t) => (t.status === 'in_progress' ? { ...t, status: 'completed' } : t));
-    c.emit({ type: 'tool_end', id: 't1', name: 'TodoWrite', output: { content: 'set', isError: false }, durationMs: 1, status: 'done' });
+    // a TodoWrite finished: its own list is shown (the log, which the controller reads, gets its result only after
+    // tool_end, so it still holds the list before: issue 49)
+    const next = c.list.map((t) => (t.status === 'in_progress' ? { ...t, status: 'completed' as const } : t));
+    c.emit(
+      { type: 'tool_start', id: 't1', name: 'TodoWrite', input: { todos: next }, summary: '' },
+      { type: 'tool_end', id: 't1', name: 'TodoWrite', output: { content: 'set', isError: false }, durationMs: 1, status: 'done' },
+    );
     await app.waitForText('Tasks · 2 of 3 done');
+    // a refused one sets nothing
+    c.emit(
+      { type: 'tool_start', id: 't2', name: 'TodoWrite', input: { todos: [{ content: 'Other', status: 'pending' }] }, summary: '' },
+      { type: 'tool_end', id: 't2', name: 'TodoWrite', output: { content: 'no', isError: true }, durationMs: 1, status: 'error' },
+    );
+    c.list = next;
 
     await app.press('\u0014');
     await waitFor(() => !app.frame().includes('Tasks ·'), app.frame);
@@ -43,7 +53,8 @@ describe('the task list above the prompt', () => {
     await waitFor(() => !app.frame().includes('Tasks ·'), app.frame);
   });
 });
-// Mutations that fail this: no refresh on tool_end or history_reset, Ctrl+T not bound, the list shown when every item is settled.
+// Mutations that fail this: the list read from the log at tool_end (one TodoWrite behind: '2 of 3 done' never comes),
+// a failed TodoWrite's list shown, no refresh on history_reset, Ctrl+T not bound, the list shown when every item is settled.
 
 describe("a sub-agent's own task list", () => {
   it('is shown indented under its running row, not as the session’s list, and goes with the row', async () => {

@@ -31,6 +31,7 @@ export function StatusLine({ session, usage, home = homedir() }: StatusLineProps
         {session.sandbox ? <Text color={session.sandbox.ok ? theme.muted : theme.error}>{sanitize(session.sandbox.text)}</Text> : null}
         {session.mcp ? <Text color={theme.muted}>{sanitize(session.mcp)}</Text> : null}
         {session.background ? <Text color={theme.muted}>{session.background}</Text> : null}
+        {session.goal ? <Text color={theme.muted}>{session.goal}</Text> : null}
         {session.unsaved ? <Text color={theme.error}>unsaved: {session.unsaved}</Text> : null}
       </Box>
       {session.statusCommand ? (
