@@ -1,8 +1,7 @@
+// The `sandbox` keys a settings file may hold (.agentrc's, and Claude Code's settings files'):
+// the schema alone, so that schema.ts (the whole .agentrc) and sandboxSettings.ts (how the files
+// combine) share it without importing each other.
 import * as z from 'zod/mini';
-import '../zodEnglish.js';
-
-// The `sandbox` key of .agentrc and of Claude Code's settings files, beside the rest of the
-// schema (config/schema.ts) so that each file stays readable whole.
 
 const nonEmptyString = z.string().check(z.minLength(1));
 

@@ -12,15 +12,10 @@ import type { SandboxSettings } from '../config/sandboxSettings.js';
 import { bashAllowedByPrefixes, prefixWords } from '../tools/permissions.js';
 import type { CommandSandbox, SandboxPlan } from '../tools/types.js';
 import { deniedIn } from './denials.js';
+import type { SandboxStatus } from './status.js';
 import { runtimeConfig, type Boundaries } from './settings.js';
 
 type Manager = typeof import('@anthropic-ai/sandbox-runtime')['SandboxManager'];
-
-export type SandboxStatus =
-  | { state: 'off' }
-  | { state: 'on'; platform: string; warnings: string[] }
-  /** Configured, but it cannot start: `why` names what is missing or broken, `install` what to do. */
-  | { state: 'unavailable'; why: string; install: string };
 
 /** A network connection the allow-list does not cover: asked in the TUI (true: allowed for the session); none in print mode, where it is refused. */
 export type AskNetwork = (host: string, port: number) => Promise<boolean>;
@@ -81,7 +76,12 @@ export class SandboxRuntime implements CommandSandbox {
     if (deps.errors.length > 0) return (this.current = { state: 'unavailable', why: deps.errors.join('; '), install: installHint() });
     try {
       const ask = this.ask;
+      const signals = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
       await manager.initialize(this.config(), ask ? (req) => this.askNetwork(ask, req.host, req.port ?? 0) : undefined, false);
+      // The library stops its proxies on the first SIGINT or SIGTERM; this program's own handlers
+      // decide what a signal does (print mode's first Ctrl+C interrupts the turn), and close() stops them.
+      for (const [signal, before] of Object.entries(signals))
+        for (const l of process.listeners(signal as 'SIGINT')) if (!before.includes(l)) process.removeListener(signal, l);
       mkdirSync(this.where.tmp, { recursive: true });
       const { argv, env } = await manager.wrapWithSandboxArgv('true', '/bin/sh', undefined, undefined, this.where.cwd);
       const probe = await runWrapped(argv, env, this.where.cwd);
@@ -118,7 +118,7 @@ export class SandboxRuntime implements CommandSandbox {
 
   async wrap(command: string, shell: string, o: { cwd: string; readOnly: boolean; id: string }): Promise<{ argv: string[]; env: Record<string, string> }> {
     const manager = this.manager;
-    if (!manager) throw new Error('the sandbox is not running');
+    if (!manager?.isSandboxingEnabled()) throw new Error('the sandbox is not running');
     const custom = o.readOnly ? { filesystem: { ...this.config().filesystem, allowWrite: [] } } : undefined;
     const { argv, env } = await manager.wrapWithSandboxArgv(command, shell, custom, undefined, o.cwd, { commandId: o.id });
     // only what the sandbox adds (its proxies' variables): the rest is the command's own environment, keys hidden

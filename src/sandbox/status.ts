@@ -2,8 +2,13 @@
 // footer's word, and /sandbox's (and `agent doctor`'s) report of its state, its settings as
 // resolved and what is missing. Text only.
 import type { SandboxSettings } from '../config/sandboxSettings.js';
-import type { SandboxStatus } from './runtime.js';
 import { PROJECT_DENY_WRITE, SANDBOX_TMP, SECRET_READS } from './settings.js';
+
+export type SandboxStatus =
+  | { state: 'off' }
+  | { state: 'on'; platform: string; warnings: string[] }
+  /** Configured, but it cannot start: `why` names what is missing or broken, `install` what to do. */
+  | { state: 'unavailable'; why: string; install: string };
 
 /** The start-up notice of a sandbox that cannot start: why, what to install, and what happens meanwhile. */
 export function unavailableText(s: Extract<SandboxStatus, { state: 'unavailable' }>, settings: SandboxSettings): string {

@@ -38,6 +38,8 @@ const where = { cwd: project, home, trustFile: join(home, '.config/agent/trust.j
 const before = process.cwd();
 let sandbox: SandboxRuntime;
 let bash: AnyTool;
+let signalListeners: number[] = [];
+const listening = (): number[] => [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
 
 beforeAll(async () => {
   process.chdir(project);
@@ -45,6 +47,7 @@ beforeAll(async () => {
   mkdirSync(join(home, '.ssh'));
   writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY');
   sandbox = new SandboxRuntime(settings({ excludedCommands: ['echo-outside'] }), where);
+  signalListeners = listening();
   const status = await sandbox.start();
   if (status.state !== 'on') throw new Error(`the sandbox did not start here: ${JSON.stringify(status)} (install bubblewrap and socat)`);
   bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, sandbox }) as AnyTool;
@@ -131,6 +134,20 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
   }, 40_000);
 });
 
+describe('signals and a stopped library', () => {
+  it("leaves SIGINT and SIGTERM to the program: the library's handlers (which stop its proxies) are removed", () => {
+    expect(listening()).toEqual(signalListeners);
+  });
+
+  it('a library stopped under it (its reset) still holds the boundary: nothing is written outside', async () => {
+    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+    await SandboxManager.reset();
+    const r = await call(bash, { command: `touch ${join(outside, 'after-reset.txt')}` }, ctx(project));
+    expect(r.isError).toBe(true);
+    expect(existsSync(join(outside, 'after-reset.txt'))).toBe(false);
+  });
+});
+
 describe('a sandbox that cannot start', () => {
   it('says why (a broken bubblewrap on PATH), and plans every command as unavailable', async () => {
     const bin = tempDir('broken-bwrap-');
@@ -163,7 +180,7 @@ describe('a sandbox that cannot start', () => {
   });
 });
 
-// Mutations checked: wrap without the read-only custom config (the read-only test writes
+// Mutations checked: the signal listeners left in place (the first test of 'signals' fails); wrap without the read-only custom config (the read-only test writes
 // made.txt); placement() honouring dangerouslyDisableSandbox without the gate's 'outside' (the
 // escape test writes escaped.txt); the start-up probe removed (the broken bwrap starts "on");
 // the failIfUnavailable refusal in placement() removed (ran.txt is made, unsandboxed).
