@@ -1,6 +1,7 @@
 import { world } from './runtime/world.js';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT_USAGE } from './cliError.js';
+import { findSessionToResume, forkSession } from './sessionLookup.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
 import { loadConfig, loadDbPath, type Config, type ConfigFlags } from './config/config.js';
@@ -10,11 +11,10 @@ import { createProvider } from './llm/factory.js';
 import type { Provider } from './llm/provider.js';
 import { withLearnedModel } from './modelLearning.js';
 import { debug, DebugLogError, enableDebugLog, redact, registerSecret } from './log.js';
-import { newId } from './llm/messages.js';
 import { SessionInUseError } from './session/lease.js';
 import { PromptHistory } from './session/promptHistory.js';
 import { Session } from './session/session.js';
-import { isStoreError, openStore, type SessionInfo, type Store } from './store/index.js';
+import { openStore, type SessionInfo, type Store } from './store/index.js';
 import type { McpServerFileEntry } from './config/schema.js';
 import type { Approver } from './tools/permissions.js';
 import type { ToolIo } from './tools/types.js';
@@ -137,42 +137,6 @@ export function openStoreFor(config: Config): Store {
 /** The database alone (`agent sessions`): no model or provider is resolved, so none is needed. */
 export function openStoreOnly(opts: GlobalOptions, env: NodeJS.ProcessEnv = world().env): Store {
   return openStore(loadDbPath({ cwd: world().cwd, env, flags: flagsOf(opts) }));
-}
-
-/** A session by id, unique prefix or the short id the footer shows; an ambiguous one is a usage error that says so. */
-export function lookUpSession(store: Store, id: string, what: string): SessionInfo | undefined {
-  try {
-    return store.getSession(id);
-  } catch (e) {
-    if (isStoreError(e) && e.kind === 'not_found') throw new CliError(`${what}: ${e.message}`, EXIT_USAGE);
-    throw e;
-  }
-}
-
-/** Which stored session --resume <id> / --continue name; undefined for a new session. */
-export function findSessionToResume(store: Store, config: Config, opts: GlobalOptions): SessionInfo | undefined {
-  if (typeof opts.resume === 'string') {
-    const info = lookUpSession(store, opts.resume, '--resume');
-    if (!info) throw new CliError(`--resume: no session with id "${opts.resume}" in ${config.dbPath} (list them with \`agent sessions\`)`, EXIT_USAGE);
-    return info;
-  }
-  if (opts.continue) {
-    const info = store.latestSession(config.cwd);
-    if (!info) throw new CliError(`--continue: no earlier session in ${config.cwd} (start one with \`agent\`)`, EXIT_USAGE);
-    return info;
-  }
-  return undefined;
-}
-
-/** --fork: a copy of the stored session under a new id, which this process then continues. */
-export function forkSession(store: Store, from: SessionInfo, cwd: string): SessionInfo {
-  return store.forkSession(from.id, {
-    id: newId('s'),
-    cwd,
-    provider: from.provider,
-    model: from.model,
-    ...(from.title ? { title: `${from.title} (fork)` } : {}),
-  });
 }
 
 /**

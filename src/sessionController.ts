@@ -1,6 +1,7 @@
 import { world } from './runtime/world.js';
 import type { Runtime } from './bootstrap.js';
-import { CommandError, commandInfos, findCommand, historyPage, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
+import { CommandError, commandInfos, findCommand, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
+import { historyPage } from './commands/history.js';
 import { debug } from './log.js';
 import { mcpStatus } from './commands/mcp.js';
 import { sandboxBadge } from './sandbox/status.js';

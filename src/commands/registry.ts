@@ -1,5 +1,5 @@
 import type { Session } from '../session/session.js';
-import type { CommandInfo, CommandOutput, HistoryPage, SessionListItem } from '../protocol/views.js';
+import type { CommandInfo, CommandOutput, SessionListItem } from '../protocol/views.js';
 import { existsSync } from 'node:fs';
 import { editDistance } from '../editDistance.js';
 import type { CustomCommand } from './custom.js';
@@ -8,6 +8,7 @@ import { configHome } from '../agent/instructions.js';
 import { initPrompt, memoryText } from './instructionsText.js';
 import { isKnownModel, modelChoices, suggestModels } from './modelChoices.js';
 import { rewindCommand } from './rewind.js';
+import { historyCommand } from './history.js';
 import { uncompactCommand } from './uncompact.js';
 import { agentsView, contextView, costView, permissionsView } from './views.js';
 import { mcpCommand } from './mcp.js';
@@ -256,7 +257,7 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     args: '<query> | open <id>',
     description: 'search what compaction archived in this session, or open one archived item',
-    run: async ({ session }, args) => historyCommand(session, args),
+    run: ({ session }, args) => asCommand(() => historyCommand(session, args)),
   },
   {
     name: 'uncompact',
@@ -325,36 +326,6 @@ function pinList(pins: ReadonlyArray<{ text: string }>): string {
     'Pinned (kept verbatim through every compaction; /unpin <n> to drop one):',
     ...pins.map((p, i) => `  ${i + 1}. ${p.text.replace(/\s+/g, ' ').slice(0, 200)}`),
   ].join('\n');
-}
-
-async function historyCommand(session: Session, args: string): Promise<CommandOutput> {
-  const open = /^open\s+(\S+)/.exec(args.trim());
-  if (open) {
-    const item = session.recallSource().get(open[1]!);
-    if (!item) throw new CommandError(`nothing archived has the id ${open[1]}`);
-    return text(`${item.label} (${item.id})\n\n${item.text}`);
-  }
-  const pageMatch = /\s+page\s+(\d+)\s*$/i.exec(args);
-  const page = pageMatch ? Math.max(1, Number(pageMatch[1])) : 1;
-  const query = (pageMatch ? args.slice(0, pageMatch.index) : args).trim();
-  if (!query) throw new CommandError('usage: /history <words to search> [page N], or /history open <id>');
-  const result = historyPage(session, query, page);
-  if (result.hits.length === 0) return text(page === 1 ? `Nothing archived matches "${query}".` : `No more results for "${query}".`);
-  return { kind: 'history', result };
-}
-
-const HISTORY_PAGE = 10;
-
-/** One page of the session's archive search (the Recall tool's scope), for /history. */
-export function historyPage(session: Session, query: string, page: number): HistoryPage {
-  const hits = session.recallSource().search(query, { limit: HISTORY_PAGE + 1, offset: (page - 1) * HISTORY_PAGE });
-  return {
-    query,
-    page,
-    pageSize: HISTORY_PAGE,
-    hits: hits.slice(0, HISTORY_PAGE).map(({ id, label, snippet, createdAt }) => ({ id, label, snippet, createdAt })),
-    hasMore: hits.length > HISTORY_PAGE,
-  };
 }
 
 /** What the slash menu and /help list: the built-ins, then the custom commands with where each comes from. */

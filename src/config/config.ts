@@ -3,8 +3,9 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openaiApiFor, type ReasoningEffort } from '../llm/openaiApi.js';
 import type { Effort, ProviderName, ThinkingRequest } from '../llm/provider.js';
-import { builtinCapabilities, EFFORTS, thinkingFor, ThinkingSettingError, type ThinkingCapabilities, type ThinkingSetting } from './thinking.js';
+import type { ThinkingCapabilities, ThinkingSetting } from './thinking.js';
 import { ConfigError, mergeRaw, readRawConfig, validateConfig } from './configFile.js';
+import { resolveThinking } from './modelThinking.js';
 import { claudeHookSources } from './claudeSettings.js';
 import { sandboxSettings, type SandboxSettings } from './sandboxSettings.js';
 import type { z } from 'zod/mini';
@@ -366,44 +367,6 @@ export function withModel(config: Config, name: string, learned: LearnedModel | 
   if (provider === config.provider) return next;
   const { baseURL: _baseURL, apiKeyEnv: _apiKeyEnv, ...rest } = next;
   return rest;
-}
-
-/**
- * The thinking a model's requests send: the settings (the model's own over the top level)
- * checked against its capabilities (.agentrc's over what the provider said over the built-in
- * table). A setting the model cannot take is a ConfigError naming the setting and the model.
- */
-export function resolveThinking(
-  model: string,
-  provider: ProviderName,
-  userModels: Readonly<Record<string, UserModelEntry>>,
-  top: ThinkingSetting,
-  maxOutputTokens: number,
-  learned?: ThinkingCapabilities,
-  override?: ThinkingSetting,
-): { capabilities?: ThinkingCapabilities; thinking?: ThinkingRequest } {
-  if (provider !== 'anthropic') return {};
-  const own = userModels[model];
-  const base = learned ?? builtinCapabilities(model);
-  const caps: ThinkingCapabilities | undefined =
-    own?.thinkingModes || own?.effortLevels
-      ? {
-          types: own.thinkingModes ? own.thinkingModes.map((m) => (m === 'off' ? 'disabled' : m)) : (base?.types ?? ['adaptive', 'enabled', 'disabled']),
-          efforts: own.effortLevels ?? base?.efforts ?? EFFORTS,
-          keepsThinking: base?.keepsThinking ?? false,
-          source: 'config',
-        }
-      : base;
-  const setting: ThinkingSetting = { ...top, ...(own?.thinking ?? {}), ...(override ?? {}) };
-  const where = (field: keyof ThinkingSetting): string =>
-    override?.[field] !== undefined ? `/effort` : own?.thinking?.[field] !== undefined ? `models.${model}.thinking.${field}` : `thinking.${field}`;
-  try {
-    const thinking = thinkingFor(model, setting, caps, maxOutputTokens, where);
-    return { ...(caps ? { capabilities: caps } : {}), ...(thinking ? { thinking } : {}) };
-  } catch (e) {
-    if (e instanceof ThinkingSettingError) throw new ConfigError(e.message);
-    throw e;
-  }
 }
 
 export function defaultDbPath(env: NodeJS.ProcessEnv, home: string): string {
