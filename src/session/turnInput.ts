@@ -25,7 +25,8 @@ export async function expandPrompt(
   signal: AbortSignal,
   emit: (e: AgentEvent) => void,
 ): Promise<{ text: string; hooked: { block?: string; blocks: TextBlock[] } }> {
-  const text = scope.expand ? await scope.expand((c) => gatedShell(p.tools, p.gate, c, p.context.config.cwd, signal, emit)) : asked;
+  const approved = scope.commandsApproved === true;
+  const text = scope.expand ? await scope.expand((c) => gatedShell(p.tools, p.gate, c, p.context.config.cwd, signal, emit, approved)) : asked;
   return { text, hooked: await p.caps.beforePrompt(withoutTypedCommand(text), signal) };
 }
 
