@@ -54,7 +54,7 @@ const UNPARSED_SEQUENCE = /^\[[\d;?]*[~A-Za-z]$/;
 export class PromptModel {
   readonly store = new Store<PromptState>({ text: '', cursor: 0, completion: null });
   private readonly history: PromptHistoryCursor;
-  private readonly pastes: PastedTexts;
+  readonly pastes: PastedTexts;
   private cycling = false;
   /** The menu's highlight was moved with the arrows (and is not in the text yet). */
   private picked = false;
@@ -87,13 +87,14 @@ export class PromptModel {
     this.store.set({ text: '', cursor: 0, completion: null });
   }
 
-  /** Puts text back in front of what is being typed (queued, refused or unanswered prompts); a paste in it comes back as its chip. */
-  restore(sent: string): void {
+  /** Puts text back in front of what is being typed (queued, refused or unanswered prompts); a paste in it comes back as its chip (true then). */
+  restore(sent: string): boolean {
     const text = this.pastes.collapse(sent);
     const current = this.state.text;
     const joined = current === '' ? text : `${text}\n${current}`;
     this.history.reset();
     this.store.set({ text: joined, cursor: joined.length, completion: null });
+    return text !== sent;
   }
 
   /** Hides the completion list; false when none was shown. */
