@@ -28,6 +28,7 @@ const IDLE_NOTICE_MS = 60_000;
 
 export class SessionController implements UiController {
   private readonly listeners = new Set<(e: Event) => void>();
+  private readonly observers = new Set<(e: Event) => void>();
   private unsubscribe: () => void = () => {};
   private queue: string[] = [];
   private working = false;
@@ -77,6 +78,7 @@ export class SessionController implements UiController {
   }
 
   private emit(e: Event): void {
+    for (const o of this.observers) o(e);
     if (this.listeners.size === 0) {
       this.early.push(e);
       return;
@@ -147,6 +149,12 @@ export class SessionController implements UiController {
 
   todos(): readonly Todo[] {
     return currentTodos(this.current.messages({ archived: true }));
+  }
+
+  /** A follower beside the app (the statusLine): every event from now on; the early ones stay the app's. */
+  observe(observer: (ev: Event) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   subscribe(listener: (ev: Event) => void): () => void {

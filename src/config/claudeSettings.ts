@@ -1,6 +1,7 @@
 // Claude Code's hooks, from the settings files Claude Code reads them from: ~/.claude/settings.json
 // (the person's own) and the project's .claude/settings.json and .claude/settings.local.json. Only
-// `hooks` (and `disableAllHooks`) is read there; every other setting is Claude Code's business.
+// `hooks` (and `disableAllHooks`) is read there; every other setting is Claude Code's business,
+// but a project's `statusLine` is named as ignored (the person may expect it to run).
 // The events this agent has run as Claude Code runs them: same matchers, same JSON on stdin, same
 // answers (hooks/decision.ts). A hook of an event it does not have, or of another type than
 // "command", is named at start and not run; a file that is not JSON is named with its line and
@@ -40,6 +41,10 @@ export function claudeHookSources(home: string, cwd: string): { sources: HookSou
     else if (!isObject(parsed.value)) warnings.push(`${at.file}: must hold a JSON object ({ ... }); its hooks do not run`);
     else read.push({ at, json: parsed.value });
   }
+  // a project's statusLine would run a repository's command unapproved: said, never silently ignored
+  for (const { at, json } of read)
+    if (at.scope === 'project' && json['statusLine'] !== undefined)
+      warnings.push(`${at.file}: statusLine is read from ~/.agentrc only (a project's command would run without your approval); ignored`);
   // Claude Code's own switch: hooks off wherever it is set
   if (read.some((r) => r.json['disableAllHooks'] === true)) return { sources: [], warnings };
   const sources: HookSource[] = [];

@@ -92,7 +92,8 @@ export function followStatus(o: FollowOptions): { onEvent: (e: FollowedEvent) =>
 export interface StatusHost {
   session(): SessionView;
   contextUsage(): ContextUsageView;
-  subscribe(listener: (e: FollowedEvent) => void): () => void;
+  /** Events from now on, beside the front end's own subscription (which keeps the early ones). */
+  observe(listener: (e: FollowedEvent) => void): () => void;
   notify(level: 'warning', text: string): void;
 }
 
@@ -115,7 +116,7 @@ export function statusLineFor(config: Config, host: StatusHost, show: (line: str
     show,
     warn: (message) => host.notify('warning', message),
   });
-  const off = host.subscribe((e) => follow.onEvent(e));
+  const off = host.observe((e) => follow.onEvent(e));
   return {
     close: () => {
       off();

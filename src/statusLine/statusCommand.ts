@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 // first line of output shown under the prompt. It runs in the background: a run still going when
 // the next is asked for is followed by one more (never a pile), a run that takes longer than
 // `timeoutMs` is killed (its process group) and shows nothing new, a failing one keeps the line
-// it had. Typing never waits for it.
+// it had and is told once with the end of what it wrote on stderr. Typing never waits for it.
 
 export interface StatusCommandOptions {
   command: string;
@@ -18,6 +18,8 @@ export interface StatusCommandOptions {
 }
 
 const MAX_OUTPUT = 16 * 1024;
+/** The end of its stderr a failure repeats (characters, on one line). */
+const STDERR_SHOWN = 300;
 
 export class StatusCommand {
   private running = false;
@@ -50,8 +52,9 @@ export class StatusCommand {
 
   private runOnce(input: object): Promise<void> {
     return new Promise((done) => {
-      const child = spawn('/bin/sh', ['-c', this.opts.command], { cwd: this.opts.cwd, env: this.opts.env, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+      const child = spawn('/bin/sh', ['-c', this.opts.command], { cwd: this.opts.cwd, env: this.opts.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
       let out = '';
+      let err = '';
       const timer = setTimeout(() => {
         this.fail(`the statusLine command took longer than ${this.opts.timeoutMs} ms and was stopped`);
         kill();
@@ -66,6 +69,9 @@ export class StatusCommand {
       };
       child.stdout.setEncoding('utf8').on('data', (d: string) => {
         if (out.length < MAX_OUTPUT) out += d;
+      });
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        err = (err + d).slice(-MAX_OUTPUT);
       });
       child.stdin.on('error', () => {});
       child.stdin.end(JSON.stringify(input));
@@ -82,7 +88,11 @@ export class StatusCommand {
             this.line = first;
             this.opts.onLine(first);
           }
-        } else if (signal === null) this.fail(`the statusLine command exited with code ${code}`);
+        } else if (signal === null) {
+          const said = err.replace(/\s+/g, ' ').trim();
+          const tail = said.length > STDERR_SHOWN ? `…${said.slice(-STDERR_SHOWN)}` : said;
+          this.fail(`the statusLine command exited with code ${code}${tail ? `; its stderr said: ${tail}` : ' and wrote nothing on stderr'}`);
+        }
         done();
       });
     });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, useFakeServer, workspace, type Workspace } from './harness.js';
@@ -63,5 +63,27 @@ console.log(\`SL[\${j.model.id}] out=\${j.context_window.total_output_tokens} di
     await term.waitFor('typed-while-the-status-runs', 4_000);
     await term.waitFor(/statusLine command took longer than 2000 ms/, 6_000);
     expect(term.screen()).not.toContain('SLOW-STATUS');
+  });
+
+  it("a failing command's warning carries its stderr; a project's statusLine (.agentrc or .claude/settings.json) is said to be ignored", async () => {
+    const ws = workspace();
+    withStatusLine(ws, 'echo "statusline.sh: jq: command not found" >&2; exit 127');
+    writeFileSync(join(ws.dir, '.agentrc'), JSON.stringify({ statusLine: { type: 'command', command: 'echo PROJECT-STATUS' } }));
+    mkdirSync(join(ws.dir, '.claude'), { recursive: true });
+    writeFileSync(join(ws.dir, '.claude', 'settings.json'), JSON.stringify({ statusLine: { type: 'command', command: 'echo CLAUDE-STATUS' } }));
+    term = new Tmux({
+      command: [process.execPath, AGENT_BIN],
+      cwd: ws.dir,
+      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
+      width: 200,
+      height: 40,
+    });
+    // mutation: stderr ignored (stdio 'ignore') says only the exit code
+    await term.waitFor('the statusLine command exited with code 127; its stderr said: statusline.sh: jq: command not found');
+    // mutation: the project's .claude/settings.json statusLine dropped without a word
+    await term.waitFor(/\.claude\/settings\.json: statusLine is read from ~\/\.agentrc only/);
+    expect(term.screen()).toMatch(/\.agentrc: statusLine is read from ~\/\.agentrc only/);
+    expect(term.screen()).not.toContain('PROJECT-STATUS');
+    expect(term.screen()).not.toContain('CLAUDE-STATUS');
   });
 });
