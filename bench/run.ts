@@ -29,7 +29,10 @@ const BENCHES: Record<string, string> = {
   grep: 'Grep on a generated 6,000-file / ~60 MB tree: packaged ripgrep (the default) vs rg on PATH vs the JavaScript search',
   background:
     "issue 34: a 50 MB stream from a background command vs the spill benchmark's foreground output (peak RSS); a turn's round trip with 10 background commands printing vs none",
+  checkpoints:
+    "issue 46: the working tree's checkpoints on a 17,700-file tree: the first snapshot, a turn's boundary unchanged (budget 100 ms) and after 20 changed files, a second session's first, a code rewind",
   install: 'issue 31: the package installed with npm install -g vs the checkout: first frame and one -p round trip',
+  sandbox: 'issue 44: a Bash command sandboxed vs unsandboxed (median of 10; bound 100 ms more), and a dev server in the background that keeps serving',
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

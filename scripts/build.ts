@@ -1,5 +1,5 @@
 import { build, type Metafile, type Plugin } from 'esbuild';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -109,7 +109,8 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     // native addon: loaded from node_modules at run time
     // @vscode/ripgrep finds its platform package's binary from its own location: it must stay in node_modules
     // sharp loads its libvips binary (@img/sharp-<platform>) from beside itself
-    external: ['better-sqlite3', '@vscode/ripgrep', 'sharp'],
+    // the sandbox library finds its vendored helpers (apply-seccomp, the JVM proxy agent) beside itself, and loads only when enabled
+    external: ['better-sqlite3', '@vscode/ripgrep', 'sharp', '@anthropic-ai/sandbox-runtime'],
     // jsonc-parser's "main" is a UMD build whose dynamic require()s esbuild cannot follow: bundle its ESM build
     alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
     plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch, tokenRanksAsString],
@@ -133,15 +134,52 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
   return result.metafile;
 }
 
-/** `npm pack` and `npm publish` run prepack and then prepare, both of which build: the second build is skipped. */
-const builtByPrepack = process.env.npm_lifecycle_event === 'prepare' && (process.env.npm_command === 'pack' || process.env.npm_command === 'publish');
+/**
+ * The package.json a tarball holds: the checkout's without its scripts. Every one of them points at
+ * files the package does not ship (scripts/, test/, bench/, biome), and an installer that sees a
+ * `prepare` asks the person to allow a script that cannot work (npm 11+: "has install scripts not
+ * yet covered by allowScripts").
+ */
+export function publishedManifest(checkout: Record<string, unknown>): Record<string, unknown> {
+  const published = { ...checkout };
+  delete published.scripts;
+  return published;
+}
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && builtByPrepack) {
+const PACKAGE_JSON = resolve(ROOT, 'package.json');
+/** The checkout's package.json while a pack runs (prepack moves it here, postpack moves it back). */
+const CHECKOUT_PACKAGE_JSON = resolve(ROOT, 'package.json.checkout');
+
+/** A pack that died between prepack and postpack left the publish-time package.json in place: the checkout's comes back. */
+function restoreCheckoutManifest(): boolean {
+  if (!existsSync(CHECKOUT_PACKAGE_JSON)) return false;
+  renameSync(CHECKOUT_PACKAGE_JSON, PACKAGE_JSON);
+  return true;
+}
+
+const event = process.env.npm_lifecycle_event;
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+
+if (isMain && event === 'postpack') {
+  // npm read the checkout's manifest before prepack, so it runs this from the checkout's scripts
+  if (restoreCheckoutManifest()) console.log("package.json: the checkout's is back");
+} else if (isMain && event === 'prepare' && (process.env.npm_command === 'pack' || process.env.npm_command === 'publish')) {
+  // a pack runs prepack, then prepare when its package.json has one (an npm that reads it once): prepack built dist/
   console.log('dist/ was built by prepack');
-} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+} else if (isMain) {
+  restoreCheckoutManifest();
   const t0 = performance.now();
   const meta = await buildDist();
   const outputs = Object.entries(meta.outputs).filter(([f]) => f.endsWith('.js'));
   const kb = outputs.reduce((n, [, o]) => n + o.bytes, 0) / 1024;
   console.log(`built dist/: ${outputs.length} files, ${kb.toFixed(0)} KiB in ${(performance.now() - t0).toFixed(0)} ms`);
+  if (event === 'prepack') {
+    // the tarball is made after prepack, from package.json as it is on disk: the published one
+    // goes there now, and postpack puts the checkout's back (pacote re-reads it, so the pack's
+    // own `prepare` sees no script and does not build twice)
+    const text = readFileSync(PACKAGE_JSON, 'utf8');
+    writeFileSync(CHECKOUT_PACKAGE_JSON, text);
+    writeFileSync(PACKAGE_JSON, `${JSON.stringify(publishedManifest(JSON.parse(text) as Record<string, unknown>), null, 2)}\n`);
+    console.log('package.json: the published one (no scripts) until postpack');
+  }
 }

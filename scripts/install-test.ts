@@ -130,6 +130,8 @@ async function install(pair: Pair, tarball: string, extraEnv: NodeJS.ProcessEnv 
   const env = cleanEnv({ PATH: [...pair.path, ...systemPath].join(delimiter), ...extraEnv });
   const r = await run(pair.npm[0]!, [...pair.npm.slice(1), 'install', '-g', tarball, '--prefix', pair.prefix, '--no-audit', '--no-fund'], { env });
   check(r.code === 0, `${pair.label}: npm install -g`, r);
+  // npm 11+ names a package whose install scripts allowScripts does not cover: the published one has none
+  check(!new RegExp(`install-scripts\\s+${PKG.name}@`).test(r.stderr), `${pair.label}: npm install -g asks to allow no script of ${PKG.name}`, r);
 }
 
 const installed = (pair: Pair): string => join(pair.prefix, 'lib', 'node_modules', ...PKG.name.split('/'));
@@ -251,8 +253,12 @@ async function main(): Promise<void> {
   let closeMirror: (() => Promise<void>) | undefined;
   try {
     console.log(`install test (${PKG.name} ${PKG.version}; cache ${CACHE})`);
+    const checkoutManifest = readFileSync(join(ROOT, 'package.json'), 'utf8');
     const packed = await step('npm pack (prepack builds dist/)', () => run('npm', ['pack', '--json', '--pack-destination', work]));
     check(packed.code === 0, 'npm pack', packed);
+    // prepack put the published package.json in place for the tarball; postpack put the checkout's back
+    check(readFileSync(join(ROOT, 'package.json'), 'utf8') === checkoutManifest, "after npm pack the checkout's package.json is as it was");
+    check(!existsSync(join(ROOT, 'package.json.checkout')), 'postpack removed package.json.checkout');
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[\n'))) as Array<{
       filename: string;
       size: number;
@@ -265,6 +271,11 @@ async function main(): Promise<void> {
     const stray = files.filter((f) => /^(src|test|bench|scripts)\//.test(f) || f.endsWith('.map') || f === 'dist/meta.json');
     check(stray.length === 0, `the tarball holds no sources, tests or maps: ${stray.join(', ')}`);
     const tarball = join(work, info!.filename);
+    // its scripts pointed at files it does not ship (scripts/build.ts, vitest, biome, bench/), and npm asked the person to allow `prepare`
+    const shipped = await run('tar', ['xzf', tarball, '-O', 'package/package.json']);
+    check(shipped.code === 0, "reading the tarball's package.json", shipped);
+    const scripts = (JSON.parse(shipped.stdout) as { scripts?: Record<string, string> }).scripts;
+    check(scripts === undefined, `the published package.json has no scripts: ${JSON.stringify(scripts)}`);
 
     const npmHere = await run('npm', ['--version']);
     const here: Pair = {

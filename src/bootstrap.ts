@@ -37,9 +37,15 @@ import { planCapability } from './plan/capability.js';
 import { webCapability } from './web/capability.js';
 import { TOOL } from './tools/toolNames.js';
 import { backgroundCapability } from './background/capability.js';
+import { checkpointsCapability } from './checkpoints/capability.js';
 import { BackgroundCommands } from './background/commands.js';
+import { goalsCapability } from './goals/capability.js';
+import { bashCheck } from './goals/check.js';
+import { Goals } from './goals/goals.js';
 import { backgroundSection } from './background/ledgerSection.js';
 import { ledgerSections } from './ledger/registry.js';
+import type { SandboxRuntime } from './sandbox/runtime.js';
+import { startSandbox } from './sandbox/start.js';
 
 /** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
 async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, signal: AbortSignal): Promise<HooksAnswer> {
@@ -90,6 +96,10 @@ export interface Runtime {
   mcp: McpManager | undefined;
   /** Every session's background commands (print mode stops them after the result, the TUI lists them in /tasks). */
   background: BackgroundCommands;
+  /** The OS sandbox Bash runs in (undefined when sandbox.enabled is not set): /sandbox, the footer. */
+  sandbox: SandboxRuntime | undefined;
+  /** Every session's goal (/goal; the front ends drive its turns and show it). */
+  goals: Goals;
   /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
   close(): void;
 }
@@ -245,7 +255,8 @@ export async function createRuntime(
     // the tokenizer loads only once a request could come near a compaction threshold
     const counter = new TokenCounter();
     const hidden = new Set(hiddenFromShell(config, env));
-    const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name) };
+    const sandbox = await startSandbox(config, trustFilePath(env), approver);
+    const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name), ...(sandbox ? { sandbox } : {}) };
     // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const tools = createTools({ bash });
     // an agent file may name the built-in tools, Task, and TodoWrite (a sub-agent keeps its own task list)
@@ -285,6 +296,13 @@ export async function createRuntime(
     // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
     const background = new BackgroundCommands({ root: join(dirname(config.dbPath), 'background'), maxRunning: config.bash.maxBackground, redact });
     ledgerSections.register(backgroundSection);
+    const goals = new Goals(
+      bashCheck(
+        tools.find((t) => t.name === TOOL.Bash),
+        config.cwd,
+        config.bash.maxTimeoutMs,
+      ),
+    );
     const capabilities: Capability[] = [
       subagentCapability(agents),
       backgroundCapability(background),
@@ -294,6 +312,9 @@ export async function createRuntime(
       planCapability({ tasks: config.tools?.tasks ?? 'auto', contextWindow: config.model.contextWindow }),
       webCapability(config.web),
       ...(host.io ? [editorCapability(host.io)] : []),
+      goalsCapability(goals),
+      // the project at every turn boundary, for /rewind (a read-only database keeps no session to tie them to)
+      ...(config.checkpoints.enabled && !store.readonly ? [checkpointsCapability(config.cwd, dirname(config.dbPath), config.checkpoints)] : []),
     ];
     const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
@@ -353,12 +374,15 @@ export async function createRuntime(
       openSession,
       mcp,
       background,
+      sandbox,
+      goals,
       close: () => {
         // once: a signal's shutdown and the front end's own ending may both come here
         if (closed) return;
         closed = true;
         runtime.session.close();
         store.close();
+        void sandbox?.close();
       },
     };
     return { runtime, resumed: resume !== undefined };

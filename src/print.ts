@@ -84,6 +84,12 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
   process.on('SIGINT', onSigint);
   for (const w of config.warnings) process.stderr.write(`agent: warning: ${w}\n`);
   for (const note of session.loadNotes) process.stderr.write(`agent: ${redact(note)}\n`);
+  // a resumed session's unfinished goal waits for the person (a turn of this run answers its own prompt only)
+  const goal = runtime.goals.of(session.id)?.view();
+  if (goal && (goal.status === 'paused' || goal.status === 'budget_limited'))
+    process.stderr.write(
+      `agent: goal ${goal.status.replace('_', '-')}${goal.reason ? ` (${goal.reason})` : ''}: ${redact(goal.objective)}; /goal resume goes on with it\n`,
+    );
   const mcp = runtime.mcp;
   if (mcp) {
     mcp.onNotice = (level, text) => turns.notice(level, text);

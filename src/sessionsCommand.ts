@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { lookUpSession, openStoreOnly } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
+import { readGoal, statusText } from './goals/goal.js';
 import type { Message } from './llm/messages.js';
 import { messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import { sessionMarkdown, type SpilledText } from './markdownExport.js';
@@ -12,6 +13,10 @@ import type { SessionInfo, Store } from './store/index.js';
 import { archiveCause } from './session/recordIds.js';
 import { spilledMentionHandle } from './session/mentions.js';
 import { spillHandleOf } from './tools/spill.js';
+import { checkpointLines, sessionRecords } from './checkpoints/listing.js';
+import { dirname } from 'node:path';
+import { isPersonTurn } from './session/rewind.js';
+import { typedText } from './session/mentions.js';
 
 // `agent sessions …`: list, show, export, search and remove stored sessions.
 
@@ -55,17 +60,24 @@ function age(ms: number): string {
   return `${Math.round(s / 86_400)}d ago`;
 }
 
+/** The compactions `sessions show` lists (not micro: those clear tool outputs in place); the list counts the same. */
+const shownCompactions = (store: Store, id: string) => store.listCompactions(id).filter((c) => c.trigger !== 'micro');
+
 export async function listSessionsCommand(opts: Opts & { cwd?: string; limit: number }): Promise<number> {
   return withStore(opts, (store) => {
-    const sessions = store.listSessions({ ...(opts.cwd ? { cwd: opts.cwd } : {}), limit: opts.limit });
+    // one more than asked: whether the list stops short is said, never left for the person to guess
+    const found = store.listSessions({ ...(opts.cwd ? { cwd: opts.cwd } : {}), limit: opts.limit + 1 });
+    const sessions = found.slice(0, opts.limit);
     if (sessions.length === 0) {
       out('No sessions yet. Start one with `agent`.');
       return EXIT_OK;
     }
     out(['ID', 'UPDATED', 'MESSAGES', 'COMPACTIONS', 'CWD', 'TITLE'].join('\t'));
     for (const s of sessions) {
-      out([s.id, age(s.updatedAt), String(s.messageCount), String(s.compactionCount), s.cwd, s.title ?? '(untitled)'].join('\t'));
+      out([s.id, age(s.updatedAt), String(s.messageCount), String(shownCompactions(store, s.id).length), s.cwd, s.title ?? '(untitled)'].join('\t'));
     }
+    if (found.length > sessions.length)
+      process.stderr.write(`agent: the ${sessions.length} most recent sessions are listed; there are more: add --limit <n> to list more\n`);
     return EXIT_OK;
   });
 }
@@ -111,16 +123,21 @@ export async function showSessionCommand(id: string, opts: Opts & { archived?: b
 function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean; children?: boolean; spilled?: boolean }, heading: string): void {
   const link = info.parent ? ` · sub-agent ${info.parent.agent} of session ${info.parent.id} (Task call ${info.parent.toolUseId})` : '';
   out(`${heading} ${info.title ?? '(untitled)'}\n\nsession ${info.id} · ${info.provider}/${info.model} · ${info.cwd}${link}\n`);
+  // its goal (/goal), as the session's state saved it
+  const caps = info.meta['capabilities'];
+  const goal = readGoal(typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>)['goal'] : undefined);
+  if (goal) out(`${statusText(goal)}\n`);
   const rows = store.loadTranscript(info.id, { includeArchived: opts.archived === true });
   const whole = opts.spilled ? spilledText(store, info.id) : undefined;
   for (const { message, archivedBy } of rows) out(renderMessage(message, archivedBy, whole));
   const archived = opts.archived ? 0 : info.messageCount - info.visibleCount;
   if (archived > 0) out(`(${archived} archived message${archived === 1 ? '' : 's'} not shown; add --archived)`);
-  const compactions = store.listCompactions(info.id).filter((c) => c.trigger !== 'micro');
+  const compactions = shownCompactions(store, info.id);
   if (compactions.length > 0) {
     out(`\n${heading}# Compactions (${compactions.length})\n`);
     for (const c of compactions) out(`${reportLines(c).join('\n')}\n`);
   }
+  showCheckpoints(store, info, heading);
   const children = store.childSessions(info.id);
   if (children.length === 0) return;
   out(`${heading}# Sub-agents (${children.length})\n`);
@@ -131,6 +148,22 @@ function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean
   }
   out('');
   for (const c of children) showSession(store, c, opts, `${heading}#`);
+}
+
+/** The project's checkpoints this session took (src/checkpoints/), with the turns they belong to. */
+function showCheckpoints(store: Store, info: SessionInfo, heading: string): void {
+  const records = sessionRecords(dirname(store.file), info.cwd, info.id);
+  if (records.length === 0) return;
+  const turns = store
+    .loadTranscript(info.id, { includeArchived: true })
+    .map((e) => e.message)
+    .filter(isPersonTurn);
+  const label = (id: string): string => {
+    const i = turns.findIndex((m) => m.id === id);
+    return i < 0 ? `turn ${id}` : `turn ${i + 1} (“${typedText(turns[i]!).replace(/\s+/g, ' ').slice(0, 40)}”)`;
+  };
+  out(`${heading}# Checkpoints (${records.length})\n`);
+  out(`${checkpointLines(records, label).join('\n')}\n`);
 }
 
 export async function exportSessionCommand(id: string, opts: Opts & { format: 'md' | 'jsonl' }): Promise<number> {

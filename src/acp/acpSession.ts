@@ -15,6 +15,7 @@ import { formatCommandOutput } from '../commands/format.js';
 import type { PermissionMode } from '../config/schema.js';
 import { receiptText } from '../compaction/reportText.js';
 import type { CompactionRecord } from '../history/compaction.js';
+import type { TurnResult } from '../agent/loop.js';
 import type { ImageBlock } from '../llm/messages.js';
 import { redact } from '../log.js';
 import type { SessionEvent } from '../protocol/events.js';
@@ -74,7 +75,13 @@ export class AcpSession {
     readonly runtime: Runtime,
     private readonly client: AgentContext,
   ) {
-    this.off = runtime.session.on((e) => this.onEvent(e));
+    const goals = runtime.goals;
+    const offSession = runtime.session.on((e) => (goals.of(this.runtime.session.id)?.observe(e), this.onEvent(e)));
+    // the goal (/goal) travels in session_info_update's _meta: ACP has no word for it
+    const offGoal = goals.subscribe(
+      (sid, goal) => sid === runtime.session.id && this.update({ sessionUpdate: 'session_info_update', _meta: { agentGoal: goal ?? null } }),
+    );
+    this.off = () => (offSession(), offGoal());
   }
 
   get cwd(): string {
@@ -168,22 +175,34 @@ export class AcpSession {
 
   cancel(): void {
     this.cancelled = true;
-    this.runtime.session.interrupt();
+    if (!this.runtime.session.interrupt()) this.runtime.goals.of(this.runtime.session.id)?.interrupt();
   }
 
   async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
     this.cancelled = false;
-    const { session, commands, toolNames, skills, mcp } = this.runtime;
+    const { session, commands, toolNames, skills, mcp, sandbox, goals } = this.runtime;
     const { text, images } = promptOf(blocks);
     const custom = findCustom(text, commands);
+    // an active goal goes on after the prompt or command, turn after turn, until it ends or the editor cancels
+    const goalTurns = async (result: TurnResult | undefined): Promise<TurnResult | undefined> => {
+      for (let next = await goals.next(session.id, session.permissions().mode === 'plan'); next !== undefined && !this.cancelled; ) {
+        result = await session.prompt(next);
+        next = await goals.next(session.id, session.permissions().mode === 'plan');
+      }
+      return result;
+    };
     try {
       if (!custom && images.length === 0 && isCommandLine(text, commands)) {
-        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp }, text);
+        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp, sandbox, goals }, text);
         if (output) this.say(formatCommandOutput(output));
-        return { stopReason: this.cancelled ? 'cancelled' : 'end_turn' };
+        const result = await goalTurns(undefined);
+        return { stopReason: this.cancelled ? 'cancelled' : ((result && STOP[result.reason]) ?? 'end_turn') };
       }
-      const result = await (custom ? runCustom(session, custom.cmd, custom.args, toolNames) : session.prompt(text, { images }));
-      return { stopReason: this.cancelled ? 'cancelled' : (STOP[result.reason] ?? 'end_turn') };
+      const result = (await goalTurns(await (custom ? runCustom(session, custom.cmd, custom.args, toolNames) : session.prompt(text, { images }))))!;
+      const goal = goals.of(session.id)?.current;
+      // a goal that ended (its check passed, a budget ran out) ends the prompt well, whatever its last turn's step count
+      const ended = goal !== undefined && (goal.status === 'complete' || goal.status === 'budget_limited') && result.reason === 'max_steps';
+      return { stopReason: this.cancelled ? 'cancelled' : ended ? 'end_turn' : (STOP[result.reason] ?? 'end_turn') };
     } catch (e) {
       if (e instanceof CommandError || e instanceof CustomCommandError) {
         this.say(e.message);

@@ -6,7 +6,7 @@ import type { DoneEvent, ModelRequest, Provider, ThinkingRequest, WebSearchReque
 import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
 import type { FileTracker } from '../tools/fileTracker.js';
-import type { AnyTool, BackgroundShells, RecallSource, SpillSink, ToolContext, ToolIo, ToolOutput } from '../tools/types.js';
+import type { AnyTool, BackgroundShells, RecallSource, SandboxRun, SpillSink, ToolContext, ToolIo, ToolOutput } from '../tools/types.js';
 import type { TurnEndReason } from '../protocol/events.js';
 
 /**
@@ -33,7 +33,8 @@ export interface LoopHost {
 }
 
 /** `stop`: the person denied the call and ended the turn; the model is not called again. */
-export type Authorization = { ok: true } | { ok: false; message: string; stop?: boolean };
+/** `sandbox`: how a sandboxed call runs when not as usual (plan mode's read-only sandbox, an escape the person approved). */
+export type Authorization = { ok: true; sandbox?: SandboxRun } | { ok: false; message: string; stop?: boolean };
 
 export interface GateCall {
   tool: AnyTool;

@@ -95,7 +95,7 @@ export async function callModel(
             emit({ type: 'text_delta', text: ev.text });
             break;
           case 'thinking_delta':
-            emit({ type: 'thinking_delta', text: ev.text });
+            emit({ type: 'thinking_delta', text: ev.text, ...(ev.signature ? { signature: ev.signature } : {}) });
             break;
           case 'tool_use_start':
             emit({ type: 'tool_call_streaming', id: ev.id, name: ev.name });

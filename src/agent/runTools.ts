@@ -129,6 +129,7 @@ async function runOneTool(
     auth = { ok: false, message: `Permission check failed: ${errorText(e)}` };
   }
   if (!auth.ok) return finish({ content: auth.message, isError: true }, 'denied', auth.stop === true);
+  if (auth.sandbox) ctx.sandbox = auth.sandbox;
   started = Date.now();
 
   try {

@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import { EFFORTS } from '../config/thinking.js';
 import { parseToolList } from '../tools/toolNames.js';
 import { AgentCatalog, type AgentDefinition, type AgentSource } from './agents.js';
+import { yamlProblem } from '../config/yamlProblem.js';
 
 export interface AgentDirs {
   cwd: string;
@@ -89,7 +90,7 @@ export function parseAgentFile(
   try {
     front = parseYaml(m[1] ?? '');
   } catch (e) {
-    return skip(`the frontmatter is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+    return skip(`the frontmatter is not valid YAML: ${yamlProblem(e)}`);
   }
   if (typeof front !== 'object' || front === null || Array.isArray(front)) return skip('the frontmatter must be a set of "key: value" lines');
   const f = front as Record<string, unknown>;

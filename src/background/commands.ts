@@ -94,6 +94,26 @@ export class BackgroundCommands {
     return () => this.listeners.delete(fn);
   }
 
+  /**
+   * Calls `fn` once for each command that exits on its own, as it exits (not one stopped, left
+   * running or lost: whoever stopped it said so): the TUI shows it while idle, not at the next prompt.
+   */
+  onExit(fn: (r: RunningCommand) => void): () => void {
+    const key = (r: RunningCommand): string => `${r.sessionId}/${r.id}`;
+    const told = new Set(
+      this.list()
+        .filter((r) => r.state === 'exited')
+        .map(key),
+    );
+    return this.subscribe(() => {
+      for (const r of this.list()) {
+        if (r.state !== 'exited' || told.has(key(r))) continue;
+        told.add(key(r));
+        fn(r);
+      }
+    });
+  }
+
   private changed(): void {
     for (const fn of this.listeners) fn();
   }

@@ -50,3 +50,9 @@ export function endNotice(r: ShellRecord, last: string): string {
     `Its whole output: Recall id="${r.id}" (offset/limit, pattern, or since_last_read=true).`,
   ].join('\n');
 }
+
+/** The line a front end shows when a command exits on its own: which, how, after how long. */
+export function exitLine(r: ShellRecord): string {
+  const ran = r.endedAt !== undefined ? ` after ${fmtDuration(Math.max(0, r.endedAt - r.startedAt))}` : '';
+  return `Background command ${r.id} ended: ${describeState(r)}${ran} — ${r.command.split('\n')[0]}`;
+}

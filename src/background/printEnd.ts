@@ -26,7 +26,7 @@ export function leftRunningText(left: readonly RunningCommand[]): string {
   const names = left.map((r) => `${r.id} \`${short(r.command)}\` (pid ${r.pid})`).join(', ');
   return (
     `${left.length === 1 ? 'the background command' : `${left.length} background commands`} left running (detached): ${names}; ` +
-    `their output is no longer archived; stop ${left.length === 1 ? 'it' : 'one'} with kill -TERM -<pid> (its whole process group)`
+    `their output is no longer archived; stop ${left.length === 1 ? 'it' : 'them'} with kill -TERM ${left.map((r) => `-${r.pid}`).join(' ')} (${left.length === 1 ? 'its whole process group' : 'their whole process groups'})`
   );
 }
 

@@ -12,6 +12,7 @@
 // src/llm/ and its own room, nothing else. See CONTRIBUTING.md, "Adding a capability".
 import type { AgentCatalog } from '../agents/agents.js';
 import type { SubagentHost } from '../agents/host.js';
+import type { TreeCheckpoints } from '../checkpoints/types.js';
 import type { PermissionMode } from '../config/schema.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { LedgerSection as DerivedLedgerSection } from '../ledger/types.js';
@@ -64,6 +65,11 @@ export interface CapabilityHooks {
    */
   turnStart?(history: readonly Message[], cwd: string): Promise<boolean>;
   /**
+   * A turn's start (its message is stored, no tool has run) or its end (whatever way it ended):
+   * the working tree's checkpoints snapshot the project here. Awaited; never throws.
+   */
+  turnBoundary?(edge: 'before' | 'after', turnId: string): Promise<void>;
+  /**
    * A compaction (not micro) was committed, before it is announced: a message to append for what
    * the compacted history lost and the model still needs (the skills loaded before it), or none.
    */
@@ -114,6 +120,8 @@ export interface CapabilitySession {
   readonly background?: BackgroundShells;
   /** Where the tools reach files and run commands, when a front end lends its own (an ACP editor's buffers and terminals). */
   readonly io?: ToolIo;
+  /** The working tree's checkpoints, which /rewind restores the project from (src/checkpoints/). */
+  readonly checkpoints?: TreeCheckpoints;
   /** The session closes (a sub-agent's child ended, the program ends). */
   close?(): Promise<void> | void;
 }

@@ -14,6 +14,7 @@ import { join, relative, sep } from 'node:path';
 import fg from 'fast-glob';
 import type { CommandInfo } from '../protocol/views.js';
 import type { Skill } from '../skills/skillFile.js';
+import { yamlProblem } from '../config/yamlProblem.js';
 
 export interface CustomCommand extends CommandInfo {
   /** Lower-case, namespaced with ':' (`frontend:review`). */
@@ -67,7 +68,7 @@ async function parseFile(file: string, text: string): Promise<{ meta: Record<str
   try {
     meta = parse(m[1]!);
   } catch (e) {
-    throw new Error(`${file}: the frontmatter is not valid YAML (${(e as Error).message.split('\n')[0]})`);
+    throw new Error(`${file}: the frontmatter is not valid YAML (${yamlProblem(e)})`);
   }
   if (meta !== null && meta !== undefined && (typeof meta !== 'object' || Array.isArray(meta)))
     throw new Error(`${file}: the frontmatter must be "key: value" lines`);

@@ -14,6 +14,8 @@ import { mcpCommand } from './mcp.js';
 import { planCommand, todosView } from './plan.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { BackgroundCommands } from '../background/commands.js';
+import type { Goals } from '../goals/goals.js';
+import { GOAL_COMMAND, goalCommand } from './goal.js';
 import { taskRows, tasksCommand } from '../background/tasksCommand.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
@@ -21,6 +23,8 @@ import type { Effort } from '../llm/provider.js';
 import type { SkillCatalog } from '../skills/catalog.js';
 import { loadedNames } from '../skills/loaded.js';
 import { skillsText } from '../skills/view.js';
+import type { SandboxRuntime } from '../sandbox/runtime.js';
+import { sandboxReport } from '../sandbox/status.js';
 
 /** What a command may do beyond the session: the interactive app provides these; print mode does not. */
 export interface AppActions {
@@ -43,6 +47,10 @@ export interface CommandContext {
   mcp?: McpManager | undefined;
   /** Every session's background commands (/tasks). */
   background?: BackgroundCommands;
+  /** The OS sandbox Bash runs in (/sandbox; undefined when it is off). */
+  sandbox?: SandboxRuntime | undefined;
+  /** Every session's goal (/goal). */
+  goals?: Goals;
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -134,7 +142,16 @@ export const COMMANDS: readonly SlashCommand[] = [
     whileBusy: true,
     description: 'list the skills (SKILL.md folders): source, how each is used, tokens in the listing and in its body',
     run: async ({ session, skills }) =>
-      skills ? text(skillsText(skills, session.currentConfig.model.contextWindow, loadedNames(session.messages()))) : text('No skills in this session.'),
+      skills
+        ? text(
+            skillsText(
+              skills,
+              session.currentConfig.model.contextWindow,
+              loadedNames(session.messages()),
+              COMMANDS.map((c) => c.name),
+            ),
+          )
+        : text('No skills in this session.'),
   },
   {
     name: 'model',
@@ -171,6 +188,7 @@ export const COMMANDS: readonly SlashCommand[] = [
       return args.trim() === '' && background ? { kind: 'tasks', rows: taskRows(background, session.id), text: shown } : text(shown);
     },
   },
+  { ...GOAL_COMMAND, run: async ({ goals, session }, args) => text(await asCommand(() => goalCommand(goals, session, args))) },
   {
     name: 'effort',
     args: '[low|medium|high|xhigh|max]',
@@ -214,6 +232,12 @@ export const COMMANDS: readonly SlashCommand[] = [
     run: async ({ session }) => permissionsView(session),
   },
   {
+    name: 'sandbox',
+    whileBusy: true,
+    description: 'show the sandbox Bash runs in: its state, the settings in force, what is missing',
+    run: async ({ session, sandbox }) => text(sandboxReport(sandbox?.status, session.currentConfig.sandbox)),
+  },
+  {
     name: 'plan',
     args: '[what to plan | show | save <file> | off]',
     description: 'plan mode: only reading runs until you approve the plan; show or save the approved plan; off leaves plan mode',
@@ -240,10 +264,10 @@ export const COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: 'rewind',
-    args: '[turn code|conversation|both | undo]',
+    args: '[turn code|conversation|both | undo] [--force]',
     description:
-      'go back to before an earlier turn: restore the files Edit/Write changed, the conversation, or both; undo takes back the last conversation rewind',
-    run: async ({ session }, args) => asCommand(() => rewindCommand(session, args)),
+      "go back to before an earlier turn: restore the project's files (Bash's changes too, from the checkpoints), the conversation, or both; undo takes back the last rewind",
+    run: async ({ session, app }, args) => asCommand(() => rewindCommand(session, args, app !== undefined)),
   },
   {
     name: 'clear',

@@ -1,26 +1,54 @@
 // /rewind: list the person's earlier turns, or go back to one (code, conversation or both).
 import type { Session } from '../session/session.js';
-import type { RewindWhat } from '../session/rewind.js';
+import { OutsideChangesError, type RestoredFile, type RewindResult, type RewindWhat } from '../session/rewind.js';
 import type { CommandOutput, RewindTargetView } from '../protocol/views.js';
 
+/** Said when the project has no checkpoints (checkpoints.enabled is false, or a sub-agent's session). */
 export const BASH_CAVEAT = 'Only changes made by Edit and Write are restored: what Bash commands did (files they wrote, installs, commits) cannot be rewound.';
+/** Said when it has: what a code rewind covers, and what it never does. */
+export const TREE_NOTE =
+  "Bash's changes included: a code rewind puts the project's files back from the checkpoint taken before the turn (ignored files: only what Edit and Write changed); your repository's .git is never touched.";
 export const REWIND_USAGE =
-  'usage: /rewind <turn number> code|conversation|both (/rewind alone lists the turns; /rewind undo takes back the last conversation rewind)';
+  'usage: /rewind <turn number> code|conversation|both [--force] (/rewind alone lists the turns; /rewind undo [--force] takes back the last rewind)';
 
 const WHAT = new Set<RewindWhat>(['code', 'conversation', 'both']);
 
-/** "/rewind" → the list (the app opens a picker); "/rewind 3 code" → does it. */
-export async function rewindCommand(session: Session, args: string): Promise<CommandOutput> {
-  const [ref, what, ...rest] = args.trim().split(/\s+/).filter(Boolean);
+/**
+ * "/rewind" → the list (the app opens a picker); "/rewind 3 code" → does it; "--force" overwrites
+ * files changed outside since the last turn. Without it such files refuse the rewind: `ask` (the
+ * interactive app) turns the refusal into the picker's question, elsewhere it is the error.
+ */
+export async function rewindCommand(session: Session, args: string, ask = false): Promise<CommandOutput> {
+  try {
+    return await rewindOrUndo(session, args);
+  } catch (e) {
+    if (!ask || !(e instanceof OutsideChangesError)) throw e;
+    return { kind: 'rewind', targets: session.edits.rewindTargets(), overwrite: { files: e.files, command: `/rewind ${args.trim()}` } };
+  }
+}
+
+async function rewindOrUndo(session: Session, args: string): Promise<CommandOutput> {
+  const words = args.trim().split(/\s+/).filter(Boolean);
+  const force = words.includes('--force');
+  const [ref, what, ...rest] = words.filter((w) => w !== '--force');
   if (ref?.toLowerCase() === 'undo' && what === undefined) {
-    const plan = await session.edits.undoRewind();
-    if (!plan.ok) return { kind: 'text', text: plan.message };
-    return {
-      kind: 'text',
-      text:
-        `Undid the last rewind: ${plan.restored} message${plan.restored === 1 ? '' : 's'} back in the conversation, the context is now ${plan.tokens.toLocaleString('en-US')} tokens. ` +
-        `Files stay as they are now (a code rewind is not taken back).`,
-    };
+    const done = await session.edits.undoRewind(force);
+    if (!done.ok) return { kind: 'text', text: done.message };
+    const n = done.conversation?.restored ?? 0;
+    const conversation = done.conversation
+      ? `: ${n} message${n === 1 ? '' : 's'} back in the conversation, the context is now ${done.conversation.tokens.toLocaleString('en-US')} tokens.`
+      : '.';
+    const lines = [`Undid the last rewind${conversation}`];
+    if (done.files)
+      lines.push(
+        done.files.length === 0 ? 'Code: no file differed from just before the rewind.' : 'Code: the files are back as they were just before the rewind:',
+        ...fileLines(done.files),
+      );
+    else
+      lines[0] += session.edits.keepsCheckpoints()
+        ? ' Files stay as they are now (that rewind did not change code).'
+        : ' Files stay as they are now (without checkpoints, a code rewind is not taken back).';
+    return { kind: 'text', text: lines.join('\n') };
   }
   if (ref === undefined) {
     const targets = session.edits.rewindTargets();
@@ -28,16 +56,28 @@ export async function rewindCommand(session: Session, args: string): Promise<Com
     return { kind: 'rewind', targets };
   }
   if (what === undefined || !WHAT.has(what as RewindWhat) || rest.length > 0) throw new Error(REWIND_USAGE);
-  const done = await session.edits.rewind(ref, what as RewindWhat);
+  const done = await session.edits.rewind(ref, what as RewindWhat, force);
   const lines = [`Rewound to before turn ${done.target.index} (“${preview(done.target.text, 60)}”).`];
-  if (what !== 'conversation') {
-    if (done.files.length === 0) lines.push('Code: no file was changed by Edit or Write since then.');
-    for (const f of done.files)
-      lines.push(f.action === 'failed' ? `  ✗ ${f.path}: ${f.error ?? 'failed'}` : `  ${f.action === 'removed' ? '−' : '↺'} ${f.path} ${f.action}`);
-  }
+  if (what !== 'conversation') lines.push(...codeLines(done));
   if (what !== 'code') lines.push(`Conversation: ${done.archived} message${done.archived === 1 ? '' : 's'} archived (still searchable with /history).`);
-  if (what !== 'conversation') lines.push(BASH_CAVEAT);
+  if (what !== 'conversation') lines.push(caveat(done.tree));
   return { kind: 'text', text: lines.join('\n') };
+}
+
+function codeLines(done: RewindResult): string[] {
+  const none = done.tree?.restored ? 'Code: no file differed from the checkpoint before that turn.' : 'Code: no file was changed by Edit or Write since then.';
+  return done.files.length === 0 ? [none] : fileLines(done.files);
+}
+
+function fileLines(files: readonly RestoredFile[]): string[] {
+  return files.map((f) => (f.action === 'failed' ? `  ✗ ${f.path}: ${f.error ?? 'failed'}` : `  ${f.action === 'removed' ? '−' : '↺'} ${f.path} ${f.action}`));
+}
+
+/** What a code rewind could not cover: nothing more than ignored files with a checkpoint; everything Bash did without one. */
+function caveat(tree: RewindResult['tree']): string {
+  if (!tree) return BASH_CAVEAT;
+  if (tree.restored) return TREE_NOTE;
+  return `That turn has no checkpoint of the project (${tree.missing}): only Edit and Write's changes were restored, not what Bash commands did.`;
 }
 
 export function preview(text: string, max: number): string {
@@ -54,8 +94,10 @@ export function formatRewindTargets(targets: readonly RewindTargetView[]): strin
         : '';
     return (
       `${String(t.index).padStart(3)}. ${new Date(t.createdAt).toISOString().slice(0, 16).replace('T', ' ')} ` +
-      `${preview(t.text, 70)}${t.inConversation ? '' : ` (${t.gone ?? 'compacted'}: code only)`}${files}`
+      `${preview(t.text, 70)}${t.inConversation ? '' : ` (${t.gone ?? 'compacted'}: code only)`}${files}` +
+      (t.checkpoint && !t.checkpoint.ok ? ` — no checkpoint: ${t.checkpoint.missing}` : '')
     );
   });
-  return [...lines, '', REWIND_USAGE, BASH_CAVEAT].join('\n');
+  const kept = targets.some((t) => t.checkpoint !== undefined);
+  return [...lines, '', REWIND_USAGE, kept ? TREE_NOTE : BASH_CAVEAT].join('\n');
 }

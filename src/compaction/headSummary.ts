@@ -3,7 +3,7 @@
 // here: the outcome goes back through the engine to the session.
 import { historyProblems } from '../llm/validate.js';
 import type { Block, Message, Usage } from '../llm/messages.js';
-import { emptyUsage, newId } from '../llm/messages.js';
+import { addUsage, emptyUsage, newId } from '../llm/messages.js';
 import type { compactionBudgets } from './budget.js';
 import { assembleHistory, buildCheckpointMessage, checkpointSummary } from './checkpoint.js';
 import type { CompactionContext, EngineDeps, ProviderCompaction } from './engineDeps.js';
@@ -95,6 +95,39 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     loopStart !== undefined
       ? { index: history.length, kind: 'step', tailTokens: 0, turns: 0 }
       : selectSplit(history, { tailTurns: d.deps.config.tailTurns, tailTokens: run.tailBudget ?? budgets.tailTokens }, tokensOf);
+  const first = await planSplit(d, run, { split, loopStart, finish, progress, started, id });
+  if (first.record.status !== 'ineffective' || loopStart !== undefined) return first;
+  // not smaller, or nothing before the tail but a checkpoint: the kept recent turns held most of the
+  // context (a short session of large turns); the least tail there is (the current step) leaves
+  // the summary more to take
+  const least = selectSplit(history, { tailTurns: 0, tailTokens: 0 }, tokensOf);
+  if (least.index <= split.index) return first;
+  progress('keeping less: the recent turns held most of the context');
+  const second = await planSplit(d, run, { split: least, loopStart, finish, progress, started, id });
+  // the record counts both summaries' usage, the one not kept too
+  const record = { ...second.record, usage: addUsage(first.record.usage, second.record.usage) };
+  return second.commit ? { record, commit: { ...second.commit, record } } : { record };
+}
+
+interface SplitPlan {
+  split: Split;
+  /** Where a tool loop in progress whose replies think begins (closed into the checkpoint). */
+  loopStart: number | undefined;
+  finish: (fields: Partial<CompactionRecord> & Pick<CompactionRecord, 'status'>, usage?: Usage) => Outcome;
+  progress: (stage: string) => void;
+  started: number;
+  id: string;
+}
+
+/** The plan for one choice of tail: summarize the head before it, restore, assemble; refused when it would not be smaller. */
+async function planSplit(d: HeadDeps, run: LlmRun, plan: SplitPlan): Promise<Outcome> {
+  const { trigger, ctx, measured, signal } = run;
+  const { split, loopStart, finish, progress, started, id } = plan;
+  const { counter } = d.deps;
+  const fixedRaw = measured.systemRaw + measured.toolsRaw;
+  const budgets = d.budgets(fixedRaw);
+  const ratio = d.ratio;
+  const history = ctx.history;
   const head = partitionHead(history.slice(0, split.index));
   if (head.summarize.length === 0) {
     const reason = 'nothing to compact: what came before the kept recent turns is only the checkpoint and pinned messages';
@@ -159,7 +192,9 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
       : {}),
   };
   if (tokensAfter >= run.tokensBefore) {
-    return finish({ ...fields, status: 'ineffective', reason: 'the compacted context would not be smaller than the current one' }, summary.usage);
+    const kept = `it keeps ${split.turns > 1 ? `the last ${split.turns} turns` : split.turns === 1 ? 'the last turn' : 'the current step'} (${Math.round(ratio * split.tailTokens).toLocaleString('en-US')} tokens) and a ${fields.summaryTokens.toLocaleString('en-US')}-token summary`;
+    const reason = `the compacted context would not be smaller than the current one (${tokensAfter.toLocaleString('en-US')} vs ${run.tokensBefore.toLocaleString('en-US')} tokens: ${kept})`;
+    return finish({ ...fields, status: 'ineffective', reason }, summary.usage);
   }
   const record = bareRecord(d.now(), trigger, run.tokensBefore, started, {
     ...fields,

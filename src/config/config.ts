@@ -6,6 +6,7 @@ import type { Effort, ProviderName, ThinkingRequest } from '../llm/provider.js';
 import { builtinCapabilities, EFFORTS, thinkingFor, ThinkingSettingError, type ThinkingCapabilities, type ThinkingSetting } from './thinking.js';
 import { ConfigError, mergeRaw, readRawConfig, validateConfig } from './configFile.js';
 import { claudeHookSources } from './claudeSettings.js';
+import { sandboxSettings, type SandboxSettings } from './sandboxSettings.js';
 import type { z } from 'zod/mini';
 import { editDistance } from '../editDistance.js';
 import { withLearnedLimits, type LearnedModel } from './learnedModel.js';
@@ -19,6 +20,7 @@ import {
   FileConfigSchema,
   McpSchema,
   WebSchema,
+  CheckpointsSchema,
   WebSearchSchema,
   type WebSearchConfig,
   flattenHooks,
@@ -68,6 +70,8 @@ export interface Config {
   tools?: z.infer<typeof ToolsSchema>;
   mcp: z.infer<typeof McpSchema>;
   web: z.infer<typeof WebSchema>;
+  sandbox?: SandboxSettings;
+  checkpoints: z.infer<typeof CheckpointsSchema>;
   webSearch: WebSearchConfig;
   /** MCP servers from .agentrc files (home, then project), each with the file it came from. */
   mcpServers: { name: string; file: string; entry: McpServerFileEntry }[];
@@ -169,7 +173,8 @@ export function loadConfig(opts: LoadOptions): Config {
   const file = FileConfigSchema.parse(merged);
   // Claude Code's settings files carry hooks too: read as Claude Code reads them (claudeSettings.ts)
   const claude = claudeHookSources(home, opts.cwd);
-  const config: Config = { ...resolveConfig(file, sources, opts), hookSources: [...hookSources, ...claude.sources] };
+  const sandbox = sandboxSettings(opts.cwd, home, projectWarnings);
+  const config: Config = { ...resolveConfig(file, sources, opts), hookSources: [...hookSources, ...claude.sources], sandbox };
   config.warnings.push(...claude.warnings, ...projectWarnings);
   if (file.statusLine) config.statusLine = { command: file.statusLine.command, timeoutMs: file.statusLine.timeoutMs ?? 2_000 };
   config.mcpServers = Object.entries(file.mcpServers ?? {}).map(([name, entry]) => ({ name, file: mcpFiles.get(name) ?? '.agentrc', entry }));
@@ -281,6 +286,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
     tools: ToolsSchema.parse(file.tools ?? {}),
     mcp: McpSchema.parse({ ...file.mcp, ...(flags.mcpTrust ? { trustProject: true } : {}) }),
     web: WebSchema.parse(file.web ?? {}),
+    checkpoints: CheckpointsSchema.parse(file.checkpoints ?? {}),
     webSearch: WebSearchSchema.parse(file.webSearch ?? {}),
     mcpServers: [],
     thinkingSetting,

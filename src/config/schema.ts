@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../zodEnglish.js';
+import { editDistance } from '../editDistance.js';
 
 // The .agentrc schema. Every key is optional in a file; defaults live here so that the
 // rest of the program reads one fully populated Config. .agentrc.example documents each key.
@@ -189,8 +190,12 @@ export const ToolsSchema = z.strictObject({
 });
 export type ToolsConfig = z.infer<typeof ToolsSchema>;
 
-/** One MCP server, in Claude Code's .mcp.json form: a command (stdio) or a URL (type http or sse). */
-export const McpServerSchema = z.object({
+/**
+ * One MCP server, in Claude Code's .mcp.json form: a command (stdio) or a URL (type http or sse).
+ * A field this program does not know passes (another client's), unless it is a misspelling of one
+ * it knows ("commnd"): then it is an error that names it, never a server silently without it.
+ */
+const McpServerFields = {
   /** stdio (default when `command` is given), http (streamable HTTP) or sse (old servers). */
   type: z.optional(z.enum(['stdio', 'http', 'sse', 'streamable-http'])),
   command: z.optional(nonEmptyString),
@@ -206,7 +211,19 @@ export const McpServerSchema = z.object({
   toolTimeoutMs: z.optional(positiveInt),
   /** Most characters of one result from this server (default mcp.maxResultChars). */
   maxResultChars: z.optional(positiveInt),
-});
+};
+export const McpServerSchema = z.pipe(
+  z.unknown().check((ctx) => {
+    if (typeof ctx.value !== 'object' || ctx.value === null) return;
+    const known = Object.keys(McpServerFields);
+    for (const key of Object.keys(ctx.value)) {
+      if (known.includes(key)) continue;
+      const near = known.find((k) => editDistance(key.toLowerCase(), k.toLowerCase()) <= Math.min(2, Math.floor(k.length / 3)));
+      if (near) ctx.issues.push({ code: 'custom', message: `unknown field (did you mean "${near}"?)`, input: ctx.value, path: [key] });
+    }
+  }),
+  z.object(McpServerFields),
+);
 export type McpServerFileEntry = z.infer<typeof McpServerSchema>;
 
 export const WebSchema = z.strictObject({
@@ -216,6 +233,18 @@ export const WebSchema = z.strictObject({
   maxBytes: z._default(positiveInt, 10 * 1024 * 1024),
   /** Most time one WebFetch may take, redirects included. */
   timeoutMs: z._default(positiveInt, 30_000),
+});
+
+/** The working tree's checkpoints at every turn boundary, in a shadow git store in the data folder (docs/tools.md). */
+export const CheckpointsSchema = z.strictObject({
+  /** Snapshot the project at each turn's start and end, so /rewind restores what Bash did too. */
+  enabled: z._default(z.boolean(), true),
+  /** A tree with more files than this (not ignored) is not snapshotted: the turn gets no checkpoint, and a notice says so. */
+  maxFiles: z._default(positiveInt, 100_000),
+  /** The shadow store's size cap (MB): over it, the oldest sessions' checkpoints are pruned; still over, snapshots stop with a notice. */
+  maxStoreMB: z._default(positiveInt, 2048),
+  /** Checkpoints of sessions untouched for this many days are pruned. */
+  keepDays: z._default(positiveInt, 30),
 });
 
 /** The provider's server-side web search (Anthropic's web search tool, OpenAI Responses' web_search); off by default. */
@@ -319,6 +348,43 @@ export function flattenHooks(file: HooksFileConfig): HooksConfig {
   return out;
 }
 
+/**
+ * The OS sandbox Bash runs in, with Claude Code's keys (`sandbox` in its settings files; the same
+ * here). What a file may set; how the files combine (a project's may narrow, never widen) is
+ * config/sandboxSettings.ts.
+ */
+export const SandboxFileSchema = z.strictObject({
+  /** Run every Bash command inside the sandbox (bubblewrap + a filtering proxy on Linux, Seatbelt on macOS). Default false. */
+  enabled: z.optional(z.boolean()),
+  /** A command that runs inside the sandbox runs without asking (ask and acceptEdits modes). Default true. */
+  autoAllowBashIfSandboxed: z.optional(z.boolean()),
+  /** The model may ask to run one command outside the sandbox (dangerouslyDisableSandbox), which the person approves each time. Default true. */
+  allowUnsandboxedCommands: z.optional(z.boolean()),
+  /** When the sandbox cannot start, refuse every command instead of asking for each. Default false. */
+  failIfUnavailable: z.optional(z.boolean()),
+  /** Command prefixes that run outside the sandbox, through the usual approval ("docker", "git push"). */
+  excludedCommands: z.optional(z.array(nonEmptyString)),
+  filesystem: z.optional(
+    z.strictObject({
+      /** More paths commands may write (the project and its temp folder always). */
+      allowWrite: z.optional(z.array(nonEmptyString)),
+      /** Paths commands may not write, even inside the project (.git/hooks and the agent's own files always). */
+      denyWrite: z.optional(z.array(nonEmptyString)),
+      /** Paths commands may not read (~/.ssh and cloud credentials always). */
+      denyRead: z.optional(z.array(nonEmptyString)),
+    }),
+  ),
+  network: z.optional(
+    z.strictObject({
+      /** Domains commands may reach through the proxy ("registry.npmjs.org", "*.github.com"); another asks in the TUI, is refused in -p. */
+      allowedDomains: z.optional(z.array(nonEmptyString)),
+      /** Domains never reached, whatever else allows them. */
+      deniedDomains: z.optional(z.array(nonEmptyString)),
+    }),
+  ),
+});
+export type SandboxFileConfig = z.infer<typeof SandboxFileSchema>;
+
 export const FileConfigSchema = z.strictObject({
   $schema: z.optional(z.string()),
   provider: z.optional(z.enum(['anthropic', 'openai'])),
@@ -353,8 +419,12 @@ export const FileConfigSchema = z.strictObject({
   mcp: z.optional(z.partial(McpSchema)),
   /** WebFetch's limits; which domains it may fetch without asking is permissions.allowTools' "WebFetch(domain:docs.rs)". */
   web: z.optional(z.partial(WebSchema)),
+  /** Checkpoints of the working tree for /rewind: { "enabled": true, "maxFiles": 100000, "maxStoreMB": 2048, "keepDays": 30 }. */
+  checkpoints: z.optional(z.partial(CheckpointsSchema)),
   /** The provider's web search: { "enabled": true, "maxUses": 5, "allowedDomains": [...] } (see docs/tools.md). */
   webSearch: z.optional(z.partial(WebSearchSchema)),
+  /** The OS sandbox Bash runs in (Claude Code's `sandbox` keys; see docs/sandbox.md). */
+  sandbox: z.optional(SandboxFileSchema),
   /** Database path (also --db and AGENT_DB). */
   db: z.optional(nonEmptyString),
   /** Shell commands run on the agent's events (see src/hooks/hooks.ts); a project's run only once the person approves them. */

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Config } from '../config/config.js';
 import { MissingKeyError, resolveCredentials } from '../config/credentials.js';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
@@ -15,12 +15,16 @@ import { mcpFor } from '../bootstrap.js';
 import { TokenCounter } from '../compaction/tokens.js';
 import { NativeModuleError, probeSqlite } from '../store/index.js';
 import { resolveRg } from '../tools/grep.js';
+import { findOnPath } from '../tools/shell.js';
+import { startSandbox } from '../sandbox/start.js';
+import { trustFilePath } from '../trust/projectTrust.js';
+import { storeSizes } from '../checkpoints/listing.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface CheckResult {
   /** Stable: scripts and tests match on it. */
-  name: 'node' | 'npm' | 'sqlite' | 'ripgrep' | 'database' | 'config' | 'keys' | 'mcp';
+  name: 'node' | 'npm' | 'sqlite' | 'ripgrep' | 'database' | 'config' | 'keys' | 'mcp' | 'sandbox' | 'checkpoints';
   status: CheckStatus;
   summary: string;
   details?: string[];
@@ -81,6 +85,36 @@ export async function checkRipgrep(): Promise<CheckResult> {
   };
 }
 
+/**
+ * The sandbox Bash runs in: off (with whether this machine could run it), or started for real
+ * (the dependencies, the proxies, one command run inside) and stopped again. Enabled but unable
+ * to start is a failure, with what to install.
+ */
+export async function checkSandbox(config: Config | undefined, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+  if (!config) return { name: 'sandbox', status: 'warn', summary: 'not checked: the configuration did not load' };
+  if (!config.sandbox?.enabled) {
+    const missing = process.platform === 'linux' ? ['bwrap', 'socat'].filter((p) => findOnPath(p, env['PATH']) === undefined) : [];
+    const could = missing.length > 0 ? ` (this machine lacks ${missing.join(' and ')}: install bubblewrap and socat first)` : '';
+    return { name: 'sandbox', status: 'ok', summary: `off: Bash runs unsandboxed; "sandbox": { "enabled": true } turns it on${could}` };
+  }
+  const sandbox = await startSandbox({ ...config, warnings: [] }, trustFilePath(env), undefined);
+  const s = sandbox?.status;
+  await sandbox?.close();
+  if (s?.state === 'on')
+    return { name: 'sandbox', status: 'ok', summary: `on: a test command ran inside it${s.warnings.length > 0 ? ` (${s.warnings.join('; ')})` : ''}` };
+  if (s?.state === 'unavailable')
+    return {
+      name: 'sandbox',
+      status: 'fail',
+      summary: `enabled but it cannot start: ${s.why}`,
+      details: [
+        `to fix: ${s.install}`,
+        config.sandbox.failIfUnavailable ? 'meanwhile every Bash command is refused' : 'meanwhile every Bash command asks first',
+      ],
+    };
+  return { name: 'sandbox', status: 'warn', summary: 'enabled, but it did not start' };
+}
+
 const MiB = 1024 * 1024;
 /** Below this much free space the database folder is reported: a long session's archive grows by megabytes. */
 export const LOW_DISK_BYTES = 200 * MiB;
@@ -103,6 +137,21 @@ export function checkDatabase(dbPath: string): CheckResult {
   if (free < LOW_DISK_BYTES)
     return { name: 'database', status: 'warn', summary, details: [`less than ${fmtBytes(LOW_DISK_BYTES)} free: a full disk stops sessions from being saved`] };
   return { name: 'database', status: 'ok', summary };
+}
+
+/** The working tree's checkpoints: git to take them, and the shadow stores' size on disk against checkpoints.maxStoreMB. */
+export async function checkCheckpoints(config: Config | undefined, dataDir: string): Promise<CheckResult> {
+  if (config && !config.checkpoints.enabled) return { name: 'checkpoints', status: 'ok', summary: 'off (checkpoints.enabled is false)' };
+  if (!findOnPath('git')) return { name: 'checkpoints', status: 'warn', summary: 'git not found on PATH: /rewind restores only what Edit and Write changed' };
+  const stores = await storeSizes(dataDir);
+  const total = stores.reduce((n, s) => n + s.bytes, 0);
+  const summary = `${stores.length} project${stores.length === 1 ? '' : 's'}, ${fmtBytes(total)} in ${join(dataDir, 'checkpoints')}`;
+  const cap = (config?.checkpoints.maxStoreMB ?? 2048) * MiB;
+  const over = stores.filter((s) => s.bytes > cap).map((s) => `${s.project}: ${fmtBytes(s.bytes)}, over checkpoints.maxStoreMB (${cap / MiB})`);
+  const details = stores.map((s) => `${s.project}: ${fmtBytes(s.bytes)}`);
+  return over.length > 0
+    ? { name: 'checkpoints', status: 'warn', summary, details: over }
+    : { name: 'checkpoints', status: 'ok', summary, ...(details.length > 0 ? { details } : {}) };
 }
 
 /** The key the configured provider needs is set; other key variables that are set are named. Never a value. */

@@ -5,13 +5,25 @@
 // failing binding is its `sqlite` check, with the explanation `agent` itself would print.
 
 import { homedir } from 'node:os';
+import { dirname } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { flagsOf } from '../bootstrap.js';
 import type { GlobalOptions } from '../cliOptions.js';
 import { type Config, ConfigError, defaultDbPath, loadConfig } from '../config/config.js';
 import { secretVars } from '../config/secrets.js';
 import { redact, registerSecret } from '../log.js';
-import { type CheckResult, checkDatabase, checkKeys, checkMcp, checkNode, checkNpm, checkRipgrep, checkSqlite } from './checks.js';
+import {
+  type CheckResult,
+  checkCheckpoints,
+  checkDatabase,
+  checkKeys,
+  checkMcp,
+  checkNode,
+  checkNpm,
+  checkRipgrep,
+  checkSandbox,
+  checkSqlite,
+} from './checks.js';
 
 export interface DoctorOptions extends GlobalOptions {
   json?: boolean;
@@ -49,9 +61,11 @@ export async function doctorReport(opts: DoctorOptions, env: NodeJS.ProcessEnv =
     checkSqlite(),
     await checkRipgrep(),
     checkDatabase(dbPath),
+    await checkCheckpoints(config, dirname(dbPath)),
     configCheck,
     checkKeys(config, env),
     config ? await checkMcp(config, env, secrets) : { name: 'mcp', status: 'warn', summary: 'not checked: the configuration did not load' },
+    await checkSandbox(config, env),
   ];
   return { name: pkg.name, version: pkg.version, ok: checks.every((c) => c.status !== 'fail'), checks };
 }

@@ -151,13 +151,29 @@ export const filesSection: LedgerSection = {
   },
 };
 
-/** The line of a failed output that says what went wrong. */
+/**
+ * The line of a failed output that says what went wrong. A line that starts with an error's type
+ * (`ModuleNotFoundError: No module named 'x'`, `TypeError: …`, `java.lang.NullPointerException`)
+ * wins, the last one when a traceback chains several; then a line with a word of failure, the
+ * type names' `…Error`/`…Exception` included; never a stack frame or a traceback's header.
+ */
 export function keyErrorLine(content: string): string {
   const lines = content.split('\n').map((l) => l.trim());
-  const useful = lines.filter((l) => l !== '' && !/^exit code\b/i.test(l) && !/^killed by signal\b/i.test(l));
-  const hit = useful.find((l) => /\b(error|failed|failure|fail|exception|cannot|can't|not found|denied|refused|no such|invalid|panic|fatal)\b/i.test(l));
+  const useful = lines.filter((l) => l !== '' && !/^exit code\b/i.test(l) && !/^killed by signal\b/i.test(l) && !STACK_LINE.test(l));
+  const typed = useful.filter((l) => ERROR_TYPE_LINE.test(l)).at(-1);
+  const hit =
+    typed ??
+    useful.find((l) =>
+      /\b(error|failed|failure|fail|exception|cannot|can't|not found|denied|refused|no such|invalid|panic|fatal)\b|[a-z](Error|Exception)\b/i.test(l),
+    );
   return oneLine(hit ?? useful[0] ?? '(no output)', 160);
 }
+
+/** A stack frame or a traceback's framing: where it went wrong, never what. */
+const STACK_LINE =
+  /^(at\s|File "|Traceback \(most recent call last\)|During handling of the above exception|The above exception was the direct cause|\^+$|~+$)/;
+/** A line opening with an error's type: Python's and Node's `KeyError: …`, Java's `java.lang.X`, `Uncaught TypeError`. */
+const ERROR_TYPE_LINE = /^(?:Uncaught\s+|E\s+)?(?:[\w$]+\.)*[\w$]*(?:Error|Exception)(?::|\s|$)/;
 
 const exitOf = (content: string): string => {
   const code = /Exit code (\S+)\s*$/.exec(content.trimEnd());

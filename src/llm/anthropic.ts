@@ -21,6 +21,7 @@ import { emptyUsage, type Block, type Citation, type Message, type Usage } from 
 import { DEFAULT_CACHE, messageBreakpoints, type CacheSettings } from './cache.js';
 import type { Effort, ModelDescription, ModelRequest, Provider, StopReason, StreamEvent, ThinkingRequest } from './provider.js';
 import { replayableHistory } from './thinkingReplay.js';
+import { withCutNotes } from './cutReplies.js';
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { describeSdkError, type SdkFailure } from './sdk-errors.js';
 import { anthropicSearchBlocks, anthropicText, anthropicWebSearchTool, citationOf, pairedSearches, searchOf } from './anthropicWebSearch.js';
@@ -78,7 +79,7 @@ type WireMessage = { role: 'user' | 'assistant'; content: ContentBlockParam[] };
 
 export function toAnthropicMessages(messages: readonly Message[]): WireMessage[] {
   const merged: WireMessage[] = [];
-  for (const m of messages) {
+  for (const m of withCutNotes(messages)) {
     const content = m.blocks.flatMap(toBlockParam);
     const last = merged[merged.length - 1];
     if (last && last.role === m.role) last.content.push(...content);
@@ -330,6 +331,8 @@ export class AnthropicProvider extends SdkAdapter<MessagesClient> implements Pro
         case 'content_block_stop': {
           const st = blocks.get(ev.index);
           if (st?.kind === 'tool') st.closed = true;
+          // the signature comes whole at the block's end, before what follows it streams
+          if (st?.kind === 'thinking' && st.signature) yield { type: 'thinking_delta', text: '', signature: st.signature };
           break;
         }
         case 'message_delta': {

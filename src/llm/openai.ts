@@ -11,6 +11,7 @@ import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type R
 import { DEFAULT_CACHE, sendsPromptCacheKey } from './cache.js';
 import { DEFAULT_REASONING_EFFORT, isReasoningModel, type ReasoningEffort } from './openaiApi.js';
 import { ProviderError } from './errors.js';
+import { withCutNotes } from './cutReplies.js';
 import { emptyUsage, type Block, type Message, type Usage } from './messages.js';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from './provider.js';
 import { describeSdkError, type SdkFailure } from './sdk-errors.js';
@@ -51,7 +52,7 @@ export function toOpenAIMessages(system: string, messages: readonly Message[]): 
     });
     pendingUser = [];
   };
-  for (const m of messages) {
+  for (const m of withCutNotes(messages)) {
     if (m.role === 'assistant') {
       flushUser();
       const text = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');

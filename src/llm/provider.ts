@@ -67,8 +67,8 @@ export interface ThinkingRequest {
 
 export type StreamEvent =
   | { type: 'text_delta'; text: string }
-  /** Readable thinking as it streams (Anthropic thinking, OpenAI reasoning summaries). */
-  | { type: 'thinking_delta'; text: string }
+  /** Readable thinking as it streams (Anthropic thinking, OpenAI reasoning summaries); at a signed block's end, its signature. */
+  | { type: 'thinking_delta'; text: string; signature?: string }
   | { type: 'tool_use_start'; id: string; name: string }
   | { type: 'tool_input_delta'; id: string; partialJson: string }
   /**

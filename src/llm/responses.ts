@@ -15,6 +15,7 @@ import { responsesCitations, responsesSearchBlock, responsesWebSearchTool, withC
 import { finalToolInput, SdkAdapter, withWarningsTo, type AdapterOptions, type RequestContext } from './adapter-common.js';
 import { DEFAULT_CACHE } from './cache.js';
 import { ProviderError } from './errors.js';
+import { withCutNotes } from './cutReplies.js';
 import { emptyUsage, type Block, type Message, type ReasoningBlock, type TextBlock, type Usage } from './messages.js';
 import { OPENAI_SDK } from './openai.js';
 import { allowsStrict, DEFAULT_REASONING_EFFORT, isReasoningModel, type ReasoningEffort } from './openaiApi.js';
@@ -60,7 +61,7 @@ function assistantText(b: TextBlock): EasyInputMessage {
 export function toResponsesInput(messages: readonly Message[], model: string): ResponseInputItem[] {
   const reasoning = isReasoningModel(model);
   const out: ResponseInputItem[] = [];
-  for (const m of messages) {
+  for (const m of withCutNotes(messages)) {
     if (m.role === 'user') {
       for (const b of m.blocks) {
         if (b.type === 'tool_result') out.push({ type: 'function_call_output', call_id: b.toolUseId, output: toolOutput(b.content, b.isError) });

@@ -162,6 +162,20 @@ function networkReason(e: unknown): string | undefined {
   return undefined;
 }
 
+/** Socket errors of a connection that was made and then dropped by the other side (not refused, not unresolved). */
+const DROPPED_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+
+/** The server was reached and closed the connection before answering ("socket hang up", "other side closed"). */
+function droppedAfterConnect(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 4 && (isObj(cur) || cur instanceof Error); depth++) {
+    const rec = cur as { code?: unknown; cause?: unknown };
+    if (typeof rec.code === 'string' && DROPPED_CODES.has(rec.code)) return true;
+    cur = rec.cause;
+  }
+  return false;
+}
+
 const authHint = (ctx: FailureContext): string => `check ${ctx.apiKeyEnv} (the API key for ${ctx.provider})`;
 
 /** Turns an SDK failure into the ProviderError the rest of the program understands. */
@@ -242,12 +256,18 @@ export function toProviderError(failure: SdkFailure, ctx: FailureContext): Provi
     case 'connection': {
       const reason = networkReason(failure.cause);
       if (ctx.streamStarted) return make('stream_cut', `the response stream broke off${reason ? `: ${reason}` : ''}`, { cause: failure.cause });
+      // reached, then dropped before it answered: a cut, not a connection that could not be made
+      if (droppedAfterConnect(failure.cause))
+        return make('stream_cut', `${host(ctx.baseURL)} closed the connection before its response began${reason ? ` (${reason})` : ''}`, {
+          cause: failure.cause,
+        });
       return make('connection', `could not reach ${host(ctx.baseURL)}${reason ? `: ${reason}` : ` (${failure.message})`}`, { cause: failure.cause });
     }
     case 'other': {
       const e = failure.error;
       const reason = networkReason(e) ?? (e instanceof Error ? e.message : String(e));
       if (ctx.streamStarted) return make('stream_cut', `the response stream broke off: ${reason}`, { cause: e });
+      if (droppedAfterConnect(e)) return make('stream_cut', `${host(ctx.baseURL)} closed the connection before its response began (${reason})`, { cause: e });
       if (networkReason(e) !== undefined || (e instanceof TypeError && /fetch failed|terminated|socket/i.test(e.message)))
         return make('connection', `could not reach ${host(ctx.baseURL)}: ${reason}`, { cause: e });
       return make('bad_request', reason, { cause: e });

@@ -125,11 +125,11 @@ export class McpConnection {
     }
     if (l.type === 'stdio') return errText(e);
     if (e instanceof SdkHttpError) {
-      const body = typeof e.data?.text === 'string' ? e.data.text.trim().slice(0, 200) : '';
+      const body = typeof e.data?.text === 'string' ? brief(e.data.text) : '';
       return `${l.url} answered HTTP ${e.status}${e.statusText ? ` ${e.statusText}` : ''}${body ? ` (${body})` : ''}`;
     }
-    if (unreached(e)) return `nothing answers at ${l.url} (${errText(e)})`;
-    return `${l.url}: ${errText(e)}`;
+    if (unreached(e)) return `nothing answers at ${l.url} (${brief(errText(e))})`;
+    return `${l.url}: ${brief(errText(e))}`;
   }
 
   /** Says `lost` once, for a connection that was up and is not being closed. */
@@ -277,7 +277,24 @@ function hasCode(e: unknown, codes: ReadonlySet<string>): boolean {
 
 function lostText(e: unknown): string {
   if (e instanceof SdkHttpError) return `the server no longer knows this session (HTTP ${e.status})`;
-  return `the server is not reached (${errText(e)})`;
+  return `the server is not reached (${brief(errText(e))})`;
+}
+
+/** Most characters of what a web server said that a notice repeats. */
+const BRIEF_CHARS = 200;
+
+/**
+ * What a web server said, in one line: an HTML page (a proxy's or a framework's error page) by
+ * its title, or its text without the tags; cut to BRIEF_CHARS. Never the page over many lines.
+ */
+export function brief(text: string): string {
+  const html = /<(?:!doctype|html|head|body|title|div|p|h1|pre)\b/i.test(text);
+  const title = html ? /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] : undefined;
+  const plain = (title ?? (html ? text.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : text))
+    .replace(/&nbsp;/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return plain.length > BRIEF_CHARS ? `${plain.slice(0, BRIEF_CHARS - 1)}…` : plain;
 }
 
 export function errText(e: unknown): string {

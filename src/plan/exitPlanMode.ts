@@ -42,7 +42,8 @@ export function createExitPlanModeTool(turn: TurnHost): Tool<ExitPlanModeInput> 
         const edited = answer.plan ? `\n\nThe user edited the plan to this before sending it back; start from it:\n${answer.plan}` : '';
         return {
           content: `The user did not approve the plan${answer.note ? ` and said: ${answer.note}` : '.'} Plan mode stays on: revise the plan and call ExitPlanMode again.${edited}`,
-          isError: true,
+          // the person's answer, not a failure: drawn (and counted by the ledger) as an answer
+          isError: false,
         };
       }
       return {

@@ -3,6 +3,7 @@ import { reportLines } from '../compaction/reportText.js';
 import type { Usage } from '../llm/messages.js';
 import { costBreakdown } from '../session/pricing.js';
 import type { SessionEvent } from '../protocol/events.js';
+import type { GoalView } from '../protocol/views.js';
 import { claudeContent, claudeOutcome, claudeStopReason, claudeUsage } from './claudeShapes.js';
 import { PartialMessages } from './partialStream.js';
 
@@ -85,6 +86,11 @@ export class ClaudeStream {
     this.denials = [];
     this.apiMs = 0;
     this.turns = 0;
+  }
+
+  /** The session's goal changed (src/goals/): a system message of this program's own, as Claude Code has none. */
+  goal(goal: GoalView | null): void {
+    this.write({ type: 'system', subtype: 'agent_goal', session_id: this.sessionId(), uuid: randomUUID(), goal });
   }
 
   event(e: SessionEvent): void {

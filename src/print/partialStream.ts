@@ -13,7 +13,7 @@ type Kind = 'text' | 'thinking';
 
 export class PartialMessages {
   /** The reply being streamed: its id (the assistant message then carries the same), its open block. */
-  private open: { id: string; blocks: number; current?: Kind } | undefined;
+  private open: { id: string; blocks: number; current?: Kind; signed?: boolean } | undefined;
 
   constructor(
     private readonly write: (msg: object) => void,
@@ -25,7 +25,7 @@ export class PartialMessages {
     this.write({ type: 'stream_event', event, session_id: this.sessionId(), parent_tool_use_id: null, uuid: randomUUID() });
   }
 
-  private start(): { id: string; blocks: number; current?: Kind } {
+  private start(): { id: string; blocks: number; current?: Kind; signed?: boolean } {
     if (this.open) return this.open;
     this.open = { id: `msg_${randomUUID().replace(/-/g, '').slice(0, 24)}`, blocks: 0 };
     this.send({
@@ -73,10 +73,18 @@ export class PartialMessages {
   private stopBlock(final?: ClaudeBlock): void {
     const o = this.open;
     if (!o?.current) return;
-    if (o.current === 'thinking' && final?.type === 'thinking' && final.signature)
-      this.send({ type: 'content_block_delta', index: o.blocks - 1, delta: { type: 'signature_delta', signature: final.signature } });
+    if (o.current === 'thinking' && !o.signed && final?.type === 'thinking' && final.signature) this.sign(final.signature);
     this.send({ type: 'content_block_stop', index: o.blocks - 1 });
     delete o.current;
+    delete o.signed;
+  }
+
+  /** The open thinking block's signature, as the API sends it: one signature_delta before the block stops. */
+  private sign(signature: string): void {
+    const o = this.open;
+    if (o?.current !== 'thinking' || o.signed) return;
+    this.send({ type: 'content_block_delta', index: o.blocks - 1, delta: { type: 'signature_delta', signature } });
+    o.signed = true;
   }
 
   /** A whole block not streamed before (a tool call, or a reply that came in one piece). */
@@ -127,6 +135,8 @@ export class PartialMessages {
         return undefined;
       case 'thinking_delta':
         this.delta('thinking', e.text);
+        // a thinking block followed by text is stopped when the text starts: its signature goes out before that
+        if (e.signature) this.sign(e.signature);
         return undefined;
       case 'tool_call_streaming':
         // the text before the call is complete; the call's block goes out whole with the reply

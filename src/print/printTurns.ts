@@ -13,6 +13,7 @@ import { followTodos } from '../plan/todos.js';
 import { untilTerminated } from '../processes/signals.js';
 import type { TurnResult } from '../agent/host.js';
 import type { SessionEvent } from '../protocol/events.js';
+import type { GoalView } from '../protocol/views.js';
 import { costBreakdown, type CostBreakdown } from '../session/pricing.js';
 import { unsavedFacts } from '../unsavedExit.js';
 import { ClaudeStream } from './claudeStream.js';
@@ -75,7 +76,14 @@ export class PrintTurns {
     const { format } = this.opts;
     // events: the task list each time a TodoWrite sets it (stream-json carries the call in the assistant message, as Claude Code's does)
     const todosSet = followTodos((todos) => this.writeLine({ type: 'todos', sessionId: session.id, todos }));
+    const goal = this.runtime.goals.of(session.id);
+    this.runtime.goals.subscribe((id, view) => {
+      if (id !== session.id) return;
+      if (format === 'events') this.writeLine({ type: 'goal', sessionId: id, goal: view ?? null });
+      else if (format === 'stream-json') this.claude.goal(view ?? null);
+    });
     session.on((e: SessionEvent) => {
+      goal?.observe(e);
       if (format === 'events') {
         this.writeLine(e);
         todosSet(e);
@@ -219,12 +227,18 @@ export class PrintTurns {
     return this.turn(prompt, images, custom);
   }
 
+  /** The message of the goal's next turn, once the last one ended (the check runs first); undefined when none is due. */
+  private goalNext(): Promise<string | undefined> {
+    const { session, goals } = this.runtime;
+    return this.stdoutClosed ? Promise.resolve(undefined) : goals.next(session.id, session.permissions().mode === 'plan');
+  }
+
   /** A slash command: its output, or the receipt of the compaction it ran. */
   private async command(line: string): Promise<number> {
-    const { session, commands, toolNames, skills, mcp, background } = this.runtime;
+    const { session, commands, toolNames, skills, mcp, background, sandbox, goals } = this.runtime;
     let output;
     try {
-      output = await runSlash({ session, custom: commands, toolNames, skills, mcp, background }, line);
+      output = await runSlash({ session, custom: commands, toolNames, skills, mcp, background, sandbox, goals }, line);
     } catch (e) {
       if (e instanceof CommandError) return this.refuse(e.message);
       throw e;
@@ -232,6 +246,12 @@ export class PrintTurns {
     // a command that sent the model a prompt (`/plan <task>`): its result is that turn's, the answer printed
     if (!output && this.lastTurn) return this.turnResult(this.lastTurn);
     const textOut = output ? formatCommandOutput(output) : this.receipt;
+    // /goal set or resumed one: its turns follow, and their result is this line's
+    const goalPrompt = await this.goalNext();
+    if (goalPrompt !== undefined) {
+      if (textOut) this.note(textOut);
+      return this.turn(goalPrompt, [], undefined);
+    }
     const failed = this.manualFailed !== undefined;
     this.printResult(textOut, { command: line, output: output ?? null, result: textOut, isError: failed, compactions: this.compactions }, () =>
       this.claudeResult('end_turn', failed, textOut, this.commandUsage, 0, { agent_command: line, agent_output: output ?? null }),
@@ -258,17 +278,34 @@ export class PrintTurns {
       if (e instanceof CustomCommandError) return this.refuse(e.message);
       throw e;
     }
+    // an active goal goes on, turn after turn, until its check passes, a budget ends it or a turn fails
+    let turns = 1;
+    let { usage, steps } = result;
+    for (let next = await this.goalNext(); next !== undefined && !this.stdoutClosed; next = await this.goalNext()) {
+      const running = session.prompt(next);
+      this.running = running;
+      result = await running;
+      await untilTerminated();
+      turns++;
+      usage = addUsage(usage, result.usage);
+      steps += result.steps;
+    }
+    const goal = this.runtime.goals.of(session.id)?.view();
+    if (goal && turns > 1 && goal.status !== 'active') this.note(`goal ${goal.status.replace('_', '-')}: ${goal.reason ?? ''}`);
     onClosedStdout(undefined);
     if (this.stdoutClosed) {
       session.markUnanswered();
       return EXIT_OK;
     }
-    return this.turnResult(result);
+    return this.turnResult(result, { turns, steps, usage, goal });
   }
 
-  /** Prints a model turn's answer and result; the exit code it earns. */
-  private turnResult(result: TurnResult): number {
+  /** Prints a model turn's answer and result (`run`: a goal's turns summed, the goal); the exit code it earns. */
+  private turnResult(result: TurnResult, run: { turns: number; steps: number; usage: Usage; goal?: GoalView | undefined } = { turns: 1, ...result }): number {
     const { session } = this.runtime;
+    const { turns, steps, usage, goal } = run;
+    // a goal that ended (its check passed, or a budget) ends the run well, whatever its last turn's step count
+    const goalEnded = goal !== undefined && (goal.status === 'complete' || goal.status === 'budget_limited');
     // too large for the window: a usage error, nothing was stored or sent
     if (this.refused !== undefined) return this.refuse(this.refused);
     const finalText = [this.answer.join('').trim(), ...this.plans.values()].filter((t) => t !== '').join('\n\n');
@@ -276,7 +313,11 @@ export class PrintTurns {
     const unsaved = session.saving.flush() ? undefined : unsavedFacts(session);
     if (unsaved) this.note(`error: ${unsaved}; they are lost now that this run ends.`);
     const isError =
-      unsaved !== undefined || result.reason === 'error' || result.reason === 'aborted' || result.reason === 'max_steps' || result.reason === 'blocked';
+      unsaved !== undefined ||
+      result.reason === 'error' ||
+      result.reason === 'aborted' ||
+      (result.reason === 'max_steps' && !goalEnded) ||
+      result.reason === 'blocked';
     const model = session.currentConfig.model.name;
     const fields = {
       result: finalText,
@@ -284,18 +325,20 @@ export class PrintTurns {
       stopReason: result.reason,
       ...(this.errorText ? { error: this.errorText } : {}),
       ...(unsaved ? { unsavedMessages: session.saving.unsavedCount } : {}),
-      turns: 1,
-      steps: result.steps,
-      usage: result.usage,
-      ...costFields(model, result.usage),
+      turns,
+      steps,
+      usage,
+      ...costFields(model, usage),
+      ...(goal ? { goal } : {}),
       compactions: this.compactions,
       model,
       provider: session.currentConfig.provider,
     };
     this.printResult(finalText, fields, () => {
       if (unsaved) this.errorText = `${unsaved}; they are lost`;
-      return this.claudeResult(result.reason, unsaved !== undefined, finalText, result.usage, result.steps, {
+      return this.claudeResult(result.reason, unsaved !== undefined, finalText, usage, steps, {
         agent_stop_reason: result.reason,
+        ...(goal ? { agent_goal: goal } : {}),
         ...(unsaved ? { agent_unsaved_messages: session.saving.unsavedCount } : {}),
       });
     });

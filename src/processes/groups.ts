@@ -16,13 +16,18 @@ export interface ChildGroup {
   /** What runs, for a list (the command, the hook, the server's name). */
   label: string;
   startedAt: number;
+  /** Its leader exited, its owner let it go, and members it started were still running then. */
+  leaderGone?: boolean;
 }
 
 const groups = new Map<number, ChildGroup>();
 let exitHookInstalled = false;
 
-/** Adds a group; the returned function removes it (its owner saw it end). */
-export function trackGroup(pgid: number, kind: GroupKind, label: string): () => void {
+/**
+ * Adds a group; the returned function removes it when its owner saw its leader end, unless members
+ * remain, or at once with `leaveRunning` (the owner lets the group outlive the program).
+ */
+export function trackGroup(pgid: number, kind: GroupKind, label: string): (leaveRunning?: boolean) => void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     // the last word, whatever path the exit took: nothing the program started outlives it
@@ -30,10 +35,17 @@ export function trackGroup(pgid: number, kind: GroupKind, label: string): () => 
       for (const g of groups.values()) killGroup(g.pgid, 'SIGKILL');
     });
   }
+  // groups kept after their leader exited that have emptied since
+  for (const g of groups.values()) if (g.leaderGone && !killGroup(g.pgid, 0)) groups.delete(g.pgid);
   const entry: ChildGroup = { pgid, kind, label, startedAt: Date.now() };
   groups.set(pgid, entry);
-  return () => {
-    if (groups.get(pgid) === entry) groups.delete(pgid);
+  return (leaveRunning = false) => {
+    if (groups.get(pgid) !== entry) return;
+    // what the leader left running (`server &` in a command) is still this group: it is stopped
+    // with the others when the program ends, not forgotten with its leader; unless the owner
+    // leaves the group running past the program's end (a detached background command)
+    if (!leaveRunning && killGroup(pgid, 0)) entry.leaderGone = true;
+    else groups.delete(pgid);
   };
 }
 

@@ -22,7 +22,7 @@ import type { Message, Usage } from '../llm/messages.js';
 import type { StopReason } from '../llm/provider.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 import type { ToolOutput } from '../tools/types.js';
-import type { CommandOutput, ContextUsageView, SessionView } from './views.js';
+import type { CommandOutput, ContextUsageView, GoalView, SessionView } from './views.js';
 
 /** stopped: the person denied a tool call and chose to stop the turn there; blocked: a UserPromptSubmit hook refused the prompt (no turn ran). */
 export type TurnEndReason = 'end_turn' | 'max_steps' | 'aborted' | 'error' | 'refusal' | 'max_tokens' | 'stopped' | 'blocked';
@@ -33,8 +33,12 @@ export type AgentEvent =
   /** A model call begins (step counts calls in this turn, attempt counts retries of this call). */
   | { type: 'request_start'; step: number; attempt: number }
   | { type: 'text_delta'; text: string }
-  /** The model is thinking (any provider's thinking or reasoning summary); text may be empty when only its start is known. */
-  | { type: 'thinking_delta'; text: string }
+  /**
+   * The model is thinking (any provider's thinking or reasoning summary); text may be empty when
+   * only its start is known. `signature`: the thinking block just ended with this signature
+   * (Anthropic), for streams that pass it on (--include-partial-messages' signature_delta).
+   */
+  | { type: 'thinking_delta'; text: string; signature?: string }
   /** The model started writing a tool call (input still streaming). */
   | { type: 'tool_call_streaming'; id: string; name: string }
   /** A message became part of the history (and is persisted): user, assistant, tool results, meta. */
@@ -95,6 +99,8 @@ export type ControllerEvent =
   | { type: 'status_command'; line: string }
   /** The number of running background commands changed: the footer's word on them ('' when none run). */
   | { type: 'background_status'; text: string }
+  /** The session's goal changed (set, a turn counted, a check ran, paused, ended, cleared: null). */
+  | { type: 'goal'; goal: GoalView | null }
   | { type: 'exit' };
 
 /** The one union: every event any front end handles. */

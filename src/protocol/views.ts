@@ -17,12 +17,16 @@ export interface SessionView {
   permissionMode?: string;
   /** The MCP servers' state for the footer ("MCP 2✓ · 1 connecting"); absent without servers. */
   mcp?: string;
+  /** The sandbox's word for the footer ("sandboxed", or a warning when it cannot start); absent when it is off. */
+  sandbox?: { text: string; ok: boolean };
   /** How many background commands run, for the footer ("2 background"); absent when none. */
   background?: string;
   /** The thinking in effect ("thinking high", "thinking 4k"), shown in the footer; absent when none is sent. */
   thinking?: string;
   /** Messages the database refused (disk full), kept in memory and retried: the footer's "unsaved: N"; absent when none. */
   unsaved?: number;
+  /** The session's goal for the footer ("goal: active · 2/5 turns"); absent without one. */
+  goal?: string;
   /** The first line of the statusLine command's output (~/.agentrc statusLine), shown under the footer; absent when none. */
   statusCommand?: string;
 }
@@ -118,7 +122,8 @@ export type CommandOutput =
   /** /model without a name: the picker (print mode lists them). */
   | { kind: 'models'; models: ModelChoice[]; current: string }
   | { kind: 'history'; result: HistoryPage }
-  | { kind: 'rewind'; targets: RewindTargetView[] }
+  /** `overwrite`: the rewind (or undo) `command` found files changed outside since the last turn; the picker asks before running it with --force. */
+  | { kind: 'rewind'; targets: RewindTargetView[]; overwrite?: { files: string[]; command: string } }
   /** /tasks without arguments: the background commands (the TUI's panel; print mode prints `text`). */
   | { kind: 'tasks'; rows: TaskRowView[]; text: string };
 
@@ -150,4 +155,24 @@ export interface RewindTargetView {
   gone?: 'compacted' | 'rewound';
   /** Files Edit/Write changed in this turn or later. */
   files: string[];
+  /** Whether the project's checkpoint before this turn can be restored (Bash's changes too), or why not; absent when checkpoints are off. */
+  checkpoint?: { ok: true } | { ok: false; missing: string };
+}
+
+/** A session's goal (/goal): what the footer, `sessions show`, stream-json and ACP show of it. */
+export interface GoalView {
+  /** As the person gave it, verbatim. */
+  objective: string;
+  status: 'active' | 'paused' | 'budget_limited' | 'complete';
+  /** The command whose success completes it; absent: the model's word does. */
+  check?: string;
+  /** Why it stands where it stands (which budget ended it, what completed or paused it). */
+  reason?: string;
+  /** Limits: billed tokens, turns, wall time in ms; absent: none. */
+  budget: { tokens?: number; turns?: number; ms?: number };
+  /** Used against the budgets since the goal was set (or resumed from budget-limited). */
+  used: { tokens: number; turns: number; ms: number };
+  /** The footer's few words ("goal: active · 2/5 turns"). */
+  footer: string;
+  lastCheck?: { at: number; passed: boolean; output: string };
 }

@@ -112,7 +112,16 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
     deps.provider,
     state,
   );
-  const edits = new HistoryEdits({ store: deps.store, sessionId: id, log, context, files, busy: owner.busy, replaced: owner.historyReplaced });
+  const edits = new HistoryEdits({
+    store: deps.store,
+    sessionId: id,
+    log,
+    context,
+    files,
+    busy: owner.busy,
+    replaced: owner.historyReplaced,
+    tree: () => caps.checkpoints(),
+  });
   const gate: ToolGate = new ToolGate(
     () => context.config,
     state.permissions,

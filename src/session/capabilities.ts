@@ -4,6 +4,7 @@
 // prompt's sections, at a turn's start and around compaction), their state slices saved and restored.
 import type { LoopHooks, LoopOptions } from '../agent/host.js';
 import type { AttentionKind, Capability, CapabilityHooks, CapabilityHost, CapabilitySession, SummaryTrigger, ToolSet } from '../capability/capability.js';
+import type { TreeCheckpoints } from '../checkpoints/types.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import type { LedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';
@@ -118,6 +119,16 @@ export class Capabilities {
     let changed = false;
     for (const h of this.hooks('turnStart')) changed = (await h(history, cwd)) || changed;
     return changed;
+  }
+
+  /** A turn starts or ends: the capabilities that snapshot the project do it now. */
+  async turnBoundary(edge: 'before' | 'after', turnId: string): Promise<void> {
+    for (const h of this.hooks('turnBoundary')) await h(edge, turnId);
+  }
+
+  /** The working tree's checkpoints, when a capability keeps them. */
+  checkpoints(): TreeCheckpoints | undefined {
+    return this.opened.find((c) => c.checkpoints)?.checkpoints;
   }
 
   /** A compaction (not micro) was committed: what the capabilities put back, in list order. */

@@ -6,7 +6,9 @@
 import type { Store } from '../store/index.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import type { ContextControl } from './contextControl.js';
-import { rewindTargets, rewindTo, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
+import { outsideChanges, rewindTargets, rewindTo, type RestoredFile, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
+import type { TreeCheckpoints } from '../checkpoints/types.js';
+import { displayPath } from '../tools/paths.js';
 import { newId } from '../llm/messages.js';
 import { unanswered } from './promptBack.js';
 import { archiveCause, WITHDRAW_ID_PREFIX } from './recordIds.js';
@@ -24,7 +26,12 @@ export interface HistoryEditsDeps {
   busy: () => boolean;
   /** After a rewind or a revert: accounting restarts from estimates, the UI redraws. */
   replaced: () => void;
+  /** The working tree's checkpoints, when the session keeps them. */
+  tree: () => TreeCheckpoints | undefined;
 }
+
+/** What `/rewind undo` did: the conversation's messages back (when it took back a conversation rewind), the files put back (a code rewind). */
+export type RewindUndoResult = { ok: false; message: string } | { ok: true; conversation?: { restored: number; tokens: number }; files?: RestoredFile[] };
 
 export class HistoryEdits {
   constructor(private readonly d: HistoryEditsDeps) {}
@@ -32,23 +39,29 @@ export class HistoryEdits {
   /** The person's turns, oldest first, with the files a rewind to each would restore. */
   rewindTargets(): RewindTarget[] {
     this.d.log.flush();
-    return rewindTargets(this.d.store, this.d.sessionId, this.d.log.messages(), this.d.context.config.cwd, this.d.log.isStored);
+    return rewindTargets(this.d.store, this.d.sessionId, this.d.log.messages(), this.d.context.config.cwd, this.d.log.isStored, this.d.tree());
   }
 
   /**
    * Goes back to before a turn: its files as they were before it (code), and/or the
    * conversation without it and what followed (archived, still searchable).
    */
-  async rewind(ref: string, what: RewindWhat): Promise<RewindResult> {
+  async rewind(ref: string, what: RewindWhat, force = false): Promise<RewindResult> {
     if (this.d.busy()) throw new Error('wait for the current turn to end (or press Esc) before rewinding');
     const done = await rewindTo(
-      { store: this.d.store, sessionId: this.d.sessionId, cwd: this.d.context.config.cwd, files: this.d.files, log: this.d.log },
+      { store: this.d.store, sessionId: this.d.sessionId, cwd: this.d.context.config.cwd, files: this.d.files, log: this.d.log, tree: this.d.tree() },
       this.rewindTargets(),
       ref,
       what,
+      force,
     );
     if (what !== 'code') this.d.replaced();
     return done;
+  }
+
+  /** Whether the project's checkpoints are kept (a code rewind can then be taken back). */
+  keepsCheckpoints(): boolean {
+    return this.d.tree() !== undefined;
   }
 
   /** Takes a prompt that got no reply out of the conversation (promptBack.ts) by a withdrawal record; false when it got one or the record cannot be written. */
@@ -90,13 +103,35 @@ export class HistoryEdits {
     return this.revertBy(plan);
   }
 
-  /** `/rewind undo`: the last conversation rewind undone by the same kind of record as /uncompact (files are not touched). */
-  async undoRewind(): Promise<RewindUndoPlan> {
+  /**
+   * `/rewind undo`: takes back the last rewind. Its conversation part is undone by the same kind
+   * of record as /uncompact; its code part puts the project back as it was just before it (the
+   * checkpoints), refused on files changed since the agent left them unless `force`. Without
+   * checkpoints (or a rewind recorded by them) it takes back the last conversation rewind.
+   */
+  async undoRewind(force = false): Promise<RewindUndoResult> {
     if (this.d.busy()) throw new Error('wait for the current turn to end (or press Esc) before undoing a rewind');
     this.d.log.flush();
-    // a prompt the session took back into the input (promptBack.ts) is no rewind of the person's
-    const rewinds = this.d.log.isStored ? this.d.store.rewindsInEffect(this.d.sessionId).filter((r) => archiveCause(r.id) === 'rewind') : [];
-    return this.revertBy(await planRewindUndo(this.planDeps(), rewinds));
+    const tree = this.d.tree();
+    const last = tree?.lastRewind();
+    let plan: RewindUndoPlan | undefined;
+    if (last?.what !== 'code') {
+      // a prompt the session took back into the input (promptBack.ts) is no rewind of the person's
+      const rewinds = this.d.log.isStored ? this.d.store.rewindsInEffect(this.d.sessionId).filter((r) => archiveCause(r.id) === 'rewind') : [];
+      plan = await planRewindUndo(this.planDeps(), rewinds);
+      if (!plan.ok) return plan;
+    }
+    let files: RestoredFile[] | undefined;
+    if (tree && last) {
+      const done = await tree.undo(force);
+      if ('outside' in done) throw outsideChanges(done.outside, this.d.context.config.cwd, '/rewind undo');
+      const cwd = this.d.context.config.cwd;
+      if (last.what !== 'conversation') files = done.changes.map((c) => ({ ...c, path: displayPath(cwd, c.path) }));
+      // the model reads them again before changing them
+      for (const c of done.changes) this.d.files.forget(c.path);
+    }
+    if (plan?.ok) this.revertBy(plan);
+    return { ok: true, ...(plan?.ok ? { conversation: { restored: plan.restored, tokens: plan.tokens } } : {}), ...(files ? { files } : {}) };
   }
 
   private planDeps(): Parameters<typeof planFor>[0] {

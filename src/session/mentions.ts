@@ -58,7 +58,12 @@ export interface Attachments {
   readPaths: string[];
   /** Mentions that name a file but could not be attached, with the reason (shown to the person). */
   problems: string[];
+  /** An image the prompt names could not be attached: the prompt is not sent (the model would answer without what it was shown). */
+  refused?: string;
 }
+
+/** A path the person names as an image (a screenshot, a diagram): its failure stops the prompt. */
+const IMAGE_PATH = /\.(png|jpe?g|gif|webp)$/i;
 
 /** The `@word`s of a prompt: at the start or after a blank, trailing punctuation not included; `@"a path"` quoted (a pasted image's chip). */
 export function findMentions(text: string): string[] {
@@ -123,7 +128,8 @@ export async function attachMentions(
     const input = spill ? { path: word, limit: WHOLE_FILE_LINES } : { path: word };
     const out = await fileRead.run(fileRead.parse(input), { cwd, signal, ...(files ? { files } : {}) });
     if (out.isError) {
-      result.problems.push(`@${word}: not attached: ${out.content}`);
+      if (IMAGE_PATH.test(word)) result.refused ??= `@${word}: the image could not be attached: ${out.content}`;
+      else result.problems.push(`@${word}: not attached: ${out.content}`);
       continue;
     }
     if (out.images && out.images.length > 0) {
@@ -177,6 +183,7 @@ async function listing(abs: string, cwd: string): Promise<string> {
 /**
  * The message of a prompt, with the files and directories it @mentions attached. The files go
  * through FileRead's run with the session's tracker: an @mentioned file counts as read for Edit.
+ * An @mentioned image that cannot be read refuses the prompt (`refused`, shown to the person).
  */
 export async function promptMessage(
   text: string,
@@ -188,12 +195,13 @@ export async function promptMessage(
     warn: (problem: string) => void;
     spill?: SpillOption | undefined;
   },
-): Promise<Message> {
+): Promise<Message | { refused: string }> {
   const msg = userMessage(text);
   if (!text.includes('@')) return msg;
   const spill = s.spill ? { ...s.spill, messageId: msg.id } : undefined;
   // the reads are stored under the message's id: a resumed session counts its @files as read (trackerRebuild.ts)
-  const { blocks, problems } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files.forCall(msg.id), spill);
+  const { blocks, problems, refused } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files.forCall(msg.id), spill);
+  if (refused) return { refused: `${refused} Your message was not sent: fix the image or remove its @mention, then send it again.` };
   for (const p of problems) s.warn(p);
   return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;
 }

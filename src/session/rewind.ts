@@ -10,6 +10,7 @@ import type { RewindTargetView } from '../protocol/views.js';
 import { archiveCause, REWIND_ID_PREFIX } from './recordIds.js';
 import { rebuildTracker } from './trackerRebuild.js';
 import { typedText } from './mentions.js';
+import type { TreeChange, TreeCheckpoints } from '../checkpoints/types.js';
 
 export type RewindWhat = 'code' | 'conversation' | 'both';
 
@@ -21,6 +22,34 @@ export interface RewindResult {
   files: RestoredFile[];
   /** Messages taken out of the conversation. */
   archived: number;
+  /** A code rewind: the project restored from its checkpoint ('tree'), or why only Edit and Write's records could be (the checkpoints are off: undefined). */
+  tree?: { restored: true } | { restored: false; missing: string };
+}
+
+/** A code rewind found files changed since the agent last left the project: nothing was changed. */
+export class OutsideChangesError extends Error {
+  override readonly name = 'OutsideChangesError';
+  constructor(
+    readonly files: string[],
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The error for files changed outside since the last turn, naming them and how to go on. */
+export function outsideChanges(files: readonly string[], cwd: string, retry: string): OutsideChangesError {
+  const shown = files.slice(0, 10).map((f) => `  ${displayPath(cwd, f)}`);
+  const more = files.length > 10 ? [`  … and ${files.length - 10} more`] : [];
+  return new OutsideChangesError(
+    files.map((f) => displayPath(cwd, f)),
+    [
+      `${files.length === 1 ? 'This file was' : `These ${files.length} files were`} changed since the agent's last turn (not by the agent):`,
+      ...shown,
+      ...more,
+      `Nothing was changed. To overwrite ${files.length === 1 ? 'it' : 'them'} anyway: ${retry} --force (/rewind undo takes that back).`,
+    ].join('\n'),
+  );
 }
 
 export interface RestoredFile {
@@ -29,10 +58,18 @@ export interface RestoredFile {
   error?: string;
 }
 
-const isPersonTurn = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && !m.pinned && !isToolResultMessage(m) && textOf(m).trim() !== '';
+export const isPersonTurn = (m: Message): boolean =>
+  m.role === 'user' && m.kind === 'normal' && !m.pinned && !isToolResultMessage(m) && textOf(m).trim() !== '';
 
 /** The person's turns of the session, oldest first, with what a rewind to each would restore. */
-export function rewindTargets(store: Store, sessionId: string, visible: readonly Message[], cwd: string, stored: boolean): RewindTarget[] {
+export function rewindTargets(
+  store: Store,
+  sessionId: string,
+  visible: readonly Message[],
+  cwd: string,
+  stored: boolean,
+  tree?: TreeCheckpoints,
+): RewindTarget[] {
   const inView = new Set(visible.map((m) => m.id));
   const entries = stored ? store.loadTranscript(sessionId, { includeArchived: true }) : visible.map((message) => ({ message, archivedBy: null }));
   // turns an earlier rewind took out of the conversation stay listed: their code can still be restored
@@ -47,16 +84,27 @@ export function rewindTargets(store: Store, sessionId: string, visible: readonly
     for (const c of changed) if (c.at >= at) for (const p of c.paths) files.add(displayPath(cwd, p));
     const inConversation = inView.has(m.id);
     const gone = inConversation ? undefined : rewound.has(m.id) ? ('rewound' as const) : ('compacted' as const);
-    return { index: i + 1, turnId: m.id, text: typedText(m), createdAt: m.createdAt, inConversation, ...(gone ? { gone } : {}), files: [...files] };
+    const checkpoint = tree?.before(m.id);
+    return {
+      index: i + 1,
+      turnId: m.id,
+      text: typedText(m),
+      createdAt: m.createdAt,
+      inConversation,
+      ...(gone ? { gone } : {}),
+      files: [...files],
+      ...(checkpoint ? { checkpoint } : {}),
+    };
   });
 }
 
 /** Does a /rewind: files back from their snapshots (code), the turn and what followed out of the conversation (a rewind record). */
 export async function rewindTo(
-  s: { store: Store; sessionId: string; cwd: string; files: FileTracker; log: SessionLog },
+  s: { store: Store; sessionId: string; cwd: string; files: FileTracker; log: SessionLog; tree?: TreeCheckpoints | undefined },
   targets: readonly RewindTarget[],
   ref: string,
   what: RewindWhat,
+  force = false,
 ): Promise<RewindResult> {
   const target = findTarget(targets, ref);
   if (!target) throw new Error(`no turn "${ref}" to rewind to: give its number from /rewind`);
@@ -65,12 +113,26 @@ export async function rewindTo(
     throw new Error(`turn ${target.index} ${why}, so the conversation cannot go back to it; its code can be restored with /rewind ${target.index} code`);
   }
   let files: RestoredFile[] = [];
+  let tree: RewindResult['tree'];
   if (what !== 'conversation') {
-    const snapshots = s.store.snapshotsSince(s.sessionId, target.turnId);
-    files = await restoreSnapshots(snapshots, s.cwd);
+    let snapshots = s.store.snapshotsSince(s.sessionId, target.turnId);
+    let byTree: TreeChange[] = [];
+    if (s.tree) {
+      const done = await s.tree.rewind(target.turnId, what, force);
+      if ('outside' in done) throw outsideChanges(done.outside, s.cwd, `/rewind ${target.index} ${what}`);
+      if ('missing' in done) tree = { restored: false, missing: done.missing };
+      else {
+        tree = { restored: true };
+        byTree = done.changes;
+        // Edit/Write's records still restore what the checkpoints do not hold (ignored files, files outside the project)
+        const uncovered = new Set(await s.tree.uncovered(snapshots.map((x) => x.path)));
+        snapshots = snapshots.filter((x) => uncovered.has(x.path));
+      }
+    }
+    files = [...byTree.map((c) => ({ ...c, path: displayPath(s.cwd, c.path) })), ...(await restoreSnapshots(snapshots, s.cwd))];
     // the model must read them again before changing them, and is told why (fileChange.ts)
-    for (const snap of snapshots) await markRestored(s.files, snap.path, target.index);
-  }
+    for (const path of [...byTree.map((c) => c.path), ...snapshots.map((x) => x.path)]) await markRestored(s.files, path, target.index);
+  } else await s.tree?.conversationRewound(target.turnId);
   let archived = 0;
   if (what !== 'code') {
     archived = s.log.rewind(target.turnId, newId(REWIND_ID_PREFIX));
@@ -78,7 +140,7 @@ export async function rewindTo(
     s.files.clear();
     rebuildTracker(s.store, s.sessionId, s.log.messages(), s.files);
   }
-  return { target, files, archived };
+  return { target, files, archived, ...(tree ? { tree } : {}) };
 }
 
 /** A restored file is marked (read it again); one the rewind removed is simply unknown again. */

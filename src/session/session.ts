@@ -101,6 +101,7 @@ export class Session extends SessionEvents {
     if (this.markUnanswered())
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     this.parts.snapshots.reset();
+    let turnId: string | undefined;
     try {
       this.gate.turnAllow = scope.allow ?? [];
       const { text, hooked } = await expandPrompt(this.parts, asked, scope, ac.signal, (e) => this.emit(e));
@@ -109,14 +110,19 @@ export class Session extends SessionEvents {
       const msg = await personMessage(this.parts, text, [...(typeof images === 'string' ? [] : images), ...hooked.blocks], ac.signal, (p) =>
         this.notice('warning', p),
       );
+      if ('refused' in msg) return (this.emit({ type: 'prompt_refused', text: asked, message: msg.refused }), { ...ABORTED, reason: 'error' });
       // file snapshots taken in this turn belong to the person's message that started it
       this.parts.snapshots.startedBy(msg.id);
+      // the project as it stands before the turn, and after it (checkpoints, for /rewind)
+      turnId = msg.id;
+      await this.caps.turnBoundary('before', turnId);
       const result = await runTurn(this.context.loopHost(), this.parts.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.context.turnCompleted();
       this.giveBack(scope, asked, msg.id, result.reason, ac.signal);
       return result;
     } finally {
       this.gate.turnAllow = [];
+      if (turnId !== undefined) await this.caps.turnBoundary('after', turnId);
       this.end();
     }
   }

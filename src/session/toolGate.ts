@@ -10,6 +10,7 @@ import { PermissionPolicy, planAllows, planRefusal, type Approver } from '../too
 import { ReadBoundary } from '../tools/readBoundary.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
 import type { PlanAnswer } from '../capability/capability.js';
+import type { SandboxPlan } from '../tools/types.js';
 import { turnAllows } from './turnAllow.js';
 import { TOOL } from '../tools/toolNames.js';
 
@@ -80,10 +81,70 @@ export class ToolGate {
   }
 
   private async decide(call: GateCall, signal: AbortSignal, preapproved: boolean): Promise<Authorization> {
-    const { tool, input, summary, toolUseId } = call;
+    const { tool, input, summary } = call;
     // plan mode holds whatever else allows a call (a hook, a command's allowed-tools, a rule)
     if (this.policy.mode === 'plan' && !planAllows(tool, input)) return { ok: false, message: planRefusal(tool.name, summary) };
+    const sandbox = tool.sandboxPlan?.(input);
+    if (sandbox) return this.decideSandboxed(call, sandbox, signal, preapproved);
     if (preapproved) return { ok: true };
+    return this.byPolicy(call, signal);
+  }
+
+  /**
+   * A call of a sandboxed tool (Bash with sandbox.enabled). Inside the sandbox it runs without
+   * asking when auto-allow is on (ask and acceptEdits modes), and plan mode runs read-only
+   * commands in a read-only sandbox. Out of it — the model's request to escape, which the person
+   * approves each time in every mode that asks, never by a rule or a hook — or with a sandbox that
+   * cannot start, nothing runs unsandboxed without the person's approval: plan mode asks too, and
+   * print mode refuses (saying why).
+   */
+  private async decideSandboxed(call: GateCall, plan: SandboxPlan, signal: AbortSignal, preapproved: boolean): Promise<Authorization> {
+    const mode = this.policy.mode;
+    const { tool, summary } = call;
+    if (plan.kind === 'unavailable') {
+      const why = `the sandbox cannot start (${plan.why})`;
+      if (plan.refuse)
+        return {
+          ok: false,
+          message: `${tool.name} was not run: ${why}, and sandbox.failIfUnavailable refuses every command without it: ${summary}. Tell the user.`,
+        };
+      // never run unsandboxed without the person's answer for this command: no mode, rule or hook stands in for it
+      return this.askOnce(call, signal, `${why}: it would run unsandboxed`);
+    }
+    if (plan.kind === 'outside' && plan.reason === 'escape') {
+      if (plan.refused)
+        return { ok: false, message: `${tool.name} was not run outside the sandbox: ${plan.refused}. Run it without dangerouslyDisableSandbox.` };
+      if (mode === 'plan') return { ok: false, message: planRefusal(tool.name, summary) };
+      if (mode === 'allow') return { ok: true, sandbox: 'outside' };
+      const asked = await this.askOnce(call, signal, 'the model asks to run it outside the sandbox');
+      return asked.ok ? { ok: true, sandbox: 'outside' } : asked;
+    }
+    if (mode === 'plan') return { ok: true, sandbox: 'readOnly' };
+    if (preapproved) return { ok: true };
+    if (plan.kind === 'inside' && plan.autoAllow && (mode === 'ask' || mode === 'acceptEdits')) return { ok: true };
+    return this.byPolicy(call, signal);
+  }
+
+  /** The person approves this one call (no rule or "always" answer covers it); refused in print mode and in deny mode. */
+  private async askOnce(call: GateCall, signal: AbortSignal, why: string): Promise<Authorization> {
+    const { tool, summary, toolUseId, input } = call;
+    if (this.policy.mode === 'deny') return { ok: false, message: `${tool.name} was not run (${why}; permissions mode "deny"): ${summary}.` };
+    if (!this.approver)
+      return {
+        ok: false,
+        message: `${tool.name} needs the user's approval (${why}), and nobody can approve in non-interactive mode, so it was not run: ${summary}.`,
+      };
+    const answer = await this.approver({ toolName: tool.name, toolUseId, input, summary, onceOnly: true, unsandboxed: why }, signal);
+    if (answer.kind !== 'deny') return { ok: true };
+    const said = answer.note ? ` and said: ${answer.note}` : '';
+    return answer.stop
+      ? { ok: false, stop: true, message: `The user denied this ${tool.name} call${said}, and stopped the turn: wait for their next message.` }
+      : { ok: false, message: `The user denied this ${tool.name} call${said || '.'}` };
+  }
+
+  /** The permission policy, then the person. `unsandboxed`: why the command would run outside the sandbox (the prompt says so). */
+  private async byPolicy(call: GateCall, signal: AbortSignal, unsandboxed?: string): Promise<Authorization> {
+    const { tool, input, summary, toolUseId } = call;
     const traits = traitsOf(tool);
     if (traits.readOnly) {
       const read = await this.readBoundary.authorize({ toolName: tool.name, toolUseId, input, summary }, this.policy.mode, this.approver, signal);
@@ -111,7 +172,7 @@ export class ToolGate {
           `or --permission-mode allow, or list it in permissions.allowTools / permissions.allowBash in .agentrc`;
       return {
         ok: false,
-        message: `${tool.name} needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ${how}.`,
+        message: `${tool.name} needs the user's approval${unsandboxed ? ` (${unsandboxed})` : ''}, and nobody can approve in non-interactive mode, so it was not run: ${summary}. ${how}.`,
       };
     }
     const prefix = tool.name === TOOL.Bash ? this.policy.suggestPrefix(summary) : undefined;
@@ -126,6 +187,7 @@ export class ToolGate {
         ...(call.diff ? { diff: call.diff } : {}),
         ...(outside ? { outsideCwd: true } : {}),
         ...(scope ? { sessionScope: scope } : {}),
+        ...(unsandboxed ? { unsandboxed } : {}),
       },
       signal,
     );

@@ -45,16 +45,14 @@ export async function expandPrompt(
   return { text, hooked: await p.caps.beforePrompt(withoutTypedCommand(text), signal) };
 }
 
-/** The person's message, after a date note when the day changed: the prompt with its @mentions attached, then `extra` (images, hooks' context). */
+/** The person's message, after a date note when the day changed: the prompt with its @mentions attached, then `extra` (images, hooks' context); or why it is not sent. */
 export async function personMessage(
   p: Pick<SessionParts, 'tools' | 'log' | 'context' | 'files' | 'spill'>,
   text: string,
   extra: readonly (ImageBlock | TextBlock)[],
   signal: AbortSignal,
   warn: (problem: string) => void,
-): Promise<Message> {
-  const note = dateNoteFor(p.log.messages());
-  if (note) p.log.append(note);
+): Promise<Message | { refused: string }> {
   const typed = await promptMessage(text, {
     tools: p.tools,
     cwd: p.context.config.cwd,
@@ -63,6 +61,9 @@ export async function personMessage(
     warn,
     spill: mentionSpill(p.spill, p.context.usage().effectiveWindow),
   });
+  if ('refused' in typed) return typed;
+  const note = dateNoteFor(p.log.messages());
+  if (note) p.log.append(note);
   return { ...typed, blocks: [...typed.blocks, ...extra] };
 }
 
@@ -76,7 +77,7 @@ const DRY_SINK: SpillSink = { thresholdFor: () => 0, archive: () => 'o1' };
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
-/** Why `text` cannot be sent (the message shown to the person), or undefined when it fits. */
+/** Why `text` cannot be sent (the message shown to the person): too large, or an @image that cannot be read; undefined when it can. */
 export async function oversizedPrompt(
   context: ContextControl,
   tools: readonly AnyTool[],
@@ -95,6 +96,7 @@ export async function oversizedPrompt(
     warn: () => undefined,
     spill: sink ? mentionSpill(DRY_SINK, context.usage().effectiveWindow) : undefined,
   });
+  if ('refused' in msg) return msg.refused;
   const over = await context.promptTooLarge(msg);
   if (!over) return undefined;
   const { model } = context.config;

@@ -5,6 +5,7 @@
 // agent). A broken file is a reason naming the file and the field; nothing here throws.
 import { basename, dirname } from 'node:path';
 import { EFFORTS } from '../config/thinking.js';
+import { yamlProblem } from '../config/yamlProblem.js';
 
 /** Where a skill was found: the project's (a cloned repository's: its !`command`s need trust) or the person's. */
 export type SkillScope = 'project' | 'user';
@@ -91,7 +92,7 @@ export function parseSkillFile(
   try {
     front = plainFrontmatter(m[1] ?? '') ?? parseYaml(m[1] ?? '');
   } catch (e) {
-    return skip(`the frontmatter is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+    return skip(`the frontmatter is not valid YAML: ${yamlProblem(e)}`);
   }
   if (typeof front !== 'object' || front === null || Array.isArray(front)) return skip('the frontmatter must be a set of "key: value" lines');
   const f = front as Record<string, unknown>;

@@ -1,12 +1,13 @@
 // /skills: every skill in force with where it comes from, how it can be used, and what it
-// costs: its line in the listing (every request carries it) and its body (only once used).
+// costs: its line in the listing (every request carries it) and its body (only once used). A
+// skill named like a built-in command is not /name (the built-in runs: skills/commands.ts).
 import { renderListing } from './listing.js';
 import type { SkillCatalog } from './catalog.js';
 
 /** Tokens of a text, estimated (four characters a token): /skills shows orders of magnitude. */
 const tokens = (text: string): number => Math.ceil(text.length / 4);
 
-export function skillsText(catalog: SkillCatalog, contextWindow: number, loaded: ReadonlySet<string> = new Set()): string {
+export function skillsText(catalog: SkillCatalog, contextWindow: number, loaded: ReadonlySet<string> = new Set(), builtins: readonly string[] = []): string {
   const skills = [...catalog.list()].sort((a, b) => a.name.localeCompare(b.name));
   const lines: string[] = [];
   if (skills.length === 0)
@@ -18,7 +19,7 @@ export function skillsText(catalog: SkillCatalog, contextWindow: number, loaded:
     lines.push(`Skills (${skills.length}); the listing costs ≈${tokens(listing).toLocaleString('en-US')} tokens in every request, a body only once loaded:`);
     for (const s of skills) {
       const how = [
-        s.userInvocable ? `/${s.name}` : '',
+        s.userInvocable ? (builtins.includes(s.name) ? `not /${s.name} (the built-in command runs)` : `/${s.name}`) : '',
         s.disableModelInvocation ? 'you only' : 'model',
         s.fork ? 'sub-agent' : '',
         loaded.has(s.name) ? 'loaded' : '',

@@ -46,9 +46,15 @@ export function driverCandidates(major: number): Array<SqliteDriver['package']> 
 /**
  * missing: the package is not installed. no-binary: installed without a binary for this platform.
  * unbuilt: installed, its install script never built the binary. wrong-node: built for another
- * Node.js version. other: anything else (the error's first line says what).
+ * Node.js version. damaged: its binary is no loadable library for this system (cut short, corrupt,
+ * or built for another one): fetching it again is the cure, never a toolchain. other: anything
+ * else (the error's first line says what).
  */
-export type LoadFailureKind = 'missing' | 'no-binary' | 'unbuilt' | 'wrong-node' | 'other';
+export type LoadFailureKind = 'missing' | 'no-binary' | 'unbuilt' | 'wrong-node' | 'damaged' | 'other';
+
+/** The loaders' words for a file that is no library for this system (Linux, macOS, Windows). */
+const DAMAGED =
+  /invalid ELF header|file too short|wrong ELF class|not a mach-o file|not valid mach-o|mach-o, but wrong architecture|not a valid Win32 application/i;
 
 export interface LoadFailure {
   package: SqliteDriver['package'];
@@ -76,6 +82,7 @@ export function classifyLoadError(name: SqliteDriver['package'], e: unknown): Lo
   if (code === 'MODULE_NOT_FOUND' && detail.startsWith(`Cannot find module '${name}'`)) kind = 'missing';
   else if (code === 'MODULE_NOT_FOUND' && /\.node'/.test(detail)) kind = 'no-binary';
   else if (detail.includes('Could not locate the bindings file')) kind = 'unbuilt';
+  else if (DAMAGED.test(message)) kind = 'damaged';
   else if (message.includes('NODE_MODULE_VERSION')) {
     // "…compiled against a different Node.js version using NODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 137…"
     const [built, needed] = [...message.matchAll(/NODE_MODULE_VERSION (\d+)/g)].map((m) => m[1]);
@@ -96,6 +103,8 @@ function whatHappened(f: LoadFailure, platform: string): string {
       return 'is installed but was never built (its install script did not run)';
     case 'wrong-node':
       return `was built for another Node.js version (${f.detail})`;
+    case 'damaged':
+      return `has a damaged binary (${f.detail})`;
     case 'other':
       return `failed to load (${f.detail})`;
   }
@@ -116,12 +125,24 @@ export interface ExplainContext {
 /** The one paragraph `agent` prints when no binding loads: what happened to each, and what to run. */
 export function explainLoadFailure(failures: readonly LoadFailure[], ctx: ExplainContext): string {
   const what = failures.map((f) => `${label(f.package)} ${whatHappened(f, ctx.platform)}`).join('; ');
-  const head = `agent cannot start: SQLite's native module did not load on Node.js ${ctx.major} (${ctx.platform}): ${what}.`;
+  const head = `SQLite's native module did not load on Node.js ${ctx.major} (${ctx.platform}): ${what}.`;
   if (ctx.checkout) {
     return (
       `${head} In this clone (${ctx.checkout}) run \`npm install\` again with the Node.js you start agent with` +
       (ctx.major >= PREBUILT_FROM_NODE ? '.' : ` (better-sqlite3 12 compiles from source on Node ${ctx.major}; it needs ${TOOLCHAIN}).`) +
       ' `agent doctor` checks the rest of the set-up.'
+    );
+  }
+  // the first choice's binary is damaged: fetching (or building) it again is the cure, whatever the
+  // fallback's state; no toolchain is asked for where none was needed
+  if (failures.some((f) => f.kind === 'damaged' && f.package === driverCandidates(ctx.major)[0])) {
+    const again =
+      ctx.major >= PREBUILT_FROM_NODE
+        ? `\`npm install -g ${ctx.name}\`, which fetches it again`
+        : `\`npm install -g ${ctx.name} --foreground-scripts\`, which builds it again`;
+    return (
+      `${head} The file on disk is not a library this system can load (a cut download, a disk fault, a node_modules copied from another machine): ` +
+      `reinstall with ${again}. \`agent doctor\` checks the rest of the set-up.`
     );
   }
   if (ctx.major >= PREBUILT_FROM_NODE) {

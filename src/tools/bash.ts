@@ -7,9 +7,11 @@ import { defaultShell } from './shell.js';
 import { ARCHIVE_CAP_CHARS, FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
 import { TerminalText } from './terminalText.js';
 import { HeadTailBuffer } from './truncate.js';
-import type { CommandTerminal, Tool, ToolContext, ToolOutput } from './types.js';
+import type { CommandSandbox, CommandTerminal, Tool, ToolContext, ToolOutput } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './bash.md';
+import SANDBOX_DESCRIPTION from './bashSandbox.md';
+import SANDBOX_ESCAPE from './bashSandboxEscape.md';
 import { TOOL } from './toolNames.js';
 
 export interface BashOptions {
@@ -27,6 +29,8 @@ export interface BashOptions {
   drainMs?: number;
   /** Variables commands must not see (API keys). Default: every provider key variable. */
   hideEnv?: (name: string) => boolean;
+  /** The OS sandbox commands run in (src/sandbox/, lent at bootstrap when sandbox.enabled is set). */
+  sandbox?: CommandSandbox;
 }
 
 const hideProviderKeys = (name: string): boolean => PROVIDER_KEY_VARS.includes(name);
@@ -48,21 +52,33 @@ const BashInputSchema = z.object({
       z.describe('Run the command in the background (a dev server, a watcher, a long build): the call answers at once with an id; you are told when it ends.'),
     ),
 });
-export type BashInput = z.infer<typeof BashInputSchema>;
+/** With a sandbox the model may leave (sandbox.allowUnsandboxedCommands): the request to, which the person approves each time. */
+const EscapableInputSchema = z.extend(BashInputSchema, {
+  dangerouslyDisableSandbox: z
+    .optional(z.boolean())
+    .check(z.describe('Run this one command outside the sandbox; the user must approve it. Only when it cannot work inside (see the tool description).')),
+});
+export type BashInput = z.infer<typeof EscapableInputSchema>;
 
 export function createBashTool(opts: BashOptions): Tool<BashInput> {
-  const inputSchema = toInputSchema(BashInputSchema);
+  const sandbox = opts.sandbox;
+  // without a sandbox the tool reads as it always did (the cached prefix's bytes hold)
+  const schema = sandbox?.escapable ? EscapableInputSchema : BashInputSchema;
+  const inputSchema = toInputSchema(schema);
+  const sandboxText = sandbox ? promptText(SANDBOX_DESCRIPTION, { escape: sandbox.escapable ? promptText(SANDBOX_ESCAPE) : '' }) : '';
   return {
     name: TOOL.Bash,
-    description: promptText(DESCRIPTION, {
-      timeout: fmtDuration(opts.timeoutMs),
-      maxTimeout: fmtDuration(opts.maxTimeoutMs),
-      maxOutputChars: fmtInt(opts.maxOutputChars),
-    }),
+    description:
+      promptText(DESCRIPTION, {
+        timeout: fmtDuration(opts.timeoutMs),
+        maxTimeout: fmtDuration(opts.maxTimeoutMs),
+        maxOutputChars: fmtInt(opts.maxOutputChars),
+      }) + sandboxText,
     inputSchema,
     kind: 'execute',
+    ...(sandbox ? { sandboxPlan: (input: BashInput) => sandbox.plan(input.command, input.dangerouslyDisableSandbox === true) } : {}),
     parse(input) {
-      const parsed = parseInput('Bash', BashInputSchema, inputSchema, input);
+      const parsed: BashInput = parseInput('Bash', schema, inputSchema, input);
       if (parsed.timeout !== undefined && parsed.timeout > opts.maxTimeoutMs) parsed.timeout = opts.maxTimeoutMs;
       return parsed;
     },
@@ -95,13 +111,15 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     if (refused !== undefined) return { content: `Not started: ${refused}.`, isError: true };
   }
   const timeoutMs = Math.min(input.timeout ?? opts.timeoutMs, opts.maxTimeoutMs);
-  // a front end's terminal (an editor's) runs foreground commands; the background ones stay here, where they are tracked
-  if (ctx.terminal && !input.run_in_background) return runInTerminal(ctx.terminal, input, ctx, opts, timeoutMs);
   const shell = opts.shell ?? defaultShell();
+  const placed = await placement(input, ctx, opts, shell);
+  if (typeof placed === 'string') return { content: placed, isError: true };
+  // a front end's terminal (an editor's) runs foreground commands outside the sandbox's reach: a sandboxed one runs here
+  if (ctx.terminal && !input.run_in_background && !placed.inside) return runInTerminal(ctx.terminal, input, ctx, opts, timeoutMs);
 
-  // The outer shell only redirects stderr into stdout and execs the real one, so both
-  // streams share one pipe (exact interleaving) and the command text runs unchanged.
-  const sub = execa(shell, ['-c', 'exec "$0" -c "$1" 2>&1', shell, input.command], {
+  // The outer shell only redirects stderr into stdout and execs the real one (or the sandbox's
+  // wrapper), so both streams share one pipe (exact interleaving) and the command text runs unchanged.
+  const sub = execa(shell, placed.args, {
     cwd: ctx.cwd,
     stdin: 'ignore',
     buffer: false,
@@ -111,7 +129,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     detached: true,
     cleanup: false,
     // the keys this process holds are not the command's business (nor the model's)
-    env: commandEnv(opts.hideEnv ?? hideProviderKeys),
+    env: { ...commandEnv(opts.hideEnv ?? hideProviderKeys), ...placed.env },
     extendEnv: false,
   });
   const run = new BashRun(input.command, sub, {
@@ -172,7 +190,53 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
       isError: false,
     };
   }
-  return commandResult({ buffer, whole, exit: await run.ended, stopReason, timeoutMs });
+  const result = commandResult({ buffer, whole, exit: await run.ended, stopReason, timeoutMs });
+  return placed.inside && opts.sandbox ? withDenials(result, opts.sandbox, placed.inside, whole.result().text) : result;
+}
+
+/** Where a command runs: the shell's arguments and the environment the sandbox adds; `inside` when in the sandbox. Or why it does not run. */
+interface Placement {
+  args: string[];
+  env: Record<string, string>;
+  inside?: { id: string; readOnly: boolean };
+}
+
+let commandSeq = 0;
+
+/**
+ * In the sandbox unless the gate let it out (an escape the person approved) or it is excluded;
+ * read-only in plan mode. A sandbox that cannot start runs it as before (the gate asked the
+ * person: none of it ran without asking), or refuses it with failIfUnavailable.
+ */
+async function placement(input: BashInput, ctx: ToolContext, opts: BashOptions, shell: string): Promise<Placement | string> {
+  const plain: Placement = { args: ['-c', 'exec "$0" -c "$1" 2>&1', shell, input.command], env: {} };
+  const sandbox = opts.sandbox;
+  const plan = sandbox?.plan(input.command, input.dangerouslyDisableSandbox === true);
+  if (!sandbox || !plan) return plain;
+  if (plan.kind === 'unavailable')
+    return plan.refuse ? `Not run: the sandbox cannot start (${plan.why}), and sandbox.failIfUnavailable refuses every command without it.` : plain;
+  const readOnly = ctx.sandbox === 'readOnly';
+  if (ctx.sandbox === 'outside' || (plan.kind === 'outside' && plan.reason === 'excluded' && !readOnly)) return plain;
+  const id = `${ctx.toolUseId ?? 'command'}#${++commandSeq}`;
+  try {
+    const w = await sandbox.wrap(input.command, shell, { cwd: ctx.cwd, readOnly, id });
+    const hide = opts.hideEnv ?? hideProviderKeys;
+    const env = Object.fromEntries(Object.entries(w.env).filter(([k]) => !hide(k)));
+    return { args: ['-c', 'exec "$@" 2>&1', shell, ...w.argv], env, inside: { id, readOnly } };
+  } catch (e) {
+    return `Not run: the sandbox could not wrap the command (${(e as Error).message}).`;
+  }
+}
+
+/** The result with what the sandbox denied the command (paths, domains), and what the model can do about it. */
+function withDenials(out: ToolOutput, sandbox: CommandSandbox, inside: { id: string; readOnly: boolean }, text: string): ToolOutput {
+  const denied = sandbox.denials(inside.id, text, { readOnly: inside.readOnly });
+  if (denied.length === 0) return out;
+  const how = inside.readOnly
+    ? 'Plan mode only reads: finish the plan.'
+    : `If the task needs it, tell the user which path (sandbox.filesystem.allowWrite) or domain (sandbox.network.allowedDomains) to allow${sandbox.escapable ? ', or, only if the command cannot work inside, run it again with dangerouslyDisableSandbox: true (the user is asked to approve it)' : ''}.`;
+  const note = `\n\n[sandbox] The sandbox denied this command:\n${denied.map((d) => `- ${d}`).join('\n')}\n${how}`;
+  return { ...out, content: out.content + note, ...(out.full ? { full: { ...out.full, text: out.full.text + note } } : {}) };
 }
 
 /** A foreground command in the terminal a front end lent (an editor's): it shows there live; the model gets the same result as from a local run. */

@@ -64,7 +64,7 @@ export class BashRun {
   private resting: { stream: Readable; handle: PipeHandle } | undefined;
   /** The current BATCH_MS window of background reads: when it began, what came in it, whether the last one was fast. */
   private window = { start: 0, bytes: 0, fast: false };
-  private readonly untrack: () => void;
+  private readonly untrack: (leaveRunning?: boolean) => void;
   /** The one pipe of its output (the shell sends stderr into stdout). */
   private readonly pipe: Readable | undefined;
 
@@ -191,7 +191,7 @@ export class BashRun {
       },
       ended: this.ended.then((e) => ({ code: e.code, signal: e.signal })),
       detach: () => {
-        this.untrack();
+        this.untrack(true);
         this.sink = () => undefined;
         if (!this.pipe) return;
         // the drain holds the pipe's read end once this program is gone; it ends with the command

@@ -242,6 +242,14 @@ async function format(hits: FileHit[], q: GrepQuery, max: number, cwd: string): 
       }
     }
   }
+  // a legacy encoding (Latin-1, Windows-1252) is read as UTF-8: its accented letters come out as �
+  const notUtf8 = files.filter((f) => f.lines.some((l) => l.text.includes('\uFFFD'))).map((f) => f.shown);
+  if (notUtf8.length > 0)
+    rows.push(
+      '',
+      `(${notUtf8.slice(0, 5).join(', ')}${notUtf8.length > 5 ? ` and ${fmtInt(notUtf8.length - 5)} more` : ''} ${notUtf8.length === 1 ? 'is' : 'are'} not UTF-8 ` +
+        '(Latin-1 or another legacy encoding?): � stands for bytes that are not UTF-8, and a pattern with such letters does not match them there.)',
+    );
   if (shownMatches < totalMatches) {
     rows.push(
       '',

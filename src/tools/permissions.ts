@@ -29,6 +29,8 @@ export interface ApprovalRequest {
    * the project, "once" runs it in this session only (a skill's `!command`s and allowed-tools likewise), a denial keeps it from running (no note).
    */
   projectCode?: { what: 'hooks' | 'mcp' | 'skill'; name: string; file: string; changed: boolean };
+  /** For Bash with a sandbox: why this command would run outside it (escape asked, the sandbox cannot start), shown in the prompt. */
+  unsandboxed?: string;
   /** For a read outside the project: the directory "for this session" covers (shown in the choice). */
   sessionScope?: string;
   /** ExitPlanMode: the plan (Markdown) to approve; allow_once approves (ask mode), accept_edits approves with edits accepted, deny with a note keeps planning. */

@@ -50,6 +50,7 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
     summarize: (input) => tool.summarize(input),
     ...(tool.pathOf ? { pathOf: tool.pathOf.bind(tool) } : {}),
     ...(tool.permissionScope ? { permissionScope: tool.permissionScope.bind(tool) } : {}),
+    ...(tool.sandboxPlan ? { sandboxPlan: tool.sandboxPlan.bind(tool) } : {}),
     ...(tool.preview ? { preview: tool.preview.bind(tool) } : {}),
     ...(tool.delegate ? { delegate: tool.delegate.bind(tool) } : {}),
     run: async (input, ctx) => {

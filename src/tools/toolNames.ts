@@ -25,6 +25,7 @@ export const TOOL = {
   ExitPlanMode: 'ExitPlanMode',
   WebFetch: 'WebFetch',
   KillShell: 'KillShell',
+  Goal: 'Goal',
 } as const;
 
 /** Claude Code's tool name → this program's. */

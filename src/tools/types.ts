@@ -134,6 +134,33 @@ export interface BackgroundShells {
   holdForeground(move: () => void): () => void;
 }
 
+/**
+ * How a call of a sandboxed tool (Bash, when the sandbox is configured) would run: what the gate
+ * decides by. The sandbox itself (src/sandbox/) fills the port below; the tools never import it.
+ */
+export type SandboxPlan =
+  /** Inside the OS sandbox; `autoAllow`: it may run without asking (sandbox.autoAllowBashIfSandboxed). */
+  | { kind: 'inside'; autoAllow: boolean }
+  /** Configured but it cannot start (`why`, with what to install): every command asks, or is refused (`refuse`: sandbox.failIfUnavailable). */
+  | { kind: 'unavailable'; refuse: boolean; why: string }
+  /** Outside it: the model asked (dangerouslyDisableSandbox: the person approves it, each time) or the command is excluded; `refused`: why it may not. */
+  | { kind: 'outside'; reason: 'escape' | 'excluded'; refused?: string };
+
+/** How the gate lets a sandboxed call run, when not as usual: in a read-only sandbox (plan mode), or outside it (approved). */
+export type SandboxRun = 'readOnly' | 'outside';
+
+/** The OS sandbox commands run in, as the Bash tool sees it (src/sandbox/runtime.ts is the one). */
+export interface CommandSandbox {
+  /** Whether the model may ask to leave it (sandbox.allowUnsandboxedCommands): Bash then offers dangerouslyDisableSandbox. */
+  readonly escapable: boolean;
+  /** Undefined when the settings leave the sandbox off. */
+  plan(command: string, leave: boolean): SandboxPlan | undefined;
+  /** The program, arguments and environment additions that run `command` with `shell` inside it (read-only: nothing is writable). */
+  wrap(command: string, shell: string, o: { cwd: string; readOnly: boolean; id: string }): Promise<{ argv: string[]; env: Record<string, string> }>;
+  /** After the command: what the sandbox denied it (a path, a domain), one line each, for the model; empty when nothing was seen. */
+  denials(id: string, output: string, o: { readOnly: boolean }): string[];
+}
+
 export interface ToolContext {
   cwd: string;
   signal: AbortSignal;
@@ -155,6 +182,8 @@ export interface ToolContext {
   terminal?: CommandTerminal;
   /** The session's background commands (Bash run_in_background, timeouts that move a command there, Recall of their output). */
   background?: BackgroundShells;
+  /** Set by the gate when a sandboxed call runs other than as usual (plan mode's read-only sandbox, an approved escape). */
+  sandbox?: SandboxRun;
 }
 
 /** Where the tools reach files and run commands when a front end lends its own (an ACP editor's buffers and terminals). */
@@ -181,6 +210,8 @@ export interface Tool<I = unknown> {
   parse(input: unknown): I;
   /** The key argument, for UI rows and placeholders (a path, a command, a pattern). */
   summarize(input: I): string;
+  /** A tool that runs in the OS sandbox when one is configured (Bash): how this call would run there; undefined without a sandbox. */
+  sandboxPlan?(input: I): SandboxPlan | undefined;
   /** A tool allowed per scope (WebFetch: `domain:docs.rs`): what a permission rule `Name(scope)` and a session answer cover. */
   permissionScope?(input: I): string | undefined;
   /** Edit tools: the path the input names (as given). */

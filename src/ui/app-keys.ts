@@ -107,6 +107,7 @@ function overlayKey(deps: AppKeyDeps, input: string, key: Key): boolean {
       return true;
     }
     store.rewind.set(null);
+    if (r.action.kind === 'force') controller.submit(r.action.command);
     if (r.action.kind === 'rewind') {
       controller.submit(`/rewind ${r.action.target.index} ${r.action.what}`);
       // the request of a turn the conversation went back past comes back into the prompt, to edit and resend

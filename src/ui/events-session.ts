@@ -27,6 +27,7 @@ export type SessionEventType =
   | 'mcp_status'
   | 'status_command'
   | 'background_status'
+  | 'goal'
   | 'permission_mode'
   | 'unsaved'
   | 'history_reset'
@@ -55,7 +56,7 @@ export const sessionHandlers: HandlerTable<SessionEventType> = {
     if (out.kind === 'picker') return h.picker.set(newPicker(out.sessions, h.controller.searchSessions?.bind(h.controller)));
     if (out.kind === 'models') return h.models.set(newModelPicker(out.models, out.current));
     if (out.kind === 'history') return h.history.set(newHistoryBrowser(out.result));
-    if (out.kind === 'rewind') return h.rewind.set(newRewindPicker(out.targets));
+    if (out.kind === 'rewind') return h.rewind.set(newRewindPicker(out.targets, out.overwrite));
     if (out.kind === 'tasks' && out.rows.length > 0) return h.taskPanel.open(out.rows);
     h.append({ kind: 'command', id: itemId(), command: ev.command, output: out });
   },
@@ -70,6 +71,18 @@ export const sessionHandlers: HandlerTable<SessionEventType> = {
   mcp_status: (h, ev) => sessionField(h, 'mcp', ev.text || undefined),
   status_command: (h, ev) => sessionField(h, 'statusCommand', ev.line || undefined),
   background_status: (h, ev) => sessionField(h, 'background', ev.text || undefined),
+  goal: (h, ev) => {
+    // a goal that stops working (its check passed, a budget ran out, Esc) says why, once
+    const was = h.status.get().session.goal;
+    if (was?.startsWith('goal: active') && ev.goal && ev.goal.status !== 'active')
+      h.append({
+        kind: 'notice',
+        id: itemId(),
+        level: 'info',
+        text: `Goal ${ev.goal.status.replace('_', '-')}${ev.goal.reason ? `: ${ev.goal.reason}` : ''}.`,
+      });
+    sessionField(h, 'goal', ev.goal?.footer);
+  },
   permission_mode: (h, ev) => h.status.set({ ...h.status.get(), session: { ...h.status.get().session, permissionMode: ev.mode } }),
   unsaved: (h, ev) => sessionField(h, 'unsaved', ev.count > 0 ? ev.count : undefined),
   history_reset: (h) => h.tasks.refresh(),
@@ -105,7 +118,7 @@ function openSession(h: UiHost, ev: EventOf<'session'>): void {
 }
 
 /** Sets one optional field of the footer's session view, or removes it (undefined). */
-function sessionField<K extends 'mcp' | 'statusCommand' | 'background' | 'unsaved'>(h: UiHost, key: K, value: SessionView[K] | undefined): void {
+function sessionField<K extends 'mcp' | 'statusCommand' | 'background' | 'goal' | 'unsaved'>(h: UiHost, key: K, value: SessionView[K] | undefined): void {
   const session = { ...h.status.get().session };
   if (value === undefined) delete session[key];
   else session[key] = value;

@@ -46,6 +46,11 @@ export class ToolExpander {
     this.childRows.started(toolUseId, sessionId);
   }
 
+  /** Whether Ctrl+O printed `id` last. */
+  printed(id: string): boolean {
+    return this.printedId === id;
+  }
+
   /** Marks `id` printed; false when it already was (Ctrl+O twice prints once). */
   printOnce(id: string): boolean {
     if (this.printedId === id) return false;

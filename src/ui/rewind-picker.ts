@@ -9,9 +9,16 @@ export interface RewindPickerState {
   selected: number;
   /** Set once a turn is chosen: the second step, what to restore. */
   choosing: { what: number } | null;
+  /** A rewind found files changed since the agent's last turn: the question whether to overwrite them (y runs the command with --force). */
+  overwrite?: { files: string[]; command: string };
 }
 
-export const newRewindPicker = (targets: RewindTargetView[]): RewindPickerState => ({ targets, selected: Math.max(0, targets.length - 1), choosing: null });
+export const newRewindPicker = (targets: RewindTargetView[], overwrite?: RewindPickerState['overwrite']): RewindPickerState => ({
+  targets,
+  selected: Math.max(0, targets.length - 1),
+  choosing: null,
+  ...(overwrite ? { overwrite } : {}),
+});
 
 export interface RewindChoice {
   label: string;
@@ -26,7 +33,12 @@ export function rewindChoices(t: RewindTargetView): RewindChoice[] {
     : t.gone === 'rewound'
       ? 'an earlier rewind took this turn out of the conversation'
       : 'this turn was compacted into a summary';
-  const noCode = t.files.length === 0 ? 'no file was changed by Edit or Write since then' : undefined;
+  const noCode =
+    t.files.length === 0 && t.checkpoint?.ok !== true
+      ? t.checkpoint
+        ? `no checkpoint: ${t.checkpoint.missing}`
+        : 'no file was changed by Edit or Write since then'
+      : undefined;
   return [
     { label: 'Code and conversation', what: 'both', ...(noConversation ? { disabled: noConversation } : {}) },
     { label: 'Conversation only (files stay as they are)', what: 'conversation', ...(noConversation ? { disabled: noConversation } : {}) },
@@ -34,9 +46,17 @@ export function rewindChoices(t: RewindTargetView): RewindChoice[] {
   ];
 }
 
-export type RewindKeyResult = { state: RewindPickerState; action?: { kind: 'close' } | { kind: 'rewind'; target: RewindTargetView; what: RewindWhat } };
+export type RewindKeyResult = {
+  state: RewindPickerState;
+  action?: { kind: 'close' } | { kind: 'rewind'; target: RewindTargetView; what: RewindWhat } | { kind: 'force'; command: string };
+};
 
 export function rewindKey(state: RewindPickerState, input: string, key: Key): RewindKeyResult {
+  if (state.overwrite) {
+    if (input === 'y' || input === 'Y') return { state, action: { kind: 'force', command: `${state.overwrite.command} --force` } };
+    if (key.escape || input === 'n' || input === 'N') return { state, action: { kind: 'close' } };
+    return { state };
+  }
   const n = state.targets.length;
   if (!state.choosing) {
     if (key.escape) return { state, action: { kind: 'close' } };

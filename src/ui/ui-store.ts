@@ -108,10 +108,18 @@ export class UiStore implements UiHost {
     this.append(item);
   }
 
+  /**
+   * Whether Ctrl-O prints the thinking rather than the last tool row: it came later, and that row
+   * is of an earlier turn or already printed. A row of this turn promised its output ("ctrl+o shows
+   * all"), and a thinking model thinks again after every call: the row first, the thinking next.
+   */
   private thinkingIsNewer(th: ThinkingItem): boolean {
     const items = this.transcript.get().items;
     const t = this.expander.last;
-    return !t || items.lastIndexOf(th) > items.lastIndexOf(t);
+    if (!t) return true;
+    const [row, thought] = [items.lastIndexOf(t), items.lastIndexOf(th)];
+    if (thought < row) return false;
+    return items.slice(row + 1, thought).some((i) => i.kind === 'user') || this.expander.printed(t.id);
   }
 
   /** Ctrl-O: prints in full whichever came last: the last finished tool output, the last thinking, or the last compaction's report. */

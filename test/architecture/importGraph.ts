@@ -136,6 +136,10 @@ export const LAYER_RULES: Rule[] = [
       (isUi(e.to) || isSql(e.to)),
   },
   {
+    name: 'src/goals/ (a goal the session works toward: its state, /goal, the Goal tool, what continues a turn) knows no UI and no SQL: the front ends drive it, the session saves it',
+    forbids: (e) => under('src/goals')(e.from) && (isUi(e.to) || isSql(e.to)),
+  },
+  {
     name: 'src/doctor/ (agent doctor) knows no UI and no SQL: it checks SQLite and opens nothing but through src/store/index.ts',
     forbids: (e) => under('src/doctor')(e.from) && (isUi(e.to) || e.to === 'better-sqlite3' || (under('src/store')(e.to) && e.to !== 'src/store/index.ts')),
   },
@@ -209,10 +213,25 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) => (e.to === 'sharp' || e.to === 'image-size') && !under('src/media')(e.from),
   },
   {
+    name: "src/checkpoints/ (the working tree's checkpoints in a shadow git store outside the project) knows no UI and no SQL and nothing of the session: it runs git, and the session reaches it through its capability",
+    forbids: (e) =>
+      under('src/checkpoints')(e.from) && (isUi(e.to) || isSql(e.to) || under('src/session')(e.to) || under('src/commands')(e.to) || under('src/agent')(e.to)),
+  },
+  {
     name: 'src/web/ (fetching a page, HTML to Markdown) knows no UI and no SQL, and only it imports the HTML libraries (linkedom, @mozilla/readability, turndown)',
     forbids: (e) =>
       (under('src/web')(e.from) && (isUi(e.to) || isSql(e.to))) ||
       (['linkedom', '@mozilla/readability', 'turndown'].includes(e.to) && !under('src/web')(e.from)),
+  },
+  {
+    name: 'src/sandbox/ (the OS sandbox Bash runs in) is the only importer of @anthropic-ai/sandbox-runtime, knows no UI and no SQL, and imports of the program only config/ (its settings) and tools/ (the port it fills, shell.ts): the tools never import it, bootstrap lends it',
+    forbids: (e) =>
+      (e.to === '@anthropic-ai/sandbox-runtime' && !under('src/sandbox')(e.from)) ||
+      (under('src/sandbox')(e.from) &&
+        e.to.startsWith('src/') &&
+        !['src/sandbox', 'src/config', 'src/tools', 'src/processes'].some((room) => under(room)(e.to))) ||
+      (under('src/sandbox')(e.from) && (isUi(e.to) || isSql(e.to))) ||
+      (under('src/tools')(e.from) && under('src/sandbox')(e.to)),
   },
 ];
 

@@ -2,6 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BackgroundCommands } from '../../src/background/commands.js';
+import { createKillShellTool } from '../../src/background/killShell.js';
 import { tasksCommand } from '../../src/background/tasksCommand.js';
 import { childGroups } from '../../src/processes/groups.js';
 import { createBashTool } from '../../src/tools/bash.js';
@@ -181,4 +182,20 @@ describe('background commands', () => {
     expect(childGroups().filter((g) => left.some((r) => r.pid === g.pgid))).toEqual([]);
     for (const r of left) process.kill(-r.pid, 'SIGKILL');
   });
+  it('tells the end of a command stopped otherwise, never of one the model stopped with KillShell (it knows)', async () => {
+    const { shells, context } = setup();
+    const kill = createKillShellTool(shells) as AnyTool;
+    await call(bash, { command: 'sleep 30', run_in_background: true }, context);
+    await call(bash, { command: 'sleep 31', run_in_background: true }, context);
+    const out = await call(kill, { shell_id: 'b1' }, context);
+    expect(out.content).toMatch(/^Stopped b1 \(`sleep 30`\)/);
+    expect(await shells.stop('b2')).toBe(true);
+    const told: string[] = [];
+    await until(() => (told.push(...shells.notices()), shells.running().length === 0 && told.length > 0 ? true : undefined), 'both ended');
+    expect(shells.list().map((r) => `${r.id} ${r.state}`)).toEqual(['b1 stopped', 'b2 stopped']);
+    expect(told.length).toBe(1);
+    expect(told[0]).toContain('b2 ended: stopped');
+  });
 });
+// Mutation checked (KillShell): `shells.stop(id, false)` made `shells.stop(id)` in killShell.ts fails the
+// KillShell case (b1's end is told too).

@@ -418,6 +418,31 @@ describe('summary validation', () => {
     expect(events.at(-1)).toEqual({ type: 'compaction_end', record: o.record });
   });
 
+  it('/compact of a short session whose large recent turns fill the kept tail keeps less of them instead of refusing', async () => {
+    const e = makeEngine(summaryProvider());
+    // the three kept turns (tailTurns 3, 20,000 tokens) are everything but a greeting: summarizing
+    // the greeting alone made a checkpoint larger than it, and /compact said "would not be smaller"
+    const h = [user('hi'), assistant('hello'), ...talk(2, 6_000)];
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(h), undefined, signal(), emit);
+    expect(o.record).toMatchObject({ status: 'applied' });
+    expect(o.record.tokensAfter).toBeLessThan(o.record.tokensBefore * 0.75);
+    const after = historyAfter(h, o);
+    expect(historyProblems(after)).toEqual([]);
+    // the last turn is kept whole; the one before it went into the summary
+    expect(after.slice(-2)).toEqual(h.slice(-2));
+    expect(archivedIds(h, o)).toEqual(h.slice(0, 4).map((m) => m.id));
+    expect(events.some((ev) => ev.type === 'compaction_progress' && /keeping less/.test(ev.stage))).toBe(true);
+  });
+
+  it('a refusal says what the compacted context would keep', async () => {
+    const e = makeEngine(summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`));
+    const o = await e.manual(ctx(talk(4, 300)), undefined, signal(), collect().emit);
+    expect(o.record.reason).toMatch(
+      /would not be smaller than the current one \([\d,]+ vs [\d,]+ tokens: it keeps the last turn \([\d,]+ tokens\) and a [\d,]+-token summary\)/,
+    );
+  });
+
   it('nothing to compact in a single turn', async () => {
     const e = makeEngine(summaryProvider());
     const o = await e.manual(ctx([user('hi'), assistant('hello')]), undefined, signal(), collect().emit);

@@ -111,6 +111,13 @@ describe('counting only when it matters', () => {
     expect(needsExactCounts(counter, ctx(mid), ladder, 1, undefined, false)).toBe(false);
     // what came after is bounded by its bytes: 40,000 more crosses micro
     expect(needs(ctx([...next, ...step('Bash', { command: 'more' }, 'x'.repeat(40_000))]))).toBe(true);
+    // the bound starts with the first message after the counted prefix: 45,000 bytes there cross micro
+    expect(needs(ctx([...long, user('x '.repeat(22_500))]))).toBe(true);
+    // a server that may truncate is bounded by the request's bytes (90,000), never by its own count
+    // (here 10,000, below the 25,000 from which it needs exact counts)
+    const low = { ...state.reported!, tokens: 10_000 };
+    expect(needsExactCounts(counter, ctx(next), ladder, 1, low, false)).toBe(false);
+    expect(needsExactCounts(counter, ctx(next), ladder, 1, low, true)).toBe(true);
     // a rewind forgets the count: it no longer describes the history
     resumed.historyReplaced();
     expect(resumed.state().reported).toBeUndefined();
@@ -160,3 +167,6 @@ describe('counting only when it matters', () => {
     expect(new TokenCounter().boundRequest(system, TOOLS, samples)).toBeGreaterThanOrEqual(exact);
   });
 });
+// Mutations checked (the resumed-session bound, needsExactCounts in uncounted.ts): dropping
+// `!mayTruncate &&` fails the truncating server's 10,000 count; `last.count` made `last.count + 1`
+// in its boundMessages call fails the 45,000 bytes right after the counted prefix.

@@ -155,6 +155,8 @@ describe('background commands in print mode', () => {
       expect(r.stdout.trim()).toBe('started');
       expect(r.stderr).toContain('agent: the background command left running (detached): b1 `while :;');
       expect(pid).toBeGreaterThan(0);
+      // the command to stop it, with its pid in place (a "-<pid>" placeholder fails here)
+      expect(r.stderr).toContain(`stop it with kill -TERM -${pid} (its whole process group)`);
       // it prints every 100 ms: a pipe left without a reader would end it (SIGPIPE) well within this
       await new Promise((res) => setTimeout(res, 600));
       // mutation: no drain for its pipe (or the group still tracked, SIGKILLed at the exit) leaves nothing running
@@ -251,6 +253,29 @@ describe('background commands in print mode', () => {
     });
     expect([r.code, r.signal, r.stderr]).toEqual([143, null, '']);
     expect(running(`sleep ${bg}`)).toEqual([]);
+    expect(running(`sleep ${fg}`)).toEqual([]);
+  }, 40_000);
+
+  it('SIGTERM stops what a background command left running with `&` after its shell exited (its group outlives the leader)', async () => {
+    const ws = workspace();
+    const left = uniqueSleep();
+    const fg = uniqueSleep();
+    const prompt = [`@call Bash {"command":"sleep ${left} & echo left-running","run_in_background":true}`, '@then', `@bash sleep ${fg}`].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
+      ws,
+      server,
+      timeoutMs: 30_000,
+      onSpawn: (child) => {
+        void until(() => running(`sleep ${left}`).length > 0 && running(`sleep ${fg}`).length > 0, 20_000, 'both sleeps')
+          .then(() => child.kill('SIGTERM'))
+          .catch(() => child.kill('SIGKILL'));
+      },
+    });
+    const survivors = running(`sleep ${left}`);
+    for (const line of survivors) process.kill(Number(line.split(/\s+/)[0]), 'SIGKILL');
+    expect([r.code, r.signal]).toEqual([143, null]);
+    // mutation: groups.ts forgetting a group when its leader exits (as it did) leaves this sleep running
+    expect(survivors).toEqual([]);
     expect(running(`sleep ${fg}`)).toEqual([]);
   }, 40_000);
 });

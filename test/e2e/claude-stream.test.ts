@@ -136,6 +136,25 @@ describe("Claude Code's --include-partial-messages", () => {
     expect(msgs.filter((m) => m.type === 'stream_event').every((m) => m.session_id === msgs[0]!.session_id && m.parent_tool_use_id === null)).toBe(true);
   });
 
+  it("a streamed thinking block ends with its signature_delta before it stops, as Anthropic's stream has it, even when text follows", async () => {
+    const ws = workspace();
+    server.enqueue({ thinking: 'Weighing the two options.', text: 'Option B.' });
+    const r = await runAgent(['-p', 'which option?', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    const msgs = lines(r.stdout);
+    for (const m of msgs) expect(validateRecorded(m), recordedKind(m)).toEqual([]);
+    const events = msgs.filter((m) => m.type === 'stream_event').map((m) => m.event as { type: string; index?: number; delta?: Msg; content_block?: Msg });
+    const thinking = events.find((e) => e.content_block?.type === 'thinking');
+    expect(thinking).toBeDefined();
+    const at = events.filter((e) => e.index === thinking!.index).map((e) => e.delta?.type ?? e.type);
+    // mutation: the signature sent only for a block still open at the reply's end (never here: the text closed it)
+    expect(at.slice(-2)).toEqual(['signature_delta', 'content_block_stop']);
+    const signed = events.find((e) => e.delta?.type === 'signature_delta');
+    const assistant = msgs.find((m) => m.type === 'assistant') as { message: { content: Array<{ type: string; signature?: string }> } };
+    expect(signed?.delta?.signature).toBe(assistant.message.content.find((b) => b.type === 'thinking')?.signature);
+    expect(events.filter((e) => e.delta?.type === 'signature_delta')).toHaveLength(1);
+  });
+
   it('--include-partial-messages without stream-json is a usage error', async () => {
     const r = await runAgent(['-p', 'hi', '--include-partial-messages'], { ws: workspace(), server });
     expect(r.code).toBe(2);

@@ -12,7 +12,7 @@ import { agentEnv, KEY, runAgent, useFakeServer, workspace, type RunResult } fro
 
 const ROOT = resolve(__dirname, '..', '..');
 const server = useFakeServer();
-const CHECKS = ['node', 'npm', 'sqlite', 'ripgrep', 'database', 'config', 'keys', 'mcp'];
+const CHECKS = ['node', 'npm', 'sqlite', 'ripgrep', 'database', 'checkpoints', 'config', 'keys', 'mcp', 'sandbox'];
 
 interface Report {
   ok: boolean;
@@ -105,7 +105,8 @@ describe('without SQLite', () => {
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^agent: agent cannot start: SQLite's native module did not load on Node\.js \d+ \(/);
+    // the prefix once: the message's own "agent cannot start:" after the CLI's "agent:" fails here
+    expect(lines[0]).toMatch(/^agent: SQLite's native module did not load on Node\.js \d+ \(/);
     expect(lines[0]).toContain('is not installed');
     expect(lines[0]).toContain('npm install -g @longhaul/agent');
     expect(server.requests).toHaveLength(0);
@@ -128,6 +129,32 @@ describe('without SQLite', () => {
     const r = await runBin(bin, ['sessions'], agentEnv({ ws }), ws.dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('is installed but was never built (its install script did not run)');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a damaged binary is told to reinstall, never to install a C toolchain', async () => {
+    // the package with a binary that is no library (a cut download): the loader says "invalid ELF header"
+    const { bin, cleanup } = installedWithout((modules) => {
+      const from = join(ROOT, 'node_modules', 'better-sqlite3');
+      const into = join(modules, 'better-sqlite3');
+      for (const part of ['package.json', 'lib']) cpSync(join(from, part), join(into, part), { recursive: true });
+      mkdirSync(join(into, 'build', 'Release'), { recursive: true });
+      writeFileSync(join(into, 'build', 'Release', 'better_sqlite3.node'), 'not a library, cut short by a download');
+      // on Node 22 and later the prebuilt package is the first choice: damaged the same way
+      const prebuilt = join(ROOT, 'node_modules', 'better-sqlite3-13');
+      if (existsSync(prebuilt)) {
+        for (const part of ['package.json', 'lib']) cpSync(join(prebuilt, part), join(modules, 'better-sqlite3-13', part), { recursive: true });
+        mkdirSync(join(modules, 'better-sqlite3-13', 'build', 'Release'), { recursive: true });
+        writeFileSync(join(modules, 'better-sqlite3-13', 'build', 'Release', 'better_sqlite3.node'), 'not a library');
+      }
+    });
+    cleanups.push(cleanup);
+    const ws = workspace();
+    const r = await runBin(bin, ['sessions'], agentEnv({ ws }), ws.dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('has a damaged binary (');
+    expect(r.stderr).toContain('reinstall with `npm install -g @longhaul/agent');
+    expect(r.stderr).not.toContain('toolchain');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -151,7 +151,7 @@ describeEachProvider('Edit, Write and /rewind with %s', (provider) => {
     const list = await run(['-p', '/rewind', '--continue']);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/1\. .*change the port to 4000.*app\.ts/);
-    expect(list.stdout).toContain('cannot be rewound');
+    expect(list.stdout).toContain("Bash's changes included");
 
     // code only: both files back to before turn 1 (the new file removed), the conversation stays
     const code = await run(['-p', '/rewind 1 code', '--continue']);

@@ -90,6 +90,18 @@ describe('a large image', () => {
     expect(result).toMatchObject({ type: 'tool_result', isError: true });
     expect((result as { content: string }).content).toMatch(/bad\.png looks like a PNG image but cannot be decoded/);
   });
+
+  it('a prompt whose @image cannot be read is not sent: the reason, and nothing reaches the provider', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, 'bad.png'), shot.subarray(0, 60));
+    const before = server.requests.length;
+    const r = await runAgent(['-p', 'what is wrong in @bad.png ?'], { ws, server });
+    // mutation: the image dropped with a warning, the prompt sent anyway (the model answers blind)
+    expect(server.requests).toHaveLength(before);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/@bad\.png: the image could not be attached: bad\.png looks like a PNG image but cannot be decoded/);
+    expect(r.stderr).toContain('Your message was not sent');
+  });
 });
 
 describe('a model that reads no images', () => {

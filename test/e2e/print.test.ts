@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BUILT_IN_TOOLS, jsonResult, KEY, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer } from './harness.js';
@@ -240,7 +240,13 @@ describeEachProvider('print mode with %s', (provider) => {
     const r = await run(['-p', `my key is ${KEY[provider]}`, '--permission-mode', 'allow', '--debug', log]);
     expect(r.code).toBe(0);
     const dataDir = dirname(ws.db);
-    const files = [...readdirSync(dataDir).map((f) => join(dataDir, f)), log];
+    // the data folder's files, those in its folders too (the checkpoints' shadow store, issue 46)
+    const files = [
+      ...readdirSync(dataDir, { recursive: true, encoding: 'utf8' })
+        .map((f) => join(dataDir, f))
+        .filter((f) => statSync(f).isFile()),
+      log,
+    ];
     expect(files.some((f) => f.endsWith('agent.db'))).toBe(true);
     for (const f of files) expect(readFileSync(f).includes(Buffer.from(KEY[provider])), f).toBe(false);
     expect(r.stdout).not.toContain(KEY[provider]);

@@ -63,6 +63,20 @@ describe.skipIf(!hasTmux)('background commands in the TUI', () => {
     expect(running(`sleep ${secs}`)).toEqual([]);
   }, 60_000);
 
+  it('a background command that exits while the TUI is idle is shown as it ends, not at the next prompt', async () => {
+    const ws = workspace();
+    const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', '--permission-mode', 'allow'], cwd: ws.dir, env, width: 140 });
+    await term.waitFor('claude-sonnet-4-5');
+    // the server "crashes" a moment after the turn is over; nobody types anything after
+    term.type('@call Bash {"command":"echo dev-server-up; sleep 1.5; echo boom; exit 3","run_in_background":true}');
+    term.keys('Enter');
+    await term.waitFor('1 background');
+    // mutation: without the TUI's onExit notice nothing says so until the next prompt (this wait fails)
+    await term.waitFor(/Background command b1 ended: exit code 3 after [\d.]+s — echo dev-server-up/);
+    expect(server.requests.filter((r) => r.view).length, 'no request was needed to learn of it').toBe(2);
+  }, 60_000);
+
   it('Ctrl+B moves the running Bash command to the background: the turn goes on, the footer counts it', async () => {
     const ws = workspace();
     const secs = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;

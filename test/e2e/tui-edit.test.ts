@@ -83,11 +83,11 @@ describe.skipIf(!hasTmux)('edits in a real terminal', () => {
     expect(server.requests.length).toBe(before + 1);
     expect(term.screen()).not.toContain('SHOULD NOT APPEAR');
 
-    // 5. /rewind: the picker warns about Bash, then code and conversation go back to before turn 2
+    // 5. /rewind: the picker says a code rewind covers Bash's changes, then code and conversation go back to before turn 2
     term.type('/rewind');
     term.keys('Enter');
     await term.waitFor('Rewind to before which turn?');
-    expect(term.screen()).toContain('cannot be rewound');
+    expect(term.screen()).toContain("Bash's changes included");
     term.keys('Up', 'Enter');
     await term.waitFor('1. Code and conversation');
     term.keys('Enter');

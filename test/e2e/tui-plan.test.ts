@@ -65,6 +65,9 @@ describe.skipIf(!hasTmux)('plan mode in a real terminal', () => {
     await term.waitFor('with port 8080.');
     const sentBack = JSON.stringify(server.requests.at(-1)!.view!.messages);
     expect(sentBack).toContain('use port 8080');
+    // the person's answer, not a failure: the plan's row is not drawn as an error (mutation: isError true draws ✗)
+    expect(term.screen()).not.toMatch(/✗ ExitPlanMode/);
+    expect(term.screen()).toMatch(/✓ ExitPlanMode/);
     expect(sentBack).toContain('Plan mode is on, and Write can change things');
     // approve, with edits accepted: the Write runs without asking
     term.keys('2');

@@ -116,6 +116,52 @@ describe('the working-state ledger', () => {
     expect(keyErrorLine('just output\n\nExit code 3')).toBe('just output');
   });
 
+  it("picks a Python or Node error's own line, not the traceback's header or a stack path", () => {
+    const python = [
+      'Traceback (most recent call last):',
+      '  File "/work/app/main.py", line 3, in <module>',
+      '    import requests',
+      "ModuleNotFoundError: No module named 'requests'",
+      '',
+      'Exit code 1',
+    ].join('\n');
+    expect(keyErrorLine(python)).toBe("ModuleNotFoundError: No module named 'requests'");
+    const chained = [
+      'Traceback (most recent call last):',
+      '  File "a.py", line 2, in <module>',
+      "    d['x']",
+      "KeyError: 'x'",
+      '',
+      'During handling of the above exception, another exception occurred:',
+      '',
+      'Traceback (most recent call last):',
+      '  File "a.py", line 4, in <module>',
+      '    raise RuntimeError("invalid config")',
+      'RuntimeError: invalid config',
+    ].join('\n');
+    expect(keyErrorLine(chained)).toBe('RuntimeError: invalid config');
+    expect(keyErrorLine('Traceback (most recent call last):\n  File "b.py", line 1, in <module>\nKeyError: \'HOME\'\n\nExit code 1')).toBe("KeyError: 'HOME'");
+    const node = [
+      '/work/app/index.js:3',
+      '  user.name.trim()',
+      '            ^',
+      '',
+      "TypeError: Cannot read properties of undefined (reading 'trim')",
+      '    at Object.<anonymous> (/work/app/index.js:3:13)',
+      '    at Module._compile (node:internal/modules/cjs/loader:1358:14)',
+      '',
+      'Node.js v20.11.1',
+      '',
+      'Exit code 1',
+    ].join('\n');
+    expect(keyErrorLine(node)).toBe("TypeError: Cannot read properties of undefined (reading 'trim')");
+    const java = 'Exception in thread "main" java.lang.NullPointerException\n\tat Main.main(Main.java:5)\n\nExit code 1';
+    expect(keyErrorLine(java)).toBe('Exception in thread "main" java.lang.NullPointerException');
+    expect(keyErrorLine('\tat Main.main(Main.java:5)\njava.lang.NullPointerException\n\nExit code 1')).toBe('java.lang.NullPointerException');
+    // mutations: without the error-type line the first three pick "Traceback (most recent call last):";
+    // taking the first typed line instead of the last picks the chained traceback's KeyError
+  });
+
   it('carries the spilled outputs by handle', () => {
     const spilled = call(
       'Bash',

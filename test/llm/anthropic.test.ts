@@ -239,6 +239,15 @@ describe('errors', () => {
     expect(r.events.some((e) => e.type === 'done')).toBe(false);
   });
 
+  it('a connection the server drops before its response begins is a cut (retried as one), not a connection that failed', async () => {
+    server.enqueue({ text: 'never sent', cut: { afterFrames: 0, how: 'drop' } });
+    const e = (await run(provider, request())).error;
+    // mutation: classified as 'connection', it is announced as "Connection failed" / "could not reach"
+    expect(e?.kind).toBe('stream_cut');
+    expect(e?.message).toMatch(/^127\.0\.0\.1:\d+ closed the connection before its response began \(socket hang up\)$/);
+    expect(e?.retryable).toBe(true);
+  });
+
   it('a stream that ends cleanly before message_stop is stream_cut', async () => {
     server.enqueue({ text: 'short', cut: { afterFrames: 5, how: 'end' } });
     const e = (await run(provider, request())).error;

@@ -57,6 +57,11 @@ describe('MCP configuration', () => {
     expect(more).toEqual([]);
     expect(servers.map((s) => s.name)).toEqual(['bad', 'ok']);
     expect(servers[0]!.error).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}: line 4, column 14: field "mcpServers\\.bad\\.command": `));
+    // a misspelt field is named, with the field it was meant to be (another client's own fields pass)
+    writeFileSync(file, '{ "mcpServers": { "t": { "commnd": "x", "description": "theirs" } } }');
+    const typo = mcpServers({ cwd: dir, mcpServers: [] }, {}, noSecrets, join(dir, 'home'), []);
+    // mutation: an object that strips unknown keys unchecked says only that "command" is missing
+    expect(typo[0]!.error).toBe(`${file}: line 1, column 26: field "mcpServers.t.commnd": unknown field (did you mean "command"?)`);
     writeFileSync(file, '{ "mcpServers": [] }');
     const wrong: string[] = [];
     expect(mcpServers({ cwd: dir, mcpServers: [] }, {}, noSecrets, join(dir, 'home'), wrong)).toEqual([]);

@@ -282,7 +282,11 @@ describe('a server that cannot start', () => {
     // an HTTP server that answers 404 to everything (a wrong path on a real host)
     const notFound: Server = createServer((_q, res) => {
       res.statusCode = 404;
-      res.end('no MCP here');
+      res.setHeader('content-type', 'text/html');
+      // a framework's error page: the notice names its title in one line, never the page
+      res.end(
+        `<!DOCTYPE html>\n<html>\n<head>\n<title>404 Not Found</title>\n<style>body { color: red }</style>\n</head>\n<body>\n${'<p>no MCP here</p>\n'.repeat(20)}</body>\n</html>\n`,
+      );
     });
     await new Promise<void>((r) => notFound.listen(0, '127.0.0.1', () => r()));
     const port404 = (notFound.address() as { port: number }).port;
@@ -309,6 +313,8 @@ describe('a server that cannot start', () => {
       );
       expect(byName['nothing']!.error).toContain(`nothing answers at http://127.0.0.1:${nobody}/mcp`);
       expect(byName['missing']!.error).toContain(`http://127.0.0.1:${port404}/mcp answered HTTP 404`);
+      // mutation: the body as it came (sliced) keeps the page's lines and tags
+      expect(byName['missing']!.error).toMatch(/answered HTTP 404[^\n]* \(404 Not Found\)$/);
       expect(byName['exits']!.error).toBe('the process exited with code 3 before it answered');
       for (const name of ['typo', 'nothing', 'missing', 'exits'])
         expect(

@@ -7,6 +7,8 @@ import type { Message } from '../../src/llm/messages.js';
 import { loadSkills, nestedSkillDirs, skillDirs } from '../../src/skills/discovery.js';
 import { listingBudget, renderListing } from '../../src/skills/listing.js';
 import { loadedNames, skillsAfterCompaction, wrapSkill } from '../../src/skills/loaded.js';
+import { SkillCatalog } from '../../src/skills/catalog.js';
+import { skillsText } from '../../src/skills/view.js';
 import { parseSkillFile, plainFrontmatter, splitToolText, type Skill } from '../../src/skills/skillFile.js';
 
 const where = { scope: 'project' as const, source: 'project .claude/skills' };
@@ -49,6 +51,31 @@ describe('SKILL.md', () => {
     expect(parseOne('---\nname: Deploy_It\ndescription: d\n---\nx')).toEqual({ error: expect.stringContaining('field "name"') });
     expect(parseOne('---\ndescription: d\ncontext: spawn\n---\nx')).toEqual({ error: expect.stringContaining('field "context"') });
     expect(parseOne('---\ndescription: [d\n---\nx')).toEqual({ error: expect.stringContaining('not valid YAML') });
+  });
+
+  it('/skills says a skill named like a built-in command is not /name (the built-in runs), and shows /name for the others', () => {
+    const one = (text: string, dir: string) => {
+      const r = parseOne(text, `/p/.claude/skills/${dir}/SKILL.md`);
+      if (!('skill' in r)) throw new Error(r.error);
+      return r.skill;
+    };
+    const catalog = new SkillCatalog({
+      skills: [one('---\nname: compact\ndescription: Packs the repo\n---\nx', 'compact'), one('---\nname: ship\ndescription: Ships\n---\ny', 'ship')],
+      warnings: [],
+    });
+    const text = skillsText(catalog, 200_000, new Set(), ['compact', 'context']);
+    // mutation: the built-ins ignored lists "/compact" as if typing it ran the skill
+    expect(text).toContain('compact  project .claude/skills · not /compact (the built-in command runs), model ·');
+    expect(text).toContain('ship  project .claude/skills · /ship, model ·');
+  });
+
+  it("says where a frontmatter's YAML is wrong in one line of the file's own numbering, never 'column 14:;'", () => {
+    const r = parseOne('---\nname: deploy\ndescription: Use when: the thing\n---\nx');
+    // mutation: the yaml message's first line as it is ("… at line 2, column 14:") fails this
+    expect(r).toEqual({
+      error:
+        '/p/.claude/skills/deploy/SKILL.md: the frontmatter is not valid YAML: Nested mappings are not allowed in compact mappings at line 3, column 14 (`description: Use when: the thing`); the skill is skipped',
+    });
   });
 
   // mutation: the fast reader guessing where YAML would read otherwise (a number, a boolean, a quoted string, a colon)

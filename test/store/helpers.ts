@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { compactionEntry, type ClearedOutput, type CompactionCommit, type CompactionRecord } from '../../src/history/compaction.js';
 import { applyRecord } from '../../src/history/view.js';
@@ -13,8 +14,15 @@ export function tempDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * Ids carry a tag drawn once per module load, so they never take the shape of ids a fixture
+ * recorded with an earlier build of these helpers (`cp00021`): with shared modules the counter
+ * stands wherever the files that ran before in the worker left it, and a bare counter would meet
+ * a fixture's id only in some orders.
+ */
+const run = randomBytes(3).toString('hex');
 let counter = 0;
-export const uid = (prefix: string): string => `${prefix}${(++counter).toString().padStart(5, '0')}`;
+export const uid = (prefix: string): string => `${prefix}${run}_${(++counter).toString().padStart(5, '0')}`;
 
 export const usage = (n = 1): Usage => ({ inputTokens: 100 * n, outputTokens: 10 * n, cacheReadTokens: n, cacheWriteTokens: 2 * n });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { assistant, autoChange, tempDir, user } from './helpers.js';
+import { assistant, autoChange, tempDir, uid, user } from './helpers.js';
 import { sqlite } from '../../src/store/sqlite.js';
 
 // the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
@@ -45,6 +45,21 @@ describe('records as stored', () => {
 });
 
 describe('migration from schema v4', () => {
+  it("the helpers' ids never take the shape of the fixture's, so no order of files makes them collide", () => {
+    // The fixture was written by these helpers when their ids were a bare counter (`cp00021`). Test files
+    // share the helpers' module in a worker, so the counter stands wherever earlier files left it: the case
+    // below once failed with `added message cp00021 is already stored` after other files had run first.
+    const text = readFileSync(new URL('./fixtures/v4-history.expected.json', import.meta.url), 'utf8');
+    const fixtureIds = new Set([...text.matchAll(/"(?:id|toolUseId)": "([^"]+)"/g)].map((m) => m[1]!));
+    const counterShaped = /^(u|a|r|toolu_|cmp_|cp|tx_)\d{5}$/;
+    expect([...fixtureIds].filter((id) => counterShaped.test(id)).length).toBeGreaterThan(20);
+    for (const prefix of ['u', 'a', 'r', 'toolu_', 'cmp_', 'cp', 'tx_']) {
+      const made = uid(prefix);
+      expect(made).not.toMatch(counterShaped);
+      expect(fixtureIds.has(made)).toBe(false);
+    }
+  });
+
   it('reads a database written by the v4 store exactly as that store did, and can go on from it', () => {
     const copy = join(tmp.dir, 'v4.db');
     copyFileSync(new URL('./fixtures/v4-history.db', import.meta.url), copy);
@@ -83,3 +98,6 @@ describe('migration from schema v4', () => {
     }
   });
 });
+
+// Mutation checked: uid back to `${prefix}${counter padded to 5}` (no per-load tag) fails the
+// "never take the shape of the fixture's" case whatever order the files run in.

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
@@ -94,9 +96,36 @@ describe('a binding that does not load', () => {
     expect(text).not.toContain('--allow-scripts');
   });
 
+  it('a binary the loader cannot read is damaged: reinstall it, no toolchain, whatever the fallback', () => {
+    // the loader's own words, from a real dlopen of a file that is no library
+    const { dir } = tempDir();
+    writeFileSync(join(dir, 'better_sqlite3.node'), 'not a library, cut short by a download');
+    let thrown: unknown;
+    try {
+      createRequire(import.meta.url)(join(dir, 'better_sqlite3.node'));
+    } catch (e) {
+      thrown = e;
+    }
+    const damaged = classifyLoadError(PREBUILT, thrown);
+    expect(damaged.kind).toBe('damaged');
+    for (const major of [24, 20]) {
+      const first: LoadFailure = { ...damaged, package: major >= 22 ? PREBUILT : FROM_SOURCE };
+      const text = explainLoadFailure(major >= 22 ? [first, unbuilt] : [first], { ...ctx, major });
+      expect(text).toContain('has a damaged binary (');
+      expect(text).toContain('reinstall with `npm install -g @longhaul/agent');
+      expect(text).not.toContain('toolchain');
+      // the CLI puts "agent: " before it: the message does not say "agent" again
+      expect(text).toMatch(/^SQLite's native module did not load on Node\.js \d+ \(linux-x64\)/);
+    }
+    // a damaged fallback behind a missing first choice is the first choice's problem
+    expect(explainLoadFailure([missing13, { ...damaged, package: FROM_SOURCE }], { ...ctx, major: 24 })).toContain('--allow-scripts');
+  });
+
   it('in a clone says to run npm install there instead of a global install', () => {
     const text = explainLoadFailure([unbuilt], { ...ctx, major: 20, checkout: '/src/agent' });
     expect(text).toContain('In this clone (/src/agent) run `npm install` again');
     expect(text).not.toContain('npm install -g');
   });
 });
+// Mutations checked (a damaged binary): dropping the `damaged` kind's test in classifyLoadError, or its
+// branch in explainLoadFailure, fails the damaged case (it is 'other', told to install a toolchain).

@@ -2,6 +2,7 @@ import { chmodSync, readFileSync, statSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEditTool } from '../../src/tools/edit.js';
+import { commit, type PlannedChange } from '../../src/tools/fileChange.js';
 import { createFileReadTool } from '../../src/tools/fileRead.js';
 import { FileTracker } from '../../src/tools/fileTracker.js';
 import { createWriteTool } from '../../src/tools/write.js';
@@ -124,6 +125,19 @@ describe('Edit', () => {
     expect(out.isError).toBe(true);
     expect(bytes(root, 'a.txt').toString()).toBe('someone else\n');
   });
+
+  it('compares contents in its last check before writing: a same-size change between plan and write is refused', async () => {
+    const root = tree({ 'a.txt': 'alpha\n' });
+    const c = await session(root, 'a.txt');
+    const p = await edit.preview!(edit.parse({ path: 'a.txt', old_string: 'alpha', new_string: 'omega' }), c);
+    if (!p.ok) throw new Error(p.output.content);
+    // changed while the plan waited (the person looking at the diff): same size, other bytes
+    writeFileSync(join(root, 'a.txt'), 'ALPHA\n');
+    // the preview of a file-changing tool is its plan (fileChangeTool)
+    const out = await commit(p.change as PlannedChange, c);
+    expect(out.content).toContain('a.txt changed on disk while the change waited');
+    expect(bytes(root, 'a.txt').toString()).toBe('ALPHA\n');
+  });
 });
 
 describe('Write', () => {
@@ -148,3 +162,5 @@ describe('Write', () => {
     expect((await call(writeTool, { path: 'w.txt', content: 'z\n' }, c)).isError).toBe(false);
   });
 });
+// Mutation checked (the last check, commit in fileChange.ts): dropping `&& contentHash(current) ===
+// contentHash(existing.bytes)` fails the same-size case (the other bytes are overwritten).

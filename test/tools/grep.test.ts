@@ -74,6 +74,19 @@ describe('Grep (JavaScript engine)', () => {
     );
   });
 
+  it('says which files are not UTF-8 (Latin-1) when their lines show �, with either engine', async () => {
+    const root = tree({ 'notes.txt': Buffer.from('caf\xe9 au lait: menu\nplain menu\n', 'latin1'), 'ok.txt': 'menu ok\n' });
+    for (const tool of [grep, createGrepTool({ rgPath }) as AnyTool]) {
+      const out = await call(tool, { pattern: 'menu', outputMode: 'lines' }, ctx(root));
+      expect(out.content).toContain('notes.txt:1:caf\uFFFD au lait: menu');
+      // mutation: no note leaves the � unexplained
+      expect(out.content).toContain(
+        '(notes.txt is not UTF-8 (Latin-1 or another legacy encoding?): � stands for bytes that are not UTF-8, and a pattern with such letters does not match them there.)',
+      );
+      expect(out.content).not.toContain('ok.txt is not UTF-8');
+    }
+  });
+
   it('shows context lines with -- between groups', async () => {
     const root = tree({ 'f.txt': 'a\nb\nmatch 1\nc\nd\ne\nf\ng\nmatch 2\nh\n', 'g.txt': 'match 3\nz\n' });
     const out = await call(grep, { pattern: 'match', outputMode: 'lines', contextLines: 1 }, ctx(root));

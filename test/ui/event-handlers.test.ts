@@ -49,6 +49,7 @@ const EVERY_TYPE: Record<EventType, true> = {
   mcp_status: true,
   status_command: true,
   background_status: true,
+  goal: true,
   exit: true,
 };
 

@@ -73,4 +73,11 @@ describe('the /tasks panel', () => {
     expect(app.frame()).toMatch(/ {2}b1\s+stopped/);
     expect(app.frame()).toMatch(/❯ b2\s+running/);
   });
+
+  it('reads its rows again every second while a command runs, so its time goes on with no event', async () => {
+    const { app, set } = await openPanel([row('b1', { ran: '12s' })]);
+    set([row('b1', { ran: '13s' })]);
+    // mutation: no refresh while open (the times frozen at the opening) never shows 13s
+    await waitFor(() => /❯ b1\s+running\s+13s/.test(app.frame()), app.frame);
+  });
 });

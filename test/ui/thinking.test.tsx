@@ -49,6 +49,39 @@ describe('thinking in the TUI', () => {
     expect(app.frame()).toContain('✻ Thought (');
   });
 
+  it('Ctrl+O after a tool call prints the output its row promises, though the model thought again after it; the thinking next', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.waitForText('context left');
+    const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const think = (words: string, end: string): string => `${words} `.repeat(30) + end;
+    c.emit({ type: 'busy', busy: true }, { type: 'message', message: msg('user', [text('list it')]) }, { type: 'turn_start', turnId: 't1' });
+    c.emit({ type: 'thinking_delta', text: think('Run ls first.', 'FIRST-THOUGHT-END') }, { type: 'text_delta', text: '' });
+    c.emit({ type: 'tool_start', id: 'tu1', name: 'Bash', input: { command: 'seq 60' }, summary: 'seq 60' });
+    const output = Array.from({ length: 60 }, (_, i) => `row-${i + 1}`).join('\n');
+    c.emit({ type: 'tool_end', id: 'tu1', name: 'Bash', output: { content: output, isError: false }, durationMs: 5, status: 'done' });
+    await app.waitForText('(+59 lines)');
+    // a thinking model thinks again before its answer: that thinking comes after the row
+    c.emit({ type: 'thinking_delta', text: think('Sixty rows came back.', 'SECOND-THOUGHT-END') }, { type: 'text_delta', text: 'Sixty rows.' });
+    c.emit({ type: 'turn_end', reason: 'end_turn', steps: 2, usage, text: 'Sixty rows.' }, { type: 'busy', busy: false });
+    await app.waitForText('Sixty rows.');
+    expect(app.frame()).not.toContain('row-60');
+    await app.press(KEYS.ctrl('o'));
+    // mutation: thinkingIsNewer without the same-turn rule prints SECOND-THOUGHT-END here instead
+    await app.waitForText('row-60');
+    expect(app.frame()).not.toContain('SECOND-THOUGHT-END');
+    await app.press(KEYS.ctrl('o'));
+    await app.waitForText('SECOND-THOUGHT-END');
+
+    // the next turn thinks without a tool call: Ctrl+O prints that thinking, not the old row
+    c.emit({ type: 'busy', busy: true }, { type: 'message', message: msg('user', [text('and now?')]) }, { type: 'turn_start', turnId: 't2' });
+    c.emit({ type: 'thinking_delta', text: think('Nothing to run.', 'THIRD-THOUGHT-END') }, { type: 'text_delta', text: 'Done.' });
+    c.emit({ type: 'turn_end', reason: 'end_turn', steps: 1, usage, text: 'Done.' }, { type: 'busy', busy: false });
+    await app.waitForText('Done.');
+    await app.press(KEYS.ctrl('o'));
+    await app.waitForText('THIRD-THOUGHT-END');
+  });
+
   it('a resumed session shows stored thinking as one collapsed line, and its first words', async () => {
     const c = new FakeController(session(), [
       msg('user', [text('hello')]),

@@ -121,6 +121,7 @@ function CommandHeader({ view, of }: { view: ApprovalView; of: string }) {
         <Text>{shown}</Text>
         {view.detailAbove ? <Text color={theme.muted}>… {lines.length - 3} more lines (the full command is printed above)</Text> : null}
       </Box>
+      {view.request.unsandboxed ? <Text color={theme.error}>⚠ outside the sandbox: {sanitize(view.request.unsandboxed)}</Text> : null}
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { BASH_CAVEAT } from '../../commands/rewind.js';
+import { BASH_CAVEAT, TREE_NOTE } from '../../commands/rewind.js';
 import { formatAge } from '../format.js';
 import { oneLine } from '../sanitize.js';
 import { boxBorder, useTheme } from '../theme.js';
@@ -15,6 +15,7 @@ export function RewindPicker({ state, now = Date.now() }: { state: RewindPickerS
   const start = Math.max(0, Math.min(state.selected - Math.floor(max / 2), state.targets.length - max));
   const shown = state.targets.slice(start, start + max);
   const target = state.targets[state.selected];
+  if (state.overwrite) return <OverwriteQuestion files={state.overwrite.files} command={state.overwrite.command} />;
   return (
     <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.accent} paddingX={1}>
       <Text bold color={theme.accent}>
@@ -58,9 +59,32 @@ export function RewindPicker({ state, now = Date.now() }: { state: RewindPickerS
         </Box>
       ) : null}
       <Text color={theme.warning} wrap="wrap">
-        ⚠ {BASH_CAVEAT}
+        {state.targets.some((t) => t.checkpoint !== undefined) ? TREE_NOTE : `⚠ ${BASH_CAVEAT}`}
       </Text>
       <Text color={theme.muted}>{state.choosing ? 'enter: rewind · ↑↓ or 1–3: select · esc: back' : 'enter: choose · ↑↓: select · esc: cancel'}</Text>
+    </Box>
+  );
+}
+
+/** A rewind would overwrite files changed since the agent's last turn: which, and whether to go on. */
+function OverwriteQuestion({ files, command }: { files: string[]; command: string }) {
+  const theme = useTheme();
+  return (
+    <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.warning} paddingX={1}>
+      <Text bold color={theme.warning}>
+        {files.length === 1 ? 'This file was' : `These ${files.length} files were`} changed since the agent's last turn (not by the agent):
+      </Text>
+      {files.slice(0, 8).map((f) => (
+        <Text key={f} wrap="truncate-end">
+          {'  '}
+          {oneLine(f)}
+        </Text>
+      ))}
+      {files.length > 8 ? <Text color={theme.muted}> … and {files.length - 8} more</Text> : null}
+      <Text>
+        {oneLine(command)} would overwrite {files.length === 1 ? 'it' : 'them'}. Rewind anyway? (/rewind undo takes it back)
+      </Text>
+      <Text color={theme.muted}>y: rewind anyway · n or esc: leave the files as they are</Text>
     </Box>
   );
 }

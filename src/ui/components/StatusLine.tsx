@@ -28,8 +28,10 @@ export function StatusLine({ session, usage, home = homedir() }: StatusLineProps
         </Text>
         <Gauge usage={usage} />
         <PermissionModeBadge mode={session.permissionMode} />
+        {session.sandbox ? <Text color={session.sandbox.ok ? theme.muted : theme.error}>{sanitize(session.sandbox.text)}</Text> : null}
         {session.mcp ? <Text color={theme.muted}>{sanitize(session.mcp)}</Text> : null}
         {session.background ? <Text color={theme.muted}>{session.background}</Text> : null}
+        {session.goal ? <Text color={theme.muted}>{session.goal}</Text> : null}
         {session.unsaved ? <Text color={theme.error}>unsaved: {session.unsaved}</Text> : null}
       </Box>
       {session.statusCommand ? (

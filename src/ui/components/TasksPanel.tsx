@@ -1,16 +1,29 @@
 import { Box, Text } from 'ink';
+import { useEffect } from 'react';
 import { oneLine } from '../sanitize.js';
 import type { TasksPanelState } from '../tasks-panel.js';
 import { boxBorder, useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 
-/** /tasks: the background commands (state, time, output size), one selected, with the keys that view and stop them. */
-export function TasksPanel({ state }: { state: TasksPanelState }) {
+/** How often the open panel reads its rows again while a command runs (their times go on). */
+const REFRESH_MS = 1_000;
+
+/**
+ * /tasks: the background commands (state, time, output size), one selected, with the keys that
+ * view and stop them. While one runs, `refresh` is called every second: its time goes on.
+ */
+export function TasksPanel({ state, refresh }: { state: TasksPanelState; refresh: () => void }) {
   const theme = useTheme();
   const { rows } = useTerminalSize();
   const max = Math.max(3, rows - 10);
   const start = Math.max(0, Math.min(state.selected - Math.floor(max / 2), state.rows.length - max));
   const running = state.rows.filter((r) => r.running).length;
+  const ticking = running > 0;
+  useEffect(() => {
+    if (!ticking) return;
+    const t = setInterval(refresh, REFRESH_MS);
+    return () => clearInterval(t);
+  }, [ticking, refresh]);
   return (
     <Box flexDirection="column" borderStyle={boxBorder(theme)} borderColor={theme.accent} paddingX={1}>
       <Text bold color={theme.accent}>

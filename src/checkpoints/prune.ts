@@ -1,0 +1,66 @@
+// Keeping the shadow store bounded: at most once a day, the checkpoints of sessions untouched
+// for checkpoints.keepDays are dropped (their records, ref and index) and git's gc removes what
+// no ref reaches any more; a store still over checkpoints.maxStoreMB drops the oldest other
+// sessions' checkpoints, and one over it even then takes no more snapshots (the reason is returned).
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, type ShadowRepo } from './git.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface PruneSettings {
+  maxStoreMB: number;
+  keepDays: number;
+}
+
+/** Prunes when due; the reason snapshots must stop (the store over its cap), or undefined. */
+export async function pruneStore(repo: ShadowRepo, current: string, s: PruneSettings, now = Date.now()): Promise<string | undefined> {
+  const stamp = join(repo.gitDir, 'pruned');
+  const due = !existsSync(stamp) || now - statSync(stamp).mtimeMs > DAY_MS;
+  let size = await storeBytes(repo.gitDir);
+  const cap = s.maxStoreMB * 1024 * 1024;
+  if (!due && size <= cap) return undefined;
+  const others = sessions(repo).filter((x) => x.id !== current);
+  const stale = others.filter((x) => now - x.touched > s.keepDays * DAY_MS);
+  const keep = others.filter((x) => !stale.includes(x)).sort((a, b) => a.touched - b.touched);
+  if (stale.length > 0) {
+    for (const x of stale) drop(repo, x.id);
+    await gc(repo);
+    size = await storeBytes(repo.gitDir);
+  }
+  while (size > cap && keep.length > 0) {
+    drop(repo, keep.shift()!.id);
+    await gc(repo);
+    size = await storeBytes(repo.gitDir);
+  }
+  if (existsSync(stamp)) utimesSync(stamp, new Date(now), new Date(now));
+  else writeFileSync(stamp, '');
+  if (size > cap) return `the checkpoint store is ${Math.round(size / 1024 / 1024)} MB, over checkpoints.maxStoreMB (${s.maxStoreMB})`;
+  return undefined;
+}
+
+/** The store's size on disk: loose objects and packs (git count-objects). */
+export async function storeBytes(gitDir: string): Promise<number> {
+  const out = (await git([`--git-dir=${gitDir}`, 'count-objects', '-v'], { cwd: gitDir })).stdout.toString('utf8');
+  const kib = (key: string): number => Number(new RegExp(`^${key}: (\\d+)`, 'm').exec(out)?.[1] ?? 0);
+  return (kib('size') + kib('size-pack')) * 1024;
+}
+
+/** The sessions with checkpoints in the store, with when each last recorded one. */
+export function sessions(repo: ShadowRepo): Array<{ id: string; touched: number }> {
+  const dir = join(repo.gitDir, 'sessions');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => ({ id: f.slice(0, -'.jsonl'.length), touched: statSync(join(dir, f)).mtimeMs }));
+}
+
+function drop(repo: ShadowRepo, id: string): void {
+  for (const p of [join(repo.gitDir, 'sessions', `${id}.jsonl`), join(repo.gitDir, 'refs', 'sessions', id), join(repo.gitDir, 'indexes', id)])
+    rmSync(p, { force: true });
+}
+
+function gc(repo: ShadowRepo): Promise<unknown> {
+  // refs stay loose files: the session's chain head is read and written as one (tree.ts)
+  return repo.run(['-c', 'gc.packRefs=false', 'gc', '--prune=1.hour.ago', '--quiet'], join(repo.gitDir, 'index'));
+}

@@ -1,0 +1,209 @@
+// One session's view of the shadow store: snapshotting the project into a tree (`git add -A`
+// into the session's own index, incremental through the index's stat cache, then `write-tree`),
+// keeping each new tree reachable (a commit chain under refs/sessions/<id>), comparing trees and
+// putting the project back as a tree holds it. It never touches the project's own .git.
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { ShadowRepo } from './git.js';
+import type { TreeChange } from './types.js';
+
+const IDENTITY = { GIT_AUTHOR_NAME: 'agent', GIT_AUTHOR_EMAIL: 'agent@localhost', GIT_COMMITTER_NAME: 'agent', GIT_COMMITTER_EMAIL: 'agent@localhost' };
+const GITLINK = '160000';
+
+export class TooManyFiles extends Error {
+  override readonly name = 'TooManyFiles';
+}
+
+export class SessionTree {
+  private readonly index: string;
+  private readonly shared: string;
+  private readonly ref: string;
+  private head: string | undefined;
+  private headTree: string | undefined;
+  /** The tree this process last wrote, and the index's stamp (mtime and size) then. */
+  private last: { index: string; tree: string } | undefined;
+
+  constructor(
+    private readonly repo: ShadowRepo,
+    sessionId: string,
+    private readonly maxFiles: number,
+  ) {
+    const safe = sessionId.replace(/[^\w.-]/g, '_');
+    this.index = join(repo.gitDir, 'indexes', safe);
+    this.shared = join(repo.gitDir, 'indexes', 'latest');
+    this.ref = join(repo.gitDir, 'refs', 'sessions', safe);
+  }
+
+  /** Snapshots the project as it is now: the tree's id. */
+  async snapshot(): Promise<string> {
+    if (!existsSync(this.index)) await this.firstIndex();
+    const before = stamp(this.index);
+    await this.repo.run(['add', '-A', '--ignore-errors', '--', '.'], this.index).catch(async (e: unknown) => {
+      // --ignore-errors still exits 1 after adding what it could (an unreadable file): the index holds the rest
+      if (!existsSync(this.index)) throw e;
+    });
+    // git writes the index only when something changed: an unchanged one is the tree this process last wrote
+    if (this.last && this.last.index === before && stamp(this.index) === before) return this.last.tree;
+    const files = indexEntries(this.index);
+    if (files > this.maxFiles)
+      throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
+    const tree = (await this.repo.run(['write-tree'], this.index)).stdout.toString('utf8').trim();
+    await this.keep(tree);
+    // the next session in this project starts from this index: its first snapshot is incremental too
+    const tmp = `${this.shared}.${process.pid}`;
+    copyFileSync(this.index, tmp);
+    renameSync(tmp, this.shared);
+    this.last = { index: stamp(this.index), tree };
+    return tree;
+  }
+
+  /** A session's first index: the project's latest, or (none yet) a count of what the first snapshot would hold, refused over the cap. */
+  private async firstIndex(): Promise<void> {
+    mkdirSync(dirname(this.index), { recursive: true });
+    if (existsSync(this.shared)) {
+      copyFileSync(this.shared, this.index);
+      return;
+    }
+    const out = (await this.repo.run(['ls-files', '-z', '--others', '--exclude-standard'], this.index)).stdout;
+    let files = 0;
+    for (const byte of out) if (byte === 0) files++;
+    if (files > this.maxFiles)
+      throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
+  }
+
+  /** Makes a new tree reachable from the session's ref (git's gc keeps it while the ref stands). */
+  private async keep(tree: string): Promise<void> {
+    if (this.head === undefined && existsSync(this.ref)) {
+      // the ref file holds the commit, then its tree (git reads the first word only)
+      [this.head, this.headTree] = readFileSync(this.ref, 'utf8').trim().split(/\s+/);
+    }
+    if (tree === this.headTree) return;
+    const args = ['commit-tree', tree, ...(this.head ? ['-p', this.head] : []), '-m', 'checkpoint'];
+    const commit = (await this.repo.run(args, this.index, undefined, IDENTITY)).stdout.toString('utf8').trim();
+    mkdirSync(dirname(this.ref), { recursive: true });
+    writeFileSync(`${this.ref}.lock`, `${commit} ${tree}\n`);
+    renameSync(`${this.ref}.lock`, this.ref);
+    this.head = commit;
+    this.headTree = tree;
+  }
+
+  /** The paths (relative to the root) that differ between two trees. */
+  async changed(from: string, to: string): Promise<string[]> {
+    if (from === to) return [];
+    const out = (await this.repo.run(['diff-tree', '-r', '-z', '--no-renames', '--name-only', from, to], this.index)).stdout.toString('utf8');
+    return out.split('\0').filter((p) => p !== '');
+  }
+
+  /**
+   * Puts the project back as `to` holds it, from `from` (a snapshot of it now): what `to` lacks
+   * is removed (and the folders that leaves empty), what differs or is missing is checked out of
+   * `to` with its mode. Embedded repositories (gitlinks) are left alone.
+   */
+  async restore(from: string, to: string): Promise<TreeChange[]> {
+    if (from === to) return [];
+    const raw = (await this.repo.run(['diff-tree', '-r', '-z', '--no-renames', from, to], this.index)).stdout.toString('utf8').split('\0');
+    const remove: string[] = [];
+    const checkout: string[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const [oldMode, newMode, , , status] = raw[i]!.slice(1).split(' ');
+      const path = raw[i + 1]!;
+      if (oldMode === GITLINK || newMode === GITLINK) continue;
+      if (status === 'D') remove.push(path);
+      else checkout.push(path);
+    }
+    const out: TreeChange[] = [];
+    for (const p of remove) {
+      const abs = join(this.repo.root, p);
+      try {
+        await rm(abs, { force: true });
+        pruneEmptyParents(this.repo.root, abs);
+        out.push({ path: abs, action: 'removed' });
+      } catch (e) {
+        out.push({ path: abs, action: 'failed', error: (e as Error).message });
+      }
+    }
+    if (checkout.length === 0) return out;
+    const temp = `${this.index}.restore`;
+    try {
+      await this.repo.run(['read-tree', to], temp);
+      await this.repo.run(['checkout-index', '-f', '-z', '--stdin'], temp, `${checkout.join('\0')}\0`);
+      for (const p of checkout) out.push({ path: join(this.repo.root, p), action: 'restored' });
+    } catch (e) {
+      for (const p of checkout) out.push({ path: join(this.repo.root, p), action: 'failed', error: (e as Error).message });
+    } finally {
+      rmSync(temp, { force: true });
+    }
+    return out;
+  }
+
+  /** Of these absolute paths, those the store does not hold: outside the project, or ignored (and not tracked in the index). */
+  async uncovered(paths: readonly string[]): Promise<string[]> {
+    const inside = paths.filter((p) => isInside(this.repo.root, p));
+    const out = paths.filter((p) => !isInside(this.repo.root, p));
+    if (inside.length === 0) return out;
+    const rel = inside.map((p) => relative(this.repo.root, p));
+    // check-ignore exits 1 when nothing is ignored
+    const r = await this.repo.run(['check-ignore', '-z', '--stdin'], this.index, `${rel.join('\0')}\0`).catch(() => ({ stdout: Buffer.alloc(0) }));
+    const ignored = new Set(
+      r.stdout
+        .toString('utf8')
+        .split('\0')
+        .filter((p) => p !== ''),
+    );
+    return [...out, ...inside.filter((_, i) => ignored.has(rel[i]!))];
+  }
+}
+
+/** A file's mtime and size, to tell whether git rewrote it. */
+function stamp(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.mtimeMs}:${st.size}`;
+  } catch {
+    return '';
+  }
+}
+
+/** The entry count in an index file's header (bytes 8–11, big-endian): what the tree would hold, without asking git. */
+function indexEntries(path: string): number {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    readSync(fd, head, 0, 12, 0);
+    return head.readUInt32BE(8);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, resolve(path));
+  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep);
+}
+
+/** Removes the folders a removal left empty, up to (never including) the root. */
+function pruneEmptyParents(root: string, abs: string): void {
+  let dir = dirname(abs);
+  while (isInside(root, dir)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return; // not empty (or gone): stop
+    }
+    dir = dirname(dir);
+  }
+}

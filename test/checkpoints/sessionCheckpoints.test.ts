@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CapabilityHost } from '../../src/capability/capability.js';
+import { checkpointsCapability } from '../../src/checkpoints/capability.js';
+import { gitEnv } from '../../src/checkpoints/git.js';
+import { SessionCheckpoints } from '../../src/checkpoints/sessionCheckpoints.js';
+import { tempDir } from '../tempDirs.js';
+
+// The working tree's checkpoints on a real project and a real git: snapshots at turn boundaries
+// in a shadow store outside the project, a rewind that restores what any command did (changed,
+// created, deleted, mode, symlink), ignored files left alone, the outside-change check, undo, and
+// the person's .git never written.
+
+const settings = { maxFiles: 1000, maxStoreMB: 2048, keepDays: 30 };
+
+function gitIn(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
+}
+
+/** A repository with one commit, a stash and an ignored folder; the data folder outside it. */
+function project() {
+  const root = tempDir('agent-cp-');
+  const dir = join(root, 'project');
+  mkdirSync(dir);
+  gitIn(dir, 'init', '-q');
+  writeFileSync(join(dir, '.gitignore'), 'build/\n');
+  writeFileSync(join(dir, 'a.txt'), 'one\n');
+  writeFileSync(join(dir, 'base.txt'), 'base\n');
+  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\n');
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-qm', 'start');
+  writeFileSync(join(dir, 'a.txt'), 'stashed\n');
+  gitIn(dir, 'stash', '-q');
+  mkdirSync(join(dir, 'build'));
+  writeFileSync(join(dir, 'build', 'out.js'), 'built\n');
+  return { dir, data: join(root, 'data') };
+}
+
+/** What of the person's repository a rewind must never change. */
+function repoState(dir: string) {
+  // read first, and git asked not to refresh it: the check itself must not write the index
+  const index = statSync(join(dir, '.git', 'index')).mtimeMs;
+  return {
+    index,
+    head: gitIn(dir, 'rev-parse', 'HEAD'),
+    refs: gitIn(dir, 'for-each-ref'),
+    stash: gitIn(dir, 'stash', 'list'),
+    objects: gitIn(dir, 'count-objects', '-v'),
+    status: gitIn(dir, '--no-optional-locks', 'status', '--porcelain'),
+  };
+}
+
+describe('SessionCheckpoints', () => {
+  it("restores what commands did before a turn, leaves ignored files and the person's .git alone, and undo brings the tree back", async () => {
+    const { dir, data } = project();
+    const notices: string[] = [];
+    const cp = new SessionCheckpoints('s_1', dir, data, settings, (t) => notices.push(t));
+    await cp.boundary('before', 't1');
+    writeFileSync(join(dir, 'a.txt'), 'two\n');
+    await cp.boundary('after', 't1');
+    const before = repoState(dir);
+    await cp.boundary('before', 't2');
+    writeFileSync(join(dir, 'a.txt'), 'three\n');
+    writeFileSync(join(dir, 'c.txt'), 'new\n');
+    mkdirSync(join(dir, 'gen', 'deep'), { recursive: true });
+    writeFileSync(join(dir, 'gen', 'deep', 'x.ts'), 'generated\n');
+    rmSync(join(dir, 'base.txt'));
+    chmodSync(join(dir, 'run.sh'), 0o755);
+    symlinkSync('a.txt', join(dir, 'link'));
+    writeFileSync(join(dir, 'build', 'out.js'), 'rebuilt\n');
+    await cp.boundary('after', 't2');
+    expect(notices).toEqual([]);
+    expect(cp.before('t2')).toEqual({ ok: true });
+    expect(cp.before('t9')).toMatchObject({ ok: false });
+
+    const done = await cp.rewind('t2', 'code', false);
+    expect('changes' in done && done.changes.map((c) => `${c.action} ${c.path.slice(dir.length + 1)}`).sort()).toEqual([
+      'removed c.txt',
+      'removed gen/deep/x.ts',
+      'removed link',
+      'restored a.txt',
+      'restored base.txt',
+      'restored run.sh',
+    ]);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('two\n');
+    expect(readFileSync(join(dir, 'base.txt'), 'utf8')).toBe('base\n');
+    expect(existsSync(join(dir, 'c.txt'))).toBe(false);
+    expect(existsSync(join(dir, 'gen'))).toBe(false);
+    expect(statSync(join(dir, 'run.sh')).mode & 0o111).toBe(0);
+    // ignored: the checkpoints never held it, so it stays as the command left it
+    expect(readFileSync(join(dir, 'build', 'out.js'), 'utf8')).toBe('rebuilt\n');
+    expect(repoState(dir)).toEqual(before);
+    expect(readdirSync(join(dir, '.git')).some((f) => f.includes('checkpoint'))).toBe(false);
+
+    expect(cp.lastRewind()).toEqual({ what: 'code' });
+    const undone = await cp.undo(false);
+    expect('changes' in undone && undone.changes.length).toBe(6);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('three\n');
+    expect(readFileSync(join(dir, 'gen', 'deep', 'x.ts'), 'utf8')).toBe('generated\n');
+    expect(existsSync(join(dir, 'base.txt'))).toBe(false);
+    expect(statSync(join(dir, 'run.sh')).mode & 0o111).not.toBe(0);
+    expect(cp.lastRewind()).toBeUndefined();
+    // the files differ from the person's HEAD as turn 2 left them; nothing else of the repository moved
+    expect({ ...repoState(dir), status: before.status }).toEqual(before);
+  });
+
+  it('refuses to overwrite a file changed since the last turn unless forced, and names it', async () => {
+    const { dir, data } = project();
+    const cp = new SessionCheckpoints('s_2', dir, data, settings, () => {});
+    await cp.boundary('before', 't1');
+    appendFileSync(join(dir, 'a.txt'), 'by the agent\n');
+    await cp.boundary('after', 't1');
+    writeFileSync(join(dir, 'mine.txt'), 'the person wrote this\n');
+    const refused = await cp.rewind('t1', 'code', false);
+    expect(refused).toEqual({ outside: [join(dir, 'mine.txt')] });
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('one\nby the agent\n');
+    expect(existsSync(join(dir, 'mine.txt'))).toBe(true);
+    const forced = await cp.rewind('t1', 'code', true);
+    expect('changes' in forced).toBe(true);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
+    expect(existsSync(join(dir, 'mine.txt'))).toBe(false);
+    // the forced rewind is taken back like any other: the person's file returns
+    expect('changes' in (await cp.undo(false))).toBe(true);
+    expect(readFileSync(join(dir, 'mine.txt'), 'utf8')).toBe('the person wrote this\n');
+  });
+
+  it('keeps no key of the environment from git, and says when a tree is over the file cap', async () => {
+    const { dir, data } = project();
+    process.env['ANTHROPIC_API_KEY'] = 'sk-ant-test-not-for-git';
+    process.env['GIT_DIR'] = '/nonexistent';
+    try {
+      const env = gitEnv();
+      expect(Object.keys(env).some((k) => k.includes('KEY') || k === 'GIT_DIR')).toBe(false);
+      const notices: string[] = [];
+      const cp = new SessionCheckpoints('s_3', dir, data, { ...settings, maxFiles: 2 }, (t) => notices.push(t));
+      await cp.boundary('before', 't1');
+      expect(cp.before('t1')).toMatchObject({ ok: false, missing: expect.stringContaining('over checkpoints.maxFiles (2)') });
+      expect(notices).toHaveLength(1);
+      await cp.boundary('after', 't1');
+      expect(notices).toHaveLength(1);
+    } finally {
+      delete process.env['ANTHROPIC_API_KEY'];
+      delete process.env['GIT_DIR'];
+    }
+  });
+
+  it('ignores what the repository excludes in .git/info/exclude, and the data folder inside the project', async () => {
+    const { dir } = project();
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'secret.local\n');
+    const data = join(dir, '.agent-data');
+    const cp = new SessionCheckpoints('s_4', dir, data, settings, () => {});
+    await cp.boundary('before', 't1');
+    writeFileSync(join(dir, 'secret.local'), 'x\n');
+    writeFileSync(join(dir, 'kept.txt'), 'x\n');
+    await cp.boundary('after', 't1');
+    const done = await cp.rewind('t1', 'code', false);
+    expect('changes' in done && done.changes.map((c) => c.path)).toEqual([join(dir, 'kept.txt')]);
+    expect(existsSync(join(dir, 'secret.local'))).toBe(true);
+    expect(await cp.uncovered([join(dir, 'secret.local'), join(dir, 'a.txt'), '/elsewhere/x'])).toEqual(['/elsewhere/x', join(dir, 'secret.local')]);
+  });
+});
+
+describe('the checkpoints capability', () => {
+  it("takes no snapshot in a sub-agent's session (its changes belong to the parent's turn), and a fork continues the records it copied", async () => {
+    const { dir, data } = project();
+    const host = (sessionId: string, parent?: CapabilityHost['parent']): CapabilityHost =>
+      ({ sessionId, resumed: false, ...(parent ? { parent } : {}), turn: { notice: () => {} } }) as unknown as CapabilityHost;
+    const cap = checkpointsCapability(dir, data, settings);
+    const child = cap.open(host('s_child', { id: 's_parent', label: 'explore: look', handBackground: false }));
+    expect(child.hooks?.turnBoundary).toBeUndefined();
+    expect(child.checkpoints).toBeUndefined();
+    const parent = cap.open(host('s_parent'));
+    await parent.hooks!.turnBoundary!('before', 't1');
+    expect(parent.checkpoints!.before('t1')).toEqual({ ok: true });
+    expect(parent.state!.save()).toEqual({ session: 's_parent' });
+    const fork = cap.open(host('s_fork'));
+    fork.state!.restore({ session: 's_parent' });
+    expect(fork.checkpoints!.before('t1')).toEqual({ ok: true });
+  });
+});
+
+// Mutations checked (each fails a test above): treating no diff entry as a removal keeps c.txt and
+// gen/ (the first); running git without --git-dir (on the person's repository) adds objects to it (the
+// first: count-objects); skipping the outside check overwrites mine.txt (the second); giving git
+// process.env passes the key and GIT_DIR (the third); not copying .git/info/exclude makes
+// secret.local part of the rewind (the fourth).

@@ -1,0 +1,119 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import pkg from '../../package.json' with { type: 'json' };
+import { loadConfig } from '../../src/config/config.js';
+import { checkDatabase, checkKeys, checkNode, type CheckResult } from '../../src/doctor/checks.js';
+import { formatReport, type DoctorReport } from '../../src/doctor/doctor.js';
+import { tempDir } from '../tempDirs.js';
+
+// `agent doctor`'s checks on their own, with the machine's facts handed in: which Node.js versions
+// pass (package.json's engines), what the key check says and never says, the database folder's
+// check, and the report's lines and verdict. test/e2e/doctor.test.ts runs the built command.
+
+describe('node: the versions package.json engines allow', () => {
+  it('engines is the range the check follows', () => {
+    expect(pkg.engines.node).toBe('^20.11.0 || >=22');
+  });
+
+  it('accepts 20.11.x (the engines floor) and fails 20.10 and older', () => {
+    expect(checkNode('20.11.0').status).toBe('ok');
+    expect(checkNode('20.11.1').status).toBe('ok');
+    expect(checkNode('20.19.4').status).toBe('ok');
+    const old = checkNode('20.10.0');
+    expect(old.status).toBe('fail');
+    expect(old.summary).toBe('v20.10.0: agent needs Node.js 20.11 or later (22 or later recommended)');
+    expect(checkNode('18.20.3').status).toBe('fail');
+    expect(checkNode('19.99.0').status).toBe('fail');
+  });
+
+  it('warns on 21 (an odd release), passes 22 and later, and names the SQLite binding each means', () => {
+    expect(checkNode('21.7.3')).toMatchObject({ status: 'warn', summary: expect.stringContaining('odd release') });
+    expect(checkNode('22.0.0')).toEqual({ name: 'node', status: 'ok', summary: 'v22.0.0 (SQLite: better-sqlite3 13, prebuilt)' });
+    expect(checkNode('24.3.0').status).toBe('ok');
+    expect(checkNode('20.11.0').summary).toBe('v20.11.0 (SQLite: better-sqlite3 12, built from source at install)');
+  });
+});
+
+describe('keys', () => {
+  const config = (env: NodeJS.ProcessEnv) => {
+    const home = tempDir('agent-doctor-home-');
+    return loadConfig({ cwd: home, env, flags: {}, home });
+  };
+
+  it("fails when the provider's key is missing, naming the variable", () => {
+    const r = checkKeys(config({}), {});
+    expect(r.status).toBe('fail');
+    expect(r.summary).toMatch(/^anthropic \(claude-sonnet-5-5\): .*ANTHROPIC_API_KEY/);
+    expect(r.details).toEqual(['no provider key variable is set']);
+  });
+
+  it('passes with the key set, by name and never by value', () => {
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-doctor-SECRET-1234567890' };
+    const r = checkKeys(config(env), env);
+    expect(r).toMatchObject({ status: 'ok', summary: 'anthropic (claude-sonnet-5-5): ANTHROPIC_API_KEY is set' });
+    expect(JSON.stringify(r)).not.toContain('SECRET');
+  });
+
+  it('a configuration that did not load is a warning, not a pass', () => {
+    expect(checkKeys(undefined, {})).toMatchObject({ status: 'warn', summary: expect.stringMatching(/^not checked/) });
+  });
+});
+
+describe('database', () => {
+  it('a path not created yet is checked at its nearest existing folder', () => {
+    const dir = tempDir('agent-doctor-db-');
+    const r = checkDatabase(join(dir, 'a', 'b', 'agent.db'));
+    expect(r.status).toBe('ok');
+    expect(r.summary).toMatch(/free, not created yet\)$/);
+    writeFileSync(join(dir, 'here.db'), 'x'.repeat(3 * 1024 * 1024));
+    expect(checkDatabase(join(dir, 'here.db')).summary).toMatch(/, 3 MiB now\)$/);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a folder it cannot write to fails', () => {
+    const dir = tempDir('agent-doctor-ro-');
+    mkdirSync(join(dir, 'ro'));
+    chmodSync(join(dir, 'ro'), 0o500);
+    try {
+      expect(checkDatabase(join(dir, 'ro', 'agent.db'))).toMatchObject({ status: 'fail', summary: expect.stringMatching(/ro is not writable$/) });
+    } finally {
+      chmodSync(join(dir, 'ro'), 0o700);
+    }
+  });
+});
+
+describe('the report', () => {
+  const report = (checks: CheckResult[]): DoctorReport => ({ name: 'agent', version: '1.0.0', ok: checks.every((c) => c.status !== 'fail'), checks });
+
+  it('one line a check, details under it, and the failed checks named at the end', () => {
+    const text = formatReport(
+      report([
+        { name: 'node', status: 'ok', summary: 'v22.0.0' },
+        { name: 'ripgrep', status: 'warn', summary: 'no ripgrep', details: ['Grep uses JavaScript'] },
+        { name: 'keys', status: 'fail', summary: 'no key' },
+        { name: 'mcp', status: 'fail', summary: 'a server did not start' },
+      ]),
+    );
+    expect(text.split('\n')).toEqual([
+      'agent doctor: agent 1.0.0',
+      '  ok    node     v22.0.0',
+      '  warn  ripgrep  no ripgrep',
+      '                 Grep uses JavaScript',
+      '  FAIL  keys     no key',
+      '  FAIL  mcp      a server did not start',
+      '2 checks failed: keys, mcp.',
+    ]);
+  });
+
+  it('warnings alone are no problem', () => {
+    expect(
+      formatReport(report([{ name: 'npm', status: 'warn', summary: 'npm was not found' }]))
+        .split('\n')
+        .at(-1),
+    ).toBe('No problems found.');
+  });
+});
+
+// Mutations checked: checkNode's `minor < 11` as `minor < 10` passes 20.10 (fails "accepts 20.11.x"),
+// as `minor <= 11` fails 20.11.0; checkDatabase without its climb to an existing folder fails "not
+// created yet"; formatReport counting warnings as failures fails both report cases.

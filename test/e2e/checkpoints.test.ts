@@ -1,0 +1,119 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+
+// Checkpoints that cover Bash (issue 46), print mode: the built CLI, the fake provider. An Edit in
+// turn 1; in turn 2 Bash changes b.txt with sed, creates c.txt and removes base.txt; in turn 3 Bash
+// appends to a.txt. `/rewind 2 code` puts every file back as it was before turn 2 while the
+// person's repository (HEAD, refs, stash, objects, index) stays as it was; `/rewind undo` brings
+// back the state after turn 3; a file the person changed between turns is reported, not
+// overwritten, until --force.
+
+const server = useFakeServer();
+
+const gitIn = (dir: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
+
+/** The person's repository as a rewind must leave it (the index's bytes included: git must not have written it). */
+function repository(dir: string) {
+  return {
+    index: readFileSync(join(dir, '.git', 'index')).toString('base64'),
+    head: gitIn(dir, 'rev-parse', 'HEAD'),
+    refs: gitIn(dir, 'for-each-ref'),
+    stash: gitIn(dir, 'stash', 'list'),
+    objects: gitIn(dir, 'count-objects', '-v'),
+  };
+}
+
+function setUp(): Workspace {
+  const ws = workspace();
+  const dir = ws.dir;
+  gitIn(dir, 'init', '-q');
+  writeFileSync(join(dir, '.gitignore'), '.agentrc\n');
+  writeFileSync(join(dir, 'a.txt'), 'alpha\n');
+  writeFileSync(join(dir, 'b.txt'), 'bravo\n');
+  writeFileSync(join(dir, 'base.txt'), 'base\n');
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-qm', 'start');
+  writeFileSync(join(dir, 'b.txt'), 'stashed\n');
+  gitIn(dir, 'stash', '-q');
+  return ws;
+}
+
+describe('checkpoints: /rewind restores what Bash did', () => {
+  it("an Edit, then Bash's sed, new and removed files, then an append: /rewind 2 code goes back, /rewind undo comes back, the repository is untouched", async () => {
+    const ws = setUp();
+    const dir = ws.dir;
+    const file = (name: string): string | null => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : null);
+    const run = (args: string[]) => runAgent([...args, '--permission-mode', 'allow'], { ws, server, timeoutMs: 40_000 });
+
+    server.enqueue(
+      { toolCalls: [{ name: 'FileRead', input: { path: 'a.txt' } }] },
+      { toolCalls: [{ name: 'Edit', input: { path: 'a.txt', old_string: 'alpha', new_string: 'ALPHA' } }] },
+      { text: 'edited' },
+    );
+    expect((await run(['-p', 'capitalize a'])).code).toBe(0);
+    server.enqueue(
+      { toolCalls: [{ name: 'Bash', input: { command: "sed -i 's/bravo/BRAVO/' b.txt && echo charlie > c.txt && rm base.txt" } }] },
+      { text: 'ran' },
+    );
+    expect((await run(['-p', 'shuffle files', '--continue'])).code).toBe(0);
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'echo more >> a.txt' } }] }, { text: 'appended' });
+    expect((await run(['-p', 'append', '--continue'])).code).toBe(0);
+    const afterTurn3 = { a: file('a.txt'), b: file('b.txt'), c: file('c.txt'), base: file('base.txt') };
+    expect(afterTurn3).toEqual({ a: 'ALPHA\nmore\n', b: 'BRAVO\n', c: 'charlie\n', base: null });
+    const repo = repository(dir);
+
+    const list = await run(['-p', '/rewind', '--continue']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain("Bash's changes included");
+
+    const back = await run(['-p', '/rewind 2 code', '--continue']);
+    expect(back.code, back.stderr).toBe(0);
+    expect({ a: file('a.txt'), b: file('b.txt'), c: file('c.txt'), base: file('base.txt') }).toEqual({
+      a: 'ALPHA\n',
+      b: 'bravo\n',
+      c: null,
+      base: 'base\n',
+    });
+    expect(back.stdout).toMatch(/↺ b\.txt restored/);
+    expect(back.stdout).toMatch(/− c\.txt removed/);
+    expect(repository(dir)).toEqual(repo);
+
+    const undo = await run(['-p', '/rewind undo', '--continue']);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect({ a: file('a.txt'), b: file('b.txt'), c: file('c.txt'), base: file('base.txt') }).toEqual(afterTurn3);
+    expect(repository(dir)).toEqual(repo);
+
+    // the person edits between turns: reported by name, not overwritten, until --force
+    appendFileSync(join(dir, 'b.txt'), 'mine\n');
+    const refused = await run(['-p', '/rewind 2 code', '--continue']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('b.txt');
+    expect(refused.stderr).toContain('--force');
+    expect(file('b.txt')).toBe('BRAVO\nmine\n');
+    expect(file('c.txt')).toBe('charlie\n');
+    const forced = await run(['-p', '/rewind 2 code --force', '--continue']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(file('b.txt')).toBe('bravo\n');
+
+    // sessions show lists the checkpoints; the store lives in the data folder, not the project
+    const id = /\bs_\w+/.exec((await runAgent(['sessions'], { ws })).stdout)?.[0];
+    const shown = await runAgent(['sessions', 'show', id ?? 'no session listed'], { ws });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/## Checkpoints \(\d+\)/);
+    expect(shown.stdout).toMatch(/before turn 2 \(“shuffle files”\)\s+tree [0-9a-f]{10}/);
+    expect(shown.stdout).toContain('/rewind undo');
+    expect(readdirSync(join(ws.root, 'data', 'checkpoints')).some((f) => f.endsWith('.git'))).toBe(true);
+    // agent doctor reports the shadow store's size
+    const doctor = JSON.parse((await runAgent(['doctor', '--json'], { ws, server })).stdout) as { checks: Array<{ name: string; summary: string }> };
+    expect(doctor.checks.find((c) => c.name === 'checkpoints')?.summary).toMatch(/^1 project, \d+ MiB in /);
+    expect(repository(dir)).toEqual(repo);
+  }, 150_000); // thirteen runs of the CLI
+});
+
+// Mutation checked: a code rewind that skips the checkpoints (Edit/Write's records only, as before
+// issue 46) leaves a.txt with "more", b.txt BRAVO and c.txt in place, and fails the first comparison
+// after /rewind 2 code.

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { currentTodos } from '../../src/plan/todos.js';
+import { TOOL } from '../../src/tools/toolNames.js';
+import { assistant, results, user } from '../compaction/helpers.js';
+
+const list = (content: string) => ({ todos: [{ content, status: 'in_progress', activeForm: `Doing ${content}` }] });
+const call = (id: string, content: string) => assistant('', [{ id, name: TOOL.TodoWrite, input: list(content) }]);
+
+describe('the task list a log sets', () => {
+  it('is set only by a call whose result is in the log and is no error', () => {
+    const first = [user('plan it'), call('tw1', 'first'), results([{ id: 'tw1', content: 'set' }])];
+    expect(currentTodos(first).map((t) => t.content)).toEqual(['first']);
+    // a call with no result yet (still running, or cut off by a crash) sets nothing
+    expect(currentTodos([...first, call('tw2', 'pending')]).map((t) => t.content)).toEqual(['first']);
+    // a call whose result is an error sets nothing
+    const refused = [...first, call('tw3', 'refused'), results([{ id: 'tw3', content: 'denied', isError: true }])];
+    expect(currentTodos(refused).map((t) => t.content)).toEqual(['first']);
+    expect(currentTodos([user('hi'), call('tw4', 'never answered')])).toEqual([]);
+  });
+});
+// Mutation checked: dropping `done.has(b.id) &&` from lastSuccessfulInput (plan/todos.ts) fails this
+// test (the unanswered call's list is taken).

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import type { Message, Usage } from '../../src/llm/messages.js';
+import { ClaudeStream, type TurnFacts } from '../../src/print/claudeStream.js';
+import type { SessionEvent } from '../../src/protocol/events.js';
+
+// The stream-json printer on its own: the session's events in, Claude Code's messages out. What a
+// script reads from it per turn (the result's permission denials, is_error, subtype) is pinned
+// here; test/e2e/claude-stream.test.ts runs the built CLI against Claude Code's recorded shapes.
+
+const usage: Usage = { inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 };
+const facts = (over: Partial<TurnFacts> = {}): TurnFacts => ({
+  reason: 'end_turn',
+  failed: false,
+  text: 'done',
+  usage,
+  steps: 1,
+  model: 'claude-sonnet-5-5',
+  contextWindow: 200_000,
+  maxOutputTokens: 32_000,
+  durationMs: 10,
+  errors: [],
+  extras: {},
+  ...over,
+});
+
+function stream(): { s: ClaudeStream; out: Array<Record<string, unknown>> } {
+  const out: Array<Record<string, unknown>> = [];
+  return {
+    s: new ClaudeStream(
+      (m) => out.push(m as Record<string, unknown>),
+      () => 's_test',
+    ),
+    out,
+  };
+}
+
+const call = (id: string, name: string, input: unknown): SessionEvent => ({ type: 'tool_start', id, name, input, summary: name });
+const end = (id: string, name: string, status: 'done' | 'denied' | 'error'): SessionEvent => ({
+  type: 'tool_end',
+  id,
+  name,
+  output: { content: status === 'denied' ? 'denied' : 'ok', isError: status !== 'done' },
+  durationMs: 1,
+  status,
+});
+const reply = (text: string, extra: Partial<Message> = {}): SessionEvent => ({
+  type: 'message',
+  message: { id: `m_${text}`, role: 'assistant', kind: 'normal', createdAt: 0, blocks: [{ type: 'text', text }], model: 'claude-sonnet-5-5', usage, ...extra },
+});
+
+describe('permission denials', () => {
+  it("each turn's result lists only that turn's denials, with the denied call's input", () => {
+    const { s } = stream();
+    s.beginTurn();
+    s.event(call('t1', 'Bash', { command: 'rm -rf build' }));
+    s.event(end('t1', 'Bash', 'denied'));
+    s.event(call('t2', 'Read', { path: 'a.ts' }));
+    s.event(end('t2', 'Read', 'done'));
+    const first = s.result(facts()) as { permission_denials: unknown[] };
+    expect(first.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 't1', tool_input: { command: 'rm -rf build' } }]);
+
+    s.beginTurn();
+    s.event(call('t3', 'Write', { path: 'b.ts', content: 'x' }));
+    s.event(end('t3', 'Write', 'denied'));
+    const second = s.result(facts()) as { permission_denials: unknown[] };
+    expect(second.permission_denials).toEqual([{ tool_name: 'Write', tool_use_id: 't3', tool_input: { path: 'b.ts', content: 'x' } }]);
+
+    s.beginTurn();
+    expect((s.result(facts()) as { permission_denials: unknown[] }).permission_denials).toEqual([]);
+  });
+
+  it('a failed call is no denial', () => {
+    const { s } = stream();
+    s.beginTurn();
+    s.event(call('t1', 'Bash', { command: 'false' }));
+    s.event(end('t1', 'Bash', 'error'));
+    expect((s.result(facts()) as { permission_denials: unknown[] }).permission_denials).toEqual([]);
+  });
+});
+
+describe('the result', () => {
+  it('a turn that ended well is a success carrying the text', () => {
+    const { s } = stream();
+    s.beginTurn();
+    expect(s.result(facts())).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'done',
+      stop_reason: 'end_turn',
+      session_id: 's_test',
+    });
+  });
+
+  it('a turn that ended but failed otherwise (unsaved messages, a failed /compact) is an error result with its errors', () => {
+    const { s } = stream();
+    s.beginTurn();
+    const r = s.result(facts({ failed: true, errors: ['2 messages were not saved'] })) as Record<string, unknown>;
+    expect(r).toMatchObject({ subtype: 'error_during_execution', is_error: true, errors: ['2 messages were not saved'], stop_reason: 'end_turn' });
+    expect(r).not.toHaveProperty('result');
+  });
+
+  it('an error, an abort or a block is an error result; max steps is error_max_turns', () => {
+    const { s } = stream();
+    for (const reason of ['error', 'aborted', 'blocked'])
+      expect(s.result(facts({ reason }))).toMatchObject({
+        subtype: 'error_during_execution',
+        is_error: true,
+        errors: [`the turn ended: ${reason}`],
+        stop_reason: null,
+      });
+    expect(s.result(facts({ reason: 'max_steps' }))).toMatchObject({ subtype: 'error_max_turns', is_error: true });
+  });
+
+  it('counts the replies of this turn, not of earlier ones', () => {
+    const { s } = stream();
+    s.beginTurn();
+    s.event(reply('one'));
+    s.event(reply('two'));
+    expect(s.result(facts({ steps: 0 }))).toMatchObject({ num_turns: 2 });
+    s.beginTurn();
+    s.event(reply('three'));
+    expect(s.result(facts({ steps: 0 }))).toMatchObject({ num_turns: 1 });
+  });
+});
+
+describe('messages', () => {
+  it("an assistant message carries the provider's stop reason; an interrupted one none", () => {
+    const { s, out } = stream();
+    s.event({ type: 'usage', usage, model: 'claude-sonnet-5-5', stopReason: 'tool_use' });
+    s.event(reply('calling'));
+    s.event({ type: 'usage', usage, model: 'claude-sonnet-5-5', stopReason: 'end_turn' });
+    s.event(reply('cut', { interrupted: true }));
+    expect(out.map((m) => (m.message as { stop_reason: unknown }).stop_reason)).toEqual(['tool_use', null]);
+    expect(out[0]).toMatchObject({
+      type: 'assistant',
+      parent_tool_use_id: null,
+      session_id: 's_test',
+      message: { content: [{ type: 'text', text: 'calling' }] },
+    });
+  });
+
+  it('tool results go out as a user message; a person’s prompt does not', () => {
+    const { s, out } = stream();
+    s.event({ type: 'message', message: { id: 'u1', role: 'user', kind: 'normal', createdAt: 0, blocks: [{ type: 'text', text: 'hi' }] } });
+    s.event({
+      type: 'message',
+      message: { id: 'r1', role: 'user', kind: 'normal', createdAt: 0, blocks: [{ type: 'tool_result', toolUseId: 't1', content: 'ok', isError: false }] },
+    });
+    expect(out.map((m) => m.type)).toEqual(['user']);
+  });
+});
+
+// Mutations checked: beginTurn without `this.denials = []` fails "only that turn's denials"; claudeOutcome
+// without `failed ||` fails "ended but failed otherwise"; counting every tool_end as a denial fails
+// "a failed call is no denial"; beginTurn without `this.turns = 0` fails "counts the replies of this turn".

@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { childGroups, killGroup, stopAllGroups, trackGroup } from '../../src/processes/groups.js';
+
+// The registry of process groups the program started: whatever ends the program stops them all
+// (signals.ts calls stopAllGroups). A group whose leader exited while members it started run on
+// (`npm run dev &` in a command) is still the program's to stop.
+
+const started: number[] = [];
+afterEach(() => {
+  for (const pgid of started.splice(0)) killGroup(pgid, 'SIGKILL');
+});
+
+/** A detached shell that leaves `sleep` running in its group and exits; resolves when the leader has exited. */
+async function leaderThatLeaves(script: string): Promise<{ pgid: number; untrack: () => void }> {
+  const child = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  const pgid = child.pid!;
+  started.push(pgid);
+  const untrack = trackGroup(pgid, 'bash', script);
+  await new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { pgid, untrack };
+}
+
+describe('process groups', () => {
+  it('a group whose leader exited with `&` children still running is stopped with the others', async () => {
+    const { pgid, untrack } = await leaderThatLeaves('sleep 30 & exit 0');
+    // its owner saw the leader end
+    untrack();
+    expect(killGroup(pgid, 0), 'the `&` child still runs').toBe(true);
+    expect(childGroups().map((g) => g.pgid)).toContain(pgid);
+    await stopAllGroups(2_000);
+    expect(killGroup(pgid, 0), 'the group is gone after stopAllGroups').toBe(false);
+    expect(childGroups().map((g) => g.pgid)).not.toContain(pgid);
+  });
+
+  it('a group its owner leaves running past the program (a detached background command) is forgotten while it runs', async () => {
+    const child = spawn('sh', ['-c', 'sleep 30'], { detached: true, stdio: 'ignore' });
+    const pgid = child.pid!;
+    started.push(pgid);
+    const untrack = trackGroup(pgid, 'bash', 'sleep 30');
+    untrack(true);
+    // mutation: untrack ignoring leaveRunning keeps it, and the program's exit would SIGKILL a command the person chose to keep
+    expect(childGroups().map((g) => g.pgid)).not.toContain(pgid);
+    expect(killGroup(pgid, 0)).toBe(true);
+  });
+
+  it('a group that emptied with its leader is forgotten at once', async () => {
+    const { pgid, untrack } = await leaderThatLeaves('exit 0');
+    untrack();
+    expect(childGroups().map((g) => g.pgid)).not.toContain(pgid);
+  });
+});
+
+// Mutation checked: untrack deleting the entry whatever remains (as it did) leaves the `sleep` alive
+// after stopAllGroups, failing the first case.

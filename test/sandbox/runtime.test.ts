@@ -1,0 +1,169 @@
+// Fresh modules: the sandbox library is one per process and judges the project by the working
+// directory, so this file runs isolated, in a temporary project it changes into.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rgPath } from '@vscode/ripgrep';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_DEFAULTS, type SandboxSettings } from '../../src/config/sandboxSettings.js';
+import { runInSandbox } from '../../src/sandbox/run.js';
+import { SandboxRuntime } from '../../src/sandbox/runtime.js';
+import { SANDBOX_TMP } from '../../src/sandbox/settings.js';
+import { createBashTool } from '../../src/tools/bash.js';
+import type { AnyTool, BackgroundJob, BackgroundShells } from '../../src/tools/types.js';
+import { tempDir } from '../tempDirs.js';
+import { call, ctx } from '../tools/helpers.js';
+
+// The runtime with the real bubblewrap and socat (CI installs them: .ci/run). Where they are
+// missing this file fails: the sandbox is a boundary, and a boundary nobody tested is none.
+
+const settings = (over: Partial<SandboxSettings> = {}): SandboxSettings => ({
+  ...SANDBOX_DEFAULTS,
+  excludedCommands: [],
+  allowWrite: [],
+  denyWrite: [],
+  denyRead: [],
+  allowedDomains: [],
+  deniedDomains: [],
+  sources: [],
+  enabled: true,
+  ...over,
+});
+
+const home = tempDir('sandbox-home-');
+const project = tempDir('sandbox-project-');
+const outside = tempDir('sandbox-outside-');
+const where = { cwd: project, home, trustFile: join(home, '.config/agent/trust.json'), tmp: SANDBOX_TMP, rgPath };
+const before = process.cwd();
+let sandbox: SandboxRuntime;
+let bash: AnyTool;
+
+beforeAll(async () => {
+  process.chdir(project);
+  execFileSync('git', ['init', '-q'], { cwd: project });
+  mkdirSync(join(home, '.ssh'));
+  writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY');
+  sandbox = new SandboxRuntime(settings({ excludedCommands: ['echo-outside'] }), where);
+  const status = await sandbox.start();
+  if (status.state !== 'on') throw new Error(`the sandbox did not start here: ${JSON.stringify(status)} (install bubblewrap and socat)`);
+  bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, sandbox }) as AnyTool;
+}, 60_000);
+afterAll(async () => {
+  await sandbox?.close();
+  process.chdir(before);
+});
+
+describe('the sandbox runtime (real bubblewrap and socat)', () => {
+  it('writes in the project; refuses outside it, in .git/hooks, in .agentrc; hides ~/.ssh; and tells the model what it denied', async () => {
+    const ok = await call(bash, { command: 'echo hi > in.txt && cat in.txt' }, ctx(project));
+    expect(ok).toMatchObject({ content: 'hi', isError: false });
+    const out = await call(bash, { command: `echo x > ${join(outside, 'x.txt')}` }, ctx(project));
+    expect(out.isError).toBe(true);
+    expect(out.content).toContain(`write denied: ${join(outside, 'x.txt')}`);
+    expect(existsSync(join(outside, 'x.txt'))).toBe(false);
+    for (const path of ['.git/hooks/post-checkout', '.agentrc']) {
+      const r = await call(bash, { command: `echo x > ${path}` }, ctx(project));
+      expect(r.isError, path).toBe(true);
+      expect(r.content).toContain(`write denied: ${path}`);
+      expect(existsSync(join(project, path))).toBe(false);
+    }
+    const secret = await call(bash, { command: `cat ${join(home, '.ssh', 'id_test')}` }, ctx(project));
+    expect(secret.content).not.toContain('PRIVATE-KEY');
+  });
+
+  it('read-only (plan mode): nothing is writable, not even the project', async () => {
+    writeFileSync(join(project, 'keep.txt'), 'keep');
+    const r = await call(bash, { command: 'rm keep.txt; touch made.txt' }, ctx(project, { sandbox: 'readOnly' }));
+    expect(r.isError).toBe(true);
+    expect(r.content).toContain('plan mode runs commands in a read-only sandbox');
+    expect(readFileSync(join(project, 'keep.txt'), 'utf8')).toBe('keep');
+    expect(existsSync(join(project, 'made.txt'))).toBe(false);
+  });
+
+  it('outside it only when the gate let it out (an approved escape) or the command is excluded', async () => {
+    const target = join(outside, 'escaped.txt');
+    const asked = await call(bash, { command: `touch ${target}`, dangerouslyDisableSandbox: true }, ctx(project));
+    // the tool alone never leaves the sandbox: the gate's 'outside' is the person's approval
+    expect(asked.isError).toBe(true);
+    expect(existsSync(target)).toBe(false);
+    const approved = await call(bash, { command: `touch ${target}`, dangerouslyDisableSandbox: true }, ctx(project, { sandbox: 'outside' }));
+    expect(approved.isError, approved.content).toBe(false);
+    expect(existsSync(target)).toBe(true);
+    expect(sandbox.plan('echo-outside now', false)).toEqual({ kind: 'outside', reason: 'excluded' });
+    expect(sandbox.plan('ls && echo-outside now', false)).toEqual({ kind: 'inside', autoAllow: true });
+  });
+
+  it('runInSandbox (for a check command of another feature): runs inside, and says what was denied', async () => {
+    const r = await runInSandbox(sandbox, `echo ok && touch ${join(outside, 'check.txt')}`, { cwd: project });
+    expect(r).toMatchObject({ sandboxed: true, code: 1 });
+    expect(r.output).toContain('ok');
+    expect(r.denied).toEqual([expect.stringContaining(`write denied: ${join(outside, 'check.txt')}`)]);
+    expect(existsSync(join(outside, 'check.txt'))).toBe(false);
+  });
+
+  it('a server started in the background keeps serving while other commands come and go', async () => {
+    let job: BackgroundJob | undefined;
+    const shells: BackgroundShells = {
+      refusal: () => undefined,
+      adopt: (j) => {
+        job = j;
+        j.follow(() => undefined);
+        return 'b1';
+      },
+      firstLines: () => '',
+      output: () => undefined,
+      markRead: () => undefined,
+      search: () => [],
+      holdForeground: () => () => undefined,
+    };
+    // the server and its client share the sandbox's network namespace: its loopback is its own
+    const script = `node -e "require('http').createServer((q,r)=>r.end('up')).listen(8765)" & for i in $(seq 60); do curl -s http://127.0.0.1:8765/ >> served.log; echo >> served.log; sleep 0.2; done`;
+    const started = await call(bash, { command: script, run_in_background: true }, ctx(project, { background: shells }));
+    expect(started.content).toContain('Started in the background');
+    for (let i = 0; i < 3; i++) await call(bash, { command: 'true' }, ctx(project));
+    const served = (): number => (existsSync(join(project, 'served.log')) ? readFileSync(join(project, 'served.log'), 'utf8').split('up').length - 1 : 0);
+    const first = served();
+    await call(bash, { command: 'sleep 1' }, ctx(project));
+    expect(served()).toBeGreaterThan(first);
+    process.kill(-(job?.pid ?? 0), 'SIGKILL');
+    await job?.ended;
+  }, 40_000);
+});
+
+describe('a sandbox that cannot start', () => {
+  it('says why (a broken bubblewrap on PATH), and plans every command as unavailable', async () => {
+    const bin = tempDir('broken-bwrap-');
+    writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n');
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    const path = process.env['PATH'];
+    process.env['PATH'] = `${bin}:${path}`;
+    // the library is one per process: stop the working one first
+    await sandbox.close();
+    try {
+      const broken = new SandboxRuntime(settings({ failIfUnavailable: true }), where);
+      const s = await broken.start();
+      expect(s.state).toBe('unavailable');
+      expect(s.state === 'unavailable' && s.why).toContain('No permissions to create new namespace');
+      expect(broken.plan('ls', false)).toMatchObject({ kind: 'unavailable', refuse: true });
+      const tool = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, sandbox: broken }) as AnyTool;
+      const r = await call(tool, { command: 'touch ran.txt' }, ctx(project));
+      expect(r.isError).toBe(true);
+      expect(r.content).toContain('sandbox.failIfUnavailable refuses every command');
+      expect(existsSync(join(project, 'ran.txt'))).toBe(false);
+    } finally {
+      process.env['PATH'] = path;
+    }
+  }, 60_000);
+
+  it('is off, and plans nothing, when the settings leave it off', async () => {
+    const off = new SandboxRuntime(settings({ enabled: false }), { ...where, cwd: tmpdir() });
+    expect(await off.start()).toEqual({ state: 'off' });
+    expect(off.plan('ls', false)).toBeUndefined();
+  });
+});
+
+// Mutations checked: wrap without the read-only custom config (the read-only test writes
+// made.txt); placement() honouring dangerouslyDisableSandbox without the gate's 'outside' (the
+// escape test writes escaped.txt); the start-up probe removed (the broken bwrap starts "on");
+// the failIfUnavailable refusal in placement() removed (ran.txt is made, unsandboxed).

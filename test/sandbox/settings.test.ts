@@ -1,0 +1,169 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { ConfigError } from '../../src/config/configFile.js';
+import { sandboxSettings } from '../../src/config/sandboxSettings.js';
+import { deniedIn } from '../../src/sandbox/denials.js';
+import { ToolGate } from '../../src/session/toolGate.js';
+import type { ApprovalRequest } from '../../src/tools/permissions.js';
+import type { AnyTool, SandboxPlan } from '../../src/tools/types.js';
+import { tempDir } from '../tempDirs.js';
+
+function dirs(): { home: string; cwd: string } {
+  const root = tempDir('sandbox-settings-');
+  const home = join(root, 'home');
+  const cwd = join(root, 'project');
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  mkdirSync(join(cwd, '.claude'), { recursive: true });
+  return { home, cwd };
+}
+const json = (file: string, value: unknown): void => writeFileSync(file, JSON.stringify(value));
+
+describe('the sandbox settings, read as Claude Code reads them', () => {
+  it("takes the person's own files whole, and a project's only where they narrow", () => {
+    const { home, cwd } = dirs();
+    json(join(home, '.claude', 'settings.json'), {
+      sandbox: { enabled: true, network: { allowedDomains: ['registry.npmjs.org'], httpProxyPort: 1 }, filesystem: { allowWrite: ['~/cache'] } },
+      permissions: { allow: [] },
+    });
+    json(join(cwd, '.claude', 'settings.json'), {
+      sandbox: {
+        enabled: false,
+        autoAllowBashIfSandboxed: true,
+        allowUnsandboxedCommands: false,
+        excludedCommands: ['docker'],
+        filesystem: { allowWrite: ['/etc'], denyWrite: ['secrets'] },
+        network: { allowedDomains: ['evil.example'], deniedDomains: ['tracker.example'] },
+      },
+    });
+    json(join(cwd, '.agentrc'), { sandbox: { failIfUnavailable: true, filesystem: { denyRead: ['~/.config/private'] } } });
+    const warnings: string[] = [];
+    const s = sandboxSettings(cwd, home, warnings);
+    expect(s).toMatchObject({
+      enabled: true,
+      autoAllowBashIfSandboxed: true,
+      allowUnsandboxedCommands: false,
+      failIfUnavailable: true,
+      excludedCommands: [],
+      allowWrite: [join(home, 'cache')],
+      denyWrite: [join(cwd, 'secrets')],
+      denyRead: [join(home, '.config/private')],
+      allowedDomains: ['registry.npmjs.org'],
+      deniedDomains: ['tracker.example'],
+    });
+    const project = join(cwd, '.claude', 'settings.json');
+    expect(warnings).toEqual([
+      expect.stringContaining(`${project}: sandbox.enabled ignored: a project's settings may narrow the sandbox, not widen it`),
+      expect.stringContaining(`${project}: sandbox.excludedCommands ignored`),
+      expect.stringContaining(`${project}: sandbox.filesystem.allowWrite ignored`),
+      expect.stringContaining(`${project}: sandbox.network.allowedDomains ignored`),
+    ]);
+  });
+
+  it('a project may turn it on; it is off by default; a bad value is an error naming the file and the field', () => {
+    const { home, cwd } = dirs();
+    expect(sandboxSettings(cwd, home).enabled).toBe(false);
+    json(join(cwd, '.claude', 'settings.local.json'), { sandbox: { enabled: true } });
+    expect(sandboxSettings(cwd, home).enabled).toBe(true);
+    json(join(cwd, '.claude', 'settings.json'), { sandbox: { enabled: 'yes' } });
+    expect(() => sandboxSettings(cwd, home)).toThrow(ConfigError);
+    expect(() => sandboxSettings(cwd, home)).toThrow(`${join(cwd, '.claude', 'settings.json')}: field "sandbox.enabled"`);
+    json(join(cwd, '.agentrc'), { sandbox: { enabled: true, unknownKey: 1 } });
+    expect(() => loadConfig({ cwd, env: {}, flags: {}, home })).toThrow(/\.agentrc.*sandbox\.unknownKey/);
+  });
+});
+
+describe('what the sandbox denied, read back for the model', () => {
+  it('names the paths of refused writes, the refused domains, and a loopback out of reach', () => {
+    const output = [
+      '/bin/bash: line 1: /home/me/out.txt: Read-only file system',
+      "touch: cannot touch '.git/hooks/pre-commit': Read-only file system",
+      '/bin/bash: line 1: .agentrc: Permission denied',
+      "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server",
+      'an ordinary line',
+    ].join('\n');
+    expect(deniedIn(output, ['deny network-outbound example.org:443 (host is not on the allow list)'], { cwd: '/p', readOnly: false })).toEqual([
+      'write denied: /home/me/out.txt (outside the writable paths, or on the deny list)',
+      'write denied: .git/hooks/pre-commit (outside the writable paths, or on the deny list)',
+      'write denied: .agentrc (on the deny list)',
+      'network denied: example.org:443 (host is not on the allow list)',
+      'network denied: 127.0.0.1:8080 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
+    ]);
+    expect(deniedIn('all good\n', [], { cwd: '/p', readOnly: false })).toEqual([]);
+  });
+});
+
+describe('the gate for a sandboxed command', () => {
+  const asked: ApprovalRequest[] = [];
+  const gateFor = (mode: string, approver: boolean): ToolGate => {
+    const { home, cwd } = dirs();
+    const config = loadConfig({ cwd, env: {}, flags: { permissionMode: mode }, home });
+    return new ToolGate(
+      () => config,
+      undefined,
+      approver
+        ? async (req) => {
+            asked.push(req);
+            return { kind: 'allow_once' };
+          }
+        : undefined,
+      () => undefined,
+    );
+  };
+  const tool = (plan: SandboxPlan): AnyTool =>
+    ({
+      name: 'Bash',
+      description: '',
+      inputSchema: { type: 'object' },
+      kind: 'execute',
+      parse: (i: unknown) => i,
+      summarize: () => 'ls',
+      sandboxPlan: () => plan,
+      run: async () => ({ content: '', isError: false }),
+    }) as AnyTool;
+  const decide = (gate: ToolGate, plan: SandboxPlan) =>
+    gate.authorize({ tool: tool(plan), input: { command: 'ls' }, summary: 'ls', toolUseId: 't1' }, new AbortController().signal);
+
+  it('auto-allows inside the sandbox (ask, acceptEdits), plan mode runs read-only, and without auto-allow it asks', async () => {
+    asked.length = 0;
+    expect(await decide(gateFor('ask', false), { kind: 'inside', autoAllow: true })).toEqual({ ok: true });
+    expect(await decide(gateFor('acceptEdits', false), { kind: 'inside', autoAllow: true })).toEqual({ ok: true });
+    expect(await decide(gateFor('plan', false), { kind: 'inside', autoAllow: true })).toEqual({ ok: true, sandbox: 'readOnly' });
+    expect(await decide(gateFor('ask', false), { kind: 'inside', autoAllow: false })).toMatchObject({ ok: false });
+    expect(await decide(gateFor('deny', false), { kind: 'inside', autoAllow: true })).toMatchObject({ ok: false });
+    expect(asked).toEqual([]);
+  });
+
+  it('an escape asks the person each time (once-only), is refused without anyone to ask, in plan mode, or when escapes are off', async () => {
+    asked.length = 0;
+    expect(await decide(gateFor('ask', true), { kind: 'outside', reason: 'escape' })).toEqual({ ok: true, sandbox: 'outside' });
+    expect(asked).toEqual([expect.objectContaining({ onceOnly: true, unsandboxed: 'the model asks to run it outside the sandbox' })]);
+    expect(await decide(gateFor('acceptEdits', false), { kind: 'outside', reason: 'escape' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('nobody can approve'),
+    });
+    expect(await decide(gateFor('plan', true), { kind: 'outside', reason: 'escape' })).toMatchObject({ ok: false });
+    expect(await decide(gateFor('ask', true), { kind: 'outside', reason: 'escape', refused: 'escapes are off' })).toMatchObject({ ok: false });
+    expect(asked).toHaveLength(1);
+  });
+
+  it('a sandbox that cannot start: every command asks, in every mode, plan and allow too; refused with failIfUnavailable', async () => {
+    asked.length = 0;
+    for (const mode of ['ask', 'acceptEdits', 'plan', 'allow'])
+      expect(await decide(gateFor(mode, true), { kind: 'unavailable', refuse: false, why: 'no bwrap' })).toEqual({ ok: true });
+    expect(asked).toHaveLength(4);
+    expect(asked[0]?.unsandboxed).toContain('the sandbox cannot start (no bwrap)');
+    expect(await decide(gateFor('allow', false), { kind: 'unavailable', refuse: false, why: 'no bwrap' })).toMatchObject({ ok: false });
+    expect(await decide(gateFor('ask', true), { kind: 'unavailable', refuse: true, why: 'no bwrap' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('failIfUnavailable'),
+    });
+    expect(asked).toHaveLength(4);
+  });
+});
+
+// Mutations checked: a project's flag applied as the person's (`own ||` dropped: enabled false
+// wins); the auto-allow branch removed from decideSandboxed (the first gate test asks nobody and
+// is refused); askOnce replaced by byPolicy for an unavailable sandbox (allow mode runs without
+// asking); the escape's `onceOnly` dropped (the request no longer matches).
