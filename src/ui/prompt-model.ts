@@ -87,14 +87,13 @@ export class PromptModel {
     this.store.set({ text: '', cursor: 0, completion: null });
   }
 
-  /** Puts text back in front of what is being typed (queued, refused or unanswered prompts); a paste in it comes back as its chip (true then). */
-  restore(sent: string): boolean {
+  /** Puts text back in front of what is being typed (queued, refused or unanswered prompts); a paste in it comes back as its chip. */
+  restore(sent: string): void {
     const text = this.pastes.collapse(sent);
     const current = this.state.text;
     const joined = current === '' ? text : `${text}\n${current}`;
     this.history.reset();
     this.store.set({ text: joined, cursor: joined.length, completion: null });
-    return text !== sent;
   }
 
   /** Hides the completion list; false when none was shown. */

@@ -66,7 +66,9 @@ export function useAppStore({ controller, openPicker, theme, printAhead, size }:
     store.onExit = () => app.exit();
     // a prompt the session refused (larger than the window) or that got no reply comes back to the input, ahead of anything typed since
     store.onPromptReturned = (text) => {
-      if (prompt.restore(text)) prompt.store.set({ ...prompt.state, note: PASTES_BACK });
+      prompt.restore(text);
+      // a paste in it came back as its chip: saving it as a file is offered
+      if (prompt.pastes.collapse(text) !== text) prompt.store.set({ ...prompt.state, note: PASTES_BACK });
     };
     store.printer.onSessionReset = (text) => write(CLEAR_SCREEN + text);
     store.printer.onReprint = (text) => write(CLEAR_VISIBLE + text);
