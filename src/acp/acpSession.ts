@@ -304,6 +304,10 @@ export class AcpSession {
       case 'notice':
         if (e.level !== 'info') this.say(`\n\n${e.level === 'warning' ? 'Warning' : 'Error'}: ${redact(e.text)}`);
         break;
+      // nothing was sent (a corrupt image, a prompt larger than the window): the editor is told why
+      case 'prompt_refused':
+        this.say(`Error: ${redact(e.message)}`);
+        break;
       case 'compaction_end':
         if (e.record.trigger !== 'micro') this.reportCompaction(e.record);
         break;

@@ -134,8 +134,11 @@ export interface TurnHost {
   history(): readonly Message[];
   /** Lets these allowed-tools entries run without asking for the rest of the turn; returns the ones that name no tool. */
   allowTools(written: readonly string[]): string[];
-  /** Runs a command through the permission gate (asks, or refuses in print mode unless allowed); `refused` says why it did not run. */
-  shell(command: string, signal: AbortSignal): Promise<{ output: string } | { refused: string }>;
+  /**
+   * Runs a command through the permission gate (asks, or refuses in print mode unless allowed;
+   * `preapproved`: the person approved it already, only plan mode can refuse it); `refused` says why it did not run.
+   */
+  shell(command: string, signal: AbortSignal, preapproved?: boolean): Promise<{ output: string } | { refused: string }>;
   notice(level: 'info' | 'warning', text: string): void;
   /** Something the person waits on besides the model began (a hook: "Running the UserPromptSubmit hook") or ended (done). */
   activity(label: string, done: boolean): void;

@@ -33,11 +33,18 @@ export async function runCustom(session: Session, cmd: CustomCommand, args: stri
   if (model && !isKnownModel(session.currentConfig, model))
     throw new CustomCommandError(`${cmd.file}: field "model": unknown model "${model}" (/model lists the known ones)`);
   const body = cmd.skill ? await skillPrompt(session, cmd.skill, args, parsed.entries.length > 0) : substituteArgs(cmd.body, args);
+  // a project skill's approval to run code (the person's, or --hooks-trust) listed its commands: they run unasked (issue 49)
+  const commandsApproved =
+    cmd.skill?.skill.scope === 'project' && SkillCatalog.commandsOf(body).length > 0 && (await cmd.skill.mayRunCode(new AbortController().signal));
   if (model) session.setModel(model);
   try {
     // the transcript shows the command as typed; the model gets the body after the tags that say so
     const prompt = (text: string): string => withTypedCommand(cmd.name, args, text);
-    return await session.prompt(prompt(body), { allow: parsed.entries, expand: async (shell) => prompt(await inlineShell(body, shell)) });
+    return await session.prompt(prompt(body), {
+      allow: parsed.entries,
+      expand: async (shell) => prompt(await inlineShell(body, shell)),
+      ...(commandsApproved ? { commandsApproved } : {}),
+    });
   } catch (e) {
     if (e instanceof InlineCommandRefused)
       throw new CustomCommandError(`/${cmd.name}: ${cmd.skill ? e.message.replace('in the command', 'in the skill') : e.message}`);

@@ -110,3 +110,27 @@ export async function prepareToolImages(
   }
   return { images: out, notes };
 }
+
+/**
+ * Images a front end handed over with a prompt (print mode's --input-format stream-json, an ACP
+ * editor's), checked as a file's are: each decoded (corrupt data is refused with the reason),
+ * sent as what it is whatever its label said (a JPEG labelled PNG goes as JPEG), downscaled when
+ * larger than the limits. `notes` says what was changed; the first refusal ends the check.
+ */
+export async function prepareGivenImages(
+  images: readonly { mediaType: string; data: string }[],
+): Promise<{ ok: true; images: { mediaType: string; data: string }[]; notes: string[] } | { ok: false; why: string }> {
+  const out: { mediaType: string; data: string }[] = [];
+  const notes: string[] = [];
+  for (const [i, img] of images.entries()) {
+    const name = images.length === 1 ? 'the image sent with the prompt' : `image ${i + 1} sent with the prompt`;
+    if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(img.data)) return { ok: false, why: `${name} is not base64 data` };
+    const r = await prepareImage(Buffer.from(img.data, 'base64'), name, `an image (labelled ${img.mediaType})`);
+    if (!r.ok) return { ok: false, why: r.why };
+    out.push({ mediaType: r.image.mediaType, data: r.image.data });
+    if (r.image.original.mediaType !== img.mediaType)
+      notes.push(`${name} was labelled ${img.mediaType} but is ${r.image.original.mediaType}; it was sent as what it is.`);
+    if (r.image.resized) notes.push(describeImage(name, r.image));
+  }
+  return { ok: true, images: out, notes };
+}

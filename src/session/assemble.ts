@@ -171,10 +171,10 @@ function turnHost(turn: () => SessionTurn): TurnHost {
       t.gate.turnAllow = [...t.gate.turnAllow, ...parsed.entries];
       return parsed.unknown;
     },
-    shell: async (command, signal) => {
+    shell: async (command, signal, preapproved) => {
       const t = turn();
       try {
-        return { output: await gatedShell(t.context.allTools, t.gate, command, t.context.config.cwd, signal, t.emit) };
+        return { output: await gatedShell(t.context.allTools, t.gate, command, t.context.config.cwd, signal, t.emit, preapproved) };
       } catch (e) {
         if (e instanceof InlineCommandRefused) return { refused: e.message };
         throw e;

@@ -12,7 +12,7 @@ import type { SessionDeps } from './sessionDeps.js';
 import { newSessionRow, SessionEvents, sessionView } from './sessionEvents.js';
 import { parseShellNote, runShellNote } from './shellNote.js';
 import { stateMeta, type SessionState } from './state.js';
-import { expandPrompt, markUnanswered, oversizedPrompt, personMessage } from './turnInput.js';
+import { expandPrompt, givenImages, markUnanswered, oversizedPrompt, personMessage } from './turnInput.js';
 import type { TurnScope } from './turnScope.js';
 export type { SessionDeps } from './sessionDeps.js';
 
@@ -91,7 +91,10 @@ export class Session extends SessionEvents {
   async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
     const refused = await oversizedPrompt(this.context, this.tools, asked, ac.signal, this.parts.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
-    if (refused) return (this.end(), this.emit({ type: 'prompt_refused', text: asked, message: refused }), { ...ABORTED, reason: 'error' });
+    // images handed over with the prompt (stream-json, ACP) are checked as a file's are: corrupt ones refuse it
+    const images = await givenImages(scope.images, (n) => this.notice('info', n)).catch((e: unknown) => (this.end(), Promise.reject(e)));
+    const why = refused ?? (typeof images === 'string' ? images : undefined);
+    if (why) return (this.end(), this.emit({ type: 'prompt_refused', text: asked, message: why }), { ...ABORTED, reason: 'error' });
     await this.context.startTurn();
     this.context.setExtraTools(this.caps.toolSet());
     // the last prompt got no reply: mark it, so it is not merged into this one
@@ -104,7 +107,9 @@ export class Session extends SessionEvents {
       const { text, hooked } = await expandPrompt(this.parts, asked, scope, ac.signal, (e) => this.emit(e));
       if (ac.signal.aborted && this.giveBack(scope, asked, undefined, 'aborted', ac.signal)) return ABORTED;
       if (hooked.block !== undefined) return (this.notice('warning', hooked.block), { reason: 'blocked', steps: 0, usage: emptyUsage(), text: '' });
-      const msg = await personMessage(this.parts, text, [...(scope.images ?? []), ...hooked.blocks], ac.signal, (p) => this.notice('warning', p));
+      const msg = await personMessage(this.parts, text, [...(typeof images === 'string' ? [] : images), ...hooked.blocks], ac.signal, (p) =>
+        this.notice('warning', p),
+      );
       if ('refused' in msg) return (this.emit({ type: 'prompt_refused', text: asked, message: msg.refused }), { ...ABORTED, reason: 'error' });
       // file snapshots taken in this turn belong to the person's message that started it
       this.parts.snapshots.startedBy(msg.id);

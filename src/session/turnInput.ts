@@ -4,9 +4,11 @@
 // kept verbatim); it is refused before anything is stored or sent, with the advice to attach it
 // as a file, and the front end gives the text back. Then a custom command's body is expanded (its
 // !`command`s through the gate), the prompt hooks have their say, a date note goes first when the
-// day changed, and the message carries its @mentions, the turn's images and the hooks' context.
+// day changed, and the message carries its @mentions, the turn's images (checked as a file's are)
+// and the hooks' context.
 import type { AgentEvent } from '../protocol/events.js';
 import type { ImageBlock, Message, TextBlock } from '../llm/messages.js';
+import { prepareGivenImages } from '../media/prepare.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import type { AnyTool, SpillSink } from '../tools/types.js';
 import type { SessionParts } from './assemble.js';
@@ -17,6 +19,19 @@ import { endsUnanswered, unansweredReply } from './repair.js';
 import { gatedShell, type TurnScope } from './turnScope.js';
 import { withoutTypedCommand } from './typedCommand.js';
 
+/**
+ * The images a front end handed over with the prompt (--input-format stream-json, ACP), checked
+ * as FileRead's and @'s are (media/prepare.ts): decoded, sent as what they are, downscaled to the
+ * limits; `note` hears of each change. A string says why the prompt is refused (corrupt data).
+ */
+export async function givenImages(images: readonly ImageBlock[] | undefined, note: (text: string) => void): Promise<ImageBlock[] | string> {
+  if (!images || images.length === 0) return [];
+  const r = await prepareGivenImages(images);
+  if (!r.ok) return `${r.why}; the prompt was not sent`;
+  for (const n of r.notes) note(n);
+  return r.images.map((i) => ({ type: 'image', mediaType: i.mediaType, data: i.data }));
+}
+
 /** The prompt as the turn sends it (a custom command's body expanded) and what the prompt hooks say of it. */
 export async function expandPrompt(
   p: Pick<SessionParts, 'tools' | 'gate' | 'context' | 'caps'>,
@@ -25,7 +40,8 @@ export async function expandPrompt(
   signal: AbortSignal,
   emit: (e: AgentEvent) => void,
 ): Promise<{ text: string; hooked: { block?: string; blocks: TextBlock[] } }> {
-  const text = scope.expand ? await scope.expand((c) => gatedShell(p.tools, p.gate, c, p.context.config.cwd, signal, emit)) : asked;
+  const approved = scope.commandsApproved === true;
+  const text = scope.expand ? await scope.expand((c) => gatedShell(p.tools, p.gate, c, p.context.config.cwd, signal, emit, approved)) : asked;
   return { text, hooked: await p.caps.beforePrompt(withoutTypedCommand(text), signal) };
 }
 

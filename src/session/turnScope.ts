@@ -14,6 +14,8 @@ export interface TurnScope {
   allow?: readonly ToolSpecEntry[];
   /** Builds the prompt once the turn began; `shell` runs a command through the gate and returns its output. */
   expand?: (shell: (command: string) => Promise<string>) => Promise<string>;
+  /** The person approved expand's !`command`s already (a project skill's, with its code): only plan mode can refuse them. */
+  commandsApproved?: boolean;
   /** The front end puts a prompt that got no reply back into its input (the TUI): the session then takes it out of the conversation (promptBack.ts). */
   giveBack?: boolean;
   /** Images sent with the prompt (print mode's --input-format stream-json, an ACP client's prompt). */
@@ -33,16 +35,18 @@ export async function gatedShell(
   cwd: string,
   signal: AbortSignal,
   emit: (e: AgentEvent) => void,
+  preapproved = false,
 ): Promise<string> {
   const bash = tools.find((t) => t.name === TOOL.Bash);
   if (!bash) throw new InlineCommandRefused(`!\`${command}\` needs the Bash tool, which this session does not have`);
   const input = bash.parse({ command, description: 'from a custom command' });
   const id = newId('sh');
-  const auth = await gate.authorize({ tool: bash, input, summary: command, toolUseId: id }, signal);
+  const auth = await gate.authorize({ tool: bash, input, summary: command, toolUseId: id }, signal, preapproved);
+  // (approved already, only plan mode refused it: no allowed-tools entry would change that)
+  const advice = preapproved ? '' : ` (list it in the command's allowed-tools, e.g. Bash(${command.split(/\s+/).slice(0, 2).join(' ')}:*))`;
   if (!auth.ok)
     throw new InlineCommandRefused(
-      `!\`${command}\` in the command was not run, so the prompt was not sent: ${auth.message.replace(/^The user denied this Bash call/, 'you denied it')} ` +
-        `(list it in the command's allowed-tools, e.g. Bash(${command.split(/\s+/).slice(0, 2).join(' ')}:*))`,
+      `!\`${command}\` in the command was not run, so the prompt was not sent: ${auth.message.replace(/^The user denied this Bash call/, 'you denied it')}${advice}`,
     );
   const started = Date.now();
   emit({ type: 'tool_start', id, name: SHELL_ROW_NAME, input, summary: command });

@@ -88,8 +88,8 @@ function skillHost(catalog: SkillCatalog, turn: TurnHost): SkillHost {
     catalog,
     loaded: () => loadedNames(turn.history()),
     allow: (written) => turn.allowTools(written),
-    shell: async (command, signal) => {
-      const ran = await turn.shell(command, signal);
+    shell: async (command, signal, approved) => {
+      const ran = await turn.shell(command, signal, approved);
       if ('refused' in ran) throw new SkillUseError(ran.refused.replace('in the command', 'in the skill'));
       return ran.output;
     },

@@ -49,6 +49,9 @@ export async function applySkill(
       );
     allowed.push(...skill.allowedTools.filter((t) => !unknown.includes(t)));
   }
-  const expanded = commands.length > 0 ? await inlineShell(body, (c) => host.shell(c, signal)) : body;
+  // a project skill's approval (the person's, remembered or for this session, or --hooks-trust) listed
+  // its commands: it is theirs, asking again for each (refusing, in print mode) would only repeat it
+  const approved = code && skill.scope === 'project';
+  const expanded = commands.length > 0 ? await inlineShell(body, (c) => host.shell(c, signal, approved)) : body;
   return { text: wrapSkill(skill, expanded), allowed, repeated: false };
 }

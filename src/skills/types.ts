@@ -9,7 +9,11 @@ export interface SkillHost {
   loaded(): ReadonlySet<string>;
   /** Lets these allowed-tools entries run without asking for the rest of the turn; returns the ones that name no tool. */
   allow(written: readonly string[]): string[];
-  /** Runs a !`command` through the permission gate (asks, or refuses in print mode unless allowed); throws SkillUseError when refused. */
-  shell(command: string, signal: AbortSignal): Promise<string>;
+  /**
+   * Runs a !`command` through the permission gate (asks, or refuses in print mode unless allowed);
+   * `approved`: the person approved the skill's code, these commands included (plan mode still
+   * holds). Throws SkillUseError when refused.
+   */
+  shell(command: string, signal: AbortSignal, approved: boolean): Promise<string>;
   notice(level: 'info' | 'warning', text: string): void;
 }

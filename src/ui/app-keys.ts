@@ -201,6 +201,16 @@ function promptKey({ store, prompt, controller, exit, redraw }: AppKeyDeps, inpu
   if (key.ctrl && input === 'l') return redraw();
   if (key.ctrl && input === 't') return store.tasks.toggle();
   if (key.ctrl && input === 'b') return void controller.backgroundCommand?.();
+  // Ctrl+S: the pasted texts in the prompt saved as files and attached with @ in their place (offered when a prompt too large comes back)
+  if (key.ctrl && input === 's') {
+    const saved = prompt.pastes.attachAsFiles(prompt.state);
+    return prompt.store.set({
+      ...prompt.state,
+      ...(saved ?? {}),
+      completion: null,
+      note: saved ? null : 'Ctrl+S saves pasted text as a file: there is none in the prompt.',
+    });
+  }
   // Ctrl-D on an empty prompt leaves, as in a shell (with text it deletes under the cursor)
   if (key.ctrl && input === 'd' && prompt.isEmpty()) return exit();
   // Shift+Tab cycles the permission mode (while no completion menu takes it)

@@ -54,7 +54,7 @@ const UNPARSED_SEQUENCE = /^\[[\d;?]*[~A-Za-z]$/;
 export class PromptModel {
   readonly store = new Store<PromptState>({ text: '', cursor: 0, completion: null });
   private readonly history: PromptHistoryCursor;
-  private readonly pastes: PastedTexts;
+  readonly pastes: PastedTexts;
   private cycling = false;
   /** The menu's highlight was moved with the arrows (and is not in the text yet). */
   private picked = false;

@@ -3,6 +3,9 @@
 // cursor off its inside and deletes it whole), expanded when the prompt is sent. The terminal
 // marks where a paste starts and ends (bracketed paste); where it does not, chunks that arrive
 // within PASTE_JOIN_MS of each other count as one paste.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 import { clipboardImage, imageMention, pastedImagePaths } from './pasted-image.js';
@@ -151,11 +154,33 @@ export class PastedTexts {
     return out;
   }
 
-  /** `text` with each pasted text it holds folded back into its placeholder (a prompt that comes back to the input), longest first. */
+  /**
+   * `text` with each pasted text it holds folded back into its placeholder (a prompt that comes
+   * back to the input), longest first; a paste at an end of the prompt was trimmed with it when sent.
+   */
   collapse(text: string): string {
     let out = text;
-    for (const [label, content] of [...this.texts].sort((a, b) => b[1].length - a[1].length)) if (content !== '') out = out.split(content).join(label);
+    for (const [label, content] of [...this.texts].sort((a, b) => b[1].length - a[1].length))
+      for (const form of new Set([content, content.trim()])) if (form !== '') out = out.split(form).join(label);
     return out;
+  }
+
+  /**
+   * Ctrl+S on a prompt holding placeholders (one too large for the window came back): each pasted
+   * text is saved as a file and attached with @ in its place, so a large one goes as its first and
+   * last lines with a handle the model reads the rest through. Undefined when there is none.
+   */
+  attachAsFiles(s: EditState): EditState | undefined {
+    const chips = this.chips(s.text);
+    if (chips.length === 0) return undefined;
+    let text = s.text;
+    for (const chip of chips.reverse()) {
+      pasteDir ??= mkdtempSync(join(tmpdir(), 'agent-paste-'));
+      const path = join(pasteDir, `pasted-text-${++pasteFiles}.txt`);
+      writeFileSync(path, this.texts.get(s.text.slice(chip.start, chip.end)) ?? '', { mode: 0o600 });
+      text = `${text.slice(0, chip.start)}${imageMention(path)} ${text.slice(chip.end)}`;
+    }
+    return { text, cursor: text.length };
   }
 
   /** The prompt was sent: the next paste starts a placeholder of its own. */
@@ -163,6 +188,10 @@ export class PastedTexts {
     this.lastLabel = null;
   }
 }
+
+/** Where Ctrl+S saves pasted texts (one folder per run, made on first use), and how many it holds. */
+let pasteDir: string | undefined;
+let pasteFiles = 0;
 
 /** Lines of a text; the newline that ends the last one starts no line of its own. */
 const lineCount = (text: string): number => (text === '' ? 0 : text.replace(/\n$/, '').split('\n').length);

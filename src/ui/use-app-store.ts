@@ -12,6 +12,10 @@ import { useStore } from './store.js';
 import type { Theme } from './theme.js';
 import { UiStore } from './ui-store.js';
 
+/** Under a prompt that came back with a paste in it (too large for the window, or unanswered). */
+export const PASTES_BACK =
+  'ctrl+s: save the pasted text as a file and attach it with @ (a large file goes as its first and last lines; the model reads the rest)';
+
 // Clear screen and scrollback, cursor home: another session's transcript is about to be printed.
 const CLEAR_SCREEN = '\u001b[2J\u001b[3J\u001b[H';
 /** A resize is redrawn once the size stops changing for this long (dragging a window sends many). */
@@ -62,7 +66,11 @@ export function useAppStore({ controller, openPicker, theme, printAhead, size }:
   useEffect(() => {
     store.onExit = () => app.exit();
     // a prompt the session refused (larger than the window) or that got no reply comes back to the input, ahead of anything typed since
-    store.onPromptReturned = (text) => prompt.restore(text);
+    store.onPromptReturned = (text) => {
+      prompt.restore(text);
+      // a paste in it came back as its chip: saving it as a file is offered
+      if (prompt.pastes.collapse(text) !== text) prompt.store.set({ ...prompt.state, note: PASTES_BACK });
+    };
     store.printer.onSessionReset = (text) => write(CLEAR_SCREEN + text);
     store.printer.onReprint = (text) => write(CLEAR_VISIBLE + text);
     const unsubscribe = controller.subscribe((ev) => store.handle(ev));

@@ -99,7 +99,27 @@ describe('skills in print mode', () => {
     const trusted = await runAgent(['-p', '/stamp', '--hooks-trust'], { ws, server });
     expect(trusted.code, trusted.stderr).toBe(0);
     expect(JSON.stringify(server.requests.at(-1)!.view!.messages)).toContain('Stamp: STAMP-OUTPUT');
+
+    // issue 49: --hooks-trust is the approval of the skill's commands: no allowed-tools, no Bash grant needed
+    skill(ws.dir, '.claude/skills/plain', 'name: plain\ndescription: Stamps plainly', 'Plain: !`echo PLAIN-OUTPUT`\n');
+    server.enqueue({ text: 'stamped plainly' });
+    const plain = await runAgent(['-p', '/plain', '--hooks-trust'], { ws, server });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.stringify(server.requests.at(-1)!.view!.messages)).toContain('Plain: PLAIN-OUTPUT');
+    // the model's Skill call too
+    server.enqueue({ toolCalls: [{ name: 'Skill', input: { skill: 'plain' } }] }, { text: 'loaded' });
+    const byModel = await runAgent(['-p', 'use the plain skill', '--hooks-trust'], { ws, server });
+    expect(byModel.code, byModel.stderr).toBe(0);
+    expect(JSON.stringify(server.requests.at(-1)!.view!.messages.at(-1))).toContain('Plain: PLAIN-OUTPUT');
+    // plan mode still holds: a command that is not read-only is refused even so
+    skill(ws.dir, '.claude/skills/toucher', 'name: toucher\ndescription: Touches', 'Touched: !`touch touched.txt`\n');
+    const planned = await runAgent(['-p', '/toucher', '--hooks-trust', '--permission-mode', 'plan'], { ws, server });
+    expect(planned.code).not.toBe(0);
+    expect(existsSync(join(ws.dir, 'touched.txt'))).toBe(false);
   });
+  // Mutation: a skill's !`command` authorized without `preapproved` (applySkill passing approved: false) fails the
+  // plain skill's runs (refused: "needs a Bash grant"); preapproved checked before plan mode in ToolGate.decide
+  // would run the toucher's touch.
 
   // mutations: user skill folders left out of the read boundary; READ_ONLY_TOOLS without Skill (a child without the listing); /skills missing in -p
   it('a user skill’s reference file is read with FileRead without a grant; a sub-agent gets the listing; -p /skills lists them', async () => {

@@ -60,4 +60,42 @@ describe.skipIf(!hasTmux)('pasting in a real terminal', () => {
     const sent = lastUserText(server.requests[0]!.view!) ?? '';
     expect(sent.slice(sent.indexOf('q: '))).toBe('q: <x');
   });
+
+  it('a pasted prompt too large for the window comes back as its chip, and Ctrl+S sends the paste as an attached file', async () => {
+    const model = 'small-16k';
+    const ws = workspace({ models: { [model]: { contextWindow: 16_384, maxOutputTokens: 1024, provider: 'anthropic' } } });
+    server.settings.contextWindow = { [model]: 16_384 };
+    const env = { ...agentEnv({ ws, server, provider: 'anthropic' }), TERM: 'xterm-256color' };
+    term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', model], cwd: ws.dir, env, width: 120, height: 30 });
+    await term.waitFor('Ask for a change');
+    // a first turn stores the session (merged with main, a spilled mention in a new session's first prompt failed
+    // with "Could not archive a spilled output: FOREIGN KEY constraint failed": reported, not this test's subject)
+    server.enqueue({ text: 'Hello.' });
+    term.type('hello');
+    term.keys('Enter');
+    await term.waitFor('Hello.');
+    const huge = Array.from({ length: 1_500 }, (_, i) => `row ${i + 1}: value ${(i * 7919) % 10007} and some words to fill the window`).join('\n');
+    term.type('summarize: ');
+    term.paste(`${huge}\n`);
+    await term.waitFor('summarize: [pasted text #1 · 1,500 lines]');
+    term.keys('Enter');
+    await term.waitFor('it was not sent');
+    // issue 49: it came back as 1,500 raw lines (the sent prompt was trimmed, so its paste was not found in it)
+    await term.waitFor('summarize: [pasted text #1 · 1,500 lines]');
+    await term.waitFor('ctrl+s: save the pasted text as a file');
+    expect(term.screen(0)).not.toContain('row 750:');
+    expect(server.requests).toHaveLength(1);
+    term.keys('C-s');
+    await term.waitFor(/summarize: @\S*agent-paste-\S*\/pasted-text-1\.txt/);
+    server.enqueue({ text: 'Read the rows.' });
+    term.keys('Enter');
+    await term.waitFor('Read the rows.');
+    const sent = JSON.stringify(server.requests[1]!.view!.messages.at(-1));
+    expect(sent).toContain('row 1: value 0');
+    expect(sent).toContain('row 1500:');
+    // attached as its first and last lines, the middle read on demand
+    expect(sent).not.toContain('row 750:');
+  });
 });
+// Mutations: PastedTexts.collapse looking for the paste only as it was pasted (untrimmed) brings the 1,500 lines back
+// (no chip after the refusal); Ctrl+S unbound leaves the chip (no @ mention).

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, jsonResult, runAgent, workspace, useFakeServer } from './inprocess.js';
@@ -7,8 +7,9 @@ import { hasTmux, Tmux } from './terminal.js';
 // Resuming a session from another directory (issue 26): the app says where the session was
 // started, that its tools now run here, and how to go back (the session's directory is stored).
 // Said once (issue 30), and in every way a session is resumed: --resume <id>, the picker of
-// --resume, /resume <id> in a running app (issue 49 reported it said nothing); in colour, with a
-// reply whose Markdown renders differently from its plain text (the first frame's reprint path).
+// --resume, /resume <id> in a running app; in colour, and with a statusLine set (issue 49: it said nothing, because
+// the statusLine's follower subscribed first and took the buffered start-up notices: fixed by
+// 69c3d76, cherry-picked here).
 
 const server = useFakeServer();
 let term: Tmux | undefined;
@@ -20,10 +21,12 @@ afterEach(() => {
 describe.skipIf(!hasTmux)('resuming from another directory', () => {
   it("says so, with the command that works in the session's own directory; from its own directory nothing is said", async () => {
     const ws = workspace();
-    server.enqueue({ text: '# Heading\n\nSome **bold** and `code`:\n\n```ts\nconst a = 1;\n```\n\n- item one\n- item two\n\nStarted here.' });
+    server.enqueue({ text: 'Started here.' });
     const first = await runAgent(['-p', 'start here', '--output-format', 'json'], { ws, server });
     expect(first.code).toBe(0);
     const id = String(jsonResult(first)['session_id']);
+    // a statusLine's follower subscribes first (issue 49: it took the early events, this notice among them)
+    writeFileSync(join(ws.home, '.agentrc'), JSON.stringify({ statusLine: { type: 'command', command: 'echo status-here' } }));
     const elsewhere = join(ws.root, 'elsewhere');
     mkdirSync(elsewhere);
     const env: NodeJS.ProcessEnv = { ...agentEnv({ ws, server }), TERM: 'xterm-256color', COLORTERM: 'truecolor' };
@@ -77,3 +80,5 @@ describe.skipIf(!hasTmux)('resuming from another directory', () => {
     expect(switched.split('This session was started in').length - 1, switched).toBe(1);
   }, 60_000);
 });
+// Mutation: SessionController.subscribe handing the early events to the first listener only (69c3d76 undone) fails the
+// first wait for 'This session was started in' (checked: it timed out before the cherry-pick).
