@@ -132,7 +132,8 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
     ? undefined
     : archiveSpill(
         deps.store,
-        () => id,
+        // an output archived before the session's first message (a spilled @mention in its first prompt) needs its row
+        () => (log.ensureStored(), id),
         () => context.config.output,
       );
   /** The session's archive, for the Recall tool and /history. */

@@ -83,4 +83,20 @@ describe('a prompt larger than the window', () => {
     expect(md.stdout).toContain('The whole file (o1):');
     expect(md.stdout).toContain(`  3000\t${lines[2999]}`);
   });
+
+  it("a new session's first prompt may attach a file too large to attach whole: its archive row follows the session's", async () => {
+    const ws = workspace();
+    const huge = Array.from({ length: 6_000 }, (_, i) => `line ${i}: value ${(i * 7919) % 10007}`).join('\n');
+    writeFileSync(join(ws.dir, 'paste.txt'), `${huge}\n`);
+    server.enqueue({ text: 'Read the preview.' });
+    const r = await runAgent(['-p', 'what is in @paste.txt', '--output-format', 'json'], { ws, server, provider: 'anthropic' });
+    expect(r.code, r.stderr).toBe(0);
+    const prompt = JSON.stringify(server.requests.at(-1)!.view!.messages.at(-1));
+    expect(prompt).toContain('too large to attach whole, archived as o1');
+    const shown = await runAgent(['sessions', 'show', String(jsonResult(r).session_id)], { ws });
+    expect(shown.code, shown.stderr).toBe(0);
+  });
 });
+// Mutation: the spill sink's session getter without log.ensureStored() (the date note appended after
+// the mentions are read, as since the refusal of an unreadable @image) fails the last test with
+// "Could not archive a spilled output: FOREIGN KEY constraint failed".
