@@ -115,7 +115,9 @@ export class ContextControl {
    * when they did (the same object: nothing is rebuilt, the cached prefix holds).
    */
   setExtraTools(extra: ToolSet | undefined): void {
-    if (!extra || extra === this.extra || (extra.tools === this.extra.tools && extra.system === this.extra.system)) return;
+    // the same tools and section are no change (a capability's empty set while it offers none yet)
+    const same = extra && extra.system === this.extra.system && extra.tools.length === this.extra.tools.length;
+    if (!extra || extra === this.extra || (same && extra.tools.every((t, i) => t === this.extra.tools[i]))) return;
     this.extra = extra;
     for (const t of extra.tools) if (traitsOf(t).compactable && !this.compactable.includes(t.name)) this.compactable.push(t.name);
     this.toolSpecs = this.allTools.map(toolSpec);
