@@ -34,7 +34,8 @@ function editor(answer: (params: Record<string, unknown>) => unknown): { client:
   return { client, sent };
 }
 
-const runtime = (cwd = '/work'): Runtime => ({ session: { on: () => () => {}, currentConfig: { cwd } }, commands: [] }) as unknown as Runtime;
+const runtime = (cwd = '/work'): Runtime =>
+  ({ session: { on: () => () => {}, currentConfig: { cwd } }, commands: [], goals: { subscribe: () => () => {}, of: () => undefined } }) as unknown as Runtime;
 const picked = (optionId: string) => () => ({ outcome: { outcome: 'selected', optionId } });
 const signal = (): AbortSignal => new AbortController().signal;
 

@@ -21,6 +21,7 @@ function project(): string {
   writeFileSync(join(dir, 'node_modules', 'lib', 'index.js'), 'ignored\n');
   writeFileSync(join(dir, 'debug.log'), 'ignored\n');
   writeFileSync(join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]));
+  writeFileSync(join(dir, 'data.bin'), Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x00, 0x10, 0x00]));
   return dir;
 }
 
@@ -34,21 +35,23 @@ describe('@ mentions', () => {
   it('attaches a file through FileRead, lists a directory without ignored entries, refuses a binary file and leaves unknown words alone', async () => {
     const dir = project();
     const ac = new AbortController();
-    const r = await attachMentions('see @src/cli.ts and @./ and @logo.png and @decorator', tools, dir, ac.signal);
+    const r = await attachMentions('see @src/cli.ts and @./ and @data.bin and @logo.png and @decorator', tools, dir, ac.signal);
     expect(r.attached).toEqual(['src/cli.ts', './']);
     expect(r.readPaths).toEqual([join(dir, 'src', 'cli.ts')]);
     expect(textAt(r.blocks, 0)).toContain('     1\texport const cli = 1;');
     expect(textAt(r.blocks, 1)).toContain('src/');
     expect(textAt(r.blocks, 1)).not.toContain('node_modules');
     expect(textAt(r.blocks, 1)).not.toContain('debug.log');
+    // a file that is no text is a warning; an image that cannot be read stops the prompt (refused)
     expect(r.problems).toHaveLength(1);
-    expect(r.problems[0]).toMatch(/@logo\.png: not attached: .*PNG/);
+    expect(r.problems[0]).toMatch(/^@data\.bin: not attached: /);
+    expect(r.refused).toMatch(/^@logo\.png: the image could not be attached: .*PNG/);
   });
 
   it('completes paths fuzzily from an index that respects .gitignore; dir/ lists the directory', async () => {
     const dir = project();
     const index = new FileIndex(dir);
-    expect(await index.complete('')).toEqual(['src/', '.gitignore', 'logo.png']);
+    expect(await index.complete('')).toEqual(['src/', '.gitignore', 'data.bin', 'logo.png']);
     expect((await index.complete('app'))[0]).toBe('src/ui/app.tsx');
     expect((await index.complete('suiap'))[0]).toBe('src/ui/app.tsx');
     expect(await index.complete('src/')).toEqual(['src/ui/', 'src/cli.ts']);
