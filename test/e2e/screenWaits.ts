@@ -59,7 +59,7 @@ export async function exitWithCtrlC(term: Screen): Promise<number> {
 }
 
 /** Waits until the screen shows no running work (its activity line says "esc to interrupt"). */
-async function waitForIdle(term: Screen): Promise<void> {
+export async function waitForIdle(term: Screen): Promise<void> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     await term.settle?.();
