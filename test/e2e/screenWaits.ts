@@ -69,3 +69,24 @@ export async function waitForIdle(term: Screen): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** What both terminals offer on top of their screen and keys: the waits above, as methods. */
+export abstract class ScreenDriver implements Screen {
+  abstract screen(history?: number): string;
+  abstract keys(...names: string[]): void;
+
+  /** Waits until the screen matches; throws with the screen when it does not in time. */
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string> {
+    return waitForScreen(this, pattern, timeoutMs);
+  }
+
+  /** Waits for the program to exit and returns its exit code. */
+  waitForExit(timeoutMs?: number): Promise<number> {
+    return waitForExit(this, timeoutMs);
+  }
+
+  /** Exits as a person does, with Ctrl-C twice (see exitWithCtrlC above). */
+  exitWithCtrlC(): Promise<number> {
+    return exitWithCtrlC(this);
+  }
+}

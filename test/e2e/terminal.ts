@@ -5,7 +5,7 @@ import { main, type World } from '../../src/cli.js';
 import { inWorld } from '../../src/runtime/world.js';
 import { loadTui } from '../../src/ui/load.js';
 import { AGENT_BIN, inProcessRuns, stopWhenListening } from './harness.js';
-import { exitWithCtrlC, waitForExit, waitForScreen } from './screenWaits.js';
+import { ScreenDriver } from './screenWaits.js';
 
 // The app's modules (Ink, React, the transcript) load once per worker, here, through the app's
 // own loader (it hides CI from Ink): compiling them for the first test of a file would take that
@@ -53,7 +53,7 @@ function keyBytes(name: string): string {
 
 export const hasTmux = true;
 
-export class Tmux {
+export class Tmux extends ScreenDriver {
   private readonly term: xterm.Terminal;
   private readonly stdin: PassThrough & { isTTY: boolean; setRawMode: (on: boolean) => void; ref: () => void; unref: () => void };
   private readonly stdout: Writable & { isTTY: boolean; columns: number; rows: number };
@@ -64,6 +64,7 @@ export class Tmux {
   private stopRun: { stop: () => Promise<unknown> } | undefined;
 
   constructor(opts: { command: string[]; cwd: string; env: NodeJS.ProcessEnv; width?: number; height?: number }) {
+    super();
     let [node, bin, ...args] = opts.command;
     const env = { ...opts.env };
     // `env TERM=dumb node bin/agent.js …`: the variables go into the world's environment
@@ -172,21 +173,6 @@ export class Tmux {
   /** Resolves once what was written so far is parsed onto the screen. */
   settle(): Promise<void> {
     return new Promise<void>((r) => this.term.write('', r));
-  }
-
-  /** Waits until the screen matches; throws with the screen when it does not in time. */
-  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string> {
-    return waitForScreen(this, pattern, timeoutMs);
-  }
-
-  /** Waits for the program to exit and returns its exit code. */
-  waitForExit(timeoutMs?: number): Promise<number> {
-    return waitForExit(this, timeoutMs);
-  }
-
-  /** Exits as a person does, with Ctrl-C twice (see screenWaits.ts). */
-  exitWithCtrlC(): Promise<number> {
-    return exitWithCtrlC(this);
   }
 
   /** Ends the program if it still runs (SIGTERM in its world) and frees the terminal. */

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { exitWithCtrlC, waitForExit, waitForScreen } from './screenWaits.js';
+import { ScreenDriver } from './screenWaits.js';
 
 // Drives a program in a real terminal: tmux runs it, send-keys types, capture-pane reads the
 // screen. Each instance uses its own tmux server socket, so tests never touch each other.
@@ -8,11 +8,12 @@ export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 let counter = 0;
 
-export class Tmux {
+export class Tmux extends ScreenDriver {
   private readonly socket = `agent-e2e-${process.pid}-${++counter}`;
   private readonly target = 'main';
 
   constructor(opts: { command: string[]; cwd: string; env: NodeJS.ProcessEnv; width?: number; height?: number }) {
+    super();
     const envArgs = Object.entries(opts.env).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
     // the shell prints the exit code after the program, where the screen can be read
     const command = ['sh', '-c', '"$0" "$@"; echo "[exited with $?]"', ...opts.command];
@@ -62,21 +63,6 @@ export class Tmux {
   /** The visible screen plus scrollback. */
   screen(history = 500): string {
     return this.tmux(['capture-pane', '-p', '-t', this.target, '-S', `-${history}`]);
-  }
-
-  /** Waits until the screen matches; throws with the screen when it does not in time. */
-  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string> {
-    return waitForScreen(this, pattern, timeoutMs);
-  }
-
-  /** Waits for the program to exit and returns its exit code. */
-  waitForExit(timeoutMs?: number): Promise<number> {
-    return waitForExit(this, timeoutMs);
-  }
-
-  /** Exits as a person does, with Ctrl-C twice (see screenWaits.ts). */
-  exitWithCtrlC(): Promise<number> {
-    return exitWithCtrlC(this);
   }
 
   kill(): void {
