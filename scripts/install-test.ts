@@ -197,7 +197,11 @@ async function publishedVersion(tarball: string, work: string): Promise<Record<s
   const registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   try {
     const fromDir = await run('npm', ['publish', '--dry-run', '--registry', registry]);
-    check(fromDir.code !== 0 && fromDir.stderr.includes('Publish the packed tarball instead'), 'npm publish of the checkout is refused, naming the tarball way', fromDir);
+    check(
+      fromDir.code !== 0 && fromDir.stderr.includes('Publish the packed tarball instead'),
+      'npm publish of the checkout is refused, naming the tarball way',
+      fromDir,
+    );
     const auth = `--${registry.replace(/^http:/, '')}:_authToken=install-test`;
     const published = await run('npm', ['publish', tarball, '--registry', registry, auth, '--access', 'public'], { cwd: work });
     check(published.code === 0, 'npm publish of the tarball to the local registry', published);
