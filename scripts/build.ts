@@ -160,7 +160,15 @@ function restoreCheckoutManifest(): boolean {
 const event = process.env.npm_lifecycle_event;
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 
-if (isMain && event === 'postpack') {
+if (isMain && event === 'prepublishOnly') {
+  // npm publish of this directory re-reads package.json after postpack put the checkout's back,
+  // and sends that one (every dev script) to the registry as the version's manifest; a tarball's
+  // manifest is its own package.json, the published one
+  console.error(
+    `npm publish of the checkout would send its package.json with the dev scripts to the registry. Publish the packed tarball instead:\n  npm pack && npm publish ${String(process.env.npm_package_name).replace(/^@/, '').replace('/', '-')}-${process.env.npm_package_version}.tgz`,
+  );
+  process.exit(1);
+} else if (isMain && event === 'postpack') {
   // npm read the checkout's manifest before prepack, so it runs this from the checkout's scripts
   if (restoreCheckoutManifest()) console.log("package.json: the checkout's is back");
 } else if (isMain && event === 'prepare' && (process.env.npm_command === 'pack' || process.env.npm_command === 'publish')) {

@@ -175,6 +175,42 @@ async function prebuiltMirror(work: string): Promise<Mirror> {
   };
 }
 
+/**
+ * What a publish sends the registry: `npm publish` of the tarball to a registry in this process,
+ * which records the version's manifest (the registry serves it to installers) and answers 201.
+ * A publish of the checkout itself is refused by prepublishOnly before it packs: npm re-reads
+ * package.json after postpack put the checkout's back, and would send the dev scripts.
+ */
+async function publishedVersion(tarball: string, work: string): Promise<Record<string, unknown> | undefined> {
+  let sent: Record<string, unknown> | undefined;
+  const server = createServer((req, res) => {
+    if (req.method !== 'PUT') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { versions?: Record<string, Record<string, unknown>> };
+      sent = body.versions?.[PKG.version];
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  try {
+    const fromDir = await run('npm', ['publish', '--dry-run', '--registry', registry]);
+    check(
+      fromDir.code !== 0 && fromDir.stderr.includes('Publish the packed tarball instead'),
+      'npm publish of the checkout is refused, naming the tarball way',
+      fromDir,
+    );
+    const auth = `--${registry.replace(/^http:/, '')}:_authToken=install-test`;
+    const published = await run('npm', ['publish', tarball, '--registry', registry, auth, '--access', 'public'], { cwd: work });
+    check(published.code === 0, 'npm publish of the tarball to the local registry', published);
+  } finally {
+    await new Promise<void>((done) => server.close(() => done()));
+  }
+  return sent;
+}
+
 /** The installed agent's environment: its prefix and the pair's node first on PATH, a fresh HOME, the fake provider. */
 function agentEnv(pair: Pair, home: string, server: FakeServer): NodeJS.ProcessEnv {
   return {
@@ -276,6 +312,9 @@ async function main(): Promise<void> {
     check(shipped.code === 0, "reading the tarball's package.json", shipped);
     const scripts = (JSON.parse(shipped.stdout) as { scripts?: Record<string, string> }).scripts;
     check(scripts === undefined, `the published package.json has no scripts: ${JSON.stringify(scripts)}`);
+    // the registry's copy of the manifest, which installers read, is the tarball's too (a publish of the checkout sent its dev scripts)
+    const manifest = await step('npm publish to a local registry', () => publishedVersion(tarball, work));
+    check(manifest?.name === PKG.name && manifest.scripts === undefined, `the registry got the manifest without scripts: ${JSON.stringify(manifest?.scripts)}`);
 
     const npmHere = await run('npm', ['--version']);
     const here: Pair = {

@@ -1,7 +1,7 @@
 import { world } from './runtime/world.js';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT_USAGE } from './cliError.js';
-import { findSessionToResume, forkSession } from './sessionLookup.js';
+import { findSessionToResume, forkSession, readOnlyCopy, removeLeftoverCopies } from './sessionLookup.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
 import { loadConfig, loadDbPath, type Config, type ConfigFlags } from './config/config.js';
@@ -211,6 +211,7 @@ export async function createRuntime(
       info !== undefined && !opts.model && !opts.provider && (info.model !== current.model.name || info.provider !== current.provider);
     const ownConfig = (info: SessionInfo): Config =>
       loadConfig({ cwd: world().cwd, env, flags: { ...flagsOf(opts), model: info.model, provider: info.provider } });
+    if (!store.readonly) removeLeftoverCopies(store);
     const found = findSessionToResume(store, config, opts);
     const resume = found && opts.fork ? forkSession(store, found, config.cwd) : found;
     if (keepsOwnModel(resume, config)) config = ownConfig(resume);
@@ -315,7 +316,7 @@ export async function createRuntime(
       if (!(e instanceof SessionInUseError) || !host.readsOnly || !resume) {
         throw e instanceof SessionInUseError ? Object.assign(new CliError(e.message, EXIT_USAGE), { cause: e }) : e;
       }
-      session = await openSession(store.getSession(forkSession(store, resume, config.cwd).id));
+      session = await openSession(store.getSession(readOnlyCopy(store, resume, config.cwd).id));
     }
     for (const w of agents.warnings) session.loadNotes.push(`Agent file ${w}`);
     reportHook = (level, text) => runtime.session.notice(level, text);

@@ -56,6 +56,8 @@ export class SessionController implements UiController {
       // a /rewind of the conversation: the app redraws the transcript from the shortened history
       this.emit({ type: 'session', session: session.view(), transcript: [...session.messages()], compactions: this.safeCompactions(session.id) });
     });
+    // the footer's first figure is the exact one (it says "counting context…" until then), so it moves only with a request
+    session.countExactly().catch(() => {});
   }
 
   cyclePermissionMode(): void {

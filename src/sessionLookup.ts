@@ -5,6 +5,7 @@ import type { GlobalOptions } from './cliOptions.js';
 import { CliError, EXIT_USAGE } from './cliError.js';
 import type { Config } from './config/config.js';
 import { newId } from './llm/messages.js';
+import { isStaleLease, LEASE_STALE_MS } from './session/lease.js';
 import { isStoreError, type SessionInfo, type Store } from './store/index.js';
 
 /** A session by id, unique prefix or the short id the footer shows; an ambiguous one is a usage error that says so. */
@@ -25,7 +26,9 @@ export function findSessionToResume(store: Store, config: Config, opts: GlobalOp
     return info;
   }
   if (opts.continue) {
-    const info = store.latestSession(config.cwd);
+    // never a read-only run's copy (one still being read, or one whose run was killed just now)
+    const latest = store.latestSession(config.cwd);
+    const info = latest?.id.startsWith(COPY_PREFIX) ? store.listSessions({ cwd: config.cwd, limit: 8 }).find((s) => !s.id.startsWith(COPY_PREFIX)) : latest;
     if (!info) throw new CliError(`--continue: no earlier session in ${config.cwd} (start one with \`agent\`)`, EXIT_USAGE);
     return info;
   }
@@ -41,4 +44,25 @@ export function forkSession(store: Store, from: SessionInfo, cwd: string): Sessi
     model: from.model,
     ...(from.title ? { title: `${from.title} (fork)` } : {}),
   });
+}
+
+/** The id prefix of a read-only run's copy (-p /todos of a session the TUI writes), which no other session has. */
+const COPY_PREFIX = 'sview_'; // newId('sview')'s
+
+/** A read-only run's copy of a session another process writes: removed at its close, or at a later start (removeLeftoverCopies) if the run was killed. */
+export function readOnlyCopy(store: Store, from: SessionInfo, cwd: string): SessionInfo {
+  return store.forkSession(from.id, { id: newId('sview'), cwd, provider: from.provider, model: from.model });
+}
+
+/**
+ * Copies left by read-only runs that were killed (so `--continue` would take one for the latest
+ * session): removed when no live process holds them. A copy without a lease may be one another
+ * run has just made and is about to open: it stays until it is older than a stale lease.
+ */
+export function removeLeftoverCopies(store: Store, now = Date.now()): void {
+  for (const id of store.sessionIdsStartingWith(COPY_PREFIX)) {
+    const lease = store.getLease(id);
+    const stale = lease ? isStaleLease(lease, now) : now - (store.getSession(id)?.createdAt ?? 0) > LEASE_STALE_MS;
+    if (stale) store.deleteSession(id);
+  }
 }

@@ -34,7 +34,13 @@ export function contextBreakdown(
     { label: 'Messages', tokens: conversation },
     { label: 'Tool outputs', tokens: toolOutputs },
   ];
-  return { kind: 'context', rows: calibrated(rows, usage.tokens), contextWindow: usage.contextWindow, effectiveWindow: usage.effectiveWindow };
+  return {
+    kind: 'context',
+    rows: calibrated(rows, usage.tokens),
+    contextWindow: usage.contextWindow,
+    effectiveWindow: usage.effectiveWindow,
+    percentLeft: usage.percentLeft,
+  };
 }
 
 /**

@@ -14,8 +14,7 @@ export function formatCommandOutput(out: CommandOutput): string {
       const rows = [...out.rows, { label: 'Free', tokens: Math.max(0, out.effectiveWindow - used) }];
       const width = Math.max(...rows.map((r) => r.label.length));
       const lines = rows.map((r) => `${r.label.padEnd(width)}  ${n(r.tokens).padStart(9)}  ${percent(r.tokens, out.effectiveWindow)}`);
-      const left = out.effectiveWindow > 0 ? Math.min(100, Math.max(0, Math.round(((out.effectiveWindow - used) / out.effectiveWindow) * 100))) : 0;
-      return [`${left}% context left · ${n(used)} of ${n(out.effectiveWindow)} tokens in use · window ${n(out.contextWindow)}`, ...lines].join('\n');
+      return [`${out.percentLeft}% context left · ${n(used)} of ${n(out.effectiveWindow)} tokens in use · window ${n(out.contextWindow)}`, ...lines].join('\n');
     }
     case 'cost': {
       if (out.rows.length === 0) return 'No model calls yet.';

@@ -121,8 +121,8 @@ export const LOW_DISK_BYTES = 200 * MiB;
 
 const fmtBytes = (n: number): string => (n >= 1024 * MiB ? `${(n / 1024 / MiB).toFixed(1)} GiB` : `${Math.round(n / MiB)} MiB`);
 
-/** The database's folder: the nearest existing one is writable and has room; the file's size when it exists. */
-export function checkDatabase(dbPath: string): CheckResult {
+/** The database's folder: the nearest existing one is writable and has room (`statfs`: the machine's figures unless a test hands others); the file's size when it exists. */
+export function checkDatabase(dbPath: string, statfs: (dir: string) => { bavail: number; bsize: number } = statfsSync): CheckResult {
   let dir = dirname(dbPath);
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   try {
@@ -130,7 +130,7 @@ export function checkDatabase(dbPath: string): CheckResult {
   } catch {
     return { name: 'database', status: 'fail', summary: `${dbPath}: ${dir} is not writable` };
   }
-  const fs = statfsSync(dir);
+  const fs = statfs(dir);
   const free = fs.bavail * fs.bsize;
   const size = existsSync(dbPath) ? `, ${fmtBytes(statSync(dbPath).size)} now` : ', not created yet';
   const summary = `${dbPath} (${fmtBytes(free)} free${size})`;

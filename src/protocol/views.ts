@@ -4,8 +4,12 @@
 import type { ContextUsage } from '../compaction/budget.js';
 import type { Usage } from '../llm/messages.js';
 
-/** What the gauge renders: the engine's figures without its thresholds. */
-export type ContextUsageView = Omit<ContextUsage, 'thresholds'>;
+/**
+ * What the gauge renders: the engine's figures without its thresholds. `rough`: the tokenizer is
+ * not loaded yet, so the figure is the provider's last count plus ~4 bytes a token for the rest,
+ * which the exact count replaces (the TUI shows no figure until then: Session.countExactly).
+ */
+export type ContextUsageView = Omit<ContextUsage, 'thresholds'> & { rough?: true };
 
 export interface SessionView {
   id: string;
@@ -112,7 +116,8 @@ export interface ModelChoice {
 
 export type CommandOutput =
   | { kind: 'text'; text: string }
-  | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number }
+  /** /context: the rows add up to the gauge's tokens; `percentLeft` is the gauge's own figure. */
+  | { kind: 'context'; rows: ContextBreakdownRow[]; contextWindow: number; effectiveWindow: number; percentLeft: number }
   | { kind: 'cost'; rows: CostRow[]; totalUsd?: number; children?: ChildCostRow[] }
   /** /agents: the agents the Task tool offers, and files that were skipped. */
   | { kind: 'agents'; agents: AgentRow[]; warnings: string[] }

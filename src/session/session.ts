@@ -208,16 +208,24 @@ export class Session extends SessionEvents {
     this.emit({ type: 'context', usage: this.contextUsage() });
   }
 
+  /** The gauge's figures: one function (the engine's usage) for the footer, /context, ACP and the statusLine. */
   contextUsage(): ContextUsageView {
-    return this.context.usage();
+    const usage = this.context.usage();
+    return this.deps.counter.ready ? usage : { ...usage, rough: true };
   }
 
-  /** What /context breaks down: the parts of the next request. The tokenizer is loaded first. */
-  async contextParts() {
+  /** Loads the tokenizer and sends the exact figures (a front end showing a gauge calls it at the start, so its first figure is the one /context shows). */
+  async countExactly(): Promise<ContextUsageView> {
+    const was = this.deps.counter.ready;
     await this.deps.counter.load();
-    // counted exactly now: the gauge, which showed the cheap upper bound until then, shows what /context shows
     const usage = this.contextUsage();
-    this.emit({ type: 'context', usage });
+    if (!was) this.emit({ type: 'context', usage });
+    return usage;
+  }
+
+  /** What /context breaks down: the parts of the next request, counted exactly (the gauge follows if it was rough). */
+  async contextParts() {
+    const usage = await this.countExactly();
     return { counter: this.deps.counter, system: this.context.systemPrompt, tools: [...this.context.tools], history: this.log.messages(), usage };
   }
 

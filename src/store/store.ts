@@ -18,25 +18,8 @@ import { FileReadTable } from './fileReads.js';
 import { SpillTable } from './spills.js';
 import { StatementCache } from './statementCache.js';
 import { prepareStoreStatements, type StoreStatements } from './storeStatements.js';
-import type {
-  ArchivedItem,
-  ArchiveHit,
-  CompactionInEffect,
-  LeaseHolder,
-  LeaseOwner,
-  LeaseResult,
-  NewSession,
-  RevertRequest,
-  RewindInEffect,
-  SearchOptions,
-  SessionInfo,
-  SessionPatch,
-  Store,
-  TokenCounter,
-  TranscriptEntry,
-  VisibleEntry,
-  VisibleRewrite,
-} from './types.js';
+import type { ArchivedItem, ArchiveHit, CompactionInEffect, LeaseHolder, LeaseOwner, LeaseResult, NewSession, RevertRequest } from './types.js';
+import type { RewindInEffect, SearchOptions, SessionInfo, SessionPatch, Store, TokenCounter, TranscriptEntry, VisibleEntry, VisibleRewrite } from './types.js';
 
 export { LOAD_VISIBLE_SQL } from './storeStatements.js';
 
@@ -143,6 +126,12 @@ export class SqliteStore implements Store {
       }
       return sessionInfo(matches[0]!);
     });
+  }
+
+  /** The ids that start with `prefix` (a read-only run's copies of a session: sessionLookup.ts). */
+  sessionIdsStartingWith(prefix: string): string[] {
+    const query = this.statements.prepared('SELECT id FROM sessions WHERE id >= @from AND id < @to');
+    return this.read('list sessions by id', () => (query.all({ from: prefix, to: `${prefix}\u{10FFFF}` }) as Array<{ id: string }>).map((r) => r.id));
   }
 
   latestSession(cwd?: string): SessionInfo | undefined {

@@ -188,6 +188,8 @@ export interface Store {
   /** Exact id or a unique id prefix (like git). An ambiguous prefix throws StoreError 'not_found'. */
   getSession(idOrPrefix: string): SessionInfo | undefined;
   /** The most recently touched session (optionally of one working directory). */
+  /** The ids that start with `prefix` (a read-only run's copies of a session: sessionLookup.ts). */
+  sessionIdsStartingWith(prefix: string): string[];
   latestSession(cwd?: string): SessionInfo | undefined;
   /** Most recently touched first. */
   listSessions(opts?: { cwd?: string; limit?: number }): SessionInfo[];

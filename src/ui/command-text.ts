@@ -1,7 +1,7 @@
 // What a slash command answered, as lines of styled text for the transcript: its text, the
 // /context breakdown, /cost, /permissions or /help (see item-text.ts for the other items).
 import { agentsText } from '../commands/format.js';
-import type { CommandOutput, ContextBreakdownRow, CostRow } from '../protocol/views.js';
+import type { CommandOutput, CostRow } from '../protocol/views.js';
 import { bareName } from './completion.js';
 import { formatTokens, formatUsd } from './format.js';
 import { KEY_BINDINGS } from './keys-help.js';
@@ -22,7 +22,7 @@ function outputLines(output: ShownOutput, width: number, theme: Theme): string[]
     case 'text':
       return block(sanitize(output.text), width);
     case 'context':
-      return contextLines(output.rows, output.contextWindow, output.effectiveWindow, width, theme);
+      return contextLines(output, width, theme);
     case 'cost':
       return [
         ...costLines(output.rows, output.totalUsd, width, theme),
@@ -54,10 +54,6 @@ function bar(fraction: number, size: number): string {
   return '█'.repeat(n) + '░'.repeat(size - n);
 }
 
-/** Rounded as the gauge rounds it, so both say the same. */
-const percentLeft = (used: number, effective: number): number =>
-  effective > 0 ? Math.min(100, Math.max(0, Math.round(((effective - used) / effective) * 100))) : 0;
-
 /**
  * Each part's share of the whole, in tenths of a percent that add up to exactly 100.0% (the
  * largest remainders get the tenths rounding dropped).
@@ -77,7 +73,8 @@ function shares(parts: number[]): string[] {
   return tenths.map((t) => `${(t / 10).toFixed(1)}%`);
 }
 
-function contextLines(rows: ContextBreakdownRow[], contextWindow: number, effectiveWindow: number, width: number, theme: Theme): string[] {
+/** /context: the gauge's figure (percentLeft, the footer's), then where the window goes. */
+function contextLines({ rows, contextWindow, effectiveWindow, percentLeft }: Extract<ShownOutput, { kind: 'context' }>, width: number, theme: Theme): string[] {
   const used = rows.reduce((sum, r) => sum + r.tokens, 0);
   const free = Math.max(0, effectiveWindow - used);
   const reserve = Math.max(0, contextWindow - effectiveWindow);
@@ -94,7 +91,7 @@ function contextLines(rows: ContextBreakdownRow[], contextWindow: number, effect
   const labelWidth = Math.min(Math.max(...all.map((r) => r.label.length)), Math.max(6, width - numbers - 1));
   const room = width - labelWidth - numbers - 2;
   const barSize = room >= 6 ? Math.min(BAR, room) : 0;
-  const summary = `${percentLeft(used, effectiveWindow)}% context left · ${formatTokens(used)} of ${formatTokens(effectiveWindow)} tokens in use · window ${formatTokens(contextWindow)}`;
+  const summary = `${percentLeft}% context left · ${formatTokens(used)} of ${formatTokens(effectiveWindow)} tokens in use · window ${formatTokens(contextWindow)}`;
   return [
     ...block(summary, width),
     ...all.flatMap((r, i) => {

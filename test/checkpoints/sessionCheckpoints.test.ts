@@ -178,6 +178,11 @@ describe('the checkpoints capability', () => {
     const fork = cap.open(host('s_fork'));
     fork.state!.restore({ session: 's_parent' });
     expect(fork.checkpoints!.before('t1')).toEqual({ ok: true });
+    // the fork's tree chain goes on from the parent's head, so its trees stay reachable when the
+    // parent's checkpoints are pruned; mutation: adopt() not copying the ref leaves the fork without one
+    const store = join(data, 'checkpoints', readdirSync(join(data, 'checkpoints')).find((f) => f.endsWith('.git'))!);
+    const head = (id: string): string => readFileSync(join(store, 'refs', 'sessions', id), 'utf8');
+    expect(head('s_fork')).toBe(head('s_parent'));
   });
 });
 

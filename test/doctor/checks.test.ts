@@ -70,6 +70,14 @@ describe('database', () => {
     expect(checkDatabase(join(dir, 'here.db')).summary).toMatch(/, 3 MiB now\)$/);
   });
 
+  it('warns below 200 MiB free (a full disk stops sessions from being saved), passes above', () => {
+    const dir = tempDir('agent-doctor-disk-');
+    const blocks = (mib: number) => () => ({ bavail: mib * 256, bsize: 4096 });
+    // mutation: the warning only below a thousandth of the threshold passes 100 MiB
+    expect(checkDatabase(join(dir, 'agent.db'), blocks(100))).toMatchObject({ status: 'warn', details: [expect.stringContaining('less than 200 MiB free')] });
+    expect(checkDatabase(join(dir, 'agent.db'), blocks(300)).status).toBe('ok');
+  });
+
   it.skipIf(process.getuid?.() === 0)('a folder it cannot write to fails', () => {
     const dir = tempDir('agent-doctor-ro-');
     mkdirSync(join(dir, 'ro'));

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { toolUses, type Message } from '../../src/llm/messages.js';
+import { readOnlyCopy } from '../../src/sessionLookup.js';
 import { openStore } from '../../src/store/index.js';
 import { jsonResult, runAgent, workspace, useFakeServer, type RunResult, type Workspace } from './harness.js';
 
@@ -118,6 +120,43 @@ describe('session lease with real processes', () => {
       expect(store.listSessions().map((s) => s.id)).toEqual([id]);
     } finally {
       store.close();
+    }
+  });
+
+  it('a copy left by a killed view command is removed at the next start, and --continue takes the session, not the copy', async () => {
+    const ws = workspace();
+    const id = await firstTurn(ws);
+    // what `-p /todos --continue` killed mid-run leaves: its copy, leased by a process that is gone
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const store = openStore(ws.db);
+    let left: string;
+    let live: string;
+    try {
+      const info = store.getSession(id)!;
+      left = readOnlyCopy(store, info, ws.dir).id;
+      store.acquireLease(left, { token: 'killed', pid: dead, host: hostname() }, () => false);
+      // one another run still reads (this test process holds it) stays
+      live = readOnlyCopy(store, info, ws.dir).id;
+      store.acquireLease(live, { token: 'reading', pid: process.pid, host: hostname() }, () => false);
+    } finally {
+      store.close();
+    }
+    server.enqueue({ text: 'Continued.' });
+    const r = await runAgent(['-p', 'go on', '--continue', '--output-format', 'json'], { ws, server });
+    expect(r.code, r.stderr).toBe(0);
+    // mutations: --continue taking the latest session even when it is a copy continues the live one (exit 2, 'in use');
+    // no removeLeftoverCopies at start leaves the dead one (the list below)
+    expect(String(jsonResult(r).session_id)).toBe(id);
+    const after = openStore(ws.db);
+    try {
+      expect(
+        after
+          .listSessions()
+          .map((s) => s.id)
+          .sort(),
+      ).toEqual([id, live].sort());
+    } finally {
+      after.close();
     }
   });
 

@@ -99,11 +99,12 @@ describe('a session goal', () => {
     expect(await goal.next({ planMode: false, signal })).toContain('[Goal set by the user');
   });
 
-  it('counts billed tokens (cached input too) against --tokens', async () => {
+  it('counts billed tokens (cached input too) against --tokens, and a budget reached exactly is spent', async () => {
     const { goal } = goalWith();
     goal.set(parseGoalArgs('x --tokens 1000'));
     await goal.next({ planMode: false, signal });
-    feed(goal, turnEnd('end_turn', { ...usage(10, 100), cacheReadTokens: 900 }));
+    // 10 + 90 + 900 = 1,000: mutation: spentBudget's tokens compared with > instead of >= goes on
+    feed(goal, turnEnd('end_turn', { ...usage(10, 90), cacheReadTokens: 900 }));
     expect(await goal.next({ planMode: false, signal })).toContain('the token budget (1,000 tokens) ran out');
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, Usage } from '../../src/llm/messages.js';
 import { ClaudeStream, type TurnFacts } from '../../src/print/claudeStream.js';
+import { parseInputLine } from '../../src/print/inputStream.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 
 // The stream-json printer on its own: the session's events in, Claude Code's messages out. What a
@@ -148,6 +149,49 @@ describe('messages', () => {
       message: { id: 'r1', role: 'user', kind: 'normal', createdAt: 0, blocks: [{ type: 'tool_result', toolUseId: 't1', content: 'ok', isError: false }] },
     });
     expect(out.map((m) => m.type)).toEqual(['user']);
+  });
+
+  it('an applied compaction is a compact_boundary; clearing old tool outputs (micro) and a failed one are none', () => {
+    const { s, out } = stream();
+    const record = (trigger: 'micro' | 'auto', status: 'applied' | 'failed'): SessionEvent => ({
+      type: 'compaction_end',
+      record: {
+        id: 'c',
+        trigger,
+        status,
+        tokensBefore: 9_000,
+        tokensAfter: 3_000,
+        archivedCount: 4,
+        preservedCount: 2,
+        summaryTokens: 0,
+        durationMs: 1,
+        model: 'm',
+        usage,
+        createdAt: 0,
+      },
+    });
+    // mutation: not leaving micro compactions out writes a boundary for the first
+    s.event(record('micro', 'applied'));
+    s.event(record('auto', 'failed'));
+    expect(out).toEqual([]);
+    s.event(record('auto', 'applied'));
+    expect(out).toMatchObject([{ type: 'system', subtype: 'compact_boundary', compact_metadata: { trigger: 'auto', pre_tokens: 9_000, post_tokens: 3_000 } }]);
+  });
+});
+
+describe('--input-format stream-json lines', () => {
+  it('reads a string content and text blocks as the prompt, and names the line and field of a bad one', () => {
+    // mutation: a string content read as '' sends an empty prompt
+    expect(parseInputLine(JSON.stringify({ type: 'user', message: { role: 'user', content: 'fix it' } }), 1)).toEqual({ text: 'fix it', images: [] });
+    const blocks = [
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'two' },
+    ];
+    expect(parseInputLine(JSON.stringify({ type: 'user', message: { role: 'user', content: blocks } }), 2)).toEqual({ text: 'one\n\ntwo', images: [] });
+    expect(parseInputLine('{"type":"user"', 3)).toMatchObject({ error: expect.stringMatching(/^--input-format stream-json: line 3 is not JSON/) });
+    expect(parseInputLine(JSON.stringify({ type: 'user', message: { role: 'user' } }), 4)).toMatchObject({
+      error: expect.stringMatching(/^--input-format stream-json: line 4: message\.content: /),
+    });
   });
 });
 

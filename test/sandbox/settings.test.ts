@@ -92,6 +92,17 @@ describe('what the sandbox denied, read back for the model', () => {
     ]);
     expect(deniedIn('all good\n', [], { cwd: '/p', readOnly: false })).toEqual([]);
   });
+
+  it('names each denial once, however often the command hit it', () => {
+    const twice = "touch: cannot touch '/etc/x': Read-only file system\ntouch: cannot touch '/etc/x': Read-only file system\n";
+    // mutation: adding every line found lists the write twice, the connection twice
+    expect(
+      deniedIn(twice, ['deny network-outbound a.org:443 (host is not on the allow list)', 'deny network-outbound a.org:443 (host is not on the allow list)'], {
+        cwd: '/p',
+        readOnly: true,
+      }),
+    ).toEqual(['write denied: /etc/x (plan mode runs commands in a read-only sandbox)', 'network denied: a.org:443 (host is not on the allow list)']);
+  });
 });
 
 describe('the gate for a sandboxed command', () => {

@@ -31,6 +31,7 @@ describe('command outputs', () => {
       ],
       contextWindow: 200_000,
       effectiveWindow: 180_000,
+      percentLeft: 50,
     });
     expect(f).toContain('50% context left · 90.0k of 180.0k tokens in use · window 200.0k');
     // shares of the whole 200k window: the rows, the free space and the reserve make 100%

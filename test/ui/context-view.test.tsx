@@ -17,6 +17,7 @@ const output: CommandOutput = {
   ],
   contextWindow: 200_000,
   effectiveWindow: 180_000,
+  percentLeft: 52,
 };
 
 async function show(columns: number): Promise<string[]> {

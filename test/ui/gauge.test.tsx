@@ -31,6 +31,11 @@ describe('the token gauge', () => {
     expect(fgCodes(raw)).toContain('32'); // green
   });
 
+  it('a rough figure (the tokenizer not loaded yet) shows no percentage, only that it is counting (issue 49 item 18)', () => {
+    // mutation: Gauge without its rough branch shows "78% context left" here, a figure the exact count then moves
+    expect(renderGauge('ok', 78, colorTheme, { rough: true }).text).toBe('counting context…');
+  });
+
   it('warning: yellow, and says where auto compaction fires', () => {
     const { raw, text } = renderGauge('warning', 18);
     expect(text).toContain('18% context left · auto-compact at 8% left');

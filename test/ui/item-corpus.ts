@@ -196,13 +196,14 @@ export const ITEM_CORPUS: Record<string, TranscriptItem> = {
       ],
       contextWindow: 200_000,
       effectiveWindow: 180_000,
+      percentLeft: 39,
     },
   },
   'command context, no window': {
     kind: 'command',
     id: 'cmd4',
     command: '/context',
-    output: { kind: 'context', rows: [{ label: 'Messages', tokens: 10 }], contextWindow: 0, effectiveWindow: 0 },
+    output: { kind: 'context', rows: [{ label: 'Messages', tokens: 10 }], contextWindow: 0, effectiveWindow: 0, percentLeft: 0 },
   },
   'command cost': {
     kind: 'command',

@@ -35,9 +35,10 @@ export function gaugeLabel(u: ContextUsageView): string {
   }
 }
 
-/** The token gauge: a bar with the auto-compaction mark and "N% context left", coloured by state. */
+/** The token gauge: a bar with the auto-compaction mark and "N% context left", coloured by state; no figure while it is only rough (views.ts). */
 export function Gauge({ usage }: { usage: ContextUsageView }) {
   const theme = useTheme();
+  if (usage.rough) return <Text color={theme.muted}>counting context…</Text>;
   const color = theme.gauge[usage.state];
   const strong = usage.state === 'compact-soon' || usage.state === 'blocking';
   return (
