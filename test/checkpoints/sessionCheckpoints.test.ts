@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CapabilityHost } from '../../src/capability/capability.js';
 import { checkpointsCapability } from '../../src/checkpoints/capability.js';
-import { gitEnv } from '../../src/checkpoints/git.js';
+import { gitEnv, ShadowRepo } from '../../src/checkpoints/git.js';
+import { findProject } from '../../src/checkpoints/project.js';
+import { SessionTree } from '../../src/checkpoints/tree.js';
 import { SessionCheckpoints } from '../../src/checkpoints/sessionCheckpoints.js';
 import { tempDir } from '../tempDirs.js';
 
@@ -51,6 +53,45 @@ function repoState(dir: string) {
     status: gitIn(dir, '--no-optional-locks', 'status', '--porcelain'),
   };
 }
+
+/** The shadow store of `dir`, counting the git commands it runs. */
+class CountingRepo extends ShadowRepo {
+  readonly commands: string[] = [];
+  override run(...args: Parameters<ShadowRepo['run']>): ReturnType<ShadowRepo['run']> {
+    this.commands.push(args[0][0]!);
+    return super.run(...args);
+  }
+}
+
+describe('a snapshot of an unchanged tree', () => {
+  it("is told by diff-files and the folders' mtimes alone, and still sees a new file in a folder made empty before, a changed file, and nothing in an ignored one", async () => {
+    const { dir, data } = project();
+    const p = findProject(dir);
+    const repo = new CountingRepo(data, p.root, p.exclude);
+    await repo.open();
+    const tree = new SessionTree(repo, 's_fast', 1000);
+    const first = await tree.snapshot();
+    repo.commands.length = 0;
+    expect(await tree.snapshot()).toBe(first);
+    // no `git add -A` (which lists every folder), no write-tree
+    expect(repo.commands).toEqual(['diff-files']);
+    mkdirSync(join(dir, 'later'));
+    expect(await tree.snapshot()).toBe(first);
+    // a file in that folder changes its mtime, not the root's
+    writeFileSync(join(dir, 'later', 'x.txt'), 'x\n');
+    const withX = await tree.snapshot();
+    expect(withX).not.toBe(first);
+    // a tracked file changed in place (same folder mtimes): diff-files sees it
+    writeFileSync(join(dir, 'base.txt'), 'changed\n');
+    const changed = await tree.snapshot();
+    expect(changed).not.toBe(withX);
+    // an ignored folder is not among those watched, and its files are not snapshotted
+    writeFileSync(join(dir, 'build', 'more.js'), 'built\n');
+    repo.commands.length = 0;
+    expect(await tree.snapshot()).toBe(changed);
+    expect(repo.commands).toEqual(['diff-files']);
+  });
+});
 
 describe('SessionCheckpoints', () => {
   it("restores what commands did before a turn, leaves ignored files and the person's .git alone, and undo brings the tree back", async () => {
