@@ -140,6 +140,7 @@ function showSession(store: Store, info: SessionInfo, opts: { archived?: boolean
     for (const c of compactions) out(`${reportLines(c).join('\n')}\n`);
   }
   showCheckpoints(store, info, heading);
+  showViolations(store, info, heading);
   const children = store.childSessions(info.id);
   if (children.length === 0) return;
   out(`${heading}# Sub-agents (${children.length})\n`);
@@ -166,6 +167,16 @@ function showCheckpoints(store: Store, info: SessionInfo, heading: string): void
   };
   out(`${heading}# Checkpoints (${records.length})\n`);
   out(`${checkpointLines(records, label).join('\n')}\n`);
+}
+
+/** What the OS sandbox denied this session's commands (paths, domains), each under its command. */
+function showViolations(store: Store, info: SessionInfo, heading: string): void {
+  const all = store.sandboxViolations.list(info.id);
+  if (all.length === 0) return;
+  out(`${heading}# Sandbox violations (${all.length})\n`);
+  for (const v of all)
+    out(`- ${new Date(v.createdAt).toISOString().slice(0, 19).replace('T', ' ')}  ${v.line}  (${v.toolUseId}: ${v.command.replace(/\s+/g, ' ').slice(0, 80)})`);
+  out('');
 }
 
 export async function exportSessionCommand(id: string, opts: Opts & { format: 'md' | 'jsonl' }): Promise<number> {

@@ -24,12 +24,12 @@ export async function pruneStore(repo: ShadowRepo, current: string, s: PruneSett
   const stale = others.filter((x) => now - x.touched > s.keepDays * DAY_MS);
   const keep = others.filter((x) => !stale.includes(x)).sort((a, b) => a.touched - b.touched);
   if (stale.length > 0) {
-    for (const x of stale) drop(repo, x.id);
+    for (const x of stale) drop(repo, x.id, `untouched for over ${s.keepDays} days (checkpoints.keepDays)`);
     await gc(repo);
     size = await storeBytes(repo.gitDir);
   }
   while (size > cap && keep.length > 0) {
-    drop(repo, keep.shift()!.id);
+    drop(repo, keep.shift()!.id, `the store was over checkpoints.maxStoreMB (${s.maxStoreMB} MB), and the oldest sessions' go first`);
     await gc(repo);
     size = await storeBytes(repo.gitDir);
   }
@@ -55,9 +55,11 @@ export function sessions(repo: ShadowRepo): Array<{ id: string; touched: number 
     .map((f) => ({ id: f.slice(0, -'.jsonl'.length), touched: statSync(join(dir, f)).mtimeMs }));
 }
 
-function drop(repo: ShadowRepo, id: string): void {
+/** Drops a session's checkpoints, leaving why (`sessions/<id>.pruned`), for its /rewind to say. */
+function drop(repo: ShadowRepo, id: string, why: string): void {
   for (const p of [join(repo.gitDir, 'sessions', `${id}.jsonl`), join(repo.gitDir, 'refs', 'sessions', id), join(repo.gitDir, 'indexes', id)])
     rmSync(p, { force: true });
+  writeFileSync(join(repo.gitDir, 'sessions', `${id}.pruned`), `its checkpoints were pruned: ${why}\n`);
 }
 
 function gc(repo: ShadowRepo): Promise<unknown> {

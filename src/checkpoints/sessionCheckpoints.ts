@@ -65,13 +65,13 @@ export class SessionCheckpoints implements TreeCheckpoints {
   }
 
   before(turnId: string): { ok: true } | { ok: false; missing: string } {
-    const found = treeBefore(this.records(), turnId);
+    const found = this.treeBefore(this.records(), turnId);
     return 'tree' in found ? { ok: true } : { ok: false, missing: found.missing };
   }
 
   async rewind(turnId: string, what: RewindKind, force: boolean): Promise<{ changes: TreeChange[] } | OutsideChanges | { missing: string }> {
     const records = this.records();
-    const target = treeBefore(records, turnId);
+    const target = this.treeBefore(records, turnId);
     if ('missing' in target) return target;
     const off = await this.open();
     if (off) return { missing: off };
@@ -112,6 +112,17 @@ export class SessionCheckpoints implements TreeCheckpoints {
   async uncovered(paths: readonly string[]): Promise<string[]> {
     if (await this.open()) return [...paths];
     return this.tree.uncovered(paths);
+  }
+
+  /** The tree before a turn, or why there is none: a turn whose checkpoints the store's pruning dropped says so. */
+  private treeBefore(records: readonly CheckpointRecord[], turnId: string): ReturnType<typeof treeBefore> {
+    const found = treeBefore(records, turnId);
+    if (!('missing' in found) || records.some((r) => r.edge === 'before' && r.turn === turnId)) return found;
+    try {
+      return { missing: readFileSync(this.file.replace(/\.jsonl$/, '.pruned'), 'utf8').trim() };
+    } catch {
+      return found;
+    }
   }
 
   /** The files changed since the agent last left the project (absolute). */

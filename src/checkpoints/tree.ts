@@ -4,10 +4,12 @@
 // putting the project back as a tree holds it. It never touches the project's own .git.
 import {
   closeSync,
+  type Dirent,
   copyFileSync,
   existsSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   renameSync,
@@ -34,8 +36,8 @@ export class SessionTree {
   private readonly ref: string;
   private head: string | undefined;
   private headTree: string | undefined;
-  /** The tree this process last wrote, and the index's stamp (mtime and size) then. */
-  private last: { index: string; tree: string } | undefined;
+  /** The tree this process last wrote, the index's stamp (mtime and size) then, and the project's folders' (taken before). */
+  private last: { index: string; tree: string; dirs: Map<string, string> } | undefined;
 
   constructor(
     private readonly repo: ShadowRepo,
@@ -48,16 +50,30 @@ export class SessionTree {
     this.ref = join(repo.gitDir, 'refs', 'sessions', safe);
   }
 
-  /** Snapshots the project as it is now: the tree's id. */
+  /**
+   * Snapshots the project as it is now: the tree's id. An unchanged project is told without
+   * `git add -A` (which lists every folder for new files): no tracked file differs from the index
+   * (`diff-files`: one lstat a file) and no folder's mtime moved since the last snapshot (a file
+   * added, removed or renamed in a folder changes its mtime; the folders are every one but
+   * .git's and the ignored ones, listed when the last snapshot was taken).
+   */
   async snapshot(): Promise<string> {
+    const last = this.last;
+    const dirsBefore = last ? changedDirs(last.dirs) : undefined;
+    if (last && dirsBefore === false && (await this.clean())) return last.tree;
     if (!existsSync(this.index)) await this.firstIndex();
+    // taken before git looks: what changes while it does shows next time
+    const dirs = last && dirsBefore === false ? restamp(last.dirs) : await this.folders();
     const before = stamp(this.index);
     await this.repo.run(['add', '-A', '--ignore-errors', '--', '.'], this.index).catch(async (e: unknown) => {
       // --ignore-errors still exits 1 after adding what it could (an unreadable file): the index holds the rest
       if (!existsSync(this.index)) throw e;
     });
     // git writes the index only when something changed: an unchanged one is the tree this process last wrote
-    if (this.last && this.last.index === before && stamp(this.index) === before) return this.last.tree;
+    if (last && last.index === before && stamp(this.index) === before) {
+      this.last = { ...last, dirs };
+      return last.tree;
+    }
     const files = indexEntries(this.index);
     if (files > this.maxFiles)
       throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
@@ -67,8 +83,43 @@ export class SessionTree {
     const tmp = `${this.shared}.${process.pid}`;
     copyFileSync(this.index, tmp);
     renameSync(tmp, this.shared);
-    this.last = { index: stamp(this.index), tree };
+    this.last = { index: stamp(this.index), tree, dirs };
     return tree;
+  }
+
+  /** Whether no tracked file differs from the index (by its stat data; a touched file counts as changed). */
+  private async clean(): Promise<boolean> {
+    return this.repo.run(['diff-files', '--quiet'], this.index).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Every folder of the project a new file could land in unignored (not .git's, not an ignored one), with its mtime. */
+  private async folders(): Promise<Map<string, string>> {
+    const listed = await this.repo.run(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], this.index).catch(() => undefined);
+    const ignored = new Set(
+      (listed?.stdout.toString('utf8') ?? '')
+        .split('\0')
+        .filter((p) => p.endsWith('/'))
+        .map((p) => join(this.repo.root, p.slice(0, -1))),
+    );
+    const out = new Map<string, string>();
+    const walk = (dir: string): void => {
+      out.set(dir, stamp(dir));
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const abs = join(dir, e.name);
+        if (e.isDirectory() && e.name !== '.git' && !ignored.has(abs)) walk(abs);
+      }
+    };
+    walk(this.repo.root);
+    return out;
   }
 
   /** A session's first index: the project's latest, or (none yet) a count of what the first snapshot would hold, refused over the cap. */
@@ -168,7 +219,18 @@ export class SessionTree {
   }
 }
 
-/** A file's mtime and size, to tell whether git rewrote it. */
+/** Whether any of these folders' stamps moved (one gone counts). */
+function changedDirs(dirs: ReadonlyMap<string, string>): boolean {
+  for (const [dir, was] of dirs) if (stamp(dir) !== was) return true;
+  return false;
+}
+
+/** The same folders, stamped now. */
+function restamp(dirs: ReadonlyMap<string, string>): Map<string, string> {
+  return new Map([...dirs.keys()].map((d) => [d, stamp(d)]));
+}
+
+/** A file's mtime and size, to tell whether git rewrote it (a folder's: whether an entry came or went). */
 function stamp(path: string): string {
   try {
     const st = statSync(path);

@@ -14,8 +14,8 @@ export const REWIND_USAGE =
 const WHAT = new Set<RewindWhat>(['code', 'conversation', 'both']);
 
 /**
- * "/rewind" → the list (the app opens a picker); "/rewind 3 code" → does it; "--force" overwrites
- * files changed outside since the last turn. Without it such files refuse the rewind: `ask` (the
+ * "/rewind" → the list (the app opens a picker); "/rewind 3 code" → does it; "--force" (its last
+ * word) overwrites files changed outside since the last turn. Without it such files refuse the rewind: `ask` (the
  * interactive app) turns the refusal into the picker's question, elsewhere it is the error.
  */
 export async function rewindCommand(session: Session, args: string, ask = false): Promise<CommandOutput> {
@@ -28,9 +28,12 @@ export async function rewindCommand(session: Session, args: string, ask = false)
 }
 
 async function rewindOrUndo(session: Session, args: string): Promise<CommandOutput> {
-  const words = args.trim().split(/\s+/).filter(Boolean);
-  const force = words.includes('--force');
-  const [ref, what, ...rest] = words.filter((w) => w !== '--force');
+  const all = args.trim().split(/\s+/).filter(Boolean);
+  // a flag of /rewind's: its last word, never a word found elsewhere in what was typed
+  const force = all.at(-1) === '--force';
+  const words = force ? all.slice(0, -1) : all;
+  if (words.some((w) => w.startsWith('-'))) throw new Error(REWIND_USAGE);
+  const [ref, what, ...rest] = words;
   if (ref?.toLowerCase() === 'undo' && what === undefined) {
     const done = await session.edits.undoRewind(force);
     if (!done.ok) return { kind: 'text', text: done.message };

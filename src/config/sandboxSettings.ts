@@ -30,18 +30,22 @@ export interface SandboxSettings {
   sources: string[];
 }
 
-export const SANDBOX_DEFAULTS: Omit<SandboxSettings, 'sources'> = {
-  enabled: false,
-  autoAllowBashIfSandboxed: true,
-  allowUnsandboxedCommands: true,
-  failIfUnavailable: false,
-  excludedCommands: [],
-  allowWrite: [],
-  denyWrite: [],
-  denyRead: [],
-  allowedDomains: [],
-  deniedDomains: [],
-};
+/** The settings when no file sets anything (off), with lists of their own to add to. */
+export function freshDefaults(): SandboxSettings {
+  return {
+    enabled: false,
+    autoAllowBashIfSandboxed: true,
+    allowUnsandboxedCommands: true,
+    failIfUnavailable: false,
+    excludedCommands: [],
+    allowWrite: [],
+    denyWrite: [],
+    denyRead: [],
+    allowedDomains: [],
+    deniedDomains: [],
+    sources: [],
+  };
+}
 
 const KEYS = ['enabled', 'autoAllowBashIfSandboxed', 'allowUnsandboxedCommands', 'failIfUnavailable', 'excludedCommands'] as const;
 const FS_KEYS = ['allowWrite', 'denyWrite', 'denyRead'] as const;
@@ -89,16 +93,7 @@ export function sandboxSettings(cwd: string, home: string = homeDir(), warnings:
   const project = [join(cwd, '.claude', 'settings.json'), join(cwd, '.claude', 'settings.local.json'), join(cwd, '.agentrc')].filter(
     (f) => !personal.includes(f),
   );
-  const s: SandboxSettings = {
-    ...SANDBOX_DEFAULTS,
-    excludedCommands: [],
-    allowWrite: [],
-    denyWrite: [],
-    denyRead: [],
-    allowedDomains: [],
-    deniedDomains: [],
-    sources: [],
-  };
+  const s = freshDefaults();
   for (const file of [...personal, ...project]) {
     const own = personal.includes(file);
     const c = file.endsWith('.agentrc') ? agentrcSandbox(file) : claudeSandbox(file);

@@ -12,8 +12,9 @@ import type { SandboxSettings } from '../config/sandboxSettings.js';
 import { bashAllowedByPrefixes, prefixWords } from '../tools/permissions.js';
 import type { CommandSandbox, SandboxPlan } from '../tools/types.js';
 import { deniedIn } from './denials.js';
+import { COMMAND_VARIABLE, type PreparedWrap, runFromEnv, SandboxFingerprint } from './prepared.js';
 import type { SandboxStatus } from './status.js';
-import { runtimeConfig, type Boundaries } from './settings.js';
+import { NESTED_SEARCH_DEPTH, runtimeConfig, type Boundaries } from './settings.js';
 
 type Manager = typeof import('@anthropic-ai/sandbox-runtime')['SandboxManager'];
 
@@ -43,6 +44,13 @@ export class SandboxRuntime implements CommandSandbox {
   private current: SandboxStatus = { state: 'off' };
   /** Domains the person allowed in this session (asked in the TUI). */
   private readonly sessionDomains: string[] = [];
+  /** Bumped whenever the library's configuration changes: a wrap prepared before is stale. */
+  private generation = 0;
+  /** The next command's wrap, made when the last one ended (prepared.ts). */
+  private pending: Promise<PreparedWrap | undefined> | undefined;
+  private preparedSeq = 0;
+  /** A running command's id → the id the library files its violations under (its prepared wrap's), and how it was wrapped. */
+  private readonly running = new Map<string, { wrapId: string; shell: string; cwd: string }>();
 
   constructor(
     readonly settings: SandboxSettings,
@@ -117,10 +125,48 @@ export class SandboxRuntime implements CommandSandbox {
   }
 
   async wrap(command: string, shell: string, o: { cwd: string; readOnly: boolean; id: string }): Promise<{ argv: string[]; env: Record<string, string> }> {
+    const ready = await this.takePrepared(shell, o);
+    this.running.set(o.id, { wrapId: ready?.id ?? o.id, shell, cwd: o.cwd });
+    const w = ready ?? (await this.wrapNow(shell, o));
+    return { argv: w.argv, env: { ...w.env, [COMMAND_VARIABLE]: command } };
+  }
+
+  /** The wrap prepared when the last command ended, if it fits this one and nothing it was made from changed; an unfit one is let go. */
+  private async takePrepared(shell: string, o: { cwd: string; readOnly: boolean }): Promise<PreparedWrap | undefined> {
+    const pending = this.pending;
+    this.pending = undefined;
+    const p = await pending;
+    if (!p) return undefined;
+    if (p.readOnly === o.readOnly && p.shell === shell && p.cwd === o.cwd && p.generation === this.generation && p.fingerprint.unchanged()) return p;
+    this.manager?.cleanupAfterCommand();
+    return undefined;
+  }
+
+  /** Makes the next command's wrap now, while the model thinks (none while one waits). */
+  private prepare(shell: string, o: { cwd: string; readOnly: boolean }): void {
+    if (this.pending || !this.manager) return;
+    const id = `prepared#${++this.preparedSeq}`;
+    const generation = this.generation;
+    const config = this.config();
+    // taken before the wrap looks: a change while it looks makes it stale
+    const fingerprint = new SandboxFingerprint(this.where.cwd, NESTED_SEARCH_DEPTH, [...config.filesystem.denyRead, ...config.filesystem.denyWrite]);
+    this.pending = this.wrapNow(shell, { ...o, id }).then(
+      (w) => ({ id, generation, fingerprint, shell, ...o, ...w }),
+      () => undefined,
+    );
+  }
+
+  /** Until the next command's wrap is made (the bench waits, as a model's turn would). */
+  async prepared(): Promise<void> {
+    await this.pending;
+  }
+
+  /** A wrap of the command the environment will carry (every wrap is one: a prepared one is the same thing made earlier). */
+  private async wrapNow(shell: string, o: { cwd: string; readOnly: boolean; id: string }): Promise<{ argv: string[]; env: Record<string, string> }> {
     const manager = this.manager;
     if (!manager?.isSandboxingEnabled()) throw new Error('the sandbox is not running');
     const custom = o.readOnly ? { filesystem: { ...this.config().filesystem, allowWrite: [] } } : undefined;
-    const { argv, env } = await manager.wrapWithSandboxArgv(command, shell, custom, undefined, o.cwd, { commandId: o.id });
+    const { argv, env } = await manager.wrapWithSandboxArgv(runFromEnv(process.platform), shell, custom, undefined, o.cwd, { commandId: o.id });
     // only what the sandbox adds (its proxies' variables): the rest is the command's own environment, keys hidden
     const added: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined && process.env[k] !== v) added[k] = v;
@@ -129,12 +175,15 @@ export class SandboxRuntime implements CommandSandbox {
 
   denials(id: string, output: string, o: { readOnly: boolean }): string[] {
     const manager = this.manager;
+    const run = this.running.get(id);
+    this.running.delete(id);
     if (!manager) return [];
     const network = manager
       .getSandboxViolationStore()
-      .getViolationsForCommand(id)
+      .getViolationsForCommand(run?.wrapId ?? id)
       .map((v) => v.line);
     manager.cleanupAfterCommand();
+    if (run) this.prepare(run.shell, { cwd: run.cwd, readOnly: o.readOnly });
     return deniedIn(output, network, { cwd: this.where.cwd, readOnly: o.readOnly });
   }
 
@@ -142,6 +191,8 @@ export class SandboxRuntime implements CommandSandbox {
   async close(): Promise<void> {
     const manager = this.manager;
     this.manager = undefined;
+    await this.pending;
+    this.pending = undefined;
     if (manager) await manager.reset().catch(() => undefined);
   }
 
@@ -155,6 +206,7 @@ export class SandboxRuntime implements CommandSandbox {
     const yes = await ask(host, port).catch(() => false);
     if (yes) {
       this.sessionDomains.push(host);
+      this.generation++;
       this.manager?.updateConfig(this.config());
     }
     return yes;

@@ -31,7 +31,7 @@ export const PROJECT_DENY_WRITE = ['.agentrc', '.claude', '.agent', '.agents'];
 export const SECRET_READS = ['.ssh', '.aws', '.azure', '.config/gcloud', '.kube', '.gnupg', '.docker/config.json', '.netrc', '.npmrc', '.pypirc'];
 
 /** How deep the library looks for nested .git/hooks, .bashrc and the like in the project (each command pays for the scan). */
-const NESTED_SEARCH_DEPTH = 3;
+export const NESTED_SEARCH_DEPTH = 3;
 
 export function runtimeConfig(s: SandboxSettings, b: Boundaries, sessionDomains: readonly string[]): SandboxRuntimeConfig {
   return {

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../protocol/events.js';
+import type { AgentEvent, SessionEvent } from '../protocol/events.js';
 import { runTurn, type TurnResult } from '../agent/loop.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, textOf, type Message, type Usage } from '../llm/messages.js';
@@ -284,6 +284,20 @@ export class Session extends SessionEvents {
   /** The agent waits for the person (an approval, or idle at the prompt): Notification hooks hear of it. */
   attention(...[kind, message]: Parameters<SessionParts['caps']['attention']>): void {
     this.caps.attention(kind, message);
+  }
+
+  /** Every event, the loop's and the `!` shell's: what the sandbox denied a command is also kept as a record of its own (`agent sessions show`). */
+  protected override emit(e: SessionEvent): void {
+    const denied = e.type === 'tool_end' ? e.output.sandboxDenied : undefined;
+    if (e.type === 'tool_end' && denied && !this.deps.store.readonly) {
+      try {
+        this.log.ensureStored();
+        this.deps.store.sandboxViolations.save(this.id, { toolUseId: e.id, ...denied });
+      } catch (err) {
+        this.notice('warning', `Could not record what the sandbox denied: ${(err as Error).message}`);
+      }
+    }
+    super.emit(e);
   }
 
   private onAgentEvent(e: AgentEvent): void {

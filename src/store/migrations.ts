@@ -11,6 +11,7 @@ import { v5History } from './historyLog.js';
 import { v9Spills } from './spills.js';
 import { v10FileReads } from './fileReads.js';
 import { v11CompactionReport } from './compactionReport.js';
+import { v12SandboxViolations } from './sandboxViolations.js';
 import { v4Snapshots } from './snapshots.js';
 import { v6ChildSessions } from './childSessions.js';
 
@@ -233,6 +234,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v9Spills,
   v10FileReads,
   v11CompactionReport,
+  v12SandboxViolations,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

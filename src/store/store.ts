@@ -15,6 +15,7 @@ import { SessionWrites } from './sessionWrites.js';
 import { CapabilityTable, type StoredCapabilities } from './capabilities.js';
 import { SnapshotTables, type FileSnapshot, type NewSnapshot, type RewindRecord, type SnapshotTurn } from './snapshots.js';
 import { FileReadTable } from './fileReads.js';
+import { SandboxViolationTable } from './sandboxViolations.js';
 import { SpillTable } from './spills.js';
 import { StatementCache } from './statementCache.js';
 import { prepareStoreStatements, type StoreStatements } from './storeStatements.js';
@@ -22,13 +23,13 @@ import type { ArchivedItem, ArchiveHit, CompactionInEffect, LeaseHolder, LeaseOw
 import type { RewindInEffect, SearchOptions, SessionInfo, SessionPatch, Store, TokenCounter, TranscriptEntry, VisibleEntry, VisibleRewrite } from './types.js';
 
 export { LOAD_VISIBLE_SQL } from './storeStatements.js';
-
 export class SqliteStore implements Store {
   private readonly sessionWrites: SessionWrites;
   private readonly history: HistoryWrites;
   private readonly snapshots: SnapshotTables;
   readonly spilled: SpillTable;
   readonly fileReads: FileReadTable;
+  readonly sandboxViolations: SandboxViolationTable;
   private readonly search: ArchiveSearch;
   private readonly index: ArchiveIndexer;
   private readonly capabilities: CapabilityTable;
@@ -47,6 +48,7 @@ export class SqliteStore implements Store {
     const guard = { read: <T>(a: string, fn: () => T): T => this.read(a, fn), write: <T>(a: string, fn: () => T): T => this.write(a, fn) };
     this.spilled = new SpillTable(db, guard);
     this.fileReads = new FileReadTable(db, guard);
+    this.sandboxViolations = new SandboxViolationTable(db, guard);
     this.search = new ArchiveSearch(db);
     this.index = new ArchiveIndexer(db);
     this.capabilities = new CapabilityTable(db);
@@ -58,9 +60,8 @@ export class SqliteStore implements Store {
 
   createSession(s: NewSession): SessionInfo {
     return this.write('create a session', () => {
-      for (const k of ['id', 'cwd', 'provider', 'model'] as const) {
+      for (const k of ['id', 'cwd', 'provider', 'model'] as const)
         if (typeof s[k] !== 'string' || s[k] === '') throw new InvalidInputError(`a session needs a non-empty ${k}`);
-      }
       if (this.stmts.session.get(s.id)) throw new InvalidInputError(`session ${s.id} already exists`);
       this.stmts.insertSession.run({
         id: s.id,
@@ -358,7 +359,6 @@ export class SqliteStore implements Store {
   }
 
   // --- internals ----------------------------------------------------------------------------
-
   private insertMessage(sessionId: string, p: MessageParams, pos: number | null): void {
     this.stmts.insertMessage.run({ session_id: sessionId, seq: this.stmts.nextSeq.get(sessionId), pos, ...p });
   }

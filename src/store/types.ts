@@ -131,6 +131,8 @@ export interface CompactionInEffect {
 import type { SpillArchive } from './spills.js';
 import type { FileReadLog } from './fileReads.js';
 export type { FileReadLog, StoredRead } from './fileReads.js';
+import type { SandboxViolationLog } from './sandboxViolations.js';
+export type { SandboxViolation, SandboxViolationLog } from './sandboxViolations.js';
 export type { NewSpill, SpillArchive, SpilledOutput } from './spills.js';
 
 export type ArchiveKind = 'message' | 'tool_output';
@@ -249,6 +251,8 @@ export interface Store {
   readonly spilled: SpillArchive;
   /** File states seen by tool calls, to rebuild the edit tracker on resume (fileReads.ts). */
   readonly fileReads: FileReadLog;
+  /** What the sandbox denied commands, one record a denial (sandboxViolations.ts). */
+  readonly sandboxViolations: SandboxViolationLog;
 
   /** Stores a file's state before its first change in a turn; false when the turn already has one of that path. */
   saveSnapshot(sessionId: string, snapshot: NewSnapshot): boolean;

@@ -194,7 +194,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions)
     };
   }
   const result = commandResult({ buffer, whole, exit: await run.ended, stopReason, timeoutMs });
-  return placed.inside && opts.sandbox ? withDenials(result, opts.sandbox, placed.inside, whole.result().text) : result;
+  return placed.inside && opts.sandbox ? withDenials(result, opts.sandbox, placed.inside, whole.result().text, input.command) : result;
 }
 
 /** Where a command runs: the shell's arguments and the environment the sandbox adds; `inside` when in the sandbox. Or why it does not run. */
@@ -232,14 +232,19 @@ async function placement(input: BashInput, ctx: ToolContext, opts: BashOptions, 
 }
 
 /** The result with what the sandbox denied the command (paths, domains), and what the model can do about it. */
-function withDenials(out: ToolOutput, sandbox: CommandSandbox, inside: { id: string; readOnly: boolean }, text: string): ToolOutput {
+function withDenials(out: ToolOutput, sandbox: CommandSandbox, inside: { id: string; readOnly: boolean }, text: string, command: string): ToolOutput {
   const denied = sandbox.denials(inside.id, text, { readOnly: inside.readOnly });
   if (denied.length === 0) return out;
   const how = inside.readOnly
     ? 'Plan mode only reads: finish the plan.'
     : `If the task needs it, tell the user which path (sandbox.filesystem.allowWrite) or domain (sandbox.network.allowedDomains) to allow${sandbox.escapable ? ', or, only if the command cannot work inside, run it again with dangerouslyDisableSandbox: true (the user is asked to approve it)' : ''}.`;
   const note = `\n\n[sandbox] The sandbox denied this command:\n${denied.map((d) => `- ${d}`).join('\n')}\n${how}`;
-  return { ...out, content: out.content + note, ...(out.full ? { full: { ...out.full, text: out.full.text + note } } : {}) };
+  return {
+    ...out,
+    content: out.content + note,
+    ...(out.full ? { full: { ...out.full, text: out.full.text + note } } : {}),
+    sandboxDenied: { command, lines: denied },
+  };
 }
 
 /** A foreground command in the terminal a front end lent (an editor's): it shows there live; the model gets the same result as from a local run. */

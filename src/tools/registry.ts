@@ -64,6 +64,7 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
         ...(out.images && out.images.length > 0 ? { images: out.images } : {}),
         ...(out.full ? { full: { ...out.full, text: clean(out.full.text) } } : {}),
         ...(out.stopTurn ? { stopTurn: true } : {}),
+        ...(out.sandboxDenied ? { sandboxDenied: { command: clean(out.sandboxDenied.command), lines: out.sandboxDenied.lines.map(clean) } } : {}),
       };
     },
   };

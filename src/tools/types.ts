@@ -17,6 +17,8 @@ export interface ToolOutput {
   spilled?: SpillReceipt;
   /** The turn ends after this call (ExitPlanMode when nobody can approve the plan). */
   stopTurn?: boolean;
+  /** What the OS sandbox denied the command (Bash): the session keeps it as a record of its own (store/sandboxViolations.ts). */
+  sandboxDenied?: { command: string; lines: string[] };
 }
 
 /** What the tool row and the transcript say about a spilled output. */

@@ -1,12 +1,15 @@
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CapabilityHost } from '../../src/capability/capability.js';
 import { checkpointsCapability } from '../../src/checkpoints/capability.js';
-import { gitEnv } from '../../src/checkpoints/git.js';
+import { gitEnv, ShadowRepo } from '../../src/checkpoints/git.js';
+import { findProject } from '../../src/checkpoints/project.js';
+import { SessionTree } from '../../src/checkpoints/tree.js';
 import { SessionCheckpoints } from '../../src/checkpoints/sessionCheckpoints.js';
 import { tempDir } from '../tempDirs.js';
+import { gitIn, repositoryState, seedRepository } from './repository.js';
 
 // The working tree's checkpoints on a real project and a real git: snapshots at turn boundaries
 // in a shadow store outside the project, a rewind that restores what any command did (changed,
@@ -15,42 +18,60 @@ import { tempDir } from '../tempDirs.js';
 
 const settings = { maxFiles: 1000, maxStoreMB: 2048, keepDays: 30 };
 
-function gitIn(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
-}
-
 /** A repository with one commit, a stash and an ignored folder; the data folder outside it. */
 function project() {
   const root = tempDir('agent-cp-');
   const dir = join(root, 'project');
   mkdirSync(dir);
-  gitIn(dir, 'init', '-q');
-  writeFileSync(join(dir, '.gitignore'), 'build/\n');
-  writeFileSync(join(dir, 'a.txt'), 'one\n');
-  writeFileSync(join(dir, 'base.txt'), 'base\n');
-  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\n');
-  gitIn(dir, 'add', '-A');
-  gitIn(dir, 'commit', '-qm', 'start');
-  writeFileSync(join(dir, 'a.txt'), 'stashed\n');
-  gitIn(dir, 'stash', '-q');
+  seedRepository(dir, { ignore: 'build/\n', files: { 'a.txt': 'one\n', 'base.txt': 'base\n', 'run.sh': '#!/bin/sh\n' }, stash: ['a.txt', 'stashed\n'] });
   mkdirSync(join(dir, 'build'));
   writeFileSync(join(dir, 'build', 'out.js'), 'built\n');
   return { dir, data: join(root, 'data') };
 }
 
-/** What of the person's repository a rewind must never change. */
+/** What of the person's repository a rewind must never change (the status read without refreshing the index). */
 function repoState(dir: string) {
-  // read first, and git asked not to refresh it: the check itself must not write the index
-  const index = statSync(join(dir, '.git', 'index')).mtimeMs;
-  return {
-    index,
-    head: gitIn(dir, 'rev-parse', 'HEAD'),
-    refs: gitIn(dir, 'for-each-ref'),
-    stash: gitIn(dir, 'stash', 'list'),
-    objects: gitIn(dir, 'count-objects', '-v'),
-    status: gitIn(dir, '--no-optional-locks', 'status', '--porcelain'),
-  };
+  return { ...repositoryState(dir), status: gitIn(dir, '--no-optional-locks', 'status', '--porcelain') };
 }
+
+/** The shadow store of `dir`, counting the git commands it runs. */
+class CountingRepo extends ShadowRepo {
+  readonly commands: string[] = [];
+  override run(...args: Parameters<ShadowRepo['run']>): ReturnType<ShadowRepo['run']> {
+    this.commands.push(args[0][0]!);
+    return super.run(...args);
+  }
+}
+
+describe('a snapshot of an unchanged tree', () => {
+  it("is told by diff-files and the folders' mtimes alone, and still sees a new file in a folder made empty before, a changed file, and nothing in an ignored one", async () => {
+    const { dir, data } = project();
+    const p = findProject(dir);
+    const repo = new CountingRepo(data, p.root, p.exclude);
+    await repo.open();
+    const tree = new SessionTree(repo, 's_fast', 1000);
+    const first = await tree.snapshot();
+    repo.commands.length = 0;
+    expect(await tree.snapshot()).toBe(first);
+    // no `git add -A` (which lists every folder), no write-tree
+    expect(repo.commands).toEqual(['diff-files']);
+    mkdirSync(join(dir, 'later'));
+    expect(await tree.snapshot()).toBe(first);
+    // a file in that folder changes its mtime, not the root's
+    writeFileSync(join(dir, 'later', 'x.txt'), 'x\n');
+    const withX = await tree.snapshot();
+    expect(withX).not.toBe(first);
+    // a tracked file changed in place (same folder mtimes): diff-files sees it
+    writeFileSync(join(dir, 'base.txt'), 'changed\n');
+    const changed = await tree.snapshot();
+    expect(changed).not.toBe(withX);
+    // an ignored folder is not among those watched, and its files are not snapshotted
+    writeFileSync(join(dir, 'build', 'more.js'), 'built\n');
+    repo.commands.length = 0;
+    expect(await tree.snapshot()).toBe(changed);
+    expect(repo.commands).toEqual(['diff-files']);
+  });
+});
 
 describe('SessionCheckpoints', () => {
   it("restores what commands did before a turn, leaves ignored files and the person's .git alone, and undo brings the tree back", async () => {
@@ -191,3 +212,49 @@ describe('the checkpoints capability', () => {
 // first: count-objects); skipping the outside check overwrites mine.txt (the second); giving git
 // process.env passes the key and GIT_DIR (the third); not copying .git/info/exclude makes
 // secret.local part of the rewind (the fourth).
+
+describe('the store cap', () => {
+  it("prunes the oldest other session's checkpoints first, and that session's /rewind says its turn cannot be restored, and why", async () => {
+    const { dir, data } = project();
+    // two sessions, each holding a megabyte of its own that nothing compresses (gone from the project since)
+    const sessionWith = async (id: string, blob: string): Promise<SessionCheckpoints> => {
+      const cp = new SessionCheckpoints(id, dir, data, settings, () => {});
+      await cp.boundary('before', 't1');
+      writeFileSync(join(dir, blob), randomBytes(1024 * 1024));
+      await cp.boundary('after', 't1');
+      await cp.boundary('before', 't2');
+      rmSync(join(dir, blob));
+      await cp.boundary('after', 't2');
+      return cp;
+    };
+    const oldest = await sessionWith('s_old', 'old.bin');
+    await sessionWith('s_new', 'new.bin');
+    const sessionsDir = readdirSync(join(data, 'checkpoints')).map((f) => join(data, 'checkpoints', f, 'sessions'))[0]!;
+    const aged = (Date.now() - 60_000) / 1000;
+    utimesSync(join(sessionsDir, 's_old.jsonl'), aged, aged);
+    // its objects as old as a session worth pruning has (gc keeps unreachable objects younger than an hour)
+    const objects = join(sessionsDir, '..', 'objects');
+    const hoursAgo = (Date.now() - 2 * 3600_000) / 1000;
+    for (const d of readdirSync(objects).filter((n) => /^[0-9a-f]{2}$/.test(n)))
+      for (const f of readdirSync(join(objects, d))) utimesSync(join(objects, d, f), hoursAgo, hoursAgo);
+    expect(oldest.before('t2')).toEqual({ ok: true });
+    // a third session opens the store under a cap that holds one of the two: the oldest goes
+    const third = new SessionCheckpoints('s_third', dir, data, { ...settings, maxStoreMB: 1.5 }, () => {});
+    await third.boundary('before', 't1');
+    expect(
+      readdirSync(sessionsDir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort(),
+    ).toEqual(['s_new.jsonl', 's_third.jsonl']);
+    const gone = oldest.before('t2');
+    expect(gone).toEqual({ ok: false, missing: expect.stringContaining('its checkpoints were pruned: the store was over checkpoints.maxStoreMB') });
+    const rewind = await oldest.rewind('t2', 'code', false);
+    expect(rewind).toEqual({ missing: expect.stringContaining('its checkpoints were pruned') });
+    expect(existsSync(join(dir, 'old.bin'))).toBe(false);
+  });
+});
+
+// Mutations checked: the untracked folder list without the folders' mtimes (the fast path on
+// diff-files alone: later/x.txt is not seen) and without diff-files (base.txt's change is not
+// seen, and the commands are []); drop() leaving no .pruned note (the pruned session's /rewind
+// says "no checkpoint was taken before it" instead of why); pruning the newest first.

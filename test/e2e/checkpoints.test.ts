@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { repositoryState as repository, seedRepository } from '../checkpoints/repository.js';
+import { acpClient } from './acpClient.js';
+import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
 
 // Checkpoints that cover Bash (issue 46), print mode: the built CLI, the fake provider. An Edit in
 // turn 1; in turn 2 Bash changes b.txt with sed, creates c.txt and removes base.txt; in turn 3 Bash
@@ -12,33 +13,11 @@ import { runAgent, useFakeServer, workspace, type Workspace } from './harness.js
 // overwritten, until --force.
 
 const server = useFakeServer();
-
-const gitIn = (dir: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
-
-/** The person's repository as a rewind must leave it (the index's bytes included: git must not have written it). */
-function repository(dir: string) {
-  return {
-    index: readFileSync(join(dir, '.git', 'index')).toString('base64'),
-    head: gitIn(dir, 'rev-parse', 'HEAD'),
-    refs: gitIn(dir, 'for-each-ref'),
-    stash: gitIn(dir, 'stash', 'list'),
-    objects: gitIn(dir, 'count-objects', '-v'),
-  };
-}
+const { withAgent } = acpClient(server);
 
 function setUp(): Workspace {
   const ws = workspace();
-  const dir = ws.dir;
-  gitIn(dir, 'init', '-q');
-  writeFileSync(join(dir, '.gitignore'), '.agentrc\n');
-  writeFileSync(join(dir, 'a.txt'), 'alpha\n');
-  writeFileSync(join(dir, 'b.txt'), 'bravo\n');
-  writeFileSync(join(dir, 'base.txt'), 'base\n');
-  gitIn(dir, 'add', '-A');
-  gitIn(dir, 'commit', '-qm', 'start');
-  writeFileSync(join(dir, 'b.txt'), 'stashed\n');
-  gitIn(dir, 'stash', '-q');
+  seedRepository(ws.dir, { ignore: '.agentrc\n', files: { 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'base.txt': 'base\n' }, stash: ['b.txt', 'stashed\n'] });
   return ws;
 }
 
@@ -112,8 +91,65 @@ describe('checkpoints: /rewind restores what Bash did', () => {
     expect(doctor.checks.find((c) => c.name === 'checkpoints')?.summary).toMatch(/^1 project, \d+ MiB in /);
     expect(repository(dir)).toEqual(repo);
   }, 150_000); // thirteen runs of the CLI
+
+  it('/rewind N code after a compaction and in a resumed session; --force is its last word only', async () => {
+    const ws = setUp();
+    const dir = ws.dir;
+    const file = (name: string): string | null => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : null);
+    const run = (args: string[]) => runAgent([...args, '--permission-mode', 'allow'], { ws, server, timeoutMs: 40_000 });
+    const long = 'The answer goes on at length so that there is something to compact. '.repeat(40);
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'echo one > x.txt' } }] }, { text: `wrote. ${long}` });
+    const first = await run(['-p', 'write x', '--output-format', 'json']);
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'echo two > x.txt && echo y > y.txt' } }] }, { text: `changed. ${long}` });
+    expect((await run(['-p', 'change x', '--continue'])).code).toBe(0);
+    for (const more of ['and then', 'and more']) {
+      server.enqueue({ text: `fine. ${long}` });
+      expect((await run(['-p', more, '--continue'])).code).toBe(0);
+    }
+    server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nWrite x.\n## Next Steps\nNone.' } : undefined));
+    const compacted = await run(['-p', '/compact', '--continue']);
+    expect(compacted.code, compacted.stdout + compacted.stderr).toBe(0);
+    expect(compacted.stdout + compacted.stderr).not.toContain('nothing to compact');
+    const repo = repository(dir);
+
+    // a --force anywhere but last is no flag: the command is refused, nothing changes
+    const misplaced = await run(['-p', '/rewind 2 --force code', '--resume', id]);
+    expect(misplaced.code).not.toBe(0);
+    expect(misplaced.stderr).toContain('usage: /rewind <turn number>');
+    expect({ x: file('x.txt'), y: file('y.txt') }).toEqual({ x: 'two\n', y: 'y\n' });
+
+    // turn 2 is behind the compaction; its checkpoint still puts the files back, in the session resumed by id
+    const back = await run(['-p', '/rewind 2 code', '--resume', id]);
+    expect(back.code, back.stderr).toBe(0);
+    expect({ x: file('x.txt'), y: file('y.txt') }).toEqual({ x: 'one\n', y: null });
+    expect(repository(dir)).toEqual(repo);
+  }, 120_000);
+
+  it('over ACP: /rewind N code is one of its slash commands, and puts back what Bash did', async () => {
+    const ws = setUp();
+    const x = (): string => readFileSync(join(ws.dir, 'x.txt'), 'utf8');
+    await withAgent(
+      ws,
+      () => 'allow_once',
+      async (ctx, h) => {
+        await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        const session = await ctx.buildSession(ws.dir).start();
+        server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'echo one > x.txt' } }] }, { text: 'wrote' });
+        expect((await session.prompt('write x')).stopReason).toBe('end_turn');
+        server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'echo two > x.txt' } }] }, { text: 'changed' });
+        expect((await session.prompt('change x')).stopReason).toBe('end_turn');
+        expect(x()).toBe('two\n');
+        expect((await session.prompt('/rewind 2 code')).stopReason).toBe('end_turn');
+        expect(x()).toBe('one\n');
+        expect(JSON.stringify(h.updates)).toContain('Rewound to before turn 2');
+      },
+    );
+  }, 60_000);
 });
 
-// Mutation checked: a code rewind that skips the checkpoints (Edit/Write's records only, as before
+// Mutations checked: a code rewind that skips the checkpoints (Edit/Write's records only, as before
 // issue 46) leaves a.txt with "more", b.txt BRAVO and c.txt in place, and fails the first comparison
-// after /rewind 2 code.
+// after /rewind 2 code; --force taken from anywhere in the words (as before) runs the misplaced
+// `/rewind 2 --force code`, which changes x.txt.

@@ -107,7 +107,10 @@ describe('Bash in the sandbox (print mode, default mode, auto-allow)', () => {
     expect(server.requests[0]?.raw).toContain('Commands run in a sandbox');
     const id = (JSON.parse(r.stdout) as { session_id: string }).session_id;
     const show = await runAgent(['sessions', 'show', id], { ws });
-    expect(show.stdout).toContain(`write denied: ${outside}`);
+    // a record of its own, under the command it denied (not only the tool result's text)
+    expect(show.stdout).toMatch(
+      new RegExp(`## Sandbox violations \\(1\\)\\n- [\\d: -]+  write denied: ${outside.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*\\(toolu_\\w+: touch `),
+    );
   });
 
   it('plan mode runs a read-only command in a read-only sandbox: `rg --pre rm` deletes nothing, whatever the classifier says', async () => {
@@ -166,4 +169,5 @@ describe('agent doctor and the sandbox', () => {
 // `plan.autoAllow` branch removed: print mode refuses the first command); the read-only custom
 // config dropped in runtime.wrap (plan mode's `rg --pre rm` deletes keep.txt); the start-up probe
 // removed (the broken bwrap reaches the first command, which fails with "Exit code 1" instead of
-// the notice); withDenials not called (no "[sandbox]" note).
+// the notice); withDenials not called (no "[sandbox]" note); the session's record of the denial
+// not saved (Session.emit's save removed: no "Sandbox violations" in `sessions show`).

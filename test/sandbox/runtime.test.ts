@@ -4,37 +4,23 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rgPath } from '@vscode/ripgrep';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_DEFAULTS, type SandboxSettings } from '../../src/config/sandboxSettings.js';
-import { runInSandbox } from '../../src/sandbox/run.js';
+import type { Boundaries } from '../../src/sandbox/settings.js';
 import { SandboxRuntime } from '../../src/sandbox/runtime.js';
-import { SANDBOX_TMP } from '../../src/sandbox/settings.js';
 import { createBashTool } from '../../src/tools/bash.js';
-import type { AnyTool, BackgroundJob, BackgroundShells } from '../../src/tools/types.js';
+import { defaultShell } from '../../src/tools/shell.js';
+import type { AnyTool } from '../../src/tools/types.js';
 import { tempDir } from '../tempDirs.js';
 import { call, ctx } from '../tools/helpers.js';
+import { keepingShells, sandboxOn as settings, startedSandbox } from './started.js';
 
 // The runtime with the real bubblewrap and socat (CI installs them: .ci/run). Where they are
 // missing this file fails: the sandbox is a boundary, and a boundary nobody tested is none.
 
-const settings = (over: Partial<SandboxSettings> = {}): SandboxSettings => ({
-  ...SANDBOX_DEFAULTS,
-  excludedCommands: [],
-  allowWrite: [],
-  denyWrite: [],
-  denyRead: [],
-  allowedDomains: [],
-  deniedDomains: [],
-  sources: [],
-  enabled: true,
-  ...over,
-});
-
 const home = tempDir('sandbox-home-');
 const project = tempDir('sandbox-project-');
 const outside = tempDir('sandbox-outside-');
-const where = { cwd: project, home, trustFile: join(home, '.config/agent/trust.json'), tmp: SANDBOX_TMP, rgPath };
+let where: Boundaries;
 const before = process.cwd();
 let sandbox: SandboxRuntime;
 let bash: AnyTool;
@@ -42,14 +28,10 @@ let signalListeners: number[] = [];
 const listening = (): number[] => [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
 
 beforeAll(async () => {
-  process.chdir(project);
-  execFileSync('git', ['init', '-q'], { cwd: project });
   mkdirSync(join(home, '.ssh'));
   writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY');
-  sandbox = new SandboxRuntime(settings({ excludedCommands: ['echo-outside'] }), where);
   signalListeners = listening();
-  const status = await sandbox.start();
-  if (status.state !== 'on') throw new Error(`the sandbox did not start here: ${JSON.stringify(status)} (install bubblewrap and socat)`);
+  ({ sandbox, where } = await startedSandbox(project, home, { excludedCommands: ['echo-outside'] }));
   bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, sandbox }) as AnyTool;
 }, 60_000);
 afterAll(async () => {
@@ -84,6 +66,38 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     expect(existsSync(join(project, 'made.txt'))).toBe(false);
   });
 
+  it("the next command's wrap is made when one ends and used by it, the command hidden from its environment", async () => {
+    await call(bash, { command: 'true' }, ctx(project));
+    await sandbox.prepared();
+    const r = await call(bash, { command: 'echo "[$AGENT_SANDBOX_COMMAND]" && echo second > second.txt' }, ctx(project));
+    expect(r).toMatchObject({ content: '[]', isError: false });
+    expect(readFileSync(join(project, 'second.txt'), 'utf8')).toBe('second\n');
+    // it was the prepared one: the next command after a wait finds its wrap made
+    await sandbox.prepared();
+    const w = await sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'probe' });
+    expect(w.env['AGENT_SANDBOX_COMMAND']).toBe('true');
+    sandbox.denials('probe', '', { readOnly: false });
+  });
+
+  it('a prepared wrap is not used once a name changed where the library looked: a repository cloned in between has its .git/config denied', async () => {
+    await call(bash, { command: 'true' }, ctx(project));
+    await sandbox.prepared();
+    // between two commands (the person, outside the sandbox): a nested repository, whose config runs code (core.fsmonitor)
+    execFileSync('git', ['init', '-q', 'nested'], { cwd: project });
+    const config = readFileSync(join(project, 'nested/.git/config'), 'utf8');
+    const r = await call(bash, { command: 'echo "[core]fsmonitor = touch pwned" >> nested/.git/config' }, ctx(project));
+    expect(r.isError).toBe(true);
+    expect(r.content).toContain('write denied: nested/.git/config');
+    expect(readFileSync(join(project, 'nested/.git/config'), 'utf8')).toBe(config);
+  });
+
+  it("a command starts once the proxy's bridges listen (a connection at once is refused by the proxy, by name, not by a closed port)", async () => {
+    // the shell's own reading of the sandbox's /proc/net, first thing: nothing started after the command began
+    const listening =
+      'l=0; for f in /proc/net/tcp /proc/net/tcp6; do while read -r _ a _ s _; do case "$s$a" in 0A*:0C38|0A*:0438) l=$((l+1));; esac; done < $f; done; echo "listening: $l"';
+    for (let i = 0; i < 3; i++) expect((await call(bash, { command: listening }, ctx(project))).content).toBe('listening: 2');
+  });
+
   it('outside it only when the gate let it out (an approved escape) or the command is excluded', async () => {
     const target = join(outside, 'escaped.txt');
     const asked = await call(bash, { command: `touch ${target}`, dangerouslyDisableSandbox: true }, ctx(project));
@@ -97,29 +111,8 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     expect(sandbox.plan('ls && echo-outside now', false)).toEqual({ kind: 'inside', autoAllow: true });
   });
 
-  it('runInSandbox (for a check command of another feature): runs inside, and says what was denied', async () => {
-    const r = await runInSandbox(sandbox, `echo ok && touch ${join(outside, 'check.txt')}`, { cwd: project });
-    expect(r).toMatchObject({ sandboxed: true, code: 1 });
-    expect(r.output).toContain('ok');
-    expect(r.denied).toEqual([expect.stringContaining(`write denied: ${join(outside, 'check.txt')}`)]);
-    expect(existsSync(join(outside, 'check.txt'))).toBe(false);
-  });
-
   it('a server started in the background keeps serving while other commands come and go', async () => {
-    let job: BackgroundJob | undefined;
-    const shells: BackgroundShells = {
-      refusal: () => undefined,
-      adopt: (j) => {
-        job = j;
-        j.follow(() => undefined);
-        return 'b1';
-      },
-      firstLines: () => '',
-      output: () => undefined,
-      markRead: () => undefined,
-      search: () => [],
-      holdForeground: () => () => undefined,
-    };
+    const { shells, job: adopted } = keepingShells();
     // the server and its client share the sandbox's network namespace: its loopback is its own
     const script = `node -e "require('http').createServer((q,r)=>r.end('up')).listen(8765)" & for i in $(seq 60); do curl -s http://127.0.0.1:8765/ >> served.log; echo >> served.log; sleep 0.2; done`;
     const started = await call(bash, { command: script, run_in_background: true }, ctx(project, { background: shells }));
@@ -129,6 +122,7 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     const first = served();
     await call(bash, { command: 'sleep 1' }, ctx(project));
     expect(served()).toBeGreaterThan(first);
+    const job = adopted();
     process.kill(-(job?.pid ?? 0), 'SIGKILL');
     await job?.ended;
   }, 40_000);
