@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 // ratio measured within one run; absolute times depend on the machine.
 
 const BENCHES: Record<string, string> = {
+  prefix: 'issue 48: the fixed prefix (system prompt and tool definitions) of a default session, in tokens, per tool; vs Claude Code with AGENT_BENCH_PEER',
   startup: 'start-up of the CLI vs node -e 0: --version, a -p round trip, and one resuming a 20-tool-turn session',
   firstframe: 'first interactive frame in a pty, new session and a resumed 2,000-message one',
   compaction: 'token accounting (incremental vs full recount, growth with length), micro and split selection',
