@@ -17,10 +17,8 @@ export interface GlobOptions {
 }
 
 const GlobInputSchema = z.object({
-  pattern: z.string().check(z.minLength(1), z.describe('Glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json".')),
-  path: z
-    .optional(z.string().check(z.minLength(1)))
-    .check(z.describe('Directory to search in, relative to the working directory or absolute. Default: the working directory.')),
+  pattern: z.string().check(z.minLength(1), z.describe('E.g. "**/*.ts", "src/**/*.{ts,tsx}".')),
+  path: z.optional(z.string().check(z.minLength(1))).check(z.describe('Directory to search. Default: the working directory.')),
 });
 export type GlobInput = z.infer<typeof GlobInputSchema>;
 
