@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,13 +10,43 @@ import { buildArchiveFixture } from './store.js';
 // 2,000 messages, as ratios to `node -e 0` and to each other, measured in one run. `script`'s
 // terminal answers no cursor report, so these are a silent terminal's times: the TUI's question
 // at start (how wide 👍🏽 is drawn, ui/emoji-probe.ts) waits out its timeout there. A new session
-// whose terminal answers as tmux does is measured too.
+// whose terminal answers as tmux does is measured too, and one in a generated 17,700-file git
+// repository. With AGENT_BENCH_PEER set to a Claude Code executable, its first frame (its
+// "? for shortcuts" line, onboarding and trust already answered in its ~/.claude.json) is timed
+// in the same interleaved runs, in the empty project and in the large one (issue 48).
 
 const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
 /** The hint line under the prompt: drawn by the first frame of the interactive app. */
 const READY = '/help commands';
 /** The line a resumed 2,000-message session's reprint starts with (more items than it prints). */
 const REPRINT_STARTS = 'earlier items not shown';
+/** Claude Code's first frame: the hint under its prompt. */
+const PEER_READY = 'shortcuts';
+const LARGE_FILES = 17_700;
+
+/** A git repository of LARGE_FILES ~2 KB files in nested folders (bench/checkpoints.ts's shape). */
+function makeLargeRepo(root: string): void {
+  mkdirSync(root);
+  writeFileSync(join(root, '.gitignore'), 'build/\n');
+  for (let i = 0; i < LARGE_FILES; i++) {
+    const dir = join(root, `pkg${i % 60}`, `mod${i % 17}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `file${i}.ts`), `export const value${i} = ${i};\n`.repeat(60));
+  }
+  mkdirSync(join(root, 'build'));
+  for (let i = 0; i < 500; i++) writeFileSync(join(root, 'build', `out${i}.js`), 'built\n');
+  writeFileSync(join(root, '.agentrc'), '{}');
+  execFileSync('git', ['init', '-q'], { cwd: root });
+}
+
+/** Claude Code's settings in a home folder: onboarding done, the key approved, the projects trusted. */
+function peerHome(home: string, key: string, projects: string[]): void {
+  const trusted = Object.fromEntries(projects.map((p) => [p, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }]));
+  writeFileSync(
+    join(home, '.claude.json'),
+    JSON.stringify({ hasCompletedOnboarding: true, numStartups: 5, customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] }, projects: trusted }),
+  );
+}
 
 export interface FirstFrameFigures {
   runs: number;
@@ -31,6 +61,11 @@ export interface FirstFrameFigures {
   answeringMs: number;
   /** From a resumed session's first frame until it has printed its older items (it takes no keys meanwhile). */
   reprintMs: number;
+  /** A new session in the 17,700-file repository. */
+  largeMs: number;
+  /** Claude Code's first frame (AGENT_BENCH_PEER), in the empty project and in the large one. */
+  peerMs?: number;
+  peerLargeMs?: number;
 }
 
 function median(xs: number[]): number {
@@ -144,7 +179,7 @@ export function screenTimes(
 }
 
 export async function benchFirstFrame(opts: { runs?: number; resumed?: number } = {}): Promise<FirstFrameFigures> {
-  const runs = opts.runs ?? 15;
+  const runs = opts.runs ?? Number(process.env.AGENT_BENCH_RUNS ?? 15);
   const resumedMessages = opts.resumed ?? 2_000;
   const fixture = buildArchiveFixture({ archived: 0, tail: resumedMessages });
   const root = mkdtempSync(join(tmpdir(), 'agent-bench-frame-'));
@@ -155,12 +190,21 @@ export async function benchFirstFrame(opts: { runs?: number; resumed?: number } 
   writeFileSync(join(project, '.agentrc'), '{}');
   const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TERM: 'xterm-256color', ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' };
   const model = ['--model', 'claude-sonnet-4-6'];
+  const large = join(root, 'large');
+  makeLargeRepo(large);
+  const peerBin = process.env.AGENT_BENCH_PEER;
+  // no server answers: neither program sends a request before its first frame
+  const peerEnv: NodeJS.ProcessEnv = { ...base, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+  if (peerBin) peerHome(home, base.ANTHROPIC_API_KEY!, [project, large]);
   try {
     const node: number[] = [];
     const fresh: number[] = [];
     const resumed: number[] = [];
     const reprinted: number[] = [];
     const answering: number[] = [];
+    const largeRuns: number[] = [];
+    const peer: number[] = [];
+    const peerLarge: number[] = [];
     // interleaved, so that machine load drifts affect all three alike
     for (let i = 0; i < runs; i++) {
       node.push(await timeToScreen([process.execPath, '-e', '0'], base, project, undefined));
@@ -177,6 +221,11 @@ export async function benchFirstFrame(opts: { runs?: number; resumed?: number } 
       );
       resumed.push(r.ready);
       reprinted.push(r.settled - r.ready);
+      largeRuns.push(await timeToScreen([process.execPath, BIN, ...model], { ...base, AGENT_DB: join(root, 'large.db') }, large, READY));
+      if (peerBin) {
+        peer.push(await timeToScreen([peerBin, ...model], peerEnv, project, PEER_READY));
+        peerLarge.push(await timeToScreen([peerBin, ...model], peerEnv, large, PEER_READY));
+      }
     }
     const nodeMs = median(node);
     const freshMs = median(fresh);
@@ -192,6 +241,8 @@ export async function benchFirstFrame(opts: { runs?: number; resumed?: number } 
       resumedVsFresh: resumedMs / freshMs,
       answeringMs: median(answering),
       reprintMs: median(reprinted),
+      largeMs: median(largeRuns),
+      ...(peer.length > 0 ? { peerMs: median(peer), peerLargeMs: median(peerLarge) } : {}),
     };
   } finally {
     fixture.cleanup();
@@ -208,6 +259,13 @@ export function formatFirstFrame(f: FirstFrameFigures): string {
     `  agent, new session, answering      ${ms(f.answeringMs)}  → ${(f.answeringMs / f.freshMs).toFixed(2)}× the silent terminal's (it answers the width question)`,
     `  agent --resume (${f.resumedMessages.toLocaleString('en-US')} messages)    ${ms(f.resumedMs)}  → ${f.resumedRatio.toFixed(2)}× node, ${f.resumedVsFresh.toFixed(2)}× the new session`,
     `  its older items reprinted          ${ms(f.reprintMs)} after its first frame`,
+    `  agent, ${LARGE_FILES.toLocaleString('en-US')}-file repository      ${ms(f.largeMs)}  → ${(f.largeMs / f.freshMs).toFixed(2)}× the empty project's`,
+    ...(f.peerMs === undefined || f.peerLargeMs === undefined
+      ? []
+      : [
+          `  claude (AGENT_BENCH_PEER)          ${ms(f.peerMs)}  → agent's first frame takes ${(f.freshMs / f.peerMs).toFixed(2)}× Claude Code's`,
+          `  claude, ${LARGE_FILES.toLocaleString('en-US')}-file repository     ${ms(f.peerLargeMs)}  → agent's takes ${(f.largeMs / f.peerLargeMs).toFixed(2)}× Claude Code's`,
+        ]),
   ].join('\n');
 }
 

@@ -22,6 +22,19 @@ if (!existsSync(entry)) {
 // time, so they are on where stacks are shown: AGENT_DEBUG_STACK=1 (or run
 // `node --enable-source-maps bin/agent.js`).
 if (process.env.AGENT_DEBUG_STACK) process.setSourceMapsEnabled(true);
+// V8's compile cache (Node 22.1+): the bundle's code compiled by an earlier start is reused, in
+// the agent's cache folder ($XDG_CACHE_HOME/agent/compile, else ~/.cache/agent/compile), never the
+// project. Node 20 has no such cache: nothing to do. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+const { enableCompileCache } = require('node:module');
+if (typeof enableCompileCache === 'function') {
+  const home = process.env.HOME || require('node:os').homedir();
+  const cacheHome = process.env.XDG_CACHE_HOME?.startsWith('/') ? process.env.XDG_CACHE_HOME : join(home, '.cache');
+  try {
+    enableCompileCache(join(cacheHome, 'agent', 'compile'));
+  } catch {
+    // an unwritable cache folder only costs the compile time saved
+  }
+}
 /** Calls `done` once what was written to `stream` is handed to the OS (writes to a pipe are asynchronous). */
 function flushed(stream, done) {
   if (stream.destroyed || stream.writableEnded) return done();

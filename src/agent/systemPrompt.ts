@@ -1,4 +1,3 @@
-import type { ToolSpec } from '../llm/provider.js';
 import { promptText } from '../promptText.js';
 import DEFAULT_ROLE from './defaultRole.md';
 import PROJECT_INSTRUCTIONS from './projectInstructions.md';
@@ -8,7 +7,6 @@ export interface SystemPromptInput {
   cwd: string;
   platform: string;
   model: string;
-  tools: readonly ToolSpec[];
   /** The instruction files in force (instructions.ts: AGENTS.md / CLAUDE.md hierarchy, personal file), rendered. */
   agentsMd?: string;
   /** A sub-agent's own system prompt (its agent file's body): it replaces the opening paragraph. */
@@ -18,17 +16,11 @@ export interface SystemPromptInput {
 /**
  * The system prompt holds only what stays the same for the whole session (it heads the cached
  * prefix of every request); volatile facts such as the date go into the history (dateNote.ts).
+ * It does not list the tools: their definitions already name and describe them (issue 48).
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
-  const toolLines = input.tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');
   const role = input.role?.trim() || promptText(DEFAULT_ROLE);
-  const base = promptText(SYSTEM_PROMPT, { role, cwd: input.cwd, platform: input.platform, model: input.model, tools: toolLines });
+  const base = promptText(SYSTEM_PROMPT, { role, cwd: input.cwd, platform: input.platform, model: input.model });
   const instructions = input.agentsMd?.trim();
   return instructions ? `${base}\n\n${promptText(PROJECT_INSTRUCTIONS, { instructions })}` : base;
-}
-
-function firstSentence(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  const m = /^(.*?[.!?])(\s|$)/.exec(line);
-  return (m ? m[1] : line) ?? '';
 }

@@ -11,23 +11,10 @@ import DESCRIPTION from './taskTool.md';
 import { TOOL } from '../tools/toolNames.js';
 
 const TaskInputSchema = z.object({
-  description: z.string().check(z.minLength(1), z.describe('A short (3-6 words) label for the task, shown to the user.')),
-  prompt: z
-    .string()
-    .check(
-      z.minLength(1),
-      z.describe(
-        'The task for the sub-agent, complete and self-contained: it sees nothing of this conversation. Say what to find or do and what the report should contain.',
-      ),
-    ),
-  agent: z.optional(z.string().check(z.minLength(1))).check(z.describe('Which agent runs it (default "explore").')),
-  keep_background: z
-    .optional(z.boolean())
-    .check(
-      z.describe(
-        'When true, background commands the sub-agent leaves running (a dev server it started) are handed to you when it ends, under new ids named in a notice, instead of being stopped.',
-      ),
-    ),
+  description: z.string().check(z.minLength(1), z.describe('A 3-6 word label, shown to the user.')),
+  prompt: z.string().check(z.minLength(1), z.describe('The complete task: what to find or do, and what the report should contain.')),
+  agent: z.optional(z.string().check(z.minLength(1))).check(z.describe('Default "explore".')),
+  keep_background: z.optional(z.boolean()).check(z.describe('Hand you the background commands it leaves running (under new ids) instead of stopping them.')),
 });
 export type TaskInput = z.infer<typeof TaskInputSchema>;
 

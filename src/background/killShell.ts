@@ -9,7 +9,7 @@ import { describeState } from './record.js';
 import type { Shells } from './shells.js';
 
 const KillShellInputSchema = z.object({
-  shell_id: z.string().check(z.minLength(1), z.describe('The id of the background command to stop (b1, b2, …).')),
+  shell_id: z.string().check(z.minLength(1), z.describe('Its id (b1, b2, …).')),
 });
 type KillShellInput = z.infer<typeof KillShellInputSchema>;
 

@@ -30,12 +30,12 @@ export const TodoInputSchema = z.object({
   todos: z
     .array(
       z.object({
-        content: text.check(z.describe('What is to be done, in the imperative ("Run the tests").')),
-        status: z.enum(TODO_STATUSES).check(z.describe('pending, in_progress (at most one item), completed, cancelled or blocked.')),
-        activeForm: z.optional(text).check(z.describe('The item in the present continuous, shown while it is in progress ("Running the tests").')),
+        content: text.check(z.describe('Imperative ("Run the tests").')),
+        status: z.enum(TODO_STATUSES).check(z.describe('At most one in_progress.')),
+        activeForm: z.optional(text).check(z.describe('Present continuous, shown while in progress ("Running the tests").')),
       }),
     )
-    .check(z.maxLength(MAX_TODOS), z.describe(`The whole list (at most ${MAX_TODOS} items), in order: it replaces the previous one.`)),
+    .check(z.maxLength(MAX_TODOS), z.describe(`The whole list (at most ${MAX_TODOS} items), in order.`)),
 });
 export type TodoInput = z.infer<typeof TodoInputSchema>;
 

@@ -320,7 +320,6 @@ export class ContextControl {
         cwd: this.cfg.cwd,
         platform: `${process.platform} (${process.arch})`,
         model: this.cfg.model.name,
-        tools: this.deps.tools.map(toolSpec),
         ...(agentsMd ? { agentsMd } : {}),
         ...(this.deps.role ? { role: this.deps.role } : {}),
       }) +

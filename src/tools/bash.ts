@@ -44,14 +44,10 @@ function commandEnv(hide: (name: string) => boolean): Record<string, string> {
 }
 
 const BashInputSchema = z.object({
-  command: z.string().check(z.minLength(1), z.describe('The shell command to run (bash syntax).')),
+  command: z.string().check(z.minLength(1), z.describe('The command (bash syntax).')),
   timeout: z.optional(z.int().check(z.minimum(1))).check(z.describe('Timeout in milliseconds.')),
-  description: z.optional(z.string()).check(z.describe('A few words saying what the command does, shown to the user (e.g. "Run the unit tests").')),
-  run_in_background: z
-    .optional(z.boolean())
-    .check(
-      z.describe('Run the command in the background (a dev server, a watcher, a long build): the call answers at once with an id; you are told when it ends.'),
-    ),
+  description: z.optional(z.string()).check(z.describe('What it does in a few words, shown to the user ("Run the unit tests").')),
+  run_in_background: z.optional(z.boolean()).check(z.describe('Run it in the background; the call answers at once with an id.')),
 });
 /** With a sandbox the model may leave (sandbox.allowUnsandboxedCommands): the request to, which the person approves each time. */
 const EscapableInputSchema = z.extend(BashInputSchema, {

@@ -6,12 +6,10 @@ import { promptText } from '../promptText.js';
 import DESCRIPTION from './edit.md';
 
 const EditInput = z.object({
-  path: z.string().check(z.minLength(1), z.describe('Path of the file to change, relative to the working directory or absolute.')),
-  old_string: z
-    .string()
-    .check(z.describe('The exact text to replace, as it is in the file (without FileRead line numbers), with enough surrounding lines to be unique.')),
-  new_string: z.string().check(z.describe('The text to put in its place (must differ from old_string).')),
-  replace_all: z.optional(z.boolean()).check(z.describe('Replace every occurrence instead of requiring old_string to be unique. Default false.')),
+  path: z.string().check(z.minLength(1), z.describe("The file's path.")),
+  old_string: z.string().check(z.describe('The exact text to replace.')),
+  new_string: z.string().check(z.describe('Its replacement (must differ).')),
+  replace_all: z.optional(z.boolean()).check(z.describe('Replace every occurrence. Default false.')),
 });
 export type EditInput = z.infer<typeof EditInput>;
 

@@ -30,9 +30,9 @@ export interface FileReadOptions {
 const DEFAULTS = { maxLines: 2000, maxChars: 100_000, maxLineChars: 2000 };
 
 const FileReadInput = z.object({
-  path: z.string().check(z.minLength(1), z.describe('Path of the file, relative to the working directory or absolute.')),
-  offset: z.optional(z.int().check(z.minimum(1))).check(z.describe('First line to read (1-based). Default 1.')),
-  limit: z.optional(z.int().check(z.minimum(1))).check(z.describe('Number of lines to read. Default 2000.')),
+  path: z.string().check(z.minLength(1), z.describe("The file's path.")),
+  offset: z.optional(z.int().check(z.minimum(1))).check(z.describe('First line (1-based). Default 1.')),
+  limit: z.optional(z.int().check(z.minimum(1))).check(z.describe('Lines to read. Default 2000.')),
 });
 export type FileReadInput = z.infer<typeof FileReadInput>;
 

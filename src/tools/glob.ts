@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as z from 'zod/mini';
 import { fmtInt, plural } from './format.js';
@@ -17,10 +18,8 @@ export interface GlobOptions {
 }
 
 const GlobInputSchema = z.object({
-  pattern: z.string().check(z.minLength(1), z.describe('Glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json".')),
-  path: z
-    .optional(z.string().check(z.minLength(1)))
-    .check(z.describe('Directory to search in, relative to the working directory or absolute. Default: the working directory.')),
+  pattern: z.string().check(z.minLength(1), z.describe('E.g. "**/*.ts", "src/**/*.{ts,tsx}".')),
+  path: z.optional(z.string().check(z.minLength(1))).check(z.describe('Directory to search. Default: the working directory.')),
 });
 export type GlobInput = z.infer<typeof GlobInputSchema>;
 
@@ -79,16 +78,24 @@ async function runGlob(input: GlobInput, ctx: ToolContext, maxResults: number): 
   return { content, isError: false };
 }
 
-/** Newest first; equal times by path. Files that vanished meanwhile sort last. */
+/** Files stat'ed between two yields to the event loop (the screen keeps drawing meanwhile). */
+const STAT_BATCH = 1_000;
+
+/**
+ * Newest first; equal times by path. Files that vanished meanwhile sort last. The stats are
+ * synchronous, in batches: 17,700 promise-based stats took ~3× as long, each a round through
+ * libuv's thread pool (issue 48).
+ */
 export async function sortByMtime(files: string[]): Promise<string[]> {
-  const times = await Promise.all(
-    files.map((f) =>
-      stat(f).then(
-        (s) => s.mtimeMs,
-        () => -Infinity,
-      ),
-    ),
-  );
+  const times: number[] = [];
+  for (let i = 0; i < files.length; i++) {
+    if (i > 0 && i % STAT_BATCH === 0) await new Promise((resolveBatch) => setImmediate(resolveBatch));
+    try {
+      times.push(statSync(files[i]!, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity);
+    } catch {
+      times.push(-Infinity);
+    }
+  }
   return files
     .map((f, i) => ({ f, t: times[i] ?? -Infinity }))
     .sort((a, b) => b.t - a.t || (a.f < b.f ? -1 : a.f > b.f ? 1 : 0))

@@ -35,32 +35,13 @@ export interface GrepOptions {
 const MAX_LINE_CHARS = 500;
 
 const GrepInputSchema = z.object({
-  pattern: z
-    .string()
-    .check(
-      z.minLength(1),
-      z.describe('Regular expression, JavaScript syntax (e.g. "function\\s+load", "TODO|FIXME"). Escape ( [ { . * + ? | \\ to match them literally.'),
-    ),
-  path: z
-    .optional(z.string().check(z.minLength(1)))
-    .check(z.describe('File or directory to search, relative to the working directory or absolute. Default: the working directory.')),
-  glob: z
-    .optional(z.string().check(z.minLength(1)))
-    .check(z.describe('Only search files matching this glob: "*.ts" (any depth), "*.{ts,tsx}", "src/**/*.test.ts" (relative to path).')),
-  ignoreCase: z.optional(z.boolean()).check(z.describe('Case-insensitive search. Default false.')),
-  outputMode: z
-    .optional(z.enum(['files', 'lines', 'count']))
-    .check(
-      z.describe(
-        '"files" (default): paths of matching files, most recently modified first. "lines": matching lines as path:line:text. "count": path:number of matching lines.',
-      ),
-    ),
-  contextLines: z
-    .optional(z.int().check(z.minimum(0), z.maximum(20)))
-    .check(z.describe('With outputMode "lines": lines of context shown before and after each match.')),
-  maxResults: z
-    .optional(z.int().check(z.minimum(1), z.maximum(2000)))
-    .check(z.describe('Most files (files, count) or matching lines (lines) returned. Default 100.')),
+  pattern: z.string().check(z.minLength(1), z.describe('E.g. "function\\s+load", "TODO|FIXME"; escape ( [ { . * + ? | \\ to match them literally.')),
+  path: z.optional(z.string().check(z.minLength(1))).check(z.describe('File or directory to search. Default: the working directory.')),
+  glob: z.optional(z.string().check(z.minLength(1))).check(z.describe('Only files matching this glob: "*.ts" (any depth), "*.{ts,tsx}", "src/**/*.test.ts".')),
+  ignoreCase: z.optional(z.boolean()).check(z.describe('Case-insensitive search.')),
+  outputMode: z.optional(z.enum(['files', 'lines', 'count'])).check(z.describe('Default "files".')),
+  contextLines: z.optional(z.int().check(z.minimum(0), z.maximum(20))).check(z.describe('With "lines": lines of context around each match.')),
+  maxResults: z.optional(z.int().check(z.minimum(1), z.maximum(2000))).check(z.describe('Most files or lines returned. Default 100.')),
 });
 export type GrepInput = z.infer<typeof GrepInputSchema>;
 

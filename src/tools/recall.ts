@@ -17,27 +17,13 @@ export interface RecallOptions {
 }
 
 const RecallInputSchema = z.object({
-  query: z.optional(z.string().check(z.minLength(1))).check(z.describe('Words to search for in the archive (full-text search). Give either query or id.')),
-  id: z
-    .optional(z.string().check(z.minLength(1)))
-    .check(z.describe('Id of one archived item (from a search hit or from a cleared tool result) to read in full.')),
-  offset: z
-    .optional(z.int().check(z.minimum(0)))
-    .check(
-      z.describe(
-        'With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.',
-      ),
-    ),
-  limit: z
-    .optional(z.int().check(z.minimum(1), z.maximum(2000)))
-    .check(z.describe('With query: hits per page (default 10, at most 50). With id: lines per page (default 500).')),
-  pattern: z
-    .optional(z.string().check(z.minLength(1)))
-    .check(z.describe('With id: a regular expression (JavaScript syntax); returns only the matching lines, numbered, with a few lines of context.')),
-  context: z.optional(z.int().check(z.minimum(0), z.maximum(20))).check(z.describe('With pattern: lines of context before and after each match (default 2).')),
-  since_last_read: z
-    .optional(z.boolean())
-    .check(z.describe('With the id of a background command (b1, b2, …): read on from the line after the last one you read of it (its new output).')),
+  query: z.optional(z.string().check(z.minLength(1))).check(z.describe('Words to search for. Give query or id.')),
+  id: z.optional(z.string().check(z.minLength(1))).check(z.describe("An archived item's id (a hit's, a placeholder's, o12, b1) to read.")),
+  offset: z.optional(z.int().check(z.minimum(0))).check(z.describe('With query: hits to skip. With id: first line (1-based).')),
+  limit: z.optional(z.int().check(z.minimum(1), z.maximum(2000))).check(z.describe('With query: hits (default 10, at most 50). With id: lines (default 500).')),
+  pattern: z.optional(z.string().check(z.minLength(1))).check(z.describe('With id: a regular expression; only the matching lines, with context.')),
+  context: z.optional(z.int().check(z.minimum(0), z.maximum(20))).check(z.describe('With pattern: lines of context (default 2).')),
+  since_last_read: z.optional(z.boolean()).check(z.describe("With a background command's id: only its output since you last read it.")),
 });
 export type RecallInput = z.infer<typeof RecallInputSchema>;
 

@@ -5,10 +5,8 @@ import { promptText } from '../promptText.js';
 import DESCRIPTION from './write.md';
 
 const WriteInput = z.object({
-  path: z
-    .string()
-    .check(z.minLength(1), z.describe('Path of the file, relative to the working directory or absolute. Missing parent directories are created.')),
-  content: z.string().check(z.describe('The whole new content of the file.')),
+  path: z.string().check(z.minLength(1), z.describe("The file's path.")),
+  content: z.string().check(z.describe('The whole new content.')),
 });
 export type WriteInput = z.infer<typeof WriteInput>;
 

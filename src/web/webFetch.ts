@@ -14,8 +14,8 @@ import { fetchPage, urlRefusal, type FetchLimits } from './fetchPage.js';
 import DESCRIPTION from './webFetch.md';
 
 const WebFetchInput = z.object({
-  url: z.string().check(z.minLength(1), z.describe('The page to fetch: a full http:// or https:// URL.')),
-  prompt: z.string().check(z.describe('What you want from the page (answer it from the page).')),
+  url: z.string().check(z.minLength(1), z.describe('A full http:// or https:// URL.')),
+  prompt: z.string().check(z.describe('What you want from the page.')),
 });
 export type WebFetchInput = z.infer<typeof WebFetchInput>;
 

@@ -262,6 +262,8 @@ describe('Grep: ripgrep gives the same results as the JavaScript engine', () => 
     { pattern: 'foo', outputMode: 'lines', contextLines: 2 },
     { pattern: 'foo', outputMode: 'lines', contextLines: 1, maxResults: 7 },
     { pattern: 'foo', outputMode: 'lines', maxResults: 3 },
+    // one file with more matching lines than shown: the total counts them all (ripgrep's lines pass stops at maxResults)
+    { pattern: 'foo', glob: 'many.ts', outputMode: 'lines', maxResults: 2 },
     { pattern: 'foo', outputMode: 'count', maxResults: 2 },
     { pattern: 'foo', maxResults: 2 },
     { pattern: 'foo', glob: '*.ts' },
@@ -311,3 +313,7 @@ describe('Grep: ripgrep gives the same results as the JavaScript engine', () => 
     expect(run.output.content).toContain('src/app.ts');
   });
 });
+
+// Mutations the parity test kills (issue 48's two-pass lines mode in grepRg.ts): the lines pass
+// given fewer files than the output shows (each file's share multiplied by 100); a shown file's
+// count taken from the lines pass (capped at maxResults) instead of the count pass.

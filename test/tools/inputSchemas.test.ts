@@ -15,15 +15,15 @@ const SCHEMAS: Record<string, unknown> = {
       path: {
         type: 'string',
         minLength: 1,
-        description: 'Path of the file, relative to the working directory or absolute.',
+        description: "The file's path.",
       },
       offset: {
-        description: 'First line to read (1-based). Default 1.',
+        description: 'First line (1-based). Default 1.',
         type: 'integer',
         minimum: 1,
       },
       limit: {
-        description: 'Number of lines to read. Default 2000.',
+        description: 'Lines to read. Default 2000.',
         type: 'integer',
         minimum: 1,
       },
@@ -36,18 +36,18 @@ const SCHEMAS: Record<string, unknown> = {
       path: {
         type: 'string',
         minLength: 1,
-        description: 'Path of the file to change, relative to the working directory or absolute.',
+        description: "The file's path.",
       },
       old_string: {
         type: 'string',
-        description: 'The exact text to replace, as it is in the file (without FileRead line numbers), with enough surrounding lines to be unique.',
+        description: 'The exact text to replace.',
       },
       new_string: {
         type: 'string',
-        description: 'The text to put in its place (must differ from old_string).',
+        description: 'Its replacement (must differ).',
       },
       replace_all: {
-        description: 'Replace every occurrence instead of requiring old_string to be unique. Default false.',
+        description: 'Replace every occurrence. Default false.',
         type: 'boolean',
       },
     },
@@ -59,11 +59,11 @@ const SCHEMAS: Record<string, unknown> = {
       path: {
         type: 'string',
         minLength: 1,
-        description: 'Path of the file, relative to the working directory or absolute. Missing parent directories are created.',
+        description: "The file's path.",
       },
       content: {
         type: 'string',
-        description: 'The whole new content of the file.',
+        description: 'The whole new content.',
       },
     },
     required: ['path', 'content'],
@@ -74,7 +74,7 @@ const SCHEMAS: Record<string, unknown> = {
       command: {
         type: 'string',
         minLength: 1,
-        description: 'The shell command to run (bash syntax).',
+        description: 'The command (bash syntax).',
       },
       timeout: {
         description: 'Timeout in milliseconds.',
@@ -82,12 +82,11 @@ const SCHEMAS: Record<string, unknown> = {
         minimum: 1,
       },
       description: {
-        description: 'A few words saying what the command does, shown to the user (e.g. "Run the unit tests").',
+        description: 'What it does in a few words, shown to the user ("Run the unit tests").',
         type: 'string',
       },
       run_in_background: {
-        description:
-          'Run the command in the background (a dev server, a watcher, a long build): the call answers at once with an id; you are told when it ends.',
+        description: 'Run it in the background; the call answers at once with an id.',
         type: 'boolean',
       },
     },
@@ -99,36 +98,35 @@ const SCHEMAS: Record<string, unknown> = {
       pattern: {
         type: 'string',
         minLength: 1,
-        description: 'Regular expression, JavaScript syntax (e.g. "function\\s+load", "TODO|FIXME"). Escape ( [ { . * + ? | \\ to match them literally.',
+        description: 'E.g. "function\\s+load", "TODO|FIXME"; escape ( [ { . * + ? | \\ to match them literally.',
       },
       path: {
-        description: 'File or directory to search, relative to the working directory or absolute. Default: the working directory.',
+        description: 'File or directory to search. Default: the working directory.',
         type: 'string',
         minLength: 1,
       },
       glob: {
-        description: 'Only search files matching this glob: "*.ts" (any depth), "*.{ts,tsx}", "src/**/*.test.ts" (relative to path).',
+        description: 'Only files matching this glob: "*.ts" (any depth), "*.{ts,tsx}", "src/**/*.test.ts".',
         type: 'string',
         minLength: 1,
       },
       ignoreCase: {
-        description: 'Case-insensitive search. Default false.',
+        description: 'Case-insensitive search.',
         type: 'boolean',
       },
       outputMode: {
-        description:
-          '"files" (default): paths of matching files, most recently modified first. "lines": matching lines as path:line:text. "count": path:number of matching lines.',
+        description: 'Default "files".',
         type: 'string',
         enum: ['files', 'lines', 'count'],
       },
       contextLines: {
-        description: 'With outputMode "lines": lines of context shown before and after each match.',
+        description: 'With "lines": lines of context around each match.',
         type: 'integer',
         minimum: 0,
         maximum: 20,
       },
       maxResults: {
-        description: 'Most files (files, count) or matching lines (lines) returned. Default 100.',
+        description: 'Most files or lines returned. Default 100.',
         type: 'integer',
         minimum: 1,
         maximum: 2000,
@@ -142,10 +140,10 @@ const SCHEMAS: Record<string, unknown> = {
       pattern: {
         type: 'string',
         minLength: 1,
-        description: 'Glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json".',
+        description: 'E.g. "**/*.ts", "src/**/*.{ts,tsx}".',
       },
       path: {
-        description: 'Directory to search in, relative to the working directory or absolute. Default: the working directory.',
+        description: 'Directory to search. Default: the working directory.',
         type: 'string',
         minLength: 1,
       },
@@ -156,40 +154,39 @@ const SCHEMAS: Record<string, unknown> = {
     type: 'object',
     properties: {
       query: {
-        description: 'Words to search for in the archive (full-text search). Give either query or id.',
+        description: 'Words to search for. Give query or id.',
         type: 'string',
         minLength: 1,
       },
       id: {
-        description: 'Id of one archived item (from a search hit or from a cleared tool result) to read in full.',
+        description: "An archived item's id (a hit's, a placeholder's, o12, b1) to read.",
         type: 'string',
         minLength: 1,
       },
       offset: {
-        description:
-          'With query: how many hits to skip (default 0). With id: first line to read (1-based, default 1). The output tells you the value for the next page.',
+        description: 'With query: hits to skip. With id: first line (1-based).',
         type: 'integer',
         minimum: 0,
       },
       limit: {
-        description: 'With query: hits per page (default 10, at most 50). With id: lines per page (default 500).',
+        description: 'With query: hits (default 10, at most 50). With id: lines (default 500).',
         type: 'integer',
         minimum: 1,
         maximum: 2000,
       },
       pattern: {
-        description: 'With id: a regular expression (JavaScript syntax); returns only the matching lines, numbered, with a few lines of context.',
+        description: 'With id: a regular expression; only the matching lines, with context.',
         type: 'string',
         minLength: 1,
       },
       context: {
-        description: 'With pattern: lines of context before and after each match (default 2).',
+        description: 'With pattern: lines of context (default 2).',
         type: 'integer',
         minimum: 0,
         maximum: 20,
       },
       since_last_read: {
-        description: 'With the id of a background command (b1, b2, …): read on from the line after the last one you read of it (its new output).',
+        description: "With a background command's id: only its output since you last read it.",
         type: 'boolean',
       },
     },
