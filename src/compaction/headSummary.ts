@@ -14,14 +14,14 @@ import { checkSummary, compactionLedger, ledgerTokens } from './ledgerStep.js';
 import type { Ledger } from '../ledger/types.js';
 import { buildRestoration, type Restoration } from './restore.js';
 import { openLoopText, openThinkingLoop } from './openLoop.js';
-import { isTurnStart, partitionHead, selectSplit, type Split } from './split.js';
+import { isTurnStart, partitionHead, selectSplit, type HeadPartition, type Split } from './split.js';
 import { SummaryFailure, type Summarizer, type SummaryJob, type SummaryResult } from './summarize.js';
 import type { ProbeResults } from '../ledger/probes.js';
 import { contextRaw } from './thinkingRoom.js';
-import { withoutImages } from '../llm/withoutImages.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import { promptText } from '../promptText.js';
-import PROVIDER_SUMMARY from './providerSummary.md';
+import { providerSummary, type ProvidedSummary } from './providerSummary.js';
+import NO_SUMMARY from './noSummary.md';
 import { TOOL } from '../tools/toolNames.js';
 
 export interface HeadDeps {
@@ -46,6 +46,10 @@ export interface LlmRun {
   restore: boolean;
   signal: AbortSignal;
   emit: Emit;
+  /** Written in the background while the session goes on (compaction_start says so). */
+  background?: boolean | undefined;
+  /** No summary is asked for: the checkpoint says why (this reason) and the ledger carries the work (the fallback at the hard limit). */
+  summaryless?: string | undefined;
 }
 
 /**
@@ -64,14 +68,76 @@ export function pendingFrom(history: readonly Message[]): number {
   return history.slice(i).some(isTurnStart) ? i : history.length;
 }
 
+/** The summary of an LLM compaction, written on a snapshot of the history and not yet assembled with what followed it. */
+export interface HeadDraft {
+  id: string;
+  started: number;
+  trigger: LlmRun['trigger'];
+  focus?: string | undefined;
+  /** The history the summary was written on: at the swap it must still begin the history. */
+  snapshot: readonly Message[];
+  /** snapshot[splitIndex...] stays verbatim (so does everything after the snapshot). */
+  splitIndex: number;
+  /** The open tool loop (whose replies think) of the snapshot, closed into the checkpoint. */
+  loopStart: number | undefined;
+  head: HeadPartition;
+  summary: SummaryResult;
+  probes?: ProbeResults | undefined;
+  provided?: ProvidedSummary | undefined;
+  fixedRaw: number;
+  budgets: ReturnType<typeof compactionBudgets>;
+}
+
+/** Where a draft is assembled: the history as it stands then (its start is the draft's snapshot). */
+export interface Assembly {
+  history: readonly Message[];
+  tokensBefore: number;
+  restore: boolean;
+  signal: AbortSignal;
+  /** Close a thinking loop opened after the snapshot into the checkpoint rather than wait for its end (the hard limit). */
+  force?: boolean;
+  /** The checkpoint already built (and warmed) for an earlier state of this history: the same bytes, the ledger it carries. */
+  checkpoint?: { message: Message; ledger: Ledger | undefined } | undefined;
+}
+
+/** An assembled compaction: the outcome to commit, the history it gives and its checkpoint (with the ledger it carries). */
+export interface Assembled {
+  outcome: Outcome;
+  messages?: Message[];
+  checkpoint?: { message: Message; ledger: Ledger | undefined };
+  /** A thinking tool loop was closed into the checkpoint: the next request is the checkpoint alone. */
+  closesLoop?: boolean;
+}
+
 /** Summarizes the head and keeps the tail (auto, reactive, manual): the plan of an LLM compaction, nothing committed. */
 export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> {
+  const drafted = await draftHead(d, run);
+  if (!('snapshot' in drafted)) return drafted;
+  const assembled = await assembleHead(d, drafted, { history: run.ctx.history, tokensBefore: run.tokensBefore, restore: run.restore, signal: run.signal });
+  return assembled === 'wait' || assembled === 'diverged' ? unexpected(d, drafted, run.tokensBefore, assembled) : assembled.outcome;
+}
+
+/** An assembly on the very history the draft was written on neither waits nor diverges; should it, nothing changes. */
+function unexpected(d: HeadDeps, draft: HeadDraft, tokensBefore: number, why: string): Outcome {
+  return {
+    record: bareRecord(d.now(), draft.trigger, tokensBefore, draft.started, { status: 'failed', reason: `the compaction could not be assembled (${why})` }),
+  };
+}
+
+/** The first half of an LLM compaction: what to keep, and the summary of the rest, checked against the ledger. */
+export async function draftHead(d: HeadDeps, run: LlmRun): Promise<HeadDraft | Outcome> {
   const { trigger, ctx, measured, signal, emit } = run;
   const { counter } = d.deps;
   const started = d.now();
   const id = newId('c');
   const progress = (stage: string): void => emit({ type: 'compaction_progress', trigger, stage });
-  emit({ type: 'compaction_start', trigger, ...(run.focus ? { focus: run.focus } : {}), tokensBefore: run.tokensBefore });
+  emit({
+    type: 'compaction_start',
+    trigger,
+    ...(run.focus ? { focus: run.focus } : {}),
+    tokensBefore: run.tokensBefore,
+    ...(run.background ? { background: true } : {}),
+  });
   const finish = (fields: Partial<CompactionRecord> & Pick<CompactionRecord, 'status'>, usage: Usage = emptyUsage()): Outcome => ({
     record: bareRecord(d.now(), trigger, run.tokensBefore, started, {
       ...fields,
@@ -106,70 +172,136 @@ export async function summarizeHead(d: HeadDeps, run: LlmRun): Promise<Outcome> 
     });
   }
   const tail = history.slice(split.index);
-  // the working state, derived from the log before anything is summarized (ledger/)
-  const ledger: Ledger | undefined =
-    d.deps.ledger && d.deps.config.ledger
-      ? compactionLedger(d.deps.ledger, history, [...head.pinnedUnits.flat(), ...tail], ledgerTokens(d.effective), counter, d.deps.describeToolUse)
-      : undefined;
-
+  const draft = { id, started, trigger, focus: run.focus, snapshot: history, splitIndex: split.index, loopStart, head, fixedRaw, budgets };
+  if (run.summaryless !== undefined) {
+    const text = promptText(NO_SUMMARY, { reason: run.summaryless });
+    return { ...draft, summary: { text, method: 'ledger', usage: emptyUsage(), requests: 0, verified: false } };
+  }
+  // the working state, derived from the log before anything is summarized (ledger/): the summary is checked against it
+  const ledger = ledgerOf(d, history, [...head.pinnedUnits.flat(), ...tail]);
   const summarized = await summarizeStep(d, run, progress, { head, splitIndex: split.index, ledger, summaryMaxTokens: budgets.summaryMaxTokens });
   if ('failure' in summarized) return finish({ status: 'failed', reason: summarized.failure, tokensAfter: run.tokensBefore });
-  const { summary, probes, provided } = summarized;
+  return { ...draft, ...summarized };
+}
 
-  let restoration: Restoration | undefined;
-  if (run.restore) {
-    progress('restoring recent requests and files');
-    restoration = await restoreStep(d, signal, { archived: head.archived, tail, ledger, budgets });
+/** The working-state ledger of a history whose `kept` messages stay in view; undefined when it is off. */
+function ledgerOf(d: HeadDeps, history: readonly Message[], kept: readonly Message[]): Ledger | undefined {
+  return d.deps.ledger && d.deps.config.ledger
+    ? compactionLedger(d.deps.ledger, history, kept, ledgerTokens(d.effective), d.deps.counter, d.deps.describeToolUse)
+    : undefined;
+}
+
+/**
+ * The second half: the draft's checkpoint (its ledger derived again from the log as it stands)
+ * with everything after the split verbatim, the messages that came after the snapshot included.
+ * 'diverged': the history no longer begins with the snapshot (a rewind, an /uncompact, another
+ * compaction). 'wait': a tool loop whose replies think began after the snapshot and is still
+ * running: nothing may change under it until it ends (unless forced: it is closed into the checkpoint).
+ */
+export async function assembleHead(d: HeadDeps, draft: HeadDraft, at: Assembly): Promise<Assembled | 'wait' | 'diverged'> {
+  const { counter } = d.deps;
+  const { history } = at;
+  const { snapshot, head, summary } = draft;
+  if (history.length < snapshot.length || snapshot.some((m, i) => history[i]!.id !== m.id)) return 'diverged';
+  const loopNow = openThinkingLoop(history);
+  // the snapshot's own loop still running is closed as it was planned; a loop opened since waits for its end
+  const sameLoop = loopNow !== undefined && loopNow === draft.loopStart;
+  if (loopNow !== undefined && !sameLoop && !at.force) return 'wait';
+  const closing = loopNow !== undefined;
+  const tail = closing ? [] : history.slice(draft.splitIndex);
+  const archived = closing ? [...head.archived, ...history.slice(draft.splitIndex)] : head.archived;
+  const ratio = d.ratio;
+  const ledger = at.checkpoint ? at.checkpoint.ledger : ledgerOf(d, history, [...head.pinnedUnits.flat(), ...tail]);
+  let checkpoint = at.checkpoint?.message;
+  if (!checkpoint) {
+    let restoration: Restoration | undefined;
+    if (at.restore) restoration = await restoreStep(d, at.signal, { archived, tail, ledger, budgets: draft.budgets });
+    if (at.signal.aborted) return { outcome: failed(d, draft, at.tokensBefore, CANCELLED, summary.usage) };
+    checkpoint = buildCheckpointMessage({
+      compactionId: draft.id,
+      summary: summary.text,
+      archivedCount: archived.length,
+      restoration,
+      ledger: ledger?.text,
+      createdAt: d.now(),
+      ...(closing ? { openLoop: openLoopText(history.slice(loopNow)) } : {}),
+    });
+    // the encrypted item goes right after the checkpoint's text, as responses.compact returns it
+    if (draft.provided) checkpoint.blocks.splice(1, 0, draft.provided.block);
   }
-  if (signal.aborted) return finish({ status: 'failed', reason: CANCELLED, tokensAfter: run.tokensBefore }, summary.usage);
-
-  const checkpoint = buildCheckpointMessage({
-    compactionId: id,
-    summary: summary.text,
-    archivedCount: head.archived.length,
-    restoration,
-    ledger: ledger?.text,
-    createdAt: d.now(),
-    ...(loopStart !== undefined ? { openLoop: openLoopText(history.slice(loopStart)) } : {}),
-  });
-  // the encrypted item goes right after the checkpoint's text, as responses.compact returns it
-  if (provided) checkpoint.blocks.splice(1, 0, provided.block);
   const { messages, bridges } = assembleHistory(checkpoint, head.pinnedUnits, tail, d.now());
   const problems = historyProblems(messages);
-  if (problems.length > 0) {
-    return finish({ status: 'failed', reason: `the compacted history would be invalid (${problems[0]})`, tokensAfter: run.tokensBefore }, summary.usage);
-  }
+  if (problems.length > 0) return { outcome: failed(d, draft, at.tokensBefore, `the compacted history would be invalid (${problems[0]})`, summary.usage) };
   const rawAfter = contextRaw(counter, messages, d.deps.thinkingRoom ?? 'all');
-  const tokensAfter = Math.round(ratio * (fixedRaw + rawAfter));
+  const tokensAfter = Math.round(ratio * (draft.fixedRaw + rawAfter));
   const fields = {
     tokensAfter,
-    archivedCount: head.archived.length,
+    archivedCount: archived.length,
     preservedCount: head.pinnedUnits.reduce((n, u) => n + u.length, 0) + tail.length,
     summaryTokens: counter.countText(summary.text),
     summary: summary.text,
     method: summary.method,
+    ...(summary.method === 'ledger' ? { reason: summaryLessReason(summary.text) } : {}),
     ...(ledger
       ? {
           report: {
             ledger: { tokens: ledger.tokens, sections: ledger.sections },
-            ...(probes ? { probes } : {}),
-            archived: { first: head.archived[0]!.id, last: head.archived[head.archived.length - 1]!.id },
+            ...(draft.probes ? { probes: draft.probes } : {}),
+            archived: { first: archived[0]!.id, last: archived[archived.length - 1]!.id },
           },
         }
       : {}),
   };
-  if (tokensAfter >= run.tokensBefore) {
-    return finish({ ...fields, status: 'ineffective', reason: 'the compacted context would not be smaller than the current one' }, summary.usage);
+  const focus = draft.focus ? { focus: draft.focus } : {};
+  if (tokensAfter >= at.tokensBefore) {
+    const reason = 'the compacted context would not be smaller than the current one';
+    return {
+      outcome: {
+        record: bareRecord(d.now(), draft.trigger, at.tokensBefore, draft.started, {
+          ...fields,
+          id: draft.id,
+          status: 'ineffective',
+          reason,
+          usage: summary.usage,
+          model: d.deps.summarizer.model,
+          ...focus,
+        }),
+      },
+    };
   }
-  const record = bareRecord(d.now(), trigger, run.tokensBefore, started, {
+  const record = bareRecord(d.now(), draft.trigger, at.tokensBefore, draft.started, {
     ...fields,
-    id,
+    id: draft.id,
     status: 'applied',
     usage: summary.usage,
-    model: provided ? d.deps.providerCompaction!.model : d.deps.summarizer.model,
-    ...(run.focus ? { focus: run.focus } : {}),
+    model: draft.provided ? d.deps.providerCompaction!.model : d.deps.summarizer.model,
+    ...focus,
   });
-  return { record, commit: { record, body: { view: messages.map((m) => m.id) }, added: [checkpoint, ...bridges], cleared: [] } };
+  return {
+    outcome: { record, commit: { record, body: { view: messages.map((m) => m.id) }, added: [checkpoint, ...bridges], cleared: [] } },
+    messages,
+    checkpoint: { message: checkpoint, ledger },
+    closesLoop: closing,
+  };
+}
+
+/** Why a checkpoint carries no summary, as its text says it (the receipt names it). */
+function summaryLessReason(text: string): string {
+  const m = /^No summary was written for this part of the conversation: (.*?)\. The working-state ledger/s.exec(text);
+  return `no summary: ${m?.[1] ?? 'the summarizer did not answer'}`;
+}
+
+function failed(d: HeadDeps, draft: HeadDraft, tokensBefore: number, reason: string, usage: Usage): Outcome {
+  return {
+    record: bareRecord(d.now(), draft.trigger, tokensBefore, draft.started, {
+      status: 'failed',
+      reason,
+      id: draft.id,
+      usage,
+      model: d.deps.summarizer.model,
+      ...(draft.focus ? { focus: draft.focus } : {}),
+    }),
+  };
 }
 
 /** The recent requests (where no ledger carries them) and files read that come back after the checkpoint. */
@@ -196,12 +328,6 @@ function restoreStep(
     },
     d.deps.counter,
   );
-}
-
-/** A summary OpenAI's responses.compact made: its text for the checkpoint and the encrypted item kept beside it. */
-interface ProvidedSummary {
-  summary: SummaryResult;
-  block: Block;
 }
 
 /** The head's summary: OpenAI's encrypted compaction item where the provider compacts, else the summarizer's, checked against the ledger. */
@@ -264,26 +390,5 @@ async function summarizeStep(
   } catch (e) {
     const f = e instanceof SummaryFailure ? e : new SummaryFailure(e instanceof Error ? e.message : String(e));
     return { failure: f.aborted ? CANCELLED : f.message };
-  }
-}
-
-/** What a checkpoint says where OpenAI's encrypted compaction item holds the summary. */
-export const PROVIDER_SUMMARY_TEXT = promptText(PROVIDER_SUMMARY);
-
-/** OpenAI's own compaction of the head; undefined when it failed (the agent's summarizer then writes the checkpoint). */
-async function providerSummary(
-  pc: ProviderCompaction,
-  messages: readonly Message[],
-  signal: AbortSignal,
-  progress: (stage: string) => void,
-): Promise<ProvidedSummary | undefined> {
-  progress('compacting with the provider');
-  try {
-    const r = await pc.compact(withoutImages(messages), signal);
-    return { summary: { text: PROVIDER_SUMMARY_TEXT, method: 'provider', usage: r.usage, requests: 1, verified: false }, block: r.block };
-  } catch {
-    if (signal.aborted) return undefined;
-    progress('the provider could not compact: writing the summary instead');
-    return undefined;
   }
 }

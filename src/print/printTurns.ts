@@ -251,6 +251,8 @@ export class PrintTurns {
       session.markUnanswered();
       return EXIT_OK;
     }
+    // one prompt and the run ends: a background compaction that is due is swapped in now, so the next run starts compacted
+    if (!this.opts.inputStream) await session.settleCompaction();
     // too large for the window: a usage error, nothing was stored or sent
     if (this.refused !== undefined) return this.refuse(this.refused);
     const finalText = [this.answer.join('').trim(), ...this.plans].filter((t) => t !== '').join('\n\n');
