@@ -234,7 +234,7 @@ export class BackgroundCompaction {
     if (hard && this.host.guards.mayRunAuto(tokens).run)
       return { outcomes: [await this.fallback(ctx, measured, tokens, hardLimitReason(undefined, this.host.now(), this.lastFailure), emit)], handled: true };
     const prefire = Math.round(this.host.cfg.prefire * ladder.auto);
-    if (tokens < prefire || !this.host.guards.mayRunAuto(tokens).run) return { outcomes: [], handled: false };
+    if (tokens < prefire || !this.host.guards.mayPrefire()) return { outcomes: [], handled: false };
     this.start('auto', ctx, measured, tokens, undefined, emit);
     return { outcomes: [], handled: tokens >= ladder.auto };
   }

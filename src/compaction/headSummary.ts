@@ -2,11 +2,11 @@
 // restore recent requests and files, and assemble the compacted history. Nothing is committed
 // here: the outcome goes back through the engine to the session.
 import { historyProblems } from '../llm/validate.js';
-import type { Block, Message, Usage } from '../llm/messages.js';
+import type { Message, Usage } from '../llm/messages.js';
 import { emptyUsage, newId } from '../llm/messages.js';
 import type { compactionBudgets } from './budget.js';
 import { assembleHistory, buildCheckpointMessage, checkpointSummary } from './checkpoint.js';
-import type { CompactionContext, EngineDeps, ProviderCompaction } from './engineDeps.js';
+import type { CompactionContext, EngineDeps } from './engineDeps.js';
 import type { Measurement } from './meter.js';
 import { FILE_EDIT_TOOLS } from './modified.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
