@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { RequestView } from '../fake-server/types.js';
 import { bigFile, events, records } from './compaction-cases.js';
 import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
@@ -71,7 +71,11 @@ describeRegimeFree('background compaction in a -p tool loop', () => {
     expect(r.code, r.stderr).toBe(0);
     const evs = events(r.stdout);
     const applied = records(evs).filter((c) => c.status === 'applied' && c.trigger === 'auto');
-    const seen = JSON.stringify(evs.filter((e) => e.type.startsWith('compaction')).map((e) => [e.type, e.record?.status, e.record?.method, e.record?.reason, e.record?.tokensBefore, (e as { tokensBefore?: number }).tokensBefore]));
+    const seen = JSON.stringify(
+      evs
+        .filter((e) => e.type.startsWith('compaction'))
+        .map((e) => [e.type, e.record?.status, e.record?.method, e.record?.reason, e.record?.tokensBefore, (e as { tokensBefore?: number }).tokensBefore]),
+    );
     expect(applied.length, seen).toBeGreaterThan(0);
     // a summary was written, not the fallback
     expect(applied[0]!.method, seen).not.toBe('ledger');
