@@ -110,8 +110,54 @@ describeRegimeFree('background compaction in a -p tool loop', () => {
   }, 180_000);
 });
 
+// The kill -9 loop guards the swap's atomicity (one SQLite transaction); its mutation (the swap
+// split in two writes) was not run yet.
 // Mutations checked: compaction.background defaulting to false (the synchronous path) fails the
 // first test's longest gap (~3 s); dropping the warm-up (EngineDeps.warm left out) fails its
 // cache share (the first request after the swap writes the checkpoint instead of reading it);
 // the fallback left out of BackgroundCompaction.step at the hard limit fails the second test
 // (the loop overflows the window and the run ends in an error).
+
+describeRegimeFree('background compaction and kill -9', () => {
+  it('a run killed at random points during background compactions always resumes to a valid history the fake accepts (30 runs)', async () => {
+    const ws = loopWorkspace();
+    let mode: 'loop' | 'check' = 'loop';
+    let steps = 0;
+    server.respondWith((req) => {
+      const v = req.view;
+      if (isSummarizer(v)) return { text: SUMMARY, delayMs: 1_200 };
+      if (isWarmUp(v)) return { text: 'ok', delayMs: 200 };
+      if (mode === 'check') return { text: 'ok' };
+      steps++;
+      return steps % 25 === 0 ? { text: 'Done.' } : { toolCalls: [{ name: 'FileRead', input: { path: `f${steps % 10}.txt` } }], delayMs: 150 };
+    });
+    // a fixed sequence of kill times (a seeded generator): the same points on every run of the test
+    let seed = 43;
+    const nextDelay = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return 300 + (seed % 2_700);
+    };
+    let compactionsSeen = 0;
+    for (let run = 0; run < 30; run++) {
+      mode = 'loop';
+      const killed = await runAgent(['-p', 'read the files', '--output-format', 'events', '--model', MODEL, ...(run > 0 ? ['--continue'] : [])], {
+        ws,
+        server,
+        timeoutMs: 60_000,
+        onSpawn: (child) => void setTimeout(() => child.kill('SIGKILL'), nextDelay()).unref(),
+      });
+      compactionsSeen += killed.stdout.split('\n').filter((l) => l.includes('"compaction_start"')).length;
+      mode = 'check';
+      const before = server.requests.length;
+      const check = await runAgent(['-p', 'are you there?', '--model', MODEL, '--continue'], { ws, server, timeoutMs: 60_000 });
+      expect(check.code, `run ${run}: ${check.stderr}`).toBe(0);
+      // every request the resumed session sent was accepted (the fake refuses an invalid history with a 400)
+      const sent = server.requests.slice(before).filter((q) => q.view);
+      // (a background summary cancelled at the run's end has no response: it is no refusal)
+      expect(sent.filter((q) => q.response?.status === 200).length).toBeGreaterThan(0);
+      for (const q of sent) expect(q.response?.kind, `run ${run}: ${q.response?.errorMessage ?? ''}`).not.toBe('error');
+    }
+    // the kills did land while background compactions ran
+    expect(compactionsSeen).toBeGreaterThan(0);
+  }, 900_000);
+});
