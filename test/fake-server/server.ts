@@ -217,12 +217,12 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     return known.source === 'builtin' ? known.maxOutputTokens : undefined;
   };
 
-  /** A request asking for at most this many output tokens is a warm-up (src/session/compactionEngine.ts asks for 16). */
+  /** A request asking for exactly this many output tokens is a warm-up (src/session/compactionEngine.ts asks for 16). */
   const WARM_UP_MAX_TOKENS = 16;
   const nextReply = (rec: RecordedRequest & { view: RequestView }): Reply =>
     responder?.(rec) ??
     // a cache warm-up (a background compaction's, asking for a few tokens) takes no scripted reply meant for a turn
-    (rec.view.maxTokens !== undefined && rec.view.maxTokens <= WARM_UP_MAX_TOKENS ? { text: 'ok' } : undefined) ??
+    (rec.view.maxTokens === WARM_UP_MAX_TOKENS ? { text: 'ok' } : undefined) ??
     queue.shift() ??
     directiveReply(rec.view) ??
     settings.fallback ?? { type: 'error', error: 'invalid_request', message: `fake server: no reply scripted for request #${rec.seq}` };
