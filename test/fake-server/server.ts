@@ -196,6 +196,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const pausedTurns = new PausedTurns();
   let seq = 0;
   const stallTimers = new Set<NodeJS.Timeout>();
+  /** Responses scripted never to answer (`hang`), destroyed when the server closes. */
+  const hanging = new Set<ServerResponse>();
   let idleTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -215,8 +217,12 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     return known.source === 'builtin' ? known.maxOutputTokens : undefined;
   };
 
+  /** A request asking for exactly this many output tokens is a warm-up (src/session/compactionEngine.ts asks for 16). */
+  const WARM_UP_MAX_TOKENS = 16;
   const nextReply = (rec: RecordedRequest & { view: RequestView }): Reply =>
     responder?.(rec) ??
+    // a cache warm-up (a background compaction's, asking for a few tokens) takes no scripted reply meant for a turn
+    (rec.view.maxTokens === WARM_UP_MAX_TOKENS ? { text: 'ok' } : undefined) ??
     queue.shift() ??
     directiveReply(rec.view) ??
     settings.fallback ?? { type: 'error', error: 'invalid_request', message: `fake server: no reply scripted for request #${rec.seq}` };
@@ -616,6 +622,17 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   }
 
   async function streamFrames(res: ServerResponse, rec: RecordedRequest, frames: string[], reply: MessageReply, errorFrame: string): Promise<void> {
+    if (reply.hang) {
+      // never answers: open until the client cancels or the server closes (close() destroys it)
+      rec.response = { status: 0, kind: 'hung' };
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    if (reply.delayMs) {
+      await sleep(reply.delayMs);
+      if (res.destroyed || closed) return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     rec.response = { status: 200, kind: 'stream' };
     const cut = reply.cut;
@@ -684,6 +701,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     if (idleTimer) clearTimeout(idleTimer);
     for (const t of stallTimers) clearTimeout(t);
     stallTimers.clear();
+    for (const r of hanging) r.socket?.destroy();
+    hanging.clear();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
