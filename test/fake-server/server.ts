@@ -217,12 +217,17 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     return known.source === 'builtin' ? known.maxOutputTokens : undefined;
   };
 
-  /** A request asking for exactly this many output tokens is a warm-up (src/session/compactionEngine.ts asks for 16). */
+  /**
+   * A request asking for exactly this many output tokens beyond its thinking budget is a warm-up
+   * (src/session/compactionEngine.ts asks for 16; with thinking enabled the API wants max_tokens
+   * above budget_tokens, so it asks for the budget plus 16).
+   */
   const WARM_UP_MAX_TOKENS = 16;
+  const isWarmUp = (view: RequestView): boolean => view.maxTokens !== undefined && view.maxTokens - thinkingBudget(view.thinking) === WARM_UP_MAX_TOKENS;
   const nextReply = (rec: RecordedRequest & { view: RequestView }): Reply =>
     responder?.(rec) ??
     // a cache warm-up (a background compaction's, asking for a few tokens) takes no scripted reply meant for a turn
-    (rec.view.maxTokens === WARM_UP_MAX_TOKENS ? { text: 'ok' } : undefined) ??
+    (isWarmUp(rec.view) ? { text: 'ok' } : undefined) ??
     queue.shift() ??
     directiveReply(rec.view) ??
     settings.fallback ?? { type: 'error', error: 'invalid_request', message: `fake server: no reply scripted for request #${rec.seq}` };
@@ -897,4 +902,11 @@ export function lastToolResults(view: RequestView): { toolUseId: string; content
     out.unshift(...results.map((r) => ({ toolUseId: r.toolUseId, content: r.content, isError: r.isError })));
   }
   return out;
+}
+
+/** The budget of an Anthropic request's `thinking: { type: 'enabled', budget_tokens }`; 0 when it does not think within one. */
+function thinkingBudget(thinking: unknown): number {
+  if (typeof thinking !== 'object' || thinking === null) return 0;
+  const t = thinking as { type?: unknown; budget_tokens?: unknown };
+  return t.type === 'enabled' && typeof t.budget_tokens === 'number' ? t.budget_tokens : 0;
 }
