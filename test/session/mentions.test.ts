@@ -31,7 +31,7 @@ describe('@ mentions', () => {
     expect(findMentions('look at @src/cli.ts, and @src/ui/. mail me@example.com @')).toEqual(['src/cli.ts', 'src/ui/']);
   });
 
-  it('attaches a file through FileRead, lists a directory without ignored entries, refuses a binary file and leaves unknown words alone', async () => {
+  it('attaches a file through FileRead, lists a directory without ignored entries, refuses the prompt for an image it cannot read and leaves unknown words alone', async () => {
     const dir = project();
     const ac = new AbortController();
     const r = await attachMentions('see @src/cli.ts and @./ and @logo.png and @decorator', tools, dir, ac.signal);
@@ -41,8 +41,9 @@ describe('@ mentions', () => {
     expect(textAt(r.blocks, 1)).toContain('src/');
     expect(textAt(r.blocks, 1)).not.toContain('node_modules');
     expect(textAt(r.blocks, 1)).not.toContain('debug.log');
-    expect(r.problems).toHaveLength(1);
-    expect(r.problems[0]).toMatch(/@logo\.png: not attached: .*PNG/);
+    // an @image that cannot be read refuses the prompt (its reason), it is not a problem noted beside it
+    expect(r.problems).toEqual([]);
+    expect(r.refused).toMatch(/@logo\.png: the image could not be attached: .*PNG/);
   });
 
   it('completes paths fuzzily from an index that respects .gitignore; dir/ lists the directory', async () => {
