@@ -30,7 +30,7 @@ export interface JobStart {
   focus?: string | undefined;
   startedAt: number;
   deadlineMs: number;
-  /** Writes the draft (headSummary.ts draftHead) under the job's signal. */
+  /** Writes the draft (headPlan.ts draftHead) under the job's signal. */
   run: (signal: AbortSignal, emit: Emit) => Promise<HeadDraft | Outcome>;
   emit: Emit;
   /** The job settled (its draft is ready, or it failed): a session at rest may swap now. */
