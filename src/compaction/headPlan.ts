@@ -29,8 +29,10 @@ async function planHead(d: HeadDeps, run: LlmRun): Promise<Planned> {
   progress('choosing what to keep');
   const { split, loopStart } = chooseSplit(d, run);
   const first = await draftSplit(d, run, { ...at, split, loopStart });
-  // a thinking loop is closed into the checkpoint whatever the tail: there is no other plan
-  if (loopStart !== undefined) return { draft: first };
+  // a thinking loop is closed into the checkpoint whatever the tail: there is no other plan. An
+  // automatic background draft is judged at its swap, not on its snapshot: by then what followed
+  // the snapshot is kept verbatim and the files read since are no longer restored into the checkpoint
+  if (loopStart !== undefined || (run.background && trigger === 'auto')) return { draft: first };
   const tried = 'snapshot' in first ? await assembledOn(d, run, first) : undefined;
   const refused = tried ? tried.outcome.record.status === 'ineffective' : !('snapshot' in first) && first.record.status === 'ineffective';
   if (!refused) return { draft: first, assembled: tried };

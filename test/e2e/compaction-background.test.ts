@@ -74,7 +74,15 @@ describeRegimeFree('background compaction in a -p tool loop', () => {
     const seen = JSON.stringify(
       evs
         .filter((e) => e.type.startsWith('compaction'))
-        .map((e) => [e.type, e.record?.status, e.record?.method, e.record?.reason, e.record?.tokensBefore, (e as { tokensBefore?: number }).tokensBefore]),
+        .map((e) => [
+          e.type,
+          e.record?.status,
+          e.record?.method,
+          e.record?.reason,
+          e.record?.tokensBefore,
+          (e as { tokensBefore?: number }).tokensBefore,
+          (e as { stage?: string }).stage,
+        ]),
     );
     expect(applied.length, seen).toBeGreaterThan(0);
     // a summary was written, not the fallback
