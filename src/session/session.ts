@@ -134,8 +134,24 @@ export class Session extends SessionEvents {
     return reply !== undefined;
   }
 
+  /** /compact [focus], waiting for the summary (print mode, ACP; under the summary deadline). */
   compact(focus?: string): ReturnType<SessionParts['context']['manual']> {
     return this.exclusive((signal) => this.context.manual(focus, signal));
+  }
+
+  /** /compact [focus] in the TUI: written in the background, swapped in at the next boundary (false: compaction.background is off, use compact()). */
+  compactInBackground(focus?: string): Promise<boolean> {
+    return this.context.background.start(focus);
+  }
+
+  /** Esc or /compact cancel: stops a background compaction; false when none runs. */
+  cancelCompaction(): boolean {
+    return this.context.background.cancel();
+  }
+
+  /** A print run's end: a background compaction that is due is waited for and swapped in; nothing is left running. */
+  settleCompaction(): Promise<void> {
+    return this.context.background.settle();
   }
 
   /** Names the session when it has no title yet (/init names it "/init", not the long instruction it sends). */
@@ -300,6 +316,7 @@ export class Session extends SessionEvents {
 
   close(): void {
     void this.caps.close();
+    this.context.background.close();
     this.interrupt();
     this.log.flush();
     this.saveState();
