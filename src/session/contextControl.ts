@@ -120,10 +120,9 @@ export class ContextControl {
 
   /**
    * Takes the extra tools (MCP) for the next turn; the definitions and system prompt change only
-   * when they did (the same object: nothing is rebuilt, the cached prefix holds).
+   * when they did (the same object, or the same tools and section, as a capability's empty set while it offers none yet: nothing is rebuilt, the cached prefix holds).
    */
   setExtraTools(extra: ToolSet | undefined): void {
-    // the same tools and section are no change (a capability's empty set while it offers none yet)
     const same = extra && extra.system === this.extra.system && extra.tools.length === this.extra.tools.length;
     if (!extra || extra === this.extra || (same && extra.tools.every((t, i) => t === this.extra.tools[i]))) return;
     this.extra = extra;

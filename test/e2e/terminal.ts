@@ -5,6 +5,7 @@ import { main, type World } from '../../src/cli.js';
 import { inWorld } from '../../src/runtime/world.js';
 import { loadTui } from '../../src/ui/load.js';
 import { AGENT_BIN, inProcessRuns, stopWhenListening } from './harness.js';
+import { exitWithCtrlC, waitForExit, waitForScreen } from './screenWaits.js';
 
 // The app's modules (Ink, React, the transcript) load once per worker, here, through the app's
 // own loader (it hides CI from Ink): compiling them for the first test of a file would take that
@@ -49,9 +50,6 @@ function keyBytes(name: string): string {
   if (name.length === 1) return name;
   throw new Error(`terminal.ts: no bytes for the key "${name}" (add it to KEYS)`);
 }
-
-/** What the shell prints on the screen after the program ends (as tmux.ts's wrapper does). */
-const EXITED = /\[exited with (\d+)\]/;
 
 export const hasTmux = true;
 
@@ -171,41 +169,24 @@ export class Tmux {
     return `${lines.join('\n')}\n`;
   }
 
+  /** Resolves once what was written so far is parsed onto the screen. */
+  settle(): Promise<void> {
+    return new Promise<void>((r) => this.term.write('', r));
+  }
+
   /** Waits until the screen matches; throws with the screen when it does not in time. */
-  async waitFor(pattern: RegExp | string, timeoutMs = 15_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      // what was written is parsed first
-      await new Promise<void>((r) => this.term.write('', r));
-      last = this.screen();
-      if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${last}`);
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string> {
+    return waitForScreen(this, pattern, timeoutMs);
   }
 
   /** Waits for the program to exit and returns its exit code. */
-  async waitForExit(timeoutMs = 10_000): Promise<number> {
-    const screen = await this.waitFor(EXITED, timeoutMs);
-    return Number(EXITED.exec(screen)![1]);
+  waitForExit(timeoutMs?: number): Promise<number> {
+    return waitForExit(this, timeoutMs);
   }
 
-  /** Exits as a person does, with Ctrl-C twice (see tmux.ts). */
-  async exitWithCtrlC(): Promise<number> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      this.keys('C-c');
-      const armed = await this.waitFor(new RegExp(`Press Ctrl-C again to exit|${EXITED.source}`));
-      const exited = EXITED.exec(armed);
-      if (exited) return Number(exited[1]);
-      this.keys('C-c');
-      try {
-        return await this.waitForExit();
-      } catch (err) {
-        if (!/Ask for a change|❯/.test(this.screen(0))) throw err;
-      }
-    }
-    throw new Error(`Ctrl-C twice did not exit three times; screen:\n${this.screen()}`);
+  /** Exits as a person does, with Ctrl-C twice (see screenWaits.ts). */
+  exitWithCtrlC(): Promise<number> {
+    return exitWithCtrlC(this);
   }
 
   /** Ends the program if it still runs (SIGTERM in its world) and frees the terminal. */

@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { exitWithCtrlC, waitForExit, waitForScreen } from './screenWaits.js';
 
 // Drives a program in a real terminal: tmux runs it, send-keys types, capture-pane reads the
 // screen. Each instance uses its own tmux server socket, so tests never touch each other.
@@ -6,9 +7,6 @@ import { execFileSync, spawnSync } from 'node:child_process';
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 let counter = 0;
-
-/** What the shell prints on the screen after the program ends (see the constructor). */
-const EXITED = /\[exited with (\d+)\]/;
 
 export class Tmux {
   private readonly socket = `agent-e2e-${process.pid}-${++counter}`;
@@ -67,44 +65,18 @@ export class Tmux {
   }
 
   /** Waits until the screen matches; throws with the screen when it does not in time. */
-  async waitFor(pattern: RegExp | string, timeoutMs = 15_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      last = this.screen();
-      if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${last}`);
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string> {
+    return waitForScreen(this, pattern, timeoutMs);
   }
 
   /** Waits for the program to exit and returns its exit code. */
-  async waitForExit(timeoutMs = 10_000): Promise<number> {
-    const screen = await this.waitFor(EXITED, timeoutMs);
-    return Number(EXITED.exec(screen)![1]);
+  waitForExit(timeoutMs?: number): Promise<number> {
+    return waitForExit(this, timeoutMs);
   }
 
-  /**
-   * Exits as a person does, with Ctrl-C twice: the second press once the first one's hint shows.
-   * On a loaded machine the second press can reach the program after the hint's two seconds,
-   * where it only arms the exit again; then the program is still at its prompt and one more
-   * press ends it. A program that shows no hint, or never exits, still fails here.
-   */
-  async exitWithCtrlC(): Promise<number> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      this.keys('C-c');
-      const armed = await this.waitFor(new RegExp(`Press Ctrl-C again to exit|${EXITED.source}`));
-      const exited = EXITED.exec(armed);
-      if (exited) return Number(exited[1]);
-      this.keys('C-c');
-      try {
-        return await this.waitForExit();
-      } catch (err) {
-        // still running: try again only if it is back at its prompt, waiting for the press it missed
-        if (!/Ask for a change|❯/.test(this.screen(0))) throw err;
-      }
-    }
-    throw new Error(`Ctrl-C twice did not exit three times; screen:\n${this.screen()}`);
+  /** Exits as a person does, with Ctrl-C twice (see screenWaits.ts). */
+  exitWithCtrlC(): Promise<number> {
+    return exitWithCtrlC(this);
   }
 
   kill(): void {

@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
+import { waitForIdle } from './screenWaits.js';
 import { hasTmux, Tmux } from './tmux.js';
 
 // The TUI with background commands: the footer counts them, /tasks opens a panel listing them
@@ -68,12 +71,15 @@ describe.skipIf(!hasTmux)('background commands in the TUI', () => {
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-5', '--permission-mode', 'allow'], cwd: ws.dir, env, width: 140 });
     await term.waitFor('claude-sonnet-4-5');
-    // the server "crashes" a moment after the turn is over; nobody types anything after
-    term.type('@call Bash {"command":"echo dev-server-up; sleep 1.5; echo boom; exit 3","run_in_background":true}');
+    // the server "crashes" once the turn is over (the test says when: the file crash appears); nobody types anything after
+    term.type('@call Bash {"command":"echo dev-server-up; until [ -e crash ]; do sleep 0.1; done; echo boom; exit 3","run_in_background":true}');
     term.keys('Enter');
     await term.waitFor('1 background');
+    await term.waitFor('● Done.');
+    await waitForIdle(term);
+    writeFileSync(join(ws.dir, 'crash'), '');
     // mutation: without the TUI's onExit notice nothing says so until the next prompt (this wait fails)
-    await term.waitFor(/Background command b1 ended: exit code 3 after [\d.]+s — echo dev-server-up/);
+    await term.waitFor(/Background command b1 ended: exit code 3 after [\d.]+m?s — echo dev-server-up/);
     expect(server.requests.filter((r) => r.view).length, 'no request was needed to learn of it').toBe(2);
   }, 60_000);
 
