@@ -157,10 +157,10 @@ export class CompactionEngine {
    */
   async beforeCall(ctx: CompactionContext, signal: AbortSignal, emit: Emit): Promise<Outcome[]> {
     if (!this.deps.counter.ready) {
-      // an upper bound below every threshold settles it: measuring would find nothing to do
-      // (the background summary's prefire threshold is the lowest when it is on)
-      const ladder = this.bg ? { ...this.ladder, micro: Math.min(this.ladder.micro, Math.round(this.cfg.prefire * this.ladder.auto)) } : this.ladder;
-      if (!this.bg?.pending() && !needsExactCounts(this.deps.counter, ctx, ladder, this.ratio(), this.st.reported, this.mayTruncate())) {
+      // an upper bound below every threshold settles it: measuring would find nothing to do; the background
+      // summary's prefire threshold (a write-ahead, not a limit) is judged on the gauge's rough figure
+      const prefire = this.bg && roughTokens(this.deps.counter, ctx, this.st.reported, this.ratio(), this.room) >= this.cfg.prefire * this.ladder.auto;
+      if (!this.bg?.pending() && !prefire && !needsExactCounts(this.deps.counter, ctx, this.ladder, this.ratio(), this.st.reported, this.mayTruncate())) {
         this.guards.measured(0); // under every threshold
         return [];
       }

@@ -9,7 +9,7 @@ import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { withModel, type Config } from '../config/config.js';
 import { ledgerSections } from '../ledger/registry.js';
 import { mayTruncateSilently } from '../llm/cache.js';
-import type { Message } from '../llm/messages.js';
+import { userMessage, type Message } from '../llm/messages.js';
 import type { ModelRequest, Provider, ToolSpec } from '../llm/provider.js';
 import { withoutImages } from '../llm/withoutImages.js';
 import type { Usage } from '../llm/messages.js';
@@ -18,6 +18,7 @@ import type { EngineDeps } from '../compaction/engine.js';
 import type { Capabilities } from './capabilities.js';
 import type { SessionLog } from './sessionLog.js';
 import { readForRestore } from './restoreRead.js';
+import WARM_UP_PROMPT from './warmUp.md';
 
 /** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
 const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
@@ -84,12 +85,24 @@ export function compactionEngine(w: EngineWiring, state: unknown, config: Config
       instructions: (trigger, focus, signal) => deps.caps.summaryInstructions(w.instructions(), trigger, focus, signal),
       ledger: { archived: () => deps.log.archived(), sections: () => [...ledgerSections().sections(), ...deps.caps.ledgerSections()] },
       // the compacted history is written to the cache before the swap, where prompt caching is on
-      warm: config.cache.enabled ? (messages, signal) => warmUp(provider, warmRequest(w, config, messages, signal), deps.bill) : undefined,
+      warm: config.cache.enabled ? (messages, signal) => warmUp(provider, warmRequest(w, config, warmMessages(messages), signal), deps.bill) : undefined,
       backgroundSettled: w.backgroundSettled,
       ...deps.engine,
     },
     state,
   );
+}
+
+/**
+ * What a warm-up sends. Inside a tool loop the history ends with the tool results: the loop's
+ * next request as it is. At rest it ends with the model's reply, and a request cannot (with
+ * thinking on, the API refuses a final assistant message that does not begin with thinking;
+ * cutting back to the last user message would reopen a finished tool loop): a short user message
+ * follows it. Its breakpoints (llm/cache.ts) fall on that message and on the one before the
+ * reply, which the next request marks too: it reads what this one wrote.
+ */
+function warmMessages(messages: readonly Message[]): readonly Message[] {
+  return messages.at(-1)?.role === 'assistant' ? [...messages, userMessage(WARM_UP_PROMPT.trim())] : messages;
 }
 
 /** The warm-up request: the loop's next request, byte for byte, asking for a few output tokens. */
@@ -111,6 +124,7 @@ function warmRequest(w: EngineWiring, config: Config, messages: readonly Message
 
 /** Sends a warm-up request and bills what it consumed (/cost). */
 async function warmUp(provider: Provider, req: ModelRequest, bill: WiringDeps['bill']): Promise<void> {
+  if (req.messages.length === 0) return;
   for await (const ev of provider.stream(req)) if (ev.type === 'done') bill(req.model, ev.usage);
 }
 
