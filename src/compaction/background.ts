@@ -71,8 +71,9 @@ export class BackgroundJob {
       this.controller.abort(new Error(`the summarizer did not answer within ${Math.round(deadlineMs / 1000)} s`));
     }, deadlineMs);
     this.timer.unref?.();
-    this.done = start
-      .run(this.controller.signal, start.emit)
+    // started a microtask later: the job is the engine's before its first event (the gauge reads it at compaction_start)
+    this.done = Promise.resolve()
+      .then(() => start.run(this.controller.signal, start.emit))
       .catch((e: unknown): Outcome => {
         const reason = this.controller.signal.aborted ? CANCELLED : e instanceof Error ? e.message : String(e);
         return { record: bareRecord(Date.now(), start.trigger, 0, start.startedAt, { status: 'failed', reason }) };

@@ -29,12 +29,19 @@ export interface RestingDeps {
 export class RestingCompaction {
   /** The step at rest in progress, awaited before the next model call. */
   private resting: Promise<unknown> | undefined;
+  /** A job settled while the session was busy. */
+  private missed = false;
+  /** What the last context event of ours showed of the job. */
+  private shown = 'null';
 
   constructor(private readonly deps: RestingDeps) {}
 
   /** /compact [focus] in the TUI: the summary is written in the background and swapped in at the next boundary; false where compaction.background is off. */
-  start(focus: string | undefined): Promise<boolean> {
-    return this.deps.engine().startManual(this.deps.ctx(), focus, (e) => this.deps.emit(e));
+  async start(focus: string | undefined): Promise<boolean> {
+    const started = await this.deps.engine().startManual(this.deps.ctx(), focus, (e) => this.deps.emit(e));
+    // the gauge and the status line show the job in flight
+    if (started) this.showPending();
+    return started;
   }
 
   /** Esc, /compact cancel: stops the background compaction in flight; false when there was none. */
@@ -57,6 +64,8 @@ export class RestingCompaction {
    * compacted; one that is not due yet is cancelled. Nothing is left running.
    */
   async settle(): Promise<void> {
+    // a step at rest the turn's end started finishes before the run's result
+    await this.resting;
     const engine = this.deps.engine();
     const pending = engine.pending();
     if (!pending) return;
@@ -72,7 +81,18 @@ export class RestingCompaction {
 
   /** A background compaction (or its warm-up) settled: at rest, it is recorded or swapped in now. */
   settled(): void {
-    if (!this.deps.busy()) void this.chain();
+    // the gauge shows the summary ready (or the job gone), mid-turn too
+    this.showPending();
+    // busy: the turn's next boundary takes it, or its end (rested) when it has none
+    if (this.deps.busy()) this.missed = true;
+    else void this.chain();
+  }
+
+  /** The session came to rest (a turn or an exclusive command ended): a job that settled meanwhile is taken up now. */
+  rested(): void {
+    if (!this.missed) return;
+    this.missed = false;
+    void this.chain();
   }
 
   /** Steps at rest run one after the other (a settle's and a settled job's could otherwise both commit one swap). */
@@ -96,5 +116,15 @@ export class RestingCompaction {
       const moved = now.length !== count || now.at(-1)?.id !== last;
       return outcomes.filter((o) => !(moved && o.commit));
     });
+    this.showPending();
+  }
+
+  /** A context event when what the gauge shows of the job changed (its warm-up's end, a step that did nothing, are no news). */
+  private showPending(): void {
+    const usage = this.deps.usage();
+    const shown = JSON.stringify(usage.compacting ?? null);
+    if (shown === this.shown) return;
+    this.shown = shown;
+    this.deps.emit({ type: 'context', usage });
   }
 }

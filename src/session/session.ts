@@ -222,6 +222,8 @@ export class Session extends SessionEvents {
     this.running = undefined;
     this.saveState();
     this.emit({ type: 'context', usage: this.contextUsage() });
+    // a background compaction that settled during the turn is swapped in at rest now
+    this.context.background.rested();
   }
 
   contextUsage(): ContextUsageView {

@@ -152,7 +152,11 @@ describeRegimeFree('background compaction and kill -9', () => {
         ws,
         server,
         timeoutMs: 60_000,
-        onSpawn: (child) => void setTimeout(() => child.kill('SIGKILL'), nextDelay()).unref(),
+        // the delay counts from the run's first output (its session open): a loaded machine's slow start-up does not eat it
+        onSpawn: (child) => {
+          const delay = nextDelay();
+          child.stdout?.once('data', () => void setTimeout(() => child.kill('SIGKILL'), delay).unref());
+        },
       });
       compactionsSeen += killed.stdout.split('\n').filter((l) => l.includes('"compaction_start"')).length;
       mode = 'check';

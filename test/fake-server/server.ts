@@ -638,6 +638,15 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       await sleep(reply.delayMs);
       if (res.destroyed || closed) return;
     }
+    if (reply.gate) {
+      let left = false;
+      const gone = new Promise<void>((r) => res.once('close', () => r(void (left = true))));
+      await Promise.race([reply.gate, gone]);
+      if (left || res.destroyed || closed) {
+        rec.cancelled = true;
+        return;
+      }
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     rec.response = { status: 200, kind: 'stream' };
     const cut = reply.cut;

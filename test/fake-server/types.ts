@@ -91,6 +91,8 @@ export interface MessageReply {
   delayMs?: number;
   /** Streamed replies: the response never starts; the request stays open until the client gives up (cancels) or the server closes. */
   hang?: boolean;
+  /** Streamed replies: the response starts once this settles (a summarizer the test releases); a client that gives up first is recorded (`cancelled`). */
+  gate?: Promise<unknown>;
   cut?: StreamCut;
   /**
    * A server-side web search before the text (Anthropic server_tool_use + web_search_tool_result,
@@ -198,6 +200,8 @@ export interface RecordedRequest {
   usage?: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number; thinkingTokens?: number };
   /** How the server answered (status 0, dropped: the client went away before its body arrived). */
   response?: { status: number; kind: 'stream' | 'json' | 'error' | 'dropped' | 'hung'; errorMessage?: string };
+  /** The client closed the request while it waited at its reply's gate. */
+  cancelled?: boolean;
 }
 
 /** A dynamic reply; return undefined to fall through to the queue. */
