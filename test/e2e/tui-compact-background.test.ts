@@ -133,10 +133,9 @@ describe('/compact in the app, in the background', () => {
   }, 120_000);
 });
 
-// Mutations checked: /compact in the app waiting for its summary (registry.ts without the
-// compactInBackground branch) fails the first test (the prompt sent meanwhile is queued behind
-// the summary: its answer never shows while the gate is closed); Esc at rest without
-// cancelCompaction (app-keys.ts) fails the second (the request is never cancelled); the footer's
-// words left out of gaugeLabel fail the first's wait for "compacting in the background"; a
-// summary that settles during a turn left for the next prompt (Session.end without
-// background.rested) fails the first's wait for the receipt.
+// Mutations checked (each run): /compact in the app waiting for its summary (registry.ts
+// without the compactInBackground branch) fails the first test (no job in the background: the
+// footer never says "compacting in the background"); Esc at rest without cancelCompaction
+// (app-keys.ts) fails the second (no cancel shown, the request never cancelled); a summary that
+// settles during a turn left for the next prompt (Session.end without background.rested) fails
+// the first's wait for the receipt. The footer's words are pinned by test/ui/gauge.test.tsx.
