@@ -61,7 +61,13 @@ export interface CachingBenchResult {
 
 const isSummarizer = (v: RequestView): boolean => v.system.includes('context checkpoints') || (lastUserText(v)?.includes(IN_PLACE_MARKER) ?? false);
 
-async function runSession(label: string, enabled: boolean, microPolicy: MicroPolicy | undefined): Promise<CachingRun> {
+/** One 40-turn session; `compaction` adds settings (compaction-wait.ts runs it with background compaction off). */
+export async function runSession(
+  label: string,
+  enabled: boolean,
+  microPolicy: MicroPolicy | undefined,
+  compaction: Record<string, unknown> = {},
+): Promise<CachingRun> {
   const server = await startFakeServer({ contextWindow: 1_000_000 });
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-cache-'));
   try {
@@ -71,7 +77,7 @@ async function runSession(label: string, enabled: boolean, microPolicy: MicroPol
       JSON.stringify({
         cache: { enabled },
         models: { [MODEL]: { contextWindow: 32_000, maxOutputTokens: 4_000, provider: 'anthropic' } },
-        compaction: { autoBufferTokens: 20_000, microBufferTokens: 26_000 },
+        compaction: { autoBufferTokens: 20_000, microBufferTokens: 26_000, ...compaction },
       }),
     );
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });

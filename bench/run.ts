@@ -35,6 +35,8 @@ const BENCHES: Record<string, string> = {
   checkpoints:
     "issue 46: the working tree's checkpoints on a 17,700-file tree: the first snapshot, a turn's boundary unchanged (budget 100 ms) and after 20 changed files, a second session's first, a code rewind",
   install: 'issue 31: the package installed with npm install -g vs the checkout: first frame and one -p round trip',
+  'compaction-wait':
+    'issue 43: a 40-step -p tool loop crossing auto compaction, summarizer answering after 0 / 5 / 30 s or never: longest wait and p95 between steps, background vs synchronous; billed input of a 40-turn session, background on vs off',
   sandbox: 'issue 44: a Bash command sandboxed vs unsandboxed (median of 10; bound 100 ms more), and a dev server in the background that keeps serving',
 };
 

@@ -75,6 +75,9 @@ class BenchController implements UiController {
   interrupt(): boolean {
     return true;
   }
+  cancelCompaction(): boolean {
+    return false;
+  }
   commands(): CommandInfo[] {
     return [{ name: 'compact', description: 'Summarize the conversation' }];
   }

@@ -135,6 +135,8 @@ export async function runPrint(opts: GlobalOptions, words: string[]): Promise<nu
       if (opts.keepBackground) keepAfterPrint(runtime.background, (t) => world().stderr.write(t));
       else await stopAfterPrint(runtime.background, (t) => world().stderr.write(t));
     }
+    // an input stream that ended: the same for its last turn's background compaction
+    if (inputStream && !terminatingSignal()) await session.settleCompaction();
     runtime.close();
     await runtime.mcp?.close();
   }

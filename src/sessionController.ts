@@ -323,6 +323,10 @@ export class SessionController implements UiController {
     this.emit({ type: 'notice', level, text });
   }
 
+  cancelCompaction(): boolean {
+    return this.current.cancelCompaction();
+  }
+
   interrupt(opts: { takeBack?: boolean } = {}): boolean {
     const dropped = this.queue.length;
     this.queue = [];

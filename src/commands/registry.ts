@@ -93,10 +93,16 @@ export function parseFocus(args: string): string | undefined {
 export const COMMANDS: readonly SlashCommand[] = [
   {
     name: 'compact',
-    args: '[focus: …]',
-    description: 'summarize older messages now; the focus text steers what the summary keeps',
+    args: '[focus: …] | cancel',
+    description: 'summarize older messages now (in the background in the app); the focus text steers what the summary keeps',
     // the outcome reaches the person through the compaction events (receipt or reason)
-    run: async ({ session }, args) => {
+    run: async ({ session, app }, args) => {
+      if (args.trim().toLowerCase() === 'cancel') {
+        if (!session.cancelCompaction()) throw new CommandError('no compaction is running');
+        return undefined;
+      }
+      // the app goes on while the summary is written: a prompt sent meanwhile goes out with the full history
+      if (app && (await session.compactInBackground(parseFocus(args)))) return undefined;
       await session.compact(parseFocus(args));
       return undefined;
     },

@@ -61,6 +61,8 @@ export interface ContextUsage {
   autoCompactEnabled: boolean;
   /** The circuit breaker's, the exhausted state's or the thrash guard's message, when one applies. */
   notice?: string;
+  /** A compaction written in the background (background.ts), until it is swapped in or ends. */
+  compacting?: { trigger: 'auto' | 'manual'; startedAt: number; ready: boolean };
   thresholds: Thresholds;
 }
 
@@ -78,7 +80,7 @@ export function gaugeState(tokens: number, t: Thresholds): GaugeState {
 export function contextUsage(
   tokens: number,
   t: Thresholds,
-  opts: { autoCompactEnabled: boolean; notice?: string | undefined } = { autoCompactEnabled: true },
+  opts: { autoCompactEnabled: boolean; notice?: string | undefined; compacting?: ContextUsage['compacting'] } = { autoCompactEnabled: true },
 ): ContextUsage {
   const left = t.effective > 0 ? ((t.effective - tokens) / t.effective) * 100 : 0;
   return {
@@ -90,6 +92,7 @@ export function contextUsage(
     autoCompactAtPercent: t.effective > 0 ? clamp(Math.round((t.auto / t.effective) * 100), 0, 100) : 0,
     autoCompactEnabled: opts.autoCompactEnabled,
     ...(opts.notice !== undefined ? { notice: opts.notice } : {}),
+    ...(opts.compacting ? { compacting: opts.compacting } : {}),
     thresholds: t,
   };
 }

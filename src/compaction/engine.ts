@@ -6,16 +6,17 @@ import type { ToolSpec } from '../llm/provider.js';
 import { compactionBudgets, contextUsage, thresholds, type ContextUsage, type Thresholds } from './budget.js';
 import { Guards, normalizeState, type CompactionState } from './guards.js';
 import { anchorOnCount, calibrate, measure, sentRaw, type Measurement } from './meter.js';
-import { applyMicro, selectMicro, type MicroResult } from './micro.js';
 import { ledgerTokens } from './ledgerStep.js';
 import { openThinkingLoop } from './openLoop.js';
 import { contextRaw, liveThinkingRaw, type ThinkingRoom } from './thinkingRoom.js';
-import { microWorthIt } from './microPolicy.js';
+import { microOutcome, microWorth, planMicro, type MicroPlan } from './microPlan.js';
+import { BackgroundCompaction, type PendingCompaction } from './background.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { Summarizer } from './summarize.js';
 import { adoptReported, needsExactCounts, observeUncounted, partsKey, reportOf, roughTokens } from './uncounted.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
-import { summarizeHead, type LlmRun } from './headSummary.js';
+import { summarizeHead } from './headPlan.js';
+import type { HeadDeps, LlmRun } from './headSummary.js';
 import type { CompactionContext, EngineDeps } from './engineDeps.js';
 
 export type { CompactionContext, EngineDeps } from './engineDeps.js';
@@ -36,11 +37,6 @@ export interface ResponseObservation {
 /** Share of the window around the auto threshold within which an exact count is worth one call. */
 const EXACT_BAND = 0.03;
 
-interface MicroPlan {
-  result: MicroResult;
-  tokensAfter: number;
-}
-
 /**
  * The compaction engine of one session: token accounting (anchored, calibrated), the threshold
  * ladder, the tiers (micro, auto, reactive, manual) and their guards. It never mutates what it
@@ -59,6 +55,8 @@ export class CompactionEngine {
   private readonly guards: Guards;
   /** The history (length:last id) an exact count was last asked for. */
   private exactFor: string | undefined;
+  /** compaction.background: the summary written while the session goes on (background.ts). */
+  private readonly bg: BackgroundCompaction | undefined;
 
   constructor(deps: EngineDeps, state?: CompactionState | unknown) {
     this.deps = deps;
@@ -70,6 +68,50 @@ export class CompactionEngine {
     this.room = deps.thinkingRoom ?? 'all';
     this.st = normalizeState(state);
     this.guards = new Guards(this.st, this.cfg, this.ladder);
+    this.bg = this.cfg.background
+      ? new BackgroundCompaction({
+          cfg: this.cfg,
+          ladder: this.ladder,
+          guards: this.guards,
+          now: this.now,
+          head: () => this.headDeps(),
+          warm: deps.warm,
+          settled: () => deps.backgroundSettled?.(),
+        })
+      : undefined;
+  }
+
+  /** The background compaction in flight, for the gauge and the status line. */
+  pending(): PendingCompaction | undefined {
+    return this.bg?.pending();
+  }
+
+  /** Cancels the background compaction in flight (Esc, /compact cancel, the session's end); false when there was none. */
+  cancelBackground(): boolean {
+    return this.bg?.cancel() ?? false;
+  }
+
+  /** Waits for the background compaction in flight to settle (a print run's end); then atRest() swaps it in if due. */
+  async settleBackground(): Promise<boolean> {
+    return (await this.bg?.settle()) !== undefined;
+  }
+
+  /** /compact in the TUI: the summary is written in the background and swapped in at the next boundary. */
+  async startManual(ctx: CompactionContext, focus: string | undefined, emit: Emit): Promise<boolean> {
+    if (!this.bg) return false;
+    await this.deps.counter.load();
+    const measured = this.measureCtx(ctx);
+    this.bg.start('manual', ctx, measured, measured.tokens, focus?.trim() ? focus.trim() : undefined, emit);
+    return true;
+  }
+
+  /** The session is at rest: a background job that settled is recorded, or swapped in when due. */
+  async atRest(ctx: CompactionContext, emit: Emit): Promise<Outcome[]> {
+    if (!this.bg?.pending() || ctx.history.length === 0) return [];
+    await this.deps.counter.load();
+    const measured = this.measureCtx(ctx);
+    const step = await this.bg.step(ctx, measured, measured.tokens, emit, { idle: true, warm: true });
+    return step.outcomes.map((o) => this.booked(o));
   }
 
   /** The guard state to store in the session's meta (a copy; plain JSON). */
@@ -99,7 +141,12 @@ export class CompactionEngine {
 
   usage(ctx: CompactionContext): ContextUsage {
     const tokens = this.deps.counter.ready ? this.measureCtx(ctx).tokens : roughTokens(this.deps.counter, ctx, this.st.reported, this.ratio(), this.room);
-    return contextUsage(tokens, this.ladder, { autoCompactEnabled: this.cfg.auto && !this.guards.stopped(), notice: this.guards.notice() });
+    const compacting = this.bg?.pending();
+    return contextUsage(tokens, this.ladder, {
+      autoCompactEnabled: this.cfg.auto && !this.guards.stopped(),
+      notice: this.guards.notice(),
+      ...(compacting ? { compacting } : {}),
+    });
   }
 
   /**
@@ -110,8 +157,10 @@ export class CompactionEngine {
    */
   async beforeCall(ctx: CompactionContext, signal: AbortSignal, emit: Emit): Promise<Outcome[]> {
     if (!this.deps.counter.ready) {
-      // an upper bound below every threshold settles it: measuring would find nothing to do
-      if (!needsExactCounts(this.deps.counter, ctx, this.ladder, this.ratio(), this.st.reported, this.mayTruncate())) {
+      // an upper bound below every threshold settles it: measuring would find nothing to do; the background
+      // summary's prefire threshold (a write-ahead, not a limit) is judged on the gauge's rough figure
+      const prefire = this.bg && roughTokens(this.deps.counter, ctx, this.st.reported, this.ratio(), this.room) >= this.cfg.prefire * this.ladder.auto;
+      if (!this.bg?.pending() && !prefire && !needsExactCounts(this.deps.counter, ctx, this.ladder, this.ratio(), this.st.reported, this.mayTruncate())) {
         this.guards.measured(0); // under every threshold
         return [];
       }
@@ -120,15 +169,22 @@ export class CompactionEngine {
     const measured = await this.exactNearThreshold(ctx, this.measureCtx(ctx), signal);
     const tokens = measured.tokens;
     this.guards.measured(tokens);
-    if (!this.cfg.auto || ctx.history.length === 0 || tokens < this.ladder.micro) return [];
+    if (ctx.history.length === 0) return [];
+    // the background summary: a swap due, a failure to record, the fallback at the hard limit, a job to start
+    const step = this.bg ? await this.bg.step(ctx, measured, tokens, emit, { idle: false, warm: true }) : { outcomes: [], handled: false };
+    if (step.outcomes.length > 0) return step.outcomes.map((o) => this.booked(o));
+    if (!this.cfg.auto || tokens < this.ladder.micro) return [];
     // clearing rewrites the cached prompt from the first cleared output on: microPolicy.ts says when it is worth it
     // `plan` is what could be cleared; `micro` that, when worth it now; a plan not worth it still
     // serves as the fallback when auto compaction cannot run or fails
     // inside a tool loop whose replies think, clearing waits for the loop's end (openLoop.ts)
-    const plan = openThinkingLoop(ctx.history) === undefined ? this.planMicro(ctx, measured, 1) : undefined;
-    const micro = plan && this.microWorth(plan, tokens) ? plan : undefined;
+    const plan = openThinkingLoop(ctx.history) === undefined ? planMicro(this.deps, this.cfg, this.ratio(), ctx, measured, 1) : undefined;
+    const micro =
+      plan && microWorth(this.deps, this.cfg, this.ladder, plan, tokens, { lastResponseAt: this.st.lastResponseAt, now: this.now() }) ? plan : undefined;
     const afterMicro = micro ? micro.tokensAfter : tokens;
     if (afterMicro < this.ladder.auto) return micro ? [this.commitMicro(ctx, measured, micro, emit)] : [];
+    // past the auto threshold with a summary on its way: the session goes on with the full history
+    if (step.handled) return [];
     const decision = this.guards.mayRunAuto(plan ? plan.tokensAfter : tokens);
     if (!decision.run) {
       if (decision.tell) emit({ type: 'compaction_skipped', trigger: 'auto', reason: decision.tell });
@@ -180,14 +236,27 @@ export class CompactionEngine {
     return outcome;
   }
 
-  /** /compact [focus]: compacts now, whatever the thresholds and guards; the focus steers the summary. */
+  /**
+   * /compact [focus]: compacts now, whatever the thresholds and guards; the focus steers the
+   * summary. It waits for the summary (-p /compact), under the summary deadline: a summarizer
+   * that does not answer in time gets a compaction without a summary instead.
+   */
   async manual(ctx: CompactionContext, focus: string | undefined, signal: AbortSignal, emit: Emit): Promise<Outcome> {
     await this.deps.counter.load();
     const measured = this.measureCtx(ctx);
     const f = focus?.trim() ? focus.trim() : undefined;
-    const outcome = await this.summarizeHead({ trigger: 'manual', ctx, measured, tokensBefore: measured.tokens, focus: f, restore: true, signal, emit });
-    if (outcome.record.status === 'applied') this.guards.applied(outcome.record.tokensAfter, { automatic: false, cooldown: false });
-    return outcome;
+    const run: LlmRun = { trigger: 'manual', ctx, measured, tokensBefore: measured.tokens, focus: f, restore: true, signal, emit };
+    return this.booked(this.bg ? await this.bg.manual(run) : await this.summarizeHead(run));
+  }
+
+  /** The guards hear of an LLM attempt about to be committed (the background path's outcomes and the manual one). */
+  private booked(o: Outcome): Outcome {
+    const r = o.record;
+    if (r.trigger === 'micro') return o;
+    if (r.status === 'applied') this.guards.applied(r.tokensAfter, { automatic: r.trigger !== 'manual', cooldown: r.trigger === 'auto' });
+    else if (r.status === 'ineffective' && r.trigger === 'auto') this.guards.ineffective(r.tokensBefore);
+    if (o.commit) this.forgetAnchor();
+    return o;
   }
 
   /**
@@ -243,6 +312,7 @@ export class CompactionEngine {
    * re-anchors on it (its estimate, until the next response reports the real figure).
    */
   committed(record: CompactionRecord, history: readonly Message[], sent: { system: string; tools: readonly ToolSpec[] }): void {
+    this.bg?.committed(record.id);
     const { counter } = this.deps;
     const first = history[0];
     const last = history[history.length - 1];
@@ -321,66 +391,24 @@ export class CompactionEngine {
     return compactionBudgets(this.ladder, this.cfg, this.ratio() * fixedRaw, this.deps.summarizer.limits.maxOutputTokens);
   }
 
-  private microWorth(plan: MicroPlan, tokens: number): boolean {
-    return microWorthIt({
-      tokens,
-      auto: this.ladder.auto,
-      savedTokens: tokens - plan.tokensAfter,
-      cleared: plan.result.cleared.length,
-      keepRecent: this.cfg.microKeepRecent,
-      cacheTtlMs: this.deps.cacheTtlMs,
-      lastResponseAt: this.st.lastResponseAt,
-      now: this.now(),
-      policy: this.deps.microPolicy,
-    });
-  }
-
-  /** Which old tool outputs micro compaction would clear, and the context after; undefined when none. */
-  private planMicro(ctx: CompactionContext, measured: Measurement, minBatch: number): MicroPlan | undefined {
-    const { counter } = this.deps;
-    const candidates = selectMicro(
-      ctx.history,
-      {
-        compactableTools: this.deps.compactableTools,
-        keepRecent: this.cfg.microKeepRecent,
-        ...(this.deps.describeToolUse ? { describe: this.deps.describeToolUse } : {}),
-      },
-      counter,
-    );
-    if (candidates.length < minBatch) return undefined;
-    const result = applyMicro(ctx.history, candidates, counter);
-    if (result.savedRaw <= 0) return undefined;
-    return { result, tokensAfter: Math.max(0, Math.round(measured.tokens - this.ratio() * result.savedRaw)) };
-  }
-
   private commitMicro(ctx: CompactionContext, measured: Measurement, plan: MicroPlan, emit: Emit): Outcome {
-    const { result } = plan;
-    const started = this.now();
-    emit({ type: 'compaction_start', trigger: 'micro', tokensBefore: measured.tokens });
-    const record = bareRecord(this.now(), 'micro', measured.tokens, started, {
-      status: 'applied',
-      tokensAfter: plan.tokensAfter,
-      archivedCount: result.cleared.length,
-      preservedCount: ctx.history.length,
-      method: 'none',
-    });
     this.forgetAnchor();
-    const revisions = result.replaced.map((m) => ({ id: m.id, blocks: m.blocks }));
-    return { record, commit: { record, body: { revisions }, added: [], cleared: result.cleared } };
+    return microOutcome(ctx, measured, plan, this.now, emit);
+  }
+
+  private headDeps(): HeadDeps {
+    return {
+      deps: this.deps,
+      summarizer: this.summarizer,
+      now: this.now,
+      ratio: this.ratio(),
+      budgets: (raw) => this.budgets(raw),
+      effective: this.ladder.effective,
+    };
   }
 
   private async summarizeHead(run: LlmRun): Promise<Outcome> {
-    const outcome = await summarizeHead(
-      {
-        deps: this.deps,
-        summarizer: this.summarizer,
-        now: this.now,
-        ratio: this.ratio(),
-        budgets: (raw) => this.budgets(raw),
-        effective: this.ladder.effective,
-      },
-      run,
-    );
+    const outcome = await summarizeHead(this.headDeps(), run);
     // the accounting re-anchors on the committed history (committed())
     if (outcome.commit) this.forgetAnchor();
     return outcome;

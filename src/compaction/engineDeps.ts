@@ -65,8 +65,19 @@ export interface EngineDeps {
    * of an LLM compaction; absent, or compaction.ledger false, the checkpoint carries the summary alone.
    */
   ledger?: LedgerSource | undefined;
+  /**
+   * The warm-up request of a background compaction's swap (background.ts): the compacted
+   * history written to the provider's cache before it is swapped in. Absent where caching does
+   * not apply: the swap is not warmed.
+   */
+  warm?: Warm | undefined;
+  /** A background compaction (or its warm-up) settled: a session at rest may swap it in now (CompactionEngine.atRest). */
+  backgroundSettled?: (() => void) | undefined;
   /** Watch replies for a server that truncated the prompt silently (OpenAI-compatible servers only); default true. */
   silentOverflowDetection?: boolean;
 }
 
 export type CompactionContext = RequestParts;
+
+/** A warm-up request: the compacted history written to the provider's cache (its usage billed by whoever sends it). */
+export type Warm = (messages: readonly Message[], signal: AbortSignal) => Promise<void>;

@@ -185,6 +185,11 @@ export class Guards {
     return tokens >= this.t.blocking && tokens - (this.st.exhaustedTokens ?? tokens) >= this.t.effective * REGROWTH_SHARE;
   }
 
+  /** Whether a background summary may start: the stops hold it back, the cooldown does not (it only writes ahead; the swap is a boundary's work). */
+  mayPrefire(): boolean {
+    return this.cfg.auto && !this.stopped();
+  }
+
   /** A guard has stopped auto compaction (the gauge says so). */
   stopped(): boolean {
     return this.st.breakerOpen || this.st.exhausted || this.st.thrashStopped;

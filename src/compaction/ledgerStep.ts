@@ -56,7 +56,7 @@ export async function checkSummary(
   const first = probeSummary(summary.text, facts, PROBED_SECTIONS);
   let kept = summary;
   let omitted = first.missed;
-  const retried = first.missed.length > 0 && summary.method !== 'metadata' && summary.method !== 'provider';
+  const retried = first.missed.length > 0 && summary.method !== 'metadata' && summary.method !== 'provider' && summary.method !== 'ledger';
   if (retried) {
     progress(`the summary left out ${first.missed.length} fact${first.missed.length === 1 ? '' : 's'} of the ledger: asking again`);
     try {

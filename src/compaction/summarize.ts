@@ -42,7 +42,7 @@ export interface SummaryJob {
   shared?: SharedPrefix | undefined;
 }
 
-export type SummaryMethod = 'single' | 'chunked' | 'trimmed' | 'metadata' | 'provider';
+export type SummaryMethod = 'single' | 'chunked' | 'trimmed' | 'metadata' | 'provider' | 'ledger';
 
 export interface SummaryResult {
   text: string;

@@ -85,6 +85,16 @@ export const CompactionSchema = z.strictObject({
   ledger: z._default(z.boolean(), true),
   /** Calls in a turn that stop at max_tokens and are told to continue, at most. */
   maxOutputRecoveries: z._default(nonNegativeInt, 3),
+  /**
+   * Auto compaction writes its summary in the background while the session goes on with the full
+   * history, and swaps it in at a turn boundary once the auto threshold is reached; false: the
+   * session stops for the summary at the auto threshold (the path before issue 43).
+   */
+  background: z._default(z.boolean(), true),
+  /** The background summary starts at this share of the auto threshold. */
+  prefire: z._default(z.number().check(z.positive(), z.lte(1)), 0.7),
+  /** A summary request that has not answered after this many seconds is cancelled (and tried again later); at the hard limit a compaction without a summary is applied instead. */
+  summaryDeadlineSeconds: z._default(positiveInt, 120),
   /** Standing instructions for every summary (what to keep, what to stress), merged with /compact focus: and PreCompact hooks' output. */
   instructions: z.optional(nonEmptyString),
 });

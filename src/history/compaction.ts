@@ -27,8 +27,8 @@ export interface CompactionRecord {
   /** The checkpoint text (absent for micro and for failures). */
   summary?: string;
   /** How the summary was made: one call, chunked, after dropping tool outputs, or metadata only. */
-  /** provider: OpenAI's responses.compact wrote an encrypted compaction item instead of a readable summary. */
-  method?: 'single' | 'chunked' | 'trimmed' | 'metadata' | 'none' | 'provider';
+  /** provider: OpenAI's responses.compact wrote an encrypted compaction item instead of a readable summary. ledger: no summary (the summarizer did not answer in time at the hard limit): the ledger and Recall handles carry the work. */
+  method?: 'single' | 'chunked' | 'trimmed' | 'metadata' | 'none' | 'provider' | 'ledger';
   durationMs: number;
   model: string;
   /** Tokens the summarizer consumed. */

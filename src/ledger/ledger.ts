@@ -1,6 +1,6 @@
 // The working-state ledger: derived from the log (never from a summary), cumulative across
 // compactions, and rendered byte for byte the same from the same log. It goes beside every
-// checkpoint (compaction/headSummary.ts) and feeds the summary's probes (ledger/probes.ts).
+// checkpoint (compaction/headAssembly.ts) and feeds the summary's probes (ledger/probes.ts).
 import { renderLedger, type Count } from './render.js';
 import { isPersonMessage, personText } from './sections.js';
 import { EDIT_TOOLS } from './sections.js';

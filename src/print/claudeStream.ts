@@ -48,6 +48,8 @@ export class ClaudeStream {
   private lastStop: string | null = null;
   private turns = 0;
   private model = '';
+  /** A compaction started and its status message went out (system/status "compacting"). */
+  private compacting = false;
   /** --include-partial-messages: the replies as they stream (stream_event lines). */
   private readonly partial: PartialMessages | undefined;
 
@@ -138,8 +140,18 @@ export class ClaudeStream {
         }
         break;
       }
+      case 'compaction_start':
+        // Claude Code's status while a summary is written (in the background here: turns go on meanwhile)
+        if (e.trigger === 'micro') break;
+        this.compacting = true;
+        this.write({ type: 'system', subtype: 'status', status: 'compacting', session_id: this.sessionId(), uuid: randomUUID() });
+        break;
+      case 'compaction_skipped':
+        if (e.trigger !== 'micro') this.compacted(false);
+        break;
       case 'compaction_end': {
         const r = e.record;
+        if (r.trigger !== 'micro') this.compacted(r.status === 'applied');
         if (r.status !== 'applied' || r.trigger === 'micro') break;
         this.write({
           type: 'system',
@@ -161,6 +173,20 @@ export class ClaudeStream {
       default:
         break;
     }
+  }
+
+  /** The status after a compaction that started: null, with how it ended. */
+  private compacted(success: boolean): void {
+    if (!this.compacting) return;
+    this.compacting = false;
+    this.write({
+      type: 'system',
+      subtype: 'status',
+      status: null,
+      compact_result: success ? 'success' : 'failed',
+      session_id: this.sessionId(),
+      uuid: randomUUID(),
+    });
   }
 
   /** The result message (also what `--output-format json` prints alone). */

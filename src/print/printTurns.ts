@@ -245,7 +245,11 @@ export class PrintTurns {
       throw e;
     }
     // a command that sent the model a prompt (`/plan <task>`): its result is that turn's, the answer printed
-    if (!output && this.lastTurn) return this.turnResult(this.lastTurn);
+    if (!output && this.lastTurn) {
+      // as after a turn of the prompt's own: a background compaction that is due is swapped in before the run ends
+      if (!this.opts.inputStream) await session.settleCompaction();
+      return this.turnResult(this.lastTurn);
+    }
     const textOut = output ? formatCommandOutput(output) : this.receipt;
     // /goal set or resumed one: its turns follow, and their result is this line's
     const goalPrompt = await this.goalNext();
@@ -298,6 +302,8 @@ export class PrintTurns {
       session.markUnanswered();
       return EXIT_OK;
     }
+    // one prompt and the run ends: a background compaction that is due is swapped in now, so the next run starts compacted
+    if (!this.opts.inputStream) await session.settleCompaction();
     return this.turnResult(result, { turns, steps, usage, goal });
   }
 

@@ -58,7 +58,8 @@ export type AgentEvent =
 
 /** What a compaction reports while it runs: start, its stages, and its record (or why none was made). */
 export type CompactionEvent =
-  | { type: 'compaction_start'; trigger: CompactionTrigger; focus?: string; tokensBefore: number }
+  /** `background`: the summary is written while the session goes on (compaction.background); the prompt stays usable. */
+  | { type: 'compaction_start'; trigger: CompactionTrigger; focus?: string; tokensBefore: number; background?: true }
   | { type: 'compaction_progress'; trigger: CompactionTrigger; stage: string }
   | { type: 'compaction_end'; record: CompactionRecord }
   | { type: 'compaction_skipped'; trigger: CompactionTrigger; reason: string };

@@ -105,6 +105,8 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
       notice: owner.notice,
       bill: owner.bill,
       saveState: owner.saveState,
+      cacheKey: cacheKeyOf(id, deps.child),
+      busy: owner.busy,
       ...(deps.child ? { role: deps.child.role } : {}),
       caps,
     },

@@ -5,31 +5,25 @@
 import type { LoopHost } from '../agent/loop.js';
 import { loadInstructions, renderInstructions, type InstructionFile } from '../agent/instructions.js';
 import { buildSystemPrompt } from '../agent/systemPrompt.js';
-import { CompactionEngine, type CompactionOutcome, type EngineDeps } from '../compaction/engine.js';
-import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
+import type { CompactionEngine, CompactionOutcome, EngineDeps } from '../compaction/engine.js';
+import { compactionEngine } from './compactionEngine.js';
+import { RestingCompaction } from './restingCompaction.js';
 import type { TokenCounter } from '../compaction/tokens.js';
-import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
-import { ledgerSections } from '../ledger/registry.js';
 import type { CompactionEvent } from '../protocol/events.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { debug, debugEnabled } from '../log.js';
-import { mayTruncateSilently } from '../llm/cache.js';
 import type { OverflowInfo, ProviderError } from '../llm/errors.js';
 import { totalInputTokens, type Message, type Usage } from '../llm/messages.js';
 import type { Effort, Provider, ToolSpec } from '../llm/provider.js';
 import { traitsOf } from '../tools/kinds.js';
 import { toolSpec, type AnyTool } from '../tools/types.js';
 import type { ContextUsageView } from '../protocol/views.js';
-import { readForRestore } from './restoreRead.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionState } from './state.js';
 import type { Capabilities } from './capabilities.js';
 
 type ToolSet = NonNullable<ReturnType<Capabilities['toolSet']>>;
-
-/** How long a provider keeps a prompt-cache entry without a hit (OpenAI: at least 5 minutes). */
-const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
 
 /** Replies shorter than this are not useful; a learned small window still leaves this much. */
 const MIN_REPLY_TOKENS = 1_024;
@@ -50,6 +44,10 @@ export interface ContextDeps {
   saveState: () => void;
   /** A child session's role: its agent's system prompt, in place of the main one's opening. */
   role?: string;
+  /** The requests' cache key (the session's id; a sub-agent's is its parent's and agent's). */
+  cacheKey: string;
+  /** A turn or an exclusive command runs: a background compaction that settles waits for the next boundary. */
+  busy: () => boolean;
   /**
    * The session's capabilities: their system-prompt sections, their turn-start hooks, what they
    * tell a summary request (PreCompact hooks) and put back after it (loaded skills), their
@@ -72,6 +70,7 @@ export class ContextControl {
   /** Set when a reply showed the server silently truncated the prompt: compact before the next call. */
   private silentOverflow: OverflowInfo | undefined;
   private providerWindow: { model: string; tokens: number } | undefined;
+  private readonly rest: RestingCompaction;
 
   constructor(
     private readonly deps: ContextDeps,
@@ -84,6 +83,15 @@ export class ContextControl {
     this.toolSpecs = deps.tools.map(toolSpec);
     this.compactable.push(...deps.tools.filter((t) => traitsOf(t).compactable).map((t) => t.name));
     this.system = this.buildSystem();
+    this.rest = new RestingCompaction({
+      engine: () => this.engine,
+      ctx: () => this.ctx(),
+      compaction: (run) => this.compaction(run),
+      messages: () => this.deps.log.messages(),
+      busy: deps.busy,
+      emit: deps.emit,
+      usage: () => this.usage(),
+    });
     this.engine = this.createEngine(state.compaction);
     if (state.pendingOverflow) this.silentOverflow = state.pendingOverflow;
     if (state.providerWindow?.model === this.cfg.model.name) this.adoptProviderWindow(state.providerWindow.tokens, true);
@@ -169,10 +177,15 @@ export class ContextControl {
     this.engine.historyReplaced();
   }
 
-  /** /compact [focus]. */
+  /** /compact [focus]: waits for the summary (print mode, ACP). */
   async manual(focus: string | undefined, signal: AbortSignal): Promise<CompactionRecord> {
     const [record] = await this.compaction((emit) => this.engine.manual(this.ctx(), focus, signal, emit));
     return record!;
+  }
+
+  /** The background compaction: /compact in the TUI, Esc, a print run's end, the swap at rest (restingCompaction.ts). */
+  get background(): RestingCompaction {
+    return this.rest;
   }
 
   /**
@@ -200,6 +213,7 @@ export class ContextControl {
       systemPrompt: () => this.system,
       maxOutputTokens: () => this.cfg.maxOutputTokens,
       beforeModelCall: async (signal) => {
+        await this.rest.quiet();
         const overflow = this.silentOverflow;
         if (overflow) {
           this.silentOverflow = undefined;
@@ -328,43 +342,22 @@ export class ContextControl {
     );
   }
 
-  /**
-   * The summarizer is compaction.model (default the session's model). A model of the other
-   * provider family (a cheap OpenAI model summarizing a Claude session, say) gets its own provider.
-   */
   private createEngine(state: unknown, config = this.cfg, provider = this.prov): CompactionEngine {
-    const summarizerModel = config.compaction.model ?? config.model.name;
-    // the session's own model keeps the limits this session learned (a window the provider stated)
-    const summarizerConfig = summarizerModel === config.model.name ? config : withModel(config, summarizerModel);
-    const summarizerProvider =
-      summarizerConfig.provider === config.provider ? provider : this.otherProvider(summarizerConfig, `compaction.model "${summarizerModel}"`);
-    return new CompactionEngine(
+    return compactionEngine(
       {
-        config: config.compaction,
-        limits: config.model,
-        summarizer: { provider: summarizerProvider, model: summarizerModel, limits: summarizerConfig.model, retry: config.retry },
-        counter: this.deps.counter,
-        compactableTools: this.compactable,
+        deps: this.deps,
+        compactable: this.compactable,
+        system: () => this.system,
+        toolSpecs: () => this.toolSpecs,
         describeToolUse: (name, input) => this.describeToolUse(name, input),
-        readFile: (path) => readForRestore(this.cfg.cwd, path),
-        silentOverflowDetection: mayTruncateSilently(provider),
-        inPlaceSummary:
-          summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: this.deps.sessionId, thinking: config.thinking } : undefined,
-        cacheTtlMs: config.cache.enabled ? CACHE_TTL_MS[config.cache.ttl] : undefined,
-        providerCompaction:
-          config.compaction.engine === 'provider' ? providerCompaction(provider, config.model.name, this.deps.sessionId, () => this.system) : undefined,
-        // the provider's exact count of the next request (tools as the loop sends them)
-        countExact: provider.countInputTokens
-          ? (parts: CompactionContext, signal: AbortSignal) =>
-              provider.countInputTokens!({ model: config.model.name, system: parts.system, tools: parts.tools, messages: parts.history, signal })
-          : undefined,
-        // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
-        thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
-        instructions: (trigger, focus, signal) => this.deps.caps.summaryInstructions(this.cfg.compaction.instructions, trigger, focus, signal),
-        ledger: { archived: () => this.deps.log.archived(), sections: () => [...ledgerSections().sections(), ...this.deps.caps.ledgerSections()] },
-        ...this.deps.engine,
+        otherProvider: (c, purpose) => this.otherProvider(c, purpose),
+        backgroundSettled: () => this.rest.settled(),
+        cwd: () => this.cfg.cwd,
+        instructions: () => this.cfg.compaction.instructions,
       },
       state,
+      config,
+      provider,
     );
   }
 
@@ -404,15 +397,4 @@ export class ContextControl {
         `Set models["${model.name}"].contextWindow in .agentrc to make it permanent.`,
     );
   }
-}
-
-/** compaction.engine "provider" where the provider can compact (OpenAI's Responses API); elsewhere the agent's own summarizer. */
-function providerCompaction(provider: Provider, model: string, cacheKey: string, system: () => string): ProviderCompaction | undefined {
-  const compact = provider.compact?.bind(provider);
-  if (!compact) return undefined;
-  return {
-    model,
-    // the session's instructions, so the compaction request reads the prompt cache of the session's own
-    compact: async (messages, signal) => compact({ model, system: system(), messages, signal, cacheKey }),
-  };
 }

@@ -134,8 +134,24 @@ export class Session extends SessionEvents {
     return reply !== undefined;
   }
 
+  /** /compact [focus], waiting for the summary (print mode, ACP; under the summary deadline). */
   compact(focus?: string): ReturnType<SessionParts['context']['manual']> {
     return this.exclusive((signal) => this.context.manual(focus, signal));
+  }
+
+  /** /compact [focus] in the TUI: written in the background, swapped in at the next boundary (false: compaction.background is off, use compact()). */
+  compactInBackground(focus?: string): Promise<boolean> {
+    return this.context.background.start(focus);
+  }
+
+  /** Esc or /compact cancel: stops a background compaction; false when none runs. */
+  cancelCompaction(): boolean {
+    return this.context.background.cancel();
+  }
+
+  /** A print run's end: a background compaction that is due is waited for and swapped in; nothing is left running. */
+  settleCompaction(): Promise<void> {
+    return this.context.background.settle();
   }
 
   /** Names the session when it has no title yet (/init names it "/init", not the long instruction it sends). */
@@ -206,6 +222,8 @@ export class Session extends SessionEvents {
     this.running = undefined;
     this.saveState();
     this.emit({ type: 'context', usage: this.contextUsage() });
+    // a background compaction that settled during the turn is swapped in at rest now
+    this.context.background.rested();
   }
 
   /** The gauge's figures: one function (the engine's usage) for the footer, /context, ACP and the statusLine. */
@@ -322,6 +340,7 @@ export class Session extends SessionEvents {
 
   close(): void {
     void this.caps.close();
+    this.context.background.close();
     this.interrupt();
     this.log.flush();
     this.saveState();

@@ -73,6 +73,9 @@ export function followStatus(o: FollowOptions): { onEvent: (e: FollowedEvent) =>
         if (ev.record.status === 'applied' && ev.record.trigger !== 'micro') compactions++;
         refresh();
         break;
+      // a background compaction starts or ends without a turn (agent_compacting)
+      case 'compaction_start':
+      case 'compaction_skipped':
       case 'turn_end':
       case 'permission_mode':
         refresh();

@@ -2,7 +2,7 @@ import type { ContextUsageView } from '../protocol/views.js';
 
 // What a statusLine command reads on stdin: Claude Code's JSON (session_id, model {id,
 // display_name}, workspace {current_dir, project_dir}, cost, context_window), plus this
-// project's gauge and compaction count under agent_* names.
+// project's gauge, compaction count and background compaction under agent_* names.
 
 export interface StatusFacts {
   sessionId: string;
@@ -46,6 +46,10 @@ export function statusInput(f: StatusFacts): object {
       state: f.context.state,
       auto_compact_at_percent: f.context.autoCompactAtPercent,
     },
+    // a compaction written in the background (its summary ready or still on its way); null when none
+    agent_compacting: f.context.compacting
+      ? { trigger: f.context.compacting.trigger, ready: f.context.compacting.ready, started_at_ms: f.context.compacting.startedAt }
+      : null,
     agent_compactions: f.compactions,
     agent_permission_mode: f.permissionMode,
   };

@@ -57,7 +57,7 @@ const ROLES: readonly string[] = ['user', 'assistant'];
 const KINDS: readonly string[] = ['normal', 'checkpoint', 'meta'];
 const TRIGGERS: readonly string[] = ['micro', 'auto', 'reactive', 'manual'];
 const STATUSES: readonly string[] = ['applied', 'failed', 'ineffective'];
-const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 'none', 'provider'];
+const METHODS: readonly string[] = ['single', 'chunked', 'trimmed', 'metadata', 'none', 'provider', 'ledger'];
 
 const flag = (v: boolean | undefined): number | null => (v === undefined ? null : v ? 1 : 0);
 

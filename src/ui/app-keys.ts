@@ -191,6 +191,8 @@ function promptKey({ store, prompt, controller, exit, redraw }: AppKeyDeps, inpu
       if (queued.length > 0) prompt.restore(queued.join('\n\n'));
       return;
     }
+    // at rest, Esc stops a compaction written in the background
+    if (store.live.get().compaction?.background) controller.cancelCompaction();
     prompt.dismissCompletion();
     return;
   }

@@ -20,6 +20,8 @@ export interface UiController {
   submit(text: string): void;
   /** Interrupts the running turn or compaction; false when nothing was running. takeBack (Esc): a prompt still without a reply comes back (prompt_returned). */
   interrupt(opts?: { takeBack?: boolean }): boolean;
+  /** Stops the compaction written in the background (Esc at rest); false when none runs. */
+  cancelCompaction(): boolean;
   commands(): CommandInfo[];
   /** Prompts typed before, across sessions, oldest first. */
   promptHistory(): string[];

@@ -18,6 +18,7 @@ export function compactionStep(
     case 'compaction_start': {
       const c: NonNullable<LiveState['compaction']> = { trigger: ev.trigger, tokensBefore: ev.tokensBefore, startedAt: now };
       if (ev.focus !== undefined) c.focus = ev.focus;
+      if (ev.background) c.background = true;
       return { compaction: c };
     }
     case 'compaction_progress': {

@@ -33,7 +33,8 @@ export interface LiveState {
   /** Tool calls the model is still writing. */
   writingTools: Array<{ id: string; name: string }>;
   running: RunningTool[];
-  compaction: { trigger: CompactionTrigger; focus?: string; tokensBefore: number; stage?: string; startedAt: number } | null;
+  /** `background`: written while the session goes on; it leaves the prompt usable (isWorking ignores it) and has its own row. */
+  compaction: { trigger: CompactionTrigger; focus?: string; tokensBefore: number; stage?: string; startedAt: number; background?: boolean } | null;
   retry: { text: string; until: number } | null;
   /** "No response yet, 30 s": the provider has sent nothing for a while. */
   waiting: string | null;
@@ -76,4 +77,4 @@ export const emptyLive = (): LiveState => ({
   thinking: null,
 });
 
-export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null || l.compaction !== null;
+export const isWorking = (l: LiveState): boolean => l.busy || l.turn !== null || (l.compaction !== null && l.compaction.background !== true);

@@ -29,7 +29,8 @@ export function archivedIds(history: readonly Message[], o: { commit?: Compactio
 let seq = 0;
 export const mid = (p = 'm'): string => `${p}${++seq}`;
 
-export const cfg = (over: Partial<CompactionConfig> = {}): CompactionConfig => CompactionSchema.parse(over);
+/** The synchronous tiers (compaction.background off) unless a test asks for the background summary. */
+export const cfg = (over: Partial<CompactionConfig> = {}): CompactionConfig => CompactionSchema.parse({ background: false, ...over });
 
 export function user(text: string, extra: Partial<Message> = {}): Message {
   return { id: mid(), role: 'user', kind: 'normal', blocks: [{ type: 'text', text }], createdAt: 0, ...extra };

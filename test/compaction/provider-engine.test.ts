@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CompactionEngine, type EngineDeps } from '../../src/compaction/engine.js';
-import { PROVIDER_SUMMARY_TEXT } from '../../src/compaction/headSummary.js';
+import { PROVIDER_SUMMARY_TEXT } from '../../src/compaction/providerSummary.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
 import { ProviderError } from '../../src/llm/errors.js';

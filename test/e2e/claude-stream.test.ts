@@ -77,17 +77,20 @@ describeEachProvider("Claude Code's stream-json with %s", (provider) => {
     const r = await runAgent(['-p', '/compact', '--output-format', 'stream-json', '--continue'], { ws, server, provider });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const msgs = lines(r.stdout);
-    expect(msgs.map(tag)).toEqual(['system/init', 'system/compact_boundary', 'result']);
+    // Claude Code's status while the summary is written ("compacting", then null with the result), as recorded
+    expect(msgs.map(tag)).toEqual(['system/init', 'system/status', 'system/status', 'system/compact_boundary', 'result']);
     for (const m of msgs) expect(validate(m), tag(m)).toEqual([]);
     for (const m of msgs) expect(validateRecorded(m), tag(m)).toEqual([]);
-    const meta = msgs[1]!.compact_metadata as { trigger: string; pre_tokens: number; post_tokens: number };
+    expect(msgs[1]).toMatchObject({ status: 'compacting' });
+    expect(msgs[2]).toMatchObject({ status: null, compact_result: 'success' });
+    const meta = msgs[3]!.compact_metadata as { trigger: string; pre_tokens: number; post_tokens: number };
     expect(meta.trigger).toBe('manual');
     expect(meta.post_tokens).toBeLessThan(meta.pre_tokens);
     // the project's compaction report rides along under an agent_* name
-    expect(msgs[1]!.agent_compaction).toMatchObject({ trigger: 'manual' });
-    expect(msgs[2]).toMatchObject({ subtype: 'success', is_error: false, num_turns: 0 });
+    expect(msgs[3]!.agent_compaction).toMatchObject({ trigger: 'manual' });
+    expect(msgs[4]).toMatchObject({ subtype: 'success', is_error: false, num_turns: 0 });
     // the summarizer's tokens are what the command spent
-    expect((msgs[2]!.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
+    expect((msgs[4]!.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
   });
 });
 

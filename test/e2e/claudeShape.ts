@@ -14,8 +14,8 @@ export const EXAMPLES: Array<Record<string, Json>> = readFileSync(join(import.me
   .split('\n')
   .map((l) => JSON.parse(l) as Record<string, Json>);
 
-/** Fields of Claude Code's that say something only Claude Code can (its version, its agents list). */
-const OPTIONAL = new Set(['claude_code_version', 'agents']);
+/** Fields of Claude Code's that say something only Claude Code can (its version, its agents list), or only sometimes (a status's compact_result, once the compaction ended). */
+const OPTIONAL = new Set(['claude_code_version', 'agents', 'compact_result']);
 /** Objects whose keys are data, not schema. */
 const KEYED_BY_DATA = new Set(['modelUsage']);
 /** Objects whose content is free (a tool's input). */
@@ -89,7 +89,9 @@ const isObject = (v: Json | undefined): v is { [k: string]: Json } => v !== null
 function merge(a: Json, b: Json): Json {
   if (isObject(a) && isObject(b)) {
     const out: { [k: string]: Json } = { ...a };
-    for (const [k, v] of Object.entries(b)) out[k] = k in a && a[k] !== null ? (v === null ? a[k]! : merge(a[k]!, v)) : v;
+    // a scalar recorded both null and set (a status set, then cleared) is null in the union: either may come
+    const either = (x: Json, y: Json): boolean => (x === null && y !== null && typeof y !== 'object') || (y === null && x !== null && typeof x !== 'object');
+    for (const [k, v] of Object.entries(b)) out[k] = k in a && either(a[k]!, v) ? null : k in a && a[k] !== null ? (v === null ? a[k]! : merge(a[k]!, v)) : v;
     return out;
   }
   if (Array.isArray(a) && Array.isArray(b)) {

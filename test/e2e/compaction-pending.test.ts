@@ -27,7 +27,8 @@ async function talkUntilCompaction(ws: ReturnType<typeof workspace>): Promise<nu
 }
 
 function setup(summarize: (v: RequestView, pending: () => string) => string): { ws: ReturnType<typeof workspace>; pending: () => string } {
-  const ws = workspace({ models: { [model]: { contextWindow: 16_384, maxOutputTokens: 1024, provider: 'anthropic' } } });
+  // the synchronous auto compaction, before the pending prompt's model call (the background one writes its summary on the same path: headSummary.ts)
+  const ws = workspace({ models: { [model]: { contextWindow: 16_384, maxOutputTokens: 1024, provider: 'anthropic' } }, compaction: { background: false } });
   server.settings.contextWindow = { [model]: 16_384 };
   let asked = '';
   const pending = (): string => asked;

@@ -188,3 +188,9 @@ describe('thinking settings and capabilities', () => {
     expect(server.modelLookups).toHaveLength(1);
   });
 });
+
+// The 16K sessions end most -p runs with a background compaction due, warmed and swapped in at
+// rest. Mutation checked: the warm-up sending the history as it is at rest (ending with the
+// model's reply, no user message after it) fails both 16K tests with the API's 400 "a final
+// assistant message must start with a thinking block" (and cutting it back to the last user
+// message instead reopens a finished tool loop: the same 400 on a tool_use).

@@ -68,3 +68,7 @@ describe.skipIf(!hasTmux)('the gauge after --continue', () => {
     expect(footer(term.screen())).toBe(b);
   });
 });
+
+// Mutation checked: background compaction's prefire threshold (0.7 of auto) judged on the exact
+// counter's upper bound instead of the rough figure loads the tokenizer in the first run, whose
+// exact counts make the resumed footer exact from the start (68% before /context, not 73%).

@@ -66,6 +66,19 @@ describe('Anthropic route with the real SDK', () => {
     expect(server.requests[0]!.response).toEqual({ status: 200, kind: 'stream' });
   });
 
+  it('answers a cache warm-up (16 output tokens beyond any thinking budget) without taking the reply queued for a turn', async () => {
+    server.enqueue({ text: 'the turn' });
+    const warm = (max_tokens: number, thinking?: { type: 'enabled'; budget_tokens: number }) =>
+      anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens, messages: [user('hi')], ...(thinking ? { thinking } : {}) });
+    // src/session/compactionEngine.ts's warm-up: 16 tokens, or the thinking budget plus 16 (max_tokens must exceed budget_tokens)
+    expect((await warm(16)).content).toEqual([{ type: 'text', text: 'ok' }]);
+    const thinking = await warm(2_048 + 16, { type: 'enabled', budget_tokens: 2_048 });
+    expect(thinking.content.filter((b) => b.type === 'text')).toEqual([expect.objectContaining({ text: 'ok' })]);
+    const turn = await warm(4_096, { type: 'enabled', budget_tokens: 2_048 });
+    expect(turn.content.filter((b) => b.type === 'text')).toEqual([expect.objectContaining({ text: 'the turn' })]);
+    // (checked: recognising a warm-up by max_tokens === 16 alone gives the thinking warm-up 'the turn')
+  });
+
   it('answers non-streaming requests and count_tokens', async () => {
     server.enqueue({ text: 'plain', stop: 'max_tokens', usage: { outputTokens: 42, cacheReadTokens: 7 } });
     const msg = await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 50, messages: [user('hello there')] });

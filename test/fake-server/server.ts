@@ -196,6 +196,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const pausedTurns = new PausedTurns();
   let seq = 0;
   const stallTimers = new Set<NodeJS.Timeout>();
+  /** Responses scripted never to answer (`hang`), destroyed when the server closes. */
+  const hanging = new Set<ServerResponse>();
   let idleTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -215,8 +217,17 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     return known.source === 'builtin' ? known.maxOutputTokens : undefined;
   };
 
+  /**
+   * A request asking for exactly this many output tokens beyond its thinking budget is a warm-up
+   * (src/session/compactionEngine.ts asks for 16; with thinking enabled the API wants max_tokens
+   * above budget_tokens, so it asks for the budget plus 16).
+   */
+  const WARM_UP_MAX_TOKENS = 16;
+  const isWarmUp = (view: RequestView): boolean => view.maxTokens !== undefined && view.maxTokens - thinkingBudget(view.thinking) === WARM_UP_MAX_TOKENS;
   const nextReply = (rec: RecordedRequest & { view: RequestView }): Reply =>
     responder?.(rec) ??
+    // a cache warm-up (a background compaction's, asking for a few tokens) takes no scripted reply meant for a turn
+    (isWarmUp(rec.view) ? { text: 'ok' } : undefined) ??
     queue.shift() ??
     directiveReply(rec.view) ??
     settings.fallback ?? { type: 'error', error: 'invalid_request', message: `fake server: no reply scripted for request #${rec.seq}` };
@@ -616,6 +627,26 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   }
 
   async function streamFrames(res: ServerResponse, rec: RecordedRequest, frames: string[], reply: MessageReply, errorFrame: string): Promise<void> {
+    if (reply.hang) {
+      // never answers: open until the client cancels or the server closes (close() destroys it)
+      rec.response = { status: 0, kind: 'hung' };
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    if (reply.delayMs) {
+      await sleep(reply.delayMs);
+      if (res.destroyed || closed) return;
+    }
+    if (reply.gate) {
+      let left = false;
+      const gone = new Promise<void>((r) => res.once('close', () => r(void (left = true))));
+      await Promise.race([reply.gate, gone]);
+      if (left || res.destroyed || closed) {
+        rec.cancelled = true;
+        return;
+      }
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     rec.response = { status: 200, kind: 'stream' };
     const cut = reply.cut;
@@ -684,6 +715,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     if (idleTimer) clearTimeout(idleTimer);
     for (const t of stallTimers) clearTimeout(t);
     stallTimers.clear();
+    for (const r of hanging) r.socket?.destroy();
+    hanging.clear();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -878,4 +911,11 @@ export function lastToolResults(view: RequestView): { toolUseId: string; content
     out.unshift(...results.map((r) => ({ toolUseId: r.toolUseId, content: r.content, isError: r.isError })));
   }
   return out;
+}
+
+/** The budget of an Anthropic request's `thinking: { type: 'enabled', budget_tokens }`; 0 when it does not think within one. */
+function thinkingBudget(thinking: unknown): number {
+  if (typeof thinking !== 'object' || thinking === null) return 0;
+  const t = thinking as { type?: unknown; budget_tokens?: unknown };
+  return t.type === 'enabled' && typeof t.budget_tokens === 'number' ? t.budget_tokens : 0;
 }

@@ -87,6 +87,12 @@ export interface MessageReply {
   pings?: boolean | number;
   /** Milliseconds between frames (default 0). */
   frameDelayMs?: number;
+  /** Streamed replies: milliseconds before the response starts (a slow summarizer; the request is counted and cached at once). */
+  delayMs?: number;
+  /** Streamed replies: the response never starts; the request stays open until the client gives up (cancels) or the server closes. */
+  hang?: boolean;
+  /** Streamed replies: the response starts once this settles (a summarizer the test releases); a client that gives up first is recorded (`cancelled`). */
+  gate?: Promise<unknown>;
   cut?: StreamCut;
   /**
    * A server-side web search before the text (Anthropic server_tool_use + web_search_tool_result,
@@ -193,7 +199,9 @@ export interface RecordedRequest {
   /** The usage the server reported for a successful reply (input excludes cache reads and writes, as Anthropic reports it). */
   usage?: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number; thinkingTokens?: number };
   /** How the server answered (status 0, dropped: the client went away before its body arrived). */
-  response?: { status: number; kind: 'stream' | 'json' | 'error' | 'dropped'; errorMessage?: string };
+  response?: { status: number; kind: 'stream' | 'json' | 'error' | 'dropped' | 'hung'; errorMessage?: string };
+  /** The client closed the request while it waited at its reply's gate. */
+  cancelled?: boolean;
 }
 
 /** A dynamic reply; return undefined to fall through to the queue. */

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { statusInput } from '../../src/statusLine/input.js';
 import { StatusCommand } from '../../src/statusLine/statusCommand.js';
+import { usage } from '../ui/fakes.js';
 import { tempDir } from '../tempDirs.js';
 
 function dirs(): { home: string; cwd: string } {
@@ -56,5 +58,18 @@ describe('StatusCommand', () => {
     });
     await done;
     expect(lines).toEqual(['n=1', 'n=3']);
+  });
+});
+
+describe("the statusLine command's input", () => {
+  const facts = { sessionId: 's', model: 'm', cwd: '/p', projectDir: '/p', version: '1', costUsd: 0, durationMs: 0, apiDurationMs: 0 };
+  const input = (context: ReturnType<typeof usage>) =>
+    statusInput({ ...facts, inputTokens: 0, outputTokens: 0, context, compactions: 0, permissionMode: 'ask' }) as Record<string, unknown>;
+
+  it('carries a compaction written in the background under agent_compacting, null when none (issue 43)', () => {
+    // mutation: statusInput without agent_compacting fails both
+    expect(input(usage()).agent_compacting).toBeNull();
+    const compacting = { trigger: 'manual' as const, startedAt: 1_000, ready: true };
+    expect(input(usage({ compacting })).agent_compacting).toEqual({ trigger: 'manual', ready: true, started_at_ms: 1_000 });
   });
 });

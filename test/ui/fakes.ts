@@ -75,6 +75,12 @@ export class FakeController implements UiController {
   }
   /** Whether each interrupt asked for a prompt without a reply back (Esc does). */
   takeBacks: boolean[] = [];
+  compactionCancels = 0;
+  cancelCompaction(): boolean {
+    this.compactionCancels++;
+    return true;
+  }
+
   interrupt(opts: { takeBack?: boolean } = {}): boolean {
     this.interrupts++;
     this.takeBacks.push(opts.takeBack === true);

@@ -90,6 +90,17 @@ describe('the token gauge', () => {
   it('labels round the percentage', () => {
     expect(gaugeLabel(usage({ percentLeft: 41.6 }))).toBe('42% context left');
   });
+
+  it('says a compaction is written in the background, and when its summary is ready (issue 43)', () => {
+    // mutation: gaugeLabel without its compacting branch fails both
+    const compacting = { trigger: 'auto' as const, startedAt: 0, ready: false };
+    expect(gaugeLabel(usage({ percentLeft: 30, state: 'compact-soon', compacting }))).toBe('30% context left · compacting in the background');
+    expect(gaugeLabel(usage({ percentLeft: 60, compacting: { ...compacting, ready: true } }))).toBe(
+      '60% context left · summary ready, swapped in at the next turn',
+    );
+    // at the hard limit the fallback comes next: the state's own words
+    expect(gaugeLabel(usage({ percentLeft: 2, state: 'blocking', compacting }))).toBe('2% context left · context full — compaction needed');
+  });
 });
 
 describe('the status line', () => {

@@ -19,9 +19,11 @@ export function gaugeBar(percentLeft: number, cells = CELLS, markAt?: number, ma
   return cellsOf.join('');
 }
 
-/** The words after the percentage: what the state means for the person. */
+/** The words after the percentage: what the state means for the person (a compaction written in the background first). */
 export function gaugeLabel(u: ContextUsageView): string {
   const left = `${Math.max(0, Math.round(u.percentLeft))}% context left`;
+  if (u.compacting && u.state !== 'blocking')
+    return `${left} · ${u.compacting.ready ? 'summary ready, swapped in at the next turn' : 'compacting in the background'}`;
   switch (u.state) {
     case 'ok':
       return left;

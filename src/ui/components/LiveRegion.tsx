@@ -52,7 +52,8 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
   const promptHeight = useSyncExternalStore(prompt.store.subscribe, () => promptRows(prompt.store.get(), rows));
   const theme = useTheme();
   // a dumb terminal gets no animation: a still marker, and the elapsed time once a second
-  const now = useTicker(isWorking(live), theme.dumb ? 1000 : TICK_MS);
+  const background = live.compaction?.background ? live.compaction : undefined;
+  const now = useTicker(isWorking(live) || background !== undefined, theme.dumb ? 1000 : TICK_MS);
   const frame = theme.dumb ? '*' : frameAt(now);
   const toolRows = liveToolRows(rows);
   const writing = live.writingTools.slice(0, toolRows);
@@ -95,6 +96,12 @@ export function LiveRegion({ store, prompt }: { store: UiStore; prompt: PromptMo
           )}
           {hiddenTools > 0 ? <Text color={theme.muted}> … and {hiddenTools} more</Text> : null}
         </Box>
+      ) : null}
+      {background ? (
+        <Text color={theme.muted} wrap="truncate-end">
+          ✻ {background.trigger === 'manual' ? 'compacting' : 'auto-compacting'}… {formatElapsed(now - background.startedAt)}
+          {background.stage ? ` · ${oneLine(background.stage)}` : ''} (esc or /compact cancel stops it)
+        </Text>
       ) : null}
       {isWorking(live) ? <ActivityLine store={store} live={live} now={now} frame={frame} waitingForApproval={waitingForApproval} /> : null}
       {live.queued.length > queued.length ? <Text color={theme.muted}>⏵ {live.queued.length - queued.length} more queued</Text> : null}
@@ -147,7 +154,7 @@ function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityP
   let label: string;
   let startedAt = live.turn?.startedAt ?? live.busySince ?? now;
   const activity = live.activities.at(-1);
-  if (live.compaction) {
+  if (live.compaction && !live.compaction.background) {
     const c = live.compaction;
     label = `${COMPACTING_LABEL[c.trigger]}${c.tokensBefore > 0 ? ` ${formatTokens(c.tokensBefore)} tokens` : ''}${c.stage ? ` · ${oneLine(c.stage)}` : ''}`;
     startedAt = c.startedAt;
@@ -182,7 +189,8 @@ function ActivityLine({ store, live, now, frame, waitingForApproval }: ActivityP
   return (
     <Box marginTop={1}>
       <Text wrap="truncate-end">
-        <Text color={theme.accent}>{frame}</Text> <Text color={live.compaction ? theme.info : label === 'Thinking' ? theme.muted : undefined}>{label}…</Text>{' '}
+        <Text color={theme.accent}>{frame}</Text>{' '}
+        <Text color={live.compaction && !live.compaction.background ? theme.info : label === 'Thinking' ? theme.muted : undefined}>{label}…</Text>{' '}
         <Text color={theme.muted}>({details.join(' · ')})</Text>
       </Text>
     </Box>

@@ -1,0 +1,175 @@
+import { expect, it } from 'vitest';
+import type { RequestView } from '../fake-server/types.js';
+import { bigFile, events, records } from './compaction-cases.js';
+import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { describeRegimeFree } from './regime.js';
+
+// Background compaction (issue 43) end to end: the built CLI in a `-p` tool loop of 40 steps on
+// a 30K window, the fake server's summarizer slow (its reply starts seconds later) or never
+// answering. The session must never stop for the summary: it goes on with the full history and
+// the summary is swapped in at a step boundary, after a warm-up request wrote the compacted
+// history to the (simulated) prompt cache; a summarizer that never answers is cancelled at its
+// deadline and, at the hard limit, a compaction without a summary is applied.
+
+const server = useFakeServer();
+const MODEL = 'bg-30k';
+const STEPS = 40;
+/** Each step's reply starts this late: a model that takes its time, so the loop runs for seconds. */
+const STEP_MS = 400;
+/** The slow summarizer: slower than any two steps, so a session that waited for it would show it. */
+const SUMMARY_MS = 3_000;
+/** The longest wait between two steps the issue allows. */
+const MAX_GAP_MS = 2_000;
+
+/** A summary that passes the ledger's probes (the person's request, Goal, Next Steps): one request each. */
+const SUMMARY = '## Goal\nread the files\n## Next Steps\nKeep reading.';
+
+const isWarmUp = (v: RequestView): boolean => (v.maxTokens ?? Number.POSITIVE_INFINITY) <= 16;
+const isCheckpointed = (v: RequestView): boolean => {
+  const first = v.messages[0]?.blocks[0];
+  return first?.type === 'text' && first.text.startsWith('[Context checkpoint');
+};
+
+/** A workspace with ten files of about 1,300 tokens each; micro compaction kept out of the way (every output recent). */
+function loopWorkspace(compaction: Record<string, unknown> = {}): Workspace {
+  const ws = workspace({
+    models: { [MODEL]: { contextWindow: 30_000, maxOutputTokens: 4_096, provider: 'anthropic' } },
+    compaction: { microKeepRecent: 100, ...compaction },
+  });
+  server.settings.contextWindow = { [MODEL]: 30_000, '*': 1_000_000 };
+  for (let i = 0; i < 10; i++) bigFile(ws, `f${i}.txt`, 60);
+  return ws;
+}
+
+/**
+ * The scripted model: summary requests get SUMMARY (or `summarizer`'s reply), a warm-up its few
+ * tokens, and the loop STEPS FileRead calls, then its answer. The times the loop's requests
+ * arrived are returned.
+ */
+function script(summarizer: { delayMs?: number; hang?: boolean }): { stepTimes: number[] } {
+  const stepTimes: number[] = [];
+  let step = 0;
+  server.respondWith((req) => {
+    const v = req.view;
+    if (isSummarizer(v)) return { text: SUMMARY, ...summarizer };
+    if (isWarmUp(v)) return { text: 'ok' };
+    stepTimes.push(Date.now());
+    step++;
+    if (step > STEPS) return { text: 'Done.', delayMs: STEP_MS };
+    return { toolCalls: [{ name: 'FileRead', input: { path: `f${step % 10}.txt` } }], delayMs: STEP_MS };
+  });
+  return { stepTimes };
+}
+
+const longestGap = (times: readonly number[]): number => times.slice(1).reduce((max, t, i) => Math.max(max, t - times[i]!), 0);
+
+describeRegimeFree('background compaction in a -p tool loop', () => {
+  it('never waits for a slow summarizer: the summary is swapped in at a step boundary, over a warmed cache', async () => {
+    const ws = loopWorkspace();
+    const { stepTimes } = script({ delayMs: SUMMARY_MS });
+    const r = await runAgent(['-p', 'read the files', '--output-format', 'events', '--model', MODEL], { ws, server, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const evs = events(r.stdout);
+    const applied = records(evs).filter((c) => c.status === 'applied' && c.trigger === 'auto');
+    const seen = JSON.stringify(
+      evs
+        .filter((e) => e.type.startsWith('compaction'))
+        .map((e) => [
+          e.type,
+          e.record?.status,
+          e.record?.method,
+          e.record?.reason,
+          e.record?.tokensBefore,
+          (e as { tokensBefore?: number }).tokensBefore,
+          (e as { stage?: string }).stage,
+        ]),
+    );
+    expect(applied.length, seen).toBeGreaterThan(0);
+    // a summary was written, not the fallback
+    expect(applied[0]!.method, seen).not.toBe('ledger');
+    expect(stepTimes.length).toBe(STEPS + 1);
+    // the loop never stopped for the summary (a synchronous compaction waits SUMMARY_MS between two steps)
+    expect(longestGap(stepTimes)).toBeLessThan(MAX_GAP_MS);
+    // the warm-up wrote the compacted history to the cache before the swap: the first request
+    // after it reads at least 90% of its input from there
+    const main = server.requests.filter((q) => q.view && !isSummarizer(q.view));
+    const first = main.find((q) => !isWarmUp(q.view!) && isCheckpointed(q.view!));
+    expect(first, 'a request after the swap').toBeDefined();
+    const u = first!.usage!;
+    const input = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+    expect(u.cacheReadTokens / input).toBeGreaterThanOrEqual(0.9);
+    expect(main.filter((q) => isWarmUp(q.view!)).length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('a summarizer that never answers cannot stop the loop: cancelled at its deadline, and the fallback named in the receipt', async () => {
+    const ws = loopWorkspace({ summaryDeadlineSeconds: 2 });
+    const { stepTimes } = script({ hang: true });
+    const r = await runAgent(['-p', 'read the files', '--output-format', 'events', '--model', MODEL], { ws, server, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(stepTimes.length).toBe(STEPS + 1);
+    const all = records(events(r.stdout));
+    const fallback = all.filter((c) => c.status === 'applied' && c.method === 'ledger');
+    expect(fallback.length, JSON.stringify(all.map((c) => [c.trigger, c.status, c.method, c.reason]))).toBeGreaterThan(0);
+    expect(fallback[0]!.reason).toMatch(/^no summary: /);
+    // the next request the fake accepted carries the ledger instead of a summary
+    const after = server.requests.filter((q) => q.view && !isSummarizer(q.view) && isCheckpointed(q.view));
+    expect(after.length).toBeGreaterThan(0);
+    expect(JSON.stringify(after[0]!.view!.messages[0])).toContain('No summary was written');
+  }, 180_000);
+});
+
+// The kill -9 loop guards the swap's atomicity (one SQLite transaction); its mutation (the swap
+// split in two writes) was not run yet.
+// Mutations checked: compaction.background defaulting to false (the synchronous path) fails the
+// first test's longest gap (~3 s); dropping the warm-up (EngineDeps.warm left out) fails its
+// cache share (the first request after the swap writes the checkpoint instead of reading it);
+// the fallback left out of BackgroundCompaction.step at the hard limit fails the second test
+// (the loop overflows the window and the run ends in an error).
+
+describeRegimeFree('background compaction and kill -9', () => {
+  it('a run killed at random points during background compactions always resumes to a valid history the fake accepts (30 runs)', async () => {
+    const ws = loopWorkspace();
+    let mode: 'loop' | 'check' = 'loop';
+    let steps = 0;
+    server.respondWith((req) => {
+      const v = req.view;
+      if (isSummarizer(v)) return { text: SUMMARY, delayMs: 1_200 };
+      if (isWarmUp(v)) return { text: 'ok', delayMs: 200 };
+      if (mode === 'check') return { text: 'ok' };
+      steps++;
+      return steps % 25 === 0 ? { text: 'Done.' } : { toolCalls: [{ name: 'FileRead', input: { path: `f${steps % 10}.txt` } }], delayMs: 150 };
+    });
+    // a fixed sequence of kill times (a seeded generator): the same points on every run of the test
+    let seed = 43;
+    const nextDelay = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return 300 + (seed % 2_700);
+    };
+    let compactionsSeen = 0;
+    for (let run = 0; run < 30; run++) {
+      mode = 'loop';
+      const killed = await runAgent(['-p', 'read the files', '--output-format', 'events', '--model', MODEL, ...(run > 0 ? ['--continue'] : [])], {
+        ws,
+        server,
+        timeoutMs: 60_000,
+        // the delay counts from the run's first output (its session open): a loaded machine's slow start-up does not eat it
+        onSpawn: (child) => {
+          const delay = nextDelay();
+          child.stdout?.once('data', () => void setTimeout(() => child.kill('SIGKILL'), delay).unref());
+        },
+      });
+      compactionsSeen += killed.stdout.split('\n').filter((l) => l.includes('"compaction_start"')).length;
+      mode = 'check';
+      const before = server.requests.length;
+      const check = await runAgent(['-p', 'are you there?', '--model', MODEL, '--continue'], { ws, server, timeoutMs: 60_000 });
+      expect(check.code, `run ${run}: ${check.stderr}`).toBe(0);
+      // every request the resumed session sent was accepted (the fake refuses an invalid history with a 400)
+      const sent = server.requests.slice(before).filter((q) => q.view);
+      // (a background summary cancelled at the run's end has no response: it is no refusal)
+      expect(sent.filter((q) => q.response?.status === 200).length).toBeGreaterThan(0);
+      for (const q of sent) expect(q.response?.kind, `run ${run}: ${q.response?.errorMessage ?? ''}`).not.toBe('error');
+    }
+    // the kills did land while background compactions ran
+    expect(compactionsSeen).toBeGreaterThan(0);
+  }, 900_000);
+});
