@@ -8,6 +8,8 @@ export interface Screen {
   keys(...names: string[]): void;
   /** Resolves once everything the program wrote so far shows on the screen. */
   settle?(): Promise<void>;
+  /** What else a wait that timed out should say (the in-process terminal: when the program last wrote). */
+  state?(): string;
 }
 
 /** What the shell (or the in-process terminal) prints on the screen after the program ends. */
@@ -23,7 +25,7 @@ export async function waitForScreen(term: Screen, pattern: RegExp | string, time
     if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${last}`);
+  throw new Error(`timed out waiting for ${String(pattern)}${term.state ? ` (${term.state()})` : ''}; screen:\n${last}`);
 }
 
 /** Waits for the program to exit and returns its exit code. */
