@@ -8,7 +8,8 @@ import { isSummarizer, useFakeServer, workspace } from './harness.js';
 // `agent acp` driven by a client built on the official ACP SDK, over stdio, against the fake
 // provider: a prompt answered, a tool call with its permission request and output, an edit as a
 // diff, cancel stopping `sleep 30`, compaction reported, and session/load replaying the history
-// in a new process.
+// in a new agent. The agents run in this process (acpClient.ts); a session open in another
+// agent process is refused in lease.test.ts.
 
 const server = useFakeServer();
 const { withAgent } = acpClient(server);
@@ -129,7 +130,7 @@ describe('agent acp', () => {
     );
   }, 90_000);
 
-  it('/tasks lists a background command while it runs; a session open in another agent is refused by what to do, not an internal error', async () => {
+  it('/tasks lists a background command while it runs', async () => {
     const ws = workspace();
     const secs = `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
     await withAgent(
@@ -146,23 +147,6 @@ describe('agent acp', () => {
         // mutation: runSlash without the runtime's background commands answered "not available in this run"
         expect(listed).not.toContain('not available');
         expect(listed).toMatch(new RegExp(`b1\\s+running[\\s\\S]*sleep ${secs.replace('.', '\\.')}`));
-
-        // a second agent (the TUI, another editor) cannot load what this one writes
-        const sessionId = session.sessionId;
-        const refused = await withAgent(
-          ws,
-          () => 'reject',
-          async (other) => {
-            await other.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-            return other.request('session/load', { sessionId, cwd: ws.dir, mcpServers: [] }).then(
-              () => 'loaded',
-              (e: unknown) => (e instanceof Error ? e.message : String(e)),
-            );
-          },
-        );
-        // mutation: session/load without inUse() answered "Internal error" with the CLI's --fork advice
-        expect(refused).toMatch(new RegExp(`session ${sessionId} is open in another agent \\(pid \\d+\\), which is writing it: close it there`));
-        expect(refused).not.toMatch(/Internal error|--fork/);
       },
     );
   }, 60_000);
