@@ -93,14 +93,15 @@ describe('the import graph of src/', () => {
     expect(reexports).toEqual([]);
   });
 
-  it("reads the process's world in one place: no process.env, process.stdout, process.stderr, process.stdin or process.cwd() outside src/runtime/world.ts", () => {
+  it("reads the process's world in one place: no process.env, process.stdout, process.stderr, process.stdin, process.cwd() or process.chdir() outside src/runtime/world.ts", () => {
     // issue 50: a run's environment, working directory and streams are its world's (main(argv,
     // io)), so two runs in one process (the in-process test harness) never see each other's; a
-    // `process.env.X` or `process.stdout.write` anywhere else under src/ fails this test
+    // `process.env.X` or `process.stdout.write` anywhere else under src/ fails this test, and so does
+    // a `process.chdir` (ACP's sessions changed the process's directory, every run's at once)
     const root = resolve(import.meta.dirname, '..');
     // (every file of src/: those that import nothing appear only as an import's target)
     const files = [...new Set(graph.flatMap((e) => [e.from, e.to]).filter((f) => f.startsWith('src/')))];
-    const READS = /\bprocess\.(?:env\b|stdout\b|stderr\b|stdin\b|cwd\(\))/;
+    const READS = /\bprocess\.(?:env\b|stdout\b|stderr\b|stdin\b|cwd\(\)|chdir\()/;
     const readers = files.filter((f) =>
       readFileSync(resolve(root, f), 'utf8')
         .split('\n')

@@ -1,4 +1,3 @@
-import { world } from '../runtime/world.js';
 import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type ClientCapabilities, type McpServer } from '@agentclientprotocol/sdk';
 import { hostname } from 'node:os';
 import { Readable, Writable } from 'node:stream';
@@ -7,6 +6,7 @@ import { createRuntime, type Runtime } from '../bootstrap.js';
 import type { GlobalOptions } from '../cliOptions.js';
 import type { McpServerFileEntry } from '../config/schema.js';
 import { debug } from '../log.js';
+import { inWorld, world } from '../runtime/world.js';
 import { SessionInUseError } from '../session/lease.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
 import type { ToolIo } from '../tools/types.js';
@@ -39,11 +39,11 @@ async function openRuntime(
   io: ToolIo,
   resume?: string,
 ) {
-  // the config, the project's files and the tools' working directory all follow the session's cwd
-  process.chdir(cwd);
-  const { runtime } = await createRuntime(
-    { ...opts, ...(resume ? { resume } : {}), print: undefined },
-    { approver: approve, mcpServers: clientServers(servers), io },
+  // the config, the project's files and the tools' working directory all follow the session's
+  // cwd: the runtime is built in this run's world with the session's cwd (not process.chdir, which
+  // every session and every other run in the process would share)
+  const { runtime } = await inWorld({ ...world(), cwd }, () =>
+    createRuntime({ ...opts, ...(resume ? { resume } : {}), print: undefined }, { approver: approve, mcpServers: clientServers(servers), io }),
   );
   const mcp = runtime.mcp;
   if (mcp) {

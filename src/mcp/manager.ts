@@ -91,7 +91,7 @@ export class McpManager implements ToolRunner {
       get closed() {
         return manager.closed;
       },
-      connect: deps.connect ?? defaultConnect,
+      connect: deps.connect ?? ((entry, env, events, signal) => defaultConnect(entry, env, events, signal, deps.projectDir)),
       env: deps.env,
       isSecret: deps.isSecret,
       ...(deps.prepareCount ? { prepareCount: deps.prepareCount } : {}),
@@ -348,10 +348,12 @@ async function defaultConnect(
   env: Record<string, string> | undefined,
   events: import('./connection.js').ConnectionEvents,
   signal: AbortSignal,
+  projectDir: string,
 ): Promise<McpConnection> {
   const { McpConnection } = await import('./connection.js');
   const launch = entry.launch!;
-  const conn = new McpConnection(launch.type === 'stdio' ? { ...launch, env: env ?? {}, label: entry.name } : launch, events);
+  // a stdio server without its own cwd runs in the project's directory (not the process's: an ACP session's project is not where `agent acp` started)
+  const conn = new McpConnection(launch.type === 'stdio' ? { ...launch, cwd: launch.cwd ?? projectDir, env: env ?? {}, label: entry.name } : launch, events);
   // closing while it connects (exit, /mcp disable) ends the process at once, not when it answers
   const onAbort = (): void => void conn.close();
   signal.addEventListener('abort', onAbort, { once: true });

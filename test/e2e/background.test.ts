@@ -3,13 +3,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RequestView } from '../fake-server/types.js';
-import { runAgent, useFakeServer, workspace } from './harness.js';
+import { runAgent, useFakeServer, workspace } from './inprocess.js';
 
 // Background commands through print mode and the fake provider: Bash run_in_background answers
 // while the command runs, the end notice reaches the model's next request with the last line, a
 // foreground command past its timeout is moved there and its late output reaches the model, Recall
-// reads a running command by pattern and range, and nothing is left once -p exits (after the
-// result, and on SIGTERM mid-command).
+// reads a running command by pattern and range, and nothing is left once -p ends (after the
+// result). The agent runs in-process (inprocess.ts); a SIGTERM to the agent's process mid-command
+// is signals.test.ts's.
 
 const server = useFakeServer();
 
@@ -58,17 +59,11 @@ describe('background commands in print mode', () => {
       '@then',
       '@report all done',
     ].join('\n');
-    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
-      ws,
-      server,
-      timeoutMs: 40_000,
-      onSpawn: () => {
-        // the second request (the answers to the two background calls) comes while b1's sleep runs
-        void until(() => server.requests.length >= 2, 30_000, 'the second request').then(() => {
-          runningWhenAnswered = running(`sleep ${secs}`).length > 0;
-        });
-      },
+    // the second request (the answers to the two background calls) comes while b1's sleep runs
+    void until(() => server.requests.length >= 2, 30_000, 'the second request').then(() => {
+      runningWhenAnswered = running(`sleep ${secs}`).length > 0;
     });
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], { ws, server, timeoutMs: 40_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('all done');
     const views = server.requests.map((q) => q.view);
@@ -235,47 +230,4 @@ describe('background commands in print mode', () => {
   }, 60_000);
   // Mutation: stopGroup's waits unref'd again (the KillShell await the only thing the event loop holds) ends -p
   // with exit 0, an empty stdout and no result line.
-
-  it('SIGTERM mid-command stops the foreground and the background commands alike', async () => {
-    const ws = workspace();
-    const bg = uniqueSleep();
-    const fg = uniqueSleep();
-    const prompt = [`@call Bash {"command":"sleep ${bg}","run_in_background":true}`, '@then', `@bash sleep ${fg}`].join('\n');
-    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
-      ws,
-      server,
-      timeoutMs: 30_000,
-      onSpawn: (child) => {
-        void until(() => running(`sleep ${bg}`).length > 0 && running(`sleep ${fg}`).length > 0, 20_000, 'both sleeps')
-          .then(() => child.kill('SIGTERM'))
-          .catch(() => child.kill('SIGKILL'));
-      },
-    });
-    expect([r.code, r.signal, r.stderr]).toEqual([143, null, '']);
-    expect(running(`sleep ${bg}`)).toEqual([]);
-    expect(running(`sleep ${fg}`)).toEqual([]);
-  }, 40_000);
-
-  it('SIGTERM stops what a background command left running with `&` after its shell exited (its group outlives the leader)', async () => {
-    const ws = workspace();
-    const left = uniqueSleep();
-    const fg = uniqueSleep();
-    const prompt = [`@call Bash {"command":"sleep ${left} & echo left-running","run_in_background":true}`, '@then', `@bash sleep ${fg}`].join('\n');
-    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
-      ws,
-      server,
-      timeoutMs: 30_000,
-      onSpawn: (child) => {
-        void until(() => running(`sleep ${left}`).length > 0 && running(`sleep ${fg}`).length > 0, 20_000, 'both sleeps')
-          .then(() => child.kill('SIGTERM'))
-          .catch(() => child.kill('SIGKILL'));
-      },
-    });
-    const survivors = running(`sleep ${left}`);
-    for (const line of survivors) process.kill(Number(line.split(/\s+/)[0]), 'SIGKILL');
-    expect([r.code, r.signal]).toEqual([143, null]);
-    // mutation: groups.ts forgetting a group when its leader exits (as it did) leaves this sleep running
-    expect(survivors).toEqual([]);
-    expect(running(`sleep ${fg}`)).toEqual([]);
-  }, 40_000);
 });

@@ -4,7 +4,7 @@ import type { ImageBlock } from '../../src/llm/messages.js';
 import { MAX_LONG_SIDE } from '../../src/media/limits.js';
 import { makeImage } from '../support/images.js';
 import { acpClient } from './acpClient.js';
-import { jsonLines, runAgent, useFakeServer, workspace } from './harness.js';
+import { jsonLines, runAgent, useFakeServer, workspace } from './inprocess.js';
 
 // Images handed over with a prompt (issue 49): from --input-format stream-json and from an ACP
 // editor they reached the provider unchecked. Now they are checked as FileRead's and @'s are:

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
 import { lastUserText, type RequestView } from '../fake-server/server.js';
-import { isSummarizer, jsonLines, runAgent, workspace, type Workspace, useFakeServer } from './harness.js';
+import { isSummarizer, jsonLines, runAgent, workspace, type Workspace, useFakeServer } from './inprocess.js';
 import { describeRegimeFree } from './regime.js';
 
 // Goals end to end in print mode (issue 47): the built CLI, the real SDK, the fake server as a

@@ -137,9 +137,9 @@ export const inProcessRuns = new Set<{ stop: () => Promise<unknown> }>();
 
 /**
  * Kills the agents a test left running (it failed or timed out while one ran) and waits until
- * they are gone: otherwise one would go on taking the replies queued for the test's retry, or
- * for the next test on the same fake server. An in-process run is sent SIGTERM (its own
- * signals) and waited for. Resolves with how many there were.
+ * they are gone: otherwise one would go on taking the replies queued for the next test on the
+ * same fake server. An in-process run is sent SIGTERM (its own signals) and waited for.
+ * Resolves with how many there were.
  */
 export async function stopLeftoverAgents(): Promise<number> {
   const left = [...running];

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { main, type World } from '../../src/cli.js';
 import { agentEnv, inProcessRuns, MODEL, type RunOptions, type RunResult, stopWhenListening } from './harness.js';
 
@@ -99,4 +99,75 @@ export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
       resolve({ code, signal: null, stdout: out.text(), stderr: err.text() });
     });
   });
+}
+
+/** An agent started in this process whose standard input and output are streams of the test's (`agent acp`, which an editor talks to over them). */
+export interface StartedAgent {
+  /** What the agent reads as its standard input. */
+  stdin: NodeJS.WritableStream;
+  /** What the agent writes to its standard output. */
+  stdout: NodeJS.ReadableStream;
+  stderr: () => string;
+  /** Resolves with the exit code when the run ends. */
+  done: Promise<number>;
+  /** Ends the run (SIGTERM in its world) unless it ended; resolves when it did, or after 5 s. */
+  stop: () => Promise<void>;
+}
+
+/** Starts `agent <args>` in this process with piped standard input and output, as spawn() with stdio 'pipe' would (no model flag is added). */
+export function startAgent(args: string[], opts: Pick<RunOptions, 'ws' | 'server' | 'provider' | 'env'>): StartedAgent {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  // the test's ends of the pipes, apart from the agent's as a process's are: a test's stream
+  // destroyed with an error (an ACP client's connection closing) is an end of input to the agent,
+  // not that error thrown at it
+  const toAgent = new PassThrough();
+  const fromAgent = new PassThrough();
+  for (const end of [toAgent, fromAgent]) end.on('error', () => {});
+  // the agent's own ends: the SDK's connection, closing, aborts them with its reason
+  for (const end of [stdin, stdout]) end.on('error', () => {});
+  toAgent.on('data', (d: Buffer) => stdin.write(d));
+  toAgent.on('close', () => stdin.end());
+  toAgent.on('end', () => stdin.end());
+  stdout.on('data', (d: Buffer) => fromAgent.destroyed || fromAgent.write(d));
+  stdout.on('end', () => fromAgent.destroyed || fromAgent.end());
+  const err = collector();
+  const signals = new EventEmitter();
+  const exitHooks = new Set<() => void>();
+  let exited: ((code: number) => void) | undefined;
+  const exitCalled = new Promise<number>((resolve) => (exited = resolve));
+  const world: World = {
+    env: agentEnv(opts),
+    cwd: opts.ws.dir,
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stderr: err.stream,
+    signals,
+    exit: (code) => exited?.(code),
+    onExit: (fn) => {
+      exitHooks.add(fn);
+      return () => exitHooks.delete(fn);
+    },
+    slots: new Map(),
+  };
+  const finished = main(['node', 'agent', ...args], world).catch((e: unknown) => {
+    world.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  });
+  const done = Promise.race([finished, exitCalled]).then((code) => {
+    for (const fn of exitHooks) fn();
+    stdout.end();
+    inProcessRuns.delete(run);
+    return code;
+  });
+  const run = {
+    stop: async () => {
+      stopWhenListening(signals);
+      stdin.end();
+      const code = await Promise.race([done, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5_000).unref())]);
+      if (code === undefined) console.warn(`agent ${args.join(' ')} (in-process) did not end on SIGTERM within 5 s`);
+    },
+  };
+  inProcessRuns.add(run);
+  return { stdin: toAgent, stdout: fromAgent, stderr: err.text, done, stop: run.stop };
 }

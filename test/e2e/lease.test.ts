@@ -6,12 +6,15 @@ import { join } from 'node:path';
 import { toolUses, type Message } from '../../src/llm/messages.js';
 import { readOnlyCopy } from '../../src/sessionLookup.js';
 import { openStore } from '../../src/store/index.js';
+import { acpClient } from './acpClient.js';
 import { jsonResult, runAgent, workspace, useFakeServer, type RunResult, type Workspace } from './harness.js';
 
 // One writer per session, with real processes: two `agent -p … --resume <id>` at once against
-// the fake server; --fork; `sessions rm` of a session in use; a dead writer's lease taken over.
+// the fake server; --fork; `sessions rm` of a session in use; a dead writer's lease taken over;
+// an editor's `agent acp` refused a session another agent process writes.
 
 const server = useFakeServer();
+const { withAgent } = acpClient(server);
 
 async function until(cond: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -210,4 +213,37 @@ describe('session lease with real processes', () => {
     expect(resumed.stderr).toContain(`Repaired the stored history of session ${id}: 1 tool call without a result closed as interrupted`);
     expect(server.requests[0]!.response?.status).toBe(200);
   });
+
+  it('ACP: a session open in another agent is refused by what to do, not an internal error', async () => {
+    const ws = workspace();
+    // the writer: an editor's agent in this process, holding the session it prompted
+    await withAgent(
+      ws,
+      () => 'allow_once',
+      async (ctx) => {
+        await ctx.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+        const session = await ctx.buildSession(ws.dir).start();
+        server.enqueue({ text: 'Started it.' });
+        expect((await session.prompt('start the server')).stopReason).toBe('end_turn');
+        // a second agent process (the TUI, another editor) cannot load what this one writes
+        const sessionId = session.sessionId;
+        const refused = await withAgent(
+          ws,
+          () => 'reject',
+          async (other) => {
+            await other.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+            return other.request('session/load', { sessionId, cwd: ws.dir, mcpServers: [] }).then(
+              () => 'loaded',
+              (e: unknown) => (e instanceof Error ? e.message : String(e)),
+            );
+          },
+          undefined,
+          'spawned',
+        );
+        // mutation: session/load without inUse() answered "Internal error" with the CLI's --fork advice
+        expect(refused).toMatch(new RegExp(`session ${sessionId} is open in another agent \\(pid \\d+\\), which is writing it: close it there`));
+        expect(refused).not.toMatch(/Internal error|--fork/);
+      },
+    );
+  }, 60_000);
 });

@@ -5,8 +5,8 @@ import { runAgent, stopLeftoverAgents, useFakeServer, workspace } from './harnes
 import { runAgent as runInProcess } from './inprocess.js';
 
 // A test that fails or times out while its agent waits must not leave that agent running: it would
-// take the replies queued for the test's retry (vitest.config.ts retries e2e tests once) or for
-// the next test on the same fake server. The e2e setup file (testSetup.ts) stops them after each test.
+// take the replies queued for the next test on the same fake server. The e2e setup file
+// (testSetup.ts) stops them after each test.
 
 const server = useFakeServer();
 

@@ -8,6 +8,8 @@ export interface Screen {
   keys(...names: string[]): void;
   /** Resolves once everything the program wrote so far shows on the screen. */
   settle?(): Promise<void>;
+  /** What else a wait that timed out should say (the in-process terminal: when the program last wrote). */
+  state?(): string;
 }
 
 /** What the shell (or the in-process terminal) prints on the screen after the program ends. */
@@ -23,7 +25,7 @@ export async function waitForScreen(term: Screen, pattern: RegExp | string, time
     if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${last}`);
+  throw new Error(`timed out waiting for ${String(pattern)}${term.state ? ` (${term.state()})` : ''}; screen:\n${last}`);
 }
 
 /** Waits for the program to exit and returns its exit code. */
@@ -40,16 +42,16 @@ export async function waitForExit(term: Screen, timeoutMs = 10_000): Promise<num
  * then the program is still at its prompt and one more press ends it. A program that shows no
  * hint, or never exits, still fails here.
  */
-export async function exitWithCtrlC(term: Screen): Promise<number> {
+export async function exitWithCtrlC(term: Screen, scale = 1): Promise<number> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    await waitForIdle(term);
+    await waitForIdle(term, 15_000 * scale);
     term.keys('C-c');
-    const armed = await waitForScreen(term, new RegExp(`Press Ctrl-C again to exit|${EXITED.source}`));
+    const armed = await waitForScreen(term, new RegExp(`Press Ctrl-C again to exit|${EXITED.source}`), 15_000 * scale);
     const exited = EXITED.exec(armed);
     if (exited) return Number(exited[1]);
     term.keys('C-c');
     try {
-      return await waitForExit(term);
+      return await waitForExit(term, 10_000 * scale);
     } catch (err) {
       // still running: try again only if it is back at its prompt, waiting for the press it missed
       if (!/Ask for a change|❯/.test(term.screen(0))) throw err;
@@ -59,8 +61,8 @@ export async function exitWithCtrlC(term: Screen): Promise<number> {
 }
 
 /** Waits until the screen shows no running work (its activity line says "esc to interrupt"). */
-export async function waitForIdle(term: Screen): Promise<void> {
-  const deadline = Date.now() + 15_000;
+export async function waitForIdle(term: Screen, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     await term.settle?.();
     const screen = term.screen(0);
@@ -70,23 +72,30 @@ export async function waitForIdle(term: Screen): Promise<void> {
   }
 }
 
-/** What both terminals offer on top of their screen and keys: the waits above, as methods. */
+/**
+ * What both terminals offer on top of their screen and keys: the waits above, as methods, their
+ * bounds multiplied by `scale` (the in-process terminal's are twice tmux's: the program shares the
+ * test's thread with the fake server and the emulator, so on a loaded machine it gets a smaller
+ * share of the CPU than a process of its own does; a FileRead took 4.6 s under a load of 16 on 2 cores).
+ */
 export abstract class ScreenDriver implements Screen {
   abstract screen(history?: number): string;
   abstract keys(...names: string[]): void;
 
+  constructor(private readonly scale = 1) {}
+
   /** Waits until the screen matches; throws with the screen when it does not in time. */
-  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string> {
+  waitFor(pattern: RegExp | string, timeoutMs = 15_000 * this.scale): Promise<string> {
     return waitForScreen(this, pattern, timeoutMs);
   }
 
   /** Waits for the program to exit and returns its exit code. */
-  waitForExit(timeoutMs?: number): Promise<number> {
+  waitForExit(timeoutMs = 10_000 * this.scale): Promise<number> {
     return waitForExit(this, timeoutMs);
   }
 
   /** Exits as a person does, with Ctrl-C twice (see exitWithCtrlC above). */
   exitWithCtrlC(): Promise<number> {
-    return exitWithCtrlC(this);
+    return exitWithCtrlC(this, this.scale);
   }
 }

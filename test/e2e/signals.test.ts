@@ -129,3 +129,54 @@ describe.skipIf(!hasTmux)('a signal to the TUI', () => {
     expect(running(ws.root).filter((l) => l.includes('failing-server'))).toEqual([]);
   }, 60_000);
 });
+
+// Moved from background.test.ts (whose other tests run in-process): the signal is the subject.
+describe('a signal to print mode while background commands run', () => {
+  /** running(), the agent left out: its command line (the prompt) names the markers too. */
+  const runningBut = (marker: string): string[] => running(marker).filter((l) => !l.includes('agent.js'));
+  // the sleeps start after a spawned agent's start-up and two turns: under a load of 16 on 2 cores
+  // that took over 20 s (the SIGKILL fallback ended the run), so the bounds are 40 s, the run's 50 s
+
+  it('SIGTERM mid-command stops the foreground and the background commands alike', async () => {
+    const ws = workspace();
+    const bg = uniqueSleep();
+    const fg = uniqueSleep();
+    const prompt = [`@call Bash {"command":"sleep ${bg}","run_in_background":true}`, '@then', `@bash sleep ${fg}`].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
+      ws,
+      server,
+      timeoutMs: 50_000,
+      onSpawn: (child) => {
+        void until(() => runningBut(`sleep ${bg}`).length > 0 && runningBut(`sleep ${fg}`).length > 0, 40_000, 'both sleeps')
+          .then(() => child.kill('SIGTERM'))
+          .catch(() => child.kill('SIGKILL'));
+      },
+    });
+    expect([r.code, r.signal, r.stderr]).toEqual([143, null, '']);
+    expect(runningBut(`sleep ${bg}`)).toEqual([]);
+    expect(runningBut(`sleep ${fg}`)).toEqual([]);
+  }, 60_000);
+
+  it('SIGTERM stops what a background command left running with `&` after its shell exited (its group outlives the leader)', async () => {
+    const ws = workspace();
+    const left = uniqueSleep();
+    const fg = uniqueSleep();
+    const prompt = [`@call Bash {"command":"sleep ${left} & echo left-running","run_in_background":true}`, '@then', `@bash sleep ${fg}`].join('\n');
+    const r = await runAgent(['-p', prompt, '--permission-mode', 'allow'], {
+      ws,
+      server,
+      timeoutMs: 50_000,
+      onSpawn: (child) => {
+        void until(() => runningBut(`sleep ${left}`).length > 0 && runningBut(`sleep ${fg}`).length > 0, 40_000, 'both sleeps')
+          .then(() => child.kill('SIGTERM'))
+          .catch(() => child.kill('SIGKILL'));
+      },
+    });
+    const survivors = runningBut(`sleep ${left}`);
+    for (const line of survivors) process.kill(Number(line.split(/\s+/)[0]), 'SIGKILL');
+    expect([r.code, r.signal]).toEqual([143, null]);
+    // mutation: groups.ts forgetting a group when its leader exits (as it did) leaves this sleep running
+    expect(survivors).toEqual([]);
+    expect(runningBut(`sleep ${fg}`)).toEqual([]);
+  }, 60_000);
+});

@@ -61,10 +61,12 @@ export class Tmux extends ScreenDriver {
   private readonly exitHooks = new Set<() => void>();
   private readonly world: World;
   private ended = false;
+  /** When the program last wrote to the terminal, and how many writes: what a wait that timed out says. */
+  private readonly output = { at: Date.now(), writes: 0 };
   private stopRun: { stop: () => Promise<unknown> } | undefined;
 
   constructor(opts: { command: string[]; cwd: string; env: NodeJS.ProcessEnv; width?: number; height?: number }) {
-    super();
+    super(2);
     let [node, bin, ...args] = opts.command;
     const env = { ...opts.env };
     // `env TERM=dumb node bin/agent.js …`: the variables go into the world's environment
@@ -83,10 +85,13 @@ export class Tmux extends ScreenDriver {
     this.term = new xterm.Terminal({ cols, rows, scrollback: 5_000, allowProposedApi: true, convertEol: true });
     this.stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => {}, ref: () => {}, unref: () => {} });
     const term = this.term;
+    const output = this.output;
     this.stdout = Object.assign(
       new Writable({
         decodeStrings: false,
         write(chunk: unknown, _encoding, done) {
+          output.at = Date.now();
+          output.writes++;
           term.write(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array));
           done();
         },
@@ -173,6 +178,11 @@ export class Tmux extends ScreenDriver {
   /** Resolves once what was written so far is parsed onto the screen. */
   settle(): Promise<void> {
     return new Promise<void>((r) => this.term.write('', r));
+  }
+
+  /** What a wait that timed out adds to the screen: how long ago the program last wrote, and whether it ended. */
+  state(): string {
+    return `the program wrote ${this.output.writes} times, last ${Date.now() - this.output.at} ms ago${this.ended ? '; it ended' : ''}`;
   }
 
   /** Ends the program if it still runs (SIGTERM in its world) and frees the terminal. */

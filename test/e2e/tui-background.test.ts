@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './inprocess.js';
 import { waitForIdle } from './screenWaits.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // The TUI with background commands: the footer counts them, /tasks opens a panel listing them
 // (state, time, output size) whose keys view the selected one's last lines (Ctrl+O), stop it (s)

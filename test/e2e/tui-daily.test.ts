@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
-// Issue #14 in a real terminal (tmux): ! shell mode, @ mentions with completion, a resize that
+// Issue #14 in the TUI (in-process, terminal.ts): ! shell mode, @ mentions with completion, a resize that
 // leaves one prompt box on screen, TERM=dumb without boxes, Ctrl+D to leave.
 
 const server = useFakeServer();
@@ -16,7 +16,7 @@ afterEach(() => {
 
 const boxTops = (screen: string): number => screen.split('\n').filter((l) => l.includes('╭')).length;
 
-describe.skipIf(!hasTmux)('the TUI as a daily driver, in a real terminal', () => {
+describe.skipIf(!hasTmux)('the TUI as a daily driver', () => {
   it('runs !commands without the model, attaches @files, survives a resize, and exits on Ctrl+D', async () => {
     const ws = workspace();
     writeFileSync(join(ws.dir, 'roadmap.md'), 'ship the walrus feature on Friday\n');
@@ -59,7 +59,7 @@ describe.skipIf(!hasTmux)('the TUI as a daily driver, in a real terminal', () =>
   it('draws no boxes and no spinner on a dumb terminal', async () => {
     const ws = workspace();
     const env = { ...agentEnv({ ws, server }), CI: 'true' };
-    // tmux sets TERM in the pane itself: set it on the command
+    // as tmux sets TERM in the pane itself, it is set on the command (terminal.ts reads it into the world's environment)
     term = new Tmux({ command: ['env', 'TERM=dumb', process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'], cwd: ws.dir, env });
     await term.waitFor('Ask for a change');
     expect(term.screen()).not.toMatch(/[╭╮╰╯]/);

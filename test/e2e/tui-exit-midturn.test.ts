@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, MODEL, runAgent, workspace, useFakeServer } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, MODEL, runAgent, workspace, useFakeServer } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Both regimes: an interrupted thinking turn is stored as the family's thinking allows.
 // Ctrl+D while a turn runs (a Bash command still sleeping): the turn is interrupted and stores how

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './harness.js';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
 import { lastUserText } from '../fake-server/server.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { hasTmux, Tmux } from './terminal.js';
 
-// Pasting into the prompt in a real terminal (issue 26): tmux pastes as terminals do, bracketed
-// once the program asks for it. What follows a placeholder is shown and sent as typed.
+// Pasting into the prompt (issue 26), in the in-process terminal (terminal.ts), which pastes as
+// terminals do (tmux too), bracketed once the program asks for it. What follows a placeholder is
+// shown and sent as typed.
 
 const server = useFakeServer();
 let term: Tmux | undefined;
@@ -15,7 +16,7 @@ afterEach(() => {
 
 const lines = (n: number, tag: string): string => Array.from({ length: n }, (_, i) => `${tag}${i + 1}`).join('\n');
 
-describe.skipIf(!hasTmux)('pasting in a real terminal', () => {
+describe.skipIf(!hasTmux)('pasting in the TUI', () => {
   it('two large pastes stay two placeholders, and IME text and a short paste after them are shown and sent', async () => {
     const ws = workspace();
     const env = { ...agentEnv({ ws, server }), TERM: 'xterm-256color' };

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, type Workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, runAgent, workspace, useFakeServer, type Workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 import { describeRegimeFree } from './regime.js';
 
-// Sub-agents in a real terminal (tmux): the prompt attaches a plan file whose directives make
+// Sub-agents in the TUI (in-process, terminal.ts): the prompt attaches a plan file whose directives make
 // the fake model call Task twice; the children run slowly enough to watch their live rows, one
 // child's Bash call asks in the main prompt (labelled with the child) and is answered, and
 // Ctrl+O on the finished Task rows prints each child's transcript.

@@ -1,8 +1,8 @@
 import { afterEach, describe, it } from 'vitest';
-import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, useFakeServer, workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
-// The task list above the prompt, in a real terminal: it shows the list each TodoWrite set as
+// The task list above the prompt, in the TUI (in-process, terminal.ts): it shows the list each TodoWrite set as
 // soon as the call ended (issue 49: it re-read the log at tool_end, before the call's result was
 // appended, so it was one TodoWrite behind: nothing after the first call, the stale list once
 // all was done).

@@ -1,30 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { endOfRunLines, type FinishedTest } from './flakyReporter.js';
+import { endOfRunLines, type FinishedTest } from './endOfRunReporter.js';
 
 const test = (name: string, over: Partial<FinishedTest> = {}): FinishedTest => ({
   name,
   failed: false,
-  flaky: false,
-  firstError: '',
   durationMs: 100,
   timeoutMs: 30_000,
   ...over,
 });
 
-describe('the closing lines of a run (test/flakyReporter.ts)', () => {
+describe('the closing lines of a run (test/endOfRunReporter.ts)', () => {
   it('says nothing after a clean run', () => {
     expect(endOfRunLines([test('a'), test('b', { durationMs: 15_000 })])).toEqual([]);
   });
 
-  it('names the failed tests, then the ones that passed only on their retry with their first error', () => {
-    const lines = endOfRunLines([
-      test('e2e x.test.ts > fails', { failed: true, flaky: true, firstError: 'boom' }),
-      test('e2e y.test.ts > flaky', { flaky: true, firstError: `condition not met\n${'screen line\n'.repeat(50)}` }),
-    ]);
-    expect(lines.slice(0, 4)).toEqual(['\n1 test(s) failed:', '  e2e x.test.ts > fails', '\n1 test(s) passed only on their retry:', '  e2e y.test.ts > flaky']);
-    // a failed test is not listed as flaky; the first error is cut at 40 lines
-    expect(lines.slice(4)).toHaveLength(40);
-    expect(lines[4]).toBe('    condition not met');
+  it('names the failed tests', () => {
+    const lines = endOfRunLines([test('e2e x.test.ts > fails', { failed: true }), test('e2e y.test.ts > passes')]);
+    expect(lines).toEqual(['\n1 test(s) failed:', '  e2e x.test.ts > fails']);
   });
 
   it('names the passed tests that took over half of their limit, the nearest first, at most ten', () => {

@@ -2,13 +2,11 @@ import type { Reporter, TestCase } from 'vitest/node';
 
 /**
  * Ends a run with what a reader of its last lines needs (CI shows only the tail of a long log):
- * every test that failed, by name; every test that passed only on its retry (the end-to-end
- * projects retry once: a machine loaded by four workers can delay a keypress or a request past
- * a test's window), with the start of its first attempt's error (a tmux test's screen included);
- * and the passed tests that took over half of their time limit, the next ones to fail on a
- * slower machine. A retry hides nothing here.
+ * every test that failed, by name, and the passed tests that took over half of their time limit,
+ * the next ones to fail on a slower machine. No project retries a failed test (a flaky test is a
+ * defect to fix at its cause, not to retry).
  */
-export default class FlakyReporter implements Reporter {
+export default class EndOfRunReporter implements Reporter {
   private readonly tests: FinishedTest[] = [];
 
   onTestCaseResult(testCase: TestCase): void {
@@ -18,8 +16,6 @@ export default class FlakyReporter implements Reporter {
     this.tests.push({
       name: `${testCase.project.name} ${testCase.module.moduleId.replace(`${process.cwd()}/`, '')} > ${testCase.fullName}`,
       failed: result.state === 'failed',
-      flaky: diagnostic?.flaky === true,
-      firstError: result.errors?.[0]?.message ?? '',
       durationMs: diagnostic?.duration ?? 0,
       timeoutMs: testCase.options.timeout ?? 0,
     });
@@ -36,11 +32,6 @@ export interface FinishedTest {
   /** Project, file and full name. */
   name: string;
   failed: boolean;
-  /** Passed on its retry after a failed attempt. */
-  flaky: boolean;
-  /** The first attempt's error (a flaky test's), or the failure's. */
-  firstError: string;
-  /** The last attempt's. */
   durationMs: number;
   /** Its time limit (0: none known). */
   timeoutMs: number;
@@ -53,18 +44,6 @@ export function endOfRunLines(tests: readonly FinishedTest[]): string[] {
   const lines: string[] = [];
   const failed = tests.filter((t) => t.failed);
   if (failed.length > 0) lines.push(`\n${failed.length} test(s) failed:`, ...failed.map((t) => `  ${t.name}`));
-  const flaky = tests.filter((t) => !t.failed && t.flaky);
-  if (flaky.length > 0) {
-    lines.push(`\n${flaky.length} test(s) passed only on their retry:`);
-    for (const t of flaky)
-      lines.push(
-        `  ${t.name}`,
-        ...t.firstError
-          .split('\n')
-          .slice(0, 40)
-          .map((line) => `    ${line}`),
-      );
-  }
   const share = (t: FinishedTest): number => t.durationMs / t.timeoutMs;
   const near = tests.filter((t) => !t.failed && t.timeoutMs > 0 && share(t) > 0.5).sort((a, b) => share(b) - share(a));
   if (near.length > 0) {
