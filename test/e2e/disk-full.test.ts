@@ -126,7 +126,9 @@ describe.skipIf(!canMount)('a full disk (a real tmpfs)', () => {
       server.enqueue({ text: 'not saved yet' });
       term.type('fill-the-disk please');
       term.keys('Enter');
-      await term.waitFor('unsaved: 2');
+      // how many wait depends on whether the session's row was written before the disk filled (the
+      // counts are the first test's subject); this one's is that they are all saved later
+      await term.waitFor(/unsaved: [1-9]/);
       server.enqueue({ text: 'all saved now' });
       term.type('free-the-disk');
       term.keys('Enter');
