@@ -52,33 +52,7 @@ export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {
   const out = collector();
   const err = collector();
   const stdin = Readable.from(opts.stdin !== undefined && opts.stdin !== '' ? [Buffer.from(opts.stdin)] : []) as unknown as NodeJS.ReadStream;
-  const signals = new EventEmitter();
-  const exitHooks = new Set<() => void>();
-  let exited: ((code: number) => void) | undefined;
-  const exitCalled = new Promise<number>((resolve) => (exited = resolve));
-  const world: World = {
-    env: agentEnv(opts),
-    cwd: opts.ws.dir,
-    stdin,
-    stdout: out.stream,
-    stderr: err.stream,
-    signals,
-    exit: (code) => exited?.(code),
-    onExit: (fn) => {
-      exitHooks.add(fn);
-      return () => exitHooks.delete(fn);
-    },
-    slots: new Map(),
-  };
-  const finished = main(['node', 'agent', ...fullArgs], world).catch((e: unknown) => {
-    // what bin/agent.js would die of: an uncaught rejection prints its stack and exits 1
-    world.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 1;
-  });
-  const done = Promise.race([finished, exitCalled]).then((code) => {
-    for (const fn of exitHooks) fn();
-    return code;
-  });
+  const { signals, done } = runMain(fullArgs, opts, { stdin, stdout: out.stream, stderr: err.stream });
   const run = {
     stop: () => {
       stopWhenListening(signals);
@@ -132,30 +106,12 @@ export function startAgent(args: string[], opts: Pick<RunOptions, 'ws' | 'server
   stdout.on('data', (d: Buffer) => fromAgent.destroyed || fromAgent.write(d));
   stdout.on('end', () => fromAgent.destroyed || fromAgent.end());
   const err = collector();
-  const signals = new EventEmitter();
-  const exitHooks = new Set<() => void>();
-  let exited: ((code: number) => void) | undefined;
-  const exitCalled = new Promise<number>((resolve) => (exited = resolve));
-  const world: World = {
-    env: agentEnv(opts),
-    cwd: opts.ws.dir,
+  const { signals, done: ended } = runMain(args, opts, {
     stdin: stdin as unknown as NodeJS.ReadStream,
     stdout: stdout as unknown as NodeJS.WriteStream,
     stderr: err.stream,
-    signals,
-    exit: (code) => exited?.(code),
-    onExit: (fn) => {
-      exitHooks.add(fn);
-      return () => exitHooks.delete(fn);
-    },
-    slots: new Map(),
-  };
-  const finished = main(['node', 'agent', ...args], world).catch((e: unknown) => {
-    world.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 1;
   });
-  const done = Promise.race([finished, exitCalled]).then((code) => {
-    for (const fn of exitHooks) fn();
+  const done = ended.then((code) => {
     stdout.end();
     inProcessRuns.delete(run);
     return code;
@@ -170,4 +126,42 @@ export function startAgent(args: string[], opts: Pick<RunOptions, 'ws' | 'server
   };
   inProcessRuns.add(run);
   return { stdin: toAgent, stdout: fromAgent, stderr: err.text, done, stop: run.stop };
+}
+
+/**
+ * Calls `main(argv, world)` with a world of its own (the workspace's environment and folder, these
+ * streams, its own signals and exit); `done` resolves with the exit code once the run returned or
+ * called its exit, after its exit hooks ran. What bin/agent.js would die of (an uncaught
+ * rejection) prints its stack and ends with 1.
+ */
+function runMain(
+  argv: string[],
+  opts: Pick<RunOptions, 'ws' | 'server' | 'provider' | 'env'>,
+  io: Pick<World, 'stdin' | 'stdout' | 'stderr'>,
+): { signals: EventEmitter; done: Promise<number> } {
+  const signals = new EventEmitter();
+  const exitHooks = new Set<() => void>();
+  let exited: ((code: number) => void) | undefined;
+  const exitCalled = new Promise<number>((resolve) => (exited = resolve));
+  const world: World = {
+    env: agentEnv(opts),
+    cwd: opts.ws.dir,
+    ...io,
+    signals,
+    exit: (code) => exited?.(code),
+    onExit: (fn) => {
+      exitHooks.add(fn);
+      return () => exitHooks.delete(fn);
+    },
+    slots: new Map(),
+  };
+  const finished = main(['node', 'agent', ...argv], world).catch((e: unknown) => {
+    world.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  });
+  const done = Promise.race([finished, exitCalled]).then((code) => {
+    for (const fn of exitHooks) fn();
+    return code;
+  });
+  return { signals, done };
 }

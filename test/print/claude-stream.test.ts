@@ -177,6 +177,43 @@ describe('messages', () => {
     s.event(record('auto', 'applied'));
     expect(out).toMatchObject([{ type: 'system', subtype: 'compact_boundary', compact_metadata: { trigger: 'auto', pre_tokens: 9_000, post_tokens: 3_000 } }]);
   });
+
+  it('a compaction that started ends its "compacting" status with how it went: success, or failed when it failed or was skipped', () => {
+    const { s, out } = stream();
+    const end = (status: 'applied' | 'failed'): SessionEvent => ({
+      type: 'compaction_end',
+      record: {
+        id: 'c',
+        trigger: 'auto',
+        status,
+        tokensBefore: 9_000,
+        tokensAfter: 3_000,
+        archivedCount: 4,
+        preservedCount: 2,
+        summaryTokens: 0,
+        durationMs: 1,
+        model: 'm',
+        usage,
+        createdAt: 0,
+      },
+    });
+    const start: SessionEvent = { type: 'compaction_start', trigger: 'auto', tokensBefore: 9_000 };
+    s.event(start);
+    s.event(end('failed'));
+    s.event(start);
+    s.event({ type: 'compaction_skipped', trigger: 'auto', reason: 'nothing to archive' });
+    s.event(start);
+    s.event(end('applied'));
+    // mutation: the result taken as success whatever the record's status says fails the first
+    expect(out.filter((m) => m['subtype'] === 'status').map((m) => m['compact_result'] ?? m['status'])).toEqual([
+      'compacting',
+      'failed',
+      'compacting',
+      'failed',
+      'compacting',
+      'success',
+    ]);
+  });
 });
 
 describe('--input-format stream-json lines', () => {
