@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryState as repository, seedRepository } from '../checkpoints/repository.js';
 import { acpClient } from './acpClient.js';
-import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
+import { isSummarizer, runAgent, useFakeServer, workspace, type Workspace } from './inprocess.js';
 
-// Checkpoints that cover Bash (issue 46), print mode: the built CLI, the fake provider. An Edit in
+// Checkpoints that cover Bash (issue 46), print mode: the program in-process (its Bash commands and git are real processes), the fake provider. An Edit in
 // turn 1; in turn 2 Bash changes b.txt with sed, creates c.txt and removes base.txt; in turn 3 Bash
 // appends to a.txt. `/rewind 2 code` puts every file back as it was before turn 2 while the
 // person's repository (HEAD, refs, stash, objects, index) stays as it was; `/rewind undo` brings

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest, Reply } from '../fake-server/server.js';
 import { bigFile, SUMMARY } from './compaction-cases.js';
-import { AGENT_BIN, agentEnv, isSummarizer, useFakeServer, workspace, type Workspace } from './harness.js';
-import { hasTmux, Tmux } from './tmux.js';
+import { AGENT_BIN, agentEnv, isSummarizer, useFakeServer, workspace, type Workspace } from './inprocess.js';
+import { hasTmux, Tmux } from './terminal.js';
 
 // Both regimes: history changes replay thinking bound as the family binds it.
-// Issue 20's bar for history changes in the TUI (tmux) on claude-sonnet-5-5, whose replayed
+// Issue 20's bar for history changes in the TUI (the in-process terminal) on claude-sonnet-5-5, whose replayed
 // thinking is bound to everything before it: thinking tool turns, then /compact, /uncompact and
 // /rewind, each followed by more thinking tool turns. The fake server refuses a tool loop sent
 // without its thinking and a block bound to a prefix that changed: zero refused requests is the
