@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startFakeServer, type RecordedRequest } from '../test/fake-server/server.js';
 import type { Responder } from '../test/fake-server/types.js';
+import { benchPlace, peerHome } from './place.js';
 import { timeRun } from './startup.js';
 import { anthropicBilled, writeModules } from './workload.js';
 
@@ -38,30 +38,11 @@ function responder(calls: number): Responder {
 
 async function session(turns: number, calls: number, command: string | undefined): Promise<{ billed: number; requests: number }> {
   const server = await startFakeServer({ fallback: { text: 'ok' }, responder: responder(calls) });
-  const root = mkdtempSync(join(tmpdir(), 'agent-bench-billed-'));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(project);
+  const place = benchPlace('billed', server.anthropicBaseURL, JSON.stringify({ permissions: { mode: 'allow' } }));
+  const { root, project } = place;
   writeModules(project, MODULES);
-  writeFileSync(join(project, '.agentrc'), JSON.stringify({ permissions: { mode: 'allow' } }));
-  const key = 'sk-ant-bench-0123456789';
-  writeFileSync(
-    join(home, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-      projects: { [project]: { hasTrustDialogAccepted: true } },
-    }),
-  );
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    AGENT_DB: join(root, 'agent.db'),
-    ANTHROPIC_API_KEY: key,
-    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  };
+  peerHome(place.home, [project]);
+  const env: NodeJS.ProcessEnv = { ...place.env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
   try {
     for (let t = 0; t < turns; t++) {
       const args = ['-p', `step ${t}: read the modules of this step`, '--model', 'claude-sonnet-4-6', ...(t > 0 ? ['--continue'] : [])];

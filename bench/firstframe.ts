@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { peerHome } from './place.js';
 import { buildArchiveFixture } from './store.js';
 
 // First interactive frame of the TUI in a real pseudo-terminal (util-linux `script`): from the
@@ -37,15 +38,6 @@ function makeLargeRepo(root: string): void {
   for (let i = 0; i < 500; i++) writeFileSync(join(root, 'build', `out${i}.js`), 'built\n');
   writeFileSync(join(root, '.agentrc'), '{}');
   execFileSync('git', ['init', '-q'], { cwd: root });
-}
-
-/** Claude Code's settings in a home folder: onboarding done, the key approved, the projects trusted. */
-function peerHome(home: string, key: string, projects: string[]): void {
-  const trusted = Object.fromEntries(projects.map((p) => [p, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }]));
-  writeFileSync(
-    join(home, '.claude.json'),
-    JSON.stringify({ hasCompletedOnboarding: true, numStartups: 5, customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] }, projects: trusted }),
-  );
 }
 
 export interface FirstFrameFigures {
@@ -195,7 +187,7 @@ export async function benchFirstFrame(opts: { runs?: number; resumed?: number } 
   const peerBin = process.env.AGENT_BENCH_PEER;
   // no server answers: neither program sends a request before its first frame
   const peerEnv: NodeJS.ProcessEnv = { ...base, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-  if (peerBin) peerHome(home, base.ANTHROPIC_API_KEY!, [project, large]);
+  if (peerBin) peerHome(home, [project, large], base.ANTHROPIC_API_KEY);
   try {
     const node: number[] = [];
     const fresh: number[] = [];

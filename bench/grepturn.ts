@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { rgPath } from '@vscode/ripgrep';
 import { startFakeServer } from '../test/fake-server/server.js';
 import type { Responder } from '../test/fake-server/types.js';
+import { benchPlace, peerHome } from './place.js';
 import { median, timeRun } from './startup.js';
 
 // Issue 48: a Grep turn over a generated 17,700-file git repository (~2 KB files, a .gitignore'd
@@ -20,8 +20,8 @@ const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
 const FILES = 17_700;
 const RUNS = Number(process.env.AGENT_BENCH_RUNS ?? 7);
 
+/** Fills the project (made by benchPlace, its .agentrc allowing every tool) with FILES files and an ignored build/, under git. */
 function makeRepo(root: string): void {
-  mkdirSync(root);
   writeFileSync(join(root, '.gitignore'), 'build/\n');
   for (let i = 0; i < FILES; i++) {
     const dir = join(root, `pkg${i % 60}`, `mod${i % 17}`);
@@ -32,7 +32,6 @@ function makeRepo(root: string): void {
   }
   mkdirSync(join(root, 'build'));
   for (let i = 0; i < 500; i++) writeFileSync(join(root, 'build', `out${i}.js`), 'Promise<Res>\n'.repeat(40));
-  writeFileSync(join(root, '.agentrc'), JSON.stringify({ permissions: { mode: 'allow' } }));
   execFileSync('git', ['init', '-q'], { cwd: root });
 }
 
@@ -69,29 +68,11 @@ function responder(search: () => Search): Responder {
 async function main(): Promise<void> {
   let current: Search = SEARCHES[0]!;
   const server = await startFakeServer({ fallback: { text: 'pong' }, responder: responder(() => current) });
-  const root = mkdtempSync(join(tmpdir(), 'agent-bench-grepturn-'));
-  const home = join(root, 'home');
-  const repo = join(root, 'repo');
-  mkdirSync(home);
+  const { root, home, project: repo, env } = benchPlace('grepturn', server.anthropicBaseURL, JSON.stringify({ permissions: { mode: 'allow' } }));
   makeRepo(repo);
-  const key = 'sk-ant-bench-0123456789';
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    AGENT_DB: join(root, 'agent.db'),
-    ANTHROPIC_API_KEY: key,
-    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-  };
   const peerBin = process.env.AGENT_BENCH_PEER;
   const peerEnv: NodeJS.ProcessEnv = { ...env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-  writeFileSync(
-    join(home, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-      projects: { [repo]: { hasTrustDialogAccepted: true } },
-    }),
-  );
+  peerHome(home, [repo]);
   const model = ['--model', 'claude-sonnet-4-6'];
   try {
     // a new session's first turn snapshots the tree (issue 46's checkpoints): every run continues

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { startFakeServer } from '../test/fake-server/server.js';
+import { benchPlace } from './place.js';
 import { timeRun } from './startup.js';
 
 // Issue 48: the fixed prefix of every request of a default session (the system prompt and the
@@ -41,19 +41,7 @@ function prefixOf(req: { body?: unknown; usage?: { inputTokens: number; cacheRea
 
 export async function benchPrefix(): Promise<{ agent: Prefix; peer?: Prefix }> {
   const server = await startFakeServer({ fallback: { text: 'pong' } });
-  const root = mkdtempSync(join(tmpdir(), 'agent-bench-prefix-'));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(project);
-  writeFileSync(join(project, '.agentrc'), '{}');
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    AGENT_DB: join(root, 'agent.db'),
-    ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789',
-    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-  };
+  const { root, project, env } = benchPlace('prefix', server.anthropicBaseURL);
   try {
     await timeRun([BIN, '-p', 'ping', '--model', 'claude-sonnet-4-6'], env, project);
     const first = server.requests.find((r) => r.path.endsWith('/messages'));

@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startFakeServer } from '../test/fake-server/server.js';
+import { benchPlace } from './place.js';
 
 // Cold start of the CLI, as ratios to `node -e 0` measured in the same run: `agent --version`
 // (commander only), one print-mode round trip against the fake provider server (config, store,
@@ -95,19 +95,7 @@ async function midSizeSession(server: Awaited<ReturnType<typeof startFakeServer>
 export async function benchStartup(opts: { runs?: number } = {}): Promise<StartupFigures> {
   const runs = opts.runs ?? 15;
   const server = await startFakeServer({ fallback: { text: 'pong' } });
-  const root = mkdtempSync(join(tmpdir(), 'agent-bench-startup-'));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(project);
-  writeFileSync(join(project, '.agentrc'), '{}');
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    AGENT_DB: join(root, 'agent.db'),
-    ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789',
-    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-  };
+  const { root, project, env } = benchPlace('startup', server.anthropicBaseURL);
   try {
     const node: number[] = [];
     const version: number[] = [];
