@@ -55,7 +55,9 @@ for (let i = 0; i < RUNS; i++) {
   await sandboxed.run({ command: COMMAND }, ctx());
   backToBack.push(performance.now() - t);
 }
-console.log(`a Bash command (${COMMAND}), median of ${RUNS} interleaved runs:`);
+console.log(
+  `a Bash command (${COMMAND}), median of ${RUNS} interleaved runs; proxy bridges ${sandbox.sessionBridges ? 'started once for the session' : "started by each command (the session's could not start)"}:`,
+);
 console.log(`  unsandboxed ${p.toFixed(1)} ms`);
 console.log(`  sandboxed   ${s.toFixed(1)} ms`);
 console.log(`  cost        ${(s - p).toFixed(1)} ms a command (bound: 100 ms; Claude Code 113–120 ms), its wrap made while the model thought`);

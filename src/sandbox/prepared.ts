@@ -27,9 +27,13 @@ const BRIDGES_LISTEN =
   'n=0; while [ $n -lt 400 ]; do l=0; for f in /proc/net/tcp /proc/net/tcp6; do [ -r $f ] && while read -r _ a _ s _; do ' +
   'case "$s$a" in 0A*:0C38|0A*:0438) l=$((l+1));; esac; done < $f; done; [ $l -ge 2 ] && break; sleep 0.005; n=$((n+1)); done; unset n l f a s';
 
-/** What every wrap runs: the command from the environment, the variable gone first (expanded before `eval` runs); on Linux once the bridges listen. */
-export const runFromEnv = (platform: string): string =>
-  `${platform === 'linux' ? `${BRIDGES_LISTEN}; ` : ''}eval "unset ${COMMAND_VARIABLE}; $${COMMAND_VARIABLE}"`;
+/**
+ * What every wrap runs: the command from the environment, the variable gone first (expanded
+ * before `eval` runs); on Linux with the command's own bridges, once they listen (the session's
+ * bridges, bridges.ts, listen before any command runs).
+ */
+export const runFromEnv = (platform: string, bridgesListen: boolean): string =>
+  `${platform === 'linux' && bridgesListen ? `${BRIDGES_LISTEN}; ` : ''}eval "unset ${COMMAND_VARIABLE}; $${COMMAND_VARIABLE}"`;
 
 /** How deep the scan looks is the library's depth in files: a name there is listed by its directory one level up. */
 const dirsWithin = (root: string, depth: number): string[] => {

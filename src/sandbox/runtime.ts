@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import type { SandboxSettings } from '../config/sandboxSettings.js';
 import { bashAllowedByPrefixes, prefixWords } from '../tools/permissions.js';
 import type { CommandSandbox, SandboxPlan } from '../tools/types.js';
+import { SessionBridges } from './bridges.js';
 import { deniedIn } from './denials.js';
 import { COMMAND_VARIABLE, type PreparedWrap, runFromEnv, SandboxFingerprint } from './prepared.js';
 import type { SandboxStatus } from './status.js';
@@ -51,6 +52,8 @@ export class SandboxRuntime implements CommandSandbox {
   private preparedSeq = 0;
   /** A running command's id → the id the library files its violations under (its prepared wrap's), and how it was wrapped. */
   private readonly running = new Map<string, { wrapId: string; shell: string; cwd: string }>();
+  /** The proxy bridges started once for the session (Linux, bridges.ts); none: each command starts its own. */
+  private bridges: SessionBridges | undefined;
 
   constructor(
     readonly settings: SandboxSettings,
@@ -108,7 +111,31 @@ export class SandboxRuntime implements CommandSandbox {
       return (this.current = { state: 'unavailable', why: (e as Error).message, install: installHint() });
     }
     this.manager = manager;
+    if (process.platform === 'linux') await this.startBridges(manager);
     return (this.current = { state: 'on', platform: process.platform, warnings: deps.warnings });
+  }
+
+  /** Whether the session's bridges carry the commands (false: each starts its own). */
+  get sessionBridges(): boolean {
+    return this.bridges?.alive === true;
+  }
+
+  /** The bridges once for the session, proved by a command run through them; where they cannot start, commands keep their own. */
+  private async startBridges(manager: Manager): Promise<void> {
+    const [http, socks] = [manager.getLinuxHttpSocketPath(), manager.getLinuxSocksSocketPath()];
+    if (!http || !socks) return;
+    // a wrap made while they ran is stale once they end
+    const bridges = await SessionBridges.start(http, socks, () => this.generation++);
+    if (typeof bridges === 'string') return;
+    this.bridges = bridges;
+    const probe = await this.wrapNow('/bin/sh', { cwd: this.where.cwd, readOnly: false, id: 'bridges-probe' }).then(
+      (w) => (w.joined ? runWrapped(w.argv, { ...process.env, ...w.env, [COMMAND_VARIABLE]: 'true' }, this.where.cwd) : undefined),
+      () => undefined,
+    );
+    manager.cleanupAfterCommand();
+    if (probe?.code === 0) return;
+    this.bridges = undefined;
+    await bridges.stop();
   }
 
   plan(command: string, leave: boolean): SandboxPlan | undefined {
@@ -162,15 +189,27 @@ export class SandboxRuntime implements CommandSandbox {
   }
 
   /** A wrap of the command the environment will carry (every wrap is one: a prepared one is the same thing made earlier). */
-  private async wrapNow(shell: string, o: { cwd: string; readOnly: boolean; id: string }): Promise<{ argv: string[]; env: Record<string, string> }> {
+  private async wrapNow(
+    shell: string,
+    o: { cwd: string; readOnly: boolean; id: string },
+  ): Promise<{ argv: string[]; env: Record<string, string>; joined: boolean }> {
     const manager = this.manager;
     if (!manager?.isSandboxingEnabled()) throw new Error('the sandbox is not running');
     const custom = o.readOnly ? { filesystem: { ...this.config().filesystem, allowWrite: [] } } : undefined;
-    const { argv, env } = await manager.wrapWithSandboxArgv(runFromEnv(process.platform), shell, custom, undefined, o.cwd, { commandId: o.id });
+    const wrap = (bridgesListen: boolean) =>
+      manager.wrapWithSandboxArgv(runFromEnv(process.platform, bridgesListen), shell, custom, undefined, o.cwd, { commandId: o.id });
+    const bridges = this.bridges?.alive ? this.bridges : undefined;
+    let { argv, env } = await wrap(bridges === undefined);
+    const joined = bridges?.join(argv);
+    if (bridges && !joined) {
+      // not the wrap bridges.ts knows how to join: the library's own bridges, waited for
+      manager.cleanupAfterCommand();
+      ({ argv, env } = await wrap(true));
+    }
     // only what the sandbox adds (its proxies' variables): the rest is the command's own environment, keys hidden
     const added: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined && process.env[k] !== v) added[k] = v;
-    return { argv, env: added };
+    return { argv: joined ?? argv, env: added, joined: joined !== undefined };
   }
 
   denials(id: string, output: string, o: { readOnly: boolean }): string[] {
@@ -193,6 +232,8 @@ export class SandboxRuntime implements CommandSandbox {
     this.manager = undefined;
     await this.pending;
     this.pending = undefined;
+    await this.bridges?.stop();
+    this.bridges = undefined;
     if (manager) await manager.reset().catch(() => undefined);
   }
 

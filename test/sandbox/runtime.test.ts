@@ -1,6 +1,6 @@
 // Fresh modules: the sandbox library is one per process and judges the project by the working
 // directory, so this file runs isolated, in a temporary project it changes into.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +98,41 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     for (let i = 0; i < 3; i++) expect((await call(bash, { command: listening }, ctx(project))).content).toBe('listening: 2');
   });
 
+  it("the bridges are the session's, started once, and a command whose holder was killed runs with its own bridges", async () => {
+    expect(sandbox.sessionBridges).toBe(true);
+    const w = await sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'joined' });
+    sandbox.denials('joined', '', { readOnly: false });
+    expect(w.argv[0]).toBe('nsenter');
+    const pid = Number(/--net=\/proc\/(\d+)\/ns\/net/.exec(w.argv.join(' '))?.[1]);
+    // a server in one command is reachable from the next: they share the session's loopback
+    const { shells, job: adopted } = keepingShells();
+    await call(
+      bash,
+      { command: `node -e "require('http').createServer((q,r)=>r.end('shared')).listen(8767)"`, run_in_background: true },
+      ctx(project, { background: shells }),
+    );
+    const reached = await call(bash, { command: 'for i in $(seq 50); do curl -s http://127.0.0.1:8767/ && break; sleep 0.2; done' }, ctx(project));
+    expect(reached.content).toBe('shared');
+    process.kill(-(adopted()?.pid ?? 0), 'SIGKILL');
+    await adopted()?.ended;
+    await sandbox.prepared();
+    process.kill(pid, 'SIGKILL');
+    for (let i = 0; sandbox.sessionBridges; i++) {
+      if (i > 200) throw new Error('the killed holder was never noticed');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // the wrap prepared while the holder lived is stale: this one starts its own bridges, and waits for them
+    const listening =
+      'l=0; for f in /proc/net/tcp /proc/net/tcp6; do while read -r _ a _ s _; do case "$s$a" in 0A*:0C38|0A*:0438) l=$((l+1));; esac; done < $f; done; echo "listening: $l" > own.txt';
+    const r = await call(bash, { command: listening }, ctx(project));
+    expect(r.isError, r.content).toBe(false);
+    expect(readFileSync(join(project, 'own.txt'), 'utf8')).toBe('listening: 2\n');
+    // and the killed holder's bridges ended with it
+    const socket = /--bind (\S+\.sock) /.exec(w.argv.join(' '))?.[1];
+    expect(socket).toBeDefined();
+    expect(spawnSync('pgrep', ['-f', `UNIX-CONNECT:${socket}`]).status).toBe(1);
+  }, 40_000);
+
   it('outside it only when the gate let it out (an approved escape) or the command is excluded', async () => {
     const target = join(outside, 'escaped.txt');
     const asked = await call(bash, { command: `touch ${target}`, dangerouslyDisableSandbox: true }, ctx(project));
@@ -177,4 +212,7 @@ describe('a sandbox that cannot start', () => {
 // Mutations checked: the signal listeners left in place (the first test of 'signals' fails); wrap without the read-only custom config (the read-only test writes
 // made.txt); placement() honouring dangerouslyDisableSandbox without the gate's 'outside' (the
 // escape test writes escaped.txt); the start-up probe removed (the broken bwrap starts "on");
-// the failIfUnavailable refusal in placement() removed (ran.txt is made, unsandboxed).
+// the failIfUnavailable refusal in placement() removed (ran.txt is made, unsandboxed); the
+// holder's end not making prepared wraps stale (the command after its kill is joined to a dead
+// namespace: nsenter fails); the session's bridges not started (the bridges test's first line);
+// the holder's group not killed when it ends (its socat bridges outlive it: pgrep finds them).
