@@ -15,6 +15,7 @@ export function checkpointsCapability(cwd: string, dataDir: string, settings: Ch
       return {
         hooks: { turnBoundary: (edge, turnId) => cp.boundary(edge, turnId) },
         checkpoints: cp,
+        close: () => cp.close(),
         state: {
           key: 'checkpoints',
           restore: (saved) => {

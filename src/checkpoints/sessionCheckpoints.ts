@@ -64,6 +64,11 @@ export class SessionCheckpoints implements TreeCheckpoints {
     }
   }
 
+  /** Stops watching the project (the session closes). */
+  close(): void {
+    this.tree.close();
+  }
+
   before(turnId: string): { ok: true } | { ok: false; missing: string } {
     const found = this.treeBefore(this.records(), turnId);
     return 'tree' in found ? { ok: true } : { ok: false, missing: found.missing };

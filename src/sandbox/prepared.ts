@@ -7,10 +7,11 @@
 // It is good only while nothing it was made from changed, so that it bounds the command exactly as
 // a fresh wrap would: the same settings, placement and shell, and the same names in the
 // directories the library looked at — the project to the depth of its scan and the folders of the
-// paths it denies (SandboxFingerprint). A name added, removed or renamed changes its directory's
+// paths it denies (sandboxFingerprint, folder stamps shared with the checkpoints: tools/folderStamps.ts). A name added, removed or renamed changes its directory's
 // mtime. Anything else: it is thrown away and the command is wrapped as it comes.
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { FolderStamps } from '../tools/folderStamps.js';
 
 /** The variable a wrap reads its command from (unset before the command runs). */
 export const COMMAND_VARIABLE = 'AGENT_SANDBOX_COMMAND';
@@ -50,39 +51,14 @@ const dirsWithin = (root: string, depth: number): string[] => {
   return out;
 };
 
-/** The directories whose names a wrap depends on, and their state when it was made. */
-export class SandboxFingerprint {
-  private readonly dirs: string[];
-  private readonly taken: string;
-
-  /**
-   * `project` scanned to `depth` (files; its directories to depth - 1); `denied`: the paths denied
-   * outside it (secrets, the trust file), watched through their folders. Writable paths are not
-   * watched: one that appears later is only missing from the wrap (less writable, never more).
-   */
-  constructor(project: string, depth: number, denied: readonly string[]) {
-    this.dirs = [...new Set([...dirsWithin(project, depth - 1), ...denied.map((p) => dirname(p))])];
-    this.taken = this.now();
-  }
-
-  /** Whether every watched directory is as it was (a missing one stays missing). */
-  unchanged(): boolean {
-    return this.now() === this.taken;
-  }
-
-  private now(): string {
-    return this.dirs
-      .map((d) => {
-        try {
-          const s = statSync(d);
-          return `${s.ino}:${s.mtimeMs}`;
-        } catch {
-          return '-';
-        }
-      })
-      .join(' ');
-  }
-}
+/**
+ * The directories whose names a wrap depends on, stamped when it was made: `project` scanned to
+ * `depth` (files; its directories to depth - 1); `denied`: the paths denied outside it (secrets,
+ * the trust file), watched through their folders. Writable paths are not watched: one that
+ * appears later is only missing from the wrap (less writable, never more).
+ */
+export const sandboxFingerprint = (project: string, depth: number, denied: readonly string[]): FolderStamps =>
+  new FolderStamps([...new Set([...dirsWithin(project, depth - 1), ...denied.map((p) => dirname(p))])]);
 
 /** A wrap waiting for its command. */
 export interface PreparedWrap {
@@ -93,7 +69,8 @@ export interface PreparedWrap {
   cwd: string;
   /** The settings' generation it was made under. */
   generation: number;
-  fingerprint: SandboxFingerprint;
+  /** Its directories' stamps (changed: it is let go). */
+  fingerprint: FolderStamps;
   argv: string[];
   env: Record<string, string>;
 }

@@ -13,7 +13,7 @@ import { bashAllowedByPrefixes, prefixWords } from '../tools/permissions.js';
 import type { CommandSandbox, SandboxPlan } from '../tools/types.js';
 import { SessionBridges } from './bridges.js';
 import { deniedIn } from './denials.js';
-import { COMMAND_VARIABLE, type PreparedWrap, runFromEnv, SandboxFingerprint } from './prepared.js';
+import { COMMAND_VARIABLE, type PreparedWrap, runFromEnv, sandboxFingerprint } from './prepared.js';
 import type { SandboxStatus } from './status.js';
 import { NESTED_SEARCH_DEPTH, runtimeConfig, type Boundaries } from './settings.js';
 
@@ -164,7 +164,7 @@ export class SandboxRuntime implements CommandSandbox {
     this.pending = undefined;
     const p = await pending;
     if (!p) return undefined;
-    if (p.readOnly === o.readOnly && p.shell === shell && p.cwd === o.cwd && p.generation === this.generation && p.fingerprint.unchanged()) return p;
+    if (p.readOnly === o.readOnly && p.shell === shell && p.cwd === o.cwd && p.generation === this.generation && !p.fingerprint.changed()) return p;
     this.manager?.cleanupAfterCommand();
     return undefined;
   }
@@ -176,7 +176,7 @@ export class SandboxRuntime implements CommandSandbox {
     const generation = this.generation;
     const config = this.config();
     // taken before the wrap looks: a change while it looks makes it stale
-    const fingerprint = new SandboxFingerprint(this.where.cwd, NESTED_SEARCH_DEPTH, [...config.filesystem.denyRead, ...config.filesystem.denyWrite]);
+    const fingerprint = sandboxFingerprint(this.where.cwd, NESTED_SEARCH_DEPTH, [...config.filesystem.denyRead, ...config.filesystem.denyWrite]);
     this.pending = this.wrapNow(shell, { ...o, id }).then(
       (w) => ({ id, generation, fingerprint, shell, ...o, ...w }),
       () => undefined,

@@ -44,7 +44,7 @@ class CountingRepo extends ShadowRepo {
 }
 
 describe('a snapshot of an unchanged tree', () => {
-  it("is told by diff-files and the folders' mtimes alone, and still sees a new file in a folder made empty before, a changed file, and nothing in an ignored one", async () => {
+  it("is told by the folders' watches alone (no git), and still sees a new file in a folder made empty before, a file changed just before, a tracked file in a folder ignored since, and nothing in an ignored one", async () => {
     const { dir, data } = project();
     const p = findProject(dir);
     const repo = new CountingRepo(data, p.root, p.exclude);
@@ -53,15 +53,15 @@ describe('a snapshot of an unchanged tree', () => {
     const first = await tree.snapshot();
     repo.commands.length = 0;
     expect(await tree.snapshot()).toBe(first);
-    // no `git add -A` (which lists every folder), no write-tree
-    expect(repo.commands).toEqual(['diff-files']);
+    // nothing happened in a watched folder: no git at all (no diff-files, no `git add -A`, no write-tree)
+    expect(repo.commands).toEqual([]);
     mkdirSync(join(dir, 'later'));
     expect(await tree.snapshot()).toBe(first);
     // a file in that folder changes its mtime, not the root's
     writeFileSync(join(dir, 'later', 'x.txt'), 'x\n');
     const withX = await tree.snapshot();
     expect(withX).not.toBe(first);
-    // a tracked file changed in place (same folder mtimes): diff-files sees it
+    // a tracked file changed in place (same folder mtimes), just before the boundary: its folder's watch tells it
     writeFileSync(join(dir, 'base.txt'), 'changed\n');
     const changed = await tree.snapshot();
     expect(changed).not.toBe(withX);
@@ -69,7 +69,17 @@ describe('a snapshot of an unchanged tree', () => {
     writeFileSync(join(dir, 'build', 'more.js'), 'built\n');
     repo.commands.length = 0;
     expect(await tree.snapshot()).toBe(changed);
-    expect(repo.commands).toEqual(['diff-files']);
+    expect(repo.commands).toEqual([]);
+    // a folder ignored after its file was snapshotted: the file is still tracked, and its change still seen
+    mkdirSync(join(dir, 'gen'));
+    writeFileSync(join(dir, 'gen', 'a.txt'), 'one\n');
+    await tree.snapshot();
+    appendFileSync(join(dir, '.gitignore'), 'gen/\n');
+    // (a new name in the root too: the folders are listed again, gen/ now among the ignored)
+    writeFileSync(join(dir, 'notes.txt'), 'n\n');
+    const ignoredSince = await tree.snapshot();
+    writeFileSync(join(dir, 'gen', 'a.txt'), 'two\n');
+    expect(await tree.snapshot()).not.toBe(ignoredSince);
   });
 });
 
@@ -256,5 +266,6 @@ describe('the store cap', () => {
 
 // Mutations checked: the untracked folder list without the folders' mtimes (the fast path on
 // diff-files alone: later/x.txt is not seen) and without diff-files (base.txt's change is not
-// seen, and the commands are []); drop() leaving no .pruned note (the pruned session's /rewind
+// seen); the watch's wait for events already queued removed (base.txt, written just before the
+// boundary, is not seen); drop() leaving no .pruned note (the pruned session's /rewind
 // says "no checkpoint was taken before it" instead of why); pruning the newest first.
