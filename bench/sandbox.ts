@@ -9,8 +9,8 @@ import { keepingShells, startedSandbox } from '../test/sandbox/started.js';
 // and unsandboxed, interleaved, ten times each (after one warm-up of each); the figure is the
 // difference of the medians (the bound: at most 100 ms; Claude Code measured 113–120 ms).
 // Then a dev server started in the background inside the sandbox is watched while foreground
-// commands come and go: it must keep serving (its client shares its network namespace: the
-// sandbox's loopback is its own, docs/sandbox.md).
+// commands come and go: it must keep serving (its client shares its network namespace, the
+// session's where its bridges started: docs/sandbox.md).
 
 const RUNS = 10;
 const project = mkdtempSync(join(tmpdir(), 'bench-sandbox-'));
