@@ -8,21 +8,33 @@
 // caller then looks as before.
 import { type FSWatcher, watch } from 'node:fs';
 
+/** At most this many folders are watched (inotify's watches are the person's too: an editor needs its own); a larger project is looked at as before. */
+const MAX_FOLDERS = 4096;
+
 export class FolderWatch {
   private readonly watches = new Map<string, FSWatcher>();
   private stirred = true;
   private broken = false;
 
+  constructor(private readonly maxFolders = MAX_FOLDERS) {}
+
   /** Watches this folder from now on (one watched already is kept): before its entries are listed, so that one added after the listing is told. */
   add(dir: string): void {
-    if (this.watches.has(dir)) return;
+    if (this.broken || this.watches.has(dir)) return;
+    if (this.watches.size >= this.maxFolders) {
+      // too many folders: none is watched, for the rest of the session
+      this.broken = true;
+      this.close();
+      return;
+    }
     try {
       const w = watch(dir, { persistent: false }, () => (this.stirred = true));
       w.on('error', () => (this.broken = true));
       this.watches.set(dir, w);
-    } catch {
-      // gone already, or out of watches: nothing can be known of it
-      this.broken = true;
+    } catch (e) {
+      // gone already (its parent's watch or stamp tells it), or out of watches: then nothing can be known
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.stirred = true;
+      else this.broken = true;
     }
   }
 

@@ -1,0 +1,49 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FolderWatch } from '../../src/checkpoints/folderWatch.js';
+import { tempDir } from '../tempDirs.js';
+
+// The folders' watches the checkpoints ask before looking at any file (src/checkpoints/tree.ts).
+
+describe('FolderWatch', () => {
+  it('is quiet until something happens in a watched folder, written just before it is asked', async () => {
+    const dir = tempDir('folder-watch-');
+    mkdirSync(join(dir, 'sub'));
+    const w = new FolderWatch();
+    try {
+      w.add(dir);
+      w.add(join(dir, 'sub'));
+      // nothing settled yet: it cannot say
+      expect(await w.quiet()).toBe(false);
+      w.settle();
+      expect(await w.quiet()).toBe(true);
+      writeFileSync(join(dir, 'sub', 'a.txt'), 'a');
+      expect(await w.quiet()).toBe(false);
+      w.settle();
+      expect(await w.quiet()).toBe(true);
+      // a folder let go is no longer heard
+      w.keepOnly(new Set([dir]));
+      writeFileSync(join(dir, 'sub', 'b.txt'), 'b');
+      expect(await w.quiet()).toBe(true);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('over its folder cap watches none, and is never quiet (the caller looks as before)', async () => {
+    const dir = tempDir('folder-watch-cap-');
+    for (const d of ['a', 'b', 'c']) mkdirSync(join(dir, d));
+    const w = new FolderWatch(2);
+    try {
+      for (const d of ['a', 'b', 'c']) w.add(join(dir, d));
+      w.settle();
+      expect(await w.quiet()).toBe(false);
+    } finally {
+      w.close();
+    }
+  });
+});
+
+// Mutations checked: the cap not enforced (the second test is quiet); quiet() not waiting for the
+// queued events (a.txt, written just before, is not told).
