@@ -1,5 +1,18 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +32,7 @@ import { startFakeServer, type FakeServer } from '../test/fake-server/server.js'
 // On Node 20, a person's install downloads better-sqlite3 12's prebuilt binary from GitHub; with
 // no internet here it would compile for minutes (what `npm ci` of this checkout already did), so a
 // local mirror serves the binary that build made (prebuild-install's documented host override).
+// It works on a copy of the checkout (below), so `npm test` runs it beside vitest.
 // Fails with the step that failed; prints each step's time and the wall time.
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -134,6 +148,20 @@ async function install(pair: Pair, tarball: string, extraEnv: NodeJS.ProcessEnv 
   check(!new RegExp(`install-scripts\\s+${PKG.name}@`).test(r.stderr), `${pair.label}: npm install -g asks to allow no script of ${PKG.name}`, r);
 }
 
+/**
+ * The checkout copied into `work` (its files but .git, node_modules and dist/; node_modules linked
+ * to the checkout's): prepack and postpack build dist/ and swap package.json there, and the store
+ * tests' vitest builds dist/ there, never under the checkout's own end-to-end files, which run
+ * its dist/ while `npm test` runs this beside vitest (scripts/test.ts).
+ */
+function copyCheckout(work: string): string {
+  const copy = join(work, 'checkout');
+  const left = new Set(['.git', 'node_modules', 'dist'].map((d) => join(ROOT, d)));
+  cpSync(ROOT, copy, { recursive: true, filter: (src) => !left.has(src) && !src.endsWith('.tgz') });
+  symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(copy, 'node_modules'));
+  return copy;
+}
+
 const installed = (pair: Pair): string => join(pair.prefix, 'lib', 'node_modules', ...PKG.name.split('/'));
 
 interface Mirror {
@@ -181,7 +209,7 @@ async function prebuiltMirror(work: string): Promise<Mirror> {
  * A publish of the checkout itself is refused by prepublishOnly before it packs: npm re-reads
  * package.json after postpack put the checkout's back, and would send the dev scripts.
  */
-async function publishedVersion(tarball: string, work: string): Promise<Record<string, unknown> | undefined> {
+async function publishedVersion(tarball: string, work: string, checkout: string): Promise<Record<string, unknown> | undefined> {
   let sent: Record<string, unknown> | undefined;
   const server = createServer((req, res) => {
     if (req.method !== 'PUT') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
@@ -196,7 +224,7 @@ async function publishedVersion(tarball: string, work: string): Promise<Record<s
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
   const registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   try {
-    const fromDir = await run('npm', ['publish', '--dry-run', '--registry', registry]);
+    const fromDir = await run('npm', ['publish', '--dry-run', '--registry', registry], { cwd: checkout });
     check(
       fromDir.code !== 0 && fromDir.stderr.includes('Publish the packed tarball instead'),
       'npm publish of the checkout is refused, naming the tarball way',
@@ -289,12 +317,13 @@ async function main(): Promise<void> {
   let closeMirror: (() => Promise<void>) | undefined;
   try {
     console.log(`install test (${PKG.name} ${PKG.version}; cache ${CACHE})`);
-    const checkoutManifest = readFileSync(join(ROOT, 'package.json'), 'utf8');
-    const packed = await step('npm pack (prepack builds dist/)', () => run('npm', ['pack', '--json', '--pack-destination', work]));
+    const checkout = await step('copy of the checkout', async () => copyCheckout(work));
+    const checkoutManifest = readFileSync(join(checkout, 'package.json'), 'utf8');
+    const packed = await step('npm pack (prepack builds dist/)', () => run('npm', ['pack', '--json', '--pack-destination', work], { cwd: checkout }));
     check(packed.code === 0, 'npm pack', packed);
     // prepack put the published package.json in place for the tarball; postpack put the checkout's back
-    check(readFileSync(join(ROOT, 'package.json'), 'utf8') === checkoutManifest, "after npm pack the checkout's package.json is as it was");
-    check(!existsSync(join(ROOT, 'package.json.checkout')), 'postpack removed package.json.checkout');
+    check(readFileSync(join(checkout, 'package.json'), 'utf8') === checkoutManifest, "after npm pack the checkout's package.json is as it was");
+    check(!existsSync(join(checkout, 'package.json.checkout')), 'postpack removed package.json.checkout');
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[\n'))) as Array<{
       filename: string;
       size: number;
@@ -313,7 +342,7 @@ async function main(): Promise<void> {
     const scripts = (JSON.parse(shipped.stdout) as { scripts?: Record<string, string> }).scripts;
     check(scripts === undefined, `the published package.json has no scripts: ${JSON.stringify(scripts)}`);
     // the registry's copy of the manifest, which installers read, is the tarball's too (a publish of the checkout sent its dev scripts)
-    const manifest = await step('npm publish to a local registry', () => publishedVersion(tarball, work));
+    const manifest = await step('npm publish to a local registry', () => publishedVersion(tarball, work, checkout));
     check(manifest?.name === PKG.name && manifest.scripts === undefined, `the registry got the manifest without scripts: ${JSON.stringify(manifest?.scripts)}`);
 
     const npmHere = await run('npm', ['--version']);
@@ -359,7 +388,7 @@ async function main(): Promise<void> {
       // the checkout's node_modules has no better-sqlite3 13 when `npm ci` ran on Node 20 (an optional dependency for Node >= 22): the install's is found through NODE_PATH
       const env = cleanEnv({ PATH: [nodeBin, ...systemPath].join(delimiter), NODE_PATH: join(installed(next), 'node_modules') });
       const store = await step('store tests under Node 24', () =>
-        run(join(nodeBin, 'node'), [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/store'], { env }),
+        run(join(nodeBin, 'node'), [join(checkout, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/store'], { env, cwd: checkout }),
       );
       check(store.code === 0, 'the store tests under Node 24', store);
     })();
