@@ -6,7 +6,6 @@
 import type { Message } from './llm/messages.js';
 import { collectToolCalls, messageText, speakerOf, type TextStyle } from './llm/messageText.js';
 import type { SessionInfo, TranscriptEntry } from './store/index.js';
-import { spilledMentionHandle } from './session/mentions.js';
 import { spillHandleOf } from './tools/spill.js';
 import { archiveCause } from './session/recordIds.js';
 
@@ -74,10 +73,10 @@ export type SpilledText = (handle: string) => string | undefined;
 /** Texts with their headings nested under the message's, tool calls and outputs fenced; a spilled output marked and printed whole after its preview. */
 const markdownStyle = (spilled: SpilledText): TextStyle => ({
   separator: '\n\n',
-  text: (text) => {
+  text: (text, block) => {
     if (text.trim() === '') return null;
     // a spilled @mention: the whole file from the archive after its preview
-    const handle = spilledMentionHandle(text);
+    const handle = block.origin?.kind === 'attachment' ? block.origin.archived : undefined;
     const whole = handle ? spilled(handle) : undefined;
     return nestHeadings(text.trim(), 2) + (whole !== undefined ? `\n\nThe whole file (${handle}):\n\n${fenced(whole)}` : '');
   },

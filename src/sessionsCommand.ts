@@ -13,7 +13,6 @@ import { sessionMarkdown, type SpilledText } from './markdownExport.js';
 import { isStaleLease } from './session/lease.js';
 import type { SessionInfo, Store } from './store/index.js';
 import { archiveCause } from './session/recordIds.js';
-import { spilledMentionHandle } from './session/mentions.js';
 import { spillHandleOf } from './tools/spill.js';
 import { checkpointLines, sessionRecords } from './checkpoints/listing.js';
 import { dirname } from 'node:path';
@@ -90,8 +89,8 @@ const WHO = { checkpoint: 'checkpoint', meta: 'agent', tool_results: 'user', use
 const showStyle = (whole?: SpilledText): TextStyle => ({
   separator: '\n',
   // a spilled @mention: its attachment header, then the whole file from the archive
-  text: (t) => {
-    const handle = whole ? spilledMentionHandle(t) : undefined;
+  text: (t, block) => {
+    const handle = whole && block.origin?.kind === 'attachment' ? block.origin.archived : undefined;
     const text = handle ? whole?.(handle) : undefined;
     return text !== undefined ? `${t.slice(0, t.indexOf('\n'))}\n[the whole file, ${handle}:]\n${text}` : t;
   },

@@ -32,7 +32,7 @@ export async function runTools(
       // every tool_use still gets its result, so the next request is well formed
       const use = uses[i]!;
       emit({ type: 'tool_end', id: use.id, name: use.name, output: { content: STOPPED_RESULT, isError: true }, durationMs: 0, status: 'denied' });
-      results[i] = { type: 'tool_result', toolUseId: use.id, content: STOPPED_RESULT, isError: true };
+      results[i] = { type: 'tool_result', toolUseId: use.id, content: STOPPED_RESULT, isError: true, outcome: 'denied' };
       i++;
       continue;
     }
@@ -81,7 +81,11 @@ async function runOneTool(
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
     const images =
       output.images && output.images.length > 0 ? { images: output.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })) } : {};
-    return { result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError, ...images }, ...(stop ? { stop } : {}) };
+    const outcome = status === 'denied' ? { outcome: stop ? ('stopped' as const) : ('denied' as const) } : status === 'interrupted' ? { outcome: status } : {};
+    return {
+      result: { type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError, ...images, ...outcome },
+      ...(stop ? { stop } : {}),
+    };
   };
   const ctx: ToolContext = {
     cwd: opts.cwd,

@@ -9,8 +9,6 @@ import { MAX_STOP_CONTINUATIONS, type Hooks } from './hooks.js';
 
 /** Starts a block of hook output in the prompt's message. */
 export const hookContextHeader = (event: string): string => `[Context from a ${event} hook]`;
-/** Whether a text block of a prompt is a hook's context (not what the person typed). */
-export const isHookContext = (text: string): boolean => /^\[Context from a \w+ hook\]/.test(text);
 
 /** A tool's input as hooks see it: a `path` is also given as Claude Code's `file_path`, so a hook written for Claude Code finds its file. */
 function claudeInput(input: unknown): unknown {
@@ -41,11 +39,11 @@ function sessionHooks(hooks: Hooks, source: 'startup' | 'resume'): CapabilityHoo
       if (!started) {
         started = true;
         const start = await hooks.run('SessionStart', source, { source }, signal);
-        for (const c of start.context) blocks.push({ type: 'text', text: `${hookContextHeader('SessionStart')}\n${c}` });
+        for (const c of start.context) blocks.push({ type: 'text', text: `${hookContextHeader('SessionStart')}\n${c}`, origin: { kind: 'hook_context' } });
       }
       const submit = await hooks.run('UserPromptSubmit', '', { prompt }, signal);
       if (submit.block !== undefined) return { block: `A UserPromptSubmit hook blocked this prompt; it was not sent: ${submit.block}`, blocks: [] };
-      for (const c of submit.context) blocks.push({ type: 'text', text: `${hookContextHeader('UserPromptSubmit')}\n${c}` });
+      for (const c of submit.context) blocks.push({ type: 'text', text: `${hookContextHeader('UserPromptSubmit')}\n${c}`, origin: { kind: 'hook_context' } });
       return { blocks };
     },
     // the loop runs tool and Stop hooks only where one of them is configured

@@ -2,7 +2,7 @@
 // provider request: the archive's search index (store/archive-text.ts), the summarizer's
 // transcript (compaction/transcript.ts), the in-place compaction's quote, `agent sessions show`
 // and the Markdown export. They differ only in how each kind of block reads: a TextStyle.
-import type { ImageBlock, Message, ToolResultBlock, ToolUseBlock } from './messages.js';
+import type { ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from './messages.js';
 import { isToolResultMessage, webSearchLabel } from './messages.js';
 
 /** What a tool result is described by: the call it answers. */
@@ -40,8 +40,8 @@ export const imageLabel = (b: ImageBlock): string => `[image ${b.mediaType}]`;
 export interface TextStyle {
   /** Between two blocks. */
   separator: string;
-  /** A text block; null leaves it out. Default: the text as it is. */
-  text?: (text: string) => string | null;
+  /** A text block (`block`: for its origin); null leaves it out. Default: the text as it is. */
+  text?: (text: string, block: TextBlock) => string | null;
   toolUse: (b: ToolUseBlock) => string;
   /** `call` is the tool call the result answers, when the caller's calls know it. */
   toolResult: (b: ToolResultBlock, call: ToolCall | undefined) => string;
@@ -63,7 +63,7 @@ export function messageText(m: Message, style: TextStyle, calls: ToolCalls = NO_
   for (const b of m.blocks) {
     switch (b.type) {
       case 'text': {
-        const text = style.text ? style.text(b.text) : b.text;
+        const text = style.text ? style.text(b.text, b) : b.text;
         if (text !== null) parts.push(text);
         break;
       }

@@ -10,7 +10,27 @@ export interface TextBlock {
   phase?: 'commentary' | 'final_answer';
   /** Sources a provider's web search gave for this text (Anthropic: sent back with it, as the API requires). */
   citations?: Citation[];
+  /** What added this block to a prompt, when the person did not type it (never sent: see TextOrigin). */
+  origin?: TextOrigin;
 }
+
+/**
+ * Where a text block of a prompt came from, when the person did not type it as it reads: set by
+ * the part that wrote it, stored with it, and read by the views (the transcript, `sessions show`,
+ * the export), which switch on it instead of reading the text. Never on the wire: the adapters
+ * send a block's text alone. Blocks stored before schema v13 get theirs when loaded
+ * (history/legacyOrigins.ts).
+ * attachment: an @mention's file or listing (`label`: "src/a.ts: read with FileRead"; `archived`:
+ *   the spill handle of a file too large to attach whole).
+ * plan_note: the note plan mode adds to each prompt.
+ * hook_context: what a SessionStart or UserPromptSubmit hook added.
+ * typed_command: a custom command's prompt (`typed`: the command as the person typed it, "/review a.ts").
+ */
+export type TextOrigin =
+  | { kind: 'attachment'; label: string; archived?: string }
+  | { kind: 'plan_note' }
+  | { kind: 'hook_context' }
+  | { kind: 'typed_command'; typed: string };
 
 /** A source cited by a text block: its URL and title, and the provider's citation object as received. */
 export interface Citation {
@@ -49,6 +69,14 @@ export interface ToolResultBlock {
   cleared?: ClearedMark;
   /** Images the tool returned (an MCP tool's image content), sent to the providers that take them. */
   images?: ImageBlock[];
+  /**
+   * How a call that did not run to its end ended, set where its result is made (agent/runTools.ts,
+   * session/repair.ts) and read by the transcript instead of the result's text; never sent.
+   * interrupted: Esc, a signal, or a crash the repair closed. denied: refused (the person, the
+   * "deny" mode, nobody to approve, a PreToolUse hook), or not run after such a refusal.
+   * stopped: refused by the person, who also ended the turn there.
+   */
+  outcome?: 'interrupted' | 'denied' | 'stopped';
 }
 
 export interface ImageBlock {
@@ -142,6 +170,20 @@ export const isProviderStateBlock = (b: Block): b is ProviderStateBlock => b.typ
  */
 export type MessageKind = 'normal' | 'checkpoint' | 'meta';
 
+/**
+ * Where a message came from, when neither the person typed it nor the model wrote it as a reply:
+ * set by the part that made it, stored with it (schema v13), read by the views instead of its
+ * text, and never sent (the adapters send role and blocks only). Messages stored before v13 get
+ * theirs when loaded (history/legacyOrigins.ts).
+ * shell: the note of a `!command` the person ran (its command, output and how it ended).
+ * date_note: today's date, for the model (session/dateNote.ts).
+ * unanswered: the placeholder reply between a prompt that got none and the next (session/repair.ts).
+ */
+export type MessageOrigin =
+  | { kind: 'shell'; command: string; output: string; status: 'done' | 'error' | 'interrupted' }
+  | { kind: 'date_note' }
+  | { kind: 'unanswered' };
+
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
@@ -174,6 +216,8 @@ export interface Message {
    * while the prefix hashes the same (llm/thinkingReplay.ts).
    */
   prefixHash?: string;
+  /** Who made it, when not the person nor the model's reply (never sent: see MessageOrigin). */
+  origin?: MessageOrigin;
 }
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });

@@ -36,8 +36,20 @@ function start(model: string, system: string, tools: readonly ToolSpec[]): Hash 
   return h;
 }
 
-/** The role and blocks of a message as sent (the only parts that reach the wire). */
-const wireOf = (m: Message): unknown => ({ role: m.role, blocks: m.blocks });
+/** The role and blocks of a message as sent (the only parts that reach the wire: a text block's origin and a result's outcome never do). */
+const wireOf = (m: Message): unknown => ({ role: m.role, blocks: m.blocks.map(sentPart) });
+
+function sentPart(b: Block): Block {
+  if (b.type === 'text' && b.origin !== undefined) {
+    const { origin: _, ...sent } = b;
+    return sent;
+  }
+  if (b.type === 'tool_result' && b.outcome !== undefined) {
+    const { outcome: _, ...sent } = b;
+    return sent;
+  }
+  return b;
+}
 
 /** A tool call's input or result as the note shows it (long ones cut). */
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}… (cut)` : text);

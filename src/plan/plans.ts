@@ -7,11 +7,8 @@ import { promptText } from '../promptText.js';
 import { TOOL } from '../tools/toolNames.js';
 import PLAN_MODE from './planMode.md';
 
-/** What each prompt says while plan mode is on (the mode can change between turns: Shift+Tab, /plan). */
-export const planModeNote: TextBlock = { type: 'text', text: promptText(PLAN_MODE) };
-
-/** A prompt's plan-mode note: the model's, not shown as what the person typed. */
-export const isPlanModeNote = (text: string): boolean => text === planModeNote.text;
+/** What each prompt says while plan mode is on (the mode can change between turns: Shift+Tab, /plan); its origin keeps it out of what the person typed. */
+export const planModeNote: TextBlock = { type: 'text', text: promptText(PLAN_MODE), origin: { kind: 'plan_note' } };
 
 /** The first line of an approval's result; the plan as approved follows PLAN_RULE. */
 export const PLAN_APPROVED = 'The user approved the plan';

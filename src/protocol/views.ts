@@ -4,6 +4,9 @@
 import type { ContextUsage } from '../compaction/budget.js';
 import type { Usage } from '../llm/messages.js';
 
+/** The name a tool row of the person's own `!command` shows (session/shellNote.ts runs it; the transcript draws its output whole). */
+export const SHELL_ROW_NAME = 'Shell';
+
 /**
  * What the gauge renders: the engine's figures without its thresholds. `rough`: the tokenizer is
  * not loaded yet, so the figure is the provider's last count plus ~4 bytes a token for the rest,

@@ -10,9 +10,6 @@ const PREFIX = "Context from the agent (not typed by the user): today's date is 
 
 export const dateText = (now: Date): string => `${PREFIX}${now.toISOString().slice(0, 10)}.`;
 
-/** True for the text of a date note (the transcript does not show them: the person knows the date). */
-export const isDateNote = (text: string): boolean => text.startsWith(PREFIX);
-
 /** The note to add before the next turn, or undefined when the latest note already says today. */
 export function dateNoteFor(history: readonly Message[], now: Date = new Date()): Message | undefined {
   const text = dateText(now);
@@ -23,5 +20,6 @@ export function dateNoteFor(history: readonly Message[], now: Date = new Date())
       break;
     }
   }
-  return { id: newId(), role: 'user', kind: 'meta', blocks: [{ type: 'text', text }], createdAt: now.getTime() };
+  // the transcript does not show it (the person knows the date): its origin says what it is
+  return { id: newId(), role: 'user', kind: 'meta', blocks: [{ type: 'text', text }], createdAt: now.getTime(), origin: { kind: 'date_note' } };
 }

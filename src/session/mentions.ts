@@ -12,17 +12,15 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userMessage, type ImageBlock, type Message, type TextBlock } from '../llm/messages.js';
-import { isHookContext } from '../hooks/capability.js';
-import { isPlanModeNote } from '../plan/plans.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
 import { typedCommand } from './typedCommand.js';
-import { estimateTokens, fullOutputOf, spillHandleOf, spillPreview } from '../tools/spill.js';
+import { estimateTokens, fullOutputOf, spillPreview } from '../tools/spill.js';
 import type { AnyTool, SpillSink, ToolOutput } from '../tools/types.js';
 import { TOOL } from '../tools/toolNames.js';
 
-/** Starts every attachment block; the transcript shows such a block as one "attached" line. */
+/** Starts every attachment block; its origin (`attachment`, with the header's label) makes the transcript show it as one "attached" line. */
 export const ATTACHMENT_HEADER = '[Attached by the user with @';
 /** More mentions than this in one prompt are not attached (each can be a large file). */
 export const MAX_ATTACHMENTS = 10;
@@ -75,20 +73,21 @@ export function findMentions(text: string): string[] {
   return out;
 }
 
-/** What the person typed of a prompt: its text without the blocks added to it (@attachments, hooks' context). */
+/** What the person typed of a prompt: its text without the blocks added to it (@attachments, hooks' context, the plan-mode note), a custom command as typed. */
 export const typedText = (m: Message): string =>
   m.blocks
-    .flatMap((b) =>
-      b.type === 'text' && attachmentLabel(b.text) === undefined && !isHookContext(b.text) && !isPlanModeNote(b.text) ? [typedCommand(b.text) ?? b.text] : [],
-    )
+    .flatMap((b) => (b.type !== 'text' ? [] : b.origin === undefined ? [b.text] : b.origin.kind === 'typed_command' ? [b.origin.typed] : []))
     .join('\n')
     .trim();
 
-/** The header line of one attachment block. */
-export const attachmentLabel = (block: string): string | undefined =>
-  block.startsWith(ATTACHMENT_HEADER)
-    ? block.slice(ATTACHMENT_HEADER.length, block.indexOf('\n') === -1 ? undefined : block.indexOf('\n')).replace(/\]$/, '')
-    : undefined;
+/** An attachment's text block: its header (`label` after the @) and body, and the origin that says so. */
+function attachment(label: string, body: string, archived?: string): TextBlock {
+  return {
+    type: 'text',
+    text: `${ATTACHMENT_HEADER}${label}]\n${body}`,
+    origin: archived ? { kind: 'attachment', label, archived } : { kind: 'attachment', label },
+  };
+}
 
 /**
  * Reads what the prompt mentions. A word that names nothing on disk is left alone (an e-mail
@@ -117,7 +116,7 @@ export async function attachMentions(
     );
     if (!kind) continue;
     if (kind === 'dir') {
-      result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: directory listing]\n${await listing(abs, cwd)}` });
+      result.blocks.push(attachment(`${word}: directory listing`, await listing(abs, cwd)));
       result.attached.push(word);
       continue;
     }
@@ -134,7 +133,7 @@ export async function attachMentions(
     }
     if (out.images && out.images.length > 0) {
       // an image file: its description, then the image itself (FileRead downscaled it to fit)
-      result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: read with FileRead]\n${out.content}` });
+      result.blocks.push(attachment(`${word}: read with FileRead`, out.content));
       result.blocks.push(...out.images.map((i) => ({ type: 'image' as const, mediaType: i.mediaType, data: i.data })));
       result.attached.push(word);
       continue;
@@ -142,26 +141,19 @@ export async function attachMentions(
     const tokens = estimateTokens(out.full?.totalChars ?? out.content.length);
     if (!spill || (out.full === undefined && tokens <= budget)) {
       budget -= tokens;
-      result.blocks.push({ type: 'text', text: `${ATTACHMENT_HEADER}${word}: read with FileRead]\n${out.content}` });
-    } else result.blocks.push({ type: 'text', text: spilledAttachment(word, out, spill) });
+      result.blocks.push(attachment(`${word}: read with FileRead`, out.content));
+    } else result.blocks.push(spilledAttachment(word, out, spill));
     result.attached.push(word);
     result.readPaths.push(abs);
   }
   return result;
 }
 
-/** The handle of a spilled mention's archived file, from its attachment block (undefined for any other text). */
-export function spilledMentionHandle(block: string): string | undefined {
-  if (!block.startsWith(ATTACHMENT_HEADER)) return undefined;
-  const nl = block.indexOf('\n');
-  return nl === -1 ? undefined : spillHandleOf(block.slice(nl + 1));
-}
-
 /** A mention over the budget: the whole file archived, its preview and handle attached. */
-function spilledAttachment(word: string, out: ToolOutput, spill: MentionSpill): string {
+function spilledAttachment(word: string, out: ToolOutput, spill: MentionSpill): TextBlock {
   const full = out.full ?? fullOutputOf(out.content);
   const handle = spill.sink.archive({ toolUseId: `${spill.messageId}@${word}`, toolName: TOOL.FileRead, summary: `@${word}`, isError: false, full });
-  return `${ATTACHMENT_HEADER}${word}: too large to attach whole, archived as ${handle}]\n${spillPreview(full, handle)}`;
+  return attachment(`${word}: too large to attach whole, archived as ${handle}`, spillPreview(full, handle), handle);
 }
 
 /** The entries of a directory (directories with a trailing /), .gitignore'd ones left out. */
@@ -196,7 +188,9 @@ export async function promptMessage(
     spill?: SpillOption | undefined;
   },
 ): Promise<Message | { refused: string }> {
-  const msg = userMessage(text);
+  // a custom command's prompt: the command as typed is its origin (the transcript shows that, the model reads the body)
+  const typed = typedCommand(text);
+  const msg: Message = typed ? { ...userMessage(text), blocks: [{ type: 'text', text, origin: { kind: 'typed_command', typed } }] } : userMessage(text);
   if (!text.includes('@')) return msg;
   const spill = s.spill ? { ...s.spill, messageId: msg.id } : undefined;
   // the reads are stored under the message's id: a resumed session counts its @files as read (trackerRebuild.ts)

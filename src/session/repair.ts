@@ -1,5 +1,4 @@
 import { newId, toolUses, type Block, type Message, type ToolResultBlock } from '../llm/messages.js';
-import { INTERRUPTED_RESULT } from '../agent/runTools.js';
 import { isShellNote } from './shellNote.js';
 
 export const INTERRUPTED_TOOL_RESULT =
@@ -15,21 +14,14 @@ function interruptedResults(ids: readonly string[]): Message {
     role: 'user',
     kind: 'normal',
     createdAt: Date.now(),
-    blocks: ids.map((id) => ({ type: 'tool_result' as const, toolUseId: id, content: INTERRUPTED_TOOL_RESULT, isError: true })),
+    blocks: ids.map((id) => ({
+      type: 'tool_result' as const,
+      toolUseId: id,
+      content: INTERRUPTED_TOOL_RESULT,
+      isError: true,
+      outcome: 'interrupted' as const,
+    })),
   };
-}
-
-/**
- * Whether a stored tool result is an interrupted call's (Esc, a signal, or a crash the repair
- * closed), as opposed to a failure: a resumed transcript shows it as interrupted, as it was live.
- */
-export function isInterruptedResult(content: string): boolean {
-  return (
-    content === INTERRUPTED_RESULT ||
-    content.endsWith(`[${INTERRUPTED_RESULT}]`) ||
-    content === INTERRUPTED_TOOL_RESULT ||
-    /^Command interrupted( before it started\.|; partial output:\n|, with no output\.)/.test(content)
-  );
 }
 
 /** The assistant placeholder that marks a prompt as unanswered. */
@@ -41,6 +33,7 @@ export function unansweredReply(): Message {
     createdAt: Date.now(),
     interrupted: true,
     blocks: [{ type: 'text', text: UNANSWERED_PROMPT_REPLY }],
+    origin: { kind: 'unanswered' },
   };
 }
 

@@ -10,7 +10,7 @@ import { ABORTED, givePromptBack, PromptTakenBack } from './promptBack.js';
 import type { ContextUsageView, SessionView } from '../protocol/views.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { newSessionRow, SessionEvents, sessionView } from './sessionEvents.js';
-import { parseShellNote, runShellNote } from './shellNote.js';
+import { isShellNote, runShellNote } from './shellNote.js';
 import { stateMeta, type SessionState } from './state.js';
 import { expandPrompt, givenImages, markUnanswered, oversizedPrompt, personMessage } from './turnInput.js';
 import type { TurnScope } from './turnScope.js';
@@ -366,7 +366,7 @@ function pinsOf(history: readonly Message[]): Array<{ id: string; text: string }
 function lastPrompt(history: readonly Message[]): string | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const m = history[i]!;
-    if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text') && !parseShellNote(textOf(m))) return textOf(m);
+    if (m.role === 'user' && m.kind === 'normal' && !m.pinned && m.blocks.every((b) => b.type === 'text') && !isShellNote(m)) return textOf(m);
   }
   return undefined;
 }

@@ -287,10 +287,17 @@ export function withoutSecrets(msg: Message): Message {
     return k === 'data' && this.type === 'image' ? IMAGE_DATA : v;
   });
   const clean = redactSecrets(json);
-  if (clean === json) return msg;
-  const images = msg.blocks.flatMap((b) => (b.type === 'image' ? [b.data] : b.type === 'tool_result' ? (b.images ?? []).map((i) => i.data) : []));
-  const blocks = JSON.parse(clean, (k, v: unknown) => (k === 'data' && v === IMAGE_DATA ? images.shift() : v)) as Message['blocks'];
-  return { ...msg, blocks };
+  // an origin may hold text again (a `!command`'s command and output, for the views)
+  const origin = msg.origin === undefined ? undefined : JSON.stringify(msg.origin);
+  const cleanOrigin = origin === undefined ? undefined : redactSecrets(origin);
+  if (clean === json && cleanOrigin === origin) return msg;
+  const out: Message = { ...msg };
+  if (cleanOrigin !== origin) out.origin = JSON.parse(cleanOrigin!) as Message['origin'];
+  if (clean !== json) {
+    const images = msg.blocks.flatMap((b) => (b.type === 'image' ? [b.data] : b.type === 'tool_result' ? (b.images ?? []).map((i) => i.data) : []));
+    out.blocks = JSON.parse(clean, (k, v: unknown) => (k === 'data' && v === IMAGE_DATA ? images.shift() : v)) as Message['blocks'];
+  }
+  return out;
 }
 /** Stands in for an image's data while the message is scanned for keys. */
 const IMAGE_DATA = '\u0000image-data\u0000';

@@ -4,12 +4,11 @@
 // reads it on the next turn and a resumed session still has it.
 import { newId, type Message } from '../llm/messages.js';
 import type { AgentEvent } from '../protocol/events.js';
+import { SHELL_ROW_NAME } from '../protocol/views.js';
 import type { AnyTool } from '../tools/types.js';
 import { TOOL } from '../tools/toolNames.js';
 
 export const SHELL_NOTE_HEADER = '[The user ran a shell command in the terminal (not a request to you); command and output for reference]';
-/** The name tool rows show for a person's own command. */
-export const SHELL_ROW_NAME = 'Shell';
 
 export interface ShellNote {
   command: string;
@@ -21,19 +20,23 @@ export function shellNoteText(n: ShellNote): string {
   return `${SHELL_NOTE_HEADER}\n$ ${n.command}\n<output${n.isError ? ' status="failed"' : ''}>\n${n.output}\n</output>`;
 }
 
-/** The command and output of a note written by shellNoteText; undefined for any other text. */
-export function parseShellNote(text: string): ShellNote | undefined {
-  if (!text.startsWith(`${SHELL_NOTE_HEADER}\n$ `)) return undefined;
-  const m = /^\$ (.*)\n<output( status="failed")?>\n([\s\S]*)\n<\/output>$/.exec(text.slice(SHELL_NOTE_HEADER.length + 1));
-  if (!m) return undefined;
-  return { command: m[1]!, isError: m[2] !== undefined, output: m[3]! };
+/**
+ * The note a `!command` leaves in the history: its text for the model, its origin for the views
+ * (the command, output and how the run ended, so that none of them reads the text).
+ */
+export function shellNote(n: ShellNote, status: 'done' | 'error' | 'interrupted'): Message {
+  return {
+    id: newId(),
+    role: 'user',
+    kind: 'normal',
+    createdAt: Date.now(),
+    blocks: [{ type: 'text', text: shellNoteText(n) }],
+    origin: { kind: 'shell', command: n.command, output: n.output, status },
+  };
 }
 
-/** True for the note a `!command` left in the history (one text block written by shellNoteText). */
-export const isShellNote = (m: Message): boolean => {
-  const only = m.blocks.length === 1 ? m.blocks[0] : undefined;
-  return m.role === 'user' && m.kind === 'normal' && only?.type === 'text' && parseShellNote(only.text) !== undefined;
-};
+/** True for the note a `!command` left in the history. */
+export const isShellNote = (m: Message): boolean => m.origin?.kind === 'shell';
 
 /**
  * Runs the command with the Bash tool (its timeout, output limits, secret redaction and
@@ -55,11 +58,5 @@ export async function runShellNote(
   const out = await bash.run(input, { cwd, signal, onProgress: (text) => emit({ type: 'tool_progress', id, text }) });
   const status = signal.aborted ? 'interrupted' : out.isError ? 'error' : 'done';
   emit({ type: 'tool_end', id, name: SHELL_ROW_NAME, output: out, durationMs: Date.now() - started, status });
-  return {
-    id: newId(),
-    role: 'user',
-    kind: 'normal',
-    createdAt: Date.now(),
-    blocks: [{ type: 'text', text: shellNoteText({ command, output: out.content, isError: out.isError }) }],
-  };
+  return shellNote({ command, output: out.content, isError: out.isError }, status);
 }

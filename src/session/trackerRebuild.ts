@@ -5,13 +5,12 @@ import type { Message } from '../llm/messages.js';
 import { debug } from '../log.js';
 import type { Store } from '../store/index.js';
 import { isRestoreMark, type FileTracker, type PersistRead, type ReadState } from '../tools/fileTracker.js';
-import { attachmentLabel } from './mentions.js';
 
 /** Ids of the tool calls whose results are in view, intact and not errors, and of the prompts in view that @attached files. */
 export function visibleCallIds(history: readonly Message[]): string[] {
   const ids: string[] = [];
   for (const m of history) {
-    if (m.role === 'user' && m.blocks.some((b) => b.type === 'text' && attachmentLabel(b.text) !== undefined)) ids.push(m.id);
+    if (m.role === 'user' && m.blocks.some((b) => b.type === 'text' && b.origin?.kind === 'attachment')) ids.push(m.id);
     for (const b of m.blocks) if (b.type === 'tool_result' && !b.isError && !b.cleared) ids.push(b.toolUseId);
   }
   return ids;

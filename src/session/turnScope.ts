@@ -6,7 +6,7 @@ import type { AgentEvent } from '../protocol/events.js';
 import type { ToolSpecEntry } from '../tools/toolNames.js';
 import type { AnyTool } from '../tools/types.js';
 import type { ToolGate } from './toolGate.js';
-import { SHELL_ROW_NAME } from './shellNote.js';
+import { SHELL_ROW_NAME } from '../protocol/views.js';
 import { TOOL } from '../tools/toolNames.js';
 
 export interface TurnScope {

@@ -3,6 +3,7 @@
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { Block, Message, MessageKind, Role, Usage } from '../llm/messages.js';
 import { DecodeError, InvalidInputError } from './errors.js';
+import { cleanTextOrigin, encodeOrigin, withStoredOrigin } from './origins.js';
 
 export interface MessageRow {
   id: string;
@@ -17,10 +18,25 @@ export interface MessageRow {
   created_at: number;
   /** Absent in rows read by migrations written before the column existed. */
   prefix_hash?: string | null;
+  /** MessageOrigin as JSON, '' for none (v13); NULL in rows stored before, absent in rows read by earlier migrations. */
+  origin?: string | null;
 }
 
 /** A message row as an array, in MESSAGE_COLS order (statements in raw mode). */
-export type MessageTuple = [string, string, string, number | null, string, number | null, string | null, string | null, number | null, number, string | null];
+export type MessageTuple = [
+  string,
+  string,
+  string,
+  number | null,
+  string,
+  number | null,
+  string | null,
+  string | null,
+  number | null,
+  number,
+  string | null,
+  string | null,
+];
 
 /**
  * A row from an array: loading a resumed session's history in raw mode and naming the columns
@@ -39,6 +55,7 @@ export function messageRowOf(t: MessageTuple): MessageRow {
     interrupted: t[8],
     created_at: t[9],
     prefix_hash: t[10],
+    origin: t[11],
   };
 }
 
@@ -48,7 +65,7 @@ export function messageRowOf(t: MessageTuple): MessageRow {
  */
 export const MESSAGE_COLS =
   'id, role, kind, COALESCE(shown_pinned, pinned) AS pinned, COALESCE(shown_blocks, blocks) AS blocks, ' +
-  'CASE WHEN shown_blocks IS NULL THEN tokens ELSE shown_tokens END AS tokens, usage, model, interrupted, created_at, prefix_hash';
+  'CASE WHEN shown_blocks IS NULL THEN tokens ELSE shown_tokens END AS tokens, usage, model, interrupted, created_at, prefix_hash, origin';
 
 /** Bind parameters for the message columns (named to match the SQL): a row whose role and kind are known good. */
 export type MessageParams = Omit<MessageRow, 'role' | 'kind'> & { role: Role; kind: MessageKind };
@@ -73,6 +90,7 @@ function cleanBlock(b: Block, msgId: string): Block {
     case 'text': {
       const out: Block = { type: 'text', text: String(b.text) };
       if (b.phase === 'commentary' || b.phase === 'final_answer') out.phase = b.phase;
+      if (b.origin !== undefined) out.origin = cleanTextOrigin(b.origin, msgId);
       if (Array.isArray(b.citations) && b.citations.length > 0)
         out.citations = b.citations.map((c) => {
           if (!isRecord(c.wire)) throw new InvalidInputError(`message ${msgId} holds a citation without its provider object`);
@@ -85,6 +103,7 @@ function cleanBlock(b: Block, msgId: string): Block {
     case 'tool_result': {
       const out: Block = { type: 'tool_result', toolUseId: b.toolUseId, content: String(b.content), isError: b.isError === true };
       if (b.cleared) out.cleared = { archiveId: b.cleared.archiveId, originalTokens: b.cleared.originalTokens };
+      if (b.outcome === 'interrupted' || b.outcome === 'denied' || b.outcome === 'stopped') out.outcome = b.outcome;
       if (Array.isArray(b.images) && b.images.length > 0) {
         out.images = b.images.map((i) => ({
           type: 'image',
@@ -167,6 +186,7 @@ export function encodeMessage(m: Message, tokens: number | null): MessageParams 
     interrupted: flag(m.interrupted),
     created_at: m.createdAt,
     prefix_hash: typeof m.prefixHash === 'string' ? m.prefixHash : null,
+    origin: encodeOrigin(m),
   };
 }
 
@@ -193,7 +213,7 @@ export function decodeMessage(r: MessageRow): Message {
   if (r.model !== null) msg.model = r.model;
   if (r.interrupted !== null) msg.interrupted = r.interrupted === 1;
   if (typeof r.prefix_hash === 'string') msg.prefixHash = r.prefix_hash;
-  return msg;
+  return withStoredOrigin(msg, r.origin);
 }
 
 export interface CompactionRow {

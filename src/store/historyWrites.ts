@@ -38,13 +38,13 @@ export class HistoryWrites {
       message: db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND id = ?`),
       archivedBy: db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE session_id = ? AND archived_by = ? ORDER BY seq`),
       stored: db.prepare<[string, string], MessageRow>(
-        'SELECT id, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, prefix_hash FROM messages WHERE session_id = ? AND id = ?',
+        'SELECT id, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, prefix_hash, origin FROM messages WHERE session_id = ? AND id = ?',
       ),
       // a message a record adds is out of view until the record shows it (its marker or receipt row is written first)
       insertMessage: db.prepare(
-        `INSERT INTO messages (session_id, id, seq, pos, archived_by, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, added_by, prefix_hash)
+        `INSERT INTO messages (session_id, id, seq, pos, archived_by, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, added_by, prefix_hash, origin)
          VALUES (@session_id, @id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = @session_id), NULL, @added_by,
-                 @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at, @added_by, @prefix_hash)`,
+                 @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at, @added_by, @prefix_hash, @origin)`,
       ),
       insertCompaction: db.prepare(
         `INSERT INTO compactions (session_id, ${COMPACTION_COLS})

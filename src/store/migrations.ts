@@ -12,6 +12,7 @@ import { v9Spills } from './spills.js';
 import { v10FileReads } from './fileReads.js';
 import { v11CompactionReport } from './compactionReport.js';
 import { v12SandboxViolations } from './sandboxViolations.js';
+import { v13MessageOrigins } from './origins.js';
 import { v4Snapshots } from './snapshots.js';
 import { v6ChildSessions } from './childSessions.js';
 
@@ -235,6 +236,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v10FileReads,
   v11CompactionReport,
   v12SandboxViolations,
+  v13MessageOrigins,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

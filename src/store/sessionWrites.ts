@@ -75,7 +75,7 @@ export class SessionWrites {
     );
     copy(
       'messages',
-      'id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, archived_by, added_by, shown_blocks, shown_pinned, shown_tokens, prefix_hash',
+      'id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, archived_by, added_by, shown_blocks, shown_pinned, shown_tokens, prefix_hash, origin',
     );
     copy('history_records', 'id, kind, after_seq, body, created_at');
     copy('tool_output_archive', 'id, message_id, tool_use_id, tool_name, summary, content, is_error, tokens, compaction_id, created_at');

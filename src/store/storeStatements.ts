@@ -26,8 +26,8 @@ export function prepareStoreStatements(db: Database.Database) {
     nextSeq: db.prepare<[string], number>('SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?').pluck(),
     nextPos: db.prepare<[string], number>('SELECT COALESCE(MAX(pos), -1) + 1 FROM messages WHERE session_id = ? AND archived_by IS NULL').pluck(),
     insertMessage: db.prepare(
-      `INSERT INTO messages (session_id, id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, prefix_hash)
-     VALUES (@session_id, @id, @seq, @pos, @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at, @prefix_hash)`,
+      `INSERT INTO messages (session_id, id, seq, pos, role, kind, pinned, blocks, tokens, usage, model, interrupted, created_at, prefix_hash, origin)
+     VALUES (@session_id, @id, @seq, @pos, @role, @kind, @pinned, @blocks, @tokens, @usage, @model, @interrupted, @created_at, @prefix_hash, @origin)`,
     ),
     afterAppend: db.prepare(
       `UPDATE sessions SET message_count = message_count + 1, visible_count = visible_count + 1,

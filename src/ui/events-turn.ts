@@ -2,7 +2,6 @@
 // streamed text and thinking, the messages, usage, retries and errors.
 import type { Message } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
-import { isShellNote } from '../session/shellNote.js';
 import type { HandlerTable, UiHost } from './events-host.js';
 import { RETRY_LABEL, retryText, waitingText } from './status-text.js';
 import { itemId, keyArgument, messagesToItems, noReplyItem, searchItems } from './transcript.js';
@@ -88,7 +87,7 @@ function onMessage(h: UiHost, m: Message): void {
     h.append(...searchItems(m, itemId));
     return h.patchLive({ writingTools: [] });
   }
-  if (isToolResultMessage(m) || m.kind === 'meta' || isShellNote(m)) return;
+  if (isToolResultMessage(m) || m.kind === 'meta' || m.origin?.kind === 'shell') return;
   h.append(...messagesToItems([m]));
 }
 

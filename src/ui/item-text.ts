@@ -13,7 +13,7 @@ import { commandLines } from './command-text.js';
 import { searchLines } from './search-text.js';
 import type { Theme } from './theme.js';
 import { cutForModel, spillReceiptOf } from './tool-progress.js';
-import { SHELL_ROW_NAME } from '../session/shellNote.js';
+import { SHELL_ROW_NAME } from '../protocol/views.js';
 import type { ToolItem, ToolStatus, TranscriptItem } from './transcript.js';
 import { previewOf } from './transcript.js';
 

@@ -1,15 +1,11 @@
 // The finished things the transcript shows. Each item is rendered once (through <Static>) and
-// never changes afterwards, so everything it needs is captured when it is created.
-import { isPlanModeNote } from '../plan/plans.js';
+// never changes afterwards, so everything it needs is captured when it is created. What a
+// message is (a `!command`'s note, a date note, an attachment, a custom command as typed…) is
+// read from its origin, set by whoever made it (llm/messages.ts), never from its text.
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
-import type { Message, ToolResultBlock } from '../llm/messages.js';
+import type { Message, MessageOrigin, ToolResultBlock } from '../llm/messages.js';
 import { isToolResultMessage, textOf, toolUses } from '../llm/messages.js';
-import { isDateNote } from '../session/dateNote.js';
-import { attachmentLabel } from '../session/mentions.js';
-import { typedCommand } from '../session/typedCommand.js';
-import { parseShellNote, SHELL_ROW_NAME, type ShellNote } from '../session/shellNote.js';
-import { isInterruptedResult, UNANSWERED_PROMPT_REPLY } from '../session/repair.js';
-import type { CommandOutput } from '../protocol/views.js';
+import { SHELL_ROW_NAME, type CommandOutput } from '../protocol/views.js';
 import { searchItems, type SearchItem } from './search-text.js';
 
 export { searchItems } from './search-text.js';
@@ -84,12 +80,13 @@ export function messagesToItems(messages: readonly Message[], compactions: reado
 function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>): TranscriptItem[] {
   if (m.role === 'user') {
     if (isToolResultMessage(m)) return [];
+    if (m.origin?.kind === 'shell') return [shellItem(m.id, m.origin)];
+    // the person knows the date
+    if (m.origin?.kind === 'date_note') return [];
     const text = userText(m);
-    const shell = m.kind === 'normal' ? parseShellNote(text) : undefined;
-    if (shell) return [shellItem(m.id, shell)];
     if (m.kind === 'checkpoint') return [{ kind: 'checkpoint', id: itemId(), text }];
-    if (m.kind === 'meta') return isDateNote(text) ? [] : [{ kind: 'meta', id: itemId(), text }];
-    const attachments = m.blocks.flatMap((b) => (b.type === 'text' ? (attachmentLabel(b.text) ?? []) : []));
+    if (m.kind === 'meta') return [{ kind: 'meta', id: itemId(), text }];
+    const attachments = m.blocks.flatMap((b) => (b.type === 'text' && b.origin?.kind === 'attachment' ? [b.origin.label] : []));
     if (text.trim() === '') return [];
     return [attachments.length > 0 ? { kind: 'user', id: itemId(), text, attachments } : { kind: 'user', id: itemId(), text }];
   }
@@ -110,20 +107,20 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
       name: use.name,
       summary: keyArgument(use.input),
       status:
-        result === undefined || (result.isError && isInterruptedResult(result.content))
+        result === undefined || result.outcome === 'interrupted'
           ? 'interrupted'
-          : result.isError
-            ? denial(result.content)
-              ? 'denied'
-              : 'error'
-            : 'done',
+          : result.outcome === 'denied' || result.outcome === 'stopped'
+            ? 'denied'
+            : result.isError
+              ? 'error'
+              : 'done',
       output: result?.content ?? '',
     };
     if (result?.cleared) item.clearedTokens = result.cleared.originalTokens;
     out.push(item);
   }
   // the person denied a call and ended the turn there: the line the turn ended with, as it was shown
-  if (toolUses(m).some((u) => denial(results.get(u.id)?.content ?? '') === 'stop')) {
+  if (toolUses(m).some((u) => results.get(u.id)?.outcome === 'stopped')) {
     out.push({ kind: 'notice', id: itemId(), level: 'info', text: STOPPED_NOTICE });
   }
   return out;
@@ -133,26 +130,12 @@ function messageItems(m: Message, results: ReadonlyMap<string, ToolResultBlock>)
 export const STOPPED_NOTICE = 'Stopped: you denied the call and ended the turn';
 
 /**
- * Whether a stored tool result says the call was denied (by the person, the "deny" mode or for
- * want of anyone to approve), and whether the person also stopped the turn there. The texts are
- * those session/toolGate.ts and agent/runTools.ts write.
- */
-function denial(content: string): 'denied' | 'stop' | null {
-  if (/^The user denied this \S+ call.*, and stopped the turn: wait for their next message\.$/s.test(content)) return 'stop';
-  if (/^The user denied this \S+ call/.test(content) || content.startsWith('Not run: the user denied an earlier call')) return 'denied';
-  if (/^\S+ is not allowed here \(permissions mode "deny"\)/.test(content) || /^\S+ needs the user's approval, and nobody can approve/.test(content))
-    return 'denied';
-  return null;
-}
-
-/**
  * An assistant message that holds no reply (a turn interrupted before the model wrote anything,
  * or the marker left for an unanswered prompt) is no model reply: it is shown as a notice.
  */
 export function noReplyItem(m: Message): TranscriptItem | null {
   if (m.role !== 'assistant' || !m.interrupted || toolUses(m).length > 0) return null;
-  const text = textOf(m).trim();
-  if (text !== '' && text !== UNANSWERED_PROMPT_REPLY) return null;
+  if (textOf(m).trim() !== '' && m.origin?.kind !== 'unanswered') return null;
   return { kind: 'notice', id: itemId(), level: 'info', text: 'Interrupted before the model replied' };
 }
 
@@ -166,23 +149,18 @@ export function thinkingItem(m: Message): ThinkingItem | undefined {
 }
 
 /** A `!command` the person ran, shown as the tool row it was when it ran. */
-function shellItem(messageId: string, n: ShellNote): ToolItem {
-  return {
-    kind: 'tool',
-    id: itemId(),
-    toolUseId: messageId,
-    name: SHELL_ROW_NAME,
-    summary: n.command,
-    status: n.isError ? (isInterruptedResult(n.output) ? 'interrupted' : 'error') : 'done',
-    output: n.output,
-  };
+function shellItem(messageId: string, n: Extract<MessageOrigin, { kind: 'shell' }>): ToolItem {
+  return { kind: 'tool', id: itemId(), toolUseId: messageId, name: SHELL_ROW_NAME, summary: n.command, status: n.status, output: n.output };
 }
 
+/** What the person typed (a custom command as typed), hooks' context as it came; not the attachments (a line of their own) nor the plan-mode note. */
 function userText(m: Message): string {
   const parts: string[] = [];
   for (const b of m.blocks) {
-    if (b.type === 'text' && attachmentLabel(b.text) === undefined && !isPlanModeNote(b.text)) parts.push(typedCommand(b.text) ?? b.text);
-    else if (b.type === 'image') parts.push(`[image ${b.mediaType}]`);
+    if (b.type === 'text') {
+      if (b.origin === undefined || b.origin.kind === 'hook_context') parts.push(b.text);
+      else if (b.origin.kind === 'typed_command') parts.push(b.origin.typed);
+    } else if (b.type === 'image') parts.push(`[image ${b.mediaType}]`);
   }
   return parts.join('\n');
 }

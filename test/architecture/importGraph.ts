@@ -109,8 +109,24 @@ const SDK_ADAPTERS = new Set([
 const isSql = (to: string): boolean => to === 'better-sqlite3' || under('src/store')(to);
 const isUi = (to: string): boolean => to === 'ink' || to === 'react' || to === 'ink-testing-library' || under('src/ui')(to);
 
+/** Modules that write (or, for old rows, read) the texts of messages no person typed: the UI switches on the origin instead. */
+const PRODUCER_TEXTS = [
+  'src/session/shellNote.ts',
+  'src/session/dateNote.ts',
+  'src/session/mentions.ts',
+  'src/session/typedCommand.ts',
+  'src/session/repair.ts',
+  'src/plan/plans.ts',
+  'src/hooks/capability.ts',
+  'src/history/legacyOrigins.ts',
+];
+
 /** The layer rules of docs/DESIGN.md ("Layers"), each checked on every edge, type-only ones included. */
 export const LAYER_RULES: Rule[] = [
+  {
+    name: "the UI (src/ui/) reads what a message is from its origin (llm/messages.ts), never from its text: it imports none of the producers' modules whose texts it once parsed (session/shellNote.ts, dateNote.ts, mentions.ts, typedCommand.ts, repair.ts, plan/plans.ts, hooks/capability.ts) nor history/legacyOrigins.ts, where the store reads old rows' texts",
+    forbids: (e) => under('src/ui')(e.from) && PRODUCER_TEXTS.includes(e.to),
+  },
   {
     name: 'only the adapters (src/llm/anthropic.ts, openai.ts, responses.ts, and their web search parts) import the SDKs',
     forbids: (e) => isSdk(e.to) && !SDK_ADAPTERS.has(e.from),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolUses, type Message } from '../../src/llm/messages.js';
-import { shellNoteText } from '../../src/session/shellNote.js';
+import { shellNote } from '../../src/session/shellNote.js';
 import { endsUnanswered, INTERRUPTED_TOOL_RESULT, repairHistory, UNANSWERED_PROMPT_REPLY } from '../../src/session/repair.js';
 
 // The repair that runs when a stored session is loaded: whatever left the history invalid
@@ -57,7 +57,7 @@ describe('repairHistory', () => {
     const r = repairHistory(h)!;
     assertValid(r.messages);
     expect(r.added).toHaveLength(1);
-    expect(r.added[0]!.blocks).toEqual([{ type: 'tool_result', toolUseId: 't1', content: INTERRUPTED_TOOL_RESULT, isError: true }]);
+    expect(r.added[0]!.blocks).toEqual([{ type: 'tool_result', toolUseId: 't1', content: INTERRUPTED_TOOL_RESULT, isError: true, outcome: 'interrupted' }]);
     expect(r.notes.join()).toContain('1 tool call without a result closed as interrupted');
   });
 
@@ -93,7 +93,8 @@ describe('repairHistory', () => {
   });
 
   it('does not take a `!command` note for an unanswered prompt: it expects no reply', () => {
-    const note = prompt(shellNoteText({ command: 'ls', output: 'a.txt', isError: false }));
+    // the note as the session appends it (its origin says what it is); mutation: isShellNote always false fails this
+    const note = shellNote({ command: 'ls', output: 'a.txt', isError: false }, 'done');
     expect(endsUnanswered([prompt('a'), reply('b'), note])).toBe(false);
     expect(repairHistory([prompt('a'), reply('b'), note, prompt('c')])).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/llm/messages.js';
 import { withoutSecrets } from '../../src/session/sessionLog.js';
+import { shellNote } from '../../src/session/shellNote.js';
 
 // A key typed or echoed never enters the history; an image's base64 is pixels, not text, and is
 // never scanned (a run of it looked like a key and was cut: the provider then refused the image).
@@ -25,5 +26,14 @@ describe('withoutSecrets', () => {
     // mutation: scanning the whole JSON (the old way) cuts both images
     expect(out.blocks[1]).toEqual({ type: 'image', mediaType: 'image/png', data });
     expect(out.blocks[2]!.type === 'tool_result' && out.blocks[2]!.images).toEqual([{ type: 'image', mediaType: 'image/png', data: `${data}B` }]);
+  });
+
+  it("redacts a key in a `!command`'s origin (its command and output, kept again for the views)", () => {
+    const key = `sk-ant-api03-${'Cd2'.repeat(30)}`;
+    const note = shellNote({ command: `echo ${key}`, output: key, isError: false }, 'done');
+    const out = withoutSecrets(note);
+    expect(JSON.stringify(out)).not.toContain(key);
+    // mutation: withoutSecrets scanning the blocks alone leaves the key in the origin
+    expect(out.origin).toMatchObject({ kind: 'shell', status: 'done' });
   });
 });

@@ -170,3 +170,22 @@ export const archivedBy = (visible: readonly Message[], c: CompactionCommit): st
 
 /** Pinning only applies to plain turns here: pinned halves of tool pairs would split the pair. */
 const isPairHalf = (m: Message): boolean => isToolResultMessage(m) || m.blocks.some((b) => b.type === 'tool_use');
+
+/** A message as a build before schema v13 stored it: no origin on it or its text blocks, no outcome on its results. */
+export function asStoredBefore(m: Message): Message {
+  const { origin: _, ...rest } = m;
+  return {
+    ...rest,
+    blocks: m.blocks.map((b): Block => {
+      if (b.type === 'text') {
+        const { origin: _o, ...t } = b;
+        return t;
+      }
+      if (b.type === 'tool_result') {
+        const { outcome: _r, ...r } = b;
+        return r;
+      }
+      return b;
+    }),
+  };
+}

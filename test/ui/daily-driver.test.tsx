@@ -3,6 +3,11 @@ import { cleanup } from 'ink-testing-library';
 import { dumbTheme } from '../../src/ui/theme.js';
 import { SPINNER } from '../../src/ui/components/LiveRegion.js';
 import { FakeController, KEYS, msg, renderApp, renderAppSized, text, tick, waitFor } from './helpers.js';
+import { shellNote } from '../../src/session/shellNote.js';
+import type { TextOrigin } from '../../src/llm/messages.js';
+
+/** An attachment block's origin, as session/mentions.ts sets it (the transcript reads the label there, not in the text). */
+const attachment = (label: string): TextOrigin => ({ kind: 'attachment', label });
 
 // The conventions and defect fixes of issue #14, as the person meets them in the app.
 
@@ -180,14 +185,8 @@ describe('! shell mode in the prompt', () => {
     await app.waitForText('Shell git status');
     c.emit(
       { type: 'tool_end', id: 'sh1', name: 'Shell', output: { content: 'On branch main', isError: false }, durationMs: 40, status: 'done' },
-      {
-        type: 'message',
-        message: msg('user', [
-          text(
-            '[The user ran a shell command in the terminal (not a request to you); command and output for reference]\n$ git status\n<output>\nOn branch main\n</output>',
-          ),
-        ]),
-      },
+      // the note as the session appends it: its text for the model, its origin for the transcript
+      { type: 'message', message: shellNote({ command: 'git status', output: 'On branch main', isError: false }, 'done') },
       { type: 'busy', busy: false },
     );
     await app.waitForText('⎿ On branch main');
@@ -219,7 +218,12 @@ describe('@ file mentions in the prompt', () => {
 
   it('shows what a message attached', async () => {
     const c = new FakeController();
-    c.transcript = [msg('user', [text('explain @src/cli.ts'), text('[Attached by the user with @src/cli.ts: read with FileRead]\n     1\tconst x = 1;')])];
+    const attached = {
+      type: 'text' as const,
+      text: '[Attached by the user with @src/cli.ts: read with FileRead]\n     1\tconst x = 1;',
+      origin: attachment('src/cli.ts: read with FileRead'),
+    };
+    c.transcript = [msg('user', [text('explain @src/cli.ts'), attached])];
     const app = renderApp(c);
     await app.waitForText('⎿ attached @src/cli.ts: read with FileRead');
     expect(app.frame()).not.toContain('const x = 1');
@@ -229,7 +233,14 @@ describe('@ file mentions in the prompt', () => {
     const c = new FakeController();
     const preview = '[output o3: 6,000 lines, 120 KB; lines 1–40 and 5,961–6,000 shown; Recall id="o3" …]\n     1\trow 1';
     c.transcript = [
-      msg('user', [text('what is in @big.txt'), text(`[Attached by the user with @big.txt: too large to attach whole, archived as o3]\n${preview}`)]),
+      msg('user', [
+        text('what is in @big.txt'),
+        {
+          type: 'text',
+          text: `[Attached by the user with @big.txt: too large to attach whole, archived as o3]\n${preview}`,
+          origin: attachment('big.txt: too large to attach whole, archived as o3'),
+        },
+      ]),
     ];
     const app = renderApp(c);
     await app.waitForText('⎿ attached @big.txt: too large to attach whole, archived as o3');

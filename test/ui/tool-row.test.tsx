@@ -146,21 +146,29 @@ describe('a transcript item that cannot be rendered', () => {
 describe('agent notes in a resumed transcript', () => {
   it('hides the date note (the model needs it, the person does not) and shows other notes', async () => {
     const { messagesToItems } = await import('../../src/ui/transcript.js');
-    const { dateText } = await import('../../src/session/dateNote.js');
+    const { dateNoteFor } = await import('../../src/session/dateNote.js');
     const note = (t: string) => ({ id: t, role: 'user' as const, kind: 'meta' as const, createdAt: 1, blocks: [{ type: 'text' as const, text: t }] });
-    const items = messagesToItems([note(dateText(new Date('2026-11-26T10:00:00Z'))), note('Files restored after compaction: a.ts')]);
+    // the note as the session appends it; mutation: the transcript not switching on the date note's origin fails this
+    const items = messagesToItems([dateNoteFor([], new Date('2026-11-26T10:00:00Z'))!, note('Files restored after compaction: a.ts')]);
     expect(items).toEqual([expect.objectContaining({ kind: 'meta', text: 'Files restored after compaction: a.ts' })]);
   });
 });
 
 describe('an interrupted call in a resumed transcript', () => {
   // issue 30: an interrupted Bash came back as "error" after a resume (it was "interrupted" live);
-  // a real failure stays an error. Fails when the stored result's interruption is not recognized.
+  // a real failure stays an error. Fails when the stored result's outcome (set by agent/runTools.ts,
+  // derived for a row stored before it: test/history/legacyOrigins.test.ts) is not read.
   it('is shown as interrupted, as it was live; a failure stays an error', async () => {
     const { messagesToItems } = await import('../../src/ui/transcript.js');
     const { INTERRUPTED_RESULT } = await import('../../src/agent/runTools.js');
     const call = (id: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command: 'sleep 30' } });
-    const result = (id: string, content: string) => ({ type: 'tool_result' as const, toolUseId: id, content, isError: true });
+    const result = (id: string, content: string, outcome?: 'interrupted') => ({
+      type: 'tool_result' as const,
+      toolUseId: id,
+      content,
+      isError: true,
+      ...(outcome ? { outcome } : {}),
+    });
     const items = messagesToItems([
       { id: 'u', role: 'user', kind: 'normal', createdAt: 1, blocks: [{ type: 'text', text: 'run it' }] },
       { id: 'a', role: 'assistant', kind: 'normal', createdAt: 2, blocks: [call('t1'), call('t2'), call('t3')] },
@@ -170,8 +178,8 @@ describe('an interrupted call in a resumed transcript', () => {
         kind: 'normal',
         createdAt: 3,
         blocks: [
-          result('t1', `Command interrupted; partial output:\nworking\n[${INTERRUPTED_RESULT}]`),
-          result('t2', INTERRUPTED_RESULT),
+          result('t1', `Command interrupted; partial output:\nworking\n[${INTERRUPTED_RESULT}]`, 'interrupted'),
+          result('t2', INTERRUPTED_RESULT, 'interrupted'),
           result('t3', 'Command failed with exit code 1'),
         ],
       },
