@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
 import { loadConfig } from '../../src/config/config.js';
-import { checkDatabase, checkKeys, checkNode, type CheckResult } from '../../src/doctor/checks.js';
+import { checkCheckpoints, checkDatabase, checkKeys, checkNode, type CheckResult } from '../../src/doctor/checks.js';
 import { formatReport, type DoctorReport } from '../../src/doctor/doctor.js';
 import { tempDir } from '../tempDirs.js';
 
@@ -90,6 +92,37 @@ describe('database', () => {
   });
 });
 
+describe('checkpoints', () => {
+  /** A data folder whose one shadow store holds `kib` KiB of incompressible objects. */
+  function dataWithStore(kib: number): string {
+    const data = tempDir('agent-doctor-cp-');
+    const gitDir = join(data, 'checkpoints', 'p1.git');
+    execFileSync('git', ['init', '--quiet', '--bare', gitDir]);
+    writeFileSync(join(gitDir, 'project'), '/work/p1\n');
+    const blob = join(data, 'blob');
+    writeFileSync(blob, randomBytes(kib * 1024));
+    execFileSync('git', [`--git-dir=${gitDir}`, 'hash-object', '-w', blob]);
+    return data;
+  }
+
+  it('weighs the shadow stores against checkpoints.maxStoreMB in MiB, warning over it', async () => {
+    const home = tempDir('agent-doctor-home-');
+    const loaded = loadConfig({ cwd: home, env: { ANTHROPIC_API_KEY: 'k' }, flags: {}, home });
+    const cap1 = { ...loaded, checkpoints: { ...loaded.checkpoints, maxStoreMB: 1 } };
+    const small = await checkCheckpoints(cap1, dataWithStore(300));
+    expect(small).toMatchObject({
+      status: 'ok',
+      summary: expect.stringMatching(/^1 project, .+ in /),
+      details: [expect.stringMatching(/^\/work\/p1: [^,]+$/)],
+    });
+    const big = await checkCheckpoints(cap1, dataWithStore(1_600));
+    expect(big).toMatchObject({ status: 'warn', details: [expect.stringMatching(/^\/work\/p1: .+, over checkpoints.maxStoreMB \(1\)$/)] });
+    expect((await checkCheckpoints({ ...loaded, checkpoints: { ...loaded.checkpoints, enabled: false } }, dataWithStore(300))).summary).toBe(
+      'off (checkpoints.enabled is false)',
+    );
+  });
+});
+
 describe('the report', () => {
   const report = (checks: CheckResult[]): DoctorReport => ({ name: 'agent', version: '1.0.0', ok: checks.every((c) => c.status !== 'fail'), checks });
 
@@ -124,4 +157,6 @@ describe('the report', () => {
 
 // Mutations checked: checkNode's `minor < 11` as `minor < 10` passes 20.10 (fails "accepts 20.11.x"),
 // as `minor <= 11` fails 20.11.0; checkDatabase without its climb to an existing folder fails "not
-// created yet"; formatReport counting warnings as failures fails both report cases.
+// created yet"; formatReport counting warnings as failures fails both report cases;
+// checkCheckpoints' cap taken as KiB (`maxStoreMB * 1024`) warns on the 300 KiB store (the fresh
+// sample of 6 Dec, mutant 5).

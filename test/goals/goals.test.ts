@@ -79,6 +79,25 @@ describe('a session goal', () => {
     expect(goal.current?.used).toMatchObject({ turns: 2, tokens: 300 });
   });
 
+  it("each continuation quotes the latest check's output, not an earlier one's", async () => {
+    const outputs = ['FAIL: 3 tests', 'FAIL: 1 test (test_parse)', 'ok'];
+    const goals = new Goals(async () => {
+      const output = outputs.shift() ?? 'ok';
+      return { output, passed: output === 'ok' };
+    });
+    const goal = goals.open('s1');
+    goal.set(parseGoalArgs('fix the build --check "make"'));
+    // the check runs before the first turn too
+    expect(await goal.next({ planMode: false, signal })).toContain('FAIL: 3 tests');
+    feed(goal, turnEnd());
+    const cont = await goal.next({ planMode: false, signal });
+    expect(cont).toContain('FAIL: 1 test (test_parse)');
+    expect(cont).not.toContain('FAIL: 3 tests');
+    feed(goal, turnEnd());
+    expect(await goal.next({ planMode: false, signal })).toBeUndefined();
+    expect(goal.current?.status).toBe('complete');
+  });
+
   it('a budget ends it with one wrap-up turn, never as completion; resume gives the same budget again', async () => {
     const { goal } = goalWith();
     goal.set(parseGoalArgs('x --check "false" --turns 2'));
@@ -192,4 +211,6 @@ describe('the goals capability', () => {
 
 // Mutations checked: spentBudget ignoring turns (the --turns case continues), billed() leaving out
 // cacheReadTokens (the --tokens case continues), restore() not pausing a resumed active goal, the
-// tool set returning a new object each time (toBe fails), claim() accepting without running the check.
+// tool set returning a new object each time (toBe fails), claim() accepting without running the check,
+// the continuation quoting the first check's output (`g.checks.at(0)` in next(): "the latest check's
+// output" fails; the fresh sample of 6 Dec, mutant 6).

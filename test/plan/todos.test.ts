@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentTodos } from '../../src/plan/todos.js';
+import { currentTodos, todosOpen, type Todo } from '../../src/plan/todos.js';
 import { TOOL } from '../../src/tools/toolNames.js';
 import { assistant, results, user } from '../compaction/helpers.js';
 
@@ -17,6 +17,17 @@ describe('the task list a log sets', () => {
     expect(currentTodos(refused).map((t) => t.content)).toEqual(['first']);
     expect(currentTodos([user('hi'), call('tw4', 'never answered')])).toEqual([]);
   });
+
+  it('is work under way (shown above the prompt) while an item is neither completed nor cancelled', () => {
+    const of = (...statuses: Todo['status'][]): Todo[] => statuses.map((status, i) => ({ content: `step ${i}`, status }));
+    expect(todosOpen(of('completed', 'cancelled'))).toBe(false);
+    expect(todosOpen(of('cancelled'))).toBe(false);
+    expect(todosOpen(of('completed', 'pending'))).toBe(true);
+    expect(todosOpen(of('completed', 'blocked'))).toBe(true);
+    expect(todosOpen([])).toBe(false);
+  });
 });
 // Mutation checked: dropping `done.has(b.id) &&` from lastSuccessfulInput (plan/todos.ts) fails this
-// test (the unanswered call's list is taken).
+// test (the unanswered call's list is taken). todosOpen without `&& t.status !== 'cancelled'` (a
+// finished list with a cancelled item stays above the prompt) fails "is work under way" (the fresh
+// sample of 6 Dec, mutant 8).

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { followStatus } from '../../src/statusLine/follow.js';
 import { statusInput } from '../../src/statusLine/input.js';
 import { StatusCommand } from '../../src/statusLine/statusCommand.js';
 import { usage } from '../ui/fakes.js';
@@ -73,3 +74,41 @@ describe("the statusLine command's input", () => {
     expect(input(usage({ compacting })).agent_compacting).toEqual({ trigger: 'manual', ready: true, started_at_ms: 1_000 });
   });
 });
+
+describe('the figures the statusLine follows', () => {
+  it("counts every input token billed, cached ones included, and each reply's output, as Claude Code's total_input_tokens does", async () => {
+    const lines: string[] = [];
+    // the command runs at the start and again after the turn: its second line is the one under test
+    let second: () => void = () => undefined;
+    const twoLines = new Promise<void>((resolve) => {
+      second = resolve;
+    });
+    const follow = followStatus({
+      command: `"${process.execPath}" -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const c=JSON.parse(s).context_window;console.log('in='+c.total_input_tokens+' out='+c.total_output_tokens)})"`,
+      timeoutMs: 10_000,
+      cwd: tmpdir(),
+      env: process.env,
+      version: '1',
+      now: () => ({ sessionId: 's', model: 'claude-sonnet-5-5', permissionMode: 'ask', context: usage() }),
+      show: (l) => {
+        if (lines.push(l) === 2) second();
+      },
+      warn: (m) => {
+        if (lines.push(`warning: ${m}`) === 2) second();
+      },
+    });
+    try {
+      const billed = { inputTokens: 100, outputTokens: 50, cacheReadTokens: 1_000, cacheWriteTokens: 200 };
+      follow.onEvent({ type: 'usage', usage: billed, model: 'claude-sonnet-5-5', stopReason: 'end_turn' });
+      follow.onEvent({ type: 'usage', usage: { ...billed, cacheWriteTokens: 0 }, model: 'claude-sonnet-5-5', stopReason: 'end_turn' });
+      follow.onEvent({ type: 'turn_end', reason: 'end_turn', steps: 2, usage: billed, text: '' });
+      await twoLines;
+      expect(lines).toEqual(['in=0 out=0', 'in=2400 out=100']);
+    } finally {
+      follow.close();
+    }
+  });
+});
+
+// Mutation checked: followStatus adding only the uncached input (`input += u.inputTokens`) shows
+// in=200 and fails the last test (the fresh sample of 6 Dec, mutant 21).

@@ -1,7 +1,10 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
 import { describe, expect, it } from 'vitest';
+import { GitignoreRules } from '../../src/tools/gitignore.js';
 import { createGrepTool, runGrep, type GrepInput } from '../../src/tools/grep.js';
+import { grepDirRg } from '../../src/tools/grepRg.js';
+import type { GrepQuery } from '../../src/tools/grepTypes.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { age, call, ctx, tree, write } from './helpers.js';
 
@@ -306,6 +309,36 @@ describe('Grep: ripgrep gives the same results as the JavaScript engine', () => 
     }
   });
 
+  it('reads the lines of only the files the output shows: the files after them keep their counts and no lines', async () => {
+    // five files of three matching lines each; 4 results show a.ts's three and b.ts's first
+    const files: Record<string, string> = {};
+    for (const name of ['a', 'b', 'c', 'd', 'e']) files[`${name}.ts`] = 'foo 1\nbar\nfoo 2\nfoo 3\n';
+    const root = tree(files);
+    const q: GrepQuery = {
+      regex: /foo/,
+      source: 'foo',
+      unicode: true,
+      ignoreCase: false,
+      mode: 'lines',
+      contextLines: 0,
+      maxLinesPerFile: 4,
+      maxFileBytes: opts.maxFileBytes,
+    };
+    const hits = await grepDirRg(rgPath, 'foo', q, { kind: 'dir', dir: root, rules: new GitignoreRules(root) }, new AbortController().signal);
+    expect(hits?.map((h) => [basename(h.path), h.count, h.lines.length])).toEqual([
+      ['a.ts', 3, 3],
+      ['b.ts', 3, 3],
+      ['c.ts', 3, 0],
+      ['d.ts', 3, 0],
+      ['e.ts', 3, 0],
+    ]);
+    // and the tool's output is the one the JavaScript engine gives
+    const input: GrepInput = { pattern: 'foo', outputMode: 'lines', maxResults: 4 };
+    const rg = await runGrep(input, ctx(root), { ...opts, rgPath });
+    expect(rg.engine).toBe('rg');
+    expect(rg.output).toEqual((await runGrep(input, ctx(root), { ...opts, rgPath: null })).output);
+  });
+
   it('falls back to JavaScript when ripgrep cannot run', async () => {
     const root = paritySet();
     const run = await runGrep({ pattern: 'foo' }, ctx(root), { ...opts, rgPath: join(root, 'no-such-rg') });
@@ -316,4 +349,7 @@ describe('Grep: ripgrep gives the same results as the JavaScript engine', () => 
 
 // Mutations the parity test kills (issue 48's two-pass lines mode in grepRg.ts): the lines pass
 // given fewer files than the output shows (each file's share multiplied by 100); a shown file's
-// count taken from the lines pass (capped at maxResults) instead of the count pass.
+// count taken from the lines pass (capped at maxResults) instead of the count pass. The test of
+// the files the lines pass reads kills the one the output cannot show: each file counted as one
+// line toward maxResults (`n += 1`: the lines pass reads a.ts to d.ts, ~10x the JSON on a common
+// word; the lead's sample of 6 Dec, mutant 5).
