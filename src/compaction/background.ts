@@ -243,9 +243,16 @@ export class BackgroundCompaction {
    * One boundary. A failed job is recorded (and shown once); a ready draft is swapped in when it
    * is due (a manual one at once, an automatic one from the auto threshold), after its warm-up;
    * at the hard limit with no summary ready a compaction without a summary is applied; past the
-   * prefire threshold a job starts. `idle`: the session is at rest, nothing is started.
+   * prefire threshold a job starts. `idle`: the session is at rest, nothing is started; `ending`:
+   * a print run ends, a draft already written is swapped in though not due (cancelled, its summary would be paid for nothing).
    */
-  async step(ctx: CompactionContext, measured: Measurement, tokens: number, emit: Emit, at: { idle: boolean; warm: boolean }): Promise<BoundaryStep> {
+  async step(
+    ctx: CompactionContext,
+    measured: Measurement,
+    tokens: number,
+    emit: Emit,
+    at: { idle: boolean; warm: boolean; ending?: boolean },
+  ): Promise<BoundaryStep> {
     const { ladder } = this.host;
     const job = this.job;
     const hard = tokens >= ladder.blocking;
@@ -257,7 +264,7 @@ export class BackgroundCompaction {
         return { outcomes: [this.failure(job, failed, emit)], handled: true };
       }
       const draft = job.draft();
-      const due = job.trigger === 'manual' || tokens >= ladder.auto;
+      const due = job.trigger === 'manual' || tokens >= ladder.auto || (at.ending === true && draft !== undefined);
       // one step before the threshold (at the growth of the last step) the warm-up goes out beside
       // that step's request, so the swap at the threshold finds it done: no step at the full size waits for it
       const ahead = !due && at.warm && !at.idle && tokens + growth >= ladder.auto;

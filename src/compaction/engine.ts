@@ -106,11 +106,11 @@ export class CompactionEngine {
   }
 
   /** The session is at rest: a background job that settled is recorded, or swapped in when due. */
-  async atRest(ctx: CompactionContext, emit: Emit): Promise<Outcome[]> {
+  async atRest(ctx: CompactionContext, emit: Emit, ending = false): Promise<Outcome[]> {
     if (!this.bg?.pending() || ctx.history.length === 0) return [];
     await this.deps.counter.load();
     const measured = this.measureCtx(ctx);
-    const step = await this.bg.step(ctx, measured, measured.tokens, emit, { idle: true, warm: true });
+    const step = await this.bg.step(ctx, measured, measured.tokens, emit, { idle: true, warm: true, ending });
     return step.outcomes.map((o) => this.booked(o));
   }
 
