@@ -199,7 +199,7 @@ export class BackgroundCompaction {
     // an automatic draft is swapped in at the auto threshold with everything after its snapshot
     // kept verbatim: the snapshot keeps only what the synchronous path would keep less what will
     // have come after it by then, so the context after the swap is about the synchronous path's
-    const tailBudget = trigger === 'auto' ? projectedTail(head, measured, tokens, this.host.ladder.auto) : undefined;
+    const tailBudget = trigger === 'auto' ? projectedTail(head, measured, tokens, this.dueAt(tokens)) : undefined;
     const deadlineMs = this.host.cfg.summaryDeadlineSeconds * 1000;
     const job = new BackgroundJob(
       {
@@ -264,10 +264,13 @@ export class BackgroundCompaction {
         return { outcomes: [this.failure(job, failed, emit)], handled: true };
       }
       const draft = job.draft();
-      const due = job.trigger === 'manual' || tokens >= ladder.auto || (at.ending === true && draft !== undefined);
+      // an automatic swap is due at the auto threshold, or at the hard limit while the cooldown after
+      // the last compaction holds (as the synchronous path's compaction is: as often, no more)
+      const dueAt = job.trigger === 'auto' ? this.dueAt(tokens) : ladder.auto;
+      const due = job.trigger === 'manual' || tokens >= dueAt || (at.ending === true && draft !== undefined);
       // one step before the threshold (at the growth of the last step) the warm-up goes out beside
       // that step's request, so the swap at the threshold finds it done: no step at the full size waits for it
-      const ahead = !due && at.warm && !at.idle && tokens + growth >= ladder.auto;
+      const ahead = !due && at.warm && !at.idle && tokens + growth >= dueAt;
       if (draft && (due || ahead)) {
         const swapped = await this.swap(job, draft, ctx, tokens, hard, at.warm, !due);
         if (swapped === 'later') return { outcomes: [], handled: due };
@@ -294,13 +297,19 @@ export class BackgroundCompaction {
    * snapshot is kept verbatim at the swap, so the context after it is about the synchronous path's.
    */
   private prefires(ctx: CompactionContext, measured: Measurement, tokens: number, growth: number): boolean {
-    const { cfg, ladder } = this.host;
+    const { cfg } = this.host;
     const head = this.host.head();
     const budget = head.budgets(measured.systemRaw + measured.toolsRaw).tailTokens;
-    if (tokens < prefirePoint(cfg, ladder.auto, budget)) return false;
-    if (cfg.prefire !== undefined || tokens >= ladder.auto) return true;
+    const due = this.dueAt(tokens);
+    if (tokens < prefirePoint(cfg, due, budget)) return false;
+    if (cfg.prefire !== undefined || tokens >= due) return true;
     const kept = selectSplit(ctx.history, { tailTurns: cfg.tailTurns, tailTokens: budget }, (m) => head.ratio * head.deps.counter.countMessage(m));
-    return tokens >= ladder.auto - kept.tailTokens + growth;
+    return tokens >= due - kept.tailTokens + growth;
+  }
+
+  /** Where an automatic swap is due: the auto threshold, or the hard limit while the cooldown after the last compaction holds. */
+  private dueAt(tokens: number): number {
+    return this.host.guards.coolingDown(tokens) ? this.host.ladder.blocking : this.host.ladder.auto;
   }
 
   /** The larger growth of the last two steps (a tool call's result and an answer alternate): the next step's, guessed. */
