@@ -38,7 +38,9 @@ function responder(calls: number): Responder {
 
 async function session(turns: number, calls: number, command: string | undefined): Promise<{ billed: number; requests: number }> {
   const server = await startFakeServer({ fallback: { text: 'ok' }, responder: responder(calls) });
-  const place = benchPlace('billed', server.anthropicBaseURL, JSON.stringify({ permissions: { mode: 'allow' } }));
+  // AGENT_BENCH_COMPACTION: the agent's compaction settings (JSON), e.g. {"background":false} for the synchronous path
+  const compaction: unknown = JSON.parse(process.env.AGENT_BENCH_COMPACTION ?? '{}');
+  const place = benchPlace('billed', server.anthropicBaseURL, JSON.stringify({ permissions: { mode: 'allow' }, compaction }));
   const { root, project } = place;
   writeModules(project, MODULES);
   peerHome(place.home, [project]);

@@ -5,11 +5,12 @@
 // 30K window runs in-process through the real Anthropic adapter and SDK against the fake server,
 // as `-p` runs it (the turn, then the print run's settle of a due background compaction). The
 // summarizer answers after 0, 5 and 30 s, or never; each with compaction.background on (the
-// default) and off (the synchronous path). Reported per run: the longest wait between two model
+// default prefire point), on with compaction.prefire 0.7 (the summary started earlier) and off
+// (the synchronous path). Reported per run: the longest wait between two model
 // requests of the loop, the p95 of those waits (the per-step latency), the whole run, and what
 // compaction did. A synchronous run whose summarizer never answers is stopped after HANG_CAP_MS.
 // Then the billed input of the caching bench's 40-turn session (two auto compactions), background
-// on vs off: what writing summaries ahead and warming the cache cost.
+// on (default, prefire 0.7) vs off: what writing summaries ahead and warming the cache cost.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ interface WaitRun {
   compactions: string[];
 }
 
-async function loop(summarizer: Summarizer, background: boolean): Promise<WaitRun> {
+async function loop(summarizer: Summarizer, background: boolean, prefire?: number): Promise<WaitRun> {
   const server = await startFakeServer({ contextWindow: 1_000_000 });
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-bgwait-'));
   try {
@@ -60,7 +61,7 @@ async function loop(summarizer: Summarizer, background: boolean): Promise<WaitRu
         permissions: { mode: 'allow' },
         models: { [MODEL]: { contextWindow: 30_000, maxOutputTokens: 4_096, provider: 'anthropic' } },
         // micro compaction kept out of the way: every output recent
-        compaction: { background, microKeepRecent: 100 },
+        compaction: { background, microKeepRecent: 100, ...(prefire !== undefined ? { prefire } : {}) },
       }),
     );
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
@@ -130,18 +131,23 @@ async function main(): Promise<void> {
   const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
   console.log(`${STEPS}-step -p tool loop on a 30K window, replies ${STEP_MS} ms late; waits between two model requests of the loop:`);
   for (const summarizer of SUMMARIZERS)
-    for (const background of [true, false]) {
-      const r = await loop(summarizer, background);
+    for (const [path, background, prefire] of [
+      ['background ', true, undefined],
+      ['bg, pre 0.7', true, 0.7],
+      ['synchronous', false, undefined],
+    ] as const) {
+      const r = await loop(summarizer, background, prefire);
       console.log(
-        `  summarizer ${r.summarizer.padEnd(5)} ${background ? 'background ' : 'synchronous'}  longest ${s(r.longestGapMs).padStart(8)}  p95 ${s(r.p95GapMs).padStart(7)}  ` +
+        `  summarizer ${r.summarizer.padEnd(5)} ${path}  longest ${s(r.longestGapMs).padStart(8)}  p95 ${s(r.p95GapMs).padStart(7)}  ` +
           `run ${s(r.totalMs).padStart(8)}${r.finished ? '' : ` NOT FINISHED (stopped after ${HANG_CAP_MS / 1000} s)`}  compactions: ${r.compactions.join(', ') || 'none'}`,
       );
     }
   const on = await runSession('background on (default)', true, undefined);
+  const early = await runSession('background, prefire 0.7', true, undefined, { prefire: 0.7 });
   const off = await runSession('background off (synchronous)', true, undefined, { background: false });
   const n = (v: number): string => v.toLocaleString('en-US');
   console.log("caching bench's 40-turn session, Anthropic billing (input + 1.25× writes + 0.1× reads):");
-  for (const x of [on, off])
+  for (const x of [on, early, off])
     console.log(
       `  ${x.label.padEnd(30)} billed ${n(x.billedInput).padStart(9)}  (${x.requests} requests, ${x.autoCompactions} auto compactions, summaries billed ${n(x.summaryBilled)})`,
     );

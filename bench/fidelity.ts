@@ -73,6 +73,8 @@ async function run(trigger: Trigger, keeper: Keeper, ledger: boolean): Promise<F
         permissions: { mode: 'allow' },
         ...(small ? { models: { [MODEL]: { contextWindow: 9_000, maxOutputTokens: 1_500, provider: 'anthropic' } } } : {}),
         compaction: {
+          // AGENT_BENCH_COMPACTION: more compaction settings (JSON), e.g. {"background":false} for the synchronous path
+          ...(JSON.parse(process.env.AGENT_BENCH_COMPACTION ?? '{}') as Record<string, unknown>),
           ledger,
           ...(small ? { autoBufferTokens: 1_000, warningBufferTokens: 1_500, microBufferTokens: 1_200, blockingBufferTokens: 300, tailTurns: 2 } : {}),
         },

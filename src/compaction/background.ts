@@ -13,6 +13,7 @@ import type { CompactionContext, Warm } from './engineDeps.js';
 import type { Guards } from './guards.js';
 import { assembleHead } from './headAssembly.js';
 import { draftHead, summarizeHead } from './headPlan.js';
+import { selectSplit } from './split.js';
 import type { HeadDeps, HeadDraft, LlmRun } from './headSummary.js';
 import type { Measurement } from './meter.js';
 import { bareRecord, CANCELLED, type Emit, type Outcome } from './outcome.js';
@@ -145,6 +146,22 @@ const hardLimitReason = (job: BackgroundJob | undefined, now: number, lastFailur
     : `the context reached its hard limit with no summary ready${lastFailure ? ` (the last summary failed: ${lastFailure})` : ''}`;
 
 /**
+ * Where an automatic background summary starts: `compaction.prefire` of the auto threshold, or by
+ * default the auto threshold less the tail the synchronous path keeps (`tailTokens` as fitted to
+ * the window). What comes after the snapshot is kept verbatim at the swap, so a summary started
+ * earlier leaves a larger context than the synchronous path's and the session compacts more often.
+ */
+export function prefirePoint(cfg: CompactionConfig, auto: number, tailTokens: number): number {
+  return cfg.prefire !== undefined ? Math.round(cfg.prefire * auto) : Math.max(0, auto - tailTokens);
+}
+
+/** The tail an automatic snapshot keeps: the synchronous path's tail budget less the growth still to come before the auto threshold. */
+function projectedTail(head: HeadDeps, measured: Measurement, tokens: number, auto: number): number {
+  const { tailTokens } = head.budgets(measured.systemRaw + measured.toolsRaw);
+  return Math.max(0, tailTokens - Math.max(0, auto - tokens));
+}
+
+/**
  * The session's background compaction: one job at a time, its decisions at each boundary
  * (before a model call, or at rest), the swap and its warm-up, the fallback at the hard limit.
  */
@@ -153,6 +170,8 @@ export class BackgroundCompaction {
   /** The failure last shown: the same failure again is recorded, not shown again. */
   private lastShown: string | undefined;
   private lastFailure: string | undefined;
+  /** The context at the last boundaries before a model call: the next step's growth is guessed from theirs. */
+  private seen: number[] = [];
 
   constructor(private readonly host: BackgroundHost) {}
 
@@ -177,6 +196,10 @@ export class BackgroundCompaction {
   start(trigger: 'auto' | 'manual', ctx: CompactionContext, measured: Measurement, tokens: number, focus: string | undefined, emit: Emit): BackgroundJob {
     this.cancel();
     const head = this.host.head();
+    // an automatic draft is swapped in at the auto threshold with everything after its snapshot
+    // kept verbatim: the snapshot keeps only what the synchronous path would keep less what will
+    // have come after it by then, so the context after the swap is about the synchronous path's
+    const tailBudget = trigger === 'auto' ? projectedTail(head, measured, tokens, this.dueAt(tokens)) : undefined;
     const deadlineMs = this.host.cfg.summaryDeadlineSeconds * 1000;
     const job = new BackgroundJob(
       {
@@ -187,7 +210,18 @@ export class BackgroundCompaction {
         emit,
         settled: () => this.host.settled(),
         run: (signal, jobEmit) =>
-          draftHead(head, { trigger, ctx, measured, tokensBefore: tokens, focus, restore: true, signal, emit: jobEmit, background: true }),
+          draftHead(head, {
+            trigger,
+            ctx,
+            measured,
+            tokensBefore: tokens,
+            focus,
+            restore: true,
+            signal,
+            emit: jobEmit,
+            background: true,
+            ...(tailBudget !== undefined ? { tailBudget } : {}),
+          }),
       },
       deadlineMs,
     );
@@ -209,12 +243,20 @@ export class BackgroundCompaction {
    * One boundary. A failed job is recorded (and shown once); a ready draft is swapped in when it
    * is due (a manual one at once, an automatic one from the auto threshold), after its warm-up;
    * at the hard limit with no summary ready a compaction without a summary is applied; past the
-   * prefire threshold a job starts. `idle`: the session is at rest, nothing is started.
+   * prefire threshold a job starts. `idle`: the session is at rest, nothing is started; `ending`:
+   * a print run ends, a draft already written is swapped in though not due (cancelled, its summary would be paid for nothing).
    */
-  async step(ctx: CompactionContext, measured: Measurement, tokens: number, emit: Emit, at: { idle: boolean; warm: boolean }): Promise<BoundaryStep> {
+  async step(
+    ctx: CompactionContext,
+    measured: Measurement,
+    tokens: number,
+    emit: Emit,
+    at: { idle: boolean; warm: boolean; ending?: boolean },
+  ): Promise<BoundaryStep> {
     const { ladder } = this.host;
     const job = this.job;
     const hard = tokens >= ladder.blocking;
+    const growth = at.idle ? 0 : this.grown(tokens);
     if (job) {
       const failed = job.ended();
       if (failed) {
@@ -222,9 +264,16 @@ export class BackgroundCompaction {
         return { outcomes: [this.failure(job, failed, emit)], handled: true };
       }
       const draft = job.draft();
-      if (draft && (job.trigger === 'manual' || tokens >= ladder.auto)) {
-        const swapped = await this.swap(job, draft, ctx, tokens, hard, at.warm);
-        if (swapped === 'later') return { outcomes: [], handled: true };
+      // an automatic swap is due at the auto threshold, or at the hard limit while the cooldown after
+      // the last compaction holds (as the synchronous path's compaction is: as often, no more)
+      const dueAt = job.trigger === 'auto' ? this.dueAt(tokens) : ladder.auto;
+      const due = job.trigger === 'manual' || tokens >= dueAt || (at.ending === true && draft !== undefined);
+      // one step before the threshold (at the growth of the last step) the warm-up goes out beside
+      // that step's request, so the swap at the threshold finds it done: no step at the full size waits for it
+      const ahead = !due && at.warm && !at.idle && tokens + growth >= dueAt;
+      if (draft && (due || ahead)) {
+        const swapped = await this.swap(job, draft, ctx, tokens, hard, at.warm, !due);
+        if (swapped === 'later') return { outcomes: [], handled: due };
         if (swapped !== 'diverged') return { outcomes: [swapped], handled: true };
         this.cancel(); // the history moved under it (a rewind, an /uncompact): planned again below
       } else if (draft || !job.settledNow()) {
@@ -236,10 +285,38 @@ export class BackgroundCompaction {
     if (at.idle || !this.host.cfg.auto) return { outcomes: [], handled: false };
     if (hard && this.host.guards.mayRunAuto(tokens).run)
       return { outcomes: [await this.fallback(ctx, measured, tokens, hardLimitReason(undefined, this.host.now(), this.lastFailure), emit)], handled: true };
-    const prefire = Math.round(this.host.cfg.prefire * ladder.auto);
-    if (tokens < prefire || !this.host.guards.mayPrefire()) return { outcomes: [], handled: false };
+    if (!this.prefires(ctx, measured, tokens, growth) || !this.host.guards.mayPrefire()) return { outcomes: [], handled: false };
     this.start('auto', ctx, measured, tokens, undefined, emit);
     return { outcomes: [], handled: tokens >= ladder.auto };
+  }
+
+  /**
+   * Whether an automatic summary starts now: past `compaction.prefire` of the auto threshold when
+   * it is set; by default once what is still to come before the auto threshold is no more than
+   * the tail the synchronous path would keep now (its turns within `tailTokens`): what follows the
+   * snapshot is kept verbatim at the swap, so the context after it is about the synchronous path's.
+   */
+  private prefires(ctx: CompactionContext, measured: Measurement, tokens: number, growth: number): boolean {
+    const { cfg } = this.host;
+    const head = this.host.head();
+    const budget = head.budgets(measured.systemRaw + measured.toolsRaw).tailTokens;
+    const due = this.dueAt(tokens);
+    if (tokens < prefirePoint(cfg, due, budget)) return false;
+    if (cfg.prefire !== undefined || tokens >= due) return true;
+    const kept = selectSplit(ctx.history, { tailTurns: cfg.tailTurns, tailTokens: budget }, (m) => head.ratio * head.deps.counter.countMessage(m));
+    return tokens >= due - kept.tailTokens + growth;
+  }
+
+  /** Where an automatic swap is due: the auto threshold, or the hard limit while the cooldown after the last compaction holds. */
+  private dueAt(tokens: number): number {
+    return this.host.guards.coolingDown(tokens) ? this.host.ladder.blocking : this.host.ladder.auto;
+  }
+
+  /** The larger growth of the last two steps (a tool call's result and an answer alternate): the next step's, guessed. */
+  private grown(tokens: number): number {
+    this.seen = [...this.seen.slice(-2), tokens];
+    const [a, b, c] = this.seen;
+    return a === undefined || b === undefined || c === undefined ? 0 : Math.max(b - a, c - b, 0);
   }
 
   /** The swap: the draft assembled with what followed it, warmed first where the cache applies. */
@@ -250,22 +327,25 @@ export class BackgroundCompaction {
     tokens: number,
     force: boolean,
     warmFirst: boolean,
+    ahead = false,
   ): Promise<Outcome | 'later' | 'diverged'> {
     const w = job.warm;
-    if (w && !w.done && !force) return 'later';
+    if ((w && !w.done && !force) || (w && ahead)) return 'later';
     const history = ctx.history;
     const reuse = w?.done && w.upTo <= history.length && history[w.upTo - 1]?.id === w.lastId ? w.checkpoint : undefined;
     const a = await assembleHead(this.host.head(), draft, { history, tokensBefore: tokens, restore: true, signal: job.signal, force, checkpoint: reuse });
     if (a === 'wait') return 'later';
     if (a === 'diverged') return a;
     if (!a.outcome.commit || !a.messages || !a.checkpoint) {
+      // not yet due: the swap at the threshold decides
+      if (ahead) return 'later';
       this.job = undefined;
       return a.outcome;
     }
     const warm = warmFirst ? this.host.warm : undefined;
     // the first request after the swap is this history: warmed (unless it is the checkpoint
     // alone, closing a thinking loop, or the hard limit leaves no time), it reads it from the cache
-    if (!warm || reuse || force || a.closesLoop) return a.outcome;
+    if (!warm || reuse || force || a.closesLoop) return ahead ? 'later' : a.outcome;
     const messages = a.messages;
     const state: WarmState = { checkpoint: a.checkpoint, upTo: history.length, lastId: history.at(-1)?.id, done: false, promise: Promise.resolve() };
     state.promise = warm(messages, job.signal)

@@ -10,7 +10,7 @@ import { ledgerTokens } from './ledgerStep.js';
 import { openThinkingLoop } from './openLoop.js';
 import { contextRaw, liveThinkingRaw, type ThinkingRoom } from './thinkingRoom.js';
 import { microOutcome, microWorth, planMicro, type MicroPlan } from './microPlan.js';
-import { BackgroundCompaction, type PendingCompaction } from './background.js';
+import { BackgroundCompaction, prefirePoint, type PendingCompaction } from './background.js';
 import { detectSilentOverflow, reactiveTailBudget } from './overflow.js';
 import { Summarizer } from './summarize.js';
 import { adoptReported, needsExactCounts, observeUncounted, partsKey, reportOf, roughTokens } from './uncounted.js';
@@ -106,11 +106,11 @@ export class CompactionEngine {
   }
 
   /** The session is at rest: a background job that settled is recorded, or swapped in when due. */
-  async atRest(ctx: CompactionContext, emit: Emit): Promise<Outcome[]> {
+  async atRest(ctx: CompactionContext, emit: Emit, ending = false): Promise<Outcome[]> {
     if (!this.bg?.pending() || ctx.history.length === 0) return [];
     await this.deps.counter.load();
     const measured = this.measureCtx(ctx);
-    const step = await this.bg.step(ctx, measured, measured.tokens, emit, { idle: true, warm: true });
+    const step = await this.bg.step(ctx, measured, measured.tokens, emit, { idle: true, warm: true, ending });
     return step.outcomes.map((o) => this.booked(o));
   }
 
@@ -159,7 +159,9 @@ export class CompactionEngine {
     if (!this.deps.counter.ready) {
       // an upper bound below every threshold settles it: measuring would find nothing to do; the background
       // summary's prefire threshold (a write-ahead, not a limit) is judged on the gauge's rough figure
-      const prefire = this.bg && roughTokens(this.deps.counter, ctx, this.st.reported, this.ratio(), this.room) >= this.cfg.prefire * this.ladder.auto;
+      const prefire =
+        this.bg &&
+        roughTokens(this.deps.counter, ctx, this.st.reported, this.ratio(), this.room) >= prefirePoint(this.cfg, this.ladder.auto, this.budgets(0).tailTokens);
       if (!this.bg?.pending() && !prefire && !needsExactCounts(this.deps.counter, ctx, this.ladder, this.ratio(), this.st.reported, this.mayTruncate())) {
         this.guards.measured(0); // under every threshold
         return [];

@@ -185,6 +185,11 @@ export class Guards {
     return tokens >= this.t.blocking && tokens - (this.st.exhaustedTokens ?? tokens) >= this.t.effective * REGROWTH_SHARE;
   }
 
+  /** The cooldown after an automatic compaction holds the next one back until the hard limit (a background swap too). */
+  coolingDown(tokens: number): boolean {
+    return this.st.cooldownTurnsLeft > 0 && tokens < this.t.blocking;
+  }
+
   /** Whether a background summary may start: the stops hold it back, the cooldown does not (it only writes ahead; the swap is a boundary's work). */
   mayPrefire(): boolean {
     return this.cfg.auto && !this.stopped();

@@ -91,8 +91,8 @@ export const CompactionSchema = z.strictObject({
    * session stops for the summary at the auto threshold (the path before issue 43).
    */
   background: z._default(z.boolean(), true),
-  /** The background summary starts at this share of the auto threshold. */
-  prefire: z._default(z.number().check(z.positive(), z.lte(1)), 0.7),
+  /** The background summary starts at this share of the auto threshold; unset: at the auto threshold less the tail a compaction keeps (`tailTokens` fitted to the window), where it costs no more than the synchronous path. */
+  prefire: z.optional(z.number().check(z.positive(), z.lte(1))),
   /** A summary request that has not answered after this many seconds is cancelled (and tried again later); at the hard limit a compaction without a summary is applied instead. */
   summaryDeadlineSeconds: z._default(positiveInt, 120),
   /** Standing instructions for every summary (what to keep, what to stress), merged with /compact focus: and PreCompact hooks' output. */

@@ -61,7 +61,9 @@ export class RestingCompaction {
   /**
    * The end of a print run: a background compaction that is due (manual, or past the auto
    * threshold) is waited for under its deadline, warmed and swapped in, so the next run starts
-   * compacted; one that is not due yet is cancelled. Nothing is left running.
+   * compacted; so is an automatic one whose summary is already written (its cost is paid: each
+   * `-p --continue` run past the prefire point would otherwise pay for a summary it throws away).
+   * One still running and not due is cancelled. Nothing is left running.
    */
   async settle(): Promise<void> {
     // a step at rest the turn's end started finishes before the run's result
@@ -69,9 +71,16 @@ export class RestingCompaction {
     const engine = this.deps.engine();
     const pending = engine.pending();
     if (!pending) return;
-    if (pending.trigger === 'manual' || this.deps.usage().tokens >= engine.thresholds().auto)
-      for (let step = 0; step < SETTLE_STEPS && (await engine.settleBackground()); step++) await this.chain();
-    engine.cancelBackground();
+    if (pending.trigger === 'manual' || pending.ready || this.deps.usage().tokens >= engine.thresholds().auto)
+      for (let step = 0; step < SETTLE_STEPS && (await engine.settleBackground()); step++) await this.chain(true);
+    // one not due (or not settled) is cancelled; its live row (stream-json's "compacting" status) is closed
+    const left = engine.pending();
+    if (left && engine.cancelBackground())
+      this.deps.emit({
+        type: 'compaction_skipped',
+        trigger: left.trigger,
+        reason: 'cancelled: the run ended before the summary was due; the history stays as it is',
+      });
   }
 
   /** The session ends: the background request is cancelled. */
@@ -96,22 +105,22 @@ export class RestingCompaction {
   }
 
   /** Steps at rest run one after the other (a settle's and a settled job's could otherwise both commit one swap). */
-  private chain(): Promise<unknown> {
+  private chain(ending = false): Promise<unknown> {
     const previous = this.resting;
     const next = (async () => {
       await previous;
-      if (!this.deps.busy()) await this.step();
+      if (!this.deps.busy()) await this.step(ending);
     })().catch((e: unknown) => debug('background compaction at rest failed', { error: e instanceof Error ? e.message : String(e) }));
     this.resting = next;
     return next;
   }
 
   /** One boundary at rest; a prompt that arrived meanwhile makes the swap wait for its own boundary. */
-  private async step(): Promise<void> {
+  private async step(ending: boolean): Promise<void> {
     const history = this.deps.messages();
     const [count, last] = [history.length, history.at(-1)?.id];
     await this.deps.compaction(async (emit) => {
-      const outcomes = await this.deps.engine().atRest(this.deps.ctx(), emit);
+      const outcomes = await this.deps.engine().atRest(this.deps.ctx(), emit, ending);
       const now = this.deps.messages();
       const moved = now.length !== count || now.at(-1)?.id !== last;
       return outcomes.filter((o) => !(moved && o.commit));

@@ -98,7 +98,6 @@ describe('.agentrc schema', () => {
         summaryInputTokens: 0,
         chunkConcurrency: 2,
         background: true,
-        prefire: 0.7,
         summaryDeadlineSeconds: 120,
         engine: 'own',
         verify: false,

@@ -34,7 +34,9 @@ const isCheckpointed = (v: RequestView): boolean => {
 function loopWorkspace(compaction: Record<string, unknown> = {}): Workspace {
   const ws = workspace({
     models: { [MODEL]: { contextWindow: 30_000, maxOutputTokens: 4_096, provider: 'anthropic' } },
-    compaction: { microKeepRecent: 100, ...compaction },
+    // the summary starts at 0.7 of the auto threshold (the default starts it later, where it costs no more
+    // than the synchronous path): the slow summarizer has the time to answer before the hard limit
+    compaction: { microKeepRecent: 100, prefire: 0.7, ...compaction },
   });
   server.settings.contextWindow = { [MODEL]: 30_000, '*': 1_000_000 };
   for (let i = 0; i < 10; i++) bigFile(ws, `f${i}.txt`, 60);
