@@ -43,8 +43,6 @@ import { BackgroundCommands } from './background/commands.js';
 import { goalsCapability } from './goals/capability.js';
 import { bashCheck } from './goals/check.js';
 import { Goals } from './goals/goals.js';
-import { backgroundSection } from './background/ledgerSection.js';
-import { ledgerSections } from './ledger/registry.js';
 import type { SandboxRuntime } from './sandbox/runtime.js';
 import { startSandbox } from './sandbox/start.js';
 
@@ -263,7 +261,6 @@ export async function createRuntime(
         : undefined;
     // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
     const background = new BackgroundCommands({ root: join(dirname(config.dbPath), 'background'), maxRunning: config.bash.maxBackground, redact });
-    ledgerSections().register(backgroundSection);
     const goals = new Goals(
       bashCheck(
         tools.find((t) => t.name === TOOL.Bash),

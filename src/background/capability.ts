@@ -8,6 +8,7 @@ import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
 import type { BackgroundCommands } from './commands.js';
 import { createKillShellTool } from './killShell.js';
+import { backgroundSection } from './ledgerSection.js';
 import type { ShellRecord } from './shells.js';
 
 export function backgroundCapability(commands: BackgroundCommands): Capability {
@@ -19,6 +20,7 @@ export function backgroundCapability(commands: BackgroundCommands): Capability {
       return {
         tools: registerTools([createKillShellTool(shells)]),
         background: shells,
+        ledger: [backgroundSection],
         hooks: {
           beforePrompt: async () => ({ blocks: shells.notices().map((text) => ({ type: 'text' as const, text })) }),
           notices: () => shells.notices(),
