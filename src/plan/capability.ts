@@ -2,7 +2,7 @@
 // it is in plan mode (the gate enforces it: tools/permissions.ts), and the ledger sections that
 // carry the task list and the approved plan through compaction. The list and the plan are read
 // from the session's log (todos.ts, plans.ts), so they need no saved state of their own.
-import type { Capability } from '../capability/capability.js';
+import type { Capability, CapabilityFactory } from '../capability/capability.js';
 import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
 import { PLAN_SECTIONS } from './ledger.js';
@@ -37,3 +37,6 @@ export function planCapability(opts: { tasks: TasksSetting; contextWindow: numbe
     }),
   };
 }
+
+/** Planning as tools.tasks and the model's window say. */
+export const plan: CapabilityFactory = (ctx) => planCapability({ tasks: ctx.config.tools?.tasks ?? 'auto', contextWindow: ctx.config.model.contextWindow });

@@ -229,6 +229,10 @@ export const LAYER_RULES: Rule[] = [
       (['linkedom', '@mozilla/readability', 'turndown'].includes(e.to) && !under('src/web')(e.from)),
   },
   {
+    name: 'src/btw/ (/btw: a side question answered from the context) is a capability and nothing more: it imports the seam (src/capability/), src/llm/, the prompt filler (src/promptText.ts) and its own room, and no package',
+    forbids: (e) => under('src/btw')(e.from) && e.to !== 'src/promptText.ts' && !['src/capability', 'src/llm', 'src/btw'].some((room) => under(room)(e.to)),
+  },
+  {
     name: "src/sandbox/ (the OS sandbox Bash runs in) is the only importer of @anthropic-ai/sandbox-runtime, knows no UI and no SQL, and imports of the program only config/ (its settings), tools/ (the port it fills, shell.ts), processes/ and the run's world (runtime/): the tools never import it, bootstrap lends it",
     forbids: (e) =>
       (e.to === '@anthropic-ai/sandbox-runtime' && !under('src/sandbox')(e.from)) ||
