@@ -6,6 +6,7 @@
 import { editor } from './acp/capability.js';
 import { subagents } from './agents/capability.js';
 import { background } from './background/capability.js';
+import { btw } from './btw/capability.js';
 import type { CapabilityFactory } from './capability/capability.js';
 import { checkpoints } from './checkpoints/capability.js';
 import { goals } from './goals/capability.js';
@@ -15,4 +16,4 @@ import { plan } from './plan/capability.js';
 import { skills } from './skills/capability.js';
 import { web } from './web/capability.js';
 
-export const CAPABILITIES: readonly CapabilityFactory[] = [subagents, background, skills, mcp, hooks, plan, web, editor, goals, checkpoints];
+export const CAPABILITIES: readonly CapabilityFactory[] = [subagents, background, skills, mcp, hooks, plan, web, editor, goals, checkpoints, btw];
