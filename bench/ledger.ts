@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { createTokenCounter } from '../src/compaction/tokens.js';
 import { deriveLedger, ledgerBudget } from '../src/ledger/ledger.js';
-import { LedgerRegistry } from '../src/ledger/registry.js';
+import { BUILT_IN_SECTIONS } from '../src/ledger/sections.js';
 import type { Message } from '../src/llm/messages.js';
 import { rng } from './rng.js';
 
@@ -42,7 +42,7 @@ export async function runLedgerBench(): Promise<
 > {
   const counter = await createTokenCounter();
   const messages = session();
-  const sections = new LedgerRegistry().sections();
+  const sections = BUILT_IN_SECTIONS;
   const input = { messages, kept: new Set<string>(), describe: (_n: string, i: Record<string, unknown>) => String(i.command ?? i.path ?? '') };
   const rows = [];
   for (const window of [180_000, 28_000]) {

@@ -5,77 +5,23 @@ import { findSessionToResume, forkSession, readOnlyCopy, removeLeftoverCopies } 
 import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
 import { loadConfig, loadDbPath, type Config, type ConfigFlags } from './config/config.js';
-import { MissingKeyError, resolveCredentials } from './config/credentials.js';
 import { hiddenFromShell, secretVars } from './config/secrets.js';
-import { createProvider } from './llm/factory.js';
-import type { Provider } from './llm/provider.js';
+import { providerFor } from './providerFor.js';
 import { withLearnedModel } from './modelLearning.js';
 import { debug, DebugLogError, enableDebugLog, redact, registerSecret } from './log.js';
 import { SessionInUseError } from './session/lease.js';
 import { PromptHistory } from './session/promptHistory.js';
 import { Session } from './session/session.js';
 import { openStore, type SessionInfo, type Store } from './store/index.js';
-import type { McpServerFileEntry } from './config/schema.js';
-import type { Approver } from './tools/permissions.js';
-import type { ToolIo } from './tools/types.js';
-import { createTools, registerTools } from './tools/registry.js';
-import { loadAgents } from './agents/agentFiles.js';
-import { subagentCapability } from './agents/capability.js';
-import type { Capability } from './capability/capability.js';
-import { hooksCapability } from './hooks/capability.js';
-import { mcpCapability } from './mcp/capability.js';
-import { McpManager } from './mcp/manager.js';
-import { mcpServers, passedVars } from './mcp/config.js';
+import { createTools } from './tools/registry.js';
+import { loadRunAgents } from './agents/agentFiles.js';
+import type { Capability, RunParts } from './capability/capability.js';
+import type { CapabilityContext, FrontEndParts } from './capability/context.js';
+import { CAPABILITIES } from './capabilityList.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
-import { hookEnv, Hooks, type HooksAnswer, type HooksApprovalRequest } from './hooks/hooks.js';
-import { commandDirs, loadCustomCommands, type CustomCommand } from './commands/custom.js';
-import { COMMANDS } from './commands/registry.js';
-import { findSkills, type SkillCatalog } from './skills/catalog.js';
-import { withSkillCommands } from './skills/commands.js';
-import { skillsCapability } from './skills/capability.js';
-import { editorCapability } from './acp/capability.js';
-import { planCapability } from './plan/capability.js';
-import { webCapability } from './web/capability.js';
-import { TOOL } from './tools/toolNames.js';
-import { backgroundCapability } from './background/capability.js';
-import { checkpointsCapability } from './checkpoints/capability.js';
-import { BackgroundCommands } from './background/commands.js';
-import { goalsCapability } from './goals/capability.js';
-import { bashCheck } from './goals/check.js';
-import { Goals } from './goals/goals.js';
-import { backgroundSection } from './background/ledgerSection.js';
-import { ledgerSections } from './ledger/registry.js';
+import { runCommands, type RunCommands } from './commands/registry.js';
 import type { SandboxRuntime } from './sandbox/runtime.js';
 import { startSandbox } from './sandbox/start.js';
-
-/** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
-async function askHooksApproval(approver: Approver, req: HooksApprovalRequest, signal: AbortSignal): Promise<HooksAnswer> {
-  const answer = await approver(
-    {
-      toolName: 'Hooks',
-      toolUseId: `hooks-approval-${req.file}`,
-      input: {},
-      summary: req.hooks.join('\n'),
-      projectCode: { what: 'hooks', name: req.file, file: req.file, changed: req.changed },
-    },
-    signal,
-  );
-  return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
-}
-
-/** A project skill's code asks through the same prompt as a project's hooks. */
-async function askSkillApproval(
-  approver: Approver,
-  question: string,
-  skill: { name: string; file: string; changed: boolean },
-  signal: AbortSignal,
-): Promise<HooksAnswer> {
-  const answer = await approver(
-    { toolName: TOOL.Skill, toolUseId: `skill-approval-${skill.file}`, input: {}, summary: question, projectCode: { what: 'skill', ...skill } },
-    signal,
-  );
-  return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
-}
 
 // Turns flags, config files and the environment into a ready Session (shared by print
 // mode and the TUI).
@@ -85,22 +31,24 @@ export interface Runtime {
   store: Store;
   session: Session;
   promptHistory: PromptHistory;
-  /** Custom slash commands (.agent/commands, .claude/commands, ~/.config/agent/commands). */
-  commands: CustomCommand[];
-  /** The skills in force (/skills). */
-  skills: SkillCatalog;
+  /** Custom slash commands (.agent/commands, .claude/commands, ~/.config/agent/commands), skills' /name among them. */
+  commands: RunCommands['custom'];
+  /** The capabilities' slash commands (/skills, /mcp, /tasks, /goal, /btw…): the front ends pass them with the built-in ones. */
+  slash: RunCommands['slash'];
+  /** The skills in force (print mode's init message). */
+  skills: NonNullable<RunParts['skills']>;
   /** The tools' names (for custom commands' allowed-tools). */
   toolNames: string[];
   /** Opens another stored session (or a new one) with the same store and settings. */
   openSession(resume?: SessionInfo): Promise<Session>;
   /** The MCP servers of this run (undefined when none are configured). */
-  mcp: McpManager | undefined;
+  mcp: RunParts['mcp'];
   /** Every session's background commands (print mode stops them after the result, the TUI lists them in /tasks). */
-  background: BackgroundCommands;
+  background: NonNullable<RunParts['background']>;
   /** The OS sandbox Bash runs in (undefined when sandbox.enabled is not set): /sandbox, the footer. */
   sandbox: SandboxRuntime | undefined;
   /** Every session's goal (/goal; the front ends drive its turns and show it). */
-  goals: Goals;
+  goals: NonNullable<RunParts['goals']>;
   /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
   close(): void;
 }
@@ -139,46 +87,10 @@ export function openStoreOnly(opts: GlobalOptions, env: NodeJS.ProcessEnv = worl
   return openStore(loadDbPath({ cwd: world().cwd, env, flags: flagsOf(opts) }));
 }
 
-/**
- * A provider for the config's family; `purpose` names the setting that asked for it, for a missing key.
- * SDK warnings (e.g. a deprecated model) go to the debug log and to `onWarning`, the caller's notices.
- */
-export function providerFor(config: Config, env: NodeJS.ProcessEnv = world().env, purpose?: string, onWarning?: (message: string) => void): Provider {
-  let creds;
-  try {
-    creds = resolveCredentials(config, env);
-  } catch (e) {
-    if (e instanceof MissingKeyError)
-      throw new CliError(purpose ? `${purpose} is served by ${config.provider}, and there is ${e.message}` : e.message, EXIT_USAGE);
-    throw e;
-  }
-  registerSecret(creds.apiKey);
-  return createProvider({
-    provider: config.provider,
-    apiKey: creds.apiKey,
-    ...(creds.baseURL ? { baseURL: creds.baseURL } : {}),
-    ...(creds.keyVar ? { apiKeyEnv: creds.keyVar } : {}),
-    ...(config.api ? { api: config.api } : {}),
-    ...(config.reasoningEffort ? { reasoningEffort: config.reasoningEffort } : {}),
-    connectTimeoutMs: config.timeouts.connectMs,
-    firstByteTimeoutMs: config.timeouts.firstByteMs,
-    idleTimeoutMs: config.timeouts.idleMs,
-    cache: config.cache,
-    onWarning: (message) => {
-      debug(`provider warning: ${message}`);
-      onWarning?.(message);
-    },
-  });
-}
-
-/** What the front end lends the runtime: who approves tools, who shows the providers' warnings. */
-export interface RuntimeHost {
-  approver?: Approver;
+/** What the front end lends the runtime: who approves tools, who shows the providers' warnings, its MCP servers and files (FrontEndParts: an ACP editor's). */
+export interface RuntimeHost extends FrontEndParts {
+  approver?: CapabilityContext['approver'];
   onProviderWarning?: (message: string) => void;
-  /** MCP servers the front end brings (an ACP editor's, from session/new). */
-  mcpServers?: ReadonlyArray<{ name: string; entry: McpServerFileEntry }>;
-  /** Where the tools reach files and run commands, when the front end lends its own (an ACP editor's buffers and terminals). */
-  io?: ToolIo;
   /** The run only reads the session (-p /todos): a session another process writes is read from a copy (its id is not the one resumed), removed at close. */
   readsOnly?: boolean;
 }
@@ -225,66 +137,39 @@ export async function createRuntime(
     const hidden = new Set(hiddenFromShell(config, env));
     const sandbox = await startSandbox(config, trustFilePath(env), approver);
     const bash = { ...config.bash, hideEnv: (name: string) => hidden.has(name), ...(sandbox ? { sandbox } : {}) };
-    // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
     const tools = createTools({ bash });
-    // an agent file may name the built-in tools, Task, and TodoWrite (a sub-agent keeps its own task list)
-    const agents = await loadAgents({ cwd: config.cwd }, [...tools.map((t) => t.name), TOOL.Task, TOOL.TodoWrite]);
-    // skills (.claude/skills, .agents/skills, …): a broken SKILL.md is a warning; a project skill's code runs once trusted
-    const skills = await findSkills(config.cwd, env, {
-      cwd: config.cwd,
-      trust: new ProjectTrust(trustFilePath(env)),
-      trustProject: opts.hooksTrust === true,
-      ...(approver
-        ? {
-            askApproval: (question: string, skill: { name: string; file: string; changed: boolean }, signal: AbortSignal) =>
-              askSkillApproval(approver, question, skill, signal),
-          }
-        : {}),
-      report: (level, text) => reportHook(level, text),
-    });
-    // MCP servers and hooks never see a key, not even one bash.passEnv lets Bash see
+    // agent files (.agent/agents, .claude/agents, the personal ones): a bad one is a warning, not a failure
+    const agents = await loadRunAgents(config.cwd, tools);
     const secrets = new Set(secretVars(config, env));
-    const mcp = mcpFor(config, env, counter, secrets, host.mcpServers);
     let reportHook: (level: 'info' | 'warning', text: string) => void = (level, text) =>
       world().stderr.write(`agent: ${level === 'warning' ? 'warning: ' : ''}${text}\n`);
-    const hooksFor = (sessionId: string): Hooks | undefined =>
-      config.hookSources && config.hookSources.length > 0
-        ? new Hooks({
-            sources: config.hookSources,
-            sessionId,
-            cwd: config.cwd,
-            env: hookEnv(env, (name) => secrets.has(name)),
-            toolNames,
-            trust: new ProjectTrust(trustFilePath(env)),
-            trustProject: opts.hooksTrust === true,
-            ...(approver ? { askApproval: (req: HooksApprovalRequest, signal: AbortSignal) => askHooksApproval(approver, req, signal) } : {}),
-            report: (level, text) => reportHook(level, text),
-          })
-        : undefined;
-    // what the session brings beyond the built-in tools, in this order (the Task tool follows them, MCP's tools come last)
-    const background = new BackgroundCommands({ root: join(dirname(config.dbPath), 'background'), maxRunning: config.bash.maxBackground, redact });
-    ledgerSections().register(backgroundSection);
-    const goals = new Goals(
-      bashCheck(
-        tools.find((t) => t.name === TOOL.Bash),
-        config.cwd,
-        config.bash.maxTimeoutMs,
-      ),
-    );
-    const capabilities: Capability[] = [
-      subagentCapability(agents),
-      backgroundCapability(background),
-      skillsCapability(skills, (host) => host.subagents(agents)),
-      ...(mcp ? [mcpCapability(mcp)] : []),
-      hooksCapability(hooksFor),
-      planCapability({ tasks: config.tools?.tasks ?? 'auto', contextWindow: config.model.contextWindow }),
-      webCapability(config.web),
-      ...(host.io ? [editorCapability(host.io)] : []),
-      goalsCapability(goals),
-      // the project at every turn boundary, for /rewind (a read-only database keeps no session to tie them to)
-      ...(config.checkpoints.enabled && !store.readonly ? [checkpointsCapability(config.cwd, dirname(config.dbPath), config.checkpoints)] : []),
-    ];
-    const toolNames = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
+    const context: CapabilityContext = {
+      config,
+      env,
+      ...(approver ? { approver } : {}),
+      counter,
+      report: (level, text) => reportHook(level, text),
+      redact,
+      isSecret: (name) => secrets.has(name),
+      trust: () => new ProjectTrust(trustFilePath(env)),
+      trustProject: opts.hooksTrust === true,
+      dataDir: dirname(config.dbPath),
+      readOnly: store.readonly,
+      builtins: tools,
+      agents,
+      toolNames: () => toolNames,
+      front: { ...(host.mcpServers ? { mcpServers: host.mcpServers } : {}), ...(host.io ? { io: host.io } : {}) },
+    };
+    // each capability builds itself from the run's context, in the list's order
+    const capabilities: Capability[] = [];
+    for (const factory of CAPABILITIES) {
+      const built = await factory(context);
+      if (built) capabilities.push(built);
+    }
+    const parts: RunParts = Object.assign({}, ...capabilities.map((c) => c.parts ?? {}));
+    const { background, goals, skills } = parts;
+    if (!background || !goals || !skills) throw new Error('the capability list lacks background commands, goals or skills');
+    const toolNames: string[] = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
     const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
@@ -322,27 +207,20 @@ export async function createRuntime(
     reportHook = (level, text) => runtime.session.notice(level, text);
     if (found && resume && found.id !== resume.id) session.loadNotes.unshift(`Forked session ${found.id} into ${resume.id}; this process continues the copy.`);
     debug('session ready', { id: session.id, resumed: resume !== undefined, model: config.model.name, provider: config.provider });
-    const loaded = await loadCustomCommands(
-      commandDirs(config.cwd, env),
-      COMMANDS.map((c) => c.name),
-    );
-    const merged = withSkillCommands(
-      loaded.commands,
-      skills,
-      COMMANDS.map((c) => c.name),
-    );
-    config.warnings.push(...loaded.warnings, ...skills.warnings, ...merged.warnings);
+    const { custom, slash, warnings } = await runCommands(capabilities, config.cwd, env);
+    config.warnings.push(...warnings);
     let closed = false;
     const runtime: Runtime = {
       config,
       store,
       session,
       promptHistory,
-      commands: merged.commands,
+      commands: custom,
+      slash,
       skills,
       toolNames,
       openSession,
-      mcp,
+      mcp: parts.mcp,
       background,
       sandbox,
       goals,
@@ -361,31 +239,4 @@ export async function createRuntime(
     store.close();
     throw e;
   }
-}
-
-/** The MCP servers of .mcp.json and .agentrc, not yet started (undefined when there are none); `agent doctor` starts them too. */
-export function mcpFor(
-  config: Config,
-  env: NodeJS.ProcessEnv,
-  counter: TokenCounter,
-  secrets: ReadonlySet<string>,
-  fromClient: RuntimeHost['mcpServers'] = [],
-): McpManager | undefined {
-  const isSecret = (name: string): boolean => secrets.has(name);
-  // a .mcp.json that cannot be read as a whole is told at start (a notice, stderr in -p), naming the file
-  const entries = mcpServers(config, env, isSecret, undefined, config.warnings, fromClient);
-  if (entries.length === 0) return undefined;
-  for (const e of entries) for (const name of passedVars(e)) registerSecret(env[name]?.trim());
-  return new McpManager({
-    entries,
-    config: config.mcp,
-    env,
-    isSecret,
-    trust: new ProjectTrust(trustFilePath(env)),
-    projectDir: config.cwd,
-    contextWindow: config.model.contextWindow,
-    countSpecs: (specs) => counter.countToolSpecs(specs),
-    prepareCount: () => counter.load(),
-    register: (t) => registerTools(t),
-  });
 }

@@ -41,7 +41,7 @@ function initFacts(runtime: Runtime): InitFacts {
     mcpServers: (runtime.mcp?.views() ?? []).map((v) => ({ name: v.name, status: v.state === 'connecting' ? 'pending' : v.state })),
     model: session.currentConfig.model.name,
     permissionMode: CLAUDE_PERMISSION_MODE[session.permissions().mode],
-    slashCommands: commandInfos(runtime.commands).map((c) => c.name),
+    slashCommands: commandInfos(runtime.commands, {}, runtime.slash).map((c) => c.name),
     skills: runtime.skills.list().map((s) => s.name),
     version: pkg.version,
   };

@@ -3,7 +3,7 @@ import type { Runtime } from './bootstrap.js';
 import { CommandError, commandInfos, findCommand, isCommandLine, parseSlash, runSlash, type AppActions } from './commands/registry.js';
 import { historyPage } from './commands/history.js';
 import { debug } from './log.js';
-import { mcpStatus } from './commands/mcp.js';
+import { mcpStatus } from './mcp/command.js';
 import { sandboxBadge } from './sandbox/status.js';
 import { FileIndex } from './session/fileIndex.js';
 import { terminatingSignal } from './processes/signals.js';
@@ -176,8 +176,8 @@ export class SessionController implements UiController {
     const input = text.trim();
     if (!input) return;
     this.runtime.promptHistory.add(input);
-    const slash = isCommandLine(input, this.runtime.commands) ? parseSlash(input) : undefined;
-    if (slash && findCommand(slash.name)?.whileBusy) {
+    const slash = isCommandLine(input, this.runtime.commands, this.runtime.slash) ? parseSlash(input) : undefined;
+    if (slash && findCommand(slash.name, this.runtime.slash)?.whileBusy) {
       // a goal set or resumed while nothing runs starts its turns now
       void this.runOne(input).then(() => void (slash.name === 'goal' && this.drain()));
       return;
@@ -211,18 +211,15 @@ export class SessionController implements UiController {
 
   private async runOne(input: string): Promise<void> {
     try {
-      if (isCommandLine(input, this.runtime.commands)) {
+      if (isCommandLine(input, this.runtime.commands, this.runtime.slash)) {
         const output = await runSlash(
           {
             session: this.current,
             app: this.actions(),
             custom: this.runtime.commands,
             toolNames: this.runtime.toolNames,
-            skills: this.runtime.skills,
-            mcp: this.runtime.mcp,
-            background: this.runtime.background,
+            more: this.runtime.slash,
             sandbox: this.runtime.sandbox,
-            goals: this.runtime.goals,
           },
           input,
         );
@@ -336,7 +333,7 @@ export class SessionController implements UiController {
   }
 
   commands(): CommandInfo[] {
-    return commandInfos(this.runtime.commands);
+    return commandInfos(this.runtime.commands, {}, this.runtime.slash);
   }
 
   promptHistory(): string[] {

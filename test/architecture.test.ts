@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } from './architecture/importGraph.js';
+import { capabilityRoomImporters, importCounts, importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } from './architecture/importGraph.js';
 
 // docs/DESIGN.md's layer rules and "no import cycle", checked on the import graph of src/
 // (static imports and re-exports, `import()` of a string literal, type-only imports too).
@@ -31,6 +31,66 @@ const MAX_LINES = 420;
 /** Issue 29's "Done when": the session composes, the capabilities and the assembly wire. */
 const MAX_SESSION_IMPORTS = 18;
 const MAX_OPTIONAL_DEPS = 4;
+
+/** Issue 45: no file imports more than this many modules (its `import` and `export … from` declarations). */
+const MAX_MODULE_IMPORTS = 24;
+
+/** Issue 45: a capability room is imported by at most this many files outside it (the composition list and the vocabularies' types aside). */
+const MAX_ROOM_IMPORTERS = 3;
+/** The list that puts every capability in: the one file that names them all. */
+const COMPOSITION = 'src/capabilityList.ts';
+
+/**
+ * Capability rooms still reached from more files than MAX_ROOM_IMPORTERS, each with its importers
+ * as they stand and what removes them. A new importer fails the test; a room that shrinks below
+ * the limit is deleted here with the change that shrinks it.
+ */
+const KNOWN_ROOM_IMPORTERS: Array<{ room: string; files: string[]; why: string }> = [
+  {
+    room: 'agents',
+    files: [
+      'src/bootstrap.ts',
+      'src/commands/views.ts',
+      'src/session/assemble.ts',
+      'src/session/children.ts',
+      'src/skills/skillTool.ts',
+      'src/ui/task-list-state.ts',
+    ],
+    why: 'the session runs child sessions (children.ts, assemble.ts) and the UI and /agents show them: the sub-agent view as data on the seam removes the front ends; bootstrap loads the agents the context lends',
+  },
+  {
+    room: 'checkpoints',
+    files: ['src/doctor/checks.ts', 'src/session/capabilities.ts', 'src/session/historyEdits.ts', 'src/session/rewind.ts', 'src/sessionsCommand.ts'],
+    why: "/rewind restores the project from the checkpoints inside the session (rewind.ts, historyEdits.ts): a rewind capability owning /rewind's files part removes them",
+  },
+  {
+    room: 'plan',
+    files: [
+      'src/acp/acpSession.ts',
+      'src/acp/updates.ts',
+      'src/agents/childState.ts',
+      'src/commands/plan.ts',
+      'src/print/printTurns.ts',
+      'src/session/children.ts',
+      'src/session/mentions.ts',
+      'src/sessionController.ts',
+      'src/ui/components/TaskList.tsx',
+      'src/ui/controller.ts',
+      'src/ui/task-list-state.ts',
+      'src/ui/transcript.ts',
+    ],
+    why: "the task list and plan mode are read by every front end (the task list's rows, the plan note's text): the task list as a view on the seam and messages' origins (issue 45 point 5) remove them",
+  },
+];
+
+/** Files still over MAX_MODULE_IMPORTS, with their count as it stands and what removes them. */
+const KNOWN_MANY_IMPORTS: Array<{ file: string; count: number; why: string }> = [
+  {
+    file: 'src/ui/ui-store.ts',
+    count: 28,
+    why: "the UI's stores and event families in one class: the task panel and task list as views on the seam shrink it",
+  },
+];
 
 const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
 const isKnownCycle = (files: string[]): boolean => KNOWN_CYCLES.some((k) => k.files.join('\n') === files.join('\n'));
@@ -124,6 +184,39 @@ describe('the import graph of src/', () => {
   });
 });
 
+describe('the capability seam (issue 45)', () => {
+  const graph = loadGraph(resolve(import.meta.dirname, '..'));
+
+  it(`keeps every file's imports few: at most ${MAX_MODULE_IMPORTS} modules each`, () => {
+    // a file that names every capability (bootstrap building them by hand) or every view fails this test
+    const counts = importCounts(graph);
+    expect(counts.get('src/session/session.ts')).toBeGreaterThan(5);
+    const known = (f: string, n: number): boolean => KNOWN_MANY_IMPORTS.some((k) => k.file === f && n <= k.count);
+    expect([...counts].filter(([f, n]) => n > MAX_MODULE_IMPORTS && !known(f, n)).map(([f, n]) => `${f}: ${n}`)).toEqual([]);
+  });
+
+  it(`reaches each capability room from at most ${MAX_ROOM_IMPORTERS} files outside it, the composition list aside`, () => {
+    // a front end or command that names a capability's module (rather than asking the seam) fails this test
+    const importers = capabilityRoomImporters(graph, COMPOSITION);
+    expect([...importers.keys()]).toEqual(expect.arrayContaining(['background', 'mcp', 'plan', 'skills']));
+    const over = [...importers]
+      .filter(([, files]) => files.length > MAX_ROOM_IMPORTERS)
+      .filter(([room, files]) => {
+        const known = KNOWN_ROOM_IMPORTERS.find((k) => k.room === room);
+        return !known || files.some((f) => !known.files.includes(f));
+      });
+    expect(over.map(([room, files]) => `${room}: ${files.join(', ')}`)).toEqual([]);
+  });
+
+  it('keeps no process-global ledger registry: the sections come from the seam', () => {
+    // a registry in a per-run slot (ledger/registry.ts's ledgerSections()) brought back fails this test
+    const root = resolve(import.meta.dirname, '..');
+    const ledgerFiles = [...new Set(graph.flatMap((e) => [e.from, e.to]).filter((f) => f.startsWith('src/ledger/')))];
+    expect(ledgerFiles.length).toBeGreaterThan(3);
+    expect(ledgerFiles.filter((f) => /\bslot\(|\bregister\(/.test(readFileSync(resolve(root, f), 'utf8')))).toEqual([]);
+  });
+});
+
 describe('the checks themselves', () => {
   const edge = (from: string, to: string, over: Partial<ImportEdge> = {}): ImportEdge => ({ from, to, typeOnly: false, dynamic: false, ...over });
 
@@ -174,6 +267,7 @@ describe('the checks themselves', () => {
       edge('src/ledger/derive.ts', 'src/llm/messages.ts', { typeOnly: true }),
       edge('src/ledger/render.ts', 'src/compaction/tokens.ts', { typeOnly: true }),
       edge('src/ledger/derive.ts', 'node:fs'),
+      edge('src/ledger/registry.ts', 'src/runtime/world.ts'),
       edge('src/processes/groups.ts', 'src/log.ts'),
       edge('src/tools/bash.ts', 'src/processes/groups.ts'),
       edge('src/history/reduce.ts', 'src/llm/messages.ts', { typeOnly: true }),
@@ -200,6 +294,9 @@ describe('the checks themselves', () => {
       edge('src/print.ts', '@agentclientprotocol/sdk'),
       edge('src/acp/agent.ts', 'ink'),
       edge('src/statusLine/follow.ts', 'src/ui/controller.ts', { typeOnly: true }),
+      edge('src/btw/capability.ts', 'src/llm/provider.ts'),
+      edge('src/btw/capability.ts', 'src/session/session.ts', { typeOnly: true }),
+      edge('src/btw/ask.ts', 'node:fs'),
     ];
     expect(layerViolations(fake).map((v) => `${v.edge.from} → ${v.edge.to}`)).toEqual([
       'src/tools/bash.ts → openai',
@@ -229,10 +326,12 @@ describe('the checks themselves', () => {
       'src/agents/capability.ts → src/session/children.ts',
       'src/mcp/capability.ts → src/config/config.ts',
       'src/skills/capability.ts → src/agents/agents.ts',
+      'src/btw/capability.ts → src/session/session.ts',
       'src/tools/registry.ts → src/agents/taskTool.ts',
       'src/tools/types.ts → src/skills/types.ts',
       'src/ledger/render.ts → src/compaction/tokens.ts',
       'src/ledger/derive.ts → node:fs',
+      'src/ledger/registry.ts → src/runtime/world.ts',
       'src/processes/groups.ts → src/log.ts',
       'src/history/reduce.ts → src/llm/validate.ts',
       'src/history/view.ts → src/compaction/types.ts',
@@ -250,7 +349,29 @@ describe('the checks themselves', () => {
       'src/tools/fileRead.ts → sharp',
       'src/web/page.ts → src/ui/format.ts',
       'src/tools/webFetch.ts → linkedom',
+      'src/btw/capability.ts → src/session/session.ts',
+      'src/btw/ask.ts → node:fs',
     ]);
+  });
+
+  it('count the modules a file imports, and the files outside a capability room that import it', () => {
+    const fake = [
+      edge('src/a.ts', 'src/plan/todos.ts'),
+      edge('src/a.ts', 'src/plan/todos.ts', { typeOnly: true }),
+      edge('src/a.ts', 'ink'),
+      edge('src/a.ts', 'src/lazy.ts', { dynamic: true }),
+      edge('src/plan/capability.ts', 'src/plan/todos.ts'),
+      edge('src/ui/list.ts', 'src/plan/todos.ts', { typeOnly: true }),
+      edge('src/protocol/events.ts', 'src/plan/todos.ts', { typeOnly: true }),
+      edge('src/protocol/views.ts', 'src/plan/plans.ts'),
+      edge('src/capability/capability.ts', 'src/plan/todos.ts', { typeOnly: true }),
+      edge('src/capabilityList.ts', 'src/plan/capability.ts'),
+      edge('src/web/page.ts', 'src/tools/types.ts'),
+    ];
+    expect(importCounts(fake).get('src/a.ts')).toBe(2);
+    expect(Object.fromEntries(capabilityRoomImporters(fake, 'src/capabilityList.ts'))).toEqual({
+      plan: ['src/a.ts', 'src/protocol/views.ts', 'src/ui/list.ts'],
+    });
   });
 
   it('find cycles through dynamic imports, and type-only ones only when asked', () => {

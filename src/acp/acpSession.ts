@@ -102,7 +102,7 @@ export class AcpSession {
     this.update({
       sessionUpdate: 'available_commands_update',
       // not /clear, /resume, /exit, /quit: they need the TUI's actions and would only be refused here
-      availableCommands: commandInfos(this.runtime.commands, { app: false }).map((c) => ({
+      availableCommands: commandInfos(this.runtime.commands, { app: false }, this.runtime.slash).map((c) => ({
         name: c.name,
         description: c.description,
         ...(c.args ? { input: { hint: c.args } } : {}),
@@ -219,9 +219,9 @@ export class AcpSession {
 
   async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
     this.cancelled = false;
-    const { session, commands, toolNames, skills, mcp, sandbox, goals, background } = this.runtime;
+    const { session, commands, toolNames, slash, sandbox, goals } = this.runtime;
     const { text, images } = promptOf(blocks);
-    const custom = findCustom(text, commands);
+    const custom = findCustom(text, commands, slash);
     // an active goal goes on after the prompt or command, turn after turn, until it ends or the editor cancels
     const goalTurns = async (result: TurnResult | undefined): Promise<TurnResult | undefined> => {
       for (let next = await goals.next(session.id, session.permissions().mode === 'plan'); next !== undefined && !this.cancelled; ) {
@@ -231,8 +231,8 @@ export class AcpSession {
       return result;
     };
     try {
-      if (!custom && images.length === 0 && isCommandLine(text, commands)) {
-        const output = await runSlash({ session, custom: commands, toolNames, skills, mcp, sandbox, goals, background }, text);
+      if (!custom && images.length === 0 && isCommandLine(text, commands, slash)) {
+        const output = await runSlash({ session, custom: commands, toolNames, more: slash, sandbox }, text);
         if (output) this.say(formatCommandOutput(output));
         const result = await goalTurns(undefined);
         return { stopReason: this.cancelled ? 'cancelled' : ((result && STOP[result.reason]) ?? 'end_turn') };

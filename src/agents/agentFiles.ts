@@ -7,7 +7,7 @@ import { homeDir, world } from '../runtime/world.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { EFFORTS } from '../config/thinking.js';
-import { parseToolList } from '../tools/toolNames.js';
+import { parseToolList, TOOL } from '../tools/toolNames.js';
 import { AgentCatalog, type AgentDefinition, type AgentSource } from './agents.js';
 import { yamlProblem } from '../config/yamlProblem.js';
 
@@ -35,6 +35,11 @@ async function loadYaml(): Promise<ParseYaml> {
  * Every agent in force for a working directory: the built-in, then the files; warnings name each
  * bad file. The YAML parser is loaded only when there is an agent file (start-up pays nothing otherwise).
  */
+/** The run's agents: an agent file may name the built-in tools, Task, and TodoWrite (a sub-agent keeps its own task list). */
+export function loadRunAgents(cwd: string, builtins: readonly { name: string }[]): Promise<AgentCatalog> {
+  return loadAgents({ cwd }, [...builtins.map((t) => t.name), TOOL.Task, TOOL.TodoWrite]);
+}
+
 export async function loadAgents(dirs: AgentDirs, knownTools: readonly string[]): Promise<AgentCatalog> {
   const home = dirs.home ?? homeDir();
   const configDir = dirs.configDir ?? join(world().env['XDG_CONFIG_HOME'] || join(home, '.config'), 'agent');

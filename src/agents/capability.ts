@@ -1,6 +1,6 @@
 // Sub-agents as a capability: the Task tool, closed over the session's runner of child
 // sessions (the host's subagents(), session/children.ts) and the agents in force.
-import type { Capability } from '../capability/capability.js';
+import type { Capability, CapabilityFactory } from '../capability/capability.js';
 import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
 import type { AgentCatalog } from './agents.js';
@@ -13,3 +13,6 @@ export function subagentCapability(catalog: AgentCatalog): Capability {
     open: (host) => ({ tools: registerTools([createTaskTool(catalog, host.subagents(catalog))]) }),
   };
 }
+
+/** The Task tool over the agents in force (agent files and the built-in ones). */
+export const subagents: CapabilityFactory = (ctx) => subagentCapability(ctx.agents);

@@ -3,12 +3,36 @@
 // next request (after a tool call's results, or with the person's next prompt), its commands
 // saved with the session (after --resume one that ran is shown ended, its exit status unknown),
 // and its running commands stopped when it closes (a sub-agent's child ends; the program ends).
-import type { Capability } from '../capability/capability.js';
+import { join } from 'node:path';
+import type { Capability, CapabilityFactory } from '../capability/capability.js';
 import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
-import type { BackgroundCommands } from './commands.js';
+import { BackgroundCommands } from './commands.js';
 import { createKillShellTool } from './killShell.js';
+import { backgroundSection } from './ledgerSection.js';
 import type { ShellRecord } from './shells.js';
+import { taskRows, tasksCommand } from './tasksCommand.js';
+
+/** Every session's background commands (their output beside the database), and /tasks over them. */
+export const background: CapabilityFactory = (ctx) => {
+  const commands = new BackgroundCommands({ root: join(ctx.dataDir, 'background'), maxRunning: ctx.config.bash.maxBackground, redact: ctx.redact });
+  return {
+    ...backgroundCapability(commands),
+    parts: { background: commands },
+    commands: [
+      {
+        name: 'tasks',
+        args: '[view <id>|stop <id>|stop all]',
+        whileBusy: true,
+        description: 'background commands: state, time, output size; view the last lines of one, stop one or all',
+        run: async (session, args) => {
+          const shown = await tasksCommand(commands, session.id, args);
+          return args.trim() === '' ? { kind: 'tasks', rows: taskRows(commands, session.id), text: shown } : { kind: 'text', text: shown };
+        },
+      },
+    ],
+  };
+};
 
 export function backgroundCapability(commands: BackgroundCommands): Capability {
   return {
@@ -19,6 +43,7 @@ export function backgroundCapability(commands: BackgroundCommands): Capability {
       return {
         tools: registerTools([createKillShellTool(shells)]),
         background: shells,
+        ledger: [backgroundSection],
         hooks: {
           beforePrompt: async () => ({ blocks: shells.notices().map((text) => ({ type: 'text' as const, text })) }),
           notices: () => shells.notices(),

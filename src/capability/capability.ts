@@ -18,6 +18,12 @@ import type { CompactionRecord, CompactionTrigger } from '../history/compaction.
 import type { LedgerSection as DerivedLedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';
 import type { AnyTool, BackgroundShells, ToolIo, ToolOutput } from '../tools/types.js';
+import type { BackgroundCommands } from '../background/commands.js';
+import type { CustomCommand } from '../commands/custom.js';
+import type { Goals } from '../goals/goals.js';
+import type { McpManager } from '../mcp/manager.js';
+import type { SkillCatalog } from '../skills/catalog.js';
+import type { CapabilityCommand, CapabilityContext } from './context.js';
 
 /** A compaction's receipt, as the hooks around compaction receive it. */
 export type CompactionReceipt = CompactionRecord;
@@ -176,10 +182,33 @@ export interface CapabilityHost {
   readonly turn: TurnHost;
 }
 
+/**
+ * The run-wide objects the front ends still reach by name through `Runtime` (the footer's MCP
+ * and goal badges, print mode's background commands, /tasks' panel, the init message's skills):
+ * the capability that builds one hands it over here, so bootstrap names none of them.
+ */
+export interface RunParts {
+  readonly mcp?: McpManager;
+  readonly background?: BackgroundCommands;
+  readonly goals?: Goals;
+  readonly skills?: SkillCatalog;
+}
+
 export interface Capability {
   readonly name: string;
   /** Names of the tools it brings, known before any session opens (custom commands' allowed-tools, hook matchers). */
   readonly toolNames?: readonly string[];
+  /** Slash commands it brings, listed by /help after the built-in ones, in the list's order. */
+  readonly commands?: readonly CapabilityCommand[];
+  /**
+   * Adds to the custom commands (a skill is also /name): given those found on disk and the
+   * built-in command names, the commands in force and what the person should hear about them.
+   */
+  customCommands?(found: readonly CustomCommand[], builtIn: readonly string[]): { commands: CustomCommand[]; warnings: string[] };
+  readonly parts?: RunParts;
   /** Opens the capability for one session. */
   open(host: CapabilityHost): CapabilitySession;
 }
+
+/** A capability module's one factory: builds it from the run's context; undefined when the configuration leaves it out. */
+export type CapabilityFactory = (ctx: CapabilityContext) => Capability | undefined | Promise<Capability | undefined>;

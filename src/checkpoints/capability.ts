@@ -3,7 +3,7 @@
 // sub-agent's session takes none (what it changes belongs to its parent's turn, which the
 // parent's boundary after the turn holds). Its saved state names the session whose records it
 // continues, so a --fork starts from the checkpoints of the session it copied.
-import type { Capability } from '../capability/capability.js';
+import type { Capability, CapabilityFactory } from '../capability/capability.js';
 import { type CheckpointSettings, SessionCheckpoints } from './sessionCheckpoints.js';
 
 export function checkpointsCapability(cwd: string, dataDir: string, settings: CheckpointSettings): Capability {
@@ -28,3 +28,7 @@ export function checkpointsCapability(cwd: string, dataDir: string, settings: Ch
     },
   };
 }
+
+/** The project at every turn boundary, for /rewind (a read-only database keeps no session to tie them to). */
+export const checkpoints: CapabilityFactory = (ctx) =>
+  ctx.config.checkpoints.enabled && !ctx.readOnly ? checkpointsCapability(ctx.config.cwd, ctx.dataDir, ctx.config.checkpoints) : undefined;

@@ -2,7 +2,7 @@ import type { Session } from '../session/session.js';
 import type { CommandInfo, CommandOutput, SessionListItem } from '../protocol/views.js';
 import { existsSync } from 'node:fs';
 import { editDistance } from '../editDistance.js';
-import type { CustomCommand } from './custom.js';
+import { commandDirs, loadCustomCommands, type CustomCommand } from './custom.js';
 import { runCustom } from './customRun.js';
 import { configHome } from '../agent/instructions.js';
 import { initPrompt, memoryText } from './instructionsText.js';
@@ -11,19 +11,11 @@ import { rewindCommand } from './rewind.js';
 import { historyCommand } from './history.js';
 import { uncompactCommand } from './uncompact.js';
 import { agentsView, contextView, costView, permissionsView } from './views.js';
-import { mcpCommand } from './mcp.js';
 import { planCommand, todosView } from './plan.js';
-import type { McpManager } from '../mcp/manager.js';
-import type { BackgroundCommands } from '../background/commands.js';
-import type { Goals } from '../goals/goals.js';
-import { GOAL_COMMAND, goalCommand } from './goal.js';
-import { taskRows, tasksCommand } from '../background/tasksCommand.js';
+import type { Capability } from '../capability/capability.js';
 import { ConfigError } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
 import type { Effort } from '../llm/provider.js';
-import type { SkillCatalog } from '../skills/catalog.js';
-import { loadedNames } from '../skills/loaded.js';
-import { skillsText } from '../skills/view.js';
 import type { SandboxRuntime } from '../sandbox/runtime.js';
 import { sandboxReport } from '../sandbox/status.js';
 
@@ -42,16 +34,10 @@ export interface CommandContext {
   custom?: readonly CustomCommand[];
   /** The session's tool names, for a custom command's allowed-tools. */
   toolNames?: readonly string[];
-  /** The skills in force (/skills). */
-  skills?: SkillCatalog;
-  /** The MCP servers of this run (/mcp; undefined when none are configured). */
-  mcp?: McpManager | undefined;
-  /** Every session's background commands (/tasks). */
-  background?: BackgroundCommands;
+  /** The capabilities' commands (/skills, /mcp, /tasks, /goal, /btw…: Runtime.slash), after the built-in ones. */
+  more?: readonly SlashCommand[];
   /** The OS sandbox Bash runs in (/sandbox; undefined when it is off). */
   sandbox?: SandboxRuntime | undefined;
-  /** Every session's goal (/goal). */
-  goals?: Goals;
 }
 
 export interface SlashCommand extends CommandInfo {
@@ -147,22 +133,6 @@ export const COMMANDS: readonly SlashCommand[] = [
     run: async ({ session }) => agentsView(session),
   },
   {
-    name: 'skills',
-    whileBusy: true,
-    description: 'list the skills (SKILL.md folders): source, how each is used, tokens in the listing and in its body',
-    run: async ({ session, skills }) =>
-      skills
-        ? text(
-            skillsText(
-              skills,
-              session.currentConfig.model.contextWindow,
-              loadedNames(session.messages()),
-              COMMANDS.map((c) => c.name),
-            ),
-          )
-        : text('No skills in this session.'),
-  },
-  {
     name: 'model',
     args: '[name]',
     description: 'switch the model (without a name: pick from the known ones, with window and price)',
@@ -180,24 +150,6 @@ export const COMMANDS: readonly SlashCommand[] = [
       return text(session.setModel(name));
     },
   },
-  {
-    name: 'mcp',
-    args: '[reconnect|disable|enable|approve <name>]',
-    whileBusy: true,
-    description: 'MCP servers: state, tools, what their definitions cost, errors; reconnect, disable or approve one',
-    run: async ({ mcp }, args) => text(await asCommand(() => mcpCommand(mcp, args))),
-  },
-  {
-    name: 'tasks',
-    args: '[view <id>|stop <id>|stop all]',
-    whileBusy: true,
-    description: 'background commands: state, time, output size; view the last lines of one, stop one or all',
-    run: async ({ background, session }, args) => {
-      const shown = await asCommand(() => tasksCommand(background, session.id, args));
-      return args.trim() === '' && background ? { kind: 'tasks', rows: taskRows(background, session.id), text: shown } : text(shown);
-    },
-  },
-  { ...GOAL_COMMAND, run: async ({ goals, session }, args) => text(await asCommand(() => goalCommand(goals, session, args))) },
   {
     name: 'effort',
     args: '[low|medium|high|xhigh|max]',
@@ -306,11 +258,54 @@ export const COMMANDS: readonly SlashCommand[] = [
     name: 'help',
     whileBusy: true,
     description: 'list commands and keys',
-    run: async (ctx) => ({ kind: 'help', commands: commandInfos(ctx.custom) }),
+    run: async (ctx) => ({ kind: 'help', commands: commandInfos(ctx.custom, {}, ctx.more) }),
   },
   leave('exit', 'leave agent (the session stays resumable)'),
   leave('quit', 'the same as /exit'),
 ];
+
+/**
+ * The capabilities' commands as slash commands: each runs on the session it is typed in (its
+ * refusals shown as the command's message), in the capabilities' order.
+ */
+export function capabilityCommands(capabilities: readonly Pick<Capability, 'commands'>[]): SlashCommand[] {
+  return capabilities.flatMap((c) =>
+    (c.commands ?? []).map(
+      (cmd): SlashCommand => ({
+        name: cmd.name,
+        description: cmd.description,
+        ...(cmd.args ? { args: cmd.args } : {}),
+        ...(cmd.whileBusy ? { whileBusy: true } : {}),
+        run: ({ session }, args) => asCommand(() => cmd.run(session, args, new AbortController().signal)),
+      }),
+    ),
+  );
+}
+
+/** The slash commands of a run beside the built-in ones: the capabilities', and the custom ones (a capability may add some: a skill is also /name). */
+export interface RunCommands {
+  custom: CustomCommand[];
+  slash: SlashCommand[];
+  /** What the person should hear about them (a broken command file, a skill shadowed by a command). */
+  warnings: string[];
+}
+
+/** Reads the custom command folders of `cwd` and gathers the capabilities' commands. */
+export async function runCommands(capabilities: readonly Capability[], cwd: string, env: NodeJS.ProcessEnv): Promise<RunCommands> {
+  const slash = capabilityCommands(capabilities);
+  const builtIn = [...COMMANDS, ...slash].map((c) => c.name);
+  const loaded = await loadCustomCommands(commandDirs(cwd, env), builtIn);
+  let custom = loaded.commands;
+  const warnings = [...loaded.warnings];
+  for (const c of capabilities) {
+    const merged = c.customCommands?.(custom, builtIn);
+    if (merged) {
+      custom = merged.commands;
+      warnings.push(...merged.warnings);
+    }
+  }
+  return { custom, slash, warnings };
+}
 
 /** /exit and its alias /quit. */
 function leave(name: string, description: string): SlashCommand {
@@ -335,17 +330,22 @@ function pinList(pins: ReadonlyArray<{ text: string }>): string {
 }
 
 /** What the slash menu and /help list: the built-ins, then the custom commands with where each comes from. */
-export function commandInfos(custom: readonly CustomCommand[] = [], opts: { app?: boolean } = {}): CommandInfo[] {
+export function commandInfos(custom: readonly CustomCommand[] = [], opts: { app?: boolean } = {}, more: readonly SlashCommand[] = []): CommandInfo[] {
   const info = ({ name, args, description }: CommandInfo): CommandInfo => ({ name, description, ...(args ? { args } : {}) });
   // a front end without the interactive app's actions (ACP) is not offered what would refuse there
-  const offered = opts.app === false ? COMMANDS.filter((c) => !c.needsApp) : COMMANDS;
+  const all = [...COMMANDS, ...more];
+  const offered = opts.app === false ? all.filter((c) => !c.needsApp) : all;
   return [...offered.map(info), ...custom.map((c) => info({ ...c, description: `${c.description ? `${c.description} ` : ''}(${c.source})` }))];
 }
 
 /** A custom command named by the line, with its arguments. */
-export function findCustom(input: string, custom: readonly CustomCommand[] = []): { cmd: CustomCommand; args: string } | undefined {
+export function findCustom(
+  input: string,
+  custom: readonly CustomCommand[] = [],
+  more: readonly SlashCommand[] = [],
+): { cmd: CustomCommand; args: string } | undefined {
   const parsed = parseSlash(input);
-  if (!parsed || findCommand(parsed.name)) return undefined;
+  if (!parsed || findCommand(parsed.name, more)) return undefined;
   const cmd = custom.find((c) => c.name === parsed.name);
   return cmd ? { cmd, args: parsed.args } : undefined;
 }
@@ -356,26 +356,28 @@ export function parseSlash(input: string): { name: string; args: string } | unde
   return { name: m[1]!.toLowerCase(), args: m[2] ?? '' };
 }
 
-export function findCommand(name: string): SlashCommand | undefined {
-  return COMMANDS.find((c) => c.name === name);
+/** A built-in command, or one of `more` (the capabilities'). */
+export function findCommand(name: string, more: readonly SlashCommand[] = []): SlashCommand | undefined {
+  return COMMANDS.find((c) => c.name === name) ?? more.find((c) => c.name === name);
 }
 
 /**
  * Whether a line is meant as a slash command: "/word" naming a command or close to one. A
  * prompt that starts with a path ("/etc/hosts is it fine?", "/usr/bin is missing") is a prompt.
  */
-export function isCommandLine(input: string, custom: readonly CustomCommand[] = []): boolean {
+export function isCommandLine(input: string, custom: readonly CustomCommand[] = [], more: readonly SlashCommand[] = []): boolean {
   const parsed = parseSlash(input);
   if (!parsed) return false;
-  if (findCommand(parsed.name) !== undefined || custom.some((c) => c.name === parsed.name) || suggestCommand(parsed.name, custom) !== undefined) return true;
+  if (findCommand(parsed.name, more) !== undefined || custom.some((c) => c.name === parsed.name) || suggestCommand(parsed.name, custom, more) !== undefined)
+    return true;
   // a lone "/word" naming no command: an unknown command, unless it names a path ("/tmp")
   return parsed.args.trim() === '' && !existsSync(input.trim());
 }
 
 /** The closest command name, for "unknown command" messages. */
-export function suggestCommand(name: string, custom: readonly CustomCommand[] = []): string | undefined {
+export function suggestCommand(name: string, custom: readonly CustomCommand[] = [], more: readonly SlashCommand[] = []): string | undefined {
   let best: { name: string; d: number } | undefined;
-  for (const c of [...COMMANDS, ...custom]) {
+  for (const c of [...COMMANDS, ...more, ...custom]) {
     const d = c.name.startsWith(name) ? 0 : editDistance(name, c.name);
     if (!best || d < best.d) best = { name: c.name, d };
   }
@@ -388,14 +390,14 @@ export function suggestCommand(name: string, custom: readonly CustomCommand[] = 
 export async function runSlash(ctx: CommandContext, input: string): Promise<CommandOutput | undefined> {
   const parsed = parseSlash(input);
   if (!parsed) throw new CommandError(`not a command: ${input}`);
-  const cmd = findCommand(parsed.name);
-  const custom = findCustom(input, ctx.custom);
+  const cmd = findCommand(parsed.name, ctx.more);
+  const custom = findCustom(input, ctx.custom, ctx.more);
   if (!cmd && custom) {
     await asCommand(() => runCustom(ctx.session, custom.cmd, custom.args, ctx.toolNames ?? []));
     return undefined;
   }
   if (!cmd) {
-    const s = suggestCommand(parsed.name, ctx.custom);
+    const s = suggestCommand(parsed.name, ctx.custom, ctx.more);
     throw new CommandError(`unknown command /${parsed.name}${s ? ` — did you mean /${s}?` : ''} (see /help)`);
   }
   return cmd.run(ctx, parsed.args);

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import type { Config } from '../config/config.js';
 import { MissingKeyError, resolveCredentials } from '../config/credentials.js';
 import { PROVIDER_KEY_VARS } from '../config/secrets.js';
-import { mcpFor } from '../bootstrap.js';
+import { mcpFor } from '../mcp/fromConfig.js';
 import { TokenCounter } from '../compaction/tokens.js';
 import { NativeModuleError, probeSqlite } from '../store/index.js';
 import { resolveRg } from '../tools/grep.js';
@@ -172,11 +172,11 @@ export function checkKeys(config: Config | undefined, env: NodeJS.ProcessEnv): C
 
 /**
  * Starts the MCP servers a session would start (the project's only once approved, or with
- * --mcp-trust), through the session's own McpManager (bootstrap's mcpFor), waits for them (mcp.startupMs, at least
+ * --mcp-trust), through the session's own McpManager (mcp/fromConfig.ts), waits for them (mcp.startupMs, at least
  * 10 s) and closes them.
  */
 export async function checkMcp(config: Config, env: NodeJS.ProcessEnv, secrets: ReadonlySet<string>): Promise<CheckResult> {
-  const manager = mcpFor(config, env, new TokenCounter(), secrets);
+  const manager = mcpFor(config, env, new TokenCounter(), (name) => secrets.has(name));
   if (!manager) return { name: 'mcp', status: 'ok', summary: 'no servers configured' };
   try {
     manager.start();

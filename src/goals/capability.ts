@@ -3,12 +3,31 @@
 // section of the working-state ledger, re-injected verbatim after every compaction; the Goal
 // tool comes with it while a goal is open (a tool set: no goal, no tool, the cached prefix of a
 // session without goals unchanged). The turns themselves are the front ends' (they ask `next`).
-import type { Capability, ToolSet } from '../capability/capability.js';
+import type { Capability, ToolSet, CapabilityFactory } from '../capability/capability.js';
 import { registerTools } from '../tools/registry.js';
-import type { Goals } from './goals.js';
+import { TOOL } from '../tools/toolNames.js';
+import { bashCheck } from './check.js';
+import { GOAL_COMMAND, goalCommand } from './command.js';
+import { Goals } from './goals.js';
 import { createGoalTool } from './goalTool.js';
 
 const NONE: ToolSet = { tools: [], system: '' };
+
+/** Every session's goal, its check run by the Bash tool, and /goal. */
+export const goals: CapabilityFactory = (ctx) => {
+  const all = new Goals(
+    bashCheck(
+      ctx.builtins.find((t) => t.name === TOOL.Bash),
+      ctx.config.cwd,
+      ctx.config.bash.maxTimeoutMs,
+    ),
+  );
+  return {
+    ...goalsCapability(all),
+    parts: { goals: all },
+    commands: [{ ...GOAL_COMMAND, run: async (session, args) => ({ kind: 'text', text: goalCommand(all, session, args) }) }],
+  };
+};
 
 export function goalsCapability(goals: Goals): Capability {
   return {

@@ -3,9 +3,10 @@
 // UserPromptSubmit add context to the prompt's message or block it; PreToolUse, PostToolUse and
 // Stop reach the loop; PreCompact joins the summary instructions, PostCompact gets the receipt;
 // Notification fires when the agent waits for the person.
-import type { Capability, CapabilityHooks } from '../capability/capability.js';
+import type { Capability, CapabilityHooks, CapabilityFactory } from '../capability/capability.js';
 import type { TextBlock } from '../llm/messages.js';
-import { MAX_STOP_CONTINUATIONS, type Hooks } from './hooks.js';
+import type { Approver } from '../tools/permissions.js';
+import { hookEnv, Hooks, MAX_STOP_CONTINUATIONS, type HooksAnswer, type HooksApprovalRequest } from './hooks.js';
 
 /** Starts a block of hook output in the prompt's message. */
 export const hookContextHeader = (event: string): string => `[Context from a ${event} hook]`;
@@ -15,6 +16,42 @@ function claudeInput(input: unknown): unknown {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
   const rec = input as Record<string, unknown>;
   return typeof rec['path'] === 'string' && rec['file_path'] === undefined ? { ...rec, file_path: rec['path'] } : input;
+}
+
+/** The person's hooks (config.hookSources) for each session; a project file's run once the person approved it. */
+export const hooks: CapabilityFactory = (ctx) =>
+  hooksCapability((sessionId) =>
+    ctx.config.hookSources && ctx.config.hookSources.length > 0
+      ? new Hooks({
+          sources: ctx.config.hookSources,
+          sessionId,
+          cwd: ctx.config.cwd,
+          // hooks never see a key, not even one bash.passEnv lets Bash see
+          env: hookEnv(ctx.env, (name) => ctx.isSecret(name)),
+          toolNames: ctx.toolNames(),
+          trust: ctx.trust(),
+          trustProject: ctx.trustProject,
+          ...(ctx.approver ? { askApproval: askHooksApproval(ctx.approver) } : {}),
+          report: (level, text) => ctx.report(level, text),
+        })
+      : undefined,
+  );
+
+/** The person is asked through the approval prompt: remember for the project, this session only, or not at all. */
+function askHooksApproval(approver: Approver): (req: HooksApprovalRequest, signal: AbortSignal) => Promise<HooksAnswer> {
+  return async (req, signal) => {
+    const answer = await approver(
+      {
+        toolName: 'Hooks',
+        toolUseId: `hooks-approval-${req.file}`,
+        input: {},
+        summary: req.hooks.join('\n'),
+        projectCode: { what: 'hooks', name: req.file, file: req.file, changed: req.changed },
+      },
+      signal,
+    );
+    return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
+  };
 }
 
 /** The person's hooks for each session (`hooksFor` gives undefined when none are configured). */

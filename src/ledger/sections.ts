@@ -253,3 +253,17 @@ export const spillsSection: LedgerSection = {
 
 /** The built-in sections, in order. */
 export const BUILT_IN_SECTIONS: readonly LedgerSection[] = [wordsSection, filesSection, failuresSection, spillsSection];
+
+/**
+ * The sections a ledger is derived with: the built-in ones, then the capabilities' (the task list
+ * and plan, invoked skills, background commands, state slices: they come through the capability
+ * seam) by order, equal orders in the capabilities' list order. No registry: a session's
+ * capabilities are the only source, so two sessions or two runs never share a section.
+ */
+export function ledgerSectionList(extra: readonly LedgerSection[]): LedgerSection[] {
+  for (const section of extra) {
+    if (BUILT_IN_SECTIONS.some((s) => s.id === section.id)) throw new Error(`ledger section "${section.id}" is built in`);
+    if (!(section.share >= 0 && section.share <= 0.5)) throw new Error(`ledger section "${section.id}": share must be between 0 and 0.5`);
+  }
+  return [...BUILT_IN_SECTIONS, ...[...extra].sort((a, b) => a.order - b.order)];
+}

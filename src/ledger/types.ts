@@ -27,8 +27,8 @@ export interface LedgerItem {
 }
 
 /**
- * A slice of the working state. Capabilities register theirs (ledger/registry.ts): the task
- * list and plan, invoked skills, background commands. `derive` must be a pure function of the
+ * A slice of the working state. Capabilities bring theirs through the seam (their `ledger`):
+ * the task list and plan, invoked skills, background commands. `derive` must be a pure function of the
  * input: the ledger is derived again, byte for byte, whenever it is needed.
  */
 export interface LedgerSection {

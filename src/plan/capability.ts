@@ -2,10 +2,10 @@
 // it is in plan mode (the gate enforces it: tools/permissions.ts), and the ledger sections that
 // carry the task list and the approved plan through compaction. The list and the plan are read
 // from the session's log (todos.ts, plans.ts), so they need no saved state of their own.
-import type { Capability } from '../capability/capability.js';
+import type { Capability, CapabilityFactory } from '../capability/capability.js';
 import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
-import { registerPlanSections } from './ledger.js';
+import { PLAN_SECTIONS } from './ledger.js';
 import { planModeNote } from './plans.js';
 import { createTodoWriteTool } from './todoWrite.js';
 import { createExitPlanModeTool } from './exitPlanMode.js';
@@ -23,13 +23,13 @@ export const offersTasks = (setting: TasksSetting, contextWindow: number): boole
   setting === 'on' || (setting === 'auto' && contextWindow >= TASKS_MIN_WINDOW);
 
 export function planCapability(opts: { tasks: TasksSetting; contextWindow: number }): Capability {
-  registerPlanSections();
   const tasks = offersTasks(opts.tasks, opts.contextWindow);
   return {
     name: 'plan',
     toolNames: [...(tasks ? [TOOL.TodoWrite] : []), TOOL.ExitPlanMode],
     open: (host) => ({
       tools: registerTools([...(tasks ? [createTodoWriteTool()] : []), createExitPlanModeTool(host.turn)]),
+      ledger: PLAN_SECTIONS,
       hooks: {
         // each prompt in plan mode says so: the mode can change between turns (Shift+Tab, /plan)
         beforePrompt: async () => ({ blocks: host.turn.permissionMode() === 'plan' ? [planModeNote] : [] }),
@@ -37,3 +37,6 @@ export function planCapability(opts: { tasks: TasksSetting; contextWindow: numbe
     }),
   };
 }
+
+/** Planning as tools.tasks and the model's window say. */
+export const plan: CapabilityFactory = (ctx) => planCapability({ tasks: ctx.config.tools?.tasks ?? 'auto', contextWindow: ctx.config.model.contextWindow });

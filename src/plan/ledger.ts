@@ -1,14 +1,13 @@
 // The task list and the approved plan as sections of the working-state ledger: derived from the
 // log like every section, so after a compaction whose summary keeps nothing the next request
 // still carries every item with its status, and the plan the person approved, verbatim.
-import { ledgerSections } from '../ledger/registry.js';
-import type { LedgerItem } from '../ledger/types.js';
+import type { LedgerItem, LedgerSection } from '../ledger/types.js';
 import { approvedPlan } from './plans.js';
 import { currentTodos, renderTodos } from './todos.js';
 
-/** Registers both sections in the run's registry (every session's ledger derives them from its own log); again is harmless (same ids). */
-export function registerPlanSections(): void {
-  ledgerSections().register({
+/** Both sections, which the plan capability hands every session (each session's ledger derives them from its own log). */
+export const PLAN_SECTIONS: readonly LedgerSection[] = [
+  {
     id: 'plan',
     title: 'Approved plan',
     order: 45,
@@ -18,8 +17,8 @@ export function registerPlanSections(): void {
       const plan = approvedPlan(input.messages);
       return plan ? [{ text: plan.text, brief: plan.text.split('\n', 1)[0] ?? '', anchor: true }] : [];
     },
-  });
-  ledgerSections().register({
+  },
+  {
     id: 'tasks',
     title: 'Task list',
     order: 46,
@@ -32,5 +31,5 @@ export function registerPlanSections(): void {
         .split('\n')
         .map((line) => ({ text: line, anchor: true }));
     },
-  });
-}
+  },
+];

@@ -223,8 +223,8 @@ export class PrintTurns {
     this.commandUsage = emptyUsage();
     this.lastTurn = undefined;
     this.claude.beginTurn();
-    const custom = findCustom(prompt, this.runtime.commands);
-    if (!custom && images.length === 0 && isCommandLine(prompt, this.runtime.commands)) return this.command(prompt);
+    const custom = findCustom(prompt, this.runtime.commands, this.runtime.slash);
+    if (!custom && images.length === 0 && isCommandLine(prompt, this.runtime.commands, this.runtime.slash)) return this.command(prompt);
     return this.turn(prompt, images, custom);
   }
 
@@ -236,10 +236,10 @@ export class PrintTurns {
 
   /** A slash command: its output, or the receipt of the compaction it ran. */
   private async command(line: string): Promise<number> {
-    const { session, commands, toolNames, skills, mcp, background, sandbox, goals } = this.runtime;
+    const { session, commands, toolNames, slash, sandbox } = this.runtime;
     let output;
     try {
-      output = await runSlash({ session, custom: commands, toolNames, skills, mcp, background, sandbox, goals }, line);
+      output = await runSlash({ session, custom: commands, toolNames, more: slash, sandbox }, line);
     } catch (e) {
       if (e instanceof CommandError) return this.refuse(e.message);
       throw e;

@@ -7,7 +7,7 @@ import { CompactionEngine } from '../compaction/engine.js';
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { withModel, type Config } from '../config/config.js';
-import { ledgerSections } from '../ledger/registry.js';
+import { ledgerSectionList } from '../ledger/sections.js';
 import { mayTruncateSilently } from '../llm/cache.js';
 import { userMessage, type Message } from '../llm/messages.js';
 import type { ModelRequest, Provider, ToolSpec } from '../llm/provider.js';
@@ -83,7 +83,7 @@ export function compactionEngine(w: EngineWiring, state: unknown, config: Config
       // older Claude models strip finished turns' thinking; the 5 family keeps it (config/thinking.ts)
       thinkingRoom: thinkingRoomOf(config.capabilities?.keepsThinking),
       instructions: (trigger, focus, signal) => deps.caps.summaryInstructions(w.instructions(), trigger, focus, signal),
-      ledger: { archived: () => deps.log.archived(), sections: () => [...ledgerSections().sections(), ...deps.caps.ledgerSections()] },
+      ledger: { archived: () => deps.log.archived(), sections: () => ledgerSectionList(deps.caps.ledgerSections()) },
       // the compacted history is written to the cache before the swap, where prompt caching is on
       warm: config.cache.enabled ? (messages, signal) => warmUp(provider, warmRequest(w, config, warmMessages(messages), signal), deps.bill) : undefined,
       backgroundSettled: w.backgroundSettled,

@@ -2,7 +2,7 @@ import type { AgentEvent, SessionEvent } from '../protocol/events.js';
 import { runTurn, type TurnResult } from '../agent/loop.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, textOf, type Message, type Usage } from '../llm/messages.js';
-import type { Effort } from '../llm/provider.js';
+import type { Effort, Provider } from '../llm/provider.js';
 import { redactSecrets } from '../log.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { assemble, type SessionOwner, type SessionParts } from './assemble.js';
@@ -255,6 +255,11 @@ export class Session extends SessionEvents {
   /** Usage by model, summaries included (/cost). */
   usageByModel(): Readonly<Record<string, Usage>> {
     return this.cost;
+  }
+
+  /** What a side question (/btw) is sent with: the next request's system prompt and provider; its usage is billed to the session (/cost). */
+  aside(): { system: string; provider: Provider; bill: (model: string, usage: Usage) => void } {
+    return { system: this.context.systemPrompt, provider: this.context.provider, bill: (model, usage) => this.bill(model, usage) };
   }
 
   private bill(model: string, usage: Usage): void {

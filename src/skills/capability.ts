@@ -3,15 +3,65 @@
 // skill, its runner of sub-agents; the listing as its section of the system prompt; the nested
 // skill folders a turn reaches (at its start); and the invoked skills re-attached after a
 // compaction archived them.
-import type { Capability, CapabilityHooks, CapabilityHost, DerivedLedgerSection, TurnHost } from '../capability/capability.js';
+import type { Capability, CapabilityHooks, CapabilityHost, DerivedLedgerSection, TurnHost, CapabilityFactory } from '../capability/capability.js';
 import type { Message } from '../llm/messages.js';
+import type { Approver } from '../tools/permissions.js';
 import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
-import type { SkillCatalog } from './catalog.js';
+import { findSkills, type SkillCatalog, type SkillTrustDeps } from './catalog.js';
+import { withSkillCommands } from './commands.js';
 import { SkillUseError } from './host.js';
 import { loadedNames, loadedSkills, REATTACH_EACH_TOKENS, REATTACH_TOTAL_TOKENS, skillsAfterCompaction } from './loaded.js';
 import { createSkillTool } from './skillTool.js';
 import type { SkillHost } from './types.js';
+import { skillsText } from './view.js';
+
+/**
+ * The skills (.claude/skills, .agents/skills, …; a broken SKILL.md is a warning, a project
+ * skill's code runs once trusted), each also a /name command, and /skills listing them.
+ */
+export const skills: CapabilityFactory = async (ctx) => {
+  const catalog = await findSkills(ctx.config.cwd, ctx.env, {
+    cwd: ctx.config.cwd,
+    trust: ctx.trust(),
+    trustProject: ctx.trustProject,
+    ...(ctx.approver ? { askApproval: askSkillApproval(ctx.approver) } : {}),
+    report: (level, text) => ctx.report(level, text),
+  });
+  // every command name but the custom ones, learned when the custom commands are merged (a skill named like one is not /name)
+  let commandNames: readonly string[] = [];
+  return {
+    ...skillsCapability(catalog, (host) => host.subagents(ctx.agents)),
+    parts: { skills: catalog },
+    customCommands: (found, builtIn) => {
+      commandNames = builtIn;
+      const merged = withSkillCommands(found, catalog, builtIn);
+      return { commands: merged.commands, warnings: [...catalog.warnings, ...merged.warnings] };
+    },
+    commands: [
+      {
+        name: 'skills',
+        whileBusy: true,
+        description: 'list the skills (SKILL.md folders): source, how each is used, tokens in the listing and in its body',
+        run: async (session) => ({
+          kind: 'text',
+          text: skillsText(catalog, session.currentConfig.model.contextWindow, loadedNames(session.messages()), commandNames),
+        }),
+      },
+    ],
+  };
+};
+
+/** A project skill's code asks through the same prompt as a project's hooks. */
+function askSkillApproval(approver: Approver): NonNullable<SkillTrustDeps['askApproval']> {
+  return async (question, skill, signal) => {
+    const answer = await approver(
+      { toolName: TOOL.Skill, toolUseId: `skill-approval-${skill.file}`, input: {}, summary: question, projectCode: { what: 'skill', ...skill } },
+      signal,
+    );
+    return answer.kind === 'allow_tool' ? 'remember' : answer.kind === 'allow_once' ? 'session' : 'no';
+  };
+}
 
 /** The sub-agent runner a `context: fork` skill uses (bootstrap.ts: the host's, over the agents in force). */
 export type ForkRunner = (host: CapabilityHost) => ReturnType<CapabilityHost['subagents']>;

@@ -1,5 +1,5 @@
 // The web as a capability: the WebFetch tool, closed over the limits of .agentrc's `web` section.
-import type { Capability } from '../capability/capability.js';
+import type { Capability, CapabilityFactory } from '../capability/capability.js';
 import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
 import type { FetchLimits } from './fetchPage.js';
@@ -8,3 +8,6 @@ import { createWebFetchTool } from './webFetch.js';
 export function webCapability(limits: FetchLimits): Capability {
   return { name: 'web', toolNames: [TOOL.WebFetch], open: () => ({ tools: registerTools([createWebFetchTool(limits)]) }) };
 }
+
+/** WebFetch within .agentrc's `web` limits. */
+export const web: CapabilityFactory = (ctx) => webCapability(ctx.config.web);

@@ -35,7 +35,13 @@ function editor(answer: (params: Record<string, unknown>) => unknown): { client:
 }
 
 const runtime = (cwd = '/work'): Runtime =>
-  ({ session: { on: () => () => {}, currentConfig: { cwd } }, commands: [], goals: { subscribe: () => () => {}, of: () => undefined } }) as unknown as Runtime;
+  ({
+    session: { on: () => () => {}, currentConfig: { cwd } },
+    commands: [],
+    // a capability's command (the background capability's /tasks) is offered like a built-in one
+    slash: [{ name: 'tasks', description: 'background commands', run: async () => undefined }],
+    goals: { subscribe: () => () => {}, of: () => undefined },
+  }) as unknown as Runtime;
 const picked = (optionId: string) => () => ({ outcome: { outcome: 'selected', optionId } });
 const signal = (): AbortSignal => new AbortController().signal;
 

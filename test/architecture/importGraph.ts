@@ -182,13 +182,8 @@ export const LAYER_RULES: Rule[] = [
       under('src/tools')(e.from) && ['src/agents', 'src/mcp', 'src/hooks', 'src/skills', 'src/background', 'src/capability'].some((room) => under(room)(e.to)),
   },
   {
-    name: "src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts), the tool names (src/tools/toolNames.ts), its own files, and the run's world (src/runtime/) for its registry's per-run slot, no package, no node: module",
-    forbids: (e) =>
-      under('src/ledger')(e.from) &&
-      !under('src/ledger')(e.to) &&
-      e.to !== 'src/llm/messages.ts' &&
-      e.to !== 'src/tools/toolNames.ts' &&
-      !under('src/runtime')(e.to),
+    name: "src/ledger/ (the working-state ledger) is pure derivation: it imports only the message model (src/llm/messages.ts), the tool names (src/tools/toolNames.ts) and its own files, no package, no node: module, and not the run's world (src/runtime/): it keeps no registry, its sections come from the capability seam",
+    forbids: (e) => under('src/ledger')(e.from) && !under('src/ledger')(e.to) && e.to !== 'src/llm/messages.ts' && e.to !== 'src/tools/toolNames.ts',
   },
   {
     name: "src/processes/ (the child process groups and the terminating signals) depends on nothing of the program but the run's world (src/runtime/: its signals, exit and per-run slots): tools, hooks, MCP and the front ends use it",
@@ -248,6 +243,10 @@ export const LAYER_RULES: Rule[] = [
     forbids: (e) =>
       (under('src/web')(e.from) && (isUi(e.to) || isSql(e.to))) ||
       (['linkedom', '@mozilla/readability', 'turndown'].includes(e.to) && !under('src/web')(e.from)),
+  },
+  {
+    name: 'src/btw/ (/btw: a side question answered from the context) is a capability and nothing more: it imports the seam (src/capability/), src/llm/, the prompt filler (src/promptText.ts) and its own room, and no package',
+    forbids: (e) => under('src/btw')(e.from) && e.to !== 'src/promptText.ts' && !['src/capability', 'src/llm', 'src/btw'].some((room) => under(room)(e.to)),
   },
   {
     name: "src/sandbox/ (the OS sandbox Bash runs in) is the only importer of @anthropic-ai/sandbox-runtime, knows no UI and no SQL, and imports of the program only config/ (its settings), tools/ (the port it fills, shell.ts), processes/ and the run's world (runtime/): the tools never import it, bootstrap lends it",
@@ -325,4 +324,47 @@ export function importCycles(edges: readonly ImportEdge[], opts: { includeTypeOn
     }
   }
   return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+/** The modules a file imports: distinct targets of its `import` and `export … from` declarations (not `import()`). */
+export function importCounts(edges: readonly ImportEdge[]): Map<string, number> {
+  const modules = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (e.dynamic) continue;
+    const set = modules.get(e.from) ?? new Set<string>();
+    set.add(e.to);
+    modules.set(e.from, set);
+  }
+  return new Map([...modules].map(([file, set]) => [file, set.size]));
+}
+
+/** The room of a file under src/ ("src/plan/todos.ts" → "plan"), undefined for a file at src/'s top. */
+const roomOf = (file: string): string | undefined => /^src\/([^/]+)\//.exec(file)?.[1];
+
+/**
+ * For each capability room (a room with a src/<room>/capability.ts), the files outside it that
+ * import it, leaving out `composition` (the list that puts every capability in) and the
+ * vocabularies' type-only imports: the event protocol's (src/protocol/) and the seam's
+ * (src/capability/). Rooms sorted, files sorted.
+ */
+export function capabilityRoomImporters(edges: readonly ImportEdge[], composition: string): Map<string, string[]> {
+  const rooms = new Set(
+    edges
+      .flatMap((e) => [e.from, e.to])
+      .flatMap((f) => {
+        const m = /^src\/([^/]+)\/capability\.ts$/.exec(f);
+        return m && m[1] !== 'capability' ? [m[1]!] : [];
+      }),
+  );
+  const out = new Map<string, string[]>();
+  for (const room of [...rooms].sort()) {
+    const importers = new Set(
+      edges
+        .filter((e) => roomOf(e.to) === room && roomOf(e.from) !== room && e.from !== composition)
+        .filter((e) => !(e.typeOnly && (roomOf(e.from) === 'protocol' || roomOf(e.from) === 'capability')))
+        .map((e) => e.from),
+    );
+    out.set(room, [...importers].sort());
+  }
+  return out;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { findCommand, isCommandLine } from '../../src/commands/registry.js';
+import type { CommandSession } from '../../src/capability/context.js';
+import { capabilityCommands, CommandError, commandInfos, findCommand, isCommandLine, runSlash } from '../../src/commands/registry.js';
+import type { Session } from '../../src/session/session.js';
 import { commandWord, isCommandText } from '../../src/ui/completion.js';
 import { COMMANDS } from '../ui/fakes.js';
 
@@ -30,5 +32,42 @@ describe('which lines are slash commands', () => {
   it('/quit is /exit', () => {
     expect(findCommand('quit')).toBeDefined();
     expect(isCommandLine('/quit')).toBe(true);
+  });
+});
+
+describe("a capability's commands", () => {
+  const seen: Array<{ id: string; args: string }> = [];
+  const more = capabilityCommands([
+    {},
+    {
+      commands: [
+        {
+          name: 'echo',
+          args: '<text>',
+          description: 'says it back',
+          whileBusy: true,
+          run: async (session: CommandSession, args: string) => {
+            if (args === 'bad') throw new Error('echo: nothing to say');
+            seen.push({ id: session.id, args });
+            return { kind: 'text', text: args };
+          },
+        },
+      ],
+    },
+  ]);
+
+  it('are slash commands beside the built-in ones: found, offered after them, run on the session they are typed in', async () => {
+    // runSlash not passing ctx.more to findCommand (checked) fails here, as would findCommand or commandInfos ignoring `more`
+    expect(findCommand('echo')).toBeUndefined();
+    expect(findCommand('echo', more)?.whileBusy).toBe(true);
+    expect(isCommandLine('/echo hello there', [], more)).toBe(true);
+    const names = commandInfos([], {}, more).map((c) => c.name);
+    expect(names.indexOf('echo')).toBeGreaterThan(names.indexOf('compact'));
+    const session = { id: 's_1' } as unknown as Session;
+    await expect(runSlash({ session, more }, '/echo hello')).resolves.toEqual({ kind: 'text', text: 'hello' });
+    expect(seen).toEqual([{ id: 's_1', args: 'hello' }]);
+    // a capability's refusal is the command's message
+    await expect(runSlash({ session, more }, '/echo bad')).rejects.toBeInstanceOf(CommandError);
+    await expect(runSlash({ session }, '/echo hello')).rejects.toThrow(/unknown command \/echo/);
   });
 });

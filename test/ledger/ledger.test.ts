@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/compaction/tokens.js';
 import { deriveLedger, ledgerFacts, ledgerMessages } from '../../src/ledger/ledger.js';
-import { LedgerRegistry } from '../../src/ledger/registry.js';
+import { BUILT_IN_SECTIONS, ledgerSectionList } from '../../src/ledger/sections.js';
 import { keyErrorLine } from '../../src/ledger/sections.js';
 import type { LedgerInput } from '../../src/ledger/types.js';
 import type { Message } from '../../src/llm/messages.js';
@@ -9,7 +9,7 @@ import { assistant, mid, results, user, words } from '../compaction/helpers.js';
 
 const describeCall = (_name: string, input: Record<string, unknown>): string => String(input.command ?? input.path ?? '');
 const input = (messages: Message[], kept: Message[] = []): LedgerInput => ({ messages, kept: new Set(kept.map((m) => m.id)), describe: describeCall });
-const sections = new LedgerRegistry().sections();
+const sections = BUILT_IN_SECTIONS;
 let count: (t: string) => number;
 
 beforeAll(async () => {
@@ -189,15 +189,17 @@ describe('the working-state ledger', () => {
     expect(tight.text).toContain(msgs[60]!.id);
   });
 
-  it('carries a slice a capability registered, in its order, without a change to the ledger', () => {
-    const reg = new LedgerRegistry();
-    const undo = reg.register({ id: 'tasks', title: 'Task list', order: 25, share: 0.1, derive: () => [{ text: '- [ ] migrate the schema' }] });
-    const l = deriveLedger(input([user('go'), ...call('Edit', { path: 'x.ts' }, 'ok')]), reg.sections(), 4_000, count);
+  it('carries a slice a capability brings, in its order, without a change to the ledger', () => {
+    const tasks = { id: 'tasks', title: 'Task list', order: 25, share: 0.1, derive: () => [{ text: '- [ ] migrate the schema' }] };
+    const later = { id: 'later', title: 'Later', order: 50, share: 0.1, derive: () => [] };
+    const list = ledgerSectionList([later, tasks]);
+    const l = deriveLedger(input([user('go'), ...call('Edit', { path: 'x.ts' }, 'ok')]), list, 4_000, count);
     expect(l.text).toContain('### Task list\n- [ ] migrate the schema');
     expect(l.text.indexOf('### Files')).toBeLessThan(l.text.indexOf('### Task list'));
-    undo();
-    expect(reg.sections().map((s) => s.id)).toEqual(['words', 'files', 'failures', 'spills']);
-    expect(() => reg.register({ id: 'files', title: 'x', order: 1, share: 0.1, derive: () => [] })).toThrow(/built in/);
+    // built-in first, then the capabilities' by order (a list in the capabilities' order, unsorted, fails here)
+    expect(list.map((s) => s.id)).toEqual(['words', 'files', 'failures', 'spills', 'tasks', 'later']);
+    expect(ledgerSectionList([]).map((s) => s.id)).toEqual(['words', 'files', 'failures', 'spills']);
+    expect(() => ledgerSectionList([{ id: 'files', title: 'x', order: 1, share: 0.1, derive: () => [] }])).toThrow(/built in/);
   });
 
   it('covers the archived messages and the history once each, in log order', () => {

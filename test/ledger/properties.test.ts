@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/compaction/tokens.js';
 import { deriveLedger, ledgerMessages } from '../../src/ledger/ledger.js';
-import { LedgerRegistry } from '../../src/ledger/registry.js';
+import { BUILT_IN_SECTIONS } from '../../src/ledger/sections.js';
 import type { Message } from '../../src/llm/messages.js';
 import { rng } from '../../bench/rng.js';
 
@@ -9,7 +9,7 @@ import { rng } from '../../bench/rng.js';
 // the store), forks (a copy under the same ids), rewinds and uncompacts led to the state it is
 // computed in, it equals a fresh derivation over the log as it stands.
 
-const sections = new LedgerRegistry().sections();
+const sections = BUILT_IN_SECTIONS;
 let count: (t: string) => number;
 beforeAll(async () => {
   const c = await createTokenCounter();

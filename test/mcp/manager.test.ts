@@ -220,7 +220,7 @@ describe('McpManager with real servers', () => {
 
 describe('/mcp', () => {
   it('lists state, tools and tokens; disable takes the tools away, enable and reconnect bring them back', async () => {
-    const { mcpCommand, mcpStatus } = await import('../../src/commands/mcp.js');
+    const { mcpCommand, mcpStatus } = await import('../../src/mcp/command.js');
     const { m } = manager(
       { f: { command: process.execPath, args: [FAILING] }, broken: { command: process.execPath, args: ['${NOT_SET_ANYWHERE}'] } },
       { trustProject: true },

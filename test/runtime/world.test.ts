@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { handleClosedStdout, onClosedStdout } from '../../src/closedPipe.js';
-import { ledgerSections } from '../../src/ledger/registry.js';
 import { debugEnabled, enableDebugLog, redact, registerSecret } from '../../src/log.js';
 import { childGroups, trackGroup } from '../../src/processes/groups.js';
 import { terminatingSignal, onTerminatingSignals } from '../../src/processes/signals.js';
@@ -10,7 +9,7 @@ import { homeDir, inWorld, processWorld, world, type World } from '../../src/run
 import { tempDir } from '../tempDirs.js';
 
 // Issue 50: two runs in one process (the in-process test harness) each have their own world, and
-// what was process-wide state (the log's secrets and debug file, the ledger's sections, the
+// what was process-wide state (the log's secrets and debug file, the
 // process groups, the signal state, the closed-pipe handler) is the run's own.
 
 function testWorld(env: NodeJS.ProcessEnv = {}): World & { exits: number[] } {
@@ -41,7 +40,7 @@ describe('a run’s world', () => {
     expect(world()).toBe(processWorld());
   });
 
-  it('keeps a run’s secrets, debug log, ledger sections, groups and closed-pipe handler from another run', () => {
+  it('keeps a run’s secrets, debug log, groups and closed-pipe handler from another run', () => {
     const a = testWorld();
     const b = testWorld();
     const secret = 'hunter2-but-longer-than-eight';
@@ -49,29 +48,18 @@ describe('a run’s world', () => {
     inWorld(a, () => {
       registerSecret(secret);
       enableDebugLog(log);
-      ledgerSections().register({ id: 'only-a', title: 'A', order: 90, share: 0.1, derive: () => [] });
       trackGroup(999_999, 'bash', 'sleep 1');
       onClosedStdout(() => {});
     });
     inWorld(b, () => {
       expect(redact(`key ${secret}`)).toBe(`key ${secret}`);
       expect(debugEnabled()).toBe(false);
-      expect(
-        ledgerSections()
-          .sections()
-          .map((s) => s.id),
-      ).not.toContain('only-a');
       expect(childGroups()).toEqual([]);
       expect(handleClosedStdout()).toBe(false);
     });
     inWorld(a, () => {
       expect(redact(`key ${secret}`)).toBe('key [redacted]');
       expect(debugEnabled()).toBe(true);
-      expect(
-        ledgerSections()
-          .sections()
-          .map((s) => s.id),
-      ).toContain('only-a');
       expect(childGroups().map((g) => g.pgid)).toEqual([999_999]);
       expect(handleClosedStdout()).toBe(true);
     });

@@ -1,9 +1,9 @@
 // /goal: sets the session's goal (src/goals/), shows it, pauses, resumes or clears it. Setting
 // or resuming starts nothing here: the front end that drives the session asks the goal for its
 // next turn once it is idle (the person's queued input first).
-import { parseGoalArgs } from '../goals/goal.js';
-import type { Goals } from '../goals/goals.js';
-import type { Session } from '../session/session.js';
+import type { CommandSession } from '../capability/context.js';
+import { parseGoalArgs } from './goal.js';
+import type { Goals } from './goals.js';
 
 /** /goal as the slash menu and /help list it; it answers while a turn runs (pause, status). */
 export const GOAL_COMMAND = {
@@ -13,7 +13,7 @@ export const GOAL_COMMAND = {
   description: 'work toward an objective turn after turn until its check passes or a budget ends it; alone: its status',
 };
 
-export function goalCommand(goals: Goals | undefined, session: Session, args: string): string {
+export function goalCommand(goals: Goals | undefined, session: Pick<CommandSession, 'id' | 'busy'>, args: string): string {
   const goal = goals?.of(session.id);
   if (!goal) throw new Error('this session has no goals (a sub-agent, or a front end without them)');
   const words = args.trim();

@@ -1,6 +1,6 @@
 // /mcp: the MCP servers with their state, tools and what their definitions cost, and the
 // person's controls over them (reconnect, disable, enable, approve a project's server).
-import type { McpManager, McpServerView, ReconnectOutcome } from '../mcp/manager.js';
+import type { McpManager, McpServerView, ReconnectOutcome } from './manager.js';
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
