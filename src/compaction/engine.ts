@@ -20,7 +20,6 @@ import type { HeadDeps, LlmRun } from './headSummary.js';
 import type { CompactionContext, EngineDeps } from './engineDeps.js';
 
 export type { CompactionContext, EngineDeps } from './engineDeps.js';
-
 export type CompactionOutcome = Outcome;
 
 export interface ResponseObservation {
