@@ -111,11 +111,12 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
   // a sub-agent gets the capabilities' tools its agent names (the Task tool below agents.maxDepth)
   const own = caps.tools().filter((t) => !deps.child || deps.child.toolNames.includes(t.name));
   const tools: readonly AnyTool[] = [...deps.tools(lent), ...own];
+  // the two other sets are built when first needed (not at start-up)
+  const later: { direct?: readonly AnyTool[]; dry?: readonly AnyTool[] } = {};
   /** The built-in tools as the person's own commands run them (`!cmd`, a skill's inline commands, @mentions): here, in the foreground, over the session's tracker only. */
-  const direct = deps.tools({ files });
-  let unlent: readonly AnyTool[] | undefined;
+  const direct = (): readonly AnyTool[] => (later.direct ??= deps.tools({ files }));
   /** The built-in tools over nothing of the session (a prompt measured before it is sent: its @mentions count as read only once it is). */
-  const dry = (): readonly AnyTool[] => (unlent ??= deps.tools({}));
+  const dry = (): readonly AnyTool[] => (later.dry ??= deps.tools({}));
   rebuildTracker(deps.store, id, log.messages(), files);
   const context: ContextControl = new ContextControl(
     {
@@ -172,7 +173,7 @@ interface SessionTurn {
   log: SessionLog;
   context: ContextControl;
   /** The built-in tools the person's own commands run (a skill's inline commands). */
-  direct: readonly AnyTool[];
+  direct: () => readonly AnyTool[];
   emit: (e: SessionEvent) => void;
 }
 
@@ -189,7 +190,7 @@ function turnHost(turn: () => SessionTurn): TurnHost {
     shell: async (command, signal, preapproved) => {
       const t = turn();
       try {
-        return { output: await gatedShell(t.direct, t.gate, command, t.context.config.cwd, signal, t.emit, preapproved) };
+        return { output: await gatedShell(t.direct(), t.gate, command, t.context.config.cwd, signal, t.emit, preapproved) };
       } catch (e) {
         if (e instanceof InlineCommandRefused) return { refused: e.message };
         throw e;

@@ -170,7 +170,7 @@ export class Session extends SessionEvents {
   /** `!command`: runs it in the shell now and keeps the output as a note for the model's next turn (see shellNote.ts). */
   shell(command: string): Promise<Message> {
     return this.exclusive(async (signal) => {
-      const msg = this.log.append(await runShellNote(this.parts.direct, command, this.context.config.cwd, signal, (e) => this.emit(e)));
+      const msg = this.log.append(await runShellNote(this.parts.direct(), command, this.context.config.cwd, signal, (e) => this.emit(e)));
       this.emit({ type: 'message', message: msg });
       return msg;
     });

@@ -40,7 +40,7 @@ export async function expandPrompt(
   emit: (e: AgentEvent) => void,
 ): Promise<{ text: string; hooked: { block?: string; blocks: TextBlock[] } }> {
   const approved = scope.commandsApproved === true;
-  const text = scope.expand ? await scope.expand((c) => gatedShell(p.direct, p.gate, c, p.context.config.cwd, signal, emit, approved)) : asked;
+  const text = scope.expand ? await scope.expand((c) => gatedShell(p.direct(), p.gate, c, p.context.config.cwd, signal, emit, approved)) : asked;
   return { text, hooked: await p.caps.beforePrompt(withoutTypedCommand(text), signal) };
 }
 
@@ -53,7 +53,7 @@ export async function personMessage(
   warn: (problem: string) => void,
 ): Promise<Message | { refused: string }> {
   const typed = await promptMessage(text, {
-    tools: p.direct,
+    tools: p.direct(),
     cwd: p.context.config.cwd,
     signal,
     warn,
