@@ -34,14 +34,16 @@ async function bigStream(): Promise<{ seen: number; kept: number; growth: number
   try {
     const commands = new BackgroundCommands({ root: dir, maxRunning: 10, redact });
     const shells = commands.open('s1');
-    const bash = createTools({ bash: { timeoutMs: 300_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } }).find((t) => t.name === 'Bash') as AnyTool;
+    const bash = createTools({ bash: { timeoutMs: 300_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } }, { background: shells }).find(
+      (t) => t.name === 'Bash',
+    ) as AnyTool;
     global.gc?.();
     const before = process.memoryUsage().rss;
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
     const input = bash.parse({ command: "yes 'a line of fifty characters to make up fifty megabytes' | head -c 52428800", run_in_background: true });
     const start = performance.now();
-    await bash.run(input, { cwd: dir, signal: new AbortController().signal, background: shells });
+    await bash.run(input, { cwd: dir, signal: new AbortController().signal });
     while (shells.running().length > 0) await new Promise((r) => setTimeout(r, 20));
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
@@ -58,7 +60,9 @@ async function restingCost(ms: number): Promise<{ none: number; ten: number }> {
   try {
     const commands = new BackgroundCommands({ root: dir, maxRunning: 10, redact });
     const shells = commands.open('s1');
-    const bash = createTools({ bash: { timeoutMs: 300_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } }).find((t) => t.name === 'Bash') as AnyTool;
+    const bash = createTools({ bash: { timeoutMs: 300_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } }, { background: shells }).find(
+      (t) => t.name === 'Bash',
+    ) as AnyTool;
     const share = async (): Promise<number> => {
       const cpu = process.cpuUsage();
       const t = performance.now();
@@ -69,7 +73,7 @@ async function restingCost(ms: number): Promise<{ none: number; ten: number }> {
     const none = await share();
     for (let n = 0; n < 10; n++) {
       const input = bash.parse({ command: `exec 3<> <(:); while :; do echo "tick-${n} $SECONDS $RANDOM"; read -t 0.01 -u 3; done`, run_in_background: true });
-      await bash.run(input, { cwd: dir, signal: new AbortController().signal, background: shells });
+      await bash.run(input, { cwd: dir, signal: new AbortController().signal });
     }
     await new Promise((r) => setTimeout(r, 500));
     const ten = await share();
@@ -143,13 +147,13 @@ async function turnLoop(rounds: number, turnsPerPhase: number, where: 'in-proces
       config,
       store,
       provider: createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: provider.anthropicBaseURL, cache: config.cache }),
-      tools: createTools({ bash: config.bash }),
+      tools: (lent) => createTools({ bash: config.bash }, lent),
       capabilities: [backgroundCapability(commands)],
       counter: await createTokenCounter(),
       engine: { now: () => Date.now() },
     });
     const shells = commands.open(session.id);
-    const bash = createTools({ bash: config.bash }).find((t) => t.name === 'Bash') as AnyTool;
+    const bash = createTools({ bash: config.bash }, { background: shells }).find((t) => t.name === 'Bash') as AnyTool;
     const turn = async (times: number[], cpus: number[]): Promise<void> => {
       provider.turn();
       const t = performance.now();
@@ -172,7 +176,7 @@ async function turnLoop(rounds: number, turnsPerPhase: number, where: 'in-proces
       for (let n = 0; n < 10; n++) {
         // builtins only (read -t on a pipe nobody writes sleeps without a fork): what is measured is the agent's side, not forks
         const input = bash.parse({ command: `exec 3<> <(:); while :; do echo "tick-${n} $SECONDS $RANDOM"; read -t 0.01 -u 3; done`, run_in_background: true });
-        await bash.run(input, { cwd: dir, signal: new AbortController().signal, background: shells });
+        await bash.run(input, { cwd: dir, signal: new AbortController().signal });
       }
       for (let i = 0; i < turnsPerPhase; i++) await turn(busy, busyCpu);
       await commands.stopAll();

@@ -88,7 +88,7 @@ export async function runSession(
       config,
       store,
       provider,
-      tools: createTools({ bash: config.bash }),
+      tools: (lent) => createTools({ bash: config.bash }, lent),
       capabilities: [],
       counter: await createTokenCounter(),
       engine: { now: () => Date.now() + offset, ...(microPolicy ? { microPolicy } : {}) },

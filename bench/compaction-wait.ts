@@ -67,7 +67,14 @@ async function loop(summarizer: Summarizer, background: boolean, prefire?: numbe
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
     const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache });
-    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter: await createTokenCounter() });
+    const session = Session.open({
+      config,
+      store,
+      provider,
+      tools: (lent) => createTools({ bash: config.bash }, lent),
+      capabilities: [],
+      counter: await createTokenCounter(),
+    });
     const times: number[] = [];
     let step = 0;
     server.respondWith((req) => {

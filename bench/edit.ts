@@ -10,11 +10,8 @@ import { performance } from 'node:perf_hooks';
 import { createEditTool } from '../src/tools/edit.js';
 import { createFileReadTool } from '../src/tools/fileRead.js';
 import { FileTracker } from '../src/tools/fileTracker.js';
-import type { ToolContext } from '../src/tools/types.js';
+import type { AnyTool, ToolContext, ToolSession } from '../src/tools/types.js';
 import { openStore } from '../src/store/index.js';
-
-const edit = createEditTool();
-const read = createFileReadTool();
 
 function sourceText(bytes: number, seed = 1): string {
   const lines: string[] = [];
@@ -27,14 +24,13 @@ function sourceText(bytes: number, seed = 1): string {
   return lines.join('\n') + '\n';
 }
 
-const ctxIn = (dir: string, extra: Partial<ToolContext> = {}): ToolContext => ({
-  cwd: dir,
-  signal: new AbortController().signal,
-  files: new FileTracker(),
-  ...extra,
-});
+/** A session in `dir`: its context and its FileRead and Edit, built over what it lends them (a tracker, and `extra`). */
+const ctxIn = (dir: string, extra: ToolSession = {}): { c: ToolContext; read: AnyTool; edit: AnyTool } => {
+  const lent: ToolSession = { files: new FileTracker(), ...extra };
+  return { c: { cwd: dir, signal: new AbortController().signal }, read: createFileReadTool({}, lent) as AnyTool, edit: createEditTool(lent) as AnyTool };
+};
 
-async function editOnce(c: ToolContext, path: string, oldS: string, newS: string): Promise<number> {
+async function editOnce({ c, read, edit }: ReturnType<typeof ctxIn>, path: string, oldS: string, newS: string): Promise<number> {
   await read.run(read.parse({ path, limit: 1 }), c);
   const t0 = performance.now();
   const input = edit.parse({ path, old_string: oldS, new_string: newS });
@@ -73,9 +69,9 @@ async function manyFiles(dir: string): Promise<void> {
   for (const n of [100, 1000]) {
     const sub = mkdtempSync(join(dir, `many-${n}-`));
     for (let i = 0; i < n; i++) writeFileSync(join(sub, `f${i}.ts`), sourceText(2_000, i + 1));
-    const c = ctxIn(sub);
+    const s = ctxIn(sub);
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) await editOnce(c, `f${i}.ts`, 'handler3(', 'handlerThree(');
+    for (let i = 0; i < n; i++) await editOnce(s, `f${i}.ts`, 'handler3(', 'handlerThree(');
     per.push([n, (performance.now() - t0) / n]);
   }
   console.log('Edits of many small files (one session, each read then edited):');
@@ -93,7 +89,7 @@ async function snapshotGrowth(dir: string): Promise<void> {
   const before = size();
   const files = new FileTracker();
   let turnId = '';
-  const c = ctxIn(dir, {
+  const s = ctxIn(dir, {
     files,
     beforeFileChange: (abs, prior, mode) => void store.saveSnapshot('s', { turnId, path: abs, content: prior ?? null, mode: mode ?? null }),
   });
@@ -101,7 +97,7 @@ async function snapshotGrowth(dir: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     turnId = `u${i}`;
     store.appendMessage('s', { id: turnId, role: 'user', kind: 'normal', createdAt: Date.now(), blocks: [{ type: 'text', text: `edit ${i}` }] }, 3);
-    await editOnce(c, 'hundred.ts', `handler${i * 4}(`, `handler${i * 4}_v${i}(`);
+    await editOnce(s, 'hundred.ts', `handler${i * 4}(`, `handler${i * 4}_v${i}(`);
   }
   const ms = performance.now() - t0;
   store.close();

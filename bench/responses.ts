@@ -71,7 +71,14 @@ async function runSession(engine: 'own' | 'provider'): Promise<EngineRun> {
     const config = loadConfig({ cwd: dir, home: dir, env: { OPENAI_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
     const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'openai', apiKey: 'k', baseURL: server.openaiBaseURL, api: 'responses', cache: config.cache });
-    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter: await createTokenCounter() });
+    const session = Session.open({
+      config,
+      store,
+      provider,
+      tools: (lent) => createTools({ bash: config.bash }, lent),
+      capabilities: [],
+      counter: await createTokenCounter(),
+    });
     server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY, reasoning: false } : undefined));
     let compactions = 0;
     let archived = 0;

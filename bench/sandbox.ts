@@ -70,7 +70,8 @@ console.log(
 
 const { shells, job: adopted } = keepingShells();
 const server = `node -e "require('http').createServer((q,r)=>r.end('up')).listen(8766)" & sleep 0.5; for i in $(seq 300); do curl -s -m 2 http://127.0.0.1:8766/ >> served.log && echo >> served.log; sleep 0.1; done`;
-await sandboxed.run({ command: server, run_in_background: true }, ctx({ background: shells }));
+// the session that keeps the shells builds its Bash over them
+await (createBashTool({ ...opts, sandbox }, { background: shells }) as AnyTool).run({ command: server, run_in_background: true }, ctx());
 const served = (): number => (existsSync(join(project, 'served.log')) ? readFileSync(join(project, 'served.log'), 'utf8').split('up').length - 1 : 0);
 const counts: number[] = [];
 for (let i = 0; i < 5; i++) {

@@ -74,7 +74,7 @@ async function runSession(wire: Wire, spill: boolean): Promise<SpillRun> {
       config,
       store,
       provider,
-      tools: createTools({ bash: config.bash }),
+      tools: (lent) => createTools({ bash: config.bash }, lent),
       capabilities: [],
       counter: await createTokenCounter(),
       engine: { now: () => Date.now() },

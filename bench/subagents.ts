@@ -78,7 +78,7 @@ async function runExploration(label: string, delegate: boolean): Promise<Explora
       config,
       store,
       provider,
-      tools: createTools({ bash: config.bash }),
+      tools: (lent) => createTools({ bash: config.bash }, lent),
       capabilities: [subagentCapability(agents)],
       counter: await createTokenCounter(),
     });

@@ -30,7 +30,14 @@ async function main(): Promise<void> {
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
     const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache });
-    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter: await createTokenCounter() });
+    const session = Session.open({
+      config,
+      store,
+      provider,
+      tools: (lent) => createTools({ bash: config.bash }, lent),
+      capabilities: [],
+      counter: await createTokenCounter(),
+    });
     const thought = 'Let me think about what this module does and how to describe it. '.repeat(8);
     for (let t = 0; t < TURNS; t++) {
       server.enqueue(

@@ -185,7 +185,8 @@ export async function createRuntime(
           config: { ...cfg, permissions: { ...cfg.permissions, readPaths } },
           store,
           provider: prov,
-          tools,
+          // each session builds its own, closed over what it lends them
+          tools: (lent) => createTools({ bash }, lent),
           capabilities,
           counter,
           ...(approver ? { approver } : {}),

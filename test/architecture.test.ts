@@ -92,6 +92,18 @@ const KNOWN_MANY_IMPORTS: Array<{ file: string; count: number; why: string }> = 
   },
 ];
 
+/** Issue 45's "Done when": tools close over what their session lends them; the loop takes what a turn needs. */
+const MAX_TOOL_CONTEXT_FIELDS = 4;
+const MAX_LOOP_OPTIONS = 12;
+
+/** The members of an exported interface, counted from the source text (one per line at two spaces' indent). */
+function membersOf(file: string, name: string): string[] {
+  const text = readFileSync(resolve(import.meta.dirname, '..', file), 'utf8');
+  const body = new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`).exec(text)?.[1];
+  expect(body, `${file} declares ${name}`).toBeDefined();
+  return [...(body ?? '').matchAll(/^ {2}(?:readonly )?(\w+)\??[:(]/gm)].map((m) => m[1] ?? '');
+}
+
 const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
 const isKnownCycle = (files: string[]): boolean => KNOWN_CYCLES.some((k) => k.files.join('\n') === files.join('\n'));
 
@@ -181,6 +193,15 @@ describe('the import graph of src/', () => {
     expect(body, 'src/session/sessionDeps.ts declares SessionDeps').toBeDefined();
     const optional = [...(body ?? '').matchAll(/^ {2}(\w+)\?:/gm)].map((m) => m[1]);
     expect(optional.length, `optional: ${optional.join(', ')}`).toBeLessThanOrEqual(MAX_OPTIONAL_DEPS);
+  });
+
+  it('builds the tools per session: ToolContext has at most 4 fields, LoopOptions at most 12 members', () => {
+    // what a tool uses of its session (the file tracker, the archive, the editor's files…) it closes
+    // over when the session builds it; one more per-call field, or one more loop option, fails this test
+    const fields = membersOf('src/tools/types.ts', 'ToolContext');
+    expect(fields.length, `ToolContext: ${fields.join(', ')}`).toBeLessThanOrEqual(MAX_TOOL_CONTEXT_FIELDS);
+    const options = membersOf('src/agent/host.ts', 'LoopOptions');
+    expect(options.length, `LoopOptions: ${options.join(', ')}`).toBeLessThanOrEqual(MAX_LOOP_OPTIONS);
   });
 });
 

@@ -5,8 +5,7 @@ import type { Message, Usage } from '../llm/messages.js';
 import type { DoneEvent, ModelRequest, Provider, ThinkingRequest, WebSearchRequest } from '../llm/provider.js';
 import type { RetryPolicy } from '../llm/retry.js';
 import type { FileDiff } from '../tools/fileDiff.js';
-import type { FileTracker } from '../tools/fileTracker.js';
-import type { AnyTool, BackgroundShells, RecallSource, SandboxRun, SpillSink, ToolContext, ToolIo, ToolOutput } from '../tools/types.js';
+import type { AnyTool, SandboxRun, SpillSink, ToolOutput } from '../tools/types.js';
 import type { TurnEndReason } from '../protocol/events.js';
 
 /**
@@ -53,44 +52,49 @@ export interface PermissionGate {
   authorize(call: GateCall, signal: AbortSignal, preapproved?: boolean): Promise<Authorization>;
 }
 
+/** What a turn runs with; the tools close over what they use of the session (tools/registry.ts createTools). */
 export interface LoopOptions {
   provider: Provider;
   model: string;
   tools: readonly AnyTool[];
   gate: PermissionGate;
   maxSteps: number;
+  /** How a model call is waited for and tried again. */
+  patience: CallPatience;
+  /** Replies stopping at max_tokens that are told to continue, per turn. */
+  maxOutputRecoveries: number;
+  cwd: string;
+  /** What every request of the turn sends besides the history (one configuration per turn). */
+  request: TurnRequest;
+  /** Where results over the spill threshold go (absent: nothing is spilled). */
+  spill?: SpillSink;
+  /** The person's hooks around tool calls and the turn's end (the session adapts src/hooks). */
+  hooks?: LoopHooks;
+  /** Notices for the model's next request after a step's tool results (a background command ended), each given once. */
+  notices?: () => string[];
+}
+
+/** How a model call is waited for and tried again. */
+export interface CallPatience {
   retry: RetryPolicy;
   /** No new attempt of a model call starts after this long since its first attempt (timeouts.totalMs). */
   giveUpAfterMs?: number;
   /** Silence (no reply data) after which a `waiting` event is emitted, and again every this long. Default 5 s. */
   waitNoticeMs?: number;
-  /** Replies stopping at max_tokens that are told to continue, per turn. */
-  maxOutputRecoveries: number;
-  cwd: string;
-  recall?: RecallSource;
+  /** Injected for tests: waits between retries. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** What every request of a turn sends besides the history. */
+export interface TurnRequest {
   /** false: the model reads no images; they are sent as notes naming them (models.<name>.images). */
   images?: boolean | undefined;
-  /** The thinking settings every request of the turn sends (one configuration per turn). */
+  /** The thinking settings every request of the turn sends. */
   thinking?: ThinkingRequest | undefined;
   /** The provider's web search, offered on every request of the turn (.agentrc webSearch). */
   webSearch?: WebSearchRequest | undefined;
-  /** Where results over the spill threshold go (absent: nothing is spilled). */
-  spill?: SpillSink;
   /** Sent as the requests' cacheKey (OpenAI prompt_cache_key): the session id. */
   cacheKey?: string;
-  /** The session's record of files read and written, and its snapshot hook (see ToolContext). */
-  files?: FileTracker;
-  beforeFileChange?: ToolContext['beforeFileChange'];
-  /** Where the tools read and write files and run commands when not here (an editor's buffers and terminals, over ACP). */
-  io?: ToolIo;
-  /** The person's hooks around tool calls and the turn's end (the session adapts src/hooks). */
-  hooks?: LoopHooks;
-  /** Notices for the model's next request after a step's tool results (a background command ended), each given once. */
-  notices?: () => string[];
-  /** The session's background commands, for the tools (ToolContext.background). */
-  background?: BackgroundShells;
-  /** Injected for tests: waits between retries. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** What the loop asks of hooks; each never throws (a failing hook is reported by whoever runs it). */

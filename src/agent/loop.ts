@@ -9,7 +9,7 @@ import { runTools } from './runTools.js';
 import { promptText } from '../promptText.js';
 import CONTINUE from './continue.md';
 
-export type { Authorization, GateCall, LoopHost, LoopOptions, PermissionGate, TurnResult } from './host.js';
+export type { Authorization, CallPatience, GateCall, LoopHost, LoopOptions, PermissionGate, TurnRequest, TurnResult } from './host.js';
 
 /** What the agent says when a reply stopped at the output limit (continue.md). */
 export const CONTINUE_PROMPT = promptText(CONTINUE);
@@ -44,7 +44,7 @@ export async function runTurn(
   let continuations = 0;
   let stopContinuations = 0;
   let pauses = 0;
-  const wait = opts.sleep ?? sleep;
+  const wait = opts.patience.sleep ?? sleep;
   const toolsByName = new Map(opts.tools.map((t) => [t.name, t]));
   const specs = opts.tools.map(toolSpec);
 

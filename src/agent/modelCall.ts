@@ -47,7 +47,7 @@ export async function callModel(
     attempt++;
     emit({ type: 'request_start', step, attempt });
     // tell the person within seconds when nothing comes back, and keep telling
-    const tick = opts.waitNoticeMs ?? 5_000;
+    const tick = opts.patience.waitNoticeMs ?? 5_000;
     let silentTicks = 0;
     let heard = false;
     let dataSinceTick = false;
@@ -75,13 +75,13 @@ export async function callModel(
     const req: ModelRequest = {
       model: opts.model,
       system: host.systemPrompt(),
-      messages: opts.images === false ? withoutImages(host.history(), noImagesNote(opts.model)) : [...host.history()],
+      messages: opts.request.images === false ? withoutImages(host.history(), noImagesNote(opts.model)) : [...host.history()],
       tools: specs,
       maxTokens: Math.min(host.maxOutputTokens(), outputCap ?? Infinity),
       signal,
-      ...(opts.cacheKey !== undefined ? { cacheKey: opts.cacheKey } : {}),
-      ...(opts.thinking !== undefined ? { thinking: opts.thinking } : {}),
-      ...(opts.webSearch !== undefined ? { webSearch: opts.webSearch } : {}),
+      ...(opts.request.cacheKey !== undefined ? { cacheKey: opts.request.cacheKey } : {}),
+      ...(opts.request.thinking !== undefined ? { thinking: opts.request.thinking } : {}),
+      ...(opts.request.webSearch !== undefined ? { webSearch: opts.request.webSearch } : {}),
     };
     partialText = '';
     const sentAt = Date.now();
@@ -150,12 +150,13 @@ export async function callModel(
         }
         return { kind: 'failed', error: err, partialText: '' };
       }
-      const delayMs = nextRetryDelayMs(err, attempt, opts.retry);
-      if (delayMs !== undefined && opts.giveUpAfterMs !== undefined && Date.now() + delayMs - firstStarted >= opts.giveUpAfterMs) {
-        return gaveUp(err, ` (no new attempt after ${Math.round(opts.giveUpAfterMs / 1000)} s: timeouts.totalMs)`);
+      const delayMs = nextRetryDelayMs(err, attempt, opts.patience.retry);
+      const giveUpAfterMs = opts.patience.giveUpAfterMs;
+      if (delayMs !== undefined && giveUpAfterMs !== undefined && Date.now() + delayMs - firstStarted >= giveUpAfterMs) {
+        return gaveUp(err, ` (no new attempt after ${Math.round(giveUpAfterMs / 1000)} s: timeouts.totalMs)`);
       }
       if (delayMs !== undefined) {
-        emit({ type: 'retry', attempt: attempt + 1, maxAttempts: opts.retry.maxAttempts, delayMs, kind: err.kind, message: err.message });
+        emit({ type: 'retry', attempt: attempt + 1, maxAttempts: opts.patience.retry.maxAttempts, delayMs, kind: err.kind, message: err.message });
         try {
           await wait(delayMs, signal);
         } catch {

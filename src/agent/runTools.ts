@@ -2,7 +2,7 @@
 // exactly one result per call whatever happens.
 import type { ToolResultBlock, ToolUseBlock } from '../llm/messages.js';
 import { traitsOf } from '../tools/kinds.js';
-import { charsOfTokens, fullOutputOf, shouldSpill, spillPreview } from '../tools/spill.js';
+import { fullOutputOf, shouldSpill, spillPreview } from '../tools/spill.js';
 import { ToolInputError, type AnyTool, type SpillSink, type ToolContext, type ToolOutput } from '../tools/types.js';
 import { errorText } from './errorText.js';
 import type { AgentEvent } from '../protocol/events.js';
@@ -74,8 +74,6 @@ async function runOneTool(
   let started = Date.now();
   let tool = toolsByName.get(use.name);
   let summary = '';
-  // above this a result is spilled; a tool that never is (Recall) cuts itself to it
-  const resultChars = opts.spill ? charsOfTokens(opts.spill.thresholdFor(use.name)) : 0;
   const finish = (raw: ToolOutput, status: 'done' | 'error' | 'denied' | 'interrupted', stop = false): { result: ToolResultBlock; stop?: boolean } => {
     const output = opts.spill ? spillIfLarge(raw, opts.spill, use, summary, tool === undefined || traitsOf(tool).spills) : raw;
     emit({ type: 'tool_end', id: use.id, name: use.name, output, durationMs: Date.now() - started, status });
@@ -87,17 +85,12 @@ async function runOneTool(
       ...(stop ? { stop } : {}),
     };
   };
+  // what else a tool uses of the session it closes over (ToolSession)
   const ctx: ToolContext = {
     cwd: opts.cwd,
     signal,
     toolUseId: use.id,
     onProgress: (text: string): void => emit({ type: 'tool_progress', id: use.id, text }),
-    ...(opts.recall ? { recall: opts.recall } : {}),
-    ...(resultChars > 0 ? { resultChars } : {}),
-    ...(opts.files ? { files: opts.files.forCall(use.id) } : {}),
-    ...(opts.beforeFileChange ? { beforeFileChange: opts.beforeFileChange } : {}),
-    ...(opts.background ? { background: opts.background } : {}),
-    ...opts.io,
   };
 
   if (!tool) {
@@ -146,11 +139,10 @@ async function runOneTool(
     auth = { ok: false, message: `Permission check failed: ${errorText(e)}` };
   }
   if (!auth.ok) return finish({ content: auth.message, isError: true }, 'denied', auth.stop === true);
-  if (auth.sandbox) ctx.sandbox = auth.sandbox;
   started = Date.now();
 
   try {
-    const output = await tool.run(input, ctx);
+    const output = await tool.run(input, ctx, auth.sandbox ? { sandbox: auth.sandbox } : undefined);
     if (signal.aborted)
       return finish({ content: output.content ? `${output.content}\n[${INTERRUPTED_RESULT}]` : INTERRUPTED_RESULT, isError: true }, 'interrupted');
     // as Claude Code: PostToolUse hooks hear of calls that succeeded

@@ -12,8 +12,9 @@ import type { Config } from '../config/config.js';
 import { newId, type Usage } from '../llm/messages.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
+import { charsOfTokens } from '../tools/spill.js';
 import { parseToolList } from '../tools/toolNames.js';
-import type { AnyTool, RecallSource, SpillSink } from '../tools/types.js';
+import type { AnyTool, RecallSource, SpillSink, ToolSession } from '../tools/types.js';
 import { Capabilities } from './capabilities.js';
 import { type ChildSession, type ChildSpec, childDeps, childParent, parentOf, type SubagentInfo, Subagents, subagentInfo } from './children.js';
 import { ContextControl } from './contextControl.js';
@@ -85,13 +86,37 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
     sessionId: id,
     resumed: log.messages().length > 0,
     subagents,
-    turn: turnHost(() => ({ gate, log, context, emit: owner.emit })),
+    turn: turnHost(() => ({ gate, log, context, direct, emit: owner.emit })),
     ...parentOf(deps.child),
   };
   const caps = new Capabilities(deps.capabilities, host, state.capabilities);
+  const spill: SpillSink | undefined = deps.store.readonly
+    ? undefined
+    : archiveSpill(
+        deps.store,
+        // an output archived before the session's first message (a spilled @mention in its first prompt) needs its row
+        () => (log.ensureStored(), id),
+        () => context.config.output,
+      );
+  /** The session's archive, for the Recall tool and /history. */
+  const recall = (): RecallSource => archiveRecall(deps.store, id, () => context.config.recall.crossSession);
+  // the built-in tools close over what the session lends them
+  const lent: ToolSession = {
+    files,
+    recall: recall(),
+    resultChars: (name) => (spill ? charsOfTokens(spill.thresholdFor(name)) : 0),
+    beforeFileChange: (abs, prior, mode) => snapshots.before(abs, prior, mode),
+    ...caps.toolSession(),
+  };
   // a sub-agent gets the capabilities' tools its agent names (the Task tool below agents.maxDepth)
   const own = caps.tools().filter((t) => !deps.child || deps.child.toolNames.includes(t.name));
-  const tools: readonly AnyTool[] = [...deps.tools, ...own];
+  const tools: readonly AnyTool[] = [...deps.tools(lent), ...own];
+  // the two other sets are built when first needed (not at start-up)
+  const later: { direct?: readonly AnyTool[]; dry?: readonly AnyTool[] } = {};
+  /** The built-in tools as the person's own commands run them (`!cmd`, a skill's inline commands, @mentions): here, in the foreground, over the session's tracker only. */
+  const direct = (): readonly AnyTool[] => (later.direct ??= deps.tools({ files }));
+  /** The built-in tools over nothing of the session (a prompt measured before it is sent: its @mentions count as read only once it is). */
+  const dry = (): readonly AnyTool[] => (later.dry ??= deps.tools({}));
   rebuildTracker(deps.store, id, log.messages(), files);
   const context: ContextControl = new ContextControl(
     {
@@ -130,30 +155,16 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
     caps.asking(deps.approver),
     (mode) => owner.emit({ type: 'permission_mode', mode }),
   );
-  const spill: SpillSink | undefined = deps.store.readonly
-    ? undefined
-    : archiveSpill(
-        deps.store,
-        // an output archived before the session's first message (a spilled @mention in its first prompt) needs its row
-        () => (log.ensureStored(), id),
-        () => context.config.output,
-      );
-  /** The session's archive, for the Recall tool and /history. */
-  const recall = (): RecallSource => archiveRecall(deps.store, id, () => context.config.recall.crossSession);
   const loopOptions = (): LoopOptions => ({
-    ...loopSettings(context.config),
+    ...loopSettings(context.config, cacheKeyOf(id, deps.child)),
     provider: context.provider,
     tools: context.allTools,
     gate: { authorize: (call, signal, pre) => gate.authorize(call, signal, pre) },
-    recall: recall(),
     ...(spill ? { spill } : {}),
-    cacheKey: cacheKeyOf(id, deps.child),
-    files,
-    beforeFileChange: (abs, prior, mode) => snapshots.before(abs, prior, mode),
     ...caps.loopOption(),
   });
   const info = (): SubagentInfo => subagentInfo(sub?.catalog, deps.store, id, log.isStored);
-  return { id, state, loadNotes, log, files, snapshots, caps, tools, context, edits, gate, spill, recall, loopOptions, subagentInfo: info };
+  return { id, state, loadNotes, log, files, snapshots, caps, tools, direct, dry, context, edits, gate, spill, recall, loopOptions, subagentInfo: info };
 }
 
 /** What of the session a tool call's turn uses (read when the call runs: the parts are built after the capabilities). */
@@ -161,6 +172,8 @@ interface SessionTurn {
   gate: ToolGate;
   log: SessionLog;
   context: ContextControl;
+  /** The built-in tools the person's own commands run (a skill's inline commands). */
+  direct: () => readonly AnyTool[];
   emit: (e: SessionEvent) => void;
 }
 
@@ -177,7 +190,7 @@ function turnHost(turn: () => SessionTurn): TurnHost {
     shell: async (command, signal, preapproved) => {
       const t = turn();
       try {
-        return { output: await gatedShell(t.context.allTools, t.gate, command, t.context.config.cwd, signal, t.emit, preapproved) };
+        return { output: await gatedShell(t.direct(), t.gate, command, t.context.config.cwd, signal, t.emit, preapproved) };
       } catch (e) {
         if (e instanceof InlineCommandRefused) return { refused: e.message };
         throw e;
@@ -210,21 +223,21 @@ function otherDirectoryNote(id: string, startedIn: string, cwd: string): string 
   return `This session was started in ${startedIn}; its tools now run in ${cwd}. ${back}`;
 }
 
-/** What a turn's loop takes straight from the configuration in effect. */
-function loopSettings(
-  config: Config,
-): Pick<LoopOptions, 'model' | 'maxSteps' | 'retry' | 'giveUpAfterMs' | 'maxOutputRecoveries' | 'cwd' | 'thinking' | 'images' | 'webSearch'> {
+/** What a turn's loop takes straight from the configuration in effect (and the session's cache key). */
+function loopSettings(config: Config, cacheKey: string): Pick<LoopOptions, 'model' | 'maxSteps' | 'patience' | 'maxOutputRecoveries' | 'cwd' | 'request'> {
   return {
     model: config.model.name,
     maxSteps: config.maxSteps,
-    retry: config.retry,
-    giveUpAfterMs: config.timeouts.totalMs,
+    patience: { retry: config.retry, giveUpAfterMs: config.timeouts.totalMs },
     maxOutputRecoveries: config.compaction.maxOutputRecoveries,
     cwd: config.cwd,
-    ...(config.model.images === false ? { images: false } : {}),
-    ...(config.thinking ? { thinking: config.thinking } : {}),
-    // the adapters without a search (Chat Completions) leave it out
-    ...(config.webSearch.enabled ? { webSearch: config.webSearch } : {}),
+    request: {
+      ...(config.model.images === false ? { images: false } : {}),
+      ...(config.thinking ? { thinking: config.thinking } : {}),
+      // the adapters without a search (Chat Completions) leave it out
+      ...(config.webSearch.enabled ? { webSearch: config.webSearch } : {}),
+      cacheKey,
+    },
   };
 }
 

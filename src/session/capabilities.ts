@@ -10,7 +10,7 @@ import type { LedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';
 import { debug } from '../log.js';
 import type { Approver } from '../tools/permissions.js';
-import type { AnyTool } from '../tools/types.js';
+import type { AnyTool, ToolSession } from '../tools/types.js';
 
 type Hook<K extends keyof CapabilityHooks> = NonNullable<CapabilityHooks[K]>;
 
@@ -136,18 +136,21 @@ export class Capabilities {
     return this.hooks('reattach').flatMap((h) => h(before, after, contextWindow) ?? []);
   }
 
-  /** The loop's `hooks`, `notices`, `background` and `io` options. */
-  loopOption(): Pick<LoopOptions, 'hooks' | 'notices' | 'background' | 'io'> {
+  /** The loop's `hooks` and `notices` options. */
+  loopOption(): Pick<LoopOptions, 'hooks' | 'notices'> {
     const hooks = this.loopHooks();
     const notices = this.hooks('notices');
-    const background = this.opened.find((c) => c.background)?.background;
-    const io = this.opened.find((c) => c.io)?.io;
     return {
       ...(hooks ? { hooks } : {}),
       ...(notices.length > 0 ? { notices: () => notices.flatMap((n) => n()) } : {}),
-      ...(background ? { background } : {}),
-      ...(io ? { io } : {}),
     };
+  }
+
+  /** What they lend the built-in tools: the background shells, an editor's files and terminal. */
+  toolSession(): Pick<ToolSession, 'background' | 'fileAccess' | 'terminal'> {
+    const background = this.opened.find((c) => c.background)?.background;
+    const io = this.opened.find((c) => c.io)?.io;
+    return { ...(background ? { background } : {}), ...io };
   }
 
   /** The session closes: each capability's close, failures reported to the debug log only. */

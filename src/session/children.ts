@@ -15,7 +15,7 @@ import { collectToolCalls, messageText, speakerOf, type TextStyle } from '../llm
 import { readState } from './state.js';
 import { followTodos } from '../plan/todos.js';
 import type { ApprovalDecision, Approver, PermissionPolicy } from '../tools/permissions.js';
-import type { AnyTool } from '../tools/types.js';
+import type { AnyTool, BuiltinTools } from '../tools/types.js';
 import type { Effort, Provider } from '../llm/provider.js';
 import type { SessionEvent } from '../protocol/events.js';
 
@@ -25,8 +25,8 @@ const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet
 /** What a child session is opened with. */
 export interface ChildSpec {
   config: Config;
-  /** The built-in tools it gets. */
-  tools: readonly AnyTool[];
+  /** The built-in tools it gets, built for its own session. */
+  tools: BuiltinTools;
   /** Every tool name it gets, the capabilities' (Task) included: a capability's tool outside it is left out. */
   toolNames: readonly string[];
   /** The agent's system prompt. */
@@ -63,8 +63,8 @@ export interface SubagentDeps {
   turnId: () => string;
   /** This session's depth (0 for a top-level session). */
   depth: number;
-  /** The parent's built-in tools (a child gets those its agent names). */
-  builtins: readonly AnyTool[];
+  /** The parent's built-in tools (a child gets those its agent names, built for its own session). */
+  builtins: BuiltinTools;
   /** Every tool of the parent, the capabilities' included (its names, and the approval check of a child's call). */
   tools: () => readonly AnyTool[];
   approver?: Approver;
@@ -141,7 +141,7 @@ export class Subagents implements SubagentHost {
     const label = `${agent.name}: ${req.description}`;
     const child = this.deps.open({
       config,
-      tools: this.deps.builtins.filter((t) => names.includes(t.name)),
+      tools: (session) => this.deps.builtins(session).filter((t) => names.includes(t.name)),
       toolNames: names,
       role: agent.prompt,
       title: label,
@@ -273,7 +273,7 @@ export function childDeps<D extends { approver?: Approver; providerFor?: ((confi
   spec: ChildSpec,
   provider: Provider,
   config: Config,
-): Omit<D, 'approver'> & { config: Config; provider: Provider; tools: readonly AnyTool[]; approver?: Approver; child: ChildSpec } {
+): Omit<D, 'approver'> & { config: Config; provider: Provider; tools: BuiltinTools; approver?: Approver; child: ChildSpec } {
   const same = spec.config.provider === config.provider;
   const own = same ? provider : (parent.providerFor?.(spec.config, `the agent model "${spec.config.model.name}"`) ?? provider);
   const { approver: _parents, ...rest } = parent;
@@ -282,7 +282,7 @@ export function childDeps<D extends { approver?: Approver; providerFor?: ((confi
 
 /** What the runner of a session's sub-agents takes from the session's deps. */
 export function childParent(
-  deps: { tools: readonly AnyTool[]; approver?: Approver | undefined; child?: { depth: number } | undefined },
+  deps: { tools: BuiltinTools; approver?: Approver | undefined; child?: { depth: number } | undefined },
   parentId: string,
   catalog: AgentCatalog,
 ): Pick<SubagentDeps, 'catalog' | 'parentId' | 'depth' | 'builtins' | 'approver'> {

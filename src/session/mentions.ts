@@ -12,7 +12,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userMessage, type ImageBlock, type Message, type TextBlock } from '../llm/messages.js';
-import type { FileTracker } from '../tools/fileTracker.js';
 import { GitignoreRules } from '../tools/gitignore.js';
 import { displayPath, resolvePath } from '../tools/paths.js';
 import { typedCommand } from './typedCommand.js';
@@ -98,7 +97,8 @@ export async function attachMentions(
   tools: readonly AnyTool[],
   cwd: string,
   signal: AbortSignal,
-  files?: FileTracker,
+  /** The id FileRead records its reads under in the tracker its tools close over (the message's). */
+  readId?: string,
   spill?: MentionSpill,
 ): Promise<Attachments> {
   const result: Attachments = { blocks: [], attached: [], readPaths: [], problems: [] };
@@ -125,7 +125,7 @@ export async function attachMentions(
       continue;
     }
     const input = spill ? { path: word, limit: WHOLE_FILE_LINES } : { path: word };
-    const out = await fileRead.run(fileRead.parse(input), { cwd, signal, ...(files ? { files } : {}) });
+    const out = await fileRead.run(fileRead.parse(input), { cwd, signal, ...(readId !== undefined ? { toolUseId: readId } : {}) });
     if (out.isError) {
       if (IMAGE_PATH.test(word)) result.refused ??= `@${word}: the image could not be attached: ${out.content}`;
       else result.problems.push(`@${word}: not attached: ${out.content}`);
@@ -174,7 +174,7 @@ async function listing(abs: string, cwd: string): Promise<string> {
 
 /**
  * The message of a prompt, with the files and directories it @mentions attached. The files go
- * through FileRead's run with the session's tracker: an @mentioned file counts as read for Edit.
+ * through the FileRead of `tools`, built over the session's tracker: an @mentioned file counts as read for Edit.
  * An @mentioned image that cannot be read refuses the prompt (`refused`, shown to the person).
  */
 export async function promptMessage(
@@ -182,7 +182,6 @@ export async function promptMessage(
   s: {
     tools: readonly AnyTool[];
     cwd: string;
-    files: FileTracker;
     signal: AbortSignal;
     warn: (problem: string) => void;
     spill?: SpillOption | undefined;
@@ -194,7 +193,7 @@ export async function promptMessage(
   if (!text.includes('@')) return msg;
   const spill = s.spill ? { ...s.spill, messageId: msg.id } : undefined;
   // the reads are stored under the message's id: a resumed session counts its @files as read (trackerRebuild.ts)
-  const { blocks, problems, refused } = await attachMentions(text, s.tools, s.cwd, s.signal, s.files.forCall(msg.id), spill);
+  const { blocks, problems, refused } = await attachMentions(text, s.tools, s.cwd, s.signal, msg.id, spill);
   if (refused) return { refused: `${refused} Your message was not sent: fix the image or remove its @mention, then send it again.` };
   for (const p of problems) s.warn(p);
   return blocks.length > 0 ? { ...msg, blocks: [...msg.blocks, ...blocks] } : msg;

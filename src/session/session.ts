@@ -33,8 +33,6 @@ export class Session extends SessionEvents {
   /** /rewind and /uncompact: appended records the store derives the history from. */
   readonly edits: SessionParts['edits'];
   private readonly caps: SessionParts['caps'];
-  /** The built-in tools and those of the capabilities for the whole session, in that order. */
-  private readonly tools: SessionParts['tools'];
   readonly saving: SessionParts['log'];
 
   private constructor(
@@ -59,7 +57,6 @@ export class Session extends SessionEvents {
     this.saving = this.log = p.log;
     this.loadNotes = p.loadNotes;
     this.caps = p.caps;
-    this.tools = p.tools;
     this.context = p.context;
     this.edits = p.edits;
     this.gate = p.gate;
@@ -90,7 +87,9 @@ export class Session extends SessionEvents {
   /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
   async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
-    const refused = await oversizedPrompt(this.context, this.tools, asked, ac.signal, this.parts.spill).catch((e: unknown) => (this.end(), Promise.reject(e)));
+    const refused = await oversizedPrompt(this.context, this.parts.dry(), asked, ac.signal, this.parts.spill).catch(
+      (e: unknown) => (this.end(), Promise.reject(e)),
+    );
     // images handed over with the prompt (stream-json, ACP) are checked as a file's are: corrupt ones refuse it
     const images = await givenImages(scope.images, (n) => this.notice('info', n)).catch((e: unknown) => (this.end(), Promise.reject(e)));
     const why = refused ?? (typeof images === 'string' ? images : undefined);
@@ -171,7 +170,7 @@ export class Session extends SessionEvents {
   /** `!command`: runs it in the shell now and keeps the output as a note for the model's next turn (see shellNote.ts). */
   shell(command: string): Promise<Message> {
     return this.exclusive(async (signal) => {
-      const msg = this.log.append(await runShellNote(this.tools, command, this.context.config.cwd, signal, (e) => this.emit(e)));
+      const msg = this.log.append(await runShellNote(this.parts.direct(), command, this.context.config.cwd, signal, (e) => this.emit(e)));
       this.emit({ type: 'message', message: msg });
       return msg;
     });

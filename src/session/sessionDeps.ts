@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import type { Provider } from '../llm/provider.js';
 import type { Store } from '../store/index.js';
 import type { Approver } from '../tools/permissions.js';
-import type { AnyTool } from '../tools/types.js';
+import type { BuiltinTools } from '../tools/types.js';
 import type { ChildSpec } from './children.js';
 
 /** What a Session is built from: the front end's runtime (bootstrap.ts) or a parent session for a sub-agent. */
@@ -13,8 +13,8 @@ export interface SessionDeps {
   config: Config;
   store: Store;
   provider: Provider;
-  /** The built-in tools (tools/registry.ts); the capabilities bring the others. */
-  tools: readonly AnyTool[];
+  /** Builds the built-in tools for the session (tools/registry.ts), closed over what it lends them; the capabilities bring the others. */
+  tools: BuiltinTools;
   /** What the session brings beyond the built-in tools (sub-agents, skills, MCP, hooks, an editor's files…), in order: bootstrap.ts builds the list from the config. */
   capabilities: readonly Capability[];
   counter: TokenCounter;

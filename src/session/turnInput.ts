@@ -9,7 +9,6 @@
 import type { AgentEvent } from '../protocol/events.js';
 import type { ImageBlock, Message, TextBlock } from '../llm/messages.js';
 import { prepareGivenImages } from '../media/prepare.js';
-import { FileTracker } from '../tools/fileTracker.js';
 import type { AnyTool, SpillSink } from '../tools/types.js';
 import type { SessionParts } from './assemble.js';
 import type { ContextControl } from './contextControl.js';
@@ -34,29 +33,28 @@ export async function givenImages(images: readonly ImageBlock[] | undefined, not
 
 /** The prompt as the turn sends it (a custom command's body expanded) and what the prompt hooks say of it. */
 export async function expandPrompt(
-  p: Pick<SessionParts, 'tools' | 'gate' | 'context' | 'caps'>,
+  p: Pick<SessionParts, 'direct' | 'gate' | 'context' | 'caps'>,
   asked: string,
   scope: TurnScope,
   signal: AbortSignal,
   emit: (e: AgentEvent) => void,
 ): Promise<{ text: string; hooked: { block?: string; blocks: TextBlock[] } }> {
   const approved = scope.commandsApproved === true;
-  const text = scope.expand ? await scope.expand((c) => gatedShell(p.tools, p.gate, c, p.context.config.cwd, signal, emit, approved)) : asked;
+  const text = scope.expand ? await scope.expand((c) => gatedShell(p.direct(), p.gate, c, p.context.config.cwd, signal, emit, approved)) : asked;
   return { text, hooked: await p.caps.beforePrompt(withoutTypedCommand(text), signal) };
 }
 
 /** The person's message, after a date note when the day changed: the prompt with its @mentions attached, then `extra` (images, hooks' context); or why it is not sent. */
 export async function personMessage(
-  p: Pick<SessionParts, 'tools' | 'log' | 'context' | 'files' | 'spill'>,
+  p: Pick<SessionParts, 'direct' | 'log' | 'context' | 'spill'>,
   text: string,
   extra: readonly (ImageBlock | TextBlock)[],
   signal: AbortSignal,
   warn: (problem: string) => void,
 ): Promise<Message | { refused: string }> {
   const typed = await promptMessage(text, {
-    tools: p.tools,
+    tools: p.direct(),
     cwd: p.context.config.cwd,
-    files: p.files,
     signal,
     warn,
     spill: mentionSpill(p.spill, p.context.usage().effectiveWindow),
@@ -86,12 +84,11 @@ export async function oversizedPrompt(
   /** The session's spill sink: only whether there is one matters (a large mention is then spilled), nothing is archived here. */
   sink: SpillSink | undefined,
 ): Promise<string | undefined> {
-  // a throwaway read tracker (the real one counts attachments as read only when the prompt is sent),
+  // tools over no read tracker (the real one counts attachments as read only when the prompt is sent),
   // and a spill sink that archives nothing: a large mention is measured as the preview it will be
   const msg = await promptMessage(text, {
     tools,
     cwd: context.config.cwd,
-    files: new FileTracker(),
     signal,
     warn: () => undefined,
     spill: sink ? mentionSpill(DRY_SINK, context.usage().effectiveWindow) : undefined,

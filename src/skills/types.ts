@@ -1,6 +1,6 @@
 // What using a skill asks of the session it is used in (skills/capability.ts makes it from the
 // capability host's turn, which session/assemble.ts implements; the
-// Skill tool finds it in its ToolContext).
+// Skill tool closes over it).
 import type { SkillCatalog } from './catalog.js';
 
 export interface SkillHost {

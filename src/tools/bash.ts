@@ -8,7 +8,7 @@ import { defaultShell } from './shell.js';
 import { ARCHIVE_CAP_CHARS, FullOutputBuffer, fullOutputOf, type FullOutput } from './spill.js';
 import { TerminalText } from './terminalText.js';
 import { HeadTailBuffer } from './truncate.js';
-import type { CommandSandbox, CommandTerminal, Tool, ToolContext, ToolOutput } from './types.js';
+import type { CallGrant, CommandSandbox, CommandTerminal, Tool, ToolContext, ToolOutput, ToolSession } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './bash.md';
 import SANDBOX_DESCRIPTION from './bashSandbox.md';
@@ -57,7 +57,8 @@ const EscapableInputSchema = z.extend(BashInputSchema, {
 });
 export type BashInput = z.infer<typeof EscapableInputSchema>;
 
-export function createBashTool(opts: BashOptions): Tool<BashInput> {
+/** Bash runs in its session's terminal (an editor's) when it lends one, and hands commands to its background shells. */
+export function createBashTool(opts: BashOptions, session: Pick<ToolSession, 'terminal' | 'background'> = {}): Tool<BashInput> {
   const sandbox = opts.sandbox;
   // without a sandbox the tool reads as it always did (the cached prefix's bytes hold)
   const schema = sandbox?.escapable ? EscapableInputSchema : BashInputSchema;
@@ -82,7 +83,7 @@ export function createBashTool(opts: BashOptions): Tool<BashInput> {
     summarize: (input) => input.command,
     // a background start waits FIRST_LINES_MS for its first lines: nine in one step wait together
     startsAlongside: (input) => input.run_in_background === true,
-    run: (input, ctx) => runCommand(input, ctx, opts),
+    run: (input, ctx, grant) => runCommand(input, ctx, grant ?? {}, session, opts),
   };
 }
 
@@ -100,21 +101,27 @@ export function staysInForeground(command: string): boolean {
   return ['sleep', 'git'].includes(program.replace(/^.*\//, ''));
 }
 
-async function runCommand(input: BashInput, ctx: ToolContext, opts: BashOptions): Promise<ToolOutput> {
+async function runCommand(
+  input: BashInput,
+  ctx: ToolContext,
+  grant: CallGrant,
+  session: Pick<ToolSession, 'terminal' | 'background'>,
+  opts: BashOptions,
+): Promise<ToolOutput> {
   // loaded on the first command, not with the tool list: most start-ups never run one
   const { execa } = await import('execa');
   if (ctx.signal.aborted) return { content: 'Command interrupted before it started.', isError: true };
-  const background = ctx.background;
+  const background = session.background;
   if (input.run_in_background) {
     const refused = background ? background.refusal() : 'background commands are not available in this session';
     if (refused !== undefined) return { content: `Not started: ${refused}.`, isError: true };
   }
   const timeoutMs = Math.min(input.timeout ?? opts.timeoutMs, opts.maxTimeoutMs);
   const shell = opts.shell ?? defaultShell();
-  const placed = await placement(input, ctx, opts, shell);
+  const placed = await placement(input, ctx, grant, opts, shell);
   if (typeof placed === 'string') return { content: placed, isError: true };
   // a front end's terminal (an editor's) runs foreground commands outside the sandbox's reach: a sandboxed one runs here
-  if (ctx.terminal && !input.run_in_background && !placed.inside) return runInTerminal(ctx.terminal, input, ctx, opts, timeoutMs);
+  if (session.terminal && !input.run_in_background && !placed.inside) return runInTerminal(session.terminal, input, ctx, opts, timeoutMs);
 
   // The outer shell only redirects stderr into stdout and execs the real one (or the sandbox's
   // wrapper), so both streams share one pipe (exact interleaving) and the command text runs unchanged.
@@ -207,15 +214,15 @@ let commandSeq = 0;
  * read-only in plan mode. A sandbox that cannot start runs it as before (the gate asked the
  * person: none of it ran without asking), or refuses it with failIfUnavailable.
  */
-async function placement(input: BashInput, ctx: ToolContext, opts: BashOptions, shell: string): Promise<Placement | string> {
+async function placement(input: BashInput, ctx: ToolContext, grant: CallGrant, opts: BashOptions, shell: string): Promise<Placement | string> {
   const plain: Placement = { args: ['-c', 'exec "$0" -c "$1" 2>&1', shell, input.command], env: {} };
   const sandbox = opts.sandbox;
   const plan = sandbox?.plan(input.command, input.dangerouslyDisableSandbox === true);
   if (!sandbox || !plan) return plain;
   if (plan.kind === 'unavailable')
     return plan.refuse ? `Not run: the sandbox cannot start (${plan.why}), and sandbox.failIfUnavailable refuses every command without it.` : plain;
-  const readOnly = ctx.sandbox === 'readOnly';
-  if (ctx.sandbox === 'outside' || (plan.kind === 'outside' && plan.reason === 'excluded' && !readOnly)) return plain;
+  const readOnly = grant.sandbox === 'readOnly';
+  if (grant.sandbox === 'outside' || (plan.kind === 'outside' && plan.reason === 'excluded' && !readOnly)) return plain;
   const id = `${ctx.toolUseId ?? 'command'}#${++commandSeq}`;
   try {
     const w = await sandbox.wrap(input.command, shell, { cwd: ctx.cwd, readOnly, id });

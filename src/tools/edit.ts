@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { fail, fileChangeTool, loadForChange, plan, statOf, type Planned } from './fileChange.js';
 import { fmtInt } from './format.js';
-import type { Tool, ToolContext } from './types.js';
+import type { Tool, ToolContext, ToolSession } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './edit.md';
 
@@ -13,12 +13,12 @@ const EditInput = z.object({
 });
 export type EditInput = z.infer<typeof EditInput>;
 
-export function createEditTool(): Tool<EditInput> {
-  return fileChangeTool('Edit', promptText(DESCRIPTION), EditInput, planEdit);
+export function createEditTool(session: ToolSession = {}): Tool<EditInput> {
+  return fileChangeTool('Edit', promptText(DESCRIPTION), EditInput, planEdit, session);
 }
 
 /** What the edit would do, or why it is refused (the file untouched either way). */
-export async function planEdit(input: EditInput, ctx: ToolContext): Promise<Planned> {
+export async function planEdit(input: EditInput, ctx: ToolContext, session: ToolSession): Promise<Planned> {
   const oldS = input.old_string.replace(/\r\n/g, '\n');
   const newS = input.new_string.replace(/\r\n/g, '\n');
   if (oldS === '')
@@ -29,7 +29,7 @@ export async function planEdit(input: EditInput, ctx: ToolContext): Promise<Plan
       ),
     };
   if (oldS === newS) return { ok: false, output: fail('old_string and new_string are the same, so there is nothing to change. The file was not changed.') };
-  const loaded = await loadForChange(input.path, ctx, { mustExist: true, tool: 'Edit' });
+  const loaded = await loadForChange(input.path, ctx, session, { mustExist: true, tool: 'Edit' });
   if (!loaded.ok) return loaded;
   const file = loaded.file;
   const text = file.existing!.text;

@@ -13,7 +13,7 @@ import { displayPath, isInside, resolvePath } from './paths.js';
 import { decodeText, DEFAULT_FORMAT, encodeText, type TextFormat } from './textFile.js';
 import type { z } from 'zod/mini';
 import { parseInput, toInputSchema } from './inputSchema.js';
-import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { callFiles, type Tool, type ToolContext, type ToolOutput, type ToolSession } from './types.js';
 
 /** Files larger than this are not edited as text (FileRead pages through them; an edit needs them whole). */
 export const MAX_EDIT_BYTES = 64 * 1024 * 1024;
@@ -35,7 +35,7 @@ export type Loaded = { ok: true; file: LoadedFile } | { ok: false; output: ToolO
  * Reads a file for a change. `mustExist`: Edit refuses a missing file (with similar names), Write
  * creates it. An existing file must have been read in this session and be unchanged since.
  */
-export async function loadForChange(path: string, ctx: ToolContext, opts: { mustExist: boolean; tool: string }): Promise<Loaded> {
+export async function loadForChange(path: string, ctx: ToolContext, session: ToolSession, opts: { mustExist: boolean; tool: string }): Promise<Loaded> {
   const abs = resolvePath(ctx.cwd, path);
   const shown = displayPath(ctx.cwd, abs);
   const no = (content: string): Loaded => ({ ok: false, output: fail(content) });
@@ -59,14 +59,14 @@ export async function loadForChange(path: string, ctx: ToolContext, opts: { must
   let bytes: Buffer;
   try {
     // the content as the person sees it: the disk's, or an editor's buffer with its unsaved changes
-    bytes = await (ctx.fileAccess ?? localFiles).read(abs);
+    bytes = await (session.fileAccess ?? localFiles).read(abs);
   } catch (e) {
     return no(`${describeFsError(e, shown)}; the file was not changed.`);
   }
   // what no read could fix comes first: a binary file would otherwise be "read it first" forever
   const decoded = decodeText(bytes);
   if (!decoded.ok) return no(`${shown} ${decoded.why}; ${opts.tool} only changes text files. The file was not changed.`);
-  const freshness = ctx.files?.check(abs, st, bytes) ?? { kind: 'unread' as const };
+  const freshness = session.files?.check(abs, st, bytes) ?? { kind: 'unread' as const };
   if (freshness.kind === 'unread')
     return no(
       `${shown} has not been read in this session: read it first with FileRead, then ${opts.tool === 'Write' ? 'write' : 'edit'} it. The file was not changed.`,
@@ -99,9 +99,9 @@ export function plan(file: LoadedFile, after: string, headline: (diff: FileDiff)
  * Writes the change. The file is loaded again first: if it changed while the person was
  * looking at the diff, nothing is written. The snapshot hook runs before the first byte.
  */
-export async function commit(change: PlannedChange, ctx: ToolContext): Promise<ToolOutput> {
+export async function commit(change: PlannedChange, ctx: ToolContext, session: ToolSession): Promise<ToolOutput> {
   const { abs, shown, existing } = change.file;
-  const access = ctx.fileAccess ?? localFiles;
+  const access = session.fileAccess ?? localFiles;
   let current: Buffer | undefined;
   try {
     current = await access.read(abs);
@@ -115,12 +115,12 @@ export async function commit(change: PlannedChange, ctx: ToolContext): Promise<T
   const format = existing?.format ?? DEFAULT_FORMAT;
   const bytes = encodeText(change.after, format);
   try {
-    await ctx.beforeFileChange?.(abs, existing?.bytes, existing?.stat.mode);
+    await session.beforeFileChange?.(abs, existing?.bytes, existing?.stat.mode);
     if (!existing) await mkdir(dirname(abs), { recursive: true });
     // written in place: the inode keeps its mode bits, owner and hard links (a symlink stays one)
     await access.write(abs, bytes);
     // an editor's buffer may not be saved yet: what was written is its content, not the disk's state
-    ctx.files?.record(abs, access.buffered ? seenState(access, { mtimeMs: -1, size: bytes.length }, bytes) : await stat(abs), bytes);
+    callFiles(session, ctx)?.record(abs, access.buffered ? seenState(access, { mtimeMs: -1, size: bytes.length }, bytes) : await stat(abs), bytes);
   } catch (e) {
     return fail(`${describeFsError(e, shown)}; the change could not be written.`);
   }
@@ -144,13 +144,15 @@ export type Planned = { ok: true; change: PlannedChange } | { ok: false; output:
 
 /**
  * A tool that changes one file (Edit, Write): its preview is the plan (the diff the approval
- * shows, or the refusal), and its run plans again and writes only if the plan still holds.
+ * shows, or the refusal), and its run plans again and writes only if the plan still holds. It
+ * closes over its session's file port, tracker and snapshot hook.
  */
 export function fileChangeTool<S extends z.ZodMiniObject<{ path: z.ZodMiniString }>>(
   name: string,
   description: string,
   schema: S,
-  planChange: (input: z.infer<S>, ctx: ToolContext) => Promise<Planned>,
+  planChange: (input: z.infer<S>, ctx: ToolContext, session: ToolSession) => Promise<Planned>,
+  session: ToolSession,
 ): Tool<z.infer<S>> {
   const inputSchema = toInputSchema(schema);
   return {
@@ -161,10 +163,10 @@ export function fileChangeTool<S extends z.ZodMiniObject<{ path: z.ZodMiniString
     parse: (input) => parseInput(name, schema, inputSchema, input),
     summarize: (input) => input.path,
     pathOf: (input) => input.path,
-    preview: async (input, ctx) => planChange(input, ctx),
+    preview: async (input, ctx) => planChange(input, ctx, session),
     run: async (input, ctx) => {
-      const p = await planChange(input, ctx);
-      return p.ok ? commit(p.change, ctx) : p.output;
+      const p = await planChange(input, ctx, session);
+      return p.ok ? commit(p.change, ctx, session) : p.output;
     },
   };
 }

@@ -12,7 +12,7 @@ import { ReadRows } from './readRows.js';
 import { displayPath, resolvePath } from './paths.js';
 import { decodeText } from './textFile.js';
 import { truncateLine } from './truncate.js';
-import type { Tool, ToolContext, ToolOutput } from './types.js';
+import { callFiles, type Tool, type ToolContext, type ToolOutput, type ToolSession } from './types.js';
 import { promptText } from '../promptText.js';
 import { describeImage, prepareImage } from '../media/prepare.js';
 import DESCRIPTION from './fileRead.md';
@@ -36,7 +36,8 @@ const FileReadInput = z.object({
 });
 export type FileReadInput = z.infer<typeof FileReadInput>;
 
-export function createFileReadTool(options: FileReadOptions = {}): Tool<FileReadInput> {
+/** FileRead reads through its session's file port and records what it read in its tracker. */
+export function createFileReadTool(options: FileReadOptions = {}, session: ToolSession = {}): Tool<FileReadInput> {
   const o = { ...DEFAULTS, ...options };
   const inputSchema = toInputSchema(FileReadInput);
   return {
@@ -50,7 +51,7 @@ export function createFileReadTool(options: FileReadOptions = {}): Tool<FileRead
       (input.offset !== undefined || input.limit !== undefined
         ? ` (from line ${input.offset ?? 1}${input.limit !== undefined ? `, ${input.limit} lines` : ''})`
         : ''),
-    run: (input, ctx) => readFileLines(input, ctx, o),
+    run: (input, ctx) => readFileLines(input, ctx, session, o),
   };
 }
 
@@ -59,7 +60,8 @@ const fail = (content: string): ToolOutput => ({ content, isError: true });
 const CP1252_HIGH = '€\uFFFD‚ƒ„…†‡ˆ‰Š‹Œ\uFFFDŽ\uFFFD\uFFFD‘’“”•–—˜™š›œ\uFFFDžŸ';
 const decodeWindows1252 = (bytes: Buffer): string => bytes.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
 
-async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof DEFAULTS): Promise<ToolOutput> {
+async function readFileLines(input: FileReadInput, ctx: ToolContext, session: ToolSession, o: typeof DEFAULTS): Promise<ToolOutput> {
+  const files = callFiles(session, ctx);
   const abs = resolvePath(ctx.cwd, input.path);
   const shown = displayPath(ctx.cwd, abs);
   if (ctx.signal.aborted) return fail('Interrupted before the file was read.');
@@ -88,7 +90,7 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
     const head = await readHead(abs);
     if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) {
       const out = await readUtf16(abs, shown, size, input, o);
-      if (!out.isError) ctx.files?.record(abs, seen);
+      if (!out.isError) files?.record(abs, seen);
       return out;
     }
     const s = sniff(head);
@@ -126,7 +128,7 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   };
 
   // the content comes through the session's file port: the disk, or an editor's buffer (unsaved changes included)
-  const access = ctx.fileAccess ?? localFiles;
+  const access = session.fileAccess ?? localFiles;
   const whole: Buffer[] = [];
   try {
     for await (const buf of access.chunks(abs)) {
@@ -162,8 +164,8 @@ async function readFileLines(input: FileReadInput, ctx: ToolContext, o: typeof D
   // the version the model has now seen: Edit and Write check against it (a buffer's by its content)
   if (access.buffered) {
     const content = Buffer.concat(whole);
-    ctx.files?.record(abs, seenState(access, seen, content), content);
-  } else ctx.files?.record(abs, seen);
+    files?.record(abs, seenState(access, seen, content), content);
+  } else files?.record(abs, seen);
   const total = pendingLine ? lineNo : lineNo - 1;
   // (files in /proc report size 0 but have content, so emptiness is known only now)
   return rows.result(shown, total);

@@ -1,6 +1,6 @@
 // What the model has seen of each file in this session, for the edit tools' "read it first"
 // and "changed since you read it" checks. One tracker per session (the session hands it to
-// the tools through ToolContext). It lives in memory; each record made by a tool call is also
+// the tools through ToolSession). It lives in memory; each record made by a tool call is also
 // handed to `persist` with the call's id, so a resumed session rebuilds it from the reads its
 // visible history still shows (restore), and a read compacted away needs a fresh read.
 import { createHash } from 'node:crypto';

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { fmtInt, plural } from './format.js';
 import { parseInput, toInputSchema } from './inputSchema.js';
 import { truncateLine } from './truncate.js';
-import { ToolInputError, type RecallHit, type Tool, type ToolContext, type ToolOutput } from './types.js';
+import { ToolInputError, type RecallHit, type Tool, type ToolOutput, type ToolSession } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './recall.md';
 import { TOOL } from './toolNames.js';
@@ -29,7 +29,8 @@ export type RecallInput = z.infer<typeof RecallInputSchema>;
 
 const SNIPPET_CHARS = 300;
 
-export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput> {
+/** Recall reads its session's archive and background commands' output. */
+export function createRecallTool(options: RecallOptions = {}, session: ToolSession = {}): Tool<RecallInput> {
   const o = { pageSize: 10, pageLines: 500, pageChars: 30_000, ...options };
   const inputSchema = toInputSchema(RecallInputSchema);
   return {
@@ -37,7 +38,7 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
     description: promptText(DESCRIPTION),
     inputSchema,
     kind: 'read',
-    // its pages are cut to the spill threshold instead (ToolContext.resultChars)
+    // its pages are cut to the spill threshold instead (ToolSession.resultChars)
     traits: { spills: false },
     parse(input) {
       const parsed = parseInput('Recall', RecallInputSchema, inputSchema, input);
@@ -50,7 +51,7 @@ export function createRecallTool(options: RecallOptions = {}): Tool<RecallInput>
       return parsed;
     },
     summarize: (input) => (input.id !== undefined ? `id ${input.id}` : `"${input.query ?? ''}"`),
-    run: async (input, ctx) => runRecall(input, ctx, o),
+    run: async (input) => runRecall(input, session, o),
   };
 }
 
@@ -59,22 +60,23 @@ const fail = (content: string): ToolOutput => ({ content, isError: true });
 /** Room a page leaves for its header and footer within the call's result limit. */
 const FRAME_CHARS = 400;
 
-async function runRecall(input: RecallInput, ctx: ToolContext, options: Required<RecallOptions>): Promise<ToolOutput> {
+async function runRecall(input: RecallInput, session: ToolSession, options: Required<RecallOptions>): Promise<ToolOutput> {
   // never spilled: a page stays within the spill threshold, cut with a note on how to read on
-  const o = ctx.resultChars !== undefined ? { ...options, pageChars: Math.max(1_000, Math.min(options.pageChars, ctx.resultChars - FRAME_CHARS)) } : options;
+  const limit = session.resultChars?.(TOOL.Recall) ?? 0;
+  const o = limit > 0 ? { ...options, pageChars: Math.max(1_000, Math.min(options.pageChars, limit - FRAME_CHARS)) } : options;
   // a background command's output, running or ended (b1, b2, …), is read from its own archive
-  const shell = input.id !== undefined ? ctx.background?.output(input.id) : undefined;
+  const shell = input.id !== undefined ? session.background?.output(input.id) : undefined;
   if (shell && input.pattern !== undefined) return grepItem(shell, input, o);
   if (shell) {
     const from = input.since_last_read ? shell.lastRead + 1 : input.offset;
     const page = readItem(shell, { ...input, ...(from !== undefined ? { offset: from } : {}) }, o, true);
-    if (page.lastLine !== undefined) ctx.background?.markRead(shell.id, page.lastLine);
+    if (page.lastLine !== undefined) session.background?.markRead(shell.id, page.lastLine);
     return page.output;
   }
-  const source = ctx.recall;
+  const source = session.recall;
   // background commands' output is searched too (first: newest, and live), then the store's archive
-  const live = input.query !== undefined ? (ctx.background?.search(input.query) ?? []) : [];
-  if (!source && (input.id !== undefined || !ctx.background))
+  const live = input.query !== undefined ? (session.background?.search(input.query) ?? []) : [];
+  if (!source && (input.id !== undefined || !session.background))
     return fail('Nothing has been archived in this session yet: no compaction has happened, so the whole conversation is still in view.');
   try {
     if (input.id !== undefined && input.pattern !== undefined) return grepItem(source?.get(input.id), input, o);

@@ -6,7 +6,7 @@ import { createFileReadTool, type FileReadOptions } from './fileRead.js';
 import { createGlobTool, type GlobOptions } from './glob.js';
 import { createGrepTool, type GrepOptions } from './grep.js';
 import { createRecallTool, type RecallOptions } from './recall.js';
-import { toolSpec, type AnyTool, type Tool } from './types.js';
+import { toolSpec, type AnyTool, type Tool, type ToolSession } from './types.js';
 import { createWriteTool } from './write.js';
 
 export interface ToolsOptions {
@@ -24,17 +24,21 @@ export interface ToolsOptions {
   redact?: (text: string) => string;
 }
 
-/** The seven built-in tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall (capabilities bring the others: Task, MCP's). */
-export function createTools(opts: ToolsOptions): AnyTool[] {
+/**
+ * The seven built-in tools: FileRead, Edit, Write, Bash, Grep, Glob, Recall (capabilities bring the
+ * others: Task, MCP's), built for one session: each closes over what it uses of `session` (none of
+ * it when absent: a tool list for its names, a goal's check).
+ */
+export function createTools(opts: ToolsOptions, session: ToolSession = {}): AnyTool[] {
   const clean = opts.redact ?? redact;
   const tools: AnyTool[] = [
-    createFileReadTool(opts.fileRead),
-    createEditTool(),
-    createWriteTool(),
-    createBashTool(opts.bash),
+    createFileReadTool(opts.fileRead, session),
+    createEditTool(session),
+    createWriteTool(session),
+    createBashTool(opts.bash, session),
     createGrepTool(opts.grep),
     createGlobTool(opts.glob),
-    createRecallTool(opts.recall),
+    createRecallTool(opts.recall, session),
   ];
   return tools.map((t) => withRedaction(t, clean));
 }
@@ -53,10 +57,10 @@ function withRedaction<I>(tool: Tool<I>, clean: (text: string) => string): Tool<
     ...(tool.sandboxPlan ? { sandboxPlan: tool.sandboxPlan.bind(tool) } : {}),
     ...(tool.preview ? { preview: tool.preview.bind(tool) } : {}),
     ...(tool.delegate ? { delegate: tool.delegate.bind(tool) } : {}),
-    run: async (input, ctx) => {
+    run: async (input, ctx, grant) => {
       // live output is cleaned too: it reaches the screen (and stream-json) as it is produced
       const progress = ctx.onProgress;
-      const out = await tool.run(input, progress ? { ...ctx, onProgress: (text) => progress(clean(text)) } : ctx);
+      const out = await tool.run(input, progress ? { ...ctx, onProgress: (text) => progress(clean(text)) } : ctx, grant);
       // the whole output a spill archives is cleaned like what the model sees
       return {
         content: clean(out.content),

@@ -163,19 +163,33 @@ export interface CommandSandbox {
   denials(id: string, output: string, o: { readOnly: boolean }): string[];
 }
 
+/** What one call of a tool is given: the rest it needs it closes over (ToolSession, when its session builds it). */
 export interface ToolContext {
   cwd: string;
   signal: AbortSignal;
-  /** The call's tool_use id. */
+  /** The call's tool_use id (a file read by it is recorded under it). */
   toolUseId?: string;
-  /** Present when the session has an archive to search. */
-  recall?: RecallSource;
-  /** The spill threshold of this call in characters (absent: none): a tool that is never spilled (Recall) cuts its own result to it. */
-  resultChars?: number;
   /** Output as it is produced (Bash), for a live view; what the model gets is the returned result. */
   onProgress?: (text: string) => void;
-  /** The session's record of what the model read and wrote (FileRead records; Edit and Write check). */
+}
+
+/** How the gate let this call run, when not as usual (run's third argument): only a sandboxed tool (Bash) reads it. */
+export interface CallGrant {
+  /** Plan mode's read-only sandbox, or an escape the person approved. */
+  sandbox?: SandboxRun;
+}
+
+/**
+ * What a session lends its built-in tools: each tool closes over it when the session builds its
+ * tools (registry.ts createTools). A tool built without one (a test, the goal check) has none of it.
+ */
+export interface ToolSession {
+  /** The session's record of what the model read and wrote (FileRead records under the call's id; Edit and Write check). */
   files?: FileTracker;
+  /** The session's archive, for Recall. */
+  recall?: RecallSource;
+  /** The spill threshold of a tool's results in characters (0: none): a tool that is never spilled (Recall) cuts its own result to it. */
+  resultChars?: (toolName: string) => number;
   /** Runs before a tool changes a file, with its prior bytes (undefined: it did not exist) and mode: the session snapshots it. */
   beforeFileChange?: (abs: string, prior: Buffer | undefined, mode: number | undefined) => Promise<void> | void;
   /** Where FileRead, Edit and Write read and write (absent: the local disk); an editor's buffers under ACP. */
@@ -184,12 +198,17 @@ export interface ToolContext {
   terminal?: CommandTerminal;
   /** The session's background commands (Bash run_in_background, timeouts that move a command there, Recall of their output). */
   background?: BackgroundShells;
-  /** Set by the gate when a sandboxed call runs other than as usual (plan mode's read-only sandbox, an approved escape). */
-  sandbox?: SandboxRun;
 }
 
+/** Builds the built-in tools of one session: each closes over what its session lends it (registry.ts createTools). */
+export type BuiltinTools = (session: ToolSession) => AnyTool[];
+
+/** The tracker a call records in: the session's, its records stored under the call's id. */
+export const callFiles = (session: ToolSession, ctx: ToolContext): FileTracker | undefined =>
+  ctx.toolUseId !== undefined ? session.files?.forCall(ctx.toolUseId) : session.files;
+
 /** Where the tools reach files and run commands when a front end lends its own (an ACP editor's buffers and terminals). */
-export type ToolIo = Pick<ToolContext, 'fileAccess' | 'terminal'>;
+export type ToolIo = Pick<ToolSession, 'fileAccess' | 'terminal'>;
 
 /** What an edit tool would change (shown in the approval prompt before it runs), or why it is refused. */
 export type Preview = { ok: true; change: { file: { abs: string }; diff: FileDiff } } | { ok: false; output: ToolOutput };
@@ -232,7 +251,7 @@ export interface Tool<I = unknown> {
    */
   startsAlongside?(input: I): boolean;
   /** Runs the tool. Expected failures come back as { isError: true }, never as throws. */
-  run(input: I, ctx: ToolContext): Promise<ToolOutput>;
+  run(input: I, ctx: ToolContext, grant?: CallGrant): Promise<ToolOutput>;
 }
 
 /** A tool of any input type (method parameters are bivariant, so every Tool<I> fits). */

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { fileChangeTool, loadForChange, plan, statOf, type Planned } from './fileChange.js';
-import type { Tool, ToolContext } from './types.js';
+import type { Tool, ToolContext, ToolSession } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './write.md';
 
@@ -10,12 +10,12 @@ const WriteInput = z.object({
 });
 export type WriteInput = z.infer<typeof WriteInput>;
 
-export function createWriteTool(): Tool<WriteInput> {
-  return fileChangeTool('Write', promptText(DESCRIPTION), WriteInput, planWrite);
+export function createWriteTool(session: ToolSession = {}): Tool<WriteInput> {
+  return fileChangeTool('Write', promptText(DESCRIPTION), WriteInput, planWrite, session);
 }
 
-export async function planWrite(input: WriteInput, ctx: ToolContext): Promise<Planned> {
-  const loaded = await loadForChange(input.path, ctx, { mustExist: false, tool: 'Write' });
+export async function planWrite(input: WriteInput, ctx: ToolContext, session: ToolSession): Promise<Planned> {
+  const loaded = await loadForChange(input.path, ctx, session, { mustExist: false, tool: 'Write' });
   if (!loaded.ok) return loaded;
   const existed = loaded.file.existing !== undefined;
   // an existing file keeps its own line endings; a new one gets exactly what was given

@@ -40,11 +40,11 @@ describe('waiting while the provider cannot be reached', () => {
       tools: [],
       gate: { authorize: async () => ({ ok: true as const }) },
       maxSteps: 1,
-      retry: { maxAttempts: 2, baseDelayMs: 400, maxDelayMs: 400 },
+      patience: { retry: { maxAttempts: 2, baseDelayMs: 400, maxDelayMs: 400 }, waitNoticeMs: 25 },
       maxOutputRecoveries: 0,
       cwd: '/tmp',
-      waitNoticeMs: 25,
-    } as LoopOptions;
+      request: {},
+    } satisfies LoopOptions;
     const events: AgentEvent[] = [];
     const out = await callModel(host([userMessage('hi')]), opts, [], 1, new AbortController().signal, (e) => events.push(e), sleep);
     expect(out.kind).toBe('failed');

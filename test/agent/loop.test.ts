@@ -108,10 +108,10 @@ function options(provider: Provider, extra: Partial<LoopOptions> = {}): LoopOpti
     tools: [],
     gate: allowAll,
     maxSteps: 10,
-    retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+    patience: { retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 }, sleep: async () => {} },
     maxOutputRecoveries: 3,
     cwd: '/tmp',
-    sleep: async () => {},
+    request: {},
     ...extra,
   };
 }
@@ -257,10 +257,12 @@ describe('agent loop', () => {
     const delays: number[] = [];
     const err = () => new ProviderError({ kind: 'rate_limit', provider: 'anthropic', message: 'rate limited', status: 429, retryAfterMs: 1234 });
     const { result, events } = await run(new ScriptedProvider([err(), err(), err()]), host, {
-      sleep: async (ms) => {
-        delays.push(ms);
+      patience: {
+        sleep: async (ms) => {
+          delays.push(ms);
+        },
+        retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 60_000 },
       },
-      retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 60_000 },
     });
     expect(result.reason).toBe('error');
     expect(delays).toEqual([1234, 1234]);

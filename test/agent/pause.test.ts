@@ -45,11 +45,10 @@ const options = (extra: Partial<LoopOptions> = {}): LoopOptions => ({
   tools: [],
   gate: { authorize: async () => ({ ok: true }) },
   maxSteps: 20,
-  retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 5 },
+  patience: { retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 5 }, sleep: async () => {} },
   maxOutputRecoveries: 3,
   cwd: '/tmp',
-  sleep: async () => {},
-  webSearch: {},
+  request: { webSearch: {} },
   ...extra,
 });
 
@@ -67,7 +66,7 @@ describe('a turn the provider pauses', () => {
     ['with thinking', { mode: 'enabled', budgetTokens: 1_024 }],
   ])('continues with the paused reply as the last message, as it came, and the whole turn goes back after (%s)', async (_name, thinking) => {
     const host = new Host();
-    const extra = thinking ? { thinking } : {};
+    const extra = { request: { webSearch: {}, ...(thinking ? { thinking } : {}) } };
     server.enqueue({ search: { query: 'vitest 4' }, text: 'Let me look that up.', pause: true }, { text: 'Vitest 4 is out.' });
     const { result, events } = await turn(host, 'what is new in vitest?', extra);
     expect(result.reason, JSON.stringify(events.filter((e) => e.type === 'error'))).toBe('end_turn');

@@ -16,7 +16,7 @@ describe('background starts in one step', () => {
   it('run together: every command has started before the first answers, and the results keep the call order', async () => {
     const root = tree();
     const shells = new BackgroundCommands({ root: join(root, 'bg'), maxRunning: 10, redact: (t) => t }).open('s1');
-    const bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }) as AnyTool;
+    const bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }, { background: shells }) as AnyTool;
     const uses: ToolUseBlock[] = [1, 2, 3].map((n) => ({
       type: 'tool_use',
       id: `t${n}`,
@@ -27,7 +27,6 @@ describe('background starts in one step', () => {
       tools: [bash],
       gate: { authorize: async () => ({ ok: true }) },
       cwd: root,
-      background: shells,
     } as unknown as LoopOptions;
     const events: AgentEvent[] = [];
     try {

@@ -8,9 +8,9 @@ import type { Message } from '../../src/llm/messages.js';
 import { childGroups } from '../../src/processes/groups.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import type { AnyTool } from '../../src/tools/types.js';
-import { call, ctx, tree } from '../tools/helpers.js';
+import { call, ctx, perSession, sessionCtx, tree } from '../tools/helpers.js';
 
-const bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }) as AnyTool;
+const bash = perSession((lent) => createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }, lent));
 const host = (sessionId: string): CapabilityHost => ({ sessionId, resumed: false }) as unknown as CapabilityHost;
 
 const msg = (role: 'user' | 'assistant', blocks: Message['blocks']): Message => ({ id: `m${Math.random()}`, role, blocks, kind: 'normal', createdAt: 0 });
@@ -22,8 +22,8 @@ describe('the background capability', () => {
     const cap = backgroundCapability(commands);
     const child = cap.open(host('child'));
     const parent = cap.open(host('parent'));
-    await call(bash, { command: 'sleep 30.17', run_in_background: true }, ctx(root, { background: child.background! }));
-    await call(bash, { command: 'sleep 30.18', run_in_background: true }, ctx(root, { background: parent.background! }));
+    await call(bash, { command: 'sleep 30.17', run_in_background: true }, sessionCtx(root, { background: child.background! }));
+    await call(bash, { command: 'sleep 30.18', run_in_background: true }, sessionCtx(root, { background: parent.background! }));
     expect(commands.running().map((r) => r.sessionId)).toEqual(['child', 'parent']);
     await child.close?.();
     // mutation: a close that stops nothing leaves the child's sleep in the registry

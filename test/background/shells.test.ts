@@ -8,10 +8,10 @@ import { childGroups } from '../../src/processes/groups.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { createRecallTool } from '../../src/tools/recall.js';
 import type { AnyTool } from '../../src/tools/types.js';
-import { call, ctx, tree } from '../tools/helpers.js';
+import { call, ctx, perSession, sessionCtx, tree } from '../tools/helpers.js';
 
-const bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }) as AnyTool;
-const recall = createRecallTool() as AnyTool;
+const bash = perSession((lent) => createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }, lent));
+const recall = perSession((lent) => createRecallTool({}, lent));
 
 function setup(opts: { maxRunning?: number; capChars?: number } = {}) {
   const root = tree();
@@ -21,7 +21,7 @@ function setup(opts: { maxRunning?: number; capChars?: number } = {}) {
     redact: (t) => t.replaceAll('sk-secret', '[REDACTED]'),
   });
   const shells = commands.open('s1');
-  return { root, commands, shells, context: ctx(root, { background: shells }) };
+  return { root, commands, shells, context: sessionCtx(root, { background: shells }) };
 }
 
 async function until<T>(get: () => T | undefined, what: string, withinMs = 10_000): Promise<T> {
@@ -179,8 +179,8 @@ describe('background commands', () => {
   it("/tasks names a sub-agent's command by <session>/<id>; a child handing its command over renumbers it in the parent, which is told", async () => {
     const { root, commands, shells } = setup();
     const child = commands.open('child-1');
-    const childCtx = ctx(root, { background: child });
-    await call(bash, { command: 'sleep 30', run_in_background: true }, ctx(root, { background: shells }));
+    const childCtx = sessionCtx(root, { background: child });
+    await call(bash, { command: 'sleep 30', run_in_background: true }, sessionCtx(root, { background: shells }));
     await call(bash, { command: 'sleep 31', run_in_background: true }, childCtx);
     await call(bash, { command: 'sleep 32', run_in_background: true }, childCtx);
     // mutation: find() ignoring the session part stops the parent's b1 (sleep 30) instead

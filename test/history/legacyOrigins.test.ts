@@ -12,7 +12,6 @@ import { withTypedCommand } from '../../src/session/typedCommand.js';
 import { planModeNote } from '../../src/plan/plans.js';
 import { hookContextHeader } from '../../src/hooks/capability.js';
 import { INTERRUPTED_RESULT } from '../../src/agent/runTools.js';
-import { FileTracker } from '../../src/tools/fileTracker.js';
 import { createTools } from '../../src/tools/registry.js';
 import type { SpillSink } from '../../src/tools/types.js';
 import { tempDir } from '../tempDirs.js';
@@ -58,7 +57,6 @@ describe('the origin of a message stored before v13', () => {
     const typed = await promptMessage(withTypedCommand('review', 'src/a.ts', 'Review the file.'), {
       tools,
       cwd: dir,
-      files: new FileTracker(),
       signal,
       warn: () => undefined,
     });

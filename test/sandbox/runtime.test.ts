@@ -11,7 +11,7 @@ import { createBashTool } from '../../src/tools/bash.js';
 import { defaultShell } from '../../src/tools/shell.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { tempDir } from '../tempDirs.js';
-import { call, ctx } from '../tools/helpers.js';
+import { call, ctx, perSession, sessionCtx } from '../tools/helpers.js';
 import { keepingShells, sandboxOn as settings, startedSandbox } from './started.js';
 
 // The runtime with the real bubblewrap and socat (CI installs them: .ci/run). Where they are
@@ -32,7 +32,7 @@ beforeAll(async () => {
   writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY');
   signalListeners = listening();
   ({ sandbox, where } = await startedSandbox(project, home, { excludedCommands: ['echo-outside'] }));
-  bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, sandbox }) as AnyTool;
+  bash = perSession((lent) => createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, sandbox }, lent));
 }, 60_000);
 afterAll(async () => {
   await sandbox?.close();
@@ -59,7 +59,7 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
 
   it('read-only (plan mode): nothing is writable, not even the project', async () => {
     writeFileSync(join(project, 'keep.txt'), 'keep');
-    const r = await call(bash, { command: 'rm keep.txt; touch made.txt' }, ctx(project, { sandbox: 'readOnly' }));
+    const r = await call(bash, { command: 'rm keep.txt; touch made.txt' }, ctx(project), { sandbox: 'readOnly' });
     expect(r.isError).toBe(true);
     expect(r.content).toContain('plan mode runs commands in a read-only sandbox');
     expect(readFileSync(join(project, 'keep.txt'), 'utf8')).toBe('keep');
@@ -109,7 +109,7 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     await call(
       bash,
       { command: `node -e "require('http').createServer((q,r)=>r.end('shared')).listen(8767)"`, run_in_background: true },
-      ctx(project, { background: shells }),
+      sessionCtx(project, { background: shells }),
     );
     const reached = await call(bash, { command: 'for i in $(seq 50); do curl -s http://127.0.0.1:8767/ && break; sleep 0.2; done' }, ctx(project));
     expect(reached.content).toBe('shared');
@@ -139,7 +139,7 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     // the tool alone never leaves the sandbox: the gate's 'outside' is the person's approval
     expect(asked.isError).toBe(true);
     expect(existsSync(target)).toBe(false);
-    const approved = await call(bash, { command: `touch ${target}`, dangerouslyDisableSandbox: true }, ctx(project, { sandbox: 'outside' }));
+    const approved = await call(bash, { command: `touch ${target}`, dangerouslyDisableSandbox: true }, ctx(project), { sandbox: 'outside' });
     expect(approved.isError, approved.content).toBe(false);
     expect(existsSync(target)).toBe(true);
     expect(sandbox.plan('echo-outside now', false)).toEqual({ kind: 'outside', reason: 'excluded' });
@@ -150,7 +150,7 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     const { shells, job: adopted } = keepingShells();
     // the server and its client share the sandbox's network namespace: its loopback is its own
     const script = `node -e "require('http').createServer((q,r)=>r.end('up')).listen(8765)" & for i in $(seq 60); do curl -s http://127.0.0.1:8765/ >> served.log; echo >> served.log; sleep 0.2; done`;
-    const started = await call(bash, { command: script, run_in_background: true }, ctx(project, { background: shells }));
+    const started = await call(bash, { command: script, run_in_background: true }, sessionCtx(project, { background: shells }));
     expect(started.content).toContain('Started in the background');
     for (let i = 0; i < 3; i++) await call(bash, { command: 'true' }, ctx(project));
     const served = (): number => (existsSync(join(project, 'served.log')) ? readFileSync(join(project, 'served.log'), 'utf8').split('up').length - 1 : 0);

@@ -168,7 +168,7 @@ describe('a capability in a session', () => {
             usage: { inputTokens: counter.countText(req.system) + counter.countToolSpecs(req.tools) + counter.countMessages(req.messages) },
           },
     );
-    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [cap], counter });
+    const session = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [cap], counter });
     const events: string[] = [];
     session.on((e) => {
       if (e.type === 'compaction_end') events.push(`compaction_end after ${session.messages().length} messages`);

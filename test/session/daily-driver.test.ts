@@ -28,7 +28,7 @@ function setup(): { config: Config; dir: string; store: Store } {
 }
 
 function open(config: Config, store: Store, provider: ScriptedProvider): { session: Session; events: SessionEvent[] } {
-  const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter });
+  const session = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter });
   const events: SessionEvent[] = [];
   session.on((e) => events.push(e));
   return { session, events };
@@ -73,7 +73,7 @@ describe('! shell mode', () => {
     // stored: a resumed session has the note, and the transcript shows it as a Shell row
     const info = store.getSession(session.id)!;
     expect(info.title).toBe('$ echo shell-output-42 && exit 3');
-    const again = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter }, info);
+    const again = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter }, info);
     const items = messagesToItems(again.messages());
     expect(items[0]).toMatchObject({ kind: 'tool', name: 'Shell', summary: 'echo shell-output-42 && exit 3', status: 'error' });
     expect((items[0] as { output: string }).output).toContain('shell-output-42');
@@ -165,7 +165,14 @@ describe('/pin list and /unpin', () => {
     await expect(runSlash({ session }, '/unpin 5')).rejects.toThrow(/there is no pin 5/);
     session.close();
     const again = Session.open(
-      { config, store, provider: new ScriptedProvider(() => ({ text: 'ok' })), tools: createTools({ bash: config.bash }), capabilities: [], counter },
+      {
+        config,
+        store,
+        provider: new ScriptedProvider(() => ({ text: 'ok' })),
+        tools: (lent) => createTools({ bash: config.bash }, lent),
+        capabilities: [],
+        counter,
+      },
       store.getSession(session.id)!,
     );
     expect(again.pins().map((p) => p.text)).toEqual(['run the linter before committing']);

@@ -56,7 +56,10 @@ function open(config: Config, store: Store, provider: Provider, answers: Approva
     asked.push(req);
     return answers.shift() ?? { kind: 'deny' };
   };
-  const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter, approver }, resume);
+  const session = Session.open(
+    { config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter, approver },
+    resume,
+  );
   const events: SessionEvent[] = [];
   session.on((e) => events.push(e));
   return { session, events, asked };

@@ -35,7 +35,7 @@ async function compactAfterTurns(config: Config, respondToSummary: (req: ModelRe
   const provider = new ScriptedProvider((req) =>
     isSummaryRequest(req) ? respondToSummary(req) : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } },
   );
-  const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter });
+  const session = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter });
   for (let i = 0; i < 8; i++) await session.prompt(`task ${i}`);
   const lastTurn = provider.requests.at(-1)!;
   const record = await session.compact();

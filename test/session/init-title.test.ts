@@ -25,7 +25,7 @@ function open() {
     config,
     store,
     provider: new ScriptedProvider(() => ({ text: 'Drafted AGENTS.md.' })),
-    tools: createTools({ bash: config.bash }),
+    tools: (lent) => createTools({ bash: config.bash }, lent),
     capabilities: [],
     counter,
   });

@@ -7,6 +7,7 @@ import { Session } from '../../src/session/session.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { openStore } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
+import type { ToolSession } from '../../src/tools/types.js';
 import { ScriptedProvider } from '../compaction/helpers.js';
 import { tempDir } from '../tempDirs.js';
 
@@ -23,7 +24,14 @@ function setup() {
   const dir = tempDir('agent-lease-');
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
   const store = openStore(config.dbPath);
-  const deps = { config, store, provider: new ScriptedProvider(() => ({ text: 'ok' })), tools: createTools({ bash: config.bash }), capabilities: [], counter };
+  const deps = {
+    config,
+    store,
+    provider: new ScriptedProvider(() => ({ text: 'ok' })),
+    tools: (lent: ToolSession) => createTools({ bash: config.bash }, lent),
+    capabilities: [],
+    counter,
+  };
   return { store, deps };
 }
 

@@ -37,7 +37,7 @@ async function openSession(cwd: string, rc: Record<string, unknown>): Promise<{ 
     config,
     store,
     provider: providerFor(config),
-    tools: createTools({ bash: config.bash }),
+    tools: (lent) => createTools({ bash: config.bash }, lent),
     capabilities: [],
     counter: await createTokenCounter(),
     providerFor,

@@ -40,7 +40,7 @@ function open(
   provider: ScriptedProvider,
   resume?: Parameters<typeof Session.open>[1],
 ): { session: Session; events: SessionEvent[] } {
-  const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [], counter }, resume);
+  const session = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter }, resume);
   const events: SessionEvent[] = [];
   session.on((e) => events.push(e));
   return { session, events };
@@ -90,7 +90,7 @@ describe('session', () => {
       return counter.countText(text);
     });
     const again = Session.open(
-      { config, store, provider: answering(), tools: createTools({ bash: config.bash }), capabilities: [], counter: spy },
+      { config, store, provider: answering(), tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter: spy },
       store.getSession(session.id)!,
     );
     expect(again.contextUsage().tokens).toBe(before);

@@ -50,7 +50,7 @@ function open(config: Config, store: Store, approver?: Approver, agents = new Ag
     config,
     store,
     provider,
-    tools: createTools({ bash: config.bash }),
+    tools: (lent) => createTools({ bash: config.bash }, lent),
     capabilities: [subagentCapability(agents)],
     counter,
     ...(approver ? { approver } : {}),
@@ -177,7 +177,14 @@ describe('sub-agents in a session', () => {
     const store = openStore(config.dbPath);
     const agents = new AgentCatalog([]);
     const provider = createProvider({ provider: 'openai', apiKey: 'k', baseURL: server.openaiBaseURL, cache: config.cache });
-    const session = Session.open({ config, store, provider, tools: createTools({ bash: config.bash }), capabilities: [subagentCapability(agents)], counter });
+    const session = Session.open({
+      config,
+      store,
+      provider,
+      tools: (lent) => createTools({ bash: config.bash }, lent),
+      capabilities: [subagentCapability(agents)],
+      counter,
+    });
     const r = await session.prompt(`${task('one', '@report a')}\n${task('two', '@report b')}\n@report done`);
     expect(r.text).toBe('done');
     const keyOf = (q: (typeof server.requests)[number]): unknown => (q.body as Record<string, unknown>)['prompt_cache_key'];

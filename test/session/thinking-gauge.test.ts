@@ -44,7 +44,14 @@ async function gaugeAfterTurns(model: string): Promise<{ tokens: number; keeps: 
   const dir = tempDir('agent-thinking-gauge-');
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model } });
   const store = openStore(config.dbPath);
-  const session = Session.open({ config, store, provider: new ThinkingProvider(), tools: createTools({ bash: config.bash }), capabilities: [], counter });
+  const session = Session.open({
+    config,
+    store,
+    provider: new ThinkingProvider(),
+    tools: (lent) => createTools({ bash: config.bash }, lent),
+    capabilities: [],
+    counter,
+  });
   try {
     for (let i = 0; i < 3; i++) await session.prompt(`task ${i}`);
     return { tokens: session.contextUsage().tokens, keeps: config.capabilities?.keepsThinking };

@@ -44,7 +44,10 @@ function setup(window?: number): { config: Config; store: Store } {
 }
 
 function open(config: Config, store: Store, resume?: Parameters<typeof Session.open>[1], long = LONG): { session: Session; events: SessionEvent[] } {
-  const session = Session.open({ config, store, provider: answering(long), tools: createTools({ bash: config.bash }), capabilities: [], counter }, resume);
+  const session = Session.open(
+    { config, store, provider: answering(long), tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter },
+    resume,
+  );
   const events: SessionEvent[] = [];
   session.on((e) => events.push(e));
   return { session, events };

@@ -6,17 +6,17 @@ import { commit, type PlannedChange } from '../../src/tools/fileChange.js';
 import { createFileReadTool } from '../../src/tools/fileRead.js';
 import { FileTracker } from '../../src/tools/fileTracker.js';
 import { createWriteTool } from '../../src/tools/write.js';
-import type { ToolContext } from '../../src/tools/types.js';
-import { call, ctx, tree } from './helpers.js';
+import type { ToolContext, ToolSession } from '../../src/tools/types.js';
+import { call, perSession, sessionCtx, tree } from './helpers.js';
 
-const edit = createEditTool();
-const writeTool = createWriteTool();
-const read = createFileReadTool();
+const edit = perSession(createEditTool);
+const writeTool = perSession(createWriteTool);
+const read = perSession((lent) => createFileReadTool({}, lent));
 
 /** A context whose session has read `files` (through FileRead, as the model would). */
-async function session(root: string, ...files: string[]): Promise<ToolContext & { snaps: Array<[string, string | undefined]> }> {
+async function session(root: string, ...files: string[]): Promise<ToolContext & { lent: ToolSession; snaps: Array<[string, string | undefined]> }> {
   const snaps: Array<[string, string | undefined]> = [];
-  const c = ctx(root, { files: new FileTracker(), beforeFileChange: (abs, prior) => void snaps.push([abs, prior?.toString('utf8')]) });
+  const c = sessionCtx(root, { files: new FileTracker(), beforeFileChange: (abs, prior) => void snaps.push([abs, prior?.toString('utf8')]) });
   for (const f of files) expect((await call(read, { path: f }, c)).isError).toBe(false);
   return Object.assign(c, { snaps });
 }
@@ -84,7 +84,7 @@ describe('Edit', () => {
     expect((await call(edit, { path: 'a.txt', old_string: 'a', new_string: 'a' }, c)).content).toContain('are the same');
     expect((await call(edit, { path: 'a.txt', old_string: '', new_string: 'a' }, c)).content).toContain('old_string is empty');
     expect((await call(edit, { path: 'dir', old_string: 'a', new_string: 'b' }, c)).content).toContain('dir is a directory');
-    c.files!.record(join(root, 'img.png'), statSync(join(root, 'img.png')));
+    c.lent.files!.record(join(root, 'img.png'), statSync(join(root, 'img.png')));
     expect((await call(edit, { path: 'img.png', old_string: 'a', new_string: 'b' }, c)).content).toContain('is a binary file (PNG image)');
     const missing = await call(edit, { path: 'readme.md', old_string: 'a', new_string: 'b' }, c);
     expect(missing.content).toContain('readme.md does not exist. Did you mean: README.md?');
@@ -134,7 +134,7 @@ describe('Edit', () => {
     // changed while the plan waited (the person looking at the diff): same size, other bytes
     writeFileSync(join(root, 'a.txt'), 'ALPHA\n');
     // the preview of a file-changing tool is its plan (fileChangeTool)
-    const out = await commit(p.change as PlannedChange, c);
+    const out = await commit(p.change as PlannedChange, c, c.lent);
     expect(out.content).toContain('a.txt changed on disk while the change waited');
     expect(bytes(root, 'a.txt').toString()).toBe('ALPHA\n');
   });

@@ -8,7 +8,7 @@ import { createFileReadTool } from '../../src/tools/fileRead.js';
 import { FileTracker } from '../../src/tools/fileTracker.js';
 import type { AnyTool, CommandTerminal, TerminalRun } from '../../src/tools/types.js';
 import { createWriteTool } from '../../src/tools/write.js';
-import { call, ctx, tree } from './helpers.js';
+import { call, ctx, perSession, sessionCtx, tree } from './helpers.js';
 
 // The tools' ports: FileRead, Edit and Write read and write through a FileAccess a front end may
 // lend (an editor's buffers), Bash runs foreground commands in a CommandTerminal it may lend.
@@ -36,17 +36,25 @@ describe('the file port', () => {
     const root = tree({ 'a.txt': 'on disk\n' });
     const abs = join(root, 'a.txt');
     const port = buffers({ [abs]: 'in the buffer\nsecond\n' });
-    const c = ctx(root, { fileAccess: port, files: new FileTracker() });
+    const c = sessionCtx(root, { fileAccess: port, files: new FileTracker() });
     // mutation: FileRead reading the disk shows "on disk"
-    expect((await call(createFileReadTool() as AnyTool, { path: 'a.txt' }, c)).content).toContain('in the buffer');
-    const edited = await call(createEditTool() as AnyTool, { path: 'a.txt', old_string: 'second', new_string: 'changed' }, c);
+    expect(
+      (
+        await call(
+          perSession((lent) => createFileReadTool({}, lent)),
+          { path: 'a.txt' },
+          c,
+        )
+      ).content,
+    ).toContain('in the buffer');
+    const edited = await call(perSession(createEditTool), { path: 'a.txt', old_string: 'second', new_string: 'changed' }, c);
     expect(edited.isError, edited.content).toBe(false);
     expect(port.writes).toEqual([[abs, 'in the buffer\nchanged\n']]);
     expect(readFileSync(abs, 'utf8')).toBe('on disk\n');
     // the model knows the buffer it wrote: a second edit needs no new read
-    const again = await call(createEditTool() as AnyTool, { path: 'a.txt', old_string: 'changed', new_string: 'again' }, c);
+    const again = await call(perSession(createEditTool), { path: 'a.txt', old_string: 'changed', new_string: 'again' }, c);
     expect(again.isError, again.content).toBe(false);
-    const created = await call(createWriteTool() as AnyTool, { path: 'new.txt', content: 'fresh\n' }, c);
+    const created = await call(perSession(createWriteTool), { path: 'new.txt', content: 'fresh\n' }, c);
     expect(created.isError, created.content).toBe(false);
     expect(port.writes.at(-1)).toEqual([join(root, 'new.txt'), 'fresh\n']);
   });
@@ -56,11 +64,15 @@ describe('the file port', () => {
     const abs = join(root, 'a.txt');
     const open = { [abs]: 'one\n' };
     const port = buffers(open);
-    const c = ctx(root, { fileAccess: port, files: new FileTracker() });
-    await call(createFileReadTool() as AnyTool, { path: 'a.txt' }, c);
+    const c = sessionCtx(root, { fileAccess: port, files: new FileTracker() });
+    await call(
+      perSession((lent) => createFileReadTool({}, lent)),
+      { path: 'a.txt' },
+      c,
+    );
     open[abs] = 'two\n';
     // mutation: recording the disk's stat for a buffered read lets this edit through
-    const r = await call(createEditTool() as AnyTool, { path: 'a.txt', old_string: 'two', new_string: 'three' }, c);
+    const r = await call(perSession(createEditTool), { path: 'a.txt', old_string: 'two', new_string: 'three' }, c);
     expect(r.isError).toBe(true);
     expect(r.content).toMatch(/changed on disk since you read it/);
     expect(port.writes).toEqual([]);
@@ -68,7 +80,7 @@ describe('the file port', () => {
 });
 
 describe('the terminal port', () => {
-  const bash = createBashTool({ timeoutMs: 5_000, maxTimeoutMs: 10_000, maxOutputChars: 30_000 }) as AnyTool;
+  const bash = perSession((lent) => createBashTool({ timeoutMs: 5_000, maxTimeoutMs: 10_000, maxOutputChars: 30_000 }, lent));
   const terminal = (run: TerminalRun, seen: Array<Parameters<CommandTerminal['run']>[0]>): CommandTerminal => ({
     run: async (req) => {
       seen.push(req);
@@ -80,20 +92,20 @@ describe('the terminal port', () => {
     const root = tree();
     const seen: Array<Parameters<CommandTerminal['run']>[0]> = [];
     const t = terminal({ output: 'hello\x1b[0m\n', truncated: false, exit: { code: 2, signal: null } }, seen);
-    const r = await call(bash, { command: 'echo hello; exit 2' }, ctx(root, { terminal: t, toolUseId: 'toolu_1' }));
+    const r = await call(bash, { command: 'echo hello; exit 2' }, sessionCtx(root, { terminal: t }, { toolUseId: 'toolu_1' }));
     // mutation: Bash ignoring ctx.terminal runs the command here (its output would not pass through the fake)
     expect(seen).toMatchObject([{ command: 'echo hello; exit 2', cwd: root, toolUseId: 'toolu_1', timeoutMs: 5_000 }]);
     expect(r).toMatchObject({ isError: true, content: 'hello\n\nExit code 2' });
     const timedOut = await call(
       bash,
       { command: 'sleep 9' },
-      ctx(root, { terminal: terminal({ output: '', truncated: true, exit: { code: null, signal: 'SIGTERM' }, stopped: 'timeout' }, seen) }),
+      sessionCtx(root, { terminal: terminal({ output: '', truncated: true, exit: { code: null, signal: 'SIGTERM' }, stopped: 'timeout' }, seen) }),
     );
     expect(timedOut.content).toMatch(/^Command timed out after 5s; partial output:\n\[the terminal dropped the earliest output\]/);
     const refused = await call(
       bash,
       { command: 'ls' },
-      ctx(root, { terminal: terminal({ output: '', truncated: false, exit: { code: null, signal: null }, error: 'no' }, seen) }),
+      sessionCtx(root, { terminal: terminal({ output: '', truncated: false, exit: { code: null, signal: null }, error: 'no' }, seen) }),
     );
     expect(refused).toEqual({ content: 'Could not run the command: no', isError: true });
   });
@@ -104,7 +116,7 @@ describe('the terminal port', () => {
     const r = await call(
       bash,
       { command: 'echo bg', run_in_background: true },
-      ctx(root, { terminal: terminal({ output: '', truncated: false, exit: { code: 0, signal: null } }, seen) }),
+      sessionCtx(root, { terminal: terminal({ output: '', truncated: false, exit: { code: 0, signal: null } }, seen) }),
     );
     // no background host here: refused as it would be locally, never sent to the terminal
     expect(r.content).toMatch(/^Not started: background commands are not available/);

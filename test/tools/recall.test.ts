@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { traitsOf } from '../../src/tools/kinds.js';
 import { createRecallTool } from '../../src/tools/recall.js';
-import { ToolInputError, type AnyTool, type RecallHit, type RecallSource } from '../../src/tools/types.js';
+import { ToolInputError, type AnyTool, type RecallHit, type RecallSource, type ToolSession } from '../../src/tools/types.js';
 import { call, ctx } from './helpers.js';
 
 interface Item {
@@ -39,6 +39,8 @@ class MemoryArchive implements RecallSource {
 }
 
 const recall = createRecallTool({ pageSize: 2, pageLines: 3 }) as AnyTool;
+/** The same tool built for a session that lends it an archive. */
+const recallOver = (session: ToolSession): AnyTool => createRecallTool({ pageSize: 2, pageLines: 3 }, session) as AnyTool;
 
 const archive = () =>
   new MemoryArchive([
@@ -57,7 +59,7 @@ describe('Recall', () => {
 
   it('searches with ranked hits, ids, labels, snippets, and pages with offset', async () => {
     const a = archive();
-    const first = await call(recall, { query: 'login test' }, ctx('/', { recall: a }));
+    const first = await call(recallOver({ recall: a }), { query: 'login test' }, ctx('/'));
     expect(first.isError).toBe(false);
     expect(first.content).toBe(
       [
@@ -74,16 +76,16 @@ describe('Recall', () => {
     );
     // one more than the page is asked for, to know whether a next page exists
     expect(a.searches[0]).toEqual({ query: 'login test', limit: 3, offset: 0 });
-    const second = await call(recall, { query: 'login test', offset: 2 }, ctx('/', { recall: a }));
+    const second = await call(recallOver({ recall: a }), { query: 'login test', offset: 2 }, ctx('/'));
     expect(second.content).toContain('Archive hits 3-4 for "login test"');
     expect(second.content).toContain('3. id: m3');
     expect(second.content).not.toContain('More hits');
-    const past = await call(recall, { query: 'login test', offset: 4 }, ctx('/', { recall: a }));
+    const past = await call(recallOver({ recall: a }), { query: 'login test', offset: 4 }, ctx('/'));
     expect(past).toEqual({ content: 'No more hits for "login test" after the first 4.', isError: false });
   });
 
   it('says when nothing matches', async () => {
-    expect(await call(recall, { query: 'kubernetes' }, ctx('/', { recall: archive() }))).toEqual({
+    expect(await call(recallOver({ recall: archive() }), { query: 'kubernetes' }, ctx('/'))).toEqual({
       content: 'No archived messages or tool outputs match "kubernetes". Try other or fewer words.',
       isError: false,
     });
@@ -94,35 +96,35 @@ describe('Recall', () => {
       { id: 'x1', label: 'user message', text: 'deploy script', sessionId: 'sA' },
       { id: 'x2', label: 'user message', text: 'deploy notes', sessionId: 'sB' },
     ]);
-    const out = await call(recall, { query: 'deploy' }, ctx('/', { recall: a }));
+    const out = await call(recallOver({ recall: a }), { query: 'deploy' }, ctx('/'));
     expect(out.content).toContain('· session sA');
     expect(out.content).toContain('· session sB');
   });
 
   it('reads one item in full, paged by lines, saying how to read on', async () => {
     const a = archive();
-    const small = await call(recall, { id: 'm1' }, ctx('/', { recall: a }));
+    const small = await call(recallOver({ recall: a }), { id: 'm1' }, ctx('/'));
     expect(small).toEqual({ content: 'user message (id m1):\nPlease fix the flaky login test in auth.spec.ts', isError: false });
-    const page1 = await call(recall, { id: 't7' }, ctx('/', { recall: a }));
+    const page1 = await call(recallOver({ recall: a }), { id: 't7' }, ctx('/'));
     expect(page1.content).toBe(
       'Bash output `npm test` (id t7), lines 1-3 of 7:\nFAIL auth.spec.ts\n  login test: expected 200, got 500\nline 3\n\n… 4 more lines. Read on with Recall id="t7", offset=4.',
     );
-    const page2 = await call(recall, { id: 't7', offset: 4, limit: 10 }, ctx('/', { recall: a }));
+    const page2 = await call(recallOver({ recall: a }), { id: 't7', offset: 4, limit: 10 }, ctx('/'));
     expect(page2.content).toBe('Bash output `npm test` (id t7), lines 4-7 of 7:\nline 4\nline 5\nline 6\nline 7');
-    expect((await call(recall, { id: 't7', offset: 9 }, ctx('/', { recall: a }))).isError).toBe(true);
+    expect((await call(recallOver({ recall: a }), { id: 't7', offset: 9 }, ctx('/'))).isError).toBe(true);
   });
 
   it('caps a page by characters too', async () => {
     const big = new MemoryArchive([{ id: 'big', label: 'FileRead output', text: Array.from({ length: 100 }, () => 'x'.repeat(100)).join('\n') }]);
-    const tool = createRecallTool({ pageChars: 1000 }) as AnyTool;
-    const out = await call(tool, { id: 'big' }, ctx('/', { recall: big }));
+    const tool = createRecallTool({ pageChars: 1000 }, { recall: big }) as AnyTool;
+    const out = await call(tool, { id: 'big' }, ctx('/'));
     expect(out.content).toContain('lines 1-9 of 100');
     expect(out.content).toContain('offset=10.');
   });
 
   it('reports an unknown id and a failing archive as errors, not throws', async () => {
     const a = archive();
-    const unknown = await call(recall, { id: 'nope' }, ctx('/', { recall: a }));
+    const unknown = await call(recallOver({ recall: a }), { id: 'nope' }, ctx('/'));
     expect(unknown.isError).toBe(true);
     expect(unknown.content).toMatch(/^No archived item with id "nope"/);
     const broken: RecallSource = {
@@ -131,7 +133,10 @@ describe('Recall', () => {
       },
       get: () => undefined,
     };
-    expect(await call(recall, { query: '(' }, ctx('/', { recall: broken }))).toEqual({ content: 'Recall failed: fts5: syntax error near "("', isError: true });
+    expect(await call(recallOver({ recall: broken }), { query: '(' }, ctx('/'))).toEqual({
+      content: 'Recall failed: fts5: syntax error near "("',
+      isError: true,
+    });
   });
 
   it('needs exactly one of query and id', () => {
@@ -144,7 +149,7 @@ describe('Recall', () => {
 
   it("keeps a page of hits within the call's result limit (the spill threshold), with the offset to read on", async () => {
     const many = new MemoryArchive(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, label: 'user message', text: `needle ${i} ${'word '.repeat(20)}` })));
-    const page = await call(createRecallTool() as AnyTool, { query: 'needle', limit: 50 }, ctx('/', { recall: many, resultChars: 2_000 }));
+    const page = await call(createRecallTool({}, { recall: many, resultChars: () => 2_000 }) as AnyTool, { query: 'needle', limit: 50 }, ctx('/'));
     expect(page.content.length).toBeLessThanOrEqual(2_000);
     const shown = [...page.content.matchAll(/^\d+\. id: /gm)].length;
     expect(shown).toBeGreaterThan(3);

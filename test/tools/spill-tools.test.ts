@@ -6,7 +6,8 @@ import { runTools } from '../../src/agent/runTools.js';
 import { archiveRecall, archiveSpill } from '../../src/session/recall.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
-import type { AnyTool, ToolContext } from '../../src/tools/types.js';
+import type { AnyTool, ToolContext, ToolSession } from '../../src/tools/types.js';
+import { charsOfTokens } from '../../src/tools/spill.js';
 import { tempDir } from '../store/helpers.js';
 
 // The one spill rule for every built-in tool's result: Grep, Glob and FileRead results over the
@@ -30,24 +31,22 @@ describe('the spill rule for each built-in tool', () => {
     tmp.cleanup();
   });
 
-  const tools = createTools({ bash: { timeoutMs: 60_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 } });
-  const tool = (name: string): AnyTool => tools.find((t) => t.name === name)!;
+  /** A built-in tool, built as a session builds it: over its archive and its spill threshold (or over nothing). */
+  const tool = (name: string, lent: ToolSession = {}): AnyTool =>
+    createTools({ bash: { timeoutMs: 60_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 } }, lent).find((t) => t.name === name)!;
   let n = 0;
   /** One call through runTools with spilling at `spillTokens` (0: off); the model's copy. */
   async function call(name: string, input: Record<string, unknown>, spillTokens = 2_000): Promise<{ content: string; isError: boolean }> {
-    const opts = {
-      cwd: project,
-      gate: { authorize: async () => ({ ok: true }) },
-      recall: archiveRecall(store, 's1', () => false),
-      spill: archiveSpill(
-        store,
-        () => 's1',
-        () => ({ spillTokens, spillTokensByTool: {} }),
-      ),
-    } as unknown as LoopOptions;
+    const spill = archiveSpill(
+      store,
+      () => 's1',
+      () => ({ spillTokens, spillTokensByTool: {} }),
+    );
+    const opts = { cwd: project, gate: { authorize: async () => ({ ok: true }) }, spill } as unknown as LoopOptions;
+    const lent: ToolSession = { recall: archiveRecall(store, 's1', () => false), resultChars: (tool) => charsOfTokens(spill.thresholdFor(tool)) };
     const { results } = await runTools(
       [{ type: 'tool_use', id: `tu${++n}`, name, input }],
-      new Map([[name, tool(name)]]),
+      new Map([[name, tool(name, lent)]]),
       opts,
       new AbortController().signal,
       () => undefined,

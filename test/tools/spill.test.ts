@@ -85,8 +85,8 @@ describe('spilling through the result path, read back by Recall', () => {
   }
 
   const recall = (sessionId: string) => {
-    const tool = createRecallTool() as AnyTool;
-    const ctx = { cwd: '/repo', signal: new AbortController().signal, recall: archiveRecall(store, sessionId, () => false) } as ToolContext;
+    const tool = createRecallTool({}, { recall: archiveRecall(store, sessionId, () => false) }) as AnyTool;
+    const ctx: ToolContext = { cwd: '/repo', signal: new AbortController().signal };
     return (input: unknown) => tool.run(tool.parse(input), ctx);
   };
 

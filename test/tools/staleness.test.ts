@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { createEditTool } from '../../src/tools/edit.js';
 import { createFileReadTool } from '../../src/tools/fileRead.js';
 import { FileTracker } from '../../src/tools/fileTracker.js';
-import { call, ctx, tree } from './helpers.js';
+import { call, ctx, perSession, sessionCtx, tree } from './helpers.js';
 
-const edit = createEditTool();
-const read = createFileReadTool();
+const edit = perSession(createEditTool);
+const read = perSession((lent) => createFileReadTool({}, lent));
 
 describe('staleness after an edit (content hash)', () => {
   it('the tracker compares content: a same-size change is stale, a touch without a change is fresh', () => {
@@ -21,7 +21,7 @@ describe('staleness after an edit (content hash)', () => {
 
   it('Edit refuses a file changed outside after its own edit, even when the size is the same', async () => {
     const root = tree({ 'a.ts': 'const a = 1;\n' });
-    const c = ctx(root, { files: new FileTracker() });
+    const c = sessionCtx(root, { files: new FileTracker() });
     expect((await call(read, { path: 'a.ts' }, c)).isError).toBe(false);
     expect((await call(edit, { path: 'a.ts', old_string: '= 1', new_string: '= 2' }, c)).isError).toBe(false);
     const file = join(root, 'a.ts');
@@ -38,7 +38,7 @@ describe('staleness after an edit (content hash)', () => {
 describe('Edit with old_string found exactly twice', () => {
   it('refuses without replace_all naming both lines, and replace_all changes exactly those two', async () => {
     const root = tree({ 'a.txt': 'foo\nbar\nfoo\n' });
-    const c = ctx(root, { files: new FileTracker() });
+    const c = sessionCtx(root, { files: new FileTracker() });
     expect((await call(read, { path: 'a.txt' }, c)).isError).toBe(false);
     const out = await call(edit, { path: 'a.txt', old_string: 'foo', new_string: 'baz' }, c);
     expect(out.isError).toBe(true);
