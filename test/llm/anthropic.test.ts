@@ -264,9 +264,10 @@ describe('errors', () => {
   });
 
   it('pings (which the SDK swallows) keep a slow stream alive past the idle timeout', async () => {
-    // content events arrive every 4 × 60 ms, well over the 150 ms timeout; the pings between them every 60 ms
-    const p = createProvider({ provider: 'anthropic', apiKey: KEY, baseURL: server.anthropicBaseURL, idleTimeoutMs: 150 });
-    server.enqueue({ text: 'slow but steady', chunkSize: 5, pings: 3, frameDelayMs: 60 });
+    // content events arrive every 4 × 300 ms, well over the 900 ms timeout; the pings between them every 300 ms
+    // (the margins leave 600 ms for a loaded machine's event-loop lag: 60 ms pings under a 150 ms timeout failed there)
+    const p = createProvider({ provider: 'anthropic', apiKey: KEY, baseURL: server.anthropicBaseURL, idleTimeoutMs: 900 });
+    server.enqueue({ text: 'slow but steady', chunkSize: 8, pings: 3, frameDelayMs: 300 });
     const r = await run(p, request());
     expect(textOfEvents(r.events)).toBe('slow but steady');
   });
