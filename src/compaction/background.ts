@@ -145,8 +145,8 @@ export interface BoundaryStep {
   handled: boolean;
 }
 
-/** How long the hard limit waits for a summary in flight before it compacts without one (the bound between two steps is 2 s). */
-export const HARD_LIMIT_GRACE_MS = 1_000;
+/** How long the hard limit waits for a summary in flight before it compacts without one (the bound between two steps is 2 s: half a second leaves the step its room). */
+export const HARD_LIMIT_GRACE_MS = 500;
 
 /** The reason a compaction without a summary names, from what became of the background job. */
 const hardLimitReason = (job: BackgroundJob | undefined, now: number, lastFailure: string | undefined): string =>
