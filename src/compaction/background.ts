@@ -105,6 +105,12 @@ export class BackgroundJob {
     return this.result !== undefined;
   }
 
+  /** Waits for the job up to `ms`: at the hard limit a summary about to arrive beats none. */
+  within(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([this.done, new Promise<void>((r) => (timer = setTimeout(r, ms)))]).finally(() => clearTimeout(timer));
+  }
+
   private named(o: Outcome): Outcome {
     if (!this.timedOut || o.record.reason !== CANCELLED) return o;
     const reason = `the summarizer did not answer within ${Math.round(this.deadlineMs / 1000)} s: cancelled, tried again later`;
@@ -138,6 +144,9 @@ export interface BoundaryStep {
   outcomes: Outcome[];
   handled: boolean;
 }
+
+/** How long the hard limit waits for a summary in flight before it compacts without one (the issue's bound between two steps is 2 s: half a second leaves the step its room). */
+export const HARD_LIMIT_GRACE_MS = 500;
 
 /** The reason a compaction without a summary names, from what became of the background job. */
 const hardLimitReason = (job: BackgroundJob | undefined, now: number, lastFailure: string | undefined): string =>
@@ -257,6 +266,8 @@ export class BackgroundCompaction {
     const job = this.job;
     const hard = tokens >= ladder.blocking;
     const growth = at.idle ? 0 : this.grown(tokens);
+    // a job started at the boundary before this one may be a moment from done: the fallback waits that long for it
+    if (job && hard && !job.settledNow()) await job.within(HARD_LIMIT_GRACE_MS);
     if (job) {
       const failed = job.ended();
       if (failed) {
@@ -380,17 +391,8 @@ export class BackgroundCompaction {
 
   /** A summary without a summary request: the ledger, the person's words and Recall handles (the hard limit). */
   private async fallback(ctx: CompactionContext, measured: Measurement, tokens: number, reason: string, emit: Emit): Promise<Outcome> {
-    const run = {
-      trigger: 'auto' as const,
-      ctx,
-      measured,
-      tokensBefore: tokens,
-      restore: true,
-      signal: new AbortController().signal,
-      emit,
-      summaryless: reason,
-    };
-    return summarizeHead(this.host.head(), run);
+    const signal = new AbortController().signal;
+    return summarizeHead(this.host.head(), { trigger: 'auto', ctx, measured, tokensBefore: tokens, restore: true, signal, emit, summaryless: reason });
   }
 
   /** A job that wrote no draft: counted against the breaker (a cancel is not), shown once per distinct failure. */
