@@ -7,8 +7,7 @@ import type { CapabilityHost } from '../../src/capability/capability.js';
 import type { Message } from '../../src/llm/messages.js';
 import { childGroups } from '../../src/processes/groups.js';
 import { createBashTool } from '../../src/tools/bash.js';
-import type { AnyTool } from '../../src/tools/types.js';
-import { call, ctx, perSession, sessionCtx, tree } from '../tools/helpers.js';
+import { call, perSession, sessionCtx, tree } from '../tools/helpers.js';
 
 const bash = perSession((lent) => createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }, lent));
 const host = (sessionId: string): CapabilityHost => ({ sessionId, resumed: false }) as unknown as CapabilityHost;

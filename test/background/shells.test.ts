@@ -8,7 +8,7 @@ import { childGroups } from '../../src/processes/groups.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { createRecallTool } from '../../src/tools/recall.js';
 import type { AnyTool } from '../../src/tools/types.js';
-import { call, ctx, perSession, sessionCtx, tree } from '../tools/helpers.js';
+import { call, perSession, sessionCtx, tree } from '../tools/helpers.js';
 
 const bash = perSession((lent) => createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }, lent));
 const recall = perSession((lent) => createRecallTool({}, lent));

@@ -6,9 +6,9 @@ import { createEditTool } from '../../src/tools/edit.js';
 import type { FileAccess } from '../../src/tools/fileAccess.js';
 import { createFileReadTool } from '../../src/tools/fileRead.js';
 import { FileTracker } from '../../src/tools/fileTracker.js';
-import type { AnyTool, CommandTerminal, TerminalRun } from '../../src/tools/types.js';
+import type { CommandTerminal, TerminalRun } from '../../src/tools/types.js';
 import { createWriteTool } from '../../src/tools/write.js';
-import { call, ctx, perSession, sessionCtx, tree } from './helpers.js';
+import { call, perSession, sessionCtx, tree } from './helpers.js';
 
 // The tools' ports: FileRead, Edit and Write read and write through a FileAccess a front end may
 // lend (an editor's buffers), Bash runs foreground commands in a CommandTerminal it may lend.

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createEditTool } from '../../src/tools/edit.js';
 import { createFileReadTool } from '../../src/tools/fileRead.js';
 import { FileTracker } from '../../src/tools/fileTracker.js';
-import { call, ctx, perSession, sessionCtx, tree } from './helpers.js';
+import { call, perSession, sessionCtx, tree } from './helpers.js';
 
 const edit = perSession(createEditTool);
 const read = perSession((lent) => createFileReadTool({}, lent));
