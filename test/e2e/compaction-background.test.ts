@@ -63,7 +63,11 @@ function script(summarizer: { delayMs?: number; hang?: boolean }): { stepTimes: 
   return { stepTimes };
 }
 
-const longestGap = (times: readonly number[]): number => times.slice(1).reduce((max, t, i) => Math.max(max, t - times[i]!), 0);
+/**
+ * The agent's longest wait between two steps: the longest time from one loop request to the next,
+ * less the STEP_MS the fake's model takes to start each reply (the model's time, not the agent's).
+ */
+const longestGap = (times: readonly number[]): number => times.slice(1).reduce((max, t, i) => Math.max(max, t - times[i]!), 0) - STEP_MS;
 
 describeRegimeFree('background compaction in a -p tool loop', () => {
   it('never waits for a slow summarizer: the summary is swapped in at a step boundary, over a warmed cache', async () => {
