@@ -63,8 +63,17 @@ function fit(items: readonly LedgerItem[], budget: number, max: number, fadeFrom
   const middle = order.filter((k) => !anchors[k] && levels[k] === 0);
   const briefRoom = room - Math.max(0, Math.floor(room * ID_SHARE));
   let used = 0;
+  // the person's words keep their one line middle-out: the session's early requests (its task,
+  // its rules, what it asked before the long middle) as long as the latest; then ids, newest first
+  if (fadeFromStart)
+    for (const k of bothEnds(middle)) {
+      if (used + brief[k]! > briefRoom) continue;
+      levels[k] = 1;
+      used += brief[k]!;
+    }
   for (const k of middle) {
-    if (used + brief[k]! <= briefRoom) {
+    if (fadeFromStart && levels[k] === 1) continue;
+    if (!fadeFromStart && used + brief[k]! <= briefRoom) {
       levels[k] = 1;
       used += brief[k]!;
     } else if (items[k]!.recallId !== undefined && used + idCost[k]! <= room) {
@@ -87,6 +96,13 @@ function fit(items: readonly LedgerItem[], budget: number, max: number, fadeFrom
     }
   }
   return levels;
+}
+
+/** The list's ends first, working inwards: [a, b, c, d, e] → [a, e, b, d, c]. */
+function bothEnds(list: readonly number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0, j = list.length - 1; i <= j; i++, j--) out.push(...(i === j ? [list[i]!] : [list[i]!, list[j]!]));
+  return out;
 }
 
 const i2 = (item: LedgerItem): Level => (item.recallId !== undefined ? 2 : 3);

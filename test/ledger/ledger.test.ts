@@ -172,7 +172,7 @@ describe('the working-state ledger', () => {
     expect(l.text).toContain('- o7 — Bash find / (90,000 lines, 4.1 MB)');
   });
 
-  it('stays within its budget: the middle messages go to one line, then to their Recall ids; the first and newest stay whole', () => {
+  it('stays within its budget: the middle messages go to one line (middle-out), then to their Recall ids; the first and newest stay whole', () => {
     const msgs: Message[] = [];
     for (let i = 0; i < 60; i++) msgs.push(user(`request ${i}: ${words(80, `r${i}`)}`), assistant('done'));
     for (const budget of [6_000, 1_500, 400]) {
@@ -186,7 +186,15 @@ describe('the working-state ledger', () => {
     }
     const tight = deriveLedger(input(msgs), sections, 1_500, count);
     expect(tight.text).toContain('Not shown here (read them with Recall id)');
-    expect(tight.text).toContain(msgs[60]!.id);
+    expect(tight.text).toContain(msgs[100]!.id);
+    // middle-out: the oldest of the middle keep their one line as the newest do (a session's early
+    // requests: its task, its rules); the centre gives way. Newest first, an older request was only
+    // an id by the third compaction of the fidelity bench's auto×3, in either compaction path.
+    expect(tight.text).toContain(`[${msgs[4]!.id}] request 2:`);
+    expect(tight.text).toContain(`[${msgs[116]!.id}] request 58:`);
+    expect(tight.text).not.toContain('request 30:');
+    // mutation: render.ts's fit giving the one lines newest first (as before) instead of middle-out
+    // leaves request 2 without its line
   });
 
   it('carries a slice a capability brings, in its order, without a change to the ledger', () => {
