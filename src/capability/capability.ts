@@ -12,7 +12,7 @@
 // src/llm/ and its own room, nothing else. See CONTRIBUTING.md, "Adding a capability".
 import type { AgentCatalog } from '../agents/agents.js';
 import type { SubagentHost } from '../agents/host.js';
-import type { TreeCheckpoints } from '../checkpoints/types.js';
+import type { TreeCheckpoints } from './checkpoints.js';
 import type { PermissionMode } from '../config/schema.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { LedgerSection as DerivedLedgerSection } from '../ledger/types.js';
@@ -23,7 +23,7 @@ import type { CustomCommand } from '../commands/custom.js';
 import type { Goals } from '../goals/goals.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { SkillCatalog } from '../skills/catalog.js';
-import type { CapabilityCommand, CapabilityContext } from './context.js';
+import type { CapabilityCommand, CapabilityContext, CapabilityKey, CapabilityViews } from './context.js';
 
 /** A compaction's receipt, as the hooks around compaction receive it. */
 export type CompactionReceipt = CompactionRecord;
@@ -206,6 +206,10 @@ export interface Capability {
    */
   customCommands?(found: readonly CustomCommand[], builtIn: readonly string[]): { commands: CustomCommand[]; warnings: string[] };
   readonly parts?: RunParts;
+  /** What it shows the front ends (the task list, the /tasks panel's rows): data they draw, asked for by name. */
+  readonly views?: CapabilityViews;
+  /** Keys it binds in the TUI (Ctrl+B), after the built-in ones. */
+  readonly keys?: readonly CapabilityKey[];
   /** Opens the capability for one session. */
   open(host: CapabilityHost): CapabilitySession;
 }
