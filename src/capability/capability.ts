@@ -3,7 +3,8 @@
 // (built with their dependencies closed over, as pi's createReadTool(cwd, { operations })),
 // tools that come and go with their system-prompt section (MCP), hooks around the prompt, each
 // tool call, the turn's start and end and compaction, a system-prompt section, its view of the
-// files and terminal (an editor's), and a slice of the saved state. bootstrap.ts builds the list
+// files and terminal (an editor's), and a slice of the saved state; and what it shows the front
+// ends, as data (views, keys), which they ask the seam for by name. bootstrap.ts builds the list
 // from the configuration; each session opens every capability once, lending it what only a
 // session has (its id, how it began, its sub-agent runner) through CapabilityHost.
 //
