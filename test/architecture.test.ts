@@ -45,52 +45,13 @@ const COMPOSITION = 'src/capabilityList.ts';
  * as they stand and what removes them. A new importer fails the test; a room that shrinks below
  * the limit is deleted here with the change that shrinks it.
  */
-const KNOWN_ROOM_IMPORTERS: Array<{ room: string; files: string[]; why: string }> = [
-  {
-    room: 'agents',
-    files: [
-      'src/bootstrap.ts',
-      'src/commands/views.ts',
-      'src/session/assemble.ts',
-      'src/session/children.ts',
-      'src/skills/skillTool.ts',
-      'src/ui/task-list-state.ts',
-    ],
-    why: 'the session runs child sessions (children.ts, assemble.ts) and the UI and /agents show them: the sub-agent view as data on the seam removes the front ends; bootstrap loads the agents the context lends',
-  },
-  {
-    room: 'checkpoints',
-    files: ['src/doctor/checks.ts', 'src/session/capabilities.ts', 'src/session/historyEdits.ts', 'src/session/rewind.ts', 'src/sessionsCommand.ts'],
-    why: "/rewind restores the project from the checkpoints inside the session (rewind.ts, historyEdits.ts): a rewind capability owning /rewind's files part removes them",
-  },
-  {
-    room: 'plan',
-    files: [
-      'src/acp/acpSession.ts',
-      'src/acp/updates.ts',
-      'src/agents/childState.ts',
-      'src/commands/plan.ts',
-      'src/print/printTurns.ts',
-      'src/session/children.ts',
-      'src/session/mentions.ts',
-      'src/sessionController.ts',
-      'src/ui/components/TaskList.tsx',
-      'src/ui/controller.ts',
-      'src/ui/task-list-state.ts',
-      'src/ui/transcript.ts',
-    ],
-    why: "the task list and plan mode are read by every front end (the task list's rows, the plan note's text): the task list as a view on the seam and messages' origins (issue 45 point 5) remove them",
-  },
-];
+const KNOWN_ROOM_IMPORTERS: Array<{ room: string; files: string[]; why: string }> = [];
 
 /** Files still over MAX_MODULE_IMPORTS, with their count as it stands and what removes them. */
-const KNOWN_MANY_IMPORTS: Array<{ file: string; count: number; why: string }> = [
-  {
-    file: 'src/ui/ui-store.ts',
-    count: 28,
-    why: "the UI's stores and event families in one class: the task panel and task list as views on the seam shrink it",
-  },
-];
+const KNOWN_MANY_IMPORTS: Array<{ file: string; count: number; why: string }> = [];
+
+/** Issue 45: the UiController members that named one capability each (the front ends ask the seam's views and keys instead). */
+const PER_CAPABILITY_UI = ['todos', 'taskRows', 'backgroundCommand', 'childTranscript'];
 
 /** Issue 45's "Done when": tools close over what their session lends them; the loop takes what a turn needs. */
 const MAX_TOOL_CONTEXT_FIELDS = 4;
@@ -227,6 +188,14 @@ describe('the capability seam (issue 45)', () => {
         return !known || files.some((f) => !known.files.includes(f));
       });
     expect(over.map(([room, files]) => `${room}: ${files.join(', ')}`)).toEqual([]);
+  });
+
+  it('keeps the front ends asking the seam: UiController names no capability (no todos, taskRows, backgroundCommand, childTranscript)', () => {
+    // the task list, the /tasks panel, Ctrl+B and a sub-agent's transcript are views and keys on the seam
+    // (UiController.view, press); a member named for one capability brought back fails this test
+    const members = membersOf('src/ui/controller.ts', 'UiController');
+    expect(members).toContain('submit');
+    expect(members.filter((m) => PER_CAPABILITY_UI.includes(m))).toEqual([]);
   });
 
   it('keeps no process-global ledger registry: the sections come from the seam', () => {

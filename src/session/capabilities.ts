@@ -4,7 +4,7 @@
 // prompt's sections, at a turn's start and around compaction), their state slices saved and restored.
 import type { LoopHooks, LoopOptions } from '../agent/host.js';
 import type { AttentionKind, Capability, CapabilityHooks, CapabilityHost, CapabilitySession, SummaryTrigger, ToolSet } from '../capability/capability.js';
-import type { TreeCheckpoints } from '../checkpoints/types.js';
+import type { TreeCheckpoints } from '../capability/checkpoints.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import type { LedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';

@@ -7,7 +7,7 @@ import type { Store } from '../store/index.js';
 import type { FileTracker } from '../tools/fileTracker.js';
 import type { ContextControl } from './contextControl.js';
 import { outsideChanges, rewindTargets, rewindTo, type RestoredFile, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
-import type { TreeCheckpoints } from '../checkpoints/types.js';
+import type { TreeCheckpoints } from '../capability/checkpoints.js';
 import { displayPath } from '../tools/paths.js';
 import { newId } from '../llm/messages.js';
 import { unanswered } from './promptBack.js';
