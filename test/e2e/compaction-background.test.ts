@@ -131,8 +131,13 @@ describeRegimeFree('background compaction in a -p tool loop', () => {
   }, 180_000);
 });
 
-// The kill -9 loop guards the swap's atomicity (one SQLite transaction); its mutation (the swap
-// split in two writes) was not run yet.
+// The kill -9 loop checks that a run killed in any phase of a background compaction resumes to
+// a history the provider accepts. Its kills land before or after the swap's one SQLite
+// transaction, never inside it (the random ones did not either, but by chance): a kill from
+// outside cannot check that transaction's atomicity, and no test does yet. Mutation checked: the
+// swap stored without its checkpoint's messages (historyWrites.applyCompaction committing none of
+// `c.added`) fails run 2, whose history after the swap starts with an assistant message ("first
+// message must use the user role").
 // Mutations checked: compaction.background defaulting to false (the synchronous path) fails the
 // first test's longest gap (~3 s); dropping the warm-up (EngineDeps.warm left out) fails its
 // cache share (the first request after the swap writes the checkpoint instead of reading it);
