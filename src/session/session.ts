@@ -101,6 +101,7 @@ export class Session extends SessionEvents {
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     this.parts.snapshots.reset();
     let turnId: string | undefined;
+    let before: Promise<void> | undefined;
     try {
       this.gate.turnAllow = scope.allow ?? [];
       const { text, hooked } = await expandPrompt(this.parts, asked, scope, ac.signal, (e) => this.emit(e));
@@ -114,14 +115,20 @@ export class Session extends SessionEvents {
       this.parts.snapshots.startedBy(msg.id);
       // the project as it stands before the turn, and after it (checkpoints, for /rewind)
       turnId = msg.id;
-      await this.caps.turnBoundary('before', turnId);
-      const result = await runTurn(this.context.loopHost(), this.parts.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
+      // the snapshot (a few git processes) runs while the first request goes out: only tools wait for it
+      before = this.caps.turnBoundary('before', turnId);
+      before.catch(() => undefined); // awaited in finally, which rethrows what it threw
+      const opts = { ...this.parts.loopOptions(), toolsWaitFor: before };
+      const result = await runTurn(this.context.loopHost(), opts, msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.context.turnCompleted();
       this.giveBack(scope, asked, msg.id, result.reason, ac.signal);
       return result;
     } finally {
       this.gate.turnAllow = [];
-      if (turnId !== undefined) await this.caps.turnBoundary('after', turnId);
+      if (turnId !== undefined) {
+        await before;
+        await this.caps.turnBoundary('after', turnId);
+      }
       this.end();
     }
   }
