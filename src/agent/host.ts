@@ -72,8 +72,6 @@ export interface LoopOptions {
   hooks?: LoopHooks;
   /** Notices for the model's next request after a step's tool results (a background command ended), each given once. */
   notices?: () => string[];
-  /** What must be done before any tool of the turn runs (the project's checkpoint before the turn); the requests need not wait for it. */
-  toolsWaitFor?: Promise<unknown>;
 }
 
 /** How a model call is waited for and tried again. */

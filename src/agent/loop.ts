@@ -117,7 +117,6 @@ export async function runTurn(
 
       const uses = toolUses(stored);
       if (uses.length > 0) {
-        await opts.toolsWaitFor;
         const { results, stopped } = await runTools(uses, toolsByName, opts, signal, emit);
         // what happened meanwhile (a background command ended) goes with the results to the next request
         const notices = (opts.notices?.() ?? []).map((text) => ({ type: 'text' as const, text }));

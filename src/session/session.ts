@@ -1,5 +1,5 @@
 import type { AgentEvent, SessionEvent } from '../protocol/events.js';
-import { runTurn, type TurnResult } from '../agent/loop.js';
+import { runTurn, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, textOf, type Message, type Usage } from '../llm/messages.js';
 import type { Effort, Provider } from '../llm/provider.js';
@@ -118,8 +118,7 @@ export class Session extends SessionEvents {
       // the snapshot (a few git processes) runs while the first request goes out: only tools wait for it
       before = this.caps.turnBoundary('before', turnId);
       before.catch(() => undefined); // awaited in finally, which rethrows what it threw
-      const opts = { ...this.parts.loopOptions(), toolsWaitFor: before };
-      const result = await runTurn(this.context.loopHost(), opts, msg, ac.signal, (e) => this.onAgentEvent(e));
+      const result = await runTurn(this.context.loopHost(), toolsWaitFor(before, this.parts.loopOptions()), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.context.turnCompleted();
       this.giveBack(scope, asked, msg.id, result.reason, ac.signal);
       return result;
@@ -387,4 +386,20 @@ function nthPin(pins: Array<{ id: string; text: string }>, n: number): { id: str
   const target = pins[n - 1];
   if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
   return target;
+}
+
+/** The turn's options with each tool call waiting for `ready` (the checkpoint before the turn) before its PreToolUse hook and its approval. */
+export function toolsWaitFor(ready: Promise<unknown>, o: LoopOptions): LoopOptions {
+  const { hooks, gate } = o;
+  return {
+    ...o,
+    gate: { authorize: async (call, signal, pre) => (await ready, gate.authorize(call, signal, pre)) },
+    ...(hooks && {
+      hooks: {
+        beforeTool: async (call, signal) => (await ready, hooks.beforeTool(call, signal)),
+        afterTool: (call, output, signal) => hooks.afterTool(call, output, signal),
+        onStop: (text, count, signal) => hooks.onStop(text, count, signal),
+      },
+    }),
+  };
 }

@@ -164,23 +164,6 @@ describe('agent loop', () => {
     expect(provider.requests[1]!.messages).toHaveLength(3);
   });
 
-  it('the first request goes out before toolsWaitFor (the checkpoint before the turn) settles; no tool runs until it has', async () => {
-    const host = new MemoryHost();
-    const log: string[] = [];
-    let release!: () => void;
-    const snapshot = new Promise<void>((r) => (release = r));
-    const provider = new ScriptedProvider([{ blocks: [use('t1', 'echo', 'a')] }, { blocks: [text('done')] }]);
-    const turn = run(provider, host, { tools: [echoTool('echo', false, log)], toolsWaitFor: snapshot });
-    await new Promise((r) => setTimeout(r, 30));
-    expect(provider.requests).toHaveLength(1);
-    expect(log).toEqual([]);
-    log.push('snapshot taken');
-    release();
-    const { result } = await turn;
-    expect(result.text).toBe('done');
-    expect(log).toEqual(['snapshot taken', 'start echo a', 'end echo a']);
-  });
-
   it('"deny and stop" ends the turn after the results are stored: every call gets a result, the model is not called again', async () => {
     const log: string[] = [];
     const host = new MemoryHost();
