@@ -120,9 +120,7 @@ function usedAboveDeclaration(body: string): string[] {
   const declared = [...code.matchAll(/^ {2}(?:const|let|function) (\w+)|^ {2}const \{ ([\w, ]+) \}/gm)].flatMap((m) =>
     (m[1] ?? m[2] ?? '').split(',').map((name) => ({ name: name.trim(), at: m.index ?? 0 })),
   );
-  return declared.flatMap(({ name, at }) =>
-    [...code.slice(0, at).matchAll(new RegExp(`(?<![.\\w])${name}\\b(?!\\s*:(?!:))`, 'g'))].length > 0 ? [name] : [],
-  );
+  return declared.flatMap(({ name, at }) => ([...code.slice(0, at).matchAll(new RegExp(`(?<![.\\w])${name}\\b(?!\\s*:(?!:))`, 'g'))].length > 0 ? [name] : []));
 }
 
 const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
@@ -258,7 +256,7 @@ describe('the capability seam (issue 45)', () => {
     expect(lines, CONTEXT_CONTROL).toBeLessThan(MAX_CONTEXT_CONTROL_LINES);
   });
 
-  it("assembles a session in dependency order: no name in assemble() is used above the line that declares it", () => {
+  it('assembles a session in dependency order: no name in assemble() is used above the line that declares it', () => {
     // a part read through a closure before it exists (`() => context.config` above `const context`)
     // fails this test: each part is built from the ones above it, a real cycle through a Late cell
     const text = readFileSync(resolve(import.meta.dirname, '../src/session/assemble.ts'), 'utf8');
