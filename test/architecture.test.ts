@@ -120,7 +120,9 @@ function usedAboveDeclaration(body: string): string[] {
   const declared = [...code.matchAll(/^ {2}(?:const|let|function) (\w+)|^ {2}const \{ ([\w, ]+) \}/gm)].flatMap((m) =>
     (m[1] ?? m[2] ?? '').split(',').map((name) => ({ name: name.trim(), at: m.index ?? 0 })),
   );
-  return declared.flatMap(({ name, at }) => ([...code.slice(0, at).matchAll(new RegExp(`(?<![.\\w])${name}\\b(?!\\s*:(?!:))`, 'g'))].length > 0 ? [name] : []));
+  return declared.flatMap(({ name, at }) =>
+    [...code.slice(0, at).matchAll(new RegExp(`(?<![.\\w])${name}\\b(?!\\??\\s*:(?!:))`, 'g'))].length > 0 ? [name] : [],
+  );
 }
 
 const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
