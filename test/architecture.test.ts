@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { capabilityRoomImporters, importCounts, importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } from './architecture/importGraph.js';
@@ -53,6 +53,10 @@ const KNOWN_MANY_IMPORTS: Array<{ file: string; count: number; why: string }> = 
 /** Issue 45: the UiController members that named one capability each (the front ends ask the seam's views and keys instead). */
 const PER_CAPABILITY_UI = ['todos', 'taskRows', 'backgroundCommand', 'childTranscript'];
 
+/** Issue 45: the context controller split into the turn's value and the compactor; what is left of it (if anything) stays under this. */
+const CONTEXT_CONTROL = 'src/session/contextControl.ts';
+const MAX_CONTEXT_CONTROL_LINES = 250;
+
 /** Issue 45's "Done when": tools close over what their session lends them; the loop takes what a turn needs. */
 const MAX_TOOL_CONTEXT_FIELDS = 4;
 const MAX_LOOP_OPTIONS = 12;
@@ -63,6 +67,23 @@ function membersOf(file: string, name: string): string[] {
   const body = new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`).exec(text)?.[1];
   expect(body, `${file} declares ${name}`).toBeDefined();
   return [...(body ?? '').matchAll(/^ {2}(?:readonly )?(\w+)\??[:(]/gm)].map((m) => m[1] ?? '');
+}
+
+/**
+ * The names a function body uses above their own `const`/`let`/`function` line (outside comments
+ * and strings; a property's name, `x.name` or `name:`, is no use).
+ */
+function usedAboveDeclaration(body: string): string[] {
+  const code = body
+    .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
+    .replace(/\/\/.*$/gm, '')
+    .replace(/'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, (c) => c.replace(/[^\n]/g, ' '));
+  const declared = [...code.matchAll(/^ {2}(?:const|let|function) (\w+)|^ {2}const \{ ([\w, ]+) \}/gm)].flatMap((m) =>
+    (m[1] ?? m[2] ?? '').split(',').map((name) => ({ name: name.trim(), at: m.index ?? 0 })),
+  );
+  return declared.flatMap(({ name, at }) =>
+    [...code.slice(0, at).matchAll(new RegExp(`(?<![.\\w])${name}\\b(?!\\??\\s*:(?!:))`, 'g'))].length > 0 ? [name] : [],
+  );
 }
 
 const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
@@ -196,6 +217,23 @@ describe('the capability seam (issue 45)', () => {
     const members = membersOf('src/ui/controller.ts', 'UiController');
     expect(members).toContain('submit');
     expect(members.filter((m) => PER_CAPABILITY_UI.includes(m))).toEqual([]);
+  });
+
+  it(`splits the context controller: ${CONTEXT_CONTROL} is gone or under ${MAX_CONTEXT_CONTROL_LINES} lines`, () => {
+    // the system prompt, the model and effort, the engine's lifetime, the commit path and the gauge in
+    // one class again (a controller grown back past the limit) fails this test
+    const path = resolve(import.meta.dirname, '..', CONTEXT_CONTROL);
+    const lines = existsSync(path) ? readFileSync(path, 'utf8').split('\n').length : 0;
+    expect(lines, CONTEXT_CONTROL).toBeLessThan(MAX_CONTEXT_CONTROL_LINES);
+  });
+
+  it('assembles a session in dependency order: no name in assemble() is used above the line that declares it', () => {
+    // a part read through a closure before it exists (`() => context.config` above `const context`)
+    // fails this test: each part is built from the ones above it, a real cycle through a Late cell
+    const text = readFileSync(resolve(import.meta.dirname, '../src/session/assemble.ts'), 'utf8');
+    const body = /\nexport function assemble\([^)]*\)[^{]*\{([\s\S]*?)\n\}/.exec(text)?.[1];
+    expect(body, 'src/session/assemble.ts declares assemble()').toBeDefined();
+    expect(usedAboveDeclaration(body ?? '')).toEqual([]);
   });
 
   it('keeps no process-global ledger registry: the sections come from the seam', () => {

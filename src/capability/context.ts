@@ -62,8 +62,10 @@ export interface CommandSession {
   readonly currentConfig: Config;
   /** The history the model sees; with `archived`, what compactions archived before it (the task list derives from that log). */
   messages(opts?: { archived?: boolean }): readonly Message[];
-  /** What a side question is sent with: the next request's system prompt and provider, and the session's bill for its usage (/cost). */
-  aside(): { system: string; provider: Provider; bill(model: string, usage: Usage): void };
+  /** What the next request is sent with (the turn's frame): a side question (/btw) is sent with it too. */
+  frame(): { readonly config: Config; readonly provider: Provider; readonly system: string };
+  /** Bills a request's usage to the session (/cost). */
+  bill(model: string, usage: Usage): void;
 }
 
 /** A slash command a capability brings (/mcp, /tasks, /goal, /skills, /btw), closed over what it needs. */

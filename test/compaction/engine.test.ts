@@ -38,7 +38,7 @@ const SUMMARIZER_LIMITS = { contextWindow: 400_000, maxOutputTokens: 32_000 };
 
 /**
  * The engine plans; the session commits and then announces each attempt with compaction_end
- * (session/contextControl.ts). This stands in for that last step, so the tests read the events
+ * (session/compactor.ts). This stands in for that last step, so the tests read the events
  * a person sees.
  */
 class AnnouncingEngine extends CompactionEngine {
