@@ -120,11 +120,17 @@ describe('/uncompact', () => {
     const { session } = open(config, store);
     for (let i = 0; i < 4; i++) await session.prompt(`step ${i}`);
     const all = session.messages().map((m) => m.id);
-    expect(await says(session, '/rewind 3 conversation')).toContain('Rewound to before turn 3');
+    const rewound = await says(session, '/rewind 3 conversation');
+    expect(rewound).toContain('Rewound to before turn 3');
+    const archived = Number(/Conversation: (\d+) messages archived/.exec(rewound)?.[1]);
+    expect(archived).toBeGreaterThan(1);
     expect(texts(session)).not.toContain('step 2');
     await session.prompt('a new direction');
     const undone = await says(session, '/rewind undo');
-    expect(undone).toMatch(/^Undid the last rewind: \d+ messages back in the conversation, the context is now [\d,]+ tokens\. Files stay as they are now/);
+    // as many messages come back as the rewind archived
+    expect(undone).toMatch(
+      new RegExp(`^Undid the last rewind: ${archived} messages back in the conversation, the context is now [\\d,]+ tokens\\. Files stay as they are now`),
+    );
     // the rewound turns are back where they were, what came after the rewind stays after them
     const ids = session.messages().map((m) => m.id);
     expect(ids.slice(0, all.length)).toEqual(all);
