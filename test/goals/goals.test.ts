@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CapabilityHost } from '../../src/capability/capability.js';
 import { goalsCapability } from '../../src/goals/capability.js';
 import { bashCheck } from '../../src/goals/check.js';
+import { goalCommand } from '../../src/goals/command.js';
 import { parseGoalArgs, readGoal } from '../../src/goals/goal.js';
 import { Goals } from '../../src/goals/goals.js';
 import type { SessionGoal } from '../../src/goals/sessionGoal.js';
@@ -93,6 +94,10 @@ describe('a session goal', () => {
     const cont = await goal.next({ planMode: false, signal });
     expect(cont).toContain('FAIL: 1 test (test_parse)');
     expect(cont).not.toContain('FAIL: 3 tests');
+    // /goal alone shows the latest check's output too
+    const status = goalCommand(goals, { id: 's1', busy: false }, '');
+    expect(status).toMatch(/Last check \(failed, [^)]*\):\nFAIL: 1 test \(test_parse\)/);
+    expect(status).not.toContain('FAIL: 3 tests');
     feed(goal, turnEnd());
     expect(await goal.next({ planMode: false, signal })).toBeUndefined();
     expect(goal.current?.status).toBe('complete');
