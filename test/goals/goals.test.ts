@@ -146,6 +146,28 @@ describe('a session goal', () => {
     expect(goal.current?.status).toBe('paused');
   });
 
+  it('Esc while the check runs between turns stops the check and pauses the goal', async () => {
+    let stopped = false;
+    const goals = new Goals(
+      (_command, checkSignal) =>
+        new Promise((resolve) =>
+          checkSignal.addEventListener('abort', () => {
+            stopped = true;
+            resolve({ output: 'stopped', passed: false });
+          }),
+        ),
+    );
+    const goal = goals.open('s1');
+    expect(goal.interrupt()).toBe(false); // nothing runs yet
+    goal.set(parseGoalArgs('fix the build --check "make"'));
+    const next = goal.next({ planMode: false, signal });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(goal.interrupt()).toBe(true);
+    expect(await next).toBeUndefined();
+    expect(stopped).toBe(true);
+    expect(goal.current).toMatchObject({ status: 'paused', reason: 'interrupted (Esc)' });
+  });
+
   it("without a check the model's claim ends it; with one, only a passing check", async () => {
     const { goal } = goalWith();
     goal.set(parseGoalArgs('x'));
