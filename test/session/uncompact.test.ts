@@ -141,6 +141,22 @@ describe('/uncompact', () => {
     store.close();
   });
 
+  it('/history finds what a rewind archived and opens it whole by id; an unknown id is refused', async () => {
+    const { config, store } = setup();
+    const { session } = open(config, store);
+    for (let i = 0; i < 3; i++) await session.prompt(`walrus step ${i}`);
+    await says(session, '/rewind 2 conversation');
+    const found = await runSlash({ session }, '/history walrus step 2');
+    if (found?.kind !== 'history') throw new Error('no page of results');
+    const hit = found.result.hits[0]!;
+    const opened = await says(session, `/history open ${hit.id}`);
+    expect(opened.split('\n')[0]).toBe(`${hit.label} (${hit.id})`);
+    expect(opened).toContain('walrus step');
+    await expect(runSlash({ session }, '/history open no_such_id')).rejects.toThrow('nothing archived has the id no_such_id');
+    session.close();
+    store.close();
+  });
+
   it('refuses an undo whose history the provider would refuse: a load repair made since does not fit what comes back', async () => {
     // the compaction kept a pinned note without its answer; once unpinned, a resume marks the note and the next prompt as two prompts in a row
     const store = openStore(':memory:');
