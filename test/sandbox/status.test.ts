@@ -27,7 +27,9 @@ describe('the sandbox as the person is told of it', () => {
 
   it('/sandbox says why it cannot start, what to install, and what Bash does meanwhile', () => {
     const asks = sandboxReport(missing, on);
-    expect(asks).toMatch(/^Sandbox: UNAVAILABLE — bubblewrap \(bwrap\) not installed\.\nMissing or broken: install what it needs: apt-get install bubblewrap socat\./);
+    expect(asks).toMatch(
+      /^Sandbox: UNAVAILABLE — bubblewrap \(bwrap\) not installed\.\nMissing or broken: install what it needs: apt-get install bubblewrap socat\./,
+    );
     expect(asks).toContain('Every Bash command asks before it runs unsandboxed.');
     expect(asks).not.toMatch(/^Sandbox: on/);
     const refuses = sandboxReport(missing, { ...on, failIfUnavailable: true });
