@@ -270,6 +270,20 @@ describe('guards', () => {
     expect(e.state()).toMatchObject({ consecutiveFailures: 0, breakerOpen: false });
   });
 
+  it('a /compact that works proves the summarizer: auto compaction, paused by failures, is on again', async () => {
+    let fail = true;
+    const p = new ScriptedProvider(() => (fail ? serverError() : { text: SUMMARY }));
+    const e = makeEngine(p);
+    const h = talk(40, 2_200);
+    for (let i = 0; i < 3; i++) await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(e.usage(ctx(h))).toMatchObject({ autoCompactEnabled: false, notice: expect.stringMatching(/paused/) });
+    fail = false;
+    const o = await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(o.record).toMatchObject({ trigger: 'manual', status: 'applied' });
+    expect(e.usage(ctx(historyAfter(h, o)))).toMatchObject({ autoCompactEnabled: true });
+    expect(e.usage(ctx(historyAfter(h, o))).notice).toBeUndefined();
+  });
+
   it('a cancelled compaction is not a failure', async () => {
     const p = summaryProvider();
     const e = makeEngine(p);
