@@ -159,6 +159,7 @@ describe('a prompt with a goal in force', () => {
       commands: [],
       slash: [{ name: 'goal', description: 'set a goal', run: async () => ({ kind: 'text', text: 'Goal set.' }) }],
       goals: { subscribe: () => () => {}, of: () => undefined, next: async () => turns.shift() },
+      views: {},
     } as unknown as Runtime;
     return { runtime, prompted };
   }
