@@ -96,7 +96,9 @@ describe.skipIf(!hasTmux)('pasting in the TUI', () => {
     expect(sent).toContain('row 1500:');
     // attached as its first and last lines, the middle read on demand
     expect(sent).not.toContain('row 750:');
-  });
+    // ten screen waits, each bounded (15 s) on its own; a 1,500-line paste through tmux on a loaded machine
+    // took the whole test past the default 60 s in a full run (139 s for the file, 5.7 s for this test alone)
+  }, 120_000);
 });
 // Mutations: PastedTexts.collapse looking for the paste only as it was pasted (untrimmed) brings the 1,500 lines back
 // (no chip after the refusal); Ctrl+S unbound leaves the chip (no @ mention).
