@@ -58,13 +58,23 @@ describe('thresholds', () => {
   it('takes every number from the config', () => {
     const t = thresholds(
       { contextWindow: 200_000, maxOutputTokens: 64_000 },
-      cfg({ reserveTokens: 10_000, autoBufferTokens: 5_000, warningBufferTokens: 30_000, blockingBufferTokens: 1_000, microBufferTokens: 40_000, microWorkingSetTokens: 0 }),
+      cfg({
+        reserveTokens: 10_000,
+        autoBufferTokens: 5_000,
+        warningBufferTokens: 30_000,
+        blockingBufferTokens: 1_000,
+        microBufferTokens: 40_000,
+        microWorkingSetTokens: 0,
+      }),
     );
     expect(t).toMatchObject({ effective: 190_000, auto: 185_000, warning: 160_000, blocking: 189_000, micro: 150_000 });
   });
 
   it('clamps a config that would invert the order (micro after auto)', () => {
-    const t = thresholds({ contextWindow: 200_000, maxOutputTokens: 64_000 }, cfg({ microBufferTokens: 1_000, autoBufferTokens: 13_000, microWorkingSetTokens: 0 }));
+    const t = thresholds(
+      { contextWindow: 200_000, maxOutputTokens: 64_000 },
+      cfg({ microBufferTokens: 1_000, autoBufferTokens: 13_000, microWorkingSetTokens: 0 }),
+    );
     expect(t.micro).toBe(t.auto);
   });
 
