@@ -69,7 +69,7 @@ const BOTH_REGIMES = fg.sync(['test/e2e/**/*.test.ts']).filter((file) => /^\/\/ 
  * What both unit projects share: the setup file that removes, when a test file ends, the temporary
  * folders it made with tempDir() (test/tempDirs.ts).
  */
-const UNIT = { setupFiles: ['test/tempDirsSetup.ts'] };
+const UNIT = { setupFiles: ['test/cpuSetup.ts', 'test/tempDirsSetup.ts'] };
 
 /**
  * What both end-to-end projects (one per regime) share; see the projects' comment below. An
@@ -78,7 +78,13 @@ const UNIT = { setupFiles: ['test/tempDirsSetup.ts'] };
  * What a test waits for has its own, shorter bound that fails with a message (runAgent 20 s per
  * run, Tmux.waitFor 15 s per screen).
  */
-const END_TO_END = { include: ['test/e2e/**/*.test.ts'], setupFiles: ['test/e2e/testSetup.ts'], isolate: false, retry: 0, testTimeout: 60_000 };
+const END_TO_END = {
+  include: ['test/e2e/**/*.test.ts'],
+  setupFiles: ['test/cpuSetup.ts', 'test/e2e/testSetup.ts'],
+  isolate: false,
+  retry: 0,
+  testTimeout: 60_000,
+};
 
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -13,14 +13,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { MicroPolicy } from '../src/compaction/microPolicy.js';
 import { IN_PLACE_MARKER } from '../src/compaction/prompt.js';
-import { createTokenCounter } from '../src/compaction/tokens.js';
 import { loadConfig } from '../src/config/config.js';
 import { createProvider } from '../src/llm/factory.js';
-import { Session } from '../src/session/session.js';
-import { openStore } from '../src/store/index.js';
-import { createTools } from '../src/tools/registry.js';
 import { lastUserText, startFakeServer, type RecordedRequest, type RequestView } from '../test/fake-server/server.js';
 import { anthropicBilled, writeModules } from './workload.js';
+import { benchSession } from './place.js';
 
 const MODEL = 'bench-claude';
 const TURNS = 40;
@@ -81,18 +78,9 @@ export async function runSession(
       }),
     );
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
-    const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache });
     let offset = 0;
-    const session = Session.open({
-      config,
-      store,
-      provider,
-      tools: (lent) => createTools({ bash: config.bash }, lent),
-      capabilities: [],
-      counter: await createTokenCounter(),
-      engine: { now: () => Date.now() + offset, ...(microPolicy ? { microPolicy } : {}) },
-    });
+    const { session, store } = await benchSession(config, provider, { now: () => Date.now() + offset, ...(microPolicy ? { microPolicy } : {}) });
     server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY } : undefined));
     let autoCompactions = 0;
     let microCompactions = 0;

@@ -15,14 +15,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IN_PLACE_MARKER } from '../src/compaction/prompt.js';
-import { createTokenCounter } from '../src/compaction/tokens.js';
 import { loadConfig } from '../src/config/config.js';
 import { createProvider } from '../src/llm/factory.js';
-import { Session } from '../src/session/session.js';
-import { openStore } from '../src/store/index.js';
-import { createTools } from '../src/tools/registry.js';
 import { lastUserText, startFakeServer, type RequestView } from '../test/fake-server/server.js';
 import { runSession } from './caching.js';
+import { benchSession } from './place.js';
 
 const MODEL = 'bench-30k';
 const STEPS = 40;
@@ -65,16 +62,8 @@ async function loop(summarizer: Summarizer, background: boolean, prefire?: numbe
       }),
     );
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
-    const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache });
-    const session = Session.open({
-      config,
-      store,
-      provider,
-      tools: (lent) => createTools({ bash: config.bash }, lent),
-      capabilities: [],
-      counter: await createTokenCounter(),
-    });
+    const { session, store } = await benchSession(config, provider);
     const times: number[] = [];
     let step = 0;
     server.respondWith((req) => {

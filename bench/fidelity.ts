@@ -15,15 +15,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IN_PLACE_MARKER } from '../src/compaction/prompt.js';
-import { createTokenCounter } from '../src/compaction/tokens.js';
 import { loadConfig } from '../src/config/config.js';
 import { createProvider } from '../src/llm/factory.js';
-import { Session } from '../src/session/session.js';
-import { openStore } from '../src/store/index.js';
-import { createTools } from '../src/tools/registry.js';
 import { EXTRA_FACTS, FACTS, TURNS, type Fact, type ProbeType } from '../test/e2e/ledger-script.js';
 import { lastUserText, startFakeServer, type RequestView } from '../test/fake-server/server.js';
 import { rng } from './rng.js';
+import { benchSession } from './place.js';
 
 const MODEL = 'claude-sonnet-4-5';
 const ALL: readonly Fact[] = [...FACTS, ...EXTRA_FACTS];
@@ -81,16 +78,8 @@ async function run(trigger: Trigger, keeper: Keeper, ledger: boolean): Promise<F
       }),
     );
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
-    const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache });
-    const session = Session.open({
-      config,
-      store,
-      provider,
-      tools: (lent) => createTools({ bash: config.bash }, lent),
-      capabilities: [],
-      counter: await createTokenCounter(),
-    });
+    const { session, store } = await benchSession(config, provider);
     const write = summarizer(keeper, 37);
     server.respondWith((req) => (req.view && isSummarizer(req.view) ? { text: write(req.view) } : undefined));
     let compactions = 0;

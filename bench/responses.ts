@@ -15,15 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { IN_PLACE_MARKER } from '../src/compaction/prompt.js';
-import { createTokenCounter } from '../src/compaction/tokens.js';
 import { loadConfig } from '../src/config/config.js';
 import { createProvider } from '../src/llm/factory.js';
-import { Session } from '../src/session/session.js';
-import { openStore } from '../src/store/index.js';
-import { createTools } from '../src/tools/registry.js';
 import { countText } from '../test/fake-server/tokens.js';
 import { lastUserText, startFakeServer, type RecordedRequest, type RequestView } from '../test/fake-server/server.js';
 import { openaiBilled, writeModules } from './workload.js';
+import { benchSession } from './place.js';
 
 const MODEL = 'gpt-5.4';
 const TURNS = 30;
@@ -69,16 +66,8 @@ async function runSession(engine: 'own' | 'provider'): Promise<EngineRun> {
       }),
     );
     const config = loadConfig({ cwd: dir, home: dir, env: { OPENAI_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
-    const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'openai', apiKey: 'k', baseURL: server.openaiBaseURL, api: 'responses', cache: config.cache });
-    const session = Session.open({
-      config,
-      store,
-      provider,
-      tools: (lent) => createTools({ bash: config.bash }, lent),
-      capabilities: [],
-      counter: await createTokenCounter(),
-    });
+    const { session, store } = await benchSession(config, provider);
     server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY, reasoning: false } : undefined));
     let compactions = 0;
     let archived = 0;

@@ -13,14 +13,13 @@ import { pathToFileURL } from 'node:url';
 import type { LoopOptions } from '../src/agent/host.js';
 import { runTools } from '../src/agent/runTools.js';
 import { IN_PLACE_MARKER } from '../src/compaction/prompt.js';
-import { createTokenCounter } from '../src/compaction/tokens.js';
 import { loadConfig } from '../src/config/config.js';
 import { createProvider } from '../src/llm/factory.js';
 import { archiveSpill } from '../src/session/recall.js';
-import { Session } from '../src/session/session.js';
 import { openStore } from '../src/store/index.js';
 import { createTools } from '../src/tools/registry.js';
 import { lastUserText, startFakeServer, type RecordedRequest, type RequestView } from '../test/fake-server/server.js';
+import { benchSession } from './place.js';
 
 const TURNS = 40;
 const COMMAND = 'seq 100001 106000';
@@ -63,22 +62,13 @@ async function runSession(wire: Wire, spill: boolean): Promise<SpillRun> {
     );
     const keyVar = wire === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
     const config = loadConfig({ cwd: dir, home: dir, env: { [keyVar]: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model } });
-    const store = openStore(config.dbPath);
     const provider = createProvider({
       provider: wire,
       apiKey: 'k',
       baseURL: wire === 'anthropic' ? server.anthropicBaseURL : server.openaiBaseURL,
       cache: config.cache,
     });
-    const session = Session.open({
-      config,
-      store,
-      provider,
-      tools: (lent) => createTools({ bash: config.bash }, lent),
-      capabilities: [],
-      counter: await createTokenCounter(),
-      engine: { now: () => Date.now() },
-    });
+    const { session, store } = await benchSession(config, provider, { now: () => Date.now() });
     server.respondWith((req) => (isSummarizer(req.view) ? { text: SUMMARY } : undefined));
     let compactions = 0;
     session.on((e) => {

@@ -9,14 +9,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTokenCounter } from '../src/compaction/tokens.js';
 import { loadConfig } from '../src/config/config.js';
 import { createProvider } from '../src/llm/factory.js';
-import { Session } from '../src/session/session.js';
-import { openStore } from '../src/store/index.js';
-import { createTools } from '../src/tools/registry.js';
 import { startFakeServer, type RecordedRequest } from '../test/fake-server/server.js';
 import { anthropicBilled, writeModules } from './workload.js';
+import { benchSession } from './place.js';
 
 const MODEL = 'claude-sonnet-5-5';
 const TURNS = 24;
@@ -28,16 +25,8 @@ async function main(): Promise<void> {
     writeModules(dir, TURNS);
     writeFileSync(join(dir, '.agentrc'), JSON.stringify({ permissions: { mode: 'allow' } }));
     const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: MODEL } });
-    const store = openStore(config.dbPath);
     const provider = createProvider({ provider: 'anthropic', apiKey: 'k', baseURL: server.anthropicBaseURL, cache: config.cache });
-    const session = Session.open({
-      config,
-      store,
-      provider,
-      tools: (lent) => createTools({ bash: config.bash }, lent),
-      capabilities: [],
-      counter: await createTokenCounter(),
-    });
+    const { session, store } = await benchSession(config, provider);
     const thought = 'Let me think about what this module does and how to describe it. '.repeat(8);
     for (let t = 0; t < TURNS; t++) {
       server.enqueue(

@@ -59,6 +59,12 @@ class NullStdout extends EventEmitter {
 class BenchController implements UiController {
   private listener: ((ev: Event) => void) | null = null;
   constructor(private readonly transcript: Message[]) {}
+  viewOf(): undefined {
+    return undefined;
+  }
+  press(): boolean {
+    return false;
+  }
   session(): SessionView {
     return { id: 's_bench0000bench00', title: 'bench', model: 'claude-sonnet-4-5', provider: 'anthropic', cwd: '/home/dev/project' };
   }

@@ -1,6 +1,6 @@
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 // Bundles src/ into dist/ with esbuild: one entry (src/cli.ts, commander only) and chunks that
@@ -93,6 +93,27 @@ const tokenRanksAsString: Plugin = {
   },
 };
 
+/**
+ * The SDKs (@anthropic-ai/sdk, openai) name the globals Headers and FormData on every request
+ * (`new Headers()` to merge headers, `body instanceof FormData`), and in Node those load undici
+ * (~20 ms to compile; the fetch they are given is node:http's). Each SDK file that names one of
+ * Headers, FormData, Response or Request imports it from src/llm/sdkGlobals.ts instead, which
+ * reaches undici only when an upload or a caller's own object really needs it.
+ */
+const SDK_GLOBALS = ['Headers', 'FormData', 'Response', 'Request'];
+const sdkGlobals: Plugin = {
+  name: 'sdk-globals',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/](@anthropic-ai[\\/]sdk|openai)[\\/].*\.m?js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const named = SDK_GLOBALS.filter((g) => new RegExp(`(?:new|instanceof)\\s+${g}\\b`).test(source));
+      if (named.length === 0) return undefined;
+      const from = JSON.stringify(resolve(ROOT, 'src', 'llm', 'sdkGlobals.ts'));
+      return { contents: `import { ${named.join(', ')} } from ${from};\n${source}`, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
 export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafile> {
   rmSync(DIST, { recursive: true, force: true });
   const result = await build({
@@ -113,7 +134,7 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     external: ['better-sqlite3', '@vscode/ripgrep', 'sharp', '@anthropic-ai/sandbox-runtime'],
     // jsonc-parser's "main" is a UMD build whose dynamic require()s esbuild cannot follow: bundle its ESM build
     alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
-    plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch, tokenRanksAsString],
+    plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch, tokenRanksAsString, sdkGlobals],
     // model-facing prose (src/**/*.md: prompts, tool descriptions) is bundled as a string
     loader: { '.md': 'text' },
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own

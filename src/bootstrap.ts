@@ -16,7 +16,7 @@ import { openStore, type SessionInfo, type Store } from './store/index.js';
 import { createTools } from './tools/registry.js';
 import { loadRunAgents } from './agents/agentFiles.js';
 import type { Capability, RunParts } from './capability/capability.js';
-import type { CapabilityContext, FrontEndParts } from './capability/context.js';
+import type { CapabilityContext, CapabilityKey, CapabilityViews, FrontEndParts } from './capability/context.js';
 import { CAPABILITIES } from './capabilityList.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 import { runCommands, type RunCommands } from './commands/registry.js';
@@ -35,6 +35,10 @@ export interface Runtime {
   commands: RunCommands['custom'];
   /** The capabilities' slash commands (/skills, /mcp, /tasks, /goal, /btw…): the front ends pass them with the built-in ones. */
   slash: RunCommands['slash'];
+  /** What the capabilities show the front ends, by name (the task list, the /tasks panel's rows): views as data, read for a session. */
+  views: CapabilityViews;
+  /** The keys the capabilities bind in the TUI (Ctrl+B), after the built-in ones. */
+  keys: readonly CapabilityKey[];
   /** The skills in force (print mode's init message). */
   skills: NonNullable<RunParts['skills']>;
   /** The tools' names (for custom commands' allowed-tools). */
@@ -218,6 +222,8 @@ export async function createRuntime(
       promptHistory,
       commands: custom,
       slash,
+      views: Object.assign({}, ...capabilities.map((c) => c.views ?? {})),
+      keys: capabilities.flatMap((c) => c.keys ?? []),
       skills,
       toolNames,
       openSession,

@@ -10,12 +10,10 @@ import { terminatingSignal } from './processes/signals.js';
 import type { Session } from './session/session.js';
 import type { ApprovalBridge } from './approvalBridge.js';
 import type { ApprovalRequest } from './tools/permissions.js';
-import { currentTodos, type Todo } from './plan/todos.js';
-import { taskRows } from './background/tasksCommand.js';
 import { exitLine } from './background/notice.js';
 import { secretVars } from './config/secrets.js';
 import type { SpilledOutputView, UiController } from './ui/controller.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, TaskRowView } from './protocol/views.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, ViewData, ViewName } from './protocol/views.js';
 import type { Event } from './protocol/events.js';
 
 // The UiController the Ink app renders, implemented over the live session (interactive.ts runs
@@ -64,12 +62,17 @@ export class SessionController implements UiController {
     this.current.setPermissionMode('next');
   }
 
-  taskRows(): TaskRowView[] {
-    return taskRows(this.runtime.background, this.current.id);
+  /** The capabilities' views of the current session, and the session's own (a sub-agent's transcript). */
+  viewOf<K extends ViewName>(name: K, key = ''): ViewData[K] | undefined {
+    const own: { [N in ViewName]?: () => ViewData[N] | undefined } = { child: () => this.current.subagentInfo().transcript(key) };
+    return (own[name] ?? (() => this.runtime.views[name]?.(this.current, key)))();
   }
 
-  backgroundCommand(): boolean {
-    return this.runtime.background.moveForeground() || (this.notify('info', 'No Bash command is running to move to the background (Ctrl+B).'), false);
+  press(key: string): boolean {
+    const bound = this.runtime.keys.find((k) => k.key === key);
+    const notice = bound?.press(this.current);
+    if (notice) this.notify('info', notice);
+    return bound !== undefined;
   }
 
   /** Events sent before the app subscribed (start-up warnings, a first prompt) wait here. */
@@ -154,10 +157,6 @@ export class SessionController implements UiController {
     return Object.fromEntries(Object.entries(world().env).filter(([name]) => !secrets.has(name)));
   }
 
-  todos(): readonly Todo[] {
-    return currentTodos(this.current.messages({ archived: true }));
-  }
-
   /** A follower beside the app (the statusLine): every event from now on; the early ones stay the app's. */
   observe(observer: (ev: Event) => void): () => void {
     this.observers.add(observer);
@@ -238,10 +237,6 @@ export class SessionController implements UiController {
       const message = e instanceof CommandError ? e.message : `${(e as Error).message}`;
       this.emit({ type: 'notice', level: 'error', text: message });
     }
-  }
-
-  childTranscript(childSessionId: string): string | undefined {
-    return this.current.subagentInfo().transcript(childSessionId);
   }
 
   spilledOutput(handle: string): SpilledOutputView | undefined {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { capabilityRoomImporters, importCounts, importCycles, importsOf, layerViolations, loadGraph, type ImportEdge } from './architecture/importGraph.js';
@@ -45,52 +45,17 @@ const COMPOSITION = 'src/capabilityList.ts';
  * as they stand and what removes them. A new importer fails the test; a room that shrinks below
  * the limit is deleted here with the change that shrinks it.
  */
-const KNOWN_ROOM_IMPORTERS: Array<{ room: string; files: string[]; why: string }> = [
-  {
-    room: 'agents',
-    files: [
-      'src/bootstrap.ts',
-      'src/commands/views.ts',
-      'src/session/assemble.ts',
-      'src/session/children.ts',
-      'src/skills/skillTool.ts',
-      'src/ui/task-list-state.ts',
-    ],
-    why: 'the session runs child sessions (children.ts, assemble.ts) and the UI and /agents show them: the sub-agent view as data on the seam removes the front ends; bootstrap loads the agents the context lends',
-  },
-  {
-    room: 'checkpoints',
-    files: ['src/doctor/checks.ts', 'src/session/capabilities.ts', 'src/session/historyEdits.ts', 'src/session/rewind.ts', 'src/sessionsCommand.ts'],
-    why: "/rewind restores the project from the checkpoints inside the session (rewind.ts, historyEdits.ts): a rewind capability owning /rewind's files part removes them",
-  },
-  {
-    room: 'plan',
-    files: [
-      'src/acp/acpSession.ts',
-      'src/acp/updates.ts',
-      'src/agents/childState.ts',
-      'src/commands/plan.ts',
-      'src/print/printTurns.ts',
-      'src/session/children.ts',
-      'src/session/mentions.ts',
-      'src/sessionController.ts',
-      'src/ui/components/TaskList.tsx',
-      'src/ui/controller.ts',
-      'src/ui/task-list-state.ts',
-      'src/ui/transcript.ts',
-    ],
-    why: "the task list and plan mode are read by every front end (the task list's rows, the plan note's text): the task list as a view on the seam and messages' origins (issue 45 point 5) remove them",
-  },
-];
+const KNOWN_ROOM_IMPORTERS: Array<{ room: string; files: string[]; why: string }> = [];
 
 /** Files still over MAX_MODULE_IMPORTS, with their count as it stands and what removes them. */
-const KNOWN_MANY_IMPORTS: Array<{ file: string; count: number; why: string }> = [
-  {
-    file: 'src/ui/ui-store.ts',
-    count: 28,
-    why: "the UI's stores and event families in one class: the task panel and task list as views on the seam shrink it",
-  },
-];
+const KNOWN_MANY_IMPORTS: Array<{ file: string; count: number; why: string }> = [];
+
+/** Issue 45: the UiController members that named one capability each (the front ends ask the seam's views and keys instead). */
+const PER_CAPABILITY_UI = ['todos', 'taskRows', 'backgroundCommand', 'childTranscript'];
+
+/** Issue 45: the context controller split into the turn's value and the compactor; what is left of it (if anything) stays under this. */
+const CONTEXT_CONTROL = 'src/session/contextControl.ts';
+const MAX_CONTEXT_CONTROL_LINES = 250;
 
 /** Issue 45's "Done when": tools close over what their session lends them; the loop takes what a turn needs. */
 const MAX_TOOL_CONTEXT_FIELDS = 4;
@@ -102,6 +67,23 @@ function membersOf(file: string, name: string): string[] {
   const body = new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`).exec(text)?.[1];
   expect(body, `${file} declares ${name}`).toBeDefined();
   return [...(body ?? '').matchAll(/^ {2}(?:readonly )?(\w+)\??[:(]/gm)].map((m) => m[1] ?? '');
+}
+
+/**
+ * The names a function body uses above their own `const`/`let`/`function` line (outside comments
+ * and strings; a property's name, `x.name` or `name:`, is no use).
+ */
+function usedAboveDeclaration(body: string): string[] {
+  const code = body
+    .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
+    .replace(/\/\/.*$/gm, '')
+    .replace(/'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, (c) => c.replace(/[^\n]/g, ' '));
+  const declared = [...code.matchAll(/^ {2}(?:const|let|function) (\w+)|^ {2}const \{ ([\w, ]+) \}/gm)].flatMap((m) =>
+    (m[1] ?? m[2] ?? '').split(',').map((name) => ({ name: name.trim(), at: m.index ?? 0 })),
+  );
+  return declared.flatMap(({ name, at }) =>
+    [...code.slice(0, at).matchAll(new RegExp(`(?<![.\\w])${name}\\b(?!\\??\\s*:(?!:))`, 'g'))].length > 0 ? [name] : [],
+  );
 }
 
 const isKnownBreak = (e: ImportEdge): boolean => KNOWN_LAYER_EXCEPTIONS.some((k) => k.from === e.from && k.to === e.to);
@@ -227,6 +209,31 @@ describe('the capability seam (issue 45)', () => {
         return !known || files.some((f) => !known.files.includes(f));
       });
     expect(over.map(([room, files]) => `${room}: ${files.join(', ')}`)).toEqual([]);
+  });
+
+  it('keeps the front ends asking the seam: UiController names no capability (no todos, taskRows, backgroundCommand, childTranscript)', () => {
+    // the task list, the /tasks panel, Ctrl+B and a sub-agent's transcript are views and keys on the seam
+    // (UiController.view, press); a member named for one capability brought back fails this test
+    const members = membersOf('src/ui/controller.ts', 'UiController');
+    expect(members).toContain('submit');
+    expect(members.filter((m) => PER_CAPABILITY_UI.includes(m))).toEqual([]);
+  });
+
+  it(`splits the context controller: ${CONTEXT_CONTROL} is gone or under ${MAX_CONTEXT_CONTROL_LINES} lines`, () => {
+    // the system prompt, the model and effort, the engine's lifetime, the commit path and the gauge in
+    // one class again (a controller grown back past the limit) fails this test
+    const path = resolve(import.meta.dirname, '..', CONTEXT_CONTROL);
+    const lines = existsSync(path) ? readFileSync(path, 'utf8').split('\n').length : 0;
+    expect(lines, CONTEXT_CONTROL).toBeLessThan(MAX_CONTEXT_CONTROL_LINES);
+  });
+
+  it('assembles a session in dependency order: no name in assemble() is used above the line that declares it', () => {
+    // a part read through a closure before it exists (`() => context.config` above `const context`)
+    // fails this test: each part is built from the ones above it, a real cycle through a Late cell
+    const text = readFileSync(resolve(import.meta.dirname, '../src/session/assemble.ts'), 'utf8');
+    const body = /\nexport function assemble\([^)]*\)[^{]*\{([\s\S]*?)\n\}/.exec(text)?.[1];
+    expect(body, 'src/session/assemble.ts declares assemble()').toBeDefined();
+    expect(usedAboveDeclaration(body ?? '')).toEqual([]);
   });
 
   it('keeps no process-global ledger registry: the sections come from the seam', () => {

@@ -21,8 +21,6 @@ import type { ImageBlock } from '../llm/messages.js';
 import { redact } from '../log.js';
 import type { SessionEvent } from '../protocol/events.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/permissions.js';
-import { currentTodos, readTodos, type Todo } from '../plan/todos.js';
-import { TOOL } from '../tools/toolNames.js';
 import { acpKind, editDiff, planEntries, textContent, toolLocations, toolTitle } from './updates.js';
 
 // One ACP session: a runtime of this program (the same store, config and tools the TUI uses)
@@ -66,8 +64,6 @@ export class AcpSession {
   private cancelled = false;
   /** The editor terminal each running Bash call shows (terminal/*). */
   private readonly terminals = new Map<string, string>();
-  /** TodoWrite calls under way, by id: their list is the plan once they succeed. */
-  private readonly todoCalls = new Map<string, unknown>();
   /** The task list last sent as a plan update (JSON), to send each change once. */
   private sentPlan = '[]';
 
@@ -116,8 +112,9 @@ export class AcpSession {
     this.update({ sessionUpdate: 'tool_call_update', toolCallId: toolUseId, content: [{ type: 'terminal', terminalId }] });
   }
 
-  /** The task list as ACP's plan, sent when it differs from what the editor was last told (a TodoWrite, a /rewind, a load). */
-  syncPlan(todos: readonly Todo[] = currentTodos(this.runtime.session.messages({ archived: true }))): void {
+  /** The task list (the seam's `todos` view) as ACP's plan, sent when it differs from what the editor was last told (a TodoWrite, a /rewind, a load). */
+  syncPlan(): void {
+    const todos = this.runtime.views.todos?.(this.runtime.session, '')?.todos ?? [];
     const key = JSON.stringify(todos);
     if (key === this.sentPlan) return;
     this.sentPlan = key;
@@ -267,7 +264,6 @@ export class AcpSession {
         if (e.text) this.update({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: e.text } });
         break;
       case 'tool_start':
-        if (e.name === TOOL.TodoWrite) this.todoCalls.set(e.id, e.input);
         this.update({
           sessionUpdate: 'tool_call',
           toolCallId: e.id,
@@ -280,8 +276,6 @@ export class AcpSession {
         });
         break;
       case 'tool_end': {
-        const todos = e.status === 'done' && this.todoCalls.has(e.id) ? readTodos(this.todoCalls.get(e.id)) : undefined;
-        this.todoCalls.delete(e.id);
         const terminalId = this.terminals.get(e.id);
         this.terminals.delete(e.id);
         this.update({
@@ -292,9 +286,12 @@ export class AcpSession {
           content: terminalId ? [{ type: 'terminal', terminalId }] : textContent(e.output.content),
           rawOutput: { status: e.status, durationMs: e.durationMs },
         });
-        if (todos) this.syncPlan(todos);
         break;
       }
+      case 'message':
+        // a tool's result joined the log (a TodoWrite's sets the task list, which the log now holds)
+        if (e.message.blocks.some((b) => b.type === 'tool_result')) this.syncPlan();
+        break;
       case 'permission_mode':
         this.update({ sessionUpdate: 'current_mode_update', currentModeId: e.mode });
         break;

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { PlanEntry, SessionUpdate, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
-import type { Todo } from '../plan/todos.js';
+import type { TodoView } from '../protocol/views.js';
 import type { Message } from '../llm/messages.js';
 import { TOOL } from '../tools/toolNames.js';
 
@@ -52,7 +52,7 @@ export function editDiff(name: string, input: unknown, cwd: string): ToolCallCon
 }
 
 /** The task list as ACP's plan: its statuses are pending, in_progress and completed, so a cancelled item is settled (completed) and a blocked one waits (pending), each saying so. */
-export const planEntries = (todos: readonly Todo[]): PlanEntry[] =>
+export const planEntries = (todos: readonly TodoView[]): PlanEntry[] =>
   todos.map((t) => ({
     content: t.status === 'cancelled' || t.status === 'blocked' ? `${t.content} (${t.status})` : t.content,
     // the list has no priorities: every item is of the same weight

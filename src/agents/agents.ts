@@ -6,6 +6,7 @@
 // cut (report.ts). It never runs a loop, opens a session or touches the store itself: the
 // session layer implements SubagentHost (session/children.ts) and opens each child as an
 // ordinary session linked to its parent, persisted through the same log as any other.
+import type { AgentRow } from '../protocol/views.js';
 import { TOOL } from '../tools/toolNames.js';
 
 import { promptText } from '../promptText.js';
@@ -61,6 +62,18 @@ export class AgentCatalog {
 
   list(): AgentDefinition[] {
     return [...this.byName.values()];
+  }
+
+  /** What /agents shows of each: where it comes from, its model and its tools (READ_ONLY_TOOLS when it names none). */
+  rows(): AgentRow[] {
+    return this.list().map((a) => ({
+      name: a.name,
+      description: a.description,
+      source: a.source,
+      ...(a.file ? { file: a.file } : {}),
+      ...(a.model ? { model: a.model } : {}),
+      tools: [...(a.tools ?? READ_ONLY_TOOLS)],
+    }));
   }
 }
 

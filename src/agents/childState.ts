@@ -1,6 +1,6 @@
 // A running child as plain data (the state machine the UI rows and /cost read): what it is,
 // where it stands, what it has used. Transitions are pure functions; nothing hides in closures.
-import type { Todo } from '../plan/todos.js';
+import type { TodoView as Todo } from '../protocol/views.js';
 import type { AgentDefinition } from './agents.js';
 
 export type ChildStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';

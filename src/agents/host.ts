@@ -2,6 +2,7 @@
 // one child to its end. The session layer implements it (session/children.ts).
 import type { AgentCatalog, AgentDefinition } from './agents.js';
 import type { ChildState } from './childState.js';
+import type { ToolOutput } from '../tools/types.js';
 
 export interface ChildRequest {
   agent: AgentDefinition;
@@ -23,4 +24,6 @@ export interface SubagentHost {
   readonly reportChars: number;
   /** Runs one child to its end (waiting for a free slot first); never rejects: a failure is an outcome. */
   run(req: ChildRequest, signal: AbortSignal, onUpdate: (state: ChildState) => void): Promise<ChildOutcome>;
+  /** Runs one child to its end, its updates unfollowed, and gives what the model reads of it (the Task tool's result: taskTool.ts's resultOf): a forked skill's result. */
+  report(req: ChildRequest, signal: AbortSignal): Promise<ToolOutput>;
 }

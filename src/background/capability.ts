@@ -19,6 +19,15 @@ export const background: CapabilityFactory = (ctx) => {
   return {
     ...backgroundCapability(commands),
     parts: { background: commands },
+    // the /tasks panel's rows, read again whenever a command starts or ends
+    views: { tasks: (session) => taskRows(commands, session.id) },
+    keys: [
+      {
+        key: 'ctrl+b',
+        description: 'move the running Bash command to the background (the turn goes on; /tasks lists and stops them)',
+        press: () => (commands.moveForeground() ? undefined : 'No Bash command is running to move to the background (Ctrl+B).'),
+      },
+    ],
     commands: [
       {
         name: 'tasks',

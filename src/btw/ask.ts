@@ -22,8 +22,8 @@ export function asideMessages(history: readonly Message[], question: string): Me
 
 /** Asks the side question; returns the answer's text. Throws the provider's error (shown as the command's message). */
 export async function askAside(session: CommandSession, question: string, signal: AbortSignal): Promise<string> {
-  const { system, provider, bill } = session.aside();
-  const model = session.currentConfig.model;
+  const { system, provider, config } = session.frame();
+  const model = config.model;
   const done = await completeStream(provider, {
     model: model.name,
     system,
@@ -33,7 +33,7 @@ export async function askAside(session: CommandSession, question: string, signal
     cacheKey: session.id,
     signal,
   });
-  bill(done.model, done.usage);
+  session.bill(done.model, done.usage);
   const answer = done.blocks
     .flatMap((b) => (b.type === 'text' ? [b.text] : []))
     .join('')

@@ -3,7 +3,8 @@
 // (built with their dependencies closed over, as pi's createReadTool(cwd, { operations })),
 // tools that come and go with their system-prompt section (MCP), hooks around the prompt, each
 // tool call, the turn's start and end and compaction, a system-prompt section, its view of the
-// files and terminal (an editor's), and a slice of the saved state. bootstrap.ts builds the list
+// files and terminal (an editor's), and a slice of the saved state; and what it shows the front
+// ends, as data (views, keys), which they ask the seam for by name. bootstrap.ts builds the list
 // from the configuration; each session opens every capability once, lending it what only a
 // session has (its id, how it began, its sub-agent runner) through CapabilityHost.
 //
@@ -12,7 +13,7 @@
 // src/llm/ and its own room, nothing else. See CONTRIBUTING.md, "Adding a capability".
 import type { AgentCatalog } from '../agents/agents.js';
 import type { SubagentHost } from '../agents/host.js';
-import type { TreeCheckpoints } from '../checkpoints/types.js';
+import type { TreeCheckpoints } from './checkpoints.js';
 import type { PermissionMode } from '../config/schema.js';
 import type { CompactionRecord, CompactionTrigger } from '../history/compaction.js';
 import type { LedgerSection as DerivedLedgerSection } from '../ledger/types.js';
@@ -23,7 +24,7 @@ import type { CustomCommand } from '../commands/custom.js';
 import type { Goals } from '../goals/goals.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { SkillCatalog } from '../skills/catalog.js';
-import type { CapabilityCommand, CapabilityContext } from './context.js';
+import type { CapabilityCommand, CapabilityContext, CapabilityKey, CapabilityViews } from './context.js';
 
 /** A compaction's receipt, as the hooks around compaction receive it. */
 export type CompactionReceipt = CompactionRecord;
@@ -206,6 +207,10 @@ export interface Capability {
    */
   customCommands?(found: readonly CustomCommand[], builtIn: readonly string[]): { commands: CustomCommand[]; warnings: string[] };
   readonly parts?: RunParts;
+  /** What it shows the front ends (the task list, the /tasks panel's rows): data they draw, asked for by name. */
+  readonly views?: CapabilityViews;
+  /** Keys it binds in the TUI (Ctrl+B), after the built-in ones. */
+  readonly keys?: readonly CapabilityKey[];
   /** Opens the capability for one session. */
   open(host: CapabilityHost): CapabilitySession;
 }

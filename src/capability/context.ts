@@ -12,7 +12,7 @@ import type { Config } from '../config/config.js';
 import type { McpServerFileEntry } from '../config/schema.js';
 import type { Message, Usage } from '../llm/messages.js';
 import type { Provider } from '../llm/provider.js';
-import type { CommandOutput } from '../protocol/views.js';
+import type { CommandOutput, ViewData } from '../protocol/views.js';
 import type { Approver } from '../tools/permissions.js';
 import type { AnyTool, ToolIo } from '../tools/types.js';
 import type { ProjectTrust } from '../trust/projectTrust.js';
@@ -60,10 +60,12 @@ export interface CommandSession {
   /** A turn is running. */
   readonly busy: boolean;
   readonly currentConfig: Config;
-  /** The history the model sees. */
-  messages(): readonly Message[];
-  /** What a side question is sent with: the next request's system prompt and provider, and the session's bill for its usage (/cost). */
-  aside(): { system: string; provider: Provider; bill(model: string, usage: Usage): void };
+  /** The history the model sees; with `archived`, what compactions archived before it (the task list derives from that log). */
+  messages(opts?: { archived?: boolean }): readonly Message[];
+  /** What the next request is sent with (the turn's frame): a side question (/btw) is sent with it too. */
+  frame(): { readonly config: Config; readonly provider: Provider; readonly system: string };
+  /** Bills a request's usage to the session (/cost). */
+  bill(model: string, usage: Usage): void;
 }
 
 /** A slash command a capability brings (/mcp, /tasks, /goal, /skills, /btw), closed over what it needs. */
@@ -74,4 +76,20 @@ export interface CapabilityCommand {
   /** Answers at once, even while a turn runs. */
   readonly whileBusy?: boolean;
   run(session: CommandSession, args: string, signal: AbortSignal): Promise<CommandOutput | undefined>;
+}
+
+/**
+ * The views a capability contributes (views as data: src/protocol/views.ts's ViewData), each read
+ * when a front end draws it, for the session it shows; `key` names the item (a child's session
+ * id), '' for none. The front ends ask the seam for them by name (Runtime.views, UiController.view).
+ */
+export type CapabilityViews = { readonly [K in keyof ViewData]?: (session: CommandSession, key: string) => ViewData[K] | undefined };
+
+/** A key a capability binds in the TUI ("ctrl+b"), after the built-in ones. */
+export interface CapabilityKey {
+  /** "ctrl+" and the letter. */
+  readonly key: string;
+  readonly description: string;
+  /** Does what the key does; what the person hears when there was nothing to do, else undefined. */
+  press(session: CommandSession): string | undefined;
 }

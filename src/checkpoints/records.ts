@@ -3,7 +3,7 @@
 // turn, the last boundary (what the tree was when the agent last left it), and which rewind
 // `/rewind undo` takes back. Writing and git are the session's checkpoints' (sessionCheckpoints.ts).
 
-export type RewindKind = 'code' | 'conversation' | 'both';
+import type { RewindKind } from '../capability/checkpoints.js';
 
 export type CheckpointRecord =
   /** A turn's start ('before') or end ('after'): the tree then, or why there is none. */

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { ShadowRepo, tooBroad } from './git.js';
 import { findProject } from './project.js';
 import { pruneStore } from './prune.js';
-import { lastBoundary, parseRecords, treeBefore, undoable, type CheckpointRecord, type RewindKind } from './records.js';
+import { lastBoundary, parseRecords, treeBefore, undoable, type CheckpointRecord } from './records.js';
 import { SessionTree } from './tree.js';
-import type { OutsideChanges, TreeChange, TreeCheckpoints } from './types.js';
+import type { OutsideChanges, RewindKind, TreeChange, TreeCheckpoints } from '../capability/checkpoints.js';
 
 export interface CheckpointSettings {
   maxFiles: number;

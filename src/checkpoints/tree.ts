@@ -23,7 +23,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { FolderStamps } from '../tools/folderStamps.js';
 import { FolderWatch } from './folderWatch.js';
 import type { ShadowRepo } from './git.js';
-import type { TreeChange } from './types.js';
+import type { TreeChange } from '../capability/checkpoints.js';
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'agent', GIT_AUTHOR_EMAIL: 'agent@localhost', GIT_COMMITTER_NAME: 'agent', GIT_COMMITTER_EMAIL: 'agent@localhost' };
 const GITLINK = '160000';

@@ -9,9 +9,8 @@
 // command's output (customRun.ts runs it through the permission gate); `@path` mentions are
 // attached when the prompt is sent, as in any prompt.
 import { homeDir, world } from '../runtime/world.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import fg from 'fast-glob';
 import type { CommandInfo } from '../protocol/views.js';
 import type { Skill } from '../skills/skillFile.js';
 import { yamlProblem } from '../config/yamlProblem.js';
@@ -87,8 +86,11 @@ export async function loadCustomCommands(dirs: readonly Dir[], builtins: readonl
   const out: LoadedCommands = { commands: [], warnings: [] };
   const seen = new Set<string>();
   for (const { dir, source } of dirs) {
+    // most folders do not exist: fast-glob (~120 KB of code to compile) loads only for one that does
+    if (!existsSync(dir)) continue;
     let files: string[];
     try {
+      const { default: fg } = await import('fast-glob');
       files = (await fg('**/*.md', { cwd: dir, absolute: true, onlyFiles: true, followSymbolicLinks: true })).sort();
     } catch {
       continue;

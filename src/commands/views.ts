@@ -1,8 +1,7 @@
 // What /context, /cost and /permissions show, built from the session's figures.
 import type { Session } from '../session/session.js';
 import { costBreakdown } from '../session/pricing.js';
-import { READ_ONLY_TOOLS } from '../agents/agents.js';
-import type { AgentRow, ChildCostRow, CommandOutput, CostRow } from '../protocol/views.js';
+import type { ChildCostRow, CommandOutput, CostRow } from '../protocol/views.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
 import { contextBreakdown } from './contextBreakdown.js';
 import { MODE_MEANING } from '../tools/permissions.js';
@@ -38,18 +37,7 @@ export function costView(session: Session): CommandOutput {
 export function agentsView(session: Session): CommandOutput {
   const catalog = session.subagentInfo().catalog;
   if (!catalog) return { kind: 'agents', agents: [], warnings: [] };
-  const tools = [...READ_ONLY_TOOLS];
-  const agents = catalog.list().map(
-    (a): AgentRow => ({
-      name: a.name,
-      description: a.description,
-      source: a.source,
-      ...(a.file ? { file: a.file } : {}),
-      ...(a.model ? { model: a.model } : {}),
-      tools: [...(a.tools ?? tools)],
-    }),
-  );
-  return { kind: 'agents', agents, warnings: [...catalog.warnings] };
+  return { kind: 'agents', agents: catalog.rows(), warnings: [...catalog.warnings] };
 }
 
 /** /permissions: the mode, the configured rules and the choices remembered this session. */

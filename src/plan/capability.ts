@@ -7,6 +7,7 @@ import { registerTools } from '../tools/registry.js';
 import { TOOL } from '../tools/toolNames.js';
 import { PLAN_SECTIONS } from './ledger.js';
 import { planModeNote } from './plans.js';
+import { taskList } from './todos.js';
 import { createTodoWriteTool } from './todoWrite.js';
 import { createExitPlanModeTool } from './exitPlanMode.js';
 
@@ -27,6 +28,8 @@ export function planCapability(opts: { tasks: TasksSetting; contextWindow: numbe
   return {
     name: 'plan',
     toolNames: [...(tasks ? [TOOL.TodoWrite] : []), TOOL.ExitPlanMode],
+    // the task list the front ends show (above the TUI's prompt, ACP's plan), read from the log
+    views: { todos: (session) => taskList(session.messages({ archived: true })) },
     open: (host) => ({
       tools: registerTools([...(tasks ? [createTodoWriteTool()] : []), createExitPlanModeTool(host.turn)]),
       ledger: PLAN_SECTIONS,

@@ -6,22 +6,18 @@
 import * as z from 'zod/mini';
 import '../zodEnglish.js';
 import type { Message } from '../llm/messages.js';
+import type { TaskListView, TodoView } from '../protocol/views.js';
 import { TOOL } from '../tools/toolNames.js';
 
-export const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const;
-export type TodoStatus = (typeof TODO_STATUSES)[number];
+/** An item of the list, as the front ends show it (the protocol's view). */
+export type Todo = TodoView;
+export type TodoStatus = Todo['status'];
+export const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const satisfies readonly TodoStatus[];
 
 /** More items than anyone reads, and what a model writes only when looping: refused with an error it can act on. */
 export const MAX_TODOS = 100;
 /** One item is a line of work, not a document. */
 export const MAX_TODO_CHARS = 500;
-
-export interface Todo {
-  content: string;
-  status: TodoStatus;
-  /** The item as the spinner says it while it is in progress ("Running the tests"). */
-  activeForm?: string;
-}
 
 const text = z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_TODO_CHARS));
 
@@ -74,8 +70,14 @@ export function lastSuccessfulInput(log: readonly Message[], tool: string): { in
 
 /** The task list of a session's log ([] before the first TodoWrite). */
 export function currentTodos(log: readonly Message[]): Todo[] {
+  return taskList(log).todos;
+}
+
+/** The task list of a session's log as the front ends show it (the plan capability's `todos` view). */
+export function taskList(log: readonly Message[]): TaskListView {
   const last = lastSuccessfulInput(log, TOOL.TodoWrite);
-  return (last && readTodos(last.input)) ?? [];
+  const todos = last && readTodos(last.input);
+  return todos ? { todos, setBy: last.id, open: todosOpen(todos) } : { todos: [], open: false };
 }
 
 const MARK: Record<TodoStatus, string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]', cancelled: '[-]', blocked: '[!]' };

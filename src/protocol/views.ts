@@ -184,3 +184,35 @@ export interface GoalView {
   footer: string;
   lastCheck?: { at: number; passed: boolean; output: string };
 }
+
+/** One item of a task list (TodoWrite's): what the panel above the prompt, a sub-agent's row, ACP's plan and print mode's todos line show. */
+export interface TodoView {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'cancelled' | 'blocked';
+  /** The item as the spinner says it while it is in progress ("Running the tests"). */
+  activeForm?: string;
+}
+
+/** A session's task list as its last successful TodoWrite set it ([] before any). */
+export interface TaskListView {
+  todos: TodoView[];
+  /** The call that set it (absent before any): a front end that follows the list tells a new one apart from the same list set again. */
+  setBy?: string;
+  /** Work is under way: some item neither completed nor cancelled (the TUI shows the list above the prompt then). */
+  open: boolean;
+}
+
+/**
+ * The views a front end may ask the seam for (UiController.view, Runtime.views), by name, and the
+ * data of each: capabilities contribute them (Capability.views), the session adds its own.
+ */
+export interface ViewData {
+  /** The session's task list (the plan capability's). */
+  todos: TaskListView;
+  /** The background commands, the /tasks panel's rows (the background capability's). */
+  tasks: TaskRowView[];
+  /** A sub-agent's whole transcript as text, by its child session's id (Ctrl+O on a Task row; the session's). */
+  child: string;
+}
+
+export type ViewName = keyof ViewData;

@@ -42,7 +42,10 @@ export function processWorld(): World {
     get cwd(): string {
       return process.cwd();
     },
-    stdin: process.stdin,
+    // a getter: process.stdin makes its stream (tty, net or fs) on first use, which `-p "…"` never needs
+    get stdin(): NodeJS.ReadStream {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
     signals: process,

@@ -1,32 +1,34 @@
 // The session's assembly: what one live session is made of, built in the order each part needs
 // the others — the log (new, or resumed where it stood), the file tracker rebuilt from it, the
-// capabilities opened over the session's turn, the context control, the history edits, the tool
-// gate, the spill sink — and the sub-agent runner, made when a capability first asks for one.
+// capabilities opened over the session's turn, the spill sink, the tools, the turn's frame, the
+// compactor, the history edits, the tool gate — and the sub-agent runner, made when a capability
+// first asks for one. Each part is built from the ones above it; what the capabilities call back
+// into at run time is bound once it exists.
 // Session (session.ts) drives the turn over these parts; what only it holds (the cost, the busy
 // flag, its events) it lends through SessionOwner.
 import { existsSync } from 'node:fs';
 import type { LoopOptions } from '../agent/loop.js';
 import type { AgentCatalog } from '../agents/agents.js';
-import type { CapabilityHost, TurnHost } from '../capability/capability.js';
-import type { Config } from '../config/config.js';
+import type { CapabilityHost } from '../capability/capability.js';
 import { newId, type Usage } from '../llm/messages.js';
+import type { SessionEvent } from '../protocol/events.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { FileTracker } from '../tools/fileTracker.js';
 import { charsOfTokens } from '../tools/spill.js';
-import { parseToolList } from '../tools/toolNames.js';
 import type { AnyTool, RecallSource, SpillSink, ToolSession } from '../tools/types.js';
 import { Capabilities } from './capabilities.js';
 import { type ChildSession, type ChildSpec, childDeps, childParent, parentOf, type SubagentInfo, Subagents, subagentInfo } from './children.js';
-import { ContextControl } from './contextControl.js';
+import { Compactor } from './compactor.js';
+import { frameChanges } from './frameChanges.js';
 import { HistoryEdits } from './historyEdits.js';
-import type { SessionEvent } from '../protocol/events.js';
 import { archiveRecall, archiveSpill } from './recall.js';
 import type { SessionDeps } from './sessionDeps.js';
 import { SessionLog } from './sessionLog.js';
 import { readState, type SessionState } from './state.js';
 import { ToolGate } from './toolGate.js';
 import { persistReads, rebuildTracker } from './trackerRebuild.js';
-import { gatedShell, InlineCommandRefused } from './turnScope.js';
+import { turnHost, type TurnParts } from './turnScope.js';
+import { TurnFrames } from './turnFrame.js';
 import { TurnSnapshots } from './turnSnapshots.js';
 
 /** What the session lends its parts (each read when called, never while they are built). */
@@ -51,33 +53,42 @@ export type SessionParts = ReturnType<typeof assemble>;
 export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: SessionInfo) {
   const id = resume?.id ?? newId('s');
   const state: SessionState = resume ? readState(resume.meta, id) : readState(deps.child ? { permissions: deps.child.permissions } : {}, id);
-  let sub: { catalog: AgentCatalog; runner: Subagents } | undefined;
-  const files: FileTracker = new FileTracker(persistReads(deps.store, () => log));
+  const cacheKey = cacheKeyOf(id, deps.child);
+  // the file tracker's records wait for a new session's row, which the log writes with its first message
+  const reads = persistReads(deps.store, id, resume !== undefined);
   const logDeps = {
     ...deps,
     dbPath: deps.config.dbPath,
     notice: owner.notice,
     describe: owner.describe,
-    stored: () => files.flushPending(),
+    stored: reads.flush,
     unsavedChanged: (count: number, error?: string) => owner.emit({ type: 'unsaved', count, ...(error ? { error } : {}) }),
   };
   // one writer per session: resuming throws SessionInUseError while another live process writes it
   const opened = resume ? SessionLog.resume(resume, logDeps) : { log: SessionLog.create(id, logDeps), notes: [] };
   const log = opened.log;
+  const files = new FileTracker(reads);
   const moved = resume ? otherDirectoryNote(id, resume.cwd, deps.config.cwd) : null;
   const loadNotes = moved ? [...opened.notes, moved] : opened.notes;
   const snapshots = new TurnSnapshots(deps.store, log);
+  // the capabilities are opened before the parts built from them (the tools, the frame, the gate),
+  // which they call back into at run time: those are bound below, once they exist
+  const bound = late<BoundParts>();
+  let sub: { catalog: AgentCatalog; runner: Subagents } | undefined;
   const subagents = (catalog: AgentCatalog): Subagents => {
     if (sub?.catalog === catalog) return sub.runner;
     const runner = new Subagents({
       ...childParent(deps, id, catalog),
-      tools: () => tools,
+      tools: () => bound.get().tools,
       changed: (s) => owner.emit({ type: 'child', state: s }),
-      config: () => context.config,
-      policy: () => gate.policy,
+      config: () => bound.get().frames.current.config,
+      policy: () => bound.get().gate.policy,
       turnId: () => snapshots.turn ?? '',
       bill: owner.bill,
-      open: (spec) => owner.openChild(childDeps(deps, spec, context.provider, context.config)),
+      open: (spec) => {
+        const { config, provider } = bound.get().frames.current;
+        return owner.openChild(childDeps(deps, spec, provider, config));
+      },
     });
     sub = { catalog, runner };
     return runner;
@@ -86,20 +97,21 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
     sessionId: id,
     resumed: log.messages().length > 0,
     subagents,
-    turn: turnHost(() => ({ gate, log, context, direct, emit: owner.emit })),
+    turn: turnHost(bound.get),
     ...parentOf(deps.child),
   };
   const caps = new Capabilities(deps.capabilities, host, state.capabilities);
+  // (the output and recall settings are the run's: /model and /effort change neither)
   const spill: SpillSink | undefined = deps.store.readonly
     ? undefined
     : archiveSpill(
         deps.store,
         // an output archived before the session's first message (a spilled @mention in its first prompt) needs its row
         () => (log.ensureStored(), id),
-        () => context.config.output,
+        () => deps.config.output,
       );
   /** The session's archive, for the Recall tool and /history. */
-  const recall = (): RecallSource => archiveRecall(deps.store, id, () => context.config.recall.crossSession);
+  const recall = (): RecallSource => archiveRecall(deps.store, id, () => deps.config.recall.crossSession);
   // the built-in tools close over what the session lends them
   const lent: ToolSession = {
     files,
@@ -112,17 +124,18 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
   const own = caps.tools().filter((t) => !deps.child || deps.child.toolNames.includes(t.name));
   const tools: readonly AnyTool[] = [...deps.tools(lent), ...own];
   // the two other sets are built when first needed (not at start-up)
-  const later: { direct?: readonly AnyTool[]; dry?: readonly AnyTool[] } = {};
+  const sets: { direct?: readonly AnyTool[]; dry?: readonly AnyTool[] } = {};
   /** The built-in tools as the person's own commands run them (`!cmd`, a skill's inline commands, @mentions): here, in the foreground, over the session's tracker only. */
-  const direct = (): readonly AnyTool[] => (later.direct ??= deps.tools({ files }));
+  const direct = (): readonly AnyTool[] => (sets.direct ??= deps.tools({ files }));
   /** The built-in tools over nothing of the session (a prompt measured before it is sent: its @mentions count as read only once it is). */
-  const dry = (): readonly AnyTool[] => (later.dry ??= deps.tools({}));
+  const dry = (): readonly AnyTool[] => (sets.dry ??= deps.tools({}));
   rebuildTracker(deps.store, id, log.messages(), files);
-  const context: ContextControl = new ContextControl(
+  const frames = new TurnFrames({ tools, caps, role: deps.child?.role }, deps.config, deps.provider);
+  const compactor = new Compactor(
     {
       sessionId: id,
       log,
-      tools,
+      frames,
       counter: deps.counter,
       providerFor: deps.providerFor,
       engine: deps.engine,
@@ -130,80 +143,85 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
       notice: owner.notice,
       bill: owner.bill,
       saveState: owner.saveState,
-      cacheKey: cacheKeyOf(id, deps.child),
+      cacheKey,
       busy: owner.busy,
-      ...(deps.child ? { role: deps.child.role } : {}),
       caps,
     },
-    deps.config,
-    deps.provider,
     state,
   );
   const edits = new HistoryEdits({
     store: deps.store,
     sessionId: id,
     log,
-    context,
+    cwd: deps.config.cwd,
+    compactor,
     files,
     busy: owner.busy,
     replaced: owner.historyReplaced,
     tree: () => caps.checkpoints(),
   });
   const gate: ToolGate = new ToolGate(
-    () => context.config,
+    () => frames.current.config,
     state.permissions,
     caps.asking(deps.approver),
     (mode) => owner.emit({ type: 'permission_mode', mode }),
   );
-  const loopOptions = (): LoopOptions => ({
-    ...loopSettings(context.config, cacheKeyOf(id, deps.child)),
-    provider: context.provider,
-    tools: context.allTools,
-    gate: { authorize: (call, signal, pre) => gate.authorize(call, signal, pre) },
-    ...(spill ? { spill } : {}),
-    ...caps.loopOption(),
-  });
+  bound.set({ gate, log, frames, tools, direct, emit: owner.emit });
+  /** The loop's options for a turn: the frame in force when it starts (its model, provider and tools). */
+  const loopOptions = (): LoopOptions => {
+    const frame = frames.current;
+    return {
+      ...loopSettings(frame.config, cacheKey),
+      provider: frame.provider,
+      tools: frame.tools,
+      gate: { authorize: (call, signal, pre) => gate.authorize(call, signal, pre) },
+      ...(spill ? { spill } : {}),
+      ...caps.loopOption(),
+    };
+  };
   const info = (): SubagentInfo => subagentInfo(sub?.catalog, deps.store, id, log.isStored);
-  return { id, state, loadNotes, log, files, snapshots, caps, tools, direct, dry, context, edits, gate, spill, recall, loopOptions, subagentInfo: info };
-}
-
-/** What of the session a tool call's turn uses (read when the call runs: the parts are built after the capabilities). */
-interface SessionTurn {
-  gate: ToolGate;
-  log: SessionLog;
-  context: ContextControl;
-  /** The built-in tools the person's own commands run (a skill's inline commands). */
-  direct: () => readonly AnyTool[];
-  emit: (e: SessionEvent) => void;
-}
-
-/** The capabilities' TurnHost (the Skill tool's history, allowances and gated commands; plan mode's questions). */
-function turnHost(turn: () => SessionTurn): TurnHost {
+  const changes = frameChanges({ frames, compactor, log, providerFor: deps.providerFor });
   return {
-    history: () => turn().log.messages(),
-    allowTools: (written) => {
-      const t = turn();
-      const parsed = parseToolList(written, [...t.context.allTools.map((x) => x.name)]);
-      t.gate.turnAllow = [...t.gate.turnAllow, ...parsed.entries];
-      return parsed.unknown;
+    id,
+    state,
+    loadNotes,
+    log,
+    files,
+    snapshots,
+    caps,
+    tools,
+    direct,
+    dry,
+    frames,
+    compactor,
+    changes,
+    edits,
+    gate,
+    spill,
+    recall,
+    loopOptions,
+    subagentInfo: info,
+  };
+}
+
+/** What the capabilities reach of the session at run time (the Task tool's runner, the Skill tool's turn): parts built after they are opened. */
+interface BoundParts extends TurnParts {
+  gate: ToolGate;
+  frames: TurnFrames;
+  /** The session's tools (a sub-agent's are chosen from them). */
+  tools: readonly AnyTool[];
+}
+
+/** A value bound once, after the parts that read it are built; reading it earlier is a wiring error. */
+function late<T>(): { get: () => T; set: (value: T) => void } {
+  let value: { v: T } | undefined;
+  return {
+    get: () => {
+      if (!value) throw new Error('the session is still being assembled');
+      return value.v;
     },
-    shell: async (command, signal, preapproved) => {
-      const t = turn();
-      try {
-        return { output: await gatedShell(t.direct(), t.gate, command, t.context.config.cwd, signal, t.emit, preapproved) };
-      } catch (e) {
-        if (e instanceof InlineCommandRefused) return { refused: e.message };
-        throw e;
-      }
-    },
-    notice: (level, text) => turn().emit({ type: 'notice', level, text }),
-    activity: (label, done) => turn().emit({ type: 'activity', label, done }),
-    permissionMode: () => turn().gate.mode,
-    askPlan: (plan, toolUseId, signal) => turn().gate.askPlan(plan, toolUseId, signal),
-    setPermissionMode: (mode) => void turn().gate.setMode(mode),
-    workLog: () => {
-      const log = turn().log;
-      return [...log.archived(), ...log.messages()];
+    set: (v) => {
+      value = { v };
     },
   };
 }
@@ -224,7 +242,10 @@ function otherDirectoryNote(id: string, startedIn: string, cwd: string): string 
 }
 
 /** What a turn's loop takes straight from the configuration in effect (and the session's cache key). */
-function loopSettings(config: Config, cacheKey: string): Pick<LoopOptions, 'model' | 'maxSteps' | 'patience' | 'maxOutputRecoveries' | 'cwd' | 'request'> {
+function loopSettings(
+  config: SessionDeps['config'],
+  cacheKey: string,
+): Pick<LoopOptions, 'model' | 'maxSteps' | 'patience' | 'maxOutputRecoveries' | 'cwd' | 'request'> {
   return {
     model: config.model.name,
     maxSteps: config.maxSteps,

@@ -1,10 +1,10 @@
 // The capabilities of one session, opened once and asked in list order (bootstrap.ts's order):
 // their tools join the built-in ones, their tool sets are read at each turn's start, their
-// hooks are composed into the loop's and the session's (ContextControl asks them for the system
-// prompt's sections, at a turn's start and around compaction), their state slices saved and restored.
+// hooks are composed into the loop's and the session's (the turn's frame asks them for the system
+// prompt's sections at a turn's start, the compactor around compaction), their state slices saved and restored.
 import type { LoopHooks, LoopOptions } from '../agent/host.js';
 import type { AttentionKind, Capability, CapabilityHooks, CapabilityHost, CapabilitySession, SummaryTrigger, ToolSet } from '../capability/capability.js';
-import type { TreeCheckpoints } from '../checkpoints/types.js';
+import type { TreeCheckpoints } from '../capability/checkpoints.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import type { LedgerSection } from '../ledger/types.js';
 import type { Message, TextBlock } from '../llm/messages.js';

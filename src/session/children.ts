@@ -6,6 +6,7 @@
 import { childToolNames, type AgentCatalog } from '../agents/agents.js';
 import { nextChildState, queuedChild, type ChildState, type ChildUpdate } from '../agents/childState.js';
 import type { ChildOutcome, ChildRequest, SubagentHost } from '../agents/host.js';
+import { resultOf } from '../agents/taskTool.js';
 import type { TurnResult } from '../agent/loop.js';
 import { withEffort, withModel, type Config } from '../config/config.js';
 import { EFFORTS } from '../config/thinking.js';
@@ -15,7 +16,7 @@ import { collectToolCalls, messageText, speakerOf, type TextStyle } from '../llm
 import { readState } from './state.js';
 import { followTodos } from '../plan/todos.js';
 import type { ApprovalDecision, Approver, PermissionPolicy } from '../tools/permissions.js';
-import type { AnyTool, BuiltinTools } from '../tools/types.js';
+import type { AnyTool, BuiltinTools, ToolOutput } from '../tools/types.js';
 import type { Effort, Provider } from '../llm/provider.js';
 import type { SessionEvent } from '../protocol/events.js';
 
@@ -90,6 +91,10 @@ export class Subagents implements SubagentHost {
 
   get reportChars(): number {
     return this.deps.config().agents.reportChars;
+  }
+
+  async report(req: ChildRequest, signal: AbortSignal): Promise<ToolOutput> {
+    return resultOf(await this.run(req, signal, () => {}), this.reportChars);
   }
 
   async run(req: ChildRequest, signal: AbortSignal, onUpdate: (state: ChildState) => void): Promise<ChildOutcome> {

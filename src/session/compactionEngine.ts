@@ -2,7 +2,7 @@
 // session's own model reading the prompt cache in place), the provider's own compaction and
 // exact counts where they exist, the working-state ledger from the session's log and
 // capabilities, and the warm-up request that writes a background compaction's history to the
-// cache before its swap. It builds the engine; the context controller (contextControl.ts) owns it.
+// cache before its swap. It builds the engine; the compactor (compactor.ts) owns it.
 import { CompactionEngine } from '../compaction/engine.js';
 import type { CompactionContext, ProviderCompaction } from '../compaction/engineDeps.js';
 import { thinkingRoomOf } from '../compaction/thinkingRoom.js';
@@ -15,6 +15,7 @@ import { withoutImages } from '../llm/withoutImages.js';
 import type { Usage } from '../llm/messages.js';
 import type { TokenCounter } from '../compaction/tokens.js';
 import type { EngineDeps } from '../compaction/engine.js';
+import type { AnyTool } from '../tools/types.js';
 import type { Capabilities } from './capabilities.js';
 import type { SessionLog } from './sessionLog.js';
 import { readForRestore } from './restoreRead.js';
@@ -26,7 +27,7 @@ const CACHE_TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
 /** Output tokens a warm-up request asks for: it exists to write the prompt to the cache. */
 const WARM_TOKENS = 16;
 
-/** What of the session the engine's wiring reads (the context controller's deps). */
+/** What of the session the engine's wiring reads (the compactor's deps). */
 interface WiringDeps {
   sessionId: string;
   cacheKey: string;
@@ -37,14 +38,15 @@ interface WiringDeps {
   engine?: Pick<EngineDeps, 'now' | 'microPolicy'> | undefined;
 }
 
-/** What of the context controller the engine's wiring reads (when it is called, never copied). */
+/** What of the session the engine's wiring reads (when it is called, never copied): the turn's frame's, the compactor's. */
 export interface EngineWiring {
   deps: WiringDeps;
-  /** Names of the tools whose old results micro compaction may clear (a list the controller extends). */
+  /** Names of the tools whose old results micro compaction may clear (a list the frame extends). */
   compactable: readonly string[];
   system: () => string;
   toolSpecs: () => readonly ToolSpec[];
-  describeToolUse: (name: string, input: Record<string, unknown>) => string;
+  /** The tools in force, whose key argument labels a placeholder. */
+  tools: () => readonly AnyTool[];
   otherProvider: (config: Config, purpose: string) => Provider;
   backgroundSettled: () => void;
   cwd: () => string;
@@ -69,7 +71,7 @@ export function compactionEngine(w: EngineWiring, state: unknown, config: Config
       summarizer: { provider: summarizerProvider, model: summarizerModel, limits: summarizerConfig.model, retry: config.retry },
       counter: deps.counter,
       compactableTools: w.compactable,
-      describeToolUse: w.describeToolUse,
+      describeToolUse: (name, input) => describeToolUse(w.tools(), name, input),
       readFile: (path) => readForRestore(w.cwd(), path),
       silentOverflowDetection: mayTruncateSilently(provider),
       inPlaceSummary: summarizerModel === config.model.name && config.cache.enabled ? { cacheKey: deps.sessionId, thinking: config.thinking } : undefined,
@@ -91,6 +93,23 @@ export function compactionEngine(w: EngineWiring, state: unknown, config: Config
     },
     state,
   );
+}
+
+/** The tool's own key argument (a command, a path), for placeholders and archive labels. */
+function describeToolUse(tools: readonly AnyTool[], name: string, input: Record<string, unknown>): string {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) return '';
+  try {
+    return tool.summarize(tool.parse(input));
+  } catch {
+    return '';
+  }
+}
+
+/** A provider for another provider family (/model, a compaction.model of the other family), where the session can make one. */
+export function otherProvider(providerFor: ((config: Config, purpose?: string) => Provider) | undefined, config: Config, purpose: string): Provider {
+  if (!providerFor) throw new Error(`${purpose}: cannot reach ${config.provider} from this session`);
+  return providerFor(config, purpose);
 }
 
 /**

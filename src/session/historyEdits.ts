@@ -5,9 +5,9 @@
 
 import type { Store } from '../store/index.js';
 import type { FileTracker } from '../tools/fileTracker.js';
-import type { ContextControl } from './contextControl.js';
+import type { Compactor } from './compactor.js';
 import { outsideChanges, rewindTargets, rewindTo, type RestoredFile, type RewindResult, type RewindTarget, type RewindWhat } from './rewind.js';
-import type { TreeCheckpoints } from '../checkpoints/types.js';
+import type { TreeCheckpoints } from '../capability/checkpoints.js';
 import { displayPath } from '../tools/paths.js';
 import { newId } from '../llm/messages.js';
 import { unanswered } from './promptBack.js';
@@ -20,7 +20,10 @@ export interface HistoryEditsDeps {
   store: Store;
   sessionId: string;
   log: SessionLog;
-  context: ContextControl;
+  /** The session's working directory (the run's). */
+  cwd: string;
+  /** The history's token count and limits: /uncompact's fit check, and the count restarted after a rewind. */
+  compactor: Pick<Compactor, 'historyReplaced' | 'tokensWith' | 'limits'>;
   files: FileTracker;
   /** A turn is running: nothing may be rewritten under it. */
   busy: () => boolean;
@@ -39,7 +42,7 @@ export class HistoryEdits {
   /** The person's turns, oldest first, with the files a rewind to each would restore. */
   rewindTargets(): RewindTarget[] {
     this.d.log.flush();
-    return rewindTargets(this.d.store, this.d.sessionId, this.d.log.messages(), this.d.context.config.cwd, this.d.log.isStored, this.d.tree());
+    return rewindTargets(this.d.store, this.d.sessionId, this.d.log.messages(), this.d.cwd, this.d.log.isStored, this.d.tree());
   }
 
   /**
@@ -49,7 +52,7 @@ export class HistoryEdits {
   async rewind(ref: string, what: RewindWhat, force = false): Promise<RewindResult> {
     if (this.d.busy()) throw new Error('wait for the current turn to end (or press Esc) before rewinding');
     const done = await rewindTo(
-      { store: this.d.store, sessionId: this.d.sessionId, cwd: this.d.context.config.cwd, files: this.d.files, log: this.d.log, tree: this.d.tree() },
+      { store: this.d.store, sessionId: this.d.sessionId, cwd: this.d.cwd, files: this.d.files, log: this.d.log, tree: this.d.tree() },
       this.rewindTargets(),
       ref,
       what,
@@ -83,7 +86,7 @@ export class HistoryEdits {
     // the reads its @mentions recorded leave with it; the context accounting restarts from estimates
     this.d.files.clear();
     rebuildTracker(this.d.store, this.d.sessionId, this.d.log.messages(), this.d.files);
-    this.d.context.historyReplaced();
+    this.d.compactor.historyReplaced();
     return true;
   }
 
@@ -124,8 +127,8 @@ export class HistoryEdits {
     let files: RestoredFile[] | undefined;
     if (tree && last) {
       const done = await tree.undo(force);
-      if ('outside' in done) throw outsideChanges(done.outside, this.d.context.config.cwd, '/rewind undo');
-      const cwd = this.d.context.config.cwd;
+      if ('outside' in done) throw outsideChanges(done.outside, this.d.cwd, '/rewind undo');
+      const cwd = this.d.cwd;
       if (last.what !== 'conversation') files = done.changes.map((c) => ({ ...c, path: displayPath(cwd, c.path) }));
       // the model reads them again before changing them
       for (const c of done.changes) this.d.files.forget(c.path);
@@ -139,8 +142,8 @@ export class HistoryEdits {
       store: this.d.store,
       sessionId: this.d.sessionId,
       current: this.d.log.messages(),
-      tokensWith: (h) => this.d.context.tokensWith(h),
-      limits: this.d.context.limits(),
+      tokensWith: (h) => this.d.compactor.tokensWith(h),
+      limits: this.d.compactor.limits(),
     };
   }
 

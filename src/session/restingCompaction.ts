@@ -1,7 +1,7 @@
 // The session's side of a background compaction (compaction/background.ts) outside the loop's
 // boundaries: /compact in the TUI starts one and returns at once, Esc or /compact cancel stops
 // it, a job that settles while the session is at rest is recorded or swapped in right away
-// (through the controller's one commit path), and a print run's end waits for one that is due.
+// (through the compactor's one commit path), and a print run's end waits for one that is due.
 // A prompt that arrives while such a step runs goes out with the full history: the step's swap
 // waits for that prompt's own boundary.
 import type { CompactionEngine, CompactionOutcome } from '../compaction/engine.js';
@@ -18,7 +18,7 @@ const SETTLE_STEPS = 3;
 export interface RestingDeps {
   engine: () => CompactionEngine;
   ctx: () => CompactionContext;
-  /** The controller's commit path (contextControl.ts). */
+  /** The compactor's commit path (compactor.ts). */
   compaction: (run: (emit: (e: CompactionEvent) => void) => Promise<CompactionOutcome | CompactionOutcome[]>) => Promise<CompactionRecord[]>;
   messages: () => readonly Message[];
   busy: () => boolean;

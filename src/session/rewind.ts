@@ -10,7 +10,7 @@ import type { RewindTargetView } from '../protocol/views.js';
 import { archiveCause, REWIND_ID_PREFIX } from './recordIds.js';
 import { rebuildTracker } from './trackerRebuild.js';
 import { typedText } from './mentions.js';
-import type { TreeChange, TreeCheckpoints } from '../checkpoints/types.js';
+import type { TreeChange, TreeCheckpoints } from '../capability/checkpoints.js';
 
 export type RewindWhat = 'code' | 'conversation' | 'both';
 

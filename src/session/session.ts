@@ -1,8 +1,8 @@
 import type { AgentEvent, SessionEvent } from '../protocol/events.js';
-import { runTurn, type TurnResult } from '../agent/loop.js';
+import { runTurn, type LoopOptions, type TurnResult } from '../agent/loop.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, textOf, type Message, type Usage } from '../llm/messages.js';
-import type { Effort, Provider } from '../llm/provider.js';
+import type { Effort } from '../llm/provider.js';
 import { redactSecrets } from '../log.js';
 import type { NewSession, SessionInfo } from '../store/index.js';
 import { assemble, type SessionOwner, type SessionParts } from './assemble.js';
@@ -18,12 +18,13 @@ export type { SessionDeps } from './sessionDeps.js';
 
 /**
  * One live session: drives the loop for the TUI and print mode over its parts (assemble.ts builds
- * them: the log, the context control, the tool gate, the capabilities…) and answers the front ends.
+ * them: the log, the turn's frame, the compactor, the tool gate, the capabilities…) and answers the front ends.
  */
 export class Session extends SessionEvents {
   readonly id: string;
   private readonly log: SessionParts['log'];
-  private readonly context: SessionParts['context'];
+  private readonly frames: SessionParts['frames'];
+  private readonly compactor: SessionParts['compactor'];
   private readonly gate: SessionParts['gate'];
   private readonly parts: SessionParts;
   private running: AbortController | undefined;
@@ -57,7 +58,8 @@ export class Session extends SessionEvents {
     this.saving = this.log = p.log;
     this.loadNotes = p.loadNotes;
     this.caps = p.caps;
-    this.context = p.context;
+    this.frames = p.frames;
+    this.compactor = p.compactor;
     this.edits = p.edits;
     this.gate = p.gate;
   }
@@ -73,7 +75,7 @@ export class Session extends SessionEvents {
   }
 
   view(): SessionView {
-    return sessionView(this.id, this.log.sessionTitle, this.context.config, this.gate.mode);
+    return sessionView(this.id, this.log.sessionTitle, this.frames.current.config, this.gate.mode);
   }
 
   get busy(): boolean {
@@ -81,26 +83,31 @@ export class Session extends SessionEvents {
   }
 
   get currentConfig(): SessionDeps['config'] {
-    return this.context.config;
+    return this.frames.current.config;
+  }
+
+  /** What the next request is sent with (the turn's frame: configuration, provider, system prompt, tools); a side question (/btw) is sent with it too. */
+  frame(): SessionParts['frames']['current'] {
+    return this.frames.current;
   }
 
   /** Runs one turn for a prompt. Resolves when the turn ends (never rejects for provider errors: they are events). */
   async prompt(asked: string, scope: TurnScope = {}): Promise<TurnResult> {
     const ac = this.begin();
-    const refused = await oversizedPrompt(this.context, this.parts.dry(), asked, ac.signal, this.parts.spill).catch(
+    const refused = await oversizedPrompt(this.parts, this.parts.dry(), asked, ac.signal, this.parts.spill).catch(
       (e: unknown) => (this.end(), Promise.reject(e)),
     );
     // images handed over with the prompt (stream-json, ACP) are checked as a file's are: corrupt ones refuse it
     const images = await givenImages(scope.images, (n) => this.notice('info', n)).catch((e: unknown) => (this.end(), Promise.reject(e)));
     const why = refused ?? (typeof images === 'string' ? images : undefined);
     if (why) return (this.end(), this.emit({ type: 'prompt_refused', text: asked, message: why }), { ...ABORTED, reason: 'error' });
-    await this.context.startTurn();
-    this.context.setExtraTools(this.caps.toolSet());
+    await this.parts.changes.startTurn();
     // the last prompt got no reply: mark it, so it is not merged into this one
     if (this.markUnanswered())
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     this.parts.snapshots.reset();
     let turnId: string | undefined;
+    let before: Promise<void> | undefined;
     try {
       this.gate.turnAllow = scope.allow ?? [];
       const { text, hooked } = await expandPrompt(this.parts, asked, scope, ac.signal, (e) => this.emit(e));
@@ -114,14 +121,19 @@ export class Session extends SessionEvents {
       this.parts.snapshots.startedBy(msg.id);
       // the project as it stands before the turn, and after it (checkpoints, for /rewind)
       turnId = msg.id;
-      await this.caps.turnBoundary('before', turnId);
-      const result = await runTurn(this.context.loopHost(), this.parts.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
-      if (result.reason !== 'aborted') this.context.turnCompleted();
+      // the snapshot (a few git processes) runs while the first request goes out: only tools wait for it
+      before = this.caps.turnBoundary('before', turnId);
+      before.catch(() => undefined); // awaited in finally, which rethrows what it threw
+      const result = await runTurn(this.compactor.loopHost(), toolsWaitFor(before, this.parts.loopOptions()), msg, ac.signal, (e) => this.onAgentEvent(e));
+      if (result.reason !== 'aborted') this.compactor.turnCompleted();
       this.giveBack(scope, asked, msg.id, result.reason, ac.signal);
       return result;
     } finally {
       this.gate.turnAllow = [];
-      if (turnId !== undefined) await this.caps.turnBoundary('after', turnId);
+      if (turnId !== undefined) {
+        await before;
+        await this.caps.turnBoundary('after', turnId);
+      }
       this.end();
     }
   }
@@ -134,23 +146,23 @@ export class Session extends SessionEvents {
   }
 
   /** /compact [focus], waiting for the summary (print mode, ACP; under the summary deadline). */
-  compact(focus?: string): ReturnType<SessionParts['context']['manual']> {
-    return this.exclusive((signal) => this.context.manual(focus, signal));
+  compact(focus?: string): ReturnType<SessionParts['compactor']['manual']> {
+    return this.exclusive((signal) => this.compactor.manual(focus, signal));
   }
 
   /** /compact [focus] in the TUI: written in the background, swapped in at the next boundary (false: compaction.background is off, use compact()). */
   compactInBackground(focus?: string): Promise<boolean> {
-    return this.context.background.start(focus);
+    return this.compactor.background.start(focus);
   }
 
   /** Esc or /compact cancel: stops a background compaction; false when none runs. */
   cancelCompaction(): boolean {
-    return this.context.background.cancel();
+    return this.compactor.background.cancel();
   }
 
   /** A print run's end: a background compaction that is due is waited for and swapped in; nothing is left running. */
   settleCompaction(): Promise<void> {
-    return this.context.background.settle();
+    return this.compactor.background.settle();
   }
 
   /** Names the session when it has no title yet (/init names it "/init", not the long instruction it sends). */
@@ -170,7 +182,7 @@ export class Session extends SessionEvents {
   /** `!command`: runs it in the shell now and keeps the output as a note for the model's next turn (see shellNote.ts). */
   shell(command: string): Promise<Message> {
     return this.exclusive(async (signal) => {
-      const msg = this.log.append(await runShellNote(this.parts.direct(), command, this.context.config.cwd, signal, (e) => this.emit(e)));
+      const msg = this.log.append(await runShellNote(this.parts.direct(), command, this.frames.current.config.cwd, signal, (e) => this.emit(e)));
       this.emit({ type: 'message', message: msg });
       return msg;
     });
@@ -222,12 +234,12 @@ export class Session extends SessionEvents {
     this.saveState();
     this.emit({ type: 'context', usage: this.contextUsage() });
     // a background compaction that settled during the turn is swapped in at rest now
-    this.context.background.rested();
+    this.compactor.background.rested();
   }
 
   /** The gauge's figures: one function (the engine's usage) for the footer, /context, ACP and the statusLine. */
   contextUsage(): ContextUsageView {
-    const usage = this.context.usage();
+    const usage = this.compactor.usage();
     return this.deps.counter.ready ? usage : { ...usage, rough: true };
   }
 
@@ -243,7 +255,8 @@ export class Session extends SessionEvents {
   /** What /context breaks down: the parts of the next request, counted exactly (the gauge follows if it was rough). */
   async contextParts() {
     const usage = await this.countExactly();
-    return { counter: this.deps.counter, system: this.context.systemPrompt, tools: [...this.context.tools], history: this.log.messages(), usage };
+    const { system, specs } = this.frames.current;
+    return { counter: this.deps.counter, system, tools: [...specs], history: this.log.messages(), usage };
   }
 
   /** The agents the Task tool offers (/agents), what each sub-agent used (/cost; in usageByModel too), a child's transcript (Ctrl+O). */
@@ -256,18 +269,14 @@ export class Session extends SessionEvents {
     return this.cost;
   }
 
-  /** What a side question (/btw) is sent with: the next request's system prompt and provider; its usage is billed to the session (/cost). */
-  aside(): { system: string; provider: Provider; bill: (model: string, usage: Usage) => void } {
-    return { system: this.context.systemPrompt, provider: this.context.provider, bill: (model, usage) => this.bill(model, usage) };
-  }
-
-  private bill(model: string, usage: Usage): void {
+  /** Bills a request's usage to the session (/cost): the loop's, a summary's, a side question's. */
+  bill(model: string, usage: Usage): void {
     this.cost[model] = addUsage(this.cost[model] ?? emptyUsage(), usage);
   }
 
   /** The instruction files in force (/memory). */
-  instructionFiles(): ReturnType<SessionParts['context']['instructionFiles']> {
-    return this.context.instructionFiles();
+  instructionFiles(): ReturnType<SessionParts['frames']['instructionFiles']> {
+    return this.frames.instructionFiles();
   }
 
   /** The permission mode and the rules in force (/permissions). */
@@ -282,17 +291,17 @@ export class Session extends SessionEvents {
 
   /** /effort: the effort of the thinking from the next turn on (one configuration per turn, so never inside a tool loop). */
   setEffort(effort: Effort): string {
-    return this.context.setEffort(effort);
+    return this.parts.changes.setEffort(effort);
   }
 
   /** Switches the model for the following turns (/model). */
   setModel(name: string): string {
-    return this.context.setModel(name);
+    return this.parts.changes.setModel(name);
   }
 
   /** After a rewind or a revert: accounting restarts from estimates, the UI redraws. */
   private historyReplaced(): void {
-    this.context.historyReplaced();
+    this.compactor.historyReplaced();
     this.saveState();
     this.emit({ type: 'history_reset' });
     this.emit({ type: 'context', usage: this.contextUsage() });
@@ -331,7 +340,7 @@ export class Session extends SessionEvents {
 
   private state(): SessionState {
     const capabilities = this.caps.state();
-    return { version: 1, cost: this.cost, permissions: this.gate.policy.sessionState(), ...this.context.state(), ...(capabilities ? { capabilities } : {}) };
+    return { version: 1, cost: this.cost, permissions: this.gate.policy.sessionState(), ...this.compactor.state(), ...(capabilities ? { capabilities } : {}) };
   }
 
   private saveState(): void {
@@ -339,12 +348,12 @@ export class Session extends SessionEvents {
   }
 
   private describe(): NewSession {
-    return newSessionRow(this.id, this.context.config, stateMeta(this.state()), this.deps.child);
+    return newSessionRow(this.id, this.frames.current.config, stateMeta(this.state()), this.deps.child);
   }
 
   close(): void {
     void this.caps.close();
-    this.context.background.close();
+    this.compactor.background.close();
     this.interrupt();
     this.log.flush();
     this.saveState();
@@ -380,4 +389,20 @@ function nthPin(pins: Array<{ id: string; text: string }>, n: number): { id: str
   const target = pins[n - 1];
   if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
   return target;
+}
+
+/** The turn's options with each tool call waiting for `ready` (the checkpoint before the turn) before its PreToolUse hook and its approval. */
+export function toolsWaitFor(ready: Promise<unknown>, o: LoopOptions): LoopOptions {
+  const { hooks, gate } = o;
+  return {
+    ...o,
+    gate: { authorize: async (call, signal, pre) => (await ready, gate.authorize(call, signal, pre)) },
+    ...(hooks && {
+      hooks: {
+        beforeTool: async (call, signal) => (await ready, hooks.beforeTool(call, signal)),
+        afterTool: (call, output, signal) => hooks.afterTool(call, output, signal),
+        onStop: (text, count, signal) => hooks.onStop(text, count, signal),
+      },
+    }),
+  };
 }

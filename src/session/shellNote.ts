@@ -5,7 +5,7 @@
 import { newId, type Message } from '../llm/messages.js';
 import type { AgentEvent } from '../protocol/events.js';
 import { SHELL_ROW_NAME } from '../protocol/views.js';
-import type { AnyTool } from '../tools/types.js';
+import type { AnyTool, ToolOutput } from '../tools/types.js';
 import { TOOL } from '../tools/toolNames.js';
 
 export const SHELL_NOTE_HEADER = '[The user ran a shell command in the terminal (not a request to you); command and output for reference]';
@@ -51,12 +51,31 @@ export async function runShellNote(
 ): Promise<Message> {
   const bash = tools.find((t) => t.name === TOOL.Bash);
   if (!bash) throw new Error('shell mode needs the Bash tool, which this session does not have');
-  const input = bash.parse({ command, description: 'typed by the user' });
-  const id = newId('sh');
+  const row: ShellRow = { bash, input: bash.parse({ command, description: 'typed by the user' }), id: newId('sh'), command };
+  const { output, status } = await runShellRow(row, cwd, signal, emit);
+  return shellNote({ command, output: output.content, isError: output.isError }, status);
+}
+
+/** A command the person gave (typed after `!`, or a custom command's !`command`), as the Bash tool runs it under a shell row's id. */
+export interface ShellRow {
+  bash: AnyTool;
+  input: unknown;
+  id: string;
+  command: string;
+}
+
+/** Runs a shell row in the foreground: tool_start, its progress and tool_end show it; its output and how the run ended. */
+export async function runShellRow(
+  row: ShellRow,
+  cwd: string,
+  signal: AbortSignal,
+  emit: (e: AgentEvent) => void,
+): Promise<{ output: ToolOutput; status: 'done' | 'error' | 'interrupted' }> {
+  const { bash, input, id, command } = row;
   const started = Date.now();
   emit({ type: 'tool_start', id, name: SHELL_ROW_NAME, input, summary: command });
-  const out = await bash.run(input, { cwd, signal, onProgress: (text) => emit({ type: 'tool_progress', id, text }) });
-  const status = signal.aborted ? 'interrupted' : out.isError ? 'error' : 'done';
-  emit({ type: 'tool_end', id, name: SHELL_ROW_NAME, output: out, durationMs: Date.now() - started, status });
-  return shellNote({ command, output: out.content, isError: out.isError }, status);
+  const output = await bash.run(input, { cwd, signal, onProgress: (text) => emit({ type: 'tool_progress', id, text }) });
+  const status = signal.aborted ? 'interrupted' : output.isError ? 'error' : 'done';
+  emit({ type: 'tool_end', id, name: SHELL_ROW_NAME, output, durationMs: Date.now() - started, status });
+  return { output, status };
 }

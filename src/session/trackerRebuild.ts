@@ -35,22 +35,28 @@ export function rebuildTracker(store: Store, sessionId: string, history: readonl
 /**
  * The persist hook of a session's tracker: each tool call's file state goes to the store. A state
  * recorded before the session has a row (the @files of its first prompt) waits for `flush`, which
- * the log calls once the row is written.
+ * the log calls once the row is written (`stored`: it has one already, a resumed session).
  */
-export function persistReads(store: Store, log: () => { readonly id: string; readonly isStored: boolean }): PersistRead {
+export function persistReads(store: Store, sessionId: string, stored: boolean): PersistRead & { flush: () => void } {
   const waiting: Array<{ toolUseId: string; r: ReadState }> = [];
+  let hasRow = stored;
   const save = (toolUseId: string, r: ReadState): void => {
     try {
-      if (!store.readonly) store.fileReads.save(log().id, { toolUseId, ...r });
+      if (!store.readonly) store.fileReads.save(sessionId, { toolUseId, ...r });
     } catch (e) {
       debug(`file read not recorded: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
   return Object.assign(
     (toolUseId: string, r: ReadState): void => {
-      if (log().isStored) save(toolUseId, r);
+      if (hasRow) save(toolUseId, r);
       else waiting.push({ toolUseId, r });
     },
-    { flush: () => waiting.splice(0).forEach((w) => save(w.toolUseId, w.r)) },
+    {
+      flush: () => {
+        hasRow = true;
+        for (const w of waiting.splice(0)) save(w.toolUseId, w.r);
+      },
+    },
   );
 }

@@ -11,7 +11,6 @@ import type { ImageBlock, Message, TextBlock } from '../llm/messages.js';
 import { prepareGivenImages } from '../media/prepare.js';
 import type { AnyTool, SpillSink } from '../tools/types.js';
 import type { SessionParts } from './assemble.js';
-import type { ContextControl } from './contextControl.js';
 import { dateNoteFor } from './dateNote.js';
 import { mentionSpill, promptMessage } from './mentions.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
@@ -33,20 +32,20 @@ export async function givenImages(images: readonly ImageBlock[] | undefined, not
 
 /** The prompt as the turn sends it (a custom command's body expanded) and what the prompt hooks say of it. */
 export async function expandPrompt(
-  p: Pick<SessionParts, 'direct' | 'gate' | 'context' | 'caps'>,
+  p: Pick<SessionParts, 'direct' | 'gate' | 'frames' | 'caps'>,
   asked: string,
   scope: TurnScope,
   signal: AbortSignal,
   emit: (e: AgentEvent) => void,
 ): Promise<{ text: string; hooked: { block?: string; blocks: TextBlock[] } }> {
   const approved = scope.commandsApproved === true;
-  const text = scope.expand ? await scope.expand((c) => gatedShell(p.direct(), p.gate, c, p.context.config.cwd, signal, emit, approved)) : asked;
+  const text = scope.expand ? await scope.expand((c) => gatedShell(p.direct(), p.gate, c, p.frames.current.config.cwd, signal, emit, approved)) : asked;
   return { text, hooked: await p.caps.beforePrompt(withoutTypedCommand(text), signal) };
 }
 
 /** The person's message, after a date note when the day changed: the prompt with its @mentions attached, then `extra` (images, hooks' context); or why it is not sent. */
 export async function personMessage(
-  p: Pick<SessionParts, 'direct' | 'log' | 'context' | 'spill'>,
+  p: Pick<SessionParts, 'direct' | 'log' | 'frames' | 'compactor' | 'spill'>,
   text: string,
   extra: readonly (ImageBlock | TextBlock)[],
   signal: AbortSignal,
@@ -54,10 +53,10 @@ export async function personMessage(
 ): Promise<Message | { refused: string }> {
   const typed = await promptMessage(text, {
     tools: p.direct(),
-    cwd: p.context.config.cwd,
+    cwd: p.frames.current.config.cwd,
     signal,
     warn,
-    spill: mentionSpill(p.spill, p.context.usage().effectiveWindow),
+    spill: mentionSpill(p.spill, p.compactor.usage().effectiveWindow),
   });
   if ('refused' in typed) return typed;
   const note = dateNoteFor(p.log.messages());
@@ -77,7 +76,7 @@ const fmt = (n: number): string => n.toLocaleString('en-US');
 
 /** Why `text` cannot be sent (the message shown to the person): too large, or an @image that cannot be read; undefined when it can. */
 export async function oversizedPrompt(
-  context: ContextControl,
+  p: Pick<SessionParts, 'frames' | 'compactor'>,
   tools: readonly AnyTool[],
   text: string,
   signal: AbortSignal,
@@ -88,15 +87,15 @@ export async function oversizedPrompt(
   // and a spill sink that archives nothing: a large mention is measured as the preview it will be
   const msg = await promptMessage(text, {
     tools,
-    cwd: context.config.cwd,
+    cwd: p.frames.current.config.cwd,
     signal,
     warn: () => undefined,
-    spill: sink ? mentionSpill(DRY_SINK, context.usage().effectiveWindow) : undefined,
+    spill: sink ? mentionSpill(DRY_SINK, p.compactor.usage().effectiveWindow) : undefined,
   });
   if ('refused' in msg) return msg.refused;
-  const over = await context.promptTooLarge(msg);
+  const over = await p.compactor.promptTooLarge(msg);
   if (!over) return undefined;
-  const { model } = context.config;
+  const { model } = p.frames.current.config;
   const attached = msg.blocks.length > 1;
   return (
     `This prompt is about ${fmt(over.promptTokens)} tokens; with the system prompt and tools (${fmt(over.fixedTokens)}) it is more than the ` +

@@ -5,8 +5,7 @@
 // report is the result. Results are never cleared by micro compaction: a skill's instructions
 // hold for the rest of the session.
 import * as z from 'zod/mini';
-import { resultOf } from '../agents/taskTool.js';
-import type { SubagentHost } from '../agents/host.js';
+import type { CapabilityHost } from '../capability/capability.js';
 import { parseInput, toInputSchema } from '../tools/inputSchema.js';
 import { TOOL } from '../tools/toolNames.js';
 import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
@@ -16,6 +15,9 @@ import type { SkillHost } from './types.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './skillTool.md';
 
+/** The session's runner of sub-agents, as the seam lends it (a `context: fork` skill runs on it). */
+type Subagents = ReturnType<CapabilityHost['subagents']>;
+
 const SkillInputSchema = z.object({
   skill: z.string().check(z.minLength(1), z.describe('The name of the skill, as the Skills section of the system prompt lists it.')),
   args: z.optional(z.string()).check(z.describe('Arguments for the skill, if it takes any (they replace $ARGUMENTS, $1… in its instructions).')),
@@ -23,7 +25,7 @@ const SkillInputSchema = z.object({
 export type SkillInput = z.infer<typeof SkillInputSchema>;
 
 /** The Skill tool over `host` (the session's turn, skills/capability.ts); a `context: fork` skill runs on `subagents`. */
-export function createSkillTool(host: SkillHost, subagents: () => SubagentHost | undefined): Tool<SkillInput> {
+export function createSkillTool(host: SkillHost, subagents: () => Subagents | undefined): Tool<SkillInput> {
   const inputSchema = toInputSchema(SkillInputSchema);
   return {
     name: TOOL.Skill,
@@ -46,7 +48,7 @@ const names = (catalog: SkillCatalog): string =>
     .sort()
     .join(', ') || '(none)';
 
-async function runSkill(input: SkillInput, ctx: ToolContext, host: SkillHost, subagents: () => SubagentHost | undefined): Promise<ToolOutput> {
+async function runSkill(input: SkillInput, ctx: ToolContext, host: SkillHost, subagents: () => Subagents | undefined): Promise<ToolOutput> {
   const catalog = host.catalog;
   const skill = catalog.get(input.skill.replace(/^\//, ''));
   if (!skill) return { content: `There is no skill "${input.skill}". The skills: ${names(catalog)}.`, isError: true };
@@ -63,8 +65,7 @@ async function runSkill(input: SkillInput, ctx: ToolContext, host: SkillHost, su
       const agent = sub.catalog.get(skill.agent);
       if (!agent) return { content: `The skill "${skill.name}" names the agent "${skill.agent}", which does not exist.`, isError: true };
       const used = await applySkill(skill, args, host, ctx.signal, false);
-      const outcome = await sub.run({ agent, description: `skill ${skill.name}`, prompt: used.text, toolUseId: ctx.toolUseId ?? '' }, ctx.signal, () => {});
-      return resultOf(outcome, sub.reportChars);
+      return await sub.report({ agent, description: `skill ${skill.name}`, prompt: used.text, toolUseId: ctx.toolUseId ?? '' }, ctx.signal);
     }
     const used = await applySkill(skill, args, host, ctx.signal);
     const note = used.allowed.length > 0 ? `\n\n(While this turn lasts these run without asking: ${used.allowed.join(', ')}.)` : '';

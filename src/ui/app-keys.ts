@@ -202,7 +202,8 @@ function promptKey({ store, prompt, controller, exit, redraw }: AppKeyDeps, inpu
   }
   if (key.ctrl && input === 'l') return redraw();
   if (key.ctrl && input === 't') return store.tasks.toggle();
-  if (key.ctrl && input === 'b') return void controller.backgroundCommand?.();
+  // the keys the capabilities bind (Ctrl+B: the running Bash command to the background), after the built-in ones
+  if (key.ctrl && input.length === 1 && controller.press(`ctrl+${input}`)) return;
   // Ctrl+S: the pasted texts in the prompt saved as files and attached with @ in their place (offered when a prompt too large comes back)
   if (key.ctrl && input === 's') {
     const saved = prompt.pastes.attachAsFiles(prompt.state);

@@ -1,8 +1,7 @@
 // The contract between the Ink app and the live session. The app holds no business
 // logic: it renders what the controller tells it and forwards what the person does.
 import type { Message } from '../llm/messages.js';
-import type { Todo } from '../plan/todos.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, TaskRowView } from '../protocol/views.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, ViewData, ViewName } from '../protocol/views.js';
 import type { Event } from '../protocol/events.js';
 
 /** A spilled output as the archive keeps it: `text` up to the archive's cap, `totalChars` of the whole. */
@@ -32,20 +31,20 @@ export interface UiController {
   searchArchive(query: string, page: number): HistoryPage;
   /** Paths of the working directory for what follows an "@" in the prompt (fuzzy, .gitignore respected). */
   completePath?(query: string): Promise<string[]>;
-  /** A sub-agent's whole transcript as text (Ctrl+O on a Task row); undefined when it is not this session's child. */
-  childTranscript?(childSessionId: string): string | undefined;
   /** The whole of a spilled tool output of this session, by the handle its preview names (Ctrl+O on its row); undefined when there is none. */
   spilledOutput?(handle: string): SpilledOutputView | undefined;
   /** Ids of the sessions whose messages match the words (the session picker filters by content too). */
   searchSessions?(query: string): string[];
-  /** The session's task list (TodoWrite), read from its log; absent: none is shown. */
-  todos?(): readonly Todo[];
-  /** The /tasks panel's rows as they stand (read again when a command starts or ends). */
-  taskRows?(): TaskRowView[];
+  /**
+   * A view on the seam, by name (src/protocol/views.ts's ViewData): the task list, the /tasks
+   * panel's rows, a sub-agent's transcript (`key`: its session id). The capabilities contribute
+   * them; undefined when none does, or when there is nothing to show.
+   */
+  viewOf<K extends ViewName>(name: K, key?: string): ViewData[K] | undefined;
   /** The environment the person's editor runs with (a plan opened in $EDITOR): the provider keys left out. Absent: the program's. */
   editorEnv?(): NodeJS.ProcessEnv;
-  /** Ctrl+B: moves the running Bash command to the background; false when none runs. */
-  backgroundCommand?(): boolean;
+  /** A key a capability binds ("ctrl+b": the running Bash command to the background); false when none binds it. */
+  press(key: string): boolean;
   /** Shift+Tab: the next permission mode (ask → acceptEdits → plan → deny → ask). */
   cyclePermissionMode(): void;
   /** Ends the program cleanly (flushes, closes the database). */

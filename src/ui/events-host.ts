@@ -1,6 +1,6 @@
 // What the UI's event handlers (events-*.ts) reach of the UiStore, and the handler table's
 // type: one handler per event type of the one vocabulary (src/protocol/events.ts), so that an
-// event type without a handler is a compile error where the table is assembled (ui-store.ts).
+// event type without a handler is a compile error where the table is assembled (event-handlers.ts).
 import type { Event, EventOf, EventType } from '../protocol/events.js';
 import type { ApprovalView } from './approval.js';
 import type { UiController } from './controller.js';

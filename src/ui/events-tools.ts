@@ -11,7 +11,6 @@ export const toolHandlers: HandlerTable<ToolEventType> = {
     const l = h.live.get();
     const summary = ev.summary || keyArgument(ev.input);
     h.toolInputs.set(ev.id, { name: ev.name, summary });
-    h.tasks.toolStarted(ev);
     h.patchLive({
       writingTools: l.writingTools.filter((t) => t.id !== ev.id),
       running: [...l.running.filter((t) => t.id !== ev.id), { id: ev.id, name: ev.name, summary, startedAt: h.now() }],

@@ -56,6 +56,8 @@ export const turnHandlers: HandlerTable<TurnEventType> = {
   message: (h, ev) => {
     if (ev.message.role === 'assistant') h.endThinking();
     onMessage(h, ev.message);
+    // a tool's result joined the log (a TodoWrite's sets the task list)
+    if (ev.message.blocks.some((b) => b.type === 'tool_result')) h.tasks.refresh();
   },
   usage: (h, ev) => {
     const turn = h.live.get().turn;

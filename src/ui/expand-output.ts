@@ -1,10 +1,14 @@
 // Ctrl+O on tool rows: which finished row's output to print in full, and where its whole text
-// comes from. A sub-agent's row prints its child's transcript (child-rows.ts); a spilled row
+// comes from (and what Ctrl+O prints besides: a compaction's report, an edit's whole diff at its
+// approval prompt). A sub-agent's row prints its child's transcript (child-rows.ts); a spilled row
 // prints the archived output by the handle its preview names (the store keeps it, so this works
 // after --resume, /rewind and a history reset as well as live); a row whose model copy was cut
 // prints what its tool streamed in this process; any other row prints what the model got.
 // Owns the last finished row and which row was already printed; never renders.
+import { reportLines } from '../compaction/reportText.js';
+import { diffStat, formatUnified } from '../tools/fileDiff.js';
 import { fmtInt } from '../tools/format.js';
+import type { ApprovalRequest } from '../tools/permissions.js';
 import { spillHeaderOf } from '../tools/spill.js';
 import { ChildRows } from './child-rows.js';
 import type { UiController } from './controller.js';
@@ -20,7 +24,7 @@ export class ToolExpander {
   private readonly childRows = new ChildRows();
   private printedId: string | null = null;
 
-  constructor(private readonly controller: Pick<UiController, 'childTranscript' | 'spilledOutput'>) {}
+  constructor(private readonly controller: Pick<UiController, 'viewOf' | 'spilledOutput'>) {}
 
   /** The last finished tool row (thinking printed after it wins Ctrl+O). */
   get last(): ToolItem | null {
@@ -58,12 +62,26 @@ export class ToolExpander {
     return true;
   }
 
+  /** Ctrl+O at an edit's approval prompt: its whole diff, printed once (undefined: the request has none). */
+  approvalDiff(request: ApprovalRequest): Expansion | undefined {
+    const diff = request.diff;
+    if (!diff) return undefined;
+    if (!this.printOnce(request.toolUseId)) return { hint: 'The whole diff is printed above' };
+    const output = `Proposed, not applied yet: ${diffStat(diff)}\n${formatUnified(diff)}`;
+    return { item: { kind: 'tool_output', id: itemId(), name: request.toolName, summary: diff.path, output } };
+  }
+
+  /** Ctrl+O on a compaction's receipt: its report. */
+  report(receipt: Extract<TranscriptItem, { kind: 'compaction' }>): TranscriptItem {
+    return { kind: 'tool_output', id: itemId(), name: 'Compaction', summary: `report of ${receipt.record.id}`, output: reportLines(receipt.record).join('\n') };
+  }
+
   /** Ctrl+O on the last tool row. */
   expand(): Expansion {
     const t = this.lastTool;
     // a sub-agent's row: its child's whole transcript (again: the previous child's)
     const row = !t || t.name === TOOL.Task ? this.childRows.next() : undefined;
-    const text = row ? this.controller.childTranscript?.(row.childId) : undefined;
+    const text = row ? this.controller.viewOf('child', row.childId) : undefined;
     if (row && text !== undefined)
       return { item: { kind: 'tool_output', id: itemId(), name: TOOL.Task, summary: `${row.item.summary} — the sub-agent's transcript`, output: text } };
     if (!t) return { hint: 'No tool output to expand yet' };

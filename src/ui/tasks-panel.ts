@@ -1,7 +1,8 @@
 // The /tasks panel's state and keys: the background commands listed, one selected; Enter or
 // Ctrl+O prints the selected one's last lines above the prompt, `s` stops it (its whole group:
 // SIGTERM, SIGKILL after the grace period), `a` stops every one, Esc closes. The rows are the
-// controller's, read again whenever a command starts or ends and at each key.
+// background capability's view on the seam (viewOf('tasks')), read again whenever a command
+// starts or ends and at each key.
 import type { Key } from 'ink';
 import type { TaskRowView } from '../protocol/views.js';
 import { Store } from './store.js';

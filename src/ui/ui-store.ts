@@ -1,17 +1,12 @@
 // Turns the controller's events into what the screen shows. Finished things are appended to the transcript
 // (rendered once); the rest is live state in small stores, so that a streamed chunk touches only the streaming view.
-import { reportLines } from '../compaction/reportText.js';
 import type { Event } from '../protocol/events.js';
-import { diffStat, formatUnified } from '../tools/fileDiff.js';
 import type { ApprovalDecision } from '../tools/permissions.js';
 import type { ApprovalView } from './approval.js';
 import { isCommandText } from './completion.js';
 import type { UiController } from './controller.js';
-import { compactionHandlers } from './events-compaction.js';
-import { dispatch, type EventHandlers, type UiHost } from './events-host.js';
-import { sessionHandlers } from './events-session.js';
-import { toolHandlers } from './events-tools.js';
-import { turnHandlers } from './events-turn.js';
+import { handleEvent } from './event-handlers.js';
+import type { UiHost } from './events-host.js';
 import { ToolExpander } from './expand-output.js';
 import { estimateTokens } from './format.js';
 import type { HistoryBrowserState } from './history-browser.js';
@@ -30,9 +25,6 @@ import type { ThinkingItem, TranscriptItem } from './transcript.js';
 import { itemId, messagesToItems } from './transcript.js';
 import { TranscriptPrinter } from './transcript-printer.js';
 
-/** Every event type's handler: leaving a type out of the families fails to compile. */
-export const EVENT_HANDLERS: EventHandlers = { ...turnHandlers, ...toolHandlers, ...compactionHandlers, ...sessionHandlers };
-
 export class UiStore implements UiHost {
   /** The transcript: what it holds, and how it reaches the terminal. */
   readonly printer: TranscriptPrinter;
@@ -45,7 +37,7 @@ export class UiStore implements UiHost {
   readonly picker = new Store<PickerState | null>(null);
   /** The /model picker, open over the prompt. */
   readonly models = new Store<ModelPickerState | null>(null);
-  readonly taskPanel = new TasksPanelStore(() => this.controller.taskRows?.());
+  readonly taskPanel = new TasksPanelStore(() => this.controller.viewOf('tasks'));
   /** The /rewind picker, open over the prompt. */
   readonly rewind = new Store<RewindPickerState | null>(null);
   /** The /history browser, open over the prompt. */
@@ -78,7 +70,7 @@ export class UiStore implements UiHost {
     this.printer = new TranscriptPrinter(items, () => this.status.get().session.id);
     this.transcript = this.printer.state;
     this.status = new Store<StatusState>({ session: controller.session(), usage: controller.contextUsage() });
-    this.tasks = new TaskListState(() => controller.todos?.() ?? []);
+    this.tasks = new TaskListState(() => controller.viewOf('todos'));
   }
 
   append(...items: TranscriptItem[]): void {
@@ -92,9 +84,9 @@ export class UiStore implements UiHost {
     if (isWorking(before) && !isWorking(next) && next.queued.length > 0) this.scheduleQueueFlush();
   }
 
-  /** One event of the vocabulary: its handler in the table (events-*.ts, one file per family). */
+  /** One event of the vocabulary: its handler in the table (event-handlers.ts; events-*.ts, one file per family). */
   handle(ev: Event): void {
-    dispatch(EVENT_HANDLERS, this, ev);
+    handleEvent(this, ev);
   }
 
   /** Thinking ends where the reply (text or a tool call) begins: it becomes one collapsed line, what was shown of it kept for Ctrl-O. */
@@ -129,7 +121,7 @@ export class UiStore implements UiHost {
     const items = this.transcript.get().items;
     if (rep && items.lastIndexOf(rep) > Math.max(th ? items.lastIndexOf(th) : -1, this.expander.last ? items.lastIndexOf(this.expander.last) : -1)) {
       this.lastReport = null;
-      this.append({ kind: 'tool_output', id: itemId(), name: 'Compaction', summary: `report of ${rep.record.id}`, output: reportLines(rep.record).join('\n') });
+      this.append(this.expander.report(rep));
       return true;
     }
     if (th && this.thinkingIsNewer(th)) {
@@ -145,11 +137,9 @@ export class UiStore implements UiHost {
 
   /** Ctrl-O at an edit's approval prompt: its whole diff, printed above the prompt (once). */
   showApprovalDiff(view: ApprovalView): void {
-    const diff = view.request.diff;
-    if (!diff) return;
-    if (!this.expander.printOnce(view.request.toolUseId)) return this.flashHint('The whole diff is printed above', 'info');
-    const output = `Proposed, not applied yet: ${diffStat(diff)}\n${formatUnified(diff)}`;
-    this.append({ kind: 'tool_output', id: itemId(), name: view.request.toolName, summary: diff.path, output });
+    const e = this.expander.approvalDiff(view.request);
+    if (e && 'item' in e) this.append(e.item);
+    else if (e) this.flashHint(e.hint, 'info');
   }
 
   respondToApproval(decision: ApprovalDecision): void {

@@ -140,8 +140,51 @@ describe("the editor's text buffers", () => {
   });
 });
 
+describe('a prompt with a goal in force', () => {
+  /** A runtime whose goal wants `turns` more turns; each turn stops at its step limit, as a long goal turn does. */
+  function goalRuntime(turns: string[]): { runtime: Runtime; prompted: string[] } {
+    const prompted: string[] = [];
+    const runtime = {
+      session: {
+        id: 'g1',
+        on: () => () => {},
+        currentConfig: { cwd: '/work' },
+        permissions: () => ({ mode: 'ask' }),
+        messages: () => [],
+        prompt: async (text: string) => {
+          prompted.push(text);
+          return { reason: 'max_steps' };
+        },
+      },
+      commands: [],
+      slash: [{ name: 'goal', description: 'set a goal', run: async () => ({ kind: 'text', text: 'Goal set.' }) }],
+      goals: { subscribe: () => () => {}, of: () => undefined, next: async () => turns.shift() },
+      views: {},
+    } as unknown as Runtime;
+    return { runtime, prompted };
+  }
+
+  it("a command that sets one answers after the goal's turns, with the last turn's stop reason", async () => {
+    const { runtime, prompted } = goalRuntime(['go on: step 1', 'go on: step 2']);
+    const { client, sent } = editor(() => ({}));
+    const response = await new AcpSession('g1', runtime, client).prompt([{ type: 'text', text: '/goal ship it' }]);
+    expect(prompted).toEqual(['go on: step 1', 'go on: step 2']);
+    expect(response).toEqual({ stopReason: 'max_turn_requests' });
+    expect(JSON.stringify(sent)).toContain('Goal set.');
+  });
+
+  it('a prompt answers after the turns its goal added', async () => {
+    const { runtime, prompted } = goalRuntime(['go on']);
+    const response = await new AcpSession('g1', runtime, editor(() => ({})).client).prompt([{ type: 'text', text: 'fix the build' }]);
+    expect(prompted).toEqual(['fix the build', 'go on']);
+    expect(response).toEqual({ stopReason: 'max_turn_requests' });
+  });
+});
+
 // Mutations checked: approve() answering a cancelled request with { kind: 'deny' } (no stop) fails
 // "a cancelled request"; editorFiles reading every file through fs/read_text_file (no plainText
 // check) fails "binary or non-UTF-8"; advertiseCommands without { app: false } fails "not the ones
 // that need the TUI"; approve() without its plan branch offers "Always allow ExitPlanMode" and fails
 // the plan case.
+// A /goal command's goal turns not awaited (the prompt answered before them) fails "a command that
+// sets one".

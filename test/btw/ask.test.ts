@@ -46,12 +46,14 @@ describe('askAside over the real SDK and the fake provider', () => {
   afterAll(() => server.close());
 
   function session(bills: Array<{ model: string; usage: Usage }>, maxOutputTokens = 64_000): CommandSession {
+    const config = { model: { name: 'claude-sonnet-5-5', maxOutputTokens } } as unknown as Config;
     return {
       id: 's1',
       busy: false,
-      currentConfig: { model: { name: 'claude-sonnet-5-5', maxOutputTokens } } as unknown as Config,
+      currentConfig: config,
       messages: () => [user('u1', 'read a.ts'), assistant('a1', 'It exports f.')],
-      aside: () => ({ system: 'the system prompt', provider, bill: (model, usage) => bills.push({ model, usage }) }),
+      frame: () => ({ config, provider, system: 'the system prompt' }),
+      bill: (model, usage) => void bills.push({ model, usage }),
     };
   }
 

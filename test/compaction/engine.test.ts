@@ -38,7 +38,7 @@ const SUMMARIZER_LIMITS = { contextWindow: 400_000, maxOutputTokens: 32_000 };
 
 /**
  * The engine plans; the session commits and then announces each attempt with compaction_end
- * (session/contextControl.ts). This stands in for that last step, so the tests read the events
+ * (session/compactor.ts). This stands in for that last step, so the tests read the events
  * a person sees.
  */
 class AnnouncingEngine extends CompactionEngine {
@@ -268,6 +268,20 @@ describe('guards', () => {
     const r = await e.reactive(ctx(h), { promptTokens: 120_000, limit: 100_000 }, 1, signal(), emit);
     expect(r.record).toMatchObject({ trigger: 'reactive', status: 'applied' });
     expect(e.state()).toMatchObject({ consecutiveFailures: 0, breakerOpen: false });
+  });
+
+  it('a /compact that works proves the summarizer: auto compaction, paused by failures, is on again', async () => {
+    let fail = true;
+    const p = new ScriptedProvider(() => (fail ? serverError() : { text: SUMMARY }));
+    const e = makeEngine(p);
+    const h = talk(40, 2_200);
+    for (let i = 0; i < 3; i++) await e.beforeCall(ctx(h), signal(), collect().emit);
+    expect(e.usage(ctx(h))).toMatchObject({ autoCompactEnabled: false, notice: expect.stringMatching(/paused/) });
+    fail = false;
+    const o = await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(o.record).toMatchObject({ trigger: 'manual', status: 'applied' });
+    expect(e.usage(ctx(historyAfter(h, o)))).toMatchObject({ autoCompactEnabled: true });
+    expect(e.usage(ctx(historyAfter(h, o))).notice).toBeUndefined();
   });
 
   it('a cancelled compaction is not a failure', async () => {

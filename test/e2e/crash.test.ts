@@ -1,11 +1,14 @@
 import { expect, it } from 'vitest';
 import type { Reply } from '../fake-server/server.js';
 import { jsonResult, runAgent, workspace, type ProviderKind, type Workspace, useFakeServer, isSummarizer } from './harness.js';
+import { runAgent as runInProcess } from './inprocess.js';
 import { describeEachProvider } from './regime.js';
 
 // Crash safety: a print-mode session is killed with SIGKILL at many points; each time the
 // next `--continue` must resume with a history the provider accepts (the fake server
 // validates tool pairs as the real APIs do) and with every completed message still there.
+// Only the killed run is a process of its own (kill -9 is the subject); the warm-up turns before
+// it and the resume and export after it read and write the same database in this process.
 
 const server = useFakeServer();
 
@@ -126,7 +129,7 @@ describeEachProvider('SIGKILL and resume with %s', (provider) => {
     );
     for (let i = 0; i < (point.warmup ?? 0); i++) {
       server.enqueue({ text: `warm-up answer ${i}. ${LONG}` });
-      const r = await runAgent(['-p', `warm-up ${i}`, ...(i > 0 ? ['--continue'] : [])], { ws, server, provider });
+      const r = await runInProcess(['-p', `warm-up ${i}`, ...(i > 0 ? ['--continue'] : [])], { ws, server, provider });
       expect(r.code, r.stderr).toBe(0);
     }
     server.enqueue(...point.replies);
@@ -137,7 +140,7 @@ describeEachProvider('SIGKILL and resume with %s', (provider) => {
     // whatever the server had queued for the killed run is dropped
     server.clear();
     server.respondWith((req) => (isSummarizer(req.view) ? { text: '## Goal\nKeep going.' } : { text: 'Resumed fine.' }));
-    const resumed = await runAgent(['-p', 'carry on', '--continue', '--output-format', 'json'], { ws, server, provider });
+    const resumed = await runInProcess(['-p', 'carry on', '--continue', '--output-format', 'json'], { ws, server, provider });
     // the only thing said on resume is what was repaired (a call closed as interrupted, an unanswered prompt marked)
     const said = resumed.stderr.split('\n').filter(Boolean);
     for (const line of said) expect(line).toMatch(/^agent: (Repaired the stored history of session \S+: |Your previous message got no reply)/);
@@ -146,7 +149,7 @@ describeEachProvider('SIGKILL and resume with %s', (provider) => {
     const sent = server.requests.at(-1)!;
     expect(sent.response?.status).toBe(200);
 
-    const exported = await runAgent(['sessions', 'export', String(jsonResult(resumed).session_id), '--format', 'jsonl'], { ws });
+    const exported = await runInProcess(['sessions', 'export', String(jsonResult(resumed).session_id), '--format', 'jsonl'], { ws });
     const stored = new Set(
       exported.stdout
         .trim()

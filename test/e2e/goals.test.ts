@@ -89,8 +89,16 @@ describeRegimeFree('goals in print mode', () => {
     const r = await run(['-p', `/goal ${OBJECTIVE} --check '${CHECK}' --turns 2`]);
     expect(r.code, r.stderr).toBe(0);
     expect(lines(ws)).toBe(20);
-    const result = jsonLines(r.stdout).at(-1)!;
+    const evs = jsonLines(r.stdout);
+    const result = evs.at(-1)!;
     expect(result['turns']).toBe(3);
+    // the result's usage and steps are the three turns' together
+    const turnEnds = evs.filter((e) => e['type'] === 'turn_end') as Array<{ steps: number; usage: { inputTokens: number; outputTokens: number } }>;
+    expect(turnEnds).toHaveLength(3);
+    const usage = result['usage'] as { inputTokens: number; outputTokens: number };
+    expect(usage.outputTokens).toBe(turnEnds.reduce((n, t) => n + t.usage.outputTokens, 0));
+    expect(usage.inputTokens).toBe(turnEnds.reduce((n, t) => n + t.usage.inputTokens, 0));
+    expect(result['steps']).toBe(turnEnds.reduce((n, t) => n + t.steps, 0));
     expect(result['result']).toContain('Wrap-up: 20 lines are written');
     const goal = result['goal'] as { status: string; reason: string };
     expect(goal.status).toBe('budget_limited');

@@ -35,6 +35,8 @@ interface Loaded {
   unbundled: string[];
   /** Every file loaded, relative to the checkout. */
   loaded: string[];
+  /** Node's own modules the process loaded (process.moduleLoadList at exit). */
+  builtins: string[];
   status: number | null;
   stdout: string;
   stderr: string;
@@ -69,6 +71,7 @@ Module._resolveFilename = function (...args) {
   if (file.startsWith('/')) writeSync(2, 'LOAD ' + pathToFileURL(file).href + '\\n');
   return file;
 };
+process.on('exit', () => writeSync(2, 'BUILTINS ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule '))) + '\\n'));
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
       "import { writeSync } from 'node:fs'; export async function resolve(s, c, n) { const r = await n(s, c); if (r.url.startsWith('file:')) writeSync(2, 'LOAD ' + r.url + '\\n'); return r; }",
     )}));
@@ -79,7 +82,9 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
   const packages = new Set<string>();
   const unbundled: string[] = [];
   const loaded: string[] = [];
+  let builtins: string[] = [];
   for (const line of r.stderr.split('\n')) {
+    if (line.startsWith('BUILTINS ')) builtins = (JSON.parse(line.slice(9)) as string[]).map((m) => m.slice('NativeModule '.length));
     if (!line.startsWith('LOAD ')) continue;
     const file = relative(ROOT, fileURLToPath(line.slice(5)));
     loaded.push(file);
@@ -93,11 +98,12 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
     packages,
     unbundled,
     loaded,
+    builtins,
     status: r.status,
     stdout: r.stdout,
     stderr: r.stderr
       .split('\n')
-      .filter((l) => !l.startsWith('LOAD '))
+      .filter((l) => !l.startsWith('LOAD ') && !l.startsWith('BUILTINS '))
       .join('\n'),
   };
 }
@@ -151,8 +157,12 @@ describe('start-up', () => {
     expect(r.stdout.trim()).toBe('pong');
     expect(r.packages.has('@anthropic-ai/sdk')).toBe(true);
     // WebFetch's linkedom, Readability and turndown (~950 KB) load on its first fetch (a static import of src/web/page.ts fails this)
-    for (const heavy of ['ink', 'react', 'marked', 'gpt-tokenizer', 'execa', 'openai', 'yaml', 'linkedom', '@mozilla/readability', 'turndown'])
+    // fast-glob loads for a custom command folder that exists (none here)
+    for (const heavy of ['ink', 'react', 'marked', 'gpt-tokenizer', 'execa', 'openai', 'yaml', 'linkedom', '@mozilla/readability', 'turndown', 'fast-glob'])
       expect(r.packages.has(heavy), heavy).toBe(false);
+    // the SDK's Headers and FormData are src/llm/sdkGlobals.ts's, not undici's (~20 ms to compile)
+    expect(r.builtins.length).toBeGreaterThan(0);
+    expect(r.builtins.filter((m) => m.includes('undici'))).toEqual([]);
     // nothing but the native SQLite binding is loaded from node_modules: the rest is bundled.
     // better-sqlite3 12 finds its binary through bindings (and file-uri-to-path); 13 needs neither
     const sqlitePackages = Number(process.versions.node.split('.')[0]) >= 22 ? ['better-sqlite3-13'] : ['better-sqlite3', 'bindings', 'file-uri-to-path'];

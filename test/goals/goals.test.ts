@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CapabilityHost } from '../../src/capability/capability.js';
 import { goalsCapability } from '../../src/goals/capability.js';
 import { bashCheck } from '../../src/goals/check.js';
+import { goalCommand } from '../../src/goals/command.js';
 import { parseGoalArgs, readGoal } from '../../src/goals/goal.js';
 import { Goals } from '../../src/goals/goals.js';
 import type { SessionGoal } from '../../src/goals/sessionGoal.js';
@@ -93,6 +94,10 @@ describe('a session goal', () => {
     const cont = await goal.next({ planMode: false, signal });
     expect(cont).toContain('FAIL: 1 test (test_parse)');
     expect(cont).not.toContain('FAIL: 3 tests');
+    // /goal alone shows the latest check's output too
+    const status = goalCommand(goals, { id: 's1', busy: false }, '');
+    expect(status).toMatch(/Last check \(failed, [^)]*\):\nFAIL: 1 test \(test_parse\)/);
+    expect(status).not.toContain('FAIL: 3 tests');
     feed(goal, turnEnd());
     expect(await goal.next({ planMode: false, signal })).toBeUndefined();
     expect(goal.current?.status).toBe('complete');
@@ -139,6 +144,28 @@ describe('a session goal', () => {
     await goal.next({ planMode: false, signal });
     feed(goal, turnEnd('error'));
     expect(goal.current?.status).toBe('paused');
+  });
+
+  it('Esc while the check runs between turns stops the check and pauses the goal', async () => {
+    let stopped = false;
+    const goals = new Goals(
+      (_command, checkSignal) =>
+        new Promise((resolve) =>
+          checkSignal.addEventListener('abort', () => {
+            stopped = true;
+            resolve({ output: 'stopped', passed: false });
+          }),
+        ),
+    );
+    const goal = goals.open('s1');
+    expect(goal.interrupt()).toBe(false); // nothing runs yet
+    goal.set(parseGoalArgs('fix the build --check "make"'));
+    const next = goal.next({ planMode: false, signal });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(goal.interrupt()).toBe(true);
+    expect(await next).toBeUndefined();
+    expect(stopped).toBe(true);
+    expect(goal.current).toMatchObject({ status: 'paused', reason: 'interrupted (Esc)' });
   });
 
   it("without a check the model's claim ends it; with one, only a passing check", async () => {

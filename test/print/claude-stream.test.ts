@@ -204,6 +204,9 @@ describe('messages', () => {
     s.event({ type: 'compaction_skipped', trigger: 'auto', reason: 'nothing to archive' });
     s.event(start);
     s.event(end('applied'));
+    // a later skip or end with no compaction started (the next turn's threshold check) adds no status
+    s.event({ type: 'compaction_skipped', trigger: 'auto', reason: 'cooldown after the last compaction (2 more turns)' });
+    s.event(end('applied'));
     // mutation: the result taken as success whatever the record's status says fails the first
     expect(out.filter((m) => m['subtype'] === 'status').map((m) => m['compact_result'] ?? m['status'])).toEqual([
       'compacting',

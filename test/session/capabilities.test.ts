@@ -134,7 +134,7 @@ describe('the capabilities of a session', () => {
 });
 
 // The seam's prompt section, turn-start hook and reattach, through a real session. Mutations that
-// fail it: ContextControl leaving out the capabilities' section (or putting it after the tool
+// fail it: the turn's frame leaving out the capabilities' section (or putting it after the tool
 // sets'), startTurn not rebuilding the system prompt when a turnStart hook says it changed (or
 // rebuilding inside a tool loop), the reattach message not appended after a compaction (or
 // appended after a micro one, or after the compaction's announcement).

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { emptyUsage, type Block } from '../../src/llm/messages.js';
 import type { ModelRequest, Provider, StreamEvent } from '../../src/llm/provider.js';
 import { historyProblems } from '../../src/llm/validate.js';
+import { runSlash } from '../../src/commands/registry.js';
 import { Session } from '../../src/session/session.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -155,5 +156,33 @@ describe('edits in a session', () => {
     await expect(again.session.edits.rewind('2', 'conversation')).rejects.toThrow(/taken out of the conversation by an earlier rewind/);
     await expect(again.session.edits.rewind('9', 'code')).rejects.toThrow(/no turn "9"/);
     again.session.close();
+  });
+
+  it('/rewind N code names each file it put back; a turn after which nothing changed says so', async () => {
+    const { dir, config, store } = setup('acceptEdits');
+    writeFileSync(join(dir, 'a.txt'), 'v0\n');
+    const provider = new Script([
+      [{ type: 'text', text: 'nothing to change' }],
+      call('FileRead', { path: 'a.txt' }),
+      call('Edit', { path: 'a.txt', old_string: 'v0', new_string: 'v1' }),
+      [{ type: 'text', text: 'edited' }],
+      [{ type: 'text', text: 'a question answered' }],
+    ]);
+    const { session } = open(config, store, provider);
+    for (const p of ['look', 'edit it', 'a question']) await session.prompt(p);
+    const say = async (line: string): Promise<string> => {
+      const out = await runSlash({ session }, line);
+      return out?.kind === 'text' ? out.text : '';
+    };
+    // the one file the second turn edited, by name
+    const one = (await say('/rewind 2 code')).split('\n');
+    expect(one).toContain('  ↺ a.txt restored');
+    expect(one.some((l) => l.startsWith('Code: no file'))).toBe(false);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('v0\n');
+    // nothing differs since the third turn's checkpoint: no file line, and the reason
+    const none = (await say('/rewind 3 code')).split('\n');
+    expect(none.filter((l) => l.startsWith('  '))).toEqual([]);
+    expect(none.some((l) => l.startsWith('Code: no file'))).toBe(true);
+    session.close();
   });
 });

@@ -39,8 +39,10 @@ describe('lease holder liveness', () => {
   });
 
   it.runIf(existsSync('/proc/self/stat'))('counts a zombie (killed, not yet reaped by its parent) as dead', async () => {
-    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it.
-    holder = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a child, then becomes `sleep`, which never reaps it. The child exits only once its
+    // parent is `sleep`: one that exited sooner (a loaded machine) could be reaped by sh itself.
+    const child = 'p=$$; (while [ "$(cat /proc/$p/comm)" != sleep ]; do sleep 0.01; done) & echo $!; exec sleep 30';
+    holder = spawn('sh', ['-c', child], { stdio: ['ignore', 'pipe', 'ignore'] });
     const pid = await new Promise<number>((resolve) => holder!.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
     for (let i = 0; i < 200 && !isZombie(pid); i++) await new Promise((r) => setTimeout(r, 25));
     expect(isZombie(pid)).toBe(true);

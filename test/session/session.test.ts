@@ -194,4 +194,33 @@ describe('session', () => {
     await running;
     store.close();
   });
+
+  it("refuses /model when the new frame's engine cannot be made, changing nothing: the frame, the stored model", async () => {
+    // gpt-5.4 is reachable, but compaction.model (a Claude model) cannot be from there: the engine
+    // for the new frame is made first, so the throw leaves the session on its model
+    const { config } = setup({}, { compaction: { ...setup().config.compaction, model: 'claude-haiku-4-5' } });
+    const store = openStore(config.dbPath);
+    const other = answering();
+    const providerFor = (_: Config, purpose?: string) => {
+      if (purpose?.startsWith('compaction.model')) throw new Error('no Anthropic key for the summarizer');
+      return other;
+    };
+    const session = Session.open({
+      config,
+      store,
+      provider: answering(),
+      tools: (lent) => createTools({ bash: config.bash }, lent),
+      capabilities: [],
+      counter,
+      providerFor,
+    });
+    await session.prompt('hello');
+    const before = session.frame();
+    expect(() => session.setModel('gpt-5.4')).toThrow(/no Anthropic key for the summarizer/);
+    expect(session.frame()).toBe(before);
+    expect(session.currentConfig.model.name).toBe('claude-sonnet-4-5');
+    expect(store.getSession(session.id)?.model).toBe('claude-sonnet-4-5');
+    session.close();
+    store.close();
+  });
 });

@@ -27,7 +27,7 @@ describe('the edit tracker rebuilt on resume from the visible history', () => {
   function readInFirstProcess(): Message[] {
     const pair = toolPair('FileRead', { path: file }, '1\thello');
     const useId = (pair[1].blocks[0] as ToolResultBlock).toolUseId;
-    new FileTracker(persistReads(store, () => ({ id: 's1', isStored: true }))).forCall(useId).record(file, statSync(file));
+    new FileTracker(persistReads(store, 's1', true)).forCall(useId).record(file, statSync(file));
     return pair;
   }
 

@@ -120,17 +120,39 @@ describe('/uncompact', () => {
     const { session } = open(config, store);
     for (let i = 0; i < 4; i++) await session.prompt(`step ${i}`);
     const all = session.messages().map((m) => m.id);
-    expect(await says(session, '/rewind 3 conversation')).toContain('Rewound to before turn 3');
+    const rewound = await says(session, '/rewind 3 conversation');
+    expect(rewound).toContain('Rewound to before turn 3');
+    const archived = Number(/Conversation: (\d+) messages archived/.exec(rewound)?.[1]);
+    expect(archived).toBeGreaterThan(1);
     expect(texts(session)).not.toContain('step 2');
     await session.prompt('a new direction');
     const undone = await says(session, '/rewind undo');
-    expect(undone).toMatch(/^Undid the last rewind: \d+ messages back in the conversation, the context is now [\d,]+ tokens\. Files stay as they are now/);
+    // as many messages come back as the rewind archived
+    expect(undone).toMatch(
+      new RegExp(`^Undid the last rewind: ${archived} messages back in the conversation, the context is now [\\d,]+ tokens\\. Files stay as they are now`),
+    );
     // the rewound turns are back where they were, what came after the rewind stays after them
     const ids = session.messages().map((m) => m.id);
     expect(ids.slice(0, all.length)).toEqual(all);
     expect(texts(session).at(-2)).toBe('a new direction');
     expect(historyProblems(session.messages())).toEqual([]);
     expect(await says(session, '/rewind undo')).toContain('Nothing to undo');
+    session.close();
+    store.close();
+  });
+
+  it('/history finds what a rewind archived and opens it whole by id; an unknown id is refused', async () => {
+    const { config, store } = setup();
+    const { session } = open(config, store);
+    for (let i = 0; i < 3; i++) await session.prompt(`walrus step ${i}`);
+    await says(session, '/rewind 2 conversation');
+    const found = await runSlash({ session }, '/history walrus step 2');
+    if (found?.kind !== 'history') throw new Error('no page of results');
+    const hit = found.result.hits[0]!;
+    const opened = await says(session, `/history open ${hit.id}`);
+    expect(opened.split('\n')[0]).toBe(`${hit.label} (${hit.id})`);
+    expect(opened).toContain('walrus step');
+    await expect(runSlash({ session }, '/history open no_such_id')).rejects.toThrow('nothing archived has the id no_such_id');
     session.close();
     store.close();
   });

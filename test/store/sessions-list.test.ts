@@ -56,4 +56,21 @@ describe('agent sessions', () => {
     // mutation: listing exactly --limit rows says nothing of the third
     expect(two.stderr()).toBe('agent: the 2 most recent sessions are listed; there are more: add --limit <n> to list more\n');
   });
+
+  it('`sessions show` lists what the sandbox denied a session, under each command, and nothing for a session it denied nothing', async () => {
+    const { dir } = tempDir();
+    const db = join(dir, 'agent.db');
+    const store = openStore(db);
+    for (const id of ['s_denied', 's_clean']) store.createSession({ id, cwd: '/repo', provider: 'anthropic', model: 'claude-test' });
+    store.sandboxViolations.save('s_denied', { toolUseId: 'tu_1', command: 'touch ~/x', lines: ['write denied: /home/me/x'] });
+    store.close();
+    const denied = capture();
+    await showSessionCommand('s_denied', { outputFormat: 'text', db });
+    expect(denied.stdout()).toContain('# Sandbox violations (1)');
+    expect(denied.stdout()).toMatch(/ {2}write denied: \/home\/me\/x {2}\(tu_1: touch ~\/x\)/);
+    vi.restoreAllMocks();
+    const clean = capture();
+    await showSessionCommand('s_clean', { outputFormat: 'text', db });
+    expect(clean.stdout()).not.toContain('Sandbox violations');
+  });
 });

@@ -8,7 +8,8 @@ import type { EventHandlers } from '../../src/ui/events-host.js';
 import { sessionHandlers } from '../../src/ui/events-session.js';
 import { toolHandlers } from '../../src/ui/events-tools.js';
 import { turnHandlers } from '../../src/ui/events-turn.js';
-import { EVENT_HANDLERS, UiStore } from '../../src/ui/ui-store.js';
+import { EVENT_HANDLERS } from '../../src/ui/event-handlers.js';
+import { UiStore } from '../../src/ui/ui-store.js';
 import { FakeController } from './fakes.js';
 
 // Every type of the union, once: the compiler refuses this literal if a type is missing or unknown.

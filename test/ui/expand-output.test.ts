@@ -10,7 +10,7 @@ const tool = (id: string, output: string): ToolItem => ({ kind: 'tool', id, tool
 
 describe('Ctrl+O over a resumed transcript', () => {
   it("finds the last tool row, a session's very first row included (a `!command` it began with)", () => {
-    const expander = new ToolExpander({});
+    const expander = new ToolExpander({ viewOf: () => undefined });
     const items: TranscriptItem[] = [
       tool('t1', 'On branch main'),
       { kind: 'user', id: 'u1', text: 'what changed?' },

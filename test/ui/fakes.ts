@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { Message } from '../../src/llm/messages.js';
 import type { PermissionMode } from '../../src/config/schema.js';
 import type { UiController } from '../../src/ui/controller.js';
-import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, TaskRowView } from '../../src/protocol/views.js';
+import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, ViewData, ViewName } from '../../src/protocol/views.js';
 import type { Event } from '../../src/protocol/events.js';
 
 export const usage = (over: Partial<ContextUsageView> = {}): ContextUsageView => ({
@@ -48,8 +48,11 @@ export class FakeController implements UiController {
   /** What searchArchive answers; the searches asked are recorded. */
   archive: (query: string, page: number) => HistoryPage = (query, page) => ({ query, page, pageSize: 10, hits: [], hasMore: false });
   readonly searches: Array<[string, number]> = [];
-  /** The /tasks panel's rows (absent: the app has none to refresh from). */
-  taskRows?: () => TaskRowView[];
+  /** The views on the seam the app reads (viewOf), by name: a test sets those it shows (the task list, the /tasks panel's rows). */
+  views: { [K in ViewName]?: (key: string) => ViewData[K] | undefined } = {};
+  /** The keys the app offered the capabilities (press); `bound` says which they take. */
+  readonly pressed: string[] = [];
+  bound: string[] = [];
   private readonly listeners = new Set<(ev: Event) => void>();
 
   constructor(
@@ -106,6 +109,13 @@ export class FakeController implements UiController {
   files: string[] = ['src/', 'src/cli.ts', 'src/ui/app.tsx', 'README.md'];
   async completePath(query: string): Promise<string[]> {
     return this.files.filter((f) => f.includes(query));
+  }
+  viewOf<K extends ViewName>(name: K, key = ''): ViewData[K] | undefined {
+    return this.views[name]?.(key);
+  }
+  press(key: string): boolean {
+    this.pressed.push(key);
+    return this.bound.includes(key);
   }
   cyclePermissionMode(): void {
     this.modeCycles++;

@@ -1,20 +1,32 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import type { ChildState } from '../../src/agents/childState.js';
-import type { Todo } from '../../src/plan/todos.js';
+import type { Message } from '../../src/llm/messages.js';
+import type { TodoView } from '../../src/protocol/views.js';
 import { FakeController, renderApp, waitFor } from './helpers.js';
 
 afterEach(() => cleanup());
 
+/** The session's list as the plan capability's `todos` view gives it: read from the log, open while work is under way. */
 class TodoController extends FakeController {
-  list: Todo[] = [];
-  todos(): readonly Todo[] {
-    return this.list;
+  list: TodoView[] = [];
+  constructor() {
+    super();
+    this.views.todos = () => ({ todos: this.list, open: this.list.some((t) => t.status !== 'completed' && t.status !== 'cancelled') });
   }
 }
 
+/** A tool's result joining the log (a TodoWrite's). */
+const result = (id: string, isError = false): Message => ({
+  id: `m-${id}`,
+  role: 'user',
+  blocks: [{ type: 'tool_result', toolUseId: id, content: isError ? 'no' : 'set', isError }],
+  kind: 'normal',
+  createdAt: 0,
+});
+
 describe('the task list above the prompt', () => {
-  it('shows the list while work is under way (the item in progress by its active form), follows TodoWrite and rewinds, and Ctrl+T toggles it', async () => {
+  it('shows the list while work is under way (the item in progress by its active form), reads it again when a result joins the log and at a rewind, and Ctrl+T toggles it', async () => {
     const c = new TodoController();
     c.list = [
       { content: 'Read the code', status: 'completed' },
@@ -27,20 +39,15 @@ describe('the task list above the prompt', () => {
     expect(app.frame()).toContain('✔ Read the code');
     expect(app.frame()).toContain('! Ask about the API');
 
-    // a TodoWrite finished: its own list is shown (the log, which the controller reads, gets its result only after
-    // tool_end, so it still holds the list before: issue 49)
+    // a TodoWrite ended: the log gets its result only after tool_end (issue 49), so the list is read again at the result
     const next = c.list.map((t) => (t.status === 'in_progress' ? { ...t, status: 'completed' as const } : t));
     c.emit(
       { type: 'tool_start', id: 't1', name: 'TodoWrite', input: { todos: next }, summary: '' },
       { type: 'tool_end', id: 't1', name: 'TodoWrite', output: { content: 'set', isError: false }, durationMs: 1, status: 'done' },
     );
-    await app.waitForText('Tasks · 2 of 3 done');
-    // a refused one sets nothing
-    c.emit(
-      { type: 'tool_start', id: 't2', name: 'TodoWrite', input: { todos: [{ content: 'Other', status: 'pending' }] }, summary: '' },
-      { type: 'tool_end', id: 't2', name: 'TodoWrite', output: { content: 'no', isError: true }, durationMs: 1, status: 'error' },
-    );
     c.list = next;
+    c.emit({ type: 'message', message: result('t1') });
+    await app.waitForText('Tasks · 2 of 3 done');
 
     await app.press('\u0014');
     await waitFor(() => !app.frame().includes('Tasks ·'), app.frame);
@@ -53,8 +60,8 @@ describe('the task list above the prompt', () => {
     await waitFor(() => !app.frame().includes('Tasks ·'), app.frame);
   });
 });
-// Mutations that fail this: the list read from the log at tool_end (one TodoWrite behind: '2 of 3 done' never comes),
-// a failed TodoWrite's list shown, no refresh on history_reset, Ctrl+T not bound, the list shown when every item is settled.
+// Mutations that fail this: the list not read again at a tool's result ('2 of 3 done' never comes), no refresh on
+// history_reset, Ctrl+T not bound, the list shown when every item is settled (the view's `open` ignored).
 
 describe("a sub-agent's own task list", () => {
   it('is shown indented under its running row, not as the session’s list, and goes with the row', async () => {

@@ -28,7 +28,7 @@ const row = (id: string, over: Partial<TaskRowView> = {}): TaskRowView => ({
 async function openPanel(rows: TaskRowView[]) {
   const c = new FakeController();
   let current = rows;
-  c.taskRows = () => current;
+  c.views.tasks = () => current;
   const app = renderAppSized(c, 120, 30);
   c.emit({ type: 'command_output', command: '/tasks', output: { kind: 'tasks', rows, text: 'listing' } });
   await app.waitForText('Background commands (');

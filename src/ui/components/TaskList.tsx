@@ -1,7 +1,10 @@
 import { Box, Text } from 'ink';
-import { type Todo, todoProgress } from '../../plan/todos.js';
+import type { TodoView as Todo } from '../../protocol/views.js';
 import { sanitize } from '../sanitize.js';
 import { useTheme } from '../theme.js';
+
+/** "2 of 5 done", counting cancelled items as settled. */
+const progress = (todos: readonly Todo[]): string => `${todos.filter((t) => t.status === 'completed').length} of ${todos.length} done`;
 
 /** Items shown above the prompt at most; the rest are counted (/todos prints them all). */
 export const TASKS_SHOWN = 8;
@@ -42,7 +45,7 @@ export function TaskList({ todos }: { todos: readonly Todo[] }) {
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text color={theme.muted}>
-        Tasks · {todoProgress(todos)} <Text color={theme.muted}>(ctrl+t hides)</Text>
+        Tasks · {progress(todos)} <Text color={theme.muted}>(ctrl+t hides)</Text>
       </Text>
       {shown.map((t, i) => (
         <TodoLine key={`${start + i}`} todo={t} indent="  " />
@@ -66,7 +69,7 @@ export function ChildTaskList({ todos }: { todos: readonly Todo[] | undefined })
   const { shown, start, hidden } = around(todos, CHILD_TASKS_SHOWN);
   return (
     <Box flexDirection="column">
-      <Text color={theme.muted}>{`    its tasks · ${todoProgress(todos)}`}</Text>
+      <Text color={theme.muted}>{`    its tasks · ${progress(todos)}`}</Text>
       {shown.map((t, i) => (
         <TodoLine key={`${start + i}`} todo={t} indent="      " />
       ))}

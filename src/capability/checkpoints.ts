@@ -1,8 +1,10 @@
 // What a session asks of its working tree's checkpoints (the checkpoints capability lends it
-// through the seam): whether a turn has one, going back to it, taking a rewind back.
-import type { RewindKind } from './records.js';
+// through the seam, CapabilitySession.checkpoints): whether a turn has one, going back to it,
+// taking a rewind back. The seam's vocabulary, so /rewind reaches the files through the seam and
+// never names the checkpoints' room (src/checkpoints/ implements it). Types only.
 
-export type { RewindKind } from './records.js';
+/** What a rewind took back: the files, the conversation, or both. */
+export type RewindKind = 'code' | 'conversation' | 'both';
 
 /** One file a tree rewind put back or removed (absolute path), or could not. */
 export interface TreeChange {
