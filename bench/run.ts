@@ -28,7 +28,8 @@ const BENCHES: Record<string, string> = {
     'issue 37: facts of a scripted coding session carried across manual, reactive and successive auto compactions, three summarizers (keeps nothing, half, all), ledger on vs off',
   ledger: 'issue 37: the working-state ledger of a session with 5,000 messages of the person: time to derive it and its tokens against the budget',
   grep: 'Grep on a generated 6,000-file / ~60 MB tree: packaged ripgrep (the default) vs rg on PATH vs the JavaScript search',
-  billed: 'issue 48: billed input of a 24-turn session and a 40-turn tool-heavy one (-p --continue, Bash reads), vs Claude Code with AGENT_BENCH_PEER',
+  billed:
+    'issue 48: billed input of a 24-turn session of reads and a 40-turn tool-heavy coding session (-p --continue), vs Claude Code with AGENT_BENCH_PEER; the tool-heavy one on Responses vs Codex with AGENT_BENCH_CODEX',
   grepturn: 'issue 48: a Grep turn (-p) over a 17,700-file repository beyond a plain round trip, rare and common words; vs Claude Code with AGENT_BENCH_PEER',
   background:
     "issue 34: a 50 MB stream from a background command vs the spill benchmark's foreground output (peak RSS); a turn's round trip with 10 background commands printing vs none",

@@ -41,7 +41,7 @@ export function thresholds(limits: ModelLimits, cfg: CompactionConfig): Threshol
   const blocking = at(cfg.blockingBufferTokens);
   const auto = Math.min(at(cfg.autoBufferTokens), blocking);
   const warning = Math.min(at(cfg.warningBufferTokens), auto);
-  const micro = Math.min(at(cfg.microBufferTokens), auto);
+  const micro = Math.min(at(cfg.microBufferTokens), auto, cfg.microWorkingSetTokens > 0 ? cfg.microWorkingSetTokens : Number.POSITIVE_INFINITY);
   return { contextWindow, reserve, effective, micro, warning, auto, blocking, bufferScale };
 }
 

@@ -48,6 +48,12 @@ export const CompactionSchema = z.strictObject({
   blockingBufferTokens: z._default(nonNegativeInt, 3_000),
   /** Micro compaction (clearing old tool outputs) starts at effective − this. */
   microBufferTokens: z._default(nonNegativeInt, 20_000),
+  /**
+   * Micro compaction is also weighed from this many tokens, when that comes before effective −
+   * microBufferTokens: old outputs reread by every request cost more than the rewrite a clear
+   * worth it (microPolicy.ts) takes. 0: only from the buffer.
+   */
+  microWorkingSetTokens: z._default(nonNegativeInt, 60_000),
   /** Micro compaction keeps this many most recent compactable tool results intact. */
   microKeepRecent: z._default(nonNegativeInt, 5),
   /** Auto/manual compaction keeps at most this many recent user turns verbatim... */
@@ -151,7 +157,7 @@ export const RecallSchema = z.strictObject({
 export const OutputSchema = z.strictObject({
   /** A tool result estimated above this many tokens is archived whole and the model gets a head-and-tail preview with a Recall handle; 0 turns spilling off. */
   spillTokens: z._default(z.int().check(z.minimum(0)), 2_000),
-  /** Per-tool thresholds (tool name → tokens), e.g. {"Grep": 4000}; others use spillTokens. */
+  /** Per-tool thresholds (tool name → tokens), e.g. {"Grep": 4000}; others use spillTokens (FileRead four times it: tools/spill.ts). */
   spillTokensByTool: z._default(z.record(z.string(), z.int().check(z.minimum(0))), {}),
 });
 

@@ -1,5 +1,6 @@
 import type { Store } from '../store/index.js';
 import { redactSecrets } from '../log.js';
+import { spillThreshold } from '../tools/spill.js';
 import type { RecallSource, SpillSink } from '../tools/types.js';
 
 /** The archive the Recall tool and /history search: this session's, or every session's when `crossSession` says so. */
@@ -37,7 +38,7 @@ export function archiveSpill(
   output: () => { spillTokens: number; spillTokensByTool: Record<string, number> },
 ): SpillSink {
   return {
-    thresholdFor: (toolName) => output().spillTokensByTool[toolName] ?? output().spillTokens,
+    thresholdFor: (toolName) => spillThreshold(toolName, output()),
     archive: (o) =>
       store.spilled.save(sessionId(), {
         toolUseId: o.toolUseId,

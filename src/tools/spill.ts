@@ -9,9 +9,24 @@
 // spill again. The preview is a pure function of the output and its handle: byte-stable, so a
 // spilled result never changes once in the history and never breaks the cached prefix.
 import { fmtInt } from './format.js';
+import { TOOL } from './toolNames.js';
 
 /** Default threshold (tokens) above which a result is spilled; see docs/compaction.md for the measurement. */
 export const DEFAULT_SPILL_TOKENS = 2_000;
+/**
+ * FileRead spills at this many times the threshold (8,000 tokens at the default, ~800 lines of
+ * code): a file the model asked for whole is needed whole, and a spilled read costs a Recall round
+ * trip per page, each rereading the whole context (docs/performance.md, "Billed input").
+ */
+export const FILE_READ_SPILL_FACTOR = 4;
+
+/** The threshold of a tool's results: its own in `spillTokensByTool`, else `spillTokens` (FileRead's a multiple of it); 0: never. */
+export function spillThreshold(toolName: string, output: { spillTokens: number; spillTokensByTool: Record<string, number> }): number {
+  const own = output.spillTokensByTool[toolName];
+  if (own !== undefined) return own;
+  return toolName === TOOL.FileRead ? output.spillTokens * FILE_READ_SPILL_FACTOR : output.spillTokens;
+}
+
 /** Most characters archived per output; the rest is counted and noted, not kept. */
 export const ARCHIVE_CAP_CHARS = 10 * 1024 * 1024;
 

@@ -7,7 +7,17 @@ import { cfg } from './helpers.js';
 describe('thresholds', () => {
   it('200K window, 64K output: reserve capped at 20K, defaults unscaled', () => {
     const t = thresholds({ contextWindow: 200_000, maxOutputTokens: 64_000 }, cfg());
-    expect(t).toMatchObject({ reserve: 20_000, effective: 180_000, auto: 167_000, warning: 160_000, blocking: 177_000, micro: 160_000, bufferScale: 1 });
+    expect(t).toMatchObject({ reserve: 20_000, effective: 180_000, auto: 167_000, warning: 160_000, blocking: 177_000, micro: 60_000, bufferScale: 1 });
+  });
+
+  it('micro compaction is weighed from the working set (60K) when that comes before its buffer; 0 leaves only the buffer', () => {
+    const window = { contextWindow: 200_000, maxOutputTokens: 64_000 };
+    expect(thresholds(window, cfg()).micro).toBe(60_000);
+    expect(thresholds(window, cfg({ microWorkingSetTokens: 0 })).micro).toBe(160_000);
+    expect(thresholds(window, cfg({ microWorkingSetTokens: 170_000 })).micro).toBe(160_000);
+    // a small window keeps its scaled buffer: the working set lies past it
+    expect(thresholds({ contextWindow: 32_768, maxOutputTokens: 4_096 }, cfg()).micro).toBe(28_672 - 11_468);
+    // fails when budget.ts leaves the working set out of the micro threshold, or reads 0 as a threshold of 0
   });
 
   it('128K window with 16K output reserves the max output', () => {
@@ -48,13 +58,23 @@ describe('thresholds', () => {
   it('takes every number from the config', () => {
     const t = thresholds(
       { contextWindow: 200_000, maxOutputTokens: 64_000 },
-      cfg({ reserveTokens: 10_000, autoBufferTokens: 5_000, warningBufferTokens: 30_000, blockingBufferTokens: 1_000, microBufferTokens: 40_000 }),
+      cfg({
+        reserveTokens: 10_000,
+        autoBufferTokens: 5_000,
+        warningBufferTokens: 30_000,
+        blockingBufferTokens: 1_000,
+        microBufferTokens: 40_000,
+        microWorkingSetTokens: 0,
+      }),
     );
     expect(t).toMatchObject({ effective: 190_000, auto: 185_000, warning: 160_000, blocking: 189_000, micro: 150_000 });
   });
 
   it('clamps a config that would invert the order (micro after auto)', () => {
-    const t = thresholds({ contextWindow: 200_000, maxOutputTokens: 64_000 }, cfg({ microBufferTokens: 1_000, autoBufferTokens: 13_000 }));
+    const t = thresholds(
+      { contextWindow: 200_000, maxOutputTokens: 64_000 },
+      cfg({ microBufferTokens: 1_000, autoBufferTokens: 13_000, microWorkingSetTokens: 0 }),
+    );
     expect(t.micro).toBe(t.auto);
   });
 

@@ -6,7 +6,7 @@ import { archiveRecall, archiveSpill } from '../../src/session/recall.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createRecallTool } from '../../src/tools/recall.js';
 import { createTools } from '../../src/tools/registry.js';
-import { FullOutputBuffer, fullOutputOf, shouldSpill, spillPreview } from '../../src/tools/spill.js';
+import { FullOutputBuffer, fullOutputOf, shouldSpill, spillPreview, spillThreshold } from '../../src/tools/spill.js';
 import type { AnyTool, ToolContext } from '../../src/tools/types.js';
 import { tempDir } from '../store/helpers.js';
 
@@ -18,6 +18,18 @@ describe('the spill rule', () => {
     expect(shouldSpill({ spills: true, chars: 8_000, threshold: 2_000 })).toBe(false);
     expect(shouldSpill({ spills: false, chars: 1e6, threshold: 2_000 })).toBe(false);
     expect(shouldSpill({ spills: true, chars: 1e6, threshold: 0 })).toBe(false);
+  });
+
+  it('FileRead spills at four times the threshold (a file read whole is needed whole); a tool of its own in spillTokensByTool, and 0, win', () => {
+    const output = { spillTokens: 2_000, spillTokensByTool: { Grep: 500 } };
+    expect(spillThreshold('FileRead', output)).toBe(8_000);
+    expect(spillThreshold('Bash', output)).toBe(2_000);
+    expect(spillThreshold('Grep', output)).toBe(500);
+    expect(spillThreshold('FileRead', { spillTokens: 2_000, spillTokensByTool: { FileRead: 1_000 } })).toBe(1_000);
+    expect(spillThreshold('FileRead', { spillTokens: 0, spillTokensByTool: {} })).toBe(0);
+    // a 520-line source file (~5,000 tokens) is read whole; at the general threshold it spilled
+    expect(shouldSpill({ spills: true, chars: 20_000, threshold: spillThreshold('FileRead', output) })).toBe(false);
+    // fails with FILE_READ_SPILL_FACTOR 1, or with the per-tool value read after the factor
   });
 
   it('previews head and tail with the handle, sizes and the last line; byte-stable', () => {
