@@ -51,9 +51,11 @@ export const CompactionSchema = z.strictObject({
   /**
    * Micro compaction is also weighed from this many tokens, when that comes before effective −
    * microBufferTokens: old outputs reread by every request cost more than the rewrite a clear
-   * worth it (microPolicy.ts) takes. 0: only from the buffer.
+   * worth it (microPolicy.ts) takes. 0 (the default): only from the buffer. 60,000 cut the tool-heavy
+   * bench's billed input by a fifth, but the fidelity bench lost the latest request in auto×3
+   * keeps-half (docs/performance.md, "Billed input"), so it is the person's choice.
    */
-  microWorkingSetTokens: z._default(nonNegativeInt, 60_000),
+  microWorkingSetTokens: z._default(nonNegativeInt, 0),
   /** Micro compaction keeps this many most recent compactable tool results intact. */
   microKeepRecent: z._default(nonNegativeInt, 5),
   /** Auto/manual compaction keeps at most this many recent user turns verbatim... */

@@ -7,16 +7,16 @@ import { cfg } from './helpers.js';
 describe('thresholds', () => {
   it('200K window, 64K output: reserve capped at 20K, defaults unscaled', () => {
     const t = thresholds({ contextWindow: 200_000, maxOutputTokens: 64_000 }, cfg());
-    expect(t).toMatchObject({ reserve: 20_000, effective: 180_000, auto: 167_000, warning: 160_000, blocking: 177_000, micro: 60_000, bufferScale: 1 });
+    expect(t).toMatchObject({ reserve: 20_000, effective: 180_000, auto: 167_000, warning: 160_000, blocking: 177_000, micro: 160_000, bufferScale: 1 });
   });
 
-  it('micro compaction is weighed from the working set (60K) when that comes before its buffer; 0 leaves only the buffer', () => {
+  it('micro compaction is weighed from a working set set (60K) when that comes before its buffer; 0, the default, leaves only the buffer', () => {
     const window = { contextWindow: 200_000, maxOutputTokens: 64_000 };
-    expect(thresholds(window, cfg()).micro).toBe(60_000);
-    expect(thresholds(window, cfg({ microWorkingSetTokens: 0 })).micro).toBe(160_000);
+    expect(thresholds(window, cfg({ microWorkingSetTokens: 60_000 })).micro).toBe(60_000);
+    expect(thresholds(window, cfg()).micro).toBe(160_000);
     expect(thresholds(window, cfg({ microWorkingSetTokens: 170_000 })).micro).toBe(160_000);
     // a small window keeps its scaled buffer: the working set lies past it
-    expect(thresholds({ contextWindow: 32_768, maxOutputTokens: 4_096 }, cfg()).micro).toBe(28_672 - 11_468);
+    expect(thresholds({ contextWindow: 32_768, maxOutputTokens: 4_096 }, cfg({ microWorkingSetTokens: 60_000 })).micro).toBe(28_672 - 11_468);
     // fails when budget.ts leaves the working set out of the micro threshold, or reads 0 as a threshold of 0
   });
 

@@ -91,7 +91,7 @@ describe('.agentrc schema', () => {
         warningBufferTokens: 20_000,
         blockingBufferTokens: 3_000,
         microBufferTokens: 20_000,
-        microWorkingSetTokens: 60_000,
+        microWorkingSetTokens: 0,
         microKeepRecent: 5,
         tailTurns: 3,
         tailTokens: 20_000,
