@@ -20,7 +20,15 @@ export async function waitForScreen(term: Screen, pattern: RegExp | string, time
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
-    await term.settle?.();
+    // the terminal's own settling is bounded by the wait's deadline too: a settle that never came
+    // (the headless terminal's write callback) hung a test to vitest's bound with no screen shown
+    const settled = term.settle?.();
+    if (settled) {
+      await new Promise<void>((r) => {
+        const late = setTimeout(r, Math.max(0, deadline - Date.now()));
+        void settled.then(() => (clearTimeout(late), r()));
+      });
+    }
     last = term.screen();
     if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
