@@ -1,5 +1,5 @@
 import type { AgentEvent, SessionEvent } from '../protocol/events.js';
-import { runTurn, type LoopOptions, type TurnResult } from '../agent/loop.js';
+import { runTurn, type TurnResult } from '../agent/loop.js';
 import type { PermissionMode } from '../config/schema.js';
 import { addUsage, emptyUsage, newId, textOf, type Message, type Usage } from '../llm/messages.js';
 import type { Effort } from '../llm/provider.js';
@@ -107,7 +107,6 @@ export class Session extends SessionEvents {
       this.notice('info', 'Your previous message got no reply; it stays in the history marked as unanswered, and this one is sent as a new request.');
     this.parts.snapshots.reset();
     let turnId: string | undefined;
-    let before: Promise<void> | undefined;
     try {
       this.gate.turnAllow = scope.allow ?? [];
       const { text, hooked } = await expandPrompt(this.parts, asked, scope, ac.signal, (e) => this.emit(e));
@@ -121,19 +120,16 @@ export class Session extends SessionEvents {
       this.parts.snapshots.startedBy(msg.id);
       // the project as it stands before the turn, and after it (checkpoints, for /rewind)
       turnId = msg.id;
-      // the snapshot (a few git processes) runs while the first request goes out: only tools wait for it
-      before = this.caps.turnBoundary('before', turnId);
-      before.catch(() => undefined); // awaited in finally, which rethrows what it threw
-      const result = await runTurn(this.compactor.loopHost(), toolsWaitFor(before, this.parts.loopOptions()), msg, ac.signal, (e) => this.onAgentEvent(e));
+      // (the snapshot before the turn runs before its first request: run alongside it, a TUI turn
+      // in a full e2e run never ended; see docs/performance.md)
+      await this.caps.turnBoundary('before', turnId);
+      const result = await runTurn(this.compactor.loopHost(), this.parts.loopOptions(), msg, ac.signal, (e) => this.onAgentEvent(e));
       if (result.reason !== 'aborted') this.compactor.turnCompleted();
       this.giveBack(scope, asked, msg.id, result.reason, ac.signal);
       return result;
     } finally {
       this.gate.turnAllow = [];
-      if (turnId !== undefined) {
-        await before;
-        await this.caps.turnBoundary('after', turnId);
-      }
+      if (turnId !== undefined) await this.caps.turnBoundary('after', turnId);
       this.end();
     }
   }
@@ -389,20 +385,4 @@ function nthPin(pins: Array<{ id: string; text: string }>, n: number): { id: str
   const target = pins[n - 1];
   if (!target) throw new Error(pins.length === 0 ? 'nothing is pinned' : `there is no pin ${n}: /pin list shows ${pins.length === 1 ? 'one' : pins.length}`);
   return target;
-}
-
-/** The turn's options with each tool call waiting for `ready` (the checkpoint before the turn) before its PreToolUse hook and its approval. */
-export function toolsWaitFor(ready: Promise<unknown>, o: LoopOptions): LoopOptions {
-  const { hooks, gate } = o;
-  return {
-    ...o,
-    gate: { authorize: async (call, signal, pre) => (await ready, gate.authorize(call, signal, pre)) },
-    ...(hooks && {
-      hooks: {
-        beforeTool: async (call, signal) => (await ready, hooks.beforeTool(call, signal)),
-        afterTool: (call, output, signal) => hooks.afterTool(call, output, signal),
-        onStop: (text, count, signal) => hooks.onStop(text, count, signal),
-      },
-    }),
-  };
 }
