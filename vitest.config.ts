@@ -66,6 +66,14 @@ const FRESH_MODULES = fg
 const BOTH_REGIMES = fg.sync(['test/e2e/**/*.test.ts']).filter((file) => /^\/\/ Both regimes:/m.test(readFileSync(file, 'utf8')));
 
 /**
+ * End-to-end files that need their own modules (project e2e-fresh, isolated): a line starting
+ * `// Fresh modules:` says why. tui-paste's large-paste test hung a full run three times (its first
+ * turn never ended, "Thinking…" after the answer) and passes alone every time: what the worker's
+ * earlier files leave in the shared modules is the suspect, not yet found (docs/build.md).
+ */
+const E2E_FRESH = fg.sync(['test/e2e/**/*.test.ts']).filter((file) => /^\/\/ Fresh modules:/m.test(readFileSync(file, 'utf8')));
+
+/**
  * What both unit projects share: the setup file that removes, when a test file ends, the temporary
  * folders it made with tempDir() (test/tempDirs.ts).
  */
@@ -127,7 +135,8 @@ export default defineConfig({
         test: { name: 'unit', ...UNIT, include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**', ...FRESH_MODULES], isolate: false },
       },
       { extends: true, test: { name: 'unit-fresh', ...UNIT, include: FRESH_MODULES } },
-      { extends: true, test: { name: 'e2e', ...END_TO_END } },
+      { extends: true, test: { name: 'e2e', ...END_TO_END, exclude: E2E_FRESH } },
+      { extends: true, test: { name: 'e2e-fresh', ...END_TO_END, include: E2E_FRESH, isolate: true } },
       { extends: true, test: { name: 'e2e-4-5', ...END_TO_END, include: BOTH_REGIMES, env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } } },
     ],
   },

@@ -1,3 +1,5 @@
+// Fresh modules: in a worker shared with other end-to-end files, the large-paste test's first turn
+// never ended (three full runs on 7 Dec 2026; alone it passes): it runs isolated until that is found.
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
 import { lastUserText } from '../fake-server/server.js';
