@@ -14,6 +14,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { rng } from '../bench/rng.js';
 
 interface Mutant {
   id: number;
@@ -81,18 +82,11 @@ function balanced(text: string): boolean {
   return depth === 0;
 }
 
-/** The seeded generator (mulberry32 over the seed's FNV-1a hash). */
+/** The seeded generator: bench's mulberry32 over the seed's FNV-1a hash. */
 function generator(seed: string): () => number {
   let h = 2166136261;
   for (const c of seed) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
-  let a = h >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return rng(h);
 }
 
 /** Every mutation a line admits: each operator at each place it matches, and the statement's drop. */
