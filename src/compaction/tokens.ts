@@ -5,6 +5,15 @@ import { base64ImageTokens } from '../media/limits.js';
 /** What images cost: by their pixels (Anthropic's w×h/750 of the size sent), never by their base64 length. */
 const imagesTokens = (images: readonly { data: string }[] | undefined): number => (images ?? []).reduce((n, i) => n + base64ImageTokens(i.data), 0);
 
+/**
+ * Counts of what every runtime of a process sends alike (the tool definitions, the system prompt),
+ * by text: a sub-agent, a resumed session and each in-process run of the tests build a counter of
+ * their own and would tokenize them again. Only for the tokenizer's counts; cleared past 256 texts.
+ */
+const sharedCounts = new Map<string, number>();
+/** The JSON of a frozen tool input schema, by schema object (the built-in tools', shared: tools/inputSchema.ts). */
+const schemaJson = new WeakMap<object, string>();
+
 /** Counts the tokens of a string. */
 export type CountFn = (text: string) => number;
 
@@ -195,10 +204,21 @@ export class TokenCounter {
     return n;
   }
 
+  /** A text every runtime sends alike: counted once per process with the tokenizer. */
+  private countShared(text: string): number {
+    if (this.custom) return this.countText(text);
+    const known = sharedCounts.get(text);
+    if (known !== undefined) return known;
+    const n = this.countText(text);
+    if (sharedCounts.size >= 256) sharedCounts.clear();
+    sharedCounts.set(text, n);
+    return n;
+  }
+
   /** The system prompt (the last one is remembered: it rarely changes). */
   countSystem(system: string): number {
     if (this.lastSystem?.text === system) return this.lastSystem.tokens;
-    const tokens = this.countText(system);
+    const tokens = this.countShared(system);
     this.lastSystem = { text: system, tokens };
     return tokens;
   }
@@ -209,7 +229,13 @@ export class TokenCounter {
     for (const t of tools) {
       let n = this.specs.get(t);
       if (n === undefined) {
-        n = TOOL_SPEC_OVERHEAD + this.countText(t.name) + this.countText(t.description) + this.countText(JSON.stringify(t.inputSchema));
+        let json = schemaJson.get(t.inputSchema);
+        if (json === undefined) {
+          json = JSON.stringify(t.inputSchema);
+          // only a frozen schema cannot change under its JSON
+          if (Object.isFrozen(t.inputSchema)) schemaJson.set(t.inputSchema, json);
+        }
+        n = TOOL_SPEC_OVERHEAD + this.countText(t.name) + this.countShared(t.description) + this.countShared(json);
         this.specs.set(t, n);
       }
       total += n;

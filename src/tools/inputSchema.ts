@@ -9,11 +9,27 @@ import { ToolInputError } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** zod → JSON schema, without `$schema` and without the ±2^53 bounds zod adds to integers. */
+/**
+ * The JSON schemas made, by their zod schema: every tool is built again for every session (and
+ * every in-process run of the tests), from the same module-level zod objects, and zod's
+ * conversion was a tenth of a runtime's construction. Frozen, as they are shared.
+ */
+const made = new WeakMap<z.ZodMiniObject, JsonSchema>();
+
+/** zod → JSON schema, without `$schema` and without the ±2^53 bounds zod adds to integers; made once per zod schema, and frozen. */
 export function toInputSchema(schema: z.ZodMiniObject): JsonSchema {
+  const known = made.get(schema);
+  if (known) return known;
   const cleaned = clean(z.toJSONSchema(schema, { io: 'input' }));
   if (!isRecord(cleaned) || cleaned['type'] !== 'object') throw new Error('a tool input schema must be an object schema');
-  return cleaned as JsonSchema;
+  const frozen = deepFreeze(cleaned) as JsonSchema;
+  made.set(schema, frozen);
+  return frozen;
+}
+
+function deepFreeze(node: unknown): unknown {
+  if (typeof node === 'object' && node !== null) for (const v of Object.values(node)) deepFreeze(v);
+  return Object.freeze(node);
 }
 
 function clean(node: unknown): unknown {
