@@ -5,7 +5,7 @@
 //   node --import tsx scripts/mutants.ts draw --seed S --since 2026-12-04 --count 20 [--under src/a,src/b] [--exclude a.json …] > sample.json
 //   node --import tsx scripts/mutants.ts run sample.json [--deep] [--only 3,7] >> results.jsonl
 //
-// draw lists the lines of src/**/*.ts(x) that `git blame` dates on or after --since (comments,
+// draw lists the lines of src/**/*.ts(x) (top-level files too) that `git blame` dates on or after --since (comments,
 // imports and type declarations left out), takes lines uniformly (files weigh by their new lines)
 // and on each line one of the bugs it admits. run applies each mutant in this checkout (it must
 // be clean under src/), runs `vitest run --project unit --project unit-fresh` on the test folder
@@ -149,7 +149,7 @@ function draw(args: string[]): void {
   });
   // --under src/a,src/b,src/c.ts: only the files under those folders, or those files
   const under = option(args, '--under')?.split(',');
-  const files = execFileSync('git', ['ls-files', 'src/**/*.ts', 'src/**/*.tsx'], { encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '--', 'src/*.ts', 'src/*.tsx'], { encoding: 'utf8' })
     .split('\n')
     .filter((f) => f !== '' && (!under || under.some((u) => f === u || f.startsWith(u.endsWith('/') ? u : `${u}/`))));
   const pool: Array<{ file: string; line: number; text: string }> = [];
