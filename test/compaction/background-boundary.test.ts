@@ -118,4 +118,31 @@ describe('background compaction at its boundaries', () => {
     expect(e.pending()).toEqual(expect.objectContaining({ trigger: 'manual', ready: false }));
     e.cancelBackground();
   });
+
+  it('-p /compact with the background summary on waits for its summary and applies it, focus and all', async () => {
+    const provider = new ScriptedProvider(() => ({ text: SUMMARY }), 100);
+    const e = engine(provider);
+    const history = historyUpTo(e, 20_000);
+    const outcome = await e.manual(ctx(history), '  the parser  ', signal(), () => undefined);
+    expect(outcome.record).toEqual(expect.objectContaining({ status: 'applied', trigger: 'manual' }));
+    expect(outcome.record.method).not.toBe('ledger');
+    expect(outcome.record.summary).toContain('- finish the task');
+    expect(provider.requests).toHaveLength(1);
+    expect(provider.prompt(0)).toContain('the parser');
+    expect(e.pending()).toBeUndefined();
+  });
+
+  it('-p /compact whose summarizer does not answer by the deadline compacts without a summary, saying why', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const provider = new ScriptedProvider(untilAborted);
+    const e = engine(provider, { summaryDeadlineSeconds: 30 });
+    const history = historyUpTo(e, 20_000);
+    const compacted = e.manual(ctx(history), undefined, signal(), () => undefined);
+    await requested(provider, 1);
+    await vi.advanceTimersByTimeAsync(30_000);
+    const outcome = await compacted;
+    expect(outcome.record).toEqual(expect.objectContaining({ status: 'applied', trigger: 'manual', method: 'ledger' }));
+    expect(outcome.record.summary).toContain('the summarizer did not answer within 30 s');
+    expect(e.pending()).toBeUndefined();
+  });
 });
