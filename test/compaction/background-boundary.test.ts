@@ -145,4 +145,17 @@ describe('background compaction at its boundaries', () => {
     expect(outcome.record.summary).toContain('the summarizer did not answer within 30 s');
     expect(e.pending()).toBeUndefined();
   });
+
+  it('a /compact while a summary is in flight replaces it: the first request is cancelled', async () => {
+    const provider = new ScriptedProvider(untilAborted);
+    const e = engine(provider);
+    const history = historyUpTo(e, 20_000);
+    expect(await e.startManual(ctx(history), 'first', () => undefined)).toBe(true);
+    await requested(provider, 1);
+    expect(await e.startManual(ctx(history), 'second', () => undefined)).toBe(true);
+    await requested(provider, 2);
+    expect(provider.requests.map((r) => r.signal?.aborted)).toEqual([true, false]);
+    expect(e.cancelBackground()).toBe(true);
+    expect(provider.requests[1]?.signal?.aborted).toBe(true);
+  });
 });
