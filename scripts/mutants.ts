@@ -5,7 +5,7 @@
 //   node --import tsx scripts/mutants.ts draw --seed S --since 2026-12-04 --count 20 [--under src/a,src/b] [--exclude a.json …] > sample.json
 //   node --import tsx scripts/mutants.ts run sample.json [--deep] [--only 3,7] >> results.jsonl
 //
-// draw lists the lines of src/**/*.ts(x) that `git blame` dates on or after --since (comments,
+// draw lists the lines of src/**/*.ts(x) (top-level files too) that `git blame` dates on or after --since (comments,
 // imports and type declarations left out), takes lines uniformly (files weigh by their new lines)
 // and on each line one of the bugs it admits. run applies each mutant in this checkout (it must
 // be clean under src/), runs `vitest run --project unit --project unit-fresh` on the test folder
@@ -141,11 +141,11 @@ function draw(args: string[]): void {
     if (a !== '--exclude') return;
     for (const m of JSON.parse(readFileSync(args[i + 1] ?? '', 'utf8')) as Mutant[]) excluded.add(`${m.file}:${m.line}`);
   });
-  // --under src/a,src/b: only the files under those folders
+  // --under src/a,src/b,src/c.ts: only the files under those folders, or those files
   const under = option(args, '--under')?.split(',');
-  const files = execFileSync('git', ['ls-files', 'src/**/*.ts', 'src/**/*.tsx'], { encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '--', 'src/*.ts', 'src/*.tsx'], { encoding: 'utf8' })
     .split('\n')
-    .filter((f) => f !== '' && (!under || under.some((u) => f.startsWith(u.endsWith('/') ? u : `${u}/`))));
+    .filter((f) => f !== '' && (!under || under.some((u) => f === u || f.startsWith(u.endsWith('/') ? u : `${u}/`))));
   const pool: Array<{ file: string; line: number; text: string }> = [];
   for (const file of files) {
     const text = readFileSync(file, 'utf8').split('\n');

@@ -41,4 +41,28 @@ describe('background starts in one step', () => {
       await shells.stopAll();
     }
   });
+
+  it('a call whose input does not parse runs alone: it neither joins the starts before it nor takes those after it along', async () => {
+    const root = tree();
+    const shells = new BackgroundCommands({ root: join(root, 'bg'), maxRunning: 10, redact: (t) => t }).open('s1');
+    const bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }, { background: shells }) as AnyTool;
+    const start = (id: string): ToolUseBlock => ({
+      type: 'tool_use',
+      id,
+      name: bash.name,
+      input: { command: `echo ${id}; sleep 30`, run_in_background: true },
+    });
+    const uses: ToolUseBlock[] = [start('t1'), { type: 'tool_use', id: 't2', name: bash.name, input: { run_in_background: true } }, start('t3')];
+    const opts = { tools: [bash], gate: { authorize: async () => ({ ok: true }) }, cwd: root } as unknown as LoopOptions;
+    const events: AgentEvent[] = [];
+    try {
+      const { results } = await runTools(uses, new Map([[bash.name, bash]]), opts, new AbortController().signal, (e) => events.push(e));
+      const order = events.flatMap((e) => (e.type === 'tool_start' || e.type === 'tool_end' ? [`${e.type} ${e.id}`] : []));
+      expect(order).toEqual(['tool_start t1', 'tool_end t1', 'tool_start t2', 'tool_end t2', 'tool_start t3', 'tool_end t3']);
+      expect(results[1]).toEqual(expect.objectContaining({ isError: true, content: expect.stringMatching(/^Invalid input for Bash/) }));
+      expect(shells.running()).toHaveLength(2);
+    } finally {
+      await shells.stopAll();
+    }
+  });
 });

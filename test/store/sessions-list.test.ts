@@ -67,7 +67,8 @@ describe('agent sessions', () => {
     const denied = capture();
     await showSessionCommand('s_denied', { outputFormat: 'text', db });
     expect(denied.stdout()).toContain('# Sandbox violations (1)');
-    expect(denied.stdout()).toMatch(/ {2}write denied: \/home\/me\/x {2}\(tu_1: touch ~\/x\)/);
+    // the section, each denial under its time and command, closed by a blank line (the sub-agents' heading may follow)
+    expect(denied.stdout()).toMatch(/# Sandbox violations \(1\)\n- \d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}write denied: \/home\/me\/x {2}\(tu_1: touch ~\/x\)\n\n$/);
     vi.restoreAllMocks();
     const clean = capture();
     await showSessionCommand('s_clean', { outputFormat: 'text', db });

@@ -1,0 +1,161 @@
+// Background compaction's boundary decisions (compaction/background.ts BackgroundCompaction): the
+// summary's deadline to the millisecond, the hard limit's fallback naming the summary that failed
+// before it, and a summary in flight that holds the synchronous compaction back from the auto
+// threshold itself on.
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { CompactionConfig } from '../../src/config/schema.js';
+import { CompactionEngine } from '../../src/compaction/engine.js';
+import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
+import type { Message } from '../../src/llm/messages.js';
+import type { ModelRequest } from '../../src/llm/provider.js';
+import type { CompactionEvent } from '../../src/protocol/events.js';
+import { assistant, cfg, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+
+let counter: TokenCounter;
+beforeAll(async () => {
+  await loadTokenizer();
+  counter = new TokenCounter();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
+const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
+const signal = () => new AbortController().signal;
+
+/** A summarizer request that ends only when its request is aborted. */
+const untilAborted = (req: ModelRequest): Promise<never> =>
+  new Promise((_resolve, reject) => {
+    const s = req.signal;
+    if (s?.aborted) reject(s.reason);
+    else s?.addEventListener('abort', () => reject(s.reason), { once: true });
+  });
+
+function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, limits = LIMITS): CompactionEngine {
+  return new CompactionEngine({
+    config: cfg({ background: true, ...over }),
+    limits,
+    model: 'test-model',
+    summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
+    counter,
+    compactableTools: [],
+  });
+}
+
+/** Waits (real turns of the event loop, not the fake clock) until the summarizer has its request. */
+async function requested(provider: ScriptedProvider, n: number): Promise<void> {
+  for (let turns = 0; provider.requests.length < n && turns < 10_000; turns++) await new Promise((r) => setImmediate(r));
+  expect(provider.requests).toHaveLength(n);
+}
+
+function historyUpTo(e: CompactionEngine, tokens: number): Message[] {
+  const history: Message[] = [];
+  for (let i = 0; e.tokens(ctx(history)) < tokens; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
+  return history;
+}
+
+describe('background compaction at its boundaries', () => {
+  it('cancels a summary that has not answered at summaryDeadlineSeconds, to the millisecond, and says so', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const provider = new ScriptedProvider(untilAborted);
+    const e = engine(provider, { summaryDeadlineSeconds: 600 });
+    const history = historyUpTo(e, 20_000);
+    const events: CompactionEvent[] = [];
+    expect(await e.startManual(ctx(history), undefined, (ev) => void events.push(ev))).toBe(true);
+    await requested(provider, 1);
+    await vi.advanceTimersByTimeAsync(599_999);
+    expect(await e.atRest(ctx(history), (ev) => void events.push(ev))).toEqual([]);
+    expect(e.pending()).toEqual(expect.objectContaining({ trigger: 'manual', ready: false }));
+    expect(provider.requests[0]?.signal?.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(provider.requests[0]?.signal?.aborted).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    const [outcome] = await e.atRest(ctx(history), (ev) => void events.push(ev));
+    expect(outcome?.record).toEqual(
+      expect.objectContaining({ status: 'failed', reason: 'the summarizer did not answer within 600 s: cancelled, tried again later' }),
+    );
+    expect(e.pending()).toBeUndefined();
+  });
+
+  it('at the hard limit with no summary ready, the compaction without one names the summary that failed before', async () => {
+    const provider = new ScriptedProvider(() => new Error('the summarizer is down'));
+    const e = engine(provider);
+    const events: CompactionEvent[] = [];
+    const emit = (ev: CompactionEvent): void => void events.push(ev);
+    const { auto, blocking } = e.thresholds();
+    const history = historyUpTo(e, auto);
+    // past the auto threshold: the summary starts in the background, and fails
+    expect(await e.beforeCall(ctx(history), signal(), emit)).toEqual([]);
+    expect(await e.settleBackground()).toBe(true);
+    const [failed] = await e.beforeCall(ctx(history), signal(), emit);
+    expect(failed?.record).toEqual(expect.objectContaining({ status: 'failed', reason: expect.stringContaining('the summarizer is down') }));
+    expect(e.pending()).toBeUndefined();
+
+    history.push(user('and the rest'), assistant(tokensText(blocking - auto + 2_000, 'big')));
+    expect(e.tokens(ctx(history))).toBeGreaterThanOrEqual(blocking);
+    const [fallback] = await e.beforeCall(ctx(history), signal(), emit);
+    expect(fallback?.record).toEqual(expect.objectContaining({ status: 'applied', method: 'ledger' }));
+    expect(fallback?.record.summary).toContain('the context reached its hard limit with no summary ready (the last summary failed: ');
+    expect(fallback?.record.summary).toContain('the summarizer is down');
+  });
+
+  it('a summary in flight holds the synchronous compaction back from the auto threshold itself on', async () => {
+    // a window whose auto threshold is this history's size exactly
+    const provider = new ScriptedProvider((req, i) => (i === 0 ? untilAborted(req) : { text: SUMMARY }));
+    const probe = engine(provider);
+    const history = historyUpTo(probe, 60_000);
+    const tokens = probe.tokens(ctx(history));
+    const c = cfg({ background: true });
+    const e = engine(provider, {}, { contextWindow: tokens + c.reserveTokens + c.autoBufferTokens, maxOutputTokens: 100_000 });
+    expect(e.thresholds().auto).toBe(tokens);
+    expect(e.tokens(ctx(history))).toBe(tokens);
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    await requested(provider, 1);
+
+    expect(await e.beforeCall(ctx(history), signal(), () => undefined)).toEqual([]);
+    expect(provider.requests).toHaveLength(1);
+    expect(e.pending()).toEqual(expect.objectContaining({ trigger: 'manual', ready: false }));
+    e.cancelBackground();
+  });
+
+  it('-p /compact with the background summary on waits for its summary and applies it, focus and all', async () => {
+    const provider = new ScriptedProvider(() => ({ text: SUMMARY }), 100);
+    const e = engine(provider);
+    const history = historyUpTo(e, 20_000);
+    const outcome = await e.manual(ctx(history), '  the parser  ', signal(), () => undefined);
+    expect(outcome.record).toEqual(expect.objectContaining({ status: 'applied', trigger: 'manual' }));
+    expect(outcome.record.method).not.toBe('ledger');
+    expect(outcome.record.summary).toContain('- finish the task');
+    expect(provider.requests).toHaveLength(1);
+    expect(provider.prompt(0)).toContain('the parser');
+    expect(e.pending()).toBeUndefined();
+  });
+
+  it('-p /compact whose summarizer does not answer by the deadline compacts without a summary, saying why', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const provider = new ScriptedProvider(untilAborted);
+    const e = engine(provider, { summaryDeadlineSeconds: 30 });
+    const history = historyUpTo(e, 20_000);
+    const compacted = e.manual(ctx(history), undefined, signal(), () => undefined);
+    await requested(provider, 1);
+    await vi.advanceTimersByTimeAsync(30_000);
+    const outcome = await compacted;
+    expect(outcome.record).toEqual(expect.objectContaining({ status: 'applied', trigger: 'manual', method: 'ledger' }));
+    expect(outcome.record.summary).toContain('the summarizer did not answer within 30 s');
+    expect(e.pending()).toBeUndefined();
+  });
+
+  it('a /compact while a summary is in flight replaces it: the first request is cancelled', async () => {
+    const provider = new ScriptedProvider(untilAborted);
+    const e = engine(provider);
+    const history = historyUpTo(e, 20_000);
+    expect(await e.startManual(ctx(history), 'first', () => undefined)).toBe(true);
+    await requested(provider, 1);
+    expect(await e.startManual(ctx(history), 'second', () => undefined)).toBe(true);
+    await requested(provider, 2);
+    expect(provider.requests.map((r) => r.signal?.aborted)).toEqual([true, false]);
+    expect(e.cancelBackground()).toBe(true);
+    expect(provider.requests[1]?.signal?.aborted).toBe(true);
+  });
+});
