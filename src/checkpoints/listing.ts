@@ -33,7 +33,8 @@ export async function storeSizes(dataDir: string): Promise<Array<{ project: stri
   const dir = join(dataDir, 'checkpoints');
   if (!existsSync(dir)) return [];
   const out: Array<{ project: string; bytes: number }> = [];
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.git'))) {
+  // a store whose sessions only noted turns (none changed a file) is no repository yet
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.git') && existsSync(join(dir, n, 'HEAD')))) {
     const gitDir = join(dir, name);
     const project = existsSync(join(gitDir, 'project')) ? readFileSync(join(gitDir, 'project'), 'utf8').trim() : '(unknown project)';
     try {

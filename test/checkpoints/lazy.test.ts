@@ -5,6 +5,10 @@ import type { LoopOptions } from '../../src/agent/host.js';
 import { runTools } from '../../src/agent/runTools.js';
 import type { CapabilityHost } from '../../src/capability/capability.js';
 import { checkpointsCapability } from '../../src/checkpoints/capability.js';
+import { ShadowRepo } from '../../src/checkpoints/git.js';
+import { findProject } from '../../src/checkpoints/project.js';
+import { pruneStore } from '../../src/checkpoints/prune.js';
+import { SessionTree } from '../../src/checkpoints/tree.js';
 import { sessionRecords } from '../../src/checkpoints/listing.js';
 import type { ToolUseBlock } from '../../src/llm/messages.js';
 import type { ToolKind, ToolTraits } from '../../src/tools/kinds.js';
@@ -25,6 +29,19 @@ function project() {
   mkdirSync(dir);
   seedRepository(dir, { ignore: 'build/\n', files: { 'a.txt': 'one\n' }, stash: ['a.txt', 'stashed\n'] });
   return { dir, data: join(root, 'data') };
+}
+
+/** The shadow store, naming each process it starts (a git step, or a shell of them). */
+class ForkCounting extends ShadowRepo {
+  readonly forks: string[] = [];
+  override run(...args: Parameters<ShadowRepo['run']>): ReturnType<ShadowRepo['run']> {
+    this.forks.push(args[0][0]!);
+    return super.run(...args);
+  }
+  override script(...args: Parameters<ShadowRepo['script']>): ReturnType<ShadowRepo['script']> {
+    this.forks.push(`sh: ${args[1].join(', ')}`);
+    return super.script(...args);
+  }
 }
 
 const host = (sessionId: string): CapabilityHost => ({ sessionId, resumed: false, turn: { notice: () => {} } }) as unknown as CapabilityHost;
@@ -113,6 +130,47 @@ describe('lazy checkpoints', () => {
     await cp.hooks!.turnBoundary!('after', 't1');
     expect(sessionRecords(data, dir, 's_eager').map((r) => r.edge)).toEqual(['start', 'before', 'after']);
     cp.close?.();
+  });
+});
+
+describe('a snapshot forks this process at most twice', () => {
+  it('the folders listed (with the first count) in one shell, then diff-files, add, write-tree, commit-tree and the store size in another', async () => {
+    const { dir, data } = project();
+    const p = findProject(dir);
+    const repo = new ForkCounting(data, p.root, p.exclude);
+    // the store is written without git, and weighed without it while it holds nothing: with no git
+    // to be found, both still work (mutations: git init --bare in open(), count-objects on the new store)
+    const path = process.env['PATH'];
+    process.env['PATH'] = '/nonexistent';
+    try {
+      await repo.open();
+      expect(await pruneStore(repo, 's_forks', settings)).toBeUndefined();
+    } finally {
+      process.env['PATH'] = path;
+    }
+    expect(repo.forks).toEqual([]);
+    const tree = new SessionTree(repo, 's_forks', 1000);
+    const first = await tree.snapshot();
+    expect(repo.forks).toEqual(['sh: ls-files', 'sh: add, write-tree, commit-tree']);
+    expect(readFileSync(join(repo.gitDir, 'size'), 'utf8')).toMatch(/^size-pack: \d+$/m);
+    // a file changed in place (no folder moved): one shell, which finds it with diff-files and snapshots it
+    repo.forks.length = 0;
+    writeFileSync(join(dir, 'a.txt'), 'changed\n');
+    const changed = await tree.snapshot();
+    expect(changed).not.toBe(first);
+    expect(repo.forks).toEqual(['sh: add, write-tree, commit-tree']);
+    // touched but the same: diff-files says so in that shell, and the tree is the last one
+    repo.forks.length = 0;
+    writeFileSync(join(dir, 'a.txt'), 'changed\n');
+    expect(await tree.snapshot()).toBe(changed);
+    expect(repo.forks).toEqual(['sh: add, write-tree, commit-tree']);
+    // the chain's head names the last tree
+    expect(
+      readFileSync(join(repo.gitDir, 'refs', 'sessions', 's_forks'), 'utf8')
+        .trim()
+        .split(' ')[1],
+    ).toBe(changed);
+    tree.close();
   });
 });
 

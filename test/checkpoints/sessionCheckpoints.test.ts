@@ -41,6 +41,10 @@ class CountingRepo extends ShadowRepo {
     this.commands.push(args[0][0]!);
     return super.run(...args);
   }
+  override script(...args: Parameters<ShadowRepo['script']>): ReturnType<ShadowRepo['script']> {
+    this.commands.push(`sh: ${args[1].join(', ')}`);
+    return super.script(...args);
+  }
 }
 
 describe('a snapshot of an unchanged tree', () => {
