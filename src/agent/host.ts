@@ -46,10 +46,12 @@ export interface GateCall {
   abs?: string;
 }
 
-/** Decides whether a tool call may run, asking the person when the policy says so. */
+/** Decides whether a tool call may run, asking the person when the policy says so; and what comes before a change. */
 export interface PermissionGate {
   /** `preapproved`: a PreToolUse hook allowed the call (it skips asking, never plan mode). */
   authorize(call: GateCall, signal: AbortSignal, preapproved?: boolean): Promise<Authorization>;
+  /** Awaited before a call that may change files (tools/kinds.ts mayChangeFiles) is hooked, approved and run: the turn's checkpoint is taken then. */
+  beforeChange?(): Promise<void>;
 }
 
 /** What a turn runs with; the tools close over what they use of the session (tools/registry.ts createTools). */

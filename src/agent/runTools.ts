@@ -1,7 +1,7 @@
 // The tool half of a step: each requested call parsed, previewed, authorized and run, with
 // exactly one result per call whatever happens.
 import type { ToolResultBlock, ToolUseBlock } from '../llm/messages.js';
-import { traitsOf } from '../tools/kinds.js';
+import { mayChangeFiles, traitsOf } from '../tools/kinds.js';
 import { fullOutputOf, shouldSpill, spillPreview } from '../tools/spill.js';
 import { ToolInputError, type AnyTool, type SpillSink, type ToolContext, type ToolOutput } from '../tools/types.js';
 import { errorText } from './errorText.js';
@@ -125,6 +125,8 @@ async function runOneTool(
     }
   }
 
+  // the project as it was before the turn's first change (checkpoints): before the hook, the approval and the run
+  if (opts.gate.beforeChange && mayChangeFiles(tool)) await opts.gate.beforeChange();
   const hookCall = { name: tool.name, input, toolUseId: use.id };
   const pre = opts.hooks ? await opts.hooks.beforeTool(hookCall, signal) : {};
   if (signal.aborted) return finish({ content: INTERRUPTED_RESULT, isError: true }, 'interrupted');

@@ -73,9 +73,16 @@ export interface CapabilityHooks {
   turnStart?(history: readonly Message[], cwd: string): Promise<boolean>;
   /**
    * A turn's start (its message is stored, no tool has run) or its end (whatever way it ended):
-   * the working tree's checkpoints snapshot the project here. Awaited; never throws.
+   * the working tree's checkpoints note the turn here, and snapshot the project after it when
+   * it was snapshotted before its first change (beforeChange). Awaited; never throws.
    */
   turnBoundary?(edge: 'before' | 'after', turnId: string): Promise<void>;
+  /**
+   * A call that may change files (tools/kinds.ts mayChangeFiles: an edit, a command, an MCP tool,
+   * a sub-agent) is about to be hooked (the loop's gate asks), approved and run in the current turn: the checkpoints
+   * snapshot the project here before the turn's first change. Awaited; never throws.
+   */
+  beforeChange?(): Promise<void>;
   /**
    * A compaction (not micro) was committed, before it is announced: a message to append for what
    * the compacted history lost and the model still needs (the skills loaded before it), or none.

@@ -85,12 +85,48 @@ export function git(args: readonly string[], opts: { cwd: string; env?: Record<s
   });
 }
 
+/** What a shell run of git steps gave on its two outputs (file descriptors 3 and 4). */
+export interface ScriptRun {
+  out3: Buffer;
+  out4: Buffer;
+}
+
+/**
+ * Runs a few git steps in one `/bin/sh` (one fork of this process, which is large: the shell forks
+ * git for each step). `body` calls `g` for git on the store with the project as its work tree
+ * (the SAFE settings, `$CP_D` the store, `$CP_W` the project) and writes what node reads to
+ * descriptors 3 and 4; a failing step exits with a code of 10 or more, named in `steps` (its
+ * code minus 10), and rejects with GitFailed naming it and git's first error line.
+ */
+export function gitScript(body: string, steps: readonly string[], opts: { gitDir: string; root: string; env?: Record<string, string> }): Promise<ScriptRun> {
+  const safe = SAFE.map((a) => `'${a}'`).join(' ');
+  const script = `g() { git ${safe} --git-dir="$CP_D" --work-tree="$CP_W" "$@"; }\n${body}`;
+  return new Promise((done, fail) => {
+    const child = spawn('/bin/sh', ['-c', script], {
+      cwd: opts.root,
+      env: gitEnv({ ...opts.env, CP_D: opts.gitDir, CP_W: opts.root }),
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    const outs: Buffer[][] = [[], [], []];
+    for (const fd of [2, 3, 4]) (child.stdio[fd] as NodeJS.ReadableStream | null)?.on('data', (b: Buffer) => outs[fd - 2]!.push(b));
+    child.on('error', (e) => fail(new GitFailed(`git could not be run: ${e.message}`)));
+    child.on('close', (code) => {
+      if (code === 0) return done({ out3: Buffer.concat(outs[1]!), out4: Buffer.concat(outs[2]!) });
+      const first = Buffer.concat(outs[0]!).toString('utf8').trim().split('\n')[0] ?? '';
+      fail(new GitFailed(`git ${steps[(code ?? 0) - 10] ?? ''} failed: ${first || `exit ${code}`}`));
+    });
+  });
+}
+
 /** Why a project root cannot be snapshotted (the filesystem's root, or the home folder: far too broad), or undefined. */
 export function tooBroad(root: string): string | undefined {
   if (resolve(root) === resolve('/')) return 'the project is the filesystem root';
   if (resolve(root) === resolve(homeDir())) return 'the project is the home folder';
   return undefined;
 }
+
+/** A bare repository's configuration, as `git init --bare` writes it. */
+const BARE_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n';
 
 /** One project's shadow store. */
 export class ShadowRepo {
@@ -105,12 +141,17 @@ export class ShadowRepo {
     this.gitDir = join(dataDir, 'checkpoints', `${hash}.git`);
   }
 
-  /** Creates the store on first use; sets its ignore rules (the project's .git/info/exclude, and the data folder when inside the project). */
+  /**
+   * Creates the store on first use; sets its ignore rules (the project's .git/info/exclude, and the
+   * data folder when inside the project). No git runs: a new store is written as `git init --bare
+   * --template=` writes one (HEAD, config, objects/, refs/: repository format 0), HEAD last.
+   */
   async open(): Promise<void> {
     if (!existsSync(join(this.gitDir, 'HEAD'))) {
-      mkdirSync(this.gitDir, { recursive: true });
-      await git(['init', '--bare', '--quiet', this.gitDir], { cwd: this.dataDir });
+      for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) mkdirSync(join(this.gitDir, dir), { recursive: true });
+      writeFileSync(join(this.gitDir, 'config'), BARE_CONFIG);
       writeFileSync(join(this.gitDir, 'project'), `${this.root}\n`);
+      writeFileSync(join(this.gitDir, 'HEAD'), 'ref: refs/heads/main\n');
     }
     mkdirSync(join(this.gitDir, 'info'), { recursive: true });
     writeIfChanged(join(this.gitDir, 'info', 'attributes'), NO_CONVERSION);
@@ -124,6 +165,11 @@ export class ShadowRepo {
     if (inside !== '' && !inside.startsWith('..') && !inside.startsWith(sep)) lines.push(`/${inside.split(sep).join('/')}/`);
     if (inside === '') lines.push('/checkpoints/');
     return `${lines.join('\n')}\n`;
+  }
+
+  /** Runs git steps in one shell on the store (gitScript), with `index` as its index. */
+  script(body: string, steps: readonly string[], index: string, env: Record<string, string> = {}): Promise<ScriptRun> {
+    return gitScript(body, steps, { gitDir: this.gitDir, root: this.root, env: { ...env, GIT_INDEX_FILE: index } });
   }
 
   /** Runs git on the store with the project as its work tree and `index` as its index. */

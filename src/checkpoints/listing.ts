@@ -20,6 +20,7 @@ export function checkpointLines(records: readonly CheckpointRecord[], turnLabel:
   return records.map((r) => {
     const when = new Date(r.at).toISOString().slice(0, 19).replace('T', ' ');
     const tree = r.tree ? `tree ${r.tree.slice(0, 10)}` : '';
+    if (r.edge === 'start') return `- ${when}  start ${turnLabel(r.turn)}`;
     if (r.edge === 'before' || r.edge === 'after') return `- ${when}  ${r.edge} ${turnLabel(r.turn)}  ${r.failed ? `not snapshotted: ${r.failed}` : tree}`;
     if (r.edge === 'rewind')
       return `- ${when}  /rewind ${r.what} to before ${turnLabel(r.turn)}${r.from ? `  from tree ${r.from.slice(0, 10)} to ${tree}` : ''}`;
@@ -32,7 +33,8 @@ export async function storeSizes(dataDir: string): Promise<Array<{ project: stri
   const dir = join(dataDir, 'checkpoints');
   if (!existsSync(dir)) return [];
   const out: Array<{ project: string; bytes: number }> = [];
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.git'))) {
+  // a store whose sessions only noted turns (none changed a file) is no repository yet
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.git') && existsSync(join(dir, n, 'HEAD')))) {
     const gitDir = join(dir, name);
     const project = existsSync(join(gitDir, 'project')) ? readFileSync(join(gitDir, 'project'), 'utf8').trim() : '(unknown project)';
     try {

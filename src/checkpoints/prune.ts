@@ -2,7 +2,7 @@
 // for checkpoints.keepDays are dropped (their records, ref and index) and git's gc removes what
 // no ref reaches any more; a store still over checkpoints.maxStoreMB drops the oldest other
 // sessions' checkpoints, and one over it even then takes no more snapshots (the reason is returned).
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, type ShadowRepo } from './git.js';
 
@@ -17,7 +17,7 @@ export interface PruneSettings {
 export async function pruneStore(repo: ShadowRepo, current: string, s: PruneSettings, now = Date.now()): Promise<string | undefined> {
   const stamp = join(repo.gitDir, 'pruned');
   const due = !existsSync(stamp) || now - statSync(stamp).mtimeMs > DAY_MS;
-  let size = await storeBytes(repo.gitDir);
+  let size = await knownBytes(repo.gitDir);
   const cap = s.maxStoreMB * 1024 * 1024;
   if (!due && size <= cap) return undefined;
   const others = sessions(repo).filter((x) => x.id !== current);
@@ -39,9 +39,27 @@ export async function pruneStore(repo: ShadowRepo, current: string, s: PruneSett
   return undefined;
 }
 
-/** The store's size on disk: loose objects and packs (git count-objects). */
+/** The store's size on disk: loose objects and packs (git count-objects); none before git made it a repository. */
 export async function storeBytes(gitDir: string): Promise<number> {
-  const out = (await git([`--git-dir=${gitDir}`, 'count-objects', '-v'], { cwd: gitDir })).stdout.toString('utf8');
+  if (!existsSync(join(gitDir, 'HEAD'))) return 0;
+  return countedBytes((await git([`--git-dir=${gitDir}`, 'count-objects', '-v'], { cwd: gitDir })).stdout.toString('utf8'));
+}
+
+/**
+ * The store's size as the last snapshot that wrote to it counted it (its `size` file, tree.ts),
+ * so a session's open runs no git; none when it holds no object yet; counted now otherwise.
+ */
+async function knownBytes(gitDir: string): Promise<number> {
+  try {
+    return countedBytes(readFileSync(join(gitDir, 'size'), 'utf8'));
+  } catch {
+    const objects = join(gitDir, 'objects');
+    const empty = readdirSync(objects).every((n) => n === 'info' || (n === 'pack' && readdirSync(join(objects, n)).length === 0));
+    return empty ? 0 : storeBytes(gitDir);
+  }
+}
+
+function countedBytes(out: string): number {
   const kib = (key: string): number => Number(new RegExp(`^${key}: (\\d+)`, 'm').exec(out)?.[1] ?? 0);
   return (kib('size') + kib('size-pack')) * 1024;
 }

@@ -26,6 +26,8 @@ export class SessionCheckpoints implements TreeCheckpoints {
   private opened: Promise<string | undefined> | undefined;
   private readonly told = new Set<string>();
   private cache: { stamp: string; records: CheckpointRecord[] } | undefined;
+  /** The turn running, and its snapshot before its first change once asked for. */
+  private turn: { id: string; before?: Promise<void> } | undefined;
 
   constructor(
     private readonly sessionId: string,
@@ -52,7 +54,35 @@ export class SessionCheckpoints implements TreeCheckpoints {
     if (existsSync(ref(from))) copyFileSync(ref(from), ref(this.sessionId));
   }
 
-  /** A turn starts or ends: the project as it is now, recorded under the turn. Never throws. */
+  /**
+   * A turn starts: recorded without a snapshot (no git), which is taken before the turn's first
+   * change (`changing`), or at once when `eager` (the person's hooks run commands around any call
+   * and at the turn's end). Never throws.
+   */
+  async turnStarted(turnId: string, eager = false): Promise<void> {
+    this.turn = { id: turnId };
+    this.append({ edge: 'start', turn: turnId, at: Date.now() });
+    if (eager) await this.changing();
+  }
+
+  /** Something in the turn may change files: the project before its first change, once a turn. Never throws. */
+  changing(): Promise<void> {
+    const t = this.turn;
+    if (!t) return Promise.resolve();
+    t.before ??= this.boundary('before', t.id);
+    return t.before;
+  }
+
+  /** The turn ended: the project after it, when it was snapshotted before a change (a turn that changed nothing takes none). Never throws. */
+  async turnEnded(turnId: string): Promise<void> {
+    const t = this.turn;
+    this.turn = undefined;
+    if (t?.id !== turnId || !t.before) return;
+    await t.before;
+    await this.boundary('after', turnId);
+  }
+
+  /** The project as it is now, recorded under the turn's start or end. Never throws. */
   async boundary(edge: 'before' | 'after', turnId: string): Promise<void> {
     const at = Date.now();
     try {
@@ -71,13 +101,18 @@ export class SessionCheckpoints implements TreeCheckpoints {
 
   before(turnId: string): { ok: true } | { ok: false; missing: string } {
     const found = this.treeBefore(this.records(), turnId);
-    return 'tree' in found ? { ok: true } : { ok: false, missing: found.missing };
+    return 'missing' in found ? { ok: false, missing: found.missing } : { ok: true };
   }
 
   async rewind(turnId: string, what: RewindKind, force: boolean): Promise<{ changes: TreeChange[] } | OutsideChanges | { missing: string }> {
     const records = this.records();
     const target = this.treeBefore(records, turnId);
     if ('missing' in target) return target;
+    if ('unchanged' in target) {
+      // nothing was changed since the turn started: no file to put back (an undo of it changes none either)
+      this.append({ edge: 'rewind', turn: turnId, what, at: Date.now() });
+      return { changes: [] };
+    }
     const off = await this.open();
     if (off) return { missing: off };
     const now = await this.tree.snapshot();
@@ -110,7 +145,7 @@ export class SessionCheckpoints implements TreeCheckpoints {
     const outside = await this.outside(records, now);
     if (outside.length > 0 && !force) return { outside };
     const changes = await this.tree.restore(now, last.from);
-    this.append({ edge: 'undo', at: Date.now(), tree: await this.tree.snapshot() });
+    this.append({ edge: 'undo', at: Date.now(), from: now, tree: await this.tree.snapshot() });
     return { changes };
   }
 

@@ -15,7 +15,6 @@ import {
   renameSync,
   rmdirSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -24,6 +23,25 @@ import { FolderStamps } from '../tools/folderStamps.js';
 import { FolderWatch } from './folderWatch.js';
 import type { ShadowRepo } from './git.js';
 import type { TreeChange } from '../capability/checkpoints.js';
+
+/**
+ * A snapshot's git steps, in one shell (codes: SNAPSHOT_STEPS). With CP_CLEAN (no folder moved
+ * since the last snapshot), nothing tracked differing from the index ends it with no output.
+ * `add -A --ignore-errors` still exits 1 after adding what it could (an unreadable file): the
+ * index holds the rest. The tree goes to fd 3; a commit on CP_PARENT when the tree is not the
+ * head's (CP_HEAD_TREE) to fd 4; git's count of the store's objects to its `size` file (what
+ * prune.ts weighs against the cap at a session's open, instead of running git then).
+ */
+const SNAPSHOT = [
+  'if [ -n "$CP_CLEAN" ] && g diff-files --quiet; then exit 0; fi',
+  'g add -A --ignore-errors -- . || [ -f "$GIT_INDEX_FILE" ] || exit 10',
+  't=$(g write-tree) || exit 11',
+  'printf %s "$t" >&3',
+  'if [ "$t" != "$CP_HEAD_TREE" ]; then g commit-tree "$t" ${CP_PARENT:+-p "$CP_PARENT"} -m checkpoint >&4 || exit 12; fi',
+  'g count-objects -v >"$CP_D/size.$$" && mv -f "$CP_D/size.$$" "$CP_D/size"',
+  'exit 0',
+].join('\n');
+const SNAPSHOT_STEPS = ['add', 'write-tree', 'commit-tree'];
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'agent', GIT_AUTHOR_EMAIL: 'agent@localhost', GIT_COMMITTER_NAME: 'agent', GIT_COMMITTER_EMAIL: 'agent@localhost' };
 const GITLINK = '160000';
@@ -38,8 +56,8 @@ export class SessionTree {
   private readonly ref: string;
   private head: string | undefined;
   private headTree: string | undefined;
-  /** The tree this process last wrote, the index's stamp (mtime and size) then, and the project's folders' (taken before). */
-  private last: { index: string; tree: string; dirs: FolderStamps } | undefined;
+  /** The tree this process last wrote, and the project's folders' stamps (taken before). */
+  private last: { tree: string; dirs: FolderStamps } | undefined;
   /** What happened in the project's folders since the last look. */
   private readonly watch = new FolderWatch();
 
@@ -62,6 +80,11 @@ export class SessionTree {
    * (`diff-files`: one lstat a file, ~110 ms of CPU for 17,700) and no folder's mtime moved
    * (a file added, removed or renamed in a folder changes its mtime; the folders are every one
    * but .git's and the ignored ones, listed when the last snapshot was taken).
+   *
+   * Git runs in at most two shells (gitScript: this process forks once for each, not once a git
+   * step): the folders' listing (and the first snapshot's file count), then
+   * `diff-files`, `add -A`, `write-tree` and `commit-tree`. Two, because the folders listed are
+   * watched before git looks at their files.
    */
   async snapshot(): Promise<string> {
     const last = this.last;
@@ -70,30 +93,31 @@ export class SessionTree {
     // walked below are watched before they are listed) before git looks at it
     this.watch.settle();
     const dirsBefore = last ? last.dirs.changed() : undefined;
-    if (last && dirsBefore === false && (await this.clean())) return last.tree;
-    if (!existsSync(this.index)) await this.firstIndex();
+    const first = !existsSync(this.index) && !this.firstIndex();
     // taken before git looks: what changes while it does shows next time
-    const dirs = last && dirsBefore === false ? last.dirs.again() : await this.folders();
-    const before = stamp(this.index);
-    await this.repo.run(['add', '-A', '--ignore-errors', '--', '.'], this.index).catch(async (e: unknown) => {
-      // --ignore-errors still exits 1 after adding what it could (an unreadable file): the index holds the rest
-      if (!existsSync(this.index)) throw e;
-    });
-    // git writes the index only when something changed: an unchanged one is the tree this process last wrote
-    if (last && last.index === before && stamp(this.index) === before) {
-      this.last = { ...last, dirs };
-      return last.tree;
+    const dirs = last && dirsBefore === false && !first ? last.dirs.again() : await this.folders(first);
+    if (this.head === undefined && existsSync(this.ref)) {
+      // the ref file holds the commit, then its tree (git reads the first word only)
+      [this.head, this.headTree] = readFileSync(this.ref, 'utf8').trim().split(/\s+/);
     }
+    const run = await this.repo.script(SNAPSHOT, SNAPSHOT_STEPS, this.index, {
+      ...IDENTITY,
+      ...(last && dirsBefore === false && !first ? { CP_CLEAN: last.tree } : {}),
+      ...(this.head ? { CP_PARENT: this.head, CP_HEAD_TREE: this.headTree ?? '' } : {}),
+    });
+    const tree = run.out3.toString('utf8').trim();
+    // nothing tracked differs and no folder moved: the tree this process last wrote
+    if (last && tree === '') return last.tree;
     const files = indexEntries(this.index);
     if (files > this.maxFiles)
       throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
-    const tree = (await this.repo.run(['write-tree'], this.index)).stdout.toString('utf8').trim();
-    await this.keep(tree);
+    const commit = run.out4.toString('utf8').trim();
+    if (commit !== '') this.keep(commit, tree);
     // the next session in this project starts from this index: its first snapshot is incremental too
     const tmp = `${this.shared}.${process.pid}`;
     copyFileSync(this.index, tmp);
     renameSync(tmp, this.shared);
-    this.last = { index: stamp(this.index), tree, dirs };
+    this.last = { tree, dirs };
     return tree;
   }
 
@@ -102,22 +126,31 @@ export class SessionTree {
     this.watch.close();
   }
 
-  /** Whether no tracked file differs from the index (by its stat data; a touched file counts as changed). */
-  private async clean(): Promise<boolean> {
-    return this.repo.run(['diff-files', '--quiet'], this.index).then(
-      () => true,
-      () => false,
-    );
-  }
-
   /**
    * Every folder of the project a new file could land in unignored (not .git's, not an ignored
    * one: git lists a folder as ignored only when nothing in it is tracked), stamped; each watched
-   * from now on, before it is listed.
+   * from now on, before it is listed. With `count` (a first snapshot with no index to start from)
+   * the same shell lists what the snapshot would hold, refused over the cap before anything is hashed.
    */
-  private async folders(): Promise<FolderStamps> {
-    const listed = await this.repo.run(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], this.index).catch(() => undefined);
-    const others = (listed?.stdout.toString('utf8') ?? '').split('\0');
+  private async folders(count: boolean): Promise<FolderStamps> {
+    const listed = await this.repo
+      .script(
+        `${count ? 'g ls-files -z --others --exclude-standard >&4 || exit 10\n' : ''}g ls-files -z --others --ignored --exclude-standard --directory >&3\n`,
+        ['ls-files'],
+        this.index,
+      )
+      .catch((e: unknown) => {
+        // a listing that fails leaves every folder walked; a count that fails, the snapshot
+        if (count) throw e;
+        return undefined;
+      });
+    if (count && listed) {
+      let files = 0;
+      for (const byte of listed.out4) if (byte === 0) files++;
+      if (files > this.maxFiles)
+        throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
+    }
+    const others = (listed?.out3.toString('utf8') ?? '').split('\0');
     const ignored = new Set(others.filter((p) => p.endsWith('/')).map((p) => join(this.repo.root, p.slice(0, -1))));
     const out: string[] = [];
     const walk = (dir: string): void => {
@@ -139,29 +172,16 @@ export class SessionTree {
     return new FolderStamps(out);
   }
 
-  /** A session's first index: the project's latest, or (none yet) a count of what the first snapshot would hold, refused over the cap. */
-  private async firstIndex(): Promise<void> {
+  /** A session's first index: the project's latest (true), or none yet (false: the first snapshot counts what it would hold). */
+  private firstIndex(): boolean {
     mkdirSync(dirname(this.index), { recursive: true });
-    if (existsSync(this.shared)) {
-      copyFileSync(this.shared, this.index);
-      return;
-    }
-    const out = (await this.repo.run(['ls-files', '-z', '--others', '--exclude-standard'], this.index)).stdout;
-    let files = 0;
-    for (const byte of out) if (byte === 0) files++;
-    if (files > this.maxFiles)
-      throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
+    if (!existsSync(this.shared)) return false;
+    copyFileSync(this.shared, this.index);
+    return true;
   }
 
-  /** Makes a new tree reachable from the session's ref (git's gc keeps it while the ref stands). */
-  private async keep(tree: string): Promise<void> {
-    if (this.head === undefined && existsSync(this.ref)) {
-      // the ref file holds the commit, then its tree (git reads the first word only)
-      [this.head, this.headTree] = readFileSync(this.ref, 'utf8').trim().split(/\s+/);
-    }
-    if (tree === this.headTree) return;
-    const args = ['commit-tree', tree, ...(this.head ? ['-p', this.head] : []), '-m', 'checkpoint'];
-    const commit = (await this.repo.run(args, this.index, undefined, IDENTITY)).stdout.toString('utf8').trim();
+  /** Makes a new tree reachable from the session's ref (git's gc keeps it while the ref stands): its commit, made by the snapshot's shell on the last. */
+  private keep(commit: string, tree: string): void {
     mkdirSync(dirname(this.ref), { recursive: true });
     writeFileSync(`${this.ref}.lock`, `${commit} ${tree}\n`);
     renameSync(`${this.ref}.lock`, this.ref);
@@ -233,16 +253,6 @@ export class SessionTree {
         .filter((p) => p !== ''),
     );
     return [...out, ...inside.filter((_, i) => ignored.has(rel[i]!))];
-  }
-}
-
-/** A file's mtime and size, to tell whether git rewrote it. */
-function stamp(path: string): string {
-  try {
-    const st = statSync(path);
-    return `${st.mtimeMs}:${st.size}`;
-  } catch {
-    return '';
   }
 }
 

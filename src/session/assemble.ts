@@ -174,7 +174,7 @@ export function assemble(deps: SessionDeps, owner: SessionOwner, resume?: Sessio
       ...loopSettings(frame.config, cacheKey),
       provider: frame.provider,
       tools: frame.tools,
-      gate: { authorize: (call, signal, pre) => gate.authorize(call, signal, pre) },
+      gate: { authorize: (call, signal, pre) => gate.authorize(call, signal, pre), ...caps.gateOption() },
       ...(spill ? { spill } : {}),
       ...caps.loopOption(),
     };

@@ -2,7 +2,7 @@
 // their tools join the built-in ones, their tool sets are read at each turn's start, their
 // hooks are composed into the loop's and the session's (the turn's frame asks them for the system
 // prompt's sections at a turn's start, the compactor around compaction), their state slices saved and restored.
-import type { LoopHooks, LoopOptions } from '../agent/host.js';
+import type { LoopHooks, LoopOptions, PermissionGate } from '../agent/host.js';
 import type { AttentionKind, Capability, CapabilityHooks, CapabilityHost, CapabilitySession, SummaryTrigger, ToolSet } from '../capability/capability.js';
 import type { TreeCheckpoints } from '../capability/checkpoints.js';
 import type { CompactionRecord } from '../history/compaction.js';
@@ -121,7 +121,7 @@ export class Capabilities {
     return changed;
   }
 
-  /** A turn starts or ends: the capabilities that snapshot the project do it now. */
+  /** A turn starts or ends: the capabilities that snapshot the project note it (and snapshot its end when they took its start). */
   async turnBoundary(edge: 'before' | 'after', turnId: string): Promise<void> {
     for (const h of this.hooks('turnBoundary')) await h(edge, turnId);
   }
@@ -144,6 +144,12 @@ export class Capabilities {
       ...(hooks ? { hooks } : {}),
       ...(notices.length > 0 ? { notices: () => notices.flatMap((n) => n()) } : {}),
     };
+  }
+
+  /** The gate's `beforeChange`, where a capability has one (the checkpoints: the project before the turn's first change). */
+  gateOption(): Pick<PermissionGate, 'beforeChange'> {
+    const change = this.hooks('beforeChange');
+    return change.length > 0 ? { beforeChange: async () => void (await Promise.all(change.map((h) => h()))) } : {};
   }
 
   /** What they lend the built-in tools: the background shells, an editor's files and terminal. */

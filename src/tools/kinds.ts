@@ -42,3 +42,12 @@ export function traitsOf(tool: { readonly kind: ToolKind; readonly traits?: Part
   const base = KIND_TRAITS[tool.kind];
   return tool.traits ? { ...base, ...tool.traits } : base;
 }
+
+/**
+ * Whether a call can change the project's files, so the turn's checkpoint must be taken before
+ * it: a mutating tool's (an edit, a command, an MCP tool not declared read-only), or a
+ * sub-agent's (its own tools may change them, and its session keeps no checkpoints).
+ */
+export function mayChangeFiles(tool: { readonly kind: ToolKind; readonly traits?: Partial<ToolTraits> | undefined }): boolean {
+  return traitsOf(tool).mutating || tool.kind === 'agent';
+}

@@ -41,6 +41,10 @@ class CountingRepo extends ShadowRepo {
     this.commands.push(args[0][0]!);
     return super.run(...args);
   }
+  override script(...args: Parameters<ShadowRepo['script']>): ReturnType<ShadowRepo['script']> {
+    this.commands.push(`sh: ${args[1].join(', ')}`);
+    return super.script(...args);
+  }
 }
 
 describe('a snapshot of an unchanged tree', () => {
@@ -204,6 +208,8 @@ describe('the checkpoints capability', () => {
     expect(child.checkpoints).toBeUndefined();
     const parent = cap.open(host('s_parent'));
     await parent.hooks!.turnBoundary!('before', 't1');
+    // (a turn is snapshotted before its first call that may change files: lazy.test.ts)
+    await parent.hooks!.beforeChange!();
     expect(parent.checkpoints!.before('t1')).toEqual({ ok: true });
     expect(parent.state!.save()).toEqual({ session: 's_parent' });
     const fork = cap.open(host('s_fork'));

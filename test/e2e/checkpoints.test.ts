@@ -127,6 +127,30 @@ describe('checkpoints: /rewind restores what Bash did', () => {
     expect(repository(dir)).toEqual(repo);
   }, 120_000);
 
+  it('a turn that changes nothing makes no snapshot (no store, no git); /rewind to it goes back to before the next change', async () => {
+    const ws = setUp();
+    const run = (args: string[]) => runAgent([...args, '--permission-mode', 'allow'], { ws, server, timeoutMs: 40_000 });
+    const initialised = (): boolean => {
+      const dir = join(ws.root, 'data', 'checkpoints');
+      return existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.git') && existsSync(join(dir, f, 'HEAD')));
+    };
+    server.enqueue({ text: 'an answer' });
+    expect((await run(['-p', 'a question'])).code).toBe(0);
+    server.enqueue({ toolCalls: [{ name: 'FileRead', input: { path: 'a.txt' } }] }, { text: 'read' });
+    expect((await run(['-p', 'read a', '--continue'])).code).toBe(0);
+    // mutation: the snapshot before every turn (as before) makes the store at the first
+    expect(initialised()).toBe(false);
+    server.enqueue({ toolCalls: [{ name: 'Bash', input: { command: 'echo changed > a.txt && echo new > n.txt' } }] }, { text: 'ran' });
+    expect((await run(['-p', 'change a', '--continue'])).code).toBe(0);
+    expect(initialised()).toBe(true);
+    const list = await run(['-p', '/rewind', '--continue']);
+    expect(list.stdout).not.toContain('no checkpoint');
+    const back = await run(['-p', '/rewind 1 code', '--continue']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(readFileSync(join(ws.dir, 'a.txt'), 'utf8')).toBe('alpha\n');
+    expect(existsSync(join(ws.dir, 'n.txt'))).toBe(false);
+  }, 60_000);
+
   it('over ACP: /rewind N code is one of its slash commands, and puts back what Bash did', async () => {
     const ws = setUp();
     const x = (): string => readFileSync(join(ws.dir, 'x.txt'), 'utf8');
