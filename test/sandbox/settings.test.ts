@@ -103,6 +103,24 @@ describe('what the sandbox denied, read back for the model', () => {
       }),
     ).toEqual(['write denied: /etc/x (plan mode runs commands in a read-only sandbox)', 'network denied: a.org:443 (host is not on the allow list)']);
   });
+
+  it("reads the other shapes of an error line: the path first, dash's 'cannot create', a line naming none; a connection refused on loopback from node or curl", () => {
+    const output = [
+      'out.txt: Read-only file system',
+      '/bin/sh: 1: cannot create /etc/motd: Permission denied',
+      'sh: 1: Operation not permitted',
+      'Error: connect ECONNREFUSED ::1:3000',
+    ].join('\n');
+    expect(deniedIn(output, ['a line the library wrote otherwise'], { cwd: '/p', readOnly: false })).toEqual([
+      'write denied: out.txt (outside the writable paths, or on the deny list)',
+      'write denied: /etc/motd (on the deny list)',
+      'network denied: a line the library wrote otherwise',
+      'network denied: ::1:3000 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
+    ]);
+    expect(deniedIn('curl: (7) Failed to connect to localhost port 5173: Connection refused', [], { cwd: '/p', readOnly: false })).toEqual([
+      'network denied: localhost:5173 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
+    ]);
+  });
 });
 
 describe('the gate for a sandboxed command', () => {
