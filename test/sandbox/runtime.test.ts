@@ -75,7 +75,9 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     // it was the prepared one: the next command after a wait finds its wrap made
     await sandbox.prepared();
     const w = await sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'probe' });
-    expect(w.env['AGENT_SANDBOX_COMMAND']).toBe('true');
+    // only what the sandbox adds: here (Linux) its proxies' variables are in the command line, so the command alone
+    // (the program's own environment is the command's to give, with the keys it hides hidden)
+    expect(w.env).toEqual({ AGENT_SANDBOX_COMMAND: 'true' });
     sandbox.denials('probe', '', { readOnly: false });
   });
 
