@@ -7,6 +7,7 @@ import {
   type Goal,
   newGoal,
   parseDuration,
+  parseGoalArgs,
   readGoal,
   spentBudget,
   statusText,
@@ -93,6 +94,10 @@ describe('durations and texts', () => {
     expect([44_600, 60_000, 65_000, 3_600_000, 3_660_000, 3_601_000].map(duration)).toEqual(['45s', '1m', '1m5s', '1h', '1h1m', '1h']);
   });
 
+  it('/goal refuses a check of only spaces', () => {
+    expect(() => parseGoalArgs('x --check "  "')).toThrow('/goal: --check needs a command');
+  });
+
   it("keeps a long text's tail, saying how much was cut", () => {
     expect(tail('abcdef', 6)).toBe('abcdef');
     expect(tail('abcdef', 2)).toBe('[… 4 characters cut]\nef');
@@ -110,7 +115,8 @@ describe('durations and texts', () => {
       checks: [...checks, { passed: 'yes', output: 'x' }],
       setAt: 7,
     });
-    expect(back).toEqual({
+    // strictly: a budget read as none is no key at all (the status and footer test for the key)
+    expect(back).toStrictEqual({
       objective: 'o',
       check: 'make',
       budget: { turns: 2, ms: 60_000 },
@@ -122,6 +128,7 @@ describe('durations and texts', () => {
       setAt: 7,
     });
     expect(readGoal({ objective: 'o', check: '' })).not.toHaveProperty('check');
+    expect(readGoal({ objective: 'o', used: { tokens: -5, turns: 1 } })?.used).toEqual({ tokens: 0, turns: 1, ms: 0 });
     expect(readGoal(null)).toBeUndefined();
     expect(readGoal({ objective: '' })).toBeUndefined();
   });
