@@ -1,11 +1,13 @@
 // Fresh modules: the sandbox library is one per process (its proxy asks the callback it was
 // started with), so this file starts its own, with a person who answers its network questions.
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxRuntime } from '../../src/sandbox/runtime.js';
 import { createBashTool } from '../../src/tools/bash.js';
+import { defaultShell } from '../../src/tools/shell.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { tempDir } from '../tempDirs.js';
 import { call, ctx } from '../tools/helpers.js';
@@ -33,8 +35,8 @@ afterAll(async () => {
   process.chdir(before);
 });
 
-describe('a domain the person allows (real bubblewrap and socat)', () => {
-  it('is allowed for the rest of the session, not asked again', async () => {
+describe('a sandbox whose person answers its network questions (real bubblewrap and socat)', () => {
+  it('a domain allowed once is allowed for the rest of the session, not asked again', async () => {
     const port = (server.address() as AddressInfo).port;
     // through the sandbox's proxy (curl would go around it for localhost), to a name the library
     // matches against the session's list only through this runtime's own memory: "localhost." is
@@ -46,5 +48,16 @@ describe('a domain the person allows (real bubblewrap and socat)', () => {
     const again = await call(bash, { command: fetch }, ctx(project));
     expect(again).toMatchObject({ content: 'served', isError: false });
     expect(asked).toEqual(['localhost.']);
+  });
+
+  it("closed, its session's bridges are gone when close returns (the program exits next)", async () => {
+    const w = await sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'probe' });
+    sandbox.denials('probe', '', { readOnly: false });
+    const socket = /--bind (\S+\.sock) /.exec(w.argv.join(' '))?.[1];
+    expect(socket).toBeDefined();
+    const bridges = (): number | null => spawnSync('pgrep', ['-f', `UNIX-CONNECT:${socket}`]).status;
+    expect(bridges()).toBe(0);
+    await sandbox.close();
+    expect(bridges()).toBe(1);
   });
 });
