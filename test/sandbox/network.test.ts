@@ -2,6 +2,7 @@
 // started with), so this file starts its own, with a person who answers its network questions.
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,14 +51,17 @@ describe('a sandbox whose person answers its network questions (real bubblewrap 
     expect(asked).toEqual(['localhost.']);
   });
 
-  it("closed, its session's bridges are gone when close returns (the program exits next)", async () => {
+  it("closed, its session's bridges and the library's proxies are gone when close returns (the program exits next)", async () => {
     const w = await sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'probe' });
     sandbox.denials('probe', '', { readOnly: false });
     const socket = /--bind (\S+\.sock) /.exec(w.argv.join(' '))?.[1];
     expect(socket).toBeDefined();
     const bridges = (): number | null => spawnSync('pgrep', ['-f', `UNIX-CONNECT:${socket}`]).status;
     expect(bridges()).toBe(0);
+    expect(existsSync(socket!)).toBe(true);
     await sandbox.close();
     expect(bridges()).toBe(1);
+    // and the library's proxies are stopped: their socket is gone
+    expect(existsSync(socket!)).toBe(false);
   });
 });
