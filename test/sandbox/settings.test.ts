@@ -5,10 +5,12 @@ import { loadConfig } from '../../src/config/config.js';
 import { ConfigError } from '../../src/config/configFile.js';
 import { sandboxSettings } from '../../src/config/sandboxSettings.js';
 import { deniedIn } from '../../src/sandbox/denials.js';
+import { runtimeConfig, SECRET_READS } from '../../src/sandbox/settings.js';
 import { ToolGate } from '../../src/session/toolGate.js';
 import type { ApprovalRequest } from '../../src/tools/permissions.js';
 import type { AnyTool, SandboxPlan } from '../../src/tools/types.js';
 import { tempDir } from '../tempDirs.js';
+import { sandboxOn } from './started.js';
 
 function dirs(): { home: string; cwd: string } {
   const root = tempDir('sandbox-settings-');
@@ -71,6 +73,31 @@ describe('the sandbox settings, read as Claude Code reads them', () => {
     expect(() => sandboxSettings(cwd, home)).toThrow(`${join(cwd, '.claude', 'settings.json')}: field "sandbox.enabled"`);
     json(join(cwd, '.agentrc'), { sandbox: { enabled: true, unknownKey: 1 } });
     expect(() => loadConfig({ cwd, env: {}, flags: {}, home })).toThrow(/\.agentrc.*sandbox\.unknownKey/);
+  });
+});
+
+describe("the library's configuration", () => {
+  it("the person's lists after the program's own, the session's domains last; nested repositories looked for 3 deep", () => {
+    const settings = {
+      ...sandboxOn(),
+      allowedDomains: ['a.org'],
+      deniedDomains: ['b.org'],
+      denyRead: ['/secret'],
+      allowWrite: ['/cache'],
+      denyWrite: ['/etc'],
+    };
+    const where = { cwd: '/p', home: '/h', trustFile: '/h/trust.json', tmp: '/t', rgPath: '/rg' };
+    expect(runtimeConfig(settings, where, ['asked.org'])).toEqual({
+      network: { allowedDomains: ['a.org', 'asked.org'], deniedDomains: ['b.org'] },
+      filesystem: {
+        denyRead: [...SECRET_READS.map((p) => `/h/${p}`), '/secret'],
+        allowWrite: ['/p', '/t', '/cache'],
+        denyWrite: ['/p/.agentrc', '/p/.claude', '/p/.agent', '/p/.agents', '/h/trust.json', '/etc'],
+      },
+      ripgrep: { command: '/rg' },
+      // each command pays for the library's scan of the project to this depth: a figure chosen, not one to drift
+      mandatoryDenySearchDepth: 3,
+    });
   });
 });
 
