@@ -276,9 +276,12 @@ describe('Grep: ripgrep gives the same results as the JavaScript engine', () => 
     { pattern: 'FOO', ignoreCase: true, outputMode: 'lines' },
     { pattern: 'foo' },
     { pattern: '\\u212a|ſ', ignoreCase: true },
+    // no match anywhere: ripgrep's exit status 1 is an answer, not a failure to fall back from
+    { pattern: 'nowhere to be found' },
+    { pattern: 'nowhere to be found', outputMode: 'count' },
   );
 
-  // 73 searches, each by both engines: ~110 ripgrep processes and 73 JavaScript walks, ~2 s of CPU
+  // 75 searches, each by both engines: ~110 ripgrep processes and 75 JavaScript walks, ~2 s of CPU
   // in all. One after another, each process waited its turn for a core (19 s of a 30 s bound on a
   // quiet machine, past it under load); eight searches at once wait for those turns together. Its
   // bound is the end-to-end tests' (60 s): like theirs, its work is processes started and waited
