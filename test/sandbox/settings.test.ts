@@ -5,10 +5,12 @@ import { loadConfig } from '../../src/config/config.js';
 import { ConfigError } from '../../src/config/configFile.js';
 import { sandboxSettings } from '../../src/config/sandboxSettings.js';
 import { deniedIn } from '../../src/sandbox/denials.js';
+import { runtimeConfig, SECRET_READS } from '../../src/sandbox/settings.js';
 import { ToolGate } from '../../src/session/toolGate.js';
 import type { ApprovalRequest } from '../../src/tools/permissions.js';
 import type { AnyTool, SandboxPlan } from '../../src/tools/types.js';
 import { tempDir } from '../tempDirs.js';
+import { sandboxOn } from './started.js';
 
 function dirs(): { home: string; cwd: string } {
   const root = tempDir('sandbox-settings-');
@@ -74,6 +76,31 @@ describe('the sandbox settings, read as Claude Code reads them', () => {
   });
 });
 
+describe("the library's configuration", () => {
+  it("the person's lists after the program's own, the session's domains last; nested repositories looked for 3 deep", () => {
+    const settings = {
+      ...sandboxOn(),
+      allowedDomains: ['a.org'],
+      deniedDomains: ['b.org'],
+      denyRead: ['/secret'],
+      allowWrite: ['/cache'],
+      denyWrite: ['/etc'],
+    };
+    const where = { cwd: '/p', home: '/h', trustFile: '/h/trust.json', tmp: '/t', rgPath: '/rg' };
+    expect(runtimeConfig(settings, where, ['asked.org'])).toEqual({
+      network: { allowedDomains: ['a.org', 'asked.org'], deniedDomains: ['b.org'] },
+      filesystem: {
+        denyRead: [...SECRET_READS.map((p) => `/h/${p}`), '/secret'],
+        allowWrite: ['/p', '/t', '/cache'],
+        denyWrite: ['/p/.agentrc', '/p/.claude', '/p/.agent', '/p/.agents', '/h/trust.json', '/etc'],
+      },
+      ripgrep: { command: '/rg' },
+      // each command pays for the library's scan of the project to this depth: a figure chosen, not one to drift
+      mandatoryDenySearchDepth: 3,
+    });
+  });
+});
+
 describe('what the sandbox denied, read back for the model', () => {
   it('names the paths of refused writes, the refused domains, and a loopback out of reach', () => {
     const output = [
@@ -102,6 +129,24 @@ describe('what the sandbox denied, read back for the model', () => {
         readOnly: true,
       }),
     ).toEqual(['write denied: /etc/x (plan mode runs commands in a read-only sandbox)', 'network denied: a.org:443 (host is not on the allow list)']);
+  });
+
+  it("reads the other shapes of an error line: the path first, dash's 'cannot create', a line naming none; a connection refused on loopback from node or curl", () => {
+    const output = [
+      'out.txt: Read-only file system',
+      '/bin/sh: 1: cannot create /etc/motd: Permission denied',
+      'sh: 1: Operation not permitted',
+      'Error: connect ECONNREFUSED ::1:3000',
+    ].join('\n');
+    expect(deniedIn(output, ['a line the library wrote otherwise'], { cwd: '/p', readOnly: false })).toEqual([
+      'write denied: out.txt (outside the writable paths, or on the deny list)',
+      'write denied: /etc/motd (on the deny list)',
+      'network denied: a line the library wrote otherwise',
+      'network denied: ::1:3000 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
+    ]);
+    expect(deniedIn('curl: (7) Failed to connect to localhost port 5173: Connection refused', [], { cwd: '/p', readOnly: false })).toEqual([
+      'network denied: localhost:5173 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
+    ]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { inWorld, type World, world } from '../../src/runtime/world.js';
 import { traitsOf } from '../../src/tools/kinds.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { spillPreview } from '../../src/tools/spill.js';
@@ -162,6 +163,18 @@ describe('Bash', () => {
     expect(bash.parse({ command: 'x', timeout: 10_000_000 })).toEqual({ command: 'x', timeout: 60_000 });
     expect(() => bash.parse({ command: '' })).toThrow(/"command"/);
     expect(() => bash.parse({ command: 'x', timeout: -1 })).toThrow(/"timeout"/);
+  });
+
+  it("gives a command the run's environment without the provider keys (or the variables it is told to hide)", async () => {
+    // a world of its own: this run's environment holds a key, the process's stays as it is
+    const run: World = Object.assign(Object.create(world()) as World, {
+      env: { ...world().env, ANTHROPIC_API_KEY: 'sk-ant-SECRET', AGENT_TEST_KEPT: 'kept', AGENT_TEST_HIDDEN: 'hidden' },
+      slots: new Map(),
+    });
+    const show = { command: 'echo "[${ANTHROPIC_API_KEY-unset}] [${AGENT_TEST_KEPT-unset}] [${AGENT_TEST_HIDDEN-unset}] [$GIT_PAGER]"' };
+    expect((await inWorld(run, () => call(bash, show, ctx(tree())))).content).toBe('[unset] [kept] [hidden] [cat]');
+    const hiding = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, hideEnv: (n) => n === 'AGENT_TEST_HIDDEN' }) as AnyTool;
+    expect((await inWorld(run, () => call(hiding, show, ctx(tree())))).content).toBe('[sk-ant-SECRET] [kept] [unset] [cat]');
   });
 
   it('runs with sh when told to', async () => {

@@ -35,6 +35,32 @@ describe('Edit', () => {
     expect(c.snaps).toEqual([[join(root, 'a.ts'), 'const a = 1;\nconst b = 2;\n']]);
   });
 
+  it('writes only once the snapshot hook has finished, and not at all when it fails', async () => {
+    const root = tree({ 'a.ts': 'old\n' });
+    const seen: string[] = [];
+    // a snapshot that reads the file after a turn of the event loop, as a checkpoint store does
+    const snapshot = async (abs: string): Promise<void> => {
+      await new Promise((r) => setImmediate(r));
+      seen.push(readFileSync(abs, 'utf8'));
+    };
+    const c = sessionCtx(root, { files: new FileTracker(), beforeFileChange: snapshot });
+    await call(read, { path: 'a.ts' }, c);
+    expect((await call(edit, { path: 'a.ts', old_string: 'old', new_string: 'new' }, c)).isError).toBe(false);
+    expect(seen).toEqual(['old\n']);
+    const failing = sessionCtx(root, {
+      files: new FileTracker(),
+      beforeFileChange: async () => {
+        await new Promise((r) => setImmediate(r));
+        throw Object.assign(new Error('no space'), { code: 'ENOSPC' });
+      },
+    });
+    await call(read, { path: 'a.ts' }, failing);
+    const out = await call(edit, { path: 'a.ts', old_string: 'new', new_string: 'newer' }, failing);
+    expect(out.isError).toBe(true);
+    expect(out.content).toContain('the change could not be written');
+    expect(bytes(root, 'a.ts').toString()).toBe('new\n');
+  });
+
   it('refuses a file never read in this session ("read it first")', async () => {
     const root = tree({ 'a.ts': 'x\n' });
     const out = await call(edit, { path: 'a.ts', old_string: 'x', new_string: 'y' }, await session(root));

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import type { CompactionRecord } from '../../src/history/compaction.js';
+import { goalCommand } from '../../src/goals/command.js';
+import { parseGoalArgs } from '../../src/goals/goal.js';
+import { createGoalTool } from '../../src/goals/goalTool.js';
+import { Goals } from '../../src/goals/goals.js';
+import { type CheckRunner, SessionGoal } from '../../src/goals/sessionGoal.js';
+import { emptyUsage } from '../../src/llm/messages.js';
+import type { SessionEvent } from '../../src/protocol/events.js';
+import type { GoalView } from '../../src/protocol/views.js';
+import type { AnyTool } from '../../src/tools/types.js';
+
+// A session goal's moves that goals.test.ts leaves out: the time and tokens a turn counts (a
+// clock of the test's own), the check's results kept and told, /goal's answers, the Goal tool.
+
+const signal = new AbortController().signal;
+
+/** A goal on a clock the test moves, whose check answers from a list (a string: it throws that). */
+function clocked(answers: Array<boolean | string> = []): { goal: SessionGoal; views: Array<GoalView | undefined>; clock: { t: number } } {
+  const clock = { t: 1_000 };
+  const run: CheckRunner = async () => {
+    const a = answers.shift() ?? false;
+    if (typeof a === 'string') throw new Error(a);
+    clock.t += 2_000;
+    return { output: a ? 'ok' : 'FAIL', passed: a };
+  };
+  const views: Array<GoalView | undefined> = [];
+  return {
+    goal: new SessionGoal(
+      run,
+      (v) => views.push(v),
+      () => clock.t,
+    ),
+    views,
+    clock,
+  };
+}
+
+const turn = (goal: SessionGoal, clock: { t: number }, ms: number, events: SessionEvent[] = []): void => {
+  goal.observe({ type: 'turn_start', turnId: 't' });
+  clock.t += ms;
+  for (const e of events) goal.observe(e);
+  goal.observe({ type: 'turn_end', reason: 'end_turn', steps: 1, usage: { ...emptyUsage(), inputTokens: 100, outputTokens: 10 }, text: '' });
+};
+
+describe('what a goal counts', () => {
+  it("a turn's wall time and a check's, against --time; a compaction's tokens in the turn it ran in, once", async () => {
+    const { goal, clock } = clocked();
+    goal.set(parseGoalArgs('x --check "make" --time 8s'));
+    await goal.next({ planMode: false, signal });
+    expect(goal.current?.used.ms).toBe(2_000);
+    const compaction = { usage: { ...emptyUsage(), inputTokens: 1_000, outputTokens: 200 } } as unknown as CompactionRecord;
+    turn(goal, clock, 3_000, [{ type: 'compaction_end', record: compaction }]);
+    expect(goal.current?.used).toEqual({ tokens: 1_310, turns: 1, ms: 5_000 });
+    turn(goal, clock, 1_000);
+    // the compaction counted in its own turn only: the next turn starts from nothing
+    expect(goal.current?.used).toEqual({ tokens: 1_420, turns: 2, ms: 6_000 });
+    // an end without its start counts no time
+    goal.observe({ type: 'turn_end', reason: 'end_turn', steps: 1, usage: emptyUsage(), text: '' });
+    expect(goal.current?.used.ms).toBe(6_000);
+    expect(await goal.next({ planMode: false, signal })).toContain('[Goal stopped: the time budget (8s) ran out]');
+    expect(goal.view()).toMatchObject({ status: 'budget_limited', reason: 'the time budget (8s) ran out', footer: 'goal: budget-limited · 3 turns' });
+  });
+
+  it('keeps the last five checks, and a check that cannot run fails with why', async () => {
+    const { goal, clock, views } = clocked([false, false, false, false, false, 'no shell']);
+    goal.set(parseGoalArgs('x --check "make"'));
+    for (let i = 0; i < 6; i++) {
+      await goal.next({ planMode: false, signal });
+      turn(goal, clock, 10);
+    }
+    const checks = goal.current?.checks ?? [];
+    expect(checks).toHaveLength(5);
+    expect(checks.at(-1)).toMatchObject({ passed: false, output: 'The check could not run: no shell' });
+    expect(goal.view()?.lastCheck?.output).toBe('The check could not run: no shell');
+    expect(views.at(-1)?.lastCheck?.output).toBe('The check could not run: no shell');
+  });
+
+  it("a paused goal's turns and checks count in its total only; nothing is counted once it is complete", async () => {
+    const { goal, clock } = clocked([false, true]);
+    goal.set(parseGoalArgs('x --check "make"'));
+    await goal.next({ planMode: false, signal });
+    goal.pause('by hand');
+    turn(goal, clock, 500);
+    expect(goal.current).toMatchObject({ used: { turns: 0, ms: 2_000 }, total: { turns: 1, ms: 2_500 } });
+    goal.resume();
+    await goal.next({ planMode: false, signal });
+    expect(goal.current?.status).toBe('complete');
+    turn(goal, clock, 500);
+    expect(goal.current?.total.turns).toBe(1);
+  });
+});
+
+describe('the goal as the model and the person read it', () => {
+  it("the Goal tool's read and claim, and the ledger's section", async () => {
+    const { goal } = clocked([false]);
+    const tool = createGoalTool(goal) as AnyTool;
+    goal.set(parseGoalArgs('ship it --check "npm test" --turns 3'));
+    expect((await tool.run({ action: 'read' }, { cwd: '.', signal })).content).toBe('Objective (active): ship it\nCheck: npm test\nBudget: 3 turns left');
+    const claim = await tool.run({ action: 'complete' }, { cwd: '.', signal });
+    expect(claim).toEqual({ content: 'Not accepted: the check `npm test` failed:\nFAIL\nKeep working on the objective.', isError: true });
+    expect(goal.describe()).toBe('Objective (active): ship it\nCheck: npm test\nBudget: 3 turns left\nLast check failed:\nFAIL');
+    expect(goal.ledger()).toEqual({ title: 'Goal', text: 'Objective (active): ship it\nCheck: npm test\nLast check failed:\nFAIL' });
+    expect(tool.summarize({ action: 'complete' })).toBe('claim the goal is met');
+    expect(tool.summarize({ action: 'read' })).toBe('read the goal');
+    goal.pause('by hand');
+    expect(goal.ledger()?.text.split('\n')[0]).toBe('Objective (paused): ship it');
+    const plain = clocked().goal;
+    plain.set(parseGoalArgs('tidy up'));
+    expect(plain.describe()).toBe('Objective (active): tidy up\nNo check: the goal is done when you call Goal with action "complete".');
+    expect(plain.ledger()).toEqual({ title: 'Goal', text: 'Objective (active): tidy up' });
+    expect(clocked().goal.describe()).toBe('There is no goal.');
+    expect(await clocked().goal.claim(signal)).toEqual({ accepted: false, text: 'There is no open goal.' });
+  });
+
+  it("/goal's answers: set, replaced, paused (while a turn runs or not), resumed, cleared", () => {
+    const goals = new Goals(async () => ({ output: '', passed: false }));
+    goals.open('s1');
+    const idle = { id: 's1', busy: false };
+    expect(goalCommand(goals, idle, 'tidy up')).toBe('Goal set: tidy up\nNo check: the model says when it is done.');
+    expect(goalCommand(goals, idle, 'ship it --check "npm test"')).toBe('Goal set (it replaces the previous one): ship it\nCheck: npm test');
+    expect(goalCommand(goals, { id: 's1', busy: true }, ' pause ')).toBe('The goal is paused: the running turn ends as it would, and no other starts for it.');
+    expect(() => goalCommand(goals, idle, 'pause')).toThrow('no active goal to pause (it is paused)');
+    expect(goalCommand(goals, idle, 'resume')).toBe('Resuming the goal: ship it');
+    expect(() => goalCommand(goals, idle, 'resume')).toThrow('the goal is active already');
+    expect(goalCommand(goals, idle, 'pause')).toBe('The goal is paused.');
+    expect(goalCommand(goals, idle, 'clear')).toBe('The goal is cleared.');
+    expect(goalCommand(goals, idle, 'clear')).toBe('There was no goal.');
+    expect(() => goalCommand(goals, idle, 'pause')).toThrow(/^no active goal to pause$/);
+    expect(() => goalCommand(goals, { id: 'sub', busy: false }, '')).toThrow('this session has no goals');
+  });
+});

@@ -1,0 +1,67 @@
+// Fresh modules: the sandbox library is one per process (its proxy asks the callback it was
+// started with), so this file starts its own, with a person who answers its network questions.
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxRuntime } from '../../src/sandbox/runtime.js';
+import { createBashTool } from '../../src/tools/bash.js';
+import { defaultShell } from '../../src/tools/shell.js';
+import type { AnyTool } from '../../src/tools/types.js';
+import { tempDir } from '../tempDirs.js';
+import { call, ctx } from '../tools/helpers.js';
+import { startedSandbox } from './started.js';
+
+const project = tempDir('sandbox-net-project-');
+const before = process.cwd();
+const asked: string[] = [];
+const server = createServer((_q, r) => r.end('served'));
+let sandbox: SandboxRuntime;
+let bash: AnyTool;
+
+beforeAll(async () => {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  ({ sandbox } = await startedSandbox(project, tempDir('sandbox-net-home-'), {}, async (host) => {
+    asked.push(host);
+    return true;
+  }));
+  bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, sandbox }) as AnyTool;
+}, 60_000);
+afterAll(async () => {
+  await sandbox?.close();
+  server.close();
+  process.chdir(before);
+});
+
+describe('a sandbox whose person answers its network questions (real bubblewrap and socat)', () => {
+  it('a domain allowed once is allowed for the rest of the session, not asked again', async () => {
+    const port = (server.address() as AddressInfo).port;
+    // through the sandbox's proxy (curl would go around it for localhost), to a name the library
+    // matches against the session's list only through this runtime's own memory: "localhost." is
+    // dialled as "localhost" but listed as the person allowed it
+    const fetch = `curl -s --noproxy '' -x "$HTTP_PROXY" http://localhost.:${port}/`;
+    const first = await call(bash, { command: fetch }, ctx(project));
+    expect(first).toMatchObject({ content: 'served', isError: false });
+    expect(asked).toEqual(['localhost.']);
+    const again = await call(bash, { command: fetch }, ctx(project));
+    expect(again).toMatchObject({ content: 'served', isError: false });
+    expect(asked).toEqual(['localhost.']);
+  });
+
+  it("closed, its session's bridges and the library's proxies are gone when close returns (the program exits next)", async () => {
+    const w = await sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'probe' });
+    sandbox.denials('probe', '', { readOnly: false });
+    const socket = /--bind (\S+\.sock) /.exec(w.argv.join(' '))?.[1];
+    expect(socket).toBeDefined();
+    const bridges = (): number | null => spawnSync('pgrep', ['-f', `UNIX-CONNECT:${socket}`]).status;
+    expect(bridges()).toBe(0);
+    expect(existsSync(socket!)).toBe(true);
+    await sandbox.close();
+    expect(bridges()).toBe(1);
+    // and the library's proxies are stopped: their socket is gone
+    expect(existsSync(socket!)).toBe(false);
+  });
+});
