@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentContext } from '@agentclientprotocol/sdk';
+import { agent, client as clientApp, type AgentContext } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { AcpSession } from '../../src/acp/acpSession.js';
 import { editorFiles } from '../../src/acp/editorIo.js';
@@ -69,6 +69,29 @@ describe('permission requests', () => {
       throw new Error('connection closed');
     });
     expect(await new AcpSession('s2', runtime(), failing.client).approve(bash, signal())).toEqual({ kind: 'deny', stop: true });
+  });
+
+  it("a request the turn's cancel abandons denies and stops the turn at once, though the editor never answers it", async () => {
+    // a real SDK client that never answers session/request_permission (an editor showing the prompt)
+    let asked!: () => void;
+    const shown = new Promise<void>((r) => (asked = r));
+    const editorApp = clientApp({ name: 'editor' }).onRequest('session/request_permission', () => {
+      asked();
+      return new Promise<never>(() => {});
+    });
+    const decision = await agent({ name: 'agent' }).connectWith(editorApp, async (context) => {
+      const turn = new AbortController();
+      const answer = new AcpSession('s1', runtime(), context).approve(bash, turn.signal);
+      await shown;
+      turn.abort();
+      // mutation: stopWaitingOnCancel dropped: the turn would wait for an answer that never comes
+      let bound: NodeJS.Timeout | undefined;
+      const waited = new Promise<never>((_, reject) => {
+        bound = setTimeout(() => reject(new Error("the cancelled request still waits for the editor's answer")), 5_000);
+      });
+      return Promise.race([answer, waited]).finally(() => clearTimeout(bound));
+    });
+    expect(decision).toEqual({ kind: 'deny', stop: true });
   });
 
   it('a tool call offers once, its prefix for good, or reject; each answer means what it says', async () => {
