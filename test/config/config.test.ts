@@ -26,6 +26,9 @@ describe('config loading', () => {
     expect(c.model.name).toBe('claude-sonnet-5-5');
     expect(c.permissions.mode).toBe('ask');
     expect(c.compaction.autoBufferTokens).toBe(13_000);
+    // mutation: a default moved by one (checkpoints.maxFiles 100,001, checkpoints off, the summary's deadline)
+    expect(c.checkpoints).toEqual({ enabled: true, maxFiles: 100_000, maxStoreMB: 2048, keepDays: 30 });
+    expect(c.compaction).toMatchObject({ microWorkingSetTokens: 0, background: true, summaryDeadlineSeconds: 120 });
     expect(c.dbPath).toBe(join(d.home, '.local', 'share', 'agent', 'agent.db'));
     expect(c.sources).toEqual([]);
     expect(c.warnings).toEqual([]);
