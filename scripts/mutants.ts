@@ -147,11 +147,11 @@ function draw(args: string[]): void {
     if (a !== '--exclude') return;
     for (const m of JSON.parse(readFileSync(args[i + 1] ?? '', 'utf8')) as Mutant[]) excluded.add(`${m.file}:${m.line}`);
   });
-  // --under src/a,src/b: only the files under those folders
+  // --under src/a,src/b: only the files under those folders (or those files: src/sessionController.ts)
   const under = option(args, '--under')?.split(',');
   const files = execFileSync('git', ['ls-files', 'src/**/*.ts', 'src/**/*.tsx'], { encoding: 'utf8' })
     .split('\n')
-    .filter((f) => f !== '' && (!under || under.some((u) => f.startsWith(u.endsWith('/') ? u : `${u}/`))));
+    .filter((f) => f !== '' && (!under || under.some((u) => f === u || f.startsWith(u.endsWith('/') ? u : `${u}/`))));
   const pool: Array<{ file: string; line: number; text: string }> = [];
   for (const file of files) {
     const text = readFileSync(file, 'utf8').split('\n');
