@@ -149,7 +149,7 @@ function draw(args: string[]): void {
   });
   // --under src/a,src/b: only the files under those folders (or those files: src/sessionController.ts)
   const under = option(args, '--under')?.split(',');
-  const files = execFileSync('git', ['ls-files', 'src/**/*.ts', 'src/**/*.tsx'], { encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', 'src/*.ts', 'src/*.tsx'], { encoding: 'utf8' }) // git's pathspec * crosses folders; src/**/*.ts missed src/x.ts
     .split('\n')
     .filter((f) => f !== '' && (!under || under.some((u) => f === u || f.startsWith(u.endsWith('/') ? u : `${u}/`))));
   const pool: Array<{ file: string; line: number; text: string }> = [];
