@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalBridge } from '../../src/approvalBridge.js';
-import { createRuntime } from '../../src/bootstrap.js';
+import { createRuntime, type Runtime } from '../../src/bootstrap.js';
 import type { Event } from '../../src/protocol/events.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { SessionController } from '../../src/sessionController.js';
@@ -30,7 +30,7 @@ interface Driven {
   next(pick: (e: Event) => boolean): Promise<Event>;
   texts(): string[];
   inWorld<T>(fn: () => T): T;
-  dir: string;
+  runtime: Runtime;
 }
 
 /** A runtime in a fresh project and home, its controller, and the events it sends the app. */
@@ -66,7 +66,7 @@ async function drive(opts: { subscribe?: boolean } = {}): Promise<Driven> {
     return had ? Promise.resolve(had) : new Promise((resolve) => waiters.push({ pick, resolve }));
   };
   const texts = () => events.flatMap((e) => (e.type === 'notice' ? [`${e.level}: ${e.text}`] : []));
-  return { c, events, next: next as Driven['next'], texts, inWorld: (fn) => inWorld(world, fn), dir };
+  return { c, events, next: next as Driven['next'], texts, inWorld: (fn) => inWorld(world, fn), runtime };
 }
 
 const isType =
@@ -104,6 +104,10 @@ describe('the TUI controller over a real session', () => {
     d.c.notify('info', 'after the follower left');
     expect(seen).toHaveLength(1);
     expect(got.at(-1)).toMatchObject({ type: 'notice', text: 'after the follower left' });
+    // the early events went to the first subscriber only
+    const late: Event[] = [];
+    d.c.subscribe((e) => late.push(e));
+    expect(late).toEqual([]);
     await d.c.exit();
   });
 
@@ -216,5 +220,26 @@ describe('the TUI controller over a real session', () => {
     expect(types.at(-1)).toBe('exit');
     await d.c.exit();
     expect(d.events.filter((e) => e.type === 'exit')).toHaveLength(1);
+    // everything was saved: the store is closed
+    expect(() => d.runtime.store.listSessions()).toThrow();
+  });
+
+  it('/resume offers the 200 newest sessions, each with what the picker shows', async () => {
+    const d = await drive();
+    for (let i = 0; i < 201; i++)
+      d.runtime.store.createSession({ id: `s-${i}`, cwd: '/p', provider: 'anthropic', model: 'claude-sonnet-4-5', title: `Session ${i}` });
+    d.c.submit('/resume');
+    const out = await d.next(isType('command_output'));
+    if (out.output.kind !== 'picker') throw new Error(`not a picker: ${out.output.kind}`);
+    expect(out.output.sessions).toHaveLength(200);
+    expect(out.output.sessions[0]).toEqual({
+      id: 's-200',
+      title: 'Session 200',
+      cwd: '/p',
+      updatedAt: expect.any(Number),
+      messageCount: 0,
+      contextTokens: null,
+    });
+    await d.c.exit();
   });
 });
