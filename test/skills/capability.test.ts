@@ -17,7 +17,10 @@ function project(): { cwd: string; home: string; trustFile: string } {
   const home = join(cwd, 'home');
   mkdirSync(join(cwd, '.claude', 'skills', 'deploy'), { recursive: true });
   mkdirSync(home);
-  writeFileSync(join(cwd, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploys\n---\nThe branch: !`git branch --show-current`\n');
+  writeFileSync(
+    join(cwd, '.claude', 'skills', 'deploy', 'SKILL.md'),
+    '---\nname: deploy\ndescription: Deploys\n---\nThe branch: !`git branch --show-current`\n',
+  );
   return { cwd, home, trustFile: join(home, 'trust.json') };
 }
 
