@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalBridge } from '../../src/approvalBridge.js';
 import { createRuntime, type Runtime } from '../../src/bootstrap.js';
+import { runSlash } from '../../src/commands/registry.js';
 import type { Event } from '../../src/protocol/events.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { SessionController } from '../../src/sessionController.js';
@@ -31,17 +32,19 @@ interface Driven {
   texts(): string[];
   inWorld<T>(fn: () => T): T;
   runtime: Runtime;
+  dir: string;
 }
 
 /** A runtime in a fresh project and home, its controller, and the events it sends the app. */
 async function drive(opts: { subscribe?: boolean } = {}): Promise<Driven> {
-  const dir = tempDir('agent-controller-');
+  const home = tempDir('agent-controller-');
+  const dir = join(home, 'project');
   mkdirSync(join(dir, '.claude', 'skills', 'deploy'), { recursive: true });
   writeFileSync(join(dir, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploys the app\n---\nDeploy it.\n');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env['PATH'],
-    HOME: dir,
-    AGENT_DB: join(dir, 'agent.db'),
+    HOME: home,
+    AGENT_DB: join(home, 'data', 'agent.db'),
     ANTHROPIC_API_KEY: KEY,
     ANTHROPIC_BASE_URL: server.anthropicBaseURL,
     EDITOR_SETTING: 'vim',
@@ -66,7 +69,7 @@ async function drive(opts: { subscribe?: boolean } = {}): Promise<Driven> {
     return had ? Promise.resolve(had) : new Promise((resolve) => waiters.push({ pick, resolve }));
   };
   const texts = () => events.flatMap((e) => (e.type === 'notice' ? [`${e.level}: ${e.text}`] : []));
-  return { c, events, next: next as Driven['next'], texts, inWorld: (fn) => inWorld(world, fn), runtime };
+  return { c, events, next: next as Driven['next'], texts, inWorld: (fn) => inWorld(world, fn), runtime, dir };
 }
 
 const isType =
@@ -240,6 +243,22 @@ describe('the TUI controller over a real session', () => {
       messageCount: 0,
       contextTokens: null,
     });
+    await d.c.exit();
+  });
+
+  it('a code rewind over files changed outside asks in the TUI (the picker with the question); without the app it is refused', async () => {
+    const d = await drive();
+    d.c.submit('@call Write {"path": "notes.md", "content": "the agent wrote this\\n"}\n@report Wrote it.');
+    (await d.next(isType('approval'))).respond({ kind: 'allow_once' } as ApprovalDecision);
+    await d.next(idle);
+    expect(readFileSync(join(d.dir, 'notes.md'), 'utf8')).toBe('the agent wrote this\n');
+    writeFileSync(join(d.dir, 'notes.md'), 'the person changed it\n');
+    d.c.submit('/rewind 1 code');
+    const asked = await d.next((e) => e.type === 'command_output' && e.command === '/rewind 1 code');
+    expect(asked.type === 'command_output' && asked.output).toMatchObject({ kind: 'rewind', overwrite: { files: ['notes.md'], command: '/rewind 1 code' } });
+    // ACP and print mode have no picker: the refusal says what changed and how to go on
+    await expect(d.inWorld(() => runSlash({ session: d.runtime.session }, '/rewind 1 code'))).rejects.toThrow(/notes\.md/);
+    expect(readFileSync(join(d.dir, 'notes.md'), 'utf8')).toBe('the person changed it\n');
     await d.c.exit();
   });
 });
