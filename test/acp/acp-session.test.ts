@@ -234,7 +234,13 @@ describe('what the editor is told of the session', () => {
     const updates = () => sent.filter((m) => m.method === 'session/update').map((m) => m.params.update as Record<string, unknown>);
     return { s, emit: (e: SessionEvent) => emit(e), goalChanged: (id: string, goal: unknown) => goalChanged(id, goal), todos, goalInterrupts, updates };
   }
-  const result: Message = { id: 'r1', role: 'user', kind: 'normal', createdAt: 0, blocks: [{ type: 'tool_result', toolUseId: 't1', content: 'ok' }] };
+  const result: Message = {
+    id: 'r1',
+    role: 'user',
+    kind: 'normal',
+    createdAt: 0,
+    blocks: [{ type: 'tool_result', toolUseId: 't1', content: 'ok', isError: false }],
+  };
 
   it('a prompt refused (larger than the window) is said as an error; an info notice is not, a warning is', () => {
     const d = driven();
