@@ -32,7 +32,7 @@ describe('which lines are slash commands', () => {
   it("with custom commands, a path prompt is still a prompt, and a custom command's name is a command", () => {
     const custom = [{ name: 'review', description: 'Review', body: 'Review $1', file: '/p/.claude/commands/review.md', source: 'project' }];
     // mutation: any custom command not named so made every "/word …" line a command
-    expect(isCommandLine('/etc/hosts is it fine?', custom)).toBe(false);
+    expect(isCommandLine('/tmp is full, what can I delete', custom)).toBe(false);
     expect(isCommandLine('/review src/a.ts', custom)).toBe(true);
   });
 
