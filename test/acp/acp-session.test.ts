@@ -1,12 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentContext } from '@agentclientprotocol/sdk';
+import { agent, client as clientApp, type AgentContext } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { AcpSession } from '../../src/acp/acpSession.js';
 import { editorFiles } from '../../src/acp/editorIo.js';
 import type { Runtime } from '../../src/bootstrap.js';
 import { commandInfos } from '../../src/commands/registry.js';
 import type { ApprovalRequest } from '../../src/tools/permissions.js';
+import type { Message } from '../../src/llm/messages.js';
+import type { SessionEvent } from '../../src/protocol/events.js';
+import type { TodoView } from '../../src/protocol/views.js';
 import { tempDir } from '../tempDirs.js';
 
 // The ACP session's own decisions, with a stand-in editor (the SDK's AgentContext: request and
@@ -69,6 +72,29 @@ describe('permission requests', () => {
       throw new Error('connection closed');
     });
     expect(await new AcpSession('s2', runtime(), failing.client).approve(bash, signal())).toEqual({ kind: 'deny', stop: true });
+  });
+
+  it("a request the turn's cancel abandons denies and stops the turn at once, though the editor never answers it", async () => {
+    // a real SDK client that never answers session/request_permission (an editor showing the prompt)
+    let asked!: () => void;
+    const shown = new Promise<void>((r) => (asked = r));
+    const editorApp = clientApp({ name: 'editor' }).onRequest('session/request_permission', () => {
+      asked();
+      return new Promise<never>(() => {});
+    });
+    const decision = await agent({ name: 'agent' }).connectWith(editorApp, async (context) => {
+      const turn = new AbortController();
+      const answer = new AcpSession('s1', runtime(), context).approve(bash, turn.signal);
+      await shown;
+      turn.abort();
+      // mutation: stopWaitingOnCancel dropped: the turn would wait for an answer that never comes
+      let bound: NodeJS.Timeout | undefined;
+      const waited = new Promise<never>((_, reject) => {
+        bound = setTimeout(() => reject(new Error("the cancelled request still waits for the editor's answer")), 5_000);
+      });
+      return Promise.race([answer, waited]).finally(() => clearTimeout(bound));
+    });
+    expect(decision).toEqual({ kind: 'deny', stop: true });
   });
 
   it('a tool call offers once, its prefix for good, or reject; each answer means what it says', async () => {
@@ -178,6 +204,82 @@ describe('a prompt with a goal in force', () => {
     const response = await new AcpSession('g1', runtime, editor(() => ({})).client).prompt([{ type: 'text', text: 'fix the build' }]);
     expect(prompted).toEqual(['fix the build', 'go on']);
     expect(response).toEqual({ stopReason: 'max_turn_requests' });
+  });
+});
+
+describe('what the editor is told of the session', () => {
+  /** A runtime whose session events, goal changes and task list the test drives; `interrupted`: what the session's interrupt answers. */
+  function driven(interrupted = false) {
+    let emit: (e: SessionEvent) => void = () => {};
+    let goalChanged: (id: string, goal: unknown) => void = () => {};
+    const todos: TodoView[] = [];
+    const goalInterrupts: string[] = [];
+    const runtime = {
+      session: {
+        id: 'd1',
+        on: (l: (e: SessionEvent) => void) => ((emit = l), () => {}),
+        currentConfig: { cwd: '/work' },
+        interrupt: () => interrupted,
+      },
+      commands: [],
+      slash: [],
+      views: { todos: () => ({ todos: [...todos] }) },
+      goals: {
+        subscribe: (l: typeof goalChanged) => ((goalChanged = l), () => {}),
+        of: (id: string) => ({ observe: () => {}, interrupt: () => goalInterrupts.push(id) }),
+      },
+    } as unknown as Runtime;
+    const { client, sent } = editor(() => ({}));
+    const s = new AcpSession('d1', runtime, client);
+    const updates = () => sent.filter((m) => m.method === 'session/update').map((m) => m.params.update as Record<string, unknown>);
+    return { s, emit: (e: SessionEvent) => emit(e), goalChanged: (id: string, goal: unknown) => goalChanged(id, goal), todos, goalInterrupts, updates };
+  }
+  const result: Message = {
+    id: 'r1',
+    role: 'user',
+    kind: 'normal',
+    createdAt: 0,
+    blocks: [{ type: 'tool_result', toolUseId: 't1', content: 'ok', isError: false }],
+  };
+
+  it('a prompt refused (larger than the window) is said as an error; an info notice is not, a warning is', () => {
+    const d = driven();
+    d.emit({ type: 'prompt_refused', text: 'the prompt', message: 'the prompt is larger than the window' });
+    d.emit({ type: 'notice', level: 'info', text: 'compacting' });
+    d.emit({ type: 'notice', level: 'warning', text: 'slow' });
+    expect(d.updates().map((u) => (u.content as { text: string }).text)).toEqual(['Error: the prompt is larger than the window', '\n\nWarning: slow']);
+  });
+
+  it("the task list goes as a plan when a tool's result changed it, once per change", () => {
+    const d = driven();
+    d.emit({ type: 'message', message: result });
+    expect(d.updates()).toEqual([]);
+    d.todos.push({ content: 'Run the tests', status: 'in_progress' });
+    d.emit({ type: 'message', message: { ...result, blocks: [{ type: 'text', text: 'no result here' }] } });
+    expect(d.updates()).toEqual([]);
+    d.emit({ type: 'message', message: result });
+    d.emit({ type: 'message', message: result });
+    expect(d.updates()).toEqual([{ sessionUpdate: 'plan', entries: [expect.objectContaining({ content: 'Run the tests', status: 'in_progress' })] }]);
+  });
+
+  it("this session's goal goes in session_info_update's _meta (none: null); another session's does not", () => {
+    const d = driven();
+    d.goalChanged('other', { objective: 'not ours' });
+    d.goalChanged('d1', { objective: 'ship it' });
+    d.goalChanged('d1', undefined);
+    expect(d.updates()).toEqual([
+      { sessionUpdate: 'session_info_update', _meta: { agentGoal: { objective: 'ship it' } } },
+      { sessionUpdate: 'session_info_update', _meta: { agentGoal: null } },
+    ]);
+  });
+
+  it('cancel stops the running turn, or else the goal between its turns', () => {
+    const idle = driven(false);
+    idle.s.cancel();
+    expect(idle.goalInterrupts).toEqual(['d1']);
+    const turning = driven(true);
+    turning.s.cancel();
+    expect(turning.goalInterrupts).toEqual([]);
   });
 });
 

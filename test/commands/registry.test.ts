@@ -29,6 +29,13 @@ describe('which lines are slash commands', () => {
     expect(commandWord('/comp', 5)).toBe('/comp');
   });
 
+  it("with custom commands, a path prompt is still a prompt, and a custom command's name is a command", () => {
+    const custom = [{ name: 'review', description: 'Review', body: 'Review $1', file: '/p/.claude/commands/review.md', source: 'project' }];
+    // mutation: any custom command not named so made every "/word …" line a command
+    expect(isCommandLine('/tmp is full, what can I delete', custom)).toBe(false);
+    expect(isCommandLine('/review src/a.ts', custom)).toBe(true);
+  });
+
   it('/quit is /exit', () => {
     expect(findCommand('quit')).toBeDefined();
     expect(isCommandLine('/quit')).toBe(true);

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, readConfigFile, withModel } from '../../src/config/config.js';
+import { ConfigError, loadConfig, loadDbPath, readConfigFile, withModel } from '../../src/config/config.js';
 import { MissingKeyError, resolveCredentials } from '../../src/config/credentials.js';
 import { stripJsonComments } from '../../src/config/jsonc.js';
 import { inferProvider, resolveModel } from '../../src/config/models.js';
@@ -26,6 +26,9 @@ describe('config loading', () => {
     expect(c.model.name).toBe('claude-sonnet-5-5');
     expect(c.permissions.mode).toBe('ask');
     expect(c.compaction.autoBufferTokens).toBe(13_000);
+    // mutation: a default moved by one (checkpoints.maxFiles 100,001, checkpoints off, the summary's deadline)
+    expect(c.checkpoints).toEqual({ enabled: true, maxFiles: 100_000, maxStoreMB: 2048, keepDays: 30 });
+    expect(c.compaction).toMatchObject({ microWorkingSetTokens: 0, background: true, summaryDeadlineSeconds: 120 });
     expect(c.dbPath).toBe(join(d.home, '.local', 'share', 'agent', 'agent.db'));
     expect(c.sources).toEqual([]);
     expect(c.warnings).toEqual([]);
@@ -166,6 +169,19 @@ describe('config loading', () => {
     expect(load(d).dbPath).toBe(join(d.cwd, 'from-file.db'));
     const d2 = dirs();
     expect(load(d2, {}, { XDG_DATA_HOME: '/data' }).dbPath).toBe('/data/agent/agent.db');
+  });
+
+  it('`agent sessions` finds the same database without a model: the home file, the project file over it, the default under home', () => {
+    const d = dirs();
+    const dbOf = (env: NodeJS.ProcessEnv = {}) => loadDbPath({ cwd: d.cwd, home: d.home, env, flags: {} });
+    // mutation: the given home ignored (the real one read) finds another database
+    expect(dbOf()).toBe(join(d.home, '.local', 'share', 'agent', 'agent.db'));
+    writeFileSync(join(d.home, '.agentrc'), JSON.stringify({ db: '/tmp/home.db' }));
+    expect(dbOf()).toBe('/tmp/home.db');
+    writeFileSync(join(d.cwd, '.agentrc'), JSON.stringify({ db: 'project.db' }));
+    expect(dbOf()).toBe(join(d.cwd, 'project.db'));
+    expect(dbOf({ AGENT_DB: '/tmp/env.db' })).toBe('/tmp/env.db');
+    expect(load(d, {}, { ANTHROPIC_API_KEY: 'x' }).dbPath).toBe(join(d.cwd, 'project.db'));
   });
 
   it('picks OpenAI by default when only its key is set', () => {

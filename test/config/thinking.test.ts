@@ -107,6 +107,22 @@ describe('thinking settings', () => {
     expect(c.capabilities?.source).toBe('config');
   });
 
+  it('effort levels alone keep the thinking modes the model has (the built-in table), or all three for a model it lacks', () => {
+    const entry = { contextWindow: 200_000, maxOutputTokens: 64_000, effortLevels: ['low', 'high'] };
+    const builtIn = load({ model: 'claude-sonnet-4-5' }).capabilities;
+    const own = load({ model: 'claude-sonnet-4-5', thinking: { mode: 'off' }, models: { 'claude-sonnet-4-5': entry } }).capabilities;
+    expect(own).toMatchObject({ source: 'config', efforts: ['low', 'high'], types: builtIn?.types });
+    expect(builtIn?.types).not.toContain('adaptive');
+    const unknown = load({
+      model: 'house-model',
+      provider: 'anthropic',
+      thinking: { mode: 'off' },
+      models: { 'house-model': { ...entry, provider: 'anthropic' } },
+    }).capabilities;
+    // mutation: `base?.types ?? [...]` made `&&`: no modes at all for a model the table lacks, all three for one it has
+    expect(unknown?.types).toEqual(['adaptive', 'enabled', 'disabled']);
+  });
+
   it('a /model switch re-checks the setting for the new model', () => {
     const c = load({ model: 'claude-sonnet-4-5', thinking: { mode: 'enabled', budgetTokens: 4_000 } });
     expect(() => withModel(c, 'claude-opus-5-5')).toThrow('thinking.mode: "enabled" is not supported by claude-opus-5-5');

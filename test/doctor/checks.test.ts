@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
 import { loadConfig } from '../../src/config/config.js';
-import { checkCheckpoints, checkDatabase, checkKeys, checkNode, type CheckResult } from '../../src/doctor/checks.js';
+import { checkCheckpoints, checkDatabase, checkKeys, checkNode, checkSandbox, type CheckResult } from '../../src/doctor/checks.js';
 import { formatReport, type DoctorReport } from '../../src/doctor/doctor.js';
 import { tempDir } from '../tempDirs.js';
 
@@ -120,6 +120,25 @@ describe('checkpoints', () => {
     expect((await checkCheckpoints({ ...loaded, checkpoints: { ...loaded.checkpoints, enabled: false } }, dataWithStore(300))).summary).toBe(
       'off (checkpoints.enabled is false)',
     );
+  });
+});
+
+describe('the sandbox, off', () => {
+  it.runIf(process.platform === 'linux')('says what this Linux machine lacks to turn it on (bwrap, socat), and nothing when both are on PATH', async () => {
+    const home = tempDir('agent-doctor-sb-');
+    const config = loadConfig({ cwd: home, env: { ANTHROPIC_API_KEY: 'k' }, flags: {}, home });
+    const bare = join(home, 'bare');
+    const tools = join(home, 'tools');
+    mkdirSync(bare);
+    mkdirSync(tools);
+    for (const name of ['bwrap', 'socat']) writeFileSync(join(tools, name), '#!/bin/sh\n', { mode: 0o755 });
+    const lacking = await checkSandbox(config, { PATH: bare });
+    expect(lacking).toMatchObject({
+      status: 'ok',
+      summary: expect.stringContaining('(this machine lacks bwrap and socat: install bubblewrap and socat first)'),
+    });
+    const ready = await checkSandbox(config, { PATH: tools });
+    expect(ready).toEqual({ name: 'sandbox', status: 'ok', summary: 'off: Bash runs unsandboxed; "sandbox": { "enabled": true } turns it on' });
   });
 });
 

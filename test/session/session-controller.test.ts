@@ -1,0 +1,264 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalBridge } from '../../src/approvalBridge.js';
+import { createRuntime, type Runtime } from '../../src/bootstrap.js';
+import { runSlash } from '../../src/commands/registry.js';
+import type { Event } from '../../src/protocol/events.js';
+import { inWorld, processWorld } from '../../src/runtime/world.js';
+import { SessionController } from '../../src/sessionController.js';
+import type { ApprovalDecision } from '../../src/tools/permissions.js';
+import { startFakeServer, type FakeServer } from '../fake-server/server.js';
+import { KEY } from '../llm/helpers.js';
+import { tempDir } from '../tempDirs.js';
+
+// The TUI's controller (sessionController.ts) over a real runtime, as `agent` builds it
+// (createRuntime: the store, the capabilities, a real session) against the fake provider, with
+// the events the app would render recorded: what runs at once and what waits for the turn, the
+// queue, the sessions it switches between, and its exit. The Ink app itself is test/ui's.
+
+let server: FakeServer;
+beforeAll(async () => {
+  server = await startFakeServer({ fallback: { text: 'The fake model answers.' } });
+});
+afterAll(() => server.close());
+
+interface Driven {
+  c: SessionController;
+  events: Event[];
+  /** Resolves with the first event `pick` accepts (already recorded, or the next), never by time. */
+  next<T extends Event>(pick: (e: Event) => e is T): Promise<T>;
+  next(pick: (e: Event) => boolean): Promise<Event>;
+  texts(): string[];
+  inWorld<T>(fn: () => T): T;
+  runtime: Runtime;
+  dir: string;
+}
+
+/** A runtime in a fresh project and home, its controller, and the events it sends the app. */
+async function drive(opts: { subscribe?: boolean } = {}): Promise<Driven> {
+  const home = tempDir('agent-controller-');
+  const dir = join(home, 'project');
+  mkdirSync(join(dir, '.claude', 'skills', 'deploy'), { recursive: true });
+  writeFileSync(join(dir, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploys the app\n---\nDeploy it.\n');
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env['PATH'],
+    HOME: home,
+    AGENT_DB: join(home, 'data', 'agent.db'),
+    ANTHROPIC_API_KEY: KEY,
+    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+    EDITOR_SETTING: 'vim',
+  };
+  const world = { ...processWorld(), cwd: dir, env, slots: new Map<symbol, unknown>() };
+  const approvals = new ApprovalBridge();
+  const { runtime } = await inWorld(world, () =>
+    createRuntime({ outputFormat: 'text', model: 'claude-sonnet-4-5' }, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning }, env),
+  );
+  const c = inWorld(world, () => new SessionController(runtime, approvals));
+  const events: Event[] = [];
+  const waiters: Array<{ pick: (e: Event) => boolean; resolve: (e: Event) => void }> = [];
+  const record = (e: Event) => {
+    events.push(e);
+    for (const w of waiters.splice(0))
+      if (w.pick(e)) w.resolve(e);
+      else waiters.push(w);
+  };
+  if (opts.subscribe !== false) c.subscribe(record);
+  const next = (pick: (e: Event) => boolean): Promise<Event> => {
+    const had = events.find(pick);
+    return had ? Promise.resolve(had) : new Promise((resolve) => waiters.push({ pick, resolve }));
+  };
+  const texts = () => events.flatMap((e) => (e.type === 'notice' ? [`${e.level}: ${e.text}`] : []));
+  return { c, events, next: next as Driven['next'], texts, inWorld: (fn) => inWorld(world, fn), runtime, dir };
+}
+
+const isType =
+  <K extends Event['type']>(type: K) =>
+  (e: Event): e is Extract<Event, { type: K }> =>
+    e.type === type;
+const idle = (e: Event) => e.type === 'busy' && !e.busy;
+
+describe('the TUI controller over a real session', () => {
+  it('a prompt is a turn: busy, the reply, idle; the prompt joins the history', async () => {
+    const d = await drive();
+    d.c.submit('  say hello  ');
+    await d.next(idle);
+    expect(d.events.filter((e) => e.type === 'busy').map((e) => e.type === 'busy' && e.busy)).toEqual([true, false]);
+    expect(d.c.initialTranscript().flatMap((m) => (m.kind === 'normal' ? [m.role] : []))).toEqual(['user', 'assistant']);
+    expect(JSON.stringify(d.c.initialTranscript().at(-1))).toContain('The fake model answers.');
+    expect(d.c.promptHistory()).toContain('say hello');
+    d.c.submit('   ');
+    expect(d.c.promptHistory()).not.toContain('');
+    await d.c.exit();
+  });
+
+  it('events sent before the app subscribed wait for it; a follower sees only what comes after it', async () => {
+    const d = await drive({ subscribe: false });
+    d.c.notify('warning', 'an early warning');
+    const got: Event[] = [];
+    d.c.subscribe((e) => got.push(e));
+    const seen: Event[] = [];
+    const unobserve = d.c.observe((e) => seen.push(e));
+    expect(got).toEqual([expect.objectContaining({ type: 'notice', text: 'an early warning' })]);
+    d.c.showStatusCommand('main · 3 files');
+    expect(got.at(-1)).toEqual({ type: 'status_command', line: 'main · 3 files' });
+    expect(seen).toEqual([{ type: 'status_command', line: 'main · 3 files' }]);
+    unobserve();
+    d.c.notify('info', 'after the follower left');
+    expect(seen).toHaveLength(1);
+    expect(got.at(-1)).toMatchObject({ type: 'notice', text: 'after the follower left' });
+    // the early events went to the first subscriber only
+    const late: Event[] = [];
+    d.c.subscribe((e) => late.push(e));
+    expect(late).toEqual([]);
+    await d.c.exit();
+  });
+
+  it('while a turn waits on an approval, /skills answers at once; a prompt waits its turn, and Esc drops it', async () => {
+    const d = await drive();
+    d.c.submit('@bash echo from-the-turn\n@report Ran it.');
+    const approval = await d.next(isType('approval'));
+    expect(d.events.filter((e) => e.type === 'busy').map((e) => e.type === 'busy' && e.busy)).toEqual([true]);
+    d.c.submit('/skills');
+    const listed = await d.next(isType('command_output'));
+    expect(listed.command).toBe('/skills');
+    expect(JSON.stringify(listed.output)).toContain('deploy');
+    // a prompt typed now waits for the turn; Esc drops it and says so
+    d.c.submit('and then this');
+    expect(d.c.interrupt()).toBe(true);
+    await d.next(idle);
+    expect(d.texts()).toContain('info: Dropped 1 queued prompt.');
+    expect(server.requests.filter((r) => r.raw?.includes('and then this'))).toEqual([]);
+    approval.respond({ kind: 'deny' } as ApprovalDecision);
+    await d.c.exit();
+  });
+
+  it('prompts typed during a turn run after it, in order', async () => {
+    const d = await drive();
+    d.c.submit('@bash echo one\n@report First done.');
+    const approval = await d.next(isType('approval'));
+    d.c.submit('second prompt');
+    d.c.submit('third prompt');
+    approval.respond({ kind: 'allow_once' } as ApprovalDecision);
+    await d.next((e) => idle(e) && d.c.initialTranscript().length >= 8);
+    const users = d.c.initialTranscript().flatMap((m) => (m.role === 'user' && m.blocks[0]?.type === 'text' ? [m.blocks[0].text] : []));
+    expect(users.slice(-2)).toEqual(['second prompt', 'third prompt']);
+    expect(d.events.filter((e) => e.type === 'busy').map((e) => e.type === 'busy' && e.busy)).toEqual([true, false]);
+    await d.c.exit();
+  });
+
+  it("a command's error and a bare ! are notices; !command runs in the shell without the model", async () => {
+    const d = await drive();
+    d.c.submit('!');
+    d.c.submit('/resume no-such-session');
+    d.c.submit('!echo shell-said-hi');
+    await d.next((e) => e.type === 'tool_end');
+    await d.next(idle);
+    expect(d.texts()).toEqual(['error: type a shell command after ! (for example: !git status)', 'error: no session with id "no-such-session"']);
+    expect(JSON.stringify(d.events.find((e) => e.type === 'tool_end'))).toContain('shell-said-hi');
+    expect(server.requests.filter((r) => r.raw?.includes('shell-said-hi'))).toEqual([]);
+    await d.c.exit();
+  });
+
+  it('/clear opens a new session; resume goes back to the first with its transcript; the sessions and the archive are searchable', async () => {
+    const d = await drive();
+    d.c.submit('tell me about zebras');
+    await d.next(idle);
+    const first = d.c.session().id;
+    d.c.submit('/clear');
+    const opened = await d.next((e) => e.type === 'session' && e.session.id !== first);
+    expect(opened.type === 'session' && opened.transcript).toEqual([]);
+    expect(d.c.session().id).not.toBe(first);
+    expect(d.c.searchSessions('zebras')).toEqual([first]);
+    expect(d.c.searchSessions('"(')).toEqual([]);
+    await d.c.resume(first);
+    const back = d.events.filter((e) => e.type === 'session').at(-1);
+    expect(back?.type === 'session' && back.session.id).toBe(first);
+    expect(back?.type === 'session' && back.transcript.flatMap((m) => (m.kind === 'normal' ? [m.role] : []))).toEqual(['user', 'assistant']);
+    expect(d.events.at(-1)).toMatchObject({ type: 'context' });
+    await expect(d.c.resume('nope')).rejects.toThrow('no session with id "nope"');
+    await d.c.exit();
+  });
+
+  it('resume is refused while a turn runs', async () => {
+    const d = await drive();
+    d.c.submit('@bash echo wait\n@report Done.');
+    const approval = await d.next(isType('approval'));
+    await expect(d.c.resume(d.c.session().id)).rejects.toThrow(/wait for the current turn to end/);
+    approval.respond({ kind: 'deny' } as ApprovalDecision);
+    await d.next(idle);
+    await d.c.exit();
+  });
+
+  it("the mode cycles; the commands list the capabilities' own; ctrl+b is bound, ctrl+q is not; no spilled output under an unknown handle", async () => {
+    const d = await drive();
+    const before = d.c.session().permissionMode;
+    d.c.cyclePermissionMode();
+    expect(d.c.session().permissionMode).not.toBe(before);
+    expect(d.c.commands().map((c) => c.name)).toEqual(expect.arrayContaining(['skills', 'goal', 'tasks', 'clear', 'deploy']));
+    expect(d.c.press('ctrl+q')).toBe(false);
+    expect(d.c.press('ctrl+b')).toBe(true);
+    expect(d.c.spilledOutput('nope')).toBeUndefined();
+    expect(d.c.contextUsage().tokens).toBeGreaterThan(0);
+    await d.c.exit();
+  });
+
+  it("the editor's environment leaves out the keys", async () => {
+    const d = await drive();
+    const env = d.inWorld(() => d.c.editorEnv());
+    expect(env['EDITOR_SETTING']).toBe('vim');
+    expect(env['ANTHROPIC_API_KEY']).toBeUndefined();
+    await d.c.exit();
+  });
+
+  it('exit mid-turn interrupts the turn, stores how it ended, says exit, and closes the store; a second exit does nothing', async () => {
+    const d = await drive();
+    d.c.submit('@bash echo never\n@report Done.');
+    await d.next(isType('approval'));
+    await d.c.exit();
+    // the turn ended (interrupted) before the exit; the app, gone, is not told it is idle
+    const types = d.events.map((e) => e.type);
+    expect(types.indexOf('turn_end')).toBeGreaterThan(types.indexOf('approval'));
+    expect(types.slice(types.indexOf('turn_end'))).not.toContain('busy');
+    expect(types.at(-1)).toBe('exit');
+    await d.c.exit();
+    expect(d.events.filter((e) => e.type === 'exit')).toHaveLength(1);
+    // everything was saved: the store is closed
+    expect(() => d.runtime.store.listSessions()).toThrow();
+  });
+
+  it('/resume offers the 200 newest sessions, each with what the picker shows', async () => {
+    const d = await drive();
+    for (let i = 0; i < 201; i++)
+      d.runtime.store.createSession({ id: `s-${i}`, cwd: '/p', provider: 'anthropic', model: 'claude-sonnet-4-5', title: `Session ${i}` });
+    d.c.submit('/resume');
+    const out = await d.next(isType('command_output'));
+    if (out.output.kind !== 'picker') throw new Error(`not a picker: ${out.output.kind}`);
+    expect(out.output.sessions).toHaveLength(200);
+    expect(out.output.sessions[0]).toEqual({
+      id: 's-200',
+      title: 'Session 200',
+      cwd: '/p',
+      updatedAt: expect.any(Number),
+      messageCount: 0,
+      contextTokens: null,
+    });
+    await d.c.exit();
+  });
+
+  it('a code rewind over files changed outside asks in the TUI (the picker with the question); without the app it is refused', async () => {
+    const d = await drive();
+    d.c.submit('@call Write {"path": "notes.md", "content": "the agent wrote this\\n"}\n@report Wrote it.');
+    (await d.next(isType('approval'))).respond({ kind: 'allow_once' } as ApprovalDecision);
+    await d.next(idle);
+    expect(readFileSync(join(d.dir, 'notes.md'), 'utf8')).toBe('the agent wrote this\n');
+    writeFileSync(join(d.dir, 'notes.md'), 'the person changed it\n');
+    d.c.submit('/rewind 1 code');
+    const asked = await d.next((e) => e.type === 'command_output' && e.command === '/rewind 1 code');
+    expect(asked.type === 'command_output' && asked.output).toMatchObject({ kind: 'rewind', overwrite: { files: ['notes.md'], command: '/rewind 1 code' } });
+    // ACP and print mode have no picker: the refusal says what changed and how to go on
+    await expect(d.inWorld(() => runSlash({ session: d.runtime.session }, '/rewind 1 code'))).rejects.toThrow(/notes\.md/);
+    expect(readFileSync(join(d.dir, 'notes.md'), 'utf8')).toBe('the person changed it\n');
+    await d.c.exit();
+  });
+});
