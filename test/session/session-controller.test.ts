@@ -36,7 +36,7 @@ interface Driven {
 }
 
 /** A runtime in a fresh project and home, its controller, and the events it sends the app. */
-async function drive(opts: { subscribe?: boolean } = {}): Promise<Driven> {
+async function drive(opts: { subscribe?: boolean; model?: string } = {}): Promise<Driven> {
   const home = tempDir('agent-controller-');
   const dir = join(home, 'project');
   mkdirSync(join(dir, '.claude', 'skills', 'deploy'), { recursive: true });
@@ -52,7 +52,7 @@ async function drive(opts: { subscribe?: boolean } = {}): Promise<Driven> {
   const world = { ...processWorld(), cwd: dir, env, slots: new Map<symbol, unknown>() };
   const approvals = new ApprovalBridge();
   const { runtime } = await inWorld(world, () =>
-    createRuntime({ outputFormat: 'text', model: 'claude-sonnet-4-5' }, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning }, env),
+    createRuntime({ outputFormat: 'text', model: opts.model ?? 'claude-sonnet-4-5' }, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning }, env),
   );
   const c = inWorld(world, () => new SessionController(runtime, approvals));
   const events: Event[] = [];
@@ -176,7 +176,25 @@ describe('the TUI controller over a real session', () => {
     expect(back?.type === 'session' && back.session.id).toBe(first);
     expect(back?.type === 'session' && back.transcript.flatMap((m) => (m.kind === 'normal' ? [m.role] : []))).toEqual(['user', 'assistant']);
     expect(d.events.at(-1)).toMatchObject({ type: 'context' });
+    // the resumed session's own events reach the app: its next turn is shown, on its history
+    const from = d.events.length;
+    d.c.submit('and about giraffes');
+    await d.next((e) => idle(e) && d.events.indexOf(e) >= from);
+    expect(d.events.slice(from).find((e) => e.type === 'turn_end')).toMatchObject({ type: 'turn_end', reason: 'end_turn' });
+    expect(server.requests.at(-1)?.raw).toContain('tell me about zebras');
     await expect(d.c.resume('nope')).rejects.toThrow('no session with id "nope"');
+    await d.c.exit();
+  });
+
+  it('/effort on a model that takes efforts sets it from the next turn, and the request carries it', async () => {
+    const d = await drive({ model: 'claude-sonnet-5-5' });
+    d.c.submit('/effort low');
+    const out = await d.next(isType('command_output'));
+    expect(out.output).toMatchObject({ kind: 'text', text: expect.stringMatching(/^Effort low from the next turn \(claude-sonnet-5-5\)/) });
+    d.c.submit('think a little');
+    await d.next((e) => e.type === 'turn_end');
+    await d.next(idle);
+    expect(server.requests.at(-1)?.raw).toContain('"output_config":{"effort":"low"}');
     await d.c.exit();
   });
 
