@@ -52,7 +52,11 @@ async function drive(opts: { subscribe?: boolean; model?: string } = {}): Promis
   const world = { ...processWorld(), cwd: dir, env, slots: new Map<symbol, unknown>() };
   const approvals = new ApprovalBridge();
   const { runtime } = await inWorld(world, () =>
-    createRuntime({ outputFormat: 'text', model: opts.model ?? 'claude-sonnet-4-5' }, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning }, env),
+    createRuntime(
+      { outputFormat: 'text', model: opts.model ?? 'claude-sonnet-4-5' },
+      { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning },
+      env,
+    ),
   );
   const c = inWorld(world, () => new SessionController(runtime, approvals));
   const events: Event[] = [];
