@@ -1,9 +1,19 @@
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { ProviderError } from '../../src/llm/errors.js';
 import type { Block, Message } from '../../src/llm/messages.js';
 import type { DoneEvent, ModelRequest, Provider, StreamEvent, ToolSpec } from '../../src/llm/provider.js';
 
 export const KEY = 'sk-test-SECRET-KEY-0123456789abcdef';
+
+/** A run's environment in its own home against the fake provider's Anthropic route (a unit test building a real runtime). */
+export const fakeProviderEnv = (home: string, anthropicBaseURL: string): NodeJS.ProcessEnv => ({
+  PATH: process.env['PATH'],
+  HOME: home,
+  AGENT_DB: join(home, 'data', 'agent.db'),
+  ANTHROPIC_API_KEY: KEY,
+  ANTHROPIC_BASE_URL: anthropicBaseURL,
+});
 
 let n = 0;
 export const msg = (role: 'user' | 'assistant', blocks: Block[], kind: Message['kind'] = 'normal'): Message => ({

@@ -6,7 +6,7 @@ import { createRuntime } from '../../src/bootstrap.js';
 import { PrintTurns } from '../../src/print/printTurns.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
-import { KEY } from '../llm/helpers.js';
+import { fakeProviderEnv } from '../llm/helpers.js';
 import { isSummaryRequest, SUMMARY } from '../compaction/helpers.js';
 import type { ModelRequest } from '../../src/llm/provider.js';
 import { tempDir } from '../tempDirs.js';
@@ -29,13 +29,7 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
     const home = tempDir('agent-print-turns-');
     const cwd = join(home, 'project');
     mkdirSync(cwd);
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env['PATH'],
-      HOME: home,
-      AGENT_DB: join(home, 'data', 'agent.db'),
-      ANTHROPIC_API_KEY: KEY,
-      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-    };
+    const env = fakeProviderEnv(home, server.anthropicBaseURL);
     const stdout = new PassThrough();
     let written = '';
     stdout.on('data', (b: Buffer) => (written += b.toString('utf8')));

@@ -9,7 +9,7 @@ import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { SessionController } from '../../src/sessionController.js';
 import type { ApprovalDecision } from '../../src/tools/permissions.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
-import { KEY } from '../llm/helpers.js';
+import { fakeProviderEnv } from '../llm/helpers.js';
 import { tempDir } from '../tempDirs.js';
 
 // The TUI's controller (sessionController.ts) over a real runtime, as `agent` builds it
@@ -41,14 +41,7 @@ async function drive(opts: { subscribe?: boolean; model?: string } = {}): Promis
   const dir = join(home, 'project');
   mkdirSync(join(dir, '.claude', 'skills', 'deploy'), { recursive: true });
   writeFileSync(join(dir, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploys the app\n---\nDeploy it.\n');
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env['PATH'],
-    HOME: home,
-    AGENT_DB: join(home, 'data', 'agent.db'),
-    ANTHROPIC_API_KEY: KEY,
-    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-    EDITOR_SETTING: 'vim',
-  };
+  const env: NodeJS.ProcessEnv = { ...fakeProviderEnv(home, server.anthropicBaseURL), EDITOR_SETTING: 'vim' };
   const world = { ...processWorld(), cwd: dir, env, slots: new Map<symbol, unknown>() };
   const approvals = new ApprovalBridge();
   const { runtime } = await inWorld(world, () =>
