@@ -45,6 +45,11 @@ const SLOW_FIRST = [
   'history/properties',
 ].map((name) => `test/${name}.test.ts`);
 
+/** The files among `files` with a line `marker` matches: how a test file opts into a project. */
+const filesMarked = (files: string[], marker: RegExp): string[] => files.filter((file) => marker.test(readFileSync(file, 'utf8')));
+
+const E2E_FILES = fg.sync(['test/e2e/**/*.test.ts']);
+
 /**
  * Unit files that need the modules they test fresh run isolated (project unit-fresh); the other
  * unit files share their worker's modules, as the e2e files do, which halves the unit files' CPU.
@@ -53,9 +58,10 @@ const SLOW_FIRST = [
  * (test/ui/force-color.ts, force-truecolor.ts) needs it too, as chalk (in Ink) fixes its colour
  * level when first imported.
  */
-const FRESH_MODULES = fg
-  .sync(['test/**/*.test.ts', 'test/**/*.test.tsx'], { ignore: ['test/e2e/**'] })
-  .filter((file) => /^\/\/ Fresh modules:|^import '\.\/force-(?:true)?color\.js';/m.test(readFileSync(file, 'utf8')));
+const FRESH_MODULES = filesMarked(
+  fg.sync(['test/**/*.test.ts', 'test/**/*.test.tsx'], { ignore: ['test/e2e/**'] }),
+  /^\/\/ Fresh modules:|^import '\.\/force-(?:true)?color\.js';/m,
+);
 
 /**
  * The end-to-end files whose behaviour depends on the Anthropic model family (thinking, caching,
@@ -63,7 +69,7 @@ const FRESH_MODULES = fg
  * (project e2e-4-5); the others run once. A file opts in with a line starting `// Both regimes:`
  * that says why (CONTRIBUTING.md, "Tests").
  */
-const BOTH_REGIMES = fg.sync(['test/e2e/**/*.test.ts']).filter((file) => /^\/\/ Both regimes:/m.test(readFileSync(file, 'utf8')));
+const BOTH_REGIMES = filesMarked(E2E_FILES, /^\/\/ Both regimes:/m);
 
 /**
  * End-to-end files that need their own modules (project e2e-fresh, isolated): a line starting
@@ -71,7 +77,7 @@ const BOTH_REGIMES = fg.sync(['test/e2e/**/*.test.ts']).filter((file) => /^\/\/ 
  * turn never ended, "Thinking…" after the answer) and passes alone every time: what the worker's
  * earlier files leave in the shared modules is the suspect, not yet found (docs/build.md).
  */
-const E2E_FRESH = fg.sync(['test/e2e/**/*.test.ts']).filter((file) => /^\/\/ Fresh modules:/m.test(readFileSync(file, 'utf8')));
+const E2E_FRESH = filesMarked(E2E_FILES, /^\/\/ Fresh modules:/m);
 
 /**
  * What both unit projects share: the setup file that removes, when a test file ends, the temporary
