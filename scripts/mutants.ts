@@ -4,6 +4,7 @@
 //
 //   node --import tsx scripts/mutants.ts draw --seed S --since 2026-12-04 --count 20 [--under src/a,src/b] [--exclude a.json …] > sample.json
 //   node --import tsx scripts/mutants.ts run sample.json [--deep] [--only 3,7] >> results.jsonl
+//   node --import tsx scripts/mutants.ts run sample.json --full plan.json >> results.jsonl
 //
 // draw lists the lines of src/**/*.ts(x) (top-level files too) that `git blame` dates on or after --since (comments,
 // imports and type declarations left out), takes lines uniformly (files weigh by their new lines)
@@ -11,6 +12,10 @@
 // be clean under src/), runs `vitest run --project unit --project unit-fresh` on the test folder
 // of the file's room and the unit files that import it (`--deep`: every unit file whose imports
 // reach it, `vitest related`), restores the line whatever happens, and prints a JSON line each.
+// `--full plan.json` is the fresh sample's whole procedure, one stage after another until one
+// catches the mutant: the room's unit files, then every unit file reaching it, then tsc (the first
+// step of `npm test`), then the end-to-end files the plan names for its id (`{"3": ["print",
+// "resume"]}`, written before any result is read), in every end-to-end project; `by` names the stage.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -179,12 +184,23 @@ function coveringTests(file: string, deep: boolean): string[] {
   return ['run', ...new Set([...folder, ...importers])];
 }
 
+const UNIT_PROJECTS = ['unit', 'unit-fresh'];
+const E2E_PROJECTS = ['e2e', 'e2e-4-5', 'e2e-fresh'];
+
+/** tsc over the project, as `npm test` runs it first: the error lines (none: it passed). */
+function typeErrors(): string[] {
+  const child = spawnSync('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], { encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 64 << 20 });
+  if (child.status === 0) return [];
+  const errors = (child.stdout ?? '').split('\n').filter((l) => l.includes('error TS'));
+  return errors.length > 0 ? errors : [`tsc exited ${child.status ?? child.signal}`];
+}
+
 /** Runs vitest's unit projects (`mode` run or related, on `targets`); the failed tests as "file: name". */
-function vitest(mode: string, targets: string[], tag: string): { failed: string[]; total: number } {
+function vitest(mode: string, targets: string[], tag: string, projects = UNIT_PROJECTS): { failed: string[]; total: number } {
   const report = `/tmp/mutant-${process.pid}-${tag}.json`;
   const child = spawnSync(
     'npx',
-    ['vitest', mode, ...targets, '--project', 'unit', '--project', 'unit-fresh', '--reporter=json', `--outputFile=${report}`, '--passWithNoTests'],
+    ['vitest', mode, ...targets, ...projects.flatMap((p) => ['--project', p]), '--reporter=json', `--outputFile=${report}`, '--passWithNoTests'],
     {
       encoding: 'utf8',
       timeout: 15 * 60_000,
@@ -207,12 +223,33 @@ function vitest(mode: string, targets: string[], tag: string): { failed: string[
   }
 }
 
+type Stage = 'unit' | 'deep' | 'tsc' | 'e2e';
+
+/** What one stage's tests say of the mutant already written into the checkout: the failures, and how many tests ran. */
+function attempt(m: Mutant, stage: Stage, plan: Record<string, string[]>): { failed: string[]; total: number } {
+  if (stage === 'tsc') return { failed: typeErrors(), total: 1 };
+  if (stage === 'e2e')
+    return vitest(
+      'run',
+      (plan[String(m.id)] ?? []).map((name) => `test/e2e/${name}.test.ts`),
+      `${m.id}-e2e`,
+      E2E_PROJECTS,
+    );
+  const [mode, ...targets] = coveringTests(m.file, stage === 'deep');
+  return vitest(mode ?? 'run', targets, `${m.id}-${stage}`);
+}
+
 function run(args: string[]): void {
   const samplePath = args[0];
   if (!samplePath) throw new Error('run needs the sample file');
   const deep = args.includes('--deep');
+  const planPath = option(args, '--full');
+  const plan = planPath ? (JSON.parse(readFileSync(planPath, 'utf8')) as Record<string, string[]>) : {};
+  const stages: Stage[] = planPath ? ['unit', 'deep', 'tsc', 'e2e'] : [deep ? 'deep' : 'unit'];
   const only = option(args, '--only')?.split(',').map(Number);
   const sample = (JSON.parse(readFileSync(samplePath, 'utf8')) as Mutant[]).filter((m) => !only || only.includes(m.id));
+  // tsc catches a mutant only where it passes without one
+  const tscClean = planPath ? typeErrors().length === 0 : false;
   for (const m of sample) {
     const original = readFileSync(m.file, 'utf8');
     const lines = original.split('\n');
@@ -228,35 +265,49 @@ function run(args: string[]): void {
     };
     process.once('SIGINT', interrupted);
     const started = Date.now();
-    let outcome: { failed: string[]; total: number };
-    try {
-      writeFileSync(m.file, lines.join('\n'));
-      const [mode, ...targets] = coveringTests(m.file, deep);
-      outcome = vitest(mode ?? 'run', targets, String(m.id));
-    } finally {
-      restore();
-      process.removeListener('SIGINT', interrupted);
-    }
-    // a test that fails without the mutant too (under load, or broken here) catches nothing
+    let failed: string[] = [];
     let alsoUnmutated: string[] = [];
-    if (outcome.failed.length > 0) {
-      const files = [...new Set(outcome.failed.map((f) => f.slice(0, f.indexOf(': '))))].filter((f) => /\.test\.tsx?$/.test(f));
-      if (files.length > 0) alsoUnmutated = vitest('run', files, `${m.id}-unmutated`).failed;
+    let total = 0;
+    let by: Stage | undefined;
+    const tried: Stage[] = [];
+    for (const stage of stages) {
+      if ((stage === 'tsc' && !tscClean) || (stage === 'e2e' && (plan[String(m.id)] ?? []).length === 0)) continue;
+      tried.push(stage);
+      let outcome: { failed: string[]; total: number };
+      try {
+        writeFileSync(m.file, lines.join('\n'));
+        outcome = attempt(m, stage, plan);
+      } finally {
+        restore();
+      }
+      // a test that fails without the mutant too (under load, or broken here) catches nothing
+      alsoUnmutated = [];
+      if (outcome.failed.length > 0 && stage !== 'tsc') {
+        const files = [...new Set(outcome.failed.map((f) => f.slice(0, f.indexOf(': '))))].filter((f) => /\.test\.tsx?$/.test(f));
+        const projects = stage === 'e2e' ? E2E_PROJECTS : UNIT_PROJECTS;
+        if (files.length > 0) alsoUnmutated = vitest('run', files, `${m.id}-${stage}-unmutated`, projects).failed;
+      }
+      failed = outcome.failed.filter((f) => !alsoUnmutated.includes(f));
+      total = outcome.total;
+      if (failed.length > 0) {
+        by = stage;
+        break;
+      }
     }
-    const failed = outcome.failed.filter((f) => !alsoUnmutated.includes(f));
-    const result = failed.length > 0 ? 'caught' : 'survived';
-    const seconds = Math.round((Date.now() - started) / 1000);
+    process.removeListener('SIGINT', interrupted);
     const line = {
       id: m.id,
       file: m.file,
       line: m.line,
       op: m.op,
       after: m.after.trim(),
-      result,
-      tests: outcome.total,
+      result: by ? 'caught' : 'survived',
+      by,
+      tried,
+      tests: total,
       failed: failed.slice(0, 5),
       alsoUnmutated,
-      seconds,
+      seconds: Math.round((Date.now() - started) / 1000),
       deep,
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -269,7 +320,7 @@ if (command === 'draw') draw(rest);
 else if (command === 'run') run(rest);
 else {
   process.stderr.write(
-    'usage: mutants.ts draw --seed S --since YYYY-MM-DD [--count N] [--under src/a,src/b] [--exclude sample.json]… | run sample.json [--deep] [--only 1,2]\n',
+    'usage: mutants.ts draw --seed S --since YYYY-MM-DD [--count N] [--under src/a,src/b] [--exclude sample.json]… | run sample.json [--deep | --full plan.json] [--only 1,2]\n',
   );
   process.exitCode = 2;
 }
