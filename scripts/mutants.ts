@@ -189,7 +189,7 @@ const E2E_PROJECTS = ['e2e', 'e2e-4-5', 'e2e-fresh'];
 
 /** tsc over the project, as `npm test` runs it first: the error lines (none: it passed). */
 function typeErrors(): string[] {
-  const child = spawnSync('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], { encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 64 << 20 });
+  const child = spawnSync('npm', ['run', '--silent', 'typecheck'], { encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 64 << 20 });
   if (child.status === 0) return [];
   const errors = (child.stdout ?? '').split('\n').filter((l) => l.includes('error TS'));
   return errors.length > 0 ? errors : [`tsc exited ${child.status ?? child.signal}`];
