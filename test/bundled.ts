@@ -1,6 +1,6 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { tempDir } from './tempDirs.js';
@@ -31,13 +31,15 @@ const packagesInPlace: Plugin = {
 };
 
 /**
- * Bundles `entry` (an absolute path) into `<temp folder>/<name>.mjs`, readable by any user (a child
- * may run as another); resolves with the bundle's path. What the file imports on demand stays on
- * demand (a chunk beside it), as in dist/.
+ * Bundles `entry` (an absolute path) into `<temp folder>/<its folder's name>/<name>.mjs` (a script
+ * that knows itself by its path, as test/fake-server/main.ts does, still does), readable by any
+ * user (a child may run as another); resolves with the bundle's path. What the file imports on
+ * demand stays on demand (a chunk beside it), as in dist/.
  */
 export async function bundled(entry: string): Promise<string> {
-  const dir = tempDir('bundled-');
-  chmodSync(dir, 0o755);
+  const dir = join(tempDir('bundled-'), basename(dirname(entry)));
+  mkdirSync(dir, { recursive: true });
+  for (const folder of [dirname(dir), dir]) chmodSync(folder, 0o755);
   const name = basename(entry).replace(/\.[cm]?tsx?$/, '');
   await build({
     entryPoints: { [name]: entry },
