@@ -136,8 +136,9 @@ describeRegimeFree('background compaction in a -p tool loop', () => {
 // transaction, never inside it (the random ones did not either, but by chance): a kill from
 // outside cannot check that transaction's atomicity, and no test does yet. Mutation checked: the
 // swap stored without its checkpoint's messages (historyWrites.applyCompaction committing none of
-// `c.added`) fails run 2, whose history after the swap starts with an assistant message ("first
-// message must use the user role").
+// `c.added`) fails the resume after a swap whose history then starts with an assistant message
+// ("first message must use the user role"): run 2's when there were 7 runs, run 3's (swap stored)
+// since there are 5 (checked again 7 Dec).
 // Mutations checked: compaction.background defaulting to false (the synchronous path) fails the
 // first test's longest gap (~3 s); dropping the warm-up (EngineDeps.warm left out) fails its
 // cache share (the first request after the swap writes the checkpoint instead of reading it);
