@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { processesMatching } from '../processTable.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,11 +16,7 @@ const server = useFakeServer();
 
 /** Processes (not zombies) whose command line contains `marker`, the agent itself left out (its prompt names the markers too). */
 function running(marker: string): string[] {
-  const out = spawnSync('ps', ['-eo', 'pid=,stat=,args=']).stdout.toString();
-  return out
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.includes(marker) && !/^\d+\s+Z/.test(l) && !l.includes('ps -eo') && !l.includes('agent.js'));
+  return processesMatching(marker).filter((l) => !l.includes('agent.js'));
 }
 
 async function until(cond: () => boolean, ms: number, what: string): Promise<void> {

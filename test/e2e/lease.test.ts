@@ -8,10 +8,15 @@ import { readOnlyCopy } from '../../src/sessionLookup.js';
 import { openStore } from '../../src/store/index.js';
 import { acpClient } from './acpClient.js';
 import { jsonResult, runAgent, workspace, useFakeServer, type RunResult, type Workspace } from './harness.js';
+import { runAgent as runInProcess } from './inprocess.js';
 
 // One writer per session, with real processes: two `agent -p … --resume <id>` at once against
 // the fake server; --fork; `sessions rm` of a session in use; a dead writer's lease taken over;
-// an editor's `agent acp` refused a session another agent process writes.
+// an editor's `agent acp` refused a session another agent process writes. The lease between
+// processes is the subject, so the writer holding it (or killed holding it) and the two writers
+// started at once are processes of their own; the runs that only set a session up, or meet the
+// holder's lease (refused, forking, reading a copy, removing, taking over a dead one), run in
+// this process, which is another process to the holder all the same.
 
 const server = useFakeServer();
 const { withAgent } = acpClient(server);
@@ -27,7 +32,7 @@ async function until(cond: () => boolean, what: string, timeoutMs = 15_000): Pro
 /** A stored session with one finished turn; returns its id. */
 async function firstTurn(ws: Workspace): Promise<string> {
   server.enqueue({ text: 'Ready.' });
-  const r = await runAgent(['-p', 'get ready', '--output-format', 'json'], { ws, server });
+  const r = await runInProcess(['-p', 'get ready', '--output-format', 'json'], { ws, server });
   expect(r.code, r.stderr).toBe(0);
   return String(jsonResult(r).session_id);
 }
@@ -63,12 +68,12 @@ describe('session lease with real processes', () => {
     const first = slowTurn(ws, id, (c) => (firstPid = c.pid!));
     await until(() => server.requests.length >= 2, 'the first process to call the model');
 
-    const second = await runAgent(['-p', 'me too', '--resume', id, '--permission-mode', 'allow'], { ws, server });
+    const second = await runInProcess(['-p', 'me too', '--resume', id, '--permission-mode', 'allow'], { ws, server });
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`session ${id} is in use by pid ${firstPid}`);
     expect(second.stderr).toContain('--fork');
 
-    const rm = await runAgent(['sessions', 'rm', id, '--yes'], { ws });
+    const rm = await runInProcess(['sessions', 'rm', id, '--yes'], { ws });
     expect(rm.code).toBe(2);
     expect(rm.stderr).toContain(`session ${id} is in use by pid ${firstPid}`);
 
@@ -76,7 +81,7 @@ describe('session lease with real processes', () => {
     server.respondWith((req) =>
       req.view.messages.some((m) => m.blocks.some((b) => b.type === 'text' && b.text === 'work on a copy')) ? { text: 'Answered in the fork.' } : undefined,
     );
-    const fork = await runAgent(['-p', 'work on a copy', '--resume', id, '--fork', '--output-format', 'json'], { ws, server });
+    const fork = await runInProcess(['-p', 'work on a copy', '--resume', id, '--fork', '--output-format', 'json'], { ws, server });
     expect(fork.code, fork.stderr).toBe(0);
     const forkId = String(jsonResult(fork).session_id);
     expect(forkId).not.toBe(id);
@@ -94,7 +99,7 @@ describe('session lease with real processes', () => {
     expect(stored(ws, forkId).some((m) => m.blocks.some((b) => b.type === 'text' && b.text === 'Answered in the fork.'))).toBe(true);
 
     // once the writer is gone the session can be removed
-    const rmAfter = await runAgent(['sessions', 'rm', id, '--yes'], { ws });
+    const rmAfter = await runInProcess(['sessions', 'rm', id, '--yes'], { ws });
     expect(rmAfter.code, rmAfter.stderr).toBe(0);
   });
 
@@ -104,17 +109,17 @@ describe('session lease with real processes', () => {
       { toolCalls: [{ name: 'TodoWrite', input: { todos: [{ content: 'Ship the fix', status: 'in_progress', activeForm: 'Shipping the fix' }] } }] },
       { text: 'Planned.' },
     );
-    const r = await runAgent(['-p', 'plan it', '--output-format', 'json'], { ws, server });
+    const r = await runInProcess(['-p', 'plan it', '--output-format', 'json'], { ws, server });
     expect(r.code, r.stderr).toBe(0);
     const id = String(jsonResult(r).session_id);
     const first = slowTurn(ws, id);
     await until(() => server.requests.length >= 3, 'the writer to call the model');
     // mutation: refusing as for a writer ("is in use by pid …", exit 2)
-    const todos = await runAgent(['-p', '/todos', '--resume', id], { ws, server });
+    const todos = await runInProcess(['-p', '/todos', '--resume', id], { ws, server });
     expect(todos.code, todos.stderr).toBe(0);
     expect(todos.stdout).toContain('Ship the fix');
     // a turn still needs the lease
-    const turn = await runAgent(['-p', 'me too', '--resume', id], { ws, server });
+    const turn = await runInProcess(['-p', 'me too', '--resume', id], { ws, server });
     expect(turn.code).toBe(2);
     release(ws);
     expect((await first).code).toBe(0);
@@ -138,14 +143,15 @@ describe('session lease with real processes', () => {
       const info = store.getSession(id)!;
       left = readOnlyCopy(store, info, ws.dir).id;
       store.acquireLease(left, { token: 'killed', pid: dead, host: hostname() }, () => false);
-      // one another run still reads (this test process holds it) stays
+      // one another run still reads stays: its reader is a live process other than the run's
+      // (vitest's own; the run below is in this process, whose own leases count as stale)
       live = readOnlyCopy(store, info, ws.dir).id;
-      store.acquireLease(live, { token: 'reading', pid: process.pid, host: hostname() }, () => false);
+      store.acquireLease(live, { token: 'reading', pid: process.ppid, host: hostname() }, () => false);
     } finally {
       store.close();
     }
     server.enqueue({ text: 'Continued.' });
-    const r = await runAgent(['-p', 'go on', '--continue', '--output-format', 'json'], { ws, server });
+    const r = await runInProcess(['-p', 'go on', '--continue', '--output-format', 'json'], { ws, server });
     expect(r.code, r.stderr).toBe(0);
     // mutations: --continue taking the latest session even when it is a copy continues the live one (exit 2, 'in use');
     // no removeLeftoverCopies at start leaves the dead one (the list below)
@@ -208,7 +214,7 @@ describe('session lease with real processes', () => {
 
     server.clear();
     server.enqueue({ text: 'Back again.' });
-    const resumed = await runAgent(['-p', 'carry on', '--resume', id, '--output-format', 'json'], { ws, server });
+    const resumed = await runInProcess(['-p', 'carry on', '--resume', id, '--output-format', 'json'], { ws, server });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`Repaired the stored history of session ${id}: 1 tool call without a result closed as interrupted`);
     expect(server.requests[0]!.response?.status).toBe(200);

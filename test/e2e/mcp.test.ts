@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { processesMatching } from '../processTable.js';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
@@ -174,8 +174,7 @@ describe('MCP servers in print mode', () => {
     expect(r.stderr).toContain('MCP server "slow" is still connecting after 300 ms (mcp.startupMs)');
     expect(Date.now() - t0).toBeLessThan(6_000);
     // the server (which ignores SIGTERM) is gone when the agent has exited
-    const ps = spawnSync('ps', ['-eo', 'args']).stdout.toString();
-    expect(ps.split('\n').filter((l) => l.includes('failing-server') && l.includes(ws.root))).toEqual([]);
+    expect(processesMatching(ws.root).filter((l) => l.includes('failing-server'))).toEqual([]);
   }, 30_000);
 
   it('reports a missing ${VAR}, an invalid schema, a crash, a timeout and a 10 MB result, and the session goes on', async () => {

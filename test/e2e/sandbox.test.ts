@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runAgent, workspace, type Workspace, useFakeServer } from './harness.js';
+import { runAgent as runInProcess } from './inprocess.js';
 
 // The OS sandbox end to end in print mode: the built CLI with `sandbox.enabled`, the real
 // bubblewrap and socat (CI installs them: .ci/run; a machine without them fails here, loudly),
@@ -106,7 +107,8 @@ describe('Bash in the sandbox (print mode, default mode, auto-allow)', () => {
     expect(server.requests[0]?.raw).toContain('dangerouslyDisableSandbox');
     expect(server.requests[0]?.raw).toContain('Commands run in a sandbox');
     const id = (JSON.parse(r.stdout) as { session_id: string }).session_id;
-    const show = await runAgent(['sessions', 'show', id], { ws });
+    // reading the record starts no sandbox: in this process
+    const show = await runInProcess(['sessions', 'show', id], { ws });
     // a record of its own, under the command it denied (not only the tool result's text)
     expect(show.stdout).toMatch(
       new RegExp(`## Sandbox violations \\(1\\)\\n- [\\d: -]+  write denied: ${outside.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*\\(toolu_\\w+: touch `),

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, MODEL, runAgent, useFakeServer, workspace, type Workspace } from './harness.js';
 import { hasTmux, Tmux } from './tmux.js';
+import { processesMatching } from '../processTable.js';
 
 // Stopping the agent stops its children: SIGTERM, SIGHUP and SIGINT to the agent (print mode
 // and the TUI) end every child process group it started — a Bash command's `sleep`, a hook, an
@@ -19,14 +20,8 @@ afterEach(() => {
   term = undefined;
 });
 
-/** Processes (not zombies) whose command line contains `marker`, as `pid args` lines. */
-function running(marker: string): string[] {
-  const out = spawnSync('ps', ['-eo', 'pid=,stat=,args=']).stdout.toString();
-  return out
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.includes(marker) && !/^\d+\s+Z/.test(l) && !l.includes('ps -eo'));
-}
+/** Processes (not zombies) whose command line contains `marker`, as `pid state args` lines. */
+const running = processesMatching;
 
 async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;

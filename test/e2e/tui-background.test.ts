@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { processesMatching } from '../processTable.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,11 +17,7 @@ afterEach(() => {
   term = undefined;
 });
 
-const running = (marker: string): string[] =>
-  spawnSync('ps', ['-eo', 'pid=,stat=,args='])
-    .stdout.toString()
-    .split('\n')
-    .filter((l) => l.includes(marker) && !/^\s*\d+\s+Z/.test(l) && !l.includes('ps -eo') && !l.includes('agent.js'));
+const running = (marker: string): string[] => processesMatching(marker).filter((l) => !l.includes('agent.js'));
 
 describe.skipIf(!hasTmux)('background commands in the TUI', () => {
   it('footer count, the /tasks panel: view, stop one, stop all, Esc', async () => {

@@ -1,7 +1,8 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_BIN, agentEnv, MODEL, runAgent, workspace, useFakeServer, isSummarizer } from './harness.js';
+import { AGENT_BIN, agentEnv, MODEL, workspace, useFakeServer, isSummarizer } from './harness.js';
+import { runAgent } from './inprocess.js';
 import { hasTmux, Tmux } from './tmux.js';
 import { expectInOrder } from '../support/inOrder.js';
 import { mkdirSync } from 'node:fs';
@@ -27,7 +28,7 @@ afterEach(() => {
 describe.skipIf(!hasTmux)('the TUI in a real terminal', () => {
   it('runs a whole session: prompt, approve, stream, compact, interrupt, exit, continue', async () => {
     const ws = workspace();
-    // some history first (print mode), so that /compact has something to summarize
+    // some history first (print mode, in this process: not the terminal path), so that /compact has something to summarize
     for (let i = 0; i < 4; i++) {
       server.enqueue({ text: `Earlier answer ${i}. ${LONG}` });
       const r = await runAgent(['-p', `earlier question ${i}`, ...(i ? ['--continue'] : [])], { ws, server });

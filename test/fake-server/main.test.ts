@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { rulesResponder, type Script } from './main.js';
 import type { RecordedRequest, RequestView } from './types.js';
+import { bundled } from '../bundled.js';
 import { tempDir } from '../tempDirs.js';
 
 const view = (over: Partial<RequestView>): RecordedRequest & { view: RequestView } => ({
@@ -44,7 +45,9 @@ describe('standalone server', () => {
     };
     const file = join(dir, 'script.json');
     writeFileSync(file, JSON.stringify(script));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fake-server/main.ts', '--port', '0', '--script', file, '--quiet'], {
+    // the server bundled (test/bundled.ts): plain node starts it without tsx compiling it
+    const main = await bundled(resolve('test/fake-server/main.ts'));
+    const child = spawn(process.execPath, [main, '--port', '0', '--script', file, '--quiet'], {
       cwd: process.cwd(),
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -65,7 +65,9 @@ describe('which hooks run', () => {
       sources: [s.source],
       sessionId: 's_1',
       cwd: s.dir,
-      env: { PATH: process.env['PATH'] ?? '' },
+      // a home of its own: a hook's shell reads its stdin from a socket, which bash takes for a
+      // remote login and so runs the home's ~/.bashrc (0.7 CPU-s a hook with this machine's pyenv)
+      env: { PATH: process.env['PATH'] ?? '', HOME: s.dir },
       toolNames: TOOLS,
       trust: s.trust,
       trustProject: extra.trustProject ?? false,

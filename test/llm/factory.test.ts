@@ -4,15 +4,18 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/llm/factory.js';
+import { bundled } from '../bundled.js';
 import { tempDir } from '../tempDirs.js';
 
 const exec = promisify(execFile);
 
-// A child process logs every SDK module it resolves, via a module resolve hook.
+// A child process logs every SDK module it resolves, via a module resolve hook. It imports the
+// factory bundled (test/bundled.ts: its adapters in chunks loaded on demand, as in dist/, the
+// SDKs from node_modules), which plain `node` starts in a fraction of tsx's compiling.
 async function sdkModulesLoaded(body: string): Promise<{ before: string[]; after: string[] }> {
   const dir = tempDir('factory-lazy-');
-  const factory = resolve('src/llm/factory.ts');
-  const script = join(dir, 'probe.mts');
+  const factory = await bundled(resolve('src/llm/factory.ts'));
+  const script = join(dir, 'probe.mjs');
   writeFileSync(
     script,
     `import { register } from 'node:module';
@@ -23,7 +26,7 @@ process.stderr.write('MARK\\n');
 ${body}
 `,
   );
-  const { stderr } = await exec(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd() });
+  const { stderr } = await exec(process.execPath, [script], { cwd: process.cwd() });
   const [before = '', after = ''] = stderr.split('MARK\n');
   const sdk = (s: string) => s.split('\n').filter((l) => l.startsWith('SDK '));
   return { before: sdk(before), after: sdk(after) };

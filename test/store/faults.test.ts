@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -10,11 +10,17 @@ import { toStoreError } from '../../src/store/errors.js';
 import { describeFsError } from '../../src/tools/fsErrors.js';
 import { assistant, autoChange, microChange, tempDir, toolPair, user } from './helpers.js';
 import { sqlite } from '../../src/store/sqlite.js';
+import { bundled } from '../bundled.js';
 
 // the binding the store loads on this Node.js (12 built from source, or 13 prebuilt on Node ≥ 22)
 const Database = sqlite().Database;
 
 const CHILD = fileURLToPath(new URL('./fixtures/store-child.ts', import.meta.url));
+/** The child, bundled once for the file: a plain `node` start instead of tsx compiling the store in each of the nine children. */
+let childBundle: string;
+beforeAll(async () => {
+  childBundle = await bundled(CHILD);
+});
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Root ignores file modes, so the permission tests run their child as "nobody" when we are root. */
 const asRoot = process.getuid?.() === 0;
@@ -35,7 +41,7 @@ afterEach(() => {
 type Line = Record<string, unknown>;
 
 function child(args: string[], unprivileged = false) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
+  const proc = spawn(process.execPath, [childBundle, ...args], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(unprivileged && asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
