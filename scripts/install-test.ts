@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { startFakeServer, type FakeServer } from '../test/fake-server/server.js';
 
-// `npm run test:install` (the last step of `npm test`): installs agent as people install it and
+// `npm run test:install` (a step of `npm test`, beside vitest): installs agent as people install it and
 // runs it. Packs this checkout (prepack builds dist/), checks the tarball's contents, installs
 // it globally into a clean prefix twice — with this machine's Node.js and npm (Node 20 + npm 11:
 // better-sqlite3 12 compiles) and with Node.js 24 + npm 12 fetched from the npm registry
