@@ -69,11 +69,12 @@ describe('npm test: the steps side by side', () => {
   it('runs the steps at the same time: each waits for a file the other writes', async () => {
     const dir = tempDir('agent-steps-');
     // each writes its mark, then waits (at most 20 s) for the other's: one after another, the first would give up
-    const meet = (me: string, other: string): string =>
+    // (the live one says nothing: its output would land in this test's own)
+    const meet = (me: string, other: string, said: string): string =>
       `const fs = require('node:fs'); fs.writeFileSync(${JSON.stringify(join(dir, me))}, ''); const t0 = Date.now();
-       const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(join(dir, other))})) { clearInterval(t); console.log('met'); }
+       const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(join(dir, other))})) { clearInterval(t); process.stdout.write(${JSON.stringify(said)}); }
        else if (Date.now() - t0 > 20000) { clearInterval(t); console.log('alone'); process.exitCode = 1; } }, 10);`;
-    const { result, log } = await run([node('a', meet('a', 'b')), node('b', meet('b', 'a'), true)]);
+    const { result, log } = await run([node('a', meet('a', 'b', 'met\n')), node('b', meet('b', 'a', ''), true)]);
     expect(log).toMatch(/── a: ok in \d+\.\d s\nmet\n/);
     // the live step's output went to this process's stdout, not into the log: only its line is there
     expect(log).toMatch(/\n── b: ok in \d+\.\d s\n\n/);
