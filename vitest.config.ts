@@ -94,6 +94,9 @@ const UNIT = { setupFiles: ['test/cpuSetup.ts', 'test/tempDirsSetup.ts'] };
  */
 const END_TO_END = {
   include: ['test/e2e/**/*.test.ts'],
+  // the bundle they run (bin/agent.js → dist/), built once per run; the unit files need none, so a
+  // run of unit files alone (the store tests under Node 24 in the install test) builds nothing
+  globalSetup: ['test/globalSetup.ts'],
   setupFiles: ['test/cpuSetup.ts', 'test/e2e/testSetup.ts'],
   isolate: false,
   retry: 0,
@@ -122,7 +125,6 @@ export default defineConfig({
     // on the fake server, not computing: vitest's default (cores - 1) ran the files one at a time
     // on a 2-core machine; three at once used 1.4 of its 2 cores.
     maxWorkers: Math.max(4, availableParallelism()),
-    globalSetup: ['test/globalSetup.ts'],
     reporters: ['default', './test/endOfRunReporter.ts'],
     sequence: { sequencer: SlowFirst },
     // Two regimes in one pool, so that neither waits for the other's last file: every test on

@@ -2,8 +2,9 @@ import { buildDist } from '../scripts/build.js';
 
 // End-to-end tests run the bundled CLI (bin/agent.js → dist/), what users run, so build it
 // once per test run: a stale dist/ would test yesterday's code. esbuild takes about a second.
-// Both projects of vitest.config.ts name this file; the build runs once for the two (a second
-// build would delete dist/ under the first project's running tests).
+// The end-to-end projects of vitest.config.ts name this file (the unit files run no bundle); the
+// build runs once for them all (a second build would delete dist/ under the first project's
+// running tests).
 const BUILD = Symbol.for('agent.test.distBuild');
 type WithBuild = typeof globalThis & { [BUILD]?: Promise<unknown> };
 
