@@ -49,9 +49,13 @@ describe('background commands in print mode', () => {
       '@call Recall {"id":"b1","pattern":"first"}',
       '@call Recall {"id":"b1","offset":1,"limit":1}',
       '@then',
-      '@call Bash {"command":"echo early-out; sleep 1; echo late-out","timeout":300}',
+      // b3 cannot end before its timeout moves it (it waits for the next step's release, not a sleep
+      // that a late timer could outlast), and the timeout leaves its first echo 2 s to arrive; the
+      // next step releases it and waits (10 s at most) until its process is gone, so its end is
+      // there for the next request
+      `@call Bash ${JSON.stringify({ command: 'echo $$ > b3.pid; echo early-out; until [ -f release-b3 ]; do sleep 0.05; done; echo late-out', timeout: 2000 })}`,
       '@then',
-      '@bash sleep 1.5',
+      '@bash touch release-b3; i=0; while kill -0 "$(cat b3.pid)" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done',
       '@then',
       '@report all done',
     ].join('\n');
@@ -79,8 +83,11 @@ describe('background commands in print mode', () => {
     expect(afterwards(1, /\[Background command b2 ended: exit code 0 after [\d.]+m?s\]\n\$ echo short-start[\s\S]*short-last-line/)).toBeDefined();
     expect(lastUser(views[3])).toContain('1: first-BG');
     expect(lastUser(views[3])).toContain('(running) (id b1):\nfirst-BG');
-    expect(lastUser(views[4])).toMatch(/still running after 300ms, so it was moved to the background as b3[\s\S]*Output so far:\nearly-out/);
-    expect(afterwards(4, /\[Background command b3 ended: exit code 0[\s\S]*early-out\nlate-out/)).toBeDefined();
+    expect(lastUser(views[4])).toMatch(/still running after 2s, so it was moved to the background as b3[\s\S]*Output so far:\nearly-out/);
+    expect(
+      afterwards(4, /\[Background command b3 ended: exit code 0[\s\S]*early-out\nlate-out/),
+      `b3's end notice in a request after its move:\n${views.slice(4).map(lastUser).join('\n===\n')}`,
+    ).toBeDefined();
     // after the result b1 was stopped, with a note on stderr, and nothing of the run is left
     expect(r.stderr).toContain('agent: stopping the background command still running: b1 `echo first-BG;');
     expect(running(`sleep ${secs}`)).toEqual([]);

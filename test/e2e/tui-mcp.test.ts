@@ -19,7 +19,7 @@ let httpUrl = '';
 beforeAll(async () => {
   web = await startEverything('streamableHttp');
   httpUrl = web.url;
-}, 20_000);
+}, 60_000);
 afterAll(() => {
   web?.stop();
 });

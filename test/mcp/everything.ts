@@ -32,9 +32,18 @@ export async function startEverything(mode: 'streamableHttp' | 'sse', at?: numbe
     env: { PATH: process.env.PATH ?? '', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The bound is this helper's, not the product's (mcp.startupMs bounds how long the agent waits for
+  // a server, and these servers are the test's): a start costs ~0.7 CPU-s and took over 15 s of wall
+  // time under a load of 20-30, so the bound is far above that; a server that crashes at start
+  // fails at once (its exit), and what it printed comes with a timeout.
+  let printed = '';
   await new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`server-everything (${mode}) did not start`)), 15_000);
+    const timer = setTimeout(
+      () => rej(new Error(`server-everything (${mode}) did not say it was listening within 45 s; it printed: ${JSON.stringify(printed)}`)),
+      45_000,
+    );
     const on = (d: Buffer): void => {
+      printed += d.toString();
       if (/listening|running|port/i.test(d.toString())) {
         clearTimeout(timer);
         res();

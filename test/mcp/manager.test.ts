@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { traitsOf } from '../../src/tools/kinds.js';
@@ -10,7 +10,7 @@ import type { McpServerFileEntry } from '../../src/config/schema.js';
 import { createServer, type Server } from 'node:http';
 import { childGroups } from '../../src/processes/groups.js';
 import type { ConnectionEvents, McpConnection } from '../../src/mcp/connection.js';
-import { McpUnreachedError } from '../../src/mcp/reconnect.js';
+import { FAST_PHASE_MS, McpUnreachedError, reconnectDelay } from '../../src/mcp/reconnect.js';
 import { EVERYTHING, freePort, startEverything } from './everything.js';
 import { tempDir } from '../tempDirs.js';
 import { processState } from '../processTable.js';
@@ -63,6 +63,19 @@ const until = async (cond: () => boolean, ms = 10_000): Promise<void> => {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
 };
+
+/**
+ * The failed attempts of a server being reconnected, as the manager told its listeners (each
+ * change of state), so that a test checks which attempt brought it back rather than how long the
+ * attempts took: starting a server costs ~0.7 CPU-s, seconds of wall time on a loaded machine.
+ */
+function failedAttempts(m: McpManager): () => number {
+  let most = 0;
+  m.on(() => {
+    most = Math.max(most, m.views()[0]!.down?.attempts ?? 0);
+  });
+  return () => most;
+}
 
 describe('McpManager with real servers', () => {
   it('a project server waits for approval; approving records it for the project and starts it', async () => {
@@ -331,30 +344,61 @@ describe('a server that dies mid-session', () => {
     const tools = m.toolSet();
     expect(tools.tools.some((t) => t.name === 'mcp__ev__echo')).toBe(true);
     const first = childGroups().find((g) => g.kind === 'mcp' && g.label === 'ev')!;
+    const failed = failedAttempts(m);
     process.kill(-first.pgid, 'SIGKILL');
-    await until(() => m.views()[0]!.state === 'reconnecting', 2_000);
+    await until(() => m.views()[0]!.state === 'reconnecting', 10_000);
     expect(m.views()[0]!.state).toBe('reconnecting');
     expect(m.toolSet()).toBe(tools);
-    // a call meanwhile waits for the reconnect instead of failing
-    const t0 = Date.now();
+    // a call meanwhile waits for the reconnect instead of failing, and the first attempt (the call's,
+    // started at once) brought it back: none failed (how long the new process took to start is the
+    // machine's load, not the manager's)
     const echo = await m.call('ev', 'echo', { message: 'after the kill' }, signal());
     expect(echo).toEqual({ content: 'Echo: after the kill', isError: false });
-    expect(Date.now() - t0).toBeLessThan(5_000);
     expect(m.views()[0]!.state).toBe('connected');
+    expect(failed()).toBe(0);
     expect(childGroups().find((g) => g.kind === 'mcp' && g.label === 'ev')!.pgid).not.toBe(first.pgid);
     expect(notices.join('\n')).toMatch(/MCP server "ev" stopped \(the process was killed by SIGKILL\); reconnecting/);
   }, 30_000);
 
   it("a tool's progress notifications reach the call's listener as one line rewritten in place (issue 30 item 14)", async () => {
-    const { m } = manager({ ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { trustProject: true });
+    // A server whose tool sends two notifications and answers only once the test saw both: a real
+    // server's (server-everything's long-running operation) sends them on a timer, and under load the
+    // second one could come in the same read as the result, which the SDK handles first (a
+    // notification a tick later), so it never reached the listener: a race, not the behaviour.
+    const release = join(tempDir('mcp-progress-'), 'release');
+    const server = `
+      const { existsSync } = require('node:fs');
+      const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+      require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+        const msg = JSON.parse(line);
+        if (msg.id === undefined) return;
+        const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
+        if (msg.method === 'initialize') return reply({ protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'steps', version: '1' } });
+        if (msg.method === 'tools/list') return reply({ tools: [{ name: 'steps', description: 'Three steps.', inputSchema: { type: 'object', properties: {} } }] });
+        if (msg.method !== 'tools/call') return reply({});
+        const progressToken = msg.params._meta?.progressToken;
+        const step = (progress) => progressToken !== undefined && send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total: 3 } });
+        step(1);
+        step(2);
+        const wait = setInterval(() => {
+          if (!existsSync(${JSON.stringify(release)})) return;
+          clearInterval(wait);
+          step(3);
+          reply({ content: [{ type: 'text', text: 'three steps done' }] });
+        }, 20);
+      });`;
+    const { m } = manager({ steps: { command: process.execPath, args: ['-e', server] } }, { trustProject: true });
     m.start();
     await m.ready(15_000);
     const progress: string[] = [];
     // mutation: a call without the listener (no progress token) gets no notifications and this stays empty
     // through the tool the model calls, as runTools calls it (ctx.onProgress feeds the live row)
-    const tool = m.toolSet().tools.find((t) => t.name.endsWith('trigger-long-running-operation'))!;
-    const out = await tool.run(tool.parse({ duration: 0.3, steps: 3 }), { cwd: process.cwd(), signal: signal(), onProgress: (t) => progress.push(t) });
-    expect(out.content).toContain('Long running operation completed');
+    const tool = m.toolSet().tools.find((t) => t.name === 'mcp__steps__steps')!;
+    const out = tool.run(tool.parse({}), { cwd: process.cwd(), signal: signal(), onProgress: (t) => progress.push(t) });
+    // the call is still waiting for its answer: the two notifications it got so far are the listener's
+    await until(() => progress.length >= 2, 10_000);
+    writeFileSync(release, '');
+    expect((await out).content).toContain('three steps done');
     // the last one may come after the result is handled (the SDK handles notifications a tick later)
     expect(progress.slice(0, 2)).toEqual(['progress 1/3', '\rprogress 2/3']);
   }, 30_000);
@@ -363,13 +407,16 @@ describe('a server that dies mid-session', () => {
     const { m } = manager({ ev: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { trustProject: true });
     m.start();
     await m.ready(15_000);
+    const failed = failedAttempts(m);
     process.kill(-childGroups().find((g) => g.kind === 'mcp' && g.label === 'ev')!.pgid, 'SIGKILL');
-    await until(() => m.views()[0]!.state === 'reconnecting', 2_000);
-    const killed = Date.now();
-    await until(() => m.views()[0]!.state === 'connected', 5_000);
+    await until(() => m.views()[0]!.state === 'reconnecting', 10_000);
+    expect(m.views()[0]!.state).toBe('reconnecting');
+    // mutation: no retry timer (only a call reconnects) leaves it reconnecting
+    await until(() => m.views()[0]!.state === 'connected', 20_000);
     expect(m.views()[0]!.state).toBe('connected');
-    expect(Date.now() - killed).toBeLessThan(5_000);
-  }, 30_000);
+    // back on the first attempt, the one FIRST_DELAY_MS after the loss (reconnect.ts): none failed
+    expect(failed()).toBe(0);
+  }, 40_000);
 
   it('streamable HTTP (server-everything): restarted at the same address, it is back within 5 s in a new session; the tools stay listed', async () => {
     let web = await startEverything('streamableHttp');
@@ -379,22 +426,27 @@ describe('a server that dies mid-session', () => {
       await m.ready(15_000);
       expect(m.views()[0]!.state).toBe('connected');
       const tools = m.toolSet();
+      const failed = failedAttempts(m);
       await web.stop();
       // its event stream broke and a ping finds nobody: reconnecting, not "MCP 1✓"
-      await until(() => m.views()[0]!.state === 'reconnecting', 5_000);
+      await until(() => m.views()[0]!.state === 'reconnecting', 10_000);
       expect(m.views()[0]!.state).toBe('reconnecting');
       expect(m.toolSet()).toBe(tools);
       web = await startEverything('streamableHttp', web.port);
-      const up = Date.now();
-      await until(() => m.views()[0]!.state === 'connected', 5_000);
+      const failedBeforeUp = failed();
+      await until(() => m.views()[0]!.state === 'connected', 20_000);
       expect(m.views()[0]!.state).toBe('connected');
-      expect(Date.now() - up).toBeLessThan(5_000);
+      // found again by the first attempt that started once it was up (one under way at that moment
+      // may still have failed), and no attempt waits longer than 5 s while it has been down for less
+      // than a minute: back within 5 s of coming back, however long the restart itself took
+      expect(failed() - failedBeforeUp).toBeLessThanOrEqual(1);
+      for (let n = 0; n < 20; n++) expect(reconnectDelay(n, FAST_PHASE_MS - 1)).toBeLessThanOrEqual(5_000);
       expect(notices.join('\n')).toMatch(/MCP server "web" is back \(reconnected after [\d.]+s, in a new session\)/);
       expect(await m.call('web', 'get-sum', { a: 1, b: 2 }, signal())).toMatchObject({ isError: false, content: expect.stringContaining('3') });
     } finally {
       await web.stop();
     }
-  }, 40_000);
+  }, 60_000);
 
   it('streamable HTTP: a call to a server that forgot the session ("No valid session ID") reconnects and is sent again, once', async () => {
     let web = await startEverything('streamableHttp');
