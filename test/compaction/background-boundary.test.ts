@@ -98,6 +98,10 @@ describe('background compaction at its boundaries', () => {
     expect(fallback?.record).toEqual(expect.objectContaining({ status: 'applied', method: 'ledger' }));
     expect(fallback?.record.summary).toContain('the context reached its hard limit with no summary ready (the last summary failed: ');
     expect(fallback?.record.summary).toContain('the summarizer is down');
+    // the record says why it holds no summary (a summary's record has no reason: the -p /compact test below)
+    expect(fallback?.record.reason).toMatch(
+      /^no summary: the context reached its hard limit with no summary ready \(the last summary failed: .*the summarizer is down/,
+    );
   });
 
   it('a summary in flight holds the synchronous compaction back from the auto threshold itself on', async () => {
@@ -126,6 +130,7 @@ describe('background compaction at its boundaries', () => {
     const outcome = await e.manual(ctx(history), '  the parser  ', signal(), () => undefined);
     expect(outcome.record).toEqual(expect.objectContaining({ status: 'applied', trigger: 'manual' }));
     expect(outcome.record.method).not.toBe('ledger');
+    expect(outcome.record.reason).toBeUndefined();
     expect(outcome.record.summary).toContain('- finish the task');
     expect(provider.requests).toHaveLength(1);
     expect(provider.prompt(0)).toContain('the parser');
@@ -143,6 +148,7 @@ describe('background compaction at its boundaries', () => {
     const outcome = await compacted;
     expect(outcome.record).toEqual(expect.objectContaining({ status: 'applied', trigger: 'manual', method: 'ledger' }));
     expect(outcome.record.summary).toContain('the summarizer did not answer within 30 s');
+    expect(outcome.record.reason).toBe('no summary: the summarizer did not answer within 30 s');
     expect(e.pending()).toBeUndefined();
   });
 
