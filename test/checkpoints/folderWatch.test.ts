@@ -26,6 +26,10 @@ describe('FolderWatch', () => {
       w.keepOnly(new Set([dir]));
       writeFileSync(join(dir, 'sub', 'b.txt'), 'b');
       expect(await w.quiet()).toBe(true);
+      // closed, it hears nothing more, so it never says quiet again
+      w.close();
+      w.settle();
+      expect(await w.quiet()).toBe(false);
     } finally {
       w.close();
     }

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { LoopOptions } from '../../src/agent/host.js';
 import { runTools } from '../../src/agent/runTools.js';
 import type { CapabilityHost } from '../../src/capability/capability.js';
@@ -8,6 +8,7 @@ import { checkpointsCapability } from '../../src/checkpoints/capability.js';
 import { ShadowRepo } from '../../src/checkpoints/git.js';
 import { findProject } from '../../src/checkpoints/project.js';
 import { pruneStore } from '../../src/checkpoints/prune.js';
+import { SessionCheckpoints } from '../../src/checkpoints/sessionCheckpoints.js';
 import { SessionTree } from '../../src/checkpoints/tree.js';
 import { sessionRecords } from '../../src/checkpoints/listing.js';
 import type { ToolUseBlock } from '../../src/llm/messages.js';
@@ -130,6 +131,44 @@ describe('lazy checkpoints', () => {
     await cp.hooks!.turnBoundary!('after', 't1');
     expect(sessionRecords(data, dir, 's_eager').map((r) => r.edge)).toEqual(['start', 'before', 'after']);
     cp.close?.();
+  });
+});
+
+describe("a turn's end", () => {
+  it('waits for the snapshot before its first change, still being taken, before it takes its own', async () => {
+    const { dir, data } = project();
+    const cp = new SessionCheckpoints('s_wait', dir, data, settings, () => {});
+    // the first snapshot held until released; each one's start and end logged
+    const log: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const real = SessionTree.prototype.snapshot;
+    const spy = vi.spyOn(SessionTree.prototype, 'snapshot').mockImplementation(async function (this: SessionTree) {
+      const n = log.filter((l) => l.startsWith('start')).length + 1;
+      log.push(`start ${n}`);
+      if (n === 1) await held;
+      const tree = await real.call(this);
+      log.push(`end ${n}`);
+      return tree;
+    });
+    try {
+      await cp.turnStarted('t1');
+      const before = cp.changing();
+      const ended = cp.turnEnded('t1');
+      // (a turn of the loop: an end that did not wait would have started its snapshot by now)
+      await new Promise((r) => setImmediate(r));
+      release();
+      await Promise.all([before, ended]);
+    } finally {
+      spy.mockRestore();
+      cp.close();
+    }
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
+    expect(sessionRecords(data, dir, 's_wait').map((r) => `${r.edge} ${'tree' in r && r.tree ? 'tree' : 'none'}`)).toEqual([
+      'start none',
+      'before tree',
+      'after tree',
+    ]);
   });
 });
 

@@ -65,4 +65,40 @@ describe('pruneStore', () => {
     expect(reason).toMatch(/^the checkpoint store is \d+ MB, over checkpoints\.maxStoreMB/);
     expect([has(repo, 'current'), has(repo, 'other')]).toEqual([true, false]);
   });
+
+  it('weighs the store at its open from the size file the last snapshot wrote (KiB, loose and packed): exactly at the cap is not over it', async () => {
+    const now = Date.now();
+    const repo = await store({ current: 1, other: 1 }, now);
+    writeFileSync(join(repo.gitDir, 'pruned'), '');
+    const sizeFile = (size: number, pack: number): void =>
+      writeFileSync(
+        join(repo.gitDir, 'size'),
+        `count: 3\nsize: ${size}\nin-pack: 2\npacks: 1\nsize-pack: ${pack}\nprune-packable: 0\ngarbage: 0\nsize-garbage: 0\n`,
+      );
+    // 1,000 + 24 KiB: one MiB, the cap
+    sizeFile(1000, 24);
+    expect(await pruneStore(repo, 'current', { maxStoreMB: 1, keepDays: 30 }, now)).toBeUndefined();
+    expect(has(repo, 'other')).toBe(true);
+    // a KiB more: over it, the other session goes (and the store git weighs then is under the cap)
+    sizeFile(1001, 24);
+    expect(await pruneStore(repo, 'current', { maxStoreMB: 1, keepDays: 30 }, now)).toBeUndefined();
+    expect([has(repo, 'current'), has(repo, 'other')]).toEqual([true, false]);
+    // nothing left to drop: the store is over, and says by how much (3,672 KiB: 3.6 MB)
+    sizeFile(3000, 672);
+    expect(await pruneStore(repo, 'current', { maxStoreMB: 1, keepDays: 30 }, now)).toBe('the checkpoint store is 4 MB, over checkpoints.maxStoreMB (1)');
+  });
+
+  it("counts the store's bytes as git counts its KiB, and none before it is a repository", async () => {
+    const now = Date.now();
+    const repo = await store({ current: 1 }, now);
+    execFileSync('git', [`--git-dir=${repo.gitDir}`, 'hash-object', '-w', '--stdin'], { input: 'loose\n' });
+    execFileSync('git', [`--git-dir=${repo.gitDir}`, '-c', 'gc.packRefs=false', 'gc', '--quiet']);
+    execFileSync('git', [`--git-dir=${repo.gitDir}`, 'hash-object', '-w', '--stdin'], { input: 'loose again\n' });
+    const counted = execFileSync('git', [`--git-dir=${repo.gitDir}`, 'count-objects', '-v'], { encoding: 'utf8' });
+    const kib = (key: string): number => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(counted)![1]);
+    expect(kib('size')).toBeGreaterThan(0);
+    expect(kib('size-pack')).toBeGreaterThan(0);
+    expect(await storeBytes(repo.gitDir)).toBe((kib('size') + kib('size-pack')) * 1024);
+    expect(await storeBytes(join(repo.gitDir, '..', 'none.git'))).toBe(0);
+  });
 });

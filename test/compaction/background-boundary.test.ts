@@ -4,7 +4,7 @@
 // threshold itself on.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CompactionConfig } from '../../src/config/schema.js';
-import { CompactionEngine } from '../../src/compaction/engine.js';
+import { type CompactionOutcome, CompactionEngine } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { ModelRequest } from '../../src/llm/provider.js';
@@ -98,6 +98,33 @@ describe('background compaction at its boundaries', () => {
     expect(fallback?.record).toEqual(expect.objectContaining({ status: 'applied', method: 'ledger' }));
     expect(fallback?.record.summary).toContain('the context reached its hard limit with no summary ready (the last summary failed: ');
     expect(fallback?.record.summary).toContain('the summarizer is down');
+    // the record says why it holds no summary (a summary's record has no reason: the -p /compact test below)
+    expect(fallback?.record.reason).toMatch(
+      /^no summary: the context reached its hard limit with no summary ready \(the last summary failed: .*the summarizer is down/,
+    );
+  });
+
+  it('a summary that fails again for the same reason is recorded, not shown again: its live row closes quietly', async () => {
+    const provider = new ScriptedProvider(() => new Error('the summarizer is down'));
+    const e = engine(provider, { maxFailures: 5 });
+    const events: CompactionEvent[] = [];
+    const emit = (ev: CompactionEvent): void => void events.push(ev);
+    const history = historyUpTo(e, e.thresholds().auto);
+    const failure = async (): Promise<CompactionOutcome | undefined> => {
+      expect(await e.beforeCall(ctx(history), signal(), emit)).toEqual([]);
+      expect(await e.settleBackground()).toBe(true);
+      const [o] = await e.beforeCall(ctx(history), signal(), emit);
+      return o;
+    };
+    const first = await failure();
+    expect(first?.record).toEqual(expect.objectContaining({ status: 'failed', reason: expect.stringContaining('the summarizer is down') }));
+    expect(first?.skipped).toBeUndefined();
+    expect(events.filter((ev) => ev.type === 'compaction_skipped')).toEqual([]);
+    const second = await failure();
+    expect(second?.record.reason).toBe(first?.record.reason);
+    expect(second?.skipped).toBe(true);
+    expect(events.filter((ev) => ev.type === 'compaction_skipped')).toEqual([{ type: 'compaction_skipped', trigger: 'auto', reason: first?.record.reason }]);
+    expect(provider.requests).toHaveLength(2);
   });
 
   it('a summary in flight holds the synchronous compaction back from the auto threshold itself on', async () => {
@@ -126,6 +153,7 @@ describe('background compaction at its boundaries', () => {
     const outcome = await e.manual(ctx(history), '  the parser  ', signal(), () => undefined);
     expect(outcome.record).toEqual(expect.objectContaining({ status: 'applied', trigger: 'manual' }));
     expect(outcome.record.method).not.toBe('ledger');
+    expect(outcome.record.reason).toBeUndefined();
     expect(outcome.record.summary).toContain('- finish the task');
     expect(provider.requests).toHaveLength(1);
     expect(provider.prompt(0)).toContain('the parser');
@@ -143,6 +171,7 @@ describe('background compaction at its boundaries', () => {
     const outcome = await compacted;
     expect(outcome.record).toEqual(expect.objectContaining({ status: 'applied', trigger: 'manual', method: 'ledger' }));
     expect(outcome.record.summary).toContain('the summarizer did not answer within 30 s');
+    expect(outcome.record.reason).toBe('no summary: the summarizer did not answer within 30 s');
     expect(e.pending()).toBeUndefined();
   });
 

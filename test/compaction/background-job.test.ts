@@ -4,6 +4,7 @@
 // (nothing is left to swap in, and the session already knows).
 import { describe, expect, it } from 'vitest';
 import { BackgroundJob, type JobStart } from '../../src/compaction/background.js';
+import type { HeadDraft } from '../../src/compaction/headSummary.js';
 import { bareRecord, CANCELLED, type Outcome } from '../../src/compaction/outcome.js';
 
 const failedOutcome = (reason: string): Outcome => ({ record: bareRecord(0, 'auto', 0, 0, { status: 'failed', reason }) });
@@ -33,6 +34,7 @@ describe('a background job', () => {
     expect(settled).toBe(1);
     expect(job.settledNow()).toBe(true);
     expect(job.ended()?.record.reason).toBe('the summarizer said no');
+    expect(job.ended()?.record).toEqual(expect.objectContaining({ status: 'failed', trigger: 'auto', tokensBefore: 0, tokensAfter: 0 }));
   });
 
   it('tells it when the deadline cancelled the summary, and names the deadline as the reason', async () => {
@@ -58,5 +60,19 @@ describe('a background job', () => {
     expect(settled).toBe(0);
     expect(job.timedOut).toBe(false);
     expect(job.ended()?.record.reason).toBe(CANCELLED);
+    // a job that threw (here, its cancel) records no token count: it never measured one
+    expect(job.ended()?.record).toEqual(expect.objectContaining({ status: 'failed', trigger: 'auto', tokensBefore: 0, tokensAfter: 0 }));
+  });
+
+  it('shows its trigger, when it started and, once its draft is written, that it is ready', async () => {
+    let finish: (d: HeadDraft) => void = () => undefined;
+    const run: JobStart['run'] = () => new Promise<HeadDraft>((r) => (finish = r));
+    const job = new BackgroundJob({ ...start(run, () => undefined), trigger: 'manual', startedAt: 1_234 }, 60_000);
+    expect(job.view()).toEqual({ trigger: 'manual', startedAt: 1_234, ready: false });
+    await new Promise((r) => setImmediate(r));
+    finish({ snapshot: [] } as unknown as HeadDraft);
+    await job.done;
+    expect(job.view()).toEqual({ trigger: 'manual', startedAt: 1_234, ready: true });
+    expect(job.ended()).toBeUndefined();
   });
 });

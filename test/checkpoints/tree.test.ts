@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ShadowRepo } from '../../src/checkpoints/git.js';
+import { findProject } from '../../src/checkpoints/project.js';
+import { SessionTree, TooManyFiles } from '../../src/checkpoints/tree.js';
+import { tempDir } from '../tempDirs.js';
+import { gitIn, seedRepository } from './repository.js';
+
+// One session's view of the shadow store (src/checkpoints/tree.ts) on a real project and a real
+// git: its chain of commits across processes, the file cap on both of its roads, what a restore
+// leaves alone and what the store does not cover.
+
+/** A repository with four files the store holds (.gitignore, a.txt, b.txt, c.txt) and an ignored folder; its opened shadow store. */
+async function project(): Promise<{ dir: string; repo: ShadowRepo }> {
+  const root = tempDir('agent-tree-');
+  const dir = join(root, 'project');
+  mkdirSync(dir);
+  seedRepository(dir, { ignore: 'build/\n', files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, stash: ['a.txt', 'stashed\n'] });
+  mkdirSync(join(dir, 'build'));
+  writeFileSync(join(dir, 'build', 'out.js'), 'built\n');
+  const p = findProject(dir);
+  const repo = new ShadowRepo(join(root, 'data'), p.root, p.exclude);
+  await repo.open();
+  return { dir, repo };
+}
+
+const store = (repo: ShadowRepo, ...args: string[]): string => execFileSync('git', [`--git-dir=${repo.gitDir}`, ...args], { encoding: 'utf8' }).trim();
+
+/** The session's chain head as its ref file holds it: the commit, then its tree. */
+const head = (repo: ShadowRepo, id: string): { commit: string; tree: string } => {
+  const [commit = '', tree = ''] = readFileSync(join(repo.gitDir, 'refs', 'sessions', id), 'utf8')
+    .trim()
+    .split(' ');
+  return { commit, tree };
+};
+
+/** A snapshot by a session tree made for it alone (a process of its own), closed after. */
+async function snapshotOnce(repo: ShadowRepo, id: string, maxFiles = 1000): Promise<string> {
+  const tree = new SessionTree(repo, id, maxFiles);
+  try {
+    return await tree.snapshot();
+  } finally {
+    tree.close();
+  }
+}
+
+describe('a session tree', () => {
+  it('a resumed session (a new process) goes on with the chain its ref names, and an unchanged project adds no commit to it', async () => {
+    const { dir, repo } = await project();
+    const first = await snapshotOnce(repo, 's_resumed');
+    const one = head(repo, 's_resumed');
+    expect(one.tree).toBe(first);
+    writeFileSync(join(dir, 'a.txt'), 'changed\n');
+    const second = await snapshotOnce(repo, 's_resumed');
+    const two = head(repo, 's_resumed');
+    expect(two.tree).toBe(second);
+    // the new commit's parent is the last process's head (mutation: the head not read from the ref starts the chain anew)
+    expect(store(repo, 'rev-list', '--parents', '-n', '1', two.commit).split(' ')).toEqual([two.commit, one.commit]);
+    expect(store(repo, 'rev-parse', `${two.commit}^{tree}`)).toBe(second);
+    // nothing changed since: the same tree, and no commit on the same tree (the ref's tree read too)
+    expect(await snapshotOnce(repo, 's_resumed')).toBe(second);
+    expect(head(repo, 's_resumed')).toEqual(two);
+    expect(existsSync(join(repo.gitDir, 'refs', 'sessions', 's_resumed.lock'))).toBe(false);
+  });
+
+  it('holds as many files as checkpoints.maxFiles and refuses one more: counted before the first snapshot, and from the index after one', async () => {
+    const { repo } = await project();
+    // no index yet: the first snapshot counts what it would hold (4) before hashing anything
+    await expect(snapshotOnce(repo, 's_count_over', 3)).rejects.toThrow(new TooManyFiles('4 files, over checkpoints.maxFiles (3)'));
+    expect(existsSync(join(repo.gitDir, 'indexes', 'latest'))).toBe(false);
+    await expect(snapshotOnce(repo, 's_count_at', 4)).resolves.toMatch(/^[0-9a-f]{40}$/);
+    // the next session starts from the project's latest index: the index's own entry count decides
+    expect(existsSync(join(repo.gitDir, 'indexes', 'latest'))).toBe(true);
+    await expect(snapshotOnce(repo, 's_index_over', 3)).rejects.toThrow(new TooManyFiles('4 files, over checkpoints.maxFiles (3)'));
+    await expect(snapshotOnce(repo, 's_index_at', 4)).resolves.toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('a restore leaves an embedded repository alone, and the paths outside the project or ignored are the uncovered ones', async () => {
+    const { dir, repo } = await project();
+    const tree = new SessionTree(repo, 's_restore', 1000);
+    try {
+      const before = await tree.snapshot();
+      expect(await tree.changed(before, before)).toEqual([]);
+      // an embedded repository (a gitlink in the store's tree) and a plain file, added after
+      const inner = join(dir, 'inner');
+      mkdirSync(inner);
+      seedRepository(inner, { ignore: '', files: { 'x.txt': 'x\n' }, stash: ['x.txt', 'y\n'] });
+      writeFileSync(join(dir, 'd.txt'), 'd\n');
+      const after = await tree.snapshot();
+      expect((await tree.changed(before, after)).sort()).toEqual(['d.txt', 'inner']);
+      const changes = await tree.restore(after, before);
+      expect(changes.map((c) => `${c.action} ${c.path.slice(dir.length + 1)}`)).toEqual(['removed d.txt']);
+      expect(gitIn(inner, 'rev-parse', '--is-inside-work-tree').trim()).toBe('true');
+      expect(readFileSync(join(inner, 'x.txt'), 'utf8')).toBe('x\n');
+      // only paths outside the project: no git asked, they are returned as they are
+      expect(await tree.uncovered(['/elsewhere/x', join(dir, '..', 'beside.txt')])).toEqual(['/elsewhere/x', join(dir, '..', 'beside.txt')]);
+      expect(await tree.uncovered([join(dir, 'build', 'out.js'), join(dir, 'a.txt'), dir])).toEqual([dir, join(dir, 'build', 'out.js')]);
+    } finally {
+      tree.close();
+    }
+  });
+});
