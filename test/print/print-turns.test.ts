@@ -56,3 +56,50 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
     expect(results[2]!.result).toMatch(/compact/i);
   });
 });
+
+describe("print mode's goal note on stderr (text output)", () => {
+  /** Runs one `-p` line in text format over a fresh home; what stderr said, and how the goal stands after. */
+  async function stderrOf(line: string): Promise<{ said: string; status: string | undefined }> {
+    const home = tempDir('agent-print-goal-');
+    const cwd = join(home, 'project');
+    mkdirSync(cwd);
+    const env = fakeProviderEnv(home, server.anthropicBaseURL);
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let said = '';
+    let status: string | undefined;
+    stdout.resume();
+    stderr.on('data', (b: Buffer) => (said += b.toString('utf8')));
+    const world = {
+      ...processWorld(),
+      cwd,
+      env,
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stderr: stderr as unknown as NodeJS.WriteStream,
+      slots: new Map<symbol, unknown>(),
+    };
+    await inWorld(world, async () => {
+      const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5' }, {}, env);
+      const turns = new PrintTurns(runtime, { format: 'text', inputStream: false, partialMessages: false });
+      turns.listen();
+      expect(await turns.once(line, [])).toBe(0);
+      status = runtime.goals.of(runtime.session.id)?.view().status;
+      runtime.close();
+    });
+    return { said, status };
+  }
+
+  it('a goal that runs more than one turn ends with a note naming how it ended; one met in its first turn ends without it', async () => {
+    // the check fails and the budget is one turn: the goal's turn, then its wrap-up turn, then the note
+    const limited = await stderrOf("/goal write the notes --check 'false' --turns 1");
+    expect(limited.status).toBe('budget_limited');
+    expect(limited.said).toContain('Goal set: write the notes');
+    expect(limited.said).toMatch(/agent: goal budget-limited: .*turn budget/);
+    // mutation: `turns > 1` made `turns > 0`: a goal whose check passed after its first turn announced as if it had worked on
+    // the check fails once (before the first turn: the directory is made), then passes
+    const met = await stderrOf("/goal write the notes --check '! mkdir once'");
+    expect(met.status).toBe('complete');
+    expect(met.said).toContain('Goal set: write the notes');
+    expect(met.said).not.toMatch(/agent: goal /);
+  });
+});
