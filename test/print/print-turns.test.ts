@@ -87,7 +87,7 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
       turns.listen();
       code = await turns.once(line, []);
       sessionId = runtime.session.id;
-      status = runtime.goals.of(sessionId)?.view().status;
+      status = runtime.goals.of(sessionId)?.view()?.status;
       runtime.close();
     });
     const lines =
