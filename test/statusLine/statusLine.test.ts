@@ -63,6 +63,30 @@ describe('StatusCommand', () => {
   });
 });
 
+describe('StatusCommand failing', () => {
+  /** The one warning of a command that writes `err` on stderr and exits 3. */
+  const warningOf = (err: string, code = 3) =>
+    new Promise<string>((resolve) => {
+      const runner = new StatusCommand({
+        command: `"${process.execPath}" -e "process.stderr.write(process.argv[1]);process.exit(${code})" "${err}"`,
+        cwd: tmpdir(),
+        env: process.env,
+        timeoutMs: 10_000,
+        onLine: (l) => resolve(`line: ${l}`),
+        onError: resolve,
+      });
+      runner.update({});
+    });
+
+  it('says its exit code and the end of its stderr, 300 characters on one line, cut with … only when longer', async () => {
+    // mutation: STDERR_SHOWN 300 made 301: one more character shown
+    expect(await warningOf(`${'a'.repeat(700)}${'b'.repeat(300)}`)).toBe(`the statusLine command exited with code 3; its stderr said: …${'b'.repeat(300)}`);
+    expect(await warningOf('c'.repeat(300))).toBe(`the statusLine command exited with code 3; its stderr said: ${'c'.repeat(300)}`);
+    expect(await warningOf('one\n  two')).toBe('the statusLine command exited with code 3; its stderr said: one two');
+    expect(await warningOf('', 4)).toBe('the statusLine command exited with code 4 and wrote nothing on stderr');
+  });
+});
+
 describe("the statusLine command's input", () => {
   const facts = { sessionId: 's', model: 'm', cwd: '/p', projectDir: '/p', version: '1', costUsd: 0, durationMs: 0, apiDurationMs: 0 };
   const input = (context: ReturnType<typeof usage>) =>
