@@ -217,6 +217,15 @@ function vitest(mode: string, targets: string[], tag: string, projects = UNIT_PR
       const tests = f.assertionResults.filter((a) => a.status === 'failed').map((a) => `${relative(f.name)}: ${a.fullName}`);
       return tests.length === 0 && f.message ? [`${relative(f.name)}: ${f.message.split('\n')[0]}`] : tests;
     });
+    // the worker died under the mutant (a loop that never ends ran it out of memory): vitest exits 1 yet reports the
+    // tests it never finished as pending, none failed; those files failed (rerun unmutated like any failure)
+    if (failed.length === 0 && child.status !== 0) {
+      for (const f of json.testResults) {
+        const unfinished = f.assertionResults.filter((a) => a.status === 'pending').length;
+        if (unfinished > 0)
+          failed.push(`${relative(f.name)}: vitest exited ${child.status ?? child.signal} with ${unfinished} tests unfinished (a crash or a hang)`);
+      }
+    }
     return { failed, total: json.numTotalTests };
   } catch {
     return { failed: child.status === 0 ? [] : [`vitest exited ${child.status ?? child.signal}: ${(child.stderr ?? '').slice(-300)}`], total: 0 };
@@ -301,7 +310,8 @@ function run(args: string[]): void {
       line: m.line,
       op: m.op,
       after: m.after.trim(),
-      result: by ? 'caught' : 'survived',
+      // no test ran (vitest crashed or found none under load, or the room has none): not a survivor to pin, a run to repeat
+      result: by ? 'caught' : total === 0 ? 'no tests ran' : 'survived',
       by,
       tried,
       tests: total,

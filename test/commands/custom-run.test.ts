@@ -56,4 +56,40 @@ describe('a custom command run', () => {
     expect(provider.requests).toEqual([]);
     close();
   });
+
+  it('a project skill asks whether its code may run only when its body runs commands; approved, they run unasked', async () => {
+    const asked: string[] = [];
+    const skill = (name: string, body: string): CustomCommand => {
+      const dir = tempDir('agent-skill-');
+      const file = join(dir, 'SKILL.md');
+      return command({
+        name,
+        body,
+        file,
+        skill: {
+          skill: {
+            name,
+            description: name,
+            body,
+            file,
+            dir,
+            scope: 'project',
+            source: 'project .claude/skills',
+            disableModelInvocation: false,
+            userInvocable: true,
+            fork: false,
+          },
+          mayRunCode: async () => (asked.push(name), true),
+        },
+      });
+    };
+    const { session, provider, close } = open();
+    // mutation: `commandsOf(body).length > 0` made `>= 0`: a skill with no commands asks the person anyway
+    expect((await runCustom(session, skill('plain', 'Explain $1'), 'x', [])).reason).toBe('end_turn');
+    expect(asked).toEqual([]);
+    expect((await runCustom(session, skill('status', 'The date: !`echo skill-ran-$((6*7))`'), '', [])).reason).toBe('end_turn');
+    expect(asked.length).toBeGreaterThan(0);
+    expect(JSON.stringify(provider.requests.at(-1)!.messages)).toContain('skill-ran-42');
+    close();
+  });
 });

@@ -56,3 +56,93 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
     expect(results[2]!.result).toMatch(/compact/i);
   });
 });
+
+describe("print mode's goals: the note on stderr, the result's turns and goal, the goal events", () => {
+  /** Runs one `-p` line over a fresh home: its exit code, stdout's lines, what stderr said, and how the goal stands after. */
+  async function runLine(line: string, format: 'text' | 'events' | 'stream-json') {
+    const home = tempDir('agent-print-goal-');
+    const cwd = join(home, 'project');
+    mkdirSync(cwd);
+    const env = fakeProviderEnv(home, server.anthropicBaseURL);
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let written = '';
+    let said = '';
+    let status: string | undefined;
+    let code: number | undefined;
+    let sessionId = '';
+    stdout.on('data', (b: Buffer) => (written += b.toString('utf8')));
+    stderr.on('data', (b: Buffer) => (said += b.toString('utf8')));
+    const world = {
+      ...processWorld(),
+      cwd,
+      env,
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stderr: stderr as unknown as NodeJS.WriteStream,
+      slots: new Map<symbol, unknown>(),
+    };
+    await inWorld(world, async () => {
+      const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: format }, {}, env);
+      const turns = new PrintTurns(runtime, { format, inputStream: false, partialMessages: false });
+      turns.listen();
+      code = await turns.once(line, []);
+      sessionId = runtime.session.id;
+      status = runtime.goals.of(sessionId)?.view()?.status;
+      runtime.close();
+    });
+    const lines =
+      format === 'text'
+        ? []
+        : written
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { code, written, lines, said, status, sessionId };
+  }
+  /** A check that fails and a budget of one turn: the goal's turn, then its wrap-up turn. */
+  const LIMITED = "/goal write the notes --check 'false' --turns 1";
+
+  it('a goal that runs more than one turn ends with a note naming how it ended; one met in its first turn ends without it', async () => {
+    const limited = await runLine(LIMITED, 'text');
+    expect(limited.code).toBe(0);
+    expect(limited.status).toBe('budget_limited');
+    expect(limited.said).toContain('Goal set: write the notes');
+    expect(limited.said).toMatch(/agent: goal budget-limited: .*turn budget/);
+    // the answer printed is the last turn's (the wrap-up's), once
+    expect(limited.written).toBe(`${ANSWER}\n`);
+    // mutation: `turns > 1` made `turns > 0`: a goal whose check passed after its first turn announced as if it had worked on
+    // the check fails once (before the first turn: the directory is made), then passes
+    const met = await runLine("/goal write the notes --check '! mkdir once'", 'text');
+    expect(met.code).toBe(0);
+    expect(met.status).toBe('complete');
+    expect(met.said).toContain('Goal set: write the notes');
+    expect(met.said).not.toMatch(/agent: goal /);
+  });
+
+  it("events: the result sums the goal's turns and carries the goal; each change of the goal is an event of this session; stderr stays quiet", async () => {
+    const r = await runLine(LIMITED, 'events');
+    expect(r.code).toBe(0);
+    expect(r.said).toBe('');
+    const result = r.lines.at(-1)!;
+    expect(result).toMatchObject({ type: 'result', sessionId: r.sessionId, isError: false, turns: 2, steps: 2, result: ANSWER });
+    expect(result['goal']).toMatchObject({ status: 'budget_limited', objective: 'write the notes' });
+    const goals = r.lines.filter((l) => l['type'] === 'goal');
+    expect(goals.length).toBeGreaterThan(1);
+    for (const g of goals) expect(g['sessionId']).toBe(r.sessionId);
+    expect(goals[0]!['goal']).toMatchObject({ status: 'active' });
+    expect(goals.at(-1)!['goal']).toMatchObject({ status: 'budget_limited' });
+  });
+
+  it("stream-json: the goal's changes are agent_goal system messages, and the result names the goal and its turns", async () => {
+    const r = await runLine(LIMITED, 'stream-json');
+    expect(r.code).toBe(0);
+    const goals = r.lines.filter((l) => l['type'] === 'system' && l['subtype'] === 'agent_goal');
+    expect(goals.length).toBeGreaterThan(1);
+    expect(goals.at(-1)!['goal']).toMatchObject({ status: 'budget_limited' });
+    const result = r.lines.at(-1)!;
+    expect(result).toMatchObject({ type: 'result', is_error: false, num_turns: 2, result: ANSWER });
+    expect(result['agent_goal']).toMatchObject({ status: 'budget_limited' });
+    // no events-format goal lines here
+    expect(r.lines.some((l) => l['type'] === 'goal')).toBe(false);
+  });
+});

@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Boundaries } from '../../src/sandbox/settings.js';
+import { loadConfig } from '../../src/config/config.js';
+import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { SandboxRuntime } from '../../src/sandbox/runtime.js';
+import { startSandbox } from '../../src/sandbox/start.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { defaultShell } from '../../src/tools/shell.js';
 import type { AnyTool } from '../../src/tools/types.js';
@@ -199,6 +202,21 @@ describe('a sandbox that cannot start', () => {
       expect(r.isError).toBe(true);
       expect(r.content).toContain('sandbox.failIfUnavailable refuses every command');
       expect(existsSync(join(project, 'ran.txt'))).toBe(false);
+      // started for a run (bootstrap's startSandbox): why it cannot start is among the run's warnings, said at start
+      const runHome = tempDir('sandbox-run-home-');
+      writeFileSync(join(runHome, '.agentrc'), JSON.stringify({ sandbox: { enabled: true } }));
+      const env = { ...process.env, HOME: runHome };
+      const config = loadConfig({ cwd: project, home: runHome, env, flags: {} });
+      const started = await inWorld({ ...processWorld(), env, cwd: project, slots: new Map<symbol, unknown>() }, () =>
+        startSandbox(config, join(runHome, 'trust.json'), undefined),
+      );
+      expect(started?.plan('ls', false)).toMatchObject({ kind: 'unavailable', refuse: false });
+      // mutation: `await sandbox.start()` dropped: nothing said, the run goes on as if sandboxed
+      expect(config.warnings.join('\n')).toContain('No permissions to create new namespace');
+      await started?.close();
+      // not enabled: none started
+      const off = loadConfig({ cwd: project, home: tempDir('sandbox-off-home-'), env: {}, flags: {} });
+      expect(await startSandbox(off, join(runHome, 'trust.json'), undefined)).toBeUndefined();
     } finally {
       process.env['PATH'] = path;
     }

@@ -74,6 +74,36 @@ describe('the sandbox settings, read as Claude Code reads them', () => {
     json(join(cwd, '.agentrc'), { sandbox: { enabled: true, unknownKey: 1 } });
     expect(() => loadConfig({ cwd, env: {}, flags: {}, home })).toThrow(/\.agentrc.*sandbox\.unknownKey/);
   });
+
+  it("reads only its keys of Claude Code's sandbox; a sandbox that is not an object is an error naming the file; a file that is not one is left to the hooks' reader", () => {
+    const { home, cwd } = dirs();
+    const file = join(cwd, '.claude', 'settings.json');
+    // Claude Code's own keys beside this program's, at each level: ignored, not errors
+    json(file, {
+      sandbox: {
+        enabled: true,
+        ignoreViolations: { x: ['y'] },
+        filesystem: { denyRead: ['secret'], other: 1 },
+        network: { deniedDomains: ['evil.test'], allowUnixSockets: ['/s'] },
+      },
+    });
+    const read = sandboxSettings(cwd, home);
+    expect(read.enabled).toBe(true);
+    expect(read.denyRead).toContain(join(cwd, 'secret'));
+    expect(read.deniedDomains).toContain('evil.test');
+    // mutation: isObject's `&&` made `||`: every value read as an object, these taken as empty sandboxes
+    for (const sandbox of [true, 'on', ['enabled'], null]) {
+      json(file, { sandbox });
+      expect(() => sandboxSettings(cwd, home), JSON.stringify(sandbox)).toThrow(`${file}: field "sandbox" must be an object`);
+    }
+    json(file, { sandbox: { enabled: true, filesystem: 'everything' } });
+    expect(() => sandboxSettings(cwd, home)).toThrow(`${file}: field "sandbox.filesystem"`);
+    // a settings file that is an array, or not JSON: no sandbox here, nothing thrown
+    json(file, [{ sandbox: { enabled: true } }]);
+    expect(sandboxSettings(cwd, home)).toMatchObject({ enabled: false, sources: [] });
+    writeFileSync(file, '{ not json');
+    expect(sandboxSettings(cwd, home)).toMatchObject({ enabled: false, sources: [] });
+  });
 });
 
 describe("the library's configuration", () => {

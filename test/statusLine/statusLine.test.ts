@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { followStatus } from '../../src/statusLine/follow.js';
+import { type FollowedEvent, followStatus, statusLineFor } from '../../src/statusLine/follow.js';
+import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { statusInput } from '../../src/statusLine/input.js';
 import { StatusCommand } from '../../src/statusLine/statusCommand.js';
 import { usage } from '../ui/fakes.js';
@@ -62,6 +63,30 @@ describe('StatusCommand', () => {
   });
 });
 
+describe('StatusCommand failing', () => {
+  /** The one warning of a command that writes `err` on stderr and exits 3. */
+  const warningOf = (err: string, code = 3) =>
+    new Promise<string>((resolve) => {
+      const runner = new StatusCommand({
+        command: `"${process.execPath}" -e "process.stderr.write(process.argv[1]);process.exit(${code})" "${err}"`,
+        cwd: tmpdir(),
+        env: process.env,
+        timeoutMs: 10_000,
+        onLine: (l) => resolve(`line: ${l}`),
+        onError: resolve,
+      });
+      runner.update({});
+    });
+
+  it('says its exit code and the end of its stderr, 300 characters on one line, cut with … only when longer', async () => {
+    // mutation: STDERR_SHOWN 300 made 301: one more character shown
+    expect(await warningOf(`${'a'.repeat(700)}${'b'.repeat(300)}`)).toBe(`the statusLine command exited with code 3; its stderr said: …${'b'.repeat(300)}`);
+    expect(await warningOf('c'.repeat(300))).toBe(`the statusLine command exited with code 3; its stderr said: ${'c'.repeat(300)}`);
+    expect(await warningOf('one\n  two')).toBe('the statusLine command exited with code 3; its stderr said: one two');
+    expect(await warningOf('', 4)).toBe('the statusLine command exited with code 4 and wrote nothing on stderr');
+  });
+});
+
 describe("the statusLine command's input", () => {
   const facts = { sessionId: 's', model: 'm', cwd: '/p', projectDir: '/p', version: '1', costUsd: 0, durationMs: 0, apiDurationMs: 0 };
   const input = (context: ReturnType<typeof usage>) =>
@@ -107,6 +132,63 @@ describe('the figures the statusLine follows', () => {
     } finally {
       follow.close();
     }
+  });
+});
+
+describe("statusLineFor: the front end's statusLine", () => {
+  it("runs ~/.agentrc's command with the session's figures, without the provider's key in its environment, again on the events it follows, and stops following once closed", async () => {
+    const d = dirs();
+    // prints the session, the mode and the two variables it may or may not see
+    const script =
+      "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const j=JSON.parse(s);console.log([j.session_id,j.model.id,j.agent_permission_mode,process.env.ANTHROPIC_API_KEY??'no-key',process.env.STATUS_PLAIN??'no-plain'].join(' '))})";
+    writeFileSync(join(d.home, '.agentrc'), JSON.stringify({ statusLine: { type: 'command', command: `"${process.execPath}" -e "${script}"` } }));
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-secret', STATUS_PLAIN: 'plain', PATH: process.env['PATH'] };
+    const config = loadConfig({ cwd: d.cwd, home: d.home, env, flags: {} });
+    const listeners = new Set<(e: FollowedEvent) => void>();
+    let mode: string | undefined;
+    const lines: string[] = [];
+    let heard: (line: string) => void = () => undefined;
+    const host = {
+      session: () => ({ id: 'sess-1', title: null, model: 'claude-sonnet-4-5', provider: 'anthropic', cwd: d.cwd, ...(mode ? { permissionMode: mode } : {}) }),
+      contextUsage: () => usage(),
+      observe: (l: (e: FollowedEvent) => void) => {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
+      notify: (_level: 'warning', text: string) => lines.push(`warning: ${text}`),
+    };
+    const next = () => new Promise<string>((resolve) => (heard = resolve));
+    const first = next();
+    const status = inWorld({ ...processWorld(), env, cwd: d.cwd, slots: new Map<symbol, unknown>() }, () =>
+      statusLineFor(config, host, (l) => {
+        lines.push(l);
+        heard(l);
+      }),
+    );
+    try {
+      // mutation: the secrets filter's negation dropped: the command sees only the key
+      expect(await first).toBe('sess-1 claude-sonnet-4-5 ask no-key plain');
+      expect(listeners.size).toBe(1);
+      mode = 'acceptEdits';
+      const second = next();
+      for (const l of listeners) l({ type: 'permission_mode', mode: 'acceptEdits' });
+      expect(await second).toBe('sess-1 claude-sonnet-4-5 acceptEdits no-key plain');
+    } finally {
+      status?.close();
+    }
+    expect(listeners.size).toBe(0);
+    expect(lines.filter((l) => l.startsWith('warning'))).toEqual([]);
+  });
+
+  it('starts nothing without a statusLine', () => {
+    const d = dirs();
+    const host = {
+      session: () => ({ id: 's', title: null, model: 'm', provider: 'p', cwd: d.cwd }),
+      contextUsage: () => usage(),
+      observe: () => () => true,
+      notify: () => undefined,
+    };
+    expect(statusLineFor(load(d), host, () => undefined)).toBeUndefined();
   });
 });
 

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildState } from '../../src/agents/childState.js';
 import type { EventType } from '../../src/protocol/events.js';
+import type { GoalView } from '../../src/protocol/views.js';
 import { compactionHandlers } from '../../src/ui/events-compaction.js';
 import type { EventHandlers } from '../../src/ui/events-host.js';
 import { sessionHandlers } from '../../src/ui/events-session.js';
@@ -108,6 +109,38 @@ describe('a Begin whose End never comes', () => {
     expect(store.tasks.children.get()).toEqual({});
     const row = store.transcript.get().items.find((i) => i.kind === 'tool' && i.toolUseId === 'task1');
     expect(row).toMatchObject({ kind: 'tool', name: 'Task', status: 'interrupted' });
+  });
+});
+describe("a goal's events", () => {
+  let store: UiStore | undefined;
+  afterEach(() => store?.dispose());
+
+  it("set the footer's goal words; a goal that stops working says why once; a cleared goal leaves the footer", () => {
+    store = new UiStore(new FakeController(), () => 1000);
+    const goal = (status: GoalView['status'], footer: string, reason?: string): GoalView => ({
+      objective: 'write the notes',
+      status,
+      budget: { turns: 3 },
+      used: { tokens: 0, turns: 1, ms: 0 },
+      footer,
+      ...(reason ? { reason } : {}),
+    });
+    const notices = () => store!.transcript.get().items.filter((i) => i.kind === 'notice');
+    // a goal restored paused: its words, no notice (it was not working)
+    store.handle({ type: 'goal', goal: goal('paused', 'goal: paused') });
+    expect(store.status.get().session.goal).toBe('goal: paused');
+    expect(notices()).toEqual([]);
+    store.handle({ type: 'goal', goal: goal('active', 'goal: active · 1/3 turns') });
+    // mutation: the footer's sessionField dropped: the footer keeps the old words
+    expect(store.status.get().session.goal).toBe('goal: active · 1/3 turns');
+    store.handle({ type: 'goal', goal: goal('budget_limited', 'goal: budget-limited', 'the turn budget (3 turns) ran out') });
+    expect(store.status.get().session.goal).toBe('goal: budget-limited');
+    expect(notices()).toMatchObject([{ level: 'info', text: 'Goal budget-limited: the turn budget (3 turns) ran out.' }]);
+    // not working before this one: no second notice
+    store.handle({ type: 'goal', goal: goal('complete', 'goal: complete', 'the check passed') });
+    expect(notices()).toHaveLength(1);
+    store.handle({ type: 'goal', goal: null });
+    expect(store.status.get().session.goal).toBeUndefined();
   });
 });
 // Mutations that fail this file: a family's handler deleted from EVENT_HANDLERS (the key list), the

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import type { Key } from 'ink';
+import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { findMentions } from '../../src/session/mentions.js';
 import { clipboardImage, imageMention, NO_CLIPBOARD_TOOL, pastedImagePaths } from '../../src/ui/pasted-image.js';
 import { PromptModel } from '../../src/ui/prompt-model.js';
@@ -42,6 +43,10 @@ describe('a pasted path of an image', () => {
     expect(pastedImagePaths(`"${spaced}"`)).toEqual([spaced]);
     expect(pastedImagePaths(`file://${encodeURI(spaced).replace(/'/g, '%27')}`)).toEqual([spaced]);
     expect(pastedImagePaths(`${shot} "${spaced}"`)).toEqual([shot, spaced]);
+    // under the home directory, as ~/… (mutation: `startsWith('~/')` made `endsWith`: read as relative, text)
+    const inHome = (text: string) => inWorld({ ...processWorld(), env: { HOME: dir }, slots: new Map<symbol, unknown>() }, () => pastedImagePaths(text));
+    expect(inHome('~/shot.png')).toEqual([shot]);
+    expect(inHome("'~/my shots/it'\\''s here.png'")).toEqual([spaced]);
   });
 
   it('is text when it is anything else: a missing file, another kind of file, a relative path, words around it', () => {
