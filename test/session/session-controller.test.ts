@@ -346,6 +346,16 @@ describe("the controller's goal, MCP approvals, provider warnings and sessions f
     await d.c.exit();
   });
 
+  it('a prompt typed after a !command waits for it: the request carries its output', async () => {
+    const d = await drive();
+    d.c.submit('!echo shell-ran-first');
+    d.c.submit('what did the shell say');
+    await d.next((e) => idle(e) && server.requests.some((r) => r.raw?.includes('what did the shell say')));
+    expect(d.texts()).toEqual([]);
+    expect(server.requests.find((r) => r.raw?.includes('what did the shell say'))?.raw).toContain('shell-ran-first');
+    await d.c.exit();
+  });
+
   it("the provider's warnings are notices while the app runs, and wait again once it exited", async () => {
     const d = await drive();
     d.approvals.onProviderWarning('the model is not in the price list');
