@@ -126,3 +126,25 @@ describe('a silent overflow', () => {
     store.close();
   });
 });
+
+describe('/model and the compactor', () => {
+  it('a switch stores the new model and the gauge follows its window; an unknown one is said assumed; another family without a way to reach it is refused', async () => {
+    const { config, store } = setup();
+    const provider = scripted();
+    const { session } = open(config, store, provider);
+    await session.prompt('hello');
+    expect(session.setModel('qwen-local')).toMatch(
+      /^Switched to qwen-local \(unknown model: assuming a [\d,]+-token window; describe it under "models" in \.agentrc\)\.$/,
+    );
+    const window = session.currentConfig.model.contextWindow;
+    expect(window).not.toBe(200_000);
+    expect(session.contextUsage().contextWindow).toBe(window);
+    expect(store.getSession(session.id)?.model).toBe('qwen-local');
+    await session.prompt('again');
+    expect(provider.requests.at(-1)?.model).toBe('qwen-local');
+    expect(() => session.setModel('gpt-5.4')).toThrow('/model gpt-5.4: cannot reach openai from this session');
+    expect(session.currentConfig.model.name).toBe('qwen-local');
+    session.close();
+    store.close();
+  });
+});
