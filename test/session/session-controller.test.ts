@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalBridge } from '../../src/approvalBridge.js';
 import { createRuntime, type Runtime } from '../../src/bootstrap.js';
 import { runSlash } from '../../src/commands/registry.js';
+import { TREE_NOTE } from '../../src/commands/rewind.js';
 import { parseGoalArgs } from '../../src/goals/goal.js';
 import type { Event } from '../../src/protocol/events.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
@@ -353,6 +354,18 @@ describe("the controller's goal, MCP approvals, provider warnings and sessions f
     await d.next((e) => idle(e) && server.requests.some((r) => r.raw?.includes('what did the shell say')));
     expect(d.texts()).toEqual([]);
     expect(server.requests.find((r) => r.raw?.includes('what did the shell say'))?.raw).toContain('shell-ran-first');
+    await d.c.exit();
+  });
+
+  it("a code rewind with the project's checkpoints says so: the file the turn wrote removed, Bash's changes included", async () => {
+    const d = await drive();
+    d.c.submit('@call Write {"path": "draft.md", "content": "a draft\\n"}\n@report Wrote it.');
+    (await d.next(isType('approval'))).respond({ kind: 'allow_once' } as ApprovalDecision);
+    await d.next(idle);
+    d.c.submit('/rewind 1 code');
+    const out = await d.next((e) => e.type === 'command_output' || e.type === 'notice');
+    expect(out.type === 'command_output' && out.output.kind === 'text' && out.output.text.split('\n').slice(1)).toEqual(['  − draft.md removed', TREE_NOTE]);
+    expect(existsSync(join(d.dir, 'draft.md'))).toBe(false);
     await d.c.exit();
   });
 
