@@ -244,7 +244,8 @@ function run(args: string[]): void {
       if (files.length > 0) alsoUnmutated = vitest('run', files, `${m.id}-unmutated`).failed;
     }
     const failed = outcome.failed.filter((f) => !alsoUnmutated.includes(f));
-    const result = failed.length > 0 ? 'caught' : 'survived';
+    // no test ran (vitest failed before its report: a test file mid-edit, a crash): no verdict, never a survivor
+    const result = failed.length > 0 ? 'caught' : outcome.total === 0 ? 'no tests ran' : 'survived';
     const seconds = Math.round((Date.now() - started) / 1000);
     const line = {
       id: m.id,
