@@ -369,6 +369,14 @@ describe("the controller's goal, MCP approvals, provider warnings and sessions f
     await d.c.exit();
   });
 
+  it("the capabilities' views reach the app: the task list, the background commands' rows; an unknown sub-agent has no transcript", async () => {
+    const d = await drive();
+    expect(d.c.viewOf('tasks')).toEqual([]);
+    expect(d.c.viewOf('todos')).toBeDefined();
+    expect(d.c.viewOf('child', 'no-such-child')).toBeUndefined();
+    await d.c.exit();
+  });
+
   it("the provider's warnings are notices while the app runs, and wait again once it exited", async () => {
     const d = await drive();
     d.approvals.onProviderWarning('the model is not in the price list');
