@@ -133,3 +133,41 @@ describe('durations and texts', () => {
     expect(readGoal({ objective: '' })).toBeUndefined();
   });
 });
+
+describe("/goal's flags at their edges", () => {
+  it('takes --flag=value, escaped quotes in a check, and refuses a zero, a fraction or a quoted flag', () => {
+    expect(parseGoalArgs('x --check=make --turns=2')).toEqual({ objective: 'x', check: 'make', budget: { turns: 2 } });
+    expect(parseGoalArgs('x --check "echo \\"hi\\""').check).toBe('echo "hi"');
+    expect(parseGoalArgs('x --tokens 1,500').budget).toEqual({ tokens: 1_500 });
+    expect(parseGoalArgs('x --time 1s').budget).toEqual({ ms: 1_000 });
+    expect(() => parseGoalArgs('x --turns 0')).toThrow('--turns "0" is not a positive whole number');
+    expect(() => parseGoalArgs('x --tokens 1.5')).toThrow('--tokens "1.5" is not a positive whole number');
+    expect(() => parseGoalArgs('x --time 0m')).toThrow('--time "0m" is not a duration');
+    expect(() => parseGoalArgs('x --turns 3 "--time" 5m')).toThrow('unexpected "--time" after the flags');
+    expect(() => parseGoalArgs('   ')).toThrow('usage: /goal <objective>');
+  });
+
+  it('a saved budget of 0, or one not a finite number, is none; a saved use of 0 stays', () => {
+    expect(readGoal({ objective: 'o', budget: { turns: 0, tokens: Number.POSITIVE_INFINITY, ms: 1 } })?.budget).toStrictEqual({ ms: 1 });
+    expect(readGoal({ objective: 'o', used: { tokens: 0, turns: 2, ms: 3 }, total: 'x' })).toMatchObject({
+      used: { tokens: 0, turns: 2, ms: 3 },
+      total: { tokens: 0, turns: 0, ms: 0 },
+    });
+    expect(readGoal({ objective: 'o', reason: 5 })).not.toHaveProperty('reason');
+    expect(readGoal('o')).toBeUndefined();
+    expect(readGoal(['o'])).toBeUndefined();
+  });
+
+  it('a new goal without a check has no check key; its clock is the one given', () => {
+    expect(newGoal('o', undefined, {}, 5)).toStrictEqual({
+      objective: 'o',
+      budget: {},
+      used: { tokens: 0, turns: 0, ms: 0 },
+      total: { tokens: 0, turns: 0, ms: 0 },
+      status: 'active',
+      checks: [],
+      setAt: 5,
+    });
+    expect(newGoal('o', '', {}, 5)).not.toHaveProperty('check');
+  });
+});

@@ -130,3 +130,107 @@ describe('the goal as the model and the person read it', () => {
     expect(() => goalCommand(goals, { id: 'sub', busy: false }, '')).toThrow('this session has no goals');
   });
 });
+
+describe("a goal's moves, each told", () => {
+  it('pause, resume and clear each tell the front ends; resume drops the reason; clearing nothing tells nothing', () => {
+    const { goal, views } = clocked();
+    expect(goal.clear()).toBe(false);
+    expect(views).toEqual([]);
+    goal.set(parseGoalArgs('x --turns 4'));
+    expect(views.at(-1)).toMatchObject({ status: 'active', footer: 'goal: active · 0/4 turns' });
+    expect(goal.pause('by hand')).toBe(true);
+    expect(views.at(-1)).toMatchObject({ status: 'paused', reason: 'by hand' });
+    // a second pause finds nothing active
+    expect(goal.pause('again')).toBe(false);
+    expect(views).toHaveLength(2);
+    goal.resume();
+    expect(views.at(-1)?.status).toBe('active');
+    expect(views.at(-1)).not.toHaveProperty('reason');
+    expect(goal.current).not.toHaveProperty('reason');
+    expect(goal.clear()).toBe(true);
+    expect(views).toHaveLength(4);
+    expect(views.at(-1)).toBeUndefined();
+    expect(goal.status()).toMatch(/^No goal\. \/goal <objective>/);
+    expect(() => goal.resume()).toThrow('there is no goal to resume');
+  });
+
+  it("a turn's end tells the use; a refused, blocked or stopped turn pauses the goal with why", () => {
+    const { goal, views, clock } = clocked();
+    goal.set(parseGoalArgs('x'));
+    turn(goal, clock, 10);
+    expect(views.at(-1)).toMatchObject({ status: 'active', used: { tokens: 110, turns: 1, ms: 10 } });
+    for (const reason of ['refusal', 'blocked', 'stopped'] as const) {
+      const g = clocked().goal;
+      g.set(parseGoalArgs('x'));
+      g.observe({ type: 'turn_start', turnId: 't' });
+      g.observe({ type: 'turn_end', reason, steps: 1, usage: emptyUsage(), text: '' });
+      expect(g.current, reason).toMatchObject({ status: 'paused', reason: `the turn ended (${reason})` });
+    }
+    // a turn that ran out of steps goes on
+    goal.observe({ type: 'turn_end', reason: 'max_steps', steps: 1, usage: emptyUsage(), text: '' });
+    expect(goal.current?.status).toBe('active');
+  });
+
+  it('a complete goal cannot be resumed or claimed again, and leaves the ledger; a budget-limited one reads so there', async () => {
+    const { goal } = clocked([true]);
+    goal.set(parseGoalArgs('x --check "make"'));
+    expect(await goal.next({ planMode: false, signal })).toBeUndefined();
+    expect(goal.current).toMatchObject({ status: 'complete', reason: 'the check passed' });
+    expect(goal.ledger()).toBeUndefined();
+    expect(() => goal.resume()).toThrow('the goal is complete');
+    expect(await goal.claim(signal)).toEqual({ accepted: false, text: 'There is no open goal.' });
+    const limited = clocked();
+    limited.goal.set(parseGoalArgs('y --turns 1'));
+    await limited.goal.next({ planMode: false, signal });
+    turn(limited.goal, limited.clock, 10);
+    expect(await limited.goal.next({ planMode: false, signal })).toContain('[Goal stopped: the turn budget (1 turn) ran out]');
+    expect(limited.goal.ledger()?.text).toBe('Objective (budget-limited): y');
+    // a wrap-up turn's end is told too (its total), and no other turn follows
+    limited.views.length = 0;
+    turn(limited.goal, limited.clock, 10);
+    expect(limited.views.at(-1)).toMatchObject({ status: 'budget_limited', used: { turns: 1 } });
+    expect(await limited.goal.next({ planMode: false, signal })).toBeUndefined();
+  });
+
+  it('a continuation says the budget left, and the latest failed check with its command; without a budget it says none', async () => {
+    const outputs = ['first failure', 'second failure'];
+    const { goal, clock } = clocked();
+    const checked = new SessionGoal(
+      async () => ({ output: outputs.shift() ?? 'x', passed: false }),
+      () => {},
+      () => clock.t,
+    );
+    checked.set(parseGoalArgs('x --check "make" --turns 3'));
+    expect(await checked.next({ planMode: false, signal })).toContain('Check: `make` — it failed, printing:\nfirst failure');
+    turn(checked, clock, 10);
+    const cont = await checked.next({ planMode: false, signal });
+    expect(cont).toContain('Check: `make` — it failed, printing:\nsecond failure\nBudget: 2 turns left.\n');
+    goal.set(parseGoalArgs('y'));
+    expect(await goal.next({ planMode: false, signal })).toContain('No check command: the goal is done when you say so');
+    turn(goal, clock, 10);
+    const plain = await goal.next({ planMode: false, signal });
+    expect(plain).not.toContain('Budget:');
+    expect(plain).toContain('[Goal not done yet');
+  });
+
+  it("a resumed session's paused goal keeps its own reason; an active one is paused as resumed; nothing saved is no goal", () => {
+    const { goal } = clocked();
+    goal.restore({ objective: 'o', status: 'paused', reason: 'by hand' }, true);
+    expect(goal.current).toMatchObject({ status: 'paused', reason: 'by hand' });
+    goal.restore({ objective: 'o', status: 'active' }, true);
+    expect(goal.current).toMatchObject({ status: 'paused', reason: 'the session was resumed' });
+    goal.restore({ objective: 'o', status: 'active' }, false);
+    expect(goal.current).not.toHaveProperty('reason');
+    goal.restore(undefined, true);
+    expect(goal.current).toBeUndefined();
+    expect(goal.view()).toBeUndefined();
+  });
+
+  it("a claim's check while the goal is paused counts in its total only", async () => {
+    const { goal } = clocked([false]);
+    goal.set(parseGoalArgs('x --check "make"'));
+    goal.pause('by hand');
+    expect(await goal.claim(signal)).toMatchObject({ accepted: false });
+    expect(goal.current).toMatchObject({ used: { ms: 0 }, total: { ms: 2_000 } });
+  });
+});

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { PendingCompaction } from '../../src/compaction/background.js';
 import { CompactionEngine, type CompactionOutcome } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
@@ -128,5 +129,139 @@ describe('a background compaction at rest', () => {
       expect(e.pending()).toBeUndefined();
       expect(provider.requests).toHaveLength(1);
     });
+  });
+});
+
+/** An engine of the test's making: a job pending or not, its settles answered from a count, each step at rest noted. */
+function scripted(opts: { pending?: PendingCompaction; settles?: number; cancels?: boolean; auto?: number; outcomes?: () => CompactionOutcome[] }) {
+  let pending = opts.pending;
+  let settles = opts.settles ?? 0;
+  const calls: string[] = [];
+  const engine = {
+    pending: () => pending,
+    cancelBackground: () => {
+      calls.push('cancel');
+      if (!pending || opts.cancels === false) return false;
+      pending = undefined;
+      return true;
+    },
+    settleBackground: async () => {
+      calls.push('settle');
+      return settles-- > 0;
+    },
+    thresholds: () => ({ auto: opts.auto ?? 1_000 }),
+    atRest: async (_ctx: unknown, _emit: unknown, ending: boolean) => {
+      calls.push(`atRest ${ending}`);
+      return opts.outcomes?.() ?? [];
+    },
+  } as unknown as CompactionEngine;
+  return { engine, calls, done: () => void (pending = undefined) };
+}
+
+function over(engine: CompactionEngine, tokens: number, extra: { messages?: () => readonly Message[]; committed?: CompactionOutcome[][] } = {}) {
+  const events: Array<CompactionEvent | { type: 'context' }> = [];
+  const r = new RestingCompaction({
+    engine: () => engine,
+    ctx: () => ({ system: '', tools: [], history: [] }),
+    compaction: async (run) => {
+      const got = [await run(() => undefined)].flat();
+      extra.committed?.push(got);
+      return [];
+    },
+    messages: extra.messages ?? (() => []),
+    busy: () => false,
+    emit: (e) => void events.push(e),
+    usage: () => ({ tokens }) as ContextUsageView,
+  });
+  return { r, events };
+}
+
+const auto: PendingCompaction = { trigger: 'auto', startedAt: 1, ready: false };
+
+describe('Esc, /compact cancel and the end of a session', () => {
+  it('cancelling a job in flight says so and shows the gauge; without one, or when it cannot be stopped, nothing is said', () => {
+    const { engine, calls } = scripted({ pending: auto });
+    const { r, events } = over(engine, 10);
+    expect(r.cancel()).toBe(true);
+    expect(events).toEqual([
+      { type: 'compaction_skipped', trigger: 'auto', reason: 'cancelled: the history stays as it is' },
+      { type: 'context', usage: { tokens: 10 } },
+    ]);
+    expect(r.cancel()).toBe(false);
+    expect(events).toHaveLength(2);
+    const stuck = over(scripted({ pending: auto, cancels: false }).engine, 10);
+    expect(stuck.r.cancel()).toBe(false);
+    expect(stuck.events).toEqual([]);
+    r.close();
+    expect(calls).toEqual(['cancel', 'cancel']);
+    expect(scripted({}).calls).toEqual([]);
+  });
+});
+
+describe("a print run's end, by what is pending", () => {
+  it('nothing pending: nothing waited for, nothing cancelled', async () => {
+    const { engine, calls } = scripted({});
+    const { r, events } = over(engine, 5_000);
+    await r.settle();
+    expect(calls).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it('an automatic job below the threshold and not written yet is cancelled, its row closed', async () => {
+    const { engine, calls } = scripted({ pending: auto, settles: 5 });
+    const { r, events } = over(engine, 999);
+    await r.settle();
+    expect(calls).toEqual(['cancel']);
+    expect(events).toEqual([
+      { type: 'compaction_skipped', trigger: 'auto', reason: 'cancelled: the run ended before the summary was due; the history stays as it is' },
+    ]);
+  });
+
+  it('one at the threshold exactly, one already written, and a /compact are waited for, three steps at most, each an ending step', async () => {
+    for (const [pending, tokens] of [
+      [auto, 1_000],
+      [{ ...auto, ready: true }, 10],
+      [{ ...auto, trigger: 'manual' }, 10],
+    ] as const) {
+      const { engine, calls } = scripted({ pending, settles: 5 });
+      const { r, events } = over(engine, tokens);
+      await r.settle();
+      expect(calls, JSON.stringify(pending)).toEqual(['settle', 'atRest true', 'settle', 'atRest true', 'settle', 'atRest true', 'cancel']);
+      expect(events.filter((e) => e.type === 'compaction_skipped')).toHaveLength(1);
+    }
+    // one that settles and is swapped in leaves nothing to cancel
+    const s = scripted({ pending: auto, settles: 1 });
+    const { r, events } = over(s.engine, 2_000);
+    await r.settle();
+    expect(s.calls).toEqual(['settle', 'atRest true', 'settle', 'cancel']);
+    expect(events.filter((e) => e.type === 'compaction_skipped')).toHaveLength(1);
+    const swapped = scripted({ pending: auto, settles: 1, outcomes: () => (swapped.done(), []) });
+    await over(swapped.engine, 2_000).r.settle();
+    expect(swapped.calls).toEqual(['settle', 'atRest true', 'settle']);
+  });
+});
+
+describe('a step at rest while a prompt arrives', () => {
+  const commit = { record: { status: 'applied' }, commit: {} } as unknown as CompactionOutcome;
+  const failure = { record: { status: 'failed' } } as unknown as CompactionOutcome;
+
+  it("keeps the swap for the prompt's own boundary when the history moved under it; commits it when it did not", async () => {
+    for (const [name, change, kept] of [
+      ['a message added', (h: Message[]) => h.push(user('meanwhile')), 1],
+      ['the last message replaced', (h: Message[]) => h.splice(-1, 1, user('replaced')), 1],
+      ['nothing', () => undefined, 2],
+    ] as const) {
+      const history: Message[] = [user('one'), assistant('two')];
+      const committed: CompactionOutcome[][] = [];
+      const { engine } = scripted({ pending: auto, outcomes: () => (change(history), [commit, failure]) });
+      const { r } = over(engine, 10, { messages: () => [...history], committed });
+      r.settled();
+      await r.quiet();
+      expect(
+        committed.map((c) => c.length),
+        name,
+      ).toEqual([kept]);
+      if (kept === 1) expect(committed[0]![0]!.record.status).toBe('failed');
+    }
   });
 });

@@ -1,9 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalBridge } from '../../src/approvalBridge.js';
 import { createRuntime, type Runtime } from '../../src/bootstrap.js';
 import { runSlash } from '../../src/commands/registry.js';
+import { TREE_NOTE } from '../../src/commands/rewind.js';
+import { parseGoalArgs } from '../../src/goals/goal.js';
 import type { Event } from '../../src/protocol/events.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { SessionController } from '../../src/sessionController.js';
@@ -32,15 +34,18 @@ interface Driven {
   texts(): string[];
   inWorld<T>(fn: () => T): T;
   runtime: Runtime;
+  approvals: ApprovalBridge;
   dir: string;
+  home: string;
 }
 
 /** A runtime in a fresh project and home, its controller, and the events it sends the app. */
-async function drive(opts: { subscribe?: boolean; model?: string } = {}): Promise<Driven> {
+async function drive(opts: { subscribe?: boolean; model?: string; mcpServers?: Record<string, unknown> } = {}): Promise<Driven> {
   const home = tempDir('agent-controller-');
   const dir = join(home, 'project');
   mkdirSync(join(dir, '.claude', 'skills', 'deploy'), { recursive: true });
   writeFileSync(join(dir, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploys the app\n---\nDeploy it.\n');
+  if (opts.mcpServers) writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: opts.mcpServers }));
   const env: NodeJS.ProcessEnv = { ...fakeProviderEnv(home, server.anthropicBaseURL), EDITOR_SETTING: 'vim' };
   const world = { ...processWorld(), cwd: dir, env, slots: new Map<symbol, unknown>() };
   const approvals = new ApprovalBridge();
@@ -66,7 +71,7 @@ async function drive(opts: { subscribe?: boolean; model?: string } = {}): Promis
     return had ? Promise.resolve(had) : new Promise((resolve) => waiters.push({ pick, resolve }));
   };
   const texts = () => events.flatMap((e) => (e.type === 'notice' ? [`${e.level}: ${e.text}`] : []));
-  return { c, events, next: next as Driven['next'], texts, inWorld: (fn) => inWorld(world, fn), runtime, dir };
+  return { c, events, next: next as Driven['next'], texts, inWorld: (fn) => inWorld(world, fn), runtime, approvals, dir, home };
 }
 
 const isType =
@@ -274,6 +279,122 @@ describe('the TUI controller over a real session', () => {
     // ACP and print mode have no picker: the refusal says what changed and how to go on
     await expect(d.inWorld(() => runSlash({ session: d.runtime.session }, '/rewind 1 code'))).rejects.toThrow(/notes\.md/);
     expect(readFileSync(join(d.dir, 'notes.md'), 'utf8')).toBe('the person changed it\n');
+    await d.c.exit();
+  });
+});
+
+describe("the controller's goal, MCP approvals, provider warnings and sessions from elsewhere", () => {
+  it("/goal starts its turns at once: the start, the wrap-up once the turn budget ran out, then idle; the footer and goal events follow; another session's goal is not told", async () => {
+    const d = await drive();
+    d.runtime.goals.open('another-session').set(parseGoalArgs('not this one'));
+    d.c.submit('/goal count the zebra files --turns 1');
+    await d.next((e) => e.type === 'goal' && e.goal?.status === 'budget_limited');
+    await d.next(idle);
+    const asked = server.requests.filter((r) => r.raw?.includes('count the zebra files')).map((r) => r.raw ?? '');
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toContain('[Goal set by the user');
+    expect(asked[1]).toContain('[Goal stopped: the turn budget (1 turn) ran out]');
+    const goals = d.events.flatMap((e) => (e.type === 'goal' ? [e.goal] : []));
+    expect(goals[0]).toMatchObject({ objective: 'count the zebra files', status: 'active' });
+    expect(goals.some((g) => g?.objective === 'not this one')).toBe(false);
+    // the goal saw each turn's end: one counted against the budget, the wrap-up in its total only
+    expect(d.runtime.goals.of(d.c.session().id)?.current).toMatchObject({ used: { turns: 1 }, total: { turns: 2 } });
+    expect(d.c.session().goal).toBe('goal: budget-limited · 1/1 turns');
+    expect(d.events.filter((e) => e.type === 'busy').map((e) => e.type === 'busy' && e.busy)).toEqual([true, false]);
+    await d.c.exit();
+  });
+
+  it('Esc while the goal check runs between turns stops the check and pauses the goal; no turn starts', async () => {
+    const d = await drive();
+    d.c.submit('/goal wait for the gnus --check "sleep 30"');
+    await d.next((e) => e.type === 'busy' && e.busy);
+    expect(d.c.interrupt()).toBe(true);
+    await d.next(idle);
+    expect(d.runtime.goals.of(d.c.session().id)?.current).toMatchObject({ status: 'paused', reason: 'interrupted (Esc)' });
+    expect(d.c.session().goal).toBe('goal: paused · 0 turns');
+    expect(server.requests.filter((r) => r.raw?.includes('wait for the gnus'))).toEqual([]);
+    // nothing runs now: Esc interrupts nothing
+    expect(d.c.interrupt()).toBe(false);
+    await d.c.exit();
+  });
+
+  it('project MCP servers are put to the person one by one: allowed for good (remembered), once, declined, or declined when the app cannot ask', async () => {
+    const server = { command: 'node', args: [join(__dirname, '..', 'mcp', 'failing-server.mjs')] };
+    const d = await drive({ mcpServers: { alpha: server, beta: server, gamma: server, delta: server } });
+    const failing = new Set(['delta']);
+    d.c.observe((e) => {
+      if (e.type === 'approval' && failing.has(e.request.toolUseId.replace('mcp-approval-', ''))) throw new Error('no approval prompt');
+    });
+    d.c.startMcp();
+    expect(d.events.find((e) => e.type === 'mcp_status')).toEqual({ type: 'mcp_status', text: 'MCP 0✓ · 4 to approve' });
+    const answer = async (name: string, kind: ApprovalDecision['kind']) => {
+      const asked = await d.next((e) => e.type === 'approval' && e.request.toolUseId === `mcp-approval-${name}`);
+      if (asked.type !== 'approval') throw new Error('not an approval');
+      expect(asked.request).toMatchObject({ toolName: `MCP server "${name}"`, projectCode: { what: 'mcp', name, changed: false } });
+      asked.respond({ kind } as ApprovalDecision);
+    };
+    await answer('alpha', 'allow_tool');
+    await answer('beta', 'allow_once');
+    await answer('gamma', 'deny');
+    const mcp = d.runtime.mcp!;
+    const states = () => Object.fromEntries(mcp.views().map((v) => [v.name, v.state]));
+    await d.next((e) => e.type === 'mcp_status' && e.text === 'MCP 2✓');
+    expect(states()).toEqual({ alpha: 'connected', beta: 'connected', gamma: 'declined', delta: 'declined' });
+    // only the one allowed for good is in the trust file
+    const trust = readFileSync(join(d.home, '.config', 'agent', 'trust.json'), 'utf8');
+    expect(trust).toContain('alpha');
+    expect(trust).not.toContain('beta');
+    await d.c.exit();
+  });
+
+  it('a prompt typed after a !command waits for it: the request carries its output', async () => {
+    const d = await drive();
+    d.c.submit('!echo shell-ran-first');
+    d.c.submit('what did the shell say');
+    await d.next((e) => idle(e) && server.requests.some((r) => r.raw?.includes('what did the shell say')));
+    expect(d.texts()).toEqual([]);
+    expect(server.requests.find((r) => r.raw?.includes('what did the shell say'))?.raw).toContain('shell-ran-first');
+    await d.c.exit();
+  });
+
+  it("a code rewind with the project's checkpoints says so: the file the turn wrote removed, Bash's changes included", async () => {
+    const d = await drive();
+    d.c.submit('@call Write {"path": "draft.md", "content": "a draft\\n"}\n@report Wrote it.');
+    (await d.next(isType('approval'))).respond({ kind: 'allow_once' } as ApprovalDecision);
+    await d.next(idle);
+    d.c.submit('/rewind 1 code');
+    const out = await d.next((e) => e.type === 'command_output' || e.type === 'notice');
+    expect(out.type === 'command_output' && out.output.kind === 'text' && out.output.text.split('\n').slice(1)).toEqual(['  − draft.md removed', TREE_NOTE]);
+    expect(existsSync(join(d.dir, 'draft.md'))).toBe(false);
+    await d.c.exit();
+  });
+
+  it("the capabilities' views reach the app: the task list, the background commands' rows; an unknown sub-agent has no transcript", async () => {
+    const d = await drive();
+    expect(d.c.viewOf('tasks')).toEqual([]);
+    expect(d.c.viewOf('todos')).toBeDefined();
+    expect(d.c.viewOf('child', 'no-such-child')).toBeUndefined();
+    await d.c.exit();
+  });
+
+  it("the provider's warnings are notices while the app runs, and wait again once it exited", async () => {
+    const d = await drive();
+    d.approvals.onProviderWarning('the model is not in the price list');
+    expect(d.events.at(-1)).toEqual({ type: 'provider_notice', text: 'the model is not in the price list' });
+    await d.c.exit();
+    expect(d.approvals.notices).toBeUndefined();
+  });
+
+  it('resuming a session started in another directory says so; one started here says nothing', async () => {
+    const d = await drive();
+    d.runtime.store.createSession({ id: 'from-elsewhere', cwd: '/no/such/place', provider: 'anthropic', model: 'claude-sonnet-4-5', title: 'Moved' });
+    d.runtime.store.createSession({ id: 'from-here', cwd: d.dir, provider: 'anthropic', model: 'claude-sonnet-4-5', title: 'Here' });
+    await d.c.resume('from-elsewhere');
+    expect(d.texts()).toEqual([`info: This session was started in /no/such/place; its tools now run in ${d.dir}. That directory no longer exists.`]);
+    expect(d.c.session().id).toBe('from-elsewhere');
+    await d.c.resume('from-here');
+    expect(d.c.session().id).toBe('from-here');
+    expect(d.texts()).toHaveLength(1);
     await d.c.exit();
   });
 });

@@ -113,3 +113,40 @@ describe('the gate for a sandboxed command', () => {
     expect(allow.asked).toEqual([]);
   });
 });
+
+describe('the rest of the sandboxed paths', () => {
+  it('a sandbox that cannot start: refused outright under failIfUnavailable, refused in print mode (nobody to ask), run on a yes', async () => {
+    const { gate, asked } = gateFor('allow', { kind: 'allow_once' });
+    expect(await decide(gate, { ...UNAVAILABLE, refuse: true })).toEqual({
+      ok: false,
+      message:
+        'Bash was not run: the sandbox cannot start (no bwrap), and sandbox.failIfUnavailable refuses every command without it: make install. Tell the user.',
+    });
+    expect(asked).toEqual([]);
+    const print = gateFor('allow');
+    expect(await decide(print.gate, UNAVAILABLE)).toEqual({
+      ok: false,
+      message:
+        "Bash needs the user's approval (the sandbox cannot start (no bwrap): it would run unsandboxed), and nobody can approve in non-interactive mode, so it was not run: make install.",
+    });
+    const yes = gateFor('allow', { kind: 'allow_once' });
+    expect(await decide(yes.gate, UNAVAILABLE)).toEqual({ ok: true });
+    expect(yes.asked).toEqual([expect.objectContaining({ unsandboxed: 'the sandbox cannot start (no bwrap): it would run unsandboxed' })]);
+  });
+
+  it('an escape the person allows runs outside; plan mode runs a command inside read-only; auto-allow runs unasked in ask and acceptEdits modes only', async () => {
+    const out = gateFor('ask', { kind: 'allow_once' });
+    expect(await decide(out.gate, ESCAPE)).toEqual({ ok: true, sandbox: 'outside' });
+    const plan = gateFor('plan', { kind: 'deny' });
+    const read = { tool: bash({ kind: 'inside', autoAllow: true }), input: { command: 'ls -la' }, summary: 'ls -la', toolUseId: 't2' };
+    expect(await plan.gate.authorize(read, new AbortController().signal)).toEqual({ ok: true, sandbox: 'readOnly' });
+    expect(plan.asked).toEqual([]);
+    for (const mode of ['ask', 'acceptEdits'] as const) {
+      const auto = gateFor(mode, { kind: 'deny' });
+      expect(await decide(auto.gate, { kind: 'inside', autoAllow: true }), mode).toEqual({ ok: true });
+      expect(auto.asked, mode).toEqual([]);
+    }
+    const deny = gateFor('deny', { kind: 'allow_once' });
+    expect(await decide(deny.gate, { kind: 'inside', autoAllow: true })).toMatchObject({ ok: false });
+  });
+});

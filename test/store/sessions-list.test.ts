@@ -1,6 +1,9 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { listSessionsCommand, showSessionCommand } from '../../src/sessionsCommand.js';
+import { ShadowRepo } from '../../src/checkpoints/git.js';
+import { findProject } from '../../src/checkpoints/project.js';
+import { exportSessionCommand, listSessionsCommand, removeSessionCommand, showSessionCommand } from '../../src/sessionsCommand.js';
 import type { Message } from '../../src/llm/messages.js';
 import { openStore } from '../../src/store/index.js';
 import { autoChange, microChange, tempDir, toolPair, user, assistant, viewAfter } from './helpers.js';
@@ -73,5 +76,91 @@ describe('agent sessions', () => {
     const clean = capture();
     await showSessionCommand('s_clean', { outputFormat: 'text', db });
     expect(clean.stdout()).not.toContain('Sandbox violations');
+  });
+});
+
+describe('agent sessions show, export, remove', () => {
+  it('`sessions show` says the goal as saved and the checkpoints under the turns they belong to (a turn gone by its id)', async () => {
+    const { dir } = tempDir();
+    const db = join(dir, 'agent.db');
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    const store = openStore(db);
+    store.createSession({ id: 's_cp', cwd: project, provider: 'anthropic', model: 'claude-test', title: 'Checkpointed' });
+    const first = user('fix   the parser\nplease');
+    const second = user('and the lexer');
+    for (const m of [first, assistant('done'), second, assistant('done too')]) store.appendMessage('s_cp', m, 7);
+    store.updateSession('s_cp', { meta: { capabilities: { goal: { objective: 'ship the parser', status: 'paused', reason: 'by hand', check: 'make' } } } });
+    store.close();
+    const repo = new ShadowRepo(dir, findProject(project).root, undefined);
+    mkdirSync(join(repo.gitDir, 'sessions'), { recursive: true });
+    const at = Date.UTC(2026, 11, 7, 6, 0, 0);
+    const records = [
+      { edge: 'start', turn: first.id, at },
+      { edge: 'after', turn: second.id, at, tree: 'abcdef0123456789' },
+      { edge: 'before', turn: 'u_gone', at, failed: 'git failed' },
+    ];
+    writeFileSync(join(repo.gitDir, 'sessions', 's_cp.jsonl'), records.map((r) => JSON.stringify(r)).join('\n'));
+    const shown = capture();
+    await showSessionCommand('s_cp', { outputFormat: 'text', db });
+    const text = shown.stdout();
+    expect(text).toContain('# Checkpointed\n\nsession s_cp · anthropic/claude-test');
+    expect(text).toContain('Goal (paused: by hand): ship the parser\nCheck: make\n');
+    expect(text).toContain(
+      [
+        '## Checkpoints (3)',
+        '- 2026-12-07 06:00:00  start turn 1 (“fix the parser please”)',
+        '- 2026-12-07 06:00:00  after turn 2 (“and the lexer”)  tree abcdef0123',
+        '- 2026-12-07 06:00:00  before turn u_gone  not snapshotted: git failed\n',
+      ].join('\n'),
+    );
+    vi.restoreAllMocks();
+    // a session without checkpoints or a goal has neither section
+    const plainStore = openStore(db);
+    plainStore.createSession({ id: 's_plain', cwd: project, provider: 'anthropic', model: 'claude-test' });
+    plainStore.close();
+    const plain = capture();
+    await showSessionCommand('s_plain', { outputFormat: 'text', db });
+    expect(plain.stdout()).not.toContain('Checkpoints');
+    expect(plain.stdout()).not.toContain('Goal (');
+    expect(plain.stdout()).toContain('# (untitled)');
+  });
+
+  it('lists nothing under another directory; exports as markdown and as JSON lines; refuses to remove without --yes off a terminal, removes with it', async () => {
+    const { dir } = tempDir();
+    const db = join(dir, 'agent.db');
+    const store = openStore(db);
+    store.createSession({ id: 's_x', cwd: '/repo', provider: 'anthropic', model: 'claude-test', title: 'Export me' });
+    store.appendMessage('s_x', user('what is a zebra'), 5);
+    store.close();
+    const none = capture();
+    expect(await listSessionsCommand({ outputFormat: 'text', db, limit: 5, cwd: '/elsewhere' })).toBe(0);
+    expect(none.stdout()).toBe('No sessions yet. Start one with `agent`.\n');
+    vi.restoreAllMocks();
+    const listed = capture();
+    await listSessionsCommand({ outputFormat: 'text', db, limit: 5, cwd: '/repo' });
+    expect(listed.stdout().split('\n')[1]).toMatch(/^s_x\t\d+s ago\t1\t0\t\/repo\tExport me$/);
+    vi.restoreAllMocks();
+    const md = capture();
+    await exportSessionCommand('s_x', { outputFormat: 'text', db, format: 'md' });
+    expect(md.stdout()).toMatch(/^# Export me\n\nsession s_x · anthropic\/claude-test · \/repo\n/);
+    expect(md.stdout()).toContain('what is a zebra');
+    vi.restoreAllMocks();
+    const jsonl = capture();
+    await exportSessionCommand('s_x', { outputFormat: 'text', db, format: 'jsonl' });
+    const rows = jsonl
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
+    expect(rows.map((r) => r.type)).toEqual(['session', 'message']);
+    vi.restoreAllMocks();
+    await expect(removeSessionCommand('s_x', { outputFormat: 'text', db })).rejects.toThrow('refusing to delete without confirmation: add --yes');
+    const removed = capture();
+    expect(await removeSessionCommand('s_x', { outputFormat: 'text', db, yes: true })).toBe(0);
+    expect(removed.stdout()).toBe('Deleted session s_x.\n');
+    const after = openStore(db);
+    expect(after.getSession('s_x')).toBeUndefined();
+    after.close();
   });
 });

@@ -1,0 +1,150 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { ProviderError } from '../../src/llm/errors.js';
+import type { ModelRequest } from '../../src/llm/provider.js';
+import type { SessionEvent } from '../../src/protocol/events.js';
+import { Session } from '../../src/session/session.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { createTools } from '../../src/tools/registry.js';
+import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+import { tempDir } from '../tempDirs.js';
+
+// The compactor (src/session/compactor.ts) in a real session, over a real store: what it does
+// with a window the provider states (believed for the session, kept across a resume, said once),
+// a silent overflow (said, saved, compacted before the next request), and the summaries it bills.
+
+let counter: TokenCounter;
+beforeAll(async () => {
+  counter = await createTokenCounter();
+});
+
+function setup(): { config: Config; store: Store } {
+  const dir = tempDir('agent-compactor-');
+  const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+  return { config, store: openStore(config.dbPath) };
+}
+
+function open(config: Config, store: Store, provider: ScriptedProvider, resume?: Parameters<typeof Session.open>[1]) {
+  const session = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter }, resume);
+  const events: SessionEvent[] = [];
+  session.on((e) => events.push(e));
+  const notices = () => events.flatMap((e) => (e.type === 'notice' ? [`${e.level}: ${e.text}`] : []));
+  return { session, events, notices };
+}
+
+const inputOf = (req: ModelRequest): number => counter.countText(req.system) + counter.countToolSpecs(req.tools) + counter.countMessages(req.messages);
+
+const overflow = (limit: number): ProviderError =>
+  new ProviderError({
+    kind: 'context_overflow',
+    provider: 'anthropic',
+    status: 400,
+    message: `prompt is too long: ${limit + 1} tokens > ${limit} maximum`,
+    overflow: { promptTokens: limit + 1, limit },
+  });
+
+/** A provider whose main requests answer in turn from `replies` (then plainly), and whose summaries cost 7,000 in and 300 out. */
+function scripted(replies: Array<ProviderError | { inputTokens: number }> = []): ScriptedProvider {
+  return new ScriptedProvider((req) => {
+    if (isSummaryRequest(req)) return { text: SUMMARY, usage: { inputTokens: 7_000, outputTokens: 300 } };
+    const r = replies.shift();
+    return r instanceof ProviderError ? r : { text: 'fine', usage: { inputTokens: r?.inputTokens ?? inputOf(req) } };
+  });
+}
+
+const kinds = (p: ScriptedProvider): string[] => p.requests.map((r) => (isSummaryRequest(r) ? 'summary' : 'main'));
+
+describe("the provider's own window", () => {
+  it('a smaller stated window is believed for the session: said once, replies sized to it, a summary billed, and kept across a resume unsaid', async () => {
+    const { config, store } = setup();
+    const provider = scripted([overflow(20_000)]);
+    const { session, events, notices } = open(config, store, provider);
+    expect((await session.prompt('first')).reason).toBe('error');
+    expect(notices()).toEqual([
+      'warning: The provider says claude-sonnet-4-5 has a 20,000-token context window (configured: 200,000). Using 20,000 for this session, ' +
+        'replies up to 5,000 tokens. Set models["claude-sonnet-4-5"].contextWindow in .agentrc to make it permanent.',
+    ]);
+    // the reactive attempt is told, and what its summary consumed is billed
+    expect(events.filter((e) => e.type === 'compaction_end').map((e) => e.type === 'compaction_end' && e.record.trigger)).toEqual(['reactive']);
+    expect(session.usageByModel()['claude-sonnet-4-5']).toMatchObject({ inputTokens: 7_000, outputTokens: 300 });
+    expect((await session.prompt('second')).reason).toBe('end_turn');
+    expect(provider.requests.at(-1)?.maxTokens).toBe(5_000);
+    expect(session.contextUsage().contextWindow).toBe(20_000);
+    const id = session.id;
+    session.close();
+    const again = open(config, store, provider, store.getSession(id)!);
+    expect(again.session.contextUsage().contextWindow).toBe(20_000);
+    expect((await again.session.prompt('third')).reason).toBe('end_turn');
+    expect(provider.requests.at(-1)?.maxTokens).toBe(5_000);
+    expect(again.notices()).toEqual([]);
+    again.session.close();
+    store.close();
+  });
+
+  it('a stated window as large as the configured one changes nothing; a tiny one still leaves replies 1,024 tokens', async () => {
+    const { config, store } = setup();
+    const same = open(config, store, scripted([overflow(200_000)]));
+    await same.session.prompt('first');
+    expect(same.notices()).toEqual([]);
+    expect(same.session.contextUsage().contextWindow).toBe(200_000);
+    same.session.close();
+    const tiny = open(config, store, scripted([overflow(3_000)]));
+    await tiny.session.prompt('first');
+    expect(tiny.notices()[0]).toContain('Using 3,000 for this session, replies up to 1,024 tokens.');
+    tiny.session.close();
+    store.close();
+  });
+});
+
+describe('a silent overflow', () => {
+  it('is said at once, kept in the saved state, and compacted once before the next request, also after a resume', async () => {
+    const { config, store } = setup();
+    // a local OpenAI-compatible server: the kind that truncates silently (Ollama's num_ctx)
+    const provider = Object.defineProperties(scripted([{ inputTokens: 250_000 }]), {
+      name: { value: 'openai' },
+      baseURL: { value: 'http://127.0.0.1:11434/v1' },
+    });
+    const { session, notices } = open(config, store, provider);
+    expect((await session.prompt('first')).reason).toBe('end_turn');
+    expect(notices()).toEqual([
+      "warning: Context overflow: the server reported 250,000 input tokens, more than the model's 200,000-token window. " +
+        'The conversation will be compacted before the next request.',
+    ]);
+    // the window it implies is the configured one: nothing else changes
+    expect(session.contextUsage().contextWindow).toBe(200_000);
+    const id = session.id;
+    session.close();
+    const again = open(config, store, provider, store.getSession(id)!);
+    await again.session.prompt('second');
+    await again.session.prompt('third');
+    // the summary's requests come before the second prompt's, none before the third's
+    expect(kinds(provider).join(' ')).toMatch(/^main (summary )+main main$/);
+    expect(again.events.find((e) => e.type === 'compaction_end')).toMatchObject({ record: { trigger: 'reactive' } });
+    again.session.close();
+    store.close();
+  });
+});
+
+describe('/model and the compactor', () => {
+  it('a switch stores the new model and the gauge follows its window; an unknown one is said assumed; another family without a way to reach it is refused', async () => {
+    const { config, store } = setup();
+    const provider = scripted();
+    const { session } = open(config, store, provider);
+    await session.prompt('hello');
+    expect(session.setModel('qwen-local')).toMatch(
+      /^Switched to qwen-local \(unknown model: assuming a [\d,]+-token window; describe it under "models" in \.agentrc\)\.$/,
+    );
+    const window = session.currentConfig.model.contextWindow;
+    expect(window).not.toBe(200_000);
+    expect(session.contextUsage().contextWindow).toBe(window);
+    expect(store.getSession(session.id)?.model).toBe('qwen-local');
+    await session.prompt('again');
+    expect(provider.requests.at(-1)?.model).toBe('qwen-local');
+    expect(() => session.setModel('gpt-5.4')).toThrow('/model gpt-5.4: cannot reach openai from this session');
+    expect(session.currentConfig.model.name).toBe('qwen-local');
+    session.close();
+    store.close();
+  });
+});
