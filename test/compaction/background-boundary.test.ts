@@ -32,15 +32,18 @@ const untilAborted = (req: ModelRequest): Promise<never> =>
     else s?.addEventListener('abort', () => reject(s.reason), { once: true });
   });
 
-function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, limits = LIMITS): CompactionEngine {
-  return new CompactionEngine({
-    config: cfg({ background: true, ...over }),
-    limits,
-    model: 'test-model',
-    summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
-    counter,
-    compactableTools: [],
-  });
+function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, limits = LIMITS, state?: unknown): CompactionEngine {
+  return new CompactionEngine(
+    {
+      config: cfg({ background: true, ...over }),
+      limits,
+      model: 'test-model',
+      summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
+      counter,
+      compactableTools: [],
+    },
+    state,
+  );
 }
 
 /** Waits (real turns of the event loop, not the fake clock) until the summarizer has its request. */
@@ -125,6 +128,32 @@ describe('background compaction at its boundaries', () => {
     expect(second?.skipped).toBe(true);
     expect(events.filter((ev) => ev.type === 'compaction_skipped')).toEqual([{ type: 'compaction_skipped', trigger: 'auto', reason: first?.record.reason }]);
     expect(provider.requests).toHaveLength(2);
+  });
+
+  it('while the cooldown holds, an automatic summary ready below the hard limit waits for it; once the cooldown is over it swaps at the auto threshold', async () => {
+    const provider = new ScriptedProvider(() => ({ text: SUMMARY }));
+    const probe = engine(provider);
+    const { auto, blocking } = probe.thresholds();
+    // above the auto threshold, a step below the hard limit: a summary starts ahead, cooling down or not
+    const history = historyUpTo(probe, blocking - 3_000);
+    const tokens = probe.tokens(ctx(history));
+    expect(tokens).toBeGreaterThan(auto);
+    expect(tokens).toBeLessThan(blocking);
+    const e = engine(provider, { cooldownTurns: 2 }, LIMITS);
+    const cooling = engine(provider, { cooldownTurns: 2 }, LIMITS, { cooldownTurnsLeft: 2 });
+    for (const [engineUnder, swapsNow] of [
+      [cooling, false],
+      [e, true],
+    ] as const) {
+      const before = provider.requests.length;
+      expect(await engineUnder.beforeCall(ctx(history), signal(), () => undefined)).toEqual([]);
+      await requested(provider, before + 1);
+      await vi.waitFor(() => expect(engineUnder.pending()).toEqual(expect.objectContaining({ trigger: 'auto', ready: true })));
+      // mutation: an automatic job's swap due at the auto threshold whatever the cooldown swaps here while cooling down
+      const outcomes = await engineUnder.beforeCall(ctx(history), signal(), () => undefined);
+      expect(outcomes.map((o) => o.record.status)).toEqual(swapsNow ? ['applied'] : []);
+      engineUnder.cancelBackground();
+    }
   });
 
   it('a summary in flight holds the synchronous compaction back from the auto threshold itself on', async () => {

@@ -157,6 +157,28 @@ describe('/uncompact', () => {
     store.close();
   });
 
+  it('/history pages ten hits at a time and says when there are more', async () => {
+    const { config, store } = setup();
+    const { session } = open(config, store);
+    for (let i = 0; i < 12; i++) await session.prompt(`walrus step ${i}`);
+    await says(session, '/rewind 1 conversation');
+    const page = async (n: number) => {
+      const out = await runSlash({ session }, `/history walrus page ${n}`);
+      if (out?.kind !== 'history') throw new Error(`no page ${n}`);
+      return out.result;
+    };
+    const first = await page(1);
+    expect([first.hits.length, first.pageSize, first.hasMore]).toEqual([10, 10, true]);
+    const second = await page(2);
+    expect([second.hits.length, second.hasMore]).toEqual([2, false]);
+    // the two pages are the twelve archived prompts, each once
+    const prompts = [...first.hits, ...second.hits].map((h) => h.id);
+    expect(new Set(prompts).size).toBe(12);
+    expect(await says(session, '/history walrus page 3')).toBe('No more results for "walrus".');
+    session.close();
+    store.close();
+  });
+
   it('refuses an undo whose history the provider would refuse: a load repair made since does not fit what comes back', async () => {
     // the compaction kept a pinned note without its answer; once unpinned, a resume marks the note and the next prompt as two prompts in a row
     const store = openStore(':memory:');

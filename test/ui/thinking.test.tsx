@@ -82,6 +82,26 @@ describe('thinking in the TUI', () => {
     await app.waitForText('THIRD-THOUGHT-END');
   });
 
+  it('Ctrl+O after a tool call that no thinking followed prints its output, not the thinking before it', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.waitForText('context left');
+    const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    c.emit({ type: 'busy', busy: true }, { type: 'message', message: msg('user', [text('list it')]) }, { type: 'turn_start', turnId: 't1' });
+    c.emit({ type: 'thinking_delta', text: `${'Run seq first. '.repeat(30)}ONLY-THOUGHT-END` }, { type: 'text_delta', text: '' });
+    c.emit({ type: 'tool_start', id: 'tu1', name: 'Bash', input: { command: 'seq 60' }, summary: 'seq 60' });
+    const output = Array.from({ length: 60 }, (_, i) => `row-${i + 1}`).join('\n');
+    c.emit({ type: 'tool_end', id: 'tu1', name: 'Bash', output: { content: output, isError: false }, durationMs: 5, status: 'done' });
+    await app.waitForText('(+59 lines)');
+    c.emit({ type: 'text_delta', text: 'Sixty rows.' });
+    c.emit({ type: 'turn_end', reason: 'end_turn', steps: 2, usage, text: 'Sixty rows.' }, { type: 'busy', busy: false });
+    await app.waitForText('Sixty rows.');
+    await app.press(KEYS.ctrl('o'));
+    // mutation: thinkingIsNewer true for a thinking before the row prints ONLY-THOUGHT-END here instead
+    await app.waitForText('row-60');
+    expect(app.frame()).not.toContain('ONLY-THOUGHT-END');
+  });
+
   it('a resumed session shows stored thinking as one collapsed line, and its first words', async () => {
     const c = new FakeController(session(), [
       msg('user', [text('hello')]),
