@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { ProviderError } from '../../src/llm/errors.js';
@@ -145,6 +145,38 @@ describe('/model and the compactor', () => {
     expect(() => session.setModel('gpt-5.4')).toThrow('/model gpt-5.4: cannot reach openai from this session');
     expect(session.currentConfig.model.name).toBe('qwen-local');
     session.close();
+    store.close();
+  });
+});
+
+describe('the cooldown after a compaction', () => {
+  it('counts down with each turn that ends, not with one the person stopped', async () => {
+    const { config, store } = setup();
+    let hold = false;
+    const provider = new ScriptedProvider((req) =>
+      hold
+        ? new Promise<never>((_resolve, reject) => req.signal?.addEventListener('abort', () => reject(req.signal?.reason), { once: true }))
+        : { text: 'fine', usage: { inputTokens: inputOf(req) } },
+    );
+    const first = open(config, store, provider);
+    expect((await first.session.prompt('first')).reason).toBe('end_turn');
+    const id = first.session.id;
+    first.session.close();
+    const row = store.getSession(id)!;
+    store.updateSession(id, { meta: { ...row.meta, compaction: { ...(row.meta.compaction as object), cooldownTurnsLeft: 2 } } });
+    const left = (): number => (store.getSession(id)!.meta.compaction as { cooldownTurnsLeft: number }).cooldownTurnsLeft;
+    const again = open(config, store, provider, store.getSession(id)!);
+    // mutation: turnCompleted only after an aborted turn leaves 2 here
+    expect((await again.session.prompt('second')).reason).toBe('end_turn');
+    expect(left()).toBe(1);
+    hold = true;
+    const stopped = again.session.prompt('third');
+    await vi.waitFor(() => expect(provider.requests).toHaveLength(3));
+    again.session.interrupt();
+    expect((await stopped).reason).toBe('aborted');
+    // mutation: turnCompleted after every turn leaves 0 here
+    expect(left()).toBe(1);
+    again.session.close();
     store.close();
   });
 });
