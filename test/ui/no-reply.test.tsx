@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import type { Message } from '../../src/llm/messages.js';
 import { unansweredReply } from '../../src/session/repair.js';
+import { noReplyItem } from '../../src/ui/transcript.js';
 import { FakeController, KEYS, renderApp, session, waitFor } from './helpers.js';
 
 // A turn interrupted before the model wrote anything (issue 26): Esc puts the prompt back in the
@@ -61,5 +62,11 @@ describe('a turn interrupted before any reply', () => {
     expect(f.match(/Interrupted before the model replied/g)).toHaveLength(2);
     expect(f).not.toContain('No reply: the turn');
     expect(f).not.toContain('●');
+  });
+  it("a reply cut off after only white space is no reply either; one with words is the model's", () => {
+    const cut = (text: string): Message => ({ ...emptyInterrupted(), blocks: [{ type: 'text', text }] });
+    expect(noReplyItem(cut('\n\n  '))).toMatchObject({ kind: 'notice', text: 'Interrupted before the model replied' });
+    expect(noReplyItem(cut('The build runs'))).toBeNull();
+    expect(noReplyItem({ ...cut(''), interrupted: false })).toBeNull();
   });
 });
