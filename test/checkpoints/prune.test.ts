@@ -88,6 +88,17 @@ describe('pruneStore', () => {
     expect(await pruneStore(repo, 'current', { maxStoreMB: 1, keepDays: 30 }, now)).toBe('the checkpoint store is 4 MB, over checkpoints.maxStoreMB (1)');
   });
 
+  it('a size file that names no packs weighs the loose objects alone', async () => {
+    const now = Date.now();
+    const repo = await store({ current: 1, other: 1 }, now);
+    writeFileSync(join(repo.gitDir, 'pruned'), '');
+    // 1,024 KiB of loose objects and no size-pack line: one MiB, the cap, not over it
+    writeFileSync(join(repo.gitDir, 'size'), 'count: 3\nsize: 1024\n');
+    // mutation: a missing key counted as 1 KiB puts the store a KiB over the cap, and the other session goes
+    expect(await pruneStore(repo, 'current', { maxStoreMB: 1, keepDays: 30 }, now)).toBeUndefined();
+    expect([has(repo, 'current'), has(repo, 'other')]).toEqual([true, true]);
+  });
+
   it("counts the store's bytes as git counts its KiB, and none before it is a repository", async () => {
     const now = Date.now();
     const repo = await store({ current: 1 }, now);
