@@ -235,7 +235,12 @@ describe('the TUI controller over a real session', () => {
     const d = await drive();
     d.c.submit('@bash echo never\n@report Done.');
     await d.next(isType('approval'));
+    d.c.submit('queued, never sent');
     await d.c.exit();
+    // the prompt that waited went with the exit, unsent: nothing is left to drop
+    expect(d.c.interrupt()).toBe(false);
+    expect(d.texts().filter((t) => t.includes('Dropped'))).toEqual([]);
+    expect(server.requests.filter((r) => r.raw?.includes('queued, never sent'))).toEqual([]);
     // the turn ended (interrupted) before the exit; the app, gone, is not told it is idle
     const types = d.events.map((e) => e.type);
     expect(types.indexOf('turn_end')).toBeGreaterThan(types.indexOf('approval'));
