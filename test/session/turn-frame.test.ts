@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolSet } from '../../src/capability/capability.js';
-import { loadConfig } from '../../src/config/config.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
 import type { Provider } from '../../src/llm/provider.js';
 import { TurnFrames } from '../../src/session/turnFrame.js';
 import type { AnyTool } from '../../src/tools/types.js';
@@ -23,13 +23,18 @@ const tool = (name: string, kind: AnyTool['kind'] = 'read'): AnyTool =>
     run: async () => ({ content: '', isError: false }),
   }) as AnyTool;
 
-function frames(sets: Array<ToolSet | undefined>): TurnFrames {
+/** A project and a home of the test's own, and the configuration read there. */
+function workspace(): { cwd: string; config: Config } {
   const root = tempDir('turn-frame-');
   const cwd = join(root, 'project');
   const home = join(root, 'home');
   mkdirSync(cwd, { recursive: true });
   mkdirSync(home, { recursive: true });
-  const config = loadConfig({ cwd, env: {}, flags: {}, home });
+  return { cwd, config: loadConfig({ cwd, env: {}, flags: {}, home }) };
+}
+
+function frames(sets: Array<ToolSet | undefined>): TurnFrames {
+  const { config } = workspace();
   let turn = 0;
   return new TurnFrames(
     {
@@ -75,12 +80,7 @@ describe("the turn's frame", () => {
 
 describe("the turn's frame, beyond its extra tools", () => {
   function framed(opts: { sections?: boolean[]; sets?: Array<ToolSet | undefined> } = {}) {
-    const root = tempDir('turn-frame-');
-    const cwd = join(root, 'project');
-    const home = join(root, 'home');
-    mkdirSync(cwd, { recursive: true });
-    mkdirSync(home, { recursive: true });
-    const config = loadConfig({ cwd, env: {}, flags: {}, home });
+    const { cwd, config } = workspace();
     let section = 'first section';
     let turn = 0;
     const f = new TurnFrames(
