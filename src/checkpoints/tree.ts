@@ -108,9 +108,7 @@ export class SessionTree {
     const tree = run.out3.toString('utf8').trim();
     // nothing tracked differs and no folder moved: the tree this process last wrote
     if (last && tree === '') return last.tree;
-    const files = indexEntries(this.index);
-    if (files > this.maxFiles)
-      throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
+    this.refuseOverCap(indexEntries(this.index));
     const commit = run.out4.toString('utf8').trim();
     if (commit !== '') this.keep(commit, tree);
     // the next session in this project starts from this index: its first snapshot is incremental too
@@ -147,8 +145,7 @@ export class SessionTree {
     if (count && listed) {
       let files = 0;
       for (const byte of listed.out4) if (byte === 0) files++;
-      if (files > this.maxFiles)
-        throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
+      this.refuseOverCap(files);
     }
     const others = (listed?.out3.toString('utf8') ?? '').split('\0');
     const ignored = new Set(others.filter((p) => p.endsWith('/')).map((p) => join(this.repo.root, p.slice(0, -1))));
@@ -170,6 +167,12 @@ export class SessionTree {
     walk(this.repo.root);
     this.watch.keepOnly(new Set(out));
     return new FolderStamps(out);
+  }
+
+  /** A snapshot of `files` files over checkpoints.maxFiles is refused, naming both. */
+  private refuseOverCap(files: number): void {
+    if (files > this.maxFiles)
+      throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
   }
 
   /** A session's first index: the project's latest (true), or none yet (false: the first snapshot counts what it would hold). */
