@@ -80,6 +80,13 @@ const isType =
     e.type === type;
 const idle = (e: Event) => e.type === 'busy' && !e.busy;
 
+/** A turn that writes `path` through a Write call the person allows once, waited for to its end. */
+async function approvedWrite(d: Driven, path: string, content: string): Promise<void> {
+  d.c.submit(`@call Write ${JSON.stringify({ path, content })}\n@report Wrote it.`);
+  (await d.next(isType('approval'))).respond({ kind: 'allow_once' } as ApprovalDecision);
+  await d.next(idle);
+}
+
 describe('the TUI controller over a real session', () => {
   it('a prompt is a turn: busy, the reply, idle; the prompt joins the history', async () => {
     const d = await drive();
@@ -273,9 +280,7 @@ describe('the TUI controller over a real session', () => {
 
   it('a code rewind over files changed outside asks in the TUI (the picker with the question); without the app it is refused', async () => {
     const d = await drive();
-    d.c.submit('@call Write {"path": "notes.md", "content": "the agent wrote this\\n"}\n@report Wrote it.');
-    (await d.next(isType('approval'))).respond({ kind: 'allow_once' } as ApprovalDecision);
-    await d.next(idle);
+    await approvedWrite(d, 'notes.md', 'the agent wrote this\n');
     expect(readFileSync(join(d.dir, 'notes.md'), 'utf8')).toBe('the agent wrote this\n');
     writeFileSync(join(d.dir, 'notes.md'), 'the person changed it\n');
     d.c.submit('/rewind 1 code');
@@ -364,9 +369,7 @@ describe("the controller's goal, MCP approvals, provider warnings and sessions f
 
   it("a code rewind with the project's checkpoints says so: the file the turn wrote removed, Bash's changes included", async () => {
     const d = await drive();
-    d.c.submit('@call Write {"path": "draft.md", "content": "a draft\\n"}\n@report Wrote it.');
-    (await d.next(isType('approval'))).respond({ kind: 'allow_once' } as ApprovalDecision);
-    await d.next(idle);
+    await approvedWrite(d, 'draft.md', 'a draft\n');
     d.c.submit('/rewind 1 code');
     const out = await d.next((e) => e.type === 'command_output' || e.type === 'notice');
     expect(out.type === 'command_output' && out.output.kind === 'text' && out.output.text.split('\n').slice(1)).toEqual(['  − draft.md removed', TREE_NOTE]);
