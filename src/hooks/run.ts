@@ -2,6 +2,7 @@
 // stdin, this process's environment without the secret variables. It is killed (the whole
 // group) at its timeout or when the turn is interrupted. Never throws: what happened is returned.
 import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
 import { killGroup, trackGroup } from '../processes/groups.js';
 import { defaultShell } from '../tools/shell.js';
 
@@ -38,7 +39,11 @@ export function runHookCommand(command: string, input: string, opts: HookRunOpti
     let timedOut = false;
     let interrupted = false;
     let done = false;
-    const child = spawn(defaultShell(), ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const shell = defaultShell();
+    // bash takes a socket on stdin (Node's pipes are socket pairs) for a remote login and runs the
+    // person's ~/.bashrc first; --norc stops that, as a hook in a plain pipe would never read it
+    const args = basename(shell) === 'bash' ? ['--norc', '-c', command] : ['-c', command];
+    const child = spawn(shell, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const untrack = child.pid !== undefined ? trackGroup(child.pid, 'hook', command) : () => {};
     let killTimer: NodeJS.Timeout | undefined;
     const finish = (exitCode: number | undefined, spawnError?: string): void => {

@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HookSource } from '../../src/config/config.js';
 import { verdictOf } from '../../src/hooks/decision.js';
 import { Hooks, type HooksAnswer } from '../../src/hooks/hooks.js';
 import { matches } from '../../src/hooks/match.js';
-import type { HookRun } from '../../src/hooks/run.js';
+import { type HookRun, runHookCommand } from '../../src/hooks/run.js';
 import { ProjectTrust } from '../../src/trust/projectTrust.js';
 import { tempDir } from '../tempDirs.js';
 
@@ -65,8 +65,7 @@ describe('which hooks run', () => {
       sources: [s.source],
       sessionId: 's_1',
       cwd: s.dir,
-      // a home of its own: a hook's shell reads its stdin from a socket, which bash takes for a
-      // remote login and so runs the home's ~/.bashrc (0.7 CPU-s a hook with this machine's pyenv)
+      // a home of its own: nothing of the machine's home reaches the hooks
       env: { PATH: process.env['PATH'] ?? '', HOME: s.dir },
       toolNames: TOOLS,
       trust: s.trust,
@@ -104,6 +103,16 @@ describe('which hooks run', () => {
     expect(o).toMatchObject({ ran: true, context: [] });
     expect(o.block).toBeUndefined();
     expect(s.reports).toEqual([expect.stringMatching(/^PostToolUse hook `exit 3` failed \(exit 3\)/)]);
+  });
+});
+describe("a hook's shell", () => {
+  it("does not read the person's ~/.bashrc, though its stdin (the event's JSON) is a socket, which bash takes for a remote login", async () => {
+    const home = tempDir('hook-home-');
+    const marker = join(home, 'bashrc-ran');
+    writeFileSync(join(home, '.bashrc'), `echo sourced >> ${marker}\n`);
+    const run = await runHookCommand('cat', '{"hook_event_name":"Stop"}', { cwd: home, env: { PATH: process.env['PATH'] ?? '', HOME: home }, timeoutMs: 10_000 });
+    expect(run).toMatchObject({ exitCode: 0, stdout: '{"hook_event_name":"Stop"}' });
+    expect(existsSync(marker)).toBe(false);
   });
 });
 // Mutation: hooks.ts's report of "do not run in this session" back in the plain else branch (for 'session' too) fails
