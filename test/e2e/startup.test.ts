@@ -77,7 +77,7 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(
     )}));
 `,
   );
-  const r = await runNode(['--import', hook, AGENT_BIN, ...args], env, cwd);
+  const r = await runNode(['--import', hook, AGENT_BIN, ...args], env, cwd).finally(() => rmSync(dir, { recursive: true, force: true }));
   const byChunk = packagesByChunk();
   const packages = new Set<string>();
   const unbundled: string[] = [];
