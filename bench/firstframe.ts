@@ -9,8 +9,8 @@ import { buildArchiveFixture } from './store.js';
 // First interactive frame of the TUI in a real pseudo-terminal (util-linux `script`): from the
 // spawn until the prompt's hint line is on screen, for a new session and for a resumed one of
 // 2,000 messages, as ratios to `node -e 0` and to each other, measured in one run. `script`'s
-// terminal answers no cursor report, so these are a silent terminal's times: the TUI's question
-// at start (how wide 👍🏽 is drawn, ui/emoji-probe.ts) waits out its timeout there. A new session
+// terminal answers no cursor report, so these are a silent terminal's times (the TUI's question
+// at start, how wide 👍🏽 is drawn, ui/emoji-probe.ts, delays no frame). A new session
 // whose terminal answers as tmux does is measured too, and one in a generated 17,700-file git
 // repository. With AGENT_BENCH_PEER set to a Claude Code executable, its first frame (its
 // "? for shortcuts" line, onboarding and trust already answered in its ~/.claude.json) is timed

@@ -1,9 +1,10 @@
 import { world } from './runtime/world.js';
-import { createRuntime } from './bootstrap.js';
+import { createRuntime, type Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { onTerminatingSignals, untilTerminated } from './processes/signals.js';
 import { askAboutUnsaved, unsavedFacts } from './unsavedExit.js';
+import { askSkinToneWidth } from './ui/emoji-probe.js';
 import { loadTui } from './ui/load.js';
 import { statusLineFor } from './statusLine/follow.js';
 import { ApprovalBridge } from './approvalBridge.js';
@@ -16,11 +17,22 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   if (!world().stdin.isTTY || !world().stdout.isTTY) {
     throw new CliError('the interactive app needs a terminal; for scripts and pipes use `agent -p "<prompt>"`', EXIT_USAGE);
   }
+  // The terminal is asked how wide it draws a skin-toned emoji (emoji-probe.ts) first: it answers
+  // while the app loads and the session opens, and the first frame waits for no answer.
+  const skinTone = askSkinToneWidth();
   // The app's code loads before the session opens: compiling it (and the layout engine's
   // WebAssembly, in the background) with a small heap is faster than with a resumed history in it.
-  const { runTui } = await loadTui();
   const approvals = new ApprovalBridge();
-  const { runtime } = await createRuntime(opts, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning });
+  let runTui: Awaited<ReturnType<typeof loadTui>>['runTui'];
+  let runtime: Runtime;
+  try {
+    ({ runTui } = await loadTui());
+    ({ runtime } = await createRuntime(opts, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning }));
+  } catch (err) {
+    // no app will take the terminal: the question stops reading it and leaves raw mode
+    skinTone?.cancel();
+    throw err;
+  }
   const controller = new SessionController(runtime, approvals);
   // the exit asks whether to stop the background commands still running (askAboutBackground)
   runtime.background.keep = true;
@@ -41,7 +53,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   });
   let resumable: string | undefined;
   try {
-    await runTui(controller, { openPicker: opts.resume === true });
+    await runTui(controller, { openPicker: opts.resume === true, ...(skinTone ? { skinTone } : {}) });
   } finally {
     // the session the app ended in (a /resume or /clear may have changed it), when it holds anything
     resumable = controller.initialTranscript().length > 0 ? controller.session().id : undefined;

@@ -14,10 +14,12 @@ import { StatusLine } from './components/StatusLine.js';
 import { TaskList } from './components/TaskList.js';
 import { TerminalSizeContext, useTerminalSizeSource } from './components/terminal-size.js';
 import type { UiController } from './controller.js';
+import type { SkinToneQuestion } from './emoji-probe.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './prompt-paste.js';
 import { useStore } from './store.js';
 import type { Theme } from './theme.js';
 import { colorTheme, detectColor, dumbTheme, plainTheme, ThemeContext } from './theme.js';
+import { useSkinToneReplies } from './skin-tone-replies.js';
 import { useAppStore } from './use-app-store.js';
 
 export interface AppProps {
@@ -31,10 +33,13 @@ export interface AppProps {
    * tests' debug-mode frames hold only what Ink itself printed).
    */
   printAhead?: (text: string) => void;
+  /** The start's question to the terminal (emoji-probe.ts), when its answer is still to come. */
+  skinTone?: SkinToneQuestion;
 }
 
-export function App({ controller, openPicker = false, theme = colorTheme, printAhead }: AppProps) {
+export function App({ controller, openPicker = false, theme = colorTheme, printAhead, skinTone }: AppProps) {
   const size = useTerminalSizeSource();
+  useSkinToneReplies(skinTone);
   const { store, prompt, exit, redraw, editPlan } = useAppStore({ controller, openPicker, theme, printAhead, size });
   useAppKeys({ store, prompt, controller, exit, redraw, editPlan, size, theme });
   const transcript = useStore(store.transcript);
@@ -81,6 +86,8 @@ export interface RunTuiOptions {
    * program's own logging goes to its log file, never to the screen).
    */
   patchConsole?: boolean;
+  /** The question asked at start (emoji-probe.ts): handed stdin's input from the first frame on. */
+  skinTone?: SkinToneQuestion;
 }
 
 /** Shows the cursor and leaves raw mode, whatever state the app died in. */
@@ -114,14 +121,20 @@ export async function runTui(controller: UiController, opts: RunTuiOptions = {})
   const theme = dumb ? dumbTheme : color ? colorTheme : plainTheme;
   // a screen reader gets Ink's own rendering of the transcript, not text laid out for the eye
   const printAhead = world().env['INK_SCREEN_READER'] === 'true' ? undefined : (text: string): void => void stdout.write(text);
-  const instance = render(<App controller={controller} openPicker={opts.openPicker ?? false} theme={theme} {...(printAhead ? { printAhead } : {})} />, {
-    stdin,
-    stdout,
-    stderr,
-    exitOnCtrlC: false,
-    // the console is the process's: an app run in another world (a test's) leaves it alone
-    patchConsole: opts.patchConsole ?? world() === processWorld(),
-  });
+  // the first frame is drawn now, whether or not the terminal has answered the question
+  opts.skinTone?.handOver();
+  const skinTone = opts.skinTone?.answered === false ? { skinTone: opts.skinTone } : {};
+  const instance = render(
+    <App controller={controller} openPicker={opts.openPicker ?? false} theme={theme} {...(printAhead ? { printAhead } : {})} {...skinTone} />,
+    {
+      stdin,
+      stdout,
+      stderr,
+      exitOnCtrlC: false,
+      // the console is the process's: an app run in another world (a test's) leaves it alone
+      patchConsole: opts.patchConsole ?? world() === processWorld(),
+    },
+  );
   // the terminal marks where each paste starts and ends, so a paste is never mistaken for typing
   if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
   try {

@@ -5,11 +5,8 @@
 // frame at exit, so the prompt, the streaming reply and the gauge never appear. The TUI only
 // starts on a terminal, where that guess is wrong, so Ink is loaded with those variables hidden
 // and they are put back at once: the commands the model runs still see the person's environment.
-// While the app's code loads, the terminal is asked how wide it draws an emoji with a skin-tone
-// modifier (emoji-probe.ts): the question is over before Ink reads stdin, and a silent terminal's
-// timeout runs alongside the loading.
-
-import { learnSkinToneWidth } from './emoji-probe.js';
+// (The terminal is asked how wide it draws an emoji with a skin-tone modifier before this load,
+// by interactive.ts: emoji-probe.ts.)
 
 const CI_VARIABLES = ['CI', 'CONTINUOUS_INTEGRATION'] as const;
 
@@ -23,8 +20,7 @@ export async function loadTui(): Promise<typeof import('./app.js')> {
     }
   }
   try {
-    const [app] = await Promise.all([import('./app.js'), learnSkinToneWidth()]);
-    return app;
+    return await import('./app.js');
   } finally {
     for (const [name, value] of saved) process.env[name] = value;
   }

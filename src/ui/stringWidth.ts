@@ -37,12 +37,25 @@ let toneColumns: 2 | 4 | undefined;
 /** The fast path's remembered parts: a learned width makes them stale. */
 const partCaches = new Set<Map<string, number>>();
 
+/** Who redraws when the width is learned (the input box: an answer may come after the first frame). */
+const toneListeners = new Set<() => void>();
+
 export function setSkinToneColumns(columns: 2 | 4 | undefined): void {
+  if (columns === toneColumns) return;
   toneColumns = columns;
   for (const c of partCaches) c.clear();
+  for (const l of [...toneListeners]) l();
 }
 
 export const skinToneColumns = (): 2 | 4 | undefined => toneColumns;
+
+/** Calls `listener` whenever the learned width changes; returns the unsubscribe (useSyncExternalStore's shape). */
+export function onSkinToneColumns(listener: () => void): () => void {
+  toneListeners.add(listener);
+  return () => {
+    toneListeners.delete(listener);
+  };
+}
 
 /** An emoji base with its skin-tone modifier: one grapheme, two columns to string-width. */
 const TONED = /\p{Emoji_Modifier_Base}\uFE0F?[\u{1F3FB}-\u{1F3FF}]/gu;

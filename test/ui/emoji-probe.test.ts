@@ -1,7 +1,6 @@
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
-import { learnSkinToneWidth, readReplies } from '../../src/ui/emoji-probe.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { askSkinToneWidth, readReplies } from '../../src/ui/emoji-probe.js';
 import { setSkinToneColumns, skinToneColumns, terminalWidth } from '../../src/ui/stringWidth.js';
 
 // How wide the terminal draws 👍🏽, asked at start (issue 30): two cursor reports around the sample
@@ -64,70 +63,76 @@ describe('the width rule for a skin-toned emoji', () => {
 });
 
 describe('asking the terminal', () => {
-  it('learns 4 from a terminal that draws the tone apart, then erases the sample and leaves raw mode', async () => {
+  it('learns 4 from a terminal that answers at once, and keeps raw mode on for the app', async () => {
     const t = terminal((w) => (w.includes('\u001b[6n') ? reports(5, 1, 4) : undefined));
-    await expect(learnSkinToneWidth(t.stdin, t.stdout, 5_000)).resolves.toBe(4);
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    await vi.waitFor(() => expect(q.answered).toBe(true));
     expect(skinToneColumns()).toBe(4);
-    expect(t.stdin.isRaw).toBe(false);
-    // saved the cursor, asked around the sample, then restored it and erased the line's rest
+    // saved the cursor, asked around the sample, then restored it and erased the line's rest, in one write
     expect(t.written()).toBe('\u001b7\u001b[6n👍🏽\u001b[6n\u001b8\u001b[K');
+    // the app takes stdin in raw mode: a reply or key between the two is never echoed
+    expect(t.stdin.isRaw).toBe(true);
+    q.handOver();
+    expect(t.stdin.listenerCount('data')).toBe(0);
   });
 
   it('learns 2 from one that composes it, and gives typed keys back to the app', async () => {
     const t = terminal((w) => (w.includes('\u001b[6n') ? `hi${reports(5, 1, 2)}` : undefined));
-    await expect(learnSkinToneWidth(t.stdin, t.stdout, 5_000)).resolves.toBe(2);
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    await vi.waitFor(() => expect(q.answered).toBe(true));
     expect(skinToneColumns()).toBe(2);
     // mutation: dropping the unshift loses what was typed while the question ran
     expect(String(t.stdin.read())).toBe('hi');
   });
 
-  it('a silent terminal leaves the width unknown once the timeout passes', async () => {
+  it('hands stdin over unanswered (the first frame waits for no reply): keys and a reply cut short go to the app, the one reply read waits for its second', async () => {
+    let asked = false;
+    const t = terminal((w) => {
+      asked ||= w.includes('\u001b[6n');
+      return undefined;
+    });
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    expect(asked).toBe(true);
+    // read while the app loads: the first reply, two typed keys, the start of the second reply
+    t.stdin.emit('data', Buffer.from('\u001b[5;1Rab\u001b[5;'));
+    q.handOver();
+    expect(q.answered).toBe(false);
+    expect(t.stdin.listenerCount('data')).toBe(0);
+    expect(String(t.stdin.read())).toBe('ab\u001b[5;');
+    // the rest of the answer, as the app's input reads it after the first frame (one sequence an event)
+    q.offer('x');
+    q.offer('\u001b[5;5R');
+    expect(q.answered).toBe(true);
+    expect(skinToneColumns()).toBe(4);
+  });
+
+  it('a late answer that is neither width leaves it unknown; a report after the answer is ignored', () => {
     setSkinToneColumns(4);
     const t = terminal(() => undefined);
-    await expect(learnSkinToneWidth(t.stdin, t.stdout, 20)).resolves.toBeUndefined();
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    q.handOver();
+    q.offer('\u001b[3;1R');
+    q.offer('\u001b[3;4R');
+    expect(q.answered).toBe(true);
     expect(skinToneColumns()).toBeUndefined();
+    q.offer('\u001b[3;1R');
+    q.offer('\u001b[3;5R');
+    expect(skinToneColumns()).toBeUndefined();
+  });
+
+  it('cancelled (no app started), it stops reading and leaves raw mode as it found it', () => {
+    const t = terminal(() => undefined);
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    expect(t.stdin.isRaw).toBe(true);
+    q.cancel();
     expect(t.stdin.isRaw).toBe(false);
-    expect(t.written().endsWith('\u001b8\u001b[K')).toBe(true);
+    expect(t.stdin.listenerCount('data')).toBe(0);
   });
 
-  it('reads a reply that was waiting when a busy event loop let the timeout pass (a loaded machine loading the app)', async () => {
-    // a socket, not a PassThrough: its input is read in the loop's poll phase, as a terminal's is
-    const server = createServer();
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const accepted = new Promise<Socket>((r) => server.once('connection', r));
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    await new Promise<void>((r) => socket.once('connect', r));
-    const far = await accepted;
-    const stdin = Object.assign(socket, { isTTY: true, isRaw: false, setRawMode: () => stdin }) as unknown as NodeJS.ReadStream;
-    const stdout = Object.assign(
-      new Writable({
-        write(chunk: Buffer, _enc, done) {
-          if (chunk.toString().includes('\u001b[6n')) far.write(reports(5, 1, 4));
-          done();
-        },
-      }),
-      { isTTY: true },
-    ) as unknown as NodeJS.WriteStream;
-    try {
-      const asked = learnSkinToneWidth(stdin, stdout, 5);
-      // the app's modules evaluating: the loop is busy past the timeout while the reply waits
-      const until = Date.now() + 50;
-      while (Date.now() < until) {
-        // busy
-      }
-      // mutation: finishing in the timer's own phase (before waiting input is read) leaves it unknown
-      await expect(asked).resolves.toBe(4);
-    } finally {
-      socket.destroy();
-      far.destroy();
-      server.close();
-    }
-  });
-
-  it('asks nothing when a stream is not a terminal', async () => {
+  it('asks nothing when a stream is not a terminal', () => {
     const t = terminal(() => undefined);
     const pipe = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
-    await expect(learnSkinToneWidth(t.stdin, pipe, 5_000)).resolves.toBeUndefined();
+    expect(askSkinToneWidth(t.stdin, pipe)).toBeUndefined();
     expect(t.written()).toBe('');
   });
 });

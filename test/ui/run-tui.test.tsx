@@ -1,5 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { askSkinToneWidth } from '../../src/ui/emoji-probe.js';
 import { loadTui } from '../../src/ui/load.js';
+import { setSkinToneColumns, skinToneColumns } from '../../src/ui/stringWidth.js';
 import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './fakes.js';
 
 // Nothing here imports Ink statically: loadTui loads it the way the agent does, and it is
@@ -80,5 +82,57 @@ describe('runTui', () => {
     const { stdin, io } = streams();
     stdin.isTTY = false;
     await expect(runTui(new FakeController(), io)).rejects.toThrow(/needs a terminal/);
+  });
+});
+
+// The question asked at start (how wide the terminal draws 👍🏽, ui/emoji-probe.ts) delays no
+// frame: the first one is drawn with the width unknown (the box leaves the tone out), and an
+// answer that comes after it redraws the box with the tone.
+describe('runTui and the terminal’s answer to the start’s question', () => {
+  afterEach(() => setSkinToneColumns(undefined));
+
+  async function typeToned(stdin: FakeStdin, stdout: SizedStdout): Promise<void> {
+    stdin.write('ok 👍🏽 thanks');
+    await waitFor(() => stdout.frames.join('').includes('thanks'));
+  }
+
+  it('a terminal that never answers: the first frame is drawn at once, the box without the tone', async () => {
+    const c = new FakeController();
+    const { stdin, stdout, io } = streams();
+    const question = askSkinToneWidth(io.stdin, io.stdout);
+    expect(question).toBeDefined();
+    const done = runTui(c, { ...io, color: false, ...(question ? { skinTone: question } : {}) });
+    // mutation: any wait for the answer (a timeout, a promise) before rendering fails here: the
+    // frame is on the terminal before runTui gave the event loop a turn
+    expect(stdout.frames.join('')).toContain('context left');
+    expect(question?.answered).toBe(false);
+    await typeToned(stdin, stdout);
+    expect(stdout.frames.join('')).toContain('❯ ok 👍 thanks');
+    expect(stdout.frames.join('')).not.toContain('❯ ok 👍🏽');
+    c.emit({ type: 'exit' });
+    await done;
+    expect(skinToneColumns()).toBeUndefined();
+  });
+
+  it('a terminal that answers after the first frame: the width is learned and the box redrawn with the tone', async () => {
+    const c = new FakeController();
+    const { stdin, stdout, io } = streams();
+    const question = askSkinToneWidth(io.stdin, io.stdout);
+    const done = runTui(c, { ...io, color: false, ...(question ? { skinTone: question } : {}) });
+    expect(stdout.frames.join('')).toContain('context left');
+    await typeToned(stdin, stdout);
+    expect(stdout.frames.join('')).not.toContain('❯ ok 👍🏽');
+    const typed = stdout.frames.length;
+    // the replies, as tmux gives them (the sample four columns wide), each its own read
+    stdin.write('\u001b[3;1R');
+    stdin.write('\u001b[3;5R');
+    // mutation: the app not passing its input to the question (or the box not following the width) never redraws
+    await waitFor(() => stdout.frames.slice(typed).join('').includes('❯ ok 👍🏽 thanks'));
+    expect(skinToneColumns()).toBe(4);
+    expect(question?.answered).toBe(true);
+    // the replies were no text: nothing was inserted into the box
+    expect(stdout.frames.slice(typed).join('')).not.toMatch(/\d;\d+R|thanksR/);
+    c.emit({ type: 'exit' });
+    await done;
   });
 });

@@ -1,10 +1,11 @@
+import { useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
 import { bareName } from '../completion.js';
 import { completionMaxRows, promptMaxLines, promptViewport } from '../layout-budget.js';
 import type { MentionView } from '../mention-completion.js';
 import type { CompletionView, PromptModel } from '../prompt-model.js';
 import { sanitize } from '../sanitize.js';
-import { skinToneColumns } from '../stringWidth.js';
+import { onSkinToneColumns, skinToneColumns } from '../stringWidth.js';
 import { useStore } from '../store.js';
 import { boxBorder, useTheme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
@@ -17,11 +18,14 @@ const PLACEHOLDER = 'Ask for a change, or type / for commands';
 // and the width function counts that; one that did not say gets the emoji without its tone in
 // the box (the text keeps it).
 const SKIN_TONE = /[\u{1F3FB}-\u{1F3FF}]/gu;
-const shown = (text: string): string => (skinToneColumns() === undefined ? text.replace(SKIN_TONE, '') : text);
+const withTone = (text: string): string => text;
+const withoutTone = (text: string): string => text.replace(SKIN_TONE, '');
 
 /** The input box: the text with its cursor, and the slash-command completions under it. */
 export function PromptView({ model }: { model: PromptModel }) {
   const { text, cursor, completion, mention, search, note } = useStore(model.store);
+  // the terminal's answer may come after the first frame: the box is drawn again with it
+  const shown = useSyncExternalStore(onSkinToneColumns, skinToneColumns) === undefined ? withoutTone : withTone;
   const theme = useTheme();
   const { rows } = useTerminalSize();
   const lines = text.split('\n');
