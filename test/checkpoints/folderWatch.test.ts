@@ -35,6 +35,30 @@ describe('FolderWatch', () => {
     }
   });
 
+  it('a folder added again is the one watch it has: at the cap it stays watched, and once over the cap nothing is watched again', async () => {
+    const dir = tempDir('folder-watch-again-');
+    mkdirSync(join(dir, 'b'));
+    const w = new FolderWatch(1);
+    try {
+      // mutation: a folder watched already watched again counts as one more, over the cap of one
+      w.add(dir);
+      w.add(dir);
+      w.settle();
+      expect(await w.quiet()).toBe(true);
+      writeFileSync(join(dir, 'a.txt'), 'a');
+      expect(await w.quiet()).toBe(false);
+      // over the cap: none watched, for good; adding a folder afterwards watches nothing (a closed watch is never quiet)
+      w.add(join(dir, 'b'));
+      w.settle();
+      expect(await w.quiet()).toBe(false);
+      w.add(dir);
+      w.settle();
+      expect(await w.quiet()).toBe(false);
+    } finally {
+      w.close();
+    }
+  });
+
   it('over its folder cap watches none, and is never quiet (the caller looks as before)', async () => {
     const dir = tempDir('folder-watch-cap-');
     for (const d of ['a', 'b', 'c']) mkdirSync(join(dir, d));

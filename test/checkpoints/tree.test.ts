@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ShadowRepo } from '../../src/checkpoints/git.js';
@@ -63,6 +63,33 @@ describe('a session tree', () => {
     expect(await snapshotOnce(repo, 's_resumed')).toBe(second);
     expect(head(repo, 's_resumed')).toEqual(two);
     expect(existsSync(join(repo.gitDir, 'refs', 'sessions', 's_resumed.lock'))).toBe(false);
+  });
+
+  it('a snapshot that finds the tree the chain head holds adds no commit, in the process that wrote the head too', async () => {
+    const { dir, repo } = await project();
+    const tree = new SessionTree(repo, 's_same', 1000);
+    try {
+      const first = await tree.snapshot();
+      const one = head(repo, 's_same');
+      // a file made and removed again: the root folder moved, so git adds and writes the tree, the same one
+      writeFileSync(join(dir, 'tmp.txt'), 'x\n');
+      rmSync(join(dir, 'tmp.txt'));
+      expect(await tree.snapshot()).toBe(first);
+      expect(head(repo, 's_same')).toEqual(one);
+      writeFileSync(join(dir, 'a.txt'), 'changed\n');
+      const second = await tree.snapshot();
+      const two = head(repo, 's_same');
+      expect(two.tree).toBe(second);
+      expect(two.commit).not.toBe(one.commit);
+      // written again with the same text: diff-files sends it to git, which finds the head's tree
+      // (mutation: the new head's tree not kept after its commit makes a commit on the same tree)
+      writeFileSync(join(dir, 'a.txt'), 'changed\n');
+      expect(await tree.snapshot()).toBe(second);
+      expect(head(repo, 's_same')).toEqual(two);
+      expect(store(repo, 'rev-list', '--count', two.commit)).toBe('2');
+    } finally {
+      tree.close();
+    }
   });
 
   it('holds as many files as checkpoints.maxFiles and refuses one more: counted before the first snapshot, and from the index after one', async () => {
