@@ -104,6 +104,32 @@ describe('a session tree', () => {
     await expect(snapshotOnce(repo, 's_index_at', 4)).resolves.toMatch(/^[0-9a-f]{40}$/);
   });
 
+  it('a restore that cannot remove a file or check one out says so for each path, and still does the rest', async () => {
+    const { dir, repo } = await project();
+    const tree = new SessionTree(repo, 's_failing', 1000);
+    try {
+      const before = await tree.snapshot();
+      writeFileSync(join(dir, 'a.txt'), 'changed\n');
+      writeFileSync(join(dir, 'd.txt'), 'd\n');
+      writeFileSync(join(dir, 'e.txt'), 'e\n');
+      const after = await tree.snapshot();
+      // since: d.txt became a folder (rm of a file fails on it), and the store lost a.txt's old text
+      rmSync(join(dir, 'd.txt'));
+      mkdirSync(join(dir, 'd.txt'));
+      writeFileSync(join(dir, 'd.txt', 'inner'), 'x\n');
+      const blob = store(repo, 'rev-parse', `${before}:a.txt`);
+      rmSync(join(repo.gitDir, 'objects', blob.slice(0, 2), blob.slice(2)));
+      const changes = await tree.restore(after, before);
+      expect(changes.map((c) => `${c.action} ${c.path.slice(dir.length + 1)}`)).toEqual(['failed d.txt', 'removed e.txt', 'failed a.txt']);
+      expect(changes.filter((c) => c.action === 'failed').every((c) => 'error' in c && c.error !== '')).toBe(true);
+      expect(existsSync(join(dir, 'e.txt'))).toBe(false);
+      // the temporary index of the checkout is gone either way
+      expect(existsSync(join(repo.gitDir, 'indexes', 's_failing.restore'))).toBe(false);
+    } finally {
+      tree.close();
+    }
+  });
+
   it('a restore leaves an embedded repository alone, and the paths outside the project or ignored are the uncovered ones', async () => {
     const { dir, repo } = await project();
     const tree = new SessionTree(repo, 's_restore', 1000);
