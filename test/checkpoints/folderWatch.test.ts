@@ -59,6 +59,22 @@ describe('FolderWatch', () => {
     }
   });
 
+  it('a folder gone before it could be watched is a change (its parent tells it), not a broken watch', async () => {
+    const dir = tempDir('folder-watch-gone-');
+    const w = new FolderWatch();
+    try {
+      w.add(dir);
+      w.settle();
+      w.add(join(dir, 'gone'));
+      expect(await w.quiet()).toBe(false);
+      // mutation: any failure to watch breaks the watch for good (never quiet again)
+      w.settle();
+      expect(await w.quiet()).toBe(true);
+    } finally {
+      w.close();
+    }
+  });
+
   it('over its folder cap watches none, and is never quiet (the caller looks as before)', async () => {
     const dir = tempDir('folder-watch-cap-');
     for (const d of ['a', 'b', 'c']) mkdirSync(join(dir, d));
