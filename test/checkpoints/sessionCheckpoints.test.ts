@@ -294,6 +294,24 @@ describe('turns and forks', () => {
   });
 });
 
+describe("a pruned session's turns", () => {
+  it('a turn recorded since the pruning says its own reason; one the pruning dropped says the pruning note', () => {
+    const { dir, data } = project();
+    const gitDir = new ShadowRepo(data, findProject(dir).root, undefined).gitDir;
+    mkdirSync(join(gitDir, 'sessions'), { recursive: true });
+    writeFileSync(join(gitDir, 'sessions', 's_p.pruned'), 'its checkpoints were pruned: untouched for over 30 days\n');
+    writeFileSync(
+      join(gitDir, 'sessions', 's_p.jsonl'),
+      `${JSON.stringify({ edge: 'start', turn: 't5', at: 1 })}\n${JSON.stringify({ edge: 'before', turn: 't5', at: 2, failed: 'git failed' })}\n`,
+    );
+    const cp = new SessionCheckpoints('s_p', dir, data, settings, () => {});
+    expect(cp.before('t1')).toEqual({ ok: false, missing: 'its checkpoints were pruned: untouched for over 30 days' });
+    // mutation: the pruning note for every missing tree hides why t5 has none
+    expect(cp.before('t5')).toEqual({ ok: false, missing: 'it could not be snapshotted: git failed' });
+    cp.close();
+  });
+});
+
 describe('the checkpoints capability', () => {
   it("takes no snapshot in a sub-agent's session (its changes belong to the parent's turn), and a fork continues the records it copied", async () => {
     const { dir, data } = project();
