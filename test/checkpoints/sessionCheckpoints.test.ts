@@ -239,6 +239,29 @@ describe('a store that cannot be used', () => {
     }
   });
 
+  it('a project that became the home folder since its checkpoints: a rewind says why it cannot restore, an undo refuses, both touching nothing', async () => {
+    const { dir, data } = project();
+    const cp = new SessionCheckpoints('s_later_home', dir, data, settings, () => {});
+    await cp.boundary('before', 't1');
+    writeFileSync(join(dir, 'a.txt'), 'two\n');
+    await cp.boundary('after', 't1');
+    expect('changes' in (await cp.rewind('t1', 'code', false))).toBe(true);
+    writeFileSync(join(dir, 'a.txt'), 'three\n');
+    cp.close();
+    const was = process.env['HOME'];
+    process.env['HOME'] = dir;
+    try {
+      const again = new SessionCheckpoints('s_later_home', dir, data, settings, () => {});
+      const why = 'the project is the home folder, too broad to snapshot';
+      expect(await again.rewind('t1', 'code', false)).toEqual({ missing: why });
+      await expect(again.undo(false)).rejects.toThrow(`the checkpoints cannot be read: ${why}`);
+      expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('three\n');
+      again.close();
+    } finally {
+      process.env['HOME'] = was;
+    }
+  });
+
   it('whose pruning at the open fails: the failure is the reason (not a rejection), and a record that cannot be written is told once', async () => {
     const { dir, data } = project();
     const p = findProject(dir);
