@@ -47,7 +47,8 @@ const OPERATORS: Operator[] = [
   { name: 'comparison moved', pattern: /(?<= )(?:<=|>=|<|>)(?= )/g, replace: swap({ '<': '<=', '<=': '<', '>': '>=', '>=': '>' }) },
   { name: 'logic swapped', pattern: /&&|\|\|/g, replace: swap({ '&&': '||', '||': '&&' }) },
   { name: '?? made &&', pattern: /\?\?(?!=)/g, replace: () => '&&' },
-  { name: 'negation dropped', pattern: /!(?=[\w(.])/g, replace: () => '' },
+  // a `!` right after a name, `)` or `]` is TypeScript's non-null assertion: dropping it changes types only (tsc's, never a test's)
+  { name: 'negation dropped', pattern: /(?<![\w$)\]])!(?=[\w(.])/g, replace: () => '' },
   { name: 'boolean swapped', pattern: /\b(?:true|false)\b/g, replace: swap({ true: 'false', false: 'true' }) },
   { name: 'await dropped', pattern: /\bawait /g, replace: () => '' },
   {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FolderWatch } from '../../src/checkpoints/folderWatch.js';
@@ -26,10 +26,83 @@ describe('FolderWatch', () => {
       w.keepOnly(new Set([dir]));
       writeFileSync(join(dir, 'sub', 'b.txt'), 'b');
       expect(await w.quiet()).toBe(true);
+      // added again, it is watched again (mutation: one let go still counted as watched is never heard)
+      w.add(join(dir, 'sub'));
+      w.settle();
+      writeFileSync(join(dir, 'sub', 'c.txt'), 'c');
+      expect(await w.quiet()).toBe(false);
       // closed, it hears nothing more, so it never says quiet again
       w.close();
       w.settle();
       expect(await w.quiet()).toBe(false);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('a folder added again is the one watch it has: at the cap it stays watched, and once over the cap nothing is watched again', async () => {
+    const dir = tempDir('folder-watch-again-');
+    mkdirSync(join(dir, 'b'));
+    const w = new FolderWatch(1);
+    try {
+      // mutation: a folder watched already watched again counts as one more, over the cap of one
+      w.add(dir);
+      w.add(dir);
+      w.settle();
+      expect(await w.quiet()).toBe(true);
+      writeFileSync(join(dir, 'a.txt'), 'a');
+      expect(await w.quiet()).toBe(false);
+      // over the cap: none watched, for good; adding a folder afterwards watches nothing (a closed watch is never quiet)
+      w.add(join(dir, 'b'));
+      w.settle();
+      expect(await w.quiet()).toBe(false);
+      w.add(dir);
+      w.settle();
+      expect(await w.quiet()).toBe(false);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('a folder gone before it could be watched is a change (its parent tells it), not a broken watch', async () => {
+    const dir = tempDir('folder-watch-gone-');
+    const w = new FolderWatch();
+    try {
+      w.add(dir);
+      w.settle();
+      w.add(join(dir, 'gone'));
+      expect(await w.quiet()).toBe(false);
+      // mutation: any failure to watch breaks the watch for good (never quiet again)
+      w.settle();
+      expect(await w.quiet()).toBe(true);
+    } finally {
+      w.close();
+    }
+  });
+
+  // Linux: the process's inotify watches, each naming the inode it watches (/proc/self/fdinfo)
+  it.runIf(existsSync('/proc/self/fdinfo'))("over its folder cap lets go of the watches it held (inotify watches are the person's too)", async () => {
+    const dir = tempDir('folder-watch-release-');
+    for (const d of ['a', 'b', 'c']) mkdirSync(join(dir, d));
+    const inodes = new Set(['a', 'b', 'c'].map((d) => statSync(join(dir, d)).ino.toString(16)));
+    const held = (): number =>
+      readdirSync('/proc/self/fdinfo')
+        .flatMap((fd) => {
+          try {
+            return readFileSync(join('/proc/self/fdinfo', fd), 'utf8').split('\n');
+          } catch {
+            return [];
+          }
+        })
+        .filter((l) => l.startsWith('inotify wd:') && inodes.has(/ ino:([0-9a-f]+) /.exec(l)?.[1] ?? '')).length;
+    const w = new FolderWatch(2);
+    try {
+      w.add(join(dir, 'a'));
+      w.add(join(dir, 'b'));
+      expect(held()).toBe(2);
+      // mutation: the watches not closed when the cap is passed stay held for the rest of the session
+      w.add(join(dir, 'c'));
+      expect(held()).toBe(0);
     } finally {
       w.close();
     }

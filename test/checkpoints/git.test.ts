@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GitFailed, gitScript, ShadowRepo, tooBroad } from '../../src/checkpoints/git.js';
+import { GitFailed, git, gitScript, ShadowRepo, tooBroad } from '../../src/checkpoints/git.js';
 import { tempDir } from '../tempDirs.js';
 
 // Running git against the shadow store (src/checkpoints/git.ts): a shell of git steps with its two
@@ -22,6 +22,21 @@ describe('the shadow store', () => {
     await expect(failing).rejects.toThrow(/^git rev-parse failed: exit 10$/);
     const second = gitScript('g cat-file -t 0000000 || exit 11\n', ['rev-parse', 'cat-file'], { gitDir: repo.gitDir, root });
     await expect(second).rejects.toThrow(/^git cat-file failed: fatal: /);
+  });
+
+  it('with no git to be found, a git step rejects with GitFailed saying git could not be run (not an uncaught error)', async () => {
+    const root = tempDir('agent-git-none-');
+    const path = process.env['PATH'];
+    process.env['PATH'] = '/nonexistent';
+    try {
+      // mutation: no 'error' listener on the child leaves the spawn failure uncaught and the promise pending
+      await expect(git(['version'], { cwd: root })).rejects.toThrow(new GitFailed('git could not be run: spawn git ENOENT'));
+    } finally {
+      process.env['PATH'] = path;
+    }
+    // found again: it runs, and a failing command names itself and git's first error line
+    expect((await git(['version'], { cwd: root })).stdout.toString('utf8')).toMatch(/^git version /);
+    await expect(git(['rev-parse', '--verify', 'HEAD'], { cwd: root })).rejects.toThrow(/^git rev-parse failed: fatal: /);
   });
 
   it('is written as git init --bare writes one, without git; its excludes name the data folder inside the project', async () => {

@@ -30,6 +30,12 @@ describe('the checkpoints listing', () => {
     const bytes = await storeBytes(repo.gitDir);
     expect(bytes).toBeGreaterThan(0);
     expect(await storeSizes(data)).toEqual([{ project, bytes }]);
+    // a store git cannot read (a HEAD and nothing else; a hash's hex name sorts before it), with no project file: unknown and empty
+    writeFileSync(join(data, 'checkpoints', 'lazy.git', 'HEAD'), 'ref: refs/heads/main\n');
+    expect(await storeSizes(data)).toEqual([
+      { project, bytes },
+      { project: '(unknown project)', bytes: 0 },
+    ]);
   });
 
   it("sessions show's lines: a turn's start, its snapshots or why none, a rewind with its trees, an undo", () => {

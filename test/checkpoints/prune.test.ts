@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ShadowRepo } from '../../src/checkpoints/git.js';
@@ -47,6 +47,11 @@ describe('pruneStore', () => {
     utimesSync(join(repo.gitDir, 'sessions', 'fresh.jsonl'), new Date(later - 31 * DAY), new Date(later - 31 * DAY));
     await pruneStore(repo, 'current', { maxStoreMB: 2048, keepDays: 30 }, later);
     expect(has(repo, 'fresh')).toBe(true);
+    // over a day after the last pruning it is due again, and the day is counted from then (the stamp's time)
+    const next = now + 1.5 * DAY;
+    await pruneStore(repo, 'current', { maxStoreMB: 2048, keepDays: 30 }, next);
+    expect(has(repo, 'fresh')).toBe(false);
+    expect(Math.abs(statSync(join(repo.gitDir, 'pruned')).mtimeMs - next)).toBeLessThan(1000);
   });
 
   it('a store over its cap is pruned although the day’s pruning was done, and says it is still over', async () => {

@@ -1,5 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CapabilityHost } from '../../src/capability/capability.js';
@@ -156,9 +169,16 @@ describe('SessionCheckpoints', () => {
     expect('changes' in forced).toBe(true);
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
     expect(existsSync(join(dir, 'mine.txt'))).toBe(false);
+    // the undo checks too: a file the person wrote since the rewind is named, and kept unless forced
+    writeFileSync(join(dir, 'later.txt'), 'after the rewind\n');
+    expect(await cp.undo(false)).toEqual({ outside: [join(dir, 'later.txt')] });
+    expect(existsSync(join(dir, 'mine.txt'))).toBe(false);
+    expect(cp.lastRewind()).toEqual({ what: 'code' });
     // the forced rewind is taken back like any other: the person's file returns
-    expect('changes' in (await cp.undo(false))).toBe(true);
+    expect('changes' in (await cp.undo(true))).toBe(true);
     expect(readFileSync(join(dir, 'mine.txt'), 'utf8')).toBe('the person wrote this\n');
+    expect(existsSync(join(dir, 'later.txt'))).toBe(false);
+    expect(cp.lastRewind()).toBeUndefined();
   });
 
   it('keeps no key of the environment from git, and says when a tree is over the file cap', async () => {
@@ -194,6 +214,124 @@ describe('SessionCheckpoints', () => {
     expect('changes' in done && done.changes.map((c) => c.path)).toEqual([join(dir, 'kept.txt')]);
     expect(existsSync(join(dir, 'secret.local'))).toBe(true);
     expect(await cp.uncovered([join(dir, 'secret.local'), join(dir, 'a.txt'), '/elsewhere/x'])).toEqual(['/elsewhere/x', join(dir, 'secret.local')]);
+  });
+});
+
+describe('a store that cannot be used', () => {
+  it('in the home folder: no store, no snapshot, the reason told once and recorded for /rewind, and nothing covered', async () => {
+    const home = realpathSync(tempDir('agent-cp-home-'));
+    const data = join(tempDir('agent-cp-home-data-'), 'data');
+    const was = process.env['HOME'];
+    process.env['HOME'] = home;
+    try {
+      const notices: string[] = [];
+      const cp = new SessionCheckpoints('s_home', home, data, settings, (t) => notices.push(t));
+      await cp.turnStarted('t1', true);
+      await cp.turnEnded('t1');
+      const why = 'the project is the home folder, too broad to snapshot';
+      expect(cp.before('t1')).toEqual({ ok: false, missing: `it could not be snapshotted: ${why}` });
+      expect(notices).toEqual([`No checkpoint of the project at this turn (${why}): /rewind can restore only what Edit and Write changed in it.`]);
+      expect(await cp.uncovered([join(home, 'a.txt')])).toEqual([join(home, 'a.txt')]);
+      expect(existsSync(join(new ShadowRepo(data, home, undefined).gitDir, 'HEAD'))).toBe(false);
+      cp.close();
+    } finally {
+      process.env['HOME'] = was;
+    }
+  });
+
+  it('a project that became the home folder since its checkpoints: a rewind says why it cannot restore, an undo refuses, both touching nothing', async () => {
+    const { dir, data } = project();
+    const cp = new SessionCheckpoints('s_later_home', dir, data, settings, () => {});
+    await cp.boundary('before', 't1');
+    writeFileSync(join(dir, 'a.txt'), 'two\n');
+    await cp.boundary('after', 't1');
+    expect('changes' in (await cp.rewind('t1', 'code', false))).toBe(true);
+    writeFileSync(join(dir, 'a.txt'), 'three\n');
+    cp.close();
+    const was = process.env['HOME'];
+    process.env['HOME'] = dir;
+    try {
+      const again = new SessionCheckpoints('s_later_home', dir, data, settings, () => {});
+      const why = 'the project is the home folder, too broad to snapshot';
+      expect(await again.rewind('t1', 'code', false)).toEqual({ missing: why });
+      await expect(again.undo(false)).rejects.toThrow(`the checkpoints cannot be read: ${why}`);
+      expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('three\n');
+      again.close();
+    } finally {
+      process.env['HOME'] = was;
+    }
+  });
+
+  it('whose pruning at the open fails: the failure is the reason (not a rejection), and a record that cannot be written is told once', async () => {
+    const { dir, data } = project();
+    const p = findProject(dir);
+    const repo = new ShadowRepo(data, p.root, p.exclude);
+    await repo.open();
+    // its sessions folder a file: the pruning cannot list the sessions, nor can a record be written
+    writeFileSync(join(repo.gitDir, 'sessions'), '');
+    const notices: string[] = [];
+    const cp = new SessionCheckpoints('s_unlisted', dir, data, settings, (t) => notices.push(t));
+    // mutation: the pruning's promise returned unawaited inside open()'s try rejects here
+    expect(await cp.uncovered([join(dir, 'a.txt'), '/elsewhere/x'])).toEqual([join(dir, 'a.txt'), '/elsewhere/x']);
+    await cp.boundary('before', 't1');
+    await cp.boundary('after', 't1');
+    expect(notices).toEqual([
+      expect.stringMatching(/^No checkpoint of the project at this turn \(ENOTDIR: .*\): \/rewind can restore only/),
+      expect.stringMatching(/^the checkpoint record could not be written: /),
+    ]);
+    cp.close();
+  });
+});
+
+describe('turns and forks', () => {
+  it('an end naming another turn takes no snapshot; a fork adopts only when it has no records of its own and the source has some', async () => {
+    const { dir, data } = project();
+    const cp = new SessionCheckpoints('s_a', dir, data, settings, () => {});
+    await cp.turnStarted('t1');
+    await cp.changing();
+    writeFileSync(join(dir, 'a.txt'), 'two\n');
+    await cp.turnEnded('t0');
+    // the turn was let go: a change asked for now snapshots nothing, and its own end neither
+    await cp.changing();
+    await cp.turnEnded('t1');
+    const repo = new ShadowRepo(data, findProject(dir).root, undefined);
+    const lines = (id: string): string[] =>
+      readFileSync(join(repo.gitDir, 'sessions', `${id}.jsonl`), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { edge: string }).edge);
+    expect(lines('s_a')).toEqual(['start', 'before']);
+    cp.adopt('s_a');
+    expect(lines('s_a')).toEqual(['start', 'before']);
+    // a session with records of its own keeps them; one from a session with none has nothing to adopt
+    const own = new SessionCheckpoints('s_own', dir, data, settings, () => {});
+    await own.conversationRewound('t9');
+    own.adopt('s_a');
+    expect(lines('s_own')).toEqual(['rewind']);
+    expect(own.lastRewind()).toEqual({ what: 'conversation' });
+    const none = new SessionCheckpoints('s_none', dir, data, settings, () => {});
+    none.adopt('s_missing');
+    expect(existsSync(join(repo.gitDir, 'sessions', 's_none.jsonl'))).toBe(false);
+    expect(none.before('t1')).toMatchObject({ ok: false });
+    for (const c of [cp, own, none]) c.close();
+  });
+});
+
+describe("a pruned session's turns", () => {
+  it('a turn recorded since the pruning says its own reason; one the pruning dropped says the pruning note', () => {
+    const { dir, data } = project();
+    const gitDir = new ShadowRepo(data, findProject(dir).root, undefined).gitDir;
+    mkdirSync(join(gitDir, 'sessions'), { recursive: true });
+    writeFileSync(join(gitDir, 'sessions', 's_p.pruned'), 'its checkpoints were pruned: untouched for over 30 days\n');
+    writeFileSync(
+      join(gitDir, 'sessions', 's_p.jsonl'),
+      `${JSON.stringify({ edge: 'start', turn: 't5', at: 1 })}\n${JSON.stringify({ edge: 'before', turn: 't5', at: 2, failed: 'git failed' })}\n`,
+    );
+    const cp = new SessionCheckpoints('s_p', dir, data, settings, () => {});
+    expect(cp.before('t1')).toEqual({ ok: false, missing: 'its checkpoints were pruned: untouched for over 30 days' });
+    // mutation: the pruning note for every missing tree hides why t5 has none
+    expect(cp.before('t5')).toEqual({ ok: false, missing: 'it could not be snapshotted: git failed' });
+    cp.close();
   });
 });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ShadowRepo } from '../../src/checkpoints/git.js';
@@ -65,6 +65,33 @@ describe('a session tree', () => {
     expect(existsSync(join(repo.gitDir, 'refs', 'sessions', 's_resumed.lock'))).toBe(false);
   });
 
+  it('a snapshot that finds the tree the chain head holds adds no commit, in the process that wrote the head too', async () => {
+    const { dir, repo } = await project();
+    const tree = new SessionTree(repo, 's_same', 1000);
+    try {
+      const first = await tree.snapshot();
+      const one = head(repo, 's_same');
+      // a file made and removed again: the root folder moved, so git adds and writes the tree, the same one
+      writeFileSync(join(dir, 'tmp.txt'), 'x\n');
+      rmSync(join(dir, 'tmp.txt'));
+      expect(await tree.snapshot()).toBe(first);
+      expect(head(repo, 's_same')).toEqual(one);
+      writeFileSync(join(dir, 'a.txt'), 'changed\n');
+      const second = await tree.snapshot();
+      const two = head(repo, 's_same');
+      expect(two.tree).toBe(second);
+      expect(two.commit).not.toBe(one.commit);
+      // written again with the same text: diff-files sends it to git, which finds the head's tree
+      // (mutation: the new head's tree not kept after its commit makes a commit on the same tree)
+      writeFileSync(join(dir, 'a.txt'), 'changed\n');
+      expect(await tree.snapshot()).toBe(second);
+      expect(head(repo, 's_same')).toEqual(two);
+      expect(store(repo, 'rev-list', '--count', two.commit)).toBe('2');
+    } finally {
+      tree.close();
+    }
+  });
+
   it('holds as many files as checkpoints.maxFiles and refuses one more: counted before the first snapshot, and from the index after one', async () => {
     const { repo } = await project();
     // no index yet: the first snapshot counts what it would hold (4) before hashing anything
@@ -75,6 +102,32 @@ describe('a session tree', () => {
     expect(existsSync(join(repo.gitDir, 'indexes', 'latest'))).toBe(true);
     await expect(snapshotOnce(repo, 's_index_over', 3)).rejects.toThrow(new TooManyFiles('4 files, over checkpoints.maxFiles (3)'));
     await expect(snapshotOnce(repo, 's_index_at', 4)).resolves.toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('a restore that cannot remove a file or check one out says so for each path, and still does the rest', async () => {
+    const { dir, repo } = await project();
+    const tree = new SessionTree(repo, 's_failing', 1000);
+    try {
+      const before = await tree.snapshot();
+      writeFileSync(join(dir, 'a.txt'), 'changed\n');
+      writeFileSync(join(dir, 'd.txt'), 'd\n');
+      writeFileSync(join(dir, 'e.txt'), 'e\n');
+      const after = await tree.snapshot();
+      // since: d.txt became a folder (rm of a file fails on it), and the store lost a.txt's old text
+      rmSync(join(dir, 'd.txt'));
+      mkdirSync(join(dir, 'd.txt'));
+      writeFileSync(join(dir, 'd.txt', 'inner'), 'x\n');
+      const blob = store(repo, 'rev-parse', `${before}:a.txt`);
+      rmSync(join(repo.gitDir, 'objects', blob.slice(0, 2), blob.slice(2)));
+      const changes = await tree.restore(after, before);
+      expect(changes.map((c) => `${c.action} ${c.path.slice(dir.length + 1)}`)).toEqual(['failed d.txt', 'removed e.txt', 'failed a.txt']);
+      expect(changes.filter((c) => c.action === 'failed').every((c) => 'error' in c && c.error !== '')).toBe(true);
+      expect(existsSync(join(dir, 'e.txt'))).toBe(false);
+      // the temporary index of the checkout is gone either way
+      expect(existsSync(join(repo.gitDir, 'indexes', 's_failing.restore'))).toBe(false);
+    } finally {
+      tree.close();
+    }
   });
 
   it('a restore leaves an embedded repository alone, and the paths outside the project or ignored are the uncovered ones', async () => {
