@@ -94,12 +94,21 @@ describe('background commands', () => {
     expect(fresh.content).not.toContain('line 3');
     const none = await call(recall, { id: 'b1', since_last_read: true }, context);
     expect(none.content).toContain('has no new output: 6 lines so far, all read');
+    // a search finds the running command's output without any archive; an id neither names says there is none
+    const found = await call(recall, { query: 'marker-A' }, context);
+    expect(found.isError).toBe(false);
+    expect(found.content).toMatch(/^Archive hits 1-1 for "marker-A".*\n\n1\. id: b1 — background command .*\(running\)/);
+    const unknown = await call(recall, { id: 'b9' }, context);
+    expect(unknown.isError).toBe(true);
+    expect(unknown.content).toMatch(/^Nothing has been archived in this session yet/);
     expect(await shells.stop('b1')).toBe(true);
     const notice = await until(() => shells.notices()[0], 'the stop notice');
     expect(notice).toContain('b1 ended: stopped');
     // mutation: a stop that leaves the group running keeps it in the registry
     expect(childGroups().some((g) => g.label.includes('marker-A'))).toBe(false);
   });
+  // mutations (recall.ts): `page.lastLine === undefined` (the read never marked) fails the reads since the last one;
+  // `input.id === undefined || !session.background` without an archive fails the search
 
   it('moves a foreground command past its timeout to the background, its late output archived; sleep and git are killed instead', async () => {
     const { shells, context } = setup();

@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/bootstrap.js';
 import { PrintTurns } from '../../src/print/printTurns.js';
+import { terminate } from '../../src/processes/signals.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 import { fakeProviderEnv } from '../llm/helpers.js';
@@ -20,8 +21,9 @@ let server: FakeServer;
 beforeAll(async () => {
   server = await startFakeServer({ fallback: { text: ANSWER } });
   // the summarizer's request (/compact) gets a checkpoint
-  server.respondWith((r) => (isSummaryRequest(r.view as unknown as ModelRequest) ? { text: SUMMARY } : undefined));
+  server.respondWith(summaries);
 });
+const summaries = (r: { view?: unknown }) => (isSummaryRequest(r.view as unknown as ModelRequest) ? { text: SUMMARY } : undefined);
 afterAll(() => server.close());
 
 describe('print mode, a line at a time (--input-format stream-json)', () => {
@@ -145,4 +147,52 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
     // no events-format goal lines here
     expect(r.lines.some((l) => l['type'] === 'goal')).toBe(false);
   });
+
+  it("a signal that comes during a goal's later turn: the run waits for the signal's exit and prints no result of its own", async () => {
+    const home = tempDir('agent-print-goal-');
+    const cwd = join(home, 'project');
+    mkdirSync(cwd);
+    const env = fakeProviderEnv(home, server.anthropicBaseURL);
+    const stdout = new PassThrough();
+    let written = '';
+    stdout.on('data', (b: Buffer) => (written += b.toString('utf8')));
+    const w = {
+      ...processWorld(),
+      cwd,
+      env,
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stderr: new PassThrough() as unknown as NodeJS.WriteStream,
+      slots: new Map<symbol, unknown>(),
+    };
+    let settled = false;
+    try {
+      const code = await inWorld(w, async () => {
+        const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: 'text' }, {}, env);
+        const turns = new PrintTurns(runtime, { format: 'text', inputStream: false, partialMessages: false });
+        turns.listen();
+        let run: Promise<number> | undefined;
+        // the goal's second turn (its wrap-up) is asked for: SIGTERM comes now; the shutdown waits for the run (bounded by SHUTDOWN_MS)
+        const exited = new Promise<number>((exit) => {
+          let asked = 0;
+          server.respondWith((r) => {
+            if (!summaries(r) && ++asked === 2) void inWorld(w, () => terminate('SIGTERM', () => run?.then(() => undefined), exit));
+            return summaries(r);
+          });
+        });
+        run = turns.once(LIMITED, []).then((c) => {
+          settled = true;
+          return c;
+        });
+        const exitCode = await exited;
+        runtime.close();
+        return exitCode;
+      });
+      expect(code).toBe(143);
+      expect(settled).toBe(false);
+      expect(written).toBe('');
+    } finally {
+      server.respondWith(summaries);
+    }
+  });
+  // mutation: dropping `await untilTerminated()` after a goal's later turn (printTurns.ts) fails it: the run prints its result and ends
 });

@@ -6,6 +6,7 @@ import { createRuntime, type Runtime } from '../../src/bootstrap.js';
 import { runSlash } from '../../src/commands/registry.js';
 import { TREE_NOTE } from '../../src/commands/rewind.js';
 import { parseGoalArgs } from '../../src/goals/goal.js';
+import { enableDebugLog } from '../../src/log.js';
 import type { Event } from '../../src/protocol/events.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { SessionController } from '../../src/sessionController.js';
@@ -405,4 +406,51 @@ describe("the controller's goal, MCP approvals, provider warnings and sessions f
     expect(d.texts()).toHaveLength(1);
     await d.c.exit();
   });
+
+  it("completes @ paths from the project's files; a listener that throws is logged and the others still hear; without MCP servers startMcp starts nothing", async () => {
+    const d = await drive();
+    writeFileSync(join(d.dir, 'notes-for-completion.md'), 'notes');
+    expect(await d.c.completePath('notes-for')).toEqual(['notes-for-completion.md']);
+    const log = join(d.home, 'debug.log');
+    d.inWorld(() => enableDebugLog(log));
+    d.c.subscribe(() => {
+      throw new Error('a broken listener');
+    });
+    d.inWorld(() => d.c.notify('info', 'heard despite the broken one'));
+    expect(d.texts()).toEqual(['info: heard despite the broken one']);
+    expect(readFileSync(log, 'utf8')).toContain('ui listener failed {"error":"a broken listener"}');
+    expect(d.runtime.mcp).toBeUndefined();
+    d.c.startMcp();
+    expect(d.events.filter((e) => e.type === 'mcp_status')).toEqual([]);
+    await d.c.exit();
+  });
+  // mutations: dropping `this.files ??= new FileIndex(…)`, or the debug line of a failed listener, or
+  // `!mcp && this.closed` in startMcp (sessionController.ts) fail it
+
+  it('Esc before the reply takes the prompt back to the input (prompt_returned)', async () => {
+    const d = await drive();
+    server.respondWith((r) => {
+      if (r.raw?.includes('take this back')) d.c.interrupt({ takeBack: true });
+      return undefined;
+    });
+    try {
+      d.c.submit('take this back');
+      await d.next(idle);
+      expect(d.events.filter((e) => e.type === 'prompt_returned')).toEqual([expect.objectContaining({ type: 'prompt_returned', text: 'take this back' })]);
+    } finally {
+      server.respondWith(undefined);
+    }
+    await d.c.exit();
+  });
+  // mutation: `opts.takeBack === false` in interrupt (sessionController.ts) fails it: the prompt stays, unanswered
+
+  it('a command typed with spaces around it is still the command, not a prompt to the model', async () => {
+    const d = await drive();
+    d.c.submit('  /skills  ');
+    // the command's output, or (were it sent as a prompt) the turn's end, whichever comes
+    const first = await d.next((e) => e.type === 'command_output' || idle(e));
+    expect(first).toMatchObject({ type: 'command_output', command: '/skills' });
+    await d.c.exit();
+  });
+  // mutation: `const input = text` without trim() in submit (sessionController.ts) fails it: the line goes to the model
 });

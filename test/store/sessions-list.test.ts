@@ -80,6 +80,31 @@ describe('agent sessions', () => {
 });
 
 describe('agent sessions show, export, remove', () => {
+  it('`sessions show --spilled` puts the whole archived file after a spilled @mention, and leaves typed text alone', async () => {
+    const { dir } = tempDir();
+    const db = join(dir, 'agent.db');
+    const store = openStore(db);
+    store.createSession({ id: 's_att', cwd: '/repo', provider: 'anthropic', model: 'claude-test' });
+    const handle = store.spilled.save('s_att', {
+      toolUseId: 'mention',
+      toolName: 'FileRead',
+      summary: 'big.log',
+      content: 'every line of big.log',
+      isError: false,
+      totalChars: 21,
+      totalLines: 1,
+      totalBytes: 21,
+    });
+    const mention = user('the typed words');
+    mention.blocks.push({ type: 'text', text: '<file big.log, first lines>\nline 1', origin: { kind: 'attachment', label: 'big.log', archived: handle } });
+    store.appendMessage('s_att', mention, 7);
+    store.close();
+    const shown = capture();
+    expect(await showSessionCommand('s_att', { outputFormat: 'text', db, spilled: true })).toBe(0);
+    expect(shown.stdout()).toContain(`the typed words\n<file big.log, first lines>\n[the whole file, ${handle}:]\nevery line of big.log`);
+  });
+  // mutation: `block.origin?.kind !== 'attachment'` (sessionsCommand.ts) fails it
+
   it('`sessions show` says the goal as saved and the checkpoints under the turns they belong to (a turn gone by its id)', async () => {
     const { dir } = tempDir();
     const db = join(dir, 'agent.db');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_TRAITS, traitsOf, type ToolKind } from '../../src/tools/kinds.js';
+import { KIND_TRAITS, mayChangeFiles, traitsOf, type ToolKind } from '../../src/tools/kinds.js';
 
 // A tool's traits come from its kind, with its own overrides on top. Mutations that fail it:
 // an execute kind made read-only (no approval for Bash), an override ignored (Recall spilled,
@@ -30,4 +30,11 @@ describe('tool kinds', () => {
     expect(traitsOf({ kind: 'mcp', traits: { readOnly: true, mutating: false } })).toMatchObject({ readOnly: true, mutating: false, compactable: true });
     expect(traitsOf({ kind: 'agent' })).toMatchObject({ readOnly: true, compactable: false });
   });
+
+  it('say which calls may change the files (a checkpoint first): a mutating one, or a sub-agent; not a read or a read-only MCP tool', () => {
+    const kinds = Object.keys(KIND_TRAITS) as ToolKind[];
+    expect(kinds.filter((kind) => mayChangeFiles({ kind }))).toEqual(['edit', 'execute', 'agent', 'mcp']);
+    expect(mayChangeFiles({ kind: 'mcp', traits: { readOnly: true, mutating: false } })).toBe(false);
+  });
+  // mutation: `tool.kind !== 'agent'` in mayChangeFiles (kinds.ts) fails it
 });

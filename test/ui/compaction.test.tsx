@@ -73,6 +73,16 @@ describe('compaction in the app', () => {
     await app.waitForText('Auto-compacting 100.0k tokens');
   });
 
+  it('Esc at rest stops a compaction written in the background, and interrupts nothing', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({ type: 'compaction_start', trigger: 'auto', tokensBefore: 171_200, background: true });
+    await app.press(KEYS.esc);
+    await waitFor(() => c.compactionCancels === 1, app.frame);
+    expect(c.interrupts).toBe(0);
+  });
+  // mutation: `c.background = false` for a background compaction_start (live-events.ts) fails it (Esc interrupts the "turn")
+
   it('a failure says why and that nothing was changed', async () => {
     const c = new FakeController();
     const app = renderApp(c);

@@ -48,6 +48,17 @@ describe('the /rewind picker with checkpoints', () => {
     expect(c.submitted).toEqual(['/rewind 1 code --force']);
   });
 
+  it('names the first eight files changed outside and counts the rest', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    const files = Array.from({ length: 10 }, (_, i) => `changed-${String(i + 1).padStart(2, '0')}.md`);
+    c.emit({ type: 'command_output', command: '/rewind 1 code', output: { kind: 'rewind', targets, overwrite: { files, command: '/rewind 1 code' } } });
+    await app.waitForText("These 10 files were changed since the agent's last turn");
+    expect(app.frame()).toContain('changed-08.md');
+    expect(app.frame()).not.toContain('changed-09.md');
+    expect(app.frame()).toContain('… and 2 more');
+  });
+
   it('offers the code of a turn with a checkpoint, says why one without has none', async () => {
     const c = new FakeController();
     const app = renderApp(c);
@@ -67,4 +78,4 @@ describe('the /rewind picker with checkpoints', () => {
 
 // Mutations checked: `y` submitting the command without --force fails the first test; Enter
 // accepted as yes fails it too; a code choice disabled whenever no Edit/Write file changed (the
-// old rule) fails the second.
+// old rule) fails the second; eight files named made nine (RewindPicker.tsx) fails the eight-files one.

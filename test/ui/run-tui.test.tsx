@@ -1,4 +1,7 @@
+import { EventEmitter } from 'node:events';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Message } from '../../src/llm/messages.js';
+import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { askSkinToneWidth } from '../../src/ui/emoji-probe.js';
 import { loadTui } from '../../src/ui/load.js';
 import { setSkinToneColumns, skinToneColumns } from '../../src/ui/stringWidth.js';
@@ -83,6 +86,48 @@ describe('runTui', () => {
     stdin.isTTY = false;
     await expect(runTui(new FakeController(), io)).rejects.toThrow(/needs a terminal/);
   });
+
+  it("prints a resumed transcript ahead of Ink's first frame, unless a screen reader reads Ink's; the exit hook is undone at the end", async () => {
+    const said = (role: 'user' | 'assistant', t: string, id: string): Message => ({
+      id,
+      role,
+      blocks: [{ type: 'text', text: t }],
+      kind: 'normal',
+      createdAt: 0,
+    });
+    const transcript = [said('user', 'question from before', 'm1'), said('assistant', 'answer from before', 'm2')];
+    /** The frames a run in a world with `env` writes, and the exit hooks registered while it ran and after. */
+    const run = async (env: NodeJS.ProcessEnv) => {
+      const c = new FakeController(undefined, transcript);
+      const { stdout, io } = streams();
+      const hooks = new Set<() => void>();
+      const w = {
+        ...processWorld(),
+        env,
+        signals: new EventEmitter(),
+        onExit: (fn: () => void) => {
+          hooks.add(fn);
+          return () => hooks.delete(fn);
+        },
+        slots: new Map<symbol, unknown>(),
+      };
+      const done = inWorld(w, () => runTui(c, { ...io, color: false }));
+      await waitFor(() => stdout.frames.join('').includes('context left'));
+      const during = hooks.size;
+      c.emit({ type: 'exit' });
+      await done;
+      return { frames: stdout.frames, during, after: hooks.size };
+    };
+    const ahead = await run({});
+    // the transcript, as text, is the first write: before Ink's first frame (its synchronized-update mark)
+    expect(ahead.frames[0]).toContain('answer from before');
+    expect(ahead.frames[0]).not.toContain('\u001b[');
+    expect(ahead).toMatchObject({ during: 1, after: 0 });
+    const reader = await run({ INK_SCREEN_READER: 'true' });
+    expect(reader.frames[0]).not.toContain('answer from before');
+    expect(reader.frames.join('')).toContain('answer from before');
+  });
+  // mutations: `INK_SCREEN_READER !== 'true'` (app.tsx) fails it both ways; dropping offExit() leaves the hook
 });
 
 // The question asked at start (how wide the terminal draws 👍🏽, ui/emoji-probe.ts) delays no
