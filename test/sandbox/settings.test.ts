@@ -174,6 +174,15 @@ describe('what the sandbox denied, read back for the model', () => {
       'network denied: a line the library wrote otherwise',
       'network denied: ::1:3000 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
     ]);
+    // typographic quotes (coreutils in a UTF-8 locale) and double ones; the reason as the line gave it
+    const quoted = [
+      'mkdir: cannot create directory ‘/etc/new’: Operation not permitted',
+      'cp: cannot create regular file "/etc/y": Read-only file system',
+    ].join('\n');
+    expect(deniedIn(quoted, [], { cwd: '/p', readOnly: false })).toEqual([
+      'write denied: /etc/new (on the deny list)',
+      'write denied: /etc/y (outside the writable paths, or on the deny list)',
+    ]);
     expect(deniedIn('curl: (7) Failed to connect to localhost port 5173: Connection refused', [], { cwd: '/p', readOnly: false })).toEqual([
       'network denied: localhost:5173 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
     ]);
