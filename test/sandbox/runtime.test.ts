@@ -183,6 +183,20 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     expect(existsSync(target)).toBe(true);
     expect(sandbox.plan('echo-outside now', false)).toEqual({ kind: 'outside', reason: 'excluded' });
     expect(sandbox.plan('ls && echo-outside now', false)).toEqual({ kind: 'inside', autoAllow: true });
+    // leaving is the gate's to approve, and only while the settings let commands leave
+    expect(sandbox.escapable).toBe(true);
+    expect(sandbox.plan('ls', true)).toEqual({ kind: 'outside', reason: 'escape' });
+    sandbox.settings.allowUnsandboxedCommands = false;
+    try {
+      expect(sandbox.escapable).toBe(false);
+      expect(sandbox.plan('ls', true)).toEqual({
+        kind: 'outside',
+        reason: 'escape',
+        refused: 'sandbox.allowUnsandboxedCommands is false: commands cannot leave the sandbox',
+      });
+    } finally {
+      sandbox.settings.allowUnsandboxedCommands = true;
+    }
   });
 
   it('a server started in the background keeps serving while other commands come and go', async () => {
