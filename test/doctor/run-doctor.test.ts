@@ -17,7 +17,7 @@ async function doctor(json: boolean, agentrc?: string): Promise<{ code: number; 
   stdout.on('data', (d: Buffer) => (out += d.toString()));
   const env = { HOME: home, PATH: process.env['PATH'], ANTHROPIC_API_KEY: 'sk-ant-doctor-test-key-0123456789' };
   const code = await inWorld({ ...processWorld(), env, cwd, stdout: stdout as unknown as NodeJS.WriteStream, slots: new Map<symbol, unknown>() }, () =>
-    runDoctor({ json }),
+    runDoctor({ json, outputFormat: 'text' }),
   );
   return { code, out };
 }
