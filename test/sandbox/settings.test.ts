@@ -73,6 +73,11 @@ describe('the sandbox settings, read as Claude Code reads them', () => {
     expect(() => sandboxSettings(cwd, home)).toThrow(`${join(cwd, '.claude', 'settings.json')}: field "sandbox.enabled"`);
     json(join(cwd, '.agentrc'), { sandbox: { enabled: true, unknownKey: 1 } });
     expect(() => loadConfig({ cwd, env: {}, flags: {}, home })).toThrow(/\.agentrc.*sandbox\.unknownKey/);
+    // an .agentrc is read as this program's file (strict), a settings.json as Claude Code's (its keys picked)
+    json(join(cwd, '.claude', 'settings.json'), { sandbox: { enabled: true, unknownKey: 1 } });
+    expect(() => sandboxSettings(cwd, home)).toThrow(/\.agentrc.*sandbox\.unknownKey/);
+    json(join(cwd, '.agentrc'), {});
+    expect(sandboxSettings(cwd, home).enabled).toBe(true);
   });
 
   it("reads only its keys of Claude Code's sandbox; a sandbox that is not an object is an error naming the file; a file that is not one is left to the hooks' reader", () => {
