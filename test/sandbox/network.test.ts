@@ -39,6 +39,7 @@ beforeAll(async () => {
     startSandbox(config, join(home, 'trust.json'), async (req) => {
       const host = (req.input as { host: string }).host;
       asked.push(host);
+      if (host.startsWith('broken')) throw new Error('the prompt went away');
       return host.startsWith('denied') ? { kind: 'deny' } : { kind: 'allow_once' };
     }),
   );
@@ -75,6 +76,11 @@ describe('a sandbox whose person answers its network questions (real bubblewrap 
     expect(asked).toEqual(['localhost.', 'denied.localhost']);
     expect(r.content).not.toContain('served');
     expect(r.content).toContain(`network denied: denied.localhost:${port}`);
+    // a question that fails is a refusal
+    const broken = await call(bash, { command: `curl -s --noproxy '' -x "$HTTP_PROXY" http://broken.localhost:${port}/` }, ctx(project));
+    expect(asked).toEqual(['localhost.', 'denied.localhost', 'broken.localhost']);
+    expect(broken.content).not.toContain('served');
+    expect(broken.content).toContain(`network denied: broken.localhost:${port}`);
   });
 
   it("closed, its session's bridges and the library's proxies are gone when close returns (the program exits next)", async () => {
