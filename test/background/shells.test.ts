@@ -50,10 +50,19 @@ describe('background commands', () => {
     await within(call(bash, { command: 'echo long; sleep 30', run_in_background: true }, context), 'the second answer');
     await until(() => (told.length > 0 ? told : undefined), 'the exit of b1');
     expect(told).toEqual(['b1 exited 4']);
+    // one who listens from now on is not told of b1, which exited before
+    const toldLate: string[] = [];
+    const offLate = commands.onExit((r) => toldLate.push(`${r.id} ${r.state} ${r.code}`));
     expect(await shells.stop('b2')).toBe(true);
     await until(() => (shells.running().length === 0 ? true : undefined), 'b2 stopped');
     // mutation: onExit without its state check tells "b2 stopped" too
     expect(told).toEqual(['b1 exited 4']);
+    expect(toldLate).toEqual([]);
+    await within(call(bash, { command: 'exit 5', run_in_background: true }, context), 'the third answer');
+    await until(() => (toldLate.length > 0 ? toldLate : undefined), 'the exit of b3');
+    expect(toldLate).toEqual(['b3 exited 5']);
+    expect(told).toEqual(['b1 exited 4', 'b3 exited 5']);
+    offLate();
     off();
   });
 

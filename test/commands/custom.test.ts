@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inlineShell, loadCustomCommands, splitArgs, substituteArgs } from '../../src/commands/custom.js';
-import { isCommandLine } from '../../src/commands/registry.js';
+import type { Capability } from '../../src/capability/capability.js';
+import { type CustomCommand, inlineShell, loadCustomCommands, splitArgs, substituteArgs } from '../../src/commands/custom.js';
+import { isCommandLine, runCommands } from '../../src/commands/registry.js';
 import { turnAllows } from '../../src/session/turnAllow.js';
 import { parseToolList } from '../../src/tools/toolNames.js';
 import { tempDir } from '../tempDirs.js';
@@ -78,5 +79,36 @@ describe('what is a command line', () => {
     expect(isCommandLine('/etc/hosts is it fine?')).toBe(false);
     expect(isCommandLine('/zzqx is a word I made up')).toBe(false);
     expect(isCommandLine('/frontend:review x', [{ name: 'frontend:review', description: '', body: '', file: '', source: '' }])).toBe(true);
+  });
+});
+
+describe("a run's commands", () => {
+  it("the capabilities' slash commands, and the custom ones each capability merges in, one after another, with their warnings", async () => {
+    const cwd = tempDir('run-commands-');
+    mkdirSync(join(cwd, '.agent', 'commands'), { recursive: true });
+    writeFileSync(join(cwd, '.agent', 'commands', 'review.md'), 'Review the diff.');
+    const seen: string[][] = [];
+    const adding = (name: string, command?: string): Capability => ({
+      name,
+      ...(command ? { commands: [{ name: command, description: command, run: async () => undefined }] } : {}),
+      customCommands: (found, builtIn) => {
+        seen.push(builtIn.filter((b) => b === 'help' || b.startsWith('cap-')));
+        const own: CustomCommand = { name: `${name}-skill`, description: name, body: '', file: `${name}.md`, source: name };
+        return { commands: [...found, own], warnings: [`${name} merged ${found.map((c) => c.name).join(',')}`] };
+      },
+      open: () => {
+        throw new Error('not opened here');
+      },
+    });
+    const home = tempDir('run-commands-home-');
+    const r = await runCommands([adding('first', 'cap-one'), adding('second')], cwd, { HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
+    expect(r.slash.map((c) => c.name)).toEqual(['cap-one']);
+    expect(r.custom.map((c) => c.name)).toEqual(['review', 'first-skill', 'second-skill']);
+    expect(r.warnings).toEqual(['first merged review', 'second merged review,first-skill']);
+    // each is given the built-in names and the capabilities' commands
+    expect(seen).toEqual([
+      ['help', 'cap-one'],
+      ['help', 'cap-one'],
+    ]);
   });
 });

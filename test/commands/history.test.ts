@@ -26,6 +26,8 @@ describe('/history', () => {
     const session = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter });
     expect(await historyCommand(session, ' zebras ')).toEqual({ kind: 'text', text: 'Nothing archived matches "zebras".' });
     expect(await historyCommand(session, 'zebras page 2')).toEqual({ kind: 'text', text: 'No more results for "zebras".' });
+    // page 0 is the first page; the word in any case
+    expect(await historyCommand(session, 'zebras PAGE 0')).toEqual({ kind: 'text', text: 'Nothing archived matches "zebras".' });
     const usage = 'usage: /history <words to search> [page N], or /history open <id>';
     await expect(historyCommand(session, '')).rejects.toThrow(usage);
     await expect(historyCommand(session, '  page 3')).rejects.toThrow(usage);

@@ -101,6 +101,13 @@ describe('config loading', () => {
     expect(() => load(d)).toThrow(/field "modle": unknown key/);
     writeFileSync(file, JSON.stringify({ models: { m: { contextWindow: 'big', maxOutputTokens: 1 } } }));
     expect(() => load(d)).toThrow(/field "models\.m\.contextWindow"/);
+    // the background summary's prefire: a share of the auto threshold, above 0 and at most 1
+    for (const prefire of [0, 1.01]) {
+      writeFileSync(file, JSON.stringify({ compaction: { prefire } }));
+      expect(() => load(d), String(prefire)).toThrow(/field "compaction\.prefire"/);
+    }
+    writeFileSync(file, JSON.stringify({ compaction: { prefire: 1 } }));
+    expect(load(d).compaction.prefire).toBe(1);
   });
 
   it('names the file for malformed JSON', () => {

@@ -62,6 +62,11 @@ describe('MCP configuration', () => {
     const typo = mcpServers({ cwd: dir, mcpServers: [] }, {}, noSecrets, join(dir, 'home'), []);
     // mutation: an object that strips unknown keys unchecked says only that "command" is missing
     expect(typo[0]!.error).toBe(`${file}: line 1, column 26: field "mcpServers.t.commnd": unknown field (did you mean "command"?)`);
+    // near enough: within a third of the field's length (one letter off "env"), two letters at most
+    writeFileSync(file, '{ "mcpServers": { "t": { "command": "x", "ev": {} } } }');
+    expect(mcpServers({ cwd: dir, mcpServers: [] }, {}, noSecrets, join(dir, 'home'), [])[0]!.error).toMatch(
+      /field "mcpServers\.t\.ev": unknown field \(did you mean "env"\?\)$/,
+    );
     writeFileSync(file, '{ "mcpServers": [] }');
     const wrong: string[] = [];
     expect(mcpServers({ cwd: dir, mcpServers: [] }, {}, noSecrets, join(dir, 'home'), wrong)).toEqual([]);

@@ -4,10 +4,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Boundaries } from '../../src/sandbox/settings.js';
 import { loadConfig } from '../../src/config/config.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
+import { SessionBridges } from '../../src/sandbox/bridges.js';
 import { SandboxRuntime } from '../../src/sandbox/runtime.js';
 import { startSandbox } from '../../src/sandbox/start.js';
 import { createBashTool } from '../../src/tools/bash.js';
@@ -96,6 +97,39 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     expect(readFileSync(join(project, 'nested/.git/config'), 'utf8')).toBe(config);
   });
 
+  it('every wrap the library makes is released once (its mount points are cleaned only when none is left): a wrap the bridges cannot join, two commands ending together, a prepared wrap unfit for its command', async () => {
+    await call(bash, { command: 'true' }, ctx(project));
+    await sandbox.prepared();
+    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+    const made = vi.spyOn(SandboxManager, 'wrapWithSandboxArgv');
+    const released = vi.spyOn(SandboxManager, 'cleanupAfterCommand');
+    // not the shape bridges.ts joins (another library version): the library's own bridges, waited for
+    const unjoinable = vi.spyOn(SessionBridges.prototype, 'join').mockReturnValueOnce(undefined);
+    try {
+      // the first takes the prepared wrap; the second is wrapped as it comes, twice (the unjoinable one let go)
+      const [a, b] = await Promise.all(['a', 'b'].map((id) => sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: `together-${id}` })));
+      expect(a!.argv[0]).toBe('nsenter');
+      expect(b!.argv[0]).not.toBe('nsenter');
+      expect(b!.argv.join(' ')).toContain('0A*:0C38');
+      sandbox.denials('together-a', '', { readOnly: false });
+      sandbox.denials('together-b', '', { readOnly: false });
+      await sandbox.prepared();
+      // one wrap prepared for the next command (none while one waits), as one was before
+      expect(made.mock.calls.length).toBe(3);
+      expect(released.mock.calls.length).toBe(made.mock.calls.length);
+      // a prepared wrap that does not fit the command (writable, for a read-only one) is let go
+      await sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: true, id: 'read-only' });
+      sandbox.denials('read-only', '', { readOnly: true });
+      await sandbox.prepared();
+      expect(made.mock.calls.length).toBe(5);
+      expect(released.mock.calls.length).toBe(made.mock.calls.length);
+    } finally {
+      made.mockRestore();
+      released.mockRestore();
+      unjoinable.mockRestore();
+    }
+  });
+
   it("a command starts once the proxy's bridges listen (a connection at once is refused by the proxy, by name, not by a closed port)", async () => {
     // the shell's own reading of the sandbox's /proc/net, first thing: nothing started after the command began
     const listening =
@@ -149,6 +183,20 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     expect(existsSync(target)).toBe(true);
     expect(sandbox.plan('echo-outside now', false)).toEqual({ kind: 'outside', reason: 'excluded' });
     expect(sandbox.plan('ls && echo-outside now', false)).toEqual({ kind: 'inside', autoAllow: true });
+    // leaving is the gate's to approve, and only while the settings let commands leave
+    expect(sandbox.escapable).toBe(true);
+    expect(sandbox.plan('ls', true)).toEqual({ kind: 'outside', reason: 'escape' });
+    sandbox.settings.allowUnsandboxedCommands = false;
+    try {
+      expect(sandbox.escapable).toBe(false);
+      expect(sandbox.plan('ls', true)).toEqual({
+        kind: 'outside',
+        reason: 'escape',
+        refused: 'sandbox.allowUnsandboxedCommands is false: commands cannot leave the sandbox',
+      });
+    } finally {
+      sandbox.settings.allowUnsandboxedCommands = true;
+    }
   });
 
   it('a server started in the background keeps serving while other commands come and go', async () => {
@@ -237,4 +285,6 @@ describe('a sandbox that cannot start', () => {
 // the failIfUnavailable refusal in placement() removed (ran.txt is made, unsandboxed); the
 // holder's end not making prepared wraps stale (the command after its kill is joined to a dead
 // namespace: nsenter fails); the session's bridges not started (the bridges test's first line);
-// the holder's group not killed when it ends (its socat bridges outlive it: pgrep finds them).
+// the holder's group not killed when it ends (its socat bridges outlive it: pgrep finds them);
+// the unjoinable wrap or an unfit prepared one not released, or a second wrap prepared while one
+// waits (the release count).

@@ -73,6 +73,11 @@ describe('the sandbox settings, read as Claude Code reads them', () => {
     expect(() => sandboxSettings(cwd, home)).toThrow(`${join(cwd, '.claude', 'settings.json')}: field "sandbox.enabled"`);
     json(join(cwd, '.agentrc'), { sandbox: { enabled: true, unknownKey: 1 } });
     expect(() => loadConfig({ cwd, env: {}, flags: {}, home })).toThrow(/\.agentrc.*sandbox\.unknownKey/);
+    // an .agentrc is read as this program's file (strict), a settings.json as Claude Code's (its keys picked)
+    json(join(cwd, '.claude', 'settings.json'), { sandbox: { enabled: true, unknownKey: 1 } });
+    expect(() => sandboxSettings(cwd, home)).toThrow(/\.agentrc.*sandbox\.unknownKey/);
+    json(join(cwd, '.agentrc'), {});
+    expect(sandboxSettings(cwd, home).enabled).toBe(true);
   });
 
   it("reads only its keys of Claude Code's sandbox; a sandbox that is not an object is an error naming the file; a file that is not one is left to the hooks' reader", () => {
@@ -173,6 +178,15 @@ describe('what the sandbox denied, read back for the model', () => {
       'write denied: /etc/motd (on the deny list)',
       'network denied: a line the library wrote otherwise',
       'network denied: ::1:3000 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
+    ]);
+    // typographic quotes (coreutils in a UTF-8 locale) and double ones; the reason as the line gave it
+    const quoted = [
+      'mkdir: cannot create directory ‘/etc/new’: Operation not permitted',
+      'cp: cannot create regular file "/etc/y": Read-only file system',
+    ].join('\n');
+    expect(deniedIn(quoted, [], { cwd: '/p', readOnly: false })).toEqual([
+      'write denied: /etc/new (on the deny list)',
+      'write denied: /etc/y (outside the writable paths, or on the deny list)',
     ]);
     expect(deniedIn('curl: (7) Failed to connect to localhost port 5173: Connection refused', [], { cwd: '/p', readOnly: false })).toEqual([
       'network denied: localhost:5173 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',

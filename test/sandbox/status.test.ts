@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { freshDefaults } from '../../src/config/sandboxSettings.js';
+import { PROJECT_DENY_WRITE, SANDBOX_TMP, SECRET_READS } from '../../src/sandbox/settings.js';
 import { sandboxBadge, sandboxReport, unavailableText } from '../../src/sandbox/status.js';
 
 // What the person is told of the sandbox: the footer's word, /sandbox's report (on, unavailable,
@@ -43,5 +44,41 @@ describe('the sandbox as the person is told of it', () => {
   it('/sandbox off, or not enabled in the settings, says how to turn it on', () => {
     expect(sandboxReport({ state: 'off' }, on)).toMatch(/^Sandbox: off\..*\nTurn it on with "sandbox": \{ "enabled": true \}/);
     expect(sandboxReport({ state: 'on', platform: 'linux', warnings: [] }, { ...on, enabled: false })).toMatch(/^Sandbox: off\./);
+  });
+
+  it("/sandbox lists every setting in force, each list with what was added to the program's own, (none) for an empty one; macOS is Seatbelt", () => {
+    const all = {
+      ...on,
+      autoAllowBashIfSandboxed: false,
+      allowUnsandboxedCommands: false,
+      failIfUnavailable: true,
+      excludedCommands: ['docker', 'podman'],
+      allowWrite: ['/srv/cache'],
+      denyWrite: ['/p/secrets'],
+      denyRead: ['/home/me/.aws'],
+      allowedDomains: [],
+      deniedDomains: ['tracker.example'],
+      sources: [],
+    };
+    expect(sandboxReport({ state: 'on', platform: 'darwin', warnings: [] }, all).split('\n')).toEqual([
+      'Sandbox: on (Seatbelt).',
+      '  auto-allow inside the sandbox: no',
+      '  commands may ask to leave it: no',
+      '  fail if unavailable: yes',
+      '  excluded commands: docker, podman',
+      `  writable: the project, ${SANDBOX_TMP}, /srv/cache`,
+      `  never written: .git/hooks, .git/config, shell rc files, ${PROJECT_DENY_WRITE.join(', ')}, the trust file, /p/secrets`,
+      `  never read: ~/${SECRET_READS.join(', ~/')}, /home/me/.aws`,
+      '  network allowed: (none) (others ask in the TUI, are refused in -p)',
+      '  network denied: tracker.example',
+      '  settings read from: (none)',
+    ]);
+    const fresh = sandboxReport({ state: 'on', platform: 'linux', warnings: [] }, on).split('\n');
+    expect(fresh).toContain('  commands may ask to leave it: yes, approved one by one');
+    expect(fresh).toContain('  fail if unavailable: no');
+    expect(fresh).toContain('  excluded commands: (none)');
+    expect(fresh).toContain(`  writable: the project, ${SANDBOX_TMP}`);
+    expect(fresh).toContain(`  never read: ~/${SECRET_READS.join(', ~/')}`);
+    expect(sandboxReport(undefined, on)).toMatch(/^Sandbox: off\./);
   });
 });

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runSlash } from '../../src/commands/registry.js';
+import { REWIND_USAGE } from '../../src/commands/rewind.js';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { textOf } from '../../src/llm/messages.js';
@@ -120,6 +121,9 @@ describe('/uncompact', () => {
     const { session } = open(config, store);
     for (let i = 0; i < 4; i++) await session.prompt(`step ${i}`);
     const all = session.messages().map((m) => m.id);
+    // a word like a flag is refused with the usage, even one the rest would take as a turn
+    await expect(runSlash({ session }, '/rewind -2 conversation')).rejects.toThrow(REWIND_USAGE);
+    expect(session.messages().map((m) => m.id)).toEqual(all);
     const rewound = await says(session, '/rewind 3 conversation');
     expect(rewound).toContain('Rewound to before turn 3');
     const archived = Number(/Conversation: (\d+) messages archived/.exec(rewound)?.[1]);
