@@ -75,6 +75,28 @@ describe('session', () => {
     store.close();
   });
 
+  it('/pin alone pins the last prompt of text alone: one that carried an image is passed over', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    const { session } = open(config, store, answering());
+    await session.prompt('always run the linter before committing');
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    expect((await session.prompt('what does this screenshot show?', { images: [{ type: 'image', mediaType: 'image/png', data: png }] })).reason).toBe(
+      'end_turn',
+    );
+    expect(session.messages().some((m) => m.blocks.some((b) => b.type === 'image'))).toBe(true);
+    session.pin();
+    // mutation: `every` block text made `some`: the screenshot's question is pinned
+    expect(
+      session
+        .messages()
+        .filter((m) => m.pinned)
+        .map(textOf),
+    ).toEqual([`${PIN_HEADER}\nalways run the linter before committing`]);
+    session.close();
+    store.close();
+  });
+
   it('resumes without tokenizing the stored history again: the counts saved with the rows are used', async () => {
     const { config } = setup();
     const store = openStore(config.dbPath);
