@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTokenCounter, TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { ProviderError } from '../../src/llm/errors.js';
@@ -242,6 +242,44 @@ describe('session', () => {
     expect(session.frame()).toBe(before);
     expect(session.currentConfig.model.name).toBe('claude-sonnet-4-5');
     expect(store.getSession(session.id)?.model).toBe('claude-sonnet-4-5');
+    session.close();
+    store.close();
+  });
+});
+
+describe('a background compaction and the turn', () => {
+  it('a /compact whose summary is ready mid-turn is swapped in when the turn ends, with no prompt after it', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    let releaseSummary: () => void = () => undefined;
+    const summaryGate = new Promise<void>((r) => (releaseSummary = r));
+    let releaseMain: (() => void) | undefined;
+    const provider = new ScriptedProvider(async (req) => {
+      if (isSummaryRequest(req)) return summaryGate.then(() => ({ text: SUMMARY }));
+      if (releaseMain) await new Promise<void>((r) => (releaseMain = r));
+      return { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } };
+    });
+    const { session, events } = open({ ...config, compaction: { ...config.compaction, background: true } }, store, provider);
+    for (let i = 0; i < 5; i++) await session.prompt(`task ${i}`);
+    expect(await session.compactInBackground()).toBe(true);
+    await vi.waitFor(() => expect(provider.requests.filter(isSummaryRequest)).toHaveLength(1));
+    // a turn whose one request is in flight when the summary arrives
+    releaseMain = () => undefined;
+    const sent = provider.requests.length;
+    const turn = session.prompt('one more thing');
+    await vi.waitFor(() => expect(provider.requests).toHaveLength(sent + 1));
+    releaseSummary();
+    await vi.waitFor(() => expect(session.contextUsage().compacting?.ready).toBe(true));
+    releaseMain();
+    releaseMain = undefined;
+    expect((await turn).reason).toBe('end_turn');
+    // mutation: the turn's end without compactor.background.rested(): the ready summary waits for the next prompt
+    await vi.waitFor(
+      () => expect(events.some((e) => e.type === 'compaction_end' && e.record.trigger === 'manual' && e.record.status === 'applied')).toBe(true),
+      {
+        timeout: 10_000,
+      },
+    );
     session.close();
     store.close();
   });
