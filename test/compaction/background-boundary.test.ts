@@ -270,4 +270,21 @@ describe('background compaction between boundaries', () => {
     // one step apart (a step here is ~2,700 tokens)
     expect(applied! - warmed[0]!).toBeLessThan(4_000);
   });
+
+  it('/compact in the TUI with a focus: the summary request and the record name it trimmed; a blank focus is none', async () => {
+    const provider = new ScriptedProvider(() => ({ text: SUMMARY }));
+    const applied = async (focus: string): Promise<CompactionOutcome | undefined> => {
+      const e = engine(provider);
+      const history = historyUpTo(e, 20_000);
+      expect(await e.startManual(ctx(history), focus, () => undefined)).toBe(true);
+      expect(await e.settleBackground()).toBe(true);
+      const [o] = await e.atRest(ctx(history), () => undefined);
+      expect(o?.record.status).toBe('applied');
+      return o;
+    };
+    // mutation: startManual passing `focus` untrimmed: the record says '  the parser  '
+    expect((await applied('  the parser  '))?.record.focus).toBe('the parser');
+    expect(provider.prompt(0)).toContain('the parser');
+    expect((await applied('   '))?.record.focus).toBeUndefined();
+  });
 });
