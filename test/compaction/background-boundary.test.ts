@@ -287,4 +287,23 @@ describe('background compaction between boundaries', () => {
     expect(provider.prompt(0)).toContain('the parser');
     expect((await applied('   '))?.record.focus).toBeUndefined();
   });
+
+  it('compaction.prefire starts the summary at its share of the auto threshold, not before; by default none starts there', async () => {
+    const provider = new ScriptedProvider(untilAborted);
+    const probe = engine(provider);
+    const { auto } = probe.thresholds();
+    // auto 77,000: prefire 0.5 is 38,500; the default point is auto less the tail (58,520)
+    const below = historyUpTo(probe, 0.5 * auto - 2_500);
+    const past = historyUpTo(probe, 0.5 * auto + 500);
+    expect(probe.tokens(ctx(past))).toBeLessThan(50_000);
+    const set = engine(provider, { prefire: 0.5 });
+    expect(await set.beforeCall(ctx(below), signal(), () => undefined)).toEqual([]);
+    expect(set.pending()).toBeUndefined();
+    expect(await set.beforeCall(ctx(past), signal(), () => undefined)).toEqual([]);
+    expect(set.pending()).toEqual(expect.objectContaining({ trigger: 'auto', ready: false }));
+    set.cancelBackground();
+    const byDefault = engine(provider);
+    expect(await byDefault.beforeCall(ctx(past), signal(), () => undefined)).toEqual([]);
+    expect(byDefault.pending()).toBeUndefined();
+  });
 });
