@@ -11,6 +11,7 @@ import { PIN_HEADER, Session } from '../../src/session/session.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
+import type { AnyTool } from '../../src/tools/types.js';
 import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
 import { tempDir } from '../tempDirs.js';
 
@@ -280,6 +281,32 @@ describe('a background compaction and the turn', () => {
         timeout: 10_000,
       },
     );
+    session.close();
+    store.close();
+  });
+});
+
+describe('what the sandbox denied', () => {
+  it("a new session's first `!command` that the sandbox denied is kept as a record of its own: the session is stored for it first", async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    const denied = { command: 'touch /etc/x', lines: ['write /etc/x: denied'] };
+    const bash = {
+      name: 'Bash',
+      description: 'Runs a command.',
+      inputSchema: { type: 'object' },
+      kind: 'execute',
+      parse: (i: unknown) => i,
+      summarize: () => 'touch /etc/x',
+      run: async () => ({ content: 'touch: /etc/x: Read-only file system', isError: true, sandboxDenied: denied }),
+    } as unknown as AnyTool;
+    const session = Session.open({ config, store, provider: answering(), tools: () => [bash], capabilities: [], counter });
+    const events: SessionEvent[] = [];
+    session.on((e) => events.push(e));
+    await session.shell('touch /etc/x');
+    // mutation: the record saved without log.ensureStored() first: the row's session does not exist yet, a warning instead
+    expect(events.filter((e) => e.type === 'notice')).toEqual([]);
+    expect(store.sandboxViolations.list(session.id)).toEqual([expect.objectContaining({ command: 'touch /etc/x', line: 'write /etc/x: denied' })]);
     session.close();
     store.close();
   });
