@@ -217,3 +217,93 @@ describe('background compaction at its boundaries', () => {
     expect(provider.requests[1]?.signal?.aborted).toBe(true);
   });
 });
+
+describe('background compaction between boundaries', () => {
+  it('at the hard limit with the summary still in flight after its grace, the compaction without a summary cancels that summary', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const provider = new ScriptedProvider(untilAborted);
+    const e = engine(provider);
+    const { auto, blocking } = e.thresholds();
+    const history = historyUpTo(e, auto);
+    expect(await e.beforeCall(ctx(history), signal(), () => undefined)).toEqual([]);
+    await requested(provider, 1);
+    expect(e.pending()).toEqual(expect.objectContaining({ trigger: 'auto', ready: false }));
+    history.push(user('and the rest'), assistant(tokensText(blocking - auto + 2_000, 'big')));
+    const boundary = e.beforeCall(ctx(history), signal(), () => undefined);
+    await vi.advanceTimersByTimeAsync(500);
+    const [fallback] = await boundary;
+    expect(fallback?.record).toEqual(expect.objectContaining({ status: 'applied', method: 'ledger' }));
+    expect(fallback?.record.summary).toContain('had not arrived when the context reached its hard limit');
+    // mutation: the job's cancel() before the fallback dropped: its request goes on, the gauge still shows it
+    expect(provider.requests[0]?.signal?.aborted).toBe(true);
+    expect(e.pending()).toBeUndefined();
+  });
+
+  it('the warm-up goes out one step before the auto threshold, at the growth of the last steps, so the swap at the threshold waits for nothing', async () => {
+    const warmed: number[] = [];
+    let tokens = 0;
+    const provider = new ScriptedProvider(() => ({ text: SUMMARY }));
+    const e = new CompactionEngine({
+      config: cfg({ background: true }),
+      limits: LIMITS,
+      model: 'test-model',
+      summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
+      counter,
+      compactableTools: [],
+      warm: async () => void warmed.push(tokens),
+    });
+    const { auto } = e.thresholds();
+    const history = historyUpTo(e, 40_000);
+    let applied: number | undefined;
+    for (let i = 0; applied === undefined && i < 40; i++) {
+      history.push(user(`step ${i}`), assistant(tokensText(2_000, `s${i}`)));
+      tokens = e.tokens(ctx(history));
+      const outcomes = await e.beforeCall(ctx(history), signal(), () => undefined);
+      if (outcomes.some((o) => o.record.status === 'applied')) applied = tokens;
+      await e.settleBackground();
+    }
+    // mutation: the growth guessed as 0 (`a === undefined` flipped in grown()): the warm-up waits for
+    // the threshold, and the swap for the boundary after it
+    expect(warmed).toHaveLength(1);
+    expect(warmed[0]).toBeLessThan(auto);
+    expect(applied).toBeGreaterThanOrEqual(auto);
+    // one step apart (a step here is ~2,700 tokens)
+    expect(applied! - warmed[0]!).toBeLessThan(4_000);
+  });
+
+  it('/compact in the TUI with a focus: the summary request and the record name it trimmed; a blank focus is none', async () => {
+    const provider = new ScriptedProvider(() => ({ text: SUMMARY }));
+    const applied = async (focus: string): Promise<CompactionOutcome | undefined> => {
+      const e = engine(provider);
+      const history = historyUpTo(e, 20_000);
+      expect(await e.startManual(ctx(history), focus, () => undefined)).toBe(true);
+      expect(await e.settleBackground()).toBe(true);
+      const [o] = await e.atRest(ctx(history), () => undefined);
+      expect(o?.record.status).toBe('applied');
+      return o;
+    };
+    // mutation: startManual passing `focus` untrimmed: the record says '  the parser  '
+    expect((await applied('  the parser  '))?.record.focus).toBe('the parser');
+    expect(provider.prompt(0)).toContain('the parser');
+    expect((await applied('   '))?.record.focus).toBeUndefined();
+  });
+
+  it('compaction.prefire starts the summary at its share of the auto threshold, not before; by default none starts there', async () => {
+    const provider = new ScriptedProvider(untilAborted);
+    const probe = engine(provider);
+    const { auto } = probe.thresholds();
+    // auto 77,000: prefire 0.5 is 38,500; the default point is auto less the tail (58,520)
+    const below = historyUpTo(probe, 0.5 * auto - 2_500);
+    const past = historyUpTo(probe, 0.5 * auto + 500);
+    expect(probe.tokens(ctx(past))).toBeLessThan(50_000);
+    const set = engine(provider, { prefire: 0.5 });
+    expect(await set.beforeCall(ctx(below), signal(), () => undefined)).toEqual([]);
+    expect(set.pending()).toBeUndefined();
+    expect(await set.beforeCall(ctx(past), signal(), () => undefined)).toEqual([]);
+    expect(set.pending()).toEqual(expect.objectContaining({ trigger: 'auto', ready: false }));
+    set.cancelBackground();
+    const byDefault = engine(provider);
+    expect(await byDefault.beforeCall(ctx(past), signal(), () => undefined)).toEqual([]);
+    expect(byDefault.pending()).toBeUndefined();
+  });
+});

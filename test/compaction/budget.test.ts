@@ -123,6 +123,8 @@ describe('contextUsage', () => {
     expect(contextUsage(90_000, t).percentLeft).toBe(50);
     expect(contextUsage(400_000, t).percentLeft).toBe(0);
     expect(contextUsage(0, t).autoCompactAtPercent).toBe(93);
+    // auto compaction is on unless the caller says otherwise
+    expect(contextUsage(0, t).autoCompactEnabled).toBe(true);
   });
 
   it('is what the TUI gauge renders', () => {

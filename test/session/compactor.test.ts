@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
@@ -131,14 +132,17 @@ describe('/model and the compactor', () => {
   it('a switch stores the new model and the gauge follows its window; an unknown one is said assumed; another family without a way to reach it is refused', async () => {
     const { config, store } = setup();
     const provider = scripted();
-    const { session } = open(config, store, provider);
+    const { session, events } = open(config, store, provider);
     await session.prompt('hello');
+    const shown = events.length;
     expect(session.setModel('qwen-local')).toMatch(
       /^Switched to qwen-local \(unknown model: assuming a [\d,]+-token window; describe it under "models" in \.agentrc\)\.$/,
     );
     const window = session.currentConfig.model.contextWindow;
     expect(window).not.toBe(200_000);
     expect(session.contextUsage().contextWindow).toBe(window);
+    // the front ends are shown the gauge on the new window at once (mutation: follow() without its showUsage())
+    expect(events.slice(shown).flatMap((e) => (e.type === 'context' ? [e.usage.contextWindow] : []))).toEqual([window]);
     expect(store.getSession(session.id)?.model).toBe('qwen-local');
     await session.prompt('again');
     expect(provider.requests.at(-1)?.model).toBe('qwen-local');
@@ -178,5 +182,47 @@ describe('the cooldown after a compaction', () => {
     expect(left()).toBe(1);
     again.session.close();
     store.close();
+  });
+});
+
+describe('a prompt against the window', () => {
+  it('one whose tokens with the system prompt and tools come to the input share exactly is sent; one token over, refused before sending', async () => {
+    const dir = tempDir('agent-compactor-edge-');
+    const at = (contextWindow: number) => {
+      writeFileSync(join(dir, '.agentrc'), JSON.stringify({ models: { 'edge-model': { contextWindow, maxOutputTokens: 1_024, provider: 'anthropic' } } }));
+      const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'edge-model' } });
+      const store = openStore(config.dbPath);
+      const provider = scripted();
+      return { ...open(config, store, provider), store, provider };
+    };
+    const text = Array.from({ length: 400 }, (_, i) => `item ${i} is ${(i * 7919) % 1009}`).join('\n');
+    const probe = at(200_000);
+    const { system, specs } = probe.session.frame();
+    const fixed = counter.countText(system) + counter.countToolSpecs(specs);
+    const prompt = counter.countMessage({ id: 'p', role: 'user', kind: 'normal', blocks: [{ type: 'text', text }], createdAt: 0 });
+    probe.session.close();
+    probe.store.close();
+    // the input share is the window less the reply's 1,024 tokens
+    const refusals = (s: ReturnType<typeof at>) => s.events.filter((e) => e.type === 'prompt_refused');
+    const fits = at(prompt + fixed + 1_024);
+    expect(fits.session.frame().system).toBe(system);
+    await fits.session.prompt(text);
+    // mutation: `promptTokens + fixedTokens > limit` made `>=`: the prompt that fits exactly is refused
+    expect(refusals(fits)).toEqual([]);
+    expect(kinds(fits.provider)).toContain('main');
+    fits.session.close();
+    fits.store.close();
+    const over = at(prompt + fixed + 1_023);
+    await over.session.prompt(text);
+    expect(refusals(over)).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(
+          `^This prompt is about ${prompt.toLocaleString('en-US')} tokens; with the system prompt and tools \\(${fixed.toLocaleString('en-US')}\\)`,
+        ),
+      }),
+    ]);
+    expect(over.provider.requests).toEqual([]);
+    over.session.close();
+    over.store.close();
   });
 });

@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/llm/messages.js';
 import { FileIndex, fuzzyScore } from '../../src/session/fileIndex.js';
-import { attachMentions, findMentions } from '../../src/session/mentions.js';
+import { attachMentions, findMentions, typedText } from '../../src/session/mentions.js';
 import { createTools } from '../../src/tools/registry.js';
 import { fillMention, mentionAt } from '../../src/ui/mention-completion.js';
 import { tempDir } from '../tempDirs.js';
@@ -65,5 +66,18 @@ describe('@ mentions', () => {
     expect(fillMention({ text: 'read @sr please', cursor: 8 }, at, 'src/cli.ts')).toEqual({ text: 'read @src/cli.ts please', cursor: 17 });
     expect(fillMention({ text: 'read @sr', cursor: 8 }, at, 'src/')).toEqual({ text: 'read @src/', cursor: 10 });
     expect(mentionAt('me@example', 10)).toBeNull();
+  });
+
+  it('what the person typed: the text without the blocks added to it, a custom command as typed', () => {
+    const blocks: Message['blocks'] = [
+      { type: 'text', text: 'review @a.ts please' },
+      { type: 'text', text: '[Attached by the user with @a.ts]\nexport const a = 1;', origin: { kind: 'attachment', label: 'a.ts' } },
+      { type: 'text', text: 'plan mode is on', origin: { kind: 'plan_note' } },
+      { type: 'text', text: 'from a hook', origin: { kind: 'hook_context' } },
+      { type: 'text', text: 'Review the file a.ts for bugs.', origin: { kind: 'typed_command', typed: '/review a.ts' } },
+    ];
+    const m: Message = { id: 'u1', role: 'user', kind: 'normal', blocks, createdAt: 0 };
+    // mutation: `kind === 'typed_command'` flipped: the command left out (and each added block an empty line)
+    expect(typedText(m)).toBe('review @a.ts please\n/review a.ts');
   });
 });

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTokenCounter, TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { ProviderError } from '../../src/llm/errors.js';
@@ -11,6 +11,7 @@ import { PIN_HEADER, Session } from '../../src/session/session.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
+import type { AnyTool } from '../../src/tools/types.js';
 import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
 import { tempDir } from '../tempDirs.js';
 
@@ -72,6 +73,28 @@ describe('session', () => {
     const { session: again } = open(config, store, answering(), info);
     expect(again.messages().map((m) => m.id)).toEqual(session.messages().map((m) => m.id));
     expect(again.messages().some((m) => m.pinned && textOf(m).includes('never spaces'))).toBe(true);
+    store.close();
+  });
+
+  it('/pin alone pins the last prompt of text alone: one that carried an image is passed over', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    const { session } = open(config, store, answering());
+    await session.prompt('always run the linter before committing');
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    expect((await session.prompt('what does this screenshot show?', { images: [{ type: 'image', mediaType: 'image/png', data: png }] })).reason).toBe(
+      'end_turn',
+    );
+    expect(session.messages().some((m) => m.blocks.some((b) => b.type === 'image'))).toBe(true);
+    session.pin();
+    // mutation: `every` block text made `some`: the screenshot's question is pinned
+    expect(
+      session
+        .messages()
+        .filter((m) => m.pinned)
+        .map(textOf),
+    ).toEqual([`${PIN_HEADER}\nalways run the linter before committing`]);
+    session.close();
     store.close();
   });
 
@@ -220,6 +243,70 @@ describe('session', () => {
     expect(session.frame()).toBe(before);
     expect(session.currentConfig.model.name).toBe('claude-sonnet-4-5');
     expect(store.getSession(session.id)?.model).toBe('claude-sonnet-4-5');
+    session.close();
+    store.close();
+  });
+});
+
+describe('a background compaction and the turn', () => {
+  it('a /compact whose summary is ready mid-turn is swapped in when the turn ends, with no prompt after it', async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    let releaseSummary: () => void = () => undefined;
+    const summaryGate = new Promise<void>((r) => (releaseSummary = r));
+    let releaseMain: (() => void) | undefined;
+    const provider = new ScriptedProvider(async (req) => {
+      if (isSummaryRequest(req)) return summaryGate.then(() => ({ text: SUMMARY }));
+      if (releaseMain) await new Promise<void>((r) => (releaseMain = r));
+      return { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } };
+    });
+    const { session, events } = open({ ...config, compaction: { ...config.compaction, background: true } }, store, provider);
+    for (let i = 0; i < 5; i++) await session.prompt(`task ${i}`);
+    expect(await session.compactInBackground()).toBe(true);
+    await vi.waitFor(() => expect(provider.requests.filter(isSummaryRequest)).toHaveLength(1));
+    // a turn whose one request is in flight when the summary arrives
+    releaseMain = () => undefined;
+    const sent = provider.requests.length;
+    const turn = session.prompt('one more thing');
+    await vi.waitFor(() => expect(provider.requests).toHaveLength(sent + 1));
+    releaseSummary();
+    await vi.waitFor(() => expect(session.contextUsage().compacting?.ready).toBe(true));
+    releaseMain();
+    releaseMain = undefined;
+    expect((await turn).reason).toBe('end_turn');
+    // mutation: the turn's end without compactor.background.rested(): the ready summary waits for the next prompt
+    await vi.waitFor(
+      () => expect(events.some((e) => e.type === 'compaction_end' && e.record.trigger === 'manual' && e.record.status === 'applied')).toBe(true),
+      {
+        timeout: 10_000,
+      },
+    );
+    session.close();
+    store.close();
+  });
+});
+
+describe('what the sandbox denied', () => {
+  it("a new session's first `!command` that the sandbox denied is kept as a record of its own: the session is stored for it first", async () => {
+    const { config } = setup();
+    const store = openStore(config.dbPath);
+    const denied = { command: 'touch /etc/x', lines: ['write /etc/x: denied'] };
+    const bash = {
+      name: 'Bash',
+      description: 'Runs a command.',
+      inputSchema: { type: 'object' },
+      kind: 'execute',
+      parse: (i: unknown) => i,
+      summarize: () => 'touch /etc/x',
+      run: async () => ({ content: 'touch: /etc/x: Read-only file system', isError: true, sandboxDenied: denied }),
+    } as unknown as AnyTool;
+    const session = Session.open({ config, store, provider: answering(), tools: () => [bash], capabilities: [], counter });
+    const events: SessionEvent[] = [];
+    session.on((e) => events.push(e));
+    await session.shell('touch /etc/x');
+    // mutation: the record saved without log.ensureStored() first: the row's session does not exist yet, a warning instead
+    expect(events.filter((e) => e.type === 'notice')).toEqual([]);
+    expect(store.sandboxViolations.list(session.id)).toEqual([expect.objectContaining({ command: 'touch /etc/x', line: 'write /etc/x: denied' })]);
     session.close();
     store.close();
   });

@@ -67,4 +67,25 @@ describe('the edit tracker rebuilt on resume from the visible history', () => {
     rebuildTracker(store, 's2', history, resumed);
     expect(resumed.check(file, statSync(file))).toEqual({ kind: 'fresh' });
   });
+
+  it('the reads of a new session wait for its row, and are all saved once it is stored', () => {
+    const other = join(tmp.dir, 'b.txt');
+    writeFileSync(other, 'world\n');
+    const reads = persistReads(store, 's3', false);
+    const tracker = new FileTracker(reads);
+    const history: Message[] = [];
+    for (const path of [file, other]) {
+      const pair = toolPair('FileRead', { path }, '1\tline');
+      tracker.forCall((pair[1].blocks[0] as ToolResultBlock).toolUseId).record(path, statSync(path));
+      history.push(...pair);
+    }
+    // the row is written with the session's first message; then the waiting reads are saved
+    store.createSession({ id: 's3', cwd: tmp.dir, provider: 'anthropic', model: 'm' });
+    reads.flush();
+    const resumed = new FileTracker();
+    // mutation: `waiting.splice(0)` made `splice(1)`: the first read is never saved
+    expect(rebuildTracker(store, 's3', history, resumed)).toBe(2);
+    expect(resumed.check(file, statSync(file))).toEqual({ kind: 'fresh' });
+    expect(resumed.check(other, statSync(other))).toEqual({ kind: 'fresh' });
+  });
 });
