@@ -33,7 +33,8 @@ export interface MemoryFigures {
   curve: [number, number][];
 }
 
-const statusKiB = (pid: number, field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+const statusKiB = (pid: number, field: string): number =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 
 /** One process through `turns` stream-json turns, each sent when the last one's result came. */
 async function session(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, turns: number): Promise<MemoryFigures> {
@@ -68,7 +69,13 @@ async function session(command: string, args: string[], env: NodeJS.ProcessEnv, 
       await answered;
       if (turn === 0 || (turn + 1) % 25 === 0) curve.push([turn + 1, statusKiB(child.pid!, 'VmRSS') / 1024]);
     }
-    const figures = { turns, rssMiB: statusKiB(child.pid!, 'VmRSS') / 1024, peakMiB: statusKiB(child.pid!, 'VmHWM') / 1024, ms: performance.now() - started, curve };
+    const figures = {
+      turns,
+      rssMiB: statusKiB(child.pid!, 'VmRSS') / 1024,
+      peakMiB: statusKiB(child.pid!, 'VmHWM') / 1024,
+      ms: performance.now() - started,
+      curve,
+    };
     child.stdin!.end();
     await exited;
     return figures;

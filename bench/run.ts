@@ -38,7 +38,8 @@ const BENCHES: Record<string, string> = {
   install: 'issue 31: the package installed with npm install -g vs the checkout: first frame and one -p round trip',
   'compaction-wait':
     'issue 43: a 40-step -p tool loop crossing auto compaction, summarizer answering after 0 / 5 / 30 s or never: longest wait and p95 between steps, background vs synchronous; billed input of a 40-turn session, background on vs off',
-  memory: "issue 48: one process through a 100-turn stream-json session (a Bash read a turn): resident set after the last turn and its peak; vs Claude Code with AGENT_BENCH_PEER",
+  memory:
+    'issue 48: one process through a 100-turn stream-json session (a Bash read a turn): resident set after the last turn and its peak; vs Claude Code with AGENT_BENCH_PEER',
   sandbox: 'issue 44: a Bash command sandboxed vs unsandboxed (median of 10; bound 100 ms more), and a dev server in the background that keeps serving',
 };
 

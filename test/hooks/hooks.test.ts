@@ -110,7 +110,11 @@ describe("a hook's shell", () => {
     const home = tempDir('hook-home-');
     const marker = join(home, 'bashrc-ran');
     writeFileSync(join(home, '.bashrc'), `echo sourced >> ${marker}\n`);
-    const run = await runHookCommand('cat', '{"hook_event_name":"Stop"}', { cwd: home, env: { PATH: process.env['PATH'] ?? '', HOME: home }, timeoutMs: 10_000 });
+    const run = await runHookCommand('cat', '{"hook_event_name":"Stop"}', {
+      cwd: home,
+      env: { PATH: process.env['PATH'] ?? '', HOME: home },
+      timeoutMs: 10_000,
+    });
     expect(run).toMatchObject({ exitCode: 0, stdout: '{"hook_event_name":"Stop"}' });
     expect(existsSync(marker)).toBe(false);
   });
