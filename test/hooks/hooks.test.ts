@@ -1,6 +1,6 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { HookSource } from '../../src/config/config.js';
 import { verdictOf } from '../../src/hooks/decision.js';
 import { Hooks, type HooksAnswer } from '../../src/hooks/hooks.js';
@@ -117,6 +117,41 @@ describe("a hook's shell", () => {
     });
     expect(run).toMatchObject({ exitCode: 0, stdout: '{"hook_event_name":"Stop"}' });
     expect(existsSync(marker)).toBe(false);
+  });
+
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  // mutation: the hook spawned without its own process group (detached: false) leaves the
+  // grandchild running: the group kill finds no group
+  it('an interrupted hook is killed with its whole process group, a grandchild included', async () => {
+    const dir = tempDir('hook-group-');
+    const pidFile = join(dir, 'pid');
+    const abort = new AbortController();
+    const running = runHookCommand(`sleep 30 & echo $! > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}; wait`, '{}', {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '' },
+      timeoutMs: 60_000,
+      signal: abort.signal,
+      killGraceMs: 100,
+    });
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000 });
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(grandchild)).toBe(true);
+    abort.abort();
+    try {
+      const run = await running;
+      expect(run).toMatchObject({ interrupted: true, timedOut: false, exitCode: undefined });
+      await vi.waitFor(() => expect(alive(grandchild)).toBe(false), { timeout: 3_000 });
+    } finally {
+      if (alive(grandchild)) process.kill(grandchild, 'SIGKILL');
+    }
   });
 });
 // Mutation: hooks.ts's report of "do not run in this session" back in the plain else branch (for 'session' too) fails

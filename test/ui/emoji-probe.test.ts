@@ -1,5 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { inWorld, processWorld, type World } from '../../src/runtime/world.js';
 import { askSkinToneWidth, readReplies } from '../../src/ui/emoji-probe.js';
 import { setSkinToneColumns, skinToneColumns, terminalWidth } from '../../src/ui/stringWidth.js';
 
@@ -134,5 +135,104 @@ describe('asking the terminal', () => {
     const pipe = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.WriteStream;
     expect(askSkinToneWidth(t.stdin, pipe)).toBeUndefined();
     expect(t.written()).toBe('');
+  });
+});
+
+// Pins of the rewritten question (pinsK): the one-key boundaries of what goes back to the app,
+// stdin left paused between the answer and the app, a cancelled question, and when it asks nothing.
+describe('the question between the start and the app', () => {
+  it('an answer at once gives back even a single typed key, and stdin waits paused for the app with later keys kept', async () => {
+    const t = terminal((w) => (w.includes('\u001b[6n') ? `q${reports(2, 1, 4)}` : undefined));
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    await vi.waitFor(() => expect(q.answered).toBe(true));
+    // mutation: stopReading dropped after the answer leaves the question reading; pause dropped lets stdin flow on
+    expect(t.stdin.listenerCount('data')).toBe(0);
+    expect(t.stdin.isPaused()).toBe(true);
+    // a key typed before the app reads stdin waits in it, after the one typed during the question
+    t.stdin.write('k');
+    // mutation: `rest.length > 1` loses the one key typed while the question ran
+    expect(String(t.stdin.read())).toBe('qk');
+    q.handOver();
+    expect(t.stdin.listenerCount('data')).toBe(0);
+  });
+
+  it('handed over, a single typed key goes to the app and the reply read stays for its second', () => {
+    const t = terminal(() => undefined);
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    t.stdin.emit('data', Buffer.from('\u001b[4;1Rz'));
+    q.handOver();
+    // mutation: `rest.length > 1` in handOver loses the key
+    expect(String(t.stdin.read())).toBe('z');
+    expect(t.stdin.isPaused()).toBe(true);
+    q.offer('\u001b[4;3R');
+    expect(q.answered).toBe(true);
+    expect(skinToneColumns()).toBe(2);
+  });
+
+  it('handed over with nothing read, it gives nothing back and needs both replies', () => {
+    const t = terminal(() => undefined);
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    q.handOver();
+    expect(t.stdin.read()).toBeNull();
+    q.offer('\u001b[9;1R');
+    expect(q.answered).toBe(false);
+    q.offer('\u001b[9;5R');
+    expect(q.answered).toBe(true);
+    expect(skinToneColumns()).toBe(4);
+  });
+
+  it('offered before the handover (the question still reads stdin itself), a report is not taken twice', () => {
+    const t = terminal(() => undefined);
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    q.offer('\u001b[4;1R');
+    q.offer('\u001b[4;5R');
+    expect(q.answered).toBe(false);
+    expect(skinToneColumns()).toBeUndefined();
+  });
+
+  it('cancelled, it counts as answered and takes no later report', () => {
+    const t = terminal(() => undefined);
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    q.cancel();
+    // mutation: cancel leaving answered false lets a report after it set the width
+    expect(q.answered).toBe(true);
+    q.offer('\u001b[3;1R');
+    q.offer('\u001b[3;5R');
+    expect(skinToneColumns()).toBeUndefined();
+  });
+
+  it('cancelled where stdin was already raw, it leaves raw mode on', () => {
+    const t = terminal(() => undefined);
+    t.stdin.isRaw = true;
+    const q = askSkinToneWidth(t.stdin, t.stdout)!;
+    q.cancel();
+    expect(t.stdin.isRaw).toBe(true);
+  });
+
+  it('asks nothing where TERM is dumb, stdin is no terminal, raw mode is missing or refused', () => {
+    const dumb: World = Object.assign(Object.create(processWorld()) as World, { env: { TERM: 'dumb' } });
+    const t1 = terminal(() => undefined);
+    expect(inWorld(dumb, () => askSkinToneWidth(t1.stdin, t1.stdout))).toBeUndefined();
+    expect(t1.written()).toBe('');
+    expect(t1.stdin.isRaw).toBe(false);
+    const xterm: World = Object.assign(Object.create(processWorld()) as World, { env: { TERM: 'xterm-256color' } });
+    const t0 = terminal(() => undefined);
+    expect(inWorld(xterm, () => askSkinToneWidth(t0.stdin, t0.stdout))).toBeDefined();
+    expect(t0.written()).toContain('\u001b[6n');
+    const t2 = terminal(() => undefined);
+    Object.assign(t2.stdin, { isTTY: false });
+    expect(askSkinToneWidth(t2.stdin, t2.stdout)).toBeUndefined();
+    const t3 = terminal(() => undefined);
+    Object.assign(t3.stdin, { setRawMode: undefined });
+    expect(askSkinToneWidth(t3.stdin, t3.stdout)).toBeUndefined();
+    const t4 = terminal(() => undefined);
+    Object.assign(t4.stdin, {
+      setRawMode() {
+        throw new Error('EIO');
+      },
+    });
+    expect(askSkinToneWidth(t4.stdin, t4.stdout)).toBeUndefined();
+    expect(t2.written() + t3.written() + t4.written()).toBe('');
+    expect(t4.stdin.listenerCount('data')).toBe(0);
   });
 });

@@ -81,6 +81,25 @@ describe('runTui', () => {
     expect(stdout.frames.join('')).toContain('\u001b[?25h');
   });
 
+  // mutation: runTui's openPicker defaulting to true opens the session picker (/resume) at every start
+  it('opens the session picker only when asked to', async () => {
+    const c = new FakeController();
+    const { stdin, stdout, io } = streams();
+    const done = runTui(c, { ...io, color: false });
+    stdin.write('hello');
+    await waitFor(() => stdout.frames.join('').includes('hello'));
+    expect(c.submitted).toEqual([]);
+    c.emit({ type: 'exit' });
+    await done;
+    const asked = new FakeController();
+    const second = streams();
+    const resumed = runTui(asked, { ...second.io, color: false, openPicker: true });
+    await waitFor(() => asked.submitted.length > 0);
+    expect(asked.submitted).toEqual(['/resume']);
+    asked.emit({ type: 'exit' });
+    await resumed;
+  });
+
   it('refuses to start without a terminal on stdin', async () => {
     const { stdin, io } = streams();
     stdin.isTTY = false;
