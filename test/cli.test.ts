@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { PassThrough, Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitQuietlyOnClosedPipe, main, version, type World } from '../src/cli.js';
 import { onClosedStdout } from '../src/closedPipe.js';
@@ -11,6 +11,7 @@ import { openStore } from '../src/store/index.js';
 import { startFakeServer, type FakeServer } from './fake-server/server.js';
 import { fakeProviderEnv } from './llm/helpers.js';
 import { tempDir } from './tempDirs.js';
+import { collector, testWorld } from './worlds.js';
 
 // The entry point in this process, as bin/agent.js calls it: main(argv, world) with a world of the
 // test's (its environment, folder, streams, signals and exit) against the fake provider. What the
@@ -23,19 +24,6 @@ beforeAll(async () => {
   server = await startFakeServer({ fallback: { text: 'The fake model answers.' } });
 });
 afterAll(() => server.close());
-
-/** A stream that keeps what is written to it. */
-function collector(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    decodeStrings: false,
-    write(chunk: unknown, _encoding, done) {
-      text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-      done();
-    },
-  });
-  return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
-}
 
 /** A project folder and a home of its own, with the fake provider's key and address. */
 function project(): { dir: string; env: NodeJS.ProcessEnv; db: string } {
@@ -161,19 +149,8 @@ describe('main(argv, world)', () => {
 
 describe('a closed pipe (exitQuietlyOnClosedPipe)', () => {
   function pipeWorld(): { w: World; exits: number[]; handled: string[] } {
-    const exits: number[] = [];
-    const w: World = {
-      env: {},
-      cwd: '/nowhere',
-      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-      stdout: new PassThrough() as unknown as NodeJS.WriteStream,
-      stderr: new PassThrough() as unknown as NodeJS.WriteStream,
-      signals: new EventEmitter(),
-      exit: (code) => void exits.push(code),
-      onExit: () => () => {},
-      slots: new Map(),
-    };
-    return { w, exits, handled: [] };
+    const w = testWorld();
+    return { w, exits: w.exits, handled: [] };
   }
   const epipe = (): NodeJS.ErrnoException => Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
 

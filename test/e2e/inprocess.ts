@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { PassThrough, Readable, Writable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { main, type World } from '../../src/cli.js';
+import { collector } from '../worlds.js';
 import { agentEnv, inProcessRuns, MODEL, type RunOptions, type RunResult, stopWhenListening } from './harness.js';
 
 // Runs the CLI in this process: `main(argv, world)` (src/cli.ts) with a world of its own — the
@@ -30,19 +31,6 @@ await Promise.all([
   import('../../src/llm/responses.js'),
   import('../../src/mcp/connection.js'),
 ]);
-
-/** A stream that keeps what is written to it. */
-function collector(): { stream: NodeJS.WriteStream; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    decodeStrings: false,
-    write(chunk: unknown, _encoding, done) {
-      text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-      done();
-    },
-  });
-  return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
-}
 
 /** Runs `agent <args>` in this process; the model flag for the provider is added unless args name one (as runAgent of harness.ts). */
 export function runAgent(args: string[], opts: RunOptions): Promise<RunResult> {

@@ -1,5 +1,4 @@
-import { EventEmitter } from 'node:events';
-import { PassThrough } from 'node:stream';
+import type { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { handleClosedStdout, onClosedStdout } from '../../src/closedPipe.js';
 import { debugEnabled, enableDebugLog, redact, registerSecret } from '../../src/log.js';
@@ -7,26 +6,11 @@ import { childGroups, trackGroup } from '../../src/processes/groups.js';
 import { terminatingSignal, onTerminatingSignals } from '../../src/processes/signals.js';
 import { homeDir, inWorld, processWorld, world, type World } from '../../src/runtime/world.js';
 import { tempDir } from '../tempDirs.js';
+import { testWorld } from '../worlds.js';
 
 // Issue 50: two runs in one process (the in-process test harness) each have their own world, and
 // what was process-wide state (the log's secrets and debug file, the
 // process groups, the signal state, the closed-pipe handler) is the run's own.
-
-function testWorld(env: NodeJS.ProcessEnv = {}): World & { exits: number[] } {
-  const exits: number[] = [];
-  return {
-    env,
-    cwd: '/nowhere',
-    stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-    stdout: new PassThrough() as unknown as NodeJS.WriteStream,
-    stderr: new PassThrough() as unknown as NodeJS.WriteStream,
-    signals: new EventEmitter(),
-    exit: (code) => void exits.push(code),
-    onExit: () => () => {},
-    slots: new Map(),
-    exits,
-  };
-}
 
 describe('a run’s world', () => {
   it('is the one main entered, through awaits, and the process’s outside any run', async () => {
