@@ -79,8 +79,11 @@ describe('compaction.engine "provider"', () => {
       },
     });
     const h = talkTo(e, 20_000);
-    const o = await e.manual(ctx(h), undefined, signal(), noEvents);
+    const events: CompactionEvent[] = [];
+    const o = await e.manual(ctx(h), undefined, signal(), (ev) => void events.push(ev));
     expect(o.record).toMatchObject({ status: 'applied', method: 'provider', model: 'gpt-5.4', usage: { inputTokens: 900, outputTokens: 100 } });
+    // the person sees what the wait is for (the gauge's stage line)
+    expect(events.flatMap((ev) => (ev.type === 'compaction_progress' ? [ev.stage] : []))).toContain('compacting with the provider');
     expect(summarizer.requests).toHaveLength(0);
     const checkpoint = historyAfter(h, o)[0]!;
     expect(checkpoint.kind).toBe('checkpoint');
@@ -101,8 +104,13 @@ describe('compaction.engine "provider"', () => {
       },
     });
     const h = talkTo(e, 20_000);
-    const o = await e.manual(ctx(h), undefined, signal(), noEvents);
+    const events: CompactionEvent[] = [];
+    const o = await e.manual(ctx(h), undefined, signal(), (ev) => void events.push(ev));
     expect(o.record).toMatchObject({ status: 'applied', method: 'single' });
+    const stages = events.flatMap((ev) => (ev.type === 'compaction_progress' ? [ev.stage] : []));
+    const tried = stages.indexOf('compacting with the provider');
+    expect(tried).toBeGreaterThanOrEqual(0);
+    expect(stages.indexOf('the provider could not compact: writing the summary instead')).toBeGreaterThan(tried);
     expect(summarizer.requests).toHaveLength(1);
     expect(historyAfter(h, o)[0]!.blocks.some((b) => b.type === 'reasoning')).toBe(false);
   });
