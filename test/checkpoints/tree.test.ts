@@ -92,6 +92,26 @@ describe('a session tree', () => {
     }
   });
 
+  it("in one process, each changed snapshot's commit has the last one as its parent, so the ref reaches every turn's tree", async () => {
+    const { dir, repo } = await project();
+    const tree = new SessionTree(repo, 's_chain', 1000);
+    try {
+      const trees = [await tree.snapshot()];
+      const commits = [head(repo, 's_chain').commit];
+      for (const text of ['one\n', 'two\n']) {
+        writeFileSync(join(dir, 'a.txt'), text);
+        trees.push(await tree.snapshot());
+        commits.push(head(repo, 's_chain').commit);
+      }
+      // mutation: the new head not kept after its commit parents the third on the first, and the
+      // second turn's tree, reachable from no ref, goes at the store's next gc
+      expect(store(repo, 'rev-list', commits[2]!).split('\n')).toEqual([...commits].reverse());
+      expect(commits.map((c) => store(repo, 'rev-parse', `${c}^{tree}`))).toEqual(trees);
+    } finally {
+      tree.close();
+    }
+  });
+
   it('holds as many files as checkpoints.maxFiles and refuses one more: counted before the first snapshot, and from the index after one', async () => {
     const { repo } = await project();
     // no index yet: the first snapshot counts what it would hold (4) before hashing anything
