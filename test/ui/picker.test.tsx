@@ -51,6 +51,15 @@ describe('the session picker', () => {
     expect(c.resumed).toEqual([]);
   });
 
+  it("a terminal's late cursor reports (the start's emoji question answered after the first frame) are no filter: every session stays listed", async () => {
+    const { c, app } = await openPicker();
+    // Ink leaves each report unparsed: "[12;5R" would reach the keys as typed text
+    await app.press('\u001b[12;5R', '\u001b[12;7R');
+    await app.press(KEYS.enter);
+    await waitFor(() => c.resumed.length === 1, app.frame);
+    expect(c.resumed).toEqual(['s_new00000000new1']);
+  });
+
   it('typing filters', async () => {
     const { c, app } = await openPicker();
     await app.press(...'api'.split(''));
