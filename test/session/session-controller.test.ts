@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalBridge } from '../../src/approvalBridge.js';
 import { createRuntime, type Runtime } from '../../src/bootstrap.js';
 import { runSlash } from '../../src/commands/registry.js';
+import { bareRecord } from '../../src/compaction/outcome.js';
 import { TREE_NOTE } from '../../src/commands/rewind.js';
 import { parseGoalArgs } from '../../src/goals/goal.js';
 import { enableDebugLog } from '../../src/log.js';
@@ -404,6 +405,18 @@ describe("the controller's goal, MCP approvals, provider warnings and sessions f
     await d.c.resume('from-here');
     expect(d.c.session().id).toBe('from-here');
     expect(d.texts()).toHaveLength(1);
+    await d.c.exit();
+  });
+
+  it("the app gets a resumed session's compactions with its transcript; the session it left keeps none of them", async () => {
+    const d = await drive();
+    d.runtime.store.createSession({ id: 'compacted-before', cwd: d.dir, provider: 'anthropic', model: 'claude-sonnet-4-5', title: 'Compacted' });
+    const failed = bareRecord(Date.now(), 'auto', 150_000, Date.now() - 1_000, { status: 'failed', reason: 'the summarizer did not answer' });
+    d.runtime.store.recordCompactionFailure('compacted-before', failed);
+    await d.c.resume('compacted-before');
+    const resumed = d.events.filter((e) => e.type === 'session').at(-1);
+    // mutation: the compactions read only for the session already open (=== for !==) sends none
+    expect(resumed?.type === 'session' && resumed.compactions.map((r) => r.id)).toEqual([failed.id]);
     await d.c.exit();
   });
 
