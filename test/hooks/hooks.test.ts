@@ -6,6 +6,7 @@ import { verdictOf } from '../../src/hooks/decision.js';
 import { Hooks, type HooksAnswer } from '../../src/hooks/hooks.js';
 import { matches } from '../../src/hooks/match.js';
 import { type HookRun, runHookCommand } from '../../src/hooks/run.js';
+import { processAlive } from '../../src/session/lease.js';
 import { ProjectTrust } from '../../src/trust/projectTrust.js';
 import { tempDir } from '../tempDirs.js';
 
@@ -119,15 +120,6 @@ describe("a hook's shell", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
   // mutation: the hook spawned without its own process group (detached: false) leaves the
   // grandchild running: the group kill finds no group
   it('an interrupted hook is killed with its whole process group, a grandchild included', async () => {
@@ -143,14 +135,14 @@ describe("a hook's shell", () => {
     });
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000 });
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    expect(alive(grandchild)).toBe(true);
+    expect(processAlive(grandchild)).toBe(true);
     abort.abort();
     try {
       const run = await running;
       expect(run).toMatchObject({ interrupted: true, timedOut: false, exitCode: undefined });
-      await vi.waitFor(() => expect(alive(grandchild)).toBe(false), { timeout: 3_000 });
+      await vi.waitFor(() => expect(processAlive(grandchild)).toBe(false), { timeout: 3_000 });
     } finally {
-      if (alive(grandchild)) process.kill(grandchild, 'SIGKILL');
+      if (processAlive(grandchild)) process.kill(grandchild, 'SIGKILL');
     }
   });
 });
