@@ -113,9 +113,13 @@ describe.skipIf(!hasTmux)('a signal to the TUI', () => {
     await term.waitFor('MCP 1✓');
     term.type(`@bash sleep ${secs}`);
     term.keys('Enter');
-    await until(() => running(`sleep ${secs}`).length > 0, 20_000, 'the sleep');
+    // the pid of the first sight is kept: the same process execs twice (the outer shell, the
+    // command's shell, then sleep), and a read of its command line in the middle of an exec can
+    // come back empty, so a second look may miss it (a clean-clone run failed on that)
+    let sleepLine: string | undefined;
+    await until(() => (sleepLine = running(`sleep ${secs}`)[0]) !== undefined, 20_000, 'the sleep');
     // the sleep's parent is the agent (the shell execs it)
-    const sleepPid = running(`sleep ${secs}`)[0]!.split(/\s+/)[0]!;
+    const sleepPid = sleepLine!.split(/\s+/)[0]!;
     const agentPid = Number(spawnSync('ps', ['-o', 'ppid=', '-p', sleepPid]).stdout.toString().trim());
     expect(spawnSync('ps', ['-o', 'args=', '-p', String(agentPid)]).stdout.toString()).toContain('agent.js');
     process.kill(agentPid, 'SIGTERM');
