@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/bootstrap.js';
 import { PrintTurns } from '../../src/print/printTurns.js';
@@ -11,6 +10,7 @@ import { fakeProviderEnv } from '../llm/helpers.js';
 import { isSummaryRequest, SUMMARY } from '../compaction/helpers.js';
 import type { ModelRequest } from '../../src/llm/provider.js';
 import { tempDir } from '../tempDirs.js';
+import { collector } from '../worlds.js';
 
 // Print mode's turns over a real runtime (createRuntime against the fake provider) with
 // stream-json in and out, its standard output captured: one result line per input line.
@@ -18,6 +18,19 @@ import { tempDir } from '../tempDirs.js';
 /** An answer long enough that a compaction after it has something to shrink. */
 const ANSWER = `The fake model answers. ${'It goes on about the code base at some length. '.repeat(150)}`.trim();
 let server: FakeServer;
+
+/** A fresh home with a project folder in it, the fake provider's environment, and a world whose stdout and stderr are kept. */
+function printWorld(prefix: string) {
+  const home = tempDir(prefix);
+  const cwd = join(home, 'project');
+  mkdirSync(cwd);
+  const env = fakeProviderEnv(home, server.anthropicBaseURL);
+  const out = collector();
+  const err = collector();
+  const world = { ...processWorld(), cwd, env, stdout: out.stream, stderr: err.stream, slots: new Map<symbol, unknown>() };
+  return { env, world, written: out.text, said: err.text };
+}
+
 beforeAll(async () => {
   server = await startFakeServer({ fallback: { text: ANSWER } });
   // the summarizer's request (/compact) gets a checkpoint
@@ -28,14 +41,7 @@ afterAll(() => server.close());
 
 describe('print mode, a line at a time (--input-format stream-json)', () => {
   it("a prompt's result is its answer; a command that prints nothing of its own (/compact) is its receipt, not a turn's", async () => {
-    const home = tempDir('agent-print-turns-');
-    const cwd = join(home, 'project');
-    mkdirSync(cwd);
-    const env = fakeProviderEnv(home, server.anthropicBaseURL);
-    const stdout = new PassThrough();
-    let written = '';
-    stdout.on('data', (b: Buffer) => (written += b.toString('utf8')));
-    const world = { ...processWorld(), cwd, env, stdout: stdout as unknown as NodeJS.WriteStream, slots: new Map<symbol, unknown>() };
+    const { env, world, written } = printWorld('agent-print-turns-');
     await inWorld(world, async () => {
       const { runtime } = await createRuntime({ outputFormat: 'stream-json', inputFormat: 'stream-json', model: 'claude-sonnet-4-5' }, {}, env);
       const turns = new PrintTurns(runtime, { format: 'stream-json', inputStream: true, partialMessages: false });
@@ -46,7 +52,7 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
       expect(code).toBe(0);
       runtime.close();
     });
-    const results = written
+    const results = written()
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { type: string; result?: string; is_error?: boolean })
@@ -62,27 +68,10 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
 describe("print mode's goals: the note on stderr, the result's turns and goal, the goal events", () => {
   /** Runs one `-p` line over a fresh home: its exit code, stdout's lines, what stderr said, and how the goal stands after. */
   async function runLine(line: string, format: 'text' | 'events' | 'stream-json') {
-    const home = tempDir('agent-print-goal-');
-    const cwd = join(home, 'project');
-    mkdirSync(cwd);
-    const env = fakeProviderEnv(home, server.anthropicBaseURL);
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let written = '';
-    let said = '';
+    const { env, world, written, said } = printWorld('agent-print-goal-');
     let status: string | undefined;
     let code: number | undefined;
     let sessionId = '';
-    stdout.on('data', (b: Buffer) => (written += b.toString('utf8')));
-    stderr.on('data', (b: Buffer) => (said += b.toString('utf8')));
-    const world = {
-      ...processWorld(),
-      cwd,
-      env,
-      stdout: stdout as unknown as NodeJS.WriteStream,
-      stderr: stderr as unknown as NodeJS.WriteStream,
-      slots: new Map<symbol, unknown>(),
-    };
     await inWorld(world, async () => {
       const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: format }, {}, env);
       const turns = new PrintTurns(runtime, { format, inputStream: false, partialMessages: false });
@@ -95,11 +84,11 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
     const lines =
       format === 'text'
         ? []
-        : written
+        : written()
             .split('\n')
             .filter(Boolean)
             .map((l) => JSON.parse(l) as Record<string, unknown>);
-    return { code, written, lines, said, status, sessionId };
+    return { code, written: written(), lines, said: said(), status, sessionId };
   }
   /** A check that fails and a budget of one turn: the goal's turn, then its wrap-up turn. */
   const LIMITED = "/goal write the notes --check 'false' --turns 1";
@@ -149,21 +138,7 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
   });
 
   it("a signal that comes during a goal's later turn: the run waits for the signal's exit and prints no result of its own", async () => {
-    const home = tempDir('agent-print-goal-');
-    const cwd = join(home, 'project');
-    mkdirSync(cwd);
-    const env = fakeProviderEnv(home, server.anthropicBaseURL);
-    const stdout = new PassThrough();
-    let written = '';
-    stdout.on('data', (b: Buffer) => (written += b.toString('utf8')));
-    const w = {
-      ...processWorld(),
-      cwd,
-      env,
-      stdout: stdout as unknown as NodeJS.WriteStream,
-      stderr: new PassThrough() as unknown as NodeJS.WriteStream,
-      slots: new Map<symbol, unknown>(),
-    };
+    const { env, world: w, written } = printWorld('agent-print-goal-');
     let settled = false;
     try {
       const code = await inWorld(w, async () => {
@@ -189,7 +164,7 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
       });
       expect(code).toBe(143);
       expect(settled).toBe(false);
-      expect(written).toBe('');
+      expect(written()).toBe('');
     } finally {
       server.respondWith(summaries);
     }
