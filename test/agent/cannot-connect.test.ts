@@ -21,6 +21,19 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** One model call's options: no tools, every call allowed, one step, no output recovery; the patience the test needs. */
+const callOptions = (provider: Provider, patience: LoopOptions['patience']): LoopOptions => ({
+  provider,
+  model: 'claude-sonnet-4-5',
+  tools: [],
+  gate: { authorize: async () => ({ ok: true as const }) },
+  maxSteps: 1,
+  patience,
+  maxOutputRecoveries: 0,
+  cwd: '/tmp',
+  request: {},
+});
+
 const host = (history: Message[]): LoopHost => ({
   history: () => history,
   append: (m) => m,
@@ -35,17 +48,7 @@ const host = (history: Message[]): LoopHost => ({
 describe('waiting while the provider cannot be reached', () => {
   it('says "cannot connect" with the reason, not "no response yet", between the attempts', async () => {
     const provider = createProvider({ provider: 'anthropic', apiKey: 'sk-ant-test-key-0000', baseURL: `http://127.0.0.1:${await closedPort()}` });
-    const opts = {
-      provider,
-      model: 'claude-sonnet-4-5',
-      tools: [],
-      gate: { authorize: async () => ({ ok: true as const }) },
-      maxSteps: 1,
-      patience: { retry: { maxAttempts: 2, baseDelayMs: 400, maxDelayMs: 400 }, waitNoticeMs: 25 },
-      maxOutputRecoveries: 0,
-      cwd: '/tmp',
-      request: {},
-    } satisfies LoopOptions;
+    const opts = callOptions(provider, { retry: { maxAttempts: 2, baseDelayMs: 400, maxDelayMs: 400 }, waitNoticeMs: 25 });
     const events: AgentEvent[] = [];
     const out = await callModel(host([userMessage('hi')]), opts, [], 1, new AbortController().signal, (e) => events.push(e), sleep);
     expect(out.kind).toBe('failed');
@@ -70,17 +73,7 @@ describe('waiting for a reply that does not come', () => {
           yield* [];
         },
       };
-      const opts = {
-        provider,
-        model: 'claude-sonnet-4-5',
-        tools: [],
-        gate: { authorize: async () => ({ ok: true as const }) },
-        maxSteps: 1,
-        patience: { retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } },
-        maxOutputRecoveries: 0,
-        cwd: '/tmp',
-        request: {},
-      } satisfies LoopOptions;
+      const opts = callOptions(provider, { retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
       const events: AgentEvent[] = [];
       const stop = new AbortController();
       const out = callModel(host([userMessage('hi')]), opts, [], 1, stop.signal, (e) => events.push(e), sleep);
