@@ -4,7 +4,7 @@
 // threshold itself on.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CompactionConfig } from '../../src/config/schema.js';
-import { type CompactionOutcome, CompactionEngine } from '../../src/compaction/engine.js';
+import { type CompactionOutcome, CompactionEngine, type EngineDeps } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { ModelRequest } from '../../src/llm/provider.js';
@@ -32,7 +32,13 @@ const untilAborted = (req: ModelRequest): Promise<never> =>
     else s?.addEventListener('abort', () => reject(s.reason), { once: true });
   });
 
-function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, limits = LIMITS, state?: unknown): CompactionEngine {
+function engine(
+  provider: ScriptedProvider,
+  over: Partial<CompactionConfig> = {},
+  limits = LIMITS,
+  state?: unknown,
+  more: Partial<EngineDeps> = {},
+): CompactionEngine {
   return new CompactionEngine(
     {
       config: cfg({ background: true, ...over }),
@@ -41,6 +47,7 @@ function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}
       summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
       counter,
       compactableTools: [],
+      ...more,
     },
     state,
   );
@@ -242,16 +249,7 @@ describe('background compaction between boundaries', () => {
   it('the warm-up goes out one step before the auto threshold, at the growth of the last steps, so the swap at the threshold waits for nothing', async () => {
     const warmed: number[] = [];
     let tokens = 0;
-    const provider = new ScriptedProvider(() => ({ text: SUMMARY }));
-    const e = new CompactionEngine({
-      config: cfg({ background: true }),
-      limits: LIMITS,
-      model: 'test-model',
-      summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
-      counter,
-      compactableTools: [],
-      warm: async () => void warmed.push(tokens),
-    });
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })), {}, LIMITS, undefined, { warm: async () => void warmed.push(tokens) });
     const { auto } = e.thresholds();
     const history = historyUpTo(e, 40_000);
     let applied: number | undefined;
