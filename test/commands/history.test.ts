@@ -32,6 +32,8 @@ describe('/history', () => {
     await expect(historyCommand(session, '')).rejects.toThrow(usage);
     await expect(historyCommand(session, '  page 3')).rejects.toThrow(usage);
     await expect(historyCommand(session, 'open m_404')).rejects.toThrow('nothing archived has the id m_404');
+    // what was typed is trimmed before "open" is looked for: not a search for the words "open m_404"
+    await expect(historyCommand(session, '  open m_404 ')).rejects.toThrow('nothing archived has the id m_404');
     session.close();
     store.close();
   });

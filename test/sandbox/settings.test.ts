@@ -63,6 +63,41 @@ describe('the sandbox settings, read as Claude Code reads them', () => {
     ]);
   });
 
+  it("a project may narrow each flag, never widen it; the files that set something are listed in the order read, the person's first", () => {
+    const { home, cwd } = dirs();
+    // the person's own: auto-allow off, leaving refused, failing open
+    json(join(home, '.agentrc'), { sandbox: { enabled: true, autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: false } });
+    // a project that would widen each back
+    json(join(cwd, '.claude', 'settings.local.json'), {
+      sandbox: { autoAllowBashIfSandboxed: true, allowUnsandboxedCommands: true, failIfUnavailable: false },
+    });
+    const warnings: string[] = [];
+    const s = sandboxSettings(cwd, home, warnings);
+    expect(s).toMatchObject({ enabled: true, autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: false, failIfUnavailable: false });
+    const local = join(cwd, '.claude', 'settings.local.json');
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        `${local}: sandbox.autoAllowBashIfSandboxed ignored: a project's settings may narrow the sandbox, not widen it (it would run commands without asking)`,
+      ),
+      expect.stringContaining(
+        `${local}: sandbox.allowUnsandboxedCommands ignored: a project's settings may narrow the sandbox, not widen it (it would let commands leave the sandbox)`,
+      ),
+    ]);
+    expect(s.sources).toEqual([join(home, '.agentrc'), local]);
+    // the person's defaults, each narrowed by a project: taken without a word
+    const other = dirs();
+    json(join(other.cwd, '.agentrc'), { sandbox: { autoAllowBashIfSandboxed: false, allowUnsandboxedCommands: false, failIfUnavailable: true } });
+    const narrowed: string[] = [];
+    expect(sandboxSettings(other.cwd, other.home, narrowed)).toMatchObject({
+      enabled: false,
+      autoAllowBashIfSandboxed: false,
+      allowUnsandboxedCommands: false,
+      failIfUnavailable: true,
+      sources: [join(other.cwd, '.agentrc')],
+    });
+    expect(narrowed).toEqual([]);
+  });
+
   it('a project may turn it on; it is off by default; a bad value is an error naming the file and the field', () => {
     const { home, cwd } = dirs();
     expect(sandboxSettings(cwd, home).enabled).toBe(false);
