@@ -142,6 +142,39 @@ describe('the sandbox, off', () => {
   });
 });
 
+describe('the sandbox, enabled', () => {
+  it.runIf(process.platform === 'linux')(
+    'fails when it cannot start (here: no bwrap or socat on PATH), with what to install and what Bash does meanwhile',
+    async () => {
+      const home = tempDir('agent-doctor-sb-on-');
+      writeFileSync(join(home, '.agentrc'), JSON.stringify({ sandbox: { enabled: true } }));
+      const config = loadConfig({ cwd: home, env: { ANTHROPIC_API_KEY: 'k' }, flags: {}, home });
+      const bare = join(home, 'bare');
+      mkdirSync(bare);
+      // the library looks for its dependencies on the process's PATH
+      const path = process.env['PATH'];
+      process.env['PATH'] = bare;
+      try {
+        const asks = await checkSandbox(config, { PATH: bare });
+        expect(asks).toEqual({
+          name: 'sandbox',
+          status: 'fail',
+          summary: expect.stringMatching(/^enabled but it cannot start: .*bwrap/),
+          details: [expect.stringMatching(/^to fix: install bubblewrap and socat/), 'meanwhile every Bash command asks first'],
+        });
+        const refuses = await checkSandbox({ ...config, sandbox: { ...config.sandbox!, failIfUnavailable: true } }, { PATH: bare });
+        expect(refuses.details?.[1]).toBe('meanwhile every Bash command is refused');
+      } finally {
+        process.env['PATH'] = path;
+      }
+    },
+  );
+
+  it('is a warning, not a pass, when the configuration did not load', async () => {
+    expect(await checkSandbox(undefined, {})).toEqual({ name: 'sandbox', status: 'warn', summary: 'not checked: the configuration did not load' });
+  });
+});
+
 describe('the report', () => {
   const report = (checks: CheckResult[]): DoctorReport => ({ name: 'agent', version: '1.0.0', ok: checks.every((c) => c.status !== 'fail'), checks });
 
