@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
@@ -143,32 +143,31 @@ describe('the sandbox, off', () => {
 });
 
 describe('the sandbox, enabled', () => {
-  it.runIf(process.platform === 'linux')(
-    'fails when it cannot start (here: no bwrap or socat on PATH), with what to install and what Bash does meanwhile',
-    async () => {
-      const home = tempDir('agent-doctor-sb-on-');
-      writeFileSync(join(home, '.agentrc'), JSON.stringify({ sandbox: { enabled: true } }));
-      const config = loadConfig({ cwd: home, env: { ANTHROPIC_API_KEY: 'k' }, flags: {}, home });
-      const bare = join(home, 'bare');
-      mkdirSync(bare);
-      // the library looks for its dependencies on the process's PATH
-      const path = process.env['PATH'];
-      process.env['PATH'] = bare;
-      try {
-        const asks = await checkSandbox(config, { PATH: bare });
-        expect(asks).toEqual({
-          name: 'sandbox',
-          status: 'fail',
-          summary: expect.stringMatching(/^enabled but it cannot start: .*bwrap/),
-          details: [expect.stringMatching(/^to fix: install bubblewrap and socat/), 'meanwhile every Bash command asks first'],
-        });
-        const refuses = await checkSandbox({ ...config, sandbox: { ...config.sandbox!, failIfUnavailable: true } }, { PATH: bare });
-        expect(refuses.details?.[1]).toBe('meanwhile every Bash command is refused');
-      } finally {
-        process.env['PATH'] = path;
-      }
-    },
-  );
+  it.runIf(process.platform === 'linux')('fails when it cannot start (here: no bwrap on PATH), with what to install and what Bash does meanwhile', async () => {
+    const home = tempDir('agent-doctor-sb-on-');
+    writeFileSync(join(home, '.agentrc'), JSON.stringify({ sandbox: { enabled: true } }));
+    const config = loadConfig({ cwd: home, env: { ANTHROPIC_API_KEY: 'k' }, flags: {}, home });
+    // the library looks for its dependencies on the process's PATH (with `which`): one of them missing
+    const bare = join(home, 'bare');
+    mkdirSync(bare);
+    for (const tool of ['which', 'socat']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bare, tool));
+    const path = process.env['PATH'];
+    process.env['PATH'] = bare;
+    try {
+      const asks = await checkSandbox(config, { PATH: bare });
+      expect(asks).toEqual({
+        name: 'sandbox',
+        status: 'fail',
+        // mutation: `deps.errors.length > 0` made `> 1` (runtime.ts): one missing dependency let through to the library's own refusal
+        summary: 'enabled but it cannot start: bubblewrap (bwrap) not installed',
+        details: [expect.stringMatching(/^to fix: install bubblewrap and socat/), 'meanwhile every Bash command asks first'],
+      });
+      const refuses = await checkSandbox({ ...config, sandbox: { ...config.sandbox!, failIfUnavailable: true } }, { PATH: bare });
+      expect(refuses.details?.[1]).toBe('meanwhile every Bash command is refused');
+    } finally {
+      process.env['PATH'] = path;
+    }
+  });
 
   it('is a warning, not a pass, when the configuration did not load', async () => {
     expect(await checkSandbox(undefined, {})).toEqual({ name: 'sandbox', status: 'warn', summary: 'not checked: the configuration did not load' });

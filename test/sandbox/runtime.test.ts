@@ -1,7 +1,7 @@
 // Fresh modules: the sandbox library is one per process and judges the project by the working
 // directory, so this file runs isolated, in a temporary project it changes into.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -269,6 +269,25 @@ describe('a sandbox that cannot start', () => {
       process.env['PATH'] = path;
     }
   }, 60_000);
+
+  it('says which dependency is missing (bwrap not on PATH) and what to install on this platform, before starting anything', async () => {
+    const bin = tempDir('no-bwrap-');
+    // the library looks with `which`: socat there, bubblewrap not
+    for (const tool of ['which', 'socat']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
+    const path = process.env['PATH'];
+    process.env['PATH'] = bin;
+    try {
+      const lacking = new SandboxRuntime(settings(), where);
+      // mutations: `deps.errors.length > 0` made `> 1` (one missing dependency goes on to the library's refusal); the install hint's `??` made `&&`
+      expect(await lacking.start()).toEqual({
+        state: 'unavailable',
+        why: 'bubblewrap (bwrap) not installed',
+        install: 'install bubblewrap and socat (Debian/Ubuntu: apt-get install bubblewrap socat; Fedora: dnf install bubblewrap socat)',
+      });
+    } finally {
+      process.env['PATH'] = path;
+    }
+  });
 
   it('is off, and plans nothing, when the settings leave it off', async () => {
     const off = new SandboxRuntime(settings({ enabled: false }), { ...where, cwd: tmpdir() });
