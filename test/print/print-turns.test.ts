@@ -6,6 +6,7 @@ import { PrintTurns } from '../../src/print/printTurns.js';
 import { terminate } from '../../src/processes/signals.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
+import type { Reply } from '../fake-server/types.js';
 import { fakeProviderEnv } from '../llm/helpers.js';
 import { isSummaryRequest, SUMMARY } from '../compaction/helpers.js';
 import type { ModelRequest } from '../../src/llm/provider.js';
@@ -62,6 +63,60 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
     // mutation: `!output && this.lastTurn` made `||`: a command without output read as a model turn's result
     expect(results[2]!.result).not.toBe(ANSWER);
     expect(results[2]!.result).toMatch(/compact/i);
+  });
+});
+
+describe('a turn that does not end well', () => {
+  /** Runs `prompt` once in `format` while `respond` answers the fake provider: the exit code, stdout's JSON lines, stderr. */
+  async function failing(prompt: string, format: 'text' | 'events', respond: (r: { view?: unknown }, session: { interrupt(): unknown }) => Reply | undefined) {
+    const { env, world, written, said } = printWorld('agent-print-fail-');
+    try {
+      const code = await inWorld(world, async () => {
+        const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: format }, {}, env);
+        server.respondWith((r) => summaries(r) ?? respond(r, runtime.session));
+        const turns = new PrintTurns(runtime, { format, inputStream: false, partialMessages: false });
+        turns.listen();
+        const c = await turns.once(prompt, []);
+        runtime.close();
+        return c;
+      });
+      const lines =
+        format === 'events'
+          ? written()
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as Record<string, unknown>)
+          : [];
+      return { code, lines, written: written(), said: said() };
+    } finally {
+      server.respondWith(summaries);
+    }
+  }
+
+  it("a provider's error: exit code 1, the result an error carrying its message; said on stderr only in text", async () => {
+    const refuse = (): Reply => ({ type: 'error', error: 'invalid_request', message: 'the fake refuses this one' });
+    const events = await failing('fail please', 'events', refuse);
+    expect(events.code).toBe(1);
+    expect(events.lines.at(-1)).toMatchObject({
+      type: 'result',
+      isError: true,
+      stopReason: 'error',
+      error: expect.stringContaining('the fake refuses this one'),
+    });
+    expect(events.said).toBe('');
+    const text = await failing('fail please', 'text', refuse);
+    expect(text.code).toBe(1);
+    expect(text.said).toContain('agent: ');
+    expect(text.said).toContain('the fake refuses this one');
+  });
+
+  it('an interrupted turn (aborted) is a failed run too', async () => {
+    const r = await failing('stop me', 'events', (_r, session) => {
+      session.interrupt();
+      return undefined;
+    });
+    expect(r.lines.at(-1)).toMatchObject({ type: 'result', isError: true, stopReason: 'aborted' });
+    expect(r.code).toBe(1);
   });
 });
 
