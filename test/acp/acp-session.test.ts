@@ -101,6 +101,7 @@ describe('permission requests', () => {
     const { client, sent } = editor(picked('allow_always'));
     const s = new AcpSession('s1', runtime(), client);
     expect(await s.approve(bash, signal())).toEqual({ kind: 'allow_prefix', prefix: 'npm test' });
+    expect((sent[0]!.params.toolCall as { toolCallId: string }).toolCallId).toBe('tu1');
     const options = (sent[0]!.params.options as Array<{ optionId: string; name: string }>).map((o) => [o.optionId, o.name]);
     expect(options).toEqual([
       ['allow_once', 'Allow once'],
@@ -117,10 +118,21 @@ describe('permission requests', () => {
     expect(await s.approve(plan, signal())).toEqual({ kind: 'accept_edits' });
     const params = sent[0]!.params as { toolCall: { title: string; content: unknown }; options: Array<{ optionId: string; kind: string; name: string }> };
     expect(params.toolCall.title).toBe('Approve this plan?');
+    // the call the editor shows is the tool call's own id
+    expect((params.toolCall as { toolCallId?: string }).toolCallId).toBe('tu2');
     expect(JSON.stringify(params.toolCall.content)).toContain('1. Add the flag\\n2. Test it');
     expect(params.options.map((o) => o.optionId)).toEqual(['plan_approve', 'plan_accept_edits', 'plan_keep_planning']);
     expect(params.options.some((o) => o.kind === 'allow_always' || /always/i.test(o.name))).toBe(false);
     expect(await new AcpSession('s', runtime(), editor(picked('plan_approve')).client).approve(plan, signal())).toEqual({ kind: 'allow_once' });
+    // a plan's request cancelled, or the editor gone: denied, the turn stopped
+    const gone = editor(() => {
+      throw new Error('connection closed');
+    });
+    expect(await new AcpSession('s', runtime(), gone.client).approve(plan, signal())).toEqual({ kind: 'deny', stop: true });
+    expect(await new AcpSession('s', runtime(), editor(() => ({ outcome: { outcome: 'cancelled' } })).client).approve(plan, signal())).toEqual({
+      kind: 'deny',
+      stop: true,
+    });
     // keep planning: the turn ends and the person says what to change
     expect(await new AcpSession('s', runtime(), editor(picked('plan_keep_planning')).client).approve(plan, signal())).toEqual({ kind: 'deny', stop: true });
   });
@@ -168,14 +180,15 @@ describe("the editor's text buffers", () => {
 
 describe('a prompt with a goal in force', () => {
   /** A runtime whose goal wants `turns` more turns; each turn stops at its step limit, as a long goal turn does. */
-  function goalRuntime(turns: string[]): { runtime: Runtime; prompted: string[] } {
+  function goalRuntime(turns: string[], mode = 'ask'): { runtime: Runtime; prompted: string[]; planModes: boolean[] } {
     const prompted: string[] = [];
+    const planModes: boolean[] = [];
     const runtime = {
       session: {
         id: 'g1',
         on: () => () => {},
         currentConfig: { cwd: '/work' },
-        permissions: () => ({ mode: 'ask' }),
+        permissions: () => ({ mode }),
         messages: () => [],
         prompt: async (text: string) => {
           prompted.push(text);
@@ -184,10 +197,14 @@ describe('a prompt with a goal in force', () => {
       },
       commands: [],
       slash: [{ name: 'goal', description: 'set a goal', run: async () => ({ kind: 'text', text: 'Goal set.' }) }],
-      goals: { subscribe: () => () => {}, of: () => undefined, next: async () => turns.shift() },
+      goals: {
+        subscribe: () => () => {},
+        of: () => undefined,
+        next: async (_id: string, planMode: boolean) => (planModes.push(planMode), turns.shift()),
+      },
       views: {},
     } as unknown as Runtime;
-    return { runtime, prompted };
+    return { runtime, prompted, planModes };
   }
 
   it("a command that sets one answers after the goal's turns, with the last turn's stop reason", async () => {
@@ -197,6 +214,15 @@ describe('a prompt with a goal in force', () => {
     expect(prompted).toEqual(['go on: step 1', 'go on: step 2']);
     expect(response).toEqual({ stopReason: 'max_turn_requests' });
     expect(JSON.stringify(sent)).toContain('Goal set.');
+  });
+
+  it('the goal is told whether the session is in plan mode (its turns then plan, not act)', async () => {
+    const planning = goalRuntime(['go on'], 'plan');
+    await new AcpSession('g1', planning.runtime, editor(() => ({})).client).prompt([{ type: 'text', text: 'plan the build' }]);
+    expect(planning.planModes).toEqual([true, true]);
+    const asking = goalRuntime([]);
+    await new AcpSession('g1', asking.runtime, editor(() => ({})).client).prompt([{ type: 'text', text: 'fix the build' }]);
+    expect(asking.planModes).toEqual([false]);
   });
 
   it('a prompt answers after the turns its goal added', async () => {
@@ -257,7 +283,9 @@ describe('what the editor is told of the session', () => {
     d.todos.push({ content: 'Run the tests', status: 'in_progress' });
     d.emit({ type: 'message', message: { ...result, blocks: [{ type: 'text', text: 'no result here' }] } });
     expect(d.updates()).toEqual([]);
-    d.emit({ type: 'message', message: result });
+    // a message with a tool's result among other blocks counts (parallel calls' results, a note beside them)
+    d.emit({ type: 'message', message: { ...result, blocks: [{ type: 'text', text: 'a note' }, ...result.blocks] } });
+    expect(d.updates()).toHaveLength(1);
     d.emit({ type: 'message', message: result });
     expect(d.updates()).toEqual([{ sessionUpdate: 'plan', entries: [expect.objectContaining({ content: 'Run the tests', status: 'in_progress' })] }]);
   });
