@@ -84,6 +84,9 @@ describe('StatusCommand failing', () => {
     expect(await warningOf('c'.repeat(300))).toBe(`the statusLine command exited with code 3; its stderr said: ${'c'.repeat(300)}`);
     expect(await warningOf('one\n  two')).toBe('the statusLine command exited with code 3; its stderr said: one two');
     expect(await warningOf('', 4)).toBe('the statusLine command exited with code 4 and wrote nothing on stderr');
+    // the usual stderr ends with a newline: not shown as a trailing space; only white space is nothing
+    expect(await warningOf('fatal: not a git repository\n')).toBe('the statusLine command exited with code 3; its stderr said: fatal: not a git repository');
+    expect(await warningOf(' \n ', 5)).toBe('the statusLine command exited with code 5 and wrote nothing on stderr');
   });
 });
 
