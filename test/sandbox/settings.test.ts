@@ -203,9 +203,10 @@ describe('what the sandbox denied, read back for the model', () => {
 
   it("reads the other shapes of an error line: the path first, dash's 'cannot create', a line naming none; a connection refused on loopback from node or curl", () => {
     const output = [
+      // a line naming no path is passed over, not the end of the reading
+      'sh: 1: Operation not permitted',
       'out.txt: Read-only file system',
       '/bin/sh: 1: cannot create /etc/motd: Permission denied',
-      'sh: 1: Operation not permitted',
       'Error: connect ECONNREFUSED ::1:3000',
     ].join('\n');
     expect(deniedIn(output, ['a line the library wrote otherwise'], { cwd: '/p', readOnly: false })).toEqual([
