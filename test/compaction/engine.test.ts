@@ -125,6 +125,17 @@ describe('beforeCall', () => {
     expect(events).toEqual([]);
   });
 
+  it('with compaction.auto off, the history micro would clear is left whole: no clearing, no summary', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p, { auto: false });
+    const h = toolWork(40, 2_000);
+    expect(e.tokens(ctx(h))).toBeGreaterThan(e.thresholds().auto);
+    const { events, emit } = collect();
+    expect(await e.beforeCall(ctx(h), signal(), emit)).toEqual([]);
+    expect(events).toEqual([]);
+    expect(p.requests).toHaveLength(0);
+  });
+
   it('micro: clears old tool outputs without the LLM when that suffices', async () => {
     const p = summaryProvider();
     const e = makeEngine(p);

@@ -224,6 +224,22 @@ describe('the goals capability', () => {
     expect(goalsCapability(goals).open(host(true))).toEqual({});
   });
 
+  it('withdraws the Goal tool once the goal is complete; Goals.next asks the session goal, and a session it never opened has none', async () => {
+    const goals = new Goals(async () => ({ output: 'ok', passed: true }));
+    const opened = goalsCapability(goals).open(host());
+    const none = opened.toolSet!();
+    const goal = goals.of('s1')!;
+    goal.set(parseGoalArgs('ship it'));
+    expect(await goals.next('s1', false)).toContain('Objective: ship it');
+    expect(await goals.next('elsewhere', false)).toBeUndefined();
+    expect(await goal.claim(signal)).toMatchObject({ accepted: true });
+    expect(opened.toolSet!()).toBe(none);
+    // a new goal after a complete one replaces nothing open
+    expect(goalCommand(goals, { id: 's1', busy: false }, 'next one')).toBe('Goal set: next one\nNo check: the model says when it is done.');
+    expect(goalCommand(goals, { id: 's1', busy: false }, 'pause')).toBe('The goal is paused.');
+    expect(goal.current?.reason).toBe('paused by /goal pause');
+  });
+
   it('runs the check through the Bash tool: cwd, exit status and output', async () => {
     const dir = tempDir('goal-check');
     const bash = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000 }) as AnyTool;
