@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BackgroundJob, type JobStart, prefirePoint } from '../../src/compaction/background.js';
 import { type CompactionOutcome, CompactionEngine } from '../../src/compaction/engine.js';
 import type { HeadDraft } from '../../src/compaction/headSummary.js';
-import { CANCELLED } from '../../src/compaction/outcome.js';
+import { bareRecord, CANCELLED, type Outcome } from '../../src/compaction/outcome.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import type { Message } from '../../src/llm/messages.js';
@@ -44,14 +44,21 @@ describe("a background job's deadline", () => {
     expect(j.draft()).toBeDefined();
   });
 
-  it('is cleared when the session cancels the job: the cancel stays a cancel, not the deadline', async () => {
+  it('is cleared when the session cancels the job: a run slow to stop is still a cancel, not the deadline', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const j = job(hanging, 1_000);
+    let finish: (o: Outcome) => void = () => undefined;
+    let settled = 0;
+    // a run that does not heed its signal: it ends when it ends
+    const run: JobStart['run'] = () => new Promise<Outcome>((r) => (finish = r));
+    const j = new BackgroundJob({ trigger: 'auto', startedAt: 0, deadlineMs: 1_000, run, emit: () => undefined, settled: () => settled++ }, 1_000);
+    await vi.advanceTimersByTimeAsync(0);
     j.cancel();
-    await j.done;
     await vi.advanceTimersByTimeAsync(5_000);
     expect(j.timedOut).toBe(false);
+    finish({ record: bareRecord(0, 'auto', 0, 0, { status: 'failed', reason: CANCELLED }) });
+    await j.done;
     expect(j.ended()?.record.reason).toBe(CANCELLED);
+    expect(settled).toBe(0);
   });
 
   it('aborts the request with its length in seconds, and names it so in the outcome', async () => {
