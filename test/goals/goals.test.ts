@@ -119,7 +119,9 @@ describe('a session goal', () => {
     expect(goal.current?.used.turns).toBe(2);
     expect(goal.current?.total.turns).toBe(3);
     goal.resume();
-    expect(goal.current?.used.turns).toBe(0);
+    // all of the budget again, tokens and time too; the total stays
+    expect(goal.current?.used).toEqual({ tokens: 0, turns: 0, ms: 0 });
+    expect(goal.current?.total.turns).toBe(3);
     expect(await goal.next({ planMode: false, signal })).toContain('[Goal set by the user');
   });
 
