@@ -705,7 +705,7 @@ describe('manual and reactive', () => {
 });
 
 describe('restoration', () => {
-  it('with compaction.ledger off, the files read before an earlier compaction are not re-read: that archive is the ledger\'s', async () => {
+  it("with compaction.ledger off, the files read before an earlier compaction are not re-read: that archive is the ledger's", async () => {
     const reads: string[] = [];
     const ledger = { archived: () => [user('q0'), ...step('FileRead', { path: 'config/app.env' }, 'x')], sections: () => [] };
     const e = makeEngine(
