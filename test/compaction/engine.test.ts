@@ -125,6 +125,17 @@ describe('beforeCall', () => {
     expect(events).toEqual([]);
   });
 
+  it('with compaction.auto off, the history micro would clear is left whole: no clearing, no summary', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p, { auto: false });
+    const h = toolWork(40, 2_000);
+    expect(e.tokens(ctx(h))).toBeGreaterThan(e.thresholds().auto);
+    const { events, emit } = collect();
+    expect(await e.beforeCall(ctx(h), signal(), emit)).toEqual([]);
+    expect(events).toEqual([]);
+    expect(p.requests).toHaveLength(0);
+  });
+
   it('micro: clears old tool outputs without the LLM when that suffices', async () => {
     const p = summaryProvider();
     const e = makeEngine(p);
@@ -694,6 +705,27 @@ describe('manual and reactive', () => {
 });
 
 describe('restoration', () => {
+  it("with compaction.ledger off, the files read before an earlier compaction are not re-read: that archive is the ledger's", async () => {
+    const reads: string[] = [];
+    const ledger = { archived: () => [user('q0'), ...step('FileRead', { path: 'config/app.env' }, 'x')], sections: () => [] };
+    const e = makeEngine(
+      summaryProvider(),
+      { ledger: false },
+      {
+        ledger,
+        readFile: async (path) => {
+          reads.push(path);
+          return `contents of ${path}`;
+        },
+      },
+    );
+    const h = [user('refactor a.ts'), ...step('FileRead', { path: 'a.ts' }, 'old a'), assistant(tokensText(30_000, 'x')), ...talk(3, 200)];
+    const o = await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(o.record.status).toBe('applied');
+    // mutation: `ledger || d.deps.ledger` in restoreStep: the earlier archive's file comes back too
+    expect(reads).toEqual(['a.ts']);
+  });
+
   it('re-reads the most recently read files within budget and quotes the person’s requests verbatim', async () => {
     const reads: string[] = [];
     const files: Record<string, string> = { 'a.ts': 'export const a = 1;', 'b.ts': tokensText(20_000, 'bbb'), 'c.ts': 'export const c = 3;' };

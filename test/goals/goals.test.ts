@@ -119,7 +119,9 @@ describe('a session goal', () => {
     expect(goal.current?.used.turns).toBe(2);
     expect(goal.current?.total.turns).toBe(3);
     goal.resume();
-    expect(goal.current?.used.turns).toBe(0);
+    // all of the budget again, tokens and time too; the total stays
+    expect(goal.current?.used).toEqual({ tokens: 0, turns: 0, ms: 0 });
+    expect(goal.current?.total.turns).toBe(3);
     expect(await goal.next({ planMode: false, signal })).toContain('[Goal set by the user');
   });
 
@@ -222,6 +224,22 @@ describe('the goals capability', () => {
     expect(opened.state!.ledger!()).toBeUndefined();
     // a sub-agent has no goal of its own
     expect(goalsCapability(goals).open(host(true))).toEqual({});
+  });
+
+  it('withdraws the Goal tool once the goal is complete; Goals.next asks the session goal, and a session it never opened has none', async () => {
+    const goals = new Goals(async () => ({ output: 'ok', passed: true }));
+    const opened = goalsCapability(goals).open(host());
+    const none = opened.toolSet!();
+    const goal = goals.of('s1')!;
+    goal.set(parseGoalArgs('ship it'));
+    expect(await goals.next('s1', false)).toContain('Objective: ship it');
+    expect(await goals.next('elsewhere', false)).toBeUndefined();
+    expect(await goal.claim(signal)).toMatchObject({ accepted: true });
+    expect(opened.toolSet!()).toBe(none);
+    // a new goal after a complete one replaces nothing open
+    expect(goalCommand(goals, { id: 's1', busy: false }, 'next one')).toBe('Goal set: next one\nNo check: the model says when it is done.');
+    expect(goalCommand(goals, { id: 's1', busy: false }, 'pause')).toBe('The goal is paused.');
+    expect(goal.current?.reason).toBe('paused by /goal pause');
   });
 
   it('runs the check through the Bash tool: cwd, exit status and output', async () => {

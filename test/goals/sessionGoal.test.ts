@@ -234,3 +234,59 @@ describe("a goal's moves, each told", () => {
     expect(goal.current).toMatchObject({ used: { ms: 0 }, total: { ms: 2_000 } });
   });
 });
+
+describe('what the front ends and the model see between turns', () => {
+  it("a check's result is told as it lands, before any turn; completing and running out of budget are told too", async () => {
+    const { goal, views } = clocked([false, true]);
+    goal.set(parseGoalArgs('x --check "make" --turns 1'));
+    views.length = 0;
+    expect(await goal.next({ planMode: false, signal })).toContain('[Goal set by the user');
+    // mutation: check() not telling: the failed check shows only at the next turn's end
+    expect(views.at(-1)).toMatchObject({ status: 'active', lastCheck: { passed: false, output: 'FAIL' } });
+    const limited = clocked([false]);
+    limited.goal.set(parseGoalArgs('y --turns 1'));
+    await limited.goal.next({ planMode: false, signal });
+    turn(limited.goal, limited.clock, 10);
+    expect(await limited.goal.next({ planMode: false, signal })).toContain('[Goal stopped');
+    expect(limited.views.at(-1)).toMatchObject({ status: 'budget_limited', reason: 'the turn budget (1 turn) ran out' });
+    const done = clocked([true]);
+    done.goal.set(parseGoalArgs('z --check "make"'));
+    expect(await done.goal.next({ planMode: false, signal })).toBeUndefined();
+    expect(done.views.at(-1)).toMatchObject({ status: 'complete', reason: 'the check passed' });
+  });
+
+  it('a goal restored active (not a resumed session) asks for no turn until one of its own ends', async () => {
+    const { goal, clock } = clocked();
+    goal.restore({ objective: 'o', status: 'active' }, false);
+    expect(await goal.next({ planMode: false, signal })).toBeUndefined();
+    turn(goal, clock, 10);
+    expect(await goal.next({ planMode: false, signal })).toContain('[Goal not done yet');
+  });
+
+  it("the session's own abort during the check asks for no turn and leaves the goal active", async () => {
+    const session = new AbortController();
+    const goal = new SessionGoal(
+      async () => {
+        session.abort();
+        return { output: 'FAIL', passed: false };
+      },
+      () => {},
+    );
+    goal.set(parseGoalArgs('x --check "make"'));
+    expect(await goal.next({ planMode: false, signal: session.signal })).toBeUndefined();
+    expect(goal.current?.status).toBe('active');
+  });
+
+  it("keeps a check's last 2,000 characters and quotes its last 800 in the next message", async () => {
+    const output = Array.from({ length: 2_500 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const goal = new SessionGoal(
+      async () => ({ output, passed: false }),
+      () => {},
+    );
+    goal.set(parseGoalArgs('x --check "make"'));
+    const message = await goal.next({ planMode: false, signal });
+    const kept = goal.current?.checks[0]?.output ?? '';
+    expect(kept).toBe(`[… 500 characters cut]\n${output.slice(-2_000)}`);
+    expect(message).toContain(`[… ${kept.length - 800} characters cut]\n${kept.slice(-800)}`);
+  });
+});
