@@ -94,11 +94,31 @@ describe('the origin of a message stored before v13', () => {
     expect(roundTrip(results)).toEqual(results);
   });
 
+  it("is derived for the refusals the gate and the loop wrote: deny mode, nobody to approve, a call not run after a stop (the loop's own text)", () => {
+    const refused = (toolUseId: string, content: string): Block => ({ type: 'tool_result', toolUseId, content, isError: true, outcome: 'denied' });
+    const results = prompt([
+      refused('t1', 'Bash is not allowed here (permissions mode "deny"); the call was not run. Do not retry it; find another way or ask the user.'),
+      refused('t2', "Edit needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: a.ts. The user can allow edits."),
+      refused('t3', 'Not run: the user denied an earlier call in this step and stopped the turn.'),
+    ]);
+    expect(roundTrip(results)).toEqual(results);
+    // the same texts in a result that did not fail are the tool's output, not a refusal
+    const ok = prompt([
+      { type: 'tool_result', toolUseId: 't4', content: 'Not run: the user denied an earlier call in this step and stopped the turn.', isError: false },
+    ]);
+    expect(withLegacyOrigins(ok)).toBe(ok);
+  });
+
   it('leaves what the person typed and the model wrote as it is (the same object)', () => {
     const typed = prompt([{ type: 'text', text: 'Context from the agent is what I want: [Attached by the user with @ is a string' }]);
     const reply: Message = { id: 'a1', role: 'assistant', kind: 'normal', createdAt: 2, blocks: [{ type: 'text', text: 'Done.' }] };
     expect(withLegacyOrigins(typed)).toBe(typed);
     expect(withLegacyOrigins(reply)).toBe(reply);
+    // a reply cut short keeps its partial text: only the fixed "no reply" text is an unanswered prompt
+    const partial: Message = { ...reply, interrupted: true, blocks: [{ type: 'text', text: 'Half an ans' }] };
+    expect(withLegacyOrigins(partial)).toBe(partial);
+    const meta: Message = { ...typed, kind: 'meta', blocks: [{ type: 'text', text: "A note: today's date is Monday" }] };
+    expect(withLegacyOrigins(meta)).toBe(meta);
   });
 });
 

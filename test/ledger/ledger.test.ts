@@ -197,6 +197,17 @@ describe('the working-state ledger', () => {
     // leaves request 2 without its line
   });
 
+  it('a request whose line does not fit gives way alone: shorter ones further in keep theirs', () => {
+    const msgs: Message[] = [];
+    // long requests at the ends, short ones in the centre: middle-out, the long ones come first and do not all fit
+    for (let i = 0; i < 60; i++) msgs.push(user(i >= 25 && i < 35 ? `request ${i}: short` : `request ${i}: ${words(80, `r${i}`)}`), assistant('done'));
+    const tight = deriveLedger(input(msgs), sections, 1_500, count);
+    expect(tight.tokens).toBeLessThanOrEqual(1_500);
+    // mutation: `break` for `continue` in render.ts's middle-out pass: the first line that does not fit ends it, the short ones get none
+    const centre = [...tight.text.matchAll(/\] request (\d+): short$/gm)].map((m) => Number(m[1]));
+    expect(centre.length).toBeGreaterThan(0);
+  });
+
   it('carries a slice a capability brings, in its order, without a change to the ledger', () => {
     const tasks = { id: 'tasks', title: 'Task list', order: 25, share: 0.1, derive: () => [{ text: '- [ ] migrate the schema' }] };
     const later = { id: 'later', title: 'Later', order: 50, share: 0.1, derive: () => [] };

@@ -179,6 +179,8 @@ describe('a capability in a session', () => {
     await session.prompt('two');
     expect(provider.requests.at(-1)!.system).toMatch(/\n\nSection v2 \(with tools\)$/);
     for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
+    // changed without turnStart saying so: a compaction rebuilds the system prompt all the same
+    version = 3;
     const record = await session.compact();
     expect(record.reason ?? record.status).toBe('applied');
     expect(seen).toHaveLength(1);
@@ -186,6 +188,8 @@ describe('a capability in a session', () => {
     expect(textOf(last)).toBe('Reattached after compaction.');
     // appended before compaction_end: the announcement already counts it
     expect(events).toEqual([`compaction_end after ${session.messages().length} messages`]);
+    await session.prompt('after');
+    expect(provider.requests.at(-1)!.system).toMatch(/\n\nSection v3 \(with tools\)$/);
     session.close();
     store.close();
   });

@@ -9,7 +9,7 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { Session } from '../../src/session/session.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTools } from '../../src/tools/registry.js';
-import { isSummaryRequest, ScriptedProvider, SUMMARY } from '../compaction/helpers.js';
+import { isSummaryRequest, ScriptedProvider, SUMMARY, tokensText } from '../compaction/helpers.js';
 import { tempDir } from '../tempDirs.js';
 
 // The compactor (src/session/compactor.ts) in a real session, over a real store: what it does
@@ -47,9 +47,9 @@ const overflow = (limit: number): ProviderError =>
   });
 
 /** A provider whose main requests answer in turn from `replies` (then plainly), and whose summaries cost 7,000 in and 300 out. */
-function scripted(replies: Array<ProviderError | { inputTokens: number }> = []): ScriptedProvider {
+function scripted(replies: Array<ProviderError | { inputTokens: number }> = [], summaryUsage = { inputTokens: 7_000, outputTokens: 300 }): ScriptedProvider {
   return new ScriptedProvider((req) => {
-    if (isSummaryRequest(req)) return { text: SUMMARY, usage: { inputTokens: 7_000, outputTokens: 300 } };
+    if (isSummaryRequest(req)) return { text: SUMMARY, usage: summaryUsage };
     const r = replies.shift();
     return r instanceof ProviderError ? r : { text: 'fine', usage: { inputTokens: r?.inputTokens ?? inputOf(req) } };
   });
@@ -95,6 +95,38 @@ describe("the provider's own window", () => {
     await tiny.session.prompt('first');
     expect(tiny.notices()[0]).toContain('Using 3,000 for this session, replies up to 1,024 tokens.');
     tiny.session.close();
+    store.close();
+  });
+});
+
+describe('what a compaction costs and shows', () => {
+  it('a summary that consumed a single token is billed', async () => {
+    const { config, store } = setup();
+    const { session } = open(config, store, scripted([overflow(20_000)], { inputTokens: 1, outputTokens: 0 }));
+    await session.prompt('first');
+    expect(session.usageByModel()['claude-sonnet-4-5']).toMatchObject({ inputTokens: 1, outputTokens: 0 });
+    session.close();
+    store.close();
+  });
+
+  it('the gauge is shown the history as it stands once the compaction is committed, before it is announced', async () => {
+    const { config, store } = setup();
+    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    const provider = new ScriptedProvider((req) =>
+      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } },
+    );
+    const { session, events } = open(config, store, provider);
+    for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
+    const before = session.contextUsage().tokens;
+    const from = events.length;
+    const record = await session.compact();
+    expect(record.status).toBe('applied');
+    const after = events.slice(from);
+    const end = after.findIndex((e) => e.type === 'compaction_end');
+    const shown = after.slice(0, end).flatMap((e) => (e.type === 'context' ? [e.usage.tokens] : []));
+    expect(shown.at(-1)).toBe(session.contextUsage().tokens);
+    expect(shown.at(-1)).toBeLessThan(before);
+    session.close();
     store.close();
   });
 });
@@ -224,5 +256,92 @@ describe('a prompt against the window', () => {
     expect(over.provider.requests).toEqual([]);
     over.session.close();
     over.store.close();
+  });
+});
+
+describe('reactive compaction, turn by turn', () => {
+  it("each turn has its own attempts: a second turn's overflow is compacted again under maxReactiveAttempts 1", async () => {
+    const dir = tempDir('agent-compactor-reactive-');
+    writeFileSync(join(dir, '.agentrc'), JSON.stringify({ compaction: { maxReactiveAttempts: 1, background: false } }));
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+    const store = openStore(config.dbPath);
+    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    let overflows = 0;
+    const provider = new ScriptedProvider((req) => {
+      if (isSummaryRequest(req)) return { text: SUMMARY };
+      if (overflows > 0) return (overflows--, overflow(200_000));
+      return { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } };
+    });
+    const { session, events } = open(config, store, provider);
+    for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
+    const reactive = () => events.flatMap((e) => (e.type === 'compaction_end' && e.record.trigger === 'reactive' ? [e.record.status] : []));
+    overflows = 1;
+    expect((await session.prompt('five')).reason).toBe('end_turn');
+    expect(reactive()).toEqual(['applied']);
+    for (let i = 0; i < 3; i++) await session.prompt(`more ${i}`);
+    // mutation: the count not reset at a turn's start makes this the turn's second attempt, past the limit
+    overflows = 1;
+    expect((await session.prompt('nine')).reason).toBe('end_turn');
+    expect(reactive()).toEqual(['applied', 'applied']);
+    session.close();
+    store.close();
+  });
+});
+
+describe('a window the server states by its counts', () => {
+  it('a local server whose count stops growing with the conversation: that count is taken as the window for the session, and said', async () => {
+    const { config, store } = setup();
+    let first = 0;
+    const provider = Object.defineProperties(
+      new ScriptedProvider((req) => {
+        if (isSummaryRequest(req)) return { text: SUMMARY };
+        first ||= inputOf(req);
+        return { text: 'fine', usage: { inputTokens: first } };
+      }),
+      { name: { value: 'openai' }, baseURL: { value: 'http://127.0.0.1:11434/v1' } },
+    );
+    const { session, notices } = open(config, store, provider);
+    expect((await session.prompt('first')).reason).toBe('end_turn');
+    expect(notices()).toEqual([]);
+    await session.prompt(`second: ${tokensText(1_500)}`);
+    const n = first.toLocaleString('en-US');
+    expect(notices()).toEqual([
+      expect.stringMatching(`^warning: Context overflow: the server counted ${n} input tokens again although the conversation grew`),
+      expect.stringMatching(`^warning: The provider says claude-sonnet-4-5 has a ${n}-token context window \\(configured: 200,000\\)`),
+    ]);
+    expect(session.contextUsage().contextWindow).toBe(first);
+    session.close();
+    store.close();
+  });
+});
+
+describe('compactions that fail', () => {
+  it('a summary that fails is kept as a failed attempt; so is one the database refuses to save, without its summary, the history as it was', async () => {
+    const { config, store } = setup();
+    let summaries: 'fail' | 'ok' = 'fail';
+    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    const provider = new ScriptedProvider((req) => {
+      if (!isSummaryRequest(req)) return { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } };
+      return summaries === 'fail' ? new ProviderError({ kind: 'bad_request', provider: 'anthropic', status: 400, message: 'refused' }) : { text: SUMMARY };
+    });
+    const { session } = open(config, store, provider);
+    for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
+    const history = session.messages().map((m) => m.id);
+    expect((await session.compact()).status).toBe('failed');
+    expect(store.listCompactions(session.id).map((r) => r.status)).toEqual(['failed']);
+    summaries = 'ok';
+    store.applyCompaction = () => {
+      throw new Error('disk I/O error');
+    };
+    const refused = await session.compact();
+    expect(refused).toMatchObject({ status: 'failed', reason: 'it could not be saved (disk I/O error); nothing was changed' });
+    expect(refused.summary).toBeUndefined();
+    expect(store.listCompactions(session.id).map((r) => [r.status, r.reason])).toEqual([
+      ['failed', expect.any(String)],
+      ['failed', 'it could not be saved (disk I/O error); nothing was changed'],
+    ]);
+    expect(session.messages().map((m) => m.id)).toEqual(history);
+    session.close();
+    store.close();
   });
 });

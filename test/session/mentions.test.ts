@@ -49,6 +49,18 @@ describe('@ mentions', () => {
     expect(r.refused).toMatch(/^@logo\.png: the image could not be attached: .*PNG/);
   });
 
+  it('attaches an image file as its description, then the image itself', async () => {
+    const dir = project();
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    writeFileSync(join(dir, 'dot.png'), Buffer.from(png, 'base64'));
+    const r = await attachMentions('what is in @dot.png', tools, dir, new AbortController().signal);
+    expect(r.refused).toBeUndefined();
+    expect(r.attached).toEqual(['dot.png']);
+    expect(r.blocks.map((b) => b.type)).toEqual(['text', 'image']);
+    expect(textAt(r.blocks, 0)).toMatch(/^\[Attached by the user with @dot\.png: read with FileRead\]/);
+    expect(r.blocks[1]).toMatchObject({ type: 'image', mediaType: 'image/png' });
+  });
+
   it('completes paths fuzzily from an index that respects .gitignore; dir/ lists the directory', async () => {
     const dir = project();
     const index = new FileIndex(dir);

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PendingCompaction } from '../../src/compaction/background.js';
 import { CompactionEngine, type CompactionOutcome } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
@@ -263,5 +263,87 @@ describe('a step at rest while a prompt arrives', () => {
       ).toEqual([kept]);
       if (kept === 1) expect(committed[0]![0]!.record.status).toBe('failed');
     }
+  });
+});
+
+describe('steps at rest, one after the other', () => {
+  /** An engine whose steps at rest each wait for the test to let them finish; `log` says when each starts and ends. */
+  function gated() {
+    const log: string[] = [];
+    const gates: Array<() => void> = [];
+    let compacting: Compacting | undefined = { trigger: 'auto', startedAt: 1, ready: true };
+    const engine = {
+      pending: () => undefined,
+      atRest: async () => {
+        const n = gates.length + 1;
+        log.push(`start ${n}`);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        // the swap is in: the gauge has no job left to show
+        compacting = undefined;
+        log.push(`end ${n}`);
+        return [];
+      },
+    } as unknown as CompactionEngine;
+    const shown: Array<Compacting | null> = [];
+    const r = new RestingCompaction({
+      engine: () => engine,
+      ctx: () => ({ system: '', tools: [], history: [] }),
+      compaction: async (run) => {
+        await run(() => undefined);
+        return [];
+      },
+      messages: () => [],
+      busy: () => false,
+      emit: (e) => void (e.type === 'context' && shown.push(e.usage.compacting ?? null)),
+      usage: () => ({ tokens: 10, ...(compacting ? { compacting } : {}) }) as ContextUsageView,
+    });
+    /** Resolves once the n-th step at rest waits at its gate. */
+    const waiting = (n: number) => vi.waitFor(() => expect(gates).toHaveLength(n));
+    return { r, log, gates, shown, waiting };
+  }
+
+  const flushed = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('a rest with no job settled takes no step', async () => {
+    const { r, log } = gated();
+    r.rested();
+    // a step would have started by now (it waits at its gate: quiet() is not awaited, so that a step taken fails at once)
+    await flushed();
+    expect(log).toEqual([]);
+  });
+
+  it('a second job that settles while a step runs starts after it ends; quiet() resolves after both', async () => {
+    const { r, log, gates, waiting } = gated();
+    r.settled();
+    await waiting(1);
+    r.settled();
+    let quiet = false;
+    const q = r.quiet().then(() => void (quiet = true));
+    await flushed();
+    expect(log).toEqual(['start 1']);
+    expect(quiet).toBe(false);
+    gates[0]!();
+    await waiting(2);
+    expect(log).toEqual(['start 1', 'end 1', 'start 2']);
+    expect(quiet).toBe(false);
+    gates[1]!();
+    await q;
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
+  });
+
+  it("a print run's end waits for the step at rest in flight, and the gauge is shown the job gone when the step ends", async () => {
+    const { r, log, gates, shown, waiting } = gated();
+    r.settled();
+    // the summary ready: shown when the job settled
+    expect(shown).toEqual([{ trigger: 'auto', startedAt: 1, ready: true }]);
+    await waiting(1);
+    let settled = false;
+    const s = r.settle().then(() => void (settled = true));
+    await flushed();
+    expect(settled).toBe(false);
+    gates[0]!();
+    await s;
+    expect(log).toEqual(['start 1', 'end 1']);
+    expect(shown).toEqual([{ trigger: 'auto', startedAt: 1, ready: true }, null]);
   });
 });

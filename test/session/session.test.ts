@@ -298,7 +298,10 @@ describe('what the sandbox denied', () => {
       kind: 'execute',
       parse: (i: unknown) => i,
       summarize: () => 'touch /etc/x',
-      run: async () => ({ content: 'touch: /etc/x: Read-only file system', isError: true, sandboxDenied: denied }),
+      run: async (input: { command: string }) =>
+        input.command === 'ls'
+          ? { content: 'a.txt', isError: false }
+          : { content: 'touch: /etc/x: Read-only file system', isError: true, sandboxDenied: denied },
     } as unknown as AnyTool;
     const session = Session.open({ config, store, provider: answering(), tools: () => [bash], capabilities: [], counter });
     const events: SessionEvent[] = [];
@@ -307,6 +310,20 @@ describe('what the sandbox denied', () => {
     // mutation: the record saved without log.ensureStored() first: the row's session does not exist yet, a warning instead
     expect(events.filter((e) => e.type === 'notice')).toEqual([]);
     expect(store.sandboxViolations.list(session.id)).toEqual([expect.objectContaining({ command: 'touch /etc/x', line: 'write /etc/x: denied' })]);
+    // a command the sandbox let through leaves no record (mutation: `||` for the first `&&` saves one for every call's end)
+    await session.shell('ls');
+    expect(events.filter((e) => e.type === 'notice')).toEqual([]);
+    expect(store.sandboxViolations.list(session.id)).toHaveLength(1);
+    // a record the database refuses is said, and the command's end still reaches the front ends
+    store.sandboxViolations.save = () => {
+      throw new Error('disk I/O error');
+    };
+    const ends = events.filter((e) => e.type === 'tool_end').length;
+    await session.shell('touch /etc/x');
+    expect(events.filter((e) => e.type === 'notice')).toEqual([
+      expect.objectContaining({ level: 'warning', text: 'Could not record what the sandbox denied: disk I/O error' }),
+    ]);
+    expect(events.filter((e) => e.type === 'tool_end')).toHaveLength(ends + 1);
     session.close();
     store.close();
   });

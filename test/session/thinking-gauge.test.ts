@@ -40,7 +40,7 @@ class ThinkingProvider implements Provider {
   }
 }
 
-async function gaugeAfterTurns(model: string): Promise<{ tokens: number; keeps: boolean | undefined }> {
+async function gaugeAfterTurns(model: string): Promise<{ tokens: number; keeps: boolean | undefined; streamed: string[] }> {
   const dir = tempDir('agent-thinking-gauge-');
   const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model } });
   const store = openStore(config.dbPath);
@@ -52,9 +52,11 @@ async function gaugeAfterTurns(model: string): Promise<{ tokens: number; keeps: 
     capabilities: [],
     counter,
   });
+  const streamed: string[] = [];
+  session.on((e) => void (e.type === 'thinking_delta' && streamed.push(e.text)));
   try {
     for (let i = 0; i < 3; i++) await session.prompt(`task ${i}`);
-    return { tokens: session.contextUsage().tokens, keeps: config.capabilities?.keepsThinking };
+    return { tokens: session.contextUsage().tokens, keeps: config.capabilities?.keepsThinking, streamed };
   } finally {
     session.close();
     store.close();
@@ -70,5 +72,7 @@ describe('the gauge and replayed thinking', () => {
     const thought = counter.countText(THOUGHT);
     // three finished turns' thinking, give or take the model's name in the system prompt
     expect(Math.abs(kept.tokens - stripped.tokens - 3 * thought)).toBeLessThan(20);
+    // the thinking streams to the front ends as it comes, each turn's once
+    expect(kept.streamed).toEqual([THOUGHT, THOUGHT, THOUGHT]);
   });
 });

@@ -150,3 +150,24 @@ describe('the rest of the sandboxed paths', () => {
     expect(await decide(deny.gate, { kind: 'inside', autoAllow: true })).toMatchObject({ ok: false });
   });
 });
+
+describe('the gate for a call with no sandbox', () => {
+  it('one a hook approved runs without asking; the same call unapproved goes to the person', async () => {
+    const edit = {
+      name: 'Write',
+      description: '',
+      inputSchema: { type: 'object' },
+      kind: 'edit',
+      parse: (i: unknown) => i,
+      summarize: () => 'notes.md',
+      run: async () => ({ content: '', isError: false }),
+    } as AnyTool;
+    const call = { tool: edit, input: { path: 'notes.md', content: 'x' }, summary: 'notes.md', toolUseId: 't2' };
+    const approved = gateFor('ask', { kind: 'deny' });
+    expect(await approved.gate.authorize(call, new AbortController().signal, true)).toEqual({ ok: true });
+    expect(approved.asked).toEqual([]);
+    const unapproved = gateFor('ask', { kind: 'deny' });
+    expect(await unapproved.gate.authorize(call, new AbortController().signal, false)).toMatchObject({ ok: false });
+    expect(unapproved.asked).toHaveLength(1);
+  });
+});

@@ -112,6 +112,66 @@ describe('the origin of a message in the store', () => {
     expect(items[4]).toMatchObject({ summary: 'npm test', status: 'interrupted' });
   });
 
+  it("a text block's origin of every kind, and a result's every outcome, come back as stored, with only the fields their types declare", () => {
+    const store = openStore(file);
+    const text = (t: string, origin: object) => ({ type: 'text' as const, text: t, origin: { ...origin, stray: 'not declared' } as never });
+    const result = (toolUseId: string, outcome: 'interrupted' | 'denied' | 'stopped') => ({
+      type: 'tool_result' as const,
+      toolUseId,
+      content: 'no',
+      isError: true,
+      outcome,
+    });
+    const prompt: Message = {
+      id: 'u9',
+      role: 'user',
+      kind: 'normal',
+      createdAt: 9,
+      blocks: [
+        text('[Attached by the user with @a.ts: read with FileRead]\nx', { kind: 'attachment', label: 'a.ts: read with FileRead' }),
+        text('[Attached by the user with @big.txt: archived]', { kind: 'attachment', label: 'big.txt: archived', archived: 'o7' }),
+        text('/review src/a.ts', { kind: 'typed_command', typed: '/review src/a.ts' }),
+        text('<system-reminder>\nPlan mode is on: …', { kind: 'plan_note' }),
+        text('[Context from a UserPromptSubmit hook]\nx', { kind: 'hook_context' }),
+        result('t1', 'interrupted'),
+        result('t2', 'denied'),
+        result('t3', 'stopped'),
+        { type: 'tool_result', toolUseId: 't4', content: 'failed', isError: true },
+      ],
+    };
+    write(store, [prompt]);
+    expect(store.loadVisible('s')[0]!.blocks).toEqual([
+      { type: 'text', text: '[Attached by the user with @a.ts: read with FileRead]\nx', origin: { kind: 'attachment', label: 'a.ts: read with FileRead' } },
+      { type: 'text', text: '[Attached by the user with @big.txt: archived]', origin: { kind: 'attachment', label: 'big.txt: archived', archived: 'o7' } },
+      { type: 'text', text: '/review src/a.ts', origin: { kind: 'typed_command', typed: '/review src/a.ts' } },
+      { type: 'text', text: '<system-reminder>\nPlan mode is on: …', origin: { kind: 'plan_note' } },
+      { type: 'text', text: '[Context from a UserPromptSubmit hook]\nx', origin: { kind: 'hook_context' } },
+      result('t1', 'interrupted'),
+      result('t2', 'denied'),
+      result('t3', 'stopped'),
+      { type: 'tool_result', toolUseId: 't4', content: 'failed', isError: true },
+    ]);
+    store.close();
+  });
+
+  it('is refused, naming the message, when a field its kind needs is missing', () => {
+    const store = openStore(file);
+    store.createSession({ id: 's', cwd: '/repo', provider: 'anthropic', model: 'claude-test' });
+    const withBlock = (origin: object) =>
+      ({ id: 'u3', role: 'user', kind: 'normal', createdAt: 1, blocks: [{ type: 'text', text: 'x', origin }] }) as unknown as Message;
+    expect(() => store.appendMessage('s', withBlock({ kind: 'attachment' }), null)).toThrow(/message u3 holds an attachment block without its label/);
+    expect(() => store.appendMessage('s', withBlock({ kind: 'typed_command' }), null)).toThrow(
+      /message u3 holds a custom command's prompt without what was typed/,
+    );
+    const shell = shellNote({ command: 'ls', output: 'a', isError: false }, 'done');
+    for (const broken of [{ command: undefined }, { output: 7 }, { status: 'lost' }]) {
+      const m = { ...shell, id: 'u4', origin: { ...shell.origin, ...broken } } as unknown as Message;
+      expect(() => store.appendMessage('s', m, null), JSON.stringify(broken)).toThrow(/message u4 has a shell origin without its command, output or status/);
+    }
+    expect(store.loadVisible('s')).toEqual([]);
+    store.close();
+  });
+
   it('is refused, naming the message, when its kind is unknown', () => {
     const store = openStore(file);
     store.createSession({ id: 's', cwd: '/repo', provider: 'anthropic', model: 'claude-test' });
