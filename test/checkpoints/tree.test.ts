@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ShadowRepo } from '../../src/checkpoints/git.js';
 import { findProject } from '../../src/checkpoints/project.js';
 import { SessionTree, TooManyFiles } from '../../src/checkpoints/tree.js';
 import { tempDir } from '../tempDirs.js';
+import { canReadWatches, watchesOn } from './inotify.js';
 import { gitIn, seedRepository } from './repository.js';
 
 // One session's view of the shadow store (src/checkpoints/tree.ts) on a real project and a real
@@ -222,21 +223,11 @@ describe('a session tree', () => {
   });
 
   // Linux: the process's open files and inotify watches (/proc/self/fd, /proc/self/fdinfo)
-  it.runIf(existsSync('/proc/self/fdinfo'))("holds no file of the store open after a snapshot, and closed, no watch of the project's folders", async () => {
+  it.runIf(canReadWatches)("holds no file of the store open after a snapshot, and closed, no watch of the project's folders", async () => {
     const { dir, repo } = await project();
     mkdirSync(join(dir, 'src'));
     writeFileSync(join(dir, 'src', 'x.txt'), 'x\n');
-    const inodes = new Set([dir, join(dir, 'src')].map((d) => statSync(d).ino.toString(16)));
-    const watches = (): number =>
-      readdirSync('/proc/self/fdinfo')
-        .flatMap((fd) => {
-          try {
-            return readFileSync(join('/proc/self/fdinfo', fd), 'utf8').split('\n');
-          } catch {
-            return [];
-          }
-        })
-        .filter((l) => l.startsWith('inotify wd:') && inodes.has(/ ino:([0-9a-f]+) /.exec(l)?.[1] ?? '')).length;
+    const watches = watchesOn([dir, join(dir, 'src')]);
     const open = (): string[] =>
       readdirSync('/proc/self/fd').flatMap((fd) => {
         try {
