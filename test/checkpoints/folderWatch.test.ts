@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FolderWatch } from '../../src/checkpoints/folderWatch.js';
@@ -35,6 +36,24 @@ describe('FolderWatch', () => {
       // closed, it hears nothing more, so it never says quiet again
       w.close();
       w.settle();
+      expect(await w.quiet()).toBe(false);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('hears a change made in an I/O callback just before it is asked (the next immediate there comes before the next poll)', async () => {
+    const dir = tempDir('folder-watch-io-');
+    writeFileSync(join(dir, 'read.txt'), 'r');
+    const w = new FolderWatch();
+    try {
+      w.add(dir);
+      w.settle();
+      expect(await w.quiet()).toBe(true);
+      // a read's completion runs in the loop's poll phase: the write after it is told in the next one
+      await readFile(join(dir, 'read.txt'));
+      writeFileSync(join(dir, 'a.txt'), 'a');
+      // mutation: one immediate, not two, settles in this loop's check phase before the event is read
       expect(await w.quiet()).toBe(false);
     } finally {
       w.close();
