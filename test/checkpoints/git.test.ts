@@ -106,7 +106,8 @@ describe('the shadow store', () => {
     const root = tempDir('agent-git-again-');
     const repo = new ShadowRepo(join(root, 'data'), root, undefined);
     await repo.open();
-    const past = new Date(Date.now() - 3600_000);
+    // whole seconds: the files' times hold them exactly
+    const past = new Date(Math.floor(Date.now() / 1000 - 3600) * 1000);
     for (const f of ['exclude', 'attributes']) utimesSync(join(repo.gitDir, 'info', f), past, past);
     await new ShadowRepo(join(root, 'data'), root, undefined).open();
     // mutation: written whenever the text is the same (or whenever it differs) moves the mtime
