@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backgroundCapability } from '../../src/background/capability.js';
+import { background, backgroundCapability } from '../../src/background/capability.js';
 import { BackgroundCommands } from '../../src/background/commands.js';
 import { backgroundSection, runningCommands } from '../../src/background/ledgerSection.js';
-import type { CapabilityHost } from '../../src/capability/capability.js';
+import type { Capability, CapabilityHost } from '../../src/capability/capability.js';
+import type { CapabilityContext, CommandSession } from '../../src/capability/context.js';
 import type { Message } from '../../src/llm/messages.js';
 import { childGroups } from '../../src/processes/groups.js';
 import { createBashTool } from '../../src/tools/bash.js';
@@ -47,6 +48,22 @@ describe('the background capability', () => {
     expect(s.background?.output('b2')?.label).toBe('background command `npm run dev` (ended, exit status unknown)');
     // a new command continues the numbering
     expect(s.background?.refusal()).toBeUndefined();
+  });
+});
+
+describe('/tasks', () => {
+  it('answers with the list (its text and its rows) when bare, and with the text of what it did otherwise', async () => {
+    const ctx = { dataDir: tree(), config: { bash: { maxBackground: 3 } }, redact: (t: string) => t } as unknown as CapabilityContext;
+    const tasks = (background(ctx) as Capability).commands!.find((c) => c.name === 'tasks')!;
+    const session = { id: 's' } as unknown as CommandSession;
+    const signal = new AbortController().signal;
+    // mutation: the command's text not awaited hands the front end a promise for text
+    expect(await tasks.run(session, '', signal)).toEqual({
+      kind: 'tasks',
+      rows: [],
+      text: 'No background commands in this run. The model starts one with Bash run_in_background.',
+    });
+    expect(await tasks.run(session, ' stop all ', signal)).toEqual({ kind: 'text', text: 'No background command is running.' });
   });
 });
 

@@ -87,6 +87,8 @@ describe('lazy checkpoints', () => {
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('two\n');
     expect(cp.checkpoints!.lastRewind()).toEqual({ what: 'code' });
     expect(await cp.checkpoints!.undo(false)).toEqual({ changes: [] });
+    // mutation: an undo of a rewind that changed no file not recorded leaves that rewind to undo again
+    expect(cp.checkpoints!.lastRewind()).toBeUndefined();
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('two\n');
     expect(existsSync(join(dir, 'b.txt'))).toBe(true);
     // a quiet turn after an undo: the tree before it is the one the undo left (its `from` is that of the next rewind)
@@ -128,6 +130,8 @@ describe('lazy checkpoints', () => {
     const cp = checkpointsCapability(dir, data, settings, true).open(host('s_eager'));
     await cp.hooks!.turnBoundary!('before', 't1');
     expect(store(data)).toEqual({ initialised: true });
+    // the start's snapshot is taken when the boundary's promise settles (mutation: not awaited, it lands later)
+    expect(sessionRecords(data, dir, 's_eager').map((r) => r.edge)).toEqual(['start', 'before']);
     await cp.hooks!.turnBoundary!('after', 't1');
     expect(sessionRecords(data, dir, 's_eager').map((r) => r.edge)).toEqual(['start', 'before', 'after']);
     cp.close?.();

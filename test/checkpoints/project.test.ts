@@ -37,6 +37,9 @@ describe('findProject', () => {
     mkdirSync(join(root, 'modules', 'sub'), { recursive: true });
     writeFileSync(join(sub, '.git'), 'gitdir: ../modules/sub\n');
     expect(findProject(sub)).toEqual({ root: sub, exclude: join(root, 'modules', 'sub', 'info', 'exclude') });
+    // white space after the gitdir is no part of it (mutation: its text untrimmed names 'sub ')
+    writeFileSync(join(sub, '.git'), 'gitdir: ../modules/sub \t\n');
+    expect(findProject(sub)).toEqual({ root: sub, exclude: join(root, 'modules', 'sub', 'info', 'exclude') });
     // a .git file that names none: the project still, with no exclude
     writeFileSync(join(sub, '.git'), 'not a gitdir line\n');
     expect(findProject(sub)).toEqual({ root: sub });

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -117,4 +118,51 @@ describe('pruneStore', () => {
     expect(await storeBytes(repo.gitDir)).toBe((kib('size') + kib('size-pack')) * 1024);
     expect(await storeBytes(join(repo.gitDir, '..', 'none.git'))).toBe(0);
   });
+
+  it('a session exactly keepDays untouched is kept; a quarter of a day more, dropped', async () => {
+    // whole seconds: the files' times hold them exactly
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const repo = await store({ current: 1, edge: 30, over: 30.25 }, now);
+    // mutations: stale from keepDays on (edge dropped), or a day a minute longer (over kept)
+    expect(await pruneStore(repo, 'current', { maxStoreMB: 2048, keepDays: 30 }, now)).toBeUndefined();
+    expect([has(repo, 'current'), has(repo, 'edge'), has(repo, 'over')]).toEqual([true, true, false]);
+  });
+
+  it("a stale session's objects go with it before the store is weighed against the cap, so the sessions it holds room for stay", async () => {
+    const now = Date.now();
+    const repo = await store({ current: 1, stale: 40, fresh: 1 }, now);
+    const blob = bigObjectOf(repo, 'stale');
+    // mutations: no gc after dropping the stale session, or the store not weighed again after it:
+    // still over the cap, the fresh session is dropped too
+    expect(await pruneStore(repo, 'current', { maxStoreMB: 0.1, keepDays: 30 }, now)).toBeUndefined();
+    expect([has(repo, 'current'), has(repo, 'stale'), has(repo, 'fresh')]).toEqual([true, false, true]);
+    expect(spawnSync('git', [`--git-dir=${repo.gitDir}`, 'cat-file', '-e', blob]).status).not.toBe(0);
+  });
+
+  it('over the cap, the oldest other session is dropped and its objects collected before the next one is weighed', async () => {
+    const now = Date.now();
+    const repo = await store({ current: 1, older: 3, newer: 2 }, now);
+    writeFileSync(join(repo.gitDir, 'pruned'), '');
+    bigObjectOf(repo, 'older');
+    // mutation: the gc not awaited weighs the store with the older session's objects still there, and drops the newer too
+    expect(await pruneStore(repo, 'current', { maxStoreMB: 0.1, keepDays: 30 }, now)).toBeUndefined();
+    expect([has(repo, 'current'), has(repo, 'older'), has(repo, 'newer')]).toEqual([true, false, true]);
+  });
+
+  it('a store holding no object yet weighs nothing: not over even a cap of none', async () => {
+    const root = tempDir('agent-prune-empty-');
+    const repo = new ShadowRepo(join(root, 'data'), root, undefined);
+    await repo.open();
+    // mutation: an empty store counted as a byte is over a cap of 0
+    expect(await pruneStore(repo, 'current', { maxStoreMB: 0, keepDays: 30 }, Date.now())).toBeUndefined();
+  });
 });
+
+/** A 300 KiB object nothing compresses, named by `id`'s ref alone, and as old as gc's --prune=1.hour.ago collects once unreachable: its id. */
+function bigObjectOf(repo: ShadowRepo, id: string): string {
+  const blob = execFileSync('git', [`--git-dir=${repo.gitDir}`, 'hash-object', '-w', '--stdin'], { input: randomBytes(300 * 1024), encoding: 'utf8' }).trim();
+  writeFileSync(join(repo.gitDir, 'refs', 'sessions', id), `${blob}\n`);
+  const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+  utimesSync(join(repo.gitDir, 'objects', blob.slice(0, 2), blob.slice(2)), hoursAgo, hoursAgo);
+  return blob;
+}

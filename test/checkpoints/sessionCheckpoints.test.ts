@@ -22,6 +22,7 @@ import { findProject } from '../../src/checkpoints/project.js';
 import { SessionTree } from '../../src/checkpoints/tree.js';
 import { SessionCheckpoints } from '../../src/checkpoints/sessionCheckpoints.js';
 import { tempDir } from '../tempDirs.js';
+import { canReadWatches, watchesOn } from './inotify.js';
 import { gitIn, repositoryState, seedRepository } from './repository.js';
 
 // The working tree's checkpoints on a real project and a real git: snapshots at turn boundaries
@@ -314,6 +315,20 @@ describe('turns and forks', () => {
     expect(existsSync(join(repo.gitDir, 'sessions', 's_none.jsonl'))).toBe(false);
     expect(none.before('t1')).toMatchObject({ ok: false });
     for (const c of [cp, own, none]) c.close();
+  });
+});
+
+describe('a session closed', () => {
+  it.runIf(canReadWatches)("lets go of its watches of the project's folders (inotify watches are the person's too)", async () => {
+    const { dir, data } = project();
+    const watches = watchesOn([dir, join(dir, 'build')]);
+    const cp = new SessionCheckpoints('s_closed', dir, data, settings, () => {});
+    await cp.boundary('before', 't1');
+    // the project's folder is watched, the ignored build/ not
+    expect(watches()).toBe(1);
+    // mutation: close() not closing the session's tree keeps the watch for the process's life
+    cp.close();
+    expect(watches()).toBe(0);
   });
 });
 

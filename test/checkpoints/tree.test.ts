@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ShadowRepo } from '../../src/checkpoints/git.js';
 import { findProject } from '../../src/checkpoints/project.js';
 import { SessionTree, TooManyFiles } from '../../src/checkpoints/tree.js';
 import { tempDir } from '../tempDirs.js';
+import { canReadWatches, watchesOn } from './inotify.js';
 import { gitIn, seedRepository } from './repository.js';
 
 // One session's view of the shadow store (src/checkpoints/tree.ts) on a real project and a real
@@ -174,4 +175,90 @@ describe('a session tree', () => {
       tree.close();
     }
   });
+
+  it("starts a session's first snapshot from the project's latest index (no count then), and an index that held a tree converts no file's bytes", async () => {
+    const { dir, repo } = await project();
+    // the person's attributes would write a text file back with CRLF line ends
+    writeFileSync(join(dir, '.gitattributes'), '*.txt text eol=crlf\n');
+    await snapshotOnce(repo, 's_first');
+    const watched = new ShellsSeen(repo.dataDir, repo.root);
+    await watched.open();
+    const tree = new SessionTree(watched, 's_second', 1000);
+    try {
+      const before = await tree.snapshot();
+      // mutations: the latest index not copied (git hashes every file again), or copied and still
+      // counted as a store's first snapshot
+      expect(watched.shells[0]).toEqual({ steps: 'ls-files', indexThere: true, counted: false });
+      writeFileSync(join(dir, 'a.txt'), 'changed\n');
+      const after = await tree.snapshot();
+      await tree.restore(after, before);
+      // mutation: the store's info/attributes not written lets eol=crlf convert what it checks out
+      expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('a\n');
+    } finally {
+      tree.close();
+    }
+  });
+
+  it('lets go of a folder ignored since the last listing: what lands in it runs no git', async () => {
+    const { dir, repo } = await project();
+    const watched = new ShellsSeen(repo.dataDir, repo.root);
+    const tree = new SessionTree(watched, 's_let_go', 1000);
+    try {
+      await tree.snapshot();
+      mkdirSync(join(dir, 'gen'));
+      const first = await tree.snapshot();
+      // gen/ ignored, and a new name in the root: the folders are listed again, gen/ among the ignored
+      appendFileSync(join(dir, '.gitignore'), 'gen/\n');
+      writeFileSync(join(dir, 'notes.txt'), 'n\n');
+      const second = await tree.snapshot();
+      expect(second).not.toBe(first);
+      watched.shells.length = 0;
+      writeFileSync(join(dir, 'gen', 'x.txt'), 'x\n');
+      // mutation: the folders not listed any more kept watched stir the watch, and git runs
+      expect(await tree.snapshot()).toBe(second);
+      expect(watched.shells).toEqual([]);
+    } finally {
+      tree.close();
+    }
+  });
+
+  // Linux: the process's open files and inotify watches (/proc/self/fd, /proc/self/fdinfo)
+  it.runIf(canReadWatches)("holds no file of the store open after a snapshot, and closed, no watch of the project's folders", async () => {
+    const { dir, repo } = await project();
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src', 'x.txt'), 'x\n');
+    const watches = watchesOn([dir, join(dir, 'src')]);
+    const open = (): string[] =>
+      readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          const target = readlinkSync(join('/proc/self/fd', fd));
+          return target.startsWith(repo.gitDir) ? [target] : [];
+        } catch {
+          return [];
+        }
+      });
+    const tree = new SessionTree(repo, 's_closed', 1000);
+    try {
+      await tree.snapshot();
+      expect(watches()).toBe(2);
+      // mutation: the index's header read without closing it leaves its descriptor open for the session
+      expect(open()).toEqual([]);
+    } finally {
+      tree.close();
+    }
+    // mutation: close() not closing the watch keeps both (inotify watches are the person's too)
+    expect(watches()).toBe(0);
+  });
 });
+
+/** The shadow store, noting each shell of git steps a snapshot runs: its steps, whether its index was there, whether it counted the files. */
+class ShellsSeen extends ShadowRepo {
+  readonly shells: Array<{ steps: string; indexThere: boolean; counted: boolean }> = [];
+  constructor(dataDir: string, root: string) {
+    super(dataDir, root, undefined);
+  }
+  override script(...args: Parameters<ShadowRepo['script']>): ReturnType<ShadowRepo['script']> {
+    this.shells.push({ steps: args[1].join(', '), indexThere: existsSync(args[2]), counted: args[0].includes('>&4') && args[1][0] === 'ls-files' });
+    return super.script(...args);
+  }
+}

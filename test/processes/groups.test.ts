@@ -44,6 +44,24 @@ describe('process groups', () => {
     expect(killGroup(pgid, 0)).toBe(true);
   });
 
+  it('a group kept after its leader exited is forgotten once its members ended too, when the next group is tracked', async () => {
+    const { pgid, untrack } = await leaderThatLeaves('sleep 30 & exit 0');
+    untrack();
+    expect(childGroups().map((g) => g.pgid)).toContain(pgid);
+    killGroup(pgid, 'SIGKILL');
+    // the state waited for: the group has no member left (the `sleep`, orphaned, is reaped by init)
+    for (const deadline = Date.now() + 5_000; killGroup(pgid, 0); ) {
+      if (Date.now() > deadline) throw new Error(`group ${pgid} still has members 5 s after SIGKILL`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const next = spawn('sh', ['-c', 'sleep 30'], { detached: true, stdio: 'ignore' });
+    started.push(next.pid!);
+    const untrackNext = trackGroup(next.pid!, 'bash', 'sleep 30');
+    // mutation: the kept group not marked as its leader gone is never looked at again, and stays listed
+    expect(childGroups().map((g) => g.pgid)).not.toContain(pgid);
+    untrackNext(true);
+  });
+
   it('a group that emptied with its leader is forgotten at once', async () => {
     const { pgid, untrack } = await leaderThatLeaves('exit 0');
     untrack();

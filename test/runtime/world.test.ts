@@ -24,6 +24,15 @@ describe('a run’s world', () => {
     expect(world()).toBe(processWorld());
   });
 
+  it("the process's world runs what is to run at the process's exit, and lets go of it when told", () => {
+    const last = (): void => undefined;
+    const off = processWorld().onExit(last);
+    // mutation: onExit registering nothing leaves the groups' SIGKILL at the exit (groups.ts) unrun
+    expect(process.listeners('exit')).toContain(last);
+    off();
+    expect(process.listeners('exit')).not.toContain(last);
+  });
+
   it('keeps a run’s secrets, debug log, groups and closed-pipe handler from another run', () => {
     const a = testWorld();
     const b = testWorld();
