@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +9,7 @@ import { onClosedStdout } from '../src/closedPipe.js';
 // the print run main loads on demand, loaded here once (and named, so a mutant of print.ts runs this file)
 import '../src/print.js';
 import { inWorld } from '../src/runtime/world.js';
+import { readOnlyCopy } from '../src/sessionLookup.js';
 import { openStore } from '../src/store/index.js';
 import { startFakeServer, type FakeServer } from './fake-server/server.js';
 import { fakeProviderEnv } from './llm/helpers.js';
@@ -40,6 +43,7 @@ async function agent(
   args: string[],
   p: { dir: string; env: NodeJS.ProcessEnv },
   signals = new EventEmitter(),
+  stdin: Readable = Readable.from([]),
 ): Promise<{ code: number; stdout: string; stderr: string; exited?: true }> {
   const out = collector();
   const err = collector();
@@ -48,7 +52,7 @@ async function agent(
   const world: World = {
     env: p.env,
     cwd: p.dir,
-    stdin: Readable.from([]) as unknown as NodeJS.ReadStream,
+    stdin: stdin as unknown as NodeJS.ReadStream,
     stdout: out.stream,
     stderr: err.stream,
     signals,
@@ -182,4 +186,132 @@ describe('a closed pipe (exitQuietlyOnClosedPipe)', () => {
     expect(exits).toEqual([0]);
   });
   // mutations: `stream !== w.stdout` (cli.ts) runs the stdout handler for stderr; `e.code === 'EPIPE' …` exits on any error
+});
+
+describe('main(argv, world): subcommands, closed pipes and a failure', () => {
+  it("a subcommand and a subcommand's own command reject a flag on the world's stderr with exit 2", async () => {
+    const p = project();
+    const sub = await agent(['sessions', '--no-such-flag'], p);
+    expect(sub).toMatchObject({ code: 2, stdout: '' });
+    expect(sub.stderr).toContain("unknown option '--no-such-flag'");
+    const subsub = await agent(['sessions', 'list', '--no-such-flag'], p);
+    expect(subsub).toMatchObject({ code: 2, stdout: '' });
+    expect(subsub.stderr).toContain("unknown option '--no-such-flag'");
+  });
+  // mutations: dropping `c.exitOverride().configureOutput(output)` or the same for `s` (cli.ts) fails it:
+  // commander writes to the process's stderr and exits the process
+
+  it('a reader closing either pipe after a run ends it quietly (exit 0), not with a thrown error', async () => {
+    const p = project();
+    const out = collector();
+    const err = collector();
+    const exits: number[] = [];
+    const world: World = { ...testWorld(p.env), cwd: p.dir, stdout: out.stream, stderr: err.stream, exit: (code) => void exits.push(code) };
+    expect(await main(['node', 'agent', '--version'], world)).toBe(0);
+    const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    out.stream.emit('error', epipe);
+    err.stream.emit('error', epipe);
+    expect(exits).toEqual([0, 0]);
+  });
+  // mutations: dropping either exitQuietlyOnClosedPipe(io.stdout / io.stderr) in run (cli.ts) throws the EPIPE
+
+  it('a failure that is not a usage error is said on stderr, a key in it redacted, with exit code 1', async () => {
+    const p = project();
+    const key = p.env['ANTHROPIC_API_KEY']!;
+    // a path with the key in it: the message names the file, and its key is redacted there
+    const notADatabase = join(p.dir, `${key}.db`);
+    writeFileSync(notADatabase, 'this is no database\n'.repeat(200));
+    const r = await agent(['sessions', 'show', 's_any'], { ...p, env: { ...p.env, AGENT_DB: notADatabase } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^agent: .*\[redacted\]\.db is not an SQLite database/);
+    expect(r.stderr).not.toContain(key);
+  });
+  // mutation: dropping reportFatal's last stderr.write (cli.ts) leaves the failure unsaid
+});
+
+describe('print mode through main: its prompt from stdin, its signals, its MCP servers', () => {
+  it('-p without a prompt reads it from piped standard input, trimmed; the run leaves no signal listener behind', async () => {
+    const p = project();
+    const signals = new EventEmitter();
+    const r = await agent(['-p', '--model', 'claude-sonnet-4-5'], p, signals, Readable.from([Buffer.from('  the piped-in question  \n')]));
+    expect(r).toMatchObject({ code: 0, stdout: 'The fake model answers.\n' });
+    const asked = server.requests.find((q) => q.raw?.includes('the piped-in question'))?.raw ?? '';
+    // mutations: `if (world().stdin.isTTY)` in promptOf (print.ts) sends no prompt; dropping its trim() sends the spaces
+    expect(asked).toContain('"the piped-in question"');
+    // mutation: dropping `w.signals.off('SIGINT', onSigint)` (print.ts) leaves the run's handler on the world's signals
+    expect(signals.listenerCount('SIGINT')).toBe(0);
+  });
+
+  it('a trusted project MCP server still connecting after mcp.startupMs is said on stderr, and the turn goes on without it', async () => {
+    const p = project();
+    mkdirSync(p.dir, { recursive: true });
+    writeFileSync(
+      join(p.dir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { sleepy: { command: process.execPath, args: ['-e', 'setTimeout(() => {}, 30000)'] } } }),
+    );
+    writeFileSync(join(p.dir, '.agentrc'), JSON.stringify({ mcp: { startupMs: 50 } }));
+    const r = await agent(['-p', 'go on without it', '--mcp-trust', '--model', 'claude-sonnet-4-5'], p);
+    expect(r).toMatchObject({ code: 0, stdout: 'The fake model answers.\n' });
+    expect(r.stderr).toContain('agent: MCP server "sleepy" is still connecting after 50 ms (mcp.startupMs); going on without it\n');
+  });
+});
+
+describe('which session --resume and --continue open (sessionLookup.ts through main)', () => {
+  it('--resume of an unknown id or an ambiguous short id is a usage error named for the flag', async () => {
+    const p = project();
+    const first = await agent(['-p', 'make the store', '--model', 'claude-sonnet-4-5'], p);
+    expect(first.code).toBe(0);
+    const store = openStore(p.db);
+    try {
+      for (const id of ['s_twin1', 's_twin2']) store.createSession({ id, cwd: p.dir, provider: 'anthropic', model: 'claude-sonnet-4-5', title: id });
+    } finally {
+      store.close();
+    }
+    const unknown = await agent(['-p', 'hi', '--resume', 's_nobody', '--model', 'claude-sonnet-4-5'], p);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(`agent: --resume: no session with id "s_nobody" in ${p.db} (list them with \`agent sessions\`)\n`);
+    const twins = await agent(['-p', 'hi', '--resume', 's_twin', '--model', 'claude-sonnet-4-5'], p);
+    expect(twins.code).toBe(2);
+    expect(twins.stderr).toMatch(/^agent: --resume: The short session id "s_twin" is ambiguous/);
+  });
+  // mutation: `e.kind !== 'not_found'` in lookUpSession (sessionLookup.ts) says the ambiguity with exit 1, unnamed
+
+  it("--continue never continues a read-only run's copy, even the newest: the session it copied instead", async () => {
+    const p = project();
+    expect((await agent(['-p', 'the original prompt', '--model', 'claude-sonnet-4-5'], p)).code).toBe(0);
+    const store = openStore(p.db);
+    let original: string;
+    let copy: string;
+    let had: number;
+    try {
+      original = store.listSessions({ cwd: p.dir, limit: 8 })[0]!.id;
+      had = store.getSession(original)!.messageCount;
+      copy = readOnlyCopy(store, store.getSession(original)!, p.dir).id;
+      expect(store.latestSession(p.dir)?.id).toBe(copy);
+    } finally {
+      store.close();
+    }
+    expect((await agent(['-p', 'and one more', '--continue', '--model', 'claude-sonnet-4-5'], p)).code).toBe(0);
+    const after = openStore(p.db);
+    try {
+      // mutation: `latest?.id.endsWith(COPY_PREFIX)` (sessionLookup.ts) continues the copy
+      expect(after.getSession(original)?.messageCount).toBeGreaterThan(had);
+      expect(after.getSession(copy)?.messageCount ?? had).toBe(had);
+    } finally {
+      after.close();
+    }
+  });
+});
+
+describe('the interactive app through main', () => {
+  it('refuses to start without a terminal on both sides: stdin piped, or stdout piped while stdin is a terminal', async () => {
+    const p = project();
+    const refusal = 'agent: the interactive app needs a terminal; for scripts and pipes use `agent -p "<prompt>"`\n';
+    const piped = await agent([], p);
+    expect(piped).toMatchObject({ code: 2, stderr: refusal });
+    const typing = Object.assign(Readable.from([]), { isTTY: true });
+    const outPiped = await agent([], p, new EventEmitter(), typing);
+    expect(outPiped).toMatchObject({ code: 2, stderr: refusal });
+  });
+  // mutation: `!stdin.isTTY && !stdout.isTTY` in runInteractive (interactive.ts) starts the app into a pipe
 });

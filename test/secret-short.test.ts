@@ -20,4 +20,12 @@ describe('short registered secrets', () => {
     expect(redactSecrets(`PGPASSWORD=${secret} psql`)).toBe('PGPASSWORD=[redacted] psql');
     expect(redact(`"${secret}"`)).toBe('"[redacted]"');
   });
+
+  it('registers a secret of 8 characters or more; a shorter value is not hunted for (it would redact ordinary words)', () => {
+    registerSecret('qz8Kv2Lm');
+    registerSecret('qz7Kv2L');
+    // mutation: `value.length <= 8` leaves the 8-character one in the text
+    expect(redactSecrets('a qz8Kv2Lm b')).toBe('a [redacted] b');
+    expect(redactSecrets('a qz7Kv2L b')).toBe('a qz7Kv2L b');
+  });
 });

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadAgents, parseAgentFile } from '../../src/agents/agentFiles.js';
-import { childToolNames, EXPLORE_AGENT } from '../../src/agents/agents.js';
+import { childToolNames, EXPLORE_AGENT, READ_ONLY_TOOLS } from '../../src/agents/agents.js';
 import { nextChildState, progressLine, queuedChild } from '../../src/agents/childState.js';
 import { capReport } from '../../src/agents/report.js';
+import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { tempDir } from '../tempDirs.js';
 
 const KNOWN = ['FileRead', 'Edit', 'Write', 'Bash', 'Grep', 'Glob', 'Recall', 'Task'];
@@ -75,6 +76,29 @@ describe('agent files', () => {
     ]);
     expect(catalog.get(undefined)).toBe(EXPLORE_AGENT);
     expect(catalog.warnings).toEqual([]);
+  });
+
+  it("the person's own folder is $XDG_CONFIG_HOME/agent, else ~/.config/agent, from the run's world; /agents shows an agent naming no tools with the read-only ones", async () => {
+    const home = tempDir('agents-home-');
+    const xdg = tempDir('agents-xdg-');
+    const cwd = tempDir('agents-cwd-');
+    const put = (dir: string, name: string, extra = ''): void => {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${name}.md`), `---\nname: ${name}\ndescription: ${name} agent${extra}\n---\nBody.\n`);
+    };
+    put(join(xdg, 'agent', 'agents'), 'from-xdg');
+    put(join(home, '.config', 'agent', 'agents'), 'from-dot-config', '\ntools: Grep');
+    const rowsIn = async (env: NodeJS.ProcessEnv) => {
+      const world = { ...processWorld(), env, slots: new Map<symbol, unknown>() };
+      return (await inWorld(world, () => loadAgents({ cwd }, KNOWN))).rows();
+    };
+    // mutation: `XDG_CONFIG_HOME && join(home, '.config')` (agentFiles.ts) reads ~/.config while XDG_CONFIG_HOME is set
+    const xdgRows = await rowsIn({ HOME: home, XDG_CONFIG_HOME: xdg });
+    expect(xdgRows.map((r) => r.name)).toEqual(['explore', 'from-xdg']);
+    expect(xdgRows[1]?.tools).toEqual([...READ_ONLY_TOOLS]);
+    const rows = await rowsIn({ HOME: home });
+    expect(rows.map((r) => r.name)).toEqual(['explore', 'from-dot-config']);
+    expect(rows[1]?.tools).toEqual(['Grep']);
   });
 });
 

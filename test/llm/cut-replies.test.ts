@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CUT_REPLY_NOTE } from '../../src/llm/cutReplies.js';
+import { CUT_REPLY_NOTE, withCutNotes } from '../../src/llm/cutReplies.js';
 import { createProvider } from '../../src/llm/factory.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { Provider } from '../../src/llm/provider.js';
@@ -70,3 +70,33 @@ describe('an interrupted reply as sent', () => {
 
 // Mutations checked: dropping withCutNotes from any one adapter fails its case (the cut reply goes
 // bare); needsNote without the bracketed-note exception fails all three on the "No reply" placeholder.
+
+describe('which replies get the note (withCutNotes)', () => {
+  const noted = (m: Message): string[] => withCutNotes([msg('user', [text('Go.')]), m])[1]!.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : []));
+
+  it('a cut reply that thought or called a tool before its text: the note ends its last text block only', () => {
+    const thought: Message = {
+      ...msg('assistant', [
+        { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+        text('First part.'),
+        { type: 'tool_use', id: 't1', name: 'Read', input: {} },
+        text('Then I would'),
+      ]),
+      interrupted: true,
+    };
+    // mutations: `.some(` for `.every(` on either line of needsNote leaves a reply with other blocks bare
+    expect(noted(thought)).toEqual(['First part.', `Then I would\n\n${CUT_REPLY_NOTE}`]);
+  });
+
+  it('a placeholder note ending in a newline needs none; a reply with no text, a whole reply, a cut user message: none', () => {
+    const placeholder: Message = { ...msg('assistant', [text('[No reply: the turn ended before the model answered.]\n')]), interrupted: true };
+    // mutation: the bracket test without trim() adds the note to it
+    expect(noted(placeholder)).toEqual(['[No reply: the turn ended before the model answered.]\n']);
+    const toolOnly: Message = { ...msg('assistant', [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }]), interrupted: true };
+    expect(withCutNotes([toolOnly])[0]).toBe(toolOnly);
+    const whole = msg('assistant', [text('Done.')]);
+    const cutUser: Message = { ...msg('user', [text('I was typ')]), interrupted: true };
+    const untouched = [whole, cutUser];
+    expect(withCutNotes(untouched)).toBe(untouched);
+  });
+});

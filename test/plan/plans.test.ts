@@ -28,6 +28,14 @@ describe('the approved plan a log holds', () => {
     expect(plansIn(present('p1', 'the plan'))).toEqual([{ id: 'p1', plan: 'the plan' }]);
     expect(approvalsIn(results([{ id: 'p1', content: approvalResult('the plan', 'default') }]))).toEqual(['p1']);
     expect(approvalsIn(results([{ id: 'p1', content: 'The user wants changes', isError: true }]))).toEqual([]);
+    // only ExitPlanMode calls with a plan: mutation `b.type === 'tool_use' || …` (plans.ts) takes the Read call too
+    const mixed = assistant('Reading first.', [
+      { id: 'r1', name: TOOL.FileRead, input: { path: 'a.ts' } },
+      { id: 'p2', name: TOOL.ExitPlanMode, input: { plan: 7 } },
+      { id: 'p3', name: TOOL.ExitPlanMode, input: { plan: 'the real plan' } },
+    ]);
+    expect(plansIn(mixed)).toEqual([{ id: 'p3', plan: 'the real plan' }]);
+    expect(approvalsIn(results([{ id: 'r1', content: 'a.ts: 3 lines' }]))).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApprovalBridge } from '../../src/approvalBridge.js';
 import { createRuntime, type Runtime } from '../../src/bootstrap.js';
 import { runSlash } from '../../src/commands/registry.js';
@@ -11,6 +11,7 @@ import { enableDebugLog } from '../../src/log.js';
 import type { Event } from '../../src/protocol/events.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { SessionController } from '../../src/sessionController.js';
+import type { Session } from '../../src/session/session.js';
 import type { ApprovalDecision } from '../../src/tools/permissions.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 import { fakeProviderEnv } from '../llm/helpers.js';
@@ -42,12 +43,16 @@ interface Driven {
 }
 
 /** A runtime in a fresh project and home, its controller, and the events it sends the app. */
-async function drive(opts: { subscribe?: boolean; model?: string; mcpServers?: Record<string, unknown> } = {}): Promise<Driven> {
+async function drive(
+  opts: { subscribe?: boolean; model?: string; mcpServers?: Record<string, unknown>; ownMcpServers?: Record<string, unknown> } = {},
+): Promise<Driven> {
   const home = tempDir('agent-controller-');
   const dir = join(home, 'project');
   mkdirSync(join(dir, '.claude', 'skills', 'deploy'), { recursive: true });
   writeFileSync(join(dir, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploys the app\n---\nDeploy it.\n');
   if (opts.mcpServers) writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: opts.mcpServers }));
+  // the person's own servers (their ~/.agentrc) start without asking
+  if (opts.ownMcpServers) writeFileSync(join(home, '.agentrc'), JSON.stringify({ mcpServers: opts.ownMcpServers }));
   const env: NodeJS.ProcessEnv = { ...fakeProviderEnv(home, server.anthropicBaseURL), EDITOR_SETTING: 'vim' };
   const world = { ...processWorld(), cwd: dir, env, slots: new Map<symbol, unknown>() };
   const approvals = new ApprovalBridge();
@@ -466,4 +471,121 @@ describe("the controller's goal, MCP approvals, provider warnings and sessions f
     await d.c.exit();
   });
   // mutation: `const input = text` without trim() in submit (sessionController.ts) fails it: the line goes to the model
+});
+
+describe("the controller's sessions, background commands and idle notice", () => {
+  it('/clear leaves the old session: its lease released, its events no longer the app’s; after exit the session’s events are not either', async () => {
+    const d = await drive();
+    d.c.submit('remember the aardvark');
+    await d.next(idle);
+    const old = d.runtime.session;
+    expect(d.runtime.store.getLease(old.id)).toBeDefined();
+    d.c.submit('/clear');
+    await d.next((e) => e.type === 'session' && e.session.id !== old.id);
+    // mutation: dropping `previous.close()` in switchTo keeps the lease (another process could not resume it)
+    expect(d.runtime.store.getLease(old.id)).toBeUndefined();
+    // mutation: dropping `this.unsubscribe()` in attach lets the left session still talk to the app
+    old.notice('info', 'from the session left behind');
+    d.runtime.session.notice('info', 'from the session now open');
+    expect(d.texts()).toEqual(['info: from the session now open']);
+    await d.c.exit();
+    // mutation: dropping `this.unsubscribe()` in exit lets the session talk to an app that is gone
+    const count = d.events.length;
+    d.runtime.session.notice('info', 'after the exit');
+    expect(d.events).toHaveLength(count);
+  });
+
+  it('/rewind of the conversation redraws the app from the shortened history (a session event)', async () => {
+    const d = await drive();
+    d.c.submit('the first question');
+    await d.next(idle);
+    d.c.submit('the second question');
+    await d.next((e) => idle(e) && d.c.initialTranscript().length >= 4);
+    const from = d.events.length;
+    d.c.submit('/rewind 2 conversation');
+    const redrawn = await d.next((e) => e.type === 'session' && d.events.indexOf(e) >= from);
+    if (redrawn.type !== 'session') throw new Error('not a session event');
+    expect(redrawn.session.id).toBe(d.c.session().id);
+    const said = redrawn.transcript.flatMap((m) => (m.role === 'user' && m.blocks[0]?.type === 'text' ? [m.blocks[0].text] : []));
+    expect(said).toContain('the first question');
+    expect(said).not.toContain('the second question');
+    await d.c.exit();
+  });
+
+  it('a background command that ends while the person waits is told at once: info when it succeeded, a warning when it failed; the footer counts it', async () => {
+    const d = await drive();
+    d.c.startMcp();
+    const call = (command: string) => `@call Bash ${JSON.stringify({ command, run_in_background: true })}\n@report Started.`;
+    d.c.submit(call('echo fine-and-done'));
+    (await d.next(isType('approval'))).respond({ kind: 'allow_once' } as ApprovalDecision);
+    const ok = await d.next((e) => e.type === 'notice' && e.text.includes('fine-and-done'));
+    expect(ok).toMatchObject({ level: 'info' });
+    await d.next(idle);
+    d.c.submit(call('echo broke-down; exit 3'));
+    const asked = await d.next((e): e is Extract<Event, { type: 'approval' }> => e.type === 'approval' && JSON.stringify(e.request).includes('broke-down'));
+    asked.respond({ kind: 'allow_once' } as ApprovalDecision);
+    const failed = await d.next((e) => e.type === 'notice' && e.text.includes('broke-down'));
+    expect(failed).toMatchObject({ level: 'warning' });
+    const footer = d.events.flatMap((e) => (e.type === 'background_status' ? [e.text] : []));
+    expect(footer).toContain('1 background');
+    expect(footer.at(-1)).toBe('');
+    await d.c.exit();
+  });
+
+  it("an MCP server's notices reach the transcript: one allowed that cannot start says so as an error", async () => {
+    const d = await drive({ mcpServers: { broken: { command: '/nonexistent/agent-no-such-server' } } });
+    d.c.startMcp();
+    const asked = await d.next(isType('approval'));
+    asked.respond({ kind: 'allow_once' } as ApprovalDecision);
+    // mutation: dropping `mcp.onNotice = …` in startMcp leaves the failure out of the transcript
+    const said = await d.next((e) => e.type === 'notice' && e.text.includes('MCP server "broken" could not start'));
+    expect(said).toMatchObject({ level: 'error' });
+    await d.c.exit();
+  });
+
+  it("the person's own MCP servers start with startMcp, unasked: the footer goes from connecting to connected", async () => {
+    const d = await drive({ ownMcpServers: { mine: { command: 'node', args: [join(__dirname, '..', 'mcp', 'failing-server.mjs')] } } });
+    d.c.startMcp();
+    // mutation: dropping `mcp.start()` in startMcp leaves it unstarted (no approval would start it)
+    await d.next((e) => e.type === 'mcp_status' && e.text === 'MCP 1✓');
+    expect(d.runtime.mcp?.views().map((v) => [v.name, v.state])).toEqual([['mine', 'connected']]);
+    expect(d.events.some((e) => e.type === 'approval')).toBe(false);
+    await d.c.exit();
+  });
+
+  it('a minute after a turn the Notification hooks hear the agent waits (once, for the session still open), not while a turn runs nor after exit', async () => {
+    const d = await drive();
+    const heard: string[] = [];
+    const listen = (s: Session) => vi.spyOn(s, 'attention').mockImplementation((kind) => void heard.push(`${s.id}:${kind}`));
+    const first = d.runtime.session;
+    listen(first);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    try {
+      d.c.submit('one');
+      await d.next(idle);
+      d.c.submit('two');
+      await d.next((e) => idle(e) && d.c.initialTranscript().length >= 4);
+      vi.advanceTimersByTime(59_000);
+      expect(heard).toEqual([]);
+      vi.advanceTimersByTime(1_000);
+      // mutation: dropping `clearTimeout(this.idleTimer)` hears it twice (the first turn's timer too)
+      expect(heard).toEqual([`${first.id}:idle_prompt`]);
+      // a session left before its minute is up is not told
+      d.c.submit('three');
+      await d.next((e) => idle(e) && d.c.initialTranscript().length >= 6);
+      d.c.submit('/clear');
+      await d.next((e) => e.type === 'session' && e.session.id !== first.id);
+      listen(d.runtime.session);
+      vi.advanceTimersByTime(60_000);
+      expect(heard).toEqual([`${first.id}:idle_prompt`]);
+      // after exit no timer is left to tell anyone
+      d.c.submit('four');
+      await d.next((e) => idle(e) && d.c.initialTranscript().length >= 2);
+      await d.c.exit();
+      vi.advanceTimersByTime(60_000);
+      expect(heard).toEqual([`${first.id}:idle_prompt`]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createGlobTool } from '../../src/tools/glob.js';
+import { createGlobTool, sortByMtime } from '../../src/tools/glob.js';
 import { expandBraces, splitGlob } from '../../src/tools/globPattern.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { age, call, ctx, tree } from './helpers.js';
@@ -108,4 +108,18 @@ describe('glob patterns', () => {
     expect(expandBraces('plain')).toEqual(['plain']);
     expect(expandBraces('{single}')).toEqual(['{single}']);
   });
+
+  it('sorts newest first with files gone meanwhile (or unreadable as a path) last, equal times by path', async () => {
+    const root = tree({ 'old.ts': '', 'new.ts': '', 'mid.ts': '', 'same-b.ts': '', 'same-a.ts': '' });
+    age(root, 'old.ts', 300);
+    age(root, 'mid.ts', 200);
+    age(root, 'new.ts', 100);
+    age(root, 'same-a.ts', 250);
+    age(root, 'same-b.ts', 250);
+    const p = (name: string) => join(root, name);
+    // a path through a file throws ENOTDIR (not "no entry"): mutation: dropping the catch's -Infinity shifts every later time by one
+    const sorted = await sortByMtime([p('old.ts/inside'), p('gone.ts'), p('old.ts'), p('same-b.ts'), p('mid.ts'), p('same-a.ts'), p('new.ts')]);
+    expect(sorted).toEqual([p('new.ts'), p('mid.ts'), p('same-a.ts'), p('same-b.ts'), p('old.ts'), p('gone.ts'), p('old.ts/inside')]);
+  });
+  // mutation: `?.mtimeMs && -Infinity` (glob.ts) gives every file the same time: the path order
 });

@@ -90,6 +90,16 @@ describe('Grep (JavaScript engine)', () => {
     }
   });
 
+  it('names five files that are not UTF-8 and counts the rest; two are "are"', async () => {
+    const latin = Buffer.from('caf\xe9 menu\n', 'latin1');
+    const seven = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => [`${n}.txt`, latin]));
+    const out = await call(grep, { pattern: 'menu', outputMode: 'lines' }, ctx(tree(seven)));
+    // mutations: `notUtf8.length - 6` (or a sixth name) says another count; `> 5` moved names none as more
+    expect(out.content).toContain('\n(a.txt, b.txt, c.txt, d.txt, e.txt and 2 more are not UTF-8 (Latin-1');
+    const two = await call(grep, { pattern: 'menu', outputMode: 'lines' }, ctx(tree({ 'a.txt': latin, 'b.txt': latin })));
+    expect(two.content).toContain('\n(a.txt, b.txt are not UTF-8 (Latin-1');
+  });
+
   it('shows context lines with -- between groups', async () => {
     const root = tree({ 'f.txt': 'a\nb\nmatch 1\nc\nd\ne\nf\ng\nmatch 2\nh\n', 'g.txt': 'match 3\nz\n' });
     const out = await call(grep, { pattern: 'match', outputMode: 'lines', contextLines: 1 }, ctx(root));
