@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, loadDbPath, readConfigFile, withModel } from '
 import { MissingKeyError, resolveCredentials } from '../../src/config/credentials.js';
 import { stripJsonComments } from '../../src/config/jsonc.js';
 import { inferProvider, resolveModel } from '../../src/config/models.js';
+import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { tempDir } from '../tempDirs.js';
 
 function dirs(): { home: string; cwd: string } {
@@ -208,6 +209,16 @@ describe('config loading', () => {
     expect(parsed?.timeouts).toEqual({ connectMs: 10_000, firstByteMs: 120_000, idleMs: 120_000, totalMs: 300_000 });
     expect(parsed?.cache).toEqual({ enabled: true, ttl: '5m', promptCacheKey: 'auto' });
     expect(parsed?.thinking).toEqual({ mode: 'adaptive', display: 'summarized' });
+  });
+
+  it('--add-dir takes ~/ as the home of the run, a relative folder from the working directory, and names a missing one', () => {
+    const d = dirs();
+    mkdirSync(join(d.home, 'notes'));
+    mkdirSync(join(d.cwd, 'vendor'));
+    const env = { HOME: d.home };
+    const c = inWorld({ ...processWorld(), env, cwd: d.cwd, slots: new Map<symbol, unknown>() }, () => load(d, { addDirs: ['~/notes', 'vendor'] }, env));
+    expect(c.permissions.readPaths).toEqual(expect.arrayContaining([join(d.home, 'notes'), join(d.cwd, 'vendor')]));
+    expect(() => load(d, { addDirs: ['gone'] })).toThrow('--add-dir: gone does not exist');
   });
 
   it('caches prompts by default, and takes the switch and the TTL from .agentrc', () => {

@@ -13,6 +13,11 @@ describe('brief: a web server said, in one line', () => {
   });
   // mutation: dropping the `.trim()` keeps the title's spaces (" 502 Bad Gateway ")
 
+  it('a page known as HTML by its doctype alone (a bare error body with no other tag) still loses its tags', () => {
+    expect(brief('<!doctype html>\n<span>Service</span> <em>Unavailable</em>\n')).toBe('Service Unavailable');
+  });
+  // mutation: the doctype left out of what marks HTML keeps the page's tags
+
   it('plain text on one line, as it came but for its spaces; a tag-like "<" in plain text is left alone', () => {
     expect(brief('  upstream timed out\n\n(after 30 s)  ')).toBe('upstream timed out (after 30 s)');
     expect(brief('a < b and <b> is bold')).toBe('a < b and <b> is bold');

@@ -1,10 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { type FollowedEvent, followStatus, statusLineFor } from '../../src/statusLine/follow.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
+import { processAlive } from '../../src/session/lease.js';
 import { statusInput } from '../../src/statusLine/input.js';
 import { StatusCommand } from '../../src/statusLine/statusCommand.js';
 import { usage } from '../ui/fakes.js';
@@ -87,6 +88,33 @@ describe('StatusCommand failing', () => {
     // the usual stderr ends with a newline: not shown as a trailing space; only white space is nothing
     expect(await warningOf('fatal: not a git repository\n')).toBe('the statusLine command exited with code 3; its stderr said: fatal: not a git repository');
     expect(await warningOf(' \n ', 5)).toBe('the statusLine command exited with code 5 and wrote nothing on stderr');
+  });
+});
+
+describe('StatusCommand taking too long', () => {
+  // mutation: the command spawned without its own process group (detached: false) leaves it and
+  // its grandchild running: the group kill finds no group, and the run never ends
+  it('is stopped with its whole process group, a grandchild included, and the warning says so', async () => {
+    const dir = tempDir('agent-status-slow-');
+    const pidFile = join(dir, 'pid');
+    const warnings: string[] = [];
+    const runner = new StatusCommand({
+      command: `sleep 30 & echo $! > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}; wait`,
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '' },
+      timeoutMs: 1_000,
+      onLine: () => {},
+      onError: (m) => warnings.push(m),
+    });
+    runner.update({});
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000 });
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    try {
+      await vi.waitFor(() => expect(warnings).toEqual(['the statusLine command took longer than 1000 ms and was stopped']), { timeout: 10_000 });
+      await vi.waitFor(() => expect(processAlive(grandchild)).toBe(false), { timeout: 3_000 });
+    } finally {
+      if (processAlive(grandchild)) process.kill(grandchild, 'SIGKILL');
+    }
   });
 });
 
