@@ -21,8 +21,8 @@ const BIN = resolve(import.meta.dirname, '..', 'bin', 'agent.js');
 const READY = '/help commands';
 /** The line a resumed 2,000-message session's reprint starts with (more items than it prints). */
 const REPRINT_STARTS = 'earlier items not shown';
-/** Claude Code's first frame: the hint under its prompt. */
-const PEER_READY = 'shortcuts';
+/** Claude Code's first frame: the hint under its prompt ("? for shortcuts"; 2.1.332's "(shift+tab to cycle)"). */
+const PEER_READY = /shortcuts|shift\+tab to cycle/;
 const LARGE_FILES = 17_700;
 
 /** A git repository of LARGE_FILES ~2 KB files in nested folders (bench/checkpoints.ts's shape). */
@@ -100,7 +100,7 @@ async function untilGone(pids: number[]): Promise<void> {
 }
 
 /** Wall time until `ready` appears on the pty (the child is killed then), or until exit without it. */
-export async function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | undefined): Promise<number> {
+export async function timeToScreen(command: string[], env: NodeJS.ProcessEnv, cwd: string, ready: string | RegExp | undefined): Promise<number> {
   return (await screenTimes(command, env, cwd, ready)).ready;
 }
 
@@ -113,7 +113,7 @@ export function screenTimes(
   command: string[],
   env: NodeJS.ProcessEnv,
   cwd: string,
-  ready: string | undefined,
+  ready: string | RegExp | undefined,
   then?: string,
   answers = false,
 ): Promise<{ ready: number; settled: number }> {
@@ -148,7 +148,8 @@ export function screenTimes(
       // each cursor report asked for gets the column a tmux pane would give: 1, then 5 (👍🏽 four wide)
       for (let asked = out.split('\u001b[6n').length - 1; answers && reports < asked; reports++) child.stdin.write(`\u001b[1;${1 + 4 * reports}R`);
       if (ready === undefined) return;
-      if (readyMs === 0 && out.includes(ready)) {
+      const shows = (from: number): boolean => (typeof ready === 'string' ? out.includes(ready, from) : ready.test(out.slice(from)));
+      if (readyMs === 0 && shows(0)) {
         readyMs = now();
         if (then === undefined) {
           clearTimeout(timer);
@@ -156,7 +157,7 @@ export function screenTimes(
         }
       }
       const at = then === undefined ? -1 : out.indexOf(then);
-      if (readyMs > 0 && at >= 0 && out.includes(ready, at)) {
+      if (readyMs > 0 && at >= 0 && shows(at)) {
         settledMs = now();
         clearTimeout(timer);
         finish();
