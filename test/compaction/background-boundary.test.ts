@@ -7,9 +7,8 @@ import type { CompactionConfig } from '../../src/config/schema.js';
 import { type CompactionOutcome, CompactionEngine, type EngineDeps } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
-import type { ModelRequest } from '../../src/llm/provider.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, cfg, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, tokensText, untilAborted, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -20,17 +19,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 const signal = () => new AbortController().signal;
-
-/** A summarizer request that ends only when its request is aborted. */
-const untilAborted = (req: ModelRequest): Promise<never> =>
-  new Promise((_resolve, reject) => {
-    const s = req.signal;
-    if (s?.aborted) reject(s.reason);
-    else s?.addEventListener('abort', () => reject(s.reason), { once: true });
-  });
 
 function engine(
   provider: ScriptedProvider,

@@ -12,7 +12,7 @@ import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, cfg, historyAfter, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, cfg, ctx, historyAfter, LIMITS, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -88,8 +88,6 @@ describe('where an automatic summary starts', () => {
   });
 });
 
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 const signal = () => new AbortController().signal;
 
 function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}): CompactionEngine {

@@ -9,8 +9,7 @@ import { CANCELLED } from '../../src/compaction/outcome.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import { textOf, type Message } from '../../src/llm/messages.js';
-import type { ModelRequest } from '../../src/llm/provider.js';
-import { assistant, cfg, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, tokensText, untilAborted, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -18,16 +17,7 @@ beforeAll(async () => {
   counter = new TokenCounter();
 });
 
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 const signal = () => new AbortController().signal;
-
-const untilAborted = (req: ModelRequest): Promise<never> =>
-  new Promise((_resolve, reject) => {
-    const s = req.signal;
-    if (s?.aborted) reject(s.reason);
-    else s?.addEventListener('abort', () => reject(s.reason), { once: true });
-  });
 
 function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, limits = LIMITS): CompactionEngine {
   return new CompactionEngine({

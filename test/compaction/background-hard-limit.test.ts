@@ -9,17 +9,13 @@ import { CompactionEngine } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, cfg, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
   await loadTokenizer();
   counter = new TokenCounter();
 });
-
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 
 describe('background compaction at the hard limit', () => {
   it('waits a moment for the summary in flight instead of compacting without one', async () => {

@@ -7,7 +7,7 @@ import { CompactionEngine } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
 import type { Message } from '../../src/llm/messages.js';
-import { assistant, cfg, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -16,9 +16,6 @@ beforeAll(async () => {
 });
 
 /** effective 90,000; auto 77,000; the background summary's prefire at 0.7 of auto (53,900) */
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 
 describe('background compaction at rest', () => {
   it('drops at rest a summary the history moved away from (a /rewind), and starts the next one only at a model call', async () => {

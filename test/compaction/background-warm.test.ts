@@ -7,15 +7,13 @@ import { CompactionEngine } from '../../src/compaction/engine.js';
 import type { Warm } from '../../src/compaction/engineDeps.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
-import { assistant, cfg, historyAfter, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, cfg, ctx, historyAfter, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
   await loadTokenizer();
   counter = new TokenCounter();
 });
-
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 
 describe('the warm-up before a swap', () => {
   it('goes out once the summary is ready, holds the swap until it ends, tells the session then, and the swap reuses its checkpoint', async () => {

@@ -10,11 +10,14 @@ import { ProviderError } from '../../src/llm/errors.js';
 import { textOf, type Message } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
 import {
-  historyAfter,
   archivedIds,
   assistant,
   cfg,
+  ctx,
+  historyAfter,
+  LIMITS,
   overflowError,
+  type Reply,
   results,
   ScriptedProvider,
   serverError,
@@ -22,7 +25,6 @@ import {
   SUMMARY,
   tokensText,
   user,
-  type Reply,
 } from './helpers.js';
 
 let counter: TokenCounter;
@@ -33,7 +35,6 @@ beforeAll(async () => {
 
 const COMPACTABLE = ['FileRead', 'Bash', 'Grep', 'Glob', 'Recall'];
 /** effective 90,000; micro 70,000; auto 77,000; blocking 87,000 */
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
 const SUMMARIZER_LIMITS = { contextWindow: 400_000, maxOutputTokens: 32_000 };
 
 /**
@@ -73,7 +74,6 @@ function makeEngine(provider: ScriptedProvider, over: Partial<CompactionConfig> 
   );
 }
 
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 const summaryProvider = (text = SUMMARY, delayMs = 0): ScriptedProvider => new ScriptedProvider(() => ({ text }), delayMs);
 
 /** Turns of talk: each answer ~answerTokens, no tool output (micro cannot help). */

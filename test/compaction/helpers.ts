@@ -131,3 +131,17 @@ export const SUMMARY = ['## Goal', '- finish the task', '## User Preferences and
 
 /** About n tokens of text (3 tokens per salted word). */
 export const tokensText = (n: number, salt = 's'): string => words(Math.max(1, Math.round(n / 3)), salt || 's');
+
+/** The window most engine tests give their model. */
+export const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
+
+/** A compaction context of a history under a fixed system prompt and no tools. */
+export const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
+
+/** A summarizer request that ends only when its request is aborted. */
+export const untilAborted = (req: ModelRequest): Promise<never> =>
+  new Promise((_resolve, reject) => {
+    const s = req.signal;
+    if (s?.aborted) reject(s.reason);
+    else s?.addEventListener('abort', () => reject(s.reason), { once: true });
+  });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CompactionEngine } from '../../src/compaction/engine.js';
 import { TokenCounter, tokenizerLoaded } from '../../src/compaction/tokens.js';
-import type { Message } from '../../src/llm/messages.js';
-import { assistant, cfg, ScriptedProvider, SUMMARY, user } from './helpers.js';
+import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, user } from './helpers.js';
 
 // Fresh modules: it watches the tokenizer stay unloaded, then load (vitest.config.ts), as lazy-count.test.ts
 // does for the synchronous tiers: here with the background summary on and off. Its tests run in order;
@@ -11,8 +10,6 @@ import { assistant, cfg, ScriptedProvider, SUMMARY, user } from './helpers.js';
 // prefire point; startManual loads the tokenizer before it measures.)
 
 /** effective 90,000; micro 70,000; auto 77,000; tail 18,480, so the default prefire point is 58,520 */
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 const noEmit = (): void => undefined;
 
 function makeEngine(background: boolean, state?: unknown): CompactionEngine {

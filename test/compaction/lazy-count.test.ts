@@ -5,7 +5,7 @@ import { thresholds } from '../../src/compaction/budget.js';
 import { needsExactCounts, partsKey } from '../../src/compaction/uncounted.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { ToolSpec } from '../../src/llm/provider.js';
-import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './helpers.js';
+import { assistant, cfg, LIMITS, ScriptedProvider, step, tokensText, user } from './helpers.js';
 
 // Fresh modules: it watches the tokenizer stay unloaded, then load (vitest.config.ts).
 // The tokenizer loads only when a request could come near a threshold: until then a byte
@@ -13,7 +13,6 @@ import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './help
 // process to touch the tokenizer (it runs isolated), and its tests run in order.
 
 /** effective 90,000; micro 70,000; auto 77,000 */
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
 const TOOLS: ToolSpec[] = [
   { name: 'Bash', description: 'Runs a shell command.', inputSchema: { type: 'object', properties: { command: { type: 'string' } } } },
 ];

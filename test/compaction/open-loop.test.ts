@@ -5,7 +5,7 @@ import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import { textOf } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
-import { historyAfter, assistant, cfg, ScriptedProvider, step, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, cfg, ctx, historyAfter, LIMITS, ScriptedProvider, step, SUMMARY, tokensText, user } from './helpers.js';
 
 // A tool loop in progress whose replies think: no change may reach into it (the API refuses the
 // loop without its thinking, and thinking is bound to its prefix). Micro clearing waits for the
@@ -17,8 +17,6 @@ beforeAll(async () => {
   counter = new TokenCounter();
 });
 
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 const engine = (p: ScriptedProvider): CompactionEngine =>
   new CompactionEngine({
     config: cfg(),

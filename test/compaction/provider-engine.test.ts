@@ -6,7 +6,7 @@ import type { CompactionEvent } from '../../src/protocol/events.js';
 import { ProviderError } from '../../src/llm/errors.js';
 import { emptyUsage, type Message, type ReasoningBlock } from '../../src/llm/messages.js';
 import { historyProblems } from '../../src/llm/validate.js';
-import { historyAfter, archivedIds, assistant, cfg, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { archivedIds, assistant, cfg, ctx, historyAfter, LIMITS, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 // The engine's two OpenAI Responses hooks: an exact input count near the auto threshold, and
 // OpenAI's own compaction (compaction.engine "provider") with the summarizer as its fallback.
@@ -18,8 +18,6 @@ beforeAll(async () => {
 });
 
 /** effective 90,000; auto 77,000; the exact-count band ±3,000 around it */
-const LIMITS = { contextWindow: 100_000, maxOutputTokens: 10_000 };
-const ctx = (history: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history });
 const signal = (): AbortSignal => new AbortController().signal;
 const noEvents = (_e: CompactionEvent): void => undefined;
 
