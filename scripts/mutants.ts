@@ -145,7 +145,15 @@ function draw(args: string[]): void {
   const excluded = new Set<string>();
   args.forEach((a, i) => {
     if (a !== '--exclude') return;
-    for (const m of JSON.parse(readFileSync(args[i + 1] ?? '', 'utf8')) as Mutant[]) excluded.add(`${m.file}:${m.line}`);
+    const file = args[i + 1] ?? '';
+    let sample: Mutant[];
+    try {
+      sample = JSON.parse(readFileSync(file, 'utf8')) as Mutant[];
+    } catch (e) {
+      // an empty file is a sample still being written (another draw's `> file`): its lines are not known yet
+      throw new Error(`--exclude ${file}: not a sample (${e instanceof Error ? e.message : String(e)}); if a draw is still writing it, wait for it`);
+    }
+    for (const m of sample) excluded.add(`${m.file}:${m.line}`);
   });
   // --under src/a,src/b,src/c.ts: only the files under those folders, or those files
   const under = option(args, '--under')?.split(',');
