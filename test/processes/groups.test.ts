@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childGroups, killGroup, stopAllGroups, trackGroup } from '../../src/processes/groups.js';
+import { childGroups, killGroup, stopAllGroups, stopGroup, trackGroup } from '../../src/processes/groups.js';
+import { tempDir } from '../tempDirs.js';
 
 // The registry of process groups the program started: whatever ends the program stops them all
 // (signals.ts calls stopAllGroups). A group whose leader exited while members it started run on
@@ -60,6 +63,32 @@ describe('process groups', () => {
     // mutation: the kept group not marked as its leader gone is never looked at again, and stays listed
     expect(childGroups().map((g) => g.pgid)).not.toContain(pgid);
     untrackNext(true);
+  });
+
+  it('stopGroup: a group that ignores SIGTERM gets SIGKILL after the grace; one that ends on SIGTERM is not waited for to the grace', async () => {
+    // the ignored SIGTERM is inherited by the `sleep` the shell starts
+    const ready = join(tempDir('agent-groups-'), 'ready');
+    const stubborn = spawn('sh', ['-c', `trap "" TERM; sleep 30 & echo > ${ready}; wait`], { detached: true, stdio: 'ignore' });
+    started.push(stubborn.pid!);
+    // the trap set and the sleep started before the SIGTERM (sent at once, it would end the shell before its trap)
+    for (const deadline = Date.now() + 10_000; !existsSync(ready); ) {
+      if (Date.now() > deadline) throw new Error('the shell never started its sleep');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await stopGroup(stubborn.pid!, 200);
+    // mutation: no SIGKILL after the grace leaves the group running its 30 s
+    for (const deadline = Date.now() + 3_000; killGroup(stubborn.pid!, 0); ) {
+      if (Date.now() > deadline) throw new Error(`group ${stubborn.pid} still has members 3 s after stopGroup`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const polite = spawn('sh', ['-c', 'sleep 30'], { detached: true, stdio: 'ignore' });
+    started.push(polite.pid!);
+    await new Promise<void>((resolve) => polite.once('spawn', () => resolve()));
+    const t0 = Date.now();
+    await stopGroup(polite.pid!, 20_000);
+    // mutation: the poll not returning once the group is gone waits the whole 20 s grace
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(killGroup(polite.pid!, 0)).toBe(false);
   });
 
   it('a group that emptied with its leader is forgotten at once', async () => {
