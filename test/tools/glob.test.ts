@@ -1,3 +1,4 @@
+import { utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGlobTool, sortByMtime } from '../../src/tools/glob.js';
@@ -114,9 +115,11 @@ describe('glob patterns', () => {
     age(root, 'old.ts', 300);
     age(root, 'mid.ts', 200);
     age(root, 'new.ts', 100);
-    age(root, 'same-a.ts', 250);
-    age(root, 'same-b.ts', 250);
     const p = (name: string) => join(root, name);
+    // one time for both (two age() calls read the clock twice, a millisecond apart on a busy machine)
+    const same = Date.now() / 1000 - 250;
+    utimesSync(p('same-a.ts'), same, same);
+    utimesSync(p('same-b.ts'), same, same);
     // a path through a file throws ENOTDIR (not "no entry"): mutation: dropping the catch's -Infinity shifts every later time by one
     const sorted = await sortByMtime([p('old.ts/inside'), p('gone.ts'), p('old.ts'), p('same-b.ts'), p('mid.ts'), p('same-a.ts'), p('new.ts')]);
     expect(sorted).toEqual([p('new.ts'), p('mid.ts'), p('same-a.ts'), p('same-b.ts'), p('old.ts'), p('gone.ts'), p('old.ts/inside')]);
