@@ -53,7 +53,11 @@ function outcomeOf(content: string): ToolResultBlock['outcome'] {
   if (wasInterrupted(content)) return 'interrupted';
   if (/^The user denied this \S+ call.*, and stopped the turn: wait for their next message\.$/s.test(content)) return 'stopped';
   if (/^The user denied this \S+ call/.test(content) || content.startsWith('Not run: the user denied an earlier call')) return 'denied';
-  if (/^\S+ is not allowed here \(permissions mode "deny"\)/.test(content) || /^\S+ needs the user's approval, and nobody can approve/.test(content))
+  // the gate named why between "approval" and ", and nobody" from the sandbox's first build (ea97bff), hours before v13
+  if (
+    /^\S+ is not allowed here \(permissions mode "deny"\)/.test(content) ||
+    /^\S+ needs the user's approval(?: \(.*?\))?, and nobody can approve/s.test(content)
+  )
     return 'denied';
   return undefined;
 }

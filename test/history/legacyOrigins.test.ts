@@ -100,6 +100,11 @@ describe('the origin of a message stored before v13', () => {
       refused('t1', 'Bash is not allowed here (permissions mode "deny"); the call was not run. Do not retry it; find another way or ask the user.'),
       refused('t2', "Edit needs the user's approval, and nobody can approve in non-interactive mode, so it was not run: a.ts. The user can allow edits."),
       refused('t3', 'Not run: the user denied an earlier call in this step and stopped the turn.'),
+      // with the reason the gate gave (the sandbox's builds before v13): the command would run unsandboxed
+      refused(
+        't5',
+        "Bash needs the user's approval (it would run outside the sandbox (excluded command)), and nobody can approve in non-interactive mode, so it was not run: npm i.",
+      ),
     ]);
     expect(roundTrip(results)).toEqual(results);
     // the same texts in a result that did not fail are the tool's output, not a refusal
