@@ -4,11 +4,10 @@
 // threshold itself on.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CompactionConfig } from '../../src/config/schema.js';
-import { type CompactionOutcome, CompactionEngine, type EngineDeps } from '../../src/compaction/engine.js';
+import type { CompactionOutcome, CompactionEngine, EngineDeps } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
-import type { Message } from '../../src/llm/messages.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, tokensText, untilAborted, user } from './helpers.js';
+import { assistant, backgroundEngine, cfg, ctx, historyUpTo, LIMITS, ScriptedProvider, SUMMARY, tokensText, untilAborted, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -21,37 +20,18 @@ afterEach(() => {
 
 const signal = () => new AbortController().signal;
 
-function engine(
+const engine = (
   provider: ScriptedProvider,
   over: Partial<CompactionConfig> = {},
   limits = LIMITS,
   state?: unknown,
   more: Partial<EngineDeps> = {},
-): CompactionEngine {
-  return new CompactionEngine(
-    {
-      config: cfg({ background: true, ...over }),
-      limits,
-      model: 'test-model',
-      summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
-      counter,
-      compactableTools: [],
-      ...more,
-    },
-    state,
-  );
-}
+): CompactionEngine => backgroundEngine(counter, provider, over, { limits, state, more });
 
 /** Waits (real turns of the event loop, not the fake clock) until the summarizer has its request. */
 async function requested(provider: ScriptedProvider, n: number): Promise<void> {
   for (let turns = 0; provider.requests.length < n && turns < 10_000; turns++) await new Promise((r) => setImmediate(r));
   expect(provider.requests).toHaveLength(n);
-}
-
-function historyUpTo(e: CompactionEngine, tokens: number): Message[] {
-  const history: Message[] = [];
-  for (let i = 0; e.tokens(ctx(history)) < tokens; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
-  return history;
 }
 
 describe('background compaction at its boundaries', () => {

@@ -5,14 +5,13 @@
 // commit that names its draft, and the answers with no job at all.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BackgroundJob, type JobStart, prefirePoint } from '../../src/compaction/background.js';
-import { type CompactionOutcome, CompactionEngine } from '../../src/compaction/engine.js';
+import type { CompactionOutcome, CompactionEngine } from '../../src/compaction/engine.js';
 import type { HeadDraft } from '../../src/compaction/headSummary.js';
 import { bareRecord, CANCELLED, type Outcome } from '../../src/compaction/outcome.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
-import type { Message } from '../../src/llm/messages.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, cfg, ctx, historyAfter, LIMITS, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, backgroundEngine, cfg, ctx, historyAfter, historyUpTo, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -90,22 +89,7 @@ describe('where an automatic summary starts', () => {
 
 const signal = () => new AbortController().signal;
 
-function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}): CompactionEngine {
-  return new CompactionEngine({
-    config: cfg({ background: true, ...over }),
-    limits: LIMITS,
-    model: 'test-model',
-    summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
-    counter,
-    compactableTools: [],
-  });
-}
-
-function historyUpTo(e: CompactionEngine, tokens: number): Message[] {
-  const history: Message[] = [];
-  for (let i = 0; e.tokens(ctx(history)) < tokens; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
-  return history;
-}
+const engine = (provider: ScriptedProvider, over: Partial<CompactionConfig> = {}): CompactionEngine => backgroundEngine(counter, provider, over);
 
 describe('the background summary and the rest of the engine', () => {
   it('with no job: nothing to cancel, nothing to wait for, nothing pending; with the background summary off, no /compact in the background and nothing at rest', async () => {

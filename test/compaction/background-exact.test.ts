@@ -9,7 +9,7 @@ import { CANCELLED } from '../../src/compaction/outcome.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import { textOf, type Message } from '../../src/llm/messages.js';
-import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, tokensText, untilAborted, user } from './helpers.js';
+import { assistant, backgroundEngine, cfg, ctx, historyUpTo, LIMITS, ScriptedProvider, SUMMARY, tokensText, untilAborted, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -19,22 +19,8 @@ beforeAll(async () => {
 
 const signal = () => new AbortController().signal;
 
-function engine(provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, limits = LIMITS): CompactionEngine {
-  return new CompactionEngine({
-    config: cfg({ background: true, ...over }),
-    limits,
-    model: 'test-model',
-    summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
-    counter,
-    compactableTools: [],
-  });
-}
-
-function historyUpTo(e: CompactionEngine, tokens: number): Message[] {
-  const history: Message[] = [];
-  for (let i = 0; e.tokens(ctx(history)) < tokens; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
-  return history;
-}
+const engine = (provider: ScriptedProvider, over: Partial<CompactionConfig> = {}, limits = LIMITS): CompactionEngine =>
+  backgroundEngine(counter, provider, over, { limits });
 
 /** The checkpoint's restored section of the person's requests, '' when it has none. */
 const requestsSection = (added: readonly Message[] | undefined): string =>

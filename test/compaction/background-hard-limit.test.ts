@@ -5,11 +5,9 @@
 // in flight at the second. The fidelity bench's auto×3 (a 9K window) lost the summary's facts
 // and the appendix that way (keeps nothing: 6/10 against the synchronous path's 7/10).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CompactionEngine } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
-import type { Message } from '../../src/llm/messages.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, backgroundEngine, ctx, historyUpTo, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -28,19 +26,11 @@ describe('background compaction at the hard limit', () => {
       await gate;
       return { text: SUMMARY };
     });
-    const e = new CompactionEngine({
-      config: cfg({ background: true }),
-      limits: LIMITS,
-      model: 'test-model',
-      summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
-      counter,
-      compactableTools: [],
-    });
+    const e = backgroundEngine(counter, provider);
     const events: CompactionEvent[] = [];
     const emit = (ev: CompactionEvent): void => void events.push(ev);
     const { auto, blocking } = e.thresholds();
-    const history: Message[] = [];
-    for (let i = 0; e.tokens(ctx(history)) < auto; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
+    const history = historyUpTo(e, auto);
     expect(e.tokens(ctx(history))).toBeLessThan(blocking);
 
     // past the auto threshold with nothing prefired: the summary starts in the background, the call goes out

@@ -3,11 +3,9 @@
 // rewound is dropped there, and the next summary waits for the next model call: none is billed
 // while the session sits at the prompt.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CompactionEngine } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import type { Message } from '../../src/llm/messages.js';
-import { assistant, cfg, ctx, LIMITS, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { backgroundEngine, ctx, historyUpTo, ScriptedProvider, SUMMARY } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -20,19 +18,11 @@ beforeAll(async () => {
 describe('background compaction at rest', () => {
   it('drops at rest a summary the history moved away from (a /rewind), and starts the next one only at a model call', async () => {
     const provider = new ScriptedProvider(() => ({ text: SUMMARY }));
-    const e = new CompactionEngine({
-      config: cfg({ background: true }),
-      limits: LIMITS,
-      model: 'test-model',
-      summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
-      counter,
-      compactableTools: [],
-    });
+    const e = backgroundEngine(counter, provider);
     const events: CompactionEvent[] = [];
     const emit = (ev: CompactionEvent): void => void events.push(ev);
     const auto = e.thresholds().auto;
-    const history: Message[] = [];
-    for (let i = 0; e.tokens(ctx(history)) < auto - 4_000; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
+    const history = historyUpTo(e, auto - 4_000);
 
     // /compact in the TUI: the summary is written in the background and settles while the session is at rest
     expect(await e.startManual(ctx(history), undefined, emit)).toBe(true);

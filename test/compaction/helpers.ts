@@ -1,4 +1,6 @@
+import { CompactionEngine, type EngineDeps } from '../../src/compaction/engine.js';
 import { IN_PLACE_MARKER } from '../../src/compaction/prompt.js';
+import type { TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import { compactionEntry, type CompactionCommit } from '../../src/history/compaction.js';
 import { applyRecord } from '../../src/history/view.js';
@@ -145,3 +147,34 @@ export const untilAborted = (req: ModelRequest): Promise<never> =>
     if (s?.aborted) reject(s.reason);
     else s?.addEventListener('abort', () => reject(s.reason), { once: true });
   });
+
+/**
+ * An engine with the background summary on, over LIMITS unless `limits` says otherwise, its
+ * summarizer `provider` with a 400K window; `state` is a saved state to start from, `more` other deps.
+ */
+export function backgroundEngine(
+  counter: TokenCounter,
+  provider: Provider,
+  over: Partial<CompactionConfig> = {},
+  opts: { limits?: typeof LIMITS; state?: unknown; more?: Partial<EngineDeps> } = {},
+): CompactionEngine {
+  return new CompactionEngine(
+    {
+      config: cfg({ background: true, ...over }),
+      limits: opts.limits ?? LIMITS,
+      model: 'test-model',
+      summarizer: { provider, model: 'sum-model', limits: { contextWindow: 400_000, maxOutputTokens: 32_000 } },
+      counter,
+      compactableTools: [],
+      ...opts.more,
+    },
+    opts.state,
+  );
+}
+
+/** Questions and 2,000-token answers, grown until the engine counts at least `tokens`. */
+export function historyUpTo(e: CompactionEngine, tokens: number): Message[] {
+  const history: Message[] = [];
+  for (let i = 0; e.tokens(ctx(history)) < tokens; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
+  return history;
+}
