@@ -7,7 +7,19 @@ import type { CompactionConfig } from '../../src/config/schema.js';
 import type { CompactionOutcome, CompactionEngine, EngineDeps } from '../../src/compaction/engine.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, backgroundEngine, cfg, ctx, historyUpTo, LIMITS, ScriptedProvider, SUMMARY, tokensText, untilAborted, user } from './helpers.js';
+import {
+  assistant,
+  backgroundEngine,
+  ctx,
+  historyUpTo,
+  LIMITS,
+  ScriptedProvider,
+  SUMMARY,
+  tokensText,
+  untilAborted,
+  user,
+  windowWithAutoAt,
+} from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -138,8 +150,7 @@ describe('background compaction at its boundaries', () => {
     const probe = engine(provider);
     const history = historyUpTo(probe, 60_000);
     const tokens = probe.tokens(ctx(history));
-    const c = cfg({ background: true });
-    const e = engine(provider, {}, { contextWindow: tokens + c.reserveTokens + c.autoBufferTokens, maxOutputTokens: 100_000 });
+    const e = engine(provider, {}, windowWithAutoAt(tokens));
     expect(e.thresholds().auto).toBe(tokens);
     expect(e.tokens(ctx(history))).toBe(tokens);
     expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);

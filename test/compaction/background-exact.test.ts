@@ -9,7 +9,20 @@ import { CANCELLED } from '../../src/compaction/outcome.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import { textOf, type Message } from '../../src/llm/messages.js';
-import { assistant, backgroundEngine, cfg, ctx, historyUpTo, LIMITS, ScriptedProvider, SUMMARY, tokensText, untilAborted, user } from './helpers.js';
+import {
+  assistant,
+  backgroundEngine,
+  cfg,
+  ctx,
+  historyUpTo,
+  LIMITS,
+  ScriptedProvider,
+  SUMMARY,
+  tokensText,
+  untilAborted,
+  user,
+  windowWithAutoAt,
+} from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -32,8 +45,7 @@ describe('the background summary at its thresholds exactly', () => {
     const probe = engine(provider);
     const history = historyUpTo(probe, 60_000);
     const tokens = probe.tokens(ctx(history));
-    const c = cfg({ background: true });
-    const e = engine(provider, {}, { contextWindow: tokens + c.reserveTokens + c.autoBufferTokens, maxOutputTokens: 100_000 });
+    const e = engine(provider, {}, windowWithAutoAt(tokens));
     expect(e.thresholds().auto).toBe(tokens);
     expect(e.tokens(ctx(history))).toBe(tokens);
     expect(await e.beforeCall(ctx(history), signal(), () => undefined)).toEqual([]);
@@ -48,8 +60,7 @@ describe('the background summary at its thresholds exactly', () => {
     const history = historyUpTo(probe, 60_000);
     history.push(user('one more'), assistant(tokensText(2_000, 'last')));
     const tokens = probe.tokens(ctx(history));
-    const c = cfg({ background: true });
-    const e = engine(provider, {}, { contextWindow: tokens + c.reserveTokens + c.autoBufferTokens, maxOutputTokens: 100_000 });
+    const e = engine(provider, {}, windowWithAutoAt(tokens));
     expect(e.thresholds().auto).toBe(tokens);
     // a turn before the threshold: the summary starts and is written
     expect(await e.beforeCall(ctx(history.slice(0, -2)), signal(), () => undefined)).toEqual([]);
@@ -66,8 +77,7 @@ describe('the background summary at its thresholds exactly', () => {
     const probe = engine(provider);
     const history = historyUpTo(probe, 30_000);
     const tokens = probe.tokens(ctx(history));
-    const c = cfg({ background: true });
-    const e = engine(provider, { prefire: 0.5 }, { contextWindow: 2 * tokens + c.reserveTokens + c.autoBufferTokens, maxOutputTokens: 100_000 });
+    const e = engine(provider, { prefire: 0.5 }, windowWithAutoAt(2 * tokens));
     expect(e.thresholds().auto).toBe(2 * tokens);
     expect(await e.beforeCall(ctx(history), signal(), () => undefined)).toEqual([]);
     expect(e.pending()).toEqual(expect.objectContaining({ trigger: 'auto', ready: false }));

@@ -178,3 +178,9 @@ export function historyUpTo(e: CompactionEngine, tokens: number): Message[] {
   for (let i = 0; e.tokens(ctx(history)) < tokens; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
   return history;
 }
+
+/** A window whose auto threshold is `tokens` exactly, under the default settings with the background summary on. */
+export function windowWithAutoAt(tokens: number): typeof LIMITS {
+  const c = cfg({ background: true });
+  return { contextWindow: tokens + c.reserveTokens + c.autoBufferTokens, maxOutputTokens: 100_000 };
+}
