@@ -4,7 +4,7 @@
 // requests as every checkpoint does (and a background swap's too). And -p /compact's signal: it
 // cancels the summary while it runs, and nothing after it returns.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { CompactionEngine } from '../../src/compaction/engine.js';
+import type { CompactionEngine } from '../../src/compaction/engine.js';
 import { CANCELLED } from '../../src/compaction/outcome.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
@@ -114,20 +114,13 @@ describe('the background summary at its thresholds exactly', () => {
 describe('the hard limit and the warm-up', () => {
   it('a ready summary whose warm-up has not ended swaps in at once at the hard limit, warming nothing more', async () => {
     const warmed: number[] = [];
-    const e = new CompactionEngine({
-      config: cfg({ background: true }),
-      limits: LIMITS,
-      model: 'test-model',
-      summarizer: {
-        provider: new ScriptedProvider(() => ({ text: SUMMARY })),
-        model: 'sum-model',
-        limits: { contextWindow: 400_000, maxOutputTokens: 32_000 },
-      },
+    const e = backgroundEngine(
       counter,
-      compactableTools: [],
+      new ScriptedProvider(() => ({ text: SUMMARY })),
+      {},
       // a warm-up that never ends
-      warm: (messages) => new Promise<void>(() => void warmed.push(messages.length)),
-    });
+      { more: { warm: (messages) => new Promise<void>(() => void warmed.push(messages.length)) } },
+    );
     const history = historyUpTo(e, 20_000);
     expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
     expect(await e.settleBackground()).toBe(true);

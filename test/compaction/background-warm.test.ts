@@ -3,11 +3,10 @@
 // at rest, waiting for it), and the swap then sends the checkpoint the warm-up sent, byte for byte,
 // with whatever the history gained since.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CompactionEngine } from '../../src/compaction/engine.js';
 import type { Warm } from '../../src/compaction/engineDeps.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
-import { assistant, cfg, ctx, historyAfter, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, backgroundEngine, ctx, historyAfter, historyUpTo, ScriptedProvider, SUMMARY, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -24,22 +23,8 @@ describe('the warm-up before a swap', () => {
       await new Promise<void>((r) => (release = r));
     };
     let settled = 0;
-    const e = new CompactionEngine({
-      config: cfg({ background: true }),
-      limits: { contextWindow: 100_000, maxOutputTokens: 10_000 },
-      model: 'test-model',
-      summarizer: {
-        provider: new ScriptedProvider(() => ({ text: SUMMARY })),
-        model: 'sum-model',
-        limits: { contextWindow: 400_000, maxOutputTokens: 32_000 },
-      },
-      counter,
-      compactableTools: [],
-      warm,
-      backgroundSettled: () => settled++,
-    });
-    const history: Message[] = [];
-    for (let i = 0; e.tokens(ctx(history)) < 20_000; i++) history.push(user(`question ${i}`), assistant(tokensText(2_000, `b${i}`)));
+    const e = backgroundEngine(counter, new ScriptedProvider(() => ({ text: SUMMARY })), {}, { more: { warm, backgroundSettled: () => settled++ } });
+    const history = historyUpTo(e, 20_000);
     const emit = (): void => undefined;
 
     expect(await e.startManual(ctx(history), undefined, emit)).toBe(true);
