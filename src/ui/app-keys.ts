@@ -12,12 +12,10 @@ import { modelPickerKey } from './model-picker.js';
 import { pickerKey } from './picker.js';
 import type { PromptModel } from './prompt-model.js';
 import { rewindKey } from './rewind-picker.js';
+import { isCursorReport } from './emoji-probe.js';
 import { tasksKey } from './tasks-panel.js';
 import type { Theme } from './theme.js';
 import type { UiStore } from './ui-store.js';
-
-/** A cursor report (ESC[row;colR) as Ink's keys leave it, its ESC taken off. */
-const CURSOR_REPORT = /^\[\d+;\d+R$/;
 
 /** A second Ctrl-C within this window exits. */
 export const CTRL_C_EXIT_MS = 2000;
@@ -44,9 +42,9 @@ export function useAppKeys(deps: AppKeyDeps): void {
       if (key.ctrl && input === 'c') return ctrlC(deps, lastCtrlC);
       // a paste begun in the prompt ends there, whatever opened over it meanwhile
       if (prompt.pasting) return prompt.handleKey(input, key);
-      // the terminal's late answer to the start's question (a cursor report, which Ink leaves
-      // unparsed as "[12;5R") is no key: the picker open at start (--resume) took it for typing
-      if (CURSOR_REPORT.test(input)) return;
+      // the terminal's late answer to the start's question (a cursor report, which Ink's keys leave
+      // as "[12;5R", its ESC taken off) is no key: the picker open at start (--resume) took it for typing
+      if (isCursorReport(`\u001b${input}`)) return;
       if (overlayKey(deps, input, key)) return;
       promptKey(deps, input, key);
     },

@@ -28,6 +28,9 @@ const REPLY = /\u001b\[(\d+);(\d+)R/g;
 /** One cursor report, as the app's input splits it (one escape sequence an event). */
 const ONE_REPLY = /^\u001b\[\d+;\d+R$/;
 
+/** Whether an input event is one cursor report (ESC[row;colR), an answer rather than a key. */
+export const isCursorReport = (sequence: string): boolean => ONE_REPLY.test(sequence);
+
 /** The width the two cursor reports give (2 or 4; undefined for anything else), and the input around them. */
 export function readReplies(input: string): { columns: 2 | 4 | undefined; complete: boolean; rest: string } {
   const replies = [...input.matchAll(REPLY)];
@@ -103,7 +106,7 @@ export function askSkinToneWidth(stdin: NodeJS.ReadStream = world().stdin, stdou
       if (rest.length > 0) stdin.unshift(Buffer.from(rest, 'utf8'));
     },
     offer(sequence) {
-      if (answered || reading || !ONE_REPLY.test(sequence)) return;
+      if (answered || reading || !isCursorReport(sequence)) return;
       input += sequence;
       const read = readReplies(input);
       if (!read.complete) return;
