@@ -4,9 +4,9 @@
 // sent as an @"path" mention, so the image goes the way of any @image: read, checked and
 // downscaled by FileRead, attached to the message.
 import { homeDir, world } from '../runtime/world.js';
+import { scratchFile } from '../runtime/scratchDir.js';
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp)$/i;
@@ -94,8 +94,6 @@ const READERS: Array<{ name: string; args: string[]; when: (env: NodeJS.ProcessE
 export const NO_CLIPBOARD_TOOL = 'Ctrl+V reads images with wl-paste, xclip or pngpaste; none is installed (or drop the image file here).';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
-let clipDir: string | undefined;
-let clips = 0;
 
 /** The clipboard's image saved to a file (its path), or why there is none. */
 export async function clipboardImage(env: NodeJS.ProcessEnv = world().env): Promise<{ path: string } | { why: string }> {
@@ -114,8 +112,7 @@ export async function clipboardImage(env: NodeJS.ProcessEnv = world().env): Prom
     const said = out.err.trim().split('\n')[0]?.slice(0, 60);
     return { why: `The clipboard holds no image (${reader.name}${said ? `: ${said}` : ' found none'}). Copy an image, or drop its file here.` };
   }
-  clipDir ??= mkdtempSync(join(tmpdir(), 'agent-clipboard-'));
-  const path = join(clipDir, `clipboard-${++clips}.png`);
+  const path = scratchFile('clipboard', '.png');
   writeFileSync(path, out.bytes);
   return { path };
 }

@@ -3,9 +3,8 @@
 // cursor off its inside and deletes it whole), expanded when the prompt is sent. The terminal
 // marks where a paste starts and ends (bracketed paste); where it does not, chunks that arrive
 // within PASTE_JOIN_MS of each other count as one paste.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { scratchFile } from '../runtime/scratchDir.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 import { clipboardImage, imageMention, pastedImagePaths } from './pasted-image.js';
@@ -175,8 +174,7 @@ export class PastedTexts {
     if (chips.length === 0) return undefined;
     let text = s.text;
     for (const chip of chips.reverse()) {
-      pasteDir ??= mkdtempSync(join(tmpdir(), 'agent-paste-'));
-      const path = join(pasteDir, `pasted-text-${++pasteFiles}.txt`);
+      const path = scratchFile('pasted-text', '.txt');
       writeFileSync(path, this.texts.get(s.text.slice(chip.start, chip.end)) ?? '', { mode: 0o600 });
       text = `${text.slice(0, chip.start)}${imageMention(path)} ${text.slice(chip.end)}`;
     }
@@ -188,10 +186,6 @@ export class PastedTexts {
     this.lastLabel = null;
   }
 }
-
-/** Where Ctrl+S saves pasted texts (one folder per run, made on first use), and how many it holds. */
-let pasteDir: string | undefined;
-let pasteFiles = 0;
 
 /** Lines of a text; the newline that ends the last one starts no line of its own. */
 const lineCount = (text: string): number => (text === '' ? 0 : text.replace(/\n$/, '').split('\n').length);
