@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
 // Setup file of every project (vitest.config.ts). With AGENT_TEST_CPU=<file> set, appends one
-// line per test file to that file: its project, path, wall seconds and CPU seconds (user, sys),
+// line per test file to that file: its project, the worker's pid, its path, wall seconds and CPU seconds (user, sys),
 // counting the worker's own CPU from the moment the file starts loading (its imports included)
 // to its end, and the processes it started and waited for (a spawned agent, git, a shell); then
 // the same CPU split by where it ran: the worker's main thread, its other threads (V8's compiler
@@ -40,6 +40,7 @@ if (target) {
     const main = (end.main - start.main) / 100;
     const line = {
       project: file.file.projectName,
+      pid: process.pid,
       file: file.file.name,
       wall: round((performance.now() - wall) / 1000),
       user: round(u! + cu!),
