@@ -1,5 +1,6 @@
 // Fresh modules: in a worker shared with other end-to-end files, the large-paste test's first turn
 // never ended (three full runs on 7 Dec 2026; alone it passes): it runs isolated until that is found.
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
 import { lastUserText } from '../fake-server/server.js';
@@ -89,7 +90,10 @@ describe.skipIf(!hasTmux)('pasting in the TUI', () => {
     expect(term.screen(0)).not.toContain('row 750:');
     expect(server.requests).toHaveLength(1);
     term.keys('C-s');
-    await term.waitFor(/summarize: @\S*agent-paste-\S*\/pasted-text-1\.txt/);
+    const saved = /summarize: @(\S*agent-scratch-[^/\s]+)\/pasted-text-1\.txt/.exec(
+      await term.waitFor(/summarize: @\S*agent-scratch-\S*\/pasted-text-1\.txt/),
+    )![1]!;
+    expect(existsSync(saved)).toBe(true);
     server.enqueue({ text: 'Read the rows.' });
     term.keys('Enter');
     await term.waitFor('Read the rows.');
@@ -98,6 +102,9 @@ describe.skipIf(!hasTmux)('pasting in the TUI', () => {
     expect(sent).toContain('row 1500:');
     // attached as its first and last lines, the middle read on demand
     expect(sent).not.toContain('row 750:');
+    // the run's scratch folder goes with the run (it was left in the temporary folder for good)
+    expect(await term.exitWithCtrlC()).toBe(0);
+    expect(existsSync(saved)).toBe(false);
     // ten screen waits, each bounded (15 s) on its own; a 1,500-line paste through tmux on a loaded machine
     // took the whole test past the default 60 s in a full run (139 s for the file, 5.7 s for this test alone)
   }, 120_000);
