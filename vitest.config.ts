@@ -15,8 +15,8 @@ const mdAsText: Plugin = {
 /**
  * The files that take longest, longest first (a clean clone's run on the quiet 2-core machine,
  * CI log of c997189 and later: compaction-background 243 s, crash 94 s, caching 76 s, the rest
- * 20-36 s): they start first within their project, so that none of them starts last and runs
- * alone while the other workers have nothing left. On a clean clone vitest knows no durations and
+ * 20-36 s): they start first, in every project, so that none of them starts last and runs alone
+ * while the other workers have nothing left. On a clean clone vitest knows no durations and
  * orders by file size, which says little here (compaction.test.ts is 44 lines of shared cases).
  */
 const SLOW_FIRST = [
@@ -103,22 +103,12 @@ const END_TO_END = {
   testTimeout: 60_000,
 };
 
-/**
- * vitest's order (one project after another, isolated files first in each, then the longest
- * known or largest), with the slow files first within their project. A worker that shares its
- * modules is kept for the next file only when the next file in the queue is of its project (and
- * not isolated); otherwise it stops and the next file's worker imports everything again. Slow
- * files first across projects made the queue switch projects at every slow file: 43 workers
- * started in a run, against 28 (16 of them the isolated files' own) with the projects kept whole,
- * by a replay of a full run's per-file times (docs/build.md).
- */
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const projects = [...new Set(sorted.map((f) => f.project.name))];
     const rank = (f: TestSpecification): number => {
       const i = SLOW_FIRST.findIndex((s) => f.moduleId.endsWith(s));
-      return projects.indexOf(f.project.name) * (SLOW_FIRST.length + 1) + (i < 0 ? SLOW_FIRST.length : i);
+      return i < 0 ? SLOW_FIRST.length : i;
     };
     // Array.prototype.sort is stable: the rest keep vitest's order
     return sorted.sort((a, b) => rank(a) - rank(b));
