@@ -216,4 +216,34 @@ describe('the background summary and the rest of the engine', () => {
     expect(e.pending()).toBeUndefined();
     expect(provider.requests).toHaveLength(0);
   });
+
+  it('a /compact in the background that would not make the context smaller ends its job: recorded once, not tried again at the next boundary', async () => {
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })));
+    const history = [user('hi'), assistant('hello')];
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    const [o] = await e.atRest(ctx(history), () => undefined);
+    expect(o?.record.status).toBe('ineffective');
+    // mutation: the swap keeping the job after an outcome it did not apply: it would be tried at every boundary
+    expect(e.pending()).toBeUndefined();
+    expect(await e.atRest(ctx(history), () => undefined)).toEqual([]);
+  });
+
+  it('/compact in the background of a short session whose large recent turns fill the kept tail keeps less of them instead of refusing', async () => {
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })));
+    const history = [
+      user('hi'),
+      assistant('hello'),
+      user('explain part 0'),
+      assistant(tokensText(6_000, 'a0')),
+      user('explain part 1'),
+      assistant(tokensText(6_000, 'a1')),
+    ];
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    const [o] = await e.atRest(ctx(history), () => undefined);
+    // mutation: every background draft returned as first written (`run.background || trigger === 'auto'`): "would not be smaller"
+    expect(o?.record.status).toBe('applied');
+    expect(historyAfter(history, o!).slice(-2)).toEqual(history.slice(-2));
+  });
 });

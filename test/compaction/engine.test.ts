@@ -952,3 +952,35 @@ describe('a small local model, simulated', () => {
     expect(e.state()).toMatchObject({ exhausted: false, breakerOpen: false, thrashStopped: false });
   });
 });
+
+describe("a summary's stages as the live row shows them", () => {
+  it('the first is choosing what to keep, before anything is summarized', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(talk(20, 1_000)), undefined, signal(), emit);
+    expect(o.record.status).toBe('applied');
+    const stages = events.flatMap((x) => (x.type === 'compaction_progress' ? [x.stage] : []));
+    // mutation: planHead's progress('choosing what to keep') dropped
+    expect(stages[0]).toBe('choosing what to keep');
+    expect(events[0]?.type).toBe('compaction_start');
+  });
+});
+
+describe('micro compaction of a single output', () => {
+  it('clears one old output alone when it is the only one past the recent ones (a batch of one is a batch)', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p, { microKeepRecent: 2 }, { microPolicy: 'every-call' });
+    const h = talkTo(e, 66_000);
+    for (let i = 0; i < 3; i++) h.push(...step('Bash', { command: `job ${i}` }, tokensText(1_500, `one${i}`)));
+    h.push(assistant('done'));
+    const tokens = e.tokens(ctx(h));
+    expect(tokens).toBeGreaterThanOrEqual(e.thresholds().micro);
+    expect(tokens).toBeLessThan(e.thresholds().auto);
+    const { emit } = collect();
+    // mutation: planMicro's `candidates.length <= minBatch` leaves a lone candidate where it is
+    const outcomes = await e.beforeCall(ctx(h), signal(), emit);
+    expect(outcomes.map((o) => o.record)).toMatchObject([{ trigger: 'micro', status: 'applied', archivedCount: 1 }]);
+    expect(p.requests).toHaveLength(0);
+  });
+});
