@@ -182,6 +182,9 @@ describe('the background summary and the rest of the engine', () => {
     const skipped = events.filter((ev) => ev.type === 'compaction_skipped');
     expect(skipped).toHaveLength(1);
     expect(skipped[0]).toMatchObject({ trigger: 'auto', reason: expect.stringMatching(/^Automatic compaction failed 1 times in a row and is paused/) });
+    // the breaker open, no summary starts in the background either (mutation: mayPrefire's `auto && !stopped()` made `||`)
+    await auto.beforeCall(ctx(history), signal(), emit);
+    expect(auto.pending()).toBeUndefined();
 
     const manual = engine(down(), { maxFailures: 1 });
     const quiet: CompactionEvent[] = [];

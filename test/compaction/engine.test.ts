@@ -433,6 +433,19 @@ describe('summary validation', () => {
     expect(o.record).toMatchObject({ status: 'failed', reason: expect.stringMatching(/cut off at its 8,000-token limit/) });
   });
 
+  it('a refused compaction whose tail is already the least there is asks no second summary', async () => {
+    const p = summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`);
+    const e = makeEngine(p);
+    // the last turn alone is past the tail budget: the kept tail is the current step already
+    const h = [user('hi'), assistant('hello'), user('now this'), assistant(tokensText(30_000, 'big'))];
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(h), undefined, signal(), emit);
+    expect(o.record).toMatchObject({ status: 'ineffective', reason: expect.stringMatching(/would not be smaller/) });
+    // mutation: `least.index < split.index` in planHead: the same tail summarized again, for nothing
+    expect(p.requests).toHaveLength(1);
+    expect(events.some((ev) => ev.type === 'compaction_progress' && /keeping less/.test(ev.stage))).toBe(false);
+  });
+
   it('a compaction that would not shrink the context is not applied', async () => {
     const e = makeEngine(summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`));
     const h = talk(4, 300);
