@@ -221,10 +221,12 @@ describe('the background summary and the rest of the engine', () => {
   });
 
   it('a /compact in the background that would not make the context smaller ends its job: recorded once, not tried again at the next boundary', async () => {
-    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })));
-    const history = [user('hi'), assistant('hello')];
+    const e = engine(new ScriptedProvider(() => ({ text: `${SUMMARY}\n${tokensText(6_000, 'huge')}` })));
+    // the last turn alone fills the kept tail: the draft (written, not refused at once) would only add its summary
+    const history = [user('hi'), assistant('hello'), user('now this'), assistant(tokensText(30_000, 'big'))];
     expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
     expect(await e.settleBackground()).toBe(true);
+    expect(e.pending()).toMatchObject({ trigger: 'manual', ready: true });
     const [o] = await e.atRest(ctx(history), () => undefined);
     expect(o?.record.status).toBe('ineffective');
     // mutation: the swap keeping the job after an outcome it did not apply: it would be tried at every boundary
@@ -248,5 +250,16 @@ describe('the background summary and the rest of the engine', () => {
     // mutation: every background draft returned as first written (`run.background || trigger === 'auto'`): "would not be smaller"
     expect(o?.record.status).toBe('applied');
     expect(historyAfter(history, o!).slice(-2)).toEqual(history.slice(-2));
+  });
+
+  it('a /compact in the background of a one-message history is answered at rest like any other', async () => {
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })));
+    const history = [user(tokensText(30_000, 'pasted'))];
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    // mutation: atRest skipping a history of one message (`length === 1` for `=== 0`): the job would wait for ever
+    const [o] = await e.atRest(ctx(history), () => undefined);
+    expect(o?.record.trigger).toBe('manual');
+    expect(e.pending()).toBeUndefined();
   });
 });

@@ -291,7 +291,7 @@ describe('what the front ends and the model see between turns', () => {
   });
 });
 
-describe('the latest check, wherever a goal is read', () => {
+describe('the latest check wherever a goal is read, and what each move leaves pending', () => {
   it("/goal, the ledger, the Goal tool's read and a refused claim quote the newest of several checks", async () => {
     const outputs = ['first: 3 failed', 'second: 2 failed', 'third: 1 failed'];
     const goal = new SessionGoal(
@@ -351,7 +351,7 @@ describe('the latest check, wherever a goal is read', () => {
     expect(await goal.next({ planMode: false, signal })).toBeUndefined();
   });
 
-  it('a budget-limited goal resumed starts again, then asks once', async () => {
+  it('the wrap-up leaves no turn pending: a goal restored after it waits for a turn of its own', async () => {
     const { goal, clock } = clocked();
     goal.set(parseGoalArgs('x --turns 1'));
     await goal.next({ planMode: false, signal });
