@@ -11,7 +11,7 @@ import { bareRecord, CANCELLED, type Outcome } from '../../src/compaction/outcom
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, backgroundEngine, cfg, ctx, historyAfter, historyUpTo, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, backgroundEngine, cfg, ctx, historyAfter, historyUpTo, results, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -261,5 +261,22 @@ describe('the background summary and the rest of the engine', () => {
     const [o] = await e.atRest(ctx(history), () => undefined);
     expect(o?.record.trigger).toBe('manual');
     expect(e.pending()).toBeUndefined();
+  });
+
+  it('a draft written before a tool loop whose replies think began waits for the loop to end before it swaps in', async () => {
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })));
+    const history = historyUpTo(e, 20_000);
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    const call = assistant('', [{ id: 'loop1', name: 'Bash', input: { command: 'ls' } }]);
+    call.blocks.unshift({ type: 'thinking', thinking: 'which files are there?', signature: 'sig-loop' });
+    const looping = [...history, user('list the files'), call, results([{ id: 'loop1', content: 'a b' }])];
+    // mutation: assembleHead's `sameLoop` made `loopNow !== undefined || …`: the new loop is closed into the checkpoint at once
+    expect(await e.atRest(ctx(looping), () => undefined)).toEqual([]);
+    expect(e.pending()).toMatchObject({ trigger: 'manual', ready: true });
+    const ended = [...looping, assistant('two files')];
+    const [o] = await e.atRest(ctx(ended), () => undefined);
+    expect(o?.record.status).toBe('applied');
+    expect(historyAfter(ended, o!).slice(-4)).toEqual(ended.slice(-4));
   });
 });
