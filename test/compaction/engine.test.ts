@@ -446,6 +446,17 @@ describe('summary validation', () => {
     expect(events.some((ev) => ev.type === 'compaction_progress' && /keeping less/.test(ev.stage))).toBe(false);
   });
 
+  it('a refused compaction closing a thinking tool loop says it keeps only the current step, of 0 tokens', async () => {
+    const e = makeEngine(summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`));
+    const [call, result] = step('Bash', { command: 'ls' }, 'a b');
+    call.blocks.unshift({ type: 'thinking', thinking: 'which files are there?', signature: 'sig-loop' });
+    const h = [user('hi'), assistant('hello'), user('list the files'), call, result];
+    const o = await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(o.record.status).toBe('ineffective');
+    // mutation: chooseSplit's loop split with a tail of 1 token
+    expect(o.record.reason).toMatch(/: it keeps the current step \(0 tokens\) and a [\d,]+-token summary\)$/);
+  });
+
   it('a compaction that would not shrink the context is not applied', async () => {
     const e = makeEngine(summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`));
     const h = talk(4, 300);
