@@ -249,6 +249,36 @@ describe('background compaction between boundaries', () => {
     expect(applied! - warmed[0]!).toBeLessThan(4_000);
   });
 
+  it('the warm-up guesses the next step from the last two steps only: a jump three steps back no longer sends it early', async () => {
+    let warmed = 0;
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })), { prefire: 0.75 }, LIMITS, undefined, { warm: async () => void warmed++ });
+    const { auto } = e.thresholds();
+    const history = historyUpTo(e, 0.75 * auto - 3_000);
+    /** Small turns until the engine counts `target`, then the boundary before a model call. */
+    const boundaryAt = async (target: number): Promise<number> => {
+      for (let i = 0; e.tokens(ctx(history)) < target; i++) history.push(user(`at ${target} ${i}`), assistant(tokensText(60, `t${target}x${i}`)));
+      expect(await e.beforeCall(ctx(history), signal(), () => undefined)).toEqual([]);
+      await e.settleBackground();
+      return e.tokens(ctx(history));
+    };
+    // the summary starts past the prefire point and is written
+    await boundaryAt(0.75 * auto + 200);
+    expect(e.pending()).toMatchObject({ trigger: 'auto', ready: true });
+    // steps of ~1,700, ~8,000 (a large tool output), ~300, ~1,300 tokens, the last ending ~7,400 below the threshold
+    const s0 = await boundaryAt(auto - 17_000);
+    const s1 = await boundaryAt(auto - 9_000);
+    const s2 = await boundaryAt(auto - 8_700);
+    expect(s2 + (s1 - s0)).toBeLessThan(auto);
+    expect(warmed).toBe(0);
+    const s3 = await boundaryAt(auto - 7_400);
+    expect(s3 + (s1 - s0)).toBeGreaterThanOrEqual(auto);
+    // mutation: grown() keeping three steps back (`slice(-3)`) guesses ~8,000 here and warms a step early
+    expect(warmed).toBe(0);
+    // ~6,400 more: now the next step may reach the threshold
+    await boundaryAt(auto - 1_000);
+    expect(warmed).toBe(1);
+  });
+
   it('/compact in the TUI with a focus: the summary request and the record name it trimmed; a blank focus is none', async () => {
     const provider = new ScriptedProvider(() => ({ text: SUMMARY }));
     const applied = async (focus: string): Promise<CompactionOutcome | undefined> => {

@@ -11,7 +11,7 @@ import { bareRecord, CANCELLED, type Outcome } from '../../src/compaction/outcom
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { CompactionConfig } from '../../src/config/schema.js';
 import type { CompactionEvent } from '../../src/protocol/events.js';
-import { assistant, backgroundEngine, cfg, ctx, historyAfter, historyUpTo, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
+import { assistant, backgroundEngine, cfg, ctx, historyAfter, historyUpTo, results, ScriptedProvider, SUMMARY, tokensText, user } from './helpers.js';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -182,6 +182,9 @@ describe('the background summary and the rest of the engine', () => {
     const skipped = events.filter((ev) => ev.type === 'compaction_skipped');
     expect(skipped).toHaveLength(1);
     expect(skipped[0]).toMatchObject({ trigger: 'auto', reason: expect.stringMatching(/^Automatic compaction failed 1 times in a row and is paused/) });
+    // the breaker open, no summary starts in the background either (mutation: mayPrefire's `auto && !stopped()` made `||`)
+    await auto.beforeCall(ctx(history), signal(), emit);
+    expect(auto.pending()).toBeUndefined();
 
     const manual = engine(down(), { maxFailures: 1 });
     const quiet: CompactionEvent[] = [];
@@ -215,5 +218,65 @@ describe('the background summary and the rest of the engine', () => {
     expect(await e.beforeCall(ctx(history), signal(), () => undefined)).toEqual([]);
     expect(e.pending()).toBeUndefined();
     expect(provider.requests).toHaveLength(0);
+  });
+
+  it('a /compact in the background that would not make the context smaller ends its job: recorded once, not tried again at the next boundary', async () => {
+    const e = engine(new ScriptedProvider(() => ({ text: `${SUMMARY}\n${tokensText(6_000, 'huge')}` })));
+    // the last turn alone fills the kept tail: the draft (written, not refused at once) would only add its summary
+    const history = [user('hi'), assistant('hello'), user('now this'), assistant(tokensText(30_000, 'big'))];
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    expect(e.pending()).toMatchObject({ trigger: 'manual', ready: true });
+    const [o] = await e.atRest(ctx(history), () => undefined);
+    expect(o?.record.status).toBe('ineffective');
+    // mutation: the swap keeping the job after an outcome it did not apply: it would be tried at every boundary
+    expect(e.pending()).toBeUndefined();
+    expect(await e.atRest(ctx(history), () => undefined)).toEqual([]);
+  });
+
+  it('/compact in the background of a short session whose large recent turns fill the kept tail keeps less of them instead of refusing', async () => {
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })));
+    const history = [
+      user('hi'),
+      assistant('hello'),
+      user('explain part 0'),
+      assistant(tokensText(6_000, 'a0')),
+      user('explain part 1'),
+      assistant(tokensText(6_000, 'a1')),
+    ];
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    const [o] = await e.atRest(ctx(history), () => undefined);
+    // mutation: every background draft returned as first written (`run.background || trigger === 'auto'`): "would not be smaller"
+    expect(o?.record.status).toBe('applied');
+    expect(historyAfter(history, o!).slice(-2)).toEqual(history.slice(-2));
+  });
+
+  it('a /compact in the background of a one-message history is answered at rest like any other', async () => {
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })));
+    const history = [user(tokensText(30_000, 'pasted'))];
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    // mutation: atRest skipping a history of one message (`length === 1` for `=== 0`): the job would wait for ever
+    const [o] = await e.atRest(ctx(history), () => undefined);
+    expect(o?.record.trigger).toBe('manual');
+    expect(e.pending()).toBeUndefined();
+  });
+
+  it('a draft written before a tool loop whose replies think began waits for the loop to end before it swaps in', async () => {
+    const e = engine(new ScriptedProvider(() => ({ text: SUMMARY })));
+    const history = historyUpTo(e, 20_000);
+    expect(await e.startManual(ctx(history), undefined, () => undefined)).toBe(true);
+    expect(await e.settleBackground()).toBe(true);
+    const call = assistant('', [{ id: 'loop1', name: 'Bash', input: { command: 'ls' } }]);
+    call.blocks.unshift({ type: 'thinking', thinking: 'which files are there?', signature: 'sig-loop' });
+    const looping = [...history, user('list the files'), call, results([{ id: 'loop1', content: 'a b' }])];
+    // mutation: assembleHead's `sameLoop` made `loopNow !== undefined || …`: the new loop is closed into the checkpoint at once
+    expect(await e.atRest(ctx(looping), () => undefined)).toEqual([]);
+    expect(e.pending()).toMatchObject({ trigger: 'manual', ready: true });
+    const ended = [...looping, assistant('two files')];
+    const [o] = await e.atRest(ctx(ended), () => undefined);
+    expect(o?.record.status).toBe('applied');
+    expect(historyAfter(ended, o!).slice(-4)).toEqual(ended.slice(-4));
   });
 });

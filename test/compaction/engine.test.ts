@@ -433,6 +433,30 @@ describe('summary validation', () => {
     expect(o.record).toMatchObject({ status: 'failed', reason: expect.stringMatching(/cut off at its 8,000-token limit/) });
   });
 
+  it('a refused compaction whose tail is already the least there is asks no second summary', async () => {
+    const p = summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`);
+    const e = makeEngine(p);
+    // the last turn alone is past the tail budget: the kept tail is the current step already
+    const h = [user('hi'), assistant('hello'), user('now this'), assistant(tokensText(30_000, 'big'))];
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(h), undefined, signal(), emit);
+    expect(o.record).toMatchObject({ status: 'ineffective', reason: expect.stringMatching(/would not be smaller/) });
+    // mutation: `least.index < split.index` in planHead: the same tail summarized again, for nothing
+    expect(p.requests).toHaveLength(1);
+    expect(events.some((ev) => ev.type === 'compaction_progress' && /keeping less/.test(ev.stage))).toBe(false);
+  });
+
+  it('a refused compaction closing a thinking tool loop says it keeps only the current step, of 0 tokens', async () => {
+    const e = makeEngine(summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`));
+    const [call, result] = step('Bash', { command: 'ls' }, 'a b');
+    call.blocks.unshift({ type: 'thinking', thinking: 'which files are there?', signature: 'sig-loop' });
+    const h = [user('hi'), assistant('hello'), user('list the files'), call, result];
+    const o = await e.manual(ctx(h), undefined, signal(), collect().emit);
+    expect(o.record.status).toBe('ineffective');
+    // mutation: chooseSplit's loop split with a tail of 1 token
+    expect(o.record.reason).toMatch(/: it keeps the current step \(0 tokens\) and a [\d,]+-token summary\)$/);
+  });
+
   it('a compaction that would not shrink the context is not applied', async () => {
     const e = makeEngine(summaryProvider(`## Goal\n${tokensText(6_000, 'huge')}`));
     const h = talk(4, 300);
@@ -950,5 +974,37 @@ describe('a small local model, simulated', () => {
     expect(statuses.filter((s) => s === 'auto:applied').length).toBeGreaterThan(3);
     expect(statuses.every((s) => s.endsWith(':applied'))).toBe(true);
     expect(e.state()).toMatchObject({ exhausted: false, breakerOpen: false, thrashStopped: false });
+  });
+});
+
+describe("a summary's stages as the live row shows them", () => {
+  it('the first is choosing what to keep, before anything is summarized', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p);
+    const { events, emit } = collect();
+    const o = await e.manual(ctx(talk(20, 1_000)), undefined, signal(), emit);
+    expect(o.record.status).toBe('applied');
+    const stages = events.flatMap((x) => (x.type === 'compaction_progress' ? [x.stage] : []));
+    // mutation: planHead's progress('choosing what to keep') dropped
+    expect(stages[0]).toBe('choosing what to keep');
+    expect(events[0]?.type).toBe('compaction_start');
+  });
+});
+
+describe('micro compaction of a single output', () => {
+  it('clears one old output alone when it is the only one past the recent ones (a batch of one is a batch)', async () => {
+    const p = summaryProvider();
+    const e = makeEngine(p, { microKeepRecent: 2 }, { microPolicy: 'every-call' });
+    const h = talkTo(e, 66_000);
+    for (let i = 0; i < 3; i++) h.push(...step('Bash', { command: `job ${i}` }, tokensText(1_500, `one${i}`)));
+    h.push(assistant('done'));
+    const tokens = e.tokens(ctx(h));
+    expect(tokens).toBeGreaterThanOrEqual(e.thresholds().micro);
+    expect(tokens).toBeLessThan(e.thresholds().auto);
+    const { emit } = collect();
+    // mutation: planMicro's `candidates.length <= minBatch` leaves a lone candidate where it is
+    const outcomes = await e.beforeCall(ctx(h), signal(), emit);
+    expect(outcomes.map((o) => o.record)).toMatchObject([{ trigger: 'micro', status: 'applied', archivedCount: 1 }]);
+    expect(p.requests).toHaveLength(0);
   });
 });

@@ -7,7 +7,7 @@ import { roughTokens } from '../../src/compaction/uncounted.js';
 import { loadTokenizer, TokenCounter } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { ContextUsageView } from '../../src/protocol/views.js';
-import { assistant, cfg, ScriptedProvider, step, tokensText, user } from './helpers.js';
+import { assistant, cfg, historyAfter, ScriptedProvider, step, SUMMARY, tokensText, user } from './helpers.js';
 
 // Which replayed thinking the gauge counts: all of it where the model keeps it in context (the
 // 5 family), only the current unfinished turn's where the API strips finished turns' thinking.
@@ -110,6 +110,40 @@ describe('the thinking the context keeps', () => {
     // the turn is over: nothing of its thinking counts where the API strips it
     expect(Math.abs(engine('current-turn').usage(parts(h)).tokens - bare)).toBeLessThanOrEqual(1);
     expect(engine(undefined).usage(parts(h)).tokens - bare).toBeGreaterThan(2.7 * THINK);
+  });
+});
+
+describe("a compaction's figure after it, under the same rule", () => {
+  it("leaves the kept turns' stripped thinking out of tokensAfter: the record says what the gauge will", async () => {
+    const p = new ScriptedProvider(() => ({ text: SUMMARY }));
+    const engine = (): CompactionEngine =>
+      new CompactionEngine({
+        config: cfg(),
+        limits: { contextWindow: 200_000, maxOutputTokens: 10_000 },
+        model: 'm',
+        summarizer: { provider: p, model: 'm', limits: { contextWindow: 200_000, maxOutputTokens: 10_000 } },
+        counter,
+        compactableTools: [],
+        thinkingRoom: 'current-turn',
+      });
+    const thought = (text: string, salt: string): Message => {
+      const m = assistant(text);
+      m.blocks.unshift(thinking(salt));
+      return m;
+    };
+    const h: Message[] = [
+      ...[0, 1, 2].flatMap((i) => [user(`question ${i}`), assistant(tokensText(3_000, `a${i}`))]),
+      user('question 3'),
+      thought('answer 3', 't3'),
+      user('question 4'),
+      thought('answer 4', 't4'),
+    ];
+    const o = await engine().manual(parts(h), undefined, new AbortController().signal, () => undefined);
+    expect(o.record.status).toBe('applied');
+    const after = historyAfter(h, o);
+    expect(after.filter((m) => m.blocks.some((b) => b.type === 'thinking'))).toHaveLength(2);
+    // mutation: assembleHead counting with `thinkingRoom && 'all'`: ~4,000 tokens of thinking the API strips
+    expect(Math.abs(o.record.tokensAfter - engine().usage(parts(after)).tokens)).toBeLessThanOrEqual(2);
   });
 });
 

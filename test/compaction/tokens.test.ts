@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadTokenizer, MESSAGE_OVERHEAD, TokenCounter, tokenizerLoaded } from '../../src/compaction/tokens.js';
 import type { Message } from '../../src/llm/messages.js';
 import type { ToolSpec } from '../../src/llm/provider.js';
@@ -24,6 +24,34 @@ describe('tokenizer loading', () => {
     await loadTokenizer();
     const c = new TokenCounter();
     expect(c.countText('a <|endoftext|> b')).toBeGreaterThan(3);
+  });
+});
+
+describe('the counts shared by every counter of the process', () => {
+  it('counts a system prompt once for all counters, and forgets them all when a 257th text comes', async () => {
+    await loadTokenizer();
+    /** Whether a fresh counter had to tokenize `text` (it was not among the shared counts). */
+    const misses = (text: string): boolean => {
+      const c = new TokenCounter();
+      const counted = vi.spyOn(c, 'countText');
+      c.countSystem(text);
+      return counted.mock.calls.length > 0;
+    };
+    const marker = 'the marker system prompt';
+    expect(misses(marker)).toBe(true);
+    // mutation: the shared count not kept: every counter tokenizes the prompt again
+    expect(misses(marker)).toBe(false);
+    // new texts until the shared counts are cleared: the marker, counted again, is then their second
+    let n = 0;
+    while (!misses(marker)) {
+      misses(`filler ${n++}`);
+      if (n > 600) throw new Error('the shared counts were never cleared');
+    }
+    for (let i = 0; i < 254; i++) misses(`more ${i}`);
+    // 256 texts kept: the marker is still known; the next new text clears them (mutation: 257 keeps it)
+    expect(misses(marker)).toBe(false);
+    misses('one more');
+    expect(misses(marker)).toBe(true);
   });
 });
 

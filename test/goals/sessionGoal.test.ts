@@ -290,3 +290,75 @@ describe('what the front ends and the model see between turns', () => {
     expect(message).toContain(`[… ${kept.length - 800} characters cut]\n${kept.slice(-800)}`);
   });
 });
+
+describe('the latest check wherever a goal is read, and what each move leaves pending', () => {
+  it("/goal, the ledger, the Goal tool's read and a refused claim quote the newest of several checks", async () => {
+    const outputs = ['first: 3 failed', 'second: 2 failed', 'third: 1 failed'];
+    const goal = new SessionGoal(
+      async () => ({ output: outputs.shift() ?? 'x', passed: false }),
+      () => {},
+      () => 0,
+    );
+    goal.set(parseGoalArgs('x --check "make"'));
+    await goal.next({ planMode: false, signal });
+    goal.observe({ type: 'turn_end', reason: 'end_turn', steps: 1, usage: emptyUsage(), text: '' });
+    await goal.next({ planMode: false, signal });
+    // mutation: `checks.at(-0)` (the oldest) in statusText, ledger or describe
+    expect(goal.status()).toContain('Last check (failed, 1970-01-01T00:00:00.000Z):\nsecond: 2 failed');
+    expect(goal.status()).not.toContain('first');
+    expect(goal.ledger()?.text).toBe('Objective (active): x\nCheck: make\nLast check failed:\nsecond: 2 failed');
+    expect(goal.describe()).toBe('Objective (active): x\nCheck: make\nLast check failed:\nsecond: 2 failed');
+    expect(goal.view()?.lastCheck?.output).toBe('second: 2 failed');
+    // the claim's own check is the newest: its output is what it quotes
+    expect((await goal.claim(signal)).text).toBe('Not accepted: the check `make` failed:\nthird: 1 failed\nKeep working on the objective.');
+  });
+
+  it('a claim whose check passes completes the goal, told, with why', async () => {
+    const { goal, views } = clocked([true]);
+    goal.set(parseGoalArgs('x --check "make"'));
+    expect(await goal.claim(signal)).toEqual({
+      accepted: true,
+      text: 'The check passed; the goal is complete. End your turn with a short summary of what was done.',
+    });
+    // mutation: claim() not completing it: the goal would stay active and ask for more turns
+    expect(goal.current).toMatchObject({ status: 'complete', reason: 'the check passed' });
+    expect(views.at(-1)).toMatchObject({ status: 'complete' });
+    expect(await goal.next({ planMode: false, signal })).toBeUndefined();
+  });
+
+  it('a cleared goal leaves no turn pending: a goal restored after it waits for a turn of its own', async () => {
+    const { goal } = clocked();
+    goal.set(parseGoalArgs('x'));
+    // mutation: clear() keeping startPending, the restored goal would start at once
+    goal.clear();
+    goal.restore({ objective: 'o', status: 'active' }, false);
+    expect(await goal.next({ planMode: false, signal })).toBeUndefined();
+    const paused = clocked().goal;
+    paused.set(parseGoalArgs('x'));
+    // pause() drops the pending start too
+    paused.pause('by hand');
+    paused.restore({ objective: 'o', status: 'active' }, false);
+    expect(await paused.next({ planMode: false, signal })).toBeUndefined();
+  });
+
+  it('after a continuation nothing is pending: no second turn until one ends', async () => {
+    const { goal, clock } = clocked();
+    goal.set(parseGoalArgs('x'));
+    expect(await goal.next({ planMode: false, signal })).toContain('[Goal set by the user');
+    expect(await goal.next({ planMode: false, signal })).toBeUndefined();
+    turn(goal, clock, 10);
+    expect(await goal.next({ planMode: false, signal })).toContain('[Goal not done yet');
+    expect(await goal.next({ planMode: false, signal })).toBeUndefined();
+  });
+
+  it('the wrap-up leaves no turn pending: a goal restored after it waits for a turn of its own', async () => {
+    const { goal, clock } = clocked();
+    goal.set(parseGoalArgs('x --turns 1'));
+    await goal.next({ planMode: false, signal });
+    turn(goal, clock, 10);
+    expect(await goal.next({ planMode: false, signal })).toContain('[Goal stopped');
+    // mutation: the wrap-up leaving a turn pending: a restored active goal would start at once
+    goal.restore({ objective: 'o', status: 'active' }, false);
+    expect(await goal.next({ planMode: false, signal })).toBeUndefined();
+  });
+});

@@ -159,6 +159,27 @@ describe('toProviderError', () => {
     expect(torn.kind).toBe('stream_cut');
   });
 
+  it('a connection reached then dropped (ECONNRESET, EPIPE, an undici socket error) is a stream_cut, its code found up to four causes deep', () => {
+    const nested = (depth: number, code: string): unknown => {
+      let e: unknown = Object.assign(new Error(`read ${code}`), { code });
+      for (let i = 1; i < depth; i++) e = Object.assign(new Error('fetch failed'), { cause: e });
+      return e;
+    };
+    const reset = toProviderError(
+      { category: 'connection', message: 'Connection error.', cause: nested(1, 'ECONNRESET') },
+      ctx({ baseURL: 'http://127.0.0.1:9' }),
+    );
+    expect(reset.kind).toBe('stream_cut');
+    expect(reset.message).toBe('127.0.0.1:9 closed the connection before its response began (read ECONNRESET)');
+    // mutation: the walk starting a level lower (depth = 1) misses the fourth cause
+    expect(toProviderError({ category: 'connection', message: 'Connection error.', cause: nested(4, 'EPIPE') }, ctx()).kind).toBe('stream_cut');
+    expect(toProviderError({ category: 'connection', message: 'Connection error.', cause: nested(5, 'EPIPE') }, ctx()).kind).toBe('connection');
+    expect(toProviderError({ category: 'other', error: nested(2, 'UND_ERR_SOCKET') }, ctx()).kind).toBe('stream_cut');
+    // a code that is not a drop, or none at all, is a connection that could not be made
+    expect(toProviderError({ category: 'connection', message: 'Connection error.', cause: nested(1, 'ENOTFOUND') }, ctx()).kind).toBe('connection');
+    expect(toProviderError({ category: 'connection', message: 'Connection error.', cause: { code: 42 } }, ctx()).kind).toBe('connection');
+  });
+
   it("the user's abort wins over whatever error followed it; a stall is a stream_cut", () => {
     const ac = new AbortController();
     ac.abort();
