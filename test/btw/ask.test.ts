@@ -33,6 +33,14 @@ describe('asideMessages', () => {
     expect(out[0]!.blocks).toHaveLength(2);
     expect(out[0]!.blocks[0]).toEqual({ type: 'text', text: 'read a.ts' });
     expect(history[0]!.blocks).toHaveLength(1);
+    // the messages before it stay as they were, in order
+    const longer = [user('u1', 'read a.ts'), assistant('a1', 'It exports f.'), user('u2', 'and g?')];
+    const joined = asideMessages(longer, 'why?');
+    expect(joined.map((m) => [m.id, m.blocks.length])).toEqual([
+      ['u1', 1],
+      ['a1', 1],
+      ['u2', 2],
+    ]);
   });
 });
 

@@ -219,6 +219,10 @@ describe('the working-state ledger', () => {
     expect(list.map((s) => s.id)).toEqual(['words', 'files', 'failures', 'spills', 'tasks', 'later']);
     expect(ledgerSectionList([]).map((s) => s.id)).toEqual(['words', 'files', 'failures', 'spills']);
     expect(() => ledgerSectionList([{ id: 'files', title: 'x', order: 1, share: 0.1, derive: () => [] }])).toThrow(/built in/);
+    // a share from 0 to 0.5 is taken; above, below or not a number is refused, naming the section
+    const sharing = (share: number) => ledgerSectionList([{ id: 'own', title: 'Own', order: 60, share, derive: () => [] }]).at(-1)?.id;
+    expect([0, 0.5].map(sharing)).toEqual(['own', 'own']);
+    for (const share of [0.51, -0.01, Number.NaN]) expect(() => sharing(share)).toThrow('ledger section "own": share must be between 0 and 0.5');
   });
 
   it('covers the archived messages and the history once each, in log order', () => {

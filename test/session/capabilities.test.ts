@@ -194,3 +194,35 @@ describe('a capability in a session', () => {
     store.close();
   });
 });
+
+describe("a turn's boundaries", () => {
+  it("the hook before a turn ends before its first request and the hook after it before prompt() resolves, both with the person's message id; a refused prompt has none", async () => {
+    const counter = await createTokenCounter();
+    const dir = tempDir('agent-caps-boundary-');
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+    const store = openStore(config.dbPath);
+    const log: string[] = [];
+    const cap: Capability = {
+      name: 'boundaries',
+      open: () => ({
+        hooks: {
+          // each edge waits for the event loop's next turn, as a checkpoint's snapshot (a git process) does
+          turnBoundary: async (edge, turnId) => {
+            await new Promise((r) => setImmediate(r));
+            log.push(`${edge} ${turnId}`);
+          },
+          beforePrompt: async (prompt) => (prompt === 'refuse me' ? { block: 'not this one', blocks: [] } : { blocks: [] }),
+        },
+      }),
+    };
+    const provider = new ScriptedProvider(() => (log.push('request'), { text: 'ok' }));
+    const session = Session.open({ config, store, provider, tools: () => [], capabilities: [cap], counter });
+    expect((await session.prompt('refuse me')).reason).toBe('blocked');
+    expect(log).toEqual([]);
+    await session.prompt('one');
+    const id = session.messages().find((m) => m.role === 'user' && textOf(m) === 'one')!.id;
+    expect(log).toEqual([`before ${id}`, 'request', `after ${id}`]);
+    session.close();
+    store.close();
+  });
+});
