@@ -131,6 +131,20 @@ describe('the capabilities of a session', () => {
     expect(await hooks.onStop('done', 0, signal)).toBe('go on');
     expect(new Capabilities([], host).loopHooks()).toBeUndefined();
   });
+
+  it("give the gate one beforeChange that waits for each capability's (one is enough), none without any", async () => {
+    const done: string[] = [];
+    const snapshot = (name: string) => ({
+      name,
+      open: () => ({ hooks: { beforeChange: async () => void (await new Promise((r) => setImmediate(r)), done.push(name)) } }),
+    });
+    const one = new Capabilities([snapshot('checkpoints')], host).gateOption();
+    await one.beforeChange?.();
+    expect(done).toEqual(['checkpoints']);
+    await new Capabilities([snapshot('a'), { name: 'plain', open: () => ({}) }, snapshot('b')], host).gateOption().beforeChange?.();
+    expect(done).toEqual(['checkpoints', 'a', 'b']);
+    expect(new Capabilities([{ name: 'plain', open: () => ({}) }], host).gateOption()).toEqual({});
+  });
 });
 
 // The seam's prompt section, turn-start hook and reattach, through a real session. Mutations that
