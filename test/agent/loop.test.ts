@@ -315,6 +315,23 @@ describe('agent loop', () => {
     expect(JSON.stringify(searching.requests[0]!.messages)).not.toContain('iVBORw0KGgo=');
   });
 
+  it("passes the model's thinking on as it streams, with its signature when it has one", async () => {
+    const thinking: Provider = {
+      name: 'anthropic',
+      async *stream(req: ModelRequest): AsyncIterable<StreamEvent> {
+        yield { type: 'thinking_delta', text: 'Let me see.' };
+        yield { type: 'thinking_delta', text: '', signature: 'sig-1' };
+        yield { type: 'text_delta', text: 'ok' };
+        yield { type: 'done', blocks: [text('ok')], stopReason: 'end_turn', usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 }, model: req.model };
+      },
+    } as Provider;
+    const { events } = await run(thinking, new MemoryHost());
+    expect(events.filter((e) => e.type === 'thinking_delta')).toEqual([
+      { type: 'thinking_delta', text: 'Let me see.' },
+      { type: 'thinking_delta', text: '', signature: 'sig-1' },
+    ]);
+  });
+
   it('does not retry auth errors', async () => {
     const host = new MemoryHost();
     const provider = new ScriptedProvider([new ProviderError({ kind: 'auth', provider: 'anthropic', message: 'invalid x-api-key', status: 401 })]);

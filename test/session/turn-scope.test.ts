@@ -20,8 +20,8 @@ function parts() {
 describe("a capability's turn", () => {
   it("adds a skill's allowed-tools to the turn's allowances, after those it had, and names what it does not know", () => {
     const { host, gate } = parts();
-    expect(host.allowTools('Bash(npm test:*), Nope')).toEqual(['Nope']);
-    expect(host.allowTools('FileRead')).toEqual([]);
+    expect(host.allowTools(['Bash(npm test:*)', 'Nope'])).toEqual(['Nope']);
+    expect(host.allowTools(['FileRead'])).toEqual([]);
     expect(gate.turnAllow).toHaveLength(2);
     expect(JSON.stringify(gate.turnAllow)).toMatch(/Bash.*npm test.*FileRead/);
   });
