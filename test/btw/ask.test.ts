@@ -92,6 +92,11 @@ describe('askAside over the real SDK and the fake provider', () => {
     const before = server.requests.length;
     await expect(command!.run(session([]), '   ', new AbortController().signal)).rejects.toThrow('usage: /btw <question>');
     expect(server.requests.length).toBe(before);
+    // with one, the command's output is the answer's text, the question trimmed
+    server.enqueue({ text: 'It returns 42.' });
+    expect(await command!.run(session([]), '  what does f return? ', new AbortController().signal)).toEqual({ kind: 'text', text: 'It returns 42.' });
+    const asked = server.requests.at(-1)!.view!.messages.at(-1) as unknown as { blocks: Array<{ text?: string }> };
+    expect(asked.blocks.at(-1)?.text).toContain('\n\nwhat does f return?\n</side-question>');
   });
 });
 
