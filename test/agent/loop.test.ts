@@ -178,6 +178,7 @@ describe('agent loop', () => {
       { type: 'tool_result', toolUseId: 't1', isError: true, content: expect.stringContaining('stopped the turn') },
       { type: 'tool_result', toolUseId: 't2', isError: true, content: expect.stringContaining('Not run') },
     ]);
+    expect(results[0]).toMatchObject({ outcome: 'stopped' });
     expect(historyProblems(host.messages)).toEqual([]);
     expect(events.filter((e) => e.type === 'tool_end').map((e) => (e.type === 'tool_end' ? e.status : ''))).toEqual(['denied', 'denied']);
   });
@@ -231,6 +232,8 @@ describe('agent loop', () => {
     expect(results[0]).toMatchObject({ isError: true, content: expect.stringContaining('Unknown tool "Nope"') });
     expect(results[1]).toMatchObject({ isError: true, content: expect.stringContaining('v must be a string') });
     expect(results[2]).toMatchObject({ isError: true, content: 'The user denied this command.' });
+    // only the refusal carries an outcome (mutation: `!==` for `===` marks the failed calls denied instead)
+    expect(results.map((b) => (b.type === 'tool_result' ? (b.outcome ?? null) : 'not a result'))).toEqual([null, null, 'denied']);
     expect(log).toEqual([]);
     expect(historyProblems(host.messages)).toEqual([]);
   });
