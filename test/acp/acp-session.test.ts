@@ -240,10 +240,12 @@ describe('what the editor is told of the session', () => {
     let goalChanged: (id: string, goal: unknown) => void = () => {};
     const todos: TodoView[] = [];
     const goalInterrupts: string[] = [];
+    let closed = 0;
     const runtime = {
+      close: () => void closed++,
       session: {
         id: 'd1',
-        on: (l: (e: SessionEvent) => void) => ((emit = l), () => {}),
+        on: (l: (e: SessionEvent) => void) => ((emit = l), () => (emit = () => {})),
         currentConfig: { cwd: '/work' },
         interrupt: () => interrupted,
       },
@@ -251,14 +253,22 @@ describe('what the editor is told of the session', () => {
       slash: [],
       views: { todos: () => ({ todos: [...todos] }) },
       goals: {
-        subscribe: (l: typeof goalChanged) => ((goalChanged = l), () => {}),
+        subscribe: (l: typeof goalChanged) => ((goalChanged = l), () => (goalChanged = () => {})),
         of: (id: string) => ({ observe: () => {}, interrupt: () => goalInterrupts.push(id) }),
       },
     } as unknown as Runtime;
     const { client, sent } = editor(() => ({}));
     const s = new AcpSession('d1', runtime, client);
     const updates = () => sent.filter((m) => m.method === 'session/update').map((m) => m.params.update as Record<string, unknown>);
-    return { s, emit: (e: SessionEvent) => emit(e), goalChanged: (id: string, goal: unknown) => goalChanged(id, goal), todos, goalInterrupts, updates };
+    return {
+      s,
+      emit: (e: SessionEvent) => emit(e),
+      goalChanged: (id: string, goal: unknown) => goalChanged(id, goal),
+      todos,
+      goalInterrupts,
+      updates,
+      closed: () => closed,
+    };
   }
   const result: Message = {
     id: 'r1',
@@ -299,6 +309,16 @@ describe('what the editor is told of the session', () => {
       { sessionUpdate: 'session_info_update', _meta: { agentGoal: { objective: 'ship it' } } },
       { sessionUpdate: 'session_info_update', _meta: { agentGoal: null } },
     ]);
+  });
+
+  it("close stops listening: the session's events and its goal's changes after it are not sent, and the runtime is closed", () => {
+    const d = driven();
+    d.emit({ type: 'text_delta', text: 'before' });
+    d.s.close();
+    d.emit({ type: 'text_delta', text: 'after' });
+    d.goalChanged('d1', { objective: 'ship it' });
+    expect(d.updates()).toEqual([{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'before' } }]);
+    expect(d.closed()).toBe(1);
   });
 
   it('cancel stops the running turn, or else the goal between its turns', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../../src/protocol/events.js';
 import { CONTINUE_PROMPT, runTurn, type LoopHost, type LoopOptions, type PermissionGate } from '../../src/agent/loop.js';
 import { ProviderError } from '../../src/llm/errors.js';
@@ -178,6 +178,7 @@ describe('agent loop', () => {
       { type: 'tool_result', toolUseId: 't1', isError: true, content: expect.stringContaining('stopped the turn') },
       { type: 'tool_result', toolUseId: 't2', isError: true, content: expect.stringContaining('Not run') },
     ]);
+    expect(results[0]).toMatchObject({ outcome: 'stopped' });
     expect(historyProblems(host.messages)).toEqual([]);
     expect(events.filter((e) => e.type === 'tool_end').map((e) => (e.type === 'tool_end' ? e.status : ''))).toEqual(['denied', 'denied']);
   });
@@ -231,6 +232,8 @@ describe('agent loop', () => {
     expect(results[0]).toMatchObject({ isError: true, content: expect.stringContaining('Unknown tool "Nope"') });
     expect(results[1]).toMatchObject({ isError: true, content: expect.stringContaining('v must be a string') });
     expect(results[2]).toMatchObject({ isError: true, content: 'The user denied this command.' });
+    // only the refusal carries an outcome (mutation: `!==` for `===` marks the failed calls denied instead)
+    expect(results.map((b) => (b.type === 'tool_result' ? (b.outcome ?? null) : 'not a result'))).toEqual([null, null, 'denied']);
     expect(log).toEqual([]);
     expect(historyProblems(host.messages)).toEqual([]);
   });
@@ -267,6 +270,69 @@ describe('agent loop', () => {
     expect(result.reason).toBe('error');
     expect(delays).toEqual([1234, 1234]);
     expect(events.at(-2)).toMatchObject({ type: 'error', kind: 'rate_limit' });
+  });
+
+  it('gives up when the next attempt would start at timeouts.totalMs exactly; a millisecond more allows it', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const err = () => new ProviderError({ kind: 'rate_limit', provider: 'anthropic', message: 'rate limited', status: 429, retryAfterMs: 2_000 });
+      const attempt = async (giveUpAfterMs: number) => {
+        const delays: number[] = [];
+        const { result, events } = await run(new ScriptedProvider([err(), { blocks: [text('fine')] }]), new MemoryHost(), {
+          patience: {
+            sleep: async (ms) => void delays.push(ms),
+            retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 60_000 },
+            giveUpAfterMs,
+          },
+        });
+        return { reason: result.reason, delays, error: events.find((e) => e.type === 'error') };
+      };
+      // the clock stands still: the retry would start 2,000 ms after the turn's first attempt
+      expect(await attempt(2_000)).toMatchObject({
+        reason: 'error',
+        delays: [],
+        error: { message: expect.stringContaining('(no new attempt after 2 s: timeouts.totalMs)') },
+      });
+      expect(await attempt(2_001)).toMatchObject({ reason: 'end_turn', delays: [2_000] });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("sends the turn's web search as given (none when not given), and the history without its images for a model that takes none", async () => {
+    const picture: Block = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' };
+    const withPicture = () =>
+      Object.assign(new MemoryHost(), {
+        messages: [
+          { ...userMessage('look'), blocks: [text('look'), picture] },
+          { ...userMessage('x'), role: 'assistant' as const, blocks: [text('seen')] },
+        ],
+      });
+    const plain = new ScriptedProvider([{ blocks: [text('ok')] }]);
+    await run(plain, withPicture());
+    expect('webSearch' in plain.requests[0]!).toBe(false);
+    expect(plain.requests[0]!.messages[0]!.blocks).toContainEqual(picture);
+    const searching = new ScriptedProvider([{ blocks: [text('ok')] }]);
+    await run(searching, withPicture(), { request: { webSearch: { maxUses: 3 }, images: false } });
+    expect(searching.requests[0]!.webSearch).toEqual({ maxUses: 3 });
+    expect(JSON.stringify(searching.requests[0]!.messages)).not.toContain('iVBORw0KGgo=');
+  });
+
+  it("passes the model's thinking on as it streams, with its signature when it has one", async () => {
+    const thinking: Provider = {
+      name: 'anthropic',
+      async *stream(req: ModelRequest): AsyncIterable<StreamEvent> {
+        yield { type: 'thinking_delta', text: 'Let me see.' };
+        yield { type: 'thinking_delta', text: '', signature: 'sig-1' };
+        yield { type: 'text_delta', text: 'ok' };
+        yield { type: 'done', blocks: [text('ok')], stopReason: 'end_turn', usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 }, model: req.model };
+      },
+    } as Provider;
+    const { events } = await run(thinking, new MemoryHost());
+    expect(events.filter((e) => e.type === 'thinking_delta')).toEqual([
+      { type: 'thinking_delta', text: 'Let me see.' },
+      { type: 'thinking_delta', text: '', signature: 'sig-1' },
+    ]);
   });
 
   it('does not retry auth errors', async () => {

@@ -33,6 +33,14 @@ describe('asideMessages', () => {
     expect(out[0]!.blocks).toHaveLength(2);
     expect(out[0]!.blocks[0]).toEqual({ type: 'text', text: 'read a.ts' });
     expect(history[0]!.blocks).toHaveLength(1);
+    // the messages before it stay as they were, in order
+    const longer = [user('u1', 'read a.ts'), assistant('a1', 'It exports f.'), user('u2', 'and g?')];
+    const joined = asideMessages(longer, 'why?');
+    expect(joined.map((m) => [m.id, m.blocks.length])).toEqual([
+      ['u1', 1],
+      ['a1', 1],
+      ['u2', 2],
+    ]);
   });
 });
 
@@ -84,6 +92,11 @@ describe('askAside over the real SDK and the fake provider', () => {
     const before = server.requests.length;
     await expect(command!.run(session([]), '   ', new AbortController().signal)).rejects.toThrow('usage: /btw <question>');
     expect(server.requests.length).toBe(before);
+    // with one, the command's output is the answer's text, the question trimmed
+    server.enqueue({ text: 'It returns 42.' });
+    expect(await command!.run(session([]), '  what does f return? ', new AbortController().signal)).toEqual({ kind: 'text', text: 'It returns 42.' });
+    const asked = server.requests.at(-1)!.view!.messages.at(-1) as unknown as { blocks: Array<{ text?: string }> };
+    expect(asked.blocks.at(-1)?.text).toContain('\n\nwhat does f return?\n</side-question>');
   });
 });
 

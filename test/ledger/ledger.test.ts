@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/compaction/tokens.js';
 import { deriveLedger, ledgerFacts, ledgerMessages } from '../../src/ledger/ledger.js';
+import { renderSection } from '../../src/ledger/render.js';
 import { BUILT_IN_SECTIONS, ledgerSectionList } from '../../src/ledger/sections.js';
 import { keyErrorLine } from '../../src/ledger/sections.js';
 import type { LedgerInput } from '../../src/ledger/types.js';
@@ -208,6 +209,18 @@ describe('the working-state ledger', () => {
     expect(centre.length).toBeGreaterThan(0);
   });
 
+  it('gives one section its lines while they fit: every line of an odd-length middle-out list, the newest first elsewhere, then Recall ids', () => {
+    const items = (brief: number) =>
+      Array.from({ length: 5 }, (_, k) => ({ text: `item ${k} ${'x'.repeat(350)}`, brief: `item ${k} ${'b'.repeat(brief)}`, recallId: `r${k}` }));
+    // middle-out (the person's words): the centre of five is reached too (mutation: `i < j` in bothEnds leaves it an id)
+    const centred = renderSection({ title: 'T' }, items(4), 60, true);
+    expect(centred.text).toBe('### T\nitem 0 bbbb\nitem 1 bbbb\nitem 2 bbbb\nitem 3 bbbb\nitem 4 bbbb');
+    // newest first (the other sections): two lines fit, the rest by id (mutation: `||` for `&&` gives every item its line)
+    const newest = renderSection({ title: 'T' }, items(60), 80, false);
+    expect([newest.shown, newest.listed]).toEqual([2, 3]);
+    expect(newest.text.split('\n').at(-1)).toBe('Not shown here (read them with Recall id): r2, r3, r4');
+  });
+
   it('carries a slice a capability brings, in its order, without a change to the ledger', () => {
     const tasks = { id: 'tasks', title: 'Task list', order: 25, share: 0.1, derive: () => [{ text: '- [ ] migrate the schema' }] };
     const later = { id: 'later', title: 'Later', order: 50, share: 0.1, derive: () => [] };
@@ -219,6 +232,10 @@ describe('the working-state ledger', () => {
     expect(list.map((s) => s.id)).toEqual(['words', 'files', 'failures', 'spills', 'tasks', 'later']);
     expect(ledgerSectionList([]).map((s) => s.id)).toEqual(['words', 'files', 'failures', 'spills']);
     expect(() => ledgerSectionList([{ id: 'files', title: 'x', order: 1, share: 0.1, derive: () => [] }])).toThrow(/built in/);
+    // a share from 0 to 0.5 is taken; above, below or not a number is refused, naming the section
+    const sharing = (share: number) => ledgerSectionList([{ id: 'own', title: 'Own', order: 60, share, derive: () => [] }]).at(-1)?.id;
+    expect([0, 0.5].map(sharing)).toEqual(['own', 'own']);
+    for (const share of [0.51, -0.01, Number.NaN]) expect(() => sharing(share)).toThrow('ledger section "own": share must be between 0 and 0.5');
   });
 
   it('covers the archived messages and the history once each, in log order', () => {

@@ -19,6 +19,8 @@ describe('personText', () => {
       ],
     };
     expect(personText(several)).toBe('look at this screenshot');
+    // one block that is not text: no words
+    expect(personText({ ...user(''), blocks: [{ type: 'image', mediaType: 'image/png', data: 'AAAA' }] })).toBe('');
   });
 
   it('names a skill body loaded into the message instead of quoting it', () => {

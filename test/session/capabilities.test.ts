@@ -131,6 +131,20 @@ describe('the capabilities of a session', () => {
     expect(await hooks.onStop('done', 0, signal)).toBe('go on');
     expect(new Capabilities([], host).loopHooks()).toBeUndefined();
   });
+
+  it("give the gate one beforeChange that waits for each capability's (one is enough), none without any", async () => {
+    const done: string[] = [];
+    const snapshot = (name: string) => ({
+      name,
+      open: () => ({ hooks: { beforeChange: async () => void (await new Promise((r) => setImmediate(r)), done.push(name)) } }),
+    });
+    const one = new Capabilities([snapshot('checkpoints')], host).gateOption();
+    await one.beforeChange?.();
+    expect(done).toEqual(['checkpoints']);
+    await new Capabilities([snapshot('a'), { name: 'plain', open: () => ({}) }, snapshot('b')], host).gateOption().beforeChange?.();
+    expect(done).toEqual(['checkpoints', 'a', 'b']);
+    expect(new Capabilities([{ name: 'plain', open: () => ({}) }], host).gateOption()).toEqual({});
+  });
 });
 
 // The seam's prompt section, turn-start hook and reattach, through a real session. Mutations that
@@ -190,6 +204,38 @@ describe('a capability in a session', () => {
     expect(events).toEqual([`compaction_end after ${session.messages().length} messages`]);
     await session.prompt('after');
     expect(provider.requests.at(-1)!.system).toMatch(/\n\nSection v3 \(with tools\)$/);
+    session.close();
+    store.close();
+  });
+});
+
+describe("a turn's boundaries", () => {
+  it("the hook before a turn ends before its first request and the hook after it before prompt() resolves, both with the person's message id; a refused prompt has none", async () => {
+    const counter = await createTokenCounter();
+    const dir = tempDir('agent-caps-boundary-');
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+    const store = openStore(config.dbPath);
+    const log: string[] = [];
+    const cap: Capability = {
+      name: 'boundaries',
+      open: () => ({
+        hooks: {
+          // each edge waits for the event loop's next turn, as a checkpoint's snapshot (a git process) does
+          turnBoundary: async (edge, turnId) => {
+            await new Promise((r) => setImmediate(r));
+            log.push(`${edge} ${turnId}`);
+          },
+          beforePrompt: async (prompt) => (prompt === 'refuse me' ? { block: 'not this one', blocks: [] } : { blocks: [] }),
+        },
+      }),
+    };
+    const provider = new ScriptedProvider(() => (log.push('request'), { text: 'ok' }));
+    const session = Session.open({ config, store, provider, tools: () => [], capabilities: [cap], counter });
+    expect((await session.prompt('refuse me')).reason).toBe('blocked');
+    expect(log).toEqual([]);
+    await session.prompt('one');
+    const id = session.messages().find((m) => m.role === 'user' && textOf(m) === 'one')!.id;
+    expect(log).toEqual([`before ${id}`, 'request', `after ${id}`]);
     session.close();
     store.close();
   });

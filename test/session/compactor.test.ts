@@ -75,6 +75,8 @@ describe("the provider's own window", () => {
     expect(session.contextUsage().contextWindow).toBe(20_000);
     const id = session.id;
     session.close();
+    // the saved state is versioned and holds the window (mutation: `version: 0` in Session.state())
+    expect(store.getSession(id)!.meta).toMatchObject({ version: 1, providerWindow: { model: 'claude-sonnet-4-5', tokens: 20_000 } });
     const again = open(config, store, provider, store.getSession(id)!);
     expect(again.session.contextUsage().contextWindow).toBe(20_000);
     expect((await again.session.prompt('third')).reason).toBe('end_turn');
@@ -341,6 +343,144 @@ describe('compactions that fail', () => {
       ['failed', 'it could not be saved (disk I/O error); nothing was changed'],
     ]);
     expect(session.messages().map((m) => m.id)).toEqual(history);
+    session.close();
+    store.close();
+  });
+});
+
+describe('the engine the compactor makes (compactionEngine.ts)', () => {
+  const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+  /** A session with four long turns behind it, then a /compact in the background settled as a print run's end settles it. */
+  async function compactedAtRest(rc?: object) {
+    const dir = tempDir('agent-compactor-wiring-');
+    if (rc) writeFileSync(join(dir, '.agentrc'), JSON.stringify(rc));
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+    const store = openStore(config.dbPath);
+    const provider = new ScriptedProvider((req) =>
+      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req), outputTokens: 20 } },
+    );
+    const s = open(config, store, provider);
+    for (let i = 0; i < 4; i++) await s.session.prompt(`task ${i}`);
+    const main = provider.requests.at(-1)!;
+    const from = provider.requests.length;
+    expect(await s.session.compactInBackground()).toBe(true);
+    await s.session.settleCompaction();
+    expect(s.events.filter((e) => e.type === 'compaction_end').map((e) => e.type === 'compaction_end' && e.record.status)).toEqual(['applied']);
+    // the job is done: nothing pending, nothing cancelled (mutation: the engine not told of the commit, committed() dropped)
+    expect(s.session.contextUsage().compacting).toBeUndefined();
+    expect(s.events.filter((e) => e.type === 'compaction_skipped')).toEqual([]);
+    // the state is saved with the commit, as it stands (mutation: the commit path without saveState())
+    const saved = store.getSession(s.session.id)!.meta;
+    const after = provider.requests.slice(from);
+    s.session.close();
+    expect(store.getSession(s.session.id)!.meta).toEqual(saved);
+    store.close();
+    return { main, summary: after.filter(isSummaryRequest), others: after.filter((r) => !isSummaryRequest(r)), id: s.session.id };
+  }
+
+  it("with prompt caching on: the summary is the session's own request, and a warm-up goes out as the next request would, after a short user message, for 16 tokens", async () => {
+    const { main, summary, others, id } = await compactedAtRest();
+    expect(summary).toHaveLength(1);
+    // in place: the session's model, system prompt and tools (mutation: `||` for `&&` in inPlaceSummary's condition is the other case below)
+    expect(summary[0]).toMatchObject({ model: 'claude-sonnet-4-5', system: main.system, cacheKey: id });
+    expect(others).toHaveLength(1);
+    const warm = others[0]!;
+    expect(warm).toMatchObject({ model: 'claude-sonnet-4-5', system: main.system, tools: main.tools, cacheKey: id });
+    expect(warm.maxTokens).toBe(16 + (warm.thinking?.mode === 'enabled' ? (warm.thinking.budgetTokens ?? 0) : 0));
+    // at rest the history ends with the model's reply: a short user message follows it
+    expect(warm.messages.at(-2)?.role).toBe('assistant');
+    expect(warm.messages.at(-1)).toMatchObject({ role: 'user', blocks: [{ type: 'text', text: expect.stringMatching(/\S/) }] });
+    expect(warm.messages.at(-1)?.blocks).toHaveLength(1);
+  });
+
+  it('with prompt caching off: the summary is a request of its own (its own system prompt), and no warm-up goes out', async () => {
+    const { main, summary, others } = await compactedAtRest({ cache: { enabled: false } });
+    expect(summary).toHaveLength(1);
+    expect(summary[0]?.model).toBe('claude-sonnet-4-5');
+    expect(summary[0]?.system).not.toBe(main.system);
+    expect(others).toEqual([]);
+  });
+});
+
+describe('automatic compaction before a call', () => {
+  it('the request after the summary carries the compacted history: the compaction is committed before the call goes out', async () => {
+    const dir = tempDir('agent-compactor-auto-');
+    writeFileSync(
+      join(dir, '.agentrc'),
+      JSON.stringify({ models: { 'edge-model': { contextWindow: 16_000, maxOutputTokens: 1_000, provider: 'anthropic' } }, compaction: { background: false } }),
+    );
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'edge-model' } });
+    const store = openStore(config.dbPath);
+    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(60);
+    // the summary is answered on the event loop's next turn, as a real one is: a call not waiting for it goes out first
+    const provider = new ScriptedProvider((req) =>
+      isSummaryRequest(req)
+        ? new Promise<{ text: string }>((r) => setImmediate(() => r({ text: SUMMARY })))
+        : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } },
+    );
+    const { session, events } = open(config, store, provider);
+    for (let i = 0; i < 12 && !events.some((e) => e.type === 'compaction_end'); i++) await session.prompt(`task ${i}`);
+    expect(events.find((e) => e.type === 'compaction_end')).toMatchObject({ record: { status: 'applied' } });
+    const at = provider.requests.findIndex(isSummaryRequest);
+    const next = provider.requests[at + 1]!;
+    expect(isSummaryRequest(next)).toBe(false);
+    // mutation: the compaction before the call not awaited: the call goes out with the full history beside the summary's request
+    expect(next.messages.some((m) => m.kind === 'checkpoint')).toBe(true);
+    expect(next.messages.length).toBeLessThan(provider.requests[at - 1]!.messages.length);
+    session.close();
+    store.close();
+  });
+});
+
+describe('what a summary by another model costs', () => {
+  it('a summary that failed consumed nothing and bills nothing; one written is billed to the summarizer (compaction.model)', async () => {
+    const dir = tempDir('agent-compactor-bill-');
+    writeFileSync(join(dir, '.agentrc'), JSON.stringify({ compaction: { model: 'claude-haiku-4-5' } }));
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+    const store = openStore(config.dbPath);
+    let fail = true;
+    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    const provider = new ScriptedProvider((req) => {
+      if (!isSummaryRequest(req)) return { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } };
+      return fail
+        ? new ProviderError({ kind: 'bad_request', provider: 'anthropic', status: 400, message: 'refused' })
+        : { text: SUMMARY, usage: { inputTokens: 900, outputTokens: 80 } };
+    });
+    const { session } = open(config, store, provider);
+    for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
+    expect((await session.compact()).status).toBe('failed');
+    // mutation: `||` for `&&` bills the summarizer a zero-token request
+    expect(Object.keys(session.usageByModel())).toEqual(['claude-sonnet-4-5']);
+    fail = false;
+    expect((await session.compact()).status).toBe('applied');
+    expect(session.usageByModel()['claude-haiku-4-5']).toMatchObject({ inputTokens: 900, outputTokens: 80 });
+    session.close();
+    store.close();
+  });
+});
+
+describe('/effort and the compactor', () => {
+  it("the summary written in place after /effort is sent with the new effort, as the session's next request is", async () => {
+    const dir = tempDir('agent-compactor-effort-');
+    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-5-5' } });
+    const store = openStore(config.dbPath);
+    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    const provider = new ScriptedProvider((req) =>
+      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } },
+    );
+    const { session, events } = open(config, store, provider);
+    for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
+    const before = provider.requests.at(-1)!.thinking;
+    const shown = events.length;
+    expect(session.setEffort('low')).toMatch(/^Effort low from the next turn/);
+    // the gauge is shown at once on the engine made for it (mutation: the engine not followed)
+    expect(events.slice(shown).filter((e) => e.type === 'context')).toHaveLength(1);
+    expect((await session.compact()).status).toBe('applied');
+    await session.prompt('after');
+    const summary = provider.requests.find(isSummaryRequest)!;
+    const next = provider.requests.at(-1)!;
+    expect(next.thinking).not.toEqual(before);
+    expect(summary.thinking).toEqual(next.thinking);
     session.close();
     store.close();
   });

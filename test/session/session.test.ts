@@ -79,13 +79,16 @@ describe('session', () => {
   it('/pin alone pins the last prompt of text alone: one that carried an image is passed over', async () => {
     const { config } = setup();
     const store = openStore(config.dbPath);
-    const { session } = open(config, store, answering());
+    const provider = answering();
+    const { session } = open(config, store, provider);
     await session.prompt('always run the linter before committing');
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
     expect((await session.prompt('what does this screenshot show?', { images: [{ type: 'image', mediaType: 'image/png', data: png }] })).reason).toBe(
       'end_turn',
     );
     expect(session.messages().some((m) => m.blocks.some((b) => b.type === 'image'))).toBe(true);
+    // a model that takes images is sent it (mutation: the loop told `images: false` for every model)
+    expect(provider.requests.at(-1)!.messages.at(-1)!.blocks).toContainEqual({ type: 'image', mediaType: 'image/png', data: png });
     session.pin();
     // mutation: `every` block text made `some`: the screenshot's question is pinned
     expect(
@@ -324,6 +327,27 @@ describe('what the sandbox denied', () => {
       expect.objectContaining({ level: 'warning', text: 'Could not record what the sandbox denied: disk I/O error' }),
     ]);
     expect(events.filter((e) => e.type === 'tool_end')).toHaveLength(ends + 1);
+    session.close();
+    store.close();
+  });
+});
+
+describe("a custom command's !`command`s", () => {
+  it('run once the gate allows them: refused with advice where nobody can approve, run when the person approved them already', async () => {
+    const { config, dir } = setup();
+    const store = openStore(config.dbPath);
+    const provider = answering();
+    const { session } = open(config, store, provider);
+    const expand = (shell: (command: string) => Promise<string>) => shell('touch made.txt && echo made').then((out) => `Files: ${out.trim()}`);
+    await expect(session.prompt('/files', { expand })).rejects.toThrow(
+      "!`touch made.txt && echo made` in the command was not run, so the prompt was not sent: Bash needs the user's approval",
+    );
+    await expect(session.prompt('/files', { expand })).rejects.toThrow("(list it in the command's allowed-tools, e.g. Bash(touch made.txt:*))");
+    expect(provider.requests).toEqual([]);
+    // a project skill the person approved with its code: its commands run without asking
+    expect((await session.prompt('/files', { expand, commandsApproved: true })).reason).toBe('end_turn');
+    expect(statSync(join(dir, 'made.txt')).isFile()).toBe(true);
+    expect(textOf(provider.requests.at(-1)!.messages.at(-1)!)).toContain('Files: made');
     session.close();
     store.close();
   });

@@ -2,7 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentCatalog } from '../../src/agents/agents.js';
-import type { ChildState } from '../../src/agents/childState.js';
+import { queuedChild, type ChildState } from '../../src/agents/childState.js';
+import type { ChildOutcome, ChildRequest } from '../../src/agents/host.js';
+import { Subagents } from '../../src/session/children.js';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createProvider } from '../../src/llm/factory.js';
@@ -244,5 +246,22 @@ describe('sub-agents in a session', () => {
     expect(queued).toEqual(['tc']);
     session.close();
     store.close();
+  });
+});
+
+describe("a child's report (a forked skill's result)", () => {
+  it("is the child's outcome as its tool result, once the child has ended", async () => {
+    const agent = { name: 'general', description: 'general', prompt: '' } as unknown as ChildRequest['agent'];
+    const state: ChildState = { ...queuedChild('t1', agent, 'skill deploy', 0), status: 'done', sessionId: 's_child' };
+    class Ended extends Subagents {
+      override async run(): Promise<ChildOutcome> {
+        await new Promise((r) => setImmediate(r));
+        return { ok: true, report: ' Deployed. ', state };
+      }
+    }
+    const subagents = new Ended({ config: () => ({ agents: { reportChars: 1_000 } }) } as unknown as ConstructorParameters<typeof Subagents>[0]);
+    const out = await subagents.report({ agent, description: 'skill deploy', prompt: 'deploy', toolUseId: 't1' }, new AbortController().signal);
+    expect(out.isError).toBe(false);
+    expect(out.content).toMatch(/^Deployed\.\n\n\[general agent · child session s_child · 0 tool calls · 0 tokens\./);
   });
 });

@@ -87,5 +87,33 @@ describe('the edit tracker rebuilt on resume from the visible history', () => {
     expect(rebuildTracker(store, 's3', history, resumed)).toBe(2);
     expect(resumed.check(file, statSync(file))).toEqual({ kind: 'fresh' });
     expect(resumed.check(other, statSync(other))).toEqual({ kind: 'fresh' });
+    // once stored, a read is saved at once (mutation: flush() not marking the row written keeps it waiting)
+    const third = join(tmp.dir, 'c.txt');
+    writeFileSync(third, 'again\n');
+    const pair = toolPair('FileRead', { path: third }, '1\tagain');
+    tracker.forCall((pair[1].blocks[0] as ToolResultBlock).toolUseId).record(third, statSync(third));
+    expect(rebuildTracker(store, 's3', [...history, ...pair], new FileTracker())).toBe(3);
+  });
+
+  it("a file the person @attached counts while their prompt is in view; the same id on the model's message does not", () => {
+    const prompt: Message = {
+      id: 'u_at',
+      role: 'user',
+      kind: 'normal',
+      createdAt: 1,
+      blocks: [
+        { type: 'text', text: 'look at @a.txt' },
+        {
+          type: 'text',
+          text: '[Attached by the user with @a.txt: read with FileRead]\n1\thello',
+          origin: { kind: 'attachment', label: 'a.txt: read with FileRead' },
+        },
+      ],
+    };
+    new FileTracker(persistReads(store, 's1', true)).forCall('u_at').record(file, statSync(file));
+    const resumed = new FileTracker();
+    expect(rebuildTracker(store, 's1', [prompt], resumed)).toBe(1);
+    expect(resumed.check(file, statSync(file))).toEqual({ kind: 'fresh' });
+    expect(rebuildTracker(store, 's1', [{ ...prompt, role: 'assistant' }], new FileTracker())).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { runSlash } from '../../src/commands/registry.js';
 import { REWIND_USAGE } from '../../src/commands/rewind.js';
 import { createTokenCounter, type TokenCounter } from '../../src/compaction/tokens.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
+import { ProviderError } from '../../src/llm/errors.js';
 import { textOf } from '../../src/llm/messages.js';
 import type { ModelRequest } from '../../src/llm/provider.js';
 import { historyProblems } from '../../src/llm/validate.js';
@@ -141,6 +142,24 @@ describe('/uncompact', () => {
     expect(texts(session).at(-2)).toBe('a new direction');
     expect(historyProblems(session.messages())).toEqual([]);
     expect(await says(session, '/rewind undo')).toContain('Nothing to undo');
+    session.close();
+    store.close();
+  });
+
+  it('a prompt given back (its request failed) left by a withdrawal, which /rewind undo does not take back', async () => {
+    const { config, store } = setup();
+    const provider = new ScriptedProvider((req) =>
+      textOf(req.messages.at(-1)!) === 'this one fails'
+        ? new ProviderError({ kind: 'bad_request', provider: 'anthropic', status: 400, message: 'refused' })
+        : { text: 'answer.', usage: { inputTokens: inputOf(req) } },
+    );
+    const session = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter });
+    await session.prompt('step 0');
+    expect((await session.prompt('this one fails', { giveBack: true })).reason).toBe('error');
+    expect(texts(session)).not.toContain('this one fails');
+    // mutation: the withdrawal counted as a rewind brings the failed prompt back
+    expect(await says(session, '/rewind undo')).toContain('Nothing to undo');
+    expect(texts(session)).not.toContain('this one fails');
     session.close();
     store.close();
   });

@@ -117,6 +117,10 @@ describe('a binding that does not load', () => {
       // the CLI puts "agent: " before it: the message does not say "agent" again
       expect(text).toMatch(/^SQLite's native module did not load on Node\.js \d+ \(linux-x64\)/);
     }
+    // Node 22, the first with the prebuilt binary: fetched again, not built
+    const at22 = explainLoadFailure([{ ...damaged, package: PREBUILT }, unbuilt], { ...ctx, major: 22 });
+    expect(at22).toContain('`npm install -g @longhaul/agent`, which fetches it again');
+    expect(at22).not.toContain('--foreground-scripts');
     // a damaged fallback behind a missing first choice is the first choice's problem
     expect(explainLoadFailure([missing13, { ...damaged, package: FROM_SOURCE }], { ...ctx, major: 24 })).toContain('--allow-scripts');
   });
@@ -125,6 +129,8 @@ describe('a binding that does not load', () => {
     const text = explainLoadFailure([unbuilt], { ...ctx, major: 20, checkout: '/src/agent' });
     expect(text).toContain('In this clone (/src/agent) run `npm install` again');
     expect(text).not.toContain('npm install -g');
+    // from Node 22 the clone's install brings the prebuilt binary: no toolchain
+    expect(explainLoadFailure([unbuilt], { ...ctx, major: 22, checkout: '/src/agent' })).not.toContain('compiles from source');
   });
 });
 // Mutations checked (a damaged binary): dropping the `damaged` kind's test in classifyLoadError, or its
