@@ -251,6 +251,14 @@ describe('tool input schemas', () => {
     for (const s of specs) expect(JSON.stringify(s.inputSchema, null, 1), s.name).toBe(JSON.stringify(SCHEMAS[s.name], null, 1));
   });
 
+  it('are made once a schema, frozen: tools made again share them', () => {
+    const again = toolSpecs(createTools({ bash: { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } }));
+    const specs = toolSpecs(tools);
+    // mutation: the schema made not kept makes it again for every tool list (a session's, a sub-agent's)
+    again.forEach((s, i) => expect(s.inputSchema, s.name).toBe(specs[i]!.inputSchema));
+    expect(specs.every((s) => Object.isFrozen(s.inputSchema) && Object.isFrozen(s.inputSchema.properties))).toBe(true);
+  });
+
   it.each(INVALID)('%s %j is refused with the same words', (name, input, message) => {
     let thrown: unknown;
     try {
