@@ -202,6 +202,7 @@ const INVALID: Array<[string, unknown, string]> = [
   ['FileRead', { path: 'a', offset: 1.5 }, 'FileRead: invalid input: "offset": Invalid input: expected int, received number (got 1.5)'],
   ['FileRead', { path: 'a', offset: 'x' }, 'FileRead: invalid input: "offset": Invalid input: expected number, received string (got "x")'],
   ['FileRead', { path: 'a', limit: -1 }, 'FileRead: invalid input: "limit": Too small: expected number to be >=1 (got -1)'],
+  ['FileRead', { path: 'a', limit: 0 }, 'FileRead: invalid input: "limit": Too small: expected number to be >=1 (got 0)'],
   ['FileRead', null, 'FileRead: the input must be a JSON object'],
   ['FileRead', [], 'FileRead: the input must be a JSON object'],
   ['Edit', { path: 'a' }, 'Edit: invalid input: missing required field "old_string"; missing required field "new_string"'],
