@@ -182,6 +182,21 @@ describe('SessionCheckpoints', () => {
     expect(cp.lastRewind()).toBeUndefined();
   });
 
+  it("takes the project as an undo left it for the agent's: a rewind after the undo finds nothing changed outside", async () => {
+    const { dir, data } = project();
+    const cp = new SessionCheckpoints('s_redo', dir, data, settings, () => {});
+    await cp.boundary('before', 't1');
+    writeFileSync(join(dir, 'a.txt'), 'two\n');
+    await cp.boundary('after', 't1');
+    expect('changes' in (await cp.rewind('t1', 'code', false))).toBe(true);
+    expect('changes' in (await cp.undo(false))).toBe(true);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('two\n');
+    // mutation: the undo's tree recorded unawaited leaves no tree to compare the project with
+    expect(await cp.rewind('t1', 'code', false)).toEqual({ changes: [{ path: join(dir, 'a.txt'), action: 'restored' }] });
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
+    cp.close();
+  });
+
   it('keeps no key of the environment from git, and says when a tree is over the file cap', async () => {
     const { dir, data } = project();
     process.env['ANTHROPIC_API_KEY'] = 'sk-ant-test-not-for-git';

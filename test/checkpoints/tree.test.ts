@@ -171,6 +171,9 @@ describe('a session tree', () => {
       // only paths outside the project: no git asked, they are returned as they are
       expect(await tree.uncovered(['/elsewhere/x', join(dir, '..', 'beside.txt')])).toEqual(['/elsewhere/x', join(dir, '..', 'beside.txt')]);
       expect(await tree.uncovered([join(dir, 'build', 'out.js'), join(dir, 'a.txt'), dir])).toEqual([dir, join(dir, 'build', 'out.js')]);
+      // one path inside, asked alone: git still looks (mutation: a single path taken as covered)
+      expect(await tree.uncovered([join(dir, 'build', 'out.js')])).toEqual([join(dir, 'build', 'out.js')]);
+      expect(await tree.uncovered([join(dir, 'a.txt')])).toEqual([]);
     } finally {
       tree.close();
     }

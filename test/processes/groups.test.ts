@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childGroups, killGroup, stopAllGroups, stopGroup, trackGroup } from '../../src/processes/groups.js';
+import { until } from '../support/deadline.js';
 import { tempDir } from '../tempDirs.js';
 
 // The registry of process groups the program started: whatever ends the program stops them all
@@ -34,6 +35,20 @@ describe('process groups', () => {
     await stopAllGroups(2_000);
     expect(killGroup(pgid, 0), 'the group is gone after stopAllGroups').toBe(false);
     expect(childGroups().map((g) => g.pgid)).not.toContain(pgid);
+  });
+
+  it('a group whose leader its owner saw end is only looked at, not signalled: what it left running runs on until the program ends', async () => {
+    const file = join(tempDir('agent-groups-'), 'signals');
+    const read = (): string => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+    // the `&` child notes each signal it gets; the leader exits once the child's traps are set
+    const child = `trap 'echo HUP >> ${file}' HUP; trap 'echo USR1 >> ${file}' USR1; echo ready >> ${file}; while :; do sleep 0.05; done`;
+    const { pgid, untrack } = await leaderThatLeaves(`sh -c "${child}" & while [ ! -s ${file} ]; do sleep 0.01; done; exit 0`);
+    untrack();
+    // a signal of the test's own after it: once the child noted it, any signal untrack() sent was noted before
+    killGroup(pgid, 'SIGUSR1');
+    await until(() => read().includes('USR1'), 'the child noting SIGUSR1');
+    // mutation: untrack() probing the group with signal 1 (SIGHUP) instead of 0 hangs up what the command left running
+    expect(read()).toBe('ready\nUSR1\n');
   });
 
   it('a group its owner leaves running past the program (a detached background command) is forgotten while it runs', async () => {

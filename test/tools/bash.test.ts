@@ -5,7 +5,7 @@ import { inWorld, type World, world } from '../../src/runtime/world.js';
 import { traitsOf } from '../../src/tools/kinds.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { spillPreview } from '../../src/tools/spill.js';
-import type { AnyTool } from '../../src/tools/types.js';
+import type { AnyTool, CommandSandbox, SandboxPlan } from '../../src/tools/types.js';
 import { until, within } from '../support/deadline.js';
 import { call, ctx, tree } from './helpers.js';
 
@@ -175,6 +175,38 @@ describe('Bash', () => {
     expect((await inWorld(run, () => call(bash, show, ctx(tree())))).content).toBe('[unset] [kept] [hidden] [cat]');
     const hiding = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, hideEnv: (n) => n === 'AGENT_TEST_HIDDEN' }) as AnyTool;
     expect((await inWorld(run, () => call(hiding, show, ctx(tree())))).content).toBe('[sk-ant-SECRET] [kept] [unset] [cat]');
+  });
+
+  it("asks the sandbox's plan whether the model asked to leave it, wraps the command with the provider keys hidden from the wrap's variables, and tells its denials", async () => {
+    const asked: Array<[string, boolean]> = [];
+    let plan: SandboxPlan = { kind: 'outside', reason: 'excluded' };
+    const sandbox: CommandSandbox = {
+      escapable: true,
+      plan: (command, leave) => {
+        asked.push([command, leave]);
+        return plan;
+      },
+      // the wrap runs the command as it is, adding one variable of its own and a key (hidden from the command)
+      wrap: async (command, shell) => ({ argv: [shell, '-c', command], env: { AGENT_TEST_WRAP: 'wrapped', OPENAI_API_KEY: 'sk-wrap-SECRET' } }),
+      denials: (_id, output) => (output.includes('touch') ? ['/etc/x (write)'] : []),
+    };
+    const boxed = createBashTool({ timeoutMs: 20_000, maxTimeoutMs: 60_000, maxOutputChars: 30_000, sandbox }) as AnyTool;
+    // mutations: `leave` flipped for the gate's plan (sandboxPlan) or the run's (placement)
+    expect(boxed.sandboxPlan?.(boxed.parse({ command: 'ls', dangerouslyDisableSandbox: true }))).toBe(plan);
+    expect(boxed.sandboxPlan?.(boxed.parse({ command: 'ls' }))).toBe(plan);
+    // excluded: run as it is, without the wrap's variable
+    expect((await call(boxed, { command: 'echo "[${AGENT_TEST_WRAP-plain}]"' }, ctx(tree()))).content).toBe('[plain]');
+    expect(asked).toEqual([
+      ['ls', true],
+      ['ls', false],
+      ['echo "[${AGENT_TEST_WRAP-plain}]"', false],
+    ]);
+    plan = { kind: 'inside', autoAllow: true };
+    const show = { command: 'echo "[${AGENT_TEST_WRAP-plain}] [${OPENAI_API_KEY-unset}]"' };
+    expect((await call(boxed, show, ctx(tree()))).content).toBe('[wrapped] [unset]');
+    // what the sandbox denied comes after the output (mutation: denials found but the plain result returned)
+    const denied = await call(boxed, { command: 'echo touch' }, ctx(tree()));
+    expect(denied.content).toMatch(/^touch\n\n\[sandbox\] The sandbox denied this command:\n- \/etc\/x \(write\)\n/);
   });
 
   it('runs with sh when told to', async () => {

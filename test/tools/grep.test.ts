@@ -361,6 +361,23 @@ describe('Grep: ripgrep gives the same results as the JavaScript engine', () => 
     expect(rg.output).toEqual((await runGrep(input, ctx(root), { ...opts, rgPath: null })).output);
   });
 
+  it("in files mode gives each matching file as the JavaScript engine does: one match counted, no lines, the glob's filter applied", async () => {
+    const root = tree({ 'a.ts': 'foo\nfoo\n', 'b.md': 'foo\n', 'c.ts': 'bar\n' });
+    const q: GrepQuery = {
+      regex: /foo/,
+      source: 'foo',
+      unicode: true,
+      ignoreCase: false,
+      mode: 'files',
+      contextLines: 0,
+      maxLinesPerFile: 100,
+      maxFileBytes: opts.maxFileBytes,
+    };
+    const target = { kind: 'dir' as const, dir: root, rules: new GitignoreRules(root), filter: (rel: string) => rel.endsWith('.ts') };
+    // mutation: a files-mode hit counted as 0 matches (grepJs.ts counts 1)
+    expect(await grepDirRg(rgPath, 'foo', q, target, new AbortController().signal)).toEqual([{ path: join(root, 'a.ts'), count: 1, lines: [] }]);
+  });
+
   it('falls back to JavaScript when ripgrep cannot run', async () => {
     const root = paritySet();
     const run = await runGrep({ pattern: 'foo' }, ctx(root), { ...opts, rgPath: join(root, 'no-such-rg') });

@@ -202,6 +202,7 @@ const INVALID: Array<[string, unknown, string]> = [
   ['FileRead', { path: 'a', offset: 1.5 }, 'FileRead: invalid input: "offset": Invalid input: expected int, received number (got 1.5)'],
   ['FileRead', { path: 'a', offset: 'x' }, 'FileRead: invalid input: "offset": Invalid input: expected number, received string (got "x")'],
   ['FileRead', { path: 'a', limit: -1 }, 'FileRead: invalid input: "limit": Too small: expected number to be >=1 (got -1)'],
+  ['FileRead', { path: 'a', limit: 0 }, 'FileRead: invalid input: "limit": Too small: expected number to be >=1 (got 0)'],
   ['FileRead', null, 'FileRead: the input must be a JSON object'],
   ['FileRead', [], 'FileRead: the input must be a JSON object'],
   ['Edit', { path: 'a' }, 'Edit: invalid input: missing required field "old_string"; missing required field "new_string"'],
@@ -249,6 +250,14 @@ describe('tool input schemas', () => {
     const specs = toolSpecs(tools);
     expect(specs.map((s) => s.name)).toEqual(Object.keys(SCHEMAS));
     for (const s of specs) expect(JSON.stringify(s.inputSchema, null, 1), s.name).toBe(JSON.stringify(SCHEMAS[s.name], null, 1));
+  });
+
+  it('are made once a schema, frozen: tools made again share them', () => {
+    const again = toolSpecs(createTools({ bash: { timeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } }));
+    const specs = toolSpecs(tools);
+    // mutation: the schema made not kept makes it again for every tool list (a session's, a sub-agent's)
+    again.forEach((s, i) => expect(s.inputSchema, s.name).toBe(specs[i]!.inputSchema));
+    expect(specs.every((s) => Object.isFrozen(s.inputSchema) && Object.isFrozen(s.inputSchema.properties))).toBe(true);
   });
 
   it.each(INVALID)('%s %j is refused with the same words', (name, input, message) => {

@@ -156,4 +156,16 @@ describe('Recall', () => {
     expect(shown).toBeLessThan(40);
     expect(page.content).toContain(`More hits: Recall with query="needle", offset=${shown}.`);
   });
+
+  it('pages hits up to the result limit less its frame, never below 1,000 characters', async () => {
+    const many = new MemoryArchive(Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, label: 'user message', text: `needle ${i} ${'word '.repeat(20)}` })));
+    const shownAt = async (limit: number): Promise<number> => {
+      const page = await call(createRecallTool({}, { recall: many, resultChars: () => limit }) as AnyTool, { query: 'needle', limit: 50 }, ctx('/'));
+      return [...page.content.matchAll(/^\d+\. id: /gm)].length;
+    };
+    // 2,000 leaves 1,600 for hits, 1,400 and 1,200 the floor of 1,000 (mutations: the floor as a ceiling, or none)
+    const [wide, floor, under] = [await shownAt(2_000), await shownAt(1_400), await shownAt(1_200)];
+    expect(wide).toBeGreaterThan(floor);
+    expect(under).toBe(floor);
+  });
 });
