@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime } from '../../src/bootstrap.js';
 import { PrintTurns } from '../../src/print/printTurns.js';
 import { terminate } from '../../src/processes/signals.js';
@@ -63,6 +63,66 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
     // mutation: `!output && this.lastTurn` made `||`: a command without output read as a model turn's result
     expect(results[2]!.result).not.toBe(ANSWER);
     expect(results[2]!.result).toMatch(/compact/i);
+  });
+});
+
+describe('print mode, a line at a time: /plan <task>, and what a line leaves to the next', () => {
+  it("/plan <task>'s result is its turn's (the plan presented); a /compact after it is its own receipt; a later prompt's result is its answer alone", async () => {
+    const { env, world, written } = printWorld('agent-print-plan-');
+    const codes = await inWorld(world, async () => {
+      const { runtime } = await createRuntime({ outputFormat: 'events', inputFormat: 'stream-json', model: 'claude-sonnet-4-5' }, {}, env);
+      const turns = new PrintTurns(runtime, { format: 'events', inputStream: true, partialMessages: false });
+      turns.listen();
+      // each line's session goes on: no background compaction is waited for at a line's end (only a one-prompt run's end)
+      const settled = vi.spyOn(runtime.session, 'settleCompaction');
+      const lines = [`/plan @call ExitPlanMode ${JSON.stringify({ plan: 'Step one: read the notes.' })}`, '/compact', '/plan off', '@report Just this.'];
+      const codes: number[] = [];
+      for (const line of lines) codes.push(await turns.once(line, []));
+      // mutation: `!this.opts.inputStream` without its `!` (after /plan's turn, after a prompt's) settles each line
+      expect(settled).not.toHaveBeenCalled();
+      runtime.close();
+      return codes;
+    });
+    const results = written()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => m['type'] === 'result');
+    expect(codes).toEqual([0, 1, 0, 0]);
+    expect(results).toHaveLength(4);
+    // mutation: dropping `this.lastTurn = …` at turn_end (printTurns.ts) reads /plan's line as a command that printed nothing
+    expect(results[0]).toMatchObject({ stopReason: 'stopped', turns: 1, isError: false, result: 'Step one: read the notes.' });
+    expect(results[0]).not.toHaveProperty('command');
+    // (the summary would not be smaller: /compact fails, and says so)
+    // mutation: dropping `this.lastTurn = undefined` in once() gives /compact the /plan turn's result
+    expect(results[1]).toMatchObject({ command: '/compact', isError: true, result: expect.stringMatching(/^Compaction not applied/) });
+    // mutation: dropping `this.plans = new Map()` in once() prints the plan again under a later line's answer
+    expect(results[3]).toMatchObject({ stopReason: 'end_turn', result: 'Just this.' });
+  });
+});
+
+describe('print mode, one prompt', () => {
+  it('/plan <task> as the one prompt: its turn is the result, and the run settles a background compaction before it ends, as after any prompt', async () => {
+    const { env, world, written } = printWorld('agent-print-once-');
+    const calls = await inWorld(world, async () => {
+      const { runtime } = await createRuntime({ outputFormat: 'events', model: 'claude-sonnet-4-5' }, {}, env);
+      const turns = new PrintTurns(runtime, { format: 'events', inputStream: false, partialMessages: false });
+      turns.listen();
+      const settled = vi.spyOn(runtime.session, 'settleCompaction');
+      expect(await turns.once('/plan @report Nothing to plan.', [])).toBe(0);
+      const afterPlan = settled.mock.calls.length;
+      expect(await turns.once('@report Plain.', [])).toBe(0);
+      runtime.close();
+      return [afterPlan, settled.mock.calls.length];
+    });
+    // mutation: `!this.opts.inputStream` without its `!` leaves a due compaction unswapped at the run's end
+    expect(calls).toEqual([1, 2]);
+    const results = written()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => m['type'] === 'result');
+    expect(results.map((r) => r['result'])).toEqual(['Nothing to plan.', 'Plain.']);
   });
 });
 
@@ -190,6 +250,31 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
     expect(result['agent_goal']).toMatchObject({ status: 'budget_limited' });
     // no events-format goal lines here
     expect(r.lines.some((l) => l['type'] === 'goal')).toBe(false);
+  });
+
+  it("the turn that runs is the one a signal's shutdown waits for: the goal's later turn, not its first", async () => {
+    const { env, world: w } = printWorld('agent-print-goal-');
+    const seen: Array<Promise<unknown> | undefined> = [];
+    try {
+      await inWorld(w, async () => {
+        const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: 'text' }, {}, env);
+        const turns = new PrintTurns(runtime, { format: 'text', inputStream: false, partialMessages: false });
+        turns.listen();
+        server.respondWith((r) => {
+          if (!summaries(r)) seen.push(turns.running);
+          return summaries(r);
+        });
+        expect(await turns.once(LIMITED, [])).toBe(0);
+        runtime.close();
+      });
+    } finally {
+      server.respondWith(summaries);
+    }
+    // the goal's turn, then its wrap-up turn: two requests, each while its own turn runs
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBeInstanceOf(Promise);
+    // mutation: dropping `this.running = running` in the goal's loop leaves the first (ended) turn there
+    expect(seen[1]).not.toBe(seen[0]);
   });
 
   it("a signal that comes during a goal's later turn: the run waits for the signal's exit and prints no result of its own", async () => {
