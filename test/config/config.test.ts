@@ -109,6 +109,13 @@ describe('config loading', () => {
     }
     writeFileSync(file, JSON.stringify({ compaction: { prefire: 1 } }));
     expect(load(d).compaction.prefire).toBe(1);
+    // an MCP server that is not an object is the field's error, not a crash (mutation: `||` made `&&` read null's keys);
+    // a misspelt field after a known one is still named (mutation: `continue` made `break`)
+    writeFileSync(file, JSON.stringify({ mcpServers: { t: null } }));
+    expect(() => load(d)).toThrow(ConfigError);
+    expect(() => load(d)).toThrow(/field "mcpServers\.t"/);
+    writeFileSync(file, JSON.stringify({ mcpServers: { t: { command: 'x', comand: 'y' } } }));
+    expect(() => load(d)).toThrow(/field "mcpServers\.t\.comand": unknown field \(did you mean "command"\?\)/);
   });
 
   it('names the file for malformed JSON', () => {
