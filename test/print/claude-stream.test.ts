@@ -245,7 +245,11 @@ describe('--include-partial-messages: a thinking block’s signature', () => {
   /** The stream_event lines of `events`, each as its type and what tells it apart (the delta's kind and text or signature). */
   function streamed(events: SessionEvent[]): string[] {
     const out: Array<Record<string, unknown>> = [];
-    const s = new ClaudeStream((m) => out.push(m as Record<string, unknown>), () => 's_test', { partialMessages: true });
+    const s = new ClaudeStream(
+      (m) => out.push(m as Record<string, unknown>),
+      () => 's_test',
+      { partialMessages: true },
+    );
     for (const e of events) s.event(e);
     return out.flatMap((m) => {
       if (m['type'] !== 'stream_event') return [];
