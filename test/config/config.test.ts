@@ -276,3 +276,18 @@ describe('credentials', () => {
     expect(() => resolveCredentials({ provider: 'openai', baseURL: 'https://api.openai.com/v1' }, {})).toThrow(/OPENAI_API_KEY/);
   });
 });
+
+describe("Claude Code's settings files", () => {
+  it("a project's statusLine is said to be ignored (it would run unapproved); the person's own is not", () => {
+    const d = dirs();
+    mkdirSync(join(d.home, '.claude'));
+    mkdirSync(join(d.cwd, '.claude'));
+    const statusLine = { type: 'command', command: 'echo branch' };
+    writeFileSync(join(d.home, '.claude', 'settings.json'), JSON.stringify({ statusLine }));
+    writeFileSync(join(d.cwd, '.claude', 'settings.json'), JSON.stringify({ statusLine }));
+    // mutations (claudeSettings.ts): `scope === 'project' ||` warns of the person's own file too; the warning dropped says nothing
+    expect(load(d, {}, { ANTHROPIC_API_KEY: 'x' }).warnings.filter((w) => w.includes('statusLine'))).toEqual([
+      `${join(d.cwd, '.claude', 'settings.json')}: statusLine is read from ~/.agentrc only (a project's command would run without your approval); ignored`,
+    ]);
+  });
+});
