@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime } from '../../src/bootstrap.js';
@@ -310,4 +310,28 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
     }
   });
   // mutation: dropping `await untilTerminated()` after a goal's later turn (printTurns.ts) fails it: the run prints its result and ends
+});
+
+describe("print mode's runtime: --hooks-trust", () => {
+  it("lets a project skill's code run without anyone to ask; without it the code does not run", async () => {
+    const may: boolean[] = [];
+    for (const hooksTrust of [true, false]) {
+      const { env, world } = printWorld('agent-print-trust-');
+      mkdirSync(join(world.cwd, '.claude', 'skills', 'deploy'), { recursive: true });
+      writeFileSync(join(world.cwd, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploys\n---\nThe branch: !`git branch`\n');
+      may.push(
+        await inWorld(world, async () => {
+          const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: 'text', hooksTrust }, {}, env);
+          try {
+            const skill = runtime.skills.list().find((s) => s.name === 'deploy')!;
+            return await runtime.skills.mayRunCode(skill, new AbortController().signal);
+          } finally {
+            runtime.close();
+          }
+        }),
+      );
+    }
+    // mutation: `trustProject: opts.hooksTrust === false` (bootstrap.ts) ignores the flag
+    expect(may).toEqual([true, false]);
+  });
 });
