@@ -1,10 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime } from '../../src/bootstrap.js';
 import { PrintTurns } from '../../src/print/printTurns.js';
 import { terminate } from '../../src/processes/signals.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
+import { readOnlyCopy } from '../../src/sessionLookup.js';
+import { openStore } from '../../src/store/index.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 import type { Reply } from '../fake-server/types.js';
 import { fakeProviderEnv } from '../llm/helpers.js';
@@ -333,5 +336,31 @@ describe("print mode's runtime: --hooks-trust", () => {
     }
     // mutation: `trustProject: opts.hooksTrust === false` (bootstrap.ts) ignores the flag
     expect(may).toEqual([true, false]);
+  });
+});
+
+describe("print mode's runtime: a read-only run's copy left behind", () => {
+  it('is removed when a run starts once its reader is gone', async () => {
+    const { env, world } = printWorld('agent-print-copies-');
+    const store = openStore(env['AGENT_DB']!);
+    let copy: string;
+    try {
+      store.createSession({ id: 's_original', cwd: world.cwd, provider: 'anthropic', model: 'claude-sonnet-4-5' });
+      copy = readOnlyCopy(store, store.getSession('s_original')!, world.cwd).id;
+      // its reader was killed: a pid above the kernel's maximum never lived
+      store.acquireLease(copy, { token: 'gone', pid: 2 ** 22 + 1, host: hostname() }, () => false);
+    } finally {
+      store.close();
+    }
+    const left = await inWorld(world, async () => {
+      const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: 'text' }, {}, env);
+      try {
+        return [runtime.store.getSession(copy), runtime.store.getSession('s_original')?.id];
+      } finally {
+        runtime.close();
+      }
+    });
+    // mutation: `if (store.readonly) removeLeftoverCopies(store)` (bootstrap.ts) leaves it
+    expect(left).toEqual([undefined, 's_original']);
   });
 });
