@@ -331,6 +331,17 @@ describe("print mode through main: a resumed session's goal", () => {
   });
 });
 
+describe('print mode through main: a background command still running at the end', () => {
+  it('is stopped, and said, before the run returns', async () => {
+    const p = project();
+    const call = JSON.stringify({ command: 'sleep 30', run_in_background: true });
+    const r = await agent(['-p', `@call Bash ${call}\n@report Started.`, '--permission-mode', 'allow', '--model', 'claude-sonnet-4-5'], p);
+    expect(r.code).toBe(0);
+    // mutation: `stopAfterPrint(…)` without its await (print.ts) returns first and says it after
+    expect(r.stderr).toMatch(/agent: stopping the background command still running: \S+ `sleep 30`\n/);
+  });
+});
+
 describe('the interactive app through main', () => {
   it('refuses to start without a terminal on both sides: stdin piped, or stdout piped while stdin is a terminal', async () => {
     const p = project();
