@@ -303,6 +303,45 @@ describe('which session --resume and --continue open (sessionLookup.ts through m
   });
 });
 
+describe("print mode through main: a resumed session's goal", () => {
+  it('a goal that waits (paused, budget-limited) is said on stderr when -p continues its session; an active one is not', async () => {
+    const p = project();
+    expect((await agent(['-p', 'the first prompt', '--model', 'claude-sonnet-4-5'], p)).code).toBe(0);
+    const withGoal = (goal: Record<string, unknown>) => {
+      const store = openStore(p.db);
+      try {
+        const id = store.listSessions({ cwd: p.dir, limit: 1 })[0]!.id;
+        store.updateSession(id, { meta: { capabilities: { goal: { objective: 'ship the parser', check: 'make', ...goal } } } });
+      } finally {
+        store.close();
+      }
+    };
+    const said = async () => {
+      const r = await agent(['-p', 'and now?', '--continue', '--model', 'claude-sonnet-4-5'], p);
+      expect(r.code).toBe(0);
+      return r.stderr.split('\n').filter((l) => l.startsWith('agent: goal'));
+    };
+    withGoal({ status: 'paused', reason: 'by hand' });
+    expect(await said()).toEqual(['agent: goal paused (by hand): ship the parser; /goal resume goes on with it']);
+    withGoal({ status: 'budget_limited' });
+    expect(await said()).toEqual(['agent: goal budget-limited: ship the parser; /goal resume goes on with it']);
+    // mutation: `goal.status !== 'paused'` (print.ts) says it of a goal that ended, and not of a paused one
+    withGoal({ status: 'complete', reason: 'the check passed' });
+    expect(await said()).toEqual([]);
+  });
+});
+
+describe('print mode through main: a background command still running at the end', () => {
+  it('is stopped, and said, before the run returns', async () => {
+    const p = project();
+    const call = JSON.stringify({ command: 'sleep 30', run_in_background: true });
+    const r = await agent(['-p', `@call Bash ${call}\n@report Started.`, '--permission-mode', 'allow', '--model', 'claude-sonnet-4-5'], p);
+    expect(r.code).toBe(0);
+    // mutation: `stopAfterPrint(…)` without its await (print.ts) returns first and says it after
+    expect(r.stderr).toMatch(/agent: stopping the background command still running: \S+ `sleep 30`\n/);
+  });
+});
+
 describe('the interactive app through main', () => {
   it('refuses to start without a terminal on both sides: stdin piped, or stdout piped while stdin is a terminal', async () => {
     const p = project();

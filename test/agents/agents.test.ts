@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadAgents, parseAgentFile } from '../../src/agents/agentFiles.js';
-import { childToolNames, EXPLORE_AGENT, READ_ONLY_TOOLS } from '../../src/agents/agents.js';
+import { AgentCatalog, childToolNames, EXPLORE_AGENT, READ_ONLY_TOOLS } from '../../src/agents/agents.js';
+import type { SubagentHost } from '../../src/agents/host.js';
+import { createTaskTool } from '../../src/agents/taskTool.js';
+import { ToolInputError } from '../../src/tools/types.js';
 import { nextChildState, progressLine, queuedChild } from '../../src/agents/childState.js';
 import { capReport } from '../../src/agents/report.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
@@ -126,5 +129,20 @@ describe('a child', () => {
     const cut = capReport('a'.repeat(25), 10, 's_9');
     expect(cut.startsWith('a'.repeat(10) + '\n[… report cut: 15 more characters')).toBe(true);
     expect(cut).toContain('agent sessions show s_9');
+  });
+});
+
+describe("the Task tool's input", () => {
+  it('needs a label and a task; an agent named is a non-empty name (an empty one is refused, not taken as explore)', () => {
+    const task = createTaskTool(new AgentCatalog([]), {} as SubagentHost);
+    expect(task.parse({ description: 'look around', prompt: 'list the files' })).toEqual({ description: 'look around', prompt: 'list the files' });
+    expect(task.parse({ description: 'look around', prompt: 'list the files', agent: 'explore' })).toMatchObject({ agent: 'explore' });
+    // mutations: each `z.minLength(1)` made `z.minLength(0)` (taskTool.ts) lets its empty string through
+    for (const input of [
+      { description: '', prompt: 'list the files' },
+      { description: 'look around', prompt: '' },
+      { description: 'look around', prompt: 'list the files', agent: '' },
+    ])
+      expect(() => task.parse(input), JSON.stringify(input)).toThrow(ToolInputError);
   });
 });

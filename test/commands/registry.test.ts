@@ -78,3 +78,35 @@ describe("a capability's commands", () => {
     await expect(runSlash({ session }, '/echo hello')).rejects.toThrow(/unknown command \/echo/);
   });
 });
+
+describe('/compact', () => {
+  /** A session that records which compaction /compact asked of it; `running` says whether one can be cancelled. */
+  const recording = (running: boolean) => {
+    const asked: string[] = [];
+    const session = {
+      cancelCompaction: () => (asked.push('cancel'), running),
+      compactInBackground: async (focus?: string) => (asked.push(`background ${focus ?? ''}`), true),
+      compact: async (focus?: string) => void asked.push(`now ${focus ?? ''}`),
+    } as unknown as Session;
+    return { session, asked };
+  };
+  const app = { clear: async () => {}, resume: async () => {}, listSessions: () => [], exit: async () => {} };
+
+  it('cancel stops the compaction that runs, and says when none does', async () => {
+    const idle = recording(false);
+    // mutation: `if (session.cancelCompaction())` without its `!` refuses the cancel that worked and passes the one that did nothing
+    await expect(runSlash({ session: idle.session }, '/compact cancel')).rejects.toThrow(new CommandError('no compaction is running'));
+    const busy = recording(true);
+    expect(await runSlash({ session: busy.session }, '/compact  CANCEL')).toBeUndefined();
+    expect([idle.asked, busy.asked]).toEqual([['cancel'], ['cancel']]);
+  });
+
+  it('in the app the summary is written in the background; elsewhere (print mode) it is written before the command ends', async () => {
+    const inApp = recording(false);
+    expect(await runSlash({ session: inApp.session, app }, '/compact focus: the schema')).toBeUndefined();
+    const printed = recording(false);
+    expect(await runSlash({ session: printed.session }, '/compact focus: the schema')).toBeUndefined();
+    // mutation: `app && …` made `app || …` sends print mode's /compact to the background too
+    expect([inApp.asked, printed.asked]).toEqual([['background the schema'], ['now the schema']]);
+  });
+});

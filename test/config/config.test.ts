@@ -109,6 +109,13 @@ describe('config loading', () => {
     }
     writeFileSync(file, JSON.stringify({ compaction: { prefire: 1 } }));
     expect(load(d).compaction.prefire).toBe(1);
+    // an MCP server that is not an object is the field's error, not a crash (mutation: `||` made `&&` read null's keys);
+    // a misspelt field after a known one is still named (mutation: `continue` made `break`)
+    writeFileSync(file, JSON.stringify({ mcpServers: { t: null } }));
+    expect(() => load(d)).toThrow(ConfigError);
+    expect(() => load(d)).toThrow(/field "mcpServers\.t"/);
+    writeFileSync(file, JSON.stringify({ mcpServers: { t: { command: 'x', comand: 'y' } } }));
+    expect(() => load(d)).toThrow(/field "mcpServers\.t\.comand": unknown field \(did you mean "command"\?\)/);
   });
 
   it('names the file for malformed JSON', () => {
@@ -267,5 +274,20 @@ describe('credentials', () => {
     expect(resolveCredentials({ provider: 'openai', baseURL: 'http://localhost:11434/v1' }, {}).apiKey).toBe('no-key-needed');
     expect(resolveCredentials({ provider: 'openai' }, { OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1' }).baseURL).toBe('http://127.0.0.1:8080/v1');
     expect(() => resolveCredentials({ provider: 'openai', baseURL: 'https://api.openai.com/v1' }, {})).toThrow(/OPENAI_API_KEY/);
+  });
+});
+
+describe("Claude Code's settings files", () => {
+  it("a project's statusLine is said to be ignored (it would run unapproved); the person's own is not", () => {
+    const d = dirs();
+    mkdirSync(join(d.home, '.claude'));
+    mkdirSync(join(d.cwd, '.claude'));
+    const statusLine = { type: 'command', command: 'echo branch' };
+    writeFileSync(join(d.home, '.claude', 'settings.json'), JSON.stringify({ statusLine }));
+    writeFileSync(join(d.cwd, '.claude', 'settings.json'), JSON.stringify({ statusLine }));
+    // mutations (claudeSettings.ts): `scope === 'project' ||` warns of the person's own file too; the warning dropped says nothing
+    expect(load(d, {}, { ANTHROPIC_API_KEY: 'x' }).warnings.filter((w) => w.includes('statusLine'))).toEqual([
+      `${join(d.cwd, '.claude', 'settings.json')}: statusLine is read from ~/.agentrc only (a project's command would run without your approval); ignored`,
+    ]);
   });
 });

@@ -50,6 +50,8 @@ const INVALID: Array<[unknown, string]> = [
   [{ timeouts: { idleMs: 'soon' } }, 'field "timeouts.idleMs": Invalid input: expected number, received string'],
   [{ compaction: null }, 'field "compaction": Invalid input: expected object, received null'],
   [{ compaction: [] }, 'field "compaction": Invalid input: expected object, received array'],
+  // an empty path would name the folder itself (mutation: sandboxSchema.ts's nonEmptyString at `z.minLength(0)`)
+  [{ sandbox: { filesystem: { denyRead: [''] } } }, 'field "sandbox.filesystem.denyRead.0": Too small: expected string to have >=1 characters'],
 ];
 
 const rcFile = (content: unknown): string => {

@@ -198,6 +198,8 @@ describe('messages', () => {
       },
     });
     const start: SessionEvent = { type: 'compaction_start', trigger: 'auto', tokensBefore: 9_000 };
+    // mutation: `compacting = true` before any compaction started: this first skip would end a status never sent
+    s.event({ type: 'compaction_skipped', trigger: 'auto', reason: 'below the threshold' });
     s.event(start);
     s.event(end('failed'));
     s.event(start);
@@ -238,3 +240,79 @@ describe('--input-format stream-json lines', () => {
 // Mutations checked: beginTurn without `this.denials = []` fails "only that turn's denials"; claudeOutcome
 // without `failed ||` fails "ended but failed otherwise"; counting every tool_end as a denial fails
 // "a failed call is no denial"; beginTurn without `this.turns = 0` fails "counts the replies of this turn".
+
+describe('--include-partial-messages: a thinking block’s signature', () => {
+  /** The stream_event lines of `events`, each as its type and what tells it apart (the delta's kind and text or signature). */
+  function streamed(events: SessionEvent[]): string[] {
+    const out: Array<Record<string, unknown>> = [];
+    const s = new ClaudeStream(
+      (m) => out.push(m as Record<string, unknown>),
+      () => 's_test',
+      { partialMessages: true },
+    );
+    for (const e of events) s.event(e);
+    return out.flatMap((m) => {
+      if (m['type'] !== 'stream_event') return [];
+      const e = m['event'] as { type: string; index?: number; delta?: Record<string, string>; content_block?: { type: string } };
+      if (e.type === 'content_block_start') return [`start ${e.index} ${e.content_block?.type}`];
+      if (e.type === 'content_block_delta') return [`${e.index} ${Object.values(e.delta ?? {}).join(' ')}`];
+      if (e.type === 'content_block_stop') return [`stop ${e.index}`];
+      return [e.type];
+    });
+  }
+  const answer = (blocks: Message['blocks']): SessionEvent => ({
+    type: 'message',
+    message: { id: 'm_a', role: 'assistant', kind: 'normal', createdAt: 0, blocks, model: 'claude-sonnet-5-5', usage },
+  });
+
+  it('goes out once, before its block stops: from the delta that carried it, or from the reply when no delta did', () => {
+    // the signature on a thinking delta (the provider's last one): sent at once, and once however often it comes
+    expect(
+      streamed([
+        { type: 'thinking_delta', text: 'first' },
+        { type: 'thinking_delta', text: 'then', signature: 'sigA' },
+        { type: 'thinking_delta', text: '', signature: 'sigA' },
+        { type: 'text_delta', text: 'done' },
+        answer([
+          { type: 'thinking', thinking: 'firstthen', signature: 'sigA' },
+          { type: 'text', text: 'done' },
+        ]),
+      ]),
+    ).toEqual([
+      'message_start',
+      'start 0 thinking',
+      '0 thinking_delta first',
+      '0 thinking_delta then',
+      '0 signature_delta sigA',
+      'stop 0',
+      'start 1 text',
+      '1 text_delta done',
+      'stop 1',
+      'message_delta',
+      'message_stop',
+    ]);
+    // no delta carried it and the thinking was the last block streamed: the reply's signature, before the block stops
+    expect(
+      streamed([
+        { type: 'thinking_delta', text: 'pondering' },
+        answer([
+          { type: 'thinking', thinking: 'pondering', signature: 'sigB' },
+          { type: 'tool_use', id: 't1', name: 'Read', input: { path: 'a' } },
+        ]),
+      ]),
+    ).toEqual([
+      'message_start',
+      'start 0 thinking',
+      '0 thinking_delta pondering',
+      '0 signature_delta sigB',
+      'stop 0',
+      'start 1 tool_use',
+      '1 input_json_delta {"path":"a"}',
+      'stop 1',
+      'message_delta',
+      'message_stop',
+    ]);
+  });
+  // mutations (partialStream.ts): `final?.type !== 'thinking'` in stopBlock, `o?.current === 'thinking'` in sign, the
+  // signature_delta dropped, `o.signed = false` (sent twice) each fail it
+});

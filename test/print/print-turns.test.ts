@@ -1,10 +1,13 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime } from '../../src/bootstrap.js';
 import { PrintTurns } from '../../src/print/printTurns.js';
 import { terminate } from '../../src/processes/signals.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
+import { readOnlyCopy } from '../../src/sessionLookup.js';
+import { openStore } from '../../src/store/index.js';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 import type { Reply } from '../fake-server/types.js';
 import { fakeProviderEnv } from '../llm/helpers.js';
@@ -63,6 +66,66 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
     // mutation: `!output && this.lastTurn` made `||`: a command without output read as a model turn's result
     expect(results[2]!.result).not.toBe(ANSWER);
     expect(results[2]!.result).toMatch(/compact/i);
+  });
+});
+
+describe('print mode, a line at a time: /plan <task>, and what a line leaves to the next', () => {
+  it("/plan <task>'s result is its turn's (the plan presented); a /compact after it is its own receipt; a later prompt's result is its answer alone", async () => {
+    const { env, world, written } = printWorld('agent-print-plan-');
+    const codes = await inWorld(world, async () => {
+      const { runtime } = await createRuntime({ outputFormat: 'events', inputFormat: 'stream-json', model: 'claude-sonnet-4-5' }, {}, env);
+      const turns = new PrintTurns(runtime, { format: 'events', inputStream: true, partialMessages: false });
+      turns.listen();
+      // each line's session goes on: no background compaction is waited for at a line's end (only a one-prompt run's end)
+      const settled = vi.spyOn(runtime.session, 'settleCompaction');
+      const lines = [`/plan @call ExitPlanMode ${JSON.stringify({ plan: 'Step one: read the notes.' })}`, '/compact', '/plan off', '@report Just this.'];
+      const codes: number[] = [];
+      for (const line of lines) codes.push(await turns.once(line, []));
+      // mutation: `!this.opts.inputStream` without its `!` (after /plan's turn, after a prompt's) settles each line
+      expect(settled).not.toHaveBeenCalled();
+      runtime.close();
+      return codes;
+    });
+    const results = written()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => m['type'] === 'result');
+    expect(codes).toEqual([0, 1, 0, 0]);
+    expect(results).toHaveLength(4);
+    // mutation: dropping `this.lastTurn = …` at turn_end (printTurns.ts) reads /plan's line as a command that printed nothing
+    expect(results[0]).toMatchObject({ stopReason: 'stopped', turns: 1, isError: false, result: 'Step one: read the notes.' });
+    expect(results[0]).not.toHaveProperty('command');
+    // (the summary would not be smaller: /compact fails, and says so)
+    // mutation: dropping `this.lastTurn = undefined` in once() gives /compact the /plan turn's result
+    expect(results[1]).toMatchObject({ command: '/compact', isError: true, result: expect.stringMatching(/^Compaction not applied/) });
+    // mutation: dropping `this.plans = new Map()` in once() prints the plan again under a later line's answer
+    expect(results[3]).toMatchObject({ stopReason: 'end_turn', result: 'Just this.' });
+  });
+});
+
+describe('print mode, one prompt', () => {
+  it('/plan <task> as the one prompt: its turn is the result, and the run settles a background compaction before it ends, as after any prompt', async () => {
+    const { env, world, written } = printWorld('agent-print-once-');
+    const calls = await inWorld(world, async () => {
+      const { runtime } = await createRuntime({ outputFormat: 'events', model: 'claude-sonnet-4-5' }, {}, env);
+      const turns = new PrintTurns(runtime, { format: 'events', inputStream: false, partialMessages: false });
+      turns.listen();
+      const settled = vi.spyOn(runtime.session, 'settleCompaction');
+      expect(await turns.once('/plan @report Nothing to plan.', [])).toBe(0);
+      const afterPlan = settled.mock.calls.length;
+      expect(await turns.once('@report Plain.', [])).toBe(0);
+      runtime.close();
+      return [afterPlan, settled.mock.calls.length];
+    });
+    // mutation: `!this.opts.inputStream` without its `!` leaves a due compaction unswapped at the run's end
+    expect(calls).toEqual([1, 2]);
+    const results = written()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => m['type'] === 'result');
+    expect(results.map((r) => r['result'])).toEqual(['Nothing to plan.', 'Plain.']);
   });
 });
 
@@ -192,6 +255,31 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
     expect(r.lines.some((l) => l['type'] === 'goal')).toBe(false);
   });
 
+  it("the turn that runs is the one a signal's shutdown waits for: the goal's later turn, not its first", async () => {
+    const { env, world: w } = printWorld('agent-print-goal-');
+    const seen: Array<Promise<unknown> | undefined> = [];
+    try {
+      await inWorld(w, async () => {
+        const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: 'text' }, {}, env);
+        const turns = new PrintTurns(runtime, { format: 'text', inputStream: false, partialMessages: false });
+        turns.listen();
+        server.respondWith((r) => {
+          if (!summaries(r)) seen.push(turns.running);
+          return summaries(r);
+        });
+        expect(await turns.once(LIMITED, [])).toBe(0);
+        runtime.close();
+      });
+    } finally {
+      server.respondWith(summaries);
+    }
+    // the goal's turn, then its wrap-up turn: two requests, each while its own turn runs
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBeInstanceOf(Promise);
+    // mutation: dropping `this.running = running` in the goal's loop leaves the first (ended) turn there
+    expect(seen[1]).not.toBe(seen[0]);
+  });
+
   it("a signal that comes during a goal's later turn: the run waits for the signal's exit and prints no result of its own", async () => {
     const { env, world: w, written } = printWorld('agent-print-goal-');
     let settled = false;
@@ -225,4 +313,54 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
     }
   });
   // mutation: dropping `await untilTerminated()` after a goal's later turn (printTurns.ts) fails it: the run prints its result and ends
+});
+
+describe("print mode's runtime: --hooks-trust", () => {
+  it("lets a project skill's code run without anyone to ask; without it the code does not run", async () => {
+    const may: boolean[] = [];
+    for (const hooksTrust of [true, false]) {
+      const { env, world } = printWorld('agent-print-trust-');
+      mkdirSync(join(world.cwd, '.claude', 'skills', 'deploy'), { recursive: true });
+      writeFileSync(join(world.cwd, '.claude', 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploys\n---\nThe branch: !`git branch`\n');
+      may.push(
+        await inWorld(world, async () => {
+          const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: 'text', hooksTrust }, {}, env);
+          try {
+            const skill = runtime.skills.list().find((s) => s.name === 'deploy')!;
+            return await runtime.skills.mayRunCode(skill, new AbortController().signal);
+          } finally {
+            runtime.close();
+          }
+        }),
+      );
+    }
+    // mutation: `trustProject: opts.hooksTrust === false` (bootstrap.ts) ignores the flag
+    expect(may).toEqual([true, false]);
+  });
+});
+
+describe("print mode's runtime: a read-only run's copy left behind", () => {
+  it('is removed when a run starts once its reader is gone', async () => {
+    const { env, world } = printWorld('agent-print-copies-');
+    const store = openStore(env['AGENT_DB']!);
+    let copy: string;
+    try {
+      store.createSession({ id: 's_original', cwd: world.cwd, provider: 'anthropic', model: 'claude-sonnet-4-5' });
+      copy = readOnlyCopy(store, store.getSession('s_original')!, world.cwd).id;
+      // its reader was killed: a pid above the kernel's maximum never lived
+      store.acquireLease(copy, { token: 'gone', pid: 2 ** 22 + 1, host: hostname() }, () => false);
+    } finally {
+      store.close();
+    }
+    const left = await inWorld(world, async () => {
+      const { runtime } = await createRuntime({ model: 'claude-sonnet-4-5', outputFormat: 'text' }, {}, env);
+      try {
+        return [runtime.store.getSession(copy), runtime.store.getSession('s_original')?.id];
+      } finally {
+        runtime.close();
+      }
+    });
+    // mutation: `if (store.readonly) removeLeftoverCopies(store)` (bootstrap.ts) leaves it
+    expect(left).toEqual([undefined, 's_original']);
+  });
 });

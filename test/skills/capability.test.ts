@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CapabilityContext } from '../../src/capability/context.js';
+import type { CapabilityContext, CommandSession } from '../../src/capability/context.js';
 import type { SkillCatalog } from '../../src/skills/catalog.js';
 import { skills } from '../../src/skills/capability.js';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/tools/permissions.js';
@@ -71,5 +71,18 @@ describe("a project skill's code: what each answer of the person's means", () =>
   it('/skills answers while a turn runs (the TUI does not queue it behind the turn)', async () => {
     const { cap } = await built(project(), 'deny');
     expect(cap.commands?.find((c) => c.name === 'skills')?.whileBusy).toBe(true);
+  });
+
+  it('/skills says a skill named like a command is not /name, from the names the run merged its commands with', async () => {
+    const { cap } = await built(project(), 'deny');
+    const list = async () => {
+      const session = { currentConfig: { model: { contextWindow: 200_000 } }, messages: () => [] } as unknown as CommandSession;
+      const out = await cap.commands!.find((c) => c.name === 'skills')!.run(session, '', new AbortController().signal);
+      return out?.kind === 'text' ? out.text : '';
+    };
+    expect(await list()).toContain('/deploy, model');
+    cap.customCommands!([], ['help', 'deploy']);
+    // mutation: dropping `commandNames = builtIn` (skills/capability.ts) still offers /deploy
+    expect(await list()).toContain('not /deploy (the built-in command runs), model');
   });
 });

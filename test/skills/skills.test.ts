@@ -8,6 +8,8 @@ import { loadSkills, nestedSkillDirs, skillDirs } from '../../src/skills/discove
 import { listingBudget, renderListing } from '../../src/skills/listing.js';
 import { loadedNames, skillsAfterCompaction, wrapSkill } from '../../src/skills/loaded.js';
 import { SkillCatalog } from '../../src/skills/catalog.js';
+import { applySkill } from '../../src/skills/host.js';
+import type { SkillHost } from '../../src/skills/types.js';
 import { skillsText } from '../../src/skills/view.js';
 import { parseSkillFile, plainFrontmatter, splitToolText, type Skill } from '../../src/skills/skillFile.js';
 
@@ -205,5 +207,27 @@ describe('re-attaching after compaction', () => {
     const again = skillsAfterCompaction([...after, note], [msg('cp2', 'cp2')], { totalTokens: 50, eachTokens: 50 })!;
     expect((again.blocks[0] as { text: string }).text).toContain('- a: Recall id m1');
     expect(skillsAfterCompaction(after, after)).toBeUndefined();
+  });
+});
+
+describe("a skill's !`command`s", () => {
+  it("run as approved with a project skill the person let run code; a personal skill's go through the gate one by one", async () => {
+    const ran: Array<[string, boolean]> = [];
+    const host: SkillHost = {
+      catalog: { mayRunCode: async () => true } as unknown as SkillCatalog,
+      loaded: () => new Set(),
+      allow: () => [],
+      shell: async (command, _signal, approved) => (ran.push([command, approved]), 'main'),
+      notice: () => {},
+    };
+    const body = 'The branch: !`git branch --show-current`';
+    const project = await applySkill(mk('deploy', 'Deploys', { body }), '', host, new AbortController().signal);
+    expect(project.text).toContain('The branch: main');
+    await applySkill(mk('mine', 'Mine', { body, scope: 'user', source: 'user ~/.agents/skills' }), '', host, new AbortController().signal);
+    // mutation: `code || skill.scope === 'project'` (skills/host.ts) runs a personal skill's commands as approved, unasked
+    expect(ran).toEqual([
+      ['git branch --show-current', true],
+      ['git branch --show-current', false],
+    ]);
   });
 });

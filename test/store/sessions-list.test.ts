@@ -113,8 +113,11 @@ describe('agent sessions show, export, remove', () => {
     const store = openStore(db);
     store.createSession({ id: 's_cp', cwd: project, provider: 'anthropic', model: 'claude-test', title: 'Checkpointed' });
     const first = user('fix   the parser\nplease');
-    const second = user('and the lexer');
-    for (const m of [first, assistant('done'), second, assistant('done too')]) store.appendMessage('s_cp', m, 7);
+    const second = user('and the lexer, which reads the tokens far too slowly');
+    const history = [first, assistant('done'), second, assistant('done too')];
+    for (const m of history) store.appendMessage('s_cp', m, 7);
+    // the first turn compacted away: its checkpoint still names it, counted among the turns (archived ones too)
+    store.applyCompaction('s_cp', autoChange(history, 1)!);
     store.updateSession('s_cp', { meta: { capabilities: { goal: { objective: 'ship the parser', status: 'paused', reason: 'by hand', check: 'make' } } } });
     store.close();
     const repo = new ShadowRepo(dir, findProject(project).root, undefined);
@@ -131,11 +134,14 @@ describe('agent sessions show, export, remove', () => {
     const text = shown.stdout();
     expect(text).toContain('# Checkpointed\n\nsession s_cp · anthropic/claude-test');
     expect(text).toContain('Goal (paused: by hand): ship the parser\nCheck: make\n');
+    expect(text).toContain('(2 archived messages not shown; add --archived)');
+    // mutation: `includeArchived: false` in showCheckpoints names the first turn by its id and the second "turn 1"
     expect(text).toContain(
       [
         '## Checkpoints (3)',
         '- 2026-12-07 06:00:00  start turn 1 (“fix the parser please”)',
-        '- 2026-12-07 06:00:00  after turn 2 (“and the lexer”)  tree abcdef0123',
+        // a turn's words cut at 40 characters
+        '- 2026-12-07 06:00:00  after turn 2 (“and the lexer, which reads the tokens fa”)  tree abcdef0123',
         '- 2026-12-07 06:00:00  before turn u_gone  not snapshotted: git failed\n',
       ].join('\n'),
     );
