@@ -295,6 +295,9 @@ describe('a sandbox that cannot start', () => {
         state: 'unavailable',
         why: 'a test command failed inside it (exit code 3: bwrap: loopback: Failed RTM_NEWADDR); bubblewrap or socat is broken',
       });
+      // and the library it had started is stopped again, its proxies' socket gone (mutation: its reset dropped)
+      const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+      expect(SandboxManager.getLinuxHttpSocketPath()).toBeUndefined();
     } finally {
       process.env['PATH'] = path;
     }
@@ -303,6 +306,15 @@ describe('a sandbox that cannot start', () => {
       state: 'unavailable',
       why: 'a test command failed inside it (exit code none: spawn /bin/sh ENOENT); bubblewrap or socat is broken',
     });
+    // a step that throws (its temporary folder cannot be made): why, and the library stopped again (mutation: the reset in the catch dropped)
+    const file = join(tempDir('sandbox-tmp-file-'), 'a-file');
+    writeFileSync(file, '');
+    expect(await new SandboxRuntime(settings(), { ...where, tmp: join(file, 'tmp') }).start()).toMatchObject({
+      state: 'unavailable',
+      why: expect.stringContaining('ENOTDIR'),
+    });
+    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+    expect(SandboxManager.getLinuxHttpSocketPath()).toBeUndefined();
   });
 
   it('where the session bridges cannot start (unshare refused), commands bring their own; closed, it wraps nothing, not even the wrap it had prepared', async () => {
