@@ -2,7 +2,9 @@
 // namespace (unshare) with real socat listening in it, no sandbox library. The socket paths are
 // never connected to (socat connects only when a client arrives), so any path will do.
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, readlinkSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionBridges } from '../../src/sandbox/bridges.js';
@@ -106,6 +108,24 @@ describe('the session bridges (real unshare and socat)', () => {
     expect(exits).toBe(1);
     fakeUnshare('exit 2');
     expect(await SessionBridges.start(http, socks, () => undefined)).toBe("the bridges' holder ended (exit code 2)");
+  });
+
+  it("waits for both ports listening, not one, nor a connection's port: a holder in this namespace where 3128 listens and 1080 only connects is given up", async () => {
+    // the holder's own namespace is this one (a fake unshare): what listens here is what it reads
+    fakeUnshare('read _');
+    const server = createServer().listen(3128, '127.0.0.1');
+    const other = createServer().listen(0, '127.0.0.1');
+    await Promise.all([once(server, 'listening'), once(other, 'listening')]);
+    const client = connect({ port: (other.address() as AddressInfo).port, host: '127.0.0.1', localPort: 1080 });
+    try {
+      await once(client, 'connect');
+      // mutations: `ports.has('0C38') || ports.has('0438')`; `state === '0A' || local` (the connected 1080 counted as listening)
+      expect(await SessionBridges.start(http, socks, () => undefined, 300)).toBe('the bridges did not listen within 300 ms');
+    } finally {
+      client.destroy();
+      server.close();
+      other.close();
+    }
   });
 
   it('no unshare: the error; bridges that never listen: given up after waitMs, the holder killed', async () => {

@@ -95,5 +95,10 @@ describe('a sandbox whose person answers its network questions (real bubblewrap 
     expect(bridges()).toBe(1);
     // and the library's proxies are stopped: their socket is gone
     expect(existsSync(socket!)).toBe(false);
+    // closed, it wraps nothing, not even the wrap it had prepared when the last command ended (mutation: close keeping it)
+    await expect(sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'after' })).rejects.toThrow('the sandbox is not running');
+    // and reads nothing back: an error line is the command's own (mutation: close keeping the library)
+    expect(sandbox.denials('after', "touch: cannot touch '/etc/x': Read-only file system", { readOnly: false })).toEqual([]);
+    expect(sandbox.sessionBridges).toBe(false);
   });
 });

@@ -76,6 +76,18 @@ describe('the sandbox runtime (real bubblewrap and socat)', () => {
     const r = await call(bash, { command: 'echo "[$AGENT_SANDBOX_COMMAND]" && echo second > second.txt' }, ctx(project));
     expect(r).toMatchObject({ content: '[]', isError: false });
     expect(readFileSync(join(project, 'second.txt'), 'utf8')).toBe('second\n');
+    // prepared() returns once the next command's wrap is made, not while the library still makes it
+    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+    const made = vi.spyOn(SandboxManager, 'wrapWithSandboxArgv');
+    try {
+      await call(bash, { command: 'true' }, ctx(project));
+      expect(made.mock.calls.length).toBeGreaterThan(0);
+      await sandbox.prepared();
+      // mutation: prepared() not awaiting the wrap in flight leaves the last one incomplete
+      expect(made.mock.settledResults.map((r) => r.type)).toEqual(made.mock.calls.map(() => 'fulfilled'));
+    } finally {
+      made.mockRestore();
+    }
     // it was the prepared one: the next command after a wait finds its wrap made
     await sandbox.prepared();
     const w = await sandbox.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'probe' });
@@ -269,6 +281,85 @@ describe('a sandbox that cannot start', () => {
       process.env['PATH'] = path;
     }
   }, 60_000);
+
+  it('says what the test command printed on stdout, and why it could not run at all (a project that is gone)', async () => {
+    // the working sandbox was stopped by the test before (the library is one per process)
+    const bin = tempDir('loud-bwrap-');
+    writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: loopback: Failed RTM_NEWADDR"\nexit 3\n');
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    const path = process.env['PATH'];
+    process.env['PATH'] = `${bin}:${path}`;
+    try {
+      // mutation: the probe's stdout not read loses what bubblewrap said there
+      expect(await new SandboxRuntime(settings(), where).start()).toMatchObject({
+        state: 'unavailable',
+        why: 'a test command failed inside it (exit code 3: bwrap: loopback: Failed RTM_NEWADDR); bubblewrap or socat is broken',
+      });
+      // and the library it had started is stopped again, its proxies' socket gone (mutation: its reset dropped)
+      const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+      expect(SandboxManager.getLinuxHttpSocketPath()).toBeUndefined();
+    } finally {
+      process.env['PATH'] = path;
+    }
+    // mutation: the probe's 'error' not listened to: its 'close' alone says exit code -2, and nothing of why
+    expect(await new SandboxRuntime(settings(), { ...where, cwd: join(project, 'gone') }).start()).toMatchObject({
+      state: 'unavailable',
+      why: 'a test command failed inside it (exit code none: spawn /bin/sh ENOENT); bubblewrap or socat is broken',
+    });
+    // a step that throws (its temporary folder cannot be made): why, and the library stopped again (mutation: the reset in the catch dropped)
+    const file = join(tempDir('sandbox-tmp-file-'), 'a-file');
+    writeFileSync(file, '');
+    expect(await new SandboxRuntime(settings(), { ...where, tmp: join(file, 'tmp') }).start()).toMatchObject({
+      state: 'unavailable',
+      why: expect.stringContaining('ENOTDIR'),
+    });
+    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+    expect(SandboxManager.getLinuxHttpSocketPath()).toBeUndefined();
+  });
+
+  it('where the session bridges cannot start (unshare refused), commands bring their own; closed, it wraps nothing, not even the wrap it had prepared', async () => {
+    const bin = tempDir('refused-unshare-');
+    writeFileSync(join(bin, 'unshare'), '#!/bin/sh\necho "unshare: unshare failed: Operation not permitted" >&2\nexit 1\n');
+    chmodSync(join(bin, 'unshare'), 0o755);
+    const path = process.env['PATH'];
+    process.env['PATH'] = `${bin}:${path}`;
+    const own = new SandboxRuntime(settings(), where);
+    try {
+      expect((await own.start()).state).toBe('on');
+      expect(own.sessionBridges).toBe(false);
+      const w = await own.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'own' });
+      expect(w.argv[0]).not.toBe('nsenter');
+      own.denials('own', '', { readOnly: false });
+      await own.prepared();
+    } finally {
+      process.env['PATH'] = path;
+      await own.close();
+    }
+    // mutation: close keeping the prepared wrap hands it out after the end (with session bridges their end makes it stale)
+    await expect(own.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'after' })).rejects.toThrow('the sandbox is not running');
+  });
+
+  it('where the session bridges start but no command can join them (nsenter refused), they are stopped and commands bring their own', async () => {
+    const bin = tempDir('refused-nsenter-');
+    writeFileSync(join(bin, 'nsenter'), '#!/bin/sh\necho "nsenter: reassociate to namespace failed: Operation not permitted" >&2\nexit 1\n');
+    chmodSync(join(bin, 'nsenter'), 0o755);
+    const path = process.env['PATH'];
+    process.env['PATH'] = `${bin}:${path}`;
+    const unjoined = new SandboxRuntime(settings(), where);
+    try {
+      expect((await unjoined.start()).state).toBe('on');
+      // mutations: the bridges kept after their probe failed, or not stopped
+      expect(unjoined.sessionBridges).toBe(false);
+      const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+      expect(spawnSync('pgrep', ['-f', `UNIX-CONNECT:${SandboxManager.getLinuxHttpSocketPath()}`]).status).toBe(1);
+      const w = await unjoined.wrap('true', defaultShell(), { cwd: project, readOnly: false, id: 'unjoined' });
+      unjoined.denials('unjoined', '', { readOnly: false });
+      expect(w.argv[0]).not.toBe('nsenter');
+    } finally {
+      process.env['PATH'] = path;
+      await unjoined.close();
+    }
+  });
 
   it('says which dependency is missing (bwrap not on PATH) and what to install on this platform, before starting anything', async () => {
     const bin = tempDir('no-bwrap-');

@@ -227,6 +227,19 @@ describe('what the sandbox denied, read back for the model', () => {
     expect(deniedIn('curl: (7) Failed to connect to localhost port 5173: Connection refused', [], { cwd: '/p', readOnly: false })).toEqual([
       'network denied: localhost:5173 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)',
     ]);
+    // curl to IPv6 loopback, with and without brackets (mutation: `::1` moved)
+    for (const host of ['::1', '[::1]'])
+      expect(deniedIn(`curl: (7) Failed to connect to ${host} port 8080 after 0 ms: Connection refused`, [], { cwd: '/p', readOnly: false })).toEqual([
+        `network denied: ${host}:8080 (the sandbox has its own loopback: servers outside it are out of reach, except through an excluded command)`,
+      ]);
+    expect(deniedIn('curl: (7) Failed to connect to ::2 port 8080: Connection refused', [], { cwd: '/p', readOnly: false })).toEqual([]);
+    // an indented line (a build tool's): the path without its indent (mutation: the field not trimmed)
+    expect(deniedIn('    dist/out.js: Read-only file system', [], { cwd: '/p', readOnly: false })).toEqual([
+      'write denied: dist/out.js (outside the writable paths, or on the deny list)',
+    ]);
+    expect(deniedIn('  out.txt: Read-only file system', [], { cwd: '/p', readOnly: false })).toEqual([
+      'write denied: out.txt (outside the writable paths, or on the deny list)',
+    ]);
   });
 });
 

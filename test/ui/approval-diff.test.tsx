@@ -65,6 +65,10 @@ describe('the edit approval diff', () => {
     for (const n of [1, 40, 80]) expect(f).toContain(`+ row ${n}\n`);
     expect(f).toContain('Edit wants to create src/main.ts');
     expect(decisions).toEqual([]);
+    // again: printed once, the second press says where it is (mutation: `e && 'item' in e` made `||` appends nothing and says nothing)
+    await app.press('\u000f');
+    await app.waitForText('The whole diff is printed above');
+    expect(app.frame().split('Proposed, not applied yet').length).toBe(2);
   });
 
   it('a whole-file Write says what the new content is first, and Home/End jump through its diff', async () => {

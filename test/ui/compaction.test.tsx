@@ -77,11 +77,20 @@ describe('compaction in the app', () => {
     const c = new FakeController();
     const app = renderApp(c);
     c.emit({ type: 'compaction_start', trigger: 'auto', tokensBefore: 171_200, background: true });
+    // mutation: the trigger's check flipped names an automatic one "compacting", a manual one "auto-compacting"
+    await app.waitForText('✻ auto-compacting…');
     await app.press(KEYS.esc);
     await waitFor(() => c.compactionCancels === 1, app.frame);
     expect(c.interrupts).toBe(0);
   });
   // mutation: `c.background = false` for a background compaction_start (live-events.ts) fails it (Esc interrupts the "turn")
+
+  it('a manual compaction in the background is named as such', async () => {
+    const app = renderApp(new FakeController());
+    app.controller.emit({ type: 'compaction_start', trigger: 'manual', tokensBefore: 171_200, background: true });
+    await app.waitForText('✻ compacting…');
+    expect(app.frame()).not.toContain('auto-compacting');
+  });
 
   it('a failure says why and that nothing was changed', async () => {
     const c = new FakeController();

@@ -2,6 +2,7 @@
 // one handler per event type, and long work whose End never came closed by the UI.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildState } from '../../src/agents/childState.js';
+import type { Message } from '../../src/llm/messages.js';
 import type { EventType } from '../../src/protocol/events.js';
 import type { GoalView } from '../../src/protocol/views.js';
 import { compactionHandlers } from '../../src/ui/events-compaction.js';
@@ -111,6 +112,30 @@ describe('a Begin whose End never comes', () => {
     expect(row).toMatchObject({ kind: 'tool', name: 'Task', status: 'interrupted' });
   });
 });
+describe("a user message's event", () => {
+  let store: UiStore | undefined;
+  afterEach(() => store?.dispose());
+
+  it('adds what the person typed; not a tool result, a meta message or a !command (each shown otherwise, or not at all)', () => {
+    store = new UiStore(new FakeController(), () => 1000);
+    const user = (over: Partial<Message>, text = 'hello'): Message => ({
+      id: `m${text}`,
+      role: 'user',
+      blocks: [{ type: 'text', text }],
+      kind: 'normal',
+      createdAt: 0,
+      ...over,
+    });
+    // mutations: `|| m.kind === 'meta'` made `&&` (the meta message shows as a row), the origin check dropped
+    store.handle({ type: 'message', message: user({ kind: 'meta' }, 'the plan-mode reminder') });
+    store.handle({ type: 'message', message: user({ origin: { kind: 'shell', command: 'ls', output: 'a', status: 'done' } }, 'shell') });
+    store.handle({ type: 'message', message: user({ blocks: [{ type: 'tool_result', toolUseId: 't1', content: 'ok', isError: false }] }, 'result') });
+    expect(store.transcript.get().items).toEqual([]);
+    store.handle({ type: 'message', message: user({}, 'typed') });
+    expect(store.transcript.get().items).toMatchObject([{ kind: 'user', text: 'typed' }]);
+  });
+});
+
 describe("a goal's events", () => {
   let store: UiStore | undefined;
   afterEach(() => store?.dispose());

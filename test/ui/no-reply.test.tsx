@@ -35,6 +35,8 @@ describe('a turn interrupted before any reply', () => {
     await app.waitForText('❯ explain the build');
     await app.waitForText('Interrupted before the model replied');
     expect(app.frame()).toContain('back in the input');
+    // no paste in it: saving one is not offered (mutation: the "pastes back" note's check flipped)
+    expect(app.frame()).not.toContain('ctrl+s: save the pasted text');
     expect(app.frame()).not.toContain('●');
     expect(app.frame()).not.toContain('■ interrupted');
     // the prompt is in the input, ready to send again

@@ -243,3 +243,19 @@ describe('a prompt that comes back to the input', () => {
     expect(t.sent[1]).toBe(`summarize: ${lines(400)}`);
   });
 });
+
+describe('Ctrl+S on a paste in the prompt', () => {
+  it('saves it as a file and puts the file, with @, in its place; with none it says there is none', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    await app.press('\u0013');
+    await app.waitForText('there is none in the prompt');
+    await app.press(lines(400));
+    await app.waitForText('[pasted text #1 · 400 lines]');
+    // mutation: `saved ?? {}` made `&&`: the chip stays, nothing is attached
+    await app.press('\u0013');
+    await waitFor(() => !app.frame().includes('[pasted text #1'), app.frame);
+    expect(app.frame()).toMatch(/❯ @\S+/);
+    expect(app.frame()).not.toContain('there is none in the prompt');
+  });
+});

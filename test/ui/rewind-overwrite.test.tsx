@@ -31,6 +31,9 @@ describe('the /rewind picker with checkpoints', () => {
     await app.waitForText("These 2 files were changed since the agent's last turn");
     expect(app.frame()).toContain('notes.md');
     expect(app.frame()).toContain('src/b.ts');
+    // mutations: 'it' for two files; the box's padding dropped
+    expect(app.frame()).toContain('/rewind 1 code would overwrite them. Rewind anyway?');
+    expect(app.frame()).toContain('│ These 2 files were changed');
     await app.press(KEYS.enter);
     expect(c.submitted).toEqual([]);
     await app.press('y');
@@ -43,6 +46,7 @@ describe('the /rewind picker with checkpoints', () => {
       output: { kind: 'rewind', targets, overwrite: { files: ['notes.md'], command: '/rewind undo' } },
     });
     await app.waitForText('This file was changed');
+    expect(app.frame()).toContain('/rewind undo would overwrite it. Rewind anyway?');
     await app.press('n');
     await waitFor(() => !app.frame().includes('This file was changed'));
     expect(c.submitted).toEqual(['/rewind 1 code --force']);
@@ -57,6 +61,43 @@ describe('the /rewind picker with checkpoints', () => {
     expect(app.frame()).toContain('changed-08.md');
     expect(app.frame()).not.toContain('changed-09.md');
     expect(app.frame()).toContain('… and 2 more');
+    // eight: all named, none counted (mutation: `files.length >= 8`)
+    c.emit({
+      type: 'command_output',
+      command: '/rewind 1 code',
+      output: { kind: 'rewind', targets, overwrite: { files: files.slice(0, 8), command: '/rewind 1 code' } },
+    });
+    await app.waitForText('These 8 files were changed');
+    expect(app.frame()).toContain('changed-08.md');
+    expect(app.frame()).not.toContain('more');
+  });
+
+  it('rewinds anyway on Y as on y', async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    c.emit({
+      type: 'command_output',
+      command: '/rewind 1 code',
+      output: { kind: 'rewind', targets, overwrite: { files: ['a.md'], command: '/rewind 1 code' } },
+    });
+    await app.waitForText('This file was changed');
+    await app.press('Y');
+    await waitFor(() => c.submitted.length === 1);
+    expect(c.submitted).toEqual(['/rewind 1 code --force']);
+  });
+
+  it("says Bash's changes are included when any listed turn has a checkpoint, that they are not when none has", async () => {
+    const c = new FakeController();
+    const app = renderApp(c);
+    const { checkpoint: _none, ...older } = targets[0]!;
+    // mutation: `some` made `every` (a session whose older turns predate checkpoints)
+    c.emit({ type: 'command_output', command: '/rewind', output: { kind: 'rewind', targets: [older, targets[1]!] } });
+    await app.waitForText("Bash's changes included");
+    await app.press(KEYS.esc);
+    await waitFor(() => !app.frame().includes('Rewind to before which turn?'));
+    c.emit({ type: 'command_output', command: '/rewind', output: { kind: 'rewind', targets: [older] } });
+    await app.waitForText('Only changes made by Edit and Write are restored');
+    expect(app.frame()).not.toContain("Bash's changes included");
   });
 
   it('offers the code of a turn with a checkpoint, says why one without has none', async () => {
