@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import { dumbTheme } from '../../src/ui/theme.js';
 import { SPINNER } from '../../src/ui/components/LiveRegion.js';
@@ -124,6 +124,34 @@ describe('a dumb terminal', () => {
     expect(f).not.toMatch(/[╭╮╰╯│─]/);
     for (const s of SPINNER) expect(f).not.toContain(s);
     expect(f).toContain('* Thinking');
+  });
+
+  it('shows the elapsed time once a second, on the second', async () => {
+    // the ticker's interval and the clock it reads are fake; Ink's own timers and the waits stay real
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const c = new FakeController();
+      const app = renderApp(c, { theme: dumbTheme });
+      // app.waitForText's bound reads Date.now(), which stands still here: this one reads the real clock
+      const shown = async (pattern: RegExp): Promise<void> => {
+        const until = performance.now() + 3000;
+        while (!pattern.test(app.frame())) {
+          if (performance.now() > until) throw new Error(`${String(pattern)} not shown in 3 s:\n${app.frame()}`);
+          await tick(5);
+        }
+      };
+      await shown(/Ask for a change/);
+      c.emit({ type: 'busy', busy: true }, { type: 'turn_start', turnId: 't' });
+      await shown(/\* Thinking/);
+      expect(app.frame()).toMatch(/\b0s\b/);
+      // mutation: a dumb terminal's tick of 1,001 ms (fresh sample of 7 Dec, 15:55) shows 0s here still
+      vi.advanceTimersByTime(1000);
+      await shown(/\b1s\b/);
+      vi.advanceTimersByTime(2000);
+      await shown(/\b3s\b/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
