@@ -37,6 +37,18 @@ function history(open: boolean): Message[] {
 const parts = (h: readonly Message[]) => ({ system: 'You are a test agent.', tools: [], history: h });
 const withoutThinking = (h: readonly Message[]): Message[] => h.map((m) => ({ ...m, blocks: m.blocks.filter((b) => b.type !== 'thinking') }));
 
+/** An engine over a 200K window whose summarizer is `p`, with the given thinking rule (none: all thinking counts). */
+const engineWith = (p: ScriptedProvider, room: ThinkingRoom | undefined): CompactionEngine =>
+  new CompactionEngine({
+    config: cfg(),
+    limits: { contextWindow: 200_000, maxOutputTokens: 10_000 },
+    model: 'm',
+    summarizer: { provider: p, model: 'm', limits: { contextWindow: 200_000, maxOutputTokens: 10_000 } },
+    counter,
+    compactableTools: [],
+    ...(room ? { thinkingRoom: room } : {}),
+  });
+
 describe('the thinking the context keeps', () => {
   it("a model with unknown capabilities counts finished turns' thinking: the gauge never undercounts (issue 30 pin)", () => {
     // only a model known to strip it ('current-turn') leaves it out; unknown (undefined) counts it
@@ -94,17 +106,7 @@ describe('the thinking the context keeps', () => {
   });
 
   it('is what the engine’s gauge shows, per its thinkingRoom', () => {
-    const p = new ScriptedProvider(() => ({ text: 'x' }));
-    const engine = (room: ThinkingRoom | undefined) =>
-      new CompactionEngine({
-        config: cfg(),
-        limits: { contextWindow: 200_000, maxOutputTokens: 10_000 },
-        model: 'm',
-        summarizer: { provider: p, model: 'm', limits: { contextWindow: 200_000, maxOutputTokens: 10_000 } },
-        counter,
-        compactableTools: [],
-        ...(room ? { thinkingRoom: room } : {}),
-      });
+    const engine = (room: ThinkingRoom | undefined) => engineWith(new ScriptedProvider(() => ({ text: 'x' })), room);
     const h = [...history(true), assistant('3 files')];
     const bare = engine('all').usage(parts(withoutThinking(h))).tokens;
     // the turn is over: nothing of its thinking counts where the API strips it
@@ -116,16 +118,7 @@ describe('the thinking the context keeps', () => {
 describe("a compaction's figure after it, under the same rule", () => {
   it("leaves the kept turns' stripped thinking out of tokensAfter: the record says what the gauge will", async () => {
     const p = new ScriptedProvider(() => ({ text: SUMMARY }));
-    const engine = (): CompactionEngine =>
-      new CompactionEngine({
-        config: cfg(),
-        limits: { contextWindow: 200_000, maxOutputTokens: 10_000 },
-        model: 'm',
-        summarizer: { provider: p, model: 'm', limits: { contextWindow: 200_000, maxOutputTokens: 10_000 } },
-        counter,
-        compactableTools: [],
-        thinkingRoom: 'current-turn',
-      });
+    const engine = (): CompactionEngine => engineWith(p, 'current-turn');
     const thought = (text: string, salt: string): Message => {
       const m = assistant(text);
       m.blocks.unshift(thinking(salt));

@@ -242,13 +242,21 @@ describe('signals and a stopped library', () => {
   });
 });
 
+/** Puts a `name` running the shell lines `body` first on PATH (a broken or refusing program); returns what puts PATH back. */
+function fakeOnPath(name: string, body: string): () => void {
+  const bin = tempDir(`fake-${name}-`);
+  writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
+  chmodSync(join(bin, name), 0o755);
+  const path = process.env['PATH'];
+  process.env['PATH'] = `${bin}:${path}`;
+  return () => {
+    process.env['PATH'] = path;
+  };
+}
+
 describe('a sandbox that cannot start', () => {
   it('says why (a broken bubblewrap on PATH), and plans every command as unavailable', async () => {
-    const bin = tempDir('broken-bwrap-');
-    writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n');
-    chmodSync(join(bin, 'bwrap'), 0o755);
-    const path = process.env['PATH'];
-    process.env['PATH'] = `${bin}:${path}`;
+    const restorePath = fakeOnPath('bwrap', 'echo "bwrap: No permissions to create new namespace" >&2\nexit 1');
     // the library is one per process: stop the working one first
     await sandbox.close();
     try {
@@ -278,17 +286,13 @@ describe('a sandbox that cannot start', () => {
       const off = loadConfig({ cwd: project, home: tempDir('sandbox-off-home-'), env: {}, flags: {} });
       expect(await startSandbox(off, join(runHome, 'trust.json'), undefined)).toBeUndefined();
     } finally {
-      process.env['PATH'] = path;
+      restorePath();
     }
   }, 60_000);
 
   it('says what the test command printed on stdout, and why it could not run at all (a project that is gone)', async () => {
     // the working sandbox was stopped by the test before (the library is one per process)
-    const bin = tempDir('loud-bwrap-');
-    writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: loopback: Failed RTM_NEWADDR"\nexit 3\n');
-    chmodSync(join(bin, 'bwrap'), 0o755);
-    const path = process.env['PATH'];
-    process.env['PATH'] = `${bin}:${path}`;
+    const restorePath = fakeOnPath('bwrap', 'echo "bwrap: loopback: Failed RTM_NEWADDR"\nexit 3');
     try {
       // mutation: the probe's stdout not read loses what bubblewrap said there
       expect(await new SandboxRuntime(settings(), where).start()).toMatchObject({
@@ -299,7 +303,7 @@ describe('a sandbox that cannot start', () => {
       const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
       expect(SandboxManager.getLinuxHttpSocketPath()).toBeUndefined();
     } finally {
-      process.env['PATH'] = path;
+      restorePath();
     }
     // mutation: the probe's 'error' not listened to: its 'close' alone says exit code -2, and nothing of why
     expect(await new SandboxRuntime(settings(), { ...where, cwd: join(project, 'gone') }).start()).toMatchObject({
@@ -318,11 +322,7 @@ describe('a sandbox that cannot start', () => {
   });
 
   it('where the session bridges cannot start (unshare refused), commands bring their own; closed, it wraps nothing, not even the wrap it had prepared', async () => {
-    const bin = tempDir('refused-unshare-');
-    writeFileSync(join(bin, 'unshare'), '#!/bin/sh\necho "unshare: unshare failed: Operation not permitted" >&2\nexit 1\n');
-    chmodSync(join(bin, 'unshare'), 0o755);
-    const path = process.env['PATH'];
-    process.env['PATH'] = `${bin}:${path}`;
+    const restorePath = fakeOnPath('unshare', 'echo "unshare: unshare failed: Operation not permitted" >&2\nexit 1');
     const own = new SandboxRuntime(settings(), where);
     try {
       expect((await own.start()).state).toBe('on');
@@ -332,7 +332,7 @@ describe('a sandbox that cannot start', () => {
       own.denials('own', '', { readOnly: false });
       await own.prepared();
     } finally {
-      process.env['PATH'] = path;
+      restorePath();
       await own.close();
     }
     // mutation: close keeping the prepared wrap hands it out after the end (with session bridges their end makes it stale)
@@ -340,11 +340,7 @@ describe('a sandbox that cannot start', () => {
   });
 
   it('where the session bridges start but no command can join them (nsenter refused), they are stopped and commands bring their own', async () => {
-    const bin = tempDir('refused-nsenter-');
-    writeFileSync(join(bin, 'nsenter'), '#!/bin/sh\necho "nsenter: reassociate to namespace failed: Operation not permitted" >&2\nexit 1\n');
-    chmodSync(join(bin, 'nsenter'), 0o755);
-    const path = process.env['PATH'];
-    process.env['PATH'] = `${bin}:${path}`;
+    const restorePath = fakeOnPath('nsenter', 'echo "nsenter: reassociate to namespace failed: Operation not permitted" >&2\nexit 1');
     const unjoined = new SandboxRuntime(settings(), where);
     try {
       expect((await unjoined.start()).state).toBe('on');
@@ -356,7 +352,7 @@ describe('a sandbox that cannot start', () => {
       unjoined.denials('unjoined', '', { readOnly: false });
       expect(w.argv[0]).not.toBe('nsenter');
     } finally {
-      process.env['PATH'] = path;
+      restorePath();
       await unjoined.close();
     }
   });
