@@ -60,16 +60,6 @@ describe('runTui', () => {
     expect(c.subscribers).toBe(0);
   });
 
-  it('without colour writes no colour codes', async () => {
-    const c = new FakeController();
-    const { stdout, io } = streams();
-    const done = runTui(c, { ...io, color: false });
-    await waitFor(() => stdout.frames.join('').includes('context left'));
-    c.emit({ type: 'exit' });
-    await done;
-    expect(stdout.frames.join('')).not.toMatch(/\u001b\[(?:3[0-7]|9[0-7]|38;[25];[\d;]+)m/);
-  });
-
   it('rejects when rendering crashes, and still restores the terminal', async () => {
     const c = new FakeController();
     c.contextUsage = () => {
