@@ -29,14 +29,14 @@ const INSTALL: Record<string, string> = {
 const installHint = (): string => INSTALL[process.platform] ?? `the sandbox supports Linux (bubblewrap) and macOS (Seatbelt), not ${process.platform}`;
 
 /** Runs a wrapped command to its end: its exit code and what it printed (the start-up probe). */
-function runWrapped(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; output: string }> {
+function runWrapped(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; output: string; started: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.once('error', (e) => resolve({ code: null, output: e.message }));
-    child.once('close', (code) => resolve({ code, output }));
+    child.once('error', (e) => resolve({ code: null, output: e.message, started: false }));
+    child.once('close', (code) => resolve({ code, output, started: true }));
   });
 }
 
@@ -102,7 +102,10 @@ export class SandboxRuntime implements CommandSandbox {
         const said = probe.output.trim().split('\n')[0] ?? '';
         return (this.current = {
           state: 'unavailable',
-          why: `a test command failed inside it (exit code ${probe.code ?? 'none'}${said ? `: ${said}` : ''}); bubblewrap or socat is broken`,
+          // a probe that never started says nothing of bubblewrap or socat: its folder is gone, say
+          why: probe.started
+            ? `a test command failed inside it (exit code ${probe.code ?? 'none'}${said ? `: ${said}` : ''}); bubblewrap or socat is broken`
+            : `its test command could not start in ${this.where.cwd} (${said})`,
           install: installHint(),
         });
       }

@@ -305,10 +305,11 @@ describe('a sandbox that cannot start', () => {
     } finally {
       restorePath();
     }
-    // mutation: the probe's 'error' not listened to: its 'close' alone says exit code -2, and nothing of why
+    // a test command that never started (its folder gone) says why, and blames neither bubblewrap nor socat
+    // (mutations: the probe's 'error' not listened to, its 'close' alone then says exit code -2 and nothing of why; `started` ignored)
     expect(await new SandboxRuntime(settings(), { ...where, cwd: join(project, 'gone') }).start()).toMatchObject({
       state: 'unavailable',
-      why: 'a test command failed inside it (exit code none: spawn /bin/sh ENOENT); bubblewrap or socat is broken',
+      why: `its test command could not start in ${join(project, 'gone')} (spawn /bin/sh ENOENT)`,
     });
     // a step that throws (its temporary folder cannot be made): why, and the library stopped again (mutation: the reset in the catch dropped)
     const file = join(tempDir('sandbox-tmp-file-'), 'a-file');
