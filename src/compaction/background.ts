@@ -28,7 +28,6 @@ export interface PendingCompaction {
 
 export interface JobStart {
   trigger: 'auto' | 'manual';
-  focus?: string | undefined;
   startedAt: number;
   deadlineMs: number;
   /** Writes the draft (headPlan.ts draftHead) under the job's signal. */
@@ -50,7 +49,6 @@ interface WarmState {
 
 export class BackgroundJob {
   readonly trigger: 'auto' | 'manual';
-  readonly focus: string | undefined;
   readonly startedAt: number;
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
@@ -65,7 +63,6 @@ export class BackgroundJob {
     private readonly deadlineMs: number,
   ) {
     this.trigger = start.trigger;
-    this.focus = start.focus;
     this.startedAt = start.startedAt;
     this.timer = setTimeout(() => {
       this.timedOut = true;
@@ -213,7 +210,6 @@ export class BackgroundCompaction {
     const job = new BackgroundJob(
       {
         trigger,
-        focus,
         startedAt: this.host.now(),
         deadlineMs,
         emit,
