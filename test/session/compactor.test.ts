@@ -21,11 +21,18 @@ beforeAll(async () => {
   counter = await createTokenCounter();
 });
 
-function setup(): { config: Config; store: Store } {
+/** A project of its own (its `.agentrc` holding `rc`, when given) and its store, the session on `model`. */
+function setup(opts: { rc?: object; model?: string } = {}): { config: Config; store: Store } {
   const dir = tempDir('agent-compactor-');
-  const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+  if (opts.rc) writeFileSync(join(dir, '.agentrc'), JSON.stringify(opts.rc));
+  const env = { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') };
+  const config = loadConfig({ cwd: dir, home: dir, env, flags: { model: opts.model ?? 'claude-sonnet-4-5' } });
   return { config, store: openStore(config.dbPath) };
 }
+
+/** An answer long enough that four turns of it are worth a summary (more sentences for a larger window). */
+const SENTENCE = 'A long answer about the code base with many details worth summarizing later on. ';
+const LONG = SENTENCE.repeat(40);
 
 function open(config: Config, store: Store, provider: ScriptedProvider, resume?: Parameters<typeof Session.open>[1]) {
   const session = Session.open({ config, store, provider, tools: (lent) => createTools({ bash: config.bash }, lent), capabilities: [], counter }, resume);
@@ -113,9 +120,8 @@ describe('what a compaction costs and shows', () => {
 
   it('the gauge is shown the history as it stands once the compaction is committed, before it is announced', async () => {
     const { config, store } = setup();
-    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
     const provider = new ScriptedProvider((req) =>
-      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } },
+      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } },
     );
     const { session, events } = open(config, store, provider);
     for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
@@ -263,16 +269,12 @@ describe('a prompt against the window', () => {
 
 describe('reactive compaction, turn by turn', () => {
   it("each turn has its own attempts: a second turn's overflow is compacted again under maxReactiveAttempts 1", async () => {
-    const dir = tempDir('agent-compactor-reactive-');
-    writeFileSync(join(dir, '.agentrc'), JSON.stringify({ compaction: { maxReactiveAttempts: 1, background: false } }));
-    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
-    const store = openStore(config.dbPath);
-    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    const { config, store } = setup({ rc: { compaction: { maxReactiveAttempts: 1, background: false } } });
     let overflows = 0;
     const provider = new ScriptedProvider((req) => {
       if (isSummaryRequest(req)) return { text: SUMMARY };
       if (overflows > 0) return (overflows--, overflow(200_000));
-      return { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } };
+      return { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } };
     });
     const { session, events } = open(config, store, provider);
     for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
@@ -321,9 +323,8 @@ describe('compactions that fail', () => {
   it('a summary that fails is kept as a failed attempt; so is one the database refuses to save, without its summary, the history as it was', async () => {
     const { config, store } = setup();
     let summaries: 'fail' | 'ok' = 'fail';
-    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
     const provider = new ScriptedProvider((req) => {
-      if (!isSummaryRequest(req)) return { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } };
+      if (!isSummaryRequest(req)) return { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } };
       return summaries === 'fail' ? new ProviderError({ kind: 'bad_request', provider: 'anthropic', status: 400, message: 'refused' }) : { text: SUMMARY };
     });
     const { session } = open(config, store, provider);
@@ -349,15 +350,11 @@ describe('compactions that fail', () => {
 });
 
 describe('the engine the compactor makes (compactionEngine.ts)', () => {
-  const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
   /** A session with four long turns behind it, then a /compact in the background settled as a print run's end settles it. */
   async function compactedAtRest(rc?: object) {
-    const dir = tempDir('agent-compactor-wiring-');
-    if (rc) writeFileSync(join(dir, '.agentrc'), JSON.stringify(rc));
-    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
-    const store = openStore(config.dbPath);
+    const { config, store } = setup(rc ? { rc } : {});
     const provider = new ScriptedProvider((req) =>
-      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req), outputTokens: 20 } },
+      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req), outputTokens: 20 } },
     );
     const s = open(config, store, provider);
     for (let i = 0; i < 4; i++) await s.session.prompt(`task ${i}`);
@@ -404,14 +401,11 @@ describe('the engine the compactor makes (compactionEngine.ts)', () => {
 
 describe('automatic compaction before a call', () => {
   it('the request after the summary carries the compacted history: the compaction is committed before the call goes out', async () => {
-    const dir = tempDir('agent-compactor-auto-');
-    writeFileSync(
-      join(dir, '.agentrc'),
-      JSON.stringify({ models: { 'edge-model': { contextWindow: 16_000, maxOutputTokens: 1_000, provider: 'anthropic' } }, compaction: { background: false } }),
-    );
-    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'edge-model' } });
-    const store = openStore(config.dbPath);
-    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(60);
+    const { config, store } = setup({
+      rc: { models: { 'edge-model': { contextWindow: 16_000, maxOutputTokens: 1_000, provider: 'anthropic' } }, compaction: { background: false } },
+      model: 'edge-model',
+    });
+    const long = SENTENCE.repeat(60);
     // the summary is answered on the event loop's next turn, as a real one is: a call not waiting for it goes out first
     const provider = new ScriptedProvider((req) =>
       isSummaryRequest(req)
@@ -434,14 +428,10 @@ describe('automatic compaction before a call', () => {
 
 describe('what a summary by another model costs', () => {
   it('a summary that failed consumed nothing and bills nothing; one written is billed to the summarizer (compaction.model)', async () => {
-    const dir = tempDir('agent-compactor-bill-');
-    writeFileSync(join(dir, '.agentrc'), JSON.stringify({ compaction: { model: 'claude-haiku-4-5' } }));
-    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
-    const store = openStore(config.dbPath);
+    const { config, store } = setup({ rc: { compaction: { model: 'claude-haiku-4-5' } } });
     let fail = true;
-    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
     const provider = new ScriptedProvider((req) => {
-      if (!isSummaryRequest(req)) return { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } };
+      if (!isSummaryRequest(req)) return { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } };
       return fail
         ? new ProviderError({ kind: 'bad_request', provider: 'anthropic', status: 400, message: 'refused' })
         : { text: SUMMARY, usage: { inputTokens: 900, outputTokens: 80 } };
@@ -461,12 +451,9 @@ describe('what a summary by another model costs', () => {
 
 describe('/effort and the compactor', () => {
   it("the summary written in place after /effort is sent with the new effort, as the session's next request is", async () => {
-    const dir = tempDir('agent-compactor-effort-');
-    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-5-5' } });
-    const store = openStore(config.dbPath);
-    const long = 'A long answer about the code base with many details worth summarizing later on. '.repeat(40);
+    const { config, store } = setup({ model: 'claude-sonnet-5-5' });
     const provider = new ScriptedProvider((req) =>
-      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${long}`, usage: { inputTokens: inputOf(req) } },
+      isSummaryRequest(req) ? { text: SUMMARY } : { text: `answer. ${LONG}`, usage: { inputTokens: inputOf(req) } },
     );
     const { session, events } = open(config, store, provider);
     for (let i = 0; i < 4; i++) await session.prompt(`task ${i}`);
