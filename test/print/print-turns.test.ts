@@ -35,6 +35,13 @@ function printWorld(prefix: string) {
   return { env, world, written: out.text, said: err.text };
 }
 
+/** The JSON lines a run wrote (events or stream-json), parsed. */
+const jsonLinesOf = (text: string): Array<Record<string, unknown>> =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
 beforeAll(async () => {
   server = await startFakeServer({ fallback: { text: ANSWER } });
   // the summarizer's request (/compact) gets a checkpoint
@@ -56,16 +63,12 @@ describe('print mode, a line at a time (--input-format stream-json)', () => {
       expect(code).toBe(0);
       runtime.close();
     });
-    const results = written()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { type: string; result?: string; is_error?: boolean })
-      .filter((m) => m.type === 'result');
+    const results = jsonLinesOf(written()).filter((m) => m['type'] === 'result');
     expect(results).toHaveLength(3);
     expect(results[0]).toMatchObject({ is_error: false, result: ANSWER });
     // mutation: `!output && this.lastTurn` made `||`: a command without output read as a model turn's result
-    expect(results[2]!.result).not.toBe(ANSWER);
-    expect(results[2]!.result).toMatch(/compact/i);
+    expect(results[2]!['result']).not.toBe(ANSWER);
+    expect(results[2]!['result']).toMatch(/compact/i);
   });
 });
 
@@ -86,11 +89,7 @@ describe('print mode, a line at a time: /plan <task>, and what a line leaves to 
       runtime.close();
       return codes;
     });
-    const results = written()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((m) => m['type'] === 'result');
+    const results = jsonLinesOf(written()).filter((m) => m['type'] === 'result');
     expect(codes).toEqual([0, 1, 0, 0]);
     expect(results).toHaveLength(4);
     // mutation: dropping `this.lastTurn = …` at turn_end (printTurns.ts) reads /plan's line as a command that printed nothing
@@ -120,11 +119,7 @@ describe('print mode, one prompt', () => {
     });
     // mutation: `!this.opts.inputStream` without its `!` leaves a due compaction unswapped at the run's end
     expect(calls).toEqual([1, 2]);
-    const results = written()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((m) => m['type'] === 'result');
+    const results = jsonLinesOf(written()).filter((m) => m['type'] === 'result');
     expect(results.map((r) => r['result'])).toEqual(['Nothing to plan.', 'Plain.']);
   });
 });
@@ -143,13 +138,7 @@ describe('a turn that does not end well', () => {
         runtime.close();
         return c;
       });
-      const lines =
-        format === 'events'
-          ? written()
-              .split('\n')
-              .filter(Boolean)
-              .map((l) => JSON.parse(l) as Record<string, unknown>)
-          : [];
+      const lines = format === 'events' ? jsonLinesOf(written()) : [];
       return { code, lines, written: written(), said: said() };
     } finally {
       server.respondWith(summaries);
@@ -199,13 +188,7 @@ describe("print mode's goals: the note on stderr, the result's turns and goal, t
       status = runtime.goals.of(sessionId)?.view()?.status;
       runtime.close();
     });
-    const lines =
-      format === 'text'
-        ? []
-        : written()
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = format === 'text' ? [] : jsonLinesOf(written());
     return { code, written: written(), lines, said: said(), status, sessionId };
   }
   /** A check that fails and a budget of one turn: the goal's turn, then its wrap-up turn. */
