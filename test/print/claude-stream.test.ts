@@ -24,12 +24,13 @@ const facts = (over: Partial<TurnFacts> = {}): TurnFacts => ({
   ...over,
 });
 
-function stream(): { s: ClaudeStream; out: Array<Record<string, unknown>> } {
+function stream(opts: { partialMessages?: boolean } = {}): { s: ClaudeStream; out: Array<Record<string, unknown>> } {
   const out: Array<Record<string, unknown>> = [];
   return {
     s: new ClaudeStream(
       (m) => out.push(m as Record<string, unknown>),
       () => 's_test',
+      opts,
     ),
     out,
   };
@@ -244,12 +245,7 @@ describe('--input-format stream-json lines', () => {
 describe('--include-partial-messages: a thinking block’s signature', () => {
   /** The stream_event lines of `events`, each as its type and what tells it apart (the delta's kind and text or signature). */
   function streamed(events: SessionEvent[]): string[] {
-    const out: Array<Record<string, unknown>> = [];
-    const s = new ClaudeStream(
-      (m) => out.push(m as Record<string, unknown>),
-      () => 's_test',
-      { partialMessages: true },
-    );
+    const { s, out } = stream({ partialMessages: true });
     for (const e of events) s.event(e);
     return out.flatMap((m) => {
       if (m['type'] !== 'stream_event') return [];
