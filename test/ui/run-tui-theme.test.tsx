@@ -1,38 +1,23 @@
 import { EventEmitter } from 'node:events';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
-import { loadTui } from '../../src/ui/load.js';
-import { FakeController, SizedStdout, FakeStdin, waitFor } from './fakes.js';
+import { FakeController, waitFor } from './fakes.js';
+import { loadRunTui, tuiStreams } from './tui-loaded.js';
 
 // Which theme runTui draws with (app.tsx): colour from its option, else from the world (NO_COLOR,
 // FORCE_COLOR, a terminal); boxes unless TERM is dumb. Ink's chalk fixes its colour level when
 // first loaded, so it is loaded here with colour forced (and with CI set, as run-tui.test.tsx
 // explains), and a theme without colour is seen to write none.
 // Fresh modules: Ink must be first loaded here, with colour on.
-let runTui: Awaited<ReturnType<typeof loadTui>>['runTui'];
+let runTui: Awaited<ReturnType<typeof loadRunTui>>;
 beforeAll(async () => {
-  const before = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION, FORCE_COLOR: process.env.FORCE_COLOR };
-  Object.assign(process.env, { CI: 'true', CONTINUOUS_INTEGRATION: '1', FORCE_COLOR: '1' });
-  try {
-    ({ runTui } = await loadTui());
-  } finally {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+  runTui = await loadRunTui({ CI: 'true', CONTINUOUS_INTEGRATION: '1', FORCE_COLOR: '1' });
 });
 
 /** What a run in a world with `env` draws until its first frame is on the terminal. */
 async function drawn(env: NodeJS.ProcessEnv, over: { color?: boolean; dumb?: boolean } = {}): Promise<string> {
   const c = new FakeController();
-  const stdout = new SizedStdout(80, 24);
-  const io = {
-    stdin: new FakeStdin() as unknown as NodeJS.ReadStream,
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stderr: new SizedStdout(80, 24) as unknown as NodeJS.WriteStream,
-    patchConsole: false,
-  };
+  const { stdout, io } = tuiStreams();
   const w = { ...processWorld(), env, signals: new EventEmitter(), onExit: () => () => undefined, slots: new Map<symbol, unknown>() };
   const done = inWorld(w, () => runTui(c, { ...io, ...over }));
   await waitFor(() => stdout.frames.join('').includes('context left'));

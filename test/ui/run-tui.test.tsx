@@ -3,49 +3,26 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/llm/messages.js';
 import { inWorld, processWorld } from '../../src/runtime/world.js';
 import { askSkinToneWidth } from '../../src/ui/emoji-probe.js';
-import { loadTui } from '../../src/ui/load.js';
 import { setSkinToneColumns, skinToneColumns } from '../../src/ui/stringWidth.js';
-import { FakeController, FakeStdin, SizedStdout, tick, waitFor } from './fakes.js';
+import { FakeController, type FakeStdin, type SizedStdout, tick, waitFor } from './fakes.js';
+import { loadRunTui, tuiStreams } from './tui-loaded.js';
 
 // Nothing here imports Ink statically: loadTui loads it the way the agent does, and it is
 // loaded with CI set, as on a CI machine, where Ink left alone shows only the final frame.
 // Fresh modules: Ink must be first loaded here; another file's Ink, loaded where CI is set, runs in
 // its only-the-final-frame mode (vitest.config.ts).
-let runTui: Awaited<ReturnType<typeof loadTui>>['runTui'];
+let runTui: Awaited<ReturnType<typeof loadRunTui>>;
 beforeAll(async () => {
-  const before = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
-  process.env.CI = 'true';
-  process.env.CONTINUOUS_INTEGRATION = '1';
-  try {
-    ({ runTui } = await loadTui());
-    // put back at once: the commands the model runs still see the person's environment
-    expect(process.env.CI).toBe('true');
-    expect(process.env.CONTINUOUS_INTEGRATION).toBe('1');
-  } finally {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+  const before = [process.env.CI, process.env.CONTINUOUS_INTEGRATION];
+  runTui = await loadRunTui({ CI: 'true', CONTINUOUS_INTEGRATION: '1' });
+  // put back at once: the commands the model runs still see the person's environment
+  expect([process.env.CI, process.env.CONTINUOUS_INTEGRATION]).toEqual(before);
 });
-
-function streams() {
-  const stdin = new FakeStdin();
-  const stdout = new SizedStdout(80, 24);
-  const stderr = new SizedStdout(80, 24);
-  const io = {
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stderr: stderr as unknown as NodeJS.WriteStream,
-    patchConsole: false,
-  };
-  return { stdin, stdout, io };
-}
 
 describe('runTui', () => {
   it('renders, resolves when the app exits, and leaves the terminal as it found it', async () => {
     const c = new FakeController();
-    const { stdin, stdout, io } = streams();
+    const { stdin, stdout, io } = tuiStreams();
     const done = runTui(c, { ...io, color: false });
     await waitFor(() => stdout.frames.join('').includes('context left'));
     expect(stdin.isRaw).toBe(true);
@@ -65,7 +42,7 @@ describe('runTui', () => {
     c.contextUsage = () => {
       throw new Error('session store is gone');
     };
-    const { stdin, stdout, io } = streams();
+    const { stdin, stdout, io } = tuiStreams();
     await expect(runTui(c, { ...io, color: false })).rejects.toThrow('session store is gone');
     expect(stdin.isRaw).toBe(false);
     expect(stdout.frames.join('')).toContain('\u001b[?25h');
@@ -74,7 +51,7 @@ describe('runTui', () => {
   // mutation: runTui's openPicker defaulting to true opens the session picker (/resume) at every start
   it('opens the session picker only when asked to', async () => {
     const c = new FakeController();
-    const { stdin, stdout, io } = streams();
+    const { stdin, stdout, io } = tuiStreams();
     const done = runTui(c, { ...io, color: false });
     stdin.write('hello');
     await waitFor(() => stdout.frames.join('').includes('hello'));
@@ -82,7 +59,7 @@ describe('runTui', () => {
     c.emit({ type: 'exit' });
     await done;
     const asked = new FakeController();
-    const second = streams();
+    const second = tuiStreams();
     const resumed = runTui(asked, { ...second.io, color: false, openPicker: true });
     await waitFor(() => asked.submitted.length > 0);
     expect(asked.submitted).toEqual(['/resume']);
@@ -91,7 +68,7 @@ describe('runTui', () => {
   });
 
   it('refuses to start without a terminal on stdin', async () => {
-    const { stdin, io } = streams();
+    const { stdin, io } = tuiStreams();
     stdin.isTTY = false;
     await expect(runTui(new FakeController(), io)).rejects.toThrow(/needs a terminal/);
   });
@@ -108,7 +85,7 @@ describe('runTui', () => {
     /** The frames a run in a world with `env` writes, and the exit hooks registered while it ran and after. */
     const run = async (env: NodeJS.ProcessEnv) => {
       const c = new FakeController(undefined, transcript);
-      const { stdout, io } = streams();
+      const { stdout, io } = tuiStreams();
       const hooks = new Set<() => void>();
       const w = {
         ...processWorld(),
@@ -152,7 +129,7 @@ describe('runTui and the terminal’s answer to the start’s question', () => {
 
   it('a terminal that never answers: the first frame is drawn at once, the box without the tone', async () => {
     const c = new FakeController();
-    const { stdin, stdout, io } = streams();
+    const { stdin, stdout, io } = tuiStreams();
     const question = askSkinToneWidth(io.stdin, io.stdout);
     expect(question).toBeDefined();
     const done = runTui(c, { ...io, color: false, ...(question ? { skinTone: question } : {}) });
@@ -170,7 +147,7 @@ describe('runTui and the terminal’s answer to the start’s question', () => {
 
   it('a terminal that answers after the first frame: the width is learned and the box redrawn with the tone', async () => {
     const c = new FakeController();
-    const { stdin, stdout, io } = streams();
+    const { stdin, stdout, io } = tuiStreams();
     const question = askSkinToneWidth(io.stdin, io.stdout);
     const done = runTui(c, { ...io, color: false, ...(question ? { skinTone: question } : {}) });
     expect(stdout.frames.join('')).toContain('context left');
