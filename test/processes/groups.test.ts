@@ -86,16 +86,10 @@ describe('process groups', () => {
     const stubborn = spawn('sh', ['-c', `trap "" TERM; sleep 30 & echo > ${ready}; wait`], { detached: true, stdio: 'ignore' });
     started.push(stubborn.pid!);
     // the trap set and the sleep started before the SIGTERM (sent at once, it would end the shell before its trap)
-    for (const deadline = Date.now() + 10_000; !existsSync(ready); ) {
-      if (Date.now() > deadline) throw new Error('the shell never started its sleep');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until(() => existsSync(ready), 'the shell starting its sleep');
     await stopGroup(stubborn.pid!, 200);
     // mutation: no SIGKILL after the grace leaves the group running its 30 s
-    for (const deadline = Date.now() + 3_000; killGroup(stubborn.pid!, 0); ) {
-      if (Date.now() > deadline) throw new Error(`group ${stubborn.pid} still has members 3 s after stopGroup`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until(() => !killGroup(stubborn.pid!, 0), `group ${stubborn.pid} gone after stopGroup`, 3_000);
     const polite = spawn('sh', ['-c', 'sleep 30'], { detached: true, stdio: 'ignore' });
     started.push(polite.pid!);
     await new Promise<void>((resolve) => polite.once('spawn', () => resolve()));
