@@ -147,6 +147,13 @@ describe('the capabilities of a session', () => {
   });
 });
 
+/** What a real session over a store of its own needs besides its provider and capabilities. */
+async function sessionParts() {
+  const dir = tempDir('agent-caps-');
+  const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
+  return { counter: await createTokenCounter(), config, store: openStore(config.dbPath) };
+}
+
 // The seam's prompt section, turn-start hook and reattach, through a real session. Mutations that
 // fail it: the turn's frame leaving out the capabilities' section (or putting it after the tool
 // sets'), startTurn not rebuilding the system prompt when a turnStart hook says it changed (or
@@ -154,10 +161,7 @@ describe('the capabilities of a session', () => {
 // appended after a micro one, or after the compaction's announcement).
 describe('a capability in a session', () => {
   it('puts its section in the system prompt, rebuilds it when turnStart says it changed, and reattaches what a compaction lost', async () => {
-    const counter = await createTokenCounter();
-    const dir = tempDir('agent-caps-');
-    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
-    const store = openStore(config.dbPath);
+    const { counter, config, store } = await sessionParts();
     let version = 1;
     const seen: Array<{ before: number; after: number }> = [];
     const cap: Capability = {
@@ -211,10 +215,7 @@ describe('a capability in a session', () => {
 
 describe("a turn's boundaries", () => {
   it("the hook before a turn ends before its first request and the hook after it before prompt() resolves, both with the person's message id; a refused prompt has none", async () => {
-    const counter = await createTokenCounter();
-    const dir = tempDir('agent-caps-boundary-');
-    const config = loadConfig({ cwd: dir, home: dir, env: { ANTHROPIC_API_KEY: 'k', AGENT_DB: join(dir, 'agent.db') }, flags: { model: 'claude-sonnet-4-5' } });
-    const store = openStore(config.dbPath);
+    const { counter, config, store } = await sessionParts();
     const log: string[] = [];
     const cap: Capability = {
       name: 'boundaries',
