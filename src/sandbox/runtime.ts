@@ -102,7 +102,7 @@ export class SandboxRuntime implements CommandSandbox {
         const said = probe.output.trim().split('\n')[0] ?? '';
         return (this.current = {
           state: 'unavailable',
-          // a probe that never started says nothing of bubblewrap or socat: its folder is gone, say
+          // a probe that never started (its folder gone, for one) tells nothing of bubblewrap or socat
           why: probe.started
             ? `a test command failed inside it (exit code ${probe.code ?? 'none'}${said ? `: ${said}` : ''}); bubblewrap or socat is broken`
             : `its test command could not start in ${this.where.cwd} (${said})`,
