@@ -64,8 +64,15 @@ export function world(): World {
   return scope.getStore() ?? processWorld();
 }
 
-/** Runs `fn` (and everything it starts) in `w`. */
+/**
+ * Runs `fn` (and everything it starts) in `w`. The process's own world, entered where no other
+ * is, needs no scope: world() answers it outside any. Entering one would turn on Node 20's
+ * async hooks (what AsyncLocalStorage is built on there) for every promise of the run, ~12 ms of
+ * a `-p` start and a cost on every streamed chunk after; only in-process runs (tests, ACP's
+ * sessions in their own folders) need them.
+ */
 export function inWorld<T>(w: World, fn: () => T): T {
+  if (w === processOwn && scope.getStore() === undefined) return fn();
   return scope.run(w, fn);
 }
 
