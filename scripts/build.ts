@@ -65,6 +65,28 @@ const yogaWithoutFetch: Plugin = {
 };
 
 /**
+ * Ink's ANSI tokenizer, slice-ansi and string-width each made an Intl.Segmenter when their module
+ * loaded: the process's first Intl object, which loads ICU's data (~16 ms of every first frame).
+ * They get src/ui/graphemes.ts's segmenter instead, which segments a string whose characters can
+ * join no neighbour without ICU and makes the Intl.Segmenter on first need.
+ */
+const GRAPHEME_SEGMENTER = /new Intl\.Segmenter\((?:undefined,\s*\{\s*granularity:\s*["']grapheme["']\s*\})?\)/g;
+const lazyGraphemes: Plugin = {
+  name: 'lazy-graphemes',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/](@alcalzone[\\/]ansi-tokenize|slice-ansi|string-width)[\\/].*\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes('Intl.Segmenter')) return undefined;
+      const patched = source.replace(GRAPHEME_SEGMENTER, '__agentGraphemes');
+      if (patched.includes('Intl.Segmenter'))
+        throw new Error(`${args.path}: an Intl.Segmenter that is not a plain grapheme one; update lazyGraphemes in scripts/build.ts`);
+      const from = JSON.stringify(resolve(ROOT, 'src', 'ui', 'graphemes.ts'));
+      return { contents: `import { graphemeSegmenter as __agentGraphemes } from ${from};\n${patched}`, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+/**
  * gpt-tokenizer's o200k ranks are a 200,000-element array literal: parsing it took ~225 ms of
  * every process that counts exactly (a resumed session near a threshold, compaction). The
  * same array is bundled as one string split on a character no token holds (~110 ms), with the
@@ -134,7 +156,7 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     external: ['better-sqlite3', '@vscode/ripgrep', 'sharp', '@anthropic-ai/sandbox-runtime'],
     // jsonc-parser's "main" is a UMD build whose dynamic require()s esbuild cannot follow: bundle its ESM build
     alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
-    plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch, tokenRanksAsString, sdkGlobals],
+    plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch, lazyGraphemes, tokenRanksAsString, sdkGlobals],
     // model-facing prose (src/**/*.md: prompts, tool descriptions) is bundled as a string
     loader: { '.md': 'text' },
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own

@@ -207,6 +207,26 @@ describe('start-up', () => {
     expect(JSON.parse(r.stdout.trim())).toEqual([]);
   });
 
+  it("the TUI's terminal libraries make no Intl.Segmenter when they load: ICU's data waits for a string that needs it", async () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+    const holding = (pkg: string): string[] =>
+      Object.keys(meta.outputs).filter((f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes(`node_modules/${pkg}/`)));
+    const chunks = [...new Set(['@alcalzone/ansi-tokenize', 'slice-ansi', 'string-width'].flatMap(holding))];
+    expect(chunks.length).toBeGreaterThan(0);
+    // scripts/build.ts's lazyGraphemes: the only segmenter left in the bundle is src/ui/graphemes.ts's
+    const made = chunks.flatMap((f) => readFileSync(join(ROOT, f), 'utf8').match(/new Intl\.Segmenter\b/g) ?? []);
+    expect(made).toHaveLength(1);
+    const script = [
+      'let made = 0;',
+      'const Real = Intl.Segmenter;',
+      'Intl.Segmenter = new Proxy(Real, { construct(t, a) { made++; return Reflect.construct(t, a); } });',
+      `Promise.all(${JSON.stringify(chunks.map((f) => pathToFileURL(join(ROOT, f)).href))}.map((u) => import(u))).then(() => console.log(made));`,
+    ].join('\n');
+    const r = await runNode(['-e', script]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('0');
+  });
+
   it('with AGENT_DEBUG_STACK a failure prints its stack mapped to src/ through the source maps', async () => {
     const ws = workspace();
     const notADir = join(ws.root, 'a-file');
