@@ -68,18 +68,26 @@ const yogaWithoutFetch: Plugin = {
  * Ink's ANSI tokenizer, slice-ansi and string-width each made an Intl.Segmenter when their module
  * loaded: the process's first Intl object, which loads ICU's data (~16 ms of every first frame).
  * They get src/ui/graphemes.ts's segmenter instead, which segments a string whose characters can
- * join no neighbour without ICU and makes the Intl.Segmenter on first need.
+ * join no neighbour without ICU and makes the Intl.Segmenter on first need. string-width's
+ * `/^\p{RGI_Emoji}$/v` (which esbuild writes as `new RegExp(…, "v")` for Node 20) built ICU's
+ * emoji sequence set at load, another ~16 ms; it is made at its first test instead, when a
+ * grapheme that is not simple is measured (src/ui/stringWidth.ts measures the simple ones itself).
  */
 const GRAPHEME_SEGMENTER = /new Intl\.Segmenter\((?:undefined,\s*\{\s*granularity:\s*["']grapheme["']\s*\})?\)/g;
+const RGI_EMOJI = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
 const lazyGraphemes: Plugin = {
   name: 'lazy-graphemes',
   setup(b) {
     b.onLoad({ filter: /[\\/]node_modules[\\/](@alcalzone[\\/]ansi-tokenize|slice-ansi|string-width)[\\/].*\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('Intl.Segmenter')) return undefined;
-      const patched = source.replace(GRAPHEME_SEGMENTER, '__agentGraphemes');
+      let patched = source.replace(GRAPHEME_SEGMENTER, '__agentGraphemes');
       if (patched.includes('Intl.Segmenter'))
         throw new Error(`${args.path}: an Intl.Segmenter that is not a plain grapheme one; update lazyGraphemes in scripts/build.ts`);
+      if (patched.includes('RGI_Emoji')) {
+        if (!patched.includes(RGI_EMOJI)) throw new Error(`${args.path}: its RGI_Emoji pattern changed; update lazyGraphemes in scripts/build.ts`);
+        patched = patched.replace(RGI_EMOJI, () => "let __agentRgi;\nconst rgiEmojiRegex = { test: (s) => (__agentRgi ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(s) };");
+      }
       const from = JSON.stringify(resolve(ROOT, 'src', 'ui', 'graphemes.ts'));
       return { contents: `import { graphemeSegmenter as __agentGraphemes } from ${from};\n${patched}`, loader: 'js', resolveDir: dirname(args.path) };
     });

@@ -207,7 +207,7 @@ describe('start-up', () => {
     expect(JSON.parse(r.stdout.trim())).toEqual([]);
   });
 
-  it("the TUI's terminal libraries make no Intl.Segmenter when they load: ICU's data waits for a string that needs it", async () => {
+  it("the TUI's terminal libraries load no ICU data (no Intl.Segmenter, no emoji set) until a string needs it", async () => {
     const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
     const holding = (pkg: string): string[] =>
       Object.keys(meta.outputs).filter((f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes(`node_modules/${pkg}/`)));
@@ -216,15 +216,30 @@ describe('start-up', () => {
     // scripts/build.ts's lazyGraphemes: the only segmenter left in the bundle is src/ui/graphemes.ts's
     const made = chunks.flatMap((f) => readFileSync(join(ROOT, f), 'utf8').match(/new Intl\.Segmenter\b/g) ?? []);
     expect(made).toHaveLength(1);
+    const widths = chunks.find((f) => /export\{[^}]*\bterminalWidth\b/.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(widths).toBeDefined();
     const script = [
-      'let made = 0;',
-      'const Real = Intl.Segmenter;',
-      'Intl.Segmenter = new Proxy(Real, { construct(t, a) { made++; return Reflect.construct(t, a); } });',
-      `Promise.all(${JSON.stringify(chunks.map((f) => pathToFileURL(join(ROOT, f)).href))}.map((u) => import(u))).then(() => console.log(made));`,
+      'const made = { segmenters: 0, emojiSets: 0 };',
+      'Intl.Segmenter = new Proxy(Intl.Segmenter, { construct(t, a) { made.segmenters++; return Reflect.construct(t, a); } });',
+      "globalThis.RegExp = new Proxy(RegExp, { construct(t, a) { if (String(a[0]).includes('RGI_Emoji')) made.emojiSets++; return Reflect.construct(t, a); } });",
+      `const loaded = await Promise.all(${JSON.stringify(chunks.map((f) => pathToFileURL(join(ROOT, f)).href))}.map((u) => import(u)));`,
+      'const atLoad = { ...made };',
+      `const { terminalWidth } = loaded[${chunks.indexOf(widths!)}];`,
+      "const simple = terminalWidth('╭─ ❯ ok ░│ 中');",
+      'const afterSimple = { ...made };',
+      "console.log(JSON.stringify({ atLoad, simple, afterSimple, emoji: terminalWidth('a👍🏽b'), flag: terminalWidth('🇫🇷'), after: made }));",
     ].join('\n');
-    const r = await runNode(['-e', script]);
+    const r = await runNode(['--input-type=module', '-e', script]);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('0');
+    expect(JSON.parse(r.stdout.trim())).toEqual({
+      atLoad: { segmenters: 0, emojiSets: 0 },
+      simple: 13,
+      afterSimple: { segmenters: 0, emojiSets: 0 },
+      // string-width's own answers, once a string needs them: made then, once
+      emoji: 4,
+      flag: 2,
+      after: { segmenters: 1, emojiSets: 1 },
+    });
   });
 
   it('with AGENT_DEBUG_STACK a failure prints its stack mapped to src/ through the source maps', async () => {
