@@ -86,7 +86,10 @@ const lazyGraphemes: Plugin = {
         throw new Error(`${args.path}: an Intl.Segmenter that is not a plain grapheme one; update lazyGraphemes in scripts/build.ts`);
       if (patched.includes('RGI_Emoji')) {
         if (!patched.includes(RGI_EMOJI)) throw new Error(`${args.path}: its RGI_Emoji pattern changed; update lazyGraphemes in scripts/build.ts`);
-        patched = patched.replace(RGI_EMOJI, () => "let __agentRgi;\nconst rgiEmojiRegex = { test: (s) => (__agentRgi ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(s) };");
+        patched = patched.replace(
+          RGI_EMOJI,
+          () => "let __agentRgi;\nconst rgiEmojiRegex = { test: (s) => (__agentRgi ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(s) };",
+        );
       }
       const from = JSON.stringify(resolve(ROOT, 'src', 'ui', 'graphemes.ts'));
       return { contents: `import { graphemeSegmenter as __agentGraphemes } from ${from};\n${patched}`, loader: 'js', resolveDir: dirname(args.path) };
