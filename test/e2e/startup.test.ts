@@ -169,6 +169,22 @@ describe('start-up', () => {
     expect(new Set(r.unbundled.map(packageOf))).toEqual(new Set(sqlitePackages));
   });
 
+  it("a `-p` round trip in the process's own world turns on no async hooks (Node 20 runs AsyncLocalStorage on them)", async () => {
+    server.enqueue({ text: 'pong' });
+    const ws = workspace();
+    // the bundle's main in the process's world, as bin/agent.js runs it; then how many async hooks were made
+    const script = [
+      "const { getHookArrays } = require('internal/async_hooks');",
+      `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'cli.js')).href)})`,
+      "  .then(({ main, processWorld }) => main([process.execPath, 'agent', '-p', 'hi'], processWorld()))",
+      "  .then((code) => process.stderr.write(`\\nexit ${code} hooks ${getHookArrays()[0].length}\\n`));",
+    ].join('\n');
+    const r = await runNode(['--expose-internals', '-e', script], agentEnv({ ws, server }), ws.dir);
+    expect(r.stdout.trim()).toBe('pong');
+    // Node's own count of the hooks created (AsyncLocalStorage.run makes one on Node 20 and 22)
+    expect(r.stderr.trim().split('\n').at(-1)).toBe('exit 0 hooks 0');
+  });
+
   it('bundles zod as zod/mini, only what the schemas use, with English messages alone', () => {
     // every -p compiles the chunk that validates .agentrc: classic zod was ~290 KB of it
     const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as {

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handleClosedStdout, onClosedStdout } from '../../src/closedPipe.js';
 import { debugEnabled, enableDebugLog, redact, registerSecret } from '../../src/log.js';
@@ -24,23 +22,6 @@ describe('a run’s world', () => {
       expect(homeDir()).toBe('/home/a');
     });
     expect(world()).toBe(processWorld());
-  });
-
-  it("the process's own world turns on no async hooks; another world does (Node 20 and 22)", () => {
-    // a child of its own: this worker's earlier runs may have turned them on already
-    const worldTs = resolve(import.meta.dirname, '../../src/runtime/world.ts');
-    const script = [
-      "const { enabledHooksExist } = (await import('node:module')).createRequire(import.meta.url)('internal/async_hooks');",
-      `const { inWorld, processWorld } = await import(${JSON.stringify(worldTs)});`,
-      'const own = await inWorld(processWorld(), async () => { await Promise.resolve(); return enabledHooksExist(); });',
-      'const other = await inWorld({ ...processWorld(), slots: new Map() }, async () => enabledHooksExist());',
-      'console.log(JSON.stringify({ own, other }));',
-    ].join('\n');
-    const out = execFileSync(process.execPath, ['--expose-internals', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    const { own, other } = JSON.parse(out) as { own: boolean; other: boolean };
-    expect(own).toBe(false);
-    // from Node 24 AsyncLocalStorage needs no hooks at all (AsyncContextFrame)
-    if (Number(process.versions.node.split('.')[0]) < 24) expect(other).toBe(true);
   });
 
   it("the process's world runs what is to run at the process's exit, and lets go of it when told", () => {
