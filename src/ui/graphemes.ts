@@ -20,7 +20,8 @@ class OneCharSegments implements Intl.Segments {
   constructor(private readonly input: string) {}
 
   containing(codeUnitIndex = 0): Intl.SegmentData | undefined {
-    const i = Math.trunc(codeUnitIndex);
+    // as Intl's: the index made an integer, NaN read as 0
+    const i = Math.trunc(codeUnitIndex) || 0;
     return i >= 0 && i < this.input.length ? { segment: this.input[i]!, index: i, input: this.input } : undefined;
   }
 

@@ -73,7 +73,7 @@ describe('graphemeSegmenter', () => {
     const text = '╭─ ❯ ok';
     const ours = graphemeSegmenter.segment(text);
     const theirs = icu.segment(text);
-    for (const i of [-1, 0, 0.5, 1, 3, 6, 7, 100, undefined]) {
+    for (const i of [-1, -0.5, 0, 0.5, 1, 3, 6, 7, 100, Number.NaN, undefined]) {
       expect(ours.containing(i), String(i)).toEqual(theirs.containing(i));
     }
     expect([...ours].map((s) => s.input)).toEqual(Array(text.length).fill(text));
