@@ -177,7 +177,7 @@ describe('start-up', () => {
       "const { getHookArrays } = require('internal/async_hooks');",
       `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'cli.js')).href)})`,
       "  .then(({ main, processWorld }) => main([process.execPath, 'agent', '-p', 'hi'], processWorld()))",
-      "  .then((code) => process.stderr.write(`\\nexit ${code} hooks ${getHookArrays()[0].length}\\n`));",
+      '  .then((code) => process.stderr.write(`\\nexit ${code} hooks ${getHookArrays()[0].length}\\n`));',
     ].join('\n');
     const r = await runNode(['--expose-internals', '-e', script], agentEnv({ ws, server }), ws.dir);
     expect(r.stdout.trim()).toBe('pong');
