@@ -4,6 +4,7 @@
 import { homeDir, world } from '../runtime/world.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fmtInt } from '../tools/format.js';
 
 /** All instruction files together are cut beyond this many characters (they live in every request). */
 export const INSTRUCTIONS_MAX_CHARS = 40_000;
@@ -80,7 +81,7 @@ export function renderInstructions(files: readonly InstructionFile[], cwd: strin
   return files
     .map((f) => {
       const where = f.scope === 'personal' ? `${f.path} (the user's personal instructions)` : relative(cwd, f.path) || f.path;
-      const cut = f.truncated ? `\n[truncated: the instruction files are limited to ${INSTRUCTIONS_MAX_CHARS.toLocaleString('en-US')} characters in all]` : '';
+      const cut = f.truncated ? `\n[truncated: the instruction files are limited to ${fmtInt(INSTRUCTIONS_MAX_CHARS)} characters in all]` : '';
       return `## ${where}\n\n${f.text.trim()}${cut}`;
     })
     .join('\n\n');

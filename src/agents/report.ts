@@ -7,9 +7,10 @@
 
 import { promptText } from '../promptText.js';
 import REPORT_CUT from './reportCut.md';
+import { fmtInt } from '../tools/format.js';
 
 export function capReport(report: string, maxChars: number, childId: string): string {
   if (report.length <= maxChars) return report;
   const kept = report.slice(0, maxChars);
-  return `${kept}\n${promptText(REPORT_CUT, { more: (report.length - maxChars).toLocaleString('en-US'), childId })}`;
+  return `${kept}\n${promptText(REPORT_CUT, { more: fmtInt(report.length - maxChars), childId })}`;
 }

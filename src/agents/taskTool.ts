@@ -9,6 +9,7 @@ import { capReport } from './report.js';
 import { promptText } from '../promptText.js';
 import DESCRIPTION from './taskTool.md';
 import { TOOL } from '../tools/toolNames.js';
+import { fmtInt } from '../tools/format.js';
 
 const TaskInputSchema = z.object({
   description: z.string().check(z.minLength(1), z.describe('A 3-6 word label, shown to the user.')),
@@ -79,7 +80,7 @@ export function resultOf(outcome: ChildOutcome, reportChars: number): ToolOutput
   const s = outcome.state;
   const id = s.sessionId ?? '(not started)';
   const handle =
-    `[${s.agent} agent · child session ${id} · ${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'} · ${s.tokens.toLocaleString('en-US')} tokens. ` +
+    `[${s.agent} agent · child session ${id} · ${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'} · ${fmtInt(s.tokens)} tokens. ` +
     `Its full transcript: Recall, or \`agent sessions show ${id}\`.]`;
   if (outcome.ok) {
     const report = outcome.report.trim() || '(The sub-agent ended without a report.)';

@@ -23,6 +23,7 @@ import { FolderStamps } from '../tools/folderStamps.js';
 import { FolderWatch } from './folderWatch.js';
 import type { ShadowRepo } from './git.js';
 import type { TreeChange } from '../capability/checkpoints.js';
+import { fmtInt } from '../tools/format.js';
 
 /**
  * A snapshot's git steps, in one shell (codes: SNAPSHOT_STEPS). With CP_CLEAN (no folder moved
@@ -171,8 +172,7 @@ export class SessionTree {
 
   /** A snapshot of `files` files over checkpoints.maxFiles is refused, naming both. */
   private refuseOverCap(files: number): void {
-    if (files > this.maxFiles)
-      throw new TooManyFiles(`${files.toLocaleString('en-US')} files, over checkpoints.maxFiles (${this.maxFiles.toLocaleString('en-US')})`);
+    if (files > this.maxFiles) throw new TooManyFiles(`${fmtInt(files)} files, over checkpoints.maxFiles (${fmtInt(this.maxFiles)})`);
   }
 
   /** A session's first index: the project's latest (true), or none yet (false: the first snapshot counts what it would hold). */

@@ -1,7 +1,6 @@
 import type { CommandOutput } from '../protocol/views.js';
 import { formatRewindTargets } from './rewind.js';
-
-const n = (v: number): string => v.toLocaleString('en-US');
+import { fmtInt } from '../tools/format.js';
 
 /** Plain-text rendering of a command's output, for print mode and logs. */
 export function formatCommandOutput(out: CommandOutput): string {
@@ -13,17 +12,20 @@ export function formatCommandOutput(out: CommandOutput): string {
       const used = out.rows.reduce((sum, r) => sum + r.tokens, 0);
       const rows = [...out.rows, { label: 'Free', tokens: Math.max(0, out.effectiveWindow - used) }];
       const width = Math.max(...rows.map((r) => r.label.length));
-      const lines = rows.map((r) => `${r.label.padEnd(width)}  ${n(r.tokens).padStart(9)}  ${percent(r.tokens, out.effectiveWindow)}`);
-      return [`${out.percentLeft}% context left · ${n(used)} of ${n(out.effectiveWindow)} tokens in use · window ${n(out.contextWindow)}`, ...lines].join('\n');
+      const lines = rows.map((r) => `${r.label.padEnd(width)}  ${fmtInt(r.tokens).padStart(9)}  ${percent(r.tokens, out.effectiveWindow)}`);
+      return [
+        `${out.percentLeft}% context left · ${fmtInt(used)} of ${fmtInt(out.effectiveWindow)} tokens in use · window ${fmtInt(out.contextWindow)}`,
+        ...lines,
+      ].join('\n');
     }
     case 'cost': {
       if (out.rows.length === 0) return 'No model calls yet.';
       const lines = out.rows.map(
         (r) =>
-          `${r.model}: ${n(r.usage.inputTokens)} in, ${n(r.usage.outputTokens)} out` +
-          (r.usage.thinkingTokens ? ` (${n(r.usage.thinkingTokens)} thinking)` : '') +
+          `${r.model}: ${fmtInt(r.usage.inputTokens)} in, ${fmtInt(r.usage.outputTokens)} out` +
+          (r.usage.thinkingTokens ? ` (${fmtInt(r.usage.thinkingTokens)} thinking)` : '') +
           (r.usage.cacheReadTokens || r.usage.cacheWriteTokens
-            ? `, ${n(r.usage.cacheReadTokens)} cache read, ${n(r.usage.cacheWriteTokens)} cache write${r.usage.cacheWrite1hTokens ? ` (${n(r.usage.cacheWrite1hTokens)} for 1h)` : ''}`
+            ? `, ${fmtInt(r.usage.cacheReadTokens)} cache read, ${fmtInt(r.usage.cacheWriteTokens)} cache write${r.usage.cacheWrite1hTokens ? ` (${fmtInt(r.usage.cacheWrite1hTokens)} for 1h)` : ''}`
             : '') +
           (r.cost
             ? ` [input $${r.cost.input.toFixed(4)}, output $${r.cost.output.toFixed(4)}, cache read $${r.cost.cacheRead.toFixed(4)}, cache write $${r.cost.cacheWrite.toFixed(4)}]`
@@ -32,7 +34,7 @@ export function formatCommandOutput(out: CommandOutput): string {
       );
       if (out.totalUsd !== undefined) lines.push(`Total ≈ $${out.totalUsd.toFixed(4)}`);
       for (const c of out.children ?? [])
-        lines.push(`  sub-agent ${c.label} (${c.id}): ${n(c.tokens)} tokens${c.usd !== undefined ? ` ≈ $${c.usd.toFixed(4)}` : ''}`);
+        lines.push(`  sub-agent ${c.label} (${c.id}): ${fmtInt(c.tokens)} tokens${c.usd !== undefined ? ` ≈ $${c.usd.toFixed(4)}` : ''}`);
       return lines.join('\n');
     }
     case 'permissions': {
@@ -52,7 +54,7 @@ export function formatCommandOutput(out: CommandOutput): string {
       return out.models
         .map((m) => {
           const price = m.inputUsdPerM !== undefined ? `$${m.inputUsdPerM}/$${m.outputUsdPerM} per M in/out` : 'no price known';
-          return `${m.name === out.current ? '*' : ' '} ${m.name}  ${m.provider}  ${n(m.contextWindow)}-token window  ${price}${m.source === 'config' ? '  (.agentrc)' : ''}`;
+          return `${m.name === out.current ? '*' : ' '} ${m.name}  ${m.provider}  ${fmtInt(m.contextWindow)}-token window  ${price}${m.source === 'config' ? '  (.agentrc)' : ''}`;
         })
         .join('\n');
     case 'rewind':

@@ -2,6 +2,7 @@
 import type { Session } from '../session/session.js';
 import { OutsideChangesError, type RestoredFile, type RewindResult, type RewindWhat } from '../session/rewind.js';
 import type { CommandOutput, RewindTargetView } from '../protocol/views.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Said when the project has no checkpoints (checkpoints.enabled is false, or a sub-agent's session). */
 export const BASH_CAVEAT = 'Only changes made by Edit and Write are restored: what Bash commands did (files they wrote, installs, commits) cannot be rewound.';
@@ -39,7 +40,7 @@ async function rewindOrUndo(session: Session, args: string): Promise<CommandOutp
     if (!done.ok) return { kind: 'text', text: done.message };
     const n = done.conversation?.restored ?? 0;
     const conversation = done.conversation
-      ? `: ${n} message${n === 1 ? '' : 's'} back in the conversation, the context is now ${done.conversation.tokens.toLocaleString('en-US')} tokens.`
+      ? `: ${n} message${n === 1 ? '' : 's'} back in the conversation, the context is now ${fmtInt(done.conversation.tokens)} tokens.`
       : '.';
     const lines = [`Undid the last rewind${conversation}`];
     if (done.files)

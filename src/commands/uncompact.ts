@@ -4,10 +4,10 @@ import type { Session } from '../session/session.js';
 import type { UncompactTarget } from '../session/uncompact.js';
 import type { CommandOutput } from '../protocol/views.js';
 import { preview } from './rewind.js';
+import { fmtInt } from '../tools/format.js';
 
 export const UNCOMPACT_USAGE = 'usage: /uncompact [list | <n> [newest <count>]] (n from /uncompact list; alone it undoes the last compaction)';
 
-const fmt = (n: number): string => n.toLocaleString('en-US');
 const when = (t: number): string => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
 
 export async function uncompactCommand(session: Session, args: string): Promise<CommandOutput> {
@@ -32,7 +32,7 @@ export async function uncompactCommand(session: Session, args: string): Promise<
   return {
     kind: 'text',
     text:
-      `${what}: ${plan.restored >= 0 ? fmt(plan.restored) : 0} more message${plan.restored === 1 ? '' : 's'} in view, the context is now ${fmt(plan.tokens)} tokens. ` +
+      `${what}: ${plan.restored >= 0 ? fmtInt(plan.restored) : 0} more message${plan.restored === 1 ? '' : 's'} in view, the context is now ${fmtInt(plan.tokens)} tokens. ` +
       `The summary stays searchable with /history.`,
   };
 }
@@ -41,8 +41,8 @@ function formatTargets(targets: readonly UncompactTarget[]): string {
   if (targets.length === 0) return 'No compaction of this session can be undone (compactions made before this version cannot be).';
   const lines = targets.map(
     (t) =>
-      `${String(t.index).padStart(3)}. ${when(t.createdAt)} ${t.trigger.padEnd(8)} ${t.id} — ${fmt(t.hidden)} message${t.hidden === 1 ? '' : 's'} ` +
-      `archived, ${fmt(t.tokensBefore)} → ${fmt(t.tokensAfter)} tokens`,
+      `${String(t.index).padStart(3)}. ${when(t.createdAt)} ${t.trigger.padEnd(8)} ${t.id} — ${fmtInt(t.hidden)} message${t.hidden === 1 ? '' : 's'} ` +
+      `archived, ${fmtInt(t.tokensBefore)} → ${fmtInt(t.tokensAfter)} tokens`,
   );
   return [...lines, '', preview(UNCOMPACT_USAGE, 200)].join('\n');
 }

@@ -1,5 +1,6 @@
 import type { CompactionConfig } from '../config/schema.js';
 import type { Thresholds } from './budget.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Per-model ratio of reported ÷ estimated input tokens. */
 export interface Calibration {
@@ -305,7 +306,7 @@ export function exhaustedMessage(state: CompactionState, t: Thresholds): string 
   );
 }
 
-export const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+export const fmt = (n: number): string => fmtInt(Math.round(n));
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -13,6 +13,7 @@ import { openLoopText, openThinkingLoop } from './openLoop.js';
 import { contextRaw } from './thinkingRoom.js';
 import { TOOL } from '../tools/toolNames.js';
 import { ledgerOf, type HeadDeps, type HeadDraft } from './headSummary.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Where a draft is assembled: the history as it stands then (its start is the draft's snapshot). */
 export interface Assembly {
@@ -99,8 +100,8 @@ export async function assembleHead(d: HeadDeps, draft: HeadDraft, at: Assembly):
   const focus = draft.focus ? { focus: draft.focus } : {};
   if (tokensAfter >= at.tokensBefore) {
     const { split } = draft;
-    const kept = `it keeps ${split.turns > 1 ? `the last ${split.turns} turns` : split.turns === 1 ? 'the last turn' : 'the current step'} (${Math.round(ratio * split.tailTokens).toLocaleString('en-US')} tokens) and a ${fields.summaryTokens.toLocaleString('en-US')}-token summary`;
-    const reason = `the compacted context would not be smaller than the current one (${tokensAfter.toLocaleString('en-US')} vs ${at.tokensBefore.toLocaleString('en-US')} tokens: ${kept})`;
+    const kept = `it keeps ${split.turns > 1 ? `the last ${split.turns} turns` : split.turns === 1 ? 'the last turn' : 'the current step'} (${fmtInt(Math.round(ratio * split.tailTokens))} tokens) and a ${fmtInt(fields.summaryTokens)}-token summary`;
+    const reason = `the compacted context would not be smaller than the current one (${fmtInt(tokensAfter)} vs ${fmtInt(at.tokensBefore)} tokens: ${kept})`;
     return {
       outcome: {
         record: bareRecord(d.now(), draft.trigger, at.tokensBefore, draft.started, {

@@ -4,6 +4,7 @@ import { imageLabel } from '../llm/withoutImages.js';
 import { oneLine } from '../llm/messageText.js';
 import { TOOL_RESULT_OVERHEAD, type TokenCounter } from './tokens.js';
 import type { ClearedOutput } from '../history/compaction.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Names a tool call by its key argument (the Tool's own `summarize`, when the session has it). */
 export type DescribeToolUse = (name: string, input: Record<string, unknown>) => string;
@@ -159,7 +160,7 @@ export const imagePlaceholder = (images: readonly { mediaType: string; data: str
 /** What replaces a cleared output: what it was, its size, and how to get it back. */
 export function clearedPlaceholder(toolName: string, summary: string, tokens: number, archiveId: string): string {
   const what = summary ? `${toolName} output for \`${summary}\`` : `${toolName} output`;
-  return `[${what} cleared to save context (${tokens.toLocaleString('en-US')} tokens) — Recall id ${archiveId}]`;
+  return `[${what} cleared to save context (${fmtInt(tokens)} tokens) — Recall id ${archiveId}]`;
 }
 
 /** What a cleared result with images adds to its placeholder: the same Recall id attaches them again. */

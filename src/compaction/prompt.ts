@@ -11,6 +11,7 @@ import SUMMARY from './summary.md';
 import SUMMARY_UPDATE from './summaryUpdate.md';
 import VERIFICATION from './verification.md';
 import { escapeDelimiters } from './transcript.js';
+import { fmtInt } from '../tools/format.js';
 
 // The summarizer's prompts: the prose is in the .md files beside this one (promptText.ts fills
 // in their {{values}}); here, what goes into them.
@@ -59,7 +60,7 @@ export const SUMMARIZER_SYSTEM = promptText(SUMMARIZER);
 /** The checkpoint's structure and the rules of writing it (checkpointRules.md). */
 function structure(maxTokens: number): string {
   const sections = CHECKPOINT_SECTIONS.map((s) => `## ${s.title}\n(${s.what})`).join('\n\n');
-  return promptText(RULES, { sections, maxTokens: maxTokens.toLocaleString('en-US') });
+  return promptText(RULES, { sections, maxTokens: fmtInt(maxTokens) });
 }
 
 function focusSection(focus: string | undefined): string {

@@ -2,9 +2,9 @@
 // summary left out and the appendix restored, and how to undo it. One line for the TUI's
 // receipt; the whole for Ctrl+O and `agent sessions show`.
 import type { CompactionRecord } from '../history/compaction.js';
+import { fmtInt } from '../tools/format.js';
 
-const n = (v: number): string => v.toLocaleString('en-US');
-const plural = (v: number, word: string): string => `${n(v)} ${word}${v === 1 ? '' : 's'}`;
+const plural = (v: number, word: string): string => `${fmtInt(v)} ${word}${v === 1 ? '' : 's'}`;
 
 const KIND: Record<string, string> = {
   section: 'section',
@@ -19,14 +19,14 @@ export function reportLine(r: CompactionRecord): string | undefined {
   if (!rep || r.status !== 'applied') return undefined;
   const parts: string[] = [];
   if (rep.ledger)
-    parts.push(`ledger ${n(rep.ledger.tokens)} tokens (${rep.ledger.sections.map((s) => `${s.title.toLowerCase()} ${s.shown + s.listed}`).join(', ')})`);
+    parts.push(`ledger ${fmtInt(rep.ledger.tokens)} tokens (${rep.ledger.sections.map((s) => `${s.title.toLowerCase()} ${s.shown + s.listed}`).join(', ')})`);
   const p = rep.probes;
   if (p) {
     const restored = p.omitted.filter((m) => m.kind !== 'section').length;
     parts.push(
       p.missed.length === 0
         ? `summary checked: ${plural(p.probed, 'fact')} kept`
-        : `summary missed ${n(p.missed.length)}${p.retried ? `, asked again, ${n(p.omitted.length)} still missing` : ''}${restored > 0 ? `, ${n(restored)} restored by the appendix` : ''}`,
+        : `summary missed ${fmtInt(p.missed.length)}${p.retried ? `, asked again, ${fmtInt(p.omitted.length)} still missing` : ''}${restored > 0 ? `, ${fmtInt(restored)} restored by the appendix` : ''}`,
     );
   }
   parts.push('/uncompact undoes it');
@@ -37,21 +37,23 @@ export function reportLine(r: CompactionRecord): string | undefined {
 export function reportLines(r: CompactionRecord): string[] {
   const lines = [
     `Compaction ${r.id} (${r.trigger}${r.focus ? `, focus: ${r.focus}` : ''}) — ${r.status}${r.reason ? `: ${r.reason}` : ''}`,
-    `Tokens: ${n(r.tokensBefore)} → ${n(r.tokensAfter)}`,
+    `Tokens: ${fmtInt(r.tokensBefore)} → ${fmtInt(r.tokensAfter)}`,
   ];
   if (r.status !== 'applied') return lines;
   const range = r.report?.archived;
   lines.push(
-    `Archived: ${plural(r.archivedCount, 'message')}${range ? ` (Recall ids ${range.first} … ${range.last})` : ''}; kept in view: ${n(r.preservedCount)}`,
+    `Archived: ${plural(r.archivedCount, 'message')}${range ? ` (Recall ids ${range.first} … ${range.last})` : ''}; kept in view: ${fmtInt(r.preservedCount)}`,
   );
   const ledger = r.report?.ledger;
   if (ledger) {
-    lines.push(`The ledger beside the checkpoint (${n(ledger.tokens)} tokens, derived from the log):`);
-    for (const s of ledger.sections) lines.push(`  - ${s.title}: ${n(s.shown)} shown${s.listed > 0 ? `, ${n(s.listed)} listed by Recall id` : ''}`);
+    lines.push(`The ledger beside the checkpoint (${fmtInt(ledger.tokens)} tokens, derived from the log):`);
+    for (const s of ledger.sections) lines.push(`  - ${s.title}: ${fmtInt(s.shown)} shown${s.listed > 0 ? `, ${fmtInt(s.listed)} listed by Recall id` : ''}`);
   }
   const p = r.report?.probes;
   if (p) {
-    lines.push(`The summary's check: ${plural(p.probed, 'fact')} probed, ${n(p.missed.length)} missed by the first summary${p.retried ? '; asked again' : ''}`);
+    lines.push(
+      `The summary's check: ${plural(p.probed, 'fact')} probed, ${fmtInt(p.missed.length)} missed by the first summary${p.retried ? '; asked again' : ''}`,
+    );
     for (const m of p.missed) lines.push(`  - missed ${KIND[m.kind] ?? m.kind}: ${m.fact.split('\n')[0]}`);
     const restored = p.omitted.filter((m) => m.kind !== 'section');
     if (restored.length > 0)
@@ -72,5 +74,5 @@ export function receiptText(r: CompactionRecord, withDuration: boolean): string 
     return `Compaction ${r.status === 'ineffective' ? 'not applied' : 'failed'}: ${r.reason ?? 'unknown reason'}. Nothing was changed.`;
   const line = reportLine(r);
   const duration = withDuration ? ` · ${(r.durationMs / 1000).toFixed(1)}s` : '';
-  return `Compacted ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount}${duration}${line ? `\n${line}` : ''}`;
+  return `Compacted ${fmtInt(r.tokensBefore)} → ${fmtInt(r.tokensAfter)} tokens · archived ${r.archivedCount} messages · kept ${r.preservedCount}${duration}${line ? `\n${line}` : ''}`;
 }

@@ -12,6 +12,7 @@ import { buildChunkPrompt, buildConsolidationPrompt, buildSummaryPrompt, buildVe
 import { truncateToTokens } from './text.js';
 import type { TokenCounter } from './tokens.js';
 import { DEFAULT_RENDER, removeToolOutputsMiddleOut, renderTranscript, type RenderOptions } from './transcript.js';
+import { fmtInt } from '../tools/format.js';
 
 export interface SummarizerModel {
   provider: Provider;
@@ -348,7 +349,7 @@ export class Summarizer {
     if (done.stopReason === 'context_window') {
       throw new ProviderError({ kind: 'context_overflow', provider: provider.name, message: 'the summarizer ran out of context window' });
     }
-    if (done.stopReason === 'max_tokens') throw new SummaryFailure(`the summary was cut off at its ${run.maxTokens.toLocaleString('en-US')}-token limit`);
+    if (done.stopReason === 'max_tokens') throw new SummaryFailure(`the summary was cut off at its ${fmtInt(run.maxTokens)}-token limit`);
     if (done.stopReason === 'refusal') throw new SummaryFailure('the summarizer refused to write the summary');
     if (!text) throw new SummaryFailure('the summarizer returned an empty summary');
     return text;

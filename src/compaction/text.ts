@@ -1,7 +1,8 @@
 import type { CountFn } from './tokens.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Marker left where the middle of a text was cut out. */
-export const truncationMarker = (omittedChars: number): string => `\n[… ${omittedChars.toLocaleString('en-US')} characters omitted …]\n`;
+export const truncationMarker = (omittedChars: number): string => `\n[… ${fmtInt(omittedChars)} characters omitted …]\n`;
 
 /** Moves a cut off the second half of a UTF-16 surrogate pair. */
 function safeCut(text: string, at: number): number {

@@ -37,6 +37,7 @@ import {
   PERMISSION_MODES,
   PERMISSION_MODE_ALIASES,
 } from './schema.js';
+import { fmtInt } from '../tools/format.js';
 
 export { ConfigError, readConfigFile } from './configFile.js';
 export type { HookSource } from './schema.js';
@@ -229,7 +230,7 @@ function resolveConfig(file: FileConfig, sources: string[], opts: LoadOptions): 
   }
   if (resolved.source === 'default') {
     warnings.push(
-      `Unknown model "${model}": assuming a ${resolved.contextWindow.toLocaleString('en-US')}-token context window and ${resolved.maxOutputTokens.toLocaleString('en-US')} output tokens. ` +
+      `Unknown model "${model}": assuming a ${fmtInt(resolved.contextWindow)}-token context window and ${fmtInt(resolved.maxOutputTokens)} output tokens. ` +
         `Describe it under "models" in .agentrc to set its real limits.`,
     );
   }

@@ -5,6 +5,7 @@
 import type { ModelDescription } from '../llm/provider.js';
 import type { ThinkingCapabilities } from './thinking.js';
 import type { ModelLimits, ResolvedModel } from './models.js';
+import { fmtInt } from '../tools/format.js';
 
 /** A model's limits as its provider stated them (either may be missing). */
 export type LearnedLimits = Partial<ModelLimits>;
@@ -29,8 +30,6 @@ export function withLearnedLimits(model: ResolvedModel, learned: LearnedLimits |
   return { ...model, contextWindow, maxOutputTokens, source: 'provider' };
 }
 
-const fmt = (n: number): string => n.toLocaleString('en-US');
-
 /**
  * maxOutputTokens (.agentrc) above the model's output limit: replies are capped at the limit (a
  * request over it is a 400), and the person is told which setting and which limit.
@@ -45,7 +44,7 @@ export function outputLimitWarning(model: ResolvedModel, setting: number | undef
         : model.source === 'builtin'
           ? 'the built-in model table'
           : 'assumed for an unknown model';
-  return `maxOutputTokens: ${fmt(setting)} is above ${model.name}'s output limit of ${fmt(model.maxOutputTokens)} tokens (${whose}); replies are capped at ${fmt(model.maxOutputTokens)}.`;
+  return `maxOutputTokens: ${fmtInt(setting)} is above ${model.name}'s output limit of ${fmtInt(model.maxOutputTokens)} tokens (${whose}); replies are capped at ${fmtInt(model.maxOutputTokens)}.`;
 }
 
 const day = (iso: string | undefined): string | undefined => (iso && /^\d{4}-\d{2}-\d{2}/.test(iso) ? iso.slice(0, 10) : undefined);

@@ -1,3 +1,4 @@
+import { fmtInt } from '../tools/format.js';
 // A goal as data: the objective the person gave verbatim, the command that decides it is met
 // (its check), its budgets and what it used, its status and the last checks' results. The
 // session saves it (its capability's state slice), the ledger carries its objective and last
@@ -65,7 +66,7 @@ export function tail(text: string, n: number): string {
 /** The budget this goal has spent, named as the person reads it; undefined while none is. */
 export function spentBudget(g: Goal): string | undefined {
   const { budget: b, used: u } = g;
-  if (b.tokens !== undefined && u.tokens >= b.tokens) return `the token budget (${fmt(b.tokens)} tokens) ran out`;
+  if (b.tokens !== undefined && u.tokens >= b.tokens) return `the token budget (${fmtInt(b.tokens)} tokens) ran out`;
   if (b.turns !== undefined && u.turns >= b.turns) return `the turn budget (${b.turns} turn${b.turns === 1 ? '' : 's'}) ran out`;
   if (b.ms !== undefined && u.ms >= b.ms) return `the time budget (${duration(b.ms)}) ran out`;
   return undefined;
@@ -79,7 +80,7 @@ export function budgetLeft(g: Goal): string {
     const n = Math.max(0, b.turns - u.turns);
     parts.push(`${n} turn${n === 1 ? '' : 's'}`);
   }
-  if (b.tokens !== undefined) parts.push(`${fmt(Math.max(0, b.tokens - u.tokens))} tokens`);
+  if (b.tokens !== undefined) parts.push(`${fmtInt(Math.max(0, b.tokens - u.tokens))} tokens`);
   if (b.ms !== undefined) parts.push(duration(Math.max(0, b.ms - u.ms)));
   return parts.length > 0 ? `${parts.join(', ')} left` : '';
 }
@@ -90,7 +91,7 @@ export function budgetUsed(g: Goal): string {
   const of = (used: string, limit: string | undefined): string => (limit === undefined ? used : `${used}/${limit}`);
   return [
     of(`${u.turns}`, b.turns?.toString()) + ' turns',
-    of(fmt(u.tokens), b.tokens !== undefined ? fmt(b.tokens) : undefined) + ' tokens',
+    of(fmtInt(u.tokens), b.tokens !== undefined ? fmtInt(b.tokens) : undefined) + ' tokens',
     of(duration(u.ms), b.ms !== undefined ? duration(b.ms) : undefined),
   ].join(', ');
 }
@@ -118,8 +119,6 @@ export function statusText(g: Goal): string {
     .filter((l) => l !== '')
     .join('\n');
 }
-
-const fmt = (n: number): string => n.toLocaleString('en-US');
 
 /** "30m", "1h30m", "45s". */
 export function duration(ms: number): string {

@@ -1,8 +1,9 @@
 // /mcp: the MCP servers with their state, tools and what their definitions cost, and the
 // person's controls over them (reconnect, disable, enable, approve a project's server).
 import type { McpManager, McpServerView, ReconnectOutcome } from './manager.js';
+import { fmtInt } from '../tools/format.js';
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const fmt = (n: number): string => fmtInt(Math.round(n));
 
 const STATE_TEXT: Record<McpServerView['state'], string> = {
   connecting: 'connecting…',

@@ -9,6 +9,7 @@ import { ToolInputError, type AnyTool, type ToolOutput } from '../tools/types.js
 import type { McpCallResult, McpTool } from './connection.js';
 import { IMAGE_MEDIA_TYPES } from '../media/limits.js';
 import { prepareToolImages } from '../media/prepare.js';
+import { fmtInt } from '../tools/format.js';
 
 /** OpenAI's limit on function names (Anthropic allows 128). */
 export const MAX_TOOL_NAME = 64;
@@ -152,8 +153,8 @@ export function resultText(server: string, tool: string, r: McpCallResult, maxCh
   if (whole) {
     const cut = text.length - maxChars;
     text =
-      `${text.slice(0, maxChars)}\n[… ${cut.toLocaleString('en-US')} more characters cut: results of MCP server "${server}" ` +
-      `are capped at ${maxChars.toLocaleString('en-US')} characters (mcp.maxResultChars, or its own maxResultChars). ` +
+      `${text.slice(0, maxChars)}\n[… ${fmtInt(cut)} more characters cut: results of MCP server "${server}" ` +
+      `are capped at ${fmtInt(maxChars)} characters (mcp.maxResultChars, or its own maxResultChars). ` +
       `Ask the tool for less, e.g. a narrower query or a page.]`;
   }
   return { content: text, isError: r.isError === true, ...(images.length > 0 ? { images } : {}), ...(whole ? { full: whole } : {}) };

@@ -19,6 +19,7 @@ import type { ApprovalDecision, Approver, PermissionPolicy } from '../tools/perm
 import type { AnyTool, BuiltinTools, ToolOutput } from '../tools/types.js';
 import type { Effort, Provider } from '../llm/provider.js';
 import type { SessionEvent } from '../protocol/events.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Claude Code's model aliases in agent files. */
 const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet-4-5', opus: 'claude-opus-4-1', haiku: 'claude-haiku-4-5' };
@@ -169,7 +170,7 @@ export class Subagents implements SubagentHost {
         this.deps.bill(e.model, e.usage);
         update({ type: 'tokens', tokens: totalInputTokens(e.usage) + e.usage.outputTokens });
         if (current().tokens > parent.agents.maxTokens && !overLimit) {
-          overLimit = `it used ${current().tokens.toLocaleString('en-US')} tokens, over agents.maxTokens (${parent.agents.maxTokens.toLocaleString('en-US')})`;
+          overLimit = `it used ${fmtInt(current().tokens)} tokens, over agents.maxTokens (${fmtInt(parent.agents.maxTokens)})`;
           child.interrupt();
         }
       } else if (e.type === 'compaction_end' && e.record.usage) this.deps.bill(e.record.model, e.record.usage);

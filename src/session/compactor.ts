@@ -21,6 +21,7 @@ import { RestingCompaction } from './restingCompaction.js';
 import type { SessionLog } from './sessionLog.js';
 import type { SessionState } from './state.js';
 import type { TurnFrames } from './turnFrame.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Replies shorter than this are not useful; a learned small window still leaves this much. */
 const MIN_REPLY_TOKENS = 1_024;
@@ -292,8 +293,8 @@ export class Compactor {
     if (resumed) return;
     this.deps.notice(
       'warning',
-      `The provider says ${model.name} has a ${limit.toLocaleString('en-US')}-token context window (configured: ${model.contextWindow.toLocaleString('en-US')}). ` +
-        `Using ${limit.toLocaleString('en-US')} for this session, replies up to ${maxOutput.toLocaleString('en-US')} tokens. ` +
+      `The provider says ${model.name} has a ${fmtInt(limit)}-token context window (configured: ${fmtInt(model.contextWindow)}). ` +
+        `Using ${fmtInt(limit)} for this session, replies up to ${fmtInt(maxOutput)} tokens. ` +
         `Set models["${model.name}"].contextWindow in .agentrc to make it permanent.`,
     );
   }

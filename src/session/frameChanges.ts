@@ -8,6 +8,7 @@ import { otherProvider } from './compactionEngine.js';
 import type { Compactor } from './compactor.js';
 import type { SessionLog } from './sessionLog.js';
 import type { TurnFrames } from './turnFrame.js';
+import { fmtInt } from '../tools/format.js';
 
 export interface FrameParts {
   frames: TurnFrames;
@@ -59,6 +60,6 @@ function setModel(p: FrameParts, name: string): string {
   p.log.setModel(model.name, provider);
   p.compactor.follow(engine);
   return model.source === 'default'
-    ? `Switched to ${model.name} (unknown model: assuming a ${model.contextWindow.toLocaleString('en-US')}-token window; describe it under "models" in .agentrc).`
-    : `Switched to ${model.name} (${provider}, ${model.contextWindow.toLocaleString('en-US')}-token window).`;
+    ? `Switched to ${model.name} (unknown model: assuming a ${fmtInt(model.contextWindow)}-token window; describe it under "models" in .agentrc).`
+    : `Switched to ${model.name} (${provider}, ${fmtInt(model.contextWindow)}-token window).`;
 }

@@ -16,6 +16,7 @@ import { mentionSpill, promptMessage } from './mentions.js';
 import { endsUnanswered, unansweredReply } from './repair.js';
 import { gatedShell, type TurnScope } from './turnScope.js';
 import { withoutTypedCommand } from './typedCommand.js';
+import { fmtInt } from '../tools/format.js';
 
 /**
  * The images a front end handed over with the prompt (--input-format stream-json, ACP), checked
@@ -72,8 +73,6 @@ export function markUnanswered(log: SessionParts['log']): Message | undefined {
 /** Spills as the session's sink would, storing nothing (the handle is a stand-in of the same length as a first one). */
 const DRY_SINK: SpillSink = { thresholdFor: () => 0, archive: () => 'o1' };
 
-const fmt = (n: number): string => n.toLocaleString('en-US');
-
 /** Why `text` cannot be sent (the message shown to the person): too large, or an @image that cannot be read; undefined when it can. */
 export async function oversizedPrompt(
   p: Pick<SessionParts, 'frames' | 'compactor'>,
@@ -98,8 +97,8 @@ export async function oversizedPrompt(
   const { model } = p.frames.current.config;
   const attached = msg.blocks.length > 1;
   return (
-    `This prompt is about ${fmt(over.promptTokens)} tokens; with the system prompt and tools (${fmt(over.fixedTokens)}) it is more than the ` +
-    `${fmt(over.limit)} tokens that ${model.name}'s ${fmt(model.contextWindow)}-token window leaves for input, so it was not sent (nothing was stored). ` +
+    `This prompt is about ${fmtInt(over.promptTokens)} tokens; with the system prompt and tools (${fmtInt(over.fixedTokens)}) it is more than the ` +
+    `${fmtInt(over.limit)} tokens that ${model.name}'s ${fmtInt(model.contextWindow)}-token window leaves for input, so it was not sent (nothing was stored). ` +
     (attached
       ? 'The files attached with @ are too large: ask the model to read the parts it needs instead of attaching them.'
       : 'Save the text to a file and mention it with @file: a large file is attached as its first and last lines with a handle the model reads the rest through (Recall). Or send a shorter prompt.')

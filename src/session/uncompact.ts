@@ -6,6 +6,7 @@ import { isToolResultMessage, newId, type Message } from '../llm/messages.js';
 import { historyProblems } from '../llm/validate.js';
 import type { CompactionInEffect, RevertRequest, RewindInEffect, Store } from '../store/index.js';
 import { REVERT_ID_PREFIX } from './recordIds.js';
+import { fmtInt } from '../tools/format.js';
 
 export interface UncompactTarget {
   /** 1-based, oldest first. */
@@ -67,7 +68,6 @@ export async function planFor(
   return planUncompact(deps, targets, target, newest);
 }
 
-const fmt = (n: number): string => n.toLocaleString('en-US');
 const isTurnStart = (m: Message): boolean => m.role === 'user' && m.kind === 'normal' && !isToolResultMessage(m);
 
 /**
@@ -102,13 +102,13 @@ export async function planUncompact(
     const hidden = archived();
     const part = await largestPart(deps, hidden);
     const lines = [
-      `Undoing compaction ${target.index} (${target.id}) would bring the context to ${fmt(tokens)} tokens, ` +
-        `${fmt(tokens - auto)} more than the auto-compaction threshold (${fmt(auto)} of a ${fmt(contextWindow)}-token window), ` +
+      `Undoing compaction ${target.index} (${target.id}) would bring the context to ${fmtInt(tokens)} tokens, ` +
+        `${fmtInt(tokens - auto)} more than the auto-compaction threshold (${fmtInt(auto)} of a ${fmtInt(contextWindow)}-token window), ` +
         `so it would be compacted again at once. Nothing was changed.`,
     ];
     lines.push(
       part
-        ? `/uncompact ${target.index} newest ${part.count} brings back the newest ${part.count} of its ${hidden.length} archived messages (${fmt(part.tokens)} tokens in all).`
+        ? `/uncompact ${target.index} newest ${part.count} brings back the newest ${part.count} of its ${hidden.length} archived messages (${fmtInt(part.tokens)} tokens in all).`
         : 'Not even its newest turn fits; /history and Recall still find everything it archived.',
     );
     return { ok: false, message: lines.join('\n') };
@@ -121,7 +121,7 @@ export async function planUncompact(
     return {
       ok: false,
       message:
-        `The newest ${restore.length} archived messages would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(auto)}); ` +
+        `The newest ${restore.length} archived messages would bring the context to ${fmtInt(tokens)} tokens, over the auto-compaction threshold (${fmtInt(auto)}); ` +
         `give a smaller number. Nothing was changed.`,
     };
   }
@@ -172,7 +172,7 @@ export async function planRewindUndo(deps: UncompactDeps, rewinds: readonly Rewi
     return {
       ok: false,
       message:
-        `Undoing the last rewind would bring the context to ${fmt(tokens)} tokens, over the auto-compaction threshold (${fmt(deps.limits.auto)}). ` +
+        `Undoing the last rewind would bring the context to ${fmtInt(tokens)} tokens, over the auto-compaction threshold (${fmtInt(deps.limits.auto)}). ` +
         `Nothing was changed; /history still finds what it took out.`,
     };
   }

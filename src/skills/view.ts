@@ -3,6 +3,7 @@
 // skill named like a built-in command is not /name (the built-in runs: skills/commands.ts).
 import { renderListing } from './listing.js';
 import type { SkillCatalog } from './catalog.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Tokens of a text, estimated (four characters a token): /skills shows orders of magnitude. */
 const tokens = (text: string): number => Math.ceil(text.length / 4);
@@ -16,7 +17,7 @@ export function skillsText(catalog: SkillCatalog, contextWindow: number, loaded:
     );
   else {
     const listing = renderListing(skills, contextWindow);
-    lines.push(`Skills (${skills.length}); the listing costs ≈${tokens(listing).toLocaleString('en-US')} tokens in every request, a body only once loaded:`);
+    lines.push(`Skills (${skills.length}); the listing costs ≈${fmtInt(tokens(listing))} tokens in every request, a body only once loaded:`);
     for (const s of skills) {
       const how = [
         s.userInvocable ? (builtins.includes(s.name) ? `not /${s.name} (the built-in command runs)` : `/${s.name}`) : '',
@@ -27,7 +28,7 @@ export function skillsText(catalog: SkillCatalog, contextWindow: number, loaded:
         .filter(Boolean)
         .join(', ');
       const inListing = s.disableModelInvocation || !listing.includes(`- ${s.name}:`) ? 0 : tokens(`- ${s.name}: ${s.description}`);
-      lines.push(`  ${s.name}  ${s.source} · ${how} · listing ≈${inListing} · body ≈${tokens(s.body).toLocaleString('en-US')} tokens`);
+      lines.push(`  ${s.name}  ${s.source} · ${how} · listing ≈${inListing} · body ≈${fmtInt(tokens(s.body))} tokens`);
       lines.push(`    ${s.description.length > 100 ? `${s.description.slice(0, 99)}…` : s.description}`);
     }
   }

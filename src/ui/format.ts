@@ -1,3 +1,4 @@
+import { fmtInt } from '../tools/format.js';
 // Number, time and path formatting shared by the UI components.
 
 /** 850, 19.8k, 171.2k, 1.05M */
@@ -68,5 +69,5 @@ export function formatUsd(usd: number): string {
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  return `${fmtInt(n)} ${n === 1 ? one : many}`;
 }

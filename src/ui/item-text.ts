@@ -16,6 +16,7 @@ import { cutForModel, spillReceiptOf } from './tool-progress.js';
 import { SHELL_ROW_NAME } from '../protocol/views.js';
 import type { ToolItem, ToolStatus, TranscriptItem } from './transcript.js';
 import { previewOf } from './transcript.js';
+import { fmtInt } from '../tools/format.js';
 
 const USER_MAX_LINES = 30;
 const CHECKPOINT_PREVIEW_LINES = 6;
@@ -248,7 +249,7 @@ export function receiptText(r: CompactionRecord): string {
   }
   const duration = formatDuration(r.durationMs);
   if (r.trigger === 'micro') return `Cleared ${plural(r.archivedCount, 'old tool output')} · ${sizes} · ${duration}`;
-  return `Compacted ${sizes} · archived ${plural(r.archivedCount, 'message')} · kept ${r.preservedCount.toLocaleString('en-US')} · ${duration}`;
+  return `Compacted ${sizes} · archived ${plural(r.archivedCount, 'message')} · kept ${fmtInt(r.preservedCount)} · ${duration}`;
 }
 
 /** A compaction's receipt, or its failure (which always says nothing was changed). */

@@ -8,6 +8,7 @@ import { scratchFile } from '../runtime/scratchDir.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
 import { clipboardImage, imageMention, pastedImagePaths } from './pasted-image.js';
+import { fmtInt } from '../tools/format.js';
 
 /** Pastes longer than this (lines or characters) are shown as a placeholder and expanded on submit. */
 export const PASTE_MAX_INLINE_LINES = 8;
@@ -142,7 +143,7 @@ export class PastedTexts {
 
   private label(content: string): string {
     const lines = lineCount(content);
-    const size = lines > 1 ? `${lines.toLocaleString('en-US')} lines` : `${content.length.toLocaleString('en-US')} chars`;
+    const size = lines > 1 ? `${fmtInt(lines)} lines` : `${fmtInt(content.length)} chars`;
     return `[pasted text #${this.count} · ${size}]`;
   }
 

@@ -3,6 +3,7 @@
 import { spillHeaderOf } from '../tools/spill.js';
 import { sanitize } from './sanitize.js';
 import { Store } from './store.js';
+import { fmtInt } from '../tools/format.js';
 
 /** More streamed output than this keeps its beginning and end only. */
 export const FULL_OUTPUT_MAX_CHARS = 4_000_000;
@@ -50,7 +51,7 @@ export class ToolProgress {
     this.entries.delete(id);
     if (!e) return undefined;
     const kept = e.head.length + e.rest.length;
-    return kept < e.total ? `${e.head}\n… [${(e.total - kept).toLocaleString('en-US')} characters not kept] …\n${e.rest}` : e.head + e.rest;
+    return kept < e.total ? `${e.head}\n… [${fmtInt(e.total - kept)} characters not kept] …\n${e.rest}` : e.head + e.rest;
   }
 
   clear(): void {

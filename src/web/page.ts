@@ -6,6 +6,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+import { fmtInt } from '../tools/format.js';
 
 export type PageText = { ok: true; title: string; markdown: string } | { ok: false; why: string };
 
@@ -23,7 +24,7 @@ export function pageText(body: Buffer, contentType: string, url: string): PageTe
   if (type === '' || TEXT_TYPES.test(type)) return { ok: true, title: url.split('/').pop() || url, markdown: text };
   return {
     ok: false,
-    why: `${url} is ${type} (${body.length.toLocaleString('en-US')} bytes), not a page of text; WebFetch reads HTML, text, Markdown and JSON.`,
+    why: `${url} is ${type} (${fmtInt(body.length)} bytes), not a page of text; WebFetch reads HTML, text, Markdown and JSON.`,
   };
 }
 

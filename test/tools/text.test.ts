@@ -1,7 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sniff } from '../../src/tools/binary.js';
-import { fmtBytes, fmtDuration } from '../../src/tools/format.js';
+import { fmtBytes, fmtDuration, fmtInt } from '../../src/tools/format.js';
 import { collapseCarriageReturns, TerminalText } from '../../src/tools/terminalText.js';
 import { HeadTailBuffer, truncateLine, truncateMiddle } from '../../src/tools/truncate.js';
 
@@ -114,6 +116,19 @@ describe('sniff', () => {
 });
 
 describe('format', () => {
+  it('writes a number as Intl writes it in English, without Intl, for every number src/ shows', () => {
+    // Intl writes -0 as "-0" (a rounded -0.4); fmtInt as "0"
+    const number = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double({ noNaN: true })).filter((n) => !Object.is(n, -0));
+    fc.assert(fc.property(number, (n) => fmtInt(n) === n.toLocaleString('en-US')));
+    expect(fmtInt(Math.round(-0.4))).toBe('0');
+    expect([0, 999, 1000, -1234567, 2 ** 53 + 2].map(fmtInt)).toEqual(['0', '999', '1,000', '-1,234,567', '9,007,199,254,740,994']);
+    // the process's first Intl object loads ICU's data (~20 ms): every count in src/ goes through fmtInt
+    const src = join(import.meta.dirname, '..', '..', 'src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tsx?$/.test(f) && f !== join('tools', 'format.ts'));
+    expect(files.length).toBeGreaterThan(300);
+    expect(files.filter((f) => /\.toLocaleString\(|Intl\.NumberFormat/.test(readFileSync(join(src, f), 'utf8')))).toEqual([]);
+  });
+
   it('formats sizes and durations', () => {
     expect(fmtBytes(12)).toBe('12 B');
     expect(fmtBytes(1536)).toBe('1.5 KB');
