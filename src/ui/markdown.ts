@@ -13,6 +13,9 @@ export interface MarkdownOptions {
 
 const instances = new Map<string, Marked>();
 
+/** The languages a fence without one may be guessed among: none. */
+const NO_GUESSING: string[] = [];
+
 function instance(width: number, color: boolean): Marked {
   const key = `${width}:${color}`;
   let m = instances.get(key);
@@ -20,7 +23,15 @@ function instance(width: number, color: boolean): Marked {
     m = new Marked();
     // Without colour, headings keep their "#" and inline code its backticks, so that they still read as such.
     const plain = color ? {} : { codespan: (s: string) => `\`${s}\`` };
-    m.use(markedTerminal({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: !color, ...plain }, { ignoreIllegals: true }));
+    // A fence without a language is shown uncoloured: guessing it (highlight.js's auto-detection
+    // over its 191 languages) took ~730 ms of the main thread for the first such block and ~240 ms
+    // for a 60-line one after, while the app takes no keys; a labelled fence is coloured as before.
+    m.use(
+      markedTerminal(
+        { width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: !color, ...plain },
+        { ignoreIllegals: true, languageSubset: NO_GUESSING },
+      ),
+    );
     // marked-terminal 7 renders a list item's text token raw (`code` and **bold** stay literal) and
     // prints a task's checkbox twice; these two renderers fix that and defer to it otherwise.
     m.use({
