@@ -97,6 +97,47 @@ const lazyGraphemes: Plugin = {
   },
 };
 
+/** The highlighter's calls that read its languages: the first of them registers them all. */
+const HLJS_READERS = ['highlight', 'highlightAuto', 'highlightAll', 'highlightElement', 'getLanguage', 'listLanguages', 'autoDetection'];
+
+/**
+ * The Markdown renderer loads after the first frame, and a resumed session's older items wait for
+ * it; loading it took ~150 ms, a third of that highlight.js registering its 191 languages and
+ * another ~14 ms node-emoji's table (marked-terminal imports it for `emoji: true`, which
+ * ui/markdown.ts never sets). highlight.js's index registers its languages at the first call that
+ * reads them (each language module is bundled to run when first required), and marked-terminal
+ * gets a node-emoji that knows no emoji. Both fail the build loudly if the packages change shape.
+ */
+const lazyHighlight: Plugin = {
+  name: 'lazy-highlight',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]highlight\.js[\\/]lib[\\/]index\.js$/ }, (args) => {
+      const lines = readFileSync(args.path, 'utf8').split('\n');
+      const registers = lines.filter((l) => l.startsWith('hljs.registerLanguage('));
+      const rest = lines.filter((l) => l.trim() !== '' && !l.startsWith('hljs.registerLanguage('));
+      if (registers.length < 100 || rest.join('\n') !== "var hljs = require('./core');\nmodule.exports = hljs;")
+        throw new Error(`${args.path}: not the index of languages lazyHighlight expects; update it in scripts/build.ts`);
+      const contents = [
+        "var hljs = require('./core');",
+        'var registered = false;',
+        `function registerAll() {\n  if (registered) return;\n  registered = true;\n  ${registers.join('\n  ')}\n}`,
+        `for (const name of ${JSON.stringify(HLJS_READERS)}) {`,
+        '  const read = hljs[name];',
+        "  if (typeof read !== 'function') throw new Error(`highlight.js has no ${name}: update lazyHighlight in scripts/build.ts`);",
+        '  hljs[name] = function (...args) { registerAll(); return read.apply(this, args); };',
+        '}',
+        'module.exports = hljs;',
+      ].join('\n');
+      return { contents, loader: 'js', resolveDir: dirname(args.path) };
+    });
+    b.onResolve({ filter: /^node-emoji$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]marked-terminal[\\/]/.test(args.importer)) return undefined;
+      return { path: 'node-emoji', namespace: 'no-emoji' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'no-emoji' }, () => ({ contents: 'export const get = () => undefined;', loader: 'js' }));
+  },
+};
+
 /**
  * gpt-tokenizer's o200k ranks are a 200,000-element array literal: parsing it took ~225 ms of
  * every process that counts exactly (a resumed session near a threshold, compaction). The
@@ -167,7 +208,7 @@ export async function buildDist(opts: { quiet?: boolean } = {}): Promise<Metafil
     external: ['better-sqlite3', '@vscode/ripgrep', 'sharp', '@anthropic-ai/sandbox-runtime'],
     // jsonc-parser's "main" is a UMD build whose dynamic require()s esbuild cannot follow: bundle its ESM build
     alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
-    plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch, lazyGraphemes, tokenRanksAsString, sdkGlobals],
+    plugins: [devtoolsStub, fastStringWidth, yogaWithoutFetch, lazyGraphemes, lazyHighlight, tokenRanksAsString, sdkGlobals],
     // model-facing prose (src/**/*.md: prompts, tool descriptions) is bundled as a string
     loader: { '.md': 'text' },
     // bundled CommonJS packages call require() for node built-ins; ESM has no require of its own

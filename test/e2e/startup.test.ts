@@ -258,6 +258,33 @@ describe('start-up', () => {
     });
   });
 
+  it("the Markdown renderer's chunk registers highlight.js's languages at the first code block, and holds no emoji table", async () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+    const chunk = Object.keys(meta.outputs).find(
+      (f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes('node_modules/highlight.js/lib/index.js')),
+    );
+    expect(chunk).toBeDefined();
+    // scripts/build.ts's lazyHighlight: marked-terminal's node-emoji is a stub (ui/markdown.ts sets emoji: false)
+    expect(Object.keys(meta.outputs[chunk!]!.inputs).filter((i) => /node_modules\/(emojilib|node-emoji)\//.test(i))).toEqual([]);
+    const script = [
+      `const { renderMarkdown } = await import(${JSON.stringify(pathToFileURL(join(ROOT, chunk!)).href)});`,
+      'const render = (md) => renderMarkdown(md, { width: 80, color: true });',
+      'const colours = (s) => new Set(s.match(/\\u001b\\[[\\d;]*m/g) ?? []).size;',
+      "const python = render('```python\\ndef f(x):\\n    return x + 1\\n```');",
+      'const bash = render(\'```sh\\necho \\"hi $HOME\\"\\n```\');',
+      "const none = render('```\\nconst x = 1;\\n```');",
+      'console.log(JSON.stringify({ python: colours(python), bash: colours(bash), none: colours(none), text: python.replace(/\\u001b\\[[\\d;]*m/g, "") }));',
+    ].join('\n');
+    const r = await runNode(['--input-type=module', '-e', script], { ...process.env, FORCE_COLOR: '1' });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim()) as { python: number; bash: number; none: number; text: string };
+    expect(out.text).toContain('def f(x):');
+    // the languages were there when the first block asked, by name and by alias
+    expect(out.python).toBeGreaterThan(2);
+    expect(out.bash).toBeGreaterThan(1);
+    expect(out.none).toBe(0);
+  });
+
   it('with AGENT_DEBUG_STACK a failure prints its stack mapped to src/ through the source maps', async () => {
     const ws = workspace();
     const notADir = join(ws.root, 'a-file');
