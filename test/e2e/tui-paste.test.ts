@@ -72,8 +72,8 @@ describe.skipIf(!hasTmux)('pasting in the TUI', () => {
     const env = { ...agentEnv({ ws, server, provider: 'anthropic' }), TERM: 'xterm-256color' };
     term = new Tmux({ command: [process.execPath, AGENT_BIN, '--model', model], cwd: ws.dir, env, width: 120, height: 30 });
     await term.waitFor('Ask for a change');
-    // a first turn stores the session (merged with main, a spilled mention in a new session's first prompt failed
-    // with "Could not archive a spilled output: FOREIGN KEY constraint failed": reported, not this test's subject)
+    // a first turn stores the session (a spilled mention in a new session's first prompt once failed with
+    // "FOREIGN KEY constraint failed": fixed in f2907af, pinned by prompt-too-large.test.ts; not this test's subject)
     server.enqueue({ text: 'Hello.' });
     term.type('hello');
     term.keys('Enter');
