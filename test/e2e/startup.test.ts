@@ -15,9 +15,22 @@ import { AGENT_BIN, agentEnv, useFakeServer, workspace, type RunResult } from '.
 
 const ROOT = resolve(__dirname, '..', '..');
 
+interface DistMeta {
+  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }>; imports?: Array<{ path: string }> }>;
+}
+
+/** dist/meta.json: the sources each output file of the build holds, and what it imports. */
+const distMeta = (): DistMeta => JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as DistMeta;
+
+/** The bundle's JavaScript files that hold a source whose path (relative to the checkout) contains `part`. */
+function chunksHolding(part: string): string[] {
+  const { outputs } = distMeta();
+  return Object.keys(outputs).filter((f) => f.endsWith('.js') && Object.keys(outputs[f]!.inputs).some((i) => i.includes(part)));
+}
+
 /** The packages bundled into each output file of dist/, by its path relative to the checkout. */
 function packagesByChunk(): Map<string, Set<string>> {
-  const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const meta = distMeta();
   const byChunk = new Map<string, Set<string>>();
   for (const [file, out] of Object.entries(meta.outputs)) byChunk.set(file, new Set(Object.keys(out.inputs).flatMap((i) => packageOf(i) ?? [])));
   return byChunk;
@@ -187,9 +200,7 @@ describe('start-up', () => {
 
   it('bundles zod as zod/mini, only what the schemas use, with English messages alone', () => {
     // every -p compiles the chunk that validates .agentrc: classic zod was ~290 KB of it
-    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as {
-      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }>; imports?: Array<{ path: string }> }>;
-    };
+    const meta = distMeta();
     // the MCP and ACP SDKs' chunks bring classic zod of their own (a chunk they share, imported by
     // them alone): it loads only when MCP servers are configured or for `agent acp`
     const sdk = (o: string): boolean =>
@@ -212,10 +223,7 @@ describe('start-up', () => {
   });
 
   it("the TUI's layout engine loads its WebAssembly without Node's fetch (undici stays unloaded)", async () => {
-    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
-    const app = Object.keys(meta.outputs).find(
-      (f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes('node_modules/yoga-layout/')),
-    );
+    const app = chunksHolding('node_modules/yoga-layout/')[0];
     expect(app).toBeDefined();
     const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, app!)).href)}).then(() => console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici')))))`;
     const r = await runNode(['-e', script]);
@@ -224,10 +232,7 @@ describe('start-up', () => {
   });
 
   it("the TUI's terminal libraries load no ICU data (no Intl.Segmenter, no emoji set) until a string needs it", async () => {
-    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
-    const holding = (pkg: string): string[] =>
-      Object.keys(meta.outputs).filter((f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes(`node_modules/${pkg}/`)));
-    const chunks = [...new Set(['@alcalzone/ansi-tokenize', 'slice-ansi', 'string-width'].flatMap(holding))];
+    const chunks = [...new Set(['@alcalzone/ansi-tokenize', 'slice-ansi', 'string-width'].flatMap((pkg) => chunksHolding(`node_modules/${pkg}/`)))];
     expect(chunks.length).toBeGreaterThan(0);
     // scripts/build.ts's lazyGraphemes: the only segmenter left in the bundle is src/ui/graphemes.ts's
     const made = chunks.flatMap((f) => readFileSync(join(ROOT, f), 'utf8').match(/new Intl\.Segmenter\b/g) ?? []);
@@ -259,13 +264,10 @@ describe('start-up', () => {
   });
 
   it("the Markdown renderer's chunk registers highlight.js's languages at the first code block, and holds no emoji table", async () => {
-    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
-    const chunk = Object.keys(meta.outputs).find(
-      (f) => f.endsWith('.js') && Object.keys(meta.outputs[f]!.inputs).some((i) => i.includes('node_modules/highlight.js/lib/index.js')),
-    );
+    const chunk = chunksHolding('node_modules/highlight.js/lib/index.js')[0];
     expect(chunk).toBeDefined();
     // scripts/build.ts's lazyHighlight: marked-terminal's node-emoji is a stub (ui/markdown.ts sets emoji: false)
-    expect(Object.keys(meta.outputs[chunk!]!.inputs).filter((i) => /node_modules\/(emojilib|node-emoji)\//.test(i))).toEqual([]);
+    expect(Object.keys(distMeta().outputs[chunk!]!.inputs).filter((i) => /node_modules\/(emojilib|node-emoji)\//.test(i))).toEqual([]);
     const script = [
       `const { renderMarkdown } = await import(${JSON.stringify(pathToFileURL(join(ROOT, chunk!)).href)});`,
       'const render = (md) => renderMarkdown(md, { width: 80, color: true });',
