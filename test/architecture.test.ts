@@ -243,6 +243,19 @@ describe('the capability seam (issue 45)', () => {
     expect(ledgerFiles.length).toBeGreaterThan(3);
     expect(ledgerFiles.filter((f) => /\bslot\(|\bregister\(/.test(readFileSync(resolve(root, f), 'utf8')))).toEqual([]);
   });
+
+  it("draws a fresh session's first frame before the runtime loads: src/interactive.ts reaches the database, the session and the tools only through import()", () => {
+    // what interactive.ts loads before the app's first frame: its imports at run time, followed, dynamic ones left out
+    const loaded = new Set<string>(['src/interactive.ts']);
+    for (const file of loaded) for (const e of graph) if (e.from === file && !e.typeOnly && !e.dynamic) loaded.add(e.to);
+    const runtime = [...loaded].filter(
+      (f) =>
+        ['better-sqlite3', 'src/bootstrap.ts', 'src/sessionController.ts', 'src/session/session.ts', 'src/tools/registry.ts'].includes(f) || f.startsWith('src/store/'),
+    );
+    expect(runtime).toEqual([]);
+    // the app and the configuration are among what it loads: the walk follows the graph
+    expect(loaded.has('src/ui/load.ts') && loaded.has('src/config/config.ts')).toBe(true);
+  });
 });
 
 describe('the checks themselves', () => {
