@@ -4,7 +4,8 @@ import { CliError, EXIT_USAGE } from './cliError.js';
 import { findSessionToResume, forkSession, readOnlyCopy, removeLeftoverCopies } from './sessionLookup.js';
 import type { GlobalOptions } from './cliOptions.js';
 import { TokenCounter } from './compaction/tokens.js';
-import { loadConfig, loadDbPath, type Config, type ConfigFlags } from './config/config.js';
+import { loadConfig, loadDbPath, type Config } from './config/config.js';
+import { configFor, flagsOf } from './runConfig.js';
 import { hiddenFromShell, secretVars } from './config/secrets.js';
 import { providerFor } from './providerFor.js';
 import { withLearnedModel } from './modelLearning.js';
@@ -20,7 +21,6 @@ import type { CapabilityContext, CapabilityKey, CapabilityViews, FrontEndParts }
 import { CAPABILITIES } from './capabilityList.js';
 import { ProjectTrust, trustFilePath } from './trust/projectTrust.js';
 import { runCommands, type RunCommands } from './commands/registry.js';
-import type { SandboxRuntime } from './sandbox/runtime.js';
 import { startSandbox } from './sandbox/start.js';
 
 // Turns flags, config files and the environment into a ready Session (shared by print
@@ -50,36 +50,11 @@ export interface Runtime {
   /** Every session's background commands (print mode stops them after the result, the TUI lists them in /tasks). */
   background: NonNullable<RunParts['background']>;
   /** The OS sandbox Bash runs in (undefined when sandbox.enabled is not set): /sandbox, the footer. */
-  sandbox: SandboxRuntime | undefined;
+  sandbox: Awaited<ReturnType<typeof startSandbox>>;
   /** Every session's goal (/goal; the front ends drive its turns and show it). */
   goals: NonNullable<RunParts['goals']>;
   /** Closes the session and the store; the MCP servers are stopped by `mcp.close()`, which the front ends await. */
   close(): void;
-}
-
-export function flagsOf(opts: GlobalOptions): ConfigFlags {
-  return {
-    ...(opts.provider ? { provider: opts.provider } : {}),
-    ...(opts.model ? { model: opts.model } : {}),
-    ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
-    ...(opts.db ? { db: opts.db } : {}),
-    ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
-    ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
-    ...(opts.addDir && opts.addDir.length > 0 ? { addDirs: opts.addDir } : {}),
-    ...(opts.allowedTools && opts.allowedTools.length > 0
-      ? {
-          allowedTools: opts.allowedTools
-            .flatMap((t) => t.split(','))
-            .map((t) => t.trim())
-            .filter((t) => t !== ''),
-        }
-      : {}),
-    ...(opts.mcpTrust ? { mcpTrust: true } : {}),
-  };
-}
-
-export function configFor(opts: GlobalOptions, env: NodeJS.ProcessEnv = world().env): Config {
-  return loadConfig({ cwd: world().cwd, env, flags: flagsOf(opts) });
 }
 
 export function openStoreFor(config: Config): Store {
@@ -97,6 +72,8 @@ export interface RuntimeHost extends FrontEndParts {
   onProviderWarning?: (message: string) => void;
   /** The run only reads the session (-p /todos): a session another process writes is read from a copy (its id is not the one resumed), removed at close. */
   readsOnly?: boolean;
+  /** The run's configuration, loaded already (the TUI draws a fresh session's first frame from it); else it is loaded here. */
+  config?: Config;
 }
 
 export async function createRuntime(
@@ -105,7 +82,7 @@ export async function createRuntime(
   env: NodeJS.ProcessEnv = world().env,
 ): Promise<{ runtime: Runtime; resumed: boolean }> {
   const { approver, onProviderWarning } = host;
-  let config = configFor(opts, env);
+  let config = host.config ?? configFor(opts, env);
   if (opts.debug) {
     try {
       // --debug [file]; --debug=full (or full:<file>) logs message and tool contents too

@@ -1,17 +1,32 @@
 import { world } from './runtime/world.js';
-import { createRuntime, type Runtime } from './bootstrap.js';
+import { dirname, join } from 'node:path';
+import type { Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
+import type { Config } from './config/config.js';
+import { secretVars } from './config/secrets.js';
+import { credentialsFor } from './providerFor.js';
+import { configFor } from './runConfig.js';
 import { onTerminatingSignals, untilTerminated } from './processes/signals.js';
-import { askAboutUnsaved, unsavedFacts } from './unsavedExit.js';
 import { askSkinToneWidth } from './ui/emoji-probe.js';
 import { loadTui } from './ui/load.js';
-import { statusLineFor } from './statusLine/follow.js';
 import { ApprovalBridge } from './approvalBridge.js';
-import { askAboutBackground } from './background/exitQuestion.js';
-import { SessionController } from './sessionController.js';
+import { PendingController } from './pendingController.js';
+import { PromptHistory } from './session/promptHistory.js';
+import { sessionView } from './session/sessionEvents.js';
+import type { SessionController } from './sessionController.js';
 
 // The interactive app: the Ink TUI over the live session, through its controller (sessionController.ts).
+// A fresh session's first frame is drawn from the configuration alone, and the runtime (the
+// database, the session, the tools, the capabilities: most of the program's code to compile) is
+// built right after it, behind a PendingController that holds what the person does meanwhile. A
+// resumed session's transcript is part of its first frame, so its runtime is built first.
+
+interface Started {
+  runtime: Runtime;
+  controller: SessionController;
+  status: { close: () => void } | undefined;
+}
 
 export async function runInteractive(opts: GlobalOptions, words: string[]): Promise<number> {
   if (!world().stdin.isTTY || !world().stdout.isTTY) {
@@ -20,51 +35,82 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   // The terminal is asked how wide it draws a skin-toned emoji (emoji-probe.ts) first: it answers
   // while the app loads and the session opens, and the first frame waits for no answer.
   const skinTone = askSkinToneWidth();
-  // The app's code loads before the session opens: compiling it (and the layout engine's
-  // WebAssembly, in the background) with a small heap is faster than with a resumed history in it.
   const approvals = new ApprovalBridge();
   let runTui: Awaited<ReturnType<typeof loadTui>>['runTui'];
-  let runtime: Runtime;
+  let pending: PendingController | undefined;
+  let built: Promise<Started>;
   try {
+    // The app's code loads before the session opens: compiling it (and the layout engine's
+    // WebAssembly, in the background) with a small heap is faster than with a resumed history in it.
     ({ runTui } = await loadTui());
-    ({ runtime } = await createRuntime(opts, { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning }));
+    if (typeof opts.resume === 'string' || opts.continue === true) {
+      const started = await start(opts, approvals, words);
+      built = Promise.resolve(started);
+    } else {
+      // a bad configuration or a missing key is told before anything is drawn
+      const config = configFor(opts);
+      credentialsFor(config);
+      pending = pendingFor(config);
+      // once runTui has drawn the first frame (it draws before it waits)
+      built = new Promise<void>((resolve) => setImmediate(resolve)).then(() => start(opts, approvals, words, config));
+    }
   } catch (err) {
     // no app will take the terminal: the question stops reading it and leaves raw mode
     skinTone?.cancel();
     throw err;
   }
-  const controller = new SessionController(runtime, approvals);
-  // the exit asks whether to stop the background commands still running (askAboutBackground)
-  runtime.background.keep = true;
-  for (const w of runtime.config.warnings) controller.notify('warning', w);
-  for (const note of runtime.session.loadNotes) controller.notify('info', note);
-  const first = words.join(' ').trim();
-  if (first) controller.submit(first);
-  // runTui draws the first frame before it waits; the servers start right after it
-  setImmediate(() => controller.startMcp());
-  const status = statusLineFor(runtime.config, controller, (line) => controller.showStatusCommand(line));
+  const early = pending;
+  const ready = built.then(
+    (s) => (early?.ready(s.controller), s),
+    (err: unknown) => {
+      early?.failed();
+      throw err;
+    },
+  );
   // SIGTERM, SIGHUP, SIGINT from outside (Ctrl+C is a key here): the turn is interrupted, the session
   // and the servers closed, every child process group stopped, then the exit (processes/signals.ts)
   const offSignals = onTerminatingSignals(['SIGTERM', 'SIGHUP', 'SIGINT'], async (signal) => {
-    controller.interrupt();
-    const facts = unsavedFacts(runtime.session);
+    const s = await ready.catch(() => undefined);
+    if (!s) return;
+    s.controller.interrupt();
+    const { unsavedFacts } = await import('./unsavedExit.js');
+    const facts = unsavedFacts(s.runtime.session);
     if (facts) world().stderr.write(`agent: ${facts}; they are lost: the program was ended by ${signal}.\n`);
-    await controller.exit();
+    await s.controller.exit();
   });
+  let ended: Started | undefined;
+  let failure: unknown;
   let resumable: string | undefined;
   try {
-    await runTui(controller, { openPicker: opts.resume === true, ...(skinTone ? { skinTone } : {}) });
+    const app = runTui(early ?? (await ready).controller, { openPicker: opts.resume === true, ...(skinTone ? { skinTone } : {}) });
+    // the first frame is drawn: the servers start right after it
+    void ready.then(
+      (s) => setImmediate(() => s.controller.startMcp()),
+      () => {},
+    );
+    await app;
   } finally {
-    // the session the app ended in (a /resume or /clear may have changed it), when it holds anything
-    resumable = controller.initialTranscript().length > 0 ? controller.session().id : undefined;
-    status?.close();
-    await controller.exit();
+    // an exit before the runtime was built waits for it (PendingController.exit)
+    ended = await ready.catch((err: unknown) => void (failure = err));
+    if (ended) {
+      // the session the app ended in (a /resume or /clear may have changed it), when it holds anything
+      resumable = ended.controller.initialTranscript().length > 0 ? ended.controller.session().id : undefined;
+      ended.status?.close();
+      await ended.controller.exit();
+    }
   }
+  if (!ended) {
+    offSignals();
+    throw failure;
+  }
+  const { runtime } = ended;
   // ended by a signal: its handler exits once the children are gone
   await untilTerminated();
+  const { askAboutBackground } = await import('./background/exitQuestion.js');
   await askAboutBackground(runtime.background);
   offSignals();
   // never "saved" while the database refused messages: retry, write the transcript elsewhere, or quit knowingly
+  const { askAboutUnsaved, unsavedFacts } = await import('./unsavedExit.js');
   const session = runtime.session;
   const outcome = session.saving.unsavedCount > 0 ? await askAboutUnsaved(session) : 'saved';
   const facts = unsavedFacts(session);
@@ -80,4 +126,36 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   // as Codex does: where the conversation went and how to come back to it
   if (resumable) world().stdout.write(`Session ${resumable} saved. To continue it: agent --resume ${resumable}\n`);
   return EXIT_OK;
+}
+
+/** A fresh session's first frame: the configuration's model and folder, the prompt history, no session id yet. */
+function pendingFor(config: Config): PendingController {
+  const env = world().env;
+  const secrets = new Set(secretVars(config, env));
+  return new PendingController({
+    view: sessionView('', null, config, config.permissions.mode),
+    contextWindow: config.model.contextWindow,
+    history: new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl')).all(),
+    editorEnv: () => Object.fromEntries(Object.entries(env).filter(([name]) => !secrets.has(name))),
+  });
+}
+
+/** The runtime and its controller, with what the app is told first: the start's warnings and notes, the prompt given as arguments. */
+async function start(opts: GlobalOptions, approvals: ApprovalBridge, words: string[], config?: Config): Promise<Started> {
+  const [{ createRuntime }, { SessionController }, { statusLineFor }] = await Promise.all([
+    import('./bootstrap.js'),
+    import('./sessionController.js'),
+    import('./statusLine/follow.js'),
+  ]);
+  const host = { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning, ...(config ? { config } : {}) };
+  const { runtime } = await createRuntime(opts, host);
+  const controller = new SessionController(runtime, approvals);
+  // the exit asks whether to stop the background commands still running (askAboutBackground)
+  runtime.background.keep = true;
+  for (const w of runtime.config.warnings) controller.notify('warning', w);
+  for (const note of runtime.session.loadNotes) controller.notify('info', note);
+  const first = words.join(' ').trim();
+  if (first) controller.submit(first);
+  const status = statusLineFor(runtime.config, controller, (line) => controller.showStatusCommand(line));
+  return { runtime, controller, status };
 }

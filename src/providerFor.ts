@@ -3,7 +3,7 @@
 // timeouts and cache settings. The session's model, a summarizer of the other family, the run's start.
 import { CliError, EXIT_USAGE } from './cliError.js';
 import type { Config } from './config/config.js';
-import { MissingKeyError, resolveCredentials } from './config/credentials.js';
+import { MissingKeyError, resolveCredentials, type Credentials } from './config/credentials.js';
 import { createProvider } from './llm/factory.js';
 import type { Provider } from './llm/provider.js';
 import { debug, registerSecret } from './log.js';
@@ -14,14 +14,7 @@ import { world } from './runtime/world.js';
  * SDK warnings (e.g. a deprecated model) go to the debug log and to `onWarning`, the caller's notices.
  */
 export function providerFor(config: Config, env: NodeJS.ProcessEnv = world().env, purpose?: string, onWarning?: (message: string) => void): Provider {
-  let creds;
-  try {
-    creds = resolveCredentials(config, env);
-  } catch (e) {
-    if (e instanceof MissingKeyError)
-      throw new CliError(purpose ? `${purpose} is served by ${config.provider}, and there is ${e.message}` : e.message, EXIT_USAGE);
-    throw e;
-  }
+  const creds = credentialsFor(config, env, purpose);
   registerSecret(creds.apiKey);
   return createProvider({
     provider: config.provider,
@@ -39,4 +32,15 @@ export function providerFor(config: Config, env: NodeJS.ProcessEnv = world().env
       onWarning?.(message);
     },
   });
+}
+
+/** The config's key and address; a missing key is a usage error naming the setting that asked for it (the TUI asks before its first frame). */
+export function credentialsFor(config: Config, env: NodeJS.ProcessEnv = world().env, purpose?: string): Credentials {
+  try {
+    return resolveCredentials(config, env);
+  } catch (e) {
+    if (e instanceof MissingKeyError)
+      throw new CliError(purpose ? `${purpose} is served by ${config.provider}, and there is ${e.message}` : e.message, EXIT_USAGE);
+    throw e;
+  }
 }

@@ -250,7 +250,8 @@ describe('the capability seam (issue 45)', () => {
     for (const file of loaded) for (const e of graph) if (e.from === file && !e.typeOnly && !e.dynamic) loaded.add(e.to);
     const runtime = [...loaded].filter(
       (f) =>
-        ['better-sqlite3', 'src/bootstrap.ts', 'src/sessionController.ts', 'src/session/session.ts', 'src/tools/registry.ts'].includes(f) || f.startsWith('src/store/'),
+        ['better-sqlite3', 'src/bootstrap.ts', 'src/sessionController.ts', 'src/session/session.ts', 'src/tools/registry.ts'].includes(f) ||
+        f.startsWith('src/store/'),
     );
     expect(runtime).toEqual([]);
     // the app and the configuration are among what it loads: the walk follows the graph

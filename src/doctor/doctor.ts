@@ -7,7 +7,7 @@
 import { dirname } from 'node:path';
 import { homeDir, world } from '../runtime/world.js';
 import pkg from '../../package.json' with { type: 'json' };
-import { flagsOf } from '../bootstrap.js';
+import { flagsOf } from '../runConfig.js';
 import type { GlobalOptions } from '../cliOptions.js';
 import { type Config, ConfigError, defaultDbPath, loadConfig } from '../config/config.js';
 import { secretVars } from '../config/secrets.js';

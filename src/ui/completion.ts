@@ -55,3 +55,29 @@ export function suggestCommand(word: string, commands: readonly CommandInfo[]): 
   const limit = Math.max(1, Math.floor(typed.length / 3));
   return bestD <= limit ? best : undefined;
 }
+
+export interface CompletionView {
+  /** The "/word" typed so far. */
+  word: string;
+  matches: CommandInfo[];
+  /** The highlighted match (↑↓ move it, Tab cycling puts it into the prompt); -1: the first, nothing chosen yet. */
+  index: number;
+  /** For a word that matches nothing: the command it was probably meant to be. */
+  suggestion?: CommandInfo;
+}
+
+/** The command menu for the "/word" at the cursor: its matches, or the command it was probably meant to be; null when no command is being typed. */
+export function completionOf(text: string, cursor: number, commands: readonly CommandInfo[]): CompletionView | null {
+  const word = commandWord(text, cursor);
+  if (word === null) return null;
+  const matches = matchCommands(word, commands);
+  if (matches.length > 0) return { word, matches, index: -1 };
+  const suggestion = word.length > 1 ? suggestCommand(word, commands) : undefined;
+  return suggestion ? { word, matches: [], index: -1, suggestion } : { word, matches: [], index: -1 };
+}
+
+/** Whether two menus list the same commands and suggestion (the highlight aside). */
+export function sameMenu(a: CompletionView | null, b: CompletionView | null): boolean {
+  const names = (c: CompletionView | null): string => (c ? [...c.matches.map(bareName), c.suggestion ? bareName(c.suggestion) : ''].join('\n') : '');
+  return names(a) === names(b);
+}

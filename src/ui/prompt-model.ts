@@ -1,7 +1,7 @@
 // The prompt: editing keys, history, pasted text and slash-command completion. Plain state with a
 // store, so the App routes keys here and only the prompt's view re-renders on a keystroke.
 import type { Key } from 'ink';
-import { bareName, commandWord, commonPrefix, matchCommands, suggestCommand } from './completion.js';
+import { bareName, commonPrefix, completionOf, sameMenu, type CompletionView } from './completion.js';
 import type { CommandInfo } from '../protocol/views.js';
 import type { EditState } from './prompt-editor.js';
 import * as ed from './prompt-editor.js';
@@ -10,16 +10,6 @@ import { PASTE_END, PASTE_START, PastedTexts } from './prompt-paste.js';
 import { PromptHistoryCursor } from './prompt-history-cursor.js';
 import { Store } from './store.js';
 import { typedKeys } from './typed-keys.js';
-
-export interface CompletionView {
-  /** The "/word" typed so far. */
-  word: string;
-  matches: CommandInfo[];
-  /** The highlighted match (↑↓ move it, Tab cycling puts it into the prompt); -1: the first, nothing chosen yet. */
-  index: number;
-  /** For a word that matches nothing: the command it was probably meant to be. */
-  suggestion?: CommandInfo;
-}
 
 export interface PromptState extends EditState {
   completion: CompletionView | null;
@@ -328,6 +318,17 @@ export class PromptModel {
     this.submit();
   }
 
+  /** The menu shown, made again from the commands as they are now (a fresh session opens after the first frame and brings its own); kept when its matches are the same. */
+  refreshMenu(): void {
+    const s = this.state;
+    if (!s.completion) return;
+    const next = this.completionFor(s.text, s.cursor);
+    if (sameMenu(next, s.completion)) return;
+    this.picked = false;
+    this.cycling = false;
+    this.store.set({ ...s, completion: next });
+  }
+
   private complete(dir: -1 | 1): void {
     const s = this.state;
     const c = s.completion ?? this.completionFor(s.text, s.cursor);
@@ -353,13 +354,7 @@ export class PromptModel {
   }
 
   private completionFor(text: string, cursor: number): CompletionView | null {
-    const word = commandWord(text, cursor);
-    if (word === null) return null;
-    const commands = this.opts.commands();
-    const matches = matchCommands(word, commands);
-    if (matches.length > 0) return { word, matches, index: -1 };
-    const suggestion = word.length > 1 ? suggestCommand(word, commands) : undefined;
-    return suggestion ? { word, matches: [], index: -1, suggestion } : { word, matches: [], index: -1 };
+    return completionOf(text, cursor, this.opts.commands());
   }
 
   private edit(next: EditState): void {

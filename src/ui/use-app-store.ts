@@ -73,7 +73,11 @@ export function useAppStore({ controller, openPicker, theme, printAhead, size }:
     };
     store.printer.onSessionReset = (text) => write(CLEAR_SCREEN + text);
     store.printer.onReprint = (text) => write(CLEAR_VISIBLE + text);
-    const unsubscribe = controller.subscribe((ev) => store.handle(ev));
+    const unsubscribe = controller.subscribe((ev) => {
+      store.handle(ev);
+      // a fresh session opens after the first frame (PendingController's 'context'): a command menu shown already is made from its commands
+      if (ev.type === 'context') prompt.refreshMenu();
+    });
     if (openPicker) controller.submit('/resume');
     // after the first frame: the Markdown renderer, then what the first frame left out or showed plain
     let mounted = true;

@@ -14,7 +14,7 @@ export interface StatusLineProps {
   home?: string;
 }
 
-/** model · cwd · session id, then the gauge; the breaker / exhausted / thrash notice on its own line. */
+/** model · cwd · session id (none until a fresh session is open), then the gauge; the breaker / exhausted / thrash notice on its own line. */
 export function StatusLine({ session, usage, home = homeDir() }: StatusLineProps) {
   const theme = useTheme();
   const { columns } = useTerminalSize();
@@ -24,7 +24,8 @@ export function StatusLine({ session, usage, home = homeDir() }: StatusLineProps
       <Box flexDirection="row" flexWrap="wrap" columnGap={2}>
         <Text wrap="truncate-end" color={theme.muted}>
           {sanitize(session.model)}
-          {session.thinking ? ` (${sanitize(session.thinking)})` : ''} · {cwd} · {shortId(session.id)}
+          {session.thinking ? ` (${sanitize(session.thinking)})` : ''} · {cwd}
+          {session.id ? ` · ${shortId(session.id)}` : ''}
         </Text>
         <Gauge usage={usage} />
         <PermissionModeBadge mode={session.permissionMode} />

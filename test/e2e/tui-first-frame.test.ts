@@ -1,0 +1,132 @@
+// Fresh modules: it holds src/bootstrap.ts's createRuntime (vi.mock) until the test lets the session open, which a worker's shared modules would not see.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CliError, EXIT_USAGE } from '../../src/cliError.js';
+import { AGENT_BIN, agentEnv, workspace, useFakeServer } from './inprocess.js';
+import { Tmux } from './terminal.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// A fresh session's first frame is drawn from the configuration alone, before the runtime (the
+// database, the session, the tools) is built (src/interactive.ts, src/pendingController.ts). Here
+// the build is held until the test lets it go, so what the person sees and does meanwhile is the
+// subject: before the change no frame was drawn until the build had ended.
+
+const build = vi.hoisted(() => ({ held: Promise.resolve() as Promise<void> }));
+vi.mock('../../src/bootstrap.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/bootstrap.js')>();
+  return {
+    ...real,
+    createRuntime: async (...args: Parameters<typeof real.createRuntime>) => {
+      await build.held;
+      return real.createRuntime(...args);
+    },
+  };
+});
+
+/** Holds the runtime's build until `release` (or `fail`) is called. */
+function holdBuild(): { release: () => void; fail: (e: Error) => void } {
+  let release = (): void => {};
+  let fail = (_e: Error): void => {};
+  build.held = new Promise<void>((resolve, reject) => {
+    release = resolve;
+    fail = reject;
+  });
+  // a failure may come before the build awaits it (its modules still loading): it is not unhandled
+  build.held.catch(() => {});
+  return { release, fail };
+}
+
+const server = useFakeServer();
+let term: Tmux | undefined;
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+  build.held = Promise.resolve();
+});
+
+const footerOf = (screen: string): string => screen.split('\n').find((l) => l.includes('…/project')) ?? '';
+
+describe("a fresh session's first frame", () => {
+  it('is drawn before the session is built; what is typed meanwhile is sent once it is open, and the command menu gets its commands', async () => {
+    const ws = workspace();
+    mkdirSync(join(ws.dir, '.claude', 'commands'), { recursive: true });
+    writeFileSync(join(ws.dir, '.claude', 'commands', 'explain.md'), '---\ndescription: Explain a file\n---\nExplain $1.\n');
+    const held = holdBuild();
+    term = new Tmux({
+      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
+      cwd: ws.dir,
+      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
+    });
+    await term.waitFor('/help commands');
+    // the footer: the configuration's model and folder, no session id yet, the gauge still counting
+    const first = footerOf(term.screen());
+    expect(first).toMatch(/^claude-sonnet-4-6 .*· …\/project\s+counting context…/);
+
+    // the menu of a command typed now has no custom command yet; it gets them when the session opens
+    term.type('/expl');
+    await term.waitFor('Unknown command /expl');
+    held.release();
+    await term.waitFor('Explain a file');
+    term.keys('C-u');
+    // the footer shows the open session's id
+    await term.waitFor(/…\/project · [a-z0-9]{8}/);
+    server.enqueue({ text: 'Answered in the open session.' });
+    term.type('and now a prompt');
+    term.keys('Enter');
+    await term.waitFor('Answered in the open session.');
+    expect(await term.exitWithCtrlC()).toBe(0);
+  });
+
+  it('sends a prompt typed before the session opens, once it does, and only then', async () => {
+    const ws = workspace();
+    const held = holdBuild();
+    term = new Tmux({
+      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
+      cwd: ws.dir,
+      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
+    });
+    await term.waitFor('/help commands');
+    server.enqueue({ text: 'Answered after the wait.' });
+    const before = server.requests.length;
+    term.type('typed at the first frame');
+    term.keys('Enter');
+    // the prompt is on the prompt's line until the session opens: nothing reaches the provider
+    await new Promise((r) => setTimeout(r, 300));
+    expect(server.requests.length).toBe(before);
+    held.release();
+    await term.waitFor('Answered after the wait.');
+    expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('typed at the first frame');
+    expect(await term.exitWithCtrlC()).toBe(0);
+  });
+
+  it('ends the app with the reason when the session cannot be built after the first frame', async () => {
+    const ws = workspace();
+    const held = holdBuild();
+    term = new Tmux({
+      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
+      cwd: ws.dir,
+      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
+    });
+    await term.waitFor('/help commands');
+    held.fail(new CliError('the database at /nowhere could not be opened', EXIT_USAGE));
+    expect(await term.waitForExit()).toBe(EXIT_USAGE);
+    expect(term.screen()).toContain('the database at /nowhere could not be opened');
+  });
+
+  it('waits for the session when the person exits before it opens, then ends as an empty session does', async () => {
+    const ws = workspace();
+    const held = holdBuild();
+    term = new Tmux({
+      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
+      cwd: ws.dir,
+      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
+    });
+    await term.waitFor('/help commands');
+    term.keys('C-d');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(term.screen()).not.toContain('[exited with');
+    held.release();
+    expect(await term.waitForExit()).toBe(0);
+    expect(term.screen()).not.toContain('agent --resume');
+  });
+});
