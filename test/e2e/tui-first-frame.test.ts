@@ -44,89 +44,77 @@ afterEach(() => {
   build.held = Promise.resolve();
 });
 
+/** A fresh session in a new workspace (`prepare` writes its files) with its build held, once its first frame is drawn. */
+async function firstFrame(prepare: (ws: ReturnType<typeof workspace>) => void = () => {}): Promise<{ held: ReturnType<typeof holdBuild>; tui: Tmux }> {
+  const ws = workspace();
+  prepare(ws);
+  const held = holdBuild();
+  const tui = new Tmux({
+    command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
+    cwd: ws.dir,
+    env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
+  });
+  term = tui;
+  await tui.waitFor('/help commands');
+  return { held, tui };
+}
+
 const footerOf = (screen: string): string => screen.split('\n').find((l) => l.includes('…/project')) ?? '';
 
 describe("a fresh session's first frame", () => {
   it('is drawn before the session is built; what is typed meanwhile is sent once it is open, and the command menu gets its commands', async () => {
-    const ws = workspace();
-    mkdirSync(join(ws.dir, '.claude', 'commands'), { recursive: true });
-    writeFileSync(join(ws.dir, '.claude', 'commands', 'explain.md'), '---\ndescription: Explain a file\n---\nExplain $1.\n');
-    const held = holdBuild();
-    term = new Tmux({
-      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
-      cwd: ws.dir,
-      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
+    const { held, tui } = await firstFrame((ws) => {
+      mkdirSync(join(ws.dir, '.claude', 'commands'), { recursive: true });
+      writeFileSync(join(ws.dir, '.claude', 'commands', 'explain.md'), '---\ndescription: Explain a file\n---\nExplain $1.\n');
     });
-    await term.waitFor('/help commands');
     // the footer: the configuration's model and folder, no session id yet, the gauge still counting
-    const first = footerOf(term.screen());
+    const first = footerOf(tui.screen());
     expect(first).toMatch(/^claude-sonnet-4-6 .*· …\/project\s+counting context…/);
 
     // the menu of a command typed now has no custom command yet; it gets them when the session opens
-    term.type('/expl');
-    await term.waitFor('Unknown command /expl');
+    tui.type('/expl');
+    await tui.waitFor('Unknown command /expl');
     held.release();
-    await term.waitFor('Explain a file');
-    term.keys('C-u');
+    await tui.waitFor('Explain a file');
+    tui.keys('C-u');
     // the footer shows the open session's id
-    await term.waitFor(/…\/project · [a-z0-9]{8}/);
+    await tui.waitFor(/…\/project · [a-z0-9]{8}/);
     server.enqueue({ text: 'Answered in the open session.' });
-    term.type('and now a prompt');
-    term.keys('Enter');
-    await term.waitFor('Answered in the open session.');
-    expect(await term.exitWithCtrlC()).toBe(0);
+    tui.type('and now a prompt');
+    tui.keys('Enter');
+    await tui.waitFor('Answered in the open session.');
+    expect(await tui.exitWithCtrlC()).toBe(0);
   });
 
   it('sends a prompt typed before the session opens, once it does, and only then', async () => {
-    const ws = workspace();
-    const held = holdBuild();
-    term = new Tmux({
-      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
-      cwd: ws.dir,
-      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
-    });
-    await term.waitFor('/help commands');
+    const { held, tui } = await firstFrame();
     server.enqueue({ text: 'Answered after the wait.' });
     const before = server.requests.length;
-    term.type('typed at the first frame');
-    term.keys('Enter');
+    tui.type('typed at the first frame');
+    tui.keys('Enter');
     // the prompt is on the prompt's line until the session opens: nothing reaches the provider
     await new Promise((r) => setTimeout(r, 300));
     expect(server.requests.length).toBe(before);
     held.release();
-    await term.waitFor('Answered after the wait.');
+    await tui.waitFor('Answered after the wait.');
     expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('typed at the first frame');
-    expect(await term.exitWithCtrlC()).toBe(0);
+    expect(await tui.exitWithCtrlC()).toBe(0);
   });
 
   it('ends the app with the reason when the session cannot be built after the first frame', async () => {
-    const ws = workspace();
-    const held = holdBuild();
-    term = new Tmux({
-      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
-      cwd: ws.dir,
-      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
-    });
-    await term.waitFor('/help commands');
+    const { held, tui } = await firstFrame();
     held.fail(new CliError('the database at /nowhere could not be opened', EXIT_USAGE));
-    expect(await term.waitForExit()).toBe(EXIT_USAGE);
-    expect(term.screen()).toContain('the database at /nowhere could not be opened');
+    expect(await tui.waitForExit()).toBe(EXIT_USAGE);
+    expect(tui.screen()).toContain('the database at /nowhere could not be opened');
   });
 
   it('waits for the session when the person exits before it opens, then ends as an empty session does', async () => {
-    const ws = workspace();
-    const held = holdBuild();
-    term = new Tmux({
-      command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
-      cwd: ws.dir,
-      env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
-    });
-    await term.waitFor('/help commands');
-    term.keys('C-d');
+    const { held, tui } = await firstFrame();
+    tui.keys('C-d');
     await new Promise((r) => setTimeout(r, 200));
-    expect(term.screen()).not.toContain('[exited with');
+    expect(tui.screen()).not.toContain('[exited with');
     held.release();
-    expect(await term.waitForExit()).toBe(0);
-    expect(term.screen()).not.toContain('agent --resume');
+    expect(await tui.waitForExit()).toBe(0);
+    expect(tui.screen()).not.toContain('agent --resume');
   });
 });
