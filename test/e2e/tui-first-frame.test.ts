@@ -45,12 +45,15 @@ afterEach(() => {
 });
 
 /** A fresh session in a new workspace (`prepare` writes its files) with its build held, once its first frame is drawn. */
-async function firstFrame(prepare: (ws: ReturnType<typeof workspace>) => void = () => {}): Promise<{ held: ReturnType<typeof holdBuild>; tui: Tmux }> {
+async function firstFrame(
+  prepare: (ws: ReturnType<typeof workspace>) => void = () => {},
+  args: string[] = [],
+): Promise<{ held: ReturnType<typeof holdBuild>; tui: Tmux }> {
   const ws = workspace();
   prepare(ws);
   const held = holdBuild();
   const tui = new Tmux({
-    command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
+    command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6', ...args],
     cwd: ws.dir,
     env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color' },
   });
@@ -99,6 +102,35 @@ describe("a fresh session's first frame", () => {
     await tui.waitFor('Answered after the wait.');
     expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('typed at the first frame');
     expect(await tui.exitWithCtrlC()).toBe(0);
+  });
+
+  it('sends the first prompt given as arguments once the session opens', async () => {
+    server.enqueue({ text: 'Answered the first prompt.' });
+    const { held, tui } = await firstFrame(undefined, ['explain', 'the', 'build']);
+    held.release();
+    await tui.waitFor('Answered the first prompt.');
+    expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('explain the build');
+    expect(tui.screen()).toContain('explain the build');
+    expect(await tui.exitWithCtrlC()).toBe(0);
+  });
+
+  it('tells a bad configuration or a missing key before anything is drawn', async () => {
+    for (const [rc, env, said] of [
+      [{ compaction: { auto: 'yes' } }, {}, 'field "compaction.auto"'],
+      [{}, { ANTHROPIC_API_KEY: '' }, 'no API key for anthropic'],
+    ] as const) {
+      const ws = workspace(rc);
+      const tui = new Tmux({
+        command: [process.execPath, AGENT_BIN, '--model', 'claude-sonnet-4-6'],
+        cwd: ws.dir,
+        env: { ...agentEnv({ ws, server }), TERM: 'xterm-256color', ...env },
+      });
+      term = tui;
+      expect(await tui.waitForExit()).toBe(EXIT_USAGE);
+      expect(tui.screen()).toContain(said);
+      expect(tui.screen()).not.toContain('/help commands');
+      tui.kill();
+    }
   });
 
   it('ends the app with the reason when the session cannot be built after the first frame', async () => {
