@@ -1,12 +1,15 @@
 // The UiController the app renders while its session is still being built (interactive.ts): a
 // fresh session's first frame is drawn from the configuration alone, and the runtime (the
 // database, the session, the tools, the capabilities) is built right after it. What the person
-// does meanwhile waits for the session and reaches it in order once it is open: a prompt sent, a
-// permission mode cycled, an exit. The footer says "counting context…" until then, as it does
-// until the session's first count.
+// does meanwhile waits for the session and reaches it once it is open: a permission mode cycled,
+// an exit, and the prompts sent (after the rest, in order; the activity line says the session is
+// opening while they wait, and Esc or Ctrl+C gives them back unsent). The footer says "counting
+// context…" until then, as it does until the session's first count.
 import type { Event } from './protocol/events.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionView, ViewData, ViewName } from './protocol/views.js';
 import type { SpilledOutputView, UiController } from './ui/controller.js';
+
+const OPENING = 'Opening the session';
 
 export interface PendingStart {
   /** The footer's session before the session is open: its id is empty, the rest is the configuration's. */
@@ -23,6 +26,8 @@ export class PendingController implements UiController {
   private real: UiController | undefined;
   private readonly listeners = new Map<(ev: Event) => void, () => void>();
   private readonly waiting: Array<(c: UiController) => void> = [];
+  /** Prompts sent before the session opened, in order: the app shows the session opening while they wait, and Esc or Ctrl+C gives them back. */
+  private prompts: string[] = [];
   private settle: (c: UiController | undefined) => void = () => {};
   private broken = false;
   /** The session's controller once it is open; undefined when building it failed. */
@@ -36,7 +41,10 @@ export class PendingController implements UiController {
     this.real = controller;
     for (const listener of this.listeners.keys()) this.listeners.set(listener, controller.subscribe(listener));
     this.tell({ type: 'context', usage: controller.contextUsage() });
+    const prompts = this.prompts.splice(0);
+    if (prompts.length > 0) this.opening(false);
     for (const run of this.waiting.splice(0)) run(controller);
+    for (const text of prompts) controller.submit(text);
     this.settle(controller);
   }
 
@@ -45,12 +53,19 @@ export class PendingController implements UiController {
     if (this.real) return;
     this.broken = true;
     this.waiting.length = 0;
+    this.prompts = [];
     this.settle(undefined);
     this.tell({ type: 'exit' });
   }
 
   private tell(ev: Event): void {
     for (const listener of this.listeners.keys()) listener(ev);
+  }
+
+  /** The app's activity line while prompts wait for the session: "Opening the session…". */
+  private opening(on: boolean): void {
+    this.tell({ type: 'busy', busy: on });
+    this.tell({ type: 'activity', label: OPENING, done: !on });
   }
 
   /** Runs now on the open session, or once it is open. */
@@ -78,11 +93,23 @@ export class PendingController implements UiController {
   }
 
   submit(text: string): void {
-    this.whenOpen((c) => c.submit(text));
+    if (this.real) return this.real.submit(text);
+    if (this.prompts.length === 0) this.opening(true);
+    this.prompts.push(text);
   }
 
+  /** Before the session opens: the waiting prompts come back to the input, unsent (false when none waits). */
   interrupt(opts?: { takeBack?: boolean }): boolean {
-    return this.real ? this.real.interrupt(opts) : false;
+    if (this.real) return this.real.interrupt(opts);
+    if (this.prompts.length === 0) return false;
+    const text = this.prompts.splice(0).join('\n\n');
+    this.opening(false);
+    this.tell({
+      type: 'prompt_returned',
+      text,
+      message: 'Your message is back in the input: the session had not opened yet, so it was not sent; edit it or send it again.',
+    });
+    return true;
   }
 
   cancelCompaction(): boolean {

@@ -71,10 +71,20 @@ describe('PendingController', () => {
     const paths = pending.completePath('src/a');
     const real = recording();
     expect(real.calls).toEqual([]);
+    // while prompts wait, the app's activity line says the session is opening
+    expect(seen).toEqual([
+      { type: 'busy', busy: true },
+      { type: 'activity', label: 'Opening the session', done: false },
+    ]);
     pending.ready(real.controller);
-    expect(real.calls).toEqual(['submit first', 'cycle', 'submit second']);
-    // the footer is told the open session's figures (its handler reads session() again)
-    expect(seen).toEqual([{ type: 'context', usage: USAGE }]);
+    // the prompts go last, in order, once the rest has reached the session
+    expect(real.calls).toEqual(['cycle', 'submit first', 'submit second']);
+    // the footer is told the open session's figures (its handler reads session() again), and the opening ends
+    expect(seen.slice(2)).toEqual([
+      { type: 'context', usage: USAGE },
+      { type: 'busy', busy: false },
+      { type: 'activity', label: 'Opening the session', done: true },
+    ]);
     expect(pending.session().id).toBe('s_open');
     expect(pending.commands().map((c) => c.name)).toEqual(['explain']);
     expect(await paths).toEqual(['src/a.ts']);
@@ -114,7 +124,7 @@ describe('PendingController', () => {
     pending.subscribe((ev) => seen.push(ev));
     pending.submit('never sent');
     pending.failed();
-    expect(seen).toEqual([{ type: 'exit' }]);
+    expect(seen.at(-1)).toEqual({ type: 'exit' });
     await pending.exit();
     expect(await pending.completePath('x')).toEqual([]);
     // an app that subscribes only now is ended all the same
@@ -122,6 +132,24 @@ describe('PendingController', () => {
     pending.subscribe((ev) => late.push(ev));
     await Promise.resolve();
     expect(late).toEqual([{ type: 'exit' }]);
+  });
+
+  it('gives the waiting prompts back, unsent, when interrupted before the session opens', () => {
+    const pending = new PendingController(START);
+    const seen: Event[] = [];
+    pending.subscribe((ev) => seen.push(ev));
+    pending.submit('first');
+    pending.submit('second');
+    expect(pending.interrupt({ takeBack: true })).toBe(true);
+    expect(seen.slice(2)).toEqual([
+      { type: 'busy', busy: false },
+      { type: 'activity', label: 'Opening the session', done: true },
+      { type: 'prompt_returned', text: 'first\n\nsecond', message: expect.stringContaining('was not sent') },
+    ]);
+    expect(pending.interrupt()).toBe(false);
+    const real = recording();
+    pending.ready(real.controller);
+    expect(real.calls).toEqual([]);
   });
 
   it('takes no key a capability binds, nor an interrupt, before the session is open', () => {

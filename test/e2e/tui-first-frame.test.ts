@@ -95,12 +95,29 @@ describe("a fresh session's first frame", () => {
     const before = server.requests.length;
     tui.type('typed at the first frame');
     tui.keys('Enter');
-    // the prompt is on the prompt's line until the session opens: nothing reaches the provider
+    // the activity line says the session is opening; nothing reaches the provider until it is open
+    await tui.waitFor('Opening the session…');
     await new Promise((r) => setTimeout(r, 300));
     expect(server.requests.length).toBe(before);
     held.release();
     await tui.waitFor('Answered after the wait.');
     expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('typed at the first frame');
+    expect(await tui.exitWithCtrlC()).toBe(0);
+  });
+
+  it('gives a prompt sent before the session opens back to the input on Esc, unsent', async () => {
+    const { held, tui } = await firstFrame();
+    const before = server.requests.length;
+    tui.type('take this back');
+    tui.keys('Enter');
+    await tui.waitFor('Opening the session…');
+    tui.keys('Escape');
+    await tui.waitFor('the session had not opened yet, so it was not sent');
+    await tui.waitFor(/❯ take this back/);
+    held.release();
+    await tui.waitFor(/…\/project · [a-z0-9]{8}/);
+    expect(server.requests.length).toBe(before);
+    expect(tui.screen()).not.toContain('Opening the session…');
     expect(await tui.exitWithCtrlC()).toBe(0);
   });
 
