@@ -4,7 +4,7 @@ import type { Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
 import type { Config } from './config/config.js';
-import { secretVars } from './config/secrets.js';
+import { withoutSecrets } from './config/secrets.js';
 import { credentialsFor } from './providerFor.js';
 import { configFor } from './runConfig.js';
 import { onTerminatingSignals, untilTerminated } from './processes/signals.js';
@@ -130,13 +130,11 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
 
 /** A fresh session's first frame: the configuration's model and folder, the prompt history, no session id yet. */
 function pendingFor(config: Config): PendingController {
-  const env = world().env;
-  const secrets = new Set(secretVars(config, env));
   return new PendingController({
     view: sessionView('', null, config, config.permissions.mode),
     contextWindow: config.model.contextWindow,
     history: new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl')).all(),
-    editorEnv: () => Object.fromEntries(Object.entries(env).filter(([name]) => !secrets.has(name))),
+    editorEnv: () => withoutSecrets(config, world().env),
   });
 }
 

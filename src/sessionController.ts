@@ -11,7 +11,7 @@ import type { Session } from './session/session.js';
 import type { ApprovalBridge } from './approvalBridge.js';
 import type { ApprovalRequest } from './tools/permissions.js';
 import { exitLine } from './background/notice.js';
-import { secretVars } from './config/secrets.js';
+import { withoutSecrets } from './config/secrets.js';
 import type { SpilledOutputView, UiController } from './ui/controller.js';
 import type { CommandInfo, ContextUsageView, HistoryPage, SessionListItem, SessionView, ViewData, ViewName } from './protocol/views.js';
 import type { Event } from './protocol/events.js';
@@ -153,8 +153,7 @@ export class SessionController implements UiController {
   }
 
   editorEnv(): NodeJS.ProcessEnv {
-    const secrets = new Set(secretVars(this.current.currentConfig, world().env));
-    return Object.fromEntries(Object.entries(world().env).filter(([name]) => !secrets.has(name)));
+    return withoutSecrets(this.current.currentConfig, world().env);
   }
 
   /** A follower beside the app (the statusLine): every event from now on; the early ones stay the app's. */

@@ -49,6 +49,12 @@ export function secretVars(config: Pick<Config, 'apiKeyEnv' | 'bash'> & Partial<
   return [...names];
 }
 
+/** `env` without its secret variables: what a command the person configured (statusLine) or their editor runs with. */
+export function withoutSecrets(config: Pick<Config, 'apiKeyEnv' | 'bash'> & Partial<Config>, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const secrets = new Set(secretVars(config, env));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !secrets.has(name)));
+}
+
 /** The variables Bash commands must not see: the secret ones, minus bash.passEnv. */
 export function hiddenFromShell(config: Pick<Config, 'apiKeyEnv' | 'bash'> & Partial<Config>, env: NodeJS.ProcessEnv): string[] {
   return secretVars(config, env).filter((name) => !config.bash.passEnv.some((p) => matchesVar(p, name)));

@@ -1,7 +1,7 @@
 import { world } from '../runtime/world.js';
 import pkg from '../../package.json' with { type: 'json' };
 import type { Config } from '../config/config.js';
-import { secretVars } from '../config/secrets.js';
+import { withoutSecrets } from '../config/secrets.js';
 import type { Usage } from '../llm/messages.js';
 import { costBreakdown } from '../session/pricing.js';
 import type { ContextUsageView, SessionView } from '../protocol/views.js';
@@ -105,13 +105,12 @@ export interface StatusHost {
 export function statusLineFor(config: Config, host: StatusHost, show: (line: string) => void): { close: () => void } | undefined {
   const cmd = config.statusLine;
   if (!cmd) return undefined;
-  const secrets = new Set(secretVars(config, world().env));
   const follow = followStatus({
     command: cmd.command,
     timeoutMs: cmd.timeoutMs,
     cwd: config.cwd,
     // the command never sees a key
-    env: Object.fromEntries(Object.entries(world().env).filter(([name]) => !secrets.has(name))),
+    env: withoutSecrets(config, world().env),
     version: pkg.version,
     now: () => {
       const s = host.session();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hiddenFromShell, secretVars } from '../../src/config/secrets.js';
+import { hiddenFromShell, secretVars, withoutSecrets } from '../../src/config/secrets.js';
 
 // bash.stripEnv with a wildcard (issue 30, test strength: it had no test). "AWS_*" hides every
 // variable starting with AWS_ from Bash and registers it for redaction; a name that only looks
@@ -23,5 +23,10 @@ describe('bash.stripEnv', () => {
     expect(hiddenFromShell(config, env)).toContain('AWS_SECRET_ACCESS_KEY');
     expect(hiddenFromShell(config, env)).not.toContain('AWS_SESSION_TOKEN');
     expect(secretVars(config, env)).toContain('AWS_SESSION_TOKEN');
+  });
+
+  it("withoutSecrets leaves out every secret variable, passEnv's too (an editor or the statusLine command gets no key)", () => {
+    const config = { apiKeyEnv: 'MY_KEY', bash: bash(['AWS_*'], ['AWS_SESSION_*']) };
+    expect(withoutSecrets(config, { ...env, ANTHROPIC_API_KEY: 'k', MY_KEY: 'm' })).toEqual({ AWSOME: 'no', PATH: '/bin', MY_TOKEN: 'm' });
   });
 });
