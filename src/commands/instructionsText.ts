@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { InstructionFile } from '../agent/instructions.js';
 import { promptText } from '../promptText.js';
 import INIT from './init.md';
-import { fmtInt } from '../tools/format.js';
+import { plural } from '../tools/format.js';
 
 export function memoryText(files: readonly InstructionFile[], personalDir: string): string {
   const personal = join(personalDir, 'AGENTS.md');
@@ -14,8 +14,7 @@ export function memoryText(files: readonly InstructionFile[], personalDir: strin
   const lines = files.map((f) => {
     // a file's last line ends with a newline: that newline starts no line of its own
     const n = f.text === '' ? 0 : f.text.replace(/\n$/, '').split('\n').length;
-    const size = `${fmtInt(n)} ${n === 1 ? 'line' : 'lines'}`;
-    return `  ${f.path} (${f.scope}, ${size}${f.truncated ? ', cut to fit' : ''})`;
+    return `  ${f.path} (${f.scope}, ${plural(n, 'line')}${f.truncated ? ', cut to fit' : ''})`;
   });
   return [`Instruction files in force (in the system prompt, so they survive compaction; nearer files win):`, ...lines].join('\n');
 }

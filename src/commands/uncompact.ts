@@ -4,7 +4,7 @@ import type { Session } from '../session/session.js';
 import type { UncompactTarget } from '../session/uncompact.js';
 import type { CommandOutput } from '../protocol/views.js';
 import { preview } from './rewind.js';
-import { fmtInt } from '../tools/format.js';
+import { fmtInt, plural } from '../tools/format.js';
 
 export const UNCOMPACT_USAGE = 'usage: /uncompact [list | <n> [newest <count>]] (n from /uncompact list; alone it undoes the last compaction)';
 
@@ -41,7 +41,7 @@ function formatTargets(targets: readonly UncompactTarget[]): string {
   if (targets.length === 0) return 'No compaction of this session can be undone (compactions made before this version cannot be).';
   const lines = targets.map(
     (t) =>
-      `${String(t.index).padStart(3)}. ${when(t.createdAt)} ${t.trigger.padEnd(8)} ${t.id} — ${fmtInt(t.hidden)} message${t.hidden === 1 ? '' : 's'} ` +
+      `${String(t.index).padStart(3)}. ${when(t.createdAt)} ${t.trigger.padEnd(8)} ${t.id} — ${plural(t.hidden, 'message')} ` +
       `archived, ${fmtInt(t.tokensBefore)} → ${fmtInt(t.tokensAfter)} tokens`,
   );
   return [...lines, '', preview(UNCOMPACT_USAGE, 200)].join('\n');

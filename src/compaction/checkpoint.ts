@@ -2,14 +2,13 @@ import { newId, type Message, type TextBlock } from '../llm/messages.js';
 import type { Restoration } from './restore.js';
 import { promptText } from '../promptText.js';
 import HEADER from './checkpointHeader.md';
-import { fmtInt } from '../tools/format.js';
+import { plural } from '../tools/format.js';
 
 /** Between the checkpoint's header and its summary, in its first text block. */
 const SEPARATOR = '\n\n---\n\n';
 
 export function checkpointHeader(compactionId: string, archivedCount: number): string {
-  const messages = `${fmtInt(archivedCount)} message${archivedCount === 1 ? '' : 's'}`;
-  return promptText(HEADER, { compactionId, messages });
+  return promptText(HEADER, { compactionId, messages: plural(archivedCount, 'message') });
 }
 
 /**

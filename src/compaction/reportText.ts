@@ -2,9 +2,7 @@
 // summary left out and the appendix restored, and how to undo it. One line for the TUI's
 // receipt; the whole for Ctrl+O and `agent sessions show`.
 import type { CompactionRecord } from '../history/compaction.js';
-import { fmtInt } from '../tools/format.js';
-
-const plural = (v: number, word: string): string => `${fmtInt(v)} ${word}${v === 1 ? '' : 's'}`;
+import { fmtInt, plural } from '../tools/format.js';
 
 const KIND: Record<string, string> = {
   section: 'section',

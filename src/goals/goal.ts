@@ -1,10 +1,10 @@
-import { fmtInt } from '../tools/format.js';
 // A goal as data: the objective the person gave verbatim, the command that decides it is met
 // (its check), its budgets and what it used, its status and the last checks' results. The
 // session saves it (its capability's state slice), the ledger carries its objective and last
 // check through every compaction. Here: the shape, reading a saved one forgivingly, parsing
 // `/goal`'s arguments, and the pure decisions (is a budget spent, what is left, how it reads).
 // What it never does: run a command or a turn (sessionGoal.ts, the front ends).
+import { fmtInt } from '../tools/format.js';
 
 export type GoalStatus = 'active' | 'paused' | 'budget_limited' | 'complete';
 

@@ -1,4 +1,3 @@
-import { fmtInt } from '../tools/format.js';
 // Number, time and path formatting shared by the UI components.
 
 /** 850, 19.8k, 171.2k, 1.05M */
@@ -66,8 +65,4 @@ export function formatUsd(usd: number): string {
   if (usd === 0) return '$0.00';
   if (usd < 0.01) return `$${usd.toFixed(4)}`;
   return `$${usd.toFixed(2)}`;
-}
-
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${fmtInt(n)} ${n === 1 ? one : many}`;
 }

@@ -5,7 +5,7 @@
 import { reportLine } from '../compaction/reportText.js';
 import type { CompactionRecord } from '../history/compaction.js';
 import { numberedLines, parseUnified, type FileDiff, type NumberedDiffLine } from '../tools/fileDiff.js';
-import { formatDuration, formatTokens, plural } from './format.js';
+import { formatDuration, formatTokens } from './format.js';
 import { renderMarkdownWhenLoaded } from './markdown-lazy.js';
 import { oneLine, sanitize } from './sanitize.js';
 import { besideMarker, block, fit, indented, paint, widest, type Style } from './text-layout.js';
@@ -16,7 +16,7 @@ import { cutForModel, spillReceiptOf } from './tool-progress.js';
 import { SHELL_ROW_NAME } from '../protocol/views.js';
 import type { ToolItem, ToolStatus, TranscriptItem } from './transcript.js';
 import { previewOf } from './transcript.js';
-import { fmtInt } from '../tools/format.js';
+import { fmtInt, plural } from '../tools/format.js';
 
 const USER_MAX_LINES = 30;
 const CHECKPOINT_PREVIEW_LINES = 6;

@@ -4,7 +4,7 @@
 // (UiStore reprints the transcript in order, so the scrollback holds it). The reprint stops at
 // what a terminal's scrollback keeps anyway (BACKFILL_ROWS): printing more would only cost time.
 import { itemId, type TranscriptItem } from './transcript.js';
-import { fmtInt } from '../tools/format.js';
+import { plural } from '../tools/format.js';
 
 export interface ScreenSize {
   rows: number;
@@ -123,6 +123,6 @@ export class DeferredItems {
 
 /** The line a reprint starts with when items older than BACKFILL_ROWS are left out. */
 export function omittedNotice(omitted: number, sessionId: string): TranscriptItem {
-  const text = `${fmtInt(omitted)} earlier item${omitted === 1 ? '' : 's'} not shown: \`agent sessions show ${sessionId}\` prints the whole session.`;
+  const text = `${plural(omitted, 'earlier item')} not shown: \`agent sessions show ${sessionId}\` prints the whole session.`;
   return { kind: 'notice', id: itemId(), level: 'info', text };
 }

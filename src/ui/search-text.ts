@@ -2,7 +2,7 @@
 // titles and URLs, dimmed, as a WebFetch row shows its fetch) and the numbered sources the
 // answer cited, under it. Built from the assistant message, live and on resume alike.
 import { searchParts, type Message, type WebSearchResult } from '../llm/messages.js';
-import { plural } from './format.js';
+import { plural } from '../tools/format.js';
 import { oneLine, sanitize } from './sanitize.js';
 import { block, fit, indented, paint } from './text-layout.js';
 import type { Theme } from './theme.js';

@@ -1,6 +1,6 @@
 // What the transcript gets when a turn ends: the unfinished reply and tool rows as interrupted,
 // and a line for an ending the person should know about (stopped, refused, a limit reached).
-import { plural } from './format.js';
+import { plural } from '../tools/format.js';
 import type { RunningTool, StreamState } from './live-state.js';
 import { itemId, STOPPED_NOTICE, type ToolItem, type TranscriptItem } from './transcript.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatAge, formatDuration, formatElapsed, formatTokens, formatUsd, plural, shortenPath, shortId } from '../../src/ui/format.js';
+import { formatAge, formatDuration, formatElapsed, formatTokens, formatUsd, shortenPath, shortId } from '../../src/ui/format.js';
+import { plural } from '../../src/tools/format.js';
 
 describe('formatting', () => {
   it('tokens', () => {

@@ -7,7 +7,7 @@ import { wrappedDiffLines } from '../item-text.js';
 import type { Theme } from '../theme.js';
 import { useTerminalSize } from './terminal-size.js';
 import { TOOL } from '../../tools/toolNames.js';
-import { fmtInt } from '../../tools/format.js';
+import { plural } from '../../tools/format.js';
 
 /** Rows the approval box needs besides the diff (title, stat, options, help, borders). */
 const CHROME_ROWS = 14;
@@ -36,7 +36,7 @@ function writeSummary(view: ApprovalView): string | null {
   const bytes = Buffer.byteLength(content);
   const size = bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   const what = view.request.diff?.created ? 'New file' : 'Replaces the whole file with';
-  return `${what}: ${fmtInt(lines)} ${lines === 1 ? 'line' : 'lines'}, ${size}`;
+  return `${what}: ${plural(lines, 'line')}, ${size}`;
 }
 
 /**
