@@ -11,7 +11,7 @@ import { providerFor } from './providerFor.js';
 import { withLearnedModel } from './modelLearning.js';
 import { debug, DebugLogError, enableDebugLog, redact, registerSecret } from './log.js';
 import { SessionInUseError } from './session/lease.js';
-import { PromptHistory } from './session/promptHistory.js';
+import { promptHistoryBeside, type PromptHistory } from './session/promptHistory.js';
 import { Session } from './session/session.js';
 import { openStore, type SessionInfo, type Store } from './store/index.js';
 import { createTools } from './tools/registry.js';
@@ -74,6 +74,8 @@ export interface RuntimeHost extends FrontEndParts {
   readsOnly?: boolean;
   /** The run's configuration, loaded already (the TUI draws a fresh session's first frame from it); else it is loaded here. */
   config?: Config;
+  /** The prompt history read already (that first frame's Up recalls it); else it is made here. */
+  promptHistory?: PromptHistory;
 }
 
 export async function createRuntime(
@@ -151,7 +153,7 @@ export async function createRuntime(
     const { background, goals, skills } = parts;
     if (!background || !goals || !skills) throw new Error('the capability list lacks background commands, goals or skills');
     const toolNames: string[] = [...tools.map((t) => t.name), ...capabilities.flatMap((c) => c.toolNames ?? [])];
-    const promptHistory = new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl'));
+    const promptHistory = host.promptHistory ?? promptHistoryBeside(config.dbPath);
     const openSession = async (info?: SessionInfo): Promise<Session> => {
       let cfg = config;
       let prov = provider;

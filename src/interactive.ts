@@ -1,5 +1,4 @@
 import { world } from './runtime/world.js';
-import { dirname, join } from 'node:path';
 import type { Runtime } from './bootstrap.js';
 import { CliError, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from './cliError.js';
 import type { GlobalOptions } from './cliOptions.js';
@@ -12,7 +11,7 @@ import { askSkinToneWidth } from './ui/emoji-probe.js';
 import { loadTui } from './ui/load.js';
 import { ApprovalBridge } from './approvalBridge.js';
 import { PendingController } from './pendingController.js';
-import { PromptHistory } from './session/promptHistory.js';
+import { promptHistoryBeside, type PromptHistory } from './session/promptHistory.js';
 import { sessionView } from './session/sessionEvents.js';
 import type { SessionController } from './sessionController.js';
 
@@ -44,26 +43,25 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
     // WebAssembly, in the background) with a small heap is faster than with a resumed history in it.
     ({ runTui } = await loadTui());
     if (typeof opts.resume === 'string' || opts.continue === true) {
-      const started = await start(opts, approvals, words);
-      built = Promise.resolve(started);
+      built = Promise.resolve(await start(opts, approvals, words));
     } else {
       // a bad configuration or a missing key is told before anything is drawn
       const config = configFor(opts);
       credentialsFor(config);
-      pending = pendingFor(config);
+      const promptHistory = promptHistoryBeside(config.dbPath);
+      pending = pendingFor(config, promptHistory);
       // once runTui has drawn the first frame (it draws before it waits)
-      built = new Promise<void>((resolve) => setImmediate(resolve)).then(() => start(opts, approvals, words, config));
+      built = new Promise<void>((resolve) => setImmediate(resolve)).then(() => start(opts, approvals, words, { config, promptHistory }));
     }
   } catch (err) {
     // no app will take the terminal: the question stops reading it and leaves raw mode
     skinTone?.cancel();
     throw err;
   }
-  const early = pending;
   const ready = built.then(
-    (s) => (early?.ready(s.controller), s),
+    (s) => (pending?.ready(s.controller), s),
     (err: unknown) => {
-      early?.failed();
+      pending?.failed();
       throw err;
     },
   );
@@ -82,7 +80,7 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
   let failure: unknown;
   let resumable: string | undefined;
   try {
-    const app = runTui(early ?? (await ready).controller, { openPicker: opts.resume === true, ...(skinTone ? { skinTone } : {}) });
+    const app = runTui(pending ?? (await ready).controller, { openPicker: opts.resume === true, ...(skinTone ? { skinTone } : {}) });
     // the first frame is drawn: the servers start right after it
     void ready.then(
       (s) => setImmediate(() => s.controller.startMcp()),
@@ -129,23 +127,31 @@ export async function runInteractive(opts: GlobalOptions, words: string[]): Prom
 }
 
 /** A fresh session's first frame: the configuration's model and folder, the prompt history, no session id yet. */
-function pendingFor(config: Config): PendingController {
+function pendingFor(config: Config, promptHistory: PromptHistory): PendingController {
   return new PendingController({
     view: sessionView('', null, config, config.permissions.mode),
     contextWindow: config.model.contextWindow,
-    history: new PromptHistory(join(dirname(config.dbPath), 'prompt-history.jsonl')).all(),
+    history: promptHistory.all(),
     editorEnv: () => withoutSecrets(config, world().env),
   });
 }
 
-/** The runtime and its controller, with what the app is told first: the start's warnings and notes, the prompt given as arguments. */
-async function start(opts: GlobalOptions, approvals: ApprovalBridge, words: string[], config?: Config): Promise<Started> {
+/**
+ * The runtime and its controller, with what the app is told first: the start's warnings and notes,
+ * the prompt given as arguments. `read`: what the first frame read already, which the runtime takes over.
+ */
+async function start(
+  opts: GlobalOptions,
+  approvals: ApprovalBridge,
+  words: string[],
+  read: { config: Config; promptHistory: PromptHistory } | Record<string, never> = {},
+): Promise<Started> {
   const [{ createRuntime }, { SessionController }, { statusLineFor }] = await Promise.all([
     import('./bootstrap.js'),
     import('./sessionController.js'),
     import('./statusLine/follow.js'),
   ]);
-  const host = { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning, ...(config ? { config } : {}) };
+  const host = { approver: approvals.approver, onProviderWarning: approvals.onProviderWarning, ...read };
   const { runtime } = await createRuntime(opts, host);
   const controller = new SessionController(runtime, approvals);
   // the exit asks whether to stop the background commands still running (askAboutBackground)

@@ -1,9 +1,13 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 // Prompts typed in the TUI, across sessions, for Up/Down recall. One JSON string per line
 // in a private file beside the database.
 
 const MAX_ENTRIES = 1_000;
+
+/** The prompt history of the person whose database is at `dbPath`: the file beside it. */
+export const promptHistoryBeside = (dbPath: string): PromptHistory => new PromptHistory(join(dirname(dbPath), 'prompt-history.jsonl'));
 
 export class PromptHistory {
   private entries: string[] | undefined;
