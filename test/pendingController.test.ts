@@ -50,6 +50,14 @@ function recording() {
   return { controller, calls, send: (ev: Event) => listeners.forEach((l) => l(ev)), listeners };
 }
 
+/** A controller before its session opens, with what an app subscribed to it has been told. */
+function watched(): { pending: PendingController; seen: Event[] } {
+  const pending = new PendingController(START);
+  const seen: Event[] = [];
+  pending.subscribe((ev) => seen.push(ev));
+  return { pending, seen };
+}
+
 describe('PendingController', () => {
   it("answers the first frame from the configuration: no session id, the gauge still counting, the history file's prompts", () => {
     const pending = new PendingController(START);
@@ -62,9 +70,7 @@ describe('PendingController', () => {
   });
 
   it('hands what waited to the session in order once it opens, and the app its events from then on', async () => {
-    const pending = new PendingController(START);
-    const seen: Event[] = [];
-    pending.subscribe((ev) => seen.push(ev));
+    const { pending, seen } = watched();
     pending.submit('first');
     pending.cyclePermissionMode();
     pending.submit('second');
@@ -119,9 +125,7 @@ describe('PendingController', () => {
   });
 
   it('ends the app when the session cannot be built, and runs nothing that waited', async () => {
-    const pending = new PendingController(START);
-    const seen: Event[] = [];
-    pending.subscribe((ev) => seen.push(ev));
+    const { pending, seen } = watched();
     pending.submit('never sent');
     pending.failed();
     expect(seen.at(-1)).toEqual({ type: 'exit' });
@@ -135,9 +139,7 @@ describe('PendingController', () => {
   });
 
   it('gives the waiting prompts back, unsent, when interrupted before the session opens', () => {
-    const pending = new PendingController(START);
-    const seen: Event[] = [];
-    pending.subscribe((ev) => seen.push(ev));
+    const { pending, seen } = watched();
     pending.submit('first');
     pending.submit('second');
     expect(pending.interrupt({ takeBack: true })).toBe(true);
