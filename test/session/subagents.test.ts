@@ -88,8 +88,14 @@ describe('sub-agents in a session', () => {
     expect(states.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
     const ends = events.flatMap((e) => (e.type === 'tool_end' && e.name === 'Task' ? [e] : []));
     expect(ends.map((e) => e.status)).toEqual(['interrupted', 'interrupted', 'interrupted']);
-    // stored as children of this session, each with its prompt
-    expect(store.childSessions(session.id).map((c) => c.title)).toEqual(['explore: task a', 'explore: task b', 'explore: task c']);
+    // stored as children of this session, each with its prompt; the three run side by side and each is
+    // stored at its first message, so their order is the order those came (b before a in a loaded run)
+    expect(
+      store
+        .childSessions(session.id)
+        .map((c) => c.title)
+        .sort(),
+    ).toEqual(['explore: task a', 'explore: task b', 'explore: task c']);
     // the session takes the next prompt
     server.respondWith(undefined);
     expect((await session.prompt('@report still here')).text).toBe('still here');
