@@ -1,9 +1,7 @@
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RequestView } from '../fake-server/types.js';
 import { isSummarizer, runAgent, useFakeServer, workspace } from './inprocess.js';
-import { describeRegimeFree } from './regime.js';
 
-// Both regimes: the summarized history carries thinking blocks of the family's form.
 // Auto compaction fires before the model call of a new prompt. The summary must be written
 // from the history before that prompt (a prompt in the summary request is what the model
 // answers), and a reply that is no checkpoint must never replace the history.
@@ -51,7 +49,7 @@ function setup(summarize: (v: RequestView, pending: () => string) => string): { 
 const afterCompaction = (): RequestView | undefined =>
   server.requests.map((q) => q.view).find((v): v is RequestView => v !== undefined && !isSummarizer(v) && /context checkpoint|## Goal/.test(textOfView(v)));
 
-describeRegimeFree('auto compaction as a prompt arrives', () => {
+describe('auto compaction as a prompt arrives', () => {
   it('summarizes the history before the pending prompt, then sends the prompt', async () => {
     // like a model, the fake answers the newest question it sees instead of summarizing
     const { ws } = setup((v) => (pendingNow(v) ? 'Sure! The answer to your question is 42.' : SUMMARY));

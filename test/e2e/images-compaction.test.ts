@@ -5,7 +5,7 @@ import type { Block, ImageBlock } from '../../src/llm/messages.js';
 import type { RecordedRequest } from '../fake-server/server.js';
 import { makeImage } from '../support/images.js';
 import { isSummarizer, runAgent, useFakeServer, workspace, type ProviderKind, type Workspace } from './inprocess.js';
-import { describeEachProvider, itEachProvider } from './regime.js';
+import { describeEachProvider, itEachProvider, itRegimeFree } from './regime.js';
 
 // Both regimes: micro and auto compaction over a thinking model's turns.
 // Images in a long session, end to end through the fake: once a turn's image is older than the
@@ -55,19 +55,24 @@ const rcFor = (provider: ProviderKind): Record<string, unknown> => ({
 });
 
 describeEachProvider('images in a long session (%s)', (provider) => {
-  it('an old image becomes a placeholder with a Recall id, and Recall attaches it again', async () => {
-    const ws = workspace(rcFor(provider));
-    const id = await threeImageTurns(ws, provider);
-    server.clear();
-    server.enqueue({ toolCalls: [{ name: 'Recall', input: { id } }] }, { text: 'the first shot again' });
-    const r = await runAgent(['-p', 'show me the first shot again', '--continue', '--model', SMALL], { ws, server, provider });
-    expect(r.code, r.stderr).toBe(0);
-    const answered = turns()[1]!;
-    // (Anthropic: in the tool result; OpenAI: in the user message after the outputs)
-    // mutation: Recall returning the archived text only (no images from the stored message) fails this
-    expect(has(answered, pngs[0]!)).toBe(true);
-    expect(JSON.stringify(answered.view!.messages.at(-1))).toContain('its image is attached to this result');
-  }, 90_000);
+  // every run names its model (SMALL): on Anthropic the second regime would send the same
+  itRegimeFree(
+    'an old image becomes a placeholder with a Recall id, and Recall attaches it again',
+    async () => {
+      const ws = workspace(rcFor(provider));
+      const id = await threeImageTurns(ws, provider);
+      server.clear();
+      server.enqueue({ toolCalls: [{ name: 'Recall', input: { id } }] }, { text: 'the first shot again' });
+      const r = await runAgent(['-p', 'show me the first shot again', '--continue', '--model', SMALL], { ws, server, provider });
+      expect(r.code, r.stderr).toBe(0);
+      const answered = turns()[1]!;
+      // (Anthropic: in the tool result; OpenAI: in the user message after the outputs)
+      // mutation: Recall returning the archived text only (no images from the stored message) fails this
+      expect(has(answered, pngs[0]!)).toBe(true);
+      expect(JSON.stringify(answered.view!.messages.at(-1))).toContain('its image is attached to this result');
+    },
+    90_000,
+  );
 
   it('/uncompact brings the cleared image back into view', async () => {
     const ws = workspace(rcFor(provider));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicModelsAsked } from '../fake-server/server.js';
 import { MODEL, runAgent, useFakeServer, workspace } from './inprocess.js';
-import { checkedRegimeFree, regimeMark, SECOND_REGIME_MODEL } from './regime.js';
+import { checkedRegimeBound, checkedRegimeFree, itRegimeFree, regimeMark, SECOND_REGIME, SECOND_REGIME_MODEL } from './regime.js';
 
 // Both regimes: it tests the regime mark itself, which means something only where both regimes run.
 // The regime-free mark is checked, not trusted: a test it lets run once must not have used what
@@ -10,7 +10,7 @@ import { checkedRegimeFree, regimeMark, SECOND_REGIME_MODEL } from './regime.js'
 const server = useFakeServer();
 
 describe('the regime-free check', () => {
-  it('passes a test that used only models of its own, even claude-sonnet-5-5 by name', async () => {
+  itRegimeFree('passes a test that used only models of its own, even claude-sonnet-5-5 by name', async () => {
     const ws = workspace();
     const mark = regimeMark();
     server.enqueue({ text: 'pong' });
@@ -39,5 +39,16 @@ describe('the regime-free check', () => {
     workspace(); // the suite's thinking (for claude-sonnet-4-5 in the second regime)
     // mutation: the suite workspace not noted (harness.ts workspace) → passes
     expect(() => checkedRegimeFree('a test', mark)).toThrow(SECOND_REGIME_MODEL);
+  });
+});
+
+describe("the second regime's check", () => {
+  it("fails a test that ran again in the second regime but used nothing the regime changes, and passes one that read the suite's model", () => {
+    const mark = regimeMark();
+    // mutation: checkedRegimeBound never throws (regime.ts) → the second regime's run of this test fails
+    if (SECOND_REGIME) expect(() => checkedRegimeBound('a test', mark)).toThrow(`"a test" ran again in the second regime`);
+    else expect(() => checkedRegimeBound('a test', mark)).not.toThrow();
+    expect(MODEL.anthropic).toBe(SECOND_REGIME ? SECOND_REGIME_MODEL : 'claude-sonnet-5-5');
+    expect(() => checkedRegimeBound('a test', mark)).not.toThrow();
   });
 });

@@ -82,6 +82,19 @@ export function checkedRegimeFree(name: string, mark: RegimeMark): void {
     );
 }
 
+/**
+ * The other half of the check, in the second regime: a test that runs again there (not marked
+ * regime-free) must have used what the regime changes, else its second run sent the first's bytes
+ * and could not fail differently: it fails, naming the mark to use. testSetup.ts calls it after
+ * each test of the second regime.
+ */
+export function checkedRegimeBound(name: string, mark: RegimeMark): void {
+  if (!SECOND_REGIME || regimeUseSince(mark).length > 0) return;
+  throw new Error(
+    `"${name}" ran again in the second regime (AGENT_E2E_ANTHROPIC_MODEL=${REGIME_MODEL}) but used neither MODEL.anthropic nor ${SECOND_REGIME_MODEL} in a workspace with the suite's thinking, so it sent what it sent in the first: declare it with describeRegimeFree/itRegimeFree, or take the file's "// Both regimes:" line out when none of its tests needs the second run`,
+  );
+}
+
 /** A describe block whose tests the second regime would not change: run in the first regime (checked), skipped in the second. */
 export function describeRegimeFree(title: string, body: () => void): void {
   if (SECOND_REGIME) {

@@ -3,9 +3,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../fake-server/server.js';
 import { runAgent, workspace, type ProviderKind, type Workspace } from './inprocess.js';
-import { itRegimeFree } from './regime.js';
 
-// Both regimes: the recorded request bytes differ by the family's thinking settings.
 // The request bodies a short scripted session sends, byte for byte, as recorded in
 // test/e2e/fixtures/requests/: the system prompt, the tool list (built-in tools in registry order,
 // the Task tool, an MCP server's tools), the history with a sub-agent's report, parallel reads,
@@ -118,23 +116,18 @@ function recorded(ws: Workspace): string {
 
 describe('the request bytes of a scripted session', () => {
   for (const [name, wire] of Object.entries(WIRES)) {
-    // the OpenAI wires never reach the Anthropic model the regimes change
-    (name === 'anthropic' ? it : itRegimeFree)(
-      `are the recorded ones on ${name}`,
-      async () => {
-        const ws = await runSession(wire);
-        const got = recorded(ws);
-        const file = join(FIXTURES, `${name}.txt`);
-        if (RECORD) {
-          mkdirSync(FIXTURES, { recursive: true });
-          writeFileSync(file, got);
-        }
-        expect(existsSync(file), `${file} is missing: record it with AGENT_RECORD_REQUESTS=1`).toBe(true);
-        // 7 requests: the parent's first, the child's, four more of the parent's turn, the resumed turn's one
-        expect(server.requests.length).toBe(7);
-        expect(got).toBe(readFileSync(file, 'utf8'));
-      },
-      60_000,
-    );
+    it(`are the recorded ones on ${name}`, async () => {
+      const ws = await runSession(wire);
+      const got = recorded(ws);
+      const file = join(FIXTURES, `${name}.txt`);
+      if (RECORD) {
+        mkdirSync(FIXTURES, { recursive: true });
+        writeFileSync(file, got);
+      }
+      expect(existsSync(file), `${file} is missing: record it with AGENT_RECORD_REQUESTS=1`).toBe(true);
+      // 7 requests: the parent's first, the child's, four more of the parent's turn, the resumed turn's one
+      expect(server.requests.length).toBe(7);
+      expect(got).toBe(readFileSync(file, 'utf8'));
+    }, 60_000);
   }
 });

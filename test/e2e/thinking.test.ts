@@ -158,7 +158,8 @@ describe("the suites' own model", () => {
 });
 
 describe('thinking settings and capabilities', () => {
-  it('refuses a setting the model cannot take up front, naming the setting and the model (exit 2 in -p), with no request sent', async () => {
+  // each case names its model and sets its own thinking: the second regime would send the same
+  itRegimeFree('refuses a setting the model cannot take up front, naming the setting and the model (exit 2 in -p), with no request sent', async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ thinking: { mode: 'off' } }, 'claude-sonnet-5-5', 'thinking.mode: "off" is not supported by claude-sonnet-5-5'],
       [{ thinking: { mode: 'sometimes' } }, 'claude-sonnet-5-5', 'thinking.mode'],

@@ -4,7 +4,6 @@ import { bigFile, SUMMARY } from './compaction-cases.js';
 import { AGENT_BIN, agentEnv, isSummarizer, useFakeServer, workspace, type Workspace } from './inprocess.js';
 import { hasTmux, Tmux } from './terminal.js';
 
-// Both regimes: history changes replay thinking bound as the family binds it.
 // Issue 20's bar for history changes in the TUI (the in-process terminal) on claude-sonnet-5-5, whose replayed
 // thinking is bound to everything before it: thinking tool turns, then /compact, /uncompact and
 // /rewind, each followed by more thinking tool turns. The fake server refuses a tool loop sent

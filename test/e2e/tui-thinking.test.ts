@@ -6,7 +6,6 @@ import { bigFile, SUMMARY } from './compaction-cases.js';
 import { AGENT_BIN, agentEnv, isSummarizer, useFakeServer, workspace } from './inprocess.js';
 import { hasTmux, Tmux } from './terminal.js';
 
-// Both regimes: the TUI shows thinking as the family streams it.
 // The 12-turn tool session of issue 20 in the TUI (tmux) on claude-sonnet-5-5 with a 16K
 // window: thinking shown collapsed and whole (Ctrl+O), /cost's thinking tokens, micro and auto
 // compaction firing, and zero requests refused by a fake that enforces thinking's binding.
