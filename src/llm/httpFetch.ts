@@ -178,6 +178,37 @@ async function decoded(res: IncomingMessage): Promise<AsyncIterable<Buffer>> {
   return res.pipe(decoder);
 }
 
+/**
+ * An event stream's chunks cut after every 16th event (views, no copy). The OpenAI SDK's reader
+ * (openai 6) copies what it holds past each event it takes from a chunk, so a chunk of k events cost
+ * it k times the chunk: a 1 MB stream of 5,000 events read in ~64 KB chunks took 72 ms to parse,
+ * 49 ms cut. Not one event a piece: the Anthropic SDK's reader (linear already) pays a little for each.
+ */
+const EVENTS_A_PIECE = 16;
+class EventCuts {
+  /** The last two bytes of the chunks before (-1: none): a blank line may end across two chunks. */
+  private last = -1;
+  private beforeLast = -1;
+  private events = 0;
+
+  *cut(chunk: Buffer): Generator<Buffer> {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      const b1 = i >= 1 ? chunk[i - 1] : this.last;
+      const b2 = i >= 2 ? chunk[i - 2] : i === 1 ? this.last : this.beforeLast;
+      // "\n\n" or "\r\n\r\n" ends an event
+      if ((b1 === 10 || (b1 === 13 && b2 === 10)) && ++this.events % EVENTS_A_PIECE === 0) {
+        yield chunk.subarray(start, i + 1);
+        start = i + 1;
+      }
+    }
+    if (start < chunk.length) yield chunk.subarray(start);
+    if (chunk.length >= 2) this.beforeLast = chunk[chunk.length - 2]!;
+    else if (chunk.length === 1) this.beforeLast = this.last;
+    if (chunk.length >= 1) this.last = chunk[chunk.length - 1]!;
+  }
+}
+
 export class HttpResponse {
   readonly ok: boolean;
   readonly status: number;
@@ -226,10 +257,12 @@ export class HttpResponse {
 
   private async *chunks(hooks: FetchHooks, release: () => void): AsyncGenerator<Uint8Array, void, undefined> {
     this.used = true;
+    const events = /^\s*text\/event-stream/i.test(this.headers.get('content-type') ?? '') ? new EventCuts() : undefined;
     try {
       for await (const chunk of await decoded(this.res)) {
         hooks.data?.();
-        yield chunk;
+        if (events) yield* events.cut(chunk);
+        else yield chunk;
       }
       if (this.failure) throw this.failure;
     } catch (e) {

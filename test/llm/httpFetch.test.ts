@@ -94,6 +94,39 @@ describe('createFetch', () => {
     expect(seen).toEqual(['sent', 'data', 'data', 'data']);
   });
 
+  it("cuts an event stream's chunks after every 16th event, across chunk borders and CRLF too; other bodies come as read", async () => {
+    // 40 events in one write, then a blank line split across two writes, then CRLF events
+    const first = Array.from({ length: 40 }, (_, i) => `data: ${i}\n\n`).join('');
+    const crlf = Array.from({ length: 20 }, (_, i) => `data: r${i}\r\n\r\n`).join('');
+    // each write waits until the client has read the last one's end, so no two reach it as one read
+    const more: Array<[string, () => void]> = [];
+    route('/events', (_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      res.write(first);
+      more.push(['data: 39\n\n', () => res.write('data: split\n')], ['data: split\n', () => res.end(`\n${crlf}`)]);
+    });
+    route('/plain', (_req, _body, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(first));
+    const fetch = createFetch();
+    const pieces: string[] = [];
+    for await (const chunk of (await fetch(`${base}/events`, {})).body) {
+      pieces.push(Buffer.from(chunk).toString());
+      if (more[0] && pieces.join('').endsWith(more[0][0])) more.shift()![1]();
+    }
+    const ends = (piece: string): number => piece.split(/\r?\n\r?\n/).length - 1;
+    expect(pieces.join('')).toBe(`${first}data: split\n\n${crlf}`);
+    // mutation: the body handed over as read (no EventCuts) → a piece holds the first write's 40 events;
+    // the bytes before a chunk not carried (EventCuts.last) → no piece ends after the 48th
+    expect(Math.max(...pieces.map(ends))).toBeLessThanOrEqual(16);
+    // pieces end right after the 16th, the 32nd and the 48th event (the 41st's blank line split across two reads, then 7 CRLF ones)
+    const whole = pieces.join('');
+    const eventEnds = [...whole.matchAll(/\r?\n\r?\n/g)].map((m) => m.index + m[0].length);
+    const pieceEnds = pieces.map((_, i) => pieces.slice(0, i + 1).join('').length);
+    expect([16, 32, 48].map((n) => pieceEnds.includes(eventEnds[n - 1]!))).toEqual([true, true, true]);
+    const plain: string[] = [];
+    for await (const chunk of (await fetch(`${base}/plain`, {})).body) plain.push(Buffer.from(chunk).toString());
+    expect(plain).toEqual([first]);
+  }, 5_000);
+
   it('an abort before the response rejects with an AbortError', async () => {
     route('/never', () => {});
     const ac = new AbortController();
