@@ -101,7 +101,14 @@ const END_TO_END = {
   isolate: false,
   retry: 0,
   testTimeout: 60_000,
+  // the app as it ships: the bundle defines NODE_ENV as production, so Ink runs React's production
+  // build; vitest's 'test' would load React's development build, which checks and records more on
+  // every render (the in-process TUI files spent ~15% of their CPU in React with it)
+  env: { NODE_ENV: 'production' },
 };
+
+/** JSX compiled as the bundle compiles it (jsx(), not the development runtime's jsxDEV, which React's production build has not). */
+const PRODUCTION_JSX = { jsx: { runtime: 'automatic' as const, development: false } };
 
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -143,9 +150,13 @@ export default defineConfig({
         test: { name: 'unit', ...UNIT, include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/e2e/**', ...FRESH_MODULES], isolate: false },
       },
       { extends: true, test: { name: 'unit-fresh', ...UNIT, include: FRESH_MODULES } },
-      { extends: true, test: { name: 'e2e', ...END_TO_END, exclude: E2E_FRESH } },
-      { extends: true, test: { name: 'e2e-fresh', ...END_TO_END, include: E2E_FRESH, isolate: true } },
-      { extends: true, test: { name: 'e2e-4-5', ...END_TO_END, include: BOTH_REGIMES, env: { AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } } },
+      { extends: true, oxc: PRODUCTION_JSX, test: { name: 'e2e', ...END_TO_END, exclude: E2E_FRESH } },
+      { extends: true, oxc: PRODUCTION_JSX, test: { name: 'e2e-fresh', ...END_TO_END, include: E2E_FRESH, isolate: true } },
+      {
+        extends: true,
+        oxc: PRODUCTION_JSX,
+        test: { name: 'e2e-4-5', ...END_TO_END, include: BOTH_REGIMES, env: { ...END_TO_END.env, AGENT_E2E_ANTHROPIC_MODEL: 'claude-sonnet-4-5' } },
+      },
     ],
   },
 });
