@@ -6,7 +6,7 @@
 // (a server's signal to exit), then the group gets SIGTERM after 300 ms and SIGKILL after 1 s
 // (the SDK's own close waits 2 s + 2 s, long enough to leave a stuck server behind).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { ReadBuffer, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { killGroup, stopGroup, trackGroup } from '../processes/groups.js';
 
@@ -30,6 +30,12 @@ export class GroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | undefined;
   private readonly buffer = new ReadBuffer();
+  /**
+   * What came since the last line break, held until one comes: the SDK's ReadBuffer copies all it
+   * holds at each chunk it is given, so a 10 MB message in 64 KB chunks cost it ~800 MB of copying.
+   */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private untrack: () => void = () => {};
   private exited: Promise<void> = Promise.resolve();
   /** The last lines the server wrote to stderr. */
@@ -78,8 +84,17 @@ export class GroupStdioTransport implements Transport {
       child.stdin!.on('error', (e) => this.onerror?.(e));
       child.stdout!.on('error', (e) => this.onerror?.(e));
       child.stdout!.on('data', (chunk: Buffer) => {
+        // a part of a line, under the SDK's cap: held (past the cap, ReadBuffer says so as it did)
+        if (!chunk.includes(10) && this.pendingBytes + chunk.length <= STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+          this.pending.push(chunk);
+          this.pendingBytes += chunk.length;
+          return;
+        }
+        const held = this.pending.length > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
+        this.pending = [];
+        this.pendingBytes = 0;
         try {
-          this.buffer.append(chunk);
+          this.buffer.append(held);
         } catch (e) {
           // a message past the SDK's 10 MB line cap: the connection cannot go on in step
           this.onerror?.(e as Error);
